@@ -1,0 +1,1 @@
+//! zescope library.
