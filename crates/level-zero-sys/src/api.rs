@@ -1,0 +1,226 @@
+//! The `Api` table: one typed function pointer per Level Zero entry point zescope calls.
+//!
+//! Two things fill it: `Api::load()` resolves the symbols of the real loader
+//! (`libze_loader.so.1`, opened at run time so the binary starts without Level Zero), and the
+//! simulated driver (`ze-sim`) hands out a table of its own functions. Everything above this
+//! crate calls through an `Api` and does not know which one it has.
+
+use core::ffi::{c_char, c_void};
+
+use crate::types::*;
+
+macro_rules! api_table {
+    (
+        required { $( $req:ident ( $($rp:ident : $rt:ty),* $(,)? ); )* }
+        optional { $( $opt:ident ( $($op:ident : $ot:ty),* $(,)? ); )* }
+    ) => {
+        /// Function pointer types, named after the entry point: `pfn::zeInit` is `zeInit`'s.
+        pub mod pfn {
+            use super::*;
+            $( pub type $req = unsafe extern "C" fn($($rp: $rt),*) -> ze_result_t; )*
+            $( pub type $opt = unsafe extern "C" fn($($op: $ot),*) -> ze_result_t; )*
+        }
+
+        /// Entry points. Required ones exist in every Level Zero loader zescope supports;
+        /// optional ones depend on the loader's version (and for experimental functions a
+        /// missing symbol means: ask the driver with `zeDriverGetExtensionFunctionAddress`).
+        #[derive(Clone, Copy)]
+        pub struct Api {
+            $( pub $req: pfn::$req, )*
+            $( pub $opt: Option<pfn::$opt>, )*
+        }
+
+        impl Api {
+            fn resolve(lib: &libloading::Library) -> Result<Api, LoadError> {
+                Ok(Api {
+                    $( $req: {
+                        // SAFETY: the symbol is looked up by its Level Zero name and typed with the
+                        // signature the Level Zero headers give it.
+                        let sym = unsafe {
+                            lib.get::<pfn::$req>(concat!(stringify!($req), "\0").as_bytes())
+                        };
+                        *sym.map_err(|_| LoadError::MissingSymbol(stringify!($req)))?
+                    }, )*
+                    $( $opt: {
+                        // SAFETY: as above; absence is allowed.
+                        let sym = unsafe {
+                            lib.get::<pfn::$opt>(concat!(stringify!($opt), "\0").as_bytes())
+                        };
+                        sym.ok().map(|s| *s)
+                    }, )*
+                })
+            }
+        }
+    };
+}
+
+api_table! {
+    required {
+        zeInit(flags: ze_init_flags_t);
+        zeDriverGet(pCount: *mut u32, phDrivers: *mut ze_driver_handle_t);
+        zeDriverGetApiVersion(hDriver: ze_driver_handle_t, version: *mut ze_api_version_t);
+        zeDriverGetProperties(hDriver: ze_driver_handle_t, pDriverProperties: *mut ze_driver_properties_t);
+        zeDriverGetExtensionProperties(
+            hDriver: ze_driver_handle_t,
+            pCount: *mut u32,
+            pExtensionProperties: *mut ze_driver_extension_properties_t,
+        );
+        zeDriverGetExtensionFunctionAddress(
+            hDriver: ze_driver_handle_t,
+            name: *const c_char,
+            ppFunctionAddress: *mut *mut c_void,
+        );
+        zeDeviceGet(hDriver: ze_driver_handle_t, pCount: *mut u32, phDevices: *mut ze_device_handle_t);
+        zeDeviceGetSubDevices(
+            hDevice: ze_device_handle_t,
+            pCount: *mut u32,
+            phSubdevices: *mut ze_device_handle_t,
+        );
+        zeDeviceGetProperties(hDevice: ze_device_handle_t, pDeviceProperties: *mut ze_device_properties_t);
+        zeDeviceGetStatus(hDevice: ze_device_handle_t);
+        zeDeviceGetGlobalTimestamps(
+            hDevice: ze_device_handle_t,
+            hostTimestamp: *mut u64,
+            deviceTimestamp: *mut u64,
+        );
+        zeContextCreate(
+            hDriver: ze_driver_handle_t,
+            desc: *const ze_context_desc_t,
+            phContext: *mut ze_context_handle_t,
+        );
+        zeContextDestroy(hContext: ze_context_handle_t);
+        zeMemAllocDevice(
+            hContext: ze_context_handle_t,
+            device_desc: *const ze_device_mem_alloc_desc_t,
+            size: usize,
+            alignment: usize,
+            hDevice: ze_device_handle_t,
+            pptr: *mut *mut c_void,
+        );
+        zeMemAllocHost(
+            hContext: ze_context_handle_t,
+            host_desc: *const ze_host_mem_alloc_desc_t,
+            size: usize,
+            alignment: usize,
+            pptr: *mut *mut c_void,
+        );
+        zeMemFree(hContext: ze_context_handle_t, ptr: *mut c_void);
+        zeCommandListCreateImmediate(
+            hContext: ze_context_handle_t,
+            hDevice: ze_device_handle_t,
+            altdesc: *const ze_command_queue_desc_t,
+            phCommandList: *mut ze_command_list_handle_t,
+        );
+        zeCommandListAppendMemoryCopy(
+            hCommandList: ze_command_list_handle_t,
+            dstptr: *mut c_void,
+            srcptr: *const c_void,
+            size: usize,
+            hSignalEvent: ze_event_handle_t,
+            numWaitEvents: u32,
+            phWaitEvents: *mut ze_event_handle_t,
+        );
+        zeCommandListDestroy(hCommandList: ze_command_list_handle_t);
+        zetMetricGroupGet(
+            hDevice: zet_device_handle_t,
+            pCount: *mut u32,
+            phMetricGroups: *mut zet_metric_group_handle_t,
+        );
+        zetMetricGroupGetProperties(
+            hMetricGroup: zet_metric_group_handle_t,
+            pProperties: *mut zet_metric_group_properties_t,
+        );
+        zetMetricGet(
+            hMetricGroup: zet_metric_group_handle_t,
+            pCount: *mut u32,
+            phMetrics: *mut zet_metric_handle_t,
+        );
+        zetMetricGetProperties(hMetric: zet_metric_handle_t, pProperties: *mut zet_metric_properties_t);
+        zetContextActivateMetricGroups(
+            hContext: zet_context_handle_t,
+            hDevice: zet_device_handle_t,
+            count: u32,
+            phMetricGroups: *mut zet_metric_group_handle_t,
+        );
+    }
+    optional {
+        zelLoaderGetVersions(num_elems: *mut usize, versions: *mut zel_component_version_t);
+        zelLoaderTranslateHandle(
+            handleType: zel_handle_type_t,
+            handleIn: *mut c_void,
+            handleOut: *mut *mut c_void,
+        );
+        zetMetricGroupCreateExp(
+            hDevice: zet_device_handle_t,
+            pName: *const c_char,
+            pDescription: *const c_char,
+            samplingType: zet_metric_group_sampling_type_flags_t,
+            phMetricGroup: *mut zet_metric_group_handle_t,
+        );
+        zetMetricGroupAddMetricExp(
+            hMetricGroup: zet_metric_group_handle_t,
+            hMetric: zet_metric_handle_t,
+            pErrorStringSize: *mut usize,
+            pErrorString: *mut c_char,
+        );
+        zetMetricGroupCloseExp(hMetricGroup: zet_metric_group_handle_t);
+        zetMetricGroupDestroyExp(hMetricGroup: zet_metric_group_handle_t);
+        zetDeviceEnableMetricsExp(hDevice: zet_device_handle_t);
+        zetDeviceDisableMetricsExp(hDevice: zet_device_handle_t);
+    }
+}
+
+/// The loader's file name (SONAME) on Linux.
+pub const LOADER_LIBRARY: &str = "libze_loader.so.1";
+
+/// Why the Level Zero loader could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// `dlopen` failed: the library is not installed or not on the search path.
+    LibraryNotFound { library: String, reason: String },
+    /// The library was found but lacks an entry point every supported loader has.
+    MissingSymbol(&'static str),
+}
+
+impl core::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            LoadError::LibraryNotFound { library, reason } => write!(
+                f,
+                "the Level Zero loader ({library}) could not be opened: {reason}. \
+                 Install it (Debian/Ubuntu: `apt install libze1`) or add its directory to LD_LIBRARY_PATH"
+            ),
+            LoadError::MissingSymbol(name) => write!(
+                f,
+                "the Level Zero loader lacks the entry point {name}; it is too old or not a Level Zero loader"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl Api {
+    /// Opens the system's Level Zero loader (`libze_loader.so.1`) and resolves its entry points.
+    /// The library stays loaded for the life of the process: drivers it loads keep threads and
+    /// handles that must not outlive it.
+    pub fn load() -> Result<Api, LoadError> {
+        Self::load_from(LOADER_LIBRARY)
+    }
+
+    /// As `load`, from a given file name or path.
+    pub fn load_from(library: &str) -> Result<Api, LoadError> {
+        // SAFETY: loading the Level Zero loader runs its initialisers, which only set up its own
+        // state; it is designed to be dlopen'ed by applications.
+        let lib = unsafe { libloading::Library::new(library) }.map_err(|e| {
+            LoadError::LibraryNotFound {
+                library: library.to_owned(),
+                reason: e.to_string(),
+            }
+        })?;
+        let api = Api::resolve(&lib)?;
+        // Never unloaded: the pointers in `api` point into it for the rest of the process.
+        std::mem::forget(lib);
+        Ok(api)
+    }
+}
