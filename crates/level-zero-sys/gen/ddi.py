@@ -9,7 +9,7 @@ the C headers.
 Every slot is typed as the erased `Pfn` (an optional `extern "C" fn()`): the slots are
 only ever written by a driver, which knows each function's real signature.
 
-Usage: python3 gen/ddi.py /usr/include/level_zero > src/ddi.rs
+Usage: python3 gen/ddi.py /usr/include/level_zero > src/ddi.rs && cargo fmt
 """
 import re
 import sys
@@ -58,8 +58,11 @@ for g, t in getters:
 w("    };")
 w("}")
 w("")
-w("/// (table, size, [(field, offset)]) for every table, for the layout tests.")
-w("pub fn ddi_layouts() -> Vec<(&'static str, usize, Vec<(&'static str, usize)>)> {")
+w("/// (table, size, [(field, offset)]): one table's layout, for the layout tests.")
+w("pub type TableLayout = (&'static str, usize, Vec<(&'static str, usize)>);")
+w("")
+w("/// The layout of every table.")
+w("pub fn ddi_layouts() -> Vec<TableLayout> {")
 w("    vec![")
 for name, fields in tables:
     w(f"        (\"{name}\", core::mem::size_of::<{name}>(), vec![")

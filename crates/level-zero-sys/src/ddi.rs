@@ -646,8 +646,11 @@ macro_rules! for_each_ddi_getter {
     };
 }
 
-/// (table, size, [(field, offset)]) for every table, for the layout tests.
-pub fn ddi_layouts() -> Vec<(&'static str, usize, Vec<(&'static str, usize)>)> {
+/// (table, size, [(field, offset)]): one table's layout, for the layout tests.
+pub type TableLayout = (&'static str, usize, Vec<(&'static str, usize)>);
+
+/// The layout of every table.
+pub fn ddi_layouts() -> Vec<TableLayout> {
     vec![
         (
             "ze_global_dditable_t",

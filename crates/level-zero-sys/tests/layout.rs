@@ -13,7 +13,7 @@ use std::process::Command;
 
 use level_zero_sys::*;
 
-type Layout = (&'static str, usize, Vec<(&'static str, usize)>);
+use level_zero_sys::ddi::TableLayout as Layout;
 
 macro_rules! layout {
     ($t:ident { $($f:ident),* $(,)? }) => {
