@@ -1,1 +1,266 @@
+//! ze-sim: a simulated Level Zero driver whose metric groups export their counters as memory
+//! (`ZET_experimental_metric_export_memory`), strict about the extension's rules.
+//!
+//! It stands in for a GPU where there is none:
+//! - **in-process** (`rlib`): [`Sim::new`] makes an independent driver instance and [`api`] the
+//!   table of its entry points; zescope's built-in "simulated device" is the process-wide
+//!   instance ([`global`]) configured from `ZE_SIM_CONFIG`;
+//! - **as `libze_sim.so`** (`cdylib`): the real Level Zero loader loads it through
+//!   `ZE_ENABLE_ALT_DRIVERS=/abs/path/libze_sim.so`, via the `*ProcAddrTable` getters in [`ddi`].
+//!
+//! It models devices (a GPU with a sub-device, an NPU-like device), metric groups in distinct
+//! domains (one exporting one DMA-BUF per group, one whose metrics each export a shared buffer,
+//! one exporting nothing), and counters moved by a deterministic workload ([`workload`]). The
+//! exported memory is a sealed memfd with a seqlocked header ([`export`] documents the bytes).
+//!
+//! It enforces the extension's rules and records every breach ([`rules`]): the application
+//! closing an exported fd, tearing an exporter down (deactivate, destroy, disable metrics,
+//! destroy the context) while an import of its memory is alive (refused with
+//! ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE), touching one exporter from two threads, a wrong
+//! `stype`. The report (`violations`, `leaks`) is readable in-process and is written as RON to
+//! `ZE_SIM_REPORT=path` at exit. Faults and real-driver quirks are injected from the
+//! configuration ([`config::Faults`], [`config::Quirks`]).
+#![allow(non_snake_case, clippy::missing_safety_doc)]
 
+pub mod config;
+pub mod ddi;
+mod entry;
+pub mod export;
+mod instance;
+mod ops_driver;
+mod ops_memory;
+mod ops_metrics;
+mod registry;
+pub mod rules;
+pub mod workload;
+mod writer;
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+use level_zero_sys::*;
+
+pub use config::{ConfigError, SimConfig};
+pub use entry::api;
+pub use rules::{Entry, Report};
+
+use instance::Instance;
+use registry::Obj;
+
+/// One independent simulated driver. Dropping it removes it: its handles become invalid.
+pub struct Sim {
+    id: u64,
+}
+
+fn insert_instance(config: SimConfig, report_path: Option<PathBuf>) -> u64 {
+    insert_locked(&mut registry::lock(), config, report_path)
+}
+
+fn insert_locked(
+    reg: &mut registry::Registry,
+    config: SimConfig,
+    report_path: Option<PathBuf>,
+) -> u64 {
+    let id = reg.next_instance_id();
+    let (mut inst, handles) = Instance::new(id, config);
+    inst.report_path = report_path;
+    for (h, o) in handles {
+        reg.register(h, id, o);
+    }
+    reg.instances.insert(id, inst);
+    id
+}
+
+impl Sim {
+    pub fn new(config: SimConfig) -> Sim {
+        Sim {
+            id: insert_instance(config, None),
+        }
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut Instance) -> R) -> R {
+        let mut reg = registry::lock();
+        let inst = reg
+            .instances
+            .get_mut(&self.id)
+            .expect("a Sim's instance lives as long as the Sim");
+        f(inst)
+    }
+
+    /// The entry points (the same functions for every instance; handles select the instance).
+    pub fn api(&self) -> Api {
+        entry::api()
+    }
+
+    /// `zeInit` for this instance.
+    pub fn init(&self) -> ze_result_t {
+        match self.with(|i| i.init()) {
+            Ok(()) => ZE_RESULT_SUCCESS,
+            Err(r) => r,
+        }
+    }
+
+    /// `zeDriverGet` for this instance: its one driver, once initialised.
+    pub fn drivers(&self) -> Result<Vec<ze_driver_handle_t>, ze_result_t> {
+        self.with(|i| {
+            if i.initialized {
+                Ok(vec![i.driver as ze_driver_handle_t])
+            } else {
+                Err(ZE_RESULT_ERROR_UNINITIALIZED)
+            }
+        })
+    }
+
+    /// Violations so far and everything still alive.
+    pub fn report(&self) -> Report {
+        self.with(|i| i.report())
+    }
+
+    /// Changes faults or quirks of a running instance (devices and groups are fixed at creation).
+    pub fn configure(&self, f: impl FnOnce(&mut config::Faults, &mut config::Quirks)) {
+        self.with(|i| {
+            f(&mut i.config.faults, &mut i.config.quirks);
+            i.shared
+                .set_lost_after(i.config.faults.device_lost_after_samples);
+        })
+    }
+
+    /// The values ze-sim wrote into the buffer of the activated group `group` in the snapshot
+    /// stamped `timestamp_ns`, in metric order (cumulative counters as their integer value).
+    pub fn ground_truth(&self, group: &str, timestamp_ns: u64) -> Option<Vec<f64>> {
+        self.with(|i| {
+            i.groups
+                .iter()
+                .filter(|g| g.name == group)
+                .filter_map(|g| g.buffer.as_ref())
+                .find_map(|b| b.ground_truth(timestamp_ns))
+        })
+    }
+
+    /// Snapshots written so far (across all buffers of this instance, one per tick).
+    pub fn snapshots_written(&self) -> u64 {
+        self.with(|i| i.shared.snapshots.load(Ordering::Acquire))
+    }
+
+    pub fn is_device_lost(&self) -> bool {
+        self.with(|i| i.shared.is_lost())
+    }
+
+    /// Number of imports currently alive.
+    pub fn live_imports(&self) -> usize {
+        self.with(|i| {
+            i.allocs
+                .values()
+                .filter(|a| matches!(a.kind, instance::AllocKind::Import { .. }))
+                .count()
+        })
+    }
+
+    /// The handle of this instance's device `index` (depth-first: a root, then its sub-devices).
+    pub fn device_handle(&self, index: usize) -> Option<ze_device_handle_t> {
+        self.with(|i| i.devices.get(index).map(|d| d.handle as ze_device_handle_t))
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        registry::lock().unregister_instance(self.id);
+    }
+}
+
+/// Runs `f` on the process-wide instance, creating it from `ZE_SIM_CONFIG` on first use.
+fn with_global<R>(
+    f: impl FnOnce(&mut Instance) -> Result<R, ze_result_t>,
+) -> Result<R, ze_result_t> {
+    let id = global_id().map_err(|e| {
+        eprintln!("ze-sim: {e}");
+        ZE_RESULT_ERROR_INVALID_ARGUMENT
+    })?;
+    let mut reg = registry::lock();
+    let inst = reg
+        .instances
+        .get_mut(&id)
+        .ok_or(ZE_RESULT_ERROR_UNINITIALIZED)?;
+    f(inst)
+}
+
+fn global_id() -> Result<u64, ConfigError> {
+    let mut reg = registry::lock();
+    if let Some(id) = reg.global {
+        return Ok(id);
+    }
+    let config = SimConfig::from_env()?;
+    let report = std::env::var_os("ZE_SIM_REPORT")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from);
+    let id = insert_locked(&mut reg, config, report);
+    reg.global = Some(id);
+    drop(reg);
+    // SAFETY: registering a plain extern "C" fn with no captured state; the library is linked
+    // with -z nodelete (as a cdylib) or is part of the executable, so it outlives exit handlers.
+    unsafe { libc::atexit(report_at_exit) };
+    Ok(id)
+}
+
+extern "C" fn report_at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        let reg = registry::lock();
+        if let Some(inst) = reg.global.and_then(|id| reg.instances.get(&id)) {
+            write_report_if_requested(inst);
+        }
+    });
+}
+
+/// The process-wide simulated driver: what `zeInit`/`zeDriverGet` of [`api`] use, configured
+/// from `ZE_SIM_CONFIG`, reporting to `ZE_SIM_REPORT` at exit.
+pub struct Global {
+    id: u64,
+}
+
+/// The process-wide instance (created on first use). Fails if `ZE_SIM_CONFIG` is unusable.
+pub fn global() -> Result<Global, ConfigError> {
+    global_id().map(|id| Global { id })
+}
+
+impl Global {
+    pub fn report(&self) -> Report {
+        let reg = registry::lock();
+        reg.instances
+            .get(&self.id)
+            .map(|i| i.report())
+            .unwrap_or_default()
+    }
+
+    /// Writes the report to `ZE_SIM_REPORT` now (it is also written at exit).
+    pub fn write_report(&self) {
+        let reg = registry::lock();
+        if let Some(inst) = reg.instances.get(&self.id) {
+            write_report_if_requested(inst);
+        }
+    }
+}
+
+pub(crate) fn write_report_if_requested(inst: &Instance) {
+    if let Some(path) = &inst.report_path
+        && let Err(e) = inst.report().write_to(path)
+    {
+        eprintln!("ze-sim: cannot write the report to {}: {e}", path.display());
+    }
+}
+
+/// Is `h` a handle of kind `obj` in some live instance? (For tests of handle validation.)
+#[doc(hidden)]
+pub fn handle_kind(h: usize) -> Option<&'static str> {
+    let mut reg = registry::lock();
+    reg.with(h, |_, o, _| {
+        Ok(match o {
+            Obj::Driver => "driver",
+            Obj::Device(_) => "device",
+            Obj::Group(_) => "metric group",
+            Obj::Metric(..) => "metric",
+            Obj::Context => "context",
+            Obj::CommandList => "command list",
+        })
+    })
+    .ok()
+}

@@ -1,0 +1,111 @@
+//! The driver side of the loader interface: the `*ProcAddrTable` getters that `libze_sim.so`
+//! exports. The loader (1.8.12) looks up every one of the 53 getters of its headers and fails
+//! `zeInit` with ZE_RESULT_ERROR_UNINITIALIZED if one is missing, so all are exported; the
+//! slots the simulated driver implements are filled, the rest stay null (the loader answers
+//! those calls with ZE_RESULT_ERROR_UNSUPPORTED_FEATURE).
+
+use core::ffi::c_void;
+
+use level_zero_sys::ddi::{self, Pfn};
+use level_zero_sys::*;
+
+/// Erases a typed entry point into a DDI slot.
+///
+/// SAFETY (for callers): `F` is an `unsafe extern "C" fn(..) -> ze_result_t` type, and the slot it
+/// is stored in is called by the loader with that same C signature.
+unsafe fn erase<F: Copy>(f: F) -> Pfn {
+    assert_eq!(size_of::<F>(), size_of::<unsafe extern "C" fn()>());
+    // SAFETY: F is a function pointer of the same size (asserted); see the function's contract.
+    Some(unsafe { std::mem::transmute_copy::<F, unsafe extern "C" fn()>(&f) })
+}
+
+/// Fills the table named `table` at `t`.
+///
+/// SAFETY (for callers): `t` points to a writable table of that type.
+unsafe fn fill(table: &str, t: *mut c_void) {
+    let a = crate::entry::api();
+    macro_rules! slots {
+        ($ty:ident { $($slot:ident = $f:expr),* $(,)? }) => {{
+            // SAFETY: the caller guarantees `t` is a `$ty`.
+            let t = unsafe { &mut *t.cast::<ddi::$ty>() };
+            // SAFETY: each slot gets the entry point with exactly the C signature of that slot.
+            $( t.$slot = unsafe { erase($f) }; )*
+        }};
+    }
+    match table {
+        "ze_global_dditable_t" => slots!(ze_global_dditable_t { pfnInit = a.zeInit }),
+        "ze_driver_dditable_t" => slots!(ze_driver_dditable_t {
+            pfnGet = a.zeDriverGet,
+            pfnGetApiVersion = a.zeDriverGetApiVersion,
+            pfnGetProperties = a.zeDriverGetProperties,
+            pfnGetExtensionProperties = a.zeDriverGetExtensionProperties,
+            pfnGetExtensionFunctionAddress = a.zeDriverGetExtensionFunctionAddress,
+        }),
+        "ze_device_dditable_t" => slots!(ze_device_dditable_t {
+            pfnGet = a.zeDeviceGet,
+            pfnGetSubDevices = a.zeDeviceGetSubDevices,
+            pfnGetProperties = a.zeDeviceGetProperties,
+            pfnGetStatus = a.zeDeviceGetStatus,
+            pfnGetGlobalTimestamps = a.zeDeviceGetGlobalTimestamps,
+        }),
+        "ze_context_dditable_t" => slots!(ze_context_dditable_t {
+            pfnCreate = a.zeContextCreate,
+            pfnDestroy = a.zeContextDestroy,
+        }),
+        "ze_mem_dditable_t" => slots!(ze_mem_dditable_t {
+            pfnAllocDevice = a.zeMemAllocDevice,
+            pfnAllocHost = a.zeMemAllocHost,
+            pfnFree = a.zeMemFree,
+        }),
+        "ze_command_list_dditable_t" => slots!(ze_command_list_dditable_t {
+            pfnCreateImmediate = a.zeCommandListCreateImmediate,
+            pfnDestroy = a.zeCommandListDestroy,
+            pfnAppendMemoryCopy = a.zeCommandListAppendMemoryCopy,
+        }),
+        "zet_metric_group_dditable_t" => slots!(zet_metric_group_dditable_t {
+            pfnGet = a.zetMetricGroupGet,
+            pfnGetProperties = a.zetMetricGroupGetProperties,
+        }),
+        "zet_metric_dditable_t" => slots!(zet_metric_dditable_t {
+            pfnGet = a.zetMetricGet,
+            pfnGetProperties = a.zetMetricGetProperties,
+        }),
+        "zet_context_dditable_t" => slots!(zet_context_dditable_t {
+            pfnActivateMetricGroups = a.zetContextActivateMetricGroups,
+        }),
+        _ => {}
+    }
+}
+
+fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t {
+    let r = std::panic::catch_unwind(|| {
+        if t.is_null() {
+            return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+        }
+        if ze_major_version(version) != ze_major_version(ZE_API_VERSION_CURRENT) {
+            return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
+        }
+        // SAFETY: the loader passes a writable table of the type this getter fills.
+        unsafe { fill(table, t) };
+        ZE_RESULT_SUCCESS
+    });
+    r.unwrap_or(ZE_RESULT_ERROR_UNKNOWN)
+}
+
+macro_rules! export_getter {
+    ($getter:ident, $table:ident) => {
+        /// Loader entry point: fills this driver's table.
+        ///
+        /// # Safety
+        /// `table` is null or points to a writable table of this type.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $getter(
+            version: ze_api_version_t,
+            table: *mut ddi::$table,
+        ) -> ze_result_t {
+            getter(version, stringify!($table), table.cast())
+        }
+    };
+}
+
+level_zero_sys::for_each_ddi_getter!(export_getter);

@@ -1,0 +1,335 @@
+//! Exported metric memory: a sealed memfd per exporter, written by the simulation thread.
+//!
+//! # Byte layout (version 1, little-endian; `assets/layouts/ze-sim.ron` in zescope describes it)
+//!
+//! | offset | type | field                                                             |
+//! |-------:|------|-------------------------------------------------------------------|
+//! | 0      | u32  | magic `0x4d49535a` ("ZSIM")                                       |
+//! | 4      | u32  | layout version (1)                                                |
+//! | 8      | u64  | sequence: odd while a snapshot is being written (seqlock)         |
+//! | 16     | u64  | device timestamp of the snapshot, ns                              |
+//! | 24     | u32  | counter count                                                     |
+//! | 28     | u32  | flags: bit 0 = device lost                                        |
+//! | 32+8i  | u64/f64 | counter i, in metric order: u64 for cumulative counters, f64 for gauges |
+//!
+//! A reader takes a torn-free snapshot by reading the sequence (even), the data, then the
+//! sequence again (unchanged). The memfd is page-aligned and sealed against shrinking, so a
+//! mapping of `size` bytes stays valid for the exporter's life.
+
+use std::collections::VecDeque;
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering, fence};
+
+use crate::config::{DeviceKind, Signal};
+use crate::workload;
+
+pub const MAGIC: u32 = 0x4d49_535a;
+pub const LAYOUT_VERSION: u32 = 1;
+pub const OFFSET_SEQUENCE: usize = 8;
+pub const OFFSET_TIMESTAMP: usize = 16;
+pub const OFFSET_COUNT: usize = 24;
+pub const OFFSET_FLAGS: usize = 28;
+pub const OFFSET_COUNTERS: usize = 32;
+pub const FLAG_DEVICE_LOST: u32 = 1;
+/// Snapshots kept for `ground_truth` queries.
+pub const HISTORY: usize = 8192;
+
+/// Identity of the file behind an fd: what the rules compare, never the fd number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId {
+    pub dev: u64,
+    pub ino: u64,
+}
+
+/// `fstat` identity of `fd`, or `None` if it is not open.
+pub fn file_id(fd: RawFd) -> Option<FileId> {
+    // SAFETY: fstat writes into the zeroed struct we own; an invalid fd only makes it fail.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return None;
+    }
+    Some(FileId {
+        dev: st.st_dev,
+        ino: st.st_ino,
+    })
+}
+
+/// What one counter of a buffer measures.
+#[derive(Clone, Copy, Debug)]
+pub struct CounterSpec {
+    pub signal: Signal,
+    pub index: usize,
+}
+
+struct WriterState {
+    accum: Vec<f64>,
+    last_t: Option<f64>,
+    step: u64,
+    history: VecDeque<(u64, Vec<f64>)>,
+}
+
+/// One exported buffer and the fds that name it.
+pub struct ExportBuffer {
+    /// The implementation's fd, reported to the application. Never closed by the application.
+    pub fd: RawFd,
+    /// A second implementation-owned fd of the same buffer (reported by one metric of a
+    /// per-metric group, to show that different fds can name one buffer), if any.
+    pub second_fd: Option<RawFd>,
+    /// The sim's own read-write fd of the memfd (differs from `fd` when the export is made
+    /// unmappable: then `fd` is a write-only reopen).
+    own_fd: RawFd,
+    pub id: FileId,
+    pub size: usize,
+    map: *mut u8,
+    pub counters: Vec<CounterSpec>,
+    pub device_kind: DeviceKind,
+    pub clock_mhz: f64,
+    pub stream: u64,
+    state: Mutex<WriterState>,
+}
+
+// SAFETY: `map` is a MAP_SHARED mapping owned by this struct for its whole life; all writes go
+// through `write_snapshot`, which holds `state`'s lock, and readers use the seqlock protocol.
+unsafe impl Send for ExportBuffer {}
+// SAFETY: as above.
+unsafe impl Sync for ExportBuffer {}
+
+fn last_os_error(what: &str) -> io::Error {
+    let e = io::Error::last_os_error();
+    io::Error::new(e.kind(), format!("{what}: {e}"))
+}
+
+impl ExportBuffer {
+    pub fn create(
+        counters: Vec<CounterSpec>,
+        device_kind: DeviceKind,
+        clock_mhz: f64,
+        stream: u64,
+        per_metric: bool,
+        unmappable: bool,
+    ) -> io::Result<ExportBuffer> {
+        let bytes = OFFSET_COUNTERS + 8 * counters.len();
+        let size = bytes.div_ceil(4096) * 4096;
+        // SAFETY: memfd_create with a static C string; the result is checked.
+        let own_fd = unsafe {
+            libc::memfd_create(
+                c"ze-sim-metrics".as_ptr(),
+                libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING,
+            )
+        };
+        if own_fd < 0 {
+            return Err(last_os_error("memfd_create"));
+        }
+        let fail = |what: &str| {
+            let e = last_os_error(what);
+            // SAFETY: own_fd is ours and not yet shared.
+            unsafe { libc::close(own_fd) };
+            e
+        };
+        // SAFETY: plain syscalls on our own fd.
+        if unsafe { libc::ftruncate(own_fd, size as libc::off_t) } != 0 {
+            return Err(fail("ftruncate"));
+        }
+        // SAFETY: as above.
+        if unsafe {
+            libc::fcntl(
+                own_fd,
+                libc::F_ADD_SEALS,
+                libc::F_SEAL_SHRINK | libc::F_SEAL_GROW,
+            )
+        } != 0
+        {
+            return Err(fail("F_ADD_SEALS"));
+        }
+        // SAFETY: a fresh shared mapping of `size` bytes of our memfd; checked for MAP_FAILED.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                own_fd,
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(fail("mmap"));
+        }
+        let fd = if unmappable {
+            // A write-only reopen of the same file: the app sees the same identity but cannot
+            // map it for reading, as with a DMA-BUF whose exporter refuses CPU mappings.
+            let path = format!("/proc/self/fd/{own_fd}\0");
+            // SAFETY: NUL-terminated path; result checked.
+            let fd = unsafe { libc::open(path.as_ptr().cast(), libc::O_WRONLY | libc::O_CLOEXEC) };
+            if fd < 0 {
+                return Err(fail("reopen write-only"));
+            }
+            fd
+        } else {
+            // SAFETY: duplicating our own fd; the copy is the one handed out.
+            let fd = unsafe { libc::fcntl(own_fd, libc::F_DUPFD_CLOEXEC, 3) };
+            if fd < 0 {
+                return Err(fail("dup"));
+            }
+            fd
+        };
+        let second_fd = if per_metric {
+            // SAFETY: as above.
+            let fd2 = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+            (fd2 >= 0).then_some(fd2)
+        } else {
+            None
+        };
+        let id =
+            file_id(own_fd).ok_or_else(|| io::Error::other("fstat of a fresh memfd failed"))?;
+        let buf = ExportBuffer {
+            fd,
+            second_fd,
+            own_fd,
+            id,
+            size,
+            map: map.cast(),
+            state: Mutex::new(WriterState {
+                accum: vec![0.0; counters.len()],
+                last_t: None,
+                step: 0,
+                history: VecDeque::new(),
+            }),
+            counters,
+            device_kind,
+            clock_mhz,
+            stream,
+        };
+        buf.write_u32(0, MAGIC);
+        buf.write_u32(4, LAYOUT_VERSION);
+        buf.write_u32(OFFSET_COUNT, buf.counters.len() as u32);
+        Ok(buf)
+    }
+
+    fn write_u32(&self, offset: usize, v: u32) {
+        debug_assert!(offset + 4 <= self.size);
+        // SAFETY: offset is inside the mapping (header fields are below OFFSET_COUNTERS), aligned to 4.
+        unsafe { std::ptr::write_volatile(self.map.add(offset).cast::<u32>(), v) }
+    }
+
+    fn write_u64(&self, offset: usize, v: u64) {
+        debug_assert!(offset + 8 <= self.size);
+        // SAFETY: offset is inside the mapping and 8-aligned (header or counter slot).
+        unsafe { std::ptr::write_volatile(self.map.add(offset).cast::<u64>(), v) }
+    }
+
+    fn sequence(&self) -> &AtomicU64 {
+        // SAFETY: offset 8 is 8-aligned inside the mapping, which lives as long as self; the word
+        // is only accessed atomically.
+        unsafe { &*self.map.add(OFFSET_SEQUENCE).cast::<AtomicU64>() }
+    }
+
+    /// Writes one snapshot at device time `timestamp_ns`; `t` is seconds since the driver started.
+    pub fn write_snapshot(&self, seed: u64, timestamp_ns: u64, t: f64) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let dt = st.last_t.map_or(0.0, |last| (t - last).max(0.0));
+        st.last_t = Some(t);
+        st.step += 1;
+        let step = st.step;
+        let mut values = Vec::with_capacity(self.counters.len());
+        let seq = self.sequence();
+        let s = seq.load(Ordering::Relaxed);
+        seq.store(s + 1, Ordering::Relaxed);
+        fence(Ordering::Release);
+        self.write_u64(OFFSET_TIMESTAMP, timestamp_ns);
+        for (i, c) in self.counters.iter().enumerate() {
+            let n = workload::noise(seed, self.stream * 4096 + i as u64, step);
+            let level = workload::level(c.signal, self.device_kind, self.clock_mhz, t, n, c.index);
+            let off = OFFSET_COUNTERS + 8 * i;
+            if c.signal.is_cumulative() {
+                st.accum[i] += level * dt;
+                let raw = st.accum[i] as u64;
+                self.write_u64(off, raw);
+                values.push(raw as f64);
+            } else {
+                self.write_u64(off, level.to_bits());
+                values.push(level);
+            }
+        }
+        seq.store(s + 2, Ordering::Release);
+        if st.history.len() == HISTORY {
+            st.history.pop_front();
+        }
+        st.history.push_back((timestamp_ns, values));
+    }
+
+    pub fn set_lost(&self) {
+        let _st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.write_u32(OFFSET_FLAGS, FLAG_DEVICE_LOST);
+    }
+
+    /// The values written in the snapshot stamped `timestamp_ns`, if still in the history.
+    pub fn ground_truth(&self, timestamp_ns: u64) -> Option<Vec<f64>> {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.history
+            .iter()
+            .rev()
+            .find(|(ts, _)| *ts == timestamp_ns)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// Every fd this buffer reports to the application.
+    pub fn reported_fds(&self) -> impl Iterator<Item = RawFd> + '_ {
+        std::iter::once(self.fd).chain(self.second_fd)
+    }
+
+    /// A new private read-only mapping of the whole buffer: what an import returns as its
+    /// "device" pointer.
+    pub fn map_for_import(&self) -> io::Result<*mut u8> {
+        // SAFETY: mapping our own memfd read-only, checked for MAP_FAILED.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                self.size,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                self.own_fd,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(last_os_error("mmap for import"));
+        }
+        Ok(p.cast())
+    }
+
+    /// Checks that every reported fd still names this buffer. Returns the fds that do not.
+    pub fn broken_fds(&self) -> Vec<RawFd> {
+        self.reported_fds()
+            .filter(|&fd| file_id(fd) != Some(self.id))
+            .collect()
+    }
+
+    /// Teardown: closes the reported fds that still name this buffer (never someone else's file).
+    pub fn close_reported_fds(&self) {
+        for fd in self.reported_fds() {
+            if file_id(fd) == Some(self.id) {
+                // SAFETY: the fd is the implementation's and still refers to our buffer.
+                unsafe { libc::close(fd) };
+            }
+        }
+    }
+}
+
+impl Drop for ExportBuffer {
+    fn drop(&mut self) {
+        // SAFETY: unmapping our own mapping and closing our own fd, once.
+        unsafe {
+            libc::munmap(self.map.cast(), self.size);
+            libc::close(self.own_fd);
+        }
+    }
+}
+
+/// Unmaps a mapping made by `map_for_import`.
+pub fn unmap_import(ptr: *mut u8, size: usize) {
+    // SAFETY: callers pass a pointer/size pair returned by map_for_import, exactly once.
+    unsafe { libc::munmap(ptr.cast(), size) };
+}

@@ -1,0 +1,398 @@
+//! One simulated driver: its devices, metric groups, contexts, allocations and the record of
+//! what the application did wrong.
+
+use std::collections::{BTreeMap, HashMap};
+use std::os::fd::RawFd;
+use std::sync::Arc;
+use std::thread::ThreadId;
+
+use level_zero_sys::*;
+
+use crate::config::{DeviceConfig, Export, MetricConfig, MetricsEnable, Signal, SimConfig};
+use crate::export::ExportBuffer;
+use crate::registry::{Obj, new_handle};
+use crate::rules::{Entry, Report, handle_label, thread_label};
+use crate::writer::Shared;
+
+pub struct Dev {
+    pub handle: usize,
+    pub cfg: DeviceConfig,
+    pub parent: Option<usize>,
+    pub subs: Vec<usize>,
+    pub groups: Vec<usize>,
+    /// Metrics enabled with `zetDeviceEnableMetricsExp` (and not disabled since).
+    pub runtime_enabled: bool,
+}
+
+#[derive(Clone)]
+pub struct MetricRef {
+    pub handle: usize,
+    pub cfg: MetricConfig,
+    /// Position in its predefined group (drives the synthetic wave's shape).
+    pub index: usize,
+}
+
+pub struct Group {
+    pub handle: usize,
+    pub device: usize,
+    pub name: String,
+    pub description: String,
+    pub domain: u32,
+    pub export: Export,
+    pub metrics: Vec<MetricRef>,
+    pub user_created: bool,
+    /// User groups must be closed (`zetMetricGroupCloseExp`) before activation.
+    pub closed: bool,
+    pub destroyed: bool,
+    /// The context in which the group is activated.
+    pub active_in: Option<usize>,
+    /// The exported memory, present while the group is activated.
+    pub buffer: Option<Arc<ExportBuffer>>,
+    /// The thread that first touched the exporter since activation.
+    pub owner: Option<(ThreadId, String)>,
+}
+
+pub enum AllocKind {
+    /// Memory imported from an exported fd: `group`'s buffer, mapped by the driver.
+    Import {
+        group: usize,
+    },
+    Host {
+        layout: std::alloc::Layout,
+    },
+}
+
+pub struct Alloc {
+    pub ctx: usize,
+    pub size: usize,
+    pub kind: AllocKind,
+}
+
+pub struct CmdList {
+    pub ctx: usize,
+}
+
+pub struct Instance {
+    pub id: u64,
+    pub config: SimConfig,
+    pub initialized: bool,
+    pub metrics_from_env: bool,
+    pub driver: usize,
+    pub devices: Vec<Dev>,
+    pub groups: Vec<Group>,
+    pub contexts: Vec<usize>,
+    /// Keyed by start address, so a pointer inside an allocation can be found.
+    pub allocs: BTreeMap<usize, Alloc>,
+    pub cmdlists: HashMap<usize, CmdList>,
+    pub violations: Vec<Entry>,
+    pub shared: Arc<Shared>,
+    /// What a clobbered `pNext` points at (quirk `overwrite_pnext`): a fake export struct naming
+    /// an fd that is not an exported buffer. Importing it is a violation.
+    pub decoy: Box<zet_export_dma_buf_exp_properties_t>,
+    pub decoy_fd: RawFd,
+    /// Where the report goes (the process-wide instance, from `ZE_SIM_REPORT`).
+    pub report_path: Option<std::path::PathBuf>,
+}
+
+// SAFETY: the raw pointer in `decoy` points to its own boxed struct's pNext (null); instances are
+// only used under the registry's lock.
+unsafe impl Send for Instance {}
+
+impl Instance {
+    /// Builds the object model; returns the handles to register.
+    pub fn new(id: u64, config: SimConfig) -> (Instance, Vec<(usize, Obj)>) {
+        let mut handles = Vec::new();
+        let driver = new_handle();
+        handles.push((driver, Obj::Driver));
+        let mut devices = Vec::new();
+        let mut groups = Vec::new();
+        fn add(
+            cfg: &DeviceConfig,
+            parent: Option<usize>,
+            devices: &mut Vec<Dev>,
+            groups: &mut Vec<Group>,
+            handles: &mut Vec<(usize, Obj)>,
+        ) -> usize {
+            let d = devices.len();
+            let handle = new_handle();
+            handles.push((handle, Obj::Device(d)));
+            let mut flat = cfg.clone();
+            flat.sub_devices.clear();
+            devices.push(Dev {
+                handle,
+                cfg: flat,
+                parent,
+                subs: Vec::new(),
+                groups: Vec::new(),
+                runtime_enabled: false,
+            });
+            for gc in &cfg.groups {
+                let g = groups.len();
+                let gh = new_handle();
+                handles.push((gh, Obj::Group(g)));
+                let mut metrics: Vec<MetricRef> = gc
+                    .metrics
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| MetricRef {
+                        handle: new_handle(),
+                        cfg: m.clone(),
+                        index: i,
+                    })
+                    .collect();
+                for i in 0..gc.synthetic_counters as usize {
+                    let index = metrics.len();
+                    metrics.push(MetricRef {
+                        handle: new_handle(),
+                        cfg: MetricConfig {
+                            name: format!("Synthetic{i:03}"),
+                            description: format!("Synthetic counter {i}"),
+                            signal: Signal::Synthetic,
+                        },
+                        index,
+                    });
+                }
+                for (i, m) in metrics.iter().enumerate() {
+                    handles.push((m.handle, Obj::Metric(g, i)));
+                }
+                groups.push(Group {
+                    handle: gh,
+                    device: d,
+                    name: gc.name.clone(),
+                    description: gc.description.clone(),
+                    domain: gc.domain,
+                    export: gc.export,
+                    metrics,
+                    user_created: false,
+                    closed: true,
+                    destroyed: false,
+                    active_in: None,
+                    buffer: None,
+                    owner: None,
+                });
+                devices[d].groups.push(g);
+            }
+            for s in &cfg.sub_devices {
+                let sd = add(s, Some(d), devices, groups, handles);
+                devices[d].subs.push(sd);
+            }
+            d
+        }
+        for d in &config.devices {
+            add(d, None, &mut devices, &mut groups, &mut handles);
+        }
+        // SAFETY: opening /dev/null read-only; the fd is the decoy's and closed on drop.
+        let decoy_fd =
+            unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        let decoy = Box::new(zet_export_dma_buf_exp_properties_t {
+            fd: decoy_fd,
+            size: 4096,
+            ..Default::default()
+        });
+        let shared = Shared::new(&config);
+        let inst = Instance {
+            id,
+            config,
+            initialized: false,
+            metrics_from_env: false,
+            driver,
+            devices,
+            groups,
+            contexts: Vec::new(),
+            allocs: BTreeMap::new(),
+            cmdlists: HashMap::new(),
+            violations: Vec::new(),
+            shared,
+            decoy,
+            decoy_fd,
+            report_path: None,
+        };
+        (inst, handles)
+    }
+
+    /// Records a violation (and says so on stderr: a strict driver is loud).
+    pub fn violation(&mut self, kind: &str, handle: usize, message: String) {
+        let e = Entry {
+            kind: kind.into(),
+            message,
+            handle: handle_label(handle),
+            thread: thread_label(),
+        };
+        eprintln!(
+            "ze-sim: VIOLATION [{}] {} (handle {}, thread {})",
+            e.kind, e.message, e.handle, e.thread
+        );
+        self.violations.push(e);
+        crate::write_report_if_requested(self);
+    }
+
+    pub fn metrics_enabled(&self, device: usize) -> bool {
+        let root = self.devices[device].parent.unwrap_or(device);
+        self.metrics_from_env
+            || self.devices[device].runtime_enabled
+            || self.devices[root].runtime_enabled
+    }
+
+    pub fn resolve_metrics_from_env(&mut self) {
+        self.metrics_from_env = match self.config.metrics {
+            MetricsEnable::Always => true,
+            MetricsEnable::RuntimeOnly => false,
+            MetricsEnable::Env => std::env::var("ZET_ENABLE_METRICS").is_ok_and(|v| v == "1"),
+        };
+    }
+
+    /// Imports of `group`'s exported memory that are still alive.
+    pub fn live_imports_of(&self, group: usize) -> usize {
+        self.allocs
+            .values()
+            .filter(|a| matches!(a.kind, AllocKind::Import { group: g } if g == group))
+            .count()
+    }
+
+    /// Checks that the exported fds of `group` still name its buffer; records a violation if not.
+    pub fn check_fds(&mut self, group: usize, when: &str) {
+        let Some(buf) = self.groups[group].buffer.clone() else {
+            return;
+        };
+        for fd in buf.broken_fds() {
+            let name = self.groups[group].name.clone();
+            let h = self.groups[group].handle;
+            self.violation(
+                "exported_fd_closed",
+                h,
+                format!(
+                    "the exported fd {fd} of metric group {name} no longer refers to its buffer ({when}): \
+                     the application closed it (the fd is owned by the implementation)"
+                ),
+            );
+        }
+    }
+
+    /// Records that the calling thread touches `group`'s exporter; a second thread is a violation.
+    pub fn touch_exporter(&mut self, group: usize, what: &str) {
+        let me = std::thread::current().id();
+        match &self.groups[group].owner {
+            None => self.groups[group].owner = Some((me, crate::rules::thread_label())),
+            Some((owner, label)) if *owner != me => {
+                let (label, name, h) = (
+                    label.clone(),
+                    self.groups[group].name.clone(),
+                    self.groups[group].handle,
+                );
+                self.violation(
+                    "exporter_used_from_two_threads",
+                    h,
+                    format!("{what} on the exporter of metric group {name}, first used from thread {label}: nothing synchronizes exported memory"),
+                );
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Everything still alive: the leaks of a report.
+    pub fn leaks(&self) -> Vec<Entry> {
+        let mut v = Vec::new();
+        let mut leak = |kind: &str, h: usize, message: String| {
+            v.push(Entry {
+                kind: kind.into(),
+                message,
+                handle: handle_label(h),
+                thread: String::new(),
+            })
+        };
+        for (ptr, a) in &self.allocs {
+            match a.kind {
+                AllocKind::Import { group } => leak(
+                    "import_not_freed",
+                    *ptr,
+                    format!(
+                        "import of the exported memory of metric group {} ({} bytes) was never freed",
+                        self.groups[group].name, a.size
+                    ),
+                ),
+                AllocKind::Host { .. } => leak(
+                    "host_allocation_not_freed",
+                    *ptr,
+                    format!("host allocation of {} bytes was never freed", a.size),
+                ),
+            }
+        }
+        for h in self.cmdlists.keys() {
+            leak(
+                "command_list_not_destroyed",
+                *h,
+                "immediate command list was never destroyed".into(),
+            );
+        }
+        for h in &self.contexts {
+            leak(
+                "context_not_destroyed",
+                *h,
+                "context was never destroyed".into(),
+            );
+        }
+        for g in &self.groups {
+            if g.active_in.is_some() {
+                leak(
+                    "group_left_activated",
+                    g.handle,
+                    format!("metric group {} was left activated", g.name),
+                );
+            }
+            if g.user_created && !g.destroyed {
+                leak(
+                    "user_group_not_destroyed",
+                    g.handle,
+                    format!("user-created metric group {} was never destroyed", g.name),
+                );
+            }
+        }
+        for d in &self.devices {
+            if d.runtime_enabled {
+                leak(
+                    "metrics_left_enabled",
+                    d.handle,
+                    format!(
+                        "metrics enabled at run time on {} were never disabled",
+                        d.cfg.name
+                    ),
+                );
+            }
+        }
+        v
+    }
+
+    pub fn report(&self) -> Report {
+        Report {
+            violations: self.violations.clone(),
+            leaks: self.leaks(),
+        }
+    }
+
+    /// Device timestamp in ns (the device clock runs at a fixed offset from CLOCK_MONOTONIC).
+    pub fn device_now_ns(&self) -> u64 {
+        self.shared.device_now_ns()
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        self.shared.stop();
+        for g in &mut self.groups {
+            if let Some(b) = g.buffer.take() {
+                b.close_reported_fds();
+            }
+        }
+        for (ptr, a) in std::mem::take(&mut self.allocs) {
+            match a.kind {
+                AllocKind::Import { .. } => crate::export::unmap_import(ptr as *mut u8, a.size),
+                // SAFETY: allocated in zeMemAllocHost with exactly this layout, freed once here.
+                AllocKind::Host { layout } => unsafe {
+                    std::alloc::dealloc(ptr as *mut u8, layout)
+                },
+            }
+        }
+        // SAFETY: the decoy fd is ours.
+        unsafe { libc::close(self.decoy_fd) };
+    }
+}

@@ -1,0 +1,476 @@
+//! Metric groups and metrics: properties (with the export-memory `pNext` chain), activation,
+//! runtime enable/disable, and user-created groups.
+
+use std::sync::Arc;
+
+use level_zero_sys::*;
+
+use crate::config::Export;
+use crate::export::{CounterSpec, ExportBuffer};
+use crate::instance::{Group, Instance};
+use crate::ops_driver::{R, put_str};
+use crate::registry::{HandleChanges, Obj, new_handle};
+
+/// Longest `pNext` chain followed; anything longer is treated as a loop.
+const MAX_CHAIN: usize = 16;
+
+/// Which of a buffer's fds a query reports.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum WhichFd {
+    Primary,
+    Second,
+}
+
+/// Walks a `pNext` chain. SAFETY (for callers): the application promises every node is a valid
+/// struct starting with `stype`/`pNext`, as the API requires.
+unsafe fn chain(mut p: *mut core::ffi::c_void) -> Vec<*mut ze_base_properties_t> {
+    let mut nodes = Vec::new();
+    while !p.is_null() && nodes.len() < MAX_CHAIN {
+        let node = p.cast::<ze_base_properties_t>();
+        nodes.push(node);
+        // SAFETY: see the function's contract.
+        p = unsafe { (*node).pNext };
+    }
+    nodes
+}
+
+fn known_stype(stype: u32) -> bool {
+    stype == ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP
+        || stype == ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES
+}
+
+impl Instance {
+    pub fn visible_groups(&self, d: usize) -> Vec<zet_metric_group_handle_t> {
+        if !self.metrics_enabled(d) {
+            return Vec::new();
+        }
+        self.devices[d]
+            .groups
+            .iter()
+            .filter(|&&g| !self.groups[g].user_created)
+            .map(|&g| self.groups[g].handle as zet_metric_group_handle_t)
+            .collect()
+    }
+
+    /// fd and size an export query reports for `g`, after faults; marks the exporter as touched.
+    fn export_fields(&mut self, g: usize, which: WhichFd) -> (i32, usize) {
+        let Some(buf) = self.groups[g].buffer.clone() else {
+            return (-1, 0);
+        };
+        self.touch_exporter(g, "export query");
+        self.check_fds(g, "at an export query");
+        let f = &self.config.faults;
+        let fd = match which {
+            WhichFd::Primary => buf.fd,
+            WhichFd::Second => buf.second_fd.unwrap_or(buf.fd),
+        };
+        let fd = if f.export_fd_minus_one { -1 } else { fd };
+        let size = if f.export_size_zero {
+            0
+        } else if f.export_size_oversized {
+            buf.size * 16
+        } else {
+            buf.size
+        };
+        (fd, size)
+    }
+
+    /// Fills the structs of the `pNext` chain for group `g` (or one of its metrics). Returns Err
+    /// on the INVALID_ARGUMENT quirk.
+    fn fill_chain(
+        &mut self,
+        p_next: *mut core::ffi::c_void,
+        g: usize,
+        export: Option<WhichFd>,
+        group_type: u32,
+    ) -> R<()> {
+        // SAFETY: the application passes a valid chain (API contract).
+        let nodes = unsafe { chain(p_next) };
+        if self.config.quirks.invalid_argument_on_unknown_chain
+            && !nodes.is_empty()
+            // SAFETY: nodes are valid per the chain contract.
+            && !nodes.iter().any(|&n| known_stype(unsafe { (*n).stype }))
+        {
+            return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        for n in nodes {
+            // SAFETY: as above; the stype says which struct the node is.
+            let stype = unsafe { (*n).stype };
+            if stype == ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP {
+                // SAFETY: stype identifies a zet_metric_group_type_exp_t.
+                unsafe { (*n.cast::<zet_metric_group_type_exp_t>()).r#type = group_type };
+            } else if stype == ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES {
+                let (fd, size) = match export {
+                    Some(which) => self.export_fields(g, which),
+                    None => (-1, 0),
+                };
+                // SAFETY: stype identifies a zet_export_dma_buf_exp_properties_t.
+                let e = unsafe { &mut *n.cast::<zet_export_dma_buf_exp_properties_t>() };
+                e.fd = fd;
+                e.size = size;
+            }
+        }
+        Ok(())
+    }
+
+    fn clobber(&mut self) -> *mut core::ffi::c_void {
+        (&mut *self.decoy as *mut zet_export_dma_buf_exp_properties_t).cast()
+    }
+
+    pub fn group_properties(&mut self, g: usize, p: &mut zet_metric_group_properties_t) -> R<()> {
+        let h = self.groups[g].handle;
+        if p.stype != ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES {
+            self.violation(
+                "wrong_stype",
+                h,
+                format!(
+                    "zetMetricGroupGetProperties given base stype {:#x}",
+                    p.stype
+                ),
+            );
+            return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        if self.config.faults.group_properties_fail {
+            return Err(ZE_RESULT_ERROR_UNKNOWN);
+        }
+        let grp = &self.groups[g];
+        let mut group_type = match grp.export {
+            Export::Group => ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF,
+            Export::PerMetric | Export::None => ZET_METRIC_GROUP_TYPE_EXP_FLAG_OTHER,
+        };
+        if grp.user_created {
+            group_type |= ZET_METRIC_GROUP_TYPE_EXP_FLAG_USER_CREATED;
+        }
+        let export = (grp.export == Export::Group).then_some(WhichFd::Primary);
+        self.fill_chain(p.pNext, g, export, group_type)?;
+        let grp = &self.groups[g];
+        put_str(&mut p.name, &grp.name);
+        put_str(&mut p.description, &grp.description);
+        p.samplingType = ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED;
+        p.domain = grp.domain;
+        p.metricCount = grp.metrics.len() as u32;
+        if self.config.quirks.overwrite_pnext {
+            p.pNext = self.clobber();
+        }
+        Ok(())
+    }
+
+    pub fn metrics_of(&self, g: usize) -> Vec<zet_metric_handle_t> {
+        self.groups[g]
+            .metrics
+            .iter()
+            .map(|m| m.handle as zet_metric_handle_t)
+            .collect()
+    }
+
+    pub fn metric_properties(
+        &mut self,
+        g: usize,
+        i: usize,
+        p: &mut zet_metric_properties_t,
+    ) -> R<()> {
+        let h = self.groups[g].metrics[i].handle;
+        if p.stype != ZET_STRUCTURE_TYPE_METRIC_PROPERTIES {
+            self.violation(
+                "wrong_stype",
+                h,
+                format!("zetMetricGetProperties given base stype {:#x}", p.stype),
+            );
+            return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        let per_metric = self.groups[g].export == Export::PerMetric;
+        let n = self.groups[g].metrics.len();
+        let export = per_metric.then_some(if i + 1 == n && n > 1 {
+            WhichFd::Second
+        } else {
+            WhichFd::Primary
+        });
+        self.fill_chain(p.pNext, g, export, 0)?;
+        let grp = &self.groups[g];
+        let m = &grp.metrics[i];
+        let device_kind = self.devices[grp.device].cfg.kind;
+        put_str(&mut p.name, &m.cfg.name);
+        put_str(&mut p.description, &m.cfg.description);
+        put_str(&mut p.component, &format!("{:?}/{}", device_kind, grp.name));
+        p.tierNumber = 1;
+        let cumulative = m.cfg.signal.is_cumulative();
+        p.metricType = if per_metric {
+            ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF
+        } else if cumulative {
+            ZET_METRIC_TYPE_EVENT
+        } else {
+            ZET_METRIC_TYPE_RAW
+        };
+        p.resultType = if cumulative {
+            ZET_VALUE_TYPE_UINT64
+        } else {
+            ZET_VALUE_TYPE_FLOAT64
+        };
+        put_str(&mut p.resultUnits, m.cfg.signal.unit());
+        if self.config.quirks.overwrite_pnext {
+            p.pNext = self.clobber();
+        }
+        Ok(())
+    }
+
+    /// `zetContextActivateMetricGroups`: makes `wanted` the set of groups activated on `d` in `ctx`.
+    pub fn activate(&mut self, ctx: usize, d: usize, wanted: &[usize]) -> R<()> {
+        if !wanted.is_empty() {
+            if self.shared.is_lost() {
+                return Err(ZE_RESULT_ERROR_DEVICE_LOST);
+            }
+            if !self.metrics_enabled(d) {
+                return Err(ZE_RESULT_ERROR_UNINITIALIZED);
+            }
+        }
+        let mut domains = std::collections::HashSet::new();
+        for &g in wanted {
+            let grp = &self.groups[g];
+            if grp.device != d || grp.destroyed || !grp.closed {
+                return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            if grp.active_in.is_some_and(|c| c != ctx) {
+                return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+            }
+            if !domains.insert(grp.domain) {
+                return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+        }
+        let current: Vec<usize> = (0..self.groups.len())
+            .filter(|&g| self.groups[g].active_in == Some(ctx) && self.groups[g].device == d)
+            .collect();
+        let dropped: Vec<usize> = current
+            .iter()
+            .copied()
+            .filter(|g| !wanted.contains(g))
+            .collect();
+        for &g in &dropped {
+            let live = self.live_imports_of(g);
+            if live > 0 {
+                let (name, h) = (self.groups[g].name.clone(), self.groups[g].handle);
+                self.violation(
+                    "teardown_with_live_import",
+                    h,
+                    format!("metric group {name} deactivated while {live} import(s) of its exported memory are alive (free them first)"),
+                );
+                return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+            }
+        }
+        for &g in &dropped {
+            self.check_fds(g, "at deactivation");
+            self.retire_buffer(g);
+        }
+        for &g in wanted {
+            if self.groups[g].active_in.is_some() {
+                continue;
+            }
+            if self.groups[g].export != Export::None {
+                let buf = self.make_buffer(g).map_err(|e| {
+                    eprintln!("ze-sim: cannot create exported memory: {e}");
+                    ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
+                })?;
+                self.shared.activate(Arc::clone(&buf));
+                self.groups[g].buffer = Some(buf);
+            }
+            self.groups[g].active_in = Some(ctx);
+        }
+        Ok(())
+    }
+
+    fn make_buffer(&self, g: usize) -> std::io::Result<Arc<ExportBuffer>> {
+        let grp = &self.groups[g];
+        let dev = &self.devices[grp.device].cfg;
+        let counters = grp
+            .metrics
+            .iter()
+            .map(|m| CounterSpec {
+                signal: m.cfg.signal,
+                index: m.index,
+            })
+            .collect();
+        Ok(Arc::new(ExportBuffer::create(
+            counters,
+            dev.kind,
+            dev.core_clock_mhz as f64,
+            g as u64 + 1,
+            grp.export == Export::PerMetric && grp.metrics.len() > 1,
+            self.config.quirks.unmappable_export,
+        )?))
+    }
+
+    /// Tears down a group's exporter: the implementation closes the fds it reported.
+    fn retire_buffer(&mut self, g: usize) {
+        if let Some(buf) = self.groups[g].buffer.take() {
+            self.shared.deactivate(&buf);
+            buf.close_reported_fds();
+        }
+        self.groups[g].owner = None;
+        self.groups[g].active_in = None;
+    }
+
+    fn device_family(&self, d: usize) -> Vec<usize> {
+        let mut v = vec![d];
+        v.extend(self.devices[d].subs.iter().copied());
+        v
+    }
+
+    pub fn enable_metrics(&mut self, d: usize) -> R<()> {
+        if self.shared.is_lost() {
+            return Err(ZE_RESULT_ERROR_DEVICE_LOST);
+        }
+        self.devices[d].runtime_enabled = true;
+        Ok(())
+    }
+
+    pub fn disable_metrics(&mut self, d: usize) -> R<()> {
+        if self.config.faults.disable_refused {
+            return Err(ZE_RESULT_ERROR_UNKNOWN);
+        }
+        let family = self.device_family(d);
+        let h = self.devices[d].handle;
+        let groups: Vec<usize> = (0..self.groups.len())
+            .filter(|&g| family.contains(&self.groups[g].device))
+            .collect();
+        let live: usize = groups.iter().map(|&g| self.live_imports_of(g)).sum();
+        if live > 0 {
+            self.violation(
+                "teardown_with_live_import",
+                h,
+                format!("zetDeviceDisableMetricsExp while {live} import(s) of exported memory are alive (free them first)"),
+            );
+            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
+        let active: Vec<String> = groups
+            .iter()
+            .filter(|&&g| self.groups[g].active_in.is_some())
+            .map(|&g| self.groups[g].name.clone())
+            .collect();
+        if !active.is_empty() {
+            self.violation(
+                "teardown_order",
+                h,
+                format!(
+                    "zetDeviceDisableMetricsExp while metric groups are activated: {}",
+                    active.join(", ")
+                ),
+            );
+            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
+        for m in family {
+            self.devices[m].runtime_enabled = false;
+        }
+        Ok(())
+    }
+
+    pub fn user_group_create(
+        &mut self,
+        d: usize,
+        name: &str,
+        description: &str,
+        ch: &mut HandleChanges,
+    ) -> R<usize> {
+        if !self.metrics_enabled(d) {
+            return Err(ZE_RESULT_ERROR_UNINITIALIZED);
+        }
+        let h = new_handle();
+        let g = self.groups.len();
+        self.groups.push(Group {
+            handle: h,
+            device: d,
+            name: name.chars().take(255).collect(),
+            description: description.chars().take(255).collect(),
+            domain: 0,
+            export: Export::Group,
+            metrics: Vec::new(),
+            user_created: true,
+            closed: false,
+            destroyed: false,
+            active_in: None,
+            buffer: None,
+            owner: None,
+        });
+        self.devices[d].groups.push(g);
+        ch.added.push((h, Obj::Group(g)));
+        Ok(h)
+    }
+
+    fn find_metric(&self, metric: usize) -> Option<(usize, usize)> {
+        self.groups.iter().enumerate().find_map(|(g, grp)| {
+            if grp.user_created {
+                return None;
+            }
+            grp.metrics
+                .iter()
+                .position(|m| m.handle == metric)
+                .map(|i| (g, i))
+        })
+    }
+
+    pub fn user_group_add(&mut self, g: usize, metric: usize) -> R<Result<(), String>> {
+        if !self.groups[g].user_created {
+            return Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+        }
+        if self.groups[g].active_in.is_some() {
+            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
+        let Some((src, i)) = self.find_metric(metric) else {
+            return Err(ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+        };
+        let (src_dev, src_domain) = (self.groups[src].device, self.groups[src].domain);
+        if src_dev != self.groups[g].device {
+            return Ok(Err("the metric belongs to another device".into()));
+        }
+        if !self.groups[g].metrics.is_empty() && self.groups[g].domain != src_domain {
+            return Ok(Err(format!(
+                "the metric is in domain {src_domain}, the group in domain {}",
+                self.groups[g].domain
+            )));
+        }
+        let m = self.groups[src].metrics[i].clone();
+        let grp = &mut self.groups[g];
+        if !grp.metrics.iter().any(|x| x.handle == m.handle) {
+            grp.domain = src_domain;
+            grp.metrics.push(m);
+        }
+        grp.closed = false;
+        Ok(Ok(()))
+    }
+
+    pub fn user_group_close(&mut self, g: usize) -> R<()> {
+        if !self.groups[g].user_created {
+            return Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+        }
+        if self.groups[g].metrics.is_empty() {
+            return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        self.groups[g].closed = true;
+        Ok(())
+    }
+
+    pub fn user_group_destroy(&mut self, g: usize, ch: &mut HandleChanges) -> R<()> {
+        if !self.groups[g].user_created {
+            return Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+        }
+        let (name, h) = (self.groups[g].name.clone(), self.groups[g].handle);
+        let live = self.live_imports_of(g);
+        if live > 0 {
+            self.violation(
+                "teardown_with_live_import",
+                h,
+                format!("user metric group {name} destroyed while {live} import(s) of its exported memory are alive"),
+            );
+            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
+        if self.groups[g].active_in.is_some() {
+            self.violation(
+                "teardown_order",
+                h,
+                format!("user metric group {name} destroyed while activated"),
+            );
+            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
+        self.groups[g].destroyed = true;
+        ch.removed.push(h);
+        Ok(())
+    }
+}

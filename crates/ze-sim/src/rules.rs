@@ -1,0 +1,62 @@
+//! What the driver enforces, and the report it writes.
+//!
+//! A violation is something the application did that the extension's rules (or the API) forbid:
+//! closing an exported fd, tearing down an exporter while an import of its memory is alive,
+//! touching one exporter from two threads, a wrong `stype`. A leak is something still alive when
+//! the report is taken: an import never freed, a context never destroyed, metrics left enabled.
+//! Both are kept in-process (`Sim::report`) and written as RON to `ZE_SIM_REPORT=path`.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// A stable machine-readable kind, e.g. `"exported_fd_closed"`.
+    pub kind: String,
+    /// What happened, in words.
+    pub message: String,
+    /// The handle involved, as the application saw it (`0x...`).
+    pub handle: String,
+    /// The thread that did it: name and OS thread id.
+    pub thread: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    pub violations: Vec<Entry>,
+    pub leaks: Vec<Entry>,
+}
+
+impl Report {
+    pub fn is_clean(&self) -> bool {
+        self.violations.is_empty() && self.leaks.is_empty()
+    }
+
+    pub fn to_ron(&self) -> String {
+        ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
+            .unwrap_or_else(|e| format!("// report could not be serialised: {e}\n"))
+    }
+
+    /// Writes the report atomically (temp file + rename) so readers never see half of it.
+    pub fn write_to(&self, path: &std::path::Path) -> std::io::Result<()> {
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, self.to_ron())?;
+        std::fs::rename(&tmp, path)
+    }
+
+    /// Kinds of all violations, for compact assertions.
+    pub fn violation_kinds(&self) -> Vec<&str> {
+        self.violations.iter().map(|e| e.kind.as_str()).collect()
+    }
+}
+
+/// "name (tid N)" of the calling thread.
+pub fn thread_label() -> String {
+    let t = std::thread::current();
+    // SAFETY: gettid has no preconditions.
+    let tid = unsafe { libc::gettid() };
+    format!("{} (tid {tid})", t.name().unwrap_or("unnamed"))
+}
+
+pub fn handle_label(h: usize) -> String {
+    format!("{h:#x}")
+}

@@ -1,0 +1,145 @@
+//! The simulated workload: a deterministic cycle of phases (idle, compute-bound,
+//! memory-bound) that drives every counter, with seeded noise. Same seed and same time give
+//! the same values, so tests can predict what a buffer holds.
+
+use crate::config::{DeviceKind, Signal};
+
+/// One phase of the cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Idle,
+    Compute,
+    MemoryBound,
+}
+
+/// Length of one idle → compute → memory-bound cycle, and of each phase within it.
+const CYCLE_S: f64 = 8.0;
+
+pub fn phase_at(t: f64) -> Phase {
+    let p = t.rem_euclid(CYCLE_S);
+    if p < 2.0 {
+        Phase::Idle
+    } else if p < 5.0 {
+        Phase::Compute
+    } else {
+        Phase::MemoryBound
+    }
+}
+
+/// Deterministic noise in [-1, 1] for (seed, stream, step).
+pub fn noise(seed: u64, stream: u64, step: u64) -> f64 {
+    // splitmix64 over the three inputs
+    let mut z = seed
+        ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ step.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+}
+
+/// The instantaneous level of a signal at time `t` (seconds since the driver started): a gauge's
+/// value, or a cumulative counter's rate per second.
+pub fn level(
+    signal: Signal,
+    kind: DeviceKind,
+    clock_mhz: f64,
+    t: f64,
+    n: f64,
+    index: usize,
+) -> f64 {
+    let phase = phase_at(t);
+    let util = match phase {
+        Phase::Idle => 3.0 + 2.0 * n,
+        Phase::Compute => 95.0 + 3.0 * n,
+        Phase::MemoryBound => 70.0 + 5.0 * n,
+    }
+    .clamp(0.0, 100.0);
+    let npu = kind == DeviceKind::Npu;
+    let freq = match phase {
+        Phase::Idle => 300.0 + 20.0 * n,
+        Phase::Compute => clock_mhz - 15.0 * n.abs(),
+        Phase::MemoryBound => 0.8 * clock_mhz + 10.0 * n,
+    };
+    let power = match phase {
+        Phase::Idle => 8.0 + n,
+        Phase::Compute => 180.0 + 6.0 * n,
+        Phase::MemoryBound => 120.0 + 5.0 * n,
+    } * if npu { 0.06 } else { 1.0 };
+    let read_bw = match phase {
+        Phase::Idle => 1.0e8,
+        Phase::Compute => 5.0e9,
+        Phase::MemoryBound => 4.0e10,
+    } * (1.0 + 0.05 * n);
+    match signal {
+        Signal::UtilizationPercent => util,
+        Signal::FrequencyMhz => freq,
+        Signal::PowerWatts => power,
+        Signal::TemperatureC => 40.0 + power * 0.2 + 0.5 * n,
+        Signal::GpuTime => util / 100.0 * 1e9,
+        Signal::BusyCycles => util / 100.0 * freq * 1e6,
+        Signal::BytesRead => read_bw,
+        Signal::BytesWritten => 0.4 * read_bw,
+        Signal::Inferences => match phase {
+            Phase::Idle => 0.0,
+            Phase::Compute => 2000.0 * (1.0 + 0.05 * n),
+            Phase::MemoryBound => 800.0 * (1.0 + 0.05 * n),
+        },
+        Signal::Synthetic => {
+            let period = 1.0 + (index % 17) as f64 * 0.37;
+            50.0 + 40.0 * (std::f64::consts::TAU * t / period).sin() + 2.0 * n
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_cycle_through_idle_compute_memory() {
+        assert_eq!(phase_at(0.5), Phase::Idle);
+        assert_eq!(phase_at(3.0), Phase::Compute);
+        assert_eq!(phase_at(6.0), Phase::MemoryBound);
+        assert_eq!(phase_at(8.5), Phase::Idle);
+    }
+
+    #[test]
+    fn noise_is_deterministic_bounded_and_seed_dependent() {
+        let a: Vec<f64> = (0..1000).map(|i| noise(7, 3, i)).collect();
+        let b: Vec<f64> = (0..1000).map(|i| noise(7, 3, i)).collect();
+        let c: Vec<f64> = (0..1000).map(|i| noise(8, 3, i)).collect();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!(a.iter().all(|x| (-1.0..=1.0).contains(x)));
+        let mean = a.iter().sum::<f64>() / a.len() as f64;
+        assert!(mean.abs() < 0.1, "noise should be centred, mean {mean}");
+    }
+
+    #[test]
+    fn compute_phase_is_busier_and_hotter_than_idle() {
+        let idle = level(
+            Signal::UtilizationPercent,
+            DeviceKind::Gpu,
+            2000.0,
+            1.0,
+            0.0,
+            0,
+        );
+        let busy = level(
+            Signal::UtilizationPercent,
+            DeviceKind::Gpu,
+            2000.0,
+            3.0,
+            0.0,
+            0,
+        );
+        assert!(busy > 10.0 * idle);
+        let p_idle = level(Signal::PowerWatts, DeviceKind::Gpu, 2000.0, 1.0, 0.0, 0);
+        let p_busy = level(Signal::PowerWatts, DeviceKind::Gpu, 2000.0, 3.0, 0.0, 0);
+        assert!(p_busy > p_idle);
+        let bw_mem = level(Signal::BytesRead, DeviceKind::Gpu, 2000.0, 6.0, 0.0, 0);
+        let bw_cmp = level(Signal::BytesRead, DeviceKind::Gpu, 2000.0, 3.0, 0.0, 0);
+        assert!(bw_mem > bw_cmp);
+    }
+}
