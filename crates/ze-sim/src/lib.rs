@@ -32,6 +32,7 @@ mod ops_memory;
 mod ops_metrics;
 mod registry;
 pub mod rules;
+pub mod testing;
 pub mod workload;
 mod writer;
 
