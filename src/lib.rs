@@ -1,1 +1,10 @@
-//! zescope library.
+//! zescope: a live metrics viewer for GPUs and NPUs driven through oneAPI Level Zero, reading
+//! the counters drivers export as DMA-BUF memory (`ZET_experimental_metric_export_memory`).
+//!
+//! Where a counter's bytes become a pixel: `ze` (Level Zero access) → `sampler` (the one thread
+//! that maps exported memory) → `layout` (bytes to values) → `store` (time series) →
+//! `app` (plots).
+
+pub mod cli;
+pub mod list;
+pub mod ze;

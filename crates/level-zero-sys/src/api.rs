@@ -212,12 +212,8 @@ impl Api {
     pub fn load_from(library: &str) -> Result<Api, LoadError> {
         // SAFETY: loading the Level Zero loader runs its initialisers, which only set up its own
         // state; it is designed to be dlopen'ed by applications.
-        let lib = unsafe { libloading::Library::new(library) }.map_err(|e| {
-            LoadError::LibraryNotFound {
-                library: library.to_owned(),
-                reason: e.to_string(),
-            }
-        })?;
+        let lib = unsafe { libloading::Library::new(library) }
+            .map_err(|e| LoadError::LibraryNotFound { library: library.to_owned(), reason: e.to_string() })?;
         let api = Api::resolve(&lib)?;
         // Never unloaded: the pointers in `api` point into it for the rest of the process.
         std::mem::forget(lib);

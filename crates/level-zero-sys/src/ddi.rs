@@ -561,8 +561,7 @@ pub struct zes_diagnostics_dditable_t {
 }
 
 /// Signature shared by every `*ProcAddrTable` getter (table type erased).
-pub type ProcAddrTableGetter =
-    unsafe extern "C" fn(ze_api_version_t, *mut core::ffi::c_void) -> ze_result_t;
+pub type ProcAddrTableGetter = unsafe extern "C" fn(ze_api_version_t, *mut core::ffi::c_void) -> ze_result_t;
 
 /// The 53 getters a driver exports, each with the table it fills.
 /// `$m!(getter_name, TableType);` is invoked once per getter.
@@ -583,53 +582,32 @@ macro_rules! for_each_ddi_getter {
         $m!(zeGetEventProcAddrTable, ze_event_dditable_t);
         $m!(zeGetEventExpProcAddrTable, ze_event_exp_dditable_t);
         $m!(zeGetModuleProcAddrTable, ze_module_dditable_t);
-        $m!(
-            zeGetModuleBuildLogProcAddrTable,
-            ze_module_build_log_dditable_t
-        );
+        $m!(zeGetModuleBuildLogProcAddrTable, ze_module_build_log_dditable_t);
         $m!(zeGetKernelProcAddrTable, ze_kernel_dditable_t);
         $m!(zeGetKernelExpProcAddrTable, ze_kernel_exp_dditable_t);
         $m!(zeGetSamplerProcAddrTable, ze_sampler_dditable_t);
         $m!(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t);
         $m!(zeGetMemProcAddrTable, ze_mem_dditable_t);
         $m!(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t);
-        $m!(
-            zeGetFabricVertexExpProcAddrTable,
-            ze_fabric_vertex_exp_dditable_t
-        );
-        $m!(
-            zeGetFabricEdgeExpProcAddrTable,
-            ze_fabric_edge_exp_dditable_t
-        );
+        $m!(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditable_t);
+        $m!(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t);
         $m!(zetGetDeviceProcAddrTable, zet_device_dditable_t);
         $m!(zetGetContextProcAddrTable, zet_context_dditable_t);
         $m!(zetGetCommandListProcAddrTable, zet_command_list_dditable_t);
         $m!(zetGetModuleProcAddrTable, zet_module_dditable_t);
         $m!(zetGetKernelProcAddrTable, zet_kernel_dditable_t);
         $m!(zetGetMetricGroupProcAddrTable, zet_metric_group_dditable_t);
-        $m!(
-            zetGetMetricGroupExpProcAddrTable,
-            zet_metric_group_exp_dditable_t
-        );
+        $m!(zetGetMetricGroupExpProcAddrTable, zet_metric_group_exp_dditable_t);
         $m!(zetGetMetricProcAddrTable, zet_metric_dditable_t);
-        $m!(
-            zetGetMetricStreamerProcAddrTable,
-            zet_metric_streamer_dditable_t
-        );
-        $m!(
-            zetGetMetricQueryPoolProcAddrTable,
-            zet_metric_query_pool_dditable_t
-        );
+        $m!(zetGetMetricStreamerProcAddrTable, zet_metric_streamer_dditable_t);
+        $m!(zetGetMetricQueryPoolProcAddrTable, zet_metric_query_pool_dditable_t);
         $m!(zetGetMetricQueryProcAddrTable, zet_metric_query_dditable_t);
         $m!(zetGetTracerExpProcAddrTable, zet_tracer_exp_dditable_t);
         $m!(zetGetDebugProcAddrTable, zet_debug_dditable_t);
         $m!(zesGetDriverProcAddrTable, zes_driver_dditable_t);
         $m!(zesGetDeviceProcAddrTable, zes_device_dditable_t);
         $m!(zesGetSchedulerProcAddrTable, zes_scheduler_dditable_t);
-        $m!(
-            zesGetPerformanceFactorProcAddrTable,
-            zes_performance_factor_dditable_t
-        );
+        $m!(zesGetPerformanceFactorProcAddrTable, zes_performance_factor_dditable_t);
         $m!(zesGetPowerProcAddrTable, zes_power_dditable_t);
         $m!(zesGetFrequencyProcAddrTable, zes_frequency_dditable_t);
         $m!(zesGetEngineProcAddrTable, zes_engine_dditable_t);
@@ -655,35 +633,17 @@ pub fn ddi_layouts() -> Vec<TableLayout> {
         (
             "ze_global_dditable_t",
             core::mem::size_of::<ze_global_dditable_t>(),
-            vec![(
-                "pfnInit",
-                core::mem::offset_of!(ze_global_dditable_t, pfnInit),
-            )],
+            vec![("pfnInit", core::mem::offset_of!(ze_global_dditable_t, pfnInit))],
         ),
         (
             "ze_driver_dditable_t",
             core::mem::size_of::<ze_driver_dditable_t>(),
             vec![
-                (
-                    "pfnGet",
-                    core::mem::offset_of!(ze_driver_dditable_t, pfnGet),
-                ),
-                (
-                    "pfnGetApiVersion",
-                    core::mem::offset_of!(ze_driver_dditable_t, pfnGetApiVersion),
-                ),
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(ze_driver_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetIpcProperties",
-                    core::mem::offset_of!(ze_driver_dditable_t, pfnGetIpcProperties),
-                ),
-                (
-                    "pfnGetExtensionProperties",
-                    core::mem::offset_of!(ze_driver_dditable_t, pfnGetExtensionProperties),
-                ),
+                ("pfnGet", core::mem::offset_of!(ze_driver_dditable_t, pfnGet)),
+                ("pfnGetApiVersion", core::mem::offset_of!(ze_driver_dditable_t, pfnGetApiVersion)),
+                ("pfnGetProperties", core::mem::offset_of!(ze_driver_dditable_t, pfnGetProperties)),
+                ("pfnGetIpcProperties", core::mem::offset_of!(ze_driver_dditable_t, pfnGetIpcProperties)),
+                ("pfnGetExtensionProperties", core::mem::offset_of!(ze_driver_dditable_t, pfnGetExtensionProperties)),
                 (
                     "pfnGetExtensionFunctionAddress",
                     core::mem::offset_of!(ze_driver_dditable_t, pfnGetExtensionFunctionAddress),
@@ -694,214 +654,94 @@ pub fn ddi_layouts() -> Vec<TableLayout> {
             "ze_device_dditable_t",
             core::mem::size_of::<ze_device_dditable_t>(),
             vec![
-                (
-                    "pfnGet",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGet),
-                ),
-                (
-                    "pfnGetSubDevices",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGetSubDevices),
-                ),
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetComputeProperties",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGetComputeProperties),
-                ),
-                (
-                    "pfnGetModuleProperties",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGetModuleProperties),
-                ),
+                ("pfnGet", core::mem::offset_of!(ze_device_dditable_t, pfnGet)),
+                ("pfnGetSubDevices", core::mem::offset_of!(ze_device_dditable_t, pfnGetSubDevices)),
+                ("pfnGetProperties", core::mem::offset_of!(ze_device_dditable_t, pfnGetProperties)),
+                ("pfnGetComputeProperties", core::mem::offset_of!(ze_device_dditable_t, pfnGetComputeProperties)),
+                ("pfnGetModuleProperties", core::mem::offset_of!(ze_device_dditable_t, pfnGetModuleProperties)),
                 (
                     "pfnGetCommandQueueGroupProperties",
                     core::mem::offset_of!(ze_device_dditable_t, pfnGetCommandQueueGroupProperties),
                 ),
-                (
-                    "pfnGetMemoryProperties",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGetMemoryProperties),
-                ),
+                ("pfnGetMemoryProperties", core::mem::offset_of!(ze_device_dditable_t, pfnGetMemoryProperties)),
                 (
                     "pfnGetMemoryAccessProperties",
                     core::mem::offset_of!(ze_device_dditable_t, pfnGetMemoryAccessProperties),
                 ),
-                (
-                    "pfnGetCacheProperties",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGetCacheProperties),
-                ),
-                (
-                    "pfnGetImageProperties",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGetImageProperties),
-                ),
+                ("pfnGetCacheProperties", core::mem::offset_of!(ze_device_dditable_t, pfnGetCacheProperties)),
+                ("pfnGetImageProperties", core::mem::offset_of!(ze_device_dditable_t, pfnGetImageProperties)),
                 (
                     "pfnGetExternalMemoryProperties",
                     core::mem::offset_of!(ze_device_dditable_t, pfnGetExternalMemoryProperties),
                 ),
-                (
-                    "pfnGetP2PProperties",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGetP2PProperties),
-                ),
-                (
-                    "pfnCanAccessPeer",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnCanAccessPeer),
-                ),
-                (
-                    "pfnGetStatus",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGetStatus),
-                ),
-                (
-                    "pfnGetGlobalTimestamps",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnGetGlobalTimestamps),
-                ),
-                (
-                    "pfnReserveCacheExt",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnReserveCacheExt),
-                ),
-                (
-                    "pfnSetCacheAdviceExt",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnSetCacheAdviceExt),
-                ),
-                (
-                    "pfnPciGetPropertiesExt",
-                    core::mem::offset_of!(ze_device_dditable_t, pfnPciGetPropertiesExt),
-                ),
+                ("pfnGetP2PProperties", core::mem::offset_of!(ze_device_dditable_t, pfnGetP2PProperties)),
+                ("pfnCanAccessPeer", core::mem::offset_of!(ze_device_dditable_t, pfnCanAccessPeer)),
+                ("pfnGetStatus", core::mem::offset_of!(ze_device_dditable_t, pfnGetStatus)),
+                ("pfnGetGlobalTimestamps", core::mem::offset_of!(ze_device_dditable_t, pfnGetGlobalTimestamps)),
+                ("pfnReserveCacheExt", core::mem::offset_of!(ze_device_dditable_t, pfnReserveCacheExt)),
+                ("pfnSetCacheAdviceExt", core::mem::offset_of!(ze_device_dditable_t, pfnSetCacheAdviceExt)),
+                ("pfnPciGetPropertiesExt", core::mem::offset_of!(ze_device_dditable_t, pfnPciGetPropertiesExt)),
             ],
         ),
         (
             "ze_device_exp_dditable_t",
             core::mem::size_of::<ze_device_exp_dditable_t>(),
-            vec![(
-                "pfnGetFabricVertexExp",
-                core::mem::offset_of!(ze_device_exp_dditable_t, pfnGetFabricVertexExp),
-            )],
+            vec![("pfnGetFabricVertexExp", core::mem::offset_of!(ze_device_exp_dditable_t, pfnGetFabricVertexExp))],
         ),
         (
             "ze_context_dditable_t",
             core::mem::size_of::<ze_context_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_context_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_context_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnGetStatus",
-                    core::mem::offset_of!(ze_context_dditable_t, pfnGetStatus),
-                ),
-                (
-                    "pfnSystemBarrier",
-                    core::mem::offset_of!(ze_context_dditable_t, pfnSystemBarrier),
-                ),
-                (
-                    "pfnMakeMemoryResident",
-                    core::mem::offset_of!(ze_context_dditable_t, pfnMakeMemoryResident),
-                ),
-                (
-                    "pfnEvictMemory",
-                    core::mem::offset_of!(ze_context_dditable_t, pfnEvictMemory),
-                ),
-                (
-                    "pfnMakeImageResident",
-                    core::mem::offset_of!(ze_context_dditable_t, pfnMakeImageResident),
-                ),
-                (
-                    "pfnEvictImage",
-                    core::mem::offset_of!(ze_context_dditable_t, pfnEvictImage),
-                ),
-                (
-                    "pfnCreateEx",
-                    core::mem::offset_of!(ze_context_dditable_t, pfnCreateEx),
-                ),
+                ("pfnCreate", core::mem::offset_of!(ze_context_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_context_dditable_t, pfnDestroy)),
+                ("pfnGetStatus", core::mem::offset_of!(ze_context_dditable_t, pfnGetStatus)),
+                ("pfnSystemBarrier", core::mem::offset_of!(ze_context_dditable_t, pfnSystemBarrier)),
+                ("pfnMakeMemoryResident", core::mem::offset_of!(ze_context_dditable_t, pfnMakeMemoryResident)),
+                ("pfnEvictMemory", core::mem::offset_of!(ze_context_dditable_t, pfnEvictMemory)),
+                ("pfnMakeImageResident", core::mem::offset_of!(ze_context_dditable_t, pfnMakeImageResident)),
+                ("pfnEvictImage", core::mem::offset_of!(ze_context_dditable_t, pfnEvictImage)),
+                ("pfnCreateEx", core::mem::offset_of!(ze_context_dditable_t, pfnCreateEx)),
             ],
         ),
         (
             "ze_command_queue_dditable_t",
             core::mem::size_of::<ze_command_queue_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_command_queue_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_command_queue_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnExecuteCommandLists",
-                    core::mem::offset_of!(ze_command_queue_dditable_t, pfnExecuteCommandLists),
-                ),
-                (
-                    "pfnSynchronize",
-                    core::mem::offset_of!(ze_command_queue_dditable_t, pfnSynchronize),
-                ),
+                ("pfnCreate", core::mem::offset_of!(ze_command_queue_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_command_queue_dditable_t, pfnDestroy)),
+                ("pfnExecuteCommandLists", core::mem::offset_of!(ze_command_queue_dditable_t, pfnExecuteCommandLists)),
+                ("pfnSynchronize", core::mem::offset_of!(ze_command_queue_dditable_t, pfnSynchronize)),
             ],
         ),
         (
             "ze_command_list_dditable_t",
             core::mem::size_of::<ze_command_list_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnCreateImmediate",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnCreateImmediate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnClose",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnClose),
-                ),
-                (
-                    "pfnReset",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnReset),
-                ),
+                ("pfnCreate", core::mem::offset_of!(ze_command_list_dditable_t, pfnCreate)),
+                ("pfnCreateImmediate", core::mem::offset_of!(ze_command_list_dditable_t, pfnCreateImmediate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_command_list_dditable_t, pfnDestroy)),
+                ("pfnClose", core::mem::offset_of!(ze_command_list_dditable_t, pfnClose)),
+                ("pfnReset", core::mem::offset_of!(ze_command_list_dditable_t, pfnReset)),
                 (
                     "pfnAppendWriteGlobalTimestamp",
-                    core::mem::offset_of!(
-                        ze_command_list_dditable_t,
-                        pfnAppendWriteGlobalTimestamp
-                    ),
+                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendWriteGlobalTimestamp),
                 ),
-                (
-                    "pfnAppendBarrier",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendBarrier),
-                ),
+                ("pfnAppendBarrier", core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendBarrier)),
                 (
                     "pfnAppendMemoryRangesBarrier",
                     core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemoryRangesBarrier),
                 ),
-                (
-                    "pfnAppendMemoryCopy",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemoryCopy),
-                ),
-                (
-                    "pfnAppendMemoryFill",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemoryFill),
-                ),
+                ("pfnAppendMemoryCopy", core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemoryCopy)),
+                ("pfnAppendMemoryFill", core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemoryFill)),
                 (
                     "pfnAppendMemoryCopyRegion",
                     core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemoryCopyRegion),
                 ),
                 (
                     "pfnAppendMemoryCopyFromContext",
-                    core::mem::offset_of!(
-                        ze_command_list_dditable_t,
-                        pfnAppendMemoryCopyFromContext
-                    ),
+                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemoryCopyFromContext),
                 ),
-                (
-                    "pfnAppendImageCopy",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendImageCopy),
-                ),
+                ("pfnAppendImageCopy", core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendImageCopy)),
                 (
                     "pfnAppendImageCopyRegion",
                     core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendImageCopyRegion),
@@ -914,71 +754,35 @@ pub fn ddi_layouts() -> Vec<TableLayout> {
                     "pfnAppendImageCopyFromMemory",
                     core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendImageCopyFromMemory),
                 ),
-                (
-                    "pfnAppendMemoryPrefetch",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemoryPrefetch),
-                ),
-                (
-                    "pfnAppendMemAdvise",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemAdvise),
-                ),
-                (
-                    "pfnAppendSignalEvent",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendSignalEvent),
-                ),
-                (
-                    "pfnAppendWaitOnEvents",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendWaitOnEvents),
-                ),
-                (
-                    "pfnAppendEventReset",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendEventReset),
-                ),
+                ("pfnAppendMemoryPrefetch", core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemoryPrefetch)),
+                ("pfnAppendMemAdvise", core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendMemAdvise)),
+                ("pfnAppendSignalEvent", core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendSignalEvent)),
+                ("pfnAppendWaitOnEvents", core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendWaitOnEvents)),
+                ("pfnAppendEventReset", core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendEventReset)),
                 (
                     "pfnAppendQueryKernelTimestamps",
-                    core::mem::offset_of!(
-                        ze_command_list_dditable_t,
-                        pfnAppendQueryKernelTimestamps
-                    ),
+                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendQueryKernelTimestamps),
                 ),
-                (
-                    "pfnAppendLaunchKernel",
-                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendLaunchKernel),
-                ),
+                ("pfnAppendLaunchKernel", core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendLaunchKernel)),
                 (
                     "pfnAppendLaunchCooperativeKernel",
-                    core::mem::offset_of!(
-                        ze_command_list_dditable_t,
-                        pfnAppendLaunchCooperativeKernel
-                    ),
+                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendLaunchCooperativeKernel),
                 ),
                 (
                     "pfnAppendLaunchKernelIndirect",
-                    core::mem::offset_of!(
-                        ze_command_list_dditable_t,
-                        pfnAppendLaunchKernelIndirect
-                    ),
+                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendLaunchKernelIndirect),
                 ),
                 (
                     "pfnAppendLaunchMultipleKernelsIndirect",
-                    core::mem::offset_of!(
-                        ze_command_list_dditable_t,
-                        pfnAppendLaunchMultipleKernelsIndirect
-                    ),
+                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendLaunchMultipleKernelsIndirect),
                 ),
                 (
                     "pfnAppendImageCopyToMemoryExt",
-                    core::mem::offset_of!(
-                        ze_command_list_dditable_t,
-                        pfnAppendImageCopyToMemoryExt
-                    ),
+                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendImageCopyToMemoryExt),
                 ),
                 (
                     "pfnAppendImageCopyFromMemoryExt",
-                    core::mem::offset_of!(
-                        ze_command_list_dditable_t,
-                        pfnAppendImageCopyFromMemoryExt
-                    ),
+                    core::mem::offset_of!(ze_command_list_dditable_t, pfnAppendImageCopyFromMemoryExt),
                 ),
             ],
         ),
@@ -986,22 +790,10 @@ pub fn ddi_layouts() -> Vec<TableLayout> {
             "ze_image_dditable_t",
             core::mem::size_of::<ze_image_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(ze_image_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_image_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_image_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnGetAllocPropertiesExt",
-                    core::mem::offset_of!(ze_image_dditable_t, pfnGetAllocPropertiesExt),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(ze_image_dditable_t, pfnGetProperties)),
+                ("pfnCreate", core::mem::offset_of!(ze_image_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_image_dditable_t, pfnDestroy)),
+                ("pfnGetAllocPropertiesExt", core::mem::offset_of!(ze_image_dditable_t, pfnGetAllocPropertiesExt)),
             ],
         ),
         (
@@ -1012,390 +804,174 @@ pub fn ddi_layouts() -> Vec<TableLayout> {
                     "pfnGetMemoryPropertiesExp",
                     core::mem::offset_of!(ze_image_exp_dditable_t, pfnGetMemoryPropertiesExp),
                 ),
-                (
-                    "pfnViewCreateExp",
-                    core::mem::offset_of!(ze_image_exp_dditable_t, pfnViewCreateExp),
-                ),
+                ("pfnViewCreateExp", core::mem::offset_of!(ze_image_exp_dditable_t, pfnViewCreateExp)),
             ],
         ),
         (
             "ze_fence_dditable_t",
             core::mem::size_of::<ze_fence_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_fence_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_fence_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnHostSynchronize",
-                    core::mem::offset_of!(ze_fence_dditable_t, pfnHostSynchronize),
-                ),
-                (
-                    "pfnQueryStatus",
-                    core::mem::offset_of!(ze_fence_dditable_t, pfnQueryStatus),
-                ),
-                (
-                    "pfnReset",
-                    core::mem::offset_of!(ze_fence_dditable_t, pfnReset),
-                ),
+                ("pfnCreate", core::mem::offset_of!(ze_fence_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_fence_dditable_t, pfnDestroy)),
+                ("pfnHostSynchronize", core::mem::offset_of!(ze_fence_dditable_t, pfnHostSynchronize)),
+                ("pfnQueryStatus", core::mem::offset_of!(ze_fence_dditable_t, pfnQueryStatus)),
+                ("pfnReset", core::mem::offset_of!(ze_fence_dditable_t, pfnReset)),
             ],
         ),
         (
             "ze_event_pool_dditable_t",
             core::mem::size_of::<ze_event_pool_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_event_pool_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_event_pool_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnGetIpcHandle",
-                    core::mem::offset_of!(ze_event_pool_dditable_t, pfnGetIpcHandle),
-                ),
-                (
-                    "pfnOpenIpcHandle",
-                    core::mem::offset_of!(ze_event_pool_dditable_t, pfnOpenIpcHandle),
-                ),
-                (
-                    "pfnCloseIpcHandle",
-                    core::mem::offset_of!(ze_event_pool_dditable_t, pfnCloseIpcHandle),
-                ),
+                ("pfnCreate", core::mem::offset_of!(ze_event_pool_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_event_pool_dditable_t, pfnDestroy)),
+                ("pfnGetIpcHandle", core::mem::offset_of!(ze_event_pool_dditable_t, pfnGetIpcHandle)),
+                ("pfnOpenIpcHandle", core::mem::offset_of!(ze_event_pool_dditable_t, pfnOpenIpcHandle)),
+                ("pfnCloseIpcHandle", core::mem::offset_of!(ze_event_pool_dditable_t, pfnCloseIpcHandle)),
             ],
         ),
         (
             "ze_event_dditable_t",
             core::mem::size_of::<ze_event_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_event_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_event_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnHostSignal",
-                    core::mem::offset_of!(ze_event_dditable_t, pfnHostSignal),
-                ),
-                (
-                    "pfnHostSynchronize",
-                    core::mem::offset_of!(ze_event_dditable_t, pfnHostSynchronize),
-                ),
-                (
-                    "pfnQueryStatus",
-                    core::mem::offset_of!(ze_event_dditable_t, pfnQueryStatus),
-                ),
-                (
-                    "pfnHostReset",
-                    core::mem::offset_of!(ze_event_dditable_t, pfnHostReset),
-                ),
-                (
-                    "pfnQueryKernelTimestamp",
-                    core::mem::offset_of!(ze_event_dditable_t, pfnQueryKernelTimestamp),
-                ),
+                ("pfnCreate", core::mem::offset_of!(ze_event_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_event_dditable_t, pfnDestroy)),
+                ("pfnHostSignal", core::mem::offset_of!(ze_event_dditable_t, pfnHostSignal)),
+                ("pfnHostSynchronize", core::mem::offset_of!(ze_event_dditable_t, pfnHostSynchronize)),
+                ("pfnQueryStatus", core::mem::offset_of!(ze_event_dditable_t, pfnQueryStatus)),
+                ("pfnHostReset", core::mem::offset_of!(ze_event_dditable_t, pfnHostReset)),
+                ("pfnQueryKernelTimestamp", core::mem::offset_of!(ze_event_dditable_t, pfnQueryKernelTimestamp)),
             ],
         ),
         (
             "ze_event_exp_dditable_t",
             core::mem::size_of::<ze_event_exp_dditable_t>(),
-            vec![(
-                "pfnQueryTimestampsExp",
-                core::mem::offset_of!(ze_event_exp_dditable_t, pfnQueryTimestampsExp),
-            )],
+            vec![("pfnQueryTimestampsExp", core::mem::offset_of!(ze_event_exp_dditable_t, pfnQueryTimestampsExp))],
         ),
         (
             "ze_module_dditable_t",
             core::mem::size_of::<ze_module_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_module_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_module_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnDynamicLink",
-                    core::mem::offset_of!(ze_module_dditable_t, pfnDynamicLink),
-                ),
-                (
-                    "pfnGetNativeBinary",
-                    core::mem::offset_of!(ze_module_dditable_t, pfnGetNativeBinary),
-                ),
-                (
-                    "pfnGetGlobalPointer",
-                    core::mem::offset_of!(ze_module_dditable_t, pfnGetGlobalPointer),
-                ),
-                (
-                    "pfnGetKernelNames",
-                    core::mem::offset_of!(ze_module_dditable_t, pfnGetKernelNames),
-                ),
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(ze_module_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetFunctionPointer",
-                    core::mem::offset_of!(ze_module_dditable_t, pfnGetFunctionPointer),
-                ),
-                (
-                    "pfnInspectLinkageExt",
-                    core::mem::offset_of!(ze_module_dditable_t, pfnInspectLinkageExt),
-                ),
+                ("pfnCreate", core::mem::offset_of!(ze_module_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_module_dditable_t, pfnDestroy)),
+                ("pfnDynamicLink", core::mem::offset_of!(ze_module_dditable_t, pfnDynamicLink)),
+                ("pfnGetNativeBinary", core::mem::offset_of!(ze_module_dditable_t, pfnGetNativeBinary)),
+                ("pfnGetGlobalPointer", core::mem::offset_of!(ze_module_dditable_t, pfnGetGlobalPointer)),
+                ("pfnGetKernelNames", core::mem::offset_of!(ze_module_dditable_t, pfnGetKernelNames)),
+                ("pfnGetProperties", core::mem::offset_of!(ze_module_dditable_t, pfnGetProperties)),
+                ("pfnGetFunctionPointer", core::mem::offset_of!(ze_module_dditable_t, pfnGetFunctionPointer)),
+                ("pfnInspectLinkageExt", core::mem::offset_of!(ze_module_dditable_t, pfnInspectLinkageExt)),
             ],
         ),
         (
             "ze_module_build_log_dditable_t",
             core::mem::size_of::<ze_module_build_log_dditable_t>(),
             vec![
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_module_build_log_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnGetString",
-                    core::mem::offset_of!(ze_module_build_log_dditable_t, pfnGetString),
-                ),
+                ("pfnDestroy", core::mem::offset_of!(ze_module_build_log_dditable_t, pfnDestroy)),
+                ("pfnGetString", core::mem::offset_of!(ze_module_build_log_dditable_t, pfnGetString)),
             ],
         ),
         (
             "ze_kernel_dditable_t",
             core::mem::size_of::<ze_kernel_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnSetCacheConfig",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnSetCacheConfig),
-                ),
-                (
-                    "pfnSetGroupSize",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnSetGroupSize),
-                ),
-                (
-                    "pfnSuggestGroupSize",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnSuggestGroupSize),
-                ),
+                ("pfnCreate", core::mem::offset_of!(ze_kernel_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_kernel_dditable_t, pfnDestroy)),
+                ("pfnSetCacheConfig", core::mem::offset_of!(ze_kernel_dditable_t, pfnSetCacheConfig)),
+                ("pfnSetGroupSize", core::mem::offset_of!(ze_kernel_dditable_t, pfnSetGroupSize)),
+                ("pfnSuggestGroupSize", core::mem::offset_of!(ze_kernel_dditable_t, pfnSuggestGroupSize)),
                 (
                     "pfnSuggestMaxCooperativeGroupCount",
                     core::mem::offset_of!(ze_kernel_dditable_t, pfnSuggestMaxCooperativeGroupCount),
                 ),
-                (
-                    "pfnSetArgumentValue",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnSetArgumentValue),
-                ),
-                (
-                    "pfnSetIndirectAccess",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnSetIndirectAccess),
-                ),
-                (
-                    "pfnGetIndirectAccess",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnGetIndirectAccess),
-                ),
-                (
-                    "pfnGetSourceAttributes",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnGetSourceAttributes),
-                ),
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetName",
-                    core::mem::offset_of!(ze_kernel_dditable_t, pfnGetName),
-                ),
+                ("pfnSetArgumentValue", core::mem::offset_of!(ze_kernel_dditable_t, pfnSetArgumentValue)),
+                ("pfnSetIndirectAccess", core::mem::offset_of!(ze_kernel_dditable_t, pfnSetIndirectAccess)),
+                ("pfnGetIndirectAccess", core::mem::offset_of!(ze_kernel_dditable_t, pfnGetIndirectAccess)),
+                ("pfnGetSourceAttributes", core::mem::offset_of!(ze_kernel_dditable_t, pfnGetSourceAttributes)),
+                ("pfnGetProperties", core::mem::offset_of!(ze_kernel_dditable_t, pfnGetProperties)),
+                ("pfnGetName", core::mem::offset_of!(ze_kernel_dditable_t, pfnGetName)),
             ],
         ),
         (
             "ze_kernel_exp_dditable_t",
             core::mem::size_of::<ze_kernel_exp_dditable_t>(),
             vec![
-                (
-                    "pfnSetGlobalOffsetExp",
-                    core::mem::offset_of!(ze_kernel_exp_dditable_t, pfnSetGlobalOffsetExp),
-                ),
-                (
-                    "pfnSchedulingHintExp",
-                    core::mem::offset_of!(ze_kernel_exp_dditable_t, pfnSchedulingHintExp),
-                ),
+                ("pfnSetGlobalOffsetExp", core::mem::offset_of!(ze_kernel_exp_dditable_t, pfnSetGlobalOffsetExp)),
+                ("pfnSchedulingHintExp", core::mem::offset_of!(ze_kernel_exp_dditable_t, pfnSchedulingHintExp)),
             ],
         ),
         (
             "ze_sampler_dditable_t",
             core::mem::size_of::<ze_sampler_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_sampler_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_sampler_dditable_t, pfnDestroy),
-                ),
+                ("pfnCreate", core::mem::offset_of!(ze_sampler_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_sampler_dditable_t, pfnDestroy)),
             ],
         ),
         (
             "ze_physical_mem_dditable_t",
             core::mem::size_of::<ze_physical_mem_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(ze_physical_mem_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(ze_physical_mem_dditable_t, pfnDestroy),
-                ),
+                ("pfnCreate", core::mem::offset_of!(ze_physical_mem_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(ze_physical_mem_dditable_t, pfnDestroy)),
             ],
         ),
         (
             "ze_mem_dditable_t",
             core::mem::size_of::<ze_mem_dditable_t>(),
             vec![
-                (
-                    "pfnAllocShared",
-                    core::mem::offset_of!(ze_mem_dditable_t, pfnAllocShared),
-                ),
-                (
-                    "pfnAllocDevice",
-                    core::mem::offset_of!(ze_mem_dditable_t, pfnAllocDevice),
-                ),
-                (
-                    "pfnAllocHost",
-                    core::mem::offset_of!(ze_mem_dditable_t, pfnAllocHost),
-                ),
+                ("pfnAllocShared", core::mem::offset_of!(ze_mem_dditable_t, pfnAllocShared)),
+                ("pfnAllocDevice", core::mem::offset_of!(ze_mem_dditable_t, pfnAllocDevice)),
+                ("pfnAllocHost", core::mem::offset_of!(ze_mem_dditable_t, pfnAllocHost)),
                 ("pfnFree", core::mem::offset_of!(ze_mem_dditable_t, pfnFree)),
-                (
-                    "pfnGetAllocProperties",
-                    core::mem::offset_of!(ze_mem_dditable_t, pfnGetAllocProperties),
-                ),
-                (
-                    "pfnGetAddressRange",
-                    core::mem::offset_of!(ze_mem_dditable_t, pfnGetAddressRange),
-                ),
-                (
-                    "pfnGetIpcHandle",
-                    core::mem::offset_of!(ze_mem_dditable_t, pfnGetIpcHandle),
-                ),
-                (
-                    "pfnOpenIpcHandle",
-                    core::mem::offset_of!(ze_mem_dditable_t, pfnOpenIpcHandle),
-                ),
-                (
-                    "pfnCloseIpcHandle",
-                    core::mem::offset_of!(ze_mem_dditable_t, pfnCloseIpcHandle),
-                ),
-                (
-                    "pfnFreeExt",
-                    core::mem::offset_of!(ze_mem_dditable_t, pfnFreeExt),
-                ),
+                ("pfnGetAllocProperties", core::mem::offset_of!(ze_mem_dditable_t, pfnGetAllocProperties)),
+                ("pfnGetAddressRange", core::mem::offset_of!(ze_mem_dditable_t, pfnGetAddressRange)),
+                ("pfnGetIpcHandle", core::mem::offset_of!(ze_mem_dditable_t, pfnGetIpcHandle)),
+                ("pfnOpenIpcHandle", core::mem::offset_of!(ze_mem_dditable_t, pfnOpenIpcHandle)),
+                ("pfnCloseIpcHandle", core::mem::offset_of!(ze_mem_dditable_t, pfnCloseIpcHandle)),
+                ("pfnFreeExt", core::mem::offset_of!(ze_mem_dditable_t, pfnFreeExt)),
             ],
         ),
         (
             "ze_virtual_mem_dditable_t",
             core::mem::size_of::<ze_virtual_mem_dditable_t>(),
             vec![
-                (
-                    "pfnReserve",
-                    core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnReserve),
-                ),
-                (
-                    "pfnFree",
-                    core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnFree),
-                ),
-                (
-                    "pfnQueryPageSize",
-                    core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnQueryPageSize),
-                ),
-                (
-                    "pfnMap",
-                    core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnMap),
-                ),
-                (
-                    "pfnUnmap",
-                    core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnUnmap),
-                ),
-                (
-                    "pfnSetAccessAttribute",
-                    core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnSetAccessAttribute),
-                ),
-                (
-                    "pfnGetAccessAttribute",
-                    core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnGetAccessAttribute),
-                ),
+                ("pfnReserve", core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnReserve)),
+                ("pfnFree", core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnFree)),
+                ("pfnQueryPageSize", core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnQueryPageSize)),
+                ("pfnMap", core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnMap)),
+                ("pfnUnmap", core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnUnmap)),
+                ("pfnSetAccessAttribute", core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnSetAccessAttribute)),
+                ("pfnGetAccessAttribute", core::mem::offset_of!(ze_virtual_mem_dditable_t, pfnGetAccessAttribute)),
             ],
         ),
         (
             "ze_fabric_vertex_exp_dditable_t",
             core::mem::size_of::<ze_fabric_vertex_exp_dditable_t>(),
             vec![
-                (
-                    "pfnGetExp",
-                    core::mem::offset_of!(ze_fabric_vertex_exp_dditable_t, pfnGetExp),
-                ),
-                (
-                    "pfnGetSubVerticesExp",
-                    core::mem::offset_of!(ze_fabric_vertex_exp_dditable_t, pfnGetSubVerticesExp),
-                ),
-                (
-                    "pfnGetPropertiesExp",
-                    core::mem::offset_of!(ze_fabric_vertex_exp_dditable_t, pfnGetPropertiesExp),
-                ),
-                (
-                    "pfnGetDeviceExp",
-                    core::mem::offset_of!(ze_fabric_vertex_exp_dditable_t, pfnGetDeviceExp),
-                ),
+                ("pfnGetExp", core::mem::offset_of!(ze_fabric_vertex_exp_dditable_t, pfnGetExp)),
+                ("pfnGetSubVerticesExp", core::mem::offset_of!(ze_fabric_vertex_exp_dditable_t, pfnGetSubVerticesExp)),
+                ("pfnGetPropertiesExp", core::mem::offset_of!(ze_fabric_vertex_exp_dditable_t, pfnGetPropertiesExp)),
+                ("pfnGetDeviceExp", core::mem::offset_of!(ze_fabric_vertex_exp_dditable_t, pfnGetDeviceExp)),
             ],
         ),
         (
             "ze_fabric_edge_exp_dditable_t",
             core::mem::size_of::<ze_fabric_edge_exp_dditable_t>(),
             vec![
-                (
-                    "pfnGetExp",
-                    core::mem::offset_of!(ze_fabric_edge_exp_dditable_t, pfnGetExp),
-                ),
-                (
-                    "pfnGetVerticesExp",
-                    core::mem::offset_of!(ze_fabric_edge_exp_dditable_t, pfnGetVerticesExp),
-                ),
-                (
-                    "pfnGetPropertiesExp",
-                    core::mem::offset_of!(ze_fabric_edge_exp_dditable_t, pfnGetPropertiesExp),
-                ),
+                ("pfnGetExp", core::mem::offset_of!(ze_fabric_edge_exp_dditable_t, pfnGetExp)),
+                ("pfnGetVerticesExp", core::mem::offset_of!(ze_fabric_edge_exp_dditable_t, pfnGetVerticesExp)),
+                ("pfnGetPropertiesExp", core::mem::offset_of!(ze_fabric_edge_exp_dditable_t, pfnGetPropertiesExp)),
             ],
         ),
         (
             "zet_device_dditable_t",
             core::mem::size_of::<zet_device_dditable_t>(),
-            vec![(
-                "pfnGetDebugProperties",
-                core::mem::offset_of!(zet_device_dditable_t, pfnGetDebugProperties),
-            )],
+            vec![("pfnGetDebugProperties", core::mem::offset_of!(zet_device_dditable_t, pfnGetDebugProperties))],
         ),
         (
             "zet_context_dditable_t",
             core::mem::size_of::<zet_context_dditable_t>(),
-            vec![(
-                "pfnActivateMetricGroups",
-                core::mem::offset_of!(zet_context_dditable_t, pfnActivateMetricGroups),
-            )],
+            vec![("pfnActivateMetricGroups", core::mem::offset_of!(zet_context_dditable_t, pfnActivateMetricGroups))],
         ),
         (
             "zet_command_list_dditable_t",
@@ -1403,10 +979,7 @@ pub fn ddi_layouts() -> Vec<TableLayout> {
             vec![
                 (
                     "pfnAppendMetricStreamerMarker",
-                    core::mem::offset_of!(
-                        zet_command_list_dditable_t,
-                        pfnAppendMetricStreamerMarker
-                    ),
+                    core::mem::offset_of!(zet_command_list_dditable_t, pfnAppendMetricStreamerMarker),
                 ),
                 (
                     "pfnAppendMetricQueryBegin",
@@ -1418,41 +991,26 @@ pub fn ddi_layouts() -> Vec<TableLayout> {
                 ),
                 (
                     "pfnAppendMetricMemoryBarrier",
-                    core::mem::offset_of!(
-                        zet_command_list_dditable_t,
-                        pfnAppendMetricMemoryBarrier
-                    ),
+                    core::mem::offset_of!(zet_command_list_dditable_t, pfnAppendMetricMemoryBarrier),
                 ),
             ],
         ),
         (
             "zet_module_dditable_t",
             core::mem::size_of::<zet_module_dditable_t>(),
-            vec![(
-                "pfnGetDebugInfo",
-                core::mem::offset_of!(zet_module_dditable_t, pfnGetDebugInfo),
-            )],
+            vec![("pfnGetDebugInfo", core::mem::offset_of!(zet_module_dditable_t, pfnGetDebugInfo))],
         ),
         (
             "zet_kernel_dditable_t",
             core::mem::size_of::<zet_kernel_dditable_t>(),
-            vec![(
-                "pfnGetProfileInfo",
-                core::mem::offset_of!(zet_kernel_dditable_t, pfnGetProfileInfo),
-            )],
+            vec![("pfnGetProfileInfo", core::mem::offset_of!(zet_kernel_dditable_t, pfnGetProfileInfo))],
         ),
         (
             "zet_metric_group_dditable_t",
             core::mem::size_of::<zet_metric_group_dditable_t>(),
             vec![
-                (
-                    "pfnGet",
-                    core::mem::offset_of!(zet_metric_group_dditable_t, pfnGet),
-                ),
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zet_metric_group_dditable_t, pfnGetProperties),
-                ),
+                ("pfnGet", core::mem::offset_of!(zet_metric_group_dditable_t, pfnGet)),
+                ("pfnGetProperties", core::mem::offset_of!(zet_metric_group_dditable_t, pfnGetProperties)),
                 (
                     "pfnCalculateMetricValues",
                     core::mem::offset_of!(zet_metric_group_dditable_t, pfnCalculateMetricValues),
@@ -1464,304 +1022,130 @@ pub fn ddi_layouts() -> Vec<TableLayout> {
             core::mem::size_of::<zet_metric_group_exp_dditable_t>(),
             vec![(
                 "pfnCalculateMultipleMetricValuesExp",
-                core::mem::offset_of!(
-                    zet_metric_group_exp_dditable_t,
-                    pfnCalculateMultipleMetricValuesExp
-                ),
+                core::mem::offset_of!(zet_metric_group_exp_dditable_t, pfnCalculateMultipleMetricValuesExp),
             )],
         ),
         (
             "zet_metric_dditable_t",
             core::mem::size_of::<zet_metric_dditable_t>(),
             vec![
-                (
-                    "pfnGet",
-                    core::mem::offset_of!(zet_metric_dditable_t, pfnGet),
-                ),
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zet_metric_dditable_t, pfnGetProperties),
-                ),
+                ("pfnGet", core::mem::offset_of!(zet_metric_dditable_t, pfnGet)),
+                ("pfnGetProperties", core::mem::offset_of!(zet_metric_dditable_t, pfnGetProperties)),
             ],
         ),
         (
             "zet_metric_streamer_dditable_t",
             core::mem::size_of::<zet_metric_streamer_dditable_t>(),
             vec![
-                (
-                    "pfnOpen",
-                    core::mem::offset_of!(zet_metric_streamer_dditable_t, pfnOpen),
-                ),
-                (
-                    "pfnClose",
-                    core::mem::offset_of!(zet_metric_streamer_dditable_t, pfnClose),
-                ),
-                (
-                    "pfnReadData",
-                    core::mem::offset_of!(zet_metric_streamer_dditable_t, pfnReadData),
-                ),
+                ("pfnOpen", core::mem::offset_of!(zet_metric_streamer_dditable_t, pfnOpen)),
+                ("pfnClose", core::mem::offset_of!(zet_metric_streamer_dditable_t, pfnClose)),
+                ("pfnReadData", core::mem::offset_of!(zet_metric_streamer_dditable_t, pfnReadData)),
             ],
         ),
         (
             "zet_metric_query_pool_dditable_t",
             core::mem::size_of::<zet_metric_query_pool_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(zet_metric_query_pool_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(zet_metric_query_pool_dditable_t, pfnDestroy),
-                ),
+                ("pfnCreate", core::mem::offset_of!(zet_metric_query_pool_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(zet_metric_query_pool_dditable_t, pfnDestroy)),
             ],
         ),
         (
             "zet_metric_query_dditable_t",
             core::mem::size_of::<zet_metric_query_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(zet_metric_query_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(zet_metric_query_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnReset",
-                    core::mem::offset_of!(zet_metric_query_dditable_t, pfnReset),
-                ),
-                (
-                    "pfnGetData",
-                    core::mem::offset_of!(zet_metric_query_dditable_t, pfnGetData),
-                ),
+                ("pfnCreate", core::mem::offset_of!(zet_metric_query_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(zet_metric_query_dditable_t, pfnDestroy)),
+                ("pfnReset", core::mem::offset_of!(zet_metric_query_dditable_t, pfnReset)),
+                ("pfnGetData", core::mem::offset_of!(zet_metric_query_dditable_t, pfnGetData)),
             ],
         ),
         (
             "zet_tracer_exp_dditable_t",
             core::mem::size_of::<zet_tracer_exp_dditable_t>(),
             vec![
-                (
-                    "pfnCreate",
-                    core::mem::offset_of!(zet_tracer_exp_dditable_t, pfnCreate),
-                ),
-                (
-                    "pfnDestroy",
-                    core::mem::offset_of!(zet_tracer_exp_dditable_t, pfnDestroy),
-                ),
-                (
-                    "pfnSetPrologues",
-                    core::mem::offset_of!(zet_tracer_exp_dditable_t, pfnSetPrologues),
-                ),
-                (
-                    "pfnSetEpilogues",
-                    core::mem::offset_of!(zet_tracer_exp_dditable_t, pfnSetEpilogues),
-                ),
-                (
-                    "pfnSetEnabled",
-                    core::mem::offset_of!(zet_tracer_exp_dditable_t, pfnSetEnabled),
-                ),
+                ("pfnCreate", core::mem::offset_of!(zet_tracer_exp_dditable_t, pfnCreate)),
+                ("pfnDestroy", core::mem::offset_of!(zet_tracer_exp_dditable_t, pfnDestroy)),
+                ("pfnSetPrologues", core::mem::offset_of!(zet_tracer_exp_dditable_t, pfnSetPrologues)),
+                ("pfnSetEpilogues", core::mem::offset_of!(zet_tracer_exp_dditable_t, pfnSetEpilogues)),
+                ("pfnSetEnabled", core::mem::offset_of!(zet_tracer_exp_dditable_t, pfnSetEnabled)),
             ],
         ),
         (
             "zet_debug_dditable_t",
             core::mem::size_of::<zet_debug_dditable_t>(),
             vec![
-                (
-                    "pfnAttach",
-                    core::mem::offset_of!(zet_debug_dditable_t, pfnAttach),
-                ),
-                (
-                    "pfnDetach",
-                    core::mem::offset_of!(zet_debug_dditable_t, pfnDetach),
-                ),
-                (
-                    "pfnReadEvent",
-                    core::mem::offset_of!(zet_debug_dditable_t, pfnReadEvent),
-                ),
-                (
-                    "pfnAcknowledgeEvent",
-                    core::mem::offset_of!(zet_debug_dditable_t, pfnAcknowledgeEvent),
-                ),
-                (
-                    "pfnInterrupt",
-                    core::mem::offset_of!(zet_debug_dditable_t, pfnInterrupt),
-                ),
-                (
-                    "pfnResume",
-                    core::mem::offset_of!(zet_debug_dditable_t, pfnResume),
-                ),
-                (
-                    "pfnReadMemory",
-                    core::mem::offset_of!(zet_debug_dditable_t, pfnReadMemory),
-                ),
-                (
-                    "pfnWriteMemory",
-                    core::mem::offset_of!(zet_debug_dditable_t, pfnWriteMemory),
-                ),
+                ("pfnAttach", core::mem::offset_of!(zet_debug_dditable_t, pfnAttach)),
+                ("pfnDetach", core::mem::offset_of!(zet_debug_dditable_t, pfnDetach)),
+                ("pfnReadEvent", core::mem::offset_of!(zet_debug_dditable_t, pfnReadEvent)),
+                ("pfnAcknowledgeEvent", core::mem::offset_of!(zet_debug_dditable_t, pfnAcknowledgeEvent)),
+                ("pfnInterrupt", core::mem::offset_of!(zet_debug_dditable_t, pfnInterrupt)),
+                ("pfnResume", core::mem::offset_of!(zet_debug_dditable_t, pfnResume)),
+                ("pfnReadMemory", core::mem::offset_of!(zet_debug_dditable_t, pfnReadMemory)),
+                ("pfnWriteMemory", core::mem::offset_of!(zet_debug_dditable_t, pfnWriteMemory)),
                 (
                     "pfnGetRegisterSetProperties",
                     core::mem::offset_of!(zet_debug_dditable_t, pfnGetRegisterSetProperties),
                 ),
-                (
-                    "pfnReadRegisters",
-                    core::mem::offset_of!(zet_debug_dditable_t, pfnReadRegisters),
-                ),
-                (
-                    "pfnWriteRegisters",
-                    core::mem::offset_of!(zet_debug_dditable_t, pfnWriteRegisters),
-                ),
+                ("pfnReadRegisters", core::mem::offset_of!(zet_debug_dditable_t, pfnReadRegisters)),
+                ("pfnWriteRegisters", core::mem::offset_of!(zet_debug_dditable_t, pfnWriteRegisters)),
             ],
         ),
         (
             "zes_driver_dditable_t",
             core::mem::size_of::<zes_driver_dditable_t>(),
             vec![
-                (
-                    "pfnEventListen",
-                    core::mem::offset_of!(zes_driver_dditable_t, pfnEventListen),
-                ),
-                (
-                    "pfnEventListenEx",
-                    core::mem::offset_of!(zes_driver_dditable_t, pfnEventListenEx),
-                ),
+                ("pfnEventListen", core::mem::offset_of!(zes_driver_dditable_t, pfnEventListen)),
+                ("pfnEventListenEx", core::mem::offset_of!(zes_driver_dditable_t, pfnEventListenEx)),
             ],
         ),
         (
             "zes_device_dditable_t",
             core::mem::size_of::<zes_device_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetState",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnGetState),
-                ),
-                (
-                    "pfnReset",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnReset),
-                ),
-                (
-                    "pfnProcessesGetState",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnProcessesGetState),
-                ),
-                (
-                    "pfnPciGetProperties",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnPciGetProperties),
-                ),
-                (
-                    "pfnPciGetState",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnPciGetState),
-                ),
-                (
-                    "pfnPciGetBars",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnPciGetBars),
-                ),
-                (
-                    "pfnPciGetStats",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnPciGetStats),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_device_dditable_t, pfnGetProperties)),
+                ("pfnGetState", core::mem::offset_of!(zes_device_dditable_t, pfnGetState)),
+                ("pfnReset", core::mem::offset_of!(zes_device_dditable_t, pfnReset)),
+                ("pfnProcessesGetState", core::mem::offset_of!(zes_device_dditable_t, pfnProcessesGetState)),
+                ("pfnPciGetProperties", core::mem::offset_of!(zes_device_dditable_t, pfnPciGetProperties)),
+                ("pfnPciGetState", core::mem::offset_of!(zes_device_dditable_t, pfnPciGetState)),
+                ("pfnPciGetBars", core::mem::offset_of!(zes_device_dditable_t, pfnPciGetBars)),
+                ("pfnPciGetStats", core::mem::offset_of!(zes_device_dditable_t, pfnPciGetStats)),
                 (
                     "pfnEnumDiagnosticTestSuites",
                     core::mem::offset_of!(zes_device_dditable_t, pfnEnumDiagnosticTestSuites),
                 ),
-                (
-                    "pfnEnumEngineGroups",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumEngineGroups),
-                ),
-                (
-                    "pfnEventRegister",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEventRegister),
-                ),
-                (
-                    "pfnEnumFabricPorts",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumFabricPorts),
-                ),
-                (
-                    "pfnEnumFans",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumFans),
-                ),
-                (
-                    "pfnEnumFirmwares",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumFirmwares),
-                ),
-                (
-                    "pfnEnumFrequencyDomains",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumFrequencyDomains),
-                ),
-                (
-                    "pfnEnumLeds",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumLeds),
-                ),
-                (
-                    "pfnEnumMemoryModules",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumMemoryModules),
-                ),
+                ("pfnEnumEngineGroups", core::mem::offset_of!(zes_device_dditable_t, pfnEnumEngineGroups)),
+                ("pfnEventRegister", core::mem::offset_of!(zes_device_dditable_t, pfnEventRegister)),
+                ("pfnEnumFabricPorts", core::mem::offset_of!(zes_device_dditable_t, pfnEnumFabricPorts)),
+                ("pfnEnumFans", core::mem::offset_of!(zes_device_dditable_t, pfnEnumFans)),
+                ("pfnEnumFirmwares", core::mem::offset_of!(zes_device_dditable_t, pfnEnumFirmwares)),
+                ("pfnEnumFrequencyDomains", core::mem::offset_of!(zes_device_dditable_t, pfnEnumFrequencyDomains)),
+                ("pfnEnumLeds", core::mem::offset_of!(zes_device_dditable_t, pfnEnumLeds)),
+                ("pfnEnumMemoryModules", core::mem::offset_of!(zes_device_dditable_t, pfnEnumMemoryModules)),
                 (
                     "pfnEnumPerformanceFactorDomains",
                     core::mem::offset_of!(zes_device_dditable_t, pfnEnumPerformanceFactorDomains),
                 ),
-                (
-                    "pfnEnumPowerDomains",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumPowerDomains),
-                ),
-                (
-                    "pfnGetCardPowerDomain",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnGetCardPowerDomain),
-                ),
-                (
-                    "pfnEnumPsus",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumPsus),
-                ),
-                (
-                    "pfnEnumRasErrorSets",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumRasErrorSets),
-                ),
-                (
-                    "pfnEnumSchedulers",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumSchedulers),
-                ),
-                (
-                    "pfnEnumStandbyDomains",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumStandbyDomains),
-                ),
-                (
-                    "pfnEnumTemperatureSensors",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEnumTemperatureSensors),
-                ),
-                (
-                    "pfnEccAvailable",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEccAvailable),
-                ),
-                (
-                    "pfnEccConfigurable",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnEccConfigurable),
-                ),
-                (
-                    "pfnGetEccState",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnGetEccState),
-                ),
-                (
-                    "pfnSetEccState",
-                    core::mem::offset_of!(zes_device_dditable_t, pfnSetEccState),
-                ),
+                ("pfnEnumPowerDomains", core::mem::offset_of!(zes_device_dditable_t, pfnEnumPowerDomains)),
+                ("pfnGetCardPowerDomain", core::mem::offset_of!(zes_device_dditable_t, pfnGetCardPowerDomain)),
+                ("pfnEnumPsus", core::mem::offset_of!(zes_device_dditable_t, pfnEnumPsus)),
+                ("pfnEnumRasErrorSets", core::mem::offset_of!(zes_device_dditable_t, pfnEnumRasErrorSets)),
+                ("pfnEnumSchedulers", core::mem::offset_of!(zes_device_dditable_t, pfnEnumSchedulers)),
+                ("pfnEnumStandbyDomains", core::mem::offset_of!(zes_device_dditable_t, pfnEnumStandbyDomains)),
+                ("pfnEnumTemperatureSensors", core::mem::offset_of!(zes_device_dditable_t, pfnEnumTemperatureSensors)),
+                ("pfnEccAvailable", core::mem::offset_of!(zes_device_dditable_t, pfnEccAvailable)),
+                ("pfnEccConfigurable", core::mem::offset_of!(zes_device_dditable_t, pfnEccConfigurable)),
+                ("pfnGetEccState", core::mem::offset_of!(zes_device_dditable_t, pfnGetEccState)),
+                ("pfnSetEccState", core::mem::offset_of!(zes_device_dditable_t, pfnSetEccState)),
             ],
         ),
         (
             "zes_scheduler_dditable_t",
             core::mem::size_of::<zes_scheduler_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_scheduler_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetCurrentMode",
-                    core::mem::offset_of!(zes_scheduler_dditable_t, pfnGetCurrentMode),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_scheduler_dditable_t, pfnGetProperties)),
+                ("pfnGetCurrentMode", core::mem::offset_of!(zes_scheduler_dditable_t, pfnGetCurrentMode)),
                 (
                     "pfnGetTimeoutModeProperties",
                     core::mem::offset_of!(zes_scheduler_dditable_t, pfnGetTimeoutModeProperties),
@@ -1770,18 +1154,9 @@ pub fn ddi_layouts() -> Vec<TableLayout> {
                     "pfnGetTimesliceModeProperties",
                     core::mem::offset_of!(zes_scheduler_dditable_t, pfnGetTimesliceModeProperties),
                 ),
-                (
-                    "pfnSetTimeoutMode",
-                    core::mem::offset_of!(zes_scheduler_dditable_t, pfnSetTimeoutMode),
-                ),
-                (
-                    "pfnSetTimesliceMode",
-                    core::mem::offset_of!(zes_scheduler_dditable_t, pfnSetTimesliceMode),
-                ),
-                (
-                    "pfnSetExclusiveMode",
-                    core::mem::offset_of!(zes_scheduler_dditable_t, pfnSetExclusiveMode),
-                ),
+                ("pfnSetTimeoutMode", core::mem::offset_of!(zes_scheduler_dditable_t, pfnSetTimeoutMode)),
+                ("pfnSetTimesliceMode", core::mem::offset_of!(zes_scheduler_dditable_t, pfnSetTimesliceMode)),
+                ("pfnSetExclusiveMode", core::mem::offset_of!(zes_scheduler_dditable_t, pfnSetExclusiveMode)),
                 (
                     "pfnSetComputeUnitDebugMode",
                     core::mem::offset_of!(zes_scheduler_dditable_t, pfnSetComputeUnitDebugMode),
@@ -1792,352 +1167,151 @@ pub fn ddi_layouts() -> Vec<TableLayout> {
             "zes_performance_factor_dditable_t",
             core::mem::size_of::<zes_performance_factor_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_performance_factor_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetConfig",
-                    core::mem::offset_of!(zes_performance_factor_dditable_t, pfnGetConfig),
-                ),
-                (
-                    "pfnSetConfig",
-                    core::mem::offset_of!(zes_performance_factor_dditable_t, pfnSetConfig),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_performance_factor_dditable_t, pfnGetProperties)),
+                ("pfnGetConfig", core::mem::offset_of!(zes_performance_factor_dditable_t, pfnGetConfig)),
+                ("pfnSetConfig", core::mem::offset_of!(zes_performance_factor_dditable_t, pfnSetConfig)),
             ],
         ),
         (
             "zes_power_dditable_t",
             core::mem::size_of::<zes_power_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_power_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetEnergyCounter",
-                    core::mem::offset_of!(zes_power_dditable_t, pfnGetEnergyCounter),
-                ),
-                (
-                    "pfnGetLimits",
-                    core::mem::offset_of!(zes_power_dditable_t, pfnGetLimits),
-                ),
-                (
-                    "pfnSetLimits",
-                    core::mem::offset_of!(zes_power_dditable_t, pfnSetLimits),
-                ),
-                (
-                    "pfnGetEnergyThreshold",
-                    core::mem::offset_of!(zes_power_dditable_t, pfnGetEnergyThreshold),
-                ),
-                (
-                    "pfnSetEnergyThreshold",
-                    core::mem::offset_of!(zes_power_dditable_t, pfnSetEnergyThreshold),
-                ),
-                (
-                    "pfnGetLimitsExt",
-                    core::mem::offset_of!(zes_power_dditable_t, pfnGetLimitsExt),
-                ),
-                (
-                    "pfnSetLimitsExt",
-                    core::mem::offset_of!(zes_power_dditable_t, pfnSetLimitsExt),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_power_dditable_t, pfnGetProperties)),
+                ("pfnGetEnergyCounter", core::mem::offset_of!(zes_power_dditable_t, pfnGetEnergyCounter)),
+                ("pfnGetLimits", core::mem::offset_of!(zes_power_dditable_t, pfnGetLimits)),
+                ("pfnSetLimits", core::mem::offset_of!(zes_power_dditable_t, pfnSetLimits)),
+                ("pfnGetEnergyThreshold", core::mem::offset_of!(zes_power_dditable_t, pfnGetEnergyThreshold)),
+                ("pfnSetEnergyThreshold", core::mem::offset_of!(zes_power_dditable_t, pfnSetEnergyThreshold)),
+                ("pfnGetLimitsExt", core::mem::offset_of!(zes_power_dditable_t, pfnGetLimitsExt)),
+                ("pfnSetLimitsExt", core::mem::offset_of!(zes_power_dditable_t, pfnSetLimitsExt)),
             ],
         ),
         (
             "zes_frequency_dditable_t",
             core::mem::size_of::<zes_frequency_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetAvailableClocks",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnGetAvailableClocks),
-                ),
-                (
-                    "pfnGetRange",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnGetRange),
-                ),
-                (
-                    "pfnSetRange",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnSetRange),
-                ),
-                (
-                    "pfnGetState",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnGetState),
-                ),
-                (
-                    "pfnGetThrottleTime",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnGetThrottleTime),
-                ),
-                (
-                    "pfnOcGetCapabilities",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetCapabilities),
-                ),
-                (
-                    "pfnOcGetFrequencyTarget",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetFrequencyTarget),
-                ),
-                (
-                    "pfnOcSetFrequencyTarget",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcSetFrequencyTarget),
-                ),
-                (
-                    "pfnOcGetVoltageTarget",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetVoltageTarget),
-                ),
-                (
-                    "pfnOcSetVoltageTarget",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcSetVoltageTarget),
-                ),
-                (
-                    "pfnOcSetMode",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcSetMode),
-                ),
-                (
-                    "pfnOcGetMode",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetMode),
-                ),
-                (
-                    "pfnOcGetIccMax",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetIccMax),
-                ),
-                (
-                    "pfnOcSetIccMax",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcSetIccMax),
-                ),
-                (
-                    "pfnOcGetTjMax",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetTjMax),
-                ),
-                (
-                    "pfnOcSetTjMax",
-                    core::mem::offset_of!(zes_frequency_dditable_t, pfnOcSetTjMax),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_frequency_dditable_t, pfnGetProperties)),
+                ("pfnGetAvailableClocks", core::mem::offset_of!(zes_frequency_dditable_t, pfnGetAvailableClocks)),
+                ("pfnGetRange", core::mem::offset_of!(zes_frequency_dditable_t, pfnGetRange)),
+                ("pfnSetRange", core::mem::offset_of!(zes_frequency_dditable_t, pfnSetRange)),
+                ("pfnGetState", core::mem::offset_of!(zes_frequency_dditable_t, pfnGetState)),
+                ("pfnGetThrottleTime", core::mem::offset_of!(zes_frequency_dditable_t, pfnGetThrottleTime)),
+                ("pfnOcGetCapabilities", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetCapabilities)),
+                ("pfnOcGetFrequencyTarget", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetFrequencyTarget)),
+                ("pfnOcSetFrequencyTarget", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcSetFrequencyTarget)),
+                ("pfnOcGetVoltageTarget", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetVoltageTarget)),
+                ("pfnOcSetVoltageTarget", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcSetVoltageTarget)),
+                ("pfnOcSetMode", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcSetMode)),
+                ("pfnOcGetMode", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetMode)),
+                ("pfnOcGetIccMax", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetIccMax)),
+                ("pfnOcSetIccMax", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcSetIccMax)),
+                ("pfnOcGetTjMax", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcGetTjMax)),
+                ("pfnOcSetTjMax", core::mem::offset_of!(zes_frequency_dditable_t, pfnOcSetTjMax)),
             ],
         ),
         (
             "zes_engine_dditable_t",
             core::mem::size_of::<zes_engine_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_engine_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetActivity",
-                    core::mem::offset_of!(zes_engine_dditable_t, pfnGetActivity),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_engine_dditable_t, pfnGetProperties)),
+                ("pfnGetActivity", core::mem::offset_of!(zes_engine_dditable_t, pfnGetActivity)),
             ],
         ),
         (
             "zes_standby_dditable_t",
             core::mem::size_of::<zes_standby_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_standby_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetMode",
-                    core::mem::offset_of!(zes_standby_dditable_t, pfnGetMode),
-                ),
-                (
-                    "pfnSetMode",
-                    core::mem::offset_of!(zes_standby_dditable_t, pfnSetMode),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_standby_dditable_t, pfnGetProperties)),
+                ("pfnGetMode", core::mem::offset_of!(zes_standby_dditable_t, pfnGetMode)),
+                ("pfnSetMode", core::mem::offset_of!(zes_standby_dditable_t, pfnSetMode)),
             ],
         ),
         (
             "zes_firmware_dditable_t",
             core::mem::size_of::<zes_firmware_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_firmware_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnFlash",
-                    core::mem::offset_of!(zes_firmware_dditable_t, pfnFlash),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_firmware_dditable_t, pfnGetProperties)),
+                ("pfnFlash", core::mem::offset_of!(zes_firmware_dditable_t, pfnFlash)),
             ],
         ),
         (
             "zes_memory_dditable_t",
             core::mem::size_of::<zes_memory_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_memory_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetState",
-                    core::mem::offset_of!(zes_memory_dditable_t, pfnGetState),
-                ),
-                (
-                    "pfnGetBandwidth",
-                    core::mem::offset_of!(zes_memory_dditable_t, pfnGetBandwidth),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_memory_dditable_t, pfnGetProperties)),
+                ("pfnGetState", core::mem::offset_of!(zes_memory_dditable_t, pfnGetState)),
+                ("pfnGetBandwidth", core::mem::offset_of!(zes_memory_dditable_t, pfnGetBandwidth)),
             ],
         ),
         (
             "zes_fabric_port_dditable_t",
             core::mem::size_of::<zes_fabric_port_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_fabric_port_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetLinkType",
-                    core::mem::offset_of!(zes_fabric_port_dditable_t, pfnGetLinkType),
-                ),
-                (
-                    "pfnGetConfig",
-                    core::mem::offset_of!(zes_fabric_port_dditable_t, pfnGetConfig),
-                ),
-                (
-                    "pfnSetConfig",
-                    core::mem::offset_of!(zes_fabric_port_dditable_t, pfnSetConfig),
-                ),
-                (
-                    "pfnGetState",
-                    core::mem::offset_of!(zes_fabric_port_dditable_t, pfnGetState),
-                ),
-                (
-                    "pfnGetThroughput",
-                    core::mem::offset_of!(zes_fabric_port_dditable_t, pfnGetThroughput),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_fabric_port_dditable_t, pfnGetProperties)),
+                ("pfnGetLinkType", core::mem::offset_of!(zes_fabric_port_dditable_t, pfnGetLinkType)),
+                ("pfnGetConfig", core::mem::offset_of!(zes_fabric_port_dditable_t, pfnGetConfig)),
+                ("pfnSetConfig", core::mem::offset_of!(zes_fabric_port_dditable_t, pfnSetConfig)),
+                ("pfnGetState", core::mem::offset_of!(zes_fabric_port_dditable_t, pfnGetState)),
+                ("pfnGetThroughput", core::mem::offset_of!(zes_fabric_port_dditable_t, pfnGetThroughput)),
             ],
         ),
         (
             "zes_temperature_dditable_t",
             core::mem::size_of::<zes_temperature_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_temperature_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetConfig",
-                    core::mem::offset_of!(zes_temperature_dditable_t, pfnGetConfig),
-                ),
-                (
-                    "pfnSetConfig",
-                    core::mem::offset_of!(zes_temperature_dditable_t, pfnSetConfig),
-                ),
-                (
-                    "pfnGetState",
-                    core::mem::offset_of!(zes_temperature_dditable_t, pfnGetState),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_temperature_dditable_t, pfnGetProperties)),
+                ("pfnGetConfig", core::mem::offset_of!(zes_temperature_dditable_t, pfnGetConfig)),
+                ("pfnSetConfig", core::mem::offset_of!(zes_temperature_dditable_t, pfnSetConfig)),
+                ("pfnGetState", core::mem::offset_of!(zes_temperature_dditable_t, pfnGetState)),
             ],
         ),
         (
             "zes_psu_dditable_t",
             core::mem::size_of::<zes_psu_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_psu_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetState",
-                    core::mem::offset_of!(zes_psu_dditable_t, pfnGetState),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_psu_dditable_t, pfnGetProperties)),
+                ("pfnGetState", core::mem::offset_of!(zes_psu_dditable_t, pfnGetState)),
             ],
         ),
         (
             "zes_fan_dditable_t",
             core::mem::size_of::<zes_fan_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_fan_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetConfig",
-                    core::mem::offset_of!(zes_fan_dditable_t, pfnGetConfig),
-                ),
-                (
-                    "pfnSetDefaultMode",
-                    core::mem::offset_of!(zes_fan_dditable_t, pfnSetDefaultMode),
-                ),
-                (
-                    "pfnSetFixedSpeedMode",
-                    core::mem::offset_of!(zes_fan_dditable_t, pfnSetFixedSpeedMode),
-                ),
-                (
-                    "pfnSetSpeedTableMode",
-                    core::mem::offset_of!(zes_fan_dditable_t, pfnSetSpeedTableMode),
-                ),
-                (
-                    "pfnGetState",
-                    core::mem::offset_of!(zes_fan_dditable_t, pfnGetState),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_fan_dditable_t, pfnGetProperties)),
+                ("pfnGetConfig", core::mem::offset_of!(zes_fan_dditable_t, pfnGetConfig)),
+                ("pfnSetDefaultMode", core::mem::offset_of!(zes_fan_dditable_t, pfnSetDefaultMode)),
+                ("pfnSetFixedSpeedMode", core::mem::offset_of!(zes_fan_dditable_t, pfnSetFixedSpeedMode)),
+                ("pfnSetSpeedTableMode", core::mem::offset_of!(zes_fan_dditable_t, pfnSetSpeedTableMode)),
+                ("pfnGetState", core::mem::offset_of!(zes_fan_dditable_t, pfnGetState)),
             ],
         ),
         (
             "zes_led_dditable_t",
             core::mem::size_of::<zes_led_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_led_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetState",
-                    core::mem::offset_of!(zes_led_dditable_t, pfnGetState),
-                ),
-                (
-                    "pfnSetState",
-                    core::mem::offset_of!(zes_led_dditable_t, pfnSetState),
-                ),
-                (
-                    "pfnSetColor",
-                    core::mem::offset_of!(zes_led_dditable_t, pfnSetColor),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_led_dditable_t, pfnGetProperties)),
+                ("pfnGetState", core::mem::offset_of!(zes_led_dditable_t, pfnGetState)),
+                ("pfnSetState", core::mem::offset_of!(zes_led_dditable_t, pfnSetState)),
+                ("pfnSetColor", core::mem::offset_of!(zes_led_dditable_t, pfnSetColor)),
             ],
         ),
         (
             "zes_ras_dditable_t",
             core::mem::size_of::<zes_ras_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_ras_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetConfig",
-                    core::mem::offset_of!(zes_ras_dditable_t, pfnGetConfig),
-                ),
-                (
-                    "pfnSetConfig",
-                    core::mem::offset_of!(zes_ras_dditable_t, pfnSetConfig),
-                ),
-                (
-                    "pfnGetState",
-                    core::mem::offset_of!(zes_ras_dditable_t, pfnGetState),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_ras_dditable_t, pfnGetProperties)),
+                ("pfnGetConfig", core::mem::offset_of!(zes_ras_dditable_t, pfnGetConfig)),
+                ("pfnSetConfig", core::mem::offset_of!(zes_ras_dditable_t, pfnSetConfig)),
+                ("pfnGetState", core::mem::offset_of!(zes_ras_dditable_t, pfnGetState)),
             ],
         ),
         (
             "zes_diagnostics_dditable_t",
             core::mem::size_of::<zes_diagnostics_dditable_t>(),
             vec![
-                (
-                    "pfnGetProperties",
-                    core::mem::offset_of!(zes_diagnostics_dditable_t, pfnGetProperties),
-                ),
-                (
-                    "pfnGetTests",
-                    core::mem::offset_of!(zes_diagnostics_dditable_t, pfnGetTests),
-                ),
-                (
-                    "pfnRunTests",
-                    core::mem::offset_of!(zes_diagnostics_dditable_t, pfnRunTests),
-                ),
+                ("pfnGetProperties", core::mem::offset_of!(zes_diagnostics_dditable_t, pfnGetProperties)),
+                ("pfnGetTests", core::mem::offset_of!(zes_diagnostics_dditable_t, pfnGetTests)),
+                ("pfnRunTests", core::mem::offset_of!(zes_diagnostics_dditable_t, pfnRunTests)),
             ],
         ),
     ]

@@ -52,22 +52,13 @@ pub struct zet_export_dma_buf_exp_properties_t {
 
 impl Default for zet_metric_group_type_exp_t {
     fn default() -> Self {
-        Self {
-            stype: ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP,
-            pNext: core::ptr::null_mut(),
-            r#type: 0,
-        }
+        Self { stype: ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP, pNext: core::ptr::null_mut(), r#type: 0 }
     }
 }
 
 impl Default for zet_export_dma_buf_exp_properties_t {
     fn default() -> Self {
-        Self {
-            stype: ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES,
-            pNext: core::ptr::null_mut(),
-            fd: -1,
-            size: 0,
-        }
+        Self { stype: ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES, pNext: core::ptr::null_mut(), fd: -1, size: 0 }
     }
 }
 

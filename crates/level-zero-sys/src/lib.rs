@@ -10,12 +10,7 @@
 //!
 //! This layer is thin on purpose (as in `ash` or `nvml-wrapper-sys`): no ownership, no
 //! error types beyond loading. The safe layer lives in zescope's `src/ze`.
-#![allow(
-    non_camel_case_types,
-    non_snake_case,
-    non_upper_case_globals,
-    clippy::missing_safety_doc
-)]
+#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::missing_safety_doc)]
 
 pub mod api;
 pub mod ddi;

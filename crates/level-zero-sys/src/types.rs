@@ -123,10 +123,8 @@ pub const ZE_COMMAND_QUEUE_MODE_DEFAULT: ze_command_queue_mode_t = 0;
 pub const ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS: ze_command_queue_mode_t = 1;
 pub const ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS: ze_command_queue_mode_t = 2;
 pub const ZE_COMMAND_QUEUE_PRIORITY_NORMAL: ze_command_queue_priority_t = 0;
-pub const ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED: zet_metric_group_sampling_type_flags_t =
-    1 << 0;
-pub const ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED: zet_metric_group_sampling_type_flags_t =
-    1 << 1;
+pub const ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED: zet_metric_group_sampling_type_flags_t = 1 << 0;
+pub const ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED: zet_metric_group_sampling_type_flags_t = 1 << 1;
 pub const ZET_METRIC_TYPE_DURATION: zet_metric_type_t = 0;
 pub const ZET_METRIC_TYPE_EVENT: zet_metric_type_t = 1;
 pub const ZET_METRIC_TYPE_EVENT_WITH_RANGE: zet_metric_type_t = 2;

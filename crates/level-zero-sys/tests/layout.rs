@@ -26,12 +26,7 @@ fn header_structs() -> Vec<Layout> {
         layout!(ze_base_properties_t { stype, pNext }),
         layout!(ze_base_desc_t { stype, pNext }),
         layout!(ze_driver_uuid_t { id }),
-        layout!(ze_driver_properties_t {
-            stype,
-            pNext,
-            uuid,
-            driverVersion
-        }),
+        layout!(ze_driver_properties_t { stype, pNext, uuid, driverVersion }),
         layout!(ze_driver_extension_properties_t { name, version }),
         layout!(ze_device_uuid_t { id }),
         layout!(ze_device_properties_t {
@@ -57,46 +52,12 @@ fn header_structs() -> Vec<Layout> {
             uuid,
             name
         }),
-        layout!(ze_context_desc_t {
-            stype,
-            pNext,
-            flags
-        }),
-        layout!(ze_device_mem_alloc_desc_t {
-            stype,
-            pNext,
-            flags,
-            ordinal
-        }),
-        layout!(ze_host_mem_alloc_desc_t {
-            stype,
-            pNext,
-            flags
-        }),
-        layout!(ze_external_memory_import_fd_t {
-            stype,
-            pNext,
-            flags,
-            fd
-        }),
-        layout!(ze_command_queue_desc_t {
-            stype,
-            pNext,
-            ordinal,
-            index,
-            flags,
-            mode,
-            priority
-        }),
-        layout!(zet_metric_group_properties_t {
-            stype,
-            pNext,
-            name,
-            description,
-            samplingType,
-            domain,
-            metricCount
-        }),
+        layout!(ze_context_desc_t { stype, pNext, flags }),
+        layout!(ze_device_mem_alloc_desc_t { stype, pNext, flags, ordinal }),
+        layout!(ze_host_mem_alloc_desc_t { stype, pNext, flags }),
+        layout!(ze_external_memory_import_fd_t { stype, pNext, flags, fd }),
+        layout!(ze_command_queue_desc_t { stype, pNext, ordinal, index, flags, mode, priority }),
+        layout!(zet_metric_group_properties_t { stype, pNext, name, description, samplingType, domain, metricCount }),
         layout!(zet_metric_properties_t {
             stype,
             pNext,
@@ -108,16 +69,8 @@ fn header_structs() -> Vec<Layout> {
             resultType,
             resultUnits
         }),
-        layout!(zel_version_t {
-            major,
-            minor,
-            patch
-        }),
-        layout!(zel_component_version_t {
-            component_name,
-            spec_version,
-            component_lib_version
-        }),
+        layout!(zel_version_t { major, minor, patch }),
+        layout!(zel_component_version_t { component_name, spec_version, component_lib_version }),
     ];
     v.extend(level_zero_sys::ddi::ddi_layouts());
     v
@@ -180,18 +133,12 @@ fn strict() -> bool {
 }
 
 fn skip(why: &str) {
-    assert!(
-        !strict(),
-        "ZESCOPE_STRICT_TESTS=1 and the C layout comparison cannot run: {why}"
-    );
+    assert!(!strict(), "ZESCOPE_STRICT_TESTS=1 and the C layout comparison cannot run: {why}");
     eprintln!("\n!!!!!!!! SKIPPED: C header layout comparison: {why} !!!!!!!!\n");
 }
 
 /// Compiles and runs a C program that prints `name value` for every size, offset and constant.
-fn c_values(
-    layouts: &[Layout],
-    constants: &[(&str, u64)],
-) -> Result<BTreeMap<String, u64>, String> {
+fn c_values(layouts: &[Layout], constants: &[(&str, u64)]) -> Result<BTreeMap<String, u64>, String> {
     let mut c = String::from(
         "#include <stdio.h>\n#include <stddef.h>\n#include <level_zero/ze_api.h>\n\
          #include <level_zero/zet_api.h>\n#include <level_zero/ze_ddi.h>\n#include <level_zero/zet_ddi.h>\n\
@@ -217,27 +164,16 @@ fn c_values(
     let exe = dir.join("layout");
     std::fs::write(&src, c).map_err(|e| e.to_string())?;
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let out = Command::new(&cc)
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .map_err(|e| format!("cannot run {cc}: {e}"))?;
+    let out = Command::new(&cc).arg(&src).arg("-o").arg(&exe).output().map_err(|e| format!("cannot run {cc}: {e}"))?;
     if !out.status.success() {
-        return Err(format!(
-            "{cc} failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(format!("{cc} failed:\n{}", String::from_utf8_lossy(&out.stderr)));
     }
     let out = Command::new(&exe).output().map_err(|e| e.to_string())?;
     let text = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(text
         .lines()
-        .filter_map(|l| {
-            l.split_once(' ')
-                .map(|(k, v)| (k.to_owned(), v.parse().unwrap_or(u64::MAX)))
-        })
+        .filter_map(|l| l.split_once(' ').map(|(k, v)| (k.to_owned(), v.parse().unwrap_or(u64::MAX))))
         .collect())
 }
 
@@ -274,17 +210,9 @@ fn structs_and_constants_match_the_c_headers() {
     for (name, v) in &constants {
         check(name.to_string(), *v);
     }
-    assert!(
-        mismatches.is_empty(),
-        "layout mismatches:\n{}",
-        mismatches.join("\n")
-    );
+    assert!(mismatches.is_empty(), "layout mismatches:\n{}", mismatches.join("\n"));
     // 53 DDI tables plus the structs above: make sure the comparison really covered them.
-    assert!(
-        layouts.len() >= 69 && checked > 300,
-        "only {} structs / {checked} fields compared",
-        layouts.len()
-    );
+    assert!(layouts.len() >= 69 && checked > 300, "only {} structs / {checked} fields compared", layouts.len());
 }
 
 #[test]
@@ -292,24 +220,13 @@ fn ddi_tables_cover_every_getter_of_the_headers() {
     let mut getters = Vec::new();
     macro_rules! collect {
         ($g:ident, $t:ident) => {
-            getters.push((
-                stringify!($g),
-                stringify!($t),
-                size_of::<level_zero_sys::ddi::$t>(),
-            ));
+            getters.push((stringify!($g), stringify!($t), size_of::<level_zero_sys::ddi::$t>()));
         };
     }
     level_zero_sys::for_each_ddi_getter!(collect);
-    assert_eq!(
-        getters.len(),
-        53,
-        "the 1.4 headers declare 53 *ProcAddrTable getters"
-    );
+    assert_eq!(getters.len(), 53, "the 1.4 headers declare 53 *ProcAddrTable getters");
     for (g, t, size) in &getters {
-        assert!(
-            *size >= size_of::<usize>(),
-            "{g} fills {t}, which has no slots"
-        );
+        assert!(*size >= size_of::<usize>(), "{g} fills {t}, which has no slots");
     }
 }
 
@@ -338,9 +255,7 @@ fn experimental_structs_match_the_specification() {
 
 #[test]
 fn loading_a_missing_library_names_it_and_says_what_to_install() {
-    let err = Api::load_from("libze_loader_does_not_exist.so.1")
-        .err()
-        .expect("must fail");
+    let err = Api::load_from("libze_loader_does_not_exist.so.1").err().expect("must fail");
     let msg = err.to_string();
     assert!(msg.contains("libze_loader_does_not_exist.so.1"), "{msg}");
     assert!(msg.contains("apt install libze1"), "{msg}");

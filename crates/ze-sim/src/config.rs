@@ -123,11 +123,7 @@ impl Signal {
     pub fn is_cumulative(self) -> bool {
         matches!(
             self,
-            Signal::GpuTime
-                | Signal::BusyCycles
-                | Signal::BytesRead
-                | Signal::BytesWritten
-                | Signal::Inferences
+            Signal::GpuTime | Signal::BusyCycles | Signal::BytesRead | Signal::BytesWritten | Signal::Inferences
         )
     }
     pub fn unit(self) -> &'static str {
@@ -155,11 +151,7 @@ pub struct MetricConfig {
 
 impl Default for MetricConfig {
     fn default() -> Self {
-        MetricConfig {
-            name: "Metric".into(),
-            description: String::new(),
-            signal: Signal::Synthetic,
-        }
+        MetricConfig { name: "Metric".into(), description: String::new(), signal: Signal::Synthetic }
     }
 }
 
@@ -200,6 +192,9 @@ pub struct Quirks {
     pub invalid_argument_on_unknown_chain: bool,
     /// An import closes the fd passed to it (as compute-runtime does since 2026-03).
     pub import_closes_fd: bool,
+    /// The driver predates metric export memory: it knows neither the group-type nor the export
+    /// struct and skips them in chains (with `invalid_argument_on_unknown_chain`, it rejects them).
+    pub no_export_extension: bool,
     /// The exported fd cannot be mapped by the application (readers must copy through the
     /// device instead).
     pub unmappable_export: bool,
@@ -218,26 +213,10 @@ impl Default for SimConfig {
             domain: 0,
             export: Export::Group,
             metrics: vec![
-                m(
-                    "GpuTime",
-                    "Time the compute engine was busy",
-                    Signal::GpuTime,
-                ),
-                m(
-                    "GpuBusyCycles",
-                    "Cycles the compute engine was busy",
-                    Signal::BusyCycles,
-                ),
-                m(
-                    "GpuFrequency",
-                    "Current GPU core frequency",
-                    Signal::FrequencyMhz,
-                ),
-                m(
-                    "GpuUtilization",
-                    "Share of time the GPU was busy",
-                    Signal::UtilizationPercent,
-                ),
+                m("GpuTime", "Time the compute engine was busy", Signal::GpuTime),
+                m("GpuBusyCycles", "Cycles the compute engine was busy", Signal::BusyCycles),
+                m("GpuFrequency", "Current GPU core frequency", Signal::FrequencyMhz),
+                m("GpuUtilization", "Share of time the GPU was busy", Signal::UtilizationPercent),
                 m("GpuPower", "Package power", Signal::PowerWatts),
             ],
             synthetic_counters: 0,
@@ -248,21 +227,9 @@ impl Default for SimConfig {
             domain: 1,
             export: Export::PerMetric,
             metrics: vec![
-                m(
-                    "BytesRead",
-                    "Bytes read from device memory",
-                    Signal::BytesRead,
-                ),
-                m(
-                    "BytesWritten",
-                    "Bytes written to device memory",
-                    Signal::BytesWritten,
-                ),
-                m(
-                    "MemoryTemperature",
-                    "Memory temperature",
-                    Signal::TemperatureC,
-                ),
+                m("BytesRead", "Bytes read from device memory", Signal::BytesRead),
+                m("BytesWritten", "Bytes written to device memory", Signal::BytesWritten),
+                m("MemoryTemperature", "Memory temperature", Signal::TemperatureC),
             ],
             synthetic_counters: 0,
         };
@@ -303,17 +270,9 @@ impl Default for SimConfig {
                 domain: 0,
                 export: Export::Group,
                 metrics: vec![
-                    m(
-                        "NpuBusyTime",
-                        "Time the inference engine was busy",
-                        Signal::GpuTime,
-                    ),
+                    m("NpuBusyTime", "Time the inference engine was busy", Signal::GpuTime),
                     m("Inferences", "Inferences completed", Signal::Inferences),
-                    m(
-                        "NpuUtilization",
-                        "Share of time the NPU was busy",
-                        Signal::UtilizationPercent,
-                    ),
+                    m("NpuUtilization", "Share of time the NPU was busy", Signal::UtilizationPercent),
                     m("NpuPower", "NPU power", Signal::PowerWatts),
                 ],
                 synthetic_counters: 0,
@@ -346,11 +305,9 @@ impl std::error::Error for ConfigError {}
 impl SimConfig {
     /// Parses a RON configuration; `origin` names it in errors (a path, usually).
     pub fn from_ron(text: &str, origin: &str) -> Result<SimConfig, ConfigError> {
-        let cfg: SimConfig = ron::Options::default()
-            .from_str(text)
-            .map_err(|e| ConfigError(format!("{origin}: {e}")))?;
-        cfg.validate()
-            .map_err(|e| ConfigError(format!("{origin}: {e}")))?;
+        let cfg: SimConfig =
+            ron::Options::default().from_str(text).map_err(|e| ConfigError(format!("{origin}: {e}")))?;
+        cfg.validate().map_err(|e| ConfigError(format!("{origin}: {e}")))?;
         Ok(cfg)
     }
 
@@ -360,8 +317,7 @@ impl SimConfig {
             None => Ok(SimConfig::default()),
             Some(path) => {
                 let shown = format!("ZE_SIM_CONFIG={}", path.to_string_lossy());
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| ConfigError(format!("{shown}: {e}")))?;
+                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError(format!("{shown}: {e}")))?;
                 SimConfig::from_ron(&text, &shown)
             }
         }
@@ -370,10 +326,7 @@ impl SimConfig {
     /// Rejects what the model cannot represent, naming the field.
     pub fn validate(&self) -> Result<(), String> {
         if !(10..=10_000_000).contains(&self.update_period_us) {
-            return Err(format!(
-                "update_period_us = {} is outside 10 ..= 10000000",
-                self.update_period_us
-            ));
+            return Err(format!("update_period_us = {} is outside 10 ..= 10000000", self.update_period_us));
         }
         fn check(d: &DeviceConfig, path: &str) -> Result<(), String> {
             if d.name.len() >= 256 {
@@ -382,9 +335,7 @@ impl SimConfig {
             for (i, g) in d.groups.iter().enumerate() {
                 let gp = format!("{path}.groups[{i}]");
                 if g.name.is_empty() || g.name.len() >= 256 || g.description.len() >= 256 {
-                    return Err(format!(
-                        "{gp}: name must be 1..=255 bytes, description at most 255"
-                    ));
+                    return Err(format!("{gp}: name must be 1..=255 bytes, description at most 255"));
                 }
                 let n = g.metrics.len() + g.synthetic_counters as usize;
                 if n == 0 || n > 4096 {
@@ -398,9 +349,7 @@ impl SimConfig {
             }
             for (i, s) in d.sub_devices.iter().enumerate() {
                 if !s.sub_devices.is_empty() {
-                    return Err(format!(
-                        "{path}.sub_devices[{i}] has sub-devices of its own"
-                    ));
+                    return Err(format!("{path}.sub_devices[{i}] has sub-devices of its own"));
                 }
                 check(s, &format!("{path}.sub_devices[{i}]"))?;
             }

@@ -99,10 +99,7 @@ macro_rules! export_getter {
         /// # Safety
         /// `table` is null or points to a writable table of this type.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $getter(
-            version: ze_api_version_t,
-            table: *mut ddi::$table,
-        ) -> ze_result_t {
+        pub unsafe extern "C" fn $getter(version: ze_api_version_t, table: *mut ddi::$table) -> ze_result_t {
             getter(version, stringify!($table), table.cast())
         }
     };

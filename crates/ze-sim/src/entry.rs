@@ -20,9 +20,7 @@ fn guard(name: &str, f: impl FnOnce() -> R<()>) -> ze_result_t {
         Ok(Ok(())) => ZE_RESULT_SUCCESS,
         Ok(Err(r)) => r,
         Err(_) => {
-            eprintln!(
-                "ze-sim: internal error (panic) in {name}; returning ZE_RESULT_ERROR_UNKNOWN"
-            );
+            eprintln!("ze-sim: internal error (panic) in {name}; returning ZE_RESULT_ERROR_UNKNOWN");
             ZE_RESULT_ERROR_UNKNOWN
         }
     }
@@ -48,8 +46,7 @@ unsafe fn out<'a, T>(p: *mut T) -> R<&'a mut T> {
 /// SAFETY (for callers): a non-null `p` points to at least `count` writable elements.
 unsafe fn out_array<'a, T>(p: *mut T, count: u32) -> Option<&'a mut [T]> {
     // SAFETY: see the function's contract.
-    (!p.is_null() && count > 0)
-        .then(|| unsafe { std::slice::from_raw_parts_mut(p, count as usize) })
+    (!p.is_null() && count > 0).then(|| unsafe { std::slice::from_raw_parts_mut(p, count as usize) })
 }
 
 macro_rules! expect_obj {
@@ -67,10 +64,7 @@ pub unsafe extern "C" fn sim_zeInit(_flags: ze_init_flags_t) -> ze_result_t {
     guard("zeInit", || crate::with_global(|inst| inst.init()))
 }
 
-pub unsafe extern "C" fn sim_zeDriverGet(
-    count: *mut u32,
-    drivers: *mut ze_driver_handle_t,
-) -> ze_result_t {
+pub unsafe extern "C" fn sim_zeDriverGet(count: *mut u32, drivers: *mut ze_driver_handle_t) -> ze_result_t {
     guard("zeDriverGet", || {
         // SAFETY: API contract for out-parameters.
         let count = unsafe { out(count) }?;
@@ -86,10 +80,7 @@ pub unsafe extern "C" fn sim_zeDriverGet(
     })
 }
 
-pub unsafe extern "C" fn sim_zeDriverGetApiVersion(
-    h: ze_driver_handle_t,
-    v: *mut ze_api_version_t,
-) -> ze_result_t {
+pub unsafe extern "C" fn sim_zeDriverGetApiVersion(h: ze_driver_handle_t, v: *mut ze_api_version_t) -> ze_result_t {
     guard("zeDriverGetApiVersion", || {
         // SAFETY: API contract.
         let v = unsafe { out(v) }?;
@@ -175,9 +166,7 @@ pub unsafe extern "C" fn sim_zeDeviceGet(
         with(h, |inst, obj, _| {
             expect_obj!(obj, Obj::Driver => ());
             // SAFETY: API contract.
-            fill_array(&inst.root_devices(), count, unsafe {
-                out_array(devices, *count)
-            });
+            fill_array(&inst.root_devices(), count, unsafe { out_array(devices, *count) });
             Ok(())
         })
     })
@@ -194,9 +183,7 @@ pub unsafe extern "C" fn sim_zeDeviceGetSubDevices(
         with(h, |inst, obj, _| {
             let d = expect_obj!(obj, Obj::Device(d) => d);
             // SAFETY: API contract.
-            fill_array(&inst.sub_devices(d), count, unsafe {
-                out_array(subs, *count)
-            });
+            fill_array(&inst.sub_devices(d), count, unsafe { out_array(subs, *count) });
             Ok(())
         })
     })
@@ -252,12 +239,7 @@ pub unsafe extern "C" fn sim_zeContextCreate(
 ) -> ze_result_t {
     guard("zeContextCreate", || {
         // SAFETY: API contract.
-        let (desc, ctx) = unsafe {
-            (
-                desc.as_ref().ok_or(ZE_RESULT_ERROR_INVALID_NULL_POINTER)?,
-                out(ctx)?,
-            )
-        };
+        let (desc, ctx) = unsafe { (desc.as_ref().ok_or(ZE_RESULT_ERROR_INVALID_NULL_POINTER)?, out(ctx)?) };
         with(h, |inst, obj, ch| {
             expect_obj!(obj, Obj::Driver => ());
             *ctx = inst.context_create(desc, ch)? as ze_context_handle_t;
@@ -287,12 +269,7 @@ pub unsafe extern "C" fn sim_zeMemAllocDevice(
 ) -> ze_result_t {
     guard("zeMemAllocDevice", || {
         // SAFETY: API contract.
-        let (desc, pptr) = unsafe {
-            (
-                desc.as_ref().ok_or(ZE_RESULT_ERROR_INVALID_NULL_POINTER)?,
-                out(pptr)?,
-            )
-        };
+        let (desc, pptr) = unsafe { (desc.as_ref().ok_or(ZE_RESULT_ERROR_INVALID_NULL_POINTER)?, out(pptr)?) };
         if device.is_null() {
             return Err(ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
         }
@@ -313,12 +290,7 @@ pub unsafe extern "C" fn sim_zeMemAllocHost(
 ) -> ze_result_t {
     guard("zeMemAllocHost", || {
         // SAFETY: API contract.
-        let (desc, pptr) = unsafe {
-            (
-                desc.as_ref().ok_or(ZE_RESULT_ERROR_INVALID_NULL_POINTER)?,
-                out(pptr)?,
-            )
-        };
+        let (desc, pptr) = unsafe { (desc.as_ref().ok_or(ZE_RESULT_ERROR_INVALID_NULL_POINTER)?, out(pptr)?) };
         with(h, |inst, obj, _| {
             expect_obj!(obj, Obj::Context => ());
             *pptr = inst.alloc_host(h as usize, desc, size, align)? as *mut c_void;
@@ -347,12 +319,7 @@ pub unsafe extern "C" fn sim_zeCommandListCreateImmediate(
 ) -> ze_result_t {
     guard("zeCommandListCreateImmediate", || {
         // SAFETY: API contract.
-        let (desc, cl) = unsafe {
-            (
-                desc.as_ref().ok_or(ZE_RESULT_ERROR_INVALID_NULL_POINTER)?,
-                out(cl)?,
-            )
-        };
+        let (desc, cl) = unsafe { (desc.as_ref().ok_or(ZE_RESULT_ERROR_INVALID_NULL_POINTER)?, out(cl)?) };
         if device.is_null() {
             return Err(ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
         }
@@ -409,9 +376,7 @@ pub unsafe extern "C" fn sim_zetMetricGroupGet(
         with(h, |inst, obj, _| {
             let d = expect_obj!(obj, Obj::Device(d) => d);
             // SAFETY: API contract.
-            fill_array(&inst.visible_groups(d), count, unsafe {
-                out_array(groups, *count)
-            });
+            fill_array(&inst.visible_groups(d), count, unsafe { out_array(groups, *count) });
             Ok(())
         })
     })
@@ -442,9 +407,7 @@ pub unsafe extern "C" fn sim_zetMetricGet(
         with(h, |inst, obj, _| {
             let g = expect_obj!(obj, Obj::Group(g) => g);
             // SAFETY: API contract.
-            fill_array(&inst.metrics_of(g), count, unsafe {
-                out_array(metrics, *count)
-            });
+            fill_array(&inst.metrics_of(g), count, unsafe { out_array(metrics, *count) });
             Ok(())
         })
     })
@@ -475,21 +438,15 @@ pub unsafe extern "C" fn sim_zetContextActivateMetricGroups(
             return Err(ZE_RESULT_ERROR_INVALID_NULL_POINTER);
         }
         // SAFETY: API contract: `groups` holds `count` handles.
-        let wanted: Vec<usize> = (0..count as usize)
-            .map(|i| unsafe { *groups.add(i) } as usize)
-            .collect();
+        let wanted: Vec<usize> = (0..count as usize).map(|i| unsafe { *groups.add(i) } as usize).collect();
         let mut reg = registry::lock();
         // Resolve every handle to (instance, object) before touching the instance.
         let mut ids = Vec::new();
         for &w in &wanted {
-            let g = reg.with(w, |inst, obj, _| {
-                Ok((inst.id, expect_obj!(obj, Obj::Group(g) => g)))
-            })?;
+            let g = reg.with(w, |inst, obj, _| Ok((inst.id, expect_obj!(obj, Obj::Group(g) => g))))?;
             ids.push(g);
         }
-        let d = reg.with(device as usize, |inst, obj, _| {
-            Ok((inst.id, expect_obj!(obj, Obj::Device(d) => d)))
-        })?;
+        let d = reg.with(device as usize, |inst, obj, _| Ok((inst.id, expect_obj!(obj, Obj::Device(d) => d))))?;
         reg.with(h as usize, |inst, obj, _| {
             expect_obj!(obj, Obj::Context => ());
             if d.0 != inst.id || ids.iter().any(|(i, _)| *i != inst.id) {
@@ -538,12 +495,7 @@ pub unsafe extern "C" fn sim_zetMetricGroupCreateExp(
         let (name, description) = unsafe { (CStr::from_ptr(name), CStr::from_ptr(description)) };
         with(h, |inst, obj, ch| {
             let d = expect_obj!(obj, Obj::Device(d) => d);
-            let g = inst.user_group_create(
-                d,
-                &name.to_string_lossy(),
-                &description.to_string_lossy(),
-                ch,
-            )?;
+            let g = inst.user_group_create(d, &name.to_string_lossy(), &description.to_string_lossy(), ch)?;
             *group = g as zet_metric_group_handle_t;
             Ok(())
         })

@@ -50,10 +50,7 @@ pub fn file_id(fd: RawFd) -> Option<FileId> {
     if unsafe { libc::fstat(fd, &mut st) } != 0 {
         return None;
     }
-    Some(FileId {
-        dev: st.st_dev,
-        ino: st.st_ino,
-    })
+    Some(FileId { dev: st.st_dev, ino: st.st_ino })
 }
 
 /// What one counter of a buffer measures.
@@ -113,12 +110,8 @@ impl ExportBuffer {
         let bytes = OFFSET_COUNTERS + 8 * counters.len();
         let size = bytes.div_ceil(4096) * 4096;
         // SAFETY: memfd_create with a static C string; the result is checked.
-        let own_fd = unsafe {
-            libc::memfd_create(
-                c"ze-sim-metrics".as_ptr(),
-                libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING,
-            )
-        };
+        let own_fd =
+            unsafe { libc::memfd_create(c"ze-sim-metrics".as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
         if own_fd < 0 {
             return Err(last_os_error("memfd_create"));
         }
@@ -133,26 +126,12 @@ impl ExportBuffer {
             return Err(fail("ftruncate"));
         }
         // SAFETY: as above.
-        if unsafe {
-            libc::fcntl(
-                own_fd,
-                libc::F_ADD_SEALS,
-                libc::F_SEAL_SHRINK | libc::F_SEAL_GROW,
-            )
-        } != 0
-        {
+        if unsafe { libc::fcntl(own_fd, libc::F_ADD_SEALS, libc::F_SEAL_SHRINK | libc::F_SEAL_GROW) } != 0 {
             return Err(fail("F_ADD_SEALS"));
         }
         // SAFETY: a fresh shared mapping of `size` bytes of our memfd; checked for MAP_FAILED.
         let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                size,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                own_fd,
-                0,
-            )
+            libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, own_fd, 0)
         };
         if map == libc::MAP_FAILED {
             return Err(fail("mmap"));
@@ -182,8 +161,7 @@ impl ExportBuffer {
         } else {
             None
         };
-        let id =
-            file_id(own_fd).ok_or_else(|| io::Error::other("fstat of a fresh memfd failed"))?;
+        let id = file_id(own_fd).ok_or_else(|| io::Error::other("fstat of a fresh memfd failed"))?;
         let buf = ExportBuffer {
             fd,
             second_fd,
@@ -268,11 +246,7 @@ impl ExportBuffer {
     /// The values written in the snapshot stamped `timestamp_ns`, if still in the history.
     pub fn ground_truth(&self, timestamp_ns: u64) -> Option<Vec<f64>> {
         let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.history
-            .iter()
-            .rev()
-            .find(|(ts, _)| *ts == timestamp_ns)
-            .map(|(_, v)| v.clone())
+        st.history.iter().rev().find(|(ts, _)| *ts == timestamp_ns).map(|(_, v)| v.clone())
     }
 
     /// Every fd this buffer reports to the application.
@@ -284,16 +258,8 @@ impl ExportBuffer {
     /// "device" pointer.
     pub fn map_for_import(&self) -> io::Result<*mut u8> {
         // SAFETY: mapping our own memfd read-only, checked for MAP_FAILED.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                self.size,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                self.own_fd,
-                0,
-            )
-        };
+        let p =
+            unsafe { libc::mmap(std::ptr::null_mut(), self.size, libc::PROT_READ, libc::MAP_SHARED, self.own_fd, 0) };
         if p == libc::MAP_FAILED {
             return Err(last_os_error("mmap for import"));
         }
@@ -302,9 +268,7 @@ impl ExportBuffer {
 
     /// Checks that every reported fd still names this buffer. Returns the fds that do not.
     pub fn broken_fds(&self) -> Vec<RawFd> {
-        self.reported_fds()
-            .filter(|&fd| file_id(fd) != Some(self.id))
-            .collect()
+        self.reported_fds().filter(|&fd| file_id(fd) != Some(self.id)).collect()
     }
 
     /// Teardown: closes the reported fds that still name this buffer (never someone else's file).

@@ -134,11 +134,7 @@ impl Instance {
                     .metrics
                     .iter()
                     .enumerate()
-                    .map(|(i, m)| MetricRef {
-                        handle: new_handle(),
-                        cfg: m.clone(),
-                        index: i,
-                    })
+                    .map(|(i, m)| MetricRef { handle: new_handle(), cfg: m.clone(), index: i })
                     .collect();
                 for i in 0..gc.synthetic_counters as usize {
                     let index = metrics.len();
@@ -182,13 +178,8 @@ impl Instance {
             add(d, None, &mut devices, &mut groups, &mut handles);
         }
         // SAFETY: opening /dev/null read-only; the fd is the decoy's and closed on drop.
-        let decoy_fd =
-            unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-        let decoy = Box::new(zet_export_dma_buf_exp_properties_t {
-            fd: decoy_fd,
-            size: 4096,
-            ..Default::default()
-        });
+        let decoy_fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        let decoy = Box::new(zet_export_dma_buf_exp_properties_t { fd: decoy_fd, size: 4096, ..Default::default() });
         let shared = Shared::new(&config);
         let inst = Instance {
             id,
@@ -212,25 +203,15 @@ impl Instance {
 
     /// Records a violation (and says so on stderr: a strict driver is loud).
     pub fn violation(&mut self, kind: &str, handle: usize, message: String) {
-        let e = Entry {
-            kind: kind.into(),
-            message,
-            handle: handle_label(handle),
-            thread: thread_label(),
-        };
-        eprintln!(
-            "ze-sim: VIOLATION [{}] {} (handle {}, thread {})",
-            e.kind, e.message, e.handle, e.thread
-        );
+        let e = Entry { kind: kind.into(), message, handle: handle_label(handle), thread: thread_label() };
+        eprintln!("ze-sim: VIOLATION [{}] {} (handle {}, thread {})", e.kind, e.message, e.handle, e.thread);
         self.violations.push(e);
         crate::write_report_if_requested(self);
     }
 
     pub fn metrics_enabled(&self, device: usize) -> bool {
         let root = self.devices[device].parent.unwrap_or(device);
-        self.metrics_from_env
-            || self.devices[device].runtime_enabled
-            || self.devices[root].runtime_enabled
+        self.metrics_from_env || self.devices[device].runtime_enabled || self.devices[root].runtime_enabled
     }
 
     pub fn resolve_metrics_from_env(&mut self) {
@@ -243,10 +224,7 @@ impl Instance {
 
     /// Imports of `group`'s exported memory that are still alive.
     pub fn live_imports_of(&self, group: usize) -> usize {
-        self.allocs
-            .values()
-            .filter(|a| matches!(a.kind, AllocKind::Import { group: g } if g == group))
-            .count()
+        self.allocs.values().filter(|a| matches!(a.kind, AllocKind::Import { group: g } if g == group)).count()
     }
 
     /// Checks that the exported fds of `group` still name its buffer; records a violation if not.
@@ -274,11 +252,7 @@ impl Instance {
         match &self.groups[group].owner {
             None => self.groups[group].owner = Some((me, crate::rules::thread_label())),
             Some((owner, label)) if *owner != me => {
-                let (label, name, h) = (
-                    label.clone(),
-                    self.groups[group].name.clone(),
-                    self.groups[group].handle,
-                );
+                let (label, name, h) = (label.clone(), self.groups[group].name.clone(), self.groups[group].handle);
                 self.violation(
                     "exporter_used_from_two_threads",
                     h,
@@ -293,12 +267,7 @@ impl Instance {
     pub fn leaks(&self) -> Vec<Entry> {
         let mut v = Vec::new();
         let mut leak = |kind: &str, h: usize, message: String| {
-            v.push(Entry {
-                kind: kind.into(),
-                message,
-                handle: handle_label(h),
-                thread: String::new(),
-            })
+            v.push(Entry { kind: kind.into(), message, handle: handle_label(h), thread: String::new() })
         };
         for (ptr, a) in &self.allocs {
             match a.kind {
@@ -318,26 +287,14 @@ impl Instance {
             }
         }
         for h in self.cmdlists.keys() {
-            leak(
-                "command_list_not_destroyed",
-                *h,
-                "immediate command list was never destroyed".into(),
-            );
+            leak("command_list_not_destroyed", *h, "immediate command list was never destroyed".into());
         }
         for h in &self.contexts {
-            leak(
-                "context_not_destroyed",
-                *h,
-                "context was never destroyed".into(),
-            );
+            leak("context_not_destroyed", *h, "context was never destroyed".into());
         }
         for g in &self.groups {
             if g.active_in.is_some() {
-                leak(
-                    "group_left_activated",
-                    g.handle,
-                    format!("metric group {} was left activated", g.name),
-                );
+                leak("group_left_activated", g.handle, format!("metric group {} was left activated", g.name));
             }
             if g.user_created && !g.destroyed {
                 leak(
@@ -352,10 +309,7 @@ impl Instance {
                 leak(
                     "metrics_left_enabled",
                     d.handle,
-                    format!(
-                        "metrics enabled at run time on {} were never disabled",
-                        d.cfg.name
-                    ),
+                    format!("metrics enabled at run time on {} were never disabled", d.cfg.name),
                 );
             }
         }
@@ -363,10 +317,7 @@ impl Instance {
     }
 
     pub fn report(&self) -> Report {
-        Report {
-            violations: self.violations.clone(),
-            leaks: self.leaks(),
-        }
+        Report { violations: self.violations.clone(), leaks: self.leaks() }
     }
 
     /// Device timestamp in ns (the device clock runs at a fixed offset from CLOCK_MONOTONIC).
@@ -387,9 +338,7 @@ impl Drop for Instance {
             match a.kind {
                 AllocKind::Import { .. } => crate::export::unmap_import(ptr as *mut u8, a.size),
                 // SAFETY: allocated in zeMemAllocHost with exactly this layout, freed once here.
-                AllocKind::Host { layout } => unsafe {
-                    std::alloc::dealloc(ptr as *mut u8, layout)
-                },
+                AllocKind::Host { layout } => unsafe { std::alloc::dealloc(ptr as *mut u8, layout) },
             }
         }
         // SAFETY: the decoy fd is ours.

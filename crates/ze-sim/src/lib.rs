@@ -57,11 +57,7 @@ fn insert_instance(config: SimConfig, report_path: Option<PathBuf>) -> u64 {
     insert_locked(&mut registry::lock(), config, report_path)
 }
 
-fn insert_locked(
-    reg: &mut registry::Registry,
-    config: SimConfig,
-    report_path: Option<PathBuf>,
-) -> u64 {
+fn insert_locked(reg: &mut registry::Registry, config: SimConfig, report_path: Option<PathBuf>) -> u64 {
     let id = reg.next_instance_id();
     let (mut inst, handles) = Instance::new(id, config);
     inst.report_path = report_path;
@@ -74,17 +70,12 @@ fn insert_locked(
 
 impl Sim {
     pub fn new(config: SimConfig) -> Sim {
-        Sim {
-            id: insert_instance(config, None),
-        }
+        Sim { id: insert_instance(config, None) }
     }
 
     fn with<R>(&self, f: impl FnOnce(&mut Instance) -> R) -> R {
         let mut reg = registry::lock();
-        let inst = reg
-            .instances
-            .get_mut(&self.id)
-            .expect("a Sim's instance lives as long as the Sim");
+        let inst = reg.instances.get_mut(&self.id).expect("a Sim's instance lives as long as the Sim");
         f(inst)
     }
 
@@ -104,11 +95,7 @@ impl Sim {
     /// `zeDriverGet` for this instance: its one driver, once initialised.
     pub fn drivers(&self) -> Result<Vec<ze_driver_handle_t>, ze_result_t> {
         self.with(|i| {
-            if i.initialized {
-                Ok(vec![i.driver as ze_driver_handle_t])
-            } else {
-                Err(ZE_RESULT_ERROR_UNINITIALIZED)
-            }
+            if i.initialized { Ok(vec![i.driver as ze_driver_handle_t]) } else { Err(ZE_RESULT_ERROR_UNINITIALIZED) }
         })
     }
 
@@ -121,8 +108,7 @@ impl Sim {
     pub fn configure(&self, f: impl FnOnce(&mut config::Faults, &mut config::Quirks)) {
         self.with(|i| {
             f(&mut i.config.faults, &mut i.config.quirks);
-            i.shared
-                .set_lost_after(i.config.faults.device_lost_after_samples);
+            i.shared.set_lost_after(i.config.faults.device_lost_after_samples);
         })
     }
 
@@ -149,12 +135,7 @@ impl Sim {
 
     /// Number of imports currently alive.
     pub fn live_imports(&self) -> usize {
-        self.with(|i| {
-            i.allocs
-                .values()
-                .filter(|a| matches!(a.kind, instance::AllocKind::Import { .. }))
-                .count()
-        })
+        self.with(|i| i.allocs.values().filter(|a| matches!(a.kind, instance::AllocKind::Import { .. })).count())
     }
 
     /// The handle of this instance's device `index` (depth-first: a root, then its sub-devices).
@@ -170,18 +151,13 @@ impl Drop for Sim {
 }
 
 /// Runs `f` on the process-wide instance, creating it from `ZE_SIM_CONFIG` on first use.
-fn with_global<R>(
-    f: impl FnOnce(&mut Instance) -> Result<R, ze_result_t>,
-) -> Result<R, ze_result_t> {
+fn with_global<R>(f: impl FnOnce(&mut Instance) -> Result<R, ze_result_t>) -> Result<R, ze_result_t> {
     let id = global_id().map_err(|e| {
         eprintln!("ze-sim: {e}");
         ZE_RESULT_ERROR_INVALID_ARGUMENT
     })?;
     let mut reg = registry::lock();
-    let inst = reg
-        .instances
-        .get_mut(&id)
-        .ok_or(ZE_RESULT_ERROR_UNINITIALIZED)?;
+    let inst = reg.instances.get_mut(&id).ok_or(ZE_RESULT_ERROR_UNINITIALIZED)?;
     f(inst)
 }
 
@@ -191,9 +167,7 @@ fn global_id() -> Result<u64, ConfigError> {
         return Ok(id);
     }
     let config = SimConfig::from_env()?;
-    let report = std::env::var_os("ZE_SIM_REPORT")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from);
+    let report = std::env::var_os("ZE_SIM_REPORT").filter(|p| !p.is_empty()).map(PathBuf::from);
     let id = insert_locked(&mut reg, config, report);
     reg.global = Some(id);
     drop(reg);
@@ -226,10 +200,7 @@ pub fn global() -> Result<Global, ConfigError> {
 impl Global {
     pub fn report(&self) -> Report {
         let reg = registry::lock();
-        reg.instances
-            .get(&self.id)
-            .map(|i| i.report())
-            .unwrap_or_default()
+        reg.instances.get(&self.id).map(|i| i.report()).unwrap_or_default()
     }
 
     /// Writes the report to `ZE_SIM_REPORT` now (it is also written at exit).

@@ -45,11 +45,7 @@ impl Instance {
     }
 
     fn ready(&self) -> R<()> {
-        if self.initialized {
-            Ok(())
-        } else {
-            Err(ZE_RESULT_ERROR_UNINITIALIZED)
-        }
+        if self.initialized { Ok(()) } else { Err(ZE_RESULT_ERROR_UNINITIALIZED) }
     }
 
     pub fn driver_properties(&self, p: &mut ze_driver_properties_t) -> R<()> {
@@ -69,32 +65,18 @@ impl Instance {
         if self.config.faults.no_devices {
             return Vec::new();
         }
-        self.devices
-            .iter()
-            .filter(|d| d.parent.is_none())
-            .map(|d| d.handle as ze_device_handle_t)
-            .collect()
+        self.devices.iter().filter(|d| d.parent.is_none()).map(|d| d.handle as ze_device_handle_t).collect()
     }
 
     pub fn sub_devices(&self, d: usize) -> Vec<ze_device_handle_t> {
-        self.devices[d]
-            .subs
-            .iter()
-            .map(|&s| self.devices[s].handle as ze_device_handle_t)
-            .collect()
+        self.devices[d].subs.iter().map(|&s| self.devices[s].handle as ze_device_handle_t).collect()
     }
 
     pub fn device_properties(&mut self, d: usize, p: &mut ze_device_properties_t) -> R<()> {
         self.ready()?;
-        if p.stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES
-            && p.stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2
-        {
+        if p.stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES && p.stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 {
             let h = self.devices[d].handle;
-            self.violation(
-                "wrong_stype",
-                h,
-                format!("zeDeviceGetProperties given stype {:#x}", p.stype),
-            );
+            self.violation("wrong_stype", h, format!("zeDeviceGetProperties given stype {:#x}", p.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         let dev = &self.devices[d];
@@ -104,18 +86,9 @@ impl Instance {
         };
         p.vendorId = dev.cfg.vendor_id;
         p.deviceId = dev.cfg.device_id;
-        p.flags = if dev.parent.is_some() {
-            ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE
-        } else {
-            0
-        };
-        p.subdeviceId = dev.parent.map_or(0, |parent| {
-            self.devices[parent]
-                .subs
-                .iter()
-                .position(|&s| s == d)
-                .unwrap_or(0) as u32
-        });
+        p.flags = if dev.parent.is_some() { ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE } else { 0 };
+        p.subdeviceId =
+            dev.parent.map_or(0, |parent| self.devices[parent].subs.iter().position(|&s| s == d).unwrap_or(0) as u32);
         p.coreClockRate = dev.cfg.core_clock_mhz;
         p.maxMemAllocSize = 1 << 32;
         p.maxHardwareContexts = 64;
@@ -125,11 +98,7 @@ impl Instance {
         p.numSubslicesPerSlice = 4;
         p.numSlices = 1;
         // ns per tick for the 1.0 query; ticks per second for the 1.2 one.
-        p.timerResolution = if p.stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 {
-            1_000_000_000
-        } else {
-            1
-        };
+        p.timerResolution = if p.stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 { 1_000_000_000 } else { 1 };
         p.timestampValidBits = 64;
         p.kernelTimestampValidBits = 64;
         let mut uuid = [0u8; 16];
@@ -142,29 +111,18 @@ impl Instance {
     }
 
     pub fn device_status(&self) -> R<()> {
-        if self.shared.is_lost() {
-            Err(ZE_RESULT_ERROR_DEVICE_LOST)
-        } else {
-            Ok(())
-        }
+        if self.shared.is_lost() { Err(ZE_RESULT_ERROR_DEVICE_LOST) } else { Ok(()) }
     }
 
     pub fn extension_names() -> &'static [(&'static str, u32)] {
         const V1_0: u32 = ze_make_version(1, 0);
-        &[
-            ("ZET_experimental_metric_export_memory", V1_0),
-            ("ZET_experimental_metrics_runtime_enable_disable", V1_0),
-        ]
+        &[("ZET_experimental_metric_export_memory", V1_0), ("ZET_experimental_metrics_runtime_enable_disable", V1_0)]
     }
 
     pub fn context_create(&mut self, desc: &ze_context_desc_t, ch: &mut HandleChanges) -> R<usize> {
         self.ready()?;
         if desc.stype != ZE_STRUCTURE_TYPE_CONTEXT_DESC {
-            self.violation(
-                "wrong_stype",
-                self.driver,
-                format!("zeContextCreate given stype {:#x}", desc.stype),
-            );
+            self.violation("wrong_stype", self.driver, format!("zeContextCreate given stype {:#x}", desc.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         let h = new_handle();
@@ -188,24 +146,20 @@ impl Instance {
             self.violation(
                 "teardown_with_live_import",
                 ctx,
-                format!("zeContextDestroy while {} import(s) of exported memory (metric group {name}) are alive in it", imports.len()),
+                format!(
+                    "zeContextDestroy while {} import(s) of exported memory (metric group {name}) are alive in it",
+                    imports.len()
+                ),
             );
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
-        let active: Vec<String> = self
-            .groups
-            .iter()
-            .filter(|g| g.active_in == Some(ctx))
-            .map(|g| g.name.clone())
-            .collect();
+        let active: Vec<String> =
+            self.groups.iter().filter(|g| g.active_in == Some(ctx)).map(|g| g.name.clone()).collect();
         if !active.is_empty() {
             self.violation(
                 "teardown_order",
                 ctx,
-                format!(
-                    "zeContextDestroy while metric groups are activated in it: {}",
-                    active.join(", ")
-                ),
+                format!("zeContextDestroy while metric groups are activated in it: {}", active.join(", ")),
             );
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }

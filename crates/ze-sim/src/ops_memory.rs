@@ -40,11 +40,7 @@ impl Instance {
         align: usize,
     ) -> R<usize> {
         if desc.stype != ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC {
-            self.violation(
-                "wrong_stype",
-                ctx,
-                format!("zeMemAllocDevice given stype {:#x}", desc.stype),
-            );
+            self.violation("wrong_stype", ctx, format!("zeMemAllocDevice given stype {:#x}", desc.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         if self.shared.is_lost() {
@@ -57,12 +53,7 @@ impl Instance {
         }
     }
 
-    fn import(
-        &mut self,
-        ctx: usize,
-        import: ze_external_memory_import_fd_t,
-        size: usize,
-    ) -> R<usize> {
+    fn import(&mut self, ctx: usize, import: ze_external_memory_import_fd_t, size: usize) -> R<usize> {
         if import.flags & ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF == 0 {
             return Err(ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION);
         }
@@ -80,8 +71,7 @@ impl Instance {
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         let Some(g) = id.and_then(|id| {
-            (0..self.groups.len())
-                .find(|&g| self.groups[g].buffer.as_ref().is_some_and(|b| b.id == id))
+            (0..self.groups.len()).find(|&g| self.groups[g].buffer.as_ref().is_some_and(|b| b.id == id))
         }) else {
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         };
@@ -108,17 +98,8 @@ impl Instance {
         if size == 0 || size > buf.size {
             return Err(ZE_RESULT_ERROR_INVALID_SIZE);
         }
-        let ptr = buf
-            .map_for_import()
-            .map_err(|_| ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)? as usize;
-        self.allocs.insert(
-            ptr,
-            Alloc {
-                ctx,
-                size: buf.size,
-                kind: AllocKind::Import { group: g },
-            },
-        );
+        let ptr = buf.map_for_import().map_err(|_| ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)? as usize;
+        self.allocs.insert(ptr, Alloc { ctx, size: buf.size, kind: AllocKind::Import { group: g } });
         Ok(ptr)
     }
 
@@ -127,37 +108,20 @@ impl Instance {
             return Err(ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
         }
         let align = align.max(64);
-        let layout = std::alloc::Layout::from_size_align(size, align)
-            .map_err(|_| ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT)?;
+        let layout =
+            std::alloc::Layout::from_size_align(size, align).map_err(|_| ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT)?;
         // SAFETY: layout has a non-zero size.
         let p = unsafe { std::alloc::alloc_zeroed(layout) };
         if p.is_null() {
             return Err(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
         }
-        self.allocs.insert(
-            p as usize,
-            Alloc {
-                ctx,
-                size,
-                kind: AllocKind::Host { layout },
-            },
-        );
+        self.allocs.insert(p as usize, Alloc { ctx, size, kind: AllocKind::Host { layout } });
         Ok(p as usize)
     }
 
-    pub fn alloc_host(
-        &mut self,
-        ctx: usize,
-        desc: &ze_host_mem_alloc_desc_t,
-        size: usize,
-        align: usize,
-    ) -> R<usize> {
+    pub fn alloc_host(&mut self, ctx: usize, desc: &ze_host_mem_alloc_desc_t, size: usize, align: usize) -> R<usize> {
         if desc.stype != ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC {
-            self.violation(
-                "wrong_stype",
-                ctx,
-                format!("zeMemAllocHost given stype {:#x}", desc.stype),
-            );
+            self.violation("wrong_stype", ctx, format!("zeMemAllocHost given stype {:#x}", desc.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         self.alloc_plain(ctx, size, align)
@@ -168,11 +132,7 @@ impl Instance {
             Some(a) if a.ctx == ctx => {}
             _ => return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT),
         }
-        if let Some(Alloc {
-            kind: AllocKind::Import { group },
-            ..
-        }) = self.allocs.get(&ptr)
-        {
+        if let Some(Alloc { kind: AllocKind::Import { group }, .. }) = self.allocs.get(&ptr) {
             let g = *group;
             self.touch_exporter(g, "free of an import");
         }
@@ -185,18 +145,9 @@ impl Instance {
         Ok(())
     }
 
-    pub fn cmdlist_create(
-        &mut self,
-        ctx: usize,
-        desc: &ze_command_queue_desc_t,
-        ch: &mut HandleChanges,
-    ) -> R<usize> {
+    pub fn cmdlist_create(&mut self, ctx: usize, desc: &ze_command_queue_desc_t, ch: &mut HandleChanges) -> R<usize> {
         if desc.stype != ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC {
-            self.violation(
-                "wrong_stype",
-                ctx,
-                format!("zeCommandListCreateImmediate given stype {:#x}", desc.stype),
-            );
+            self.violation("wrong_stype", ctx, format!("zeCommandListCreateImmediate given stype {:#x}", desc.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         if self.shared.is_lost() {
@@ -209,9 +160,7 @@ impl Instance {
     }
 
     pub fn cmdlist_destroy(&mut self, cl: usize, ch: &mut HandleChanges) -> R<()> {
-        self.cmdlists
-            .remove(&cl)
-            .ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
+        self.cmdlists.remove(&cl).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         ch.removed.push(cl);
         Ok(())
     }
@@ -224,11 +173,7 @@ impl Instance {
 
     /// An immediate, synchronous copy. Both ranges must lie inside allocations of this driver.
     pub fn copy(&mut self, cl: usize, dst: usize, src: usize, len: usize) -> R<()> {
-        let ctx = self
-            .cmdlists
-            .get(&cl)
-            .ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?
-            .ctx;
+        let ctx = self.cmdlists.get(&cl).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?.ctx;
         if self.shared.is_lost() {
             return Err(ZE_RESULT_ERROR_DEVICE_LOST);
         }

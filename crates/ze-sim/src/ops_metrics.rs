@@ -34,9 +34,8 @@ unsafe fn chain(mut p: *mut core::ffi::c_void) -> Vec<*mut ze_base_properties_t>
     nodes
 }
 
-fn known_stype(stype: u32) -> bool {
-    stype == ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP
-        || stype == ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES
+fn export_stype(stype: u32) -> bool {
+    stype == ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP || stype == ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES
 }
 
 impl Instance {
@@ -86,14 +85,16 @@ impl Instance {
     ) -> R<()> {
         // SAFETY: the application passes a valid chain (API contract).
         let nodes = unsafe { chain(p_next) };
+        let knows_export = !self.config.quirks.no_export_extension;
+        let known = |stype: u32| knows_export && export_stype(stype);
         if self.config.quirks.invalid_argument_on_unknown_chain
             && !nodes.is_empty()
             // SAFETY: nodes are valid per the chain contract.
-            && !nodes.iter().any(|&n| known_stype(unsafe { (*n).stype }))
+            && !nodes.iter().any(|&n| known(unsafe { (*n).stype }))
         {
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
-        for n in nodes {
+        for n in nodes.into_iter().filter(|_| knows_export) {
             // SAFETY: as above; the stype says which struct the node is.
             let stype = unsafe { (*n).stype };
             if stype == ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP {
@@ -120,14 +121,7 @@ impl Instance {
     pub fn group_properties(&mut self, g: usize, p: &mut zet_metric_group_properties_t) -> R<()> {
         let h = self.groups[g].handle;
         if p.stype != ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES {
-            self.violation(
-                "wrong_stype",
-                h,
-                format!(
-                    "zetMetricGroupGetProperties given base stype {:#x}",
-                    p.stype
-                ),
-            );
+            self.violation("wrong_stype", h, format!("zetMetricGroupGetProperties given base stype {:#x}", p.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         if self.config.faults.group_properties_fail {
@@ -156,35 +150,18 @@ impl Instance {
     }
 
     pub fn metrics_of(&self, g: usize) -> Vec<zet_metric_handle_t> {
-        self.groups[g]
-            .metrics
-            .iter()
-            .map(|m| m.handle as zet_metric_handle_t)
-            .collect()
+        self.groups[g].metrics.iter().map(|m| m.handle as zet_metric_handle_t).collect()
     }
 
-    pub fn metric_properties(
-        &mut self,
-        g: usize,
-        i: usize,
-        p: &mut zet_metric_properties_t,
-    ) -> R<()> {
+    pub fn metric_properties(&mut self, g: usize, i: usize, p: &mut zet_metric_properties_t) -> R<()> {
         let h = self.groups[g].metrics[i].handle;
         if p.stype != ZET_STRUCTURE_TYPE_METRIC_PROPERTIES {
-            self.violation(
-                "wrong_stype",
-                h,
-                format!("zetMetricGetProperties given base stype {:#x}", p.stype),
-            );
+            self.violation("wrong_stype", h, format!("zetMetricGetProperties given base stype {:#x}", p.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         let per_metric = self.groups[g].export == Export::PerMetric;
         let n = self.groups[g].metrics.len();
-        let export = per_metric.then_some(if i + 1 == n && n > 1 {
-            WhichFd::Second
-        } else {
-            WhichFd::Primary
-        });
+        let export = per_metric.then_some(if i + 1 == n && n > 1 { WhichFd::Second } else { WhichFd::Primary });
         self.fill_chain(p.pNext, g, export, 0)?;
         let grp = &self.groups[g];
         let m = &grp.metrics[i];
@@ -201,11 +178,7 @@ impl Instance {
         } else {
             ZET_METRIC_TYPE_RAW
         };
-        p.resultType = if cumulative {
-            ZET_VALUE_TYPE_UINT64
-        } else {
-            ZET_VALUE_TYPE_FLOAT64
-        };
+        p.resultType = if cumulative { ZET_VALUE_TYPE_UINT64 } else { ZET_VALUE_TYPE_FLOAT64 };
         put_str(&mut p.resultUnits, m.cfg.signal.unit());
         if self.config.quirks.overwrite_pnext {
             p.pNext = self.clobber();
@@ -239,11 +212,7 @@ impl Instance {
         let current: Vec<usize> = (0..self.groups.len())
             .filter(|&g| self.groups[g].active_in == Some(ctx) && self.groups[g].device == d)
             .collect();
-        let dropped: Vec<usize> = current
-            .iter()
-            .copied()
-            .filter(|g| !wanted.contains(g))
-            .collect();
+        let dropped: Vec<usize> = current.iter().copied().filter(|g| !wanted.contains(g)).collect();
         for &g in &dropped {
             let live = self.live_imports_of(g);
             if live > 0 {
@@ -280,14 +249,7 @@ impl Instance {
     fn make_buffer(&self, g: usize) -> std::io::Result<Arc<ExportBuffer>> {
         let grp = &self.groups[g];
         let dev = &self.devices[grp.device].cfg;
-        let counters = grp
-            .metrics
-            .iter()
-            .map(|m| CounterSpec {
-                signal: m.cfg.signal,
-                index: m.index,
-            })
-            .collect();
+        let counters = grp.metrics.iter().map(|m| CounterSpec { signal: m.cfg.signal, index: m.index }).collect();
         Ok(Arc::new(ExportBuffer::create(
             counters,
             dev.kind,
@@ -328,15 +290,15 @@ impl Instance {
         }
         let family = self.device_family(d);
         let h = self.devices[d].handle;
-        let groups: Vec<usize> = (0..self.groups.len())
-            .filter(|&g| family.contains(&self.groups[g].device))
-            .collect();
+        let groups: Vec<usize> = (0..self.groups.len()).filter(|&g| family.contains(&self.groups[g].device)).collect();
         let live: usize = groups.iter().map(|&g| self.live_imports_of(g)).sum();
         if live > 0 {
             self.violation(
                 "teardown_with_live_import",
                 h,
-                format!("zetDeviceDisableMetricsExp while {live} import(s) of exported memory are alive (free them first)"),
+                format!(
+                    "zetDeviceDisableMetricsExp while {live} import(s) of exported memory are alive (free them first)"
+                ),
             );
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
@@ -349,10 +311,7 @@ impl Instance {
             self.violation(
                 "teardown_order",
                 h,
-                format!(
-                    "zetDeviceDisableMetricsExp while metric groups are activated: {}",
-                    active.join(", ")
-                ),
+                format!("zetDeviceDisableMetricsExp while metric groups are activated: {}", active.join(", ")),
             );
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
@@ -362,13 +321,7 @@ impl Instance {
         Ok(())
     }
 
-    pub fn user_group_create(
-        &mut self,
-        d: usize,
-        name: &str,
-        description: &str,
-        ch: &mut HandleChanges,
-    ) -> R<usize> {
+    pub fn user_group_create(&mut self, d: usize, name: &str, description: &str, ch: &mut HandleChanges) -> R<usize> {
         if !self.metrics_enabled(d) {
             return Err(ZE_RESULT_ERROR_UNINITIALIZED);
         }
@@ -399,10 +352,7 @@ impl Instance {
             if grp.user_created {
                 return None;
             }
-            grp.metrics
-                .iter()
-                .position(|m| m.handle == metric)
-                .map(|i| (g, i))
+            grp.metrics.iter().position(|m| m.handle == metric).map(|i| (g, i))
         })
     }
 
@@ -462,11 +412,7 @@ impl Instance {
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
         if self.groups[g].active_in.is_some() {
-            self.violation(
-                "teardown_order",
-                h,
-                format!("user metric group {name} destroyed while activated"),
-            );
+            self.violation("teardown_order", h, format!("user metric group {name} destroyed while activated"));
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
         self.groups[g].destroyed = true;

@@ -86,14 +86,8 @@ impl Registry {
         handle: usize,
         f: impl FnOnce(&mut Instance, Obj, &mut HandleChanges) -> Result<R, ze_result_t>,
     ) -> Result<R, ze_result_t> {
-        let &(id, obj) = self
-            .handles
-            .get(&handle)
-            .ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
-        let inst = self
-            .instances
-            .get_mut(&id)
-            .ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
+        let &(id, obj) = self.handles.get(&handle).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
+        let inst = self.instances.get_mut(&id).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         let mut changes = HandleChanges::default();
         let r = f(inst, obj, &mut changes);
         for (h, o) in changes.added {

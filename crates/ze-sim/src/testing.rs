@@ -14,20 +14,13 @@ pub fn strict() -> bool {
 
 /// Skips loudly, or panics in strict mode. Returns so the caller can `return`.
 pub fn skip(what: &str, why: &str) {
-    assert!(
-        !strict(),
-        "ZESCOPE_STRICT_TESTS=1 and {what} cannot run: {why}"
-    );
-    eprintln!(
-        "\n!!!!!!!! SKIPPED {what}: {why} (set ZESCOPE_STRICT_TESTS=1 to make this fail) !!!!!!!!\n"
-    );
+    assert!(!strict(), "ZESCOPE_STRICT_TESTS=1 and {what} cannot run: {why}");
+    eprintln!("\n!!!!!!!! SKIPPED {what}: {why} (set ZESCOPE_STRICT_TESTS=1 to make this fail) !!!!!!!!\n");
 }
 
 /// Is the Level Zero loader installed?
 pub fn loader_available() -> Result<(), String> {
-    level_zero_sys::Api::load()
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    level_zero_sys::Api::load().map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// Builds (if needed) and returns the absolute path of `libze_sim.so` for the current profile.
@@ -36,10 +29,7 @@ pub fn cdylib() -> Result<PathBuf, String> {
     PATH.get_or_init(|| {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         // target/<profile>/deps/<test binary>
-        let profile_dir = exe
-            .parent()
-            .and_then(|p| p.parent())
-            .ok_or("unexpected test binary location")?;
+        let profile_dir = exe.parent().and_then(|p| p.parent()).ok_or("unexpected test binary location")?;
         let release = profile_dir.file_name().is_some_and(|n| n == "release");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut cmd = std::process::Command::new(cargo);
@@ -50,14 +40,9 @@ pub fn cdylib() -> Result<PathBuf, String> {
         if let Some(target) = profile_dir.parent() {
             cmd.env("CARGO_TARGET_DIR", target);
         }
-        let out = cmd
-            .output()
-            .map_err(|e| format!("cannot run cargo to build libze_sim.so: {e}"))?;
+        let out = cmd.output().map_err(|e| format!("cannot run cargo to build libze_sim.so: {e}"))?;
         if !out.status.success() {
-            return Err(format!(
-                "cargo build -p ze-sim failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
+            return Err(format!("cargo build -p ze-sim failed:\n{}", String::from_utf8_lossy(&out.stderr)));
         }
         let so = profile_dir.join("libze_sim.so");
         if !so.exists() {

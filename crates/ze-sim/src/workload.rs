@@ -29,9 +29,7 @@ pub fn phase_at(t: f64) -> Phase {
 /// Deterministic noise in [-1, 1] for (seed, stream, step).
 pub fn noise(seed: u64, stream: u64, step: u64) -> f64 {
     // splitmix64 over the three inputs
-    let mut z = seed
-        ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        ^ step.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let mut z = seed ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ step.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;
@@ -40,14 +38,7 @@ pub fn noise(seed: u64, stream: u64, step: u64) -> f64 {
 
 /// The instantaneous level of a signal at time `t` (seconds since the driver started): a gauge's
 /// value, or a cumulative counter's rate per second.
-pub fn level(
-    signal: Signal,
-    kind: DeviceKind,
-    clock_mhz: f64,
-    t: f64,
-    n: f64,
-    index: usize,
-) -> f64 {
+pub fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, t: f64, n: f64, index: usize) -> f64 {
     let phase = phase_at(t);
     let util = match phase {
         Phase::Idle => 3.0 + 2.0 * n,
@@ -118,22 +109,8 @@ mod tests {
 
     #[test]
     fn compute_phase_is_busier_and_hotter_than_idle() {
-        let idle = level(
-            Signal::UtilizationPercent,
-            DeviceKind::Gpu,
-            2000.0,
-            1.0,
-            0.0,
-            0,
-        );
-        let busy = level(
-            Signal::UtilizationPercent,
-            DeviceKind::Gpu,
-            2000.0,
-            3.0,
-            0.0,
-            0,
-        );
+        let idle = level(Signal::UtilizationPercent, DeviceKind::Gpu, 2000.0, 1.0, 0.0, 0);
+        let busy = level(Signal::UtilizationPercent, DeviceKind::Gpu, 2000.0, 3.0, 0.0, 0);
         assert!(busy > 10.0 * idle);
         let p_idle = level(Signal::PowerWatts, DeviceKind::Gpu, 2000.0, 1.0, 0.0, 0);
         let p_busy = level(Signal::PowerWatts, DeviceKind::Gpu, 2000.0, 3.0, 0.0, 0);

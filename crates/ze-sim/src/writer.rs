@@ -26,10 +26,7 @@ pub struct Shared {
 
 /// CLOCK_MONOTONIC in ns.
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes into our timespec.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -60,8 +57,7 @@ impl Shared {
     }
 
     pub fn set_lost_after(&self, n: Option<u64>) {
-        self.lost_after
-            .store(n.unwrap_or(u64::MAX), Ordering::Release);
+        self.lost_after.store(n.unwrap_or(u64::MAX), Ordering::Release);
     }
 
     pub fn stop(&self) {
@@ -71,23 +67,14 @@ impl Shared {
     /// Starts publishing `buf` (writes a first snapshot at once, so an import sees data).
     pub fn activate(self: &Arc<Self>, buf: Arc<ExportBuffer>) {
         if !self.is_lost() {
-            buf.write_snapshot(
-                self.seed,
-                self.device_now_ns(),
-                self.start.elapsed().as_secs_f64(),
-            );
+            buf.write_snapshot(self.seed, self.device_now_ns(), self.start.elapsed().as_secs_f64());
         } else {
             buf.set_lost();
         }
-        self.active
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(buf);
+        self.active.lock().unwrap_or_else(|e| e.into_inner()).push(buf);
         if !self.running.swap(true, Ordering::AcqRel) {
             let me = Arc::clone(self);
-            let spawned = std::thread::Builder::new()
-                .name("ze-sim-writer".into())
-                .spawn(move || me.run());
+            let spawned = std::thread::Builder::new().name("ze-sim-writer".into()).spawn(move || me.run());
             if spawned.is_err() {
                 self.running.store(false, Ordering::Release);
             }
@@ -95,10 +82,7 @@ impl Shared {
     }
 
     pub fn deactivate(&self, buf: &Arc<ExportBuffer>) {
-        self.active
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|b| !Arc::ptr_eq(b, buf));
+        self.active.lock().unwrap_or_else(|e| e.into_inner()).retain(|b| !Arc::ptr_eq(b, buf));
     }
 
     fn run(self: Arc<Self>) {
@@ -114,11 +98,7 @@ impl Shared {
             if self.is_lost() {
                 continue;
             }
-            let active = self
-                .active
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone();
+            let active = self.active.lock().unwrap_or_else(|e| e.into_inner()).clone();
             if active.is_empty() {
                 continue;
             }
@@ -128,10 +108,7 @@ impl Shared {
                 for b in &active {
                     b.set_lost();
                 }
-                eprintln!(
-                    "ze-sim: injected fault: device lost after {} snapshots",
-                    n - 1
-                );
+                eprintln!("ze-sim: injected fault: device lost after {} snapshots", n - 1);
                 continue;
             }
             let t = self.start.elapsed().as_secs_f64();

@@ -15,20 +15,12 @@ struct Fixture {
 }
 
 fn fixture(tweak: impl FnOnce(&mut SimConfig)) -> Fixture {
-    let mut cfg = SimConfig {
-        metrics: MetricsEnable::Always,
-        update_period_us: 200,
-        ..Default::default()
-    };
+    let mut cfg = SimConfig { metrics: MetricsEnable::Always, update_period_us: 200, ..Default::default() };
     tweak(&mut cfg);
     let sim = Sim::new(cfg);
     assert_eq!(sim.init(), ZE_RESULT_SUCCESS);
     let drv = sim.drivers().unwrap()[0];
-    Fixture {
-        raw: Raw { api: sim.api() },
-        sim,
-        drv,
-    }
+    Fixture { raw: Raw { api: sim.api() }, sim, drv }
 }
 
 impl Fixture {
@@ -36,14 +28,7 @@ impl Fixture {
         self.raw.devices(self.drv).unwrap()[0]
     }
     /// Context + activated ComputeBasic on the GPU, and its export.
-    fn running(
-        &self,
-    ) -> (
-        ze_context_handle_t,
-        ze_device_handle_t,
-        zet_metric_group_handle_t,
-        Export,
-    ) {
+    fn running(&self) -> (ze_context_handle_t, ze_device_handle_t, zet_metric_group_handle_t, Export) {
         let d = self.gpu();
         let g = self.raw.group_by_name(d, "ComputeBasic").unwrap();
         let c = self.raw.context(self.drv).unwrap();
@@ -67,29 +52,15 @@ fn models_a_gpu_with_a_sub_device_and_an_npu() {
     assert_eq!((gpu.as_str(), gpu_type), ("ze-sim GPU", ZE_DEVICE_TYPE_GPU));
     assert_eq!((npu.as_str(), npu_type), ("ze-sim NPU", ZE_DEVICE_TYPE_VPU));
     assert_eq!(f.raw.sub_devices(devices[0]).unwrap().len(), 1);
-    let groups: Vec<GroupInfo> = f
-        .raw
-        .groups(devices[0])
-        .unwrap()
-        .into_iter()
-        .map(|g| f.raw.group(g).unwrap())
-        .collect();
+    let groups: Vec<GroupInfo> =
+        f.raw.groups(devices[0]).unwrap().into_iter().map(|g| f.raw.group(g).unwrap()).collect();
     let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
     assert_eq!(names, ["ComputeBasic", "MemoryTraffic", "EuStallSampling"]);
     let domains: std::collections::HashSet<u32> = groups.iter().map(|g| g.domain).collect();
     assert_eq!(domains.len(), 3, "groups are in distinct domains");
-    assert_ne!(
-        groups[0].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF,
-        0
-    );
-    assert_eq!(
-        groups[1].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF,
-        0
-    );
-    assert_eq!(
-        groups[2].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF,
-        0
-    );
+    assert_ne!(groups[0].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF, 0);
+    assert_eq!(groups[1].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF, 0);
+    assert_eq!(groups[2].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF, 0);
     assert!(f.sim.report().is_clean());
 }
 
@@ -98,11 +69,7 @@ fn exports_memory_only_while_activated_and_through_any_chain_position() {
     let f = fixture(|_| {});
     let d = f.gpu();
     let g = f.raw.group_by_name(d, "ComputeBasic").unwrap();
-    assert_eq!(
-        f.raw.group(g).unwrap().export.fd,
-        -1,
-        "no exported memory before activation"
-    );
+    assert_eq!(f.raw.group(g).unwrap().export.fd, -1, "no exported memory before activation");
     let (c, d, g2, e) = f.running();
     assert_eq!(g, g2);
     assert!(e.fd >= 0);
@@ -116,11 +83,7 @@ fn exports_memory_only_while_activated_and_through_any_chain_position() {
     let id = export::file_id(e.fd).unwrap();
     f.clean_teardown(c, d);
     // (The number may be reused by a test running in parallel; the file must be gone.)
-    assert_ne!(
-        export::file_id(e.fd),
-        Some(id),
-        "the implementation closed its fd at deactivation"
-    );
+    assert_ne!(export::file_id(e.fd), Some(id), "the implementation closed its fd at deactivation");
     assert!(f.sim.report().is_clean(), "{:?}", f.sim.report());
 }
 
@@ -140,24 +103,10 @@ fn per_metric_exports_share_one_buffer_through_the_same_and_a_different_fd() {
             (t, e)
         })
         .collect();
-    assert!(
-        exports
-            .iter()
-            .all(|(t, _)| *t == ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF)
-    );
-    assert_eq!(
-        exports[0].1.fd, exports[1].1.fd,
-        "two metrics report the same fd"
-    );
-    assert_ne!(
-        exports[0].1.fd, exports[2].1.fd,
-        "a third reports another fd ..."
-    );
-    assert_eq!(
-        export::file_id(exports[0].1.fd),
-        export::file_id(exports[2].1.fd),
-        "... of the same buffer"
-    );
+    assert!(exports.iter().all(|(t, _)| *t == ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF));
+    assert_eq!(exports[0].1.fd, exports[1].1.fd, "two metrics report the same fd");
+    assert_ne!(exports[0].1.fd, exports[2].1.fd, "a third reports another fd ...");
+    assert_eq!(export::file_id(exports[0].1.fd), export::file_id(exports[2].1.fd), "... of the same buffer");
     f.clean_teardown(c, d);
     assert!(f.sim.report().is_clean());
 }
@@ -184,18 +133,9 @@ fn deactivation_while_an_import_is_alive_is_refused_and_recorded() {
     let (c, d, _, e) = f.running();
     let dup = dup(e.fd);
     let p = f.raw.import(c, d, dup, e.size).unwrap();
-    assert_eq!(
-        f.raw.activate(c, d, &[]),
-        Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)
-    );
-    assert_eq!(
-        f.raw.destroy_context(c),
-        Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)
-    );
-    assert_eq!(
-        f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d),
-        Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)
-    );
+    assert_eq!(f.raw.activate(c, d, &[]), Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE));
+    assert_eq!(f.raw.destroy_context(c), Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE));
+    assert_eq!(f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d), Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE));
     let r = f.sim.report();
     assert_eq!(r.violation_kinds(), ["teardown_with_live_import"; 3]);
     f.raw.free(c, p).unwrap();
@@ -212,11 +152,7 @@ fn closing_the_exported_fd_is_a_violation() {
     let _ = f.raw.group(g);
     let r = f.sim.report();
     assert_eq!(r.violation_kinds(), ["exported_fd_closed"]);
-    assert!(
-        r.violations[0].message.contains(&format!("fd {}", e.fd)),
-        "{}",
-        r.violations[0].message
-    );
+    assert!(r.violations[0].message.contains(&format!("fd {}", e.fd)), "{}", r.violations[0].message);
     f.clean_teardown(c, d);
 }
 
@@ -242,21 +178,9 @@ fn touching_one_exporter_from_two_threads_is_a_violation() {
     close(dup1);
     f.clean_teardown(c, d);
     let r = f.sim.report();
-    assert!(
-        r.violation_kinds()
-            .iter()
-            .all(|k| *k == "exporter_used_from_two_threads"),
-        "{r:?}"
-    );
-    assert!(
-        r.violations.len() >= 2,
-        "query, import and free from the second thread: {r:?}"
-    );
-    assert!(
-        r.violations[0].thread.contains("tid"),
-        "the thread is named: {}",
-        r.violations[0].thread
-    );
+    assert!(r.violation_kinds().iter().all(|k| *k == "exporter_used_from_two_threads"), "{r:?}");
+    assert!(r.violations.len() >= 2, "query, import and free from the second thread: {r:?}");
+    assert!(r.violations[0].thread.contains("tid"), "the thread is named: {}", r.violations[0].thread);
 }
 
 #[test]
@@ -279,47 +203,27 @@ fn leaks_are_reported_and_a_clean_run_reports_nothing() {
     let _p = f.raw.import(c, d, dup, e.size).unwrap();
     let r = f.sim.report();
     let kinds: Vec<&str> = r.leaks.iter().map(|l| l.kind.as_str()).collect();
-    assert_eq!(
-        kinds,
-        [
-            "import_not_freed",
-            "context_not_destroyed",
-            "group_left_activated"
-        ]
-    );
+    assert_eq!(kinds, ["import_not_freed", "context_not_destroyed", "group_left_activated"]);
     let text = r.to_ron();
-    assert!(
-        text.contains("violations: []") && text.contains("leaks: ["),
-        "{text}"
-    );
+    assert!(text.contains("violations: []") && text.contains("leaks: ["), "{text}");
 }
 
 #[test]
 fn metrics_follow_zet_enable_metrics_and_runtime_enable_disable() {
     let f = fixture(|c| c.metrics = MetricsEnable::RuntimeOnly);
     let d = f.gpu();
-    assert!(
-        f.raw.groups(d).unwrap().is_empty(),
-        "no groups before metrics are enabled"
-    );
-    f.raw
-        .device_exp(f.drv, zetDeviceEnableMetricsExp_NAME, d)
-        .unwrap();
+    assert!(f.raw.groups(d).unwrap().is_empty(), "no groups before metrics are enabled");
+    f.raw.device_exp(f.drv, zetDeviceEnableMetricsExp_NAME, d).unwrap();
     assert_eq!(f.raw.groups(d).unwrap().len(), 3);
     assert_eq!(f.sim.report().leaks[0].kind, "metrics_left_enabled");
-    f.raw
-        .device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d)
-        .unwrap();
+    f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d).unwrap();
     assert!(f.raw.groups(d).unwrap().is_empty());
     assert!(f.sim.report().is_clean());
 }
 
 #[test]
 fn activating_two_groups_of_one_domain_is_refused() {
-    let mut cfg = SimConfig {
-        metrics: MetricsEnable::Always,
-        ..Default::default()
-    };
+    let mut cfg = SimConfig { metrics: MetricsEnable::Always, ..Default::default() };
     cfg.devices[0].groups[1].domain = cfg.devices[0].groups[0].domain;
     let sim = Sim::new(cfg);
     sim.init();
@@ -328,10 +232,7 @@ fn activating_two_groups_of_one_domain_is_refused() {
     let d = raw.devices(drv).unwrap()[0];
     let gs = raw.groups(d).unwrap();
     let c = raw.context(drv).unwrap();
-    assert_eq!(
-        raw.activate(c, d, &gs[..2]),
-        Err(ZE_RESULT_ERROR_INVALID_ARGUMENT)
-    );
+    assert_eq!(raw.activate(c, d, &gs[..2]), Err(ZE_RESULT_ERROR_INVALID_ARGUMENT));
     raw.destroy_context(c).unwrap();
     assert!(sim.report().is_clean());
 }
@@ -341,10 +242,7 @@ fn activating_two_groups_of_one_domain_is_refused() {
 #[test]
 fn fault_init_fails() {
     let sim = Sim::new(SimConfig {
-        faults: ze_sim::config::Faults {
-            init_fails: true,
-            ..Default::default()
-        },
+        faults: ze_sim::config::Faults { init_fails: true, ..Default::default() },
         ..Default::default()
     });
     assert_eq!(sim.init(), ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE);
@@ -367,10 +265,7 @@ fn fault_group_properties_fail() {
 #[test]
 fn fault_export_fd_minus_one_size_zero_and_oversized() {
     for (which, check) in [
-        (
-            "fd",
-            Box::new(|e: &Export| e.fd == -1) as Box<dyn Fn(&Export) -> bool>,
-        ),
+        ("fd", Box::new(|e: &Export| e.fd == -1) as Box<dyn Fn(&Export) -> bool>),
         ("zero", Box::new(|e: &Export| e.size == 0 && e.fd >= 0)),
         (
             "oversized",
@@ -414,15 +309,9 @@ fn fault_device_lost_after_n_samples() {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
     // SAFETY: plain handle call.
-    assert_eq!(
-        unsafe { (f.raw.api.zeDeviceGetStatus)(d) },
-        ZE_RESULT_ERROR_DEVICE_LOST
-    );
+    assert_eq!(unsafe { (f.raw.api.zeDeviceGetStatus)(d) }, ZE_RESULT_ERROR_DEVICE_LOST);
     let flags = read_mapped_u64(e.fd, e.size, 24) >> 32;
-    assert_eq!(
-        flags as u32 & export::FLAG_DEVICE_LOST,
-        export::FLAG_DEVICE_LOST
-    );
+    assert_eq!(flags as u32 & export::FLAG_DEVICE_LOST, export::FLAG_DEVICE_LOST);
     f.clean_teardown(c, d); // teardown still works on a lost device
     assert!(f.sim.report().is_clean());
 }
@@ -434,17 +323,10 @@ fn fault_disable_refused() {
         c.faults.disable_refused = true;
     });
     let d = f.gpu();
-    f.raw
-        .device_exp(f.drv, zetDeviceEnableMetricsExp_NAME, d)
-        .unwrap();
-    assert_eq!(
-        f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d),
-        Err(ZE_RESULT_ERROR_UNKNOWN)
-    );
+    f.raw.device_exp(f.drv, zetDeviceEnableMetricsExp_NAME, d).unwrap();
+    assert_eq!(f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d), Err(ZE_RESULT_ERROR_UNKNOWN));
     f.sim.configure(|faults, _| faults.disable_refused = false);
-    f.raw
-        .device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d)
-        .unwrap();
+    f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d).unwrap();
 }
 
 // ---- quirks ---------------------------------------------------------------------------------
@@ -454,27 +336,20 @@ fn quirk_overwrite_pnext_clobbers_the_callers_chain() {
     let f = fixture(|c| c.quirks.overwrite_pnext = true);
     let (c, d, g, _) = f.running();
     let mut export = zet_export_dma_buf_exp_properties_t::default();
-    let mine: *mut core::ffi::c_void =
-        (&mut export as *mut zet_export_dma_buf_exp_properties_t).cast();
+    let mine: *mut core::ffi::c_void = (&mut export as *mut zet_export_dma_buf_exp_properties_t).cast();
     let mut p = zet_metric_group_properties_t {
         stype: ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES,
         pNext: mine,
         ..Default::default()
     };
     // SAFETY: valid chain.
-    assert_eq!(
-        unsafe { (f.raw.api.zetMetricGroupGetProperties)(g, &mut p) },
-        ZE_RESULT_SUCCESS
-    );
+    assert_eq!(unsafe { (f.raw.api.zetMetricGroupGetProperties)(g, &mut p) }, ZE_RESULT_SUCCESS);
     assert_ne!(p.pNext, mine, "the driver replaced the caller's pNext");
     // Following the clobbered chain leads to an fd that is no export: importing it is a violation.
     // SAFETY: the clobbered pointer points at the driver's decoy struct, which has this layout.
     let decoy = unsafe { *p.pNext.cast::<zet_export_dma_buf_exp_properties_t>() };
     assert!(f.raw.import(c, d, decoy.fd, decoy.size).is_err());
-    assert_eq!(
-        f.sim.report().violation_kinds(),
-        ["followed_clobbered_pnext"]
-    );
+    assert_eq!(f.sim.report().violation_kinds(), ["followed_clobbered_pnext"]);
     f.clean_teardown(c, d);
 }
 
@@ -482,25 +357,15 @@ fn quirk_overwrite_pnext_clobbers_the_callers_chain() {
 fn quirk_invalid_argument_when_no_struct_in_the_chain_is_recognised() {
     let f = fixture(|c| c.quirks.invalid_argument_on_unknown_chain = true);
     let g = f.raw.groups(f.gpu()).unwrap()[0];
-    let mut unknown = Unknown {
-        stype: UNKNOWN_STYPE,
-        pNext: std::ptr::null_mut(),
-        payload: [0; 4],
-    };
+    let mut unknown = Unknown { stype: UNKNOWN_STYPE, pNext: std::ptr::null_mut(), payload: [0; 4] };
     let mut p = zet_metric_group_properties_t {
         stype: ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES,
         pNext: (&mut unknown as *mut Unknown).cast(),
         ..Default::default()
     };
     // SAFETY: valid chain.
-    assert_eq!(
-        unsafe { (f.raw.api.zetMetricGroupGetProperties)(g, &mut p) },
-        ZE_RESULT_ERROR_INVALID_ARGUMENT
-    );
-    assert!(
-        f.raw.group(g).is_ok(),
-        "a chain with a known struct is accepted"
-    );
+    assert_eq!(unsafe { (f.raw.api.zetMetricGroupGetProperties)(g, &mut p) }, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert!(f.raw.group(g).is_ok(), "a chain with a known struct is accepted");
 }
 
 #[test]
@@ -518,10 +383,7 @@ fn quirk_import_closes_the_fd_it_is_given() {
     f.raw.free(c, p).unwrap();
     let _ = f.raw.group(g);
     let kinds = f.sim.report().violation_kinds().join(",");
-    assert!(
-        kinds.starts_with("implementation_fd_closed_by_import"),
-        "{kinds}"
-    );
+    assert!(kinds.starts_with("implementation_fd_closed_by_import"), "{kinds}");
     f.clean_teardown(c, d);
 }
 
@@ -530,28 +392,12 @@ fn quirk_unmappable_export_refuses_cpu_mappings_but_imports_and_copies() {
     let f = fixture(|c| c.quirks.unmappable_export = true);
     let (c, d, _, e) = f.running();
     // SAFETY: attempting a read-only mapping; failure expected.
-    let m = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            e.size,
-            libc::PROT_READ,
-            libc::MAP_SHARED,
-            e.fd,
-            0,
-        )
-    };
-    assert_eq!(
-        m,
-        libc::MAP_FAILED,
-        "the export cannot be mapped for reading"
-    );
+    let m = unsafe { libc::mmap(std::ptr::null_mut(), e.size, libc::PROT_READ, libc::MAP_SHARED, e.fd, 0) };
+    assert_eq!(m, libc::MAP_FAILED, "the export cannot be mapped for reading");
     let dup = dup(e.fd);
     let src = f.raw.import(c, d, dup, e.size).unwrap();
     close(dup);
-    let host_desc = ze_host_mem_alloc_desc_t {
-        stype: ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,
-        ..Default::default()
-    };
+    let host_desc = ze_host_mem_alloc_desc_t { stype: ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, ..Default::default() };
     let mut dst = std::ptr::null_mut();
     let q = ze_command_queue_desc_t {
         stype: ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
@@ -561,14 +407,8 @@ fn quirk_unmappable_export_refuses_cpu_mappings_but_imports_and_copies() {
     let mut cl = std::ptr::null_mut();
     // SAFETY: valid descriptors and out-pointers; the copy stays inside both allocations.
     unsafe {
-        assert_eq!(
-            (f.raw.api.zeMemAllocHost)(c, &host_desc, e.size, 64, &mut dst),
-            0
-        );
-        assert_eq!(
-            (f.raw.api.zeCommandListCreateImmediate)(c, d, &q, &mut cl),
-            0
-        );
+        assert_eq!((f.raw.api.zeMemAllocHost)(c, &host_desc, e.size, 64, &mut dst), 0);
+        assert_eq!((f.raw.api.zeCommandListCreateImmediate)(c, d, &q, &mut cl), 0);
         assert_eq!(
             (f.raw.api.zeCommandListAppendMemoryCopy)(
                 cl,
@@ -581,11 +421,7 @@ fn quirk_unmappable_export_refuses_cpu_mappings_but_imports_and_copies() {
             ),
             0
         );
-        assert_eq!(
-            *dst.cast::<u32>(),
-            export::MAGIC,
-            "the copy holds the buffer's header"
-        );
+        assert_eq!(*dst.cast::<u32>(), export::MAGIC, "the copy holds the buffer's header");
         assert_eq!((f.raw.api.zeCommandListDestroy)(cl), 0);
     }
     f.raw.free(c, dst).unwrap();
@@ -599,10 +435,7 @@ fn ground_truth_matches_what_a_reader_sees() {
     let f = fixture(|c| c.update_period_us = 100_000);
     let (c, d, _, e) = f.running();
     let ts = read_mapped_u64(e.fd, e.size, export::OFFSET_TIMESTAMP);
-    let truth = f
-        .sim
-        .ground_truth("ComputeBasic", ts)
-        .expect("snapshot in history");
+    let truth = f.sim.ground_truth("ComputeBasic", ts).expect("snapshot in history");
     let gpu_time = read_mapped_u64(e.fd, e.size, export::OFFSET_COUNTERS);
     let freq = f64::from_bits(read_mapped_u64(e.fd, e.size, export::OFFSET_COUNTERS + 16));
     if read_mapped_u64(e.fd, e.size, export::OFFSET_TIMESTAMP) == ts {
@@ -619,35 +452,19 @@ fn handles_of_a_dropped_instance_are_rejected_not_dereferenced() {
     let api = f.sim.api();
     drop(f);
     let raw = Raw { api };
-    assert_eq!(
-        raw.groups(d).err(),
-        Some(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)
-    );
-    assert_eq!(
-        raw.groups(0x1234 as ze_device_handle_t).err(),
-        Some(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)
-    );
+    assert_eq!(raw.groups(d).err(), Some(ZE_RESULT_ERROR_INVALID_NULL_HANDLE));
+    assert_eq!(raw.groups(0x1234 as ze_device_handle_t).err(), Some(ZE_RESULT_ERROR_INVALID_NULL_HANDLE));
 }
 
 #[test]
 fn configs_parse_partially_and_errors_name_the_place() {
     let cfg = SimConfig::from_ron("(faults: (import_fails: true))", "test.ron").unwrap();
     assert!(cfg.faults.import_fails);
-    assert_eq!(
-        cfg.devices.len(),
-        2,
-        "unspecified fields keep their defaults"
-    );
-    let err = SimConfig::from_ron("(faults: (import_fails: yes))", "test.ron")
-        .unwrap_err()
-        .to_string();
+    assert_eq!(cfg.devices.len(), 2, "unspecified fields keep their defaults");
+    let err = SimConfig::from_ron("(faults: (import_fails: yes))", "test.ron").unwrap_err().to_string();
     assert!(err.starts_with("test.ron: 1:"), "{err}");
-    let err = SimConfig::from_ron("(update_period_us: 0)", "x.ron")
-        .unwrap_err()
-        .to_string();
+    let err = SimConfig::from_ron("(update_period_us: 0)", "x.ron").unwrap_err().to_string();
     assert!(err.contains("update_period_us"), "{err}");
-    let err = SimConfig::from_ron("(bogus: 1)", "x.ron")
-        .unwrap_err()
-        .to_string();
+    let err = SimConfig::from_ron("(bogus: 1)", "x.ron").unwrap_err().to_string();
     assert!(err.contains("bogus"), "{err}");
 }

@@ -21,13 +21,7 @@ use ze_sim::testing;
 const MODES: [(&str, &[(&str, &str)]); 4] = [
     ("direct", &[]),
     ("intercept", &[("ZE_ENABLE_LOADER_INTERCEPT", "1")]),
-    (
-        "validation",
-        &[
-            ("ZE_ENABLE_VALIDATION_LAYER", "1"),
-            ("ZE_ENABLE_PARAMETER_VALIDATION", "1"),
-        ],
-    ),
+    ("validation", &[("ZE_ENABLE_VALIDATION_LAYER", "1"), ("ZE_ENABLE_PARAMETER_VALIDATION", "1")]),
     ("tracing", &[("ZE_ENABLE_TRACING_LAYER", "1")]),
 ];
 
@@ -50,8 +44,7 @@ fn main() {
     let exe = std::env::current_exe().unwrap();
     let mut failures = Vec::new();
     for (mode, env) in MODES {
-        let report =
-            std::env::temp_dir().join(format!("ze-sim-loader-{mode}-{}.ron", std::process::id()));
+        let report = std::env::temp_dir().join(format!("ze-sim-loader-{mode}-{}.ron", std::process::id()));
         let _ = std::fs::remove_file(&report);
         let mut cmd = Command::new(&exe);
         cmd.env("ZE_SIM_LOADER_SCENARIO", mode)
@@ -66,10 +59,7 @@ fn main() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if !out.status.success() {
-            failures.push(format!(
-                "mode {mode}: child failed ({}):\n{stdout}\n{stderr}",
-                out.status
-            ));
+            failures.push(format!("mode {mode}: child failed ({}):\n{stdout}\n{stderr}", out.status));
             continue;
         }
         let text = std::fs::read_to_string(&report).unwrap_or_default();
@@ -83,15 +73,10 @@ fn main() {
                     failures.push(format!("mode {mode}: unexpected report:\n{text}"));
                 }
             }
-            Err(e) => failures.push(format!(
-                "mode {mode}: no readable ZE_SIM_REPORT ({e}):\n{text}\n{stderr}"
-            )),
+            Err(e) => failures.push(format!("mode {mode}: no readable ZE_SIM_REPORT ({e}):\n{text}\n{stderr}")),
         }
         let _ = std::fs::remove_file(&report);
-        println!(
-            "loader mode {mode}: {}",
-            if failures.is_empty() { "ok" } else { "FAILED" }
-        );
+        println!("loader mode {mode}: {}", if failures.is_empty() { "ok" } else { "FAILED" });
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -119,23 +104,13 @@ fn scenario(mode: &str) {
     let c = raw.context(drv).unwrap();
     raw.activate(c, d, &[g]).unwrap();
     let e = raw.group(g).unwrap().export;
-    assert!(
-        e.fd >= 0 && e.size > 0,
-        "{mode}: export properties fd {} size {}",
-        e.fd,
-        e.size
-    );
+    assert!(e.fd >= 0 && e.size > 0, "{mode}: export properties fd {} size {}", e.fd, e.size);
     let dup = dup(e.fd);
-    let p = raw
-        .import(c, d, dup, e.size)
-        .expect("import a dup of the exported fd");
+    let p = raw.import(c, d, dup, e.size).expect("import a dup of the exported fd");
     let first = read_mapped_u64(dup, e.size, ze_sim::export::OFFSET_COUNTERS);
     std::thread::sleep(std::time::Duration::from_millis(50));
     let later = read_mapped_u64(dup, e.size, ze_sim::export::OFFSET_COUNTERS);
-    assert!(
-        later > first,
-        "{mode}: the GpuTime counter advances ({first} -> {later})"
-    );
+    assert!(later > first, "{mode}: the GpuTime counter advances ({first} -> {later})");
     assert_eq!(
         raw.activate(c, d, &[]),
         Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE),
@@ -150,10 +125,8 @@ fn scenario(mode: &str) {
     close(dup);
     raw.activate(c, d, &[]).unwrap();
     // Runtime enable/disable through the extension functions, on the driver's device handle.
-    raw.device_exp(drv, zetDeviceEnableMetricsExp_NAME, d)
-        .unwrap();
-    raw.device_exp(drv, zetDeviceDisableMetricsExp_NAME, d)
-        .unwrap();
+    raw.device_exp(drv, zetDeviceEnableMetricsExp_NAME, d).unwrap();
+    raw.device_exp(drv, zetDeviceDisableMetricsExp_NAME, d).unwrap();
     let translated = raw.translate(ZEL_HANDLE_DEVICE, d.cast()).unwrap();
     if mode == "intercept" {
         assert_ne!(translated, d.cast(), "intercept mode wraps handles");

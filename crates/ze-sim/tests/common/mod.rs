@@ -9,11 +9,7 @@ use level_zero_sys::*;
 pub type R<T> = Result<T, ze_result_t>;
 
 pub fn ok(r: ze_result_t) -> R<()> {
-    if r == ZE_RESULT_SUCCESS {
-        Ok(())
-    } else {
-        Err(r)
-    }
+    if r == ZE_RESULT_SUCCESS { Ok(()) } else { Err(r) }
 }
 
 /// A struct the driver has never heard of, placed in pNext chains to check it is skipped.
@@ -43,9 +39,7 @@ pub struct Raw {
 
 fn cstr(b: &[core::ffi::c_char]) -> String {
     // SAFETY: the driver NUL-terminates every fixed string field (the arrays are zeroed first).
-    unsafe { CStr::from_ptr(b.as_ptr()) }
-        .to_string_lossy()
-        .into_owned()
+    unsafe { CStr::from_ptr(b.as_ptr()) }.to_string_lossy().into_owned()
 }
 
 impl Raw {
@@ -80,10 +74,7 @@ impl Raw {
     }
 
     pub fn device_name(&self, d: ze_device_handle_t) -> R<(String, u32)> {
-        let mut p = ze_device_properties_t {
-            stype: ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES,
-            ..Default::default()
-        };
+        let mut p = ze_device_properties_t { stype: ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, ..Default::default() };
         // SAFETY: valid properties struct.
         ok(unsafe { (self.api.zeDeviceGetProperties)(d, &mut p) })?;
         Ok((cstr(&p.name), p.r#type))
@@ -119,18 +110,12 @@ impl Raw {
         };
         // SAFETY: every struct of the chain lives until the call returns.
         ok(unsafe { (self.api.zetMetricGroupGetProperties)(g, &mut p) })?;
-        assert_eq!(
-            unknown.payload, [7; 4],
-            "the driver wrote into a struct it does not know"
-        );
+        assert_eq!(unknown.payload, [7; 4], "the driver wrote into a struct it does not know");
         Ok(GroupInfo {
             name: cstr(&p.name),
             domain: p.domain,
             type_flags: ty.r#type,
-            export: Export {
-                fd: export.fd,
-                size: export.size,
-            },
+            export: Export { fd: export.fd, size: export.size },
         })
     }
 
@@ -163,21 +148,11 @@ impl Raw {
         };
         // SAFETY: the chain lives until the call returns.
         ok(unsafe { (self.api.zetMetricGetProperties)(m, &mut p) })?;
-        Ok((
-            cstr(&p.name),
-            p.metricType,
-            Export {
-                fd: export.fd,
-                size: export.size,
-            },
-        ))
+        Ok((cstr(&p.name), p.metricType, Export { fd: export.fd, size: export.size }))
     }
 
     pub fn context(&self, drv: ze_driver_handle_t) -> R<ze_context_handle_t> {
-        let desc = ze_context_desc_t {
-            stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC,
-            ..Default::default()
-        };
+        let desc = ze_context_desc_t { stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC, ..Default::default() };
         let mut c = std::ptr::null_mut();
         // SAFETY: valid descriptor and out-pointer.
         ok(unsafe { (self.api.zeContextCreate)(drv, &desc, &mut c) })?;
@@ -197,18 +172,10 @@ impl Raw {
     ) -> R<()> {
         let mut v = groups.to_vec();
         // SAFETY: v holds groups.len() handles.
-        ok(unsafe {
-            (self.api.zetContextActivateMetricGroups)(c, d, v.len() as u32, v.as_mut_ptr())
-        })
+        ok(unsafe { (self.api.zetContextActivateMetricGroups)(c, d, v.len() as u32, v.as_mut_ptr()) })
     }
 
-    pub fn import(
-        &self,
-        c: ze_context_handle_t,
-        d: ze_device_handle_t,
-        fd: i32,
-        size: usize,
-    ) -> R<*mut c_void> {
+    pub fn import(&self, c: ze_context_handle_t, d: ze_device_handle_t, fd: i32, size: usize) -> R<*mut c_void> {
         let import = ze_external_memory_import_fd_t {
             stype: ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD,
             flags: ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF,
@@ -270,14 +237,7 @@ pub fn read_mapped_u64(fd: i32, size: usize, offset: usize) -> u64 {
     assert!(offset + 8 <= size);
     // SAFETY: a fresh read-only shared mapping of the exported fd, unmapped below.
     unsafe {
-        let p = libc::mmap(
-            std::ptr::null_mut(),
-            size,
-            libc::PROT_READ,
-            libc::MAP_SHARED,
-            fd,
-            0,
-        );
+        let p = libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ, libc::MAP_SHARED, fd, 0);
         assert_ne!(p, libc::MAP_FAILED, "mmap of the exported fd failed");
         let v = std::ptr::read_volatile(p.cast::<u8>().add(offset).cast::<u64>());
         libc::munmap(p, size);

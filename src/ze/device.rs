@@ -1,0 +1,205 @@
+//! Drivers and devices: enumeration and properties, and the drivers' extension functions.
+
+use level_zero_sys::*;
+
+use super::error::{ZeError, check};
+use super::loader::Ze;
+use super::metric::MetricGroup;
+use super::{c_string, query_array};
+
+/// The first bytes of ze-sim's driver UUID: how a simulated driver behind the real loader is
+/// recognised and marked as simulated.
+const SIM_UUID_PREFIX: [u8; 8] = 0x7a65_2d73_696d_0001u64.to_le_bytes();
+
+#[derive(Clone, Debug)]
+pub struct DriverInfo {
+    pub uuid: [u8; 16],
+    pub version: u32,
+    pub api_version: (u32, u32),
+    pub extensions: Vec<(String, u32)>,
+    pub simulated: bool,
+}
+
+#[derive(Clone)]
+pub struct Driver {
+    pub ze: Ze,
+    pub handle: ze_driver_handle_t,
+    pub info: DriverInfo,
+}
+
+/// Experimental entry points of a driver, from the loader's exports or
+/// `zeDriverGetExtensionFunctionAddress`. They take DRIVER handles: translate first.
+#[derive(Clone, Copy, Default)]
+pub struct Extensions {
+    pub enable_metrics: Option<pfn::zetDeviceEnableMetricsExp>,
+    pub disable_metrics: Option<pfn::zetDeviceDisableMetricsExp>,
+}
+
+impl Driver {
+    /// # Safety
+    /// `handle` came from `zeDriverGet` of the loader behind `ze`.
+    pub(crate) unsafe fn new(ze: Ze, handle: ze_driver_handle_t) -> Result<Driver, ZeError> {
+        let mut p = ze_driver_properties_t { stype: ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES, ..Default::default() };
+        // SAFETY: valid properties struct with a null chain.
+        check("zeDriverGetProperties", unsafe { (ze.api.zeDriverGetProperties)(handle, &mut p) })?;
+        let mut v = 0;
+        // SAFETY: valid out-pointer.
+        check("zeDriverGetApiVersion", unsafe { (ze.api.zeDriverGetApiVersion)(handle, &mut v) })?;
+        let extensions =
+            query_array("zeDriverGetExtensionProperties", ze_driver_extension_properties_t::default(), |n, out| {
+                // SAFETY: `out` is null or holds `*n` elements (query_array's contract).
+                unsafe { (ze.api.zeDriverGetExtensionProperties)(handle, n, out) }
+            })
+            .unwrap_or_default()
+            .iter()
+            .map(|e: &ze_driver_extension_properties_t| (c_string(&e.name), e.version))
+            .collect();
+        let info = DriverInfo {
+            uuid: p.uuid.id,
+            version: p.driverVersion,
+            api_version: (ze_major_version(v), ze_minor_version(v)),
+            extensions,
+            simulated: p.uuid.id[..8] == SIM_UUID_PREFIX,
+        };
+        Ok(Driver { ze, handle, info })
+    }
+
+    pub fn devices(&self) -> Result<Vec<Device>, ZeError> {
+        let handles = query_array("zeDeviceGet", std::ptr::null_mut(), |n, out| {
+            // SAFETY: see query_array.
+            unsafe { (self.ze.api.zeDeviceGet)(self.handle, n, out) }
+        })?;
+        // SAFETY: handles just returned by zeDeviceGet for this driver.
+        handles.into_iter().map(|h| unsafe { Device::new(self.ze.clone(), self.handle, h) }).collect()
+    }
+
+    fn extension<F: Copy>(&self, name: &core::ffi::CStr) -> Option<F> {
+        let mut f = std::ptr::null_mut();
+        // SAFETY: NUL-terminated name and a valid out-pointer.
+        let r = unsafe { (self.ze.api.zeDriverGetExtensionFunctionAddress)(self.handle, name.as_ptr(), &mut f) };
+        if r != ZE_RESULT_SUCCESS || f.is_null() {
+            return None;
+        }
+        assert_eq!(size_of::<F>(), size_of::<*mut core::ffi::c_void>());
+        // SAFETY: the driver returned its implementation of `name`, whose C signature is the one
+        // `F` (a pfn:: type named after it) declares; the sizes match (asserted).
+        Some(unsafe { std::mem::transmute_copy::<*mut core::ffi::c_void, F>(&f) })
+    }
+
+    pub fn extensions(&self) -> Extensions {
+        Extensions {
+            enable_metrics: self
+                .ze
+                .api
+                .zetDeviceEnableMetricsExp
+                .or_else(|| self.extension(zetDeviceEnableMetricsExp_NAME)),
+            disable_metrics: self
+                .ze
+                .api
+                .zetDeviceDisableMetricsExp
+                .or_else(|| self.extension(zetDeviceDisableMetricsExp_NAME)),
+        }
+    }
+}
+
+/// What kind of processor a device is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum DeviceKind {
+    Gpu,
+    Npu,
+    Cpu,
+    Fpga,
+    Other,
+}
+
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub kind: DeviceKind,
+    pub vendor_id: u32,
+    pub device_id: u32,
+    pub uuid: [u8; 16],
+    pub sub_device: Option<u32>,
+    pub core_clock_mhz: u32,
+}
+
+impl DeviceInfo {
+    pub fn uuid_string(&self) -> String {
+        super::uuid_string(&self.uuid)
+    }
+}
+
+#[derive(Clone)]
+pub struct Device {
+    pub ze: Ze,
+    pub driver: ze_driver_handle_t,
+    pub handle: ze_device_handle_t,
+    pub info: DeviceInfo,
+}
+
+impl Device {
+    /// # Safety
+    /// `handle` came from zeDeviceGet/zeDeviceGetSubDevices of `driver`.
+    unsafe fn new(ze: Ze, driver: ze_driver_handle_t, handle: ze_device_handle_t) -> Result<Device, ZeError> {
+        let mut p = ze_device_properties_t { stype: ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, ..Default::default() };
+        // SAFETY: valid properties struct with a null chain.
+        check("zeDeviceGetProperties", unsafe { (ze.api.zeDeviceGetProperties)(handle, &mut p) })?;
+        let kind = match p.r#type {
+            ZE_DEVICE_TYPE_GPU => DeviceKind::Gpu,
+            ZE_DEVICE_TYPE_VPU => DeviceKind::Npu,
+            ZE_DEVICE_TYPE_CPU => DeviceKind::Cpu,
+            ZE_DEVICE_TYPE_FPGA => DeviceKind::Fpga,
+            _ => DeviceKind::Other,
+        };
+        let info = DeviceInfo {
+            name: c_string(&p.name),
+            kind,
+            vendor_id: p.vendorId,
+            device_id: p.deviceId,
+            uuid: p.uuid.id,
+            sub_device: (p.flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE != 0).then_some(p.subdeviceId),
+            core_clock_mhz: p.coreClockRate,
+        };
+        Ok(Device { ze, driver, handle, info })
+    }
+
+    pub fn sub_devices(&self) -> Result<Vec<Device>, ZeError> {
+        let handles = query_array("zeDeviceGetSubDevices", std::ptr::null_mut(), |n, out| {
+            // SAFETY: see query_array.
+            unsafe { (self.ze.api.zeDeviceGetSubDevices)(self.handle, n, out) }
+        })?;
+        // SAFETY: handles just returned by zeDeviceGetSubDevices.
+        handles.into_iter().map(|h| unsafe { Device::new(self.ze.clone(), self.driver, h) }).collect()
+    }
+
+    pub fn metric_groups(&self) -> Result<Vec<MetricGroup>, ZeError> {
+        let handles = query_array("zetMetricGroupGet", std::ptr::null_mut(), |n, out| {
+            // SAFETY: see query_array.
+            unsafe { (self.ze.api.zetMetricGroupGet)(self.handle, n, out) }
+        })?;
+        // SAFETY: handles just returned by zetMetricGroupGet for this device.
+        handles.into_iter().map(|h| unsafe { MetricGroup::new(self.ze.clone(), self.handle, h) }).collect()
+    }
+
+    /// `zeDeviceGetStatus`: Ok while the device works.
+    pub fn status(&self) -> Result<(), ZeError> {
+        // SAFETY: plain handle call.
+        check("zeDeviceGetStatus", unsafe { (self.ze.api.zeDeviceGetStatus)(self.handle) })
+    }
+
+    /// (host CLOCK_MONOTONIC-domain ns, device ns) taken together.
+    pub fn global_timestamps(&self) -> Result<(u64, u64), ZeError> {
+        let (mut host, mut device) = (0, 0);
+        // SAFETY: valid out-pointers.
+        check("zeDeviceGetGlobalTimestamps", unsafe {
+            (self.ze.api.zeDeviceGetGlobalTimestamps)(self.handle, &mut host, &mut device)
+        })?;
+        Ok((host, device))
+    }
+
+    /// The driver's handle for this device, for extension functions.
+    pub fn driver_handle(&self) -> ze_device_handle_t {
+        // SAFETY: a device handle obtained from this loader's enumeration.
+        unsafe { self.ze.translate(ZEL_HANDLE_DEVICE, self.handle.cast()).cast() }
+    }
+}

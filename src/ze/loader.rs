@@ -1,0 +1,183 @@
+//! Choosing and opening a source of metrics: the system's Level Zero loader, or the built-in
+//! simulated driver, or (`auto`) the loader when it yields a device with metrics, else the
+//! simulated driver.
+
+use std::sync::Arc;
+
+use level_zero_sys::*;
+
+use super::device::Driver;
+use super::error::{Error, check};
+
+/// Where metrics come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+pub enum Source {
+    /// The real Level Zero loader if it yields a device with metric groups, else the simulated device.
+    #[default]
+    Auto,
+    /// Only the system's Level Zero loader (libze_loader.so.1).
+    LevelZero,
+    /// Only the built-in simulated device.
+    Sim,
+}
+
+/// The entry points in use, shared by every handle wrapper.
+#[derive(Clone)]
+pub struct Ze {
+    pub(crate) api: Arc<Api>,
+}
+
+impl Ze {
+    pub fn new(api: Api) -> Ze {
+        Ze { api: Arc::new(api) }
+    }
+
+    pub fn api(&self) -> &Api {
+        &self.api
+    }
+
+    /// The driver's own handle behind a loader handle (identity when the loader does not wrap
+    /// handles, or without a loader). Needed before calling a driver's extension function.
+    ///
+    /// # Safety
+    /// `h` is a handle of kind `kind` obtained from this loader (the loader dereferences it).
+    pub(super) unsafe fn translate(
+        &self,
+        kind: zel_handle_type_t,
+        h: *mut core::ffi::c_void,
+    ) -> *mut core::ffi::c_void {
+        let Some(translate) = self.api.zelLoaderTranslateHandle else {
+            return h;
+        };
+        let mut out = std::ptr::null_mut();
+        // SAFETY: `translate` is the loader's zelLoaderTranslateHandle; `out` is a valid out-pointer.
+        let r = unsafe { translate(kind, h, &mut out) };
+        if r == ZE_RESULT_SUCCESS && !out.is_null() { out } else { h }
+    }
+}
+
+/// Which implementation a `Loader` talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The system's Level Zero loader.
+    LevelZero,
+    /// The simulated driver built into zescope.
+    BuiltInSim,
+}
+
+/// An opened source: its entry points and drivers.
+pub struct Loader {
+    pub ze: Ze,
+    pub origin: Origin,
+    pub drivers: Vec<Driver>,
+    /// Why `auto` did not use the real loader, when it fell back to the simulated device.
+    pub fallback_reason: Option<String>,
+    _sim: Option<Arc<ze_sim::Sim>>,
+}
+
+impl Loader {
+    /// Opens `source`. Call [`super::prepare_environment`] first (before any thread starts).
+    pub fn open(source: Source) -> Result<Loader, Error> {
+        match source {
+            Source::LevelZero => Self::level_zero(),
+            Source::Sim => Self::built_in_sim(),
+            Source::Auto => match Self::level_zero() {
+                Ok(l) if l.has_metrics() => Ok(l),
+                Ok(_) => Self::built_in_sim()
+                    .map(|l| l.with_fallback("the Level Zero loader found no device with metric groups")),
+                Err(e) => Self::built_in_sim().map(|l| l.with_fallback(&e.short())),
+            },
+        }
+    }
+
+    fn with_fallback(mut self, reason: &str) -> Loader {
+        self.fallback_reason = Some(reason.to_owned());
+        self
+    }
+
+    /// The system's loader: `libze_loader.so.1` (or the file `ZESCOPE_LEVEL_ZERO_LOADER` names),
+    /// `zeInit`, its drivers.
+    pub fn level_zero() -> Result<Loader, Error> {
+        let library = std::env::var("ZESCOPE_LEVEL_ZERO_LOADER").unwrap_or_else(|_| LOADER_LIBRARY.to_owned());
+        let api = Api::load_from(&library)?;
+        Self::from_api(api, Origin::LevelZero, None)
+    }
+
+    /// The process-wide simulated driver (configured by `ZE_SIM_CONFIG`).
+    pub fn built_in_sim() -> Result<Loader, Error> {
+        ze_sim::global().map_err(|e| Error::SimConfig(e.to_string()))?;
+        Self::from_api(ze_sim::api(), Origin::BuiltInSim, None)
+    }
+
+    /// A private simulated driver instance (tests): its own devices, faults and report.
+    pub fn from_sim(sim: Arc<ze_sim::Sim>) -> Result<Loader, Error> {
+        let ze = Ze::new(sim.api());
+        check("zeInit", sim.init()).map_err(|e| Error::NoDriver { cause: e.terse() })?;
+        let handles = sim
+            .drivers()
+            .map_err(|code| Error::NoDriver { cause: super::error::ZeError { call: "zeDriverGet", code }.terse() })?;
+        // SAFETY: handles just returned by zeDriverGet of this loader.
+        let drivers =
+            handles.into_iter().map(|h| unsafe { Driver::new(ze.clone(), h) }).collect::<Result<Vec<_>, _>>()?;
+        Ok(Loader { ze, origin: Origin::BuiltInSim, drivers, fallback_reason: None, _sim: Some(sim) })
+    }
+
+    fn from_api(api: Api, origin: Origin, sim: Option<Arc<ze_sim::Sim>>) -> Result<Loader, Error> {
+        let ze = Ze::new(api);
+        // SAFETY: zeInit takes flags only; 0 = all driver types.
+        check("zeInit", unsafe { (ze.api.zeInit)(0) }).map_err(|e| Error::NoDriver { cause: e.terse() })?;
+        let mut n = 0u32;
+        // SAFETY: count query with a valid out-pointer.
+        check("zeDriverGet", unsafe { (ze.api.zeDriverGet)(&mut n, std::ptr::null_mut()) })
+            .map_err(|e| Error::NoDriver { cause: e.terse() })?;
+        let mut handles = vec![std::ptr::null_mut(); n as usize];
+        // SAFETY: `handles` holds n elements.
+        check("zeDriverGet", unsafe { (ze.api.zeDriverGet)(&mut n, handles.as_mut_ptr()) })?;
+        handles.truncate(n as usize);
+        if handles.is_empty() {
+            return Err(Error::NoDriver { cause: "zeDriverGet reported 0 drivers".into() });
+        }
+        // SAFETY: handles just returned by zeDriverGet of this loader.
+        let drivers =
+            handles.into_iter().map(|h| unsafe { Driver::new(ze.clone(), h) }).collect::<Result<Vec<_>, _>>()?;
+        Ok(Loader { ze, origin, drivers, fallback_reason: None, _sim: sim })
+    }
+
+    /// Does any device (or sub-device) of any driver report metric groups?
+    pub fn has_metrics(&self) -> bool {
+        self.drivers.iter().any(|d| {
+            d.devices().unwrap_or_default().iter().any(|dev| {
+                !dev.metric_groups().unwrap_or_default().is_empty()
+                    || dev
+                        .sub_devices()
+                        .unwrap_or_default()
+                        .iter()
+                        .any(|s| !s.metric_groups().unwrap_or_default().is_empty())
+            })
+        })
+    }
+
+    /// Loader component versions (`zelLoaderGetVersions`), when the loader has it.
+    pub fn loader_versions(&self) -> Vec<(String, String)> {
+        let Some(get) = self.ze.api.zelLoaderGetVersions else {
+            return Vec::new();
+        };
+        let mut n = 0usize;
+        // SAFETY: count query.
+        if unsafe { get(&mut n, std::ptr::null_mut()) } != ZE_RESULT_SUCCESS || n > 64 {
+            return Vec::new();
+        }
+        let mut v = vec![zel_component_version_t::default(); n];
+        // SAFETY: v holds n elements.
+        if unsafe { get(&mut n, v.as_mut_ptr()) } != ZE_RESULT_SUCCESS {
+            return Vec::new();
+        }
+        v.iter()
+            .take(n)
+            .map(|c| {
+                let l = c.component_lib_version;
+                (super::c_string(&c.component_name), format!("{}.{}.{}", l.major, l.minor, l.patch))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,62 @@
+//! The safe layer over Level Zero: sources, drivers, devices, metric groups, metrics, contexts,
+//! with errors that name the failed call, the `ze_result_t`, and what to do.
+//!
+//! Handles are plain values wrapping raw pointers, so they are neither `Send` nor `Sync`: they
+//! stay on the thread that opened the source (the sampler, or the CLI's main thread). Nothing
+//! here destroys anything on Drop; the sampler's teardown orders every release.
+
+pub mod context;
+pub mod device;
+pub mod error;
+pub mod loader;
+pub mod metric;
+
+pub use context::{CommandList, Context};
+pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo, Extensions};
+pub use error::{Error, ZeError, check, hint, result_name};
+pub use loader::{Loader, Origin, Source, Ze};
+pub use metric::{ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo};
+
+use level_zero_sys::ze_result_t;
+
+/// Makes the process ready for Level Zero: sets `ZET_ENABLE_METRICS=1` unless the user set it
+/// (drivers hide metric groups without it). Call first thing in `main`, before any thread.
+pub fn prepare_environment() {
+    if std::env::var_os("ZET_ENABLE_METRICS").is_none() {
+        // SAFETY: called at the start of main, before any other thread exists, so no one reads
+        // the environment concurrently.
+        unsafe { std::env::set_var("ZET_ENABLE_METRICS", "1") };
+    }
+}
+
+/// A fixed-size C string field as a `String` (up to the first NUL, lossy UTF-8).
+pub fn c_string(b: &[core::ffi::c_char]) -> String {
+    let bytes: Vec<u8> = b.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+pub fn uuid_string(u: &[u8; 16]) -> String {
+    let h: Vec<String> = u.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", h[..4].concat(), h[4..6].concat(), h[6..8].concat(), h[8..10].concat(), h[10..].concat())
+}
+
+/// The Level Zero count/array protocol: ask for the count, then fill. `call(n, out)` must treat
+/// a null `out` as a count query and otherwise write at most `*n` elements.
+fn query_array<T: Copy>(
+    name: &'static str,
+    init: T,
+    mut call: impl FnMut(&mut u32, *mut T) -> ze_result_t,
+) -> Result<Vec<T>, ZeError> {
+    let mut n = 0u32;
+    check(name, call(&mut n, std::ptr::null_mut()))?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    // A driver reporting absurd counts must not make us allocate without bound.
+    let n0 = n.min(4096);
+    let mut v = vec![init; n0 as usize];
+    n = n0;
+    check(name, call(&mut n, v.as_mut_ptr()))?;
+    v.truncate(n.min(n0) as usize);
+    Ok(v)
+}
