@@ -6,5 +6,7 @@
 //! `app` (plots).
 
 pub mod cli;
+pub mod layout;
 pub mod list;
+pub mod sampler;
 pub mod ze;

@@ -33,6 +33,38 @@ pub struct Driver {
 pub struct Extensions {
     pub enable_metrics: Option<pfn::zetDeviceEnableMetricsExp>,
     pub disable_metrics: Option<pfn::zetDeviceDisableMetricsExp>,
+    pub create_group: Option<pfn::zetMetricGroupCreateExp>,
+    pub add_metric: Option<pfn::zetMetricGroupAddMetricExp>,
+    pub close_group: Option<pfn::zetMetricGroupCloseExp>,
+    pub destroy_group: Option<pfn::zetMetricGroupDestroyExp>,
+}
+
+impl Extensions {
+    /// Resolves the driver's experimental entry points: the loader's (or in-process driver's)
+    /// own exports first, else `zeDriverGetExtensionFunctionAddress`.
+    pub fn resolve(ze: &Ze, driver: ze_driver_handle_t) -> Extensions {
+        fn ext<F: Copy>(ze: &Ze, driver: ze_driver_handle_t, name: &core::ffi::CStr) -> Option<F> {
+            let mut f = std::ptr::null_mut();
+            // SAFETY: a driver handle from enumeration, a NUL-terminated name, a valid out-pointer.
+            let r = unsafe { (ze.api.zeDriverGetExtensionFunctionAddress)(driver, name.as_ptr(), &mut f) };
+            if r != ZE_RESULT_SUCCESS || f.is_null() {
+                return None;
+            }
+            assert_eq!(size_of::<F>(), size_of::<*mut core::ffi::c_void>());
+            // SAFETY: the driver returned its implementation of `name`, whose C signature is the
+            // one `F` (the pfn:: type named after it) declares; the sizes match (asserted).
+            Some(unsafe { std::mem::transmute_copy::<*mut core::ffi::c_void, F>(&f) })
+        }
+        let a = &ze.api;
+        Extensions {
+            enable_metrics: a.zetDeviceEnableMetricsExp.or_else(|| ext(ze, driver, zetDeviceEnableMetricsExp_NAME)),
+            disable_metrics: a.zetDeviceDisableMetricsExp.or_else(|| ext(ze, driver, zetDeviceDisableMetricsExp_NAME)),
+            create_group: a.zetMetricGroupCreateExp.or_else(|| ext(ze, driver, zetMetricGroupCreateExp_NAME)),
+            add_metric: a.zetMetricGroupAddMetricExp.or_else(|| ext(ze, driver, zetMetricGroupAddMetricExp_NAME)),
+            close_group: a.zetMetricGroupCloseExp.or_else(|| ext(ze, driver, zetMetricGroupCloseExp_NAME)),
+            destroy_group: a.zetMetricGroupDestroyExp.or_else(|| ext(ze, driver, zetMetricGroupDestroyExp_NAME)),
+        }
+    }
 }
 
 impl Driver {
@@ -73,32 +105,8 @@ impl Driver {
         handles.into_iter().map(|h| unsafe { Device::new(self.ze.clone(), self.handle, h) }).collect()
     }
 
-    fn extension<F: Copy>(&self, name: &core::ffi::CStr) -> Option<F> {
-        let mut f = std::ptr::null_mut();
-        // SAFETY: NUL-terminated name and a valid out-pointer.
-        let r = unsafe { (self.ze.api.zeDriverGetExtensionFunctionAddress)(self.handle, name.as_ptr(), &mut f) };
-        if r != ZE_RESULT_SUCCESS || f.is_null() {
-            return None;
-        }
-        assert_eq!(size_of::<F>(), size_of::<*mut core::ffi::c_void>());
-        // SAFETY: the driver returned its implementation of `name`, whose C signature is the one
-        // `F` (a pfn:: type named after it) declares; the sizes match (asserted).
-        Some(unsafe { std::mem::transmute_copy::<*mut core::ffi::c_void, F>(&f) })
-    }
-
     pub fn extensions(&self) -> Extensions {
-        Extensions {
-            enable_metrics: self
-                .ze
-                .api
-                .zetDeviceEnableMetricsExp
-                .or_else(|| self.extension(zetDeviceEnableMetricsExp_NAME)),
-            disable_metrics: self
-                .ze
-                .api
-                .zetDeviceDisableMetricsExp
-                .or_else(|| self.extension(zetDeviceDisableMetricsExp_NAME)),
-        }
+        Extensions::resolve(&self.ze, self.handle)
     }
 }
 
@@ -195,6 +203,16 @@ impl Device {
             (self.ze.api.zeDeviceGetGlobalTimestamps)(self.handle, &mut host, &mut device)
         })?;
         Ok((host, device))
+    }
+
+    pub fn extensions(&self) -> Extensions {
+        Extensions::resolve(&self.ze, self.driver)
+    }
+
+    /// Does the loader hand out its own wrappers instead of the driver's handles? Then handles
+    /// created by extension functions (groups made at run time) cannot go back through it.
+    pub fn handles_wrapped(&self) -> bool {
+        self.driver_handle() != self.handle
     }
 
     /// The driver's handle for this device, for extension functions.

@@ -249,6 +249,11 @@ impl ExportBuffer {
         st.history.iter().rev().find(|(ts, _)| *ts == timestamp_ns).map(|(_, v)| v.clone())
     }
 
+    /// Every snapshot still in the history: (device timestamp, values).
+    pub fn history(&self) -> Vec<(u64, Vec<f64>)> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).history.iter().cloned().collect()
+    }
+
     /// Every fd this buffer reports to the application.
     pub fn reported_fds(&self) -> impl Iterator<Item = RawFd> + '_ {
         std::iter::once(self.fd).chain(self.second_fd)

@@ -124,6 +124,27 @@ impl Sim {
         })
     }
 
+    /// Every snapshot still held for the activated group `group`: (device timestamp, values).
+    pub fn history(&self, group: &str) -> Vec<(u64, Vec<f64>)> {
+        self.with(|i| {
+            i.groups
+                .iter()
+                .filter(|g| g.name == group)
+                .filter_map(|g| g.buffer.as_ref())
+                .flat_map(|b| b.history())
+                .collect()
+        })
+    }
+
+    /// Brings a lost device back (as a reset would) and clears the device-lost fault.
+    pub fn recover_device(&self) {
+        self.with(|i| {
+            i.config.faults.device_lost_after_samples = None;
+            i.shared.set_lost_after(None);
+            i.shared.recover();
+        })
+    }
+
     /// Snapshots written so far (across all buffers of this instance, one per tick).
     pub fn snapshots_written(&self) -> u64 {
         self.with(|i| i.shared.snapshots.load(Ordering::Acquire))

@@ -56,6 +56,12 @@ impl Shared {
         self.lost.load(Ordering::Acquire)
     }
 
+    /// The device comes back (as after a reset): not lost, snapshot count from zero.
+    pub fn recover(&self) {
+        self.snapshots.store(0, Ordering::Release);
+        self.lost.store(false, Ordering::Release);
+    }
+
     pub fn set_lost_after(&self, n: Option<u64>) {
         self.lost_after.store(n.unwrap_or(u64::MAX), Ordering::Release);
     }

@@ -1,0 +1,288 @@
+//! Decoding exported memory is data, not code.
+//!
+//! The extension leaves the bytes of exported memory to each implementation, so zescope reads
+//! them through a *layout*: a RON file (`assets/layouts/*.ron`, documented in
+//! `docs/layout-format.md`) that says which driver/device/group it fits, where an optional
+//! seqlock word and device timestamp are, and, per counter, its offset, value type, kind
+//! (cumulative → plotted as a rate; gauge → as is), unit and scale. Supporting a new driver is a
+//! new file, not new code. [`decode`] turns a layout into a bounds-checked [`decode::Decoder`]
+//! for one buffer.
+
+pub mod decode;
+mod glob;
+
+use serde::{Deserialize, Serialize};
+
+pub use decode::{Decoder, DecoderField, LayoutError};
+
+/// Layouts shipped with zescope (compiled in, so an installed binary needs no data files).
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("ze-sim-groups.ron", include_str!("../../assets/layouts/ze-sim-groups.ron")),
+    ("ze-sim-generic.ron", include_str!("../../assets/layouts/ze-sim-generic.ron")),
+];
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Layout {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// The layout applies when any of these matches.
+    pub matches: Vec<Match>,
+    /// A u32 the buffer must hold, to catch a layout applied to the wrong memory.
+    #[serde(default)]
+    pub magic: Option<Magic>,
+    /// Offset of a u64 sequence word: odd while the producer writes; a snapshot is torn-free when
+    /// it reads the same even value before and after copying the data.
+    #[serde(default)]
+    pub seqlock: Option<usize>,
+    #[serde(default)]
+    pub timestamp: Option<Timestamp>,
+    pub counters: Counters,
+}
+
+/// Which buffers a layout is for. Unset fields match anything; `device` and `group` are globs
+/// (`*`, `?`) on the names the driver reports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Match {
+    pub driver: DriverMatch,
+    pub device: Option<String>,
+    pub group: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum DriverMatch {
+    #[default]
+    Any,
+    /// zescope's simulated driver.
+    Simulated,
+    /// A driver whose UUID (as printed by `zescope list`) starts with this.
+    UuidPrefix(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Magic {
+    pub offset: usize,
+    pub value: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Timestamp {
+    /// Offset of a u64 device timestamp.
+    pub offset: usize,
+    /// Device timer ticks per second (1e9 for nanoseconds).
+    pub ticks_per_second: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Counters {
+    /// Each counter spelled out.
+    Explicit(Vec<Counter>),
+    /// Counters follow the group's metrics in order, `stride` bytes apart from `first`; value
+    /// type, kind and unit come from each metric's properties (result type; EVENT and DURATION
+    /// metrics are cumulative).
+    MetricOrder { first: usize, stride: usize },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counter {
+    /// The metric's name as the driver reports it.
+    pub metric: String,
+    pub offset: usize,
+    pub value: ValueType,
+    pub kind: Kind,
+    pub unit: String,
+    /// Multiplies the raw value (e.g. 0.001 to turn mW into W).
+    #[serde(default = "one")]
+    pub scale: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ValueType {
+    U8,
+    U16,
+    U32,
+    U64,
+    I32,
+    I64,
+    F32,
+    F64,
+}
+
+impl ValueType {
+    pub fn width(self) -> usize {
+        match self {
+            ValueType::U8 => 1,
+            ValueType::U16 => 2,
+            ValueType::U32 | ValueType::I32 | ValueType::F32 => 4,
+            ValueType::U64 | ValueType::I64 | ValueType::F64 => 8,
+        }
+    }
+
+    /// The modulus at which an unsigned counter wraps, for rate computation.
+    pub fn wrap(self) -> Option<f64> {
+        match self {
+            ValueType::U8 => Some(256.0),
+            ValueType::U16 => Some(65536.0),
+            ValueType::U32 => Some(4294967296.0),
+            ValueType::U64 => Some(18446744073709551616.0),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Kind {
+    /// Only grows (wrapping at the type's width); shown as a rate per second.
+    Cumulative,
+    /// A level; shown as is.
+    Gauge,
+}
+
+/// What the selection knows about the buffer's owner.
+pub struct Target<'a> {
+    pub simulated: bool,
+    pub driver_uuid: &'a str,
+    pub device: &'a str,
+    pub group: &'a str,
+}
+
+impl Match {
+    fn matches(&self, t: &Target) -> bool {
+        let driver = match &self.driver {
+            DriverMatch::Any => true,
+            DriverMatch::Simulated => t.simulated,
+            DriverMatch::UuidPrefix(p) => t.driver_uuid.starts_with(p.as_str()),
+        };
+        driver
+            && self.device.as_deref().is_none_or(|g| glob::matches(g, t.device))
+            && self.group.as_deref().is_none_or(|g| glob::matches(g, t.group))
+    }
+
+    /// How specific the match is: more fields set wins.
+    fn specificity(&self) -> u32 {
+        u32::from(self.driver != DriverMatch::Any)
+            + u32::from(self.device.is_some())
+            + 2 * u32::from(self.group.is_some())
+    }
+}
+
+/// Why a layout file was rejected.
+#[derive(Debug, thiserror::Error)]
+#[error("layout file {origin}: {message}")]
+pub struct LayoutFileError {
+    pub origin: String,
+    pub message: String,
+}
+
+/// All known layouts, in priority order.
+#[derive(Clone, Debug, Default)]
+pub struct LayoutSet {
+    pub layouts: Vec<(String, Layout)>,
+}
+
+impl LayoutSet {
+    /// The built-in layouts.
+    pub fn built_in() -> LayoutSet {
+        let mut set = LayoutSet::default();
+        for (name, text) in BUILT_IN {
+            set.add_file(name, text).expect("built-in layouts parse (checked by tests)");
+        }
+        set
+    }
+
+    /// Adds the layouts of one RON file (a single `Layout` or a list of them). Later files take
+    /// precedence over earlier ones at equal specificity.
+    pub fn add_file(&mut self, origin: &str, text: &str) -> Result<usize, LayoutFileError> {
+        let err = |message: String| LayoutFileError { origin: origin.to_owned(), message };
+        if text.len() > 4 << 20 {
+            return Err(err("larger than 4 MiB; not a layout".into()));
+        }
+        let parsed: Vec<Layout> = match ron::from_str::<Vec<Layout>>(text) {
+            Ok(v) => v,
+            Err(list_err) => match ron::from_str::<Layout>(text) {
+                Ok(l) => vec![l],
+                Err(_) if text.trim_start().starts_with('[') => return Err(err(list_err.to_string())),
+                Err(e) => return Err(err(e.to_string())),
+            },
+        };
+        for l in &parsed {
+            l.check().map_err(|m| err(format!("layout {:?}: {m}", l.name)))?;
+        }
+        let n = parsed.len();
+        for l in parsed.into_iter().rev() {
+            self.layouts.insert(0, (origin.to_owned(), l));
+        }
+        Ok(n)
+    }
+
+    /// Adds every `*.ron` in `dir` (sorted by name); unreadable or invalid files are errors.
+    pub fn add_dir(&mut self, dir: &std::path::Path) -> Result<usize, LayoutFileError> {
+        let Ok(entries) = std::fs::read_dir(dir) else { return Ok(0) };
+        let mut paths: Vec<_> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+            .collect();
+        paths.sort();
+        let mut n = 0;
+        for p in paths {
+            let origin = p.display().to_string();
+            let text = std::fs::read_to_string(&p)
+                .map_err(|e| LayoutFileError { origin: origin.clone(), message: e.to_string() })?;
+            n += self.add_file(&origin, &text)?;
+        }
+        Ok(n)
+    }
+
+    /// The best layout for `t`: the most specific match; among equals, the one added last.
+    pub fn select(&self, t: &Target) -> Option<&Layout> {
+        let mut best: Option<(u32, &Layout)> = None;
+        for (_, l) in &self.layouts {
+            if let Some(s) = l.matches.iter().filter(|m| m.matches(t)).map(Match::specificity).max()
+                && best.is_none_or(|(b, _)| s > b)
+            {
+                best = Some((s, l));
+            }
+        }
+        best.map(|(_, l)| l)
+    }
+}
+
+impl Layout {
+    /// Checks what can be checked without a buffer.
+    fn check(&self) -> Result<(), String> {
+        if self.matches.is_empty() {
+            return Err("`matches` is empty: the layout would never apply".into());
+        }
+        if let Some(ts) = &self.timestamp
+            && !(ts.ticks_per_second.is_finite() && ts.ticks_per_second > 0.0)
+        {
+            return Err(format!("timestamp.ticks_per_second = {} must be a positive number", ts.ticks_per_second));
+        }
+        match &self.counters {
+            Counters::Explicit(cs) => {
+                if cs.is_empty() {
+                    return Err("`counters` is empty".into());
+                }
+                for c in cs {
+                    if !c.scale.is_finite() {
+                        return Err(format!("counter {:?}: scale must be finite", c.metric));
+                    }
+                }
+            }
+            Counters::MetricOrder { stride, .. } if *stride == 0 => {
+                return Err("MetricOrder stride must not be 0".into());
+            }
+            Counters::MetricOrder { .. } => {}
+        }
+        Ok(())
+    }
+}

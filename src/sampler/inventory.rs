@@ -1,0 +1,132 @@
+//! The device/group inventory the UI shows: every device and sub-device, its groups, what each
+//! exports, and why a group cannot be sampled when it cannot.
+
+use crate::layout::{LayoutSet, Target};
+use crate::ze::{Device, GroupExport, Loader, Origin};
+
+use super::protocol::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry, SourceInfo};
+use super::teardown::PendingDisable;
+
+/// The inventory, and disables a driver refused after listing (to retry later).
+pub fn build(loader: &Loader, layouts: &LayoutSet, requested: crate::ze::Source) -> (Inventory, Vec<PendingDisable>) {
+    let mut pending = Vec::new();
+    let simulated_origin = loader.origin == Origin::BuiltInSim;
+    let description = match loader.origin {
+        Origin::LevelZero => "Level Zero loader".to_owned(),
+        Origin::BuiltInSim => "built-in simulated device".to_owned(),
+    };
+    let mut inv = Inventory {
+        source: Some(SourceInfo {
+            requested,
+            simulated: simulated_origin || loader.drivers.iter().all(|d| d.info.simulated),
+            description,
+            fallback_reason: loader.fallback_reason.clone(),
+        }),
+        devices: Vec::new(),
+    };
+    for (di, driver) in loader.drivers.iter().enumerate() {
+        let simulated = simulated_origin || driver.info.simulated;
+        let uuid = crate::ze::uuid_string(&driver.info.uuid);
+        let Ok(devices) = driver.devices() else { continue };
+        for (i, dev) in devices.iter().enumerate() {
+            let path = DevicePath { driver: di, device: i, sub_device: None };
+            inv.devices.push(entry(dev, path, simulated, &uuid, driver.info.version, layouts, &mut pending));
+            for (s, sub) in dev.sub_devices().unwrap_or_default().iter().enumerate() {
+                let path = DevicePath { sub_device: Some(s), ..path };
+                inv.devices.push(entry(sub, path, simulated, &uuid, driver.info.version, layouts, &mut pending));
+            }
+        }
+    }
+    (inv, pending)
+}
+
+fn entry(
+    dev: &Device,
+    path: DevicePath,
+    simulated: bool,
+    uuid: &str,
+    driver_version: u32,
+    layouts: &LayoutSet,
+    pending: &mut Vec<PendingDisable>,
+) -> DeviceEntry {
+    let mut e = DeviceEntry {
+        path,
+        name: dev.info.name.clone(),
+        kind: dev.info.kind,
+        uuid: dev.info.uuid_string(),
+        vendor_id: dev.info.vendor_id,
+        device_id: dev.info.device_id,
+        driver_version,
+        simulated,
+        groups: Vec::new(),
+        error: None,
+    };
+    let groups = match list_groups(dev, pending) {
+        Ok(g) => g,
+        Err(err) => {
+            e.error = Some(err.to_string());
+            return e;
+        }
+    };
+    for g in groups {
+        let metrics = g.metrics().unwrap_or_default();
+        let per_metric = metrics.iter().any(|m| m.info.exports_dma_buf());
+        let exports = match (&g.info.export, per_metric) {
+            (GroupExport::DmaBuf, _) => GroupExportKind::Group,
+            (_, true) => GroupExportKind::PerMetric,
+            (GroupExport::Unknown(_), _) => GroupExportKind::Unknown,
+            (GroupExport::No, _) => GroupExportKind::None,
+        };
+        let target = Target { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
+        let unavailable = match (&g.info.export, exports) {
+            (GroupExport::Unknown(why), GroupExportKind::Unknown) => Some(format!("export properties unusable: {why}")),
+            (_, GroupExportKind::None) => Some("this group exports no memory".to_owned()),
+            _ if layouts.select(&target).is_none() => {
+                Some("no layout describes this group's memory (see docs/layout-format.md)".to_owned())
+            }
+            _ => None,
+        };
+        e.groups.push(GroupEntry {
+            name: g.info.name.clone(),
+            description: g.info.description.clone(),
+            domain: g.info.domain,
+            exports,
+            metrics: metrics
+                .iter()
+                .map(|m| MetricEntry {
+                    name: m.info.name.clone(),
+                    description: m.info.description.clone(),
+                    unit: m.info.units.clone(),
+                })
+                .collect(),
+            unavailable,
+        });
+    }
+    e
+}
+
+/// The device's groups; where metrics are off but the driver can enable them at run time, they
+/// are enabled just for the listing (and disabled again).
+fn list_groups(
+    dev: &Device,
+    pending: &mut Vec<PendingDisable>,
+) -> Result<Vec<crate::ze::MetricGroup>, crate::ze::ZeError> {
+    let groups = dev.metric_groups()?;
+    let ext = dev.extensions();
+    let (true, Some(enable), Some(disable)) = (groups.is_empty(), ext.enable_metrics, ext.disable_metrics) else {
+        return Ok(groups);
+    };
+    // SAFETY: the driver's own entry points on its (translated) device handle; nothing is
+    // activated on this device between enable and disable.
+    if unsafe { enable(dev.driver_handle()) } != level_zero_sys::ZE_RESULT_SUCCESS {
+        return Ok(groups);
+    }
+    let groups = dev.metric_groups();
+    // SAFETY: as above.
+    let r = unsafe { disable(dev.driver_handle()) };
+    if r != level_zero_sys::ZE_RESULT_SUCCESS {
+        log::warn!("disabling metrics after listing {} failed: {}", dev.info.name, crate::ze::result_name(r));
+        pending.push(PendingDisable::new(dev.clone(), disable));
+    }
+    groups
+}

@@ -1,0 +1,316 @@
+//! Starting a run: device, context, groups (checked for distinct domains), activation, export
+//! queries, dedup by file identity, one import per buffer, layouts. Whatever was set up when a
+//! step fails is torn down by `RunParts` before the error is returned.
+
+use std::collections::HashSet;
+
+use crate::layout::decode::MetricDesc;
+use crate::layout::{Decoder, LayoutSet, Target};
+use crate::ze::{Context, Device, GroupExport, Loader, Metric, MetricGroup, check};
+
+use super::errors;
+use super::export::{self, Buffers, ImportError};
+use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo};
+use super::run::{Run, StreamReader};
+use super::teardown::{GroupExtensions, PendingDisable, RunParts, Session, Teardown};
+
+pub fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), SamplerError> {
+    let not_found = || errors::config(format!("device {path:?} does not exist"), Some("refresh the device list"));
+    let driver = loader.drivers.get(path.driver).ok_or_else(not_found)?;
+    let simulated = driver.info.simulated || loader.origin == crate::ze::Origin::BuiltInSim;
+    let devices = driver.devices().map_err(|e| errors::ze("listing devices", &e))?;
+    let root = devices.into_iter().nth(path.device).ok_or_else(not_found)?;
+    match path.sub_device {
+        None => Ok((root, simulated)),
+        Some(s) => {
+            let subs = root.sub_devices().map_err(|e| errors::ze("listing sub-devices", &e))?;
+            Ok((subs.into_iter().nth(s).ok_or_else(not_found)?, simulated))
+        }
+    }
+}
+
+fn metric_descs(metrics: &[Metric]) -> Vec<MetricDesc> {
+    use level_zero_sys::*;
+    metrics
+        .iter()
+        .map(|m| MetricDesc {
+            name: m.info.name.clone(),
+            description: m.info.description.clone(),
+            unit: m.info.units.clone(),
+            value_type: m.info.value_type,
+            cumulative: matches!(m.info.metric_type, ZET_METRIC_TYPE_EVENT | ZET_METRIC_TYPE_DURATION),
+        })
+        .collect()
+}
+
+/// Starts a run. On error, everything already set up has been torn down (a disable the driver
+/// refused is added to `pending`).
+pub fn start(
+    loader: &Loader,
+    layouts: &LayoutSet,
+    cfg: &RunConfig,
+    run: u64,
+    pending: &mut Vec<PendingDisable>,
+) -> Result<Run, SamplerError> {
+    if cfg.groups.is_empty() {
+        return Err(errors::config("no metric group chosen", Some("pick a group that exports memory")));
+    }
+    let (device, simulated) = find_device(loader, cfg.device)?;
+    let driver = &loader.drivers[cfg.device.driver];
+    let ext = device.extensions();
+    let mut session = Session {
+        ctx: Context::create(driver).map_err(|e| errors::ze("creating a context", &e))?,
+        device: device.clone(),
+        ext,
+        ext_groups: GroupExtensions { destroy: ext.destroy_group },
+        enabled_metrics: false,
+    };
+    if let Some(enable) = ext.enable_metrics {
+        // SAFETY: the driver's zetDeviceEnableMetricsExp on its own (translated) device handle.
+        let r = unsafe { enable(device.driver_handle()) };
+        session.enabled_metrics = r == level_zero_sys::ZE_RESULT_SUCCESS;
+    }
+    let mut parts = RunParts::new(session);
+    match build(&mut parts, &device, driver, simulated, layouts, cfg) {
+        Ok((streams, infos)) => {
+            let imports = parts.buffers_mut().len();
+            let info = RunInfo {
+                run,
+                config: cfg.clone(),
+                device: device.info.name.clone(),
+                simulated,
+                streams: infos,
+                imports,
+            };
+            let mut r = Run::new(info, parts, streams, device);
+            match r.check_first_snapshot() {
+                Ok(()) => Ok(r),
+                Err(e) => Err(with_teardown(e, r.stop(), pending)),
+            }
+        }
+        Err(e) => Err(with_teardown(e, parts.finish(), pending)),
+    }
+}
+
+/// Adds teardown failures to the error that ended a setup.
+fn with_teardown(mut e: SamplerError, t: Teardown, pending: &mut Vec<PendingDisable>) -> SamplerError {
+    if !t.errors.is_empty() {
+        e.message = format!("{}; releasing what was set up also failed: {}", e.message, t.errors.join("; "));
+    }
+    pending.extend(t.pending);
+    e
+}
+
+/// The part of a run's setup that can fail after the context exists.
+fn build(
+    parts: &mut RunParts,
+    device: &Device,
+    driver: &crate::ze::Driver,
+    simulated: bool,
+    layouts: &LayoutSet,
+    cfg: &RunConfig,
+) -> Result<(Vec<StreamReader>, Vec<StreamInfo>), SamplerError> {
+    let all = device.metric_groups().map_err(|e| errors::ze("listing metric groups", &e))?;
+    let mut groups: Vec<MetricGroup> = Vec::new();
+    for name in &cfg.groups {
+        let g = all
+            .iter()
+            .find(|g| &g.info.name == name)
+            .ok_or_else(|| errors::config(format!("device {} has no metric group {name:?}", device.info.name), None))?;
+        if let Some(other) = groups.iter().find(|o| o.info.domain == g.info.domain) {
+            return Err(errors::config(
+                format!("metric groups {} and {} are both in domain {}", other.info.name, name, g.info.domain),
+                Some("a device samples one group per domain at a time: choose one of them"),
+            ));
+        }
+        groups.push(g.clone());
+    }
+    if cfg.custom_group {
+        let g = create_group(parts, &groups, &cfg.metrics)?;
+        groups = vec![g];
+    }
+    let refs: Vec<&MetricGroup> = groups.iter().collect();
+    parts.session().ctx.activate(device, &refs).map_err(|e| errors::ze("activating metric groups", &e))?;
+    parts.activation_mut().activated = true;
+
+    let mut streams = Vec::new();
+    let mut infos = Vec::new();
+    for g in &groups {
+        let metrics = g.metrics().map_err(|e| errors::ze(&format!("listing metrics of {}", g.info.name), &e))?;
+        let (fd, size) = export_of(g, &metrics)?;
+        validate_export(&g.info.name, fd, size)?;
+        let target = Target {
+            simulated,
+            driver_uuid: &crate::ze::uuid_string(&driver.info.uuid),
+            device: &device.info.name,
+            group: &g.info.name,
+        };
+        let layout = layouts.select(&target).ok_or_else(|| {
+            errors::layout(format!(
+                "no layout matches metric group {} on {} (driver {})",
+                g.info.name, device.info.name, target.driver_uuid
+            ))
+        })?;
+        let mut decoder = Decoder::new(layout, &g.info.name, &metric_descs(&metrics), size)
+            .map_err(|e| errors::layout(e.to_string()))?;
+        if !cfg.custom_group {
+            let wanted: Vec<String> =
+                cfg.metrics.iter().filter(|m| metrics.iter().any(|x| &x.info.name == *m)).cloned().collect();
+            if !cfg.metrics.is_empty() && wanted.is_empty() {
+                continue;
+            }
+            decoder.select(&wanted).map_err(|e| errors::layout(e.to_string()))?;
+        }
+        let buffer = import(parts.buffers_mut(), device, fd, size, &g.info.name)?;
+        let read_path = parts.buffers_mut().get_mut(buffer).read_path().name();
+        let series = decoder
+            .fields
+            .iter()
+            .map(|f| SeriesInfo {
+                name: f.name.clone(),
+                description: f.description.clone(),
+                unit: f.unit.clone(),
+                kind: f.kind,
+                wrap: if f.kind == crate::layout::Kind::Cumulative { f.value.wrap() } else { None },
+            })
+            .collect();
+        infos.push(StreamInfo {
+            index: streams.len(),
+            group: g.info.name.clone(),
+            layout: decoder.layout.clone(),
+            series,
+            read_path,
+        });
+        streams.push(StreamReader::new(buffer, decoder));
+    }
+    if streams.is_empty() {
+        return Err(errors::config("none of the chosen metrics belongs to the chosen groups", None));
+    }
+    Ok((streams, infos))
+}
+
+/// The fd and size a group exports: its own, or the one buffer its metrics share.
+fn export_of(g: &MetricGroup, metrics: &[Metric]) -> Result<(i32, usize), SamplerError> {
+    let name = &g.info.name;
+    if g.info.export == GroupExport::DmaBuf {
+        let e = g.query_export().map_err(|e| errors::export(format!("metric group {name}: {e}")))?;
+        return Ok((e.fd, e.size));
+    }
+    let exporting: Vec<&Metric> = metrics.iter().filter(|m| m.info.exports_dma_buf()).collect();
+    if exporting.is_empty() {
+        let why = match &g.info.export {
+            GroupExport::Unknown(why) => format!("its export properties are unusable ({why})"),
+            _ => "it exports no memory".to_owned(),
+        };
+        return Err(export(format!("metric group {name} cannot be sampled: {why}")));
+    }
+    let mut ids = HashSet::new();
+    let mut first = None;
+    for m in exporting {
+        let e = m.query_export().map_err(|e| errors::export(format!("metric {} of {name}: {e}", m.info.name)))?;
+        validate_export(&format!("{name}/{}", m.info.name), e.fd, e.size)?;
+        let id = export::file_id(e.fd)
+            .map_err(|err| errors::export(format!("metric {}: fd {}: {err}", m.info.name, e.fd)))?;
+        ids.insert(id);
+        first.get_or_insert((e.fd, e.size));
+    }
+    if ids.len() > 1 {
+        return Err(errors::export(format!(
+            "the metrics of group {name} export {} different buffers; zescope reads one buffer per group",
+            ids.len()
+        )));
+    }
+    Ok(first.expect("at least one exporting metric"))
+}
+
+fn export(message: String) -> SamplerError {
+    errors::export(message)
+}
+
+/// `fd >= 0`, `size > 0`, and `size` no larger than the file behind `fd` (when it has a size).
+fn validate_export(what: &str, fd: i32, size: usize) -> Result<(), SamplerError> {
+    if fd < 0 {
+        return Err(errors::export(format!("{what}: the driver reported fd {fd} for its exported memory")));
+    }
+    if size == 0 {
+        return Err(errors::export(format!("{what}: the driver reported an exported buffer of size 0")));
+    }
+    match export::file_size(fd) {
+        Err(e) => Err(errors::export(format!("{what}: the exported fd {fd} is not usable: {e}"))),
+        Ok(actual) if actual > 0 && size as u64 > actual => Err(errors::export(format!(
+            "{what}: the driver reports {size} bytes of exported memory but the buffer behind fd {fd} has {actual}"
+        ))),
+        Ok(_) => Ok(()),
+    }
+}
+
+fn import(buffers: &mut Buffers, device: &Device, fd: i32, size: usize, group: &str) -> Result<usize, SamplerError> {
+    buffers.import(device, fd, size).map_err(|e| match e {
+        ImportError::Fd(m) => errors::export(format!("importing the memory of {group}: {m}")),
+        ImportError::Ze(z) => errors::ze(&format!("importing the memory of {group}"), &z),
+    })
+}
+
+/// Creates a group at run time from the chosen metrics (all of the chosen groups' domain).
+fn create_group(parts: &mut RunParts, groups: &[MetricGroup], metrics: &[String]) -> Result<MetricGroup, SamplerError> {
+    let session = parts.session();
+    let device = session.device.clone();
+    let ext = session.ext;
+    let (Some(create), Some(add), Some(close), Some(_)) =
+        (ext.create_group, ext.add_metric, ext.close_group, ext.destroy_group)
+    else {
+        return Err(errors::config(
+            "this driver cannot create metric groups at run time",
+            Some("sample predefined groups"),
+        ));
+    };
+    if device.handles_wrapped() {
+        return Err(errors::config(
+            "the Level Zero loader wraps handles here, so groups created at run time cannot be activated through it",
+            Some("sample predefined groups, or run without ZE_ENABLE_LOADER_INTERCEPT"),
+        ));
+    }
+    if metrics.is_empty() {
+        return Err(errors::config("a custom group needs metrics", Some("choose the metrics to combine")));
+    }
+    let mut chosen = Vec::new();
+    for name in metrics {
+        let m = groups
+            .iter()
+            .find_map(|g| g.metrics().ok()?.into_iter().find(|m| &m.info.name == name))
+            .ok_or_else(|| errors::config(format!("metric {name:?} is in none of the chosen groups"), None))?;
+        chosen.push(m);
+    }
+    let mut h = std::ptr::null_mut();
+    // SAFETY: the driver's zetMetricGroupCreateExp on its own device handle (handles are not
+    // wrapped, checked above); NUL-terminated strings; a valid out-pointer.
+    let r = unsafe {
+        create(device.handle, c"zescope custom".as_ptr(), c"Metrics combined by zescope".as_ptr(), 2, &mut h)
+    };
+    check("zetMetricGroupCreateExp", r).map_err(|e| errors::ze("creating a metric group", &e))?;
+    // SAFETY: a handle just created by this driver for this device.
+    let group = unsafe { MetricGroup::new(device.ze.clone(), device.handle, h) };
+    let group = match group {
+        Ok(g) => g,
+        Err(e) => {
+            if let Some(destroy) = ext.destroy_group {
+                // SAFETY: destroying the group just created, once.
+                let _ = unsafe { destroy(h) };
+            }
+            return Err(errors::ze("reading the created group", &e));
+        }
+    };
+    parts.activation_mut().created.push(group.clone());
+    for m in &chosen {
+        // SAFETY: a group this run created and a metric handle of the same device.
+        let r = unsafe { add(group.handle, m.handle, std::ptr::null_mut(), std::ptr::null_mut()) };
+        check("zetMetricGroupAddMetricExp", r)
+            .map_err(|e| errors::ze(&format!("adding {} to the custom group", m.info.name), &e))?;
+    }
+    // SAFETY: as above.
+    check("zetMetricGroupCloseExp", unsafe { close(group.handle) })
+        .map_err(|e| errors::ze("closing the custom group", &e))?;
+    // SAFETY: a handle this driver created for this device; re-read now that it is closed.
+    unsafe { MetricGroup::new(device.ze.clone(), device.handle, group.handle) }
+        .map_err(|e| errors::ze("reading the custom group", &e))
+}

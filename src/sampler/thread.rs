@@ -1,0 +1,373 @@
+//! The sampler thread's loop: wait for the next command or deadline, handle it, deliver events.
+
+use std::panic::AssertUnwindSafe;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+
+use crate::layout::LayoutSet;
+use crate::ze::{Loader, Source};
+
+use super::export::os;
+use super::outbox::Outbox;
+use super::protocol::*;
+use super::run::Run;
+use super::teardown::PendingDisable;
+use super::timing::Ticker;
+use super::{errors, inventory, setup};
+
+/// Opens the source, on the sampler thread (again on `Refresh` while it is not open).
+pub type Opener = Box<dyn FnMut() -> Result<Loader, crate::ze::Error> + Send>;
+
+#[derive(Clone)]
+pub struct Options {
+    pub layouts: LayoutSet,
+    /// Capacity of the event channel.
+    pub event_capacity: usize,
+    /// Sample values that may wait for a slow consumer before whole batches are dropped.
+    pub max_waiting_values: usize,
+    /// How often accumulated samples are sent.
+    pub batch_period: Duration,
+    pub stats_period: Duration,
+    /// What `Inventory::source.requested` says.
+    pub requested: Source,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            layouts: LayoutSet::built_in(),
+            event_capacity: 256,
+            max_waiting_values: 8 << 20,
+            batch_period: Duration::from_millis(16),
+            stats_period: Duration::from_millis(500),
+            requested: Source::Auto,
+        }
+    }
+}
+
+pub struct SamplerHandle {
+    pub commands: Sender<Command>,
+    pub events: Receiver<Event>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl SamplerHandle {
+    pub fn send(&self, c: Command) {
+        let _ = self.commands.send(c);
+    }
+
+    /// Asks for shutdown and waits up to `timeout` for the teardown to finish. `Err` if the
+    /// thread did not finish in time (it keeps running; the caller decides what to tell).
+    pub fn shutdown(&mut self, timeout: Duration) -> Result<(), Duration> {
+        let _ = self.commands.send(Command::Shutdown);
+        let start = Instant::now();
+        let Some(t) = self.thread.take() else { return Ok(()) };
+        while !t.is_finished() {
+            // Keep the channel moving so the sampler can deliver its last events.
+            let _ = self.events.recv_timeout(Duration::from_millis(5));
+            if start.elapsed() > timeout {
+                self.thread = Some(t);
+                return Err(start.elapsed());
+            }
+        }
+        let _ = t.join();
+        Ok(())
+    }
+}
+
+impl Drop for SamplerHandle {
+    fn drop(&mut self) {
+        if self.thread.is_some()
+            && let Err(waited) = self.shutdown(Duration::from_secs(3))
+        {
+            eprintln!("zescope: the sampler did not finish its teardown within {waited:?}");
+        }
+    }
+}
+
+pub fn spawn_source(source: Source, mut options: Options) -> SamplerHandle {
+    options.requested = source;
+    spawn(Box::new(move || Loader::open(source)), options)
+}
+
+pub fn spawn(opener: Opener, options: Options) -> SamplerHandle {
+    let (ctx, crx) = crossbeam_channel::unbounded();
+    let (etx, erx) = crossbeam_channel::bounded(options.event_capacity.max(1));
+    let thread = std::thread::Builder::new()
+        .name("zescope-sampler".into())
+        .spawn(move || sampler_main(opener, options, crx, etx))
+        .expect("spawn the sampler thread");
+    SamplerHandle { commands: ctx, events: erx, thread: Some(thread) }
+}
+
+struct State {
+    options: Options,
+    opener: Opener,
+    loader: Option<Loader>,
+    /// Disables of run-time-enabled metrics the driver refused; retried at each stop and at exit.
+    pending_disables: Vec<PendingDisable>,
+    run: Option<Run>,
+    ticker: Option<Ticker>,
+    paused: bool,
+    next_run: u64,
+    next_flush: Instant,
+    next_stats: Instant,
+    window: Window,
+    torn: u64,
+}
+
+/// Counters at the start of the current stats window.
+struct Window {
+    at: Instant,
+    ticks: u64,
+    cpu: Duration,
+}
+
+enum Flow {
+    Continue,
+    Exit,
+}
+
+fn open(opener: &mut Opener, outbox: &mut Outbox) -> Option<Loader> {
+    match std::panic::catch_unwind(AssertUnwindSafe(opener)) {
+        Ok(Ok(l)) => Some(l),
+        Ok(Err(e)) => {
+            outbox.push(Event::Error(errors::source(&e)));
+            None
+        }
+        Err(_) => {
+            outbox.push(Event::Error(internal("opening the source panicked")));
+            None
+        }
+    }
+}
+
+fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command>, events: Sender<Event>) {
+    os::precise_timers();
+    let mut outbox = Outbox::new(events, options.max_waiting_values);
+    let loader = open(&mut opener, &mut outbox);
+    let now = Instant::now();
+    let mut st = State {
+        options,
+        opener,
+        pending_disables: Vec::new(),
+        loader,
+        run: None,
+        ticker: None,
+        paused: false,
+        next_run: 1,
+        next_flush: now,
+        next_stats: now,
+        window: Window { at: now, ticks: 0, cpu: os::thread_cpu_time() },
+        torn: 0,
+    };
+    st.send_inventory(&mut outbox);
+    loop {
+        let deadline = st.next_deadline();
+        let received = commands.recv_deadline(deadline);
+        let flow = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let flow = match received {
+                Ok(c) => st.handle(c, &mut outbox),
+                Err(RecvTimeoutError::Timeout) => Flow::Continue,
+                Err(RecvTimeoutError::Disconnected) => Flow::Exit,
+            };
+            st.on_time(Instant::now(), &mut outbox);
+            flow
+        }));
+        match flow {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Exit) => break,
+            Err(_) => {
+                // A panic inside the sampler: the run ends through the same teardown.
+                st.stop_run(StopReason::Error, &mut outbox);
+                outbox.push(Event::Error(internal("the sampler hit an internal error; the run was stopped")));
+            }
+        }
+        outbox.flush();
+    }
+    st.stop_run(StopReason::Shutdown, &mut outbox);
+    st.retry_disables(&mut outbox);
+    outbox.drain(Event::ShutDown, Duration::from_millis(500));
+}
+
+fn report_teardown(failures: Vec<String>, outbox: &mut Outbox) {
+    if !failures.is_empty() {
+        outbox.push(Event::Error(SamplerError {
+            kind: ErrorKind::Teardown,
+            message: format!("the run ended, but releasing it failed: {}", failures.join("; ")),
+            hint: Some("if the device misbehaves, restart zescope".into()),
+        }));
+    }
+}
+
+fn internal(m: &str) -> SamplerError {
+    SamplerError {
+        kind: ErrorKind::Internal,
+        message: m.into(),
+        hint: Some("please report this as a zescope bug".into()),
+    }
+}
+
+impl State {
+    fn next_deadline(&self) -> Instant {
+        let idle = Instant::now() + Duration::from_millis(250);
+        match (&self.run, &self.ticker) {
+            (Some(_), Some(t)) if !self.paused => t.next_deadline().min(self.next_flush).min(self.next_stats),
+            (Some(_), _) => self.next_stats.min(idle),
+            _ => idle,
+        }
+    }
+
+    fn send_inventory(&mut self, outbox: &mut Outbox) {
+        if self.run.is_some() {
+            // Listing may enable/disable metrics on devices: not while a run holds one.
+            return outbox.push(Event::Error(errors::config("stop the run before refreshing the device list", None)));
+        }
+        if let Some(l) = &self.loader {
+            let (inv, pending) = inventory::build(l, &self.options.layouts, self.options.requested);
+            self.pending_disables.extend(pending);
+            outbox.push(Event::Inventory(inv));
+        }
+    }
+
+    fn handle(&mut self, c: Command, outbox: &mut Outbox) -> Flow {
+        match c {
+            Command::Refresh => {
+                if self.loader.is_none() {
+                    self.loader = open(&mut self.opener, outbox);
+                }
+                self.send_inventory(outbox);
+            }
+            Command::Sync(n) => outbox.push(Event::Synced(n)),
+            Command::Start(cfg) => {
+                self.stop_run(StopReason::Replaced, outbox);
+                self.start_run(cfg, outbox);
+            }
+            Command::Stop => self.stop_run(StopReason::Requested, outbox),
+            Command::SetInterval(i) => {
+                let i = i.clamp(MIN_INTERVAL, MAX_INTERVAL);
+                if let Some(t) = &mut self.ticker {
+                    t.set_interval(i, Instant::now());
+                }
+                if let Some(r) = &mut self.run {
+                    r.info.config.interval = i;
+                }
+            }
+            Command::Pause => self.paused = true,
+            Command::Resume => {
+                if self.paused {
+                    self.paused = false;
+                    if let (Some(r), Some(t)) = (&mut self.run, &mut self.ticker) {
+                        r.mark_gap();
+                        t.set_interval(t.interval(), Instant::now());
+                    }
+                }
+            }
+            Command::Shutdown => return Flow::Exit,
+        }
+        Flow::Continue
+    }
+
+    fn start_run(&mut self, mut cfg: RunConfig, outbox: &mut Outbox) {
+        let Some(loader) = &self.loader else {
+            outbox
+                .push(Event::Error(errors::config("no source is open", Some("check the source and restart zescope"))));
+            return;
+        };
+        cfg.interval = cfg.interval.clamp(MIN_INTERVAL, MAX_INTERVAL);
+        let id = self.next_run;
+        self.next_run += 1;
+        match setup::start(loader, &self.options.layouts, &cfg, id, &mut self.pending_disables) {
+            Ok(run) => {
+                outbox.push(Event::RunStarted(run.info.clone()));
+                let now = Instant::now();
+                self.ticker = Some(Ticker::new(cfg.interval, now));
+                self.window = Window { at: now, ticks: 0, cpu: os::thread_cpu_time() };
+                self.torn = 0;
+                self.paused = false;
+                self.run = Some(run);
+            }
+            Err(e) => outbox.push(Event::Error(e)),
+        }
+    }
+
+    /// Sends what the run has read, tears it down, and reports how it ended.
+    fn stop_run(&mut self, reason: StopReason, outbox: &mut Outbox) {
+        let Some(mut run) = self.run.take() else { return };
+        for b in run.take_batches() {
+            outbox.push(Event::Samples(b));
+        }
+        let id = run.info.run;
+        self.ticker = None;
+        let t = run.stop();
+        // Earlier refused disables, now that no run holds the device; then this run's.
+        self.retry_disables(outbox);
+        self.pending_disables.extend(t.pending);
+        report_teardown(t.errors, outbox);
+        outbox.push(Event::RunStopped { run: id, reason });
+    }
+
+    fn retry_disables(&mut self, outbox: &mut Outbox) {
+        let mut errors = Vec::new();
+        self.pending_disables =
+            std::mem::take(&mut self.pending_disables).into_iter().filter_map(|p| p.retry(&mut errors)).collect();
+        report_teardown(errors, outbox);
+    }
+
+    fn on_time(&mut self, now: Instant, outbox: &mut Outbox) {
+        if self.run.is_none() {
+            return;
+        }
+        if !self.paused
+            && let (Some(run), Some(t)) = (&mut self.run, &mut self.ticker)
+            && now >= t.next_deadline()
+        {
+            let r = run.read();
+            self.torn += r.torn;
+            t.fire(Instant::now());
+        }
+        let device = self.run.as_mut().map(|r| r.check_device(now));
+        if let Some(Err(e)) = device {
+            self.stop_run(StopReason::Error, outbox);
+            outbox.push(Event::Error(e));
+            return;
+        }
+        let pending = self.run.as_ref().map_or(0, |r| r.pending_samples());
+        if now >= self.next_flush || pending >= 8192 {
+            self.next_flush = now + self.options.batch_period;
+            if let Some(run) = &mut self.run {
+                for b in run.take_batches() {
+                    outbox.push(Event::Samples(b));
+                }
+            }
+        }
+        if now >= self.next_stats {
+            self.next_stats = now + self.options.stats_period;
+            self.push_stats(now, outbox);
+        }
+    }
+
+    fn push_stats(&mut self, now: Instant, outbox: &mut Outbox) {
+        let (Some(run), Some(t)) = (&self.run, &self.ticker) else { return };
+        let dt = now.duration_since(self.window.at).as_secs_f64();
+        if dt <= 0.0 {
+            return;
+        }
+        let cpu = os::thread_cpu_time();
+        let stats = Stats {
+            run: run.info.run,
+            requested_hz: 1.0 / t.interval().as_secs_f64(),
+            achieved_hz: if self.paused { 0.0 } else { (t.ticks - self.window.ticks) as f64 / dt },
+            ticks: t.ticks,
+            late_ticks: t.late,
+            torn_reads: self.torn,
+            dropped_samples: outbox.dropped_samples,
+            dropped_batches: outbox.dropped_batches,
+            cpu_percent: (cpu.saturating_sub(self.window.cpu)).as_secs_f64() / dt * 100.0,
+        };
+        self.window = Window { at: now, ticks: t.ticks, cpu };
+        outbox.push(Event::Stats(stats));
+    }
+}

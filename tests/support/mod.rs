@@ -1,0 +1,73 @@
+//! Shared helpers for the sampler tests: a sampler on a private simulated driver, and waiting
+//! for events.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ze_sim::Sim;
+use ze_sim::config::{MetricsEnable, SimConfig};
+use zescope::sampler::{self, Command, DevicePath, Event, Options, RunConfig, SamplerHandle};
+use zescope::ze::Loader;
+
+pub fn sim(tweak: impl FnOnce(&mut SimConfig)) -> Arc<Sim> {
+    let mut cfg = SimConfig { metrics: MetricsEnable::Env, update_period_us: 200, ..Default::default() };
+    tweak(&mut cfg);
+    Arc::new(Sim::new(cfg))
+}
+
+pub fn sampler_on(sim: &Arc<Sim>) -> SamplerHandle {
+    sampler_with(sim, Options::default())
+}
+
+pub fn sampler_with(sim: &Arc<Sim>, options: Options) -> SamplerHandle {
+    let s = sim.clone();
+    sampler::spawn(Box::new(move || Loader::from_sim(s.clone())), options)
+}
+
+/// Waits for the first event `f` accepts; other events are passed to `seen`.
+pub fn wait_for<T>(h: &SamplerHandle, timeout: Duration, mut f: impl FnMut(&Event) -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    let mut log = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match h.events.recv_timeout(left) {
+            Ok(e) => {
+                if let Some(t) = f(&e) {
+                    return t;
+                }
+                log.push(format!("{e:?}").chars().take(300).collect::<String>());
+            }
+            Err(_) => panic!("timed out; events seen:\n{}", log.join("\n")),
+        }
+    }
+}
+
+/// Sends `Sync(n)` and returns every event before `Synced(n)`.
+pub fn sync(h: &SamplerHandle, n: u64) -> Vec<Event> {
+    h.send(Command::Sync(n));
+    let mut got = Vec::new();
+    wait_for(h, Duration::from_secs(10), |e| {
+        if matches!(e, Event::Synced(m) if *m == n) {
+            Some(())
+        } else {
+            got.push(e.clone());
+            None
+        }
+    });
+    got
+}
+
+pub fn run_config(groups: &[&str]) -> RunConfig {
+    RunConfig {
+        device: DevicePath::default(),
+        groups: groups.iter().map(|s| s.to_string()).collect(),
+        metrics: Vec::new(),
+        custom_group: false,
+        interval: Duration::from_millis(1),
+    }
+}
+
+pub fn first_error(events: &[Event]) -> Option<zescope::sampler::SamplerError> {
+    events.iter().find_map(|e| if let Event::Error(err) = e { Some(err.clone()) } else { None })
+}
