@@ -1,5 +1,8 @@
 //! Command-line interface: `zescope [--source ...] [COMMAND]`.
 
+use std::path::PathBuf;
+use std::time::Duration;
+
 use clap::{Parser, Subcommand};
 
 use crate::ze::Source;
@@ -30,5 +33,32 @@ pub enum Command {
         /// Also list every metric of every group.
         #[arg(long, short)]
         metrics: bool,
+    },
+    /// Sample without a window and write a CSV (time column + one column per counter, units in
+    /// the header). Ends after --duration, or on Ctrl-C/SIGTERM, keeping everything recorded.
+    Record {
+        /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
+        /// Default: the first device with a group zescope can sample.
+        #[arg(long)]
+        device: Option<String>,
+        /// Metric group to sample (repeat for groups of other domains). Default: the device's
+        /// first group that exports memory.
+        #[arg(long = "group")]
+        groups: Vec<String>,
+        /// Only these metrics (repeatable). Default: all metrics of the groups.
+        #[arg(long = "metric")]
+        metrics: Vec<String>,
+        /// Combine the --metric list into one metric group created for the run.
+        #[arg(long)]
+        custom_group: bool,
+        /// Sampling interval, 100us to 10s.
+        #[arg(long, default_value = "1ms", value_parser = crate::record::parse_duration)]
+        interval: Duration,
+        /// How long to record.
+        #[arg(long, default_value = "10s", value_parser = crate::record::parse_duration)]
+        duration: Duration,
+        /// Output file (.csv).
+        #[arg(long)]
+        out: PathBuf,
     },
 }

@@ -8,5 +8,7 @@
 pub mod cli;
 pub mod layout;
 pub mod list;
+pub mod record;
 pub mod sampler;
+pub mod signals;
 pub mod ze;

@@ -2,6 +2,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use zescope::cli::{Cli, Command};
+use zescope::record::{RecordArgs, record};
+use zescope::signals::Termination;
 
 fn main() -> ExitCode {
     // Before anything else, and before any thread exists.
@@ -19,5 +21,23 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::Record { device, groups, metrics, custom_group, interval, duration, out } => {
+            let stop = Termination::install();
+            let args =
+                RecordArgs { source: cli.source, device, groups, metrics, custom_group, interval, duration, out };
+            match record(&args, &stop) {
+                Ok(summary) => {
+                    println!("{summary}; wrote {}", args.out.display());
+                    for e in &summary.errors {
+                        eprintln!("zescope: {e}");
+                    }
+                    if summary.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+                }
+                Err(e) => {
+                    eprintln!("zescope: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
     }
 }

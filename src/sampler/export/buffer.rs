@@ -12,8 +12,35 @@ const DMA_BUF_SYNC_READ: u64 = 1;
 const DMA_BUF_SYNC_START: u64 = 0;
 const DMA_BUF_SYNC_END: u64 = 4;
 
-/// Attempts at a torn-free snapshot before giving up on this tick.
-const SNAPSHOT_TRIES: usize = 64;
+/// Attempts at a torn-free snapshot before giving up on this tick: first spinning, then
+/// yielding, for at most `SNAPSHOT_BUDGET`.
+const SNAPSHOT_TRIES: usize = 4096;
+const SNAPSHOT_SPINS: usize = 16;
+const SNAPSHOT_BUDGET: std::time::Duration = std::time::Duration::from_micros(250);
+
+/// Paces retries: spin a few times, then yield, until the budget is spent.
+struct Backoff {
+    tries: usize,
+    start: Option<std::time::Instant>,
+}
+
+impl Backoff {
+    fn new() -> Backoff {
+        Backoff { tries: 0, start: None }
+    }
+
+    /// False when it is time to give up.
+    fn wait(&mut self) -> bool {
+        self.tries += 1;
+        if self.tries < SNAPSHOT_SPINS {
+            std::hint::spin_loop();
+            return true;
+        }
+        let start = *self.start.get_or_insert_with(std::time::Instant::now);
+        std::thread::yield_now();
+        self.tries < SNAPSHOT_TRIES && start.elapsed() < SNAPSHOT_BUDGET
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReadPath {
@@ -89,7 +116,8 @@ impl ImportedBuffer {
             return r;
         }
         let st = self.staging.as_ref().expect("a buffer is either mapped or staged");
-        for _ in 0..SNAPSHOT_TRIES {
+        let mut backoff = Backoff::new();
+        loop {
             let read_seq = |this: &Self| -> Option<u64> {
                 let s = seqlock?;
                 // SAFETY: both are allocations of the run's context with ≥ s + 8 bytes (asserted
@@ -100,7 +128,10 @@ impl ImportedBuffer {
             };
             let s1 = read_seq(self);
             if s1.is_some_and(|s| s % 2 == 1) {
-                continue;
+                if backoff.wait() {
+                    continue;
+                }
+                return Err(Torn);
             }
             // SAFETY: as above, `dst.len()` ≤ size bytes in both allocations.
             if unsafe { st.list.copy(st.host, self.import, dst.len()) }.is_err() {
@@ -111,8 +142,10 @@ impl ImportedBuffer {
             if s1 == read_seq(self) {
                 return Ok(());
             }
+            if !backoff.wait() {
+                return Err(Torn);
+            }
         }
-        Err(Torn)
     }
 }
 
@@ -121,11 +154,14 @@ fn mapped_snapshot(m: &Mapping, seqlock: Option<usize>, dst: &mut [u8]) -> Resul
     // SAFETY (whole function): `ptr` is a live read-only mapping of `len` ≥ dst.len() bytes; the
     // producer writes it concurrently, so it is only read with volatile/atomic loads.
     let seq = seqlock.map(|s| unsafe { &*m.ptr.add(s).cast::<AtomicU64>() });
-    for _ in 0..SNAPSHOT_TRIES {
+    let mut backoff = Backoff::new();
+    loop {
         let s1 = seq.map(|a| a.load(Ordering::Acquire));
         if s1.is_some_and(|s| s % 2 == 1) {
-            std::hint::spin_loop();
-            continue;
+            if backoff.wait() {
+                continue;
+            }
+            return Err(Torn);
         }
         let words = dst.len() / 8;
         for i in 0..words {
@@ -141,8 +177,10 @@ fn mapped_snapshot(m: &Mapping, seqlock: Option<usize>, dst: &mut [u8]) -> Resul
         if seq.map(|a| a.load(Ordering::Relaxed)) == s1 {
             return Ok(());
         }
+        if !backoff.wait() {
+            return Err(Torn);
+        }
     }
-    Err(Torn)
 }
 
 /// All imported buffers of a run, one per distinct exported file.

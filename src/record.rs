@@ -1,0 +1,271 @@
+//! `zescope record`: sample headless for a while and write what was recorded.
+//!
+//! It goes through the same sampler as the GUI: open the source, pick device and group, start,
+//! collect batches, and on the duration's end, SIGINT or SIGTERM, shut the sampler down (its
+//! teardown) and write everything received up to then. Rows are written as batches arrive and
+//! flushed every second, so even a killed recording keeps what came before.
+
+use std::time::{Duration, Instant};
+
+use crate::sampler::{
+    self, Command, DeviceEntry, Event, GroupExportKind, Inventory, Options, RunConfig, RunInfo, Stats,
+};
+use crate::signals::Termination;
+use crate::ze::Source;
+
+#[derive(Clone, Debug)]
+pub struct RecordArgs {
+    pub source: Source,
+    pub device: Option<String>,
+    pub groups: Vec<String>,
+    pub metrics: Vec<String>,
+    pub custom_group: bool,
+    pub interval: Duration,
+    pub duration: Duration,
+    pub out: std::path::PathBuf,
+}
+
+/// What a recording did, for the summary line.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub samples: u64,
+    pub elapsed: Duration,
+    pub stats: Option<Stats>,
+    pub interrupted: bool,
+    pub errors: Vec<String>,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "recorded {} samples in {:.2} s", self.samples, self.elapsed.as_secs_f64())?;
+        if let Some(s) = &self.stats {
+            write!(
+                f,
+                ": {:.1} Hz achieved of {:.1} Hz requested, {} late ticks, {} dropped samples, {} torn reads",
+                s.achieved_hz, s.requested_hz, s.late_ticks, s.dropped_samples, s.torn_reads
+            )?;
+        }
+        if self.interrupted {
+            write!(f, " (interrupted)")?;
+        }
+        Ok(())
+    }
+}
+
+/// Resolves `--device`: an index ("1"), a sub-device ("0.1"), or part of a device name. Without
+/// it: the first device with a group that exports memory and can be sampled.
+pub fn pick_device<'a>(inv: &'a Inventory, wanted: Option<&str>) -> Result<&'a DeviceEntry, String> {
+    let sampleable = |d: &DeviceEntry| d.groups.iter().any(|g| g.unavailable.is_none());
+    let Some(w) = wanted else {
+        return inv
+            .devices
+            .iter()
+            .find(|d| sampleable(d))
+            .ok_or_else(|| "no device has a metric group zescope can sample".to_owned());
+    };
+    let by_index = w.split_once('.').map_or_else(
+        || w.parse::<usize>().ok().map(|i| (i, None)),
+        |(a, b)| Some((a.parse().ok()?, Some(b.parse().ok()?))),
+    );
+    let found = match by_index {
+        Some((root, sub)) => inv.devices.iter().find(|d| d.path.device == root && d.path.sub_device == sub),
+        None => inv.devices.iter().find(|d| d.name.to_lowercase().contains(&w.to_lowercase())),
+    };
+    found.ok_or_else(|| {
+        let names: Vec<String> = inv.devices.iter().map(|d| format!("{} ({})", label(d), d.name)).collect();
+        format!("no device matches {w:?}; devices: {}", names.join(", "))
+    })
+}
+
+fn label(d: &DeviceEntry) -> String {
+    match d.path.sub_device {
+        None => d.path.device.to_string(),
+        Some(s) => format!("{}.{s}", d.path.device),
+    }
+}
+
+/// Runs a recording; the CSV is at `args.out` afterwards (also on error, with what was recorded).
+pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
+    let mut h = sampler::spawn_source(args.source, Options::default());
+    let inv = loop {
+        match h.events.recv_timeout(Duration::from_secs(30)) {
+            Ok(Event::Inventory(i)) => break i,
+            Ok(Event::Error(e)) => return Err(e.to_string()),
+            Ok(_) => {}
+            Err(_) => return Err("the sampler did not answer within 30 s".into()),
+        }
+    };
+    let device = pick_device(&inv, args.device.as_deref())?;
+    let groups = if args.groups.is_empty() {
+        let g = device
+            .groups
+            .iter()
+            .find(|g| g.unavailable.is_none() && g.exports != GroupExportKind::None)
+            .ok_or_else(|| format!("device {} has no metric group zescope can sample", device.name))?;
+        vec![g.name.clone()]
+    } else {
+        args.groups.clone()
+    };
+    let cfg = RunConfig {
+        device: device.path,
+        groups,
+        metrics: args.metrics.clone(),
+        custom_group: args.custom_group,
+        interval: args.interval,
+    };
+    let file = std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let mut out = CsvOut::new(file);
+    h.send(Command::Start(cfg));
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let mut run: Option<RunInfo> = None;
+    let mut last_flush = Instant::now();
+    let mut shutting_down = false;
+    loop {
+        if !shutting_down && (stop.requested() || run.is_some() && started.elapsed() >= args.duration) {
+            summary.interrupted = stop.requested();
+            summary.elapsed = started.elapsed();
+            h.send(Command::Shutdown);
+            shutting_down = true;
+        }
+        let ev = match h.events.recv_timeout(Duration::from_millis(50)) {
+            Ok(ev) => ev,
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+        };
+        match ev {
+            Event::RunStarted(info) => {
+                out.header(&info).map_err(|e| format!("writing {}: {e}", args.out.display()))?;
+                run = Some(info);
+            }
+            Event::Samples(b) => {
+                if let Some(info) = &run {
+                    summary.samples += b.timestamps.len() as u64;
+                    out.rows(info, &b).map_err(|e| format!("writing {}: {e}", args.out.display()))?;
+                }
+            }
+            Event::Stats(s) => summary.stats = Some(s),
+            Event::Error(e) => {
+                let msg = match &e.hint {
+                    Some(h) => format!("{e} ({h})"),
+                    None => e.to_string(),
+                };
+                if run.is_none() && !shutting_down {
+                    h.send(Command::Shutdown);
+                    shutting_down = true;
+                }
+                summary.errors.push(msg);
+            }
+            Event::RunStopped { .. } if !shutting_down => {
+                h.send(Command::Shutdown);
+                shutting_down = true;
+            }
+            Event::ShutDown => break,
+            _ => {}
+        }
+        if last_flush.elapsed() > Duration::from_secs(1) {
+            out.flush().map_err(|e| format!("writing {}: {e}", args.out.display()))?;
+            last_flush = Instant::now();
+        }
+    }
+    if summary.elapsed.is_zero() {
+        summary.elapsed = started.elapsed();
+    }
+    out.flush().map_err(|e| format!("writing {}: {e}", args.out.display()))?;
+    if let Err(waited) = h.shutdown(Duration::from_secs(3)) {
+        summary.errors.push(format!("the sampler's teardown did not finish within {waited:?}"));
+    }
+    if run.is_none() {
+        return Err(summary.errors.join("; "));
+    }
+    Ok(summary)
+}
+
+/// The recording as CSV: `time_s` (since the first sample) and one column per counter of every
+/// stream, headed `group/metric [unit]`. A row holds one stream's sample; other streams' cells
+/// are empty.
+struct CsvOut {
+    w: csv::Writer<std::fs::File>,
+    columns: usize,
+    /// First column of each stream.
+    starts: Vec<usize>,
+    origin: Option<i64>,
+    row: Vec<String>,
+}
+
+impl CsvOut {
+    fn new(f: std::fs::File) -> CsvOut {
+        CsvOut { w: csv::Writer::from_writer(f), columns: 0, starts: Vec::new(), origin: None, row: Vec::new() }
+    }
+
+    fn header(&mut self, info: &RunInfo) -> csv::Result<()> {
+        let mut h = vec!["time_s".to_owned()];
+        self.starts.clear();
+        for s in &info.streams {
+            self.starts.push(h.len() - 1);
+            for series in &s.series {
+                h.push(format!("{}/{} [{}]", s.group, series.name, series.unit));
+            }
+        }
+        self.columns = h.len() - 1;
+        self.w.write_record(&h)
+    }
+
+    fn rows(&mut self, info: &RunInfo, b: &crate::sampler::SampleBatch) -> csv::Result<()> {
+        let Some(stream) = info.streams.get(b.stream) else { return Ok(()) };
+        let n = stream.series.len();
+        let start = self.starts[b.stream];
+        let origin = *self.origin.get_or_insert(b.timestamps[0]);
+        for (i, &t) in b.timestamps.iter().enumerate() {
+            self.row.clear();
+            self.row.push(format!("{:.9}", (t - origin) as f64 * 1e-9));
+            self.row.resize(1 + self.columns, String::new());
+            for (k, v) in b.values[i * n..(i + 1) * n].iter().enumerate() {
+                self.row[1 + start + k] = v.to_string();
+            }
+            self.w.write_record(&self.row)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// "100us", "1ms", "2.5s", "1m", "1h" (a bare number is seconds).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let v: f64 = num.parse().map_err(|_| format!("{s:?} is not a duration (try 100us, 1ms, 10s, 2m)"))?;
+    let secs = match unit.trim() {
+        "ns" => v * 1e-9,
+        "us" | "µs" => v * 1e-6,
+        "ms" => v * 1e-3,
+        "" | "s" => v,
+        "m" | "min" => v * 60.0,
+        "h" => v * 3600.0,
+        u => return Err(format!("unknown unit {u:?} in {s:?} (use ns, us, ms, s, m or h)")),
+    };
+    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+        return Err(format!("{s:?} is out of range"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units_and_reject_junk() {
+        assert_eq!(parse_duration("100us").unwrap(), Duration::from_micros(100));
+        assert_eq!(parse_duration("1ms").unwrap(), Duration::from_millis(1));
+        assert_eq!(parse_duration("2.5s").unwrap(), Duration::from_millis(2500));
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert!(parse_duration("fast").unwrap_err().contains("not a duration"));
+        assert!(parse_duration("3 parsecs").unwrap_err().contains("unknown unit"));
+    }
+}

@@ -1,0 +1,152 @@
+//! `zescope record` as a user runs it: through the built-in simulated device and through the
+//! REAL Level Zero loader with `libze_sim.so`, for a fixed duration and interrupted by SIGINT or
+//! SIGTERM. Each time the CSV holds counters that move and the driver's report is clean.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ze_sim::testing;
+
+struct Recording {
+    dir: tempfile::TempDir,
+}
+
+impl Recording {
+    fn new() -> Recording {
+        Recording { dir: tempfile::tempdir().unwrap() }
+    }
+    fn csv(&self) -> PathBuf {
+        self.dir.path().join("run.csv")
+    }
+    fn report(&self) -> PathBuf {
+        self.dir.path().join("report.ron")
+    }
+    fn command(&self, args: &[&str], alt_driver: Option<&Path>) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_zescope"));
+        c.arg("record").args(args).arg("--out").arg(self.csv());
+        c.env("ZE_SIM_REPORT", self.report()).env_remove("ZE_SIM_CONFIG").env_remove("ZE_ENABLE_ALT_DRIVERS");
+        if let Some(so) = alt_driver {
+            c.env("ZE_ENABLE_ALT_DRIVERS", so);
+        }
+        c
+    }
+
+    /// Rows of the CSV: header and values of the first counter column.
+    fn first_counter(&self) -> (Vec<String>, Vec<f64>) {
+        let text = std::fs::read_to_string(self.csv()).unwrap_or_default();
+        let mut lines = text.lines();
+        let header: Vec<String> = lines.next().unwrap_or("").split(',').map(str::to_owned).collect();
+        let values = lines.filter_map(|l| l.split(',').nth(1)?.parse().ok()).collect();
+        (header, values)
+    }
+
+    fn assert_clean_report(&self) {
+        let text = std::fs::read_to_string(self.report()).expect("the driver wrote ZE_SIM_REPORT at exit");
+        let r: ze_sim::Report = ron::from_str(&text).unwrap();
+        assert!(r.is_clean(), "{text}");
+    }
+
+    fn assert_counters_move(&self) {
+        let (header, gpu_time) = self.first_counter();
+        assert_eq!(header[0], "time_s");
+        assert_eq!(header[1], "ComputeBasic/GpuTime [ns]", "units in the header: {header:?}");
+        assert!(gpu_time.len() > 100, "{} rows", gpu_time.len());
+        assert!(gpu_time.last() > gpu_time.first(), "GpuTime advances");
+    }
+}
+
+fn loader_so() -> Option<PathBuf> {
+    if let Err(why) = testing::loader_available() {
+        testing::skip("record through the real loader", &why);
+        return None;
+    }
+    match testing::cdylib() {
+        Ok(so) => Some(so),
+        Err(why) => {
+            testing::skip("record through the real loader", &why);
+            None
+        }
+    }
+}
+
+fn interrupt(mut child: Child, signal: &str, rec: &Recording) -> std::process::Output {
+    // Wait until rows arrive, then signal.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while rec.first_counter().1.len() < 50 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap();
+    assert!(status.success());
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < Duration::from_secs(10), "zescope did not end after SIG{signal}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn records_the_simulated_device_for_a_duration() {
+    let rec = Recording::new();
+    let out = rec.command(&["--source", "sim", "--duration", "1s", "--interval", "1ms"], None).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("Hz achieved of 1000.0 Hz requested") && stdout.contains("dropped samples"), "{stdout}");
+    rec.assert_counters_move();
+    rec.assert_clean_report();
+}
+
+#[test]
+fn sigterm_ends_a_recording_through_the_teardown_and_keeps_the_data() {
+    let rec = Recording::new();
+    let child = rec
+        .command(&["--source", "sim", "--duration", "60s"], None)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = interrupt(child, "TERM", &rec);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(interrupted)"));
+    rec.assert_counters_move();
+    rec.assert_clean_report();
+}
+
+#[test]
+fn records_through_the_real_loader_for_two_seconds() {
+    let Some(so) = loader_so() else { return };
+    let rec = Recording::new();
+    let out = rec.command(&["--source", "level-zero", "--duration", "2s"], Some(&so)).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    rec.assert_counters_move();
+    rec.assert_clean_report();
+}
+
+#[test]
+fn sigint_mid_run_through_the_real_loader_leaves_a_clean_report() {
+    let Some(so) = loader_so() else { return };
+    let rec = Recording::new();
+    let child = rec
+        .command(&["--source", "level-zero", "--duration", "60s", "--group", "MemoryTraffic"], Some(&so))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = interrupt(child, "INT", &rec);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (header, bytes_read) = rec.first_counter();
+    assert_eq!(header[1], "MemoryTraffic/BytesRead [B]");
+    assert!(bytes_read.last() > bytes_read.first());
+    rec.assert_clean_report();
+}
+
+#[test]
+fn a_missing_group_is_a_clear_error() {
+    let rec = Recording::new();
+    let out = rec.command(&["--source", "sim", "--group", "NoSuchGroup", "--duration", "1s"], None).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no metric group \"NoSuchGroup\""), "{err}");
+    rec.assert_clean_report();
+}
