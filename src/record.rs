@@ -248,7 +248,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "h" => v * 3600.0,
         u => return Err(format!("unknown unit {u:?} in {s:?} (use ns, us, ms, s, m or h)")),
     };
-    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+    if !(0.0..=1e9).contains(&secs) {
         return Err(format!("{s:?} is out of range"));
     }
     Ok(Duration::from_secs_f64(secs))
