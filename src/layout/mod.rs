@@ -199,6 +199,30 @@ impl LayoutSet {
         set
     }
 
+    /// The built-in layouts plus the user's (`$XDG_CONFIG_HOME/zescope/layouts/*.ron`); files
+    /// that cannot be used are skipped and returned as errors to show.
+    pub fn installed() -> (LayoutSet, Vec<LayoutFileError>) {
+        let mut set = LayoutSet::built_in();
+        let mut errors = Vec::new();
+        if let Some(dirs) = directories::ProjectDirs::from("", "", "zescope") {
+            let dir = dirs.config_dir().join("layouts");
+            if let Ok(entries) = std::fs::read_dir(&dir) {
+                let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+                paths.sort();
+                for p in paths.into_iter().filter(|p| p.extension().is_some_and(|x| x == "ron")) {
+                    let origin = p.display().to_string();
+                    let r = std::fs::read_to_string(&p)
+                        .map_err(|e| LayoutFileError { origin: origin.clone(), message: e.to_string() })
+                        .and_then(|text| set.add_file(&origin, &text));
+                    if let Err(e) = r {
+                        errors.push(e);
+                    }
+                }
+            }
+        }
+        (set, errors)
+    }
+
     /// Adds the layouts of one RON file (a single `Layout` or a list of them). Later files take
     /// precedence over earlier ones at equal specificity.
     pub fn add_file(&mut self, origin: &str, text: &str) -> Result<usize, LayoutFileError> {
@@ -220,24 +244,6 @@ impl LayoutSet {
         let n = parsed.len();
         for l in parsed.into_iter().rev() {
             self.layouts.insert(0, (origin.to_owned(), l));
-        }
-        Ok(n)
-    }
-
-    /// Adds every `*.ron` in `dir` (sorted by name); unreadable or invalid files are errors.
-    pub fn add_dir(&mut self, dir: &std::path::Path) -> Result<usize, LayoutFileError> {
-        let Ok(entries) = std::fs::read_dir(dir) else { return Ok(0) };
-        let mut paths: Vec<_> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "ron"))
-            .collect();
-        paths.sort();
-        let mut n = 0;
-        for p in paths {
-            let origin = p.display().to_string();
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| LayoutFileError { origin: origin.clone(), message: e.to_string() })?;
-            n += self.add_file(&origin, &text)?;
         }
         Ok(n)
     }

@@ -6,6 +6,7 @@
 //! through an [`outbox`] that never blocks, and ends every run — stop, shutdown, group or device
 //! change, error, panic — through the one teardown ([`teardown`]).
 
+pub mod direct;
 mod errors;
 mod export;
 mod inventory;
@@ -17,5 +18,7 @@ mod teardown;
 mod thread;
 mod timing;
 
+pub use direct::DirectRun;
 pub use protocol::*;
+pub use run::ReadOutcome;
 pub use thread::{Opener, Options, SamplerHandle, spawn, spawn_source};

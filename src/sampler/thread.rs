@@ -32,12 +32,16 @@ pub struct Options {
     pub stats_period: Duration,
     /// What `Inventory::source.requested` says.
     pub requested: Source,
+    /// Layout files that could not be used, reported when the sampler starts.
+    pub layout_errors: Vec<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
+        let (layouts, errors) = LayoutSet::installed();
         Options {
-            layouts: LayoutSet::built_in(),
+            layouts,
+            layout_errors: errors.iter().map(|e| e.to_string()).collect(),
             event_capacity: 256,
             max_waiting_values: 8 << 20,
             batch_period: Duration::from_millis(16),
@@ -147,6 +151,9 @@ fn open(opener: &mut Opener, outbox: &mut Outbox) -> Option<Loader> {
 fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command>, events: Sender<Event>) {
     os::precise_timers();
     let mut outbox = Outbox::new(events, options.max_waiting_values);
+    for e in &options.layout_errors {
+        outbox.push(Event::Error(errors::layout(format!("{e} (the file is ignored)"))));
+    }
     let loader = open(&mut opener, &mut outbox);
     let now = Instant::now();
     let mut st = State {

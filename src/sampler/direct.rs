@@ -1,0 +1,62 @@
+//! A run driven synchronously on the caller's thread, without the sampler thread: the same
+//! setup, reads and teardown. For benchmarks and for embedding zescope's reading path; like the
+//! sampler's, its state is neither `Send` nor `Sync`, so it stays on the thread that made it.
+
+use crate::layout::LayoutSet;
+use crate::ze::Loader;
+
+use super::protocol::{RunConfig, RunInfo, SampleBatch, SamplerError};
+use super::run::{ReadOutcome, Run};
+use super::setup;
+
+pub struct DirectRun {
+    run: Option<Run>,
+}
+
+impl DirectRun {
+    pub fn start(loader: &Loader, layouts: &LayoutSet, cfg: &RunConfig) -> Result<DirectRun, SamplerError> {
+        let mut pending = Vec::new();
+        let run = setup::start(loader, layouts, cfg, 1, &mut pending);
+        let mut errors = Vec::new();
+        for p in pending {
+            let _ = p.retry(&mut errors);
+        }
+        Ok(DirectRun { run: Some(run?) })
+    }
+
+    pub fn info(&self) -> &RunInfo {
+        &self.run.as_ref().expect("live").info
+    }
+
+    /// One tick: snapshot and decode every stream.
+    pub fn read(&mut self) -> ReadOutcome {
+        self.run.as_mut().expect("live").read()
+    }
+
+    pub fn take_batches(&mut self) -> Vec<SampleBatch> {
+        self.run.as_mut().expect("live").take_batches()
+    }
+
+    /// The one teardown; returns what failed.
+    pub fn stop(mut self) -> Vec<String> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> Vec<String> {
+        let Some(run) = self.run.take() else { return Vec::new() };
+        let t = run.stop();
+        let mut errors = t.errors;
+        if let Some(p) = t.pending {
+            let _ = p.retry(&mut errors);
+        }
+        errors
+    }
+}
+
+impl Drop for DirectRun {
+    fn drop(&mut self) {
+        for e in self.finish() {
+            log::error!("teardown: {e}");
+        }
+    }
+}
