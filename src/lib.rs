@@ -1,1 +1,4 @@
 //! zescope library.
+
+pub mod app;
+pub mod store;
