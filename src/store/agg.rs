@@ -154,7 +154,10 @@ mod tests {
         let mut right = Agg::EMPTY;
         xs[2..].iter().for_each(|&v| right.push(v));
         left.merge(&right);
-        assert_eq!((left.min, left.max, left.n, left.nf), (whole.min, whole.max, whole.n, whole.nf));
+        assert_eq!(
+            (left.min, left.max, left.n, left.nf),
+            (whole.min, whole.max, whole.n, whole.nf)
+        );
         assert_eq!(left.last, whole.last);
         assert!((left.sum - whole.sum).abs() < 1e-12);
     }

@@ -90,7 +90,8 @@ impl<T: Copy + Default> Chunked<T> {
         }
         debug_assert_eq!(i, self.end, "Chunked::push_at must append");
         if ((i - self.first) as usize) / CHUNK >= self.chunks.len() {
-            self.chunks.push_back(vec![T::default(); CHUNK].into_boxed_slice());
+            self.chunks
+                .push_back(vec![T::default(); CHUNK].into_boxed_slice());
         }
         self.end += 1;
         *self.at_mut(i) = v;
@@ -118,13 +119,6 @@ impl<T: Copy + Default> Chunked<T> {
             self.start = cut;
         }
         Some(dropped)
-    }
-
-    /// Drop everything; the next push may start anywhere at or after `end()`.
-    pub fn clear(&mut self) {
-        self.chunks = VecDeque::new();
-        self.start = self.end;
-        self.first = self.end - self.end % CHUNK_U64;
     }
 
     /// Bytes held: the chunks plus the spine that points at them.
@@ -205,8 +199,6 @@ mod tests {
     #[test]
     fn empty_storage_restarts_at_any_later_index() {
         let mut c = Chunked::<u32>::new();
-        c.push_at(0, 1);
-        c.clear();
         c.push_at(1000, 7);
         assert_eq!((c.start(), c.end()), (1000, 1001));
         assert_eq!(c.get(1000), Some(&7));

@@ -6,10 +6,10 @@
 //! is allocated once at its final size: no `Vec` doubling, so the accounted
 //! bytes are the real bytes.
 //!
-//! For a cumulative counter the column holds the raw totals. The block also
-//! keeps the rate of its first sample per cumulative series (`first_rate`): the
-//! previous total may live in a block that has been coarsened away, and the
-//! rate must not change when that happens.
+//! For a cumulative counter the column holds the raw totals; the rate of a
+//! block's first sample is taken against the previous block's last total (the
+//! stream keeps the rate of its oldest block's first sample, whose predecessor
+//! may have been coarsened away).
 //!
 //! A block is closed early when a gap is marked: every gap lies on a block
 //! boundary, so no pyramid node at level 1 ever straddles one. Block number `b`
@@ -24,8 +24,6 @@ pub(crate) struct Block {
     pub ts: TsBlock,
     /// `BLOCK * n_series` values, series `s` at `s * BLOCK ..`.
     pub values: Box<[f64]>,
-    /// Rate of sample 0 per cumulative series (the "missing" marker if none).
-    pub first_rate: Box<[f64]>,
     /// Samples stored.
     pub len: usize,
     /// Time between the previous sample and sample 0 when a gap separates
@@ -36,11 +34,10 @@ pub(crate) struct Block {
 }
 
 impl Block {
-    pub fn new(n_series: usize, n_cum: usize, t_first: i64, gap_before: i64, first_ordinal: u64) -> Block {
+    pub fn new(n_series: usize, t_first: i64, gap_before: i64, first_ordinal: u64) -> Block {
         Block {
             ts: TsBlock::new(t_first),
             values: vec![0.0; BLOCK * n_series].into_boxed_slice(),
-            first_rate: vec![0.0; n_cum].into_boxed_slice(),
             len: 0,
             gap_before,
             first_ordinal,
@@ -49,12 +46,12 @@ impl Block {
 
     /// Heap bytes of a block as allocated.
     pub fn heap_bytes(&self) -> usize {
-        self.ts.heap_bytes() + self.values.len() * 8 + self.first_rate.len() * 8
+        self.ts.heap_bytes() + self.values.len() * 8
     }
 
     /// Heap bytes of a new block, with the larger timestamp encoding.
-    pub fn worst_heap_bytes(n_series: usize, n_cum: usize) -> usize {
-        BLOCK * 8 + BLOCK * n_series * 8 + n_cum * 8
+    pub fn worst_heap_bytes(n_series: usize) -> usize {
+        BLOCK * 8 + BLOCK * n_series * 8
     }
 
     #[inline]

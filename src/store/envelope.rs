@@ -226,7 +226,13 @@ impl Walk<'_> {
 
     #[inline]
     fn node(&mut self, meta: &NodeMeta, agg: &Agg) {
-        self.item(meta.t_first, meta.t_last, agg, meta.samples, meta.gap_before);
+        self.item(
+            meta.t_first,
+            meta.t_last,
+            agg,
+            meta.samples,
+            meta.gap_before,
+        );
     }
 
     /// Walk the raw samples of `blk` within the ordinal range.
@@ -259,7 +265,11 @@ impl StreamStore {
         while target < top && ((blocks_per_node(target + 1) * BLOCK as u64) as f64) <= per_col {
             target += 1;
         }
-        out.samples_per_bucket = if target == 0 { 1 } else { blocks_per_node(target) * BLOCK as u64 };
+        out.samples_per_bucket = if target == 0 {
+            1
+        } else {
+            blocks_per_node(target) * BLOCK as u64
+        };
         let w = ((t1 - t0) as f64 / columns as f64).max(1.0);
         let mut walk = Walk {
             st: self,
@@ -277,7 +287,9 @@ impl StreamStore {
         let a = walk.a;
         let lo = level
             .meta
-            .partition_point(level.meta.start(), level.meta.end(), |x| x.first_ordinal + x.samples <= a);
+            .partition_point(level.meta.start(), level.meta.end(), |x| {
+                x.first_ordinal + x.samples <= a
+            });
         walk.level(top, lo, level.meta.end());
         if let Some(c) = walk.cur.take() {
             walk.flush(c);

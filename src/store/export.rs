@@ -75,6 +75,9 @@ pub struct RawData {
     pub values: Vec<f64>,
     /// Indices of samples that a gap separates from the previous sample.
     pub gaps: Vec<usize>,
+    /// When `gaps` starts with 0: how long the gap before the first sample
+    /// was (its predecessor may be gone). 0 otherwise.
+    pub first_gap: i64,
     /// Per series, the rate of the first sample (cumulative counters whose
     /// first sample has one; `None` otherwise). Its predecessor may be gone.
     pub first_rates: Vec<Option<f64>>,
@@ -127,6 +130,9 @@ impl StreamStore {
         };
         for blk in &self.blocks {
             if blk.gap_before > 0 {
+                if raw.timestamps.is_empty() {
+                    raw.first_gap = blk.gap_before;
+                }
                 raw.gaps.push(raw.timestamps.len());
             }
             for j in 0..blk.len {
@@ -134,10 +140,10 @@ impl StreamStore {
                 raw.values.extend((0..n).map(|s| blk.col(s)[j]));
             }
         }
-        if let Some(b0) = self.blocks.front() {
+        if !self.blocks.is_empty() {
             raw.first_rates = (0..n)
                 .map(|s| match self.wraps[s] {
-                    Some(_) => to_option(b0.first_rate[self.cum_slot[s]]),
+                    Some(_) => to_option(self.head_rate[self.cum_slot[s]]),
                     None => None,
                 })
                 .collect();
@@ -162,10 +168,14 @@ impl StreamStore {
         for (k, b) in data.coarse.iter().enumerate() {
             let l = b.level as usize;
             if !(1..=MAX_LEVEL).contains(&l) {
-                return Err(bad(format!("bucket {k}: level {l} is not in 1..={MAX_LEVEL}")));
+                return Err(bad(format!(
+                    "bucket {k}: level {l} is not in 1..={MAX_LEVEL}"
+                )));
             }
             if l > prev_level {
-                return Err(bad(format!("bucket {k}: level {l} after finer level {prev_level}")));
+                return Err(bad(format!(
+                    "bucket {k}: level {l} after finer level {prev_level}"
+                )));
             }
             prev_level = l;
             let span = blocks_per_node(l);
@@ -176,13 +186,19 @@ impl StreamStore {
                 .ok_or_else(|| bad(format!("bucket {k}: index {} out of range", b.index)))?;
             let max_samples = span * BLOCK as u64;
             if b.samples == 0 || b.samples > max_samples {
-                return Err(bad(format!("bucket {k}: {} samples (1..={max_samples} at level {l})", b.samples)));
+                return Err(bad(format!(
+                    "bucket {k}: {} samples (1..={max_samples} at level {l})",
+                    b.samples
+                )));
             }
             if b.t_first > b.t_last || b.gap_before < 0 || b.max_gap < 0 {
                 return Err(bad(format!("bucket {k}: inconsistent times or gaps")));
             }
             if b.series.len() != n {
-                return Err(bad(format!("bucket {k}: {} series, the stream has {n}", b.series.len())));
+                return Err(bad(format!(
+                    "bucket {k}: {} series, the stream has {n}",
+                    b.series.len()
+                )));
             }
             if let Some((eb, eo, et)) = end
                 && (first_block != eb || b.first_ordinal != eo || b.t_first <= et)
@@ -191,7 +207,9 @@ impl StreamStore {
             }
             for (s, x) in b.series.iter().enumerate() {
                 if x.count as u64 + x.non_finite as u64 > b.samples {
-                    return Err(bad(format!("bucket {k}, series {s}: more values than samples")));
+                    return Err(bad(format!(
+                        "bucket {k}, series {s}: more values than samples"
+                    )));
                 }
                 aggs[s] = Agg {
                     min: x.min,
@@ -215,39 +233,71 @@ impl StreamStore {
         }
         let raw = &data.raw;
         let k = raw.timestamps.len();
-        if raw.values.len() != k.checked_mul(n).unwrap_or(usize::MAX) {
-            return Err(bad(format!("raw: {} values for {k} timestamps x {n} series", raw.values.len())));
+        if raw.values.len() != k.saturating_mul(n) {
+            return Err(bad(format!(
+                "raw: {} values for {k} timestamps x {n} series",
+                raw.values.len()
+            )));
         }
         if let Some(w) = raw.timestamps.windows(2).position(|w| w[1] <= w[0]) {
             return Err(bad(format!("raw: timestamp {} does not increase", w + 1)));
         }
         if raw.gaps.windows(2).any(|w| w[1] <= w[0]) || raw.gaps.last().is_some_and(|&g| g >= k) {
-            return Err(bad("raw: gap indices must increase and be within the samples".into()));
+            return Err(bad(
+                "raw: gap indices must increase and be within the samples".into(),
+            ));
+        }
+        if (raw.gaps.first() == Some(&0)) != (raw.first_gap > 0) {
+            return Err(bad(
+                "raw: first_gap must be > 0 exactly when gaps starts with 0".into(),
+            ));
         }
         if !(raw.first_rates.is_empty() || raw.first_rates.len() == n) {
-            return Err(bad(format!("raw: {} first rates for {n} series", raw.first_rates.len())));
+            return Err(bad(format!(
+                "raw: {} first rates for {n} series",
+                raw.first_rates.len()
+            )));
         }
         match end {
-            Some((eb, eo, et)) if k > 0 => {
-                if raw.first_block != eb || raw.first_ordinal != eo || raw.timestamps[0] <= et {
-                    return Err(bad("raw samples do not follow the coarse history".into()));
-                }
+            Some((eb, eo, et))
+                if k > 0
+                    && (raw.first_block != eb
+                        || raw.first_ordinal != eo
+                        || raw.timestamps[0] <= et) =>
+            {
+                return Err(bad("raw samples do not follow the coarse history".into()));
             }
-            Some((eb, eo, _)) => (st.first_block, st.total) = (eb, eo),
-            None => {}
+            Some((eb, eo, _)) if k == 0 => (st.first_block, st.total) = (eb, eo),
+            _ => {}
         }
         if let Some(&(_, _, et)) = end.as_ref() {
             st.last_t = Some(et);
         }
+        if raw.first_gap > 0 {
+            match raw.timestamps[0].checked_sub(raw.first_gap) {
+                Some(t) if st.last_t.is_none_or(|et| et == t) => st.last_t = Some(t),
+                _ => {
+                    return Err(bad(
+                        "raw: first_gap does not match the coarse history".into()
+                    ));
+                }
+            }
+        }
         if k > 0 {
             st.first_block = raw.first_block;
             st.total = raw.first_ordinal;
-            if raw.first_block.checked_add(k.div_ceil(BLOCK) as u64 + raw.gaps.len() as u64).is_none() {
+            if raw
+                .first_block
+                .checked_add(k.div_ceil(BLOCK) as u64 + raw.gaps.len() as u64)
+                .is_none()
+            {
                 return Err(bad("raw: block numbers out of range".into()));
             }
         }
         if data.evicted_samples > st.total.max(raw.first_ordinal) {
-            return Err(bad("more evicted samples than samples before the history".into()));
+            return Err(bad(
+                "more evicted samples than samples before the history".into()
+            ));
         }
         if raw.first_rates.iter().any(Option::is_some) {
             st.rate_override = Some(
@@ -305,7 +355,9 @@ impl Store {
     /// first; `row` holds one raw value per series (totals for cumulative
     /// counters).
     pub fn for_each_raw_row(&self, s: StreamId, mut f: impl FnMut(i64, &[f64])) {
-        let Some(st) = self.streams.get(s.0 as usize) else { return };
+        let Some(st) = self.streams.get(s.0 as usize) else {
+            return;
+        };
         let mut row = vec![0.0; st.n_series()];
         for blk in &st.blocks {
             for j in 0..blk.len {

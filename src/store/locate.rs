@@ -39,7 +39,9 @@ impl StreamStore {
     /// First ordinal of the first (finest available) item whose time span
     /// ends at or after `t`; the end of the data if there is none.
     pub fn ord_start(&self, t: i64) -> u64 {
-        let Some(mut c) = self.root() else { return self.total };
+        let Some(mut c) = self.root() else {
+            return self.total;
+        };
         loop {
             let meta = &self.pyramid.level(c.l).meta;
             let m = meta.partition_point(c.lo, c.hi, |x| x.t_last < t);
@@ -67,7 +69,9 @@ impl StreamStore {
     /// One past the ordinal of the last (finest available) item whose time
     /// span starts at or before `t`; the start of the data if there is none.
     pub fn ord_end(&self, t: i64) -> u64 {
-        let Some(mut c) = self.root() else { return self.total };
+        let Some(mut c) = self.root() else {
+            return self.total;
+        };
         loop {
             let meta = &self.pyramid.level(c.l).meta;
             let m = meta.partition_point(c.lo, c.hi, |x| x.t_first <= t);
@@ -81,7 +85,10 @@ impl StreamStore {
             }
             if c.l == 1 {
                 return match self.block(m - 1) {
-                    Some(blk) => blk.first_ordinal + blk.ts.partition_point(blk.len, t.saturating_add(1)) as u64,
+                    Some(blk) => {
+                        blk.first_ordinal
+                            + blk.ts.partition_point(blk.len, t.saturating_add(1)) as u64
+                    }
                     None => end,
                 };
             }
@@ -109,7 +116,9 @@ pub(crate) fn children_of(p: &Pyramid, l: usize, m: u64) -> Option<(u64, u64)> {
         return None;
     }
     let finer = &p.level(l - 1).meta;
-    if finer.is_empty() || p.level(l).meta.at(m).first_ordinal < finer.at(finer.start()).first_ordinal {
+    if finer.is_empty()
+        || p.level(l).meta.at(m).first_ordinal < finer.at(finer.start()).first_ordinal
+    {
         return None;
     }
     let lo = (m * FANOUT).max(finer.start());

@@ -172,7 +172,10 @@ impl Retention {
     /// resolution span), if any history is coarsened.
     pub fn coarsened_before(&self) -> Option<i64> {
         let first_full = self.spans.iter().find(|s| s.level == 0)?;
-        self.spans.iter().any(|s| s.level > 0).then_some(first_full.t_first)
+        self.spans
+            .iter()
+            .any(|s| s.level > 0)
+            .then_some(first_full.t_first)
     }
 }
 
@@ -221,7 +224,11 @@ impl Store {
     /// Time of a plot x (saturating at the ends of the timeline).
     pub fn from_plot_x(&self, x: f64) -> i64 {
         let ns = (x * 1e9).round() + self.origin.unwrap_or(0) as f64;
-        if ns.is_nan() { self.origin.unwrap_or(0) } else { ns as i64 }
+        if ns.is_nan() {
+            self.origin.unwrap_or(0)
+        } else {
+            ns as i64
+        }
     }
 
     /// Start a stream (one sampler run).
@@ -237,7 +244,11 @@ impl Store {
 
     fn idx(&self, s: StreamId) -> Result<usize, StoreError> {
         let i = s.0 as usize;
-        if i < self.streams.len() { Ok(i) } else { Err(StoreError::UnknownStream(s)) }
+        if i < self.streams.len() {
+            Ok(i)
+        } else {
+            Err(StoreError::UnknownStream(s))
+        }
     }
 
     fn series_idx(&self, s: SeriesId) -> Option<(usize, usize)> {
@@ -253,7 +264,12 @@ impl Store {
     /// Append a row-major batch: `timestamps.len()` samples,
     /// `values.len() == timestamps.len() * n_series`. The batch is checked
     /// whole before anything is stored.
-    pub fn append(&mut self, s: StreamId, timestamps: &[i64], values: &[f64]) -> Result<(), StoreError> {
+    pub fn append(
+        &mut self,
+        s: StreamId,
+        timestamps: &[i64],
+        values: &[f64],
+    ) -> Result<(), StoreError> {
         let i = self.idx(s)?;
         let st = &self.streams[i];
         if st.ended {
@@ -278,7 +294,9 @@ impl Store {
             }
             prev = Some(t);
         }
-        let Some(&first) = timestamps.first() else { return Ok(()) };
+        let Some(&first) = timestamps.first() else {
+            return Ok(());
+        };
         self.origin.get_or_insert(first);
         let mut stored = 0;
         while stored < timestamps.len() {
@@ -292,7 +310,10 @@ impl Store {
                     stored,
                 });
             }
-            self.streams[i].ingest(&timestamps[stored..stored + k], &values[stored * n..(stored + k) * n]);
+            self.streams[i].ingest(
+                &timestamps[stored..stored + k],
+                &values[stored * n..(stored + k) * n],
+            );
             self.refresh(i);
             stored += k;
         }
@@ -337,7 +358,10 @@ impl Store {
 
     /// The series of a stream with their ids (empty for an unknown stream).
     pub fn series(&self, s: StreamId) -> impl Iterator<Item = (SeriesId, &SeriesDesc)> {
-        let descs = self.streams.get(s.0 as usize).map_or(&[][..], |st| &st.desc.series[..]);
+        let descs = self
+            .streams
+            .get(s.0 as usize)
+            .map_or(&[][..], |st| &st.desc.series[..]);
         descs.iter().enumerate().map(move |(k, d)| {
             (
                 SeriesId {
@@ -370,7 +394,9 @@ impl Store {
 
     /// Samples a stream still holds (at any resolution).
     pub fn retained_sample_count(&self, s: StreamId) -> u64 {
-        self.streams.get(s.0 as usize).map_or(0, StreamStore::retained_samples)
+        self.streams
+            .get(s.0 as usize)
+            .map_or(0, StreamStore::retained_samples)
     }
 
     /// Oldest and newest time a stream holds.
@@ -381,7 +407,10 @@ impl Store {
 
     /// Oldest and newest time any stream holds.
     pub fn total_time_range(&self) -> Option<(i64, i64)> {
-        let ranges = self.streams.iter().filter_map(|st| st.oldest_time().zip(st.newest_time()));
+        let ranges = self
+            .streams
+            .iter()
+            .filter_map(|st| st.oldest_time().zip(st.newest_time()));
         ranges.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
     }
 

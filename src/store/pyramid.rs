@@ -137,7 +137,8 @@ impl Pyramid {
     }
 
     pub fn bytes(&self) -> usize {
-        self.levels.iter().map(Level::bytes).sum::<usize>() + self.levels.capacity() * size_of::<Level>()
+        self.levels.iter().map(Level::bytes).sum::<usize>()
+            + self.levels.capacity() * size_of::<Level>()
     }
 
     /// Upper bound of the bytes that adding `blocks` more level-1 nodes can add.
@@ -172,7 +173,11 @@ impl Pyramid {
             let level = &mut self.levels[k - 1];
             if level.meta.contains(p) {
                 level.absorb(p, &meta, aggs);
-            } else if p >= level.meta.end() {
+            } else {
+                debug_assert!(
+                    p >= level.meta.end(),
+                    "ancestor {p} of level {k} was dropped"
+                );
                 level.push(p, meta, aggs);
             }
         }
@@ -239,7 +244,9 @@ impl Pyramid {
     /// more, given the first block the finer data starts at (`None`: the finer
     /// data is gone entirely). Dropping them coarsens that history to `l + 1`.
     pub fn exclusive_nodes(&self, l: usize, finer_start: Option<u64>) -> u64 {
-        let Some(level) = self.levels.get(l - 1) else { return 0 };
+        let Some(level) = self.levels.get(l - 1) else {
+            return 0;
+        };
         let limit = match finer_start {
             Some(b) => (b / blocks_per_node(l)).min(level.meta.end()),
             None => level.meta.end(),
@@ -249,7 +256,9 @@ impl Pyramid {
 
     /// Is the front chunk of level `l` entirely exclusive (see above)?
     pub fn front_chunk_exclusive(&self, l: usize, finer_start: Option<u64>) -> bool {
-        let Some(level) = self.levels.get(l - 1) else { return false };
+        let Some(level) = self.levels.get(l - 1) else {
+            return false;
+        };
         match (level.meta.front_chunk_end(), finer_start) {
             (None, _) => false,
             (Some(_), None) => true,
@@ -261,7 +270,10 @@ impl Pyramid {
     /// (merged into one) so the caller can account for evicted samples.
     pub fn pop_front_chunk(&mut self, l: usize) -> Option<NodeMeta> {
         let level = &mut self.levels[l - 1];
-        let range = level.meta.front_chunk_end().map(|e| level.meta.start()..e)?;
+        let range = level
+            .meta
+            .front_chunk_end()
+            .map(|e| level.meta.start()..e)?;
         let mut merged = *level.meta.at(range.start);
         for m in range.start + 1..range.end {
             merged.absorb(level.meta.at(m));
@@ -273,14 +285,10 @@ impl Pyramid {
         Some(merged)
     }
 
-    /// Drop every node of every level.
+    /// Drop every node of every level; levels are grown again from the next
+    /// insert (whose ancestors may reuse indices the old nodes had).
     pub fn clear(&mut self) {
-        for level in &mut self.levels {
-            level.meta.clear();
-            for a in &mut level.aggs {
-                a.clear();
-            }
-        }
+        self.levels = Vec::new();
     }
 }
 

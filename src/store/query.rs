@@ -106,7 +106,9 @@ impl RangeAcc {
     }
 
     fn finish(self, t0: i64, t1: i64) -> Stats {
-        let Some((t_first, t_last)) = self.span else { return Stats::EMPTY };
+        let Some((t_first, t_last)) = self.span else {
+            return Stats::EMPTY;
+        };
         let (min, max, mean) = if self.n > 0 {
             (self.agg.min, self.agg.max, self.agg.sum / self.n as f64)
         } else {
@@ -140,13 +142,27 @@ impl StreamStore {
         }
         let mut acc = RangeAcc::new();
         let meta = &self.pyramid.level(top).meta;
-        let lo = meta.partition_point(meta.start(), meta.end(), |x| x.first_ordinal + x.samples <= a);
+        let lo = meta.partition_point(meta.start(), meta.end(), |x| {
+            x.first_ordinal + x.samples <= a
+        });
         self.range(s, top, lo, meta.end(), a, b, &mut acc);
         acc.finish(t0, t1)
     }
 
-    #[expect(clippy::too_many_arguments, reason = "one recursive walk, its state spelled out")]
-    fn range(&self, s: usize, l: usize, lo: u64, hi: u64, a: u64, b: u64, acc: &mut RangeAcc) -> bool {
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one recursive walk, its state spelled out"
+    )]
+    fn range(
+        &self,
+        s: usize,
+        l: usize,
+        lo: u64,
+        hi: u64,
+        a: u64,
+        b: u64,
+        acc: &mut RangeAcc,
+    ) -> bool {
         let level = self.pyramid.level(l);
         for m in lo.max(level.meta.start())..hi.min(level.meta.end()) {
             let meta = level.meta.at(m);
@@ -190,7 +206,11 @@ impl StreamStore {
     fn sample_at(&self, o: u64, s: usize, raw: bool) -> Option<Sample> {
         let blk = self.block_of_ordinal(o)?;
         let j = (o - blk.first_ordinal) as usize;
-        let v = if raw { blk.col(s)[j] } else { self.value(blk, s, j) };
+        let v = if raw {
+            blk.col(s)[j]
+        } else {
+            self.value(blk, s, j)
+        };
         Some(Sample {
             t: blk.ts.get(j),
             value: to_option(v),
@@ -229,7 +249,10 @@ impl StreamStore {
             if l == 1
                 && let Some(blk) = self.block(m)
             {
-                let j = blk.ts.partition_point(blk.len, t.saturating_add(1)).saturating_sub(1);
+                let j = blk
+                    .ts
+                    .partition_point(blk.len, t.saturating_add(1))
+                    .saturating_sub(1);
                 let tj = blk.ts.get(j);
                 let mut acc = RangeAcc::new();
                 acc.add(tj, tj, &Agg::of(self.value(blk, s, j)), 1);

@@ -25,9 +25,8 @@ pub(crate) struct StreamStore {
     pub desc: StreamDesc,
     /// Per series: `None` for a gauge, `Some(wrap)` for a cumulative counter.
     pub wraps: Vec<Option<Option<f64>>>,
-    /// Per series: index into `Block::first_rate` (cumulative series only).
+    /// Per series: index into `head_rate` (cumulative series only).
     pub cum_slot: Vec<usize>,
-    pub n_cum: usize,
     pub blocks: VecDeque<Block>,
     /// Block number of `blocks[0]` (of the next block when `blocks` is empty).
     pub first_block: u64,
@@ -51,6 +50,10 @@ pub(crate) struct StreamStore {
     /// Rates to use for the next sample instead of deriving them (import of a
     /// history whose first raw sample's predecessor is gone).
     pub rate_override: Option<Vec<f64>>,
+    /// Per cumulative series: the rate of the first sample of `blocks[0]`
+    /// (its predecessor may be coarsened away; every later block takes the
+    /// rate of its first sample against the block before it).
+    pub head_rate: Vec<f64>,
 }
 
 impl StreamStore {
@@ -75,7 +78,6 @@ impl StreamStore {
             desc,
             wraps,
             cum_slot,
-            n_cum,
             blocks: VecDeque::new(),
             first_block: 0,
             pyramid: Pyramid::new(n),
@@ -89,6 +91,7 @@ impl StreamStore {
             evicted: 0,
             blocks_heap: 0,
             rate_override: None,
+            head_rate: vec![missing(); n_cum],
         }
     }
 
@@ -106,21 +109,44 @@ impl StreamStore {
     /// Raw block `b`, if it is still held at full resolution.
     #[inline]
     pub fn block(&self, b: u64) -> Option<&Block> {
-        b.checked_sub(self.first_block).and_then(|i| self.blocks.get(i as usize))
+        b.checked_sub(self.first_block)
+            .and_then(|i| self.blocks.get(i as usize))
     }
 
-    /// Value of series `s` at sample `j` of `blk`: the stored value for a
-    /// gauge, the rate (or the "missing" marker) for a cumulative counter.
+    /// Value of series `s` at sample `j` of `blk` (a block of this stream):
+    /// the stored value for a gauge, the rate (or the "missing" marker) for a
+    /// cumulative counter.
     #[inline]
     pub fn value(&self, blk: &Block, s: usize, j: usize) -> f64 {
         match self.wraps[s] {
             None => blk.col(s)[j],
-            Some(_) if j == 0 => blk.first_rate[self.cum_slot[s]],
+            Some(_) if j == 0 => self.first_rate(blk, s),
             Some(wrap) => {
                 let c = blk.col(s);
                 rate_raw(c[j - 1], c[j], blk.ts.get(j) - blk.ts.get(j - 1), wrap)
             }
         }
+    }
+
+    /// Rate of the first sample of `blk` for cumulative series `s`.
+    fn first_rate(&self, blk: &Block, s: usize) -> f64 {
+        let k = self
+            .blocks
+            .partition_point(|b| b.first_ordinal < blk.first_ordinal);
+        if k == 0 {
+            return self.head_rate[self.cum_slot[s]];
+        }
+        if blk.gap_before > 0 {
+            return missing();
+        }
+        let prev = &self.blocks[k - 1];
+        let wrap = self.wraps[s].flatten();
+        rate_raw(
+            prev.col(s)[prev.len - 1],
+            blk.col(s)[0],
+            blk.t_first() - prev.t_last(),
+            wrap,
+        )
     }
 
     /// Bytes held by this stream outside its own struct (which lives in the
@@ -137,6 +163,7 @@ impl StreamStore {
             + self.wraps.capacity() * size_of::<Option<Option<f64>>>()
             + self.cum_slot.capacity() * size_of::<usize>()
             + self.last_raw.capacity() * 8
+            + self.head_rate.capacity() * 8
             + self.blocks.capacity() * size_of::<Block>()
             + self.blocks_heap
             + self.pyramid.bytes()
@@ -157,7 +184,7 @@ impl StreamStore {
         } else {
             0
         };
-        new_blocks * Block::worst_heap_bytes(self.n_series(), self.n_cum)
+        new_blocks * Block::worst_heap_bytes(self.n_series())
             + TsBlock::conversion_bytes()
             + spine
             + self.pyramid.growth_bound(new_blocks as u64)
@@ -175,6 +202,7 @@ impl StreamStore {
                 self.start_block(ts[i]);
             }
             let b_idx = self.next_block() - 1;
+            let head = self.blocks.len() == 1;
             let blk = self.blocks.back_mut().expect("a block was just ensured");
             let off = blk.len;
             let m = (k - i).min(BLOCK - off);
@@ -199,13 +227,16 @@ impl StreamStore {
                         col[0] = raw;
                         let r = match &self.rate_override {
                             Some(o) => o[self.cum_slot[s]],
-                            None if self.rate_valid => {
-                                rate_raw(self.last_raw[s], raw, ts[i] - self.last_t.unwrap_or(0), wrap)
-                            }
+                            None if self.rate_valid => rate_raw(
+                                self.last_raw[s],
+                                raw,
+                                ts[i] - self.last_t.unwrap_or(0),
+                                wrap,
+                            ),
                             None => missing(),
                         };
-                        if off == 0 {
-                            blk.first_rate[self.cum_slot[s]] = r;
+                        if off == 0 && head {
+                            self.head_rate[self.cum_slot[s]] = r;
                         }
                         agg.push(r);
                         let (mut prev, mut prev_t) = (raw, ts[i]);
@@ -243,7 +274,7 @@ impl StreamStore {
             self.rate_valid = false;
         }
         let b = self.next_block();
-        let blk = Block::new(self.n_series(), self.n_cum, t, gap, self.total);
+        let blk = Block::new(self.n_series(), t, gap, self.total);
         self.blocks_heap += blk.heap_bytes();
         self.blocks.push_back(blk);
         let meta = NodeMeta {
@@ -276,6 +307,14 @@ impl StreamStore {
 
     /// Drop the oldest raw block: its history is now at level-1 resolution.
     pub fn coarsen_raw_front(&mut self) {
+        if self.blocks.len() >= 2 {
+            let next = &self.blocks[1];
+            for s in 0..self.n_series() {
+                if self.wraps[s].is_some() {
+                    self.head_rate[self.cum_slot[s]] = self.first_rate(next, s);
+                }
+            }
+        }
         if let Some(b) = self.blocks.pop_front() {
             self.blocks_heap -= b.heap_bytes();
             self.first_block += 1;
@@ -296,7 +335,8 @@ impl StreamStore {
 
     /// Bytes of level-`l` nodes that hold history no finer level holds.
     pub fn exclusive_bytes(&self, l: usize) -> usize {
-        self.pyramid.exclusive_nodes(l, self.finer_start(l)) as usize * Level::node_bytes(self.n_series())
+        self.pyramid.exclusive_nodes(l, self.finer_start(l)) as usize
+            * Level::node_bytes(self.n_series())
     }
 
     /// Start time of the front chunk of level `l` if it may be dropped
