@@ -90,7 +90,7 @@ fn resident_memory_stays_within_the_cap_during_a_long_ingest() {
     let grown = rss_bytes().saturating_sub(baseline);
     eprintln!(
         "{streams} streams, {appended} values ({} MiB raw), accounted {:.1} MiB, RSS grew {:.1} MiB",
-        appended * 8 >> 20,
+        (appended * 8) >> 20,
         store.memory_used() as f64 / (1 << 20) as f64,
         grown as f64 / (1 << 20) as f64
     );
