@@ -77,6 +77,18 @@ impl<T: Copy + Default> Chunked<T> {
         &mut self.chunks[off / CHUNK][off % CHUNK]
     }
 
+    /// The live elements from `i` up to `hi` or the end of `i`'s chunk,
+    /// whichever comes first (`i` live, `i < hi`): a contiguous run to loop
+    /// over without per-element index arithmetic.
+    #[inline]
+    pub fn run_from(&self, i: u64, hi: u64) -> &[T] {
+        debug_assert!(self.contains(i) && i < hi);
+        let off = (i - self.first) as usize;
+        let (c, k) = (off / CHUNK, off % CHUNK);
+        let len = (CHUNK - k).min((hi.min(self.end) - i) as usize);
+        &self.chunks[c][k..k + len]
+    }
+
     /// Append `v` at global index `i`. `i` must be `end()`, or anything at or
     /// after `end()` when the storage is empty (the storage then restarts there).
     pub fn push_at(&mut self, i: u64, v: T) {

@@ -218,7 +218,11 @@ impl Store {
 
     /// Plot x (seconds since the origin) of a time.
     pub fn to_plot_x(&self, ns: i64) -> f64 {
-        (ns as i128 - self.origin.unwrap_or(0) as i128) as f64 * 1e-9
+        let origin = self.origin.unwrap_or(0);
+        match ns.checked_sub(origin) {
+            Some(d) => d as f64 * 1e-9,
+            None => (ns as i128 - origin as i128) as f64 * 1e-9,
+        }
     }
 
     /// Time of a plot x (saturating at the ends of the timeline).
@@ -421,6 +425,42 @@ impl Store {
         match self.series_idx(series) {
             Some((i, k)) => self.streams[i].envelope(k, t0, t1, columns, out),
             None => out.reset(t0, t1, columns),
+        }
+    }
+
+    /// Envelopes of several series over the same range and columns, in one
+    /// pass per stream: consecutive series of the same stream share the
+    /// column layout, so 16 counters cost little more than one.
+    /// `outs[k]` receives `series[k]` (extra series or outputs are ignored).
+    pub fn envelopes(
+        &self,
+        series: &[SeriesId],
+        t0: i64,
+        t1: i64,
+        columns: usize,
+        outs: &mut [Envelope],
+    ) {
+        let n = series.len().min(outs.len());
+        let mut i = 0;
+        while i < n {
+            let stream = series[i].stream;
+            let j = i + series[i..n]
+                .iter()
+                .take_while(|s| s.stream == stream)
+                .count();
+            let Some(st) = self.streams.get(stream.0 as usize) else {
+                outs[i..j].iter_mut().for_each(|o| o.reset(t0, t1, columns));
+                i = j;
+                continue;
+            };
+            let mut plan = std::mem::take(&mut outs[i].plan);
+            st.plan(t0, t1, columns, &mut plan);
+            for k in i..j {
+                outs[k].reset(t0, t1, columns);
+                st.apply(&plan, series[k].index(), &mut outs[k]);
+            }
+            outs[i].plan = plan;
+            i = j;
         }
     }
 
