@@ -40,7 +40,7 @@ use std::cell::{OnceCell, RefCell};
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-use egui::epaint::{Mesh, PathStroke};
+use egui::epaint::{Mesh, PathStroke, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Shape, Ui, pos2};
 use egui_plot::{
     PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, PlotTransform, PlotUi,
@@ -223,9 +223,8 @@ impl ScreenMap {
     /// when that is wider than 2 px.
     #[inline]
     fn column_xs(&self, c: &EnvelopeColumn) -> (f32, f32) {
-        let (xa, xb) = (self.x(c.t_start), self.x(c.t_end));
-        if (xb - xa).abs() > 2.0 {
-            (xa, xb)
+        if ((c.t_end - c.t_start) as f64 * self.x_scale).abs() > 2.0 {
+            (self.x(c.t_start), self.x(c.t_end))
         } else {
             let xm = self.x(c.t_mid());
             (xm, xm)
@@ -250,11 +249,16 @@ impl Strip<'_> {
             y_max.max(y_min) + self.half_width,
         );
         let i = self.mesh.vertices.len() as u32;
-        self.mesh.colored_vertex(pos2(x, top), self.color);
-        self.mesh.colored_vertex(pos2(x, bottom), self.color);
+        let v = |y| Vertex {
+            pos: pos2(x, y),
+            uv: WHITE_UV,
+            color: self.color,
+        };
+        self.mesh.vertices.extend_from_slice(&[v(top), v(bottom)]);
         if self.started {
-            self.mesh.add_triangle(i - 2, i - 1, i);
-            self.mesh.add_triangle(i - 1, i, i + 1);
+            self.mesh
+                .indices
+                .extend_from_slice(&[i - 2, i - 1, i, i - 1, i, i + 1]);
         }
         self.started = true;
     }

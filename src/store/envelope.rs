@@ -136,6 +136,9 @@ pub(crate) struct Plan {
     cols: Vec<PlanCol>,
     parts: Vec<Part>,
     samples_per_bucket: u64,
+    /// `Some(level)` when every column is exactly one run of nodes of that
+    /// level (the common case, which `apply` has a fast path for).
+    uniform: Option<u8>,
 }
 
 /// `x.floor()` without a libm call (baseline x86-64 has no rounding
@@ -341,6 +344,26 @@ impl Acc {
     }
 
     #[inline(always)]
+    fn column(&self, col: &PlanCol) -> EnvelopeColumn {
+        let (min, max, mean) = if self.n > 0 {
+            (self.min, self.max, self.sum / self.n as f64)
+        } else {
+            (f64::NAN, f64::NAN, f64::NAN)
+        };
+        EnvelopeColumn {
+            t_start: col.t_start,
+            t_end: col.t_end,
+            min,
+            max,
+            mean,
+            count: self.n,
+            non_finite: self.nf,
+            samples: col.samples,
+            break_before: col.break_before,
+        }
+    }
+
+    #[inline(always)]
     fn push(&mut self, v: f64) {
         let mut a = Agg::EMPTY;
         a.push(v);
@@ -354,6 +377,7 @@ impl StreamStore {
         plan.cols.clear();
         plan.parts.clear();
         plan.samples_per_bucket = 0;
+        plan.uniform = None;
         let top = self.pyramid.top();
         if columns == 0 || t1 < t0 || top == 0 {
             return;
@@ -398,6 +422,18 @@ impl StreamStore {
             });
         walk.level(top, lo, level.meta.end());
         walk.close();
+        plan.uniform = match plan.parts.first() {
+            Some(&Part::Nodes { level, .. })
+                if plan.parts.len() == plan.cols.len()
+                    && plan
+                        .parts
+                        .iter()
+                        .all(|p| matches!(*p, Part::Nodes { level: l, .. } if l == level)) =>
+            {
+                Some(level)
+            }
+            _ => None,
+        };
     }
 
     /// Fill `out` (already reset) with series `s` laid out by `plan`.
@@ -416,6 +452,35 @@ impl StreamStore {
             .take(self.pyramid.top())
         {
             *slot = Some(&self.pyramid.level(l).aggs[s]);
+        }
+        if let Some(aggs) = plan.uniform.and_then(|l| levels[l as usize]) {
+            // The common layout: one run of nodes of one level per column,
+            // each column starting where the previous ended.
+            for (col, part) in plan.cols.iter().zip(&plan.parts) {
+                let Part::Nodes { lo, hi, .. } = *part else {
+                    unreachable!("uniform plans hold nodes")
+                };
+                let mut acc = Acc {
+                    min: f64::INFINITY,
+                    max: f64::NEG_INFINITY,
+                    sum: 0.0,
+                    n: 0,
+                    nf: 0,
+                };
+                let mut m = lo;
+                loop {
+                    let run = aggs.run_from(m, hi);
+                    for a in run {
+                        acc.merge(a);
+                    }
+                    m += run.len() as u64;
+                    if m >= hi {
+                        break;
+                    }
+                }
+                out.columns.push(acc.column(col));
+            }
+            return;
         }
         let mut p = 0;
         for col in &plan.cols {
@@ -461,22 +526,7 @@ impl StreamStore {
                 }
             }
             p = col.parts_end;
-            let (min, max, mean) = if acc.n > 0 {
-                (acc.min, acc.max, acc.sum / acc.n as f64)
-            } else {
-                (f64::NAN, f64::NAN, f64::NAN)
-            };
-            out.columns.push(EnvelopeColumn {
-                t_start: col.t_start,
-                t_end: col.t_end,
-                min,
-                max,
-                mean,
-                count: acc.n,
-                non_finite: acc.nf,
-                samples: col.samples,
-                break_before: col.break_before,
-            });
+            out.columns.push(acc.column(col));
         }
     }
 
