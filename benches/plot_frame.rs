@@ -37,11 +37,7 @@ fn build_store(samples: usize) -> Store {
     let desc = StreamDesc {
         name: "bench".into(),
         series: (0..SERIES)
-            .map(|s| SeriesDesc {
-                name: format!("counter {s}"),
-                unit: "u".into(),
-                kind: SeriesKind::Gauge,
-            })
+            .map(|s| SeriesDesc { name: format!("counter {s}"), unit: "u".into(), kind: SeriesKind::Gauge })
             .collect(),
     };
     let id = store.begin_stream(desc);
@@ -68,10 +64,7 @@ fn raw_points(samples: usize) -> Vec<Vec<PlotPoint>> {
     let mut out: Vec<Vec<PlotPoint>> = (0..SERIES).map(|_| Vec::with_capacity(samples)).collect();
     for i in 0..samples {
         for (s, pts) in out.iter_mut().enumerate() {
-            pts.push(PlotPoint::new(
-                i as f64 * PERIOD_NS as f64 * 1e-9,
-                value(i, s, &mut noise),
-            ));
+            pts.push(PlotPoint::new(i as f64 * PERIOD_NS as f64 * 1e-9, value(i, s, &mut noise)));
         }
     }
     out
@@ -83,10 +76,7 @@ fn color(s: usize) -> Color32 {
 }
 
 fn input() -> RawInput {
-    RawInput {
-        screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(1600.0, 900.0))),
-        ..RawInput::default()
-    }
+    RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(1600.0, 900.0))), ..RawInput::default() }
 }
 
 /// One frame: build the UI (`plot` shows one egui_plot plot), then
@@ -109,21 +99,14 @@ fn decimated(c: &mut Criterion, label: &str, samples: usize) {
     let series: Vec<PlotSeries> = store
         .series(store.streams().next().unwrap().id)
         .enumerate()
-        .map(|(s, (id, d))| PlotSeries {
-            series: id,
-            name: d.name.clone(),
-            color: color(s),
-        })
+        .map(|(s, (id, d))| PlotSeries { series: id, name: d.name.clone(), color: color(s) })
         .collect();
     let span = (samples - 1) as f64 * PERIOD_NS as f64 * 1e-9;
     let ctx = Context::default();
     let plot = EnvelopePlot::new();
     let mut k = 0u64;
     let mut group = c.benchmark_group("plot_frame");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4));
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
     group.bench_function(format!("decimated/{label}"), |b| {
         b.iter(|| {
             k += 1;
@@ -144,20 +127,14 @@ fn naive(c: &mut Criterion, label: &str, samples: usize) {
     let span = (samples - 1) as f64 * PERIOD_NS as f64 * 1e-9;
     let ctx = Context::default();
     let mut group = c.benchmark_group("plot_frame");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4));
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
     group.bench_function(format!("naive/{label}"), |b| {
         b.iter(|| {
             black_box(frame(&ctx, |ui| {
                 Plot::new("bench").show(ui, |pu| {
                     bounds(pu, (0.0, span));
                     for (s, pts) in points.iter().enumerate() {
-                        pu.line(
-                            Line::new(format!("counter {s}"), PlotPoints::Borrowed(pts))
-                                .color(color(s)),
-                        );
+                        pu.line(Line::new(format!("counter {s}"), PlotPoints::Borrowed(pts)).color(color(s)));
                     }
                 });
             }))

@@ -32,9 +32,7 @@ fn desc() -> StreamDesc {
                 kind: if s % 2 == 0 {
                     SeriesKind::Gauge
                 } else {
-                    SeriesKind::Cumulative {
-                        wrap: Some(4_294_967_296.0),
-                    }
+                    SeriesKind::Cumulative { wrap: Some(4_294_967_296.0) }
                 },
             })
             .collect(),
@@ -52,13 +50,7 @@ struct Feed {
 
 impl Feed {
     fn new() -> Feed {
-        Feed {
-            t: 0,
-            noise: 0x9E37_79B9_7F4A_7C15,
-            totals: [0.0; SERIES],
-            ts: Vec::new(),
-            vals: Vec::new(),
-        }
+        Feed { t: 0, noise: 0x9E37_79B9_7F4A_7C15, totals: [0.0; SERIES], ts: Vec::new(), vals: Vec::new() }
     }
 
     fn next(&mut self, samples: usize) {
@@ -98,18 +90,13 @@ fn report_bytes_per_value() {
     let samples = 1 << 20;
     let (store, _) = filled(samples, usize::MAX);
     let per_value = store.memory_used() as f64 / (samples * SERIES) as f64;
-    eprintln!(
-        "store: {per_value:.3} bytes per stored value at full resolution ({SERIES} counters, {samples} samples)"
-    );
+    eprintln!("store: {per_value:.3} bytes per stored value at full resolution ({SERIES} counters, {samples} samples)");
 }
 
 fn benches(c: &mut Criterion) {
     report_bytes_per_value();
     let mut group = c.benchmark_group("store");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(2))
-        .measurement_time(Duration::from_secs(5));
+    group.sample_size(10).warm_up_time(Duration::from_secs(2)).measurement_time(Duration::from_secs(5));
 
     const BATCH: usize = 64;
     const BATCHES: usize = 64;

@@ -5,29 +5,18 @@ mod common;
 
 use common::{Rng, desc};
 use zescope::store::{
-    BucketStats, CoarseBucket, Envelope, RawData, SeriesId, SeriesKind, Store, StoreError,
-    StreamData, StreamId,
+    BucketStats, CoarseBucket, Envelope, RawData, SeriesId, SeriesKind, Store, StoreError, StreamData, StreamId,
 };
 
 const MS: i64 = 1_000_000;
 const GAUGE: SeriesKind = SeriesKind::Gauge;
 
 /// `n` samples of `series` gauges at 1 kHz starting at `t0`, values from `f(i, s)`.
-fn fill(
-    store: &mut Store,
-    id: StreamId,
-    t0: i64,
-    n: usize,
-    series: usize,
-    f: impl Fn(usize, usize) -> f64,
-) {
+fn fill(store: &mut Store, id: StreamId, t0: i64, n: usize, series: usize, f: impl Fn(usize, usize) -> f64) {
     for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
         let ts: Vec<i64> = chunk.iter().map(|&i| t0 + i as i64 * MS).collect();
-        let vals: Vec<f64> = chunk
-            .iter()
-            .flat_map(|&i| (0..series).map(move |s| (i, s)))
-            .map(|(i, s)| f(i, s))
-            .collect();
+        let vals: Vec<f64> =
+            chunk.iter().flat_map(|&i| (0..series).map(move |s| (i, s))).map(|(i, s)| f(i, s)).collect();
         store.append(id, &ts, &vals).unwrap();
     }
 }
@@ -42,9 +31,7 @@ fn a_single_sample_spike_shows_at_every_zoom_level() {
     let spike_at = 123_457;
     let mut store = Store::new(1 << 30);
     let id = store.begin_stream(desc(&[GAUGE]));
-    fill(&mut store, id, 0, n, 1, |i, _| {
-        if i == spike_at { 1e9 } else { (i % 7) as f64 }
-    });
+    fill(&mut store, id, 0, n, 1, |i, _| if i == spike_at { 1e9 } else { (i % 7) as f64 });
     let s = sid(&store, id, 0);
     let t_spike = spike_at as i64 * MS;
     let mut env = Envelope::new();
@@ -57,8 +44,7 @@ fn a_single_sample_spike_shows_at_every_zoom_level() {
         ] {
             store.envelope(s, t0, t1, columns, &mut env);
             let hit = env.columns().iter().find(|c| c.max == 1e9);
-            let c =
-                hit.unwrap_or_else(|| panic!("spike lost at {columns} columns over {t0}..{t1}"));
+            let c = hit.unwrap_or_else(|| panic!("spike lost at {columns} columns over {t0}..{t1}"));
             assert!(c.t_start <= t_spike && t_spike <= c.t_end);
             // Every other column stays at the true level.
             assert!(env.columns().iter().filter(|c| c.max == 1e9).count() == 1);
@@ -75,21 +61,13 @@ fn columns_cost_buckets_not_samples_and_the_level_follows_the_zoom() {
     let mut env = Envelope::new();
     let end = ((1 << 20) - 1) * MS;
     store.envelope(s, 0, end, 1000, &mut env);
-    assert_eq!(
-        env.samples_per_bucket(),
-        256,
-        "1M samples over 1000 px: 1048/px -> 256-sample buckets"
-    );
+    assert_eq!(env.samples_per_bucket(), 256, "1M samples over 1000 px: 1048/px -> 256-sample buckets");
     assert!(env.columns().len() <= 1002);
     store.envelope(s, 0, end, 100, &mut env);
     assert_eq!(env.samples_per_bucket(), 4096);
     store.envelope(s, 1000 * MS, 1500 * MS, 1000, &mut env);
     assert_eq!(env.samples_per_bucket(), 1, "zoomed in: raw samples");
-    assert_eq!(
-        env.columns().len(),
-        503,
-        "501 samples in range plus one either side"
-    );
+    assert_eq!(env.columns().len(), 503, "501 samples in range plus one either side");
 }
 
 #[test]
@@ -106,20 +84,10 @@ fn a_pause_is_never_inside_a_column_and_breaks_the_line() {
     for columns in [3, 10, 100, 2000] {
         store.envelope(s, 0, resume + 50_000 * MS, columns, &mut env);
         let cols = env.columns();
-        let after = cols
-            .iter()
-            .position(|c| c.t_start >= resume)
-            .expect("a column after the pause");
-        assert!(
-            cols[after].break_before,
-            "{columns} columns: no break after the pause"
-        );
+        let after = cols.iter().position(|c| c.t_start >= resume).expect("a column after the pause");
+        assert!(cols[after].break_before, "{columns} columns: no break after the pause");
         assert_eq!(cols[after].t_start, resume);
-        assert!(
-            cols[..after]
-                .iter()
-                .all(|c| c.t_end < resume && c.max == 1.0)
-        );
+        assert!(cols[..after].iter().all(|c| c.t_end < resume && c.max == 1.0));
         assert_eq!(cols.iter().filter(|c| c.break_before).count(), 1);
     }
 }
@@ -136,11 +104,7 @@ fn cumulative_counters_plot_as_rates_with_wraps_resets_and_gaps_handled() {
     let mut vals = Vec::new();
     for i in 0..8i64 {
         vals.push(((200 + 10 * i) % 256) as f64);
-        vals.push(if i < 5 {
-            (1000 + 10 * i) as f64
-        } else {
-            (10 * (i - 5)) as f64
-        });
+        vals.push(if i < 5 { (1000 + 10 * i) as f64 } else { (10 * (i - 5)) as f64 });
     }
     store.append(id, &ts, &vals).unwrap();
     let (w, p) = (sid(&store, id, 0), sid(&store, id, 1));
@@ -149,26 +113,16 @@ fn cumulative_counters_plot_as_rates_with_wraps_resets_and_gaps_handled() {
     assert_eq!(store.nearest_raw(w, 0).unwrap().value, Some(200.0));
     assert_eq!(store.nearest_raw(w, 6 * MS).unwrap().value, Some(4.0));
     for i in 1..8 {
-        assert_eq!(
-            store.nearest(w, i * MS).unwrap().value,
-            Some(10_000.0),
-            "wrapping counter at {i}"
-        );
+        assert_eq!(store.nearest(w, i * MS).unwrap().value, Some(10_000.0), "wrapping counter at {i}");
     }
-    assert_eq!(
-        store.nearest(p, 5 * MS).unwrap().value,
-        None,
-        "a reset has no rate"
-    );
+    assert_eq!(store.nearest(p, 5 * MS).unwrap().value, None, "a reset has no rate");
     assert_eq!(store.nearest(p, 6 * MS).unwrap().value, Some(10_000.0));
     let st = store.stats(p, 0, 7 * MS);
     assert_eq!((st.samples, st.count, st.non_finite), (8, 6, 0));
     assert_eq!((st.min, st.max, st.mean), (10_000.0, 10_000.0, 10_000.0));
     // After a pause the first sample connects to nothing: no rate.
     store.mark_gap(id);
-    store
-        .append(id, &[100 * MS, 101 * MS], &[50.0, 5000.0, 60.0, 5010.0])
-        .unwrap();
+    store.append(id, &[100 * MS, 101 * MS], &[50.0, 5000.0, 60.0, 5010.0]).unwrap();
     assert_eq!(store.nearest(p, 100 * MS).unwrap().value, None);
     assert_eq!(store.nearest(p, 101 * MS).unwrap().value, Some(10_000.0));
     assert_eq!(store.series_desc(p).unwrap().plotted_unit(), "u/s");
@@ -179,17 +133,12 @@ fn wrap_crossing_is_a_rate_not_a_drop() {
     let mut store = Store::new(1 << 30);
     let m = 4_294_967_296.0;
     let id = store.begin_stream(desc(&[SeriesKind::Cumulative { wrap: Some(m) }]));
-    store
-        .append(id, &[0, MS, 2 * MS], &[m - 1000.0, 3000.0, 7000.0])
-        .unwrap();
+    store.append(id, &[0, MS, 2 * MS], &[m - 1000.0, 3000.0, 7000.0]).unwrap();
     let s = sid(&store, id, 0);
     assert_eq!(store.nearest(s, MS).unwrap().value, Some(4000.0 * 1000.0));
     let mut env = Envelope::new();
     store.envelope(s, 0, 2 * MS, 10, &mut env);
-    assert!(
-        env.columns().iter().all(|c| c.count == 0 || c.min >= 0.0),
-        "no negative rate at the wrap"
-    );
+    assert!(env.columns().iter().all(|c| c.count == 0 || c.min >= 0.0), "no negative rate at the wrap");
 }
 
 #[test]
@@ -206,10 +155,7 @@ fn non_finite_values_are_counted_and_never_merged() {
     let mut env = Envelope::new();
     store.envelope(s, 0, 9_999 * MS, 1, &mut env);
     let c = env.columns()[0];
-    assert_eq!(
-        (c.min, c.max, c.mean, c.non_finite, c.count),
-        (1.0, 1.0, 1.0, 3, 9_997)
-    );
+    assert_eq!((c.min, c.max, c.mean, c.non_finite, c.count), (1.0, 1.0, 1.0, 3, 9_997));
     let st = store.stats(s, 0, 250 * MS);
     assert_eq!((st.non_finite, st.count, st.max), (2, 249, 1.0));
     assert!(store.nearest(s, 100 * MS).unwrap().value.unwrap().is_nan());
@@ -229,19 +175,11 @@ fn the_cap_holds_and_the_ui_can_see_what_was_coarsened_and_evicted() {
         let ts: Vec<i64> = (0..1000).map(|i| start + (k * 1000 + i) * MS).collect();
         let vals: Vec<f64> = (0..8000).map(|_| rng.unit()).collect();
         store.append(live, &ts, &vals).unwrap();
-        assert!(
-            store.memory_used() <= cap,
-            "{} > {cap} after batch {k}",
-            store.memory_used()
-        );
+        assert!(store.memory_used() <= cap, "{} > {cap} after batch {k}", store.memory_used());
     }
     // The live stream keeps recent data at full resolution, older data coarser.
     let ret = store.retention(live).unwrap();
-    let full = ret
-        .spans
-        .iter()
-        .find(|s| s.level == 0)
-        .expect("recent data at full resolution");
+    let full = ret.spans.iter().find(|s| s.level == 0).expect("recent data at full resolution");
     assert_eq!(full.t_last, start + 599_999 * MS);
     let before = ret.coarsened_before().expect("older data coarsened");
     assert_eq!(before, full.t_first);
@@ -254,11 +192,7 @@ fn the_cap_holds_and_the_ui_can_see_what_was_coarsened_and_evicted() {
     let mut env = Envelope::new();
     store.envelope(s, start, start + 599_999 * MS, 1000, &mut env);
     assert!(!env.columns().is_empty());
-    assert_eq!(
-        store.nearest(s, start + 10 * MS),
-        None,
-        "coarsened history has no exact samples"
-    );
+    assert_eq!(store.nearest(s, start + 10 * MS), None, "coarsened history has no exact samples");
     let b = store.bucket_at(s, start + 10 * MS).unwrap();
     assert!(b.samples_per_bucket >= 256 && b.t_first <= start + 10 * MS);
     let st = store.stats(s, start + 10 * MS, start + 20 * MS);
@@ -278,15 +212,8 @@ fn bytes_per_value_at_full_resolution_stay_under_8_5() {
         let per_value = store.memory_used() as f64 / (n * 16) as f64;
         eprintln!("{kind:?}: {per_value:.4} B/value");
         assert!(per_value <= 8.5, "{kind:?}: {per_value:.3} B/value");
-        assert!(
-            per_value >= 8.0,
-            "{kind:?}: accounting misses the values themselves"
-        );
-        assert_eq!(
-            store.retention(id).unwrap().spans.len(),
-            1,
-            "nothing coarsened"
-        );
+        assert!(per_value >= 8.0, "{kind:?}: accounting misses the values themselves");
+        assert_eq!(store.retention(id).unwrap().spans.len(), 1, "nothing coarsened");
     }
 }
 
@@ -310,52 +237,20 @@ fn bad_input_is_rejected_with_a_reason_and_changes_nothing() {
     let mut store = Store::new(1 << 30);
     let id = store.begin_stream(desc(&[GAUGE, GAUGE]));
     let e = store.append(id, &[1, 2], &[1.0, 2.0, 3.0]).unwrap_err();
-    assert!(matches!(
-        e,
-        StoreError::BatchShape {
-            timestamps: 2,
-            values: 3,
-            series: 2,
-            expected: 4
-        }
-    ));
-    assert!(
-        e.to_string()
-            .contains("3 values for 2 timestamps and 2 series"),
-        "{e}"
-    );
+    assert!(matches!(e, StoreError::BatchShape { timestamps: 2, values: 3, series: 2, expected: 4 }));
+    assert!(e.to_string().contains("3 values for 2 timestamps and 2 series"), "{e}");
     store.append(id, &[10, 20], &[1.0, 2.0, 3.0, 4.0]).unwrap();
     let e = store.append(id, &[30, 30], &[0.0; 4]).unwrap_err();
-    assert_eq!(
-        e,
-        StoreError::NonMonotonic {
-            index: 1,
-            prev: 30,
-            t: 30
-        }
-    );
+    assert_eq!(e, StoreError::NonMonotonic { index: 1, prev: 30, t: 30 });
     let e = store.append(id, &[20], &[0.0; 2]).unwrap_err();
-    assert_eq!(
-        e,
-        StoreError::NonMonotonic {
-            index: 0,
-            prev: 20,
-            t: 20
-        }
-    );
+    assert_eq!(e, StoreError::NonMonotonic { index: 0, prev: 20, t: 20 });
     assert_eq!(store.sample_count(id), 2, "rejected batches store nothing");
     store.end_stream(id);
-    assert_eq!(
-        store.append(id, &[40], &[0.0; 2]),
-        Err(StoreError::StreamEnded(id))
-    );
+    assert_eq!(store.append(id, &[40], &[0.0; 2]), Err(StoreError::StreamEnded(id)));
     let mut other = Store::new(1 << 30);
     let foreign = other.begin_stream(desc(&[GAUGE]));
     let foreign = other.begin_stream(desc(&[GAUGE])).max(foreign);
-    assert_eq!(
-        store.append(foreign, &[1], &[1.0]),
-        Err(StoreError::UnknownStream(foreign))
-    );
+    assert_eq!(store.append(foreign, &[1], &[1.0]), Err(StoreError::UnknownStream(foreign)));
     // Queries on unknown series answer "nothing", never panic.
     let bad = other.series_id(foreign, 0).unwrap();
     let mut env = Envelope::new();
@@ -377,10 +272,7 @@ fn a_cap_too_small_for_one_block_is_an_error_not_an_overrun() {
     let mut store = Store::new(16 * 1024);
     let id = store.begin_stream(desc(&[GAUGE; 64]));
     let e = store.append(id, &[1], &[0.0; 64]).unwrap_err();
-    assert!(
-        matches!(e, StoreError::CapTooSmall { stored: 0, .. }),
-        "{e}"
-    );
+    assert!(matches!(e, StoreError::CapTooSmall { stored: 0, .. }), "{e}");
     assert!(store.memory_used() <= 16 * 1024);
 }
 
@@ -404,66 +296,20 @@ fn corrupt_stream_data_is_rejected_with_a_reason() {
         samples: 256,
         gap_before: 0,
         max_gap: 0,
-        series: vec![
-            BucketStats {
-                min: 0.0,
-                max: 1.0,
-                sum: 1.0,
-                last: Some(1.0),
-                count: 256,
-                non_finite: 0,
-            };
-            2
-        ],
+        series: vec![BucketStats { min: 0.0, max: 1.0, sum: 1.0, last: Some(1.0), count: 256, non_finite: 0 }; 2],
     };
     type Corruption<'a> = Box<dyn Fn(&mut StreamData) + 'a>;
     let cases: Vec<(&str, Corruption)> = vec![
-        (
-            "values for",
-            Box::new(|d| d.raw.values.pop().map(drop).unwrap_or(())),
-        ),
-        (
-            "does not increase",
-            Box::new(|d| d.raw.timestamps.swap(3, 4)),
-        ),
+        ("values for", Box::new(|d| d.raw.values.pop().map(drop).unwrap_or(()))),
+        ("does not increase", Box::new(|d| d.raw.timestamps.swap(3, 4))),
         ("gap indices", Box::new(|d| d.raw.gaps = vec![5, 5])),
         ("first rates", Box::new(|d| d.raw.first_rates = vec![None])),
-        (
-            "level 9",
-            Box::new(|d| {
-                d.coarse = vec![CoarseBucket {
-                    level: 9,
-                    ..bucket.clone()
-                }]
-            }),
-        ),
-        (
-            "samples",
-            Box::new(|d| {
-                d.coarse = vec![CoarseBucket {
-                    samples: 0,
-                    ..bucket.clone()
-                }]
-            }),
-        ),
-        (
-            "series",
-            Box::new(|d| {
-                d.coarse = vec![CoarseBucket {
-                    series: vec![],
-                    ..bucket.clone()
-                }]
-            }),
-        ),
+        ("level 9", Box::new(|d| d.coarse = vec![CoarseBucket { level: 9, ..bucket.clone() }])),
+        ("samples", Box::new(|d| d.coarse = vec![CoarseBucket { samples: 0, ..bucket.clone() }])),
+        ("series", Box::new(|d| d.coarse = vec![CoarseBucket { series: vec![], ..bucket.clone() }])),
         (
             "out of range",
-            Box::new(|d| {
-                d.coarse = vec![CoarseBucket {
-                    level: 6,
-                    index: u64::MAX / 2,
-                    ..bucket.clone()
-                }]
-            }),
+            Box::new(|d| d.coarse = vec![CoarseBucket { level: 6, index: u64::MAX / 2, ..bucket.clone() }]),
         ),
         (
             "more values than samples",
@@ -478,20 +324,11 @@ fn corrupt_stream_data_is_rejected_with_a_reason() {
             Box::new(|d| {
                 d.coarse = vec![
                     bucket.clone(),
-                    CoarseBucket {
-                        index: 5,
-                        first_ordinal: 256,
-                        t_first: 11,
-                        t_last: 20,
-                        ..bucket.clone()
-                    },
+                    CoarseBucket { index: 5, first_ordinal: 256, t_first: 11, t_last: 20, ..bucket.clone() },
                 ];
             }),
         ),
-        (
-            "do not follow the coarse history",
-            Box::new(|d| d.coarse = vec![bucket.clone()]),
-        ),
+        ("do not follow the coarse history", Box::new(|d| d.coarse = vec![bucket.clone()])),
     ];
     for (want, corrupt) in cases {
         let mut d = valid_data();
@@ -501,11 +338,7 @@ fn corrupt_stream_data_is_rejected_with_a_reason() {
         assert!(e.to_string().contains(want), "{e} (expected: {want})");
     }
     // Data that is valid but tiny still imports (an empty stream).
-    let empty = StreamData {
-        raw: RawData::default(),
-        coarse: vec![],
-        ..valid_data()
-    };
+    let empty = StreamData { raw: RawData::default(), coarse: vec![], ..valid_data() };
     let id = store.import_stream(&empty).unwrap();
     assert_eq!(store.time_range(id), None);
 }
@@ -514,9 +347,7 @@ fn corrupt_stream_data_is_rejected_with_a_reason() {
 fn plot_x_is_seconds_since_the_origin() {
     let mut store = Store::new(1 << 30);
     let id = store.begin_stream(desc(&[GAUGE]));
-    store
-        .append(id, &[5_000_000_000, 6_500_000_000], &[0.0, 1.0])
-        .unwrap();
+    store.append(id, &[5_000_000_000, 6_500_000_000], &[0.0, 1.0]).unwrap();
     assert_eq!(store.origin_ns(), Some(5_000_000_000));
     assert_eq!(store.to_plot_x(6_500_000_000), 1.5);
     assert_eq!(store.from_plot_x(1.5), 6_500_000_000);

@@ -34,14 +34,7 @@ fn plan() -> impl Strategy<Value = Plan> {
         batches(20),
         batches(50).prop_filter("some data", |b| !b.is_empty()),
         prop_oneof![1 => Just(None), 3 => (100u32..500).prop_map(Some)],
-        prop::collection::vec(
-            (
-                -0.1f64..1.1,
-                -0.1f64..1.1,
-                prop_oneof![1u16..10, 10u16..400],
-            ),
-            1..6,
-        ),
+        prop::collection::vec((-0.1f64..1.1, -0.1f64..1.1, prop_oneof![1u16..10, 10u16..400]), 1..6),
     )
         .prop_map(|(seed, kinds, prior, batches, cap_kib, queries)| Plan {
             seed,
@@ -129,11 +122,7 @@ fn feed(
                         } else if rng.below(500) == 0 {
                             totals[s] = 0.0;
                         }
-                        if rng.below(700) == 0 {
-                            f64::NAN
-                        } else {
-                            totals[s]
-                        }
+                        if rng.below(700) == 0 { f64::NAN } else { totals[s] }
                     }
                 };
                 vals.push(v);
@@ -162,9 +151,7 @@ fn regions(store: &Store, id: StreamId, model: &Model) -> (usize, usize) {
         .spans
         .iter()
         .find(|s| s.level == 0)
-        .map_or(model.ts.len(), |s| {
-            model.ts.partition_point(|&t| t < s.t_first)
-        });
+        .map_or(model.ts.len(), |s| model.ts.partition_point(|&t| t < s.t_first));
     (raw_start, ret.evicted_samples as usize)
 }
 
@@ -176,15 +163,7 @@ fn same(a: Option<f64>, b: Option<f64>) -> bool {
     }
 }
 
-fn check_envelope(
-    store: &Store,
-    sid: SeriesId,
-    model: &Model,
-    t0: i64,
-    t1: i64,
-    n: usize,
-    env: &mut Envelope,
-) {
+fn check_envelope(store: &Store, sid: SeriesId, model: &Model, t0: i64, t1: i64, n: usize, env: &mut Envelope) {
     let s = sid.index();
     let (raw_start, evicted) = regions(store, sid.stream(), model);
     store.envelope(sid, t0, t1, n, env);
@@ -196,21 +175,11 @@ fn check_envelope(
     for (k, c) in cols.iter().enumerate() {
         let r = model.range(c.t_start, c.t_end);
         assert!(!r.is_empty(), "column {k} covers no sample: {c:?}");
-        assert_eq!(
-            model.ts[r.start], c.t_start,
-            "column {k} starts between samples"
-        );
-        assert_eq!(
-            model.ts[r.end - 1],
-            c.t_end,
-            "column {k} ends between samples"
-        );
+        assert_eq!(model.ts[r.start], c.t_start, "column {k} starts between samples");
+        assert_eq!(model.ts[r.end - 1], c.t_end, "column {k} ends between samples");
         assert!(r.start >= evicted, "column {k} shows evicted samples");
         if let Some((_, end)) = covered {
-            assert_eq!(
-                r.start, end,
-                "column {k} does not follow the previous column"
-            );
+            assert_eq!(r.start, end, "column {k} does not follow the previous column");
         }
         covered = Some((covered.map_or(r.start, |c| c.0), r.end));
         let want = model.summary(s, r.clone());
@@ -219,19 +188,12 @@ fn check_envelope(
         assert_eq!(c.non_finite, want.non_finite, "column {k} non-finite count");
         if want.count > 0 {
             assert_eq!((c.min, c.max), (want.min, want.max), "column {k} min/max");
-            assert!(
-                close(c.mean, want.sum / want.count as f64),
-                "column {k} mean"
-            );
+            assert!(close(c.mean, want.sum / want.count as f64), "column {k} mean");
         } else {
             assert!(c.min.is_nan() && c.max.is_nan() && c.mean.is_nan());
         }
-        assert_eq!(
-            c.break_before, model.gap[r.start],
-            "column {k} break_before"
-        );
-        gaps_seen +=
-            (r.start + 1..r.end).filter(|&i| model.gap[i]).count() + usize::from(c.break_before);
+        assert_eq!(c.break_before, model.gap[r.start], "column {k} break_before");
+        gaps_seen += (r.start + 1..r.end).filter(|&i| model.gap[i]).count() + usize::from(c.break_before);
         if r.start >= raw_start {
             for i in r.start + 1..r.end {
                 assert!(
@@ -241,30 +203,17 @@ fn check_envelope(
                 );
             }
             if env.samples_per_bucket() == 1 && c.t_start >= t0 && c.t_end <= t1 {
-                assert!(
-                    ((c.t_end - c.t_start) as f64) < w,
-                    "raw column {k} is wider than a pixel"
-                );
+                assert!(((c.t_end - c.t_start) as f64) < w, "raw column {k} is wider than a pixel");
             }
         }
     }
     let want = model.range(t0, t1);
-    let need = (
-        want.start.saturating_sub(1).max(evicted),
-        (want.end + 1).min(model.ts.len()),
-    );
+    let need = (want.start.saturating_sub(1).max(evicted), (want.end + 1).min(model.ts.len()));
     if need.0 < need.1 {
         let (a, b) = covered.expect("samples in range but no columns");
-        assert!(
-            a <= need.0 && b >= need.1,
-            "columns cover {a}..{b}, need {need:?}"
-        );
+        assert!(a <= need.0 && b >= need.1, "columns cover {a}..{b}, need {need:?}");
     }
-    assert!(
-        cols.len() <= n + 4 + gaps_seen,
-        "{} columns for {n} pixels",
-        cols.len()
-    );
+    assert!(cols.len() <= n + 4 + gaps_seen, "{} columns for {n} pixels", cols.len());
 }
 
 fn check_stats(store: &Store, sid: SeriesId, model: &Model, t0: i64, t1: i64) {
@@ -276,10 +225,7 @@ fn check_stats(store: &Store, sid: SeriesId, model: &Model, t0: i64, t1: i64) {
         want.clone()
     } else {
         let r = model.range(st.t_first, st.t_last);
-        assert!(
-            r.start <= want.start && r.end >= want.end,
-            "inexact stats must cover the range"
-        );
+        assert!(r.start <= want.start && r.end >= want.end, "inexact stats must cover the range");
         r
     };
     if r.start >= r.end {
@@ -287,14 +233,8 @@ fn check_stats(store: &Store, sid: SeriesId, model: &Model, t0: i64, t1: i64) {
         return;
     }
     let m = model.summary(sid.index(), r.clone());
-    assert_eq!(
-        (st.samples, st.count, st.non_finite),
-        (m.samples, m.count, m.non_finite)
-    );
-    assert_eq!(
-        (st.t_first, st.t_last),
-        (model.ts[r.start], model.ts[r.end - 1])
-    );
+    assert_eq!((st.samples, st.count, st.non_finite), (m.samples, m.count, m.non_finite));
+    assert_eq!((st.t_first, st.t_last), (model.ts[r.start], model.ts[r.end - 1]));
     if m.count > 0 {
         assert_eq!((st.min, st.max), (m.min, m.max));
         assert!(close(st.mean, m.sum / m.count as f64));
@@ -308,10 +248,7 @@ fn check_nearest(store: &Store, sid: SeriesId, model: &Model, t: i64) {
     match store.nearest(sid, t) {
         Some(x) => {
             let i = model.ts.partition_point(|&u| u < x.t);
-            assert!(
-                i >= raw_start && model.ts[i] == x.t,
-                "nearest is not a stored sample"
-            );
+            assert!(i >= raw_start && model.ts[i] == x.t, "nearest is not a stored sample");
             assert!(same(x.value, model.value(i, s)), "nearest value");
             let d = (x.t - t).abs();
             let better = model.ts[raw_start..].iter().any(|&u| (u - t).abs() < d);
@@ -321,12 +258,8 @@ fn check_nearest(store: &Store, sid: SeriesId, model: &Model, t: i64) {
             assert!(same(raw.value, Some(model.raw[i][s])));
         }
         None => {
-            let in_coarse =
-                raw_start > 0 && t < model.ts.get(raw_start).copied().unwrap_or(i64::MAX);
-            assert!(
-                raw_start == model.ts.len() || in_coarse,
-                "no nearest sample to {t}"
-            );
+            let in_coarse = raw_start > 0 && t < model.ts.get(raw_start).copied().unwrap_or(i64::MAX);
+            assert!(raw_start == model.ts.len() || in_coarse, "no nearest sample to {t}");
         }
     }
 }
@@ -432,9 +365,6 @@ fn plans_reach_coarsening_eviction_and_coarse_levels() {
             }
         }
     }
-    assert!(
-        coarse >= 5 && evicted >= 1,
-        "coarsened {coarse}, evicted {evicted}"
-    );
+    assert!(coarse >= 5 && evicted >= 1, "coarsened {coarse}, evicted {evicted}");
     assert!(levels.len() >= 3, "bucket sizes walked: {levels:?}");
 }

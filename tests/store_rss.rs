@@ -37,15 +37,7 @@ fn resident_memory_stays_within_the_cap_during_a_long_ingest() {
     const BATCH: usize = 1000;
     // Kinds as a real metric group mixes them.
     let kinds: Vec<SeriesKind> = (0..SERIES)
-        .map(|s| {
-            if s % 2 == 0 {
-                SeriesKind::Gauge
-            } else {
-                SeriesKind::Cumulative {
-                    wrap: Some(4_294_967_296.0),
-                }
-            }
-        })
+        .map(|s| if s % 2 == 0 { SeriesKind::Gauge } else { SeriesKind::Cumulative { wrap: Some(4_294_967_296.0) } })
         .collect();
     let mut rng = Rng(42);
     let mut ts = vec![0i64; BATCH];
@@ -78,11 +70,7 @@ fn resident_memory_stays_within_the_cap_during_a_long_ingest() {
             }
             store.append(id, &ts, &vals).unwrap();
             appended += vals.len();
-            assert!(
-                store.memory_used() <= CAP,
-                "accounted {} > cap {CAP}",
-                store.memory_used()
-            );
+            assert!(store.memory_used() <= CAP, "accounted {} > cap {CAP}", store.memory_used());
         }
         store.end_stream(id);
         t += 5_000_000_000;
@@ -94,14 +82,6 @@ fn resident_memory_stays_within_the_cap_during_a_long_ingest() {
         store.memory_used() as f64 / (1 << 20) as f64,
         grown as f64 / (1 << 20) as f64
     );
-    assert!(
-        store
-            .coarsening()
-            .iter()
-            .any(|(_, r)| r.coarsened_before().is_some() || r.evicted_samples > 0)
-    );
-    assert!(
-        grown <= CAP + SLACK,
-        "RSS grew {grown} bytes, cap {CAP} + slack {SLACK}"
-    );
+    assert!(store.coarsening().iter().any(|(_, r)| r.coarsened_before().is_some() || r.evicted_samples > 0));
+    assert!(grown <= CAP + SLACK, "RSS grew {grown} bytes, cap {CAP} + slack {SLACK}");
 }

@@ -42,9 +42,7 @@ use std::sync::Arc;
 
 use egui::epaint::{Mesh, PathStroke, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Shape, Ui, pos2};
-use egui_plot::{
-    PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, PlotTransform, PlotUi,
-};
+use egui_plot::{PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, PlotTransform, PlotUi};
 
 use crate::store::{Envelope, EnvelopeColumn, SeriesId, Store};
 
@@ -77,11 +75,7 @@ struct Shared {
 
 impl Shared {
     fn ensure(&mut self, store: &Store, x: &RangeInclusive<f64>, columns: usize) {
-        let key = (
-            store.from_plot_x(*x.start()),
-            store.from_plot_x(*x.end()),
-            columns,
-        );
+        let key = (store.from_plot_x(*x.start()), store.from_plot_x(*x.end()), columns);
         if self.key != Some(key) {
             self.envs.resize_with(self.series.len(), Envelope::new);
             store.envelopes(&self.series, key.0, key.1, columns, &mut self.envs);
@@ -105,15 +99,10 @@ impl EnvelopePlot {
     /// computed for the plot's final visible x range (seconds since the store
     /// origin) at its width in physical pixels.
     pub fn add_to<'a>(&'a self, plot_ui: &mut PlotUi<'a>, store: &'a Store, series: &[PlotSeries]) {
-        let columns = pixel_columns(
-            plot_ui.transform().frame().width(),
-            plot_ui.ctx().pixels_per_point(),
-        );
+        let columns = pixel_columns(plot_ui.transform().frame().width(), plot_ui.ctx().pixels_per_point());
         {
             let mut sh = self.shared.borrow_mut();
-            if sh.series.len() != series.len()
-                || sh.series.iter().zip(series).any(|(a, b)| *a != b.series)
-            {
+            if sh.series.len() != series.len() || sh.series.iter().zip(series).any(|(a, b)| *a != b.series) {
                 sh.series = series.iter().map(|s| s.series).collect();
                 sh.key = None;
             }
@@ -166,11 +155,7 @@ impl EnvelopePlot {
 /// Pixel columns of a plot `width_points` wide.
 pub fn pixel_columns(width_points: f32, pixels_per_point: f32) -> usize {
     let px = (width_points * pixels_per_point).round();
-    if px.is_finite() && px >= 1.0 {
-        px as usize
-    } else {
-        1
-    }
+    if px.is_finite() && px >= 1.0 { px as usize } else { 1 }
 }
 
 /// One series drawn from its envelope (see the module docs).
@@ -186,26 +171,30 @@ pub struct EnvelopeItem<'a> {
     points: OnceCell<Vec<PlotPoint>>,
 }
 
-/// Linear map from (time, value) to screen position for one frame.
+/// Linear map from (time, value) to screen position for one frame. Both axes are anchored
+/// at a reference inside the view and scaled in f64: values like 1e9 ns/s over a 100 px
+/// axis are 1e-7 px per unit, which an f32 difference of two screen positions rounds to 0.
 struct ScreenMap {
     t_ref: i64,
     x_ref: f32,
     /// Screen points per nanosecond.
     x_scale: f64,
-    y0: f32,
-    /// Screen points per unit of value.
+    v_ref: f64,
+    y_ref: f32,
+    /// Screen points per unit of value (negative: screen y grows downwards).
     y_scale: f64,
 }
 
 impl ScreenMap {
     fn new(store: &Store, transform: &PlotTransform, t_ref: i64) -> ScreenMap {
-        let y0 = transform.position_from_point_y(0.0);
+        let v_ref = transform.bounds().min()[1];
         ScreenMap {
             t_ref,
             x_ref: transform.position_from_point_x(store.to_plot_x(t_ref)),
             x_scale: transform.dpos_dvalue_x() * 1e-9,
-            y0,
-            y_scale: (transform.position_from_point_y(1.0) - y0) as f64,
+            v_ref,
+            y_ref: transform.position_from_point_y(v_ref),
+            y_scale: transform.dpos_dvalue_y(),
         }
     }
 
@@ -216,7 +205,7 @@ impl ScreenMap {
 
     #[inline]
     fn y(&self, v: f64) -> f32 {
-        self.y0 + (v * self.y_scale) as f32
+        self.y_ref + ((v - self.v_ref) * self.y_scale) as f32
     }
 
     /// Screen x range of a column: a point at its middle, or its whole span
@@ -244,21 +233,12 @@ impl Strip<'_> {
     #[inline]
     fn edge(&mut self, x: f32, y_max: f32, y_min: f32) {
         // Screen y grows downwards: the max is at the top.
-        let (top, bottom) = (
-            y_max.min(y_min) - self.half_width,
-            y_max.max(y_min) + self.half_width,
-        );
+        let (top, bottom) = (y_max.min(y_min) - self.half_width, y_max.max(y_min) + self.half_width);
         let i = self.mesh.vertices.len() as u32;
-        let v = |y| Vertex {
-            pos: pos2(x, y),
-            uv: WHITE_UV,
-            color: self.color,
-        };
+        let v = |y| Vertex { pos: pos2(x, y), uv: WHITE_UV, color: self.color };
         self.mesh.vertices.extend_from_slice(&[v(top), v(bottom)]);
         if self.started {
-            self.mesh
-                .indices
-                .extend_from_slice(&[i - 2, i - 1, i, i - 1, i, i + 1]);
+            self.mesh.indices.extend_from_slice(&[i - 2, i - 1, i, i - 1, i, i + 1]);
         }
         self.started = true;
     }
@@ -266,24 +246,9 @@ impl Strip<'_> {
 
 impl EnvelopeItem<'_> {
     /// Band (and, where sparse, line) of one gap-free run of columns.
-    fn run(
-        &self,
-        run: &[EnvelopeColumn],
-        map: &ScreenMap,
-        mesh: &mut Mesh,
-        shapes: &mut Vec<Shape>,
-    ) {
-        let width = if self.highlighted() {
-            2.0 * LINE_WIDTH
-        } else {
-            LINE_WIDTH
-        };
-        let mut strip = Strip {
-            mesh,
-            color: self.color,
-            half_width: 0.5 * width,
-            started: false,
-        };
+    fn run(&self, run: &[EnvelopeColumn], map: &ScreenMap, mesh: &mut Mesh, shapes: &mut Vec<Shape>) {
+        let width = if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH };
+        let mut strip = Strip { mesh, color: self.color, half_width: 0.5 * width, started: false };
         for c in run {
             let (xa, xb) = map.column_xs(c);
             let (top, bottom) = (map.y(c.max), map.y(c.min));
@@ -343,9 +308,8 @@ impl PlotItem for EnvelopeItem<'_> {
             mesh.reserve_triangles(cols.len() * 2 + 4);
             let mut start = 0;
             for end in 1..=cols.len() {
-                let split = end == cols.len()
-                    || cols[end].break_before
-                    || (cols[end].count == 0) != (cols[start].count == 0);
+                let split =
+                    end == cols.len() || cols[end].break_before || (cols[end].count == 0) != (cols[start].count == 0);
                 if split {
                     if cols[start].count > 0 {
                         self.run(&cols[start..end], &map, mesh, shapes);
@@ -362,9 +326,7 @@ impl PlotItem for EnvelopeItem<'_> {
     }
 
     fn initialize(&mut self, x_range: RangeInclusive<f64>) {
-        self.shared
-            .borrow_mut()
-            .ensure(self.store, &x_range, self.columns);
+        self.shared.borrow_mut().ensure(self.store, &x_range, self.columns);
     }
 
     fn color(&self) -> Color32 {
@@ -421,11 +383,7 @@ mod tests {
         let mut store = Store::new(1 << 30);
         let id = store.begin_stream(StreamDesc {
             name: "t".into(),
-            series: vec![SeriesDesc {
-                name: "s".into(),
-                unit: "u".into(),
-                kind: SeriesKind::Gauge,
-            }],
+            series: vec![SeriesDesc { name: "s".into(), unit: "u".into(), kind: SeriesKind::Gauge }],
         });
         let mut t = 0;
         for i in 0..20_000 {
@@ -433,28 +391,16 @@ mod tests {
                 store.mark_gap(id);
                 t += 5_000 * MS;
             }
-            store
-                .append(id, &[t], &[if i == 5_000 { 100.0 } else { 1.0 }])
-                .unwrap();
+            store.append(id, &[t], &[if i == 5_000 { 100.0 } else { 1.0 }]).unwrap();
             t += MS;
         }
-        let series = vec![PlotSeries {
-            series: store.series_id(id, 0).unwrap(),
-            name: "s".into(),
-            color: RED,
-        }];
+        let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED }];
         (store, series)
     }
 
     /// Run one 800 x 400 frame of a plot over `x` seconds; returns the
     /// shapes it painted.
-    fn frame(
-        ctx: &Context,
-        plot: &EnvelopePlot,
-        store: &Store,
-        series: &[PlotSeries],
-        x: (f64, f64),
-    ) -> Vec<Shape> {
+    fn frame(ctx: &Context, plot: &EnvelopePlot, store: &Store, series: &[PlotSeries], x: (f64, f64)) -> Vec<Shape> {
         let input = RawInput {
             screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
             ..RawInput::default()
@@ -474,9 +420,7 @@ mod tests {
             }
         }
         let mut shapes = Vec::new();
-        out.shapes
-            .into_iter()
-            .for_each(|c| flatten(c.shape, &mut shapes));
+        out.shapes.into_iter().for_each(|c| flatten(c.shape, &mut shapes));
         shapes
     }
 
@@ -504,46 +448,25 @@ mod tests {
         assert_eq!(meshes.len(), 1, "one band mesh per series");
         let mesh = meshes[0];
         let ys: Vec<f32> = mesh.vertices.iter().map(|v| v.pos.y).collect();
-        let (top, bottom) = (
-            ys.iter().cloned().fold(f32::MAX, f32::min),
-            ys.iter().cloned().fold(f32::MIN, f32::max),
-        );
-        assert!(
-            bottom - top > 250.0,
-            "the spike spans most of the 400 px plot: {top}..{bottom}"
-        );
+        let (top, bottom) = (ys.iter().cloned().fold(f32::MAX, f32::min), ys.iter().cloned().fold(f32::MIN, f32::max));
+        assert!(bottom - top > 250.0, "the spike spans most of the 400 px plot: {top}..{bottom}");
         // The pause is 5 s of a 25 s view: no triangle may span it.
-        let pause = (
-            store.to_plot_x(12_000 * MS - MS),
-            store.to_plot_x(12_000 * MS + 5_000 * MS),
-        );
+        let pause = (store.to_plot_x(12_000 * MS - MS), store.to_plot_x(12_000 * MS + 5_000 * MS));
         let xs: Vec<f32> = mesh.vertices.iter().map(|v| v.pos.x).collect();
-        let x_max_before = xs
-            .iter()
-            .cloned()
-            .filter(|&x| x < 400.0)
-            .fold(f32::MIN, f32::max);
-        let x_min_after = xs
-            .iter()
-            .cloned()
-            .filter(|&x| x > x_max_before)
-            .fold(f32::MAX, f32::min);
-        assert!(
-            x_min_after - x_max_before > 100.0,
-            "a visible hole where the pause is ({pause:?})"
-        );
+        let x_max_before = xs.iter().cloned().filter(|&x| x < 400.0).fold(f32::MIN, f32::max);
+        let x_min_after = xs.iter().cloned().filter(|&x| x > x_max_before).fold(f32::MAX, f32::min);
+        assert!(x_min_after - x_max_before > 100.0, "a visible hole where the pause is ({pause:?})");
         for t in mesh.indices.chunks(3) {
             let tx: Vec<f32> = t.iter().map(|&i| mesh.vertices[i as usize].pos.x).collect();
-            let (lo, hi) = (
-                tx.iter().cloned().fold(f32::MAX, f32::min),
-                tx.iter().cloned().fold(f32::MIN, f32::max),
-            );
+            let (lo, hi) = (tx.iter().cloned().fold(f32::MAX, f32::min), tx.iter().cloned().fold(f32::MIN, f32::max));
             assert!(hi - lo < 20.0, "a triangle spans {lo}..{hi}");
         }
         // Dense columns: a band, no stroked path.
-        assert!(!shapes.iter().any(
-            |s| matches!(s, Shape::Path(p) if p.stroke.color == egui::epaint::ColorMode::Solid(RED))
-        ));
+        assert!(
+            !shapes
+                .iter()
+                .any(|s| matches!(s, Shape::Path(p) if p.stroke.color == egui::epaint::ColorMode::Solid(RED)))
+        );
     }
 
     #[test]
@@ -559,9 +482,7 @@ mod tests {
         let lines: Vec<usize> = shapes
             .iter()
             .filter_map(|s| match s {
-                Shape::Path(p) if p.stroke.color == egui::epaint::ColorMode::Solid(RED) => {
-                    Some(p.points.len())
-                }
+                Shape::Path(p) if p.stroke.color == egui::epaint::ColorMode::Solid(RED) => Some(p.points.len()),
                 _ => None,
             })
             .collect();
@@ -576,15 +497,8 @@ mod tests {
         for (a, b) in [(0.0, 10.0), (2.0, 3.0), (1.0, 30.0)] {
             frame(&ctx, &plot, &store, &series, (a, b));
             let (t0, t1, columns) = plot.last_query().unwrap();
-            assert_eq!(
-                (t0, t1),
-                (store.from_plot_x(a), store.from_plot_x(b)),
-                "the same frame's range"
-            );
-            assert!(
-                (600..=800).contains(&columns),
-                "about one column per pixel: {columns}"
-            );
+            assert_eq!((t0, t1), (store.from_plot_x(a), store.from_plot_x(b)), "the same frame's range");
+            assert!((600..=800).contains(&columns), "about one column per pixel: {columns}");
         }
     }
 

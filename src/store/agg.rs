@@ -66,14 +66,8 @@ impl Default for Agg {
 
 impl Agg {
     /// Summary of no samples; merging it changes nothing but `last`.
-    pub const EMPTY: Agg = Agg {
-        min: f64::INFINITY,
-        max: f64::NEG_INFINITY,
-        sum: 0.0,
-        last: f64::from_bits(MISSING_BITS),
-        n: 0,
-        nf: 0,
-    };
+    pub const EMPTY: Agg =
+        Agg { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, last: f64::from_bits(MISSING_BITS), n: 0, nf: 0 };
 
     /// Summary of one sample.
     #[inline]
@@ -154,10 +148,7 @@ mod tests {
         let mut right = Agg::EMPTY;
         xs[2..].iter().for_each(|&v| right.push(v));
         left.merge(&right);
-        assert_eq!(
-            (left.min, left.max, left.n, left.nf),
-            (whole.min, whole.max, whole.n, whole.nf)
-        );
+        assert_eq!((left.min, left.max, left.n, left.nf), (whole.min, whole.max, whole.n, whole.nf));
         assert_eq!(left.last, whole.last);
         assert!((left.sum - whole.sum).abs() < 1e-12);
     }

@@ -61,10 +61,7 @@ impl Store {
 
     /// Index of the stream whose `key` is the oldest time.
     fn oldest_by(&self, key: impl Fn(usize) -> Option<i64>) -> Option<usize> {
-        (0..self.streams.len())
-            .filter_map(|i| key(i).map(|t| (t, i)))
-            .min()
-            .map(|(_, i)| i)
+        (0..self.streams.len()).filter_map(|i| key(i).map(|t| (t, i))).min().map(|(_, i)| i)
     }
 
     /// One step of the policy in the module docs; false if nothing could go.

@@ -29,12 +29,7 @@ pub(crate) struct Chunked<T> {
 
 impl<T: Copy + Default> Chunked<T> {
     pub fn new() -> Self {
-        Chunked {
-            chunks: VecDeque::new(),
-            first: 0,
-            start: 0,
-            end: 0,
-        }
+        Chunked { chunks: VecDeque::new(), first: 0, start: 0, end: 0 }
     }
 
     #[inline]
@@ -102,8 +97,7 @@ impl<T: Copy + Default> Chunked<T> {
         }
         debug_assert_eq!(i, self.end, "Chunked::push_at must append");
         if ((i - self.first) as usize) / CHUNK >= self.chunks.len() {
-            self.chunks
-                .push_back(vec![T::default(); CHUNK].into_boxed_slice());
+            self.chunks.push_back(vec![T::default(); CHUNK].into_boxed_slice());
         }
         self.end += 1;
         *self.at_mut(i) = v;

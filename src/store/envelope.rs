@@ -190,22 +190,14 @@ impl Planner<'_> {
             c.samples += samples;
             let parts = &mut self.plan.parts;
             match (parts.last_mut(), part) {
-                (
-                    Some(Part::Nodes { level, hi, .. }),
-                    Part::Nodes {
-                        level: l,
-                        lo,
-                        hi: h,
-                    },
-                ) if *level == l && *hi == lo => *hi = h,
-                (
-                    Some(Part::Raw { block, hi, .. }),
-                    Part::Raw {
-                        block: b,
-                        lo,
-                        hi: h,
-                    },
-                ) if *block == b && *hi == lo => *hi = h,
+                (Some(Part::Nodes { level, hi, .. }), Part::Nodes { level: l, lo, hi: h })
+                    if *level == l && *hi == lo =>
+                {
+                    *hi = h
+                }
+                (Some(Part::Raw { block, hi, .. }), Part::Raw { block: b, lo, hi: h }) if *block == b && *hi == lo => {
+                    *hi = h
+                }
                 _ => parts.push(part),
             }
             return;
@@ -215,15 +207,7 @@ impl Planner<'_> {
 
     /// Close the current column (if any) and start the next with an item.
     #[inline(never)]
-    fn start(
-        &mut self,
-        x: f64,
-        part: Part,
-        t_first: i64,
-        t_last: i64,
-        samples: u64,
-        gap_before: i64,
-    ) {
+    fn start(&mut self, x: f64, part: Part, t_first: i64, t_last: i64, samples: u64, gap_before: i64) {
         self.close();
         self.cur = Cur {
             lo: floor_i64(x) as f64,
@@ -282,18 +266,8 @@ impl Planner<'_> {
                         continue;
                     }
                 }
-                let part = Part::Nodes {
-                    level: l as u8,
-                    lo: node,
-                    hi: node + 1,
-                };
-                self.item(
-                    part,
-                    meta.t_first,
-                    meta.t_last,
-                    meta.samples,
-                    meta.gap_before,
-                );
+                let part = Part::Nodes { level: l as u8, lo: node, hi: node + 1 };
+                self.item(part, meta.t_first, meta.t_last, meta.samples, meta.gap_before);
             }
             m += metas.len() as u64;
         }
@@ -308,11 +282,7 @@ impl Planner<'_> {
         for j in lo..hi {
             let t = blk.ts.get(j);
             let gap = if j == 0 { blk.gap_before } else { 0 };
-            let part = Part::Raw {
-                block: b,
-                lo: j as u32,
-                hi: j as u32 + 1,
-            };
+            let part = Part::Raw { block: b, lo: j as u32, hi: j as u32 + 1 };
             self.item(part, t, t, 1, gap);
         }
         hi == blk.len
@@ -345,11 +315,8 @@ impl Acc {
 
     #[inline(always)]
     fn column(&self, col: &PlanCol) -> EnvelopeColumn {
-        let (min, max, mean) = if self.n > 0 {
-            (self.min, self.max, self.sum / self.n as f64)
-        } else {
-            (f64::NAN, f64::NAN, f64::NAN)
-        };
+        let (min, max, mean) =
+            if self.n > 0 { (self.min, self.max, self.sum / self.n as f64) } else { (f64::NAN, f64::NAN, f64::NAN) };
         EnvelopeColumn {
             t_start: col.t_start,
             t_end: col.t_end,
@@ -389,11 +356,7 @@ impl StreamStore {
         while target < top && ((blocks_per_node(target + 1) * BLOCK as u64) as f64) <= per_col {
             target += 1;
         }
-        plan.samples_per_bucket = if target == 0 {
-            1
-        } else {
-            blocks_per_node(target) * BLOCK as u64
-        };
+        plan.samples_per_bucket = if target == 0 { 1 } else { blocks_per_node(target) * BLOCK as u64 };
         let w = ((t1 - t0) as f64 / columns as f64).max(1.0);
         let mut walk = Planner {
             st: self,
@@ -404,31 +367,17 @@ impl StreamStore {
             inv_w: 1.0 / w,
             split_gap: w.ceil() as i64,
             plan,
-            cur: Cur {
-                lo: f64::NAN,
-                t_start: 0,
-                t_end: 0,
-                samples: 0,
-                break_before: false,
-                first_part: 0,
-            },
+            cur: Cur { lo: f64::NAN, t_start: 0, t_end: 0, samples: 0, break_before: false, first_part: 0 },
         };
         let level = self.pyramid.level(top);
         let a = walk.a;
-        let lo = level
-            .meta
-            .partition_point(level.meta.start(), level.meta.end(), |x| {
-                x.first_ordinal + x.samples <= a
-            });
+        let lo = level.meta.partition_point(level.meta.start(), level.meta.end(), |x| x.first_ordinal + x.samples <= a);
         walk.level(top, lo, level.meta.end());
         walk.close();
         plan.uniform = match plan.parts.first() {
             Some(&Part::Nodes { level, .. })
                 if plan.parts.len() == plan.cols.len()
-                    && plan
-                        .parts
-                        .iter()
-                        .all(|p| matches!(*p, Part::Nodes { level: l, .. } if l == level)) =>
+                    && plan.parts.iter().all(|p| matches!(*p, Part::Nodes { level: l, .. } if l == level)) =>
             {
                 Some(level)
             }
@@ -445,28 +394,15 @@ impl StreamStore {
         let gauge = self.wraps[s].is_none();
         // Node storage of this series per level, looked up once.
         let mut levels: [Option<&Chunked<Agg>>; MAX_LEVEL + 1] = [None; MAX_LEVEL + 1];
-        for (l, slot) in levels
-            .iter_mut()
-            .enumerate()
-            .skip(1)
-            .take(self.pyramid.top())
-        {
+        for (l, slot) in levels.iter_mut().enumerate().skip(1).take(self.pyramid.top()) {
             *slot = Some(&self.pyramid.level(l).aggs[s]);
         }
         if let Some(aggs) = plan.uniform.and_then(|l| levels[l as usize]) {
             // The common layout: one run of nodes of one level per column,
             // each column starting where the previous ended.
             for (col, part) in plan.cols.iter().zip(&plan.parts) {
-                let Part::Nodes { lo, hi, .. } = *part else {
-                    unreachable!("uniform plans hold nodes")
-                };
-                let mut acc = Acc {
-                    min: f64::INFINITY,
-                    max: f64::NEG_INFINITY,
-                    sum: 0.0,
-                    n: 0,
-                    nf: 0,
-                };
+                let Part::Nodes { lo, hi, .. } = *part else { unreachable!("uniform plans hold nodes") };
+                let mut acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
                 let mut m = lo;
                 loop {
                     let run = aggs.run_from(m, hi);
@@ -484,13 +420,7 @@ impl StreamStore {
         }
         let mut p = 0;
         for col in &plan.cols {
-            let mut acc = Acc {
-                min: f64::INFINITY,
-                max: f64::NEG_INFINITY,
-                sum: 0.0,
-                n: 0,
-                nf: 0,
-            };
+            let mut acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
             for part in &plan.parts[p..col.parts_end] {
                 match *part {
                     Part::Nodes { level, lo, hi } => {

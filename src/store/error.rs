@@ -26,12 +26,7 @@ pub enum StoreError {
         "batch shape: {values} values for {timestamps} timestamps and {series} series \
          (expected {expected}: the value count must be timestamps x series)"
     )]
-    BatchShape {
-        timestamps: usize,
-        values: usize,
-        series: usize,
-        expected: usize,
-    },
+    BatchShape { timestamps: usize, values: usize, series: usize, expected: usize },
 
     /// Timestamps must strictly increase within a stream, across batches too.
     #[error(
@@ -47,12 +42,7 @@ pub enum StoreError {
          {used} in use and nothing left to coarsen or evict ({stored} of the batch's \
          samples were stored)"
     )]
-    CapTooSmall {
-        cap: usize,
-        used: usize,
-        needed: usize,
-        stored: usize,
-    },
+    CapTooSmall { cap: usize, used: usize, needed: usize, stored: usize },
 
     /// A `StreamData` handed to `import_stream` is inconsistent.
     #[error("invalid stream data: {0}")]

@@ -148,13 +148,7 @@ impl StreamStore {
                 })
                 .collect();
         }
-        StreamData {
-            desc: self.desc.clone(),
-            ended: self.ended,
-            evicted_samples: self.evicted,
-            coarse,
-            raw,
-        }
+        StreamData { desc: self.desc.clone(), ended: self.ended, evicted_samples: self.evicted, coarse, raw }
     }
 
     /// Build a stream from validated-on-the-way data.
@@ -168,14 +162,10 @@ impl StreamStore {
         for (k, b) in data.coarse.iter().enumerate() {
             let l = b.level as usize;
             if !(1..=MAX_LEVEL).contains(&l) {
-                return Err(bad(format!(
-                    "bucket {k}: level {l} is not in 1..={MAX_LEVEL}"
-                )));
+                return Err(bad(format!("bucket {k}: level {l} is not in 1..={MAX_LEVEL}")));
             }
             if l > prev_level {
-                return Err(bad(format!(
-                    "bucket {k}: level {l} after finer level {prev_level}"
-                )));
+                return Err(bad(format!("bucket {k}: level {l} after finer level {prev_level}")));
             }
             prev_level = l;
             let span = blocks_per_node(l);
@@ -186,19 +176,13 @@ impl StreamStore {
                 .ok_or_else(|| bad(format!("bucket {k}: index {} out of range", b.index)))?;
             let max_samples = span * BLOCK as u64;
             if b.samples == 0 || b.samples > max_samples {
-                return Err(bad(format!(
-                    "bucket {k}: {} samples (1..={max_samples} at level {l})",
-                    b.samples
-                )));
+                return Err(bad(format!("bucket {k}: {} samples (1..={max_samples} at level {l})", b.samples)));
             }
             if b.t_first > b.t_last || b.gap_before < 0 || b.max_gap < 0 {
                 return Err(bad(format!("bucket {k}: inconsistent times or gaps")));
             }
             if b.series.len() != n {
-                return Err(bad(format!(
-                    "bucket {k}: {} series, the stream has {n}",
-                    b.series.len()
-                )));
+                return Err(bad(format!("bucket {k}: {} series, the stream has {n}", b.series.len())));
             }
             if let Some((eb, eo, et)) = end
                 && (first_block != eb || b.first_ordinal != eo || b.t_first <= et)
@@ -207,9 +191,7 @@ impl StreamStore {
             }
             for (s, x) in b.series.iter().enumerate() {
                 if x.count as u64 + x.non_finite as u64 > b.samples {
-                    return Err(bad(format!(
-                        "bucket {k}, series {s}: more values than samples"
-                    )));
+                    return Err(bad(format!("bucket {k}, series {s}: more values than samples")));
                 }
                 aggs[s] = Agg {
                     min: x.min,
@@ -234,36 +216,23 @@ impl StreamStore {
         let raw = &data.raw;
         let k = raw.timestamps.len();
         if raw.values.len() != k.saturating_mul(n) {
-            return Err(bad(format!(
-                "raw: {} values for {k} timestamps x {n} series",
-                raw.values.len()
-            )));
+            return Err(bad(format!("raw: {} values for {k} timestamps x {n} series", raw.values.len())));
         }
         if let Some(w) = raw.timestamps.windows(2).position(|w| w[1] <= w[0]) {
             return Err(bad(format!("raw: timestamp {} does not increase", w + 1)));
         }
         if raw.gaps.windows(2).any(|w| w[1] <= w[0]) || raw.gaps.last().is_some_and(|&g| g >= k) {
-            return Err(bad(
-                "raw: gap indices must increase and be within the samples".into(),
-            ));
+            return Err(bad("raw: gap indices must increase and be within the samples".into()));
         }
         if (raw.gaps.first() == Some(&0)) != (raw.first_gap > 0) {
-            return Err(bad(
-                "raw: first_gap must be > 0 exactly when gaps starts with 0".into(),
-            ));
+            return Err(bad("raw: first_gap must be > 0 exactly when gaps starts with 0".into()));
         }
         if !(raw.first_rates.is_empty() || raw.first_rates.len() == n) {
-            return Err(bad(format!(
-                "raw: {} first rates for {n} series",
-                raw.first_rates.len()
-            )));
+            return Err(bad(format!("raw: {} first rates for {n} series", raw.first_rates.len())));
         }
         match end {
             Some((eb, eo, et))
-                if k > 0
-                    && (raw.first_block != eb
-                        || raw.first_ordinal != eo
-                        || raw.timestamps[0] <= et) =>
+                if k > 0 && (raw.first_block != eb || raw.first_ordinal != eo || raw.timestamps[0] <= et) =>
             {
                 return Err(bad("raw samples do not follow the coarse history".into()));
             }
@@ -277,27 +246,19 @@ impl StreamStore {
             match raw.timestamps[0].checked_sub(raw.first_gap) {
                 Some(t) if st.last_t.is_none_or(|et| et == t) => st.last_t = Some(t),
                 _ => {
-                    return Err(bad(
-                        "raw: first_gap does not match the coarse history".into()
-                    ));
+                    return Err(bad("raw: first_gap does not match the coarse history".into()));
                 }
             }
         }
         if k > 0 {
             st.first_block = raw.first_block;
             st.total = raw.first_ordinal;
-            if raw
-                .first_block
-                .checked_add(k.div_ceil(BLOCK) as u64 + raw.gaps.len() as u64)
-                .is_none()
-            {
+            if raw.first_block.checked_add(k.div_ceil(BLOCK) as u64 + raw.gaps.len() as u64).is_none() {
                 return Err(bad("raw: block numbers out of range".into()));
             }
         }
         if data.evicted_samples > st.total.max(raw.first_ordinal) {
-            return Err(bad(
-                "more evicted samples than samples before the history".into()
-            ));
+            return Err(bad("more evicted samples than samples before the history".into()));
         }
         if raw.first_rates.iter().any(Option::is_some) {
             st.rate_override = Some(

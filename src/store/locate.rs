@@ -22,11 +22,7 @@ impl StreamStore {
     fn root(&self) -> Option<Cursor> {
         let l = self.pyramid.top();
         let level = self.pyramid.levels.last()?;
-        (!level.meta.is_empty()).then(|| Cursor {
-            l,
-            lo: level.meta.start(),
-            hi: level.meta.end(),
-        })
+        (!level.meta.is_empty()).then(|| Cursor { l, lo: level.meta.start(), hi: level.meta.end() })
     }
 
     /// Children of node `m` of level `l`, if the finer level still holds
@@ -85,10 +81,7 @@ impl StreamStore {
             }
             if c.l == 1 {
                 return match self.block(m - 1) {
-                    Some(blk) => {
-                        blk.first_ordinal
-                            + blk.ts.partition_point(blk.len, t.saturating_add(1)) as u64
-                    }
+                    Some(blk) => blk.first_ordinal + blk.ts.partition_point(blk.len, t.saturating_add(1)) as u64,
                     None => end,
                 };
             }
@@ -116,9 +109,7 @@ pub(crate) fn children_of(p: &Pyramid, l: usize, m: u64) -> Option<(u64, u64)> {
         return None;
     }
     let finer = &p.level(l - 1).meta;
-    if finer.is_empty()
-        || p.level(l).meta.at(m).first_ordinal < finer.at(finer.start()).first_ordinal
-    {
+    if finer.is_empty() || p.level(l).meta.at(m).first_ordinal < finer.at(finer.start()).first_ordinal {
         return None;
     }
     let lo = (m * FANOUT).max(finer.start());

@@ -172,10 +172,7 @@ impl Retention {
     /// resolution span), if any history is coarsened.
     pub fn coarsened_before(&self) -> Option<i64> {
         let first_full = self.spans.iter().find(|s| s.level == 0)?;
-        self.spans
-            .iter()
-            .any(|s| s.level > 0)
-            .then_some(first_full.t_first)
+        self.spans.iter().any(|s| s.level > 0).then_some(first_full.t_first)
     }
 }
 
@@ -194,12 +191,7 @@ const SLICE: usize = 4096;
 impl Store {
     /// A store that never holds more than `cap_bytes`.
     pub fn new(cap_bytes: usize) -> Store {
-        Store {
-            streams: Vec::new(),
-            stream_bytes: Vec::new(),
-            origin: None,
-            cap: cap_bytes,
-        }
+        Store { streams: Vec::new(), stream_bytes: Vec::new(), origin: None, cap: cap_bytes }
     }
 
     /// A store with [`default_cap`].
@@ -228,11 +220,7 @@ impl Store {
     /// Time of a plot x (saturating at the ends of the timeline).
     pub fn from_plot_x(&self, x: f64) -> i64 {
         let ns = (x * 1e9).round() + self.origin.unwrap_or(0) as f64;
-        if ns.is_nan() {
-            self.origin.unwrap_or(0)
-        } else {
-            ns as i64
-        }
+        if ns.is_nan() { self.origin.unwrap_or(0) } else { ns as i64 }
     }
 
     /// Start a stream (one sampler run).
@@ -248,11 +236,7 @@ impl Store {
 
     fn idx(&self, s: StreamId) -> Result<usize, StoreError> {
         let i = s.0 as usize;
-        if i < self.streams.len() {
-            Ok(i)
-        } else {
-            Err(StoreError::UnknownStream(s))
-        }
+        if i < self.streams.len() { Ok(i) } else { Err(StoreError::UnknownStream(s)) }
     }
 
     fn series_idx(&self, s: SeriesId) -> Option<(usize, usize)> {
@@ -268,12 +252,7 @@ impl Store {
     /// Append a row-major batch: `timestamps.len()` samples,
     /// `values.len() == timestamps.len() * n_series`. The batch is checked
     /// whole before anything is stored.
-    pub fn append(
-        &mut self,
-        s: StreamId,
-        timestamps: &[i64],
-        values: &[f64],
-    ) -> Result<(), StoreError> {
+    pub fn append(&mut self, s: StreamId, timestamps: &[i64], values: &[f64]) -> Result<(), StoreError> {
         let i = self.idx(s)?;
         let st = &self.streams[i];
         if st.ended {
@@ -307,17 +286,9 @@ impl Store {
             let k = (timestamps.len() - stored).min(SLICE);
             let need = self.streams[i].growth_bound(k);
             if self.make_room(need).is_err() {
-                return Err(StoreError::CapTooSmall {
-                    cap: self.cap,
-                    used: self.memory_used(),
-                    needed: need,
-                    stored,
-                });
+                return Err(StoreError::CapTooSmall { cap: self.cap, used: self.memory_used(), needed: need, stored });
             }
-            self.streams[i].ingest(
-                &timestamps[stored..stored + k],
-                &values[stored * n..(stored + k) * n],
-            );
+            self.streams[i].ingest(&timestamps[stored..stored + k], &values[stored * n..(stored + k) * n]);
             self.refresh(i);
             stored += k;
         }
@@ -362,28 +333,14 @@ impl Store {
 
     /// The series of a stream with their ids (empty for an unknown stream).
     pub fn series(&self, s: StreamId) -> impl Iterator<Item = (SeriesId, &SeriesDesc)> {
-        let descs = self
-            .streams
-            .get(s.0 as usize)
-            .map_or(&[][..], |st| &st.desc.series[..]);
-        descs.iter().enumerate().map(move |(k, d)| {
-            (
-                SeriesId {
-                    stream: s,
-                    index: k as u32,
-                },
-                d,
-            )
-        })
+        let descs = self.streams.get(s.0 as usize).map_or(&[][..], |st| &st.desc.series[..]);
+        descs.iter().enumerate().map(move |(k, d)| (SeriesId { stream: s, index: k as u32 }, d))
     }
 
     /// Id of series number `index` of stream `s`.
     pub fn series_id(&self, s: StreamId, index: usize) -> Option<SeriesId> {
         let st = self.streams.get(s.0 as usize)?;
-        (index < st.n_series()).then_some(SeriesId {
-            stream: s,
-            index: index as u32,
-        })
+        (index < st.n_series()).then_some(SeriesId { stream: s, index: index as u32 })
     }
 
     pub fn series_desc(&self, s: SeriesId) -> Option<&SeriesDesc> {
@@ -398,9 +355,7 @@ impl Store {
 
     /// Samples a stream still holds (at any resolution).
     pub fn retained_sample_count(&self, s: StreamId) -> u64 {
-        self.streams
-            .get(s.0 as usize)
-            .map_or(0, StreamStore::retained_samples)
+        self.streams.get(s.0 as usize).map_or(0, StreamStore::retained_samples)
     }
 
     /// Oldest and newest time a stream holds.
@@ -411,10 +366,7 @@ impl Store {
 
     /// Oldest and newest time any stream holds.
     pub fn total_time_range(&self) -> Option<(i64, i64)> {
-        let ranges = self
-            .streams
-            .iter()
-            .filter_map(|st| st.oldest_time().zip(st.newest_time()));
+        let ranges = self.streams.iter().filter_map(|st| st.oldest_time().zip(st.newest_time()));
         ranges.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
     }
 
@@ -432,22 +384,12 @@ impl Store {
     /// pass per stream: consecutive series of the same stream share the
     /// column layout, so 16 counters cost little more than one.
     /// `outs[k]` receives `series[k]` (extra series or outputs are ignored).
-    pub fn envelopes(
-        &self,
-        series: &[SeriesId],
-        t0: i64,
-        t1: i64,
-        columns: usize,
-        outs: &mut [Envelope],
-    ) {
+    pub fn envelopes(&self, series: &[SeriesId], t0: i64, t1: i64, columns: usize, outs: &mut [Envelope]) {
         let n = series.len().min(outs.len());
         let mut i = 0;
         while i < n {
             let stream = series[i].stream;
-            let j = i + series[i..n]
-                .iter()
-                .take_while(|s| s.stream == stream)
-                .count();
+            let j = i + series[i..n].iter().take_while(|s| s.stream == stream).count();
             let Some(st) = self.streams.get(stream.0 as usize) else {
                 outs[i..j].iter_mut().for_each(|o| o.reset(t0, t1, columns));
                 i = j;
@@ -515,9 +457,7 @@ impl Store {
 
     /// What the cap did to each stream's history (see [`Retention`]).
     pub fn coarsening(&self) -> Vec<(StreamId, Retention)> {
-        (0..self.streams.len())
-            .map(|i| (StreamId(i as u32), self.streams[i].retention()))
-            .collect()
+        (0..self.streams.len()).map(|i| (StreamId(i as u32), self.streams[i].retention())).collect()
     }
 
     pub fn retention(&self, s: StreamId) -> Option<Retention> {

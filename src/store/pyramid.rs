@@ -71,10 +71,7 @@ pub(crate) struct Level {
 
 impl Level {
     fn new(n_series: usize) -> Level {
-        Level {
-            meta: Chunked::new(),
-            aggs: (0..n_series).map(|_| Chunked::new()).collect(),
-        }
+        Level { meta: Chunked::new(), aggs: (0..n_series).map(|_| Chunked::new()).collect() }
     }
 
     pub fn bytes(&self) -> usize {
@@ -118,10 +115,7 @@ pub(crate) struct Pyramid {
 
 impl Pyramid {
     pub fn new(n_series: usize) -> Pyramid {
-        Pyramid {
-            levels: Vec::new(),
-            n_series,
-        }
+        Pyramid { levels: Vec::new(), n_series }
     }
 
     /// Number of levels (the coarsest is `top()`); 0 when nothing was stored.
@@ -137,8 +131,7 @@ impl Pyramid {
     }
 
     pub fn bytes(&self) -> usize {
-        self.levels.iter().map(Level::bytes).sum::<usize>()
-            + self.levels.capacity() * size_of::<Level>()
+        self.levels.iter().map(Level::bytes).sum::<usize>() + self.levels.capacity() * size_of::<Level>()
     }
 
     /// Upper bound of the bytes that adding `blocks` more level-1 nodes can add.
@@ -174,10 +167,7 @@ impl Pyramid {
             if level.meta.contains(p) {
                 level.absorb(p, &meta, aggs);
             } else {
-                debug_assert!(
-                    p >= level.meta.end(),
-                    "ancestor {p} of level {k} was dropped"
-                );
+                debug_assert!(p >= level.meta.end(), "ancestor {p} of level {k} was dropped");
                 level.push(p, meta, aggs);
             }
         }
@@ -270,10 +260,7 @@ impl Pyramid {
     /// (merged into one) so the caller can account for evicted samples.
     pub fn pop_front_chunk(&mut self, l: usize) -> Option<NodeMeta> {
         let level = &mut self.levels[l - 1];
-        let range = level
-            .meta
-            .front_chunk_end()
-            .map(|e| level.meta.start()..e)?;
+        let range = level.meta.front_chunk_end().map(|e| level.meta.start()..e)?;
         let mut merged = *level.meta.at(range.start);
         for m in range.start + 1..range.end {
             merged.absorb(level.meta.at(m));
@@ -297,14 +284,7 @@ mod tests {
     use super::*;
 
     fn meta(t: i64, samples: u64) -> NodeMeta {
-        NodeMeta {
-            t_first: t,
-            t_last: t + samples as i64 - 1,
-            first_ordinal: 0,
-            samples,
-            gap_before: 0,
-            max_gap: 0,
-        }
+        NodeMeta { t_first: t, t_last: t + samples as i64 - 1, first_ordinal: 0, samples, gap_before: 0, max_gap: 0 }
     }
 
     #[test]

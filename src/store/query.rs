@@ -88,13 +88,7 @@ struct RangeAcc {
 
 impl RangeAcc {
     fn new() -> RangeAcc {
-        RangeAcc {
-            agg: Agg::EMPTY,
-            n: 0,
-            nf: 0,
-            samples: 0,
-            span: None,
-        }
+        RangeAcc { agg: Agg::EMPTY, n: 0, nf: 0, samples: 0, span: None }
     }
 
     fn add(&mut self, t_first: i64, t_last: i64, a: &Agg, samples: u64) {
@@ -142,27 +136,13 @@ impl StreamStore {
         }
         let mut acc = RangeAcc::new();
         let meta = &self.pyramid.level(top).meta;
-        let lo = meta.partition_point(meta.start(), meta.end(), |x| {
-            x.first_ordinal + x.samples <= a
-        });
+        let lo = meta.partition_point(meta.start(), meta.end(), |x| x.first_ordinal + x.samples <= a);
         self.range(s, top, lo, meta.end(), a, b, &mut acc);
         acc.finish(t0, t1)
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one recursive walk, its state spelled out"
-    )]
-    fn range(
-        &self,
-        s: usize,
-        l: usize,
-        lo: u64,
-        hi: u64,
-        a: u64,
-        b: u64,
-        acc: &mut RangeAcc,
-    ) -> bool {
+    #[expect(clippy::too_many_arguments, reason = "one recursive walk, its state spelled out")]
+    fn range(&self, s: usize, l: usize, lo: u64, hi: u64, a: u64, b: u64, acc: &mut RangeAcc) -> bool {
         let level = self.pyramid.level(l);
         for m in lo.max(level.meta.start())..hi.min(level.meta.end()) {
             let meta = level.meta.at(m);
@@ -206,15 +186,8 @@ impl StreamStore {
     fn sample_at(&self, o: u64, s: usize, raw: bool) -> Option<Sample> {
         let blk = self.block_of_ordinal(o)?;
         let j = (o - blk.first_ordinal) as usize;
-        let v = if raw {
-            blk.col(s)[j]
-        } else {
-            self.value(blk, s, j)
-        };
-        Some(Sample {
-            t: blk.ts.get(j),
-            value: to_option(v),
-        })
+        let v = if raw { blk.col(s)[j] } else { self.value(blk, s, j) };
+        Some(Sample { t: blk.ts.get(j), value: to_option(v) })
     }
 
     /// See `Store::nearest`.
@@ -249,19 +222,11 @@ impl StreamStore {
             if l == 1
                 && let Some(blk) = self.block(m)
             {
-                let j = blk
-                    .ts
-                    .partition_point(blk.len, t.saturating_add(1))
-                    .saturating_sub(1);
+                let j = blk.ts.partition_point(blk.len, t.saturating_add(1)).saturating_sub(1);
                 let tj = blk.ts.get(j);
                 let mut acc = RangeAcc::new();
                 acc.add(tj, tj, &Agg::of(self.value(blk, s, j)), 1);
-                return Some(Bucket {
-                    t_first: tj,
-                    t_last: tj,
-                    stats: acc.finish(tj, tj),
-                    samples_per_bucket: 1,
-                });
+                return Some(Bucket { t_first: tj, t_last: tj, stats: acc.finish(tj, tj), samples_per_bucket: 1 });
             }
             match self.children(l, m) {
                 Some((clo, chi)) => (l, lo, hi) = (l - 1, clo, chi),

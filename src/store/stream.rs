@@ -109,8 +109,7 @@ impl StreamStore {
     /// Raw block `b`, if it is still held at full resolution.
     #[inline]
     pub fn block(&self, b: u64) -> Option<&Block> {
-        b.checked_sub(self.first_block)
-            .and_then(|i| self.blocks.get(i as usize))
+        b.checked_sub(self.first_block).and_then(|i| self.blocks.get(i as usize))
     }
 
     /// Value of series `s` at sample `j` of `blk` (a block of this stream):
@@ -130,9 +129,7 @@ impl StreamStore {
 
     /// Rate of the first sample of `blk` for cumulative series `s`.
     fn first_rate(&self, blk: &Block, s: usize) -> f64 {
-        let k = self
-            .blocks
-            .partition_point(|b| b.first_ordinal < blk.first_ordinal);
+        let k = self.blocks.partition_point(|b| b.first_ordinal < blk.first_ordinal);
         if k == 0 {
             return self.head_rate[self.cum_slot[s]];
         }
@@ -141,23 +138,14 @@ impl StreamStore {
         }
         let prev = &self.blocks[k - 1];
         let wrap = self.wraps[s].flatten();
-        rate_raw(
-            prev.col(s)[prev.len - 1],
-            blk.col(s)[0],
-            blk.t_first() - prev.t_last(),
-            wrap,
-        )
+        rate_raw(prev.col(s)[prev.len - 1], blk.col(s)[0], blk.t_first() - prev.t_last(), wrap)
     }
 
     /// Bytes held by this stream outside its own struct (which lives in the
     /// store's stream table).
     pub fn heap_bytes(&self) -> usize {
         let d = &self.desc;
-        let strings = d.name.capacity()
-            + d.series
-                .iter()
-                .map(|s| s.name.capacity() + s.unit.capacity())
-                .sum::<usize>();
+        let strings = d.name.capacity() + d.series.iter().map(|s| s.name.capacity() + s.unit.capacity()).sum::<usize>();
         strings
             + d.series.capacity() * size_of::<super::SeriesDesc>()
             + self.wraps.capacity() * size_of::<Option<Option<f64>>>()
@@ -227,12 +215,9 @@ impl StreamStore {
                         col[0] = raw;
                         let r = match &self.rate_override {
                             Some(o) => o[self.cum_slot[s]],
-                            None if self.rate_valid => rate_raw(
-                                self.last_raw[s],
-                                raw,
-                                ts[i] - self.last_t.unwrap_or(0),
-                                wrap,
-                            ),
+                            None if self.rate_valid => {
+                                rate_raw(self.last_raw[s], raw, ts[i] - self.last_t.unwrap_or(0), wrap)
+                            }
                             None => missing(),
                         };
                         if off == 0 && head {
@@ -277,14 +262,8 @@ impl StreamStore {
         let blk = Block::new(self.n_series(), t, gap, self.total);
         self.blocks_heap += blk.heap_bytes();
         self.blocks.push_back(blk);
-        let meta = NodeMeta {
-            t_first: t,
-            t_last: t,
-            first_ordinal: self.total,
-            samples: 0,
-            gap_before: gap,
-            max_gap: 0,
-        };
+        let meta =
+            NodeMeta { t_first: t, t_last: t, first_ordinal: self.total, samples: 0, gap_before: gap, max_gap: 0 };
         self.pyramid.insert(1, b, meta, None);
         self.open = true;
         self.gap_pending = false;
@@ -326,17 +305,12 @@ impl StreamStore {
 
     /// First block held at a resolution finer than level `l` (`None`: none).
     pub fn finer_start(&self, l: usize) -> Option<u64> {
-        if l == 1 {
-            (!self.blocks.is_empty()).then_some(self.first_block)
-        } else {
-            self.pyramid.start_block(l - 1)
-        }
+        if l == 1 { (!self.blocks.is_empty()).then_some(self.first_block) } else { self.pyramid.start_block(l - 1) }
     }
 
     /// Bytes of level-`l` nodes that hold history no finer level holds.
     pub fn exclusive_bytes(&self, l: usize) -> usize {
-        self.pyramid.exclusive_nodes(l, self.finer_start(l)) as usize
-            * Level::node_bytes(self.n_series())
+        self.pyramid.exclusive_nodes(l, self.finer_start(l)) as usize * Level::node_bytes(self.n_series())
     }
 
     /// Start time of the front chunk of level `l` if it may be dropped
@@ -373,12 +347,7 @@ impl StreamStore {
 
     /// Oldest time held at any resolution.
     pub fn oldest_time(&self) -> Option<i64> {
-        self.pyramid
-            .levels
-            .iter()
-            .filter(|l| !l.meta.is_empty())
-            .map(|l| l.meta.at(l.meta.start()).t_first)
-            .min()
+        self.pyramid.levels.iter().filter(|l| !l.meta.is_empty()).map(|l| l.meta.at(l.meta.start()).t_first).min()
     }
 
     /// Newest time held.
@@ -416,10 +385,7 @@ impl StreamStore {
                 samples: b.first_ordinal + b.len as u64 - a.first_ordinal,
             });
         }
-        Retention {
-            evicted_samples: self.evicted,
-            spans,
-        }
+        Retention { evicted_samples: self.evicted, spans }
     }
 
     /// Retained samples (at any resolution).

@@ -18,10 +18,7 @@ pub(crate) enum TsBlock {
 
 impl TsBlock {
     pub fn new(base: i64) -> TsBlock {
-        TsBlock::Delta {
-            base,
-            d: vec![0u32; BLOCK].into_boxed_slice(),
-        }
+        TsBlock::Delta { base, d: vec![0u32; BLOCK].into_boxed_slice() }
     }
 
     /// Bytes on the heap.

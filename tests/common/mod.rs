@@ -1,9 +1,6 @@
 //! A brute-force model of a stream: every sample kept, every answer computed
 //! by scanning. The store must agree with it.
-#![allow(
-    dead_code,
-    reason = "shared by several test binaries, each using a part"
-)]
+#![allow(dead_code, reason = "shared by several test binaries, each using a part")]
 
 use zescope::store::rate::rate_between;
 use zescope::store::{SeriesDesc, SeriesKind, StreamDesc};
@@ -32,11 +29,7 @@ pub fn desc(kinds: &[SeriesKind]) -> StreamDesc {
         series: kinds
             .iter()
             .enumerate()
-            .map(|(i, &kind)| SeriesDesc {
-                name: format!("s{i}"),
-                unit: "u".into(),
-                kind,
-            })
+            .map(|(i, &kind)| SeriesDesc { name: format!("s{i}"), unit: "u".into(), kind })
             .collect(),
     }
 }
@@ -65,13 +58,7 @@ pub struct Summary {
 
 impl Model {
     pub fn new(kinds: &[SeriesKind]) -> Model {
-        Model {
-            kinds: kinds.to_vec(),
-            ts: Vec::new(),
-            raw: Vec::new(),
-            gap: Vec::new(),
-            gap_pending: false,
-        }
+        Model { kinds: kinds.to_vec(), ts: Vec::new(), raw: Vec::new(), gap: Vec::new(), gap_pending: false }
     }
 
     pub fn push(&mut self, t: i64, row: &[f64]) {
@@ -93,12 +80,7 @@ impl Model {
                 if i == 0 || self.gap[i] {
                     None
                 } else {
-                    rate_between(
-                        self.raw[i - 1][s],
-                        self.raw[i][s],
-                        self.ts[i] - self.ts[i - 1],
-                        wrap,
-                    )
+                    rate_between(self.raw[i - 1][s], self.raw[i][s], self.ts[i] - self.ts[i - 1], wrap)
                 }
             }
         }
