@@ -116,7 +116,9 @@ impl SourcePanel<'_> {
             GroupExportKind::None => "no export",
             GroupExportKind::Unknown => "export unknown",
         };
-        let id = ui.make_persistent_id(("group", dev.path, &g.name));
+        // While searching, groups have their own (open) state, so clearing the search restores
+        // what the user had expanded.
+        let id = ui.make_persistent_id(("group", dev.path, &g.name, !q.is_empty()));
         egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, !q.is_empty())
             .show_header(ui, |ui| {
                 let mut on = self.state.selection.groups.contains(&g.name);

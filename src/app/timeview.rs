@@ -74,6 +74,8 @@ impl TimeView {
         }
         let (first, last) = data?;
         Some(match self.window.seconds() {
+            // Until the data fills the window, it grows from the left edge; then it slides.
+            Some(w) if last - first < w => (first, first + w),
             Some(w) => (last - w, last),
             None if last > first => (first, last),
             None => (first - 1.0, last),
@@ -133,6 +135,7 @@ mod tests {
         v.set_window(Window::Sec10);
         assert_eq!(v.range(Some((0.0, 100.0))), Some((90.0, 100.0)));
         assert_eq!(v.range(Some((0.0, 101.0))), Some((91.0, 101.0)));
+        assert_eq!(v.range(Some((5.0, 8.0))), Some((5.0, 15.0)), "a young run fills the window from the left");
         v.set_window(Window::All);
         assert_eq!(v.range(Some((3.0, 101.0))), Some((3.0, 101.0)));
     }
