@@ -48,136 +48,26 @@ mod agg;
 mod cap;
 mod chunked;
 mod column;
+mod desc;
 mod envelope;
 mod error;
 mod export;
 mod locate;
+mod plan;
 mod pyramid;
 mod query;
 pub mod rate;
 mod stream;
 mod timeline;
 
-use serde::{Deserialize, Serialize};
-
-pub use cap::default_cap;
+pub use cap::{ResolutionSpan, Retention, default_cap};
+pub use desc::{SeriesDesc, SeriesId, SeriesKind, StreamDesc, StreamId, StreamInfo};
 pub use envelope::{Envelope, EnvelopeColumn};
 pub use error::StoreError;
 pub use export::{BucketStats, CoarseBucket, RawData, StreamData};
 pub use query::{Bucket, Sample, Stats};
 
 use stream::StreamStore;
-
-/// How a counter's values are to be read.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub enum SeriesKind {
-    /// The value itself is plotted (temperature, frequency, utilisation).
-    Gauge,
-    /// A running total (bytes, cycles); its rate per second is plotted.
-    /// `wrap` is the modulus at which it wraps (e.g. 2^32 for a u32 counter);
-    /// without one a decrease is a reset.
-    Cumulative { wrap: Option<f64> },
-}
-
-/// One counter of a stream.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeriesDesc {
-    pub name: String,
-    pub unit: String,
-    pub kind: SeriesKind,
-}
-
-impl SeriesDesc {
-    /// Unit of what is plotted: `unit/s` for a cumulative counter.
-    pub fn plotted_unit(&self) -> String {
-        match self.kind {
-            SeriesKind::Gauge => self.unit.clone(),
-            SeriesKind::Cumulative { .. } => format!("{}/s", self.unit),
-        }
-    }
-}
-
-/// One sampler run: its name and counters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StreamDesc {
-    pub name: String,
-    pub series: Vec<SeriesDesc>,
-}
-
-/// A stream of a [`Store`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StreamId(u32);
-
-/// One series (counter) of one stream of a [`Store`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SeriesId {
-    stream: StreamId,
-    index: u32,
-}
-
-impl SeriesId {
-    pub fn stream(self) -> StreamId {
-        self.stream
-    }
-
-    /// Position of the series in its stream's `StreamDesc::series`.
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-}
-
-/// A summary of one stream.
-#[derive(Clone, Copy, Debug)]
-pub struct StreamInfo<'a> {
-    pub id: StreamId,
-    pub desc: &'a StreamDesc,
-    pub ended: bool,
-    /// Samples ever appended.
-    pub appended: u64,
-    /// Oldest and newest time held (at any resolution).
-    pub time_range: Option<(i64, i64)>,
-}
-
-/// A stretch of a stream's history held at one resolution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ResolutionSpan {
-    pub t_first: i64,
-    pub t_last: i64,
-    /// Pyramid level: 0 is full resolution.
-    pub level: u8,
-    /// Samples per bucket at this level (1 at full resolution).
-    pub samples_per_bucket: u64,
-    pub buckets: u64,
-    pub samples: u64,
-}
-
-impl ResolutionSpan {
-    /// Typical time per bucket.
-    pub fn bucket_ns(&self) -> i64 {
-        (self.t_last - self.t_first) / self.buckets.max(1) as i64
-    }
-}
-
-/// What the memory cap did to a stream's history.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Retention {
-    /// Oldest samples no longer held at any resolution.
-    pub evicted_samples: u64,
-    /// What is held, oldest first; coarsened spans, then full resolution.
-    pub spans: Vec<ResolutionSpan>,
-}
-
-impl Retention {
-    /// Time before which history is coarsened (the start of the full
-    /// resolution span), if any history is coarsened.
-    pub fn coarsened_before(&self) -> Option<i64> {
-        let first_full = self.spans.iter().find(|s| s.level == 0)?;
-        self.spans
-            .iter()
-            .any(|s| s.level > 0)
-            .then_some(first_full.t_first)
-    }
-}
 
 /// The time-series store. See the module docs.
 pub struct Store {

@@ -8,18 +8,18 @@
 //! allocated per sample: a block (and, every 32 blocks, a chunk of pyramid
 //! nodes) is allocated when the previous one is full.
 //!
-//! Coarsening and eviction are primitives here ("drop the oldest raw block",
-//! "drop the oldest chunk of level `l`", "drop everything"); *which* one runs
-//! is the store-wide policy in `cap.rs`.
+//! Coarsening and eviction ("drop the oldest raw block", "drop the oldest
+//! chunk of level `l`", "drop everything") live in `cap.rs`, next to the
+//! store-wide policy that decides which one runs.
 
 use std::collections::VecDeque;
 
 use super::agg::{Agg, canon, missing};
 use super::column::{BLOCK, Block};
-use super::pyramid::{Level, MAX_LEVEL, NodeMeta, Pyramid, blocks_per_node};
+use super::pyramid::{MAX_LEVEL, NodeMeta, Pyramid, blocks_per_node};
 use super::rate::rate_raw;
 use super::timeline::TsBlock;
-use super::{ResolutionSpan, Retention, SeriesKind, StreamDesc};
+use super::{SeriesKind, StreamDesc};
 
 pub(crate) struct StreamStore {
     pub desc: StreamDesc,
@@ -129,7 +129,7 @@ impl StreamStore {
     }
 
     /// Rate of the first sample of `blk` for cumulative series `s`.
-    fn first_rate(&self, blk: &Block, s: usize) -> f64 {
+    pub(crate) fn first_rate(&self, blk: &Block, s: usize) -> f64 {
         let k = self
             .blocks
             .partition_point(|b| b.first_ordinal < blk.first_ordinal);
@@ -298,79 +298,6 @@ impl StreamStore {
         }
     }
 
-    /// Start time of the oldest raw block that may be coarsened (not the
-    /// block a live stream is appending to).
-    pub fn raw_coarsenable(&self) -> Option<i64> {
-        let closed = self.blocks.len() - usize::from(self.open);
-        (closed > 0).then(|| self.blocks[0].t_first())
-    }
-
-    /// Drop the oldest raw block: its history is now at level-1 resolution.
-    pub fn coarsen_raw_front(&mut self) {
-        if self.blocks.len() >= 2 {
-            let next = &self.blocks[1];
-            for s in 0..self.n_series() {
-                if self.wraps[s].is_some() {
-                    self.head_rate[self.cum_slot[s]] = self.first_rate(next, s);
-                }
-            }
-        }
-        if let Some(b) = self.blocks.pop_front() {
-            self.blocks_heap -= b.heap_bytes();
-            self.first_block += 1;
-            if self.blocks.is_empty() {
-                self.open = false;
-            }
-        }
-    }
-
-    /// First block held at a resolution finer than level `l` (`None`: none).
-    pub fn finer_start(&self, l: usize) -> Option<u64> {
-        if l == 1 {
-            (!self.blocks.is_empty()).then_some(self.first_block)
-        } else {
-            self.pyramid.start_block(l - 1)
-        }
-    }
-
-    /// Bytes of level-`l` nodes that hold history no finer level holds.
-    pub fn exclusive_bytes(&self, l: usize) -> usize {
-        self.pyramid.exclusive_nodes(l, self.finer_start(l)) as usize
-            * Level::node_bytes(self.n_series())
-    }
-
-    /// Start time of the front chunk of level `l` if it may be dropped
-    /// (all of it is held by no finer level).
-    pub fn level_droppable(&self, l: usize) -> Option<i64> {
-        if l > self.pyramid.top() || !self.pyramid.front_chunk_exclusive(l, self.finer_start(l)) {
-            return None;
-        }
-        let meta = &self.pyramid.level(l).meta;
-        Some(meta.at(meta.start()).t_first)
-    }
-
-    /// Drop the front chunk of level `l`: coarsened to level `l + 1`, or
-    /// evicted when `l` is the coarsest level.
-    pub fn drop_level_front(&mut self, l: usize) {
-        let top = self.pyramid.top();
-        if let Some(gone) = self.pyramid.pop_front_chunk(l)
-            && l == top
-        {
-            self.evicted += gone.samples;
-        }
-    }
-
-    /// Evict everything held; a live stream continues after a gap.
-    pub fn evict_all(&mut self) {
-        self.first_block = self.next_block();
-        self.blocks = VecDeque::new();
-        self.blocks_heap = 0;
-        self.pyramid.clear();
-        self.evicted = self.total;
-        self.open = false;
-        self.mark_gap();
-    }
-
     /// Oldest time held at any resolution.
     pub fn oldest_time(&self) -> Option<i64> {
         self.pyramid
@@ -385,46 +312,6 @@ impl StreamStore {
     pub fn newest_time(&self) -> Option<i64> {
         let l = self.pyramid.levels.first()?;
         (!l.meta.is_empty()).then(|| l.meta.at(l.meta.end() - 1).t_last)
-    }
-
-    /// What is held at which resolution (oldest first).
-    pub fn retention(&self) -> Retention {
-        let mut spans = Vec::new();
-        for l in (1..=self.pyramid.top()).rev() {
-            let nodes = self.pyramid.exclusive_nodes(l, self.finer_start(l));
-            if nodes == 0 {
-                continue;
-            }
-            let meta = &self.pyramid.level(l).meta;
-            let (a, b) = (meta.at(meta.start()), meta.at(meta.start() + nodes - 1));
-            spans.push(ResolutionSpan {
-                t_first: a.t_first,
-                t_last: b.t_last,
-                level: l as u8,
-                samples_per_bucket: blocks_per_node(l) * BLOCK as u64,
-                buckets: nodes,
-                samples: b.first_ordinal + b.samples - a.first_ordinal,
-            });
-        }
-        if let (Some(a), Some(b)) = (self.blocks.front(), self.blocks.back()) {
-            spans.push(ResolutionSpan {
-                t_first: a.t_first(),
-                t_last: b.t_last(),
-                level: 0,
-                samples_per_bucket: 1,
-                buckets: b.first_ordinal + b.len as u64 - a.first_ordinal,
-                samples: b.first_ordinal + b.len as u64 - a.first_ordinal,
-            });
-        }
-        Retention {
-            evicted_samples: self.evicted,
-            spans,
-        }
-    }
-
-    /// Retained samples (at any resolution).
-    pub fn retained_samples(&self) -> u64 {
-        self.retention().spans.iter().map(|s| s.samples).sum()
     }
 }
 

@@ -5,6 +5,8 @@
     reason = "shared by several test binaries, each using a part"
 )]
 
+pub mod checks;
+
 use zescope::store::rate::rate_between;
 use zescope::store::{SeriesDesc, SeriesKind, StreamDesc};
 
