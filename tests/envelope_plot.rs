@@ -43,8 +43,8 @@ fn store() -> (Store, Vec<PlotSeries>) {
     (store, series)
 }
 
-/// Run one 800 x 400 frame of a plot over `x` seconds; returns the
-/// shapes it painted.
+/// Run one 800 x 400 frame of a plot over `x` seconds (and tessellate it);
+/// returns the shapes it painted.
 fn frame(
     ctx: &Context,
     plot: &EnvelopePlot,
@@ -203,4 +203,45 @@ fn band_meshes_are_reused_across_frames() {
     let first = ptr(&frame(&ctx, &plot, &store, &series, (0.0, 20.0)));
     let second = ptr(&frame(&ctx, &plot, &store, &series, (0.0, 20.5)));
     assert_eq!(first, second, "the band mesh was reallocated");
+}
+
+#[test]
+fn extreme_values_and_ranges_draw_without_panicking() {
+    let mut store = Store::new(1 << 30);
+    let id = store.begin_stream(StreamDesc {
+        name: "t".into(),
+        series: vec![SeriesDesc {
+            name: "s".into(),
+            unit: "u".into(),
+            kind: SeriesKind::Gauge,
+        }],
+    });
+    let vals = [
+        f64::MAX,
+        f64::MIN,
+        f64::NAN,
+        f64::INFINITY,
+        1e300,
+        -1e300,
+        0.0,
+    ];
+    let ts: Vec<i64> = (0..vals.len() as i64).map(|i| i * MS).collect();
+    store.append(id, &ts, &vals).unwrap();
+    let series = vec![PlotSeries {
+        series: store.series_id(id, 0).unwrap(),
+        name: "s".into(),
+        color: RED,
+    }];
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    for x in [
+        (0.0, 0.01),
+        (-1e12, 1e12),
+        (f64::MIN, f64::MAX),
+        (0.003, 0.003),
+    ] {
+        for _ in 0..2 {
+            frame(&ctx, &plot, &store, &series, x);
+        }
+    }
 }

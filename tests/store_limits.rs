@@ -315,3 +315,60 @@ fn corrupt_stream_data_is_rejected_with_a_reason() {
     let id = store.import_stream(&empty).unwrap();
     assert_eq!(store.time_range(id), None);
 }
+
+#[test]
+fn extreme_timestamps_and_values_never_panic() {
+    let mut store = Store::new(1 << 30);
+    let kinds = [
+        GAUGE,
+        SeriesKind::Cumulative {
+            wrap: Some(f64::MAX),
+        },
+    ];
+    let id = store.begin_stream(desc(&kinds));
+    let ts = [i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1];
+    let vals = [
+        f64::MAX,
+        f64::MIN,
+        f64::MIN_POSITIVE,
+        -0.0,
+        1e308,
+        1e308,
+        -1e308,
+        0.0,
+        f64::NAN,
+        1.0,
+        2.0,
+        3.0,
+    ];
+    store.append(id, &ts, &vals).unwrap();
+    store.mark_gap(id);
+    store.append(id, &[i64::MAX], &[1.0, 1.0]).unwrap();
+    let mut env = Envelope::new();
+    for k in 0..2 {
+        let s = store.series_id(id, k).unwrap();
+        for (t0, t1) in [
+            (i64::MIN, i64::MAX),
+            (i64::MIN, i64::MIN),
+            (i64::MAX, i64::MAX),
+            (-5, 5),
+        ] {
+            for columns in [1, 7, 1000] {
+                store.envelope(s, t0, t1, columns, &mut env);
+                let _ = store.stats(s, t0, t1);
+            }
+            let _ = (
+                store.nearest(s, t0),
+                store.nearest_raw(s, t1),
+                store.bucket_at(s, t0),
+            );
+        }
+        store.envelope(s, i64::MIN, i64::MAX, 3, &mut env);
+        let total: u64 = env.columns().iter().map(|c| c.samples).sum();
+        assert_eq!(total, 7, "every sample is in some column");
+    }
+    let _ = (store.to_plot_x(i64::MIN), store.to_plot_x(i64::MAX));
+    let data = store.export_stream(id).unwrap();
+    let mut copy = Store::new(1 << 30);
+    copy.import_stream(&data).unwrap();
+}

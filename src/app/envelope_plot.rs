@@ -211,7 +211,11 @@ impl ScreenMap {
 
     #[inline]
     fn x(&self, t: i64) -> f32 {
-        self.x_ref + (t.wrapping_sub(self.t_ref) as f64 * self.x_scale) as f32
+        let dt = match t.checked_sub(self.t_ref) {
+            Some(d) => d as f64,
+            None => t as f64 - self.t_ref as f64,
+        };
+        self.x_ref + (dt * self.x_scale) as f32
     }
 
     #[inline]
@@ -223,7 +227,7 @@ impl ScreenMap {
     /// when that is wider than 2 px.
     #[inline]
     fn column_xs(&self, c: &EnvelopeColumn) -> (f32, f32) {
-        if ((c.t_end - c.t_start) as f64 * self.x_scale).abs() > 2.0 {
+        if ((c.t_end as f64 - c.t_start as f64) * self.x_scale).abs() > 2.0 {
             (self.x(c.t_start), self.x(c.t_end))
         } else {
             let xm = self.x(c.t_mid());

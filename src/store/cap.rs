@@ -127,7 +127,7 @@ pub struct ResolutionSpan {
 impl ResolutionSpan {
     /// Typical time per bucket.
     pub fn bucket_ns(&self) -> i64 {
-        (self.t_last - self.t_first) / self.buckets.max(1) as i64
+        self.t_last.saturating_sub(self.t_first) / self.buckets.max(1) as i64
     }
 }
 

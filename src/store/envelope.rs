@@ -67,7 +67,7 @@ pub struct EnvelopeColumn {
 impl EnvelopeColumn {
     /// Middle of the covered time span.
     pub fn t_mid(&self) -> i64 {
-        self.t_start + (self.t_end - self.t_start) / 2
+        ((self.t_start as i128 + self.t_end as i128) / 2) as i64
     }
 }
 

@@ -85,7 +85,14 @@ impl Planner<'_> {
     fn item(&mut self, part: Part, t_first: i64, t_last: i64, samples: u64, gap_before: i64) {
         // Column of the item's middle: floor(x), tested against the current
         // column first (two compares instead of a floor).
-        let x = (t_first + (t_last - t_first) / 2 - self.t0) as f64 * self.inv_w;
+        let x = match (t_first.checked_sub(self.t0), t_last.checked_sub(t_first)) {
+            (Some(d), Some(span)) => (d as f64 + (span / 2) as f64) * self.inv_w,
+            // Only at the far ends of the timeline.
+            _ => {
+                ((t_first as f64 - self.t0 as f64) + (t_last as f64 - t_first as f64) * 0.5)
+                    * self.inv_w
+            }
+        };
         let c = &mut self.cur;
         if x >= c.lo && x < c.lo + 1.0 && gap_before < self.split_gap {
             c.t_end = t_last;
@@ -244,7 +251,7 @@ impl StreamStore {
         } else {
             blocks_per_node(target) * BLOCK as u64
         };
-        let w = ((t1 - t0) as f64 / columns as f64).max(1.0);
+        let w = ((t1 as f64 - t0 as f64) / columns as f64).max(1.0);
         let mut walk = Planner {
             st: self,
             a: o0.saturating_sub(1),

@@ -123,7 +123,12 @@ impl StreamStore {
             Some(_) if j == 0 => self.first_rate(blk, s),
             Some(wrap) => {
                 let c = blk.col(s);
-                rate_raw(c[j - 1], c[j], blk.ts.get(j) - blk.ts.get(j - 1), wrap)
+                rate_raw(
+                    c[j - 1],
+                    c[j],
+                    blk.ts.get(j).saturating_sub(blk.ts.get(j - 1)),
+                    wrap,
+                )
             }
         }
     }
@@ -144,7 +149,7 @@ impl StreamStore {
         rate_raw(
             prev.col(s)[prev.len - 1],
             blk.col(s)[0],
-            blk.t_first() - prev.t_last(),
+            blk.t_first().saturating_sub(prev.t_last()),
             wrap,
         )
     }
@@ -230,7 +235,7 @@ impl StreamStore {
                             None if self.rate_valid => rate_raw(
                                 self.last_raw[s],
                                 raw,
-                                ts[i] - self.last_t.unwrap_or(0),
+                                ts[i].saturating_sub(self.last_t.unwrap_or(0)),
                                 wrap,
                             ),
                             None => missing(),
@@ -244,7 +249,7 @@ impl StreamStore {
                             let t = ts[i + j];
                             let raw = canon(vals[(i + j) * n + s]);
                             *slot = raw;
-                            agg.push(rate_raw(prev, raw, t - prev_t, wrap));
+                            agg.push(rate_raw(prev, raw, t.saturating_sub(prev_t), wrap));
                             (prev, prev_t) = (raw, t);
                         }
                     }
@@ -267,7 +272,7 @@ impl StreamStore {
 
     fn start_block(&mut self, t: i64) {
         let gap = match (self.gap_pending, self.last_t) {
-            (true, Some(lt)) => t - lt,
+            (true, Some(lt)) => t.saturating_sub(lt),
             _ => 0,
         };
         if gap > 0 {
