@@ -372,3 +372,45 @@ fn extreme_timestamps_and_values_never_panic() {
     let mut copy = Store::new(1 << 30);
     copy.import_stream(&data).unwrap();
 }
+
+#[test]
+fn stream_data_round_trips_through_ron() {
+    let mut store = Store::new(300 << 10);
+    let kinds = [
+        GAUGE,
+        SeriesKind::Cumulative {
+            wrap: Some(65536.0),
+        },
+    ];
+    let id = store.begin_stream(desc(&kinds));
+    fill(&mut store, id, 0, 30_000, 2, |i, s| match (i % 997, s) {
+        (0, 0) => f64::NAN,
+        (_, 0) => (i as f64).sin(),
+        _ => ((i * 37) % 65536) as f64,
+    });
+    store.end_stream(id);
+    let data = store.export_stream(id).unwrap();
+    assert!(
+        !data.coarse.is_empty(),
+        "the small cap coarsened some history"
+    );
+    let text = ron::to_string(&data).unwrap();
+    let back: StreamData = ron::from_str(&text).unwrap();
+    // NaN != NaN: compare the re-serialised text instead of the values.
+    assert_eq!(ron::to_string(&back).unwrap(), text);
+    let mut copy = Store::new(1 << 30);
+    let id2 = copy.import_stream(&back).unwrap();
+    assert_eq!(copy.retention(id2), store.retention(id));
+    let (t0, t1) = store.time_range(id).unwrap();
+    for k in 0..2 {
+        let (a, b) = (
+            store.series_id(id, k).unwrap(),
+            copy.series_id(id2, k).unwrap(),
+        );
+        let (x, y) = (store.stats(a, t0, t1), copy.stats(b, t0, t1));
+        assert_eq!(
+            (x.samples, x.count, x.non_finite, x.min, x.max),
+            (y.samples, y.count, y.non_finite, y.min, y.max)
+        );
+    }
+}
