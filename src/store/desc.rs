@@ -38,11 +38,11 @@ pub struct StreamDesc {
     pub series: Vec<SeriesDesc>,
 }
 
-/// A stream of a [`Store`].
+/// A stream of a [`Store`](super::Store).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StreamId(pub(crate) u32);
 
-/// One series (counter) of one stream of a [`Store`].
+/// One series (counter) of one stream of a [`Store`](super::Store).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SeriesId {
     pub(crate) stream: StreamId,

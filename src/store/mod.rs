@@ -5,29 +5,32 @@
 //!
 //! A *stream* is one run of the sampler: one timeline of strictly increasing
 //! `i64` nanosecond timestamps shared by `n` *series* (one per counter), stored
-//! in blocks of 256 samples ([`column`], [`timeline`]). Over the blocks sits a
-//! min/max *pyramid* ([`pyramid`]): per series, a bucket summary (min, max,
+//! in blocks of 256 samples (`column.rs`, `timeline.rs`). Over the blocks sits
+//! a min/max *pyramid* (`pyramid.rs`): per series, a bucket summary (min, max,
 //! sum, last, finite and non-finite counts) per 256 samples, per 4096, per
 //! 65536, ... (fan-out 16, 6 levels). Cumulative counters are plotted as rates,
 //! derived at ingest ([`rate`]). Queries: envelopes for plotting
-//! ([`envelope`]), exact samples and range statistics ([`query`]). The cap and
-//! what gives way under it: [`cap`]. Save/load: [`export`].
+//! (`plan.rs` lays out the columns once per stream, `envelope.rs` fills them
+//! per series), exact samples and range statistics (`query.rs`). The cap and
+//! what gives way under it: `cap.rs`. Save/load: `export.rs`. Each file's
+//! docs say why it is built the way it is.
 //!
 //! # Memory arithmetic (full resolution, per stored value)
 //!
 //! With `n` series per stream and blocks of `B = 256` samples:
 //!
-//! | what                         | bytes per value            | n = 16   |
-//! |------------------------------|----------------------------|----------|
-//! | the `f64` value              | 8                          | 8        |
-//! | timestamp (u32 delta)        | 4 / n                      | 0.25     |
-//! | pyramid aggs (40 B per node) | 40 / B · 16/15             | 0.167    |
-//! | pyramid metas (48 B, shared) | 48 / B · 16/15 / n         | 0.0125   |
-//! | block header (~88 B, shared) | 88 / B / n (x2 spine slack) | 0.02–0.04 |
-//! | rate of a block's 1st sample | 8 / B (cumulative only)    | 0.031    |
+//! | what                          | bytes per value          | n = 16     |
+//! |-------------------------------|--------------------------|------------|
+//! | the `f64` value               | 8                        | 8          |
+//! | timestamp (u32 offset)        | 4 / n                    | 0.25       |
+//! | pyramid aggs (40 B per node)  | 40 / B · 16/15           | 0.167      |
+//! | pyramid metas (48 B, shared)  | 48 / B · 16/15 / n       | 0.0125     |
+//! | block header (~70 B, shared)  | 70 / B / n (·2 slack)    | 0.017–0.034 |
 //!
-//! So about 8.45 B per value for gauges and 8.48 for cumulative counters at 16
-//! series, under the 8.5 B goal; it gets better with more series. Slower
+//! So about 8.45 B per value at 16 series (the store's own accounting, which
+//! counts allocated capacity, measures 8.449 B), under the 8.5 B goal, for
+//! gauges and cumulative counters alike (a cumulative counter's rate is not
+//! stored per sample: see `rate.rs`). It gets better with more series. Slower
 //! sampling than ~60 Hz stores timestamps as `i64` (+0.25 B at 16 series).
 //!
 //! # Cost of a query
@@ -36,7 +39,8 @@
 //! pyramid level whose bucket holds at most one column's worth of samples, so
 //! it reads fewer than 16·N buckets plus O(16 · levels) to find the start:
 //! the same at 1M and at 10M samples. Spikes survive at every zoom level
-//! because every bucket keeps its exact min and max.
+//! because every bucket keeps its exact min and max. [`Store::envelopes`]
+//! shares the column layout between the series of a stream.
 //!
 //! # Time
 //!
