@@ -272,6 +272,32 @@ fn corrupt_stream_data_is_rejected_with_a_reason() {
             }),
         ),
         (
+            "out of range",
+            Box::new(|d| {
+                d.coarse = vec![CoarseBucket {
+                    index: u64::MAX - 3,
+                    ..bucket.clone()
+                }]
+            }),
+        ),
+        (
+            "out of range",
+            Box::new(|d| {
+                d.coarse = vec![CoarseBucket {
+                    first_ordinal: u64::MAX - 100,
+                    ..bucket.clone()
+                }]
+            }),
+        ),
+        (
+            "out of range",
+            Box::new(|d| d.raw.first_ordinal = u64::MAX - 10),
+        ),
+        (
+            "out of range",
+            Box::new(|d| d.raw.first_block = u64::MAX - 10),
+        ),
+        (
             "more values than samples",
             Box::new(|d| {
                 let mut b = bucket.clone();

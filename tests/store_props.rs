@@ -263,3 +263,74 @@ fn plans_reach_coarsening_eviction_and_coarse_levels() {
     );
     assert!(levels.len() >= 3, "bucket sizes walked: {levels:?}");
 }
+
+/// An extreme or random number for a mutated field.
+fn wild(rng: &mut Rng) -> u64 {
+    match rng.below(6) {
+        0 => 0,
+        1 => u64::MAX - rng.below(3),
+        2 => i64::MAX as u64 - rng.below(3),
+        3 => rng.below(64),
+        4 => rng.below(1 << 20),
+        _ => rng.next_u64(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(40),
+        ..ProptestConfig::default()
+    })]
+
+    /// Session files are untrusted: whatever a mutated `StreamData` says,
+    /// importing it returns an error or a store that answers queries; it
+    /// never panics.
+    #[test]
+    fn imports_of_mutated_data_never_panic(p in plan(), mutation_seed in any::<u64>()) {
+        let (store, streams) = build(&p);
+        let (id, _) = streams.last().unwrap();
+        let mut data = store.export_stream(*id).unwrap();
+        let mut rng = Rng(mutation_seed | 1);
+        for _ in 0..1 + rng.below(3) {
+            let v = wild(&mut rng);
+            let nb = data.coarse.len().max(1) as u64;
+            let b = rng.below(nb) as usize;
+            let nr = data.raw.timestamps.len().max(1) as u64;
+            let r = rng.below(nr) as usize;
+            match rng.below(14) {
+                0 => if let Some(x) = data.coarse.get_mut(b) { x.level = v as u8 },
+                1 => if let Some(x) = data.coarse.get_mut(b) { x.index = v },
+                2 => if let Some(x) = data.coarse.get_mut(b) { x.samples = v },
+                3 => if let Some(x) = data.coarse.get_mut(b) { x.first_ordinal = v },
+                4 => if let Some(x) = data.coarse.get_mut(b) { x.t_first = v as i64 },
+                5 => if let Some(x) = data.coarse.get_mut(b) { x.gap_before = v as i64 },
+                6 => if let Some(x) = data.coarse.get_mut(b).and_then(|x| x.series.first_mut()) { x.count = v as u32 },
+                7 => if let Some(t) = data.raw.timestamps.get_mut(r) { *t = v as i64 },
+                8 => data.raw.first_block = v,
+                9 => data.raw.first_ordinal = v,
+                10 => data.raw.gaps.push(v as usize),
+                11 => data.raw.first_gap = v as i64,
+                12 => data.evicted_samples = v,
+                _ => if b < data.coarse.len() { data.coarse.remove(b); },
+            }
+        }
+        let mut copy = Store::new(1 << 30);
+        if let Ok(id2) = copy.import_stream(&data) {
+            let mut env = Envelope::new();
+            let range = copy.time_range(id2);
+            for (sid, _) in copy.series(id2) {
+                for (t0, t1) in [(i64::MIN, i64::MAX), range.unwrap_or((0, 0))] {
+                    copy.envelope(sid, t0, t1, 200, &mut env);
+                    let _ = (copy.stats(sid, t0, t1), copy.nearest(sid, t0), copy.bucket_at(sid, t1));
+                }
+            }
+            let _ = copy.export_stream(id2);
+            let row = vec![1.0; data.desc.series.len()];
+            let t = range.map_or(0, |r| r.1.saturating_add(1));
+            let _ = copy.append(id2, &[t, t.saturating_add(1)], &[row.clone(), row].concat());
+            for (sid, _) in copy.series(id2) {
+                copy.envelope(sid, i64::MIN, i64::MAX, 50, &mut env);
+            }
+        }
+    }
+}
