@@ -23,8 +23,14 @@
 //! With the default 1 GiB cap and 16 counters at 1 kHz this keeps about
 //! 1.8 hours at full resolution, then 3.5 hours at 256 ms buckets, 2.3 days
 //! at 4 s, 37 days at 65 s... (each level's `cap / 32` buys 16x the time of
-//! the level below). `Store::coarsening` reports the resulting spans so the UI
-//! can say "history before 10:42:03 is at 4 s resolution".
+//! the level below). A live recording's oldest history therefore loses
+//! resolution, not existence: level 6 (one bucket per 2^28 samples, 3 days
+//! at 1 kHz) would need ~10^5 years to outgrow its share. What does get
+//! evicted is ended streams (steps 1 and 4: once folded to their coarsest
+//! level, or whole when nothing else is left) and, with a cap too small for
+//! the streams' working set, whole live streams (step 4). `Store::coarsening`
+//! reports the resulting spans and evicted counts so the UI can say "history
+//! before 10:42:03 is at 4 s resolution".
 
 use std::collections::VecDeque;
 
