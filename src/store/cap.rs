@@ -25,7 +25,7 @@
 //! at 4 s, 37 days at 65 s... (each level's `cap / 32` buys 16x the time of
 //! the level below). A live recording's oldest history therefore loses
 //! resolution, not existence: level 6 (one bucket per 2^28 samples, 3 days
-//! at 1 kHz) would need ~10^5 years to outgrow its share. What does get
+//! at 1 kHz) would need ~400 years to outgrow its share. What does get
 //! evicted is ended streams (steps 1 and 4: once folded to their coarsest
 //! level, or whole when nothing else is left) and, with a cap too small for
 //! the streams' working set, whole live streams (step 4). `Store::coarsening`
