@@ -118,7 +118,11 @@ fn benches(c: &mut Criterion) {
         store.retention(id).and_then(|r| r.coarsened_before())
     );
 
-    group.throughput(Throughput::Elements(1));
+    group.finish();
+
+    // Queries: time per call (no throughput).
+    let mut group = c.benchmark_group("store");
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
     for (label, samples) in [("1M", 1_000_000usize), ("10M", 10_000_000)] {
         let (store, id) = filled(samples, usize::MAX);
         let s = store.series_id(id, 0).unwrap();

@@ -45,7 +45,9 @@ fn app() -> ZescopeApp {
     let mut store = Store::new(usize::MAX);
     let id = store.begin_stream(StreamDesc {
         name: "bench".into(),
-        series: (0..n).map(|s| SeriesDesc { name: format!("m{s}"), unit: "W".into(), kind: SeriesKind::Gauge }).collect(),
+        series: (0..n)
+            .map(|s| SeriesDesc { name: format!("m{s}"), unit: "W".into(), kind: SeriesKind::Gauge })
+            .collect(),
     });
     let mut ts = Vec::new();
     let mut vals = Vec::new();
@@ -63,7 +65,13 @@ fn app() -> ZescopeApp {
     let mut keys = Vec::new();
     for s in 0..n {
         let key = SeriesKey { device: "bench".into(), group: "G".into(), metric: format!("m{s}") };
-        let info = SeriesInfo { name: format!("m{s}"), description: String::new(), unit: "W".into(), kind: Kind::Gauge, wrap: None };
+        let info = SeriesInfo {
+            name: format!("m{s}"),
+            description: String::new(),
+            unit: "W".into(),
+            kind: Kind::Gauge,
+            wrap: None,
+        };
         let sid = app.store.series_id(id, s).unwrap();
         app.state.series.insert(key.clone(), SeriesEntry { info, ids: vec![sid] });
         keys.push(key);
@@ -80,7 +88,10 @@ fn app() -> ZescopeApp {
 fn full_ui(c: &mut Criterion) {
     let mut app = app();
     let ctx = Context::default();
-    let input = || RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(1600.0, 1000.0))), ..Default::default() };
+    let input = || RawInput {
+        screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(1600.0, 1000.0))),
+        ..Default::default()
+    };
     let id = app.store.streams().next().unwrap().id;
     let mut i = SAMPLES;
     let row: Vec<f64> = (0..PANES * PER_PANE).map(|s| value(0, s)).collect();

@@ -6,9 +6,10 @@
 
 mod common;
 
+use common::checks::{check_envelope, check_nearest, check_stats};
 use common::{Model, Rng, close, desc};
 use proptest::prelude::*;
-use zescope::store::{Envelope, SeriesId, SeriesKind, Store, StreamId};
+use zescope::store::{Envelope, SeriesKind, Store, StreamId};
 
 #[derive(Debug, Clone)]
 struct Plan {
@@ -144,126 +145,6 @@ fn feed(
     model
 }
 
-/// Where full resolution starts (model index) and how many samples were evicted.
-fn regions(store: &Store, id: StreamId, model: &Model) -> (usize, usize) {
-    let ret = store.retention(id).unwrap();
-    let raw_start = ret
-        .spans
-        .iter()
-        .find(|s| s.level == 0)
-        .map_or(model.ts.len(), |s| model.ts.partition_point(|&t| t < s.t_first));
-    (raw_start, ret.evicted_samples as usize)
-}
-
-fn same(a: Option<f64>, b: Option<f64>) -> bool {
-    match (a, b) {
-        (Some(x), Some(y)) => x == y || (x.is_nan() && y.is_nan()),
-        (None, None) => true,
-        _ => false,
-    }
-}
-
-fn check_envelope(store: &Store, sid: SeriesId, model: &Model, t0: i64, t1: i64, n: usize, env: &mut Envelope) {
-    let s = sid.index();
-    let (raw_start, evicted) = regions(store, sid.stream(), model);
-    store.envelope(sid, t0, t1, n, env);
-    let cols = env.columns();
-    let w = ((t1 - t0) as f64 / n as f64).max(1.0);
-    let split = w.ceil() as i64;
-    let mut covered: Option<(usize, usize)> = None;
-    let mut gaps_seen = 0;
-    for (k, c) in cols.iter().enumerate() {
-        let r = model.range(c.t_start, c.t_end);
-        assert!(!r.is_empty(), "column {k} covers no sample: {c:?}");
-        assert_eq!(model.ts[r.start], c.t_start, "column {k} starts between samples");
-        assert_eq!(model.ts[r.end - 1], c.t_end, "column {k} ends between samples");
-        assert!(r.start >= evicted, "column {k} shows evicted samples");
-        if let Some((_, end)) = covered {
-            assert_eq!(r.start, end, "column {k} does not follow the previous column");
-        }
-        covered = Some((covered.map_or(r.start, |c| c.0), r.end));
-        let want = model.summary(s, r.clone());
-        assert_eq!(c.samples, want.samples, "column {k} sample count");
-        assert_eq!(c.count, want.count, "column {k} finite count");
-        assert_eq!(c.non_finite, want.non_finite, "column {k} non-finite count");
-        if want.count > 0 {
-            assert_eq!((c.min, c.max), (want.min, want.max), "column {k} min/max");
-            assert!(close(c.mean, want.sum / want.count as f64), "column {k} mean");
-        } else {
-            assert!(c.min.is_nan() && c.max.is_nan() && c.mean.is_nan());
-        }
-        assert_eq!(c.break_before, model.gap[r.start], "column {k} break_before");
-        gaps_seen += (r.start + 1..r.end).filter(|&i| model.gap[i]).count() + usize::from(c.break_before);
-        if r.start >= raw_start {
-            for i in r.start + 1..r.end {
-                assert!(
-                    !model.gap[i] || model.ts[i] - model.ts[i - 1] < split,
-                    "column {k} hides a {} ns gap (column width {w})",
-                    model.ts[i] - model.ts[i - 1]
-                );
-            }
-            if env.samples_per_bucket() == 1 && c.t_start >= t0 && c.t_end <= t1 {
-                assert!(((c.t_end - c.t_start) as f64) < w, "raw column {k} is wider than a pixel");
-            }
-        }
-    }
-    let want = model.range(t0, t1);
-    let need = (want.start.saturating_sub(1).max(evicted), (want.end + 1).min(model.ts.len()));
-    if need.0 < need.1 {
-        let (a, b) = covered.expect("samples in range but no columns");
-        assert!(a <= need.0 && b >= need.1, "columns cover {a}..{b}, need {need:?}");
-    }
-    assert!(cols.len() <= n + 4 + gaps_seen, "{} columns for {n} pixels", cols.len());
-}
-
-fn check_stats(store: &Store, sid: SeriesId, model: &Model, t0: i64, t1: i64) {
-    let (_, evicted) = regions(store, sid.stream(), model);
-    let st = store.stats(sid, t0, t1);
-    let mut want = model.range(t0, t1);
-    want.start = want.start.max(evicted);
-    let r = if st.exact || st.samples == 0 {
-        want.clone()
-    } else {
-        let r = model.range(st.t_first, st.t_last);
-        assert!(r.start <= want.start && r.end >= want.end, "inexact stats must cover the range");
-        r
-    };
-    if r.start >= r.end {
-        assert_eq!(st.samples, 0);
-        return;
-    }
-    let m = model.summary(sid.index(), r.clone());
-    assert_eq!((st.samples, st.count, st.non_finite), (m.samples, m.count, m.non_finite));
-    assert_eq!((st.t_first, st.t_last), (model.ts[r.start], model.ts[r.end - 1]));
-    if m.count > 0 {
-        assert_eq!((st.min, st.max), (m.min, m.max));
-        assert!(close(st.mean, m.sum / m.count as f64));
-    }
-    assert!(same(st.last, m.last), "last {:?} vs {:?}", st.last, m.last);
-}
-
-fn check_nearest(store: &Store, sid: SeriesId, model: &Model, t: i64) {
-    let (raw_start, _) = regions(store, sid.stream(), model);
-    let s = sid.index();
-    match store.nearest(sid, t) {
-        Some(x) => {
-            let i = model.ts.partition_point(|&u| u < x.t);
-            assert!(i >= raw_start && model.ts[i] == x.t, "nearest is not a stored sample");
-            assert!(same(x.value, model.value(i, s)), "nearest value");
-            let d = (x.t - t).abs();
-            let better = model.ts[raw_start..].iter().any(|&u| (u - t).abs() < d);
-            assert!(!better, "a stored sample is nearer to {t} than {}", x.t);
-            let raw = store.nearest_raw(sid, t).unwrap();
-            assert_eq!(raw.t, x.t);
-            assert!(same(raw.value, Some(model.raw[i][s])));
-        }
-        None => {
-            let in_coarse = raw_start > 0 && t < model.ts.get(raw_start).copied().unwrap_or(i64::MAX);
-            assert!(raw_start == model.ts.len() || in_coarse, "no nearest sample to {t}");
-        }
-    }
-}
-
 proptest! {
     // 40 cases keep `cargo test` quick; PROPTEST_CASES=2000 for a deeper run.
     #![proptest_config(ProptestConfig {
@@ -367,4 +248,75 @@ fn plans_reach_coarsening_eviction_and_coarse_levels() {
     }
     assert!(coarse >= 5 && evicted >= 1, "coarsened {coarse}, evicted {evicted}");
     assert!(levels.len() >= 3, "bucket sizes walked: {levels:?}");
+}
+
+/// An extreme or random number for a mutated field.
+fn wild(rng: &mut Rng) -> u64 {
+    match rng.below(6) {
+        0 => 0,
+        1 => u64::MAX - rng.below(3),
+        2 => i64::MAX as u64 - rng.below(3),
+        3 => rng.below(64),
+        4 => rng.below(1 << 20),
+        _ => rng.next_u64(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(40),
+        ..ProptestConfig::default()
+    })]
+
+    /// Session files are untrusted: whatever a mutated `StreamData` says,
+    /// importing it returns an error or a store that answers queries; it
+    /// never panics.
+    #[test]
+    fn imports_of_mutated_data_never_panic(p in plan(), mutation_seed in any::<u64>()) {
+        let (store, streams) = build(&p);
+        let (id, _) = streams.last().unwrap();
+        let mut data = store.export_stream(*id).unwrap();
+        let mut rng = Rng(mutation_seed | 1);
+        for _ in 0..1 + rng.below(3) {
+            let v = wild(&mut rng);
+            let nb = data.coarse.len().max(1) as u64;
+            let b = rng.below(nb) as usize;
+            let nr = data.raw.timestamps.len().max(1) as u64;
+            let r = rng.below(nr) as usize;
+            match rng.below(14) {
+                0 => if let Some(x) = data.coarse.get_mut(b) { x.level = v as u8 },
+                1 => if let Some(x) = data.coarse.get_mut(b) { x.index = v },
+                2 => if let Some(x) = data.coarse.get_mut(b) { x.samples = v },
+                3 => if let Some(x) = data.coarse.get_mut(b) { x.first_ordinal = v },
+                4 => if let Some(x) = data.coarse.get_mut(b) { x.t_first = v as i64 },
+                5 => if let Some(x) = data.coarse.get_mut(b) { x.gap_before = v as i64 },
+                6 => if let Some(x) = data.coarse.get_mut(b).and_then(|x| x.series.first_mut()) { x.count = v as u32 },
+                7 => if let Some(t) = data.raw.timestamps.get_mut(r) { *t = v as i64 },
+                8 => data.raw.first_block = v,
+                9 => data.raw.first_ordinal = v,
+                10 => data.raw.gaps.push(v as usize),
+                11 => data.raw.first_gap = v as i64,
+                12 => data.evicted_samples = v,
+                _ => if b < data.coarse.len() { data.coarse.remove(b); },
+            }
+        }
+        let mut copy = Store::new(1 << 30);
+        if let Ok(id2) = copy.import_stream(&data) {
+            let mut env = Envelope::new();
+            let range = copy.time_range(id2);
+            for (sid, _) in copy.series(id2) {
+                for (t0, t1) in [(i64::MIN, i64::MAX), range.unwrap_or((0, 0))] {
+                    copy.envelope(sid, t0, t1, 200, &mut env);
+                    let _ = (copy.stats(sid, t0, t1), copy.nearest(sid, t0), copy.bucket_at(sid, t1));
+                }
+            }
+            let _ = copy.export_stream(id2);
+            let row = vec![1.0; data.desc.series.len()];
+            let t = range.map_or(0, |r| r.1.saturating_add(1));
+            let _ = copy.append(id2, &[t, t.saturating_add(1)], &[row.clone(), row].concat());
+            for (sid, _) in copy.series(id2) {
+                copy.envelope(sid, i64::MIN, i64::MAX, 50, &mut env);
+            }
+        }
+    }
 }

@@ -83,6 +83,11 @@ pub struct RawData {
     pub first_rates: Vec<Option<f64>>,
 }
 
+/// Block numbers and ordinals beyond this are rejected: a stream at 1 MHz
+/// would take 2000 years to get there, and arithmetic on them stays far from
+/// overflowing.
+const LIMIT: u64 = 1 << 56;
+
 fn bad(msg: String) -> StoreError {
     StoreError::InvalidImport(msg)
 }
@@ -172,8 +177,11 @@ impl StreamStore {
             let first_block = b
                 .index
                 .checked_mul(span)
-                .filter(|f| f.checked_add(span).is_some())
+                .filter(|f| f.checked_add(span).is_some_and(|e| e <= LIMIT))
                 .ok_or_else(|| bad(format!("bucket {k}: index {} out of range", b.index)))?;
+            if b.first_ordinal > LIMIT {
+                return Err(bad(format!("bucket {k}: first ordinal {} out of range", b.first_ordinal)));
+            }
             let max_samples = span * BLOCK as u64;
             if b.samples == 0 || b.samples > max_samples {
                 return Err(bad(format!("bucket {k}: {} samples (1..={max_samples} at level {l})", b.samples)));
@@ -251,11 +259,14 @@ impl StreamStore {
             }
         }
         if k > 0 {
+            let blocks = k.div_ceil(BLOCK) as u64 + raw.gaps.len() as u64;
+            if raw.first_block.checked_add(blocks).is_none_or(|e| e > LIMIT)
+                || raw.first_ordinal.checked_add(k as u64).is_none_or(|e| e > LIMIT)
+            {
+                return Err(bad("raw: block numbers or ordinals out of range".into()));
+            }
             st.first_block = raw.first_block;
             st.total = raw.first_ordinal;
-            if raw.first_block.checked_add(k.div_ceil(BLOCK) as u64 + raw.gaps.len() as u64).is_none() {
-                return Err(bad("raw: block numbers out of range".into()));
-            }
         }
         if data.evicted_samples > st.total.max(raw.first_ordinal) {
             return Err(bad("more evicted samples than samples before the history".into()));

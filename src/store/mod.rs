@@ -5,29 +5,32 @@
 //!
 //! A *stream* is one run of the sampler: one timeline of strictly increasing
 //! `i64` nanosecond timestamps shared by `n` *series* (one per counter), stored
-//! in blocks of 256 samples ([`column`], [`timeline`]). Over the blocks sits a
-//! min/max *pyramid* ([`pyramid`]): per series, a bucket summary (min, max,
+//! in blocks of 256 samples (`column.rs`, `timeline.rs`). Over the blocks sits
+//! a min/max *pyramid* (`pyramid.rs`): per series, a bucket summary (min, max,
 //! sum, last, finite and non-finite counts) per 256 samples, per 4096, per
 //! 65536, ... (fan-out 16, 6 levels). Cumulative counters are plotted as rates,
 //! derived at ingest ([`rate`]). Queries: envelopes for plotting
-//! ([`envelope`]), exact samples and range statistics ([`query`]). The cap and
-//! what gives way under it: [`cap`]. Save/load: [`export`].
+//! (`plan.rs` lays out the columns once per stream, `envelope.rs` fills them
+//! per series), exact samples and range statistics (`query.rs`). The cap and
+//! what gives way under it: `cap.rs`. Save/load: `export.rs`. Each file's
+//! docs say why it is built the way it is.
 //!
 //! # Memory arithmetic (full resolution, per stored value)
 //!
 //! With `n` series per stream and blocks of `B = 256` samples:
 //!
-//! | what                         | bytes per value            | n = 16   |
-//! |------------------------------|----------------------------|----------|
-//! | the `f64` value              | 8                          | 8        |
-//! | timestamp (u32 delta)        | 4 / n                      | 0.25     |
-//! | pyramid aggs (40 B per node) | 40 / B · 16/15             | 0.167    |
-//! | pyramid metas (48 B, shared) | 48 / B · 16/15 / n         | 0.0125   |
-//! | block header (~88 B, shared) | 88 / B / n (x2 spine slack) | 0.02–0.04 |
-//! | rate of a block's 1st sample | 8 / B (cumulative only)    | 0.031    |
+//! | what                          | bytes per value          | n = 16     |
+//! |-------------------------------|--------------------------|------------|
+//! | the `f64` value               | 8                        | 8          |
+//! | timestamp (u32 offset)        | 4 / n                    | 0.25       |
+//! | pyramid aggs (40 B per node)  | 40 / B · 16/15           | 0.167      |
+//! | pyramid metas (48 B, shared)  | 48 / B · 16/15 / n       | 0.0125     |
+//! | block header (~70 B, shared)  | 70 / B / n (·2 slack)    | 0.017–0.034 |
 //!
-//! So about 8.45 B per value for gauges and 8.48 for cumulative counters at 16
-//! series, under the 8.5 B goal; it gets better with more series. Slower
+//! So about 8.45 B per value at 16 series (the store's own accounting, which
+//! counts allocated capacity, measures 8.449 B), under the 8.5 B goal, for
+//! gauges and cumulative counters alike (a cumulative counter's rate is not
+//! stored per sample: see `rate.rs`). It gets better with more series. Slower
 //! sampling than ~60 Hz stores timestamps as `i64` (+0.25 B at 16 series).
 //!
 //! # Cost of a query
@@ -36,7 +39,8 @@
 //! pyramid level whose bucket holds at most one column's worth of samples, so
 //! it reads fewer than 16·N buckets plus O(16 · levels) to find the start:
 //! the same at 1M and at 10M samples. Spikes survive at every zoom level
-//! because every bucket keeps its exact min and max.
+//! because every bucket keeps its exact min and max. [`Store::envelopes`]
+//! shares the column layout between the series of a stream.
 //!
 //! # Time
 //!
@@ -48,133 +52,26 @@ mod agg;
 mod cap;
 mod chunked;
 mod column;
+mod desc;
 mod envelope;
 mod error;
 mod export;
 mod locate;
+mod plan;
 mod pyramid;
 mod query;
 pub mod rate;
 mod stream;
 mod timeline;
 
-use serde::{Deserialize, Serialize};
-
-pub use cap::default_cap;
+pub use cap::{ResolutionSpan, Retention, default_cap};
+pub use desc::{SeriesDesc, SeriesId, SeriesKind, StreamDesc, StreamId, StreamInfo};
 pub use envelope::{Envelope, EnvelopeColumn};
 pub use error::StoreError;
 pub use export::{BucketStats, CoarseBucket, RawData, StreamData};
 pub use query::{Bucket, Sample, Stats};
 
 use stream::StreamStore;
-
-/// How a counter's values are to be read.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub enum SeriesKind {
-    /// The value itself is plotted (temperature, frequency, utilisation).
-    Gauge,
-    /// A running total (bytes, cycles); its rate per second is plotted.
-    /// `wrap` is the modulus at which it wraps (e.g. 2^32 for a u32 counter);
-    /// without one a decrease is a reset.
-    Cumulative { wrap: Option<f64> },
-}
-
-/// One counter of a stream.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeriesDesc {
-    pub name: String,
-    pub unit: String,
-    pub kind: SeriesKind,
-}
-
-impl SeriesDesc {
-    /// Unit of what is plotted: `unit/s` for a cumulative counter.
-    pub fn plotted_unit(&self) -> String {
-        match self.kind {
-            SeriesKind::Gauge => self.unit.clone(),
-            SeriesKind::Cumulative { .. } => format!("{}/s", self.unit),
-        }
-    }
-}
-
-/// One sampler run: its name and counters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StreamDesc {
-    pub name: String,
-    pub series: Vec<SeriesDesc>,
-}
-
-/// A stream of a [`Store`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StreamId(u32);
-
-/// One series (counter) of one stream of a [`Store`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SeriesId {
-    stream: StreamId,
-    index: u32,
-}
-
-impl SeriesId {
-    pub fn stream(self) -> StreamId {
-        self.stream
-    }
-
-    /// Position of the series in its stream's `StreamDesc::series`.
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-}
-
-/// A summary of one stream.
-#[derive(Clone, Copy, Debug)]
-pub struct StreamInfo<'a> {
-    pub id: StreamId,
-    pub desc: &'a StreamDesc,
-    pub ended: bool,
-    /// Samples ever appended.
-    pub appended: u64,
-    /// Oldest and newest time held (at any resolution).
-    pub time_range: Option<(i64, i64)>,
-}
-
-/// A stretch of a stream's history held at one resolution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ResolutionSpan {
-    pub t_first: i64,
-    pub t_last: i64,
-    /// Pyramid level: 0 is full resolution.
-    pub level: u8,
-    /// Samples per bucket at this level (1 at full resolution).
-    pub samples_per_bucket: u64,
-    pub buckets: u64,
-    pub samples: u64,
-}
-
-impl ResolutionSpan {
-    /// Typical time per bucket.
-    pub fn bucket_ns(&self) -> i64 {
-        (self.t_last - self.t_first) / self.buckets.max(1) as i64
-    }
-}
-
-/// What the memory cap did to a stream's history.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Retention {
-    /// Oldest samples no longer held at any resolution.
-    pub evicted_samples: u64,
-    /// What is held, oldest first; coarsened spans, then full resolution.
-    pub spans: Vec<ResolutionSpan>,
-}
-
-impl Retention {
-    /// Time before which history is coarsened (the start of the full
-    /// resolution span), if any history is coarsened.
-    pub fn coarsened_before(&self) -> Option<i64> {
-        let first_full = self.spans.iter().find(|s| s.level == 0)?;
-        self.spans.iter().any(|s| s.level > 0).then_some(first_full.t_first)
-    }
-}
 
 /// The time-series store. See the module docs.
 pub struct Store {

@@ -200,7 +200,7 @@ impl StreamStore {
         let before = e.checked_sub(1).and_then(|o| self.sample_at(o, s, raw));
         let after = self.sample_at(e, s, raw);
         match (before, after) {
-            (Some(x), Some(y)) => Some(if t - x.t <= y.t - t { x } else { y }),
+            (Some(x), Some(y)) => Some(if t as i128 - x.t as i128 <= y.t as i128 - t as i128 { x } else { y }),
             (x, y) => x.or(y),
         }
     }

@@ -8,18 +8,18 @@
 //! allocated per sample: a block (and, every 32 blocks, a chunk of pyramid
 //! nodes) is allocated when the previous one is full.
 //!
-//! Coarsening and eviction are primitives here ("drop the oldest raw block",
-//! "drop the oldest chunk of level `l`", "drop everything"); *which* one runs
-//! is the store-wide policy in `cap.rs`.
+//! Coarsening and eviction ("drop the oldest raw block", "drop the oldest
+//! chunk of level `l`", "drop everything") live in `cap.rs`, next to the
+//! store-wide policy that decides which one runs.
 
 use std::collections::VecDeque;
 
 use super::agg::{Agg, canon, missing};
 use super::column::{BLOCK, Block};
-use super::pyramid::{Level, MAX_LEVEL, NodeMeta, Pyramid, blocks_per_node};
+use super::pyramid::{MAX_LEVEL, NodeMeta, Pyramid, blocks_per_node};
 use super::rate::rate_raw;
 use super::timeline::TsBlock;
-use super::{ResolutionSpan, Retention, SeriesKind, StreamDesc};
+use super::{SeriesKind, StreamDesc};
 
 pub(crate) struct StreamStore {
     pub desc: StreamDesc,
@@ -122,13 +122,13 @@ impl StreamStore {
             Some(_) if j == 0 => self.first_rate(blk, s),
             Some(wrap) => {
                 let c = blk.col(s);
-                rate_raw(c[j - 1], c[j], blk.ts.get(j) - blk.ts.get(j - 1), wrap)
+                rate_raw(c[j - 1], c[j], blk.ts.get(j).saturating_sub(blk.ts.get(j - 1)), wrap)
             }
         }
     }
 
     /// Rate of the first sample of `blk` for cumulative series `s`.
-    fn first_rate(&self, blk: &Block, s: usize) -> f64 {
+    pub(crate) fn first_rate(&self, blk: &Block, s: usize) -> f64 {
         let k = self.blocks.partition_point(|b| b.first_ordinal < blk.first_ordinal);
         if k == 0 {
             return self.head_rate[self.cum_slot[s]];
@@ -138,7 +138,7 @@ impl StreamStore {
         }
         let prev = &self.blocks[k - 1];
         let wrap = self.wraps[s].flatten();
-        rate_raw(prev.col(s)[prev.len - 1], blk.col(s)[0], blk.t_first() - prev.t_last(), wrap)
+        rate_raw(prev.col(s)[prev.len - 1], blk.col(s)[0], blk.t_first().saturating_sub(prev.t_last()), wrap)
     }
 
     /// Bytes held by this stream outside its own struct (which lives in the
@@ -216,7 +216,7 @@ impl StreamStore {
                         let r = match &self.rate_override {
                             Some(o) => o[self.cum_slot[s]],
                             None if self.rate_valid => {
-                                rate_raw(self.last_raw[s], raw, ts[i] - self.last_t.unwrap_or(0), wrap)
+                                rate_raw(self.last_raw[s], raw, ts[i].saturating_sub(self.last_t.unwrap_or(0)), wrap)
                             }
                             None => missing(),
                         };
@@ -229,7 +229,7 @@ impl StreamStore {
                             let t = ts[i + j];
                             let raw = canon(vals[(i + j) * n + s]);
                             *slot = raw;
-                            agg.push(rate_raw(prev, raw, t - prev_t, wrap));
+                            agg.push(rate_raw(prev, raw, t.saturating_sub(prev_t), wrap));
                             (prev, prev_t) = (raw, t);
                         }
                     }
@@ -252,7 +252,7 @@ impl StreamStore {
 
     fn start_block(&mut self, t: i64) {
         let gap = match (self.gap_pending, self.last_t) {
-            (true, Some(lt)) => t - lt,
+            (true, Some(lt)) => t.saturating_sub(lt),
             _ => 0,
         };
         if gap > 0 {
@@ -277,74 +277,6 @@ impl StreamStore {
         }
     }
 
-    /// Start time of the oldest raw block that may be coarsened (not the
-    /// block a live stream is appending to).
-    pub fn raw_coarsenable(&self) -> Option<i64> {
-        let closed = self.blocks.len() - usize::from(self.open);
-        (closed > 0).then(|| self.blocks[0].t_first())
-    }
-
-    /// Drop the oldest raw block: its history is now at level-1 resolution.
-    pub fn coarsen_raw_front(&mut self) {
-        if self.blocks.len() >= 2 {
-            let next = &self.blocks[1];
-            for s in 0..self.n_series() {
-                if self.wraps[s].is_some() {
-                    self.head_rate[self.cum_slot[s]] = self.first_rate(next, s);
-                }
-            }
-        }
-        if let Some(b) = self.blocks.pop_front() {
-            self.blocks_heap -= b.heap_bytes();
-            self.first_block += 1;
-            if self.blocks.is_empty() {
-                self.open = false;
-            }
-        }
-    }
-
-    /// First block held at a resolution finer than level `l` (`None`: none).
-    pub fn finer_start(&self, l: usize) -> Option<u64> {
-        if l == 1 { (!self.blocks.is_empty()).then_some(self.first_block) } else { self.pyramid.start_block(l - 1) }
-    }
-
-    /// Bytes of level-`l` nodes that hold history no finer level holds.
-    pub fn exclusive_bytes(&self, l: usize) -> usize {
-        self.pyramid.exclusive_nodes(l, self.finer_start(l)) as usize * Level::node_bytes(self.n_series())
-    }
-
-    /// Start time of the front chunk of level `l` if it may be dropped
-    /// (all of it is held by no finer level).
-    pub fn level_droppable(&self, l: usize) -> Option<i64> {
-        if l > self.pyramid.top() || !self.pyramid.front_chunk_exclusive(l, self.finer_start(l)) {
-            return None;
-        }
-        let meta = &self.pyramid.level(l).meta;
-        Some(meta.at(meta.start()).t_first)
-    }
-
-    /// Drop the front chunk of level `l`: coarsened to level `l + 1`, or
-    /// evicted when `l` is the coarsest level.
-    pub fn drop_level_front(&mut self, l: usize) {
-        let top = self.pyramid.top();
-        if let Some(gone) = self.pyramid.pop_front_chunk(l)
-            && l == top
-        {
-            self.evicted += gone.samples;
-        }
-    }
-
-    /// Evict everything held; a live stream continues after a gap.
-    pub fn evict_all(&mut self) {
-        self.first_block = self.next_block();
-        self.blocks = VecDeque::new();
-        self.blocks_heap = 0;
-        self.pyramid.clear();
-        self.evicted = self.total;
-        self.open = false;
-        self.mark_gap();
-    }
-
     /// Oldest time held at any resolution.
     pub fn oldest_time(&self) -> Option<i64> {
         self.pyramid.levels.iter().filter(|l| !l.meta.is_empty()).map(|l| l.meta.at(l.meta.start()).t_first).min()
@@ -354,43 +286,6 @@ impl StreamStore {
     pub fn newest_time(&self) -> Option<i64> {
         let l = self.pyramid.levels.first()?;
         (!l.meta.is_empty()).then(|| l.meta.at(l.meta.end() - 1).t_last)
-    }
-
-    /// What is held at which resolution (oldest first).
-    pub fn retention(&self) -> Retention {
-        let mut spans = Vec::new();
-        for l in (1..=self.pyramid.top()).rev() {
-            let nodes = self.pyramid.exclusive_nodes(l, self.finer_start(l));
-            if nodes == 0 {
-                continue;
-            }
-            let meta = &self.pyramid.level(l).meta;
-            let (a, b) = (meta.at(meta.start()), meta.at(meta.start() + nodes - 1));
-            spans.push(ResolutionSpan {
-                t_first: a.t_first,
-                t_last: b.t_last,
-                level: l as u8,
-                samples_per_bucket: blocks_per_node(l) * BLOCK as u64,
-                buckets: nodes,
-                samples: b.first_ordinal + b.samples - a.first_ordinal,
-            });
-        }
-        if let (Some(a), Some(b)) = (self.blocks.front(), self.blocks.back()) {
-            spans.push(ResolutionSpan {
-                t_first: a.t_first(),
-                t_last: b.t_last(),
-                level: 0,
-                samples_per_bucket: 1,
-                buckets: b.first_ordinal + b.len as u64 - a.first_ordinal,
-                samples: b.first_ordinal + b.len as u64 - a.first_ordinal,
-            });
-        }
-        Retention { evicted_samples: self.evicted, spans }
-    }
-
-    /// Retained samples (at any resolution).
-    pub fn retained_samples(&self) -> u64 {
-        self.retention().spans.iter().map(|s| s.samples).sum()
     }
 }
 

@@ -47,7 +47,7 @@ impl TsBlock {
     pub fn write(&mut self, off: usize, ts: &[i64]) {
         if let TsBlock::Delta { base, d } = self {
             let last = ts.last().copied().unwrap_or(*base);
-            if last - *base <= u32::MAX as i64 {
+            if last.checked_sub(*base).is_some_and(|d| d <= u32::MAX as i64) {
                 for (slot, &t) in d[off..off + ts.len()].iter_mut().zip(ts) {
                     *slot = (t - *base) as u32;
                 }
@@ -68,10 +68,10 @@ impl TsBlock {
                 if t <= *base {
                     return 0;
                 }
-                let off = t - base;
-                if off > u32::MAX as i64 {
-                    return len;
-                }
+                let off = match t.checked_sub(*base) {
+                    Some(off) if off <= u32::MAX as i64 => off,
+                    _ => return len,
+                };
                 d[..len].partition_point(|&x| (x as i64) < off)
             }
             TsBlock::Full(v) => v[..len].partition_point(|&x| x < t),

@@ -2,6 +2,8 @@
 //! by scanning. The store must agree with it.
 #![allow(dead_code, reason = "shared by several test binaries, each using a part")]
 
+pub mod checks;
+
 use zescope::store::rate::rate_between;
 use zescope::store::{SeriesDesc, SeriesKind, StreamDesc};
 
