@@ -194,21 +194,23 @@ fn large_values_map_to_the_full_plot_height() {
     let plot = EnvelopePlot::new();
     let mut ys = Vec::new();
     for _ in 0..2 {
-        let out = ctx.run_ui(input.clone(), |ui| {
+        let mut out = ctx.run_ui(input.clone(), |ui| {
             Plot::new("big").show(ui, |pu| {
                 pu.set_plot_bounds_x(0.0..=2.0);
                 pu.set_plot_bounds_y(0.0..=1.0e9);
                 plot.add_to(pu, &store, &series);
             });
         });
-        ys.clear();
-        for c in out.shapes {
-            if let Shape::Mesh(m) = c.shape
-                && m.vertices.iter().any(|v| v.color == RED)
-            {
-                ys.extend(m.vertices.iter().map(|v| v.pos.y));
+        out.textures_delta.clear();
+        fn flatten(s: Shape, out: &mut Vec<Shape>) {
+            match s {
+                Shape::Vec(v) => v.into_iter().for_each(|s| flatten(s, out)),
+                s => out.push(s),
             }
         }
+        let mut shapes = Vec::new();
+        out.shapes.into_iter().for_each(|c| flatten(c.shape, &mut shapes));
+        ys = our_meshes(&shapes).iter().flat_map(|m| m.vertices.iter().map(|v| v.pos.y)).collect();
     }
     let (lo, hi) = ys.iter().fold((f32::MAX, f32::MIN), |(a, b), &y| (a.min(y), b.max(y)));
     assert!(hi - lo > 250.0, "the band spans {} points of a ~370-point plot", hi - lo);
