@@ -215,3 +215,23 @@ fn large_values_map_to_the_full_plot_height() {
     let (lo, hi) = ys.iter().fold((f32::MAX, f32::MIN), |(a, b), &y| (a.min(y), b.max(y)));
     assert!(hi - lo > 250.0, "the band spans {} points of a ~370-point plot", hi - lo);
 }
+
+/// A view that stays put (live mode before the window is full, or zoomed over "now") must show
+/// samples appended after the previous frame: the cached envelopes follow the store's version.
+#[test]
+fn data_appended_inside_an_unchanged_range_appears_next_frame() {
+    let (mut store, series) = store();
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    let x = (0.0, 40.0);
+    let top = |shapes: &[Shape]| {
+        our_meshes(shapes).iter().flat_map(|m| m.vertices.iter().map(|v| v.pos.y)).fold(f32::MAX, f32::min)
+    };
+    frame(&ctx, &plot, &store, &series, x);
+    let before = top(&frame(&ctx, &plot, &store, &series, x));
+    let id = series[0].series.stream();
+    let (_, last) = store.time_range(id).unwrap();
+    store.append(id, &[last + 10 * MS, last + 11 * MS], &[1.0, 105.0]).unwrap();
+    let after = top(&frame(&ctx, &plot, &store, &series, x));
+    assert!(after < before - 5.0, "the new, higher sample raised the band's top ({before} -> {after})");
+}

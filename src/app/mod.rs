@@ -42,7 +42,7 @@ pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 const LIVE_REPAINT: Duration = Duration::from_millis(16);
 /// Repaint period while a run goes on but the view is frozen (to take in data and update the
 /// "new samples" hint without burning CPU).
-const FROZEN_REPAINT: Duration = Duration::from_millis(500);
+const FROZEN_REPAINT: Duration = Duration::from_secs(1);
 
 pub const SHORTCUTS: [(&str, &str); 7] = [
     ("Space", "pause / resume the view (sampling continues)"),
@@ -188,6 +188,11 @@ impl ZescopeApp {
     }
 
     fn schedule_repaint(&self, ui: &Ui, drained: ingest::Drained) {
+        if log::log_enabled!(log::Level::Trace) {
+            // RUST_LOG=zescope::app=trace: why each frame was painted (to find repaint loops).
+            let causes = ui.ctx().repaint_causes();
+            log::trace!("frame {} more={} causes={causes:?}", ui.ctx().cumulative_pass_nr(), drained.more);
+        }
         if drained.more {
             ui.ctx().request_repaint();
         } else if self.state.run.is_some() {
@@ -216,8 +221,7 @@ impl ZescopeApp {
         let (space, end) =
             ui.input_mut(|i| (i.consume_key(Modifiers::NONE, Key::Space), i.consume_key(Modifiers::NONE, Key::End)));
         if space {
-            let shown = self.view.range(plots::data_x(&self.store));
-            self.view.toggle_pause(shown);
+            self.view.toggle_pause(plots::data_x(&self.store));
         }
         if end {
             self.view.follow();
@@ -230,8 +234,7 @@ impl ZescopeApp {
                 Mode::Live => {
                     ui.label(RichText::new("LIVE").color(egui::Color32::from_rgb(60, 170, 60)).strong());
                     if ui.button("Pause").on_hover_text("freeze the view; sampling continues (Space)").clicked() {
-                        let shown = self.view.range(plots::data_x(&self.store));
-                        self.view.toggle_pause(shown);
+                        self.view.toggle_pause(plots::data_x(&self.store));
                     }
                 }
                 Mode::Paused | Mode::Zoomed => {
@@ -271,8 +274,7 @@ impl ZescopeApp {
                     self.view.follow();
                 }
                 if ui.add(egui::Button::new("Pause / resume").shortcut_text("Space")).clicked() {
-                    let shown = self.view.range(plots::data_x(&self.store));
-                    self.view.toggle_pause(shown);
+                    self.view.toggle_pause(plots::data_x(&self.store));
                 }
                 ui.menu_button("Window length", |ui| {
                     for w in Window::ALL {

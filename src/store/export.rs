@@ -311,6 +311,7 @@ impl Store {
     /// If it does not fit under the cap, the cap policy coarsens/evicts
     /// (oldest history first, the imported stream included).
     pub fn import_stream(&mut self, data: &StreamData) -> Result<StreamId, StoreError> {
+        self.version += 1;
         let st = StreamStore::import(data)?;
         if self.origin.is_none() {
             self.origin = st.oldest_time();
