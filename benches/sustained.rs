@@ -5,11 +5,11 @@
 //!
 //!     cargo bench --bench sustained
 
-use std::sync::Arc;
+mod common;
+
 use std::time::{Duration, Instant};
 
-use ze_sim::Sim;
-use ze_sim::config::{Export, GroupConfig, MetricsEnable, SimConfig};
+use common::synthetic_sim;
 use zescope::sampler::{self, Command, DevicePath, Event, Options, RunConfig, Stats};
 use zescope::ze::Loader;
 
@@ -54,16 +54,7 @@ fn main() {
     }
     let secs: u64 = std::env::var("ZESCOPE_SUSTAINED_SECS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
     let (floor_cpu, floor_late) = baseline(secs.min(5));
-    let mut cfg = SimConfig { metrics: MetricsEnable::Always, update_period_us: 100, ..Default::default() };
-    cfg.devices[0].groups.push(GroupConfig {
-        name: "Synthetic".into(),
-        description: "synthetic counters".into(),
-        domain: 7,
-        export: Export::Group,
-        metrics: Vec::new(),
-        synthetic_counters: 256,
-    });
-    let sim = Arc::new(Sim::new(cfg));
+    let sim = synthetic_sim(256, 100);
     let s = sim.clone();
     let mut h = sampler::spawn(
         Box::new(move || Loader::from_sim(s.clone())),

@@ -10,6 +10,7 @@
 //! [`plots`] (envelopes via [`envelope_plot`]) → egui_plot.
 
 pub mod banner;
+pub mod dialogs;
 pub mod envelope_plot;
 pub mod format;
 pub mod ingest;
