@@ -24,6 +24,8 @@ pub mod state;
 pub mod status;
 pub mod timeview;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use egui::{Key, KeyboardShortcut, Modifiers, RichText, Ui};
@@ -39,7 +41,7 @@ use timeview::{Mode, TimeView, Window};
 
 /// How long quitting waits for the sampler's teardown.
 pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
-/// Repaint period while following live data (at most the display rate anyway).
+/// Repaint period while following live data without a waker (at most the display rate anyway).
 const LIVE_REPAINT: Duration = Duration::from_millis(16);
 /// Repaint period while a run goes on but the view is frozen (to take in data and update the
 /// "new samples" hint without burning CPU).
@@ -72,6 +74,9 @@ pub struct ZescopeApp {
     first_frame: bool,
     /// Start sampling the default selection as soon as the devices are known (once).
     pub auto_start: bool,
+    /// Set while the UI wants a repaint for every delivered batch (live view); the sampler's
+    /// waker reads it. `None`: no waker, the UI polls.
+    wake_on_data: Option<Arc<AtomicBool>>,
 }
 
 impl ZescopeApp {
@@ -95,7 +100,14 @@ impl ZescopeApp {
             quit: None,
             first_frame: true,
             auto_start: true,
+            wake_on_data: None,
         }
+    }
+
+    /// Hands the app the flag its sampler's waker checks before waking the UI (see
+    /// `sampler::Waker`): then a live view repaints when data arrives instead of polling.
+    pub fn use_wake_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.wake_on_data = Some(flag);
     }
 
     pub fn settings(&self) -> Settings {
@@ -189,6 +201,10 @@ impl ZescopeApp {
     }
 
     fn schedule_repaint(&self, ui: &Ui, drained: ingest::Drained) {
+        let live = self.state.run.is_some() && self.view.is_live();
+        if let Some(flag) = &self.wake_on_data {
+            flag.store(live, Ordering::Relaxed);
+        }
         if log::log_enabled!(log::Level::Trace) {
             // RUST_LOG=zescope::app=trace: why each frame was painted (to find repaint loops).
             let causes = ui.ctx().repaint_causes();
@@ -196,8 +212,12 @@ impl ZescopeApp {
         }
         if drained.more {
             ui.ctx().request_repaint();
+        } else if live && self.wake_on_data.is_none() {
+            ui.ctx().request_repaint_after(LIVE_REPAINT);
         } else if self.state.run.is_some() {
-            ui.ctx().request_repaint_after(if self.view.is_live() { LIVE_REPAINT } else { FROZEN_REPAINT });
+            // Frozen views take in data and update the "new samples" hint this often; live views
+            // with a waker repaint when data arrives, this is only their fallback.
+            ui.ctx().request_repaint_after(FROZEN_REPAINT);
         }
     }
 
