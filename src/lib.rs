@@ -12,6 +12,7 @@ pub mod layout;
 pub mod list;
 pub mod record;
 pub mod sampler;
+pub mod session;
 pub mod signals;
 pub mod store;
 pub mod ze;

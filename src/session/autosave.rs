@@ -1,0 +1,1 @@
+//! Autosave (to be written).
