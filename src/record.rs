@@ -2,8 +2,10 @@
 //!
 //! It goes through the same sampler as the GUI: open the source, pick device and group, start,
 //! collect batches, and on the duration's end, SIGINT or SIGTERM, shut the sampler down (its
-//! teardown) and write everything received up to then. Rows are written as batches arrive and
-//! flushed every second, so even a killed recording keeps what came before.
+//! teardown) and write everything received up to then. CSV rows are written as batches arrive and
+//! flushed every second, so even a killed recording keeps what came before; a session (`.ron`) is
+//! saved atomically every 30 s in the background and at the end, so a killed recording leaves
+//! the last checkpoint.
 
 use std::time::{Duration, Instant};
 
@@ -84,7 +86,8 @@ fn label(d: &DeviceEntry) -> String {
     }
 }
 
-/// Runs a recording; the CSV is at `args.out` afterwards (also on error, with what was recorded).
+/// Runs a recording; the CSV or session is at `args.out` afterwards (also on error, with what was
+/// recorded).
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     let mut h = sampler::spawn_source(args.source, Options::default());
     let inv = loop {
@@ -113,8 +116,14 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         custom_group: args.custom_group,
         interval: args.interval,
     };
-    let file = std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-    let mut out = CsvOut::new(file);
+    let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
+    let mut out = if as_session {
+        Out::Session(Box::new(SessionOut::new(args.out.clone(), inv.clone())))
+    } else {
+        let file =
+            std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+        Out::Csv(CsvOut::new(file))
+    };
     h.send(Command::Start(cfg));
     let started = Instant::now();
     let mut summary = Summary::default();
@@ -156,9 +165,12 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
                 }
                 summary.errors.push(msg);
             }
-            Event::RunStopped { .. } if !shutting_down => {
-                h.send(Command::Shutdown);
-                shutting_down = true;
+            Event::RunStopped { run, .. } => {
+                out.stopped(run);
+                if !shutting_down {
+                    h.send(Command::Shutdown);
+                    shutting_down = true;
+                }
             }
             Event::ShutDown => break,
             _ => {}
@@ -171,7 +183,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     if summary.elapsed.is_zero() {
         summary.elapsed = started.elapsed();
     }
-    out.flush().map_err(|e| format!("writing {}: {e}", args.out.display()))?;
+    out.finish().map_err(|e| format!("writing {}: {e}", args.out.display()))?;
     if let Err(waited) = h.shutdown(Duration::from_secs(3)) {
         summary.errors.push(format!("the sampler's teardown did not finish within {waited:?}"));
     }
@@ -179,6 +191,170 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         return Err(summary.errors.join("; "));
     }
     Ok(summary)
+}
+
+/// Where a recording goes.
+enum Out {
+    Csv(CsvOut),
+    Session(Box<SessionOut>),
+}
+
+impl Out {
+    fn header(&mut self, info: &RunInfo) -> Result<(), String> {
+        match self {
+            Out::Csv(c) => c.header(info).map_err(|e| e.to_string()),
+            Out::Session(s) => {
+                s.started(info);
+                Ok(())
+            }
+        }
+    }
+
+    fn rows(&mut self, info: &RunInfo, b: &crate::sampler::SampleBatch) -> Result<(), String> {
+        match self {
+            Out::Csv(c) => c.rows(info, b).map_err(|e| e.to_string()),
+            Out::Session(s) => s.samples(b),
+        }
+    }
+
+    fn stopped(&mut self, run: u64) {
+        if let Out::Session(s) = self {
+            s.stopped(run);
+        }
+    }
+
+    /// CSV: flush the rows so far. Session: checkpoint the file in the background now and then.
+    fn flush(&mut self) -> Result<(), String> {
+        match self {
+            Out::Csv(c) => c.flush().map_err(|e| e.to_string()),
+            Out::Session(s) => s.checkpoint(),
+        }
+    }
+
+    /// Everything written and durable.
+    fn finish(&mut self) -> Result<(), String> {
+        match self {
+            Out::Csv(c) => c.flush().map_err(|e| e.to_string()),
+            Out::Session(s) => s.finish(),
+        }
+    }
+}
+
+/// The recording as a session file: the same store, run history and default pane layout the
+/// window would have, saved atomically every `SESSION_CHECKPOINT` (in the background) and at the
+/// end.
+struct SessionOut {
+    path: std::path::PathBuf,
+    inventory: Inventory,
+    store: crate::store::Store,
+    history: crate::session::RunHistory,
+    series: std::collections::BTreeMap<crate::app::state::SeriesKey, crate::app::state::SeriesEntry>,
+    /// Series keys in the order their streams started.
+    keys: Vec<crate::app::state::SeriesKey>,
+    run: Option<(u64, Vec<crate::store::StreamId>)>,
+    job: Option<crate::session::SaveJob>,
+    last_save: Instant,
+}
+
+const SESSION_CHECKPOINT: Duration = Duration::from_secs(30);
+
+impl SessionOut {
+    fn new(path: std::path::PathBuf, inventory: Inventory) -> SessionOut {
+        SessionOut {
+            path,
+            inventory,
+            store: crate::store::Store::with_default_cap(),
+            history: Default::default(),
+            series: Default::default(),
+            keys: Vec::new(),
+            run: None,
+            job: None,
+            last_save: Instant::now(),
+        }
+    }
+
+    fn started(&mut self, info: &RunInfo) {
+        use crate::store::{SeriesDesc, SeriesKind, StreamDesc};
+        let mut ids = Vec::new();
+        for s in &info.streams {
+            let desc = StreamDesc {
+                name: format!("{} / {} (run {})", info.device, s.group, info.run),
+                series: s
+                    .series
+                    .iter()
+                    .map(|x| SeriesDesc {
+                        name: x.name.clone(),
+                        unit: x.unit.clone(),
+                        kind: match x.kind {
+                            crate::layout::Kind::Gauge => SeriesKind::Gauge,
+                            crate::layout::Kind::Cumulative => SeriesKind::Cumulative { wrap: x.wrap },
+                        },
+                    })
+                    .collect(),
+            };
+            let id = self.store.begin_stream(desc);
+            for (k, x) in s.series.iter().enumerate() {
+                let key = crate::app::state::SeriesKey {
+                    device: info.device.clone(),
+                    group: s.group.clone(),
+                    metric: x.name.clone(),
+                };
+                if !self.keys.contains(&key) {
+                    self.keys.push(key.clone());
+                }
+                let e = self
+                    .series
+                    .entry(key)
+                    .or_insert_with(|| crate::app::state::SeriesEntry { info: x.clone(), ids: Vec::new() });
+                e.ids.extend(self.store.series_id(id, k));
+            }
+            ids.push(id);
+        }
+        self.history.run_started(info, Some(&self.inventory), &ids);
+        self.run = Some((info.run, ids));
+    }
+
+    fn samples(&mut self, b: &crate::sampler::SampleBatch) -> Result<(), String> {
+        let Some(&id) = self.run.as_ref().filter(|r| r.0 == b.run).and_then(|r| r.1.get(b.stream)) else {
+            return Ok(());
+        };
+        if b.gap_before {
+            self.store.mark_gap(id);
+        }
+        self.store.append(id, &b.timestamps, &b.values).map_err(|e| format!("samples could not be stored: {e}"))
+    }
+
+    fn stopped(&mut self, run: u64) {
+        if let Some((_, ids)) = self.run.take_if(|r| r.0 == run) {
+            ids.into_iter().for_each(|id| self.store.end_stream(id));
+        }
+    }
+
+    fn session(&self) -> crate::session::Session {
+        let layout = crate::export::default_layout(&self.keys, &self.series);
+        let view = crate::app::timeview::TimeView::default();
+        let ui = crate::session::Capture { history: &self.history, layout: &layout, view: &view, markers: &[] };
+        crate::session::Session::capture(&self.store, ui)
+    }
+
+    fn checkpoint(&mut self) -> Result<(), String> {
+        if let Some(Err(e)) = self.job.as_mut().and_then(|j| j.try_finish()) {
+            return Err(e.to_string());
+        }
+        if self.job.as_ref().is_some_and(|j| !j.is_finished()) || self.last_save.elapsed() < SESSION_CHECKPOINT {
+            return Ok(());
+        }
+        self.last_save = Instant::now();
+        self.job = Some(crate::session::SaveJob::spawn(self.session(), self.path.clone()));
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        if let Some(job) = self.job.take() {
+            let _ = job.wait();
+        }
+        crate::session::save(&self.path, &self.session()).map_err(|e| e.to_string())
+    }
 }
 
 /// The recording as CSV: `time_s` (since the first sample) and one column per counter of every
