@@ -96,11 +96,20 @@ impl Session {
     /// Streams the run history does not know (made outside a run) are named
     /// after their store descriptor.
     pub fn capture(store: &Store, ui: Capture<'_>) -> Session {
+        Session::capture_with(store, ui, |id| store.export_stream(id))
+    }
+
+    /// [`Session::capture`] with each stream's data from `export`.
+    pub(crate) fn capture_with(
+        store: &Store,
+        ui: Capture<'_>,
+        mut export: impl FnMut(StreamId) -> Option<crate::store::StreamData>,
+    ) -> Session {
         let h = ui.history;
         let streams = store
             .streams()
             .filter_map(|info| {
-                let data = store.export_stream(info.id)?;
+                let data = export(info.id)?;
                 let meta = h.streams.get(&info.id).cloned().unwrap_or_else(|| StreamMeta {
                     name: info.desc.name.clone(),
                     run: 0,
