@@ -64,7 +64,7 @@ fn session(worst_case: bool) -> Session {
                     totals[s]
                 }
                 8 | 9 => {
-                    if rng.next() % 2000 == 0 {
+                    if rng.next().is_multiple_of(2000) {
                         freq[s - 8] = 300.0 + (rng.next() % 20) as f64 * 100.0;
                     }
                     freq[s - 8]

@@ -122,7 +122,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     } else {
         let file =
             std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-        Out::Csv(CsvOut::new(file))
+        Out::Csv(Box::new(CsvOut::new(file)))
     };
     h.send(Command::Start(cfg));
     let started = Instant::now();
@@ -195,7 +195,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
 
 /// Where a recording goes.
 enum Out {
-    Csv(CsvOut),
+    Csv(Box<CsvOut>),
     Session(Box<SessionOut>),
 }
 

@@ -59,6 +59,9 @@ struct Checkpoint {
 /// A chunk already in a file: `(first ordinal, samples)` and the file name.
 type Cached = ((u64, usize), String);
 
+/// What a background checkpoint gives back: each stream's chunk files.
+type Outcome = Result<BTreeMap<StreamId, Vec<Cached>>, SessionError>;
+
 /// What a background checkpoint writes.
 struct Work {
     dir: PathBuf,
@@ -76,7 +79,7 @@ pub struct Autosaver {
     _lock: File,
     /// Per store stream: its chunk files, in order.
     cache: BTreeMap<StreamId, Vec<Cached>>,
-    job: Option<JoinHandle<Result<BTreeMap<StreamId, Vec<Cached>>, SessionError>>>,
+    job: Option<JoinHandle<Outcome>>,
     /// Distinguishes this autosaver's files from an earlier one's in the same directory.
     epoch: u64,
 }

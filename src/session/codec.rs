@@ -88,7 +88,7 @@ const UNB64: [u8; 256] = decode_table();
 /// Decode standard padded base64.
 pub fn base64_decode(text: &str) -> Result<Vec<u8>, CodecError> {
     let s = text.as_bytes();
-    if s.len() % 4 != 0 {
+    if !s.len().is_multiple_of(4) {
         return err(format!("base64 text of {} characters is not a multiple of 4", s.len()));
     }
     let pad = s.iter().rev().take_while(|&&c| c == b'=').count();
