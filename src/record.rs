@@ -118,7 +118,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     };
     let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
     let mut out = if as_session {
-        Out::Session(Box::new(SessionOut::new(args.out.clone(), inv.clone())))
+        Out::Session(Box::new(crate::session::Recorder::new(args.out.clone(), inv.clone())))
     } else {
         let file =
             std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
@@ -196,7 +196,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
 /// Where a recording goes.
 enum Out {
     Csv(Box<CsvOut>),
-    Session(Box<SessionOut>),
+    Session(Box<crate::session::Recorder>),
 }
 
 impl Out {
@@ -237,123 +237,6 @@ impl Out {
             Out::Csv(c) => c.flush().map_err(|e| e.to_string()),
             Out::Session(s) => s.finish(),
         }
-    }
-}
-
-/// The recording as a session file: the same store, run history and default pane layout the
-/// window would have, saved atomically every `SESSION_CHECKPOINT` (in the background) and at the
-/// end.
-struct SessionOut {
-    path: std::path::PathBuf,
-    inventory: Inventory,
-    store: crate::store::Store,
-    history: crate::session::RunHistory,
-    series: std::collections::BTreeMap<crate::app::state::SeriesKey, crate::app::state::SeriesEntry>,
-    /// Series keys in the order their streams started.
-    keys: Vec<crate::app::state::SeriesKey>,
-    run: Option<(u64, Vec<crate::store::StreamId>)>,
-    job: Option<crate::session::SaveJob>,
-    last_save: Instant,
-}
-
-const SESSION_CHECKPOINT: Duration = Duration::from_secs(30);
-
-impl SessionOut {
-    fn new(path: std::path::PathBuf, inventory: Inventory) -> SessionOut {
-        SessionOut {
-            path,
-            inventory,
-            store: crate::store::Store::with_default_cap(),
-            history: Default::default(),
-            series: Default::default(),
-            keys: Vec::new(),
-            run: None,
-            job: None,
-            last_save: Instant::now(),
-        }
-    }
-
-    fn started(&mut self, info: &RunInfo) {
-        use crate::store::{SeriesDesc, SeriesKind, StreamDesc};
-        let mut ids = Vec::new();
-        for s in &info.streams {
-            let desc = StreamDesc {
-                name: format!("{} / {} (run {})", info.device, s.group, info.run),
-                series: s
-                    .series
-                    .iter()
-                    .map(|x| SeriesDesc {
-                        name: x.name.clone(),
-                        unit: x.unit.clone(),
-                        kind: match x.kind {
-                            crate::layout::Kind::Gauge => SeriesKind::Gauge,
-                            crate::layout::Kind::Cumulative => SeriesKind::Cumulative { wrap: x.wrap },
-                        },
-                    })
-                    .collect(),
-            };
-            let id = self.store.begin_stream(desc);
-            for (k, x) in s.series.iter().enumerate() {
-                let key = crate::app::state::SeriesKey {
-                    device: info.device.clone(),
-                    group: s.group.clone(),
-                    metric: x.name.clone(),
-                };
-                if !self.keys.contains(&key) {
-                    self.keys.push(key.clone());
-                }
-                let e = self
-                    .series
-                    .entry(key)
-                    .or_insert_with(|| crate::app::state::SeriesEntry { info: x.clone(), ids: Vec::new() });
-                e.ids.extend(self.store.series_id(id, k));
-            }
-            ids.push(id);
-        }
-        self.history.run_started(info, Some(&self.inventory), &ids);
-        self.run = Some((info.run, ids));
-    }
-
-    fn samples(&mut self, b: &crate::sampler::SampleBatch) -> Result<(), String> {
-        let Some(&id) = self.run.as_ref().filter(|r| r.0 == b.run).and_then(|r| r.1.get(b.stream)) else {
-            return Ok(());
-        };
-        if b.gap_before {
-            self.store.mark_gap(id);
-        }
-        self.store.append(id, &b.timestamps, &b.values).map_err(|e| format!("samples could not be stored: {e}"))
-    }
-
-    fn stopped(&mut self, run: u64) {
-        if let Some((_, ids)) = self.run.take_if(|r| r.0 == run) {
-            ids.into_iter().for_each(|id| self.store.end_stream(id));
-        }
-    }
-
-    fn session(&self) -> crate::session::Session {
-        let layout = crate::export::default_layout(&self.keys, &self.series);
-        let view = crate::app::timeview::TimeView::default();
-        let ui = crate::session::Capture { history: &self.history, layout: &layout, view: &view, markers: &[] };
-        crate::session::Session::capture(&self.store, ui)
-    }
-
-    fn checkpoint(&mut self) -> Result<(), String> {
-        if let Some(Err(e)) = self.job.as_mut().and_then(|j| j.try_finish()) {
-            return Err(e.to_string());
-        }
-        if self.job.as_ref().is_some_and(|j| !j.is_finished()) || self.last_save.elapsed() < SESSION_CHECKPOINT {
-            return Ok(());
-        }
-        self.last_save = Instant::now();
-        self.job = Some(crate::session::SaveJob::spawn(self.session(), self.path.clone()));
-        Ok(())
-    }
-
-    fn finish(&mut self) -> Result<(), String> {
-        if let Some(job) = self.job.take() {
-            let _ = job.wait();
-        }
-        crate::session::save(&self.path, &self.session()).map_err(|e| e.to_string())
     }
 }
 

@@ -17,6 +17,7 @@
 //!
 //! Why the data is not plain RON numbers: see `codec.rs`.
 
+mod app;
 pub mod autosave;
 mod capture;
 pub mod codec;
@@ -26,9 +27,11 @@ pub mod format;
 mod history;
 mod io;
 mod job;
+mod recorder;
 
 use std::path::Path;
 
+pub use app::{app_capture, capture_app, export_spec, open_in_app};
 pub use capture::{Capture, Restored, color_hex, view_record};
 pub use convert::{MAX_SERIES, MAX_STREAMS, MAX_VALUES, Progress};
 pub use error::SessionError;
@@ -39,6 +42,7 @@ pub use format::{
 pub use history::{RunHistory, device_record, host_name, source_record, unix_ms_now};
 pub use io::MAX_FILE_BYTES;
 pub use job::SaveJob;
+pub use recorder::Recorder;
 
 use crate::store::StreamData;
 
