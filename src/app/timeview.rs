@@ -72,6 +72,17 @@ impl Default for TimeView {
 }
 
 impl TimeView {
+    /// A view as a session saved it: mode, window length and the range shown
+    /// while not live.
+    pub fn restored(mode: Mode, window: Window, frozen: (f64, f64)) -> TimeView {
+        TimeView { mode, window, frozen, new_since_frozen: 0, paused_data_end: None }
+    }
+
+    /// The range shown while not live (last set by pause or zoom).
+    pub fn frozen_range(&self) -> (f64, f64) {
+        self.frozen
+    }
+
     pub fn is_live(&self) -> bool {
         self.mode == Mode::Live
     }
