@@ -9,13 +9,16 @@
 //! Where a counter's bytes become a pixel, on this side: sampler events → [`ingest`] → store →
 //! [`plots`] (envelopes via [`envelope_plot`]) → egui_plot.
 
+pub mod actions;
 pub mod banner;
 pub mod dialogs;
 pub mod envelope_plot;
+pub mod files;
 pub mod format;
 pub mod ingest;
 pub mod legend;
 pub mod link;
+pub mod menu;
 pub mod panes;
 pub mod plots;
 pub mod settings;
@@ -77,6 +80,8 @@ pub struct ZescopeApp {
     /// Set while the UI wants a repaint for every delivered batch (live view); the sampler's
     /// waker reads it. `None`: no waker, the UI polls.
     wake_on_data: Option<Arc<AtomicBool>>,
+    /// Sessions and exports: dialogs, current file, background save, autosave, recovery.
+    pub files: files::Files,
 }
 
 impl ZescopeApp {
@@ -85,12 +90,13 @@ impl ZescopeApp {
         state.selection = settings.selection;
         let mut view = TimeView::default();
         view.window = settings.window;
+        let settings_layout = settings.layout;
         ZescopeApp {
             link,
             state,
             store,
             view,
-            panes: Panes::with_layout(settings.layout),
+            panes: Panes::with_layout(settings_layout),
             theme: settings.theme,
             search: String::new(),
             focus_search: false,
@@ -101,6 +107,7 @@ impl ZescopeApp {
             first_frame: true,
             auto_start: true,
             wake_on_data: None,
+            files: files::Files::default().with_recent(settings.recent),
         }
     }
 
@@ -116,6 +123,7 @@ impl ZescopeApp {
             window: self.view.window,
             selection: self.state.selection.clone(),
             layout: self.panes.layout.clone(),
+            recent: self.files.recent.clone(),
         }
     }
 
@@ -136,10 +144,20 @@ impl ZescopeApp {
         r
     }
 
-    /// Quit: teardown first, then close the window.
+    /// Quit: the sampler's teardown first, then any save in flight finishes; the autosave
+    /// checkpoint is dropped (a clean exit needs no recovery); then the window closes.
     pub fn quit(&mut self, ui: &Ui) {
         let _ = self.shutdown();
+        self.finish_files();
         ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+    }
+
+    /// What quitting owes the files (also called from eframe's `on_exit`).
+    pub fn finish_files(&mut self) {
+        if let Some(e) = self.files.finish_save() {
+            eprintln!("zescope: {e}");
+        }
+        self.files.discard_autosave();
     }
 
     /// One frame.
@@ -153,7 +171,8 @@ impl ZescopeApp {
             }
         }
         let drained = ingest::drain(&*self.link, &mut self.state, &mut self.store, &mut self.view, &mut self.panes);
-        if self.auto_start && self.state.inventory.is_some() {
+        self.file_housekeeping();
+        if self.auto_start && self.state.inventory.is_some() && self.files.recover.is_none() {
             self.auto_start = false;
             if self.state.run.is_none()
                 && let Ok(cfg) = self.state.run_config()
@@ -165,8 +184,9 @@ impl ZescopeApp {
         if self.quit.is_some() {
             return;
         }
+        self.file_shortcuts(ui);
         egui::Panel::top("menu").show(ui, |ui| self.menu(ui));
-        egui::Panel::bottom("status").show(ui, |ui| status::show(ui, &self.state, &self.store));
+        egui::Panel::bottom("status").show(ui, |ui| status::show(ui, &self.state, &self.store, &self.files));
         egui::Panel::left("sources").default_size(320.0).show(ui, |ui| {
             let mut panel = sources::SourcePanel {
                 state: &mut self.state,
@@ -177,6 +197,7 @@ impl ZescopeApp {
             self.focus_search = false;
             for sources::SourceAction::Send(c) in actions {
                 if matches!(c, Command::Start(_)) {
+                    self.leave_recording();
                     self.view.follow();
                 }
                 self.link.send(c);
@@ -187,13 +208,17 @@ impl ZescopeApp {
                 self.show_about = false;
             }
             self.toolbar(ui);
-            if self.panes.layout.panes.is_empty() {
+            if self.panes.layout.panes.is_empty() && self.files.recording.is_none() {
                 ui.centered_and_justified(|ui| {
                     ui.label(RichText::new("Pick a device and a metric group on the left and press Start.\nPanes appear with the first samples; drag metrics onto them to rearrange.").weak());
                 });
             } else {
                 let out = plots::show(ui, &mut self.panes, &self.store, &self.state, &mut self.view, self.hover_x);
                 self.hover_x = out.hover_x;
+                if let Some((kind, pane)) = out.export {
+                    let a = self.files.ask_export(kind, Some(pane), true);
+                    self.perform(a);
+                }
             }
         });
         self.windows(ui);
@@ -251,6 +276,20 @@ impl ZescopeApp {
 
     fn toolbar(&mut self, ui: &mut Ui) {
         ui.horizontal(|ui| {
+            if let Some(p) = &self.files.recording {
+                ui.label(
+                    RichText::new(" RECORDING ")
+                        .strong()
+                        .color(egui::Color32::BLACK)
+                        .background_color(egui::Color32::from_rgb(150, 170, 240)),
+                )
+                .on_hover_text(format!(
+                    "{}\nThis is a saved session, not live data. Start begins a new live run.",
+                    p.display()
+                ));
+                ui.label(files::file_name(p));
+                ui.separator();
+            }
             match self.view.mode {
                 Mode::Live => {
                     ui.label(RichText::new("LIVE").color(egui::Color32::from_rgb(60, 170, 60)).strong());
@@ -280,83 +319,6 @@ impl ZescopeApp {
             if ui.button("+ Pane").on_hover_text("add an empty plot pane").clicked() {
                 self.panes.add_pane();
             }
-        });
-    }
-
-    fn menu(&mut self, ui: &mut Ui) {
-        egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| {
-                if ui.add(egui::Button::new("Quit").shortcut_text("Ctrl+Q")).clicked() {
-                    self.quit(ui);
-                }
-            });
-            ui.menu_button("View", |ui| {
-                if ui.add(egui::Button::new("Follow live").shortcut_text("End")).clicked() {
-                    self.view.follow();
-                }
-                if ui.add(egui::Button::new("Pause / resume").shortcut_text("Space")).clicked() {
-                    self.view.toggle_pause(plots::data_x(&self.store));
-                }
-                ui.menu_button("Window length", |ui| {
-                    for w in Window::ALL {
-                        if ui.radio(self.view.window == w, w.label()).clicked() {
-                            self.view.set_window(w);
-                        }
-                    }
-                });
-                ui.menu_button("Theme", |ui| {
-                    for (t, name) in
-                        [(Theme::System, "Follow the system"), (Theme::Light, "Light"), (Theme::Dark, "Dark")]
-                    {
-                        if ui.radio(self.theme == t, name).clicked() {
-                            self.theme = t;
-                            ui.ctx().set_theme(t.preference());
-                        }
-                    }
-                });
-                if ui.button("Add pane").clicked() {
-                    self.panes.add_pane();
-                }
-                ui.separator();
-                if ui
-                    .button("Reset layout")
-                    .on_hover_text("panes, window length and interface zoom back to defaults")
-                    .clicked()
-                {
-                    self.panes.reset();
-                    if let Some(r) = &self.state.run {
-                        let keys = r.keys.concat();
-                        self.panes.place_new(&keys, &self.state);
-                    }
-                    self.view.set_window(Window::default());
-                    ui.ctx().set_zoom_factor(1.0);
-                }
-            });
-            ui.menu_button("Help", |ui| {
-                if ui.button("Keyboard shortcuts").clicked() {
-                    self.show_shortcuts = true;
-                }
-                if ui.button("About zescope").clicked() {
-                    self.show_about = true;
-                }
-            });
-        });
-    }
-
-    fn windows(&mut self, ui: &mut Ui) {
-        let ctx = ui.ctx().clone();
-        egui::Window::new("Keyboard shortcuts").open(&mut self.show_shortcuts).resizable(false).show(&ctx, |ui| {
-            egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
-                for (k, what) in SHORTCUTS {
-                    ui.monospace(k);
-                    ui.label(what);
-                    ui.end_row();
-                }
-            });
-        });
-        egui::Window::new("About zescope").open(&mut self.show_about).resizable(false).show(&ctx, |ui| {
-            ui.label(format!("zescope {}", env!("CARGO_PKG_VERSION")));
-            ui.label("Live metrics from Level Zero drivers' exported memory (ZET_experimental_metric_export_memory).");
         });
     }
 }

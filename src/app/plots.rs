@@ -24,6 +24,8 @@ pub struct PlotsOutcome {
     pub hover_x: Option<f64>,
     /// The x range shown.
     pub shown: Option<(f64, f64)>,
+    /// A pane's context menu asked to export it: (what, pane index).
+    pub export: Option<(super::dialogs::FileKind, usize)>,
 }
 
 /// x-axis labels: seconds since the session's first sample.
@@ -66,6 +68,7 @@ pub fn show(
     let mut actions: Vec<(u64, LegendAction)> = Vec::new();
     let mut user_moved: Option<(f64, f64)> = None;
     let mut remove_pane = None;
+    let mut export = None;
     egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
         for (i, spec) in specs.iter().enumerate() {
             let rows: Vec<(SeriesKey, Color32, bool)> =
@@ -91,6 +94,19 @@ pub fn show(
                     if ui.small_button("x").on_hover_text("remove this pane").clicked() {
                         remove_pane = Some(spec.id);
                     }
+                    ui.menu_button("Export", |ui| {
+                        use super::dialogs::FileKind;
+                        for (label, kind) in [
+                            ("PNG image…", FileKind::Png),
+                            ("SVG image…", FileKind::Svg),
+                            ("CSV of the visible data…", FileKind::Csv),
+                        ] {
+                            if ui.button(label).clicked() {
+                                ui.close();
+                                export = Some((kind, i));
+                            }
+                        }
+                    });
                 });
             });
             let items: Vec<PlotSeries> = rows
@@ -165,6 +181,7 @@ pub fn show(
         view.user_moved(r);
         out.shown = Some(r);
     }
+    out.export = export;
     if let Some(id) = remove_pane {
         panes.remove_pane(id);
     }

@@ -34,6 +34,8 @@ pub struct Settings {
     pub window: Window,
     pub selection: Selection,
     pub layout: PaneLayout,
+    /// Sessions opened or saved lately, newest first.
+    pub recent: Vec<std::path::PathBuf>,
 }
 
 /// Zoom factors outside this range are treated as stale (fonts unusably large or small).

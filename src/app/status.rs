@@ -9,8 +9,15 @@ use super::format;
 use super::plots::time_label;
 use super::state::AppState;
 
-pub fn show(ui: &mut Ui, state: &AppState, store: &Store) {
+pub fn show(ui: &mut Ui, state: &AppState, store: &Store, files: &super::files::Files) {
     ui.horizontal_wrapped(|ui| {
+        if let Some(p) = files.saving() {
+            ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
+            ui.separator();
+        } else if let Some(n) = &files.note {
+            ui.label(RichText::new(n).weak());
+            ui.separator();
+        }
         let src = state.inventory.as_ref().and_then(|i| i.source.as_ref());
         match src {
             Some(s) if s.simulated => ui.label(RichText::new("simulated device").color(ui.visuals().warn_fg_color)),

@@ -1,0 +1,137 @@
+//! What file commands do to the app: open a session (after stopping a run), save one in the
+//! background, export, recover a crashed session, autosave a running one, and leave a recording
+//! when a new run starts.
+
+use std::time::Instant;
+
+use crate::sampler::{Command, ErrorKind, SamplerError};
+use crate::session;
+use crate::store::Store;
+
+use super::ZescopeApp;
+use super::dialogs::FileKind;
+use super::files::{FileAction, file_name};
+
+fn failure(message: String, hint: &str) -> SamplerError {
+    SamplerError { kind: ErrorKind::Internal, message, hint: Some(hint.to_owned()) }
+}
+
+impl ZescopeApp {
+    /// Carries out a file command (nothing when the user cancelled the dialog).
+    pub fn perform(&mut self, action: Option<FileAction>) {
+        let Some(action) = action else { return };
+        match action {
+            FileAction::Open(path) => {
+                if self.state.run.is_some() {
+                    // Stop first (through the sampler's teardown); open when it has stopped.
+                    self.files.pending_open = Some(path);
+                    self.link.send(Command::Stop);
+                } else {
+                    self.open_now(&path);
+                }
+            }
+            FileAction::Save(path) => {
+                let session = session::capture_app(self, &self.files.markers);
+                if let Err(e) = self.files.start_save(session, path) {
+                    self.state.push_error(e);
+                }
+            }
+            FileAction::Export { kind, path, pane, shown_only } => self.export(kind, &path, pane, shown_only),
+        }
+    }
+
+    fn open_now(&mut self, path: &std::path::Path) {
+        let loaded = session::load(path).and_then(|s| session::open_in_app(self, &s));
+        match loaded {
+            Ok(markers) => {
+                self.files.markers = markers;
+                self.files.recording = Some(path.to_path_buf());
+                self.files.current = Some(path.to_path_buf());
+                self.files.remember(path);
+                self.files.note = Some(format!("opened {}", file_name(path)));
+                self.files.reset_autosave();
+            }
+            Err(e) => self.state.push_error(failure(
+                format!("cannot open {}: {e}", path.display()),
+                "check that it is a zescope session file (.ron); nothing shown was changed",
+            )),
+        }
+    }
+
+    fn export(&mut self, kind: FileKind, path: &std::path::Path, pane: Option<usize>, shown_only: bool) {
+        let spec = session::export_spec(self, pane, shown_only);
+        let panes = spec.panes.len().max(1) as u32;
+        let size = (1600, 80 + 360 * panes);
+        let result = match kind {
+            FileKind::Png => crate::export::png(&self.store, &spec, path, size).map(|_| ()),
+            FileKind::Svg => crate::export::svg(&self.store, &spec, path, size).map(|_| ()),
+            FileKind::Csv => crate::export::csv(&self.store, &spec, path).map(|_| ()),
+            FileKind::Session => Ok(()),
+        };
+        match result {
+            Ok(()) => self.files.note = Some(format!("exported {}", file_name(path))),
+            Err(e) => self
+                .state
+                .push_error(failure(format!("export to {} failed: {e}", path.display()), "choose another place")),
+        }
+    }
+
+    /// Recovery window → Recover: the crashed session's checkpoint, shown as a recording.
+    pub fn recover(&mut self) {
+        let Some(rec) = self.files.recover.take() else { return };
+        match rec.load().and_then(|s| session::open_in_app(self, &s)) {
+            Ok(markers) => {
+                self.files.markers = markers;
+                self.files.recording = Some(rec.dir.join("recovered"));
+                self.files.current = None;
+                self.files.note = Some("recovered the last session: save it to keep it".into());
+                // The checkpoint stays until the user saves or quits cleanly.
+            }
+            Err(e) => {
+                self.state.push_error(failure(format!("the checkpoint could not be recovered: {e}"), "start a new run"))
+            }
+        }
+        self.files.reset_autosave();
+    }
+
+    /// A new run replaces an opened recording: a fresh store, the same panes.
+    pub fn leave_recording(&mut self) {
+        if self.files.recording.take().is_none() {
+            return;
+        }
+        self.store = Store::new(self.store.memory_cap());
+        self.state.series.clear();
+        self.state.history = Default::default();
+        self.state.samples_total = 0;
+        self.files.current = None;
+        self.files.markers.clear();
+        self.files.reset_autosave();
+    }
+
+    /// Per frame: collect a finished save, open what waited for a run to stop, checkpoint a
+    /// running session when due.
+    pub(super) fn file_housekeeping(&mut self) {
+        if let Some(e) = self.files.poll_save() {
+            self.state.push_error(e);
+        }
+        if self.state.run.is_none()
+            && let Some(path) = self.files.pending_open.take()
+        {
+            self.open_now(&path);
+        }
+        if let Some(a) = &mut self.files.autosave
+            && let Some(Err(e)) = a.poll()
+        {
+            self.state.push_error(failure(format!("autosave failed: {e}"), "save the session by hand (Ctrl+S)"));
+        }
+        let now = Instant::now();
+        if self.state.run.is_some() && self.files.checkpoint_due(now) {
+            let markers = self.files.markers.clone();
+            if let Some(mut a) = self.files.autosave.take() {
+                a.checkpoint(&self.store, session::app_capture(self, &markers));
+                self.files.autosave = Some(a);
+            }
+            self.files.checkpointed(now);
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The menu bar, the help and recovery windows, and what their file commands do.
+
+use egui::{Key, KeyboardShortcut, Modifiers, Ui};
+
+use super::dialogs::FileKind;
+use super::files::{FileAction, file_name};
+use super::settings::Theme;
+use super::timeview::Window;
+use super::{SHORTCUTS, ZescopeApp, plots};
+
+impl ZescopeApp {
+    pub(super) fn menu(&mut self, ui: &mut Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.add(egui::Button::new("Open…").shortcut_text("Ctrl+O")).clicked() {
+                    ui.close();
+                    let a = self.files.ask_open();
+                    self.perform(a);
+                }
+                ui.add_enabled_ui(!self.files.recent.is_empty(), |ui| {
+                    ui.menu_button("Open Recent", |ui| {
+                        for p in self.files.recent.clone() {
+                            if ui.button(file_name(&p)).on_hover_text(p.display().to_string()).clicked() {
+                                ui.close();
+                                self.perform(Some(FileAction::Open(p)));
+                            }
+                        }
+                    });
+                });
+                ui.separator();
+                if ui.add(egui::Button::new("Save").shortcut_text("Ctrl+S")).clicked() {
+                    ui.close();
+                    let a = self.files.ask_save();
+                    self.perform(a);
+                }
+                if ui.add(egui::Button::new("Save As…").shortcut_text("Ctrl+Shift+S")).clicked() {
+                    ui.close();
+                    let a = self.files.ask_save_as();
+                    self.perform(a);
+                }
+                ui.menu_button("Export", |ui| {
+                    for (label, kind, shown) in [
+                        ("All panes as PNG…", FileKind::Png, true),
+                        ("All panes as SVG…", FileKind::Svg, true),
+                        ("Visible data as CSV…", FileKind::Csv, true),
+                        ("All data as CSV…", FileKind::Csv, false),
+                    ] {
+                        if ui.button(label).clicked() {
+                            ui.close();
+                            let a = self.files.ask_export(kind, None, shown);
+                            self.perform(a);
+                        }
+                    }
+                });
+                ui.separator();
+                if ui.add(egui::Button::new("Quit").shortcut_text("Ctrl+Q")).clicked() {
+                    self.quit(ui);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                if ui.add(egui::Button::new("Follow live").shortcut_text("End")).clicked() {
+                    self.view.follow();
+                }
+                if ui.add(egui::Button::new("Pause / resume").shortcut_text("Space")).clicked() {
+                    self.view.toggle_pause(plots::data_x(&self.store));
+                }
+                ui.menu_button("Window length", |ui| {
+                    for w in Window::ALL {
+                        if ui.radio(self.view.window == w, w.label()).clicked() {
+                            self.view.set_window(w);
+                        }
+                    }
+                });
+                ui.menu_button("Theme", |ui| {
+                    for (t, name) in
+                        [(Theme::System, "Follow the system"), (Theme::Light, "Light"), (Theme::Dark, "Dark")]
+                    {
+                        if ui.radio(self.theme == t, name).clicked() {
+                            self.theme = t;
+                            ui.ctx().set_theme(t.preference());
+                        }
+                    }
+                });
+                if ui.button("Add pane").clicked() {
+                    self.panes.add_pane();
+                }
+                ui.separator();
+                if ui
+                    .button("Reset layout")
+                    .on_hover_text("panes, window length and interface zoom back to defaults")
+                    .clicked()
+                {
+                    self.panes.reset();
+                    if let Some(r) = &self.state.run {
+                        let keys = r.keys.concat();
+                        self.panes.place_new(&keys, &self.state);
+                    }
+                    self.view.set_window(Window::default());
+                    ui.ctx().set_zoom_factor(1.0);
+                }
+            });
+            ui.menu_button("Help", |ui| {
+                if ui.button("Keyboard shortcuts").clicked() {
+                    self.show_shortcuts = true;
+                }
+                if ui.button("About zescope").clicked() {
+                    self.show_about = true;
+                }
+            });
+        });
+    }
+
+    pub(super) fn windows(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
+        egui::Window::new("Keyboard shortcuts").open(&mut self.show_shortcuts).resizable(false).show(&ctx, |ui| {
+            egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
+                for (k, what) in SHORTCUTS {
+                    ui.monospace(k);
+                    ui.label(what);
+                    ui.end_row();
+                }
+            });
+        });
+        self.recovery_window(&ctx);
+        egui::Window::new("About zescope").open(&mut self.show_about).resizable(false).show(&ctx, |ui| {
+            ui.label(format!("zescope {}", env!("CARGO_PKG_VERSION")));
+            ui.label("Live metrics from Level Zero drivers' exported memory (ZET_experimental_metric_export_memory).");
+        });
+    }
+
+    /// Ctrl+O, Ctrl+S, Ctrl+Shift+S.
+    pub(super) fn file_shortcuts(&mut self, ui: &mut Ui) {
+        let (open, save_as, save) = ui.input_mut(|i| {
+            (
+                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::O)),
+                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::S)),
+                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::S)),
+            )
+        });
+        if open {
+            let a = self.files.ask_open();
+            self.perform(a);
+        }
+        if save_as {
+            let a = self.files.ask_save_as();
+            self.perform(a);
+        } else if save {
+            let a = self.files.ask_save();
+            self.perform(a);
+        }
+        // A session file dropped on the window opens it.
+        let dropped: Vec<_> = ui.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        if let Some(p) = dropped.into_iter().find(|p| p.extension().is_some_and(|x| x == "ron")) {
+            self.perform(Some(FileAction::Open(p)));
+        }
+    }
+
+    fn recovery_window(&mut self, ctx: &egui::Context) {
+        let Some(rec) = &self.files.recover else { return };
+        let age = (crate::session::unix_ms_now() - rec.saved_unix_ms).max(0) / 1000;
+        let mut choice = None;
+        egui::Window::new("Recover the last session?").collapsible(false).resizable(false).show(ctx, |ui| {
+            ui.label(format!(
+                "zescope did not exit cleanly last time. A checkpoint of that session was saved {} ago.",
+                super::format::duration(std::time::Duration::from_secs(age as u64))
+            ));
+            ui.horizontal(|ui| {
+                if ui.button("Recover").clicked() {
+                    choice = Some(true);
+                }
+                if ui.button("Discard").clicked() {
+                    choice = Some(false);
+                }
+            });
+        });
+        match choice {
+            Some(true) => self.recover(),
+            Some(false) => {
+                if let Some(r) = self.files.recover.take()
+                    && let Err(e) = r.discard()
+                {
+                    log::warn!("cannot remove the old checkpoint: {e}");
+                }
+                self.auto_start = true;
+            }
+            None => {}
+        }
+    }
+}
