@@ -61,4 +61,8 @@ pub enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Check everything zescope needs (Level Zero loader, drivers, metrics enable, metric groups
+    /// and layouts, kernel knobs, device node access, capabilities, display, file dialogs) and
+    /// print OK / WARN / FAIL per check with the exact fix. Exits non-zero when a check FAILs.
+    Doctor,
 }

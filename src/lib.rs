@@ -6,6 +6,7 @@
 //! `app` (plots).
 
 pub mod cli;
+pub mod doctor;
 pub mod layout;
 pub mod list;
 pub mod record;
