@@ -61,8 +61,12 @@ pub enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Check everything zescope needs (Level Zero loader, drivers, metrics enable, metric groups
-    /// and layouts, kernel knobs, device node access, capabilities, display, file dialogs) and
-    /// print OK / WARN / FAIL per check with the exact fix. Exits non-zero when a check FAILs.
+    /// Check what zescope needs, and print the fix for every problem.
+    ///
+    /// Checks the Level Zero loader, its drivers and devices, ZET_ENABLE_METRICS and run-time
+    /// metrics enable, the metric groups that export memory and their layouts, the i915/xe paranoid
+    /// knobs, access to /dev/dri/renderD*, CAP_PERFMON, the display and the file dialog backend.
+    /// Prints OK / WARN / FAIL per check with the exact fix; exits with status 1 when a check FAILs.
+    /// With --source sim, checks that matter only for real hardware are at most WARN.
     Doctor,
 }
