@@ -100,7 +100,8 @@ fn auto_without_a_real_device_says_so_and_fails() {
     assert!(out.starts_with("zescope doctor (--source auto)"), "{out}");
     line(&out, "FAIL  Level Zero devices: no real device can be found without the loader");
     // what zescope will show instead
-    line(&out, "OK    simulated device: zescope will show the built-in simulated device [SIMULATED]: ze-sim GPU");
+    let sim = line(&out, "OK    simulated device: zescope will show the built-in simulated device [SIMULATED]");
+    assert!(sim.ends_with("(auto: no real device was found): ze-sim GPU, ze-sim NPU"), "{sim}");
 }
 
 #[test]
@@ -155,4 +156,33 @@ fn a_users_zet_enable_metrics_0_is_reported_with_the_fix() {
     assert!(out.contains("fix: unset ZET_ENABLE_METRICS (zescope then sets it to 1 for itself)"), "{out}");
     line(&out, "WARN  metric groups of ze-sim GPU: no metric groups");
     assert!(o.status.success(), "{out}");
+}
+
+#[test]
+fn auto_with_a_real_device_whose_groups_export_nothing_fails_and_says_why() {
+    if let Err(why) = testing::loader_available() {
+        return testing::skip("zescope doctor on a device without exported memory", &why);
+    }
+    let so = match testing::cdylib() {
+        Ok(so) => so,
+        Err(why) => return testing::skip("zescope doctor on a device without exported memory", &why),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("plain.ron");
+    std::fs::write(
+        &config,
+        "(devices: [(name: \"plain GPU\", groups: [(name: \"Basic\", export: None, metrics: [(name: \"Ticks\")])])])",
+    )
+    .unwrap();
+    let o =
+        doctor(&[], &[("ZE_ENABLE_ALT_DRIVERS", so.to_str().unwrap()), ("ZE_SIM_CONFIG", config.to_str().unwrap())]);
+    let out = report(&o);
+    assert!(!o.status.success(), "{out}");
+    // the loader's device has groups, so auto uses it and shows why nothing can be sampled
+    let groups = line(&out, "WARN  metric groups of plain GPU: 0 of 1 groups can be sampled");
+    assert!(!groups.is_empty());
+    assert!(out.contains("        Basic: exports no memory (cannot be sampled)"), "{out}");
+    assert!(out.contains("ZET_experimental_metric_export_memory"), "{out}");
+    line(&out, "FAIL  sampleable groups: no device has a metric group that exports memory with a layout");
+    assert!(!out.contains("simulated device: zescope will show"), "no fallback when the loader has metrics:\n{out}");
 }

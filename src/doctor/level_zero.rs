@@ -25,34 +25,45 @@ pub(super) fn checks(source: Source) -> Vec<Check> {
         devices_check(&real, std::env::var("ZE_ENABLE_ALT_DRIVERS").ok().as_deref()).only_for_hardware(source),
     ];
     let real_has_metrics = real.as_ref().is_ok_and(|l| l.has_metrics());
-    let sim;
-    let in_use: Option<&Loader> = match (source, &real) {
-        (Source::LevelZero, Ok(l)) => Some(l),
-        (Source::LevelZero, Err(_)) => None,
-        (Source::Auto, Ok(l)) if real_has_metrics => Some(l),
-        (Source::Auto | Source::Sim, _) => {
-            sim = Loader::built_in_sim();
-            match &sim {
-                Ok(l) => Some(l),
-                Err(e) => {
-                    checks.push(Check::fail(
-                        "simulated device",
-                        e.to_string(),
-                        "fix or unset ZE_SIM_CONFIG (see crates/ze-sim/src/config.rs for the format)",
-                    ));
-                    None
-                }
-            }
-        }
-    };
-    let Some(loader) = in_use else { return checks };
-    if loader.origin == Origin::BuiltInSim {
-        checks.push(Check::ok(
-            "simulated device",
-            format!("zescope will show the built-in simulated device [SIMULATED]: {}", device_names(loader).join(", ")),
-        ));
+    // The loaders whose groups are checked: the real one whenever it has devices (under `auto`
+    // too, so a real device without usable groups is shown, not hidden behind the fallback),
+    // and the simulated one where zescope would use it.
+    let real_devices =
+        real.as_ref().ok().filter(|l| l.drivers.iter().any(|d| !d.devices().unwrap_or_default().is_empty()));
+    let mut loaders: Vec<&Loader> = Vec::new();
+    if source != Source::Sim
+        && let Some(l) = real_devices
+    {
+        loaders.push(l);
     }
-    let runtime: Vec<(String, bool)> = loader
+    let sim;
+    if source == Source::Sim || (source == Source::Auto && !real_has_metrics) {
+        sim = Loader::built_in_sim();
+        match &sim {
+            Ok(l) => {
+                let why = match (source, &real) {
+                    (Source::Sim, _) => String::new(),
+                    (_, Ok(_)) => " (auto: the Level Zero loader found no device with metric groups)".to_owned(),
+                    (_, Err(_)) => " (auto: no real device was found)".to_owned(),
+                };
+                checks.push(Check::ok(
+                    "simulated device",
+                    format!(
+                        "zescope will show the built-in simulated device [SIMULATED]{why}: {}",
+                        device_names(l).join(", ")
+                    ),
+                ));
+                loaders.push(l);
+            }
+            Err(e) => checks.push(Check::fail(
+                "simulated device",
+                e.to_string(),
+                "fix or unset ZE_SIM_CONFIG (see crates/ze-sim/src/config.rs for the format)",
+            )),
+        }
+    }
+    let Some(first) = loaders.first() else { return checks };
+    let runtime: Vec<(String, bool)> = first
         .drivers
         .iter()
         .enumerate()
@@ -62,7 +73,9 @@ pub(super) fn checks(source: Source) -> Vec<Check> {
     checks.push(metrics_env_check(value.as_deref(), crate::ze::metrics_env_set_by_zescope(), &runtime));
     let (layouts, layout_errors) = LayoutSet::installed();
     checks.push(layouts_check(&layouts, &layout_errors));
-    checks.extend(group_checks(loader, &layouts));
+    for l in loaders {
+        checks.extend(group_checks(l, &layouts));
+    }
     checks
 }
 
