@@ -62,7 +62,12 @@ pub(super) fn checks(source: Source) -> Vec<Check> {
             )),
         }
     }
-    let Some(first) = loaders.first() else { return checks };
+    let (layouts, layout_errors) = LayoutSet::installed();
+    let layouts_line = layouts_check(&layouts, &layout_errors);
+    let Some(first) = loaders.first() else {
+        checks.push(layouts_line);
+        return checks;
+    };
     let runtime: Vec<(String, bool)> = first
         .drivers
         .iter()
@@ -71,8 +76,7 @@ pub(super) fn checks(source: Source) -> Vec<Check> {
         .collect();
     let value = std::env::var("ZET_ENABLE_METRICS").ok();
     checks.push(metrics_env_check(value.as_deref(), crate::ze::metrics_env_set_by_zescope(), &runtime));
-    let (layouts, layout_errors) = LayoutSet::installed();
-    checks.push(layouts_check(&layouts, &layout_errors));
+    checks.push(layouts_line);
     for l in loaders {
         checks.extend(group_checks(l, &layouts));
     }
