@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks a zescope .deb (default: the newest target/debian/zescope_*.deb):
+# Checks a zescope .deb (default: the newest zescope_*.deb in cargo's target/debian/):
 #   - its file list (dpkg-deb -c) holds every path the package must install;
 #   - its control data: libze1 recommended, not depended on;
 #   - extracted into a scratch root (dpkg-deb -x), the binary runs from there
@@ -10,8 +10,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-deb=${1:-$(ls -t target/debian/zescope_*.deb 2>/dev/null | head -n 1)}
-[ -n "$deb" ] && [ -f "$deb" ] || { echo "check-deb: no .deb found: run dist/build-deb.sh first" >&2; exit 1; }
+if [ $# -gt 0 ]; then
+  deb=$1
+else
+  # where build-deb.sh put it: cargo's target directory (CARGO_TARGET_DIR and configs respected)
+  target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+  deb=$(ls -t "$target_dir"/debian/zescope_*.deb 2>/dev/null | head -n 1 || true)
+fi
+[ -n "$deb" ] && [ -f "$deb" ] || { echo "check-deb: no .deb found (${deb:-none}): run dist/build-deb.sh first" >&2; exit 1; }
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 errors=0
 fail() { echo "check-deb: $*" >&2; errors=$((errors + 1)); }
