@@ -5,11 +5,14 @@
 //! that maps exported memory) → `layout` (bytes to values) → `store` (time series) →
 //! `app` (plots).
 
+pub mod app;
 pub mod cli;
 pub mod doctor;
+pub mod gui;
 pub mod layout;
 pub mod list;
 pub mod record;
 pub mod sampler;
 pub mod signals;
+pub mod store;
 pub mod ze;

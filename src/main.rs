@@ -10,7 +10,8 @@ fn main() -> ExitCode {
     zescope::ze::prepare_environment();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::List { metrics: false }) {
+    let Some(command) = cli.command else { return zescope::gui::run(cli.source) };
+    match command {
         Command::List { metrics } => match zescope::list::list(cli.source, metrics) {
             Ok(text) => {
                 print!("{text}");

@@ -24,6 +24,23 @@ impl Termination {
         self.0.load(Ordering::Relaxed)
     }
 
+    /// Also repaints `ctx` when a signal arrives, so an idle window notices it at once.
+    pub fn wake_on_signal(&self, ctx: egui::Context) {
+        let flag = Arc::clone(&self.0);
+        let signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]);
+        match signals {
+            Ok(mut signals) => {
+                let _ = std::thread::Builder::new().name("zescope-signals".into()).spawn(move || {
+                    for _ in signals.forever() {
+                        flag.store(true, Ordering::Relaxed);
+                        ctx.request_repaint();
+                    }
+                });
+            }
+            Err(e) => log::warn!("cannot watch for signals: {e}"),
+        }
+    }
+
     /// Raises the flag from inside the program (e.g. a window close).
     pub fn request(&self) {
         self.0.store(true, Ordering::Relaxed);

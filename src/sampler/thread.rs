@@ -4,7 +4,7 @@ use std::panic::AssertUnwindSafe;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 use crate::layout::LayoutSet;
 use crate::ze::{Loader, Source};
@@ -173,7 +173,7 @@ fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command
     st.send_inventory(&mut outbox);
     loop {
         let deadline = st.next_deadline();
-        let received = commands.recv_deadline(deadline);
+        let received = wait(&commands, deadline);
         let flow = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let flow = match received {
                 Ok(c) => st.handle(c, &mut outbox),
@@ -197,6 +197,26 @@ fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command
     st.stop_run(StopReason::Shutdown, &mut outbox);
     st.retry_disables(&mut outbox);
     outbox.drain(Event::ShutDown, Duration::from_millis(500));
+}
+
+/// Below this wait, the thread sleeps to the deadline and then polls for commands instead of
+/// blocking on the channel: a channel wait spins and yields before it sleeps, which at 10 kHz
+/// would cost a good share of a core. Commands then wait at most this long.
+const POLL_BELOW: Duration = Duration::from_millis(2);
+
+/// The next command, or `Timeout` at `deadline`.
+fn wait(commands: &Receiver<Command>, deadline: Instant) -> Result<Command, RecvTimeoutError> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left > POLL_BELOW {
+        return commands.recv_deadline(deadline);
+    }
+    if !left.is_zero() {
+        std::thread::sleep(left);
+    }
+    commands.try_recv().map_err(|e| match e {
+        TryRecvError::Empty => RecvTimeoutError::Timeout,
+        TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+    })
 }
 
 fn report_teardown(failures: Vec<String>, outbox: &mut Outbox) {

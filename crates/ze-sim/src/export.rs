@@ -211,25 +211,29 @@ impl ExportBuffer {
         st.last_t = Some(t);
         st.step += 1;
         let step = st.step;
+        // Compute first, then publish: the sequence is odd only while the bytes are copied in.
         let mut values = Vec::with_capacity(self.counters.len());
+        let mut words = Vec::with_capacity(self.counters.len());
+        for (i, c) in self.counters.iter().enumerate() {
+            let n = workload::noise(seed, self.stream * 4096 + i as u64, step);
+            let level = workload::level(c.signal, self.device_kind, self.clock_mhz, t, n, c.index);
+            if c.signal.is_cumulative() {
+                st.accum[i] += level * dt;
+                let raw = st.accum[i] as u64;
+                words.push(raw);
+                values.push(raw as f64);
+            } else {
+                words.push(level.to_bits());
+                values.push(level);
+            }
+        }
         let seq = self.sequence();
         let s = seq.load(Ordering::Relaxed);
         seq.store(s + 1, Ordering::Relaxed);
         fence(Ordering::Release);
         self.write_u64(OFFSET_TIMESTAMP, timestamp_ns);
-        for (i, c) in self.counters.iter().enumerate() {
-            let n = workload::noise(seed, self.stream * 4096 + i as u64, step);
-            let level = workload::level(c.signal, self.device_kind, self.clock_mhz, t, n, c.index);
-            let off = OFFSET_COUNTERS + 8 * i;
-            if c.signal.is_cumulative() {
-                st.accum[i] += level * dt;
-                let raw = st.accum[i] as u64;
-                self.write_u64(off, raw);
-                values.push(raw as f64);
-            } else {
-                self.write_u64(off, level.to_bits());
-                values.push(level);
-            }
+        for (i, w) in words.into_iter().enumerate() {
+            self.write_u64(OFFSET_COUNTERS + 8 * i, w);
         }
         seq.store(s + 2, Ordering::Release);
         if st.history.len() == HISTORY {

@@ -1,0 +1,154 @@
+//! `plot_frame`: one headless egui frame (`Context::run_ui` + `tessellate`, no
+//! GPU) drawing 16 series in one egui_plot plot 1600 x 900 points wide.
+//!
+//! - `plot_frame/decimated/1M`, `plot_frame/decimated/10M`: 16 series of 1M /
+//!   10M samples each through the store's envelope path (`EnvelopePlot`). The
+//!   view slides by 1 ms every frame, as in live follow mode, so every frame
+//!   queries the store (nothing is served from the widget's cache).
+//! - `plot_frame/naive/100k`, `plot_frame/naive/1M`: the same 16 series handed
+//!   to egui_plot as raw points (`Line` over borrowed `PlotPoint`s).
+//!
+//! Run: `cargo bench --bench plot_frame`. Results: docs/benchmarks.md.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use egui::{Color32, Context, RawInput, Rect, pos2, vec2};
+use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
+use zescope::app::envelope_plot::{EnvelopePlot, PlotSeries};
+use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+
+const SERIES: usize = 16;
+const PERIOD_NS: i64 = 1_000_000; // 1 kHz
+
+/// Sample `i` of series `s`: a slow wave, noise, and rare spikes.
+fn value(i: usize, s: usize, noise: &mut u64) -> f64 {
+    *noise ^= *noise << 13;
+    *noise ^= *noise >> 7;
+    *noise ^= *noise << 17;
+    let n = (*noise >> 40) as f64 / (1u64 << 24) as f64;
+    let spike = if (*noise & 0xffff) == 7 { 50.0 } else { 0.0 };
+    (i as f64 * 1e-4 + s as f64).sin() * 10.0 + s as f64 * 20.0 + n + spike
+}
+
+fn build_store(samples: usize) -> Store {
+    let mut store = Store::new(usize::MAX);
+    let desc = StreamDesc {
+        name: "bench".into(),
+        series: (0..SERIES)
+            .map(|s| SeriesDesc { name: format!("counter {s}"), unit: "u".into(), kind: SeriesKind::Gauge })
+            .collect(),
+    };
+    let id = store.begin_stream(desc);
+    let mut noise = 0x9E37_79B9_7F4A_7C15;
+    let batch = 4096;
+    let mut ts = Vec::with_capacity(batch);
+    let mut vals = Vec::with_capacity(batch * SERIES);
+    for start in (0..samples).step_by(batch) {
+        ts.clear();
+        vals.clear();
+        for i in start..(start + batch).min(samples) {
+            ts.push(i as i64 * PERIOD_NS);
+            for s in 0..SERIES {
+                vals.push(value(i, s, &mut noise));
+            }
+        }
+        store.append(id, &ts, &vals).unwrap();
+    }
+    store
+}
+
+fn raw_points(samples: usize) -> Vec<Vec<PlotPoint>> {
+    let mut noise = 0x9E37_79B9_7F4A_7C15;
+    let mut out: Vec<Vec<PlotPoint>> = (0..SERIES).map(|_| Vec::with_capacity(samples)).collect();
+    for i in 0..samples {
+        for (s, pts) in out.iter_mut().enumerate() {
+            pts.push(PlotPoint::new(i as f64 * PERIOD_NS as f64 * 1e-9, value(i, s, &mut noise)));
+        }
+    }
+    out
+}
+
+fn color(s: usize) -> Color32 {
+    let h = s as f32 / SERIES as f32;
+    egui::ecolor::Hsva::new(h, 0.8, 0.9, 1.0).into()
+}
+
+fn input() -> RawInput {
+    RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(1600.0, 900.0))), ..RawInput::default() }
+}
+
+/// One frame: build the UI (`plot` shows one egui_plot plot), then
+/// tessellate it. Returns the primitive count.
+fn frame(ctx: &Context, mut plot: impl FnMut(&mut egui::Ui)) -> usize {
+    let mut out = ctx.run_ui(input(), |ui| {
+        egui::CentralPanel::default().show(ui, |ui| plot(ui));
+    });
+    out.textures_delta.clear();
+    ctx.tessellate(out.shapes, out.pixels_per_point).len()
+}
+
+fn bounds(pu: &mut egui_plot::PlotUi<'_>, x: (f64, f64)) {
+    pu.set_plot_bounds_x(x.0..=x.1);
+    pu.set_plot_bounds_y(-20.0..=340.0);
+}
+
+fn decimated(c: &mut Criterion, label: &str, samples: usize) {
+    let store = build_store(samples);
+    let series: Vec<PlotSeries> = store
+        .series(store.streams().next().unwrap().id)
+        .enumerate()
+        .map(|(s, (id, d))| PlotSeries { series: id, name: d.name.clone(), color: color(s) })
+        .collect();
+    let span = (samples - 1) as f64 * PERIOD_NS as f64 * 1e-9;
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    let mut k = 0u64;
+    let mut group = c.benchmark_group("plot_frame");
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    group.bench_function(format!("decimated/{label}"), |b| {
+        b.iter(|| {
+            k += 1;
+            let shift = (k % 2) as f64 * 1e-3;
+            black_box(frame(&ctx, |ui| {
+                Plot::new("bench").show(ui, |pu| {
+                    bounds(pu, (shift, span + shift));
+                    plot.add_to(pu, &store, &series);
+                });
+            }))
+        })
+    });
+    group.finish();
+}
+
+fn naive(c: &mut Criterion, label: &str, samples: usize) {
+    let points = raw_points(samples);
+    let span = (samples - 1) as f64 * PERIOD_NS as f64 * 1e-9;
+    let ctx = Context::default();
+    let mut group = c.benchmark_group("plot_frame");
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    group.bench_function(format!("naive/{label}"), |b| {
+        b.iter(|| {
+            black_box(frame(&ctx, |ui| {
+                Plot::new("bench").show(ui, |pu| {
+                    bounds(pu, (0.0, span));
+                    for (s, pts) in points.iter().enumerate() {
+                        pu.line(Line::new(format!("counter {s}"), PlotPoints::Borrowed(pts)).color(color(s)));
+                    }
+                });
+            }))
+        })
+    });
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    decimated(c, "1M", 1_000_000);
+    decimated(c, "10M", 10_000_000);
+    naive(c, "100k", 100_000);
+    naive(c, "1M", 1_000_000);
+}
+
+criterion_group!(plot_frame, benches);
+criterion_main!(plot_frame);

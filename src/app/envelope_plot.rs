@@ -1,0 +1,372 @@
+//! Plotting store series through envelopes, never through raw points.
+//!
+//! egui_plot draws what it is given, point by point: 16 series of 1M points
+//! cost hundreds of milliseconds a frame. Here every series is first reduced by
+//! the store to one [`EnvelopeColumn`] per physical pixel column (or a coarser
+//! bucket in coarsened history) and drawn as one [`EnvelopeItem`]:
+//!
+//! - the **envelope band**: an egui [`Mesh`] strip through each column's min
+//!   and max, in the series colour, widened to the line width so a flat signal
+//!   reads as an ordinary line. One strip per gap-free run: a `Polygon` would
+//!   need to be convex, a mesh does not. A single-sample spike is the max of
+//!   its column, so it reaches the band's edge in full colour at any zoom.
+//!   The mesh goes to the GPU as is (tessellating it is a copy; a path through
+//!   the same points with egui's anti-aliasing feathering costs about ten times
+//!   more per point). Columns are one physical pixel apart, so the band is not
+//!   feathered: that would double its vertices and the frame's tessellation
+//!   time for a sub-pixel softening of the top and bottom edges;
+//! - a **line** through the column means, added only where columns are more
+//!   than 2 px apart (zoomed in past one sample per pixel). There each column
+//!   is typically one exact sample and a band of constant vertical thickness
+//!   would make steep segments look thin; an anti-aliased stroke doesn't, and
+//!   with that few points it is cheap.
+//!
+//! A column wider than 2 px (coarsened history, sparse data) is drawn flat
+//! across its whole time span rather than at its middle, so coarse buckets read
+//! as steps of their real width. Columns with no finite value (only NaN/inf, or
+//! rates that don't exist) and gaps break the band and the line: nothing is
+//! drawn across a pause. The column means are the hover points
+//! ([`PlotItem::geometry`]), so egui_plot's tooltip reads a column mean; exact
+//! readouts come from `Store::nearest`.
+//!
+//! [`EnvelopePlot`] is kept per plot pane across frames. Its items share one
+//! state: the first item egui_plot initialises with the frame's final x range
+//! queries the store for *all* series at once (`Store::envelopes`: one column
+//! layout per stream, then a cheap pass per series) at the plot's width in
+//! physical pixels; the others find it done. The envelope buffers and the band
+//! meshes are reused from frame to frame.
+
+use std::cell::{OnceCell, RefCell};
+use std::ops::RangeInclusive;
+use std::sync::Arc;
+
+use egui::epaint::{Mesh, PathStroke, Vertex, WHITE_UV};
+use egui::{Color32, Pos2, Shape, Ui, pos2};
+use egui_plot::{PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, PlotTransform, PlotUi};
+
+use crate::store::{Envelope, EnvelopeColumn, SeriesId, Store};
+
+/// A series to plot, with how to draw it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlotSeries {
+    pub series: SeriesId,
+    /// Legend and hover name; also the item's id within the plot, so keep it
+    /// unique and stable.
+    pub name: String,
+    /// Colour of the band and line.
+    pub color: Color32,
+}
+
+/// Line width in points.
+const LINE_WIDTH: f32 = 1.5;
+/// Columns further apart than this (in points) also get a stroked line.
+const SPARSE_PX: f32 = 2.0;
+
+/// What the items of one plot share.
+#[derive(Default)]
+struct Shared {
+    series: Vec<SeriesId>,
+    envs: Vec<Envelope>,
+    /// Last frame's band meshes, reused once egui has dropped its handle.
+    meshes: Vec<Option<Arc<Mesh>>>,
+    /// `(t0, t1, columns)` the envelopes hold.
+    key: Option<(i64, i64, usize)>,
+}
+
+impl Shared {
+    fn ensure(&mut self, store: &Store, x: &RangeInclusive<f64>, columns: usize) {
+        let key = (store.from_plot_x(*x.start()), store.from_plot_x(*x.end()), columns);
+        if self.key != Some(key) {
+            self.envs.resize_with(self.series.len(), Envelope::new);
+            store.envelopes(&self.series, key.0, key.1, columns, &mut self.envs);
+            self.key = Some(key);
+        }
+    }
+}
+
+/// The envelope path of one plot pane; keep it across frames.
+#[derive(Default)]
+pub struct EnvelopePlot {
+    shared: RefCell<Shared>,
+}
+
+impl EnvelopePlot {
+    pub fn new() -> EnvelopePlot {
+        EnvelopePlot::default()
+    }
+
+    /// Add one [`EnvelopeItem`] per series to the plot. The envelopes are
+    /// computed for the plot's final visible x range (seconds since the store
+    /// origin) at its width in physical pixels.
+    pub fn add_to<'a>(&'a self, plot_ui: &mut PlotUi<'a>, store: &'a Store, series: &[PlotSeries]) {
+        let columns = pixel_columns(plot_ui.transform().frame().width(), plot_ui.ctx().pixels_per_point());
+        {
+            let mut sh = self.shared.borrow_mut();
+            if sh.series.len() != series.len() || sh.series.iter().zip(series).any(|(a, b)| *a != b.series) {
+                sh.series = series.iter().map(|s| s.series).collect();
+                sh.key = None;
+            }
+            sh.meshes.resize_with(series.len(), || None);
+            if sh.key.is_none() {
+                // First frame: compute now so that `bounds()` (auto-bounds)
+                // has something to go by before `initialize` runs.
+                sh.ensure(store, &plot_ui.plot_bounds().range_x(), columns);
+            }
+        }
+        for (index, s) in series.iter().enumerate() {
+            plot_ui.add(EnvelopeItem {
+                base: PlotItemBase::new(s.name.clone()),
+                shared: &self.shared,
+                index,
+                store,
+                color: s.color,
+                columns,
+                points: OnceCell::new(),
+            });
+        }
+    }
+
+    /// `(t0, t1, columns)` of the envelopes last computed (what the last frame
+    /// drew), if any.
+    pub fn last_query(&self) -> Option<(i64, i64, usize)> {
+        self.shared.borrow().key
+    }
+
+    /// Compute the envelopes for an explicit x range and column count, without
+    /// a plot (export, tests), and hand them to `f` in the order of `series`.
+    pub fn with_envelopes<R>(
+        &self,
+        store: &Store,
+        series: &[SeriesId],
+        x: RangeInclusive<f64>,
+        columns: usize,
+        f: impl FnOnce(&[Envelope]) -> R,
+    ) -> R {
+        let mut sh = self.shared.borrow_mut();
+        if sh.series != series {
+            sh.series = series.to_vec();
+            sh.key = None;
+        }
+        sh.ensure(store, &x, columns);
+        f(&sh.envs)
+    }
+}
+
+/// Pixel columns of a plot `width_points` wide.
+pub fn pixel_columns(width_points: f32, pixels_per_point: f32) -> usize {
+    let px = (width_points * pixels_per_point).round();
+    if px.is_finite() && px >= 1.0 { px as usize } else { 1 }
+}
+
+/// One series drawn from its envelope (see the module docs).
+pub struct EnvelopeItem<'a> {
+    base: PlotItemBase,
+    shared: &'a RefCell<Shared>,
+    index: usize,
+    store: &'a Store,
+    color: Color32,
+    columns: usize,
+    /// Column means, for hover: built only if egui_plot asks (pointer over
+    /// the plot).
+    points: OnceCell<Vec<PlotPoint>>,
+}
+
+/// Linear map from (time, value) to screen position for one frame. Both axes are anchored
+/// at a reference inside the view and scaled in f64: values like 1e9 ns/s over a 100 px
+/// axis are 1e-7 px per unit, which an f32 difference of two screen positions rounds to 0.
+struct ScreenMap {
+    t_ref: i64,
+    x_ref: f32,
+    /// Screen points per nanosecond.
+    x_scale: f64,
+    v_ref: f64,
+    y_ref: f32,
+    /// Screen points per unit of value (negative: screen y grows downwards).
+    y_scale: f64,
+}
+
+impl ScreenMap {
+    fn new(store: &Store, transform: &PlotTransform, t_ref: i64) -> ScreenMap {
+        let v_ref = transform.bounds().min()[1];
+        ScreenMap {
+            t_ref,
+            x_ref: transform.position_from_point_x(store.to_plot_x(t_ref)),
+            x_scale: transform.dpos_dvalue_x() * 1e-9,
+            v_ref,
+            y_ref: transform.position_from_point_y(v_ref),
+            y_scale: transform.dpos_dvalue_y(),
+        }
+    }
+
+    #[inline]
+    fn x(&self, t: i64) -> f32 {
+        let dt = match t.checked_sub(self.t_ref) {
+            Some(d) => d as f64,
+            None => t as f64 - self.t_ref as f64,
+        };
+        self.x_ref + (dt * self.x_scale) as f32
+    }
+
+    #[inline]
+    fn y(&self, v: f64) -> f32 {
+        self.y_ref + ((v - self.v_ref) * self.y_scale) as f32
+    }
+
+    /// Screen x range of a column: a point at its middle, or its whole span
+    /// when that is wider than 2 px.
+    #[inline]
+    fn column_xs(&self, c: &EnvelopeColumn) -> (f32, f32) {
+        if ((c.t_end as f64 - c.t_start as f64) * self.x_scale).abs() > 2.0 {
+            (self.x(c.t_start), self.x(c.t_end))
+        } else {
+            let xm = self.x(c.t_mid());
+            (xm, xm)
+        }
+    }
+}
+
+/// Appends a band strip to a mesh, one column edge at a time.
+struct Strip<'m> {
+    mesh: &'m mut Mesh,
+    color: Color32,
+    half_width: f32,
+    started: bool,
+}
+
+impl Strip<'_> {
+    #[inline]
+    fn edge(&mut self, x: f32, y_max: f32, y_min: f32) {
+        // Screen y grows downwards: the max is at the top.
+        let (top, bottom) = (y_max.min(y_min) - self.half_width, y_max.max(y_min) + self.half_width);
+        let i = self.mesh.vertices.len() as u32;
+        let v = |y| Vertex { pos: pos2(x, y), uv: WHITE_UV, color: self.color };
+        self.mesh.vertices.extend_from_slice(&[v(top), v(bottom)]);
+        if self.started {
+            self.mesh.indices.extend_from_slice(&[i - 2, i - 1, i, i - 1, i, i + 1]);
+        }
+        self.started = true;
+    }
+}
+
+impl EnvelopeItem<'_> {
+    /// Band (and, where sparse, line) of one gap-free run of columns.
+    fn run(&self, run: &[EnvelopeColumn], map: &ScreenMap, mesh: &mut Mesh, shapes: &mut Vec<Shape>) {
+        let width = if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH };
+        let mut strip = Strip { mesh, color: self.color, half_width: 0.5 * width, started: false };
+        for c in run {
+            let (xa, xb) = map.column_xs(c);
+            let (top, bottom) = (map.y(c.max), map.y(c.min));
+            strip.edge(xa, top, bottom);
+            if xb != xa {
+                strip.edge(xb, top, bottom);
+            }
+        }
+        if let [c] = run {
+            // A lone column: widen it to a bar so a strip of one edge shows.
+            let (xa, xb) = map.column_xs(c);
+            let (top, bottom) = (map.y(c.max), map.y(c.min));
+            let rect = egui::Rect::from_min_max(
+                pos2(xa.min(xb) - 0.5 * width, top.min(bottom) - 0.5 * width),
+                pos2(xa.max(xb) + 0.5 * width, top.max(bottom) + 0.5 * width),
+            );
+            strip.mesh.add_colored_rect(rect, self.color);
+        }
+        let (first, last) = (map.x(run[0].t_start), map.x(run[run.len() - 1].t_end));
+        let sparse = run.len() > 1 && (last - first).abs() > SPARSE_PX * (run.len() - 1) as f32;
+        if sparse {
+            let mut pts: Vec<Pos2> = Vec::with_capacity(run.len() * 2);
+            for c in run {
+                let (xa, xb) = map.column_xs(c);
+                let y = map.y(c.mean);
+                pts.push(pos2(xa, y));
+                if xb != xa {
+                    pts.push(pos2(xb, y));
+                }
+            }
+            shapes.push(Shape::line(pts, PathStroke::new(width, self.color)));
+        }
+    }
+}
+
+impl PlotItem for EnvelopeItem<'_> {
+    fn shapes(&self, _ui: &Ui, transform: &PlotTransform, shapes: &mut Vec<Shape>) {
+        let mut sh = self.shared.borrow_mut();
+        let Some(mut handle) = sh.meshes.get_mut(self.index).map(Option::take) else {
+            return;
+        };
+        let reused = handle.as_mut().and_then(Arc::get_mut).map(|m| {
+            m.vertices.clear();
+            m.indices.clear();
+        });
+        if reused.is_none() {
+            handle = Some(Arc::new(Mesh::default()));
+        }
+        let arc = handle.as_mut().expect("set above");
+        let mesh = Arc::get_mut(arc).expect("a fresh or unshared mesh");
+        let first_shape = shapes.len();
+        if let Some(cols) = sh.envs.get(self.index).map(Envelope::columns)
+            && let Some(first) = cols.first()
+        {
+            let map = ScreenMap::new(self.store, transform, first.t_start);
+            mesh.reserve_vertices(cols.len() * 2 + 8);
+            mesh.reserve_triangles(cols.len() * 2 + 4);
+            let mut start = 0;
+            for end in 1..=cols.len() {
+                let split =
+                    end == cols.len() || cols[end].break_before || (cols[end].count == 0) != (cols[start].count == 0);
+                if split {
+                    if cols[start].count > 0 {
+                        self.run(&cols[start..end], &map, mesh, shapes);
+                    }
+                    start = end;
+                }
+            }
+        }
+        if !mesh.is_empty() {
+            // The band first, so lines are drawn over it.
+            shapes.insert(first_shape, Shape::Mesh(arc.clone()));
+        }
+        sh.meshes[self.index] = handle;
+    }
+
+    fn initialize(&mut self, x_range: RangeInclusive<f64>) {
+        self.shared.borrow_mut().ensure(self.store, &x_range, self.columns);
+    }
+
+    fn color(&self) -> Color32 {
+        self.color
+    }
+
+    fn geometry(&self) -> PlotGeometry<'_> {
+        PlotGeometry::Points(self.points.get_or_init(|| {
+            let sh = self.shared.borrow();
+            let Some(env) = sh.envs.get(self.index) else {
+                return Vec::new();
+            };
+            env.columns()
+                .iter()
+                .filter(|c| c.count > 0)
+                .map(|c| PlotPoint::new(self.store.to_plot_x(c.t_mid()), c.mean))
+                .collect()
+        }))
+    }
+
+    fn bounds(&self) -> PlotBounds {
+        let mut b = PlotBounds::NOTHING;
+        if let Some(env) = self.shared.borrow().envs.get(self.index) {
+            for c in env.columns().iter().filter(|c| c.count > 0) {
+                b.extend_with(&PlotPoint::new(self.store.to_plot_x(c.t_start), c.min));
+                b.extend_with(&PlotPoint::new(self.store.to_plot_x(c.t_end), c.max));
+            }
+        }
+        b
+    }
+
+    fn base(&self) -> &PlotItemBase {
+        &self.base
+    }
+
+    fn base_mut(&mut self) -> &mut PlotItemBase {
+        &mut self.base
+    }
+}

@@ -1,0 +1,127 @@
+//! Numbers for people: SI prefixes, units, durations.
+
+/// Base units that may carry an SI prefix in a driver's unit string ("MHz", "ns", "mW").
+const BASES: [&str; 6] = ["Hz", "W", "s", "B", "J", "V"];
+
+/// A unit that already has a prefix ("MHz", "ns/s") as the value in its base unit: 2100 MHz →
+/// 2.1e9 Hz, so that `si` can pick the right prefix instead of printing "2.1 kMHz".
+fn normalize(value: f64, unit: &str) -> (f64, String) {
+    let (head, tail) = unit.split_once('/').map_or((unit, None), |(h, t)| (h, Some(t)));
+    let mut chars = head.chars();
+    let factor = match chars.next() {
+        Some('k') => 1e3,
+        Some('M') => 1e6,
+        Some('G') => 1e9,
+        Some('T') => 1e12,
+        Some('m') => 1e-3,
+        Some('u') | Some('µ') => 1e-6,
+        Some('n') => 1e-9,
+        Some('p') => 1e-12,
+        _ => return (value, unit.to_owned()),
+    };
+    let base = chars.as_str();
+    if !BASES.contains(&base) {
+        return (value, unit.to_owned());
+    }
+    let unit = match tail {
+        Some(t) => format!("{base}/{t}"),
+        None => base.to_owned(),
+    };
+    (value * factor, unit)
+}
+
+/// `value` with an SI prefix and `unit`: 1234567 B/s → "1.23 MB/s", 0.0021 s → "2.10 ms".
+/// Percent and °C are never prefixed; prefixed units are re-prefixed (2100 MHz → 2.1 GHz).
+/// NaN/inf are spelled out.
+pub fn si(value: f64, unit: &str) -> String {
+    let (value, unit) = normalize(value, unit);
+    let unit = unit.as_str();
+    if !value.is_finite() {
+        return format!("{value} {unit}").trim_end().to_owned();
+    }
+    let no_prefix = matches!(unit, "%" | "°C" | "C" | "") || unit.starts_with('%');
+    if no_prefix || value == 0.0 {
+        return format!("{} {unit}", trim(value, 3)).trim_end().to_owned();
+    }
+    const PREFIXES: [(f64, &str); 9] = [
+        (1e12, "T"),
+        (1e9, "G"),
+        (1e6, "M"),
+        (1e3, "k"),
+        (1.0, ""),
+        (1e-3, "m"),
+        (1e-6, "µ"),
+        (1e-9, "n"),
+        (1e-12, "p"),
+    ];
+    let a = value.abs();
+    let (scale, p) = PREFIXES.iter().find(|(s, _)| a >= *s * 0.9995).copied().unwrap_or((1e-12, "p"));
+    format!("{} {p}{unit}", trim(value / scale, 3))
+}
+
+/// Three significant digits without trailing zeros noise: 1.50 → "1.5", 123.4 → "123".
+fn trim(v: f64, digits: usize) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let mag = v.abs().log10().floor() as i32;
+    let decimals = (digits as i32 - 1 - mag).clamp(0, 9) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_owned() } else { s }
+}
+
+/// A duration for status texts: "250 µs", "1 ms", "2.5 s", "1 min 30 s".
+pub fn duration(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 60.0 {
+        let m = (s / 60.0).floor();
+        let rest = s - m * 60.0;
+        if rest < 0.5 { format!("{m} min") } else { format!("{m} min {} s", rest.round()) }
+    } else {
+        si(s, "s")
+    }
+}
+
+/// A rate in Hz as "10 kHz".
+pub fn hz(v: f64) -> String {
+    si(v, "Hz")
+}
+
+/// Bytes with binary prefixes: "512 MiB".
+pub fn bytes(b: usize) -> String {
+    let b = b as f64;
+    for (s, p) in [(1u64 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        if b >= s as f64 {
+            return format!("{} {p}", trim(b / s as f64, 3));
+        }
+    }
+    format!("{b} B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn si_prefixes_and_units() {
+        assert_eq!(si(1_234_567.0, "B/s"), "1.23 MB/s");
+        assert_eq!(si(0.0021, "s"), "2.1 ms");
+        assert_eq!(si(999.9, "W"), "1 kW");
+        assert_eq!(si(42.0, "%"), "42 %");
+        assert_eq!(si(0.0, "W"), "0 W");
+        assert_eq!(si(-2500.0, "MHz"), "-2.5 GHz");
+        assert_eq!(si(957e6, "ns/s"), "957 ms/s");
+        assert_eq!(si(1.5, "cycles"), "1.5 cycles");
+        assert_eq!(si(f64::NAN, "W"), "NaN W");
+        assert_eq!(si(1.0, ""), "1");
+    }
+
+    #[test]
+    fn durations_rates_and_bytes() {
+        assert_eq!(duration(std::time::Duration::from_micros(100)), "100 µs");
+        assert_eq!(duration(std::time::Duration::from_secs(90)), "1 min 30 s");
+        assert_eq!(hz(10_000.0), "10 kHz");
+        assert_eq!(bytes(512 << 20), "512 MiB");
+        assert_eq!(bytes(100), "100 B");
+    }
+}

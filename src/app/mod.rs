@@ -1,0 +1,339 @@
+//! The eframe/egui UI: one window with the source panel on the left, plot panes in the middle,
+//! the status bar at the bottom.
+//!
+//! [`ZescopeApp::ui`] draws a whole frame into any `Ui` from plain state ([`state`],
+//! [`timeview`], [`panes`], the [`Store`]) and talks to the sampler only through a
+//! [`link::SamplerLink`], so tests drive it with egui_kittest, without a window; `src/gui.rs`
+//! puts it in an eframe window.
+//!
+//! Where a counter's bytes become a pixel, on this side: sampler events → [`ingest`] → store →
+//! [`plots`] (envelopes via [`envelope_plot`]) → egui_plot.
+
+pub mod banner;
+pub mod envelope_plot;
+pub mod format;
+pub mod ingest;
+pub mod legend;
+pub mod link;
+pub mod panes;
+pub mod plots;
+pub mod settings;
+pub mod sources;
+pub mod state;
+pub mod status;
+pub mod timeview;
+
+use std::time::Duration;
+
+use egui::{Key, KeyboardShortcut, Modifiers, RichText, Ui};
+
+use crate::sampler::Command;
+use crate::store::Store;
+
+use link::SamplerLink;
+use panes::Panes;
+use settings::{Settings, Theme, ZOOM_RANGE};
+use state::AppState;
+use timeview::{Mode, TimeView, Window};
+
+/// How long quitting waits for the sampler's teardown.
+pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
+/// Repaint period while following live data (at most the display rate anyway).
+const LIVE_REPAINT: Duration = Duration::from_millis(16);
+/// Repaint period while a run goes on but the view is frozen (to take in data and update the
+/// "new samples" hint without burning CPU).
+const FROZEN_REPAINT: Duration = Duration::from_millis(500);
+
+pub const SHORTCUTS: [(&str, &str); 7] = [
+    ("Space", "pause / resume the view (sampling continues)"),
+    ("End", "follow live data"),
+    ("Ctrl+F", "search groups and metrics"),
+    ("Ctrl+Q", "quit"),
+    ("Ctrl + / Ctrl −", "zoom the interface in / out"),
+    ("Ctrl+0", "reset the interface zoom"),
+    ("scroll / drag on a plot", "zoom / pan the time axis (leaves live mode)"),
+];
+
+pub struct ZescopeApp {
+    link: Box<dyn SamplerLink>,
+    pub state: AppState,
+    pub store: Store,
+    pub view: TimeView,
+    pub panes: Panes,
+    pub theme: Theme,
+    search: String,
+    focus_search: bool,
+    hover_x: Option<f64>,
+    pub show_shortcuts: bool,
+    pub show_about: bool,
+    /// Set once quitting started; `Some(Err)` if the teardown overran.
+    pub quit: Option<Result<(), Duration>>,
+    first_frame: bool,
+    /// Start sampling the default selection as soon as the devices are known (once).
+    pub auto_start: bool,
+}
+
+impl ZescopeApp {
+    pub fn new(link: Box<dyn SamplerLink>, settings: Settings, store: Store) -> ZescopeApp {
+        let mut state = AppState::default();
+        state.selection = settings.selection;
+        let mut view = TimeView::default();
+        view.window = settings.window;
+        ZescopeApp {
+            link,
+            state,
+            store,
+            view,
+            panes: Panes::with_layout(settings.layout),
+            theme: settings.theme,
+            search: String::new(),
+            focus_search: false,
+            hover_x: None,
+            show_shortcuts: false,
+            show_about: false,
+            quit: None,
+            first_frame: true,
+            auto_start: true,
+        }
+    }
+
+    pub fn settings(&self) -> Settings {
+        Settings {
+            theme: self.theme,
+            window: self.view.window,
+            selection: self.state.selection.clone(),
+            layout: self.panes.layout.clone(),
+        }
+    }
+
+    pub fn send(&self, c: Command) {
+        self.link.send(c);
+    }
+
+    /// Sends shutdown and waits (bounded) for the sampler's teardown. Idempotent.
+    pub fn shutdown(&mut self) -> Result<(), Duration> {
+        if let Some(r) = self.quit {
+            return r;
+        }
+        let r = self.link.shutdown(SHUTDOWN_WAIT);
+        if let Err(waited) = r {
+            eprintln!("zescope: the sampler did not finish its teardown within {waited:?}; exiting anyway");
+        }
+        self.quit = Some(r);
+        r
+    }
+
+    /// Quit: teardown first, then close the window.
+    pub fn quit(&mut self, ui: &Ui) {
+        let _ = self.shutdown();
+        ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+    }
+
+    /// One frame.
+    pub fn ui(&mut self, ui: &mut Ui) {
+        if self.first_frame {
+            self.first_frame = false;
+            ui.ctx().set_theme(self.theme.preference());
+            let z = ui.ctx().zoom_factor();
+            if !ZOOM_RANGE.contains(&z) {
+                ui.ctx().set_zoom_factor(1.0);
+            }
+        }
+        let drained = ingest::drain(&*self.link, &mut self.state, &mut self.store, &mut self.view, &mut self.panes);
+        if self.auto_start && self.state.inventory.is_some() {
+            self.auto_start = false;
+            if self.state.run.is_none()
+                && let Ok(cfg) = self.state.run_config()
+            {
+                self.link.send(Command::Start(cfg));
+            }
+        }
+        self.shortcuts(ui);
+        if self.quit.is_some() {
+            return;
+        }
+        egui::Panel::top("menu").show(ui, |ui| self.menu(ui));
+        egui::Panel::bottom("status").show(ui, |ui| status::show(ui, &self.state, &self.store));
+        egui::Panel::left("sources").default_size(320.0).show(ui, |ui| {
+            let mut panel = sources::SourcePanel {
+                state: &mut self.state,
+                search: &mut self.search,
+                focus_search: self.focus_search,
+            };
+            let actions = panel.ui(ui);
+            self.focus_search = false;
+            for sources::SourceAction::Send(c) in actions {
+                if matches!(c, Command::Start(_)) {
+                    self.view.follow();
+                }
+                self.link.send(c);
+            }
+        });
+        egui::CentralPanel::default().show(ui, |ui| {
+            if banner::show(ui, &mut self.state) {
+                self.show_about = false;
+            }
+            self.toolbar(ui);
+            if self.panes.layout.panes.is_empty() {
+                ui.centered_and_justified(|ui| {
+                    ui.label(RichText::new("Pick a device and a metric group on the left and press Start.\nPanes appear with the first samples; drag metrics onto them to rearrange.").weak());
+                });
+            } else {
+                let out = plots::show(ui, &mut self.panes, &self.store, &self.state, &mut self.view, self.hover_x);
+                self.hover_x = out.hover_x;
+            }
+        });
+        self.windows(ui);
+        self.schedule_repaint(ui, drained);
+    }
+
+    fn schedule_repaint(&self, ui: &Ui, drained: ingest::Drained) {
+        if drained.more {
+            ui.ctx().request_repaint();
+        } else if self.state.run.is_some() {
+            ui.ctx().request_repaint_after(if self.view.is_live() { LIVE_REPAINT } else { FROZEN_REPAINT });
+        }
+    }
+
+    fn shortcuts(&mut self, ui: &mut Ui) {
+        let typing = ui.ctx().egui_wants_keyboard_input();
+        let (quit, find) = ui.input_mut(|i| {
+            (
+                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::Q)),
+                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::F)),
+            )
+        });
+        if quit {
+            self.quit(ui);
+            return;
+        }
+        if find {
+            self.focus_search = true;
+        }
+        if typing {
+            return;
+        }
+        let (space, end) =
+            ui.input_mut(|i| (i.consume_key(Modifiers::NONE, Key::Space), i.consume_key(Modifiers::NONE, Key::End)));
+        if space {
+            let shown = self.view.range(plots::data_x(&self.store));
+            self.view.toggle_pause(shown);
+        }
+        if end {
+            self.view.follow();
+        }
+    }
+
+    fn toolbar(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            match self.view.mode {
+                Mode::Live => {
+                    ui.label(RichText::new("LIVE").color(egui::Color32::from_rgb(60, 170, 60)).strong());
+                    if ui.button("Pause").on_hover_text("freeze the view; sampling continues (Space)").clicked() {
+                        let shown = self.view.range(plots::data_x(&self.store));
+                        self.view.toggle_pause(shown);
+                    }
+                }
+                Mode::Paused | Mode::Zoomed => {
+                    let what = if self.view.mode == Mode::Paused { "PAUSED" } else { "ZOOMED" };
+                    ui.label(RichText::new(what).color(ui.visuals().warn_fg_color).strong());
+                    if self.view.new_since_frozen > 0 {
+                        ui.label(format!("{} new samples", self.view.new_since_frozen));
+                    }
+                    if ui.button("Follow live").on_hover_text("back to live data (End)").clicked() {
+                        self.view.follow();
+                    }
+                }
+            }
+            ui.separator();
+            ui.label("Window:");
+            for w in Window::ALL {
+                if ui.selectable_label(self.view.window == w && self.view.is_live(), w.label()).clicked() {
+                    self.view.set_window(w);
+                }
+            }
+            ui.separator();
+            if ui.button("+ Pane").on_hover_text("add an empty plot pane").clicked() {
+                self.panes.add_pane();
+            }
+        });
+    }
+
+    fn menu(&mut self, ui: &mut Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.add(egui::Button::new("Quit").shortcut_text("Ctrl+Q")).clicked() {
+                    self.quit(ui);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                if ui.add(egui::Button::new("Follow live").shortcut_text("End")).clicked() {
+                    self.view.follow();
+                }
+                if ui.add(egui::Button::new("Pause / resume").shortcut_text("Space")).clicked() {
+                    let shown = self.view.range(plots::data_x(&self.store));
+                    self.view.toggle_pause(shown);
+                }
+                ui.menu_button("Window length", |ui| {
+                    for w in Window::ALL {
+                        if ui.radio(self.view.window == w, w.label()).clicked() {
+                            self.view.set_window(w);
+                        }
+                    }
+                });
+                ui.menu_button("Theme", |ui| {
+                    for (t, name) in
+                        [(Theme::System, "Follow the system"), (Theme::Light, "Light"), (Theme::Dark, "Dark")]
+                    {
+                        if ui.radio(self.theme == t, name).clicked() {
+                            self.theme = t;
+                            ui.ctx().set_theme(t.preference());
+                        }
+                    }
+                });
+                if ui.button("Add pane").clicked() {
+                    self.panes.add_pane();
+                }
+                ui.separator();
+                if ui
+                    .button("Reset layout")
+                    .on_hover_text("panes, window length and interface zoom back to defaults")
+                    .clicked()
+                {
+                    self.panes.reset();
+                    if let Some(r) = &self.state.run {
+                        let keys = r.keys.concat();
+                        self.panes.place_new(&keys, &self.state);
+                    }
+                    self.view.set_window(Window::default());
+                    ui.ctx().set_zoom_factor(1.0);
+                }
+            });
+            ui.menu_button("Help", |ui| {
+                if ui.button("Keyboard shortcuts").clicked() {
+                    self.show_shortcuts = true;
+                }
+                if ui.button("About zescope").clicked() {
+                    self.show_about = true;
+                }
+            });
+        });
+    }
+
+    fn windows(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
+        egui::Window::new("Keyboard shortcuts").open(&mut self.show_shortcuts).resizable(false).show(&ctx, |ui| {
+            egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
+                for (k, what) in SHORTCUTS {
+                    ui.monospace(k);
+                    ui.label(what);
+                    ui.end_row();
+                }
+            });
+        });
+        egui::Window::new("About zescope").open(&mut self.show_about).resizable(false).show(&ctx, |ui| {
+            ui.label(format!("zescope {}", env!("CARGO_PKG_VERSION")));
+            ui.label("Live metrics from Level Zero drivers' exported memory (ZET_experimental_metric_export_memory).");
+        });
+    }
+}

@@ -1,0 +1,228 @@
+//! The plot panes: one egui_plot per pane, fed only by store envelopes (`envelope_plot`), with
+//! one time axis for all (linked x, shared cursor), zoom and pan that leave live mode, the exact
+//! nearest samples on hover, and the legend/statistics table under each pane.
+
+use egui::{Color32, Id, RichText, Ui, vec2};
+use egui_plot::{GridMark, Plot, VLine};
+
+use crate::store::Store;
+
+use super::envelope_plot::PlotSeries;
+use super::format::si;
+use super::legend::{self, LegendAction, LegendRow};
+use super::panes::Panes;
+use super::state::{AppState, SeriesKey};
+use super::timeview::TimeView;
+
+/// Height of a pane's plot, at least.
+const MIN_PLOT_HEIGHT: f32 = 140.0;
+
+/// What the panes did this frame.
+#[derive(Default)]
+pub struct PlotsOutcome {
+    /// The hovered time (plot x), for the shared cursor.
+    pub hover_x: Option<f64>,
+    /// The x range shown.
+    pub shown: Option<(f64, f64)>,
+}
+
+/// x-axis labels: seconds since the session's first sample.
+pub fn time_label(x: f64) -> String {
+    let neg = x < 0.0;
+    let a = x.abs();
+    let s = if a >= 3600.0 {
+        format!("{}:{:02}:{:02}", (a / 3600.0) as u64, ((a % 3600.0) / 60.0) as u64, (a % 60.0) as u64)
+    } else if a >= 60.0 {
+        format!("{}:{:06.3}", (a / 60.0) as u64, a % 60.0).trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        format!("{a:.3}").trim_end_matches('0').trim_end_matches('.').to_owned() + " s"
+    };
+    if neg { format!("-{s}") } else { s }
+}
+
+/// The data's x extent (seconds since the origin), over every stream.
+pub fn data_x(store: &Store) -> Option<(f64, f64)> {
+    let (a, b) = store.total_time_range()?;
+    Some((store.to_plot_x(a), store.to_plot_x(b)))
+}
+
+pub fn show(
+    ui: &mut Ui,
+    panes: &mut Panes,
+    store: &Store,
+    state: &AppState,
+    view: &mut TimeView,
+    hover_x: Option<f64>,
+) -> PlotsOutcome {
+    let mut out = PlotsOutcome::default();
+    let target = view.range(data_x(store));
+    out.shown = target;
+    let link = Id::unique("zescope-time-axis");
+    let specs = panes.layout.panes.clone();
+    let numbers: Vec<(u64, usize)> = specs.iter().enumerate().map(|(i, p)| (p.id, i + 1)).collect();
+    let n = specs.len().max(1) as f32;
+    let legend_h: f32 = specs.iter().map(|p| 22.0 + 18.0 * p.series.len() as f32).sum();
+    let plot_h = ((ui.available_height() - legend_h - 40.0 * n) / n).max(MIN_PLOT_HEIGHT);
+    let mut actions: Vec<(u64, LegendAction)> = Vec::new();
+    let mut user_moved: Option<(f64, f64)> = None;
+    let mut remove_pane = None;
+    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+        for (i, spec) in specs.iter().enumerate() {
+            let rows: Vec<(SeriesKey, Color32, bool)> =
+                spec.series.iter().map(|k| (k.clone(), panes.color(k), panes.is_visible(k))).collect();
+            let units: Vec<String> = rows
+                .iter()
+                .filter_map(|(k, _, _)| state.series.get(k).map(|e| e.plotted_unit()))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let unit = if units.len() == 1 { units[0].clone() } else { String::new() };
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(format!("Pane {}", i + 1)).strong());
+                ui.label(
+                    RichText::new(if units.is_empty() {
+                        "(empty: drag metrics here)".into()
+                    } else {
+                        units.join(", ")
+                    })
+                    .weak(),
+                );
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    if ui.small_button("x").on_hover_text("remove this pane").clicked() {
+                        remove_pane = Some(spec.id);
+                    }
+                });
+            });
+            let items: Vec<PlotSeries> = rows
+                .iter()
+                .filter(|(_, _, visible)| *visible)
+                .flat_map(|(k, c, _)| {
+                    let ids = state.series.get(k).map(|e| e.ids.clone()).unwrap_or_default();
+                    ids.into_iter().enumerate().map(move |(run, id)| PlotSeries {
+                        series: id,
+                        name: format!("{}#{run}", k.label()),
+                        color: *c,
+                    })
+                })
+                .collect();
+            let y_unit = unit.clone();
+            let plot = Plot::new(("pane", spec.id))
+                .height(plot_h)
+                .link_axis(link, [true, false])
+                .allow_zoom([true, false])
+                .allow_drag([true, false])
+                .allow_scroll([true, false])
+                .allow_boxed_zoom(false)
+                .allow_double_click_reset(false)
+                .show_x(false)
+                .show_y(false)
+                .y_axis_min_width(56.0)
+                .x_axis_formatter(|m: GridMark, _| time_label(m.value))
+                .y_axis_formatter(move |m: GridMark, _| si(m.value, &y_unit));
+            let cache = panes.plot(spec.id);
+            let resp = plot.show(ui, |pui| {
+                if let Some((a, b)) = target {
+                    pui.set_plot_bounds_x(a..=b);
+                }
+                pui.set_auto_bounds([false, true]);
+                cache.add_to(pui, store, &items);
+                if let Some(x) = hover_x {
+                    pui.vline(VLine::new("cursor", x).color(Color32::from_gray(150)).width(1.0));
+                }
+                pui.pointer_coordinate()
+            });
+            let shown = resp.transform.bounds().range_x();
+            let shown = (*shown.start(), *shown.end());
+            if let Some((a, b)) = target {
+                let tol = (b - a).abs() * 1e-6 + 1e-9;
+                if (shown.0 - a).abs() > tol || (shown.1 - b).abs() > tol {
+                    user_moved = Some(shown);
+                }
+            }
+            if resp.response.hovered()
+                && let Some(p) = resp.inner
+            {
+                out.hover_x = Some(p.x);
+                let t = store.from_plot_x(p.x);
+                resp.response.clone().on_hover_ui_at_pointer(|ui| readout(ui, &rows, state, store, t, p.x));
+            }
+            if let Some(key) = resp.response.dnd_release_payload::<SeriesKey>() {
+                actions.push((spec.id, LegendAction::MoveTo((*key).clone(), Some(spec.id))));
+            }
+            let range = Some((store.from_plot_x(shown.0), store.from_plot_x(shown.1)));
+            let legend_rows: Vec<LegendRow> =
+                rows.iter().map(|(k, c, v)| LegendRow { key: k, color: *c, visible: *v }).collect();
+            for a in legend::show(ui, spec.id, &legend_rows, &numbers, state, store, range) {
+                actions.push((spec.id, a));
+            }
+            ui.add_space(8.0);
+        }
+    });
+    if let Some(r) = user_moved {
+        view.user_moved(r);
+        out.shown = Some(r);
+    }
+    if let Some(id) = remove_pane {
+        panes.remove_pane(id);
+    }
+    for (pane, a) in actions {
+        match a {
+            LegendAction::Visible(k, v) => panes.set_visible(&k, v),
+            LegendAction::Color(k, c) => panes.set_color(&k, c),
+            LegendAction::MoveTo(k, to) => panes.assign(&k, to),
+            LegendAction::Remove(k) => panes.remove_series(pane, &k),
+        }
+    }
+    out
+}
+
+/// The exact samples nearest to `t` of every visible series of a pane.
+fn readout(ui: &mut Ui, rows: &[(SeriesKey, Color32, bool)], state: &AppState, store: &Store, t: i64, x: f64) {
+    ui.label(RichText::new(format!("t = {}", time_label(x))).strong());
+    egui::Grid::new("readout").spacing(vec2(12.0, 2.0)).show(ui, |ui| {
+        for (k, c, visible) in rows.iter().filter(|r| r.2) {
+            let _ = visible;
+            let Some(e) = state.series.get(k) else { continue };
+            let unit = e.plotted_unit();
+            let nearest = e
+                .ids
+                .iter()
+                .filter_map(|&id| store.nearest(id, t).map(|s| (id, s)))
+                .min_by_key(|(_, s)| (s.t - t).unsigned_abs());
+            ui.label(RichText::new(k.label()).color(*c));
+            match nearest {
+                Some((id, s)) => {
+                    ui.monospace(s.value.map_or("no value".to_owned(), |v| si(v, &unit)));
+                    if matches!(e.info.kind, crate::layout::Kind::Cumulative)
+                        && let Some(raw) = store.nearest_raw(id, t).and_then(|r| r.value)
+                    {
+                        ui.monospace(format!("total {}", si(raw, &e.info.unit)));
+                    } else {
+                        ui.label("");
+                    }
+                    ui.label(RichText::new(format!("@ {}", time_label(store.to_plot_x(s.t)))).weak());
+                }
+                None => {
+                    ui.monospace("–");
+                    ui.label("");
+                    ui.label("");
+                }
+            }
+            ui.end_row();
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::time_label;
+
+    #[test]
+    fn time_labels() {
+        assert_eq!(time_label(1.5), "1.5 s");
+        assert_eq!(time_label(0.0), "0 s");
+        assert_eq!(time_label(75.25), "1:15.25");
+        assert_eq!(time_label(3725.0), "1:02:05");
+        assert_eq!(time_label(-2.0), "-2 s");
+    }
+}

@@ -1,0 +1,224 @@
+//! The source panel: where metrics come from (real or simulated, said plainly), devices and
+//! sub-devices, their metric groups (greyed with the reason when they cannot be sampled), a
+//! search over groups and metrics, the sampling interval, and start/stop.
+
+use std::time::Duration;
+
+use egui::{Color32, RichText, Ui};
+
+use crate::sampler::{Command, DeviceEntry, GroupEntry, GroupExportKind, MAX_INTERVAL, MIN_INTERVAL};
+
+use super::format;
+use super::state::{AppState, SeriesKey};
+
+/// What the panel asks the app to do.
+#[derive(Debug)]
+pub enum SourceAction {
+    Send(Command),
+}
+
+pub struct SourcePanel<'a> {
+    pub state: &'a mut AppState,
+    pub search: &'a mut String,
+    pub focus_search: bool,
+}
+
+fn matches(q: &str, name: &str, description: &str) -> bool {
+    q.is_empty() || name.to_lowercase().contains(q) || description.to_lowercase().contains(q)
+}
+
+/// Does the group (or one of its metrics) match the search?
+pub fn group_matches(g: &GroupEntry, q: &str) -> bool {
+    matches(q, &g.name, &g.description) || g.metrics.iter().any(|m| matches(q, &m.name, &m.description))
+}
+
+impl SourcePanel<'_> {
+    pub fn ui(&mut self, ui: &mut Ui) -> Vec<SourceAction> {
+        let mut actions = Vec::new();
+        self.source_header(ui);
+        ui.separator();
+        let search = ui.add(
+            egui::TextEdit::singleline(self.search)
+                .hint_text("Search groups and metrics (Ctrl+F)")
+                .desired_width(f32::INFINITY),
+        );
+        if self.focus_search {
+            search.request_focus();
+        }
+        ui.add_space(4.0);
+        let q = self.search.to_lowercase();
+        let running = self.state.run.is_some();
+        egui::ScrollArea::vertical().id_salt("sources").max_height(ui.available_height() - 120.0).show(ui, |ui| {
+            let Some(inv) = self.state.inventory.clone() else {
+                ui.label("Waiting for the sampler…");
+                return;
+            };
+            if inv.devices.is_empty() {
+                ui.label(RichText::new("No devices found.").color(ui.visuals().warn_fg_color));
+            }
+            for dev in &inv.devices {
+                self.device(ui, dev, &q, running);
+            }
+        });
+        ui.separator();
+        actions.extend(self.controls(ui));
+        actions
+    }
+
+    fn source_header(&self, ui: &mut Ui) {
+        let Some(src) = self.state.inventory.as_ref().and_then(|i| i.source.clone()) else {
+            ui.label("Source: opening…");
+            return;
+        };
+        ui.horizontal(|ui| {
+            ui.label("Source:");
+            if src.simulated {
+                let r = ui.label(RichText::new(" SIMULATED ").strong().color(Color32::BLACK).background_color(Color32::from_rgb(240, 200, 80)));
+                r.on_hover_text(match &src.fallback_reason {
+                    Some(why) => format!("No real Level Zero device is used: {why}.\nThese counters come from zescope's built-in simulated device."),
+                    None => "These counters come from zescope's built-in simulated device, not hardware.".to_owned(),
+                });
+            } else {
+                ui.label(RichText::new(" Level Zero ").strong().color(Color32::BLACK).background_color(Color32::from_rgb(120, 200, 120)));
+            }
+            ui.label(RichText::new(&src.description).weak());
+        });
+    }
+
+    fn device(&mut self, ui: &mut Ui, dev: &DeviceEntry, q: &str, running: bool) {
+        let selected = self.state.selection.device == Some(dev.path);
+        let indent = if dev.path.sub_device.is_some() { "    " } else { "" };
+        let label = format!("{indent}{} [{:?}]{}", dev.name, dev.kind, if dev.simulated { " (simulated)" } else { "" });
+        let r = ui.add_enabled(!running, egui::RadioButton::new(selected, label));
+        let r = r.on_hover_text(format!("{:04x}:{:04x}  uuid {}", dev.vendor_id, dev.device_id, dev.uuid));
+        if r.clicked() && !selected {
+            self.state.selection.device = Some(dev.path);
+            self.state.selection.groups.clear();
+            if let Some(g) = dev.groups.iter().find(|g| g.unavailable.is_none()) {
+                self.state.selection.groups.insert(g.name.clone());
+            }
+        }
+        if !selected {
+            return;
+        }
+        if let Some(e) = &dev.error {
+            ui.label(RichText::new(format!("metric groups unavailable: {e}")).color(ui.visuals().warn_fg_color));
+        }
+        for g in dev.groups.iter().filter(|g| group_matches(g, q)) {
+            self.group(ui, dev, g, q, running);
+        }
+    }
+
+    fn group(&mut self, ui: &mut Ui, dev: &DeviceEntry, g: &GroupEntry, q: &str, running: bool) {
+        let export = match g.exports {
+            GroupExportKind::Group => "DMA-BUF",
+            GroupExportKind::PerMetric => "DMA-BUF per metric",
+            GroupExportKind::None => "no export",
+            GroupExportKind::Unknown => "export unknown",
+        };
+        // While searching, groups have their own (open) state, so clearing the search restores
+        // what the user had expanded.
+        let id = ui.make_persistent_id(("group", dev.path, &g.name, !q.is_empty()));
+        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, !q.is_empty())
+            .show_header(ui, |ui| {
+                let mut on = self.state.selection.groups.contains(&g.name);
+                let enabled = g.unavailable.is_none() && !running;
+                let text = RichText::new(format!("{}  · domain {} · {export}", g.name, g.domain));
+                let r = ui.add_enabled(enabled, egui::Checkbox::new(&mut on, text));
+                let r = match &g.unavailable {
+                    Some(why) => r.on_disabled_hover_text(format!("Cannot be sampled: {why}")),
+                    None if running => r.on_disabled_hover_text("stop the run to change groups"),
+                    None => r.on_hover_text(&g.description),
+                };
+                if r.changed() {
+                    if on {
+                        // One group per domain: ticking a group unticks others of its domain.
+                        let same_domain: Vec<String> = dev
+                            .groups
+                            .iter()
+                            .filter(|o| o.domain == g.domain && o.name != g.name)
+                            .map(|o| o.name.clone())
+                            .collect();
+                        for o in same_domain {
+                            self.state.selection.groups.remove(&o);
+                        }
+                        self.state.selection.groups.insert(g.name.clone());
+                    } else {
+                        self.state.selection.groups.remove(&g.name);
+                    }
+                }
+            })
+            .body(|ui| {
+                for m in g
+                    .metrics
+                    .iter()
+                    .filter(|m| matches(q, &m.name, &m.description) || matches(q, &g.name, &g.description))
+                {
+                    ui.horizontal(|ui| {
+                        let excluded = self.state.selection.excluded.get(&g.name).is_some_and(|e| e.contains(&m.name));
+                        let mut on = !excluded;
+                        if ui
+                            .add_enabled(!running && g.unavailable.is_none(), egui::Checkbox::without_text(&mut on))
+                            .changed()
+                        {
+                            let e = self.state.selection.excluded.entry(g.name.clone()).or_default();
+                            if on {
+                                e.remove(&m.name);
+                            } else {
+                                e.insert(m.name.clone());
+                            }
+                        }
+                        let key = SeriesKey { device: dev.name.clone(), group: g.name.clone(), metric: m.name.clone() };
+                        let label = format!("{} [{}]", m.name, m.unit);
+                        ui.dnd_drag_source(egui::Id::unique(("drag", &key)), key, |ui| {
+                            ui.label(label);
+                        })
+                        .response
+                        .on_hover_text(format!("{}\nDrag onto a pane to plot it there.", m.description));
+                    });
+                }
+            });
+    }
+
+    fn controls(&mut self, ui: &mut Ui) -> Vec<SourceAction> {
+        let mut actions = Vec::new();
+        let running = self.state.run.is_some();
+        ui.horizontal(|ui| {
+            ui.label("Interval");
+            let mut us = self.state.selection.interval.as_micros() as f64;
+            let slider = egui::Slider::new(&mut us, MIN_INTERVAL.as_micros() as f64..=MAX_INTERVAL.as_micros() as f64)
+                .logarithmic(true)
+                .custom_formatter(|v, _| format::duration(Duration::from_micros(v as u64)))
+                .custom_parser(|s| crate::record::parse_duration(s).ok().map(|d| d.as_micros() as f64));
+            if ui.add(slider).on_hover_text("sampling interval, 100 µs to 10 s; applies live").changed() {
+                let d = Duration::from_micros(us as u64).clamp(MIN_INTERVAL, MAX_INTERVAL);
+                self.state.selection.interval = d;
+                if running {
+                    actions.push(SourceAction::Send(Command::SetInterval(d)));
+                }
+            }
+        });
+        ui.horizontal(|ui| {
+            if running {
+                if ui.button("Stop").clicked() {
+                    actions.push(SourceAction::Send(Command::Stop));
+                }
+            } else {
+                match self.state.run_config() {
+                    Ok(cfg) => {
+                        if ui.button("Start").clicked() {
+                            actions.push(SourceAction::Send(Command::Start(cfg)));
+                        }
+                    }
+                    Err(why) => {
+                        ui.add_enabled(false, egui::Button::new("Start")).on_disabled_hover_text(why);
+                    }
+                }
+                if ui.button("Refresh").on_hover_text("list devices and groups again").clicked() {
+                    actions.push(SourceAction::Send(Command::Refresh));
+                }
+            }
+        });
+        actions
+    }
+}

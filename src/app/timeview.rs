@@ -1,0 +1,171 @@
+//! What part of the timeline the panes show: live (a window sliding with the newest sample),
+//! paused (frozen where it was, while data keeps arriving), or zoomed (wherever the user put it).
+//! Pure state, shared by every pane: the time axis is one.
+
+use serde::{Deserialize, Serialize};
+
+/// Length of the live window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Window {
+    Sec10,
+    #[default]
+    Min1,
+    Min10,
+    All,
+}
+
+impl Window {
+    pub const ALL: [Window; 4] = [Window::Sec10, Window::Min1, Window::Min10, Window::All];
+
+    pub fn seconds(self) -> Option<f64> {
+        match self {
+            Window::Sec10 => Some(10.0),
+            Window::Min1 => Some(60.0),
+            Window::Min10 => Some(600.0),
+            Window::All => None,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Window::Sec10 => "10 s",
+            Window::Min1 => "1 min",
+            Window::Min10 => "10 min",
+            Window::All => "all",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The window follows the newest sample.
+    Live,
+    /// Frozen by the user (Space); sampling goes on.
+    Paused,
+    /// Moved or zoomed by the user.
+    Zoomed,
+}
+
+#[derive(Clone, Debug)]
+pub struct TimeView {
+    pub mode: Mode,
+    pub window: Window,
+    /// The x range (seconds since the store's origin) while not live.
+    frozen: (f64, f64),
+    /// Samples that arrived since the view stopped following.
+    pub new_since_frozen: u64,
+}
+
+impl Default for TimeView {
+    fn default() -> Self {
+        TimeView { mode: Mode::Live, window: Window::default(), frozen: (0.0, 1.0), new_since_frozen: 0 }
+    }
+}
+
+impl TimeView {
+    pub fn is_live(&self) -> bool {
+        self.mode == Mode::Live
+    }
+
+    /// The x range to show, given the data's `(first, last)` x; `None` when live with no data.
+    pub fn range(&self, data: Option<(f64, f64)>) -> Option<(f64, f64)> {
+        if self.mode != Mode::Live {
+            return Some(self.frozen);
+        }
+        let (first, last) = data?;
+        Some(match self.window.seconds() {
+            // Until the data fills the window, it grows from the left edge; then it slides.
+            Some(w) if last - first < w => (first, first + w),
+            Some(w) => (last - w, last),
+            None if last > first => (first, last),
+            None => (first - 1.0, last),
+        })
+    }
+
+    /// Space: live → paused where it is now; paused or zoomed → live.
+    pub fn toggle_pause(&mut self, shown: Option<(f64, f64)>) {
+        match self.mode {
+            Mode::Live => self.freeze(Mode::Paused, shown.unwrap_or(self.frozen)),
+            Mode::Paused | Mode::Zoomed => self.follow(),
+        }
+    }
+
+    /// End: back to the live window.
+    pub fn follow(&mut self) {
+        self.mode = Mode::Live;
+        self.new_since_frozen = 0;
+    }
+
+    /// The user dragged or zoomed the time axis to `range`: stop following.
+    pub fn user_moved(&mut self, range: (f64, f64)) {
+        if range.1 > range.0 && range.0.is_finite() && range.1.is_finite() {
+            self.freeze(Mode::Zoomed, range);
+        }
+    }
+
+    /// Choosing a window length goes back to following.
+    pub fn set_window(&mut self, w: Window) {
+        self.window = w;
+        self.follow();
+    }
+
+    pub fn on_samples(&mut self, n: u64) {
+        if self.mode != Mode::Live {
+            self.new_since_frozen += n;
+        }
+    }
+
+    fn freeze(&mut self, mode: Mode, range: (f64, f64)) {
+        if self.mode == Mode::Live {
+            self.new_since_frozen = 0;
+        }
+        self.mode = mode;
+        self.frozen = range;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn live_follows_the_newest_sample_with_the_chosen_window() {
+        let mut v = TimeView::default();
+        assert_eq!(v.range(None), None);
+        v.set_window(Window::Sec10);
+        assert_eq!(v.range(Some((0.0, 100.0))), Some((90.0, 100.0)));
+        assert_eq!(v.range(Some((0.0, 101.0))), Some((91.0, 101.0)));
+        assert_eq!(v.range(Some((5.0, 8.0))), Some((5.0, 15.0)), "a young run fills the window from the left");
+        v.set_window(Window::All);
+        assert_eq!(v.range(Some((3.0, 101.0))), Some((3.0, 101.0)));
+    }
+
+    #[test]
+    fn pause_freezes_counts_new_samples_and_resumes() {
+        let mut v = TimeView::default();
+        v.set_window(Window::Sec10);
+        let shown = v.range(Some((0.0, 50.0)));
+        v.toggle_pause(shown);
+        assert_eq!(v.mode, Mode::Paused);
+        v.on_samples(7);
+        v.on_samples(3);
+        assert_eq!(v.range(Some((0.0, 80.0))), Some((40.0, 50.0)), "frozen while data arrives");
+        assert_eq!(v.new_since_frozen, 10);
+        v.toggle_pause(None);
+        assert!(v.is_live());
+        assert_eq!(v.new_since_frozen, 0);
+        assert_eq!(v.range(Some((0.0, 80.0))), Some((70.0, 80.0)));
+    }
+
+    #[test]
+    fn zoom_or_pan_leaves_live_and_end_returns() {
+        let mut v = TimeView::default();
+        v.user_moved((12.0, 14.0));
+        assert_eq!(v.mode, Mode::Zoomed);
+        assert_eq!(v.range(Some((0.0, 99.0))), Some((12.0, 14.0)));
+        v.user_moved((f64::NAN, 3.0));
+        assert_eq!(v.range(None), Some((12.0, 14.0)), "nonsense ranges are ignored");
+        v.follow();
+        assert!(v.is_live());
+    }
+}

@@ -1,0 +1,72 @@
+//! The window: zescope's UI in eframe (glow renderer; winit with both X11 and Wayland), the
+//! sampler on its thread, settings persisted, and an orderly exit. Closing the window, Ctrl+Q,
+//! SIGINT and SIGTERM all shut the sampler down and wait (bounded) for its teardown before the
+//! process exits.
+
+use std::process::ExitCode;
+
+use crate::app::ZescopeApp;
+use crate::app::settings::{STORAGE_KEY, Settings};
+use crate::sampler::{self, Options};
+use crate::store::Store;
+use crate::ze::Source;
+
+struct GuiApp {
+    app: ZescopeApp,
+    stop: crate::signals::Termination,
+}
+
+impl eframe::App for GuiApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        if self.stop.requested() && self.app.quit.is_none() {
+            self.app.quit(ui);
+        }
+        self.app.ui(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, STORAGE_KEY, &self.app.settings());
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        let _ = self.app.shutdown();
+    }
+}
+
+/// Opens the window on `source`; returns when it is closed.
+pub fn run(source: Source) -> ExitCode {
+    let viewport = egui::ViewportBuilder::default()
+        .with_title("zescope")
+        .with_app_id("zescope")
+        .with_inner_size([1280.0, 800.0])
+        .with_min_inner_size([640.0, 420.0]);
+    let options = eframe::NativeOptions {
+        viewport,
+        renderer: eframe::Renderer::Glow,
+        persist_window: true,
+        ..Default::default()
+    };
+    let stop = crate::signals::Termination::install();
+    let result = eframe::run_native(
+        "zescope",
+        options,
+        Box::new(move |cc| {
+            let settings: Settings = cc.storage.and_then(|s| eframe::get_value(s, STORAGE_KEY)).unwrap_or_default();
+            let link = sampler::spawn_source(source, Options::default());
+            // Wake the UI when a signal arrives, even if nothing else would repaint it.
+            stop.wake_on_signal(cc.egui_ctx.clone());
+            let app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
+            Ok(Box::new(GuiApp { app, stop }))
+        }),
+    );
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!(
+                "zescope: cannot open a window: {e}. Is a display available (DISPLAY or WAYLAND_DISPLAY)? \
+                 Without one, use `zescope list` or `zescope record`; `zescope doctor` checks the setup."
+            );
+            ExitCode::FAILURE
+        }
+    }
+}

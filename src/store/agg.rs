@@ -1,0 +1,155 @@
+//! Aggregates: the one merge rule shared by the pyramid, envelopes and stats.
+//!
+//! An [`Agg`] summarises a run of consecutive samples of one series: min, max
+//! and sum over the *finite* values, how many values were finite (`n`) and how
+//! many were NaN/±inf (`nf`), and the last value. Non-finite values are counted,
+//! never folded into min/max/sum, so one `inf` cannot hide a whole bucket and a
+//! NaN cannot silently vanish: every envelope column and every stats result
+//! reports its non-finite count.
+//!
+//! A third kind of sample has no value at all: the rate of a cumulative counter
+//! at the first sample of a stream, after a gap, or after a counter reset. It is
+//! stored as a NaN with a private payload ([`MISSING_BITS`]) and counted in
+//! neither `n` nor `nf` (the sample still counts in the stream's sample count).
+//! Incoming NaNs are canonicalised at ingest ([`canon`]) so data can never
+//! collide with that payload.
+//!
+//! 40 bytes per node per series: min, max, sum, last (f64) and two u32 counts.
+//! u32 is enough because the coarsest pyramid node spans 2^28 samples.
+
+/// Bit pattern of the "no value" marker (a quiet NaN with a payload).
+pub(crate) const MISSING_BITS: u64 = 0x7ff8_0000_0000_6d73;
+
+/// The "no value" marker.
+#[inline]
+pub(crate) fn missing() -> f64 {
+    f64::from_bits(MISSING_BITS)
+}
+
+/// Is `v` the "no value" marker (not just any NaN)?
+#[inline]
+pub(crate) fn is_missing(v: f64) -> bool {
+    v.to_bits() == MISSING_BITS
+}
+
+/// Canonical NaN for every incoming NaN, so data never looks like [`missing`].
+#[inline]
+pub(crate) fn canon(v: f64) -> f64 {
+    if v.is_nan() { f64::NAN } else { v }
+}
+
+/// `None` for the "no value" marker, the value otherwise (NaN/inf included).
+#[inline]
+pub(crate) fn to_option(v: f64) -> Option<f64> {
+    if is_missing(v) { None } else { Some(v) }
+}
+
+/// Summary of a run of samples of one series (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Agg {
+    pub min: f64,
+    pub max: f64,
+    pub sum: f64,
+    /// Value of the last sample (may be NaN, inf or [`missing`]).
+    pub last: f64,
+    /// Finite values.
+    pub n: u32,
+    /// Non-finite values (NaN, ±inf), excluding [`missing`].
+    pub nf: u32,
+}
+
+impl Default for Agg {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl Agg {
+    /// Summary of no samples; merging it changes nothing but `last`.
+    pub const EMPTY: Agg =
+        Agg { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, last: f64::from_bits(MISSING_BITS), n: 0, nf: 0 };
+
+    /// Summary of one sample.
+    #[inline]
+    pub fn of(v: f64) -> Agg {
+        let mut a = Agg::EMPTY;
+        a.push(v);
+        a
+    }
+
+    /// Add one sample after the ones already summarised.
+    #[inline]
+    pub fn push(&mut self, v: f64) {
+        if v.is_finite() {
+            if v < self.min {
+                self.min = v;
+            }
+            if v > self.max {
+                self.max = v;
+            }
+            self.sum += v;
+            self.n += 1;
+        } else if !is_missing(v) {
+            self.nf += 1;
+        }
+        self.last = v;
+    }
+
+    /// Add a run of samples that follows the ones already summarised.
+    /// `o` must summarise at least one sample (its `last` becomes ours).
+    #[inline]
+    pub fn merge(&mut self, o: &Agg) {
+        if o.min < self.min {
+            self.min = o.min;
+        }
+        if o.max > self.max {
+            self.max = o.max;
+        }
+        self.sum += o.sum;
+        self.n += o.n;
+        self.nf += o.nf;
+        self.last = o.last;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_values_are_counted_not_merged() {
+        let mut a = Agg::EMPTY;
+        for v in [1.0, f64::NAN, 5.0, f64::INFINITY, -2.0, f64::NEG_INFINITY] {
+            a.push(canon(v));
+        }
+        assert_eq!((a.min, a.max, a.sum, a.n, a.nf), (-2.0, 5.0, 4.0, 3, 3));
+        assert_eq!(a.last, f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn missing_is_neither_finite_nor_non_finite() {
+        let mut a = Agg::of(2.0);
+        a.push(missing());
+        assert_eq!((a.n, a.nf), (1, 0));
+        assert!(is_missing(a.last));
+        assert_eq!(to_option(a.last), None);
+        // A data NaN is canonicalised and therefore never mistaken for "missing".
+        let weird_nan = f64::from_bits(MISSING_BITS);
+        assert!(!is_missing(canon(weird_nan)));
+    }
+
+    #[test]
+    fn merge_equals_pushing_in_order() {
+        let xs = [3.0, -1.0, f64::NAN, 7.5, 0.25];
+        let mut whole = Agg::EMPTY;
+        xs.iter().for_each(|&v| whole.push(v));
+        let mut left = Agg::EMPTY;
+        xs[..2].iter().for_each(|&v| left.push(v));
+        let mut right = Agg::EMPTY;
+        xs[2..].iter().for_each(|&v| right.push(v));
+        left.merge(&right);
+        assert_eq!((left.min, left.max, left.n, left.nf), (whole.min, whole.max, whole.n, whole.nf));
+        assert_eq!(left.last, whole.last);
+        assert!((left.sum - whole.sum).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,250 @@
+//! Envelopes: what a series looks like at N pixel columns.
+//!
+//! An envelope query picks the level whose buckets are just finer than a
+//! pixel column (samples per column / 256 / 16^k), walks that level's nodes
+//! across the visible range once and groups them into columns by the time at
+//! their middle. A column is therefore a whole number of buckets: its edges
+//! snap to bucket edges (each [`EnvelopeColumn`] says exactly which time span
+//! it covers), and it costs the 1 to 16 nodes it is made of, not a scan of its
+//! samples. Below 256 samples per column the walk reads raw samples, so a
+//! zoomed-in view shows every sample exactly.
+//!
+//! The walk is split in two so a plot of many counters of one stream pays for
+//! the layout once: a plan (`plan.rs`: which node or sample runs make up each column,
+//! their time spans and gaps) is computed from the stream's shared node
+//! metadata, then applied per series, which is a tight reduction over that
+//! series' aggregates (`Store::envelopes`).
+//!
+//! Cost: with `S` the bucket size chosen, the walk reads `count / S <= 16 N`
+//! nodes, plus `O(16 · levels)` to find where to start, whatever the length of
+//! the history. At raw level it reads the at most `256 N` samples in range.
+//!
+//! What the columns promise (and the property tests check against a brute
+//! force scan):
+//! - min, max, count, non-finite count and sample count are exact for the
+//!   samples in `t_start..=t_end`, the mean is their finite mean; min and max
+//!   ignore non-finite values, which are counted instead;
+//! - the columns cover, without overlap and in order, every sample in the
+//!   requested range plus the one before and the one after it (so a line can
+//!   enter and leave the view); in coarsened history a column is at least a
+//!   whole coarse bucket;
+//! - `break_before` is set exactly when a gap (pause, restart) separates a
+//!   column's first sample from the previous sample; a gap at least one
+//!   column wide is never inside a column (the walk descends to split the
+//!   bucket), unless it is in history so coarsened the bucket can't be split.
+
+use super::agg::Agg;
+use super::chunked::Chunked;
+use super::plan::{Part, Plan, PlanCol};
+use super::pyramid::MAX_LEVEL;
+use super::stream::StreamStore;
+
+/// One column of an [`Envelope`]. Times are nanoseconds on the store's
+/// timeline. When `count` is 0 (only non-finite or rate-less samples),
+/// `min`, `max` and `mean` are NaN.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EnvelopeColumn {
+    /// Time of the first sample in the column.
+    pub t_start: i64,
+    /// Time of the last sample in the column.
+    pub t_end: i64,
+    pub min: f64,
+    pub max: f64,
+    /// Mean of the finite values.
+    pub mean: f64,
+    /// Finite values.
+    pub count: u64,
+    /// NaN/±inf values (not in min/max/mean).
+    pub non_finite: u64,
+    /// All samples, including those with no value (a cumulative counter's
+    /// first sample, resets).
+    pub samples: u64,
+    /// A gap separates this column from the previous sample: don't draw a
+    /// line into it.
+    pub break_before: bool,
+}
+
+impl EnvelopeColumn {
+    /// Middle of the covered time span.
+    pub fn t_mid(&self) -> i64 {
+        ((self.t_start as i128 + self.t_end as i128) / 2) as i64
+    }
+}
+
+/// A reusable envelope buffer: fill it with `Store::envelope` every frame;
+/// after the first frames it no longer allocates.
+#[derive(Clone, Debug, Default)]
+pub struct Envelope {
+    pub(crate) columns: Vec<EnvelopeColumn>,
+    pub(crate) range: (i64, i64),
+    pub(crate) requested: usize,
+    pub(crate) samples_per_bucket: u64,
+    pub(crate) plan: Plan,
+}
+
+impl Envelope {
+    pub fn new() -> Envelope {
+        Envelope::default()
+    }
+
+    /// The columns, oldest first.
+    pub fn columns(&self) -> &[EnvelopeColumn] {
+        &self.columns
+    }
+
+    /// The time range and column count of the last query.
+    pub fn request(&self) -> (i64, i64, usize) {
+        (self.range.0, self.range.1, self.requested)
+    }
+
+    /// Samples per bucket of the level the query walked (1: raw samples).
+    /// Coarsened history in range may be coarser.
+    pub fn samples_per_bucket(&self) -> u64 {
+        self.samples_per_bucket
+    }
+
+    pub(crate) fn reset(&mut self, t0: i64, t1: i64, n: usize) {
+        self.columns.clear();
+        self.range = (t0, t1);
+        self.requested = n;
+        self.samples_per_bucket = 0;
+    }
+}
+
+/// Running summary of a column for one series (u64 counts: a column can
+/// span more than 2^32 samples).
+struct Acc {
+    min: f64,
+    max: f64,
+    sum: f64,
+    n: u64,
+    nf: u64,
+}
+
+impl Acc {
+    #[inline(always)]
+    fn merge(&mut self, a: &Agg) {
+        if a.min < self.min {
+            self.min = a.min;
+        }
+        if a.max > self.max {
+            self.max = a.max;
+        }
+        self.sum += a.sum;
+        self.n += a.n as u64;
+        self.nf += a.nf as u64;
+    }
+
+    #[inline(always)]
+    fn column(&self, col: &PlanCol) -> EnvelopeColumn {
+        let (min, max, mean) =
+            if self.n > 0 { (self.min, self.max, self.sum / self.n as f64) } else { (f64::NAN, f64::NAN, f64::NAN) };
+        EnvelopeColumn {
+            t_start: col.t_start,
+            t_end: col.t_end,
+            min,
+            max,
+            mean,
+            count: self.n,
+            non_finite: self.nf,
+            samples: col.samples,
+            break_before: col.break_before,
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, v: f64) {
+        let mut a = Agg::EMPTY;
+        a.push(v);
+        self.merge(&a);
+    }
+}
+
+impl StreamStore {
+    /// Fill `out` (already reset) with series `s` laid out by `plan`.
+    pub(crate) fn apply(&self, plan: &Plan, s: usize, out: &mut Envelope) {
+        out.samples_per_bucket = plan.samples_per_bucket;
+        if s >= self.n_series() {
+            return;
+        }
+        let gauge = self.wraps[s].is_none();
+        // Node storage of this series per level, looked up once.
+        let mut levels: [Option<&Chunked<Agg>>; MAX_LEVEL + 1] = [None; MAX_LEVEL + 1];
+        for (l, slot) in levels.iter_mut().enumerate().skip(1).take(self.pyramid.top()) {
+            *slot = Some(&self.pyramid.level(l).aggs[s]);
+        }
+        if let Some(aggs) = plan.uniform.and_then(|l| levels[l as usize]) {
+            // The common layout: one run of nodes of one level per column,
+            // each column starting where the previous ended.
+            for (col, part) in plan.cols.iter().zip(&plan.parts) {
+                let Part::Nodes { lo, hi, .. } = *part else { unreachable!("uniform plans hold nodes") };
+                let mut acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
+                let mut m = lo;
+                loop {
+                    let run = aggs.run_from(m, hi);
+                    for a in run {
+                        acc.merge(a);
+                    }
+                    m += run.len() as u64;
+                    if m >= hi {
+                        break;
+                    }
+                }
+                out.columns.push(acc.column(col));
+            }
+            return;
+        }
+        let mut p = 0;
+        for col in &plan.cols {
+            let mut acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
+            for part in &plan.parts[p..col.parts_end] {
+                match *part {
+                    Part::Nodes { level, lo, hi } => {
+                        let Some(aggs) = levels[level as usize] else {
+                            continue;
+                        };
+                        let mut m = lo;
+                        loop {
+                            let run = aggs.run_from(m, hi);
+                            for a in run {
+                                acc.merge(a);
+                            }
+                            m += run.len() as u64;
+                            if m >= hi {
+                                break;
+                            }
+                        }
+                    }
+                    Part::Raw { block, lo, hi } => {
+                        let Some(blk) = self.block(block) else {
+                            continue;
+                        };
+                        if gauge {
+                            for &v in &blk.col(s)[lo as usize..hi as usize] {
+                                acc.push(v);
+                            }
+                        } else {
+                            for j in lo as usize..hi as usize {
+                                acc.push(self.value(blk, s, j));
+                            }
+                        }
+                    }
+                }
+            }
+            p = col.parts_end;
+            out.columns.push(acc.column(col));
+        }
+    }
+
+    /// See `Store::envelope`.
+    pub fn envelope(&self, s: usize, t0: i64, t1: i64, columns: usize, out: &mut Envelope) {
+        out.reset(t0, t1, columns);
+        if s >= self.n_series() {
+            return;
+        }
+        let mut plan = std::mem::take(&mut out.plan);
+        self.plan(t0, t1, columns, &mut plan);
+        self.apply(&plan, s, out);
+        out.plan = plan;
+    }
+}

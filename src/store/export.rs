@@ -1,0 +1,343 @@
+//! Export and import of a stream's whole history (session save/load).
+//!
+//! [`StreamData`] is the plain-data form of everything a stream holds: its
+//! coarsened history as buckets (the finest level that still holds each
+//! stretch, oldest first) and its full-resolution samples (timestamps, raw
+//! values row-major, where the gaps are). `Store::import_stream` rebuilds an
+//! equivalent stream from it, pyramid included, validating everything first:
+//! a corrupt or hostile file gives a [`StoreError::InvalidImport`] naming the
+//! problem, never a panic or an unbounded allocation beyond the data given.
+
+use serde::{Deserialize, Serialize};
+
+use super::agg::{Agg, canon, missing, to_option};
+use super::column::BLOCK;
+use super::pyramid::{MAX_LEVEL, NodeMeta, blocks_per_node};
+use super::stream::StreamStore;
+use super::{Store, StoreError, StreamDesc, StreamId};
+
+/// A stream's full history as plain data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StreamData {
+    pub desc: StreamDesc,
+    pub ended: bool,
+    /// Samples evicted before the history below.
+    pub evicted_samples: u64,
+    /// Coarsened history, oldest first, contiguous, coarsest first.
+    pub coarse: Vec<CoarseBucket>,
+    /// Full-resolution history, after the coarse one.
+    pub raw: RawData,
+}
+
+/// One bucket of coarsened history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CoarseBucket {
+    /// Pyramid level (1..=6): the bucket spans `256 * 16^(level-1)` samples.
+    pub level: u8,
+    /// Position of the bucket in its level.
+    pub index: u64,
+    pub t_first: i64,
+    pub t_last: i64,
+    /// Ordinal of the first sample (its position in the stream).
+    pub first_ordinal: u64,
+    pub samples: u64,
+    /// Gap between the previous sample and this bucket (0: none).
+    pub gap_before: i64,
+    /// Largest gap inside the bucket (0: none).
+    pub max_gap: i64,
+    /// Per series (of the rate, for a cumulative counter).
+    pub series: Vec<BucketStats>,
+}
+
+/// A bucket's summary of one series.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BucketStats {
+    /// Min, max, sum of the finite values.
+    pub min: f64,
+    pub max: f64,
+    pub sum: f64,
+    /// Value of the last sample (`None`: it has no value).
+    pub last: Option<f64>,
+    pub count: u32,
+    pub non_finite: u32,
+}
+
+/// Full-resolution samples.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RawData {
+    /// Block number of the first sample (its position in the pyramid).
+    pub first_block: u64,
+    /// Ordinal of the first sample.
+    pub first_ordinal: u64,
+    pub timestamps: Vec<i64>,
+    /// Row-major: `timestamps.len() * series` values (raw totals for
+    /// cumulative counters).
+    pub values: Vec<f64>,
+    /// Indices of samples that a gap separates from the previous sample.
+    pub gaps: Vec<usize>,
+    /// When `gaps` starts with 0: how long the gap before the first sample
+    /// was (its predecessor may be gone). 0 otherwise.
+    pub first_gap: i64,
+    /// Per series, the rate of the first sample (cumulative counters whose
+    /// first sample has one; `None` otherwise). Its predecessor may be gone.
+    pub first_rates: Vec<Option<f64>>,
+}
+
+/// Block numbers and ordinals beyond this are rejected: a stream at 1 MHz
+/// would take 2000 years to get there, and arithmetic on them stays far from
+/// overflowing.
+const LIMIT: u64 = 1 << 56;
+
+fn bad(msg: String) -> StoreError {
+    StoreError::InvalidImport(msg)
+}
+
+impl StreamStore {
+    pub fn export(&self) -> StreamData {
+        let n = self.n_series();
+        let mut coarse = Vec::new();
+        for l in (1..=self.pyramid.top()).rev() {
+            let nodes = self.pyramid.exclusive_nodes(l, self.finer_start(l));
+            let level = self.pyramid.level(l);
+            for m in level.meta.start()..level.meta.start() + nodes {
+                let meta = level.meta.at(m);
+                coarse.push(CoarseBucket {
+                    level: l as u8,
+                    index: m,
+                    t_first: meta.t_first,
+                    t_last: meta.t_last,
+                    first_ordinal: meta.first_ordinal,
+                    samples: meta.samples,
+                    gap_before: meta.gap_before,
+                    max_gap: meta.max_gap,
+                    series: level
+                        .aggs
+                        .iter()
+                        .map(|a| {
+                            let a = a.at(m);
+                            BucketStats {
+                                min: a.min,
+                                max: a.max,
+                                sum: a.sum,
+                                last: to_option(a.last),
+                                count: a.n,
+                                non_finite: a.nf,
+                            }
+                        })
+                        .collect(),
+                });
+            }
+        }
+        let mut raw = RawData {
+            first_block: self.first_block,
+            first_ordinal: self.blocks.front().map_or(self.total, |b| b.first_ordinal),
+            ..RawData::default()
+        };
+        for blk in &self.blocks {
+            if blk.gap_before > 0 {
+                if raw.timestamps.is_empty() {
+                    raw.first_gap = blk.gap_before;
+                }
+                raw.gaps.push(raw.timestamps.len());
+            }
+            for j in 0..blk.len {
+                raw.timestamps.push(blk.ts.get(j));
+                raw.values.extend((0..n).map(|s| blk.col(s)[j]));
+            }
+        }
+        if !self.blocks.is_empty() {
+            raw.first_rates = (0..n)
+                .map(|s| match self.wraps[s] {
+                    Some(_) => to_option(self.head_rate[self.cum_slot[s]]),
+                    None => None,
+                })
+                .collect();
+        }
+        StreamData { desc: self.desc.clone(), ended: self.ended, evicted_samples: self.evicted, coarse, raw }
+    }
+
+    /// Build a stream from validated-on-the-way data.
+    pub fn import(data: &StreamData) -> Result<StreamStore, StoreError> {
+        let n = data.desc.series.len();
+        let mut st = StreamStore::new(data.desc.clone());
+        // Where the previous bucket ended: (block, ordinal, time).
+        let mut end: Option<(u64, u64, i64)> = None;
+        let mut prev_level = usize::MAX;
+        let mut aggs = vec![Agg::EMPTY; n];
+        for (k, b) in data.coarse.iter().enumerate() {
+            let l = b.level as usize;
+            if !(1..=MAX_LEVEL).contains(&l) {
+                return Err(bad(format!("bucket {k}: level {l} is not in 1..={MAX_LEVEL}")));
+            }
+            if l > prev_level {
+                return Err(bad(format!("bucket {k}: level {l} after finer level {prev_level}")));
+            }
+            prev_level = l;
+            let span = blocks_per_node(l);
+            let first_block = b
+                .index
+                .checked_mul(span)
+                .filter(|f| f.checked_add(span).is_some_and(|e| e <= LIMIT))
+                .ok_or_else(|| bad(format!("bucket {k}: index {} out of range", b.index)))?;
+            if b.first_ordinal > LIMIT {
+                return Err(bad(format!("bucket {k}: first ordinal {} out of range", b.first_ordinal)));
+            }
+            let max_samples = span * BLOCK as u64;
+            if b.samples == 0 || b.samples > max_samples {
+                return Err(bad(format!("bucket {k}: {} samples (1..={max_samples} at level {l})", b.samples)));
+            }
+            if b.t_first > b.t_last || b.gap_before < 0 || b.max_gap < 0 {
+                return Err(bad(format!("bucket {k}: inconsistent times or gaps")));
+            }
+            if b.series.len() != n {
+                return Err(bad(format!("bucket {k}: {} series, the stream has {n}", b.series.len())));
+            }
+            if let Some((eb, eo, et)) = end
+                && (first_block != eb || b.first_ordinal != eo || b.t_first <= et)
+            {
+                return Err(bad(format!("bucket {k} does not follow bucket {}", k - 1)));
+            }
+            for (s, x) in b.series.iter().enumerate() {
+                if x.count as u64 + x.non_finite as u64 > b.samples {
+                    return Err(bad(format!("bucket {k}, series {s}: more values than samples")));
+                }
+                aggs[s] = Agg {
+                    min: x.min,
+                    max: x.max,
+                    sum: x.sum,
+                    last: x.last.map_or_else(missing, canon),
+                    n: x.count,
+                    nf: x.non_finite,
+                };
+            }
+            let meta = NodeMeta {
+                t_first: b.t_first,
+                t_last: b.t_last,
+                first_ordinal: b.first_ordinal,
+                samples: b.samples,
+                gap_before: b.gap_before,
+                max_gap: b.max_gap,
+            };
+            st.pyramid.insert(l, b.index, meta, Some(&aggs));
+            end = Some((first_block + span, b.first_ordinal + b.samples, b.t_last));
+        }
+        let raw = &data.raw;
+        let k = raw.timestamps.len();
+        if raw.values.len() != k.saturating_mul(n) {
+            return Err(bad(format!("raw: {} values for {k} timestamps x {n} series", raw.values.len())));
+        }
+        if let Some(w) = raw.timestamps.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(bad(format!("raw: timestamp {} does not increase", w + 1)));
+        }
+        if raw.gaps.windows(2).any(|w| w[1] <= w[0]) || raw.gaps.last().is_some_and(|&g| g >= k) {
+            return Err(bad("raw: gap indices must increase and be within the samples".into()));
+        }
+        if (raw.gaps.first() == Some(&0)) != (raw.first_gap > 0) {
+            return Err(bad("raw: first_gap must be > 0 exactly when gaps starts with 0".into()));
+        }
+        if !(raw.first_rates.is_empty() || raw.first_rates.len() == n) {
+            return Err(bad(format!("raw: {} first rates for {n} series", raw.first_rates.len())));
+        }
+        match end {
+            Some((eb, eo, et))
+                if k > 0 && (raw.first_block != eb || raw.first_ordinal != eo || raw.timestamps[0] <= et) =>
+            {
+                return Err(bad("raw samples do not follow the coarse history".into()));
+            }
+            Some((eb, eo, _)) if k == 0 => (st.first_block, st.total) = (eb, eo),
+            _ => {}
+        }
+        if let Some(&(_, _, et)) = end.as_ref() {
+            st.last_t = Some(et);
+        }
+        if raw.first_gap > 0 {
+            match raw.timestamps[0].checked_sub(raw.first_gap) {
+                Some(t) if st.last_t.is_none_or(|et| et == t) => st.last_t = Some(t),
+                _ => {
+                    return Err(bad("raw: first_gap does not match the coarse history".into()));
+                }
+            }
+        }
+        if k > 0 {
+            let blocks = k.div_ceil(BLOCK) as u64 + raw.gaps.len() as u64;
+            if raw.first_block.checked_add(blocks).is_none_or(|e| e > LIMIT)
+                || raw.first_ordinal.checked_add(k as u64).is_none_or(|e| e > LIMIT)
+            {
+                return Err(bad("raw: block numbers or ordinals out of range".into()));
+            }
+            st.first_block = raw.first_block;
+            st.total = raw.first_ordinal;
+        }
+        if data.evicted_samples > st.total.max(raw.first_ordinal) {
+            return Err(bad("more evicted samples than samples before the history".into()));
+        }
+        if raw.first_rates.iter().any(Option::is_some) {
+            st.rate_override = Some(
+                (0..n)
+                    .filter(|&s| st.wraps[s].is_some())
+                    .map(|s| raw.first_rates[s].map_or_else(missing, canon))
+                    .collect(),
+            );
+        }
+        let mut bounds: Vec<usize> = raw.gaps.clone();
+        bounds.push(k);
+        let mut from = 0;
+        for &to in &bounds {
+            if from > 0 || raw.gaps.first() == Some(&0) {
+                st.gap_pending = st.last_t.is_some();
+            }
+            if to > from {
+                st.ingest(&raw.timestamps[from..to], &raw.values[from * n..to * n]);
+            }
+            from = to;
+        }
+        st.rate_override = None;
+        st.evicted = data.evicted_samples;
+        if data.ended {
+            st.ended = true;
+            st.open = false;
+        }
+        Ok(st)
+    }
+}
+
+impl Store {
+    /// Everything a stream holds, as plain data (see [`StreamData`]).
+    pub fn export_stream(&self, s: StreamId) -> Option<StreamData> {
+        self.streams.get(s.0 as usize).map(StreamStore::export)
+    }
+
+    /// Add a stream rebuilt from exported data, as a new stream of this store.
+    /// If it does not fit under the cap, the cap policy coarsens/evicts
+    /// (oldest history first, the imported stream included).
+    pub fn import_stream(&mut self, data: &StreamData) -> Result<StreamId, StoreError> {
+        let st = StreamStore::import(data)?;
+        if self.origin.is_none() {
+            self.origin = st.oldest_time();
+        }
+        let id = StreamId(self.streams.len() as u32);
+        self.streams.push(st);
+        self.stream_bytes.push(0);
+        self.refresh(self.streams.len() - 1);
+        let _ = self.make_room(0);
+        Ok(id)
+    }
+
+    /// Call `f(t, row)` for every full-resolution sample of a stream, oldest
+    /// first; `row` holds one raw value per series (totals for cumulative
+    /// counters).
+    pub fn for_each_raw_row(&self, s: StreamId, mut f: impl FnMut(i64, &[f64])) {
+        let Some(st) = self.streams.get(s.0 as usize) else {
+            return;
+        };
+        let mut row = vec![0.0; st.n_series()];
+        for blk in &st.blocks {
+            for j in 0..blk.len {
+                for (k, v) in row.iter_mut().enumerate() {
+                    *v = blk.col(k)[j];
+                }
+                f(blk.ts.get(j), &row);
+            }
+        }
+    }
+}

@@ -1,0 +1,363 @@
+//! Time-series store: long histories of many counters that plot in constant
+//! time, under an explicit memory cap.
+//!
+//! # Shape
+//!
+//! A *stream* is one run of the sampler: one timeline of strictly increasing
+//! `i64` nanosecond timestamps shared by `n` *series* (one per counter), stored
+//! in blocks of 256 samples (`column.rs`, `timeline.rs`). Over the blocks sits
+//! a min/max *pyramid* (`pyramid.rs`): per series, a bucket summary (min, max,
+//! sum, last, finite and non-finite counts) per 256 samples, per 4096, per
+//! 65536, ... (fan-out 16, 6 levels). Cumulative counters are plotted as rates,
+//! derived at ingest ([`rate`]). Queries: envelopes for plotting
+//! (`plan.rs` lays out the columns once per stream, `envelope.rs` fills them
+//! per series), exact samples and range statistics (`query.rs`). The cap and
+//! what gives way under it: `cap.rs`. Save/load: `export.rs`. Each file's
+//! docs say why it is built the way it is.
+//!
+//! # Memory arithmetic (full resolution, per stored value)
+//!
+//! With `n` series per stream and blocks of `B = 256` samples:
+//!
+//! | what                          | bytes per value          | n = 16     |
+//! |-------------------------------|--------------------------|------------|
+//! | the `f64` value               | 8                        | 8          |
+//! | timestamp (u32 offset)        | 4 / n                    | 0.25       |
+//! | pyramid aggs (40 B per node)  | 40 / B · 16/15           | 0.167      |
+//! | pyramid metas (48 B, shared)  | 48 / B · 16/15 / n       | 0.0125     |
+//! | block header (~70 B, shared)  | 70 / B / n (·2 slack)    | 0.017–0.034 |
+//!
+//! So about 8.45 B per value at 16 series (the store's own accounting, which
+//! counts allocated capacity, measures 8.449 B), under the 8.5 B goal, for
+//! gauges and cumulative counters alike (a cumulative counter's rate is not
+//! stored per sample: see `rate.rs`). It gets better with more series. Slower
+//! sampling than ~60 Hz stores timestamps as `i64` (+0.25 B at 16 series).
+//!
+//! # Cost of a query
+//!
+//! "The envelope of series S over time range R at N pixel columns" walks the
+//! pyramid level whose bucket holds at most one column's worth of samples, so
+//! it reads fewer than 16·N buckets plus O(16 · levels) to find the start:
+//! the same at 1M and at 10M samples. Spikes survive at every zoom level
+//! because every bucket keeps its exact min and max. [`Store::envelopes`]
+//! shares the column layout between the series of a stream.
+//!
+//! # Time
+//!
+//! Time is `i64` nanoseconds on one monotonic timeline. The store's *origin*
+//! is the first timestamp ever appended (or set explicitly); plots use `f64`
+//! seconds since the origin ([`Store::to_plot_x`], [`Store::from_plot_x`]).
+
+mod agg;
+mod cap;
+mod chunked;
+mod column;
+mod desc;
+mod envelope;
+mod error;
+mod export;
+mod locate;
+mod plan;
+mod pyramid;
+mod query;
+pub mod rate;
+mod stream;
+mod timeline;
+
+pub use cap::{ResolutionSpan, Retention, default_cap};
+pub use desc::{SeriesDesc, SeriesId, SeriesKind, StreamDesc, StreamId, StreamInfo};
+pub use envelope::{Envelope, EnvelopeColumn};
+pub use error::StoreError;
+pub use export::{BucketStats, CoarseBucket, RawData, StreamData};
+pub use query::{Bucket, Sample, Stats};
+
+use stream::StreamStore;
+
+/// The time-series store. See the module docs.
+pub struct Store {
+    streams: Vec<StreamStore>,
+    /// Cached `heap_bytes()` per stream.
+    stream_bytes: Vec<usize>,
+    origin: Option<i64>,
+    cap: usize,
+}
+
+/// Samples appended per reservation against the cap.
+const SLICE: usize = 4096;
+
+impl Store {
+    /// A store that never holds more than `cap_bytes`.
+    pub fn new(cap_bytes: usize) -> Store {
+        Store { streams: Vec::new(), stream_bytes: Vec::new(), origin: None, cap: cap_bytes }
+    }
+
+    /// A store with [`default_cap`].
+    pub fn with_default_cap() -> Store {
+        Store::new(default_cap())
+    }
+
+    /// First timestamp ever appended, unless set with [`Self::set_origin`].
+    pub fn origin_ns(&self) -> Option<i64> {
+        self.origin
+    }
+
+    pub fn set_origin(&mut self, ns: i64) {
+        self.origin = Some(ns);
+    }
+
+    /// Plot x (seconds since the origin) of a time.
+    pub fn to_plot_x(&self, ns: i64) -> f64 {
+        let origin = self.origin.unwrap_or(0);
+        match ns.checked_sub(origin) {
+            Some(d) => d as f64 * 1e-9,
+            None => (ns as i128 - origin as i128) as f64 * 1e-9,
+        }
+    }
+
+    /// Time of a plot x (saturating at the ends of the timeline).
+    pub fn from_plot_x(&self, x: f64) -> i64 {
+        let ns = (x * 1e9).round() + self.origin.unwrap_or(0) as f64;
+        if ns.is_nan() { self.origin.unwrap_or(0) } else { ns as i64 }
+    }
+
+    /// Start a stream (one sampler run).
+    pub fn begin_stream(&mut self, desc: StreamDesc) -> StreamId {
+        let id = StreamId(self.streams.len() as u32);
+        self.streams.push(StreamStore::new(desc));
+        self.stream_bytes.push(0);
+        self.refresh(self.streams.len() - 1);
+        // Best effort: a descriptor alone is tiny, but keep the invariant.
+        let _ = self.make_room(0);
+        id
+    }
+
+    fn idx(&self, s: StreamId) -> Result<usize, StoreError> {
+        let i = s.0 as usize;
+        if i < self.streams.len() { Ok(i) } else { Err(StoreError::UnknownStream(s)) }
+    }
+
+    fn series_idx(&self, s: SeriesId) -> Option<(usize, usize)> {
+        let i = s.stream.0 as usize;
+        let st = self.streams.get(i)?;
+        (s.index() < st.n_series()).then_some((i, s.index()))
+    }
+
+    pub(crate) fn refresh(&mut self, i: usize) {
+        self.stream_bytes[i] = self.streams[i].heap_bytes();
+    }
+
+    /// Append a row-major batch: `timestamps.len()` samples,
+    /// `values.len() == timestamps.len() * n_series`. The batch is checked
+    /// whole before anything is stored.
+    pub fn append(&mut self, s: StreamId, timestamps: &[i64], values: &[f64]) -> Result<(), StoreError> {
+        let i = self.idx(s)?;
+        let st = &self.streams[i];
+        if st.ended {
+            return Err(StoreError::StreamEnded(s));
+        }
+        let n = st.n_series();
+        let expected = timestamps.len().checked_mul(n);
+        if expected != Some(values.len()) {
+            return Err(StoreError::BatchShape {
+                timestamps: timestamps.len(),
+                values: values.len(),
+                series: n,
+                expected: expected.unwrap_or(usize::MAX),
+            });
+        }
+        let mut prev = st.last_t;
+        for (index, &t) in timestamps.iter().enumerate() {
+            if let Some(p) = prev
+                && t <= p
+            {
+                return Err(StoreError::NonMonotonic { index, prev: p, t });
+            }
+            prev = Some(t);
+        }
+        let Some(&first) = timestamps.first() else {
+            return Ok(());
+        };
+        self.origin.get_or_insert(first);
+        let mut stored = 0;
+        while stored < timestamps.len() {
+            let k = (timestamps.len() - stored).min(SLICE);
+            let need = self.streams[i].growth_bound(k);
+            if self.make_room(need).is_err() {
+                return Err(StoreError::CapTooSmall { cap: self.cap, used: self.memory_used(), needed: need, stored });
+            }
+            self.streams[i].ingest(&timestamps[stored..stored + k], &values[stored * n..(stored + k) * n]);
+            self.refresh(i);
+            stored += k;
+        }
+        Ok(())
+    }
+
+    /// The next sample of `s` does not connect to the previous one (pause).
+    pub fn mark_gap(&mut self, s: StreamId) {
+        if let Ok(i) = self.idx(s) {
+            self.streams[i].mark_gap();
+        }
+    }
+
+    /// The run is over; the stream takes no more samples.
+    pub fn end_stream(&mut self, s: StreamId) {
+        if let Ok(i) = self.idx(s) {
+            let st = &mut self.streams[i];
+            st.ended = true;
+            st.open = false;
+        }
+    }
+
+    fn info(&self, i: usize) -> StreamInfo<'_> {
+        let st = &self.streams[i];
+        StreamInfo {
+            id: StreamId(i as u32),
+            desc: &st.desc,
+            ended: st.ended,
+            appended: st.total,
+            time_range: st.oldest_time().zip(st.newest_time()),
+        }
+    }
+
+    /// All streams, oldest first.
+    pub fn streams(&self) -> impl Iterator<Item = StreamInfo<'_>> {
+        (0..self.streams.len()).map(|i| self.info(i))
+    }
+
+    pub fn stream(&self, s: StreamId) -> Option<StreamInfo<'_>> {
+        self.idx(s).ok().map(|i| self.info(i))
+    }
+
+    /// The series of a stream with their ids (empty for an unknown stream).
+    pub fn series(&self, s: StreamId) -> impl Iterator<Item = (SeriesId, &SeriesDesc)> {
+        let descs = self.streams.get(s.0 as usize).map_or(&[][..], |st| &st.desc.series[..]);
+        descs.iter().enumerate().map(move |(k, d)| (SeriesId { stream: s, index: k as u32 }, d))
+    }
+
+    /// Id of series number `index` of stream `s`.
+    pub fn series_id(&self, s: StreamId, index: usize) -> Option<SeriesId> {
+        let st = self.streams.get(s.0 as usize)?;
+        (index < st.n_series()).then_some(SeriesId { stream: s, index: index as u32 })
+    }
+
+    pub fn series_desc(&self, s: SeriesId) -> Option<&SeriesDesc> {
+        let (i, k) = self.series_idx(s)?;
+        Some(&self.streams[i].desc.series[k])
+    }
+
+    /// Samples ever appended to a stream.
+    pub fn sample_count(&self, s: StreamId) -> u64 {
+        self.streams.get(s.0 as usize).map_or(0, |st| st.total)
+    }
+
+    /// Samples a stream still holds (at any resolution).
+    pub fn retained_sample_count(&self, s: StreamId) -> u64 {
+        self.streams.get(s.0 as usize).map_or(0, StreamStore::retained_samples)
+    }
+
+    /// Oldest and newest time a stream holds.
+    pub fn time_range(&self, s: StreamId) -> Option<(i64, i64)> {
+        let st = self.streams.get(s.0 as usize)?;
+        st.oldest_time().zip(st.newest_time())
+    }
+
+    /// Oldest and newest time any stream holds.
+    pub fn total_time_range(&self) -> Option<(i64, i64)> {
+        let ranges = self.streams.iter().filter_map(|st| st.oldest_time().zip(st.newest_time()));
+        ranges.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+    }
+
+    /// The envelope of a series over `t0..=t1` at `columns` pixel columns (see
+    /// [`EnvelopeColumn`] for what each column promises). For a cumulative
+    /// counter: of its rate. An unknown series or empty range gives no columns.
+    pub fn envelope(&self, series: SeriesId, t0: i64, t1: i64, columns: usize, out: &mut Envelope) {
+        match self.series_idx(series) {
+            Some((i, k)) => self.streams[i].envelope(k, t0, t1, columns, out),
+            None => out.reset(t0, t1, columns),
+        }
+    }
+
+    /// Envelopes of several series over the same range and columns, in one
+    /// pass per stream: consecutive series of the same stream share the
+    /// column layout, so 16 counters cost little more than one.
+    /// `outs[k]` receives `series[k]` (extra series or outputs are ignored).
+    pub fn envelopes(&self, series: &[SeriesId], t0: i64, t1: i64, columns: usize, outs: &mut [Envelope]) {
+        let n = series.len().min(outs.len());
+        let mut i = 0;
+        while i < n {
+            let stream = series[i].stream;
+            let j = i + series[i..n].iter().take_while(|s| s.stream == stream).count();
+            let Some(st) = self.streams.get(stream.0 as usize) else {
+                outs[i..j].iter_mut().for_each(|o| o.reset(t0, t1, columns));
+                i = j;
+                continue;
+            };
+            let mut plan = std::mem::take(&mut outs[i].plan);
+            st.plan(t0, t1, columns, &mut plan);
+            for k in i..j {
+                outs[k].reset(t0, t1, columns);
+                st.apply(&plan, series[k].index(), &mut outs[k]);
+            }
+            outs[i].plan = plan;
+            i = j;
+        }
+    }
+
+    /// The stored sample nearest to `t` (exact time and value; for a
+    /// cumulative counter its rate). `None` when `t` lies in coarsened history
+    /// (use [`Self::bucket_at`]) or nothing is held.
+    pub fn nearest(&self, series: SeriesId, t: i64) -> Option<Sample> {
+        let (i, k) = self.series_idx(series)?;
+        self.streams[i].nearest(k, t, false)
+    }
+
+    /// Like [`Self::nearest`], with a cumulative counter's raw total.
+    pub fn nearest_raw(&self, series: SeriesId, t: i64) -> Option<Sample> {
+        let (i, k) = self.series_idx(series)?;
+        self.streams[i].nearest(k, t, true)
+    }
+
+    /// The finest bucket held at `t` (the last one starting at or before `t`,
+    /// else the first): a single exact sample at full resolution, a coarse
+    /// bucket in coarsened history.
+    pub fn bucket_at(&self, series: SeriesId, t: i64) -> Option<Bucket> {
+        let (i, k) = self.series_idx(series)?;
+        self.streams[i].bucket_at(k, t)
+    }
+
+    /// Min, max, mean, last, counts over the samples in `t0..=t1`, from the
+    /// pyramid's sums (only the partial blocks at the two ends are scanned).
+    pub fn stats(&self, series: SeriesId, t0: i64, t1: i64) -> Stats {
+        match self.series_idx(series) {
+            Some((i, k)) => self.streams[i].stats(k, t0, t1),
+            None => Stats::EMPTY,
+        }
+    }
+
+    /// Bytes held, by the store's own accounting. Never above the cap.
+    pub fn memory_used(&self) -> usize {
+        size_of::<Store>()
+            + self.streams.capacity() * size_of::<StreamStore>()
+            + self.stream_bytes.capacity() * size_of::<usize>()
+            + self.stream_bytes.iter().sum::<usize>()
+    }
+
+    pub fn memory_cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Change the cap; a lower cap coarsens/evicts at once.
+    pub fn set_memory_cap(&mut self, bytes: usize) {
+        self.cap = bytes;
+        let _ = self.make_room(0);
+    }
+
+    /// What the cap did to each stream's history (see [`Retention`]).
+    pub fn coarsening(&self) -> Vec<(StreamId, Retention)> {
+        (0..self.streams.len()).map(|i| (StreamId(i as u32), self.streams[i].retention())).collect()
+    }
+
+    pub fn retention(&self, s: StreamId) -> Option<Retention> {
+        self.streams.get(s.0 as usize).map(StreamStore::retention)
+    }
+}

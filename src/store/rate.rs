@@ -1,0 +1,80 @@
+//! Rates of cumulative counters.
+//!
+//! A cumulative counter (bytes moved, cycles elapsed, ...) is only interesting
+//! as a rate. The rate at sample `i` is `(raw[i] - raw[i-1]) / (t[i] - t[i-1])`
+//! in units per second. It is derived once at ingest into the pyramid (every
+//! bucket of every level aggregates rates, never totals), so no frame ever
+//! recomputes a rate series. Only the raw totals are stored per sample: a query
+//! at full zoom re-derives the at most few hundred rates it touches from two
+//! adjacent totals with [`rate_between`], the same pure function ingest uses,
+//! so the leaves agree bit for bit with the buckets above them. Storing the rate
+//! column as well would double the memory of every cumulative counter.
+//!
+//! Rules:
+//! - the first sample of a stream and the first sample after a gap have no rate
+//!   (there is no previous sample they connect to);
+//! - a total that goes down is a wrap when the series has a `wrap` modulus
+//!   (`delta + wrap`), and a reset otherwise: a reset sample has no rate;
+//! - a non-finite total on either side gives a NaN rate (counted as non-finite).
+
+use super::agg::missing;
+
+/// Rate between two consecutive totals `dt_ns` apart, or the "no value" marker
+/// (see [`super::agg::missing`]) for a reset. `dt_ns` is > 0 (timestamps
+/// strictly increase).
+#[inline]
+pub(crate) fn rate_raw(prev: f64, cur: f64, dt_ns: i64, wrap: Option<f64>) -> f64 {
+    if !(prev.is_finite() && cur.is_finite()) {
+        return f64::NAN;
+    }
+    let mut delta = cur - prev;
+    if delta < 0.0 {
+        match wrap {
+            Some(m) if delta + m >= 0.0 => delta += m,
+            _ => return missing(),
+        }
+    }
+    delta / (dt_ns as f64 * 1e-9)
+}
+
+/// Rate in units per second between two consecutive totals of a cumulative
+/// counter: `None` when the counter was reset (it went down and has no `wrap`
+/// modulus, or went down by more than the modulus), NaN when a total is not
+/// finite. This is the definition the store applies; it is public so callers
+/// (export, tests) can derive exactly the same numbers.
+pub fn rate_between(prev: f64, cur: f64, dt_ns: i64, wrap: Option<f64>) -> Option<f64> {
+    super::agg::to_option(rate_raw(prev, cur, dt_ns, wrap))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: i64 = 1_000_000;
+
+    #[test]
+    fn plain_rate_is_delta_over_seconds() {
+        assert_eq!(rate_between(100.0, 150.0, 500 * MS, None), Some(100.0));
+    }
+
+    #[test]
+    fn wrap_adds_the_modulus() {
+        let m = 2f64.powi(32);
+        // 0xFFFF_FFF0 -> 0x10 is 32 counts in 1 ms.
+        let r = rate_between(m - 16.0, 16.0, MS, Some(m));
+        assert_eq!(r, Some(32_000.0));
+    }
+
+    #[test]
+    fn a_decrease_without_modulus_is_a_reset_with_no_rate() {
+        assert_eq!(rate_between(1000.0, 3.0, MS, None), None);
+        // Decreasing by more than the modulus cannot be a single wrap.
+        assert_eq!(rate_between(1000.0, 3.0, MS, Some(100.0)), None);
+    }
+
+    #[test]
+    fn non_finite_totals_give_nan() {
+        assert!(rate_between(f64::NAN, 1.0, MS, None).unwrap().is_nan());
+        assert!(rate_between(1.0, f64::INFINITY, MS, None).unwrap().is_nan());
+    }
+}

@@ -1,0 +1,293 @@
+//! One stream (one sampler run): raw blocks, the pyramid, and ingest.
+//!
+//! Ingest is batch-shaped: the sampler hands over rows of `n_series` values
+//! with their timestamps. Each batch is cut at block boundaries; per block
+//! slice and per series the values are transposed into the block's column,
+//! NaNs canonicalised, cumulative totals turned into rates, and the slice's
+//! [`Agg`] is merged once into the newest node of every level. Nothing is
+//! allocated per sample: a block (and, every 32 blocks, a chunk of pyramid
+//! nodes) is allocated when the previous one is full.
+//!
+//! Coarsening and eviction ("drop the oldest raw block", "drop the oldest
+//! chunk of level `l`", "drop everything") live in `cap.rs`, next to the
+//! store-wide policy that decides which one runs.
+
+use std::collections::VecDeque;
+
+use super::agg::{Agg, canon, missing};
+use super::column::{BLOCK, Block};
+use super::pyramid::{MAX_LEVEL, NodeMeta, Pyramid, blocks_per_node};
+use super::rate::rate_raw;
+use super::timeline::TsBlock;
+use super::{SeriesKind, StreamDesc};
+
+pub(crate) struct StreamStore {
+    pub desc: StreamDesc,
+    /// Per series: `None` for a gauge, `Some(wrap)` for a cumulative counter.
+    pub wraps: Vec<Option<Option<f64>>>,
+    /// Per series: index into `head_rate` (cumulative series only).
+    pub cum_slot: Vec<usize>,
+    pub blocks: VecDeque<Block>,
+    /// Block number of `blocks[0]` (of the next block when `blocks` is empty).
+    pub first_block: u64,
+    pub pyramid: Pyramid,
+    /// The newest block takes more samples.
+    pub open: bool,
+    /// `mark_gap` was called: the next sample starts a new segment.
+    pub gap_pending: bool,
+    pub ended: bool,
+    pub last_t: Option<i64>,
+    /// Last raw row (for the rate of the next sample).
+    pub last_raw: Vec<f64>,
+    /// The next sample has a predecessor to take a rate against.
+    pub rate_valid: bool,
+    /// Samples ever appended (= the next sample's ordinal).
+    pub total: u64,
+    /// Samples evicted (no longer represented at any resolution).
+    pub evicted: u64,
+    /// Heap bytes of the blocks in `blocks`.
+    pub blocks_heap: usize,
+    /// Rates to use for the next sample instead of deriving them (import of a
+    /// history whose first raw sample's predecessor is gone).
+    pub rate_override: Option<Vec<f64>>,
+    /// Per cumulative series: the rate of the first sample of `blocks[0]`
+    /// (its predecessor may be coarsened away; every later block takes the
+    /// rate of its first sample against the block before it).
+    pub head_rate: Vec<f64>,
+}
+
+impl StreamStore {
+    pub fn new(desc: StreamDesc) -> StreamStore {
+        let n = desc.series.len();
+        let mut n_cum = 0;
+        let mut cum_slot = vec![usize::MAX; n];
+        let wraps = desc
+            .series
+            .iter()
+            .enumerate()
+            .map(|(s, d)| match d.kind {
+                SeriesKind::Gauge => None,
+                SeriesKind::Cumulative { wrap } => {
+                    cum_slot[s] = n_cum;
+                    n_cum += 1;
+                    Some(wrap.filter(|m| m.is_finite() && *m > 0.0))
+                }
+            })
+            .collect();
+        StreamStore {
+            desc,
+            wraps,
+            cum_slot,
+            blocks: VecDeque::new(),
+            first_block: 0,
+            pyramid: Pyramid::new(n),
+            open: false,
+            gap_pending: false,
+            ended: false,
+            last_t: None,
+            last_raw: vec![f64::NAN; n],
+            rate_valid: false,
+            total: 0,
+            evicted: 0,
+            blocks_heap: 0,
+            rate_override: None,
+            head_rate: vec![missing(); n_cum],
+        }
+    }
+
+    #[inline]
+    pub fn n_series(&self) -> usize {
+        self.desc.series.len()
+    }
+
+    /// Block number the next new block gets.
+    #[inline]
+    pub fn next_block(&self) -> u64 {
+        self.first_block + self.blocks.len() as u64
+    }
+
+    /// Raw block `b`, if it is still held at full resolution.
+    #[inline]
+    pub fn block(&self, b: u64) -> Option<&Block> {
+        b.checked_sub(self.first_block).and_then(|i| self.blocks.get(i as usize))
+    }
+
+    /// Value of series `s` at sample `j` of `blk` (a block of this stream):
+    /// the stored value for a gauge, the rate (or the "missing" marker) for a
+    /// cumulative counter.
+    #[inline]
+    pub fn value(&self, blk: &Block, s: usize, j: usize) -> f64 {
+        match self.wraps[s] {
+            None => blk.col(s)[j],
+            Some(_) if j == 0 => self.first_rate(blk, s),
+            Some(wrap) => {
+                let c = blk.col(s);
+                rate_raw(c[j - 1], c[j], blk.ts.get(j).saturating_sub(blk.ts.get(j - 1)), wrap)
+            }
+        }
+    }
+
+    /// Rate of the first sample of `blk` for cumulative series `s`.
+    pub(crate) fn first_rate(&self, blk: &Block, s: usize) -> f64 {
+        let k = self.blocks.partition_point(|b| b.first_ordinal < blk.first_ordinal);
+        if k == 0 {
+            return self.head_rate[self.cum_slot[s]];
+        }
+        if blk.gap_before > 0 {
+            return missing();
+        }
+        let prev = &self.blocks[k - 1];
+        let wrap = self.wraps[s].flatten();
+        rate_raw(prev.col(s)[prev.len - 1], blk.col(s)[0], blk.t_first().saturating_sub(prev.t_last()), wrap)
+    }
+
+    /// Bytes held by this stream outside its own struct (which lives in the
+    /// store's stream table).
+    pub fn heap_bytes(&self) -> usize {
+        let d = &self.desc;
+        let strings = d.name.capacity() + d.series.iter().map(|s| s.name.capacity() + s.unit.capacity()).sum::<usize>();
+        strings
+            + d.series.capacity() * size_of::<super::SeriesDesc>()
+            + self.wraps.capacity() * size_of::<Option<Option<f64>>>()
+            + self.cum_slot.capacity() * size_of::<usize>()
+            + self.last_raw.capacity() * 8
+            + self.head_rate.capacity() * 8
+            + self.blocks.capacity() * size_of::<Block>()
+            + self.blocks_heap
+            + self.pyramid.bytes()
+    }
+
+    /// Upper bound of the bytes that appending `k` samples can add.
+    pub fn growth_bound(&self, k: usize) -> usize {
+        if k == 0 {
+            return 0;
+        }
+        let free = match self.blocks.back() {
+            Some(b) if self.open && !self.gap_pending => BLOCK - b.len,
+            _ => 0,
+        };
+        let new_blocks = k.saturating_sub(free).div_ceil(BLOCK);
+        let spine = if self.blocks.len() + new_blocks > self.blocks.capacity() {
+            (2 * self.blocks.capacity() + new_blocks + 4) * size_of::<Block>()
+        } else {
+            0
+        };
+        new_blocks * Block::worst_heap_bytes(self.n_series())
+            + TsBlock::conversion_bytes()
+            + spine
+            + self.pyramid.growth_bound(new_blocks as u64)
+    }
+
+    /// Append validated samples (`vals` row-major, timestamps strictly
+    /// increasing after `last_t`). The caller has reserved the memory.
+    pub fn ingest(&mut self, ts: &[i64], vals: &[f64]) {
+        let n = self.n_series();
+        let k = ts.len();
+        let mut i = 0;
+        while i < k {
+            let full = self.blocks.back().is_none_or(|b| b.len == BLOCK);
+            if !self.open || full || self.gap_pending {
+                self.start_block(ts[i]);
+            }
+            let b_idx = self.next_block() - 1;
+            let head = self.blocks.len() == 1;
+            let blk = self.blocks.back_mut().expect("a block was just ensured");
+            let off = blk.len;
+            let m = (k - i).min(BLOCK - off);
+            let heap_before = blk.ts.heap_bytes();
+            blk.ts.write(off, &ts[i..i + m]);
+            self.blocks_heap += blk.ts.heap_bytes() - heap_before;
+            for s in 0..n {
+                let mut agg = Agg::EMPTY;
+                let col = &mut blk.values[s * BLOCK + off..s * BLOCK + off + m];
+                match self.wraps[s] {
+                    None => {
+                        for (j, slot) in col.iter_mut().enumerate() {
+                            let v = canon(vals[(i + j) * n + s]);
+                            *slot = v;
+                            agg.push(v);
+                        }
+                    }
+                    Some(wrap) => {
+                        // The first sample of the slice takes its rate against
+                        // the previous slice (or has none, or an imported one).
+                        let raw = canon(vals[i * n + s]);
+                        col[0] = raw;
+                        let r = match &self.rate_override {
+                            Some(o) => o[self.cum_slot[s]],
+                            None if self.rate_valid => {
+                                rate_raw(self.last_raw[s], raw, ts[i].saturating_sub(self.last_t.unwrap_or(0)), wrap)
+                            }
+                            None => missing(),
+                        };
+                        if off == 0 && head {
+                            self.head_rate[self.cum_slot[s]] = r;
+                        }
+                        agg.push(r);
+                        let (mut prev, mut prev_t) = (raw, ts[i]);
+                        for (j, slot) in col.iter_mut().enumerate().skip(1) {
+                            let t = ts[i + j];
+                            let raw = canon(vals[(i + j) * n + s]);
+                            *slot = raw;
+                            agg.push(rate_raw(prev, raw, t.saturating_sub(prev_t), wrap));
+                            (prev, prev_t) = (raw, t);
+                        }
+                    }
+                }
+                self.pyramid.add(b_idx, s, &agg);
+            }
+            let last = i + m - 1;
+            for (s, r) in self.last_raw.iter_mut().enumerate() {
+                *r = canon(vals[last * n + s]);
+            }
+            self.last_t = Some(ts[last]);
+            self.rate_valid = true;
+            self.rate_override = None;
+            blk.len += m;
+            self.pyramid.extend(b_idx, ts[last], m as u64);
+            self.total += m as u64;
+            i += m;
+        }
+    }
+
+    fn start_block(&mut self, t: i64) {
+        let gap = match (self.gap_pending, self.last_t) {
+            (true, Some(lt)) => t.saturating_sub(lt),
+            _ => 0,
+        };
+        if gap > 0 {
+            self.rate_valid = false;
+        }
+        let b = self.next_block();
+        let blk = Block::new(self.n_series(), t, gap, self.total);
+        self.blocks_heap += blk.heap_bytes();
+        self.blocks.push_back(blk);
+        let meta =
+            NodeMeta { t_first: t, t_last: t, first_ordinal: self.total, samples: 0, gap_before: gap, max_gap: 0 };
+        self.pyramid.insert(1, b, meta, None);
+        self.open = true;
+        self.gap_pending = false;
+    }
+
+    /// The next sample does not connect to the previous one.
+    pub fn mark_gap(&mut self) {
+        if self.last_t.is_some() {
+            self.gap_pending = true;
+            self.rate_valid = false;
+        }
+    }
+
+    /// Oldest time held at any resolution.
+    pub fn oldest_time(&self) -> Option<i64> {
+        self.pyramid.levels.iter().filter(|l| !l.meta.is_empty()).map(|l| l.meta.at(l.meta.start()).t_first).min()
+    }
+
+    /// Newest time held.
+    pub fn newest_time(&self) -> Option<i64> {
+        let l = self.pyramid.levels.first()?;
+        (!l.meta.is_empty()).then(|| l.meta.at(l.meta.end() - 1).t_last)
+    }
+}
+
+/// Levels are capped; a sanity check the arithmetic in the docs relies on.
+const _: () = assert!(blocks_per_node(MAX_LEVEL) * BLOCK as u64 <= u32::MAX as u64);

@@ -1,0 +1,217 @@
+//! The plot path draws what the store's envelopes say, in real headless egui
+//! frames: spikes reach the band's edge, pauses leave a hole, zoomed-in views
+//! get a line through the exact samples, and each frame queries the range
+//! egui_plot settles on.
+
+use egui::epaint::{Mesh, Shape};
+use egui::{Color32, Context, RawInput, Rect, pos2, vec2};
+use egui_plot::Plot;
+use zescope::app::envelope_plot::{EnvelopePlot, PlotSeries, pixel_columns};
+use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+
+const MS: i64 = 1_000_000;
+const RED: Color32 = Color32::from_rgb(200, 30, 30);
+
+/// 20k samples at 1 kHz of a flat 1.0 with a 100.0 spike at sample 5000,
+/// and a 5 s pause after sample 12000.
+fn store() -> (Store, Vec<PlotSeries>) {
+    let mut store = Store::new(1 << 30);
+    let id = store.begin_stream(StreamDesc {
+        name: "t".into(),
+        series: vec![SeriesDesc { name: "s".into(), unit: "u".into(), kind: SeriesKind::Gauge }],
+    });
+    let mut t = 0;
+    for i in 0..20_000 {
+        if i == 12_000 {
+            store.mark_gap(id);
+            t += 5_000 * MS;
+        }
+        store.append(id, &[t], &[if i == 5_000 { 100.0 } else { 1.0 }]).unwrap();
+        t += MS;
+    }
+    let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED }];
+    (store, series)
+}
+
+/// Run one 800 x 400 frame of a plot over `x` seconds (and tessellate it);
+/// returns the shapes it painted.
+fn frame(ctx: &Context, plot: &EnvelopePlot, store: &Store, series: &[PlotSeries], x: (f64, f64)) -> Vec<Shape> {
+    let input =
+        RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))), ..RawInput::default() };
+    let mut out = ctx.run_ui(input, |ui| {
+        Plot::new("t").show(ui, |pu| {
+            pu.set_plot_bounds_x(x.0..=x.1);
+            pu.set_plot_bounds_y(-10.0..=110.0);
+            plot.add_to(pu, store, series);
+        });
+    });
+    out.textures_delta.clear();
+    fn flatten(s: Shape, out: &mut Vec<Shape>) {
+        match s {
+            Shape::Vec(v) => v.into_iter().for_each(|s| flatten(s, out)),
+            s => out.push(s),
+        }
+    }
+    let mut shapes = Vec::new();
+    out.shapes.into_iter().for_each(|c| flatten(c.shape, &mut shapes));
+    shapes
+}
+
+fn our_meshes(shapes: &[Shape]) -> Vec<&Mesh> {
+    shapes
+        .iter()
+        .filter_map(|s| match s {
+            Shape::Mesh(m) if m.vertices.iter().any(|v| v.color == RED) => Some(&**m),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_band_reaches_the_spike_and_never_bridges_the_pause() {
+    let (store, series) = store();
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    let end = store.to_plot_x(store.total_time_range().unwrap().1);
+    let mut shapes = Vec::new();
+    for _ in 0..2 {
+        shapes = frame(&ctx, &plot, &store, &series, (0.0, end));
+    }
+    let meshes = our_meshes(&shapes);
+    assert_eq!(meshes.len(), 1, "one band mesh per series");
+    let mesh = meshes[0];
+    let ys: Vec<f32> = mesh.vertices.iter().map(|v| v.pos.y).collect();
+    let (top, bottom) = (ys.iter().cloned().fold(f32::MAX, f32::min), ys.iter().cloned().fold(f32::MIN, f32::max));
+    assert!(bottom - top > 250.0, "the spike spans most of the 400 px plot: {top}..{bottom}");
+    // The pause is 5 s of a 25 s view: no triangle may span it.
+    let pause = (store.to_plot_x(12_000 * MS - MS), store.to_plot_x(12_000 * MS + 5_000 * MS));
+    let xs: Vec<f32> = mesh.vertices.iter().map(|v| v.pos.x).collect();
+    let x_max_before = xs.iter().cloned().filter(|&x| x < 400.0).fold(f32::MIN, f32::max);
+    let x_min_after = xs.iter().cloned().filter(|&x| x > x_max_before).fold(f32::MAX, f32::min);
+    assert!(x_min_after - x_max_before > 100.0, "a visible hole where the pause is ({pause:?})");
+    for t in mesh.indices.chunks(3) {
+        let tx: Vec<f32> = t.iter().map(|&i| mesh.vertices[i as usize].pos.x).collect();
+        let (lo, hi) = (tx.iter().cloned().fold(f32::MAX, f32::min), tx.iter().cloned().fold(f32::MIN, f32::max));
+        assert!(hi - lo < 20.0, "a triangle spans {lo}..{hi}");
+    }
+    // Dense columns: a band, no stroked path.
+    assert!(
+        !shapes.iter().any(|s| matches!(s, Shape::Path(p) if p.stroke.color == egui::epaint::ColorMode::Solid(RED)))
+    );
+}
+
+#[test]
+fn zoomed_in_it_draws_a_line_through_the_samples() {
+    let (store, series) = store();
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    let x = (store.to_plot_x(4_990 * MS), store.to_plot_x(5_010 * MS));
+    let mut shapes = Vec::new();
+    for _ in 0..2 {
+        shapes = frame(&ctx, &plot, &store, &series, x);
+    }
+    let lines: Vec<usize> = shapes
+        .iter()
+        .filter_map(|s| match s {
+            Shape::Path(p) if p.stroke.color == egui::epaint::ColorMode::Solid(RED) => Some(p.points.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lines, vec![23], "21 samples in view plus one either side");
+}
+
+#[test]
+fn each_frame_queries_the_range_egui_plot_settles_on() {
+    let (store, series) = store();
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    for (a, b) in [(0.0, 10.0), (2.0, 3.0), (1.0, 30.0)] {
+        frame(&ctx, &plot, &store, &series, (a, b));
+        let (t0, t1, columns) = plot.last_query().unwrap();
+        assert_eq!((t0, t1), (store.from_plot_x(a), store.from_plot_x(b)), "the same frame's range");
+        assert!((600..=800).contains(&columns), "about one column per pixel: {columns}");
+    }
+}
+
+#[test]
+fn pixel_columns_are_physical_pixels() {
+    assert_eq!(pixel_columns(100.4, 2.0), 201);
+    assert_eq!(pixel_columns(0.0, 1.0), 1);
+    assert_eq!(pixel_columns(f32::NAN, 1.0), 1);
+    assert_eq!(pixel_columns(f32::INFINITY, 1.0), 1);
+}
+
+#[test]
+fn band_meshes_are_reused_across_frames() {
+    let (store, series) = store();
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    let ptr = |shapes: &[Shape]| our_meshes(shapes)[0].vertices.as_ptr();
+    frame(&ctx, &plot, &store, &series, (0.0, 20.0));
+    let first = ptr(&frame(&ctx, &plot, &store, &series, (0.0, 20.0)));
+    let second = ptr(&frame(&ctx, &plot, &store, &series, (0.0, 20.5)));
+    assert_eq!(first, second, "the band mesh was reallocated");
+}
+
+#[test]
+fn extreme_values_and_ranges_draw_without_panicking() {
+    let mut store = Store::new(1 << 30);
+    let id = store.begin_stream(StreamDesc {
+        name: "t".into(),
+        series: vec![SeriesDesc { name: "s".into(), unit: "u".into(), kind: SeriesKind::Gauge }],
+    });
+    let vals = [f64::MAX, f64::MIN, f64::NAN, f64::INFINITY, 1e300, -1e300, 0.0];
+    let ts: Vec<i64> = (0..vals.len() as i64).map(|i| i * MS).collect();
+    store.append(id, &ts, &vals).unwrap();
+    let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED }];
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    for x in [(0.0, 0.01), (-1e12, 1e12), (f64::MIN, f64::MAX), (0.003, 0.003)] {
+        for _ in 0..2 {
+            frame(&ctx, &plot, &store, &series, x);
+        }
+    }
+}
+
+/// Values around 1e9 (a rate in ns/s) on an axis of a few hundred points: a unit is 1e-7 points,
+/// which an f32 difference of two screen positions rounds to zero. The band must still span the
+/// plot from the low values to the high ones.
+#[test]
+fn large_values_map_to_the_full_plot_height() {
+    let mut store = Store::new(1 << 30);
+    let id = store.begin_stream(StreamDesc {
+        name: "t".into(),
+        series: vec![SeriesDesc { name: "rate".into(), unit: "ns/s".into(), kind: SeriesKind::Gauge }],
+    });
+    for i in 0..2000i64 {
+        let v = if (i / 500) % 2 == 0 { 1.0e7 } else { 9.5e8 };
+        store.append(id, &[i * MS], &[v]).unwrap();
+    }
+    let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "rate".into(), color: RED }];
+    let ctx = Context::default();
+    let input =
+        RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))), ..RawInput::default() };
+    let plot = EnvelopePlot::new();
+    let mut ys = Vec::new();
+    for _ in 0..2 {
+        let mut out = ctx.run_ui(input.clone(), |ui| {
+            Plot::new("big").show(ui, |pu| {
+                pu.set_plot_bounds_x(0.0..=2.0);
+                pu.set_plot_bounds_y(0.0..=1.0e9);
+                plot.add_to(pu, &store, &series);
+            });
+        });
+        out.textures_delta.clear();
+        fn flatten(s: Shape, out: &mut Vec<Shape>) {
+            match s {
+                Shape::Vec(v) => v.into_iter().for_each(|s| flatten(s, out)),
+                s => out.push(s),
+            }
+        }
+        let mut shapes = Vec::new();
+        out.shapes.into_iter().for_each(|c| flatten(c.shape, &mut shapes));
+        ys = our_meshes(&shapes).iter().flat_map(|m| m.vertices.iter().map(|v| v.pos.y)).collect();
+    }
+    let (lo, hi) = ys.iter().fold((f32::MAX, f32::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+    assert!(hi - lo > 250.0, "the band spans {} points of a ~370-point plot", hi - lo);
+}
