@@ -12,6 +12,7 @@
 
 mod caps;
 mod desktop;
+mod groups;
 mod level_zero;
 mod nodes;
 mod paranoid;
@@ -95,6 +96,14 @@ pub fn run(source: Source) -> Vec<Check> {
     checks.push(desktop::display_check(&desktop::DisplayEnv::from_env()));
     checks.push(desktop::dialog_check(&desktop::DialogEnv::from_system()));
     checks
+}
+
+/// A private simulated driver with metrics always visible, for the checks' unit tests.
+#[cfg(test)]
+fn sim_loader(tweak: impl FnOnce(&mut ze_sim::config::SimConfig)) -> crate::ze::Loader {
+    let mut cfg = ze_sim::config::SimConfig { metrics: ze_sim::config::MetricsEnable::Always, ..Default::default() };
+    tweak(&mut cfg);
+    crate::ze::Loader::from_sim(std::sync::Arc::new(ze_sim::Sim::new(cfg))).unwrap()
 }
 
 /// Did any check FAIL? (`zescope doctor` then exits non-zero.)
