@@ -6,12 +6,13 @@ use super::Check;
 use crate::layout::{LayoutSet, Target};
 use crate::ze::{Device, GroupExport, Loader, Origin};
 
+/// The layouts zescope knows, and the user's layout files it had to skip.
 pub(super) fn layouts_check(layouts: &LayoutSet, errors: &[crate::layout::LayoutFileError]) -> Check {
     const NAME: &str = "layouts";
+    // built-in layouts carry their file name as origin, the user's their absolute path
+    let total = layouts.layouts.len();
     let user = layouts.layouts.iter().filter(|(origin, _)| origin.starts_with('/')).count();
-    let detail = format!("{} layouts ({} built in, {user} from your layout directory)", layouts.layouts.len(), {
-        layouts.layouts.len() - user
-    });
+    let detail = format!("{total} layouts ({} built in, {user} from your layout directory)", total - user);
     if errors.is_empty() {
         Check::ok(NAME, detail)
     } else {
@@ -224,5 +225,21 @@ mod tests {
         // not known to be unsampleable: a warning, not a failure
         let last = checks.last().unwrap();
         assert_eq!((last.name.as_str(), last.status), ("sampleable groups", Status::Warn));
+    }
+
+    #[test]
+    fn unusable_layout_files_are_named_with_the_fix() {
+        let set = LayoutSet::built_in();
+        let c = layouts_check(&set, &[]);
+        assert_eq!(c.status, Status::Ok);
+        assert!(c.detail.ends_with("built in, 0 from your layout directory)"), "{c:?}");
+        let bad = crate::layout::LayoutFileError {
+            origin: "/home/u/.config/zescope/layouts/gpu.ron".into(),
+            message: "1:5: expected `Layout`".into(),
+        };
+        let c = layouts_check(&set, &[bad]);
+        assert_eq!(c.status, Status::Warn);
+        assert!(c.detail.contains("skipped:\nlayout file /home/u/.config/zescope/layouts/gpu.ron: 1:5"), "{c:?}");
+        assert!(c.fix.unwrap().contains("docs/layout-format.md"));
     }
 }
