@@ -1,5 +1,6 @@
 //! What the GUI needs from the desktop: a display to open a window on, and a backend for the
-//! Open/Save file dialogs (the xdg-desktop-portal FileChooser over D-Bus, or `zenity`).
+//! Open/Save file dialogs. rfd (zescope's dialogs) asks the xdg-desktop-portal FileChooser over
+//! D-Bus and falls back to running `zenity`, so either one is enough.
 //!
 //! Both are WARN at worst: `zescope list`, `record`, `export` and `doctor` run without them.
 
