@@ -3,28 +3,15 @@
 //!
 //!     cargo bench --bench sampler
 
-use std::sync::Arc;
+mod common;
+
 use std::time::Duration;
 
+use common::synthetic_sim;
 use criterion::{Criterion, criterion_group, criterion_main};
-use ze_sim::Sim;
-use ze_sim::config::{Export, GroupConfig, MetricsEnable, SimConfig};
 use zescope::layout::LayoutSet;
 use zescope::sampler::{DevicePath, DirectRun, RunConfig};
 use zescope::ze::Loader;
-
-pub fn synthetic_sim(counters: u32, update_period_us: u64) -> Arc<Sim> {
-    let mut cfg = SimConfig { metrics: MetricsEnable::Always, update_period_us, ..Default::default() };
-    cfg.devices[0].groups.push(GroupConfig {
-        name: "Synthetic".into(),
-        description: "synthetic counters".into(),
-        domain: 7,
-        export: Export::Group,
-        metrics: Vec::new(),
-        synthetic_counters: counters,
-    });
-    Arc::new(Sim::new(cfg))
-}
 
 fn read_decode(c: &mut Criterion) {
     let sim = synthetic_sim(256, 1000);

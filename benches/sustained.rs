@@ -5,29 +5,56 @@
 //!
 //!     cargo bench --bench sustained
 
-use std::sync::Arc;
+mod common;
+
 use std::time::{Duration, Instant};
 
-use ze_sim::Sim;
-use ze_sim::config::{Export, GroupConfig, MetricsEnable, SimConfig};
+use common::synthetic_sim;
 use zescope::sampler::{self, Command, DevicePath, Event, Options, RunConfig, Stats};
 use zescope::ze::Loader;
+
+/// The floor on this machine: a bare thread sleeping to absolute 100 µs deadlines (what any
+/// 10 kHz sampler must do), for `secs`. Returns (CPU % of one core, % of wakeups later than
+/// one interval).
+fn baseline(secs: u64) -> (f64, f64) {
+    std::thread::spawn(move || {
+        let start = std::time::Instant::now();
+        let cpu0 = cpu_time();
+        let period = Duration::from_micros(100);
+        let (mut k, mut late) = (0u64, 0u64);
+        while start.elapsed() < Duration::from_secs(secs) {
+            k += 1;
+            let due = start + period * k as u32;
+            let now = std::time::Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+            if std::time::Instant::now().saturating_duration_since(due) > period {
+                late += 1;
+            }
+        }
+        ((cpu_time() - cpu0) / start.elapsed().as_secs_f64() * 100.0, late as f64 * 100.0 / k as f64)
+    })
+    .join()
+    .unwrap()
+}
+
+/// CPU seconds of the calling thread (from /proc: no unsafe in benches).
+fn cpu_time() -> f64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = after.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    // fields 14 and 15 (utime, stime) are at positions 11 and 12 after the comm field
+    (f.get(10).unwrap_or(&0.0) + f.get(11).unwrap_or(&0.0)) / 100.0
+}
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
     let secs: u64 = std::env::var("ZESCOPE_SUSTAINED_SECS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
-    let mut cfg = SimConfig { metrics: MetricsEnable::Always, update_period_us: 100, ..Default::default() };
-    cfg.devices[0].groups.push(GroupConfig {
-        name: "Synthetic".into(),
-        description: "synthetic counters".into(),
-        domain: 7,
-        export: Export::Group,
-        metrics: Vec::new(),
-        synthetic_counters: 256,
-    });
-    let sim = Arc::new(Sim::new(cfg));
+    let (floor_cpu, floor_late) = baseline(secs.min(5));
+    let sim = synthetic_sim(256, 100);
     let s = sim.clone();
     let mut h = sampler::spawn(
         Box::new(move || Loader::from_sim(s.clone())),
@@ -66,6 +93,11 @@ fn main() {
     println!("  dropped samples     {} (batches {})", last.dropped_samples, last.dropped_batches);
     println!("  samples delivered   {samples}");
     println!("  sampler thread CPU  {cpu:.2}% of one core");
+    println!(
+        "  machine floor       {floor_cpu:.2}% of one core and {floor_late:.3}% late wakeups for a bare 10 kHz sleep loop \
+         (ratio sampler/floor CPU {:.2})",
+        cpu / floor_cpu.max(1e-9)
+    );
     let _ = h.shutdown(Duration::from_secs(3));
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }

@@ -34,8 +34,9 @@ pub enum Command {
         #[arg(long, short)]
         metrics: bool,
     },
-    /// Sample without a window and write a CSV (time column + one column per counter, units in
-    /// the header). Ends after --duration, or on Ctrl-C/SIGTERM, keeping everything recorded.
+    /// Sample without a window and write a session (--out run.ron) or a CSV (--out run.csv: time
+    /// column + one column per counter, units in the header). Ends after --duration, or on
+    /// Ctrl-C/SIGTERM, keeping everything recorded.
     Record {
         /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
         /// Default: the first device with a group zescope can sample.
@@ -57,7 +58,8 @@ pub enum Command {
         /// How long to record.
         #[arg(long, default_value = "10s", value_parser = crate::record::parse_duration)]
         duration: Duration,
-        /// Output file (.csv).
+        /// Output file: .ron writes a session (open it in zescope, or `zescope export` it), any
+        /// other extension a CSV.
         #[arg(long)]
         out: PathBuf,
     },
@@ -69,4 +71,36 @@ pub enum Command {
     /// Prints OK / WARN / FAIL per check with the exact fix; exits with status 1 when a check FAILs.
     /// With --source sim, checks that matter only for real hardware are at most WARN.
     Doctor,
+    /// Write images (PNG, SVG) of a saved session's plot panes and/or a CSV of its data, without
+    /// a window.
+    Export {
+        /// The session file (.ron).
+        session: PathBuf,
+        /// Which pane, numbered from 1 as in the window, or "all" (stacked).
+        #[arg(long, default_value = "all")]
+        pane: crate::export::PaneChoice,
+        /// Time range in seconds since the first sample, e.g. 2..10, 5.., ..30; or "view" for the
+        /// range the saved view showed. Default: all data.
+        #[arg(long, value_parser = crate::export::parse_range)]
+        range: Option<crate::export::RangeArg>,
+        /// Image size in pixels, WIDTHxHEIGHT. Default: 1600 wide, 320 high per pane.
+        #[arg(long, value_parser = parse_size)]
+        size: Option<(u32, u32)>,
+        /// Write a PNG image here.
+        #[arg(long)]
+        png: Option<PathBuf>,
+        /// Write an SVG image here.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Write a CSV of the exported series' samples here.
+        #[arg(long)]
+        csv: Option<PathBuf>,
+    },
+}
+
+/// "1600x900".
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not a size like 1600x900"))?;
+    let side = |v: &str| v.trim().parse::<u32>().map_err(|_| format!("{v:?} in {s:?} is not a number of pixels"));
+    Ok((side(w)?, side(h)?))
 }

@@ -4,6 +4,8 @@
 //! process exits.
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::app::ZescopeApp;
 use crate::app::settings::{STORAGE_KEY, Settings};
@@ -52,10 +54,19 @@ pub fn run(source: Source) -> ExitCode {
         options,
         Box::new(move |cc| {
             let settings: Settings = cc.storage.and_then(|s| eframe::get_value(s, STORAGE_KEY)).unwrap_or_default();
-            let link = sampler::spawn_source(source, Options::default());
+            let flag = Arc::new(AtomicBool::new(false));
+            let ctx = cc.egui_ctx.clone();
+            let wake = Arc::clone(&flag);
+            let waker: sampler::Waker = Arc::new(move |only_data| {
+                if !only_data || wake.load(Ordering::Relaxed) {
+                    ctx.request_repaint();
+                }
+            });
+            let link = sampler::spawn_source(source, Options { waker: Some(waker), ..Options::default() });
             // Wake the UI when a signal arrives, even if nothing else would repaint it.
             stop.wake_on_signal(cc.egui_ctx.clone());
-            let app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
+            let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
+            app.use_wake_flag(flag);
             Ok(Box::new(GuiApp { app, stop }))
         }),
     );

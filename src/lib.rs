@@ -8,11 +8,13 @@
 pub mod app;
 pub mod cli;
 pub mod doctor;
+pub mod export;
 pub mod gui;
 pub mod layout;
 pub mod list;
 pub mod record;
 pub mod sampler;
+pub mod session;
 pub mod signals;
 pub mod store;
 pub mod ze;

@@ -45,5 +45,18 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Export { session, pane, range, size, png, svg, csv } => {
+            let args = zescope::export::ExportArgs { session, pane, range, size, png, svg, csv };
+            match zescope::export::run(&args) {
+                Ok(summary) => {
+                    println!("{summary}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("zescope: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
     }
 }

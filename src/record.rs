@@ -2,8 +2,10 @@
 //!
 //! It goes through the same sampler as the GUI: open the source, pick device and group, start,
 //! collect batches, and on the duration's end, SIGINT or SIGTERM, shut the sampler down (its
-//! teardown) and write everything received up to then. Rows are written as batches arrive and
-//! flushed every second, so even a killed recording keeps what came before.
+//! teardown) and write everything received up to then. CSV rows are written as batches arrive and
+//! flushed every second, so even a killed recording keeps what came before; a session (`.ron`) is
+//! saved atomically every 30 s in the background and at the end, so a killed recording leaves
+//! the last checkpoint.
 
 use std::time::{Duration, Instant};
 
@@ -84,7 +86,8 @@ fn label(d: &DeviceEntry) -> String {
     }
 }
 
-/// Runs a recording; the CSV is at `args.out` afterwards (also on error, with what was recorded).
+/// Runs a recording; the CSV or session is at `args.out` afterwards (also on error, with what was
+/// recorded).
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     let mut h = sampler::spawn_source(args.source, Options::default());
     let inv = loop {
@@ -113,8 +116,14 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         custom_group: args.custom_group,
         interval: args.interval,
     };
-    let file = std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-    let mut out = CsvOut::new(file);
+    let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
+    let mut out = if as_session {
+        Out::Session(Box::new(crate::session::Recorder::new(args.out.clone(), inv.clone())))
+    } else {
+        let file =
+            std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+        Out::Csv(Box::new(CsvOut::new(file)))
+    };
     h.send(Command::Start(cfg));
     let started = Instant::now();
     let mut summary = Summary::default();
@@ -156,9 +165,12 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
                 }
                 summary.errors.push(msg);
             }
-            Event::RunStopped { .. } if !shutting_down => {
-                h.send(Command::Shutdown);
-                shutting_down = true;
+            Event::RunStopped { run, .. } => {
+                out.stopped(run);
+                if !shutting_down {
+                    h.send(Command::Shutdown);
+                    shutting_down = true;
+                }
             }
             Event::ShutDown => break,
             _ => {}
@@ -171,7 +183,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     if summary.elapsed.is_zero() {
         summary.elapsed = started.elapsed();
     }
-    out.flush().map_err(|e| format!("writing {}: {e}", args.out.display()))?;
+    out.finish().map_err(|e| format!("writing {}: {e}", args.out.display()))?;
     if let Err(waited) = h.shutdown(Duration::from_secs(3)) {
         summary.errors.push(format!("the sampler's teardown did not finish within {waited:?}"));
     }
@@ -179,6 +191,53 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         return Err(summary.errors.join("; "));
     }
     Ok(summary)
+}
+
+/// Where a recording goes.
+enum Out {
+    Csv(Box<CsvOut>),
+    Session(Box<crate::session::Recorder>),
+}
+
+impl Out {
+    fn header(&mut self, info: &RunInfo) -> Result<(), String> {
+        match self {
+            Out::Csv(c) => c.header(info).map_err(|e| e.to_string()),
+            Out::Session(s) => {
+                s.started(info);
+                Ok(())
+            }
+        }
+    }
+
+    fn rows(&mut self, info: &RunInfo, b: &crate::sampler::SampleBatch) -> Result<(), String> {
+        match self {
+            Out::Csv(c) => c.rows(info, b).map_err(|e| e.to_string()),
+            Out::Session(s) => s.samples(b),
+        }
+    }
+
+    fn stopped(&mut self, run: u64) {
+        if let Out::Session(s) = self {
+            s.stopped(run);
+        }
+    }
+
+    /// CSV: flush the rows so far. Session: checkpoint the file in the background now and then.
+    fn flush(&mut self) -> Result<(), String> {
+        match self {
+            Out::Csv(c) => c.flush().map_err(|e| e.to_string()),
+            Out::Session(s) => s.checkpoint(),
+        }
+    }
+
+    /// Everything written and durable.
+    fn finish(&mut self) -> Result<(), String> {
+        match self {
+            Out::Csv(c) => c.flush().map_err(|e| e.to_string()),
+            Out::Session(s) => s.finish(),
+        }
+    }
 }
 
 /// The recording as CSV: `time_s` (since the first sample) and one column per counter of every

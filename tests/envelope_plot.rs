@@ -38,13 +38,18 @@ fn store() -> (Store, Vec<PlotSeries>) {
 fn frame(ctx: &Context, plot: &EnvelopePlot, store: &Store, series: &[PlotSeries], x: (f64, f64)) -> Vec<Shape> {
     let input =
         RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))), ..RawInput::default() };
-    let mut out = ctx.run_ui(input, |ui| {
+    let out = ctx.run_ui(input, |ui| {
         Plot::new("t").show(ui, |pu| {
             pu.set_plot_bounds_x(x.0..=x.1);
             pu.set_plot_bounds_y(-10.0..=110.0);
             plot.add_to(pu, store, series);
         });
     });
+    painted(out)
+}
+
+/// The shapes of a frame's output, nested `Shape::Vec`s flattened.
+fn painted(mut out: egui::FullOutput) -> Vec<Shape> {
     out.textures_delta.clear();
     fn flatten(s: Shape, out: &mut Vec<Shape>) {
         match s {
@@ -194,24 +199,36 @@ fn large_values_map_to_the_full_plot_height() {
     let plot = EnvelopePlot::new();
     let mut ys = Vec::new();
     for _ in 0..2 {
-        let mut out = ctx.run_ui(input.clone(), |ui| {
+        let out = ctx.run_ui(input.clone(), |ui| {
             Plot::new("big").show(ui, |pu| {
                 pu.set_plot_bounds_x(0.0..=2.0);
                 pu.set_plot_bounds_y(0.0..=1.0e9);
                 plot.add_to(pu, &store, &series);
             });
         });
-        out.textures_delta.clear();
-        fn flatten(s: Shape, out: &mut Vec<Shape>) {
-            match s {
-                Shape::Vec(v) => v.into_iter().for_each(|s| flatten(s, out)),
-                s => out.push(s),
-            }
-        }
-        let mut shapes = Vec::new();
-        out.shapes.into_iter().for_each(|c| flatten(c.shape, &mut shapes));
+        let shapes = painted(out);
         ys = our_meshes(&shapes).iter().flat_map(|m| m.vertices.iter().map(|v| v.pos.y)).collect();
     }
     let (lo, hi) = ys.iter().fold((f32::MAX, f32::MIN), |(a, b), &y| (a.min(y), b.max(y)));
     assert!(hi - lo > 250.0, "the band spans {} points of a ~370-point plot", hi - lo);
+}
+
+/// A view that stays put (live mode before the window is full, or zoomed over "now") must show
+/// samples appended after the previous frame: the cached envelopes follow the store's version.
+#[test]
+fn data_appended_inside_an_unchanged_range_appears_next_frame() {
+    let (mut store, series) = store();
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    let x = (0.0, 40.0);
+    let top = |shapes: &[Shape]| {
+        our_meshes(shapes).iter().flat_map(|m| m.vertices.iter().map(|v| v.pos.y)).fold(f32::MAX, f32::min)
+    };
+    frame(&ctx, &plot, &store, &series, x);
+    let before = top(&frame(&ctx, &plot, &store, &series, x));
+    let id = series[0].series.stream();
+    let (_, last) = store.time_range(id).unwrap();
+    store.append(id, &[last + 10 * MS, last + 11 * MS], &[1.0, 105.0]).unwrap();
+    let after = top(&frame(&ctx, &plot, &store, &series, x));
+    assert!(after < before - 5.0, "the new, higher sample raised the band's top ({before} -> {after})");
 }

@@ -79,6 +79,11 @@ fn pause_freezes_the_view_while_sampling_continues() {
     let before = h.state().state.samples_total;
     pump(&mut h, "samples while paused", |a| a.state.samples_total > before + 20 && a.view.new_since_frozen > 20);
     assert_eq!(h.state().view.range(None), frozen, "the view did not move");
+    let limit = h.state().view.data_limit().expect("a paused view has a data limit");
+    let limit_ns = h.state().store.from_plot_x(limit);
+    let pane = h.state().panes.layout.panes[0].id;
+    let (_, t1, _) = h.state_mut().panes.plot(pane).last_query().expect("the pane drew");
+    assert!(t1 <= limit_ns, "nothing newer than the pause is drawn ({t1} > {limit_ns})");
     h.get_by_label_contains("new samples");
     h.key_press(egui::Key::Space);
     h.step();

@@ -69,13 +69,25 @@ struct Shared {
     envs: Vec<Envelope>,
     /// Last frame's band meshes, reused once egui has dropped its handle.
     meshes: Vec<Option<Arc<Mesh>>>,
-    /// `(t0, t1, columns)` the envelopes hold.
-    key: Option<(i64, i64, usize)>,
+    /// `(t0, t1, columns, store version)` the envelopes hold.
+    key: Option<(i64, i64, usize, u64)>,
+    /// Nothing after this time is drawn (a paused view).
+    limit: Option<i64>,
 }
 
 impl Shared {
     fn ensure(&mut self, store: &Store, x: &RangeInclusive<f64>, columns: usize) {
-        let key = (store.from_plot_x(*x.start()), store.from_plot_x(*x.end()), columns);
+        let (t0, mut t1) = (store.from_plot_x(*x.start()), store.from_plot_x(*x.end()));
+        let mut columns = columns;
+        if let Some(limit) = self.limit
+            && limit < t1
+        {
+            // Same pixel columns, only fewer of them: up to the limit.
+            let keep = (limit.saturating_sub(t0)) as f64 / (t1.saturating_sub(t0)).max(1) as f64;
+            columns = ((columns as f64 * keep).round() as usize).max(1);
+            t1 = limit.max(t0);
+        }
+        let key = (t0, t1, columns, store.version());
         if self.key != Some(key) {
             self.envs.resize_with(self.series.len(), Envelope::new);
             store.envelopes(&self.series, key.0, key.1, columns, &mut self.envs);
@@ -126,10 +138,20 @@ impl EnvelopePlot {
         }
     }
 
+    /// Draw nothing after `t` (ns): a paused view keeps showing exactly what it showed, even
+    /// where its range reaches past the data of the moment it was paused.
+    pub fn set_time_limit(&self, t: Option<i64>) {
+        let mut sh = self.shared.borrow_mut();
+        if sh.limit != t {
+            sh.limit = t;
+            sh.key = None;
+        }
+    }
+
     /// `(t0, t1, columns)` of the envelopes last computed (what the last frame
     /// drew), if any.
     pub fn last_query(&self) -> Option<(i64, i64, usize)> {
-        self.shared.borrow().key
+        self.shared.borrow().key.map(|(t0, t1, columns, _)| (t0, t1, columns))
     }
 
     /// Compute the envelopes for an explicit x range and column count, without

@@ -82,6 +82,7 @@ pub fn drain(
                     streams.push(id);
                     keys.push(ks);
                 }
+                state.history.run_started(&info, state.inventory.as_ref(), &streams);
                 panes.place_new(&keys.concat(), state);
                 state.last_device = Some(info.device.clone());
                 state.stats = None;

@@ -62,6 +62,24 @@ pub struct LegendRow<'a> {
     pub visible: bool,
 }
 
+/// Column widths of the legend (fixed, so changing numbers never re-layout the table: a grid
+/// that resizes asks for another frame each time, which would keep a paused window busy).
+const W_CHECK: f32 = 22.0;
+const W_COLOR: f32 = 36.0;
+const W_NAME: f32 = 250.0;
+const W_UNIT: f32 = 70.0;
+const W_NUM: f32 = 100.0;
+const ROW_H: f32 = 18.0;
+
+fn cell<R>(ui: &mut Ui, w: f32, add: impl FnOnce(&mut Ui) -> R) -> R {
+    ui.allocate_ui_with_layout(egui::vec2(w, ROW_H), egui::Layout::left_to_right(egui::Align::Center), |ui| {
+        ui.set_min_width(w);
+        ui.set_max_width(w);
+        add(ui)
+    })
+    .inner
+}
+
 /// Draws the legend table of one pane; returns what the user changed.
 pub fn show(
     ui: &mut Ui,
@@ -73,27 +91,43 @@ pub fn show(
     range: Option<(i64, i64)>,
 ) -> Vec<LegendAction> {
     let mut actions = Vec::new();
-    egui::Grid::new(("legend", pane)).striped(true).spacing([10.0, 2.0]).show(ui, |ui| {
-        for h in ["", "", "series", "unit", "last", "min", "max", "mean"] {
-            ui.label(RichText::new(h).small().weak());
+    let _ = pane;
+    ui.horizontal(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        for (h, w) in [
+            ("", W_CHECK),
+            ("", W_COLOR),
+            ("series", W_NAME),
+            ("unit", W_UNIT),
+            ("last", W_NUM),
+            ("min", W_NUM),
+            ("max", W_NUM),
+            ("mean", W_NUM),
+        ] {
+            cell(ui, w, |ui| ui.label(RichText::new(h).small().weak()));
         }
-        ui.end_row();
-        for row in rows {
-            let entry = state.series.get(row.key);
-            let unit = entry.map(|e| e.plotted_unit()).unwrap_or_default();
+    });
+    for row in rows {
+        let entry = state.series.get(row.key);
+        let unit = entry.map(|e| e.plotted_unit()).unwrap_or_default();
+        ui.horizontal(|ui| {
+            ui.spacing_mut().item_spacing.x = 4.0;
             let mut visible = row.visible;
-            if ui.checkbox(&mut visible, "").on_hover_text("show or hide this series").changed() {
+            if cell(ui, W_CHECK, |ui| ui.checkbox(&mut visible, "").on_hover_text("show or hide this series")).changed()
+            {
                 actions.push(LegendAction::Visible(row.key.clone(), visible));
             }
             let mut c = row.color;
-            if ui.color_edit_button_srgba(&mut c).changed() {
+            if cell(ui, W_COLOR, |ui| ui.color_edit_button_srgba(&mut c)).changed() {
                 actions.push(LegendAction::Color(row.key.clone(), c));
             }
-            let name = ui.label(RichText::new(row.key.label()).color(if visible {
-                row.color
-            } else {
-                ui.visuals().weak_text_color()
-            }));
+            let weak = ui.visuals().weak_text_color();
+            let name = cell(ui, W_NAME, |ui| {
+                ui.add(
+                    egui::Label::new(RichText::new(row.key.label()).color(if visible { row.color } else { weak }))
+                        .truncate(),
+                )
+            });
             let name = match entry {
                 Some(e) if !e.info.description.is_empty() => name.on_hover_text(&e.info.description),
                 _ => name,
@@ -111,26 +145,24 @@ pub fn show(
                     actions.push(LegendAction::Remove(row.key.clone()));
                 }
             });
-            ui.label(&unit);
+            cell(ui, W_UNIT, |ui| ui.label(&unit));
             let stats = match (entry, range) {
                 (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1),
                 _ => None,
             };
-            match stats {
-                Some(s) if s.count > 0 => {
-                    ui.monospace(s.last.map_or("–".to_owned(), |v| si(v, &unit)));
-                    ui.monospace(si(s.min, &unit));
-                    ui.monospace(si(s.max, &unit));
-                    ui.monospace(si(s.mean, &unit));
-                }
-                _ => {
-                    for _ in 0..4 {
-                        ui.monospace("–");
-                    }
-                }
+            let cells: [String; 4] = match stats {
+                Some(s) if s.count > 0 => [
+                    s.last.map_or("–".to_owned(), |v| si(v, &unit)),
+                    si(s.min, &unit),
+                    si(s.max, &unit),
+                    si(s.mean, &unit),
+                ],
+                _ => std::array::from_fn(|_| "–".to_owned()),
+            };
+            for text in cells {
+                cell(ui, W_NUM, |ui| ui.monospace(text));
             }
-            ui.end_row();
-        }
-    });
+        });
+    }
     actions
 }

@@ -10,6 +10,7 @@
 //! [`plots`] (envelopes via [`envelope_plot`]) → egui_plot.
 
 pub mod banner;
+pub mod dialogs;
 pub mod envelope_plot;
 pub mod format;
 pub mod ingest;
@@ -23,6 +24,8 @@ pub mod state;
 pub mod status;
 pub mod timeview;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use egui::{Key, KeyboardShortcut, Modifiers, RichText, Ui};
@@ -38,11 +41,11 @@ use timeview::{Mode, TimeView, Window};
 
 /// How long quitting waits for the sampler's teardown.
 pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
-/// Repaint period while following live data (at most the display rate anyway).
+/// Repaint period while following live data without a waker (at most the display rate anyway).
 const LIVE_REPAINT: Duration = Duration::from_millis(16);
 /// Repaint period while a run goes on but the view is frozen (to take in data and update the
 /// "new samples" hint without burning CPU).
-const FROZEN_REPAINT: Duration = Duration::from_millis(500);
+const FROZEN_REPAINT: Duration = Duration::from_secs(1);
 
 pub const SHORTCUTS: [(&str, &str); 7] = [
     ("Space", "pause / resume the view (sampling continues)"),
@@ -71,6 +74,9 @@ pub struct ZescopeApp {
     first_frame: bool,
     /// Start sampling the default selection as soon as the devices are known (once).
     pub auto_start: bool,
+    /// Set while the UI wants a repaint for every delivered batch (live view); the sampler's
+    /// waker reads it. `None`: no waker, the UI polls.
+    wake_on_data: Option<Arc<AtomicBool>>,
 }
 
 impl ZescopeApp {
@@ -94,7 +100,14 @@ impl ZescopeApp {
             quit: None,
             first_frame: true,
             auto_start: true,
+            wake_on_data: None,
         }
+    }
+
+    /// Hands the app the flag its sampler's waker checks before waking the UI (see
+    /// `sampler::Waker`): then a live view repaints when data arrives instead of polling.
+    pub fn use_wake_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.wake_on_data = Some(flag);
     }
 
     pub fn settings(&self) -> Settings {
@@ -188,10 +201,23 @@ impl ZescopeApp {
     }
 
     fn schedule_repaint(&self, ui: &Ui, drained: ingest::Drained) {
+        let live = self.state.run.is_some() && self.view.is_live();
+        if let Some(flag) = &self.wake_on_data {
+            flag.store(live, Ordering::Relaxed);
+        }
+        if log::log_enabled!(log::Level::Trace) {
+            // RUST_LOG=zescope::app=trace: why each frame was painted (to find repaint loops).
+            let causes = ui.ctx().repaint_causes();
+            log::trace!("frame {} more={} causes={causes:?}", ui.ctx().cumulative_pass_nr(), drained.more);
+        }
         if drained.more {
             ui.ctx().request_repaint();
+        } else if live && self.wake_on_data.is_none() {
+            ui.ctx().request_repaint_after(LIVE_REPAINT);
         } else if self.state.run.is_some() {
-            ui.ctx().request_repaint_after(if self.view.is_live() { LIVE_REPAINT } else { FROZEN_REPAINT });
+            // Frozen views take in data and update the "new samples" hint this often; live views
+            // with a waker repaint when data arrives, this is only their fallback.
+            ui.ctx().request_repaint_after(FROZEN_REPAINT);
         }
     }
 
@@ -216,8 +242,7 @@ impl ZescopeApp {
         let (space, end) =
             ui.input_mut(|i| (i.consume_key(Modifiers::NONE, Key::Space), i.consume_key(Modifiers::NONE, Key::End)));
         if space {
-            let shown = self.view.range(plots::data_x(&self.store));
-            self.view.toggle_pause(shown);
+            self.view.toggle_pause(plots::data_x(&self.store));
         }
         if end {
             self.view.follow();
@@ -230,8 +255,7 @@ impl ZescopeApp {
                 Mode::Live => {
                     ui.label(RichText::new("LIVE").color(egui::Color32::from_rgb(60, 170, 60)).strong());
                     if ui.button("Pause").on_hover_text("freeze the view; sampling continues (Space)").clicked() {
-                        let shown = self.view.range(plots::data_x(&self.store));
-                        self.view.toggle_pause(shown);
+                        self.view.toggle_pause(plots::data_x(&self.store));
                     }
                 }
                 Mode::Paused | Mode::Zoomed => {
@@ -271,8 +295,7 @@ impl ZescopeApp {
                     self.view.follow();
                 }
                 if ui.add(egui::Button::new("Pause / resume").shortcut_text("Space")).clicked() {
-                    let shown = self.view.range(plots::data_x(&self.store));
-                    self.view.toggle_pause(shown);
+                    self.view.toggle_pause(plots::data_x(&self.store));
                 }
                 ui.menu_button("Window length", |ui| {
                     for w in Window::ALL {

@@ -119,7 +119,9 @@ pub fn show(
                 .y_axis_min_width(56.0)
                 .x_axis_formatter(|m: GridMark, _| time_label(m.value))
                 .y_axis_formatter(move |m: GridMark, _| si(m.value, &y_unit));
+            let limit = view.data_limit().map(|x| store.from_plot_x(x));
             let cache = panes.plot(spec.id);
+            cache.set_time_limit(limit);
             let resp = plot.show(ui, |pui| {
                 if let Some((a, b)) = target {
                     pui.set_plot_bounds_x(a..=b);
@@ -149,7 +151,8 @@ pub fn show(
             if let Some(key) = resp.response.dnd_release_payload::<SeriesKey>() {
                 actions.push((spec.id, LegendAction::MoveTo((*key).clone(), Some(spec.id))));
             }
-            let range = Some((store.from_plot_x(shown.0), store.from_plot_x(shown.1)));
+            let t1 = store.from_plot_x(shown.1);
+            let range = Some((store.from_plot_x(shown.0), limit.map_or(t1, |l| l.min(t1))));
             let legend_rows: Vec<LegendRow> =
                 rows.iter().map(|(k, c, v)| LegendRow { key: k, color: *c, visible: *v }).collect();
             for a in legend::show(ui, spec.id, &legend_rows, &numbers, state, store, range) {

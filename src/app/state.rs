@@ -93,6 +93,8 @@ pub struct AppState {
     pub last_device: Option<String>,
     /// The sampler is gone (shut down or crashed).
     pub sampler_gone: bool,
+    /// Source, devices and runs so far, for sessions.
+    pub history: crate::session::RunHistory,
 }
 
 impl AppState {

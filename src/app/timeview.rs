@@ -54,15 +54,35 @@ pub struct TimeView {
     frozen: (f64, f64),
     /// Samples that arrived since the view stopped following.
     pub new_since_frozen: u64,
+    /// While paused: the newest data time (plot x) at the moment of pausing. Nothing later is
+    /// shown, so a paused view stays exactly as it was even where its range reaches ahead.
+    paused_data_end: Option<f64>,
 }
 
 impl Default for TimeView {
     fn default() -> Self {
-        TimeView { mode: Mode::Live, window: Window::default(), frozen: (0.0, 1.0), new_since_frozen: 0 }
+        TimeView {
+            mode: Mode::Live,
+            window: Window::default(),
+            frozen: (0.0, 1.0),
+            new_since_frozen: 0,
+            paused_data_end: None,
+        }
     }
 }
 
 impl TimeView {
+    /// A view as a session saved it: mode, window length and the range shown
+    /// while not live.
+    pub fn restored(mode: Mode, window: Window, frozen: (f64, f64)) -> TimeView {
+        TimeView { mode, window, frozen, new_since_frozen: 0, paused_data_end: None }
+    }
+
+    /// The range shown while not live (last set by pause or zoom).
+    pub fn frozen_range(&self) -> (f64, f64) {
+        self.frozen
+    }
+
     pub fn is_live(&self) -> bool {
         self.mode == Mode::Live
     }
@@ -82,12 +102,22 @@ impl TimeView {
         })
     }
 
-    /// Space: live → paused where it is now; paused or zoomed → live.
-    pub fn toggle_pause(&mut self, shown: Option<(f64, f64)>) {
+    /// Space: live → paused where it is now (`data` is the data's extent); paused or zoomed →
+    /// live.
+    pub fn toggle_pause(&mut self, data: Option<(f64, f64)>) {
         match self.mode {
-            Mode::Live => self.freeze(Mode::Paused, shown.unwrap_or(self.frozen)),
+            Mode::Live => {
+                let shown = self.range(data).unwrap_or(self.frozen);
+                self.freeze(Mode::Paused, shown);
+                self.paused_data_end = data.map(|(_, last)| last);
+            }
             Mode::Paused | Mode::Zoomed => self.follow(),
         }
+    }
+
+    /// The newest time (plot x) to show: set while paused.
+    pub fn data_limit(&self) -> Option<f64> {
+        if self.mode == Mode::Paused { self.paused_data_end } else { None }
     }
 
     /// End: back to the live window.
@@ -144,15 +174,16 @@ mod tests {
     fn pause_freezes_counts_new_samples_and_resumes() {
         let mut v = TimeView::default();
         v.set_window(Window::Sec10);
-        let shown = v.range(Some((0.0, 50.0)));
-        v.toggle_pause(shown);
+        v.toggle_pause(Some((0.0, 50.0)));
         assert_eq!(v.mode, Mode::Paused);
+        assert_eq!(v.data_limit(), Some(50.0), "nothing newer than the pause is shown");
         v.on_samples(7);
         v.on_samples(3);
         assert_eq!(v.range(Some((0.0, 80.0))), Some((40.0, 50.0)), "frozen while data arrives");
         assert_eq!(v.new_since_frozen, 10);
         v.toggle_pause(None);
         assert!(v.is_live());
+        assert_eq!(v.data_limit(), None);
         assert_eq!(v.new_since_frozen, 0);
         assert_eq!(v.range(Some((0.0, 80.0))), Some((70.0, 80.0)));
     }

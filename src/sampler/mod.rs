@@ -19,6 +19,7 @@ mod thread;
 mod timing;
 
 pub use direct::DirectRun;
+pub use outbox::Waker;
 pub use protocol::*;
 pub use run::ReadOutcome;
 pub use thread::{Opener, Options, SamplerHandle, spawn, spawn_source};

@@ -13,6 +13,11 @@ use crossbeam_channel::{SendTimeoutError, Sender, TrySendError};
 
 use super::protocol::{Event, SampleBatch, Stats};
 
+/// Called (from the sampler thread) when events were delivered, with `true` when they were only
+/// samples and stats: lets a UI sleep until there is something to show instead of polling (and
+/// ignore mere data while its view is frozen).
+pub type Waker = std::sync::Arc<dyn Fn(bool) + Send + Sync>;
+
 pub struct Outbox {
     tx: Sender<Event>,
     queue: VecDeque<Event>,
@@ -22,9 +27,15 @@ pub struct Outbox {
     gap_next: HashSet<(u64, usize)>,
     pub dropped_samples: u64,
     pub dropped_batches: u64,
+    waker: Option<Waker>,
 }
 
 impl Outbox {
+    pub fn with_waker(mut self, waker: Option<Waker>) -> Outbox {
+        self.waker = waker;
+        self
+    }
+
     pub fn new(tx: Sender<Event>, cap_values: usize) -> Outbox {
         Outbox {
             tx,
@@ -35,6 +46,7 @@ impl Outbox {
             gap_next: HashSet::new(),
             dropped_samples: 0,
             dropped_batches: 0,
+            waker: None,
         }
     }
 
@@ -100,10 +112,26 @@ impl Outbox {
 
     /// Sends what the channel takes now.
     pub fn flush(&mut self) {
+        // (anything sent, anything but samples and stats sent)
+        let mut sent = (false, false);
+        self.send_waiting(&mut sent);
+        if sent.0
+            && let Some(w) = &self.waker
+        {
+            w(!sent.1);
+        }
+    }
+
+    fn send_waiting(&mut self, sent: &mut (bool, bool)) {
         while let Some(ev) = self.queue.pop_front() {
             let values = if let Event::Samples(b) = &ev { b.values.len() } else { 0 };
+            let other = !matches!(ev, Event::Samples(_));
             match self.tx.try_send(ev) {
-                Ok(()) => self.queued_values -= values,
+                Ok(()) => {
+                    self.queued_values -= values;
+                    sent.0 = true;
+                    sent.1 |= other;
+                }
                 Err(TrySendError::Full(ev)) => {
                     self.queue.push_front(ev);
                     return;
@@ -115,10 +143,12 @@ impl Outbox {
                 }
             }
         }
-        if let Some(s) = self.stats.take()
-            && let Err(TrySendError::Full(Event::Stats(s))) = self.tx.try_send(Event::Stats(s))
-        {
-            self.stats = Some(s);
+        if let Some(s) = self.stats.take() {
+            match self.tx.try_send(Event::Stats(s)) {
+                Ok(()) => sent.0 = true,
+                Err(TrySendError::Full(Event::Stats(s))) => self.stats = Some(s),
+                Err(_) => {}
+            }
         }
     }
 
@@ -201,5 +231,21 @@ mod tests {
         let stats: Vec<u64> =
             got.iter().filter_map(|e| if let Event::Stats(s) = e { Some(s.ticks) } else { None }).collect();
         assert_eq!(stats, [2]);
+    }
+
+    #[test]
+    fn the_waker_hears_of_deliveries_and_whether_they_were_only_data() {
+        let calls = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let c = calls.clone();
+        let (tx, rx) = crossbeam_channel::bounded(8);
+        let mut o =
+            Outbox::new(tx, 1000).with_waker(Some(std::sync::Arc::new(move |only| c.lock().unwrap().push(only))));
+        o.push(batch(0, 2, 0));
+        o.push(Event::RunStopped { run: 1, reason: super::super::protocol::StopReason::Requested });
+        o.push(Event::Stats(Stats::default()));
+        assert_eq!(*calls.lock().unwrap(), [true, false, true]);
+        while rx.try_recv().is_ok() {}
+        o.flush();
+        assert_eq!(calls.lock().unwrap().len(), 3, "nothing delivered, nobody woken");
     }
 }

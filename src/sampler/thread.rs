@@ -34,6 +34,8 @@ pub struct Options {
     pub requested: Source,
     /// Layout files that could not be used, reported when the sampler starts.
     pub layout_errors: Vec<String>,
+    /// Called when events were delivered (see `outbox::Waker`).
+    pub waker: Option<super::outbox::Waker>,
 }
 
 impl Default for Options {
@@ -42,6 +44,7 @@ impl Default for Options {
         Options {
             layouts,
             layout_errors: errors.iter().map(|e| e.to_string()).collect(),
+            waker: None,
             event_capacity: 256,
             max_waiting_values: 8 << 20,
             batch_period: Duration::from_millis(16),
@@ -150,7 +153,7 @@ fn open(opener: &mut Opener, outbox: &mut Outbox) -> Option<Loader> {
 
 fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command>, events: Sender<Event>) {
     os::precise_timers();
-    let mut outbox = Outbox::new(events, options.max_waiting_values);
+    let mut outbox = Outbox::new(events, options.max_waiting_values).with_waker(options.waker.clone());
     for e in &options.layout_errors {
         outbox.push(Event::Error(errors::layout(format!("{e} (the file is ignored)"))));
     }

@@ -94,6 +94,12 @@ fn bad(msg: String) -> StoreError {
 
 impl StreamStore {
     pub fn export(&self) -> StreamData {
+        self.export_from(0)
+    }
+
+    /// The history with only the raw samples from ordinal `from` on (see
+    /// `Store::export_stream_from`).
+    pub fn export_from(&self, from: u64) -> StreamData {
         let n = self.n_series();
         let mut coarse = Vec::new();
         for l in (1..=self.pyramid.top()).rev() {
@@ -133,17 +139,20 @@ impl StreamStore {
             first_ordinal: self.blocks.front().map_or(self.total, |b| b.first_ordinal),
             ..RawData::default()
         };
+        let mut index = 0;
         for blk in &self.blocks {
             if blk.gap_before > 0 {
-                if raw.timestamps.is_empty() {
+                if index == 0 {
                     raw.first_gap = blk.gap_before;
                 }
-                raw.gaps.push(raw.timestamps.len());
+                raw.gaps.push(index);
             }
-            for j in 0..blk.len {
+            let skip = from.saturating_sub(blk.first_ordinal).min(blk.len as u64) as usize;
+            for j in skip..blk.len {
                 raw.timestamps.push(blk.ts.get(j));
                 raw.values.extend((0..n).map(|s| blk.col(s)[j]));
             }
+            index += blk.len;
         }
         if !self.blocks.is_empty() {
             raw.first_rates = (0..n)
@@ -307,10 +316,20 @@ impl Store {
         self.streams.get(s.0 as usize).map(StreamStore::export)
     }
 
+    /// Like [`Self::export_stream`], but `raw.timestamps` and `raw.values`
+    /// hold only the samples from ordinal `from` on (from the first held one
+    /// if that is later); every other field, `raw.gaps` indices included,
+    /// describes the whole history. For incremental checkpoints, which already
+    /// have the older samples: the cost is that of the samples returned.
+    pub fn export_stream_from(&self, s: StreamId, from: u64) -> Option<StreamData> {
+        self.streams.get(s.0 as usize).map(|st| st.export_from(from))
+    }
+
     /// Add a stream rebuilt from exported data, as a new stream of this store.
     /// If it does not fit under the cap, the cap policy coarsens/evicts
     /// (oldest history first, the imported stream included).
     pub fn import_stream(&mut self, data: &StreamData) -> Result<StreamId, StoreError> {
+        self.version += 1;
         let st = StreamStore::import(data)?;
         if self.origin.is_none() {
             self.origin = st.oldest_time();

@@ -80,7 +80,18 @@ pub struct Store {
     stream_bytes: Vec<usize>,
     origin: Option<i64>,
     cap: usize,
+    /// Bumped by every change to the data, so caches of query results know when to refresh.
+    version: u64,
+    /// Recent column layouts: plot panes showing one stream over one range at one width share
+    /// a layout, so it is worked out once per frame, not once per pane.
+    plans: std::sync::Mutex<Vec<(PlanKey, plan::Plan)>>,
 }
+
+/// (stream, t0, t1, columns, store version) of a cached plan.
+type PlanKey = (u32, i64, i64, usize, u64);
+
+/// Plans kept in the cache.
+const PLAN_CACHE: usize = 8;
 
 /// Samples appended per reservation against the cap.
 const SLICE: usize = 4096;
@@ -88,12 +99,25 @@ const SLICE: usize = 4096;
 impl Store {
     /// A store that never holds more than `cap_bytes`.
     pub fn new(cap_bytes: usize) -> Store {
-        Store { streams: Vec::new(), stream_bytes: Vec::new(), origin: None, cap: cap_bytes }
+        Store {
+            streams: Vec::new(),
+            stream_bytes: Vec::new(),
+            origin: None,
+            cap: cap_bytes,
+            version: 0,
+            plans: std::sync::Mutex::new(Vec::new()),
+        }
     }
 
     /// A store with [`default_cap`].
     pub fn with_default_cap() -> Store {
         Store::new(default_cap())
+    }
+
+    /// Changes whenever the data does (appends, gaps, ends, coarsening, imports): equal versions
+    /// mean equal answers to every query.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// First timestamp ever appended, unless set with [`Self::set_origin`].
@@ -102,6 +126,7 @@ impl Store {
     }
 
     pub fn set_origin(&mut self, ns: i64) {
+        self.version += 1;
         self.origin = Some(ns);
     }
 
@@ -122,6 +147,7 @@ impl Store {
 
     /// Start a stream (one sampler run).
     pub fn begin_stream(&mut self, desc: StreamDesc) -> StreamId {
+        self.version += 1;
         let id = StreamId(self.streams.len() as u32);
         self.streams.push(StreamStore::new(desc));
         self.stream_bytes.push(0);
@@ -150,6 +176,7 @@ impl Store {
     /// `values.len() == timestamps.len() * n_series`. The batch is checked
     /// whole before anything is stored.
     pub fn append(&mut self, s: StreamId, timestamps: &[i64], values: &[f64]) -> Result<(), StoreError> {
+        self.version += 1;
         let i = self.idx(s)?;
         let st = &self.streams[i];
         if st.ended {
@@ -194,6 +221,7 @@ impl Store {
 
     /// The next sample of `s` does not connect to the previous one (pause).
     pub fn mark_gap(&mut self, s: StreamId) {
+        self.version += 1;
         if let Ok(i) = self.idx(s) {
             self.streams[i].mark_gap();
         }
@@ -201,6 +229,7 @@ impl Store {
 
     /// The run is over; the stream takes no more samples.
     pub fn end_stream(&mut self, s: StreamId) {
+        self.version += 1;
         if let Ok(i) = self.idx(s) {
             let st = &mut self.streams[i];
             st.ended = true;
@@ -293,7 +322,18 @@ impl Store {
                 continue;
             };
             let mut plan = std::mem::take(&mut outs[i].plan);
-            st.plan(t0, t1, columns, &mut plan);
+            let key = (stream.0, t0, t1, columns, self.version);
+            let mut cache = self.plans.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, cached)) = cache.iter().find(|(k, _)| *k == key) {
+                plan.clone_from(cached);
+            } else {
+                st.plan(t0, t1, columns, &mut plan);
+                if cache.len() >= PLAN_CACHE {
+                    cache.remove(0);
+                }
+                cache.push((key, plan.clone()));
+            }
+            drop(cache);
             for k in i..j {
                 outs[k].reset(t0, t1, columns);
                 st.apply(&plan, series[k].index(), &mut outs[k]);
@@ -348,6 +388,7 @@ impl Store {
 
     /// Change the cap; a lower cap coarsens/evicts at once.
     pub fn set_memory_cap(&mut self, bytes: usize) {
+        self.version += 1;
         self.cap = bytes;
         let _ = self.make_room(0);
     }

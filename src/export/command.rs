@@ -1,0 +1,151 @@
+//! `zescope export SESSION.ron`: images and CSV from a saved session, without
+//! a display. The session is loaded and restored into a store like the UI
+//! does, so the panes, colours and hidden series are the ones saved. A
+//! session without panes (as `zescope record` writes) gets the UI's default
+//! layout: one pane per plotted unit.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::app::panes::{PaneLayout, Panes};
+use crate::app::state::{AppState, SeriesEntry, SeriesKey};
+use crate::session;
+use crate::store::Store;
+
+use super::ExportSpec;
+
+/// Which panes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaneChoice {
+    All,
+    /// 1-based, as the UI numbers them.
+    One(usize),
+}
+
+impl std::str::FromStr for PaneChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "all" => Ok(PaneChoice::All),
+            n => match n.parse::<usize>() {
+                Ok(k) if k >= 1 => Ok(PaneChoice::One(k)),
+                _ => Err(format!("{s:?} is not a pane number (1, 2, ...) or \"all\"")),
+            },
+        }
+    }
+}
+
+/// A time range in seconds since the first sample; open ends allowed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RangeArg {
+    Seconds(Option<f64>, Option<f64>),
+    /// The range the saved view showed (all data if it was live).
+    View,
+}
+
+/// "START..END" (either may be left out) or "view".
+pub fn parse_range(s: &str) -> Result<RangeArg, String> {
+    if s == "view" {
+        return Ok(RangeArg::View);
+    }
+    let (a, b) = s.split_once("..").ok_or_else(|| format!("{s:?} is not a range like 1.5..20 or \"view\""))?;
+    let num = |x: &str| -> Result<Option<f64>, String> {
+        let x = x.trim().trim_end_matches('s');
+        if x.is_empty() {
+            return Ok(None);
+        }
+        match x.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Some(v)),
+            _ => Err(format!("{x:?} in {s:?} is not a number of seconds")),
+        }
+    };
+    let (a, b) = (num(a)?, num(b)?);
+    if let (Some(a), Some(b)) = (a, b)
+        && a >= b
+    {
+        return Err(format!("range {s:?} is empty: its start is not before its end"));
+    }
+    Ok(RangeArg::Seconds(a, b))
+}
+
+#[derive(Clone, Debug)]
+pub struct ExportArgs {
+    pub session: PathBuf,
+    pub pane: PaneChoice,
+    pub range: Option<RangeArg>,
+    pub size: Option<(u32, u32)>,
+    pub png: Option<PathBuf>,
+    pub svg: Option<PathBuf>,
+    pub csv: Option<PathBuf>,
+}
+
+/// The UI's default layout for series `keys` (in stream order): one pane per plotted unit.
+pub fn default_layout(keys: &[SeriesKey], series: &BTreeMap<SeriesKey, SeriesEntry>) -> PaneLayout {
+    let mut state = AppState::default();
+    state.series = series.clone();
+    let mut panes = Panes::default();
+    panes.place_new(keys, &state);
+    panes.layout
+}
+
+/// The series keys of restored streams, in stream order.
+fn keys_in_order(r: &session::Restored) -> Vec<SeriesKey> {
+    let metas = r.streams.iter().filter_map(|id| r.history.streams.get(id));
+    metas
+        .flat_map(|m| {
+            m.series.iter().map(|s| SeriesKey {
+                device: m.device.clone(),
+                group: m.group.clone(),
+                metric: s.metric.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Run an export; returns what was written, for the user.
+pub fn run(args: &ExportArgs) -> Result<String, String> {
+    if args.png.is_none() && args.svg.is_none() && args.csv.is_none() {
+        return Err("nothing to write: give --png, --svg and/or --csv".into());
+    }
+    let s = session::load(&args.session).map_err(|e| format!("{}: {e}", args.session.display()))?;
+    let mut store = Store::new(usize::MAX);
+    let restored = s.restore_into(&mut store).map_err(|e| format!("{}: {e}", args.session.display()))?;
+    let layout = if restored.layout.panes.is_empty() {
+        default_layout(&keys_in_order(&restored), &restored.series)
+    } else {
+        restored.layout.clone()
+    };
+    let which = match args.pane {
+        PaneChoice::All => None,
+        PaneChoice::One(k) if k <= layout.panes.len() => Some(vec![k - 1]),
+        PaneChoice::One(k) => return Err(format!("there is no pane {k}: the session has {}", layout.panes.len())),
+    };
+    let range = match args.range {
+        None => None,
+        Some(RangeArg::View) => {
+            let data = crate::app::plots::data_x(&store);
+            restored.view.range(data).map(|(a, b)| (store.from_plot_x(a), store.from_plot_x(b)))
+        }
+        Some(RangeArg::Seconds(a, b)) => {
+            let (lo, hi) = store.total_time_range().ok_or("the session holds no samples")?;
+            Some((a.map_or(lo, |a| store.from_plot_x(a)), b.map_or(hi, |b| store.from_plot_x(b))))
+        }
+    };
+    let spec = ExportSpec::from_layout(&layout, &restored.series, which.as_deref(), range);
+    let n = spec.panes.len() as u32;
+    let size = args.size.unwrap_or((1600, (120 + 320 * n).clamp(480, 4000)));
+    let mut done = Vec::new();
+    if let Some(p) = &args.png {
+        super::png(&store, &spec, p, size).map_err(|e| e.to_string())?;
+        done.push(format!("{} ({}x{})", p.display(), size.0, size.1));
+    }
+    if let Some(p) = &args.svg {
+        super::svg(&store, &spec, p, size).map_err(|e| e.to_string())?;
+        done.push(format!("{} ({}x{})", p.display(), size.0, size.1));
+    }
+    if let Some(p) = &args.csv {
+        let rows = super::csv(&store, &spec, p).map_err(|e| e.to_string())?;
+        done.push(format!("{} ({rows} rows)", p.display()));
+    }
+    Ok(format!("wrote {}", done.join(", ")))
+}

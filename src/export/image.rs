@@ -1,0 +1,218 @@
+//! PNG and SVG of plot panes, drawn with plotters from store envelopes.
+//!
+//! Each pane is one chart, stacked top to bottom: a title with the pane's
+//! units, time on x (seconds since the session's first sample), the plotted
+//! unit on y, a legend, and each visible series in its screen colour. A
+//! series is drawn like on screen, from its envelope at one column per pixel
+//! of the plot area: one polyline per gap-free run through each column's min
+//! and max, so a dense stretch reads as the min..max band and a sparse one as
+//! a line through the samples, and spikes survive at any width.
+//!
+//! Text uses DejaVu Sans, bundled (`assets/fonts`, licence beside it) and
+//! registered with plotters' ab_glyph backend: no system font is needed, so
+//! this works headless on any machine.
+
+use std::io::BufWriter;
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{FontStyle, register_font};
+
+use crate::app::format::si;
+use crate::app::plots::time_label;
+use crate::store::{Envelope, EnvelopeColumn, Store};
+
+use super::{ExportError, ExportPane, ExportSpec};
+
+static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+static REGISTER: Once = Once::new();
+
+const MARGIN: u32 = 12;
+const X_LABELS: u32 = 44;
+const Y_LABELS: u32 = 110;
+/// Smallest and largest image side accepted.
+pub const MIN_SIDE: u32 = 64;
+pub const MAX_SIDE: u32 = 16384;
+
+fn register() {
+    REGISTER.call_once(|| {
+        if register_font("sans-serif", FontStyle::Normal, FONT).is_err() {
+            log::error!("the bundled font could not be read; exported images will lack text");
+        }
+    });
+}
+
+fn draw_err(e: impl std::fmt::Display) -> ExportError {
+    ExportError::Draw(e.to_string())
+}
+
+fn check_size((w, h): (u32, u32)) -> Result<(), ExportError> {
+    if (MIN_SIDE..=MAX_SIDE).contains(&w) && (MIN_SIDE..=MAX_SIDE).contains(&h) {
+        Ok(())
+    } else {
+        Err(ExportError::Draw(format!("image size {w}x{h} is outside {MIN_SIDE}..={MAX_SIDE} per side")))
+    }
+}
+
+/// Write the panes of `spec` as a PNG of `size` pixels.
+pub fn png(store: &Store, spec: &ExportSpec, path: &Path, size: (u32, u32)) -> Result<(), ExportError> {
+    check_size(size)?;
+    let mut buf = vec![255u8; size.0 as usize * size.1 as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, size).into_drawing_area();
+        draw(&root, store, spec)?;
+        root.present().map_err(draw_err)?;
+    }
+    let io = |e: std::io::Error| ExportError::Io { path: path.to_owned(), source: e };
+    let file = std::fs::File::create(path).map_err(io)?;
+    let mut enc = png::Encoder::new(BufWriter::new(file), size.0, size.1);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut w = enc.write_header().map_err(draw_err)?;
+    w.write_image_data(&buf).map_err(draw_err)?;
+    w.finish().map_err(draw_err)
+}
+
+/// Write the panes of `spec` as an SVG of `size` pixels.
+pub fn svg(store: &Store, spec: &ExportSpec, path: &Path, size: (u32, u32)) -> Result<(), ExportError> {
+    check_size(size)?;
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+        draw(&root, store, spec)?;
+        root.present().map_err(draw_err)?;
+    }
+    std::fs::write(path, text).map_err(|e| ExportError::Io { path: path.to_owned(), source: e })
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    store: &Store,
+    spec: &ExportSpec,
+) -> Result<(), ExportError> {
+    register();
+    if spec.panes.is_empty() {
+        return Err(ExportError::Empty("no pane to draw".into()));
+    }
+    let (t0, t1) = spec.resolved_range(store).ok_or(ExportError::Empty("the session holds no samples".into()))?;
+    root.fill(&WHITE).map_err(draw_err)?;
+    for (pane, area) in spec.panes.iter().zip(root.split_evenly((spec.panes.len(), 1))) {
+        draw_pane(&area, store, pane, (t0, t1))?;
+    }
+    Ok(())
+}
+
+/// One visible series' envelopes (one per run), with its legend entry.
+struct Drawn<'a> {
+    label: &'a str,
+    color: RGBColor,
+    envs: Vec<Envelope>,
+}
+
+fn draw_pane<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    store: &Store,
+    pane: &ExportPane,
+    (t0, t1): (i64, i64),
+) -> Result<(), ExportError> {
+    let (w, _) = area.dim_in_pixel();
+    let columns = w.saturating_sub(2 * MARGIN + Y_LABELS).max(1) as usize;
+    let mut drawn = Vec::new();
+    for s in pane.series.iter().filter(|s| s.visible) {
+        let mut envs = vec![Envelope::new(); s.ids.len()];
+        store.envelopes(&s.ids, t0, t1, columns, &mut envs);
+        let [r, g, b] = s.color;
+        drawn.push(Drawn { label: &s.label, color: RGBColor(r, g, b), envs });
+    }
+    let cols = || drawn.iter().flat_map(|d| d.envs.iter().flat_map(Envelope::columns)).filter(|c| c.count > 0);
+    let (lo, hi) = cols().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| (lo.min(c.min), hi.max(c.max)));
+    let (lo, hi) = match (lo, hi) {
+        (lo, hi) if !(lo.is_finite() && hi.is_finite()) => (0.0, 1.0),
+        (lo, hi) if hi - lo <= f64::EPSILON * hi.abs().max(1.0) => {
+            (lo - lo.abs().max(1.0) * 0.1, hi + hi.abs().max(1.0) * 0.1)
+        }
+        (lo, hi) => (lo - (hi - lo) * 0.05, hi + (hi - lo) * 0.05),
+    };
+    let (x0, mut x1) = (store.to_plot_x(t0), store.to_plot_x(t1));
+    if x1 <= x0 {
+        x1 = x0 + 1e-6;
+    }
+    let units = pane.units();
+    let title = if units.is_empty() { pane.title.clone() } else { format!("{} — {units}", pane.title) };
+    let mut chart = ChartBuilder::on(area)
+        .margin(MARGIN)
+        .caption(title, ("sans-serif", 18))
+        .x_label_area_size(X_LABELS)
+        .y_label_area_size(Y_LABELS)
+        .build_cartesian_2d(x0..x1, lo..hi)
+        .map_err(draw_err)?;
+    let y_unit = if units.contains(", ") { String::new() } else { units.clone() };
+    let x_fmt = |x: &f64| time_label(*x);
+    let y_fmt = |y: &f64| si(*y, &y_unit);
+    chart
+        .configure_mesh()
+        .light_line_style(BLACK.mix(0.06))
+        .bold_line_style(BLACK.mix(0.15))
+        .x_desc("time since the first sample")
+        .y_desc(if units.is_empty() { "value".to_owned() } else { units.clone() })
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .label_style(("sans-serif", 12))
+        .axis_desc_style(("sans-serif", 14))
+        .draw()
+        .map_err(draw_err)?;
+    let px_per_s = columns as f64 / (x1 - x0);
+    for d in &drawn {
+        let runs: Vec<Vec<(f64, f64)>> =
+            d.envs.iter().flat_map(|e| runs(store, e.columns(), px_per_s, (x0, x1))).collect();
+        let style = d.color.stroke_width(2);
+        let color = d.color;
+        chart
+            .draw_series(runs.into_iter().map(|pts| PathElement::new(pts, style)))
+            .map_err(draw_err)?
+            .label(d.label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 16, y + 4)], color.filled()));
+    }
+    if !drawn.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+/// Polylines through each column's min and max, one per gap-free run.
+fn runs(store: &Store, cols: &[EnvelopeColumn], px_per_s: f64, (x0, x1): (f64, f64)) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut cur: Vec<(f64, f64)> = Vec::new();
+    let clamp = |t: i64| store.to_plot_x(t).clamp(x0, x1);
+    for c in cols {
+        if (c.count == 0 || c.break_before) && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        if c.count == 0 {
+            continue;
+        }
+        let (xa, xb) = (clamp(c.t_start), clamp(c.t_end));
+        if (xb - xa) * px_per_s > 2.0 {
+            cur.extend([(xa, c.min), (xa, c.max), (xb, c.max), (xb, c.min)]);
+        } else {
+            let xm = clamp(c.t_mid());
+            cur.push((xm, c.min));
+            if c.max != c.min {
+                cur.push((xm, c.max));
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}

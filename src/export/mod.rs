@@ -1,0 +1,120 @@
+//! Export: PNG and SVG images of plot panes and CSV of the data, from the UI
+//! and from the command line (`zescope export`), without a display.
+//!
+//! Both callers describe what to export the same way: an [`ExportSpec`] of
+//! panes, each with its series (label, plotted unit, colour, visibility and
+//! the store series of every run), and a time range. [`ExportSpec::from_layout`]
+//! builds one from the UI's pane layout and series map, which is also what a
+//! restored session gives. Images are drawn from the store's envelopes at one
+//! column per pixel, like the screen (`image.rs`); CSV holds the store's
+//! full-resolution samples (`csv.rs`).
+
+mod command;
+mod csv;
+mod image;
+
+use std::collections::BTreeMap;
+
+use crate::app::panes::PaneLayout;
+use crate::app::state::{SeriesEntry, SeriesKey};
+use crate::store::{SeriesId, Store};
+
+pub use command::{ExportArgs, PaneChoice, RangeArg, default_layout, parse_range, run};
+pub use csv::csv;
+pub use image::{png, svg};
+
+/// One series of a pane, as the UI shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportSeries {
+    /// "group/metric".
+    pub label: String,
+    /// The plotted unit ("ns/s" for a cumulative counter in ns).
+    pub unit: String,
+    /// The stored unit (CSV holds stored values: totals for cumulative counters).
+    pub raw_unit: String,
+    pub color: [u8; 3],
+    pub visible: bool,
+    /// Its store series, one per run.
+    pub ids: Vec<SeriesId>,
+}
+
+/// One pane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportPane {
+    /// "Pane 2".
+    pub title: String,
+    pub series: Vec<ExportSeries>,
+}
+
+impl ExportPane {
+    /// The units of the visible series, joined.
+    pub fn units(&self) -> String {
+        let units: std::collections::BTreeSet<&str> =
+            self.series.iter().filter(|s| s.visible).map(|s| s.unit.as_str()).collect();
+        units.into_iter().collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// What to export.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportSpec {
+    pub panes: Vec<ExportPane>,
+    /// Time range in store ns; `None`: everything held.
+    pub range: Option<(i64, i64)>,
+}
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("{path}: {source}")]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+    #[error("drawing failed: {0}")]
+    Draw(String),
+    #[error("nothing to export: {0}")]
+    Empty(String),
+    #[error("writing CSV: {0}")]
+    Csv(String),
+}
+
+impl ExportSpec {
+    /// Panes `which` (indices into the layout, in order; all when `None`) of
+    /// a layout, with colours, visibility and store series from `series`.
+    pub fn from_layout(
+        layout: &PaneLayout,
+        series: &BTreeMap<SeriesKey, SeriesEntry>,
+        which: Option<&[usize]>,
+        range: Option<(i64, i64)>,
+    ) -> ExportSpec {
+        let panes = layout
+            .panes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| which.is_none_or(|w| w.contains(i)))
+            .map(|(i, p)| ExportPane {
+                title: format!("Pane {}", i + 1),
+                series: p
+                    .series
+                    .iter()
+                    .map(|k| {
+                        let entry = series.get(k);
+                        ExportSeries {
+                            label: k.label(),
+                            unit: entry.map(SeriesEntry::plotted_unit).unwrap_or_default(),
+                            raw_unit: entry.map(|e| e.info.unit.clone()).unwrap_or_default(),
+                            color: layout.colors.get(k).copied().unwrap_or([0, 114, 178]),
+                            visible: !layout.hidden.contains(k),
+                            ids: entry.map(|e| e.ids.clone()).unwrap_or_default(),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        ExportSpec { panes, range }
+    }
+
+    /// The range to export: the requested one, or everything the store holds.
+    pub fn resolved_range(&self, store: &Store) -> Option<(i64, i64)> {
+        let r = self.range.or_else(|| store.total_time_range())?;
+        (r.0 <= r.1).then_some(r)
+    }
+}

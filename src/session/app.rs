@@ -1,0 +1,54 @@
+//! The calls the window makes: save what it shows, open a session into it,
+//! checkpoint it, and describe an export, from the app's own state. The menus
+//! and dialogs that call these live in `src/app`.
+
+use crate::app::ZescopeApp;
+use crate::app::panes::Panes;
+use crate::app::plots::data_x;
+use crate::export::ExportSpec;
+use crate::store::Store;
+
+use super::{Capture, Marker, Session, SessionError};
+
+/// What the app knows besides its store, for [`Session::capture`] and autosave.
+pub fn app_capture<'a>(app: &'a ZescopeApp, markers: &'a [Marker]) -> Capture<'a> {
+    Capture { history: &app.state.history, layout: &app.panes.layout, view: &app.view, markers }
+}
+
+/// The app's session: everything recorded, the view as shown.
+pub fn capture_app(app: &ZescopeApp, markers: &[Marker]) -> Session {
+    Session::capture(&app.store, app_capture(app, markers))
+}
+
+/// Show `session` in the app instead of what it holds: a new store (with the
+/// same memory cap) with the session's streams, its series, runs, panes and
+/// view. Refused while a run is going (stop it first). Returns the markers.
+/// On error the app is left as it was.
+pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker>, SessionError> {
+    if app.state.run.is_some() {
+        return Err(SessionError::invalid("run", "stop the running recording before opening a session"));
+    }
+    let mut store = Store::new(app.store.memory_cap());
+    let restored = session.restore_into(&mut store)?;
+    app.state.samples_total = store.streams().map(|s| s.appended).sum();
+    app.store = store;
+    app.state.series = restored.series;
+    app.state.history = restored.history;
+    app.state.stats = None;
+    app.panes = Panes::with_layout(restored.layout);
+    app.view = restored.view;
+    Ok(restored.markers)
+}
+
+/// What to export from the app: pane number `pane` (0-based, in the order
+/// shown) or all panes; the range shown on screen or all data.
+pub fn export_spec(app: &ZescopeApp, pane: Option<usize>, shown_range_only: bool) -> ExportSpec {
+    let range = if shown_range_only {
+        let store = &app.store;
+        app.view.range(data_x(store)).map(|(a, b)| (store.from_plot_x(a), store.from_plot_x(b)))
+    } else {
+        None
+    };
+    let which = pane.map(|p| vec![p]);
+    ExportSpec::from_layout(&app.panes.layout, &app.state.series, which.as_deref(), range)
+}

@@ -1,0 +1,339 @@
+//! Autosave and crash recovery: a running session is checkpointed to the XDG
+//! state directory (`~/.local/state/zescope/autosave/`), and after a crash
+//! the next start finds the checkpoint and offers to recover it.
+//!
+//! Checkpoints are incremental, so one every ~30 s stays cheap however long
+//! the session: raw data is cut into chunks aligned to 4096-sample ordinals
+//! (as in session files), and a chunk whose samples are all in is written
+//! once, to its own file, and never again. A checkpoint copies out of the
+//! store only the samples not yet in such a file (`Store::export_stream_from`;
+//! the caller's thread pays for those and for the coarse summaries, not for
+//! the whole history), then a background thread encodes them, writes the new
+//! chunk files (fsynced) and finally replaces `checkpoint.ron` atomically: a
+//! session file whose streams list the chunk files that precede their inline
+//! chunks. Chunk files no longer referenced (coarsened away) are deleted.
+//!
+//! Each running zescope has its own directory (`<pid>-<ms>/`) holding a
+//! `lock` file it keeps locked; a directory whose lock can be taken belongs to
+//! a zescope that is gone, so its checkpoint is recoverable. A clean exit
+//! calls [`Autosaver::discard`].
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::{Store, StreamId};
+
+use super::codec::{self, CHUNK};
+use super::convert::{self, chunk_sizes};
+use super::format::SessionFile;
+use super::{Capture, Session, SessionError, io};
+
+const CHECKPOINT: &str = "checkpoint.ron";
+const LOCK: &str = "lock";
+const AUTOSAVE_FORMAT: &str = "zescope-autosave";
+/// Largest chunk file read back.
+const MAX_CHUNK_FILE: u64 = 64 << 20;
+
+/// The autosave root: `$XDG_STATE_HOME/zescope/autosave` (or the platform's equivalent).
+pub fn autosave_root() -> Option<PathBuf> {
+    let dirs = directories::ProjectDirs::from("", "", "zescope")?;
+    let base = dirs.state_dir().unwrap_or_else(|| dirs.data_local_dir());
+    Some(base.join("autosave"))
+}
+
+/// `checkpoint.ron`: a session file plus the chunk files that come before
+/// each stream's inline raw chunks.
+#[derive(Serialize, Deserialize)]
+struct Checkpoint {
+    format: String,
+    saved_unix_ms: i64,
+    chunk_files: Vec<Vec<String>>,
+    session: SessionFile,
+}
+
+/// A chunk already in a file: `(first ordinal, samples)` and the file name.
+type Cached = ((u64, usize), String);
+
+/// What a background checkpoint gives back: each stream's chunk files.
+type Outcome = Result<BTreeMap<StreamId, Vec<Cached>>, SessionError>;
+
+/// What a background checkpoint writes.
+struct Work {
+    dir: PathBuf,
+    session: Session,
+    /// Per stream: chunk files kept, and where the copied samples start in the chunk layout.
+    kept: Vec<Vec<Cached>>,
+    /// Per stream: a key for file names.
+    keys: Vec<u64>,
+    old_files: Vec<String>,
+}
+
+/// Checkpoints one running session (see the module docs).
+pub struct Autosaver {
+    dir: PathBuf,
+    _lock: File,
+    /// Per store stream: its chunk files, in order.
+    cache: BTreeMap<StreamId, Vec<Cached>>,
+    job: Option<JoinHandle<Outcome>>,
+    /// Distinguishes this autosaver's files from an earlier one's in the same directory.
+    epoch: u64,
+}
+
+fn io_err<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(std::io::Error) -> SessionError + 'a {
+    move |e| SessionError::io(path, what, e)
+}
+
+impl Autosaver {
+    /// An autosaver in [`autosave_root`].
+    pub fn new() -> Result<Autosaver, SessionError> {
+        let root = autosave_root().ok_or(SessionError::invalid("autosave", "no home or state directory"))?;
+        Autosaver::in_root(&root)
+    }
+
+    /// An autosaver with its directory under `root`.
+    pub fn in_root(root: &Path) -> Result<Autosaver, SessionError> {
+        let dir = root.join(format!("{}-{}", std::process::id(), super::unix_ms_now()));
+        std::fs::create_dir_all(&dir).map_err(io_err(&dir, "cannot create"))?;
+        let lock_path = dir.join(LOCK);
+        let lock = File::create(&lock_path).map_err(io_err(&lock_path, "cannot create"))?;
+        lock.try_lock().map_err(|e| SessionError::invalid(lock_path.display().to_string(), e.to_string()))?;
+        Ok(Autosaver { dir, _lock: lock, cache: BTreeMap::new(), job: None, epoch: 0 })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The outcome of the last background checkpoint, once it is over.
+    pub fn poll(&mut self) -> Option<Result<(), SessionError>> {
+        if !self.job.as_ref().is_some_and(JoinHandle::is_finished) {
+            return None;
+        }
+        let outcome = self.job.take()?.join().unwrap_or_else(|_| Err(SessionError::Encode("autosave panicked".into())));
+        Some(match outcome {
+            Ok(cache) => {
+                self.cache = cache;
+                Ok(())
+            }
+            Err(e) => {
+                // Start over at the next checkpoint.
+                self.cache.clear();
+                self.epoch += 1;
+                Err(e)
+            }
+        })
+    }
+
+    /// Start a checkpoint of `store` described by `ui`: copies what is new
+    /// here, writes on a background thread. Returns false (doing nothing)
+    /// while the previous checkpoint is still being written.
+    pub fn checkpoint(&mut self, store: &Store, ui: Capture<'_>) -> bool {
+        if self.job.is_some() {
+            let _ = self.poll();
+            if self.job.is_some() {
+                return false;
+            }
+        }
+        let mut kept = Vec::new();
+        let mut keys = Vec::new();
+        let mut old_files: Vec<String> = self.cache.values().flatten().map(|c| c.1.clone()).collect();
+        let session = Session::capture_with(store, ui, |id| {
+            let total = store.sample_count(id);
+            let raw = store.retention(id)?.spans.iter().find(|s| s.level == 0).map_or(0, |s| s.samples);
+            let layout = layout_of(total - raw, raw);
+            let cached = self.cache.get(&id).map_or(&[][..], Vec::as_slice);
+            // Chunks whose place in the layout is unchanged and complete stay in their files.
+            // (Cached chunks are complete, so a match is never the growing last chunk.)
+            let reuse = cached.iter().zip(&layout).take_while(|(c, l)| c.0 == **l).count();
+            let keep: Vec<Cached> = cached[..reuse].to_vec();
+            let from = layout.get(reuse).map_or(total, |l| l.0);
+            kept.push(keep);
+            keys.push(id_key(id, self.epoch));
+            store.export_stream_from(id, from)
+        });
+        let still: Vec<&String> = kept.iter().flatten().map(|c| &c.1).collect();
+        old_files.retain(|f| !still.contains(&f));
+        let ids: Vec<StreamId> = store.streams().map(|s| s.id).collect();
+        let work = Work { dir: self.dir.clone(), session, kept, keys, old_files };
+        self.job = Some(std::thread::spawn(move || {
+            let per_stream = write_checkpoint(work)?;
+            Ok(ids.into_iter().zip(per_stream).collect())
+        }));
+        true
+    }
+
+    /// Wait for the checkpoint in progress (tests, exit).
+    pub fn wait(&mut self) -> Result<(), SessionError> {
+        if let Some(h) = &self.job {
+            while !h.is_finished() {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        }
+        self.poll().unwrap_or(Ok(()))
+    }
+
+    /// Forget what was written (the store was replaced): the next checkpoint
+    /// writes everything again. One autosaver follows one store.
+    pub fn reset(&mut self) {
+        let _ = self.wait();
+        self.cache.clear();
+        self.epoch += 1;
+    }
+
+    /// The session ended cleanly: remove its checkpoint.
+    pub fn discard(mut self) {
+        let _ = self.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn id_key(id: StreamId, epoch: u64) -> u64 {
+    // StreamId is opaque; its debug form is stable within a run.
+    let digits: String = format!("{id:?}").chars().filter(char::is_ascii_digit).collect();
+    digits.parse::<u64>().unwrap_or(0) << 16 | (epoch & 0xffff)
+}
+
+/// `(first ordinal, samples)` of each chunk of raw samples `first..first + n`.
+fn layout_of(first: u64, n: u64) -> Vec<(u64, usize)> {
+    let mut at = first;
+    chunk_sizes(first, n)
+        .map(|k| {
+            let c = (at, k);
+            at += k as u64;
+            c
+        })
+        .collect()
+}
+
+/// Encode and write one checkpoint; returns each stream's chunk files.
+fn write_checkpoint(w: Work) -> Result<Vec<Vec<Cached>>, SessionError> {
+    let mut files_per_stream = Vec::new();
+    let mut chunk_files = Vec::new();
+    let mut streams = Vec::new();
+    for ((s, keep), key) in w.session.streams.iter().zip(w.kept).zip(&w.keys) {
+        let d = &s.data;
+        let n = d.desc.series.len();
+        let raw_first = d.raw.first_ordinal;
+        let copied = d.raw.timestamps.len() as u64;
+        let start = keep.last().map_or(raw_first, |c| c.0.0 + c.0.1 as u64);
+        let layout = layout_of(start, copied);
+        let mut files = keep;
+        let mut inline = Vec::new();
+        let mut at = 0usize;
+        for (i, &(ord, k)) in layout.iter().enumerate() {
+            let text = codec::encode_raw(&d.raw.timestamps[at..at + k], &d.raw.values[at * n..(at + k) * n], n);
+            at += k;
+            let complete = i + 1 < layout.len() || (ord + k as u64).is_multiple_of(CHUNK);
+            if complete && inline.is_empty() {
+                let name = format!("c-{key:x}-{ord}-{k}.txt");
+                let path = w.dir.join(&name);
+                let mut f = File::create(&path).map_err(io_err(&path, "cannot create"))?;
+                f.write_all(text.as_bytes()).and_then(|_| f.sync_all()).map_err(io_err(&path, "cannot write"))?;
+                files.push(((ord, k), name));
+            } else {
+                inline.push(text);
+            }
+        }
+        let mut file = convert::encode_stream(s, inline);
+        file.raw.samples = start - raw_first + copied;
+        chunk_files.push(files.iter().map(|c| c.1.clone()).collect());
+        files_per_stream.push(files);
+        streams.push(file);
+    }
+    File::open(&w.dir).and_then(|d| d.sync_all()).map_err(io_err(&w.dir, "cannot sync"))?;
+    let mut session = convert::encode(&Session { streams: Vec::new(), ..w.session }, &Default::default())?;
+    session.streams = streams;
+    let cp = Checkpoint { format: AUTOSAVE_FORMAT.into(), saved_unix_ms: super::unix_ms_now(), chunk_files, session };
+    let path = w.dir.join(CHECKPOINT);
+    io::write_atomic(&path, |f| {
+        let mut bw = std::io::BufWriter::new(f);
+        ron::Options::default()
+            .to_io_writer_pretty(&mut bw, &cp, ron::ser::PrettyConfig::new().escape_strings(false))
+            .map_err(|e| SessionError::Encode(e.to_string()))?;
+        bw.flush().map_err(|e| SessionError::Encode(e.to_string()))
+    })?;
+    for f in w.old_files.iter().filter(|f| !chunk_files_all(&files_per_stream).any(|n| n == *f)) {
+        let _ = std::fs::remove_file(w.dir.join(f));
+    }
+    Ok(files_per_stream)
+}
+
+fn chunk_files_all(per_stream: &[Vec<Cached>]) -> impl Iterator<Item = &String> {
+    per_stream.iter().flatten().map(|c| &c.1)
+}
+
+/// A checkpoint left by a zescope that did not exit cleanly.
+#[derive(Debug)]
+pub struct Recoverable {
+    pub dir: PathBuf,
+    /// When it was written (Unix ms).
+    pub saved_unix_ms: i64,
+    _lock: File,
+}
+
+/// The most recent recoverable checkpoint in [`autosave_root`].
+pub fn find_recoverable() -> Option<Recoverable> {
+    find_recoverable_in(&autosave_root()?).into_iter().next()
+}
+
+/// Recoverable checkpoints under `root`, newest first. Leftover directories
+/// without a checkpoint are removed.
+pub fn find_recoverable_in(root: &Path) -> Vec<Recoverable> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        let dir = entry.path();
+        let Ok(lock) = File::options().write(true).create(true).truncate(false).open(dir.join(LOCK)) else { continue };
+        if lock.try_lock().is_err() {
+            continue; // a running zescope's
+        }
+        let checkpoint = dir.join(CHECKPOINT);
+        match checkpoint.metadata().and_then(|m| m.modified()) {
+            Ok(t) => {
+                let ms = t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+                found.push(Recoverable { dir, saved_unix_ms: ms, _lock: lock });
+            }
+            Err(_) => {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        }
+    }
+    found.sort_by_key(|r| std::cmp::Reverse(r.saved_unix_ms));
+    found
+}
+
+impl Recoverable {
+    /// Read and check the checkpoint as a session.
+    pub fn load(&self) -> Result<Session, SessionError> {
+        let path = self.dir.join(CHECKPOINT);
+        let text = io::read_text(&path, super::MAX_FILE_BYTES)?;
+        let mut cp: Checkpoint = ron::Options::default().from_str(&text).map_err(SessionError::from_ron)?;
+        if cp.format != AUTOSAVE_FORMAT || cp.chunk_files.len() != cp.session.streams.len() {
+            return Err(SessionError::NotASession(format!("{} is not a zescope checkpoint", path.display())));
+        }
+        for (i, (files, s)) in cp.chunk_files.iter().zip(&mut cp.session.streams).enumerate() {
+            let mut chunks = Vec::with_capacity(files.len() + s.raw.chunks.len());
+            for f in files {
+                if f.contains(['/', '\\']) || f.starts_with('.') {
+                    return Err(SessionError::invalid(
+                        format!("chunk_files[{i}]"),
+                        format!("{f:?} is not a chunk file"),
+                    ));
+                }
+                chunks.push(io::read_text(&self.dir.join(f), MAX_CHUNK_FILE)?);
+            }
+            chunks.append(&mut s.raw.chunks);
+            s.raw.chunks = chunks;
+        }
+        convert::decode(cp.session)
+    }
+
+    /// Delete the checkpoint (recovered, or declined).
+    pub fn discard(self) -> std::io::Result<()> {
+        std::fs::remove_dir_all(&self.dir)
+    }
+}

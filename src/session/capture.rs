@@ -1,0 +1,228 @@
+//! Between the running app and a [`Session`]: capture takes the store's
+//! streams and the UI's plain state (run history, pane layout, time view,
+//! markers); restore rebuilds store streams from a session and hands back the
+//! UI state that goes with them (series keys to store ids, layout, view).
+
+use std::collections::BTreeMap;
+
+use crate::app::panes::{PaneLayout, PaneSpec};
+use crate::app::state::{SeriesEntry, SeriesKey};
+use crate::app::timeview::{Mode, TimeView, Window};
+use crate::layout::Kind;
+use crate::sampler::SeriesInfo;
+use crate::store::{Store, StreamId};
+
+use super::convert::parse_color;
+use super::format::*;
+use super::history::RunHistory;
+use super::{Session, SessionError, SessionStream};
+
+/// What the UI knows besides the store.
+#[derive(Clone, Copy)]
+pub struct Capture<'a> {
+    pub history: &'a RunHistory,
+    pub layout: &'a PaneLayout,
+    pub view: &'a TimeView,
+    pub markers: &'a [Marker],
+}
+
+/// What a restored session gives the UI.
+#[derive(Clone, Debug)]
+pub struct Restored {
+    /// The store streams created, in the session's order.
+    pub streams: Vec<StreamId>,
+    /// Each counter with its store series (one per run), for `AppState::series`.
+    pub series: BTreeMap<SeriesKey, SeriesEntry>,
+    pub history: RunHistory,
+    pub layout: PaneLayout,
+    pub view: TimeView,
+    pub markers: Vec<Marker>,
+}
+
+pub fn color_hex([r, g, b]: [u8; 3]) -> String {
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+fn to_ref(k: &SeriesKey) -> SeriesRef {
+    SeriesRef { device: k.device.clone(), group: k.group.clone(), metric: k.metric.clone() }
+}
+
+fn to_key(r: &SeriesRef) -> SeriesKey {
+    SeriesKey { device: r.device.clone(), group: r.group.clone(), metric: r.metric.clone() }
+}
+
+fn window_record(w: Window) -> WindowRecord {
+    match w {
+        Window::Sec10 => WindowRecord::Sec10,
+        Window::Min1 => WindowRecord::Min1,
+        Window::Min10 => WindowRecord::Min10,
+        Window::All => WindowRecord::All,
+    }
+}
+
+fn window(w: WindowRecord) -> Window {
+    match w {
+        WindowRecord::Sec10 => Window::Sec10,
+        WindowRecord::Min1 => Window::Min1,
+        WindowRecord::Min10 => Window::Min10,
+        WindowRecord::All => Window::All,
+    }
+}
+
+/// The view part of a session, from the UI's layout and time view.
+pub fn view_record(layout: &PaneLayout, view: &TimeView) -> ViewRecord {
+    let (start_s, end_s) = view.frozen_range();
+    ViewRecord {
+        panes: layout
+            .panes
+            .iter()
+            .map(|p| PaneRecord { id: p.id, series: p.series.iter().map(to_ref).collect() })
+            .collect(),
+        next_pane_id: layout.next_id,
+        colors: layout.colors.iter().map(|(k, &c)| (to_ref(k), color_hex(c))).collect(),
+        hidden: layout.hidden.iter().map(to_ref).collect(),
+        window: window_record(view.window),
+        mode: match view.mode {
+            Mode::Live => ModeRecord::Live,
+            Mode::Paused => ModeRecord::Paused,
+            Mode::Zoomed => ModeRecord::Zoomed,
+        },
+        range: (view.mode != Mode::Live).then_some(RangeRecord { start_s, end_s }),
+    }
+}
+
+impl Session {
+    /// A session of everything `store` holds, described by `ui`.
+    /// Streams the run history does not know (made outside a run) are named
+    /// after their store descriptor.
+    pub fn capture(store: &Store, ui: Capture<'_>) -> Session {
+        Session::capture_with(store, ui, |id| store.export_stream(id))
+    }
+
+    /// [`Session::capture`] with each stream's data from `export`.
+    pub(crate) fn capture_with(
+        store: &Store,
+        ui: Capture<'_>,
+        mut export: impl FnMut(StreamId) -> Option<crate::store::StreamData>,
+    ) -> Session {
+        let h = ui.history;
+        let streams = store
+            .streams()
+            .filter_map(|info| {
+                let data = export(info.id)?;
+                let meta = h.streams.get(&info.id).cloned().unwrap_or_else(|| StreamMeta {
+                    name: info.desc.name.clone(),
+                    run: 0,
+                    device: String::new(),
+                    group: info.desc.name.clone(),
+                    layout: String::new(),
+                    series: info
+                        .desc
+                        .series
+                        .iter()
+                        .map(|s| SeriesMeta {
+                            metric: s.name.clone(),
+                            unit: s.unit.clone(),
+                            kind: match s.kind {
+                                crate::store::SeriesKind::Gauge => KindRecord::Gauge,
+                                crate::store::SeriesKind::Cumulative { wrap } => KindRecord::Cumulative { wrap },
+                            },
+                            description: String::new(),
+                        })
+                        .collect(),
+                });
+                Some(SessionStream { meta, data })
+            })
+            .collect();
+        Session {
+            recorded: h.recorded(),
+            source: h.source.clone(),
+            devices: h.devices.clone(),
+            runs: h.runs.clone(),
+            view: view_record(ui.layout, ui.view),
+            markers: ui.markers.to_vec(),
+            origin_ns: store.origin_ns(),
+            streams,
+        }
+    }
+
+    /// Rebuild this session's streams as new streams of `store` and return
+    /// the UI state that goes with them. Restore into a fresh store (then
+    /// times and the view are exactly as saved) and drop it on error: the
+    /// streams before a stream the store refuses stay imported.
+    pub fn restore_into(&self, store: &mut Store) -> Result<Restored, SessionError> {
+        if store.origin_ns().is_none()
+            && let Some(o) = self.origin_ns
+        {
+            store.set_origin(o);
+        }
+        let mut out = Restored {
+            streams: Vec::new(),
+            series: BTreeMap::new(),
+            history: RunHistory {
+                recorded: Some(self.recorded.clone()),
+                source: self.source.clone(),
+                devices: self.devices.clone(),
+                runs: self.runs.clone(),
+                streams: BTreeMap::new(),
+            },
+            layout: self.layout(),
+            view: TimeView::default(),
+            markers: self.markers.clone(),
+        };
+        for (i, s) in self.streams.iter().enumerate() {
+            let id = store
+                .import_stream(&s.data)
+                .map_err(|e| SessionError::invalid(format!("streams[{i}]"), e.to_string()))?;
+            out.streams.push(id);
+            out.history.streams.insert(id, s.meta.clone());
+            for (k, m) in s.meta.series.iter().enumerate() {
+                let key =
+                    SeriesKey { device: s.meta.device.clone(), group: s.meta.group.clone(), metric: m.metric.clone() };
+                let (kind, wrap) = match m.kind {
+                    KindRecord::Gauge => (Kind::Gauge, None),
+                    KindRecord::Cumulative { wrap } => (Kind::Cumulative, wrap),
+                };
+                let info = SeriesInfo {
+                    name: m.metric.clone(),
+                    description: m.description.clone(),
+                    unit: m.unit.clone(),
+                    kind,
+                    wrap,
+                };
+                let entry =
+                    out.series.entry(key).or_insert_with(|| SeriesEntry { info: info.clone(), ids: Vec::new() });
+                entry.info = info;
+                entry.ids.extend(store.series_id(id, k));
+            }
+        }
+        // The saved range is relative to the saved origin; the store's may differ.
+        let shift = match (self.origin_ns, store.origin_ns()) {
+            (Some(saved), Some(now)) => (saved as i128 - now as i128) as f64 * 1e-9,
+            _ => 0.0,
+        };
+        let range = self.view.range.map_or((0.0, 1.0), |r| (r.start_s + shift, r.end_s + shift));
+        let mode = match self.view.mode {
+            ModeRecord::Live => Mode::Live,
+            ModeRecord::Paused => Mode::Paused,
+            ModeRecord::Zoomed => Mode::Zoomed,
+        };
+        out.view = TimeView::restored(mode, window(self.view.window), range);
+        Ok(out)
+    }
+
+    /// The pane layout of the session's view.
+    pub fn layout(&self) -> PaneLayout {
+        let v = &self.view;
+        PaneLayout {
+            panes: v
+                .panes
+                .iter()
+                .map(|p| PaneSpec { id: p.id, series: p.series.iter().map(to_key).collect() })
+                .collect(),
+            next_id: v.next_pane_id,
+            hidden: v.hidden.iter().map(to_key).collect(),
+            colors: v.colors.iter().filter_map(|(k, c)| Some((to_key(k), parse_color(c)?))).collect(),
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! Between the in-memory [`Session`] and the [`SessionFile`] on disk: encoding
+//! the data columns (on all cores) and, on the way in, checking every field
+//! before anything is allocated for it.
+//!
+//! The caps below bound what a file can make zescope allocate: counts are
+//! checked against them, and the samples a stream claims are checked against
+//! the length of the text that is supposed to hold them (every sample costs at
+//! least one byte per value and one per timestamp), so a short file cannot
+//! claim a huge allocation.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
+
+use super::codec::{self, CHUNK, COARSE_CHUNK};
+use super::error::SessionError;
+use super::format::*;
+use super::{Session, SessionStream};
+
+/// Most streams a session may hold.
+pub const MAX_STREAMS: usize = 4096;
+/// Most series a stream may have.
+pub const MAX_SERIES: usize = 4096;
+/// Most entries in any metadata list (runs, devices, panes, markers, gaps...
+/// gaps are also bounded by the samples).
+pub const MAX_ITEMS: usize = 1 << 20;
+/// Most values (samples x series) a session may hold: 64 GiB of `f64`s.
+pub const MAX_VALUES: u64 = 1 << 33;
+
+/// Shared progress of an encode: samples done of the total, and a cancel flag.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub done: AtomicU64,
+    pub total: AtomicU64,
+    pub cancel: AtomicBool,
+}
+
+impl Progress {
+    pub fn fraction(&self) -> f32 {
+        let total = self.total.load(Ordering::Relaxed);
+        if total == 0 { 0.0 } else { (self.done.load(Ordering::Relaxed) as f64 / total as f64).min(1.0) as f32 }
+    }
+}
+
+/// Sizes of the chunks of `samples` samples starting at ordinal `first`.
+pub fn chunk_sizes(first: u64, samples: u64) -> impl Iterator<Item = usize> {
+    let mut at = first;
+    let end = first.saturating_add(samples);
+    std::iter::from_fn(move || {
+        if at >= end {
+            return None;
+        }
+        let next = (at / CHUNK + 1).saturating_mul(CHUNK).min(end);
+        let n = (next - at) as usize;
+        at = next;
+        Some(n)
+    })
+}
+
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8)
+}
+
+/// Run `f` over `jobs` on all cores, balanced by each job's weight; results in job order.
+fn parallel<J: Send, R: Send>(jobs: Vec<(u64, J)>, f: impl Fn(J) -> R + Sync) -> Vec<R> {
+    let total: u64 = jobs.iter().map(|j| j.0).sum();
+    let per = total / threads() as u64 + 1;
+    let mut groups: Vec<Vec<J>> = vec![Vec::new()];
+    let mut weight = 0;
+    for (w, j) in jobs {
+        if weight >= per {
+            groups.push(Vec::new());
+            weight = 0;
+        }
+        weight += w;
+        groups.last_mut().expect("one group at least").push(j);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> =
+            groups.into_iter().map(|g| s.spawn(|| g.into_iter().map(&f).collect::<Vec<R>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    })
+}
+
+/// Encode a session for writing (the data columns on all cores).
+pub fn encode(session: &Session, progress: &Progress) -> Result<SessionFile, SessionError> {
+    let total: u64 = session.streams.iter().map(|s| s.data.raw.timestamps.len() as u64).sum();
+    progress.total.store(total.max(1), Ordering::Relaxed);
+    let mut jobs = Vec::new();
+    for (k, s) in session.streams.iter().enumerate() {
+        let n = s.data.desc.series.len();
+        let raw = &s.data.raw;
+        let mut at = 0;
+        for size in chunk_sizes(raw.first_ordinal, raw.timestamps.len() as u64) {
+            jobs.push((size as u64, (k, &raw.timestamps[at..at + size], &raw.values[at * n..(at + size) * n], n)));
+            at += size;
+        }
+    }
+    let texts = parallel(jobs, |(k, ts, vals, n)| {
+        if progress.cancel.load(Ordering::Relaxed) {
+            return (k, None);
+        }
+        let text = codec::encode_raw(ts, vals, n);
+        progress.done.fetch_add(ts.len() as u64, Ordering::Relaxed);
+        (k, Some(text))
+    });
+    let mut chunks: Vec<Vec<String>> = vec![Vec::new(); session.streams.len()];
+    for (k, text) in texts {
+        chunks[k].push(text.ok_or(SessionError::Cancelled)?);
+    }
+    let streams = session.streams.iter().zip(chunks).map(|(s, chunks)| encode_stream(s, chunks)).collect();
+    Ok(SessionFile {
+        format: FORMAT_NAME.to_owned(),
+        version: CURRENT_VERSION,
+        recorded: session.recorded.clone(),
+        source: session.source.clone(),
+        devices: session.devices.clone(),
+        runs: session.runs.clone(),
+        view: session.view.clone(),
+        markers: session.markers.clone(),
+        origin_ns: session.origin_ns,
+        streams,
+    })
+}
+
+/// A stream's file form around its already encoded raw chunks.
+pub fn encode_stream(s: &SessionStream, chunks: Vec<String>) -> StreamFile {
+    let d = &s.data;
+    StreamFile {
+        meta: s.meta.clone(),
+        ended: d.ended,
+        evicted_samples: d.evicted_samples,
+        coarse: CoarseFile {
+            buckets: d.coarse.len() as u64,
+            chunks: d.coarse.chunks(COARSE_CHUNK).map(codec::encode_coarse).collect(),
+        },
+        raw: RawFile {
+            first_block: d.raw.first_block,
+            first_ordinal: d.raw.first_ordinal,
+            first_gap: d.raw.first_gap,
+            first_rates: d.raw.first_rates.clone(),
+            samples: d.raw.timestamps.len() as u64,
+            gaps: d.raw.gaps.iter().map(|&g| g as u64).collect(),
+            chunks,
+        },
+    }
+}
+
+fn check_len(field: &str, len: usize, max: usize) -> Result<(), SessionError> {
+    if len > max {
+        return Err(SessionError::invalid(field, format!("{len} entries, more than the {max} allowed")));
+    }
+    Ok(())
+}
+
+fn check_metadata(f: &SessionFile) -> Result<(), SessionError> {
+    check_len("devices", f.devices.len(), MAX_ITEMS)?;
+    check_len("runs", f.runs.len(), MAX_ITEMS)?;
+    check_len("markers", f.markers.len(), MAX_ITEMS)?;
+    check_len("view.panes", f.view.panes.len(), MAX_ITEMS)?;
+    check_len("streams", f.streams.len(), MAX_STREAMS)?;
+    for (i, r) in f.runs.iter().enumerate() {
+        if r.device as usize >= f.devices.len() {
+            return Err(SessionError::invalid(
+                format!("runs[{i}].device"),
+                format!("device {} does not exist ({} devices)", r.device, f.devices.len()),
+            ));
+        }
+        if r.layouts.len() > r.groups.len() {
+            return Err(SessionError::invalid(format!("runs[{i}].layouts"), "more layouts than groups"));
+        }
+    }
+    let v = &f.view;
+    for (i, p) in v.panes.iter().enumerate() {
+        if v.panes[..i].iter().any(|q| q.id == p.id) {
+            return Err(SessionError::invalid(format!("view.panes[{i}].id"), format!("pane id {} repeats", p.id)));
+        }
+        if p.id > v.next_pane_id {
+            return Err(SessionError::invalid("view.next_pane_id", format!("below pane id {}", p.id)));
+        }
+    }
+    for (k, c) in &v.colors {
+        if parse_color(c).is_none() {
+            let field = format!("view.colors[{}/{}/{}]", k.device, k.group, k.metric);
+            return Err(SessionError::invalid(field, format!("{c:?} is not a colour like \"#1f77b4\"")));
+        }
+    }
+    match (v.mode, v.range) {
+        (ModeRecord::Live, _) => {}
+        (_, None) => return Err(SessionError::invalid("view.range", "a paused or zoomed view needs its range")),
+        (_, Some(r)) if !(r.start_s.is_finite() && r.end_s.is_finite() && r.start_s < r.end_s) => {
+            return Err(SessionError::invalid("view.range", format!("{}..{} is not a time range", r.start_s, r.end_s)));
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// "#rrggbb" as bytes.
+pub fn parse_color(s: &str) -> Option<[u8; 3]> {
+    let h = s.strip_prefix('#').filter(|h| h.len() == 6 && h.is_ascii())?;
+    let byte = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).ok();
+    Some([byte(0)?, byte(2)?, byte(4)?])
+}
+
+fn stream_desc(field: &str, meta: &StreamMeta) -> Result<StreamDesc, SessionError> {
+    check_len(&format!("{field}.meta.series"), meta.series.len(), MAX_SERIES)?;
+    let series = meta
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let kind = match s.kind {
+                KindRecord::Gauge => SeriesKind::Gauge,
+                KindRecord::Cumulative { wrap } => {
+                    if wrap.is_some_and(|w| !(w.is_finite() && w > 0.0)) {
+                        let f = format!("{field}.meta.series[{i}].kind.wrap");
+                        return Err(SessionError::invalid(f, "must be a positive finite number"));
+                    }
+                    SeriesKind::Cumulative { wrap }
+                }
+            };
+            Ok(SeriesDesc { name: s.metric.clone(), unit: s.unit.clone(), kind })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(StreamDesc { name: meta.name.clone(), series })
+}
+
+/// One chunk to decode: where its text is and where its samples go.
+struct DecodeJob<'a> {
+    field: String,
+    text: &'a str,
+    ts: &'a mut [i64],
+    values: &'a mut [f64],
+}
+
+/// Check and decode a parsed file.
+pub fn decode(f: SessionFile) -> Result<Session, SessionError> {
+    if f.format != FORMAT_NAME {
+        return Err(SessionError::NotASession(format!("format is {:?}, not {FORMAT_NAME:?}", f.format)));
+    }
+    check_metadata(&f)?;
+    let mut total_values = 0u64;
+    let mut streams = Vec::with_capacity(f.streams.len());
+    for (i, s) in f.streams.iter().enumerate() {
+        let field = format!("streams[{i}]");
+        let desc = stream_desc(&field, &s.meta)?;
+        let n = desc.series.len();
+        let raw = &s.raw;
+        let sizes: Vec<usize> = chunk_sizes(raw.first_ordinal, raw.samples).take(raw.chunks.len() + 1).collect();
+        if sizes.len() != raw.chunks.len() || raw.first_ordinal.checked_add(raw.samples).is_none() {
+            let msg =
+                format!("{} chunks for {} samples from ordinal {}", raw.chunks.len(), raw.samples, raw.first_ordinal);
+            return Err(SessionError::invalid(format!("{field}.raw.chunks"), msg));
+        }
+        let text_bytes: u64 = raw.chunks.iter().map(|c| c.len() as u64 / 4 * 3).sum();
+        let values = raw.samples.saturating_mul(n as u64);
+        total_values = total_values.saturating_add(values);
+        if raw.samples.saturating_add(values) > text_bytes || total_values > MAX_VALUES {
+            let msg = format!("{} samples x {n} series claimed, more than the data or the cap can hold", raw.samples);
+            return Err(SessionError::invalid(format!("{field}.raw.samples"), msg));
+        }
+        if !(raw.first_rates.is_empty() || raw.first_rates.len() == n) {
+            let msg = format!("{} entries for {n} series", raw.first_rates.len());
+            return Err(SessionError::invalid(format!("{field}.raw.first_rates"), msg));
+        }
+        check_len(&format!("{field}.raw.gaps"), raw.gaps.len(), raw.samples as usize)?;
+        if let Some(k) = raw
+            .gaps
+            .windows(2)
+            .position(|w| w[1] <= w[0])
+            .map(|k| k + 1)
+            .or_else(|| raw.gaps.last().filter(|&&g| g >= raw.samples).map(|_| raw.gaps.len() - 1))
+        {
+            let msg = "gap indices must increase and lie within the samples";
+            return Err(SessionError::invalid(format!("{field}.raw.gaps[{k}]"), msg));
+        }
+        let want = s.coarse.buckets.div_ceil(COARSE_CHUNK as u64);
+        if want != s.coarse.chunks.len() as u64 {
+            let msg = format!("{} chunks for {} buckets", s.coarse.chunks.len(), s.coarse.buckets);
+            return Err(SessionError::invalid(format!("{field}.coarse.chunks"), msg));
+        }
+        let mut coarse = Vec::new();
+        for (c, text) in s.coarse.chunks.iter().enumerate() {
+            let got = codec::decode_coarse(text, n)
+                .map_err(|e| SessionError::invalid(format!("{field}.coarse.chunks[{c}]"), e.0))?;
+            let full = c + 1 < s.coarse.chunks.len();
+            if got.is_empty() || got.len() > COARSE_CHUNK || full && got.len() != COARSE_CHUNK {
+                let msg = format!("{} buckets: chunks hold {COARSE_CHUNK} each (fewer only in the last)", got.len());
+                return Err(SessionError::invalid(format!("{field}.coarse.chunks[{c}]"), msg));
+            }
+            coarse.extend(got);
+        }
+        if coarse.len() as u64 != s.coarse.buckets {
+            let msg = format!("{} buckets decoded, {} claimed", coarse.len(), s.coarse.buckets);
+            return Err(SessionError::invalid(format!("{field}.coarse.buckets"), msg));
+        }
+        let data = StreamData {
+            desc,
+            ended: s.ended,
+            evicted_samples: s.evicted_samples,
+            coarse,
+            raw: RawData {
+                first_block: raw.first_block,
+                first_ordinal: raw.first_ordinal,
+                timestamps: vec![0; raw.samples as usize],
+                values: vec![0.0; values as usize],
+                gaps: raw.gaps.iter().map(|&g| g as usize).collect(),
+                first_gap: raw.first_gap,
+                first_rates: raw.first_rates.clone(),
+            },
+        };
+        streams.push(SessionStream { meta: s.meta.clone(), data });
+    }
+    let mut jobs = Vec::new();
+    for (i, (s, out)) in f.streams.iter().zip(streams.iter_mut()).enumerate() {
+        let n = out.data.desc.series.len();
+        let (mut ts, mut vals) = (&mut out.data.raw.timestamps[..], &mut out.data.raw.values[..]);
+        for (c, (size, text)) in chunk_sizes(s.raw.first_ordinal, s.raw.samples).zip(&s.raw.chunks).enumerate() {
+            let (t, rest_t) = ts.split_at_mut(size);
+            let (v, rest_v) = vals.split_at_mut(size * n);
+            (ts, vals) = (rest_t, rest_v);
+            jobs.push((
+                size as u64,
+                DecodeJob { field: format!("streams[{i}].raw.chunks[{c}]"), text, ts: t, values: v },
+            ));
+        }
+    }
+    let results = parallel(jobs, |j| {
+        let n = if j.ts.is_empty() { 0 } else { j.values.len() / j.ts.len() };
+        codec::decode_raw(j.text, j.ts.len(), n, j.ts, j.values).map_err(|e| SessionError::invalid(j.field, e.0))
+    });
+    results.into_iter().collect::<Result<Vec<()>, _>>()?;
+    for (i, s) in streams.iter().enumerate() {
+        let ts = &s.data.raw.timestamps;
+        if let Some(k) = ts.windows(2).position(|w| w[1] <= w[0]) {
+            let msg = format!("sample {} at {} ns does not come after {} ns", k + 1, ts[k + 1], ts[k]);
+            return Err(SessionError::invalid(format!("streams[{i}].raw"), msg));
+        }
+    }
+    Ok(Session {
+        recorded: f.recorded,
+        source: f.source,
+        devices: f.devices,
+        runs: f.runs,
+        view: f.view,
+        markers: f.markers,
+        origin_ns: f.origin_ns,
+        streams,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_align_to_multiples_of_the_chunk_size() {
+        let sizes: Vec<usize> = chunk_sizes(4000, 10_000).collect();
+        assert_eq!(sizes, vec![96, 4096, 4096, 1712]);
+        assert_eq!(chunk_sizes(0, 0).count(), 0);
+        assert_eq!(chunk_sizes(u64::MAX - 1, 5).collect::<Vec<_>>(), vec![1]);
+    }
+
+    #[test]
+    fn colours_parse_strictly() {
+        assert_eq!(parse_color("#0072b2"), Some([0, 114, 178]));
+        assert_eq!(parse_color("0072b2"), None);
+        assert_eq!(parse_color("#0072b"), None);
+        assert_eq!(parse_color("#00é2b2"), None);
+    }
+}

@@ -1,0 +1,63 @@
+//! Why a session could not be saved, loaded or restored. Every variant names
+//! the file, the field or the position, so the message is something a user
+//! can act on.
+
+use std::path::PathBuf;
+
+/// A session error.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// Reading or writing the file failed.
+    #[error("{path}: {what}: {source}")]
+    Io { path: PathBuf, what: &'static str, source: std::io::Error },
+
+    /// The file is larger than any session zescope accepts.
+    #[error("{size} bytes is more than a session file may have ({max} bytes)")]
+    TooLarge { size: u64, max: u64 },
+
+    /// Not a session file at all (or not one of zescope's).
+    #[error("not a zescope session file: {0}")]
+    NotASession(String),
+
+    /// Written by a newer zescope.
+    #[error(
+        "session format version {found} is newer than this zescope reads (up to {supported}); \
+         open it with a newer zescope"
+    )]
+    TooNew { found: u32, supported: u32 },
+
+    /// A version that never existed.
+    #[error("session format version {0} is not a known version")]
+    UnknownVersion(u32),
+
+    /// RON could not parse the file (bad syntax, wrong type, missing field).
+    #[error("line {line}, column {column}: {message}")]
+    Syntax { line: usize, column: usize, message: String },
+
+    /// The file parses but a field holds something impossible.
+    #[error("{field}: {message}")]
+    Invalid { field: String, message: String },
+
+    /// The session was saved but serialising it failed (a bug).
+    #[error("could not write the session: {0}")]
+    Encode(String),
+
+    /// The save was cancelled.
+    #[error("saving was cancelled")]
+    Cancelled,
+}
+
+impl SessionError {
+    pub(crate) fn invalid(field: impl Into<String>, message: impl Into<String>) -> SessionError {
+        SessionError::Invalid { field: field.into(), message: message.into() }
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, what: &'static str, source: std::io::Error) -> SessionError {
+        SessionError::Io { path: path.into(), what, source }
+    }
+
+    /// From RON's error, with the position it gives.
+    pub(crate) fn from_ron(e: ron::error::SpannedError) -> SessionError {
+        SessionError::Syntax { line: e.span.start.line, column: e.span.start.col, message: e.code.to_string() }
+    }
+}

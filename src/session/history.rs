@@ -1,0 +1,138 @@
+//! What a session remembers about where its streams came from: the source,
+//! the devices (identity: name, vendor, UUID, driver version, simulated or
+//! real) and every run's configuration, recorded as runs start. The UI keeps
+//! one [`RunHistory`] and feeds it `RunStarted` events; `zescope record` does
+//! the same. Capture turns it into the session's metadata.
+
+use std::collections::BTreeMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::sampler::{DeviceEntry, Inventory, RunInfo, SourceInfo};
+use crate::store::StreamId;
+use crate::ze::Source;
+
+use super::format::{DevicePathRecord, DeviceRecord, Recorded, RunRecord, SeriesMeta, SourceRecord, StreamMeta};
+
+/// Sources, devices, runs and which store stream each run created.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunHistory {
+    /// When and where the first run started.
+    pub recorded: Option<Recorded>,
+    pub source: SourceRecord,
+    pub devices: Vec<DeviceRecord>,
+    pub runs: Vec<RunRecord>,
+    /// What each stream is (set when its run started, or restored).
+    pub streams: BTreeMap<StreamId, StreamMeta>,
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn unix_ms_now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// This machine's host name (empty if unknown).
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_owned()).unwrap_or_default()
+}
+
+pub fn source_record(s: &SourceInfo) -> SourceRecord {
+    let requested = match s.requested {
+        Source::Auto => "auto",
+        Source::LevelZero => "level-zero",
+        Source::Sim => "sim",
+    };
+    SourceRecord { requested: requested.to_owned(), description: s.description.clone(), simulated: s.simulated }
+}
+
+pub fn device_record(d: &DeviceEntry) -> DeviceRecord {
+    DeviceRecord {
+        name: d.name.clone(),
+        kind: format!("{:?}", d.kind),
+        vendor_id: d.vendor_id,
+        device_id: d.device_id,
+        uuid: d.uuid.clone(),
+        driver_version: d.driver_version,
+        simulated: d.simulated,
+    }
+}
+
+impl RunHistory {
+    /// Record a run that started: its device (looked up in `inventory`, by
+    /// the run's device path), configuration, and the store streams created
+    /// for its groups, in `info.streams` order.
+    pub fn run_started(&mut self, info: &RunInfo, inventory: Option<&Inventory>, streams: &[StreamId]) {
+        if let Some(src) = inventory.and_then(|i| i.source.as_ref()) {
+            self.source = source_record(src);
+        }
+        let entry = inventory.and_then(|i| i.devices.iter().find(|d| d.path == info.config.device));
+        let device = match entry {
+            Some(d) => device_record(d),
+            None => DeviceRecord { name: info.device.clone(), simulated: info.simulated, ..DeviceRecord::default() },
+        };
+        let index = match self.devices.iter().position(|d| *d == device) {
+            Some(i) => i,
+            None => {
+                self.devices.push(device);
+                self.devices.len() - 1
+            }
+        };
+        let now = unix_ms_now();
+        self.recorded.get_or_insert_with(|| Recorded {
+            started_unix_ms: now,
+            host: host_name(),
+            zescope_version: env!("CARGO_PKG_VERSION").to_owned(),
+        });
+        let c = &info.config;
+        let u32_of = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        self.runs.push(RunRecord {
+            run: info.run,
+            device: index as u32,
+            device_path: DevicePathRecord {
+                driver: u32_of(c.device.driver),
+                device: u32_of(c.device.device),
+                sub_device: c.device.sub_device.map(u32_of),
+            },
+            groups: c.groups.clone(),
+            metrics: c.metrics.clone(),
+            custom_group: c.custom_group,
+            interval_ns: c.interval.as_nanos().min(u64::MAX as u128) as u64,
+            layouts: info.streams.iter().map(|s| s.layout.clone()).collect(),
+            started_unix_ms: now,
+        });
+        for (s, &id) in info.streams.iter().zip(streams) {
+            let series = s
+                .series
+                .iter()
+                .map(|x| SeriesMeta {
+                    metric: x.name.clone(),
+                    unit: x.unit.clone(),
+                    kind: match x.kind {
+                        crate::layout::Kind::Gauge => super::KindRecord::Gauge,
+                        crate::layout::Kind::Cumulative => super::KindRecord::Cumulative { wrap: x.wrap },
+                    },
+                    description: x.description.clone(),
+                })
+                .collect();
+            let name = format!("{} / {} (run {})", info.device, s.group, info.run);
+            let meta = StreamMeta {
+                name,
+                run: info.run,
+                device: info.device.clone(),
+                group: s.group.clone(),
+                layout: s.layout.clone(),
+                series,
+            };
+            self.streams.insert(id, meta);
+        }
+    }
+
+    /// When and where the recording started (here, at an unknown time, if
+    /// no run did).
+    pub fn recorded(&self) -> Recorded {
+        self.recorded.clone().unwrap_or_else(|| Recorded {
+            started_unix_ms: 0,
+            host: host_name(),
+            zescope_version: env!("CARGO_PKG_VERSION").to_owned(),
+        })
+    }
+}

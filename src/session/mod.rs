@@ -1,0 +1,111 @@
+//! Session files: everything needed to reopen a recording as it was, in one
+//! RON file (`docs/session-format.md` documents it).
+//!
+//! - [`Session`] is a session in memory: metadata (when, where, which source
+//!   and devices, how each run was configured), the view (panes, colours,
+//!   visibility, window, follow/pause, zoom), markers, and each stream's whole
+//!   history as the store exports it ([`StreamData`]).
+//! - [`Session::capture`] takes one from the store and the UI's plain state;
+//!   [`Session::restore_into`] rebuilds store streams from one and returns
+//!   what the UI needs to show it again.
+//! - [`save`] writes one atomically (never leaving a half-written file where
+//!   the previous one was); [`SaveJob`] does it on a thread with progress.
+//! - [`load`] reads one, refusing anything malformed with an error that names
+//!   the field (and the line/column where RON gives one); nothing in a file
+//!   can make it panic or allocate beyond caps and what the file really holds.
+//! - [`autosave`] checkpoints a running session for crash recovery.
+//!
+//! Why the data is not plain RON numbers: see `codec.rs`.
+
+mod app;
+pub mod autosave;
+mod capture;
+pub mod codec;
+mod convert;
+mod error;
+pub mod format;
+mod history;
+mod io;
+mod job;
+mod recorder;
+
+use std::path::Path;
+
+pub use app::{app_capture, capture_app, export_spec, open_in_app};
+pub use capture::{Capture, Restored, color_hex, view_record};
+pub use convert::{MAX_SERIES, MAX_STREAMS, MAX_VALUES, Progress};
+pub use error::SessionError;
+pub use format::{
+    DevicePathRecord, DeviceRecord, KindRecord, Marker, ModeRecord, PaneRecord, RangeRecord, Recorded, RunRecord,
+    SeriesMeta, SeriesRef, SourceRecord, StreamMeta, ViewRecord, WindowRecord,
+};
+pub use history::{RunHistory, device_record, host_name, source_record, unix_ms_now};
+pub use io::MAX_FILE_BYTES;
+pub use job::SaveJob;
+pub use recorder::Recorder;
+
+use crate::store::StreamData;
+
+/// A session in memory (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Session {
+    pub recorded: Recorded,
+    pub source: SourceRecord,
+    pub devices: Vec<DeviceRecord>,
+    pub runs: Vec<RunRecord>,
+    pub view: ViewRecord,
+    pub markers: Vec<Marker>,
+    /// Time zero of the plots (ns on the recording's clock).
+    pub origin_ns: Option<i64>,
+    pub streams: Vec<SessionStream>,
+}
+
+/// One stream: what it is and everything the store held of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionStream {
+    pub meta: StreamMeta,
+    pub data: StreamData,
+}
+
+impl Session {
+    /// Values (samples x series) at full resolution, over all streams.
+    pub fn raw_values(&self) -> u64 {
+        self.streams.iter().map(|s| s.data.raw.values.len() as u64).sum()
+    }
+}
+
+/// Save `session` to `path` atomically (see `io.rs`).
+pub fn save(path: &Path, session: &Session) -> Result<(), SessionError> {
+    save_with_progress(path, session, &Progress::default())
+}
+
+/// [`save`], reporting progress and honouring cancellation through `progress`.
+pub fn save_with_progress(path: &Path, session: &Session, progress: &Progress) -> Result<(), SessionError> {
+    let file = convert::encode(session, progress)?;
+    io::write_atomic(path, |f| io::write_ron(&file, f))
+}
+
+/// Serialise a session to RON text (what [`save`] writes).
+pub fn to_string(session: &Session) -> Result<String, SessionError> {
+    io::to_ron_string(&convert::encode(session, &Progress::default())?)
+}
+
+/// Load and check a session file.
+pub fn load(path: &Path) -> Result<Session, SessionError> {
+    from_str(&io::read_text(path, MAX_FILE_BYTES)?)
+}
+
+/// Parse and check session text (what [`load`] does after reading).
+pub fn from_str(text: &str) -> Result<Session, SessionError> {
+    convert::decode(io::parse(text)?)
+}
+
+/// Parse and check session bytes (the fuzz target's entry).
+pub fn from_slice(bytes: &[u8]) -> Result<Session, SessionError> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(SessionError::TooLarge { size: bytes.len() as u64, max: MAX_FILE_BYTES });
+    }
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| SessionError::NotASession(format!("not text (invalid UTF-8 at byte {})", e.valid_up_to())))?;
+    from_str(text)
+}

@@ -1,0 +1,74 @@
+//! `zescope record --out run.ron` then `zescope export` as a user runs them, headless; and the
+//! export command's refusals.
+
+use std::process::Command;
+
+fn zescope(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_zescope"))
+        .args(args)
+        .env_remove("ZE_SIM_CONFIG")
+        .env_remove("ZE_ENABLE_ALT_DRIVERS")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+#[test]
+fn record_a_session_then_export_images_and_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+    let out = zescope(&["--source", "sim", "record", "--duration", "1s", "--interval", "2ms", "--out", &p("run.ron")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let s = zescope::session::load(&dir.path().join("run.ron")).expect("record wrote a session");
+    assert!(s.streams[0].data.raw.timestamps.len() > 100);
+    assert!(!s.view.panes.is_empty(), "with the default layout");
+
+    let out = zescope(&[
+        "export",
+        &p("run.ron"),
+        "--pane",
+        "1",
+        "--range",
+        "0.1..0.6",
+        "--size",
+        "800x300",
+        "--png",
+        &p("p.png"),
+        "--svg",
+        &p("p.svg"),
+        "--csv",
+        &p("d.csv"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("p.png (800x300)"), "{}", text(&out));
+    let img = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(dir.path().join("p.png")).unwrap()));
+    let info = img.read_info().unwrap();
+    assert_eq!((info.info().width, info.info().height), (800, 300));
+    roxmltree::Document::parse(&std::fs::read_to_string(dir.path().join("p.svg")).unwrap()).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join("d.csv")).unwrap();
+    let times: Vec<f64> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
+    assert!(times.len() > 100 && times.len() < 300, "about 250 samples in 0.5 s: {}", times.len());
+    assert!(times.iter().all(|t| (0.1..=0.6).contains(t)), "only the range");
+}
+
+#[test]
+fn export_refuses_bad_requests_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-session.ron");
+    let png = dir.path().join("x.png").to_string_lossy().into_owned();
+    for (args, want) in [
+        (vec!["export", example], "nothing to write"),
+        (vec!["export", example, "--pane", "9", "--png", &png], "there is no pane 9"),
+        (vec!["export", example, "--range", "5..2", "--png", &png], "is empty"),
+        (vec!["export", example, "--size", "10x10", "--png", &png], "outside"),
+        (vec!["export", "/no/such/session.ron", "--png", &png], "cannot open"),
+        (vec!["export", concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"), "--png", &png], "line 1"),
+    ] {
+        let out = zescope(&args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(text(&out).contains(want), "{args:?}: expected {want:?} in {}", text(&out));
+    }
+}

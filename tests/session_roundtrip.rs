@@ -1,0 +1,153 @@
+//! Sessions round-trip: a recording from the simulated device, saved, loaded and restored,
+//! gives back the same samples and the same view; saving the same session twice, or saving
+//! what was restored, gives the same bytes.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use zescope::app::timeview::{Mode, TimeView, Window};
+use zescope::record::{RecordArgs, record};
+use zescope::session::{self, Capture, Restored, Session};
+use zescope::signals::Termination;
+use zescope::store::Store;
+use zescope::ze::Source;
+
+/// Record `duration` of the simulated device into a session file through `zescope record`'s code.
+/// One at a time: the built-in simulated driver is one per process.
+fn record_session(path: &Path, duration: Duration) {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let args = RecordArgs {
+        source: Source::Sim,
+        device: None,
+        groups: vec![],
+        metrics: vec![],
+        custom_group: false,
+        interval: Duration::from_millis(1),
+        duration,
+        out: path.to_owned(),
+    };
+    let summary = record(&args, &Termination::install()).expect("record");
+    assert!(summary.samples > 100, "{summary}");
+}
+
+fn restore(s: &Session) -> (Store, Restored) {
+    let mut store = Store::new(usize::MAX);
+    let r = s.restore_into(&mut store).expect("restore");
+    (store, r)
+}
+
+fn capture(store: &Store, r: &Restored) -> Session {
+    let ui = Capture { history: &r.history, layout: &r.layout, view: &r.view, markers: &r.markers };
+    Session::capture(store, ui)
+}
+
+#[test]
+fn a_recording_round_trips_with_its_data_and_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let recorded = dir.path().join("run.ron");
+    record_session(&recorded, Duration::from_millis(1500));
+    let first = session::load(&recorded).expect("load the recording");
+    assert_eq!(first.source.requested, "sim");
+    assert!(first.devices[0].simulated && !first.devices[0].uuid.is_empty(), "{:?}", first.devices);
+    assert_eq!(first.runs[0].interval_ns, 1_000_000);
+    assert!(!first.runs[0].layouts[0].is_empty(), "the layout used is recorded");
+
+    // Change the view as a user would: pause on a range, hide a series, recolour one.
+    let (store, mut r) = restore(&first);
+    let keys: Vec<_> = r.series.keys().cloned().collect();
+    r.layout.hidden.insert(keys[0].clone());
+    r.layout.colors.insert(keys[1].clone(), [1, 2, 3]);
+    r.view = TimeView::restored(Mode::Zoomed, Window::Sec10, (0.25, 0.75));
+    r.markers.push(session::Marker { t_ns: store.total_time_range().unwrap().0 + 1000, label: "spike".into() });
+    let edited = capture(&store, &r);
+    let saved = dir.path().join("edited.ron");
+    session::save(&saved, &edited).unwrap();
+
+    let loaded = session::load(&saved).unwrap();
+    assert_eq!(loaded, edited, "load gives back what was saved");
+    let (store2, r2) = restore(&loaded);
+    assert_eq!(r2.layout, r.layout, "panes, colours, visibility");
+    assert_eq!((r2.view.mode, r2.view.window, r2.view.frozen_range()), (Mode::Zoomed, Window::Sec10, (0.25, 0.75)));
+    assert_eq!(r2.markers, r.markers);
+    assert_eq!(r2.series.keys().collect::<BTreeSet<_>>(), r.series.keys().collect::<BTreeSet<_>>());
+    for (key, entry) in &r.series {
+        let (a, b) = (entry.ids[0], r2.series[key].ids[0]);
+        assert_eq!(store.time_range(a.stream()), store2.time_range(b.stream()));
+        assert_eq!(store.series_desc(a), store2.series_desc(b));
+    }
+    let rows = |s: &Store| {
+        let mut v = Vec::new();
+        for info in s.streams() {
+            s.for_each_raw_row(info.id, |t, row| v.push((t, row.iter().map(|x| x.to_bits()).collect::<Vec<_>>())));
+        }
+        v
+    };
+    assert_eq!(rows(&store2), rows(&store), "every sample, bit for bit");
+    assert_eq!(store2.origin_ns(), store.origin_ns());
+
+    // Determinism: the same session twice, and the restored session again, give the same bytes.
+    let again = dir.path().join("again.ron");
+    session::save(&again, &loaded).unwrap();
+    let bytes = std::fs::read(&saved).unwrap();
+    assert_eq!(std::fs::read(&again).unwrap(), bytes, "same session, same bytes");
+    session::save(&again, &capture(&store2, &r2)).unwrap();
+    assert_eq!(std::fs::read(&again).unwrap(), bytes, "restored and captured again, same bytes");
+}
+
+#[test]
+fn a_background_save_reports_progress_and_its_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bg.ron");
+    record_session(&path, Duration::from_millis(500));
+    let s = session::load(&path).unwrap();
+    let target = dir.path().join("copy.ron");
+    let mut job = session::SaveJob::spawn(s.clone(), target.clone());
+    let outcome = loop {
+        let p = job.progress();
+        assert!((0.0..=1.0).contains(&p), "{p}");
+        if let Some(r) = job.try_finish() {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    outcome.expect("saved");
+    assert!(job.try_finish().is_none(), "the outcome is handed out once");
+    assert_eq!(session::load(&target).unwrap(), s);
+
+    let bad = session::SaveJob::spawn(s, dir.path().join("no/such/dir/x.ron"));
+    let e = bad.wait().unwrap_err();
+    assert!(e.to_string().contains("no/such/dir"), "names the path: {e}");
+}
+
+/// A link to no sampler, for an app that only shows sessions.
+struct NoSampler;
+
+impl zescope::app::link::SamplerLink for NoSampler {
+    fn send(&self, _: zescope::sampler::Command) {}
+    fn try_recv(&self) -> Option<zescope::sampler::Event> {
+        None
+    }
+    fn shutdown(&mut self, _: Duration) -> Result<(), Duration> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_session_opens_in_the_app_and_saves_back_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let s = session::load(&path).unwrap();
+    let mut app = zescope::app::ZescopeApp::new(Box::new(NoSampler), Default::default(), Store::new(1 << 30));
+    let markers = session::open_in_app(&mut app, &s).expect("open");
+    assert_eq!(app.panes.layout.panes.len(), s.view.panes.len());
+    assert_eq!(app.state.series.len(), s.streams[0].meta.series.len());
+    assert!(app.state.samples_total > 0);
+    let back = session::capture_app(&app, &markers);
+    assert_eq!(back, s, "what is shown is what was opened");
+    let spec = session::export_spec(&app, Some(0), false);
+    assert_eq!(spec.panes.len(), 1);
+    let png = dir.path().join("pane.png");
+    zescope::export::png(&app.store, &spec, &png, (640, 400)).unwrap();
+}
