@@ -63,6 +63,14 @@ pub enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Check what zescope needs, and print the fix for every problem.
+    ///
+    /// Checks the Level Zero loader, its drivers and devices, ZET_ENABLE_METRICS and run-time
+    /// metrics enable, the metric groups that export memory and their layouts, the i915/xe paranoid
+    /// knobs, access to /dev/dri/renderD*, CAP_PERFMON, the display and the file dialog backend.
+    /// Prints OK / WARN / FAIL per check with the exact fix; exits with status 1 when a check FAILs.
+    /// With --source sim, checks that matter only for real hardware are at most WARN.
+    Doctor,
     /// Write images (PNG, SVG) of a saved session's plot panes and/or a CSV of its data, without
     /// a window.
     Export {

@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod doctor;
 pub mod export;
 pub mod gui;
 pub mod layout;

@@ -22,6 +22,11 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::Doctor => {
+            let checks = zescope::doctor::run(cli.source);
+            print!("{}", zescope::doctor::render(cli.source, &checks));
+            if zescope::doctor::failed(&checks) { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+        }
         Command::Record { device, groups, metrics, custom_group, interval, duration, out } => {
             let stop = Termination::install();
             let args =

@@ -26,7 +26,15 @@ pub fn prepare_environment() {
         // SAFETY: called at the start of main, before any other thread exists, so no one reads
         // the environment concurrently.
         unsafe { std::env::set_var("ZET_ENABLE_METRICS", "1") };
+        METRICS_ENV_SET_BY_ZESCOPE.store(true, std::sync::atomic::Ordering::Relaxed);
     }
+}
+
+static METRICS_ENV_SET_BY_ZESCOPE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Did [`prepare_environment`] set `ZET_ENABLE_METRICS` (the user had not)? For `zescope doctor`.
+pub fn metrics_env_set_by_zescope() -> bool {
+    METRICS_ENV_SET_BY_ZESCOPE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// A fixed-size C string field as a `String` (up to the first NUL, lossy UTF-8).

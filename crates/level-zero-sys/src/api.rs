@@ -213,10 +213,21 @@ impl Api {
         // SAFETY: loading the Level Zero loader runs its initialisers, which only set up its own
         // state; it is designed to be dlopen'ed by applications.
         let lib = unsafe { libloading::Library::new(library) }
-            .map_err(|e| LoadError::LibraryNotFound { library: library.to_owned(), reason: e.to_string() })?;
+            .map_err(|e| LoadError::LibraryNotFound { library: library.to_owned(), reason: dlopen_reason(&e) })?;
         let api = Api::resolve(&lib)?;
         // Never unloaded: the pointers in `api` point into it for the rest of the process.
         std::mem::forget(lib);
         Ok(api)
     }
+}
+
+/// libloading's error with its cause ("dlopen failed" alone does not say that the file is missing).
+fn dlopen_reason(e: &libloading::Error) -> String {
+    let mut reason = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        reason = format!("{reason}: {s}");
+        source = s.source();
+    }
+    reason
 }
