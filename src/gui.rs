@@ -32,16 +32,24 @@ impl eframe::App for GuiApp {
 
     fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
         let _ = self.app.shutdown();
+        self.app.finish_files();
     }
+}
+
+fn icon() -> Option<egui::IconData> {
+    eframe::icon_data::from_png_bytes(include_bytes!("../assets/icon/hicolor/64x64/apps/zescope.png")).ok()
 }
 
 /// Opens the window on `source`; returns when it is closed.
 pub fn run(source: Source) -> ExitCode {
-    let viewport = egui::ViewportBuilder::default()
+    let mut viewport = egui::ViewportBuilder::default()
         .with_title("zescope")
         .with_app_id("zescope")
         .with_inner_size([1280.0, 800.0])
         .with_min_inner_size([640.0, 420.0]);
+    if let Some(i) = icon() {
+        viewport = viewport.with_icon(i);
+    }
     let options = eframe::NativeOptions {
         viewport,
         renderer: eframe::Renderer::Glow,
@@ -67,6 +75,13 @@ pub fn run(source: Source) -> ExitCode {
             stop.wake_on_signal(cc.egui_ctx.clone());
             let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
             app.use_wake_flag(flag);
+            // A crashed session's checkpoint is offered before sampling starts; this session
+            // gets its own checkpoints.
+            app.files.recover = crate::session::autosave::find_recoverable();
+            match crate::session::autosave::Autosaver::new() {
+                Ok(a) => app.files.autosave = Some(a),
+                Err(e) => log::warn!("no autosave for this session: {e}"),
+            }
             Ok(Box::new(GuiApp { app, stop }))
         }),
     );

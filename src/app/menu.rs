@@ -103,6 +103,14 @@ impl ZescopeApp {
                 if ui.button("Keyboard shortcuts").clicked() {
                     self.show_shortcuts = true;
                 }
+                if ui
+                    .button("Diagnostics…")
+                    .on_hover_text("check drivers, permissions and settings (zescope doctor)")
+                    .clicked()
+                {
+                    let source = self.source();
+                    self.diagnostics.open(source);
+                }
                 if ui.button("About zescope").clicked() {
                     self.show_about = true;
                 }
@@ -122,6 +130,8 @@ impl ZescopeApp {
             });
         });
         self.recovery_window(&ctx);
+        let source = self.source();
+        self.diagnostics.window(&ctx, source);
         egui::Window::new("About zescope").open(&mut self.show_about).resizable(false).show(&ctx, |ui| {
             ui.label(format!("zescope {}", env!("CARGO_PKG_VERSION")));
             ui.label("Live metrics from Level Zero drivers' exported memory (ZET_experimental_metric_export_memory).");

@@ -11,6 +11,7 @@
 
 pub mod actions;
 pub mod banner;
+pub mod diagnostics;
 pub mod dialogs;
 pub mod envelope_plot;
 pub mod files;
@@ -82,6 +83,7 @@ pub struct ZescopeApp {
     wake_on_data: Option<Arc<AtomicBool>>,
     /// Sessions and exports: dialogs, current file, background save, autosave, recovery.
     pub files: files::Files,
+    pub diagnostics: diagnostics::Diagnostics,
 }
 
 impl ZescopeApp {
@@ -108,6 +110,7 @@ impl ZescopeApp {
             auto_start: true,
             wake_on_data: None,
             files: files::Files::default().with_recent(settings.recent),
+            diagnostics: diagnostics::Diagnostics::Closed,
         }
     }
 
@@ -125,6 +128,11 @@ impl ZescopeApp {
             layout: self.panes.layout.clone(),
             recent: self.files.recent.clone(),
         }
+    }
+
+    /// The source the user asked for (what diagnostics should check).
+    pub fn source(&self) -> crate::ze::Source {
+        self.state.inventory.as_ref().and_then(|i| i.source.as_ref()).map_or(crate::ze::Source::Auto, |s| s.requested)
     }
 
     pub fn send(&self, c: Command) {
@@ -205,7 +213,8 @@ impl ZescopeApp {
         });
         egui::CentralPanel::default().show(ui, |ui| {
             if banner::show(ui, &mut self.state) {
-                self.show_about = false;
+                let source = self.source();
+                self.diagnostics.open(source);
             }
             self.toolbar(ui);
             if self.panes.layout.panes.is_empty() && self.files.recording.is_none() {

@@ -199,13 +199,18 @@ impl LayoutSet {
         set
     }
 
-    /// The built-in layouts plus the user's (`$XDG_CONFIG_HOME/zescope/layouts/*.ron`); files
+    /// The built-in layouts, then the system's (`/usr/share/zescope/layouts/*.ron`, where a
+    /// package puts layouts for more drivers), then the user's
+    /// (`$XDG_CONFIG_HOME/zescope/layouts/*.ron`): later ones win at equal specificity. Files
     /// that cannot be used are skipped and returned as errors to show.
     pub fn installed() -> (LayoutSet, Vec<LayoutFileError>) {
         let mut set = LayoutSet::built_in();
         let mut errors = Vec::new();
-        if let Some(dirs) = directories::ProjectDirs::from("", "", "zescope") {
-            let dir = dirs.config_dir().join("layouts");
+        let mut dirs = vec![std::path::PathBuf::from("/usr/share/zescope/layouts")];
+        if let Some(d) = directories::ProjectDirs::from("", "", "zescope") {
+            dirs.push(d.config_dir().join("layouts"));
+        }
+        for dir in dirs {
             if let Ok(entries) = std::fs::read_dir(&dir) {
                 let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
                 paths.sort();

@@ -1,0 +1,102 @@
+//! Help → Diagnostics: the checks of `zescope doctor` in a window, run on a background thread
+//! (they open the Level Zero loader and probe devices, which may take a moment).
+
+use std::thread::JoinHandle;
+
+use egui::{Color32, RichText, Ui};
+
+use crate::doctor::{self, Check, Status};
+use crate::ze::Source;
+
+#[derive(Default)]
+pub enum Diagnostics {
+    #[default]
+    Closed,
+    Running(Option<JoinHandle<Vec<Check>>>),
+    Done(Vec<Check>),
+}
+
+impl Diagnostics {
+    pub fn open(&mut self, source: Source) {
+        if matches!(self, Diagnostics::Running(_)) {
+            return;
+        }
+        let job = std::thread::Builder::new().name("zescope-doctor".into()).spawn(move || doctor::run(source)).ok();
+        *self = Diagnostics::Running(job);
+    }
+
+    pub fn is_open(&self) -> bool {
+        !matches!(self, Diagnostics::Closed)
+    }
+
+    fn poll(&mut self) {
+        if let Diagnostics::Running(job) = self
+            && job.as_ref().is_none_or(|j| j.is_finished())
+        {
+            let checks = job.take().and_then(|j| j.join().ok()).unwrap_or_else(|| {
+                vec![Check::fail("diagnostics", "the checks could not run", "run `zescope doctor` in a terminal")]
+            });
+            *self = Diagnostics::Done(checks);
+        }
+    }
+
+    pub fn window(&mut self, ctx: &egui::Context, source: Source) {
+        if !self.is_open() {
+            return;
+        }
+        self.poll();
+        let mut open = true;
+        let mut rerun = false;
+        egui::Window::new("Diagnostics").open(&mut open).default_width(640.0).show(ctx, |ui| match self {
+            Diagnostics::Running(_) => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label("Checking the Level Zero setup…");
+                });
+                ctx.request_repaint_after(std::time::Duration::from_millis(100));
+            }
+            Diagnostics::Done(checks) => {
+                ui.label(RichText::new("The same checks as `zescope doctor`; each problem comes with its fix.").weak());
+                egui::ScrollArea::vertical().max_height(480.0).show(ui, |ui| {
+                    for c in checks.iter() {
+                        check(ui, c);
+                    }
+                });
+                if ui.button("Check again").clicked() {
+                    rerun = true;
+                }
+            }
+            Diagnostics::Closed => {}
+        });
+        if !open {
+            *self = Diagnostics::Closed;
+        } else if rerun {
+            *self = Diagnostics::Closed;
+            self.open(source);
+        }
+    }
+}
+
+fn check(ui: &mut Ui, c: &Check) {
+    let color = match c.status {
+        Status::Ok => Color32::from_rgb(60, 170, 60),
+        Status::Warn => Color32::from_rgb(220, 160, 40),
+        Status::Fail => Color32::from_rgb(220, 60, 60),
+    };
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(format!("{:4}", c.status.label())).monospace().strong().color(color));
+        ui.label(RichText::new(&c.name).strong());
+        ui.label(&c.detail);
+    });
+    if let Some(fix) = &c.fix {
+        ui.horizontal(|ui| {
+            ui.add_space(40.0);
+            ui.label(RichText::new("fix:").weak());
+            ui.add(egui::Label::new(RichText::new(fix).monospace()).selectable(true));
+            if ui.small_button("copy").clicked() {
+                ui.ctx().copy_text(fix.clone());
+            }
+        });
+    }
+    ui.add_space(2.0);
+}

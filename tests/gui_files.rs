@@ -1,0 +1,80 @@
+//! The window's file commands, driven through egui_kittest with scripted dialogs: save a live
+//! session (Ctrl+S, in the background), open it again (shown as a recording, same panes), export
+//! a pane, and a new run leaving the recording.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use zescope::app::ZescopeApp;
+use zescope::app::dialogs::{FileKind, ScriptedDialogs};
+use zescope::app::settings::Settings;
+use zescope::store::Store;
+
+fn pump(h: &mut Harness<'_, ZescopeApp>, what: &str, until: impl Fn(&ZescopeApp) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        h.step();
+        if until(h.state()) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn save_open_export_and_leave_a_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("run.ron");
+    let png = dir.path().join("pane.png");
+    let dialogs =
+        Arc::new(ScriptedDialogs::answering([Some(session.clone()), Some(session.clone()), Some(png.clone())]));
+    let sim = support::sim(|_| {});
+    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
+    app.files.dialogs = Box::new(dialogs.clone());
+    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+
+    // Live data, then Ctrl+S: asks where (no current file), saves in the background.
+    pump(&mut h, "samples", |a| a.state.samples_total > 50);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    pump(&mut h, "the save to finish", |a| a.files.current.is_some());
+    let saved = zescope::session::load(&session).expect("the saved session loads");
+    assert!(saved.raw_values() > 0);
+    let panes_live = h.state().panes.layout.panes.len();
+    assert_eq!(saved.view.panes.len(), panes_live, "the view is in the file");
+
+    // Open it: the run is stopped first (teardown), then the file is shown as a recording.
+    let open = h.state().files.ask_open();
+    h.state_mut().perform(open);
+    pump(&mut h, "the recording", |a| a.files.recording.is_some());
+    h.step();
+    let a = h.state();
+    assert!(a.state.run.is_none());
+    assert_eq!(sim.live_imports(), 0, "the live run was torn down before opening");
+    assert_eq!(a.panes.layout.panes.len(), panes_live);
+    assert!(a.store.memory_used() > 0 && !a.state.series.is_empty());
+    h.get_by_label(" RECORDING ");
+
+    // Export the first pane through its menu.
+    h.get_all_by_label("Export").next().expect("a pane export menu").click();
+    h.step();
+    h.step();
+    h.get_by_label("PNG image…").click();
+    pump(&mut h, "the export", |_| png.exists());
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    let asked: Vec<FileKind> = dialogs.asked.lock().unwrap().iter().map(|(k, _)| *k).collect();
+    assert_eq!(asked, [FileKind::Session, FileKind::Session, FileKind::Png]);
+
+    // Start: a new live run replaces the recording.
+    h.get_by_label("Start").click();
+    pump(&mut h, "a new live run", |a| a.state.run.is_some() && a.state.samples_total > 5);
+    assert!(h.state().files.recording.is_none());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
+    h.step();
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
