@@ -13,8 +13,9 @@ use crate::ze::Source;
     version,
     about = "Live metrics viewer for Level Zero GPUs and NPUs",
     long_about = "zescope plots the hardware counters that Level Zero drivers export as DMA-BUF memory \
-                  (ZET_experimental_metric_export_memory). Without a Level Zero GPU it runs on a built-in \
-                  simulated device."
+                  (ZET_experimental_metric_export_memory). Without a command it opens its window and starts \
+                  sampling; the commands below work without a display. Without a Level Zero GPU it runs on a \
+                  built-in simulated device."
 )]
 pub struct Cli {
     /// Where metrics come from: the real Level Zero loader if it has a device with metrics, else
