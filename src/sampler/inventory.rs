@@ -112,21 +112,14 @@ fn list_groups(
     pending: &mut Vec<PendingDisable>,
 ) -> Result<Vec<crate::ze::MetricGroup>, crate::ze::ZeError> {
     let groups = dev.metric_groups()?;
-    let ext = dev.extensions();
-    let (true, Some(enable), Some(disable)) = (groups.is_empty(), ext.enable_metrics, ext.disable_metrics) else {
-        return Ok(groups);
-    };
-    // SAFETY: the driver's own entry points on its (translated) device handle; nothing is
-    // activated on this device between enable and disable.
-    if unsafe { enable(dev.driver_handle()) } != level_zero_sys::ZE_RESULT_SUCCESS {
+    if !groups.is_empty() || !dev.enable_metrics().unwrap_or(false) {
         return Ok(groups);
     }
+    // Nothing is activated on this device between enable and disable.
     let groups = dev.metric_groups();
-    // SAFETY: as above.
-    let r = unsafe { disable(dev.driver_handle()) };
-    if r != level_zero_sys::ZE_RESULT_SUCCESS {
-        log::warn!("disabling metrics after listing {} failed: {}", dev.info.name, crate::ze::result_name(r));
-        pending.push(PendingDisable::new(dev.clone(), disable));
+    if let Err(e) = dev.disable_metrics() {
+        log::warn!("disabling metrics after listing {}: {e}", dev.info.name);
+        pending.push(PendingDisable::new(dev.clone()));
     }
     groups
 }

@@ -6,13 +6,13 @@ use std::collections::HashSet;
 
 use crate::layout::decode::MetricDesc;
 use crate::layout::{Decoder, LayoutSet, Target};
-use crate::ze::{Context, Device, GroupExport, Loader, Metric, MetricGroup, check};
+use crate::ze::{Context, CreateGroupError, Device, GroupExport, Loader, Metric, MetricGroup};
 
 use super::errors;
 use super::export::{self, Buffers, ImportError};
 use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo};
 use super::run::{Run, StreamReader};
-use super::teardown::{GroupExtensions, PendingDisable, RunParts, Session, Teardown};
+use super::teardown::{PendingDisable, RunParts, Session, Teardown};
 
 pub fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), SamplerError> {
     let not_found = || errors::config(format!("device {path:?} does not exist"), Some("refresh the device list"));
@@ -57,19 +57,13 @@ pub fn start(
     }
     let (device, simulated) = find_device(loader, cfg.device)?;
     let driver = &loader.drivers[cfg.device.driver];
-    let ext = device.extensions();
     let mut session = Session {
         ctx: Context::create(driver).map_err(|e| errors::ze("creating a context", &e))?,
         device: device.clone(),
-        ext,
-        ext_groups: GroupExtensions { destroy: ext.destroy_group },
         enabled_metrics: false,
     };
-    if let Some(enable) = ext.enable_metrics {
-        // SAFETY: the driver's zetDeviceEnableMetricsExp on its own (translated) device handle.
-        let r = unsafe { enable(device.driver_handle()) };
-        session.enabled_metrics = r == level_zero_sys::ZE_RESULT_SUCCESS;
-    }
+    // Where the driver can enable metrics at run time, do (and disable them at teardown).
+    session.enabled_metrics = device.enable_metrics().unwrap_or(false);
     let mut parts = RunParts::new(session);
     match build(&mut parts, &device, driver, simulated, layouts, cfg) {
         Ok((streams, infos)) => {
@@ -253,23 +247,6 @@ fn import(buffers: &mut Buffers, device: &Device, fd: i32, size: usize, group: &
 
 /// Creates a group at run time from the chosen metrics (all of the chosen groups' domain).
 fn create_group(parts: &mut RunParts, groups: &[MetricGroup], metrics: &[String]) -> Result<MetricGroup, SamplerError> {
-    let session = parts.session();
-    let device = session.device.clone();
-    let ext = session.ext;
-    let (Some(create), Some(add), Some(close), Some(_)) =
-        (ext.create_group, ext.add_metric, ext.close_group, ext.destroy_group)
-    else {
-        return Err(errors::config(
-            "this driver cannot create metric groups at run time",
-            Some("sample predefined groups"),
-        ));
-    };
-    if device.handles_wrapped() {
-        return Err(errors::config(
-            "the Level Zero loader wraps handles here, so groups created at run time cannot be activated through it",
-            Some("sample predefined groups, or run without ZE_ENABLE_LOADER_INTERCEPT"),
-        ));
-    }
     if metrics.is_empty() {
         return Err(errors::config("a custom group needs metrics", Some("choose the metrics to combine")));
     }
@@ -281,36 +258,11 @@ fn create_group(parts: &mut RunParts, groups: &[MetricGroup], metrics: &[String]
             .ok_or_else(|| errors::config(format!("metric {name:?} is in none of the chosen groups"), None))?;
         chosen.push(m);
     }
-    let mut h = std::ptr::null_mut();
-    // SAFETY: the driver's zetMetricGroupCreateExp on its own device handle (handles are not
-    // wrapped, checked above); NUL-terminated strings; a valid out-pointer.
-    let r = unsafe {
-        create(device.handle, c"zescope custom".as_ptr(), c"Metrics combined by zescope".as_ptr(), 2, &mut h)
-    };
-    check("zetMetricGroupCreateExp", r).map_err(|e| errors::ze("creating a metric group", &e))?;
-    // SAFETY: a handle just created by this driver for this device.
-    let group = unsafe { MetricGroup::new(device.ze.clone(), device.handle, h) };
-    let group = match group {
-        Ok(g) => g,
-        Err(e) => {
-            if let Some(destroy) = ext.destroy_group {
-                // SAFETY: destroying the group just created, once.
-                let _ = unsafe { destroy(h) };
-            }
-            return Err(errors::ze("reading the created group", &e));
-        }
-    };
+    let device = parts.session().device.clone();
+    let group = device.create_metric_group(c"zescope custom", &chosen).map_err(|e| match e {
+        CreateGroupError::Ze(z) => errors::ze("creating a metric group", &z),
+        other => errors::config(other.to_string(), Some("sample predefined groups instead")),
+    })?;
     parts.activation_mut().created.push(group.clone());
-    for m in &chosen {
-        // SAFETY: a group this run created and a metric handle of the same device.
-        let r = unsafe { add(group.handle, m.handle, std::ptr::null_mut(), std::ptr::null_mut()) };
-        check("zetMetricGroupAddMetricExp", r)
-            .map_err(|e| errors::ze(&format!("adding {} to the custom group", m.info.name), &e))?;
-    }
-    // SAFETY: as above.
-    check("zetMetricGroupCloseExp", unsafe { close(group.handle) })
-        .map_err(|e| errors::ze("closing the custom group", &e))?;
-    // SAFETY: a handle this driver created for this device; re-read now that it is closed.
-    unsafe { MetricGroup::new(device.ze.clone(), device.handle, group.handle) }
-        .map_err(|e| errors::ze("reading the custom group", &e))
+    Ok(group)
 }

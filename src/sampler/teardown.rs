@@ -11,7 +11,7 @@
 //! error and a panic in the sampler all end in [`RunParts::finish`] (explicitly, or from `Drop`
 //! while unwinding). A failing step does not stop the later ones; its error is returned.
 
-use crate::ze::{Context, Device, Extensions, MetricGroup};
+use crate::ze::{Context, Device, MetricGroup};
 
 use super::export::{Buffers, BuffersReleased};
 
@@ -32,52 +32,36 @@ impl Activation {
             errors.push(format!("deactivating metric groups: {e}"));
         }
         for g in self.created {
-            let destroy = session.ext_groups.destroy;
-            if let Some(destroy) = destroy {
-                // SAFETY: a group this run created with zetMetricGroupCreateExp on this driver,
-                // destroyed once, after deactivation and after every import of it was freed.
-                let r = unsafe { destroy(g.handle) };
-                if let Err(e) = crate::ze::check("zetMetricGroupDestroyExp", r) {
-                    errors.push(format!("destroying metric group {}: {e}", g.info.name));
-                }
+            // After deactivation and after every import of its memory was freed.
+            if let Err(e) = g.destroy_created() {
+                errors.push(format!("destroying metric group {}: {e}", g.info.name));
             }
         }
         Deactivated(())
     }
 }
 
-/// Experimental group-creation entry points (resolved when a run creates a group).
-#[derive(Clone, Copy, Default)]
-pub struct GroupExtensions {
-    pub destroy: Option<level_zero_sys::pfn::zetMetricGroupDestroyExp>,
-}
-
 /// The device, its context, and whether zescope enabled metrics on it at run time.
 pub struct Session {
     pub device: Device,
     pub ctx: Context,
-    pub ext: Extensions,
-    pub ext_groups: GroupExtensions,
     pub enabled_metrics: bool,
 }
 
 /// Metrics zescope enabled on a device and still has to disable (a driver refused once).
 pub struct PendingDisable {
     device: Device,
-    disable: level_zero_sys::pfn::zetDeviceDisableMetricsExp,
 }
 
 impl PendingDisable {
-    pub fn new(device: Device, disable: level_zero_sys::pfn::zetDeviceDisableMetricsExp) -> PendingDisable {
-        PendingDisable { device, disable }
+    pub fn new(device: Device) -> PendingDisable {
+        PendingDisable { device }
     }
 
-    /// Tries again; gives itself back if the driver still refuses.
+    /// Tries again (no run holds the device: runs are torn down before retries); gives itself
+    /// back if the driver still refuses.
     pub fn retry(self, errors: &mut Vec<String>) -> Option<PendingDisable> {
-        // SAFETY: the driver's zetDeviceDisableMetricsExp on its own (translated) device handle;
-        // no group of a run is active (runs are torn down before retries).
-        let r = unsafe { (self.disable)(self.device.driver_handle()) };
-        match crate::ze::check("zetDeviceDisableMetricsExp", r) {
+        match self.device.disable_metrics() {
             Ok(()) => None,
             Err(e) => {
                 errors.push(format!(
@@ -95,10 +79,8 @@ impl Session {
     /// comes back as a `PendingDisable` to retry later.
     pub fn release(self, _: Deactivated, errors: &mut Vec<String>) -> Option<PendingDisable> {
         let mut pending = None;
-        if self.enabled_metrics
-            && let Some(disable) = self.ext.disable_metrics
-        {
-            pending = PendingDisable { device: self.device.clone(), disable }.retry(errors);
+        if self.enabled_metrics {
+            pending = PendingDisable::new(self.device.clone()).retry(errors);
         }
         if let Err(e) = self.ctx.destroy() {
             errors.push(format!("destroying the context: {e}"));

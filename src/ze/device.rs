@@ -186,7 +186,7 @@ impl Device {
             unsafe { (self.ze.api.zetMetricGroupGet)(self.handle, n, out) }
         })?;
         // SAFETY: handles just returned by zetMetricGroupGet for this device.
-        handles.into_iter().map(|h| unsafe { MetricGroup::new(self.ze.clone(), self.handle, h) }).collect()
+        handles.into_iter().map(|h| unsafe { MetricGroup::new(self.ze.clone(), self.driver, self.handle, h) }).collect()
     }
 
     /// `zeDeviceGetStatus`: Ok while the device works.

@@ -70,6 +70,7 @@ pub enum ExportQueryError {
 #[derive(Clone)]
 pub struct MetricGroup {
     pub ze: Ze,
+    pub driver: ze_driver_handle_t,
     pub device: ze_device_handle_t,
     pub handle: zet_metric_group_handle_t,
     pub info: GroupInfo,
@@ -80,6 +81,7 @@ impl MetricGroup {
     /// `handle` came from zetMetricGroupGet of `device` (or zetMetricGroupCreateExp).
     pub(crate) unsafe fn new(
         ze: Ze,
+        driver: ze_driver_handle_t,
         device: ze_device_handle_t,
         handle: zet_metric_group_handle_t,
     ) -> Result<MetricGroup, ZeError> {
@@ -122,7 +124,7 @@ impl MetricGroup {
             export,
             user_created,
         };
-        Ok(MetricGroup { ze, device, handle, info })
+        Ok(MetricGroup { ze, driver, device, handle, info })
     }
 
     pub fn metrics(&self) -> Result<Vec<Metric>, ZeError> {

@@ -10,12 +10,14 @@ pub mod device;
 pub mod error;
 pub mod loader;
 pub mod metric;
+pub mod runtime;
 
 pub use context::{CommandList, Context};
 pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo, Extensions};
 pub use error::{Error, ZeError, check, hint, result_name};
 pub use loader::{Loader, Origin, Source, Ze};
 pub use metric::{ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo};
+pub use runtime::CreateGroupError;
 
 use level_zero_sys::ze_result_t;
 

@@ -270,6 +270,7 @@ fn fault_export_fd_minus_one_size_zero_and_oversized() {
         (
             "oversized",
             Box::new(|e: &Export| {
+                // SAFETY: all-zero bytes are a valid libc::stat.
                 let mut st: libc::stat = unsafe { std::mem::zeroed() };
                 // SAFETY: fstat into our struct.
                 assert_eq!(unsafe { libc::fstat(e.fd, &mut st) }, 0);
