@@ -40,12 +40,16 @@ fn save_open_export_and_leave_a_recording() {
 
     // Live data, then Ctrl+S: asks where (no current file), saves in the background.
     pump(&mut h, "samples", |a| a.state.samples_total > 50);
+    h.key_press(egui::Key::M);
+    h.step();
+    assert_eq!(h.state().files.markers.len(), 1, "M adds a marker");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
     pump(&mut h, "the save to finish", |a| a.files.current.is_some());
     let saved = zescope::session::load(&session).expect("the saved session loads");
     assert!(saved.raw_values() > 0);
     let panes_live = h.state().panes.layout.panes.len();
     assert_eq!(saved.view.panes.len(), panes_live, "the view is in the file");
+    assert_eq!(saved.markers.len(), 1, "markers are in the file");
 
     // Open it: the run is stopped first (teardown), then the file is shown as a recording.
     let open = h.state().files.ask_open();
@@ -56,6 +60,7 @@ fn save_open_export_and_leave_a_recording() {
     assert!(a.state.run.is_none());
     assert_eq!(sim.live_imports(), 0, "the live run was torn down before opening");
     assert_eq!(a.panes.layout.panes.len(), panes_live);
+    assert_eq!(a.files.markers.len(), 1, "markers come back with the session");
     assert!(a.store.memory_used() > 0 && !a.state.series.is_empty());
     h.get_by_label(" RECORDING ");
 

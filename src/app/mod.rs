@@ -51,9 +51,11 @@ const LIVE_REPAINT: Duration = Duration::from_millis(16);
 /// "new samples" hint without burning CPU).
 const FROZEN_REPAINT: Duration = Duration::from_secs(1);
 
-pub const SHORTCUTS: [(&str, &str); 7] = [
+pub const SHORTCUTS: [(&str, &str); 9] = [
     ("Space", "pause / resume the view (sampling continues)"),
     ("End", "follow live data"),
+    ("M", "add a marker at the hovered time (or the newest sample)"),
+    ("Ctrl+O / Ctrl+S / Ctrl+Shift+S", "open / save / save as"),
     ("Ctrl+F", "search groups and metrics"),
     ("Ctrl+Q", "quit"),
     ("Ctrl + / Ctrl −", "zoom the interface in / out"),
@@ -222,7 +224,15 @@ impl ZescopeApp {
                     ui.label(RichText::new("Pick a device and a metric group on the left and press Start.\nPanes appear with the first samples; drag metrics onto them to rearrange.").weak());
                 });
             } else {
-                let out = plots::show(ui, &mut self.panes, &self.store, &self.state, &mut self.view, self.hover_x);
+                let out = plots::show(
+                    ui,
+                    &mut self.panes,
+                    &self.store,
+                    &self.state,
+                    &mut self.view,
+                    self.hover_x,
+                    &self.files.markers,
+                );
                 self.hover_x = out.hover_x;
                 if let Some((kind, pane)) = out.export {
                     let a = self.files.ask_export(kind, Some(pane), true);
@@ -273,13 +283,33 @@ impl ZescopeApp {
         if typing {
             return;
         }
-        let (space, end) =
-            ui.input_mut(|i| (i.consume_key(Modifiers::NONE, Key::Space), i.consume_key(Modifiers::NONE, Key::End)));
+        let (space, end, mark) = ui.input_mut(|i| {
+            (
+                i.consume_key(Modifiers::NONE, Key::Space),
+                i.consume_key(Modifiers::NONE, Key::End),
+                i.consume_key(Modifiers::NONE, Key::M),
+            )
+        });
+        if mark {
+            self.add_marker();
+        }
         if space {
             self.view.toggle_pause(plots::data_x(&self.store));
         }
         if end {
             self.view.follow();
+        }
+    }
+
+    /// M: a marker at the hovered time, else at the newest sample; saved with the session.
+    pub fn add_marker(&mut self) {
+        let t = match self.hover_x {
+            Some(x) => Some(self.store.from_plot_x(x)),
+            None => self.store.total_time_range().map(|(_, last)| last),
+        };
+        if let Some(t_ns) = t {
+            let label = format!("M{}", self.files.markers.len() + 1);
+            self.files.markers.push(crate::session::Marker { t_ns, label });
         }
     }
 
@@ -327,6 +357,9 @@ impl ZescopeApp {
             ui.separator();
             if ui.button("+ Pane").on_hover_text("add an empty plot pane").clicked() {
                 self.panes.add_pane();
+            }
+            if ui.button("+ Marker").on_hover_text("mark the newest sample (M marks the hovered time)").clicked() {
+                self.add_marker();
             }
         });
     }

@@ -3,7 +3,7 @@
 //! nearest samples on hover, and the legend/statistics table under each pane.
 
 use egui::{Color32, Id, RichText, Ui, vec2};
-use egui_plot::{GridMark, Plot, VLine};
+use egui_plot::{GridMark, LineStyle, Plot, PlotPoint, Text, VLine};
 
 use crate::store::Store;
 
@@ -55,6 +55,7 @@ pub fn show(
     state: &AppState,
     view: &mut TimeView,
     hover_x: Option<f64>,
+    markers: &[crate::session::Marker],
 ) -> PlotsOutcome {
     let mut out = PlotsOutcome::default();
     let target = view.range(data_x(store));
@@ -146,6 +147,16 @@ pub fn show(
                 cache.add_to(pui, store, &items);
                 if let Some(x) = hover_x {
                     pui.vline(VLine::new("cursor", x).color(Color32::from_gray(150)).width(1.0));
+                }
+                let top = pui.plot_bounds().max()[1];
+                for m in markers {
+                    let x = store.to_plot_x(m.t_ns);
+                    let c = Color32::from_rgb(200, 120, 220);
+                    pui.vline(VLine::new(m.label.clone(), x).color(c).width(1.0).style(LineStyle::dashed_loose()));
+                    pui.text(
+                        Text::new(m.label.clone(), PlotPoint::new(x, top), RichText::new(&m.label).color(c).small())
+                            .anchor(egui::Align2::LEFT_TOP),
+                    );
                 }
                 pui.pointer_coordinate()
             });
