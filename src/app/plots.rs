@@ -3,7 +3,7 @@
 //! nearest samples on hover, and the legend/statistics table under each pane.
 
 use egui::{Color32, Id, RichText, Ui, vec2};
-use egui_plot::{GridMark, LineStyle, Plot, PlotPoint, Text, VLine};
+use egui_plot::{GridMark, LineStyle, Plot, VLine};
 
 use crate::store::Store;
 
@@ -13,6 +13,9 @@ use super::legend::{self, LegendAction, LegendRow};
 use super::panes::Panes;
 use super::state::{AppState, SeriesKey};
 use super::timeview::TimeView;
+
+/// Colour of markers.
+const MARKER: Color32 = Color32::from_rgb(200, 120, 220);
 
 /// Height of a pane's plot, at least.
 const MIN_PLOT_HEIGHT: f32 = 140.0;
@@ -148,18 +151,26 @@ pub fn show(
                 if let Some(x) = hover_x {
                     pui.vline(VLine::new("cursor", x).color(Color32::from_gray(150)).width(1.0));
                 }
-                let top = pui.plot_bounds().max()[1];
                 for m in markers {
                     let x = store.to_plot_x(m.t_ns);
-                    let c = Color32::from_rgb(200, 120, 220);
-                    pui.vline(VLine::new(m.label.clone(), x).color(c).width(1.0).style(LineStyle::dashed_loose()));
-                    pui.text(
-                        Text::new(m.label.clone(), PlotPoint::new(x, top), RichText::new(&m.label).color(c).small())
-                            .anchor(egui::Align2::LEFT_TOP),
-                    );
+                    pui.vline(VLine::new(m.label.clone(), x).color(MARKER).width(1.0).style(LineStyle::dashed_loose()));
                 }
                 pui.pointer_coordinate()
             });
+            // Marker labels, painted over the plot (a plot text item would count in the y bounds).
+            let frame = *resp.transform.frame();
+            for m in markers {
+                let x = resp.transform.position_from_point_x(store.to_plot_x(m.t_ns));
+                if (frame.left()..=frame.right()).contains(&x) {
+                    ui.painter_at(frame).text(
+                        egui::pos2(x + 3.0, frame.top() + 2.0),
+                        egui::Align2::LEFT_TOP,
+                        &m.label,
+                        egui::FontId::proportional(11.0),
+                        MARKER,
+                    );
+                }
+            }
             let shown = resp.transform.bounds().range_x();
             let shown = (*shown.start(), *shown.end());
             if let Some((a, b)) = target {
