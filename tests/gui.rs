@@ -5,8 +5,9 @@
 
 mod support;
 
+use support::pump;
+
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -26,19 +27,6 @@ fn app(sim: &Arc<Sim>) -> ZescopeApp {
 
 fn harness(app: ZescopeApp) -> Harness<'static, ZescopeApp> {
     Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, app: &mut ZescopeApp| app.ui(ui), app)
-}
-
-/// Steps frames in real time until `until` holds.
-fn pump(h: &mut Harness<'_, ZescopeApp>, what: &str, until: impl Fn(&ZescopeApp) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        h.step();
-        if until(h.state()) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
 
 fn start(h: &mut Harness<'_, ZescopeApp>) {

@@ -4,8 +4,9 @@
 
 mod support;
 
+use support::pump;
+
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -13,18 +14,6 @@ use zescope::app::ZescopeApp;
 use zescope::app::dialogs::{FileKind, ScriptedDialogs};
 use zescope::app::settings::Settings;
 use zescope::store::Store;
-
-fn pump(h: &mut Harness<'_, ZescopeApp>, what: &str, until: impl Fn(&ZescopeApp) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        h.step();
-        if until(h.state()) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
 
 #[test]
 fn save_open_export_and_leave_a_recording() {

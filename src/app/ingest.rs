@@ -1,7 +1,7 @@
 //! Sampler events into the store and the UI state. Bounded work per frame: at most
 //! `MAX_EVENTS` events are taken, the rest wait for the next frame.
 
-use crate::sampler::{Event, SamplerError};
+use crate::sampler::{Event, RunInfo, SamplerError, StreamInfo};
 use crate::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 
 use super::link::SamplerLink;
@@ -18,6 +18,25 @@ pub struct Drained {
     pub samples: u64,
     pub more: bool,
     pub shut_down: bool,
+}
+
+/// How the store describes one stream of a run (one per metric group).
+pub fn stream_desc(info: &RunInfo, s: &StreamInfo) -> StreamDesc {
+    StreamDesc {
+        name: format!("{} / {} (run {})", info.device, s.group, info.run),
+        series: s
+            .series
+            .iter()
+            .map(|x| SeriesDesc {
+                name: x.name.clone(),
+                unit: x.unit.clone(),
+                kind: match x.kind {
+                    crate::layout::Kind::Gauge => SeriesKind::Gauge,
+                    crate::layout::Kind::Cumulative => SeriesKind::Cumulative { wrap: x.wrap },
+                },
+            })
+            .collect(),
+    }
 }
 
 pub fn drain(
@@ -49,22 +68,7 @@ pub fn drain(
                 let mut streams = Vec::new();
                 let mut keys = Vec::new();
                 for s in &info.streams {
-                    let desc = StreamDesc {
-                        name: format!("{} / {} (run {})", info.device, s.group, info.run),
-                        series: s
-                            .series
-                            .iter()
-                            .map(|x| SeriesDesc {
-                                name: x.name.clone(),
-                                unit: x.unit.clone(),
-                                kind: match x.kind {
-                                    crate::layout::Kind::Gauge => SeriesKind::Gauge,
-                                    crate::layout::Kind::Cumulative => SeriesKind::Cumulative { wrap: x.wrap },
-                                },
-                            })
-                            .collect(),
-                    };
-                    let id = store.begin_stream(desc);
+                    let id = store.begin_stream(stream_desc(&info, s));
                     let mut ks = Vec::new();
                     for (i, x) in s.series.iter().enumerate() {
                         let key =

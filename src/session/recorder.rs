@@ -44,25 +44,9 @@ impl Recorder {
     }
 
     pub fn started(&mut self, info: &RunInfo) {
-        use crate::store::{SeriesDesc, SeriesKind, StreamDesc};
         let mut ids = Vec::new();
         for s in &info.streams {
-            let desc = StreamDesc {
-                name: format!("{} / {} (run {})", info.device, s.group, info.run),
-                series: s
-                    .series
-                    .iter()
-                    .map(|x| SeriesDesc {
-                        name: x.name.clone(),
-                        unit: x.unit.clone(),
-                        kind: match x.kind {
-                            crate::layout::Kind::Gauge => SeriesKind::Gauge,
-                            crate::layout::Kind::Cumulative => SeriesKind::Cumulative { wrap: x.wrap },
-                        },
-                    })
-                    .collect(),
-            };
-            let id = self.store.begin_stream(desc);
+            let id = self.store.begin_stream(crate::app::ingest::stream_desc(info, s));
             for (k, x) in s.series.iter().enumerate() {
                 let key = SeriesKey { device: info.device.clone(), group: s.group.clone(), metric: x.name.clone() };
                 if !self.keys.contains(&key) {

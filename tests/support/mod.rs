@@ -71,3 +71,20 @@ pub fn run_config(groups: &[&str]) -> RunConfig {
 pub fn first_error(events: &[Event]) -> Option<zescope::sampler::SamplerError> {
     events.iter().find_map(|e| if let Event::Error(err) = e { Some(err.clone()) } else { None })
 }
+
+/// Steps a UI harness in real time (the sampler runs on its own thread) until `until` holds.
+pub fn pump(
+    h: &mut egui_kittest::Harness<'_, zescope::app::ZescopeApp>,
+    what: &str,
+    until: impl Fn(&zescope::app::ZescopeApp) -> bool,
+) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        h.step();
+        if until(h.state()) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
