@@ -143,3 +143,21 @@ fn a_driver_fault_shows_a_banner_and_a_new_run_works() {
     h.step();
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+#[test]
+fn a_series_moves_to_a_new_pane_from_its_legend_menu() {
+    let sim = support::sim(|_| {});
+    let mut h = harness(app(&sim));
+    start(&mut h);
+    h.step();
+    let before = h.state().panes.layout.panes.len();
+    h.get_by_label("ComputeBasic/GpuTime").click_secondary();
+    h.step();
+    h.step();
+    h.get_by_label("Move to a new pane").click();
+    h.step();
+    let panes = &h.state().panes.layout.panes;
+    assert_eq!(panes.len(), before + 1);
+    assert_eq!(panes.last().unwrap().series.iter().map(|k| k.metric.as_str()).collect::<Vec<_>>(), ["GpuTime"]);
+    assert!(panes[..before].iter().all(|p| p.series.iter().all(|k| k.metric != "GpuTime")), "moved, not copied");
+}

@@ -125,8 +125,10 @@ pub fn show(
             let name = cell(ui, W_NAME, |ui| {
                 ui.add(
                     egui::Label::new(RichText::new(row.key.label()).color(if visible { row.color } else { weak }))
-                        .truncate(),
+                        .truncate()
+                        .sense(egui::Sense::click()),
                 )
+                .on_hover_text("right-click to move or remove")
             });
             let name = match entry {
                 Some(e) if !e.info.description.is_empty() => name.on_hover_text(&e.info.description),
