@@ -3,25 +3,10 @@
 
 mod common;
 
-use common::desc;
-use zescope::store::{Envelope, SeriesId, SeriesKind, Store, StreamId};
+use common::{MS, desc, fill, sid};
+use zescope::store::{Envelope, SeriesKind, Store};
 
-const MS: i64 = 1_000_000;
 const GAUGE: SeriesKind = SeriesKind::Gauge;
-
-/// `n` samples of `series` gauges at 1 kHz starting at `t0`, values from `f(i, s)`.
-fn fill(store: &mut Store, id: StreamId, t0: i64, n: usize, series: usize, f: impl Fn(usize, usize) -> f64) {
-    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
-        let ts: Vec<i64> = chunk.iter().map(|&i| t0 + i as i64 * MS).collect();
-        let vals: Vec<f64> =
-            chunk.iter().flat_map(|&i| (0..series).map(move |s| (i, s))).map(|(i, s)| f(i, s)).collect();
-        store.append(id, &ts, &vals).unwrap();
-    }
-}
-
-fn sid(store: &Store, id: StreamId, k: usize) -> SeriesId {
-    store.series_id(id, k).unwrap()
-}
 
 #[test]
 fn a_single_sample_spike_shows_at_every_zoom_level() {

@@ -5,7 +5,7 @@
 pub mod checks;
 
 use zescope::store::rate::rate_between;
-use zescope::store::{SeriesDesc, SeriesKind, StreamDesc};
+use zescope::store::{SeriesDesc, SeriesId, SeriesKind, Store, StreamDesc, StreamId};
 
 /// Small deterministic PRNG (xorshift64*), so test data needs no dependency.
 pub struct Rng(pub u64);
@@ -34,6 +34,23 @@ pub fn desc(kinds: &[SeriesKind]) -> StreamDesc {
             .map(|(i, &kind)| SeriesDesc { name: format!("s{i}"), unit: "u".into(), kind })
             .collect(),
     }
+}
+
+/// One millisecond in ns.
+pub const MS: i64 = 1_000_000;
+
+/// `n` samples of `series` gauges at 1 kHz starting at `t0`, values from `f(i, s)`.
+pub fn fill(store: &mut Store, id: StreamId, t0: i64, n: usize, series: usize, f: impl Fn(usize, usize) -> f64) {
+    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
+        let ts: Vec<i64> = chunk.iter().map(|&i| t0 + i as i64 * MS).collect();
+        let vals: Vec<f64> =
+            chunk.iter().flat_map(|&i| (0..series).map(move |s| (i, s))).map(|(i, s)| f(i, s)).collect();
+        store.append(id, &ts, &vals).unwrap();
+    }
+}
+
+pub fn sid(store: &Store, id: StreamId, k: usize) -> SeriesId {
+    store.series_id(id, k).unwrap()
 }
 
 pub struct Model {
