@@ -1,0 +1,210 @@
+//! Entry points for metric groups and metrics, activation, and the experimental runtime
+//! enable/disable and group creation functions.
+
+use core::ffi::{CStr, c_char};
+
+use level_zero_sys::*;
+
+use super::{guard, out, out_array, with};
+use crate::ops_driver::fill_array;
+use crate::registry::{self, Obj};
+
+// ---- metrics --------------------------------------------------------------------------------
+
+pub unsafe extern "C" fn sim_zetMetricGroupGet(
+    h: zet_device_handle_t,
+    count: *mut u32,
+    groups: *mut zet_metric_group_handle_t,
+) -> ze_result_t {
+    guard("zetMetricGroupGet", || {
+        // SAFETY: API contract.
+        let count = unsafe { out(count) }?;
+        with(h, |inst, obj, _| {
+            let d = expect_obj!(obj, Obj::Device(d) => d);
+            // SAFETY: API contract.
+            fill_array(&inst.visible_groups(d), count, unsafe { out_array(groups, *count) });
+            Ok(())
+        })
+    })
+}
+
+pub unsafe extern "C" fn sim_zetMetricGroupGetProperties(
+    h: zet_metric_group_handle_t,
+    p: *mut zet_metric_group_properties_t,
+) -> ze_result_t {
+    guard("zetMetricGroupGetProperties", || {
+        // SAFETY: API contract.
+        let p = unsafe { out(p) }?;
+        with(h, |inst, obj, _| {
+            let g = expect_obj!(obj, Obj::Group(g) => g);
+            inst.group_properties(g, p)
+        })
+    })
+}
+
+pub unsafe extern "C" fn sim_zetMetricGet(
+    h: zet_metric_group_handle_t,
+    count: *mut u32,
+    metrics: *mut zet_metric_handle_t,
+) -> ze_result_t {
+    guard("zetMetricGet", || {
+        // SAFETY: API contract.
+        let count = unsafe { out(count) }?;
+        with(h, |inst, obj, _| {
+            let g = expect_obj!(obj, Obj::Group(g) => g);
+            // SAFETY: API contract.
+            fill_array(&inst.metrics_of(g), count, unsafe { out_array(metrics, *count) });
+            Ok(())
+        })
+    })
+}
+
+pub unsafe extern "C" fn sim_zetMetricGetProperties(
+    h: zet_metric_handle_t,
+    p: *mut zet_metric_properties_t,
+) -> ze_result_t {
+    guard("zetMetricGetProperties", || {
+        // SAFETY: API contract.
+        let p = unsafe { out(p) }?;
+        with(h, |inst, obj, _| {
+            let (g, i) = expect_obj!(obj, Obj::Metric(g, i) => (g, i));
+            inst.metric_properties(g, i, p)
+        })
+    })
+}
+
+pub unsafe extern "C" fn sim_zetContextActivateMetricGroups(
+    h: zet_context_handle_t,
+    device: zet_device_handle_t,
+    count: u32,
+    groups: *mut zet_metric_group_handle_t,
+) -> ze_result_t {
+    guard("zetContextActivateMetricGroups", || {
+        if count > 0 && groups.is_null() {
+            return Err(ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: API contract: `groups` holds `count` handles.
+        let wanted: Vec<usize> = (0..count as usize).map(|i| unsafe { *groups.add(i) } as usize).collect();
+        let mut reg = registry::lock();
+        // Resolve every handle to (instance, object) before touching the instance.
+        let mut ids = Vec::new();
+        for &w in &wanted {
+            let g = reg.with(w, |inst, obj, _| Ok((inst.id, expect_obj!(obj, Obj::Group(g) => g))))?;
+            ids.push(g);
+        }
+        let d = reg.with(device as usize, |inst, obj, _| Ok((inst.id, expect_obj!(obj, Obj::Device(d) => d))))?;
+        reg.with(h as usize, |inst, obj, _| {
+            expect_obj!(obj, Obj::Context => ());
+            if d.0 != inst.id || ids.iter().any(|(i, _)| *i != inst.id) {
+                return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            let gs: Vec<usize> = ids.iter().map(|(_, g)| *g).collect();
+            inst.activate(h as usize, d.1, &gs)
+        })
+    })
+}
+
+// ---- experimental ---------------------------------------------------------------------------
+
+pub unsafe extern "C" fn sim_zetDeviceEnableMetricsExp(h: zet_device_handle_t) -> ze_result_t {
+    guard("zetDeviceEnableMetricsExp", || {
+        with(h, |inst, obj, _| {
+            let d = expect_obj!(obj, Obj::Device(d) => d);
+            inst.enable_metrics(d)
+        })
+    })
+}
+
+pub unsafe extern "C" fn sim_zetDeviceDisableMetricsExp(h: zet_device_handle_t) -> ze_result_t {
+    guard("zetDeviceDisableMetricsExp", || {
+        with(h, |inst, obj, _| {
+            let d = expect_obj!(obj, Obj::Device(d) => d);
+            inst.disable_metrics(d)
+        })
+    })
+}
+
+pub unsafe extern "C" fn sim_zetMetricGroupCreateExp(
+    h: zet_device_handle_t,
+    name: *const c_char,
+    description: *const c_char,
+    _sampling: zet_metric_group_sampling_type_flags_t,
+    group: *mut zet_metric_group_handle_t,
+) -> ze_result_t {
+    guard("zetMetricGroupCreateExp", || {
+        // SAFETY: API contract.
+        let group = unsafe { out(group) }?;
+        if name.is_null() || description.is_null() {
+            return Err(ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: the API requires NUL-terminated strings.
+        let (name, description) = unsafe { (CStr::from_ptr(name), CStr::from_ptr(description)) };
+        with(h, |inst, obj, ch| {
+            let d = expect_obj!(obj, Obj::Device(d) => d);
+            let g = inst.user_group_create(d, &name.to_string_lossy(), &description.to_string_lossy(), ch)?;
+            *group = g as zet_metric_group_handle_t;
+            Ok(())
+        })
+    })
+}
+
+pub unsafe extern "C" fn sim_zetMetricGroupAddMetricExp(
+    h: zet_metric_group_handle_t,
+    metric: zet_metric_handle_t,
+    err_size: *mut usize,
+    err: *mut c_char,
+) -> ze_result_t {
+    guard("zetMetricGroupAddMetricExp", || {
+        let outcome = with(h, |inst, obj, _| {
+            let g = expect_obj!(obj, Obj::Group(g) => g);
+            match inst.user_group_add(g, metric as usize)? {
+                Ok(()) => Ok(()),
+                Err(message) => {
+                    // SAFETY: API contract for the optional error string.
+                    unsafe { write_error_string(err_size, err, &message) };
+                    Err(ZE_RESULT_ERROR_INVALID_ARGUMENT)
+                }
+            }
+        });
+        if outcome.is_ok() && !err_size.is_null() {
+            // SAFETY: API contract.
+            unsafe { *err_size = 0 };
+        }
+        outcome
+    })
+}
+
+/// SAFETY (for callers): `size` null or writable; `buf` null or `*size` bytes writable.
+unsafe fn write_error_string(size: *mut usize, buf: *mut c_char, message: &str) {
+    if size.is_null() {
+        return;
+    }
+    // SAFETY: see the function's contract.
+    unsafe {
+        if *size == 0 || buf.is_null() {
+            *size = message.len() + 1;
+        } else {
+            let n = message.len().min(*size - 1);
+            std::ptr::copy_nonoverlapping(message.as_ptr().cast(), buf, n);
+            *buf.add(n) = 0;
+        }
+    }
+}
+
+pub unsafe extern "C" fn sim_zetMetricGroupCloseExp(h: zet_metric_group_handle_t) -> ze_result_t {
+    guard("zetMetricGroupCloseExp", || {
+        with(h, |inst, obj, _| {
+            let g = expect_obj!(obj, Obj::Group(g) => g);
+            inst.user_group_close(g)
+        })
+    })
+}
+
+pub unsafe extern "C" fn sim_zetMetricGroupDestroyExp(h: zet_metric_group_handle_t) -> ze_result_t {
+    guard("zetMetricGroupDestroyExp", || {
+        with(h, |inst, obj, ch| {
+            let g = expect_obj!(obj, Obj::Group(g) => g);
+            inst.user_group_destroy(g, ch)
+        })
+    })
+}

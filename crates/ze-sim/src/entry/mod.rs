@@ -1,0 +1,103 @@
+//! The driver's entry points: `extern "C"` functions with the Level Zero signatures. Each one
+//! checks its pointers, finds the instance that owns the handle, and calls the typed operation.
+//! No panic crosses the boundary: every body runs under `catch_unwind` and a panic becomes
+//! ZE_RESULT_ERROR_UNKNOWN.
+//!
+//! They are not `#[no_mangle]`: a driver exports only its `*ProcAddrTable` getters (see `ddi`),
+//! and these names must not collide with the loader's own `zeInit`, `zeDriverGet`, ...
+
+use std::panic::AssertUnwindSafe;
+
+use level_zero_sys::*;
+
+use crate::instance::Instance;
+use crate::ops_driver::R;
+use crate::registry::{self, HandleChanges, Obj};
+
+fn guard(name: &str, f: impl FnOnce() -> R<()>) -> ze_result_t {
+    match std::panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => ZE_RESULT_SUCCESS,
+        Ok(Err(r)) => r,
+        Err(_) => {
+            eprintln!("ze-sim: internal error (panic) in {name}; returning ZE_RESULT_ERROR_UNKNOWN");
+            ZE_RESULT_ERROR_UNKNOWN
+        }
+    }
+}
+
+fn with<T>(h: *mut T, f: impl FnOnce(&mut Instance, Obj, &mut HandleChanges) -> R<()>) -> R<()> {
+    if h.is_null() {
+        return Err(ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    }
+    registry::lock().with(h as usize, f)
+}
+
+/// `&mut *p` for an out-parameter, or INVALID_NULL_POINTER.
+///
+/// SAFETY (for callers): a non-null `p` points to a valid, writable `T` (API contract).
+unsafe fn out<'a, T>(p: *mut T) -> R<&'a mut T> {
+    // SAFETY: see the function's contract.
+    unsafe { p.as_mut() }.ok_or(ZE_RESULT_ERROR_INVALID_NULL_POINTER)
+}
+
+/// The output array of a count/array query, if the caller passed one.
+///
+/// SAFETY (for callers): a non-null `p` points to at least `count` writable elements.
+unsafe fn out_array<'a, T>(p: *mut T, count: u32) -> Option<&'a mut [T]> {
+    // SAFETY: see the function's contract.
+    (!p.is_null() && count > 0).then(|| unsafe { std::slice::from_raw_parts_mut(p, count as usize) })
+}
+
+macro_rules! expect_obj {
+    ($obj:expr, $pat:pat => $v:expr) => {
+        match $obj {
+            $pat => $v,
+            _ => return Err(ZE_RESULT_ERROR_INVALID_NULL_HANDLE),
+        }
+    };
+}
+
+// Declared after the helpers above so the macro is in scope in both.
+mod devices;
+mod metrics;
+
+pub use devices::*;
+pub use metrics::*;
+
+/// The `Api` made of these functions: what zescope calls when it runs on the built-in device.
+pub fn api() -> Api {
+    Api {
+        zeInit: sim_zeInit,
+        zeDriverGet: sim_zeDriverGet,
+        zeDriverGetApiVersion: sim_zeDriverGetApiVersion,
+        zeDriverGetProperties: sim_zeDriverGetProperties,
+        zeDriverGetExtensionProperties: sim_zeDriverGetExtensionProperties,
+        zeDriverGetExtensionFunctionAddress: sim_zeDriverGetExtensionFunctionAddress,
+        zeDeviceGet: sim_zeDeviceGet,
+        zeDeviceGetSubDevices: sim_zeDeviceGetSubDevices,
+        zeDeviceGetProperties: sim_zeDeviceGetProperties,
+        zeDeviceGetStatus: sim_zeDeviceGetStatus,
+        zeDeviceGetGlobalTimestamps: sim_zeDeviceGetGlobalTimestamps,
+        zeContextCreate: sim_zeContextCreate,
+        zeContextDestroy: sim_zeContextDestroy,
+        zeMemAllocDevice: sim_zeMemAllocDevice,
+        zeMemAllocHost: sim_zeMemAllocHost,
+        zeMemFree: sim_zeMemFree,
+        zeCommandListCreateImmediate: sim_zeCommandListCreateImmediate,
+        zeCommandListAppendMemoryCopy: sim_zeCommandListAppendMemoryCopy,
+        zeCommandListDestroy: sim_zeCommandListDestroy,
+        zetMetricGroupGet: sim_zetMetricGroupGet,
+        zetMetricGroupGetProperties: sim_zetMetricGroupGetProperties,
+        zetMetricGet: sim_zetMetricGet,
+        zetMetricGetProperties: sim_zetMetricGetProperties,
+        zetContextActivateMetricGroups: sim_zetContextActivateMetricGroups,
+        zelLoaderGetVersions: None,
+        zelLoaderTranslateHandle: None,
+        zetMetricGroupCreateExp: Some(sim_zetMetricGroupCreateExp),
+        zetMetricGroupAddMetricExp: Some(sim_zetMetricGroupAddMetricExp),
+        zetMetricGroupCloseExp: Some(sim_zetMetricGroupCloseExp),
+        zetMetricGroupDestroyExp: Some(sim_zetMetricGroupDestroyExp),
+        zetDeviceEnableMetricsExp: Some(sim_zetDeviceEnableMetricsExp),
+        zetDeviceDisableMetricsExp: Some(sim_zetDeviceDisableMetricsExp),
+    }
+}
