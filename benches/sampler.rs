@@ -28,7 +28,7 @@ fn read_decode(c: &mut Criterion) {
     let mut g = c.benchmark_group("sampler");
     g.bench_function("read_decode_256", |b| {
         b.iter(|| {
-            let r = run.read();
+            let r = run.read().expect("the simulated buffer stays readable");
             // Keep the batch from growing without bound across iterations.
             if r.samples > 0 {
                 drop(run.take_batches());

@@ -72,7 +72,8 @@ pub fn run(source: Source) -> ExitCode {
             });
             let link = sampler::spawn_source(source, Options { waker: Some(waker), ..Options::default() });
             // Wake the UI when a signal arrives, even if nothing else would repaint it.
-            stop.wake_on_signal(cc.egui_ctx.clone());
+            let repaint = cc.egui_ctx.clone();
+            stop.on_signal(move || repaint.request_repaint());
             let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
             app.use_wake_flag(flag);
             // A crashed session's checkpoint is offered before sampling starts; this session

@@ -27,25 +27,40 @@ pub struct RecordArgs {
     pub out: std::path::PathBuf,
 }
 
+/// How long `record` waits for the sampler's teardown after the recording ends (duration, error,
+/// Ctrl-C or SIGTERM); a second Ctrl-C exits at once (`signals`).
+pub const TEARDOWN_DEADLINE: Duration = Duration::from_secs(3);
+
 /// What a recording did, for the summary line.
 #[derive(Debug, Default)]
 pub struct Summary {
     pub samples: u64,
     pub elapsed: Duration,
     pub stats: Option<Stats>,
+    /// How long the run had been going when `stats` was made (whole-run rates divide by it).
+    pub stats_after: Duration,
     pub interrupted: bool,
     pub errors: Vec<String>,
+    /// Optional features the driver lacks, turned off for the run.
+    pub notices: Vec<String>,
 }
 
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "recorded {} samples in {:.2} s", self.samples, self.elapsed.as_secs_f64())?;
         if let Some(s) = &self.stats {
+            // Whole-run figures: ticks over the run's time up to the last stats, not the last
+            // stats window's rate.
+            let secs = self.stats_after.as_secs_f64();
+            let achieved = if secs > 0.0 { s.ticks as f64 / secs } else { 0.0 };
             write!(
                 f,
                 ": {:.1} Hz achieved of {:.1} Hz requested, {} late ticks, {} dropped samples, {} torn reads",
-                s.achieved_hz, s.requested_hz, s.late_ticks, s.dropped_samples, s.torn_reads
+                achieved, s.requested_hz, s.late_ticks, s.dropped_samples, s.torn_reads
             )?;
+            if s.unchanged_reads > 0 || s.clock_resets > 0 {
+                write!(f, ", {} unchanged reads, {} device clock resets", s.unchanged_reads, s.clock_resets)?;
+            }
         }
         if self.interrupted {
             write!(f, " (interrupted)")?;
@@ -54,16 +69,36 @@ impl std::fmt::Display for Summary {
     }
 }
 
+/// Why nothing on `d` can be sampled: one line per group.
+fn why_not(d: &DeviceEntry) -> String {
+    let mut lines: Vec<String> = d
+        .groups
+        .iter()
+        .map(|g| format!("  {}: {}", g.name, g.unavailable.as_deref().unwrap_or("can be sampled")))
+        .collect();
+    if let Some(e) = &d.error {
+        lines.push(format!("  (its metric groups could not be listed: {e})"));
+    }
+    if lines.is_empty() {
+        lines.push("  (it reports no metric groups)".into());
+    }
+    format!("{} ({}):\n{}", label(d), d.name, lines.join("\n"))
+}
+
+const DOCTOR: &str = "run `zescope doctor` to see what keeps metrics away and how to fix it";
+
 /// Resolves `--device`: an index ("1"), a sub-device ("0.1"), or part of a device name. Without
 /// it: the first device with a group that exports memory and can be sampled.
 pub fn pick_device<'a>(inv: &'a Inventory, wanted: Option<&str>) -> Result<&'a DeviceEntry, String> {
     let sampleable = |d: &DeviceEntry| d.groups.iter().any(|g| g.unavailable.is_none());
     let Some(w) = wanted else {
-        return inv
-            .devices
-            .iter()
-            .find(|d| sampleable(d))
-            .ok_or_else(|| "no device has a metric group zescope can sample".to_owned());
+        return inv.devices.iter().find(|d| sampleable(d)).ok_or_else(|| {
+            let each: Vec<String> = inv.devices.iter().map(why_not).collect();
+            if each.is_empty() {
+                return format!("no device was found; {DOCTOR}");
+            }
+            format!("no device has a metric group zescope can sample:\n{}\n{DOCTOR}", each.join("\n"))
+        });
     };
     let by_index = w.split_once('.').map_or_else(
         || w.parse::<usize>().ok().map(|i| (i, None)),
@@ -100,11 +135,10 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     };
     let device = pick_device(&inv, args.device.as_deref())?;
     let groups = if args.groups.is_empty() {
-        let g = device
-            .groups
-            .iter()
-            .find(|g| g.unavailable.is_none() && g.exports != GroupExportKind::None)
-            .ok_or_else(|| format!("device {} has no metric group zescope can sample", device.name))?;
+        let g =
+            device.groups.iter().find(|g| g.unavailable.is_none() && g.exports != GroupExportKind::None).ok_or_else(
+                || format!("no metric group of this device can be sampled: {}\n{DOCTOR}", why_not(device)),
+            )?;
         vec![g.name.clone()]
     } else {
         args.groups.clone()
@@ -125,17 +159,27 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         Out::Csv(Box::new(CsvOut::new(file)))
     };
     h.send(Command::Start(cfg));
-    let started = Instant::now();
     let mut summary = Summary::default();
     let mut run: Option<RunInfo> = None;
+    let mut run_started = Instant::now();
     let mut last_flush = Instant::now();
-    let mut shutting_down = false;
-    loop {
-        if !shutting_down && (stop.requested() || run.is_some() && started.elapsed() >= args.duration) {
-            summary.interrupted = stop.requested();
-            summary.elapsed = started.elapsed();
+    // Set when the recording ends: the teardown has until then, once.
+    let mut deadline: Option<Instant> = None;
+    let end = |deadline: &mut Option<Instant>| {
+        if deadline.is_none() {
             h.send(Command::Shutdown);
-            shutting_down = true;
+            *deadline = Some(Instant::now() + TEARDOWN_DEADLINE);
+        }
+    };
+    loop {
+        if deadline.is_none() && (stop.requested() || run.is_some() && run_started.elapsed() >= args.duration) {
+            summary.interrupted = stop.requested();
+            summary.elapsed = if run.is_some() { run_started.elapsed() } else { Duration::ZERO };
+            end(&mut deadline);
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            summary.errors.push(format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?}"));
+            break;
         }
         let ev = match h.events.recv_timeout(Duration::from_millis(50)) {
             Ok(ev) => ev,
@@ -145,7 +189,16 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         match ev {
             Event::RunStarted(info) => {
                 out.header(&info).map_err(|e| format!("writing {}: {e}", args.out.display()))?;
+                for n in &info.notices {
+                    eprintln!("zescope: {n}");
+                }
+                summary.notices.extend(info.notices.iter().cloned());
+                run_started = Instant::now();
                 run = Some(info);
+            }
+            Event::Notice { message, .. } => {
+                eprintln!("zescope: {message}");
+                summary.notices.push(message);
             }
             Event::Samples(b) => {
                 if let Some(info) = &run {
@@ -153,24 +206,26 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
                     out.rows(info, &b).map_err(|e| format!("writing {}: {e}", args.out.display()))?;
                 }
             }
-            Event::Stats(s) => summary.stats = Some(s),
+            Event::Stats(s) => {
+                summary.stats = Some(s);
+                summary.stats_after = run_started.elapsed();
+            }
             Event::Error(e) => {
                 let msg = match &e.hint {
                     Some(h) => format!("{e} ({h})"),
                     None => e.to_string(),
                 };
-                if run.is_none() && !shutting_down {
-                    h.send(Command::Shutdown);
-                    shutting_down = true;
+                if run.is_none() {
+                    end(&mut deadline);
                 }
                 summary.errors.push(msg);
             }
             Event::RunStopped { run, .. } => {
                 out.stopped(run);
-                if !shutting_down {
-                    h.send(Command::Shutdown);
-                    shutting_down = true;
+                if deadline.is_none() && summary.elapsed.is_zero() {
+                    summary.elapsed = run_started.elapsed();
                 }
+                end(&mut deadline);
             }
             Event::ShutDown => break,
             _ => {}
@@ -180,12 +235,14 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
             last_flush = Instant::now();
         }
     }
-    if summary.elapsed.is_zero() {
-        summary.elapsed = started.elapsed();
+    if summary.elapsed.is_zero() && run.is_some() {
+        summary.elapsed = run_started.elapsed();
     }
     out.finish().map_err(|e| format!("writing {}: {e}", args.out.display()))?;
-    if let Err(waited) = h.shutdown(Duration::from_secs(3)) {
-        summary.errors.push(format!("the sampler's teardown did not finish within {waited:?}"));
+    // Within what is left of the same deadline (none, if it has passed).
+    let left = deadline.map_or(TEARDOWN_DEADLINE, |d| d.saturating_duration_since(Instant::now()));
+    if h.shutdown(left).is_err() && !summary.errors.iter().any(|e| e.contains("teardown did not finish")) {
+        summary.errors.push(format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?}"));
     }
     if run.is_none() {
         return Err(summary.errors.join("; "));

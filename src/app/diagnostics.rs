@@ -40,7 +40,8 @@ impl Diagnostics {
         }
     }
 
-    pub fn window(&mut self, ctx: &egui::Context, source: Source) {
+    /// The window; `notices` are the optional features turned off for the current run.
+    pub fn window(&mut self, ctx: &egui::Context, source: Source, notices: &[String]) {
         if !self.is_open() {
             return;
         }
@@ -56,6 +57,13 @@ impl Diagnostics {
                 ctx.request_repaint_after(std::time::Duration::from_millis(100));
             }
             Diagnostics::Done(checks) => {
+                if !notices.is_empty() {
+                    ui.label(RichText::new("This run: features the driver does not offer").strong());
+                    for n in notices {
+                        ui.label(format!("• {n}"));
+                    }
+                    ui.separator();
+                }
                 ui.label(RichText::new("The same checks as `zescope doctor`; each problem comes with its fix.").weak());
                 egui::ScrollArea::vertical().max_height(480.0).show(ui, |ui| {
                     for c in checks.iter() {

@@ -90,6 +90,7 @@ pub fn drain(
                 panes.place_new(&keys.concat(), state);
                 state.last_device = Some(info.device.clone());
                 state.stats = None;
+                state.notices = info.notices.clone();
                 state.run = Some(ActiveRun { info, streams, keys, started: std::time::Instant::now() });
             }
             Event::Samples(b) => {
@@ -124,6 +125,11 @@ pub fn drain(
                 }
             }
             Event::Error(e) => state.push_error(e),
+            Event::Notice { run, message } => {
+                if state.run.as_ref().is_some_and(|r| r.info.run == run) {
+                    state.notices.push(message);
+                }
+            }
             Event::Synced(_) => {}
             Event::ShutDown => {
                 state.sampler_gone = true;

@@ -134,7 +134,7 @@ impl ZescopeApp {
         });
         self.recovery_window(&ctx);
         let source = self.source();
-        self.diagnostics.window(&ctx, source);
+        self.diagnostics.window(&ctx, source, &self.state.notices);
         egui::Window::new("About zescope").open(&mut self.show_about).resizable(false).show(&ctx, |ui| {
             ui.label(format!("zescope {}", env!("CARGO_PKG_VERSION")));
             ui.label("Live metrics from Level Zero drivers' exported memory (ZET_experimental_metric_export_memory).");

@@ -95,6 +95,9 @@ pub struct AppState {
     pub sampler_gone: bool,
     /// Source, devices and runs so far, for sessions.
     pub history: crate::session::RunHistory,
+    /// Optional features the driver does not offer, turned off for the current run (shown in
+    /// the status bar and the diagnostics window).
+    pub notices: Vec<String>,
 }
 
 impl AppState {

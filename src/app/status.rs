@@ -36,7 +36,10 @@ pub fn show(ui: &mut Ui, state: &AppState, store: &Store, files: &super::files::
             let rate = format!("{} of {} requested", format::hz(s.achieved_hz), format::hz(s.requested_hz));
             let r =
                 ui.label(if ok { RichText::new(rate) } else { RichText::new(rate).color(ui.visuals().warn_fg_color) });
-            r.on_hover_text(format!("{} ticks, {} torn reads retried out", s.ticks, s.torn_reads));
+            r.on_hover_text(format!(
+                "{} ticks, {} torn reads retried out, {} reads found nothing new, {} device clock resets",
+                s.ticks, s.torn_reads, s.unchanged_reads, s.clock_resets
+            ));
             ui.separator();
             ui.label(format!("late ticks {}", s.late_ticks));
             ui.separator();
@@ -49,6 +52,12 @@ pub fn show(ui: &mut Ui, state: &AppState, store: &Store, files: &super::files::
             }
             ui.separator();
             ui.label(format!("CPU {:.1} %", s.cpu_percent)).on_hover_text("the sampler thread's share of one core");
+        }
+        if state.run.is_some() && !state.notices.is_empty() {
+            ui.separator();
+            let n = state.notices.len();
+            let text = format!("{n} driver feature{} off", if n == 1 { "" } else { "s" });
+            ui.label(RichText::new(text).color(ui.visuals().warn_fg_color)).on_hover_text(state.notices.join("\n"));
         }
         ui.separator();
         ui.label(format!("memory {} of {}", format::bytes(store.memory_used()), format::bytes(store.memory_cap())));

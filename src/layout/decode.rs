@@ -189,8 +189,9 @@ impl Decoder {
     }
 
     /// Decodes a snapshot (at least `span` bytes) into `out` (one slot per field). Returns the
-    /// device timestamp in ns, if the layout has one. A short snapshot yields NaN values and no
-    /// timestamp rather than reading out of bounds.
+    /// raw device timestamp in timer ticks (masked to the layout's valid bits), if the layout has
+    /// one; `sampler::clock` maps it onto the host's timeline. A short snapshot yields NaN values
+    /// and no timestamp rather than reading out of bounds.
     pub fn decode(&self, snapshot: &[u8], out: &mut [f64]) -> Option<u64> {
         for (f, o) in self.fields.iter().zip(out.iter_mut()) {
             *o = match read_raw(snapshot, f.offset, f.value) {
@@ -199,8 +200,7 @@ impl Decoder {
             };
         }
         let t = self.timestamp?;
-        let ticks = read_u64(snapshot, t.offset)?;
-        Some(if t.ticks_per_second == 1e9 { ticks } else { (ticks as f64 * 1e9 / t.ticks_per_second) as u64 })
+        Some(read_u64(snapshot, t.offset)? & t.mask())
     }
 }
 

@@ -75,6 +75,20 @@ pub struct Timestamp {
     pub offset: usize,
     /// Device timer ticks per second (1e9 for nanoseconds).
     pub ticks_per_second: f64,
+    /// How many low bits of the word the device timer fills (64 when unset): a timer narrower
+    /// than its word wraps at 2^valid_bits, and the bits above are ignored.
+    #[serde(default)]
+    pub valid_bits: Option<u32>,
+}
+
+impl Timestamp {
+    /// The bits of the raw word that hold time.
+    pub fn mask(&self) -> u64 {
+        match self.valid_bits {
+            Some(b) if b < 64 => (1u64 << b) - 1,
+            _ => u64::MAX,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -277,6 +291,11 @@ impl Layout {
             && !(ts.ticks_per_second.is_finite() && ts.ticks_per_second > 0.0)
         {
             return Err(format!("timestamp.ticks_per_second = {} must be a positive number", ts.ticks_per_second));
+        }
+        if let Some(ts) = &self.timestamp
+            && ts.valid_bits.is_some_and(|b| !(8..=64).contains(&b))
+        {
+            return Err(format!("timestamp.valid_bits = {:?} must be between 8 and 64", ts.valid_bits));
         }
         match &self.counters {
             Counters::Explicit(cs) => {

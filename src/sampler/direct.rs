@@ -28,8 +28,9 @@ impl DirectRun {
         &self.run.as_ref().expect("live").info
     }
 
-    /// One tick: snapshot and decode every stream.
-    pub fn read(&mut self) -> ReadOutcome {
+    /// One tick: snapshot and decode every stream. An error means a buffer cannot be read any
+    /// more (stop the run).
+    pub fn read(&mut self) -> Result<ReadOutcome, SamplerError> {
         self.run.as_mut().expect("live").read()
     }
 

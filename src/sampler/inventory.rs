@@ -5,10 +5,10 @@ use crate::layout::{LayoutSet, Target};
 use crate::ze::{Device, GroupExport, Loader, Origin};
 
 use super::protocol::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry, SourceInfo};
-use super::teardown::PendingDisable;
+use super::teardown::{Pending, PendingDisable};
 
 /// The inventory, and disables a driver refused after listing (to retry later).
-pub fn build(loader: &Loader, layouts: &LayoutSet, requested: crate::ze::Source) -> (Inventory, Vec<PendingDisable>) {
+pub fn build(loader: &Loader, layouts: &LayoutSet, requested: crate::ze::Source) -> (Inventory, Vec<Pending>) {
     let mut pending = Vec::new();
     let simulated_origin = loader.origin == Origin::BuiltInSim;
     let description = match loader.origin {
@@ -47,7 +47,7 @@ fn entry(
     uuid: &str,
     driver_version: u32,
     layouts: &LayoutSet,
-    pending: &mut Vec<PendingDisable>,
+    pending: &mut Vec<Pending>,
 ) -> DeviceEntry {
     let mut e = DeviceEntry {
         path,
@@ -107,10 +107,7 @@ fn entry(
 
 /// The device's groups; where metrics are off but the driver can enable them at run time, they
 /// are enabled just for the listing (and disabled again).
-fn list_groups(
-    dev: &Device,
-    pending: &mut Vec<PendingDisable>,
-) -> Result<Vec<crate::ze::MetricGroup>, crate::ze::ZeError> {
+fn list_groups(dev: &Device, pending: &mut Vec<Pending>) -> Result<Vec<crate::ze::MetricGroup>, crate::ze::ZeError> {
     let groups = dev.metric_groups()?;
     if !groups.is_empty() || !dev.enable_metrics().unwrap_or(false) {
         return Ok(groups);
@@ -119,7 +116,7 @@ fn list_groups(
     let groups = dev.metric_groups();
     if let Err(e) = dev.disable_metrics() {
         log::warn!("disabling metrics after listing {}: {e}", dev.info.name);
-        pending.push(PendingDisable::new(dev.clone()));
+        pending.push(PendingDisable::new(dev.clone()).into());
     }
     groups
 }

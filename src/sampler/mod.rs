@@ -6,10 +6,12 @@
 //! through an [`outbox`] that never blocks, and ends every run — stop, shutdown, group or device
 //! change, error, panic — through the one teardown ([`teardown`]).
 
+mod clock;
 pub mod direct;
+mod dmabuf;
 mod errors;
-mod export;
 mod inventory;
+mod optional;
 mod outbox;
 pub mod protocol;
 mod run;

@@ -124,7 +124,7 @@ pub struct StreamInfo {
     pub group: String,
     pub layout: String,
     pub series: Vec<SeriesInfo>,
-    /// How the buffer is read: "mmap" or "device copy".
+    /// How the buffer is read: "mmap", "file read" or "device copy".
     pub read_path: &'static str,
 }
 
@@ -137,6 +137,8 @@ pub struct RunInfo {
     pub streams: Vec<StreamInfo>,
     /// Imports made (one per distinct exported buffer).
     pub imports: usize,
+    /// Optional features the driver does not offer, turned off for this run (one line each).
+    pub notices: Vec<String>,
 }
 
 /// Samples of one stream, row-major: `values.len() == timestamps.len() * series`.
@@ -159,6 +161,10 @@ pub struct Stats {
     pub ticks: u64,
     pub late_ticks: u64,
     pub torn_reads: u64,
+    /// Reads that found the same device timestamp as the one before (nothing new written).
+    pub unchanged_reads: u64,
+    /// Device time reset, jumped backwards or leapt forward: a stream was re-anchored.
+    pub clock_resets: u64,
     pub dropped_samples: u64,
     pub dropped_batches: u64,
     /// The sampler thread's CPU time over the last window, in % of one core.
@@ -206,6 +212,12 @@ pub enum Event {
         reason: StopReason,
     },
     Error(SamplerError),
+    /// An optional feature was turned off during a run (the run goes on): one line for the
+    /// diagnostics and the log.
+    Notice {
+        run: u64,
+        message: String,
+    },
     /// Answer to `Command::Sync`.
     Synced(u64),
     /// The last event: teardown is complete and the thread ends.

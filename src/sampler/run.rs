@@ -5,13 +5,18 @@ use std::time::{Duration, Instant};
 use crate::layout::Decoder;
 use crate::ze::Device;
 
+use super::clock::{Clock, Placed};
+use super::dmabuf::ReadError;
+use super::dmabuf::os::monotonic_ns;
 use super::errors;
-use super::export::os::monotonic_ns;
 use super::protocol::{RunInfo, SampleBatch, SamplerError};
 use super::teardown::{RunParts, Teardown};
 
 /// How often the device's status is checked (a lost device stops the run).
 const STATUS_PERIOD: Duration = Duration::from_millis(100);
+
+/// How long `check_first_snapshot` keeps trying for one torn-free snapshot.
+const FIRST_SNAPSHOT_BUDGET: Duration = Duration::from_millis(500);
 
 pub struct StreamReader {
     buffer: usize,
@@ -20,10 +25,13 @@ pub struct StreamReader {
     row: Vec<f64>,
     timestamps: Vec<i64>,
     values: Vec<f64>,
-    last_device_ts: Option<u64>,
-    /// host ns − device ns, fixed at the first snapshot.
-    offset: Option<i64>,
+    /// Device time onto host time; `None` when the layout has no timestamp (host read time is
+    /// used).
+    clock: Option<Clock>,
+    /// The next sample does not connect to the previous one.
     gap_next: bool,
+    /// Batches closed early because a gap fell inside them: (timestamps, values, gap_before).
+    closed: Vec<(Vec<i64>, Vec<f64>, bool)>,
 }
 
 impl StreamReader {
@@ -33,13 +41,23 @@ impl StreamReader {
             buffer,
             snapshot: vec![0; decoder.span],
             row: vec![0.0; n],
+            clock: decoder.timestamp.as_ref().map(Clock::new),
             decoder,
             timestamps: Vec::new(),
             values: Vec::new(),
-            last_device_ts: None,
-            offset: None,
             gap_next: false,
+            closed: Vec::new(),
         }
+    }
+
+    /// The next sample starts a new piece: close what is pending so the gap falls between two
+    /// batches (a batch only knows a gap before its first sample).
+    fn break_batch(&mut self) {
+        if !self.timestamps.is_empty() {
+            let gap_before = std::mem::take(&mut self.gap_next);
+            self.closed.push((std::mem::take(&mut self.timestamps), std::mem::take(&mut self.values), gap_before));
+        }
+        self.gap_next = true;
     }
 }
 
@@ -49,6 +67,8 @@ pub struct ReadOutcome {
     pub samples: u64,
     pub torn: u64,
     pub unchanged: u64,
+    /// Device time reset, jumped backwards or leapt: the stream was re-anchored (a gap).
+    pub clock_resets: u64,
 }
 
 pub struct Run {
@@ -57,49 +77,88 @@ pub struct Run {
     streams: Vec<StreamReader>,
     device: Device,
     last_status: Instant,
+    /// False once `zeDeviceGetStatus` answered anything but success or DEVICE_LOST: the driver
+    /// does not offer it, and lost-device detection is off for the run (an optional call).
+    status_check: bool,
+    /// Features turned off during the run, not yet reported.
+    notices: Vec<String>,
 }
 
 impl Run {
     pub fn new(info: RunInfo, parts: RunParts, streams: Vec<StreamReader>, device: Device) -> Run {
-        Run { info, parts, streams, device, last_status: Instant::now() }
+        Run { info, parts, streams, device, last_status: Instant::now(), status_check: true, notices: Vec::new() }
     }
 
-    /// Checks the layout's magic against the first snapshot of every stream.
+    /// Checks the layout's magic against one torn-free snapshot of every stream, trying for up
+    /// to `FIRST_SNAPSHOT_BUDGET`: a wrong layout is always refused, never waved through on a
+    /// torn read.
     pub fn check_first_snapshot(&mut self) -> Result<(), SamplerError> {
+        let deadline = Instant::now() + FIRST_SNAPSHOT_BUDGET;
         for s in &mut self.streams {
             let seqlock = s.decoder.seqlock;
             let buf = self.parts.buffers_mut().get_mut(s.buffer);
-            if buf.snapshot(seqlock, &mut s.snapshot).is_ok() {
-                s.decoder.check_magic(&s.snapshot).map_err(|e| errors::layout(e.to_string()))?;
+            loop {
+                match buf.snapshot(seqlock, &mut s.snapshot) {
+                    Ok(()) => break,
+                    Err(ReadError::Failed(m)) => {
+                        return Err(errors::export(format!("reading {}: {m}", s.decoder.layout)));
+                    }
+                    Err(ReadError::Torn) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
+                    Err(ReadError::Torn) => {
+                        return Err(errors::export(format!(
+                            "no consistent snapshot of the exported memory within {FIRST_SNAPSHOT_BUDGET:?}: its \
+                             sequence word (layout {}) never held still",
+                            s.decoder.layout
+                        )));
+                    }
+                }
             }
+            s.decoder.check_magic(&s.snapshot).map_err(|e| errors::layout(e.to_string()))?;
         }
         Ok(())
     }
 
-    /// One tick: a snapshot of every stream's buffer, decoded and appended to its batch.
-    pub fn read(&mut self) -> ReadOutcome {
+    /// One tick: a snapshot of every stream's buffer, decoded and appended to its batch. An
+    /// error means a buffer cannot be read any more: the run must end.
+    pub fn read(&mut self) -> Result<ReadOutcome, SamplerError> {
         let mut out = ReadOutcome::default();
-        for s in &mut self.streams {
+        for (i, s) in self.streams.iter_mut().enumerate() {
             let seqlock = s.decoder.seqlock;
             let buf = self.parts.buffers_mut().get_mut(s.buffer);
-            if buf.snapshot(seqlock, &mut s.snapshot).is_err() {
-                out.torn += 1;
-                continue;
+            match buf.snapshot(seqlock, &mut s.snapshot) {
+                Ok(()) => {}
+                Err(ReadError::Torn) => {
+                    out.torn += 1;
+                    continue;
+                }
+                Err(ReadError::Failed(m)) => {
+                    return Err(errors::export(format!("reading {}: {m}", self.info.streams[i].group)));
+                }
             }
             let now = monotonic_ns();
-            let ts = match s.decoder.decode(&s.snapshot, &mut s.row) {
-                Some(device_ts) => {
-                    if s.last_device_ts == Some(device_ts) {
-                        out.unchanged += 1;
-                        continue; // the producer has not written since the last read
+            let device_ts = s.decoder.decode(&s.snapshot, &mut s.row);
+            let ts = match (&mut s.clock, device_ts) {
+                (Some(clock), Some(raw)) => {
+                    let before = clock.resets;
+                    let placed = clock.place(raw, now);
+                    out.clock_resets += clock.resets - before;
+                    match placed {
+                        Placed::Unchanged => {
+                            out.unchanged += 1;
+                            continue; // the producer has not written since the last read
+                        }
+                        Placed::At { host_ns, gap } => {
+                            if gap {
+                                s.break_batch();
+                            }
+                            host_ns
+                        }
                     }
-                    s.last_device_ts = Some(device_ts);
-                    let offset = *s.offset.get_or_insert(now - device_ts as i64);
-                    device_ts as i64 + offset
                 }
-                None => now,
+                _ => now,
             };
-            if s.timestamps.last().is_some_and(|&last| ts <= last) {
+            let last = s.timestamps.last().or_else(|| s.closed.last().and_then(|c| c.0.last()));
+            if last.is_some_and(|&last| ts <= last) {
                 out.unchanged += 1;
                 continue; // never hand the store a non-increasing timestamp
             }
@@ -107,31 +166,28 @@ impl Run {
             s.values.extend_from_slice(&s.row);
             out.samples += 1;
         }
+        Ok(out)
+    }
+
+    /// Samples accumulated since the last call, in order; a stream has more than one batch when
+    /// a gap fell inside its samples.
+    pub fn take_batches(&mut self) -> Vec<SampleBatch> {
+        let run = self.info.run;
+        let mut out = Vec::new();
+        for (i, s) in self.streams.iter_mut().enumerate() {
+            let batch =
+                |(timestamps, values, gap_before)| SampleBatch { run, stream: i, timestamps, values, gap_before };
+            out.extend(s.closed.drain(..).map(batch));
+            if !s.timestamps.is_empty() {
+                let gap_before = std::mem::take(&mut s.gap_next);
+                out.push(batch((std::mem::take(&mut s.timestamps), std::mem::take(&mut s.values), gap_before)));
+            }
+        }
         out
     }
 
-    /// Samples accumulated since the last call, one batch per stream that has any.
-    pub fn take_batches(&mut self) -> Vec<SampleBatch> {
-        let run = self.info.run;
-        self.streams
-            .iter_mut()
-            .enumerate()
-            .filter(|(_, s)| !s.timestamps.is_empty())
-            .map(|(i, s)| {
-                let gap_before = std::mem::take(&mut s.gap_next);
-                SampleBatch {
-                    run,
-                    stream: i,
-                    timestamps: std::mem::take(&mut s.timestamps),
-                    values: std::mem::take(&mut s.values),
-                    gap_before,
-                }
-            })
-            .collect()
-    }
-
     pub fn pending_samples(&self) -> usize {
-        self.streams.iter().map(|s| s.timestamps.len()).sum()
+        self.streams.iter().map(|s| s.timestamps.len() + s.closed.iter().map(|c| c.0.len()).sum::<usize>()).sum()
     }
 
     /// The next samples do not connect to the previous ones (after a pause).
@@ -141,13 +197,29 @@ impl Run {
         }
     }
 
-    /// Every `STATUS_PERIOD`: is the device still there?
+    /// Every `STATUS_PERIOD`: is the device still there? Only DEVICE_LOST ends the run; any
+    /// other answer means the driver does not offer the check, which is then off for the run.
     pub fn check_device(&mut self, now: Instant) -> Result<(), SamplerError> {
-        if now.duration_since(self.last_status) < STATUS_PERIOD {
+        if !self.status_check || now.duration_since(self.last_status) < STATUS_PERIOD {
             return Ok(());
         }
         self.last_status = now;
-        self.device.status().map_err(|e| errors::ze(&format!("reading {}", self.device.info.name), &e))
+        match self.device.status() {
+            Ok(()) => Ok(()),
+            Err(e) if super::optional::is_fatal(&e) => {
+                Err(errors::ze(&format!("reading {}", self.device.info.name), &e))
+            }
+            Err(e) => {
+                self.status_check = false;
+                self.notices.push(super::optional::off("lost-device detection", &e));
+                Ok(())
+            }
+        }
+    }
+
+    /// Features turned off since the last call.
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
     }
 
     /// Tears the run down (the one teardown); returns what failed.

@@ -8,11 +8,11 @@ use crate::layout::decode::MetricDesc;
 use crate::layout::{Decoder, LayoutSet, Target};
 use crate::ze::{Context, CreateGroupError, Device, GroupExport, Loader, Metric, MetricGroup};
 
+use super::dmabuf::{self, Buffers, ImportError};
 use super::errors;
-use super::export::{self, Buffers, ImportError};
 use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo};
 use super::run::{Run, StreamReader};
-use super::teardown::{PendingDisable, RunParts, Session, Teardown};
+use super::teardown::{DeviceContext, Pending, RunParts, Teardown};
 
 pub fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), SamplerError> {
     let not_found = || errors::config(format!("device {path:?} does not exist"), Some("refresh the device list"));
@@ -50,21 +50,30 @@ pub fn start(
     layouts: &LayoutSet,
     cfg: &RunConfig,
     run: u64,
-    pending: &mut Vec<PendingDisable>,
+    pending: &mut Vec<Pending>,
 ) -> Result<Run, SamplerError> {
     if cfg.groups.is_empty() {
         return Err(errors::config("no metric group chosen", Some("pick a group that exports memory")));
     }
     let (device, simulated) = find_device(loader, cfg.device)?;
     let driver = &loader.drivers[cfg.device.driver];
-    let mut session = Session {
+    let mut notices = Vec::new();
+    let mut dc = DeviceContext {
         ctx: Context::create(driver).map_err(|e| errors::ze("creating a context", &e))?,
         device: device.clone(),
         enabled_metrics: false,
     };
-    // Where the driver can enable metrics at run time, do (and disable them at teardown).
-    session.enabled_metrics = device.enable_metrics().unwrap_or(false);
-    let mut parts = RunParts::new(session);
+    // Where the driver can enable metrics at run time, do (and disable them at teardown). An
+    // optional call: a driver without it (or refusing it) has its metrics enabled otherwise.
+    match device.enable_metrics() {
+        Ok(enabled) => dc.enabled_metrics = enabled,
+        Err(e) if super::optional::is_fatal(&e) => {
+            let _ = dc.ctx.destroy();
+            return Err(errors::ze("enabling metrics", &e));
+        }
+        Err(e) => notices.push(super::optional::off("run-time metrics enable", &e)),
+    }
+    let mut parts = RunParts::new(dc);
     match build(&mut parts, &device, driver, simulated, layouts, cfg) {
         Ok((streams, infos)) => {
             let imports = parts.buffers_mut().len();
@@ -75,6 +84,7 @@ pub fn start(
                 simulated,
                 streams: infos,
                 imports,
+                notices,
             };
             let mut r = Run::new(info, parts, streams, device);
             match r.check_first_snapshot() {
@@ -87,7 +97,7 @@ pub fn start(
 }
 
 /// Adds teardown failures to the error that ended a setup.
-fn with_teardown(mut e: SamplerError, t: Teardown, pending: &mut Vec<PendingDisable>) -> SamplerError {
+fn with_teardown(mut e: SamplerError, t: Teardown, pending: &mut Vec<Pending>) -> SamplerError {
     if !t.errors.is_empty() {
         e.message = format!("{}; releasing what was set up also failed: {}", e.message, t.errors.join("; "));
     }
@@ -124,7 +134,7 @@ fn build(
         groups = vec![g];
     }
     let refs: Vec<&MetricGroup> = groups.iter().collect();
-    parts.session().ctx.activate(device, &refs).map_err(|e| errors::ze("activating metric groups", &e))?;
+    parts.device_context().ctx.activate(device, &refs).map_err(|e| errors::ze("activating metric groups", &e))?;
     parts.activation_mut().activated = true;
 
     let mut streams = Vec::new();
@@ -156,6 +166,14 @@ fn build(
             decoder.select(&wanted).map_err(|e| errors::layout(e.to_string()))?;
         }
         let buffer = import(parts.buffers_mut(), device, fd, size, &g.info.name)?;
+        let imported = parts.buffers_mut().get_mut(buffer).size;
+        if decoder.span > imported {
+            return Err(errors::export(format!(
+                "metric group {} reports {size} bytes of exported memory, but the same buffer was imported with \
+                 {imported} bytes for another group, less than its layout reads ({} bytes)",
+                g.info.name, decoder.span
+            )));
+        }
         let read_path = parts.buffers_mut().get_mut(buffer).read_path().name();
         let series = decoder
             .fields
@@ -199,14 +217,18 @@ fn export_of(g: &MetricGroup, metrics: &[Metric]) -> Result<(i32, usize), Sample
         return Err(export(format!("metric group {name} cannot be sampled: {why}")));
     }
     let mut ids = HashSet::new();
-    let mut first = None;
+    let mut chosen: Option<(i32, usize)> = None;
     for m in exporting {
         let e = m.query_export().map_err(|e| errors::export(format!("metric {} of {name}: {e}", m.info.name)))?;
         validate_export(&format!("{name}/{}", m.info.name), e.fd, e.size)?;
-        let id = export::file_id(e.fd)
+        let id = dmabuf::file_id(e.fd)
             .map_err(|err| errors::export(format!("metric {}: fd {}: {err}", m.info.name, e.fd)))?;
         ids.insert(id);
-        first.get_or_insert((e.fd, e.size));
+        // Metrics of one buffer may report different sizes: each was checked against the file,
+        // so the largest is the buffer's.
+        if chosen.is_none_or(|(_, size)| e.size > size) {
+            chosen = Some((e.fd, e.size));
+        }
     }
     if ids.len() > 1 {
         return Err(errors::export(format!(
@@ -214,7 +236,7 @@ fn export_of(g: &MetricGroup, metrics: &[Metric]) -> Result<(i32, usize), Sample
             ids.len()
         )));
     }
-    Ok(first.expect("at least one exporting metric"))
+    chosen.ok_or_else(|| errors::export(format!("metric group {name}: no metric reported its exported memory")))
 }
 
 fn export(message: String) -> SamplerError {
@@ -229,7 +251,7 @@ fn validate_export(what: &str, fd: i32, size: usize) -> Result<(), SamplerError>
     if size == 0 {
         return Err(errors::export(format!("{what}: the driver reported an exported buffer of size 0")));
     }
-    match export::file_size(fd) {
+    match dmabuf::file_size(fd) {
         Err(e) => Err(errors::export(format!("{what}: the exported fd {fd} is not usable: {e}"))),
         Ok(actual) if actual > 0 && size as u64 > actual => Err(errors::export(format!(
             "{what}: the driver reports {size} bytes of exported memory but the buffer behind fd {fd} has {actual}"
@@ -258,7 +280,7 @@ fn create_group(parts: &mut RunParts, groups: &[MetricGroup], metrics: &[String]
             .ok_or_else(|| errors::config(format!("metric {name:?} is in none of the chosen groups"), None))?;
         chosen.push(m);
     }
-    let device = parts.session().device.clone();
+    let device = parts.device_context().device.clone();
     let group = device.create_metric_group(c"zescope custom", &chosen).map_err(|e| match e {
         CreateGroupError::Ze(z) => errors::ze("creating a metric group", &z),
         other => errors::config(other.to_string(), Some("sample predefined groups instead")),

@@ -3,17 +3,21 @@
 //! A run's Level Zero state is three layers, released strictly inside-out:
 //! 1. [`Buffers`]: mappings and imports of exported memory (unmap, then `zeMemFree`);
 //! 2. [`Activation`]: activated groups and groups created at run time — releasing it requires the
-//!    [`BuffersReleased`] proof that only `Buffers::release` can make;
-//! 3. [`Session`]: metrics enabled at run time and the context — releasing it requires the
-//!    [`Deactivated`] proof that only `Activation::release` can make.
+//!    [`BuffersReleased`] proof that only `Buffers::release` can make, and only when every
+//!    import was freed;
+//! 3. [`DeviceContext`]: metrics enabled at run time and the context — releasing it requires
+//!    the [`Deactivated`] proof that only `Activation::release` can make.
 //!
 //! [`RunParts`] owns all three. Stop, shutdown, device or group change, every setup or read
 //! error and a panic in the sampler all end in [`RunParts::finish`] (explicitly, or from `Drop`
-//! while unwinding). A failing step does not stop the later ones; its error is returned.
+//! while unwinding). Within a layer every step is attempted; across layers the order is strict:
+//! when an unmap or a free fails, deactivation and disable wait — the whole remainder comes back
+//! as [`Pending::Run`], retried at the next stop, start and at exit. A disable the driver
+//! refused comes back as [`Pending::Disable`].
 
 use crate::ze::{Context, Device, MetricGroup};
 
-use super::export::{Buffers, BuffersReleased};
+use super::dmabuf::{Buffers, BuffersReleased};
 
 /// Groups activated on the device, and groups zescope created for the run.
 pub struct Activation {
@@ -25,9 +29,9 @@ pub struct Activation {
 pub struct Deactivated(());
 
 impl Activation {
-    pub fn release(self, _: BuffersReleased, session: &Session, errors: &mut Vec<String>) -> Deactivated {
+    pub fn release(self, _: BuffersReleased, dc: &DeviceContext, errors: &mut Vec<String>) -> Deactivated {
         if self.activated
-            && let Err(e) = session.ctx.activate(&session.device, &[])
+            && let Err(e) = dc.ctx.activate(&dc.device, &[])
         {
             errors.push(format!("deactivating metric groups: {e}"));
         }
@@ -41,11 +45,26 @@ impl Activation {
     }
 }
 
-/// The device, its context, and whether zescope enabled metrics on it at run time.
-pub struct Session {
+/// The device of a run, its context, and whether zescope enabled metrics on it at run time.
+pub struct DeviceContext {
     pub device: Device,
     pub ctx: Context,
     pub enabled_metrics: bool,
+}
+
+impl DeviceContext {
+    /// Disables metrics if zescope enabled them, then destroys the context. A refused disable
+    /// comes back as a `PendingDisable` to retry later.
+    pub fn release(self, _: Deactivated, errors: &mut Vec<String>) -> Option<PendingDisable> {
+        let mut pending = None;
+        if self.enabled_metrics {
+            pending = PendingDisable::new(self.device.clone()).retry(errors);
+        }
+        if let Err(e) = self.ctx.destroy() {
+            errors.push(format!("destroying the context: {e}"));
+        }
+        pending
+    }
 }
 
 /// Metrics zescope enabled on a device and still has to disable (a driver refused once).
@@ -74,33 +93,52 @@ impl PendingDisable {
     }
 }
 
-impl Session {
-    /// Disables metrics if zescope enabled them, then destroys the context. A refused disable
-    /// comes back as a `PendingDisable` to retry later.
-    pub fn release(self, _: Deactivated, errors: &mut Vec<String>) -> Option<PendingDisable> {
-        let mut pending = None;
-        if self.enabled_metrics {
-            pending = PendingDisable::new(self.device.clone()).retry(errors);
+/// What a teardown left to do, retried at the next stop, start and at exit.
+pub enum Pending {
+    /// An unmap or free failed: the buffers left, the activation and the device context all
+    /// wait, in order.
+    Run(RunParts),
+    /// Only disabling run-time-enabled metrics is left.
+    Disable(PendingDisable),
+}
+
+impl Pending {
+    /// Tries again; gives back what is still left.
+    pub fn retry(self, errors: &mut Vec<String>) -> Option<Pending> {
+        match self {
+            Pending::Run(parts) => {
+                let t = parts.finish();
+                errors.extend(t.errors);
+                t.pending
+            }
+            Pending::Disable(d) => d.retry(errors).map(Pending::Disable),
         }
-        if let Err(e) = self.ctx.destroy() {
-            errors.push(format!("destroying the context: {e}"));
-        }
-        pending
     }
+}
+
+impl From<PendingDisable> for Pending {
+    fn from(p: PendingDisable) -> Pending {
+        Pending::Disable(p)
+    }
+}
+
+/// Retries every pending release; keeps what is still left.
+pub fn retry_all(pending: &mut Vec<Pending>, errors: &mut Vec<String>) {
+    *pending = std::mem::take(pending).into_iter().filter_map(|p| p.retry(errors)).collect();
 }
 
 /// Everything a run holds on the driver.
 pub struct RunParts {
-    inner: Option<(Session, Activation, Buffers)>,
+    inner: Option<(DeviceContext, Activation, Buffers)>,
 }
 
 impl RunParts {
-    pub fn new(session: Session) -> RunParts {
-        let buffers = Buffers::new(session.ctx.clone());
-        RunParts { inner: Some((session, Activation { activated: false, created: Vec::new() }, buffers)) }
+    pub fn new(dc: DeviceContext) -> RunParts {
+        let buffers = Buffers::new(dc.ctx.clone());
+        RunParts { inner: Some((dc, Activation { activated: false, created: Vec::new() }, buffers)) }
     }
 
-    pub fn session(&self) -> &Session {
+    pub fn device_context(&self) -> &DeviceContext {
         &self.inner.as_ref().expect("live run").0
     }
 
@@ -113,20 +151,27 @@ impl RunParts {
     }
 
     /// The teardown: unmap → free → deactivate → destroy created groups → disable metrics →
-    /// destroy the context. Returns what failed (everything is attempted) and a disable the
-    /// driver refused, to retry later.
+    /// destroy the context. Returns what failed and what is left to retry.
     pub fn finish(mut self) -> Teardown {
         self.teardown()
     }
 
     fn teardown(&mut self) -> Teardown {
+        let Some((dc, activation, mut buffers)) = self.inner.take() else {
+            return Teardown { errors: Vec::new(), pending: None };
+        };
         let mut errors = Vec::new();
-        let mut pending = None;
-        if let Some((session, activation, buffers)) = self.inner.take() {
-            let released = buffers.release(&mut errors);
-            let deactivated = activation.release(released, &session, &mut errors);
-            pending = session.release(deactivated, &mut errors);
-        }
+        let Some(released) = buffers.release(&mut errors) else {
+            errors.push(format!(
+                "the metric groups on {} stay active until their exported memory is freed (zescope retries at the \
+                 next stop, start and at exit)",
+                dc.device.info.name
+            ));
+            let rest = RunParts { inner: Some((dc, activation, buffers)) };
+            return Teardown { errors, pending: Some(Pending::Run(rest)) };
+        };
+        let deactivated = activation.release(released, &dc, &mut errors);
+        let pending = dc.release(deactivated, &mut errors).map(Pending::Disable);
         Teardown { errors, pending }
     }
 }
@@ -134,19 +179,27 @@ impl RunParts {
 /// What a teardown could not do.
 pub struct Teardown {
     pub errors: Vec<String>,
-    pub pending: Option<PendingDisable>,
+    pub pending: Option<Pending>,
 }
 
 impl Drop for RunParts {
     fn drop(&mut self) {
         // Reached only when `finish` was not called: while unwinding from a panic.
         let t = self.teardown();
-        for e in t.errors {
+        for e in &t.errors {
             log::error!("teardown after a failure: {e}");
         }
-        if let Some(p) = t.pending {
-            let mut errors = Vec::new();
-            let _ = p.retry(&mut errors);
+        match t.pending {
+            Some(Pending::Disable(p)) => {
+                let _ = p.retry(&mut Vec::new());
+            }
+            Some(Pending::Run(rest)) => {
+                // Its exporters must not be torn down under a live import, and dropping it would
+                // only try again: leave it to the driver's own cleanup at exit.
+                log::error!("exported memory could not be freed; its metric groups are left active");
+                std::mem::forget(rest);
+            }
+            None => {}
         }
     }
 }

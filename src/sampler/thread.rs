@@ -9,11 +9,11 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use crate::layout::LayoutSet;
 use crate::ze::{Loader, Source};
 
-use super::export::os;
+use super::dmabuf::os;
 use super::outbox::Outbox;
 use super::protocol::*;
 use super::run::Run;
-use super::teardown::PendingDisable;
+use super::teardown::{self, Pending};
 use super::timing::Ticker;
 use super::{errors, inventory, setup};
 
@@ -58,6 +58,9 @@ pub struct SamplerHandle {
     pub commands: Sender<Command>,
     pub events: Receiver<Event>,
     thread: Option<JoinHandle<()>>,
+    /// Set by the first `shutdown`: every later wait ends by then too, so quitting is bounded
+    /// by one deadline however many callers wait (the window, its exit hook, `Drop`).
+    deadline: Option<Instant>,
 }
 
 impl SamplerHandle {
@@ -65,16 +68,20 @@ impl SamplerHandle {
         let _ = self.commands.send(c);
     }
 
-    /// Asks for shutdown and waits up to `timeout` for the teardown to finish. `Err` if the
-    /// thread did not finish in time (it keeps running; the caller decides what to tell).
+    /// Asks for shutdown and waits for the teardown to finish, at most until `timeout` after
+    /// the FIRST call. `Err(waited)` if the thread did not finish in time (it keeps running; the
+    /// caller decides what to tell).
     pub fn shutdown(&mut self, timeout: Duration) -> Result<(), Duration> {
-        let _ = self.commands.send(Command::Shutdown);
         let start = Instant::now();
+        let deadline = *self.deadline.get_or_insert_with(|| {
+            let _ = self.commands.send(Command::Shutdown);
+            start + timeout
+        });
         let Some(t) = self.thread.take() else { return Ok(()) };
         while !t.is_finished() {
             // Keep the channel moving so the sampler can deliver its last events.
             let _ = self.events.recv_timeout(Duration::from_millis(5));
-            if start.elapsed() > timeout {
+            if Instant::now() >= deadline {
                 self.thread = Some(t);
                 return Err(start.elapsed());
             }
@@ -86,7 +93,9 @@ impl SamplerHandle {
 
 impl Drop for SamplerHandle {
     fn drop(&mut self) {
+        // After a shutdown that timed out, its caller has reported it: do not wait again.
         if self.thread.is_some()
+            && self.deadline.is_none()
             && let Err(waited) = self.shutdown(Duration::from_secs(3))
         {
             eprintln!("zescope: the sampler did not finish its teardown within {waited:?}");
@@ -106,15 +115,16 @@ pub fn spawn(opener: Opener, options: Options) -> SamplerHandle {
         .name("zescope-sampler".into())
         .spawn(move || sampler_main(opener, options, crx, etx))
         .expect("spawn the sampler thread");
-    SamplerHandle { commands: ctx, events: erx, thread: Some(thread) }
+    SamplerHandle { commands: ctx, events: erx, thread: Some(thread), deadline: None }
 }
 
 struct State {
     options: Options,
     opener: Opener,
     loader: Option<Loader>,
-    /// Disables of run-time-enabled metrics the driver refused; retried at each stop and at exit.
-    pending_disables: Vec<PendingDisable>,
+    /// What earlier teardowns could not release (a failed free, a refused disable); retried, in
+    /// the teardown's order, at each stop, start and at exit.
+    pending: Vec<Pending>,
     run: Option<Run>,
     ticker: Option<Ticker>,
     paused: bool,
@@ -122,7 +132,10 @@ struct State {
     next_flush: Instant,
     next_stats: Instant,
     window: Window,
+    /// Whole-run read counters, reported in `Stats`.
     torn: u64,
+    unchanged: u64,
+    clock_resets: u64,
 }
 
 /// Counters at the start of the current stats window.
@@ -162,7 +175,7 @@ fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command
     let mut st = State {
         options,
         opener,
-        pending_disables: Vec::new(),
+        pending: Vec::new(),
         loader,
         run: None,
         ticker: None,
@@ -172,6 +185,8 @@ fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command
         next_stats: now,
         window: Window { at: now, ticks: 0, cpu: os::thread_cpu_time() },
         torn: 0,
+        unchanged: 0,
+        clock_resets: 0,
     };
     st.send_inventory(&mut outbox);
     loop {
@@ -198,7 +213,7 @@ fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command
         outbox.flush();
     }
     st.stop_run(StopReason::Shutdown, &mut outbox);
-    st.retry_disables(&mut outbox);
+    st.retry_pending(&mut outbox);
     outbox.drain(Event::ShutDown, Duration::from_millis(500));
 }
 
@@ -257,7 +272,7 @@ impl State {
         }
         if let Some(l) = &self.loader {
             let (inv, pending) = inventory::build(l, &self.options.layouts, self.options.requested);
-            self.pending_disables.extend(pending);
+            self.pending.extend(pending);
             outbox.push(Event::Inventory(inv));
         }
     }
@@ -309,13 +324,23 @@ impl State {
         cfg.interval = cfg.interval.clamp(MIN_INTERVAL, MAX_INTERVAL);
         let id = self.next_run;
         self.next_run += 1;
-        match setup::start(loader, &self.options.layouts, &cfg, id, &mut self.pending_disables) {
+        // What an earlier run left is released first: its exporters may be the ones this run
+        // activates.
+        let mut errors = Vec::new();
+        teardown::retry_all(&mut self.pending, &mut errors);
+        report_teardown(errors, outbox);
+        match setup::start(loader, &self.options.layouts, &cfg, id, &mut self.pending) {
             Ok(run) => {
+                for n in &run.info.notices {
+                    log::warn!("{n}");
+                }
                 outbox.push(Event::RunStarted(run.info.clone()));
                 let now = Instant::now();
                 self.ticker = Some(Ticker::new(cfg.interval, now));
                 self.window = Window { at: now, ticks: 0, cpu: os::thread_cpu_time() };
                 self.torn = 0;
+                self.unchanged = 0;
+                self.clock_resets = 0;
                 self.paused = false;
                 self.run = Some(run);
             }
@@ -332,17 +357,16 @@ impl State {
         let id = run.info.run;
         self.ticker = None;
         let t = run.stop();
-        // Earlier refused disables, now that no run holds the device; then this run's.
-        self.retry_disables(outbox);
-        self.pending_disables.extend(t.pending);
+        // Earlier leftovers, now that no run holds the device; then this run's.
+        self.retry_pending(outbox);
+        self.pending.extend(t.pending);
         report_teardown(t.errors, outbox);
         outbox.push(Event::RunStopped { run: id, reason });
     }
 
-    fn retry_disables(&mut self, outbox: &mut Outbox) {
+    fn retry_pending(&mut self, outbox: &mut Outbox) {
         let mut errors = Vec::new();
-        self.pending_disables =
-            std::mem::take(&mut self.pending_disables).into_iter().filter_map(|p| p.retry(&mut errors)).collect();
+        teardown::retry_all(&mut self.pending, &mut errors);
         report_teardown(errors, outbox);
     }
 
@@ -354,15 +378,26 @@ impl State {
             && let (Some(run), Some(t)) = (&mut self.run, &mut self.ticker)
             && now >= t.next_deadline()
         {
-            let r = run.read();
-            self.torn += r.torn;
+            let read = run.read();
             t.fire(Instant::now());
+            match read {
+                Ok(r) => {
+                    self.torn += r.torn;
+                    self.unchanged += r.unchanged;
+                    self.clock_resets += r.clock_resets;
+                }
+                Err(e) => return self.end_with(e, outbox),
+            }
         }
         let device = self.run.as_mut().map(|r| r.check_device(now));
         if let Some(Err(e)) = device {
-            self.stop_run(StopReason::Error, outbox);
-            outbox.push(Event::Error(e));
-            return;
+            return self.end_with(e, outbox);
+        }
+        if let Some(run) = &mut self.run {
+            let id = run.info.run;
+            for message in run.take_notices() {
+                outbox.push(Event::Notice { run: id, message });
+            }
         }
         let pending = self.run.as_ref().map_or(0, |r| r.pending_samples());
         if now >= self.next_flush || pending >= 8192 {
@@ -379,6 +414,12 @@ impl State {
         }
     }
 
+    /// Ends the run after an error (through the one teardown), then reports the error.
+    fn end_with(&mut self, e: SamplerError, outbox: &mut Outbox) {
+        self.stop_run(StopReason::Error, outbox);
+        outbox.push(Event::Error(e));
+    }
+
     fn push_stats(&mut self, now: Instant, outbox: &mut Outbox) {
         let (Some(run), Some(t)) = (&self.run, &self.ticker) else { return };
         let dt = now.duration_since(self.window.at).as_secs_f64();
@@ -393,6 +434,8 @@ impl State {
             ticks: t.ticks,
             late_ticks: t.late,
             torn_reads: self.torn,
+            unchanged_reads: self.unchanged,
+            clock_resets: self.clock_resets,
             dropped_samples: outbox.dropped_samples,
             dropped_batches: outbox.dropped_batches,
             cpu_percent: (cpu.saturating_sub(self.window.cpu)).as_secs_f64() / dt * 100.0,

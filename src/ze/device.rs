@@ -74,9 +74,13 @@ impl Driver {
         let mut p = ze_driver_properties_t { stype: ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES, ..Default::default() };
         // SAFETY: valid properties struct with a null chain.
         check("zeDriverGetProperties", unsafe { (ze.api.zeDriverGetProperties)(handle, &mut p) })?;
+        // Optional: the version is shown, never relied on; a driver without it reports 0.0.
         let mut v = 0;
         // SAFETY: valid out-pointer.
-        check("zeDriverGetApiVersion", unsafe { (ze.api.zeDriverGetApiVersion)(handle, &mut v) })?;
+        if let Err(e) = check("zeDriverGetApiVersion", unsafe { (ze.api.zeDriverGetApiVersion)(handle, &mut v) }) {
+            log::info!("{e}: the driver's API version is shown as 0.0");
+            v = 0;
+        }
         let extensions =
             query_array("zeDriverGetExtensionProperties", ze_driver_extension_properties_t::default(), |n, out| {
                 // SAFETY: `out` is null or holds `*n` elements (query_array's contract).

@@ -1,0 +1,163 @@
+//! All imported buffers of a run, one per distinct exported file: import, and release.
+//!
+//! How a buffer is read is decided at import, so that nothing can fault later:
+//! - `mmap` only when the file cannot shrink under the mapping: a real DMA-BUF, or a memfd
+//!   sealed against shrinking (`F_SEAL_SHRINK`) that holds at least `size` bytes;
+//! - `pread` of our dup for any other regular file (an unsealed memfd, a file on disk): a read
+//!   past a shrunk end is a short read and a clear error, never SIGBUS;
+//! - a device copy of the import when the buffer cannot be mapped or read by the CPU at all
+//!   (needs the optional command-list and host-allocation calls).
+
+use core::ffi::c_void;
+
+use super::buffer::{ImportedBuffer, Mapping, Reader, Staging};
+use super::fd::{Dup, FileId, Shrinkable, file_id, shrinkable};
+use crate::ze::{Context, Device, ZeError};
+
+pub struct Buffers {
+    ctx: Context,
+    list: Vec<ImportedBuffer>,
+}
+
+/// Proof that a run's buffers are unmapped and freed: what deactivation requires. Only
+/// [`Buffers::release`] makes one, and only when every import was freed.
+pub struct BuffersReleased(());
+
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{0}")]
+    Fd(String),
+    #[error("{0}")]
+    Ze(ZeError),
+}
+
+impl Buffers {
+    pub fn new(ctx: Context) -> Buffers {
+        Buffers { ctx, list: Vec::new() }
+    }
+
+    pub fn find(&self, id: FileId) -> Option<usize> {
+        self.list.iter().position(|b| b.id == id)
+    }
+
+    pub fn get_mut(&mut self, i: usize) -> &mut ImportedBuffer {
+        &mut self.list[i]
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Imports the buffer behind the implementation's `fd` (`size` bytes) once, sets up how it
+    /// is read, and returns its index. `fd` itself is never closed: imports and mappings use
+    /// dups of it.
+    pub fn import(&mut self, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
+        let id = file_id(fd).map_err(|e| ImportError::Fd(format!("fd {fd}: {e}")))?;
+        if let Some(i) = self.find(id) {
+            return Ok(i);
+        }
+        let dup = |what: &str| Dup::of(fd).map_err(|e| ImportError::Fd(format!("dup of fd {fd} ({what}): {e}")));
+        let reader = match shrinkable(fd, size).map_err(|e| ImportError::Fd(format!("fd {fd}: {e}")))? {
+            Shrinkable::TooShort(len) => {
+                return Err(ImportError::Fd(format!(
+                    "fd {fd} holds {len} bytes, less than the {size} bytes the driver reports"
+                )));
+            }
+            Shrinkable::No | Shrinkable::Sealed => map(dup("mapping")?, size).map(Reader::Mapped),
+            Shrinkable::Yes => readable(dup("reading")?).map(Reader::File),
+        };
+        if reader.is_none() {
+            log::info!("fd {fd} can be neither mapped nor read by the CPU; reading it by device copy");
+        }
+        // Import from a dup of our own, kept until after the free: a driver that closes what it
+        // imports closes only that.
+        let import_dup = dup("import")?;
+        let import = self.ctx.import_dma_buf(device, import_dup.fd, size).map_err(ImportError::Ze)?;
+        let mut buf = ImportedBuffer { id, size, import, import_dup: Some(import_dup), reader };
+        if buf.reader.is_none() {
+            match self.staging(device, size) {
+                Ok(s) => buf.reader = Some(Reader::Copy(s)),
+                Err(e) => {
+                    // SAFETY: the import was just made and nothing reads through it.
+                    let _ = unsafe { self.ctx.free(import) };
+                    return Err(ImportError::Fd(format!(
+                        "the buffer cannot be mapped or read by the CPU, and copying it through the device is not \
+                         available: {e}"
+                    )));
+                }
+            }
+        }
+        self.list.push(buf);
+        Ok(self.list.len() - 1)
+    }
+
+    /// Host memory and an immediate command list for the device-copy path.
+    fn staging(&self, device: &Device, size: usize) -> Result<Staging, ZeError> {
+        let host = self.ctx.alloc_host(size)?;
+        match self.ctx.immediate_list(device) {
+            Ok(list) => Ok(Staging { host, list }),
+            Err(e) => {
+                // SAFETY: freeing the host allocation just made, once, before anything used it.
+                let _ = unsafe { self.ctx.free(host) };
+                Err(e)
+            }
+        }
+    }
+
+    /// Unmaps every mapping, then frees every staging allocation and import; our dups close
+    /// after that. Every buffer is attempted even if an earlier one failed; failures are
+    /// appended to `errors`. A buffer whose unmap or import free failed stays here, and then
+    /// there is no proof: what comes after (deactivation, disable) must wait for a retry.
+    pub fn release(&mut self, errors: &mut Vec<String>) -> Option<BuffersReleased> {
+        let list = std::mem::take(&mut self.list);
+        for mut b in list {
+            if let Some(Reader::Mapped(m)) = &b.reader {
+                // SAFETY: our mapping, unmapped once; nothing reads it afterwards.
+                if unsafe { libc::munmap(m.ptr as *mut c_void, m.len) } != 0 {
+                    errors.push(format!("munmap of an exported buffer failed: {}", std::io::Error::last_os_error()));
+                    self.list.push(b);
+                    continue;
+                }
+            }
+            if let Some(Reader::Copy(s)) = b.reader.take() {
+                if let Err(e) = s.list.destroy() {
+                    errors.push(e.to_string());
+                }
+                // SAFETY: the staging allocation of this context, freed once; the list is gone.
+                if let Err(e) = unsafe { self.ctx.free(s.host) } {
+                    errors.push(e.to_string());
+                }
+            }
+            // Mapping (already unmapped) and file reader: their dups close here.
+            b.reader = None;
+            // SAFETY: the import of this context, freed once, after its mapping was unmapped.
+            match unsafe { self.ctx.free(b.import) } {
+                Ok(()) => drop(b.import_dup.take()),
+                Err(e) => {
+                    errors.push(format!("freeing an imported exported buffer: {e}"));
+                    self.list.push(b);
+                }
+            }
+        }
+        self.list.is_empty().then_some(BuffersReleased(()))
+    }
+}
+
+/// A read-only shared mapping of `size` bytes of `dup`, or `None` when the fd cannot be mapped.
+fn map(dup: Dup, size: usize) -> Option<Mapping> {
+    // SAFETY: a fresh read-only shared mapping of `size` bytes of our dup; checked below.
+    let p = unsafe { libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ, libc::MAP_SHARED, dup.fd, 0) };
+    if p == libc::MAP_FAILED {
+        log::info!("fd {} cannot be mapped ({})", dup.fd, std::io::Error::last_os_error());
+        return None;
+    }
+    Some(Mapping { ptr: p as *const u8, len: size, dup, sync: true })
+}
+
+/// `dup` when the CPU can `pread` it (a write-only fd cannot).
+fn readable(dup: Dup) -> Option<Dup> {
+    let mut probe = [0u8; 1];
+    // SAFETY: reads at most one byte into our buffer from our dup.
+    let n = unsafe { libc::pread(dup.fd, probe.as_mut_ptr().cast(), 1, 0) };
+    (n >= 0).then_some(dup)
+}

@@ -1,0 +1,25 @@
+//! Level Zero calls the export-memory path does not need, and what losing one costs.
+//!
+//! Only what a feature needs is required. The export-memory path needs enumeration, group and
+//! metric properties, a context, activation, the import (`zeMemAllocDevice`) and `zeMemFree`;
+//! everything else is optional (`docs/level-zero-calls.md` lists every call and its feature).
+//! An optional call that answers anything but success — UNSUPPORTED_FEATURE, UNINITIALIZED
+//! (what the loader answers in intercept mode for an entry point a driver left empty), or any
+//! other error except DEVICE_LOST — turns its feature off for the run, once, with one line in
+//! the diagnostics and the log. It never ends a run.
+
+use level_zero_sys::ZE_RESULT_ERROR_DEVICE_LOST;
+
+use crate::ze::ZeError;
+
+/// Is this answer of an optional call a reason to end the run (the device is gone)?
+pub fn is_fatal(e: &ZeError) -> bool {
+    e.code == ZE_RESULT_ERROR_DEVICE_LOST
+}
+
+/// The notice for `feature` turned off because of `e`; also logged.
+pub fn off(feature: &str, e: &ZeError) -> String {
+    let m = format!("{feature} is off for this run: the driver answered {} with {}", e.call, e.name());
+    log::warn!("{m}");
+    m
+}
