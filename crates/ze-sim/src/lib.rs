@@ -94,6 +94,12 @@ impl Sim {
         Sim { id: insert_instance(config, None) }
     }
 
+    /// An instance that rewrites its report to `path` as the process-wide one does to
+    /// `ZE_SIM_REPORT` (on each violation and at every teardown step).
+    pub fn with_report(config: SimConfig, path: PathBuf) -> Sim {
+        Sim { id: insert_instance(config, Some(path)) }
+    }
+
     fn with<R>(&self, f: impl FnOnce(&mut Instance) -> R) -> R {
         let mut reg = registry::lock();
         let inst = reg.instances.get_mut(&self.id).expect("a Sim's instance lives as long as the Sim");

@@ -180,6 +180,7 @@ impl Instance {
         }
         self.contexts.retain(|&c| c != ctx);
         ch.removed.push(ctx);
+        self.teardown_step();
         Ok(())
     }
 }

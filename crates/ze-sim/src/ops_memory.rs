@@ -209,6 +209,7 @@ impl Instance {
     pub fn cmdlist_destroy(&mut self, cl: usize, ch: &mut HandleChanges) -> R<()> {
         self.cmdlists.remove(&cl).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         ch.removed.push(cl);
+        self.teardown_step();
         Ok(())
     }
 

@@ -3,44 +3,11 @@
 
 mod common;
 
+use common::fixture::fixture;
 use common::*;
 use level_zero_sys::*;
 use ze_sim::config::{ImportFd, MetricsEnable, SimConfig};
 use ze_sim::{Sim, export};
-
-struct Fixture {
-    sim: Sim,
-    raw: Raw,
-    drv: ze_driver_handle_t,
-}
-
-fn fixture(tweak: impl FnOnce(&mut SimConfig)) -> Fixture {
-    let mut cfg = SimConfig { metrics: MetricsEnable::Always, update_period_us: 200, ..Default::default() };
-    tweak(&mut cfg);
-    let sim = Sim::new(cfg);
-    assert_eq!(sim.init(), ZE_RESULT_SUCCESS);
-    let drv = sim.drivers().unwrap()[0];
-    Fixture { raw: Raw { api: sim.api() }, sim, drv }
-}
-
-impl Fixture {
-    fn gpu(&self) -> ze_device_handle_t {
-        self.raw.devices(self.drv).unwrap()[0]
-    }
-    /// Context + activated ComputeBasic on the GPU, and its export.
-    fn running(&self) -> (ze_context_handle_t, ze_device_handle_t, zet_metric_group_handle_t, Export) {
-        let d = self.gpu();
-        let g = self.raw.group_by_name(d, "ComputeBasic").unwrap();
-        let c = self.raw.context(self.drv).unwrap();
-        self.raw.activate(c, d, &[g]).unwrap();
-        let e = self.raw.group(g).unwrap().export;
-        (c, d, g, e)
-    }
-    fn clean_teardown(&self, c: ze_context_handle_t, d: ze_device_handle_t) {
-        self.raw.activate(c, d, &[]).unwrap();
-        self.raw.destroy_context(c).unwrap();
-    }
-}
 
 #[test]
 fn models_a_gpu_with_a_sub_device_and_an_npu() {
