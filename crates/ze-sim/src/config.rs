@@ -321,9 +321,7 @@ impl SimConfig {
     pub fn validate(&self) -> Result<(), String> {
         for (i, name) in self.empty_entry_points.iter().enumerate() {
             if !Self::implemented_entry_points().contains(&name.as_str()) {
-                return Err(format!(
-                    "empty_entry_points[{i}] = {name:?} is not an entry point this driver implements"
-                ));
+                return Err(format!("empty_entry_points[{i}] = {name:?} is not an entry point this driver implements"));
             }
         }
         if let Some(bits) = self.quirks.timestamp_valid_bits
@@ -332,11 +330,15 @@ impl SimConfig {
             return Err(format!("quirks.timestamp_valid_bits = {bits} is outside 16 ..= 64"));
         }
         if self.faults.shrink_export_after_samples.is_some() && !self.quirks.unsealed_export {
-            return Err("faults.shrink_export_after_samples needs quirks.unsealed_export: a sealed memfd cannot shrink"
-                .into());
+            return Err(
+                "faults.shrink_export_after_samples needs quirks.unsealed_export: a sealed memfd cannot shrink".into(),
+            );
         }
-        if self.faults.shrink_export_to % 4096 != 0 {
-            return Err(format!("faults.shrink_export_to = {} is not a multiple of 4096", self.faults.shrink_export_to));
+        if !self.faults.shrink_export_to.is_multiple_of(4096) {
+            return Err(format!(
+                "faults.shrink_export_to = {} is not a multiple of 4096",
+                self.faults.shrink_export_to
+            ));
         }
         if !(10..=10_000_000).contains(&self.update_period_us) {
             return Err(format!("update_period_us = {} is outside 10 ..= 10000000", self.update_period_us));

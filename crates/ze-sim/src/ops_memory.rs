@@ -173,7 +173,8 @@ impl Instance {
     /// same open file description (else the application closed or replaced it before the free,
     /// which this driver records instead of closing whatever the number names now).
     fn close_taken_fd(&mut self, ctx: usize, fd: RawFd, private: RawFd) {
-        if private >= 0 && crate::fdcheck::kcmp_same_file(fd, private).unwrap_or_else(|| file_id(fd) == file_id(private))
+        if private >= 0
+            && crate::fdcheck::kcmp_same_file(fd, private).unwrap_or_else(|| file_id(fd) == file_id(private))
         {
             // SAFETY: this driver's documented quirk: it owns the imported fd until the free.
             unsafe { libc::close(fd) };

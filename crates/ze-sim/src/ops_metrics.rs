@@ -64,7 +64,10 @@ impl Instance {
     fn export_fields(&mut self, g: usize, which: WhichFd) -> (i32, usize) {
         let grp = &self.groups[g];
         let can_export = grp.active_in.is_some()
-            || (!self.config.quirks.export_only_while_active && grp.closed && !grp.destroyed && !grp.metrics.is_empty());
+            || (!self.config.quirks.export_only_while_active
+                && grp.closed
+                && !grp.destroyed
+                && !grp.metrics.is_empty());
         if grp.buffer.is_none() && can_export {
             match self.make_buffer(g) {
                 Ok(buf) => self.groups[g].buffer = Some(buf),

@@ -69,8 +69,11 @@ fn a_c_client_following_the_spec_sample_finds_the_exported_fds() {
     let (out, report) = run(&exe, &so, &dir, "()");
     assert!(report.is_clean(), "{report:?}");
     let magic = format!("magic {:08x}", ze_sim::export::MAGIC);
-    for exporter in ["group ComputeBasic fd ", "metric BytesRead fd ", "metric MemoryTemperature fd ", "group NpuActivity fd "] {
-        let line = out.lines().find(|l| l.starts_with(exporter)).unwrap_or_else(|| panic!("{exporter}… missing:\n{out}"));
+    for exporter in
+        ["group ComputeBasic fd ", "metric BytesRead fd ", "metric MemoryTemperature fd ", "group NpuActivity fd "]
+    {
+        let line =
+            out.lines().find(|l| l.starts_with(exporter)).unwrap_or_else(|| panic!("{exporter}… missing:\n{out}"));
         assert!(line.ends_with(&magic), "{line}");
     }
     assert!(out.contains("exporters found: 5"), "{out}");

@@ -109,7 +109,8 @@ fn an_unsealed_export_shrinks_while_mapped_and_the_writer_survives() {
     unsafe {
         assert_eq!((f.raw.api.zeMemAllocHost)(c, &host_desc, e.size, 64, &mut dst), ZE_RESULT_SUCCESS);
         assert_eq!((f.raw.api.zeCommandListCreateImmediate)(c, d, &q, &mut cl), ZE_RESULT_SUCCESS);
-        let r = (f.raw.api.zeCommandListAppendMemoryCopy)(cl, dst, src, 64, std::ptr::null_mut(), 0, std::ptr::null_mut());
+        let r =
+            (f.raw.api.zeCommandListAppendMemoryCopy)(cl, dst, src, 64, std::ptr::null_mut(), 0, std::ptr::null_mut());
         assert_eq!(r, ZE_RESULT_ERROR_UNKNOWN);
         assert_eq!((f.raw.api.zeCommandListDestroy)(cl), ZE_RESULT_SUCCESS);
     }
@@ -233,7 +234,8 @@ fn every_new_fault_and_quirk_is_reachable_from_ron_and_bad_values_are_named() {
     assert!(e.contains("timestamp_valid_bits"), "{e}");
     let e = err("(faults: (shrink_export_after_samples: Some(3)))");
     assert!(e.contains("unsealed_export"), "{e}");
-    let e = err("(quirks: (unsealed_export: true), faults: (shrink_export_after_samples: Some(3), shrink_export_to: 5))");
+    let e =
+        err("(quirks: (unsealed_export: true), faults: (shrink_export_after_samples: Some(3), shrink_export_to: 5))");
     assert!(e.contains("shrink_export_to"), "{e}");
     let e = err("(quirks: (import_fd: Sometimes))");
     assert!(e.contains("Sometimes"), "{e}");

@@ -99,7 +99,11 @@ fn main() {
                     reports.push((npu_report, expect_clean));
                 }
             }
-            let alt = if scenario == "two-copies" { format!("{},{}", so.display(), npu_so.display()) } else { so.display().to_string() };
+            let alt = if scenario == "two-copies" {
+                format!("{},{}", so.display(), npu_so.display())
+            } else {
+                so.display().to_string()
+            };
             cmd.env("ZE_ENABLE_ALT_DRIVERS", alt);
             let out = cmd.output().expect("spawn the scenario");
             let stdout = String::from_utf8_lossy(&out.stdout);
@@ -135,4 +139,3 @@ fn check_report(path: &Path, expect: fn(&Report) -> bool) -> Result<(), String> 
     let r: Report = ron::from_str(&text).map_err(|e| format!("unreadable report {}: {e}\n{text}", path.display()))?;
     if expect(&r) { Ok(()) } else { Err(format!("unexpected report {}:\n{text}", path.display())) }
 }
-
