@@ -2,8 +2,14 @@
 //! and the faults and real-driver quirks to inject. A default is built in; `ZE_SIM_CONFIG=path`
 //! replaces it with a RON file, in which every field may be left out (its default is used), so
 //! `(faults: (import_fails: true))` is a whole config.
+//!
+//! Which variables a copy of `libze_sim.so` reads is described in the crate docs (a copy named
+//! `libze_sim_npu.so` reads `ZE_SIM_CONFIG_ZE_SIM_NPU` first). Faults and quirks are in
+//! [`Faults`] and [`Quirks`]; entry points can be left empty with `empty_entry_points`.
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -19,6 +25,20 @@ pub struct SimConfig {
     pub devices: Vec<DeviceConfig>,
     pub faults: Faults,
     pub quirks: Quirks,
+    /// Level Zero entry points this driver leaves EMPTY, by name (e.g. `"zeDeviceGetStatus"`):
+    /// through the real loader their DDI slot is null (the loader answers for them:
+    /// ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, or ZE_RESULT_ERROR_UNINITIALIZED in intercept mode)
+    /// and `zeDriverGetExtensionFunctionAddress` does not return them; in-process they answer
+    /// ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, and `Sim::api` leaves the `Option` fields of the
+    /// `Api` that name them `None`. Only names this driver implements are accepted
+    /// ([`SimConfig::implemented_entry_points`]); [`SimConfig::optional_entry_points`] lists
+    /// every one the export-memory path does not need.
+    pub empty_entry_points: Vec<String>,
+    /// Mixed into the driver UUID (bytes 8..16) and the device UUIDs, so two copies of the
+    /// driver in one process report distinct ones. The first 8 bytes of the driver UUID stay the
+    /// ze-sim prefix. 0 (the default) in a copy not named `libze_sim.so` means "derived from the
+    /// copy's file name" (see the crate docs).
+    pub driver_uuid_tag: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,51 +175,6 @@ impl Default for MetricConfig {
     }
 }
 
-/// Faults to inject. Each one makes the named call fail (or lie) the way a broken or
-/// restricted driver would.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Faults {
-    /// `zeInit` fails with ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE.
-    pub init_fails: bool,
-    /// The driver reports no devices.
-    pub no_devices: bool,
-    /// `zetMetricGroupGetProperties` fails with ZE_RESULT_ERROR_UNKNOWN.
-    pub group_properties_fail: bool,
-    /// Export queries report `fd = -1`.
-    pub export_fd_minus_one: bool,
-    /// Export queries report `size = 0`.
-    pub export_size_zero: bool,
-    /// Export queries report a `size` larger than the memory behind the fd.
-    pub export_size_oversized: bool,
-    /// `zeMemAllocDevice` with an import descriptor fails.
-    pub import_fails: bool,
-    /// After this many snapshots the device is lost: calls return ZE_RESULT_ERROR_DEVICE_LOST
-    /// and the buffers stop moving.
-    pub device_lost_after_samples: Option<u64>,
-    /// `zetDeviceDisableMetricsExp` fails with ZE_RESULT_ERROR_UNKNOWN.
-    pub disable_refused: bool,
-}
-
-/// Behaviours of real drivers that are legal but awkward.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Quirks {
-    /// GetProperties overwrites the caller's `pNext` (as Intel's NPU driver does).
-    pub overwrite_pnext: bool,
-    /// GetProperties answers ZE_RESULT_ERROR_INVALID_ARGUMENT when it recognises no struct in a
-    /// non-empty `pNext` chain (as compute-runtime does).
-    pub invalid_argument_on_unknown_chain: bool,
-    /// An import closes the fd passed to it (as compute-runtime does since 2026-03).
-    pub import_closes_fd: bool,
-    /// The driver predates metric export memory: it knows neither the group-type nor the export
-    /// struct and skips them in chains (with `invalid_argument_on_unknown_chain`, it rejects them).
-    pub no_export_extension: bool,
-    /// The exported fd cannot be mapped by the application (readers must copy through the
-    /// device instead).
-    pub unmappable_export: bool,
-}
-
 impl Default for SimConfig {
     fn default() -> Self {
         let m = |name: &str, description: &str, signal| MetricConfig {
@@ -287,6 +262,8 @@ impl Default for SimConfig {
             devices: vec![gpu, npu],
             faults: Faults::default(),
             quirks: Quirks::default(),
+            empty_entry_points: Vec::new(),
+            driver_uuid_tag: 0,
         }
     }
 }
@@ -311,20 +288,58 @@ impl SimConfig {
         Ok(cfg)
     }
 
-    /// The configuration named by `ZE_SIM_CONFIG`, or the built-in default.
+    /// The configuration named by `ZE_SIM_CONFIG_<STEM>` or `ZE_SIM_CONFIG` (see the crate
+    /// docs), or the built-in default.
     pub fn from_env() -> Result<SimConfig, ConfigError> {
-        match std::env::var_os("ZE_SIM_CONFIG") {
+        match crate::copy_env::var("ZE_SIM_CONFIG") {
             None => Ok(SimConfig::default()),
-            Some(path) => {
-                let shown = format!("ZE_SIM_CONFIG={}", path.to_string_lossy());
+            Some((name, path)) => {
+                let shown = format!("{name}={}", path.to_string_lossy());
                 let text = std::fs::read_to_string(&path).map_err(|e| ConfigError(format!("{shown}: {e}")))?;
                 SimConfig::from_ron(&text, &shown)
             }
         }
     }
 
+    /// Every entry point this driver implements (the names `empty_entry_points` accepts).
+    pub fn implemented_entry_points() -> &'static [&'static str] {
+        crate::entry::names::IMPLEMENTED
+    }
+
+    /// Every implemented entry point the export-memory path does NOT need: leave them all empty
+    /// to check that a client degrades instead of stopping.
+    pub fn optional_entry_points() -> &'static [&'static str] {
+        crate::entry::names::OPTIONAL
+    }
+
+    /// Is `name` in `empty_entry_points`?
+    pub fn is_empty_entry(&self, name: &str) -> bool {
+        self.empty_entry_points.iter().any(|e| e == name)
+    }
+
     /// Rejects what the model cannot represent, naming the field.
     pub fn validate(&self) -> Result<(), String> {
+        for (i, name) in self.empty_entry_points.iter().enumerate() {
+            if !Self::implemented_entry_points().contains(&name.as_str()) {
+                return Err(format!("empty_entry_points[{i}] = {name:?} is not an entry point this driver implements"));
+            }
+        }
+        if let Some(bits) = self.quirks.timestamp_valid_bits
+            && !(16..=64).contains(&bits)
+        {
+            return Err(format!("quirks.timestamp_valid_bits = {bits} is outside 16 ..= 64"));
+        }
+        if self.faults.shrink_export_after_samples.is_some() && !self.quirks.unsealed_export {
+            return Err(
+                "faults.shrink_export_after_samples needs quirks.unsealed_export: a sealed memfd cannot shrink".into(),
+            );
+        }
+        if !self.faults.shrink_export_to.is_multiple_of(4096) {
+            return Err(format!(
+                "faults.shrink_export_to = {} is not a multiple of 4096",
+                self.faults.shrink_export_to
+            ));
+        }
         if !(10..=10_000_000).contains(&self.update_period_us) {
             return Err(format!("update_period_us = {} is outside 10 ..= 10000000", self.update_period_us));
         }

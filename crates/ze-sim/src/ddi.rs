@@ -2,7 +2,9 @@
 //! exports. The loader (1.8.12) looks up every one of the 53 getters of its headers and fails
 //! `zeInit` with ZE_RESULT_ERROR_UNINITIALIZED if one is missing, so all are exported; the
 //! slots the simulated driver implements are filled, the rest stay null (the loader answers
-//! those calls with ZE_RESULT_ERROR_UNSUPPORTED_FEATURE).
+//! those calls with ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, or ZE_RESULT_ERROR_UNINITIALIZED in
+//! intercept mode). So do the slots of entry points the configuration names in
+//! `empty_entry_points` (read from the process-wide configuration when the loader asks).
 
 use core::ffi::c_void;
 
@@ -23,58 +25,75 @@ unsafe fn erase<F: Copy>(f: F) -> Pfn {
 ///
 /// SAFETY (for callers): `t` points to a writable table of that type.
 unsafe fn fill(table: &str, t: *mut c_void) {
-    let a = crate::entry::api();
+    let a = crate::entry::full_api();
+    let empty = empty_entry_points();
     macro_rules! slots {
-        ($ty:ident { $($slot:ident = $f:expr),* $(,)? }) => {{
+        ($ty:ident { $($slot:ident = $f:ident),* $(,)? }) => {{
             // SAFETY: the caller guarantees `t` is a `$ty`.
             let t = unsafe { &mut *t.cast::<ddi::$ty>() };
-            // SAFETY: each slot gets the entry point with exactly the C signature of that slot.
-            $( t.$slot = unsafe { erase($f) }; )*
+            $(
+                t.$slot = if empty.iter().any(|e| e == stringify!($f)) {
+                    None
+                } else {
+                    // SAFETY: each slot gets the entry point with exactly the C signature of that slot.
+                    unsafe { erase(a.$f) }
+                };
+            )*
         }};
     }
     match table {
-        "ze_global_dditable_t" => slots!(ze_global_dditable_t { pfnInit = a.zeInit }),
+        "ze_global_dditable_t" => slots!(ze_global_dditable_t { pfnInit = zeInit }),
         "ze_driver_dditable_t" => slots!(ze_driver_dditable_t {
-            pfnGet = a.zeDriverGet,
-            pfnGetApiVersion = a.zeDriverGetApiVersion,
-            pfnGetProperties = a.zeDriverGetProperties,
-            pfnGetExtensionProperties = a.zeDriverGetExtensionProperties,
-            pfnGetExtensionFunctionAddress = a.zeDriverGetExtensionFunctionAddress,
+            pfnGet = zeDriverGet,
+            pfnGetApiVersion = zeDriverGetApiVersion,
+            pfnGetProperties = zeDriverGetProperties,
+            pfnGetExtensionProperties = zeDriverGetExtensionProperties,
+            pfnGetExtensionFunctionAddress = zeDriverGetExtensionFunctionAddress,
         }),
         "ze_device_dditable_t" => slots!(ze_device_dditable_t {
-            pfnGet = a.zeDeviceGet,
-            pfnGetSubDevices = a.zeDeviceGetSubDevices,
-            pfnGetProperties = a.zeDeviceGetProperties,
-            pfnGetStatus = a.zeDeviceGetStatus,
-            pfnGetGlobalTimestamps = a.zeDeviceGetGlobalTimestamps,
+            pfnGet = zeDeviceGet,
+            pfnGetSubDevices = zeDeviceGetSubDevices,
+            pfnGetProperties = zeDeviceGetProperties,
+            pfnGetStatus = zeDeviceGetStatus,
+            pfnGetGlobalTimestamps = zeDeviceGetGlobalTimestamps,
         }),
         "ze_context_dditable_t" => slots!(ze_context_dditable_t {
-            pfnCreate = a.zeContextCreate,
-            pfnDestroy = a.zeContextDestroy,
+            pfnCreate = zeContextCreate,
+            pfnDestroy = zeContextDestroy,
         }),
         "ze_mem_dditable_t" => slots!(ze_mem_dditable_t {
-            pfnAllocDevice = a.zeMemAllocDevice,
-            pfnAllocHost = a.zeMemAllocHost,
-            pfnFree = a.zeMemFree,
+            pfnAllocDevice = zeMemAllocDevice,
+            pfnAllocHost = zeMemAllocHost,
+            pfnFree = zeMemFree,
         }),
         "ze_command_list_dditable_t" => slots!(ze_command_list_dditable_t {
-            pfnCreateImmediate = a.zeCommandListCreateImmediate,
-            pfnDestroy = a.zeCommandListDestroy,
-            pfnAppendMemoryCopy = a.zeCommandListAppendMemoryCopy,
+            pfnCreateImmediate = zeCommandListCreateImmediate,
+            pfnDestroy = zeCommandListDestroy,
+            pfnAppendMemoryCopy = zeCommandListAppendMemoryCopy,
         }),
         "zet_metric_group_dditable_t" => slots!(zet_metric_group_dditable_t {
-            pfnGet = a.zetMetricGroupGet,
-            pfnGetProperties = a.zetMetricGroupGetProperties,
+            pfnGet = zetMetricGroupGet,
+            pfnGetProperties = zetMetricGroupGetProperties,
         }),
         "zet_metric_dditable_t" => slots!(zet_metric_dditable_t {
-            pfnGet = a.zetMetricGet,
-            pfnGetProperties = a.zetMetricGetProperties,
+            pfnGet = zetMetricGet,
+            pfnGetProperties = zetMetricGetProperties,
         }),
         "zet_context_dditable_t" => slots!(zet_context_dditable_t {
-            pfnActivateMetricGroups = a.zetContextActivateMetricGroups,
+            pfnActivateMetricGroups = zetContextActivateMetricGroups,
         }),
         _ => {}
     }
+}
+
+/// The process-wide configuration's empty entry points (none if it is unusable: then `zeInit`
+/// reports why).
+fn empty_entry_points() -> Vec<String> {
+    let Ok(id) = crate::global_id() else {
+        return Vec::new();
+    };
+    let reg = crate::registry::lock();
+    reg.instances.get(&id).map(|i| i.config.empty_entry_points.clone()).unwrap_or_default()
 }
 
 fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t {

@@ -14,16 +14,26 @@
 //!
 //! A reader takes a torn-free snapshot by reading the sequence (even), the data, then the
 //! sequence again (unchanged). The memfd is page-aligned and sealed against shrinking, so a
-//! mapping of `size` bytes stays valid for the exporter's life.
+//! mapping of `size` bytes stays valid for the exporter's life — except with the quirk
+//! `unsealed_export` (no seals, the file one page longer than `size`), under which the fault
+//! `shrink_export_after_samples` truncates it while it may be mapped: the writer then writes only
+//! what still lies inside the file, and copies out of it check the file's length first.
+//!
+//! Before the first snapshot (an export queried before activation) the header holds the magic,
+//! version and counter count, with sequence 0 and timestamp 0.
+//!
+//! The buffer lives from the first export query or activation until its exporter is torn down;
+//! it keeps a private dup of every fd it reports, to tell whether the application closed or
+//! replaced one ([`crate::fdcheck`]).
 
 use std::collections::VecDeque;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering, fence};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 
 use crate::config::{DeviceKind, Signal};
-use crate::workload;
+use crate::{fdcheck, workload};
 
 pub const MAGIC: u32 = 0x4d49_535a;
 pub const LAYOUT_VERSION: u32 = 1;
@@ -77,9 +87,18 @@ pub struct ExportBuffer {
     /// The sim's own read-write fd of the memfd (differs from `fd` when the export is made
     /// unmappable: then `fd` is a write-only reopen).
     own_fd: RawFd,
+    /// (reported fd, private dup of it) for every reported fd.
+    private: Vec<(RawFd, RawFd)>,
     pub id: FileId,
+    /// The size reported to the application (page-aligned).
     pub size: usize,
+    /// The bytes the header and counters use.
+    pub used: usize,
+    /// The length of the memfd now (`size`, a page more when unsealed, less once shrunk).
+    file_len: AtomicUsize,
+    /// The driver's mapping of the whole file as created (`map_len` bytes).
     map: *mut u8,
+    map_len: usize,
     pub counters: Vec<CounterSpec>,
     pub device_kind: DeviceKind,
     pub clock_mhz: f64,
@@ -106,12 +125,14 @@ impl ExportBuffer {
         stream: u64,
         per_metric: bool,
         unmappable: bool,
+        unsealed: bool,
     ) -> io::Result<ExportBuffer> {
         let bytes = OFFSET_COUNTERS + 8 * counters.len();
         let size = bytes.div_ceil(4096) * 4096;
+        let map_len = if unsealed { size + 4096 } else { size };
+        let flags = if unsealed { libc::MFD_CLOEXEC } else { libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING };
         // SAFETY: memfd_create with a static C string; the result is checked.
-        let own_fd =
-            unsafe { libc::memfd_create(c"ze-sim-metrics".as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
+        let own_fd = unsafe { libc::memfd_create(c"ze-sim-metrics".as_ptr(), flags) };
         if own_fd < 0 {
             return Err(last_os_error("memfd_create"));
         }
@@ -122,16 +143,17 @@ impl ExportBuffer {
             e
         };
         // SAFETY: plain syscalls on our own fd.
-        if unsafe { libc::ftruncate(own_fd, size as libc::off_t) } != 0 {
+        if unsafe { libc::ftruncate(own_fd, map_len as libc::off_t) } != 0 {
             return Err(fail("ftruncate"));
         }
         // SAFETY: as above.
-        if unsafe { libc::fcntl(own_fd, libc::F_ADD_SEALS, libc::F_SEAL_SHRINK | libc::F_SEAL_GROW) } != 0 {
+        if !unsealed && unsafe { libc::fcntl(own_fd, libc::F_ADD_SEALS, libc::F_SEAL_SHRINK | libc::F_SEAL_GROW) } != 0
+        {
             return Err(fail("F_ADD_SEALS"));
         }
-        // SAFETY: a fresh shared mapping of `size` bytes of our memfd; checked for MAP_FAILED.
+        // SAFETY: a fresh shared mapping of the whole memfd; checked for MAP_FAILED.
         let map = unsafe {
-            libc::mmap(std::ptr::null_mut(), size, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, own_fd, 0)
+            libc::mmap(std::ptr::null_mut(), map_len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, own_fd, 0)
         };
         if map == libc::MAP_FAILED {
             return Err(fail("mmap"));
@@ -162,13 +184,18 @@ impl ExportBuffer {
             None
         };
         let id = file_id(own_fd).ok_or_else(|| io::Error::other("fstat of a fresh memfd failed"))?;
+        let private = std::iter::once(fd).chain(second_fd).map(|f| (f, fdcheck::private_dup(f))).collect();
         let buf = ExportBuffer {
             fd,
             second_fd,
             own_fd,
+            private,
             id,
             size,
+            used: bytes,
+            file_len: AtomicUsize::new(map_len),
             map: map.cast(),
+            map_len,
             state: Mutex::new(WriterState {
                 accum: vec![0.0; counters.len()],
                 last_t: None,
@@ -186,22 +213,69 @@ impl ExportBuffer {
         Ok(buf)
     }
 
+    /// Do `n` bytes at `offset` still lie inside the file? (Writes past its end would fault.)
+    /// Callers hold `state`'s lock, under which the file only shrinks.
+    fn fits(&self, offset: usize, n: usize) -> bool {
+        offset + n <= self.file_len.load(Ordering::Acquire)
+    }
+
     fn write_u32(&self, offset: usize, v: u32) {
-        debug_assert!(offset + 4 <= self.size);
-        // SAFETY: offset is inside the mapping (header fields are below OFFSET_COUNTERS), aligned to 4.
+        if !self.fits(offset, 4) {
+            return;
+        }
+        // SAFETY: offset is inside the mapping and the file (checked), aligned to 4.
         unsafe { std::ptr::write_volatile(self.map.add(offset).cast::<u32>(), v) }
     }
 
     fn write_u64(&self, offset: usize, v: u64) {
-        debug_assert!(offset + 8 <= self.size);
-        // SAFETY: offset is inside the mapping and 8-aligned (header or counter slot).
+        if !self.fits(offset, 8) {
+            return;
+        }
+        // SAFETY: offset is inside the mapping and the file (checked), 8-aligned.
         unsafe { std::ptr::write_volatile(self.map.add(offset).cast::<u64>(), v) }
     }
 
-    fn sequence(&self) -> &AtomicU64 {
-        // SAFETY: offset 8 is 8-aligned inside the mapping, which lives as long as self; the word
-        // is only accessed atomically.
-        unsafe { &*self.map.add(OFFSET_SEQUENCE).cast::<AtomicU64>() }
+    /// The sequence word, if it still lies inside the file.
+    fn sequence(&self) -> Option<&AtomicU64> {
+        // SAFETY: offset 8 is 8-aligned inside the mapping, which lives as long as self, and inside
+        // the file (checked); the word is only accessed atomically.
+        self.fits(OFFSET_SEQUENCE, 8).then(|| unsafe { &*self.map.add(OFFSET_SEQUENCE).cast::<AtomicU64>() })
+    }
+
+    /// Truncates the file to `len` bytes (fault `shrink_export_after_samples`), once. Only an
+    /// unsealed memfd can shrink; a failure is reported and changes nothing.
+    pub fn shrink(&self, len: usize) {
+        let _st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if len >= self.file_len.load(Ordering::Acquire) {
+            return;
+        }
+        // SAFETY: truncating our own memfd; our writes past the new end stop (file_len, under the lock).
+        if unsafe { libc::ftruncate(self.own_fd, len as libc::off_t) } != 0 {
+            eprintln!("ze-sim: injected fault: cannot shrink the exported file: {}", io::Error::last_os_error());
+            return;
+        }
+        self.file_len.store(len, Ordering::Release);
+        eprintln!("ze-sim: injected fault: exported file truncated to {len} bytes while it may be mapped");
+    }
+
+    /// The file's current length.
+    pub fn file_len(&self) -> usize {
+        self.file_len.load(Ordering::Acquire)
+    }
+
+    /// Copies `len` bytes from `offset` of the buffer (as seen through an import) to `dst`;
+    /// false if they no longer lie inside the file.
+    ///
+    /// SAFETY (for callers): `dst` is valid for `len` bytes of writes.
+    pub unsafe fn copy_out(&self, offset: usize, dst: *mut u8, len: usize) -> bool {
+        let _st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if offset.checked_add(len).is_none_or(|end| end > self.map_len) || !self.fits(offset, len) {
+            return false;
+        }
+        // SAFETY: the range lies inside our mapping and the file (checked, and the file cannot
+        // shrink while we hold the lock); `dst` per the contract.
+        unsafe { std::ptr::copy(self.map.add(offset), dst, len) };
+        true
     }
 
     /// Writes one snapshot at device time `timestamp_ns`; `t` is seconds since the driver started.
@@ -227,15 +301,16 @@ impl ExportBuffer {
                 values.push(level);
             }
         }
-        let seq = self.sequence();
-        let s = seq.load(Ordering::Relaxed);
-        seq.store(s + 1, Ordering::Relaxed);
-        fence(Ordering::Release);
-        self.write_u64(OFFSET_TIMESTAMP, timestamp_ns);
-        for (i, w) in words.into_iter().enumerate() {
-            self.write_u64(OFFSET_COUNTERS + 8 * i, w);
+        if let Some(seq) = self.sequence() {
+            let s = seq.load(Ordering::Relaxed);
+            seq.store(s + 1, Ordering::Relaxed);
+            fence(Ordering::Release);
+            self.write_u64(OFFSET_TIMESTAMP, timestamp_ns);
+            for (i, w) in words.into_iter().enumerate() {
+                self.write_u64(OFFSET_COUNTERS + 8 * i, w);
+            }
+            seq.store(s + 2, Ordering::Release);
         }
-        seq.store(s + 2, Ordering::Release);
         if st.history.len() == HISTORY {
             st.history.pop_front();
         }
@@ -263,8 +338,8 @@ impl ExportBuffer {
         std::iter::once(self.fd).chain(self.second_fd)
     }
 
-    /// A new private read-only mapping of the whole buffer: what an import returns as its
-    /// "device" pointer.
+    /// A new read-only mapping of `size` bytes of the buffer: what an import returns as its
+    /// "device" pointer. The driver never reads it directly (copies go through `copy_out`).
     pub fn map_for_import(&self) -> io::Result<*mut u8> {
         // SAFETY: mapping our own memfd read-only, checked for MAP_FAILED.
         let p =
@@ -275,28 +350,50 @@ impl ExportBuffer {
         Ok(p.cast())
     }
 
-    /// Checks that every reported fd still names this buffer. Returns the fds that do not.
-    pub fn broken_fds(&self) -> Vec<RawFd> {
-        self.reported_fds().filter(|&fd| file_id(fd) != Some(self.id)).collect()
+    /// Is `fd` (one this buffer reported) still exactly what the driver handed out?
+    fn intact(&self, fd: RawFd, private: RawFd) -> bool {
+        fdcheck::has_cloexec(fd) && fdcheck::same_description(fd, private, self.id)
     }
 
-    /// Teardown: closes the reported fds that still name this buffer (never someone else's file).
+    /// Checks that every reported fd still is what the driver handed out (same open file
+    /// description, FD_CLOEXEC still set). Returns the fds that are not.
+    pub fn broken_fds(&self) -> Vec<RawFd> {
+        self.private.iter().filter(|&&(fd, p)| !self.intact(fd, p)).map(|&(fd, _)| fd).collect()
+    }
+
+    /// Is `fd` one of the fds this buffer reported, and still intact?
+    pub fn is_reported_fd(&self, fd: RawFd) -> bool {
+        self.private.iter().any(|&(f, p)| f == fd && self.intact(f, p))
+    }
+
+    /// Teardown: closes the reported fds that are still the driver's (never someone else's
+    /// file or fd), and the private dups.
     pub fn close_reported_fds(&self) {
-        for fd in self.reported_fds() {
-            if file_id(fd) == Some(self.id) {
+        for &(fd, private) in &self.private {
+            if self.intact(fd, private) {
                 // SAFETY: the fd is the implementation's and still refers to our buffer.
                 unsafe { libc::close(fd) };
             }
         }
     }
+
+    /// Start address of the driver's own mapping (excluded when looking for the application's).
+    pub fn own_map(&self) -> usize {
+        self.map as usize
+    }
 }
 
 impl Drop for ExportBuffer {
     fn drop(&mut self) {
-        // SAFETY: unmapping our own mapping and closing our own fd, once.
+        // SAFETY: unmapping our own mapping and closing our own fds, once.
         unsafe {
-            libc::munmap(self.map.cast(), self.size);
+            libc::munmap(self.map.cast(), self.map_len);
             libc::close(self.own_fd);
+            for &(_, private) in &self.private {
+                if private >= 0 {
+                    libc::close(private);
+                }
+            }
         }
     }
 }

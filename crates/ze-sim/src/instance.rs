@@ -46,9 +46,10 @@ pub struct Group {
     pub destroyed: bool,
     /// The context in which the group is activated.
     pub active_in: Option<usize>,
-    /// The exported memory, present while the group is activated.
+    /// The exported memory: from the first export query or activation until the exporter is
+    /// torn down (destroy, run-time disable, or deactivation with `export_only_while_active`).
     pub buffer: Option<Arc<ExportBuffer>>,
-    /// The thread that first touched the exporter since activation.
+    /// The thread that first touched the exporter while it was in use (activated or imported).
     pub owner: Option<(ThreadId, String)>,
 }
 
@@ -56,6 +57,10 @@ pub enum AllocKind {
     /// Memory imported from an exported fd: `group`'s buffer, mapped by the driver.
     Import {
         group: usize,
+        buf: Arc<ExportBuffer>,
+        /// With quirk `import_fd: ClosedAtFree`: the fd the import was given (closed at free)
+        /// and a private dup of it to check it is still the same open file description.
+        taken_fd: Option<(RawFd, RawFd)>,
     },
     Host {
         layout: std::alloc::Layout,
@@ -92,6 +97,8 @@ pub struct Instance {
     pub decoy_fd: RawFd,
     /// Where the report goes (the process-wide instance, from `ZE_SIM_REPORT`).
     pub report_path: Option<std::path::PathBuf>,
+    /// Whether the fault `mem_free_fails: Once` has fired.
+    pub free_fault_fired: bool,
 }
 
 // SAFETY: the raw pointer in `decoy` points to its own boxed struct's pNext (null); instances are
@@ -197,6 +204,7 @@ impl Instance {
             decoy,
             decoy_fd,
             report_path: None,
+            free_fault_fired: false,
         };
         (inst, handles)
     }
@@ -224,7 +232,43 @@ impl Instance {
 
     /// Imports of `group`'s exported memory that are still alive.
     pub fn live_imports_of(&self, group: usize) -> usize {
-        self.allocs.values().filter(|a| matches!(a.kind, AllocKind::Import { group: g } if g == group)).count()
+        self.allocs.values().filter(|a| matches!(a.kind, AllocKind::Import { group: g, .. } if g == group)).count()
+    }
+
+    /// A teardown step happened: the report file is rewritten (leaks as known now).
+    pub fn teardown_step(&self) {
+        crate::write_report_if_requested(self);
+    }
+
+    /// Records a violation if the application still maps `group`'s exported memory (found in
+    /// `/proc/self/maps` by device and inode; the driver's own mappings are not counted) when
+    /// `when` tears the exporter down.
+    pub fn check_mappings(&mut self, group: usize, when: &str) {
+        let Some(buf) = self.groups[group].buffer.clone() else {
+            return;
+        };
+        let ours: Vec<usize> = std::iter::once(buf.own_map())
+            .chain(self.allocs.iter().filter_map(|(p, a)| match &a.kind {
+                AllocKind::Import { buf: b, .. } if Arc::ptr_eq(b, &buf) => Some(*p),
+                _ => None,
+            }))
+            .collect();
+        let theirs: Vec<String> = crate::fdcheck::mappings_of(buf.id)
+            .into_iter()
+            .filter(|start| !ours.contains(start))
+            .map(|start| format!("{start:#x}"))
+            .collect();
+        if !theirs.is_empty() {
+            let (name, h) = (self.groups[group].name.clone(), self.groups[group].handle);
+            self.violation(
+                "exported_memory_still_mapped",
+                h,
+                format!(
+                    "{when} of metric group {name} while the application still maps its exported memory at {} (unmap first)",
+                    theirs.join(", ")
+                ),
+            );
+        }
     }
 
     /// Checks that the exported fds of `group` still name its buffer; records a violation if not.
@@ -271,7 +315,7 @@ impl Instance {
         };
         for (ptr, a) in &self.allocs {
             match a.kind {
-                AllocKind::Import { group } => leak(
+                AllocKind::Import { group, .. } => leak(
                     "import_not_freed",
                     *ptr,
                     format!(
@@ -336,7 +380,13 @@ impl Drop for Instance {
         }
         for (ptr, a) in std::mem::take(&mut self.allocs) {
             match a.kind {
-                AllocKind::Import { .. } => crate::export::unmap_import(ptr as *mut u8, a.size),
+                AllocKind::Import { taken_fd, .. } => {
+                    crate::export::unmap_import(ptr as *mut u8, a.size);
+                    if let Some((_, private)) = taken_fd {
+                        // SAFETY: the private dup is ours.
+                        unsafe { libc::close(private) };
+                    }
+                }
                 // SAFETY: allocated in zeMemAllocHost with exactly this layout, freed once here.
                 AllocKind::Host { layout } => unsafe { std::alloc::dealloc(ptr as *mut u8, layout) },
             }

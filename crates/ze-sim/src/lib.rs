@@ -2,9 +2,9 @@
 //! (`ZET_experimental_metric_export_memory`), strict about the extension's rules.
 //!
 //! It stands in for a GPU where there is none:
-//! - **in-process** (`rlib`): [`Sim::new`] makes an independent driver instance and [`api`] the
-//!   table of its entry points; zescope's built-in "simulated device" is the process-wide
-//!   instance ([`global`]) configured from `ZE_SIM_CONFIG`;
+//! - **in-process** (`rlib`): [`Sim::new`] makes an independent driver instance and [`Sim::api`]
+//!   the table of its entry points; zescope's built-in "simulated device" is the process-wide
+//!   instance ([`global`], [`api`]) configured from `ZE_SIM_CONFIG`;
 //! - **as `libze_sim.so`** (`cdylib`): the real Level Zero loader loads it through
 //!   `ZE_ENABLE_ALT_DRIVERS=/abs/path/libze_sim.so`, via the `*ProcAddrTable` getters in [`ddi`].
 //!
@@ -12,20 +12,41 @@
 //! domains (one exporting one DMA-BUF per group, one whose metrics each export a shared buffer,
 //! one exporting nothing), and counters moved by a deterministic workload ([`workload`]). The
 //! exported memory is a sealed memfd with a seqlocked header ([`export`] documents the bytes).
+//! As the extension's sample code assumes, an export query answers the fd and size whether or
+//! not the group is activated; the driver closes the fd when it tears the exporter down
+//! (destroy of a created group, run-time disable of metrics), never because the application
+//! asked.
 //!
 //! It enforces the extension's rules and records every breach ([`rules`]): the application
-//! closing an exported fd, tearing an exporter down (deactivate, destroy, disable metrics,
-//! destroy the context) while an import of its memory is alive (refused with
-//! ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE), touching one exporter from two threads, a wrong
-//! `stype`. The report (`violations`, `leaks`) is readable in-process and is written as RON to
-//! `ZE_SIM_REPORT=path` at exit. Faults and real-driver quirks are injected from the
-//! configuration ([`config::Faults`], [`config::Quirks`]).
+//! closing an exported fd (or replacing it: open file descriptions are compared, see
+//! `fdcheck`), tearing an exporter down (deactivate, destroy, disable metrics, destroy the
+//! context) while an import of its memory is alive (refused with
+//! ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE) or while the application still maps it, touching one
+//! exporter from two threads, a wrong `stype`. The report (`violations`, `leaks`) is readable
+//! in-process and is rewritten atomically as RON to `ZE_SIM_REPORT=path` on every violation,
+//! at every teardown step, and at exit. Faults and real-driver quirks are injected from the
+//! configuration ([`config::Faults`], [`config::Quirks`]); entry points can be left empty
+//! (`SimConfig::empty_entry_points`) to play a driver that implements less.
+//!
+//! # Environment of a `libze_sim.so` copy
+//!
+//! Two copies can be loaded at once (a GPU driver and an NPU driver): copy the library to,
+//! e.g., `libze_sim_npu.so` and list both in `ZE_ENABLE_ALT_DRIVERS` (comma-separated). Each
+//! copy finds its own file with `dladdr`; its STEM is the file name without `lib` and `.so…`,
+//! uppercased, with every non-alphanumeric character as `_`. It reads `ZE_SIM_CONFIG_<STEM>`
+//! and `ZE_SIM_REPORT_<STEM>` first (`ZE_SIM_CONFIG_ZE_SIM_NPU` for `libze_sim_npu.so`), falling
+//! back to `ZE_SIM_CONFIG` / `ZE_SIM_REPORT`. Copies report distinct driver and device UUIDs:
+//! `driver_uuid_tag` from the config, or (when it is 0) a hash of the stem for any copy not
+//! named `libze_sim.so`; the first 8 bytes of the driver UUID are always the ze-sim prefix.
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
 pub mod config;
+mod copy_env;
 pub mod ddi;
 mod entry;
 pub mod export;
+mod faults;
+pub mod fdcheck;
 mod instance;
 mod ops_driver;
 mod ops_memory;
@@ -73,15 +94,24 @@ impl Sim {
         Sim { id: insert_instance(config, None) }
     }
 
+    /// An instance that rewrites its report to `path` as the process-wide one does to
+    /// `ZE_SIM_REPORT` (on each violation and at every teardown step).
+    pub fn with_report(config: SimConfig, path: PathBuf) -> Sim {
+        Sim { id: insert_instance(config, Some(path)) }
+    }
+
     fn with<R>(&self, f: impl FnOnce(&mut Instance) -> R) -> R {
         let mut reg = registry::lock();
         let inst = reg.instances.get_mut(&self.id).expect("a Sim's instance lives as long as the Sim");
         f(inst)
     }
 
-    /// The entry points (the same functions for every instance; handles select the instance).
+    /// The entry points (the same functions for every instance; handles select the instance),
+    /// with the `Option` fields this instance leaves empty set to `None`.
     pub fn api(&self) -> Api {
-        entry::api()
+        let mut a = entry::full_api();
+        self.with(|i| entry::without_empty(&mut a, &i.config));
+        a
     }
 
     /// `zeInit` for this instance.
@@ -108,7 +138,7 @@ impl Sim {
     pub fn configure(&self, f: impl FnOnce(&mut config::Faults, &mut config::Quirks)) {
         self.with(|i| {
             f(&mut i.config.faults, &mut i.config.quirks);
-            i.shared.set_lost_after(i.config.faults.device_lost_after_samples);
+            i.shared.apply(&i.config.faults, &i.config.quirks);
         })
     }
 
@@ -182,13 +212,13 @@ fn with_global<R>(f: impl FnOnce(&mut Instance) -> Result<R, ze_result_t>) -> Re
     f(inst)
 }
 
-fn global_id() -> Result<u64, ConfigError> {
+pub(crate) fn global_id() -> Result<u64, ConfigError> {
     let mut reg = registry::lock();
     if let Some(id) = reg.global {
         return Ok(id);
     }
     let config = SimConfig::from_env()?;
-    let report = std::env::var_os("ZE_SIM_REPORT").filter(|p| !p.is_empty()).map(PathBuf::from);
+    let report = copy_env::var("ZE_SIM_REPORT").map(|(_, p)| p).filter(|p| !p.is_empty()).map(PathBuf::from);
     let id = insert_locked(&mut reg, config, report);
     reg.global = Some(id);
     drop(reg);

@@ -44,6 +44,11 @@ impl Instance {
         Ok(())
     }
 
+    /// `driver_uuid_tag`, or the copy's default when it is 0.
+    fn uuid_tag(&self) -> u32 {
+        if self.config.driver_uuid_tag != 0 { self.config.driver_uuid_tag } else { crate::copy_env::default_uuid_tag() }
+    }
+
     fn ready(&self) -> R<()> {
         if self.initialized { Ok(()) } else { Err(ZE_RESULT_ERROR_UNINITIALIZED) }
     }
@@ -55,7 +60,7 @@ impl Instance {
         }
         let mut id = [0u8; 16];
         id[..8].copy_from_slice(&0x7a65_2d73_696d_0001u64.to_le_bytes());
-        id[8..].copy_from_slice(&self.config.seed.to_le_bytes());
+        id[8..].copy_from_slice(&(self.config.seed ^ ((self.uuid_tag() as u64) << 32)).to_le_bytes());
         p.uuid = ze_driver_uuid_t { id };
         p.driverVersion = self.config.driver_version;
         Ok(())
@@ -99,10 +104,10 @@ impl Instance {
         p.numSlices = 1;
         // ns per tick for the 1.0 query; ticks per second for the 1.2 one.
         p.timerResolution = if p.stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 { 1_000_000_000 } else { 1 };
-        p.timestampValidBits = 64;
+        p.timestampValidBits = self.shared.timestamp_bits();
         p.kernelTimestampValidBits = 64;
         let mut uuid = [0u8; 16];
-        uuid[..8].copy_from_slice(&self.config.seed.to_le_bytes());
+        uuid[..8].copy_from_slice(&(self.config.seed ^ ((self.uuid_tag() as u64) << 32)).to_le_bytes());
         uuid[8..12].copy_from_slice(&dev.cfg.device_id.to_le_bytes());
         uuid[12..].copy_from_slice(&(d as u32).to_le_bytes());
         p.uuid = ze_device_uuid_t { id: uuid };
@@ -137,7 +142,7 @@ impl Instance {
             .values()
             .filter(|a| a.ctx == ctx)
             .filter_map(|a| match a.kind {
-                AllocKind::Import { group } => Some(group),
+                AllocKind::Import { group, .. } => Some(group),
                 AllocKind::Host { .. } => None,
             })
             .collect();
@@ -175,6 +180,7 @@ impl Instance {
         }
         self.contexts.retain(|&c| c != ctx);
         ch.removed.push(ctx);
+        self.teardown_step();
         Ok(())
     }
 }

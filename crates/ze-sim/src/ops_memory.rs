@@ -2,9 +2,11 @@
 //! copy that readers use when exported memory cannot be mapped.
 
 use std::os::fd::RawFd;
+use std::sync::Arc;
 
 use level_zero_sys::*;
 
+use crate::config::{FreeFault, ImportFd};
 use crate::export::{file_id, unmap_import};
 use crate::instance::{Alloc, AllocKind, CmdList, Instance};
 use crate::ops_driver::R;
@@ -78,17 +80,19 @@ impl Instance {
         self.touch_exporter(g, "import");
         self.check_fds(g, "at import");
         let buf = self.groups[g].buffer.clone().expect("found by its buffer");
-        let owned_fd = buf.reported_fds().any(|f| f == fd);
-        if self.config.quirks.import_closes_fd {
-            if owned_fd {
-                self.violation(
-                    "implementation_fd_closed_by_import",
-                    ctx,
-                    format!(
-                        "zeMemAllocDevice was given the implementation's own fd {fd}, and this driver closes the fd it imports: import from a dup"
-                    ),
-                );
-            }
+        let owned_fd = buf.is_reported_fd(fd);
+        let quirk = self.config.quirks.import_fd;
+        if quirk != ImportFd::Kept && owned_fd {
+            let when = if quirk == ImportFd::ClosedByImport { "the import" } else { "its zeMemFree" };
+            self.violation(
+                "implementation_fd_closed_by_import",
+                ctx,
+                format!(
+                    "zeMemAllocDevice was given the implementation's own fd {fd}, and this driver closes the fd it imports at {when}: import from a dup"
+                ),
+            );
+        }
+        if quirk == ImportFd::ClosedByImport {
             // SAFETY: this driver's documented quirk: it takes ownership of the imported fd.
             unsafe { libc::close(fd) };
         }
@@ -99,7 +103,8 @@ impl Instance {
             return Err(ZE_RESULT_ERROR_INVALID_SIZE);
         }
         let ptr = buf.map_for_import().map_err(|_| ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)? as usize;
-        self.allocs.insert(ptr, Alloc { ctx, size: buf.size, kind: AllocKind::Import { group: g } });
+        let taken_fd = (quirk == ImportFd::ClosedAtFree).then(|| (fd, crate::fdcheck::private_dup(fd)));
+        self.allocs.insert(ptr, Alloc { ctx, size: buf.size, kind: AllocKind::Import { group: g, buf, taken_fd } });
         Ok(ptr)
     }
 
@@ -132,17 +137,60 @@ impl Instance {
             Some(a) if a.ctx == ctx => {}
             _ => return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT),
         }
-        if let Some(Alloc { kind: AllocKind::Import { group }, .. }) = self.allocs.get(&ptr) {
+        if let Some(Alloc { kind: AllocKind::Import { group, .. }, .. }) = self.allocs.get(&ptr) {
             let g = *group;
             self.touch_exporter(g, "free of an import");
+            let fail = match self.config.faults.mem_free_fails {
+                Some(FreeFault::Always) => true,
+                Some(FreeFault::Once) => !std::mem::replace(&mut self.free_fault_fired, true),
+                None => false,
+            };
+            if fail {
+                eprintln!("ze-sim: injected fault: zeMemFree of an import fails; the import stays alive");
+                self.teardown_step();
+                return Err(ZE_RESULT_ERROR_UNKNOWN);
+            }
         }
         let a = self.allocs.remove(&ptr).expect("checked above");
         match a.kind {
-            AllocKind::Import { .. } => unmap_import(ptr as *mut u8, a.size),
+            AllocKind::Import { group, taken_fd, .. } => {
+                unmap_import(ptr as *mut u8, a.size);
+                if let Some((fd, private)) = taken_fd {
+                    self.close_taken_fd(ctx, fd, private);
+                }
+                if self.groups[group].active_in.is_none() && self.live_imports_of(group) == 0 {
+                    self.groups[group].owner = None;
+                }
+            }
             // SAFETY: allocated by alloc_plain with this layout; removed from the table, so freed once.
             AllocKind::Host { layout } => unsafe { std::alloc::dealloc(ptr as *mut u8, layout) },
         }
+        self.teardown_step();
         Ok(())
+    }
+
+    /// Quirk `import_fd: ClosedAtFree`: closes the fd an import was given, if it is still the
+    /// same open file description (else the application closed or replaced it before the free,
+    /// which this driver records instead of closing whatever the number names now).
+    fn close_taken_fd(&mut self, ctx: usize, fd: RawFd, private: RawFd) {
+        if private >= 0
+            && crate::fdcheck::kcmp_same_file(fd, private).unwrap_or_else(|| file_id(fd) == file_id(private))
+        {
+            // SAFETY: this driver's documented quirk: it owns the imported fd until the free.
+            unsafe { libc::close(fd) };
+        } else {
+            self.violation(
+                "import_fd_closed_before_free",
+                ctx,
+                format!(
+                    "the fd {fd} given to an import was closed or replaced before zeMemFree, and this driver closes it at the free"
+                ),
+            );
+        }
+        if private >= 0 {
+            // SAFETY: the private dup is ours.
+            unsafe { libc::close(private) };
+        }
     }
 
     pub fn cmdlist_create(&mut self, ctx: usize, desc: &ze_command_queue_desc_t, ch: &mut HandleChanges) -> R<usize> {
@@ -162,6 +210,7 @@ impl Instance {
     pub fn cmdlist_destroy(&mut self, cl: usize, ch: &mut HandleChanges) -> R<()> {
         self.cmdlists.remove(&cl).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         ch.removed.push(cl);
+        self.teardown_step();
         Ok(())
     }
 
@@ -177,9 +226,9 @@ impl Instance {
         if self.shared.is_lost() {
             return Err(ZE_RESULT_ERROR_DEVICE_LOST);
         }
-        let src_group = match self.containing(src, len) {
-            Some((_, a)) if a.ctx == ctx => match a.kind {
-                AllocKind::Import { group } => Some(group),
+        let src_import = match self.containing(src, len) {
+            Some((start, a)) if a.ctx == ctx => match &a.kind {
+                AllocKind::Import { group, buf, .. } => Some((*group, Arc::clone(buf), src - start)),
                 AllocKind::Host { .. } => None,
             },
             _ => return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT),
@@ -188,13 +237,20 @@ impl Instance {
             Some((_, a)) if a.ctx == ctx && matches!(a.kind, AllocKind::Host { .. }) => {}
             _ => return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT),
         }
-        if let Some(g) = src_group {
-            self.touch_exporter(g, "copy from an import");
+        match src_import {
+            Some((g, buf, offset)) => {
+                self.touch_exporter(g, "copy from an import");
+                // SAFETY: the destination range was just checked to lie inside a live host
+                // allocation of this driver.
+                if !unsafe { buf.copy_out(offset, dst as *mut u8, len) } {
+                    eprintln!("ze-sim: copy from an import past the end of its (shrunk) exported file refused");
+                    return Err(ZE_RESULT_ERROR_UNKNOWN);
+                }
+            }
+            // SAFETY: both ranges were just checked to lie inside live host allocations of this
+            // driver; `copy` handles overlap within one allocation.
+            None => unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) },
         }
-        // SAFETY: both ranges were just checked to lie inside live allocations of this driver;
-        // the destination is writable host memory; they cannot overlap (different allocations,
-        // or the same host allocation, for which copy handles overlap).
-        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
         Ok(())
     }
 }

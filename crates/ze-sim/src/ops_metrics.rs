@@ -1,5 +1,13 @@
 //! Metric groups and metrics: properties (with the export-memory `pNext` chain), activation,
 //! runtime enable/disable, and user-created groups.
+//!
+//! Exporter life: a group's exported memory is created by the first export query or activation
+//! (an unclosed user group exports nothing yet) and torn down — its fds closed by the driver —
+//! when the group is destroyed (user groups), when metrics are disabled at run time on its
+//! device, or when the driver goes away. Deactivation only stops the snapshots, unless the quirk
+//! `export_only_while_active` makes it a teardown too (and makes inactive groups export
+//! nothing). Deactivation, destroy and disable are refused while an import of the memory is
+//! alive, and recorded as a violation if the application still maps it.
 
 use std::sync::Arc;
 
@@ -51,12 +59,27 @@ impl Instance {
             .collect()
     }
 
-    /// fd and size an export query reports for `g`, after faults; marks the exporter as touched.
+    /// fd and size an export query reports for `g`, after faults; an active exporter is marked
+    /// as touched by the calling thread.
     fn export_fields(&mut self, g: usize, which: WhichFd) -> (i32, usize) {
-        let Some(buf) = self.groups[g].buffer.clone() else {
+        let grp = &self.groups[g];
+        let can_export = grp.active_in.is_some()
+            || (!self.config.quirks.export_only_while_active
+                && grp.closed
+                && !grp.destroyed
+                && !grp.metrics.is_empty());
+        if grp.buffer.is_none() && can_export {
+            match self.make_buffer(g) {
+                Ok(buf) => self.groups[g].buffer = Some(buf),
+                Err(e) => eprintln!("ze-sim: cannot create exported memory: {e}"),
+            }
+        }
+        let Some(buf) = self.groups[g].buffer.clone().filter(|_| can_export) else {
             return (-1, 0);
         };
-        self.touch_exporter(g, "export query");
+        if self.groups[g].active_in.is_some() {
+            self.touch_exporter(g, "export query");
+        }
         self.check_fds(g, "at an export query");
         let f = &self.config.faults;
         let fd = match which {
@@ -64,12 +87,18 @@ impl Instance {
             WhichFd::Second => buf.second_fd.unwrap_or(buf.fd),
         };
         let fd = if f.export_fd_minus_one { -1 } else { fd };
+        let full = if self.config.quirks.per_metric_sizes_differ && which == WhichFd::Primary && buf.second_fd.is_some()
+        {
+            buf.used
+        } else {
+            buf.size
+        };
         let size = if f.export_size_zero {
             0
         } else if f.export_size_oversized {
             buf.size * 16
         } else {
-            buf.size
+            full
         };
         (fd, size)
     }
@@ -227,21 +256,34 @@ impl Instance {
         }
         for &g in &dropped {
             self.check_fds(g, "at deactivation");
-            self.retire_buffer(g);
+            self.check_mappings(g, "deactivation");
+            if self.config.quirks.export_only_while_active {
+                self.retire_buffer(g);
+            } else if let Some(buf) = &self.groups[g].buffer {
+                self.shared.deactivate(buf);
+            }
+            self.groups[g].owner = None;
+            self.groups[g].active_in = None;
         }
         for &g in wanted {
             if self.groups[g].active_in.is_some() {
                 continue;
             }
             if self.groups[g].export != Export::None {
-                let buf = self.make_buffer(g).map_err(|e| {
-                    eprintln!("ze-sim: cannot create exported memory: {e}");
-                    ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
-                })?;
-                self.shared.activate(Arc::clone(&buf));
-                self.groups[g].buffer = Some(buf);
+                if self.groups[g].buffer.is_none() {
+                    let buf = self.make_buffer(g).map_err(|e| {
+                        eprintln!("ze-sim: cannot create exported memory: {e}");
+                        ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
+                    })?;
+                    self.groups[g].buffer = Some(buf);
+                }
+                let buf = Arc::clone(self.groups[g].buffer.as_ref().expect("just made"));
+                self.shared.activate(buf);
             }
             self.groups[g].active_in = Some(ctx);
+        }
+        if !dropped.is_empty() {
+            self.teardown_step();
         }
         Ok(())
     }
@@ -257,10 +299,12 @@ impl Instance {
             g as u64 + 1,
             grp.export == Export::PerMetric && grp.metrics.len() > 1,
             self.config.quirks.unmappable_export,
+            self.config.quirks.unsealed_export,
         )?))
     }
 
-    /// Tears down a group's exporter: the implementation closes the fds it reported.
+    /// Tears down a group's exporter: the implementation closes the fds it reported. Callers
+    /// have checked that no import of it is alive.
     fn retire_buffer(&mut self, g: usize) {
         if let Some(buf) = self.groups[g].buffer.take() {
             self.shared.deactivate(&buf);
@@ -315,9 +359,17 @@ impl Instance {
             );
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
+        for &g in &groups {
+            if self.groups[g].buffer.is_some() {
+                self.check_fds(g, "at zetDeviceDisableMetricsExp");
+                self.check_mappings(g, "zetDeviceDisableMetricsExp");
+                self.retire_buffer(g);
+            }
+        }
         for m in family {
             self.devices[m].runtime_enabled = false;
         }
+        self.teardown_step();
         Ok(())
     }
 
@@ -360,7 +412,7 @@ impl Instance {
         if !self.groups[g].user_created {
             return Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
         }
-        if self.groups[g].active_in.is_some() {
+        if self.groups[g].active_in.is_some() || self.live_imports_of(g) > 0 {
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
         let Some((src, i)) = self.find_metric(metric) else {
@@ -377,6 +429,9 @@ impl Instance {
             )));
         }
         let m = self.groups[src].metrics[i].clone();
+        // The layout changes: an exporter made for the old set of metrics is torn down.
+        self.check_mappings(g, "zetMetricGroupAddMetricExp");
+        self.retire_buffer(g);
         let grp = &mut self.groups[g];
         if !grp.metrics.iter().any(|x| x.handle == m.handle) {
             grp.domain = src_domain;
@@ -415,8 +470,12 @@ impl Instance {
             self.violation("teardown_order", h, format!("user metric group {name} destroyed while activated"));
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
+        self.check_fds(g, "at zetMetricGroupDestroyExp");
+        self.check_mappings(g, "zetMetricGroupDestroyExp");
+        self.retire_buffer(g);
         self.groups[g].destroyed = true;
         ch.removed.push(h);
+        self.teardown_step();
         Ok(())
     }
 }

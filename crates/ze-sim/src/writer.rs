@@ -1,12 +1,14 @@
 //! The simulation thread: while any exporter is active it writes a fresh snapshot into every
-//! active buffer each `update_period_us`, on absolute deadlines (no drift). It also brings the
-//! device down after `device_lost_after_samples` snapshots.
+//! active buffer each `update_period_us`, on absolute deadlines (no drift). It also injects the
+//! faults counted in snapshots: the device goes down after `device_lost_after_samples`, its clock
+//! restarts near 0 after `timestamp_reset_after_samples`, and exported files shrink after
+//! `shrink_export_after_samples`. The device clock keeps only `timestamp_valid_bits` bits.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::config::SimConfig;
+use crate::config::{Faults, Quirks, SimConfig};
 use crate::export::ExportBuffer;
 
 pub struct Shared {
@@ -17,11 +19,18 @@ pub struct Shared {
     running: AtomicBool,
     /// Snapshots before the injected device loss (u64::MAX: never).
     lost_after: AtomicU64,
+    /// Snapshots before the device clock restarts (u64::MAX: never; it happens once).
+    reset_after: AtomicU64,
+    /// Snapshots before exported files shrink (u64::MAX: never), and to what size.
+    shrink_after: AtomicU64,
+    shrink_to: AtomicU64,
+    /// Valid bits of the device clock (64: all).
+    ts_bits: AtomicU32,
     seed: u64,
     period: Duration,
     start: Instant,
-    /// Device clock = CLOCK_MONOTONIC + this.
-    ts_offset: u64,
+    /// Device clock = CLOCK_MONOTONIC + this (wrapping), then masked to `ts_bits`.
+    ts_offset: AtomicU64,
 }
 
 /// CLOCK_MONOTONIC in ns.
@@ -40,16 +49,45 @@ impl Shared {
             lost: AtomicBool::new(false),
             snapshots: AtomicU64::new(0),
             running: AtomicBool::new(false),
-            lost_after: AtomicU64::new(config.faults.device_lost_after_samples.unwrap_or(u64::MAX)),
+            lost_after: AtomicU64::new(u64::MAX),
+            reset_after: AtomicU64::new(u64::MAX),
+            shrink_after: AtomicU64::new(u64::MAX),
+            shrink_to: AtomicU64::new(0),
+            ts_bits: AtomicU32::new(64),
             seed: config.seed,
             period: Duration::from_micros(config.update_period_us),
             start: Instant::now(),
-            ts_offset: 1_000_000_000_000 + (config.seed % 1000) * 1_000_000,
+            ts_offset: AtomicU64::new(1_000_000_000_000 + (config.seed % 1000) * 1_000_000),
         })
+        .with_faults(&config.faults, &config.quirks)
     }
 
+    fn with_faults(self: Arc<Self>, faults: &Faults, quirks: &Quirks) -> Arc<Self> {
+        self.apply(faults, quirks);
+        self
+    }
+
+    /// Takes over the snapshot-counted faults and the clock quirk (at creation and on
+    /// `Sim::configure`).
+    pub fn apply(&self, faults: &Faults, quirks: &Quirks) {
+        self.set_lost_after(faults.device_lost_after_samples);
+        self.reset_after.store(faults.timestamp_reset_after_samples.unwrap_or(u64::MAX), Ordering::Release);
+        self.shrink_after.store(faults.shrink_export_after_samples.unwrap_or(u64::MAX), Ordering::Release);
+        self.shrink_to.store(faults.shrink_export_to, Ordering::Release);
+        self.ts_bits.store(quirks.timestamp_valid_bits.unwrap_or(64).clamp(1, 64), Ordering::Release);
+    }
+
+    /// The device clock in ns, as written into buffers: it may wrap (valid bits) or have jumped
+    /// back (reset fault).
     pub fn device_now_ns(&self) -> u64 {
-        monotonic_ns().wrapping_add(self.ts_offset)
+        let t = monotonic_ns().wrapping_add(self.ts_offset.load(Ordering::Acquire));
+        let bits = self.ts_bits.load(Ordering::Acquire);
+        if bits >= 64 { t } else { t & ((1u64 << bits) - 1) }
+    }
+
+    /// Valid bits of the device clock.
+    pub fn timestamp_bits(&self) -> u32 {
+        self.ts_bits.load(Ordering::Acquire)
     }
 
     pub fn is_lost(&self) -> bool {
@@ -116,6 +154,18 @@ impl Shared {
                 }
                 eprintln!("ze-sim: injected fault: device lost after {} snapshots", n - 1);
                 continue;
+            }
+            if n == self.reset_after.load(Ordering::Acquire) {
+                // The clock restarts at ~1 µs from now on.
+                self.ts_offset.store(1000u64.wrapping_sub(monotonic_ns()), Ordering::Release);
+                self.reset_after.store(u64::MAX, Ordering::Release);
+                eprintln!("ze-sim: injected fault: device clock reset after {n} snapshots");
+            }
+            if n >= self.shrink_after.load(Ordering::Acquire) {
+                let to = self.shrink_to.load(Ordering::Acquire) as usize;
+                for b in &active {
+                    b.shrink(to);
+                }
             }
             let t = self.start.elapsed().as_secs_f64();
             let ts = self.device_now_ns();

@@ -3,44 +3,11 @@
 
 mod common;
 
+use common::fixture::fixture;
 use common::*;
 use level_zero_sys::*;
-use ze_sim::config::{MetricsEnable, SimConfig};
+use ze_sim::config::{ImportFd, MetricsEnable, SimConfig};
 use ze_sim::{Sim, export};
-
-struct Fixture {
-    sim: Sim,
-    raw: Raw,
-    drv: ze_driver_handle_t,
-}
-
-fn fixture(tweak: impl FnOnce(&mut SimConfig)) -> Fixture {
-    let mut cfg = SimConfig { metrics: MetricsEnable::Always, update_period_us: 200, ..Default::default() };
-    tweak(&mut cfg);
-    let sim = Sim::new(cfg);
-    assert_eq!(sim.init(), ZE_RESULT_SUCCESS);
-    let drv = sim.drivers().unwrap()[0];
-    Fixture { raw: Raw { api: sim.api() }, sim, drv }
-}
-
-impl Fixture {
-    fn gpu(&self) -> ze_device_handle_t {
-        self.raw.devices(self.drv).unwrap()[0]
-    }
-    /// Context + activated ComputeBasic on the GPU, and its export.
-    fn running(&self) -> (ze_context_handle_t, ze_device_handle_t, zet_metric_group_handle_t, Export) {
-        let d = self.gpu();
-        let g = self.raw.group_by_name(d, "ComputeBasic").unwrap();
-        let c = self.raw.context(self.drv).unwrap();
-        self.raw.activate(c, d, &[g]).unwrap();
-        let e = self.raw.group(g).unwrap().export;
-        (c, d, g, e)
-    }
-    fn clean_teardown(&self, c: ze_context_handle_t, d: ze_device_handle_t) {
-        self.raw.activate(c, d, &[]).unwrap();
-        self.raw.destroy_context(c).unwrap();
-    }
-}
 
 #[test]
 fn models_a_gpu_with_a_sub_device_and_an_npu() {
@@ -65,14 +32,16 @@ fn models_a_gpu_with_a_sub_device_and_an_npu() {
 }
 
 #[test]
-fn exports_memory_only_while_activated_and_through_any_chain_position() {
+fn exports_memory_before_activation_and_keeps_the_fd_across_deactivation() {
     let f = fixture(|_| {});
     let d = f.gpu();
     let g = f.raw.group_by_name(d, "ComputeBasic").unwrap();
-    assert_eq!(f.raw.group(g).unwrap().export.fd, -1, "no exported memory before activation");
+    let before = f.raw.group(g).unwrap().export;
+    assert!(before.fd >= 0, "the spec's sample queries before activation: fd {}", before.fd);
+    assert_eq!(read_mapped_u64(before.fd, before.size, 0) as u32, export::MAGIC, "the header is there at once");
     let (c, d, g2, e) = f.running();
     assert_eq!(g, g2);
-    assert!(e.fd >= 0);
+    assert_eq!(e.fd, before.fd, "activation keeps the exporter and its fd");
     assert!(
         e.size >= export::OFFSET_COUNTERS + 5 * 8 && e.size % 4096 == 0,
         "page-aligned, covers 5 counters: {}",
@@ -82,8 +51,39 @@ fn exports_memory_only_while_activated_and_through_any_chain_position() {
     assert_eq!(again.fd, e.fd, "repeated queries report the same fd");
     let id = export::file_id(e.fd).unwrap();
     f.clean_teardown(c, d);
+    assert_eq!(export::file_id(e.fd), Some(id), "deactivation is no teardown of the exporter: the fd stays");
+    assert_eq!(f.raw.group(g).unwrap().export.fd, e.fd);
+    assert!(f.sim.report().is_clean(), "{:?}", f.sim.report());
+}
+
+#[test]
+fn runtime_disable_tears_the_exporter_down_and_closes_its_fd() {
+    let f = fixture(|c| c.metrics = MetricsEnable::RuntimeOnly);
+    let d = f.gpu();
+    f.raw.device_exp(f.drv, zetDeviceEnableMetricsExp_NAME, d).unwrap();
+    let (c, d, _, e) = f.running();
+    let id = export::file_id(e.fd).unwrap();
+    f.clean_teardown(c, d);
+    assert_eq!(export::file_id(e.fd), Some(id));
+    f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d).unwrap();
     // (The number may be reused by a test running in parallel; the file must be gone.)
+    assert_ne!(export::file_id(e.fd), Some(id), "the implementation closed its fd at disable");
+    assert!(f.sim.report().is_clean(), "{:?}", f.sim.report());
+}
+
+#[test]
+fn quirk_export_only_while_active_answers_fd_minus_one_and_closes_at_deactivation() {
+    let f = fixture(|c| c.quirks.export_only_while_active = true);
+    let d = f.gpu();
+    let g = f.raw.group_by_name(d, "ComputeBasic").unwrap();
+    let before = f.raw.group(g).unwrap().export;
+    assert_eq!((before.fd, before.size), (-1, 0), "no exported memory before activation");
+    let (c, d, _, e) = f.running();
+    assert!(e.fd >= 0);
+    let id = export::file_id(e.fd).unwrap();
+    f.clean_teardown(c, d);
     assert_ne!(export::file_id(e.fd), Some(id), "the implementation closed its fd at deactivation");
+    assert_eq!(f.raw.group(g).unwrap().export.fd, -1);
     assert!(f.sim.report().is_clean(), "{:?}", f.sim.report());
 }
 
@@ -371,7 +371,7 @@ fn quirk_invalid_argument_when_no_struct_in_the_chain_is_recognised() {
 
 #[test]
 fn quirk_import_closes_the_fd_it_is_given() {
-    let f = fixture(|c| c.quirks.import_closes_fd = true);
+    let f = fixture(|c| c.quirks.import_fd = ImportFd::ClosedByImport);
     let (c, d, g, e) = f.running();
     let dup = dup(e.fd);
     let p = f.raw.import(c, d, dup, e.size).unwrap();

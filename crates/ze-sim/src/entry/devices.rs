@@ -13,7 +13,12 @@ use crate::registry::Obj;
 // ---- driver ---------------------------------------------------------------------------------
 
 pub unsafe extern "C" fn sim_zeInit(_flags: ze_init_flags_t) -> ze_result_t {
-    guard("zeInit", || crate::with_global(|inst| inst.init()))
+    guard("zeInit", || {
+        crate::with_global(|inst| {
+            super::check_not_empty(inst)?;
+            inst.init()
+        })
+    })
 }
 
 pub unsafe extern "C" fn sim_zeDriverGet(count: *mut u32, drivers: *mut ze_driver_handle_t) -> ze_result_t {
@@ -21,6 +26,7 @@ pub unsafe extern "C" fn sim_zeDriverGet(count: *mut u32, drivers: *mut ze_drive
         // SAFETY: API contract for out-parameters.
         let count = unsafe { out(count) }?;
         crate::with_global(|inst| {
+            super::check_not_empty(inst)?;
             if !inst.initialized {
                 return Err(ZE_RESULT_ERROR_UNINITIALIZED);
             }
@@ -97,9 +103,11 @@ pub unsafe extern "C" fn sim_zeDriverGetExtensionFunctionAddress(
         }
         // SAFETY: the API requires a NUL-terminated name.
         let name = unsafe { CStr::from_ptr(name) };
-        with(h, |_, obj, _| {
+        with(h, |inst, obj, _| {
             expect_obj!(obj, Obj::Driver => ());
-            *f = extension_function(name).ok_or(ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+            *f = extension_function(name)
+                .filter(|_| !inst.config.is_empty_entry(&name.to_string_lossy()))
+                .ok_or(ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
             Ok(())
         })
     })

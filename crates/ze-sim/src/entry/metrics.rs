@@ -94,6 +94,7 @@ pub unsafe extern "C" fn sim_zetContextActivateMetricGroups(
         }
         let d = reg.with(device as usize, |inst, obj, _| Ok((inst.id, expect_obj!(obj, Obj::Device(d) => d))))?;
         reg.with(h as usize, |inst, obj, _| {
+            super::check_not_empty(inst)?;
             expect_obj!(obj, Obj::Context => ());
             if d.0 != inst.id || ids.iter().any(|(i, _)| *i != inst.id) {
                 return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);

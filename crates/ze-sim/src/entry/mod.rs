@@ -3,9 +3,14 @@
 //! No panic crosses the boundary: every body runs under `catch_unwind` and a panic becomes
 //! ZE_RESULT_ERROR_UNKNOWN.
 //!
+//! An entry point named in the owning instance's `empty_entry_points` answers
+//! ZE_RESULT_ERROR_UNSUPPORTED_FEATURE before doing anything (the name of the running entry point
+//! is kept in a thread-local set by `guard`).
+//!
 //! They are not `#[no_mangle]`: a driver exports only its `*ProcAddrTable` getters (see `ddi`),
 //! and these names must not collide with the loader's own `zeInit`, `zeDriverGet`, ...
 
+use std::cell::Cell;
 use std::panic::AssertUnwindSafe;
 
 use level_zero_sys::*;
@@ -14,8 +19,22 @@ use crate::instance::Instance;
 use crate::ops_driver::R;
 use crate::registry::{self, HandleChanges, Obj};
 
-fn guard(name: &str, f: impl FnOnce() -> R<()>) -> ze_result_t {
-    match std::panic::catch_unwind(AssertUnwindSafe(f)) {
+thread_local! {
+    /// The entry point running on this thread (set by `guard`).
+    static CURRENT: Cell<&'static str> = const { Cell::new("") };
+}
+
+/// Err(UNSUPPORTED_FEATURE) if the running entry point is one `inst` leaves empty.
+pub(crate) fn check_not_empty(inst: &Instance) -> R<()> {
+    let name = CURRENT.with(|c| c.get());
+    if inst.config.is_empty_entry(name) { Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE) } else { Ok(()) }
+}
+
+fn guard(name: &'static str, f: impl FnOnce() -> R<()>) -> ze_result_t {
+    let previous = CURRENT.with(|c| c.replace(name));
+    let r = std::panic::catch_unwind(AssertUnwindSafe(f));
+    CURRENT.with(|c| c.set(previous));
+    match r {
         Ok(Ok(())) => ZE_RESULT_SUCCESS,
         Ok(Err(r)) => r,
         Err(_) => {
@@ -29,7 +48,10 @@ fn with<T>(h: *mut T, f: impl FnOnce(&mut Instance, Obj, &mut HandleChanges) -> 
     if h.is_null() {
         return Err(ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
     }
-    registry::lock().with(h as usize, f)
+    registry::lock().with(h as usize, |inst, obj, ch| {
+        check_not_empty(inst)?;
+        f(inst, obj, ch)
+    })
 }
 
 /// `&mut *p` for an out-parameter, or INVALID_NULL_POINTER.
@@ -60,12 +82,44 @@ macro_rules! expect_obj {
 // Declared after the helpers above so the macro is in scope in both.
 mod devices;
 mod metrics;
+pub mod names;
 
 pub use devices::*;
 pub use metrics::*;
 
-/// The `Api` made of these functions: what zescope calls when it runs on the built-in device.
+/// The `Api` of the process-wide instance (created from the environment on first use): what
+/// zescope calls when it runs on the built-in device. Its `Option` fields are `None` for the
+/// entry points that instance leaves empty.
 pub fn api() -> Api {
+    let mut a = full_api();
+    if let Ok(id) = crate::global_id() {
+        let reg = registry::lock();
+        if let Some(inst) = reg.instances.get(&id) {
+            without_empty(&mut a, &inst.config);
+        }
+    }
+    a
+}
+
+/// Sets to `None` the `Option` fields of `a` that `config` leaves empty.
+pub fn without_empty(a: &mut Api, config: &crate::SimConfig) {
+    macro_rules! drop_empty {
+        ($($f:ident),*) => {
+            $( if config.is_empty_entry(stringify!($f)) { a.$f = None; } )*
+        };
+    }
+    drop_empty!(
+        zetMetricGroupCreateExp,
+        zetMetricGroupAddMetricExp,
+        zetMetricGroupCloseExp,
+        zetMetricGroupDestroyExp,
+        zetDeviceEnableMetricsExp,
+        zetDeviceDisableMetricsExp
+    );
+}
+
+/// Every entry point, whatever any configuration leaves empty.
+pub fn full_api() -> Api {
     Api {
         zeInit: sim_zeInit,
         zeDriverGet: sim_zeDriverGet,

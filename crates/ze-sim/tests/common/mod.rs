@@ -6,6 +6,8 @@ use std::ffi::{CStr, c_void};
 
 use level_zero_sys::*;
 
+pub mod fixture;
+
 pub type R<T> = Result<T, ze_result_t>;
 
 pub fn ok(r: ze_result_t) -> R<()> {

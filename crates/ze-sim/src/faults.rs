@@ -1,0 +1,106 @@
+//! Faults and real-driver quirks to inject (re-exported from [`crate::config`]). Every field
+//! defaults to "off", so a RON config names only what it wants, e.g.
+//! `(faults: (mem_free_fails: Some(Once)), quirks: (import_fd: ClosedAtFree))`.
+
+use serde::{Deserialize, Serialize};
+
+/// Faults to inject. Each one makes the named call fail (or lie) the way a broken or
+/// restricted driver would.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Faults {
+    /// `zeInit` fails with ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE.
+    pub init_fails: bool,
+    /// The driver reports no devices.
+    pub no_devices: bool,
+    /// `zetMetricGroupGetProperties` fails with ZE_RESULT_ERROR_UNKNOWN.
+    pub group_properties_fail: bool,
+    /// Export queries report `fd = -1`.
+    pub export_fd_minus_one: bool,
+    /// Export queries report `size = 0`.
+    pub export_size_zero: bool,
+    /// Export queries report a `size` larger than the memory behind the fd.
+    pub export_size_oversized: bool,
+    /// `zeMemAllocDevice` with an import descriptor fails.
+    pub import_fails: bool,
+    /// After this many snapshots the device is lost: calls return ZE_RESULT_ERROR_DEVICE_LOST
+    /// and the buffers stop moving.
+    pub device_lost_after_samples: Option<u64>,
+    /// `zetDeviceDisableMetricsExp` fails with ZE_RESULT_ERROR_UNKNOWN.
+    pub disable_refused: bool,
+    /// `zeMemFree` of an IMPORT fails with ZE_RESULT_ERROR_UNKNOWN and the import stays alive
+    /// (so tearing its exporter down afterwards is still refused and recorded). Frees of host
+    /// allocations are not affected.
+    pub mem_free_fails: Option<FreeFault>,
+    /// After this many snapshots the device clock restarts near 0 (a jump backwards) and keeps
+    /// counting from there; it happens once.
+    pub timestamp_reset_after_samples: Option<u64>,
+    /// With `quirks.unsealed_export`: after this many snapshots the driver truncates every
+    /// active exported file to `shrink_export_to` bytes while the application may have it mapped.
+    /// The driver's own writer then writes only what still fits (it never faults itself); a copy
+    /// from an import past the new end fails with ZE_RESULT_ERROR_UNKNOWN. Without
+    /// `unsealed_export` the config is refused (a sealed memfd cannot shrink).
+    pub shrink_export_after_samples: Option<u64>,
+    /// The size `shrink_export_after_samples` truncates to: a multiple of 4096 (default 0).
+    pub shrink_export_to: u64,
+}
+
+/// Which frees of imports fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FreeFault {
+    /// Only the first free of an import (in this driver instance) fails; later ones succeed.
+    Once,
+    /// Every free of an import fails.
+    Always,
+}
+
+/// Who owns the fd the application passes to an import (`ze_external_memory_import_fd_t.fd`).
+/// Real drivers differ; the application cannot ask which one it runs on, so it must import a
+/// dup it keeps until after `zeMemFree` and close afterwards only if still open and still the
+/// same file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ImportFd {
+    /// The driver never closes the fd it was given (the application closes its dup).
+    #[default]
+    Kept,
+    /// `zeMemAllocDevice` closes the fd it imports (compute-runtime since 2026-03).
+    ClosedByImport,
+    /// `zeMemFree` of that import closes the fd it was imported from.
+    ClosedAtFree,
+}
+
+/// Behaviours of real drivers that are legal but awkward.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Quirks {
+    /// GetProperties overwrites the caller's `pNext` (as Intel's NPU driver does).
+    pub overwrite_pnext: bool,
+    /// GetProperties answers ZE_RESULT_ERROR_INVALID_ARGUMENT when it recognises no struct in a
+    /// non-empty `pNext` chain (as compute-runtime does).
+    pub invalid_argument_on_unknown_chain: bool,
+    /// Who closes the fd passed to an import (default: nobody but the application).
+    pub import_fd: ImportFd,
+    /// The driver predates metric export memory: it knows neither the group-type nor the export
+    /// struct and skips them in chains (with `invalid_argument_on_unknown_chain`, it rejects them).
+    pub no_export_extension: bool,
+    /// The exported fd cannot be mapped by the application (readers must copy through the
+    /// device instead).
+    pub unmappable_export: bool,
+    /// The old behaviour: export memory exists only while its group is activated. An export
+    /// query on an inactive group succeeds but reports `fd = -1, size = 0` (the properties are
+    /// still answered, as a driver that allocates the buffer at activation would), and
+    /// deactivation tears the exporter down (closes its fds). By default an export query answers
+    /// the fd whether or not the group is active, as the spec's sample code assumes.
+    pub export_only_while_active: bool,
+    /// The device timestamp written into exported buffers (and returned by
+    /// `zeDeviceGetGlobalTimestamps`, and reported as `timestampValidBits`) keeps only its low N
+    /// bits (16..=64): with 24 bits of ns the clock wraps every 16.8 ms.
+    pub timestamp_valid_bits: Option<u32>,
+    /// The exported memfd is not sealed against shrinking or growing, and the file is one page
+    /// longer than the `size` reported (still page-aligned).
+    pub unsealed_export: bool,
+    /// With per-metric export, the metrics sharing one file report different `size` values:
+    /// the last reports the full (page-aligned) size, the others only the bytes the header and
+    /// counters use.
+    pub per_metric_sizes_differ: bool,
+}
