@@ -7,22 +7,7 @@ mod support;
 use std::time::Duration;
 
 use support::*;
-use zescope::sampler::{Command, ErrorKind, Event, SampleBatch, StopReason};
-
-const T: Duration = Duration::from_secs(10);
-
-fn collect_samples(h: &zescope::sampler::SamplerHandle, want: usize) -> Vec<SampleBatch> {
-    let mut got = Vec::new();
-    let mut n = 0;
-    wait_for(h, T, |e| {
-        if let Event::Samples(b) = e {
-            n += b.timestamps.len();
-            got.push(b.clone());
-        }
-        (n >= want).then_some(())
-    });
-    got
-}
+use zescope::sampler::{Command, ErrorKind, Event, StopReason};
 
 #[test]
 fn a_run_streams_decoded_samples_and_stops_through_the_teardown() {
@@ -297,17 +282,6 @@ fn fault_disable_refused_is_reported_and_retried() {
     h.send(Command::Shutdown);
     wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
     assert!(sim.report().is_clean(), "retried at exit: {:?}", sim.report());
-}
-
-#[test]
-fn quirk_import_closes_its_fd_keeps_the_implementations_fd_open() {
-    let sim = sim(|c| c.quirks.import_closes_fd = true);
-    let h = sampler_on(&sim);
-    h.send(Command::Start(run_config(&["MemoryTraffic"])));
-    collect_samples(&h, 10);
-    h.send(Command::Shutdown);
-    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
-    assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
 
 #[test]

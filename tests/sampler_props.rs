@@ -1,6 +1,7 @@
 //! Property test: random sequences of start / stop / switch group / switch device / pause /
-//! resume / interval change / refresh / injected faults / shutdown against the in-process
-//! simulated driver leave zero violations and zero leaks in its report.
+//! resume / interval change / refresh / injected faults and quirks / shutdown against the
+//! in-process simulated driver — a quarter of them on a driver that leaves every optional entry
+//! point empty — leave zero violations and zero leaks in its report.
 //!
 //! 10,000 sequences by default (`ZESCOPE_PROP_CASES` overrides). A failing case is shrunk and its
 //! seed saved by proptest in `tests/sampler_props.proptest-regressions`, which is replayed first
@@ -16,6 +17,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use support::*;
+use ze_sim::config::{FreeFault, ImportFd, SimConfig};
 use zescope::sampler::{Command, DevicePath, Event, RunConfig};
 
 #[derive(Debug, Clone, Copy)]
@@ -29,8 +31,15 @@ enum Fault {
     DisableRefused,
     OverwritePnext,
     InvalidArgument,
-    ImportClosesFd,
+    ImportClosedByImport,
+    ImportClosedAtFree,
     Unmappable,
+    FreeFailsOnce,
+    FreeFailsAlways,
+    ExportOnlyWhileActive,
+    NarrowClock,
+    ClockReset,
+    SizesDiffer,
 }
 
 #[derive(Debug, Clone)]
@@ -73,8 +82,15 @@ fn op() -> impl Strategy<Value = Op> {
         Just(Fault::DisableRefused),
         Just(Fault::OverwritePnext),
         Just(Fault::InvalidArgument),
-        Just(Fault::ImportClosesFd),
+        Just(Fault::ImportClosedByImport),
+        Just(Fault::ImportClosedAtFree),
         Just(Fault::Unmappable),
+        Just(Fault::FreeFailsOnce),
+        Just(Fault::FreeFailsAlways),
+        Just(Fault::ExportOnlyWhileActive),
+        Just(Fault::NarrowClock),
+        Just(Fault::ClockReset),
+        Just(Fault::SizesDiffer),
     ];
     prop_oneof![
         6 => (0..3usize, 1..8u8, prop_oneof![3 => Just(0u8), 1 => 1..4u8], prop::bool::weighted(0.25))
@@ -102,8 +118,15 @@ fn apply(sim: &ze_sim::Sim, f: Fault) {
         Fault::DisableRefused => x.disable_refused = true,
         Fault::OverwritePnext => q.overwrite_pnext = true,
         Fault::InvalidArgument => q.invalid_argument_on_unknown_chain = true,
-        Fault::ImportClosesFd => q.import_closes_fd = true,
+        Fault::ImportClosedByImport => q.import_fd = ImportFd::ClosedByImport,
+        Fault::ImportClosedAtFree => q.import_fd = ImportFd::ClosedAtFree,
         Fault::Unmappable => q.unmappable_export = true,
+        Fault::FreeFailsOnce => x.mem_free_fails = Some(FreeFault::Once),
+        Fault::FreeFailsAlways => x.mem_free_fails = Some(FreeFault::Always),
+        Fault::ExportOnlyWhileActive => q.export_only_while_active = true,
+        Fault::NarrowClock => q.timestamp_valid_bits = Some(24),
+        Fault::ClockReset => x.timestamp_reset_after_samples = Some(5),
+        Fault::SizesDiffer => q.per_metric_sizes_differ = true,
     });
 }
 
@@ -119,8 +142,13 @@ fn clear(sim: &ze_sim::Sim) {
 static STARTED: AtomicU64 = AtomicU64::new(0);
 static SAMPLES: AtomicU64 = AtomicU64::new(0);
 
-fn run_sequence(ops: &[Op]) -> Result<(), TestCaseError> {
-    let sim = sim(|c| c.update_period_us = 250);
+fn run_sequence(empty_optional: bool, ops: &[Op]) -> Result<(), TestCaseError> {
+    let sim = sim(|c| {
+        c.update_period_us = 250;
+        if empty_optional {
+            c.empty_entry_points = SimConfig::optional_entry_points().iter().map(|s| s.to_string()).collect();
+        }
+    });
     let h = sampler_on(&sim);
     let mut n = 0;
     for op in ops {
@@ -181,8 +209,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), max_shrink_iters: 2000, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_sequences_leave_no_violation_and_no_leak(ops in proptest::collection::vec(op(), 1..10)) {
-        run_sequence(&ops)?;
+    fn random_sequences_leave_no_violation_and_no_leak(
+        empty_optional in prop::bool::weighted(0.25),
+        ops in proptest::collection::vec(op(), 1..10),
+    ) {
+        run_sequence(empty_optional, &ops)?;
     }
 }
 
@@ -197,9 +228,9 @@ fn random_sequences_really_start_runs() {
     let before = (STARTED.load(Relaxed), SAMPLES.load(Relaxed));
     let starts = AtomicU64::new(0);
     runner
-        .run(&proptest::collection::vec(op(), 1..10), |ops| {
+        .run(&(prop::bool::weighted(0.25), proptest::collection::vec(op(), 1..10)), |(empty, ops)| {
             starts.fetch_add(ops.iter().filter(|o| matches!(o, Op::Start { .. })).count() as u64, Relaxed);
-            run_sequence(&ops)
+            run_sequence(empty, &ops)
         })
         .unwrap();
     let starts = starts.load(Relaxed);

@@ -7,9 +7,14 @@ use crate::ze::{Device, GroupExport, Loader, Origin};
 use super::protocol::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry, SourceInfo};
 use super::teardown::{Pending, PendingDisable};
 
-/// The inventory, and disables a driver refused after listing (to retry later).
-pub fn build(loader: &Loader, layouts: &LayoutSet, requested: crate::ze::Source) -> (Inventory, Vec<Pending>) {
-    let mut pending = Vec::new();
+/// The inventory. Disables a driver refused after listing are added to `pending` (to retry
+/// later); a device that a pending leftover blocks is listed without enabling metrics on it.
+pub fn build(
+    loader: &Loader,
+    layouts: &LayoutSet,
+    requested: crate::ze::Source,
+    pending: &mut Vec<Pending>,
+) -> Inventory {
     let simulated_origin = loader.origin == Origin::BuiltInSim;
     let description = match loader.origin {
         Origin::LevelZero => "Level Zero loader".to_owned(),
@@ -30,14 +35,14 @@ pub fn build(loader: &Loader, layouts: &LayoutSet, requested: crate::ze::Source)
         let Ok(devices) = driver.devices() else { continue };
         for (i, dev) in devices.iter().enumerate() {
             let path = DevicePath { driver: di, device: i, sub_device: None };
-            inv.devices.push(entry(dev, path, simulated, &uuid, driver.info.version, layouts, &mut pending));
+            inv.devices.push(entry(dev, path, simulated, &uuid, driver.info.version, layouts, pending));
             for (s, sub) in dev.sub_devices().unwrap_or_default().iter().enumerate() {
                 let path = DevicePath { sub_device: Some(s), ..path };
-                inv.devices.push(entry(sub, path, simulated, &uuid, driver.info.version, layouts, &mut pending));
+                inv.devices.push(entry(sub, path, simulated, &uuid, driver.info.version, layouts, pending));
             }
         }
     }
-    (inv, pending)
+    inv
 }
 
 fn entry(
@@ -61,7 +66,7 @@ fn entry(
         groups: Vec::new(),
         error: None,
     };
-    let groups = match list_groups(dev, pending) {
+    let groups = match list_groups(dev, path, pending) {
         Ok(g) => g,
         Err(err) => {
             e.error = Some(err.to_string());
@@ -107,16 +112,23 @@ fn entry(
 
 /// The device's groups; where metrics are off but the driver can enable them at run time, they
 /// are enabled just for the listing (and disabled again).
-fn list_groups(dev: &Device, pending: &mut Vec<Pending>) -> Result<Vec<crate::ze::MetricGroup>, crate::ze::ZeError> {
+fn list_groups(
+    dev: &Device,
+    path: DevicePath,
+    pending: &mut Vec<Pending>,
+) -> Result<Vec<crate::ze::MetricGroup>, crate::ze::ZeError> {
     let groups = dev.metric_groups()?;
-    if !groups.is_empty() || !dev.enable_metrics().unwrap_or(false) {
+    // Enabling and disabling on a device whose earlier run could not free its memory would
+    // disable under that live import.
+    let blocked = pending.iter().any(|p| p.blocks(path));
+    if !groups.is_empty() || blocked || !dev.enable_metrics().unwrap_or(false) {
         return Ok(groups);
     }
     // Nothing is activated on this device between enable and disable.
     let groups = dev.metric_groups();
     if let Err(e) = dev.disable_metrics() {
         log::warn!("disabling metrics after listing {}: {e}", dev.info.name);
-        pending.push(PendingDisable::new(dev.clone()).into());
+        pending.push(PendingDisable::new(dev.clone(), path).into());
     }
     groups
 }

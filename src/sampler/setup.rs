@@ -61,6 +61,7 @@ pub fn start(
     let mut dc = DeviceContext {
         ctx: Context::create(driver).map_err(|e| errors::ze("creating a context", &e))?,
         device: device.clone(),
+        path: cfg.device,
         enabled_metrics: false,
     };
     // Where the driver can enable metrics at run time, do (and disable them at teardown). An

@@ -18,6 +18,7 @@
 use crate::ze::{Context, Device, MetricGroup};
 
 use super::dmabuf::{Buffers, BuffersReleased};
+use super::protocol::DevicePath;
 
 /// Groups activated on the device, and groups zescope created for the run.
 pub struct Activation {
@@ -48,6 +49,8 @@ impl Activation {
 /// The device of a run, its context, and whether zescope enabled metrics on it at run time.
 pub struct DeviceContext {
     pub device: Device,
+    /// Where `device` is, to tell which later runs a leftover of this one stands in the way of.
+    pub path: DevicePath,
     pub ctx: Context,
     pub enabled_metrics: bool,
 }
@@ -58,7 +61,7 @@ impl DeviceContext {
     pub fn release(self, _: Deactivated, errors: &mut Vec<String>) -> Option<PendingDisable> {
         let mut pending = None;
         if self.enabled_metrics {
-            pending = PendingDisable::new(self.device.clone()).retry(errors);
+            pending = PendingDisable::new(self.device.clone(), self.path).retry(errors);
         }
         if let Err(e) = self.ctx.destroy() {
             errors.push(format!("destroying the context: {e}"));
@@ -70,11 +73,12 @@ impl DeviceContext {
 /// Metrics zescope enabled on a device and still has to disable (a driver refused once).
 pub struct PendingDisable {
     device: Device,
+    path: DevicePath,
 }
 
 impl PendingDisable {
-    pub fn new(device: Device) -> PendingDisable {
-        PendingDisable { device }
+    pub fn new(device: Device, path: DevicePath) -> PendingDisable {
+        PendingDisable { device, path }
     }
 
     /// Tries again (no run holds the device: runs are torn down before retries); gives itself
@@ -116,15 +120,43 @@ impl Pending {
     }
 }
 
+impl Pending {
+    /// Does this leftover stand in the way of a run on `path`? Memory that could not be freed
+    /// blocks its whole root device: a new run there would deactivate or disable under it.
+    pub fn blocks(&self, path: DevicePath) -> bool {
+        match self {
+            Pending::Run(parts) => parts
+                .inner
+                .as_ref()
+                .is_some_and(|(dc, ..)| dc.path.driver == path.driver && dc.path.device == path.device),
+            Pending::Disable(_) => false,
+        }
+    }
+}
+
 impl From<PendingDisable> for Pending {
     fn from(p: PendingDisable) -> Pending {
         Pending::Disable(p)
     }
 }
 
-/// Retries every pending release; keeps what is still left.
+/// Retries every pending release, frees before disables; keeps what is still left. A disable
+/// waits while memory on its root device is still not freed.
 pub fn retry_all(pending: &mut Vec<Pending>, errors: &mut Vec<String>) {
-    *pending = std::mem::take(pending).into_iter().filter_map(|p| p.retry(errors)).collect();
+    let (runs, disables): (Vec<Pending>, Vec<Pending>) =
+        std::mem::take(pending).into_iter().partition(|p| matches!(p, Pending::Run(_)));
+    pending.extend(runs.into_iter().filter_map(|p| p.retry(errors)));
+    for d in disables {
+        let waits = match &d {
+            Pending::Disable(pd) => pending.iter().any(|p| p.blocks(pd.path)),
+            Pending::Run(_) => false,
+        };
+        if waits {
+            pending.push(d);
+        } else {
+            pending.extend(d.retry(errors));
+        }
+    }
 }
 
 /// Everything a run holds on the driver.

@@ -271,8 +271,7 @@ impl State {
             return outbox.push(Event::Error(errors::config("stop the run before refreshing the device list", None)));
         }
         if let Some(l) = &self.loader {
-            let (inv, pending) = inventory::build(l, &self.options.layouts, self.options.requested);
-            self.pending.extend(pending);
+            let inv = inventory::build(l, &self.options.layouts, self.options.requested, &mut self.pending);
             outbox.push(Event::Inventory(inv));
         }
     }
@@ -329,6 +328,13 @@ impl State {
         let mut errors = Vec::new();
         teardown::retry_all(&mut self.pending, &mut errors);
         report_teardown(errors, outbox);
+        if self.pending.iter().any(|p| p.blocks(cfg.device)) {
+            return outbox.push(Event::Error(errors::config(
+                "cannot start on this device: exported memory of an earlier run could not be freed, so its metric \
+                 groups must stay active",
+                Some("zescope retries the free at each start and at exit; if it keeps failing, restart zescope"),
+            )));
+        }
         match setup::start(loader, &self.options.layouts, &cfg, id, &mut self.pending) {
             Ok(run) => {
                 for n in &run.info.notices {

@@ -10,6 +10,29 @@ use ze_sim::config::{MetricsEnable, SimConfig};
 use zescope::sampler::{self, Command, DevicePath, Event, Options, RunConfig, SamplerHandle};
 use zescope::ze::Loader;
 
+/// How long a test waits for an event before it fails.
+pub const T: Duration = Duration::from_secs(10);
+
+/// Waits until at least `want` samples arrived; returns their batches.
+pub fn collect_samples(h: &SamplerHandle, want: usize) -> Vec<zescope::sampler::SampleBatch> {
+    let mut got = Vec::new();
+    let mut n = 0;
+    wait_for(h, T, |e| {
+        if let Event::Samples(b) = e {
+            n += b.timestamps.len();
+            got.push(b.clone());
+        }
+        (n >= want).then_some(())
+    });
+    got
+}
+
+/// Shuts the sampler down and waits for its last event.
+pub fn shut_down(h: &SamplerHandle) {
+    h.send(Command::Shutdown);
+    wait_for(h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+}
+
 pub fn sim(tweak: impl FnOnce(&mut SimConfig)) -> Arc<Sim> {
     let mut cfg = SimConfig { metrics: MetricsEnable::Env, update_period_us: 200, ..Default::default() };
     tweak(&mut cfg);

@@ -74,13 +74,40 @@ pub enum ReadError {
     Failed(String),
 }
 
+/// A read-only mapping of an exported buffer. [`Mapping::unmap`] releases it and says whether
+/// that worked; a mapping dropped without it (an error path during setup) is unmapped by `Drop`.
 pub(super) struct Mapping {
+    /// Null once unmapped.
     pub ptr: *const u8,
     pub len: usize,
     /// Our dup, for the sync ioctl.
     pub dup: Dup,
     /// False once the fd answered ENOTTY: not a dma-buf (e.g. a memfd), nothing to synchronise.
     pub sync: bool,
+}
+
+impl Mapping {
+    /// Unmaps, once; on failure the mapping stays (and stays valid).
+    pub fn unmap(&mut self) -> std::io::Result<()> {
+        if self.ptr.is_null() {
+            return Ok(());
+        }
+        // SAFETY: our mapping of `len` bytes, unmapped once (ptr is nulled below); nothing reads
+        // it afterwards (the reader holding it is dropped next).
+        if unsafe { libc::munmap(self.ptr as *mut c_void, self.len) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        self.ptr = std::ptr::null();
+        Ok(())
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        if let Err(e) = self.unmap() {
+            log::error!("munmap of an exported buffer failed: {e}");
+        }
+    }
 }
 
 pub(super) struct Staging {

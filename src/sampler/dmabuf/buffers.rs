@@ -8,8 +8,6 @@
 //! - a device copy of the import when the buffer cannot be mapped or read by the CPU at all
 //!   (needs the optional command-list and host-allocation calls).
 
-use core::ffi::c_void;
-
 use super::buffer::{ImportedBuffer, Mapping, Reader, Staging};
 use super::fd::{Dup, FileId, Shrinkable, file_id, shrinkable};
 use crate::ze::{Context, Device, ZeError};
@@ -111,13 +109,12 @@ impl Buffers {
     pub fn release(&mut self, errors: &mut Vec<String>) -> Option<BuffersReleased> {
         let list = std::mem::take(&mut self.list);
         for mut b in list {
-            if let Some(Reader::Mapped(m)) = &b.reader {
-                // SAFETY: our mapping, unmapped once; nothing reads it afterwards.
-                if unsafe { libc::munmap(m.ptr as *mut c_void, m.len) } != 0 {
-                    errors.push(format!("munmap of an exported buffer failed: {}", std::io::Error::last_os_error()));
-                    self.list.push(b);
-                    continue;
-                }
+            if let Some(Reader::Mapped(m)) = &mut b.reader
+                && let Err(e) = m.unmap()
+            {
+                errors.push(format!("munmap of an exported buffer failed: {e}"));
+                self.list.push(b);
+                continue;
             }
             if let Some(Reader::Copy(s)) = b.reader.take() {
                 if let Err(e) = s.list.destroy() {
