@@ -93,8 +93,48 @@ fn records_the_simulated_device_for_a_duration() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("Hz achieved of 1000.0 Hz requested") && stdout.contains("dropped samples"), "{stdout}");
+    let achieved = achieved_hz(&stdout);
+    assert!((500.0..=1050.0).contains(&achieved), "a whole-run rate: {stdout}");
     rec.assert_counters_move();
     rec.assert_clean_report();
+}
+
+/// The "N Hz achieved" figure of a summary line.
+fn achieved_hz(summary: &str) -> f64 {
+    let before = summary.split(" Hz achieved").next().unwrap();
+    before.rsplit(' ').next().unwrap().parse().unwrap_or_else(|_| panic!("no rate in {summary}"))
+}
+
+#[test]
+fn a_short_recording_reports_its_whole_run_rate() {
+    let rec = Recording::new();
+    let out = rec.command(&["--source", "sim", "--duration", "700ms", "--interval", "1ms"], None).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    // The last stats window alone can be a few ticks over microseconds; the summary is not.
+    assert!(achieved_hz(&stdout) <= 1050.0, "{stdout}");
+    rec.assert_clean_report();
+}
+
+#[test]
+fn a_device_with_nothing_to_sample_says_why_for_each_group() {
+    let rec = Recording::new();
+    let config = rec.dir.path().join("sim.ron");
+    std::fs::write(
+        &config,
+        r#"(devices: [(name: "Quiet GPU", groups: [
+            (name: "NoExport", export: None, metrics: [(name: "Busy", signal: GpuTime)]),
+            (name: "AlsoNoExport", domain: 1, export: None, metrics: [(name: "Busy", signal: GpuTime)]),
+        ])])"#,
+    )
+    .unwrap();
+    let out =
+        rec.command(&["--source", "sim", "--duration", "1s"], None).env("ZE_SIM_CONFIG", &config).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("NoExport: this group exports no memory"), "{err}");
+    assert!(err.contains("AlsoNoExport: this group exports no memory"), "{err}");
+    assert!(err.contains("zescope doctor"), "{err}");
 }
 
 #[test]
