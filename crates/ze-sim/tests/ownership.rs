@@ -209,3 +209,40 @@ fn the_report_file_is_rewritten_at_each_violation_and_teardown_step() {
     drop(sim);
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn destroying_a_created_group_closes_its_fd_and_only_then() {
+    let f = fixture(|_| {});
+    let d = f.gpu();
+    let a = &f.raw.api;
+    let (create, add, close_group, destroy) = (
+        a.zetMetricGroupCreateExp.unwrap(),
+        a.zetMetricGroupAddMetricExp.unwrap(),
+        a.zetMetricGroupCloseExp.unwrap(),
+        a.zetMetricGroupDestroyExp.unwrap(),
+    );
+    let source = f.raw.group_by_name(d, "ComputeBasic").unwrap();
+    let metrics = f.raw.metrics(source).unwrap();
+    let mut g = std::ptr::null_mut();
+    // SAFETY: NUL-terminated strings, a valid out-pointer, metric handles of this device.
+    unsafe {
+        assert_eq!(create(d, c"Mine".as_ptr(), c"".as_ptr(), 1, &mut g), ZE_RESULT_SUCCESS);
+        for &m in &metrics[..2] {
+            assert_eq!(add(g, m, std::ptr::null_mut(), std::ptr::null_mut()), ZE_RESULT_SUCCESS);
+        }
+        assert_eq!(f.raw.group(g).unwrap().export.fd, -1, "an unclosed created group exports nothing yet");
+        assert_eq!(close_group(g), ZE_RESULT_SUCCESS);
+    }
+    let e = f.raw.group(g).unwrap().export;
+    assert!(e.fd >= 0, "a closed created group exports before activation");
+    let id = export::file_id(e.fd).unwrap();
+    let c = f.raw.context(f.drv).unwrap();
+    f.raw.activate(c, d, &[g]).unwrap();
+    f.raw.activate(c, d, &[]).unwrap();
+    assert_eq!(export::file_id(e.fd), Some(id), "deactivation leaves the fd");
+    // SAFETY: a created group handle.
+    assert_eq!(unsafe { destroy(g) }, ZE_RESULT_SUCCESS);
+    assert_ne!(export::file_id(e.fd), Some(id), "destroy closed it");
+    f.raw.destroy_context(c).unwrap();
+    assert!(f.sim.report().is_clean(), "{:?}", f.sim.report());
+}
