@@ -47,6 +47,9 @@ pub fn kcmp_available() -> bool {
 /// Does `fd` still refer to the open file description of `private` (a dup the driver took of
 /// the original), or failing kcmp, to file `id`?
 pub fn same_description(fd: RawFd, private: RawFd, id: FileId) -> bool {
+    if private < 0 {
+        return file_id(fd) == Some(id); // no private dup could be taken: the weaker check
+    }
     match kcmp_same_file(fd, private) {
         Some(same) => same,
         None => file_id(fd) == Some(id),
@@ -60,7 +63,8 @@ pub fn has_cloexec(fd: RawFd) -> bool {
     flags >= 0 && flags & libc::FD_CLOEXEC != 0
 }
 
-/// A private `F_DUPFD_CLOEXEC` of `fd` (high numbered, away from the application's), or -1.
+/// A private `F_DUPFD_CLOEXEC` of `fd` (numbered from 100, away from the application's low
+/// numbers), or -1.
 pub fn private_dup(fd: RawFd) -> RawFd {
     // SAFETY: duplicating an fd; failure is returned as -1.
     unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 100) }
