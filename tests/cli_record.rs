@@ -190,3 +190,63 @@ fn a_missing_group_is_a_clear_error() {
     assert!(err.contains("has no metric group \"NoSuchGroup\""), "{err}");
     rec.assert_clean_report();
 }
+
+/// A recording on a simulated device whose teardown hangs for `ms` in its last step.
+fn slow_teardown(rec: &Recording, ms: u64) -> Child {
+    let config = rec.dir.path().join("slow.ron");
+    std::fs::write(&config, format!("(faults: (context_destroy_delay_ms: {ms}))")).unwrap();
+    rec.command(&["--source", "sim", "--duration", "60s"], None)
+        .env("ZE_SIM_CONFIG", &config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn signal(child: &Child, signal: &str) {
+    assert!(Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap().success());
+}
+
+fn wait_at_most(child: &mut Child, limit: Duration) -> Duration {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < limit, "zescope did not end within {limit:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    start.elapsed()
+}
+
+#[test]
+fn a_hung_teardown_ends_record_at_its_deadline_with_the_data_kept() {
+    let rec = Recording::new();
+    let mut child = slow_teardown(&rec, 20_000);
+    while rec.first_counter().1.len() < 50 {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    signal(&child, "INT");
+    let took = wait_at_most(&mut child, Duration::from_secs(8));
+    assert!(took >= Duration::from_millis(2500), "it waited for the teardown's deadline: {took:?}");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("teardown did not finish within 3s"), "{err}");
+    rec.assert_counters_move();
+}
+
+#[test]
+fn a_second_ctrl_c_exits_at_once() {
+    let rec = Recording::new();
+    let mut child = slow_teardown(&rec, 20_000);
+    while rec.first_counter().1.len() < 50 {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    signal(&child, "INT");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(child.try_wait().unwrap().is_none(), "still tearing down after the first");
+    signal(&child, "INT");
+    wait_at_most(&mut child, Duration::from_millis(1500));
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted again"));
+    let (_, gpu_time) = rec.first_counter();
+    assert!(gpu_time.len() >= 50 && gpu_time.last() > gpu_time.first(), "rows flushed before the exit are kept");
+}

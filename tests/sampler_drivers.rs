@@ -260,3 +260,21 @@ fn metrics_of_one_buffer_reporting_different_sizes_are_read_once() {
     shut_down(&h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+#[test]
+fn quitting_waits_for_one_deadline_however_many_callers_wait() {
+    let sim = sim(|c| c.faults.context_destroy_delay_ms = 3000);
+    let mut h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    started(&h);
+    let t0 = std::time::Instant::now();
+    assert!(h.shutdown(Duration::from_millis(400)).is_err(), "the teardown is slower than the deadline");
+    // The window's quit, its exit hook and Drop all wait: together no longer than the first deadline.
+    assert!(h.shutdown(Duration::from_secs(3)).is_err());
+    drop(h);
+    let waited = t0.elapsed();
+    assert!(waited < Duration::from_millis(1500), "waited {waited:?}");
+    // The sampler finishes its teardown on its own afterwards.
+    std::thread::sleep(Duration::from_millis(3500));
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

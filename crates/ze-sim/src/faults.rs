@@ -43,6 +43,9 @@ pub struct Faults {
     pub shrink_export_after_samples: Option<u64>,
     /// The size `shrink_export_after_samples` truncates to: a multiple of 4096 (default 0).
     pub shrink_export_to: u64,
+    /// `zeContextDestroy` takes this long (ms) before it does its work, like a driver waiting
+    /// for a hung engine: the last step of every teardown becomes slow (default 0).
+    pub context_destroy_delay_ms: u64,
 }
 
 /// Which frees of imports fail.

@@ -210,6 +210,13 @@ pub unsafe extern "C" fn sim_zeContextCreate(
 
 pub unsafe extern "C" fn sim_zeContextDestroy(h: ze_context_handle_t) -> ze_result_t {
     guard("zeContextDestroy", || {
+        // The injected delay is slept outside the driver's lock, so other instances go on.
+        let mut delay = 0;
+        with(h, |inst, _, _| {
+            delay = inst.config.faults.context_destroy_delay_ms;
+            Ok(())
+        })?;
+        std::thread::sleep(std::time::Duration::from_millis(delay));
         with(h, |inst, obj, ch| {
             expect_obj!(obj, Obj::Context => ());
             inst.context_destroy(h as usize, ch)
