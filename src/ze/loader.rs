@@ -10,7 +10,7 @@ use super::device::Driver;
 use super::error::{Error, check};
 
 /// Where metrics come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Source {
     /// The real Level Zero loader if it yields a device with metric groups, else the simulated device.
     #[default]
