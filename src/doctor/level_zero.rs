@@ -153,7 +153,9 @@ fn loader_check(real: &Result<Loader, Error>, library: &str, maps: &str) -> Chec
         Err(Error::Loader(e @ LoadError::MissingSymbol(_))) => {
             Check::fail(NAME, e.to_string(), "install Level Zero loader 1.8 or newer: sudo apt install libze1")
         }
-        Err(Error::LoaderInit { cause, explanation, fix }) => Check::fail(NAME, format!("{explanation} ({cause})"), fix),
+        Err(Error::LoaderInit { cause, explanation, fix }) => {
+            Check::fail(NAME, format!("{explanation} ({cause})"), fix)
+        }
         _ => {
             let stem = Path::new(library).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let stem = stem.split(".so").next().unwrap_or(&stem).to_owned();

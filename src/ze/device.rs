@@ -79,8 +79,7 @@ impl<F: Copy> Entry<F> {
         let mut last = None;
         if let Some(export) = self.loader {
             let r = f(export, app);
-            let not_here =
-                r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || (wrapped && r == ZE_RESULT_ERROR_UNINITIALIZED);
+            let not_here = r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || (wrapped && r == ZE_RESULT_ERROR_UNINITIALIZED);
             if !not_here {
                 return Some(check(name, r).map(|()| Via::Loader));
             }

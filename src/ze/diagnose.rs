@@ -182,7 +182,12 @@ mod tests {
         ];
         let d = explain("/opt/new/lib/libze_loader.so.1", &err(ZE_RESULT_ERROR_UNSUPPORTED_VERSION), &[], MAPS, &trace)
             .expect("explained");
-        assert!(d.explanation.starts_with("the Level Zero loader /opt/new/lib/libze_loader.so.1.32.0 (1.32.0) loaded a layer of another release"), "{d:?}");
+        assert!(
+            d.explanation.starts_with(
+                "the Level Zero loader /opt/new/lib/libze_loader.so.1.32.0 (1.32.0) loaded a layer of another release"
+            ),
+            "{d:?}"
+        );
         assert!(d.explanation.contains("/opt/old/libze_tracing_layer.so.1.8.0 (1.8.0)"), "{d:?}");
         assert!(d.explanation.contains("zelTracingDdiTableInit failed"), "{d:?}");
         assert!(!d.explanation.contains("Library Path"), "only failing trace lines: {d:?}");
