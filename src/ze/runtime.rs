@@ -176,3 +176,98 @@ impl MetricGroup {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+
+    type F = pfn::zetDeviceEnableMetricsExp;
+
+    thread_local! {
+        /// (source, handle) of every call, and what the loader's export answers.
+        static CALLS: RefCell<Vec<(&'static str, usize)>> = const { RefCell::new(Vec::new()) };
+        static LOADER_ANSWER: RefCell<ze_result_t> = const { RefCell::new(ZE_RESULT_SUCCESS) };
+    }
+
+    unsafe extern "C" fn loader_export(h: zet_device_handle_t) -> ze_result_t {
+        CALLS.with(|c| c.borrow_mut().push(("loader", h as usize)));
+        LOADER_ANSWER.with(|a| *a.borrow())
+    }
+
+    unsafe extern "C" fn driver_function(h: zet_device_handle_t) -> ze_result_t {
+        CALLS.with(|c| c.borrow_mut().push(("driver", h as usize)));
+        ZE_RESULT_SUCCESS
+    }
+
+    const APP: usize = 0x1000;
+    const DRIVER: usize = 0x2000;
+
+    /// Calls an entry with the given sources, the loader answering `answer`; returns the result
+    /// and the calls made.
+    fn call(
+        loader: bool,
+        driver: bool,
+        driver_usable: bool,
+        wrapped: bool,
+        answer: ze_result_t,
+    ) -> (Option<Result<Via, ZeError>>, Vec<(&'static str, usize)>) {
+        CALLS.with(|c| c.borrow_mut().clear());
+        LOADER_ANSWER.with(|a| *a.borrow_mut() = answer);
+        let entry: Entry<F> =
+            Entry { loader: loader.then_some(loader_export as F), driver: driver.then_some(driver_function as F) };
+        let driver_handle = driver_usable.then_some(DRIVER as zet_device_handle_t);
+        // SAFETY: the test functions above take any handle value.
+        let r = entry.call(
+            "zetDeviceEnableMetricsExp",
+            APP as zet_device_handle_t,
+            driver_handle,
+            wrapped,
+            |f, h| unsafe { f(h) },
+        );
+        (r, CALLS.with(|c| c.borrow().clone()))
+    }
+
+    #[test]
+    fn the_loaders_export_gets_the_application_handle_and_its_answer_stands() {
+        let (r, calls) = call(true, true, true, true, ZE_RESULT_SUCCESS);
+        assert_eq!(r, Some(Ok(Via::Loader)));
+        assert_eq!(calls, vec![("loader", APP)], "never a driver handle to the loader, and no second call");
+        // A real error from the loader's export is the answer: no fallback.
+        let (r, calls) = call(true, true, true, true, ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        assert_eq!(r.unwrap().unwrap_err().code, ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        assert_eq!(calls.len(), 1);
+    }
+
+    #[test]
+    fn not_supported_here_falls_back_to_the_driver_with_the_driver_handle() {
+        let (r, calls) = call(true, true, true, false, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+        assert_eq!(r, Some(Ok(Via::Driver)));
+        assert_eq!(calls, vec![("loader", APP), ("driver", DRIVER)]);
+        // UNINITIALIZED means "empty slot" only while the loader wraps handles.
+        let (r, calls) = call(true, true, true, true, ZE_RESULT_ERROR_UNINITIALIZED);
+        assert_eq!(r, Some(Ok(Via::Driver)));
+        assert_eq!(calls, vec![("loader", APP), ("driver", DRIVER)]);
+        let (r, calls) = call(true, true, true, false, ZE_RESULT_ERROR_UNINITIALIZED);
+        assert_eq!(r.unwrap().unwrap_err().code, ZE_RESULT_ERROR_UNINITIALIZED);
+        assert_eq!(calls, vec![("loader", APP)]);
+    }
+
+    #[test]
+    fn without_a_loader_export_the_driver_gets_its_own_handle() {
+        let (r, calls) = call(false, true, true, true, ZE_RESULT_SUCCESS);
+        assert_eq!(r, Some(Ok(Via::Driver)));
+        assert_eq!(calls, vec![("driver", DRIVER)]);
+        // Nothing to call at all.
+        assert_eq!(call(false, false, true, true, ZE_RESULT_SUCCESS).0, None);
+    }
+
+    #[test]
+    fn a_driver_function_that_may_not_be_used_leaves_the_loaders_answer() {
+        let (r, calls) = call(true, true, false, true, ZE_RESULT_ERROR_UNINITIALIZED);
+        assert_eq!(r.unwrap().unwrap_err().code, ZE_RESULT_ERROR_UNINITIALIZED);
+        assert_eq!(calls, vec![("loader", APP)]);
+        assert_eq!(call(false, true, false, true, ZE_RESULT_SUCCESS), (None, vec![]));
+    }
+}
