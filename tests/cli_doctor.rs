@@ -247,3 +247,28 @@ fn a_loader_with_layers_of_another_release_is_named_with_the_library_path_fix() 
     assert!(err.contains("put the loader's own layers first on the library path"), "{err}");
     assert!(!err.contains("no Level Zero driver was found"), "{err}");
 }
+
+/// A `zeInit` failure the loader's debug trace explains: the doctor reruns discovery with
+/// `ZE_ENABLE_LOADER_DEBUG_TRACE=1` and quotes the failing lines (loader v1.32.0, whose trace
+/// names the driver library it could not load).
+#[test]
+fn a_failed_start_quotes_the_loaders_trace() {
+    let upstream = match loaders::upstream() {
+        Ok(u) => u,
+        Err(why) => return testing::skip("zescope doctor quoting the loader's trace", &why),
+    };
+    let lib = upstream.layer_dir.clone().unwrap();
+    let env = [
+        ("ZESCOPE_LEVEL_ZERO_LOADER", upstream.library.to_str().unwrap()),
+        ("LD_LIBRARY_PATH", lib.to_str().unwrap()),
+        ("ZE_ENABLE_ALT_DRIVERS", "/nonexistent/libze_sim.so"),
+    ];
+    let o = doctor(&["--source", "level-zero"], &env);
+    let out = report(&o);
+    let devices = line(&out, "FAIL  Level Zero devices: no Level Zero driver found a device");
+    assert!(
+        devices.contains("the loader's trace says: Load Library of /nonexistent/libze_sim.so failed with"),
+        "{devices}"
+    );
+    assert!(devices.contains("0 Drivers Discovered"), "{devices}");
+}
