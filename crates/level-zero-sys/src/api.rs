@@ -4,6 +4,12 @@
 //! (`libze_loader.so.1`, opened at run time so the binary starts without Level Zero), and the
 //! simulated driver (`ze-sim`) hands out a table of its own functions. Everything above this
 //! crate calls through an `Api` and does not know which one it has.
+//!
+//! Entry points newer than the 1.4 headers are optional: `zeInitDrivers` (1.10; loader 1.18 and
+//! newer export it, Debian's 1.8.12 does not), `zesInit` (Sysman, 1.5), and the experimental
+//! metric functions, which newer loaders export and which every driver may also offer through
+//! `zeDriverGetExtensionFunctionAddress`. A loader's export takes the application's (loader)
+//! handles; the driver's function takes the driver's own: zescope's `src/ze` keeps them apart.
 
 use core::ffi::{c_char, c_void};
 
@@ -144,6 +150,12 @@ api_table! {
         );
     }
     optional {
+        zeInitDrivers(
+            pCount: *mut u32,
+            phDrivers: *mut ze_driver_handle_t,
+            desc: *mut ze_init_driver_type_desc_t,
+        );
+        zesInit(flags: zes_init_flags_t);
         zelLoaderGetVersions(num_elems: *mut usize, versions: *mut zel_component_version_t);
         zelLoaderTranslateHandle(
             handleType: zel_handle_type_t,
@@ -167,6 +179,32 @@ api_table! {
         zetMetricGroupDestroyExp(hMetricGroup: zet_metric_group_handle_t);
         zetDeviceEnableMetricsExp(hDevice: zet_device_handle_t);
         zetDeviceDisableMetricsExp(hDevice: zet_device_handle_t);
+    }
+}
+
+/// `ze_init_driver_type_flags_t` (Level Zero 1.10): which kinds of driver `zeInitDrivers` starts.
+pub type ze_init_driver_type_flags_t = u32;
+pub const ZE_INIT_DRIVER_TYPE_FLAG_GPU: ze_init_driver_type_flags_t = 1 << 0;
+pub const ZE_INIT_DRIVER_TYPE_FLAG_NPU: ze_init_driver_type_flags_t = 1 << 1;
+/// `ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC`
+pub const ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC: ze_structure_type_t = 0x0002_0021;
+
+/// `zes_init_flags_t` (Sysman, Level Zero 1.5); no flag is defined yet: pass 0.
+pub type zes_init_flags_t = u32;
+
+/// `ze_init_driver_type_desc_t` (Level Zero 1.10), the descriptor of `zeInitDrivers`. Not in the
+/// 1.4 headers; compared with the 1.32 headers by `tests/layout.rs`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ze_init_driver_type_desc_t {
+    pub stype: ze_structure_type_t,
+    pub pNext: *const c_void,
+    pub flags: ze_init_driver_type_flags_t,
+}
+
+impl Default for ze_init_driver_type_desc_t {
+    fn default() -> Self {
+        Self { stype: ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC, pNext: core::ptr::null(), flags: 0 }
     }
 }
 

@@ -145,6 +145,8 @@ pub(crate) fn full_api() -> Api {
         zetMetricGet: sim_zetMetricGet,
         zetMetricGetProperties: sim_zetMetricGetProperties,
         zetContextActivateMetricGroups: sim_zetContextActivateMetricGroups,
+        zeInitDrivers: None,
+        zesInit: None,
         zelLoaderGetVersions: None,
         zelLoaderTranslateHandle: None,
         zetMetricGroupCreateExp: Some(sim_zetMetricGroupCreateExp),
