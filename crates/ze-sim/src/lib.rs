@@ -29,7 +29,7 @@
 //! - **In-process** (`rlib`): [`Sim::new`] makes an independent driver instance from a
 //!   [`SimConfig`] and [`Sim::api`] the `level_zero_sys::Api` table of its entry points; call
 //!   them as you would a real driver's, then assert on [`Sim::report`]. zescope's built-in
-//!   "simulated device" is the process-wide instance ([`global`], [`api`]) configured from
+//!   "simulated device" is the process-wide instance ([`global`], [`api()`]) configured from
 //!   `ZE_SIM_CONFIG`.
 //! - **As `libze_sim.so`** (`cdylib`): the real Level Zero loader loads it through
 //!   `ZE_ENABLE_ALT_DRIVERS=/abs/path/libze_sim.so`, via the `*ProcAddrTable` getters in
@@ -269,7 +269,7 @@ extern "C" fn report_at_exit() {
     });
 }
 
-/// The process-wide simulated driver: what `zeInit`/`zeDriverGet` of [`api`] use, configured
+/// The process-wide simulated driver: what `zeInit`/`zeDriverGet` of [`api()`] use, configured
 /// from `ZE_SIM_CONFIG`, reporting to `ZE_SIM_REPORT` at exit.
 pub struct Global {
     id: u64,
