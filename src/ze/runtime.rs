@@ -201,6 +201,9 @@ mod tests {
         ZE_RESULT_SUCCESS
     }
 
+    /// What an entry call answered, and the (source, handle) of every function it called.
+    type Outcome = (Option<Result<Via, ZeError>>, Vec<(&'static str, usize)>);
+
     const APP: usize = 0x1000;
     const DRIVER: usize = 0x2000;
 
@@ -212,7 +215,7 @@ mod tests {
         driver_usable: bool,
         wrapped: bool,
         answer: ze_result_t,
-    ) -> (Option<Result<Via, ZeError>>, Vec<(&'static str, usize)>) {
+    ) -> Outcome {
         CALLS.with(|c| c.borrow_mut().clear());
         LOADER_ANSWER.with(|a| *a.borrow_mut() = answer);
         let entry: Entry<F> =
