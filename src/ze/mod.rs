@@ -7,13 +7,14 @@
 
 pub mod context;
 pub mod device;
+pub mod diagnose;
 pub mod error;
 pub mod loader;
 pub mod metric;
 pub mod runtime;
 
 pub use context::{CommandList, Context};
-pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo, Extensions};
+pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo, Entry, Extensions, Via};
 pub use error::{Error, ZeError, check, hint, result_name};
 pub use loader::{Loader, Origin, Source, Ze};
 pub use metric::{ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo};

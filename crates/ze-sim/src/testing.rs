@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// `ZESCOPE_STRICT_TESTS=1` (set by CI) turns every skip into a failure.
-pub fn strict() -> bool {
+pub(crate) fn strict() -> bool {
     std::env::var("ZESCOPE_STRICT_TESTS").is_ok_and(|v| v == "1")
 }
 
