@@ -209,13 +209,7 @@ mod tests {
 
     /// Calls an entry with the given sources, the loader answering `answer`; returns the result
     /// and the calls made.
-    fn call(
-        loader: bool,
-        driver: bool,
-        driver_usable: bool,
-        wrapped: bool,
-        answer: ze_result_t,
-    ) -> Outcome {
+    fn call(loader: bool, driver: bool, driver_usable: bool, wrapped: bool, answer: ze_result_t) -> Outcome {
         CALLS.with(|c| c.borrow_mut().clear());
         LOADER_ANSWER.with(|a| *a.borrow_mut() = answer);
         let entry: Entry<F> =
