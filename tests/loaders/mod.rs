@@ -10,7 +10,6 @@
 
 #![allow(dead_code)] // each test binary uses part of this module
 
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -83,10 +82,8 @@ fn build_upstream() -> Result<PathBuf, String> {
     let root = target_dir().join(format!("level-zero-v{UPSTREAM_VERSION}"));
     std::fs::create_dir_all(&root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
     let lock = std::fs::File::create(root.join(".lock")).map_err(|e| format!("cannot create the lock file: {e}"))?;
-    // SAFETY: flock on a file descriptor this function owns; released when `lock` is dropped.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(format!("cannot lock {}: {}", root.display(), std::io::Error::last_os_error()));
-    }
+    // Released when `lock` is dropped.
+    lock.lock().map_err(|e| format!("cannot lock {}: {e}", root.display()))?;
     let lib = root.join("build/lib");
     let stamp = root.join(".built");
     if stamp.exists() && LIBRARIES.iter().all(|l| lib.join(l).exists()) {
