@@ -286,6 +286,7 @@ fn create_group(parts: &mut RunParts, groups: &[MetricGroup], metrics: &[String]
         CreateGroupError::Ze(z) => errors::ze("creating a metric group", &z),
         other => errors::config(other.to_string(), Some("sample predefined groups instead")),
     })?;
-    parts.activation_mut().created.push(group.clone());
-    Ok(group)
+    let plain = group.group().clone();
+    parts.activation_mut().created.push(group);
+    Ok(plain)
 }

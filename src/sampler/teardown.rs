@@ -15,7 +15,7 @@
 //! as [`Pending::Run`], retried at the next stop, start and at exit. A disable the driver
 //! refused comes back as [`Pending::Disable`].
 
-use crate::ze::{Context, Device, MetricGroup};
+use crate::ze::{Context, CreatedGroup, Device};
 
 use super::dmabuf::{Buffers, BuffersReleased, ImportError};
 use super::protocol::DevicePath;
@@ -23,7 +23,7 @@ use super::protocol::DevicePath;
 /// Groups activated on the device, and groups zescope created for the run.
 pub struct Activation {
     pub activated: bool,
-    pub created: Vec<MetricGroup>,
+    pub created: Vec<CreatedGroup>,
 }
 
 /// Proof that groups are deactivated and created groups destroyed.
@@ -38,8 +38,9 @@ impl Activation {
         }
         for g in self.created {
             // After deactivation and after every import of its memory was freed.
-            if let Err(e) = g.destroy_created() {
-                errors.push(format!("destroying metric group {}: {e}", g.info.name));
+            let name = g.group().info.name.clone();
+            if let Err(e) = g.destroy() {
+                errors.push(format!("destroying metric group {name}: {e}"));
             }
         }
         Deactivated(())

@@ -282,16 +282,6 @@ impl Device {
         check("zeDeviceGetStatus", unsafe { (self.ze.api.zeDeviceGetStatus)(self.handle) })
     }
 
-    /// (host CLOCK_MONOTONIC-domain ns, device ns) taken together.
-    pub fn global_timestamps(&self) -> Result<(u64, u64), ZeError> {
-        let (mut host, mut device) = (0, 0);
-        // SAFETY: valid out-pointers.
-        check("zeDeviceGetGlobalTimestamps", unsafe {
-            (self.ze.api.zeDeviceGetGlobalTimestamps)(self.handle, &mut host, &mut device)
-        })?;
-        Ok((host, device))
-    }
-
     pub fn extensions(&self) -> Extensions {
         Extensions::resolve(&self.ze, self.driver)
     }

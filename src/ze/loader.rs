@@ -102,7 +102,10 @@ impl Loader {
     /// can say why (see [`super::diagnose`]).
     pub fn level_zero() -> Result<Loader, Error> {
         let library = std::env::var("ZESCOPE_LEVEL_ZERO_LOADER").unwrap_or_else(|_| LOADER_LIBRARY.to_owned());
-        let api = Api::load_from(&library)?;
+        // SAFETY: the system's Level Zero loader, or the file the user named as one with
+        // ZESCOPE_LEVEL_ZERO_LOADER (documented as such); the table is kept in `Ze` (an Arc) by
+        // every handle, so the library outlives everything obtained through it.
+        let api = unsafe { Api::load_from(&library) }?;
         let ze = Ze::new(api);
         let handles = match init_drivers(&ze) {
             Ok(h) => h,

@@ -18,7 +18,7 @@ pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo, Entry, Exte
 pub use error::{Error, ZeError, check, hint, result_name};
 pub use loader::{Loader, Origin, Source, Ze};
 pub use metric::{ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo};
-pub use runtime::CreateGroupError;
+pub use runtime::{CreateGroupError, CreatedGroup};
 
 use level_zero_sys::ze_result_t;
 

@@ -72,13 +72,12 @@ impl Device {
     }
 
     /// Creates, fills and closes a metric group of `metrics` (all of this device, one domain).
-    /// The caller owns it and destroys it with [`MetricGroup::destroy_created`] after
-    /// deactivating it.
+    /// The caller owns it and destroys it with [`CreatedGroup::destroy`] after deactivating it.
     pub fn create_metric_group(
         &self,
         name: &std::ffi::CStr,
         metrics: &[Metric],
-    ) -> Result<MetricGroup, CreateGroupError> {
+    ) -> Result<CreatedGroup, CreateGroupError> {
         let ext = self.extensions();
         if !(ext.create_group.is_some()
             && ext.add_metric.is_some()
@@ -122,6 +121,7 @@ impl Device {
             // SAFETY: a handle created for this device, now closed, usable through the loader
             // (the loader's own, or the driver's while handles are not wrapped).
             unsafe { MetricGroup::new(self.ze.clone(), self.driver, self.handle, h) }
+                .map(|group| CreatedGroup { group })
         })();
         filled.map_err(|e| {
             // SAFETY: destroying the group just created (never activated), once.
@@ -155,21 +155,36 @@ impl Created {
     }
 }
 
-impl MetricGroup {
-    /// `zetMetricGroupDestroyExp` of a group made by [`Device::create_metric_group`], once it is
-    /// deactivated and no import of its memory is alive.
-    pub fn destroy_created(&self) -> Result<(), ZeError> {
-        let destroy = super::device::Extensions::resolve(&self.ze, self.driver).destroy_group;
+/// A metric group zescope created at run time. Not `Clone`: destroying consumes it, so it is
+/// destroyed at most once; [`CreatedGroup::group`] lends the plain group for activation and
+/// queries (a clone of that cannot destroy anything).
+pub struct CreatedGroup {
+    group: MetricGroup,
+}
+
+static_assertions::assert_not_impl_any!(CreatedGroup: Send, Sync, Clone);
+
+impl CreatedGroup {
+    /// The group, for activation, properties and export queries.
+    pub fn group(&self) -> &MetricGroup {
+        &self.group
+    }
+
+    /// `zetMetricGroupDestroyExp`, once it is deactivated and no import of its memory is alive.
+    /// Consumes the group whether or not the driver succeeded.
+    pub fn destroy(self) -> Result<(), ZeError> {
+        let g = &self.group;
+        let destroy = super::device::Extensions::resolve(&g.ze, g.driver).destroy_group;
         // SAFETY: a handle for this device (the same device handle the driver translates).
-        let device = unsafe { self.ze.translate(ZEL_HANDLE_DEVICE, self.device.cast()) };
-        let wrapped = device != self.device.cast();
+        let device = unsafe { g.ze.translate(ZEL_HANDLE_DEVICE, g.device.cast()) };
+        let wrapped = device != g.device.cast();
         // A group the driver created exists only while handles are not wrapped, and then its
         // handle is the driver's own; a wrapped handle is the loader's, which the loader takes.
-        let driver_handle = (!wrapped).then_some(self.handle);
+        let driver_handle = (!wrapped).then_some(g.handle);
         // SAFETY: a group created by `create_metric_group` (the caller's contract), destroyed once,
         // by the source whose handle it is (Entry::call; a loader export answers "not supported"
         // for a group it did not create through a driver table without the function).
-        let r = destroy.call("zetMetricGroupDestroyExp", self.handle, driver_handle, wrapped, |f, g| unsafe { f(g) });
+        let r = destroy.call("zetMetricGroupDestroyExp", g.handle, driver_handle, wrapped, |f, g| unsafe { f(g) });
         match r {
             None => Ok(()),
             Some(r) => r.map(|_| ()),

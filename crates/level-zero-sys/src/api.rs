@@ -36,8 +36,12 @@ macro_rules! api_table {
         /// Entry points. Required ones exist in every Level Zero loader zescope supports;
         /// optional ones depend on the loader's version (and for experimental functions a
         /// missing symbol means: ask the driver with `zeDriverGetExtensionFunctionAddress`).
-        #[derive(Clone, Copy)]
+        #[derive(Clone)]
         pub struct Api {
+            /// The library the pointers below point into, kept loaded for as long as any clone of
+            /// this table lives (as ash's `Entry` does); `None` for a table of functions that live
+            /// in the program itself (the in-process simulated driver).
+            pub library: Option<std::sync::Arc<libloading::Library>>,
             $(
                 #[doc = concat!("`", stringify!($req), "`, with the specification's contract.")]
                 pub $req: pfn::$req,
@@ -52,8 +56,9 @@ macro_rules! api_table {
         }
 
         impl Api {
-            fn resolve(lib: &libloading::Library) -> Result<Api, LoadError> {
+            fn resolve(lib: std::sync::Arc<libloading::Library>) -> Result<Api, LoadError> {
                 Ok(Api {
+                    library: Some(lib.clone()),
                     $( $req: {
                         // SAFETY: the symbol is looked up by its Level Zero name and typed with the
                         // signature the Level Zero headers give it.
@@ -266,22 +271,29 @@ impl std::error::Error for LoadError {}
 
 impl Api {
     /// Opens the system's Level Zero loader (`libze_loader.so.1`) and resolves its entry points.
-    /// The library stays loaded for the life of the process: drivers it loads keep threads and
-    /// handles that must not outlive it.
-    pub fn load() -> Result<Api, LoadError> {
-        Self::load_from(LOADER_LIBRARY)
+    /// The library stays loaded while the table (or any clone of it) lives.
+    ///
+    /// # Safety
+    /// As [`Api::load_from`].
+    pub unsafe fn load() -> Result<Api, LoadError> {
+        // SAFETY: the caller's contract.
+        unsafe { Self::load_from(LOADER_LIBRARY) }
     }
 
     /// As `load`, from a given file name or path.
-    pub fn load_from(library: &str) -> Result<Api, LoadError> {
-        // SAFETY: loading the Level Zero loader runs its initialisers, which only set up its own
-        // state; it is designed to be dlopen'ed by applications.
+    ///
+    /// # Safety
+    /// Loading a library runs its initialisers, and calling through the table trusts that each
+    /// symbol has the C signature the Level Zero headers give it: `library` must be a Level Zero
+    /// loader (or a library built to its ABI), not any file. Drivers the loader starts may keep
+    /// threads and handles: nothing obtained through the table may be used after the last clone
+    /// of the table is dropped (zescope keeps one for the life of the process).
+    pub unsafe fn load_from(library: &str) -> Result<Api, LoadError> {
+        // SAFETY: the caller guarantees this is a Level Zero loader, designed to be dlopen'ed by
+        // applications; its initialisers only set up its own state.
         let lib = unsafe { libloading::Library::new(library) }
             .map_err(|e| LoadError::LibraryNotFound { library: library.to_owned(), reason: dlopen_reason(&e) })?;
-        let api = Api::resolve(&lib)?;
-        // Never unloaded: the pointers in `api` point into it for the rest of the process.
-        std::mem::forget(lib);
-        Ok(api)
+        Api::resolve(std::sync::Arc::new(lib))
     }
 }
 

@@ -121,6 +121,7 @@ pub(crate) fn without_empty(a: &mut Api, config: &crate::SimConfig) {
 /// Every entry point, whatever any configuration leaves empty.
 pub(crate) fn full_api() -> Api {
     Api {
+        library: None,
         zeInit: sim_zeInit,
         zeDriverGet: sim_zeDriverGet,
         zeDriverGetApiVersion: sim_zeDriverGetApiVersion,
