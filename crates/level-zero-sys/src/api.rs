@@ -289,11 +289,15 @@ impl Api {
     /// threads and handles: nothing obtained through the table may be used after the last clone
     /// of the table is dropped (zescope keeps one for the life of the process).
     pub unsafe fn load_from(library: &str) -> Result<Api, LoadError> {
+        // RTLD_NODELETE: even when the last clone of the table is dropped, the loader stays
+        // mapped — drivers it started may still run threads in it (and `zescope doctor` reads
+        // which loader and layers were loaded from /proc/self/maps afterwards).
+        let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL | libc::RTLD_NODELETE;
         // SAFETY: the caller guarantees this is a Level Zero loader, designed to be dlopen'ed by
         // applications; its initialisers only set up its own state.
-        let lib = unsafe { libloading::Library::new(library) }
+        let lib = unsafe { libloading::os::unix::Library::open(Some(library), flags) }
             .map_err(|e| LoadError::LibraryNotFound { library: library.to_owned(), reason: dlopen_reason(&e) })?;
-        Api::resolve(std::sync::Arc::new(lib))
+        Api::resolve(std::sync::Arc::new(lib.into()))
     }
 }
 
