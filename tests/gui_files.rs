@@ -28,7 +28,7 @@ fn save_open_export_and_leave_a_recording() {
     let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
 
     // Live data, then Ctrl+S: asks where (no current file), saves in the background.
-    pump(&mut h, "samples", |a| a.state.samples_total > 50);
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
     h.key_press(egui::Key::M);
     h.step();
     assert_eq!(h.state().files.markers.len(), 1, "M adds a marker");
@@ -46,11 +46,11 @@ fn save_open_export_and_leave_a_recording() {
     pump(&mut h, "the recording", |a| a.files.recording.is_some());
     h.step();
     let a = h.state();
-    assert!(a.state.run.is_none());
+    assert!(a.state.ingest.run.is_none());
     assert_eq!(sim.live_imports(), 0, "the live run was torn down before opening");
     assert_eq!(a.panes.layout.panes.len(), panes_live);
     assert_eq!(a.files.markers.len(), 1, "markers come back with the session");
-    assert!(a.store.memory_used() > 0 && !a.state.series.is_empty());
+    assert!(a.store.memory_used() > 0 && !a.state.ingest.series.is_empty());
     h.get_by_label(" RECORDING ");
 
     // Export the first pane through its menu.
@@ -66,7 +66,7 @@ fn save_open_export_and_leave_a_recording() {
 
     // Start: a new live run replaces the recording.
     h.get_by_label("Start").click();
-    pump(&mut h, "a new live run", |a| a.state.run.is_some() && a.state.samples_total > 5);
+    pump(&mut h, "a new live run", |a| a.state.ingest.run.is_some() && a.state.ingest.samples_total > 5);
     assert!(h.state().files.recording.is_none());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
     h.step();
