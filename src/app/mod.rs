@@ -12,23 +12,23 @@
 //! Nothing outside `src/app` and `src/gui.rs` uses this module (`.ci/run` checks): what the
 //! files and commands share with the window lives in `crate::view`.
 
-pub mod actions;
+pub(crate) mod actions;
 pub mod banner;
 pub mod diagnostics;
 pub mod dialogs;
-pub mod drain;
+pub(crate) mod drain;
 pub mod envelope_plot;
 pub mod files;
-pub mod legend;
+pub(crate) mod legend;
 pub mod link;
-pub mod menu;
+pub(crate) mod menu;
 pub mod panes;
 pub mod plots;
 pub mod session;
 pub mod settings;
-pub mod sources;
+pub(crate) mod sources;
 pub mod state;
-pub mod status;
+pub(crate) mod status;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -44,7 +44,7 @@ impl SeriesEntry {
 
 /// How the store keeps a series of this description: gauges as read, cumulative counters as
 /// running totals (with the wrap the layout declares), plotted as rates.
-pub fn store_kind(info: &SeriesInfo) -> SeriesKind {
+pub(crate) fn store_kind(info: &SeriesInfo) -> SeriesKind {
     match info.kind {
         Kind::Gauge => SeriesKind::Gauge,
         Kind::Cumulative => SeriesKind::Cumulative { wrap: info.wrap },
