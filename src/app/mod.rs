@@ -6,7 +6,7 @@
 //! [`link::SamplerLink`], so tests drive it with egui_kittest, without a window; `src/gui.rs`
 //! puts it in an eframe window.
 //!
-//! Where a counter's bytes become a pixel, on this side: sampler events → [`drain`] (through
+//! Where a counter's bytes become a pixel, on this side: sampler events → `drain.rs` (through
 //! `view::Ingest`) → store → [`plots`] (envelopes via [`envelope_plot`]) → egui_plot.
 //!
 //! Nothing outside `src/app` and `src/gui.rs` uses this module (`.ci/run` checks): what the

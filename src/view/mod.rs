@@ -9,7 +9,7 @@
 //! - [`timeview`]: which part of the timeline is shown ([`TimeView`]: window, follow/pause,
 //!   zoom);
 //! - [`runs`]: how an envelope is cut into gap-free strokes, for the plot and for images;
-//! - [`format`]: numbers, units, times and durations for people.
+//! - [`format`](mod@format): numbers, units, times and durations for people.
 
 pub mod format;
 pub mod ingest;
