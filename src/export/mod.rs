@@ -20,7 +20,8 @@ use crate::store::{SeriesId, Store};
 use crate::view::{PaneLayout, SeriesEntry, SeriesKey};
 
 pub use command::{ExportArgs, PaneChoice, RangeArg, parse_range, run};
-pub use csv::{CsvWriter, column, csv};
+pub use csv::csv;
+pub(crate) use csv::{CsvWriter, column};
 pub use image::{png, svg};
 
 /// One series of a pane, as the UI shows it.

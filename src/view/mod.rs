@@ -8,13 +8,13 @@
 //! - [`panes`]: the pane layout ([`PaneLayout`], [`PaneSpec`]) and its default placement;
 //! - [`timeview`]: which part of the timeline is shown ([`TimeView`]: window, follow/pause,
 //!   zoom);
-//! - [`runs`]: how an envelope is cut into gap-free strokes, for the plot and for images;
-//! - [`format`](mod@format): numbers, units, times and durations for people.
+//! - `runs`: how an envelope is cut into gap-free strokes, for the plot and for images;
+//! - `format`: numbers, units, times and durations for people.
 
-pub mod format;
+pub(crate) mod format;
 pub mod ingest;
 pub mod panes;
-pub mod runs;
+pub(crate) mod runs;
 pub mod series;
 pub mod timeview;
 
