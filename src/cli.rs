@@ -64,10 +64,10 @@ pub enum Command {
         #[arg(long)]
         custom_group: bool,
         /// Sampling interval, 100us to 10s.
-        #[arg(long, default_value = "1ms", value_parser = crate::record::parse_duration)]
+        #[arg(long, default_value = "1ms", value_parser = crate::view::format::parse_duration)]
         interval: Duration,
         /// How long to record.
-        #[arg(long, default_value = "10s", value_parser = crate::record::parse_duration)]
+        #[arg(long, default_value = "10s", value_parser = crate::view::format::parse_duration)]
         duration: Duration,
         /// Output file: .ron writes a session (open it in zescope, or `zescope export` it), any
         /// other extension a CSV.
