@@ -10,11 +10,16 @@ pub mod cli;
 pub mod doctor;
 pub mod export;
 pub mod gui;
+#[warn(missing_docs)]
 pub mod layout;
 pub mod list;
 pub mod record;
+#[warn(missing_docs)]
 pub mod sampler;
 pub mod session;
+#[warn(missing_docs)]
 pub mod signals;
+#[warn(missing_docs)]
 pub mod store;
+#[warn(missing_docs)]
 pub mod ze;

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 type Wakers = Arc<Mutex<Vec<Box<dyn Fn() + Send>>>>;
 
+/// The process-wide termination flag, shared by clones. Created once per process by `install`.
 #[derive(Clone)]
 pub struct Termination {
     flag: Arc<AtomicBool>,
@@ -52,6 +53,7 @@ impl Termination {
         t
     }
 
+    /// True once SIGINT or SIGTERM has arrived.
     pub fn requested(&self) -> bool {
         self.flag.load(Ordering::Relaxed)
     }

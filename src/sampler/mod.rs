@@ -24,4 +24,5 @@ pub use direct::DirectRun;
 pub use outbox::Waker;
 pub use protocol::*;
 pub use run::ReadOutcome;
-pub use thread::{Opener, Options, SamplerHandle, spawn, spawn_source};
+pub(crate) use thread::spawn_source;
+pub use thread::{Opener, Options, SamplerHandle, spawn};

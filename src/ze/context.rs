@@ -21,7 +21,8 @@ pub struct Context {
 }
 
 impl Context {
-    pub fn create(driver: &Driver) -> Result<Context, ZeError> {
+    /// Creates a context on `driver`; the caller destroys it (consuming) after everything in it.
+    pub(crate) fn create(driver: &Driver) -> Result<Context, ZeError> {
         let ze = &driver.ze;
         let desc = ze_context_desc_t { stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC, ..Default::default() };
         let mut h = std::ptr::null_mut();
@@ -70,7 +71,9 @@ impl Context {
         Ok(p)
     }
 
-    pub fn alloc_host(&self, size: usize) -> Result<*mut c_void, ZeError> {
+    /// Allocates `size` bytes of host memory (64-byte aligned) in this context; freed with this
+    /// context's `free`, before the context is destroyed.
+    pub(crate) fn alloc_host(&self, size: usize) -> Result<*mut c_void, ZeError> {
         let desc = ze_host_mem_alloc_desc_t { stype: ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, ..Default::default() };
         let mut p = std::ptr::null_mut();
         // SAFETY: valid descriptor and out-pointer.

@@ -20,7 +20,9 @@ use super::error::ZeError;
 /// What went wrong, and what to do about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnosis {
+    /// What is wrong, in the user's terms.
     pub explanation: String,
+    /// What to do about it (a command or a setting).
     pub fix: String,
 }
 

@@ -29,12 +29,9 @@ pub struct Ze {
 }
 
 impl Ze {
-    pub fn new(api: Api) -> Ze {
+    /// Wraps a loaded API table.
+    pub(crate) fn new(api: Api) -> Ze {
         Ze { api: Arc::new(api) }
-    }
-
-    pub fn api(&self) -> &Api {
-        &self.api
     }
 
     /// The driver's own handle behind a loader handle (identity when the loader does not wrap
@@ -68,8 +65,11 @@ pub enum Origin {
 
 /// An opened source: its entry points and drivers.
 pub struct Loader {
+    /// The entry points every handle of this source uses.
     pub ze: Ze,
+    /// Which library the source is.
     pub origin: Origin,
+    /// The drivers that initialised, in the loader's order.
     pub drivers: Vec<Driver>,
     /// Why `auto` did not use the real loader, when it fell back to the simulated device.
     pub fallback_reason: Option<String>,

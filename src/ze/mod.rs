@@ -68,7 +68,8 @@ pub fn c_string(b: &[core::ffi::c_char]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-pub fn uuid_string(u: &[u8; 16]) -> String {
+/// `u` as 32 lowercase hex digits.
+pub(crate) fn uuid_string(u: &[u8; 16]) -> String {
     let h: Vec<String> = u.iter().map(|b| format!("{b:02x}")).collect();
     format!("{}-{}-{}-{}-{}", h[..4].concat(), h[4..6].concat(), h[6..8].concat(), h[8..10].concat(), h[10..].concat())
 }

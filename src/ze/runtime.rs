@@ -24,13 +24,16 @@ use super::metric::{Metric, MetricGroup};
 /// Why a device cannot create metric groups at run time.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CreateGroupError {
+    /// The driver has no `zetMetricGroupCreateExp`.
     #[error("this driver cannot create metric groups at run time")]
     Unsupported,
+    /// Created groups would be unusable through this loader.
     #[error(
         "the Level Zero loader wraps handles here and does not create metric groups itself, so groups \
          created by the driver cannot be activated through it"
     )]
     HandlesWrapped,
+    /// A creation call failed.
     #[error("{0}")]
     Ze(#[from] ZeError),
 }
