@@ -59,7 +59,7 @@ impl Termination {
     }
 
     /// Calls `wake` when a signal arrives (e.g. to repaint an idle window so it notices).
-    pub fn on_signal(&self, wake: impl Fn() + Send + 'static) {
+    pub(crate) fn on_signal(&self, wake: impl Fn() + Send + 'static) {
         self.wakers.lock().unwrap_or_else(|p| p.into_inner()).push(Box::new(wake));
     }
 

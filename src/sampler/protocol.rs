@@ -6,10 +6,10 @@ use crate::layout::Kind;
 use crate::ze::{DeviceKind, Source};
 
 /// Shortest sampling interval.
-pub const MIN_INTERVAL: Duration = Duration::from_micros(100);
+pub(crate) const MIN_INTERVAL: Duration = Duration::from_micros(100);
 /// Longest sampling interval; `Command::SetInterval` and `RunConfig::interval` are clamped into
 /// `MIN_INTERVAL..=MAX_INTERVAL`.
-pub const MAX_INTERVAL: Duration = Duration::from_secs(10);
+pub(crate) const MAX_INTERVAL: Duration = Duration::from_secs(10);
 
 /// Commands to the sampler.
 #[derive(Clone, Debug)]

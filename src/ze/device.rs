@@ -39,7 +39,7 @@ pub struct Driver {
 
 /// Which source answered a call through an [`Entry`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Via {
+pub(crate) enum Via {
     /// The loader's own export (or the in-process driver's `Api`), with the application's handle.
     Loader,
     /// The driver's function from `zeDriverGetExtensionFunctionAddress`, with the driver's handle.
@@ -56,7 +56,7 @@ pub enum Via {
 /// handles: its answer for an empty slot in the driver's tables), the driver's function is
 /// called instead. Passing a driver handle to a loader export crashes loaders that wrap handles.
 #[derive(Clone, Copy)]
-pub struct Entry<F> {
+pub(crate) struct Entry<F> {
     /// The loader's export, if the loader has it.
     pub loader: Option<F>,
     /// The driver's extension function, if the driver offers it.
@@ -107,7 +107,7 @@ impl<F: Copy> Entry<F> {
 /// Experimental entry points of a driver, each from both sources (see [`Entry`] for which handle
 /// each takes).
 #[derive(Clone, Copy, Default)]
-pub struct Extensions {
+pub(crate) struct Extensions {
     /// `zetDeviceEnableMetricsExp`.
     pub enable_metrics: Entry<pfn::zetDeviceEnableMetricsExp>,
     /// `zetDeviceDisableMetricsExp`.
@@ -125,7 +125,7 @@ pub struct Extensions {
 impl Extensions {
     /// Resolves the driver's experimental entry points from both sources: the loader's (or the
     /// in-process driver's) exports, and `zeDriverGetExtensionFunctionAddress`.
-    pub fn resolve(ze: &Ze, driver: ze_driver_handle_t) -> Extensions {
+    pub(crate) fn resolve(ze: &Ze, driver: ze_driver_handle_t) -> Extensions {
         fn ext<F: Copy>(ze: &Ze, driver: ze_driver_handle_t, name: &core::ffi::CStr) -> Option<F> {
             let mut f = std::ptr::null_mut();
             // SAFETY: a driver handle from enumeration, a NUL-terminated name, a valid out-pointer.
@@ -253,7 +253,7 @@ pub struct DeviceInfo {
 
 impl DeviceInfo {
     /// The UUID as 32 lowercase hex digits.
-    pub fn uuid_string(&self) -> String {
+    pub(crate) fn uuid_string(&self) -> String {
         super::uuid_string(&self.uuid)
     }
 }
@@ -330,12 +330,12 @@ impl Device {
 
     /// Does the loader hand out its own wrappers instead of the driver's handles? Then handles
     /// created by extension functions (groups made at run time) cannot go back through it.
-    pub fn handles_wrapped(&self) -> bool {
+    pub(crate) fn handles_wrapped(&self) -> bool {
         self.driver_handle() != self.handle
     }
 
     /// The driver's handle for this device, for extension functions.
-    pub fn driver_handle(&self) -> ze_device_handle_t {
+    pub(crate) fn driver_handle(&self) -> ze_device_handle_t {
         // SAFETY: a device handle obtained from this loader's enumeration.
         unsafe { self.ze.translate(ZEL_HANDLE_DEVICE, self.handle.cast()).cast() }
     }

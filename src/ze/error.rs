@@ -33,7 +33,7 @@ impl std::error::Error for ZeError {}
 
 impl ZeError {
     /// "call returned NAME (0x...)", without advice: for messages that give their own.
-    pub fn terse(&self) -> String {
+    pub(crate) fn terse(&self) -> String {
         format!("{} returned {} ({:#x})", self.call, self.name(), self.code)
     }
 }
@@ -44,7 +44,7 @@ pub fn check(call: &'static str, code: ze_result_t) -> Result<(), ZeError> {
 }
 
 /// The enumerator name of a result code.
-pub fn result_name(code: ze_result_t) -> &'static str {
+pub(crate) fn result_name(code: ze_result_t) -> &'static str {
     match code {
         ZE_RESULT_SUCCESS => "ZE_RESULT_SUCCESS",
         ZE_RESULT_NOT_READY => "ZE_RESULT_NOT_READY",
@@ -149,7 +149,7 @@ pub enum Error {
 
 impl Error {
     /// A short reason, for "fell back to the simulated device because ...".
-    pub fn short(&self) -> String {
+    pub(crate) fn short(&self) -> String {
         match self {
             Error::NoDriver { cause } => format!("no Level Zero driver was found: {cause}"),
             other => other.to_string(),
