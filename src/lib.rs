@@ -13,12 +13,17 @@ pub mod cli;
 pub mod doctor;
 pub mod export;
 pub mod gui;
+#[warn(missing_docs)]
 pub mod layout;
 pub mod list;
 pub mod record;
+#[warn(missing_docs)]
 pub mod sampler;
 pub mod session;
+#[warn(missing_docs)]
 pub mod signals;
+#[warn(missing_docs)]
 pub mod store;
 pub mod view;
+#[warn(missing_docs)]
 pub mod ze;

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 type Wakers = Arc<Mutex<Vec<Box<dyn Fn() + Send>>>>;
 
+/// The process-wide termination flag, shared by clones. Created once per process by `install`.
 #[derive(Clone)]
 pub struct Termination {
     flag: Arc<AtomicBool>,
@@ -52,12 +53,13 @@ impl Termination {
         t
     }
 
+    /// True once SIGINT or SIGTERM has arrived.
     pub fn requested(&self) -> bool {
         self.flag.load(Ordering::Relaxed)
     }
 
     /// Calls `wake` when a signal arrives (e.g. to repaint an idle window so it notices).
-    pub fn on_signal(&self, wake: impl Fn() + Send + 'static) {
+    pub(crate) fn on_signal(&self, wake: impl Fn() + Send + 'static) {
         self.wakers.lock().unwrap_or_else(|p| p.into_inner()).push(Box::new(wake));
     }
 

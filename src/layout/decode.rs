@@ -6,8 +6,11 @@ use super::{Counters, Kind, Layout, Timestamp, ValueType};
 /// A metric as the driver describes it (what `MetricOrder` layouts derive counters from).
 #[derive(Clone, Debug)]
 pub struct MetricDesc {
+    /// Name the driver reports (what `Counter::metric` names).
     pub name: String,
+    /// The driver's description.
     pub description: String,
+    /// The driver's unit text.
     pub unit: String,
     /// `zet_value_type_t` of the metric's results.
     pub value_type: u32,
@@ -15,44 +18,107 @@ pub struct MetricDesc {
     pub cumulative: bool,
 }
 
+/// One counter as the decoder reads it: where, how wide, and how to scale it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecoderField {
+    /// The metric's name.
     pub name: String,
+    /// The driver's description of the metric.
     pub description: String,
+    /// Unit of the scaled value.
     pub unit: String,
+    /// Cumulative or gauge.
     pub kind: Kind,
+    /// How the bytes at `offset` are read (little-endian).
     pub value: ValueType,
+    /// Byte offset in the buffer; `offset + value.width()` is within the buffer (checked by
+    /// `Decoder::new`).
     pub offset: usize,
+    /// Multiplies the raw value.
     pub scale: f64,
 }
 
 /// Why a layout cannot decode a buffer. Every message names the layout and the field.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LayoutError {
+    /// A field reads past the end of the buffer.
     #[error(
         "layout {layout:?}: {field} at offset {offset} ({width} bytes) does not fit the exported buffer of {size} bytes"
     )]
-    DoesNotFit { layout: String, field: String, offset: usize, width: usize, size: usize },
+    DoesNotFit {
+        /// The layout's name.
+        layout: String,
+        /// The field (counter, magic, seqlock or timestamp).
+        field: String,
+        /// Its byte offset.
+        offset: usize,
+        /// Bytes it reads.
+        width: usize,
+        /// The buffer's size in bytes.
+        size: usize,
+    },
+    /// A counter names a metric the group does not have.
     #[error("layout {layout:?}: counter {metric:?} is not a metric of group {group:?}")]
-    UnknownMetric { layout: String, metric: String, group: String },
+    UnknownMetric {
+        /// The layout's name.
+        layout: String,
+        /// The metric the counter names.
+        metric: String,
+        /// The group's name.
+        group: String,
+    },
+    /// A `MetricOrder` layout meets a metric whose result type it cannot read.
     #[error("layout {layout:?}: metric {metric:?} has result type {value_type}, which the layout cannot decode")]
-    UnsupportedValueType { layout: String, metric: String, value_type: u32 },
+    UnsupportedValueType {
+        /// The layout's name.
+        layout: String,
+        /// The metric's name.
+        metric: String,
+        /// Its `zet_value_type_t`.
+        value_type: u32,
+    },
+    /// The seqlock word is not 8-byte aligned (it could not be read atomically).
     #[error("layout {layout:?}: the seqlock word at offset {offset} is not 8-byte aligned")]
-    MisalignedSeqlock { layout: String, offset: usize },
+    MisalignedSeqlock {
+        /// The layout's name.
+        layout: String,
+        /// The word's byte offset.
+        offset: usize,
+    },
+    /// The buffer does not hold the layout's magic word.
     #[error(
         "layout {layout:?}: magic at offset {offset} is {found:#x}, expected {expected:#x}: this memory is not in the layout's format"
     )]
-    MagicMismatch { layout: String, offset: usize, expected: u32, found: u32 },
+    MagicMismatch {
+        /// The layout's name.
+        layout: String,
+        /// The magic's byte offset.
+        offset: usize,
+        /// What the layout says is there.
+        expected: u32,
+        /// What the buffer holds.
+        found: u32,
+    },
+    /// The metric selection left no counter to read.
     #[error("layout {layout:?}: no counter is left after selecting metrics")]
-    NoCounters { layout: String },
+    NoCounters {
+        /// The layout's name.
+        layout: String,
+    },
 }
 
+/// A layout checked against one buffer: every offset it reads fits the buffer's size.
 #[derive(Clone, Debug)]
 pub struct Decoder {
+    /// The layout's name, for messages.
     pub layout: String,
+    /// The magic word to check before trusting the buffer, if the layout has one.
     pub magic: Option<super::Magic>,
+    /// Byte offset of the u64 seqlock word (8-byte aligned), if the layout has one.
     pub seqlock: Option<usize>,
+    /// Where the device timestamp is, if the layout has one.
     pub timestamp: Option<Timestamp>,
+    /// The counters, in the order of each sample's values.
     pub fields: Vec<DecoderField>,
     /// Bytes a snapshot must hold: the end of the last byte any field reads.
     pub span: usize,

@@ -21,10 +21,13 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("ze-sim-generic.ron", include_str!("../../assets/layouts/ze-sim-generic.ron")),
 ];
 
+/// Where one driver's exported memory keeps its counters (one entry of a layout file).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Layout {
+    /// Unique name, shown in the diagnostics and in `StreamInfo::layout`.
     pub name: String,
+    /// What the layout is for (free text).
     #[serde(default)]
     pub description: String,
     /// The layout applies when any of these matches.
@@ -36,8 +39,11 @@ pub struct Layout {
     /// it reads the same even value before and after copying the data.
     #[serde(default)]
     pub seqlock: Option<usize>,
+    /// Where the device timestamp is; without one, samples are stamped with the host's time of the
+    /// read.
     #[serde(default)]
     pub timestamp: Option<Timestamp>,
+    /// Where the counters are.
     pub counters: Counters,
 }
 
@@ -46,13 +52,18 @@ pub struct Layout {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Match {
+    /// Which drivers: any, the simulated one, or by UUID prefix.
     pub driver: DriverMatch,
+    /// Glob on the device name.
     pub device: Option<String>,
+    /// Glob on the metric group name.
     pub group: Option<String>,
 }
 
+/// Which driver a layout is for.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub enum DriverMatch {
+    /// Every driver.
     #[default]
     Any,
     /// zescope's simulated driver.
@@ -61,13 +72,17 @@ pub enum DriverMatch {
     UuidPrefix(String),
 }
 
+/// A u32 at `offset` that must equal `value`, or the buffer is rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Magic {
+    /// Byte offset of the u32.
     pub offset: usize,
+    /// The value it must hold.
     pub value: u32,
 }
 
+/// Where a buffer keeps its device timestamp and how to read it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Timestamp {
@@ -91,6 +106,7 @@ impl Timestamp {
     }
 }
 
+/// Where a layout's counters are.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Counters {
     /// Each counter spelled out.
@@ -98,17 +114,27 @@ pub enum Counters {
     /// Counters follow the group's metrics in order, `stride` bytes apart from `first`; value
     /// type, kind and unit come from each metric's properties (result type; EVENT and DURATION
     /// metrics are cumulative).
-    MetricOrder { first: usize, stride: usize },
+    MetricOrder {
+        /// Byte offset of the first metric's value.
+        first: usize,
+        /// Bytes from one metric's value to the next (not 0).
+        stride: usize,
+    },
 }
 
+/// One counter of an `Explicit` layout.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Counter {
     /// The metric's name as the driver reports it.
     pub metric: String,
+    /// Byte offset of the raw value in the buffer.
     pub offset: usize,
+    /// How the raw value is stored (little-endian).
     pub value: ValueType,
+    /// Cumulative (plotted as a rate) or gauge.
     pub kind: Kind,
+    /// Unit of the scaled value.
     pub unit: String,
     /// Multiplies the raw value (e.g. 0.001 to turn mW into W).
     #[serde(default = "one")]
@@ -119,19 +145,29 @@ fn one() -> f64 {
     1.0
 }
 
+/// How a raw value is stored: unsigned, signed or floating point, by bit width (little-endian).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ValueType {
+    /// Unsigned 8-bit.
     U8,
+    /// Unsigned 16-bit.
     U16,
+    /// Unsigned 32-bit.
     U32,
+    /// Unsigned 64-bit.
     U64,
+    /// Signed 32-bit.
     I32,
+    /// Signed 64-bit.
     I64,
+    /// IEEE 754 single precision.
     F32,
+    /// IEEE 754 double precision.
     F64,
 }
 
 impl ValueType {
+    /// Bytes the value takes.
     pub fn width(self) -> usize {
         match self {
             ValueType::U8 => 1,
@@ -153,6 +189,7 @@ impl ValueType {
     }
 }
 
+/// How a counter's values are meant: a running total or a level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Kind {
     /// Only grows (wrapping at the type's width); shown as a rate per second.
@@ -163,9 +200,13 @@ pub enum Kind {
 
 /// What the selection knows about the buffer's owner.
 pub struct Target<'a> {
+    /// True for zescope's simulated driver.
     pub simulated: bool,
+    /// The driver's UUID as lowercase hex.
     pub driver_uuid: &'a str,
+    /// The device's name.
     pub device: &'a str,
+    /// The metric group's name.
     pub group: &'a str,
 }
 
@@ -193,13 +234,16 @@ impl Match {
 #[derive(Debug, thiserror::Error)]
 #[error("layout file {origin}: {message}")]
 pub struct LayoutFileError {
+    /// The file's path (or built-in name).
     pub origin: String,
+    /// What is wrong with it, naming the layout and field where it can.
     pub message: String,
 }
 
 /// All known layouts, in priority order.
 #[derive(Clone, Debug, Default)]
 pub struct LayoutSet {
+    /// Each layout with the file it came from, highest priority first.
     pub layouts: Vec<(String, Layout)>,
 }
 

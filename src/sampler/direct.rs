@@ -9,11 +9,14 @@ use super::protocol::{RunConfig, RunInfo, SampleBatch, SamplerError};
 use super::run::{ReadOutcome, Run};
 use super::setup;
 
+/// A run read on the caller's thread; dropping it runs the teardown (failures are logged).
 pub struct DirectRun {
     run: Option<Run>,
 }
 
 impl DirectRun {
+    /// Sets up a run of `cfg` (run number 1) on the caller's thread; fails like `Command::Start`
+    /// would.
     pub fn start(loader: &Loader, layouts: &LayoutSet, cfg: &RunConfig) -> Result<DirectRun, SamplerError> {
         let mut pending = Vec::new();
         let run = setup::start(loader, layouts, cfg, 1, &mut pending);
@@ -24,6 +27,7 @@ impl DirectRun {
         Ok(DirectRun { run: Some(run?) })
     }
 
+    /// What the run samples (as `Event::RunStarted` would carry it).
     pub fn info(&self) -> &RunInfo {
         &self.run.as_ref().expect("live").info
     }
@@ -34,6 +38,7 @@ impl DirectRun {
         self.run.as_mut().expect("live").read()
     }
 
+    /// The samples read since the last call, per stream, as the sampler thread would send them.
     pub fn take_batches(&mut self) -> Vec<SampleBatch> {
         self.run.as_mut().expect("live").take_batches()
     }

@@ -1,19 +1,19 @@
 //! The sampler: ONE thread that owns all Level Zero state of a sampling run and talks to the
-//! rest of zescope only through channels ([`protocol`]).
+//! rest of zescope only through channels (`protocol`).
 //!
 //! It opens the source itself, so driver handles never leave it; it sets up a run
-//! ([`setup`]), reads exported memory on deadline ticks ([`timing`], [`run`]), sends batches
-//! through an [`outbox`] that never blocks, and ends every run — stop, shutdown, group or device
-//! change, error, panic — through the one teardown ([`teardown`]).
+//! (`setup`), reads exported memory on deadline ticks (`timing`, `run`), sends batches
+//! through an `outbox` that never blocks, and ends every run — stop, shutdown, group or device
+//! change, error, panic — through the one teardown (`teardown`).
 
 mod clock;
-pub mod direct;
+pub(crate) mod direct;
 mod dmabuf;
 mod errors;
 mod inventory;
 mod optional;
 mod outbox;
-pub mod protocol;
+pub(crate) mod protocol;
 mod run;
 mod setup;
 mod teardown;
@@ -24,4 +24,5 @@ pub use direct::DirectRun;
 pub use outbox::Waker;
 pub use protocol::*;
 pub use run::ReadOutcome;
-pub use thread::{Opener, Options, SamplerHandle, spawn, spawn_source};
+pub(crate) use thread::spawn_source;
+pub use thread::{Opener, Options, SamplerHandle, spawn};

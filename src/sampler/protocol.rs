@@ -5,9 +5,11 @@ use std::time::Duration;
 use crate::layout::Kind;
 use crate::ze::{DeviceKind, Source};
 
-/// Shortest and longest sampling interval.
-pub const MIN_INTERVAL: Duration = Duration::from_micros(100);
-pub const MAX_INTERVAL: Duration = Duration::from_secs(10);
+/// Shortest sampling interval.
+pub(crate) const MIN_INTERVAL: Duration = Duration::from_micros(100);
+/// Longest sampling interval; `Command::SetInterval` and `RunConfig::interval` are clamped into
+/// `MIN_INTERVAL..=MAX_INTERVAL`.
+pub(crate) const MAX_INTERVAL: Duration = Duration::from_secs(10);
 
 /// Commands to the sampler.
 #[derive(Clone, Debug)]
@@ -16,10 +18,13 @@ pub enum Command {
     Refresh,
     /// Start a run (stopping the current one first, through the teardown).
     Start(RunConfig),
+    /// Stop the current run through the teardown (answered by `Event::RunStopped`).
     Stop,
+    /// Change the sampling interval of the current and later runs.
     SetInterval(Duration),
     /// Stop/continue reading; the run (and its imports) stays up.
     Pause,
+    /// Continue reading after `Pause`.
     Resume,
     /// Tear down and end the thread.
     Shutdown,
@@ -30,13 +35,18 @@ pub enum Command {
 /// Which device: index of the driver, of the root device, and of a sub-device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct DevicePath {
+    /// Index of the driver, in the loader's order.
     pub driver: usize,
+    /// Index of the root device within the driver.
     pub device: usize,
+    /// Index of the sub-device within the root device; `None` for the root device itself.
     pub sub_device: Option<usize>,
 }
 
+/// What to sample: a device, its groups and metrics, and how often. Stored in sessions.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunConfig {
+    /// The device to sample.
     pub device: DevicePath,
     /// Metric groups by name, in distinct domains.
     pub groups: Vec<String>,
@@ -45,73 +55,108 @@ pub struct RunConfig {
     /// Instead of the predefined groups, create one group at run time from `metrics` (all of
     /// `groups`' domain), when the driver supports it.
     pub custom_group: bool,
+    /// Time between reads (clamped to `MIN_INTERVAL..=MAX_INTERVAL`).
     pub interval: Duration,
 }
 
 /// Devices and their metric groups, for pickers.
 #[derive(Clone, Debug, Default)]
 pub struct Inventory {
+    /// What was opened; `None` until the source opened.
     pub source: Option<SourceInfo>,
+    /// Every device of every driver, sub-devices after their root device.
     pub devices: Vec<DeviceEntry>,
 }
 
+/// The source the sampler opened, for the window's title and the diagnostics.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SourceInfo {
+    /// The source the user asked for (`auto`, `sim`, `ze`).
     pub requested: Source,
     /// True for the built-in simulated driver or ze-sim behind the loader.
     pub simulated: bool,
+    /// One line saying what was opened (loader path or simulated driver).
     pub description: String,
     /// Why `auto` fell back to the simulated device.
     pub fallback_reason: Option<String>,
 }
 
+/// One device (root or sub-device) and its metric groups.
 #[derive(Clone, Debug)]
 pub struct DeviceEntry {
+    /// Where the device is; what `RunConfig::device` names.
     pub path: DevicePath,
+    /// Name the driver reports.
     pub name: String,
+    /// Processor kind.
     pub kind: DeviceKind,
+    /// Device UUID as lowercase hex.
     pub uuid: String,
+    /// PCI vendor id.
     pub vendor_id: u32,
+    /// PCI device id.
     pub device_id: u32,
+    /// The driver's version number, as the driver reports it.
     pub driver_version: u32,
+    /// True for a simulated device.
     pub simulated: bool,
+    /// The device's metric groups (empty when `error` is set).
     pub groups: Vec<GroupEntry>,
     /// Why groups could not be listed, if they could not.
     pub error: Option<String>,
 }
 
+/// One metric group of a device.
 #[derive(Clone, Debug)]
 pub struct GroupEntry {
+    /// Name the driver reports; what `RunConfig::groups` lists.
     pub name: String,
+    /// The driver's description.
     pub description: String,
+    /// Domain: groups of one run must be in distinct domains.
     pub domain: u32,
+    /// How the group's exported memory is offered.
     pub exports: GroupExportKind,
+    /// The group's metrics, in the driver's order.
     pub metrics: Vec<MetricEntry>,
     /// Why the group cannot be sampled (no exported memory, no layout, ...), if it cannot.
     pub unavailable: Option<String>,
 }
 
+/// How a group's counters are exported as DMA-BUF memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GroupExportKind {
+    /// One exported buffer for the whole group.
     Group,
+    /// No group buffer, but metrics export individually.
     PerMetric,
+    /// No exported memory: the group cannot be sampled.
     None,
+    /// The driver mishandled the export query.
     Unknown,
 }
 
+/// One metric of a group, as the driver describes it.
 #[derive(Clone, Debug)]
 pub struct MetricEntry {
+    /// Name the driver reports; what `RunConfig::metrics` lists.
     pub name: String,
+    /// The driver's description.
     pub description: String,
+    /// The driver's unit text (may be empty).
     pub unit: String,
 }
 
 /// One series of a stream, as the layout decodes it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SeriesInfo {
+    /// Counter name (the metric's name).
     pub name: String,
+    /// The driver's description of the metric.
     pub description: String,
+    /// Unit of the value after scaling (of the rate's numerator for cumulative counters).
     pub unit: String,
+    /// Cumulative (plotted as a rate) or gauge.
     pub kind: Kind,
     /// For cumulative counters: the modulus at which the raw value wraps.
     pub wrap: Option<f64>,
@@ -120,20 +165,30 @@ pub struct SeriesInfo {
 /// One group of a run: its series share timestamps.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamInfo {
+    /// Position of the stream in `RunInfo::streams` and `SampleBatch::stream`.
     pub index: usize,
+    /// The metric group's name.
     pub group: String,
+    /// Name of the layout that decodes the group's buffer.
     pub layout: String,
+    /// The series, in the order of each sample's values.
     pub series: Vec<SeriesInfo>,
     /// How the buffer is read: "mmap", "file read" or "device copy".
     pub read_path: &'static str,
 }
 
+/// A run that started: what it samples and how (sent as `Event::RunStarted`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunInfo {
+    /// Run number, increasing from 1 over the sampler's life; tags every later event of the run.
     pub run: u64,
+    /// The configuration the run was started with (interval clamped).
     pub config: RunConfig,
+    /// The device's name.
     pub device: String,
+    /// True when the device is simulated.
     pub simulated: bool,
+    /// One stream per group, in `config.groups` order.
     pub streams: Vec<StreamInfo>,
     /// Imports made (one per distinct exported buffer).
     pub imports: usize,
@@ -144,38 +199,58 @@ pub struct RunInfo {
 /// Samples of one stream, row-major: `values.len() == timestamps.len() * series`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleBatch {
+    /// The run the samples belong to.
     pub run: u64,
+    /// Index into `RunInfo::streams`.
     pub stream: usize,
     /// ns on the CLOCK_MONOTONIC timeline (device timestamps are mapped onto it).
     pub timestamps: Vec<i64>,
+    /// Values, row-major: sample `i`'s series `k` is at `i * series + k`; NaN where a value could
+    /// not be read.
     pub values: Vec<f64>,
     /// The first sample does not connect to the previous one (after a pause or a drop).
     pub gap_before: bool,
 }
 
+/// Sampler health over the last stats window (sent as `Event::Stats` every
+/// `Options::stats_period`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
+    /// The run these numbers are for (0: no run).
     pub run: u64,
+    /// Reads per second asked for (1 / interval).
     pub requested_hz: f64,
+    /// Reads per second done over the window (0 while paused).
     pub achieved_hz: f64,
+    /// Ticks since the run started.
     pub ticks: u64,
+    /// Ticks found more than a whole interval after their deadline (and skipped ahead).
     pub late_ticks: u64,
+    /// Reads that found no torn-free snapshot in their attempts (the seqlock word kept changing);
+    /// they yield no sample.
     pub torn_reads: u64,
     /// Reads that found the same device timestamp as the one before (nothing new written).
     pub unchanged_reads: u64,
     /// Device time reset, jumped backwards or leapt forward: a stream was re-anchored.
     pub clock_resets: u64,
+    /// Samples dropped because the event channel was full (the outbox never blocks the sampler).
     pub dropped_samples: u64,
+    /// Batches dropped for the same reason.
     pub dropped_batches: u64,
     /// The sampler thread's CPU time over the last window, in % of one core.
     pub cpu_percent: f64,
 }
 
+/// Why a run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StopReason {
+    /// `Command::Stop`.
     Requested,
+    /// A `Command::Start` replaced it.
     Replaced,
+    /// An error ended it (an `Event::Error` comes first).
     Error,
+    /// `Command::Shutdown`, or the handle was dropped.
     Shutdown,
 }
 
@@ -183,39 +258,63 @@ pub enum StopReason {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct SamplerError {
+    /// What kind of problem, for grouping and exit codes.
     pub kind: ErrorKind,
+    /// What happened, one sentence naming the thing that failed.
     pub message: String,
+    /// What the user can try, if anything.
     pub hint: Option<String>,
 }
 
+/// Where a `SamplerError` comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
+    /// The source (loader or simulated driver) could not be opened.
     Source,
+    /// The run configuration names something that does not exist or cannot go together.
     Config,
+    /// A Level Zero call failed.
     Driver,
+    /// The device was lost (reset, removed or hung).
     DeviceLost,
+    /// The OS refused access (device node, perf paranoia, capabilities).
     Permission,
+    /// Exporting, importing or mapping the DMA-BUF memory failed.
     Export,
+    /// No layout fits, or the layout does not fit the buffer.
     Layout,
+    /// Ending a run left something undone (the report says what).
     Teardown,
+    /// A bug in zescope (e.g. the sampler thread panicked).
     Internal,
 }
 
+/// What the sampler thread sends, in order, on `SamplerHandle::events`.
 #[derive(Clone, Debug)]
 pub enum Event {
+    /// Answer to `Command::Refresh` (and sent once at start).
     Inventory(Inventory),
+    /// A run started; its samples follow.
     RunStarted(RunInfo),
+    /// Samples of one stream of the current run.
     Samples(SampleBatch),
+    /// Sampler health, every `Options::stats_period`.
     Stats(Stats),
+    /// A run ended; no more samples of it follow.
     RunStopped {
+        /// The run that ended.
         run: u64,
+        /// Why it ended.
         reason: StopReason,
     },
+    /// A problem the user should hear about (a run it ends is followed by `RunStopped`).
     Error(SamplerError),
     /// An optional feature was turned off during a run (the run goes on): one line for the
     /// diagnostics and the log.
     Notice {
+        /// The run it happened in.
         run: u64,
+        /// The feature, what happened, and what still works.
         message: String,
     },
     /// Answer to `Command::Sync`.

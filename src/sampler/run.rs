@@ -64,8 +64,11 @@ impl StreamReader {
 /// What one tick's read found.
 #[derive(Default, Debug, Clone, Copy)]
 pub struct ReadOutcome {
+    /// Samples decoded (one per stream that had a fresh snapshot).
     pub samples: u64,
+    /// Streams with no torn-free snapshot this tick (no sample).
     pub torn: u64,
+    /// Streams whose device timestamp had not moved since the last read (no sample).
     pub unchanged: u64,
     /// Device time reset, jumped backwards or leapt: the stream was re-anchored (a gap).
     pub clock_resets: u64,

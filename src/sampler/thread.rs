@@ -20,8 +20,10 @@ use super::{errors, inventory, setup};
 /// Opens the source, on the sampler thread (again on `Refresh` while it is not open).
 pub type Opener = Box<dyn FnMut() -> Result<Loader, crate::ze::Error> + Send>;
 
+/// How the sampler thread runs: layouts, channel sizes and periods.
 #[derive(Clone)]
 pub struct Options {
+    /// Layouts to decode exported memory with (`LayoutSet::installed` by default).
     pub layouts: LayoutSet,
     /// Capacity of the event channel.
     pub event_capacity: usize,
@@ -29,6 +31,7 @@ pub struct Options {
     pub max_waiting_values: usize,
     /// How often accumulated samples are sent.
     pub batch_period: Duration,
+    /// How often `Event::Stats` is sent.
     pub stats_period: Duration,
     /// What `Inventory::source.requested` says.
     pub requested: Source,
@@ -54,8 +57,13 @@ impl Default for Options {
     }
 }
 
+/// The only way to talk to the sampler thread. Dropping it shuts the thread down (waiting at most 3
+/// s for the teardown).
 pub struct SamplerHandle {
+    /// Commands to the thread (unbounded; never blocks).
     pub commands: Sender<Command>,
+    /// Events from the thread (bounded: a consumer that does not drain it makes the sampler drop
+    /// batches, never block).
     pub events: Receiver<Event>,
     thread: Option<JoinHandle<()>>,
     /// Set by the first `shutdown`: every later wait ends by then too, so quitting is bounded
@@ -64,6 +72,7 @@ pub struct SamplerHandle {
 }
 
 impl SamplerHandle {
+    /// Sends a command; ignored once the thread has ended.
     pub fn send(&self, c: Command) {
         let _ = self.commands.send(c);
     }
@@ -103,11 +112,14 @@ impl Drop for SamplerHandle {
     }
 }
 
-pub fn spawn_source(source: Source, mut options: Options) -> SamplerHandle {
+/// Spawns the sampler thread opening `source` (see `spawn`).
+pub(crate) fn spawn_source(source: Source, mut options: Options) -> SamplerHandle {
     options.requested = source;
     spawn(Box::new(move || Loader::open(source)), options)
 }
 
+/// Spawns the sampler thread; `opener` runs on it, so every Level Zero object is created, used and
+/// destroyed there. The first event is `Event::Inventory`.
 pub fn spawn(opener: Opener, options: Options) -> SamplerHandle {
     let (ctx, crx) = crossbeam_channel::unbounded();
     let (etx, erx) = crossbeam_channel::bounded(options.event_capacity.max(1));

@@ -44,7 +44,7 @@ pub(crate) const COARSE_SHARE: usize = 32;
 
 /// Default cap: a quarter of physical memory, at most 1 GiB (1 GiB when the
 /// amount of memory can't be read).
-pub fn default_cap() -> usize {
+pub(crate) fn default_cap() -> usize {
     const GIB: usize = 1 << 30;
     let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
         s.lines()
@@ -117,19 +117,23 @@ impl Store {
 /// A stretch of a stream's history held at one resolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ResolutionSpan {
+    /// Time of the first sample in the span (ns).
     pub t_first: i64,
+    /// Time of the last sample in the span (ns).
     pub t_last: i64,
     /// Pyramid level: 0 is full resolution.
     pub level: u8,
     /// Samples per bucket at this level (1 at full resolution).
     pub samples_per_bucket: u64,
+    /// Buckets (or samples, at level 0) held.
     pub buckets: u64,
+    /// Samples the span stands for.
     pub samples: u64,
 }
 
 impl ResolutionSpan {
     /// Typical time per bucket.
-    pub fn bucket_ns(&self) -> i64 {
+    pub(crate) fn bucket_ns(&self) -> i64 {
         self.t_last.saturating_sub(self.t_first) / self.buckets.max(1) as i64
     }
 }

@@ -10,14 +10,20 @@ pub enum SeriesKind {
     /// A running total (bytes, cycles); its rate per second is plotted.
     /// `wrap` is the modulus at which it wraps (e.g. 2^32 for a u32 counter);
     /// without one a decrease is a reset.
-    Cumulative { wrap: Option<f64> },
+    Cumulative {
+        /// The modulus at which the raw total wraps; `None`: a decrease is a reset.
+        wrap: Option<f64>,
+    },
 }
 
 /// One counter of a stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeriesDesc {
+    /// Counter name, unique within its stream.
     pub name: String,
+    /// Unit of the raw value (a cumulative counter's rate is in `unit/s`).
     pub unit: String,
+    /// Gauge or cumulative.
     pub kind: SeriesKind,
 }
 
@@ -34,7 +40,9 @@ impl SeriesDesc {
 /// One sampler run: its name and counters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StreamDesc {
+    /// The stream's name (e.g. the metric group's).
     pub name: String,
+    /// The stream's series, in the order of each sample's values.
     pub series: Vec<SeriesDesc>,
 }
 
@@ -50,6 +58,7 @@ pub struct SeriesId {
 }
 
 impl SeriesId {
+    /// The stream the series belongs to.
     pub fn stream(self) -> StreamId {
         self.stream
     }
@@ -63,8 +72,11 @@ impl SeriesId {
 /// A summary of one stream.
 #[derive(Clone, Copy, Debug)]
 pub struct StreamInfo<'a> {
+    /// The stream's id.
     pub id: StreamId,
+    /// Its name and series.
     pub desc: &'a StreamDesc,
+    /// True once `Store::end_stream` was called: it takes no more samples.
     pub ended: bool,
     /// Samples ever appended.
     pub appended: u64,

@@ -48,7 +48,9 @@ pub struct EnvelopeColumn {
     pub t_start: i64,
     /// Time of the last sample in the column.
     pub t_end: i64,
+    /// Smallest finite value in the column (NaN when `count` is 0).
     pub min: f64,
+    /// Largest finite value in the column (NaN when `count` is 0).
     pub max: f64,
     /// Mean of the finite values.
     pub mean: f64,
@@ -66,7 +68,7 @@ pub struct EnvelopeColumn {
 
 impl EnvelopeColumn {
     /// Middle of the covered time span.
-    pub fn t_mid(&self) -> i64 {
+    pub(crate) fn t_mid(&self) -> i64 {
         ((self.t_start as i128 + self.t_end as i128) / 2) as i64
     }
 }
@@ -83,6 +85,7 @@ pub struct Envelope {
 }
 
 impl Envelope {
+    /// An empty envelope (allocates nothing until filled).
     pub fn new() -> Envelope {
         Envelope::default()
     }

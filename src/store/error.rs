@@ -26,14 +26,30 @@ pub enum StoreError {
         "batch shape: {values} values for {timestamps} timestamps and {series} series \
          (expected {expected}: the value count must be timestamps x series)"
     )]
-    BatchShape { timestamps: usize, values: usize, series: usize, expected: usize },
+    BatchShape {
+        /// Timestamps in the batch.
+        timestamps: usize,
+        /// Values in the batch.
+        values: usize,
+        /// Series of the stream.
+        series: usize,
+        /// `timestamps * series`.
+        expected: usize,
+    },
 
     /// Timestamps must strictly increase within a stream, across batches too.
     #[error(
         "timestamps must strictly increase: sample {index} of the batch is at {t} ns, \
          not after the previous sample at {prev} ns"
     )]
-    NonMonotonic { index: usize, prev: i64, t: i64 },
+    NonMonotonic {
+        /// Position of the offending sample in the batch.
+        index: usize,
+        /// The previous sample's time (ns).
+        prev: i64,
+        /// The offending sample's time (ns).
+        t: i64,
+    },
 
     /// Even after coarsening and evicting everything that may go, the data does
     /// not fit under the memory cap.
@@ -42,7 +58,16 @@ pub enum StoreError {
          {used} in use and nothing left to coarsen or evict ({stored} of the batch's \
          samples were stored)"
     )]
-    CapTooSmall { cap: usize, used: usize, needed: usize, stored: usize },
+    CapTooSmall {
+        /// The cap in bytes.
+        cap: usize,
+        /// Bytes in use.
+        used: usize,
+        /// More bytes the rest of the batch needs.
+        needed: usize,
+        /// Samples of the batch that were stored before the cap was hit.
+        stored: usize,
+    },
 
     /// A `StreamData` handed to `import_stream` is inconsistent.
     #[error("invalid stream data: {0}")]

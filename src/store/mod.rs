@@ -64,7 +64,8 @@ mod snapshot;
 mod stream;
 mod timeline;
 
-pub use cap::{ResolutionSpan, Retention, default_cap};
+pub(crate) use cap::default_cap;
+pub use cap::{ResolutionSpan, Retention};
 pub use desc::{SeriesDesc, SeriesId, SeriesKind, StreamDesc, StreamId, StreamInfo};
 pub use envelope::{Envelope, EnvelopeColumn};
 pub use error::StoreError;
@@ -110,7 +111,7 @@ impl Store {
     }
 
     /// A store with [`default_cap`].
-    pub fn with_default_cap() -> Store {
+    pub(crate) fn with_default_cap() -> Store {
         Store::new(default_cap())
     }
 
@@ -120,12 +121,13 @@ impl Store {
         self.version
     }
 
-    /// First timestamp ever appended, unless set with [`Self::set_origin`].
+    /// First timestamp ever appended (ns), unless a loaded session set it; `None` while empty.
     pub fn origin_ns(&self) -> Option<i64> {
         self.origin
     }
 
-    pub fn set_origin(&mut self, ns: i64) {
+    /// Sets the origin (ns) that plot x values are relative to.
+    pub(crate) fn set_origin(&mut self, ns: i64) {
         self.version += 1;
         self.origin = Some(ns);
     }
@@ -253,6 +255,7 @@ impl Store {
         (0..self.streams.len()).map(|i| self.info(i))
     }
 
+    /// Summary of stream `s`; `None` for a stream of another store.
     pub fn stream(&self, s: StreamId) -> Option<StreamInfo<'_>> {
         self.idx(s).ok().map(|i| self.info(i))
     }
@@ -269,6 +272,7 @@ impl Store {
         (index < st.n_series()).then_some(SeriesId { stream: s, index: index as u32 })
     }
 
+    /// The description of series `s`; `None` for a series of another store.
     pub fn series_desc(&self, s: SeriesId) -> Option<&SeriesDesc> {
         let (i, k) = self.series_idx(s)?;
         Some(&self.streams[i].desc.series[k])
@@ -377,6 +381,7 @@ impl Store {
             + self.stream_bytes.iter().sum::<usize>()
     }
 
+    /// The memory cap in bytes (as given to `new` or `set_memory_cap`).
     pub fn memory_cap(&self) -> usize {
         self.cap
     }
@@ -393,6 +398,7 @@ impl Store {
         (0..self.streams.len()).map(|i| (StreamId(i as u32), self.streams[i].retention())).collect()
     }
 
+    /// What the cap did to stream `s`'s history; `None` for a stream of another store.
     pub fn retention(&self, s: StreamId) -> Option<Retention> {
         self.streams.get(s.0 as usize).map(StreamStore::retention)
     }

@@ -15,6 +15,7 @@ use super::stream::StreamStore;
 /// One stored sample.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sample {
+    /// Time of the sample (ns).
     pub t: i64,
     /// The value (for a cumulative counter: its rate, or its raw total with
     /// `nearest_raw`). `None` when the sample has no value: the first rate of
@@ -27,7 +28,9 @@ pub struct Sample {
 pub struct Stats {
     /// Min/max/mean of the finite values; NaN when `count` is 0.
     pub min: f64,
+    /// See `min`.
     pub max: f64,
+    /// See `min`.
     pub mean: f64,
     /// Value of the last sample in the range (`None`: no samples, or the last
     /// one has no value).
@@ -40,6 +43,7 @@ pub struct Stats {
     pub samples: u64,
     /// Time span of the samples covered (meaningless when `samples` is 0).
     pub t_first: i64,
+    /// See `t_first`.
     pub t_last: i64,
     /// False when coarsened history made the range snap outward to whole
     /// buckets (`t_first`/`t_last` then say how far).
@@ -47,7 +51,8 @@ pub struct Stats {
 }
 
 impl Stats {
-    pub const EMPTY: Stats = Stats {
+    /// Statistics of no samples: NaN min/max/mean, zero counts.
+    pub(crate) const EMPTY: Stats = Stats {
         min: f64::NAN,
         max: f64::NAN,
         mean: f64::NAN,
@@ -70,8 +75,11 @@ impl Default for Stats {
 /// A bucket of (possibly coarsened) history (see `Store::bucket_at`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bucket {
+    /// Time of the bucket's first sample (ns).
     pub t_first: i64,
+    /// Time of the bucket's last sample (ns).
     pub t_last: i64,
+    /// Statistics of the bucket's samples.
     pub stats: Stats,
     /// Samples per bucket at its resolution (1: an exact sample).
     pub samples_per_bucket: u64,

@@ -19,7 +19,9 @@ use super::{Store, StoreError, StreamDesc, StreamId};
 /// A stream's full history as plain data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StreamData {
+    /// What the stream is (device, group, series).
     pub desc: StreamDesc,
+    /// The stream's run ended (no more samples will come).
     pub ended: bool,
     /// Samples evicted before the history below.
     pub evicted_samples: u64,
@@ -36,10 +38,13 @@ pub struct CoarseBucket {
     pub level: u8,
     /// Position of the bucket in its level.
     pub index: u64,
+    /// Timestamp of the bucket's first sample (ns).
     pub t_first: i64,
+    /// Timestamp of the bucket's last sample (ns).
     pub t_last: i64,
     /// Ordinal of the first sample (its position in the stream).
     pub first_ordinal: u64,
+    /// Samples in the bucket.
     pub samples: u64,
     /// Gap between the previous sample and this bucket (0: none).
     pub gap_before: i64,
@@ -52,13 +57,17 @@ pub struct CoarseBucket {
 /// A bucket's summary of one series.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BucketStats {
-    /// Min, max, sum of the finite values.
+    /// Smallest finite value.
     pub min: f64,
+    /// Largest finite value.
     pub max: f64,
+    /// Sum of the finite values.
     pub sum: f64,
     /// Value of the last sample (`None`: it has no value).
     pub last: Option<f64>,
+    /// Finite values summarised.
     pub count: u32,
+    /// Values that were NaN or infinite (not in min/max/sum).
     pub non_finite: u32,
 }
 
@@ -69,6 +78,7 @@ pub struct RawData {
     pub first_block: u64,
     /// Ordinal of the first sample.
     pub first_ordinal: u64,
+    /// Sample timestamps (ns), ascending.
     pub timestamps: Vec<i64>,
     /// Row-major: `timestamps.len() * series` values (raw totals for
     /// cumulative counters).

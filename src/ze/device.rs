@@ -11,25 +11,35 @@ use super::{c_string, query_array};
 /// recognised and marked as simulated.
 const SIM_UUID_PREFIX: [u8; 8] = 0x7a65_2d73_696d_0001u64.to_le_bytes();
 
+/// What a driver says about itself.
 #[derive(Clone, Debug)]
 pub struct DriverInfo {
+    /// Driver UUID (its first bytes identify the simulated driver).
     pub uuid: [u8; 16],
+    /// The driver's version number.
     pub version: u32,
+    /// Level Zero API version (major, minor) the driver implements.
     pub api_version: (u32, u32),
+    /// Extensions the driver offers: name and version.
     pub extensions: Vec<(String, u32)>,
+    /// True for the simulated driver (built in or ze-sim behind the loader).
     pub simulated: bool,
 }
 
+/// A driver of an opened source. Not destroyed by zescope (the loader owns it).
 #[derive(Clone)]
 pub struct Driver {
+    /// The entry points it is reached through.
     pub ze: Ze,
+    /// The loader's handle for the driver (what loader exports take).
     pub handle: ze_driver_handle_t,
+    /// What the driver reported when opened.
     pub info: DriverInfo,
 }
 
 /// Which source answered a call through an [`Entry`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Via {
+pub(crate) enum Via {
     /// The loader's own export (or the in-process driver's `Api`), with the application's handle.
     Loader,
     /// The driver's function from `zeDriverGetExtensionFunctionAddress`, with the driver's handle.
@@ -46,8 +56,10 @@ pub enum Via {
 /// handles: its answer for an empty slot in the driver's tables), the driver's function is
 /// called instead. Passing a driver handle to a loader export crashes loaders that wrap handles.
 #[derive(Clone, Copy)]
-pub struct Entry<F> {
+pub(crate) struct Entry<F> {
+    /// The loader's export, if the loader has it.
     pub loader: Option<F>,
+    /// The driver's extension function, if the driver offers it.
     pub driver: Option<F>,
 }
 
@@ -95,19 +107,25 @@ impl<F: Copy> Entry<F> {
 /// Experimental entry points of a driver, each from both sources (see [`Entry`] for which handle
 /// each takes).
 #[derive(Clone, Copy, Default)]
-pub struct Extensions {
+pub(crate) struct Extensions {
+    /// `zetDeviceEnableMetricsExp`.
     pub enable_metrics: Entry<pfn::zetDeviceEnableMetricsExp>,
+    /// `zetDeviceDisableMetricsExp`.
     pub disable_metrics: Entry<pfn::zetDeviceDisableMetricsExp>,
+    /// `zetMetricGroupCreateExp`.
     pub create_group: Entry<pfn::zetMetricGroupCreateExp>,
+    /// `zetMetricGroupAddMetricExp`.
     pub add_metric: Entry<pfn::zetMetricGroupAddMetricExp>,
+    /// `zetMetricGroupCloseExp`.
     pub close_group: Entry<pfn::zetMetricGroupCloseExp>,
+    /// `zetMetricGroupDestroyExp`.
     pub destroy_group: Entry<pfn::zetMetricGroupDestroyExp>,
 }
 
 impl Extensions {
     /// Resolves the driver's experimental entry points from both sources: the loader's (or the
     /// in-process driver's) exports, and `zeDriverGetExtensionFunctionAddress`.
-    pub fn resolve(ze: &Ze, driver: ze_driver_handle_t) -> Extensions {
+    pub(crate) fn resolve(ze: &Ze, driver: ze_driver_handle_t) -> Extensions {
         fn ext<F: Copy>(ze: &Ze, driver: ze_driver_handle_t, name: &core::ffi::CStr) -> Option<F> {
             let mut f = std::ptr::null_mut();
             // SAFETY: a driver handle from enumeration, a NUL-terminated name, a valid out-pointer.
@@ -183,6 +201,7 @@ impl Driver {
         Ok(Driver { ze, handle, info })
     }
 
+    /// The driver's root devices, in the driver's order.
     pub fn devices(&self) -> Result<Vec<Device>, ZeError> {
         let handles = query_array("zeDeviceGet", std::ptr::null_mut(), |n, out| {
             // SAFETY: see query_array.
@@ -192,7 +211,8 @@ impl Driver {
         handles.into_iter().map(|h| unsafe { Device::new(self.ze.clone(), self.handle, h) }).collect()
     }
 
-    pub fn extensions(&self) -> Extensions {
+    /// The experimental metric entry points this driver offers.
+    pub(crate) fn extensions(&self) -> Extensions {
         Extensions::resolve(&self.ze, self.handle)
     }
 }
@@ -200,35 +220,54 @@ impl Driver {
 /// What kind of processor a device is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DeviceKind {
+    /// A graphics processor.
     Gpu,
+    /// A neural processing unit (Level Zero's VPU type).
     Npu,
+    /// A CPU exposed as a device.
     Cpu,
+    /// An FPGA.
     Fpga,
+    /// Any other type (MCA and types newer than zescope).
     Other,
 }
 
+/// What a device says about itself.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
+    /// Name the driver reports.
     pub name: String,
+    /// Processor kind.
     pub kind: DeviceKind,
+    /// PCI vendor id.
     pub vendor_id: u32,
+    /// PCI device id.
     pub device_id: u32,
+    /// Device UUID.
     pub uuid: [u8; 16],
+    /// Sub-device id, for a sub-device; `None` for a root device.
     pub sub_device: Option<u32>,
+    /// Core clock rate in MHz, as the driver reports it.
     pub core_clock_mhz: u32,
 }
 
 impl DeviceInfo {
-    pub fn uuid_string(&self) -> String {
+    /// The UUID as 32 lowercase hex digits.
+    pub(crate) fn uuid_string(&self) -> String {
         super::uuid_string(&self.uuid)
     }
 }
 
+/// A device (root or sub-device) of a driver. Not destroyed by zescope.
 #[derive(Clone)]
 pub struct Device {
+    /// The entry points it is reached through.
     pub ze: Ze,
+    /// The loader's handle of the device's driver.
     pub driver: ze_driver_handle_t,
+    /// The device's handle.
     pub handle: ze_device_handle_t,
+    /// What the device reported when listed.
     pub info: DeviceInfo,
 }
 
@@ -258,6 +297,7 @@ impl Device {
         Ok(Device { ze, driver, handle, info })
     }
 
+    /// The device's sub-devices (empty for a device without any).
     pub fn sub_devices(&self) -> Result<Vec<Device>, ZeError> {
         let handles = query_array("zeDeviceGetSubDevices", std::ptr::null_mut(), |n, out| {
             // SAFETY: see query_array.
@@ -267,6 +307,7 @@ impl Device {
         handles.into_iter().map(|h| unsafe { Device::new(self.ze.clone(), self.driver, h) }).collect()
     }
 
+    /// The device's metric groups, in the driver's order.
     pub fn metric_groups(&self) -> Result<Vec<MetricGroup>, ZeError> {
         let handles = query_array("zetMetricGroupGet", std::ptr::null_mut(), |n, out| {
             // SAFETY: see query_array.
@@ -282,18 +323,19 @@ impl Device {
         check("zeDeviceGetStatus", unsafe { (self.ze.api.zeDeviceGetStatus)(self.handle) })
     }
 
-    pub fn extensions(&self) -> Extensions {
+    /// The experimental metric entry points of this device's driver.
+    pub(crate) fn extensions(&self) -> Extensions {
         Extensions::resolve(&self.ze, self.driver)
     }
 
     /// Does the loader hand out its own wrappers instead of the driver's handles? Then handles
     /// created by extension functions (groups made at run time) cannot go back through it.
-    pub fn handles_wrapped(&self) -> bool {
+    pub(crate) fn handles_wrapped(&self) -> bool {
         self.driver_handle() != self.handle
     }
 
     /// The driver's handle for this device, for extension functions.
-    pub fn driver_handle(&self) -> ze_device_handle_t {
+    pub(crate) fn driver_handle(&self) -> ze_device_handle_t {
         // SAFETY: a device handle obtained from this loader's enumeration.
         unsafe { self.ze.translate(ZEL_HANDLE_DEVICE, self.handle.cast()).cast() }
     }

@@ -6,11 +6,14 @@ use level_zero_sys::*;
 /// A Level Zero call returned an error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZeError {
+    /// The Level Zero function that failed.
     pub call: &'static str,
+    /// What it returned.
     pub code: ze_result_t,
 }
 
 impl ZeError {
+    /// The `ZE_RESULT_*` name of `code`.
     pub fn name(&self) -> &'static str {
         result_name(self.code)
     }
@@ -30,7 +33,7 @@ impl std::error::Error for ZeError {}
 
 impl ZeError {
     /// "call returned NAME (0x...)", without advice: for messages that give their own.
-    pub fn terse(&self) -> String {
+    pub(crate) fn terse(&self) -> String {
         format!("{} returned {} ({:#x})", self.call, self.name(), self.code)
     }
 }
@@ -41,7 +44,7 @@ pub fn check(call: &'static str, code: ze_result_t) -> Result<(), ZeError> {
 }
 
 /// The enumerator name of a result code.
-pub fn result_name(code: ze_result_t) -> &'static str {
+pub(crate) fn result_name(code: ze_result_t) -> &'static str {
     match code {
         ZE_RESULT_SUCCESS => "ZE_RESULT_SUCCESS",
         ZE_RESULT_NOT_READY => "ZE_RESULT_NOT_READY",
@@ -111,28 +114,42 @@ pub fn hint(code: ze_result_t) -> Option<&'static str> {
 /// Anything that can go wrong opening a source or talking to it.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// Loading the loader library failed.
     #[error("{0}")]
     Loader(#[from] LoadError),
+    /// The loader found no driver that initialised.
     #[error(
         "no Level Zero driver was found ({cause}). Check that a Level Zero GPU or NPU driver is installed \
          (e.g. intel-level-zero-gpu), that ZE_ENABLE_ALT_DRIVERS, if set, names an existing absolute path, \
          that libze1 is installed, and that you can open /dev/dri/renderD* (the `render` group); \
          `zescope doctor` checks these"
     )]
-    NoDriver { cause: String },
+    NoDriver {
+        /// What the loader answered.
+        cause: String,
+    },
     /// The loader failed to start for a reason its own state explains (`ze::diagnose`), e.g.
     /// layers of another release on the library path.
     #[error("the Level Zero loader did not start ({cause}): {explanation}. Fix: {fix}")]
-    LoaderInit { cause: String, explanation: String, fix: String },
+    LoaderInit {
+        /// What the loader answered.
+        cause: String,
+        /// Why, from the loader's state.
+        explanation: String,
+        /// What to do about it.
+        fix: String,
+    },
+    /// The simulated driver rejected its configuration (the text says why).
     #[error("the simulated driver's configuration is unusable: {0}")]
     SimConfig(String),
+    /// Any other failed call.
     #[error("{0}")]
     Ze(#[from] ZeError),
 }
 
 impl Error {
     /// A short reason, for "fell back to the simulated device because ...".
-    pub fn short(&self) -> String {
+    pub(crate) fn short(&self) -> String {
         match self {
             Error::NoDriver { cause } => format!("no Level Zero driver was found: {cause}"),
             other => other.to_string(),

@@ -29,12 +29,9 @@ pub struct Ze {
 }
 
 impl Ze {
-    pub fn new(api: Api) -> Ze {
+    /// Wraps a loaded API table.
+    pub(crate) fn new(api: Api) -> Ze {
         Ze { api: Arc::new(api) }
-    }
-
-    pub fn api(&self) -> &Api {
-        &self.api
     }
 
     /// The driver's own handle behind a loader handle (identity when the loader does not wrap
@@ -68,8 +65,11 @@ pub enum Origin {
 
 /// An opened source: its entry points and drivers.
 pub struct Loader {
+    /// The entry points every handle of this source uses.
     pub ze: Ze,
+    /// Which library the source is.
     pub origin: Origin,
+    /// The drivers that initialised, in the loader's order.
     pub drivers: Vec<Driver>,
     /// Why `auto` did not use the real loader, when it fell back to the simulated device.
     pub fallback_reason: Option<String>,
@@ -100,7 +100,7 @@ impl Loader {
     /// initialised for GPU and NPU drivers (`zeInitDrivers` where the loader has it, else
     /// `zeInit`), its drivers. A loader that fails to start is explained where its own state
     /// can say why (see [`super::diagnose`]).
-    pub fn level_zero() -> Result<Loader, Error> {
+    pub(crate) fn level_zero() -> Result<Loader, Error> {
         let library = std::env::var("ZESCOPE_LEVEL_ZERO_LOADER").unwrap_or_else(|_| LOADER_LIBRARY.to_owned());
         // SAFETY: the system's Level Zero loader, or the file the user named as one with
         // ZESCOPE_LEVEL_ZERO_LOADER (documented as such); the table is kept in `Ze` (an Arc) by
@@ -128,7 +128,7 @@ impl Loader {
     }
 
     /// The process-wide simulated driver (configured by `ZE_SIM_CONFIG`).
-    pub fn built_in_sim() -> Result<Loader, Error> {
+    pub(crate) fn built_in_sim() -> Result<Loader, Error> {
         ze_sim::global().map_err(|e| Error::SimConfig(e.to_string()))?;
         Self::from_api(ze_sim::api(), Origin::BuiltInSim, None)
     }
@@ -173,7 +173,7 @@ impl Loader {
     }
 
     /// Loader component versions (`zelLoaderGetVersions`), when the loader has it.
-    pub fn loader_versions(&self) -> Vec<(String, String)> {
+    pub(crate) fn loader_versions(&self) -> Vec<(String, String)> {
         component_versions(&self.ze.api)
     }
 }

@@ -25,19 +25,28 @@ pub enum GroupExport {
     Unknown(String),
 }
 
+/// What a metric group says about itself.
 #[derive(Clone, Debug)]
 pub struct GroupInfo {
+    /// Name the driver reports.
     pub name: String,
+    /// The driver's description.
     pub description: String,
+    /// Domain: groups in one domain cannot be active together.
     pub domain: u32,
+    /// `zet_metric_group_sampling_type_flags_t` bits.
     pub sampling: u32,
+    /// How many metrics the group has.
     pub metric_count: u32,
+    /// Whether the group exports its counters as one DMA-BUF.
     pub export: GroupExport,
+    /// True for a group created at run time (`zetMetricGroupCreateExp`).
     pub user_created: bool,
 }
 
 impl GroupInfo {
-    pub fn sampling_name(&self) -> &'static str {
+    /// The sampling types as text ("time-based", "event-based", "time+event" or "none").
+    pub(crate) fn sampling_name(&self) -> &'static str {
         let time = self.sampling & ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
         let event = self.sampling & ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED != 0;
         match (time, event) {
@@ -52,27 +61,38 @@ impl GroupInfo {
 /// The exported memory as the driver reports it (`fd` is the implementation's: never close it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExportProps {
+    /// The exporter's file descriptor: borrowed, valid while the group's device is open.
     pub fd: i32,
+    /// Size of the exported memory in bytes.
     pub size: usize,
 }
 
 /// Why an export query gave no usable answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExportQueryError {
+    /// The query call failed.
     #[error("{0}")]
     Ze(#[from] ZeError),
+    /// The driver replaced the `pNext` chain of the query.
     #[error("the driver overwrote the pNext chain of the query; its export properties cannot be trusted")]
     ChainClobbered,
+    /// The driver does not know the export properties struct.
     #[error("the driver rejects the export properties struct (it does not support metric export memory)")]
     Unsupported,
 }
 
+/// A metric group of a device (predefined; groups created at run time are `CreatedGroup`).
 #[derive(Clone)]
 pub struct MetricGroup {
+    /// The entry points it is reached through.
     pub ze: Ze,
+    /// The loader's handle of the group's driver.
     pub driver: ze_driver_handle_t,
+    /// The group's device.
     pub device: ze_device_handle_t,
+    /// The group's handle.
     pub handle: zet_metric_group_handle_t,
+    /// What the group reported when listed.
     pub info: GroupInfo,
 }
 
@@ -127,6 +147,7 @@ impl MetricGroup {
         Ok(MetricGroup { ze, driver, device, handle, info })
     }
 
+    /// The group's metrics, in the driver's order.
     pub fn metrics(&self) -> Result<Vec<Metric>, ZeError> {
         let handles = query_array("zetMetricGet", std::ptr::null_mut(), |n, out| {
             // SAFETY: see query_array.
@@ -184,13 +205,20 @@ fn query_export<P: Chained>(
     Ok(ExportProps { fd: e.fd, size: e.size })
 }
 
+/// What a metric says about itself.
 #[derive(Clone, Debug)]
 pub struct MetricInfo {
+    /// Name the driver reports.
     pub name: String,
+    /// The driver's description.
     pub description: String,
+    /// Hardware component it counts in.
     pub component: String,
+    /// Unit text (may be empty).
     pub units: String,
+    /// `zet_metric_type_t`.
     pub metric_type: zet_metric_type_t,
+    /// `zet_value_type_t` of its results.
     pub value_type: zet_value_type_t,
 }
 
@@ -200,7 +228,8 @@ impl MetricInfo {
         self.metric_type == ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF
     }
 
-    pub fn type_name(&self) -> &'static str {
+    /// The metric type as text.
+    pub(crate) fn type_name(&self) -> &'static str {
         match self.metric_type {
             ZET_METRIC_TYPE_DURATION => "duration",
             ZET_METRIC_TYPE_EVENT => "event",
@@ -217,10 +246,14 @@ impl MetricInfo {
     }
 }
 
+/// One metric of a group. Not destroyed by zescope.
 #[derive(Clone)]
 pub struct Metric {
+    /// The entry points it is reached through.
     pub ze: Ze,
+    /// The metric's handle.
     pub handle: zet_metric_handle_t,
+    /// What the metric reported when listed.
     pub info: MetricInfo,
 }
 

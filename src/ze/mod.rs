@@ -5,20 +5,20 @@
 //! stay on the thread that opened the source (the sampler, or the CLI's main thread). Nothing
 //! here destroys anything on Drop; the sampler's teardown orders every release.
 
-pub mod context;
-pub mod device;
-pub mod diagnose;
-pub mod error;
-pub mod loader;
-pub mod metric;
-pub mod runtime;
+pub(crate) mod context;
+pub(crate) mod device;
+pub(crate) mod diagnose;
+pub(crate) mod error;
+pub(crate) mod loader;
+pub(crate) mod metric;
+pub(crate) mod runtime;
 
-pub use context::{CommandList, Context};
-pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo, Entry, Extensions, Via};
-pub use error::{Error, ZeError, check, hint, result_name};
+pub(crate) use context::{CommandList, Context};
+pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo};
+pub use error::{Error, ZeError, check, hint};
 pub use loader::{Loader, Origin, Source, Ze};
 pub use metric::{ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo};
-pub use runtime::{CreateGroupError, CreatedGroup};
+pub(crate) use runtime::{CreateGroupError, CreatedGroup};
 
 use level_zero_sys::ze_result_t;
 
@@ -58,17 +58,18 @@ pub unsafe fn set_metrics_env() {
 static METRICS_ENV_SET_BY_ZESCOPE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Did [`prepare_environment`] set `ZET_ENABLE_METRICS` (the user had not)? For `zescope doctor`.
-pub fn metrics_env_set_by_zescope() -> bool {
+pub(crate) fn metrics_env_set_by_zescope() -> bool {
     METRICS_ENV_SET_BY_ZESCOPE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// A fixed-size C string field as a `String` (up to the first NUL, lossy UTF-8).
-pub fn c_string(b: &[core::ffi::c_char]) -> String {
+pub(crate) fn c_string(b: &[core::ffi::c_char]) -> String {
     let bytes: Vec<u8> = b.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-pub fn uuid_string(u: &[u8; 16]) -> String {
+/// `u` as 32 lowercase hex digits.
+pub(crate) fn uuid_string(u: &[u8; 16]) -> String {
     let h: Vec<String> = u.iter().map(|b| format!("{b:02x}")).collect();
     format!("{}-{}-{}-{}-{}", h[..4].concat(), h[4..6].concat(), h[6..8].concat(), h[8..10].concat(), h[10..].concat())
 }
