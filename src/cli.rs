@@ -8,6 +8,8 @@ use clap::{Parser, Subcommand};
 
 use crate::ze::Source;
 
+/// The parsed command line. `src/main.rs` parses it once and dispatches on [`Cli::command`];
+/// `zescope-gen` walks the same definition to write man pages and shell completions.
 #[derive(Parser, Debug)]
 #[command(
     name = "zescope",
@@ -24,6 +26,8 @@ pub struct Cli {
     #[arg(long, default_value = "auto", global = true, value_parser = source_parser())]
     pub source: Source,
 
+    /// The command to run headless; `None` (no command given) opens the window on
+    /// [`Cli::source`].
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -37,6 +41,9 @@ fn source_parser() -> impl clap::builder::TypedValueParser<Value = Source> {
     })
 }
 
+/// A command that runs without a window. Each variant's fields are its options exactly as
+/// clap parsed them (durations already converted, paths not yet checked); `src/main.rs`
+/// hands them to [`crate::list`], [`crate::record`], [`crate::doctor`] or [`crate::export`].
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// List drivers, devices, sub-devices and metric groups, with what each exports.
@@ -109,8 +116,9 @@ pub enum Command {
     },
 }
 
-/// "1600x900".
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+/// Parses an image size `WIDTHxHEIGHT` ("1600x900", `X` also accepted) into pixels; the error
+/// names the text that is not a size or not a number.
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not a size like 1600x900"))?;
     let side = |v: &str| v.trim().parse::<u32>().map_err(|_| format!("{v:?} in {s:?} is not a number of pixels"));
     Ok((side(w)?, side(h)?))

@@ -9,13 +9,18 @@
 //! series) → `app` (plots). `docs/architecture.md` walks through it file by file.
 
 pub mod app;
+#[warn(missing_docs)]
 pub mod cli;
+#[warn(missing_docs)]
 pub mod doctor;
+#[warn(missing_docs)]
 pub mod export;
 pub mod gui;
 #[warn(missing_docs)]
 pub mod layout;
+#[warn(missing_docs)]
 pub mod list;
+#[warn(missing_docs)]
 pub mod record;
 #[warn(missing_docs)]
 pub mod sampler;
@@ -24,6 +29,7 @@ pub mod session;
 pub mod signals;
 #[warn(missing_docs)]
 pub mod store;
+#[warn(missing_docs)]
 pub mod view;
 #[warn(missing_docs)]
 pub mod ze;

@@ -4,13 +4,16 @@ use std::fmt::Write;
 
 use crate::ze::{Device, Error, GroupExport, Loader, Origin, Source};
 
-/// The listing of `source`, or why it could not be opened.
+/// The listing of `source` (every metric of every group too when `metrics` is set), or the
+/// error that kept the loader from opening.
 pub fn list(source: Source, metrics: bool) -> Result<String, Error> {
     let loader = Loader::open(source)?;
     Ok(render(&loader, metrics))
 }
 
-pub fn render(loader: &Loader, metrics: bool) -> String {
+/// The text of `zescope list` for an opened loader: its source, then each driver, device,
+/// sub-device and metric group (with every metric when `metrics` is set).
+fn render(loader: &Loader, metrics: bool) -> String {
     let mut out = String::new();
     let origin = match loader.origin {
         Origin::LevelZero => "Level Zero loader (libze_loader.so.1)",

@@ -16,31 +16,51 @@ use crate::sampler::{
 use crate::signals::Termination;
 use crate::ze::Source;
 
+/// What to record and where: the options of `zescope record`, as `src/main.rs` takes them from
+/// the command line.
 #[derive(Clone, Debug)]
 pub struct RecordArgs {
+    /// Where metrics come from (the real loader, the simulated device, or the first that works).
     pub source: Source,
+    /// `--device`: an index ("1"), a sub-device ("0.1") or part of a device name; `None`: the
+    /// first device with a group that exports memory and can be sampled.
     pub device: Option<String>,
+    /// Metric groups to sample, by name; empty: the device's first sampleable group that exports
+    /// memory.
     pub groups: Vec<String>,
+    /// Only these metrics of the groups; empty: all of them.
     pub metrics: Vec<String>,
+    /// Combine `metrics` into one metric group created for the run.
     pub custom_group: bool,
+    /// Sampling interval; the sampler clamps it into 100 µs..=10 s.
     pub interval: Duration,
+    /// How long to record, counted from the run's start (not from opening the source).
     pub duration: Duration,
+    /// The output: a `.ron` extension (any case) writes a session, anything else a CSV.
     pub out: std::path::PathBuf,
 }
 
 /// How long `record` waits for the sampler's teardown after the recording ends (duration, error,
 /// Ctrl-C or SIGTERM); a second Ctrl-C exits at once (`signals`).
-pub const TEARDOWN_DEADLINE: Duration = Duration::from_secs(3);
+const TEARDOWN_DEADLINE: Duration = Duration::from_secs(3);
 
 /// What a recording did, for the summary line.
 #[derive(Debug, Default)]
 pub struct Summary {
+    /// Sample rows received, summed over streams (a tick that reads two streams counts twice).
     pub samples: u64,
+    /// How long the run went, from its start to the end of recording (zero if it never started).
     pub elapsed: Duration,
+    /// The sampler's last health report; `None` when none arrived (a run shorter than one
+    /// stats period).
     pub stats: Option<Stats>,
     /// How long the run had been going when `stats` was made (whole-run rates divide by it).
     pub stats_after: Duration,
+    /// The recording ended on SIGINT or SIGTERM rather than after its duration.
     pub interrupted: bool,
+    /// Errors the sampler reported during the run, and a teardown that missed its deadline, one
+    /// line each; the output file still holds what was recorded. `zescope record` exits non-zero
+    /// when there is any.
     pub errors: Vec<String>,
     /// Optional features the driver lacks, turned off for the run.
     pub notices: Vec<String>,
@@ -90,7 +110,7 @@ const DOCTOR: &str = "run `zescope doctor` to see what keeps metrics away and ho
 
 /// Resolves `--device`: an index ("1"), a sub-device ("0.1"), or part of a device name. Without
 /// it: the first device with a group that exports memory and can be sampled.
-pub fn pick_device<'a>(inv: &'a Inventory, wanted: Option<&str>) -> Result<&'a DeviceEntry, String> {
+fn pick_device<'a>(inv: &'a Inventory, wanted: Option<&str>) -> Result<&'a DeviceEntry, String> {
     let sampleable = |d: &DeviceEntry| d.groups.iter().any(|g| g.unavailable.is_none());
     let Some(w) = wanted else {
         return inv.devices.iter().find(|d| sampleable(d)).ok_or_else(|| {
@@ -122,8 +142,11 @@ fn label(d: &DeviceEntry) -> String {
     }
 }
 
-/// Runs a recording; the CSV or session is at `args.out` afterwards (also on error, with what was
-/// recorded).
+/// Runs a recording until `args.duration` has passed since the run started or `stop` is
+/// requested; the CSV or session is at `args.out` afterwards (also on error, with what was
+/// recorded). Errs, with the reason for the user, when no run could start (no device or group
+/// matches, the source failed, the sampler did not answer within 30 s) or the output could not be
+/// written; errors during a run are in [`Summary::errors`] instead.
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     let mut h = sampler::spawn_source(args.source, Options::default());
     let inv = loop {

@@ -6,20 +6,23 @@
 use super::Check;
 use super::paranoid::{KnobState, Reading};
 
-pub const CAP_SYS_ADMIN: u32 = 21;
-pub const CAP_PERFMON: u32 = 38;
+/// Bit of `CAP_SYS_ADMIN` in a capability mask: what kernels before 5.8 ask instead of CAP_PERFMON.
+pub(super) const CAP_SYS_ADMIN: u32 = 21;
+/// Bit of `CAP_PERFMON` in a capability mask (Linux 5.8 and later).
+pub(super) const CAP_PERFMON: u32 = 38;
 
 /// An effective capability mask (`CapEff`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Capabilities(pub u64);
+pub(super) struct Capabilities(pub u64);
 
 impl Capabilities {
-    pub fn has(self, bit: u32) -> bool {
+    /// Is capability number `bit` in the mask? Numbers of 64 and above are never set.
+    pub(super) fn has(self, bit: u32) -> bool {
         bit < 64 && self.0 & (1u64 << bit) != 0
     }
 
     /// What the kernel's `perfmon_capable()` asks.
-    pub fn perfmon_capable(self) -> bool {
+    pub(super) fn perfmon_capable(self) -> bool {
         self.has(CAP_PERFMON) || self.has(CAP_SYS_ADMIN)
     }
 

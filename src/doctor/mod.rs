@@ -22,13 +22,12 @@ use std::fmt::Write;
 
 use crate::ze::Source;
 
-pub use caps::{CAP_PERFMON, CAP_SYS_ADMIN, Capabilities};
-pub use paranoid::{KNOBS, Knob, KnobState, Reading, parse_paranoid};
-pub use proc_status::ProcStatus;
+use proc_status::ProcStatus;
 
 /// How a check came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
+    /// Nothing to fix: the link this check looks at holds.
     Ok,
     /// zescope works, but with less than it could (or a part of it does not).
     Warn,
@@ -37,6 +36,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// The word the report prints for it: `OK`, `WARN` or `FAIL`.
     pub fn label(self) -> &'static str {
         match self {
             Status::Ok => "OK",
@@ -49,7 +49,10 @@ impl Status {
 /// One line of the doctor's report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Check {
+    /// What was checked, as the report's first column shows it ("Level Zero loader",
+    /// "dev.i915.perf_stream_paranoid", "capabilities", ...).
     pub name: String,
+    /// How it came out; the order of [`Status`] is its severity (`Ok` < `Warn` < `Fail`).
     pub status: Status,
     /// What was found (may span lines).
     pub detail: String,
@@ -58,14 +61,17 @@ pub struct Check {
 }
 
 impl Check {
+    /// A passed check: no fix to print.
     pub fn ok(name: impl Into<String>, detail: impl Into<String>) -> Check {
         Check { name: name.into(), status: Status::Ok, detail: detail.into(), fix: None }
     }
 
+    /// A check that found zescope working with less than it could; `fix` says how to get the rest.
     pub fn warn(name: impl Into<String>, detail: impl Into<String>, fix: impl Into<String>) -> Check {
         Check { name: name.into(), status: Status::Warn, detail: detail.into(), fix: Some(fix.into()) }
     }
 
+    /// A check that found a missing link: real metrics cannot be shown until `fix` is applied.
     pub fn fail(name: impl Into<String>, detail: impl Into<String>, fix: impl Into<String>) -> Check {
         Check { name: name.into(), status: Status::Fail, detail: detail.into(), fix: Some(fix.into()) }
     }

@@ -12,38 +12,46 @@ use super::caps::Capabilities;
 
 /// One paranoid sysctl.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Knob {
+pub(super) struct Knob {
     /// The kernel driver that owns it.
     pub driver: &'static str,
     /// The name `sysctl` takes.
     pub sysctl: &'static str,
+    /// Its file under `/proc/sys`, absolute (read below another root in tests).
     pub path: &'static str,
 }
 
-pub const KNOBS: [Knob; 2] = [
+/// The knobs of both Intel GPU kernel drivers, i915 first; the doctor reads each one.
+pub(super) const KNOBS: [Knob; 2] = [
     Knob { driver: "i915", sysctl: "dev.i915.perf_stream_paranoid", path: "/proc/sys/dev/i915/perf_stream_paranoid" },
     Knob { driver: "xe", sysctl: "dev.xe.observation_paranoid", path: "/proc/sys/dev/xe/observation_paranoid" },
 ];
 
 /// What reading a knob gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reading {
+pub(super) enum Reading {
     /// The file does not exist: the driver is not loaded.
     Missing,
+    /// The number the file holds: 0 lets every user read metrics, anything else only
+    /// `perfmon_capable()` processes.
     Value(u32),
+    /// The file exists but reading it failed; the text is the I/O error.
     Unreadable(String),
     /// The file held something that is not a number.
     Garbage(String),
 }
 
+/// A knob and what reading it gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KnobState {
+pub(super) struct KnobState {
+    /// Which knob (one of [`KNOBS`]).
     pub knob: &'static Knob,
+    /// What its file held.
     pub reading: Reading,
 }
 
-/// Parses a knob file's text ("1\n").
-pub fn parse_paranoid(text: &str) -> Result<u32, String> {
+/// Parses a knob file's text ("1\n"); the error quotes text that is not a non-negative number.
+pub(super) fn parse_paranoid(text: &str) -> Result<u32, String> {
     let t = text.trim();
     t.parse::<u32>().map_err(|_| format!("{t:?} is not a number"))
 }

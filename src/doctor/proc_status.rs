@@ -4,8 +4,9 @@
 
 use super::caps::Capabilities;
 
+/// The fields of `/proc/self/status` the doctor needs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ProcStatus {
+pub(super) struct ProcStatus {
     /// Effective user id.
     pub euid: u32,
     /// Effective group id.
@@ -17,12 +18,14 @@ pub struct ProcStatus {
 }
 
 impl ProcStatus {
-    pub fn read_self() -> Option<ProcStatus> {
+    /// This process's status; `None` when `/proc/self/status` cannot be read or lacks a field
+    /// (the checks then assume no capabilities).
+    pub(super) fn read_self() -> Option<ProcStatus> {
         std::fs::read_to_string("/proc/self/status").ok().and_then(|t| ProcStatus::parse(&t))
     }
 
     /// Parses the text of `/proc/<pid>/status`; `None` when a needed line is missing or malformed.
-    pub fn parse(text: &str) -> Option<ProcStatus> {
+    pub(super) fn parse(text: &str) -> Option<ProcStatus> {
         let field = |name: &str| {
             text.lines().find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(':')).map(str::trim))
         };
@@ -39,18 +42,19 @@ impl ProcStatus {
         Some(ProcStatus { euid, egid, groups, cap_eff })
     }
 
-    pub fn capabilities(&self) -> Capabilities {
+    /// The effective capabilities (`CapEff`).
+    pub(super) fn capabilities(&self) -> Capabilities {
         Capabilities(self.cap_eff)
     }
 
     /// Is `gid` among the groups this process runs with?
-    pub fn in_group(&self, gid: u32) -> bool {
+    pub(super) fn in_group(&self, gid: u32) -> bool {
         self.egid == gid || self.groups.contains(&gid)
     }
 }
 
 /// A capability mask as `/proc` prints it: 16 hex digits, no prefix.
-pub fn parse_cap_mask(s: &str) -> Option<u64> {
+pub(super) fn parse_cap_mask(s: &str) -> Option<u64> {
     let s = s.trim();
     if s.is_empty() || s.len() > 16 {
         return None;

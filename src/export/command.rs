@@ -13,9 +13,10 @@ use crate::view::timeview::shown_range;
 
 use super::ExportSpec;
 
-/// Which panes.
+/// Which panes `zescope export --pane` writes; parsed from "all" or a pane number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PaneChoice {
+    /// Every pane, stacked top to bottom in one image.
     All,
     /// 1-based, as the UI numbers them.
     One(usize),
@@ -37,12 +38,15 @@ impl std::str::FromStr for PaneChoice {
 /// A time range in seconds since the first sample; open ends allowed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RangeArg {
+    /// `START..END` in seconds since the session's first sample; `None` is an open end (the
+    /// first or last sample). [`parse_range`] guarantees start < end when both are given.
     Seconds(Option<f64>, Option<f64>),
     /// The range the saved view showed (all data if it was live).
     View,
 }
 
-/// "START..END" (either may be left out) or "view".
+/// Parses `--range`: "START..END" in seconds (either may be left out, a trailing `s` is
+/// allowed) or "view". The error names the text that is not a number, or an empty range.
 pub fn parse_range(s: &str) -> Result<RangeArg, String> {
     if s == "view" {
         return Ok(RangeArg::View);
@@ -67,18 +71,30 @@ pub fn parse_range(s: &str) -> Result<RangeArg, String> {
     Ok(RangeArg::Seconds(a, b))
 }
 
+/// The options of `zescope export`, as `src/main.rs` takes them from the command line.
 #[derive(Clone, Debug)]
 pub struct ExportArgs {
+    /// The session file (.ron) to load.
     pub session: PathBuf,
+    /// Which panes the images hold (the CSV holds the same panes' visible series).
     pub pane: PaneChoice,
+    /// The time range to export; `None`: all data the session holds.
     pub range: Option<RangeArg>,
+    /// Image size in pixels (width, height); `None`: 1600 wide, 320 high per pane plus 120,
+    /// kept within 480..=4000 high.
     pub size: Option<(u32, u32)>,
+    /// Where to write a PNG image, if anywhere.
     pub png: Option<PathBuf>,
+    /// Where to write an SVG image, if anywhere.
     pub svg: Option<PathBuf>,
+    /// Where to write a CSV of the samples, if anywhere.
     pub csv: Option<PathBuf>,
 }
 
-/// Run an export; returns what was written, for the user.
+/// Runs an export: loads and restores the session, then writes each requested file. Returns
+/// the line to print ("wrote a.png (1600x800), a.csv (1200 rows)"), or an error naming the
+/// session file, the missing pane, or the file that could not be written; nothing requested
+/// at all is an error too.
 pub fn run(args: &ExportArgs) -> Result<String, String> {
     if args.png.is_none() && args.svg.is_none() && args.csv.is_none() {
         return Err("nothing to write: give --png, --svg and/or --csv".into());

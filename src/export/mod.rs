@@ -33,7 +33,9 @@ pub struct ExportSeries {
     pub unit: String,
     /// The stored unit (CSV holds stored values: totals for cumulative counters).
     pub raw_unit: String,
+    /// Its colour as sRGB bytes, the one the legend shows.
     pub color: [u8; 3],
+    /// Hidden series (`false`) are left out of images and CSV alike, and of [`ExportPane::units`].
     pub visible: bool,
     /// Its store series, one per run.
     pub ids: Vec<SeriesId>,
@@ -44,6 +46,7 @@ pub struct ExportSeries {
 pub struct ExportPane {
     /// "Pane 2".
     pub title: String,
+    /// Its series in legend order, hidden ones included.
     pub series: Vec<ExportSeries>,
 }
 
@@ -59,20 +62,32 @@ impl ExportPane {
 /// What to export.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExportSpec {
+    /// The panes, in the order they are stacked (top first); an image of none is refused.
     pub panes: Vec<ExportPane>,
     /// Time range in store ns; `None`: everything held.
     pub range: Option<(i64, i64)>,
 }
 
-/// Why an export failed.
+/// Why an export failed. Its message is meant for the user as it is (the window shows it in a
+/// banner, `zescope export` prints it).
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
+    /// Creating or writing the output file failed.
     #[error("{path}: {source}")]
-    Io { path: std::path::PathBuf, source: std::io::Error },
+    Io {
+        /// The file being written.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The image could not be drawn: a size outside 64..=16384 pixels per side, or an error of
+    /// the drawing backend (its text).
     #[error("drawing failed: {0}")]
     Draw(String),
+    /// There is nothing to write: no pane, no visible series, or no samples in the range.
     #[error("nothing to export: {0}")]
     Empty(String),
+    /// The CSV encoder failed (its text); I/O errors on the file are [`ExportError::Io`].
     #[error("writing CSV: {0}")]
     Csv(String),
 }

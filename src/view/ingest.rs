@@ -29,6 +29,8 @@ use super::series::{SeriesEntry, SeriesKey, stream_desc};
 /// The run in progress.
 #[derive(Clone, Debug)]
 pub struct ActiveRun {
+    /// What the sampler announced at the run's start (`Event::RunStarted`), plus the notices
+    /// added since by [`Ingest::notice`].
     pub info: RunInfo,
     /// Its store streams, in the order of `info.streams`.
     pub streams: Vec<StreamId>,
@@ -43,6 +45,7 @@ pub struct Ingest {
     pub series: BTreeMap<SeriesKey, SeriesEntry>,
     /// Series keys in the order they were first seen (stream order within a run).
     pub order: Vec<SeriesKey>,
+    /// The run in progress; `None` before the first run and after the run in progress stopped.
     pub run: Option<ActiveRun>,
     /// Samples stored since this ingest began (or was reset).
     pub samples_total: u64,

@@ -36,16 +36,23 @@ const PALETTE: [[u8; 3]; 12] = [
 /// One plot pane: its id (stable while the layout lives) and its series, in legend order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PaneSpec {
+    /// Unique within its layout, never reused (taken from [`PaneLayout::next_id`]).
     pub id: u64,
+    /// Its series, in legend order; a series is in at most one pane.
     pub series: Vec<SeriesKey>,
 }
 
 /// Panes in display order, hidden series and colours.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PaneLayout {
+    /// The panes, top to bottom.
     pub panes: Vec<PaneSpec>,
+    /// The id last given to a pane (0: none yet); the next pane gets one more. Saved with
+    /// sessions so ids stay unique after a restore.
     pub next_id: u64,
+    /// Series the user hid: kept in their pane and legend, not drawn or exported.
     pub hidden: BTreeSet<SeriesKey>,
+    /// Each series' colour as sRGB bytes, once assigned (see [`PaneLayout::color`]).
     pub colors: BTreeMap<SeriesKey, [u8; 3]>,
 }
 
@@ -57,6 +64,7 @@ pub fn default_layout(keys: &[SeriesKey], series: &BTreeMap<SeriesKey, SeriesEnt
 }
 
 impl PaneLayout {
+    /// Is `key` in some pane?
     pub fn contains(&self, key: &SeriesKey) -> bool {
         self.panes.iter().any(|p| p.series.contains(key))
     }
@@ -93,6 +101,8 @@ impl PaneLayout {
         id
     }
 
+    /// Removes pane `id` with its series (they stay hidden or coloured as they were); an
+    /// unknown id changes nothing.
     pub fn remove_pane(&mut self, id: u64) {
         self.panes.retain(|p| p.id != id);
     }
@@ -119,16 +129,19 @@ impl PaneLayout {
         self.color(key);
     }
 
+    /// Takes `key` out of pane `pane`; an unknown pane or a key not in it changes nothing.
     pub fn remove_series(&mut self, pane: u64, key: &SeriesKey) {
         if let Some(p) = self.pane_mut(pane) {
             p.series.retain(|k| k != key);
         }
     }
 
+    /// Is `key` drawn, i.e. not hidden by the user? (True for keys the layout does not know.)
     pub fn is_visible(&self, key: &SeriesKey) -> bool {
         !self.hidden.contains(key)
     }
 
+    /// Shows or hides `key` wherever it is placed.
     pub fn set_visible(&mut self, key: &SeriesKey, visible: bool) {
         if visible {
             self.hidden.remove(key);
@@ -143,6 +156,7 @@ impl PaneLayout {
         *self.colors.entry(key.clone()).or_insert(PALETTE[n % PALETTE.len()])
     }
 
+    /// Gives `key` the colour `rgb` (sRGB bytes), replacing any it had.
     pub fn set_color(&mut self, key: &SeriesKey, rgb: [u8; 3]) {
         self.colors.insert(key.clone(), rgb);
     }

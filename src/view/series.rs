@@ -12,8 +12,11 @@ use crate::store::{SeriesDesc, SeriesId, SeriesKind, StreamDesc};
 /// A counter as the user knows it, stable across runs: which device, group and metric.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct SeriesKey {
+    /// The device's name as the driver reports it (`RunInfo::device`).
     pub device: String,
+    /// The metric group's name.
     pub group: String,
+    /// The metric's name within its group.
     pub metric: String,
 }
 
@@ -28,7 +31,9 @@ impl SeriesKey {
 /// run that sampled it).
 #[derive(Clone, Debug)]
 pub struct SeriesEntry {
+    /// Its description (unit, kind, wrap) as the newest run that sampled it gave it.
     pub info: SeriesInfo,
+    /// Its store series, one per run that sampled it, oldest run first.
     pub ids: Vec<SeriesId>,
 }
 

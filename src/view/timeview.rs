@@ -21,17 +21,23 @@ pub fn shown_range(view: &TimeView, store: &Store) -> Option<(i64, i64)> {
 /// Length of the live window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Window {
+    /// The last 10 seconds.
     Sec10,
+    /// The last minute (the default).
     #[default]
     Min1,
+    /// The last 10 minutes.
     Min10,
+    /// Everything the store holds.
     All,
 }
 
 impl Window {
+    /// Every window length, shortest first, as the menus offer them.
     pub const ALL: [Window; 4] = [Window::Sec10, Window::Min1, Window::Min10, Window::All];
 
-    pub fn seconds(self) -> Option<f64> {
+    /// Its length in seconds; `None` for [`Window::All`].
+    fn seconds(self) -> Option<f64> {
         match self {
             Window::Sec10 => Some(10.0),
             Window::Min1 => Some(60.0),
@@ -40,6 +46,7 @@ impl Window {
         }
     }
 
+    /// Its name in menus and buttons ("10 s", "1 min", "10 min", "all").
     pub fn label(self) -> &'static str {
         match self {
             Window::Sec10 => "10 s",
@@ -50,6 +57,7 @@ impl Window {
     }
 }
 
+/// Whether the view follows the data, and if not, why it stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// The window follows the newest sample.
@@ -60,9 +68,13 @@ pub enum Mode {
     Zoomed,
 }
 
+/// The one time axis of every pane: what it shows and how it moves (see the module docs). Plot x
+/// is seconds since the store's origin.
 #[derive(Clone, Debug)]
 pub struct TimeView {
+    /// Live, paused or zoomed; change it through the methods, which keep the rest in step.
     pub mode: Mode,
+    /// The window length a live view shows.
     pub window: Window,
     /// The x range (seconds since the store's origin) while not live.
     frozen: (f64, f64),
@@ -97,6 +109,7 @@ impl TimeView {
         self.frozen
     }
 
+    /// Does the view follow the newest sample ([`Mode::Live`])?
     pub fn is_live(&self) -> bool {
         self.mode == Mode::Live
     }
@@ -153,6 +166,7 @@ impl TimeView {
         self.follow();
     }
 
+    /// `n` samples were stored: counted in [`TimeView::new_since_frozen`] unless live.
     pub fn on_samples(&mut self, n: u64) {
         if self.mode != Mode::Live {
             self.new_since_frozen += n;
