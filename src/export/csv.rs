@@ -1,7 +1,7 @@
 //! The one CSV format, written by `zescope record --out x.csv` (rows as batches arrive) and by
 //! export (`zescope export --csv`, the window's CSV export: rows from the store).
 //!
-//! - Columns: `time_s`, then one per series, headed `group/metric [unit]` ([`column`]).
+//! - Columns: `time_s`, then one per series, headed `group/metric [unit]` ([`column()`]).
 //! - **Time origin**: `time_s` is seconds since the recording's first sample, printed with 9
 //!   decimals (ns). That is the store's origin ([`Store::origin_ns`]): the first timestamp a
 //!   store takes, kept in sessions, so the times in a CSV written while recording and in one

@@ -15,12 +15,17 @@ use super::format::*;
 use super::history::RunHistory;
 use super::{Session, SessionError, SessionStream};
 
-/// What the UI knows besides the store.
+/// What the UI knows besides the store, borrowed for [`Session::capture`]. A headless caller
+/// (`zescope record`, tests) passes a default layout and view.
 #[derive(Clone, Copy)]
 pub struct Capture<'a> {
+    /// Source, devices and runs, and what each store stream is.
     pub history: &'a RunHistory,
+    /// Panes, hidden series and colours.
     pub layout: &'a PaneLayout,
+    /// Window length, follow/pause/zoom and the range shown when not live.
     pub view: &'a TimeView,
+    /// The user's markers.
     pub markers: &'a [Marker],
 }
 
@@ -31,9 +36,13 @@ pub struct Restored {
     pub streams: Vec<StreamId>,
     /// Each counter with its store series (one per run), for `AppState::series`.
     pub series: BTreeMap<SeriesKey, SeriesEntry>,
+    /// The saved source, devices and runs, with the new store streams' descriptions.
     pub history: RunHistory,
+    /// The saved panes, hidden series and colours (no panes if none were saved).
     pub layout: PaneLayout,
+    /// The saved view, its range moved onto the store's time origin.
     pub view: TimeView,
+    /// The saved markers, as they were.
     pub markers: Vec<Marker>,
 }
 
@@ -53,6 +62,7 @@ impl Restored {
     }
 }
 
+/// A colour as sessions write it: `[0, 114, 178]` is "#0072b2" (lowercase).
 pub fn color_hex([r, g, b]: [u8; 3]) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }

@@ -30,13 +30,17 @@ pub const MAX_VALUES: u64 = 1 << 33;
 /// Shared progress of an encode: samples done of the total, and a cancel flag.
 #[derive(Debug, Default)]
 pub struct Progress {
-    pub done: AtomicU64,
-    pub total: AtomicU64,
-    pub cancel: AtomicBool,
+    /// Samples encoded so far, summed over streams.
+    pub(crate) done: AtomicU64,
+    /// Samples to encode in all (at least 1 once encoding started; 0 before).
+    pub(crate) total: AtomicU64,
+    /// Set to ask the encode to stop: it then fails with `SessionError::Cancelled`.
+    pub(crate) cancel: AtomicBool,
 }
 
 impl Progress {
-    pub fn fraction(&self) -> f32 {
+    /// `done / total` in 0.0..=1.0; 0.0 before the total is known.
+    pub(crate) fn fraction(&self) -> f32 {
         let total = self.total.load(Ordering::Relaxed);
         if total == 0 { 0.0 } else { (self.done.load(Ordering::Relaxed) as f64 / total as f64).min(1.0) as f32 }
     }

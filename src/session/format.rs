@@ -13,23 +13,33 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// The `format` field of every session file.
-pub const FORMAT_NAME: &str = "zescope-session";
+pub(crate) const FORMAT_NAME: &str = "zescope-session";
 /// The version this build writes.
-pub const CURRENT_VERSION: u32 = 1;
+pub(crate) const CURRENT_VERSION: u32 = 1;
 
-/// A whole session file.
+/// A whole session file, fields in the order they are written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SessionFile {
+pub(crate) struct SessionFile {
+    /// Always [`FORMAT_NAME`]; loading refuses anything else.
     pub format: String,
+    /// The format version; a file newer than [`CURRENT_VERSION`] is refused.
     pub version: u32,
+    /// When, where and by which zescope the recording was made.
     pub recorded: Recorded,
+    /// The source the metrics came from.
     pub source: SourceRecord,
+    /// Every device a run sampled, each once; `RunRecord::device` indexes it.
     pub devices: Vec<DeviceRecord>,
+    /// Every sampler run, in the order they started.
     pub runs: Vec<RunRecord>,
+    /// What the window showed when the session was saved.
     pub view: ViewRecord,
+    /// The user's markers, in the order they were added.
     pub markers: Vec<Marker>,
     /// Time zero of the plots' x axis (ns on the recording's monotonic clock).
+    /// `None` when the session holds no samples.
     pub origin_ns: Option<i64>,
+    /// Every stream with its data, in store order (last in the file: the bulk of it).
     pub streams: Vec<StreamFile>,
 }
 
@@ -38,7 +48,9 @@ pub struct SessionFile {
 pub struct Recorded {
     /// Wall-clock start of the first run, Unix milliseconds (0: unknown).
     pub started_unix_ms: i64,
+    /// The recording machine's host name (empty if unknown).
     pub host: String,
+    /// The version of zescope that recorded it (`CARGO_PKG_VERSION`).
     pub zescope_version: String,
 }
 
@@ -47,28 +59,40 @@ pub struct Recorded {
 pub struct SourceRecord {
     /// "auto", "level-zero" or "sim", as requested.
     pub requested: String,
+    /// One line saying what was opened (the loader's path or the simulated driver).
     pub description: String,
+    /// The data came from a simulated device, not hardware.
     pub simulated: bool,
 }
 
 /// A device some run sampled.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct DeviceRecord {
+    /// The name the driver reports; series name their device by it.
     pub name: String,
     /// "Gpu", "Npu", ...
     pub kind: String,
+    /// PCI vendor id (0x8086 for Intel; 0 when unknown).
     pub vendor_id: u32,
+    /// PCI device id (0 when unknown).
     pub device_id: u32,
+    /// Device UUID, lowercase hex in dashed groups like "01000000-0000-0000-515a-000000000000"
+    /// (empty when unknown).
     pub uuid: String,
+    /// The driver's version number as it reports it (0 when unknown).
     pub driver_version: u32,
+    /// A simulated device, not hardware.
     pub simulated: bool,
 }
 
 /// Where a device sits: driver, root device and sub-device indices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DevicePathRecord {
+    /// Index of the driver in the loader's list.
     pub driver: u32,
+    /// Index of the root device in its driver's list.
     pub device: u32,
+    /// Index of the sub-device (tile) in its root device; `None`: the root device itself.
     pub sub_device: Option<u32>,
 }
 
@@ -79,66 +103,94 @@ pub struct RunRecord {
     pub run: u64,
     /// Index into `devices`.
     pub device: u32,
+    /// Where the device sat when the run was made (indices can change between boots).
     pub device_path: DevicePathRecord,
+    /// The metric groups sampled, by name, one stream each.
     pub groups: Vec<String>,
     /// Only these metrics; empty: all of the groups'.
     pub metrics: Vec<String>,
+    /// `metrics` were combined into one metric group created for the run.
     pub custom_group: bool,
+    /// The sampling interval in ns, as clamped by the sampler.
     pub interval_ns: u64,
     /// Layout file used for each group, in `groups` order.
     pub layouts: Vec<String>,
+    /// Wall-clock start of the run, Unix milliseconds.
     pub started_unix_ms: i64,
 }
 
-/// A series as the user knows it.
+/// A series as the user knows it: the file's form of `view::SeriesKey`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct SeriesRef {
+    /// The device's name ([`DeviceRecord::name`]).
     pub device: String,
+    /// The metric group's name.
     pub group: String,
+    /// The metric's name within its group.
     pub metric: String,
 }
 
+/// One plot pane of the saved view.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PaneRecord {
+    /// The pane's id: unique within the view and not above [`ViewRecord::next_pane_id`]
+    /// (loading checks both).
     pub id: u64,
+    /// Its series in legend order.
     pub series: Vec<SeriesRef>,
 }
 
 /// Live window length.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WindowRecord {
+    /// The last 10 seconds.
     Sec10,
+    /// The last minute (the default).
     #[default]
     Min1,
+    /// The last 10 minutes.
     Min10,
+    /// All data.
     All,
 }
 
 /// Follow/pause state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ModeRecord {
+    /// Following the newest sample; `ViewRecord::range` is not used.
     #[default]
     Live,
+    /// Frozen by the user at `ViewRecord::range`.
     Paused,
+    /// Moved or zoomed by the user to `ViewRecord::range`.
     Zoomed,
 }
 
 /// A time range in seconds since `origin_ns`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RangeRecord {
+    /// Left edge; when the view is not live, loading checks that both edges are finite and
+    /// `start_s < end_s`.
     pub start_s: f64,
+    /// Right edge.
     pub end_s: f64,
 }
 
 /// What the window showed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ViewRecord {
+    /// The plot panes, top to bottom; empty when none were saved (`zescope record` saves none,
+    /// and `zescope export` then lays out the default panes).
     pub panes: Vec<PaneRecord>,
+    /// The id last given to a pane; panes added after a restore get higher ones.
     pub next_pane_id: u64,
     /// "#rrggbb" per series.
     pub colors: BTreeMap<SeriesRef, String>,
+    /// Series the user switched off (kept in their panes, not drawn).
     pub hidden: Vec<SeriesRef>,
+    /// The live window's length.
     pub window: WindowRecord,
+    /// Following, paused or zoomed.
     pub mode: ModeRecord,
     /// The frozen or zoomed range (when `mode` is not `Live`).
     pub range: Option<RangeRecord>,
@@ -147,64 +199,95 @@ pub struct ViewRecord {
 /// A labelled point in time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Marker {
+    /// When, in ns on the recording's monotonic clock (the clock of `origin_ns`).
     pub t_ns: i64,
+    /// The text shown beside it.
     pub label: String,
 }
 
 /// How to read a counter.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum KindRecord {
+    /// A value read as is (temperature, frequency, occupancy).
     Gauge,
     /// A running total, plotted as a rate; `wrap`: the modulus it wraps at.
     Cumulative {
+        /// The modulus the raw value wraps at (positive and finite); `None`: it does not wrap.
         wrap: Option<f64>,
     },
 }
 
+/// One series of a stream, in the stream's column order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SeriesMeta {
+    /// The metric's name.
     pub metric: String,
+    /// Unit of the stored value (of a rate's numerator for cumulative counters: "ns" plots as
+    /// "ns/s").
     pub unit: String,
+    /// Gauge or cumulative.
     pub kind: KindRecord,
+    /// The driver's description of the metric.
     pub description: String,
 }
 
 /// What a stream is: one metric group of one run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StreamMeta {
+    /// Its display name ("ze-sim GPU / ComputeBasic (run 1)").
     pub name: String,
     /// The run's number (see `runs`); 0 when unknown.
     pub run: u64,
+    /// The device's name ([`DeviceRecord::name`]).
     pub device: String,
+    /// The metric group's name.
     pub group: String,
+    /// The name of the layout that decoded the group's exported memory.
     pub layout: String,
+    /// Its series, in the order of the data's columns (at most `MAX_SERIES`).
     pub series: Vec<SeriesMeta>,
 }
 
 /// A stream with its recorded data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StreamFile {
+pub(crate) struct StreamFile {
+    /// What the stream is.
     pub meta: StreamMeta,
+    /// The stream's run is over: it takes no more samples after a restore.
     pub ended: bool,
+    /// Oldest samples the memory cap dropped entirely (held at no resolution).
     pub evicted_samples: u64,
+    /// History the memory cap summarised into buckets, oldest first.
     pub coarse: CoarseFile,
+    /// The samples held at full resolution, after the coarse history.
     pub raw: RawFile,
 }
 
 /// Coarsened history: `buckets` buckets in chunks of up to 1024.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CoarseFile {
+pub(crate) struct CoarseFile {
+    /// How many buckets the chunks hold in all.
     pub buckets: u64,
+    /// The buckets, base64 of the coarse encoding in `codec.rs`; bucket `k` is in chunk
+    /// `k / 1024`.
     pub chunks: Vec<String>,
 }
 
 /// Full-resolution samples.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RawFile {
+pub(crate) struct RawFile {
+    /// Block number of the first sample: its place in the store's summary pyramid.
     pub first_block: u64,
+    /// Position of the first sample in the stream (samples before it were coarsened or
+    /// evicted).
     pub first_ordinal: u64,
+    /// When `gaps` starts with 0: how long the gap before the first sample was, in ns (its
+    /// predecessor may be gone); 0 otherwise.
     pub first_gap: i64,
+    /// Per series: the rate at the first sample of a cumulative counter (its predecessor may be
+    /// gone); `None` for gauges and where there was none. One entry per series.
     pub first_rates: Vec<Option<f64>>,
+    /// How many samples the chunks hold in all.
     pub samples: u64,
     /// Indices of samples a gap separates from the previous one.
     pub gaps: Vec<u64>,
@@ -212,9 +295,12 @@ pub struct RawFile {
     pub chunks: Vec<String>,
 }
 
-/// Just enough of a file to tell what it is.
+/// Just enough of a file to tell what it is: read when the whole file does not parse, to tell a
+/// newer version or another kind of file from a damaged session.
 #[derive(Deserialize)]
-pub struct Header {
+pub(crate) struct Header {
+    /// [`FORMAT_NAME`] for a session file.
     pub format: String,
+    /// Which version wrote it.
     pub version: u32,
 }

@@ -18,8 +18,11 @@ use super::format::{DevicePathRecord, DeviceRecord, Recorded, RunRecord, SeriesM
 pub struct RunHistory {
     /// When and where the first run started.
     pub recorded: Option<Recorded>,
+    /// The source of the newest inventory that came with a run (default: nothing known).
     pub source: SourceRecord,
+    /// Every device a run sampled, each once, in the order first sampled.
     pub devices: Vec<DeviceRecord>,
+    /// Every run, in the order they started.
     pub runs: Vec<RunRecord>,
     /// What each stream is (set when its run started, or restored).
     pub streams: BTreeMap<StreamId, StreamMeta>,
@@ -35,6 +38,8 @@ pub fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_owned()).unwrap_or_default()
 }
 
+/// The session's record of a source the sampler opened: the requested source as the command
+/// line spells it ("auto", "level-zero", "sim"), the description and whether it is simulated.
 pub fn source_record(s: &SourceInfo) -> SourceRecord {
     let requested = match s.requested {
         Source::Auto => "auto",
@@ -44,6 +49,8 @@ pub fn source_record(s: &SourceInfo) -> SourceRecord {
     SourceRecord { requested: requested.to_owned(), description: s.description.clone(), simulated: s.simulated }
 }
 
+/// The session's record of a device from the sampler's inventory: its identity (name, kind,
+/// PCI ids, UUID, driver version), not where it sits.
 pub fn device_record(d: &DeviceEntry) -> DeviceRecord {
     DeviceRecord {
         name: d.name.clone(),

@@ -39,6 +39,7 @@ impl SaveJob {
         }
     }
 
+    /// The file being saved.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -53,6 +54,8 @@ impl SaveJob {
         self.progress.cancel.store(true, Ordering::Relaxed);
     }
 
+    /// Is the save over (written, failed or cancelled)? Then [`SaveJob::try_finish`] returns
+    /// its outcome without waiting. True at once when the thread could not be started.
     pub fn is_finished(&self) -> bool {
         self.handle.as_ref().is_none_or(JoinHandle::is_finished)
     }

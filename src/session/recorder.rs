@@ -26,7 +26,10 @@ pub struct Recorder {
 const SESSION_CHECKPOINT: Duration = Duration::from_secs(30);
 
 impl Recorder {
-    pub fn new(path: PathBuf, inventory: Inventory) -> Recorder {
+    /// A recorder that will save to `path` and describe devices from `inventory` (the sampler's
+    /// `Event::Inventory`). Nothing is written until [`Recorder::checkpoint`] or
+    /// [`Recorder::finish`].
+    pub(crate) fn new(path: PathBuf, inventory: Inventory) -> Recorder {
         Recorder {
             path,
             inventory,
@@ -38,27 +41,35 @@ impl Recorder {
         }
     }
 
-    pub fn started(&mut self, info: &RunInfo) {
+    /// A run started (`Event::RunStarted`): opens its streams and records its configuration.
+    pub(crate) fn started(&mut self, info: &RunInfo) {
         let run = self.ingest.run_started(&mut self.store, info.clone());
         self.history.run_started(info, Some(&self.inventory), &run.streams);
     }
 
-    pub fn samples(&mut self, b: &SampleBatch) -> Result<(), String> {
+    /// Stores a batch (`Event::Samples`); a batch of a run not in progress is ignored. Errs when
+    /// the store refuses the batch, naming why.
+    pub(crate) fn samples(&mut self, b: &SampleBatch) -> Result<(), String> {
         self.ingest.samples(&mut self.store, b).map(|_| ()).map_err(|e| format!("samples could not be stored: {e}"))
     }
 
-    pub fn stopped(&mut self, run: u64) {
+    /// Run `run` stopped (`Event::RunStopped`): its streams take no more samples.
+    pub(crate) fn stopped(&mut self, run: u64) {
         self.ingest.run_stopped(&mut self.store, run);
     }
 
-    pub fn session(&self) -> Session {
+    /// The session as recorded so far, with the default pane layout and a live view.
+    pub(crate) fn session(&self) -> Session {
         let layout = default_layout(&self.ingest.order, &self.ingest.series);
         let view = TimeView::default();
         let ui = Capture { history: &self.history, layout: &layout, view: &view, markers: &[] };
         Session::capture(&self.store, ui)
     }
 
-    pub fn checkpoint(&mut self) -> Result<(), String> {
+    /// Called often: starts a background save when the last one is over and
+    /// `SESSION_CHECKPOINT` has passed since it started. Errs with the previous background
+    /// save's error, if it failed.
+    pub(crate) fn checkpoint(&mut self) -> Result<(), String> {
         if let Some(Err(e)) = self.job.as_mut().and_then(|j| j.try_finish()) {
             return Err(e.to_string());
         }
@@ -70,7 +81,9 @@ impl Recorder {
         Ok(())
     }
 
-    pub fn finish(&mut self) -> Result<(), String> {
+    /// Waits for a background save, then saves the whole recording atomically; errs with what
+    /// kept the file from being written.
+    pub(crate) fn finish(&mut self) -> Result<(), String> {
         if let Some(job) = self.job.take() {
             let _ = job.wait();
         }
