@@ -24,6 +24,7 @@ pub mod link;
 pub(crate) mod menu;
 pub mod panes;
 pub mod plots;
+pub mod reconcile;
 pub mod session;
 pub mod settings;
 pub(crate) mod sources;
