@@ -15,6 +15,7 @@ pub mod export;
 pub mod gui;
 pub mod layout;
 pub mod list;
+pub mod logwatch;
 pub mod record;
 pub mod sampler;
 pub mod session;

@@ -66,8 +66,7 @@ fn stale_remembered_settings_are_reconciled_and_said_once() {
     assert_eq!(groups, ["ComputeBasic", "MemoryTraffic"]);
     assert!(a.state.banners.is_empty(), "a successful start clears the settings banner");
     assert!(h.query_by_label("Remembered settings adjusted").is_none());
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
-    h.step();
+    support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
 
