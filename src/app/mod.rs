@@ -57,7 +57,7 @@ const LIVE_REPAINT: Duration = Duration::from_millis(16);
 const FROZEN_REPAINT: Duration = Duration::from_secs(1);
 
 /// The source panel's largest share of the window's width, and its least width.
-const MAX_SIDE: f32 = 0.4;
+const MAX_SIDE: f32 = 0.35;
 const MIN_SIDE: f32 = 180.0;
 
 pub const SHORTCUTS: [(&str, &str); 9] = [
