@@ -16,8 +16,7 @@ use crate::ze::Source;
     long_about = "zescope plots the hardware counters that Level Zero drivers export as DMA-BUF memory \
                   (ZET_experimental_metric_export_memory). Without a command it opens its window and starts \
                   sampling, or shows the session FILE.ron; the commands below work without a display. Without a \
-                  Level Zero GPU it runs on a built-in simulated device.",
-    args_conflicts_with_subcommands = true
+                  Level Zero GPU it runs on a built-in simulated device."
 )]
 pub struct Cli {
     /// Where metrics come from: the real Level Zero loader if it has a device with metrics, else
@@ -159,8 +158,10 @@ mod tests {
         assert!(cli.command.is_none());
         let cli = parse(&["--source", "sim", f.to_str().unwrap()]).unwrap();
         assert_eq!((cli.file.as_deref(), cli.source), (Some(f.as_path()), Source::Sim));
-        // Commands still parse as commands.
+        // Commands still parse as commands, with or without options before them.
         assert!(matches!(parse(&["list"]).unwrap().command, Some(Command::List { metrics: false })));
+        let cli = parse(&["--source", "sim", "record", "--duration", "1s", "--out", "r.ron"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Record { .. })) && cli.file.is_none());
         assert!(parse(&[]).unwrap().file.is_none());
     }
 

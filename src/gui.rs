@@ -87,7 +87,11 @@ pub fn run(source: Source, file: Option<std::path::PathBuf>) -> ExitCode {
             app.files.recover = crate::session::autosave::find_recoverable();
             match crate::session::autosave::Autosaver::new() {
                 Ok(a) => app.files.autosave = Some(a),
-                Err(e) => log::warn!("no autosave for this session: {e}"),
+                Err(e) => app.state.push_error(crate::app::banner::UiError::new(
+                    crate::app::banner::UiErrorKind::Autosave,
+                    format!("no autosave for this session: {e}"),
+                    "save the session by hand (Ctrl+S) to keep what is recorded",
+                )),
             }
             Ok(Box::new(GuiApp { app, stop }))
         }),

@@ -14,6 +14,10 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let Some(command) = cli.command else { return zescope::gui::run(cli.source, cli.file) };
+    if let Some(f) = &cli.file {
+        eprintln!("zescope: {} opens in the window; it cannot be given with a command", f.display());
+        return ExitCode::from(2);
+    }
     match command {
         Command::List { metrics } => match zescope::list::list(cli.source, metrics) {
             Ok(text) => {
