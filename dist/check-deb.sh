@@ -4,7 +4,8 @@
 #   - its control data: libze1 recommended, not depended on;
 #   - extracted into a scratch root (dpkg-deb -x), the binary runs from there
 #     (--version, and doctor/list on the simulated device);
-#   - the installed desktop entry and AppStream metainfo validate, the man pages are gzip files
+#   - the installed desktop entry and AppStream metainfo validate, the desktop entry takes a file
+#     (%f) of a MIME type the package's shared-mime-info file defines, the man pages are gzip files
 #     that mention every subcommand, the bash completion parses.
 # Needs dpkg-deb, desktop-file-validate (desktop-file-utils) and appstreamcli (appstream).
 set -euo pipefail
@@ -26,6 +27,7 @@ expected=(
   usr/bin/zescope
   usr/share/applications/zescope.desktop
   usr/share/metainfo/io.github.zescope.Zescope.metainfo.xml
+  usr/share/mime/packages/zescope.xml
   usr/share/icons/hicolor/scalable/apps/zescope.svg
   usr/share/man/man1/zescope.1.gz
   usr/share/bash-completion/completions/zescope
@@ -67,6 +69,20 @@ out=$("$root/usr/bin/zescope" --version) || fail "zescope --version failed"
 desktop-file-validate "$root/usr/share/applications/zescope.desktop" || fail "desktop entry does not validate"
 appstreamcli validate --no-net "$root/usr/share/metainfo/io.github.zescope.Zescope.metainfo.xml" >/dev/null ||
   fail "metainfo does not validate (appstreamcli validate --no-net)"
+# the desktop entry opens session files, whose MIME type the package defines
+grep -qx 'Exec=zescope %f' "$root/usr/share/applications/zescope.desktop" || fail "the desktop entry does not pass a file (%f)"
+mime=$(sed -n 's/^MimeType=//p' "$root/usr/share/applications/zescope.desktop")
+for t in ${mime//;/ }; do
+  grep -q "<mime-type type=\"$t\">" "$root/usr/share/mime/packages/zescope.xml" ||
+    fail "MIME type $t of the desktop entry is not defined in usr/share/mime/packages/zescope.xml"
+done
+if command -v update-mime-database >/dev/null; then
+  mkdir -p "$root/mimetest/packages"
+  cp "$root/usr/share/mime/packages/zescope.xml" "$root/mimetest/packages/"
+  update-mime-database "$root/mimetest" 2>"$root/mime.err" &&
+    grep -q '^[0-9]*:application/x-zescope-session:\*\.ron$' "$root/mimetest/globs2" ||
+    fail "update-mime-database does not take usr/share/mime/packages/zescope.xml: $(cat "$root/mime.err")"
+fi
 for page in "$root"/usr/share/man/man1/*.gz; do
   gzip -t "$page" || fail "$page is not a valid gzip file"
 done

@@ -1,4 +1,4 @@
-//! Command-line interface: `zescope [--source ...] [COMMAND]`.
+//! Command-line interface: `zescope [--source ...] [FILE.ron | COMMAND]`.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,8 +17,8 @@ use crate::ze::Source;
     about = "Live metrics viewer for Level Zero GPUs and NPUs",
     long_about = "zescope plots the hardware counters that Level Zero drivers export as DMA-BUF memory \
                   (ZET_experimental_metric_export_memory). Without a command it opens its window and starts \
-                  sampling; the commands below work without a display. Without a Level Zero GPU it runs on a \
-                  built-in simulated device."
+                  sampling, or shows the session FILE.ron; the commands below work without a display. Without a \
+                  Level Zero GPU it runs on a built-in simulated device."
 )]
 pub struct Cli {
     /// Where metrics come from: the real Level Zero loader if it has a device with metrics, else
@@ -26,10 +26,35 @@ pub struct Cli {
     #[arg(long, default_value = "auto", global = true, value_parser = source_parser())]
     pub source: Source,
 
+    /// A session file (.ron) to open in the window instead of starting to sample; refused
+    /// together with a command.
+    #[arg(value_name = "FILE.ron", value_parser = parse_session_path)]
+    pub file: Option<PathBuf>,
+
     /// The command to run headless; `None` (no command given) opens the window on
-    /// [`Cli::source`].
+    /// [`Cli::source`] (or on [`Cli::file`]).
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// `zescope FILE.ron`: an existing file (whether it is a session is checked when it opens, with
+/// the window's error banner).
+pub fn parse_session_path(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_dir() => Err(format!("{s} is a folder, not a session file")),
+        Ok(_) => Ok(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if path.extension().is_some() || s.contains('/') {
+                Err(format!("no such file: {s}"))
+            } else {
+                let commands = <Cli as clap::CommandFactory>::command();
+                let names: Vec<&str> = commands.get_subcommands().map(|c| c.get_name()).collect();
+                Err(format!("{s} is neither a file nor a command (commands: {})", names.join(", ")))
+            }
+        }
+        Err(e) => Err(format!("cannot read {s}: {e}")),
+    }
 }
 
 /// `--source` values (the Level Zero layer knows nothing of the command line).
@@ -122,4 +147,42 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not a size like 1600x900"))?;
     let side = |v: &str| v.trim().parse::<u32>().map_err(|_| format!("{v:?} in {s:?} is not a number of pixels"));
     Ok((side(w)?, side(h)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("zescope").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn a_session_file_alone_opens_the_window_on_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("run.ron");
+        std::fs::write(&f, "(format: \"zescope-session\")").unwrap();
+        let cli = parse(&[f.to_str().unwrap()]).unwrap();
+        assert_eq!(cli.file.as_deref(), Some(f.as_path()));
+        assert!(cli.command.is_none());
+        let cli = parse(&["--source", "sim", f.to_str().unwrap()]).unwrap();
+        assert_eq!((cli.file.as_deref(), cli.source), (Some(f.as_path()), Source::Sim));
+        // Commands still parse as commands, with or without options before them.
+        assert!(matches!(parse(&["list"]).unwrap().command, Some(Command::List { metrics: false })));
+        let cli = parse(&["--source", "sim", "record", "--duration", "1s", "--out", "r.ron"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Record { .. })) && cli.file.is_none());
+        assert!(parse(&[]).unwrap().file.is_none());
+    }
+
+    #[test]
+    fn a_bad_session_path_is_refused_with_what_is_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.ron");
+        let e = parse(&[missing.to_str().unwrap()]).unwrap_err().to_string();
+        assert!(e.contains("no such file") && e.contains("missing.ron"), "{e}");
+        let e = parse(&[dir.path().to_str().unwrap()]).unwrap_err().to_string();
+        assert!(e.contains("is a folder"), "{e}");
+        let e = parse(&["lst"]).unwrap_err().to_string();
+        assert!(e.contains("neither a file nor a command") && e.contains("list"), "{e}");
+    }
 }

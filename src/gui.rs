@@ -21,7 +21,7 @@ struct GuiApp {
 impl eframe::App for GuiApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         if self.stop.requested() && self.app.quit.is_none() {
-            self.app.quit(ui);
+            self.app.quit();
         }
         self.app.ui(ui);
     }
@@ -40,8 +40,9 @@ fn icon() -> Option<egui::IconData> {
     eframe::icon_data::from_png_bytes(include_bytes!("../assets/icon/hicolor/64x64/apps/zescope.png")).ok()
 }
 
-/// Opens the window on `source`; returns when it is closed.
-pub fn run(source: Source) -> ExitCode {
+/// Opens the window on `source`, showing the session `file` if one is given; returns when it is
+/// closed.
+pub fn run(source: Source, file: Option<std::path::PathBuf>) -> ExitCode {
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("zescope")
         .with_app_id("zescope")
@@ -76,12 +77,21 @@ pub fn run(source: Source) -> ExitCode {
             stop.on_signal(move || repaint.request_repaint());
             let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
             app.use_wake_flag(flag);
+            if let Some(f) = file {
+                // Shown as a recording; Start begins a live run.
+                app.auto_start = false;
+                app.perform(Some(crate::app::files::FileAction::Open(f)));
+            }
             // A crashed session's checkpoint is offered before sampling starts; this session
             // gets its own checkpoints.
             app.files.recover = crate::session::autosave::find_recoverable();
             match crate::session::autosave::Autosaver::new() {
                 Ok(a) => app.files.autosave = Some(a),
-                Err(e) => log::warn!("no autosave for this session: {e}"),
+                Err(e) => app.state.push_error(crate::app::banner::UiError::new(
+                    crate::app::banner::UiErrorKind::Autosave,
+                    format!("no autosave for this session: {e}"),
+                    "save the session by hand (Ctrl+S) to keep what is recorded",
+                )),
             }
             Ok(Box::new(GuiApp { app, stop }))
         }),

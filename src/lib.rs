@@ -21,6 +21,8 @@ pub mod layout;
 #[warn(missing_docs)]
 pub mod list;
 #[warn(missing_docs)]
+pub mod logwatch;
+#[warn(missing_docs)]
 pub mod record;
 #[warn(missing_docs)]
 pub mod sampler;

@@ -8,12 +8,16 @@ use zescope::signals::Termination;
 fn main() -> ExitCode {
     // Before anything else, and before any thread exists.
     let env = zescope::ze::prepare_environment();
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    zescope::logwatch::init();
     if let Err(e) = env {
         log::warn!("{e}");
     }
     let cli = Cli::parse();
-    let Some(command) = cli.command else { return zescope::gui::run(cli.source) };
+    let Some(command) = cli.command else { return zescope::gui::run(cli.source, cli.file) };
+    if let Some(f) = &cli.file {
+        eprintln!("zescope: {} opens in the window; it cannot be given with a command", f.display());
+        return ExitCode::from(2);
+    }
     match command {
         Command::List { metrics } => match zescope::list::list(cli.source, metrics) {
             Ok(text) => {

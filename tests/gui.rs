@@ -48,8 +48,7 @@ fn start_shows_data_in_panes_and_quit_tears_down() {
     assert!(a.store.memory_used() > 0);
     h.get_by_label_contains("ComputeBasic/GpuPower");
     assert_eq!(sim.live_imports(), 1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
-    h.step();
+    support::quit_discarding(&mut h);
     assert_eq!(h.state().quit, Some(Ok(())), "quit waited for the teardown");
     assert_eq!(sim.live_imports(), 0);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
@@ -141,8 +140,7 @@ fn a_driver_fault_shows_a_banner_and_a_new_run_works() {
     assert!(h.state().state.banners.is_empty(), "dismissed");
     h.get_by_label("Start").click();
     pump(&mut h, "samples from the new run", |a| a.state.ingest.samples_total > 10);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
-    h.step();
+    support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
 

@@ -40,9 +40,17 @@ fn save_open_export_and_leave_a_recording() {
     assert_eq!(saved.view.panes.len(), panes_live, "the view is in the file");
     assert_eq!(saved.markers.len(), 1, "markers are in the file");
 
-    // Open it: the run is stopped first (teardown), then the file is shown as a recording.
-    let open = h.state().files.ask_open();
+    // Open it: samples taken since the save would be lost, so it asks first; Discard. The run
+    // is stopped first (teardown), then the file is shown as a recording.
+    let n = h.state().state.ingest.samples_total;
+    pump(&mut h, "samples after the save", |a| a.state.ingest.samples_total > n);
+    let open = h.state_mut().files.ask_open();
     h.state_mut().perform(open);
+    h.step();
+    assert!(h.state().files.recording.is_none(), "nothing opened before the answer");
+    assert!(h.state().unsaved.asking.is_some(), "asks first");
+    h.step();
+    h.get_by_label("Discard").click();
     pump(&mut h, "the recording", |a| a.files.recording.is_some());
     h.step();
     let a = h.state();
@@ -68,22 +76,8 @@ fn save_open_export_and_leave_a_recording() {
     h.get_by_label("Start").click();
     pump(&mut h, "a new live run", |a| a.state.ingest.run.is_some() && a.state.ingest.samples_total > 5);
     assert!(h.state().files.recording.is_none());
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
-    h.step();
+    support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
-}
-
-/// A link to no sampler, for an app that only shows files.
-struct NoSampler;
-
-impl zescope::app::link::SamplerLink for NoSampler {
-    fn send(&self, _: zescope::sampler::Command) {}
-    fn try_recv(&self) -> Option<zescope::sampler::Event> {
-        None
-    }
-    fn shutdown(&mut self, _: std::time::Duration) -> Result<(), std::time::Duration> {
-        Ok(())
-    }
 }
 
 /// Failed file commands are the window's own banners (what failed, what to try), not sampler
@@ -97,19 +91,19 @@ fn failed_open_and_export_show_the_windows_own_banners() {
     let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
     let unwritable = dir.path().join("no/such/dir/pane.png");
     let dialogs = ScriptedDialogs::answering([Some(example), Some(not_a_session), Some(unwritable)]);
-    let mut app = ZescopeApp::new(Box::new(NoSampler), Settings::default(), Store::new(64 << 20));
+    let mut app = ZescopeApp::new(Box::new(support::NoSampler), Settings::default(), Store::new(64 << 20));
     app.files.dialogs = Box::new(dialogs);
     let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
     h.step();
-    let open = h.state().files.ask_open();
+    let open = h.state_mut().files.ask_open();
     h.state_mut().perform(open);
     h.step();
     assert!(h.state().state.banners.is_empty(), "the example session opens");
     let panes = h.state().panes.layout.panes.clone();
 
-    let open = h.state().files.ask_open();
+    let open = h.state_mut().files.ask_open();
     h.state_mut().perform(open);
-    let export = h.state().files.ask_export(FileKind::Png, None, false);
+    let export = h.state_mut().files.ask_export(FileKind::Png, None, false);
     h.state_mut().perform(export);
     h.step();
     let kinds: Vec<UiErrorKind> = h

@@ -1,10 +1,13 @@
 //! Smoke test of the real binary in a real window: start `zescope` on the simulated device under
-//! Xvfb, let it sample for a few seconds, take a screenshot of the screen, end it with SIGTERM,
-//! and check a clean exit and a clean report from the simulated driver.
+//! Xvfb, let it sample for a few seconds, take a screenshot of the screen, narrow the window to
+//! 800 px (xdotool) and check it still draws at that size, end it with SIGTERM, and check a clean
+//! exit and a clean report from the simulated driver. (Where the pane buttons land in a narrow
+//! window is checked by `gui_resize.rs`: the real window exposes no widget positions.)
 //!
-//! Needs Xvfb and ImageMagick's `import` (`apt install xvfb imagemagick`); without them it skips
-//! loudly (a failure under ZESCOPE_STRICT_TESTS=1). The screenshot goes to
-//! `$ZESCOPE_SCREENSHOT` if set, else `target/zescope-screenshot.png`:
+//! Needs Xvfb, ImageMagick's `import`, xdotool and xwininfo (`apt install xvfb imagemagick
+//! xdotool x11-utils`); without them it skips loudly (a failure under ZESCOPE_STRICT_TESTS=1). The screenshot goes to
+//! `$ZESCOPE_SCREENSHOT` if set, else `target/zescope-screenshot.png` (the narrowed window beside
+//! it, `*.narrow.png`):
 //!
 //!     ZESCOPE_SCREENSHOT=/tmp/zescope.png cargo test --test gui_xvfb -- --nocapture
 
@@ -73,13 +76,29 @@ fn screenshot_path() -> PathBuf {
     })
 }
 
+/// The zescope window's id (xdotool, by its title).
+fn window_id(display: &str) -> String {
+    let out = Command::new("xdotool").args(["search", "--name", "^zescope$"]).env("DISPLAY", display).output().unwrap();
+    let ids = String::from_utf8_lossy(&out.stdout);
+    ids.lines().last().unwrap_or_else(|| panic!("no zescope window on {display}")).trim().to_owned()
+}
+
+/// A window's inner width and height (xwininfo).
+fn window_size(display: &str, id: &str) -> Option<(u32, u32)> {
+    let out = Command::new("xwininfo").args(["-id", id]).env("DISPLAY", display).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let field =
+        |name: &str| text.lines().find_map(|l| l.trim().strip_prefix(name)).and_then(|v| v.trim().parse::<u32>().ok());
+    Some((field("Width:")?, field("Height:")?))
+}
+
 #[test]
 fn the_window_runs_on_the_simulated_device_and_exits_cleanly_on_sigterm() {
-    for tool in ["Xvfb", "import"] {
+    for tool in ["Xvfb", "import", "xdotool", "xwininfo"] {
         if !have(tool) {
             return testing::skip(
                 "the Xvfb smoke test",
-                &format!("{tool} is not installed (apt install xvfb imagemagick)"),
+                &format!("{tool} is not installed (apt install xvfb imagemagick xdotool x11-utils)"),
             );
         }
     }
@@ -117,6 +136,21 @@ fn the_window_runs_on_the_simulated_device_and_exits_cleanly_on_sigterm() {
     let bytes = std::fs::metadata(&shot).unwrap().len();
     assert!(bytes > 20_000, "the screenshot holds a drawn window, not a blank screen ({bytes} bytes)");
     eprintln!("screenshot: {}", shot.display());
+
+    // Narrower: the window takes the new size and goes on drawing.
+    let id = window_id(&x.display);
+    let status = Command::new("xdotool").args(["windowsize", &id, "800", "600"]).env("DISPLAY", &x.display).status();
+    assert!(status.unwrap().success(), "xdotool windowsize failed");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(window_size(&x.display, &id), Some((800, 600)), "the window was narrowed");
+    let narrow = shot.with_extension("narrow.png");
+    let status = Command::new("import").args(["-display", &x.display, "-window", &id]).arg(&narrow).status().unwrap();
+    assert!(status.success(), "import of the narrowed window failed");
+    assert_eq!(png_size(&narrow), Some((800, 600)));
+    let bytes = std::fs::metadata(&narrow).unwrap().len();
+    assert!(bytes > 10_000, "the narrowed window is drawn ({bytes} bytes)");
+    assert!(app.try_wait().unwrap().is_none(), "zescope is still running after the resize");
+    eprintln!("narrowed window: {}", narrow.display());
 
     assert!(Command::new("kill").arg("-TERM").arg(app.id().to_string()).status().unwrap().success());
     let t = Instant::now();

@@ -1,6 +1,6 @@
-//! What file commands do to the app: open a session (after stopping a run), save one in the
-//! background, export, recover a crashed session, autosave a running one, and leave a recording
-//! when a new run starts.
+//! What file commands do to the app: open a session (after stopping a run; asking first when it
+//! would discard unsaved data, `unsaved.rs`), save one in the background, export, recover a
+//! crashed session, autosave a running one, and leave a recording when a new run starts.
 
 use std::time::Instant;
 
@@ -13,28 +13,33 @@ use super::banner::{UiError, UiErrorKind};
 use super::dialogs::FileKind;
 use super::files::{FileAction, file_name};
 use super::session::{app_capture, capture_app, export_spec, open_in_app};
+use super::unsaved::Pending;
 
 impl ZescopeApp {
     /// Carries out a file command (nothing when the user cancelled the dialog).
     pub fn perform(&mut self, action: Option<FileAction>) {
         let Some(action) = action else { return };
         match action {
-            FileAction::Open(path) => {
-                if self.state.ingest.run.is_some() {
-                    // Stop first (through the sampler's teardown); open when it has stopped.
-                    self.files.pending_open = Some(path);
-                    self.link.send(Command::Stop);
-                } else {
-                    self.open_now(&path);
-                }
-            }
+            FileAction::Open(path) => self.guarded(Pending::Open(path)),
             FileAction::Save(path) => {
                 let session = capture_app(self, &self.files.markers);
-                if let Err(e) = self.files.start_save(session, path) {
+                let fp = self.fingerprint();
+                if let Err(e) = self.files.start_save(session, path, fp) {
                     self.state.push_error(e);
                 }
             }
             FileAction::Export { kind, path, pane, shown_only } => self.export(kind, &path, pane, shown_only),
+        }
+    }
+
+    /// Opens `path` (no questions asked): stops a run first, through the sampler's teardown,
+    /// and opens when it has stopped.
+    pub(super) fn open(&mut self, path: std::path::PathBuf) {
+        if self.state.ingest.run.is_some() {
+            self.files.pending_open = Some(path);
+            self.link.send(Command::Stop);
+        } else {
+            self.open_now(&path);
         }
     }
 
@@ -48,6 +53,8 @@ impl ZescopeApp {
                 self.files.remember(path);
                 self.files.note = Some(format!("opened {}", file_name(path)));
                 self.files.reset_autosave();
+                let fp = self.fingerprint();
+                self.files.mark_clean(Some(fp));
             }
             Err(e) => self.state.push_error(UiError::new(
                 UiErrorKind::Open,
@@ -86,7 +93,9 @@ impl ZescopeApp {
                 self.files.recording = Some(rec.dir.join("recovered"));
                 self.files.current = None;
                 self.files.note = Some("recovered the last session: save it to keep it".into());
-                // The checkpoint stays until the user saves or quits cleanly.
+                // Unsaved until saved; the checkpoint stays (held) until a clean exit.
+                self.files.mark_clean(None);
+                self.files.recovered = Some(rec);
             }
             Err(e) => self.state.push_error(UiError::new(
                 UiErrorKind::Recover,
@@ -113,8 +122,13 @@ impl ZescopeApp {
     /// Per frame: collect a finished save, open what waited for a run to stop, checkpoint a
     /// running session when due.
     pub(super) fn file_housekeeping(&mut self) {
-        if let Some(e) = self.files.poll_save() {
-            self.state.push_error(e);
+        match self.files.poll_save() {
+            Some(Ok(())) => self.saved_for_pending(true),
+            Some(Err(e)) => {
+                self.state.push_error(e);
+                self.saved_for_pending(false);
+            }
+            None => {}
         }
         if self.state.ingest.run.is_none()
             && let Some(path) = self.files.pending_open.take()

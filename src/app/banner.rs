@@ -19,6 +19,8 @@ pub enum UiErrorKind {
     Recover,
     /// Samples the store refused.
     Store,
+    /// Remembered settings that did not match the devices found (shown until a run starts).
+    Settings,
 }
 
 /// An error of the window's own (see the module docs).
@@ -82,6 +84,7 @@ impl BannerError {
                 UiErrorKind::Autosave => "Autosave failed",
                 UiErrorKind::Recover => "Recovery failed",
                 UiErrorKind::Store => "Samples not stored",
+                UiErrorKind::Settings => "Remembered settings adjusted",
             },
         }
     }
@@ -97,6 +100,14 @@ impl BannerError {
         match self {
             BannerError::Sampler(e) => e.hint.as_deref(),
             BannerError::Ui(e) => e.hint.as_deref(),
+        }
+    }
+
+    /// Stale once a run started: settings notices and errors that kept a run from starting.
+    pub fn cleared_by_start(&self) -> bool {
+        match self {
+            BannerError::Sampler(e) => e.kind == ErrorKind::Config,
+            BannerError::Ui(e) => e.kind == UiErrorKind::Settings,
         }
     }
 

@@ -1,5 +1,7 @@
 //! File dialogs behind a trait: rfd's native dialogs in the window (xdg-desktop-portal, or
-//! zenity when there is no portal), scripted answers in tests so nothing real opens.
+//! zenity when there is no portal), scripted answers in tests so nothing real opens. When no
+//! dialog can be shown, the answer says so and the window asks with its own path prompt
+//! (`path_prompt.rs`).
 
 use std::path::PathBuf;
 
@@ -32,35 +34,148 @@ impl FileKind {
     }
 }
 
-pub trait Dialogs {
-    /// A file to open, or `None` if the user cancelled.
-    fn open(&self, kind: FileKind) -> Option<PathBuf>;
-    /// Where to save, or `None` if the user cancelled. `suggested` is a file name.
-    fn save(&self, kind: FileKind, suggested: &str) -> Option<PathBuf>;
+/// What a dialog answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DialogAnswer {
+    Picked(PathBuf),
+    Cancelled,
+    /// No dialog could be shown; the reason, for the built-in path prompt that replaces it.
+    Unavailable(String),
 }
 
-/// Native dialogs through rfd.
-pub struct NativeDialogs;
+impl From<Option<PathBuf>> for DialogAnswer {
+    fn from(p: Option<PathBuf>) -> DialogAnswer {
+        p.map_or(DialogAnswer::Cancelled, DialogAnswer::Picked)
+    }
+}
 
-impl Dialogs for NativeDialogs {
-    fn open(&self, kind: FileKind) -> Option<PathBuf> {
-        rfd::FileDialog::new()
-            .set_title("Open a zescope session")
-            .add_filter(kind.filter_name(), &[kind.extension()])
-            .pick_file()
+pub trait Dialogs {
+    /// A file to open.
+    fn open(&self, kind: FileKind) -> DialogAnswer;
+    /// Where to save. `suggested` is a file name.
+    fn save(&self, kind: FileKind, suggested: &str) -> DialogAnswer;
+}
+
+/// The variable that chooses between native dialogs and the built-in path prompt.
+pub const DIALOG_ENV: &str = "ZESCOPE_FILE_DIALOG";
+
+/// How [`NativeDialogs`] decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DialogMode {
+    /// Native dialogs when a backend (portal or zenity) is found, else the prompt.
+    Auto,
+    /// Always try the native dialog (the prompt still replaces one that fails).
+    Native,
+    /// Always the built-in path prompt.
+    Prompt,
+}
+
+impl DialogMode {
+    /// From `ZESCOPE_FILE_DIALOG` (`auto`, `native`, `prompt`; unset is `auto`).
+    pub fn from_env() -> DialogMode {
+        match std::env::var(DIALOG_ENV).ok().as_deref().map(str::trim) {
+            None | Some("" | "auto") => DialogMode::Auto,
+            Some("native") => DialogMode::Native,
+            Some("prompt") => DialogMode::Prompt,
+            Some(other) => {
+                log::warn!("{DIALOG_ENV}={other:?} is not auto, native or prompt; using auto");
+                DialogMode::Auto
+            }
+        }
+    }
+}
+
+/// Native dialogs through rfd (xdg-desktop-portal, or zenity without a portal), replaced by the
+/// built-in path prompt when there is no backend, when rfd reports an error, or when
+/// `ZESCOPE_FILE_DIALOG=prompt`. Once a native dialog failed, the prompt is used for the rest of
+/// the session.
+pub struct NativeDialogs {
+    mode: DialogMode,
+    failed: std::cell::Cell<bool>,
+}
+
+impl NativeDialogs {
+    pub fn new(mode: DialogMode) -> NativeDialogs {
+        NativeDialogs { mode, failed: std::cell::Cell::new(false) }
     }
 
-    fn save(&self, kind: FileKind, suggested: &str) -> Option<PathBuf> {
-        let path = rfd::FileDialog::new()
-            .set_title(match kind {
-                FileKind::Session => "Save the session",
-                _ => "Export",
-            })
-            .add_filter(kind.filter_name(), &[kind.extension()])
-            .set_file_name(suggested)
-            .save_file()?;
-        // Add the extension when the user typed a bare name.
-        Some(if path.extension().is_none() { path.with_extension(kind.extension()) } else { path })
+    /// Why the prompt must be used instead of a native dialog, if it must.
+    fn unavailable(&self) -> Option<String> {
+        if self.failed.get() {
+            return Some("The file dialog failed earlier; type the path instead.".into());
+        }
+        match self.mode {
+            DialogMode::Prompt => Some(format!("{DIALOG_ENV}=prompt: type the path.")),
+            DialogMode::Native => None,
+            DialogMode::Auto => (!crate::doctor::dialog_backend_found())
+                .then(|| "No file dialog backend (xdg-desktop-portal or zenity): type the path.".to_owned()),
+        }
+    }
+
+    /// Runs an rfd dialog; an error rfd logged means no dialog was shown.
+    fn run(&self, dialog: impl FnOnce() -> Option<PathBuf>) -> DialogAnswer {
+        if let Some(why) = self.unavailable() {
+            return DialogAnswer::Unavailable(why);
+        }
+        let errors = crate::logwatch::dialog_errors();
+        let picked = dialog();
+        if picked.is_none() && crate::logwatch::dialog_errors() > errors {
+            self.failed.set(true);
+            return DialogAnswer::Unavailable(
+                "The file dialog could not be shown (see the log); type the path.".into(),
+            );
+        }
+        picked.into()
+    }
+}
+
+impl Default for NativeDialogs {
+    fn default() -> Self {
+        NativeDialogs::new(DialogMode::from_env())
+    }
+}
+
+impl Dialogs for NativeDialogs {
+    fn open(&self, kind: FileKind) -> DialogAnswer {
+        self.run(|| {
+            rfd::FileDialog::new()
+                .set_title("Open a zescope session")
+                .add_filter(kind.filter_name(), &[kind.extension()])
+                .pick_file()
+        })
+    }
+
+    fn save(&self, kind: FileKind, suggested: &str) -> DialogAnswer {
+        let answer = self.run(|| {
+            rfd::FileDialog::new()
+                .set_title(match kind {
+                    FileKind::Session => "Save the session",
+                    _ => "Export",
+                })
+                .add_filter(kind.filter_name(), &[kind.extension()])
+                .set_file_name(suggested)
+                .save_file()
+        });
+        match answer {
+            // Add the extension when the user typed a bare name.
+            DialogAnswer::Picked(path) if path.extension().is_none() => {
+                DialogAnswer::Picked(path.with_extension(kind.extension()))
+            }
+            a => a,
+        }
+    }
+}
+
+/// No dialog backend at all (tests of the path prompt).
+pub struct NoDialogs;
+
+impl Dialogs for NoDialogs {
+    fn open(&self, _: FileKind) -> DialogAnswer {
+        DialogAnswer::Unavailable("No file dialog backend: type the path.".into())
+    }
+
+    fn save(&self, _: FileKind, _: &str) -> DialogAnswer {
+        DialogAnswer::Unavailable("No file dialog backend: type the path.".into())
     }
 }
 
@@ -84,21 +199,21 @@ impl ScriptedDialogs {
 }
 
 impl Dialogs for ScriptedDialogs {
-    fn open(&self, kind: FileKind) -> Option<PathBuf> {
-        self.next(kind, "open")
+    fn open(&self, kind: FileKind) -> DialogAnswer {
+        self.next(kind, "open").into()
     }
 
-    fn save(&self, kind: FileKind, _suggested: &str) -> Option<PathBuf> {
-        self.next(kind, "save")
+    fn save(&self, kind: FileKind, _suggested: &str) -> DialogAnswer {
+        self.next(kind, "save").into()
     }
 }
 
 impl<T: Dialogs + ?Sized> Dialogs for std::sync::Arc<T> {
-    fn open(&self, kind: FileKind) -> Option<PathBuf> {
+    fn open(&self, kind: FileKind) -> DialogAnswer {
         (**self).open(kind)
     }
 
-    fn save(&self, kind: FileKind, suggested: &str) -> Option<PathBuf> {
+    fn save(&self, kind: FileKind, suggested: &str) -> DialogAnswer {
         (**self).save(kind, suggested)
     }
 }

@@ -1,6 +1,7 @@
 //! Sampler events into the window, at most `MAX_EVENTS` a frame (the rest wait for the next).
 //! Runs and samples go through the view's [`Ingest`](crate::view::Ingest) into the store, like
-//! everywhere else; this adds what only the window does with them: the default selection, run
+//! everywhere else; this adds what only the window does with them: the selection reconciled with the devices
+//! found (`reconcile.rs`), run
 //! history, placing new series in panes, counting samples that arrive while the view is frozen,
 //! and errors as banners.
 
@@ -11,6 +12,7 @@ use crate::view::TimeView;
 use super::banner::{UiError, UiErrorKind};
 use super::link::SamplerLink;
 use super::panes::Panes;
+use super::reconcile::reconcile;
 use super::state::AppState;
 
 const MAX_EVENTS: usize = 2000;
@@ -37,15 +39,12 @@ pub fn drain(
         d.events += 1;
         match ev {
             Event::Inventory(inv) => {
-                if state.selection.device.is_none_or(|p| !inv.devices.iter().any(|d| d.path == p)) {
-                    // Pick the first device that can be sampled, and its first sampleable group.
-                    if let Some(dev) = inv.devices.iter().find(|d| d.groups.iter().any(|g| g.unavailable.is_none())) {
-                        state.selection.device = Some(dev.path);
-                        state.selection.groups.clear();
-                        if let Some(g) = dev.groups.iter().find(|g| g.unavailable.is_none()) {
-                            state.selection.groups.insert(g.name.clone());
-                        }
-                    }
+                if let Some(msg) = reconcile(state, panes, &inv) {
+                    state.push_error(UiError::new(
+                        UiErrorKind::Settings,
+                        msg,
+                        "check the ticked groups on the left and press Start",
+                    ));
                 }
                 state.inventory = Some(inv);
             }
@@ -56,6 +55,7 @@ pub fn drain(
                 state.last_device = Some(run.info.device.clone());
                 panes.place_new(&keys, state);
                 state.stats = None;
+                state.banners.retain(|b| !b.error.cleared_by_start());
             }
             Event::Samples(b) => match state.ingest.samples(store, &b) {
                 Ok(n) => {

@@ -1,7 +1,8 @@
 //! Files in the window: open (menu, Open Recent, or a `.ron` dropped on the window), save and
 //! save-as in the background with progress, export of panes and data, autosave of a running
 //! session and the offer to recover one after a crash. Dialogs go through [`Dialogs`], so tests
-//! answer them.
+//! answer them; when no dialog can be shown, the built-in [`PathPrompt`] asks instead, and its
+//! answer is acted on in a later frame ([`Files::show_prompt`]).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -10,7 +11,8 @@ use crate::session::autosave::{Autosaver, Recoverable};
 use crate::session::{self, Marker, SaveJob};
 
 use super::banner::{UiError, UiErrorKind};
-use super::dialogs::{Dialogs, FileKind, NativeDialogs};
+use super::dialogs::{DialogAnswer, Dialogs, FileKind, NativeDialogs};
+use super::path_prompt::{PathPrompt, PromptOutcome, PromptPurpose};
 
 /// Recent files remembered.
 const RECENT: usize = 8;
@@ -48,11 +50,44 @@ pub struct Files {
     last_checkpoint: Option<Instant>,
     /// A crashed session's checkpoint, offered at start.
     pub recover: Option<Recoverable>,
+    /// The checkpoint that was recovered: held (so no other zescope offers it) until a clean
+    /// exit deletes it.
+    pub recovered: Option<Recoverable>,
+    /// The path prompt, while one is open.
+    pub prompt: Option<PathPrompt>,
+    /// What the data looked like when last saved or opened (see [`Files::is_clean`]).
+    clean: Option<Fingerprint>,
+    /// The fingerprint of the save in flight.
+    saving_fp: Option<Fingerprint>,
+}
+
+/// What decides whether the data shown was saved: samples taken and markers set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fingerprint {
+    pub samples: u64,
+    pub markers: usize,
 }
 
 impl Default for Files {
     fn default() -> Self {
-        Files::new(Box::new(NativeDialogs))
+        Files::new(Box::new(NativeDialogs::default()))
+    }
+}
+
+/// What the path prompt gave this frame.
+pub enum PromptAnswer {
+    /// No prompt open.
+    None,
+    Pending,
+    Cancelled,
+    Chosen(FileAction),
+}
+
+fn action(purpose: PromptPurpose, path: PathBuf) -> FileAction {
+    match purpose {
+        PromptPurpose::Open => FileAction::Open(path),
+        PromptPurpose::Save => FileAction::Save(path),
+        PromptPurpose::Export { kind, pane, shown_only } => FileAction::Export { kind, path, pane, shown_only },
     }
 }
 
@@ -74,7 +109,22 @@ impl Files {
             autosave: None,
             last_checkpoint: None,
             recover: None,
+            recovered: None,
+            prompt: None,
+            clean: None,
+            saving_fp: None,
         }
+    }
+
+    /// Has the data with fingerprint `now` been saved (or was it opened from a file as it is)?
+    /// No data counts as saved.
+    pub fn is_clean(&self, now: Fingerprint) -> bool {
+        now.samples == 0 || self.clean == Some(now)
+    }
+
+    /// The data with fingerprint `now` is what a file holds.
+    pub fn mark_clean(&mut self, now: Option<Fingerprint>) {
+        self.clean = now;
     }
 
     pub fn with_recent(mut self, recent: Vec<PathBuf>) -> Files {
@@ -93,34 +143,67 @@ impl Files {
         self.save.as_ref().map(SaveJob::progress)
     }
 
-    /// File → Open…
-    pub fn ask_open(&self) -> Option<FileAction> {
-        self.dialogs.open(FileKind::Session).map(FileAction::Open)
+    /// File → Open… (`None`: cancelled, or the path prompt opened instead).
+    pub fn ask_open(&mut self) -> Option<FileAction> {
+        let answer = self.dialogs.open(FileKind::Session);
+        self.answered(answer, PromptPurpose::Open, "")
     }
 
     /// File → Save (to the current file, else as Save As).
-    pub fn ask_save(&self) -> Option<FileAction> {
+    pub fn ask_save(&mut self) -> Option<FileAction> {
         match &self.current {
             Some(p) => Some(FileAction::Save(p.clone())),
             None => self.ask_save_as(),
         }
     }
 
-    pub fn ask_save_as(&self) -> Option<FileAction> {
-        self.dialogs.save(FileKind::Session, "zescope-session.ron").map(FileAction::Save)
+    pub fn ask_save_as(&mut self) -> Option<FileAction> {
+        const NAME: &str = "zescope-session.ron";
+        let answer = self.dialogs.save(FileKind::Session, NAME);
+        self.answered(answer, PromptPurpose::Save, NAME)
     }
 
-    pub fn ask_export(&self, kind: FileKind, pane: Option<usize>, shown_only: bool) -> Option<FileAction> {
+    pub fn ask_export(&mut self, kind: FileKind, pane: Option<usize>, shown_only: bool) -> Option<FileAction> {
         let what = match pane {
             Some(p) => format!("pane-{}", p + 1),
             None => "panes".to_owned(),
         };
         let name = format!("zescope-{what}.{}", kind.extension());
-        self.dialogs.save(kind, &name).map(|path| FileAction::Export { kind, path, pane, shown_only })
+        let answer = self.dialogs.save(kind, &name);
+        self.answered(answer, PromptPurpose::Export { kind, pane, shown_only }, &name)
+    }
+
+    /// A dialog's answer as an action; no dialog: the path prompt opens.
+    fn answered(&mut self, answer: DialogAnswer, purpose: PromptPurpose, suggested: &str) -> Option<FileAction> {
+        match answer {
+            DialogAnswer::Picked(path) => Some(action(purpose, path)),
+            DialogAnswer::Cancelled => None,
+            DialogAnswer::Unavailable(why) => {
+                self.prompt = Some(PathPrompt::new(purpose, suggested, why));
+                None
+            }
+        }
+    }
+
+    /// Draws the path prompt, if one is open: the action once a usable path was given.
+    pub fn show_prompt(&mut self, ctx: &egui::Context) -> PromptAnswer {
+        let Some(prompt) = &mut self.prompt else { return PromptAnswer::None };
+        match prompt.show(ctx) {
+            PromptOutcome::Pending => PromptAnswer::Pending,
+            PromptOutcome::Cancelled => {
+                self.prompt = None;
+                PromptAnswer::Cancelled
+            }
+            PromptOutcome::Chosen(path) => {
+                let purpose = prompt.purpose;
+                self.prompt = None;
+                PromptAnswer::Chosen(action(purpose, path))
+            }
+        }
     }
 
     /// Starts a background save of `session` to `path`. One save at a time.
-    pub fn start_save(&mut self, session: session::Session, path: PathBuf) -> Result<(), UiError> {
+    pub fn start_save(&mut self, session: session::Session, path: PathBuf, fp: Fingerprint) -> Result<(), UiError> {
         if self.save.is_some() {
             return Err(UiError::new(
                 UiErrorKind::Save,
@@ -130,29 +213,32 @@ impl Files {
         }
         self.note = Some(format!("saving {}…", file_name(&path)));
         self.save = Some(SaveJob::spawn(session, path));
+        self.saving_fp = Some(fp);
         Ok(())
     }
 
-    /// Collects a finished save: the error to show, if it failed.
-    pub fn poll_save(&mut self) -> Option<UiError> {
+    /// Collects a finished save: `Ok` once saved, the error to show if it failed.
+    pub fn poll_save(&mut self) -> Option<Result<(), UiError>> {
         let job = self.save.as_mut()?;
         let result = job.try_finish()?;
         let path = job.path().to_path_buf();
         self.save = None;
+        let fp = self.saving_fp.take();
         match result {
             Ok(()) => {
                 self.note = Some(format!("saved {}", file_name(&path)));
                 self.current = Some(path.clone());
                 self.remember(&path);
-                None
+                self.clean = fp;
+                Some(Ok(()))
             }
             Err(e) => {
                 self.note = None;
-                Some(UiError::new(
+                Some(Err(UiError::new(
                     UiErrorKind::Save,
                     format!("saving {} failed: {e}", path.display()),
                     "the previous file, if any, is intact; choose another place or free disk space",
-                ))
+                )))
             }
         }
     }
@@ -162,7 +248,7 @@ impl Files {
         while self.save.as_ref().is_some_and(|j| !j.is_finished()) {
             std::thread::sleep(Duration::from_millis(20));
         }
-        self.poll_save()
+        self.poll_save().and_then(Result::err)
     }
 
     /// Is a checkpoint due (a run is going and the last one is old)?
@@ -182,10 +268,17 @@ impl Files {
         self.last_checkpoint = None;
     }
 
-    /// A clean exit: the checkpoint is not needed any more.
+    /// A clean exit: this session's checkpoint is not needed any more, nor the crashed
+    /// session's checkpoint it recovered (the user saved or chose to quit without it).
     pub fn discard_autosave(&mut self) {
         if let Some(a) = self.autosave.take() {
             a.discard();
+        }
+        if let Some(r) = self.recovered.take() {
+            let dir = r.dir.clone();
+            if let Err(e) = r.discard() {
+                log::warn!("cannot remove the recovered checkpoint {}: {e}", dir.display());
+            }
         }
     }
 }

@@ -63,14 +63,47 @@ pub struct LegendRow<'a> {
     pub visible: bool,
 }
 
-/// Column widths of the legend (fixed, so changing numbers never re-layout the table: a grid
-/// that resizes asks for another frame each time, which would keep a paused window busy).
+/// Column widths of the legend (set from the pane's width, never from the numbers in them, so
+/// changing numbers never re-layout the table: a grid that resizes asks for another frame each
+/// time, which would keep a paused window busy). The widest columns; narrower panes shrink the
+/// name first, then the unit and numbers, down to the least below.
 const W_CHECK: f32 = 22.0;
-const W_COLOR: f32 = 36.0;
+const W_COLOR: f32 = 40.0;
 const W_NAME: f32 = 250.0;
 const W_UNIT: f32 = 70.0;
 const W_NUM: f32 = 100.0;
+const MIN_NAME: f32 = 60.0;
+const MIN_UNIT: f32 = 40.0;
+const MIN_NUM: f32 = 72.0;
 const ROW_H: f32 = 18.0;
+const GAP: f32 = 4.0;
+
+/// The legend's column widths in `avail` pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Widths {
+    pub name: f32,
+    pub unit: f32,
+    pub num: f32,
+}
+
+impl Widths {
+    pub fn total(self) -> f32 {
+        W_CHECK + W_COLOR + self.name + self.unit + 4.0 * self.num + 7.0 * GAP
+    }
+
+    /// The widest columns that fit `avail`, else the narrowest ones (then the legend scrolls).
+    pub fn fitting(avail: f32) -> Widths {
+        let mut w = Widths { name: W_NAME, unit: W_UNIT, num: W_NUM };
+        let over = |w: Widths| (w.total() - avail).max(0.0);
+        w.name = (W_NAME - over(w)).max(2.0 * MIN_NAME);
+        let slack = 4.0 * (W_NUM - MIN_NUM) + (W_UNIT - MIN_UNIT);
+        let k = (over(w) / slack).min(1.0);
+        w.num = W_NUM - k * (W_NUM - MIN_NUM);
+        w.unit = W_UNIT - k * (W_UNIT - MIN_UNIT);
+        w.name = (w.name - over(w)).max(MIN_NAME);
+        w
+    }
+}
 
 fn cell<R>(ui: &mut Ui, w: f32, add: impl FnOnce(&mut Ui) -> R) -> R {
     ui.allocate_ui_with_layout(egui::vec2(w, ROW_H), egui::Layout::left_to_right(egui::Align::Center), |ui| {
@@ -91,19 +124,39 @@ pub fn show(
     store: &Store,
     range: Option<(i64, i64)>,
 ) -> Vec<LegendAction> {
+    let w = Widths::fitting(ui.available_width());
+    // In a sideways scroll area, so nothing in it can widen the pane (which would push the
+    // pane's buttons off screen); it scrolls only when even the narrowest columns do not fit.
+    egui::ScrollArea::horizontal()
+        .auto_shrink([false, true])
+        .id_salt(("legend", pane))
+        .show(ui, |ui| table(ui, pane, w, rows, other_panes, state, store, range))
+        .inner
+}
+
+#[allow(clippy::too_many_arguments)]
+fn table(
+    ui: &mut Ui,
+    pane: u64,
+    w: Widths,
+    rows: &[LegendRow],
+    other_panes: &[(u64, usize)],
+    state: &AppState,
+    store: &Store,
+    range: Option<(i64, i64)>,
+) -> Vec<LegendAction> {
     let mut actions = Vec::new();
-    let _ = pane;
     ui.horizontal(|ui| {
-        ui.spacing_mut().item_spacing.x = 4.0;
+        ui.spacing_mut().item_spacing.x = GAP;
         for (h, w) in [
             ("", W_CHECK),
             ("", W_COLOR),
-            ("series", W_NAME),
-            ("unit", W_UNIT),
-            ("last", W_NUM),
-            ("min", W_NUM),
-            ("max", W_NUM),
-            ("mean", W_NUM),
+            ("series", w.name),
+            ("unit", w.unit),
+            ("last", w.num),
+            ("min", w.num),
+            ("max", w.num),
+            ("mean", w.num),
         ] {
             cell(ui, w, |ui| ui.label(RichText::new(h).small().weak()));
         }
@@ -112,7 +165,7 @@ pub fn show(
         let entry = state.ingest.series.get(row.key);
         let unit = entry.map(|e| e.plotted_unit()).unwrap_or_default();
         ui.horizontal(|ui| {
-            ui.spacing_mut().item_spacing.x = 4.0;
+            ui.spacing_mut().item_spacing.x = GAP;
             let mut visible = row.visible;
             if cell(ui, W_CHECK, |ui| ui.checkbox(&mut visible, "").on_hover_text("show or hide this series")).changed()
             {
@@ -123,7 +176,7 @@ pub fn show(
                 actions.push(LegendAction::Color(row.key.clone(), c));
             }
             let weak = ui.visuals().weak_text_color();
-            let name = cell(ui, W_NAME, |ui| {
+            let name = cell(ui, w.name, |ui| {
                 ui.add(
                     egui::Label::new(RichText::new(row.key.label()).color(if visible { row.color } else { weak }))
                         .truncate()
@@ -148,7 +201,7 @@ pub fn show(
                     actions.push(LegendAction::Remove(row.key.clone()));
                 }
             });
-            cell(ui, W_UNIT, |ui| ui.label(&unit));
+            cell(ui, w.unit, |ui| ui.label(&unit));
             let stats = match (entry, range) {
                 (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1),
                 _ => None,
@@ -163,9 +216,27 @@ pub fn show(
                 _ => std::array::from_fn(|_| "–".to_owned()),
             };
             for text in cells {
-                cell(ui, W_NUM, |ui| ui.monospace(text));
+                cell(ui, w.num, |ui| ui.add(egui::Label::new(RichText::new(text).monospace()).truncate()));
             }
         });
     }
     actions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Widths;
+
+    #[test]
+    fn columns_fit_the_pane_down_to_their_least() {
+        let wide = Widths::fitting(2000.0);
+        assert_eq!(wide, Widths { name: 250.0, unit: 70.0, num: 100.0 });
+        for avail in [800.0, 600.0, 520.0, 480.0] {
+            let w = Widths::fitting(avail);
+            assert!(w.total() <= avail + 0.01, "{avail}: {w:?} is {} wide", w.total());
+            assert!(w.name >= 60.0 && w.num >= 60.0 && w.unit >= 40.0, "{avail}: {w:?}");
+        }
+        let tiny = Widths::fitting(100.0);
+        assert_eq!(tiny, Widths { name: 60.0, unit: 40.0, num: 72.0 }, "the least, then it scrolls");
+    }
 }

@@ -3,8 +3,9 @@
 use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
 use super::dialogs::FileKind;
-use super::files::{FileAction, file_name};
+use super::files::{FileAction, PromptAnswer, file_name};
 use super::settings::Theme;
+use super::unsaved::Pending;
 use super::{SHORTCUTS, ZescopeApp};
 use crate::view::Window;
 
@@ -54,7 +55,8 @@ impl ZescopeApp {
                 });
                 ui.separator();
                 if ui.add(egui::Button::new("Quit").shortcut_text("Ctrl+Q")).clicked() {
-                    self.quit(ui);
+                    ui.close();
+                    self.guarded(Pending::Quit);
                 }
             });
             ui.menu_button("View", |ui| {
@@ -133,6 +135,13 @@ impl ZescopeApp {
             });
         });
         self.recovery_window(&ctx);
+        match self.files.show_prompt(&ctx) {
+            PromptAnswer::Chosen(a) => self.perform(Some(a)),
+            // A save chosen in the unsaved-data question was cancelled: so is what waited for it.
+            PromptAnswer::Cancelled => self.unsaved.after_save = None,
+            PromptAnswer::None | PromptAnswer::Pending => {}
+        }
+        self.unsaved_modal(&ctx);
         let source = self.source();
         let notices = self.state.notices().to_vec();
         self.diagnostics.window(&ctx, source, &notices);
@@ -195,7 +204,8 @@ impl ZescopeApp {
                 {
                     log::warn!("cannot remove the old checkpoint: {e}");
                 }
-                self.auto_start = true;
+                // Sample now, unless a session file is shown.
+                self.auto_start = self.files.recording.is_none();
             }
             None => {}
         }

@@ -23,12 +23,15 @@ pub(crate) mod legend;
 pub mod link;
 pub(crate) mod menu;
 pub mod panes;
+pub mod path_prompt;
 pub mod plots;
+pub mod reconcile;
 pub mod session;
 pub mod settings;
 pub(crate) mod sources;
 pub mod state;
 pub(crate) mod status;
+pub mod unsaved;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,6 +55,10 @@ const LIVE_REPAINT: Duration = Duration::from_millis(16);
 /// Repaint period while a run goes on but the view is frozen (to take in data and update the
 /// "new samples" hint without burning CPU).
 const FROZEN_REPAINT: Duration = Duration::from_secs(1);
+
+/// The source panel's largest share of the window's width, and its least width.
+const MAX_SIDE: f32 = 0.35;
+const MIN_SIDE: f32 = 180.0;
 
 pub const SHORTCUTS: [(&str, &str); 9] = [
     ("Space", "pause / resume the view (sampling continues)"),
@@ -87,6 +94,8 @@ pub struct ZescopeApp {
     wake_on_data: Option<Arc<AtomicBool>>,
     /// Sessions and exports: dialogs, current file, background save, autosave, recovery.
     pub files: files::Files,
+    /// The question before unsaved data is discarded.
+    pub unsaved: unsaved::Unsaved,
     pub diagnostics: diagnostics::Diagnostics,
 }
 
@@ -114,6 +123,7 @@ impl ZescopeApp {
             auto_start: true,
             wake_on_data: None,
             files: files::Files::default().with_recent(settings.recent),
+            unsaved: unsaved::Unsaved::default(),
             diagnostics: diagnostics::Diagnostics::Closed,
         }
     }
@@ -156,12 +166,13 @@ impl ZescopeApp {
         r
     }
 
-    /// Quit: the sampler's teardown first, then any save in flight finishes; the autosave
-    /// checkpoint is dropped (a clean exit needs no recovery); then the window closes.
-    pub fn quit(&mut self, ui: &Ui) {
+    /// Quit now, without asking: the sampler's teardown first, then any save in flight
+    /// finishes; the autosave checkpoint is dropped (a clean exit needs no recovery); then the
+    /// window closes (the next frame asks for it). Ctrl+Q and the menu ask first when unsaved
+    /// data would be lost (`unsaved.rs`).
+    pub fn quit(&mut self) {
         let _ = self.shutdown();
         self.finish_files();
-        ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
     }
 
     /// What quitting owes the files (also called from eframe's `on_exit`).
@@ -193,28 +204,36 @@ impl ZescopeApp {
             }
         }
         self.shortcuts(ui);
+        self.close_requested(ui);
         if self.quit.is_some() {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
             return;
         }
         self.file_shortcuts(ui);
         egui::Panel::top("menu").show(ui, |ui| self.menu(ui));
         egui::Panel::bottom("status").show(ui, |ui| status::show(ui, &self.state, &self.store, &self.files));
-        egui::Panel::left("sources").default_size(320.0).show(ui, |ui| {
-            let mut panel = sources::SourcePanel {
-                state: &mut self.state,
-                search: &mut self.search,
-                focus_search: self.focus_search,
-            };
-            let actions = panel.ui(ui);
-            self.focus_search = false;
-            for sources::SourceAction::Send(c) in actions {
-                if matches!(c, Command::Start(_)) {
-                    self.leave_recording();
-                    self.view.follow();
+        // The source panel never takes more than MAX_SIDE of the window, whatever width was
+        // remembered from a wider window: the panes keep the rest.
+        let side_max = (ui.available_width() * MAX_SIDE).max(MIN_SIDE);
+        egui::Panel::left("sources").default_size(320.0_f32.min(side_max)).size_range(MIN_SIDE..=side_max).show(
+            ui,
+            |ui| {
+                let mut panel = sources::SourcePanel {
+                    state: &mut self.state,
+                    search: &mut self.search,
+                    focus_search: self.focus_search,
+                };
+                let actions = panel.ui(ui);
+                self.focus_search = false;
+                for sources::SourceAction::Send(c) in actions {
+                    if matches!(c, Command::Start(_)) {
+                        self.guarded(unsaved::Pending::Start(c));
+                    } else {
+                        self.link.send(c);
+                    }
                 }
-                self.link.send(c);
-            }
-        });
+            },
+        );
         egui::CentralPanel::default().show(ui, |ui| {
             if banner::show(ui, &mut self.state) {
                 let source = self.source();
@@ -244,6 +263,14 @@ impl ZescopeApp {
         });
         self.windows(ui);
         self.schedule_repaint(ui, drained);
+    }
+
+    /// The window's close button: asks first when unsaved data would be lost.
+    fn close_requested(&mut self, ui: &Ui) {
+        if self.quit.is_none() && ui.input(|i| i.viewport().close_requested()) && self.has_unsaved() {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.unsaved.asking = Some(unsaved::Pending::Quit);
+        }
     }
 
     fn schedule_repaint(&self, ui: &Ui, drained: drain::Drained) {
@@ -276,7 +303,7 @@ impl ZescopeApp {
             )
         });
         if quit {
-            self.quit(ui);
+            self.guarded(unsaved::Pending::Quit);
             return;
         }
         if find {
@@ -316,7 +343,7 @@ impl ZescopeApp {
     }
 
     fn toolbar(&mut self, ui: &mut Ui) {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if let Some(p) = &self.files.recording {
                 ui.label(
                     RichText::new(" RECORDING ")

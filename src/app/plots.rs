@@ -64,16 +64,9 @@ pub fn show(
                 .into_iter()
                 .collect();
             let unit = if units.len() == 1 { units[0].clone() } else { String::new() };
+            // The pane's buttons first, from the right edge, so a narrow window truncates the
+            // title rather than pushing them out of sight.
             ui.horizontal(|ui| {
-                ui.label(RichText::new(format!("Pane {}", i + 1)).strong());
-                ui.label(
-                    RichText::new(if units.is_empty() {
-                        "(empty: drag metrics here)".into()
-                    } else {
-                        units.join(", ")
-                    })
-                    .weak(),
-                );
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if ui.small_button("x").on_hover_text("remove this pane").clicked() {
                         remove_pane = Some(spec.id);
@@ -90,6 +83,12 @@ pub fn show(
                                 export = Some((kind, i));
                             }
                         }
+                    });
+                    ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                        ui.label(RichText::new(format!("Pane {}", i + 1)).strong());
+                        let units =
+                            if units.is_empty() { "(empty: drag metrics here)".into() } else { units.join(", ") };
+                        ui.add(egui::Label::new(RichText::new(units).weak()).truncate());
                     });
                 });
             });

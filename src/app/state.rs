@@ -97,9 +97,15 @@ impl AppState {
         if any_excluded && metrics.is_empty() {
             return Err("tick at least one metric".into());
         }
+        // Only groups this device has: a stale remembered name never reaches the sampler.
+        let groups: Vec<String> =
+            dev.groups.iter().filter(|g| self.selection.groups.contains(&g.name)).map(|g| g.name.clone()).collect();
+        if groups.is_empty() {
+            return Err("tick at least one metric group of this device".into());
+        }
         Ok(RunConfig {
             device,
-            groups: self.selection.groups.iter().cloned().collect(),
+            groups,
             metrics: if any_excluded { metrics } else { Vec::new() },
             custom_group: false,
             interval: self.selection.interval,

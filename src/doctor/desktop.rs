@@ -1,6 +1,7 @@
 //! What the GUI needs from the desktop: a display to open a window on, and a backend for the
 //! Open/Save file dialogs. rfd (zescope's dialogs) asks the xdg-desktop-portal FileChooser over
-//! D-Bus and falls back to running `zenity`, so either one is enough.
+//! D-Bus and falls back to running `zenity`, so either one is enough; without both, the window
+//! asks for paths with its own prompt (`app::path_prompt`).
 //!
 //! Both are WARN at worst: `zescope list`, `record`, `export` and `doctor` run without them.
 
@@ -210,7 +211,10 @@ pub(super) fn dialog_check(env: &DialogEnv) -> Check {
         notes.insert(0, format!("zenity ({})", z.display()));
         return Check::ok(NAME, notes.join("; "));
     }
-    notes.insert(0, "no file dialog backend: Open/Save dialogs cannot appear (command-line export still works)".into());
+    notes.insert(
+        0,
+        "no file dialog backend: the window asks for file paths with its own prompt instead of a dialog".into(),
+    );
     Check::warn(
         NAME,
         notes.join("; "),

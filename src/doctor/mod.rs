@@ -104,6 +104,12 @@ pub fn run(source: Source) -> Vec<Check> {
     checks
 }
 
+/// Is there a backend for the Open/Save file dialogs (a usable xdg-desktop-portal, or zenity)?
+/// The window asks with its own path prompt when there is none.
+pub fn dialog_backend_found() -> bool {
+    desktop::dialog_check(&desktop::DialogEnv::from_system()).status == Status::Ok
+}
+
 /// A private simulated driver with metrics always visible, for the checks' unit tests.
 #[cfg(test)]
 fn sim_loader(tweak: impl FnOnce(&mut ze_sim::config::SimConfig)) -> crate::ze::Loader {

@@ -111,3 +111,28 @@ pub fn pump(
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Ctrl+Q with unsaved data: the unsaved-data question comes up and Discard quits.
+pub fn quit_discarding(h: &mut egui_kittest::Harness<'_, zescope::app::ZescopeApp>) {
+    use egui_kittest::kittest::Queryable;
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
+    h.step();
+    h.step();
+    assert!(h.state().quit.is_none(), "quit with unsaved data asks first");
+    h.get_by_label("Discard").click();
+    h.step();
+    assert!(h.state().quit.is_some(), "Discard quits");
+}
+
+/// A link to no sampler, for an app that only shows files.
+pub struct NoSampler;
+
+impl zescope::app::link::SamplerLink for NoSampler {
+    fn send(&self, _: zescope::sampler::Command) {}
+    fn try_recv(&self) -> Option<zescope::sampler::Event> {
+        None
+    }
+    fn shutdown(&mut self, _: std::time::Duration) -> Result<(), std::time::Duration> {
+        Ok(())
+    }
+}

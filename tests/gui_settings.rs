@@ -1,0 +1,86 @@
+//! Remembered settings from another machine, driven through egui_kittest against a sampler on a
+//! private simulated driver: a stale device group and stale pane series are dropped, the first
+//! sampleable group is chosen, the change is said once in a banner that a successful start
+//! clears, and Start works after ticking other groups.
+
+mod support;
+
+use support::pump;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use zescope::app::ZescopeApp;
+use zescope::app::settings::Settings;
+use zescope::sampler::DevicePath;
+use zescope::store::Store;
+use zescope::view::{PaneLayout, SeriesKey};
+
+fn stale_settings() -> Settings {
+    let mut s = Settings::default();
+    s.selection.device = Some(DevicePath::default());
+    s.selection.groups.insert("NoSuchGroup".into());
+    s.selection.excluded.entry("NoSuchGroup".into()).or_default().insert("Gone".into());
+    let mut layout = PaneLayout::default();
+    let stale = SeriesKey { device: "Some other GPU".into(), group: "NoSuchGroup".into(), metric: "Gone".into() };
+    layout.assign(&stale, None);
+    s.layout = layout;
+    s
+}
+
+#[test]
+fn stale_remembered_settings_are_reconciled_and_said_once() {
+    let sim = support::sim(|_| {});
+    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), stale_settings(), Store::new(64 << 20));
+    app.auto_start = false;
+    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    h.step();
+    let a = h.state();
+    assert!(!a.state.selection.groups.contains("NoSuchGroup"), "the stale group is dropped");
+    assert!(a.state.selection.groups.contains("ComputeBasic"), "the first sampleable group is chosen");
+    assert!(a.state.selection.excluded.is_empty(), "stale unticked metrics are dropped");
+    assert!(a.panes.layout.panes.is_empty(), "the stale pane and its legend are gone");
+    assert_eq!(a.state.banners.len(), 1, "said once");
+    h.get_by_label("Remembered settings adjusted");
+    h.get_by_label_contains("NoSuchGroup");
+
+    // Refresh lists the devices again: nothing more is dropped, nothing said again.
+    h.get_by_label("Refresh").click();
+    pump(&mut h, "the refreshed inventory", |_| true);
+    for _ in 0..20 {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(h.state().state.banners.len(), 1);
+    assert_eq!(h.state().state.banners[0].count, 1, "not repeated by a refresh");
+
+    // Tick another group (another domain) and start: both run; the banner goes away.
+    h.get_by_label_contains("MemoryTraffic  ·").click();
+    h.step();
+    h.get_by_label("Start").click();
+    pump(&mut h, "a run with samples", |a| a.state.ingest.run.is_some() && a.state.ingest.samples_total > 10);
+    h.step();
+    let a = h.state();
+    let groups: Vec<&str> =
+        a.state.ingest.run.as_ref().unwrap().info.streams.iter().map(|s| s.group.as_str()).collect();
+    assert_eq!(groups, ["ComputeBasic", "MemoryTraffic"]);
+    assert!(a.state.banners.is_empty(), "a successful start clears the settings banner");
+    assert!(h.query_by_label("Remembered settings adjusted").is_none());
+    support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn layout_series_with_recorded_data_or_present_on_this_machine_are_kept() {
+    let sim = support::sim(|_| {});
+    let mut settings = Settings::default();
+    let here = SeriesKey { device: "ze-sim GPU".into(), group: "ComputeBasic".into(), metric: "GpuTime".into() };
+    settings.layout.assign(&here, None);
+    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), settings, Store::new(64 << 20));
+    app.auto_start = false;
+    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    h.step();
+    assert_eq!(h.state().panes.layout.panes.len(), 1, "a series this machine has stays");
+    assert!(h.state().state.banners.is_empty(), "nothing to say");
+}
