@@ -279,6 +279,32 @@ impl std::fmt::Display for ConfigError {
 }
 impl std::error::Error for ConfigError {}
 
+/// Largest configuration file read: a configuration is a few KiB; anything near this is not one.
+pub const MAX_CONFIG_FILE: u64 = 1 << 20;
+
+/// Read a configuration file: a regular file of at most [`MAX_CONFIG_FILE`] bytes (checked
+/// before reading; the read stops one byte past the limit), as UTF-8. Parsing it allocates a
+/// small multiple of its size (RON's recursion limit bounds nesting). `shown` names it in
+/// errors.
+fn read_config_file(path: &std::path::Path, shown: &str) -> Result<String, ConfigError> {
+    use std::io::Read;
+    let err = |m: String| ConfigError(format!("{shown}: {m}"));
+    let f = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
+    let meta = f.metadata().map_err(|e| err(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(err("not a regular file".into()));
+    }
+    if meta.len() > MAX_CONFIG_FILE {
+        return Err(err(format!("{} bytes, more than a configuration may have ({MAX_CONFIG_FILE})", meta.len())));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.take(MAX_CONFIG_FILE + 1).read_to_end(&mut bytes).map_err(|e| err(e.to_string()))?;
+    if bytes.len() as u64 > MAX_CONFIG_FILE {
+        return Err(err(format!("grew beyond {MAX_CONFIG_FILE} bytes while being read")));
+    }
+    String::from_utf8(bytes).map_err(|e| err(format!("not UTF-8 (at byte {})", e.utf8_error().valid_up_to())))
+}
+
 impl SimConfig {
     /// Parses a RON configuration; `origin` names it in errors (a path, usually).
     pub fn from_ron(text: &str, origin: &str) -> Result<SimConfig, ConfigError> {
@@ -295,7 +321,7 @@ impl SimConfig {
             None => Ok(SimConfig::default()),
             Some((name, path)) => {
                 let shown = format!("{name}={}", path.to_string_lossy());
-                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError(format!("{shown}: {e}")))?;
+                let text = read_config_file(std::path::Path::new(&path), &shown)?;
                 SimConfig::from_ron(&text, &shown)
             }
         }
@@ -374,5 +400,27 @@ impl SimConfig {
             check(d, &format!("devices[{i}]"))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+
+    #[test]
+    fn config_files_are_size_checked_before_reading_and_named() {
+        let dir = std::env::temp_dir().join(format!("ze-sim-config-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.ron");
+        std::fs::File::create(&big).unwrap().set_len(MAX_CONFIG_FILE + 1).unwrap();
+        let e = read_config_file(&big, "ZE_SIM_CONFIG=big.ron").unwrap_err().0;
+        assert!(e.starts_with("ZE_SIM_CONFIG=big.ron: ") && e.contains("more than a configuration may have"), "{e}");
+        let e = read_config_file(&dir, "ZE_SIM_CONFIG=dir").unwrap_err().0;
+        assert!(e.contains("not a regular file"), "{e}");
+        let ok = dir.join("ok.ron");
+        std::fs::write(&ok, "(seed: 3)").unwrap();
+        let cfg = SimConfig::from_ron(&read_config_file(&ok, "ok").unwrap(), "ok").unwrap();
+        assert_eq!(cfg.seed, 3);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
