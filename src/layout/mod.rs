@@ -322,7 +322,13 @@ impl LayoutSet {
 pub fn read_layout_file(path: &std::path::Path) -> Result<String, LayoutFileError> {
     use std::io::Read;
     let err = |message: String| LayoutFileError { origin: path.display().to_string(), message };
-    let f = std::fs::File::open(path).map_err(|e| err(format!("cannot open: {e}")))?;
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below).
+    let f = std::fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| err(format!("cannot open: {e}")))?;
     let meta = f.metadata().map_err(|e| err(format!("cannot stat: {e}")))?;
     if !meta.is_file() {
         return Err(err("not a regular file".into()));

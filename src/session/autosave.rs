@@ -456,7 +456,11 @@ pub fn checkpoint_from_text(
         chunks.append(&mut s.raw.chunks);
         s.raw.chunks = chunks;
     }
-    convert::decode(cp.session)
+    convert::decode(cp.session).map_err(|e| match e {
+        SessionError::Invalid { field, message } => SessionError::Invalid { field: format!("{origin}: {field}"), message },
+        SessionError::NotASession(m) => SessionError::NotASession(format!("{origin}: {m}")),
+        e => e,
+    })
 }
 
 impl Recoverable {
