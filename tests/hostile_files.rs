@@ -25,7 +25,9 @@ fn child() {
     let (Ok(kind), Ok(path)) = (std::env::var("HOSTILE_KIND"), std::env::var("HOSTILE_PATH")) else { return };
     let path = PathBuf::from(path);
     let outcome = match kind.as_str() {
-        "session" => zescope::session::load(&path).map(|s| format!("{} streams", s.streams.len())).map_err(|e| e.to_string()),
+        "session" => {
+            zescope::session::load(&path).map(|s| format!("{} streams", s.streams.len())).map_err(|e| e.to_string())
+        }
         "layouts" => {
             // `installed` reads $XDG_CONFIG_HOME/zescope/layouts, set by the parent.
             let (set, errors) = LayoutSet::installed();
@@ -73,7 +75,12 @@ fn run(kind: &str, path: &Path, config_home: Option<&Path>) -> (String, u64) {
     }
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "child failed on {}: {stdout}\n{}", path.display(), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "child failed on {}: {stdout}\n{}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let outcome = stdout.lines().find_map(|l| l.split_once("OUTCOME ").map(|x| x.1)).expect(&stdout).to_owned();
     let kb = stdout
         .lines()
@@ -127,7 +134,9 @@ fn session_cases(dir: &Path) -> Vec<Case> {
         session_case(
             "huge_count",
             dir,
-            &String::from_utf8_lossy(&example).replacen("samples: 201", "samples: 18446744073709551615", 1).into_bytes(),
+            &String::from_utf8_lossy(&example)
+                .replacen("samples: 201", "samples: 18446744073709551615", 1)
+                .into_bytes(),
             &["streams[0].raw.chunks", "18446744073709551615 samples"],
         ),
         session_case("binary", dir, &[0xff, 0xfe, 0, 1, 2, 3], &["not text (invalid UTF-8 at byte 0)"]),
@@ -182,17 +191,19 @@ fn layout_case(name: &'static str, dir: &Path, make: impl FnOnce(&Path), expect:
 fn layout_cases(dir: &Path) -> Vec<Case> {
     vec![
         layout_case("layout_oversized", dir, |p| sparse(p, (4 << 20) + 1), &["larger than 4 MiB"]),
+        layout_case("layout_fifo", dir, |p| mkfifo(p), &["not a regular file"]),
         layout_case(
-            "layout_fifo",
+            "layout_nested",
             dir,
-            |p| mkfifo(p),
-            &["not a regular file"],
+            |p| std::fs::write(p, deep("Layout(name: \"n\", x: ", '[')).unwrap(),
+            &["1:"],
         ),
-        layout_case("layout_nested", dir, |p| std::fs::write(p, deep("Layout(name: \"n\", x: ", '[')).unwrap(), &["1:"]),
         layout_case(
             "layout_wrong_type",
             dir,
-            |p| std::fs::write(p, "Layout(name: 3, matches: [()], counters: MetricOrder(first: 0, stride: 8))").unwrap(),
+            |p| {
+                std::fs::write(p, "Layout(name: 3, matches: [()], counters: MetricOrder(first: 0, stride: 8))").unwrap()
+            },
             &["string"],
         ),
         layout_case(
@@ -205,12 +216,7 @@ fn layout_cases(dir: &Path) -> Vec<Case> {
             },
             &["1:"],
         ),
-        layout_case(
-            "layout_link_loop",
-            dir,
-            |p| std::os::unix::fs::symlink(p, p).unwrap(),
-            &["cannot open"],
-        ),
+        layout_case("layout_link_loop", dir, |p| std::os::unix::fs::symlink(p, p).unwrap(), &["cannot open"]),
     ]
 }
 
@@ -230,7 +236,13 @@ fn recovery_root(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
 fn recovery_case(name: &'static str, dir: &Path, spoil: impl FnOnce(&Path, &Path), expect: &[&str]) -> Case {
     let (root, entry) = recovery_root(dir, name);
     spoil(&root, &entry);
-    Case { name, kind: "recovery", path: root, config_home: None, expect: expect.iter().map(|s| s.to_string()).collect() }
+    Case {
+        name,
+        kind: "recovery",
+        path: root,
+        config_home: None,
+        expect: expect.iter().map(|s| s.to_string()).collect(),
+    }
 }
 
 fn edit_checkpoint(entry: &Path, from: &str, to: &str) {
@@ -306,7 +318,8 @@ fn hostile_files_give_named_errors_within_a_memory_bound() {
         eprintln!("{}: {outcome} ({kb} kB)", c.name);
         let named = outcome.starts_with("err:") && c.expect.iter().all(|e| outcome.contains(e.as_str()));
         if !named || kb > baseline + HEADROOM_KB {
-            failures.push(format!("{}: {outcome} (peak {kb} kB, baseline {baseline} kB; expected {:?})", c.name, c.expect));
+            failures
+                .push(format!("{}: {outcome} (peak {kb} kB, baseline {baseline} kB; expected {:?})", c.name, c.expect));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -33,9 +33,8 @@ fn a_panic_mid_run_goes_through_the_teardown() {
     assert_eq!(reason, StopReason::Error);
     assert!(samples > 0, "the run read before the panic");
     // The error follows the stop.
-    let err = error.unwrap_or_else(|| {
-        wait_for(&h, T, |e| if let Event::Error(err) = e { Some(err.clone()) } else { None })
-    });
+    let err =
+        error.unwrap_or_else(|| wait_for(&h, T, |e| if let Event::Error(err) = e { Some(err.clone()) } else { None }));
     assert_eq!(err.kind, ErrorKind::Internal, "{err:?}");
     assert!(err.message.contains("internal error"), "{err:?}");
     let r = sim.report();

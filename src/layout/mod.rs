@@ -341,7 +341,8 @@ pub fn read_layout_file(path: &std::path::Path) -> Result<String, LayoutFileErro
     if bytes.len() as u64 > MAX_LAYOUT_FILE {
         return Err(err("grew beyond 4 MiB while being read; not a layout".into()));
     }
-    String::from_utf8(bytes).map_err(|e| err(format!("not text (invalid UTF-8 at byte {})", e.utf8_error().valid_up_to())))
+    String::from_utf8(bytes)
+        .map_err(|e| err(format!("not text (invalid UTF-8 at byte {})", e.utf8_error().valid_up_to())))
 }
 
 impl Layout {

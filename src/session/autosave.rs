@@ -457,7 +457,9 @@ pub fn checkpoint_from_text(
         s.raw.chunks = chunks;
     }
     convert::decode(cp.session).map_err(|e| match e {
-        SessionError::Invalid { field, message } => SessionError::Invalid { field: format!("{origin}: {field}"), message },
+        SessionError::Invalid { field, message } => {
+            SessionError::Invalid { field: format!("{origin}: {field}"), message }
+        }
         SessionError::NotASession(m) => SessionError::NotASession(format!("{origin}: {m}")),
         e => e,
     })

@@ -22,8 +22,8 @@
 //! line/column (the caller adds the file name).
 
 use std::fs::File;
-use std::os::unix::fs::PermissionsExt;
 use std::io::{BufWriter, Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
