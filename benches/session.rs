@@ -17,10 +17,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use zescope::app::panes::PaneLayout;
-use zescope::app::timeview::TimeView;
 use zescope::session::{self, Capture, RunHistory, Session};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+use zescope::view::panes::PaneLayout;
+use zescope::view::timeview::TimeView;
 
 const SERIES: usize = 16;
 const SAMPLES: usize = 625_000;

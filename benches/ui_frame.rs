@@ -13,10 +13,10 @@ use egui::{Context, RawInput, Rect, pos2, vec2};
 use zescope::app::ZescopeApp;
 use zescope::app::link::SamplerLink;
 use zescope::app::settings::Settings;
-use zescope::app::state::{SeriesEntry, SeriesKey};
 use zescope::layout::Kind;
 use zescope::sampler::{Command, Event, SeriesInfo};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+use zescope::view::series::{SeriesEntry, SeriesKey};
 
 const PANES: usize = 4;
 const PER_PANE: usize = 4;
@@ -73,7 +73,7 @@ fn app() -> ZescopeApp {
             wrap: None,
         };
         let sid = app.store.series_id(id, s).unwrap();
-        app.state.series.insert(key.clone(), SeriesEntry { info, ids: vec![sid] });
+        app.state.ingest.series.insert(key.clone(), SeriesEntry { info, ids: vec![sid] });
         keys.push(key);
     }
     for p in 0..PANES {

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
 
 use crate::ze::Source;
@@ -20,11 +21,20 @@ use crate::ze::Source;
 pub struct Cli {
     /// Where metrics come from: the real Level Zero loader if it has a device with metrics, else
     /// the simulated device (auto); only the loader (level-zero); only the simulated device (sim).
-    #[arg(long, value_enum, default_value_t = Source::Auto, global = true)]
+    #[arg(long, default_value = "auto", global = true, value_parser = source_parser())]
     pub source: Source,
 
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// `--source` values (the Level Zero layer knows nothing of the command line).
+fn source_parser() -> impl clap::builder::TypedValueParser<Value = Source> {
+    clap::builder::PossibleValuesParser::new(["auto", "level-zero", "sim"]).map(|s| match s.as_str() {
+        "level-zero" => Source::LevelZero,
+        "sim" => Source::Sim,
+        _ => Source::Auto,
+    })
 }
 
 #[derive(Subcommand, Debug)]
@@ -54,10 +64,10 @@ pub enum Command {
         #[arg(long)]
         custom_group: bool,
         /// Sampling interval, 100us to 10s.
-        #[arg(long, default_value = "1ms", value_parser = crate::record::parse_duration)]
+        #[arg(long, default_value = "1ms", value_parser = crate::view::format::parse_duration)]
         interval: Duration,
         /// How long to record.
-        #[arg(long, default_value = "10s", value_parser = crate::record::parse_duration)]
+        #[arg(long, default_value = "10s", value_parser = crate::view::format::parse_duration)]
         duration: Duration,
         /// Output file: .ron writes a session (open it in zescope, or `zescope export` it), any
         /// other extension a CSV.

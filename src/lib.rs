@@ -1,9 +1,12 @@
 //! zescope: a live metrics viewer for GPUs and NPUs driven through oneAPI Level Zero, reading
 //! the counters drivers export as DMA-BUF memory (`ZET_experimental_metric_export_memory`).
 //!
+//! Floors, from the bottom up, each importing only from those below it: `ze`; `layout` and
+//! `sampler`; `store`; `view` (the view model: series, panes, time view, formatting, the one
+//! ingest); `session` and `export`; `app`, `record` (and `list`, `doctor`); `cli`/`gui`.
 //! Where a counter's bytes become a pixel: `ze` (Level Zero access) → `sampler` (the one thread
-//! that maps exported memory) → `layout` (bytes to values) → `store` (time series) →
-//! `app` (plots).
+//! that maps exported memory) → `layout` (bytes to values) → `view::ingest` → `store` (time
+//! series) → `app` (plots). `docs/architecture.md` walks through it file by file.
 
 pub mod app;
 pub mod cli;
@@ -17,4 +20,5 @@ pub mod sampler;
 pub mod session;
 pub mod signals;
 pub mod store;
+pub mod view;
 pub mod ze;

@@ -7,8 +7,11 @@ use zescope::signals::Termination;
 
 fn main() -> ExitCode {
     // Before anything else, and before any thread exists.
-    zescope::ze::prepare_environment();
+    let env = zescope::ze::prepare_environment();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    if let Err(e) = env {
+        log::warn!("{e}");
+    }
     let cli = Cli::parse();
     let Some(command) = cli.command else { return zescope::gui::run(cli.source) };
     match command {

@@ -9,6 +9,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::export::{CsvWriter, column};
 use crate::sampler::{
     self, Command, DeviceEntry, Event, GroupExportKind, Inventory, Options, RunConfig, RunInfo, Stats,
 };
@@ -297,91 +298,43 @@ impl Out {
     }
 }
 
-/// The recording as CSV: `time_s` (since the first sample) and one column per counter of every
-/// stream, headed `group/metric [unit]`. A row holds one stream's sample; other streams' cells
-/// are empty.
+/// The recording as CSV, in the one CSV format (`export::csv`: time since the first sample, one
+/// column per counter of every stream). A row holds one stream's sample; other streams' cells are
+/// empty. The header is written when the run starts.
 struct CsvOut {
-    w: csv::Writer<std::fs::File>,
-    columns: usize,
+    file: Option<std::fs::File>,
+    w: Option<CsvWriter<std::fs::File>>,
     /// First column of each stream.
     starts: Vec<usize>,
-    origin: Option<i64>,
-    row: Vec<String>,
 }
 
 impl CsvOut {
     fn new(f: std::fs::File) -> CsvOut {
-        CsvOut { w: csv::Writer::from_writer(f), columns: 0, starts: Vec::new(), origin: None, row: Vec::new() }
+        CsvOut { file: Some(f), w: None, starts: Vec::new() }
     }
 
     fn header(&mut self, info: &RunInfo) -> csv::Result<()> {
-        let mut h = vec!["time_s".to_owned()];
-        self.starts.clear();
+        let Some(file) = self.file.take() else { return Ok(()) };
+        let mut columns = Vec::new();
         for s in &info.streams {
-            self.starts.push(h.len() - 1);
-            for series in &s.series {
-                h.push(format!("{}/{} [{}]", s.group, series.name, series.unit));
-            }
+            self.starts.push(columns.len());
+            columns.extend(s.series.iter().map(|x| column(&format!("{}/{}", s.group, x.name), &x.unit)));
         }
-        self.columns = h.len() - 1;
-        self.w.write_record(&h)
+        self.w = Some(CsvWriter::new(file, &columns, None)?);
+        Ok(())
     }
 
     fn rows(&mut self, info: &RunInfo, b: &crate::sampler::SampleBatch) -> csv::Result<()> {
-        let Some(stream) = info.streams.get(b.stream) else { return Ok(()) };
+        let (Some(w), Some(stream)) = (self.w.as_mut(), info.streams.get(b.stream)) else { return Ok(()) };
         let n = stream.series.len();
         let start = self.starts[b.stream];
-        let origin = *self.origin.get_or_insert(b.timestamps[0]);
         for (i, &t) in b.timestamps.iter().enumerate() {
-            self.row.clear();
-            self.row.push(format!("{:.9}", (t - origin) as f64 * 1e-9));
-            self.row.resize(1 + self.columns, String::new());
-            for (k, v) in b.values[i * n..(i + 1) * n].iter().enumerate() {
-                self.row[1 + start + k] = v.to_string();
-            }
-            self.w.write_record(&self.row)?;
+            w.row(t, b.values[i * n..(i + 1) * n].iter().enumerate().map(|(k, &v)| (start + k, v)))?;
         }
         Ok(())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.w.flush()
-    }
-}
-
-/// "100us", "1ms", "2.5s", "1m", "1h" (a bare number is seconds).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let v: f64 = num.parse().map_err(|_| format!("{s:?} is not a duration (try 100us, 1ms, 10s, 2m)"))?;
-    let secs = match unit.trim() {
-        "ns" => v * 1e-9,
-        "us" | "µs" => v * 1e-6,
-        "ms" => v * 1e-3,
-        "" | "s" => v,
-        "m" | "min" => v * 60.0,
-        "h" => v * 3600.0,
-        u => return Err(format!("unknown unit {u:?} in {s:?} (use ns, us, ms, s, m or h)")),
-    };
-    if !(0.0..=1e9).contains(&secs) {
-        return Err(format!("{s:?} is out of range"));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_parse_with_units_and_reject_junk() {
-        assert_eq!(parse_duration("100us").unwrap(), Duration::from_micros(100));
-        assert_eq!(parse_duration("1ms").unwrap(), Duration::from_millis(1));
-        assert_eq!(parse_duration("2.5s").unwrap(), Duration::from_millis(2500));
-        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert!(parse_duration("fast").unwrap_err().contains("not a duration"));
-        assert!(parse_duration("3 parsecs").unwrap_err().contains("unknown unit"));
+        self.w.as_mut().map_or(Ok(()), CsvWriter::flush)
     }
 }

@@ -2,6 +2,8 @@
 //! missing loader or driver is a FAIL with its fix and a non-zero exit, and the real loader with
 //! `libze_sim.so` reports its version and the simulated driver behind it.
 
+mod loaders;
+
 use std::process::{Command, Output};
 
 use ze_sim::testing;
@@ -185,4 +187,88 @@ fn auto_with_a_real_device_whose_groups_export_nothing_fails_and_says_why() {
     assert!(out.contains("ZET_experimental_metric_export_memory"), "{out}");
     line(&out, "FAIL  sampleable groups: no device has a metric group that exports memory with a layout");
     assert!(!out.contains("simulated device: zescope will show"), "no fallback when the loader has metrics:\n{out}");
+}
+
+/// Loader v1.32.0 with Debian's 1.8.12 tracing and validation layers first on the library path:
+/// the old tracing layer refuses the new loader's API version, `zeInitDrivers` answers
+/// UNSUPPORTED_VERSION, and the doctor (and `zescope list`) must say that a layer of another
+/// release is in the way, and how to put the loader's own layers first, not "no driver".
+#[test]
+fn a_loader_with_layers_of_another_release_is_named_with_the_library_path_fix() {
+    let what = "zescope doctor with mismatched loader layers";
+    let (upstream, debian) = match (loaders::upstream(), loaders::debian()) {
+        (Ok(u), Ok(d)) => (u, d),
+        (Err(why), _) | (_, Err(why)) => return testing::skip(what, &why),
+    };
+    let so = match testing::cdylib() {
+        Ok(so) => so,
+        Err(why) => return testing::skip(what, &why),
+    };
+    let old = tempfile::tempdir().unwrap();
+    let debian_dir = debian.library.parent().unwrap();
+    for layer in ["libze_tracing_layer.so.1", "libze_validation_layer.so.1"] {
+        std::fs::copy(debian_dir.join(layer), old.path().join(layer)).expect("copy Debian's layer");
+    }
+    let lib = upstream.layer_dir.clone().unwrap();
+    let library_path = format!("{}:{}", old.path().display(), lib.display());
+    let env = [
+        ("ZESCOPE_LEVEL_ZERO_LOADER", upstream.library.to_str().unwrap()),
+        ("LD_LIBRARY_PATH", library_path.as_str()),
+        ("ZE_ENABLE_ALT_DRIVERS", so.to_str().unwrap()),
+    ];
+    let o = doctor(&["--source", "level-zero"], &env);
+    let out = report(&o);
+    assert!(!o.status.success(), "{out}");
+    let l = line(&out, "FAIL  Level Zero loader: the Level Zero loader ");
+    assert!(
+        l.contains("libze_loader.so.1.32.0 (1.32.0) loaded a layer of another release that does not match it"),
+        "{l}"
+    );
+    assert!(l.contains(&format!("{}/libze_tracing_layer.so.1", old.path().display())), "{l}");
+    assert!(l.contains("answered ZE_RESULT_ERROR_UNSUPPORTED_VERSION"), "{l}");
+    let fix = format!(
+        "fix: put the loader's own layers first on the library path: LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH (or remove {} from LD_LIBRARY_PATH)",
+        std::fs::canonicalize(&lib).unwrap().display(),
+        old.path().display()
+    );
+    assert!(out.contains(&fix), "no {fix:?} in:\n{out}");
+    line(&out, "FAIL  Level Zero devices: no real device can be found until the loader starts");
+    assert!(!out.contains("no Level Zero driver"), "not a missing driver:\n{out}");
+    // `zescope list` says the same.
+    let mut list = Command::new(env!("CARGO_BIN_EXE_zescope"));
+    list.args(["list", "--source", "level-zero"]).env_remove("ZE_SIM_CONFIG");
+    for (k, v) in env {
+        list.env(k, v);
+    }
+    let o = list.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("loaded a layer of another release that does not match it"), "{err}");
+    assert!(err.contains("put the loader's own layers first on the library path"), "{err}");
+    assert!(!err.contains("no Level Zero driver was found"), "{err}");
+}
+
+/// A `zeInit` failure the loader's debug trace explains: the doctor reruns discovery with
+/// `ZE_ENABLE_LOADER_DEBUG_TRACE=1` and quotes the failing lines (loader v1.32.0, whose trace
+/// names the driver library it could not load).
+#[test]
+fn a_failed_start_quotes_the_loaders_trace() {
+    let upstream = match loaders::upstream() {
+        Ok(u) => u,
+        Err(why) => return testing::skip("zescope doctor quoting the loader's trace", &why),
+    };
+    let lib = upstream.layer_dir.clone().unwrap();
+    let env = [
+        ("ZESCOPE_LEVEL_ZERO_LOADER", upstream.library.to_str().unwrap()),
+        ("LD_LIBRARY_PATH", lib.to_str().unwrap()),
+        ("ZE_ENABLE_ALT_DRIVERS", "/nonexistent/libze_sim.so"),
+    ];
+    let o = doctor(&["--source", "level-zero"], &env);
+    let out = report(&o);
+    let devices = line(&out, "FAIL  Level Zero devices: no Level Zero driver found a device");
+    assert!(
+        devices.contains("the loader's trace says: Load Library of /nonexistent/libze_sim.so failed with"),
+        "{devices}"
+    );
+    assert!(devices.contains("0 Drivers Discovered"), "{devices}");
 }

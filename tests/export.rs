@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use zescope::app::panes::{PaneLayout, PaneSpec};
-use zescope::app::state::{SeriesEntry, SeriesKey};
 use zescope::export::{self, ExportSpec};
 use zescope::layout::Kind;
 use zescope::sampler::SeriesInfo;
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+use zescope::view::panes::{PaneLayout, PaneSpec};
+use zescope::view::series::{SeriesEntry, SeriesKey};
 
 const MS: i64 = 1_000_000;
 

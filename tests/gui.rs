@@ -15,8 +15,8 @@ use egui_kittest::kittest::Queryable;
 use ze_sim::Sim;
 use zescope::app::ZescopeApp;
 use zescope::app::settings::Settings;
-use zescope::app::timeview::Mode;
 use zescope::store::Store;
+use zescope::view::timeview::Mode;
 
 fn app(sim: &Arc<Sim>) -> ZescopeApp {
     let link = support::sampler_on(sim);
@@ -33,7 +33,7 @@ fn start(h: &mut Harness<'_, ZescopeApp>) {
     pump(h, "the inventory", |a| a.state.inventory.is_some());
     h.get_by_label("Start").click();
     pump(h, "a run with samples in a pane", |a| {
-        a.state.run.is_some() && a.state.samples_total > 20 && !a.panes.layout.panes.is_empty()
+        a.state.ingest.run.is_some() && a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty()
     });
 }
 
@@ -43,7 +43,7 @@ fn start_shows_data_in_panes_and_quit_tears_down() {
     let mut h = harness(app(&sim));
     start(&mut h);
     let a = h.state();
-    assert_eq!(a.state.run.as_ref().unwrap().info.streams[0].group, "ComputeBasic");
+    assert_eq!(a.state.ingest.run.as_ref().unwrap().info.streams[0].group, "ComputeBasic");
     assert!(a.panes.layout.panes.len() >= 3, "one pane per unit");
     assert!(a.store.memory_used() > 0);
     h.get_by_label_contains("ComputeBasic/GpuPower");
@@ -64,8 +64,10 @@ fn pause_freezes_the_view_while_sampling_continues() {
     h.step();
     assert_eq!(h.state().view.mode, Mode::Paused);
     let frozen = h.state().view.range(None);
-    let before = h.state().state.samples_total;
-    pump(&mut h, "samples while paused", |a| a.state.samples_total > before + 20 && a.view.new_since_frozen > 20);
+    let before = h.state().state.ingest.samples_total;
+    pump(&mut h, "samples while paused", |a| {
+        a.state.ingest.samples_total > before + 20 && a.view.new_since_frozen > 20
+    });
     assert_eq!(h.state().view.range(None), frozen, "the view did not move");
     let limit = h.state().view.data_limit().expect("a paused view has a data limit");
     let limit_ns = h.state().store.from_plot_x(limit);
@@ -91,8 +93,8 @@ fn zooming_while_live_leaves_follow_mode_and_end_returns() {
     h.step();
     h.step();
     assert_eq!(h.state().view.mode, Mode::Zoomed, "a zoom while streaming leaves live mode");
-    let before = h.state().state.samples_total;
-    pump(&mut h, "more samples", |a| a.state.samples_total > before + 10);
+    let before = h.state().state.ingest.samples_total;
+    pump(&mut h, "more samples", |a| a.state.ingest.samples_total > before + 10);
     assert_eq!(h.state().view.mode, Mode::Zoomed, "data arriving does not undo the zoom");
     h.key_press(egui::Key::End);
     h.step();
@@ -132,13 +134,13 @@ fn a_driver_fault_shows_a_banner_and_a_new_run_works() {
     h.step();
     h.get_by_label("Driver error");
     h.get_by_label_contains("zeMemAllocDevice failed with");
-    assert!(h.state().state.run.is_none());
+    assert!(h.state().state.ingest.run.is_none());
     sim.configure(|f, _| f.import_fails = false);
     h.get_by_label("x").click();
     h.step();
     assert!(h.state().state.banners.is_empty(), "dismissed");
     h.get_by_label("Start").click();
-    pump(&mut h, "samples from the new run", |a| a.state.samples_total > 10);
+    pump(&mut h, "samples from the new run", |a| a.state.ingest.samples_total > 10);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
     h.step();
     assert!(sim.report().is_clean(), "{:?}", sim.report());

@@ -28,7 +28,7 @@ fn save_open_export_and_leave_a_recording() {
     let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
 
     // Live data, then Ctrl+S: asks where (no current file), saves in the background.
-    pump(&mut h, "samples", |a| a.state.samples_total > 50);
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
     h.key_press(egui::Key::M);
     h.step();
     assert_eq!(h.state().files.markers.len(), 1, "M adds a marker");
@@ -46,11 +46,11 @@ fn save_open_export_and_leave_a_recording() {
     pump(&mut h, "the recording", |a| a.files.recording.is_some());
     h.step();
     let a = h.state();
-    assert!(a.state.run.is_none());
+    assert!(a.state.ingest.run.is_none());
     assert_eq!(sim.live_imports(), 0, "the live run was torn down before opening");
     assert_eq!(a.panes.layout.panes.len(), panes_live);
     assert_eq!(a.files.markers.len(), 1, "markers come back with the session");
-    assert!(a.store.memory_used() > 0 && !a.state.series.is_empty());
+    assert!(a.store.memory_used() > 0 && !a.state.ingest.series.is_empty());
     h.get_by_label(" RECORDING ");
 
     // Export the first pane through its menu.
@@ -66,9 +66,65 @@ fn save_open_export_and_leave_a_recording() {
 
     // Start: a new live run replaces the recording.
     h.get_by_label("Start").click();
-    pump(&mut h, "a new live run", |a| a.state.run.is_some() && a.state.samples_total > 5);
+    pump(&mut h, "a new live run", |a| a.state.ingest.run.is_some() && a.state.ingest.samples_total > 5);
     assert!(h.state().files.recording.is_none());
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
     h.step();
     assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+/// A link to no sampler, for an app that only shows files.
+struct NoSampler;
+
+impl zescope::app::link::SamplerLink for NoSampler {
+    fn send(&self, _: zescope::sampler::Command) {}
+    fn try_recv(&self) -> Option<zescope::sampler::Event> {
+        None
+    }
+    fn shutdown(&mut self, _: std::time::Duration) -> Result<(), std::time::Duration> {
+        Ok(())
+    }
+}
+
+/// Failed file commands are the window's own banners (what failed, what to try), not sampler
+/// errors, and leave what is shown alone.
+#[test]
+fn failed_open_and_export_show_the_windows_own_banners() {
+    use zescope::app::banner::{BannerError, UiErrorKind};
+    let dir = tempfile::tempdir().unwrap();
+    let not_a_session = dir.path().join("notes.ron");
+    std::fs::write(&not_a_session, "hello").unwrap();
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let unwritable = dir.path().join("no/such/dir/pane.png");
+    let dialogs = ScriptedDialogs::answering([Some(example), Some(not_a_session), Some(unwritable)]);
+    let mut app = ZescopeApp::new(Box::new(NoSampler), Settings::default(), Store::new(64 << 20));
+    app.files.dialogs = Box::new(dialogs);
+    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    h.step();
+    let open = h.state().files.ask_open();
+    h.state_mut().perform(open);
+    h.step();
+    assert!(h.state().state.banners.is_empty(), "the example session opens");
+    let panes = h.state().panes.layout.panes.clone();
+
+    let open = h.state().files.ask_open();
+    h.state_mut().perform(open);
+    let export = h.state().files.ask_export(FileKind::Png, None, false);
+    h.state_mut().perform(export);
+    h.step();
+    let kinds: Vec<UiErrorKind> = h
+        .state()
+        .state
+        .banners
+        .iter()
+        .map(|b| match &b.error {
+            BannerError::Ui(e) => e.kind,
+            BannerError::Sampler(e) => panic!("a sampler error for a file command: {e:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, [UiErrorKind::Open, UiErrorKind::Export]);
+    h.get_by_label("Cannot open");
+    h.get_by_label("Export failed");
+    h.get_by_label_contains("no/such/dir");
+    assert_eq!(h.state().panes.layout.panes, panes, "what was shown is left as it was");
 }

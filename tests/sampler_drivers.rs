@@ -158,7 +158,8 @@ fn a_free_that_always_fails_never_lets_the_exporter_be_torn_down_under_it() {
     h.send(Command::Start(run_config(&["MemoryTraffic"])));
     let events = sync(&h, 2);
     assert!(first_error(&events).is_some_and(|e| e.message.contains("zeMemFree")), "{events:?}");
-    let refused = events.iter().filter_map(|e| if let Event::Error(e) = e { Some(e) } else { None }).last().unwrap();
+    let refused =
+        events.iter().filter_map(|e| if let Event::Error(e) = e { Some(e) } else { None }).next_back().unwrap();
     assert!(refused.message.contains("could not be freed"), "{refused:?}");
     assert!(!events.iter().any(|e| matches!(e, Event::RunStarted(_))));
     let mut npu = run_config(&["NpuActivity"]);

@@ -40,6 +40,7 @@ enum Fault {
     NarrowClock,
     ClockReset,
     SizesDiffer,
+    ShrinkingExport,
 }
 
 #[derive(Debug, Clone)]
@@ -91,6 +92,7 @@ fn op() -> impl Strategy<Value = Op> {
         Just(Fault::NarrowClock),
         Just(Fault::ClockReset),
         Just(Fault::SizesDiffer),
+        Just(Fault::ShrinkingExport),
     ];
     prop_oneof![
         6 => (0..3usize, 1..8u8, prop_oneof![3 => Just(0u8), 1 => 1..4u8], prop::bool::weighted(0.25))
@@ -127,6 +129,10 @@ fn apply(sim: &ze_sim::Sim, f: Fault) {
         Fault::NarrowClock => q.timestamp_valid_bits = Some(24),
         Fault::ClockReset => x.timestamp_reset_after_samples = Some(5),
         Fault::SizesDiffer => q.per_metric_sizes_differ = true,
+        Fault::ShrinkingExport => {
+            q.unsealed_export = true;
+            x.shrink_export_after_samples = Some(20);
+        }
     });
 }
 

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use zescope::app::panes::PaneLayout;
-use zescope::app::timeview::TimeView;
 use zescope::session::autosave::{Autosaver, find_recoverable_in};
 use zescope::session::{Capture, RunHistory, Session};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc, StreamId};
+use zescope::view::panes::PaneLayout;
+use zescope::view::timeview::TimeView;
 
 const MS: i64 = 1_000_000;
 

@@ -7,10 +7,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use zescope::app::panes::PaneLayout;
-use zescope::app::timeview::TimeView;
 use zescope::session::{self, Capture, RunHistory, Session};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+use zescope::view::panes::PaneLayout;
+use zescope::view::timeview::TimeView;
 
 const CHILD: &str = "ZESCOPE_CRASH_CHILD";
 

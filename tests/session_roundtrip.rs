@@ -6,11 +6,11 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-use zescope::app::timeview::{Mode, TimeView, Window};
 use zescope::record::{RecordArgs, record};
 use zescope::session::{self, Capture, Restored, Session};
 use zescope::signals::Termination;
 use zescope::store::Store;
+use zescope::view::timeview::{Mode, TimeView, Window};
 use zescope::ze::Source;
 
 /// Record `duration` of the simulated device into a session file through `zescope record`'s code.
@@ -140,13 +140,13 @@ fn a_session_opens_in_the_app_and_saves_back_the_same() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
     let s = session::load(&path).unwrap();
     let mut app = zescope::app::ZescopeApp::new(Box::new(NoSampler), Default::default(), Store::new(1 << 30));
-    let markers = session::open_in_app(&mut app, &s).expect("open");
+    let markers = zescope::app::session::open_in_app(&mut app, &s).expect("open");
     assert_eq!(app.panes.layout.panes.len(), s.view.panes.len());
-    assert_eq!(app.state.series.len(), s.streams[0].meta.series.len());
-    assert!(app.state.samples_total > 0);
-    let back = session::capture_app(&app, &markers);
+    assert_eq!(app.state.ingest.series.len(), s.streams[0].meta.series.len());
+    assert!(app.state.ingest.samples_total > 0);
+    let back = zescope::app::session::capture_app(&app, &markers);
     assert_eq!(back, s, "what is shown is what was opened");
-    let spec = session::export_spec(&app, Some(0), false);
+    let spec = zescope::app::session::export_spec(&app, Some(0), false);
     assert_eq!(spec.panes.len(), 1);
     let png = dir.path().join("pane.png");
     zescope::export::png(&app.store, &spec, &png, (640, 400)).unwrap();

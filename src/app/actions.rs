@@ -4,17 +4,15 @@
 
 use std::time::Instant;
 
-use crate::sampler::{Command, ErrorKind, SamplerError};
+use crate::sampler::Command;
 use crate::session;
 use crate::store::Store;
 
 use super::ZescopeApp;
+use super::banner::{UiError, UiErrorKind};
 use super::dialogs::FileKind;
 use super::files::{FileAction, file_name};
-
-fn failure(message: String, hint: &str) -> SamplerError {
-    SamplerError { kind: ErrorKind::Internal, message, hint: Some(hint.to_owned()) }
-}
+use super::session::{app_capture, capture_app, export_spec, open_in_app};
 
 impl ZescopeApp {
     /// Carries out a file command (nothing when the user cancelled the dialog).
@@ -22,7 +20,7 @@ impl ZescopeApp {
         let Some(action) = action else { return };
         match action {
             FileAction::Open(path) => {
-                if self.state.run.is_some() {
+                if self.state.ingest.run.is_some() {
                     // Stop first (through the sampler's teardown); open when it has stopped.
                     self.files.pending_open = Some(path);
                     self.link.send(Command::Stop);
@@ -31,7 +29,7 @@ impl ZescopeApp {
                 }
             }
             FileAction::Save(path) => {
-                let session = session::capture_app(self, &self.files.markers);
+                let session = capture_app(self, &self.files.markers);
                 if let Err(e) = self.files.start_save(session, path) {
                     self.state.push_error(e);
                 }
@@ -41,7 +39,7 @@ impl ZescopeApp {
     }
 
     fn open_now(&mut self, path: &std::path::Path) {
-        let loaded = session::load(path).and_then(|s| session::open_in_app(self, &s));
+        let loaded = session::load(path).and_then(|s| open_in_app(self, &s));
         match loaded {
             Ok(markers) => {
                 self.files.markers = markers;
@@ -51,7 +49,8 @@ impl ZescopeApp {
                 self.files.note = Some(format!("opened {}", file_name(path)));
                 self.files.reset_autosave();
             }
-            Err(e) => self.state.push_error(failure(
+            Err(e) => self.state.push_error(UiError::new(
+                UiErrorKind::Open,
                 format!("cannot open {}: {e}", path.display()),
                 "check that it is a zescope session file (.ron); nothing shown was changed",
             )),
@@ -59,7 +58,7 @@ impl ZescopeApp {
     }
 
     fn export(&mut self, kind: FileKind, path: &std::path::Path, pane: Option<usize>, shown_only: bool) {
-        let spec = session::export_spec(self, pane, shown_only);
+        let spec = export_spec(self, pane, shown_only);
         let panes = spec.panes.len().max(1) as u32;
         let size = (1600, 80 + 360 * panes);
         let result = match kind {
@@ -70,16 +69,18 @@ impl ZescopeApp {
         };
         match result {
             Ok(()) => self.files.note = Some(format!("exported {}", file_name(path))),
-            Err(e) => self
-                .state
-                .push_error(failure(format!("export to {} failed: {e}", path.display()), "choose another place")),
+            Err(e) => self.state.push_error(UiError::new(
+                UiErrorKind::Export,
+                format!("export to {} failed: {e}", path.display()),
+                "choose another place",
+            )),
         }
     }
 
     /// Recovery window → Recover: the crashed session's checkpoint, shown as a recording.
     pub fn recover(&mut self) {
         let Some(rec) = self.files.recover.take() else { return };
-        match rec.load().and_then(|s| session::open_in_app(self, &s)) {
+        match rec.load().and_then(|s| open_in_app(self, &s)) {
             Ok(markers) => {
                 self.files.markers = markers;
                 self.files.recording = Some(rec.dir.join("recovered"));
@@ -87,9 +88,11 @@ impl ZescopeApp {
                 self.files.note = Some("recovered the last session: save it to keep it".into());
                 // The checkpoint stays until the user saves or quits cleanly.
             }
-            Err(e) => {
-                self.state.push_error(failure(format!("the checkpoint could not be recovered: {e}"), "start a new run"))
-            }
+            Err(e) => self.state.push_error(UiError::new(
+                UiErrorKind::Recover,
+                format!("the checkpoint could not be recovered: {e}"),
+                "start a new run",
+            )),
         }
         self.files.reset_autosave();
     }
@@ -100,9 +103,8 @@ impl ZescopeApp {
             return;
         }
         self.store = Store::new(self.store.memory_cap());
-        self.state.series.clear();
+        self.state.ingest = Default::default();
         self.state.history = Default::default();
-        self.state.samples_total = 0;
         self.files.current = None;
         self.files.markers.clear();
         self.files.reset_autosave();
@@ -114,7 +116,7 @@ impl ZescopeApp {
         if let Some(e) = self.files.poll_save() {
             self.state.push_error(e);
         }
-        if self.state.run.is_none()
+        if self.state.ingest.run.is_none()
             && let Some(path) = self.files.pending_open.take()
         {
             self.open_now(&path);
@@ -122,13 +124,17 @@ impl ZescopeApp {
         if let Some(a) = &mut self.files.autosave
             && let Some(Err(e)) = a.poll()
         {
-            self.state.push_error(failure(format!("autosave failed: {e}"), "save the session by hand (Ctrl+S)"));
+            self.state.push_error(UiError::new(
+                UiErrorKind::Autosave,
+                format!("autosave failed: {e}"),
+                "save the session by hand (Ctrl+S)",
+            ));
         }
         let now = Instant::now();
-        if self.state.run.is_some() && self.files.checkpoint_due(now) {
+        if self.state.ingest.run.is_some() && self.files.checkpoint_due(now) {
             let markers = self.files.markers.clone();
             if let Some(mut a) = self.files.autosave.take() {
-                a.checkpoint(&self.store, session::app_capture(self, &markers));
+                a.checkpoint(&self.store, app_capture(self, &markers));
                 self.files.autosave = Some(a);
             }
             self.files.checkpointed(now);

@@ -1,11 +1,118 @@
-//! Errors from the sampler as dismissible banners: what happened, what to try. Never a crash;
-//! a new run can be started right away.
+//! Errors as dismissible banners: what happened, what to try. Never a crash; a new run can be
+//! started right away. A banner shows either the sampler's own error ([`SamplerError`]) or one of
+//! the window's ([`UiError`]: a file that could not be opened, saved or exported, samples the
+//! store refused).
 
 use egui::{Color32, RichText, Ui};
 
-use crate::sampler::ErrorKind;
+use crate::sampler::{ErrorKind, SamplerError};
 
 use super::state::AppState;
+
+/// What the window itself failed to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UiErrorKind {
+    Open,
+    Save,
+    Export,
+    Autosave,
+    Recover,
+    /// Samples the store refused.
+    Store,
+}
+
+/// An error of the window's own (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UiError {
+    pub kind: UiErrorKind,
+    pub message: String,
+    /// What to try.
+    pub hint: Option<String>,
+}
+
+impl UiError {
+    pub fn new(kind: UiErrorKind, message: String, hint: &str) -> UiError {
+        UiError { kind, message, hint: Some(hint.to_owned()) }
+    }
+}
+
+impl std::fmt::Display for UiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// What a banner reports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BannerError {
+    Sampler(SamplerError),
+    Ui(UiError),
+}
+
+impl From<SamplerError> for BannerError {
+    fn from(e: SamplerError) -> BannerError {
+        BannerError::Sampler(e)
+    }
+}
+
+impl From<UiError> for BannerError {
+    fn from(e: UiError) -> BannerError {
+        BannerError::Ui(e)
+    }
+}
+
+impl BannerError {
+    fn title(&self) -> &'static str {
+        match self {
+            BannerError::Sampler(e) => match e.kind {
+                ErrorKind::DeviceLost => "Device lost",
+                ErrorKind::Permission => "Permission problem",
+                ErrorKind::Source => "Cannot open the source",
+                ErrorKind::Layout => "Cannot decode the exported memory",
+                ErrorKind::Export => "Exported memory unusable",
+                ErrorKind::Config => "Cannot start",
+                ErrorKind::Teardown => "Release problem",
+                ErrorKind::Driver => "Driver error",
+                ErrorKind::Internal => "Internal error",
+            },
+            BannerError::Ui(e) => match e.kind {
+                UiErrorKind::Open => "Cannot open",
+                UiErrorKind::Save => "Save failed",
+                UiErrorKind::Export => "Export failed",
+                UiErrorKind::Autosave => "Autosave failed",
+                UiErrorKind::Recover => "Recovery failed",
+                UiErrorKind::Store => "Samples not stored",
+            },
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            BannerError::Sampler(e) => &e.message,
+            BannerError::Ui(e) => &e.message,
+        }
+    }
+
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            BannerError::Sampler(e) => e.hint.as_deref(),
+            BannerError::Ui(e) => e.hint.as_deref(),
+        }
+    }
+
+    /// A permission problem: the banner offers the diagnostics window.
+    fn is_permission(&self) -> bool {
+        matches!(self, BannerError::Sampler(e) if e.kind == ErrorKind::Permission)
+    }
+}
+
+/// An error shown as a banner until dismissed.
+#[derive(Clone, Debug)]
+pub struct Banner {
+    pub id: u64,
+    pub error: BannerError,
+    pub count: u32,
+}
 
 /// Draws the banners; returns true if the user asked for the diagnostics window.
 pub fn show(ui: &mut Ui, state: &mut AppState) -> bool {
@@ -16,26 +123,15 @@ pub fn show(ui: &mut Ui, state: &mut AppState) -> bool {
             if ui.visuals().dark_mode { Color32::from_rgb(90, 30, 30) } else { Color32::from_rgb(255, 225, 220) };
         egui::Frame::new().fill(fill).inner_margin(6.0).corner_radius(4.0).show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
-                let title = match b.error.kind {
-                    ErrorKind::DeviceLost => "Device lost",
-                    ErrorKind::Permission => "Permission problem",
-                    ErrorKind::Source => "Cannot open the source",
-                    ErrorKind::Layout => "Cannot decode the exported memory",
-                    ErrorKind::Export => "Exported memory unusable",
-                    ErrorKind::Config => "Cannot start",
-                    ErrorKind::Teardown => "Release problem",
-                    ErrorKind::Driver => "Driver error",
-                    ErrorKind::Internal => "Internal error",
-                };
-                ui.label(RichText::new(title).strong());
-                ui.label(&b.error.message);
+                ui.label(RichText::new(b.error.title()).strong());
+                ui.label(b.error.message());
                 if b.count > 1 {
                     ui.label(RichText::new(format!("(×{})", b.count)).weak());
                 }
-                if let Some(h) = &b.error.hint {
+                if let Some(h) = b.error.hint() {
                     ui.label(RichText::new(format!("Try: {h}")).italics());
                 }
-                if b.error.kind == ErrorKind::Permission && ui.button("Diagnostics…").clicked() {
+                if b.error.is_permission() && ui.button("Diagnostics…").clicked() {
                     diagnostics = true;
                 }
                 if ui.small_button("x").on_hover_text("dismiss").clicked() {

@@ -21,11 +21,12 @@
 //!   would make steep segments look thin; an anti-aliased stroke doesn't, and
 //!   with that few points it is cheap.
 //!
-//! A column wider than 2 px (coarsened history, sparse data) is drawn flat
-//! across its whole time span rather than at its middle, so coarse buckets read
-//! as steps of their real width. Columns with no finite value (only NaN/inf, or
-//! rates that don't exist) and gaps break the band and the line: nothing is
-//! drawn across a pause. The column means are the hover points
+//! Gap-free runs and column spans follow `view::runs`, as exported images do:
+//! a wide column (coarsened history, sparse data) is drawn flat across its
+//! whole time span rather than at its middle, so coarse buckets read as steps
+//! of their real width; columns with no finite value (only NaN/inf, or rates
+//! that don't exist) and gaps break the band and the line: nothing is drawn
+//! across a pause. The column means are the hover points
 //! ([`PlotItem::geometry`]), so egui_plot's tooltip reads a column mean; exact
 //! readouts come from `Store::nearest`.
 //!
@@ -45,6 +46,7 @@ use egui::{Color32, Pos2, Shape, Ui, pos2};
 use egui_plot::{PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, PlotTransform, PlotUi};
 
 use crate::store::{Envelope, EnvelopeColumn, SeriesId, Store};
+use crate::view::runs::{column_span, gap_free_runs};
 
 /// A series to plot, with how to draw it.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,25 +155,6 @@ impl EnvelopePlot {
     pub fn last_query(&self) -> Option<(i64, i64, usize)> {
         self.shared.borrow().key.map(|(t0, t1, columns, _)| (t0, t1, columns))
     }
-
-    /// Compute the envelopes for an explicit x range and column count, without
-    /// a plot (export, tests), and hand them to `f` in the order of `series`.
-    pub fn with_envelopes<R>(
-        &self,
-        store: &Store,
-        series: &[SeriesId],
-        x: RangeInclusive<f64>,
-        columns: usize,
-        f: impl FnOnce(&[Envelope]) -> R,
-    ) -> R {
-        let mut sh = self.shared.borrow_mut();
-        if sh.series != series {
-            sh.series = series.to_vec();
-            sh.key = None;
-        }
-        sh.ensure(store, &x, columns);
-        f(&sh.envs)
-    }
 }
 
 /// Pixel columns of a plot `width_points` wide.
@@ -234,16 +217,12 @@ impl ScreenMap {
         self.y_ref + ((v - self.v_ref) * self.y_scale) as f32
     }
 
-    /// Screen x range of a column: a point at its middle, or its whole span
-    /// when that is wider than 2 px.
+    /// Screen x range of a column (`view::runs::column_span`): a point at its middle, or its
+    /// whole span when that is wide.
     #[inline]
     fn column_xs(&self, c: &EnvelopeColumn) -> (f32, f32) {
-        if ((c.t_end as f64 - c.t_start as f64) * self.x_scale).abs() > 2.0 {
-            (self.x(c.t_start), self.x(c.t_end))
-        } else {
-            let xm = self.x(c.t_mid());
-            (xm, xm)
-        }
+        let (a, b) = column_span(c, self.x_scale);
+        (self.x(a), self.x(b))
     }
 }
 
@@ -332,16 +311,8 @@ impl PlotItem for EnvelopeItem<'_> {
             let map = ScreenMap::new(self.store, transform, first.t_start);
             mesh.reserve_vertices(cols.len() * 2 + 8);
             mesh.reserve_triangles(cols.len() * 2 + 4);
-            let mut start = 0;
-            for end in 1..=cols.len() {
-                let split =
-                    end == cols.len() || cols[end].break_before || (cols[end].count == 0) != (cols[start].count == 0);
-                if split {
-                    if cols[start].count > 0 {
-                        self.run(&cols[start..end], &map, mesh, shapes);
-                    }
-                    start = end;
-                }
+            for run in gap_free_runs(cols) {
+                self.run(run, &map, mesh, shapes);
             }
         }
         if !mesh.is_empty() {

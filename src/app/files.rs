@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::sampler::{ErrorKind, SamplerError};
 use crate::session::autosave::{Autosaver, Recoverable};
 use crate::session::{self, Marker, SaveJob};
 
+use super::banner::{UiError, UiErrorKind};
 use super::dialogs::{Dialogs, FileKind, NativeDialogs};
 
 /// Recent files remembered.
@@ -54,10 +54,6 @@ impl Default for Files {
     fn default() -> Self {
         Files::new(Box::new(NativeDialogs))
     }
-}
-
-fn error(message: String, hint: Option<&str>) -> SamplerError {
-    SamplerError { kind: ErrorKind::Internal, message, hint: hint.map(str::to_owned) }
 }
 
 pub fn file_name(p: &Path) -> String {
@@ -124,9 +120,13 @@ impl Files {
     }
 
     /// Starts a background save of `session` to `path`. One save at a time.
-    pub fn start_save(&mut self, session: session::Session, path: PathBuf) -> Result<(), SamplerError> {
+    pub fn start_save(&mut self, session: session::Session, path: PathBuf) -> Result<(), UiError> {
         if self.save.is_some() {
-            return Err(error("a save is already in progress".into(), Some("wait for it to finish")));
+            return Err(UiError::new(
+                UiErrorKind::Save,
+                "a save is already in progress".into(),
+                "wait for it to finish",
+            ));
         }
         self.note = Some(format!("saving {}…", file_name(&path)));
         self.save = Some(SaveJob::spawn(session, path));
@@ -134,7 +134,7 @@ impl Files {
     }
 
     /// Collects a finished save: the error to show, if it failed.
-    pub fn poll_save(&mut self) -> Option<SamplerError> {
+    pub fn poll_save(&mut self) -> Option<UiError> {
         let job = self.save.as_mut()?;
         let result = job.try_finish()?;
         let path = job.path().to_path_buf();
@@ -148,16 +148,17 @@ impl Files {
             }
             Err(e) => {
                 self.note = None;
-                Some(error(
+                Some(UiError::new(
+                    UiErrorKind::Save,
                     format!("saving {} failed: {e}", path.display()),
-                    Some("the previous file, if any, is intact; choose another place or free disk space"),
+                    "the previous file, if any, is intact; choose another place or free disk space",
                 ))
             }
         }
     }
 
     /// Waits for a save in flight (at quit: nothing recorded may be lost).
-    pub fn finish_save(&mut self) -> Option<SamplerError> {
+    pub fn finish_save(&mut self) -> Option<UiError> {
         while self.save.as_ref().is_some_and(|j| !j.is_finished()) {
             std::thread::sleep(Duration::from_millis(20));
         }

@@ -5,8 +5,9 @@ use egui::{Color32, RichText, Ui};
 
 use crate::store::{SeriesId, Stats, Store};
 
-use super::format::si;
-use super::state::{AppState, SeriesKey};
+use super::state::AppState;
+use crate::view::SeriesKey;
+use crate::view::format::si;
 
 /// What the user asked for in a legend.
 pub enum LegendAction {
@@ -108,7 +109,7 @@ pub fn show(
         }
     });
     for row in rows {
-        let entry = state.series.get(row.key);
+        let entry = state.ingest.series.get(row.key);
         let unit = entry.map(|e| e.plotted_unit()).unwrap_or_default();
         ui.horizontal(|ui| {
             ui.spacing_mut().item_spacing.x = 4.0;

@@ -5,8 +5,8 @@ use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 use super::dialogs::FileKind;
 use super::files::{FileAction, file_name};
 use super::settings::Theme;
-use super::timeview::Window;
-use super::{SHORTCUTS, ZescopeApp, plots};
+use super::{SHORTCUTS, ZescopeApp};
+use crate::view::Window;
 
 impl ZescopeApp {
     pub(super) fn menu(&mut self, ui: &mut Ui) {
@@ -62,7 +62,7 @@ impl ZescopeApp {
                     self.view.follow();
                 }
                 if ui.add(egui::Button::new("Pause / resume").shortcut_text("Space")).clicked() {
-                    self.view.toggle_pause(plots::data_x(&self.store));
+                    self.view.toggle_pause(crate::view::data_x(&self.store));
                 }
                 ui.menu_button("Window length", |ui| {
                     for w in Window::ALL {
@@ -94,7 +94,7 @@ impl ZescopeApp {
                     .clicked()
                 {
                     self.panes.reset();
-                    if let Some(r) = &self.state.run {
+                    if let Some(r) = &self.state.ingest.run {
                         let keys = r.keys.concat();
                         self.panes.place_new(&keys, &self.state);
                     }
@@ -134,7 +134,8 @@ impl ZescopeApp {
         });
         self.recovery_window(&ctx);
         let source = self.source();
-        self.diagnostics.window(&ctx, source, &self.state.notices);
+        let notices = self.state.notices().to_vec();
+        self.diagnostics.window(&ctx, source, &notices);
         egui::Window::new("About zescope").open(&mut self.show_about).resizable(false).show(&ctx, |ui| {
             ui.label(format!("zescope {}", env!("CARGO_PKG_VERSION")));
             ui.label("Live metrics from Level Zero drivers' exported memory (ZET_experimental_metric_export_memory).");
@@ -175,7 +176,7 @@ impl ZescopeApp {
         egui::Window::new("Recover the last session?").collapsible(false).resizable(false).show(ctx, |ui| {
             ui.label(format!(
                 "zescope did not exit cleanly last time. A checkpoint of that session was saved {} ago.",
-                super::format::duration(std::time::Duration::from_secs(age as u64))
+                crate::view::format::duration(std::time::Duration::from_secs(age as u64))
             ));
             ui.horizontal(|ui| {
                 if ui.button("Recover").clicked() {

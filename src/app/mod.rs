@@ -1,32 +1,34 @@
 //! The eframe/egui UI: one window with the source panel on the left, plot panes in the middle,
 //! the status bar at the bottom.
 //!
-//! [`ZescopeApp::ui`] draws a whole frame into any `Ui` from plain state ([`state`],
-//! [`timeview`], [`panes`], the [`Store`]) and talks to the sampler only through a
+//! [`ZescopeApp::ui`] draws a whole frame into any `Ui` from plain state ([`state`], the view
+//! model in `crate::view`, [`panes`], the [`Store`]) and talks to the sampler only through a
 //! [`link::SamplerLink`], so tests drive it with egui_kittest, without a window; `src/gui.rs`
 //! puts it in an eframe window.
 //!
-//! Where a counter's bytes become a pixel, on this side: sampler events → [`ingest`] → store →
-//! [`plots`] (envelopes via [`envelope_plot`]) → egui_plot.
+//! Where a counter's bytes become a pixel, on this side: sampler events → `drain.rs` (through
+//! `view::Ingest`) → store → [`plots`] (envelopes via [`envelope_plot`]) → egui_plot.
+//!
+//! Nothing outside `src/app` and `src/gui.rs` uses this module (`.ci/run` checks): what the
+//! files and commands share with the window lives in `crate::view`.
 
-pub mod actions;
+pub(crate) mod actions;
 pub mod banner;
 pub mod diagnostics;
 pub mod dialogs;
+pub(crate) mod drain;
 pub mod envelope_plot;
 pub mod files;
-pub mod format;
-pub mod ingest;
-pub mod legend;
+pub(crate) mod legend;
 pub mod link;
-pub mod menu;
+pub(crate) mod menu;
 pub mod panes;
 pub mod plots;
+pub mod session;
 pub mod settings;
-pub mod sources;
+pub(crate) mod sources;
 pub mod state;
-pub mod status;
-pub mod timeview;
+pub(crate) mod status;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,12 +38,12 @@ use egui::{Key, KeyboardShortcut, Modifiers, RichText, Ui};
 
 use crate::sampler::Command;
 use crate::store::Store;
+use crate::view::{Mode, TimeView, Window, data_x};
 
 use link::SamplerLink;
 use panes::Panes;
 use settings::{Settings, Theme, ZOOM_RANGE};
 use state::AppState;
-use timeview::{Mode, TimeView, Window};
 
 /// How long quitting waits for the sampler's teardown.
 pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
@@ -180,11 +182,11 @@ impl ZescopeApp {
                 ui.ctx().set_zoom_factor(1.0);
             }
         }
-        let drained = ingest::drain(&*self.link, &mut self.state, &mut self.store, &mut self.view, &mut self.panes);
+        let drained = drain::drain(&*self.link, &mut self.state, &mut self.store, &mut self.view, &mut self.panes);
         self.file_housekeeping();
         if self.auto_start && self.state.inventory.is_some() && self.files.recover.is_none() {
             self.auto_start = false;
-            if self.state.run.is_none()
+            if self.state.ingest.run.is_none()
                 && let Ok(cfg) = self.state.run_config()
             {
                 self.link.send(Command::Start(cfg));
@@ -244,8 +246,8 @@ impl ZescopeApp {
         self.schedule_repaint(ui, drained);
     }
 
-    fn schedule_repaint(&self, ui: &Ui, drained: ingest::Drained) {
-        let live = self.state.run.is_some() && self.view.is_live();
+    fn schedule_repaint(&self, ui: &Ui, drained: drain::Drained) {
+        let live = self.state.ingest.run.is_some() && self.view.is_live();
         if let Some(flag) = &self.wake_on_data {
             flag.store(live, Ordering::Relaxed);
         }
@@ -258,7 +260,7 @@ impl ZescopeApp {
             ui.ctx().request_repaint();
         } else if live && self.wake_on_data.is_none() {
             ui.ctx().request_repaint_after(LIVE_REPAINT);
-        } else if self.state.run.is_some() {
+        } else if self.state.ingest.run.is_some() {
             // Frozen views take in data and update the "new samples" hint this often; live views
             // with a waker repaint when data arrives, this is only their fallback.
             ui.ctx().request_repaint_after(FROZEN_REPAINT);
@@ -294,7 +296,7 @@ impl ZescopeApp {
             self.add_marker();
         }
         if space {
-            self.view.toggle_pause(plots::data_x(&self.store));
+            self.view.toggle_pause(data_x(&self.store));
         }
         if end {
             self.view.follow();
@@ -333,7 +335,7 @@ impl ZescopeApp {
                 Mode::Live => {
                     ui.label(RichText::new("LIVE").color(egui::Color32::from_rgb(60, 170, 60)).strong());
                     if ui.button("Pause").on_hover_text("freeze the view; sampling continues (Space)").clicked() {
-                        self.view.toggle_pause(plots::data_x(&self.store));
+                        self.view.toggle_pause(data_x(&self.store));
                     }
                 }
                 Mode::Paused | Mode::Zoomed => {

@@ -6,13 +6,13 @@ use egui::{Color32, Id, RichText, Ui, vec2};
 use egui_plot::{GridMark, LineStyle, Plot, VLine};
 
 use crate::store::Store;
+use crate::view::format::{si, time_label};
+use crate::view::{SeriesKey, TimeView, data_x};
 
 use super::envelope_plot::PlotSeries;
-use super::format::si;
 use super::legend::{self, LegendAction, LegendRow};
 use super::panes::Panes;
-use super::state::{AppState, SeriesKey};
-use super::timeview::TimeView;
+use super::state::AppState;
 
 /// Colour of markers.
 const MARKER: Color32 = Color32::from_rgb(200, 120, 220);
@@ -29,26 +29,6 @@ pub struct PlotsOutcome {
     pub shown: Option<(f64, f64)>,
     /// A pane's context menu asked to export it: (what, pane index).
     pub export: Option<(super::dialogs::FileKind, usize)>,
-}
-
-/// x-axis labels: seconds since the session's first sample.
-pub fn time_label(x: f64) -> String {
-    let neg = x < 0.0;
-    let a = x.abs();
-    let s = if a >= 3600.0 {
-        format!("{}:{:02}:{:02}", (a / 3600.0) as u64, ((a % 3600.0) / 60.0) as u64, (a % 60.0) as u64)
-    } else if a >= 60.0 {
-        format!("{}:{:06.3}", (a / 60.0) as u64, a % 60.0).trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        format!("{a:.3}").trim_end_matches('0').trim_end_matches('.').to_owned() + " s"
-    };
-    if neg { format!("-{s}") } else { s }
-}
-
-/// The data's x extent (seconds since the origin), over every stream.
-pub fn data_x(store: &Store) -> Option<(f64, f64)> {
-    let (a, b) = store.total_time_range()?;
-    Some((store.to_plot_x(a), store.to_plot_x(b)))
 }
 
 pub fn show(
@@ -76,10 +56,10 @@ pub fn show(
     egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
         for (i, spec) in specs.iter().enumerate() {
             let rows: Vec<(SeriesKey, Color32, bool)> =
-                spec.series.iter().map(|k| (k.clone(), panes.color(k), panes.is_visible(k))).collect();
+                spec.series.iter().map(|k| (k.clone(), panes.color(k), panes.layout.is_visible(k))).collect();
             let units: Vec<String> = rows
                 .iter()
-                .filter_map(|(k, _, _)| state.series.get(k).map(|e| e.plotted_unit()))
+                .filter_map(|(k, _, _)| state.ingest.series.get(k).map(|e| e.plotted_unit()))
                 .collect::<std::collections::BTreeSet<_>>()
                 .into_iter()
                 .collect();
@@ -117,7 +97,7 @@ pub fn show(
                 .iter()
                 .filter(|(_, _, visible)| *visible)
                 .flat_map(|(k, c, _)| {
-                    let ids = state.series.get(k).map(|e| e.ids.clone()).unwrap_or_default();
+                    let ids = state.ingest.series.get(k).map(|e| e.ids.clone()).unwrap_or_default();
                     ids.into_iter().enumerate().map(move |(run, id)| PlotSeries {
                         series: id,
                         name: format!("{}#{run}", k.label()),
@@ -209,10 +189,10 @@ pub fn show(
     }
     for (pane, a) in actions {
         match a {
-            LegendAction::Visible(k, v) => panes.set_visible(&k, v),
+            LegendAction::Visible(k, v) => panes.layout.set_visible(&k, v),
             LegendAction::Color(k, c) => panes.set_color(&k, c),
             LegendAction::MoveTo(k, to) => panes.assign(&k, to),
-            LegendAction::Remove(k) => panes.remove_series(pane, &k),
+            LegendAction::Remove(k) => panes.layout.remove_series(pane, &k),
         }
     }
     out
@@ -224,7 +204,7 @@ fn readout(ui: &mut Ui, rows: &[(SeriesKey, Color32, bool)], state: &AppState, s
     egui::Grid::new("readout").spacing(vec2(12.0, 2.0)).show(ui, |ui| {
         for (k, c, visible) in rows.iter().filter(|r| r.2) {
             let _ = visible;
-            let Some(e) = state.series.get(k) else { continue };
+            let Some(e) = state.ingest.series.get(k) else { continue };
             let unit = e.plotted_unit();
             let nearest = e
                 .ids
@@ -253,18 +233,4 @@ fn readout(ui: &mut Ui, rows: &[(SeriesKey, Color32, bool)], state: &AppState, s
             ui.end_row();
         }
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::time_label;
-
-    #[test]
-    fn time_labels() {
-        assert_eq!(time_label(1.5), "1.5 s");
-        assert_eq!(time_label(0.0), "0 s");
-        assert_eq!(time_label(75.25), "1:15.25");
-        assert_eq!(time_label(3725.0), "1:02:05");
-        assert_eq!(time_label(-2.0), "-2 s");
-    }
 }

@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::panes::PaneLayout;
 use super::state::Selection;
-use super::timeview::Window;
+use crate::view::PaneLayout;
+use crate::view::Window;
 
 pub const STORAGE_KEY: &str = "zescope-settings-v1";
 

@@ -8,8 +8,9 @@ use egui::{Color32, RichText, Ui};
 
 use crate::sampler::{Command, DeviceEntry, GroupEntry, GroupExportKind, MAX_INTERVAL, MIN_INTERVAL};
 
-use super::format;
-use super::state::{AppState, SeriesKey};
+use super::state::AppState;
+use crate::view::SeriesKey;
+use crate::view::format;
 
 /// What the panel asks the app to do.
 #[derive(Debug)]
@@ -47,7 +48,7 @@ impl SourcePanel<'_> {
         }
         ui.add_space(4.0);
         let q = self.search.to_lowercase();
-        let running = self.state.run.is_some();
+        let running = self.state.ingest.run.is_some();
         egui::ScrollArea::vertical().id_salt("sources").max_height(ui.available_height() - 120.0).show(ui, |ui| {
             let Some(inv) = self.state.inventory.clone() else {
                 ui.label("Waiting for the sampler…");
@@ -182,14 +183,14 @@ impl SourcePanel<'_> {
 
     fn controls(&mut self, ui: &mut Ui) -> Vec<SourceAction> {
         let mut actions = Vec::new();
-        let running = self.state.run.is_some();
+        let running = self.state.ingest.run.is_some();
         ui.horizontal(|ui| {
             ui.label("Interval");
             let mut us = self.state.selection.interval.as_micros() as f64;
             let slider = egui::Slider::new(&mut us, MIN_INTERVAL.as_micros() as f64..=MAX_INTERVAL.as_micros() as f64)
                 .logarithmic(true)
                 .custom_formatter(|v, _| format::duration(Duration::from_micros(v as u64)))
-                .custom_parser(|s| crate::record::parse_duration(s).ok().map(|d| d.as_micros() as f64));
+                .custom_parser(|s| crate::view::format::parse_duration(s).ok().map(|d| d.as_micros() as f64));
             if ui.add(slider).on_hover_text("sampling interval, 100 µs to 10 s; applies live").changed() {
                 let d = Duration::from_micros(us as u64).clamp(MIN_INTERVAL, MAX_INTERVAL);
                 self.state.selection.interval = d;

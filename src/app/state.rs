@@ -2,53 +2,14 @@
 //! far. No egui types that would stop tests from building it by hand.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sampler::{DevicePath, Inventory, RunConfig, RunInfo, SamplerError, SeriesInfo, Stats};
-use crate::store::{SeriesId, StreamId};
+use crate::sampler::{DevicePath, Inventory, RunConfig, Stats};
+use crate::view::Ingest;
 
-/// A counter as the user knows it, stable across runs: which device, group and metric.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct SeriesKey {
-    pub device: String,
-    pub group: String,
-    pub metric: String,
-}
-
-impl SeriesKey {
-    pub fn label(&self) -> String {
-        format!("{}/{}", self.group, self.metric)
-    }
-}
-
-/// Everything known about one counter: its description and its series in the store (one per
-/// run that sampled it).
-#[derive(Clone, Debug)]
-pub struct SeriesEntry {
-    pub info: SeriesInfo,
-    pub ids: Vec<SeriesId>,
-}
-
-impl SeriesEntry {
-    /// Unit of what is plotted: per second for cumulative counters.
-    pub fn plotted_unit(&self) -> String {
-        match self.info.kind {
-            crate::layout::Kind::Gauge => self.info.unit.clone(),
-            crate::layout::Kind::Cumulative => format!("{}/s", self.info.unit),
-        }
-    }
-}
-
-/// The run in progress, as far as the UI is concerned.
-#[derive(Clone, Debug)]
-pub struct ActiveRun {
-    pub info: RunInfo,
-    pub streams: Vec<StreamId>,
-    pub keys: Vec<Vec<SeriesKey>>,
-    pub started: Instant,
-}
+use super::banner::{Banner, BannerError};
 
 /// What the user picked in the source panel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,37 +32,33 @@ impl Default for Selection {
     }
 }
 
-/// An error shown as a banner until dismissed.
-#[derive(Clone, Debug)]
-pub struct Banner {
-    pub id: u64,
-    pub error: SamplerError,
-    pub count: u32,
-}
-
 #[derive(Default)]
 pub struct AppState {
     pub inventory: Option<Inventory>,
     pub selection: Selection,
-    pub run: Option<ActiveRun>,
+    /// The run in progress and every series seen, as filed into the store.
+    pub ingest: Ingest,
     pub stats: Option<Stats>,
     pub banners: Vec<Banner>,
     next_banner: u64,
-    pub series: BTreeMap<SeriesKey, SeriesEntry>,
-    pub samples_total: u64,
     /// The last run's device name, for the status bar after it stopped.
     pub last_device: Option<String>,
     /// The sampler is gone (shut down or crashed).
     pub sampler_gone: bool,
     /// Source, devices and runs so far, for sessions.
     pub history: crate::session::RunHistory,
-    /// Optional features the driver does not offer, turned off for the current run (shown in
-    /// the status bar and the diagnostics window).
-    pub notices: Vec<String>,
 }
 
 impl AppState {
-    pub fn push_error(&mut self, error: SamplerError) {
+    /// Optional features the driver does not offer, turned off for the current run (shown in
+    /// the status bar and the diagnostics window); empty without a run.
+    pub fn notices(&self) -> &[String] {
+        self.ingest.run.as_ref().map_or(&[], |r| &r.info.notices)
+    }
+
+    /// Shows `error` as a banner (a repeat of one shown counts up instead).
+    pub fn push_error(&mut self, error: impl Into<BannerError>) {
+        let error = error.into();
         if let Some(b) = self.banners.iter_mut().find(|b| b.error == error) {
             b.count += 1;
             return;

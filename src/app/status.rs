@@ -5,9 +5,9 @@ use egui::{RichText, Ui};
 
 use crate::store::Store;
 
-use super::format;
-use super::plots::time_label;
 use super::state::AppState;
+use crate::view::format;
+use crate::view::format::time_label;
 
 pub fn show(ui: &mut Ui, state: &AppState, store: &Store, files: &super::files::Files) {
     ui.horizontal_wrapped(|ui| {
@@ -25,12 +25,12 @@ pub fn show(ui: &mut Ui, state: &AppState, store: &Store, files: &super::files::
             None => ui.label("no source"),
         };
         ui.separator();
-        match (&state.run, &state.last_device) {
+        match (&state.ingest.run, &state.last_device) {
             (Some(r), _) => ui.label(format!("{} · {}", r.info.device, r.info.config.groups.join(", "))),
             (None, Some(d)) => ui.label(format!("{d} · stopped")),
             (None, None) => ui.label("not sampling"),
         };
-        if let (Some(_), Some(s)) = (&state.run, &state.stats) {
+        if let (Some(_), Some(s)) = (&state.ingest.run, &state.stats) {
             ui.separator();
             let ok = s.achieved_hz >= 0.99 * s.requested_hz;
             let rate = format!("{} of {} requested", format::hz(s.achieved_hz), format::hz(s.requested_hz));
@@ -53,11 +53,11 @@ pub fn show(ui: &mut Ui, state: &AppState, store: &Store, files: &super::files::
             ui.separator();
             ui.label(format!("CPU {:.1} %", s.cpu_percent)).on_hover_text("the sampler thread's share of one core");
         }
-        if state.run.is_some() && !state.notices.is_empty() {
+        if !state.notices().is_empty() {
             ui.separator();
-            let n = state.notices.len();
+            let n = state.notices().len();
             let text = format!("{n} driver feature{} off", if n == 1 { "" } else { "s" });
-            ui.label(RichText::new(text).color(ui.visuals().warn_fg_color)).on_hover_text(state.notices.join("\n"));
+            ui.label(RichText::new(text).color(ui.visuals().warn_fg_color)).on_hover_text(state.notices().join("\n"));
         }
         ui.separator();
         ui.label(format!("memory {} of {}", format::bytes(store.memory_used()), format::bytes(store.memory_cap())));

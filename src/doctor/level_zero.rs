@@ -19,7 +19,7 @@ const INSTALL_DRIVER: &str = "install the Level Zero driver of your device: Inte
 
 pub(super) fn checks(source: Source) -> Vec<Check> {
     let library = std::env::var("ZESCOPE_LEVEL_ZERO_LOADER").unwrap_or_else(|_| LOADER_LIBRARY.to_owned());
-    let real = Loader::level_zero();
+    let real = with_trace(Loader::level_zero());
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
     let mut checks = vec![
         loader_check(&real, &library, &maps).only_for_hardware(source),
@@ -84,6 +84,44 @@ pub(super) fn checks(source: Source) -> Vec<Check> {
     checks
 }
 
+/// A loader that failed to start without an explanation is run again in a child (`zescope list
+/// --source level-zero`, when this process is zescope) with `ZE_ENABLE_LOADER_DEBUG_TRACE=1`, and
+/// the failures its trace reports are added to the cause.
+fn with_trace(real: Result<Loader, Error>) -> Result<Loader, Error> {
+    let Err(Error::NoDriver { cause }) = real else { return real };
+    let trace = loader_trace();
+    let failing: Vec<&str> = trace
+        .iter()
+        .map(|l| l.trim_start_matches(crate::ze::diagnose::TRACE_PREFIX).trim())
+        .filter(|l| l.contains("failed") || l.contains("Failed") || l.contains("0 Drivers Discovered"))
+        .collect();
+    if failing.is_empty() {
+        return Err(Error::NoDriver { cause });
+    }
+    Err(Error::NoDriver { cause: format!("{cause}; the loader's trace says: {}", failing.join(" | ")) })
+}
+
+/// The debug trace of the loader starting in a child zescope (empty when this process is not
+/// zescope, e.g. a test binary, or the child cannot run).
+fn loader_trace() -> Vec<String> {
+    let Ok(exe) = std::env::current_exe() else { return Vec::new() };
+    if !exe.file_name().is_some_and(|n| n.to_string_lossy().starts_with("zescope")) {
+        return Vec::new();
+    }
+    let out = std::process::Command::new(exe)
+        .args(["list", "--source", "level-zero"])
+        .env("ZE_ENABLE_LOADER_DEBUG_TRACE", "1")
+        .stdin(std::process::Stdio::null())
+        .output();
+    match out {
+        Ok(o) => {
+            let text = format!("{}\n{}", String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&o.stdout));
+            crate::ze::diagnose::trace_lines(&text)
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
 fn device_names(loader: &Loader) -> Vec<String> {
     loader.drivers.iter().flat_map(|d| d.devices().unwrap_or_default()).map(|d| d.info.name).collect()
 }
@@ -114,6 +152,9 @@ fn loader_check(real: &Result<Loader, Error>, library: &str, maps: &str) -> Chec
         ),
         Err(Error::Loader(e @ LoadError::MissingSymbol(_))) => {
             Check::fail(NAME, e.to_string(), "install Level Zero loader 1.8 or newer: sudo apt install libze1")
+        }
+        Err(Error::LoaderInit { cause, explanation, fix }) => {
+            Check::fail(NAME, format!("{explanation} ({cause})"), fix)
         }
         _ => {
             let stem = Path::new(library).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -147,6 +188,13 @@ fn devices_check(real: &Result<Loader, Error>, alt_drivers: Option<&str>) -> Che
                 NAME,
                 format!("no real device can be found without the loader; {only_sim}"),
                 "install the loader first (see the line above)",
+            );
+        }
+        Err(Error::LoaderInit { .. }) => {
+            return Check::fail(
+                NAME,
+                format!("no real device can be found until the loader starts; {only_sim}"),
+                "fix the loader first (see the line above)",
             );
         }
         Err(e) => {

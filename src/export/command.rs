@@ -2,15 +2,14 @@
 //! a display. The session is loaded and restored into a store like the UI
 //! does, so the panes, colours and hidden series are the ones saved. A
 //! session without panes (as `zescope record` writes) gets the UI's default
-//! layout: one pane per plotted unit.
+//! layout (`view::panes`): one pane per plotted unit.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::app::panes::{PaneLayout, Panes};
-use crate::app::state::{AppState, SeriesEntry, SeriesKey};
 use crate::session;
 use crate::store::Store;
+use crate::view::default_layout;
+use crate::view::timeview::shown_range;
 
 use super::ExportSpec;
 
@@ -79,29 +78,6 @@ pub struct ExportArgs {
     pub csv: Option<PathBuf>,
 }
 
-/// The UI's default layout for series `keys` (in stream order): one pane per plotted unit.
-pub fn default_layout(keys: &[SeriesKey], series: &BTreeMap<SeriesKey, SeriesEntry>) -> PaneLayout {
-    let mut state = AppState::default();
-    state.series = series.clone();
-    let mut panes = Panes::default();
-    panes.place_new(keys, &state);
-    panes.layout
-}
-
-/// The series keys of restored streams, in stream order.
-fn keys_in_order(r: &session::Restored) -> Vec<SeriesKey> {
-    let metas = r.streams.iter().filter_map(|id| r.history.streams.get(id));
-    metas
-        .flat_map(|m| {
-            m.series.iter().map(|s| SeriesKey {
-                device: m.device.clone(),
-                group: m.group.clone(),
-                metric: s.metric.clone(),
-            })
-        })
-        .collect()
-}
-
 /// Run an export; returns what was written, for the user.
 pub fn run(args: &ExportArgs) -> Result<String, String> {
     if args.png.is_none() && args.svg.is_none() && args.csv.is_none() {
@@ -111,7 +87,7 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
     let mut store = Store::new(usize::MAX);
     let restored = s.restore_into(&mut store).map_err(|e| format!("{}: {e}", args.session.display()))?;
     let layout = if restored.layout.panes.is_empty() {
-        default_layout(&keys_in_order(&restored), &restored.series)
+        default_layout(&restored.keys_in_order(), &restored.series)
     } else {
         restored.layout.clone()
     };
@@ -122,10 +98,7 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
     };
     let range = match args.range {
         None => None,
-        Some(RangeArg::View) => {
-            let data = crate::app::plots::data_x(&store);
-            restored.view.range(data).map(|(a, b)| (store.from_plot_x(a), store.from_plot_x(b)))
-        }
+        Some(RangeArg::View) => shown_range(&restored.view, &store),
         Some(RangeArg::Seconds(a, b)) => {
             let (lo, hi) = store.total_time_range().ok_or("the session holds no samples")?;
             Some((a.map_or(lo, |a| store.from_plot_x(a)), b.map_or(hi, |b| store.from_plot_x(b))))

@@ -1,29 +1,74 @@
-//! CSV of the data: a `time_s` column (seconds since the session's first
-//! sample) and one column per visible series of the exported panes, headed
-//! `group/metric [unit]`, like `zescope record` writes.
+//! The one CSV format, written by `zescope record --out x.csv` (rows as batches arrive) and by
+//! export (`zescope export --csv`, the window's CSV export: rows from the store).
 //!
-//! Values are the store's full-resolution samples exactly as stored (written
-//! in Rust's shortest round-trip form, so they parse back to the same `f64`):
-//! gauges as read, cumulative counters as their running totals, in the stored
-//! unit. A row is one sample of one stream; series of other streams (another
-//! metric group, another run) have an empty cell in it. Rows are in time
-//! order. History the memory cap has coarsened into summaries has no samples
-//! left and is not in the CSV.
+//! - Columns: `time_s`, then one per series, headed `group/metric [unit]` ([`column`]).
+//! - **Time origin**: `time_s` is seconds since the recording's first sample, printed with 9
+//!   decimals (ns). That is the store's origin ([`Store::origin_ns`]): the first timestamp a
+//!   store takes, kept in sessions, so the times in a CSV written while recording and in one
+//!   exported later from the saved session are the same, and equal the x of the plots.
+//! - Values exactly as stored, in Rust's shortest round-trip form (they parse back to the same
+//!   `f64`): gauges as read, cumulative counters as their running totals, in the stored unit.
+//! - A row is one sample of one stream (metric group, run); series of other streams have an empty
+//!   cell in it. Rows are in time order.
+//!
+//! Export writes the store's full-resolution samples of the visible series of the exported panes;
+//! history the memory cap has coarsened into summaries has no samples left and is not in it.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::Path;
 
 use crate::store::{SeriesId, Store, StreamId};
 
 use super::{ExportError, ExportSpec};
 
-/// Write the CSV; returns the number of data rows.
+/// A column's header: `group/metric [unit]` (`label` is `group/metric`).
+pub fn column(label: &str, unit: &str) -> String {
+    format!("{label} [{unit}]")
+}
+
+/// Writes the CSV format of the module docs: the header first, then rows.
+pub struct CsvWriter<W: Write> {
+    w: csv::Writer<W>,
+    /// Time zero; `None` until the first row when not known up front.
+    origin: Option<i64>,
+    record: Vec<String>,
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// Writes the header (`time_s` and `columns`). `origin` is the store's origin (ns); `None`
+    /// takes the first row's time, which is what a store would take.
+    pub fn new(w: W, columns: &[String], origin: Option<i64>) -> csv::Result<CsvWriter<W>> {
+        let mut w = csv::Writer::from_writer(w);
+        w.write_record(std::iter::once("time_s").chain(columns.iter().map(String::as_str)))?;
+        Ok(CsvWriter { w, origin, record: vec![String::new(); columns.len() + 1] })
+    }
+
+    /// One row at time `t` (ns) with `cells` as (column index, value); other cells stay empty.
+    pub fn row(&mut self, t: i64, cells: impl IntoIterator<Item = (usize, f64)>) -> csv::Result<()> {
+        let origin = *self.origin.get_or_insert(t);
+        self.record.iter_mut().for_each(String::clear);
+        self.record[0] = format!("{:.9}", (t as i128 - origin as i128) as f64 * 1e-9);
+        for (c, v) in cells {
+            if let Some(cell) = self.record.get_mut(c + 1) {
+                *cell = v.to_string();
+            }
+        }
+        self.w.write_record(&self.record)
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// Write the CSV of `spec` from `store`; returns the number of data rows.
 pub fn csv(store: &Store, spec: &ExportSpec, path: &Path) -> Result<usize, ExportError> {
     // Columns: every visible series once, in pane order.
     let mut columns: Vec<(String, Vec<SeriesId>)> = Vec::new();
     for s in spec.panes.iter().flat_map(|p| &p.series).filter(|s| s.visible) {
         if !columns.iter().any(|(_, ids)| *ids == s.ids) {
-            columns.push((format!("{} [{}]", s.label, s.raw_unit), s.ids.clone()));
+            columns.push((column(&s.label, &s.raw_unit), s.ids.clone()));
         }
     }
     if columns.is_empty() {
@@ -49,20 +94,44 @@ pub fn csv(store: &Store, spec: &ExportSpec, path: &Path) -> Result<usize, Expor
     rows.sort_by_key(|r| (r.0, r.1));
     let feeds: Vec<&Vec<(usize, usize)>> = feeds.values().collect();
     let io = |e: std::io::Error| ExportError::Io { path: path.to_owned(), source: e };
-    let file = std::fs::File::create(path).map_err(io)?;
-    let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
     let err = |e: csv::Error| ExportError::Csv(e.to_string());
-    let header = std::iter::once("time_s".to_owned()).chain(columns.iter().map(|(h, _)| h.clone()));
-    w.write_record(header).map_err(err)?;
-    let mut record = vec![String::new(); columns.len() + 1];
+    let file = std::fs::File::create(path).map_err(io)?;
+    let headers: Vec<String> = columns.into_iter().map(|(h, _)| h).collect();
+    let origin = store.origin_ns().or(rows.first().map(|r| r.0));
+    let mut w = CsvWriter::new(std::io::BufWriter::new(file), &headers, origin).map_err(err)?;
     for (t, order, cells) in &rows {
-        record.iter_mut().for_each(String::clear);
-        record[0] = format!("{:.9}", store.to_plot_x(*t));
-        for (&(c, _), v) in feeds[*order].iter().zip(cells) {
-            record[c + 1] = v.to_string();
-        }
-        w.write_record(&record).map_err(err)?;
+        w.row(*t, feeds[*order].iter().map(|&(c, _)| c).zip(cells.iter().copied())).map_err(err)?;
     }
     w.flush().map_err(io)?;
     Ok(rows.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_timed_from_the_origin_with_empty_cells_elsewhere() {
+        let mut out = Vec::new();
+        {
+            let cols = [column("g/a", "W"), column("h/b", "ns")];
+            let mut w = CsvWriter::new(&mut out, &cols, None).unwrap();
+            w.row(1_000_000_000, [(0, 1.5)]).unwrap();
+            w.row(1_250_000_001, [(1, 0.1)]).unwrap();
+            w.flush().unwrap();
+        }
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text, "time_s,g/a [W],h/b [ns]\n0.000000000,1.5,\n0.250000001,,0.1\n");
+    }
+
+    #[test]
+    fn a_known_origin_is_kept() {
+        let mut out = Vec::new();
+        {
+            let mut w = CsvWriter::new(&mut out, &[column("g/a", "W")], Some(500)).unwrap();
+            w.row(1_500, [(0, 2.0)]).unwrap();
+            w.flush().unwrap();
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), "time_s,g/a [W]\n0.000001000,2\n");
+    }
 }

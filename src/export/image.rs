@@ -20,9 +20,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
-use crate::app::format::si;
-use crate::app::plots::time_label;
 use crate::store::{Envelope, EnvelopeColumn, Store};
+use crate::view::format::{si, time_label};
+use crate::view::runs::{column_span, gap_free_runs};
 
 use super::{ExportError, ExportPane, ExportSpec};
 
@@ -188,31 +188,27 @@ fn draw_pane<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Polylines through each column's min and max, one per gap-free run.
+/// Polylines through each column's min and max, one per gap-free run (`view::runs`: the same
+/// runs and column spans as the screen).
 fn runs(store: &Store, cols: &[EnvelopeColumn], px_per_s: f64, (x0, x1): (f64, f64)) -> Vec<Vec<(f64, f64)>> {
-    let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
-    let mut cur: Vec<(f64, f64)> = Vec::new();
     let clamp = |t: i64| store.to_plot_x(t).clamp(x0, x1);
-    for c in cols {
-        if (c.count == 0 || c.break_before) && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        if c.count == 0 {
-            continue;
-        }
-        let (xa, xb) = (clamp(c.t_start), clamp(c.t_end));
-        if (xb - xa) * px_per_s > 2.0 {
-            cur.extend([(xa, c.min), (xa, c.max), (xb, c.max), (xb, c.min)]);
-        } else {
-            let xm = clamp(c.t_mid());
-            cur.push((xm, c.min));
-            if c.max != c.min {
-                cur.push((xm, c.max));
+    let px_per_ns = px_per_s * 1e-9;
+    gap_free_runs(cols)
+        .map(|run| {
+            let mut pts = Vec::with_capacity(run.len() * 2);
+            for c in run {
+                let (a, b) = column_span(c, px_per_ns);
+                let (xa, xb) = (clamp(a), clamp(b));
+                if a != b {
+                    pts.extend([(xa, c.min), (xa, c.max), (xb, c.max), (xb, c.min)]);
+                } else {
+                    pts.push((xa, c.min));
+                    if c.max != c.min {
+                        pts.push((xa, c.max));
+                    }
+                }
             }
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+            pts
+        })
+        .collect()
 }

@@ -4,10 +4,11 @@
 //! Both callers describe what to export the same way: an [`ExportSpec`] of
 //! panes, each with its series (label, plotted unit, colour, visibility and
 //! the store series of every run), and a time range. [`ExportSpec::from_layout`]
-//! builds one from the UI's pane layout and series map, which is also what a
+//! builds one from a pane layout and series map (`view`), which is also what a
 //! restored session gives. Images are drawn from the store's envelopes at one
 //! column per pixel, like the screen (`image.rs`); CSV holds the store's
-//! full-resolution samples (`csv.rs`).
+//! full-resolution samples (`csv.rs`, the one CSV format, which `zescope record`
+//! writes too).
 
 mod command;
 mod csv;
@@ -15,12 +16,12 @@ mod image;
 
 use std::collections::BTreeMap;
 
-use crate::app::panes::PaneLayout;
-use crate::app::state::{SeriesEntry, SeriesKey};
 use crate::store::{SeriesId, Store};
+use crate::view::{PaneLayout, SeriesEntry, SeriesKey};
 
-pub use command::{ExportArgs, PaneChoice, RangeArg, default_layout, parse_range, run};
+pub use command::{ExportArgs, PaneChoice, RangeArg, parse_range, run};
 pub use csv::csv;
+pub(crate) use csv::{CsvWriter, column};
 pub use image::{png, svg};
 
 /// One series of a pane, as the UI shows it.

@@ -8,7 +8,7 @@ use crate::layout::decode::MetricDesc;
 use crate::layout::{Decoder, LayoutSet, Target};
 use crate::ze::{Context, CreateGroupError, Device, GroupExport, Loader, Metric, MetricGroup};
 
-use super::dmabuf::{self, Buffers, ImportError};
+use super::dmabuf::{self, ImportError};
 use super::errors;
 use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo};
 use super::run::{Run, StreamReader};
@@ -166,7 +166,7 @@ fn build(
             }
             decoder.select(&wanted).map_err(|e| errors::layout(e.to_string()))?;
         }
-        let buffer = import(parts.buffers_mut(), device, fd, size, &g.info.name)?;
+        let buffer = import(parts, device, fd, size, &g.info.name)?;
         let imported = parts.buffers_mut().get_mut(buffer).size;
         if decoder.span > imported {
             return Err(errors::export(format!(
@@ -261,8 +261,8 @@ fn validate_export(what: &str, fd: i32, size: usize) -> Result<(), SamplerError>
     }
 }
 
-fn import(buffers: &mut Buffers, device: &Device, fd: i32, size: usize, group: &str) -> Result<usize, SamplerError> {
-    buffers.import(device, fd, size).map_err(|e| match e {
+fn import(parts: &mut RunParts, device: &Device, fd: i32, size: usize, group: &str) -> Result<usize, SamplerError> {
+    parts.import(device, fd, size).map_err(|e| match e {
         ImportError::Fd(m) => errors::export(format!("importing the memory of {group}: {m}")),
         ImportError::Ze(z) => errors::ze(&format!("importing the memory of {group}"), &z),
     })
@@ -286,6 +286,7 @@ fn create_group(parts: &mut RunParts, groups: &[MetricGroup], metrics: &[String]
         CreateGroupError::Ze(z) => errors::ze("creating a metric group", &z),
         other => errors::config(other.to_string(), Some("sample predefined groups instead")),
     })?;
-    parts.activation_mut().created.push(group.clone());
-    Ok(group)
+    let plain = group.group().clone();
+    parts.activation_mut().created.push(group);
+    Ok(plain)
 }

@@ -15,15 +15,15 @@
 //! as [`Pending::Run`], retried at the next stop, start and at exit. A disable the driver
 //! refused comes back as [`Pending::Disable`].
 
-use crate::ze::{Context, Device, MetricGroup};
+use crate::ze::{Context, CreatedGroup, Device};
 
-use super::dmabuf::{Buffers, BuffersReleased};
+use super::dmabuf::{Buffers, BuffersReleased, ImportError};
 use super::protocol::DevicePath;
 
 /// Groups activated on the device, and groups zescope created for the run.
 pub struct Activation {
     pub activated: bool,
-    pub created: Vec<MetricGroup>,
+    pub created: Vec<CreatedGroup>,
 }
 
 /// Proof that groups are deactivated and created groups destroyed.
@@ -38,8 +38,9 @@ impl Activation {
         }
         for g in self.created {
             // After deactivation and after every import of its memory was freed.
-            if let Err(e) = g.destroy_created() {
-                errors.push(format!("destroying metric group {}: {e}", g.info.name));
+            let name = g.group().info.name.clone();
+            if let Err(e) = g.destroy() {
+                errors.push(format!("destroying metric group {name}: {e}"));
             }
         }
         Deactivated(())
@@ -166,7 +167,7 @@ pub struct RunParts {
 
 impl RunParts {
     pub fn new(dc: DeviceContext) -> RunParts {
-        let buffers = Buffers::new(dc.ctx.clone());
+        let buffers = Buffers::new();
         RunParts { inner: Some((dc, Activation { activated: false, created: Vec::new() }, buffers)) }
     }
 
@@ -182,6 +183,12 @@ impl RunParts {
         &mut self.inner.as_mut().expect("live run").2
     }
 
+    /// Imports the buffer behind `fd` into the run's context (once per file); its index.
+    pub fn import(&mut self, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
+        let (dc, _, buffers) = self.inner.as_mut().expect("live run");
+        buffers.import(&dc.ctx, device, fd, size)
+    }
+
     /// The teardown: unmap → free → deactivate → destroy created groups → disable metrics →
     /// destroy the context. Returns what failed and what is left to retry.
     pub fn finish(mut self) -> Teardown {
@@ -193,7 +200,7 @@ impl RunParts {
             return Teardown { errors: Vec::new(), pending: None };
         };
         let mut errors = Vec::new();
-        let Some(released) = buffers.release(&mut errors) else {
+        let Some(released) = buffers.release(&dc.ctx, &mut errors) else {
             errors.push(format!(
                 "the metric groups on {} stay active until their exported memory is freed (zescope retries at the \
                  next stop, start and at exit)",

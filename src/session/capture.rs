@@ -1,16 +1,14 @@
-//! Between the running app and a [`Session`]: capture takes the store's
-//! streams and the UI's plain state (run history, pane layout, time view,
+//! Between a store with its view model and a [`Session`]: capture takes the store's
+//! streams and the view's plain state (run history, pane layout, time view,
 //! markers); restore rebuilds store streams from a session and hands back the
 //! UI state that goes with them (series keys to store ids, layout, view).
 
 use std::collections::BTreeMap;
 
-use crate::app::panes::{PaneLayout, PaneSpec};
-use crate::app::state::{SeriesEntry, SeriesKey};
-use crate::app::timeview::{Mode, TimeView, Window};
 use crate::layout::Kind;
 use crate::sampler::SeriesInfo;
 use crate::store::{Store, StreamId};
+use crate::view::{Mode, PaneLayout, PaneSpec, SeriesEntry, SeriesKey, TimeView, Window};
 
 use super::convert::parse_color;
 use super::format::*;
@@ -37,6 +35,22 @@ pub struct Restored {
     pub layout: PaneLayout,
     pub view: TimeView,
     pub markers: Vec<Marker>,
+}
+
+impl Restored {
+    /// The series keys of the restored streams, in stream order (a key once, where first seen).
+    pub fn keys_in_order(&self) -> Vec<SeriesKey> {
+        let mut keys: Vec<SeriesKey> = Vec::new();
+        for m in self.streams.iter().filter_map(|id| self.history.streams.get(id)) {
+            for s in &m.series {
+                let k = SeriesKey { device: m.device.clone(), group: m.group.clone(), metric: s.metric.clone() };
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+        }
+        keys
+    }
 }
 
 pub fn color_hex([r, g, b]: [u8; 3]) -> String {

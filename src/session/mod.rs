@@ -17,7 +17,6 @@
 //!
 //! Why the data is not plain RON numbers: see `codec.rs`.
 
-mod app;
 pub mod autosave;
 mod capture;
 pub mod codec;
@@ -31,7 +30,6 @@ mod recorder;
 
 use std::path::Path;
 
-pub use app::{app_capture, capture_app, export_spec, open_in_app};
 pub use capture::{Capture, Restored, color_hex, view_record};
 pub use convert::{MAX_SERIES, MAX_STREAMS, MAX_VALUES, Progress};
 pub use error::SessionError;

@@ -1,12 +1,12 @@
-//! Recording a session headless: sampler events in, a session file out.
+//! Recording a session headless: sampler events in (through the view's [`Ingest`]), a session
+//! file out.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::app::state::{SeriesEntry, SeriesKey};
 use crate::sampler::{Inventory, RunInfo, SampleBatch};
-use crate::store::{Store, StreamId};
+use crate::store::Store;
+use crate::view::{Ingest, TimeView, default_layout};
 
 use super::{Capture, RunHistory, SaveJob, Session};
 
@@ -18,10 +18,7 @@ pub struct Recorder {
     inventory: Inventory,
     store: Store,
     history: RunHistory,
-    series: BTreeMap<SeriesKey, SeriesEntry>,
-    /// Series keys in the order their streams started.
-    keys: Vec<SeriesKey>,
-    run: Option<(u64, Vec<StreamId>)>,
+    ingest: Ingest,
     job: Option<SaveJob>,
     last_save: Instant,
 }
@@ -35,51 +32,28 @@ impl Recorder {
             inventory,
             store: Store::with_default_cap(),
             history: Default::default(),
-            series: Default::default(),
-            keys: Vec::new(),
-            run: None,
+            ingest: Ingest::default(),
             job: None,
             last_save: Instant::now(),
         }
     }
 
     pub fn started(&mut self, info: &RunInfo) {
-        let mut ids = Vec::new();
-        for s in &info.streams {
-            let id = self.store.begin_stream(crate::app::ingest::stream_desc(info, s));
-            for (k, x) in s.series.iter().enumerate() {
-                let key = SeriesKey { device: info.device.clone(), group: s.group.clone(), metric: x.name.clone() };
-                if !self.keys.contains(&key) {
-                    self.keys.push(key.clone());
-                }
-                let e = self.series.entry(key).or_insert_with(|| SeriesEntry { info: x.clone(), ids: Vec::new() });
-                e.ids.extend(self.store.series_id(id, k));
-            }
-            ids.push(id);
-        }
-        self.history.run_started(info, Some(&self.inventory), &ids);
-        self.run = Some((info.run, ids));
+        let run = self.ingest.run_started(&mut self.store, info.clone());
+        self.history.run_started(info, Some(&self.inventory), &run.streams);
     }
 
     pub fn samples(&mut self, b: &SampleBatch) -> Result<(), String> {
-        let Some(&id) = self.run.as_ref().filter(|r| r.0 == b.run).and_then(|r| r.1.get(b.stream)) else {
-            return Ok(());
-        };
-        if b.gap_before {
-            self.store.mark_gap(id);
-        }
-        self.store.append(id, &b.timestamps, &b.values).map_err(|e| format!("samples could not be stored: {e}"))
+        self.ingest.samples(&mut self.store, b).map(|_| ()).map_err(|e| format!("samples could not be stored: {e}"))
     }
 
     pub fn stopped(&mut self, run: u64) {
-        if let Some((_, ids)) = self.run.take_if(|r| r.0 == run) {
-            ids.into_iter().for_each(|id| self.store.end_stream(id));
-        }
+        self.ingest.run_stopped(&mut self.store, run);
     }
 
     pub fn session(&self) -> Session {
-        let layout = crate::export::default_layout(&self.keys, &self.series);
-        let view = crate::app::timeview::TimeView::default();
+        let layout = default_layout(&self.ingest.order, &self.ingest.series);
+        let view = TimeView::default();
         let ui = Capture { history: &self.history, layout: &layout, view: &view, markers: &[] };
         Session::capture(&self.store, ui)
     }

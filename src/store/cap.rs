@@ -253,9 +253,4 @@ impl StreamStore {
         }
         Retention { evicted_samples: self.evicted, spans }
     }
-
-    /// Retained samples (at any resolution).
-    pub fn retained_samples(&self) -> u64 {
-        self.retention().spans.iter().map(|s| s.samples).sum()
-    }
 }

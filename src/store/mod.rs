@@ -12,7 +12,7 @@
 //! derived at ingest ([`rate`]). Queries: envelopes for plotting
 //! (`plan.rs` lays out the columns once per stream, `envelope.rs` fills them
 //! per series), exact samples and range statistics (`query.rs`). The cap and
-//! what gives way under it: `cap.rs`. Save/load: `export.rs`. Each file's
+//! what gives way under it: `cap.rs`. Save/load: `snapshot.rs`. Each file's
 //! docs say why it is built the way it is.
 //!
 //! # Memory arithmetic (full resolution, per stored value)
@@ -55,12 +55,12 @@ mod column;
 mod desc;
 mod envelope;
 mod error;
-mod export;
 mod locate;
 mod plan;
 mod pyramid;
 mod query;
 pub mod rate;
+mod snapshot;
 mod stream;
 mod timeline;
 
@@ -68,8 +68,8 @@ pub use cap::{ResolutionSpan, Retention, default_cap};
 pub use desc::{SeriesDesc, SeriesId, SeriesKind, StreamDesc, StreamId, StreamInfo};
 pub use envelope::{Envelope, EnvelopeColumn};
 pub use error::StoreError;
-pub use export::{BucketStats, CoarseBucket, RawData, StreamData};
 pub use query::{Bucket, Sample, Stats};
+pub use snapshot::{BucketStats, CoarseBucket, RawData, StreamData};
 
 use stream::StreamStore;
 
@@ -277,11 +277,6 @@ impl Store {
     /// Samples ever appended to a stream.
     pub fn sample_count(&self, s: StreamId) -> u64 {
         self.streams.get(s.0 as usize).map_or(0, |st| st.total)
-    }
-
-    /// Samples a stream still holds (at any resolution).
-    pub fn retained_sample_count(&self, s: StreamId) -> u64 {
-        self.streams.get(s.0 as usize).map_or(0, StreamStore::retained_samples)
     }
 
     /// Oldest and newest time a stream holds.

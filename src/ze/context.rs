@@ -1,8 +1,9 @@
 //! Contexts and what lives in them: metric group activation, imports of exported memory, host
 //! allocations, and the immediate command list used to copy from an import.
 //!
-//! These are single calls with no ownership: creating and destroying, in the right order, is the
-//! sampler's job (its one teardown function), not Drop's.
+//! Creating and destroying, in the right order, is the sampler's job (its one teardown function),
+//! not Drop's. What gets destroyed is neither `Clone` nor handed out raw, and destroying consumes
+//! it: a context or command list cannot be used after its destroy, nor destroyed twice.
 
 use core::ffi::c_void;
 
@@ -13,10 +14,10 @@ use super::error::{ZeError, check};
 use super::loader::Ze;
 use super::metric::MetricGroup;
 
-#[derive(Clone)]
+/// A Level Zero context. Destroyed (consumed) by [`Context::destroy`]; never cloned.
 pub struct Context {
-    pub ze: Ze,
-    pub handle: ze_context_handle_t,
+    ze: Ze,
+    handle: ze_context_handle_t,
 }
 
 impl Context {
@@ -29,8 +30,10 @@ impl Context {
         Ok(Context { ze: ze.clone(), handle: h })
     }
 
-    pub fn destroy(&self) -> Result<(), ZeError> {
-        // SAFETY: plain handle call.
+    /// `zeContextDestroy`, after every allocation and command list of it was released. Consumes
+    /// the context whether or not the driver succeeded: its handle is not used again.
+    pub fn destroy(self) -> Result<(), ZeError> {
+        // SAFETY: our context's handle, destroyed once (self is consumed).
         check("zeContextDestroy", unsafe { (self.ze.api.zeContextDestroy)(self.handle) })
     }
 
@@ -102,9 +105,10 @@ impl Context {
     }
 }
 
+/// An immediate command list. Destroyed (consumed) by [`CommandList::destroy`]; never cloned.
 pub struct CommandList {
-    pub ze: Ze,
-    pub handle: ze_command_list_handle_t,
+    ze: Ze,
+    handle: ze_command_list_handle_t,
 }
 
 impl CommandList {
@@ -127,8 +131,13 @@ impl CommandList {
         })
     }
 
-    pub fn destroy(&self) -> Result<(), ZeError> {
-        // SAFETY: plain handle call.
+    /// `zeCommandListDestroy`; consumes the list.
+    pub fn destroy(self) -> Result<(), ZeError> {
+        // SAFETY: our list's handle, destroyed once (self is consumed).
         check("zeCommandListDestroy", unsafe { (self.ze.api.zeCommandListDestroy)(self.handle) })
     }
 }
+
+// Raw driver handles: these stay on the thread that made them (the sampler).
+static_assertions::assert_not_impl_any!(Context: Send, Sync, Clone);
+static_assertions::assert_not_impl_any!(CommandList: Send, Sync, Clone);

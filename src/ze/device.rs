@@ -27,21 +27,86 @@ pub struct Driver {
     pub info: DriverInfo,
 }
 
-/// Experimental entry points of a driver, from the loader's exports or
-/// `zeDriverGetExtensionFunctionAddress`. They take DRIVER handles: translate first.
+/// Which source answered a call through an [`Entry`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// The loader's own export (or the in-process driver's `Api`), with the application's handle.
+    Loader,
+    /// The driver's function from `zeDriverGetExtensionFunctionAddress`, with the driver's handle.
+    Driver,
+}
+
+/// One entry point that may exist twice: as the loader's export (newer loaders export the
+/// experimental metric functions) and as the driver's extension function.
+///
+/// THE HANDLE RULE, kept here and nowhere else: the loader's export takes the application's
+/// (loader) handle; the driver's function takes the driver's own handle (`zelLoaderTranslateHandle`).
+/// The loader's export is tried first; when it is absent or answers "not supported here"
+/// (ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, or ZE_RESULT_ERROR_UNINITIALIZED while the loader wraps
+/// handles: its answer for an empty slot in the driver's tables), the driver's function is
+/// called instead. Passing a driver handle to a loader export crashes loaders that wrap handles.
+#[derive(Clone, Copy)]
+pub struct Entry<F> {
+    pub loader: Option<F>,
+    pub driver: Option<F>,
+}
+
+impl<F> Default for Entry<F> {
+    fn default() -> Self {
+        Entry { loader: None, driver: None }
+    }
+}
+
+impl<F: Copy> Entry<F> {
+    /// Does either source offer it?
+    pub fn is_some(&self) -> bool {
+        self.loader.is_some() || self.driver.is_some()
+    }
+
+    /// Calls the entry point by the handle rule. `app` is the application's handle; `driver` the
+    /// driver's handle for it, or `None` when the driver's function may not be used (a handle the
+    /// loader cannot translate, or a result the loader could not take back). `wrapped`: does the
+    /// loader wrap handles? `None` when no source could take the call; otherwise the source that
+    /// answered, or the last error.
+    pub(crate) fn call<H: Copy>(
+        &self,
+        name: &'static str,
+        app: H,
+        driver: Option<H>,
+        wrapped: bool,
+        f: impl Fn(F, H) -> ze_result_t,
+    ) -> Option<Result<Via, ZeError>> {
+        let mut last = None;
+        if let Some(export) = self.loader {
+            let r = f(export, app);
+            let not_here = r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || (wrapped && r == ZE_RESULT_ERROR_UNINITIALIZED);
+            if !not_here {
+                return Some(check(name, r).map(|()| Via::Loader));
+            }
+            last = Some(Err(ZeError { call: name, code: r }));
+        }
+        match (self.driver, driver) {
+            (Some(own), Some(h)) => Some(check(name, f(own, h)).map(|()| Via::Driver)),
+            _ => last,
+        }
+    }
+}
+
+/// Experimental entry points of a driver, each from both sources (see [`Entry`] for which handle
+/// each takes).
 #[derive(Clone, Copy, Default)]
 pub struct Extensions {
-    pub enable_metrics: Option<pfn::zetDeviceEnableMetricsExp>,
-    pub disable_metrics: Option<pfn::zetDeviceDisableMetricsExp>,
-    pub create_group: Option<pfn::zetMetricGroupCreateExp>,
-    pub add_metric: Option<pfn::zetMetricGroupAddMetricExp>,
-    pub close_group: Option<pfn::zetMetricGroupCloseExp>,
-    pub destroy_group: Option<pfn::zetMetricGroupDestroyExp>,
+    pub enable_metrics: Entry<pfn::zetDeviceEnableMetricsExp>,
+    pub disable_metrics: Entry<pfn::zetDeviceDisableMetricsExp>,
+    pub create_group: Entry<pfn::zetMetricGroupCreateExp>,
+    pub add_metric: Entry<pfn::zetMetricGroupAddMetricExp>,
+    pub close_group: Entry<pfn::zetMetricGroupCloseExp>,
+    pub destroy_group: Entry<pfn::zetMetricGroupDestroyExp>,
 }
 
 impl Extensions {
-    /// Resolves the driver's experimental entry points: the loader's (or in-process driver's)
-    /// own exports first, else `zeDriverGetExtensionFunctionAddress`.
+    /// Resolves the driver's experimental entry points from both sources: the loader's (or the
+    /// in-process driver's) exports, and `zeDriverGetExtensionFunctionAddress`.
     pub fn resolve(ze: &Ze, driver: ze_driver_handle_t) -> Extensions {
         fn ext<F: Copy>(ze: &Ze, driver: ze_driver_handle_t, name: &core::ffi::CStr) -> Option<F> {
             let mut f = std::ptr::null_mut();
@@ -57,12 +122,30 @@ impl Extensions {
         }
         let a = &ze.api;
         Extensions {
-            enable_metrics: a.zetDeviceEnableMetricsExp.or_else(|| ext(ze, driver, zetDeviceEnableMetricsExp_NAME)),
-            disable_metrics: a.zetDeviceDisableMetricsExp.or_else(|| ext(ze, driver, zetDeviceDisableMetricsExp_NAME)),
-            create_group: a.zetMetricGroupCreateExp.or_else(|| ext(ze, driver, zetMetricGroupCreateExp_NAME)),
-            add_metric: a.zetMetricGroupAddMetricExp.or_else(|| ext(ze, driver, zetMetricGroupAddMetricExp_NAME)),
-            close_group: a.zetMetricGroupCloseExp.or_else(|| ext(ze, driver, zetMetricGroupCloseExp_NAME)),
-            destroy_group: a.zetMetricGroupDestroyExp.or_else(|| ext(ze, driver, zetMetricGroupDestroyExp_NAME)),
+            enable_metrics: Entry {
+                loader: a.zetDeviceEnableMetricsExp,
+                driver: ext(ze, driver, zetDeviceEnableMetricsExp_NAME),
+            },
+            disable_metrics: Entry {
+                loader: a.zetDeviceDisableMetricsExp,
+                driver: ext(ze, driver, zetDeviceDisableMetricsExp_NAME),
+            },
+            create_group: Entry {
+                loader: a.zetMetricGroupCreateExp,
+                driver: ext(ze, driver, zetMetricGroupCreateExp_NAME),
+            },
+            add_metric: Entry {
+                loader: a.zetMetricGroupAddMetricExp,
+                driver: ext(ze, driver, zetMetricGroupAddMetricExp_NAME),
+            },
+            close_group: Entry {
+                loader: a.zetMetricGroupCloseExp,
+                driver: ext(ze, driver, zetMetricGroupCloseExp_NAME),
+            },
+            destroy_group: Entry {
+                loader: a.zetMetricGroupDestroyExp,
+                driver: ext(ze, driver, zetMetricGroupDestroyExp_NAME),
+            },
         }
     }
 }
@@ -197,16 +280,6 @@ impl Device {
     pub fn status(&self) -> Result<(), ZeError> {
         // SAFETY: plain handle call.
         check("zeDeviceGetStatus", unsafe { (self.ze.api.zeDeviceGetStatus)(self.handle) })
-    }
-
-    /// (host CLOCK_MONOTONIC-domain ns, device ns) taken together.
-    pub fn global_timestamps(&self) -> Result<(u64, u64), ZeError> {
-        let (mut host, mut device) = (0, 0);
-        // SAFETY: valid out-pointers.
-        check("zeDeviceGetGlobalTimestamps", unsafe {
-            (self.ze.api.zeDeviceGetGlobalTimestamps)(self.handle, &mut host, &mut device)
-        })?;
-        Ok((host, device))
     }
 
     pub fn extensions(&self) -> Extensions {

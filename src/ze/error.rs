@@ -120,6 +120,10 @@ pub enum Error {
          `zescope doctor` checks these"
     )]
     NoDriver { cause: String },
+    /// The loader failed to start for a reason its own state explains (`ze::diagnose`), e.g.
+    /// layers of another release on the library path.
+    #[error("the Level Zero loader did not start ({cause}): {explanation}. Fix: {fix}")]
+    LoaderInit { cause: String, explanation: String, fix: String },
     #[error("the simulated driver's configuration is unusable: {0}")]
     SimConfig(String),
     #[error("{0}")]

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use level_zero_sys::*;
 
 use super::device::Driver;
-use super::error::{Error, check};
+use super::error::{Error, ZeError, check};
+use super::query_array;
 
 /// Where metrics come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Source {
     /// The real Level Zero loader if it yields a device with metric groups, else the simulated device.
     #[default]
@@ -96,11 +97,34 @@ impl Loader {
     }
 
     /// The system's loader: `libze_loader.so.1` (or the file `ZESCOPE_LEVEL_ZERO_LOADER` names),
-    /// `zeInit`, its drivers.
+    /// initialised for GPU and NPU drivers (`zeInitDrivers` where the loader has it, else
+    /// `zeInit`), its drivers. A loader that fails to start is explained where its own state
+    /// can say why (see [`super::diagnose`]).
     pub fn level_zero() -> Result<Loader, Error> {
         let library = std::env::var("ZESCOPE_LEVEL_ZERO_LOADER").unwrap_or_else(|_| LOADER_LIBRARY.to_owned());
-        let api = Api::load_from(&library)?;
-        Self::from_api(api, Origin::LevelZero, None)
+        // SAFETY: the system's Level Zero loader, or the file the user named as one with
+        // ZESCOPE_LEVEL_ZERO_LOADER (documented as such); the table is kept in `Ze` (an Arc) by
+        // every handle, so the library outlives everything obtained through it.
+        let api = unsafe { Api::load_from(&library) }?;
+        let ze = Ze::new(api);
+        let handles = match init_drivers(&ze) {
+            Ok(h) => h,
+            Err(e) => {
+                let versions = component_versions(&ze.api);
+                let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+                return Err(match super::diagnose::explain(&library, &e, &versions, &maps, &[]) {
+                    Some(d) => Error::LoaderInit { cause: e.terse(), explanation: d.explanation, fix: d.fix },
+                    None => Error::NoDriver { cause: e.terse() },
+                });
+            }
+        };
+        if handles.is_empty() {
+            return Err(Error::NoDriver { cause: "the loader reported 0 GPU or NPU drivers".into() });
+        }
+        // SAFETY: handles just returned by zeInitDrivers/zeDriverGet of this loader.
+        let drivers =
+            handles.into_iter().map(|h| unsafe { Driver::new(ze.clone(), h) }).collect::<Result<Vec<_>, _>>()?;
+        Ok(Loader { ze, origin: Origin::LevelZero, drivers, fallback_reason: None, _sim: None })
     }
 
     /// The process-wide simulated driver (configured by `ZE_SIM_CONFIG`).
@@ -124,16 +148,7 @@ impl Loader {
 
     fn from_api(api: Api, origin: Origin, sim: Option<Arc<ze_sim::Sim>>) -> Result<Loader, Error> {
         let ze = Ze::new(api);
-        // SAFETY: zeInit takes flags only; 0 = all driver types.
-        check("zeInit", unsafe { (ze.api.zeInit)(0) }).map_err(|e| Error::NoDriver { cause: e.terse() })?;
-        let mut n = 0u32;
-        // SAFETY: count query with a valid out-pointer.
-        check("zeDriverGet", unsafe { (ze.api.zeDriverGet)(&mut n, std::ptr::null_mut()) })
-            .map_err(|e| Error::NoDriver { cause: e.terse() })?;
-        let mut handles = vec![std::ptr::null_mut(); n as usize];
-        // SAFETY: `handles` holds n elements.
-        check("zeDriverGet", unsafe { (ze.api.zeDriverGet)(&mut n, handles.as_mut_ptr()) })?;
-        handles.truncate(n as usize);
+        let handles = init_drivers(&ze).map_err(|e| Error::NoDriver { cause: e.terse() })?;
         if handles.is_empty() {
             return Err(Error::NoDriver { cause: "zeDriverGet reported 0 drivers".into() });
         }
@@ -159,25 +174,63 @@ impl Loader {
 
     /// Loader component versions (`zelLoaderGetVersions`), when the loader has it.
     pub fn loader_versions(&self) -> Vec<(String, String)> {
-        let Some(get) = self.ze.api.zelLoaderGetVersions else {
-            return Vec::new();
-        };
-        let mut n = 0usize;
-        // SAFETY: count query.
-        if unsafe { get(&mut n, std::ptr::null_mut()) } != ZE_RESULT_SUCCESS || n > 64 {
-            return Vec::new();
-        }
-        let mut v = vec![zel_component_version_t::default(); n];
-        // SAFETY: v holds n elements.
-        if unsafe { get(&mut n, v.as_mut_ptr()) } != ZE_RESULT_SUCCESS {
-            return Vec::new();
-        }
-        v.iter()
-            .take(n)
-            .map(|c| {
-                let l = c.component_lib_version;
-                (super::c_string(&c.component_name), format!("{}.{}.{}", l.major, l.minor, l.patch))
-            })
-            .collect()
+        component_versions(&self.ze.api)
     }
+}
+
+/// The GPU and NPU drivers: `zeInitDrivers` (Level Zero 1.10, loaders from 1.18) where the loader
+/// exports it, else `zeInit(0)` + `zeDriverGet` (Debian's 1.8.12). When `zeInitDrivers` fails or
+/// finds nothing, `zeInit` is tried too; if both fail, `zeInitDrivers`' error is returned.
+/// `zesInit` (Sysman) is not called: nothing reads Sysman yet.
+fn init_drivers(ze: &Ze) -> Result<Vec<ze_driver_handle_t>, ZeError> {
+    let mut first_error = None;
+    if let Some(init_drivers) = ze.api.zeInitDrivers {
+        let mut desc = ze_init_driver_type_desc_t {
+            flags: ZE_INIT_DRIVER_TYPE_FLAG_GPU | ZE_INIT_DRIVER_TYPE_FLAG_NPU,
+            ..Default::default()
+        };
+        let found = query_array("zeInitDrivers", std::ptr::null_mut(), |n, out| {
+            // SAFETY: `out` is null or holds `*n` elements (query_array's contract); `desc` is a
+            // valid descriptor with a null chain, alive for the call.
+            unsafe { init_drivers(n, out, &mut desc) }
+        });
+        match found {
+            Ok(h) if !h.is_empty() => return Ok(h),
+            Ok(_) => {}
+            Err(e) => first_error = Some(e),
+        }
+    }
+    // SAFETY: zeInit takes flags only; 0 = all driver types.
+    let init = check("zeInit", unsafe { (ze.api.zeInit)(0) });
+    if let Err(e) = init {
+        return Err(first_error.unwrap_or(e));
+    }
+    query_array("zeDriverGet", std::ptr::null_mut(), |n, out| {
+        // SAFETY: see query_array.
+        unsafe { (ze.api.zeDriverGet)(n, out) }
+    })
+}
+
+/// `zelLoaderGetVersions` as (component, "major.minor.patch"); empty without it.
+fn component_versions(api: &Api) -> Vec<(String, String)> {
+    let Some(get) = api.zelLoaderGetVersions else {
+        return Vec::new();
+    };
+    let mut n = 0usize;
+    // SAFETY: count query.
+    if unsafe { get(&mut n, std::ptr::null_mut()) } != ZE_RESULT_SUCCESS || n > 64 {
+        return Vec::new();
+    }
+    let mut v = vec![zel_component_version_t::default(); n];
+    // SAFETY: v holds n elements.
+    if unsafe { get(&mut n, v.as_mut_ptr()) } != ZE_RESULT_SUCCESS {
+        return Vec::new();
+    }
+    v.iter()
+        .take(n)
+        .map(|c| {
+            let l = c.component_lib_version;
+            (super::c_string(&c.component_name), format!("{}.{}.{}", l.major, l.minor, l.patch))
+        })
+        .collect()
 }

@@ -7,26 +7,49 @@
 
 pub mod context;
 pub mod device;
+pub mod diagnose;
 pub mod error;
 pub mod loader;
 pub mod metric;
 pub mod runtime;
 
 pub use context::{CommandList, Context};
-pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo, Extensions};
+pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo, Entry, Extensions, Via};
 pub use error::{Error, ZeError, check, hint, result_name};
 pub use loader::{Loader, Origin, Source, Ze};
 pub use metric::{ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo};
-pub use runtime::CreateGroupError;
+pub use runtime::{CreateGroupError, CreatedGroup};
 
 use level_zero_sys::ze_result_t;
 
 /// Makes the process ready for Level Zero: sets `ZET_ENABLE_METRICS=1` unless the user set it
-/// (drivers hide metric groups without it). Call first thing in `main`, before any thread.
-pub fn prepare_environment() {
+/// (drivers hide metric groups without it). Call first thing in `main`. Safe because it checks
+/// its precondition: it changes the environment only while the process has one thread, and
+/// otherwise leaves it alone and says so (`Err`); see [`set_metrics_env`].
+pub fn prepare_environment() -> Result<(), String> {
+    let threads = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("Threads:")?.trim().parse::<u32>().ok()));
+    if threads != Some(1) {
+        return Err(format!(
+            "ZET_ENABLE_METRICS was not set: the process already runs {} threads",
+            threads.map_or("an unknown number of".to_owned(), |t| t.to_string())
+        ));
+    }
+    // SAFETY: the process has exactly one thread (checked above), so nothing reads or writes the
+    // environment concurrently.
+    unsafe { set_metrics_env() };
+    Ok(())
+}
+
+/// Sets `ZET_ENABLE_METRICS=1` unless the user set it, and remembers that zescope did.
+///
+/// # Safety
+/// No other thread may read or write the process environment during the call (in practice:
+/// call it before any thread is spawned). `std::env::set_var` is unsound otherwise.
+pub unsafe fn set_metrics_env() {
     if std::env::var_os("ZET_ENABLE_METRICS").is_none() {
-        // SAFETY: called at the start of main, before any other thread exists, so no one reads
-        // the environment concurrently.
+        // SAFETY: the caller guarantees no concurrent access to the environment.
         unsafe { std::env::set_var("ZET_ENABLE_METRICS", "1") };
         METRICS_ENV_SET_BY_ZESCOPE.store(true, std::sync::atomic::Ordering::Relaxed);
     }

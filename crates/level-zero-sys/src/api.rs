@@ -4,6 +4,12 @@
 //! (`libze_loader.so.1`, opened at run time so the binary starts without Level Zero), and the
 //! simulated driver (`ze-sim`) hands out a table of its own functions. Everything above this
 //! crate calls through an `Api` and does not know which one it has.
+//!
+//! Entry points newer than the 1.4 headers are optional: `zeInitDrivers` (1.10; loader 1.18 and
+//! newer export it, Debian's 1.8.12 does not), `zesInit` (Sysman, 1.5), and the experimental
+//! metric functions, which newer loaders export and which every driver may also offer through
+//! `zeDriverGetExtensionFunctionAddress`. A loader's export takes the application's (loader)
+//! handles; the driver's function takes the driver's own: zescope's `src/ze` keeps them apart.
 
 use core::ffi::{c_char, c_void};
 
@@ -17,22 +23,42 @@ macro_rules! api_table {
         /// Function pointer types, named after the entry point: `pfn::zeInit` is `zeInit`'s.
         pub mod pfn {
             use super::*;
-            $( pub type $req = unsafe extern "C" fn($($rp: $rt),*) -> ze_result_t; )*
-            $( pub type $opt = unsafe extern "C" fn($($op: $ot),*) -> ze_result_t; )*
+            $(
+                #[doc = concat!("The C signature of `", stringify!($req), "`.")]
+                pub type $req = unsafe extern "C" fn($($rp: $rt),*) -> ze_result_t;
+            )*
+            $(
+                #[doc = concat!("The C signature of `", stringify!($opt), "`.")]
+                pub type $opt = unsafe extern "C" fn($($op: $ot),*) -> ze_result_t;
+            )*
         }
 
         /// Entry points. Required ones exist in every Level Zero loader zescope supports;
         /// optional ones depend on the loader's version (and for experimental functions a
         /// missing symbol means: ask the driver with `zeDriverGetExtensionFunctionAddress`).
-        #[derive(Clone, Copy)]
+        #[derive(Clone)]
         pub struct Api {
-            $( pub $req: pfn::$req, )*
-            $( pub $opt: Option<pfn::$opt>, )*
+            /// The library the pointers below point into, kept loaded for as long as any clone of
+            /// this table lives (as ash's `Entry` does); `None` for a table of functions that live
+            /// in the program itself (the in-process simulated driver).
+            pub library: Option<std::sync::Arc<libloading::Library>>,
+            $(
+                #[doc = concat!("`", stringify!($req), "`, with the specification's contract.")]
+                pub $req: pfn::$req,
+            )*
+            $(
+                #[doc = concat!(
+                    "`", stringify!($opt), "`, or `None` where the loader (or driver) does not ",
+                    "provide it."
+                )]
+                pub $opt: Option<pfn::$opt>,
+            )*
         }
 
         impl Api {
-            fn resolve(lib: &libloading::Library) -> Result<Api, LoadError> {
+            fn resolve(lib: std::sync::Arc<libloading::Library>) -> Result<Api, LoadError> {
                 Ok(Api {
+                    library: Some(lib.clone()),
                     $( $req: {
                         // SAFETY: the symbol is looked up by its Level Zero name and typed with the
                         // signature the Level Zero headers give it.
@@ -144,6 +170,12 @@ api_table! {
         );
     }
     optional {
+        zeInitDrivers(
+            pCount: *mut u32,
+            phDrivers: *mut ze_driver_handle_t,
+            desc: *mut ze_init_driver_type_desc_t,
+        );
+        zesInit(flags: zes_init_flags_t);
         zelLoaderGetVersions(num_elems: *mut usize, versions: *mut zel_component_version_t);
         zelLoaderTranslateHandle(
             handleType: zel_handle_type_t,
@@ -170,6 +202,38 @@ api_table! {
     }
 }
 
+/// `ze_init_driver_type_flags_t` (Level Zero 1.10): which kinds of driver `zeInitDrivers` starts.
+pub type ze_init_driver_type_flags_t = u32;
+/// `ZE_INIT_DRIVER_TYPE_FLAG_GPU`: start GPU drivers.
+pub const ZE_INIT_DRIVER_TYPE_FLAG_GPU: ze_init_driver_type_flags_t = 1 << 0;
+/// `ZE_INIT_DRIVER_TYPE_FLAG_NPU`: start NPU drivers.
+pub const ZE_INIT_DRIVER_TYPE_FLAG_NPU: ze_init_driver_type_flags_t = 1 << 1;
+/// `ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC` (0x00020021): the `stype` of a
+/// [`ze_init_driver_type_desc_t`].
+pub const ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC: ze_structure_type_t = 0x0002_0021;
+
+/// `zes_init_flags_t` (Sysman, Level Zero 1.5); no flag is defined yet: pass 0.
+pub type zes_init_flags_t = u32;
+
+/// `ze_init_driver_type_desc_t` (Level Zero 1.10), the descriptor of `zeInitDrivers`. Not in the
+/// 1.4 headers; compared with the 1.32 headers by `tests/layout.rs`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ze_init_driver_type_desc_t {
+    /// Must be [`ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC`] (what `Default` sets).
+    pub stype: ze_structure_type_t,
+    /// The next struct of the chain, or null.
+    pub pNext: *const c_void,
+    /// `ZE_INIT_DRIVER_TYPE_FLAG_*` bits: the kinds of driver to start.
+    pub flags: ze_init_driver_type_flags_t,
+}
+
+impl Default for ze_init_driver_type_desc_t {
+    fn default() -> Self {
+        Self { stype: ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC, pNext: core::ptr::null(), flags: 0 }
+    }
+}
+
 /// The loader's file name (SONAME) on Linux.
 pub const LOADER_LIBRARY: &str = "libze_loader.so.1";
 
@@ -177,8 +241,13 @@ pub const LOADER_LIBRARY: &str = "libze_loader.so.1";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
     /// `dlopen` failed: the library is not installed or not on the search path.
-    LibraryNotFound { library: String, reason: String },
-    /// The library was found but lacks an entry point every supported loader has.
+    LibraryNotFound {
+        /// The file name or path given to `dlopen`.
+        library: String,
+        /// `dlopen`'s error, with its causes.
+        reason: String,
+    },
+    /// The library was found but lacks an entry point every supported loader has (named here).
     MissingSymbol(&'static str),
 }
 
@@ -202,22 +271,33 @@ impl std::error::Error for LoadError {}
 
 impl Api {
     /// Opens the system's Level Zero loader (`libze_loader.so.1`) and resolves its entry points.
-    /// The library stays loaded for the life of the process: drivers it loads keep threads and
-    /// handles that must not outlive it.
-    pub fn load() -> Result<Api, LoadError> {
-        Self::load_from(LOADER_LIBRARY)
+    /// The library stays loaded while the table (or any clone of it) lives.
+    ///
+    /// # Safety
+    /// As [`Api::load_from`].
+    pub unsafe fn load() -> Result<Api, LoadError> {
+        // SAFETY: the caller's contract.
+        unsafe { Self::load_from(LOADER_LIBRARY) }
     }
 
     /// As `load`, from a given file name or path.
-    pub fn load_from(library: &str) -> Result<Api, LoadError> {
-        // SAFETY: loading the Level Zero loader runs its initialisers, which only set up its own
-        // state; it is designed to be dlopen'ed by applications.
-        let lib = unsafe { libloading::Library::new(library) }
+    ///
+    /// # Safety
+    /// Loading a library runs its initialisers, and calling through the table trusts that each
+    /// symbol has the C signature the Level Zero headers give it: `library` must be a Level Zero
+    /// loader (or a library built to its ABI), not any file. Drivers the loader starts may keep
+    /// threads and handles: nothing obtained through the table may be used after the last clone
+    /// of the table is dropped (zescope keeps one for the life of the process).
+    pub unsafe fn load_from(library: &str) -> Result<Api, LoadError> {
+        // RTLD_NODELETE: even when the last clone of the table is dropped, the loader stays
+        // mapped — drivers it started may still run threads in it (and `zescope doctor` reads
+        // which loader and layers were loaded from /proc/self/maps afterwards).
+        let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL | libc::RTLD_NODELETE;
+        // SAFETY: the caller guarantees this is a Level Zero loader, designed to be dlopen'ed by
+        // applications; its initialisers only set up its own state.
+        let lib = unsafe { libloading::os::unix::Library::open(Some(library), flags) }
             .map_err(|e| LoadError::LibraryNotFound { library: library.to_owned(), reason: dlopen_reason(&e) })?;
-        let api = Api::resolve(&lib)?;
-        // Never unloaded: the pointers in `api` point into it for the rest of the process.
-        std::mem::forget(lib);
-        Ok(api)
+        Api::resolve(std::sync::Arc::new(lib.into()))
     }
 }
 

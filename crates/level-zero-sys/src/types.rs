@@ -1,7 +1,17 @@
 //! Core and tools types from the Level Zero headers (API 1.4, loader 1.8.12): handles,
 //! result codes, structure types and the descriptor/property structs zescope uses.
 //!
-//! Sizes and offsets are checked against the C headers by `tests/layout.rs`.
+//! Every item mirrors the C declaration of the same name one to one: `ze_*` from `ze_api.h`
+//! (core), `zet_*` from `zet_api.h` (tools), `zel_*` from `loader/ze_loader.h` — same names,
+//! same field order, same integer widths, `#[repr(C)]`. Sizes and offsets are checked against
+//! the C headers by `tests/layout.rs`. Only the subset zescope and ze-sim use is declared.
+//!
+//! Each struct, handle, type and group of constants says what it is for; the individual struct
+//! fields and enumeration values are not documented again: their names are the headers' and
+//! their meaning is the specification's, so a line per C field would only restate it (hence
+//! `allow(missing_docs)` on this module). `Default` for the structs is all zeros (null
+//! pointers, 0); set `stype` before passing one to the driver.
+#![allow(missing_docs)]
 
 use core::ffi::{c_char, c_void};
 
@@ -12,6 +22,10 @@ macro_rules! handles {
         pub struct $opaque {
             _private: [u8; 0],
         }
+        #[doc = concat!(
+            "`", stringify!($handle), "`: an opaque pointer the driver (or the loader, which may ",
+            "translate it) hands out; valid until its object is destroyed, never dereferenced here."
+        )]
         pub type $handle = *mut $opaque;
     )*};
 }
@@ -26,9 +40,14 @@ handles! {
     zet_metric_handle_t => _zet_metric_handle_t,
 }
 
+/// The tools API's name for a device handle (the same object as [`ze_device_handle_t`]).
 pub type zet_device_handle_t = ze_device_handle_t;
+/// The tools API's name for a context handle (the same object as [`ze_context_handle_t`]).
 pub type zet_context_handle_t = ze_context_handle_t;
 
+/// What every entry point returns: [`ZE_RESULT_SUCCESS`] or one of the `ZE_RESULT_*` codes
+/// below (warnings and errors). C enums are 32-bit here, so every enum and flags type is a
+/// `u32` alias whose values are the constants of the same prefix.
 pub type ze_result_t = u32;
 pub type ze_bool_t = u8;
 pub type ze_api_version_t = u32;
@@ -48,20 +67,25 @@ pub type zet_metric_group_sampling_type_flags_t = u32;
 pub type zet_metric_type_t = u32;
 pub type zet_value_type_t = u32;
 
+/// `ZE_MAKE_VERSION`: an API version, major in the high 16 bits, minor in the low 16.
 pub const fn ze_make_version(major: u32, minor: u32) -> ze_api_version_t {
     (major << 16) | (minor & 0xffff)
 }
+/// `ZE_MAJOR_VERSION`: the major part of an API version (versions of different majors are
+/// incompatible).
 pub const fn ze_major_version(v: ze_api_version_t) -> u32 {
     v >> 16
 }
+/// `ZE_MINOR_VERSION`: the minor part of an API version.
 pub const fn ze_minor_version(v: ze_api_version_t) -> u32 {
     v & 0xffff
 }
+/// API version 1.0, the oldest a driver may report.
 pub const ZE_API_VERSION_1_0: ze_api_version_t = ze_make_version(1, 0);
 /// The newest API version of the headers this crate mirrors.
 pub const ZE_API_VERSION_CURRENT: ze_api_version_t = ze_make_version(1, 4);
 
-// ze_result_t
+// ze_result_t: 0 is success, 1 and 0x7..._.... with a WARNING name are non-fatal, the rest errors.
 pub const ZE_RESULT_SUCCESS: ze_result_t = 0;
 pub const ZE_RESULT_NOT_READY: ze_result_t = 1;
 pub const ZE_RESULT_ERROR_DEVICE_LOST: ze_result_t = 0x7000_0001;
@@ -152,7 +176,8 @@ pub const ZET_MAX_METRIC_DESCRIPTION: usize = 256;
 pub const ZET_MAX_METRIC_COMPONENT: usize = 256;
 pub const ZET_MAX_METRIC_RESULT_UNITS: usize = 256;
 
-/// Header shared by every extensible struct: how `pNext` chains are walked.
+/// Header shared by every extensible output struct: how `pNext` chains are walked (read
+/// `stype`, then follow `pNext`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_base_properties_t {
@@ -160,6 +185,7 @@ pub struct ze_base_properties_t {
     pub pNext: *mut c_void,
 }
 
+/// Header shared by every extensible input (descriptor) struct; `pNext` is const.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_base_desc_t {
@@ -167,12 +193,15 @@ pub struct ze_base_desc_t {
     pub pNext: *const c_void,
 }
 
+/// A driver's universal unique id (in [`ze_driver_properties_t`]); stable across processes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ze_driver_uuid_t {
     pub id: [u8; ZE_MAX_DRIVER_UUID_SIZE],
 }
 
+/// Out of `zeDriverGetProperties` (`stype` = `ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES`): the
+/// driver's UUID and its vendor-defined version.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_driver_properties_t {
@@ -182,6 +211,8 @@ pub struct ze_driver_properties_t {
     pub driverVersion: u32,
 }
 
+/// One element of `zeDriverGetExtensionProperties`: an extension's NUL-terminated name and
+/// its version. No `stype`: it is not extensible.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_driver_extension_properties_t {
@@ -189,12 +220,16 @@ pub struct ze_driver_extension_properties_t {
     pub version: u32,
 }
 
+/// A device's universal unique id (in [`ze_device_properties_t`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ze_device_uuid_t {
     pub id: [u8; ZE_MAX_DEVICE_UUID_SIZE],
 }
 
+/// Out of `zeDeviceGetProperties` (`stype` = `ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES`, or
+/// `..._1_2` for the 1.2 semantics of `timerResolution`, cycles per second): type, ids, clocks,
+/// timestamp width, UUID and NUL-terminated name of a device or sub-device.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_device_properties_t {
@@ -221,6 +256,7 @@ pub struct ze_device_properties_t {
     pub name: [c_char; ZE_MAX_DEVICE_NAME],
 }
 
+/// In to `zeContextCreate` (`stype` = `ZE_STRUCTURE_TYPE_CONTEXT_DESC`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_context_desc_t {
@@ -229,6 +265,8 @@ pub struct ze_context_desc_t {
     pub flags: ze_context_flags_t,
 }
 
+/// In to `zeMemAllocDevice` (`stype` = `ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC`); chain a
+/// [`ze_external_memory_import_fd_t`] to import memory instead of allocating it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_device_mem_alloc_desc_t {
@@ -238,6 +276,7 @@ pub struct ze_device_mem_alloc_desc_t {
     pub ordinal: u32,
 }
 
+/// In to `zeMemAllocHost` (`stype` = `ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_host_mem_alloc_desc_t {
@@ -246,7 +285,10 @@ pub struct ze_host_mem_alloc_desc_t {
     pub flags: ze_host_mem_alloc_flags_t,
 }
 
-/// Chained to a `ze_device_mem_alloc_desc_t` to import memory from a file descriptor.
+/// Chained to a [`ze_device_mem_alloc_desc_t`] to import memory from a file descriptor
+/// (`stype` = `ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD`, `flags` = one
+/// `ZE_EXTERNAL_MEMORY_TYPE_FLAG_*`). Who owns `fd` after the import differs between drivers:
+/// pass a dup the application keeps until after `zeMemFree`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_external_memory_import_fd_t {
@@ -256,6 +298,8 @@ pub struct ze_external_memory_import_fd_t {
     pub fd: i32,
 }
 
+/// In to `zeCommandListCreateImmediate` (`stype` = `ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC`):
+/// which engine group and queue, synchronous or not, and priority.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_command_queue_desc_t {
@@ -268,6 +312,9 @@ pub struct ze_command_queue_desc_t {
     pub priority: ze_command_queue_priority_t,
 }
 
+/// Out of `zetMetricGroupGetProperties` (`stype` = `ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES`):
+/// name, description, sampling types, hardware domain and metric count of a group. Chain a
+/// [`crate::zet_metric_group_type_exp_t`] to learn whether it exports memory.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct zet_metric_group_properties_t {
@@ -280,6 +327,8 @@ pub struct zet_metric_group_properties_t {
     pub metricCount: u32,
 }
 
+/// Out of `zetMetricGetProperties` (`stype` = `ZET_STRUCTURE_TYPE_METRIC_PROPERTIES`): name,
+/// description, component, type, result value type and units of a metric.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct zet_metric_properties_t {
@@ -294,9 +343,10 @@ pub struct zet_metric_properties_t {
     pub resultUnits: [c_char; ZET_MAX_METRIC_RESULT_UNITS],
 }
 
-/// `zelLoaderGetVersions` entry (ze_loader.h).
+/// Size of [`zel_component_version_t::component_name`] (`ze_loader.h`).
 pub const ZEL_COMPONENT_STRING_SIZE: usize = 64;
 
+/// A loader component's library version (major.minor.patch).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct zel_version_t {
@@ -305,6 +355,8 @@ pub struct zel_version_t {
     pub patch: i32,
 }
 
+/// One element of `zelLoaderGetVersions`: a loader component (the loader itself, its validation
+/// and tracing layers), the API version it implements and its library version.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct zel_component_version_t {
@@ -313,7 +365,8 @@ pub struct zel_component_version_t {
     pub component_lib_version: zel_version_t,
 }
 
-/// `zel_handle_type_t` for `zelLoaderTranslateHandle`.
+/// `zel_handle_type_t`: which kind of handle `zelLoaderTranslateHandle` is given (the
+/// `ZEL_HANDLE_*` values below).
 pub type zel_handle_type_t = u32;
 pub const ZEL_HANDLE_DRIVER: zel_handle_type_t = 0;
 pub const ZEL_HANDLE_DEVICE: zel_handle_type_t = 1;

@@ -11,19 +11,31 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
 
+/// The whole model of one simulated driver: what [`crate::Sim::new`] takes and what
+/// `ZE_SIM_CONFIG` holds as RON. Devices and metric groups are fixed when the instance is
+/// created; faults and quirks can be changed later with [`crate::Sim::configure`]. Build it
+/// with [`SimConfig::from_ron`] or [`SimConfig::from_env`] to have it checked
+/// ([`SimConfig::validate`]); `Default` is the built-in model (a GPU with one sub-device and
+/// an NPU, metric groups exporting per group, per metric and not at all).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimConfig {
     /// Seed of the workload's noise: the same seed gives the same counters.
     pub seed: u64,
-    /// How often the simulation thread writes a new snapshot into each exported buffer.
+    /// How often the simulation thread writes a new snapshot into each exported buffer, in
+    /// microseconds (10 ..= 10 000 000; default 1000).
     pub update_period_us: u64,
     /// Whether metric groups are visible without runtime enable: `Env` follows
     /// `ZET_ENABLE_METRICS=1` like Intel's driver.
     pub metrics: MetricsEnable,
+    /// What `zeDriverGetProperties` reports as `driverVersion` (default `0x0001_0000`).
     pub driver_version: u32,
+    /// The root devices of the driver, in the order `zeDeviceGet` reports them; each may have
+    /// sub-devices (one level deep).
     pub devices: Vec<DeviceConfig>,
+    /// Failures to inject (all off by default).
     pub faults: Faults,
+    /// Legal but awkward behaviours of real drivers to imitate (all off by default).
     pub quirks: Quirks,
     /// Level Zero entry points this driver leaves EMPTY, by name (e.g. `"zeDeviceGetStatus"`):
     /// through the real loader their DDI slot is null (the loader answers for them:
@@ -41,30 +53,46 @@ pub struct SimConfig {
     pub driver_uuid_tag: u32,
 }
 
+/// When metric groups are visible to the application (`zetMetricGroupGet` answers them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MetricsEnable {
     /// `ZET_ENABLE_METRICS=1` in the environment when the driver initialises.
     Env,
+    /// Always, whatever the environment (convenient for tests).
     Always,
     /// Only after `zetDeviceEnableMetricsExp`.
     RuntimeOnly,
 }
 
+/// What a simulated device reports itself as; it also scales the workload (an NPU draws far
+/// less power and counts inferences).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DeviceKind {
+    /// Reported as `ZE_DEVICE_TYPE_GPU`.
     Gpu,
+    /// Reported as `ZE_DEVICE_TYPE_VPU` (Level Zero's type for NPUs).
     Npu,
 }
 
+/// One simulated device: its properties and its metric groups.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DeviceConfig {
+    /// The device name `zeDeviceGetProperties` reports (at most 255 bytes).
     pub name: String,
+    /// GPU or NPU.
     pub kind: DeviceKind,
+    /// PCI vendor id reported in the properties (default 0x8086).
     pub vendor_id: u32,
+    /// PCI device id reported in the properties; also part of the device UUID.
     pub device_id: u32,
+    /// Maximum core clock in MHz, reported as `coreClockRate`; the workload's frequency
+    /// counters reach it in the compute phase.
     pub core_clock_mhz: u32,
+    /// The metric groups of this device, in the order `zetMetricGroupGet` reports them.
     pub groups: Vec<GroupConfig>,
+    /// Sub-devices (tiles) reported by `zeDeviceGetSubDevices`; they may not have
+    /// sub-devices of their own.
     pub sub_devices: Vec<DeviceConfig>,
 }
 
@@ -94,13 +122,20 @@ pub enum Export {
     None,
 }
 
+/// One metric group of a device.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GroupConfig {
+    /// The group name in its properties (1 ..= 255 bytes).
     pub name: String,
+    /// The group description in its properties (at most 255 bytes).
     pub description: String,
+    /// The hardware domain: groups of one domain cannot be activated together on a device
+    /// (`zetContextActivateMetricGroups` answers ZE_RESULT_ERROR_INVALID_ARGUMENT).
     pub domain: u32,
+    /// How (and whether) its counters are exported as memory.
     pub export: Export,
+    /// Its metrics, in buffer order; with `synthetic_counters`, 1 ..= 4096 in all.
     pub metrics: Vec<MetricConfig>,
     /// Adds this many synthetic gauge counters after `metrics` (for large-buffer benchmarks).
     pub synthetic_counters: u32,
@@ -126,12 +161,17 @@ pub enum Signal {
     GpuTime,
     /// Cumulative cycles the engine was busy.
     BusyCycles,
+    /// Cumulative bytes read from device memory.
     BytesRead,
+    /// Cumulative bytes written to device memory.
     BytesWritten,
-    /// Gauges.
+    /// Gauge: the core frequency, MHz.
     FrequencyMhz,
+    /// Gauge: share of time busy, 0 ..= 100 %.
     UtilizationPercent,
+    /// Gauge: power, W.
     PowerWatts,
+    /// Gauge: temperature, degrees Celsius.
     TemperatureC,
     /// Cumulative inferences (NPU).
     Inferences,
@@ -140,13 +180,16 @@ pub enum Signal {
 }
 
 impl Signal {
-    pub fn is_cumulative(self) -> bool {
+    /// Is this a counter that only grows (written as u64), rather than a gauge (written as f64)?
+    pub(crate) fn is_cumulative(self) -> bool {
         matches!(
             self,
             Signal::GpuTime | Signal::BusyCycles | Signal::BytesRead | Signal::BytesWritten | Signal::Inferences
         )
     }
-    pub fn unit(self) -> &'static str {
+
+    /// The unit the metric's properties report for this signal.
+    pub(crate) fn unit(self) -> &'static str {
         match self {
             Signal::GpuTime => "ns",
             Signal::BusyCycles => "cycles",
@@ -161,11 +204,15 @@ impl Signal {
     }
 }
 
+/// One metric of a group.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MetricConfig {
+    /// The metric name in its properties (1 ..= 255 bytes).
     pub name: String,
+    /// The metric description in its properties (at most 255 bytes).
     pub description: String,
+    /// What it measures: its unit, cumulative or gauge, and its values over time.
     pub signal: Signal,
 }
 
@@ -268,9 +315,13 @@ impl Default for SimConfig {
     }
 }
 
-/// Why a configuration could not be used.
+/// Why a configuration could not be used: one line that names the source (file or variable)
+/// and the offending field.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ConfigError(pub String);
+pub struct ConfigError(
+    /// The message, ready to show.
+    pub String,
+);
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -339,11 +390,15 @@ impl SimConfig {
     }
 
     /// Is `name` in `empty_entry_points`?
-    pub fn is_empty_entry(&self, name: &str) -> bool {
+    pub(crate) fn is_empty_entry(&self, name: &str) -> bool {
         self.empty_entry_points.iter().any(|e| e == name)
     }
 
-    /// Rejects what the model cannot represent, naming the field.
+    /// Rejects what the model cannot represent (names or descriptions too long for the C
+    /// properties, groups with no or too many metrics, nested sub-devices, out-of-range periods,
+    /// inconsistent faults), with a message naming the field, e.g.
+    /// `devices[0].groups[1]: needs 1..=4096 metrics, has 0`. [`SimConfig::from_ron`] and
+    /// [`SimConfig::from_env`] call it; [`crate::Sim::new`] trusts what it is given.
     pub fn validate(&self) -> Result<(), String> {
         for (i, name) in self.empty_entry_points.iter().enumerate() {
             if !Self::implemented_entry_points().contains(&name.as_str()) {

@@ -12,7 +12,7 @@ use std::ffi::{CStr, OsString};
 use std::sync::OnceLock;
 
 /// The STEM of the shared library this code is in, if it is one (`lib*.so*`).
-pub fn stem() -> Option<&'static str> {
+pub(crate) fn stem() -> Option<&'static str> {
     static STEM: OnceLock<Option<String>> = OnceLock::new();
     STEM.get_or_init(|| own_file_name().and_then(|n| stem_of(&n))).as_deref()
 }
@@ -31,7 +31,7 @@ fn own_file_name() -> Option<String> {
 }
 
 /// `libze_sim_npu.so` → `ZE_SIM_NPU`; `None` for anything not named `lib*.so*`.
-pub fn stem_of(file_name: &str) -> Option<String> {
+pub(crate) fn stem_of(file_name: &str) -> Option<String> {
     let rest = file_name.strip_prefix("lib")?;
     let end = rest.find(".so")?;
     let name = &rest[..end];
@@ -42,7 +42,7 @@ pub fn stem_of(file_name: &str) -> Option<String> {
 }
 
 /// The value of `<base>_<STEM>` if set and non-empty, else of `base`; with the name it came from.
-pub fn var(base: &str) -> Option<(String, OsString)> {
+pub(crate) fn var(base: &str) -> Option<(String, OsString)> {
     if let Some(stem) = stem() {
         let name = format!("{base}_{stem}");
         if let Some(v) = std::env::var_os(&name).filter(|v| !v.is_empty()) {
@@ -54,7 +54,7 @@ pub fn var(base: &str) -> Option<(String, OsString)> {
 
 /// The UUID tag a copy uses when its config leaves `driver_uuid_tag` at 0: 0 for `libze_sim.so`
 /// and in-process, else a hash of the stem (never 0), so two copies differ without configs.
-pub fn default_uuid_tag() -> u32 {
+pub(crate) fn default_uuid_tag() -> u32 {
     match stem() {
         None | Some("ZE_SIM") => 0,
         Some(s) => {

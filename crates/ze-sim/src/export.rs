@@ -35,21 +35,34 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 use crate::config::{DeviceKind, Signal};
 use crate::{fdcheck, workload};
 
+// The layout constants below are public: they are the byte contract readers (zescope's layout
+// file, the tests, the C client) check a buffer against.
+
+/// The u32 at offset 0 of every buffer: "ZSIM" read as little-endian bytes.
 pub const MAGIC: u32 = 0x4d49_535a;
+/// The u32 at offset 4: the version of this layout (changes whenever the layout does).
 pub const LAYOUT_VERSION: u32 = 1;
+/// Byte offset of the u64 seqlock sequence (odd while a snapshot is being written).
 pub const OFFSET_SEQUENCE: usize = 8;
+/// Byte offset of the u64 device timestamp of the snapshot, in ns (0 before the first one).
 pub const OFFSET_TIMESTAMP: usize = 16;
+/// Byte offset of the u32 counter count.
 pub const OFFSET_COUNT: usize = 24;
+/// Byte offset of the u32 flags word (see [`FLAG_DEVICE_LOST`]).
 pub const OFFSET_FLAGS: usize = 28;
+/// Byte offset of counter 0; counter `i` is the 8 bytes at `OFFSET_COUNTERS + 8 * i`.
 pub const OFFSET_COUNTERS: usize = 32;
+/// Flags bit set once the device is lost: the buffer stops moving from then on.
 pub const FLAG_DEVICE_LOST: u32 = 1;
 /// Snapshots kept for `ground_truth` queries.
-pub const HISTORY: usize = 8192;
+pub(crate) const HISTORY: usize = 8192;
 
 /// Identity of the file behind an fd: what the rules compare, never the fd number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileId {
+    /// `st_dev` of the file.
     pub dev: u64,
+    /// `st_ino` of the file.
     pub ino: u64,
 }
 
@@ -65,7 +78,7 @@ pub fn file_id(fd: RawFd) -> Option<FileId> {
 
 /// What one counter of a buffer measures.
 #[derive(Clone, Copy, Debug)]
-pub struct CounterSpec {
+pub(crate) struct CounterSpec {
     pub signal: Signal,
     pub index: usize,
 }
@@ -78,7 +91,7 @@ struct WriterState {
 }
 
 /// One exported buffer and the fds that name it.
-pub struct ExportBuffer {
+pub(crate) struct ExportBuffer {
     /// The implementation's fd, reported to the application. Never closed by the application.
     pub fd: RawFd,
     /// A second implementation-owned fd of the same buffer (reported by one metric of a
@@ -258,11 +271,6 @@ impl ExportBuffer {
         eprintln!("ze-sim: injected fault: exported file truncated to {len} bytes while it may be mapped");
     }
 
-    /// The file's current length.
-    pub fn file_len(&self) -> usize {
-        self.file_len.load(Ordering::Acquire)
-    }
-
     /// Copies `len` bytes from `offset` of the buffer (as seen through an import) to `dst`;
     /// false if they no longer lie inside the file.
     ///
@@ -333,11 +341,6 @@ impl ExportBuffer {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).history.iter().cloned().collect()
     }
 
-    /// Every fd this buffer reports to the application.
-    pub fn reported_fds(&self) -> impl Iterator<Item = RawFd> + '_ {
-        std::iter::once(self.fd).chain(self.second_fd)
-    }
-
     /// A new read-only mapping of `size` bytes of the buffer: what an import returns as its
     /// "device" pointer. The driver never reads it directly (copies go through `copy_out`).
     pub fn map_for_import(&self) -> io::Result<*mut u8> {
@@ -399,7 +402,7 @@ impl Drop for ExportBuffer {
 }
 
 /// Unmaps a mapping made by `map_for_import`.
-pub fn unmap_import(ptr: *mut u8, size: usize) {
+pub(crate) fn unmap_import(ptr: *mut u8, size: usize) {
     // SAFETY: callers pass a pointer/size pair returned by map_for_import, exactly once.
     unsafe { libc::munmap(ptr.cast(), size) };
 }

@@ -19,7 +19,7 @@ use crate::export::{FileId, file_id};
 
 /// `kcmp(KCMP_FILE)` of two fds of this process: `Some(true)` if they share an open file
 /// description, `Some(false)` if not (or one is closed), `None` if kcmp is unavailable.
-pub fn kcmp_same_file(a: RawFd, b: RawFd) -> Option<bool> {
+pub(crate) fn kcmp_same_file(a: RawFd, b: RawFd) -> Option<bool> {
     const KCMP_FILE: libc::c_long = 0;
     // SAFETY: getpid has no preconditions; kcmp only compares kernel objects of our own process.
     let r = unsafe {
@@ -46,7 +46,7 @@ pub fn kcmp_available() -> bool {
 
 /// Does `fd` still refer to the open file description of `private` (a dup the driver took of
 /// the original), or failing kcmp, to file `id`?
-pub fn same_description(fd: RawFd, private: RawFd, id: FileId) -> bool {
+pub(crate) fn same_description(fd: RawFd, private: RawFd, id: FileId) -> bool {
     if private < 0 {
         return file_id(fd) == Some(id); // no private dup could be taken: the weaker check
     }
@@ -57,7 +57,7 @@ pub fn same_description(fd: RawFd, private: RawFd, id: FileId) -> bool {
 }
 
 /// Does `fd` still have FD_CLOEXEC?
-pub fn has_cloexec(fd: RawFd) -> bool {
+pub(crate) fn has_cloexec(fd: RawFd) -> bool {
     // SAFETY: F_GETFD on any number is harmless.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
     flags >= 0 && flags & libc::FD_CLOEXEC != 0
@@ -65,13 +65,13 @@ pub fn has_cloexec(fd: RawFd) -> bool {
 
 /// A private `F_DUPFD_CLOEXEC` of `fd` (numbered from 100, away from the application's low
 /// numbers), or -1.
-pub fn private_dup(fd: RawFd) -> RawFd {
+pub(crate) fn private_dup(fd: RawFd) -> RawFd {
     // SAFETY: duplicating an fd; failure is returned as -1.
     unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 100) }
 }
 
 /// Start addresses of the mappings of file `id` in `/proc/self/maps`.
-pub fn mappings_of(id: FileId) -> Vec<usize> {
+pub(crate) fn mappings_of(id: FileId) -> Vec<usize> {
     let Ok(text) = std::fs::read_to_string("/proc/self/maps") else {
         return Vec::new();
     };

@@ -14,46 +14,46 @@ use crate::registry::{Obj, new_handle};
 use crate::rules::{Entry, Report, handle_label, thread_label};
 use crate::writer::Shared;
 
-pub struct Dev {
-    pub handle: usize,
-    pub cfg: DeviceConfig,
-    pub parent: Option<usize>,
-    pub subs: Vec<usize>,
-    pub groups: Vec<usize>,
+pub(crate) struct Dev {
+    pub(crate) handle: usize,
+    pub(crate) cfg: DeviceConfig,
+    pub(crate) parent: Option<usize>,
+    pub(crate) subs: Vec<usize>,
+    pub(crate) groups: Vec<usize>,
     /// Metrics enabled with `zetDeviceEnableMetricsExp` (and not disabled since).
-    pub runtime_enabled: bool,
+    pub(crate) runtime_enabled: bool,
 }
 
 #[derive(Clone)]
-pub struct MetricRef {
-    pub handle: usize,
-    pub cfg: MetricConfig,
+pub(crate) struct MetricRef {
+    pub(crate) handle: usize,
+    pub(crate) cfg: MetricConfig,
     /// Position in its predefined group (drives the synthetic wave's shape).
-    pub index: usize,
+    pub(crate) index: usize,
 }
 
-pub struct Group {
-    pub handle: usize,
-    pub device: usize,
-    pub name: String,
-    pub description: String,
-    pub domain: u32,
-    pub export: Export,
-    pub metrics: Vec<MetricRef>,
-    pub user_created: bool,
+pub(crate) struct Group {
+    pub(crate) handle: usize,
+    pub(crate) device: usize,
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) domain: u32,
+    pub(crate) export: Export,
+    pub(crate) metrics: Vec<MetricRef>,
+    pub(crate) user_created: bool,
     /// User groups must be closed (`zetMetricGroupCloseExp`) before activation.
-    pub closed: bool,
-    pub destroyed: bool,
+    pub(crate) closed: bool,
+    pub(crate) destroyed: bool,
     /// The context in which the group is activated.
-    pub active_in: Option<usize>,
+    pub(crate) active_in: Option<usize>,
     /// The exported memory: from the first export query or activation until the exporter is
     /// torn down (destroy, run-time disable, or deactivation with `export_only_while_active`).
-    pub buffer: Option<Arc<ExportBuffer>>,
+    pub(crate) buffer: Option<Arc<ExportBuffer>>,
     /// The thread that first touched the exporter while it was in use (activated or imported).
-    pub owner: Option<(ThreadId, String)>,
+    pub(crate) owner: Option<(ThreadId, String)>,
 }
 
-pub enum AllocKind {
+pub(crate) enum AllocKind {
     /// Memory imported from an exported fd: `group`'s buffer, mapped by the driver.
     Import {
         group: usize,
@@ -67,38 +67,38 @@ pub enum AllocKind {
     },
 }
 
-pub struct Alloc {
-    pub ctx: usize,
-    pub size: usize,
-    pub kind: AllocKind,
+pub(crate) struct Alloc {
+    pub(crate) ctx: usize,
+    pub(crate) size: usize,
+    pub(crate) kind: AllocKind,
 }
 
-pub struct CmdList {
-    pub ctx: usize,
+pub(crate) struct CmdList {
+    pub(crate) ctx: usize,
 }
 
-pub struct Instance {
-    pub id: u64,
-    pub config: SimConfig,
-    pub initialized: bool,
-    pub metrics_from_env: bool,
-    pub driver: usize,
-    pub devices: Vec<Dev>,
-    pub groups: Vec<Group>,
-    pub contexts: Vec<usize>,
+pub(crate) struct Instance {
+    pub(crate) id: u64,
+    pub(crate) config: SimConfig,
+    pub(crate) initialized: bool,
+    pub(crate) metrics_from_env: bool,
+    pub(crate) driver: usize,
+    pub(crate) devices: Vec<Dev>,
+    pub(crate) groups: Vec<Group>,
+    pub(crate) contexts: Vec<usize>,
     /// Keyed by start address, so a pointer inside an allocation can be found.
-    pub allocs: BTreeMap<usize, Alloc>,
-    pub cmdlists: HashMap<usize, CmdList>,
-    pub violations: Vec<Entry>,
-    pub shared: Arc<Shared>,
+    pub(crate) allocs: BTreeMap<usize, Alloc>,
+    pub(crate) cmdlists: HashMap<usize, CmdList>,
+    pub(crate) violations: Vec<Entry>,
+    pub(crate) shared: Arc<Shared>,
     /// What a clobbered `pNext` points at (quirk `overwrite_pnext`): a fake export struct naming
     /// an fd that is not an exported buffer. Importing it is a violation.
-    pub decoy: Box<zet_export_dma_buf_exp_properties_t>,
-    pub decoy_fd: RawFd,
+    pub(crate) decoy: Box<zet_export_dma_buf_exp_properties_t>,
+    pub(crate) decoy_fd: RawFd,
     /// Where the report goes (the process-wide instance, from `ZE_SIM_REPORT`).
-    pub report_path: Option<std::path::PathBuf>,
+    pub(crate) report_path: Option<std::path::PathBuf>,
     /// Whether the fault `mem_free_fails: Once` has fired.
-    pub free_fault_fired: bool,
+    pub(crate) free_fault_fired: bool,
 }
 
 // SAFETY: the raw pointer in `decoy` points to its own boxed struct's pNext (null); instances are
@@ -107,7 +107,7 @@ unsafe impl Send for Instance {}
 
 impl Instance {
     /// Builds the object model; returns the handles to register.
-    pub fn new(id: u64, config: SimConfig) -> (Instance, Vec<(usize, Obj)>) {
+    pub(crate) fn new(id: u64, config: SimConfig) -> (Instance, Vec<(usize, Obj)>) {
         let mut handles = Vec::new();
         let driver = new_handle();
         handles.push((driver, Obj::Driver));
@@ -210,19 +210,19 @@ impl Instance {
     }
 
     /// Records a violation (and says so on stderr: a strict driver is loud).
-    pub fn violation(&mut self, kind: &str, handle: usize, message: String) {
+    pub(crate) fn violation(&mut self, kind: &str, handle: usize, message: String) {
         let e = Entry { kind: kind.into(), message, handle: handle_label(handle), thread: thread_label() };
         eprintln!("ze-sim: VIOLATION [{}] {} (handle {}, thread {})", e.kind, e.message, e.handle, e.thread);
         self.violations.push(e);
         crate::write_report_if_requested(self);
     }
 
-    pub fn metrics_enabled(&self, device: usize) -> bool {
+    pub(crate) fn metrics_enabled(&self, device: usize) -> bool {
         let root = self.devices[device].parent.unwrap_or(device);
         self.metrics_from_env || self.devices[device].runtime_enabled || self.devices[root].runtime_enabled
     }
 
-    pub fn resolve_metrics_from_env(&mut self) {
+    pub(crate) fn resolve_metrics_from_env(&mut self) {
         self.metrics_from_env = match self.config.metrics {
             MetricsEnable::Always => true,
             MetricsEnable::RuntimeOnly => false,
@@ -231,19 +231,19 @@ impl Instance {
     }
 
     /// Imports of `group`'s exported memory that are still alive.
-    pub fn live_imports_of(&self, group: usize) -> usize {
+    pub(crate) fn live_imports_of(&self, group: usize) -> usize {
         self.allocs.values().filter(|a| matches!(a.kind, AllocKind::Import { group: g, .. } if g == group)).count()
     }
 
     /// A teardown step happened: the report file is rewritten (leaks as known now).
-    pub fn teardown_step(&self) {
+    pub(crate) fn teardown_step(&self) {
         crate::write_report_if_requested(self);
     }
 
     /// Records a violation if the application still maps `group`'s exported memory (found in
     /// `/proc/self/maps` by device and inode; the driver's own mappings are not counted) when
     /// `when` tears the exporter down.
-    pub fn check_mappings(&mut self, group: usize, when: &str) {
+    pub(crate) fn check_mappings(&mut self, group: usize, when: &str) {
         let Some(buf) = self.groups[group].buffer.clone() else {
             return;
         };
@@ -272,7 +272,7 @@ impl Instance {
     }
 
     /// Checks that the exported fds of `group` still name its buffer; records a violation if not.
-    pub fn check_fds(&mut self, group: usize, when: &str) {
+    pub(crate) fn check_fds(&mut self, group: usize, when: &str) {
         let Some(buf) = self.groups[group].buffer.clone() else {
             return;
         };
@@ -291,7 +291,7 @@ impl Instance {
     }
 
     /// Records that the calling thread touches `group`'s exporter; a second thread is a violation.
-    pub fn touch_exporter(&mut self, group: usize, what: &str) {
+    pub(crate) fn touch_exporter(&mut self, group: usize, what: &str) {
         let me = std::thread::current().id();
         match &self.groups[group].owner {
             None => self.groups[group].owner = Some((me, crate::rules::thread_label())),
@@ -308,7 +308,7 @@ impl Instance {
     }
 
     /// Everything still alive: the leaks of a report.
-    pub fn leaks(&self) -> Vec<Entry> {
+    pub(crate) fn leaks(&self) -> Vec<Entry> {
         let mut v = Vec::new();
         let mut leak = |kind: &str, h: usize, message: String| {
             v.push(Entry { kind: kind.into(), message, handle: handle_label(h), thread: String::new() })
@@ -360,12 +360,12 @@ impl Instance {
         v
     }
 
-    pub fn report(&self) -> Report {
+    pub(crate) fn report(&self) -> Report {
         Report { violations: self.violations.clone(), leaks: self.leaks() }
     }
 
     /// Device timestamp in ns (the device clock runs at a fixed offset from CLOCK_MONOTONIC).
-    pub fn device_now_ns(&self) -> u64 {
+    pub(crate) fn device_now_ns(&self) -> u64 {
         self.shared.device_now_ns()
     }
 }

@@ -1,34 +1,41 @@
 //! ze-sim: a simulated Level Zero driver whose metric groups export their counters as memory
 //! (`ZET_experimental_metric_export_memory`), strict about the extension's rules.
 //!
-//! It stands in for a GPU where there is none:
-//! - **in-process** (`rlib`): [`Sim::new`] makes an independent driver instance and [`Sim::api`]
-//!   the table of its entry points; zescope's built-in "simulated device" is the process-wide
-//!   instance ([`global`], [`api`]) configured from `ZE_SIM_CONFIG`;
-//! - **as `libze_sim.so`** (`cdylib`): the real Level Zero loader loads it through
-//!   `ZE_ENABLE_ALT_DRIVERS=/abs/path/libze_sim.so`, via the `*ProcAddrTable` getters in [`ddi`].
+//! # What it is
 //!
-//! It models devices (a GPU with a sub-device, an NPU-like device), metric groups in distinct
-//! domains (one exporting one DMA-BUF per group, one whose metrics each export a shared buffer,
-//! one exporting nothing), and counters moved by a deterministic workload ([`workload`]). The
-//! exported memory is a sealed memfd with a seqlocked header ([`export`] documents the bytes).
-//! As the extension's sample code assumes, an export query answers the fd and size whether or
-//! not the group is activated; the driver closes the fd when it tears the exporter down
-//! (destroy of a created group, run-time disable of metrics), never because the application
-//! asked.
+//! It stands in for a GPU where there is none. It models devices (a GPU with a sub-device, an
+//! NPU-like device), metric groups in distinct domains (one exporting one DMA-BUF per group, one
+//! whose metrics each export a shared buffer, one exporting nothing), and counters moved by a
+//! deterministic, seeded workload (idle → compute → memory-bound phases), so a test can predict
+//! what a buffer holds ([`Sim::ground_truth`], [`Sim::history`]). The exported memory is a sealed
+//! memfd with a seqlocked header ([`export`] documents the bytes). As the extension's sample
+//! code assumes, an export query answers the fd and size whether or not the group is activated;
+//! the driver closes the fd when it tears the exporter down (destroy of a created group,
+//! run-time disable of metrics), never because the application asked.
 //!
 //! It enforces the extension's rules and records every breach ([`rules`]): the application
 //! closing an exported fd (or replacing it: open file descriptions are compared, see
-//! `fdcheck`), tearing an exporter down (deactivate, destroy, disable metrics, destroy the
+//! [`fdcheck`]), tearing an exporter down (deactivate, destroy, disable metrics, destroy the
 //! context) while an import of its memory is alive (refused with
 //! ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE) or while the application still maps it, touching one
-//! exporter from two threads, a wrong `stype`. The report (`violations`, `leaks`) is readable
-//! in-process and is rewritten atomically as RON to `ZE_SIM_REPORT=path` on every violation,
-//! at every teardown step, and at exit. Faults and real-driver quirks are injected from the
-//! configuration ([`config::Faults`], [`config::Quirks`]); entry points can be left empty
-//! (`SimConfig::empty_entry_points`) to play a driver that implements less.
+//! exporter from two threads, a wrong `stype`. The report ([`Report`]: `violations`, `leaks`)
+//! is readable in-process and is rewritten atomically as RON to `ZE_SIM_REPORT=path` on every
+//! violation, at every teardown step, and at exit. Faults and real-driver quirks are injected
+//! from the configuration ([`config::Faults`], [`config::Quirks`]); entry points can be left
+//! empty (`SimConfig::empty_entry_points`) to play a driver that implements less.
 //!
-//! # Environment of a `libze_sim.so` copy
+//! # How to use it
+//!
+//! - **In-process** (`rlib`): [`Sim::new`] makes an independent driver instance from a
+//!   [`SimConfig`] and [`Sim::api`] the `level_zero_sys::Api` table of its entry points; call
+//!   them as you would a real driver's, then assert on [`Sim::report`]. zescope's built-in
+//!   "simulated device" is the process-wide instance ([`global`], [`api()`]) configured from
+//!   `ZE_SIM_CONFIG`.
+//! - **As `libze_sim.so`** (`cdylib`): the real Level Zero loader loads it through
+//!   `ZE_ENABLE_ALT_DRIVERS=/abs/path/libze_sim.so`, via the `*ProcAddrTable` getters in
+//!   [`ddi`]; [`testing::cdylib`] builds it for integration tests.
+//!
+//! ## Environment of a `libze_sim.so` copy
 //!
 //! Two copies can be loaded at once (a GPU driver and an NPU driver): copy the library to,
 //! e.g., `libze_sim_npu.so` and list both in `ZE_ENABLE_ALT_DRIVERS` (comma-separated). Each
@@ -38,6 +45,25 @@
 //! back to `ZE_SIM_CONFIG` / `ZE_SIM_REPORT`. Copies report distinct driver and device UUIDs:
 //! `driver_uuid_tag` from the config, or (when it is 0) a hash of the stem for any copy not
 //! named `libze_sim.so`; the first 8 bytes of the driver UUID are always the ze-sim prefix.
+//!
+//! # Safety and threading
+//!
+//! The entry points are `unsafe extern "C"` functions with the Level Zero contracts: pointers
+//! must be valid for what the C API says. Within that, a bad handle (never issued, or of a
+//! destroyed object) answers ZE_RESULT_ERROR_INVALID_NULL_HANDLE instead of undefined
+//! behaviour, and no panic crosses the C boundary (it becomes ZE_RESULT_ERROR_UNKNOWN). Every
+//! call takes one process-wide lock over all instances, so calls from several threads are
+//! memory-safe; but the extension gives exported memory no synchronization, so touching one
+//! exporter from two threads is recorded as a violation. One background thread per instance
+//! writes snapshots while any exporter is active; readers take torn-free snapshots through the
+//! buffer's seqlock.
+//!
+//! # Testing
+//!
+//! The crate's own tests (`tests/`) drive it in-process, through the real loader (`loader`,
+//! needs libze1) and from a C client; [`testing`] holds the helpers they and zescope's tests
+//! share: a skip is loud, and a failure under `ZESCOPE_STRICT_TESTS=1` (set by CI).
+#![warn(missing_docs)]
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
 pub mod config;
@@ -54,7 +80,7 @@ mod ops_metrics;
 mod registry;
 pub mod rules;
 pub mod testing;
-pub mod workload;
+mod workload;
 mod writer;
 
 use std::path::PathBuf;
@@ -67,9 +93,10 @@ pub use entry::api;
 pub use rules::{Entry, Report};
 
 use instance::Instance;
-use registry::Obj;
 
-/// One independent simulated driver. Dropping it removes it: its handles become invalid.
+/// One independent simulated driver, with its own devices, objects and report. Its handles
+/// are valid only while it lives: dropping it removes it, and calls with its handles then answer
+/// ZE_RESULT_ERROR_INVALID_NULL_HANDLE. It does not read `ZE_SIM_CONFIG` or `ZE_SIM_REPORT`.
 pub struct Sim {
     id: u64,
 }
@@ -90,6 +117,9 @@ fn insert_locked(reg: &mut registry::Registry, config: SimConfig, report_path: O
 }
 
 impl Sim {
+    /// A new instance modelling `config` (used as given: check a hand-built one with
+    /// [`SimConfig::validate`] first). It is not initialised: call [`Sim::init`] or `zeInit`
+    /// through [`Sim::api`].
     pub fn new(config: SimConfig) -> Sim {
         Sim { id: insert_instance(config, None) }
     }
@@ -180,6 +210,8 @@ impl Sim {
         self.with(|i| i.shared.snapshots.load(Ordering::Acquire))
     }
 
+    /// Has the fault `device_lost_after_samples` fired (and not been undone by
+    /// [`Sim::recover_device`])?
     pub fn is_device_lost(&self) -> bool {
         self.with(|i| i.shared.is_lost())
     }
@@ -237,7 +269,7 @@ extern "C" fn report_at_exit() {
     });
 }
 
-/// The process-wide simulated driver: what `zeInit`/`zeDriverGet` of [`api`] use, configured
+/// The process-wide simulated driver: what `zeInit`/`zeDriverGet` of [`api()`] use, configured
 /// from `ZE_SIM_CONFIG`, reporting to `ZE_SIM_REPORT` at exit.
 pub struct Global {
     id: u64,
@@ -249,6 +281,8 @@ pub fn global() -> Result<Global, ConfigError> {
 }
 
 impl Global {
+    /// Violations so far and everything still alive in the process-wide instance (an empty
+    /// report if it is gone).
     pub fn report(&self) -> Report {
         let reg = registry::lock();
         reg.instances.get(&self.id).map(|i| i.report()).unwrap_or_default()
@@ -269,21 +303,4 @@ pub(crate) fn write_report_if_requested(inst: &Instance) {
     {
         eprintln!("ze-sim: cannot write the report to {}: {e}", path.display());
     }
-}
-
-/// Is `h` a handle of kind `obj` in some live instance? (For tests of handle validation.)
-#[doc(hidden)]
-pub fn handle_kind(h: usize) -> Option<&'static str> {
-    let mut reg = registry::lock();
-    reg.with(h, |_, o, _| {
-        Ok(match o {
-            Obj::Driver => "driver",
-            Obj::Device(_) => "device",
-            Obj::Group(_) => "metric group",
-            Obj::Metric(..) => "metric",
-            Obj::Context => "context",
-            Obj::CommandList => "command list",
-        })
-    })
-    .ok()
 }

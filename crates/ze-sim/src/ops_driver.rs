@@ -8,10 +8,10 @@ use crate::config::DeviceKind;
 use crate::instance::{AllocKind, Instance};
 use crate::registry::{HandleChanges, Obj, new_handle};
 
-pub type R<T> = Result<T, ze_result_t>;
+pub(crate) type R<T> = Result<T, ze_result_t>;
 
 /// Copies `s` into a fixed C string field, truncated to leave room for the NUL.
-pub fn put_str(dst: &mut [core::ffi::c_char], s: &str) {
+pub(crate) fn put_str(dst: &mut [core::ffi::c_char], s: &str) {
     let n = s.len().min(dst.len() - 1);
     for (d, b) in dst.iter_mut().zip(s.as_bytes()[..n].iter()) {
         *d = *b as core::ffi::c_char;
@@ -21,7 +21,7 @@ pub fn put_str(dst: &mut [core::ffi::c_char], s: &str) {
 
 /// Fills a count/array query: `*count == 0` asks for the count; otherwise up to `*count` items
 /// are written and `*count` becomes the number written.
-pub fn fill_array<T: Copy>(items: &[T], count: &mut u32, out: Option<&mut [T]>) {
+pub(crate) fn fill_array<T: Copy>(items: &[T], count: &mut u32, out: Option<&mut [T]>) {
     match out {
         Some(out) if *count > 0 => {
             let n = items.len().min(out.len());
@@ -33,7 +33,7 @@ pub fn fill_array<T: Copy>(items: &[T], count: &mut u32, out: Option<&mut [T]>) 
 }
 
 impl Instance {
-    pub fn init(&mut self) -> R<()> {
+    pub(crate) fn init(&mut self) -> R<()> {
         if self.config.faults.init_fails {
             return Err(ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE);
         }
@@ -53,7 +53,7 @@ impl Instance {
         if self.initialized { Ok(()) } else { Err(ZE_RESULT_ERROR_UNINITIALIZED) }
     }
 
-    pub fn driver_properties(&self, p: &mut ze_driver_properties_t) -> R<()> {
+    pub(crate) fn driver_properties(&self, p: &mut ze_driver_properties_t) -> R<()> {
         self.ready()?;
         if p.stype != ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES {
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
@@ -66,18 +66,18 @@ impl Instance {
         Ok(())
     }
 
-    pub fn root_devices(&self) -> Vec<ze_device_handle_t> {
+    pub(crate) fn root_devices(&self) -> Vec<ze_device_handle_t> {
         if self.config.faults.no_devices {
             return Vec::new();
         }
         self.devices.iter().filter(|d| d.parent.is_none()).map(|d| d.handle as ze_device_handle_t).collect()
     }
 
-    pub fn sub_devices(&self, d: usize) -> Vec<ze_device_handle_t> {
+    pub(crate) fn sub_devices(&self, d: usize) -> Vec<ze_device_handle_t> {
         self.devices[d].subs.iter().map(|&s| self.devices[s].handle as ze_device_handle_t).collect()
     }
 
-    pub fn device_properties(&mut self, d: usize, p: &mut ze_device_properties_t) -> R<()> {
+    pub(crate) fn device_properties(&mut self, d: usize, p: &mut ze_device_properties_t) -> R<()> {
         self.ready()?;
         if p.stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES && p.stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 {
             let h = self.devices[d].handle;
@@ -115,16 +115,16 @@ impl Instance {
         Ok(())
     }
 
-    pub fn device_status(&self) -> R<()> {
+    pub(crate) fn device_status(&self) -> R<()> {
         if self.shared.is_lost() { Err(ZE_RESULT_ERROR_DEVICE_LOST) } else { Ok(()) }
     }
 
-    pub fn extension_names() -> &'static [(&'static str, u32)] {
+    pub(crate) fn extension_names() -> &'static [(&'static str, u32)] {
         const V1_0: u32 = ze_make_version(1, 0);
         &[("ZET_experimental_metric_export_memory", V1_0), ("ZET_experimental_metrics_runtime_enable_disable", V1_0)]
     }
 
-    pub fn context_create(&mut self, desc: &ze_context_desc_t, ch: &mut HandleChanges) -> R<usize> {
+    pub(crate) fn context_create(&mut self, desc: &ze_context_desc_t, ch: &mut HandleChanges) -> R<usize> {
         self.ready()?;
         if desc.stype != ZE_STRUCTURE_TYPE_CONTEXT_DESC {
             self.violation("wrong_stype", self.driver, format!("zeContextCreate given stype {:#x}", desc.stype));
@@ -136,7 +136,7 @@ impl Instance {
         Ok(h)
     }
 
-    pub fn context_destroy(&mut self, ctx: usize, ch: &mut HandleChanges) -> R<()> {
+    pub(crate) fn context_destroy(&mut self, ctx: usize, ch: &mut HandleChanges) -> R<()> {
         let imports: Vec<usize> = self
             .allocs
             .values()
@@ -186,7 +186,7 @@ impl Instance {
 }
 
 /// Name of an extension function the driver implements, if `name` is one.
-pub fn extension_function(name: &CStr) -> Option<*mut core::ffi::c_void> {
+pub(crate) fn extension_function(name: &CStr) -> Option<*mut core::ffi::c_void> {
     use crate::entry::*;
     let f: *mut core::ffi::c_void = match name.to_bytes() {
         b"zetDeviceEnableMetricsExp" => sim_zetDeviceEnableMetricsExp as *mut _,

@@ -34,7 +34,7 @@ unsafe fn find_import(mut p: *const core::ffi::c_void) -> Option<ze_external_mem
 
 impl Instance {
     /// `zeMemAllocDevice`: an import when the chain holds an import-fd descriptor.
-    pub fn alloc_device(
+    pub(crate) fn alloc_device(
         &mut self,
         ctx: usize,
         desc: &ze_device_mem_alloc_desc_t,
@@ -124,7 +124,13 @@ impl Instance {
         Ok(p as usize)
     }
 
-    pub fn alloc_host(&mut self, ctx: usize, desc: &ze_host_mem_alloc_desc_t, size: usize, align: usize) -> R<usize> {
+    pub(crate) fn alloc_host(
+        &mut self,
+        ctx: usize,
+        desc: &ze_host_mem_alloc_desc_t,
+        size: usize,
+        align: usize,
+    ) -> R<usize> {
         if desc.stype != ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC {
             self.violation("wrong_stype", ctx, format!("zeMemAllocHost given stype {:#x}", desc.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
@@ -132,7 +138,7 @@ impl Instance {
         self.alloc_plain(ctx, size, align)
     }
 
-    pub fn free(&mut self, ctx: usize, ptr: usize) -> R<()> {
+    pub(crate) fn free(&mut self, ctx: usize, ptr: usize) -> R<()> {
         match self.allocs.get(&ptr) {
             Some(a) if a.ctx == ctx => {}
             _ => return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT),
@@ -193,7 +199,12 @@ impl Instance {
         }
     }
 
-    pub fn cmdlist_create(&mut self, ctx: usize, desc: &ze_command_queue_desc_t, ch: &mut HandleChanges) -> R<usize> {
+    pub(crate) fn cmdlist_create(
+        &mut self,
+        ctx: usize,
+        desc: &ze_command_queue_desc_t,
+        ch: &mut HandleChanges,
+    ) -> R<usize> {
         if desc.stype != ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC {
             self.violation("wrong_stype", ctx, format!("zeCommandListCreateImmediate given stype {:#x}", desc.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
@@ -207,7 +218,7 @@ impl Instance {
         Ok(h)
     }
 
-    pub fn cmdlist_destroy(&mut self, cl: usize, ch: &mut HandleChanges) -> R<()> {
+    pub(crate) fn cmdlist_destroy(&mut self, cl: usize, ch: &mut HandleChanges) -> R<()> {
         self.cmdlists.remove(&cl).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         ch.removed.push(cl);
         self.teardown_step();
@@ -221,7 +232,7 @@ impl Instance {
     }
 
     /// An immediate, synchronous copy. Both ranges must lie inside allocations of this driver.
-    pub fn copy(&mut self, cl: usize, dst: usize, src: usize, len: usize) -> R<()> {
+    pub(crate) fn copy(&mut self, cl: usize, dst: usize, src: usize, len: usize) -> R<()> {
         let ctx = self.cmdlists.get(&cl).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?.ctx;
         if self.shared.is_lost() {
             return Err(ZE_RESULT_ERROR_DEVICE_LOST);

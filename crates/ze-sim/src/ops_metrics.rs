@@ -24,7 +24,7 @@ const MAX_CHAIN: usize = 16;
 
 /// Which of a buffer's fds a query reports.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum WhichFd {
+pub(crate) enum WhichFd {
     Primary,
     Second,
 }
@@ -47,7 +47,7 @@ fn export_stype(stype: u32) -> bool {
 }
 
 impl Instance {
-    pub fn visible_groups(&self, d: usize) -> Vec<zet_metric_group_handle_t> {
+    pub(crate) fn visible_groups(&self, d: usize) -> Vec<zet_metric_group_handle_t> {
         if !self.metrics_enabled(d) {
             return Vec::new();
         }
@@ -147,7 +147,7 @@ impl Instance {
         (&mut *self.decoy as *mut zet_export_dma_buf_exp_properties_t).cast()
     }
 
-    pub fn group_properties(&mut self, g: usize, p: &mut zet_metric_group_properties_t) -> R<()> {
+    pub(crate) fn group_properties(&mut self, g: usize, p: &mut zet_metric_group_properties_t) -> R<()> {
         let h = self.groups[g].handle;
         if p.stype != ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES {
             self.violation("wrong_stype", h, format!("zetMetricGroupGetProperties given base stype {:#x}", p.stype));
@@ -178,11 +178,11 @@ impl Instance {
         Ok(())
     }
 
-    pub fn metrics_of(&self, g: usize) -> Vec<zet_metric_handle_t> {
+    pub(crate) fn metrics_of(&self, g: usize) -> Vec<zet_metric_handle_t> {
         self.groups[g].metrics.iter().map(|m| m.handle as zet_metric_handle_t).collect()
     }
 
-    pub fn metric_properties(&mut self, g: usize, i: usize, p: &mut zet_metric_properties_t) -> R<()> {
+    pub(crate) fn metric_properties(&mut self, g: usize, i: usize, p: &mut zet_metric_properties_t) -> R<()> {
         let h = self.groups[g].metrics[i].handle;
         if p.stype != ZET_STRUCTURE_TYPE_METRIC_PROPERTIES {
             self.violation("wrong_stype", h, format!("zetMetricGetProperties given base stype {:#x}", p.stype));
@@ -216,7 +216,7 @@ impl Instance {
     }
 
     /// `zetContextActivateMetricGroups`: makes `wanted` the set of groups activated on `d` in `ctx`.
-    pub fn activate(&mut self, ctx: usize, d: usize, wanted: &[usize]) -> R<()> {
+    pub(crate) fn activate(&mut self, ctx: usize, d: usize, wanted: &[usize]) -> R<()> {
         if !wanted.is_empty() {
             if self.shared.is_lost() {
                 return Err(ZE_RESULT_ERROR_DEVICE_LOST);
@@ -320,7 +320,7 @@ impl Instance {
         v
     }
 
-    pub fn enable_metrics(&mut self, d: usize) -> R<()> {
+    pub(crate) fn enable_metrics(&mut self, d: usize) -> R<()> {
         if self.shared.is_lost() {
             return Err(ZE_RESULT_ERROR_DEVICE_LOST);
         }
@@ -328,7 +328,7 @@ impl Instance {
         Ok(())
     }
 
-    pub fn disable_metrics(&mut self, d: usize) -> R<()> {
+    pub(crate) fn disable_metrics(&mut self, d: usize) -> R<()> {
         if self.config.faults.disable_refused {
             return Err(ZE_RESULT_ERROR_UNKNOWN);
         }
@@ -373,7 +373,13 @@ impl Instance {
         Ok(())
     }
 
-    pub fn user_group_create(&mut self, d: usize, name: &str, description: &str, ch: &mut HandleChanges) -> R<usize> {
+    pub(crate) fn user_group_create(
+        &mut self,
+        d: usize,
+        name: &str,
+        description: &str,
+        ch: &mut HandleChanges,
+    ) -> R<usize> {
         if !self.metrics_enabled(d) {
             return Err(ZE_RESULT_ERROR_UNINITIALIZED);
         }
@@ -408,7 +414,7 @@ impl Instance {
         })
     }
 
-    pub fn user_group_add(&mut self, g: usize, metric: usize) -> R<Result<(), String>> {
+    pub(crate) fn user_group_add(&mut self, g: usize, metric: usize) -> R<Result<(), String>> {
         if !self.groups[g].user_created {
             return Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
         }
@@ -441,7 +447,7 @@ impl Instance {
         Ok(Ok(()))
     }
 
-    pub fn user_group_close(&mut self, g: usize) -> R<()> {
+    pub(crate) fn user_group_close(&mut self, g: usize) -> R<()> {
         if !self.groups[g].user_created {
             return Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
         }
@@ -452,7 +458,7 @@ impl Instance {
         Ok(())
     }
 
-    pub fn user_group_destroy(&mut self, g: usize, ch: &mut HandleChanges) -> R<()> {
+    pub(crate) fn user_group_destroy(&mut self, g: usize, ch: &mut HandleChanges) -> R<()> {
         if !self.groups[g].user_created {
             return Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
         }

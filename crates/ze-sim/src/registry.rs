@@ -15,7 +15,7 @@ use crate::instance::Instance;
 
 /// What a handle names inside its instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Obj {
+pub(crate) enum Obj {
     Driver,
     Device(usize),
     Group(usize),
@@ -25,17 +25,17 @@ pub enum Obj {
 }
 
 #[derive(Default)]
-pub struct Registry {
-    pub instances: HashMap<u64, Instance>,
+pub(crate) struct Registry {
+    pub(crate) instances: HashMap<u64, Instance>,
     handles: HashMap<usize, (u64, Obj)>,
     next_id: u64,
     /// The instance behind the exported `zeInit`/`zeDriverGet`.
-    pub global: Option<u64>,
+    pub(crate) global: Option<u64>,
 }
 
 static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
 
-pub struct Locked(MutexGuard<'static, Option<Registry>>);
+pub(crate) struct Locked(MutexGuard<'static, Option<Registry>>);
 
 impl std::ops::Deref for Locked {
     type Target = Registry;
@@ -51,7 +51,7 @@ impl std::ops::DerefMut for Locked {
 
 /// Locks the registry. A panic while it was held (caught at the FFI boundary) does not poison it
 /// for everyone else.
-pub fn lock() -> Locked {
+pub(crate) fn lock() -> Locked {
     let mut g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
     if g.is_none() {
         *g = Some(Registry::default());
@@ -60,28 +60,28 @@ pub fn lock() -> Locked {
 }
 
 /// A fresh, unique, never-reused handle value.
-pub fn new_handle() -> usize {
+pub(crate) fn new_handle() -> usize {
     Box::into_raw(Box::new([0u64; 2])) as usize
 }
 
 impl Registry {
-    pub fn next_instance_id(&mut self) -> u64 {
+    pub(crate) fn next_instance_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
     }
 
-    pub fn register(&mut self, handle: usize, instance: u64, obj: Obj) {
+    pub(crate) fn register(&mut self, handle: usize, instance: u64, obj: Obj) {
         self.handles.insert(handle, (instance, obj));
     }
 
-    pub fn unregister_instance(&mut self, instance: u64) {
+    pub(crate) fn unregister_instance(&mut self, instance: u64) {
         self.handles.retain(|_, (i, _)| *i != instance);
         self.instances.remove(&instance);
     }
 
     /// Runs `f` on the instance owning `handle`, if the handle is live. Handles `f` creates or
     /// destroys are recorded in `HandleChanges` and applied afterwards.
-    pub fn with<R>(
+    pub(crate) fn with<R>(
         &mut self,
         handle: usize,
         f: impl FnOnce(&mut Instance, Obj, &mut HandleChanges) -> Result<R, ze_result_t>,
@@ -102,7 +102,7 @@ impl Registry {
 
 /// Handles created or destroyed by one call.
 #[derive(Default)]
-pub struct HandleChanges {
-    pub added: Vec<(usize, Obj)>,
-    pub removed: Vec<usize>,
+pub(crate) struct HandleChanges {
+    pub(crate) added: Vec<(usize, Obj)>,
+    pub(crate) removed: Vec<usize>,
 }

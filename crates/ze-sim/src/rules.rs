@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+/// One violation or leak, as it appears in the report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// A stable machine-readable kind, e.g. `"exported_fd_closed"`.
@@ -16,21 +17,31 @@ pub struct Entry {
     pub message: String,
     /// The handle involved, as the application saw it (`0x...`).
     pub handle: String,
-    /// The thread that did it: name and OS thread id.
+    /// The thread that did it: name and OS thread id (empty for a leak).
     pub thread: String,
 }
 
+/// What the driver saw: the breaches of the rules so far and what is still alive. Taken
+/// in-process with [`crate::Sim::report`] / [`crate::Global::report`], or read back from the
+/// RON file `ZE_SIM_REPORT` names (`ron::from_str::<Report>`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
+    /// Every breach, in the order it happened; never cleared while the instance lives.
     pub violations: Vec<Entry>,
+    /// What was still alive when the report was taken (imports and host allocations not
+    /// freed, command lists, contexts and user-created groups not destroyed, groups left
+    /// activated, metrics left enabled); empty after a clean teardown.
     pub leaks: Vec<Entry>,
 }
 
 impl Report {
+    /// No violation and no leak: what every test of a well-behaved client asserts at the end.
     pub fn is_clean(&self) -> bool {
         self.violations.is_empty() && self.leaks.is_empty()
     }
 
+    /// The report as pretty RON (what [`Report::write_to`] writes); it cannot fail, an
+    /// unserialisable report becomes a RON comment saying so.
     pub fn to_ron(&self) -> String {
         ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
             .unwrap_or_else(|e| format!("// report could not be serialised: {e}\n"))
@@ -50,13 +61,14 @@ impl Report {
 }
 
 /// "name (tid N)" of the calling thread.
-pub fn thread_label() -> String {
+pub(crate) fn thread_label() -> String {
     let t = std::thread::current();
     // SAFETY: gettid has no preconditions.
     let tid = unsafe { libc::gettid() };
     format!("{} (tid {tid})", t.name().unwrap_or("unnamed"))
 }
 
-pub fn handle_label(h: usize) -> String {
+/// A handle as the application saw it, `0x...`.
+pub(crate) fn handle_label(h: usize) -> String {
     format!("{h:#x}")
 }

@@ -6,16 +6,20 @@ use crate::config::{DeviceKind, Signal};
 
 /// One phase of the cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
+    /// 0 ..= 2 s of each cycle: low utilisation, low clock and power.
     Idle,
+    /// 2 ..= 5 s: the engine busy at full clock, highest power.
     Compute,
+    /// 5 ..= 8 s: busy waiting on memory, highest bandwidth.
     MemoryBound,
 }
 
 /// Length of one idle → compute → memory-bound cycle, and of each phase within it.
 const CYCLE_S: f64 = 8.0;
 
-pub fn phase_at(t: f64) -> Phase {
+/// The phase at `t` seconds since the driver started.
+pub(crate) fn phase_at(t: f64) -> Phase {
     let p = t.rem_euclid(CYCLE_S);
     if p < 2.0 {
         Phase::Idle
@@ -27,7 +31,7 @@ pub fn phase_at(t: f64) -> Phase {
 }
 
 /// Deterministic noise in [-1, 1] for (seed, stream, step).
-pub fn noise(seed: u64, stream: u64, step: u64) -> f64 {
+pub(crate) fn noise(seed: u64, stream: u64, step: u64) -> f64 {
     // splitmix64 over the three inputs
     let mut z = seed ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ step.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -38,7 +42,7 @@ pub fn noise(seed: u64, stream: u64, step: u64) -> f64 {
 
 /// The instantaneous level of a signal at time `t` (seconds since the driver started): a gauge's
 /// value, or a cumulative counter's rate per second.
-pub fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, t: f64, n: f64, index: usize) -> f64 {
+pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, t: f64, n: f64, index: usize) -> f64 {
     let phase = phase_at(t);
     let util = match phase {
         Phase::Idle => 3.0 + 2.0 * n,

@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 use crate::config::{Faults, Quirks, SimConfig};
 use crate::export::ExportBuffer;
 
-pub struct Shared {
-    pub active: Mutex<Vec<Arc<ExportBuffer>>>,
+pub(crate) struct Shared {
+    pub(crate) active: Mutex<Vec<Arc<ExportBuffer>>>,
     stop: AtomicBool,
-    pub lost: AtomicBool,
-    pub snapshots: AtomicU64,
+    pub(crate) lost: AtomicBool,
+    pub(crate) snapshots: AtomicU64,
     running: AtomicBool,
     /// Snapshots before the injected device loss (u64::MAX: never).
     lost_after: AtomicU64,
@@ -34,7 +34,7 @@ pub struct Shared {
 }
 
 /// CLOCK_MONOTONIC in ns.
-pub fn monotonic_ns() -> u64 {
+pub(crate) fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes into our timespec.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
@@ -42,7 +42,7 @@ pub fn monotonic_ns() -> u64 {
 }
 
 impl Shared {
-    pub fn new(config: &SimConfig) -> Arc<Shared> {
+    pub(crate) fn new(config: &SimConfig) -> Arc<Shared> {
         Arc::new(Shared {
             active: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
@@ -69,7 +69,7 @@ impl Shared {
 
     /// Takes over the snapshot-counted faults and the clock quirk (at creation and on
     /// `Sim::configure`).
-    pub fn apply(&self, faults: &Faults, quirks: &Quirks) {
+    pub(crate) fn apply(&self, faults: &Faults, quirks: &Quirks) {
         self.set_lost_after(faults.device_lost_after_samples);
         self.reset_after.store(faults.timestamp_reset_after_samples.unwrap_or(u64::MAX), Ordering::Release);
         self.shrink_after.store(faults.shrink_export_after_samples.unwrap_or(u64::MAX), Ordering::Release);
@@ -79,37 +79,37 @@ impl Shared {
 
     /// The device clock in ns, as written into buffers: it may wrap (valid bits) or have jumped
     /// back (reset fault).
-    pub fn device_now_ns(&self) -> u64 {
+    pub(crate) fn device_now_ns(&self) -> u64 {
         let t = monotonic_ns().wrapping_add(self.ts_offset.load(Ordering::Acquire));
         let bits = self.ts_bits.load(Ordering::Acquire);
         if bits >= 64 { t } else { t & ((1u64 << bits) - 1) }
     }
 
     /// Valid bits of the device clock.
-    pub fn timestamp_bits(&self) -> u32 {
+    pub(crate) fn timestamp_bits(&self) -> u32 {
         self.ts_bits.load(Ordering::Acquire)
     }
 
-    pub fn is_lost(&self) -> bool {
+    pub(crate) fn is_lost(&self) -> bool {
         self.lost.load(Ordering::Acquire)
     }
 
     /// The device comes back (as after a reset): not lost, snapshot count from zero.
-    pub fn recover(&self) {
+    pub(crate) fn recover(&self) {
         self.snapshots.store(0, Ordering::Release);
         self.lost.store(false, Ordering::Release);
     }
 
-    pub fn set_lost_after(&self, n: Option<u64>) {
+    pub(crate) fn set_lost_after(&self, n: Option<u64>) {
         self.lost_after.store(n.unwrap_or(u64::MAX), Ordering::Release);
     }
 
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.stop.store(true, Ordering::Release);
     }
 
     /// Starts publishing `buf` (writes a first snapshot at once, so an import sees data).
-    pub fn activate(self: &Arc<Self>, buf: Arc<ExportBuffer>) {
+    pub(crate) fn activate(self: &Arc<Self>, buf: Arc<ExportBuffer>) {
         if !self.is_lost() {
             buf.write_snapshot(self.seed, self.device_now_ns(), self.start.elapsed().as_secs_f64());
         } else {
@@ -125,7 +125,7 @@ impl Shared {
         }
     }
 
-    pub fn deactivate(&self, buf: &Arc<ExportBuffer>) {
+    pub(crate) fn deactivate(&self, buf: &Arc<ExportBuffer>) {
         self.active.lock().unwrap_or_else(|e| e.into_inner()).retain(|b| !Arc::ptr_eq(b, buf));
     }
 

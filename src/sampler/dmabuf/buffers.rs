@@ -12,8 +12,9 @@ use super::buffer::{ImportedBuffer, Mapping, Reader, Staging};
 use super::fd::{Dup, FileId, Shrinkable, file_id, shrinkable};
 use crate::ze::{Context, Device, ZeError};
 
+/// The imports of one context (the run's), which is passed to every call that allocates or
+/// frees.
 pub struct Buffers {
-    ctx: Context,
     list: Vec<ImportedBuffer>,
 }
 
@@ -30,8 +31,8 @@ pub enum ImportError {
 }
 
 impl Buffers {
-    pub fn new(ctx: Context) -> Buffers {
-        Buffers { ctx, list: Vec::new() }
+    pub fn new() -> Buffers {
+        Buffers { list: Vec::new() }
     }
 
     pub fn find(&self, id: FileId) -> Option<usize> {
@@ -49,7 +50,7 @@ impl Buffers {
     /// Imports the buffer behind the implementation's `fd` (`size` bytes) once, sets up how it
     /// is read, and returns its index. `fd` itself is never closed: imports and mappings use
     /// dups of it.
-    pub fn import(&mut self, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
+    pub fn import(&mut self, ctx: &Context, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
         let id = file_id(fd).map_err(|e| ImportError::Fd(format!("fd {fd}: {e}")))?;
         if let Some(i) = self.find(id) {
             return Ok(i);
@@ -70,14 +71,14 @@ impl Buffers {
         // Import from a dup of our own, kept until after the free: a driver that closes what it
         // imports closes only that.
         let import_dup = dup("import")?;
-        let import = self.ctx.import_dma_buf(device, import_dup.fd, size).map_err(ImportError::Ze)?;
+        let import = ctx.import_dma_buf(device, import_dup.fd, size).map_err(ImportError::Ze)?;
         let mut buf = ImportedBuffer { id, size, import, import_dup: Some(import_dup), reader };
         if buf.reader.is_none() {
-            match self.staging(device, size) {
+            match staging(ctx, device, size) {
                 Ok(s) => buf.reader = Some(Reader::Copy(s)),
                 Err(e) => {
                     // SAFETY: the import was just made and nothing reads through it.
-                    let _ = unsafe { self.ctx.free(import) };
+                    let _ = unsafe { ctx.free(import) };
                     return Err(ImportError::Fd(format!(
                         "the buffer cannot be mapped or read by the CPU, and copying it through the device is not \
                          available: {e}"
@@ -89,24 +90,11 @@ impl Buffers {
         Ok(self.list.len() - 1)
     }
 
-    /// Host memory and an immediate command list for the device-copy path.
-    fn staging(&self, device: &Device, size: usize) -> Result<Staging, ZeError> {
-        let host = self.ctx.alloc_host(size)?;
-        match self.ctx.immediate_list(device) {
-            Ok(list) => Ok(Staging { host, list }),
-            Err(e) => {
-                // SAFETY: freeing the host allocation just made, once, before anything used it.
-                let _ = unsafe { self.ctx.free(host) };
-                Err(e)
-            }
-        }
-    }
-
     /// Unmaps every mapping, then frees every staging allocation and import; our dups close
     /// after that. Every buffer is attempted even if an earlier one failed; failures are
     /// appended to `errors`. A buffer whose unmap or import free failed stays here, and then
     /// there is no proof: what comes after (deactivation, disable) must wait for a retry.
-    pub fn release(&mut self, errors: &mut Vec<String>) -> Option<BuffersReleased> {
+    pub fn release(&mut self, ctx: &Context, errors: &mut Vec<String>) -> Option<BuffersReleased> {
         let list = std::mem::take(&mut self.list);
         for mut b in list {
             if let Some(Reader::Mapped(m)) = &mut b.reader
@@ -121,14 +109,14 @@ impl Buffers {
                     errors.push(e.to_string());
                 }
                 // SAFETY: the staging allocation of this context, freed once; the list is gone.
-                if let Err(e) = unsafe { self.ctx.free(s.host) } {
+                if let Err(e) = unsafe { ctx.free(s.host) } {
                     errors.push(e.to_string());
                 }
             }
             // Mapping (already unmapped) and file reader: their dups close here.
             b.reader = None;
             // SAFETY: the import of this context, freed once, after its mapping was unmapped.
-            match unsafe { self.ctx.free(b.import) } {
+            match unsafe { ctx.free(b.import) } {
                 Ok(()) => drop(b.import_dup.take()),
                 Err(e) => {
                     errors.push(format!("freeing an imported exported buffer: {e}"));
@@ -137,6 +125,19 @@ impl Buffers {
             }
         }
         self.list.is_empty().then_some(BuffersReleased(()))
+    }
+}
+
+/// Host memory and an immediate command list for the device-copy path.
+fn staging(ctx: &Context, device: &Device, size: usize) -> Result<Staging, ZeError> {
+    let host = ctx.alloc_host(size)?;
+    match ctx.immediate_list(device) {
+        Ok(list) => Ok(Staging { host, list }),
+        Err(e) => {
+            // SAFETY: freeing the host allocation just made, once, before anything used it.
+            let _ = unsafe { ctx.free(host) };
+            Err(e)
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use crate::registry::Obj;
 
 // ---- driver ---------------------------------------------------------------------------------
 
-pub unsafe extern "C" fn sim_zeInit(_flags: ze_init_flags_t) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zeInit(_flags: ze_init_flags_t) -> ze_result_t {
     guard("zeInit", || {
         crate::with_global(|inst| {
             super::check_not_empty(inst)?;
@@ -21,7 +21,7 @@ pub unsafe extern "C" fn sim_zeInit(_flags: ze_init_flags_t) -> ze_result_t {
     })
 }
 
-pub unsafe extern "C" fn sim_zeDriverGet(count: *mut u32, drivers: *mut ze_driver_handle_t) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zeDriverGet(count: *mut u32, drivers: *mut ze_driver_handle_t) -> ze_result_t {
     guard("zeDriverGet", || {
         // SAFETY: API contract for out-parameters.
         let count = unsafe { out(count) }?;
@@ -38,7 +38,10 @@ pub unsafe extern "C" fn sim_zeDriverGet(count: *mut u32, drivers: *mut ze_drive
     })
 }
 
-pub unsafe extern "C" fn sim_zeDriverGetApiVersion(h: ze_driver_handle_t, v: *mut ze_api_version_t) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zeDriverGetApiVersion(
+    h: ze_driver_handle_t,
+    v: *mut ze_api_version_t,
+) -> ze_result_t {
     guard("zeDriverGetApiVersion", || {
         // SAFETY: API contract.
         let v = unsafe { out(v) }?;
@@ -50,7 +53,7 @@ pub unsafe extern "C" fn sim_zeDriverGetApiVersion(h: ze_driver_handle_t, v: *mu
     })
 }
 
-pub unsafe extern "C" fn sim_zeDriverGetProperties(
+pub(crate) unsafe extern "C" fn sim_zeDriverGetProperties(
     h: ze_driver_handle_t,
     p: *mut ze_driver_properties_t,
 ) -> ze_result_t {
@@ -64,7 +67,7 @@ pub unsafe extern "C" fn sim_zeDriverGetProperties(
     })
 }
 
-pub unsafe extern "C" fn sim_zeDriverGetExtensionProperties(
+pub(crate) unsafe extern "C" fn sim_zeDriverGetExtensionProperties(
     h: ze_driver_handle_t,
     count: *mut u32,
     props: *mut ze_driver_extension_properties_t,
@@ -90,7 +93,7 @@ pub unsafe extern "C" fn sim_zeDriverGetExtensionProperties(
     })
 }
 
-pub unsafe extern "C" fn sim_zeDriverGetExtensionFunctionAddress(
+pub(crate) unsafe extern "C" fn sim_zeDriverGetExtensionFunctionAddress(
     h: ze_driver_handle_t,
     name: *const c_char,
     f: *mut *mut c_void,
@@ -115,7 +118,7 @@ pub unsafe extern "C" fn sim_zeDriverGetExtensionFunctionAddress(
 
 // ---- devices --------------------------------------------------------------------------------
 
-pub unsafe extern "C" fn sim_zeDeviceGet(
+pub(crate) unsafe extern "C" fn sim_zeDeviceGet(
     h: ze_driver_handle_t,
     count: *mut u32,
     devices: *mut ze_device_handle_t,
@@ -132,7 +135,7 @@ pub unsafe extern "C" fn sim_zeDeviceGet(
     })
 }
 
-pub unsafe extern "C" fn sim_zeDeviceGetSubDevices(
+pub(crate) unsafe extern "C" fn sim_zeDeviceGetSubDevices(
     h: ze_device_handle_t,
     count: *mut u32,
     subs: *mut ze_device_handle_t,
@@ -149,7 +152,7 @@ pub unsafe extern "C" fn sim_zeDeviceGetSubDevices(
     })
 }
 
-pub unsafe extern "C" fn sim_zeDeviceGetProperties(
+pub(crate) unsafe extern "C" fn sim_zeDeviceGetProperties(
     h: ze_device_handle_t,
     p: *mut ze_device_properties_t,
 ) -> ze_result_t {
@@ -163,7 +166,7 @@ pub unsafe extern "C" fn sim_zeDeviceGetProperties(
     })
 }
 
-pub unsafe extern "C" fn sim_zeDeviceGetStatus(h: ze_device_handle_t) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zeDeviceGetStatus(h: ze_device_handle_t) -> ze_result_t {
     guard("zeDeviceGetStatus", || {
         with(h, |inst, obj, _| {
             expect_obj!(obj, Obj::Device(_) => ());
@@ -172,7 +175,7 @@ pub unsafe extern "C" fn sim_zeDeviceGetStatus(h: ze_device_handle_t) -> ze_resu
     })
 }
 
-pub unsafe extern "C" fn sim_zeDeviceGetGlobalTimestamps(
+pub(crate) unsafe extern "C" fn sim_zeDeviceGetGlobalTimestamps(
     h: ze_device_handle_t,
     host: *mut u64,
     device: *mut u64,
@@ -192,7 +195,7 @@ pub unsafe extern "C" fn sim_zeDeviceGetGlobalTimestamps(
 
 // ---- contexts -------------------------------------------------------------------------------
 
-pub unsafe extern "C" fn sim_zeContextCreate(
+pub(crate) unsafe extern "C" fn sim_zeContextCreate(
     h: ze_driver_handle_t,
     desc: *const ze_context_desc_t,
     ctx: *mut ze_context_handle_t,
@@ -208,7 +211,7 @@ pub unsafe extern "C" fn sim_zeContextCreate(
     })
 }
 
-pub unsafe extern "C" fn sim_zeContextDestroy(h: ze_context_handle_t) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zeContextDestroy(h: ze_context_handle_t) -> ze_result_t {
     guard("zeContextDestroy", || {
         // The injected delay is slept outside the driver's lock, so other instances go on.
         let mut delay = 0;
@@ -226,7 +229,7 @@ pub unsafe extern "C" fn sim_zeContextDestroy(h: ze_context_handle_t) -> ze_resu
 
 // ---- memory ---------------------------------------------------------------------------------
 
-pub unsafe extern "C" fn sim_zeMemAllocDevice(
+pub(crate) unsafe extern "C" fn sim_zeMemAllocDevice(
     h: ze_context_handle_t,
     desc: *const ze_device_mem_alloc_desc_t,
     size: usize,
@@ -248,7 +251,7 @@ pub unsafe extern "C" fn sim_zeMemAllocDevice(
     })
 }
 
-pub unsafe extern "C" fn sim_zeMemAllocHost(
+pub(crate) unsafe extern "C" fn sim_zeMemAllocHost(
     h: ze_context_handle_t,
     desc: *const ze_host_mem_alloc_desc_t,
     size: usize,
@@ -266,7 +269,7 @@ pub unsafe extern "C" fn sim_zeMemAllocHost(
     })
 }
 
-pub unsafe extern "C" fn sim_zeMemFree(h: ze_context_handle_t, ptr: *mut c_void) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zeMemFree(h: ze_context_handle_t, ptr: *mut c_void) -> ze_result_t {
     guard("zeMemFree", || {
         if ptr.is_null() {
             return Err(ZE_RESULT_ERROR_INVALID_NULL_POINTER);
@@ -278,7 +281,7 @@ pub unsafe extern "C" fn sim_zeMemFree(h: ze_context_handle_t, ptr: *mut c_void)
     })
 }
 
-pub unsafe extern "C" fn sim_zeCommandListCreateImmediate(
+pub(crate) unsafe extern "C" fn sim_zeCommandListCreateImmediate(
     h: ze_context_handle_t,
     device: ze_device_handle_t,
     desc: *const ze_command_queue_desc_t,
@@ -298,7 +301,7 @@ pub unsafe extern "C" fn sim_zeCommandListCreateImmediate(
     })
 }
 
-pub unsafe extern "C" fn sim_zeCommandListAppendMemoryCopy(
+pub(crate) unsafe extern "C" fn sim_zeCommandListAppendMemoryCopy(
     h: ze_command_list_handle_t,
     dst: *mut c_void,
     src: *const c_void,
@@ -321,7 +324,7 @@ pub unsafe extern "C" fn sim_zeCommandListAppendMemoryCopy(
     })
 }
 
-pub unsafe extern "C" fn sim_zeCommandListDestroy(h: ze_command_list_handle_t) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zeCommandListDestroy(h: ze_command_list_handle_t) -> ze_result_t {
     guard("zeCommandListDestroy", || {
         with(h, |inst, obj, ch| {
             expect_obj!(obj, Obj::CommandList => ());

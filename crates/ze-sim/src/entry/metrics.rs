@@ -11,7 +11,7 @@ use crate::registry::{self, Obj};
 
 // ---- metrics --------------------------------------------------------------------------------
 
-pub unsafe extern "C" fn sim_zetMetricGroupGet(
+pub(crate) unsafe extern "C" fn sim_zetMetricGroupGet(
     h: zet_device_handle_t,
     count: *mut u32,
     groups: *mut zet_metric_group_handle_t,
@@ -28,7 +28,7 @@ pub unsafe extern "C" fn sim_zetMetricGroupGet(
     })
 }
 
-pub unsafe extern "C" fn sim_zetMetricGroupGetProperties(
+pub(crate) unsafe extern "C" fn sim_zetMetricGroupGetProperties(
     h: zet_metric_group_handle_t,
     p: *mut zet_metric_group_properties_t,
 ) -> ze_result_t {
@@ -42,7 +42,7 @@ pub unsafe extern "C" fn sim_zetMetricGroupGetProperties(
     })
 }
 
-pub unsafe extern "C" fn sim_zetMetricGet(
+pub(crate) unsafe extern "C" fn sim_zetMetricGet(
     h: zet_metric_group_handle_t,
     count: *mut u32,
     metrics: *mut zet_metric_handle_t,
@@ -59,7 +59,7 @@ pub unsafe extern "C" fn sim_zetMetricGet(
     })
 }
 
-pub unsafe extern "C" fn sim_zetMetricGetProperties(
+pub(crate) unsafe extern "C" fn sim_zetMetricGetProperties(
     h: zet_metric_handle_t,
     p: *mut zet_metric_properties_t,
 ) -> ze_result_t {
@@ -73,7 +73,7 @@ pub unsafe extern "C" fn sim_zetMetricGetProperties(
     })
 }
 
-pub unsafe extern "C" fn sim_zetContextActivateMetricGroups(
+pub(crate) unsafe extern "C" fn sim_zetContextActivateMetricGroups(
     h: zet_context_handle_t,
     device: zet_device_handle_t,
     count: u32,
@@ -107,7 +107,7 @@ pub unsafe extern "C" fn sim_zetContextActivateMetricGroups(
 
 // ---- experimental ---------------------------------------------------------------------------
 
-pub unsafe extern "C" fn sim_zetDeviceEnableMetricsExp(h: zet_device_handle_t) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zetDeviceEnableMetricsExp(h: zet_device_handle_t) -> ze_result_t {
     guard("zetDeviceEnableMetricsExp", || {
         with(h, |inst, obj, _| {
             let d = expect_obj!(obj, Obj::Device(d) => d);
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn sim_zetDeviceEnableMetricsExp(h: zet_device_handle_t) -
     })
 }
 
-pub unsafe extern "C" fn sim_zetDeviceDisableMetricsExp(h: zet_device_handle_t) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zetDeviceDisableMetricsExp(h: zet_device_handle_t) -> ze_result_t {
     guard("zetDeviceDisableMetricsExp", || {
         with(h, |inst, obj, _| {
             let d = expect_obj!(obj, Obj::Device(d) => d);
@@ -125,7 +125,7 @@ pub unsafe extern "C" fn sim_zetDeviceDisableMetricsExp(h: zet_device_handle_t) 
     })
 }
 
-pub unsafe extern "C" fn sim_zetMetricGroupCreateExp(
+pub(crate) unsafe extern "C" fn sim_zetMetricGroupCreateExp(
     h: zet_device_handle_t,
     name: *const c_char,
     description: *const c_char,
@@ -149,7 +149,7 @@ pub unsafe extern "C" fn sim_zetMetricGroupCreateExp(
     })
 }
 
-pub unsafe extern "C" fn sim_zetMetricGroupAddMetricExp(
+pub(crate) unsafe extern "C" fn sim_zetMetricGroupAddMetricExp(
     h: zet_metric_group_handle_t,
     metric: zet_metric_handle_t,
     err_size: *mut usize,
@@ -192,7 +192,7 @@ unsafe fn write_error_string(size: *mut usize, buf: *mut c_char, message: &str) 
     }
 }
 
-pub unsafe extern "C" fn sim_zetMetricGroupCloseExp(h: zet_metric_group_handle_t) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zetMetricGroupCloseExp(h: zet_metric_group_handle_t) -> ze_result_t {
     guard("zetMetricGroupCloseExp", || {
         with(h, |inst, obj, _| {
             let g = expect_obj!(obj, Obj::Group(g) => g);
@@ -201,7 +201,7 @@ pub unsafe extern "C" fn sim_zetMetricGroupCloseExp(h: zet_metric_group_handle_t
     })
 }
 
-pub unsafe extern "C" fn sim_zetMetricGroupDestroyExp(h: zet_metric_group_handle_t) -> ze_result_t {
+pub(crate) unsafe extern "C" fn sim_zetMetricGroupDestroyExp(h: zet_metric_group_handle_t) -> ze_result_t {
     guard("zetMetricGroupDestroyExp", || {
         with(h, |inst, obj, ch| {
             let g = expect_obj!(obj, Obj::Group(g) => g);

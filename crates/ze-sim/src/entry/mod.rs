@@ -82,10 +82,10 @@ macro_rules! expect_obj {
 // Declared after the helpers above so the macro is in scope in both.
 mod devices;
 mod metrics;
-pub mod names;
+pub(crate) mod names;
 
-pub use devices::*;
-pub use metrics::*;
+pub(crate) use devices::*;
+pub(crate) use metrics::*;
 
 /// The `Api` of the process-wide instance (created from the environment on first use): what
 /// zescope calls when it runs on the built-in device. Its `Option` fields are `None` for the
@@ -102,7 +102,7 @@ pub fn api() -> Api {
 }
 
 /// Sets to `None` the `Option` fields of `a` that `config` leaves empty.
-pub fn without_empty(a: &mut Api, config: &crate::SimConfig) {
+pub(crate) fn without_empty(a: &mut Api, config: &crate::SimConfig) {
     macro_rules! drop_empty {
         ($($f:ident),*) => {
             $( if config.is_empty_entry(stringify!($f)) { a.$f = None; } )*
@@ -119,8 +119,9 @@ pub fn without_empty(a: &mut Api, config: &crate::SimConfig) {
 }
 
 /// Every entry point, whatever any configuration leaves empty.
-pub fn full_api() -> Api {
+pub(crate) fn full_api() -> Api {
     Api {
+        library: None,
         zeInit: sim_zeInit,
         zeDriverGet: sim_zeDriverGet,
         zeDriverGetApiVersion: sim_zeDriverGetApiVersion,
@@ -145,6 +146,8 @@ pub fn full_api() -> Api {
         zetMetricGet: sim_zetMetricGet,
         zetMetricGetProperties: sim_zetMetricGetProperties,
         zetContextActivateMetricGroups: sim_zetContextActivateMetricGroups,
+        zeInitDrivers: None,
+        zesInit: None,
         zelLoaderGetVersions: None,
         zelLoaderTranslateHandle: None,
         zetMetricGroupCreateExp: Some(sim_zetMetricGroupCreateExp),

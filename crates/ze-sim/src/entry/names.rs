@@ -2,7 +2,7 @@
 //! path (enumeration, group and metric properties, context, activation, import, free) does not
 //! need.
 
-pub const IMPLEMENTED: &[&str] = &[
+pub(crate) const IMPLEMENTED: &[&str] = &[
     "zeInit",
     "zeDriverGet",
     "zeDriverGetApiVersion",
@@ -35,7 +35,7 @@ pub const IMPLEMENTED: &[&str] = &[
     "zetDeviceDisableMetricsExp",
 ];
 
-pub const OPTIONAL: &[&str] = &[
+pub(crate) const OPTIONAL: &[&str] = &[
     "zeDriverGetExtensionProperties",
     "zeDriverGetExtensionFunctionAddress",
     "zeDeviceGetStatus",

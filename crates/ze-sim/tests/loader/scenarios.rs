@@ -8,7 +8,8 @@ use super::common::*;
 /// stype, import a dup, read a counter that advances, see the IN_USE refusals while the import
 /// is alive, free, and run-time enable/disable through the extension functions.
 pub fn basic(mode: &str) {
-    let api = Api::load().expect("load libze_loader.so.1");
+    // SAFETY: the system's Level Zero loader, kept loaded by the table for the whole scenario.
+    let api = unsafe { Api::load() }.expect("load libze_loader.so.1");
     let raw = Raw { api };
     // SAFETY: plain call.
     ok(unsafe { (raw.api.zeInit)(0) }).expect("zeInit through the loader");
@@ -93,7 +94,8 @@ fn sample_code_path(raw: &Raw, drv: ze_driver_handle_t, d: ze_device_handle_t, n
 
 /// Every optional entry point is empty: the loader answers for them, the export path works.
 pub fn empty(mode: &str) {
-    let raw = Raw { api: Api::load().expect("load libze_loader.so.1") };
+    // SAFETY: as in `basic`.
+    let raw = Raw { api: unsafe { Api::load() }.expect("load libze_loader.so.1") };
     // SAFETY: plain call.
     ok(unsafe { (raw.api.zeInit)(0) }).expect("zeInit through the loader");
     let drv = raw.drivers().unwrap()[0];
@@ -113,7 +115,8 @@ pub fn empty(mode: &str) {
 /// Only `zetDeviceEnableMetricsExp` is empty: the extension lookup no longer returns it, and
 /// still returns the others.
 pub fn empty_extension(mode: &str) {
-    let raw = Raw { api: Api::load().expect("load libze_loader.so.1") };
+    // SAFETY: as in `basic`.
+    let raw = Raw { api: unsafe { Api::load() }.expect("load libze_loader.so.1") };
     // SAFETY: plain call.
     ok(unsafe { (raw.api.zeInit)(0) }).expect("zeInit through the loader");
     let drv = raw.drivers().unwrap()[0];
@@ -124,7 +127,8 @@ pub fn empty_extension(mode: &str) {
 /// Two copies of the driver (GPU: `libze_sim.so`, NPU: `libze_sim_npu.so`), each with its own
 /// configuration: distinct UUIDs with the ze-sim prefix, each copy's own settings in force.
 pub fn two_copies(mode: &str) {
-    let raw = Raw { api: Api::load().expect("load libze_loader.so.1") };
+    // SAFETY: as in `basic`.
+    let raw = Raw { api: unsafe { Api::load() }.expect("load libze_loader.so.1") };
     // SAFETY: plain call.
     ok(unsafe { (raw.api.zeInit)(0) }).expect("zeInit through the loader");
     let drivers = raw.drivers().unwrap();

@@ -1,17 +1,18 @@
-//! The calls the window makes: save what it shows, open a session into it,
-//! checkpoint it, and describe an export, from the app's own state. The menus
-//! and dialogs that call these live in `src/app`.
+//! Sessions and exports from the window's own state: what it shows captured into a session
+//! (save, autosave), a session opened into it, and an export described from its panes. The
+//! menus and dialogs that call these are in `actions.rs` and `files.rs`.
 
-use crate::app::ZescopeApp;
-use crate::app::panes::Panes;
-use crate::app::plots::data_x;
 use crate::export::ExportSpec;
+use crate::session::{Capture, Marker, Session, SessionError};
 use crate::store::Store;
+use crate::view::Ingest;
+use crate::view::timeview::shown_range;
 
-use super::{Capture, Marker, Session, SessionError};
+use super::ZescopeApp;
+use super::panes::Panes;
 
 /// What the app knows besides its store, for [`Session::capture`] and autosave.
-pub fn app_capture<'a>(app: &'a ZescopeApp, markers: &'a [Marker]) -> Capture<'a> {
+pub(crate) fn app_capture<'a>(app: &'a ZescopeApp, markers: &'a [Marker]) -> Capture<'a> {
     Capture { history: &app.state.history, layout: &app.panes.layout, view: &app.view, markers }
 }
 
@@ -25,14 +26,15 @@ pub fn capture_app(app: &ZescopeApp, markers: &[Marker]) -> Session {
 /// view. Refused while a run is going (stop it first). Returns the markers.
 /// On error the app is left as it was.
 pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker>, SessionError> {
-    if app.state.run.is_some() {
+    if app.state.ingest.run.is_some() {
         return Err(SessionError::invalid("run", "stop the running recording before opening a session"));
     }
     let mut store = Store::new(app.store.memory_cap());
     let restored = session.restore_into(&mut store)?;
-    app.state.samples_total = store.streams().map(|s| s.appended).sum();
+    let order = restored.keys_in_order();
+    let samples_total = store.streams().map(|s| s.appended).sum();
     app.store = store;
-    app.state.series = restored.series;
+    app.state.ingest = Ingest { series: restored.series, order, run: None, samples_total };
     app.state.history = restored.history;
     app.state.stats = None;
     app.panes = Panes::with_layout(restored.layout);
@@ -43,12 +45,7 @@ pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker
 /// What to export from the app: pane number `pane` (0-based, in the order
 /// shown) or all panes; the range shown on screen or all data.
 pub fn export_spec(app: &ZescopeApp, pane: Option<usize>, shown_range_only: bool) -> ExportSpec {
-    let range = if shown_range_only {
-        let store = &app.store;
-        app.view.range(data_x(store)).map(|(a, b)| (store.from_plot_x(a), store.from_plot_x(b)))
-    } else {
-        None
-    };
+    let range = if shown_range_only { shown_range(&app.view, &app.store) } else { None };
     let which = pane.map(|p| vec![p]);
-    ExportSpec::from_layout(&app.panes.layout, &app.state.series, which.as_deref(), range)
+    ExportSpec::from_layout(&app.panes.layout, &app.state.ingest.series, which.as_deref(), range)
 }

@@ -4,6 +4,20 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::store::Store;
+
+/// The data's x extent (seconds since the store's origin), over every stream: what a live view
+/// follows and what "all" means.
+pub fn data_x(store: &Store) -> Option<(f64, f64)> {
+    let (a, b) = store.total_time_range()?;
+    Some((store.to_plot_x(a), store.to_plot_x(b)))
+}
+
+/// The time range (store ns) `view` shows of `store`'s data; `None` when live with no data.
+pub fn shown_range(view: &TimeView, store: &Store) -> Option<(i64, i64)> {
+    view.range(data_x(store)).map(|(a, b)| (store.from_plot_x(a), store.from_plot_x(b)))
+}
+
 /// Length of the live window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Window {

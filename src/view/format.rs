@@ -1,4 +1,6 @@
-//! Numbers for people: SI prefixes, units, durations.
+//! Numbers and times for people, the same on screen, in exported images and on the command
+//! line: SI prefixes and units ([`si`]), time-axis labels ([`time_label`]), durations both ways
+//! ([`duration`], [`parse_duration`]), rates and byte counts.
 
 /// Base units that may carry an SI prefix in a driver's unit string ("MHz", "ns", "mW").
 const BASES: [&str; 6] = ["Hz", "W", "s", "B", "J", "V"];
@@ -98,6 +100,42 @@ pub fn bytes(b: usize) -> String {
     format!("{b} B")
 }
 
+/// Time-axis labels: `x` is seconds since the store's origin (the session's first sample):
+/// "1.5 s", "1:15.25", "1:02:05".
+pub fn time_label(x: f64) -> String {
+    let neg = x < 0.0;
+    let a = x.abs();
+    let s = if a >= 3600.0 {
+        format!("{}:{:02}:{:02}", (a / 3600.0) as u64, ((a % 3600.0) / 60.0) as u64, (a % 60.0) as u64)
+    } else if a >= 60.0 {
+        format!("{}:{:06.3}", (a / 60.0) as u64, a % 60.0).trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        format!("{a:.3}").trim_end_matches('0').trim_end_matches('.').to_owned() + " s"
+    };
+    if neg { format!("-{s}") } else { s }
+}
+
+/// "100us", "1ms", "2.5s", "1m", "1h" (a bare number is seconds).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let v: f64 = num.parse().map_err(|_| format!("{s:?} is not a duration (try 100us, 1ms, 10s, 2m)"))?;
+    let secs = match unit.trim() {
+        "ns" => v * 1e-9,
+        "us" | "µs" => v * 1e-6,
+        "ms" => v * 1e-3,
+        "" | "s" => v,
+        "m" | "min" => v * 60.0,
+        "h" => v * 3600.0,
+        u => return Err(format!("unknown unit {u:?} in {s:?} (use ns, us, ms, s, m or h)")),
+    };
+    if !(0.0..=1e9).contains(&secs) {
+        return Err(format!("{s:?} is out of range"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +161,26 @@ mod tests {
         assert_eq!(hz(10_000.0), "10 kHz");
         assert_eq!(bytes(512 << 20), "512 MiB");
         assert_eq!(bytes(100), "100 B");
+    }
+
+    #[test]
+    fn time_labels() {
+        assert_eq!(time_label(1.5), "1.5 s");
+        assert_eq!(time_label(0.0), "0 s");
+        assert_eq!(time_label(75.25), "1:15.25");
+        assert_eq!(time_label(3725.0), "1:02:05");
+        assert_eq!(time_label(-2.0), "-2 s");
+    }
+
+    #[test]
+    fn durations_parse_with_units_and_reject_junk() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("100us").unwrap(), Duration::from_micros(100));
+        assert_eq!(parse_duration("1ms").unwrap(), Duration::from_millis(1));
+        assert_eq!(parse_duration("2.5s").unwrap(), Duration::from_millis(2500));
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert!(parse_duration("fast").unwrap_err().contains("not a duration"));
+        assert!(parse_duration("3 parsecs").unwrap_err().contains("unknown unit"));
     }
 }

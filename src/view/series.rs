@@ -1,0 +1,64 @@
+//! Series identity and description: a counter as the user knows it ([`SeriesKey`], stable across
+//! runs), everything known about it ([`SeriesEntry`]: its description and its store series, one
+//! per run), its kind as the store keeps it, and how a run's stream is described to the store
+//! ([`stream_desc`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::layout::Kind;
+use crate::sampler::{RunInfo, SeriesInfo, StreamInfo};
+use crate::store::{SeriesDesc, SeriesId, SeriesKind, StreamDesc};
+
+/// A counter as the user knows it, stable across runs: which device, group and metric.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct SeriesKey {
+    pub device: String,
+    pub group: String,
+    pub metric: String,
+}
+
+impl SeriesKey {
+    /// "group/metric": legends, CSV headers, exports.
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.group, self.metric)
+    }
+}
+
+/// Everything known about one counter: its description and its series in the store (one per
+/// run that sampled it).
+#[derive(Clone, Debug)]
+pub struct SeriesEntry {
+    pub info: SeriesInfo,
+    pub ids: Vec<SeriesId>,
+}
+
+impl SeriesEntry {
+    /// Unit of what is plotted: per second for cumulative counters.
+    pub fn plotted_unit(&self) -> String {
+        match self.info.kind {
+            Kind::Gauge => self.info.unit.clone(),
+            Kind::Cumulative => format!("{}/s", self.info.unit),
+        }
+    }
+}
+
+/// How the store keeps a series of this description: gauges as read, cumulative counters as
+/// running totals (with the wrap the layout declares), plotted as rates.
+pub(crate) fn store_kind(info: &SeriesInfo) -> SeriesKind {
+    match info.kind {
+        Kind::Gauge => SeriesKind::Gauge,
+        Kind::Cumulative => SeriesKind::Cumulative { wrap: info.wrap },
+    }
+}
+
+/// How the store describes one stream of a run (one per metric group).
+pub fn stream_desc(info: &RunInfo, s: &StreamInfo) -> StreamDesc {
+    StreamDesc {
+        name: format!("{} / {} (run {})", info.device, s.group, info.run),
+        series: s
+            .series
+            .iter()
+            .map(|x| SeriesDesc { name: x.name.clone(), unit: x.unit.clone(), kind: store_kind(x) })
+            .collect(),
+    }
+}
