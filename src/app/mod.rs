@@ -26,6 +26,7 @@ pub mod panes;
 pub mod plots;
 pub mod session;
 pub mod settings;
+pub mod settings_file;
 pub(crate) mod sources;
 pub mod state;
 pub(crate) mod status;

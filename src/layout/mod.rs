@@ -304,9 +304,9 @@ impl LayoutSet {
     pub fn select(&self, t: &Target) -> Option<&Layout> {
         let mut best: Option<(u32, &Layout)> = None;
         for (_, l) in &self.layouts {
-            let usable = |m: &&Match| {
-                !(l.magic.is_none() && m.is_catch_all() && !l.allow_any_driver && !t.simulated) && m.matches(t)
-            };
+            // A catch-all without magic is for the simulated driver unless the file allows more.
+            let allowed = |m: &Match| l.magic.is_some() || !m.is_catch_all() || l.allow_any_driver || t.simulated;
+            let usable = |m: &&Match| allowed(m) && m.matches(t);
             if let Some(s) = l.matches.iter().filter(usable).map(Match::specificity).max()
                 && best.is_none_or(|(b, _)| s > b)
             {
