@@ -366,6 +366,21 @@ fn the_recovery_scan_never_follows_links_nor_locks_inside_them() {
 }
 
 #[test]
+fn a_fifo_planted_as_the_lock_does_not_block_the_recovery_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, entry) = recovery_root(dir.path(), "lock-fifo");
+    std::fs::remove_file(entry.join("lock")).ok();
+    mkfifo(&entry.join("lock"));
+    // Opening a FIFO for writing waits for a reader, which never comes: the scan runs on a
+    // thread so that a blocked open fails this test instead of hanging it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(scan_recoverable(&root).map(|v| v.len()).map_err(|e| e.to_string())));
+    let found = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("the recovery scan blocked on a FIFO");
+    assert_eq!(found, Ok(0), "an entry whose lock is a FIFO is not recoverable");
+    assert!(entry.join("checkpoint.ron").exists(), "the entry is left alone");
+}
+
+#[test]
 fn a_catch_all_layout_is_for_the_simulated_driver_unless_the_file_says_otherwise() {
     let real = Target { simulated: false, driver_uuid: "8086", device: "Arc", group: "ComputeBasic" };
     let sim = Target { simulated: true, ..real };

@@ -26,7 +26,8 @@
 //! - an entry is used only when it is a real directory (`symlink_metadata`) owned by the user;
 //!   links and anything else are skipped, never followed, and no `lock` is created in them; the
 //!   `lock`, `checkpoint.ron` and chunk files are opened with `O_NOFOLLOW`, so a link planted
-//!   inside an entry is refused, not followed;
+//!   inside an entry is refused, not followed, and with `O_NONBLOCK`, so a FIFO planted there is
+//!   refused instead of blocking the scan;
 //! - reading a checkpoint checks each size before reading: `checkpoint.ron` at most
 //!   [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES), one chunk file at most 64 MiB, all chunk files
 //!   together at most [`MAX_CHUNK_BYTES`]; a chunk file named twice (in one stream or across
@@ -96,16 +97,21 @@ fn create_private_dir(dir: &Path) -> Result<(), SessionError> {
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io_err(dir, "cannot create"))
 }
 
-/// Open (creating) `dir/lock` without following a link there.
+/// Open (creating) `dir/lock` without following a link there. Non-blocking, and only a regular
+/// file: a FIFO planted as `lock` would otherwise block the open until a reader came.
 fn open_lock(dir: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
-    File::options()
+    let f = File::options()
         .write(true)
         .create(true)
         .truncate(false)
         .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(dir.join(LOCK))
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(dir.join(LOCK))?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "lock is not a regular file"));
+    }
+    Ok(f)
 }
 
 /// The autosave root: `$XDG_STATE_HOME/zescope/autosave` (or the platform's equivalent).
