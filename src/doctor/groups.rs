@@ -13,16 +13,25 @@ pub(super) fn layouts_check(layouts: &LayoutSet, errors: &[crate::layout::Layout
     let total = layouts.layouts.len();
     let user = layouts.layouts.iter().filter(|(origin, _)| origin.starts_with('/')).count();
     let detail = format!("{total} layouts ({} built in, {user} from your layout directory)", total - user);
-    if errors.is_empty() {
-        Check::ok(NAME, detail)
-    } else {
-        let errs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        Check::warn(
-            NAME,
-            format!("{detail}; skipped:\n{}", errs.join("\n")),
-            "fix or remove the files named (the format: docs/layout-format.md)",
-        )
+    let catch_alls: Vec<String> =
+        layouts.catch_alls().map(|(origin, l)| format!("{origin}: {}", l.catch_all_warning())).collect();
+    if errors.is_empty() && catch_alls.is_empty() {
+        return Check::ok(NAME, detail);
     }
+    let mut lines = vec![detail];
+    if !errors.is_empty() {
+        let errs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        lines.push(format!("skipped:\n{}", errs.join("\n")));
+    }
+    if !catch_alls.is_empty() {
+        lines.push(format!("catch-all (no magic, any driver):\n{}", catch_alls.join("\n")));
+    }
+    let fix = if errors.is_empty() {
+        "give catch-all layouts a `magic` or narrow their `matches` to a driver/device/group (docs/layout-format.md)"
+    } else {
+        "fix or remove the files named; give catch-all layouts a `magic` or narrower `matches` (the format: docs/layout-format.md)"
+    };
+    Check::warn(NAME, lines.join("; "), fix)
 }
 
 /// How a group's memory can be read.
@@ -241,5 +250,17 @@ mod tests {
         assert_eq!(c.status, Status::Warn);
         assert!(c.detail.contains("skipped:\nlayout file /home/u/.config/zescope/layouts/gpu.ron: 1:5"), "{c:?}");
         assert!(c.fix.unwrap().contains("docs/layout-format.md"));
+    }
+
+    #[test]
+    fn catch_all_layouts_are_warned_about_with_their_file() {
+        let mut set = LayoutSet::built_in();
+        let text = "Layout(name: \"any\", matches: [()], counters: MetricOrder(first: 0, stride: 8))";
+        set.add_file("/home/u/.config/zescope/layouts/any.ron", text).unwrap();
+        let c = layouts_check(&set, &[]);
+        assert_eq!(c.status, Status::Warn);
+        assert!(c.detail.contains("catch-all (no magic, any driver):\n/home/u/.config/zescope/layouts/any.ron"));
+        assert!(c.detail.contains("simulated driver only"), "{c:?}");
+        assert!(c.fix.unwrap().contains("magic"));
     }
 }

@@ -7,6 +7,17 @@
 //! (cumulative → plotted as a rate; gauge → as is), unit and scale. Supporting a new driver is a
 //! new file, not new code. [`decode`] turns a layout into a bounds-checked [`decode::Decoder`]
 //! for one buffer.
+//!
+//! Layout files come from driver packages and users, so loading treats them as untrusted: a
+//! file is read only when it is a regular file of at most [`MAX_LAYOUT_FILE`] bytes (checked
+//! before reading; the read stops at the limit plus one byte), and parsing it allocates at most
+//! a few times its size (the text, then the parsed names and counters: about 4× the file size
+//! in all). Every error names the file (and RON's line and column or the layout and field).
+//!
+//! A layout without `magic` whose `matches` accept every driver (`()`, or `driver: Any` with no
+//! device or group, `"*"` counting as none) would decode any buffer of any driver as its
+//! counters: such a *catch-all* is logged as a warning when loaded, listed by `zescope doctor`,
+//! and applies only to the simulated driver unless the file sets `allow_any_driver: true`.
 
 pub mod decode;
 mod glob;
@@ -45,7 +56,14 @@ pub struct Layout {
     pub timestamp: Option<Timestamp>,
     /// Where the counters are.
     pub counters: Counters,
+    /// Lets a catch-all match (any driver, no device, no group) without `magic` apply to real
+    /// drivers too (see the module docs).
+    #[serde(default)]
+    pub allow_any_driver: bool,
 }
+
+/// Largest layout file zescope reads.
+pub const MAX_LAYOUT_FILE: u64 = 4 << 20;
 
 /// Which buffers a layout is for. Unset fields match anything; `device` and `group` are globs
 /// (`*`, `?`) on the names the driver reports.
@@ -222,6 +240,13 @@ impl Match {
             && self.group.as_deref().is_none_or(|g| glob::matches(g, t.group))
     }
 
+    /// Accepts every buffer of every driver: any driver, no device or group pattern (`*` is no
+    /// pattern).
+    pub fn is_catch_all(&self) -> bool {
+        let open = |g: &Option<String>| g.as_deref().is_none_or(|g| g.chars().all(|c| c == '*'));
+        self.driver == DriverMatch::Any && open(&self.device) && open(&self.group)
+    }
+
     /// How specific the match is: more fields set wins.
     fn specificity(&self) -> u32 {
         u32::from(self.driver != DriverMatch::Any)
@@ -274,9 +299,7 @@ impl LayoutSet {
                 paths.sort();
                 for p in paths.into_iter().filter(|p| p.extension().is_some_and(|x| x == "ron")) {
                     let origin = p.display().to_string();
-                    let r = std::fs::read_to_string(&p)
-                        .map_err(|e| LayoutFileError { origin: origin.clone(), message: e.to_string() })
-                        .and_then(|text| set.add_file(&origin, &text));
+                    let r = read_layout_file(&p).and_then(|text| set.add_file(&origin, &text));
                     if let Err(e) = r {
                         errors.push(e);
                     }
@@ -290,7 +313,7 @@ impl LayoutSet {
     /// precedence over earlier ones at equal specificity.
     pub fn add_file(&mut self, origin: &str, text: &str) -> Result<usize, LayoutFileError> {
         let err = |message: String| LayoutFileError { origin: origin.to_owned(), message };
-        if text.len() > 4 << 20 {
+        if text.len() as u64 > MAX_LAYOUT_FILE {
             return Err(err("larger than 4 MiB; not a layout".into()));
         }
         let parsed: Vec<Layout> = match ron::from_str::<Vec<Layout>>(text) {
@@ -303,6 +326,9 @@ impl LayoutSet {
         };
         for l in &parsed {
             l.check().map_err(|m| err(format!("layout {:?}: {m}", l.name)))?;
+            if l.is_catch_all() {
+                log::warn!("layout file {origin}: {}", l.catch_all_warning());
+            }
         }
         let n = parsed.len();
         for l in parsed.into_iter().rev() {
@@ -311,11 +337,21 @@ impl LayoutSet {
         Ok(n)
     }
 
-    /// The best layout for `t`: the most specific match; among equals, the one added last.
+    /// The catch-all layouts (see the module docs), with the file each came from.
+    pub fn catch_alls(&self) -> impl Iterator<Item = (&str, &Layout)> {
+        self.layouts.iter().filter(|(_, l)| l.is_catch_all()).map(|(o, l)| (o.as_str(), l))
+    }
+
+    /// The best layout for `t`: the most specific match; among equals, the one added last. A
+    /// catch-all match of a layout without `magic` applies to the simulated driver only, unless
+    /// the layout says `allow_any_driver: true`.
     pub fn select(&self, t: &Target) -> Option<&Layout> {
         let mut best: Option<(u32, &Layout)> = None;
         for (_, l) in &self.layouts {
-            if let Some(s) = l.matches.iter().filter(|m| m.matches(t)).map(Match::specificity).max()
+            // A catch-all without magic is for the simulated driver unless the file allows more.
+            let allowed = |m: &Match| l.magic.is_some() || !m.is_catch_all() || l.allow_any_driver || t.simulated;
+            let usable = |m: &&Match| allowed(m) && m.matches(t);
+            if let Some(s) = l.matches.iter().filter(usable).map(Match::specificity).max()
                 && best.is_none_or(|(b, _)| s > b)
             {
                 best = Some((s, l));
@@ -325,7 +361,53 @@ impl LayoutSet {
     }
 }
 
+/// Read a layout file: a regular file of at most [`MAX_LAYOUT_FILE`] bytes, checked before
+/// reading, as UTF-8 text.
+pub fn read_layout_file(path: &std::path::Path) -> Result<String, LayoutFileError> {
+    use std::io::Read;
+    let err = |message: String| LayoutFileError { origin: path.display().to_string(), message };
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below).
+    let f = std::fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| err(format!("cannot open: {e}")))?;
+    let meta = f.metadata().map_err(|e| err(format!("cannot stat: {e}")))?;
+    if !meta.is_file() {
+        return Err(err("not a regular file".into()));
+    }
+    if meta.len() > MAX_LAYOUT_FILE {
+        return Err(err(format!("{} bytes, larger than 4 MiB; not a layout", meta.len())));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.take(MAX_LAYOUT_FILE + 1).read_to_end(&mut bytes).map_err(|e| err(format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_LAYOUT_FILE {
+        return Err(err("grew beyond 4 MiB while being read; not a layout".into()));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| err(format!("not text (invalid UTF-8 at byte {})", e.utf8_error().valid_up_to())))
+}
+
 impl Layout {
+    /// No `magic`, and a match that accepts every driver (see the module docs).
+    pub fn is_catch_all(&self) -> bool {
+        self.magic.is_none() && self.matches.iter().any(Match::is_catch_all)
+    }
+
+    /// What the log and `zescope doctor` say about a catch-all layout.
+    pub fn catch_all_warning(&self) -> String {
+        let scope = if self.allow_any_driver {
+            "applies to EVERY driver (allow_any_driver: true)"
+        } else {
+            "applies to the simulated driver only (set allow_any_driver: true to use it for others)"
+        };
+        format!(
+            "layout {:?} has no magic and matches any driver: it would decode any buffer as its counters; it {scope}",
+            self.name
+        )
+    }
+
     /// Checks what can be checked without a buffer.
     fn check(&self) -> Result<(), String> {
         if self.matches.is_empty() {

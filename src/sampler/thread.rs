@@ -39,6 +39,10 @@ pub struct Options {
     pub layout_errors: Vec<String>,
     /// Called when events were delivered (see `outbox::Waker`).
     pub waker: Option<super::outbox::Waker>,
+    /// Test hook (`tests/sampler_panic.rs`): panic once inside the sampler after this many
+    /// reads of a run, to prove a panic goes through the teardown. Always `None` in zescope.
+    #[doc(hidden)]
+    pub panic_after_reads: Option<u64>,
 }
 
 impl Default for Options {
@@ -48,6 +52,7 @@ impl Default for Options {
             layouts,
             layout_errors: errors.iter().map(|e| e.to_string()).collect(),
             waker: None,
+            panic_after_reads: None,
             event_capacity: 256,
             max_waiting_values: 8 << 20,
             batch_period: Duration::from_millis(16),
@@ -398,6 +403,14 @@ impl State {
         {
             let read = run.read();
             t.fire(Instant::now());
+            match &mut self.options.panic_after_reads {
+                Some(0) => {
+                    self.options.panic_after_reads = None;
+                    panic!("test hook: panic_after_reads");
+                }
+                Some(n) => *n -= 1,
+                None => {}
+            }
             match read {
                 Ok(r) => {
                     self.torn += r.torn;

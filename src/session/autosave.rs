@@ -17,10 +17,28 @@
 //! `lock` file it keeps locked; a directory whose lock can be taken belongs to
 //! a zescope that is gone, so its checkpoint is recoverable. A clean exit
 //! calls [`Autosaver::discard`].
+//!
+//! The autosave root lives in a user-writable place, so the recovery scan treats what it finds
+//! there as untrusted:
+//! - the root must belong to the current user and not be writable by group or others (it is
+//!   created `0700`); otherwise the scan and the autosaver refuse it with a message, since
+//!   anybody who can write there could swap entries between a check and a use;
+//! - an entry is used only when it is a real directory (`symlink_metadata`) owned by the user;
+//!   links and anything else are skipped, never followed, and no `lock` is created in them; the
+//!   `lock`, `checkpoint.ron` and chunk files are opened with `O_NOFOLLOW`, so a link planted
+//!   inside an entry is refused, not followed, and with `O_NONBLOCK`, so a FIFO planted there is
+//!   refused instead of blocking the scan;
+//! - reading a checkpoint checks each size before reading: `checkpoint.ron` at most
+//!   [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES), one chunk file at most 64 MiB, all chunk files
+//!   together at most [`MAX_CHUNK_BYTES`]; a chunk file named twice (in one stream or across
+//!   streams) is refused. Memory: the checkpoint text and its chunk texts (at most
+//!   `MAX_FILE_BYTES + MAX_CHUNK_BYTES`), then what decoding a session of that size takes (see
+//!   `io.rs`: about 9× the text plus a constant).
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Write;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
@@ -38,6 +56,63 @@ const LOCK: &str = "lock";
 const AUTOSAVE_FORMAT: &str = "zescope-autosave";
 /// Largest chunk file read back.
 const MAX_CHUNK_FILE: u64 = 64 << 20;
+/// Most bytes all the chunk files of one checkpoint may hold together.
+pub const MAX_CHUNK_BYTES: u64 = 16 << 30;
+
+/// Refuse an autosave root that someone else could write to (see the module docs).
+pub fn check_root(root: &Path) -> Result<(), SessionError> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(root).map_err(io_err(root, "cannot stat"))?;
+    let field = || root.display().to_string();
+    if !m.is_dir() {
+        return Err(SessionError::invalid(field(), "is not a directory"));
+    }
+    let me = current_uid();
+    if m.uid() != me {
+        return Err(SessionError::invalid(
+            field(),
+            format!("belongs to user {}, not to you (user {me}); autosave and recovery are off", m.uid()),
+        ));
+    }
+    if m.mode() & 0o022 != 0 {
+        return Err(SessionError::invalid(
+            field(),
+            format!(
+                "is writable by group or others (mode {:o}); autosave and recovery are off until `chmod go-w` on it",
+                m.mode() & 0o7777
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The effective user id, from the owner of `/proc/self` (no `unsafe` needed).
+fn current_uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid())
+}
+
+/// Create `dir` (and missing parents) readable and writable by the user only.
+fn create_private_dir(dir: &Path) -> Result<(), SessionError> {
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io_err(dir, "cannot create"))
+}
+
+/// Open (creating) `dir/lock` without following a link there. Non-blocking, and only a regular
+/// file: a FIFO planted as `lock` would otherwise block the open until a reader came.
+fn open_lock(dir: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = File::options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(dir.join(LOCK))?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "lock is not a regular file"));
+    }
+    Ok(f)
+}
 
 /// The autosave root: `$XDG_STATE_HOME/zescope/autosave` (or the platform's equivalent).
 pub fn autosave_root() -> Option<PathBuf> {
@@ -97,10 +172,12 @@ impl Autosaver {
 
     /// An autosaver with its directory under `root`.
     pub fn in_root(root: &Path) -> Result<Autosaver, SessionError> {
+        create_private_dir(root)?;
+        check_root(root)?;
         let dir = root.join(format!("{}-{}", std::process::id(), super::unix_ms_now()));
-        std::fs::create_dir_all(&dir).map_err(io_err(&dir, "cannot create"))?;
+        std::fs::DirBuilder::new().mode(0o700).create(&dir).map_err(io_err(&dir, "cannot create"))?;
         let lock_path = dir.join(LOCK);
-        let lock = File::create(&lock_path).map_err(io_err(&lock_path, "cannot create"))?;
+        let lock = open_lock(&dir).map_err(io_err(&lock_path, "cannot create"))?;
         lock.try_lock().map_err(|e| SessionError::invalid(lock_path.display().to_string(), e.to_string()))?;
         Ok(Autosaver { dir, _lock: lock, cache: BTreeMap::new(), job: None, epoch: 0 })
     }
@@ -276,60 +353,132 @@ pub struct Recoverable {
     _lock: File,
 }
 
-/// The most recent recoverable checkpoint in [`autosave_root`].
+/// The most recent recoverable checkpoint in [`autosave_root`]. A root that cannot be trusted
+/// is logged and gives none.
 pub fn find_recoverable() -> Option<Recoverable> {
     find_recoverable_in(&autosave_root()?).into_iter().next()
 }
 
-/// Recoverable checkpoints under `root`, newest first. Leftover directories
-/// without a checkpoint are removed.
+/// Recoverable checkpoints under `root`, newest first (see [`scan_recoverable`]); a missing
+/// root gives none, a root that cannot be trusted is logged and gives none.
 pub fn find_recoverable_in(root: &Path) -> Vec<Recoverable> {
+    if !root.exists() {
+        return Vec::new();
+    }
+    scan_recoverable(root).unwrap_or_else(|e| {
+        log::warn!("crash recovery skipped: {e}");
+        Vec::new()
+    })
+}
+
+/// Recoverable checkpoints under `root`, newest first, after checking the root
+/// ([`check_root`]). Only real directories owned by the user are looked into (see the module
+/// docs); leftover directories without a checkpoint are removed.
+pub fn scan_recoverable(root: &Path) -> Result<Vec<Recoverable>, SessionError> {
+    use std::os::unix::fs::MetadataExt;
+    check_root(root)?;
+    let me = current_uid();
     let mut found = Vec::new();
-    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+    for entry in std::fs::read_dir(root).map_err(io_err(root, "cannot list"))?.flatten() {
         let dir = entry.path();
-        let Ok(lock) = File::options().write(true).create(true).truncate(false).open(dir.join(LOCK)) else { continue };
+        // `DirEntry::metadata` does not follow links.
+        let Ok(meta) = entry.metadata() else { continue };
+        if !meta.file_type().is_dir() || meta.uid() != me {
+            log::warn!("autosave: skipping {} (not a directory of yours)", dir.display());
+            continue;
+        }
+        let Ok(lock) = open_lock(&dir) else { continue };
         if lock.try_lock().is_err() {
             continue; // a running zescope's
         }
         let checkpoint = dir.join(CHECKPOINT);
-        match checkpoint.metadata().and_then(|m| m.modified()) {
-            Ok(t) => {
-                let ms = t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-                found.push(Recoverable { dir, saved_unix_ms: ms, _lock: lock });
+        match std::fs::symlink_metadata(&checkpoint) {
+            Ok(m) if m.is_file() => {
+                let ms = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+                found.push(Recoverable { dir, saved_unix_ms: ms.map_or(0, |d| d.as_millis() as i64), _lock: lock });
             }
+            Ok(_) => log::warn!("autosave: {} is not a regular file; left alone", checkpoint.display()),
             Err(_) => {
                 let _ = std::fs::remove_dir_all(&dir);
             }
         }
     }
     found.sort_by_key(|r| std::cmp::Reverse(r.saved_unix_ms));
-    found
+    Ok(found)
+}
+
+/// Whether `name` can be a chunk file this module wrote: a plain name in the directory.
+fn is_chunk_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with('.')
+        && name != LOCK
+        && name != CHECKPOINT
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+}
+
+/// Check a checkpoint's text and gather its chunk files through `read_chunk` (name → text),
+/// then decode it as a session. `origin` names the checkpoint in errors. The checks: the
+/// autosave format, one chunk list per stream, chunk names plain and never repeated, and the
+/// chunks' total size at most [`MAX_CHUNK_BYTES`].
+#[doc(hidden)]
+pub fn checkpoint_from_text(
+    origin: &str,
+    text: &str,
+    mut read_chunk: impl FnMut(&str) -> Result<String, SessionError>,
+) -> Result<Session, SessionError> {
+    let mut cp: Checkpoint = ron::Options::default().from_str(text).map_err(|e| SessionError::Invalid {
+        field: format!("{origin}, line {}, column {}", e.span.start.line, e.span.start.col),
+        message: e.code.to_string(),
+    })?;
+    if cp.format != AUTOSAVE_FORMAT || cp.chunk_files.len() != cp.session.streams.len() {
+        return Err(SessionError::NotASession(format!("{origin} is not a zescope checkpoint")));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut total = 0u64;
+    for (i, (files, s)) in cp.chunk_files.iter().zip(&mut cp.session.streams).enumerate() {
+        let field = || format!("{origin}: chunk_files[{i}]");
+        if files.len() as u64 > (MAX_CHUNK_BYTES / 4).min(convert::MAX_VALUES) {
+            return Err(SessionError::invalid(field(), format!("{} chunk files", files.len())));
+        }
+        let mut chunks = Vec::with_capacity(files.len() + s.raw.chunks.len());
+        for f in files {
+            if !is_chunk_name(f) {
+                return Err(SessionError::invalid(field(), format!("{f:?} is not a chunk file")));
+            }
+            if !seen.insert(f.as_str()) {
+                return Err(SessionError::invalid(field(), format!("chunk file {f:?} is named twice")));
+            }
+            let text = read_chunk(f)?;
+            total += text.len() as u64;
+            if total > MAX_CHUNK_BYTES {
+                return Err(SessionError::invalid(
+                    field(),
+                    format!("chunk files hold more than {MAX_CHUNK_BYTES} bytes together"),
+                ));
+            }
+            chunks.push(text);
+        }
+        chunks.append(&mut s.raw.chunks);
+        s.raw.chunks = chunks;
+    }
+    convert::decode(cp.session).map_err(|e| match e {
+        SessionError::Invalid { field, message } => {
+            SessionError::Invalid { field: format!("{origin}: {field}"), message }
+        }
+        SessionError::NotASession(m) => SessionError::NotASession(format!("{origin}: {m}")),
+        e => e,
+    })
 }
 
 impl Recoverable {
-    /// Read and check the checkpoint as a session.
+    /// Read and check the checkpoint as a session (bounds and links: see the module docs).
     pub fn load(&self) -> Result<Session, SessionError> {
         let path = self.dir.join(CHECKPOINT);
-        let text = io::read_text(&path, super::MAX_FILE_BYTES)?;
-        let mut cp: Checkpoint = ron::Options::default().from_str(&text).map_err(SessionError::from_ron)?;
-        if cp.format != AUTOSAVE_FORMAT || cp.chunk_files.len() != cp.session.streams.len() {
-            return Err(SessionError::NotASession(format!("{} is not a zescope checkpoint", path.display())));
-        }
-        for (i, (files, s)) in cp.chunk_files.iter().zip(&mut cp.session.streams).enumerate() {
-            let mut chunks = Vec::with_capacity(files.len() + s.raw.chunks.len());
-            for f in files {
-                if f.contains(['/', '\\']) || f.starts_with('.') {
-                    return Err(SessionError::invalid(
-                        format!("chunk_files[{i}]"),
-                        format!("{f:?} is not a chunk file"),
-                    ));
-                }
-                chunks.push(io::read_text(&self.dir.join(f), MAX_CHUNK_FILE)?);
-            }
-            chunks.append(&mut s.raw.chunks);
-            s.raw.chunks = chunks;
-        }
-        convert::decode(cp.session)
+        let text = io::read_text_from(&path, super::MAX_FILE_BYTES, false)?;
+        checkpoint_from_text(&path.display().to_string(), &text, |name| {
+            io::read_text_from(&self.dir.join(name), MAX_CHUNK_FILE, false)
+        })
     }
 
     /// Delete the checkpoint (recovered, or declined).

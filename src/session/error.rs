@@ -11,9 +11,9 @@ pub enum SessionError {
     #[error("{path}: {what}: {source}")]
     Io { path: PathBuf, what: &'static str, source: std::io::Error },
 
-    /// The file is larger than any session zescope accepts.
-    #[error("{size} bytes is more than a session file may have ({max} bytes)")]
-    TooLarge { size: u64, max: u64 },
+    /// The file is larger than zescope accepts for what it is (`file` names it).
+    #[error("{file}: {size} bytes is more than such a file may have ({max} bytes)")]
+    TooLarge { file: String, size: u64, max: u64 },
 
     /// Not a session file at all (or not one of zescope's).
     #[error("not a zescope session file: {0}")]

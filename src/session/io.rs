@@ -6,9 +6,24 @@
 //! the target and fsyncs the directory. Until the rename the old file is
 //! untouched; after it the new one is complete and durable. A crash or kill at
 //! any point leaves one or the other, plus at worst a stray `.*.tmp-*` file.
+//!
+//! Symbolic links are followed on purpose: saving to a link replaces the file it points at
+//! (the link stays), and the new file takes the old one's mode and owner; a save that could not
+//! keep the owner is refused with a message, as is a chain of links that does not end (a loop).
+//! A hard-linked file is replaced by a new one (its other names keep the old contents), as
+//! every atomic save does.
+//!
+//! Loading bounds what a file can make zescope allocate: the size is checked before anything is
+//! read (only regular files are read), the text is at most [`MAX_FILE_BYTES`], RON parsing
+//! holds the text plus the parsed strings (at most the file size again), and decoding the data
+//! columns allocates at most 8 bytes per base64-decoded byte (each sample needs at least one
+//! byte per value and per timestamp, see `convert.rs`): in all at most about 9× the file size
+//! plus a constant of a few MiB. Errors name the file (`TooLarge`, `Io`), or the field and the
+//! line/column (the caller adds the file name).
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -55,19 +70,80 @@ fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.tmp-{}-{k}", std::process::id()))
 }
 
-/// Replace `path` atomically with what `write` produces (see the module docs).
+/// How many symbolic links a save follows before it gives up (a loop, or a chain nobody meant).
+const MAX_LINK_HOPS: usize = 40;
+
+/// The file a save of `path` really replaces: `path` itself, or, when it is a symbolic link, the
+/// file the chain of links ends at (which may not exist yet). Saving through a link writes its
+/// target, so the link stays a link.
+pub fn save_target(path: &Path) -> Result<PathBuf, SessionError> {
+    let mut at = path.to_path_buf();
+    for _ in 0..MAX_LINK_HOPS {
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&at).map_err(|e| SessionError::io(&at, "cannot read the link", e))?;
+                at = match at.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            Ok(m) if !m.is_file() => {
+                return Err(SessionError::invalid(
+                    at.display().to_string(),
+                    "is not a regular file; choose another name to save to",
+                ));
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(SessionError::invalid(
+        path.display().to_string(),
+        format!("more than {MAX_LINK_HOPS} symbolic links in a row (a loop?); not saving through it"),
+    ))
+}
+
+/// Give the new file `f` the mode and owner of the file it replaces (`old`), so a save never
+/// widens or narrows who may read a session. Refuses when the owner cannot be kept (the file
+/// belongs to someone else): replacing it would hand it to the current user.
+fn keep_mode_and_owner(f: &File, tmp: &Path, old: &std::fs::Metadata, target: &Path) -> Result<(), SessionError> {
+    use std::os::unix::fs::MetadataExt;
+    let mine = f.metadata().map_err(|e| SessionError::io(tmp, "cannot stat", e))?;
+    if (mine.uid(), mine.gid()) != (old.uid(), old.gid()) {
+        std::os::unix::fs::fchown(f, Some(old.uid()), Some(old.gid())).map_err(|e| {
+            SessionError::invalid(
+                target.display().to_string(),
+                format!(
+                    "belongs to user {} group {}, which a save could not keep ({e}); save under another name",
+                    old.uid(),
+                    old.gid()
+                ),
+            )
+        })?;
+    }
+    f.set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777))
+        .map_err(|e| SessionError::io(tmp, "cannot set permissions", e))
+}
+
+/// Replace `path` atomically with what `write` produces (see the module docs). When `path` is a
+/// symbolic link, its target is replaced ([`save_target`]); an existing file keeps its mode
+/// and owner.
 pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut File) -> Result<(), SessionError>,
 ) -> Result<(), SessionError> {
-    let tmp = temp_path(path);
+    let target = save_target(path)?;
+    let old = std::fs::metadata(&target).ok();
+    let tmp = temp_path(&target);
     let result = (|| {
         let mut f = File::create_new(&tmp).map_err(|e| SessionError::io(&tmp, "cannot create", e))?;
+        if let Some(old) = &old {
+            keep_mode_and_owner(&f, &tmp, old, &target)?;
+        }
         write(&mut f)?;
         f.sync_all().map_err(|e| SessionError::io(&tmp, "cannot sync", e))?;
         drop(f);
-        std::fs::rename(&tmp, path).map_err(|e| SessionError::io(path, "cannot replace", e))?;
-        let dir = match path.parent() {
+        std::fs::rename(&tmp, &target).map_err(|e| SessionError::io(&target, "cannot replace", e))?;
+        let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
@@ -80,20 +156,50 @@ pub fn write_atomic(
     result
 }
 
-/// Read a file of at most `max` bytes as text.
-pub fn read_text(path: &Path, max: u64) -> Result<String, SessionError> {
-    let f = File::open(path).map_err(|e| SessionError::io(path, "cannot open", e))?;
-    let size = f.metadata().map_err(|e| SessionError::io(path, "cannot stat", e))?.len();
-    if size > max {
-        return Err(SessionError::TooLarge { size, max });
+/// Open `path` for reading outside bytes: a regular file (a FIFO or a device would block or
+/// never end) of at most `max` bytes, checked before anything is read. With `follow: false` a
+/// symbolic link is refused instead of followed (`O_NOFOLLOW`). Returns the file and its size.
+pub fn open_bounded(path: &Path, max: u64, follow: bool) -> Result<(File, u64), SessionError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut opts = File::options();
+    opts.read(true).custom_flags(libc::O_NONBLOCK | if follow { 0 } else { libc::O_NOFOLLOW });
+    let f = opts.open(path).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) if !follow => {
+            SessionError::invalid(path.display().to_string(), "is a symbolic link, which zescope did not create")
+        }
+        _ => SessionError::io(path, "cannot open", e),
+    })?;
+    let meta = f.metadata().map_err(|e| SessionError::io(path, "cannot stat", e))?;
+    if !meta.is_file() {
+        return Err(SessionError::invalid(path.display().to_string(), "is not a regular file"));
     }
+    if meta.len() > max {
+        return Err(SessionError::TooLarge { file: path.display().to_string(), size: meta.len(), max });
+    }
+    Ok((f, meta.len()))
+}
+
+/// Read a file of at most `max` bytes as text. The size is checked before reading and the read
+/// stops at `max + 1` bytes (a file that grows meanwhile is refused), so this allocates at
+/// most `max + 1` bytes, and no more than the file holds.
+pub fn read_text(path: &Path, max: u64) -> Result<String, SessionError> {
+    read_text_from(path, max, true)
+}
+
+/// [`read_text`], refusing symbolic links when `follow` is false.
+pub fn read_text_from(path: &Path, max: u64, follow: bool) -> Result<String, SessionError> {
+    let (f, size) = open_bounded(path, max, follow)?;
     let mut bytes = Vec::with_capacity(size as usize);
     f.take(max + 1).read_to_end(&mut bytes).map_err(|e| SessionError::io(path, "cannot read", e))?;
     if bytes.len() as u64 > max {
-        return Err(SessionError::TooLarge { size: bytes.len() as u64, max });
+        return Err(SessionError::TooLarge { file: path.display().to_string(), size: bytes.len() as u64, max });
     }
     String::from_utf8(bytes).map_err(|e| {
-        SessionError::NotASession(format!("not text (invalid UTF-8 at byte {})", e.utf8_error().valid_up_to()))
+        SessionError::NotASession(format!(
+            "{}: not text (invalid UTF-8 at byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
     })
 }
 
@@ -165,5 +271,57 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temp file left");
         write_atomic(&p, |f| f.write_all(b"new").map_err(|e| SessionError::io("x", "w", e))).unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+    }
+
+    fn write_text(path: &Path, text: &str) -> Result<(), SessionError> {
+        write_atomic(path, |f| f.write_all(text.as_bytes()).map_err(|e| SessionError::io("x", "w", e)))
+    }
+
+    #[test]
+    fn saving_through_a_link_writes_its_target_and_keeps_the_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.ron");
+        std::fs::write(&target, "old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.ron");
+        std::os::unix::fs::symlink("real.ron", &link).unwrap();
+        write_text(&link, "new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays a link");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640);
+        // A dangling link: its target is created.
+        let dangling = dir.path().join("d.ron");
+        std::os::unix::fs::symlink("sub-target.ron", &dangling).unwrap();
+        write_text(&dangling, "x").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join("sub-target.ron")).unwrap(), "x");
+    }
+
+    #[test]
+    fn a_link_loop_or_a_directory_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.ron"), dir.path().join("b.ron"));
+        std::os::unix::fs::symlink(&b, &a).unwrap();
+        std::os::unix::fs::symlink(&a, &b).unwrap();
+        let e = write_text(&a, "x").unwrap_err().to_string();
+        assert!(e.contains("a.ron") && e.contains("loop"), "{e}");
+        let e = write_text(dir.path(), "x").unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+        let e = read_text(dir.path(), 100).unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn reading_checks_the_size_first_and_can_refuse_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big.ron");
+        std::fs::write(&p, vec![b' '; 101]).unwrap();
+        let e = read_text(&p, 100).unwrap_err();
+        assert!(matches!(&e, SessionError::TooLarge { size: 101, max: 100, .. }), "{e}");
+        assert!(e.to_string().contains("big.ron"), "{e}");
+        let l = dir.path().join("l.ron");
+        std::os::unix::fs::symlink(&p, &l).unwrap();
+        assert!(read_text(&l, 200).is_ok());
+        let e = read_text_from(&l, 200, false).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
     }
 }

@@ -101,7 +101,7 @@ pub fn from_str(text: &str) -> Result<Session, SessionError> {
 /// Parse and check session bytes (the fuzz target's entry).
 pub fn from_slice(bytes: &[u8]) -> Result<Session, SessionError> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(SessionError::TooLarge { size: bytes.len() as u64, max: MAX_FILE_BYTES });
+        return Err(SessionError::TooLarge { file: "input".into(), size: bytes.len() as u64, max: MAX_FILE_BYTES });
     }
     let text = std::str::from_utf8(bytes)
         .map_err(|e| SessionError::NotASession(format!("not text (invalid UTF-8 at byte {})", e.valid_up_to())))?;

@@ -6,6 +6,13 @@
 //! Which variables a copy of `libze_sim.so` reads is described in the crate docs (a copy named
 //! `libze_sim_npu.so` reads `ZE_SIM_CONFIG_ZE_SIM_NPU` first). Faults and quirks are in
 //! [`Faults`] and [`Quirks`]; entry points can be left empty with `empty_entry_points`.
+//!
+//! The configuration file is outside input: it is read only when it is a regular file of at
+//! most [`MAX_CONFIG_FILE`] (1 MiB, checked before reading; a FIFO or device is refused without
+//! waiting), and parsing it holds at most about 3× its size (the text, then the parsed model)
+//! plus a constant. [`SimConfig::validate`] bounds names (255 bytes) and metrics per group
+//! (4096, synthetic counters included). Errors name the variable, the file and RON's
+//! line/column or the field.
 
 use serde::{Deserialize, Serialize};
 
@@ -330,6 +337,38 @@ impl std::fmt::Display for ConfigError {
 }
 impl std::error::Error for ConfigError {}
 
+/// Largest configuration file read: a configuration is a few KiB; anything near this is not one.
+pub const MAX_CONFIG_FILE: u64 = 1 << 20;
+
+/// Read a configuration file: a regular file of at most [`MAX_CONFIG_FILE`] bytes (checked
+/// before reading, the file opened non-blocking so a FIFO is refused rather than waited on; the
+/// read stops one byte past the limit), as UTF-8. Parsing it allocates a small multiple of its
+/// size (RON's recursion limit bounds nesting). `shown` names it in errors.
+fn read_config_file(path: &std::path::Path, shown: &str) -> Result<String, ConfigError> {
+    use std::io::Read;
+    let err = |m: String| ConfigError(format!("{shown}: {m}"));
+    use std::os::unix::fs::OpenOptionsExt;
+    // Non-blocking: opening a FIFO for reading would otherwise wait for a writer.
+    let f = std::fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| err(e.to_string()))?;
+    let meta = f.metadata().map_err(|e| err(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(err("not a regular file".into()));
+    }
+    if meta.len() > MAX_CONFIG_FILE {
+        return Err(err(format!("{} bytes, more than a configuration may have ({MAX_CONFIG_FILE})", meta.len())));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.take(MAX_CONFIG_FILE + 1).read_to_end(&mut bytes).map_err(|e| err(e.to_string()))?;
+    if bytes.len() as u64 > MAX_CONFIG_FILE {
+        return Err(err(format!("grew beyond {MAX_CONFIG_FILE} bytes while being read")));
+    }
+    String::from_utf8(bytes).map_err(|e| err(format!("not UTF-8 (at byte {})", e.utf8_error().valid_up_to())))
+}
+
 impl SimConfig {
     /// Parses a RON configuration; `origin` names it in errors (a path, usually).
     pub fn from_ron(text: &str, origin: &str) -> Result<SimConfig, ConfigError> {
@@ -346,7 +385,7 @@ impl SimConfig {
             None => Ok(SimConfig::default()),
             Some((name, path)) => {
                 let shown = format!("{name}={}", path.to_string_lossy());
-                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError(format!("{shown}: {e}")))?;
+                let text = read_config_file(std::path::Path::new(&path), &shown)?;
                 SimConfig::from_ron(&text, &shown)
             }
         }
@@ -429,5 +468,32 @@ impl SimConfig {
             check(d, &format!("devices[{i}]"))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+
+    #[test]
+    fn config_files_are_size_checked_before_reading_and_named() {
+        let dir = std::env::temp_dir().join(format!("ze-sim-config-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.ron");
+        std::fs::File::create(&big).unwrap().set_len(MAX_CONFIG_FILE + 1).unwrap();
+        let e = read_config_file(&big, "ZE_SIM_CONFIG=big.ron").unwrap_err().0;
+        assert!(e.starts_with("ZE_SIM_CONFIG=big.ron: ") && e.contains("more than a configuration may have"), "{e}");
+        let e = read_config_file(&dir, "ZE_SIM_CONFIG=dir").unwrap_err().0;
+        assert!(e.contains("not a regular file"), "{e}");
+        // A FIFO nobody writes to: refused at once, not waited on.
+        let fifo = dir.join("fifo.ron");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let e = read_config_file(&fifo, "ZE_SIM_CONFIG=fifo.ron").unwrap_err().0;
+        assert_eq!(e, "ZE_SIM_CONFIG=fifo.ron: not a regular file");
+        let ok = dir.join("ok.ron");
+        std::fs::write(&ok, "(seed: 3)").unwrap();
+        let cfg = SimConfig::from_ron(&read_config_file(&ok, "ok").unwrap(), "ok").unwrap();
+        assert_eq!(cfg.seed, 3);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,0 +1,50 @@
+//! A panic inside the sampler thread, in the middle of a run that holds imports and mappings,
+//! ends the run through the one teardown: the simulated driver sees no rule broken and nothing
+//! left behind, the user gets an error, and the sampler keeps serving (a new run starts and the
+//! final shutdown is clean). The panic comes from the test-only hook `Options::panic_after_reads`.
+
+mod support;
+
+use std::time::Duration;
+
+use support::*;
+use zescope::sampler::{Command, ErrorKind, Event, Options, StopReason};
+
+#[test]
+fn a_panic_mid_run_goes_through_the_teardown() {
+    let sim = sim(|_| {});
+    let h = sampler_with(&sim, Options { panic_after_reads: Some(50), ..Options::default() });
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    wait_for(&h, T, |e| matches!(e, Event::RunStarted(_)).then_some(()));
+    let mut samples = 0;
+    let mut error = None;
+    let reason = wait_for(&h, T, |e| match e {
+        Event::Samples(b) => {
+            samples += b.timestamps.len();
+            None
+        }
+        Event::Error(err) => {
+            error = Some(err.clone());
+            None
+        }
+        Event::RunStopped { reason, .. } => Some(reason.clone()),
+        _ => None,
+    });
+    assert_eq!(reason, StopReason::Error);
+    assert!(samples > 0, "the run read before the panic");
+    // The error follows the stop.
+    let err =
+        error.unwrap_or_else(|| wait_for(&h, T, |e| if let Event::Error(err) = e { Some(err.clone()) } else { None }));
+    assert_eq!(err.kind, ErrorKind::Internal, "{err:?}");
+    assert!(err.message.contains("internal error"), "{err:?}");
+    let r = sim.report();
+    assert!(r.is_clean(), "after the panic's teardown:\n{}", r.to_ron());
+
+    // The sampler still works: a new run starts, delivers and ends cleanly.
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    collect_samples(&h, 20);
+    shut_down(&h);
+    std::thread::sleep(Duration::from_millis(10));
+    let r = sim.report();
+    assert!(r.is_clean(), "after shutdown:\n{}", r.to_ron());
+}
