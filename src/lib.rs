@@ -26,6 +26,7 @@ pub mod logwatch;
 pub mod record;
 #[warn(missing_docs)]
 pub mod sampler;
+#[warn(missing_docs)]
 pub mod session;
 #[warn(missing_docs)]
 pub mod signals;

@@ -182,6 +182,7 @@ impl Autosaver {
         Ok(Autosaver { dir, _lock: lock, cache: BTreeMap::new(), job: None, epoch: 0 })
     }
 
+    /// This instance's checkpoint directory (one per running zescope, inside the autosave root).
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -347,6 +348,7 @@ fn chunk_files_all(per_stream: &[Vec<Cached>]) -> impl Iterator<Item = &String> 
 /// A checkpoint left by a zescope that did not exit cleanly.
 #[derive(Debug)]
 pub struct Recoverable {
+    /// The checkpoint's directory (the dead instance's entry in the autosave root).
     pub dir: PathBuf,
     /// When it was written (Unix ms).
     pub saved_unix_ms: i64,

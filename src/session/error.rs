@@ -9,11 +9,25 @@ use std::path::PathBuf;
 pub enum SessionError {
     /// Reading or writing the file failed.
     #[error("{path}: {what}: {source}")]
-    Io { path: PathBuf, what: &'static str, source: std::io::Error },
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What was being done ("cannot open", "cannot write", ...).
+        what: &'static str,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
 
     /// The file is larger than zescope accepts for what it is (`file` names it).
     #[error("{file}: {size} bytes is more than such a file may have ({max} bytes)")]
-    TooLarge { file: String, size: u64, max: u64 },
+    TooLarge {
+        /// The file (or the part of a checkpoint) that was too large.
+        file: String,
+        /// Its size in bytes.
+        size: u64,
+        /// The most such a file may have, in bytes.
+        max: u64,
+    },
 
     /// Not a session file at all (or not one of zescope's).
     #[error("not a zescope session file: {0}")]
@@ -24,7 +38,12 @@ pub enum SessionError {
         "session format version {found} is newer than this zescope reads (up to {supported}); \
          open it with a newer zescope"
     )]
-    TooNew { found: u32, supported: u32 },
+    TooNew {
+        /// The file's format version.
+        found: u32,
+        /// The newest version this zescope reads.
+        supported: u32,
+    },
 
     /// A version that never existed.
     #[error("session format version {0} is not a known version")]
@@ -32,11 +51,23 @@ pub enum SessionError {
 
     /// RON could not parse the file (bad syntax, wrong type, missing field).
     #[error("line {line}, column {column}: {message}")]
-    Syntax { line: usize, column: usize, message: String },
+    Syntax {
+        /// Line of the error, from 1.
+        line: usize,
+        /// Column of the error, from 1.
+        column: usize,
+        /// RON's description of the problem.
+        message: String,
+    },
 
     /// The file parses but a field holds something impossible.
     #[error("{field}: {message}")]
-    Invalid { field: String, message: String },
+    Invalid {
+        /// Path of the field in the file, e.g. `streams[0].raw.chunks`.
+        field: String,
+        /// What is wrong with its value.
+        message: String,
+    },
 
     /// The session was saved but serialising it failed (a bug).
     #[error("could not write the session: {0}")]

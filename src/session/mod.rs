@@ -30,38 +30,48 @@ mod recorder;
 
 use std::path::Path;
 
-pub use capture::{Capture, Restored, color_hex, view_record};
-pub use convert::{MAX_SERIES, MAX_STREAMS, MAX_VALUES, Progress};
+pub use capture::{Capture, Restored};
+pub(crate) use convert::Progress;
 pub use error::SessionError;
 pub use format::{
     DevicePathRecord, DeviceRecord, KindRecord, Marker, ModeRecord, PaneRecord, RangeRecord, Recorded, RunRecord,
     SeriesMeta, SeriesRef, SourceRecord, StreamMeta, ViewRecord, WindowRecord,
 };
-pub use history::{RunHistory, device_record, host_name, source_record, unix_ms_now};
+pub use history::RunHistory;
+pub(crate) use history::unix_ms_now;
 pub use io::MAX_FILE_BYTES;
 pub use job::SaveJob;
-pub use recorder::Recorder;
+pub(crate) use recorder::Recorder;
 
 use crate::store::StreamData;
 
 /// A session in memory (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Session {
+    /// When, on which host and by which zescope the session was recorded.
     pub recorded: Recorded,
+    /// Where the samples came from (a Level Zero driver, the simulated device, a file).
     pub source: SourceRecord,
+    /// The devices sampled; streams refer to them by index.
     pub devices: Vec<DeviceRecord>,
+    /// Each start-to-stop run, with the configuration it was started with.
     pub runs: Vec<RunRecord>,
+    /// How the window showed the data: panes, colours, visibility, time window, zoom.
     pub view: ViewRecord,
+    /// Markers placed on the time axis.
     pub markers: Vec<Marker>,
     /// Time zero of the plots (ns on the recording's clock).
     pub origin_ns: Option<i64>,
+    /// Every stream's description and history, in the order the file holds them.
     pub streams: Vec<SessionStream>,
 }
 
 /// One stream: what it is and everything the store held of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionStream {
+    /// What the stream is: device, group, series, units, kinds.
     pub meta: StreamMeta,
+    /// Everything the store held of it (coarse history and full-resolution samples).
     pub data: StreamData,
 }
 
