@@ -138,6 +138,19 @@ fn config() -> ProptestConfig {
     ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() }
 }
 
+/// A loaded session must also restore into a store, or fail with a named error; a load error
+/// must be named.
+fn restores_or_named(loaded: Result<zescope::session::Session, SessionError>) {
+    match loaded {
+        Ok(s) => {
+            if let Err(e) = s.restore_into(&mut Store::new(64 << 20)) {
+                named(&e);
+            }
+        }
+        Err(e) => named(&e),
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -148,15 +161,7 @@ proptest! {
     ) {
         let seeds = session_seeds();
         let bytes = apply(&seeds[seed.index(seeds.len())], &ms);
-        match zescope::session::from_slice(&bytes) {
-            Ok(s) => {
-                let mut store = Store::new(64 << 20);
-                if let Err(e) = s.restore_into(&mut store) {
-                    named(&e);
-                }
-            }
-            Err(e) => named(&e),
-        }
+        restores_or_named(zescope::session::from_slice(&bytes));
     }
 
     #[test]
@@ -191,15 +196,7 @@ proptest! {
             let bytes = chunks.get(name).ok_or_else(|| SessionError::NotASession(format!("no chunk {name}")))?;
             String::from_utf8(bytes.clone()).map_err(|_| SessionError::NotASession(format!("{name}: not text")))
         });
-        match r {
-            Ok(s) => {
-                let mut store = Store::new(64 << 20);
-                if let Err(e) = s.restore_into(&mut store) {
-                    named(&e);
-                }
-            }
-            Err(e) => named(&e),
-        }
+        restores_or_named(r);
     }
 }
 
