@@ -14,10 +14,13 @@ use super::banner::{Banner, BannerError};
 /// What the user picked in the source panel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Selection {
+    /// The device to sample; `None` until one is picked (or reconciled from the inventory).
     pub device: Option<DevicePath>,
+    /// Names of the ticked metric groups.
     pub groups: BTreeSet<String>,
     /// Metrics the user unticked, per group (all ticked by default).
     pub excluded: BTreeMap<String, BTreeSet<String>>,
+    /// The sampling period asked of the sampler (10 ms by default).
     pub interval: Duration,
 }
 
@@ -32,13 +35,19 @@ impl Default for Selection {
     }
 }
 
+/// Everything the window shows that is not egui's or the store's; updated from the sampler's
+/// events at the start of each frame.
 #[derive(Default)]
 pub struct AppState {
+    /// The source and devices the sampler found; `None` until its first inventory arrives.
     pub inventory: Option<Inventory>,
+    /// What the user picked in the source panel.
     pub selection: Selection,
     /// The run in progress and every series seen, as filed into the store.
     pub ingest: Ingest,
-    pub stats: Option<Stats>,
+    /// The running sampler's latest statistics; `None` before the first report.
+    pub(crate) stats: Option<Stats>,
+    /// Errors shown, oldest first (at most 8: the oldest goes).
     pub banners: Vec<Banner>,
     next_banner: u64,
     /// The last run's device name, for the status bar after it stopped.
@@ -70,7 +79,8 @@ impl AppState {
         }
     }
 
-    pub fn dismiss(&mut self, id: u64) {
+    /// Removes banner `id` (the user closed it); an unknown id changes nothing.
+    pub(crate) fn dismiss(&mut self, id: u64) {
         self.banners.retain(|b| b.id != id);
     }
 
