@@ -51,9 +51,9 @@ pub struct AppState {
     pub banners: Vec<Banner>,
     next_banner: u64,
     /// The last run's device name, for the status bar after it stopped.
-    pub last_device: Option<String>,
+    pub(crate) last_device: Option<String>,
     /// The sampler is gone (shut down or crashed).
-    pub sampler_gone: bool,
+    pub(crate) sampler_gone: bool,
     /// Source, devices and runs so far, for sessions.
     pub history: crate::session::RunHistory,
 }
@@ -61,12 +61,12 @@ pub struct AppState {
 impl AppState {
     /// Optional features the driver does not offer, turned off for the current run (shown in
     /// the status bar and the diagnostics window); empty without a run.
-    pub fn notices(&self) -> &[String] {
+    pub(crate) fn notices(&self) -> &[String] {
         self.ingest.run.as_ref().map_or(&[], |r| &r.info.notices)
     }
 
     /// Shows `error` as a banner (a repeat of one shown counts up instead).
-    pub fn push_error(&mut self, error: impl Into<BannerError>) {
+    pub(crate) fn push_error(&mut self, error: impl Into<BannerError>) {
         let error = error.into();
         if let Some(b) = self.banners.iter_mut().find(|b| b.error == error) {
             b.count += 1;
@@ -85,7 +85,7 @@ impl AppState {
     }
 
     /// The run configuration the current selection describes, if it is complete.
-    pub fn run_config(&self) -> Result<RunConfig, String> {
+    pub(crate) fn run_config(&self) -> Result<RunConfig, String> {
         let device = self.selection.device.ok_or("choose a device")?;
         if self.selection.groups.is_empty() {
             return Err("tick at least one metric group".into());

@@ -43,7 +43,7 @@ pub struct Unsaved {
     /// The modal is open, for this.
     pub asking: Option<Pending>,
     /// The user chose Save: this follows once the save succeeded.
-    pub after_save: Option<Pending>,
+    pub(crate) after_save: Option<Pending>,
 }
 
 impl ZescopeApp {
