@@ -144,7 +144,7 @@ impl EnvelopePlot {
 
     /// Draw nothing after `t` (ns): a paused view keeps showing exactly what it showed, even
     /// where its range reaches past the data of the moment it was paused.
-    pub fn set_time_limit(&self, t: Option<i64>) {
+    pub(crate) fn set_time_limit(&self, t: Option<i64>) {
         let mut sh = self.shared.borrow_mut();
         if sh.limit != t {
             sh.limit = t;
