@@ -8,6 +8,7 @@
 //! that maps exported memory) → `layout` (bytes to values) → `view::ingest` → `store` (time
 //! series) → `app` (plots). `docs/architecture.md` walks through it file by file.
 
+#[warn(missing_docs)]
 pub mod app;
 #[warn(missing_docs)]
 pub mod cli;
@@ -15,6 +16,7 @@ pub mod cli;
 pub mod doctor;
 #[warn(missing_docs)]
 pub mod export;
+#[warn(missing_docs)]
 pub mod gui;
 #[warn(missing_docs)]
 pub mod layout;

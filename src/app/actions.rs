@@ -85,7 +85,7 @@ impl ZescopeApp {
     }
 
     /// Recovery window → Recover: the crashed session's checkpoint, shown as a recording.
-    pub fn recover(&mut self) {
+    pub(crate) fn recover(&mut self) {
         let Some(rec) = self.files.recover.take() else { return };
         match rec.load().and_then(|s| open_in_app(self, &s)) {
             Ok(markers) => {
@@ -107,7 +107,7 @@ impl ZescopeApp {
     }
 
     /// A new run replaces an opened recording: a fresh store, the same panes.
-    pub fn leave_recording(&mut self) {
+    pub(crate) fn leave_recording(&mut self) {
         if self.files.recording.take().is_none() {
             return;
         }

@@ -12,10 +12,15 @@ use super::state::AppState;
 /// What the window itself failed to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UiErrorKind {
+    /// A session file could not be read or shown.
     Open,
+    /// A session could not be written (or a save was already running).
     Save,
+    /// An image or CSV export could not be written.
     Export,
+    /// A checkpoint could not be written, or this session gets none at all.
     Autosave,
+    /// A crashed session's checkpoint could not be loaded.
     Recover,
     /// Samples the store refused.
     Store,
@@ -26,14 +31,17 @@ pub enum UiErrorKind {
 /// An error of the window's own (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct UiError {
+    /// What failed; decides the banner's title.
     pub kind: UiErrorKind,
+    /// What happened, naming the file or value at fault.
     pub message: String,
     /// What to try.
     pub hint: Option<String>,
 }
 
 impl UiError {
-    pub fn new(kind: UiErrorKind, message: String, hint: &str) -> UiError {
+    /// An error with a hint (what to try) — the window's errors always have one.
+    pub(crate) fn new(kind: UiErrorKind, message: String, hint: &str) -> UiError {
         UiError { kind, message, hint: Some(hint.to_owned()) }
     }
 }
@@ -47,7 +55,9 @@ impl std::fmt::Display for UiError {
 /// What a banner reports.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BannerError {
+    /// Reported by the sampler thread.
     Sampler(SamplerError),
+    /// The window's own.
     Ui(UiError),
 }
 
@@ -89,14 +99,14 @@ impl BannerError {
         }
     }
 
-    pub fn message(&self) -> &str {
+    pub(crate) fn message(&self) -> &str {
         match self {
             BannerError::Sampler(e) => &e.message,
             BannerError::Ui(e) => &e.message,
         }
     }
 
-    pub fn hint(&self) -> Option<&str> {
+    pub(crate) fn hint(&self) -> Option<&str> {
         match self {
             BannerError::Sampler(e) => e.hint.as_deref(),
             BannerError::Ui(e) => e.hint.as_deref(),
@@ -104,7 +114,7 @@ impl BannerError {
     }
 
     /// Stale once a run started: settings notices and errors that kept a run from starting.
-    pub fn cleared_by_start(&self) -> bool {
+    pub(crate) fn cleared_by_start(&self) -> bool {
         match self {
             BannerError::Sampler(e) => e.kind == ErrorKind::Config,
             BannerError::Ui(e) => e.kind == UiErrorKind::Settings,
@@ -120,13 +130,16 @@ impl BannerError {
 /// An error shown as a banner until dismissed.
 #[derive(Clone, Debug)]
 pub struct Banner {
-    pub id: u64,
+    /// Unique among this window's banners (what the dismiss button names).
+    pub(crate) id: u64,
+    /// What is reported.
     pub error: BannerError,
+    /// How often the same error was reported while shown (≥ 1).
     pub count: u32,
 }
 
 /// Draws the banners; returns true if the user asked for the diagnostics window.
-pub fn show(ui: &mut Ui, state: &mut AppState) -> bool {
+pub(crate) fn show(ui: &mut Ui, state: &mut AppState) -> bool {
     let mut dismissed = Vec::new();
     let mut diagnostics = false;
     for b in &state.banners {

@@ -8,15 +8,21 @@ use egui::{Color32, RichText, Ui};
 use crate::doctor::{self, Check, Status};
 use crate::ze::Source;
 
+/// The diagnostics window's state.
 #[derive(Default)]
 pub enum Diagnostics {
+    /// Not shown.
     #[default]
     Closed,
+    /// The checks run on their thread (`None`: the thread could not be spawned; the window
+    /// then shows one failed check).
     Running(Option<JoinHandle<Vec<Check>>>),
+    /// The checks' results, shown until closed or run again.
     Done(Vec<Check>),
 }
 
 impl Diagnostics {
+    /// Shows the window and starts the checks for `source` (nothing if they are running).
     pub fn open(&mut self, source: Source) {
         if matches!(self, Diagnostics::Running(_)) {
             return;
@@ -25,6 +31,7 @@ impl Diagnostics {
         *self = Diagnostics::Running(job);
     }
 
+    /// Whether the window is shown.
     pub fn is_open(&self) -> bool {
         !matches!(self, Diagnostics::Closed)
     }

@@ -8,14 +8,19 @@ use std::path::PathBuf;
 /// What a dialog is for, which decides its title, filters and default name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
+    /// A zescope session (`.ron`).
     Session,
+    /// A PNG image of panes.
     Png,
+    /// An SVG image of panes.
     Svg,
+    /// The samples as a CSV table.
     Csv,
 }
 
 impl FileKind {
-    pub fn extension(self) -> &'static str {
+    /// The file name extension, without the dot; added to a written path that has none.
+    pub(crate) fn extension(self) -> &'static str {
         match self {
             FileKind::Session => "ron",
             FileKind::Png => "png",
@@ -37,7 +42,9 @@ impl FileKind {
 /// What a dialog answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DialogAnswer {
+    /// The user chose this path.
     Picked(PathBuf),
+    /// The user closed the dialog without choosing.
     Cancelled,
     /// No dialog could be shown; the reason, for the built-in path prompt that replaces it.
     Unavailable(String),
@@ -49,6 +56,8 @@ impl From<Option<PathBuf>> for DialogAnswer {
     }
 }
 
+/// Asks the user for a file: native dialogs in the window, scripted answers in tests. Called on
+/// the UI thread and may block it while a native dialog is open.
 pub trait Dialogs {
     /// A file to open.
     fn open(&self, kind: FileKind) -> DialogAnswer;
@@ -57,11 +66,11 @@ pub trait Dialogs {
 }
 
 /// The variable that chooses between native dialogs and the built-in path prompt.
-pub const DIALOG_ENV: &str = "ZESCOPE_FILE_DIALOG";
+pub(crate) const DIALOG_ENV: &str = "ZESCOPE_FILE_DIALOG";
 
 /// How [`NativeDialogs`] decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DialogMode {
+pub(crate) enum DialogMode {
     /// Native dialogs when a backend (portal or zenity) is found, else the prompt.
     Auto,
     /// Always try the native dialog (the prompt still replaces one that fails).
@@ -72,7 +81,7 @@ pub enum DialogMode {
 
 impl DialogMode {
     /// From `ZESCOPE_FILE_DIALOG` (`auto`, `native`, `prompt`; unset is `auto`).
-    pub fn from_env() -> DialogMode {
+    pub(crate) fn from_env() -> DialogMode {
         match std::env::var(DIALOG_ENV).ok().as_deref().map(str::trim) {
             None | Some("" | "auto") => DialogMode::Auto,
             Some("native") => DialogMode::Native,
@@ -89,13 +98,13 @@ impl DialogMode {
 /// built-in path prompt when there is no backend, when rfd reports an error, or when
 /// `ZESCOPE_FILE_DIALOG=prompt`. Once a native dialog failed, the prompt is used for the rest of
 /// the session.
-pub struct NativeDialogs {
+pub(crate) struct NativeDialogs {
     mode: DialogMode,
     failed: std::cell::Cell<bool>,
 }
 
 impl NativeDialogs {
-    pub fn new(mode: DialogMode) -> NativeDialogs {
+    pub(crate) fn new(mode: DialogMode) -> NativeDialogs {
         NativeDialogs { mode, failed: std::cell::Cell::new(false) }
     }
 
@@ -182,12 +191,14 @@ impl Dialogs for NoDialogs {
 /// Answers prepared by a test, in order; `None` answers act as "cancelled".
 #[derive(Default)]
 pub struct ScriptedDialogs {
+    /// What the next dialogs answer, front first; once empty, every dialog is cancelled.
     pub answers: std::sync::Mutex<std::collections::VecDeque<Option<PathBuf>>>,
     /// What was asked, for assertions: (kind, "open" or "save").
     pub asked: std::sync::Mutex<Vec<(FileKind, &'static str)>>,
 }
 
 impl ScriptedDialogs {
+    /// Dialogs that answer `answers` in order (`None`: cancelled), then cancel.
     pub fn answering(answers: impl IntoIterator<Item = Option<PathBuf>>) -> ScriptedDialogs {
         ScriptedDialogs { answers: std::sync::Mutex::new(answers.into_iter().collect()), asked: Default::default() }
     }

@@ -51,6 +51,7 @@ use crate::view::runs::{column_span, gap_free_runs};
 /// A series to plot, with how to draw it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlotSeries {
+    /// The store series whose samples are drawn.
     pub series: SeriesId,
     /// Legend and hover name; also the item's id within the plot, so keep it
     /// unique and stable.
@@ -105,6 +106,7 @@ pub struct EnvelopePlot {
 }
 
 impl EnvelopePlot {
+    /// A plot with nothing cached yet: the first frame queries the store.
     pub fn new() -> EnvelopePlot {
         EnvelopePlot::default()
     }
@@ -142,7 +144,7 @@ impl EnvelopePlot {
 
     /// Draw nothing after `t` (ns): a paused view keeps showing exactly what it showed, even
     /// where its range reaches past the data of the moment it was paused.
-    pub fn set_time_limit(&self, t: Option<i64>) {
+    pub(crate) fn set_time_limit(&self, t: Option<i64>) {
         let mut sh = self.shared.borrow_mut();
         if sh.limit != t {
             sh.limit = t;

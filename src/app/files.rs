@@ -2,7 +2,7 @@
 //! save-as in the background with progress, export of panes and data, autosave of a running
 //! session and the offer to recover one after a crash. Dialogs go through [`Dialogs`], so tests
 //! answer them; when no dialog can be shown, the built-in [`PathPrompt`] asks instead, and its
-//! answer is acted on in a later frame ([`Files::show_prompt`]).
+//! answer is acted on in a later frame (`Files::show_prompt`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -17,7 +17,7 @@ use super::path_prompt::{PathPrompt, PromptOutcome, PromptPurpose};
 /// Recent files remembered.
 const RECENT: usize = 8;
 /// How often a running session is checkpointed.
-pub const AUTOSAVE_EVERY: Duration = Duration::from_secs(30);
+pub(crate) const AUTOSAVE_EVERY: Duration = Duration::from_secs(30);
 
 /// What a file action asks the app to do next.
 pub enum FileAction {
@@ -25,34 +25,47 @@ pub enum FileAction {
     Open(PathBuf),
     /// Capture the app and save it here in the background.
     Save(PathBuf),
+    /// Write an image or table of the panes here.
     Export {
+        /// PNG, SVG or CSV.
         kind: FileKind,
+        /// Where to write, extension included.
         path: PathBuf,
+        /// The pane's index in the layout; `None`: all panes.
         pane: Option<usize>,
+        /// Only the time range shown (else all the data held).
         shown_only: bool,
     },
 }
 
+/// The window's files: what is being worked on, the save in flight, autosave and recovery,
+/// and how the user is asked for paths.
 pub struct Files {
+    /// How paths are asked for; tests replace it with scripted answers.
     pub dialogs: Box<dyn Dialogs>,
     /// The session file being worked on (last opened or saved).
     pub current: Option<PathBuf>,
     /// Set while the window shows an opened recording rather than live data.
     pub recording: Option<PathBuf>,
-    pub recent: Vec<PathBuf>,
+    /// Sessions opened or saved lately, newest first (at most 8; remembered in the settings).
+    pub(crate) recent: Vec<PathBuf>,
+    /// The markers on the data shown (set with M or + Marker, or opened); saved with the
+    /// session.
     pub markers: Vec<Marker>,
     save: Option<SaveJob>,
     /// Last outcome to show in the status bar ("saved …").
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// A session to open once the run has stopped.
-    pub pending_open: Option<PathBuf>,
-    pub autosave: Option<Autosaver>,
+    pub(crate) pending_open: Option<PathBuf>,
+    /// This session's checkpoints; `None` when the autosave folder is unusable (a banner says
+    /// so) and when none was set up (tests).
+    pub(crate) autosave: Option<Autosaver>,
     last_checkpoint: Option<Instant>,
     /// A crashed session's checkpoint, offered at start.
     pub recover: Option<Recoverable>,
     /// The checkpoint that was recovered: held (so no other zescope offers it) until a clean
     /// exit deletes it.
-    pub recovered: Option<Recoverable>,
+    pub(crate) recovered: Option<Recoverable>,
     /// The path prompt, while one is open.
     pub prompt: Option<PathPrompt>,
     /// What the data looked like when last saved or opened (see [`Files::is_clean`]).
@@ -63,9 +76,11 @@ pub struct Files {
 
 /// What decides whether the data shown was saved: samples taken and markers set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fingerprint {
-    pub samples: u64,
-    pub markers: usize,
+pub(crate) struct Fingerprint {
+    /// Samples stored since the data shown began (`Ingest::samples_total`).
+    pub(crate) samples: u64,
+    /// Markers set.
+    pub(crate) markers: usize,
 }
 
 impl Default for Files {
@@ -75,7 +90,7 @@ impl Default for Files {
 }
 
 /// What the path prompt gave this frame.
-pub enum PromptAnswer {
+pub(crate) enum PromptAnswer {
     /// No prompt open.
     None,
     Pending,
@@ -91,12 +106,13 @@ fn action(purpose: PromptPurpose, path: PathBuf) -> FileAction {
     }
 }
 
-pub fn file_name(p: &Path) -> String {
+/// The file name of `p` for labels and notes (the whole path if it has none).
+pub(crate) fn file_name(p: &Path) -> String {
     p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 impl Files {
-    pub fn new(dialogs: Box<dyn Dialogs>) -> Files {
+    pub(crate) fn new(dialogs: Box<dyn Dialogs>) -> Files {
         Files {
             dialogs,
             current: None,
@@ -118,27 +134,28 @@ impl Files {
 
     /// Has the data with fingerprint `now` been saved (or was it opened from a file as it is)?
     /// No data counts as saved.
-    pub fn is_clean(&self, now: Fingerprint) -> bool {
+    pub(crate) fn is_clean(&self, now: Fingerprint) -> bool {
         now.samples == 0 || self.clean == Some(now)
     }
 
     /// The data with fingerprint `now` is what a file holds.
-    pub fn mark_clean(&mut self, now: Option<Fingerprint>) {
+    pub(crate) fn mark_clean(&mut self, now: Option<Fingerprint>) {
         self.clean = now;
     }
 
-    pub fn with_recent(mut self, recent: Vec<PathBuf>) -> Files {
+    pub(crate) fn with_recent(mut self, recent: Vec<PathBuf>) -> Files {
         self.recent = recent;
         self.recent.truncate(RECENT);
         self
     }
 
-    pub fn remember(&mut self, p: &Path) {
+    pub(crate) fn remember(&mut self, p: &Path) {
         self.recent.retain(|r| r != p);
         self.recent.insert(0, p.to_path_buf());
         self.recent.truncate(RECENT);
     }
 
+    /// The progress of the save in flight, 0.0 to 1.0; `None` when no save is running.
     pub fn saving(&self) -> Option<f32> {
         self.save.as_ref().map(SaveJob::progress)
     }
@@ -150,19 +167,23 @@ impl Files {
     }
 
     /// File → Save (to the current file, else as Save As).
-    pub fn ask_save(&mut self) -> Option<FileAction> {
+    pub(crate) fn ask_save(&mut self) -> Option<FileAction> {
         match &self.current {
             Some(p) => Some(FileAction::Save(p.clone())),
             None => self.ask_save_as(),
         }
     }
 
-    pub fn ask_save_as(&mut self) -> Option<FileAction> {
+    /// File → Save As… (`None`: cancelled, or the path prompt opened instead).
+    pub(crate) fn ask_save_as(&mut self) -> Option<FileAction> {
         const NAME: &str = "zescope-session.ron";
         let answer = self.dialogs.save(FileKind::Session, NAME);
         self.answered(answer, PromptPurpose::Save, NAME)
     }
 
+    /// File → Export, or a pane's context menu: asks where to write `kind` (`pane`: its index,
+    /// `None`: all panes; `shown_only`: the range shown rather than all data). `None`: cancelled,
+    /// or the path prompt opened instead.
     pub fn ask_export(&mut self, kind: FileKind, pane: Option<usize>, shown_only: bool) -> Option<FileAction> {
         let what = match pane {
             Some(p) => format!("pane-{}", p + 1),
@@ -186,7 +207,7 @@ impl Files {
     }
 
     /// Draws the path prompt, if one is open: the action once a usable path was given.
-    pub fn show_prompt(&mut self, ctx: &egui::Context) -> PromptAnswer {
+    pub(crate) fn show_prompt(&mut self, ctx: &egui::Context) -> PromptAnswer {
         let Some(prompt) = &mut self.prompt else { return PromptAnswer::None };
         match prompt.show(ctx) {
             PromptOutcome::Pending => PromptAnswer::Pending,
@@ -203,7 +224,12 @@ impl Files {
     }
 
     /// Starts a background save of `session` to `path`. One save at a time.
-    pub fn start_save(&mut self, session: session::Session, path: PathBuf, fp: Fingerprint) -> Result<(), UiError> {
+    pub(crate) fn start_save(
+        &mut self,
+        session: session::Session,
+        path: PathBuf,
+        fp: Fingerprint,
+    ) -> Result<(), UiError> {
         if self.save.is_some() {
             return Err(UiError::new(
                 UiErrorKind::Save,
@@ -218,7 +244,7 @@ impl Files {
     }
 
     /// Collects a finished save: `Ok` once saved, the error to show if it failed.
-    pub fn poll_save(&mut self) -> Option<Result<(), UiError>> {
+    pub(crate) fn poll_save(&mut self) -> Option<Result<(), UiError>> {
         let job = self.save.as_mut()?;
         let result = job.try_finish()?;
         let path = job.path().to_path_buf();
@@ -244,7 +270,7 @@ impl Files {
     }
 
     /// Waits for a save in flight (at quit: nothing recorded may be lost).
-    pub fn finish_save(&mut self) -> Option<UiError> {
+    pub(crate) fn finish_save(&mut self) -> Option<UiError> {
         while self.save.as_ref().is_some_and(|j| !j.is_finished()) {
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -252,16 +278,17 @@ impl Files {
     }
 
     /// Is a checkpoint due (a run is going and the last one is old)?
-    pub fn checkpoint_due(&self, now: Instant) -> bool {
+    pub(crate) fn checkpoint_due(&self, now: Instant) -> bool {
         self.autosave.is_some() && self.last_checkpoint.is_none_or(|t| now.duration_since(t) >= AUTOSAVE_EVERY)
     }
 
-    pub fn checkpointed(&mut self, now: Instant) {
+    /// A checkpoint was written at `now`: the next is due [`AUTOSAVE_EVERY`] later.
+    pub(crate) fn checkpointed(&mut self, now: Instant) {
         self.last_checkpoint = Some(now);
     }
 
     /// Forget checkpoints taken of a store that was replaced.
-    pub fn reset_autosave(&mut self) {
+    pub(crate) fn reset_autosave(&mut self) {
         if let Some(a) = &mut self.autosave {
             a.reset();
         }
@@ -270,7 +297,7 @@ impl Files {
 
     /// A clean exit: this session's checkpoint is not needed any more, nor the crashed
     /// session's checkpoint it recovered (the user saved or chose to quit without it).
-    pub fn discard_autosave(&mut self) {
+    pub(crate) fn discard_autosave(&mut self) {
         if let Some(a) = self.autosave.take() {
             a.discard();
         }

@@ -5,8 +5,13 @@ use std::time::Duration;
 
 use crate::sampler::{Command, Event, SamplerHandle};
 
+/// How the app reaches the sampler: [`SamplerHandle`] in the window, a stand-in in tests. Called
+/// only from the UI thread.
 pub trait SamplerLink {
+    /// Queues a command for the sampler; never blocks (a sampler that is gone drops it).
     fn send(&self, c: Command);
+    /// The next event the sampler sent, if one is waiting; never blocks. The app drains these
+    /// each frame.
     fn try_recv(&self) -> Option<Event>;
     /// Shutdown with a bounded wait for the teardown; `Err(waited)` if it overran.
     fn shutdown(&mut self, timeout: Duration) -> Result<(), Duration>;

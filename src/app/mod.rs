@@ -7,14 +7,14 @@
 //! puts it in an eframe window.
 //!
 //! Where a counter's bytes become a pixel, on this side: sampler events → `drain.rs` (through
-//! `view::Ingest`) → store → [`plots`] (envelopes via [`envelope_plot`]) → egui_plot.
+//! `view::Ingest`) → store → `plots.rs` (envelopes via [`envelope_plot`]) → egui_plot.
 //!
 //! Nothing outside `src/app` and `src/gui.rs` uses this module (`.ci/run` checks): what the
 //! files and commands share with the window lives in `crate::view`.
 
 pub(crate) mod actions;
 pub mod banner;
-pub mod diagnostics;
+pub(crate) mod diagnostics;
 pub mod dialogs;
 pub(crate) mod drain;
 pub mod envelope_plot;
@@ -24,8 +24,8 @@ pub mod link;
 pub(crate) mod menu;
 pub mod panes;
 pub mod path_prompt;
-pub mod plots;
-pub mod reconcile;
+pub(crate) mod plots;
+pub(crate) mod reconcile;
 pub mod session;
 pub mod settings;
 pub mod settings_file;
@@ -61,7 +61,8 @@ const FROZEN_REPAINT: Duration = Duration::from_secs(1);
 const MAX_SIDE: f32 = 0.35;
 const MIN_SIDE: f32 = 180.0;
 
-pub const SHORTCUTS: [(&str, &str); 9] = [
+/// Help → Keyboard shortcuts: (keys, what they do), in the order shown.
+pub(crate) const SHORTCUTS: [(&str, &str); 9] = [
     ("Space", "pause / resume the view (sampling continues)"),
     ("End", "follow live data"),
     ("M", "add a marker at the hovered time (or the newest sample)"),
@@ -73,18 +74,24 @@ pub const SHORTCUTS: [(&str, &str); 9] = [
     ("scroll / drag on a plot", "zoom / pan the time axis (leaves live mode)"),
 ];
 
+/// The whole window's state and its frame ([`ZescopeApp::ui`]): built once by `gui::run` (or by
+/// a test with a scripted [`SamplerLink`]), then driven one frame at a time.
 pub struct ZescopeApp {
     link: Box<dyn SamplerLink>,
+    /// Devices, selection, the run's series and the banners: what the sampler reported.
     pub state: AppState,
+    /// Every sample of the current run or opened recording.
     pub store: Store,
+    /// The time axis shared by all panes: live, paused or zoomed, and the window length.
     pub view: TimeView,
+    /// Which series each pane plots, plus the panes' plot caches.
     pub panes: Panes,
-    pub theme: Theme,
+    pub(crate) theme: Theme,
     search: String,
     focus_search: bool,
     hover_x: Option<f64>,
-    pub show_shortcuts: bool,
-    pub show_about: bool,
+    pub(crate) show_shortcuts: bool,
+    pub(crate) show_about: bool,
     /// Set once quitting started; `Some(Err)` if the teardown overran.
     pub quit: Option<Result<(), Duration>>,
     first_frame: bool,
@@ -97,10 +104,16 @@ pub struct ZescopeApp {
     pub files: files::Files,
     /// The question before unsaved data is discarded.
     pub unsaved: unsaved::Unsaved,
-    pub diagnostics: diagnostics::Diagnostics,
+    /// Help → Diagnostics (also offered by a permission banner).
+    pub(crate) diagnostics: diagnostics::Diagnostics,
 }
 
 impl ZescopeApp {
+    /// An app that talks to the sampler through `link`, starting from remembered `settings`
+    /// (theme, window length, selection, pane layout, recent files) and filing samples into
+    /// `store`. Nothing is sent from here; the first frame that knows the devices starts
+    /// sampling the selection, unless [`ZescopeApp::auto_start`] is cleared or a crashed
+    /// session's checkpoint is offered first.
     pub fn new(link: Box<dyn SamplerLink>, settings: Settings, store: Store) -> ZescopeApp {
         let mut state = AppState::default();
         state.selection = settings.selection;
@@ -131,11 +144,12 @@ impl ZescopeApp {
 
     /// Hands the app the flag its sampler's waker checks before waking the UI (see
     /// `sampler::Waker`): then a live view repaints when data arrives instead of polling.
-    pub fn use_wake_flag(&mut self, flag: Arc<AtomicBool>) {
+    pub(crate) fn use_wake_flag(&mut self, flag: Arc<AtomicBool>) {
         self.wake_on_data = Some(flag);
     }
 
-    pub fn settings(&self) -> Settings {
+    /// What to remember for the next launch (eframe's `save` stores it).
+    pub(crate) fn settings(&self) -> Settings {
         Settings {
             theme: self.theme,
             window: self.view.window,
@@ -146,16 +160,18 @@ impl ZescopeApp {
     }
 
     /// The source the user asked for (what diagnostics should check).
-    pub fn source(&self) -> crate::ze::Source {
+    pub(crate) fn source(&self) -> crate::ze::Source {
         self.state.inventory.as_ref().and_then(|i| i.source.as_ref()).map_or(crate::ze::Source::Auto, |s| s.requested)
     }
 
-    pub fn send(&self, c: Command) {
+    /// Sends `c` to the sampler as is: no question about unsaved data (the source panel's
+    /// Start asks first when it would replace an opened recording that no file holds).
+    pub(crate) fn send(&self, c: Command) {
         self.link.send(c);
     }
 
     /// Sends shutdown and waits (bounded) for the sampler's teardown. Idempotent.
-    pub fn shutdown(&mut self) -> Result<(), Duration> {
+    pub(crate) fn shutdown(&mut self) -> Result<(), Duration> {
         if let Some(r) = self.quit {
             return r;
         }
@@ -171,13 +187,13 @@ impl ZescopeApp {
     /// finishes; the autosave checkpoint is dropped (a clean exit needs no recovery); then the
     /// window closes (the next frame asks for it). Ctrl+Q and the menu ask first when unsaved
     /// data would be lost (`unsaved.rs`).
-    pub fn quit(&mut self) {
+    pub(crate) fn quit(&mut self) {
         let _ = self.shutdown();
         self.finish_files();
     }
 
     /// What quitting owes the files (also called from eframe's `on_exit`).
-    pub fn finish_files(&mut self) {
+    pub(crate) fn finish_files(&mut self) {
         if let Some(e) = self.files.finish_save() {
             eprintln!("zescope: {e}");
         }
@@ -332,7 +348,7 @@ impl ZescopeApp {
     }
 
     /// M: a marker at the hovered time, else at the newest sample; saved with the session.
-    pub fn add_marker(&mut self) {
+    pub(crate) fn add_marker(&mut self) {
         let t = match self.hover_x {
             Some(x) => Some(self.store.from_plot_x(x)),
             None => self.store.total_time_range().map(|(_, last)| last),

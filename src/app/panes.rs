@@ -14,12 +14,14 @@ use super::state::AppState;
 /// The layout plus the per-pane plot caches (not saved).
 #[derive(Default)]
 pub struct Panes {
+    /// Placement, colours and visibility of the series: what sessions and settings save.
     pub layout: PaneLayout,
     plots: HashMap<u64, EnvelopePlot>,
 }
 
 impl Panes {
-    pub fn with_layout(layout: PaneLayout) -> Panes {
+    /// Panes laid out as `layout`, with empty plot caches.
+    pub(crate) fn with_layout(layout: PaneLayout) -> Panes {
         Panes { layout, plots: HashMap::new() }
     }
 
@@ -29,35 +31,40 @@ impl Panes {
     }
 
     /// New series get panes by the default placement policy.
-    pub fn place_new(&mut self, keys: &[SeriesKey], state: &AppState) {
+    pub(crate) fn place_new(&mut self, keys: &[SeriesKey], state: &AppState) {
         self.layout.place_new(keys, &state.ingest.series);
     }
 
+    /// Adds an empty pane at the end; returns its id.
     pub fn add_pane(&mut self) -> u64 {
         self.layout.add_pane()
     }
 
-    pub fn remove_pane(&mut self, id: u64) {
+    /// Removes pane `id` with its series and its plot cache; an unknown id changes nothing.
+    pub(crate) fn remove_pane(&mut self, id: u64) {
         self.layout.remove_pane(id);
         self.plots.remove(&id);
     }
 
+    /// Moves series `key` out of wherever it was into pane `to`; `None` or an unknown id puts it
+    /// in a new pane at the end.
     pub fn assign(&mut self, key: &SeriesKey, to: Option<u64>) {
         self.layout.assign(key, to);
     }
 
     /// The series' colour (assigned from the palette the first time it is asked for).
-    pub fn color(&mut self, key: &SeriesKey) -> Color32 {
+    pub(crate) fn color(&mut self, key: &SeriesKey) -> Color32 {
         let [r, g, b] = self.layout.color(key);
         Color32::from_rgb(r, g, b)
     }
 
-    pub fn set_color(&mut self, key: &SeriesKey, c: Color32) {
+    /// Sets the series' colour (alpha is dropped: the layout keeps RGB).
+    pub(crate) fn set_color(&mut self, key: &SeriesKey, c: Color32) {
         self.layout.set_color(key, [c.r(), c.g(), c.b()]);
     }
 
     /// Back to no panes (the next run lays them out again); colours are kept.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.layout.reset();
         self.plots.clear();
     }

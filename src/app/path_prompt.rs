@@ -11,7 +11,7 @@ use super::dialogs::FileKind;
 
 /// What the path is for, which decides the title, the checks and what OK does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PromptPurpose {
+pub(crate) enum PromptPurpose {
     Open,
     Save,
     Export { kind: FileKind, pane: Option<usize>, shown_only: bool },
@@ -37,17 +37,17 @@ impl PromptPurpose {
 /// An open path prompt.
 #[derive(Clone, Debug)]
 pub struct PathPrompt {
-    pub purpose: PromptPurpose,
-    pub text: String,
+    pub(crate) purpose: PromptPurpose,
+    text: String,
     /// Why the last OK was refused.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// Why the prompt is shown instead of a dialog.
-    pub reason: String,
+    pub(crate) reason: String,
     focus: bool,
 }
 
 /// What the prompt decided this frame.
-pub enum PromptOutcome {
+pub(crate) enum PromptOutcome {
     Pending,
     Cancelled,
     Chosen(PathBuf),
@@ -55,7 +55,7 @@ pub enum PromptOutcome {
 
 impl PathPrompt {
     /// A prompt for `purpose`, prefilled with `suggested` in the current directory.
-    pub fn new(purpose: PromptPurpose, suggested: &str, reason: String) -> PathPrompt {
+    pub(crate) fn new(purpose: PromptPurpose, suggested: &str, reason: String) -> PathPrompt {
         let dir = std::env::current_dir().unwrap_or_default();
         let text = if suggested.is_empty() {
             format!("{}/", dir.display())
@@ -66,7 +66,7 @@ impl PathPrompt {
     }
 
     /// Draws the prompt; Enter is OK, Escape is Cancel.
-    pub fn show(&mut self, ctx: &egui::Context) -> PromptOutcome {
+    pub(crate) fn show(&mut self, ctx: &egui::Context) -> PromptOutcome {
         let mut outcome = PromptOutcome::Pending;
         let mut open = true;
         egui::Window::new(self.purpose.title())
@@ -118,7 +118,7 @@ impl PathPrompt {
 }
 
 /// The path typed for `purpose`, checked: `~/` expanded, a missing extension added when writing.
-pub fn check_path(purpose: PromptPurpose, text: &str) -> Result<PathBuf, String> {
+pub(crate) fn check_path(purpose: PromptPurpose, text: &str) -> Result<PathBuf, String> {
     let text = text.trim();
     if text.is_empty() {
         return Err("type a path".into());

@@ -7,18 +7,25 @@ use super::state::Selection;
 use crate::view::PaneLayout;
 use crate::view::Window;
 
-pub const STORAGE_KEY: &str = "zescope-settings-v1";
+/// The key the settings are stored under in eframe's storage; versioned (`-v1`) so that an
+/// incompatible format can take a new key.
+pub(crate) const STORAGE_KEY: &str = "zescope-settings-v1";
 
+/// View → Theme.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Theme {
+    /// Follow the desktop's light or dark preference.
     #[default]
     System,
+    /// Always light.
     Light,
+    /// Always dark.
     Dark,
 }
 
 impl Theme {
-    pub fn preference(self) -> egui::ThemePreference {
+    /// The egui preference applied at the first frame and when the user picks a theme.
+    pub(crate) fn preference(self) -> egui::ThemePreference {
         match self {
             Theme::System => egui::ThemePreference::System,
             Theme::Light => egui::ThemePreference::Light,
@@ -29,14 +36,22 @@ impl Theme {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+/// Everything remembered between launches; missing fields take their defaults, so settings of an
+/// older version still load.
 pub struct Settings {
+    /// The colour theme.
     pub theme: Theme,
+    /// How much history a live view shows.
     pub window: Window,
+    /// The device, groups, metrics and interval picked last; checked against the devices found
+    /// at start (`reconcile.rs`).
     pub selection: Selection,
+    /// The panes and their series; series of devices or groups this machine lacks are dropped
+    /// once the devices are found.
     pub layout: PaneLayout,
     /// Sessions opened or saved lately, newest first.
     pub recent: Vec<std::path::PathBuf>,
 }
 
 /// Zoom factors outside this range are treated as stale (fonts unusably large or small).
-pub const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.5..=3.0;
+pub(crate) const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.5..=3.0;

@@ -14,10 +14,13 @@ use super::banner::{Banner, BannerError};
 /// What the user picked in the source panel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Selection {
+    /// The device to sample; `None` until one is picked (or reconciled from the inventory).
     pub device: Option<DevicePath>,
+    /// Names of the ticked metric groups.
     pub groups: BTreeSet<String>,
     /// Metrics the user unticked, per group (all ticked by default).
     pub excluded: BTreeMap<String, BTreeSet<String>>,
+    /// The sampling period asked of the sampler (10 ms by default).
     pub interval: Duration,
 }
 
@@ -32,19 +35,25 @@ impl Default for Selection {
     }
 }
 
+/// Everything the window shows that is not egui's or the store's; updated from the sampler's
+/// events at the start of each frame.
 #[derive(Default)]
 pub struct AppState {
+    /// The source and devices the sampler found; `None` until its first inventory arrives.
     pub inventory: Option<Inventory>,
+    /// What the user picked in the source panel.
     pub selection: Selection,
     /// The run in progress and every series seen, as filed into the store.
     pub ingest: Ingest,
-    pub stats: Option<Stats>,
+    /// The running sampler's latest statistics; `None` before the first report.
+    pub(crate) stats: Option<Stats>,
+    /// Errors shown, oldest first (at most 8: the oldest goes).
     pub banners: Vec<Banner>,
     next_banner: u64,
     /// The last run's device name, for the status bar after it stopped.
-    pub last_device: Option<String>,
+    pub(crate) last_device: Option<String>,
     /// The sampler is gone (shut down or crashed).
-    pub sampler_gone: bool,
+    pub(crate) sampler_gone: bool,
     /// Source, devices and runs so far, for sessions.
     pub history: crate::session::RunHistory,
 }
@@ -52,12 +61,12 @@ pub struct AppState {
 impl AppState {
     /// Optional features the driver does not offer, turned off for the current run (shown in
     /// the status bar and the diagnostics window); empty without a run.
-    pub fn notices(&self) -> &[String] {
+    pub(crate) fn notices(&self) -> &[String] {
         self.ingest.run.as_ref().map_or(&[], |r| &r.info.notices)
     }
 
     /// Shows `error` as a banner (a repeat of one shown counts up instead).
-    pub fn push_error(&mut self, error: impl Into<BannerError>) {
+    pub(crate) fn push_error(&mut self, error: impl Into<BannerError>) {
         let error = error.into();
         if let Some(b) = self.banners.iter_mut().find(|b| b.error == error) {
             b.count += 1;
@@ -70,12 +79,13 @@ impl AppState {
         }
     }
 
-    pub fn dismiss(&mut self, id: u64) {
+    /// Removes banner `id` (the user closed it); an unknown id changes nothing.
+    pub(crate) fn dismiss(&mut self, id: u64) {
         self.banners.retain(|b| b.id != id);
     }
 
     /// The run configuration the current selection describes, if it is complete.
-    pub fn run_config(&self) -> Result<RunConfig, String> {
+    pub(crate) fn run_config(&self) -> Result<RunConfig, String> {
         let device = self.selection.device.ok_or("choose a device")?;
         if self.selection.groups.is_empty() {
             return Err("tick at least one metric group".into());

@@ -5,7 +5,7 @@
 //! that fails or is cancelled carries on with nothing. SIGINT and SIGTERM never ask.
 //!
 //! "Saved" means: the samples and markers are those of the file last saved or opened
-//! ([`Files::is_clean`](super::files::Files::is_clean)); a recovered checkpoint is unsaved.
+//! (`Files::is_clean`); a recovered checkpoint is unsaved.
 
 use std::path::PathBuf;
 
@@ -19,8 +19,11 @@ use super::files::{FileAction, Fingerprint};
 /// What waits for the user's answer (or for the save they chose).
 #[derive(Clone, Debug)]
 pub enum Pending {
+    /// Open this session file (replacing what is shown).
     Open(PathBuf),
+    /// Send this `Command::Start` (replacing an opened recording).
     Start(Command),
+    /// Quit the window.
     Quit,
 }
 
@@ -40,12 +43,12 @@ pub struct Unsaved {
     /// The modal is open, for this.
     pub asking: Option<Pending>,
     /// The user chose Save: this follows once the save succeeded.
-    pub after_save: Option<Pending>,
+    pub(crate) after_save: Option<Pending>,
 }
 
 impl ZescopeApp {
     /// The samples and markers shown now, to compare with what was saved.
-    pub fn fingerprint(&self) -> Fingerprint {
+    pub(crate) fn fingerprint(&self) -> Fingerprint {
         Fingerprint { samples: self.state.ingest.samples_total, markers: self.files.markers.len() }
     }
 
