@@ -8,33 +8,20 @@
 //! that maps exported memory) → `layout` (bytes to values) → `view::ingest` → `store` (time
 //! series) → `app` (plots). `docs/architecture.md` walks through it file by file.
 
-#[warn(missing_docs)]
+#![warn(missing_docs)]
+
 pub mod app;
-#[warn(missing_docs)]
 pub mod cli;
-#[warn(missing_docs)]
 pub mod doctor;
-#[warn(missing_docs)]
 pub mod export;
-#[warn(missing_docs)]
 pub mod gui;
-#[warn(missing_docs)]
 pub mod layout;
-#[warn(missing_docs)]
 pub mod list;
-#[warn(missing_docs)]
 pub mod logwatch;
-#[warn(missing_docs)]
 pub mod record;
-#[warn(missing_docs)]
 pub mod sampler;
-#[warn(missing_docs)]
 pub mod session;
-#[warn(missing_docs)]
 pub mod signals;
-#[warn(missing_docs)]
 pub mod store;
-#[warn(missing_docs)]
 pub mod view;
-#[warn(missing_docs)]
 pub mod ze;

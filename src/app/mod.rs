@@ -28,7 +28,7 @@ pub(crate) mod plots;
 pub(crate) mod reconcile;
 pub mod session;
 pub mod settings;
-pub mod settings_file;
+pub(crate) mod settings_file;
 pub(crate) mod sources;
 pub mod state;
 pub(crate) mod status;

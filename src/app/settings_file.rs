@@ -36,15 +36,23 @@ pub enum Checked {
     /// Absent, or a regular file within the limit: eframe may read it.
     Usable,
     /// Refused (the reason) and renamed to the path given; the window starts with defaults.
-    MovedAside { reason: String, to: PathBuf },
+    MovedAside {
+        /// Why it was refused ("is N bytes, more than …", "is a FIFO", …).
+        reason: String,
+        /// Where it was renamed to.
+        to: PathBuf,
+    },
 }
 
 /// Why a settings file could not be made safe to start with: it was refused but could not be
 /// moved aside. eframe must not read it.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Unusable {
+    /// The settings file.
     pub file: PathBuf,
+    /// Why it was refused.
     pub reason: String,
+    /// Why renaming it failed (the operating system's error).
     pub rename_error: String,
 }
 
