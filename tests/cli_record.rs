@@ -250,3 +250,27 @@ fn a_second_ctrl_c_exits_at_once() {
     let (_, gpu_time) = rec.first_counter();
     assert!(gpu_time.len() >= 50 && gpu_time.last() > gpu_time.first(), "rows flushed before the exit are kept");
 }
+
+/// A driver that leaves `zeDeviceGetStatus` empty: the run goes on, and the feature turned off is
+/// said exactly once on stderr, whether the log shows it (default) or is off (`RUST_LOG=off`).
+#[test]
+fn a_feature_turned_off_is_said_once_whatever_the_log_level() {
+    for rust_log in [None, Some("off")] {
+        let rec = Recording::new();
+        let config = rec.dir.path().join("empty.ron");
+        std::fs::write(&config, r#"(empty_entry_points: ["zeDeviceGetStatus"])"#).unwrap();
+        let mut c = rec.command(&["--source", "sim", "--duration", "1s"], None);
+        c.env("ZE_SIM_CONFIG", &config);
+        match rust_log {
+            Some(v) => c.env("RUST_LOG", v),
+            None => c.env_remove("RUST_LOG"),
+        };
+        let out = c.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "RUST_LOG={rust_log:?}: {stderr}");
+        rec.assert_counters_move();
+        let said = stderr.matches("lost-device detection is off for this run").count();
+        assert_eq!(said, 1, "RUST_LOG={rust_log:?}: said once: {stderr}");
+        rec.assert_clean_report();
+    }
+}

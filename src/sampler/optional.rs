@@ -17,9 +17,11 @@ pub fn is_fatal(e: &ZeError) -> bool {
     e.code == ZE_RESULT_ERROR_DEVICE_LOST
 }
 
-/// The notice for `feature` turned off because of `e`; also logged.
+/// The log target of notices: the sampler thread logs each notice once, at `warn`, under it as it
+/// sends the notice on (`record` prints notices itself only when this target's log is off).
+pub const NOTICE_LOG_TARGET: &str = "zescope::notice";
+
+/// The notice for `feature` turned off because of `e` (the sampler thread logs it as it sends it).
 pub fn off(feature: &str, e: &ZeError) -> String {
-    let m = format!("{feature} is off for this run: the driver answered {} with {}", e.call, e.name());
-    log::warn!("{m}");
-    m
+    format!("{feature} is off for this run: the driver answered {} with {}", e.call, e.name())
 }

@@ -10,6 +10,7 @@ use crate::layout::LayoutSet;
 use crate::ze::{Loader, Source};
 
 use super::dmabuf::os;
+use super::optional::NOTICE_LOG_TARGET;
 use super::outbox::Outbox;
 use super::protocol::*;
 use super::run::Run;
@@ -355,7 +356,7 @@ impl State {
         match setup::start(loader, &self.options.layouts, &cfg, id, &mut self.pending) {
             Ok(run) => {
                 for n in &run.info.notices {
-                    log::warn!("{n}");
+                    log::warn!(target: NOTICE_LOG_TARGET, "{n}");
                 }
                 outbox.push(Event::RunStarted(run.info.clone()));
                 let now = Instant::now();
@@ -427,6 +428,7 @@ impl State {
         if let Some(run) = &mut self.run {
             let id = run.info.run;
             for message in run.take_notices() {
+                log::warn!(target: NOTICE_LOG_TARGET, "{message}");
                 outbox.push(Event::Notice { run: id, message });
             }
         }
