@@ -52,7 +52,7 @@ mod tests {
     fn errors_of_the_dialog_library_are_counted_and_others_are_not() {
         super::init();
         let before = super::dialog_errors();
-        log::error!(target: "zescope::app", "not a dialog error");
+        log::error!(target: "zescope::record", "not a dialog error");
         log::warn!(target: "rfd", "a warning is not a failure");
         assert_eq!(super::dialog_errors(), before);
         log::error!(target: "rfd::backend::xdg_desktop_portal", "Failed to pick file with zenity");
