@@ -62,7 +62,7 @@ const MAX_SIDE: f32 = 0.35;
 const MIN_SIDE: f32 = 180.0;
 
 /// Help → Keyboard shortcuts: (keys, what they do), in the order shown.
-pub(crate) const SHORTCUTS: [(&str, &str); 9] = [
+pub(crate) const SHORTCUTS: [(&str, &str); 11] = [
     ("Space", "pause / resume the view (sampling continues)"),
     ("End", "follow live data"),
     ("M", "add a marker at the hovered time (or the newest sample)"),
@@ -71,7 +71,9 @@ pub(crate) const SHORTCUTS: [(&str, &str); 9] = [
     ("Ctrl+Q", "quit"),
     ("Ctrl + / Ctrl −", "zoom the interface in / out"),
     ("Ctrl+0", "reset the interface zoom"),
-    ("scroll / drag on a plot", "zoom / pan the time axis (leaves live mode)"),
+    ("wheel on a plot", "zoom the time axis about the pointer (leaves live mode)"),
+    ("Shift+wheel / drag on a plot", "pan the time axis (leaves live mode)"),
+    ("wheel elsewhere", "scroll the pane list"),
 ];
 
 /// The whole window's state and its frame ([`ZescopeApp::ui`]): built once by `gui::run` (or by

@@ -1,6 +1,10 @@
 //! The plot panes: one egui_plot per pane, fed only by store envelopes (`envelope_plot`), with
 //! one time axis for all (linked x, shared cursor), zoom and pan that leave live mode, the exact
 //! nearest samples on hover, and the legend/statistics table under each pane.
+//!
+//! The wheel works as in other plot tools (PlotJuggler, rerun): over a plot it zooms the time
+//! axis about the pointer (Ctrl+wheel and pinch too), Shift+wheel and dragging pan in time, and
+//! anywhere else (legends, titles, gaps) it scrolls the pane list.
 
 use egui::{Color32, Id, RichText, Ui, vec2};
 use egui_plot::{GridMark, LineStyle, Plot, VLine};
@@ -16,6 +20,9 @@ use super::state::AppState;
 
 /// Colour of markers.
 const MARKER: Color32 = Color32::from_rgb(200, 120, 220);
+
+/// A wheel that scrolled the pane list this recently (seconds) is still scrolling it.
+const WHEEL_GESTURE_S: f64 = 0.3;
 
 /// Height of a pane's plot, at least.
 const MIN_PLOT_HEIGHT: f32 = 140.0;
@@ -51,9 +58,17 @@ pub fn show(
     let plot_h = ((ui.available_height() - legend_h - 40.0 * n) / n).max(MIN_PLOT_HEIGHT);
     let mut actions: Vec<(u64, LegendAction)> = Vec::new();
     let mut user_moved: Option<(f64, f64)> = None;
+    let mut wheel_zoom: Option<(f64, f64)> = None;
     let mut remove_pane = None;
     let mut export = None;
-    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+    // A wheel gesture that began scrolling the pane list goes on scrolling it when a plot comes
+    // under the pointer, rather than turning into a zoom.
+    let list_wheel = Id::unique("zescope-pane-list-wheel");
+    let now = ui.input(|i| i.time);
+    let list_scrolling = ui.ctx().data(|d| d.get_temp::<f64>(list_wheel)).is_some_and(|t| now - t < WHEEL_GESTURE_S);
+    let wheel = ui.input(|i| i.smooth_scroll_delta.y);
+    let mut plot_took_wheel = false;
+    let area = egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
         for (i, spec) in specs.iter().enumerate() {
             let rows: Vec<(SeriesKey, Color32, bool)> =
                 spec.series.iter().map(|k| (k.clone(), panes.color(k), panes.layout.is_visible(k))).collect();
@@ -158,6 +173,10 @@ pub fn show(
                     user_moved = Some(shown);
                 }
             }
+            if resp.response.hovered() && !list_scrolling {
+                plot_took_wheel = true;
+                wheel_zoom = wheel_zoom.or(wheel_over_plot(ui, shown, resp.inner.map(|p| p.x)));
+            }
             if resp.response.hovered()
                 && let Some(p) = resp.inner
             {
@@ -178,7 +197,10 @@ pub fn show(
             ui.add_space(8.0);
         }
     });
-    if let Some(r) = user_moved {
+    if wheel != 0.0 && !plot_took_wheel && ui.rect_contains_pointer(area.inner_rect) {
+        ui.ctx().data_mut(|d| d.insert_temp(list_wheel, now));
+    }
+    if let Some(r) = wheel_zoom.or(user_moved) {
         view.user_moved(r);
         out.shown = Some(r);
     }
@@ -195,6 +217,21 @@ pub fn show(
         }
     }
     out
+}
+
+/// Plain wheel over a plot: the time range `shown` zoomed about the pointer's time `at` (wheel
+/// up zooms in, at egui's Ctrl+wheel speed), or `None` without a vertical wheel. Takes the
+/// wheel either way, so the pane list does not scroll under the pointer (egui has already turned
+/// Shift+wheel into a sideways scroll, which the plot took as a pan, and Ctrl+wheel into zoom).
+fn wheel_over_plot(ui: &Ui, shown: (f64, f64), at: Option<f64>) -> Option<(f64, f64)> {
+    let dy = ui.input_mut(|i| std::mem::take(&mut i.smooth_scroll_delta).y);
+    let speed = ui.ctx().options(|o| o.input_options.scroll_zoom_speed);
+    let at = at?;
+    if dy == 0.0 {
+        return None;
+    }
+    let f = f64::from((dy * speed).exp());
+    Some((at - (at - shown.0) / f, at + (shown.1 - at) / f))
 }
 
 /// The exact samples nearest to `t` of every visible series of a pane.

@@ -2,7 +2,7 @@
 //! a display. The session is loaded and restored into a store like the UI
 //! does, so the panes, colours and hidden series are the ones saved. A
 //! session without panes (as `zescope record` writes) gets the UI's default
-//! layout (`view::panes`): one pane per plotted unit.
+//! layout (`view::panes`): one pane per plotted unit, never two units on one axis.
 
 use std::path::PathBuf;
 

@@ -32,6 +32,12 @@ fn normalize(value: f64, unit: &str) -> (f64, String) {
     (value * factor, unit)
 }
 
+/// The unit without its SI prefix, for telling which units can share an axis: "MB/s" and
+/// "B/s" → "B/s", "ns/s" → "s/s", "%" → "%". Units without a known base are returned as they are.
+pub fn base_unit(unit: &str) -> String {
+    normalize(1.0, unit).1
+}
+
 /// `value` with an SI prefix and `unit`: 1234567 B/s → "1.23 MB/s", 0.0021 s → "2.10 ms".
 /// Percent and °C are never prefixed; prefixed units are re-prefixed (2100 MHz → 2.1 GHz).
 /// NaN/inf are spelled out.
@@ -139,6 +145,19 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base_units_drop_only_si_prefixes() {
+        assert_eq!(base_unit("MB/s"), "B/s");
+        assert_eq!(base_unit("B/s"), "B/s");
+        assert_eq!(base_unit("ns/s"), "s/s");
+        assert_eq!(base_unit("MHz"), "Hz");
+        assert_eq!(base_unit("%"), "%");
+        assert_eq!(base_unit("°C"), "°C");
+        // "m" of "mcycles" is no prefix of a known base: kept as it is.
+        assert_eq!(base_unit("mcycles"), "mcycles");
+        assert_ne!(base_unit("B/s"), base_unit("°C"));
+    }
 
     #[test]
     fn si_prefixes_and_units() {

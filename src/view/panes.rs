@@ -3,19 +3,18 @@
 //! starting runs and is saved with sessions.
 //!
 //! The default placement policy ([`PaneLayout::place_new`]) is what the window does with a new
-//! run's series, what `zescope record` saves and what `zescope export` uses for a session without
-//! panes: series not yet in a pane get one pane per plotted unit (so axes make sense), up to
-//! `AUTO_PANES`; the rest join the last. Colours come from a fixed palette in the order series
-//! are first asked for, and are kept for as long as the layout lives.
+//! run's series (and with every series on "Reset layout"), what `zescope record` saves and what
+//! `zescope export` uses for a session without panes: a series not yet in a pane joins the first
+//! pane whose series all share its unit, compared without SI prefixes (MB/s with B/s, % with %),
+//! and gets a new pane when none fits, so one axis never mixes units. Colours come from a fixed
+//! palette in the order series are first asked for, and are kept for as long as the layout lives.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::format::base_unit;
 use super::series::{SeriesEntry, SeriesKey};
-
-/// At most this many panes are created automatically for a new run.
-const AUTO_PANES: usize = 6;
 
 /// Distinct, colour-blind-friendlier series colours (Okabe–Ito, then Tableau).
 const PALETTE: [[u8; 3]; 12] = [
@@ -71,21 +70,18 @@ impl PaneLayout {
 
     /// The default placement policy (module docs); `series` gives each key's plotted unit.
     pub fn place_new(&mut self, keys: &[SeriesKey], series: &BTreeMap<SeriesKey, SeriesEntry>) {
-        let mut by_unit: Vec<(String, Vec<SeriesKey>)> = Vec::new();
-        for k in keys.iter().filter(|k| !self.contains(k)) {
-            let unit = series.get(k).map(|e| e.plotted_unit()).unwrap_or_default();
-            match by_unit.iter_mut().find(|(u, _)| *u == unit) {
-                Some((_, v)) => v.push(k.clone()),
-                None => by_unit.push((unit, vec![k.clone()])),
+        for k in keys {
+            if self.contains(k) {
+                continue;
             }
-        }
-        for (_, ks) in by_unit {
-            if self.panes.len() >= AUTO_PANES {
-                let last = self.panes.last_mut().expect("AUTO_PANES > 0");
-                last.series.extend(ks);
-            } else {
-                let id = self.add_pane();
-                self.pane_mut(id).expect("just added").series = ks;
+            let unit = unit_of(k, series);
+            let fits = self.panes.iter().position(|p| pane_unit(p, series).as_deref() == Some(unit.as_str()));
+            match fits {
+                Some(i) => self.panes[i].series.push(k.clone()),
+                None => {
+                    let id = self.add_pane();
+                    self.pane_mut(id).expect("just added").series.push(k.clone());
+                }
             }
         }
         for k in keys {
@@ -168,6 +164,19 @@ impl PaneLayout {
     }
 }
 
+/// The plotted unit of `key` without its SI prefix ("" when `series` does not know it).
+fn unit_of(key: &SeriesKey, series: &BTreeMap<SeriesKey, SeriesEntry>) -> String {
+    series.get(key).map(|e| base_unit(&e.plotted_unit())).unwrap_or_default()
+}
+
+/// The unit every series of `pane` shares (without SI prefixes), or `None` when the pane is
+/// empty or mixes units. Series `series` does not know (from an earlier device) do not count.
+fn pane_unit(pane: &PaneSpec, series: &BTreeMap<SeriesKey, SeriesEntry>) -> Option<String> {
+    let mut units = pane.series.iter().filter(|k| series.contains_key(k)).map(|k| unit_of(k, series));
+    let first = units.next()?;
+    units.all(|u| u == first).then_some(first)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,15 +217,64 @@ mod tests {
         assert_eq!(default_layout(&[key("t"), key("p"), key("q")], &st).panes.len(), 2);
     }
 
+    fn metrics(p: &PaneLayout) -> Vec<Vec<&str>> {
+        p.panes.iter().map(|p| p.series.iter().map(|k| k.metric.as_str()).collect()).collect()
+    }
+
     #[test]
-    fn past_the_automatic_limit_new_units_join_the_last_pane() {
-        let units: Vec<(String, String)> = (0..8).map(|i| (format!("m{i}"), format!("u{i}"))).collect();
+    fn many_units_get_a_pane_each_and_never_share_one() {
+        let units: Vec<(String, String)> = (0..9).map(|i| (format!("m{i}"), format!("u{i}"))).collect();
         let spec: Vec<(&str, &str, Kind)> = units.iter().map(|(m, u)| (m.as_str(), u.as_str(), Kind::Gauge)).collect();
         let st = series(&spec);
         let keys: Vec<SeriesKey> = units.iter().map(|(m, _)| key(m)).collect();
         let p = default_layout(&keys, &st);
-        assert_eq!(p.panes.len(), AUTO_PANES);
-        assert_eq!(p.panes[AUTO_PANES - 1].series, keys[AUTO_PANES - 1..]);
+        assert_eq!(p.panes.len(), 9);
+        assert!(p.panes.iter().all(|pane| pane.series.len() == 1));
+    }
+
+    #[test]
+    fn later_series_join_a_pane_of_their_unit_or_get_a_new_one() {
+        let st = series(&[
+            ("util", "%", Kind::Gauge),
+            ("read", "B", Kind::Cumulative),
+            ("busy", "%", Kind::Gauge),
+            ("write", "MB/s", Kind::Gauge),
+            ("temp", "°C", Kind::Gauge),
+        ]);
+        let mut p = PaneLayout::default();
+        p.place_new(&[key("util"), key("read")], &st);
+        assert_eq!(metrics(&p), [vec!["util"], vec!["read"]]);
+        // A second group: % joins %, MB/s joins B/s (same base unit), °C gets a pane of its own.
+        p.place_new(&[key("util"), key("read"), key("busy"), key("write"), key("temp")], &st);
+        assert_eq!(metrics(&p), [vec!["util", "busy"], vec!["read", "write"], vec!["temp"]]);
+    }
+
+    #[test]
+    fn mixed_or_empty_panes_are_not_joined() {
+        let st = series(&[("a", "W", Kind::Gauge), ("b", "%", Kind::Gauge), ("c", "W", Kind::Gauge)]);
+        let mut p = PaneLayout::default();
+        let empty = p.add_pane();
+        let mixed = p.add_pane();
+        p.assign(&key("a"), Some(mixed));
+        p.assign(&key("b"), Some(mixed));
+        p.place_new(&[key("c")], &st);
+        assert_eq!(p.panes.len(), 3);
+        assert!(p.pane_mut(empty).unwrap().series.is_empty());
+        assert_eq!(p.panes[2].series, [key("c")]);
+    }
+
+    #[test]
+    fn reset_then_place_groups_by_unit_again() {
+        let st = series(&[("r", "B", Kind::Cumulative), ("t", "°C", Kind::Gauge), ("w", "B", Kind::Cumulative)]);
+        let keys = [key("r"), key("t"), key("w")];
+        let mut p = PaneLayout::default();
+        let one = p.add_pane();
+        for k in &keys {
+            p.assign(k, Some(one));
+        }
+        p.reset();
+        p.place_new(&keys, &st);
+        assert_eq!(metrics(&p), [vec!["r", "w"], vec!["t"]]);
     }
 
     #[test]
