@@ -193,10 +193,11 @@ impl Run {
         self.streams.iter().map(|s| s.timestamps.len() + s.closed.iter().map(|c| c.0.len()).sum::<usize>()).sum()
     }
 
-    /// The next samples do not connect to the previous ones (after a pause).
+    /// The next samples do not connect to the previous ones (after a pause): samples still
+    /// pending close their batch, so the gap falls between them and the next ones.
     pub fn mark_gap(&mut self) {
         for s in &mut self.streams {
-            s.gap_next = true;
+            s.break_batch();
         }
     }
 

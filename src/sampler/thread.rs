@@ -317,7 +317,18 @@ impl State {
                     r.info.config.interval = i;
                 }
             }
-            Command::Pause => self.paused = true,
+            Command::Pause => {
+                // What was read before the pause goes out now, so every batch after it is data
+                // read after the resume.
+                if !self.paused
+                    && let Some(run) = &mut self.run
+                {
+                    for b in run.take_batches() {
+                        outbox.push(Event::Samples(b));
+                    }
+                }
+                self.paused = true;
+            }
             Command::Resume => {
                 if self.paused {
                     self.paused = false;
