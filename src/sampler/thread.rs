@@ -323,9 +323,7 @@ impl State {
                 if !self.paused
                     && let Some(run) = &mut self.run
                 {
-                    for b in run.take_batches() {
-                        outbox.push(Event::Samples(b));
-                    }
+                    send_batches(run, outbox);
                 }
                 self.paused = true;
             }
@@ -386,9 +384,7 @@ impl State {
     /// Sends what the run has read, tears it down, and reports how it ended.
     fn stop_run(&mut self, reason: StopReason, outbox: &mut Outbox) {
         let Some(mut run) = self.run.take() else { return };
-        for b in run.take_batches() {
-            outbox.push(Event::Samples(b));
-        }
+        send_batches(&mut run, outbox);
         let id = run.info.run;
         self.ticker = None;
         let t = run.stop();
@@ -447,9 +443,7 @@ impl State {
         if now >= self.next_flush || pending >= 8192 {
             self.next_flush = now + self.options.batch_period;
             if let Some(run) = &mut self.run {
-                for b in run.take_batches() {
-                    outbox.push(Event::Samples(b));
-                }
+                send_batches(run, outbox);
             }
         }
         if now >= self.next_stats {
@@ -486,5 +480,12 @@ impl State {
         };
         self.window = Window { at: now, ticks: t.ticks, cpu };
         outbox.push(Event::Stats(stats));
+    }
+}
+
+/// Sends what `run` has read since the last call (pause, flush period, stop).
+fn send_batches(run: &mut Run, outbox: &mut Outbox) {
+    for b in run.take_batches() {
+        outbox.push(Event::Samples(b));
     }
 }
