@@ -106,6 +106,28 @@ pub enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Serve the counters over HTTP for Prometheus: /metrics (OpenMetrics, or Prometheus text
+    /// 0.0.4 for clients that ask for it), /healthz and a short page at /. Runs until
+    /// Ctrl-C/SIGTERM, through the same sampler and teardown as record.
+    Serve {
+        /// Address and port to listen on (port 0: any free port, printed at start).
+        #[arg(long, default_value = "127.0.0.1:9464")]
+        listen: std::net::SocketAddr,
+        /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
+        #[arg(long)]
+        device: Option<String>,
+        /// Metric group to sample (repeat for groups of other domains). Default: the device's
+        /// first group that exports memory.
+        #[arg(long = "group")]
+        groups: Vec<String>,
+        /// Sampling interval, 100us to 10s; each scrape serves the newest sample.
+        #[arg(long, default_value = "100ms", value_parser = crate::view::format::parse_duration)]
+        interval: Duration,
+        /// Also write DIR/zescope.prom (Prometheus text, atomically, every second or every
+        /// interval if longer) for node_exporter's textfile collector.
+        #[arg(long, value_name = "DIR")]
+        textfile: Option<PathBuf>,
+    },
     /// Check what zescope needs, and print the fix for every problem.
     ///
     /// Checks the Level Zero loader, its drivers and devices, ZET_ENABLE_METRICS and run-time
@@ -138,6 +160,10 @@ pub enum Command {
         /// Write a CSV of the exported series' samples here.
         #[arg(long)]
         csv: Option<PathBuf>,
+        /// Write every sample of the session as timestamped OpenMetrics text here, for
+        /// `promtool tsdb create-blocks-from openmetrics` (names as `zescope serve` gives them).
+        #[arg(long, value_name = "OUT.om")]
+        openmetrics: Option<PathBuf>,
     },
 }
 

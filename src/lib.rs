@@ -20,6 +20,7 @@ pub mod list;
 pub mod logwatch;
 pub mod record;
 pub mod sampler;
+pub mod serve;
 pub mod session;
 pub mod signals;
 pub mod store;

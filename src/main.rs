@@ -52,8 +52,26 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Export { session, pane, range, size, png, svg, csv } => {
-            let args = zescope::export::ExportArgs { session, pane, range, size, png, svg, csv };
+        Command::Serve { listen, device, groups, interval, textfile } => {
+            let stop = Termination::install();
+            let args = zescope::serve::ServeArgs { source: cli.source, listen, device, groups, interval, textfile };
+            let listening = |addr| {
+                println!("zescope: serving http://{addr}/metrics");
+                let _ = std::io::Write::flush(&mut std::io::stdout());
+            };
+            match zescope::serve::serve(&args, &stop, listening) {
+                Ok(summary) => {
+                    println!("zescope: served {} samples", summary.samples);
+                    if summary.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+                }
+                Err(e) => {
+                    eprintln!("zescope: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Export { session, pane, range, size, png, svg, csv, openmetrics } => {
+            let args = zescope::export::ExportArgs { session, pane, range, size, png, svg, csv, openmetrics };
             match zescope::export::run(&args) {
                 Ok(summary) => {
                     println!("{summary}");

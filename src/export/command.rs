@@ -89,6 +89,9 @@ pub struct ExportArgs {
     pub svg: Option<PathBuf>,
     /// Where to write a CSV of the samples, if anywhere.
     pub csv: Option<PathBuf>,
+    /// Where to write every sample as timestamped OpenMetrics text (for `promtool tsdb
+    /// create-blocks-from openmetrics`), if anywhere.
+    pub openmetrics: Option<PathBuf>,
 }
 
 /// Runs an export: loads and restores the session, then writes each requested file. Returns
@@ -96,8 +99,8 @@ pub struct ExportArgs {
 /// session file, the missing pane, or the file that could not be written; nothing requested
 /// at all is an error too.
 pub fn run(args: &ExportArgs) -> Result<String, String> {
-    if args.png.is_none() && args.svg.is_none() && args.csv.is_none() {
-        return Err("nothing to write: give --png, --svg and/or --csv".into());
+    if args.png.is_none() && args.svg.is_none() && args.csv.is_none() && args.openmetrics.is_none() {
+        return Err("nothing to write: give --png, --svg, --csv and/or --openmetrics".into());
     }
     let s = session::load(&args.session).map_err(|e| format!("{}: {e}", args.session.display()))?;
     let mut store = Store::new(usize::MAX);
@@ -135,6 +138,10 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
     if let Some(p) = &args.csv {
         let rows = super::csv(&store, &spec, p).map_err(|e| e.to_string())?;
         done.push(format!("{} ({rows} rows)", p.display()));
+    }
+    if let Some(p) = &args.openmetrics {
+        let n = super::openmetrics(&s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
+        done.push(format!("{} ({n} samples)", p.display()));
     }
     Ok(format!("wrote {}", done.join(", ")))
 }

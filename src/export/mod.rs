@@ -13,6 +13,7 @@
 mod command;
 mod csv;
 mod image;
+mod openmetrics;
 
 use std::collections::BTreeMap;
 
@@ -23,6 +24,7 @@ pub use command::{ExportArgs, PaneChoice, RangeArg, parse_range, run};
 pub use csv::csv;
 pub(crate) use csv::{CsvWriter, column};
 pub use image::{png, svg};
+pub use openmetrics::openmetrics;
 
 /// One series of a pane, as the UI shows it.
 #[derive(Clone, Debug, PartialEq)]

@@ -39,7 +39,7 @@ pub use format::{
 };
 pub use history::RunHistory;
 pub(crate) use history::unix_ms_now;
-pub use io::MAX_FILE_BYTES;
+pub use io::{MAX_FILE_BYTES, write_atomic};
 pub use job::SaveJob;
 pub(crate) use recorder::Recorder;
 

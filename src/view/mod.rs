@@ -9,11 +9,13 @@
 //! - [`timeview`]: which part of the timeline is shown ([`TimeView`]: window, follow/pause,
 //!   zoom);
 //! - `runs`: how an envelope is cut into gap-free strokes, for the plot and for images;
-//! - `format`: numbers, units, times and durations for people.
+//! - `format`: numbers, units, times and durations for people;
+//! - [`prom_names`]: counters' names, base units and labels as Prometheus users expect them.
 
 pub(crate) mod format;
 pub mod ingest;
 pub mod panes;
+pub mod prom_names;
 pub(crate) mod runs;
 pub mod series;
 pub mod timeview;

@@ -1,0 +1,133 @@
+//! `zescope export --openmetrics`: a saved session as OpenMetrics text with timestamps, for
+//! `promtool tsdb create-blocks-from openmetrics` to backfill into Prometheus.
+//!
+//! Names, base units and labels are the ones `zescope serve` uses (`view::prom_names`), so
+//! backfilled history and live scrapes are one series. Cumulative counters are written as their
+//! raw running totals (`_total`), gauges in base units. Times are the recording's wall clock:
+//! `Recorded::started_unix_ms` at the session's time origin, plus the monotonic time since.
+//! Prometheus keeps milliseconds, so of several samples within one millisecond the last is
+//! written. `prometheus-client` encodes no timestamps, so this writer spells the format out
+//! (families not interleaved, each label set's samples in time order, `# EOF`).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use crate::session::{KindRecord, Session};
+use crate::store::Store;
+use crate::view::prom_names::{self as names, BaseUnit};
+
+struct Family {
+    name: String,
+    help: String,
+    unit: BaseUnit,
+    counter: bool,
+    /// Label set (rendered) → (ms, value), in time order once sorted.
+    metrics: BTreeMap<String, Vec<(i64, f64)>>,
+}
+
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+fn label_set(labels: &[(&str, &str)]) -> String {
+    let inner: Vec<String> = labels.iter().map(|(k, v)| format!("{k}=\"{}\"", escape(v))).collect();
+    format!("{{{}}}", inner.join(","))
+}
+
+/// Writes `session` (restored into `store`) to `path`; returns the number of samples written.
+pub fn openmetrics(
+    session: &Session,
+    store: &Store,
+    streams: &[crate::store::StreamId],
+    path: &Path,
+) -> Result<u64, String> {
+    let start_ms = session.recorded.started_unix_ms;
+    if start_ms <= 0 {
+        return Err("the session does not say when it was recorded (recorded.started_unix_ms is 0), so its \
+                    samples cannot be given timestamps"
+            .into());
+    }
+    let origin = store.origin_ns().unwrap_or(0);
+    let mut families: Vec<Family> = Vec::new();
+    for (s, &id) in session.streams.iter().zip(streams) {
+        let meta = &s.meta;
+        let device = session.devices.iter().find(|d| d.name == meta.device);
+        let uuid = device.map_or("", |d| d.uuid.as_str());
+        let driver = device.map_or(String::new(), |d| format!("{:#x}", d.driver_version));
+        let simulated = device.is_some_and(|d| d.simulated).to_string();
+        let mut labels = vec![("device", meta.device.as_str()), ("uuid", uuid), ("driver", driver.as_str())];
+        labels.push(("simulated", simulated.as_str()));
+        labels.extend([("group", meta.group.as_str()), ("source", names::source_label("mmap"))]);
+        let labels = label_set(&labels);
+        // Per series of the stream: the family it goes to.
+        let mut targets = Vec::with_capacity(meta.series.len());
+        for x in &meta.series {
+            let unit = names::base_unit(&x.unit);
+            let counter = matches!(x.kind, KindRecord::Cumulative { .. });
+            let mut name = names::family_name(&x.metric, &unit);
+            let same = |f: &Family, name: &str| f.name == name && f.counter == counter && f.unit == unit;
+            if families.iter().any(|f| f.name == name && !same(f, &name)) {
+                name = names::family_name(&format!("{} {}", meta.group, x.metric), &unit);
+            }
+            let i = match families.iter().position(|f| same(f, &name)) {
+                Some(i) => i,
+                None => {
+                    let mut help = names::help_text(&x.description, &x.metric);
+                    if unit.unit.is_none() && !x.unit.trim().is_empty() {
+                        help = format!("{help} (unit: {})", names::help_text(&x.unit, ""));
+                    }
+                    families.push(Family { name, help, unit: unit.clone(), counter, metrics: BTreeMap::new() });
+                    families.len() - 1
+                }
+            };
+            targets.push((i, unit.scale));
+        }
+        store.for_each_raw_row(id, |t, row| {
+            let ms = start_ms + (t - origin).div_euclid(1_000_000);
+            for (&(fi, scale), &v) in targets.iter().zip(row) {
+                let v = v * scale;
+                if v.is_finite() && (!families[fi].counter || v >= 0.0) {
+                    families[fi].metrics.entry(labels.clone()).or_default().push((ms, v));
+                }
+            }
+        });
+    }
+    let mut text = String::new();
+    let mut written = 0u64;
+    for f in &mut families {
+        if f.metrics.values().all(Vec::is_empty) {
+            continue;
+        }
+        let full = match &f.unit.unit {
+            Some(u) => format!("{}_{}", f.name, u.as_str()),
+            None => f.name.clone(),
+        };
+        text.push_str(&format!("# TYPE {full} {}\n", if f.counter { "counter" } else { "gauge" }));
+        if let Some(u) = &f.unit.unit {
+            text.push_str(&format!("# UNIT {full} {}\n", u.as_str()));
+        }
+        text.push_str(&format!("# HELP {full} {}\n", f.help));
+        let sample = if f.counter { format!("{full}_total") } else { full.clone() };
+        for (labels, points) in &mut f.metrics {
+            points.sort_by_key(|p| p.0);
+            for (k, &(ms, v)) in points.iter().enumerate() {
+                // One sample per millisecond: the last.
+                if points.get(k + 1).is_some_and(|n| n.0 == ms) {
+                    continue;
+                }
+                text.push_str(&format!("{sample}{labels} {v} {}.{:03}\n", ms.div_euclid(1000), ms.rem_euclid(1000)));
+                written += 1;
+            }
+        }
+    }
+    text.push_str("# EOF\n");
+    if written == 0 {
+        return Err("the session holds no samples".into());
+    }
+    crate::session::write_atomic(path, |file| {
+        file.write_all(text.as_bytes()).map_err(|e| crate::session::SessionError::io(path, "cannot write", e))
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(written)
+}

@@ -1,0 +1,224 @@
+//! `zescope serve`: the OpenMetrics endpoint Prometheus scrapes.
+//!
+//! The same sampler thread and teardown as the window and `record`: this loop receives the
+//! sampler's events, files them through [`Ingest`] into a small store of its own, and publishes
+//! the newest value of every counter as a [`Snapshot`]. The HTTP workers ([`http`]) only read
+//! that snapshot, so no scrape touches Level Zero and no scrape can hold up the sampler (whose
+//! outbox never blocks anyway). SIGINT/SIGTERM, or the run ending on an error, end it through the
+//! sampler's one teardown. With `--textfile DIR` the same page (Prometheus text) is written
+//! atomically to `DIR/zescope.prom` for node_exporter's textfile collector.
+
+pub mod http;
+pub mod snapshot;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::sampler::{self, Command, Event, Options, RunConfig, StopReason, pick_device, pick_groups};
+use crate::signals::Termination;
+use crate::store::Store;
+use crate::view::Ingest;
+use crate::ze::Source;
+
+pub use snapshot::{Format, Layout, Published, Snapshot, encode};
+
+/// The options of `zescope serve`, as `src/main.rs` takes them from the command line.
+#[derive(Clone, Debug)]
+pub struct ServeArgs {
+    /// Where metrics come from.
+    pub source: Source,
+    /// The address to listen on (port 0: one the OS picks; the address is printed).
+    pub listen: SocketAddr,
+    /// `--device`, as for `record`.
+    pub device: Option<String>,
+    /// `--group`, as for `record`; empty: the device's first group that exports memory.
+    pub groups: Vec<String>,
+    /// Sampling interval (clamped by the sampler into 100 µs..=10 s).
+    pub interval: Duration,
+    /// Write `zescope.prom` into this directory as well.
+    pub textfile: Option<PathBuf>,
+}
+
+/// How long the teardown may take once serving ends.
+const TEARDOWN_DEADLINE: Duration = Duration::from_secs(3);
+/// The store's memory cap: serve keeps only what the newest values need.
+const STORE_CAP: usize = 16 << 20;
+/// The textfile is written at most this often (and at least every sampling interval above it).
+const TEXTFILE_PERIOD: Duration = Duration::from_secs(1);
+
+/// What `serve` reports when it ends.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Samples received.
+    pub samples: u64,
+    /// Ended by SIGINT/SIGTERM.
+    pub interrupted: bool,
+    /// Errors of the run (a run ended by an error makes `serve` exit non-zero).
+    pub errors: Vec<String>,
+}
+
+/// Serves until SIGINT/SIGTERM or until the run ends; `listening` is called with the address once
+/// the endpoint answers. Errs when nothing could be started (no device, group, address).
+pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(SocketAddr)) -> Result<Summary, String> {
+    let mut h = sampler::spawn_source(args.source, Options::default());
+    let inv = loop {
+        match h.events.recv_timeout(Duration::from_secs(30)) {
+            Ok(Event::Inventory(i)) => break i,
+            Ok(Event::Error(e)) => return Err(e.to_string()),
+            Ok(_) => {}
+            Err(_) => return Err("the sampler did not answer within 30 s".into()),
+        }
+    };
+    let device = pick_device(&inv, args.device.as_deref())?.clone();
+    let groups = pick_groups(&device, &args.groups)?;
+    if let Some(dir) = &args.textfile
+        && !dir.is_dir()
+    {
+        return Err(format!("--textfile {}: no such folder", dir.display()));
+    }
+    let published = Published::default();
+    let max_age = (args.interval * 5).max(Duration::from_secs(5));
+    let server = http::Http::start(args.listen, published.clone(), http::Health { max_age })?;
+    listening(server.addr);
+    let cfg =
+        RunConfig { device: device.path, groups, metrics: Vec::new(), custom_group: false, interval: args.interval };
+    h.send(Command::Start(cfg));
+
+    let mut store = Store::new(STORE_CAP);
+    let mut ingest = Ingest::default();
+    let mut snap = Snapshot::default();
+    let mut summary = Summary::default();
+    let mut deadline: Option<Instant> = None;
+    let textfile_every = args.interval.max(TEXTFILE_PERIOD);
+    let mut textfile_due = Instant::now();
+    let end = |deadline: &mut Option<Instant>| {
+        if deadline.is_none() {
+            h.send(Command::Shutdown);
+            *deadline = Some(Instant::now() + TEARDOWN_DEADLINE);
+        }
+    };
+    loop {
+        if deadline.is_none() && stop.requested() {
+            summary.interrupted = true;
+            end(&mut deadline);
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            summary.errors.push(format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?}"));
+            break;
+        }
+        if let Some(dir) = &args.textfile
+            && Instant::now() >= textfile_due
+            && snap.layout.is_some()
+        {
+            textfile_due = Instant::now() + textfile_every;
+            if let Err(e) = write_textfile(dir, &published) {
+                log::warn!("{e}");
+            }
+        }
+        let ev = match h.events.recv_timeout(Duration::from_millis(50)) {
+            Ok(ev) => ev,
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+        };
+        match ev {
+            Event::RunStarted(info) => {
+                let layout = Layout::new(&info, Some(&device));
+                snap = Snapshot {
+                    values: vec![f64::NAN; layout.slots.len()],
+                    layout: Some(std::sync::Arc::new(layout)),
+                    running: true,
+                    errors: snap.errors,
+                    ..Snapshot::default()
+                };
+                ingest.run_started(&mut store, info);
+                published.publish(snap.clone());
+            }
+            Event::Samples(b) => {
+                let stored = match ingest.samples(&mut store, &b) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        log::warn!("serve: {e}");
+                        0
+                    }
+                };
+                if stored > 0 && newest(&mut snap, &ingest, &b) {
+                    snap.samples += stored;
+                    snap.last_sample = Some(Instant::now());
+                    published.publish(snap.clone());
+                }
+            }
+            Event::Stats(s) => {
+                snap.stats = Some(s);
+                published.publish(snap.clone());
+            }
+            Event::Notice { message, run } => {
+                eprintln!("zescope: {message}");
+                ingest.notice(run, message);
+            }
+            Event::Error(e) => {
+                let msg = match &e.hint {
+                    Some(h) => format!("{e} ({h})"),
+                    None => e.to_string(),
+                };
+                eprintln!("zescope: {msg}");
+                summary.errors.push(msg);
+                snap.errors += 1;
+                published.publish(snap.clone());
+                if ingest.run.is_none() {
+                    end(&mut deadline);
+                }
+            }
+            Event::RunStopped { run, reason } => {
+                ingest.run_stopped(&mut store, run);
+                snap.running = false;
+                published.publish(snap.clone());
+                if reason == StopReason::Error && summary.errors.is_empty() {
+                    summary.errors.push("the run ended on an error".into());
+                }
+                end(&mut deadline);
+            }
+            Event::ShutDown => break,
+            _ => {}
+        }
+    }
+    summary.samples = snap.samples;
+    let left = deadline.map_or(TEARDOWN_DEADLINE, |d| d.saturating_duration_since(Instant::now()));
+    if h.shutdown(left).is_err() && !summary.errors.iter().any(|e| e.contains("teardown did not finish")) {
+        summary.errors.push(format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?}"));
+    }
+    server.stop();
+    Ok(summary)
+}
+
+/// Takes the newest readable value of each series of `b` into `snap`; false when the batch is
+/// not of the run in progress.
+fn newest(snap: &mut Snapshot, ingest: &Ingest, b: &sampler::SampleBatch) -> bool {
+    let (Some(layout), Some(run)) = (&snap.layout, &ingest.run) else { return false };
+    let (Some(&start), Some(stream)) = (layout.stream_starts.get(b.stream), run.info.streams.get(b.stream)) else {
+        return false;
+    };
+    let k = stream.series.len();
+    if k == 0 || b.values.len() < k {
+        return false;
+    }
+    for (i, v) in snap.values[start..start + k].iter_mut().enumerate() {
+        // The newest row that has this value (NaN: that read could not be decoded).
+        if let Some(x) = b.values.chunks_exact(k).rev().map(|row| row[i]).find(|x| !x.is_nan()) {
+            *v = x;
+        }
+    }
+    true
+}
+
+/// Writes the newest snapshot as Prometheus text to `dir/zescope.prom`, atomically (a temporary
+/// file that the textfile collector ignores, then a rename).
+pub fn write_textfile(dir: &std::path::Path, published: &Published) -> Result<(), String> {
+    let path = dir.join("zescope.prom");
+    let text = encode(&published.get(), Instant::now(), Format::PrometheusText);
+    crate::session::write_atomic(&path, |f| {
+        use std::io::Write as _;
+        f.write_all(text.as_bytes()).map_err(|e| crate::session::SessionError::io(&path, "cannot write", e))
+    })
+    .map_err(|e| format!("--textfile: {e}"))
+}

@@ -1,0 +1,273 @@
+//! What a scrape serves: the newest decoded sample of every counter of the run, the device and
+//! build info and the sampler's health, published by the serve loop and read by the HTTP
+//! workers. Scrapes only ever read a [`Snapshot`]; they never reach the sampler or Level Zero.
+//!
+//! Encoding goes through `prometheus-client`: a [`Collector`] over one snapshot, encoded as
+//! OpenMetrics text or as Prometheus text 0.0.4.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric as _};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::sampler::{DeviceEntry, RunInfo, Stats};
+
+use crate::view::prom_names::{self as names, BaseUnit};
+
+/// Labels as (name, value) pairs.
+pub type Labels = Vec<(String, String)>;
+
+/// One metric family: the name (without unit suffix and `_total`), help and unit.
+#[derive(Clone, Debug)]
+pub struct Family {
+    /// `zescope_…`, without the unit and `_total` suffixes the encoder adds.
+    pub name: String,
+    /// `# HELP`.
+    pub help: String,
+    /// `# UNIT`, when the driver's unit maps onto a base unit.
+    pub unit: Option<Unit>,
+    /// A cumulative counter (`_total`, the raw running total) rather than a gauge.
+    pub counter: bool,
+}
+
+/// One counter of the run: its family, its labels and the factor into the base unit.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    /// Index into [`Layout::families`].
+    pub family: usize,
+    /// device, uuid, driver, group, source, simulated.
+    pub labels: Labels,
+    /// Factor from the driver's unit into the family's base unit.
+    pub scale: f64,
+}
+
+/// What stays the same for the whole run: families, slots and the device.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    /// The families, in the order first seen.
+    pub families: Vec<Family>,
+    /// One per counter, streams in the run's order and each stream's series in order.
+    pub slots: Vec<Slot>,
+    /// Where each stream's slots start in `slots`.
+    pub stream_starts: Vec<usize>,
+    /// The device's labels (`zescope_device_info`).
+    pub device: Labels,
+}
+
+impl Layout {
+    /// The families and slots of a run on `device`.
+    pub fn new(info: &RunInfo, device: Option<&DeviceEntry>) -> Layout {
+        let mut device_labels: Labels = vec![("device".into(), info.device.clone())];
+        if let Some(d) = device {
+            device_labels.push(("uuid".into(), d.uuid.clone()));
+            device_labels.push(("driver".into(), format!("{:#x}", d.driver_version)));
+        }
+        device_labels.push(("simulated".into(), info.simulated.to_string()));
+        let mut layout = Layout { device: device_labels.clone(), ..Layout::default() };
+        for s in &info.streams {
+            layout.stream_starts.push(layout.slots.len());
+            for x in &s.series {
+                let unit = names::base_unit(&x.unit);
+                let counter = names::is_counter(x.kind);
+                let family = layout.family(&x.name, &x.description, &x.unit, &unit, counter, &s.group);
+                let mut labels = device_labels.clone();
+                labels.push(("group".into(), s.group.clone()));
+                labels.push(("source".into(), names::source_label(s.read_path).to_owned()));
+                layout.slots.push(Slot { family, labels, scale: unit.scale });
+            }
+        }
+        layout
+    }
+
+    /// The family for a counter: an existing one of the same name, kind and unit, or a new one
+    /// (named after the group too when the plain name is taken by another kind or unit).
+    fn family(
+        &mut self,
+        metric: &str,
+        description: &str,
+        driver_unit: &str,
+        unit: &BaseUnit,
+        counter: bool,
+        group: &str,
+    ) -> usize {
+        let same = |f: &Family, name: &str| f.name == name && f.counter == counter && f.unit == unit.unit;
+        let mut name = names::family_name(metric, unit);
+        if let Some(i) = self.families.iter().position(|f| same(f, &name)) {
+            return i;
+        }
+        if self.families.iter().any(|f| f.name == name) || reserved(&name) {
+            name = names::family_name(&format!("{group} {metric}"), unit);
+            if let Some(i) = self.families.iter().position(|f| same(f, &name)) {
+                return i;
+            }
+        }
+        let mut help = names::help_text(description, metric);
+        if unit.unit.is_none() && !driver_unit.trim().is_empty() {
+            help = format!("{help} (unit: {})", names::help_text(driver_unit, ""));
+        }
+        self.families.push(Family { name, help, unit: unit.unit.clone(), counter });
+        self.families.len() - 1
+    }
+}
+
+/// Names zescope uses for its own metrics.
+fn reserved(name: &str) -> bool {
+    name == "zescope_device" || name == "zescope_build" || name.starts_with("zescope_sampler")
+}
+
+/// The newest values and health, as the serve loop last published them.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    /// The run's families and slots; `None` before the run started.
+    pub layout: Option<Arc<Layout>>,
+    /// The newest value of each slot, in the driver's unit; NaN until one arrived.
+    pub values: Vec<f64>,
+    /// The sampler's newest health report.
+    pub stats: Option<Stats>,
+    /// When the newest sample arrived.
+    pub last_sample: Option<Instant>,
+    /// Samples received since the run started.
+    pub samples: u64,
+    /// The run is going (started, not stopped).
+    pub running: bool,
+    /// Errors the sampler reported.
+    pub errors: u64,
+}
+
+/// The snapshot the HTTP workers read: swapped whole by the serve loop, cloned (one `Arc`) by a
+/// scrape, so neither side holds the lock for longer than a pointer copy.
+#[derive(Clone, Debug, Default)]
+pub struct Published(Arc<Mutex<Arc<Snapshot>>>);
+
+impl Published {
+    /// Replaces the snapshot.
+    pub fn publish(&self, s: Snapshot) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Arc::new(s);
+    }
+
+    /// The newest snapshot.
+    pub fn get(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// Which text format a scrape gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// OpenMetrics 1.0 text (`application/openmetrics-text`).
+    OpenMetrics,
+    /// Prometheus text 0.0.4 (`text/plain`), also what node_exporter's textfile collector reads.
+    PrometheusText,
+}
+
+impl Format {
+    /// The `Content-Type` of the format.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            Format::PrometheusText => prometheus_client::encoding::prometheus_text::CONTENT_TYPE,
+        }
+    }
+}
+
+/// Encodes `snap` as seen at `now`.
+pub fn encode(snap: &Arc<Snapshot>, now: Instant, format: Format) -> String {
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(View { snap: Arc::clone(snap), now }));
+    let mut out = String::with_capacity(4096);
+    let done = match format {
+        Format::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &registry),
+        Format::PrometheusText => prometheus_client::encoding::prometheus_text::encode(&mut out, &registry),
+    };
+    // Writing into a String cannot fail; an encoder error would be a bug, and half a page must not
+    // be served as if whole.
+    if done.is_err() {
+        log::error!("encoding the metrics failed");
+        out.clear();
+    }
+    out
+}
+
+/// A snapshot as a `prometheus-client` collector.
+#[derive(Debug)]
+struct View {
+    snap: Arc<Snapshot>,
+    now: Instant,
+}
+
+fn gauge(enc: &mut DescriptorEncoder, name: &str, help: &str, unit: Option<&Unit>, v: f64) -> std::fmt::Result {
+    ConstGauge::new(v).encode(enc.encode_descriptor(name, help, unit, MetricType::Gauge)?)
+}
+
+fn counter(enc: &mut DescriptorEncoder, name: &str, help: &str, v: u64) -> std::fmt::Result {
+    ConstCounter::new(v).encode(enc.encode_descriptor(name, help, None, MetricType::Counter)?)
+}
+
+impl Collector for View {
+    fn encode(&self, mut enc: DescriptorEncoder) -> std::fmt::Result {
+        let s = &*self.snap;
+        let build: Labels = vec![("version".into(), env!("CARGO_PKG_VERSION").into())];
+        enc.encode_descriptor("zescope_build", "zescope's version.", None, MetricType::Info)?.encode_info(&build)?;
+        if let Some(layout) = &s.layout {
+            enc.encode_descriptor("zescope_device", "The device zescope samples.", None, MetricType::Info)?
+                .encode_info(&layout.device)?;
+            for (fi, f) in layout.families.iter().enumerate() {
+                let mut values = layout
+                    .slots
+                    .iter()
+                    .zip(&s.values)
+                    .filter(|(slot, v)| slot.family == fi && v.is_finite() && (!f.counter || **v >= 0.0))
+                    .peekable();
+                if values.peek().is_none() {
+                    continue;
+                }
+                let kind = if f.counter { MetricType::Counter } else { MetricType::Gauge };
+                let mut m = enc.encode_descriptor(&f.name, &f.help, f.unit.as_ref(), kind)?;
+                for (slot, v) in values {
+                    let value = v * slot.scale;
+                    if f.counter {
+                        ConstCounter::new(value).encode(m.encode_family(&slot.labels)?)?;
+                    } else {
+                        ConstGauge::new(value).encode(m.encode_family(&slot.labels)?)?;
+                    }
+                }
+            }
+        }
+        let up = if s.running { 1.0 } else { 0.0 };
+        gauge(&mut enc, "zescope_sampler_running", "1 while the sampler's run is going.", None, up)?;
+        if let Some(at) = s.last_sample {
+            let age = self.now.saturating_duration_since(at).as_secs_f64();
+            let help = "Time since the newest sample arrived.";
+            gauge(&mut enc, "zescope_sampler_last_sample_age", help, Some(&Unit::Seconds), age)?;
+        }
+        counter(&mut enc, "zescope_sampler_samples", "Samples received since the run started.", s.samples)?;
+        counter(&mut enc, "zescope_sampler_errors", "Errors the sampler reported.", s.errors)?;
+        if let Some(st) = &s.stats {
+            let hz = Unit::Other("hertz".into());
+            gauge(
+                &mut enc,
+                "zescope_sampler_requested_rate",
+                "Reads per second asked for.",
+                Some(&hz),
+                st.requested_hz,
+            )?;
+            let help = "Reads per second done over the last stats window.";
+            gauge(&mut enc, "zescope_sampler_achieved_rate", help, Some(&hz), st.achieved_hz)?;
+            let help = "The sampler thread's CPU time over the last stats window, as a share of one core.";
+            gauge(&mut enc, "zescope_sampler_cpu", help, Some(&Unit::Other("ratio".into())), st.cpu_percent / 100.0)?;
+            counter(&mut enc, "zescope_sampler_ticks", "Sampler ticks since the run started.", st.ticks)?;
+            let help = "Ticks more than a whole interval after their deadline.";
+            counter(&mut enc, "zescope_sampler_late_ticks", help, st.late_ticks)?;
+            let help = "Samples dropped because the consumer could not keep up.";
+            counter(&mut enc, "zescope_sampler_dropped_samples", help, st.dropped_samples)?;
+            let help = "Reads that found no torn-free snapshot of the exported memory.";
+            counter(&mut enc, "zescope_sampler_torn_reads", help, st.torn_reads)?;
+        }
+        Ok(())
+    }
+}

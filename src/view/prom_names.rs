@@ -1,0 +1,203 @@
+//! How a counter is named for Prometheus: `zescope_` + the metric's name in snake_case, its unit
+//! turned into a base unit (seconds, bytes, joules, celsius, ratio, …) with the factor that
+//! converts values, and the `source` label from the way its group is read.
+
+use prometheus_client::registry::Unit;
+
+use crate::layout::Kind;
+
+/// The prefix of every metric zescope serves.
+pub const PREFIX: &str = "zescope";
+
+/// A driver's unit in Prometheus terms: the base unit (`None`: not one Prometheus names, the
+/// driver's unit goes into the help text instead) and the factor from the driver's unit to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaseUnit {
+    /// The base unit, or `None` for counts and units without a base ("cycles", "inferences").
+    pub unit: Option<Unit>,
+    /// Multiply a value in the driver's unit by this to get it in `unit`.
+    pub scale: f64,
+}
+
+/// Maps a layout's unit ("ns", "MHz", "%", "°C", "B", …) onto a Prometheus base unit.
+pub fn base_unit(unit: &str) -> BaseUnit {
+    let u = unit.trim();
+    let known = |unit: Unit, scale: f64| BaseUnit { unit: Some(unit), scale };
+    let other = |name: &str, scale: f64| BaseUnit { unit: Some(Unit::Other(name.to_owned())), scale };
+    match u {
+        "%" => return other("ratio", 0.01),
+        "°C" | "C" | "degC" | "celsius" => return known(Unit::Celsius, 1.0),
+        "KiB" => return known(Unit::Bytes, 1024.0),
+        "MiB" => return known(Unit::Bytes, 1024.0 * 1024.0),
+        "GiB" => return known(Unit::Bytes, 1024.0 * 1024.0 * 1024.0),
+        "KB" => return known(Unit::Bytes, 1e3),
+        _ => {}
+    }
+    // An SI prefix on a base unit.
+    let (factor, base) = match u.char_indices().nth(1) {
+        Some((i, _)) => {
+            let f = match &u[..i] {
+                "k" => Some(1e3),
+                "M" => Some(1e6),
+                "G" => Some(1e9),
+                "T" => Some(1e12),
+                "m" => Some(1e-3),
+                "u" | "µ" => Some(1e-6),
+                "n" => Some(1e-9),
+                "p" => Some(1e-12),
+                _ => None,
+            };
+            match f {
+                Some(f) if is_base(&u[i..]) => (f, &u[i..]),
+                _ => (1.0, u),
+            }
+        }
+        None => (1.0, u),
+    };
+    match base {
+        "s" => known(Unit::Seconds, factor),
+        "B" => known(Unit::Bytes, factor),
+        "J" => known(Unit::Joules, factor),
+        "V" => known(Unit::Volts, factor),
+        "A" => known(Unit::Amperes, factor),
+        "W" => other("watts", factor),
+        "Hz" => other("hertz", factor),
+        _ => BaseUnit { unit: None, scale: 1.0 },
+    }
+}
+
+fn is_base(s: &str) -> bool {
+    matches!(s, "s" | "B" | "J" | "V" | "A" | "W" | "Hz")
+}
+
+/// `GpuBusyCycles` → `gpu_busy_cycles`, `EU Active %` → `eu_active`, `GPUBusy` → `gpu_busy`:
+/// lowercase ASCII letters, digits and single underscores. A word starts at an upper-case letter
+/// after a lower-case one, or after an upper-case letter or digit when a lower-case one follows
+/// (`L3Misses` → `l3_misses`, but `3D` stays `3d`). Never empty, never starting with a digit.
+pub fn snake(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+            continue;
+        }
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1);
+        let starts_word = c.is_ascii_uppercase()
+            && match prev {
+                Some(p) if p.is_ascii_lowercase() => true,
+                Some(p) if p.is_ascii_uppercase() || p.is_ascii_digit() => next.is_some_and(char::is_ascii_lowercase),
+                _ => false,
+            };
+        if starts_word && !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    while out.ends_with('_') {
+        out.pop();
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "metric_");
+    }
+    out
+}
+
+/// The family name of a counter, without the unit suffix and `_total` (the encoder adds them):
+/// `zescope_` + its snake_case name, less a trailing unit word the encoder would repeat.
+pub fn family_name(metric: &str, unit: &BaseUnit) -> String {
+    let mut s = snake(metric);
+    if let Some(u) = &unit.unit {
+        let suffix = format!("_{}", u.as_str());
+        if let Some(stripped) = s.strip_suffix(&suffix) {
+            s = stripped.to_owned();
+        } else if s == u.as_str() {
+            s.clear();
+        }
+    }
+    if s.is_empty() { PREFIX.to_owned() } else { format!("{PREFIX}_{s}") }
+}
+
+/// Help text that both text formats carry as it is: one line, no backslash or double quote
+/// (which each format escapes differently), never empty.
+pub fn help_text(description: &str, fallback: &str) -> String {
+    let text = if description.trim().is_empty() { fallback } else { description };
+    let one_line: String = text
+        .chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' => ' ',
+            '"' => '\'',
+            '\\' => '/',
+            c => c,
+        })
+        .collect();
+    one_line.trim().to_owned()
+}
+
+/// Whether the counter is a Prometheus counter (cumulative, served as its raw running total with
+/// `_total`) or a gauge.
+pub fn is_counter(kind: Kind) -> bool {
+    matches!(kind, Kind::Cumulative)
+}
+
+/// The `source` label of a group from the way the sampler reads it (`StreamInfo::read_path`):
+/// exported memory (mapped, read as a file, or copied from the device) is `export`. A new way to
+/// read a group is one more arm here.
+pub fn source_label(read_path: &str) -> &'static str {
+    match read_path {
+        "mmap" | "file read" | "device copy" => "export",
+        _ => "export",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_units_become_base_units_with_their_factor() {
+        let cases = [
+            ("ns", Some("seconds"), 1e-9),
+            ("ms", Some("seconds"), 1e-3),
+            ("B", Some("bytes"), 1.0),
+            ("MB", Some("bytes"), 1e6),
+            ("MiB", Some("bytes"), 1048576.0),
+            ("%", Some("ratio"), 0.01),
+            ("°C", Some("celsius"), 1.0),
+            ("MHz", Some("hertz"), 1e6),
+            ("mW", Some("watts"), 1e-3),
+            ("mJ", Some("joules"), 1e-3),
+            ("cycles", None, 1.0),
+            ("", None, 1.0),
+            ("ms/frame", None, 1.0),
+        ];
+        for (unit, want, scale) in cases {
+            let b = base_unit(unit);
+            assert_eq!(b.unit.as_ref().map(Unit::as_str), want, "{unit}");
+            assert!((b.scale - scale).abs() <= scale * 1e-12, "{unit}: {} != {scale}", b.scale);
+        }
+    }
+
+    #[test]
+    fn names_are_snake_case_with_the_prefix_and_no_repeated_unit() {
+        assert_eq!(snake("GpuBusyCycles"), "gpu_busy_cycles");
+        assert_eq!(snake("EU Active %"), "eu_active");
+        assert_eq!(snake("L3Misses"), "l3_misses");
+        assert_eq!(snake("3D busy"), "metric_3d_busy");
+        assert_eq!(snake("GPUBusy"), "gpu_busy");
+        assert_eq!(snake("%"), "metric_");
+        assert_eq!(family_name("GpuTime", &base_unit("ns")), "zescope_gpu_time");
+        assert_eq!(family_name("BusySeconds", &base_unit("s")), "zescope_busy");
+        assert_eq!(family_name("Inferences", &base_unit("inferences")), "zescope_inferences");
+        assert_eq!(family_name("Bytes", &base_unit("B")), "zescope");
+    }
+
+    #[test]
+    fn help_is_one_line_without_characters_the_formats_escape_differently() {
+        assert_eq!(help_text("a \"quoted\"\nline \\ x", "m"), "a 'quoted' line / x");
+        assert_eq!(help_text("  ", "GpuTime"), "GpuTime");
+    }
+}
