@@ -55,13 +55,17 @@ fn main() -> ExitCode {
         Command::Serve { listen, device, groups, interval, textfile } => {
             let stop = Termination::install();
             let args = zescope::serve::ServeArgs { source: cli.source, listen, device, groups, interval, textfile };
-            let listening = |addr| {
-                println!("zescope: serving http://{addr}/metrics");
-                let _ = std::io::Write::flush(&mut std::io::stdout());
+            // stdout may be a pipe its reader closed (a supervisor that read the address): never
+            // a reason to fail.
+            let say = |line: String| {
+                let mut out = std::io::stdout();
+                let _ =
+                    std::io::Write::write_all(&mut out, line.as_bytes()).and_then(|()| std::io::Write::flush(&mut out));
             };
+            let listening = |addr| say(format!("zescope: serving http://{addr}/metrics\n"));
             match zescope::serve::serve(&args, &stop, listening) {
                 Ok(summary) => {
-                    println!("zescope: served {} samples", summary.samples);
+                    say(format!("zescope: served {} samples\n", summary.samples));
                     if summary.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
                 }
                 Err(e) => {

@@ -1,0 +1,301 @@
+//! `zescope serve` as Prometheus users run it, on the simulated device and loopback only:
+//! `promtool check metrics` passes a scrape with no lint findings; bad requests, idle and
+//! disappearing clients leave it answering; a real Prometheus (Debian's `prometheus`) scraping it
+//! every second sees `up == 1` and a `_total` counter that grows; `promtool tsdb
+//! create-blocks-from openmetrics` accepts an exported session; SIGTERM ends serve through the
+//! teardown with a clean driver report. Without promtool/prometheus these skip loudly (a failure
+//! with `ZESCOPE_STRICT_TESTS=1`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ze_sim::testing;
+
+/// A `zescope serve --source sim` on a free loopback port.
+struct Serve {
+    child: Child,
+    addr: SocketAddr,
+    report: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Serve {
+    fn start(extra: &[&str]) -> Serve {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("report.ron");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zescope"))
+            .args(["--source", "sim", "serve", "--listen", "127.0.0.1:0", "--interval", "10ms"])
+            .args(extra)
+            .env("ZE_SIM_REPORT", &report)
+            .env_remove("ZE_SIM_CONFIG")
+            .env_remove("ZE_ENABLE_ALT_DRIVERS")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("zescope: serving http://")
+            .and_then(|a| a.strip_suffix("/metrics"))
+            .unwrap_or_else(|| panic!("serve's first line names its address: {line:?}"))
+            .parse()
+            .unwrap();
+        let s = Serve { child, addr, report, _dir: dir };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while get(s.addr, "/healthz", None).0 != 200 {
+            assert!(Instant::now() < deadline, "/healthz never said ok");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        s
+    }
+
+    /// SIGTERM, then the exit status and the driver's report.
+    fn stop(mut self) {
+        assert!(Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().unwrap().success());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(Instant::now() < deadline, "serve did not end within 10 s of SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert!(status.success(), "serve ended with {status}");
+        let text = std::fs::read_to_string(&self.report).expect("the driver wrote ZE_SIM_REPORT at exit");
+        let r: ze_sim::Report = ron::from_str(&text).unwrap();
+        assert!(r.is_clean(), "{text}");
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request; (status, headers, body).
+fn request(addr: SocketAddr, raw: &str) -> (u16, String, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(raw.as_bytes()).unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (status, head.to_owned(), body.to_owned())
+}
+
+fn get(addr: SocketAddr, path: &str, accept: Option<&str>) -> (u16, String, String) {
+    let accept = accept.map(|a| format!("Accept: {a}\r\n")).unwrap_or_default();
+    request(addr, &format!("GET {path} HTTP/1.1\r\nHost: zescope\r\n{accept}Connection: close\r\n\r\n"))
+}
+
+fn tool(name: &str) -> Option<PathBuf> {
+    let found =
+        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|f| f.is_file()));
+    if found.is_none() {
+        testing::skip(&format!("this test needs {name}"), "not on PATH (apt install prometheus)");
+    }
+    found
+}
+
+#[test]
+fn a_scrape_passes_promtool_check_metrics_in_both_formats() {
+    let Some(promtool) = tool("promtool") else { return };
+    let s = Serve::start(&[]);
+    let (status, head, om) = get(s.addr, "/metrics", None);
+    assert_eq!(status, 200);
+    assert!(head.contains("application/openmetrics-text"), "{head}");
+    assert!(om.ends_with("# EOF\n"), "{om}");
+    for want in [
+        "# TYPE zescope_gpu_time_seconds counter",
+        "# UNIT zescope_gpu_time_seconds seconds",
+        "zescope_gpu_utilization_ratio{",
+        "zescope_device_info{device=\"ze-sim GPU\"",
+        "zescope_build_info{version=",
+        "zescope_sampler_achieved_rate_hertz ",
+        "simulated=\"true\"",
+        "source=\"export\"",
+    ] {
+        assert!(om.contains(want), "{want} missing from\n{om}");
+    }
+    let (status, head, text) = get(s.addr, "/metrics", Some("text/plain;version=0.0.4"));
+    assert_eq!(status, 200);
+    assert!(head.contains("text/plain; version=0.0.4"), "{head}");
+    let mut check = Command::new(&promtool)
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    check.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = check.wait_with_output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && said.trim().is_empty(), "promtool check metrics: {said}\non\n{text}");
+    s.stop();
+}
+
+#[test]
+fn bad_requests_and_bad_clients_leave_it_answering() {
+    let s = Serve::start(&[]);
+    assert_eq!(get(s.addr, "/nowhere", None).0, 404);
+    let (status, head, _) =
+        request(s.addr, "POST /metrics HTTP/1.1\r\nHost: z\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    assert_eq!(status, 405);
+    assert!(head.contains("Allow: GET, HEAD"), "{head}");
+    let (status, _, body) = request(s.addr, "HEAD /metrics HTTP/1.1\r\nHost: z\r\nConnection: close\r\n\r\n");
+    assert_eq!((status, body.as_str()), (200, ""));
+    let (status, _, _) = request(s.addr, "\x00\x01garbage that is no request\r\n\r\n");
+    assert!(status == 400 || status == 0, "garbage gets 400 or a closed connection, got {status}");
+    // Clients that connect and say nothing, and clients that leave mid-response, many at once.
+    let idle: Vec<TcpStream> = (0..16).map(|_| TcpStream::connect(s.addr).unwrap()).collect();
+    for _ in 0..16 {
+        let mut c = TcpStream::connect(s.addr).unwrap();
+        c.write_all(b"GET /metrics HTTP/1.1\r\nHost: z\r\n\r\n").unwrap();
+        let mut first = [0u8; 16];
+        let _ = c.read(&mut first);
+        drop(c);
+    }
+    let started = Instant::now();
+    let (status, _, body) = get(s.addr, "/metrics", None);
+    assert_eq!(status, 200);
+    assert!(body.contains("zescope_gpu_time_seconds_total"), "{body}");
+    assert!(started.elapsed() < Duration::from_secs(5), "answered within its deadline: {:?}", started.elapsed());
+    // The sampler went on: the sample count grows while the idle clients hang on.
+    let count = |b: &str| -> f64 {
+        b.lines().find_map(|l| l.strip_prefix("zescope_sampler_samples_total ")).unwrap().parse().unwrap()
+    };
+    let before = count(&body);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(count(&get(s.addr, "/metrics", None).2) > before);
+    drop(idle);
+    s.stop();
+}
+
+#[test]
+fn the_textfile_is_written_for_node_exporter() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Serve::start(&["--textfile", dir.path().to_str().unwrap()]);
+    let file = dir.path().join("zescope.prom");
+    // Rewritten every second: soon with the counters' values.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let text = loop {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        if text.contains("# TYPE zescope_gpu_time_seconds_total counter") {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "no counters in zescope.prom after 10 s:\n{text}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(!text.contains("# EOF"), "{text}");
+    let names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert!(names.iter().all(|n| n == "zescope.prom" || !n.ends_with(".prom")), "{names:?}");
+    s.stop();
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// `promtool query instant`'s value for `query`, if it returned one.
+fn query(promtool: &Path, server: &str, q: &str) -> Option<f64> {
+    let out = Command::new(promtool).args(["query", "instant", server, q]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines().find_map(|l| l.split_once("=> ")?.1.split(' ').next()?.parse().ok())
+}
+
+#[test]
+fn a_real_prometheus_scrapes_it() {
+    let (Some(promtool), Some(prometheus)) = (tool("promtool"), tool("prometheus")) else { return };
+    let s = Serve::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: zescope\n    \
+             static_configs:\n      - targets: ['{}']\n",
+            s.addr
+        ),
+    )
+    .unwrap();
+    let web = format!("127.0.0.1:{}", free_port());
+    let log = std::fs::File::create(dir.path().join("prometheus.log")).unwrap();
+    let mut prom = Command::new(prometheus)
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!("--storage.tsdb.path={}", dir.path().join("data").display()))
+        .arg(format!("--web.listen-address={web}"))
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let server = format!("http://{web}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let counter = "zescope_gpu_time_seconds_total{job=\"zescope\",group=\"ComputeBasic\"}";
+    let first = loop {
+        if query(&promtool, &server, "up{job=\"zescope\"}") == Some(1.0)
+            && let Some(v) = query(&promtool, &server, counter)
+        {
+            break v;
+        }
+        if Instant::now() >= deadline {
+            let _ = prom.kill();
+            let _ = prom.wait();
+            let log = std::fs::read_to_string(dir.path().join("prometheus.log")).unwrap_or_default();
+            panic!("Prometheus never saw up == 1 and {counter}; its log:\n{log}");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    std::thread::sleep(Duration::from_millis(2500));
+    let second = query(&promtool, &server, counter);
+    assert!(Command::new("kill").arg("-TERM").arg(prom.id().to_string()).status().unwrap().success());
+    let exited = prom.wait().unwrap();
+    assert!(second.is_some_and(|v| v > first), "{counter}: {first} then {second:?}");
+    assert!(exited.success(), "prometheus ended with {exited}");
+    s.stop();
+}
+
+#[test]
+fn promtool_backfills_an_exported_session() {
+    let Some(promtool) = tool("promtool") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.ron");
+    let zescope = env!("CARGO_BIN_EXE_zescope");
+    let rec = Command::new(zescope)
+        .args(["--source", "sim", "record", "--interval", "1ms", "--duration", "1s", "--out"])
+        .arg(&run)
+        .env("ZE_SIM_REPORT", dir.path().join("report.ron"))
+        .env_remove("ZE_SIM_CONFIG")
+        .env_remove("ZE_ENABLE_ALT_DRIVERS")
+        .output()
+        .unwrap();
+    assert!(rec.status.success(), "{}", String::from_utf8_lossy(&rec.stderr));
+    let om = dir.path().join("run.om");
+    let exp = Command::new(zescope).arg("export").arg(&run).arg("--openmetrics").arg(&om).output().unwrap();
+    assert!(exp.status.success(), "{}", String::from_utf8_lossy(&exp.stderr));
+    let text = std::fs::read_to_string(&om).unwrap();
+    assert!(text.ends_with("# EOF\n"));
+    let samples: Vec<&str> = text.lines().filter(|l| l.starts_with("zescope_gpu_time_seconds_total{")).collect();
+    assert!(samples.len() > 100, "{} samples of GpuTime", samples.len());
+    let stamp = |l: &str| -> f64 { l.rsplit(' ').next().unwrap().parse().unwrap() };
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+    assert!((now - stamp(samples[0])).abs() < 60.0, "wall-clock timestamps: {}", samples[0]);
+    assert!(samples.windows(2).all(|w| stamp(w[0]) < stamp(w[1])), "in time order");
+    let out = Command::new(promtool)
+        .args(["tsdb", "create-blocks-from", "openmetrics"])
+        .arg(&om)
+        .arg(dir.path().join("blocks"))
+        .output()
+        .unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "promtool: {said}");
+    let blocks = std::fs::read_dir(dir.path().join("blocks")).unwrap().count();
+    assert!(blocks >= 1, "promtool wrote no block: {said}");
+}
