@@ -34,6 +34,7 @@ expected=(
   usr/share/zsh/vendor-completions/_zescope
   usr/share/fish/vendor_completions.d/zescope.fish
   usr/share/doc/zescope/copyright
+  usr/lib/systemd/system/zescope-serve.service
 )
 for n in 16 32 48 64 128 256; do expected+=("usr/share/icons/hicolor/${n}x${n}/apps/zescope.png"); done
 for f in assets/layouts/*.ron; do expected+=("usr/share/zescope/layouts/$(basename "$f")"); done
@@ -65,6 +66,24 @@ out=$("$root/usr/bin/zescope" --version) || fail "zescope --version failed"
   cat "$root/doctor.txt" >&2
   fail "zescope doctor --source sim failed"
 }
+
+# the systemd unit: runs the packaged binary's serve, hardened, in the device groups
+unit="$root/usr/lib/systemd/system/zescope-serve.service"
+if [ -f "$unit" ]; then
+  grep -qx 'ExecStart=/usr/bin/zescope serve --listen 127.0.0.1:9464' "$unit" || fail "the unit does not start /usr/bin/zescope serve"
+  for line in DynamicUser=yes 'SupplementaryGroups=render video' NoNewPrivileges=yes ProtectSystem=strict ProtectHome=yes \
+    PrivateTmp=yes DevicePolicy=closed 'DeviceAllow=char-drm rw' CapabilityBoundingSet= 'WantedBy=multi-user.target'; do
+    grep -qxF "$line" "$unit" || fail "the unit lacks $line"
+  done
+  exec_args=$(sed -n 's|^ExecStart=/usr/bin/zescope ||p' "$unit")
+  # shellcheck disable=SC2086 # the unit's arguments, split as systemd splits them (no quotes in them)
+  "$root/usr/bin/zescope" $exec_args --help >/dev/null || fail "the unit's ExecStart arguments do not parse: $exec_args"
+  if command -v systemd-analyze >/dev/null; then
+    # the binary is not at /usr/bin here; anything else it says is a fault of the unit
+    said=$(systemd-analyze verify --man=no "$unit" 2>&1 | grep -v '/usr/bin/zescope is not executable' || true)
+    [ -z "$said" ] || fail "systemd-analyze verify: $said"
+  fi
+fi
 
 desktop-file-validate "$root/usr/share/applications/zescope.desktop" || fail "desktop entry does not validate"
 appstreamcli validate --no-net "$root/usr/share/metainfo/io.github.zescope.Zescope.metainfo.xml" >/dev/null ||
