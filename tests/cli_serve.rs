@@ -299,3 +299,27 @@ fn promtool_backfills_an_exported_session() {
     let blocks = std::fs::read_dir(dir.path().join("blocks")).unwrap().count();
     assert!(blocks >= 1, "promtool wrote no block: {said}");
 }
+
+/// The README's YAML block that starts with `first_line`.
+fn readme_block(first_line: &str) -> String {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start =
+        readme.find(&format!("```yaml\n{first_line}\n")).unwrap_or_else(|| panic!("README has no {first_line}"));
+    let body = &readme[start + "```yaml\n".len()..];
+    body[..body.find("```").unwrap()].to_owned()
+}
+
+#[test]
+fn the_readme_alert_rules_and_scrape_config_are_valid() {
+    let Some(promtool) = tool("promtool") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("zescope.yml");
+    std::fs::write(&rules, readme_block("# rules/zescope.yml")).unwrap();
+    let out = Command::new(&promtool).args(["check", "rules"]).arg(&rules).output().unwrap();
+    assert!(out.status.success(), "promtool check rules: {}", String::from_utf8_lossy(&out.stdout));
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(&config, readme_block("# prometheus.yml")).unwrap();
+    let out = Command::new(&promtool).args(["check", "config", "--syntax-only"]).arg(&config).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "promtool check config: {said}");
+}

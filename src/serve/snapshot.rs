@@ -271,3 +271,75 @@ impl Collector for View {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::Kind;
+    use crate::sampler::{DevicePath, RunConfig, SeriesInfo, StreamInfo};
+
+    fn series(name: &str, unit: &str, kind: Kind) -> SeriesInfo {
+        SeriesInfo {
+            name: name.into(),
+            description: format!("{name} \"quoted\"\nline"),
+            unit: unit.into(),
+            kind,
+            wrap: None,
+        }
+    }
+
+    fn run() -> RunInfo {
+        let stream = |index: usize, group: &str, series: Vec<SeriesInfo>| StreamInfo {
+            index,
+            group: group.into(),
+            layout: "l".into(),
+            series,
+            read_path: "mmap",
+        };
+        RunInfo {
+            run: 1,
+            config: RunConfig {
+                device: DevicePath::default(),
+                groups: vec!["A".into(), "B".into()],
+                metrics: Vec::new(),
+                custom_group: false,
+                interval: std::time::Duration::from_millis(1),
+            },
+            device: "dev \"x\"".into(),
+            simulated: false,
+            streams: vec![
+                stream(0, "A", vec![series("Time", "ns", Kind::Cumulative), series("Power", "mW", Kind::Gauge)]),
+                stream(1, "B", vec![series("Time", "ms", Kind::Cumulative), series("Power", "%", Kind::Gauge)]),
+            ],
+            imports: 2,
+            notices: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn one_family_per_name_and_unit_and_values_in_base_units() {
+        let layout = Layout::new(&run(), None);
+        let names: Vec<&str> = layout.families.iter().map(|f| f.name.as_str()).collect();
+        // Time in ns and in ms are both seconds: one family; Power in mW and % are not.
+        assert_eq!(names, ["zescope_time", "zescope_power", "zescope_b_power"]);
+        let snap = Arc::new(Snapshot {
+            values: vec![2e9, 1500.0, 3000.0, f64::NAN],
+            layout: Some(Arc::new(layout)),
+            running: true,
+            ..Snapshot::default()
+        });
+        let om = encode(&snap, Instant::now(), Format::OpenMetrics);
+        assert!(om.ends_with("# EOF\n"), "{om}");
+        let line = |prefix: &str| om.lines().filter(|l| l.starts_with(prefix)).collect::<Vec<_>>();
+        let time = line("zescope_time_seconds_total{");
+        assert_eq!(time.len(), 2, "{om}");
+        assert!(time[0].contains("group=\"A\"") && time[0].ends_with(" 2.0"), "{}", time[0]);
+        assert!(time[1].contains("group=\"B\"") && time[1].ends_with(" 3.0"), "{}", time[1]);
+        assert!(line("zescope_power_watts{")[0].ends_with(" 1.5"), "{om}");
+        assert!(line("zescope_b_power_ratio").is_empty(), "a NaN is not served: {om}");
+        assert!(om.contains("device=\"dev \\\"x\\\"\""), "label values escaped: {om}");
+        assert!(om.contains("# HELP zescope_time_seconds Time 'quoted' line\n"), "{om}");
+        let text = encode(&snap, Instant::now(), Format::PrometheusText);
+        assert!(!text.contains("# EOF") && text.contains("# TYPE zescope_time_seconds_total counter"), "{text}");
+    }
+}
