@@ -174,7 +174,15 @@ fn bad_requests_and_bad_clients_leave_it_answering() {
     let before = count(&body);
     std::thread::sleep(Duration::from_millis(300));
     assert!(count(&get(s.addr, "/metrics", None).2) > before);
-    drop(idle);
+    // A client that says nothing is dropped by the server within its 10 s deadline, and the
+    // server goes on accepting after that.
+    let mut silent = idle.into_iter().next().unwrap();
+    silent.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let waited = Instant::now();
+    let mut buf = [0u8; 64];
+    assert_eq!(silent.read(&mut buf).unwrap(), 0, "closed without an answer");
+    assert!(waited.elapsed() < Duration::from_secs(12), "dropped after {:?}", waited.elapsed());
+    assert_eq!(get(s.addr, "/metrics", None).0, 200);
     s.stop();
 }
 
