@@ -58,6 +58,7 @@ pub fn openmetrics(
         let simulated = device.is_some_and(|d| d.simulated).to_string();
         let mut labels = vec![("device", meta.device.as_str()), ("uuid", uuid), ("driver", driver.as_str())];
         labels.push(("simulated", simulated.as_str()));
+        // Sessions do not record how a group was read; every recording so far is of exported memory.
         labels.extend([("group", meta.group.as_str()), ("source", names::source_label("mmap"))]);
         let labels = label_set(&labels);
         // Per series of the stream: the family it goes to.

@@ -148,7 +148,9 @@ pub fn is_counter(kind: Kind) -> bool {
 /// read a group is one more arm here.
 pub fn source_label(read_path: &str) -> &'static str {
     match read_path {
+        // Exported memory: mapped, read as a file, or copied from the device.
         "mmap" | "file read" | "device copy" => "export",
+        // No other way exists yet; a new one gets its own arm above.
         _ => "export",
     }
 }
