@@ -21,7 +21,8 @@
 //!   would make steep segments look thin; an anti-aliased stroke doesn't, and
 //!   with that few points it is cheap.
 //!
-//! Gap-free runs and column spans follow `view::runs`, as exported images do:
+//! Gap-free runs, column spans and the vertical edges joining a step follow `view::runs`, as
+//! exported images do:
 //! a wide column (coarsened history, sparse data) is drawn flat across its
 //! whole time span rather than at its middle, so coarse buckets read as steps
 //! of their real width; columns with no finite value (only NaN/inf, or rates
@@ -46,7 +47,7 @@ use egui::{Color32, Pos2, Shape, Ui, pos2};
 use egui_plot::{PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, PlotTransform, PlotUi};
 
 use crate::store::{Envelope, EnvelopeColumn, SeriesId, Store};
-use crate::view::runs::{column_span, gap_free_runs};
+use crate::view::runs::{column_span, gap_free_runs, join_before};
 
 /// A series to plot, with how to draw it.
 #[derive(Clone, Debug, PartialEq)]
@@ -256,13 +257,22 @@ impl EnvelopeItem<'_> {
     fn run(&self, run: &[EnvelopeColumn], map: &ScreenMap, mesh: &mut Mesh, shapes: &mut Vec<Shape>) {
         let width = if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH };
         let mut strip = Strip { mesh, color: self.color, half_width: 0.5 * width, started: false };
-        for c in run {
+        let mut joins = Vec::new();
+        for (i, c) in run.iter().enumerate() {
             let (xa, xb) = map.column_xs(c);
             let (top, bottom) = (map.y(c.max), map.y(c.min));
             strip.edge(xa, top, bottom);
             if xb != xa {
                 strip.edge(xb, top, bottom);
             }
+            if let Some((lo, hi)) = i.checked_sub(1).and_then(|p| join_before(&run[p], c)) {
+                // A step: its vertical edge, one line wide, at the column's start.
+                let hw = 0.5 * width;
+                joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, map.y(hi) - hw..=map.y(lo) + hw));
+            }
+        }
+        for r in joins {
+            strip.mesh.add_colored_rect(r, self.color);
         }
         if let [c] = run {
             // A lone column: widen it to a bar so a strip of one edge shows.

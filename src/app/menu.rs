@@ -60,11 +60,17 @@ impl ZescopeApp {
                 }
             });
             ui.menu_button("View", |ui| {
-                if ui.add(egui::Button::new("Follow live").shortcut_text("End")).clicked() {
+                let activity = self.activity();
+                let follow = egui::Button::new("Follow live").shortcut_text("End");
+                if ui.add_enabled(activity.can_follow(), follow).clicked() {
                     self.view.follow();
                 }
-                if ui.add(egui::Button::new("Pause / resume").shortcut_text("Space")).clicked() {
+                let pause = egui::Button::new("Pause / resume").shortcut_text("Space");
+                if ui.add_enabled(activity.can_pause() || activity.can_follow(), pause).clicked() {
                     self.view.toggle_pause(crate::view::data_x(&self.store));
+                }
+                if ui.button("Fit all").clicked() {
+                    self.view.fit(crate::view::data_x(&self.store));
                 }
                 ui.menu_button("Window length", |ui| {
                     for w in Window::ALL {
@@ -80,6 +86,17 @@ impl ZescopeApp {
                         if ui.radio(self.theme == t, name).clicked() {
                             self.theme = t;
                             ui.ctx().set_theme(t.preference());
+                        }
+                    }
+                });
+                ui.menu_button("Frame rate", |ui| {
+                    for c in super::repaint::FrameCap::ALL {
+                        if ui
+                            .radio(self.frame_cap == c, c.label())
+                            .on_hover_text("the most a live view paints")
+                            .clicked()
+                        {
+                            self.frame_cap = c;
                         }
                     }
                 });

@@ -17,12 +17,14 @@ pub struct Panes {
     /// Placement, colours and visibility of the series: what sessions and settings save.
     pub layout: PaneLayout,
     plots: HashMap<u64, EnvelopePlot>,
+    /// A pane to bring into view on the next frame (one just added).
+    pub(crate) scroll_to: Option<u64>,
 }
 
 impl Panes {
     /// Panes laid out as `layout`, with empty plot caches.
     pub(crate) fn with_layout(layout: PaneLayout) -> Panes {
-        Panes { layout, plots: HashMap::new() }
+        Panes { layout, plots: HashMap::new(), scroll_to: None }
     }
 
     /// Pane `pane`'s plot cache, kept across frames.
@@ -35,9 +37,11 @@ impl Panes {
         self.layout.place_new(keys, &state.ingest.series);
     }
 
-    /// Adds an empty pane at the end; returns its id.
+    /// Adds an empty pane at the end and scrolls to it on the next frame; returns its id.
     pub fn add_pane(&mut self) -> u64 {
-        self.layout.add_pane()
+        let id = self.layout.add_pane();
+        self.scroll_to = Some(id);
+        id
     }
 
     /// Removes pane `id` with its series and its plot cache; an unknown id changes nothing.
