@@ -19,7 +19,8 @@
 //!   than 2 px apart (zoomed in past one sample per pixel). There each column
 //!   is typically one exact sample and a band of constant vertical thickness
 //!   would make steep segments look thin; an anti-aliased stroke doesn't, and
-//!   with that few points it is cheap.
+//!   with that few points it is cheap. Further in (columns more than 8 px apart) each sample
+//!   also gets a dot.
 //!
 //! Gap-free runs, column spans and the vertical edges joining a step follow `view::runs`, as
 //! exported images do:
@@ -65,6 +66,8 @@ pub struct PlotSeries {
 const LINE_WIDTH: f32 = 1.5;
 /// Columns further apart than this (in points) also get a stroked line.
 const SPARSE_PX: f32 = 2.0;
+/// Columns further apart than this (in points) also get a dot at each sample.
+const POINT_PX: f32 = 8.0;
 
 /// What the items of one plot share.
 #[derive(Default)]
@@ -294,6 +297,13 @@ impl EnvelopeItem<'_> {
                 pts.push(pos2(xa, y));
                 if xb != xa {
                     pts.push(pos2(xb, y));
+                }
+            }
+            if (last - first).abs() > POINT_PX * (run.len() - 1) as f32 {
+                // Zoomed in far: each column is a sample or two; mark them.
+                for c in run.iter().filter(|c| c.samples <= 2) {
+                    let (xa, xb) = map.column_xs(c);
+                    shapes.push(Shape::circle_filled(pos2(0.5 * (xa + xb), map.y(c.mean)), 1.5 * width, self.color));
                 }
             }
             shapes.push(Shape::line(pts, PathStroke::new(width, self.color)));

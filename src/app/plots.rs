@@ -2,7 +2,7 @@
 //! one time axis for all (linked x, shared cursor), zoom and pan that leave live mode, the exact
 //! nearest samples on hover, and the legend/statistics table under each pane.
 //!
-//! The wheel works as in other plot tools (PlotJuggler, rerun): over a plot it zooms the time
+//! Double-click on a plot fits the time axis to all the data. The wheel works as in other plot tools (PlotJuggler, rerun): over a plot it zooms the time
 //! axis about the pointer (Ctrl+wheel and pinch too), Shift+wheel and dragging pan in time, and
 //! anywhere else (legends, titles, gaps) it scrolls the pane list.
 
@@ -70,6 +70,7 @@ pub fn show(
     let mut user_moved: Option<(f64, f64)> = None;
     let mut wheel_zoom: Option<(f64, f64)> = None;
     let mut remove_pane = None;
+    let mut fit = false;
     let mut export = None;
     // A wheel gesture that began scrolling the pane list goes on scrolling it when a plot comes
     // under the pointer, rather than turning into a zoom.
@@ -205,6 +206,9 @@ pub fn show(
                         user_moved = Some(shown);
                     }
                 }
+                if resp.response.double_clicked() {
+                    fit = true;
+                }
                 if resp.response.hovered() && !list_scrolling {
                     plot_took_wheel = true;
                     wheel_zoom = wheel_zoom.or(wheel_over_plot(ui, shown, resp.inner.map(|p| p.x)));
@@ -238,7 +242,11 @@ pub fn show(
     if wheel != 0.0 && !plot_took_wheel && ui.rect_contains_pointer(area.inner_rect) {
         ui.ctx().data_mut(|d| d.insert_temp(list_wheel, now));
     }
-    if let Some(r) = wheel_zoom.or(user_moved) {
+    if fit {
+        // Double-click: all the data, like Fit.
+        view.fit(data_x(store));
+        out.shown = view.range(data_x(store));
+    } else if let Some(r) = wheel_zoom.or(user_moved) {
         view.user_moved(r);
         out.shown = Some(r);
     }
