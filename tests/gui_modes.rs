@@ -71,15 +71,25 @@ fn toolbar_and_status_follow_one_state() {
     pump(&mut h, "the recording", |a| a.files.recording.is_some());
     h.step();
     assert_eq!(h.state().activity(), Activity::Recording);
-    assert_eq!(shown(&h), [" RECORDING ", "Fit"]);
+    assert_eq!(shown(&h), [" RECORDING ", "Fit"], "and its Info button, no live controls");
     assert!(h.query_by_label_contains("showing example-session.ron").is_some(), "the status bar names the file");
     let a = h.state();
     let data = data_x(&a.store).expect("the recording has data");
     assert!(data.1 - data.0 < 60.0, "shorter than the default 1 min window: {data:?}");
     assert_eq!(a.view.range(Some(data)), Some(data), "the recording fills the time axis");
 
+    // Its metadata panel: when, what, how long, markers.
+    h.get_by_label("Info").click();
+    h.step();
+    h.step();
+    for what in ["Recorded", "Source", "Duration", "Run 1", "Markers"] {
+        h.get_by_label(what);
+    }
+    assert!(h.query_all_by_label_contains(" UTC").next().is_some(), "the recording's start as a date");
+
     // A run asked for behind the recording's back (a Start in flight when the file opened) is
     // stopped at once and adds nothing to it.
+    let a = h.state();
     let before = (a.state.ingest.samples_total, a.store.memory_used(), a.state.ingest.series.len());
     h.state().send(Command::Start(support::run_config(&["ComputeBasic"])));
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(800);
@@ -91,7 +101,7 @@ fn toolbar_and_status_follow_one_state() {
     let a = h.state();
     assert_eq!((a.state.ingest.samples_total, a.store.memory_used(), a.state.ingest.series.len()), before);
     assert!(a.state.ingest.run.is_none());
-    assert_eq!(shown(&h), [" RECORDING ", "Fit"]);
+    assert_eq!(shown(&h), [" RECORDING ", "Fit"], "and its Info button, no live controls");
 
     // Start leaves the recording for a new live run.
     h.get_by_label("Start").click();

@@ -69,6 +69,9 @@ impl ZescopeApp {
                 if ui.add_enabled(activity.can_pause() || activity.can_follow(), pause).clicked() {
                     self.view.toggle_pause(crate::view::data_x(&self.store));
                 }
+                if ui.add_enabled(self.files.recording.is_some(), egui::Button::new("Recording info")).clicked() {
+                    self.show_info = true;
+                }
                 if ui.button("Fit all").clicked() {
                     self.view.fit(crate::view::data_x(&self.store));
                 }
@@ -151,6 +154,13 @@ impl ZescopeApp {
                 }
             });
         });
+        if self.files.recording.is_some() {
+            let rows = super::recording_info::facts(&self.state.history, &self.store, &self.files.markers);
+            egui::Window::new("Recording info")
+                .open(&mut self.show_info)
+                .default_width(480.0)
+                .show(&ctx, |ui| super::recording_info::show(ui, &rows));
+        }
         self.recovery_window(&ctx);
         match self.files.show_prompt(&ctx) {
             PromptAnswer::Chosen(a) => self.perform(Some(a)),

@@ -28,6 +28,7 @@ pub mod panes;
 pub mod path_prompt;
 pub(crate) mod plots;
 pub(crate) mod reconcile;
+pub(crate) mod recording_info;
 pub(crate) mod repaint;
 pub mod session;
 pub mod settings;
@@ -92,6 +93,8 @@ pub struct ZescopeApp {
     hover_x: Option<f64>,
     pub(crate) show_shortcuts: bool,
     pub(crate) show_about: bool,
+    /// View → Recording info is open.
+    pub show_info: bool,
     /// Set once quitting started; `Some(Err)` if the teardown overran.
     pub quit: Option<Result<(), Duration>>,
     first_frame: bool,
@@ -141,6 +144,7 @@ impl ZescopeApp {
             hover_x: None,
             show_shortcuts: false,
             show_about: false,
+            show_info: false,
             quit: None,
             first_frame: true,
             auto_start: true,
@@ -416,6 +420,9 @@ impl ZescopeApp {
                         path.display()
                     ));
                     ui.label(files::file_name(&path));
+                    if ui.button("Info").on_hover_text("when, where and what was recorded").clicked() {
+                        self.show_info = true;
+                    }
                 }
                 Activity::Live => {
                     ui.label(badge.color(egui::Color32::from_rgb(60, 170, 60)));

@@ -154,6 +154,26 @@ fn hz_below(v: f64, cap: f64) -> String {
         .unwrap_or_else(|| format!("{v} Hz"))
 }
 
+/// A wall-clock time (Unix milliseconds) as "2026-12-01 04:27:08 UTC"; "unknown" for 0 or less.
+pub fn utc(unix_ms: i64) -> String {
+    if unix_ms <= 0 {
+        return "unknown".into();
+    }
+    let secs = unix_ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
 /// Bytes with binary prefixes: "512 MiB".
 pub fn bytes(b: usize) -> String {
     let b = b as f64;
@@ -230,6 +250,14 @@ mod tests {
         assert_eq!(row_scale(&[2e6], "cycles"), (1e6, "Mcycles".to_owned()));
         assert_eq!(row_scale(&[], "W"), (1.0, "W".to_owned()), "nothing to scale by");
         assert_eq!(row_scale(&[5.0], ""), (1.0, String::new()));
+    }
+
+    #[test]
+    fn wall_clock_times_in_utc() {
+        assert_eq!(utc(0), "unknown");
+        assert_eq!(utc(1_000), "1970-01-01 00:00:01 UTC");
+        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC", "a leap day");
+        assert_eq!(utc(1_795_955_228_500), "2026-11-29 12:27:08 UTC");
     }
 
     #[test]
