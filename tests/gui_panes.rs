@@ -1,6 +1,6 @@
 //! Stacked panes, driven through egui_kittest against a sampler on a private simulated driver:
 //! their plot areas start at one x (one y-label width for all, so the shared cursor is straight)
-//! and end inside the window; "+ Pane" brings the new pane into view, and an empty pane draws a
+//! and end inside the window; y lock holds a pane's value axis; "+ Pane" brings the new pane into view, and an empty pane draws a
 //! drop target, not an axis made up for no data.
 
 mod support;
@@ -34,6 +34,20 @@ fn panes_line_up_and_a_new_pane_is_brought_into_view() {
         assert!((f.width() - frames[0].width()).abs() < 0.5, "and end at one x: {frames:?}");
         assert!(f.right() <= SIZE[0], "nothing cut at the right edge: {f:?}");
     }
+
+    // y lock holds the first pane's value axis while data goes on arriving; again lets it fit.
+    let first = h.state().panes.layout.panes[0].id;
+    h.get_all_by_label("y lock").next().unwrap().click();
+    h.step();
+    h.step();
+    let held = *h.state().panes.y_lock.get(&first).expect("the first pane is locked");
+    let n = h.state().state.ingest.samples_total;
+    pump(&mut h, "more samples", |a| a.state.ingest.samples_total > n + 50);
+    h.step();
+    assert_eq!(h.state().panes.y_lock.get(&first), Some(&held), "the axis stays where it was held");
+    h.get_all_by_label("y lock").next().unwrap().click();
+    h.step();
+    assert!(h.state().panes.y_lock.is_empty(), "unlocked");
 
     // Panes are added below the fold; each is scrolled into view, as an empty drop target.
     let before = h.state().panes.layout.panes.len();

@@ -71,6 +71,7 @@ pub fn show(
     let mut wheel_zoom: Option<(f64, f64)> = None;
     let mut remove_pane = None;
     let mut fit = false;
+    let mut toggle_lock = None;
     let mut export = None;
     // A wheel gesture that began scrolling the pane list goes on scrolling it when a plot comes
     // under the pointer, rather than turning into a zoom.
@@ -94,6 +95,13 @@ pub fn show(
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if ui.small_button("x").on_hover_text("remove this pane").clicked() {
                         remove_pane = Some(spec.id);
+                    }
+                    let locked = panes.y_lock.contains_key(&spec.id);
+                    let lock = ui.selectable_label(locked, "y lock").on_hover_text(
+                        "hold this pane's value axis where it is; then drag and Ctrl+wheel move and zoom it too",
+                    );
+                    if lock.clicked() {
+                        toggle_lock = Some(spec.id);
                     }
                     ui.menu_button("Export", |ui| {
                         use super::dialogs::FileKind;
@@ -142,11 +150,12 @@ pub fn show(
                 out.frames.push((spec.id, None));
                 target.unwrap_or((0.0, 1.0))
             } else {
+                let y_lock = panes.y_lock.get(&spec.id).copied();
                 let plot = Plot::new(("pane", spec.id))
                     .height(plot_h)
                     .link_axis(link, [true, false])
-                    .allow_zoom([true, false])
-                    .allow_drag([true, false])
+                    .allow_zoom([true, y_lock.is_some()])
+                    .allow_drag([true, y_lock.is_some()])
                     .allow_scroll([true, false])
                     .allow_boxed_zoom(false)
                     .allow_double_click_reset(false)
@@ -162,7 +171,13 @@ pub fn show(
                     if let Some((a, b)) = target {
                         pui.set_plot_bounds_x(a..=b);
                     }
-                    pui.set_auto_bounds([false, true]);
+                    match y_lock {
+                        Some((lo, hi)) => {
+                            pui.set_auto_bounds([false, false]);
+                            pui.set_plot_bounds_y(lo..=hi);
+                        }
+                        None => pui.set_auto_bounds([false, true]),
+                    }
                     cache.add_to(pui, store, &items);
                     if let Some(x) = hover_x {
                         pui.vline(VLine::new("cursor", x).color(Color32::from_gray(150)).width(1.0));
@@ -180,6 +195,15 @@ pub fn show(
                 let frame = *resp.transform.frame();
                 axes::remember_y(ui, y_id, spec.id, resp.transform.bounds().range_y(), frame.height());
                 out.plot_width = Some(frame.width());
+                let y = resp.transform.bounds().range_y();
+                let y = (*y.start(), *y.end());
+                if toggle_lock == Some(spec.id) {
+                    toggle_lock = None;
+                    panes.toggle_y_lock(spec.id, y);
+                } else if y_lock.is_some() {
+                    // Dragged or zoomed in y: the lock holds the new range.
+                    panes.y_lock.insert(spec.id, y);
+                }
                 out.frames.push((spec.id, Some(frame)));
                 for m in markers {
                     let x = resp.transform.position_from_point_x(store.to_plot_x(m.t_ns));
