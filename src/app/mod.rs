@@ -27,6 +27,7 @@ pub(crate) mod menu;
 pub mod panes;
 pub mod path_prompt;
 pub(crate) mod plots;
+pub(crate) mod readout;
 pub(crate) mod reconcile;
 pub(crate) mod recording_info;
 pub(crate) mod repaint;

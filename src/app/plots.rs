@@ -6,11 +6,10 @@
 //! axis about the pointer (Ctrl+wheel and pinch too), Shift+wheel and dragging pan in time, and
 //! anywhere else (legends, titles, gaps) it scrolls the pane list.
 
-use egui::{Color32, Id, RichText, Ui, vec2};
+use egui::{Color32, Id, RichText, Ui};
 use egui_plot::{LineStyle, Plot, VLine};
 
 use crate::store::Store;
-use crate::view::format::{si, time_label};
 use crate::view::{SeriesKey, TimeView, data_x};
 
 use super::axes;
@@ -18,6 +17,7 @@ use super::empty_pane;
 use super::envelope_plot::PlotSeries;
 use super::legend::{self, LegendAction, LegendRow};
 use super::panes::Panes;
+use super::readout;
 use super::state::AppState;
 
 /// Colour of markers.
@@ -242,7 +242,9 @@ pub fn show(
                 {
                     out.hover_x = Some(p.x);
                     let t = store.from_plot_x(p.x);
-                    resp.response.clone().on_hover_ui_at_pointer(|ui| readout(ui, &rows, state, store, t, p.x));
+                    resp.response
+                        .clone()
+                        .on_hover_ui_at_pointer(|ui| readout::readout(ui, &rows, state, store, t, p.x));
                 }
                 if let Some(key) = resp.response.dnd_release_payload::<SeriesKey>() {
                     actions.push((spec.id, LegendAction::MoveTo((*key).clone(), Some(spec.id))));
@@ -323,41 +325,4 @@ fn wheel_over_plot(ui: &Ui, shown: (f64, f64), at: Option<f64>) -> Option<(f64, 
     }
     let f = f64::from((dy * speed).exp());
     Some((at - (at - shown.0) / f, at + (shown.1 - at) / f))
-}
-
-/// The exact samples nearest to `t` of every visible series of a pane.
-fn readout(ui: &mut Ui, rows: &[(SeriesKey, Color32, bool)], state: &AppState, store: &Store, t: i64, x: f64) {
-    ui.label(RichText::new(format!("t = {}", time_label(x))).strong());
-    egui::Grid::new("readout").spacing(vec2(12.0, 2.0)).show(ui, |ui| {
-        for (k, c, visible) in rows.iter().filter(|r| r.2) {
-            let _ = visible;
-            let Some(e) = state.ingest.series.get(k) else { continue };
-            let unit = e.plotted_unit();
-            let nearest = e
-                .ids
-                .iter()
-                .filter_map(|&id| store.nearest(id, t).map(|s| (id, s)))
-                .min_by_key(|(_, s)| (s.t - t).unsigned_abs());
-            ui.label(RichText::new(k.label()).color(*c));
-            match nearest {
-                Some((id, s)) => {
-                    ui.monospace(s.value.map_or("no value".to_owned(), |v| si(v, &unit)));
-                    if matches!(e.info.kind, crate::layout::Kind::Cumulative)
-                        && let Some(raw) = store.nearest_raw(id, t).and_then(|r| r.value)
-                    {
-                        ui.monospace(format!("total {}", si(raw, &e.info.unit)));
-                    } else {
-                        ui.label("");
-                    }
-                    ui.label(RichText::new(format!("@ {}", time_label(store.to_plot_x(s.t)))).weak());
-                }
-                None => {
-                    ui.monospace("–");
-                    ui.label("");
-                    ui.label("");
-                }
-            }
-            ui.end_row();
-        }
-    });
 }
