@@ -123,6 +123,12 @@ fn zoomed_in_it_draws_a_line_through_the_samples() {
         })
         .collect();
     assert_eq!(lines, vec![23], "21 samples in view plus one either side");
+    // ~30 px between samples: each sample is also a dot (those just outside the view included).
+    let dots = shapes.iter().filter(|s| matches!(s, Shape::Circle(c) if c.fill == RED)).count();
+    assert_eq!(dots, 23, "a dot per sample when zoomed in this far");
+    // At one sample per pixel there are none.
+    let wide = frame(&ctx, &plot, &store, &series, (store.to_plot_x(0), store.to_plot_x(9_000 * MS)));
+    assert!(!wide.iter().any(|s| matches!(s, Shape::Circle(_))), "no dots at one sample per pixel");
 }
 
 #[test]

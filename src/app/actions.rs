@@ -49,6 +49,8 @@ impl ZescopeApp {
             Ok(markers) => {
                 self.files.markers = markers;
                 self.files.recording = Some(path.to_path_buf());
+                // A recording is shown whole, whatever view it was saved with.
+                self.view.fit(crate::view::data_x(&self.store));
                 self.files.current = Some(path.to_path_buf());
                 self.files.remember(path);
                 self.files.note = Some(format!("opened {}", file_name(path)));
@@ -91,6 +93,7 @@ impl ZescopeApp {
             Ok(markers) => {
                 self.files.markers = markers;
                 self.files.recording = Some(rec.dir.join("recovered"));
+                self.view.fit(crate::view::data_x(&self.store));
                 self.files.current = None;
                 self.files.note = Some("recovered the last session: save it to keep it".into());
                 // Unsaved until saved; the checkpoint stays (held) until a clean exit.

@@ -55,34 +55,40 @@ impl Diagnostics {
         self.poll();
         let mut open = true;
         let mut rerun = false;
-        egui::Window::new("Diagnostics").open(&mut open).default_width(640.0).show(ctx, |ui| match self {
-            Diagnostics::Running(_) => {
-                ui.horizontal(|ui| {
-                    ui.spinner();
-                    ui.label("Checking the Level Zero setup…");
-                });
-                ctx.request_repaint_after(std::time::Duration::from_millis(100));
-            }
-            Diagnostics::Done(checks) => {
-                if !notices.is_empty() {
-                    ui.label(RichText::new("This run: features the driver does not offer").strong());
-                    for n in notices {
-                        ui.label(format!("• {n}"));
-                    }
-                    ui.separator();
+        let max_w = (ctx.content_rect().width() - 40.0).max(200.0);
+        egui::Window::new("Diagnostics").open(&mut open).default_width(640.0_f32.min(max_w)).max_width(max_w).show(
+            ctx,
+            |ui| match self {
+                Diagnostics::Running(_) => {
+                    ui.horizontal(|ui| {
+                        ui.spinner();
+                        ui.label("Checking the Level Zero setup…");
+                    });
+                    ctx.request_repaint_after(std::time::Duration::from_millis(100));
                 }
-                ui.label(RichText::new("The same checks as `zescope doctor`; each problem comes with its fix.").weak());
-                egui::ScrollArea::vertical().max_height(480.0).show(ui, |ui| {
-                    for c in checks.iter() {
-                        check(ui, c);
+                Diagnostics::Done(checks) => {
+                    if !notices.is_empty() {
+                        ui.label(RichText::new("This run: features the driver does not offer").strong());
+                        for n in notices {
+                            ui.label(format!("• {n}"));
+                        }
+                        ui.separator();
                     }
-                });
-                if ui.button("Check again").clicked() {
-                    rerun = true;
+                    ui.label(
+                        RichText::new("The same checks as `zescope doctor`; each problem comes with its fix.").weak(),
+                    );
+                    egui::ScrollArea::vertical().max_height(480.0).show(ui, |ui| {
+                        for c in checks.iter() {
+                            check(ui, c);
+                        }
+                    });
+                    if ui.button("Check again").clicked() {
+                        rerun = true;
+                    }
                 }
-            }
-            Diagnostics::Closed => {}
-        });
+                Diagnostics::Closed => {}
+            },
+        );
         if !open {
             *self = Diagnostics::Closed;
         } else if rerun {
@@ -104,13 +110,15 @@ fn check(ui: &mut Ui, c: &Check) {
         ui.label(&c.detail);
     });
     if let Some(fix) = &c.fix {
-        ui.horizontal(|ui| {
+        // The fix wraps at the window's width (a long command is never cut off); copy first,
+        // so it stays on the first line.
+        ui.horizontal_top(|ui| {
             ui.add_space(40.0);
             ui.label(RichText::new("fix:").weak());
-            ui.add(egui::Label::new(RichText::new(fix).monospace()).selectable(true));
             if ui.small_button("copy").clicked() {
                 ui.ctx().copy_text(fix.clone());
             }
+            ui.add(egui::Label::new(RichText::new(fix).monospace()).selectable(true).wrap());
         });
     }
     ui.add_space(2.0);

@@ -1,6 +1,6 @@
 //! Sampler events into the window, at most `MAX_EVENTS` a frame (the rest wait for the next).
 //! Runs and samples go through the view's [`Ingest`](crate::view::Ingest) into the store, like
-//! everywhere else; this adds what only the window does with them: the selection reconciled with the devices
+//! everywhere else (never while a recording is shown: see `view::Activity`); this adds what only the window does with them: the selection reconciled with the devices
 //! found (`reconcile.rs`), run
 //! history, placing new series in panes, counting samples that arrive while the view is frozen,
 //! and errors as banners.
@@ -28,6 +28,7 @@ pub struct Drained {
 
 pub fn drain(
     link: &dyn SamplerLink,
+    takes_samples: bool,
     state: &mut AppState,
     store: &mut Store,
     view: &mut TimeView,
@@ -47,6 +48,12 @@ pub fn drain(
                     ));
                 }
                 state.inventory = Some(inv);
+            }
+            Event::RunStarted(info) if !takes_samples => {
+                // A run that was asked for before a file was opened: the file is not mixed
+                // with live data, so the run stops and its samples are dropped as late.
+                log::info!("run {} started while a recording is shown: stopped", info.run);
+                link.send(crate::sampler::Command::Stop);
             }
             Event::RunStarted(info) => {
                 let run = state.ingest.run_started(store, info);

@@ -19,9 +19,11 @@
 //!   than 2 px apart (zoomed in past one sample per pixel). There each column
 //!   is typically one exact sample and a band of constant vertical thickness
 //!   would make steep segments look thin; an anti-aliased stroke doesn't, and
-//!   with that few points it is cheap.
+//!   with that few points it is cheap. Further in (columns more than 8 px apart) each sample
+//!   also gets a dot.
 //!
-//! Gap-free runs and column spans follow `view::runs`, as exported images do:
+//! Gap-free runs, column spans and the vertical edges joining a step follow `view::runs`, as
+//! exported images do:
 //! a wide column (coarsened history, sparse data) is drawn flat across its
 //! whole time span rather than at its middle, so coarse buckets read as steps
 //! of their real width; columns with no finite value (only NaN/inf, or rates
@@ -46,7 +48,7 @@ use egui::{Color32, Pos2, Shape, Ui, pos2};
 use egui_plot::{PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, PlotTransform, PlotUi};
 
 use crate::store::{Envelope, EnvelopeColumn, SeriesId, Store};
-use crate::view::runs::{column_span, gap_free_runs};
+use crate::view::runs::{column_span, gap_free_runs, join_before};
 
 /// A series to plot, with how to draw it.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,6 +66,8 @@ pub struct PlotSeries {
 const LINE_WIDTH: f32 = 1.5;
 /// Columns further apart than this (in points) also get a stroked line.
 const SPARSE_PX: f32 = 2.0;
+/// Columns further apart than this (in points) also get a dot at each sample.
+const POINT_PX: f32 = 8.0;
 
 /// What the items of one plot share.
 #[derive(Default)]
@@ -256,13 +260,22 @@ impl EnvelopeItem<'_> {
     fn run(&self, run: &[EnvelopeColumn], map: &ScreenMap, mesh: &mut Mesh, shapes: &mut Vec<Shape>) {
         let width = if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH };
         let mut strip = Strip { mesh, color: self.color, half_width: 0.5 * width, started: false };
-        for c in run {
+        let mut joins = Vec::new();
+        for (i, c) in run.iter().enumerate() {
             let (xa, xb) = map.column_xs(c);
             let (top, bottom) = (map.y(c.max), map.y(c.min));
             strip.edge(xa, top, bottom);
             if xb != xa {
                 strip.edge(xb, top, bottom);
             }
+            if let Some((lo, hi)) = i.checked_sub(1).and_then(|p| join_before(&run[p], c)) {
+                // A step: its vertical edge, one line wide, at the column's start.
+                let hw = 0.5 * width;
+                joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, map.y(hi) - hw..=map.y(lo) + hw));
+            }
+        }
+        for r in joins {
+            strip.mesh.add_colored_rect(r, self.color);
         }
         if let [c] = run {
             // A lone column: widen it to a bar so a strip of one edge shows.
@@ -284,6 +297,13 @@ impl EnvelopeItem<'_> {
                 pts.push(pos2(xa, y));
                 if xb != xa {
                     pts.push(pos2(xb, y));
+                }
+            }
+            if (last - first).abs() > POINT_PX * (run.len() - 1) as f32 {
+                // Zoomed in far: each column is a sample or two; mark them.
+                for c in run.iter().filter(|c| c.samples <= 2) {
+                    let (xa, xb) = map.column_xs(c);
+                    shapes.push(Shape::circle_filled(pos2(0.5 * (xa + xb), map.y(c.mean)), 1.5 * width, self.color));
                 }
             }
             shapes.push(Shape::line(pts, PathStroke::new(width, self.color)));

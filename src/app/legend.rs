@@ -7,7 +7,7 @@ use crate::store::{SeriesId, Stats, Store};
 
 use super::state::AppState;
 use crate::view::SeriesKey;
-use crate::view::format::si;
+use crate::view::format::{row_scale, scaled};
 
 /// What the user asked for in a legend.
 pub enum LegendAction {
@@ -114,6 +114,34 @@ fn cell<R>(ui: &mut Ui, w: f32, add: impl FnOnce(&mut Ui) -> R) -> R {
     .inner
 }
 
+/// Like [`cell`], its content right-aligned when `right` (numbers line up on their last digit).
+fn cell_aligned<R>(ui: &mut Ui, w: f32, right: bool, add: impl FnOnce(&mut Ui) -> R) -> R {
+    if !right {
+        return cell(ui, w, add);
+    }
+    let layout = egui::Layout::right_to_left(egui::Align::Center);
+    ui.allocate_ui_with_layout(egui::vec2(w, ROW_H), layout, |ui| {
+        ui.set_min_width(w);
+        ui.set_max_width(w);
+        add(ui)
+    })
+    .inner
+}
+
+/// The unit a row's numbers are in and its last, min, max and mean in that unit (one prefix for
+/// the row, picked by its largest value), or dashes without statistics.
+pub(crate) fn row_cells(stats: Option<&Stats>, unit: &str) -> (String, [String; 4]) {
+    match stats {
+        Some(s) if s.count > 0 => {
+            let values = [s.last.unwrap_or(f64::NAN), s.min, s.max, s.mean];
+            let (factor, shown) = row_scale(&values, unit);
+            let text = |v: f64| if v.is_finite() { scaled(v / factor) } else { "–".to_owned() };
+            (shown, values.map(text))
+        }
+        _ => (unit.to_owned(), std::array::from_fn(|_| "–".to_owned())),
+    }
+}
+
 /// Draws the legend table of one pane; returns what the user changed.
 pub fn show(
     ui: &mut Ui,
@@ -158,7 +186,9 @@ fn table(
             ("max", w.num),
             ("mean", w.num),
         ] {
-            cell(ui, w, |ui| ui.label(RichText::new(h).small().weak()));
+            // Number headers sit over their right-aligned numbers.
+            let right = matches!(h, "last" | "min" | "max" | "mean");
+            cell_aligned(ui, w, right, |ui| ui.label(RichText::new(h).strong()));
         }
     });
     for row in rows {
@@ -201,22 +231,16 @@ fn table(
                     actions.push(LegendAction::Remove(row.key.clone()));
                 }
             });
-            cell(ui, w.unit, |ui| ui.label(&unit));
             let stats = match (entry, range) {
                 (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1),
                 _ => None,
             };
-            let cells: [String; 4] = match stats {
-                Some(s) if s.count > 0 => [
-                    s.last.map_or("–".to_owned(), |v| si(v, &unit)),
-                    si(s.min, &unit),
-                    si(s.max, &unit),
-                    si(s.mean, &unit),
-                ],
-                _ => std::array::from_fn(|_| "–".to_owned()),
-            };
+            let (shown_unit, cells) = row_cells(stats.as_ref(), &unit);
+            cell(ui, w.unit, |ui| ui.label(shown_unit));
             for text in cells {
-                cell(ui, w.num, |ui| ui.add(egui::Label::new(RichText::new(text).monospace()).truncate()));
+                cell_aligned(ui, w.num, true, |ui| {
+                    ui.add(egui::Label::new(RichText::new(text).monospace()).truncate())
+                });
             }
         });
     }
@@ -225,7 +249,29 @@ fn table(
 
 #[cfg(test)]
 mod tests {
-    use super::Widths;
+    use super::{Widths, row_cells};
+    use crate::store::Stats;
+
+    #[test]
+    fn a_row_says_the_unit_its_numbers_use() {
+        let s = Stats {
+            min: 2.5e5,
+            max: 1.2e6,
+            mean: 6e5,
+            last: Some(9.57e5),
+            count: 10,
+            non_finite: 0,
+            samples: 10,
+            t_first: 0,
+            t_last: 9,
+            exact: true,
+        };
+        let (unit, cells) = row_cells(Some(&s), "ns/s");
+        assert_eq!(unit, "ms/s", "not the stored ns/s: the numbers are in ms/s");
+        assert_eq!(cells, ["0.957", "0.25", "1.2", "0.6"].map(String::from), "numbers only, no unit run in");
+        let (unit, cells) = row_cells(None, "W");
+        assert_eq!((unit.as_str(), cells[0].as_str()), ("W", "–"));
+    }
 
     #[test]
     fn columns_fit_the_pane_down_to_their_least() {

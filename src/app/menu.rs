@@ -60,11 +60,20 @@ impl ZescopeApp {
                 }
             });
             ui.menu_button("View", |ui| {
-                if ui.add(egui::Button::new("Follow live").shortcut_text("End")).clicked() {
+                let activity = self.activity();
+                let follow = egui::Button::new("Follow live").shortcut_text("End");
+                if ui.add_enabled(activity.can_follow(), follow).clicked() {
                     self.view.follow();
                 }
-                if ui.add(egui::Button::new("Pause / resume").shortcut_text("Space")).clicked() {
+                let pause = egui::Button::new("Pause / resume").shortcut_text("Space");
+                if ui.add_enabled(activity.can_pause() || activity.can_follow(), pause).clicked() {
                     self.view.toggle_pause(crate::view::data_x(&self.store));
+                }
+                if ui.add_enabled(self.files.recording.is_some(), egui::Button::new("Recording info")).clicked() {
+                    self.show_info = true;
+                }
+                if ui.button("Fit all").clicked() {
+                    self.view.fit(crate::view::data_x(&self.store));
                 }
                 ui.menu_button("Window length", |ui| {
                     for w in Window::ALL {
@@ -80,6 +89,17 @@ impl ZescopeApp {
                         if ui.radio(self.theme == t, name).clicked() {
                             self.theme = t;
                             ui.ctx().set_theme(t.preference());
+                        }
+                    }
+                });
+                ui.menu_button("Frame rate", |ui| {
+                    for c in super::repaint::FrameCap::ALL {
+                        if ui
+                            .radio(self.frame_cap == c, c.label())
+                            .on_hover_text("the most a live view paints")
+                            .clicked()
+                        {
+                            self.frame_cap = c;
                         }
                     }
                 });
@@ -134,6 +154,13 @@ impl ZescopeApp {
                 }
             });
         });
+        if self.files.recording.is_some() {
+            let rows = super::recording_info::facts(&self.state.history, &self.store, &self.files.markers);
+            egui::Window::new("Recording info")
+                .open(&mut self.show_info)
+                .default_width(480.0)
+                .show(&ctx, |ui| super::recording_info::show(ui, &rows));
+        }
         self.recovery_window(&ctx);
         match self.files.show_prompt(&ctx) {
             PromptAnswer::Chosen(a) => self.perform(Some(a)),

@@ -13,10 +13,12 @@
 //! files and commands share with the window lives in `crate::view`.
 
 pub(crate) mod actions;
+pub(crate) mod axes;
 pub mod banner;
 pub(crate) mod diagnostics;
 pub mod dialogs;
 pub(crate) mod drain;
+pub(crate) mod empty_pane;
 pub mod envelope_plot;
 pub mod files;
 pub(crate) mod legend;
@@ -25,13 +27,17 @@ pub(crate) mod menu;
 pub mod panes;
 pub mod path_prompt;
 pub(crate) mod plots;
+pub(crate) mod readout;
 pub(crate) mod reconcile;
+pub(crate) mod recording_info;
+pub(crate) mod repaint;
 pub mod session;
 pub mod settings;
 pub(crate) mod settings_file;
 pub(crate) mod sources;
 pub mod state;
 pub(crate) mod status;
+pub(crate) mod toolbar;
 pub mod unsaved;
 
 use std::sync::Arc;
@@ -42,7 +48,7 @@ use egui::{Key, KeyboardShortcut, Modifiers, RichText, Ui};
 
 use crate::sampler::Command;
 use crate::store::Store;
-use crate::view::{Mode, TimeView, Window, data_x};
+use crate::view::{TimeView, data_x};
 
 use link::SamplerLink;
 use panes::Panes;
@@ -51,11 +57,6 @@ use state::AppState;
 
 /// How long quitting waits for the sampler's teardown.
 pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
-/// Repaint period while following live data without a waker (at most the display rate anyway).
-const LIVE_REPAINT: Duration = Duration::from_millis(16);
-/// Repaint period while a run goes on but the view is frozen (to take in data and update the
-/// "new samples" hint without burning CPU).
-const FROZEN_REPAINT: Duration = Duration::from_secs(1);
 
 /// The source panel's largest share of the window's width, and its least width.
 const MAX_SIDE: f32 = 0.35;
@@ -94,6 +95,8 @@ pub struct ZescopeApp {
     hover_x: Option<f64>,
     pub(crate) show_shortcuts: bool,
     pub(crate) show_about: bool,
+    /// View → Recording info is open.
+    pub show_info: bool,
     /// Set once quitting started; `Some(Err)` if the teardown overran.
     pub quit: Option<Result<(), Duration>>,
     first_frame: bool,
@@ -108,6 +111,15 @@ pub struct ZescopeApp {
     pub unsaved: unsaved::Unsaved,
     /// Help → Diagnostics (also offered by a permission banner).
     pub(crate) diagnostics: diagnostics::Diagnostics,
+    /// View → Frame rate: the most frames a second a live view paints.
+    pub frame_cap: repaint::FrameCap,
+    /// The whole process's CPU use, for the status bar.
+    pub(crate) cpu: repaint::ProcessCpu,
+    /// The plots' width in physical pixels last frame (how long a pixel of time is).
+    plot_px: f32,
+    /// Where each pane's plot area was drawn last frame, in pane order (`None`: the pane had
+    /// nothing to plot and showed where to drop a metric).
+    pub plot_frames: Vec<(u64, Option<egui::Rect>)>,
 }
 
 impl ZescopeApp {
@@ -134,6 +146,7 @@ impl ZescopeApp {
             hover_x: None,
             show_shortcuts: false,
             show_about: false,
+            show_info: false,
             quit: None,
             first_frame: true,
             auto_start: true,
@@ -141,11 +154,16 @@ impl ZescopeApp {
             files: files::Files::default().with_recent(settings.recent),
             unsaved: unsaved::Unsaved::default(),
             diagnostics: diagnostics::Diagnostics::Closed,
+            frame_cap: settings.frame_cap,
+            cpu: repaint::ProcessCpu::default(),
+            plot_px: 1000.0,
+            plot_frames: Vec::new(),
         }
     }
 
     /// Hands the app the flag its sampler's waker checks before waking the UI (see
-    /// `sampler::Waker`): then a live view repaints when data arrives instead of polling.
+    /// `sampler::Waker`): then a live view that shows nothing yet paints as its first data
+    /// arrives instead of polling.
     pub(crate) fn use_wake_flag(&mut self, flag: Arc<AtomicBool>) {
         self.wake_on_data = Some(flag);
     }
@@ -158,6 +176,7 @@ impl ZescopeApp {
             selection: self.state.selection.clone(),
             layout: self.panes.layout.clone(),
             recent: self.files.recent.clone(),
+            frame_cap: self.frame_cap,
         }
     }
 
@@ -168,7 +187,7 @@ impl ZescopeApp {
 
     /// Sends `c` to the sampler as is: no question about unsaved data (the source panel's
     /// Start asks first when it would replace an opened recording that no file holds).
-    pub(crate) fn send(&self, c: Command) {
+    pub fn send(&self, c: Command) {
         self.link.send(c);
     }
 
@@ -212,7 +231,14 @@ impl ZescopeApp {
                 ui.ctx().set_zoom_factor(1.0);
             }
         }
-        let drained = drain::drain(&*self.link, &mut self.state, &mut self.store, &mut self.view, &mut self.panes);
+        let drained = drain::drain(
+            &*self.link,
+            self.activity().takes_samples(),
+            &mut self.state,
+            &mut self.store,
+            &mut self.view,
+            &mut self.panes,
+        );
         self.file_housekeeping();
         if self.auto_start && self.state.inventory.is_some() && self.files.recover.is_none() {
             self.auto_start = false;
@@ -230,7 +256,11 @@ impl ZescopeApp {
         }
         self.file_shortcuts(ui);
         egui::Panel::top("menu").show(ui, |ui| self.menu(ui));
-        egui::Panel::bottom("status").show(ui, |ui| status::show(ui, &self.state, &self.store, &self.files));
+        egui::Panel::bottom("status").show(ui, |ui| {
+            let activity = self.activity();
+            self.cpu.update();
+            status::show(ui, activity, self.cpu.percent, &self.state, &self.store, &self.files)
+        });
         // The source panel never takes more than MAX_SIDE of the window, whatever width was
         // remembered from a wider window: the panes keep the rest.
         let side_max = (ui.available_width() * MAX_SIDE).max(MIN_SIDE);
@@ -274,6 +304,10 @@ impl ZescopeApp {
                     &self.files.markers,
                 );
                 self.hover_x = out.hover_x;
+                self.plot_frames = out.frames;
+                if let Some(w) = out.plot_width {
+                    self.plot_px = w * ui.ctx().pixels_per_point();
+                }
                 if let Some((kind, pane)) = out.export {
                     let a = self.files.ask_export(kind, Some(pane), true);
                     self.perform(a);
@@ -292,10 +326,17 @@ impl ZescopeApp {
         }
     }
 
+    /// When to paint next (`repaint.rs`): a live view when its axis has moved a pixel, within
+    /// the frame-rate cap; a frozen one with a run going on once a second; otherwise on input.
     fn schedule_repaint(&self, ui: &Ui, drained: drain::Drained) {
-        let live = self.state.ingest.run.is_some() && self.view.is_live();
+        let running = self.state.ingest.run.is_some();
+        let live = running && self.view.is_live();
+        let data = data_x(&self.store);
+        // A live view's frames are timed by its pixels, not by every batch; only a live view
+        // with nothing to show yet is woken by the sampler's first data.
+        let wait_for_data = live && data.is_none() && self.wake_on_data.is_some();
         if let Some(flag) = &self.wake_on_data {
-            flag.store(live, Ordering::Relaxed);
+            flag.store(wait_for_data, Ordering::Relaxed);
         }
         if log::log_enabled!(log::Level::Trace) {
             // RUST_LOG=zescope::app=trace: why each frame was painted (to find repaint loops).
@@ -304,12 +345,11 @@ impl ZescopeApp {
         }
         if drained.more {
             ui.ctx().request_repaint();
-        } else if live && self.wake_on_data.is_none() {
-            ui.ctx().request_repaint_after(LIVE_REPAINT);
-        } else if self.state.ingest.run.is_some() {
-            // Frozen views take in data and update the "new samples" hint this often; live views
-            // with a waker repaint when data arrives, this is only their fallback.
-            ui.ctx().request_repaint_after(FROZEN_REPAINT);
+        } else if live && !wait_for_data {
+            let span = self.view.range(data).map_or(0.0, |(a, b)| b - a);
+            ui.ctx().request_repaint_after(repaint::live_period(span, self.plot_px, self.frame_cap));
+        } else if running {
+            ui.ctx().request_repaint_after(repaint::FROZEN);
         }
     }
 
@@ -341,10 +381,11 @@ impl ZescopeApp {
         if mark {
             self.add_marker();
         }
-        if space {
+        let activity = self.activity();
+        if space && (activity.can_pause() || activity.can_follow()) {
             self.view.toggle_pause(data_x(&self.store));
         }
-        if end {
+        if end && activity.can_follow() {
             self.view.follow();
         }
     }
@@ -359,56 +400,5 @@ impl ZescopeApp {
             let label = format!("M{}", self.files.markers.len() + 1);
             self.files.markers.push(crate::session::Marker { t_ns, label });
         }
-    }
-
-    fn toolbar(&mut self, ui: &mut Ui) {
-        ui.horizontal_wrapped(|ui| {
-            if let Some(p) = &self.files.recording {
-                ui.label(
-                    RichText::new(" RECORDING ")
-                        .strong()
-                        .color(egui::Color32::BLACK)
-                        .background_color(egui::Color32::from_rgb(150, 170, 240)),
-                )
-                .on_hover_text(format!(
-                    "{}\nThis is a saved session, not live data. Start begins a new live run.",
-                    p.display()
-                ));
-                ui.label(files::file_name(p));
-                ui.separator();
-            }
-            match self.view.mode {
-                Mode::Live => {
-                    ui.label(RichText::new("LIVE").color(egui::Color32::from_rgb(60, 170, 60)).strong());
-                    if ui.button("Pause").on_hover_text("freeze the view; sampling continues (Space)").clicked() {
-                        self.view.toggle_pause(data_x(&self.store));
-                    }
-                }
-                Mode::Paused | Mode::Zoomed => {
-                    let what = if self.view.mode == Mode::Paused { "PAUSED" } else { "ZOOMED" };
-                    ui.label(RichText::new(what).color(ui.visuals().warn_fg_color).strong());
-                    if self.view.new_since_frozen > 0 {
-                        ui.label(format!("{} new samples", self.view.new_since_frozen));
-                    }
-                    if ui.button("Follow live").on_hover_text("back to live data (End)").clicked() {
-                        self.view.follow();
-                    }
-                }
-            }
-            ui.separator();
-            ui.label("Window:");
-            for w in Window::ALL {
-                if ui.selectable_label(self.view.window == w && self.view.is_live(), w.label()).clicked() {
-                    self.view.set_window(w);
-                }
-            }
-            ui.separator();
-            if ui.button("+ Pane").on_hover_text("add an empty plot pane").clicked() {
-                self.panes.add_pane();
-            }
-            if ui.button("+ Marker").on_hover_text("mark the newest sample (M marks the hovered time)").clicked() {
-                self.add_marker();
-            }
-        });
     }
 }

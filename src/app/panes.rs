@@ -17,12 +17,16 @@ pub struct Panes {
     /// Placement, colours and visibility of the series: what sessions and settings save.
     pub layout: PaneLayout,
     plots: HashMap<u64, EnvelopePlot>,
+    /// A pane to bring into view on the next frame (one just added).
+    pub(crate) scroll_to: Option<u64>,
+    /// Panes whose value axis is held (y lock), with the range it is held at.
+    pub y_lock: HashMap<u64, (f64, f64)>,
 }
 
 impl Panes {
     /// Panes laid out as `layout`, with empty plot caches.
     pub(crate) fn with_layout(layout: PaneLayout) -> Panes {
-        Panes { layout, plots: HashMap::new() }
+        Panes { layout, plots: HashMap::new(), scroll_to: None, y_lock: HashMap::new() }
     }
 
     /// Pane `pane`'s plot cache, kept across frames.
@@ -35,15 +39,26 @@ impl Panes {
         self.layout.place_new(keys, &state.ingest.series);
     }
 
-    /// Adds an empty pane at the end; returns its id.
+    /// Adds an empty pane at the end and scrolls to it on the next frame; returns its id.
     pub fn add_pane(&mut self) -> u64 {
-        self.layout.add_pane()
+        let id = self.layout.add_pane();
+        self.scroll_to = Some(id);
+        id
     }
 
     /// Removes pane `id` with its series and its plot cache; an unknown id changes nothing.
     pub(crate) fn remove_pane(&mut self, id: u64) {
         self.layout.remove_pane(id);
         self.plots.remove(&id);
+        self.y_lock.remove(&id);
+    }
+
+    /// y lock: holds pane `id`'s value axis at `range` (what it shows now), or lets it fit its
+    /// data again. Nonsense ranges are not held.
+    pub(crate) fn toggle_y_lock(&mut self, id: u64, range: (f64, f64)) {
+        if self.y_lock.remove(&id).is_none() && range.0.is_finite() && range.1.is_finite() && range.1 > range.0 {
+            self.y_lock.insert(id, range);
+        }
     }
 
     /// Moves series `key` out of wherever it was into pane `to`; `None` or an unknown id puts it
@@ -67,5 +82,6 @@ impl Panes {
     pub(crate) fn reset(&mut self) {
         self.layout.reset();
         self.plots.clear();
+        self.y_lock.clear();
     }
 }

@@ -2,20 +2,22 @@
 //! one time axis for all (linked x, shared cursor), zoom and pan that leave live mode, the exact
 //! nearest samples on hover, and the legend/statistics table under each pane.
 //!
-//! The wheel works as in other plot tools (PlotJuggler, rerun): over a plot it zooms the time
+//! Double-click on a plot fits the time axis to all the data. The wheel works as in other plot tools (PlotJuggler, rerun): over a plot it zooms the time
 //! axis about the pointer (Ctrl+wheel and pinch too), Shift+wheel and dragging pan in time, and
 //! anywhere else (legends, titles, gaps) it scrolls the pane list.
 
-use egui::{Color32, Id, RichText, Ui, vec2};
-use egui_plot::{GridMark, LineStyle, Plot, VLine};
+use egui::{Color32, Id, RichText, Ui};
+use egui_plot::{LineStyle, Plot, VLine};
 
 use crate::store::Store;
-use crate::view::format::{si, time_label};
 use crate::view::{SeriesKey, TimeView, data_x};
 
+use super::axes;
+use super::empty_pane;
 use super::envelope_plot::PlotSeries;
 use super::legend::{self, LegendAction, LegendRow};
 use super::panes::Panes;
+use super::readout;
 use super::state::AppState;
 
 /// Colour of markers.
@@ -36,6 +38,10 @@ pub struct PlotsOutcome {
     pub shown: Option<(f64, f64)>,
     /// A pane's context menu asked to export it: (what, pane index).
     pub export: Option<(super::dialogs::FileKind, usize)>,
+    /// The plots' width in points (of the last plot drawn).
+    pub plot_width: Option<f32>,
+    /// Each pane's plot area, in order; `None` for a pane with nothing to plot.
+    pub frames: Vec<(u64, Option<egui::Rect>)>,
 }
 
 pub fn show(
@@ -56,10 +62,16 @@ pub fn show(
     let n = specs.len().max(1) as f32;
     let legend_h: f32 = specs.iter().map(|p| 22.0 + 18.0 * p.series.len() as f32).sum();
     let plot_h = ((ui.available_height() - legend_h - 40.0 * n) / n).max(MIN_PLOT_HEIGHT);
+    let bg = ui.visuals().extreme_bg_color;
+    let y_id = Id::unique("zescope-pane-y-range");
+    let pane_units: Vec<(u64, String)> = specs.iter().map(|p| (p.id, pane_unit(p, state))).collect();
+    let y_width = axes::shared_y_width(ui, y_id, &pane_units);
     let mut actions: Vec<(u64, LegendAction)> = Vec::new();
     let mut user_moved: Option<(f64, f64)> = None;
     let mut wheel_zoom: Option<(f64, f64)> = None;
     let mut remove_pane = None;
+    let mut fit = false;
+    let mut toggle_lock = None;
     let mut export = None;
     // A wheel gesture that began scrolling the pane list goes on scrolling it when a plot comes
     // under the pointer, rather than turning into a zoom.
@@ -70,14 +82,12 @@ pub fn show(
     let mut plot_took_wheel = false;
     let area = egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
         for (i, spec) in specs.iter().enumerate() {
-            let rows: Vec<(SeriesKey, Color32, bool)> =
-                spec.series.iter().map(|k| (k.clone(), panes.color(k), panes.layout.is_visible(k))).collect();
-            let units: Vec<String> = rows
+            let rows: Vec<(SeriesKey, Color32, bool)> = spec
+                .series
                 .iter()
-                .filter_map(|(k, _, _)| state.ingest.series.get(k).map(|e| e.plotted_unit()))
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
+                .map(|k| (k.clone(), drawn(panes.color(k), bg), panes.layout.is_visible(k)))
                 .collect();
+            let units = pane_units_of(spec, state);
             let unit = if units.len() == 1 { units[0].clone() } else { String::new() };
             // The pane's buttons first, from the right edge, so a narrow window truncates the
             // title rather than pushing them out of sight.
@@ -85,6 +95,13 @@ pub fn show(
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if ui.small_button("x").on_hover_text("remove this pane").clicked() {
                         remove_pane = Some(spec.id);
+                    }
+                    let locked = panes.y_lock.contains_key(&spec.id);
+                    let lock = ui.selectable_label(locked, "y lock").on_hover_text(
+                        "hold this pane's value axis where it is; then drag and Ctrl+wheel move and zoom it too",
+                    );
+                    if lock.clicked() {
+                        toggle_lock = Some(spec.id);
                     }
                     ui.menu_button("Export", |ui| {
                         use super::dialogs::FileKind;
@@ -101,9 +118,9 @@ pub fn show(
                     });
                     ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
                         ui.label(RichText::new(format!("Pane {}", i + 1)).strong());
-                        let units =
-                            if units.is_empty() { "(empty: drag metrics here)".into() } else { units.join(", ") };
-                        ui.add(egui::Label::new(RichText::new(units).weak()).truncate());
+                        if !units.is_empty() {
+                            ui.add(egui::Label::new(RichText::new(units.join(", ")).weak()).truncate());
+                        }
                     });
                 });
             });
@@ -119,74 +136,125 @@ pub fn show(
                     })
                 })
                 .collect();
-            let y_unit = unit.clone();
-            let plot = Plot::new(("pane", spec.id))
-                .height(plot_h)
-                .link_axis(link, [true, false])
-                .allow_zoom([true, false])
-                .allow_drag([true, false])
-                .allow_scroll([true, false])
-                .allow_boxed_zoom(false)
-                .allow_double_click_reset(false)
-                .show_x(false)
-                .show_y(false)
-                .y_axis_min_width(56.0)
-                .x_axis_formatter(|m: GridMark, _| time_label(m.value))
-                .y_axis_formatter(move |m: GridMark, _| si(m.value, &y_unit));
             let limit = view.data_limit().map(|x| store.from_plot_x(x));
-            let cache = panes.plot(spec.id);
-            cache.set_time_limit(limit);
-            let resp = plot.show(ui, |pui| {
-                if let Some((a, b)) = target {
-                    pui.set_plot_bounds_x(a..=b);
+            let shown = if items.is_empty() {
+                // Nothing to plot: no axes made up for no data, only where to drop a metric.
+                let r = empty_pane::show(ui, MIN_PLOT_HEIGHT, spec.series.is_empty());
+                if let Some(key) = r.dnd_release_payload::<SeriesKey>() {
+                    actions.push((spec.id, LegendAction::MoveTo((*key).clone(), Some(spec.id))));
                 }
-                pui.set_auto_bounds([false, true]);
-                cache.add_to(pui, store, &items);
-                if let Some(x) = hover_x {
-                    pui.vline(VLine::new("cursor", x).color(Color32::from_gray(150)).width(1.0));
+                if panes.scroll_to == Some(spec.id) {
+                    panes.scroll_to = None;
+                    r.scroll_to_me(Some(egui::Align::Center));
                 }
+                out.frames.push((spec.id, None));
+                target.unwrap_or((0.0, 1.0))
+            } else {
+                let y_lock = panes.y_lock.get(&spec.id).copied();
+                let plot = Plot::new(("pane", spec.id))
+                    .height(plot_h)
+                    .link_axis(link, [true, false])
+                    .allow_zoom([true, y_lock.is_some()])
+                    .allow_drag([true, y_lock.is_some()])
+                    .allow_scroll([true, false])
+                    .allow_boxed_zoom(false)
+                    .allow_double_click_reset(false)
+                    .show_x(false)
+                    .show_y(false)
+                    .grid_spacing(axes::GRID_MIN_PX..=300.0)
+                    .custom_y_axes(vec![axes::y_axis(unit.clone(), y_width)])
+                    .y_grid_spacer(axes::y_spacer)
+                    .x_axis_formatter(axes::x_label);
+                let cache = panes.plot(spec.id);
+                cache.set_time_limit(limit);
+                let resp = plot.show(ui, |pui| {
+                    if let Some((a, b)) = target {
+                        pui.set_plot_bounds_x(a..=b);
+                    }
+                    match y_lock {
+                        Some((lo, hi)) => {
+                            pui.set_auto_bounds([false, false]);
+                            pui.set_plot_bounds_y(lo..=hi);
+                        }
+                        None => pui.set_auto_bounds([false, true]),
+                    }
+                    cache.add_to(pui, store, &items);
+                    if let Some(x) = hover_x {
+                        pui.vline(VLine::new("cursor", x).color(Color32::from_gray(150)).width(1.0));
+                    }
+                    for m in markers {
+                        let x = store.to_plot_x(m.t_ns);
+                        pui.vline(
+                            VLine::new(m.label.clone(), x).color(MARKER).width(1.0).style(LineStyle::dashed_loose()),
+                        );
+                    }
+                    pui.pointer_coordinate()
+                });
+                // Marker labels, painted over the plot (a plot text item would count in the y bounds);
+                // near the right edge they go left of their line rather than being cut.
+                let frame = *resp.transform.frame();
+                axes::remember_y(ui, y_id, spec.id, resp.transform.bounds().range_y(), frame.height());
+                out.plot_width = Some(frame.width());
+                let y = resp.transform.bounds().range_y();
+                let y = (*y.start(), *y.end());
+                if toggle_lock == Some(spec.id) {
+                    toggle_lock = None;
+                    panes.toggle_y_lock(spec.id, y);
+                } else if y_lock.is_some() {
+                    // Dragged or zoomed in y: the lock holds the new range.
+                    panes.y_lock.insert(spec.id, y);
+                }
+                out.frames.push((spec.id, Some(frame)));
                 for m in markers {
-                    let x = store.to_plot_x(m.t_ns);
-                    pui.vline(VLine::new(m.label.clone(), x).color(MARKER).width(1.0).style(LineStyle::dashed_loose()));
+                    let x = resp.transform.position_from_point_x(store.to_plot_x(m.t_ns));
+                    if (frame.left()..=frame.right()).contains(&x) {
+                        let (dx, align) = if x > frame.right() - 40.0 {
+                            (-3.0, egui::Align2::RIGHT_TOP)
+                        } else {
+                            (3.0, egui::Align2::LEFT_TOP)
+                        };
+                        ui.painter_at(frame).text(
+                            egui::pos2(x + dx, frame.top() + 2.0),
+                            align,
+                            &m.label,
+                            egui::FontId::proportional(11.0),
+                            MARKER,
+                        );
+                    }
                 }
-                pui.pointer_coordinate()
-            });
-            // Marker labels, painted over the plot (a plot text item would count in the y bounds).
-            let frame = *resp.transform.frame();
-            for m in markers {
-                let x = resp.transform.position_from_point_x(store.to_plot_x(m.t_ns));
-                if (frame.left()..=frame.right()).contains(&x) {
-                    ui.painter_at(frame).text(
-                        egui::pos2(x + 3.0, frame.top() + 2.0),
-                        egui::Align2::LEFT_TOP,
-                        &m.label,
-                        egui::FontId::proportional(11.0),
-                        MARKER,
-                    );
+                let shown = resp.transform.bounds().range_x();
+                let shown = (*shown.start(), *shown.end());
+                if let Some((a, b)) = target {
+                    let tol = (b - a).abs() * 1e-6 + 1e-9;
+                    if (shown.0 - a).abs() > tol || (shown.1 - b).abs() > tol {
+                        user_moved = Some(shown);
+                    }
                 }
-            }
-            let shown = resp.transform.bounds().range_x();
-            let shown = (*shown.start(), *shown.end());
-            if let Some((a, b)) = target {
-                let tol = (b - a).abs() * 1e-6 + 1e-9;
-                if (shown.0 - a).abs() > tol || (shown.1 - b).abs() > tol {
-                    user_moved = Some(shown);
+                if resp.response.double_clicked() {
+                    fit = true;
                 }
-            }
-            if resp.response.hovered() && !list_scrolling {
-                plot_took_wheel = true;
-                wheel_zoom = wheel_zoom.or(wheel_over_plot(ui, shown, resp.inner.map(|p| p.x)));
-            }
-            if resp.response.hovered()
-                && let Some(p) = resp.inner
-            {
-                out.hover_x = Some(p.x);
-                let t = store.from_plot_x(p.x);
-                resp.response.clone().on_hover_ui_at_pointer(|ui| readout(ui, &rows, state, store, t, p.x));
-            }
-            if let Some(key) = resp.response.dnd_release_payload::<SeriesKey>() {
-                actions.push((spec.id, LegendAction::MoveTo((*key).clone(), Some(spec.id))));
-            }
+                if resp.response.hovered() && !list_scrolling {
+                    plot_took_wheel = true;
+                    wheel_zoom = wheel_zoom.or(wheel_over_plot(ui, shown, resp.inner.map(|p| p.x)));
+                }
+                if resp.response.hovered()
+                    && let Some(p) = resp.inner
+                {
+                    out.hover_x = Some(p.x);
+                    let t = store.from_plot_x(p.x);
+                    resp.response
+                        .clone()
+                        .on_hover_ui_at_pointer(|ui| readout::readout(ui, &rows, state, store, t, p.x));
+                }
+                if let Some(key) = resp.response.dnd_release_payload::<SeriesKey>() {
+                    actions.push((spec.id, LegendAction::MoveTo((*key).clone(), Some(spec.id))));
+                }
+                if panes.scroll_to == Some(spec.id) {
+                    panes.scroll_to = None;
+                    resp.response.scroll_to_me(Some(egui::Align::Center));
+                }
+                shown
+            };
             let t1 = store.from_plot_x(shown.1);
             let range = Some((store.from_plot_x(shown.0), limit.map_or(t1, |l| l.min(t1))));
             let legend_rows: Vec<LegendRow> =
@@ -200,7 +268,11 @@ pub fn show(
     if wheel != 0.0 && !plot_took_wheel && ui.rect_contains_pointer(area.inner_rect) {
         ui.ctx().data_mut(|d| d.insert_temp(list_wheel, now));
     }
-    if let Some(r) = wheel_zoom.or(user_moved) {
+    if fit {
+        // Double-click: all the data, like Fit.
+        view.fit(data_x(store));
+        out.shown = view.range(data_x(store));
+    } else if let Some(r) = wheel_zoom.or(user_moved) {
         view.user_moved(r);
         out.shown = Some(r);
     }
@@ -219,6 +291,27 @@ pub fn show(
     out
 }
 
+/// A series colour as drawn on the plot background `bg` (`view::contrast`: no yellow on white).
+fn drawn(c: Color32, bg: Color32) -> Color32 {
+    let [r, g, b] = crate::view::contrast::on_background([c.r(), c.g(), c.b()], [bg.r(), bg.g(), bg.b()]);
+    Color32::from_rgb(r, g, b)
+}
+
+/// The plotted units of a pane's series, each once, sorted.
+fn pane_units_of(spec: &crate::view::PaneSpec, state: &AppState) -> Vec<String> {
+    let units: std::collections::BTreeSet<String> =
+        spec.series.iter().filter_map(|k| state.ingest.series.get(k).map(|e| e.plotted_unit())).collect();
+    units.into_iter().collect()
+}
+
+/// The unit a pane's y axis reads in: its series' one unit, or none when they differ.
+fn pane_unit(spec: &crate::view::PaneSpec, state: &AppState) -> String {
+    match pane_units_of(spec, state).as_slice() {
+        [one] => one.clone(),
+        _ => String::new(),
+    }
+}
+
 /// Plain wheel over a plot: the time range `shown` zoomed about the pointer's time `at` (wheel
 /// up zooms in, at egui's Ctrl+wheel speed), or `None` without a vertical wheel. Takes the
 /// wheel either way, so the pane list does not scroll under the pointer (egui has already turned
@@ -232,41 +325,4 @@ fn wheel_over_plot(ui: &Ui, shown: (f64, f64), at: Option<f64>) -> Option<(f64, 
     }
     let f = f64::from((dy * speed).exp());
     Some((at - (at - shown.0) / f, at + (shown.1 - at) / f))
-}
-
-/// The exact samples nearest to `t` of every visible series of a pane.
-fn readout(ui: &mut Ui, rows: &[(SeriesKey, Color32, bool)], state: &AppState, store: &Store, t: i64, x: f64) {
-    ui.label(RichText::new(format!("t = {}", time_label(x))).strong());
-    egui::Grid::new("readout").spacing(vec2(12.0, 2.0)).show(ui, |ui| {
-        for (k, c, visible) in rows.iter().filter(|r| r.2) {
-            let _ = visible;
-            let Some(e) = state.ingest.series.get(k) else { continue };
-            let unit = e.plotted_unit();
-            let nearest = e
-                .ids
-                .iter()
-                .filter_map(|&id| store.nearest(id, t).map(|s| (id, s)))
-                .min_by_key(|(_, s)| (s.t - t).unsigned_abs());
-            ui.label(RichText::new(k.label()).color(*c));
-            match nearest {
-                Some((id, s)) => {
-                    ui.monospace(s.value.map_or("no value".to_owned(), |v| si(v, &unit)));
-                    if matches!(e.info.kind, crate::layout::Kind::Cumulative)
-                        && let Some(raw) = store.nearest_raw(id, t).and_then(|r| r.value)
-                    {
-                        ui.monospace(format!("total {}", si(raw, &e.info.unit)));
-                    } else {
-                        ui.label("");
-                    }
-                    ui.label(RichText::new(format!("@ {}", time_label(store.to_plot_x(s.t)))).weak());
-                }
-                None => {
-                    ui.monospace("–");
-                    ui.label("");
-                    ui.label("");
-                }
-            }
-            ui.end_row();
-        }
-    });
 }

@@ -51,6 +51,8 @@ pub struct Settings {
     pub layout: PaneLayout,
     /// Sessions opened or saved lately, newest first.
     pub recent: Vec<std::path::PathBuf>,
+    /// The most frames a second a live view paints (View → Frame rate).
+    pub frame_cap: super::repaint::FrameCap,
 }
 
 /// Zoom factors outside this range are treated as stale (fonts unusably large or small).

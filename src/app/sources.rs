@@ -186,12 +186,15 @@ impl SourcePanel<'_> {
         let running = self.state.ingest.run.is_some();
         ui.horizontal(|ui| {
             ui.label("Interval");
+            // Wide enough that each decade (100 µs … 10 s) gets ~40 px: a log slider that is
+            // usable across its range; the value box beside it takes a typed "250us" or "5 ms".
+            ui.spacing_mut().slider_width = (ui.available_width() - 90.0).clamp(120.0, 240.0);
             let mut us = self.state.selection.interval.as_micros() as f64;
             let slider = egui::Slider::new(&mut us, MIN_INTERVAL.as_micros() as f64..=MAX_INTERVAL.as_micros() as f64)
                 .logarithmic(true)
                 .custom_formatter(|v, _| format::duration(Duration::from_micros(v as u64)))
                 .custom_parser(|s| crate::view::format::parse_duration(s).ok().map(|d| d.as_micros() as f64));
-            if ui.add(slider).on_hover_text("sampling interval, 100 µs to 10 s; applies live").changed() {
+            if ui.add(slider).on_hover_text("sampling interval, 100 µs to 10 s; applies live. Click the value to type one (\"250us\", \"5 ms\")").changed() {
                 let d = Duration::from_micros(us as u64).clamp(MIN_INTERVAL, MAX_INTERVAL);
                 self.state.selection.interval = d;
                 if running {

@@ -4,12 +4,20 @@
 use egui::{RichText, Ui};
 
 use crate::store::Store;
+use crate::view::Activity;
 
 use super::state::AppState;
 use crate::view::format;
 use crate::view::format::time_label;
 
-pub fn show(ui: &mut Ui, state: &AppState, store: &Store, files: &super::files::Files) {
+pub fn show(
+    ui: &mut Ui,
+    activity: Activity,
+    cpu: Option<f64>,
+    state: &AppState,
+    store: &Store,
+    files: &super::files::Files,
+) {
     ui.horizontal_wrapped(|ui| {
         if let Some(p) = files.saving() {
             ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
@@ -25,17 +33,36 @@ pub fn show(ui: &mut Ui, state: &AppState, store: &Store, files: &super::files::
             None => ui.label("no source"),
         };
         ui.separator();
-        match (&state.ingest.run, &state.last_device) {
-            (Some(r), _) => ui.label(format!("{} · {}", r.info.device, r.info.config.groups.join(", "))),
-            (None, Some(d)) => ui.label(format!("{d} · stopped")),
-            (None, None) => ui.label("not sampling"),
+        let recorded_on = || {
+            let run = state.history.runs.last()?;
+            state.history.devices.get(run.device as usize).map(|d| d.name.clone())
         };
-        if let (Some(_), Some(s)) = (&state.ingest.run, &state.stats) {
+        match (activity, &state.ingest.run) {
+            (Activity::Recording, _) => {
+                let file = files.recording.as_deref().map(super::files::file_name).unwrap_or_default();
+                let on = recorded_on().map(|d| format!(" · recorded on {d}")).unwrap_or_default();
+                ui.label(format!("showing {file}{on} · not sampling"))
+            }
+            (Activity::Live | Activity::Paused { .. }, Some(r)) => {
+                let view = match activity {
+                    Activity::Paused { .. } => " · view frozen, sampling continues",
+                    _ => "",
+                };
+                ui.label(format!("{} · {}{view}", r.info.device, r.info.config.groups.join(", ")))
+            }
+            _ => match &state.last_device {
+                Some(d) => ui.label(format!("{d} · stopped")),
+                None => ui.label("not sampling"),
+            },
+        };
+        if let (true, Some(_), Some(s)) = (activity != Activity::Recording, &state.ingest.run, &state.stats) {
             ui.separator();
-            let ok = s.achieved_hz >= 0.99 * s.requested_hz;
-            let rate = format!("{} of {} requested", format::hz(s.achieved_hz), format::hz(s.requested_hz));
-            let r =
-                ui.label(if ok { RichText::new(rate) } else { RichText::new(rate).color(ui.visuals().warn_fg_color) });
+            let (rate, warn) = format::rate(s.achieved_hz, s.requested_hz);
+            let r = ui.label(if warn {
+                RichText::new(rate).color(ui.visuals().warn_fg_color)
+            } else {
+                RichText::new(rate)
+            });
             r.on_hover_text(format!(
                 "{} ticks, {} torn reads retried out, {} reads found nothing new, {} device clock resets",
                 s.ticks, s.torn_reads, s.unchanged_reads, s.clock_resets
@@ -50,8 +77,19 @@ pub fn show(ui: &mut Ui, state: &AppState, store: &Store, files: &super::files::
             } else {
                 ui.label(drops);
             }
+        }
+        if let Some(p) = cpu {
             ui.separator();
-            ui.label(format!("CPU {:.1} %", s.cpu_percent)).on_hover_text("the sampler thread's share of one core");
+            ui.label(format!("CPU {p:.1} %")).on_hover_text(match &state.stats {
+                Some(s) => format!(
+                    "the whole zescope process (window, drawing, sampler, saving) as a share of one core, over the \
+                     last second; the sampler thread alone: {:.1} %",
+                    s.cpu_percent
+                ),
+                None => "the whole zescope process (window, drawing, saving) as a share of one core, over the last \
+                         second"
+                    .to_owned(),
+            });
         }
         if !state.notices().is_empty() {
             ui.separator();

@@ -136,8 +136,10 @@ fn device_groups(dev: &Device, simulated: bool, uuid: &str, layouts: &LayoutSet)
         Check::warn(
             name,
             detail,
-            "write a layout for the group in ~/.config/zescope/layouts/ (format: docs/layout-format.md; \
-             `zescope list --metrics` shows the names to match)",
+            format!(
+                "write a layout for the group in {} (`zescope list --metrics` shows the names to match)",
+                crate::layout::where_to_add(crate::layout::user_dir().as_deref())
+            ),
         )
     } else {
         Check::warn(
@@ -202,7 +204,9 @@ mod tests {
         let checks = group_checks(&sim_loader(|_| {}), &LayoutSet::default());
         let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
         assert_eq!(gpu.status, Status::Warn);
-        assert!(gpu.fix.as_deref().unwrap().contains("~/.config/zescope/layouts/"));
+        let fix = gpu.fix.as_deref().unwrap();
+        let dir = crate::layout::user_dir().unwrap();
+        assert!(fix.contains(&format!("{}/", dir.display())) && !fix.contains("docs/"), "{fix}");
         let last = checks.last().unwrap();
         assert_eq!((last.name.as_str(), last.status), ("sampleable groups", Status::Fail));
     }

@@ -123,7 +123,7 @@ fn draw_pane<DB: DrawingBackend>(
     for s in pane.series.iter().filter(|s| s.visible) {
         let mut envs = vec![Envelope::new(); s.ids.len()];
         store.envelopes(&s.ids, t0, t1, columns, &mut envs);
-        let [r, g, b] = s.color;
+        let [r, g, b] = crate::view::contrast::on_background(s.color, crate::view::contrast::WHITE);
         drawn.push(Drawn { label: &s.label, color: RGBColor(r, g, b), envs });
     }
     let cols = || drawn.iter().flat_map(|d| d.envs.iter().flat_map(Envelope::columns)).filter(|c| c.count > 0);
@@ -166,7 +166,7 @@ fn draw_pane<DB: DrawingBackend>(
     let px_per_s = columns as f64 / (x1 - x0);
     for d in &drawn {
         let runs: Vec<Vec<(f64, f64)>> =
-            d.envs.iter().flat_map(|e| runs(store, e.columns(), px_per_s, (x0, x1))).collect();
+            d.envs.iter().flat_map(|e| runs(store, e.columns(), px_per_s, (x0, x1), (lo, hi))).collect();
         let style = d.color.stroke_width(2);
         let color = d.color;
         chart
@@ -189,9 +189,18 @@ fn draw_pane<DB: DrawingBackend>(
 }
 
 /// Polylines through each column's min and max, one per gap-free run (`view::runs`: the same
-/// runs and column spans as the screen).
-fn runs(store: &Store, cols: &[EnvelopeColumn], px_per_s: f64, (x0, x1): (f64, f64)) -> Vec<Vec<(f64, f64)>> {
+/// runs and column spans as the screen). Every point is clipped to the plot area `(x0, x1)` ×
+/// `(y0, y1)`: plotters draws a path wherever its points fall, even over the pane above. The
+/// lines are horizontal and vertical steps or pass within the area, so clamping is clipping.
+fn runs(
+    store: &Store,
+    cols: &[EnvelopeColumn],
+    px_per_s: f64,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> Vec<Vec<(f64, f64)>> {
     let clamp = |t: i64| store.to_plot_x(t).clamp(x0, x1);
+    let y = |v: f64| v.clamp(y0, y1);
     let px_per_ns = px_per_s * 1e-9;
     gap_free_runs(cols)
         .map(|run| {
@@ -200,11 +209,11 @@ fn runs(store: &Store, cols: &[EnvelopeColumn], px_per_s: f64, (x0, x1): (f64, f
                 let (a, b) = column_span(c, px_per_ns);
                 let (xa, xb) = (clamp(a), clamp(b));
                 if a != b {
-                    pts.extend([(xa, c.min), (xa, c.max), (xb, c.max), (xb, c.min)]);
+                    pts.extend([(xa, y(c.min)), (xa, y(c.max)), (xb, y(c.max)), (xb, y(c.min))]);
                 } else {
-                    pts.push((xa, c.min));
+                    pts.push((xa, y(c.min)));
                     if c.max != c.min {
-                        pts.push((xa, c.max));
+                        pts.push((xa, y(c.max)));
                     }
                 }
             }

@@ -290,8 +290,8 @@ impl LayoutSet {
         let mut set = LayoutSet::built_in();
         let mut errors = Vec::new();
         let mut dirs = vec![std::path::PathBuf::from("/usr/share/zescope/layouts")];
-        if let Some(d) = directories::ProjectDirs::from("", "", "zescope") {
-            dirs.push(d.config_dir().join("layouts"));
+        if let Some(d) = user_dir() {
+            dirs.push(d);
         }
         for dir in dirs {
             if let Ok(entries) = std::fs::read_dir(&dir) {
@@ -440,5 +440,32 @@ impl Layout {
             Counters::MetricOrder { .. } => {}
         }
         Ok(())
+    }
+}
+
+/// The user's layout directory, `$XDG_CONFIG_HOME/zescope/layouts` (`~/.config/…` when that is
+/// unset); `None` without a home directory.
+pub fn user_dir() -> Option<std::path::PathBuf> {
+    directories::ProjectDirs::from("", "", "zescope").map(|d| d.config_dir().join("layouts"))
+}
+
+/// Where to add a layout, for hints: the user's real layout directory (`dir`, from [`user_dir`])
+/// and the installed copies of the built-in ones to start from; no source-tree paths.
+pub fn where_to_add(dir: Option<&std::path::Path>) -> String {
+    let dir = dir.map_or("$XDG_CONFIG_HOME/zescope/layouts".to_owned(), |d| d.display().to_string());
+    format!("{dir}/ (start from a copy in /usr/share/zescope/layouts/; `man zescope` describes the files)")
+}
+
+#[cfg(test)]
+mod where_tests {
+    use super::where_to_add;
+
+    #[test]
+    fn the_hint_names_the_real_directory_and_no_source_tree_path() {
+        let dir = std::path::Path::new("/srv/cfg/zescope/layouts");
+        let hint = where_to_add(Some(dir));
+        assert!(hint.starts_with("/srv/cfg/zescope/layouts/"), "{hint}");
+        assert!(!hint.contains("docs/") && !hint.contains("~/.config"), "{hint}");
+        assert!(where_to_add(None).contains("$XDG_CONFIG_HOME"));
     }
 }

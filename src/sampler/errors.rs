@@ -21,11 +21,10 @@ pub fn layout(message: impl Into<String>) -> SamplerError {
     SamplerError {
         kind: ErrorKind::Layout,
         message: message.into(),
-        hint: Some(
-            "zescope reads exported memory through layout files; add or fix one in ~/.config/zescope/layouts \
-             (see docs/layout-format.md)"
-                .into(),
-        ),
+        hint: Some(format!(
+            "zescope reads exported memory through layout files; add or fix one in {}",
+            crate::layout::where_to_add(crate::layout::user_dir().as_deref())
+        )),
     }
 }
 

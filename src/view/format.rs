@@ -67,6 +67,42 @@ pub fn si(value: f64, unit: &str) -> String {
     format!("{} {p}{unit}", trim(value / scale, 3))
 }
 
+/// One prefixed unit for a table row of values in `unit` (the legend's last/min/max/mean): the
+/// prefix the largest magnitude among `values` would get from [`si`], and the factor to divide
+/// the values by. 1.2e6 and 3e5 ns/s → (1e6, "ms/s"): the unit column says what the numbers use.
+pub fn row_scale(values: &[f64], unit: &str) -> (f64, String) {
+    let big = values.iter().copied().filter(|v| v.is_finite()).map(f64::abs).fold(0.0, f64::max);
+    let (raw_factor, base) = normalize(1.0, unit);
+    let sample = si(big, unit);
+    let shown = sample.split_once(' ').map_or("", |(_, u)| u);
+    let factor = shown.strip_suffix(base.as_str()).and_then(prefix_factor);
+    match factor {
+        Some(f) if big != 0.0 && !shown.is_empty() => (f / raw_factor, shown.to_owned()),
+        _ => (1.0, unit.to_owned()),
+    }
+}
+
+/// The factor of an SI prefix as [`si`] writes it ("" → 1, "k" → 1e3, "µ" → 1e-6).
+fn prefix_factor(p: &str) -> Option<f64> {
+    Some(match p {
+        "" => 1.0,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "m" => 1e-3,
+        "µ" => 1e-6,
+        "n" => 1e-9,
+        "p" => 1e-12,
+        _ => return None,
+    })
+}
+
+/// A value already divided by its row's scale ([`row_scale`]): three significant digits, no unit.
+pub fn scaled(value: f64) -> String {
+    if value.is_finite() { trim(value, 3) } else { value.to_string() }
+}
+
 /// Three significant digits without trailing zeros noise: 1.50 → "1.5", 123.4 → "123".
 fn trim(v: f64, digits: usize) -> String {
     if v == 0.0 {
@@ -93,6 +129,49 @@ pub fn duration(d: std::time::Duration) -> String {
 /// A rate in Hz as "10 kHz".
 pub fn hz(v: f64) -> String {
     si(v, "Hz")
+}
+
+/// Below this share of the requested rate the achieved rate is a warning (a tick now and then
+/// lost to scheduling on a busy machine is not).
+pub const RATE_WARN_SHARE: f64 = 0.95;
+
+/// "98.2 Hz of 100 Hz requested" and whether it is short enough to warn about. A measured rate a
+/// little above the request (the clocks' jitter) reads as the request: never "101 of 100".
+pub fn rate(achieved: f64, requested: f64) -> (String, bool) {
+    let shown = if achieved > requested && achieved <= requested * 1.02 { requested } else { achieved };
+    // Rounded down, so a rate just short of the request never reads as reaching it.
+    let shown_text = if shown < requested { hz_below(shown, requested) } else { hz(shown) };
+    let warn = achieved.is_finite() && requested > 0.0 && achieved < RATE_WARN_SHARE * requested;
+    (format!("{shown_text} of {} requested", hz(requested)), warn)
+}
+
+/// `v` Hz (below `cap`) with as many digits as it takes not to round up to `cap`'s text.
+fn hz_below(v: f64, cap: f64) -> String {
+    let capped = hz(cap);
+    std::iter::once(hz(v))
+        .chain((4..=6).map(|digits| format!("{} Hz", trim(v, digits))))
+        .find(|s| *s != capped)
+        .unwrap_or_else(|| format!("{v} Hz"))
+}
+
+/// A wall-clock time (Unix milliseconds) as "2026-12-01 04:27:08 UTC"; "unknown" for 0 or less.
+pub fn utc(unix_ms: i64) -> String {
+    if unix_ms <= 0 {
+        return "unknown".into();
+    }
+    let secs = unix_ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 /// Bytes with binary prefixes: "512 MiB".
@@ -157,6 +236,37 @@ mod tests {
         // "m" of "mcycles" is no prefix of a known base: kept as it is.
         assert_eq!(base_unit("mcycles"), "mcycles");
         assert_ne!(base_unit("B/s"), base_unit("°C"));
+    }
+
+    #[test]
+    fn a_row_uses_one_prefixed_unit_that_its_numbers_are_in() {
+        let (f, u) = row_scale(&[1.2e6, 3e5, f64::NAN], "ns/s");
+        assert_eq!((f, u.as_str()), (1e6, "ms/s"));
+        assert_eq!(scaled(3e5 / f), "0.3");
+        let (f, u) = row_scale(&[2.1e9, 1.6e9], "Hz");
+        assert_eq!((f, u.as_str(), scaled(1.6e9 / f)), (1e9, "GHz", "1.6".to_owned()));
+        assert_eq!(row_scale(&[1500.0], "MHz"), (1e3, "GHz".to_owned()), "re-prefixed like si");
+        assert_eq!(row_scale(&[42.0, 97.0], "%"), (1.0, "%".to_owned()));
+        assert_eq!(row_scale(&[2e6], "cycles"), (1e6, "Mcycles".to_owned()));
+        assert_eq!(row_scale(&[], "W"), (1.0, "W".to_owned()), "nothing to scale by");
+        assert_eq!(row_scale(&[5.0], ""), (1.0, String::new()));
+    }
+
+    #[test]
+    fn wall_clock_times_in_utc() {
+        assert_eq!(utc(0), "unknown");
+        assert_eq!(utc(1_000), "1970-01-01 00:00:01 UTC");
+        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC", "a leap day");
+        assert_eq!(utc(1_795_955_228_500), "2026-11-29 12:27:08 UTC");
+    }
+
+    #[test]
+    fn rates_read_honestly() {
+        assert_eq!(rate(98.0, 100.0), ("98 Hz of 100 Hz requested".to_owned(), false), "2 % short: no alarm");
+        assert_eq!(rate(100.7, 100.0).0, "100 Hz of 100 Hz requested", "jitter above is not 101 of 100");
+        assert_eq!(rate(99.96, 100.0).0, "99.96 Hz of 100 Hz requested", "just short does not round up to 100");
+        assert!(rate(90.0, 100.0).1, "10 % short warns");
+        assert_eq!(rate(150.0, 100.0).0, "150 Hz of 100 Hz requested", "far above is shown as measured");
     }
 
     #[test]

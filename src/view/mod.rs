@@ -2,24 +2,31 @@
 //! no egui. Above `store`, `sampler` and `layout`; below `session`, `export`, `app`, `record`
 //! and `serve`, which all build on it and none of which it knows.
 //!
+//! - [`activity`]: the window's one state (live, paused, stopped, recording open);
+//! - [`contrast`]: series colours kept readable on the background;
 //! - [`series`]: a counter's identity ([`SeriesKey`]) and entry ([`SeriesEntry`]), its kind as
 //!   the store keeps it, and the store's description of a run's stream ([`stream_desc`]);
 //! - [`ingest`]: the ONE path from sampler events to store writes ([`Ingest`]);
 //! - [`panes`]: the pane layout ([`PaneLayout`], [`PaneSpec`]) and its default placement;
 //! - [`timeview`]: which part of the timeline is shown ([`TimeView`]: window, follow/pause,
 //!   zoom);
+//! - [`ticks`]: round axis steps with room for their labels;
 //! - `runs`: how an envelope is cut into gap-free strokes, for the plot and for images;
 //! - `format`: numbers, units, times and durations for people;
 //! - [`prom_names`]: counters' names, base units and labels as Prometheus users expect them.
 
+pub mod activity;
+pub mod contrast;
 pub(crate) mod format;
 pub mod ingest;
 pub mod panes;
 pub mod prom_names;
 pub(crate) mod runs;
 pub mod series;
+pub mod ticks;
 pub mod timeview;
 
+pub use activity::Activity;
 pub use ingest::{ActiveRun, Ingest};
 pub use panes::{PaneLayout, PaneSpec, default_layout};
 pub use series::{SeriesEntry, SeriesKey, stream_desc};

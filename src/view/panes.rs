@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 use super::format::base_unit;
 use super::series::{SeriesEntry, SeriesKey};
 
-/// Distinct, colour-blind-friendlier series colours (Okabe–Ito, then Tableau).
+/// Distinct, colour-blind-friendlier series colours (Okabe–Ito, then Tableau); drawn through
+/// `view::contrast` so the light ones stay readable on a light background.
 const PALETTE: [[u8; 3]; 12] = [
     [0, 114, 178],
     [230, 159, 0],

@@ -8,6 +8,9 @@
 //! - A column is drawn at its middle, unless its time span is wider than [`WIDE_COLUMN_PX`] on
 //!   the output: then across its whole span, so coarsened history and sparse data read as steps of
 //!   their real width.
+//! - Within a run, consecutive columns are **joined**: where a column's min..max does not overlap
+//!   the previous column's, a vertical edge ([`join_before`]) spans the jump at the column's start,
+//!   so a step change at about one sample per pixel reads as one continuous line with its edge.
 
 use crate::store::EnvelopeColumn;
 
@@ -47,6 +50,22 @@ pub fn column_span(c: &EnvelopeColumn, px_per_ns: f64) -> (i64, i64) {
     }
 }
 
+/// The vertical edge `(lo, hi)` that joins column `c` to the column before it in a run, when
+/// their min..max ranges do not overlap (a step): from the previous column's nearer end to `c`'s.
+/// `None` when they overlap (the band is continuous anyway) or either holds no value.
+pub fn join_before(prev: &EnvelopeColumn, c: &EnvelopeColumn) -> Option<(f64, f64)> {
+    if prev.count == 0 || c.count == 0 {
+        return None;
+    }
+    if c.min > prev.max {
+        Some((prev.max, c.min))
+    } else if c.max < prev.min {
+        Some((c.max, prev.min))
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,6 +91,26 @@ mod tests {
         assert_eq!(runs, [vec![0, 10], vec![30], vec![40]]);
         assert_eq!(gap_free_runs(&[]).count(), 0);
         assert_eq!(gap_free_runs(&[col(0, 0, false)]).count(), 0);
+    }
+
+    fn flat(t: i64, v: f64) -> EnvelopeColumn {
+        EnvelopeColumn { min: v, max: v, mean: v, ..col(t, 1, false) }
+    }
+
+    #[test]
+    fn steps_are_joined_by_a_vertical_edge_overlaps_need_none() {
+        // A frequency stepping 400 → 1600 → 1600 → 900, one sample per column.
+        let cols = [flat(0, 400.0), flat(10, 1600.0), flat(20, 1600.0), flat(30, 900.0)];
+        let joins: Vec<_> = cols.windows(2).map(|w| join_before(&w[0], &w[1])).collect();
+        assert_eq!(joins, [Some((400.0, 1600.0)), None, Some((900.0, 1600.0))]);
+        // Each joined pair now overlaps: the drawn line has no hole at any step.
+        for (w, j) in cols.windows(2).zip(&joins) {
+            let (lo, hi) = j.unwrap_or((w[1].min, w[1].max));
+            assert!(lo <= w[0].max && hi >= w[0].min && lo <= w[1].max && hi >= w[1].min);
+        }
+        let band = EnvelopeColumn { min: 0.0, max: 1.0, ..col(40, 3, false) };
+        assert_eq!(join_before(&flat(30, 0.5), &band), None, "a band that covers the last value");
+        assert_eq!(join_before(&col(0, 0, false), &flat(10, 5.0)), None, "no value, nothing to join");
     }
 
     #[test]

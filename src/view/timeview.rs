@@ -160,6 +160,14 @@ impl TimeView {
         }
     }
 
+    /// Shows the whole of `data` (an opened recording, Fit): the view stops following. A single
+    /// instant gets a second either side; no data changes nothing.
+    pub fn fit(&mut self, data: Option<(f64, f64)>) {
+        let Some((first, last)) = data else { return };
+        let range = if last > first { (first, last) } else { (first - 1.0, last + 1.0) };
+        self.user_moved(range);
+    }
+
     /// Choosing a window length goes back to following.
     pub fn set_window(&mut self, w: Window) {
         self.window = w;
@@ -226,5 +234,16 @@ mod tests {
         assert_eq!(v.range(None), Some((12.0, 14.0)), "nonsense ranges are ignored");
         v.follow();
         assert!(v.is_live());
+    }
+
+    #[test]
+    fn fit_shows_all_data_whatever_the_window() {
+        let mut v = TimeView::default();
+        v.fit(Some((2.0, 7.0)));
+        assert_eq!((v.mode, v.range(Some((2.0, 7.0)))), (Mode::Zoomed, Some((2.0, 7.0))), "5 s fill the axis");
+        v.fit(Some((4.0, 4.0)));
+        assert_eq!(v.range(None), Some((3.0, 5.0)), "one instant still has a width");
+        v.fit(None);
+        assert_eq!(v.range(None), Some((3.0, 5.0)), "no data leaves the view alone");
     }
 }

@@ -26,3 +26,15 @@ pub fn precise_timers() {
     // SAFETY: PR_SET_TIMERSLACK takes a plain integer and affects only the calling thread.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
 }
+
+/// CPU time (user + system) the whole process has used: every thread, the window's included.
+pub fn process_cpu_time() -> std::time::Duration {
+    // SAFETY: getrusage writes into a zeroed struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return std::time::Duration::ZERO;
+    }
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    std::time::Duration::from_micros(us(ru.ru_utime) + us(ru.ru_stime))
+}

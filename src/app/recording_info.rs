@@ -1,0 +1,55 @@
+//! The metadata panel of an opened recording (View → Recording info, or the Info button beside
+//! the RECORDING badge): where and when it was recorded, the source, each run's device, groups
+//! and interval, how long it lasts, and its markers.
+
+use egui::{RichText, Ui};
+
+use crate::session::{Marker, RunHistory};
+use crate::store::Store;
+use crate::view::format::{duration, time_label, utc};
+
+/// (what, value) rows describing a recording, in the order shown.
+pub(crate) fn facts(history: &RunHistory, store: &Store, markers: &[Marker]) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    if let Some(r) = &history.recorded {
+        rows.push(("Recorded".into(), utc(r.started_unix_ms)));
+        if !r.host.is_empty() {
+            rows.push(("Host".into(), r.host.clone()));
+        }
+        if !r.zescope_version.is_empty() {
+            rows.push(("By".into(), format!("zescope {}", r.zescope_version)));
+        }
+    }
+    let src = &history.source;
+    if !src.description.is_empty() {
+        let sim = if src.simulated { " (simulated)" } else { "" };
+        rows.push(("Source".into(), format!("{}{sim}", src.description)));
+    }
+    if let Some((a, b)) = store.total_time_range() {
+        let d = std::time::Duration::from_nanos(b.saturating_sub(a).max(0) as u64);
+        rows.push(("Duration".into(), duration(d)));
+    }
+    for (i, run) in history.runs.iter().enumerate() {
+        let device = history.devices.get(run.device as usize).map_or("?", |d| d.name.as_str());
+        let interval = duration(std::time::Duration::from_nanos(run.interval_ns));
+        rows.push((
+            format!("Run {}", i + 1),
+            format!("{device} · {} · every {interval} · from {}", run.groups.join(", "), utc(run.started_unix_ms)),
+        ));
+    }
+    let marks: Vec<String> =
+        markers.iter().map(|m| format!("{} at {}", m.label, time_label(store.to_plot_x(m.t_ns)))).collect();
+    rows.push(("Markers".into(), if marks.is_empty() { "none".into() } else { marks.join(", ") }));
+    rows
+}
+
+/// The panel's contents.
+pub(crate) fn show(ui: &mut Ui, rows: &[(String, String)]) {
+    egui::Grid::new("recording-info").striped(true).num_columns(2).show(ui, |ui| {
+        for (what, value) in rows {
+            ui.label(RichText::new(what).strong());
+            ui.add(egui::Label::new(value).wrap());
+            ui.end_row();
+        }
+    });
+}

@@ -1,0 +1,121 @@
+//! When the window paints: a live view only when something visible changes — the time axis has
+//! moved by a pixel, or (at least every [`FRESH`]) new values for the legend — and never faster
+//! than the frame-rate cap (the display's rate, or lower as set in View → Frame rate). A frozen
+//! view with a run going on takes in data once a second; without a run nothing is scheduled.
+//!
+//! Also the whole process's CPU use for the status bar ([`ProcessCpu`]).
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// The longest a live view waits between frames, so its legend's numbers stay fresh even when a
+/// pixel of the time axis is longer than this (a 10-minute window).
+pub(crate) const FRESH: Duration = Duration::from_millis(250);
+/// A frozen view with a run going on repaints this often (the "new samples" hint).
+pub(crate) const FROZEN: Duration = Duration::from_secs(1);
+
+/// View → Frame rate: the most frames a second a live view paints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FrameCap {
+    /// The display's rate (taken as 60 Hz: eframe does not report it).
+    #[default]
+    Display,
+    /// 30 frames a second.
+    Fps30,
+    /// 10 frames a second (least CPU; a live view still moves smoothly enough to read).
+    Fps10,
+}
+
+impl FrameCap {
+    /// Every cap, fastest first, as the menu offers them.
+    pub const ALL: [FrameCap; 3] = [FrameCap::Display, FrameCap::Fps30, FrameCap::Fps10];
+
+    /// The shortest time between two frames.
+    pub fn period(self) -> Duration {
+        match self {
+            FrameCap::Display => Duration::from_micros(16_667),
+            FrameCap::Fps30 => Duration::from_micros(33_333),
+            FrameCap::Fps10 => Duration::from_millis(100),
+        }
+    }
+
+    /// Its name in the menu.
+    pub fn label(self) -> &'static str {
+        match self {
+            FrameCap::Display => "display rate",
+            FrameCap::Fps30 => "30 per second",
+            FrameCap::Fps10 => "10 per second",
+        }
+    }
+}
+
+/// How long a live view showing `span_s` seconds over `plot_px` physical pixels waits before its
+/// next frame: the time one pixel of its axis stands for, at least `cap`'s period, at most
+/// [`FRESH`].
+pub(crate) fn live_period(span_s: f64, plot_px: f32, cap: FrameCap) -> Duration {
+    let px = f64::from(plot_px.max(1.0));
+    let per_px = if span_s.is_finite() && span_s > 0.0 { span_s / px } else { 0.0 };
+    Duration::from_secs_f64(per_px.min(FRESH.as_secs_f64())).max(cap.period())
+}
+
+/// The whole process's share of one core, measured over about a second.
+#[derive(Debug, Default)]
+pub(crate) struct ProcessCpu {
+    since: Option<(Instant, Duration)>,
+    /// Percent of one core over the last measured second; `None` until then.
+    pub percent: Option<f64>,
+}
+
+impl ProcessCpu {
+    /// Takes a new measurement when a second has passed since the last.
+    pub(crate) fn update(&mut self) {
+        let now = Instant::now();
+        let cpu = crate::sampler::process_cpu_time();
+        match self.since {
+            Some((t, c)) if now.duration_since(t) >= Duration::from_secs(1) => {
+                let wall = now.duration_since(t).as_secs_f64();
+                self.percent = Some(cpu.saturating_sub(c).as_secs_f64() / wall * 100.0);
+                self.since = Some((now, cpu));
+            }
+            Some(_) => {}
+            None => self.since = Some((now, cpu)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_view_paints_when_its_axis_moves_a_pixel_within_the_cap() {
+        // 1 minute over 1000 px: 60 ms a pixel, 16 frames a second instead of 60.
+        assert_eq!(live_period(60.0, 1000.0, FrameCap::Display), Duration::from_millis(60));
+        // 10 s over 1000 px is 10 ms a pixel: the cap decides.
+        assert_eq!(live_period(10.0, 1000.0, FrameCap::Display), FrameCap::Display.period());
+        assert_eq!(live_period(10.0, 1000.0, FrameCap::Fps10), Duration::from_millis(100));
+        // 10 minutes: a pixel is 600 ms, but the legend's numbers are refreshed sooner.
+        assert_eq!(live_period(600.0, 1000.0, FrameCap::Display), FRESH);
+        assert_eq!(live_period(f64::NAN, 0.0, FrameCap::Fps30), FrameCap::Fps30.period());
+    }
+
+    #[test]
+    fn process_cpu_counts_every_thread() {
+        let mut cpu = ProcessCpu::default();
+        cpu.update();
+        let spin = std::thread::spawn(|| {
+            let t = Instant::now();
+            let mut x = 0u64;
+            while t.elapsed() < Duration::from_millis(1100) {
+                x = x.wrapping_mul(31).wrapping_add(7);
+            }
+            x
+        });
+        std::thread::sleep(Duration::from_millis(1050));
+        cpu.update();
+        let _ = spin.join();
+        let p = cpu.percent.expect("a second has passed");
+        assert!(p > 20.0, "a thread spinning for the whole second counts: {p} %");
+    }
+}
