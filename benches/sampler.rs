@@ -22,6 +22,7 @@ fn read_decode(c: &mut Criterion) {
         metrics: Vec::new(),
         custom_group: false,
         interval: Duration::from_millis(1),
+        via: Default::default(),
     };
     let mut run = DirectRun::start(&loader, &LayoutSet::built_in(), &cfg).unwrap();
     assert_eq!(run.info().streams[0].series.len(), 256);

@@ -10,9 +10,7 @@
 use std::time::{Duration, Instant};
 
 use crate::export::{CsvWriter, column};
-use crate::sampler::{
-    self, Command, DeviceEntry, Event, GroupExportKind, Inventory, Options, RunConfig, RunInfo, Stats,
-};
+use crate::sampler::{self, Command, DeviceEntry, Event, Inventory, Options, RunConfig, RunInfo, Stats};
 use crate::signals::Termination;
 use crate::ze::Source;
 
@@ -34,6 +32,8 @@ pub struct RecordArgs {
     pub custom_group: bool,
     /// Sampling interval; the sampler clamps it into 100 µs..=10 s.
     pub interval: Duration,
+    /// `--via`: exported memory, the time-based streamer, or auto (export where offered).
+    pub via: crate::sampler::Via,
     /// How long to record, counted from the run's start (not from opening the source).
     pub duration: Duration,
     /// The output: a `.ron` extension (any case) writes a session, anything else a CSV.
@@ -159,10 +159,11 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     };
     let device = pick_device(&inv, args.device.as_deref())?;
     let groups = if args.groups.is_empty() {
-        let g =
-            device.groups.iter().find(|g| g.unavailable.is_none() && g.exports != GroupExportKind::None).ok_or_else(
-                || format!("no metric group of this device can be sampled: {}\n{DOCTOR}", why_not(device)),
-            )?;
+        // Exported memory first (auto), else a group the streamer reads.
+        let exported = device.groups.iter().find(|g| g.read_by(args.via) == Some("exported memory"));
+        let g = exported
+            .or_else(|| device.groups.iter().find(|g| g.read_by(args.via).is_some()))
+            .ok_or_else(|| format!("no metric group of this device can be sampled: {}\n{DOCTOR}", why_not(device)))?;
         vec![g.name.clone()]
     } else {
         args.groups.clone()
@@ -173,6 +174,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         metrics: args.metrics.clone(),
         custom_group: args.custom_group,
         interval: args.interval,
+        via: args.via,
     };
     let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
     let mut out = if as_session {

@@ -179,6 +179,7 @@ fn run_sequence(empty_optional: bool, ops: &[Op], counts: &Counts) -> Result<(),
                     metrics,
                     custom_group: *custom,
                     interval: Duration::from_micros(200),
+                    via: Default::default(),
                 }));
             }
             Op::Stop => h.send(Command::Stop),

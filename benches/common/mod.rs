@@ -17,6 +17,7 @@ pub fn synthetic_sim(counters: u32, update_period_us: u64) -> Arc<Sim> {
         export: Export::Group,
         metrics: Vec::new(),
         synthetic_counters: counters,
+        stream: false,
     });
     Arc::new(Sim::new(cfg))
 }

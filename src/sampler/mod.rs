@@ -16,6 +16,7 @@ mod outbox;
 pub(crate) mod protocol;
 mod run;
 mod setup;
+mod streams;
 mod teardown;
 mod thread;
 mod timing;
