@@ -89,6 +89,12 @@ impl AppState {
     }
 
     /// The run configuration the current selection describes, if it is complete.
+    /// The inventory entry of the selected device, if any.
+    pub(crate) fn selected_device(&self) -> Option<crate::sampler::DeviceEntry> {
+        let path = self.selection.device?;
+        self.inventory.as_ref()?.devices.iter().find(|d| d.path == path).cloned()
+    }
+
     pub(crate) fn run_config(&self) -> Result<RunConfig, String> {
         let device = self.selection.device.ok_or("choose a device")?;
         if self.selection.groups.is_empty() {
