@@ -262,11 +262,12 @@ fn way(g: &MetricGroup, metrics: &[Metric], via: Via) -> Result<Way, SamplerErro
     }
 }
 
-/// The period (ns) and reports per notification to ask for at sampling interval `interval`: a
-/// report every millisecond (or every interval, when shorter), a notification once per interval.
+/// The period (ns) and reports per notification to ask for at sampling interval `interval`: ten
+/// reports per interval (a finer plot than one sample per tick), at least 10 µs and at most
+/// 1 ms apart; a notification once per interval.
 fn streamer_request(interval: std::time::Duration) -> (u32, u32) {
     let interval_ns = interval.as_nanos().clamp(1, u32::MAX as u128) as u32;
-    let period = interval_ns.min(super::streams::DEFAULT_PERIOD_NS);
+    let period = (interval_ns / 10).clamp(super::streams::MIN_PERIOD_NS, super::streams::DEFAULT_PERIOD_NS);
     (period, (interval_ns / period).max(1))
 }
 

@@ -24,8 +24,10 @@ use super::dmabuf::os::monotonic_ns;
 use super::protocol::SeriesInfo;
 use super::run::Pieces;
 
-/// Sampling period asked of the driver when the interval is longer (ns).
+/// Longest sampling period asked of the driver (ns): ten reports per interval up to this.
 pub const DEFAULT_PERIOD_NS: u32 = 1_000_000;
+/// Shortest sampling period asked of the driver (ns).
+pub const MIN_PERIOD_NS: u32 = 10_000;
 
 /// One streamer of a run and what it needs released after it.
 struct Open {
