@@ -82,6 +82,9 @@ impl std::fmt::Display for Summary {
             if s.unchanged_reads > 0 || s.clock_resets > 0 {
                 write!(f, ", {} unchanged reads, {} device clock resets", s.unchanged_reads, s.clock_resets)?;
             }
+            if s.dropped_reports > 0 {
+                write!(f, ", {} streamer reads said the driver dropped reports", s.dropped_reports)?;
+            }
         }
         if self.interrupted {
             write!(f, " (interrupted)")?;
