@@ -141,12 +141,17 @@ impl SourcePanel<'_> {
             .show_header(ui, |ui| {
                 let mut on = self.state.selection.groups.contains(&g.name);
                 let enabled = unreadable.is_none() && !running;
-                let text = RichText::new(format!("{}  · domain {} · {export} · {read}", g.name, g.domain));
+                // Short in the header (the panel's width follows its widest line); the whole of
+                // it on hover and as the first line of the group's body.
+                let tag = if read == "exported memory" || read == "cannot be read" { export } else { "streamer" };
+                let text = RichText::new(format!("{}  · domain {} · {tag}", g.name, g.domain));
                 let r = ui.add_enabled(enabled, egui::Checkbox::new(&mut on, text));
                 let r = match &unreadable {
                     Some(why) => r.on_disabled_hover_text(format!("Cannot be sampled: {why}")),
-                    None if running => r.on_disabled_hover_text("stop the run to change groups"),
-                    None => r.on_hover_text(&g.description),
+                    None if running => {
+                        r.on_disabled_hover_text(format!("read by {read}; stop the run to change groups"))
+                    }
+                    None => r.on_hover_text(format!("{}\nread by {read}", g.description)),
                 };
                 if r.changed() {
                     if on {
@@ -167,6 +172,7 @@ impl SourcePanel<'_> {
                 }
             })
             .body(|ui| {
+                ui.add(egui::Label::new(RichText::new(format!("read by {read}")).weak().small()).wrap());
                 for m in g
                     .metrics
                     .iter()
@@ -203,20 +209,32 @@ impl SourcePanel<'_> {
         let running = self.state.ingest.run.is_some();
         ui.horizontal(|ui| {
             ui.label("Read by");
-            for (v, text, tip) in [
-                (Via::Auto, "auto", "exported memory where a group offers it, else the time-based streamer"),
-                (Via::Export, "exported memory", "only groups that export their counters as memory"),
-                (Via::Streamer, "streamer", "the time-based metric streamer (today's drivers)"),
-            ] {
-                let on = self.state.selection.via == v;
-                let r = ui.add_enabled(!running, egui::RadioButton::new(on, text)).on_hover_text(tip);
-                if r.clicked() && !on {
-                    self.state.selection.via = v;
-                    // Groups the new way cannot read are unticked.
-                    if let Some(dev) = self.state.selected_device() {
-                        for g in dev.groups.iter().filter(|g| g.read_by(v).is_none()) {
-                            self.state.selection.groups.remove(&g.name);
+            let mut via = self.state.selection.via;
+            let name = |v: Via| match v {
+                Via::Auto => "auto",
+                Via::Export => "exported memory",
+                Via::Streamer => "streamer",
+            };
+            ui.add_enabled_ui(!running, |ui| {
+                egui::ComboBox::from_id_salt("via")
+                    .selected_text(name(via))
+                    .show_ui(ui, |ui| {
+                        for v in [Via::Auto, Via::Export, Via::Streamer] {
+                            ui.selectable_value(&mut via, v, name(v));
                         }
+                    })
+                    .response
+                    .on_hover_text(
+                        "auto: exported memory where a group offers it, else the time-based metric streamer; \
+                         or only one of them",
+                    );
+            });
+            if via != self.state.selection.via {
+                self.state.selection.via = via;
+                // Groups the new way cannot read are unticked.
+                if let Some(dev) = self.state.selected_device() {
+                    for g in dev.groups.iter().filter(|g| g.read_by(via).is_none()) {
+                        self.state.selection.groups.remove(&g.name);
                     }
                 }
             }
