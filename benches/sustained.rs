@@ -66,6 +66,7 @@ fn main() {
         metrics: Vec::new(),
         custom_group: false,
         interval: Duration::from_micros(100),
+        via: Default::default(),
     }));
     let start = Instant::now();
     let mut samples = 0u64;

@@ -98,6 +98,10 @@ pub enum Command {
         /// Sampling interval, 100us to 10s.
         #[arg(long, default_value = "1ms", value_parser = crate::view::format::parse_duration)]
         interval: Duration,
+        /// How to read the groups: `export` (exported memory), `streamer` (the time-based metric
+        /// streamer) or `auto` (exported memory where a group offers it, else the streamer).
+        #[arg(long, default_value = "auto", value_parser = parse_via)]
+        via: crate::sampler::Via,
         /// How long to record.
         #[arg(long, default_value = "10s", value_parser = crate::view::format::parse_duration)]
         duration: Duration,
@@ -123,6 +127,9 @@ pub enum Command {
         /// Sampling interval, 100us to 10s; each scrape serves the newest sample.
         #[arg(long, default_value = "100ms", value_parser = crate::view::format::parse_duration)]
         interval: Duration,
+        /// How to read the groups: `export`, `streamer` or `auto`, as for `record`.
+        #[arg(long, default_value = "auto", value_parser = parse_via)]
+        via: crate::sampler::Via,
         /// Also write DIR/zescope.prom (Prometheus text, atomically, every second or every
         /// interval if longer) for node_exporter's textfile collector.
         #[arg(long, value_name = "DIR")]
@@ -173,6 +180,15 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not a size like 1600x900"))?;
     let side = |v: &str| v.trim().parse::<u32>().map_err(|_| format!("{v:?} in {s:?} is not a number of pixels"));
     Ok((side(w)?, side(h)?))
+}
+
+/// `--via`: auto, export or streamer.
+fn parse_via(s: &str) -> Result<crate::sampler::Via, String> {
+    use crate::sampler::Via;
+    [Via::Auto, Via::Export, Via::Streamer]
+        .into_iter()
+        .find(|v| v.name() == s)
+        .ok_or_else(|| format!("{s:?} is not a way to read groups: use auto, export or streamer"))
 }
 
 #[cfg(test)]

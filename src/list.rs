@@ -80,9 +80,17 @@ fn device(out: &mut String, dev: &Device, label: &str, depth: usize, simulated: 
                     (GroupExport::Unknown(why), _) => format!("unknown ({why})"),
                     (GroupExport::No, _) => "none".to_owned(),
                 };
+                let exported = per_metric > 0 || g.info.export == GroupExport::DmaBuf;
+                let time_based = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
+                // How `auto` reads it (a layout is still needed for exported memory).
+                let read = match (exported, time_based) {
+                    (true, _) => "exported memory",
+                    (false, true) => "streamer (period and reports per notification granted at the start)",
+                    (false, false) => "neither (no exported memory, no time-based sampling)",
+                };
                 let _ = writeln!(
                     out,
-                    "{pad}  group {}: domain {}, {}, {} metrics, exports: {export}",
+                    "{pad}  group {}: domain {}, {}, {} metrics, exports: {export}, read by: {read}",
                     g.info.name,
                     g.info.domain,
                     g.info.sampling_name(),

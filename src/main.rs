@@ -34,10 +34,10 @@ fn main() -> ExitCode {
             print!("{}", zescope::doctor::render(cli.source, &checks));
             if zescope::doctor::failed(&checks) { ExitCode::FAILURE } else { ExitCode::SUCCESS }
         }
-        Command::Record { device, groups, metrics, custom_group, interval, duration, out } => {
+        Command::Record { device, groups, metrics, custom_group, interval, via, duration, out } => {
             let stop = Termination::install();
             let args =
-                RecordArgs { source: cli.source, device, groups, metrics, custom_group, interval, duration, out };
+                RecordArgs { source: cli.source, device, groups, metrics, custom_group, interval, via, duration, out };
             match record(&args, &stop) {
                 Ok(summary) => {
                     println!("{summary}; wrote {}", args.out.display());
@@ -52,9 +52,9 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Serve { listen, device, groups, interval, textfile } => {
+        Command::Serve { listen, device, groups, interval, via, textfile } => {
             let stop = Termination::install();
-            let args = zescope::serve::ServeArgs { source: cli.source, listen, device, groups, interval, textfile };
+            let args = zescope::serve::ServeArgs { source: cli.source, listen, device, groups, interval, via, textfile };
             // stdout may be a pipe its reader closed (a supervisor that read the address): never
             // a reason to fail.
             let say = |line: String| {

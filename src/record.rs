@@ -32,6 +32,8 @@ pub struct RecordArgs {
     pub custom_group: bool,
     /// Sampling interval; the sampler clamps it into 100 µs..=10 s.
     pub interval: Duration,
+    /// `--via`: exported memory, the time-based streamer, or auto (export where offered).
+    pub via: crate::sampler::Via,
     /// How long to record, counted from the run's start (not from opening the source).
     pub duration: Duration,
     /// The output: a `.ron` extension (any case) writes a session, anything else a CSV.
@@ -80,6 +82,9 @@ impl std::fmt::Display for Summary {
             if s.unchanged_reads > 0 || s.clock_resets > 0 {
                 write!(f, ", {} unchanged reads, {} device clock resets", s.unchanged_reads, s.clock_resets)?;
             }
+            if s.dropped_reports > 0 {
+                write!(f, ", {} streamer reads said the driver dropped reports", s.dropped_reports)?;
+            }
         }
         if self.interrupted {
             write!(f, " (interrupted)")?;
@@ -104,13 +109,14 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         }
     };
     let device = pick_device(&inv, args.device.as_deref())?;
-    let groups = pick_groups(device, &args.groups)?;
+    let groups = pick_groups(device, &args.groups, args.via)?;
     let cfg = RunConfig {
         device: device.path,
         groups,
         metrics: args.metrics.clone(),
         custom_group: args.custom_group,
         interval: args.interval,
+        via: args.via,
     };
     let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
     let mut out = if as_session {

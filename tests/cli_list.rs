@@ -28,6 +28,13 @@ fn lists_the_simulated_device_marked_as_simulated() {
     assert!(out.contains("group ComputeBasic: domain 0") && out.contains("exports: DMA-BUF (whole group)"), "{out}");
     assert!(out.contains("exports: DMA-BUF per metric (3 of 3 metrics)"), "{out}");
     assert!(out.contains("group EuStallSampling") && out.contains("exports: none"), "{out}");
+    assert!(out.contains("exports: DMA-BUF (whole group), read by: exported memory"), "{out}");
+    assert!(
+        out.contains("group RenderBasic: domain 3, time-based, 6 metrics, exports: none, read by: streamer"),
+        "{out}"
+    );
+    assert!(out.contains("read by: neither (no exported memory, no time-based sampling)"), "{out}");
+    assert!(out.contains("- QueryBeginTime [ns] timestamp"), "{out}");
     assert!(out.contains("Sub-device 0: ze-sim GPU tile 0"), "{out}");
     assert!(out.contains("- BytesRead [bytes] export-dma-buf, exports DMA-BUF"), "{out}");
 }

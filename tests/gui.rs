@@ -118,7 +118,8 @@ fn search_filters_groups_and_metrics() {
     h.step();
     assert!(h.query_by_label_contains("ComputeBasic").is_none(), "non-matching groups are hidden");
     assert!(h.query_by_label_contains("MemoryTraffic").is_some(), "the group of a matching metric stays");
-    assert!(h.query_by_label_contains("BytesRead [").is_some(), "the matching metric is shown");
+    assert!(h.query_by_label("BytesRead [bytes]").is_some(), "the matching metric is shown");
+    assert!(h.query_by_label_contains("RenderBasic").is_some(), "and the streamed group of L3BytesRead");
     assert!(h.query_by_label_contains("MemoryTemperature").is_none());
 }
 

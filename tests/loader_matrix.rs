@@ -14,6 +14,10 @@
 //! (`SimConfig::optional_entry_points`) in the four single-driver modes through both loaders: the
 //! run must still reach its end (issue 10).
 //!
+//! A third records a group read with the time-based metric streamer (`RenderBasic`, which exports
+//! nothing) together with an exported group of the same device for 2 s, in the four modes through
+//! both loaders: both groups have samples and the driver's report is clean.
+//!
 //! A missing loader or driver skips loudly, or fails with `ZESCOPE_STRICT_TESTS=1`. Runs are
 //! sequential within a test (the two tests may run side by side) and record for 1 s each.
 
@@ -100,7 +104,10 @@ impl Run<'_> {
     ) -> Result<(), String> {
         let csv = self.dir.join(format!("{label}.csv"));
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_zescope"));
-        cmd.args(["record", "--source", "level-zero", "--duration", "1s", "--out"]).arg(&csv).args(args);
+        cmd.args(["record", "--source", "level-zero", "--out"]).arg(&csv).args(args);
+        if !args.contains(&"--duration") {
+            cmd.args(["--duration", "1s"]);
+        }
         for var in ["ZE_SIM_CONFIG", "ZE_SIM_REPORT", "ZE_SIM_CONFIG_ZE_SIM_NPU", "ZE_SIM_REPORT_ZE_SIM_NPU"] {
             cmd.env_remove(var);
         }
@@ -225,6 +232,48 @@ fn record_with_every_optional_entry_point_empty_through_both_loaders() {
             };
             if let Err(e) = run.record(&format!("{}-{mode}-empty", loader.name), &[], &[(&so, cfg, "")]) {
                 failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failed:\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// Rows of `csv` with a value in a column of `group`.
+fn rows_of(csv: &Path, group: &str) -> usize {
+    let text = std::fs::read_to_string(csv).unwrap_or_default();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let cols: Vec<usize> =
+        header.iter().enumerate().filter(|(_, h)| h.starts_with(&format!("{group}/"))).map(|(i, _)| i).collect();
+    lines
+        .filter(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            cols.iter().any(|&c| cells.get(c).is_some_and(|v| !v.is_empty()))
+        })
+        .count()
+}
+
+#[test]
+fn record_a_streamed_and_an_exported_group_together_through_both_loaders() {
+    let Some((loaders, so)) = setup("the streamer matrix") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let gpu_cfg = dir.path().join("gpu.ron");
+    std::fs::write(&gpu_cfg, GPU_CONFIG).unwrap();
+    let args = ["--group", "ComputeBasic", "--group", "RenderBasic", "--interval", "10ms", "--duration", "2s"];
+    let mut failures = Vec::new();
+    for loader in &loaders {
+        for (mode, env) in MODES {
+            let run = Run { loader, mode, env, dir: dir.path() };
+            let label = format!("{}-{mode}-streamer", loader.name);
+            if let Err(e) = run.record(&label, &args, &[(&so, &gpu_cfg, "")]) {
+                failures.push(e);
+                continue;
+            }
+            let csv = dir.path().join(format!("{label}.csv"));
+            // 2 s: about 200 exported samples at 10 ms, about 1500 reports at 1.28 ms.
+            let (exported, streamed) = (rows_of(&csv, "ComputeBasic"), rows_of(&csv, "RenderBasic"));
+            if exported < 100 || streamed < 1000 {
+                failures.push(format!("{label}: {exported} exported and {streamed} streamed samples"));
             }
         }
     }

@@ -1,5 +1,7 @@
 //! Property test: random sequences of start / stop / switch group / switch device / pause /
-//! resume / interval change / refresh / injected faults and quirks / shutdown against the
+//! resume / interval change / refresh / injected faults and quirks / shutdown — with groups
+//! read from exported memory and with the time-based streamer (`via` auto, export or streamer),
+//! and the streamer's faults (open refused or denied, reads failing, device lost mid-stream) — against the
 //! in-process simulated driver — a quarter of them on a driver that leaves every optional entry
 //! point empty — leave zero violations and zero leaks in its report.
 //!
@@ -18,7 +20,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use support::*;
 use ze_sim::config::{FreeFault, ImportFd, SimConfig};
-use zescope::sampler::{Command, DevicePath, Event, RunConfig};
+use zescope::sampler::{Command, DevicePath, Event, RunConfig, Via};
 
 #[derive(Debug, Clone, Copy)]
 enum Fault {
@@ -41,11 +43,15 @@ enum Fault {
     ClockReset,
     SizesDiffer,
     ShrinkingExport,
+    StreamerBusy,
+    StreamerDenied,
+    StreamerReadFails,
+    StreamerDeviceLost,
 }
 
 #[derive(Debug, Clone)]
 enum Op {
-    Start { device: usize, groups: u8, metrics: u8, custom: bool },
+    Start { device: usize, groups: u8, metrics: u8, custom: bool, via: Via },
     Stop,
     Pause,
     Resume,
@@ -62,15 +68,25 @@ fn device(i: usize) -> (DevicePath, &'static [&'static str]) {
     match i {
         0 => (
             DevicePath { driver: 0, device: 0, sub_device: None },
-            &["ComputeBasic", "MemoryTraffic", "EuStallSampling"],
+            &["ComputeBasic", "MemoryTraffic", "EuStallSampling", "RenderBasic"],
         ),
         1 => (DevicePath { driver: 0, device: 0, sub_device: Some(0) }, &["ComputeBasic"]),
-        _ => (DevicePath { driver: 0, device: 1, sub_device: None }, &["NpuActivity"]),
+        _ => (DevicePath { driver: 0, device: 1, sub_device: None }, &["NpuActivity", "NocTraffic"]),
     }
 }
 
-const METRICS: [&str; 8] =
-    ["GpuTime", "GpuPower", "GpuFrequency", "BytesRead", "MemoryTemperature", "Inferences", "NpuPower", "Bogus"];
+const METRICS: [&str; 10] = [
+    "GpuTime",
+    "GpuPower",
+    "GpuFrequency",
+    "BytesRead",
+    "MemoryTemperature",
+    "Inferences",
+    "NpuPower",
+    "RenderUtilization",
+    "NocBytesRead",
+    "Bogus",
+];
 
 fn op() -> impl Strategy<Value = Op> {
     let fault = prop_oneof![
@@ -93,10 +109,15 @@ fn op() -> impl Strategy<Value = Op> {
         Just(Fault::ClockReset),
         Just(Fault::SizesDiffer),
         Just(Fault::ShrinkingExport),
+        Just(Fault::StreamerBusy),
+        Just(Fault::StreamerDenied),
+        Just(Fault::StreamerReadFails),
+        Just(Fault::StreamerDeviceLost),
     ];
+    let via = prop_oneof![2 => Just(Via::Auto), 1 => Just(Via::Export), 1 => Just(Via::Streamer)];
     prop_oneof![
-        6 => (0..3usize, 1..8u8, prop_oneof![3 => Just(0u8), 1 => 1..4u8], prop::bool::weighted(0.25))
-            .prop_map(|(device, groups, metrics, custom)| Op::Start { device, groups, metrics, custom }),
+        6 => (0..3usize, 1..16u8, prop_oneof![3 => Just(0u8), 1 => 1..4u8], prop::bool::weighted(0.25), via)
+            .prop_map(|(device, groups, metrics, custom, via)| Op::Start { device, groups, metrics, custom, via }),
         3 => Just(Op::Stop),
         1 => Just(Op::Pause),
         1 => Just(Op::Resume),
@@ -133,6 +154,10 @@ fn apply(sim: &ze_sim::Sim, f: Fault) {
             q.unsealed_export = true;
             x.shrink_export_after_samples = Some(20);
         }
+        Fault::StreamerBusy => x.streamer_open_busy = true,
+        Fault::StreamerDenied => x.streamer_open_denied = true,
+        Fault::StreamerReadFails => x.streamer_read_fails_after = Some(2),
+        Fault::StreamerDeviceLost => x.device_lost_after_reports = Some(30),
     });
 }
 
@@ -149,6 +174,8 @@ fn clear(sim: &ze_sim::Sim) {
 #[derive(Default)]
 struct Counts {
     started: AtomicU64,
+    /// Runs that read at least one group with the time-based streamer.
+    streamed: AtomicU64,
     samples: AtomicU64,
 }
 
@@ -163,7 +190,7 @@ fn run_sequence(empty_optional: bool, ops: &[Op], counts: &Counts) -> Result<(),
     let mut n = 0;
     for op in ops {
         match op {
-            Op::Start { device: d, groups, metrics, custom } => {
+            Op::Start { device: d, groups, metrics, custom, via } => {
                 let (path, names) = device(*d);
                 let groups: Vec<String> = names
                     .iter()
@@ -179,6 +206,7 @@ fn run_sequence(empty_optional: bool, ops: &[Op], counts: &Counts) -> Result<(),
                     metrics,
                     custom_group: *custom,
                     interval: Duration::from_micros(200),
+                    via: *via,
                 }));
             }
             Op::Stop => h.send(Command::Stop),
@@ -194,6 +222,13 @@ fn run_sequence(empty_optional: bool, ops: &[Op], counts: &Counts) -> Result<(),
         n += 1;
         let events = sync(&h, n);
         counts.started.fetch_add(events.iter().filter(|e| matches!(e, Event::RunStarted(_))).count() as u64, Relaxed);
+        counts.streamed.fetch_add(
+            events
+                .iter()
+                .filter(|e| matches!(e, Event::RunStarted(i) if i.streams.iter().any(|s| s.read_path == "streamer")))
+                .count() as u64,
+            Relaxed,
+        );
         counts.samples.fetch_add(
             events.iter().map(|e| if let Event::Samples(b) = e { b.timestamps.len() as u64 } else { 0 }).sum(),
             Relaxed,
@@ -251,4 +286,6 @@ fn random_sequences_really_start_runs() {
     // when this was written). A vacuous property (no run ever starting) fails by far.
     assert!(started * 8 >= starts, "only {started} of {starts} random starts ran");
     assert!(samples > 150, "only {samples} samples over 300 sequences");
+    let streamed = counts.streamed.load(Relaxed);
+    assert!(streamed * 5 >= started, "only {streamed} of {started} runs read a group with the streamer");
 }

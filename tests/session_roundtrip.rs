@@ -25,6 +25,7 @@ fn record_session(path: &Path, duration: Duration) {
         metrics: vec![],
         custom_group: false,
         interval: Duration::from_millis(1),
+        via: Default::default(),
         duration,
         out: path.to_owned(),
     };

@@ -17,6 +17,25 @@ pub fn synthetic_sim(counters: u32, update_period_us: u64) -> Arc<Sim> {
         export: Export::Group,
         metrics: Vec::new(),
         synthetic_counters: counters,
+        stream: false,
+    });
+    Arc::new(Sim::new(cfg))
+}
+
+/// Adds a "Stream16" group read with the time-based streamer to the default GPU: its timestamp
+/// metric and 15 synthetic counters (16 metrics), exporting nothing (domain 8). Only the
+/// sampler bench uses it.
+#[allow(dead_code)]
+pub fn streamed_sim() -> Arc<Sim> {
+    let mut cfg = SimConfig { metrics: MetricsEnable::Always, ..Default::default() };
+    cfg.devices[0].groups.push(GroupConfig {
+        name: "Stream16".into(),
+        description: "16 metrics for the streamer".into(),
+        domain: 8,
+        export: Export::None,
+        metrics: Vec::new(),
+        synthetic_counters: 15,
+        stream: true,
     });
     Arc::new(Sim::new(cfg))
 }

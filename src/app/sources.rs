@@ -1,12 +1,15 @@
 //! The source panel: where metrics come from (real or simulated, said plainly), devices and
-//! sub-devices, their metric groups (greyed with the reason when they cannot be sampled), a
-//! search over groups and metrics, the sampling interval, and start/stop.
+//! sub-devices, their metric groups (each saying how it is read — exported memory or the
+//! time-based streamer with the period and reports per notification the driver granted — and
+//! greyed with the reason when the chosen way cannot read it), a search over groups and
+//! metrics, the way to read groups (auto / exported memory / streamer), the sampling interval,
+//! and start/stop.
 
 use std::time::Duration;
 
 use egui::{Color32, RichText, Ui};
 
-use crate::sampler::{Command, DeviceEntry, GroupEntry, GroupExportKind, MAX_INTERVAL, MIN_INTERVAL};
+use crate::sampler::{Command, DeviceEntry, GroupEntry, GroupExportKind, MAX_INTERVAL, MIN_INTERVAL, Via};
 
 use super::state::AppState;
 use crate::view::SeriesKey;
@@ -95,7 +98,8 @@ impl SourcePanel<'_> {
         if r.clicked() && !selected {
             self.state.selection.device = Some(dev.path);
             self.state.selection.groups.clear();
-            if let Some(g) = dev.groups.iter().find(|g| g.unavailable.is_none()) {
+            let via = self.state.selection.via;
+            if let Some(g) = dev.groups.iter().find(|g| g.read_by(via).is_some()) {
                 self.state.selection.groups.insert(g.name.clone());
             }
         }
@@ -117,19 +121,37 @@ impl SourcePanel<'_> {
             GroupExportKind::None => "no export",
             GroupExportKind::Unknown => "export unknown",
         };
+        let via = self.state.selection.via;
+        let unreadable = g.unreadable_by(via);
+        // While running: how this run reads it (with the driver's granted period); else how the
+        // chosen way would.
+        let granted = self.state.ingest.run.as_ref().and_then(|r| {
+            (r.info.config.device == dev.path).then(|| r.info.streams.iter().find(|s| s.group == g.name)).flatten()
+        });
+        let read = match (granted, g.read_by(via)) {
+            (Some(s), _) if s.read_path == "streamer" => s.layout.clone(),
+            (Some(_), _) => "exported memory".to_owned(),
+            (None, Some(how)) => how.to_owned(),
+            (None, None) => "cannot be read".to_owned(),
+        };
         // While searching, groups have their own (open) state, so clearing the search restores
         // what the user had expanded.
         let id = ui.make_persistent_id(("group", dev.path, &g.name, !q.is_empty()));
         egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, !q.is_empty())
             .show_header(ui, |ui| {
                 let mut on = self.state.selection.groups.contains(&g.name);
-                let enabled = g.unavailable.is_none() && !running;
-                let text = RichText::new(format!("{}  · domain {} · {export}", g.name, g.domain));
+                let enabled = unreadable.is_none() && !running;
+                // Short in the header (the panel's width follows its widest line); the whole of
+                // it on hover and as the first line of the group's body.
+                let tag = if read == "exported memory" || read == "cannot be read" { export } else { "streamer" };
+                let text = RichText::new(format!("{}  · domain {} · {tag}", g.name, g.domain));
                 let r = ui.add_enabled(enabled, egui::Checkbox::new(&mut on, text));
-                let r = match &g.unavailable {
+                let r = match &unreadable {
                     Some(why) => r.on_disabled_hover_text(format!("Cannot be sampled: {why}")),
-                    None if running => r.on_disabled_hover_text("stop the run to change groups"),
-                    None => r.on_hover_text(&g.description),
+                    None if running => {
+                        r.on_disabled_hover_text(format!("read by {read}; stop the run to change groups"))
+                    }
+                    None => r.on_hover_text(format!("{}\nread by {read}", g.description)),
                 };
                 if r.changed() {
                     if on {
@@ -150,6 +172,7 @@ impl SourcePanel<'_> {
                 }
             })
             .body(|ui| {
+                ui.add(egui::Label::new(RichText::new(format!("read by {read}")).weak().small()).wrap());
                 for m in g
                     .metrics
                     .iter()
@@ -159,7 +182,7 @@ impl SourcePanel<'_> {
                         let excluded = self.state.selection.excluded.get(&g.name).is_some_and(|e| e.contains(&m.name));
                         let mut on = !excluded;
                         if ui
-                            .add_enabled(!running && g.unavailable.is_none(), egui::Checkbox::without_text(&mut on))
+                            .add_enabled(!running && unreadable.is_none(), egui::Checkbox::without_text(&mut on))
                             .changed()
                         {
                             let e = self.state.selection.excluded.entry(g.name.clone()).or_default();
@@ -184,6 +207,38 @@ impl SourcePanel<'_> {
     fn controls(&mut self, ui: &mut Ui) -> Vec<SourceAction> {
         let mut actions = Vec::new();
         let running = self.state.ingest.run.is_some();
+        ui.horizontal(|ui| {
+            ui.label("Read by");
+            let mut via = self.state.selection.via;
+            let name = |v: Via| match v {
+                Via::Auto => "auto",
+                Via::Export => "exported memory",
+                Via::Streamer => "streamer",
+            };
+            ui.add_enabled_ui(!running, |ui| {
+                egui::ComboBox::from_id_salt("via")
+                    .selected_text(name(via))
+                    .show_ui(ui, |ui| {
+                        for v in [Via::Auto, Via::Export, Via::Streamer] {
+                            ui.selectable_value(&mut via, v, name(v));
+                        }
+                    })
+                    .response
+                    .on_hover_text(
+                        "auto: exported memory where a group offers it, else the time-based metric streamer; \
+                         or only one of them",
+                    );
+            });
+            if via != self.state.selection.via {
+                self.state.selection.via = via;
+                // Groups the new way cannot read are unticked.
+                if let Some(dev) = self.state.selected_device() {
+                    for g in dev.groups.iter().filter(|g| g.read_by(via).is_none()) {
+                        self.state.selection.groups.remove(&g.name);
+                    }
+                }
+            }
+        });
         ui.horizontal(|ui| {
             ui.label("Interval");
             // Wide enough that each decade (100 µs … 10 s) gets ~40 px: a log slider that is

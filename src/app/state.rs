@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sampler::{DevicePath, Inventory, RunConfig, Stats};
+use crate::sampler::{DevicePath, Inventory, RunConfig, Stats, Via};
 use crate::view::Ingest;
 
 use super::banner::{Banner, BannerError};
@@ -22,6 +22,9 @@ pub struct Selection {
     pub excluded: BTreeMap<String, BTreeSet<String>>,
     /// The sampling period asked of the sampler (10 ms by default).
     pub interval: Duration,
+    /// How the groups are read: exported memory, the time-based streamer, or auto.
+    #[serde(default)]
+    pub via: Via,
 }
 
 impl Default for Selection {
@@ -31,6 +34,7 @@ impl Default for Selection {
             groups: BTreeSet::new(),
             excluded: BTreeMap::new(),
             interval: Duration::from_millis(10),
+            via: Via::Auto,
         }
     }
 }
@@ -85,6 +89,12 @@ impl AppState {
     }
 
     /// The run configuration the current selection describes, if it is complete.
+    /// The inventory entry of the selected device, if any.
+    pub(crate) fn selected_device(&self) -> Option<crate::sampler::DeviceEntry> {
+        let path = self.selection.device?;
+        self.inventory.as_ref()?.devices.iter().find(|d| d.path == path).cloned()
+    }
+
     pub(crate) fn run_config(&self) -> Result<RunConfig, String> {
         let device = self.selection.device.ok_or("choose a device")?;
         if self.selection.groups.is_empty() {
@@ -119,6 +129,7 @@ impl AppState {
             metrics: if any_excluded { metrics } else { Vec::new() },
             custom_group: false,
             interval: self.selection.interval,
+            via: self.selection.via,
         })
     }
 }

@@ -69,6 +69,16 @@ pub fn show(
             ));
             ui.separator();
             ui.label(format!("late ticks {}", s.late_ticks));
+            if s.dropped_reports > 0 {
+                ui.separator();
+                ui.label(
+                    RichText::new(format!("streamer drops {}", s.dropped_reports)).color(ui.visuals().warn_fg_color),
+                )
+                .on_hover_text(
+                    "reads the driver answered with ZE_RESULT_WARNING_DROPPED_DATA: reports were lost before \
+                         zescope read them (the plot has a gap there); a longer interval or fewer streamed groups help",
+                );
+            }
             ui.separator();
             let drops = format!("dropped {}", s.dropped_samples);
             if s.dropped_samples > 0 {

@@ -125,6 +125,13 @@ fn device_groups(dev: &Device, simulated: bool, uuid: &str, layouts: &LayoutSet)
                 no_layout += 1;
                 format!("{}: {how}, but no layout describes it", g.info.name)
             }
+            GroupVerdict::NoExport(why)
+                if g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0 =>
+            {
+                ok += 1;
+                let why = why.trim_end_matches(" (cannot be sampled)");
+                format!("{}: {why}; read with the time-based metric streamer", g.info.name)
+            }
             GroupVerdict::NoExport(why) => format!("{}: {why}", g.info.name),
         });
     }
@@ -192,7 +199,12 @@ mod tests {
         let checks = group_checks(&sim_loader(|_| {}), &LayoutSet::built_in());
         assert!(checks.iter().all(|c| c.status == Status::Ok), "{checks:#?}");
         let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
-        assert!(gpu.detail.starts_with("2 of 3 groups can be sampled"), "{}", gpu.detail);
+        assert!(gpu.detail.starts_with("3 of 4 groups can be sampled"), "{}", gpu.detail);
+        assert!(
+            gpu.detail.contains("RenderBasic: exports no memory; read with the time-based metric streamer"),
+            "{}",
+            gpu.detail
+        );
         assert!(gpu.detail.contains("ComputeBasic: exports one DMA-BUF for the group, layout"), "{}", gpu.detail);
         assert!(gpu.detail.contains("MemoryTraffic: 3 of 3 metrics export DMA-BUF"), "{}", gpu.detail);
         assert!(gpu.detail.contains("EuStallSampling: exports no memory"), "{}", gpu.detail);
@@ -201,7 +213,13 @@ mod tests {
 
     #[test]
     fn no_layouts_warn_per_device_and_fail_overall() {
-        let checks = group_checks(&sim_loader(|_| {}), &LayoutSet::default());
+        // No group the streamer could read either.
+        let no_stream = |c: &mut ze_sim::SimConfig| {
+            for d in &mut c.devices {
+                d.groups.iter_mut().for_each(|g| g.stream = false);
+            }
+        };
+        let checks = group_checks(&sim_loader(no_stream), &LayoutSet::default());
         let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
         assert_eq!(gpu.status, Status::Warn);
         let fix = gpu.fix.as_deref().unwrap();
@@ -218,6 +236,7 @@ mod tests {
                 d.sub_devices.clear();
                 for g in &mut d.groups {
                     g.export = Export::None;
+                    g.stream = false;
                 }
             }
         });

@@ -80,6 +80,7 @@ pub(super) fn checks(source: Source) -> Vec<Check> {
     checks.push(layouts_line);
     for l in loaders {
         checks.extend(group_checks(l, &layouts));
+        checks.extend(super::stream::checks(l, &layouts));
     }
     checks
 }

@@ -17,6 +17,7 @@ mod level_zero;
 mod nodes;
 mod paranoid;
 mod proc_status;
+mod stream;
 
 use std::fmt::Write;
 

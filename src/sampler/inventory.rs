@@ -83,7 +83,8 @@ fn entry(
             (GroupExport::No, _) => GroupExportKind::None,
         };
         let target = Target { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
-        let unavailable = match (&g.info.export, exports) {
+        let streamable = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
+        let export_unavailable = match (&g.info.export, exports) {
             (GroupExport::Unknown(why), GroupExportKind::Unknown) => Some(format!("export properties unusable: {why}")),
             (_, GroupExportKind::None) => Some("this group exports no memory".to_owned()),
             _ if layouts.select(&target).is_none() => {
@@ -91,11 +92,17 @@ fn entry(
             }
             _ => None,
         };
+        let unavailable = match &export_unavailable {
+            Some(why) if !streamable => Some(format!("{why}, and it has no time-based sampling for the streamer")),
+            _ => None,
+        };
         e.groups.push(GroupEntry {
             name: g.info.name.clone(),
             description: g.info.description.clone(),
             domain: g.info.domain,
             exports,
+            streamable,
+            export_unavailable,
             metrics: metrics
                 .iter()
                 .map(|m| MetricEntry {

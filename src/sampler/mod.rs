@@ -17,6 +17,7 @@ mod pick;
 pub(crate) mod protocol;
 mod run;
 mod setup;
+mod streams;
 mod teardown;
 mod thread;
 mod timing;

@@ -1,7 +1,7 @@
 //! Which device and groups a headless command (`record`, `serve`) samples: `--device` and
 //! `--group` resolved against the inventory, with an error that says why nothing fits.
 
-use super::protocol::{DeviceEntry, GroupExportKind, Inventory};
+use super::protocol::{DeviceEntry, Inventory, Via};
 
 /// Why nothing on `d` can be sampled: one line per group.
 fn why_not(d: &DeviceEntry) -> String {
@@ -55,16 +55,15 @@ fn label(d: &DeviceEntry) -> String {
     }
 }
 
-/// The groups to sample on `device`: `wanted` as given, or the device's first group that exports
-/// memory and can be sampled.
-pub fn pick_groups(device: &DeviceEntry, wanted: &[String]) -> Result<Vec<String>, String> {
+/// The groups to sample on `device`: `wanted` as given, or the device's first group `via` can
+/// read, exported memory first (where `via` allows it), else one the metric streamer reads.
+pub fn pick_groups(device: &DeviceEntry, wanted: &[String], via: Via) -> Result<Vec<String>, String> {
     if !wanted.is_empty() {
         return Ok(wanted.to_vec());
     }
-    let g = device
-        .groups
-        .iter()
-        .find(|g| g.unavailable.is_none() && g.exports != GroupExportKind::None)
+    let exported = device.groups.iter().find(|g| g.read_by(via) == Some("exported memory"));
+    let g = exported
+        .or_else(|| device.groups.iter().find(|g| g.read_by(via).is_some()))
         .ok_or_else(|| format!("no metric group of this device can be sampled: {}\n{DOCTOR}", why_not(device)))?;
     Ok(vec![g.name.clone()])
 }

@@ -57,6 +57,33 @@ pub struct RunConfig {
     pub custom_group: bool,
     /// Time between reads (clamped to `MIN_INTERVAL..=MAX_INTERVAL`).
     pub interval: Duration,
+    /// How the groups are read: exported memory, the time-based streamer, or each the best
+    /// way it offers (the default).
+    #[serde(default)]
+    pub via: Via,
+}
+
+/// How a run reads its metric groups.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Via {
+    /// Exported memory where the group offers it, else the time-based streamer.
+    #[default]
+    Auto,
+    /// Exported memory only (a group that exports none cannot be read).
+    Export,
+    /// The time-based metric streamer only (`zetMetricStreamer*` + Calculate).
+    Streamer,
+}
+
+impl Via {
+    /// `auto`, `export` or `streamer`: the command line's and the window's word for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Via::Auto => "auto",
+            Via::Export => "export",
+            Via::Streamer => "streamer",
+        }
+    }
 }
 
 /// Devices and their metric groups, for pickers.
@@ -117,10 +144,38 @@ pub struct GroupEntry {
     pub domain: u32,
     /// How the group's exported memory is offered.
     pub exports: GroupExportKind,
+    /// The group's sampling type says TIME_BASED: the metric streamer can read it.
+    pub streamable: bool,
     /// The group's metrics, in the driver's order.
     pub metrics: Vec<MetricEntry>,
-    /// Why the group cannot be sampled (no exported memory, no layout, ...), if it cannot.
+    /// Why the group cannot be sampled either way (no usable exported memory and no time-based
+    /// sampling), if it cannot.
     pub unavailable: Option<String>,
+    /// Why its exported memory cannot be read (none, no layout, ...) when the streamer still can.
+    pub export_unavailable: Option<String>,
+}
+
+impl GroupEntry {
+    /// How `via` reads the group: "exported memory", "streamer", or `None` when it cannot.
+    pub fn read_by(&self, via: Via) -> Option<&'static str> {
+        let export = self.export_unavailable.is_none() && self.unavailable.is_none();
+        match via {
+            Via::Auto | Via::Export if export => Some("exported memory"),
+            Via::Auto | Via::Streamer if self.streamable => Some("streamer"),
+            _ => None,
+        }
+    }
+
+    /// Why `via` cannot read the group (`None` when it can).
+    pub fn unreadable_by(&self, via: Via) -> Option<String> {
+        if self.read_by(via).is_some() {
+            return None;
+        }
+        Some(match via {
+            Via::Streamer => "no time-based sampling: the metric streamer cannot read it".to_owned(),
+            _ => self.unavailable.clone().or_else(|| self.export_unavailable.clone()).unwrap_or_default(),
+        })
+    }
 }
 
 /// How a group's counters are exported as DMA-BUF memory.
@@ -169,11 +224,14 @@ pub struct StreamInfo {
     pub index: usize,
     /// The metric group's name.
     pub group: String,
-    /// Name of the layout that decodes the group's buffer.
+    /// How the group is read: the name of the layout that decodes its exported memory, or for
+    /// the time-based streamer "streamer (period, N reports per notification)" with the values
+    /// the driver granted.
     pub layout: String,
     /// The series, in the order of each sample's values.
     pub series: Vec<SeriesInfo>,
-    /// How the buffer is read: "mmap", "file read" or "device copy".
+    /// How the buffer is read: "mmap", "file read" or "device copy"; "streamer" for a group read
+    /// with the time-based streamer.
     pub read_path: &'static str,
 }
 
@@ -233,6 +291,9 @@ pub struct Stats {
     pub unchanged_reads: u64,
     /// Device time reset, jumped backwards or leapt forward: a stream was re-anchored.
     pub clock_resets: u64,
+    /// Streamer reads the driver answered with ZE_RESULT_WARNING_DROPPED_DATA: reports were lost
+    /// (the plot has a gap there; the run goes on).
+    pub dropped_reports: u64,
     /// Samples dropped because the event channel was full (the outbox never blocks the sampler).
     pub dropped_samples: u64,
     /// Batches dropped for the same reason.

@@ -1,4 +1,5 @@
-//! A running sampling run: per stream, snapshot the buffer, decode, timestamp, batch.
+//! A running sampling run: per stream, snapshot the buffer (or read the streamer), decode,
+//! timestamp, batch.
 
 use std::time::{Duration, Instant};
 
@@ -10,6 +11,7 @@ use super::dmabuf::ReadError;
 use super::dmabuf::os::monotonic_ns;
 use super::errors;
 use super::protocol::{RunInfo, SampleBatch, SamplerError};
+use super::streams::StreamerReader;
 use super::teardown::{RunParts, Teardown};
 
 /// How often the device's status is checked (a lost device stops the run).
@@ -23,15 +25,9 @@ pub struct StreamReader {
     decoder: Decoder,
     snapshot: Vec<u8>,
     row: Vec<f64>,
-    timestamps: Vec<i64>,
-    values: Vec<f64>,
     /// Device time onto host time; `None` when the layout has no timestamp (host read time is
     /// used).
     clock: Option<Clock>,
-    /// The next sample does not connect to the previous one.
-    gap_next: bool,
-    /// Batches closed early because a gap fell inside them: (timestamps, values, gap_before).
-    closed: Vec<(Vec<i64>, Vec<f64>, bool)>,
 }
 
 impl StreamReader {
@@ -43,21 +39,63 @@ impl StreamReader {
             row: vec![0.0; n],
             clock: decoder.timestamp.as_ref().map(Clock::new),
             decoder,
-            timestamps: Vec::new(),
-            values: Vec::new(),
-            gap_next: false,
-            closed: Vec::new(),
         }
     }
+}
 
+/// How one stream of a run is read.
+pub enum Reader {
+    /// Exported memory, through a layout.
+    Export(StreamReader),
+    /// The time-based metric streamer.
+    Streamer(StreamerReader),
+}
+
+/// A stream's samples not sent yet, in pieces separated by gaps.
+#[derive(Default)]
+pub struct Pieces {
+    timestamps: Vec<i64>,
+    values: Vec<f64>,
+    /// The next sample does not connect to the previous one.
+    gap_next: bool,
+    /// Batches closed early because a gap fell inside them: (timestamps, values, gap_before).
+    closed: Vec<(Vec<i64>, Vec<f64>, bool)>,
+}
+
+impl Pieces {
     /// The next sample starts a new piece: close what is pending so the gap falls between two
     /// batches (a batch only knows a gap before its first sample).
-    fn break_batch(&mut self) {
+    pub(super) fn break_batch(&mut self) {
         if !self.timestamps.is_empty() {
             let gap_before = std::mem::take(&mut self.gap_next);
             self.closed.push((std::mem::take(&mut self.timestamps), std::mem::take(&mut self.values), gap_before));
         }
         self.gap_next = true;
+    }
+
+    /// Appends a sample; false (and nothing appended) when `ts` does not follow the last one:
+    /// the store is never handed a non-increasing timestamp.
+    pub(super) fn push(&mut self, ts: i64, row: &[f64]) -> bool {
+        let last = self.timestamps.last().or_else(|| self.closed.last().and_then(|c| c.0.last()));
+        if last.is_some_and(|&last| ts <= last) {
+            return false;
+        }
+        self.timestamps.push(ts);
+        self.values.extend_from_slice(row);
+        true
+    }
+
+    fn take(&mut self, run: u64, stream: usize, out: &mut Vec<SampleBatch>) {
+        let batch = |(timestamps, values, gap_before)| SampleBatch { run, stream, timestamps, values, gap_before };
+        out.extend(self.closed.drain(..).map(batch));
+        if !self.timestamps.is_empty() {
+            let gap_before = std::mem::take(&mut self.gap_next);
+            out.push(batch((std::mem::take(&mut self.timestamps), std::mem::take(&mut self.values), gap_before)));
+        }
+    }
+
+    fn pending(&self) -> usize {
+        self.timestamps.len() + self.closed.iter().map(|c| c.0.len()).sum::<usize>()
     }
 }
 
@@ -72,12 +110,16 @@ pub struct ReadOutcome {
     pub unchanged: u64,
     /// Device time reset, jumped backwards or leapt: the stream was re-anchored (a gap).
     pub clock_resets: u64,
+    /// Streamer reads the driver answered with ZE_RESULT_WARNING_DROPPED_DATA (reports lost;
+    /// a gap).
+    pub dropped_reports: u64,
 }
 
 pub struct Run {
     pub info: RunInfo,
     parts: RunParts,
-    streams: Vec<StreamReader>,
+    streams: Vec<Reader>,
+    pieces: Vec<Pieces>,
     device: Device,
     last_status: Instant,
     /// False once `zeDeviceGetStatus` answered anything but success or DEVICE_LOST: the driver
@@ -88,8 +130,18 @@ pub struct Run {
 }
 
 impl Run {
-    pub fn new(info: RunInfo, parts: RunParts, streams: Vec<StreamReader>, device: Device) -> Run {
-        Run { info, parts, streams, device, last_status: Instant::now(), status_check: true, notices: Vec::new() }
+    pub fn new(info: RunInfo, parts: RunParts, streams: Vec<Reader>, device: Device) -> Run {
+        let pieces = streams.iter().map(|_| Pieces::default()).collect();
+        Run {
+            info,
+            parts,
+            streams,
+            pieces,
+            device,
+            last_status: Instant::now(),
+            status_check: true,
+            notices: Vec::new(),
+        }
     }
 
     /// Checks the layout's magic against one torn-free snapshot of every stream, trying for up
@@ -98,6 +150,7 @@ impl Run {
     pub fn check_first_snapshot(&mut self) -> Result<(), SamplerError> {
         let deadline = Instant::now() + FIRST_SNAPSHOT_BUDGET;
         for s in &mut self.streams {
+            let Reader::Export(s) = s else { continue };
             let seqlock = s.decoder.seqlock;
             let buf = self.parts.buffers_mut().get_mut(s.buffer);
             loop {
@@ -125,7 +178,19 @@ impl Run {
     /// error means a buffer cannot be read any more: the run must end.
     pub fn read(&mut self) -> Result<ReadOutcome, SamplerError> {
         let mut out = ReadOutcome::default();
-        for (i, s) in self.streams.iter_mut().enumerate() {
+        for (i, (reader, pieces)) in self.streams.iter_mut().zip(&mut self.pieces).enumerate() {
+            let s = match reader {
+                Reader::Export(s) => s,
+                Reader::Streamer(r) => {
+                    let read = r.read(self.parts.streams(), &mut self.notices, pieces).map_err(|e| {
+                        errors::ze(&format!("reading the streamer of {}", self.info.streams[i].group), &e)
+                    })?;
+                    out.samples += read.reports;
+                    out.unchanged += read.out_of_order;
+                    out.dropped_reports += read.dropped as u64;
+                    continue;
+                }
+            };
             let seqlock = s.decoder.seqlock;
             let buf = self.parts.buffers_mut().get_mut(s.buffer);
             match buf.snapshot(seqlock, &mut s.snapshot) {
@@ -152,7 +217,7 @@ impl Run {
                         }
                         Placed::At { host_ns, gap } => {
                             if gap {
-                                s.break_batch();
+                                pieces.break_batch();
                             }
                             host_ns
                         }
@@ -160,14 +225,11 @@ impl Run {
                 }
                 _ => now,
             };
-            let last = s.timestamps.last().or_else(|| s.closed.last().and_then(|c| c.0.last()));
-            if last.is_some_and(|&last| ts <= last) {
+            if pieces.push(ts, &s.row) {
+                out.samples += 1;
+            } else {
                 out.unchanged += 1;
-                continue; // never hand the store a non-increasing timestamp
             }
-            s.timestamps.push(ts);
-            s.values.extend_from_slice(&s.row);
-            out.samples += 1;
         }
         Ok(out)
     }
@@ -177,27 +239,21 @@ impl Run {
     pub fn take_batches(&mut self) -> Vec<SampleBatch> {
         let run = self.info.run;
         let mut out = Vec::new();
-        for (i, s) in self.streams.iter_mut().enumerate() {
-            let batch =
-                |(timestamps, values, gap_before)| SampleBatch { run, stream: i, timestamps, values, gap_before };
-            out.extend(s.closed.drain(..).map(batch));
-            if !s.timestamps.is_empty() {
-                let gap_before = std::mem::take(&mut s.gap_next);
-                out.push(batch((std::mem::take(&mut s.timestamps), std::mem::take(&mut s.values), gap_before)));
-            }
+        for (i, p) in self.pieces.iter_mut().enumerate() {
+            p.take(run, i, &mut out);
         }
         out
     }
 
     pub fn pending_samples(&self) -> usize {
-        self.streams.iter().map(|s| s.timestamps.len() + s.closed.iter().map(|c| c.0.len()).sum::<usize>()).sum()
+        self.pieces.iter().map(Pieces::pending).sum()
     }
 
     /// The next samples do not connect to the previous ones (after a pause): samples still
     /// pending close their batch, so the gap falls between them and the next ones.
     pub fn mark_gap(&mut self) {
-        for s in &mut self.streams {
-            s.break_batch();
+        for p in &mut self.pieces {
+            p.break_batch();
         }
     }
 

@@ -10,8 +10,8 @@ use crate::ze::{Context, CreateGroupError, Device, GroupExport, Loader, Metric, 
 
 use super::dmabuf::{self, ImportError};
 use super::errors;
-use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo};
-use super::run::{Run, StreamReader};
+use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo, Via};
+use super::run::{Reader, Run, StreamReader};
 use super::teardown::{DeviceContext, Pending, RunParts, Teardown};
 
 pub fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), SamplerError> {
@@ -75,7 +75,7 @@ pub fn start(
         Err(e) => notices.push(super::optional::off("run-time metrics enable", &e)),
     }
     let mut parts = RunParts::new(dc);
-    match build(&mut parts, &device, driver, simulated, layouts, cfg) {
+    match build(&mut parts, &device, driver, simulated, layouts, cfg, &mut notices) {
         Ok((streams, infos)) => {
             let imports = parts.buffers_mut().len();
             let info = RunInfo {
@@ -114,7 +114,8 @@ fn build(
     simulated: bool,
     layouts: &LayoutSet,
     cfg: &RunConfig,
-) -> Result<(Vec<StreamReader>, Vec<StreamInfo>), SamplerError> {
+    notices: &mut Vec<String>,
+) -> Result<(Vec<Reader>, Vec<StreamInfo>), SamplerError> {
     let all = device.metric_groups().map_err(|e| errors::ze("listing metric groups", &e))?;
     let mut groups: Vec<MetricGroup> = Vec::new();
     for name in &cfg.groups {
@@ -142,6 +143,28 @@ fn build(
     let mut infos = Vec::new();
     for g in &groups {
         let metrics = g.metrics().map_err(|e| errors::ze(&format!("listing metrics of {}", g.info.name), &e))?;
+        if way(g, &metrics, cfg.via)? == Way::Streamer {
+            let wanted = if cfg.custom_group { &[][..] } else { &cfg.metrics[..] };
+            let Some((series, columns)) = super::streams::plan(&metrics, wanted) else {
+                continue;
+            };
+            let (open, dc) = parts.streams_mut();
+            let (period, notify) = streamer_request(cfg.interval);
+            let i = open
+                .open(&dc.ctx, device, g, period, notify, notices)
+                .map_err(|e| streamer_open_error(&g.info.name, &e))?;
+            let (period, notify) = open.granted(i);
+            let reader = super::streams::StreamerReader::new(i, open, g.clone(), device.clone(), columns);
+            infos.push(StreamInfo {
+                index: streams.len(),
+                group: g.info.name.clone(),
+                layout: super::streams::describe(period, notify),
+                series,
+                read_path: "streamer",
+            });
+            streams.push(Reader::Streamer(reader));
+            continue;
+        }
         let (fd, size) = export_of(g, &metrics)?;
         validate_export(&g.info.name, fd, size)?;
         let target = Target {
@@ -194,12 +217,84 @@ fn build(
             series,
             read_path,
         });
-        streams.push(StreamReader::new(buffer, decoder));
+        streams.push(Reader::Export(StreamReader::new(buffer, decoder)));
     }
     if streams.is_empty() {
         return Err(errors::config("none of the chosen metrics belongs to the chosen groups", None));
     }
     Ok((streams, infos))
+}
+
+/// The two ways to read a group.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Way {
+    Export,
+    Streamer,
+}
+
+/// Does `g` export memory (itself or through its metrics)?
+fn exports(g: &MetricGroup, metrics: &[Metric]) -> bool {
+    g.info.export == GroupExport::DmaBuf || metrics.iter().any(|m| m.info.exports_dma_buf())
+}
+
+/// How `g` is read under `via`: exported memory first where it has it (`auto`), else the
+/// time-based streamer where its sampling type says TIME_BASED; an error says why neither fits.
+fn way(g: &MetricGroup, metrics: &[Metric], via: Via) -> Result<Way, SamplerError> {
+    let name = &g.info.name;
+    let time = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
+    match (via, exports(g, metrics), time) {
+        (Via::Auto | Via::Export, true, _) => Ok(Way::Export),
+        (Via::Auto | Via::Streamer, _, true) => Ok(Way::Streamer),
+        (Via::Export, false, _) => export_of(g, metrics).map(|_| Way::Export).map_err(|mut e| {
+            if time {
+                e.hint = Some("read it with the time-based streamer instead (`--via streamer` or auto)".into());
+            }
+            e
+        }),
+        (Via::Streamer, _, false) => Err(errors::config(
+            format!("metric group {name} has no time-based sampling: the metric streamer cannot read it"),
+            Some("read it through its exported memory (`--via export` or auto)"),
+        )),
+        (Via::Auto, false, false) => export_of(g, metrics).map(|_| Way::Export).map_err(|mut e| {
+            e.message = format!("{}, and it has no time-based sampling for the metric streamer", e.message);
+            e
+        }),
+    }
+}
+
+/// The period (ns) and reports per notification to ask for at sampling interval `interval`: ten
+/// reports per interval (a finer plot than one sample per tick), at least 10 µs and at most
+/// 1 ms apart; a notification once per interval.
+fn streamer_request(interval: std::time::Duration) -> (u32, u32) {
+    let interval_ns = interval.as_nanos().clamp(1, u32::MAX as u128) as u32;
+    let period = (interval_ns / 10).clamp(super::streams::MIN_PERIOD_NS, super::streams::DEFAULT_PERIOD_NS);
+    (period, (interval_ns / period).max(1))
+}
+
+/// A refused `zetMetricStreamerOpen`, with what usually causes it and how to fix it.
+fn streamer_open_error(group: &str, e: &crate::ze::ZeError) -> SamplerError {
+    use level_zero_sys::*;
+    let mut err = errors::ze(&format!("opening the metric streamer of {group}"), e);
+    match e.code {
+        ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE => {
+            err.hint = Some(
+                "another process (a profiler, another zescope) holds this device's metric stream, or another group \
+                 of this run streams already: close it, or read one streamed group per device"
+                    .into(),
+            )
+        }
+        ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS | ZE_RESULT_ERROR_NOT_AVAILABLE => {
+            err.kind = super::protocol::ErrorKind::Permission;
+            err.hint = Some(
+                "the kernel refuses performance streams to unprivileged users: `sudo sysctl dev.i915.perf_stream_paranoid=0` \
+                 (i915) or `sudo sysctl dev.xe.observation_paranoid=0` (xe), or give zescope CAP_PERFMON; \
+                 `zescope doctor` checks these"
+                    .into(),
+            )
+        }
+        _ => {}
+    }
+    err
 }
 
 /// The fd and size a group exports: its own, or the one buffer its metrics share.

@@ -1,10 +1,12 @@
 //! The ONE teardown of a sampling run, and the types that make its order the only possible one.
 //!
-//! A run's Level Zero state is three layers, released strictly inside-out:
+//! A run's Level Zero state is four layers, released strictly inside-out:
+//! 0. [`Streams`]: metric streamers, their events and event pools (close every streamer, then
+//!    destroy the events, then the pools);
 //! 1. [`Buffers`]: mappings and imports of exported memory (unmap, then `zeMemFree`);
 //! 2. [`Activation`]: activated groups and groups created at run time — releasing it requires the
-//!    [`BuffersReleased`] proof that only `Buffers::release` can make, and only when every
-//!    import was freed;
+//!    [`StreamsClosed`] proof of `Streams::release` and the [`BuffersReleased`] proof that only
+//!    `Buffers::release` can make, and only when every import was freed;
 //! 3. [`DeviceContext`]: metrics enabled at run time and the context — releasing it requires
 //!    the [`Deactivated`] proof that only `Activation::release` can make.
 //!
@@ -19,6 +21,7 @@ use crate::ze::{Context, CreatedGroup, Device};
 
 use super::dmabuf::{Buffers, BuffersReleased, ImportError};
 use super::protocol::DevicePath;
+use super::streams::{Streams, StreamsClosed};
 
 /// Groups activated on the device, and groups zescope created for the run.
 pub struct Activation {
@@ -30,7 +33,13 @@ pub struct Activation {
 pub struct Deactivated(());
 
 impl Activation {
-    pub fn release(self, _: BuffersReleased, dc: &DeviceContext, errors: &mut Vec<String>) -> Deactivated {
+    pub fn release(
+        self,
+        _: StreamsClosed,
+        _: BuffersReleased,
+        dc: &DeviceContext,
+        errors: &mut Vec<String>,
+    ) -> Deactivated {
         if self.activated
             && let Err(e) = dc.ctx.activate(&dc.device, &[])
         {
@@ -163,12 +172,26 @@ pub fn retry_all(pending: &mut Vec<Pending>, errors: &mut Vec<String>) {
 /// Everything a run holds on the driver.
 pub struct RunParts {
     inner: Option<(DeviceContext, Activation, Buffers)>,
+    /// Closed first; empty for a run that reads exported memory only.
+    streams: Streams,
 }
 
 impl RunParts {
     pub fn new(dc: DeviceContext) -> RunParts {
         let buffers = Buffers::new();
-        RunParts { inner: Some((dc, Activation { activated: false, created: Vec::new() }, buffers)) }
+        RunParts {
+            inner: Some((dc, Activation { activated: false, created: Vec::new() }, buffers)),
+            streams: Streams::default(),
+        }
+    }
+
+    pub fn streams(&self) -> &Streams {
+        &self.streams
+    }
+
+    /// The streams and the context they are opened in.
+    pub fn streams_mut(&mut self) -> (&mut Streams, &DeviceContext) {
+        (&mut self.streams, &self.inner.as_ref().expect("live run").0)
     }
 
     pub fn device_context(&self) -> &DeviceContext {
@@ -189,8 +212,8 @@ impl RunParts {
         buffers.import(&dc.ctx, device, fd, size)
     }
 
-    /// The teardown: unmap → free → deactivate → destroy created groups → disable metrics →
-    /// destroy the context. Returns what failed and what is left to retry.
+    /// The teardown: close streamers → destroy their events and pools → unmap → free →
+    /// deactivate → destroy created groups → disable metrics → destroy the context. Returns what failed and what is left to retry.
     pub fn finish(mut self) -> Teardown {
         self.teardown()
     }
@@ -200,16 +223,17 @@ impl RunParts {
             return Teardown { errors: Vec::new(), pending: None };
         };
         let mut errors = Vec::new();
+        let closed = std::mem::take(&mut self.streams).release(&mut errors);
         let Some(released) = buffers.release(&dc.ctx, &mut errors) else {
             errors.push(format!(
                 "the metric groups on {} stay active until their exported memory is freed (zescope retries at the \
                  next stop, start and at exit)",
                 dc.device.info.name
             ));
-            let rest = RunParts { inner: Some((dc, activation, buffers)) };
+            let rest = RunParts { inner: Some((dc, activation, buffers)), streams: Streams::default() };
             return Teardown { errors, pending: Some(Pending::Run(rest)) };
         };
-        let deactivated = activation.release(released, &dc, &mut errors);
+        let deactivated = activation.release(closed, released, &dc, &mut errors);
         let pending = dc.release(deactivated, &mut errors).map(Pending::Disable);
         Teardown { errors, pending }
     }

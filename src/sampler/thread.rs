@@ -154,6 +154,7 @@ struct State {
     torn: u64,
     unchanged: u64,
     clock_resets: u64,
+    dropped_reports: u64,
 }
 
 /// Counters at the start of the current stats window.
@@ -205,6 +206,7 @@ fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command
         torn: 0,
         unchanged: 0,
         clock_resets: 0,
+        dropped_reports: 0,
     };
     st.send_inventory(&mut outbox);
     loop {
@@ -374,6 +376,7 @@ impl State {
                 self.torn = 0;
                 self.unchanged = 0;
                 self.clock_resets = 0;
+                self.dropped_reports = 0;
                 self.paused = false;
                 self.run = Some(run);
             }
@@ -424,6 +427,7 @@ impl State {
                     self.torn += r.torn;
                     self.unchanged += r.unchanged;
                     self.clock_resets += r.clock_resets;
+                    self.dropped_reports += r.dropped_reports;
                 }
                 Err(e) => return self.end_with(e, outbox),
             }
@@ -474,6 +478,7 @@ impl State {
             torn_reads: self.torn,
             unchanged_reads: self.unchanged,
             clock_resets: self.clock_resets,
+            dropped_reports: self.dropped_reports,
             dropped_samples: outbox.dropped_samples,
             dropped_batches: outbox.dropped_batches,
             cpu_percent: (cpu.saturating_sub(self.window.cpu)).as_secs_f64() / dt * 100.0,

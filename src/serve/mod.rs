@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::sampler::{self, Command, Event, Options, RunConfig, StopReason, pick_device, pick_groups};
+use crate::sampler::{self, Command, Event, Options, RunConfig, StopReason, Via, pick_device, pick_groups};
 use crate::signals::Termination;
 use crate::store::Store;
 use crate::view::Ingest;
@@ -32,10 +32,12 @@ pub struct ServeArgs {
     pub listen: SocketAddr,
     /// `--device`, as for `record`.
     pub device: Option<String>,
-    /// `--group`, as for `record`; empty: the device's first group that exports memory.
+    /// `--group`, as for `record`; empty: the device's first group `via` reads, exported memory first.
     pub groups: Vec<String>,
     /// Sampling interval (clamped by the sampler into 100 µs..=10 s).
     pub interval: Duration,
+    /// How to read the groups (exported memory, the metric streamer, or either).
+    pub via: Via,
     /// Write `zescope.prom` into this directory as well.
     pub textfile: Option<PathBuf>,
 }
@@ -71,7 +73,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         }
     };
     let device = pick_device(&inv, args.device.as_deref())?.clone();
-    let groups = pick_groups(&device, &args.groups)?;
+    let groups = pick_groups(&device, &args.groups, args.via)?;
     if let Some(dir) = &args.textfile
         && !dir.is_dir()
     {
@@ -81,8 +83,14 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
     let max_age = (args.interval * 5).max(Duration::from_secs(5));
     let server = http::Http::start(args.listen, published.clone(), http::Health { max_age })?;
     listening(server.addr);
-    let cfg =
-        RunConfig { device: device.path, groups, metrics: Vec::new(), custom_group: false, interval: args.interval };
+    let cfg = RunConfig {
+        device: device.path,
+        groups,
+        metrics: Vec::new(),
+        custom_group: false,
+        interval: args.interval,
+        via: args.via,
+    };
     h.send(Command::Start(cfg));
 
     let mut store = Store::new(STORE_CAP);

@@ -129,6 +129,7 @@ mod tests {
                 metrics: Vec::new(),
                 custom_group: false,
                 interval: std::time::Duration::from_millis(1),
+                via: Default::default(),
             },
             device: "dev".into(),
             simulated: true,

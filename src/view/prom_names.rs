@@ -150,7 +150,8 @@ pub fn source_label(read_path: &str) -> &'static str {
     match read_path {
         // Exported memory: mapped, read as a file, or copied from the device.
         "mmap" | "file read" | "device copy" => "export",
-        // No other way exists yet; a new one gets its own arm above.
+        // The time-based metric streamer.
+        "streamer" => "streamer",
         _ => "export",
     }
 }

@@ -17,7 +17,7 @@ use super::metric::MetricGroup;
 /// A Level Zero context. Destroyed (consumed) by [`Context::destroy`]; never cloned.
 pub(crate) struct Context {
     ze: Ze,
-    handle: ze_context_handle_t,
+    pub(super) handle: ze_context_handle_t,
 }
 
 impl Context {

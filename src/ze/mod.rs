@@ -12,6 +12,7 @@ pub(crate) mod error;
 pub(crate) mod loader;
 pub(crate) mod metric;
 pub(crate) mod runtime;
+pub(crate) mod streamer;
 
 pub(crate) use context::{CommandList, Context};
 pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo};

@@ -88,6 +88,7 @@ pub fn run_config(groups: &[&str]) -> RunConfig {
         metrics: Vec::new(),
         custom_group: false,
         interval: Duration::from_millis(1),
+        via: Default::default(),
     }
 }
 

@@ -10,9 +10,14 @@
 //! metric functions, which newer loaders export and which every driver may also offer through
 //! `zeDriverGetExtensionFunctionAddress`. A loader's export takes the application's (loader)
 //! handles; the driver's function takes the driver's own: zescope's `src/ze` keeps them apart.
+//!
+//! The time-based streamer's calls (event pools and events, `zetMetricStreamer*`, Calculate) are
+//! in every loader zescope supports, but optional here all the same: only the export-memory path
+//! is required, and a driver may leave their slots empty.
 
 use core::ffi::{c_char, c_void};
 
+use crate::stream::*;
 use crate::types::*;
 
 macro_rules! api_table {
@@ -199,6 +204,52 @@ api_table! {
         zetMetricGroupDestroyExp(hMetricGroup: zet_metric_group_handle_t);
         zetDeviceEnableMetricsExp(hDevice: zet_device_handle_t);
         zetDeviceDisableMetricsExp(hDevice: zet_device_handle_t);
+        zeEventPoolCreate(
+            hContext: ze_context_handle_t,
+            desc: *const ze_event_pool_desc_t,
+            numDevices: u32,
+            phDevices: *mut ze_device_handle_t,
+            phEventPool: *mut ze_event_pool_handle_t,
+        );
+        zeEventPoolDestroy(hEventPool: ze_event_pool_handle_t);
+        zeEventCreate(hEventPool: ze_event_pool_handle_t, desc: *const ze_event_desc_t, phEvent: *mut ze_event_handle_t);
+        zeEventDestroy(hEvent: ze_event_handle_t);
+        zeEventHostSynchronize(hEvent: ze_event_handle_t, timeout: u64);
+        zeEventQueryStatus(hEvent: ze_event_handle_t);
+        zeEventHostReset(hEvent: ze_event_handle_t);
+        zetMetricStreamerOpen(
+            hContext: zet_context_handle_t,
+            hDevice: zet_device_handle_t,
+            hMetricGroup: zet_metric_group_handle_t,
+            desc: *mut zet_metric_streamer_desc_t,
+            hNotificationEvent: ze_event_handle_t,
+            phMetricStreamer: *mut zet_metric_streamer_handle_t,
+        );
+        zetMetricStreamerReadData(
+            hMetricStreamer: zet_metric_streamer_handle_t,
+            maxReportCount: u32,
+            pRawDataSize: *mut usize,
+            pRawData: *mut u8,
+        );
+        zetMetricStreamerClose(hMetricStreamer: zet_metric_streamer_handle_t);
+        zetMetricGroupCalculateMetricValues(
+            hMetricGroup: zet_metric_group_handle_t,
+            r#type: zet_metric_group_calculation_type_t,
+            rawDataSize: usize,
+            pRawData: *const u8,
+            pMetricValueCount: *mut u32,
+            pMetricValues: *mut zet_typed_value_t,
+        );
+        zetMetricGroupCalculateMultipleMetricValuesExp(
+            hMetricGroup: zet_metric_group_handle_t,
+            r#type: zet_metric_group_calculation_type_t,
+            rawDataSize: usize,
+            pRawData: *const u8,
+            pSetCount: *mut u32,
+            pTotalMetricValueCount: *mut u32,
+            pMetricCounts: *mut u32,
+            pMetricValues: *mut zet_typed_value_t,
+        );
     }
 }
 

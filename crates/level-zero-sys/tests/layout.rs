@@ -72,6 +72,11 @@ fn header_structs() -> Vec<Layout> {
             resultType,
             resultUnits
         }),
+        layout!(ze_event_pool_desc_t { stype, pNext, flags, count }),
+        layout!(ze_event_desc_t { stype, pNext, index, signal, wait }),
+        layout!(zet_metric_streamer_desc_t { stype, pNext, notifyEveryNReports, samplingPeriod }),
+        layout!(zet_typed_value_t { r#type, value }),
+        ("zet_value_t", size_of::<zet_value_t>(), vec![]),
         layout!(zel_version_t { major, minor, patch }),
         layout!(zel_component_version_t { component_name, spec_version, component_lib_version }),
     ];
@@ -128,6 +133,24 @@ fn header_constants() -> Vec<(&'static str, u64)> {
         ZEL_HANDLE_DEVICE,
         ZE_MAX_DEVICE_NAME,
         ZET_MAX_METRIC_RESULT_UNITS,
+        ZE_RESULT_WARNING_DROPPED_DATA,
+        ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+        ZE_STRUCTURE_TYPE_EVENT_DESC,
+        ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC,
+        ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+        ZE_EVENT_POOL_FLAG_IPC,
+        ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP,
+        ZE_EVENT_SCOPE_FLAG_SUBDEVICE,
+        ZE_EVENT_SCOPE_FLAG_DEVICE,
+        ZE_EVENT_SCOPE_FLAG_HOST,
+        ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES,
+        ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES,
+        ZET_METRIC_TYPE_TIMESTAMP,
+        ZET_METRIC_TYPE_EVENT,
+        ZET_METRIC_TYPE_RATIO,
+        ZET_VALUE_TYPE_UINT32,
+        ZET_VALUE_TYPE_FLOAT32,
+        ZET_VALUE_TYPE_BOOL8,
     ]
 }
 
@@ -215,7 +238,7 @@ fn structs_and_constants_match_the_c_headers() {
     }
     assert!(mismatches.is_empty(), "layout mismatches:\n{}", mismatches.join("\n"));
     // 53 DDI tables plus the structs above: make sure the comparison really covered them.
-    assert!(layouts.len() >= 69 && checked > 300, "only {} structs / {checked} fields compared", layouts.len());
+    assert!(layouts.len() >= 74 && checked > 300, "only {} structs / {checked} fields compared", layouts.len());
 }
 
 #[test]
@@ -353,6 +376,35 @@ fn hand_written_types_match_the_upstream_headers() {
         ("zetMetricGroupDestroyExp", "ze_result_t (*)(zet_metric_group_handle_t)"),
         ("zeInitDrivers", "ze_result_t (*)(uint32_t*, ze_driver_handle_t*, ze_init_driver_type_desc_t*)"),
         ("zesInit", "ze_result_t (*)(zes_init_flags_t)"),
+        (
+            "zeEventPoolCreate",
+            "ze_result_t (*)(ze_context_handle_t, const ze_event_pool_desc_t*, uint32_t, ze_device_handle_t*, \
+             ze_event_pool_handle_t*)",
+        ),
+        ("zeEventPoolDestroy", "ze_result_t (*)(ze_event_pool_handle_t)"),
+        ("zeEventCreate", "ze_result_t (*)(ze_event_pool_handle_t, const ze_event_desc_t*, ze_event_handle_t*)"),
+        ("zeEventDestroy", "ze_result_t (*)(ze_event_handle_t)"),
+        ("zeEventHostSynchronize", "ze_result_t (*)(ze_event_handle_t, uint64_t)"),
+        ("zeEventQueryStatus", "ze_result_t (*)(ze_event_handle_t)"),
+        ("zeEventHostReset", "ze_result_t (*)(ze_event_handle_t)"),
+        (
+            "zetMetricStreamerOpen",
+            "ze_result_t (*)(zet_context_handle_t, zet_device_handle_t, zet_metric_group_handle_t, \
+             zet_metric_streamer_desc_t*, ze_event_handle_t, zet_metric_streamer_handle_t*)",
+        ),
+        ("zetMetricStreamerReadData", "ze_result_t (*)(zet_metric_streamer_handle_t, uint32_t, size_t*, uint8_t*)"),
+        ("zetMetricStreamerClose", "ze_result_t (*)(zet_metric_streamer_handle_t)"),
+        (
+            "zetMetricGroupCalculateMetricValues",
+            "ze_result_t (*)(zet_metric_group_handle_t, zet_metric_group_calculation_type_t, size_t, const uint8_t*, \
+             uint32_t*, zet_typed_value_t*)",
+        ),
+        (
+            "zetMetricGroupCalculateMultipleMetricValuesExp",
+            "ze_result_t (*)(zet_metric_group_handle_t, zet_metric_group_calculation_type_t, size_t, const uint8_t*, \
+             uint32_t*, uint32_t*, uint32_t*, zet_typed_value_t*)",
+        ),
+        ("zeDeviceGetGlobalTimestamps", "ze_result_t (*)(ze_device_handle_t, uint64_t*, uint64_t*)"),
     ];
     let mut c = String::from(
         "#include <stdio.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n#include <ze_api.h>\n#include <zet_api.h>\n\

@@ -58,6 +58,10 @@ pub struct SimConfig {
     /// ze-sim prefix. 0 (the default) in a copy not named `libze_sim.so` means "derived from the
     /// copy's file name" (see the crate docs).
     pub driver_uuid_tag: u32,
+    /// How many reports a metric streamer buffers before it drops the oldest (and its next
+    /// `zetMetricStreamerReadData` answers ZE_RESULT_WARNING_DROPPED_DATA); 16 ..= 1048576,
+    /// default 16384 (an OA buffer of 16 MiB holds about as many).
+    pub streamer_buffer_reports: u32,
 }
 
 /// When metric groups are visible to the application (`zetMetricGroupGet` answers them).
@@ -146,6 +150,11 @@ pub struct GroupConfig {
     pub metrics: Vec<MetricConfig>,
     /// Adds this many synthetic gauge counters after `metrics` (for large-buffer benchmarks).
     pub synthetic_counters: u32,
+    /// The group can be read with the time-based metric streamer (`zetMetricStreamerOpen`):
+    /// its sampling type says TIME_BASED and a timestamp metric `QueryBeginTime` comes first in
+    /// its metrics (so it has one more metric than `metrics` lists). Without it the group says
+    /// EVENT_BASED only and a streamer on it is refused. Default false.
+    pub stream: bool,
 }
 
 impl Default for GroupConfig {
@@ -157,6 +166,7 @@ impl Default for GroupConfig {
             export: Export::Group,
             metrics: Vec::new(),
             synthetic_counters: 0,
+            stream: false,
         }
     }
 }
@@ -184,6 +194,8 @@ pub enum Signal {
     Inferences,
     /// A deterministic wave, for synthetic counters.
     Synthetic,
+    /// The device time of a report, ns (the timestamp metric of a streamable group).
+    Timestamp,
 }
 
 impl Signal {
@@ -207,6 +219,7 @@ impl Signal {
             Signal::TemperatureC => "C",
             Signal::Inferences => "inferences",
             Signal::Synthetic => "units",
+            Signal::Timestamp => "ns",
         }
     }
 }
@@ -249,6 +262,7 @@ impl Default for SimConfig {
                 m("GpuPower", "Package power", Signal::PowerWatts),
             ],
             synthetic_counters: 0,
+            stream: false,
         };
         let memory = GroupConfig {
             name: "MemoryTraffic".into(),
@@ -261,6 +275,22 @@ impl Default for SimConfig {
                 m("MemoryTemperature", "Memory temperature", Signal::TemperatureC),
             ],
             synthetic_counters: 0,
+            stream: false,
+        };
+        let render = GroupConfig {
+            name: "RenderBasic".into(),
+            description: "Render engine activity (time-based streamer only, no exported memory)".into(),
+            domain: 3,
+            export: Export::None,
+            metrics: vec![
+                m("RenderBusyTime", "Time the render engine was busy", Signal::GpuTime),
+                m("RenderBusyCycles", "Cycles the render engine was busy", Signal::BusyCycles),
+                m("RenderFrequency", "Render engine frequency", Signal::FrequencyMhz),
+                m("RenderUtilization", "Share of time the render engine was busy", Signal::UtilizationPercent),
+                m("L3BytesRead", "Bytes read through L3", Signal::BytesRead),
+            ],
+            synthetic_counters: 0,
+            stream: true,
         };
         let stall = GroupConfig {
             name: "EuStallSampling".into(),
@@ -269,6 +299,7 @@ impl Default for SimConfig {
             export: Export::None,
             metrics: vec![m("StallSamples", "Stall samples taken", Signal::Synthetic)],
             synthetic_counters: 0,
+            stream: false,
         };
         let gpu = DeviceConfig {
             name: "ze-sim GPU".into(),
@@ -276,7 +307,7 @@ impl Default for SimConfig {
             vendor_id: 0x8086,
             device_id: 0x5a51,
             core_clock_mhz: 2100,
-            groups: vec![compute(), memory.clone(), stall],
+            groups: vec![compute(), memory.clone(), stall, render],
             sub_devices: vec![DeviceConfig {
                 name: "ze-sim GPU tile 0".into(),
                 kind: DeviceKind::Gpu,
@@ -293,19 +324,35 @@ impl Default for SimConfig {
             vendor_id: 0x8086,
             device_id: 0x5a5e,
             core_clock_mhz: 1400,
-            groups: vec![GroupConfig {
-                name: "NpuActivity".into(),
-                description: "Inference engine activity (exported as one DMA-BUF)".into(),
-                domain: 0,
-                export: Export::Group,
-                metrics: vec![
-                    m("NpuBusyTime", "Time the inference engine was busy", Signal::GpuTime),
-                    m("Inferences", "Inferences completed", Signal::Inferences),
-                    m("NpuUtilization", "Share of time the NPU was busy", Signal::UtilizationPercent),
-                    m("NpuPower", "NPU power", Signal::PowerWatts),
-                ],
-                synthetic_counters: 0,
-            }],
+            groups: vec![
+                GroupConfig {
+                    name: "NpuActivity".into(),
+                    description: "Inference engine activity (exported as one DMA-BUF)".into(),
+                    domain: 0,
+                    export: Export::Group,
+                    metrics: vec![
+                        m("NpuBusyTime", "Time the inference engine was busy", Signal::GpuTime),
+                        m("Inferences", "Inferences completed", Signal::Inferences),
+                        m("NpuUtilization", "Share of time the NPU was busy", Signal::UtilizationPercent),
+                        m("NpuPower", "NPU power", Signal::PowerWatts),
+                    ],
+                    synthetic_counters: 0,
+                    stream: false,
+                },
+                GroupConfig {
+                    name: "NocTraffic".into(),
+                    description: "Network-on-chip traffic (time-based streamer only, no exported memory)".into(),
+                    domain: 1,
+                    export: Export::None,
+                    metrics: vec![
+                        m("NocBytesRead", "Bytes read over the NoC", Signal::BytesRead),
+                        m("NocBytesWritten", "Bytes written over the NoC", Signal::BytesWritten),
+                        m("NocInferences", "Inferences completed", Signal::Inferences),
+                    ],
+                    synthetic_counters: 0,
+                    stream: true,
+                },
+            ],
             sub_devices: Vec::new(),
         };
         SimConfig {
@@ -318,6 +365,7 @@ impl Default for SimConfig {
             quirks: Quirks::default(),
             empty_entry_points: Vec::new(),
             driver_uuid_tag: 0,
+            streamer_buffer_reports: 16384,
         }
     }
 }
@@ -434,6 +482,12 @@ impl SimConfig {
                 self.faults.shrink_export_to
             ));
         }
+        if !(16..=1 << 20).contains(&self.streamer_buffer_reports) {
+            return Err(format!(
+                "streamer_buffer_reports = {} is outside 16 ..= 1048576",
+                self.streamer_buffer_reports
+            ));
+        }
         if !(10..=10_000_000).contains(&self.update_period_us) {
             return Err(format!("update_period_us = {} is outside 10 ..= 10000000", self.update_period_us));
         }
@@ -446,7 +500,7 @@ impl SimConfig {
                 if g.name.is_empty() || g.name.len() >= 256 || g.description.len() >= 256 {
                     return Err(format!("{gp}: name must be 1..=255 bytes, description at most 255"));
                 }
-                let n = g.metrics.len() + g.synthetic_counters as usize;
+                let n = g.metrics.len() + g.synthetic_counters as usize + g.stream as usize;
                 if n == 0 || n > 4096 {
                     return Err(format!("{gp}: needs 1..=4096 metrics, has {n}"));
                 }

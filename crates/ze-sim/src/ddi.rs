@@ -41,6 +41,22 @@ unsafe fn fill(table: &str, t: *mut c_void) {
             )*
         }};
     }
+    // The same for entry points that are `Option`s in the `Api` (ze-sim implements them all).
+    macro_rules! optional_slots {
+        ($ty:ident { $($slot:ident = $f:ident),* $(,)? }) => {{
+            // SAFETY: the caller guarantees `t` is a `$ty`.
+            let t = unsafe { &mut *t.cast::<ddi::$ty>() };
+            $(
+                t.$slot = match a.$f {
+                    Some(f) if !empty.iter().any(|e| e == stringify!($f)) => {
+                        // SAFETY: each slot gets the entry point with exactly the C signature of that slot.
+                        unsafe { erase(f) }
+                    }
+                    _ => None,
+                };
+            )*
+        }};
+    }
     match table {
         "ze_global_dditable_t" => slots!(ze_global_dditable_t { pfnInit = zeInit }),
         "ze_driver_dditable_t" => slots!(ze_driver_dditable_t {
@@ -71,9 +87,33 @@ unsafe fn fill(table: &str, t: *mut c_void) {
             pfnDestroy = zeCommandListDestroy,
             pfnAppendMemoryCopy = zeCommandListAppendMemoryCopy,
         }),
-        "zet_metric_group_dditable_t" => slots!(zet_metric_group_dditable_t {
-            pfnGet = zetMetricGroupGet,
-            pfnGetProperties = zetMetricGroupGetProperties,
+        "zet_metric_group_dditable_t" => {
+            slots!(zet_metric_group_dditable_t {
+                pfnGet = zetMetricGroupGet,
+                pfnGetProperties = zetMetricGroupGetProperties,
+            });
+            optional_slots!(zet_metric_group_dditable_t {
+                pfnCalculateMetricValues = zetMetricGroupCalculateMetricValues,
+            });
+        }
+        "zet_metric_group_exp_dditable_t" => optional_slots!(zet_metric_group_exp_dditable_t {
+            pfnCalculateMultipleMetricValuesExp = zetMetricGroupCalculateMultipleMetricValuesExp,
+        }),
+        "zet_metric_streamer_dditable_t" => optional_slots!(zet_metric_streamer_dditable_t {
+            pfnOpen = zetMetricStreamerOpen,
+            pfnClose = zetMetricStreamerClose,
+            pfnReadData = zetMetricStreamerReadData,
+        }),
+        "ze_event_pool_dditable_t" => optional_slots!(ze_event_pool_dditable_t {
+            pfnCreate = zeEventPoolCreate,
+            pfnDestroy = zeEventPoolDestroy,
+        }),
+        "ze_event_dditable_t" => optional_slots!(ze_event_dditable_t {
+            pfnCreate = zeEventCreate,
+            pfnDestroy = zeEventDestroy,
+            pfnHostSynchronize = zeEventHostSynchronize,
+            pfnQueryStatus = zeEventQueryStatus,
+            pfnHostReset = zeEventHostReset,
         }),
         "zet_metric_dditable_t" => slots!(zet_metric_dditable_t {
             pfnGet = zetMetricGet,

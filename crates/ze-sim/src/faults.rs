@@ -46,6 +46,18 @@ pub struct Faults {
     /// `zeContextDestroy` takes this long (ms) before it does its work, like a driver waiting
     /// for a hung engine: the last step of every teardown becomes slow (default 0).
     pub context_destroy_delay_ms: u64,
+    /// `zetMetricStreamerOpen` fails with ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, as when another
+    /// process holds the device's exclusive OA stream.
+    pub streamer_open_busy: bool,
+    /// `zetMetricStreamerOpen` fails with ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS, as under
+    /// `perf_stream_paranoid=1` without CAP_PERFMON.
+    pub streamer_open_denied: bool,
+    /// After this many successful `zetMetricStreamerReadData` calls (per instance), every read
+    /// fails with ZE_RESULT_ERROR_UNKNOWN.
+    pub streamer_read_fails_after: Option<u64>,
+    /// After this many streamer reports (counted across the instance's streamers) the device is
+    /// lost: reads, waits and other calls answer ZE_RESULT_ERROR_DEVICE_LOST.
+    pub device_lost_after_reports: Option<u64>,
 }
 
 /// Which frees of imports fail.

@@ -1,7 +1,7 @@
 //! One simulated driver: its devices, metric groups, contexts, allocations and the record of
 //! what the application did wrong.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::os::fd::RawFd;
 use std::sync::Arc;
 use std::thread::ThreadId;
@@ -39,6 +39,8 @@ pub(crate) struct Group {
     pub(crate) description: String,
     pub(crate) domain: u32,
     pub(crate) export: Export,
+    /// Readable with the time-based streamer (its first metric is the timestamp).
+    pub(crate) stream: bool,
     pub(crate) metrics: Vec<MetricRef>,
     pub(crate) user_created: bool,
     /// User groups must be closed (`zetMetricGroupCloseExp`) before activation.
@@ -89,6 +91,13 @@ pub(crate) struct Instance {
     /// Keyed by start address, so a pointer inside an allocation can be found.
     pub(crate) allocs: BTreeMap<usize, Alloc>,
     pub(crate) cmdlists: HashMap<usize, CmdList>,
+    pub(crate) streamers: HashMap<usize, crate::ops_stream::Streamer>,
+    pub(crate) pools: HashMap<usize, crate::ops_events::Pool>,
+    pub(crate) events: HashMap<usize, crate::ops_events::Event>,
+    /// Events signaled and not reset since.
+    pub(crate) signaled: HashSet<usize>,
+    /// Successful `zetMetricStreamerReadData` calls (for `streamer_read_fails_after`).
+    pub(crate) streamer_reads: u64,
     pub(crate) violations: Vec<Entry>,
     pub(crate) shared: Arc<Shared>,
     /// What a clobbered `pNext` points at (quirk `overwrite_pnext`): a fake export struct naming
@@ -137,9 +146,14 @@ impl Instance {
                 let g = groups.len();
                 let gh = new_handle();
                 handles.push((gh, Obj::Group(g)));
-                let mut metrics: Vec<MetricRef> = gc
-                    .metrics
+                let timestamp = gc.stream.then(|| MetricConfig {
+                    name: "QueryBeginTime".into(),
+                    description: "Device time at the end of the report's period".into(),
+                    signal: Signal::Timestamp,
+                });
+                let mut metrics: Vec<MetricRef> = timestamp
                     .iter()
+                    .chain(gc.metrics.iter())
                     .enumerate()
                     .map(|(i, m)| MetricRef { handle: new_handle(), cfg: m.clone(), index: i })
                     .collect();
@@ -165,6 +179,7 @@ impl Instance {
                     description: gc.description.clone(),
                     domain: gc.domain,
                     export: gc.export,
+                    stream: gc.stream,
                     metrics,
                     user_created: false,
                     closed: true,
@@ -199,6 +214,11 @@ impl Instance {
             contexts: Vec::new(),
             allocs: BTreeMap::new(),
             cmdlists: HashMap::new(),
+            streamers: HashMap::new(),
+            pools: HashMap::new(),
+            events: HashMap::new(),
+            signaled: HashSet::new(),
+            streamer_reads: 0,
             violations: Vec::new(),
             shared,
             decoy,
@@ -329,6 +349,16 @@ impl Instance {
                     format!("host allocation of {} bytes was never freed", a.size),
                 ),
             }
+        }
+        for s in self.streamers.keys() {
+            let name = &self.groups[self.streamers[s].group].name;
+            leak("streamer_not_closed", *s, format!("metric streamer on metric group {name} was never closed"));
+        }
+        for e in self.events.keys() {
+            leak("event_not_destroyed", *e, "event was never destroyed".into());
+        }
+        for p in self.pools.keys() {
+            leak("event_pool_not_destroyed", *p, "event pool was never destroyed".into());
         }
         for h in self.cmdlists.keys() {
             leak("command_list_not_destroyed", *h, "immediate command list was never destroyed".into());

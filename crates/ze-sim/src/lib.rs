@@ -13,11 +13,18 @@
 //! the driver closes the fd when it tears the exporter down (destroy of a created group,
 //! run-time disable of metrics), never because the application asked.
 //!
+//! Groups configured with `stream: true` (the built-in `RenderBasic` and `NocTraffic`, which export
+//! nothing, as on today's drivers) can also be read with the time-based metric streamer: opaque
+//! raw reports, one per sampling period while it is open, that only Calculate decodes
+//! ([`ops_stream`] documents the period rounding, the bounded buffer and the report bytes), with
+//! event pools and events for its notifications; one streamer per device.
+//!
 //! It enforces the extension's rules and records every breach ([`rules`]): the application
 //! closing an exported fd (or replacing it: open file descriptions are compared, see
 //! [`fdcheck`]), tearing an exporter down (deactivate, destroy, disable metrics, destroy the
 //! context) while an import of its memory is alive (refused with
-//! ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE) or while the application still maps it, touching one
+//! ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE) or while the application still maps it, deactivating,
+//! disabling or destroying the context (or the notification event) while a streamer is open, touching one
 //! exporter from two threads, a wrong `stype`. The report ([`Report`]: `violations`, `leaks`)
 //! is readable in-process and is rewritten atomically as RON to `ZE_SIM_REPORT=path` on every
 //! violation, at every teardown step, and at exit. Faults and real-driver quirks are injected
@@ -75,8 +82,10 @@ mod faults;
 pub mod fdcheck;
 mod instance;
 mod ops_driver;
+mod ops_events;
 mod ops_memory;
 mod ops_metrics;
+pub mod ops_stream;
 mod registry;
 pub mod rules;
 pub mod testing;

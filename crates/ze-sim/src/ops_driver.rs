@@ -137,6 +137,7 @@ impl Instance {
     }
 
     pub(crate) fn context_destroy(&mut self, ctx: usize, ch: &mut HandleChanges) -> R<()> {
+        self.refuse_with_open_streamer(&[], Some(ctx), "zeContextDestroy", ctx)?;
         let imports: Vec<usize> = self
             .allocs
             .values()
@@ -169,12 +170,15 @@ impl Instance {
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
         let others = self.allocs.values().filter(|a| a.ctx == ctx).count()
-            + self.cmdlists.values().filter(|c| c.ctx == ctx).count();
+            + self.cmdlists.values().filter(|c| c.ctx == ctx).count()
+            + self.pools.values().filter(|p| p.ctx == ctx).count();
         if others > 0 {
             self.violation(
                 "teardown_order",
                 ctx,
-                format!("zeContextDestroy while {others} allocation(s) or command list(s) of it are alive"),
+                format!(
+                    "zeContextDestroy while {others} allocation(s), command list(s) or event pool(s) of it are alive"
+                ),
             );
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }

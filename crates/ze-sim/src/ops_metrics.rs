@@ -169,7 +169,11 @@ impl Instance {
         let grp = &self.groups[g];
         put_str(&mut p.name, &grp.name);
         put_str(&mut p.description, &grp.description);
-        p.samplingType = ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED;
+        p.samplingType = if grp.stream {
+            ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED
+        } else {
+            ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED
+        };
         p.domain = grp.domain;
         p.metricCount = grp.metrics.len() as u32;
         if self.config.quirks.overwrite_pnext {
@@ -200,14 +204,17 @@ impl Instance {
         put_str(&mut p.component, &format!("{:?}/{}", device_kind, grp.name));
         p.tierNumber = 1;
         let cumulative = m.cfg.signal.is_cumulative();
+        let timestamp = m.cfg.signal == crate::config::Signal::Timestamp;
         p.metricType = if per_metric {
             ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF
+        } else if timestamp {
+            ZET_METRIC_TYPE_TIMESTAMP
         } else if cumulative {
             ZET_METRIC_TYPE_EVENT
         } else {
             ZET_METRIC_TYPE_RAW
         };
-        p.resultType = if cumulative { ZET_VALUE_TYPE_UINT64 } else { ZET_VALUE_TYPE_FLOAT64 };
+        p.resultType = if cumulative || timestamp { ZET_VALUE_TYPE_UINT64 } else { ZET_VALUE_TYPE_FLOAT64 };
         put_str(&mut p.resultUnits, m.cfg.signal.unit());
         if self.config.quirks.overwrite_pnext {
             p.pNext = self.clobber();
@@ -242,6 +249,10 @@ impl Instance {
             .filter(|&g| self.groups[g].active_in == Some(ctx) && self.groups[g].device == d)
             .collect();
         let dropped: Vec<usize> = current.iter().copied().filter(|g| !wanted.contains(g)).collect();
+        if !dropped.is_empty() {
+            let h = self.groups[dropped[0]].handle;
+            self.refuse_with_open_streamer(&dropped, None, "deactivation", h)?;
+        }
         for &g in &dropped {
             let live = self.live_imports_of(g);
             if live > 0 {
@@ -335,6 +346,7 @@ impl Instance {
         let family = self.device_family(d);
         let h = self.devices[d].handle;
         let groups: Vec<usize> = (0..self.groups.len()).filter(|&g| family.contains(&self.groups[g].device)).collect();
+        self.refuse_with_open_streamer(&groups, None, "zetDeviceDisableMetricsExp", h)?;
         let live: usize = groups.iter().map(|&g| self.live_imports_of(g)).sum();
         if live > 0 {
             self.violation(
@@ -392,6 +404,7 @@ impl Instance {
             description: description.chars().take(255).collect(),
             domain: 0,
             export: Export::Group,
+            stream: false,
             metrics: Vec::new(),
             user_created: true,
             closed: false,

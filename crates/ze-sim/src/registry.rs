@@ -22,6 +22,9 @@ pub(crate) enum Obj {
     Metric(usize, usize),
     Context,
     CommandList,
+    EventPool,
+    Event,
+    Streamer,
 }
 
 #[derive(Default)]

@@ -80,6 +80,9 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, t: f64, n:
             Phase::Compute => 2000.0 * (1.0 + 0.05 * n),
             Phase::MemoryBound => 800.0 * (1.0 + 0.05 * n),
         },
+        // Streamer reports carry the device clock itself; an exported buffer gets the driver's
+        // time in ns (a gauge that only grows).
+        Signal::Timestamp => t * 1e9,
         Signal::Synthetic => {
             let period = 1.0 + (index % 17) as f64 * 0.37;
             50.0 + 40.0 * (std::f64::consts::TAU * t / period).sin() + 2.0 * n

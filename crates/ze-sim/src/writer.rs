@@ -16,6 +16,8 @@ pub(crate) struct Shared {
     stop: AtomicBool,
     pub(crate) lost: AtomicBool,
     pub(crate) snapshots: AtomicU64,
+    /// Reports made by the instance's metric streamers (for `device_lost_after_reports`).
+    stream_reports: AtomicU64,
     running: AtomicBool,
     /// Snapshots before the injected device loss (u64::MAX: never).
     lost_after: AtomicU64,
@@ -29,6 +31,8 @@ pub(crate) struct Shared {
     seed: u64,
     period: Duration,
     start: Instant,
+    /// CLOCK_MONOTONIC (ns) when the driver started: `t = 0` of the workload.
+    start_ns: u64,
     /// Device clock = CLOCK_MONOTONIC + this (wrapping), then masked to `ts_bits`.
     ts_offset: AtomicU64,
 }
@@ -48,6 +52,7 @@ impl Shared {
             stop: AtomicBool::new(false),
             lost: AtomicBool::new(false),
             snapshots: AtomicU64::new(0),
+            stream_reports: AtomicU64::new(0),
             running: AtomicBool::new(false),
             lost_after: AtomicU64::new(u64::MAX),
             reset_after: AtomicU64::new(u64::MAX),
@@ -57,6 +62,7 @@ impl Shared {
             seed: config.seed,
             period: Duration::from_micros(config.update_period_us),
             start: Instant::now(),
+            start_ns: monotonic_ns(),
             ts_offset: AtomicU64::new(1_000_000_000_000 + (config.seed % 1000) * 1_000_000),
         })
         .with_faults(&config.faults, &config.quirks)
@@ -85,6 +91,38 @@ impl Shared {
         if bits >= 64 { t } else { t & ((1u64 << bits) - 1) }
     }
 
+    /// The device clock at host time `host_ns` (CLOCK_MONOTONIC), as `device_now_ns` reads it.
+    pub(crate) fn device_time_at(&self, host_ns: u64) -> u64 {
+        let t = host_ns.wrapping_add(self.ts_offset.load(Ordering::Acquire));
+        let bits = self.ts_bits.load(Ordering::Acquire);
+        if bits >= 64 { t } else { t & ((1u64 << bits) - 1) }
+    }
+
+    /// Seconds since the driver started at host time `host_ns`: the workload's `t`.
+    pub(crate) fn seconds_at(&self, host_ns: u64) -> f64 {
+        host_ns.saturating_sub(self.start_ns) as f64 / 1e9
+    }
+
+    /// The workload's noise seed.
+    pub(crate) fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Reports the instance's streamers have made so far.
+    pub(crate) fn streamer_reports_made(&self) -> u64 {
+        self.stream_reports.load(Ordering::Acquire)
+    }
+
+    /// Counts one streamer report.
+    pub(crate) fn count_streamer_report(&self) {
+        self.stream_reports.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Marks the device lost now (a fault counted in streamer reports).
+    pub(crate) fn lose_device(&self) {
+        self.lost.store(true, Ordering::Release);
+    }
+
     /// Valid bits of the device clock.
     pub(crate) fn timestamp_bits(&self) -> u32 {
         self.ts_bits.load(Ordering::Acquire)
@@ -97,6 +135,7 @@ impl Shared {
     /// The device comes back (as after a reset): not lost, snapshot count from zero.
     pub(crate) fn recover(&self) {
         self.snapshots.store(0, Ordering::Release);
+        self.stream_reports.store(0, Ordering::Release);
         self.lost.store(false, Ordering::Release);
     }
 

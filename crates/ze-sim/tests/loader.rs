@@ -9,6 +9,8 @@
 //! - `empty`: every optional entry point left empty (`SimConfig::optional_entry_points`): the
 //!   loader answers for them and the spec's sample path (query before activation) still works;
 //! - `empty-extension`: one extension function emptied is no longer returned by name;
+//! - `stream`: the time-based streamer (`common::stream::stream_tour`, one deliberate refusal
+//!   while a streamer is open) and a streamer on the NPU;
 //! - `two-copies`: `libze_sim.so` and a copy `libze_sim_npu.so`, each with its own config and
 //!   report (`ZE_SIM_CONFIG_ZE_SIM_NPU`, `ZE_SIM_REPORT_ZE_SIM_NPU`).
 //!
@@ -47,6 +49,7 @@ fn main() {
             "empty" => scenarios::empty(mode),
             "empty-extension" => scenarios::empty_extension(mode),
             "two-copies" => scenarios::two_copies(mode),
+            "stream" => scenarios::stream(mode),
             other => panic!("unknown scenario {other}"),
         }
         println!("scenario {which}: ok");
@@ -76,7 +79,7 @@ fn main() {
 
     let mut failures = Vec::new();
     for (mode, env) in MODES {
-        for scenario in ["basic", "empty", "empty-extension", "two-copies"] {
+        for scenario in ["basic", "empty", "empty-extension", "two-copies", "stream"] {
             let report = dir.join(format!("{scenario}-{mode}.ron"));
             let npu_report = dir.join(format!("{scenario}-{mode}-npu.ron"));
             let mut cmd = Command::new(std::env::current_exe().unwrap());
@@ -92,6 +95,7 @@ fn main() {
             let mut reports = vec![(report, expect_clean as fn(&Report) -> bool)];
             match scenario {
                 "basic" => reports[0].1 = expect_two_refusals,
+                "stream" => reports[0].1 = expect_one_streamer_refusal,
                 "empty" => drop(cmd.env("ZE_SIM_CONFIG", &empty_cfg)),
                 "empty-extension" => drop(cmd.env("ZE_SIM_CONFIG", &ext_cfg)),
                 _ => {
@@ -132,6 +136,11 @@ fn expect_clean(r: &Report) -> bool {
 /// The basic scenario provokes exactly two refusals while its import is alive.
 fn expect_two_refusals(r: &Report) -> bool {
     r.violation_kinds() == ["teardown_with_live_import", "teardown_with_live_import"] && r.leaks.is_empty()
+}
+
+/// The stream scenario provokes one refusal: deactivation while its streamer is open.
+fn expect_one_streamer_refusal(r: &Report) -> bool {
+    r.violation_kinds() == ["teardown_with_open_streamer"] && r.leaks.is_empty()
 }
 
 fn check_report(path: &Path, expect: fn(&Report) -> bool) -> Result<(), String> {

@@ -83,9 +83,11 @@ macro_rules! expect_obj {
 mod devices;
 mod metrics;
 pub(crate) mod names;
+mod stream;
 
 pub(crate) use devices::*;
 pub(crate) use metrics::*;
+pub(crate) use stream::*;
 
 /// The `Api` of the process-wide instance (created from the environment on first use): what
 /// zescope calls when it runs on the built-in device. Its `Option` fields are `None` for the
@@ -114,7 +116,19 @@ pub(crate) fn without_empty(a: &mut Api, config: &crate::SimConfig) {
         zetMetricGroupCloseExp,
         zetMetricGroupDestroyExp,
         zetDeviceEnableMetricsExp,
-        zetDeviceDisableMetricsExp
+        zetDeviceDisableMetricsExp,
+        zeEventPoolCreate,
+        zeEventPoolDestroy,
+        zeEventCreate,
+        zeEventDestroy,
+        zeEventHostSynchronize,
+        zeEventQueryStatus,
+        zeEventHostReset,
+        zetMetricStreamerOpen,
+        zetMetricStreamerReadData,
+        zetMetricStreamerClose,
+        zetMetricGroupCalculateMetricValues,
+        zetMetricGroupCalculateMultipleMetricValuesExp
     );
 }
 
@@ -156,5 +170,17 @@ pub(crate) fn full_api() -> Api {
         zetMetricGroupDestroyExp: Some(sim_zetMetricGroupDestroyExp),
         zetDeviceEnableMetricsExp: Some(sim_zetDeviceEnableMetricsExp),
         zetDeviceDisableMetricsExp: Some(sim_zetDeviceDisableMetricsExp),
+        zeEventPoolCreate: Some(sim_zeEventPoolCreate),
+        zeEventPoolDestroy: Some(sim_zeEventPoolDestroy),
+        zeEventCreate: Some(sim_zeEventCreate),
+        zeEventDestroy: Some(sim_zeEventDestroy),
+        zeEventHostSynchronize: Some(sim_zeEventHostSynchronize),
+        zeEventQueryStatus: Some(sim_zeEventQueryStatus),
+        zeEventHostReset: Some(sim_zeEventHostReset),
+        zetMetricStreamerOpen: Some(sim_zetMetricStreamerOpen),
+        zetMetricStreamerReadData: Some(sim_zetMetricStreamerReadData),
+        zetMetricStreamerClose: Some(sim_zetMetricStreamerClose),
+        zetMetricGroupCalculateMetricValues: Some(sim_zetMetricGroupCalculateMetricValues),
+        zetMetricGroupCalculateMultipleMetricValuesExp: Some(sim_zetMetricGroupCalculateMultipleMetricValuesExp),
     }
 }

@@ -1,6 +1,6 @@
 //! The names of the entry points this driver implements, and which of them the export-memory
 //! path (enumeration, group and metric properties, context, activation, import, free) does not
-//! need.
+//! need (the time-based streamer's calls among them).
 
 pub(crate) const IMPLEMENTED: &[&str] = &[
     "zeInit",
@@ -33,6 +33,18 @@ pub(crate) const IMPLEMENTED: &[&str] = &[
     "zetMetricGroupDestroyExp",
     "zetDeviceEnableMetricsExp",
     "zetDeviceDisableMetricsExp",
+    "zeEventPoolCreate",
+    "zeEventPoolDestroy",
+    "zeEventCreate",
+    "zeEventDestroy",
+    "zeEventHostSynchronize",
+    "zeEventQueryStatus",
+    "zeEventHostReset",
+    "zetMetricStreamerOpen",
+    "zetMetricStreamerReadData",
+    "zetMetricStreamerClose",
+    "zetMetricGroupCalculateMetricValues",
+    "zetMetricGroupCalculateMultipleMetricValuesExp",
 ];
 
 pub(crate) const OPTIONAL: &[&str] = &[
@@ -50,6 +62,18 @@ pub(crate) const OPTIONAL: &[&str] = &[
     "zetMetricGroupDestroyExp",
     "zetDeviceEnableMetricsExp",
     "zetDeviceDisableMetricsExp",
+    "zeEventPoolCreate",
+    "zeEventPoolDestroy",
+    "zeEventCreate",
+    "zeEventDestroy",
+    "zeEventHostSynchronize",
+    "zeEventQueryStatus",
+    "zeEventHostReset",
+    "zetMetricStreamerOpen",
+    "zetMetricStreamerReadData",
+    "zetMetricStreamerClose",
+    "zetMetricGroupCalculateMetricValues",
+    "zetMetricGroupCalculateMultipleMetricValuesExp",
 ];
 
 #[cfg(test)]

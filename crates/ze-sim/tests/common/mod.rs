@@ -7,6 +7,7 @@ use std::ffi::{CStr, c_void};
 use level_zero_sys::*;
 
 pub mod fixture;
+pub mod stream;
 
 pub type R<T> = Result<T, ze_result_t>;
 
@@ -32,6 +33,7 @@ pub struct GroupInfo {
     pub name: String,
     pub domain: u32,
     pub type_flags: u32,
+    pub sampling: u32,
     pub export: Export,
 }
 
@@ -117,6 +119,7 @@ impl Raw {
             name: cstr(&p.name),
             domain: p.domain,
             type_flags: ty.r#type,
+            sampling: p.samplingType,
             export: Export { fd: export.fd, size: export.size },
         })
     }

@@ -160,3 +160,27 @@ pub fn two_copies(mode: &str) {
     kinds.sort();
     assert_eq!(kinds, [ZE_DEVICE_TYPE_GPU, ZE_DEVICE_TYPE_VPU]);
 }
+
+/// The time-based streamer through the loader: the tour on the GPU's streamer-only group
+/// (`stream_tour`: one deliberate refusal while open), then a streamer on the NPU's.
+pub fn stream(mode: &str) {
+    // SAFETY: as in `basic`.
+    let raw = Raw { api: unsafe { Api::load() }.expect("load libze_loader.so.1") };
+    // SAFETY: plain call.
+    ok(unsafe { (raw.api.zeInit)(0) }).expect("zeInit through the loader");
+    let drv = raw.drivers().unwrap()[0];
+    let devices = raw.devices(drv).unwrap();
+    super::common::stream::stream_tour(&raw, drv, devices[0], "RenderBasic", mode);
+    let npu = devices[1];
+    let g = raw.group_by_name(npu, "NocTraffic").unwrap();
+    let c = raw.context(drv).unwrap();
+    raw.activate(c, npu, &[g]).unwrap();
+    let o = raw.open(c, npu, g, 100_000, 1, std::ptr::null_mut()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let (_, bytes) = raw.read(o.streamer).unwrap();
+    let values = raw.calculate(g, &bytes).unwrap();
+    assert!(!values.is_empty(), "{mode}: NPU reports decode");
+    raw.close_streamer(o.streamer).unwrap();
+    raw.activate(c, npu, &[]).unwrap();
+    raw.destroy_context(c).unwrap();
+}

@@ -1,0 +1,356 @@
+//! The time-based metric streamer: `zetMetricStreamerOpen`/`ReadData`/`Close` and Calculate.
+//!
+//! A streamer makes one report per sampling period while it is open, the way an OA stream does;
+//! reports are made lazily (when the application reads, waits or queries), each stamped with the
+//! time its period ended, so no thread is needed and a stalled reader sees exactly what a
+//! hardware buffer would hold. The buffer keeps at most `streamer_buffer_reports` reports: older
+//! ones are dropped and the next read answers ZE_RESULT_WARNING_DROPPED_DATA.
+//!
+//! Period: rounded up to 10 µs × 2^k (k ≤ 16, so 10 µs ..= 655.36 ms) as OA's exponent is, and
+//! written back; `notifyEveryNReports` is clamped to 1 ..= half the buffer and written back.
+//! One streamer may be open per device (a second gets ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE),
+//! and only on a streamable group activated on that device in that context.
+//!
+//! # Raw report format (opaque)
+//!
+//! The bytes are ze-sim's own and only its Calculate decodes them; clients must not parse them.
+//! For the record (tests of the driver itself use it): each report is `16 + 8 × metrics` bytes,
+//! little endian: magic `u32` [`REPORT_MAGIC`], metric count `u32`, the group's tag `u64`, then
+//! one `u64` per metric in metric order: the timestamp metric as device ns, an EVENT metric as
+//! the count in the report's period, any other as the bits of an `f64`.
+
+use std::collections::VecDeque;
+
+use level_zero_sys::*;
+
+use crate::config::Signal;
+use crate::instance::Instance;
+use crate::ops_driver::R;
+use crate::registry::{HandleChanges, Obj, new_handle};
+use crate::workload;
+
+/// First word of every raw report ("ZSRP").
+pub const REPORT_MAGIC: u32 = 0x5052_535a;
+/// The sampling period unit (ns): periods are this × 2^k.
+const PERIOD_BASE_NS: u64 = 10_000;
+/// Largest exponent k of the period.
+const PERIOD_MAX_EXP: u32 = 16;
+
+pub(crate) struct Streamer {
+    pub(crate) ctx: usize,
+    pub(crate) device: usize,
+    pub(crate) group: usize,
+    pub(crate) event: Option<usize>,
+    pub(crate) period_ns: u64,
+    pub(crate) notify_every: u32,
+    /// Host time (CLOCK_MONOTONIC ns) the streamer opened: report k ends at
+    /// `opened + (k + 1) × period`.
+    opened: u64,
+    /// Reports made so far (the next one's k).
+    made: u64,
+    /// Reports waiting to be read, oldest first.
+    pending: VecDeque<Vec<u64>>,
+    /// Reports were dropped since the last read.
+    dropped: bool,
+    /// Per EVENT metric: the running total (fractional) for whole counts per report.
+    totals: Vec<f64>,
+}
+
+/// The sampling period the driver uses for a requested one (ns).
+pub(crate) fn rounded_period(requested: u32) -> u64 {
+    let mut p = PERIOD_BASE_NS;
+    let mut k = 0;
+    while p < requested as u64 && k < PERIOD_MAX_EXP {
+        p *= 2;
+        k += 1;
+    }
+    p
+}
+
+fn report_words(metrics: usize) -> usize {
+    2 + metrics
+}
+
+impl Instance {
+    pub(crate) fn streamer_open(
+        &mut self,
+        ctx: usize,
+        d: usize,
+        g: usize,
+        desc: &mut zet_metric_streamer_desc_t,
+        event: Option<usize>,
+        ch: &mut HandleChanges,
+    ) -> R<usize> {
+        self.device_status()?;
+        if desc.stype != ZET_STRUCTURE_TYPE_METRIC_STREAMER_DESC {
+            self.violation("wrong_stype", ctx, format!("zetMetricStreamerOpen given stype {:#x}", desc.stype));
+            return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        let grp = &self.groups[g];
+        if grp.device != d || !grp.stream || grp.active_in != Some(ctx) {
+            return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        if let Some(e) = event
+            && !self.event_is_host_visible(e)
+        {
+            return Err(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT);
+        }
+        if self.config.faults.streamer_open_denied {
+            return Err(ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS);
+        }
+        if self.config.faults.streamer_open_busy || self.streamers.values().any(|s| s.device == d) {
+            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
+        if let Some(e) = event
+            && self.streamers.values().any(|s| s.event == Some(e))
+        {
+            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
+        let period_ns = rounded_period(desc.samplingPeriod);
+        let cap = self.config.streamer_buffer_reports;
+        let notify_every = desc.notifyEveryNReports.clamp(1, cap / 2);
+        desc.samplingPeriod = period_ns as u32;
+        desc.notifyEveryNReports = notify_every;
+        let h = new_handle();
+        let metrics = self.groups[g].metrics.len();
+        self.streamers.insert(
+            h,
+            Streamer {
+                ctx,
+                device: d,
+                group: g,
+                event,
+                period_ns,
+                notify_every,
+                opened: crate::writer::monotonic_ns(),
+                made: 0,
+                pending: VecDeque::new(),
+                dropped: false,
+                totals: vec![0.0; metrics],
+            },
+        );
+        ch.added.push((h, Obj::Streamer));
+        Ok(h)
+    }
+
+    /// Makes every report whose period has ended by host time `now`; drops the oldest beyond the
+    /// buffer (reports that would be dropped at once are not made at all).
+    pub(crate) fn streamer_advance(&mut self, h: usize, now: u64) -> R<()> {
+        let cap = self.config.streamer_buffer_reports as usize;
+        let lost_after = self.config.faults.device_lost_after_reports;
+        let Some(s) = self.streamers.get_mut(&h) else {
+            return Err(ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+        };
+        if self.shared.is_lost() {
+            return Err(ZE_RESULT_ERROR_DEVICE_LOST);
+        }
+        let due = now.saturating_sub(s.opened) / s.period_ns;
+        if due <= s.made {
+            return Ok(());
+        }
+        let mut new = due - s.made;
+        if new as usize > cap {
+            let skipped = new - cap as u64;
+            s.made += skipped;
+            s.pending.clear();
+            s.dropped = true;
+            new = cap as u64;
+        }
+        let grp = &self.groups[s.group];
+        let dev = &self.devices[grp.device].cfg;
+        let seed = self.shared.seed();
+        let period_s = s.period_ns as f64 / 1e9;
+        for _ in 0..new {
+            let k = s.made;
+            let end = s.opened + (k + 1) * s.period_ns;
+            let t = self.shared.seconds_at(end);
+            let mut words = Vec::with_capacity(report_words(grp.metrics.len()));
+            words.push(REPORT_MAGIC as u64 | ((grp.metrics.len() as u64) << 32));
+            words.push(s.group as u64 + 1);
+            for (i, m) in grp.metrics.iter().enumerate() {
+                let w = match m.cfg.signal {
+                    Signal::Timestamp => self.shared.device_time_at(end),
+                    sig => {
+                        let n = workload::noise(seed, (s.group as u64 + 1) * 4096 + i as u64, k);
+                        let level = workload::level(sig, dev.kind, dev.core_clock_mhz as f64, t, n, m.index);
+                        if sig.is_cumulative() {
+                            let before = s.totals[i] as u64;
+                            s.totals[i] += level * period_s;
+                            s.totals[i] as u64 - before
+                        } else {
+                            level.to_bits()
+                        }
+                    }
+                };
+                words.push(w);
+            }
+            s.pending.push_back(words);
+            s.made += 1;
+            if s.pending.len() > cap {
+                s.pending.pop_front();
+                s.dropped = true;
+            }
+            if lost_after.is_some_and(|n| self.shared.streamer_reports_made() + 1 >= n) {
+                self.shared.count_streamer_report();
+                self.shared.lose_device();
+                return Err(ZE_RESULT_ERROR_DEVICE_LOST);
+            }
+            self.shared.count_streamer_report();
+        }
+        Ok(())
+    }
+
+    /// Unread reports of streamer `h` (after making the due ones).
+    pub(crate) fn streamer_pending(&mut self, h: usize) -> R<usize> {
+        self.streamer_advance(h, crate::writer::monotonic_ns())?;
+        Ok(self.streamers.get(&h).map_or(0, |s| s.pending.len()))
+    }
+
+    /// Host time at which streamer `h` will hold `n` unread reports.
+    pub(crate) fn streamer_ready_at(&self, h: usize, n: usize) -> Option<u64> {
+        let s = self.streamers.get(&h)?;
+        let missing = n.saturating_sub(s.pending.len()) as u64;
+        Some(s.opened + (s.made + missing) * s.period_ns)
+    }
+
+    /// `zetMetricStreamerReadData`: size query (`data` None) or copy out whole reports.
+    pub(crate) fn streamer_read(
+        &mut self,
+        h: usize,
+        max_reports: u32,
+        size: &mut usize,
+        data: Option<&mut [u8]>,
+    ) -> R<()> {
+        if let Some(n) = self.config.faults.streamer_read_fails_after
+            && self.streamer_reads >= n
+        {
+            return Err(ZE_RESULT_ERROR_UNKNOWN);
+        }
+        self.streamer_advance(h, crate::writer::monotonic_ns())?;
+        let s = self.streamers.get_mut(&h).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
+        let report_bytes = 8 * report_words(self.groups[s.group].metrics.len());
+        let available = s.pending.len().min(max_reports as usize);
+        let Some(buf) = data.filter(|_| *size > 0) else {
+            *size = available * report_bytes;
+            return Ok(());
+        };
+        let n = available.min(buf.len() / report_bytes);
+        for (i, words) in s.pending.drain(..n).enumerate() {
+            for (j, w) in words.iter().enumerate() {
+                let at = i * report_bytes + 8 * j;
+                buf[at..at + 8].copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        *size = n * report_bytes;
+        self.streamer_reads += 1;
+        if std::mem::take(&mut s.dropped) {
+            return Err(ZE_RESULT_WARNING_DROPPED_DATA);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn streamer_close(&mut self, h: usize, ch: &mut HandleChanges) -> R<()> {
+        self.streamers.remove(&h).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
+        ch.removed.push(h);
+        self.teardown_step();
+        Ok(())
+    }
+
+    /// Records a violation and refuses if a streamer is open on one of `groups` (or, with
+    /// `ctx`, in that context): `what` is the teardown step attempted.
+    pub(crate) fn refuse_with_open_streamer(
+        &mut self,
+        groups: &[usize],
+        ctx: Option<usize>,
+        what: &str,
+        h: usize,
+    ) -> R<()> {
+        let open: Vec<String> = self
+            .streamers
+            .values()
+            .filter(|s| groups.contains(&s.group) || Some(s.ctx) == ctx)
+            .map(|s| self.groups[s.group].name.clone())
+            .collect();
+        if open.is_empty() {
+            return Ok(());
+        }
+        self.violation(
+            "teardown_with_open_streamer",
+            h,
+            format!("{what} while a metric streamer is open on metric group(s) {} (close it first)", open.join(", ")),
+        );
+        Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)
+    }
+
+    /// Calculate: decodes whole raw reports of group `g` into one set of values (metric order,
+    /// report after report). Anything that is not this group's reports is refused.
+    pub(crate) fn calculate(
+        &self,
+        g: usize,
+        ty: zet_metric_group_calculation_type_t,
+        raw: &[u8],
+    ) -> R<Vec<zet_typed_value_t>> {
+        if ty > ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES {
+            return Err(ZE_RESULT_ERROR_INVALID_ENUMERATION);
+        }
+        let grp = &self.groups[g];
+        let report_bytes = 8 * report_words(grp.metrics.len());
+        if !raw.len().is_multiple_of(report_bytes) {
+            return Err(ZE_RESULT_ERROR_INVALID_SIZE);
+        }
+        let word = |r: &[u8], i: usize| u64::from_le_bytes(r[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        let mut out = Vec::with_capacity(raw.len() / 8);
+        let mut max = vec![f64::MIN; grp.metrics.len()];
+        for r in raw.chunks_exact(report_bytes) {
+            let head = word(r, 0);
+            if head as u32 != REPORT_MAGIC || (head >> 32) as usize != grp.metrics.len() || word(r, 1) != g as u64 + 1 {
+                return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            for (i, m) in grp.metrics.iter().enumerate() {
+                let w = word(r, 2 + i);
+                let v = match m.cfg.signal {
+                    Signal::Timestamp => {
+                        zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: w } }
+                    }
+                    s if s.is_cumulative() => {
+                        zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: w } }
+                    }
+                    _ => zet_typed_value_t {
+                        r#type: ZET_VALUE_TYPE_FLOAT64,
+                        value: zet_value_t { fp64: f64::from_bits(w) },
+                    },
+                };
+                max[i] = max[i].max(v.as_f64().unwrap_or(0.0));
+                out.push(v);
+            }
+        }
+        if ty == ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES && !out.is_empty() {
+            let n = grp.metrics.len();
+            let mut last: Vec<zet_typed_value_t> = out[out.len() - n..].to_vec();
+            for (v, m) in last.iter_mut().zip(max) {
+                *v = match v.r#type {
+                    ZET_VALUE_TYPE_UINT64 => {
+                        zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: m as u64 } }
+                    }
+                    _ => zet_typed_value_t { r#type: ZET_VALUE_TYPE_FLOAT64, value: zet_value_t { fp64: m } },
+                };
+            }
+            return Ok(last);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn periods_round_up_to_a_power_of_two_of_the_base_and_clamp() {
+        assert_eq!(rounded_period(0), 10_000);
+        assert_eq!(rounded_period(10_000), 10_000);
+        assert_eq!(rounded_period(10_001), 20_000);
+        assert_eq!(rounded_period(1_000_000), 1_280_000);
+        assert_eq!(rounded_period(u32::MAX), 10_000 << 16);
+    }
+}

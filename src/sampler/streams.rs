@@ -1,0 +1,332 @@
+//! The second way to read a metric group: the time-based metric streamer. On the sampler thread,
+//! like everything else: a host-visible event pool and event, `zetMetricStreamerOpen` (period and
+//! reports per notification as the driver writes them back), then at each tick (or once the
+//! event says reports wait) `zetMetricStreamerReadData` and Calculate; each report becomes one
+//! sample stamped with the report's own time (its timestamp metric, mapped onto the host clock
+//! through `zeDeviceGetGlobalTimestamps`).
+//!
+//! Values: EVENT metrics count what happened in one report's period, so they become per-second
+//! rates (value / period, unit "…/s"); every other metric plots as it is. Timestamp metrics are
+//! the time, not series. `ZE_RESULT_WARNING_DROPPED_DATA` is counted and starts a new piece of
+//! the plot (a gap), never ends the run.
+//!
+//! [`Streams`] owns the streamers, events and pools of a run; the teardown releases it first
+//! (close the streamers, then destroy events, then pools) and only its [`StreamsClosed`] proof
+//! lets groups be deactivated.
+
+use level_zero_sys::*;
+
+use crate::layout::Kind;
+use crate::ze::streamer::{Event, EventPool, Streamer, calculate};
+use crate::ze::{Context, Device, Metric, MetricGroup, ZeError};
+
+use super::dmabuf::os::monotonic_ns;
+use super::protocol::SeriesInfo;
+use super::run::Pieces;
+
+/// Longest sampling period asked of the driver (ns): ten reports per interval up to this.
+pub const DEFAULT_PERIOD_NS: u32 = 1_000_000;
+/// Shortest sampling period asked of the driver (ns).
+pub const MIN_PERIOD_NS: u32 = 10_000;
+
+/// One streamer of a run and what it needs released after it.
+struct Open {
+    streamer: Option<Streamer>,
+    event: Option<Event>,
+    pool: Option<EventPool>,
+}
+
+/// Every streamer, event and pool of a run.
+#[derive(Default)]
+pub struct Streams {
+    open: Vec<Open>,
+}
+
+/// Proof that every streamer of the run is closed and its event and pool destroyed.
+pub struct StreamsClosed(());
+
+impl Streams {
+    /// Closes every streamer, then destroys events, then pools. Each value is consumed by its
+    /// call (a handle is never released twice), so a failure is reported and the teardown goes
+    /// on: a driver that refuses a deactivation afterwards says so itself.
+    pub fn release(self, errors: &mut Vec<String>) -> StreamsClosed {
+        let mut open = self.open;
+        for o in &mut open {
+            if let Some(s) = o.streamer.take()
+                && let Err(e) = s.close()
+            {
+                errors.push(format!("closing a metric streamer: {e}"));
+            }
+        }
+        for o in &mut open {
+            if let Some(ev) = o.event.take()
+                && let Err(e) = ev.destroy()
+            {
+                errors.push(format!("destroying a streamer's event: {e}"));
+            }
+        }
+        for o in &mut open {
+            if let Some(p) = o.pool.take()
+                && let Err(e) = p.destroy()
+            {
+                errors.push(format!("destroying a streamer's event pool: {e}"));
+            }
+        }
+        StreamsClosed(())
+    }
+
+    /// Opens a streamer on `group` (already activated): pool, event, then the streamer. What
+    /// was created stays in `self` for the teardown even when a later step fails. A pool or
+    /// event the driver does not offer only turns the notification off (reads happen at the
+    /// tick); the notice says so.
+    pub fn open(
+        &mut self,
+        ctx: &Context,
+        device: &Device,
+        group: &MetricGroup,
+        period_ns: u32,
+        notify_every: u32,
+        notices: &mut Vec<String>,
+    ) -> Result<usize, ZeError> {
+        let i = self.open.len();
+        self.open.push(Open { streamer: None, event: None, pool: None });
+        match EventPool::create(ctx, device) {
+            Ok(pool) => {
+                match pool.event() {
+                    Ok(ev) => self.open[i].event = Some(ev),
+                    Err(e) if super::optional::is_fatal(&e) => return Err(e),
+                    Err(e) => notices.push(super::optional::off("the streamer's notification event", &e)),
+                }
+                self.open[i].pool = Some(pool);
+            }
+            Err(e) if super::optional::is_fatal(&e) => return Err(e),
+            Err(e) => notices.push(super::optional::off("the streamer's notification event", &e)),
+        }
+        let s = Streamer::open(ctx, device, group, period_ns, notify_every, self.open[i].event.as_ref())?;
+        self.open[i].streamer = Some(s);
+        Ok(i)
+    }
+
+    fn streamer(&self, i: usize) -> &Streamer {
+        self.open[i].streamer.as_ref().expect("an opened streamer stays open until the teardown")
+    }
+
+    /// (period ns, reports per notification) the driver wrote back for streamer `i`.
+    pub fn granted(&self, i: usize) -> (u32, u32) {
+        let s = self.streamer(i);
+        (s.period_ns, s.notify_every)
+    }
+}
+
+/// "streamer (1.28 ms, 4 reports per notification)": how a streamed group is read.
+pub fn describe(period_ns: u32, notify_every: u32) -> String {
+    let p = period_ns as f64;
+    let period = if p >= 1e6 {
+        format!("{} ms", p / 1e6)
+    } else if p >= 1e3 {
+        format!("{} µs", p / 1e3)
+    } else {
+        format!("{p} ns")
+    };
+    let n = if notify_every == 1 { "1 report".to_owned() } else { format!("{notify_every} reports") };
+    format!("streamer ({period}, {n} per notification)")
+}
+
+/// What to plot from one metric of a streamed group.
+#[derive(Clone, Copy)]
+enum Column {
+    /// The report's time (the first timestamp metric).
+    Time,
+    /// Plotted; EVENT metrics are divided by the period.
+    Series { rate: bool },
+    /// Not plotted (not chosen, or a further timestamp).
+    Skip,
+}
+
+/// The series a streamed group's metrics give (all, or only `wanted` when not empty), and for
+/// each metric what to do with it. `None` when no chosen metric is in the group.
+pub fn plan(metrics: &[Metric], wanted: &[String]) -> Option<(Vec<SeriesInfo>, Vec<ColumnPlan>)> {
+    let mut series = Vec::new();
+    let mut plan = Vec::new();
+    let mut have_time = false;
+    for m in metrics {
+        let i = &m.info;
+        let col = if i.metric_type == ZET_METRIC_TYPE_TIMESTAMP {
+            if have_time {
+                Column::Skip
+            } else {
+                have_time = true;
+                Column::Time
+            }
+        } else if wanted.is_empty() || wanted.contains(&i.name) {
+            let rate = i.metric_type == ZET_METRIC_TYPE_EVENT;
+            let unit = if rate {
+                format!("{}/s", if i.units.is_empty() { "events" } else { &i.units })
+            } else {
+                i.units.clone()
+            };
+            series.push(SeriesInfo {
+                name: i.name.clone(),
+                description: i.description.clone(),
+                unit,
+                kind: Kind::Gauge,
+                wrap: None,
+            });
+            Column::Series { rate }
+        } else {
+            Column::Skip
+        };
+        plan.push(ColumnPlan(col));
+    }
+    (!series.is_empty()).then_some((series, plan))
+}
+
+/// What to do with one metric's value (opaque outside this module).
+#[derive(Clone, Copy)]
+pub struct ColumnPlan(Column);
+
+/// Device time onto host time: an anchor pair from `zeDeviceGetGlobalTimestamps` (device
+/// timestamps in ns), refreshed every second; without it (or when a mapped time is implausible)
+/// each report is placed back from the read time by whole periods.
+struct TimeMap {
+    anchor: Option<(u64, u64)>,
+    anchored_at: u64,
+}
+
+/// How far a mapped report time may lie from the read time before the anchor is distrusted.
+const PLAUSIBLE_NS: i64 = 10_000_000_000;
+
+/// Reads one streamed group at each tick and turns its reports into samples.
+pub struct StreamerReader {
+    index: usize,
+    group: MetricGroup,
+    device: Device,
+    columns: Vec<ColumnPlan>,
+    period_ns: u64,
+    series: usize,
+    raw: Vec<u8>,
+    values: Vec<zet_typed_value_t>,
+    time: TimeMap,
+    /// `zeDeviceGetGlobalTimestamps` still answers.
+    global_timestamps: bool,
+    has_event: bool,
+}
+
+/// What one read of a streamer gave.
+#[derive(Default)]
+pub struct StreamRead {
+    /// Reports decoded into samples.
+    pub reports: u64,
+    /// Reports whose time did not follow the previous sample's (not stored).
+    pub out_of_order: u64,
+    /// The driver said reports were dropped before these.
+    pub dropped: bool,
+}
+
+impl StreamerReader {
+    pub fn new(index: usize, streams: &Streams, group: MetricGroup, device: Device, columns: Vec<ColumnPlan>) -> Self {
+        let (period, _) = streams.granted(index);
+        let series = columns.iter().filter(|c| matches!(c.0, Column::Series { .. })).count();
+        let has_event = streams.open[index].event.is_some();
+        StreamerReader {
+            index,
+            group,
+            device,
+            columns,
+            period_ns: period.max(1) as u64,
+            series,
+            raw: Vec::new(),
+            values: Vec::new(),
+            time: TimeMap { anchor: None, anchored_at: 0 },
+            global_timestamps: true,
+            has_event,
+        }
+    }
+
+    /// Reads what the streamer holds and appends one sample per report to `pieces` (after a
+    /// gap when the driver dropped reports). A notice is added when the clock pair turns out
+    /// to be unavailable.
+    pub fn read(
+        &mut self,
+        streams: &Streams,
+        notices: &mut Vec<String>,
+        pieces: &mut Pieces,
+    ) -> Result<StreamRead, ZeError> {
+        let s = streams.streamer(self.index);
+        if self.has_event {
+            // Only asks (timeout 0): the tick is the wait's upper bound; a signaled event is
+            // reset before the read so a notification during it is not lost.
+            if streams.open[self.index].event.as_ref().expect("has_event").wait(0)? {
+                streams.open[self.index].event.as_ref().expect("has_event").reset()?;
+            }
+        }
+        let data = s.read(&mut self.raw)?;
+        let now = monotonic_ns().max(0) as u64;
+        let mut out = StreamRead { dropped: data.dropped, ..Default::default() };
+        if data.dropped {
+            pieces.break_batch();
+        }
+        if data.bytes == 0 {
+            return Ok(out);
+        }
+        let counts = calculate(&self.group, &self.raw[..data.bytes], &mut self.values)?;
+        // One set per sub-device: the first is the device as a whole (or its first tile).
+        let first = counts.first().copied().unwrap_or(0) as usize;
+        let n = self.columns.len();
+        if n == 0 || !first.is_multiple_of(n) {
+            return Ok(out);
+        }
+        self.refresh_anchor(now, notices);
+        let reports = first / n;
+        let mut row = vec![0.0; self.series];
+        let period_s = self.period_ns as f64 / 1e9;
+        for r in 0..reports {
+            let vals = &self.values[r * n..(r + 1) * n];
+            let mut k = 0;
+            let mut device_ts = None;
+            for (v, c) in vals.iter().zip(&self.columns) {
+                match c.0 {
+                    Column::Time => device_ts = v.as_f64().map(|t| t as u64),
+                    Column::Series { rate } => {
+                        let x = v.as_f64().unwrap_or(f64::NAN);
+                        row[k] = if rate { x / period_s } else { x };
+                        k += 1;
+                    }
+                    Column::Skip => {}
+                }
+            }
+            let back = (reports - 1 - r) as u64 * self.period_ns;
+            let fallback = now.saturating_sub(back) as i64;
+            let ts = match (device_ts, self.time.anchor) {
+                (Some(d), Some((host, dev))) => {
+                    let t = host as i64 + (d as i64).wrapping_sub(dev as i64);
+                    if (t - now as i64).abs() < PLAUSIBLE_NS { t } else { fallback }
+                }
+                _ => fallback,
+            };
+            if pieces.push(ts, &row) {
+                out.reports += 1;
+            } else {
+                out.out_of_order += 1;
+            }
+        }
+        Ok(out)
+    }
+
+    fn refresh_anchor(&mut self, now: u64, notices: &mut Vec<String>) {
+        if !self.global_timestamps || (self.time.anchor.is_some() && now - self.time.anchored_at < 1_000_000_000) {
+            return;
+        }
+        match self.device.global_timestamps() {
+            Ok(pair) => {
+                self.time.anchor = Some(pair);
+                self.time.anchored_at = now;
+            }
+            Err(e) => {
+                self.global_timestamps = false;
+                self.time.anchor = None;
+                notices.push(super::optional::off("mapping streamer report times onto the host clock", &e));
+            }
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! The time-based metric streamer: a host-visible event pool and notification event, the
+//! streamer itself (`zetMetricStreamerOpen`/`ReadData`/`Close`), Calculate, and the device/host
+//! clock pair that maps report times onto the host clock.
+//!
+//! Every one of these calls is optional (`docs/level-zero-calls.md`): an entry point the loader
+//! or driver lacks answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE here, like an empty DDI slot. As
+//! elsewhere in `ze`, nothing is released on Drop: the sampler's teardown closes the streamer,
+//! then destroys the event and the pool (each consumes its value, so none is released twice).
+
+use level_zero_sys::*;
+
+use super::context::Context;
+use super::device::Device;
+use super::error::{ZeError, check};
+use super::loader::Ze;
+use super::metric::MetricGroup;
+
+/// The answer for an entry point the `Api` table does not have.
+fn missing(call: &'static str) -> ZeError {
+    ZeError { call, code: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE }
+}
+
+macro_rules! call {
+    ($ze:expr, $f:ident) => {
+        $ze.api.$f.ok_or_else(|| missing(stringify!($f)))?
+    };
+}
+
+/// A host-visible event pool of one event. Destroyed (consumed) after its event.
+pub(crate) struct EventPool {
+    ze: Ze,
+    handle: ze_event_pool_handle_t,
+}
+
+/// The event a streamer signals when reports are ready. Destroyed (consumed) after the streamer
+/// is closed and before its pool.
+pub(crate) struct Event {
+    ze: Ze,
+    handle: ze_event_handle_t,
+}
+
+impl EventPool {
+    /// A pool of one host-visible event in `ctx`, visible to `device`.
+    pub(crate) fn create(ctx: &Context, device: &Device) -> Result<EventPool, ZeError> {
+        let ze = &device.ze;
+        let f = call!(ze, zeEventPoolCreate);
+        let desc = ze_event_pool_desc_t { flags: ZE_EVENT_POOL_FLAG_HOST_VISIBLE, count: 1, ..Default::default() };
+        let mut devices = [device.handle];
+        let mut h = std::ptr::null_mut();
+        // SAFETY: valid descriptor, a one-element device list and an out-pointer.
+        check("zeEventPoolCreate", unsafe { f(ctx.handle, &desc, 1, devices.as_mut_ptr(), &mut h) })?;
+        Ok(EventPool { ze: ze.clone(), handle: h })
+    }
+
+    /// The pool's one event.
+    pub(crate) fn event(&self) -> Result<Event, ZeError> {
+        let f = call!(self.ze, zeEventCreate);
+        let desc = ze_event_desc_t {
+            index: 0,
+            signal: ZE_EVENT_SCOPE_FLAG_HOST,
+            wait: ZE_EVENT_SCOPE_FLAG_HOST,
+            ..Default::default()
+        };
+        let mut h = std::ptr::null_mut();
+        // SAFETY: our pool, a valid descriptor and out-pointer.
+        check("zeEventCreate", unsafe { f(self.handle, &desc, &mut h) })?;
+        Ok(Event { ze: self.ze.clone(), handle: h })
+    }
+
+    /// `zeEventPoolDestroy`, after its event was destroyed.
+    pub(crate) fn destroy(self) -> Result<(), ZeError> {
+        let f = call!(self.ze, zeEventPoolDestroy);
+        // SAFETY: our pool, destroyed once (self is consumed).
+        check("zeEventPoolDestroy", unsafe { f(self.handle) })
+    }
+}
+
+impl Event {
+    /// Is the event signaled? Waits up to `timeout_ns` (0: only asks).
+    pub(crate) fn wait(&self, timeout_ns: u64) -> Result<bool, ZeError> {
+        let f = call!(self.ze, zeEventHostSynchronize);
+        // SAFETY: our event.
+        match unsafe { f(self.handle, timeout_ns) } {
+            ZE_RESULT_SUCCESS => Ok(true),
+            ZE_RESULT_NOT_READY => Ok(false),
+            code => Err(ZeError { call: "zeEventHostSynchronize", code }),
+        }
+    }
+
+    /// Back to unsignaled, after the reports it announced were read.
+    pub(crate) fn reset(&self) -> Result<(), ZeError> {
+        let f = call!(self.ze, zeEventHostReset);
+        // SAFETY: our event.
+        check("zeEventHostReset", unsafe { f(self.handle) })
+    }
+
+    /// `zeEventDestroy`, after the streamer that signals it was closed.
+    pub(crate) fn destroy(self) -> Result<(), ZeError> {
+        let f = call!(self.ze, zeEventDestroy);
+        // SAFETY: our event, destroyed once (self is consumed).
+        check("zeEventDestroy", unsafe { f(self.handle) })
+    }
+}
+
+/// An open metric streamer, with the period and report count the driver wrote back.
+pub(crate) struct Streamer {
+    ze: Ze,
+    handle: zet_metric_streamer_handle_t,
+    /// The sampling period the driver uses, ns.
+    pub(crate) period_ns: u32,
+    /// Reports per notification the driver uses.
+    pub(crate) notify_every: u32,
+}
+
+/// What one read found.
+pub(crate) struct ReadData {
+    /// Bytes of raw reports now in the buffer.
+    pub(crate) bytes: usize,
+    /// The driver answered ZE_RESULT_WARNING_DROPPED_DATA: reports were lost before these.
+    pub(crate) dropped: bool,
+}
+
+impl Streamer {
+    /// Opens a streamer on `group` (activated on `device` in `ctx`), asking for `period_ns` and a
+    /// notification every `notify_every` reports through `event`.
+    pub(crate) fn open(
+        ctx: &Context,
+        device: &Device,
+        group: &MetricGroup,
+        period_ns: u32,
+        notify_every: u32,
+        event: Option<&Event>,
+    ) -> Result<Streamer, ZeError> {
+        let ze = &device.ze;
+        let f = call!(ze, zetMetricStreamerOpen);
+        let mut desc = zet_metric_streamer_desc_t {
+            samplingPeriod: period_ns,
+            notifyEveryNReports: notify_every,
+            ..Default::default()
+        };
+        let ev = event.map_or(std::ptr::null_mut(), |e| e.handle);
+        let mut h = std::ptr::null_mut();
+        // SAFETY: live context, device, group and event handles; valid descriptor and out-pointer.
+        check("zetMetricStreamerOpen", unsafe { f(ctx.handle, device.handle, group.handle, &mut desc, ev, &mut h) })?;
+        Ok(Streamer {
+            ze: ze.clone(),
+            handle: h,
+            period_ns: desc.samplingPeriod,
+            notify_every: desc.notifyEveryNReports,
+        })
+    }
+
+    /// Reads every available report into `buf` (size query, then data; `buf` grows as needed).
+    pub(crate) fn read(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
+        let f = call!(self.ze, zetMetricStreamerReadData);
+        let mut size = 0usize;
+        // SAFETY: our streamer; a size query with a valid out-pointer.
+        let r = unsafe { f(self.handle, u32::MAX, &mut size, std::ptr::null_mut()) };
+        if r != ZE_RESULT_SUCCESS && r != ZE_RESULT_WARNING_DROPPED_DATA {
+            return Err(ZeError { call: "zetMetricStreamerReadData", code: r });
+        }
+        let mut dropped = r == ZE_RESULT_WARNING_DROPPED_DATA;
+        if size == 0 {
+            return Ok(ReadData { bytes: 0, dropped });
+        }
+        if buf.len() < size {
+            buf.resize(size, 0);
+        }
+        let mut got = buf.len();
+        // SAFETY: `buf` holds `got` writable bytes.
+        let r = unsafe { f(self.handle, u32::MAX, &mut got, buf.as_mut_ptr()) };
+        if r != ZE_RESULT_SUCCESS && r != ZE_RESULT_WARNING_DROPPED_DATA {
+            return Err(ZeError { call: "zetMetricStreamerReadData", code: r });
+        }
+        dropped |= r == ZE_RESULT_WARNING_DROPPED_DATA;
+        Ok(ReadData { bytes: got.min(buf.len()), dropped })
+    }
+
+    /// `zetMetricStreamerClose`: first in every teardown.
+    pub(crate) fn close(self) -> Result<(), ZeError> {
+        let f = call!(self.ze, zetMetricStreamerClose);
+        // SAFETY: our streamer, closed once (self is consumed).
+        check("zetMetricStreamerClose", unsafe { f(self.handle) })
+    }
+}
+
+/// Decodes raw reports of `group` into `out` (values of every set, set after set); returns the
+/// value count of each set. Uses `zetMetricGroupCalculateMultipleMetricValuesExp` and falls
+/// back to `zetMetricGroupCalculateMetricValues` (one set) where the driver lacks it.
+pub(crate) fn calculate(
+    group: &MetricGroup,
+    raw: &[u8],
+    out: &mut Vec<zet_typed_value_t>,
+) -> Result<Vec<u32>, ZeError> {
+    out.clear();
+    if raw.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ty = ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES;
+    if let Some(f) = group.ze.api.zetMetricGroupCalculateMultipleMetricValuesExp {
+        let (mut sets, mut total) = (0u32, 0u32);
+        let null = std::ptr::null_mut();
+        // SAFETY: count query over `raw`.
+        let r = unsafe { f(group.handle, ty, raw.len(), raw.as_ptr(), &mut sets, &mut total, null, null.cast()) };
+        if r == ZE_RESULT_SUCCESS {
+            let mut counts = vec![0u32; sets as usize];
+            out.resize(total as usize, zet_typed_value_t::default());
+            // SAFETY: buffers of the sizes the driver asked for.
+            check("zetMetricGroupCalculateMultipleMetricValuesExp", unsafe {
+                f(
+                    group.handle,
+                    ty,
+                    raw.len(),
+                    raw.as_ptr(),
+                    &mut sets,
+                    &mut total,
+                    counts.as_mut_ptr(),
+                    out.as_mut_ptr(),
+                )
+            })?;
+            out.truncate(total as usize);
+            counts.truncate(sets as usize);
+            return Ok(counts);
+        }
+        if r != ZE_RESULT_ERROR_UNSUPPORTED_FEATURE && r != ZE_RESULT_ERROR_UNINITIALIZED {
+            return Err(ZeError { call: "zetMetricGroupCalculateMultipleMetricValuesExp", code: r });
+        }
+    }
+    let f = call!(group.ze, zetMetricGroupCalculateMetricValues);
+    let mut n = 0u32;
+    // SAFETY: count query over `raw`.
+    check("zetMetricGroupCalculateMetricValues", unsafe {
+        f(group.handle, ty, raw.len(), raw.as_ptr(), &mut n, std::ptr::null_mut())
+    })?;
+    out.resize(n as usize, zet_typed_value_t::default());
+    // SAFETY: a buffer of `n` values.
+    check("zetMetricGroupCalculateMetricValues", unsafe {
+        f(group.handle, ty, raw.len(), raw.as_ptr(), &mut n, out.as_mut_ptr())
+    })?;
+    out.truncate(n as usize);
+    Ok(vec![n])
+}
+
+impl Device {
+    /// `zeDeviceGetGlobalTimestamps`: (host ns, device ticks) read together.
+    pub(crate) fn global_timestamps(&self) -> Result<(u64, u64), ZeError> {
+        let (mut host, mut dev) = (0u64, 0u64);
+        // SAFETY: our device; valid out-pointers.
+        check("zeDeviceGetGlobalTimestamps", unsafe {
+            (self.ze.api.zeDeviceGetGlobalTimestamps)(self.handle, &mut host, &mut dev)
+        })?;
+        Ok((host, dev))
+    }
+}

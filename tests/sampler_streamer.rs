@@ -1,0 +1,166 @@
+//! The sampler's second way to read a group: the time-based metric streamer of the in-process
+//! simulated driver, beside exported memory in the same run, with `via` choosing, DROPPED_DATA
+//! counted, refused opens explained, and the one teardown leaving the driver's report clean.
+
+mod support;
+
+use std::time::Duration;
+
+use support::*;
+use zescope::sampler::{Command, ErrorKind, Event, StopReason, Via};
+
+fn started(h: &zescope::sampler::SamplerHandle) -> zescope::sampler::RunInfo {
+    wait_for(h, T, |e| match e {
+        Event::RunStarted(i) => Some(i.clone()),
+        Event::Error(e) => panic!("run failed: {e:?}"),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_streamed_and_an_exported_group_run_together_and_tear_down_clean() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    let inv = wait_for(&h, T, |e| if let Event::Inventory(i) = e { Some(i.clone()) } else { None });
+    let gpu = &inv.devices[0];
+    let render = gpu.groups.iter().find(|g| g.name == "RenderBasic").unwrap();
+    assert!(render.streamable && render.unavailable.is_none(), "{render:?}");
+    assert_eq!(render.read_by(Via::Auto), Some("streamer"));
+    assert_eq!(render.read_by(Via::Export), None);
+    let compute = gpu.groups.iter().find(|g| g.name == "ComputeBasic").unwrap();
+    assert_eq!(compute.read_by(Via::Auto), Some("exported memory"));
+    assert!(compute.unreadable_by(Via::Streamer).unwrap().contains("no time-based sampling"));
+    let eu = gpu.groups.iter().find(|g| g.name == "EuStallSampling").unwrap();
+    assert!(eu.unavailable.as_deref().unwrap().contains("no time-based sampling"), "{eu:?}");
+
+    let mut cfg = run_config(&["ComputeBasic", "RenderBasic"]);
+    cfg.interval = Duration::from_millis(10);
+    h.send(Command::Start(cfg));
+    let info = started(&h);
+    assert_eq!(info.streams[0].read_path, "mmap");
+    let s = &info.streams[1];
+    assert_eq!(s.read_path, "streamer");
+    assert_eq!(s.layout, "streamer (1.28 ms, 10 reports per notification)", "period and count the driver granted");
+    let names: Vec<&str> = s.series.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["RenderBusyTime", "RenderBusyCycles", "RenderFrequency", "RenderUtilization", "L3BytesRead"]);
+    assert_eq!(s.series[0].unit, "ns/s", "an EVENT metric becomes a rate");
+    assert_eq!(s.series[2].unit, "MHz");
+    let mut streamed = Vec::new();
+    let mut exported = 0;
+    wait_for(&h, T, |e| {
+        if let Event::Samples(b) = e {
+            if b.stream == 1 {
+                streamed.push(b.clone());
+            } else {
+                exported += b.timestamps.len();
+            }
+        }
+        (streamed.iter().map(|b| b.timestamps.len()).sum::<usize>() >= 300 && exported > 10).then_some(())
+    });
+    let ts: Vec<i64> = streamed.iter().flat_map(|b| b.timestamps.clone()).collect();
+    let steps: Vec<i64> = ts.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(steps.iter().all(|&d| d == 1_280_000), "one sample per report, stamped with the report's time");
+    let now = zescope_monotonic();
+    assert!((now - ts.last().unwrap()).abs() < 1_000_000_000, "report times are on the host clock");
+    let util: Vec<f64> = streamed.iter().flat_map(|b| b.values.chunks(5).map(|r| r[3]).collect::<Vec<_>>()).collect();
+    assert!(util.iter().all(|u| (0.0..=100.0).contains(u)), "utilisation is a percentage");
+    let busy: Vec<f64> = streamed.iter().flat_map(|b| b.values.chunks(5).map(|r| r[0]).collect::<Vec<_>>()).collect();
+    assert!(busy.iter().all(|b| (0.0..=1.01e9).contains(b)), "busy ns per second is at most 1e9: {busy:?}");
+    h.send(Command::Stop);
+    let reason =
+        wait_for(&h, T, |e| if let Event::RunStopped { reason, .. } = e { Some(reason.clone()) } else { None });
+    assert_eq!(reason, StopReason::Requested);
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+    shut_down(&h);
+}
+
+fn zescope_monotonic() -> i64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes into our timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec * 1_000_000_000 + ts.tv_nsec
+}
+
+#[test]
+fn via_chooses_the_way_and_explains_a_group_it_cannot_read() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    for (groups, via, expect) in [
+        (&["RenderBasic"][..], Via::Export, "exports no memory"),
+        (&["ComputeBasic"][..], Via::Streamer, "no time-based sampling"),
+        (&["EuStallSampling"][..], Via::Auto, "exports no memory, and it has no time-based sampling"),
+    ] {
+        let mut cfg = run_config(groups);
+        cfg.via = via;
+        h.send(Command::Start(cfg));
+        let e = wait_for(&h, T, |e| if let Event::Error(e) = e { Some(e.clone()) } else { None });
+        assert!(e.message.contains(expect), "{via:?} {groups:?}: {e:?}");
+    }
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+    shut_down(&h);
+}
+
+#[test]
+fn a_refused_open_says_why_and_how_to_fix_it() {
+    for (busy, kind, hint) in
+        [(true, ErrorKind::Driver, "another process"), (false, ErrorKind::Permission, "perf_stream_paranoid")]
+    {
+        let sim = sim(|c| {
+            c.faults.streamer_open_busy = busy;
+            c.faults.streamer_open_denied = !busy;
+        });
+        let h = sampler_on(&sim);
+        h.send(Command::Start(run_config(&["ComputeBasic", "RenderBasic"])));
+        let e = wait_for(&h, T, |e| if let Event::Error(e) = e { Some(e.clone()) } else { None });
+        assert_eq!(e.kind, kind, "{e:?}");
+        assert!(e.hint.as_deref().unwrap_or("").contains(hint), "{e:?}");
+        sync(&h, 1);
+        let r = sim.report();
+        assert!(r.is_clean(), "everything set up before the refusal is released: {r:?}");
+        shut_down(&h);
+    }
+}
+
+#[test]
+fn dropped_reports_are_counted_and_the_run_goes_on() {
+    let sim = sim(|c| c.streamer_buffer_reports = 16);
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["RenderBasic"]);
+    cfg.interval = Duration::from_millis(100); // 10 ms reports: more than 16 per read
+    h.send(Command::Start(cfg));
+    started(&h);
+    let stats = wait_for(&h, T, |e| match e {
+        Event::Stats(s) if s.dropped_reports > 0 => Some(s.clone()),
+        _ => None,
+    });
+    assert!(stats.dropped_reports >= 1);
+    collect_samples(&h, 20);
+    h.send(Command::Stop);
+    wait_for(&h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+    shut_down(&h);
+}
+
+#[test]
+fn a_device_lost_mid_stream_ends_the_run_through_the_teardown() {
+    let sim = sim(|c| c.faults.device_lost_after_reports = Some(40));
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["RenderBasic"])));
+    started(&h);
+    let mut stopped = false;
+    let e = wait_for(&h, T, |e| match e {
+        Event::RunStopped { reason, .. } => {
+            stopped = *reason == StopReason::Error;
+            None
+        }
+        Event::Error(e) => Some(e.clone()),
+        _ => None,
+    });
+    assert_eq!(e.kind, ErrorKind::DeviceLost, "{e:?}");
+    assert!(stopped, "the run ended with the error");
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+    shut_down(&h);
+}
