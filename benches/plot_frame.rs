@@ -2,13 +2,32 @@
 //! GPU) drawing 16 series in one egui_plot plot 1600 x 900 points wide.
 //!
 //! - `plot_frame/decimated/1M`, `plot_frame/decimated/10M`: 16 series of 1M /
-//!   10M samples each through the store's envelope path (`EnvelopePlot`). The
-//!   view slides by 1 ms every frame, as in live follow mode, so every frame
-//!   queries the store (nothing is served from the widget's cache).
+//!   10M samples each through the store's envelope path (`EnvelopePlot`),
+//!   viewing the whole history. The view moves 1 ms further every frame and
+//!   never returns to a range it showed (as in live follow mode), so every
+//!   frame misses both caches keyed by the range: the widget's envelopes
+//!   (`EnvelopePlot`, keyed by range, width and store version) and the store's
+//!   column-layout cache (`Store::envelopes`, keyed by stream, range, width and
+//!   version). What a frame may reuse: the store's min/max pyramid (the data
+//!   structure itself, built at ingest), egui's font atlas and allocations
+//!   kept across frames.
+//! - `plot_frame/zoomed/10M`: the same 16 x 10M series, zoomed in to 2,000
+//!   samples (2 s) per series, a different stretch of the history every frame:
+//!   every frame decodes the sealed (compressed) blocks it shows.
+//! - `plot_frame/window/64x10M`: the scale a long recording reaches: one
+//!   stream of 64 counter-shaped series (`shapes/mod.rs`) x 10M samples
+//!   (640M values) in a store capped at 2 GiB, which holds them at full
+//!   resolution (checked); one frame draws 4 plots of 16 series each, over the
+//!   whole history, moving 1 ms every frame. The 4 plots show one stream over
+//!   one range at one width, so within a frame they share the column layout
+//!   the first one works out (that is what the layout cache is for); across
+//!   frames nothing is reused.
 //! - `plot_frame/naive/100k`, `plot_frame/naive/1M`: the same 16 series handed
 //!   to egui_plot as raw points (`Line` over borrowed `PlotPoint`s).
 //!
 //! Run: `cargo bench --bench plot_frame`. Results: docs/benchmarks.md.
+
+mod shapes;
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -94,13 +113,17 @@ fn bounds(pu: &mut egui_plot::PlotUi<'_>, x: (f64, f64)) {
     pu.set_plot_bounds_y(-20.0..=340.0);
 }
 
-fn decimated(c: &mut Criterion, label: &str, samples: usize) {
-    let store = build_store(samples);
-    let series: Vec<PlotSeries> = store
+fn plot_series(store: &Store) -> Vec<PlotSeries> {
+    store
         .series(store.streams().next().unwrap().id)
         .enumerate()
-        .map(|(s, (id, d))| PlotSeries { series: id, name: d.name.clone(), color: color(s) })
-        .collect();
+        .map(|(s, (id, d))| PlotSeries { series: id, name: d.name.clone(), color: color(s % SERIES) })
+        .collect()
+}
+
+fn decimated(c: &mut Criterion, label: &str, samples: usize) -> Store {
+    let store = build_store(samples);
+    let series = plot_series(&store);
     let span = (samples - 1) as f64 * PERIOD_NS as f64 * 1e-9;
     let ctx = Context::default();
     let plot = EnvelopePlot::new();
@@ -110,12 +133,80 @@ fn decimated(c: &mut Criterion, label: &str, samples: usize) {
     group.bench_function(format!("decimated/{label}"), |b| {
         b.iter(|| {
             k += 1;
-            let shift = (k % 2) as f64 * 1e-3;
+            let shift = k as f64 * 1e-3;
             black_box(frame(&ctx, |ui| {
                 Plot::new("bench").show(ui, |pu| {
                     bounds(pu, (shift, span + shift));
                     plot.add_to(pu, &store, &series);
                 });
+            }))
+        })
+    });
+    group.finish();
+    store
+}
+
+/// `plot_frame/zoomed/10M`: 2,000 samples per series, somewhere else each frame.
+fn zoomed(c: &mut Criterion, store: &Store, samples: usize) {
+    let series = plot_series(store);
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    let mut k = 0u64;
+    let mut group = c.benchmark_group("plot_frame");
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    group.bench_function("zoomed/10M", |b| {
+        b.iter(|| {
+            k += 1;
+            // A prime stride through the history: no stretch is shown twice in any run.
+            let first = (k * 7919) % (samples as u64 - 2_000);
+            let x0 = (first as f64 * PERIOD_NS as f64 + k as f64) * 1e-9;
+            black_box(frame(&ctx, |ui| {
+                Plot::new("bench").show(ui, |pu| {
+                    bounds(pu, (x0, x0 + 1_999.0 * PERIOD_NS as f64 * 1e-9));
+                    plot.add_to(pu, store, &series);
+                });
+            }))
+        })
+    });
+    group.finish();
+}
+
+/// `plot_frame/window/64x10M`: 4 plots x 16 counter-shaped series of 10M samples, 2 GiB cap.
+fn window(c: &mut Criterion) {
+    const N: usize = 64;
+    const SAMPLES: usize = 10_000_000;
+    let cap = 2usize << 30;
+    let mut store = Store::new(cap);
+    let id = store.begin_stream(shapes::desc(N));
+    shapes::generate(N, SAMPLES, 4096, false, |ts, vals| store.append(id, ts, vals).unwrap());
+    let retention = store.retention(id).unwrap();
+    assert!(retention.coarsened_before().is_none(), "64 x 10M must fit the 2 GiB cap at full resolution");
+    eprintln!(
+        "plot_frame/window: 64 x 10M counter-shaped values at full resolution in {:.1} MiB of the 2048 MiB cap ({:.3} bytes per value)",
+        store.memory_used() as f64 / (1 << 20) as f64,
+        store.memory_used() as f64 / (N * SAMPLES) as f64
+    );
+    let all = plot_series(&store);
+    let panes: Vec<&[PlotSeries]> = all.chunks(SERIES).collect();
+    let plots: Vec<EnvelopePlot> = panes.iter().map(|_| EnvelopePlot::new()).collect();
+    let (t0, t1) = store.time_range(id).unwrap();
+    let span = (t1 - t0) as f64 * 1e-9;
+    let ctx = Context::default();
+    let mut k = 0u64;
+    let mut group = c.benchmark_group("plot_frame");
+    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    group.bench_function("window/64x10M", |b| {
+        b.iter(|| {
+            k += 1;
+            let shift = k as f64 * 1e-3;
+            black_box(frame(&ctx, |ui| {
+                let h = ui.available_height() / 4.0;
+                for (p, (series, plot)) in panes.iter().zip(&plots).enumerate() {
+                    Plot::new(("pane", p)).height(h).show(ui, |pu| {
+                        bounds(pu, (shift, span + shift));
+                        plot.add_to(pu, &store, series);
+                    });
+                }
             }))
         })
     });
@@ -145,7 +236,10 @@ fn naive(c: &mut Criterion, label: &str, samples: usize) {
 
 fn benches(c: &mut Criterion) {
     decimated(c, "1M", 1_000_000);
-    decimated(c, "10M", 10_000_000);
+    let store = decimated(c, "10M", 10_000_000);
+    zoomed(c, &store, 10_000_000);
+    drop(store);
+    window(c);
     naive(c, "100k", 100_000);
     naive(c, "1M", 1_000_000);
 }

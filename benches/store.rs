@@ -1,96 +1,50 @@
 //! Store benchmarks.
 //!
 //! - `store/ingest`: values appended per second from sampler-shaped batches
-//!   (64 samples x 16 counters, half gauges, half cumulative u32 counters) into
-//!   a store at its 256 MiB cap, so the measurement includes the steady-state
-//!   coarsening of old data that a long recording does.
+//!   (64 samples x 16 counter-shaped series, as `benches/session.rs` uses: see
+//!   `shapes/mod.rs`; generated before the measurement) into a store at its
+//!   256 MiB cap, so the measurement includes sealing (encoding) every full
+//!   block and the steady-state coarsening of old data a long recording does.
 //! - `store/envelope/1M`, `store/envelope/10M`: one series' envelope at 1600
 //!   columns over the whole history (the per-series cost inside a plot frame).
 //! - `store/stats/10M`: min/max/mean/last/count over a random 10% of 10M samples.
 //!
 //! Before the benchmarks it prints the store's own accounting of bytes per
-//! stored value at full resolution (16 counters, 1M samples).
+//! stored value at full resolution (16 series x 1M samples), for the
+//! counter-shaped data and, on a line that says "worst", for 16 noisy
+//! full-precision floats.
 //!
 //! Run: `cargo bench --bench store`. Results: docs/benchmarks.md.
 
 use std::hint::black_box;
 use std::time::Duration;
 
+mod shapes;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use zescope::store::{Envelope, SeriesDesc, SeriesKind, Store, StreamDesc, StreamId};
+use shapes::SERIES;
+use zescope::store::{Envelope, Store, StreamId};
 
-const SERIES: usize = 16;
 const PERIOD_NS: i64 = 1_000_000;
-
-fn desc() -> StreamDesc {
-    StreamDesc {
-        name: "bench".into(),
-        series: (0..SERIES)
-            .map(|s| SeriesDesc {
-                name: format!("counter {s}"),
-                unit: "u".into(),
-                kind: if s % 2 == 0 {
-                    SeriesKind::Gauge
-                } else {
-                    SeriesKind::Cumulative { wrap: Some(4_294_967_296.0) }
-                },
-            })
-            .collect(),
-    }
-}
-
-/// Generates sampler-shaped batches.
-struct Feed {
-    t: i64,
-    noise: u64,
-    totals: [f64; SERIES],
-    ts: Vec<i64>,
-    vals: Vec<f64>,
-}
-
-impl Feed {
-    fn new() -> Feed {
-        Feed { t: 0, noise: 0x9E37_79B9_7F4A_7C15, totals: [0.0; SERIES], ts: Vec::new(), vals: Vec::new() }
-    }
-
-    fn next(&mut self, samples: usize) {
-        self.ts.clear();
-        self.vals.clear();
-        for _ in 0..samples {
-            self.t += PERIOD_NS;
-            self.ts.push(self.t);
-            for s in 0..SERIES {
-                self.noise ^= self.noise << 13;
-                self.noise ^= self.noise >> 7;
-                self.noise ^= self.noise << 17;
-                let r = (self.noise >> 44) as f64;
-                self.vals.push(if s % 2 == 0 {
-                    r
-                } else {
-                    self.totals[s] = (self.totals[s] + r) % 4_294_967_296.0;
-                    self.totals[s]
-                });
-            }
-        }
-    }
-}
 
 fn filled(samples: usize, cap: usize) -> (Store, StreamId) {
     let mut store = Store::new(cap);
-    let id = store.begin_stream(desc());
-    let mut feed = Feed::new();
-    for _ in 0..samples / 4096 {
-        feed.next(4096);
-        store.append(id, &feed.ts, &feed.vals).unwrap();
-    }
+    let id = store.begin_stream(shapes::desc(SERIES));
+    shapes::generate(SERIES, samples, 4096, false, |ts, vals| store.append(id, ts, vals).unwrap());
     (store, id)
 }
 
 fn report_bytes_per_value() {
     let samples = 1 << 20;
-    let (store, _) = filled(samples, usize::MAX);
-    let per_value = store.memory_used() as f64 / (samples * SERIES) as f64;
-    eprintln!("store: {per_value:.3} bytes per stored value at full resolution ({SERIES} counters, {samples} samples)");
+    for (label, worst) in [("counter-shaped data", false), ("worst case, 16 noisy full-precision floats", true)] {
+        let mut store = Store::new(usize::MAX);
+        let id = store.begin_stream(shapes::desc(SERIES));
+        shapes::generate(SERIES, samples, 4096, worst, |ts, vals| store.append(id, ts, vals).unwrap());
+        let per_value = store.memory_used() as f64 / (samples * SERIES) as f64;
+        eprintln!(
+            "store: {label}: {per_value:.3} bytes per stored value at full resolution ({SERIES} series x {samples} samples)"
+        );
+    }
 }
 
 fn benches(c: &mut Criterion) {
@@ -100,15 +54,27 @@ fn benches(c: &mut Criterion) {
 
     const BATCH: usize = 64;
     const BATCHES: usize = 64;
+    // One cycle of batches, replayed with later timestamps (the generator is not measured).
+    let mut cycle: Vec<(Vec<i64>, Vec<f64>)> = Vec::new();
+    shapes::generate(SERIES, BATCH * BATCHES * 16, BATCH, false, |ts, vals| cycle.push((ts.to_vec(), vals.to_vec())));
+    let span = (BATCH * BATCHES * 16) as i64 * PERIOD_NS;
     let mut store = Store::new(256 << 20);
-    let id = store.begin_stream(desc());
-    let mut feed = Feed::new();
+    let id = store.begin_stream(shapes::desc(SERIES));
+    let (mut next, mut shift) = (0usize, 0i64);
+    let mut ts = Vec::with_capacity(BATCH);
     group.throughput(Throughput::Elements((BATCH * BATCHES * SERIES) as u64));
     group.bench_function("ingest", |b| {
         b.iter(|| {
             for _ in 0..BATCHES {
-                feed.next(BATCH);
-                store.append(id, &feed.ts, &feed.vals).unwrap();
+                let (t, v) = &cycle[next];
+                ts.clear();
+                ts.extend(t.iter().map(|&t| t + shift));
+                store.append(id, &ts, v).unwrap();
+                next += 1;
+                if next == cycle.len() {
+                    next = 0;
+                    shift += span;
+                }
             }
         })
     });
@@ -131,8 +97,8 @@ fn benches(c: &mut Criterion) {
         let mut k = 0;
         group.bench_function(format!("envelope/{label}"), |b| {
             b.iter(|| {
-                k = (k + 1) % 2;
-                store.envelope(s, t0 + k, t1, 1600, &mut env);
+                k += 1;
+                store.envelope(s, t0 + k, t1 + k, 1600, &mut env);
                 black_box(env.columns().len())
             })
         });

@@ -475,6 +475,7 @@ impl State {
             achieved_hz: if self.paused { 0.0 } else { (t.ticks - self.window.ticks) as f64 / dt },
             ticks: t.ticks,
             late_ticks: t.late,
+            skipped_ticks: t.skipped,
             torn_reads: self.torn,
             unchanged_reads: self.unchanged,
             clock_resets: self.clock_resets,

@@ -10,11 +10,13 @@ pub struct Ticker {
     k: u64,
     pub ticks: u64,
     pub late: u64,
+    /// Deadlines passed over without a tick (overrun by a late tick).
+    pub skipped: u64,
 }
 
 impl Ticker {
     pub fn new(interval: Duration, now: Instant) -> Ticker {
-        Ticker { start: now, interval, k: 0, ticks: 0, late: 0 }
+        Ticker { start: now, interval, k: 0, ticks: 0, late: 0, skipped: 0 }
     }
 
     pub fn interval(&self) -> Duration {
@@ -33,7 +35,9 @@ impl Ticker {
             self.late += 1;
             // Skip the ticks that are already over.
             let behind = (now - self.start).as_nanos() / self.interval.as_nanos().max(1);
-            self.k = behind as u64 + 1;
+            let next = behind as u64 + 1;
+            self.skipped += next.saturating_sub(self.k + 1);
+            self.k = next;
         } else {
             self.k += 1;
         }
@@ -76,6 +80,10 @@ mod tests {
         t.fire(t0 + Duration::from_millis(35));
         assert_eq!(t.late, 1);
         assert_eq!(t.next_deadline(), t0 + Duration::from_millis(40), "skips to the next grid point");
+        // Deadlines 10, 20 and 30 ms were overrun: the tick served 0 late, 10..30 are skipped.
+        assert_eq!((t.ticks, t.skipped), (1, 3));
+        t.fire(t0 + Duration::from_millis(40));
+        assert_eq!((t.ticks, t.late, t.skipped), (2, 1, 3), "an on-time tick skips nothing");
     }
 
     #[test]

@@ -12,8 +12,9 @@
 //! - per series, `n` values: each value's bits XOR the previous value's bits
 //!   (the first against 0), written as one control byte (high nibble: zero
 //!   bytes at the top, low nibble: zero bytes at the bottom) and the bytes in
-//!   between. A repeated value costs 1 byte, a counter moving in its low bits
-//!   2–4, an integer-valued reading 3–5, a full-precision noisy float up to 9.
+//!   between (`crate::store::xor`, which the store's sealed blocks share). A
+//!   repeated value costs 1 byte, a counter moving in its low bits 2–4, an
+//!   integer-valued reading 3–5, a full-precision noisy float up to 9.
 //!
 //! Coarse buckets (history the store's memory cap has summarised) are few
 //! (one per 256 samples or more) and are written plainly: varints for the
@@ -23,6 +24,7 @@
 //! [`CodecError`], never a panic, and nothing is allocated beyond what the
 //! input's length can hold.
 
+use crate::store::xor::{self, XorError};
 use crate::store::{BucketStats, CoarseBucket};
 
 /// Samples per raw chunk. Chunks are aligned to multiples of `CHUNK` in a
@@ -193,21 +195,7 @@ pub fn encode_raw(ts: &[i64], values: &[f64], n: usize) -> String {
         prev = t;
     }
     for s in 0..n {
-        let mut prev = 0u64;
-        for row in values.chunks_exact(n) {
-            let bits = row[s].to_bits();
-            let x = bits ^ prev;
-            prev = bits;
-            if x == 0 {
-                b.push(0x80);
-                continue;
-            }
-            let lead = x.leading_zeros() / 8;
-            let trail = x.trailing_zeros() / 8;
-            b.push((lead << 4 | trail) as u8);
-            let body = (x >> (trail * 8)).to_le_bytes();
-            b.extend_from_slice(&body[..(8 - lead - trail) as usize]);
-        }
+        xor::encode(values.iter().skip(s).step_by(n.max(1)).map(|v| v.to_bits()), &mut b);
     }
     let mut out = String::new();
     base64_encode(&b, &mut out);
@@ -243,26 +231,16 @@ pub fn decode_raw(text: &str, expected: usize, n: usize, ts: &mut [i64], values:
         prev = t;
     }
     for s in 0..n {
-        let mut prev = 0u64;
-        for i in 0..expected {
-            let c = r.u8()?;
-            let (lead, trail) = ((c >> 4) as usize, (c & 15) as usize);
-            let x = if c == 0x80 {
-                0
-            } else {
-                if lead + trail >= 8 {
-                    return err(format!("series {s}, value {i}: bad control byte {c:#04x}"));
+        let read =
+            xor::decode(&r.b[r.pos..], expected, |i, bits| values[i * n + s] = f64::from_bits(bits)).map_err(|e| {
+                match e {
+                    XorError::Short { .. } => CodecError("chunk ends inside a value".into()),
+                    XorError::Control { index, byte } => {
+                        CodecError(format!("series {s}, value {index}: bad control byte {byte:#04x}"))
+                    }
                 }
-                let len = 8 - lead - trail;
-                let body = r.b.get(r.pos..r.pos + len).ok_or(CodecError("chunk ends inside a value".into()))?;
-                r.pos += len;
-                let mut a = [0u8; 8];
-                a[..len].copy_from_slice(body);
-                u64::from_le_bytes(a) << (trail * 8)
-            };
-            prev ^= x;
-            values[i * n + s] = f64::from_bits(prev);
-        }
+            })?;
+        r.pos += read;
     }
     r.finish()
 }

@@ -35,6 +35,7 @@
 
 use super::agg::Agg;
 use super::chunked::Chunked;
+use super::column::BLOCK;
 use super::plan::{Part, Plan, PlanCol};
 use super::pyramid::MAX_LEVEL;
 use super::stream::StreamStore;
@@ -222,6 +223,8 @@ impl StreamStore {
             }
             return;
         }
+        // Values of the block the raw parts read, decoded once per block (parts are single samples).
+        let mut decoded: (u64, [f64; BLOCK]) = (u64::MAX, [0.0; BLOCK]);
         let mut p = 0;
         for col in &plan.cols {
             let mut acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
@@ -237,12 +240,15 @@ impl StreamStore {
                         let Some(blk) = self.block(block) else {
                             continue;
                         };
+                        if decoded.0 != block {
+                            self.block_values(blk, s, &mut decoded.1);
+                            decoded.0 = block;
+                        }
+                        let vals = &decoded.1[lo as usize..(hi as usize).min(blk.len)];
                         if gauge {
-                            acc.scan(&blk.col(s)[lo as usize..hi as usize]);
+                            acc.scan(vals);
                         } else {
-                            for j in lo as usize..hi as usize {
-                                acc.push(self.value(blk, s, j));
-                            }
+                            vals.iter().for_each(|&v| acc.push(v));
                         }
                     }
                 }

@@ -51,7 +51,7 @@ impl StreamStore {
             }
             if c.l == 1 {
                 return match self.block(m) {
-                    Some(blk) => blk.first_ordinal + blk.ts.partition_point(blk.len, t) as u64,
+                    Some(blk) => blk.first_ordinal + blk.partition_point(t) as u64,
                     None => node.first_ordinal,
                 };
             }
@@ -81,7 +81,7 @@ impl StreamStore {
             }
             if c.l == 1 {
                 return match self.block(m - 1) {
-                    Some(blk) => blk.first_ordinal + blk.ts.partition_point(blk.len, t.saturating_add(1)) as u64,
+                    Some(blk) => blk.first_ordinal + blk.partition_point(t.saturating_add(1)) as u64,
                     None => end,
                 };
             }

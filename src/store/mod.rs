@@ -5,33 +5,42 @@
 //!
 //! A *stream* is one run of the sampler: one timeline of strictly increasing
 //! `i64` nanosecond timestamps shared by `n` *series* (one per counter), stored
-//! in blocks of 256 samples (`column.rs`, `timeline.rs`). Over the blocks sits
-//! a min/max *pyramid* (`pyramid.rs`): per series, a bucket summary (min, max,
-//! sum, last, finite and non-finite counts) per 256 samples, per 4096, per
-//! 65536, ... (fan-out 16, 6 levels). Cumulative counters are plotted as rates,
-//! derived at ingest ([`rate`]). Queries: envelopes for plotting
-//! (`plan.rs` lays out the columns once per stream, `envelope.rs` fills them
-//! per series), exact samples and range statistics (`query.rs`). The cap and
-//! what gives way under it: `cap.rs`. Save/load: `snapshot.rs`. Each file's
-//! docs say why it is built the way it is.
+//! in blocks of 256 samples (`column.rs`). Full blocks are *sealed*: their
+//! timestamps and each series' column are compressed (`pack.rs`: frame of
+//! reference, delta or XOR, whichever is smallest for that column). Over the
+//! blocks sits a min/max *pyramid* (`pyramid.rs`), uncompressed: per series, a
+//! bucket summary (min, max, sum, last, finite and non-finite counts) per 256
+//! samples, per 4096, per 65536, ... (fan-out 16, 6 levels). Cumulative
+//! counters are plotted as rates, derived at ingest ([`rate`]). Queries:
+//! envelopes for plotting (`plan.rs` lays out the columns once per stream,
+//! `envelope.rs` fills them per series), exact samples and range statistics
+//! (`query.rs`). The cap and what gives way under it: `cap.rs`. Save/load:
+//! `snapshot.rs`. Each file's docs say why it is built the way it is.
 //!
 //! # Memory arithmetic (full resolution, per stored value)
 //!
-//! With `n` series per stream and blocks of `B = 256` samples:
+//! With `n` series per stream and blocks of `B = 256` samples, what a sealed
+//! value costs depends on the data; the rest is fixed:
 //!
-//! | what                          | bytes per value          | n = 16     |
-//! |-------------------------------|--------------------------|------------|
-//! | the `f64` value               | 8                        | 8          |
-//! | timestamp (u32 offset)        | 4 / n                    | 0.25       |
-//! | pyramid aggs (40 B per node)  | 40 / B · 16/15           | 0.167      |
-//! | pyramid metas (48 B, shared)  | 48 / B · 16/15 / n       | 0.0125     |
-//! | block header (~70 B, shared)  | 70 / B / n (·2 slack)    | 0.017–0.034 |
+//! | what                                | bytes per value            | n = 16   |
+//! |-------------------------------------|----------------------------|----------|
+//! | the value, packed                   | its column's width / 8     | 0 – 8    |
+//! | timestamps (delta, jitter's width)  | width / 8 / n              | ~0.13 at 20 µs jitter |
+//! | column headers and offsets (~16 B)  | 16 / B (+ ts header / n)   | ~0.07    |
+//! | pyramid aggs (40 B per node)        | 40 / B · 16/15             | 0.167    |
+//! | pyramid metas (48 B, shared)        | 48 / B · 16/15 / n         | 0.0125   |
+//! | block struct (~80 B, shared)        | 80 / B / n (·2 slack)      | 0.02–0.04 |
 //!
-//! So about 8.45 B per value at 16 series (the store's own accounting, which
-//! counts allocated capacity, measures 8.449 B), under the 8.5 B goal, for
-//! gauges and cumulative counters alike (a cumulative counter's rate is not
-//! stored per sample: see `rate.rs`). It gets better with more series. Slower
-//! sampling than ~60 Hz stores timestamps as `i64` (+0.25 B at 16 series).
+//! A column's width is that of its range (frame of reference) or of the range
+//! of its steps (delta): a steady or stepping reading packs to almost nothing,
+//! a cumulative total to the bits of its largest step in the block, an integer
+//! reading to the bits of its spread, a noisy float to its mantissa's noisy
+//! bits (about 52: 6.6 B). Random data cannot go below its entropy; the
+//! benchmark data (`benches/shapes`) carries about 2.6 B per value, and
+//! `cargo bench --bench store` prints what the store measures for it (see
+//! docs/benchmarks.md). The newest block of each stream stays open (plain
+//! `f64`s) until it is full. Slower sampling than ~60 Hz stores the open
+//! block's timestamps as `i64` (+0.25 B at 16 series while open).
 //!
 //! # Cost of a query
 //!
@@ -56,6 +65,7 @@ mod desc;
 mod envelope;
 mod error;
 mod locate;
+mod pack;
 mod plan;
 mod pyramid;
 mod query;
@@ -63,6 +73,7 @@ pub mod rate;
 mod snapshot;
 mod stream;
 mod timeline;
+pub(crate) mod xor;
 
 pub(crate) use cap::default_cap;
 pub use cap::{ResolutionSpan, Retention};

@@ -185,8 +185,9 @@ impl Planner<'_> {
         let fo = blk.first_ordinal;
         let lo = self.a.saturating_sub(fo) as usize;
         let hi = (self.b.saturating_sub(fo) as usize).min(blk.len);
-        for j in lo..hi {
-            let t = blk.ts.get(j);
+        let mut buf = [0i64; BLOCK];
+        let ts = blk.timestamps(&mut buf);
+        for (j, &t) in ts.iter().enumerate().take(hi).skip(lo) {
             let gap = if j == 0 { blk.gap_before } else { 0 };
             let part = Part::Raw { block: b, lo: j as u32, hi: j as u32 + 1 };
             self.item(part, t, t, 1, gap);

@@ -184,9 +184,14 @@ impl StreamStore {
         let fo = blk.first_ordinal;
         let lo = a.saturating_sub(fo) as usize;
         let hi = (b.saturating_sub(fo) as usize).min(blk.len);
+        if lo >= hi {
+            return;
+        }
+        let (mut tbuf, mut vbuf) = ([0i64; BLOCK], [0.0; BLOCK]);
+        let ts = blk.timestamps(&mut tbuf);
+        let vals = self.block_values(blk, s, &mut vbuf);
         for j in lo..hi {
-            let t = blk.ts.get(j);
-            acc.add(t, t, &Agg::of(self.value(blk, s, j)), 1);
+            acc.add(ts[j], ts[j], &Agg::of(vals[j]), 1);
         }
     }
 
@@ -194,8 +199,8 @@ impl StreamStore {
     fn sample_at(&self, o: u64, s: usize, raw: bool) -> Option<Sample> {
         let blk = self.block_of_ordinal(o)?;
         let j = (o - blk.first_ordinal) as usize;
-        let v = if raw { blk.col(s)[j] } else { self.value(blk, s, j) };
-        Some(Sample { t: blk.ts.get(j), value: to_option(v) })
+        let v = if raw { blk.value(s, j) } else { self.value(blk, s, j) };
+        Some(Sample { t: blk.ts_at(j), value: to_option(v) })
     }
 
     /// See `Store::nearest`.
@@ -230,8 +235,8 @@ impl StreamStore {
             if l == 1
                 && let Some(blk) = self.block(m)
             {
-                let j = blk.ts.partition_point(blk.len, t.saturating_add(1)).saturating_sub(1);
-                let tj = blk.ts.get(j);
+                let j = blk.partition_point(t.saturating_add(1)).saturating_sub(1);
+                let tj = blk.ts_at(j);
                 let mut acc = RangeAcc::new();
                 acc.add(tj, tj, &Agg::of(self.value(blk, s, j)), 1);
                 return Some(Bucket { t_first: tj, t_last: tj, stats: acc.finish(tj, tj), samples_per_bucket: 1 });

@@ -158,9 +158,16 @@ impl StreamStore {
                 raw.gaps.push(index);
             }
             let skip = from.saturating_sub(blk.first_ordinal).min(blk.len as u64) as usize;
-            for j in skip..blk.len {
-                raw.timestamps.push(blk.ts.get(j));
-                raw.values.extend((0..n).map(|s| blk.col(s)[j]));
+            let mut tbuf = [0i64; BLOCK];
+            raw.timestamps.extend_from_slice(&blk.timestamps(&mut tbuf)[skip..]);
+            let at = raw.values.len();
+            raw.values.resize(at + (blk.len - skip) * n, 0.0);
+            let mut cbuf = [0.0; BLOCK];
+            for s in 0..n {
+                let col = blk.col(s, &mut cbuf);
+                for (k, &v) in col[skip..].iter().enumerate() {
+                    raw.values[at + k * n + s] = v;
+                }
             }
             index += blk.len;
         }
@@ -359,13 +366,17 @@ impl Store {
         let Some(st) = self.streams.get(s.0 as usize) else {
             return;
         };
-        let mut row = vec![0.0; st.n_series()];
+        let n = st.n_series();
+        let mut rows = vec![0.0; n * BLOCK];
+        let (mut tbuf, mut cbuf) = ([0i64; BLOCK], [0.0; BLOCK]);
         for blk in &st.blocks {
-            for j in 0..blk.len {
-                for (k, v) in row.iter_mut().enumerate() {
-                    *v = blk.col(k)[j];
+            for k in 0..n {
+                for (j, &v) in blk.col(k, &mut cbuf).iter().enumerate() {
+                    rows[j * n + k] = v;
                 }
-                f(blk.ts.get(j), &row);
+            }
+            for (j, &t) in blk.timestamps(&mut tbuf).iter().enumerate() {
+                f(t, &rows[j * n..(j + 1) * n]);
             }
         }
     }

@@ -118,13 +118,36 @@ impl StreamStore {
     #[inline]
     pub fn value(&self, blk: &Block, s: usize, j: usize) -> f64 {
         match self.wraps[s] {
-            None => blk.col(s)[j],
+            None => blk.value(s, j),
             Some(_) if j == 0 => self.first_rate(blk, s),
             Some(wrap) => {
-                let c = blk.col(s);
-                rate_raw(c[j - 1], c[j], blk.ts.get(j).saturating_sub(blk.ts.get(j - 1)), wrap)
+                rate_raw(blk.value(s, j - 1), blk.value(s, j), blk.ts_at(j).saturating_sub(blk.ts_at(j - 1)), wrap)
             }
         }
+    }
+
+    /// [`Self::value`] of every sample of `blk` for series `s`, decoding the block once.
+    pub fn block_values<'a>(&self, blk: &Block, s: usize, out: &'a mut [f64; BLOCK]) -> &'a [f64] {
+        let len = blk.len;
+        match self.wraps[s] {
+            None => {
+                let mut buf = [0.0; BLOCK];
+                let col = blk.col(s, &mut buf);
+                out[..len].copy_from_slice(col);
+            }
+            Some(wrap) => {
+                let (mut cbuf, mut tbuf) = ([0.0; BLOCK], [0i64; BLOCK]);
+                let col = blk.col(s, &mut cbuf);
+                let ts = blk.timestamps(&mut tbuf);
+                if len > 0 {
+                    out[0] = self.first_rate(blk, s);
+                }
+                for j in 1..len {
+                    out[j] = rate_raw(col[j - 1], col[j], ts[j].saturating_sub(ts[j - 1]), wrap);
+                }
+            }
+        }
+        &out[..len]
     }
 
     /// Rate of the first sample of `blk` for cumulative series `s`.
@@ -138,7 +161,7 @@ impl StreamStore {
         }
         let prev = &self.blocks[k - 1];
         let wrap = self.wraps[s].flatten();
-        rate_raw(prev.col(s)[prev.len - 1], blk.col(s)[0], blk.t_first().saturating_sub(prev.t_last()), wrap)
+        rate_raw(prev.value(s, prev.len - 1), blk.value(s, 0), blk.t_first().saturating_sub(prev.t_last()), wrap)
     }
 
     /// Bytes held by this stream outside its own struct (which lives in the
@@ -172,7 +195,10 @@ impl StreamStore {
         } else {
             0
         };
-        new_blocks * Block::worst_heap_bytes(self.n_series())
+        // Every block but the last one started is sealed (the open one now, too).
+        let n = self.n_series();
+        new_blocks * Block::worst_heap_bytes(n).max(Block::worst_sealed_bytes(n))
+            + Block::worst_sealed_bytes(n)
             + TsBlock::conversion_bytes()
             + spine
             + self.pyramid.growth_bound(new_blocks as u64)
@@ -185,7 +211,7 @@ impl StreamStore {
         let k = ts.len();
         let mut i = 0;
         while i < k {
-            let full = self.blocks.back().is_none_or(|b| b.len == BLOCK);
+            let full = self.blocks.back().is_none_or(|b| b.len == BLOCK || b.is_sealed());
             if !self.open || full || self.gap_pending {
                 self.start_block(ts[i]);
             }
@@ -194,12 +220,16 @@ impl StreamStore {
             let blk = self.blocks.back_mut().expect("a block was just ensured");
             let off = blk.len;
             let m = (k - i).min(BLOCK - off);
-            let heap_before = blk.ts.heap_bytes();
-            blk.ts.write(off, &ts[i..i + m]);
-            self.blocks_heap += blk.ts.heap_bytes() - heap_before;
+            let heap_before = blk.heap_bytes();
+            let Some((tsb, values)) = blk.open_mut() else {
+                // Not reached (a sealed block is never the newest); start a new one if it were.
+                self.open = false;
+                continue;
+            };
+            tsb.write(off, &ts[i..i + m]);
             for s in 0..n {
                 let mut agg = Agg::EMPTY;
-                let col = &mut blk.values[s * BLOCK + off..s * BLOCK + off + m];
+                let col = &mut values[s * BLOCK + off..s * BLOCK + off + m];
                 match self.wraps[s] {
                     None => {
                         for (j, slot) in col.iter_mut().enumerate() {
@@ -243,7 +273,8 @@ impl StreamStore {
             self.last_t = Some(ts[last]);
             self.rate_valid = true;
             self.rate_override = None;
-            blk.len += m;
+            blk.filled(off + m, ts[last]);
+            self.blocks_heap += blk.heap_bytes() - heap_before;
             self.pyramid.extend(b_idx, ts[last], m as u64);
             self.total += m as u64;
             i += m;
@@ -257,6 +288,11 @@ impl StreamStore {
         };
         if gap > 0 {
             self.rate_valid = false;
+        }
+        if let Some(prev) = self.blocks.back_mut() {
+            let before = prev.heap_bytes();
+            prev.seal(self.desc.series.len());
+            self.blocks_heap = self.blocks_heap - before + prev.heap_bytes();
         }
         let b = self.next_block();
         let blk = Block::new(self.n_series(), t, gap, self.total);

@@ -1,0 +1,376 @@
+//! The encoding of one column of a sealed block: at most [`BLOCK`] values of
+//! one series (or the block's shared timestamps), in the smallest of three
+//! forms, chosen per column and block at ingest:
+//!
+//! - **frame of reference**: every word minus the column's minimum, bit-packed
+//!   at the width of `max - min` (a constant column takes 0 bits; integer
+//!   readings spread over 50 000 take 16; noisy floats within one binade 52);
+//! - **delta**: the first word, then each difference to the previous word minus
+//!   the smallest difference, bit-packed at the width of the differences' range
+//!   (cumulative totals take the bits of their largest step, steady timestamps
+//!   the bits of their jitter, a perfectly steady clock 0);
+//! - **XOR** of consecutive `f64` bits with zero-byte elision, the session file's
+//!   encoding ([`super::xor`]): best for floats that mostly repeat.
+//!
+//! The words: a column whose values are all integers below 2^53 in magnitude
+//! (no `-0.0`) is packed as `i64`s, so a counter's step costs the bits of the
+//! step, not of its float representation; any other column as its `f64` bits.
+//! Timestamps are `i64`s. Every form round-trips bit-exactly.
+//!
+//! Layout: one mode byte (form, and whether the words are integers), then
+//! for frame of reference the width and the minimum (zigzag LEB128), for
+//! delta the width, the first word and the smallest difference, then the
+//! packed bits (LSB first). A frame-of-reference column reads any value
+//! directly; the others decode from the start of the column.
+//!
+//! The store writes and reads these bytes itself; a mode it did not write
+//! decodes as "missing" values (never a panic).
+
+use super::agg::missing;
+use super::column::BLOCK;
+use super::xor;
+
+const FOR: u8 = 0;
+const DELTA: u8 = 1;
+const XOR: u8 = 2;
+/// Mode flag: the words are `i64`s of integer values.
+const INT: u8 = 4;
+
+/// Bytes a column of `BLOCK` values can take at most (delta at 64 bits with its header).
+pub(crate) const WORST_COLUMN: usize = 1 + 1 + 10 + 10 + BLOCK * 8;
+
+/// Largest magnitude packed as an integer (every integer up to it is exact in `f64`).
+const MAX_INT: f64 = 9_007_199_254_740_992.0;
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    (v >> 1) as i64 ^ -((v & 1) as i64)
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a varint at `*pos` (a truncated one reads as what it has).
+fn varint(b: &[u8], pos: &mut usize) -> u64 {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let Some(&byte) = b.get(*pos) else { break };
+        *pos += 1;
+        v |= ((byte & 0x7f) as u64) << shift;
+        if byte & 0x80 == 0 {
+            break;
+        }
+    }
+    v
+}
+
+fn width_of(range: u64) -> u32 {
+    64 - range.leading_zeros()
+}
+
+/// Appends `words` bit-packed at `width` bits each.
+fn pack(words: impl Iterator<Item = u64>, width: u32, out: &mut Vec<u8>) {
+    if width == 0 {
+        return;
+    }
+    let (mut acc, mut bits) = (0u128, 0u32);
+    for w in words {
+        acc |= (w as u128) << bits;
+        bits += width;
+        if bits >= 64 {
+            out.extend_from_slice(&(acc as u64).to_le_bytes());
+            acc >>= 64;
+            bits -= 64;
+        }
+    }
+    out.extend_from_slice(&(acc as u64).to_le_bytes()[..bits.div_ceil(8) as usize]);
+}
+
+/// Calls `f(i, word)` for the `n` words packed at `width` bits in `b`.
+#[inline]
+fn unpack(b: &[u8], width: u32, n: usize, mut f: impl FnMut(usize, u64)) {
+    if width == 0 {
+        (0..n).for_each(|i| f(i, 0));
+        return;
+    }
+    let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let (mut acc, mut bits, mut pos) = (0u128, 0u32, 0usize);
+    for i in 0..n {
+        while bits < width {
+            if let Some(w) = b.get(pos..pos + 8) {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(w);
+                acc |= (u64::from_le_bytes(a) as u128) << bits;
+                pos += 8;
+                bits += 64;
+            } else {
+                acc |= (b.get(pos).copied().unwrap_or(0) as u128) << bits;
+                pos += 1;
+                bits += 8;
+            }
+        }
+        f(i, acc as u64 & mask);
+        acc >>= width;
+        bits -= width;
+    }
+}
+
+/// Word `i` of those packed at `width` bits in `b`.
+fn unpack_one(b: &[u8], width: u32, i: usize) -> u64 {
+    if width == 0 {
+        return 0;
+    }
+    let bit = i * width as usize;
+    let mut a = [0u8; 16];
+    for (k, slot) in a.iter_mut().enumerate().take(9) {
+        *slot = b.get(bit / 8 + k).copied().unwrap_or(0);
+    }
+    let v = (u128::from_le_bytes(a) >> (bit % 8)) as u64;
+    if width == 64 { v } else { v & ((1u64 << width) - 1) }
+}
+
+/// Appends the encoding of `words` (integer words when `int`), in its smallest form.
+fn encode_words(words: &[u64], int: bool, out: &mut Vec<u8>) {
+    let Some(&first) = words.first() else {
+        out.push(FOR | if int { INT } else { 0 });
+        out.push(0);
+        put_varint(out, 0);
+        return;
+    };
+    let (mut lo, mut hi) = (first, first);
+    let (mut dlo, mut dhi) = (i64::MAX, i64::MIN);
+    for pair in words.windows(2) {
+        let d = pair[1].wrapping_sub(pair[0]) as i64;
+        dlo = dlo.min(d);
+        dhi = dhi.max(d);
+    }
+    // Integer words are ordered as signed: flipping the sign bit makes that the unsigned order,
+    // and differences of flipped words equal differences of the words (mod 2^64).
+    let flip = if int { 1u64 << 63 } else { 0 };
+    (lo, hi) = (lo ^ flip, hi ^ flip);
+    for &w in words {
+        lo = lo.min(w ^ flip);
+        hi = hi.max(w ^ flip);
+    }
+    let range = hi - lo;
+    let lo = lo ^ flip;
+    let n = words.len();
+    let for_width = width_of(range);
+    let for_len = 12 + (n * for_width as usize).div_ceil(8);
+    let delta_width = if n > 1 { width_of(dhi.wrapping_sub(dlo) as u64) } else { 0 };
+    let delta_len = 22 + ((n - 1) * delta_width as usize).div_ceil(8);
+    let xor_len =
+        if int || for_len.min(delta_len) < n { usize::MAX } else { 1 + xor::encoded_len(words.iter().copied()) };
+    let flag = if int { INT } else { 0 };
+    if xor_len < for_len.min(delta_len) {
+        out.push(XOR | flag);
+        xor::encode(words.iter().copied(), out);
+    } else if delta_len < for_len {
+        out.push(DELTA | flag);
+        out.push(delta_width as u8);
+        put_varint(out, zigzag(first as i64));
+        put_varint(out, zigzag(dlo));
+        pack(words.windows(2).map(|p| (p[1].wrapping_sub(p[0]) as i64).wrapping_sub(dlo) as u64), delta_width, out);
+    } else {
+        out.push(FOR | flag);
+        out.push(for_width as u8);
+        put_varint(out, zigzag(lo as i64));
+        pack(words.iter().map(|&w| w.wrapping_sub(lo)), for_width, out);
+    }
+}
+
+/// Calls `f(i, word)` for the `n` words of an encoded column; returns whether they are integer words.
+#[inline]
+fn decode_words(b: &[u8], n: usize, mut f: impl FnMut(usize, u64)) -> bool {
+    let Some(&mode) = b.first() else {
+        (0..n).for_each(|i| f(i, missing().to_bits()));
+        return false;
+    };
+    let int = mode & INT != 0;
+    let mut pos = 1;
+    match mode & 3 {
+        FOR => {
+            let width = b.get(pos).copied().unwrap_or(0).min(64) as u32;
+            pos += 1;
+            let lo = unzigzag(varint(b, &mut pos)) as u64;
+            unpack(&b[pos.min(b.len())..], width, n, |i, w| f(i, w.wrapping_add(lo)));
+        }
+        DELTA => {
+            let width = b.get(pos).copied().unwrap_or(0).min(64) as u32;
+            pos += 1;
+            let mut w = unzigzag(varint(b, &mut pos)) as u64;
+            let dlo = unzigzag(varint(b, &mut pos));
+            if n > 0 {
+                f(0, w);
+            }
+            unpack(&b[pos.min(b.len())..], width, n.saturating_sub(1), |i, d| {
+                w = w.wrapping_add((d as i64).wrapping_add(dlo) as u64);
+                f(i + 1, w);
+            });
+        }
+        XOR => {
+            let mut got = 0;
+            let _ = xor::decode(&b[pos..], n, |i, w| {
+                f(i, w);
+                got = i + 1;
+            });
+            (got..n).for_each(|i| f(i, missing().to_bits()));
+        }
+        _ => (0..n).for_each(|i| f(i, missing().to_bits())),
+    }
+    int
+}
+
+/// Whether every value is an integer packed exactly as an `i64`.
+fn all_integers(vals: &[f64]) -> bool {
+    vals.iter().all(|&v| v.fract() == 0.0 && v.abs() <= MAX_INT && !(v == 0.0 && v.is_sign_negative()))
+}
+
+/// Appends the encoding of a column of values.
+pub(crate) fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
+    let mut words = [0u64; BLOCK];
+    let n = vals.len().min(BLOCK);
+    let int = all_integers(&vals[..n]);
+    for (w, &v) in words.iter_mut().zip(&vals[..n]) {
+        *w = if int { v as i64 as u64 } else { v.to_bits() };
+    }
+    encode_words(&words[..n], int, out);
+}
+
+/// Appends the encoding of a column of timestamps.
+pub(crate) fn encode_i64(vals: &[i64], out: &mut Vec<u8>) {
+    let mut words = [0u64; BLOCK];
+    let n = vals.len().min(BLOCK);
+    for (w, &v) in words.iter_mut().zip(&vals[..n]) {
+        *w = v as u64;
+    }
+    encode_words(&words[..n], true, out);
+}
+
+#[inline]
+fn to_f64(w: u64, int: bool) -> f64 {
+    if int { w as i64 as f64 } else { f64::from_bits(w) }
+}
+
+/// Decodes the `out.len()` values of an encoded column.
+pub(crate) fn decode_f64(b: &[u8], out: &mut [f64]) {
+    let int = b.first().is_some_and(|m| m & INT != 0);
+    decode_words(b, out.len(), |i, w| out[i] = to_f64(w, int));
+}
+
+/// Decodes the `out.len()` timestamps of an encoded column.
+pub(crate) fn decode_i64(b: &[u8], out: &mut [i64]) {
+    decode_words(b, out.len(), |i, w| out[i] = w as i64);
+}
+
+/// Word `i` of a column of `n` words.
+fn word_at(b: &[u8], n: usize, i: usize) -> u64 {
+    if b.first().is_some_and(|m| m & 3 == FOR) {
+        let width = b.get(1).copied().unwrap_or(0).min(64) as u32;
+        let mut pos = 2;
+        let lo = unzigzag(varint(b, &mut pos)) as u64;
+        return unpack_one(&b[pos.min(b.len())..], width, i).wrapping_add(lo);
+    }
+    let mut out = missing().to_bits();
+    decode_words(b, n.min(i + 1), |k, w| {
+        if k == i {
+            out = w;
+        }
+    });
+    out
+}
+
+/// Value `i` of an encoded column of `n` values.
+pub(crate) fn f64_at(b: &[u8], n: usize, i: usize) -> f64 {
+    to_f64(word_at(b, n, i), b.first().is_some_and(|m| m & INT != 0))
+}
+
+/// Timestamp `i` of an encoded column of `n` timestamps.
+pub(crate) fn i64_at(b: &[u8], n: usize, i: usize) -> i64 {
+    word_at(b, n, i) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(vals: &[f64]) -> usize {
+        let mut b = Vec::new();
+        encode_f64(vals, &mut b);
+        let mut got = vec![0.0; vals.len()];
+        decode_f64(&b, &mut got);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got), bits(vals), "mode {:#x}", b[0]);
+        for (i, v) in vals.iter().enumerate() {
+            assert_eq!(f64_at(&b, vals.len(), i).to_bits(), v.to_bits(), "value {i}, mode {:#x}", b[0]);
+        }
+        b.len()
+    }
+
+    #[test]
+    fn every_form_round_trips_bit_exactly() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let constant = vec![42.0; BLOCK];
+        assert!(round_trip(&constant) <= 12, "a constant column takes a header only");
+        let mut total = 4_294_000_000.0f64;
+        let totals: Vec<f64> = (0..BLOCK)
+            .map(|_| {
+                total = (total + (rnd() % 4096) as f64) % 4_294_967_296.0;
+                total
+            })
+            .collect();
+        // Steps below 4096, and one wrap: the delta form still packs.
+        assert!(round_trip(&totals) < BLOCK * 5, "{}", round_trip(&totals));
+        let noisy: Vec<f64> = (0..BLOCK).map(|_| 50.0 + 40.0 * (rnd() >> 11) as f64 / (1u64 << 53) as f64).collect();
+        assert!(round_trip(&noisy) <= BLOCK * 7 + 12);
+        let mostly_same: Vec<f64> = (0..BLOCK).map(|i| if i % 64 == 0 { 0.1 * i as f64 } else { 0.5 }).collect();
+        assert!(round_trip(&mostly_same) < BLOCK * 2);
+        let odd = [f64::NAN, -0.0, 0.0, f64::INFINITY, -1e300, 5e-324, MAX_INT, -MAX_INT, 3.0];
+        round_trip(&odd);
+        round_trip(&[-MAX_INT, MAX_INT]);
+        round_trip(&[1.0]);
+        round_trip(&[]);
+    }
+
+    #[test]
+    fn timestamps_round_trip_and_a_steady_clock_takes_no_bits() {
+        let steady: Vec<i64> = (0..BLOCK as i64).map(|i| -5_000 + i * 1_000_000).collect();
+        let mut b = Vec::new();
+        encode_i64(&steady, &mut b);
+        assert!(b.len() <= 22, "{}", b.len());
+        let jitter: Vec<i64> =
+            (0..BLOCK as i64).map(|i| i64::MAX - 1_000_000_000 + i * 1_000_000 + (i * 7919) % 20_000).collect();
+        for ts in [&steady, &jitter] {
+            let mut b = Vec::new();
+            encode_i64(ts, &mut b);
+            let mut got = vec![0; ts.len()];
+            decode_i64(&b, &mut got);
+            assert_eq!(&got, ts);
+            assert_eq!(i64_at(&b, ts.len(), 100), ts[100]);
+        }
+    }
+
+    #[test]
+    fn unknown_or_truncated_bytes_decode_as_missing_without_panicking() {
+        let mut out = [0.0; 4];
+        decode_f64(&[3], &mut out);
+        assert!(out.iter().all(|v| super::super::agg::is_missing(*v)));
+        decode_f64(&[], &mut out);
+        decode_f64(&[DELTA, 64, 0x80], &mut out);
+        let _ = f64_at(&[FOR, 64], 4, 3);
+    }
+}
