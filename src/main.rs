@@ -54,7 +54,8 @@ fn main() -> ExitCode {
         }
         Command::Serve { listen, device, groups, interval, via, textfile } => {
             let stop = Termination::install();
-            let args = zescope::serve::ServeArgs { source: cli.source, listen, device, groups, interval, via, textfile };
+            let args =
+                zescope::serve::ServeArgs { source: cli.source, listen, device, groups, interval, via, textfile };
             // stdout may be a pipe its reader closed (a supervisor that read the address): never
             // a reason to fail.
             let say = |line: String| {

@@ -142,6 +142,28 @@ fn a_scrape_passes_promtool_check_metrics_in_both_formats() {
 }
 
 #[test]
+fn a_streamed_group_is_served_with_source_streamer() {
+    let Some(promtool) = tool("promtool") else { return };
+    let s = Serve::start(&["--group", "RenderBasic", "--via", "streamer"]);
+    let (status, _, om) = get(s.addr, "/metrics", None);
+    assert_eq!(status, 200);
+    assert!(om.contains("group=\"RenderBasic\""), "no RenderBasic series in\n{om}");
+    assert!(om.contains("source=\"streamer\""), "streamed series not labelled source=\"streamer\" in\n{om}");
+    assert!(!om.contains("source=\"export\""), "nothing here is read from exported memory:\n{om}");
+    let (_, _, text) = get(s.addr, "/metrics", Some("text/plain;version=0.0.4"));
+    let mut check = Command::new(&promtool)
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    check.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = check.wait_with_output().unwrap();
+    assert!(out.status.success(), "promtool check metrics: {}", String::from_utf8_lossy(&out.stdout));
+    s.stop();
+}
+
+#[test]
 fn bad_requests_and_bad_clients_leave_it_answering() {
     let s = Serve::start(&[]);
     assert_eq!(get(s.addr, "/nowhere", None).0, 404);

@@ -304,6 +304,7 @@ mod tests {
                 metrics: Vec::new(),
                 custom_group: false,
                 interval: std::time::Duration::from_millis(1),
+                via: Default::default(),
             },
             device: "dev \"x\"".into(),
             simulated: false,
