@@ -11,22 +11,7 @@ use core::ffi::c_void;
 
 use crate::types::*;
 
-macro_rules! stream_handles {
-    ($($handle:ident => $opaque:ident),* $(,)?) => {$(
-        #[repr(C)]
-        #[doc = concat!("Opaque object behind a `", stringify!($handle), "`.")]
-        pub struct $opaque {
-            _private: [u8; 0],
-        }
-        #[doc = concat!(
-            "`", stringify!($handle), "`: an opaque pointer the driver (or the loader) hands out; ",
-            "valid until its object is destroyed or closed, never dereferenced here."
-        )]
-        pub type $handle = *mut $opaque;
-    )*};
-}
-
-stream_handles! {
+crate::types::handles! {
     ze_event_pool_handle_t => _ze_event_pool_handle_t,
     zet_metric_streamer_handle_t => _zet_metric_streamer_handle_t,
 }

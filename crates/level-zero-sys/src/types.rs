@@ -24,11 +24,13 @@ macro_rules! handles {
         }
         #[doc = concat!(
             "`", stringify!($handle), "`: an opaque pointer the driver (or the loader, which may ",
-            "translate it) hands out; valid until its object is destroyed, never dereferenced here."
+            "translate it) hands out; valid until its object is destroyed or closed, never ",
+            "dereferenced here."
         )]
         pub type $handle = *mut $opaque;
     )*};
 }
+pub(crate) use handles;
 
 handles! {
     ze_driver_handle_t => _ze_driver_handle_t,
