@@ -441,7 +441,7 @@ impl SimConfig {
 
     /// Every entry point this driver implements (the names `empty_entry_points` accepts).
     pub fn implemented_entry_points() -> &'static [&'static str] {
-        crate::entry::names::IMPLEMENTED
+        &crate::entry::names::IMPLEMENTED
     }
 
     /// Every implemented entry point the export-memory path does NOT need: leave them all empty
