@@ -100,14 +100,7 @@ impl std::fmt::Display for Summary {
 /// written; errors during a run are in [`Summary::errors`] instead.
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     let mut h = sampler::spawn_source(args.source, Options::default());
-    let inv = loop {
-        match h.events.recv_timeout(Duration::from_secs(30)) {
-            Ok(Event::Inventory(i)) => break i,
-            Ok(Event::Error(e)) => return Err(e.to_string()),
-            Ok(_) => {}
-            Err(_) => return Err("the sampler did not answer within 30 s".into()),
-        }
-    };
+    let inv = h.wait_inventory(Duration::from_secs(30))?;
     let device = pick_device(&inv, args.device.as_deref())?;
     let groups = pick_groups(device, &args.groups, args.via)?;
     let cfg = RunConfig {

@@ -78,6 +78,19 @@ pub struct SamplerHandle {
 }
 
 impl SamplerHandle {
+    /// Waits up to `timeout` for the inventory (the thread's first event), for the headless
+    /// commands; errs with the source's error or when nothing came in time.
+    pub fn wait_inventory(&self, timeout: Duration) -> Result<Inventory, String> {
+        loop {
+            match self.events.recv_timeout(timeout) {
+                Ok(Event::Inventory(i)) => return Ok(i),
+                Ok(Event::Error(e)) => return Err(e.to_string()),
+                Ok(_) => {}
+                Err(_) => return Err(format!("the sampler did not answer within {} s", timeout.as_secs())),
+            }
+        }
+    }
+
     /// Sends a command; ignored once the thread has ended.
     pub fn send(&self, c: Command) {
         let _ = self.commands.send(c);

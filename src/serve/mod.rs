@@ -64,14 +64,7 @@ pub struct Summary {
 /// the endpoint answers. Errs when nothing could be started (no device, group, address).
 pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(SocketAddr)) -> Result<Summary, String> {
     let mut h = sampler::spawn_source(args.source, Options::default());
-    let inv = loop {
-        match h.events.recv_timeout(Duration::from_secs(30)) {
-            Ok(Event::Inventory(i)) => break i,
-            Ok(Event::Error(e)) => return Err(e.to_string()),
-            Ok(_) => {}
-            Err(_) => return Err("the sampler did not answer within 30 s".into()),
-        }
-    };
+    let inv = h.wait_inventory(Duration::from_secs(30))?;
     let device = pick_device(&inv, args.device.as_deref())?.clone();
     let groups = pick_groups(&device, &args.groups, args.via)?;
     if let Some(dir) = &args.textfile
