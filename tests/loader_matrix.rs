@@ -270,9 +270,13 @@ fn record_a_streamed_and_an_exported_group_together_through_both_loaders() {
                 continue;
             }
             let csv = dir.path().join(format!("{label}.csv"));
-            // 2 s: about 200 exported samples at 10 ms, about 1500 reports at 1.28 ms.
+            // 2 s: about 200 exported samples at 10 ms, about 1500 reports at 1.28 ms. The
+            // streamer's reports are buffered by the driver, so their count does not depend on
+            // the sampler's timeliness; exported samples are one per tick the sampler keeps, and
+            // a loaded 2-core machine (layers, parallel tests) keeps about half: both must plot,
+            // how punctual the ticks are is the benchmarks' business.
             let (exported, streamed) = (rows_of(&csv, "ComputeBasic"), rows_of(&csv, "RenderBasic"));
-            if exported < 100 || streamed < 1000 {
+            if exported < 50 || streamed < 1000 {
                 failures.push(format!("{label}: {exported} exported and {streamed} streamed samples"));
             }
         }
