@@ -60,7 +60,7 @@ fn a_streamed_and_an_exported_group_run_together_and_tear_down_clean() {
     let ts: Vec<i64> = streamed.iter().flat_map(|b| b.timestamps.clone()).collect();
     let steps: Vec<i64> = ts.windows(2).map(|w| w[1] - w[0]).collect();
     assert!(steps.iter().all(|&d| d == 1_280_000), "one sample per report, stamped with the report's time");
-    let now = zescope_monotonic();
+    let now = zescope::sampler::monotonic_ns();
     assert!((now - ts.last().unwrap()).abs() < 1_000_000_000, "report times are on the host clock");
     let util: Vec<f64> = streamed.iter().flat_map(|b| b.values.chunks(5).map(|r| r[3]).collect::<Vec<_>>()).collect();
     assert!(util.iter().all(|u| (0.0..=100.0).contains(u)), "utilisation is a percentage");
@@ -73,13 +73,6 @@ fn a_streamed_and_an_exported_group_run_together_and_tear_down_clean() {
     let r = sim.report();
     assert!(r.is_clean(), "{r:?}");
     shut_down(&h);
-}
-
-fn zescope_monotonic() -> i64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes into our timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec * 1_000_000_000 + ts.tv_nsec
 }
 
 #[test]

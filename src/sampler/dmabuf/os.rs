@@ -1,6 +1,7 @@
 //! Small OS services for the sampler thread.
 
-/// CLOCK_MONOTONIC in ns.
+/// CLOCK_MONOTONIC in ns: the clock sample times are on (and the clock a Level Zero device's
+/// times are mapped onto).
 pub fn monotonic_ns() -> i64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes into our timespec.
