@@ -292,7 +292,7 @@ pub fn show(
 }
 
 /// A series colour as drawn on the plot background `bg` (`view::contrast`: no yellow on white).
-fn drawn(c: Color32, bg: Color32) -> Color32 {
+pub(crate) fn drawn(c: Color32, bg: Color32) -> Color32 {
     let [r, g, b] = crate::view::contrast::on_background([c.r(), c.g(), c.b()], [bg.r(), bg.g(), bg.b()]);
     Color32::from_rgb(r, g, b)
 }
