@@ -1,6 +1,6 @@
 //! Moving the time axis without the wheel, driven through egui_kittest on an opened recording:
 //! the overview strip marks exactly the range the panes show and a click or a drag on it moves
-//! the view there.
+//! the view there; a double-click on a plot fits the axis to all the data, a single click does not.
 
 mod support;
 
@@ -135,4 +135,30 @@ fn the_overview_strip_is_hidden_when_the_settings_say_so() {
     h.step();
     assert!(h.state().overview.shown, "View → Overview strip shows it again");
     h.get_by_label(LABEL);
+}
+
+#[test]
+fn a_double_click_on_a_plot_fits_the_time_axis_a_single_click_does_not() {
+    let mut h = opened(Settings::default());
+    let all = data(h.state());
+    let len = all.1 - all.0;
+    let part = (all.0 + 0.4 * len, all.0 + 0.5 * len);
+    h.state_mut().view.user_moved(part);
+    h.step();
+    let plot = h.state().plot_frames.iter().find_map(|(_, r)| *r).expect("a plot");
+    let p = plot.center();
+
+    click(&mut h, p);
+    h.step();
+    assert_eq!(range(h.state()), part, "one click leaves the axis alone");
+
+    // Well after that click, two in a row.
+    for _ in 0..10 {
+        h.step();
+    }
+    click(&mut h, p);
+    press(&mut h, p, true);
+    press(&mut h, p, false);
+    h.step();
+    assert_eq!(range(h.state()), all, "fitted to all the data");
 }
