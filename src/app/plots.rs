@@ -257,8 +257,10 @@ pub fn show(
             };
             let t1 = store.from_plot_x(shown.1);
             let range = Some((store.from_plot_x(shown.0), limit.map_or(t1, |l| l.min(t1))));
-            let legend_rows: Vec<LegendRow> =
-                rows.iter().map(|(k, c, v)| LegendRow { key: k, color: *c, visible: *v }).collect();
+            let legend_rows: Vec<LegendRow> = rows
+                .iter()
+                .map(|(k, c, v)| LegendRow { key: k, color: *c, picked: panes.color(k), visible: *v })
+                .collect();
             for a in legend::show(ui, spec.id, &legend_rows, &numbers, state, store, range) {
                 actions.push((spec.id, a));
             }
