@@ -238,3 +238,93 @@ fn data_appended_inside_an_unchanged_range_appears_next_frame() {
     let after = top(&frame(&ctx, &plot, &store, &series, x));
     assert!(after < before - 5.0, "the new, higher sample raised the band's top ({before} -> {after})");
 }
+
+/// A run with a pause in it (0–2 s, 3–4 s at 100 ms, stepping between 10 and 20), stopped, and a
+/// second run started a second later (5–7 s at 90), drawn as the window draws runs: one item each
+/// in the same colour. Zoomed in (a line with a dot per sample) and out (about one sample per
+/// column), no band triangle, line segment or step edge crosses either gap, and no step edge joins
+/// the last value before a gap to the first after it.
+#[test]
+fn nothing_is_drawn_across_a_pause_or_a_stop_and_start() {
+    let mut store = Store::new(1 << 30);
+    let desc = || StreamDesc {
+        name: "t".into(),
+        series: vec![SeriesDesc { name: "s".into(), unit: "u".into(), kind: SeriesKind::Gauge }],
+    };
+    let run1 = store.begin_stream(desc());
+    for i in 0..=30i64 {
+        if i == 21 {
+            store.mark_gap(run1);
+        }
+        let t = if i <= 20 { i * 100 * MS } else { 3_000 * MS + (i - 21) * 100 * MS };
+        store.append(run1, &[t], &[if i % 2 == 0 { 10.0 } else { 20.0 }]).unwrap();
+    }
+    store.end_stream(run1);
+    let run2 = store.begin_stream(desc());
+    for i in 0..=20i64 {
+        store.append(run2, &[5_000 * MS + i * 100 * MS], &[90.0]).unwrap();
+    }
+    let series: Vec<PlotSeries> = [run1, run2]
+        .iter()
+        .enumerate()
+        .map(|(n, &s)| PlotSeries { series: store.series_id(s, 0).unwrap(), name: format!("s#{n}"), color: RED })
+        .collect();
+    // The gaps' middles, in seconds: a pause in run 1 (after 2.0 s), the stop (after 4.0 s).
+    let gaps = [2.5, 4.5];
+    let ctx = Context::default();
+    let plot = EnvelopePlot::new();
+    for (x, lines) in [((0.0, 7.0), true), ((-20.0, 27.0), false)] {
+        let mut shapes = Vec::new();
+        let mut to_screen = None;
+        for _ in 0..2 {
+            let input = RawInput {
+                screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
+                ..RawInput::default()
+            };
+            let out = ctx.run_ui(input, |ui| {
+                let r = Plot::new("gaps").show(ui, |pu| {
+                    pu.set_plot_bounds_x(x.0..=x.1);
+                    pu.set_plot_bounds_y(0.0..=100.0);
+                    plot.add_to(pu, &store, &series);
+                });
+                to_screen = Some(r.transform);
+            });
+            shapes = painted(out);
+        }
+        let t = to_screen.unwrap();
+        let gap_xs: Vec<f32> = gaps.iter().map(|&g| t.position_from_point_x(g)).collect();
+        let crosses = |xs: &[f32]| {
+            let (lo, hi) = xs.iter().fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            gap_xs.iter().any(|&g| lo < g && g < hi)
+        };
+        let mut paths = 0;
+        for s in &shapes {
+            match s {
+                Shape::Mesh(m) if m.vertices.iter().any(|v| v.color == RED) => {
+                    for tri in m.indices.chunks(3) {
+                        let xs: Vec<f32> = tri.iter().map(|&i| m.vertices[i as usize].pos.x).collect();
+                        assert!(!crosses(&xs), "a band triangle or step edge over a gap at {x:?}: {xs:?}");
+                    }
+                }
+                Shape::Path(p) if p.stroke.color == egui::epaint::ColorMode::Solid(RED) => {
+                    paths += 1;
+                    for seg in p.points.windows(2) {
+                        assert!(!crosses(&[seg[0].x, seg[1].x]), "a line over a gap at {x:?}: {seg:?}");
+                    }
+                }
+                _ => {}
+            }
+        }
+        if lines {
+            assert_eq!(paths, 3, "one line per gap-free stretch when zoomed in");
+        }
+        // And the drawing is there either side of each gap: the band reaches close to it.
+        let band_xs: Vec<f32> = our_meshes(&shapes).iter().flat_map(|m| m.vertices.iter().map(|v| v.pos.x)).collect();
+        for &g in &gap_xs {
+            let px_per_s = (t.position_from_point_x(1.0) - t.position_from_point_x(0.0)).abs();
+            let near = 0.6 * px_per_s + 2.0;
+            assert!(band_xs.iter().any(|&b| b < g && g - b < near), "drawn up to the gap at {g} ({x:?})");
+            assert!(band_xs.iter().any(|&b| b > g && b - g < near), "drawn from the gap at {g} on ({x:?})");
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! Stacked panes, driven through egui_kittest against a sampler on a private simulated driver:
 //! their plot areas start at one x (one y-label width for all, so the shared cursor is straight)
 //! and end inside the window; y lock holds a pane's value axis; "+ Pane" brings the new pane into view, and an empty pane draws a
-//! drop target, not an axis made up for no data.
+//! drop target, not an axis made up for no data. A legend's colour button shows the colour picked,
+//! not the darker one a light colour is drawn in on the light theme.
 
 mod support;
 
@@ -66,4 +67,43 @@ fn panes_line_up_and_a_new_pane_is_brought_into_view() {
     h.get_all_by_label_contains("Empty pane: drag a metric here").next().expect("the drop target says what to do");
     support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+/// Yellow picked for a series in the light theme: the plot and the name draw it darker (readable
+/// on white), but the legend's colour button shows, and edits, the yellow picked.
+#[test]
+fn the_colour_button_shows_the_colour_picked_not_the_one_drawn() {
+    use std::sync::Arc;
+    use zescope::app::dialogs::ScriptedDialogs;
+    use zescope::app::settings::Theme;
+    const YELLOW: egui::Color32 = egui::Color32::from_rgb(255, 220, 0);
+
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let settings = Settings { theme: Theme::Light, ..Settings::default() };
+    let mut app = ZescopeApp::new(Box::new(support::NoSampler), settings, Store::new(64 << 20));
+    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(example)])));
+    let mut h = Harness::builder().with_size(SIZE).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    h.step();
+    let open = h.state_mut().files.ask_open();
+    h.state_mut().perform(open);
+    pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.plot_frames.is_empty());
+    let key = h.state().panes.layout.panes[0].series[0].clone();
+    h.state_mut().panes.layout.set_color(&key, [YELLOW.r(), YELLOW.g(), YELLOW.b()]);
+    h.step();
+    h.step();
+
+    fn flatten(s: &egui::Shape, out: &mut Vec<egui::Shape>) {
+        match s {
+            egui::Shape::Vec(v) => v.iter().for_each(|s| flatten(s, out)),
+            s => out.push(s.clone()),
+        }
+    }
+    let mut shapes = Vec::new();
+    h.output().shapes.iter().for_each(|c| flatten(&c.shape, &mut shapes));
+    let button = shapes.iter().any(|s| matches!(s, egui::Shape::Rect(r) if r.fill == YELLOW));
+    assert!(button, "a colour button filled with the yellow picked");
+    let plotted_yellow =
+        shapes.iter().any(|s| matches!(s, egui::Shape::Mesh(m) if m.vertices.iter().any(|v| v.color == YELLOW)));
+    assert!(!plotted_yellow, "the plot draws it darker on white");
+    assert_eq!(h.state().panes.layout.clone().color(&key), [YELLOW.r(), YELLOW.g(), YELLOW.b()], "kept as picked");
 }

@@ -59,7 +59,10 @@ fn nz(v: f64) -> f64 {
 
 pub struct LegendRow<'a> {
     pub key: &'a SeriesKey,
+    /// The colour the series is drawn in (`view::contrast`: kept readable on the background).
     pub color: Color32,
+    /// The colour the user picked (what the colour button shows and edits).
+    pub picked: Color32,
     pub visible: bool,
 }
 
@@ -201,7 +204,9 @@ fn table(
             {
                 actions.push(LegendAction::Visible(row.key.clone(), visible));
             }
-            let mut c = row.color;
+            // The colour picked, not the one drawn: on a light background a light colour is drawn
+            // darker, and editing that would replace the user's choice with the darkened one.
+            let mut c = row.picked;
             if cell(ui, W_COLOR, |ui| ui.color_edit_button_srgba(&mut c)).changed() {
                 actions.push(LegendAction::Color(row.key.clone(), c));
             }

@@ -103,6 +103,8 @@ impl ZescopeApp {
                         }
                     }
                 });
+                ui.checkbox(&mut self.overview.shown, "Overview strip")
+                    .on_hover_text("a thin plot of the whole history above the panes, the shown range marked");
                 if ui.button("Add pane").clicked() {
                     self.panes.add_pane();
                 }

@@ -24,6 +24,7 @@ pub mod files;
 pub(crate) mod legend;
 pub mod link;
 pub(crate) mod menu;
+pub mod overview;
 pub mod panes;
 pub mod path_prompt;
 pub(crate) mod plots;
@@ -120,6 +121,8 @@ pub struct ZescopeApp {
     /// Where each pane's plot area was drawn last frame, in pane order (`None`: the pane had
     /// nothing to plot and showed where to drop a metric).
     pub plot_frames: Vec<(u64, Option<egui::Rect>)>,
+    /// The overview strip of the whole history above the panes (View → Overview strip).
+    pub overview: overview::Overview,
 }
 
 impl ZescopeApp {
@@ -158,6 +161,7 @@ impl ZescopeApp {
             cpu: repaint::ProcessCpu::default(),
             plot_px: 1000.0,
             plot_frames: Vec::new(),
+            overview: overview::Overview::new(settings.overview == settings::Shown::Yes),
         }
     }
 
@@ -177,6 +181,7 @@ impl ZescopeApp {
             layout: self.panes.layout.clone(),
             recent: self.files.recent.clone(),
             frame_cap: self.frame_cap,
+            overview: if self.overview.shown { settings::Shown::Yes } else { settings::Shown::No },
         }
     }
 
@@ -294,6 +299,10 @@ impl ZescopeApp {
                     ui.label(RichText::new("Pick a device and a metric group on the left and press Start.\nPanes appear with the first samples; drag metrics onto them to rearrange.").weak());
                 });
             } else {
+                if self.overview.shown {
+                    self.overview.show(ui, &mut self.panes, &self.state, &self.store, &mut self.view);
+                    ui.add_space(4.0);
+                }
                 let out = plots::show(
                     ui,
                     &mut self.panes,

@@ -257,8 +257,10 @@ pub fn show(
             };
             let t1 = store.from_plot_x(shown.1);
             let range = Some((store.from_plot_x(shown.0), limit.map_or(t1, |l| l.min(t1))));
-            let legend_rows: Vec<LegendRow> =
-                rows.iter().map(|(k, c, v)| LegendRow { key: k, color: *c, visible: *v }).collect();
+            let legend_rows: Vec<LegendRow> = rows
+                .iter()
+                .map(|(k, c, v)| LegendRow { key: k, color: *c, picked: panes.color(k), visible: *v })
+                .collect();
             for a in legend::show(ui, spec.id, &legend_rows, &numbers, state, store, range) {
                 actions.push((spec.id, a));
             }
@@ -292,7 +294,7 @@ pub fn show(
 }
 
 /// A series colour as drawn on the plot background `bg` (`view::contrast`: no yellow on white).
-fn drawn(c: Color32, bg: Color32) -> Color32 {
+pub(crate) fn drawn(c: Color32, bg: Color32) -> Color32 {
     let [r, g, b] = crate::view::contrast::on_background([c.r(), c.g(), c.b()], [bg.r(), bg.g(), bg.b()]);
     Color32::from_rgb(r, g, b)
 }

@@ -53,6 +53,18 @@ pub struct Settings {
     pub recent: Vec<std::path::PathBuf>,
     /// The most frames a second a live view paints (View → Frame rate).
     pub frame_cap: super::repaint::FrameCap,
+    /// Whether the overview strip of the whole history is shown (View → Overview strip).
+    pub overview: Shown,
+}
+
+/// A part of the window the user may hide; shown unless hidden.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Shown {
+    /// Shown (the default).
+    #[default]
+    Yes,
+    /// Hidden by the user.
+    No,
 }
 
 /// Zoom factors outside this range are treated as stale (fonts unusably large or small).
