@@ -151,14 +151,14 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
             Event::RunStarted(info) => {
                 out.header(&info).map_err(|e| format!("writing {}: {e}", args.out.display()))?;
                 for n in &info.notices {
-                    say_notice(n);
+                    crate::sampler::say_notice(n);
                 }
                 summary.notices.extend(info.notices.iter().cloned());
                 run_started = Instant::now();
                 run = Some(info);
             }
             Event::Notice { message, .. } => {
-                say_notice(&message);
+                crate::sampler::say_notice(&message);
                 summary.notices.push(message);
             }
             Event::Samples(b) => {
@@ -296,13 +296,5 @@ impl CsvOut {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.w.as_mut().map_or(Ok(()), CsvWriter::flush)
-    }
-}
-
-/// A notice on stderr, once: the sampler logs notices at `warn`; only when that log is off
-/// (`RUST_LOG`) does `record` print them itself.
-fn say_notice(message: &str) {
-    if !log::log_enabled!(target: crate::sampler::NOTICE_LOG_TARGET, log::Level::Warn) {
-        eprintln!("zescope: {message}");
     }
 }

@@ -18,8 +18,16 @@ pub fn is_fatal(e: &ZeError) -> bool {
 }
 
 /// The log target of notices: the sampler thread logs each notice once, at `warn`, under it as it
-/// sends the notice on (`record` prints notices itself only when this target's log is off).
+/// sends the notice on (the headless commands print notices themselves only when this target's log is off).
 pub const NOTICE_LOG_TARGET: &str = "zescope::notice";
+
+/// A notice on stderr for the headless commands (`record`, `serve`), said once: the sampler has
+/// logged it under [`NOTICE_LOG_TARGET`] already unless that log is off (`RUST_LOG`).
+pub fn say_notice(message: &str) {
+    if !log::log_enabled!(target: NOTICE_LOG_TARGET, log::Level::Warn) {
+        eprintln!("zescope: {message}");
+    }
+}
 
 /// The notice for `feature` turned off because of `e` (the sampler thread logs it as it sends it).
 pub fn off(feature: &str, e: &ZeError) -> String {

@@ -154,7 +154,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
                 published.publish(snap.clone());
             }
             Event::Notice { message, run } => {
-                eprintln!("zescope: {message}");
+                sampler::say_notice(&message);
                 ingest.notice(run, message);
             }
             Event::Error(e) => {
