@@ -16,7 +16,8 @@
 //!
 //! A third records a group read with the time-based metric streamer (`RenderBasic`, which exports
 //! nothing) together with an exported group of the same device for 2 s, in the four modes through
-//! both loaders: both groups have samples and the driver's report is clean.
+//! both loaders: both groups have samples, the driver's report is clean, and reports sit one
+//! sampling period apart although the device's global timer counts 19.2 MHz ticks.
 //!
 //! A missing loader or driver skips loudly, or fails with `ZESCOPE_STRICT_TESTS=1`. Runs are
 //! sequential within a test (the two tests may run side by side) and record for 1 s each.
@@ -39,6 +40,10 @@ const MODES: [(&str, &[(&str, &str)]); 4] = [
 
 /// The GPU driver: the default devices, metrics only after run-time enable.
 const GPU_CONFIG: &str = "(metrics: RuntimeOnly)";
+
+/// The GPU with an Intel-like global timer counting 19.2 MHz ticks (its wrap is exercised by
+/// tests/sampler_streamer.rs).
+const TICKING_GPU_CONFIG: &str = "(metrics: RuntimeOnly, quirks: (timer_hz: Some(19200000)))";
 
 /// The NPU copy: one NPU device of its own, metrics only after run-time enable.
 const NPU_CONFIG: &str = r#"(
@@ -238,6 +243,23 @@ fn record_with_every_optional_entry_point_empty_through_both_loaders() {
     assert!(failures.is_empty(), "{} failed:\n\n{}", failures.len(), failures.join("\n\n"));
 }
 
+/// Times (ns) of the rows of `csv` with a value in a column of `group`.
+fn times_of(csv: &Path, group: &str) -> Vec<i64> {
+    let text = std::fs::read_to_string(csv).unwrap_or_default();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let cols: Vec<usize> =
+        header.iter().enumerate().filter(|(_, h)| h.starts_with(&format!("{group}/"))).map(|(i, _)| i).collect();
+    lines
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            let has = cols.iter().any(|&c| cells.get(c).is_some_and(|v| !v.is_empty()));
+            let (s, ns) = cells.first()?.split_once('.')?;
+            has.then(|| s.parse::<i64>().ok().zip(ns.parse::<i64>().ok()).map(|(s, ns)| s * 1_000_000_000 + ns))?
+        })
+        .collect()
+}
+
 /// Rows of `csv` with a value in a column of `group`.
 fn rows_of(csv: &Path, group: &str) -> usize {
     let text = std::fs::read_to_string(csv).unwrap_or_default();
@@ -258,7 +280,7 @@ fn record_a_streamed_and_an_exported_group_together_through_both_loaders() {
     let Some((loaders, so)) = setup("the streamer matrix") else { return };
     let dir = tempfile::tempdir().unwrap();
     let gpu_cfg = dir.path().join("gpu.ron");
-    std::fs::write(&gpu_cfg, GPU_CONFIG).unwrap();
+    std::fs::write(&gpu_cfg, TICKING_GPU_CONFIG).unwrap();
     let args = ["--group", "ComputeBasic", "--group", "RenderBasic", "--interval", "10ms", "--duration", "2s"];
     let mut failures = Vec::new();
     for loader in &loaders {
@@ -278,6 +300,16 @@ fn record_a_streamed_and_an_exported_group_together_through_both_loaders() {
             let (exported, streamed) = (rows_of(&csv, "ComputeBasic"), rows_of(&csv, "RenderBasic"));
             if exported < 50 || streamed < 1000 {
                 failures.push(format!("{label}: {exported} exported and {streamed} streamed samples"));
+            }
+            // Report times come through the tick pair of `zeDeviceGetGlobalTimestamps` (the
+            // timer's rate from `timerResolution`), so reports sit one period apart.
+            let off: Vec<i64> = times_of(&csv, "RenderBasic")
+                .windows(2)
+                .map(|w| w[1] - w[0] - 1_280_000)
+                .filter(|d| d.abs() > 5_000)
+                .collect();
+            if !off.is_empty() {
+                failures.push(format!("{label}: {} report steps off the 1.28 ms period: {off:?}", off.len()));
             }
         }
     }

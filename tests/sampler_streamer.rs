@@ -157,3 +157,81 @@ fn a_device_lost_mid_stream_ends_the_run_through_the_teardown() {
     assert!(r.is_clean(), "{r:?}");
     shut_down(&h);
 }
+
+/// The samples of stream 1 once `want` of them arrived.
+fn streamed(h: &zescope::sampler::SamplerHandle, want: usize) -> Vec<zescope::sampler::SampleBatch> {
+    let mut got = Vec::new();
+    wait_for(h, T, |e| {
+        if let Event::Samples(b) = e
+            && b.stream == 0
+        {
+            got.push(b.clone());
+        }
+        (got.iter().map(|b| b.timestamps.len()).sum::<usize>() >= want).then_some(())
+    });
+    got
+}
+
+#[test]
+fn report_times_map_through_a_ticking_wrapping_timer() {
+    // An Intel-like global timer: 19.2 MHz ticks with 24 valid bits wraps every 874 ms; the
+    // report's timestamp metric is in ns of those ticks. Mapped through the tick pair, every
+    // report lands one period after the one before, across the wraps; placed back from the read
+    // time instead, the steps between reads would be off by up to a period.
+    let sim = sim(|c| {
+        c.quirks.timer_hz = Some(19_200_000);
+        c.quirks.timestamp_valid_bits = Some(24);
+    });
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["RenderBasic"]);
+    cfg.interval = Duration::from_millis(10);
+    h.send(Command::Start(cfg));
+    let info = started(&h);
+    assert!(info.notices.is_empty(), "{:?}", info.notices);
+    // 1.28 ms reports for 2.3 s: the timer wraps twice.
+    let ts: Vec<i64> = streamed(&h, 1_800).iter().flat_map(|b| b.timestamps.clone()).collect();
+    let off: Vec<i64> = ts.windows(2).map(|w| w[1] - w[0] - 1_280_000).filter(|d| d.abs() > 5_000).collect();
+    assert!(off.is_empty(), "steps off the 1.28 ms period by more than 5 µs: {off:?}");
+    let now = zescope::sampler::monotonic_ns();
+    assert!((now - ts.last().unwrap()).abs() < 1_000_000_000, "report times are on the host clock");
+    h.send(Command::Stop);
+    shut_down(&h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn a_root_device_with_two_sub_devices_gives_one_series_set_each() {
+    let sim = sim(|c| {
+        let mut tile = c.devices[0].sub_devices[0].clone();
+        tile.name = "ze-sim GPU tile 1".into();
+        c.devices[0].sub_devices.push(tile);
+    });
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["RenderBasic"]);
+    cfg.interval = Duration::from_millis(10);
+    cfg.metrics = vec!["RenderFrequency".into(), "RenderBusyTime".into()];
+    h.send(Command::Start(cfg));
+    let info = started(&h);
+    let names: Vec<&str> = info.streams[0].series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "RenderBusyTime (sub-device 0)",
+            "RenderFrequency (sub-device 0)",
+            "RenderBusyTime (sub-device 1)",
+            "RenderFrequency (sub-device 1)"
+        ]
+    );
+    assert!(info.notices.is_empty(), "{:?}", info.notices);
+    let batches = streamed(&h, 100);
+    for b in &batches {
+        for row in b.values.chunks(4) {
+            assert!(row.iter().all(|v| v.is_finite()), "every set is decoded: {row:?}");
+            // The simulated driver's second sub-device reads 3/4 of the device's frequency.
+            assert!((row[3] - 0.75 * row[1]).abs() <= 1e-9 * row[1].abs(), "{row:?}");
+        }
+    }
+    h.send(Command::Stop);
+    shut_down(&h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

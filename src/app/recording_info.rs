@@ -32,9 +32,25 @@ pub(crate) fn facts(history: &RunHistory, store: &Store, markers: &[Marker]) -> 
     for (i, run) in history.runs.iter().enumerate() {
         let device = history.devices.get(run.device as usize).map_or("?", |d| d.name.as_str());
         let interval = duration(std::time::Duration::from_nanos(run.interval_ns));
+        // Each group with the way it was read: its layout, or the streamer and what it granted.
+        let groups: Vec<String> = run
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(k, g)| match run.layouts.get(k).filter(|l| !l.is_empty()) {
+                Some(l) if l.starts_with("streamer") => format!("{g}: {l}"),
+                Some(l) => format!("{g}: exported memory, layout {l}"),
+                None => g.clone(),
+            })
+            .collect();
         rows.push((
             format!("Run {}", i + 1),
-            format!("{device} · {} · every {interval} · from {}", run.groups.join(", "), utc(run.started_unix_ms)),
+            format!(
+                "{device} · {} · every {interval} · via {} · from {}",
+                groups.join("; "),
+                if run.via.is_empty() { "auto" } else { &run.via },
+                utc(run.started_unix_ms)
+            ),
         ));
     }
     let marks: Vec<String> =

@@ -15,6 +15,7 @@ mod optional;
 mod outbox;
 mod pick;
 pub(crate) mod protocol;
+mod report_time;
 mod run;
 mod setup;
 mod streams;

@@ -29,6 +29,16 @@ pub fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), 
     }
 }
 
+/// Value sets a streamed group's reports decode into: one per sub-device of a root device that
+/// has several, where the driver offers `zetMetricGroupCalculateMultipleMetricValuesExp` (the
+/// single Calculate gives one set); else one.
+fn value_sets(device: &Device, group: &MetricGroup) -> usize {
+    if device.info.sub_device.is_some() || group.ze.api.zetMetricGroupCalculateMultipleMetricValuesExp.is_none() {
+        return 1;
+    }
+    device.sub_devices().map_or(1, |s| s.len().max(1))
+}
+
 fn metric_descs(metrics: &[Metric]) -> Vec<MetricDesc> {
     use level_zero_sys::*;
     metrics
@@ -145,7 +155,7 @@ fn build(
         let metrics = g.metrics().map_err(|e| errors::ze(&format!("listing metrics of {}", g.info.name), &e))?;
         if way(g, &metrics, cfg.via)? == Way::Streamer {
             let wanted = if cfg.custom_group { &[][..] } else { &cfg.metrics[..] };
-            let Some((series, columns)) = super::streams::plan(&metrics, wanted) else {
+            let Some(plan) = super::streams::plan(&metrics, wanted, value_sets(device, g)) else {
                 continue;
             };
             let (open, dc) = parts.streams_mut();
@@ -154,7 +164,8 @@ fn build(
                 .open(&dc.ctx, device, g, period, notify, notices)
                 .map_err(|e| streamer_open_error(&g.info.name, &e))?;
             let (period, notify) = open.granted(i);
-            let reader = super::streams::StreamerReader::new(i, open, g.clone(), device.clone(), columns);
+            let series = plan.series.clone();
+            let reader = super::streams::StreamerReader::new(i, open, g.clone(), device.clone(), plan, notices);
             infos.push(StreamInfo {
                 index: streams.len(),
                 group: g.info.name.clone(),

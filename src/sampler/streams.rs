@@ -22,6 +22,7 @@ use crate::ze::{Context, Device, Metric, MetricGroup, ZeError};
 
 use super::dmabuf::os::monotonic_ns;
 use super::protocol::SeriesInfo;
+use super::report_time::ReportClock;
 use super::run::Pieces;
 
 /// Longest sampling period asked of the driver (ns): ten reports per interval up to this.
@@ -143,19 +144,33 @@ enum Column {
     Skip,
 }
 
+/// How a streamed group's metrics become samples: the series they give and what to do with
+/// each metric's value.
+pub struct Plan {
+    /// The series, set after set.
+    pub series: Vec<SeriesInfo>,
+    columns: Vec<ColumnPlan>,
+    /// The report time's metric and unit (the first timestamp metric), if the group has one.
+    time: Option<(String, String)>,
+    sets: usize,
+}
+
 /// The series a streamed group's metrics give (all, or only `wanted` when not empty), and for
-/// each metric what to do with it. `None` when no chosen metric is in the group.
-pub fn plan(metrics: &[Metric], wanted: &[String]) -> Option<(Vec<SeriesInfo>, Vec<ColumnPlan>)> {
+/// each metric what to do with it. `sets` value sets come from each report (one per sub-device
+/// of a root device): with more than one, each metric gives one series per set, named
+/// "… (sub-device k)". `None` when no chosen metric is in the group.
+pub fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<Plan> {
+    let sets = sets.max(1);
     let mut series = Vec::new();
     let mut plan = Vec::new();
-    let mut have_time = false;
+    let mut time = None;
     for m in metrics {
         let i = &m.info;
         let col = if i.metric_type == ZET_METRIC_TYPE_TIMESTAMP {
-            if have_time {
+            if time.is_some() {
                 Column::Skip
             } else {
-                have_time = true;
+                time = Some((i.name.clone(), i.units.clone()));
                 Column::Time
             }
         } else if wanted.is_empty() || wanted.contains(&i.name) {
@@ -178,23 +193,25 @@ pub fn plan(metrics: &[Metric], wanted: &[String]) -> Option<(Vec<SeriesInfo>, V
         };
         plan.push(ColumnPlan(col));
     }
-    (!series.is_empty()).then_some((series, plan))
+    if series.is_empty() {
+        return None;
+    }
+    if sets > 1 {
+        let one = std::mem::take(&mut series);
+        for k in 0..sets {
+            series.extend(one.iter().map(|s| SeriesInfo {
+                name: format!("{} (sub-device {k})", s.name),
+                description: format!("{} (sub-device {k} of the root device)", s.description),
+                ..s.clone()
+            }));
+        }
+    }
+    Some(Plan { series, columns: plan, time, sets })
 }
 
 /// What to do with one metric's value (opaque outside this module).
 #[derive(Clone, Copy)]
 pub struct ColumnPlan(Column);
-
-/// Device time onto host time: an anchor pair from `zeDeviceGetGlobalTimestamps` (device
-/// timestamps in ns), refreshed every second; without it (or when a mapped time is implausible)
-/// each report is placed back from the read time by whole periods.
-struct TimeMap {
-    anchor: Option<(u64, u64)>,
-    anchored_at: u64,
-}
-
-/// How far a mapped report time may lie from the read time before the anchor is distrusted.
-const PLAUSIBLE_NS: i64 = 10_000_000_000;
 
 /// Reads one streamed group at each tick and turns its reports into samples.
 pub struct StreamerReader {
@@ -203,13 +220,16 @@ pub struct StreamerReader {
     device: Device,
     columns: Vec<ColumnPlan>,
     period_ns: u64,
+    /// Series of one value set.
     series: usize,
+    /// Value sets per report the run plots.
+    sets: usize,
     raw: Vec<u8>,
     values: Vec<zet_typed_value_t>,
-    time: TimeMap,
-    /// `zeDeviceGetGlobalTimestamps` still answers.
-    global_timestamps: bool,
+    clock: ReportClock,
     has_event: bool,
+    /// The driver's set count differed from `sets` (said once).
+    told_sets: bool,
 }
 
 /// What one read of a streamer gave.
@@ -224,28 +244,43 @@ pub struct StreamRead {
 }
 
 impl StreamerReader {
-    pub fn new(index: usize, streams: &Streams, group: MetricGroup, device: Device, columns: Vec<ColumnPlan>) -> Self {
+    /// A reader of streamer `index` of `streams`, decoding as `plan` says; a notice when its
+    /// report times cannot be mapped onto the host clock.
+    pub fn new(
+        index: usize,
+        streams: &Streams,
+        group: MetricGroup,
+        device: Device,
+        plan: Plan,
+        notices: &mut Vec<String>,
+    ) -> Self {
         let (period, _) = streams.granted(index);
-        let series = columns.iter().filter(|c| matches!(c.0, Column::Series { .. })).count();
+        let series = plan.columns.iter().filter(|c| matches!(c.0, Column::Series { .. })).count();
         let has_event = streams.open[index].event.is_some();
+        let (metric, unit) = plan.time.unwrap_or_default();
+        let clock = ReportClock::new(device.timer(), &unit);
+        if !metric.is_empty() {
+            notices.extend(clock.unit_notice(&metric, &unit));
+        }
         StreamerReader {
             index,
             group,
             device,
-            columns,
+            columns: plan.columns,
             period_ns: period.max(1) as u64,
             series,
+            sets: plan.sets,
             raw: Vec::new(),
             values: Vec::new(),
-            time: TimeMap { anchor: None, anchored_at: 0 },
-            global_timestamps: true,
+            clock,
             has_event,
+            told_sets: false,
         }
     }
 
     /// Reads what the streamer holds and appends one sample per report to `pieces` (after a
     /// gap when the driver dropped reports). A notice is added when the clock pair turns out
-    /// to be unavailable.
+    /// to be unavailable, or the driver's value sets are not the sub-devices expected.
     pub fn read(
         &mut self,
         streams: &Streams,
@@ -270,40 +305,57 @@ impl StreamerReader {
             return Ok(out);
         }
         let counts = calculate(&self.group, &self.raw[..data.bytes], &mut self.values)?;
-        // One set per sub-device: the first is the device as a whole (or its first tile).
-        let first = counts.first().copied().unwrap_or(0) as usize;
         let n = self.columns.len();
+        let first = counts.first().copied().unwrap_or(0) as usize;
         if n == 0 || !first.is_multiple_of(n) {
             return Ok(out);
         }
-        self.refresh_anchor(now, notices);
+        if counts.len() != self.sets && !self.told_sets {
+            self.told_sets = true;
+            notices.push(format!(
+                "metric group {}: Calculate gave {} value set(s) where the device has {} sub-device(s); the \
+                 series of a missing set stay empty",
+                self.group.info.name,
+                counts.len(),
+                self.sets
+            ));
+        }
+        // Where each plotted set starts in `values`, and how many reports it holds.
+        let mut starts = Vec::with_capacity(self.sets);
+        let mut at = 0usize;
+        for k in 0..self.sets {
+            let c = counts.get(k).copied().unwrap_or(0) as usize;
+            starts.push((at, if c.is_multiple_of(n) { c / n } else { 0 }));
+            at += c;
+        }
+        self.clock.refresh(&self.device, now, notices);
         let reports = first / n;
-        let mut row = vec![0.0; self.series];
+        let mut row = vec![f64::NAN; self.series * self.sets];
         let period_s = self.period_ns as f64 / 1e9;
         for r in 0..reports {
-            let vals = &self.values[r * n..(r + 1) * n];
-            let mut k = 0;
             let mut device_ts = None;
-            for (v, c) in vals.iter().zip(&self.columns) {
-                match c.0 {
-                    Column::Time => device_ts = v.as_f64().map(|t| t as u64),
-                    Column::Series { rate } => {
-                        let x = v.as_f64().unwrap_or(f64::NAN);
-                        row[k] = if rate { x / period_s } else { x };
-                        k += 1;
+            for (k, &(start, held)) in starts.iter().enumerate() {
+                let part = &mut row[k * self.series..(k + 1) * self.series];
+                if r >= held {
+                    part.fill(f64::NAN);
+                    continue;
+                }
+                let vals = &self.values[start + r * n..start + (r + 1) * n];
+                let mut j = 0;
+                for (v, c) in vals.iter().zip(&self.columns) {
+                    match c.0 {
+                        Column::Time if k == 0 => device_ts = v.as_u64(),
+                        Column::Series { rate } => {
+                            let x = v.as_f64().unwrap_or(f64::NAN);
+                            part[j] = if rate { x / period_s } else { x };
+                            j += 1;
+                        }
+                        _ => {}
                     }
-                    Column::Skip => {}
                 }
             }
             let back = (reports - 1 - r) as u64 * self.period_ns;
-            let fallback = now.saturating_sub(back) as i64;
-            let ts = match (device_ts, self.time.anchor) {
-                (Some(d), Some((host, dev))) => {
-                    let t = host as i64 + (d as i64).wrapping_sub(dev as i64);
-                    if (t - now as i64).abs() < PLAUSIBLE_NS { t } else { fallback }
-                }
-                _ => fallback,
-            };
+            let ts = self.clock.map(device_ts, now).unwrap_or(now.saturating_sub(back) as i64);
             if pieces.push(ts, &row) {
                 out.reports += 1;
             } else {
@@ -311,22 +363,5 @@ impl StreamerReader {
             }
         }
         Ok(out)
-    }
-
-    fn refresh_anchor(&mut self, now: u64, notices: &mut Vec<String>) {
-        if !self.global_timestamps || (self.time.anchor.is_some() && now - self.time.anchored_at < 1_000_000_000) {
-            return;
-        }
-        match self.device.global_timestamps() {
-            Ok(pair) => {
-                self.time.anchor = Some(pair);
-                self.time.anchored_at = now;
-            }
-            Err(e) => {
-                self.global_timestamps = false;
-                self.time.anchor = None;
-                notices.push(super::optional::off("mapping streamer report times onto the host clock", &e));
-            }
-        }
     }
 }

@@ -113,10 +113,18 @@ pub struct RunRecord {
     pub custom_group: bool,
     /// The sampling interval in ns, as clamped by the sampler.
     pub interval_ns: u64,
-    /// Layout file used for each group, in `groups` order.
+    /// How each group was read, in `groups` order: the name of the layout that decoded its
+    /// exported memory, or "streamer (period, N reports per notification)".
     pub layouts: Vec<String>,
+    /// The way asked for (`auto`, `export`, `streamer`); "auto" in files that predate it.
+    #[serde(default = "auto")]
+    pub via: String,
     /// Wall-clock start of the run, Unix milliseconds.
     pub started_unix_ms: i64,
+}
+
+fn auto() -> String {
+    "auto".to_owned()
 }
 
 /// A series as the user knows it: the file's form of `view::SeriesKey`.

@@ -241,7 +241,61 @@ pub(crate) fn calculate(
     Ok(vec![n])
 }
 
+/// The device's global timer: how fast it counts and how many of its bits are valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timer {
+    /// Ticks per second.
+    pub hz: u64,
+    /// Valid low bits of a tick count (64: it does not wrap in practice).
+    pub valid_bits: u32,
+}
+
+impl Timer {
+    /// A timer counting ns over 64 bits: what is assumed when the driver says nothing usable.
+    pub const NS: Timer = Timer { hz: 1_000_000_000, valid_bits: 64 };
+
+    /// The timer from the two answers of `zeDeviceGetProperties`: `timerResolution` is ns per
+    /// tick (an integer: 52 for a 19.2 MHz timer) to the 1.0 query and ticks per second to the
+    /// 1.2 one. The exact 1.2 figure is taken only when it agrees with the 1.0 one (a driver
+    /// that ignores the 1.2 type answers the 1.0 field there); else the 1.0 figure, else ns.
+    pub fn from_resolutions(ns_per_tick: u64, ticks_per_s: Option<u64>, valid_bits: u32) -> Timer {
+        let valid_bits = if valid_bits == 0 || valid_bits > 64 { 64 } else { valid_bits };
+        let agrees =
+            |hz: u64| (1_000..=100_000_000_000).contains(&hz) && (1e9 / hz as f64 - ns_per_tick as f64).abs() <= 1.0;
+        let hz = match ticks_per_s {
+            Some(hz) if ns_per_tick > 0 && agrees(hz) => hz,
+            _ if ns_per_tick > 0 => 1_000_000_000 / ns_per_tick,
+            _ => 1_000_000_000,
+        };
+        Timer { hz, valid_bits }
+    }
+
+    /// Ticks in ns (exact to the ns for any 64-bit count).
+    pub fn ticks_to_ns(self, ticks: u64) -> i128 {
+        i128::from(ticks) * 1_000_000_000 / i128::from(self.hz.max(1))
+    }
+
+    /// How long the tick count takes to wrap, in ns; `None` for 64 valid bits.
+    pub fn wrap_ns(self) -> Option<i128> {
+        (self.valid_bits < 64).then(|| (1i128 << self.valid_bits) * 1_000_000_000 / i128::from(self.hz.max(1)))
+    }
+}
+
 impl Device {
+    /// The device's global timer (see [`Timer::from_resolutions`]); [`Timer::NS`] when the
+    /// driver answers neither query.
+    pub(crate) fn timer(&self) -> Timer {
+        let query = |stype| {
+            let mut p = ze_device_properties_t { stype, ..Default::default() };
+            // SAFETY: our device; a valid properties struct with a null chain.
+            let r = unsafe { (self.ze.api.zeDeviceGetProperties)(self.handle, &mut p) };
+            (r == ZE_RESULT_SUCCESS).then_some((p.timerResolution, p.timestampValidBits))
+        };
+        let Some((ns_per_tick, bits)) = query(ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES) else { return Timer::NS };
+        let hz = query(ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2).map(|(hz, _)| hz);
+        Timer::from_resolutions(ns_per_tick, hz, bits)
+    }
+
     /// `zeDeviceGetGlobalTimestamps`: (host ns, device ticks) read together.
     pub(crate) fn global_timestamps(&self) -> Result<(u64, u64), ZeError> {
         let (mut host, mut dev) = (0u64, 0u64);

@@ -115,6 +115,19 @@ impl zet_typed_value_t {
             }
         }
     }
+
+    /// The value as an exact `u64` for integer types (a timestamp in ns does not fit an `f64`'s
+    /// 53 bits after 104 days); a float is truncated when it is finite and not negative.
+    pub fn as_u64(&self) -> Option<u64> {
+        // SAFETY: `type` says which member the driver wrote; every member is plain data.
+        unsafe {
+            match self.r#type {
+                ZET_VALUE_TYPE_UINT32 => Some(u64::from(self.value.ui32)),
+                ZET_VALUE_TYPE_UINT64 => Some(self.value.ui64),
+                _ => self.as_f64().filter(|v| v.is_finite() && *v >= 0.0).map(|v| v as u64),
+            }
+        }
+    }
 }
 
 impl Default for ze_event_pool_desc_t {

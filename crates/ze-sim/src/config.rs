@@ -471,6 +471,11 @@ impl SimConfig {
         {
             return Err(format!("quirks.timestamp_valid_bits = {bits} is outside 16 ..= 64"));
         }
+        if let Some(hz) = self.quirks.timer_hz
+            && !(1_000..=1_000_000_000).contains(&hz)
+        {
+            return Err(format!("quirks.timer_hz = {hz} is outside 1 kHz ..= 1 GHz"));
+        }
         if self.faults.shrink_export_after_samples.is_some() && !self.quirks.unsealed_export {
             return Err(
                 "faults.shrink_export_after_samples needs quirks.unsealed_export: a sealed memfd cannot shrink".into(),

@@ -111,6 +111,13 @@ pub struct Quirks {
     /// `zeDeviceGetGlobalTimestamps`, and reported as `timestampValidBits`) keeps only its low N
     /// bits (16..=64): with 24 bits of ns the clock wraps every 16.8 ms.
     pub timestamp_valid_bits: Option<u32>,
+    /// The device's global timer counts at this rate (Hz) instead of 1 GHz, as Intel GPUs' do
+    /// (19.2 MHz, 12.5 MHz, 38.4 MHz): `zeDeviceGetGlobalTimestamps` returns ticks (their low
+    /// `timestamp_valid_bits` bits), `timerResolution` says ns per tick (rounded) to the 1.0
+    /// query and ticks per second to the 1.2 one, and a streamer report's timestamp metric is
+    /// that tick count in ns (so it wraps with the ticks). Exported buffers keep their ns
+    /// timestamps, as their layout says.
+    pub timer_hz: Option<u64>,
     /// The exported memfd is not sealed against shrinking or growing, and the file is one page
     /// longer than the `size` reported (still page-aligned).
     pub unsealed_export: bool,

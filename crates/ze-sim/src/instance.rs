@@ -395,8 +395,9 @@ impl Instance {
     }
 
     /// Device timestamp in ns (the device clock runs at a fixed offset from CLOCK_MONOTONIC).
-    pub(crate) fn device_now_ns(&self) -> u64 {
-        self.shared.device_now_ns()
+    /// The global timer now, in its ticks (see `Quirks::timer_hz`).
+    pub(crate) fn timer_ticks_at(&self, host_ns: u64) -> u64 {
+        self.shared.timer_ticks_at(host_ns)
     }
 }
 

@@ -102,8 +102,14 @@ impl Instance {
         p.numEUsPerSubslice = 16;
         p.numSubslicesPerSlice = 4;
         p.numSlices = 1;
-        // ns per tick for the 1.0 query; ticks per second for the 1.2 one.
-        p.timerResolution = if p.stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 { 1_000_000_000 } else { 1 };
+        // ns per tick for the 1.0 query (rounded, as an integer field must be); ticks per
+        // second for the 1.2 one.
+        let hz = self.shared.timer_hz();
+        p.timerResolution = if p.stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 {
+            hz
+        } else {
+            ((1_000_000_000 + hz / 2) / hz).max(1)
+        };
         p.timestampValidBits = self.shared.timestamp_bits();
         p.kernelTimestampValidBits = 64;
         let mut uuid = [0u8; 16];

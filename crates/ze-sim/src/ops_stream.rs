@@ -169,7 +169,7 @@ impl Instance {
             words.push(s.group as u64 + 1);
             for (i, m) in grp.metrics.iter().enumerate() {
                 let w = match m.cfg.signal {
-                    Signal::Timestamp => self.shared.device_time_at(end),
+                    Signal::Timestamp => self.shared.report_time_at(end),
                     sig => {
                         let n = workload::noise(seed, (s.group as u64 + 1) * 4096 + i as u64, k);
                         let level = workload::level(sig, dev.kind, dev.core_clock_mhz as f64, t, n, m.index);
@@ -338,6 +338,48 @@ impl Instance {
             return Ok(last);
         }
         Ok(out)
+    }
+}
+
+impl Instance {
+    /// `zetMetricGroupCalculateMultipleMetricValuesExp`: one value set per sub-device of a root
+    /// device with several (the device as a whole otherwise). Sub-device k of S reports the
+    /// device's non-timestamp values scaled by `1 − k / (2S)`, event counts rounded down (the
+    /// report's timestamp is the same in every set).
+    pub(crate) fn calculate_sets(
+        &self,
+        g: usize,
+        ty: zet_metric_group_calculation_type_t,
+        raw: &[u8],
+    ) -> R<Vec<Vec<zet_typed_value_t>>> {
+        let whole = self.calculate(g, ty, raw)?;
+        let grp = &self.groups[g];
+        let subs = self.devices[grp.device].subs.len();
+        if subs < 2 {
+            return Ok(vec![whole]);
+        }
+        let n = grp.metrics.len();
+        let sets = (0..subs)
+            .map(|k| {
+                let f = 1.0 - k as f64 / (2.0 * subs as f64);
+                whole
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| match grp.metrics[i % n].cfg.signal {
+                        Signal::Timestamp => *v,
+                        _ if v.r#type == ZET_VALUE_TYPE_UINT64 => zet_typed_value_t {
+                            r#type: ZET_VALUE_TYPE_UINT64,
+                            value: zet_value_t { ui64: (v.as_f64().unwrap_or(0.0) * f) as u64 },
+                        },
+                        _ => zet_typed_value_t {
+                            r#type: ZET_VALUE_TYPE_FLOAT64,
+                            value: zet_value_t { fp64: v.as_f64().unwrap_or(0.0) * f },
+                        },
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(sets)
     }
 }
 

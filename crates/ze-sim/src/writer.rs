@@ -28,6 +28,8 @@ pub(crate) struct Shared {
     shrink_to: AtomicU64,
     /// Valid bits of the device clock (64: all).
     ts_bits: AtomicU32,
+    /// Rate of the global timer in Hz (1e9: it counts ns).
+    timer_hz: AtomicU64,
     seed: u64,
     period: Duration,
     start: Instant,
@@ -36,6 +38,9 @@ pub(crate) struct Shared {
     /// Device clock = CLOCK_MONOTONIC + this (wrapping), then masked to `ts_bits`.
     ts_offset: AtomicU64,
 }
+
+/// A timer counting ns.
+const NS_HZ: u64 = 1_000_000_000;
 
 /// CLOCK_MONOTONIC in ns.
 pub(crate) fn monotonic_ns() -> u64 {
@@ -59,6 +64,7 @@ impl Shared {
             shrink_after: AtomicU64::new(u64::MAX),
             shrink_to: AtomicU64::new(0),
             ts_bits: AtomicU32::new(64),
+            timer_hz: AtomicU64::new(NS_HZ),
             seed: config.seed,
             period: Duration::from_micros(config.update_period_us),
             start: Instant::now(),
@@ -81,6 +87,7 @@ impl Shared {
         self.shrink_after.store(faults.shrink_export_after_samples.unwrap_or(u64::MAX), Ordering::Release);
         self.shrink_to.store(faults.shrink_export_to, Ordering::Release);
         self.ts_bits.store(quirks.timestamp_valid_bits.unwrap_or(64).clamp(1, 64), Ordering::Release);
+        self.timer_hz.store(quirks.timer_hz.unwrap_or(NS_HZ).max(1), Ordering::Release);
     }
 
     /// The device clock in ns, as written into buffers: it may wrap (valid bits) or have jumped
@@ -96,6 +103,32 @@ impl Shared {
         let t = host_ns.wrapping_add(self.ts_offset.load(Ordering::Acquire));
         let bits = self.ts_bits.load(Ordering::Acquire);
         if bits >= 64 { t } else { t & ((1u64 << bits) - 1) }
+    }
+
+    /// The global timer at host time `host_ns`, in ticks of [`Shared::timer_hz`], keeping only
+    /// the valid bits: what `zeDeviceGetGlobalTimestamps` answers.
+    pub(crate) fn timer_ticks_at(&self, host_ns: u64) -> u64 {
+        let hz = self.timer_hz();
+        if hz == NS_HZ {
+            return self.device_time_at(host_ns);
+        }
+        let ns = host_ns.wrapping_add(self.ts_offset.load(Ordering::Acquire));
+        let t = (u128::from(ns) * u128::from(hz) / u128::from(NS_HZ)) as u64;
+        let bits = self.ts_bits.load(Ordering::Acquire);
+        if bits >= 64 { t } else { t & ((1u64 << bits) - 1) }
+    }
+
+    /// A streamer report's timestamp metric for a report ending at host time `host_ns`: the
+    /// global timer's (masked) ticks in ns.
+    pub(crate) fn report_time_at(&self, host_ns: u64) -> u64 {
+        let hz = self.timer_hz();
+        let ticks = self.timer_ticks_at(host_ns);
+        if hz == NS_HZ { ticks } else { (u128::from(ticks) * u128::from(NS_HZ) / u128::from(hz)) as u64 }
+    }
+
+    /// Rate of the global timer in Hz.
+    pub(crate) fn timer_hz(&self) -> u64 {
+        self.timer_hz.load(Ordering::Acquire)
     }
 
     /// Seconds since the driver started at host time `host_ns`: the workload's `t`.

@@ -186,8 +186,9 @@ pub(crate) unsafe extern "C" fn sim_zeDeviceGetGlobalTimestamps(
         with(h, |inst, obj, _| {
             expect_obj!(obj, Obj::Device(_) => ());
             inst.device_status()?;
-            *host = crate::writer::monotonic_ns();
-            *device = inst.device_now_ns();
+            let now = crate::writer::monotonic_ns();
+            *host = now;
+            *device = inst.timer_ticks_at(now);
             Ok(())
         })
     })

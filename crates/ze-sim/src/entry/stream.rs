@@ -225,23 +225,32 @@ pub(crate) unsafe extern "C" fn sim_zetMetricGroupCalculateMultipleMetricValuesE
         let (raw, sets, total) = unsafe { (raw_data(raw, size)?, out(sets)?, out(total)?) };
         with(h, |inst, obj, _| {
             let g = expect_obj!(obj, Obj::Group(g) => g);
-            // One set: the simulated streamer reads the group's device as a whole.
-            let all = inst.calculate(g, ty, raw)?;
+            let all = inst.calculate_sets(g, ty, raw)?;
+            let need: usize = all.iter().map(Vec::len).sum();
             if *sets == 0 || *total == 0 || values.is_null() {
-                *sets = 1;
-                *total = all.len() as u32;
+                *sets = all.len() as u32;
+                *total = need as u32;
                 return Ok(());
             }
-            let n = (*total as usize).min(all.len());
-            // SAFETY: API contract: `values` holds `*total` elements, `counts` (if any) `*sets`.
-            unsafe {
-                std::ptr::copy_nonoverlapping(all.as_ptr(), values, n);
-                if !counts.is_null() {
-                    *counts = n as u32;
+            // As the single Calculate does, a smaller buffer gets only what fits: whole sets in
+            // order, the last one cut short.
+            let (mut room, mut given, mut at) = (*total as usize, 0u32, 0usize);
+            for (k, set) in all.iter().take(*sets as usize).enumerate() {
+                let n = set.len().min(room);
+                // SAFETY: API contract: `values` holds `*total` elements (`at + n` stays within
+                // them) and `counts`, if not null, `*sets` (`k` stays below it).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(set.as_ptr(), values.add(at), n);
+                    if !counts.is_null() {
+                        *counts.add(k) = n as u32;
+                    }
                 }
+                at += n;
+                room -= n;
+                given += 1;
             }
-            *sets = 1;
-            *total = n as u32;
+            *sets = given;
+            *total = at as u32;
             Ok(())
         })
     })

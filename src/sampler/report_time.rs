@@ -1,0 +1,197 @@
+//! Where a streamed report lies on the host clock (CLOCK_MONOTONIC, the timeline of every
+//! sample).
+//!
+//! A report carries its own time in its timestamp metric (`QueryBeginTime` and the like), in the
+//! unit the metric's properties name ("ns", "us", "ms", "s"; an empty unit is taken as ns). The
+//! device's global timer counts in ticks of `timerResolution` and keeps `timestampValidBits`
+//! bits; `zeDeviceGetGlobalTimestamps` pairs a tick count with a host time. So a report's host
+//! time is `host + (report_ns − ticks_ns)`, the difference taken modulo the timer's wrap and
+//! chosen nearest to zero.
+//!
+//! The spec does not say which host clock `hostTimestamp` is read from (Intel's drivers use
+//! CLOCK_MONOTONIC_RAW): it is used only when it falls between two CLOCK_MONOTONIC readings
+//! taken around the call; otherwise their midpoint is the pair's host time. The pair is read
+//! again every second, and at every read when the timer wraps in less than [`SHORT_WRAP_NS`] (a
+//! report then lies well within half a wrap of its pair).
+//!
+//! Without a usable pair or unit, or when a mapped time lies more than [`PLAUSIBLE_NS`] from the
+//! read, `map` answers `None` and the caller places reports back from the read time by whole
+//! periods.
+
+use crate::ze::streamer::Timer;
+use crate::ze::{Device, ZeError};
+
+/// How far a mapped report time may lie from the read time before it is distrusted.
+pub const PLAUSIBLE_NS: i128 = 10_000_000_000;
+/// A timer wrapping sooner than this is paired with host time at every read.
+pub const SHORT_WRAP_NS: i128 = 8_000_000_000;
+/// How often a pair is read otherwise.
+const REFRESH_NS: u64 = 1_000_000_000;
+
+/// ns per unit of a timestamp metric, from its unit text; `None` for a unit that is not a time.
+pub fn unit_ns(unit: &str) -> Option<u64> {
+    match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "ns" | "nsec" | "nanoseconds" => Some(1),
+        "us" | "µs" | "usec" | "microseconds" => Some(1_000),
+        "ms" | "msec" | "milliseconds" => Some(1_000_000),
+        "s" | "sec" | "seconds" => Some(1_000_000_000),
+        _ => None,
+    }
+}
+
+/// Maps report times of one streamed group onto the host clock.
+pub struct ReportClock {
+    timer: Timer,
+    /// ns per unit of the report's timestamp metric; `None`: not a time unit.
+    unit_ns: Option<u64>,
+    /// (host ns, device ns) of the last pair.
+    anchor: Option<(i128, i128)>,
+    anchored_at: u64,
+    /// `zeDeviceGetGlobalTimestamps` still answers.
+    pairs: bool,
+}
+
+impl ReportClock {
+    /// A clock for reports whose timestamp metric is in `unit`, on a device with `timer`.
+    pub fn new(timer: Timer, unit: &str) -> ReportClock {
+        ReportClock { timer, unit_ns: unit_ns(unit), anchor: None, anchored_at: 0, pairs: true }
+    }
+
+    /// Reads a new pair when one is due (`now`: CLOCK_MONOTONIC ns). The first failure turns
+    /// the mapping off for the run, with a notice.
+    pub fn refresh(&mut self, device: &Device, now: u64, notices: &mut Vec<String>) {
+        let short = self.timer.wrap_ns().is_some_and(|w| w < SHORT_WRAP_NS);
+        if self.unit_ns.is_none()
+            || !self.pairs
+            || (!short && self.anchor.is_some() && now.saturating_sub(self.anchored_at) < REFRESH_NS)
+        {
+            return;
+        }
+        let before = super::dmabuf::os::monotonic_ns();
+        let pair = device.global_timestamps();
+        let after = super::dmabuf::os::monotonic_ns();
+        match pair {
+            Ok((host, ticks)) => self.set_pair(before, after, host, ticks, now),
+            Err(e) => self.lose(&e, notices),
+        }
+    }
+
+    fn set_pair(&mut self, before: i64, after: i64, host: u64, ticks: u64, now: u64) {
+        let host = i128::from(host);
+        let (before, after) = (i128::from(before), i128::from(after));
+        let host = if (before..=after).contains(&host) { host } else { (before + after) / 2 };
+        let ticks = if self.timer.valid_bits < 64 { ticks & ((1u64 << self.timer.valid_bits) - 1) } else { ticks };
+        self.anchor = Some((host, self.timer.ticks_to_ns(ticks)));
+        self.anchored_at = now;
+    }
+
+    fn lose(&mut self, e: &ZeError, notices: &mut Vec<String>) {
+        self.pairs = false;
+        self.anchor = None;
+        notices.push(super::optional::off("mapping streamer report times onto the host clock", e));
+    }
+
+    /// The host time of a report stamped `stamp` (in the metric's unit), read at `now`;
+    /// `None` when it cannot be placed (see the module doc).
+    pub fn map(&self, stamp: Option<u64>, now: u64) -> Option<i64> {
+        let (host, dev) = self.anchor?;
+        let report = i128::from(stamp?) * i128::from(self.unit_ns?);
+        let mut d = report - dev;
+        if let Some(w) = self.timer.wrap_ns() {
+            d = d.rem_euclid(w);
+            if d > w / 2 {
+                d -= w;
+            }
+        }
+        let t = host + d;
+        ((t - i128::from(now)).abs() < PLAUSIBLE_NS).then(|| t as i64)
+    }
+
+    /// Says once, at setup, why report times will not be mapped (a unit that is not a time).
+    pub fn unit_notice(&self, metric: &str, unit: &str) -> Option<String> {
+        self.unit_ns.is_none().then(|| {
+            format!(
+                "the report time of {metric} is in {unit:?}, not a unit of time: its samples are placed back from each \
+                 read by whole sampling periods"
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock(timer: Timer, unit: &str, host: u64, ticks: u64) -> ReportClock {
+        let mut c = ReportClock::new(timer, unit);
+        c.set_pair(host as i64 - 10, host as i64 + 10, host, ticks, host);
+        c
+    }
+
+    #[test]
+    fn units_of_time_scale_to_ns_and_others_are_refused() {
+        assert_eq!(unit_ns("ns"), Some(1));
+        assert_eq!(unit_ns(""), Some(1));
+        assert_eq!(unit_ns(" us "), Some(1_000));
+        assert_eq!(unit_ns("ms"), Some(1_000_000));
+        assert_eq!(unit_ns("cycles"), None);
+    }
+
+    #[test]
+    fn the_timer_takes_the_exact_rate_only_when_both_answers_agree() {
+        let t = Timer::from_resolutions(52, Some(19_200_000), 32);
+        assert_eq!(t, Timer { hz: 19_200_000, valid_bits: 32 });
+        // A driver that ignored the 1.2 type answered ns per tick there too.
+        assert_eq!(Timer::from_resolutions(52, Some(52), 32).hz, 1_000_000_000 / 52);
+        assert_eq!(Timer::from_resolutions(0, None, 0), Timer::NS);
+        assert_eq!(Timer::from_resolutions(1, Some(1_000_000_000), 64), Timer::NS);
+    }
+
+    #[test]
+    fn a_report_in_ns_maps_through_a_tick_pair() {
+        // 19.2 MHz: 1_920_000 ticks are 100 ms.
+        let timer = Timer { hz: 19_200_000, valid_bits: 64 };
+        let c = clock(timer, "ns", 5_000_000_000, 1_920_000);
+        // A report 1 ms after the pair's device time.
+        assert_eq!(c.map(Some(101_000_000), 5_000_000_000), Some(5_001_000_000));
+        // In µs.
+        let c = clock(timer, "us", 5_000_000_000, 1_920_000);
+        assert_eq!(c.map(Some(99_000), 5_000_000_000), Some(4_999_000_000));
+    }
+
+    #[test]
+    fn a_wrapped_timer_maps_across_the_wrap() {
+        // 24 valid bits at 19.2 MHz wrap every 873.8 ms.
+        let timer = Timer { hz: 19_200_000, valid_bits: 24 };
+        let wrap = timer.wrap_ns().unwrap() as u64;
+        // The pair just before the wrap, the report just after it (its ns count restarted).
+        let ticks = (1u64 << 24) - 192; // 10 µs before the wrap
+        let c = clock(timer, "ns", 7_000_000_000, ticks);
+        let report = 20_000; // 20 µs after the wrap
+        let t = c.map(Some(report), 7_000_000_000).unwrap();
+        assert_eq!(t, 7_000_000_000 + 30_000, "10 µs to the wrap and 20 µs after it");
+        // A report of before the pair, across the wrap the other way.
+        let c = clock(timer, "ns", 7_000_000_000, 192);
+        let t = c.map(Some(wrap - 20_000), 7_000_000_000).unwrap();
+        assert_eq!(t, 7_000_000_000 - 30_000);
+    }
+
+    #[test]
+    fn a_host_time_from_another_clock_is_replaced_by_the_midpoint() {
+        let mut c = ReportClock::new(Timer::NS, "ns");
+        c.set_pair(1_000, 1_100, 9_999_999, 500, 1_100);
+        assert_eq!(c.anchor, Some((1_050, 500)));
+        c.set_pair(1_000, 1_100, 1_020, 500, 1_100);
+        assert_eq!(c.anchor, Some((1_020, 500)), "a host time between the readings is kept");
+    }
+
+    #[test]
+    fn implausible_or_unplaceable_reports_are_left_to_the_caller() {
+        let c = clock(Timer::NS, "ns", 1_000_000_000_000, 0);
+        assert_eq!(c.map(Some(20_000_000_000), 1_000_000_000_000), None, "20 s away from the read");
+        assert_eq!(c.map(None, 1_000_000_000_000), None);
+        let c = clock(Timer::NS, "cycles", 1_000, 0);
+        assert_eq!(c.map(Some(5), 1_000), None);
+        assert!(c.unit_notice("QueryBeginTime", "cycles").unwrap().contains("\"cycles\""));
+    }
+}
