@@ -29,6 +29,22 @@ impl ZescopeApp {
                 }
             }
             FileAction::Export { kind, path, pane, shown_only } => self.export(kind, &path, pane, shown_only),
+            FileAction::Compare(path) => self.compare_with(&path, 0.0),
+        }
+    }
+
+    /// Shows the session at `path` beside the data, shifted by `offset_s`; a banner says why not.
+    pub fn compare_with(&mut self, path: &std::path::Path, offset_s: f64) {
+        match super::compare::Comparison::load(path, offset_s) {
+            Ok(c) => {
+                self.files.note = Some(format!("comparing with {}", file_name(path)));
+                self.comparison = Some(c);
+            }
+            Err(e) => self.state.push_error(UiError::new(
+                UiErrorKind::Open,
+                e,
+                "choose another session to compare with with File, Compare with…",
+            )),
         }
     }
 
@@ -44,9 +60,15 @@ impl ZescopeApp {
     }
 
     fn open_now(&mut self, path: &std::path::Path) {
-        let loaded = session::load(path).and_then(|s| open_in_app(self, &s));
+        let loaded = session::load(path).and_then(|s| open_in_app(self, &s).map(|m| (m, s.comparison)));
         match loaded {
-            Ok(markers) => {
+            Ok((markers, comparison)) => {
+                self.comparison = None;
+                if let Some(c) = comparison {
+                    // A relative path is relative to the session file's folder.
+                    let p = path.parent().unwrap_or(std::path::Path::new(".")).join(&c.path);
+                    self.compare_with(&p, c.offset_s);
+                }
                 self.files.markers = markers;
                 self.files.recording = Some(path.to_path_buf());
                 // A recording is shown whole, whatever view it was saved with.
