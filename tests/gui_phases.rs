@@ -249,6 +249,29 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
     let (main, cmp) = queries(&mut h);
     assert!((cmp.0 - (main.0 - 1_500_000_000)).abs() <= 1 && (cmp.1 - (main.1 - 1_500_000_000)).abs() <= 1);
 
+    // Aligned on a marker both sessions hold: the data's M1 one second after its start, the
+    // comparison's two seconds after its start, so the comparison moves one second earlier
+    // (and the offset still applies).
+    let (lo, _) = h.state().store.total_time_range().unwrap();
+    h.state_mut().files.markers.push(zescope::session::Marker { t_ns: lo + 1_000_000_000, label: "M1".into() });
+    {
+        let c = h.state_mut().comparison.as_mut().unwrap();
+        let (c_lo, _) = c.store.total_time_range().unwrap();
+        c.markers.push(zescope::session::Marker { t_ns: c_lo + 2_000_000_000, label: "M1".into() });
+        c.align_marker = Some("M1".into());
+        c.offset_s = 0.25;
+    }
+    h.run();
+    assert!(h.query_by_value("marker M1").is_some(), "the comparison bar shows the shared marker it aligns on");
+    let (main, cmp) = queries(&mut h);
+    assert!((cmp.0 - (main.0 + 750_000_000)).abs() <= 1, "{cmp:?} vs {main:?}");
+    {
+        let c = h.state_mut().comparison.as_mut().unwrap();
+        c.align_marker = None;
+        c.markers.clear();
+    }
+    h.state_mut().files.markers.clear();
+
     // The phase table gets the comparison's columns; the same samples compare as no change.
     h.state_mut().comparison.as_mut().unwrap().offset_s = 0.0;
     h.state_mut().phases.shown = true;

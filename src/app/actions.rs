@@ -29,13 +29,14 @@ impl ZescopeApp {
                 }
             }
             FileAction::Export { kind, path, pane, shown_only } => self.export(kind, &path, pane, shown_only),
-            FileAction::Compare(path) => self.compare_with(&path, 0.0),
+            FileAction::Compare(path) => self.compare_with(&path, 0.0, None),
         }
     }
 
-    /// Shows the session at `path` beside the data, shifted by `offset_s`; a banner says why not.
-    pub fn compare_with(&mut self, path: &std::path::Path, offset_s: f64) {
-        match super::compare::Comparison::load(path, offset_s) {
+    /// Shows the session at `path` beside the data, aligned on its start or on marker
+    /// `align_marker`, shifted by `offset_s`; a banner says why not.
+    pub fn compare_with(&mut self, path: &std::path::Path, offset_s: f64, align_marker: Option<String>) {
+        match super::compare::Comparison::load(path, offset_s, align_marker) {
             Ok(c) => {
                 self.files.note = Some(format!("comparing with {}", file_name(path)));
                 self.comparison = Some(c);
@@ -67,7 +68,7 @@ impl ZescopeApp {
                 if let Some(c) = comparison {
                     // A relative path is relative to the session file's folder.
                     let p = path.parent().unwrap_or(std::path::Path::new(".")).join(&c.path);
-                    self.compare_with(&p, c.offset_s);
+                    self.compare_with(&p, c.offset_s, c.align_marker);
                 }
                 self.files.markers = markers;
                 self.files.recording = Some(path.to_path_buf());

@@ -1,6 +1,7 @@
 //! Two runs side by side: File → Compare with… opens a second session as a comparison. Its
 //! series are overlaid in a lighter shade on the panes that plot the same series key, its start
-//! aligned with the shown data's start plus a manual offset (the comparison bar's drag value);
+//! aligned with the shown data's start (or a marker both sessions hold with the same label) plus
+//! a manual offset (the comparison bar's drag value);
 //! the phase table gets its numbers in extra columns. Saved with the session as a reference
 //! (path and offset), reopened with it.
 //!
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use egui::{Color32, Ui};
 
-use crate::session::{self, ComparisonRef};
+use crate::session::{self, ComparisonRef, Marker};
 use crate::store::Store;
 use crate::view::phases::PhaseRange;
 use crate::view::{SeriesEntry, SeriesKey};
@@ -29,8 +30,13 @@ pub struct Comparison {
     pub store: Store,
     /// Its series, by key.
     pub series: BTreeMap<SeriesKey, SeriesEntry>,
-    /// Seconds it is shifted by after the starts are aligned (positive: later).
+    /// Seconds it is shifted by after it is aligned (positive: later).
     pub offset_s: f64,
+    /// Line up this marker (by label) of both sessions instead of their starts, when both
+    /// hold it.
+    pub align_marker: Option<String>,
+    /// Its markers.
+    pub markers: Vec<Marker>,
     /// Its first sample, ns on its own clock.
     start_ns: i64,
     /// Per pane id, the envelopes drawn for it.
@@ -39,7 +45,7 @@ pub struct Comparison {
 
 impl Comparison {
     /// Loads the session at `path` as a comparison; the error names the file and the problem.
-    pub fn load(path: &Path, offset_s: f64) -> Result<Comparison, String> {
+    pub fn load(path: &Path, offset_s: f64, align_marker: Option<String>) -> Result<Comparison, String> {
         let s = session::load(path).map_err(|e| format!("cannot compare with {}: {e}", path.display()))?;
         let mut store = Store::new(usize::MAX);
         let restored =
@@ -52,6 +58,8 @@ impl Comparison {
             store,
             series: restored.series,
             offset_s: if offset_s.is_finite() { offset_s } else { 0.0 },
+            align_marker,
+            markers: restored.markers,
             start_ns,
             plots: HashMap::new(),
         })
@@ -59,16 +67,38 @@ impl Comparison {
 
     /// What the session saves.
     pub fn reference(&self) -> ComparisonRef {
-        ComparisonRef { path: self.path.display().to_string(), offset_s: self.offset_s }
+        ComparisonRef {
+            path: self.path.display().to_string(),
+            offset_s: self.offset_s,
+            align_marker: self.align_marker.clone(),
+        }
     }
 
-    /// Lines its origin up with `main`: its first sample at `main`'s first sample plus the offset.
-    pub fn align(&mut self, main: &Store) {
-        let main_start = main.total_time_range().map_or(0.0, |(a, _)| main.to_plot_x(a));
-        let origin = self.start_ns.saturating_sub(((main_start + self.offset_s) * 1e9).round() as i64);
+    /// Lines its origin up with `main`: its marker `align_marker` at `main`'s marker of that
+    /// label when both hold one, else its first sample at `main`'s first sample; then shifted by
+    /// the offset.
+    pub fn align(&mut self, main: &Store, main_markers: &[Marker]) {
+        let label = self.align_marker.as_deref();
+        let find = |ms: &[Marker]| ms.iter().find(|m| Some(m.label.as_str()) == label).map(|m| m.t_ns);
+        let (anchor, at_x) = match (find(&self.markers), find(main_markers)) {
+            (Some(c), Some(m)) => (c, main.to_plot_x(m)),
+            _ => (self.start_ns, main.total_time_range().map_or(0.0, |(a, _)| main.to_plot_x(a))),
+        };
+        let origin = anchor.saturating_sub(((at_x + self.offset_s) * 1e9).round() as i64);
         if self.store.origin_ns() != Some(origin) {
             self.store.set_origin(origin);
         }
+    }
+
+    /// Labels of the markers both `main_markers` and the comparison hold, to align on.
+    pub fn shared_markers(&self, main_markers: &[Marker]) -> Vec<String> {
+        let mut out: Vec<String> = main_markers
+            .iter()
+            .filter(|m| self.markers.iter().any(|c| c.label == m.label))
+            .map(|m| m.label.clone())
+            .collect();
+        out.dedup();
+        out
     }
 
     /// A phase of the shown axis as the same span of the comparison's own clock.
@@ -118,11 +148,25 @@ impl Comparison {
 
     /// The comparison bar: which file, its offset (a drag value), and a button to close it.
     /// Returns false when the user closed the comparison.
-    pub(crate) fn bar(&mut self, ui: &mut Ui) -> bool {
+    pub(crate) fn bar(&mut self, ui: &mut Ui, main_markers: &[Marker]) -> bool {
         let mut keep = true;
+        let shared = self.shared_markers(main_markers);
         ui.horizontal(|ui| {
             ui.label(egui::RichText::new("Compare with").weak());
             ui.label(file_name(&self.path)).on_hover_text(self.path.display().to_string());
+            let aligned = ui.label("aligned on");
+            let shown = self
+                .align_marker
+                .as_ref()
+                .filter(|l| shared.contains(l))
+                .map_or("its start".to_owned(), |l| format!("marker {l}"));
+            let combo = egui::ComboBox::from_id_salt("compare-align").selected_text(shown).show_ui(ui, |ui| {
+                ui.selectable_value(&mut self.align_marker, None, "its start");
+                for l in &shared {
+                    ui.selectable_value(&mut self.align_marker, Some(l.clone()), format!("marker {l}"));
+                }
+            });
+            combo.response.labelled_by(aligned.id);
             ui.label("offset");
             ui.add(egui::DragValue::new(&mut self.offset_s).speed(0.01).suffix(" s"))
                 .on_hover_text("shift the comparison run in time (its start is aligned with this one's)");

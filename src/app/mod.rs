@@ -314,7 +314,7 @@ impl ZescopeApp {
                 });
             } else {
                 if let Some(c) = &mut self.comparison
-                    && !c.bar(ui)
+                    && !c.bar(ui, &self.files.markers)
                 {
                     self.comparison = None;
                 }

@@ -76,7 +76,7 @@ pub fn show(
     let Overlays { markers, cursors, mut compare } = overlays;
     let mut out = PlotsOutcome::default();
     if let Some(c) = compare.as_deref_mut() {
-        c.align(store);
+        c.align(store, markers);
         c.prepare(panes.layout.panes.iter().map(|p| p.id));
     }
     let compare = compare.as_deref();

@@ -166,6 +166,7 @@ fn check_metadata(f: &SessionFile) -> Result<(), SessionError> {
     check_len("streams", f.streams.len(), MAX_STREAMS)?;
     if let Some(c) = &f.comparison {
         check_len("comparison.path", c.path.len(), 4096)?;
+        check_len("comparison.align_marker", c.align_marker.as_ref().map_or(0, String::len), 4096)?;
         if !c.offset_s.is_finite() {
             return Err(SessionError::invalid("comparison.offset_s", "not a finite number of seconds"));
         }

@@ -51,9 +51,13 @@ pub(crate) struct SessionFile {
 pub struct ComparisonRef {
     /// The other session file's path, as it was opened.
     pub path: String,
-    /// Its time shift in seconds after its start is aligned with this session's start.
+    /// Its time shift in seconds after it is aligned with this session (positive: later).
     #[serde(default)]
     pub offset_s: f64,
+    /// The label of a marker both sessions hold: its two times are lined up (then the offset
+    /// applies). Absent: the two sessions' first samples are lined up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub align_marker: Option<String>,
 }
 
 /// When and where the session was recorded.
