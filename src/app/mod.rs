@@ -429,7 +429,7 @@ impl ZescopeApp {
         }
     }
 
-    /// The phase table's ranges: the visible range, the cursors' span.
+    /// The phase table's ranges: the visible range, the cursors' span (then marked ranges).
     pub fn phase_ranges(&self) -> Vec<crate::view::phases::PhaseRange> {
         use crate::view::phases::PhaseRange;
         let mut out = Vec::new();
@@ -437,6 +437,7 @@ impl ZescopeApp {
             out.push(PhaseRange::new("visible", self.store.from_plot_x(a), self.store.from_plot_x(b)));
         }
         out.extend(self.cursors.span());
+        // Marked ranges (closed `(name, start_ns, end_ns)` ranges) join here as more phases.
         out
     }
 

@@ -158,7 +158,8 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
             Some(r) if args.range.is_some() => ("range", r),
             _ => ("session", whole),
         };
-        let ranges = [PhaseRange::new(name, t0, t1)];
+        // Marked ranges (closed `(name, start_ns, end_ns)` ranges) join this list as more phases.
+        let ranges = vec![PhaseRange::new(name, t0, t1)];
         let table = phase_table(&store, &restored.series, &ranges);
         std::fs::write(p, table.to_csv()).map_err(|e| format!("{}: {e}", p.display()))?;
         done.push(format!("{} ({} phases, {} rows)", p.display(), ranges.len(), table.rows.len()));
