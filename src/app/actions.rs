@@ -36,7 +36,7 @@ impl ZescopeApp {
     /// Shows the session at `path` beside the data, aligned on its start or on marker
     /// `align_marker`, shifted by `offset_s`; a banner says why not.
     pub fn compare_with(&mut self, path: &std::path::Path, offset_s: f64, align_marker: Option<String>) {
-        match super::compare::Comparison::load(path, offset_s, align_marker) {
+        match super::compare::Comparison::load(path, offset_s, align_marker, self.store.memory_cap()) {
             Ok(c) => {
                 self.files.note = Some(format!("comparing with {}", file_name(path)));
                 self.comparison = Some(c);

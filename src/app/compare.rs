@@ -44,10 +44,11 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Loads the session at `path` as a comparison; the error names the file and the problem.
-    pub fn load(path: &Path, offset_s: f64, align_marker: Option<String>) -> Result<Comparison, String> {
+    /// Loads the session at `path` as a comparison, into a store of at most `cap` bytes (as the
+    /// data's: older history coarsens first); the error names the file and the problem.
+    pub fn load(path: &Path, offset_s: f64, align_marker: Option<String>, cap: usize) -> Result<Comparison, String> {
         let s = session::load(path).map_err(|e| format!("cannot compare with {}: {e}", path.display()))?;
-        let mut store = Store::new(usize::MAX);
+        let mut store = Store::new(cap);
         let restored =
             s.restore_into(&mut store).map_err(|e| format!("cannot compare with {}: {e}", path.display()))?;
         let (start_ns, _) = store
