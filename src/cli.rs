@@ -172,7 +172,7 @@ pub enum Command {
         #[arg(long, value_name = "OUT.om")]
         openmetrics: Option<PathBuf>,
         /// Write the phase table here (CSV): per series the mean, min, max, totals and energy over
-        /// the whole session (or --range) and over each marked range.
+        /// the whole session (or --range).
         #[arg(long, value_name = "OUT.csv")]
         phases: Option<PathBuf>,
     },

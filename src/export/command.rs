@@ -94,7 +94,7 @@ pub struct ExportArgs {
     /// create-blocks-from openmetrics`), if anywhere.
     pub openmetrics: Option<PathBuf>,
     /// Where to write the phase table (CSV), if anywhere: the whole session (or `range`) and each
-    /// marked range.
+    /// marked range (once markers carry ranges).
     pub phases: Option<PathBuf>,
 }
 
