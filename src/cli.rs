@@ -171,6 +171,10 @@ pub enum Command {
         /// `promtool tsdb create-blocks-from openmetrics` (names as `zescope serve` gives them).
         #[arg(long, value_name = "OUT.om")]
         openmetrics: Option<PathBuf>,
+        /// Write the phase table here (CSV): per series the mean, min, max, totals and energy over
+        /// the whole session (or --range).
+        #[arg(long, value_name = "OUT.csv")]
+        phases: Option<PathBuf>,
     },
 }
 

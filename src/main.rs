@@ -75,8 +75,8 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Export { session, pane, range, size, png, svg, csv, openmetrics } => {
-            let args = zescope::export::ExportArgs { session, pane, range, size, png, svg, csv, openmetrics };
+        Command::Export { session, pane, range, size, png, svg, csv, openmetrics, phases } => {
+            let args = zescope::export::ExportArgs { session, pane, range, size, png, svg, csv, openmetrics, phases };
             match zescope::export::run(&args) {
                 Ok(summary) => {
                     println!("{summary}");

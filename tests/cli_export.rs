@@ -105,3 +105,47 @@ fn recorded_and_exported_csv_share_columns_and_time_origin() {
         assert!(times.windows(2).all(|w| w[0] <= w[1]) && times.len() > 20);
     }
 }
+
+/// `export --phases`: the phase table of the whole session (or `--range`) as CSV, its numbers
+/// those of the session's samples.
+#[test]
+fn export_phases_writes_the_phase_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-session.ron");
+    let out_csv = dir.path().join("phases.csv");
+    let out = zescope(&["export", example, "--phases", &out_csv.to_string_lossy()]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("phases.csv (1 phases, 5 rows)"), "{}", text(&out));
+    let csv = std::fs::read_to_string(&out_csv).unwrap();
+    let lines: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    let col = |name: &str| lines[0].iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
+    assert_eq!(lines.len(), 6, "a header and one row per series");
+
+    let s = zescope::session::load(std::path::Path::new(example)).unwrap();
+    let st = &s.streams[0];
+    let n = st.meta.series.len();
+    let values = |metric: &str| -> Vec<f64> {
+        let k = st.meta.series.iter().position(|m| m.metric == metric).unwrap();
+        (0..st.data.raw.timestamps.len()).map(|i| st.data.raw.values[i * n + k]).collect()
+    };
+    let find = |metric: &str| lines.iter().find(|l| l[col("series")].ends_with(metric)).unwrap();
+    let f = values("GpuFrequency");
+    let row = find("/GpuFrequency");
+    assert_eq!(row[col("phase")], "session");
+    let mean: f64 = row[col("mean")].parse().unwrap();
+    assert!((mean - f.iter().sum::<f64>() / f.len() as f64).abs() < 1e-9 * mean);
+    assert_eq!(row[col("max")].parse::<f64>().unwrap(), f.iter().copied().fold(f64::MIN, f64::max));
+    let busy = values("GpuBusyCycles");
+    let row = find("/GpuBusyCycles");
+    assert_eq!(row[col("total")].parse::<f64>().unwrap(), busy.last().unwrap() - busy[0]);
+    assert_eq!(row[col("total_unit")], "cycles");
+    assert!(!find("/GpuPower")[col("energy_J")].is_empty(), "a W gauge has an energy");
+
+    // --range: one phase over that range only, shorter than the session.
+    let out = zescope(&["export", example, "--range", "0.5..1.5", "--phases", &out_csv.to_string_lossy()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let csv = std::fs::read_to_string(&out_csv).unwrap();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[col("phase")], "range");
+    assert!((row[col("duration_s")].parse::<f64>().unwrap() - 1.0).abs() < 1e-9);
+}

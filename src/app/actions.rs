@@ -29,6 +29,23 @@ impl ZescopeApp {
                 }
             }
             FileAction::Export { kind, path, pane, shown_only } => self.export(kind, &path, pane, shown_only),
+            FileAction::Compare(path) => self.compare_with(&path, 0.0, None),
+        }
+    }
+
+    /// Shows the session at `path` beside the data, aligned on its start or on marker
+    /// `align_marker`, shifted by `offset_s`; a banner says why not.
+    pub fn compare_with(&mut self, path: &std::path::Path, offset_s: f64, align_marker: Option<String>) {
+        match super::compare::Comparison::load(path, offset_s, align_marker, self.store.memory_cap()) {
+            Ok(c) => {
+                self.files.note = Some(format!("comparing with {}", file_name(path)));
+                self.comparison = Some(c);
+            }
+            Err(e) => self.state.push_error(UiError::new(
+                UiErrorKind::Open,
+                e,
+                "choose another session to compare with with File, Compare with…",
+            )),
         }
     }
 
@@ -44,9 +61,15 @@ impl ZescopeApp {
     }
 
     fn open_now(&mut self, path: &std::path::Path) {
-        let loaded = session::load(path).and_then(|s| open_in_app(self, &s));
+        let loaded = session::load(path).and_then(|s| open_in_app(self, &s).map(|m| (m, s.comparison)));
         match loaded {
-            Ok(markers) => {
+            Ok((markers, comparison)) => {
+                self.comparison = None;
+                if let Some(c) = comparison {
+                    // A relative path is relative to the session file's folder.
+                    let p = path.parent().unwrap_or(std::path::Path::new(".")).join(&c.path);
+                    self.compare_with(&p, c.offset_s, c.align_marker);
+                }
                 self.files.markers = markers;
                 self.files.recording = Some(path.to_path_buf());
                 // A recording is shown whole, whatever view it was saved with.

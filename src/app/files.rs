@@ -25,6 +25,8 @@ pub enum FileAction {
     Open(PathBuf),
     /// Capture the app and save it here in the background.
     Save(PathBuf),
+    /// Show this session beside the data as a comparison.
+    Compare(PathBuf),
     /// Write an image or table of the panes here.
     Export {
         /// PNG, SVG or CSV.
@@ -102,6 +104,7 @@ fn action(purpose: PromptPurpose, path: PathBuf) -> FileAction {
     match purpose {
         PromptPurpose::Open => FileAction::Open(path),
         PromptPurpose::Save => FileAction::Save(path),
+        PromptPurpose::Compare => FileAction::Compare(path),
         PromptPurpose::Export { kind, pane, shown_only } => FileAction::Export { kind, path, pane, shown_only },
     }
 }
@@ -164,6 +167,12 @@ impl Files {
     pub fn ask_open(&mut self) -> Option<FileAction> {
         let answer = self.dialogs.open(FileKind::Session);
         self.answered(answer, PromptPurpose::Open, "")
+    }
+
+    /// File → Compare with… (`None`: cancelled, or the path prompt opened instead).
+    pub fn ask_compare(&mut self) -> Option<FileAction> {
+        let answer = self.dialogs.open(FileKind::Session);
+        self.answered(answer, PromptPurpose::Compare, "")
     }
 
     /// File → Save (to the current file, else as Save As).

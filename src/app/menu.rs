@@ -2,6 +2,7 @@
 
 use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
+use super::cursor_readout::window as cursor_readout_window;
 use super::dialogs::FileKind;
 use super::files::{FileAction, PromptAnswer, file_name};
 use super::settings::Theme;
@@ -28,6 +29,21 @@ impl ZescopeApp {
                         }
                     });
                 });
+                if ui.button("Compare with…").on_hover_text("overlay a second session on the same panes").clicked() {
+                    ui.close();
+                    let a = self.files.ask_compare();
+                    self.perform(a);
+                }
+                let last = self.files.recent.iter().find(|p| Some(*p) != self.files.current.as_ref()).cloned();
+                if let Some(p) = last
+                    && ui
+                        .button(format!("Compare with {}", file_name(&p)))
+                        .on_hover_text("the last recording opened")
+                        .clicked()
+                {
+                    ui.close();
+                    self.perform(Some(FileAction::Compare(p)));
+                }
                 ui.separator();
                 if ui.add(egui::Button::new("Save").shortcut_text("Ctrl+S")).clicked() {
                     ui.close();
@@ -105,6 +121,11 @@ impl ZescopeApp {
                 });
                 ui.checkbox(&mut self.overview.shown, "Overview strip")
                     .on_hover_text("a thin plot of the whole history above the panes, the shown range marked");
+                ui.checkbox(&mut self.phases.shown, "Phase table")
+                    .on_hover_text("per phase and series: duration, mean, min, max, totals, energy");
+                if ui.add_enabled(self.cursors != Default::default(), egui::Button::new("Clear cursors")).clicked() {
+                    self.cursors.clear();
+                }
                 if ui.button("Add pane").clicked() {
                     self.panes.add_pane();
                 }
@@ -163,6 +184,13 @@ impl ZescopeApp {
                 .default_width(480.0)
                 .show(&ctx, |ui| super::recording_info::show(ui, &rows));
         }
+        if self.phases.shown {
+            let ranges = self.phase_ranges();
+            let now = ctx.input(|i| i.time);
+            self.phases.refresh(now, &self.store, &self.state.ingest.series, ranges, self.comparison.as_ref());
+            self.phases.window(&ctx);
+        }
+        cursor_readout_window(&ctx, &mut self.cursors, &self.store, &self.state.ingest.series);
         self.recovery_window(&ctx);
         match self.files.show_prompt(&ctx) {
             PromptAnswer::Chosen(a) => self.perform(Some(a)),

@@ -15,6 +15,8 @@
 pub(crate) mod actions;
 pub(crate) mod axes;
 pub mod banner;
+pub mod compare;
+pub(crate) mod cursor_readout;
 pub(crate) mod diagnostics;
 pub mod dialogs;
 pub(crate) mod drain;
@@ -27,6 +29,7 @@ pub(crate) mod menu;
 pub mod overview;
 pub mod panes;
 pub mod path_prompt;
+pub mod phase_table;
 pub(crate) mod plots;
 pub(crate) mod readout;
 pub(crate) mod reconcile;
@@ -64,10 +67,12 @@ const MAX_SIDE: f32 = 0.35;
 const MIN_SIDE: f32 = 180.0;
 
 /// Help → Keyboard shortcuts: (keys, what they do), in the order shown.
-pub(crate) const SHORTCUTS: [(&str, &str); 11] = [
+pub(crate) const SHORTCUTS: [(&str, &str); 13] = [
     ("Space", "pause / resume the view (sampling continues)"),
     ("End", "follow live data"),
     ("M", "add a marker at the hovered time (or the newest sample)"),
+    ("A / B", "set cursor A / B at the hovered time"),
+    ("Shift+click on a plot", "set cursor A, then B, then move the nearer one; drag a cursor's line to move it"),
     ("Ctrl+O / Ctrl+S / Ctrl+Shift+S", "open / save / save as"),
     ("Ctrl+F", "search groups and metrics"),
     ("Ctrl+Q", "quit"),
@@ -123,6 +128,12 @@ pub struct ZescopeApp {
     pub plot_frames: Vec<(u64, Option<egui::Rect>)>,
     /// The overview strip of the whole history above the panes (View → Overview strip).
     pub overview: overview::Overview,
+    /// View → Phase table.
+    pub phases: phase_table::PhasePanel,
+    /// The A/B cursors on the shared time axis.
+    pub cursors: crate::view::cursors::Cursors,
+    /// A second session shown beside the data (File → Compare with…).
+    pub comparison: Option<compare::Comparison>,
 }
 
 impl ZescopeApp {
@@ -162,6 +173,9 @@ impl ZescopeApp {
             plot_px: 1000.0,
             plot_frames: Vec::new(),
             overview: overview::Overview::new(settings.overview == settings::Shown::Yes),
+            phases: phase_table::PhasePanel::default(),
+            cursors: crate::view::cursors::Cursors::default(),
+            comparison: None,
         }
     }
 
@@ -299,6 +313,11 @@ impl ZescopeApp {
                     ui.label(RichText::new("Pick a device and a metric group on the left and press Start.\nPanes appear with the first samples; drag metrics onto them to rearrange.").weak());
                 });
             } else {
+                if let Some(c) = &mut self.comparison
+                    && !c.bar(ui, &self.files.markers)
+                {
+                    self.comparison = None;
+                }
                 if self.overview.shown {
                     self.overview.show(ui, &mut self.panes, &self.state, &self.store, &mut self.view);
                     ui.add_space(4.0);
@@ -310,7 +329,11 @@ impl ZescopeApp {
                     &self.state,
                     &mut self.view,
                     self.hover_x,
-                    &self.files.markers,
+                    plots::Overlays {
+                        markers: &self.files.markers,
+                        cursors: &mut self.cursors,
+                        compare: self.comparison.as_mut(),
+                    },
                 );
                 self.hover_x = out.hover_x;
                 self.plot_frames = out.frames;
@@ -380,15 +403,22 @@ impl ZescopeApp {
         if typing {
             return;
         }
-        let (space, end, mark) = ui.input_mut(|i| {
+        let (space, end, mark, a, b) = ui.input_mut(|i| {
             (
                 i.consume_key(Modifiers::NONE, Key::Space),
                 i.consume_key(Modifiers::NONE, Key::End),
                 i.consume_key(Modifiers::NONE, Key::M),
+                i.consume_key(Modifiers::NONE, Key::A),
+                i.consume_key(Modifiers::NONE, Key::B),
             )
         });
         if mark {
             self.add_marker();
+        }
+        for (pressed, w) in [(a, crate::view::cursors::Which::A), (b, crate::view::cursors::Which::B)] {
+            if pressed && let Some(x) = self.hover_x {
+                self.cursors.set(w, self.store.from_plot_x(x));
+            }
         }
         let activity = self.activity();
         if space && (activity.can_pause() || activity.can_follow()) {
@@ -397,6 +427,18 @@ impl ZescopeApp {
         if end && activity.can_follow() {
             self.view.follow();
         }
+    }
+
+    /// The phase table's ranges: the visible range, the cursors' span (then marked ranges).
+    pub fn phase_ranges(&self) -> Vec<crate::view::phases::PhaseRange> {
+        use crate::view::phases::PhaseRange;
+        let mut out = Vec::new();
+        if let Some((a, b)) = self.view.range(data_x(&self.store)) {
+            out.push(PhaseRange::new("visible", self.store.from_plot_x(a), self.store.from_plot_x(b)));
+        }
+        out.extend(self.cursors.span());
+        // Marked ranges (closed `(name, start_ns, end_ns)` ranges) join here as more phases.
+        out
     }
 
     /// M: a marker at the hovered time, else at the newest sample; saved with the session.

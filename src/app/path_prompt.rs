@@ -14,6 +14,7 @@ use super::dialogs::FileKind;
 pub(crate) enum PromptPurpose {
     Open,
     Save,
+    Compare,
     Export { kind: FileKind, pane: Option<usize>, shown_only: bool },
 }
 
@@ -21,6 +22,7 @@ impl PromptPurpose {
     fn title(self) -> &'static str {
         match self {
             PromptPurpose::Open => "Open a session",
+            PromptPurpose::Compare => "Compare with a session",
             PromptPurpose::Save => "Save the session",
             PromptPurpose::Export { .. } => "Export",
         }
@@ -28,7 +30,7 @@ impl PromptPurpose {
 
     fn kind(self) -> FileKind {
         match self {
-            PromptPurpose::Open | PromptPurpose::Save => FileKind::Session,
+            PromptPurpose::Open | PromptPurpose::Save | PromptPurpose::Compare => FileKind::Session,
             PromptPurpose::Export { kind, .. } => kind,
         }
     }
@@ -78,7 +80,7 @@ impl PathPrompt {
             .show(ctx, |ui| {
                 ui.label(RichText::new(&self.reason).weak());
                 let label = ui.label(match self.purpose {
-                    PromptPurpose::Open => "Path of the session file (.ron) to open:",
+                    PromptPurpose::Open | PromptPurpose::Compare => "Path of the session file (.ron) to open:",
                     _ => "Path of the file to write:",
                 });
                 let width = (ctx.content_rect().width() * 0.6).clamp(200.0, 640.0);
@@ -128,7 +130,7 @@ pub(crate) fn check_path(purpose: PromptPurpose, text: &str) -> Result<PathBuf, 
         path = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?.join(path);
     }
     match purpose {
-        PromptPurpose::Open => match std::fs::metadata(&path) {
+        PromptPurpose::Open | PromptPurpose::Compare => match std::fs::metadata(&path) {
             Ok(m) if m.is_dir() => Err(format!("{} is a folder: type the path of a session file", path.display())),
             Ok(_) => Ok(path),
             Err(e) => Err(format!("cannot open {}: {}", path.display(), io_reason(&e))),

@@ -10,6 +10,9 @@ use egui::{Color32, Id, RichText, Ui};
 use egui_plot::{LineStyle, Plot, VLine};
 
 use crate::store::Store;
+
+use super::compare::Comparison;
+use crate::view::cursors::{Cursors, Which};
 use crate::view::{SeriesKey, TimeView, data_x};
 
 use super::axes;
@@ -22,6 +25,12 @@ use super::state::AppState;
 
 /// Colour of markers.
 const MARKER: Color32 = Color32::from_rgb(200, 120, 220);
+
+/// Colour of the A/B cursors.
+const CURSOR: Color32 = Color32::from_rgb(240, 150, 40);
+
+/// How near (points) a press must be to a cursor's line to drag it.
+const GRAB_PX: f32 = 6.0;
 
 /// A wheel that scrolled the pane list this recently (seconds) is still scrolling it.
 const WHEEL_GESTURE_S: f64 = 0.3;
@@ -44,6 +53,17 @@ pub struct PlotsOutcome {
     pub frames: Vec<(u64, Option<egui::Rect>)>,
 }
 
+/// What is drawn over the panes besides the data: markers, the A/B cursors (which a
+/// Shift+click or a drag moves), a comparison run.
+pub struct Overlays<'a> {
+    /// The markers.
+    pub markers: &'a [crate::session::Marker],
+    /// The A/B cursors.
+    pub cursors: &'a mut Cursors,
+    /// A second session overlaid in a lighter shade.
+    pub compare: Option<&'a mut Comparison>,
+}
+
 pub fn show(
     ui: &mut Ui,
     panes: &mut Panes,
@@ -51,9 +71,19 @@ pub fn show(
     state: &AppState,
     view: &mut TimeView,
     hover_x: Option<f64>,
-    markers: &[crate::session::Marker],
+    overlays: Overlays<'_>,
 ) -> PlotsOutcome {
+    let Overlays { markers, cursors, mut compare } = overlays;
     let mut out = PlotsOutcome::default();
+    if let Some(c) = compare.as_deref_mut() {
+        c.align(store, markers);
+        c.prepare(panes.layout.panes.iter().map(|p| p.id));
+    }
+    let compare = compare.as_deref();
+    // Which cursor a drag on a plot is moving (kept across frames until the button is released).
+    let grab_id = Id::unique("zescope-cursor-drag");
+    let mut grabbed: Option<Which> = ui.ctx().data(|d| d.get_temp::<Which>(grab_id));
+    let mut cursor_moved = false;
     let target = view.range(data_x(store));
     out.shown = target;
     let link = Id::unique("zescope-time-axis");
@@ -155,7 +185,7 @@ pub fn show(
                     .height(plot_h)
                     .link_axis(link, [true, false])
                     .allow_zoom([true, y_lock.is_some()])
-                    .allow_drag([true, y_lock.is_some()])
+                    .allow_drag([grabbed.is_none(), y_lock.is_some() && grabbed.is_none()])
                     .allow_scroll([true, false])
                     .allow_boxed_zoom(false)
                     .allow_double_click_reset(false)
@@ -179,8 +209,16 @@ pub fn show(
                         None => pui.set_auto_bounds([false, true]),
                     }
                     cache.add_to(pui, store, &items);
+                    if let Some((plot, cstore, citems)) = compare.and_then(|c| c.overlay(spec.id, &rows, bg)) {
+                        plot.add_to(pui, cstore, &citems);
+                    }
                     if let Some(x) = hover_x {
                         pui.vline(VLine::new("cursor", x).color(Color32::from_gray(150)).width(1.0));
+                    }
+                    for (name, t) in [("A", cursors.a), ("B", cursors.b)] {
+                        if let Some(t) = t {
+                            pui.vline(VLine::new(name, store.to_plot_x(t)).color(CURSOR).width(1.5));
+                        }
                     }
                     for m in markers {
                         let x = store.to_plot_x(m.t_ns);
@@ -221,6 +259,50 @@ pub fn show(
                             MARKER,
                         );
                     }
+                }
+                for (name, t) in [("A", cursors.a), ("B", cursors.b)] {
+                    let Some(t) = t else { continue };
+                    let x = resp.transform.position_from_point_x(store.to_plot_x(t));
+                    if (frame.left()..=frame.right()).contains(&x) {
+                        ui.painter_at(frame).text(
+                            egui::pos2(x + 3.0, frame.bottom() - 2.0),
+                            egui::Align2::LEFT_BOTTOM,
+                            name,
+                            egui::FontId::proportional(12.0),
+                            CURSOR,
+                        );
+                    }
+                }
+                // Cursors: Shift+click sets them, a drag that starts on a cursor's line moves it.
+                let pointer_t = resp.inner.map(|p| store.from_plot_x(p.x));
+                if resp.response.drag_started()
+                    && let Some(pos) = resp.response.interact_pointer_pos()
+                {
+                    let near = |t: Option<i64>| {
+                        t.map(|t| (resp.transform.position_from_point_x(store.to_plot_x(t)) - pos.x).abs())
+                            .filter(|d| *d <= GRAB_PX)
+                    };
+                    grabbed = match (near(cursors.a), near(cursors.b)) {
+                        (Some(a), Some(b)) => Some(if a <= b { Which::A } else { Which::B }),
+                        (Some(_), None) => Some(Which::A),
+                        (None, Some(_)) => Some(Which::B),
+                        (None, None) => grabbed,
+                    };
+                }
+                if let Some(w) = grabbed
+                    && (resp.response.dragged() || resp.response.drag_stopped())
+                {
+                    if let Some(pos) = resp.response.interact_pointer_pos() {
+                        let x = resp.transform.value_from_position(pos).x;
+                        cursors.set(w, store.from_plot_x(x));
+                    }
+                    cursor_moved = true;
+                }
+                if resp.response.clicked()
+                    && ui.input(|i| i.modifiers.shift)
+                    && let Some(t) = pointer_t
+                {
+                    cursors.click(t);
                 }
                 let shown = resp.transform.bounds().range_x();
                 let shown = (*shown.start(), *shown.end());
@@ -270,6 +352,19 @@ pub fn show(
     if wheel != 0.0 && !plot_took_wheel && ui.rect_contains_pointer(area.inner_rect) {
         ui.ctx().data_mut(|d| d.insert_temp(list_wheel, now));
     }
+    if cursor_moved {
+        // The drag moved a cursor, not the time axis.
+        user_moved = None;
+    }
+    if grabbed.is_some() && !ui.input(|i| i.pointer.primary_down()) {
+        grabbed = None;
+    }
+    ui.ctx().data_mut(|d| match grabbed {
+        Some(w) => {
+            d.insert_temp(grab_id, w);
+        }
+        None => d.remove::<Which>(grab_id),
+    });
     if fit {
         // Double-click: all the data, like Fit.
         view.fit(data_x(store));

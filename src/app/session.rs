@@ -18,7 +18,9 @@ pub(crate) fn app_capture<'a>(app: &'a ZescopeApp, markers: &'a [Marker]) -> Cap
 
 /// The app's session: everything recorded, the view as shown.
 pub fn capture_app(app: &ZescopeApp, markers: &[Marker]) -> Session {
-    Session::capture(&app.store, app_capture(app, markers))
+    let mut s = Session::capture(&app.store, app_capture(app, markers));
+    s.comparison = app.comparison.as_ref().map(|c| c.reference());
+    s
 }
 
 /// Show `session` in the app instead of what it holds: a new store (with the

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use crate::session;
 use crate::store::Store;
 use crate::view::default_layout;
+use crate::view::phases::{PhaseRange, phase_table};
 use crate::view::timeview::shown_range;
 
 use super::ExportSpec;
@@ -92,6 +93,9 @@ pub struct ExportArgs {
     /// Where to write every sample as timestamped OpenMetrics text (for `promtool tsdb
     /// create-blocks-from openmetrics`), if anywhere.
     pub openmetrics: Option<PathBuf>,
+    /// Where to write the phase table (CSV), if anywhere: the whole session (or `range`) and each
+    /// marked range (once markers carry ranges).
+    pub phases: Option<PathBuf>,
 }
 
 /// Runs an export: loads and restores the session, then writes each requested file. Returns
@@ -99,8 +103,13 @@ pub struct ExportArgs {
 /// session file, the missing pane, or the file that could not be written; nothing requested
 /// at all is an error too.
 pub fn run(args: &ExportArgs) -> Result<String, String> {
-    if args.png.is_none() && args.svg.is_none() && args.csv.is_none() && args.openmetrics.is_none() {
-        return Err("nothing to write: give --png, --svg, --csv and/or --openmetrics".into());
+    if args.png.is_none()
+        && args.svg.is_none()
+        && args.csv.is_none()
+        && args.openmetrics.is_none()
+        && args.phases.is_none()
+    {
+        return Err("nothing to write: give --png, --svg, --csv, --openmetrics and/or --phases".into());
     }
     let s = session::load(&args.session).map_err(|e| format!("{}: {e}", args.session.display()))?;
     let mut store = Store::new(usize::MAX);
@@ -142,6 +151,18 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
     if let Some(p) = &args.openmetrics {
         let n = super::openmetrics(&s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
         done.push(format!("{} ({n} samples)", p.display()));
+    }
+    if let Some(p) = &args.phases {
+        let whole = store.total_time_range().ok_or("the session holds no samples")?;
+        let (name, (t0, t1)) = match range {
+            Some(r) if args.range.is_some() => ("range", r),
+            _ => ("session", whole),
+        };
+        // Marked ranges (closed `(name, start_ns, end_ns)` ranges) join this list as more phases.
+        let ranges = vec![PhaseRange::new(name, t0, t1)];
+        let table = phase_table(&store, &restored.series, &ranges);
+        std::fs::write(p, table.to_csv()).map_err(|e| format!("{}: {e}", p.display()))?;
+        done.push(format!("{} ({} phases, {} rows)", p.display(), ranges.len(), table.rows.len()));
     }
     Ok(format!("wrote {}", done.join(", ")))
 }

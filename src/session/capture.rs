@@ -166,6 +166,7 @@ impl Session {
             view: view_record(ui.layout, ui.view),
             markers: ui.markers.to_vec(),
             origin_ns: store.origin_ns(),
+            comparison: None,
             streams,
         }
     }

@@ -123,6 +123,7 @@ pub fn encode(session: &Session, progress: &Progress) -> Result<SessionFile, Ses
         view: session.view.clone(),
         markers: session.markers.clone(),
         origin_ns: session.origin_ns,
+        comparison: session.comparison.clone(),
         streams,
     })
 }
@@ -163,6 +164,13 @@ fn check_metadata(f: &SessionFile) -> Result<(), SessionError> {
     check_len("markers", f.markers.len(), MAX_ITEMS)?;
     check_len("view.panes", f.view.panes.len(), MAX_ITEMS)?;
     check_len("streams", f.streams.len(), MAX_STREAMS)?;
+    if let Some(c) = &f.comparison {
+        check_len("comparison.path", c.path.len(), 4096)?;
+        check_len("comparison.align_marker", c.align_marker.as_ref().map_or(0, String::len), 4096)?;
+        if !c.offset_s.is_finite() {
+            return Err(SessionError::invalid("comparison.offset_s", "not a finite number of seconds"));
+        }
+    }
     for (i, r) in f.runs.iter().enumerate() {
         if r.device as usize >= f.devices.len() {
             return Err(SessionError::invalid(
@@ -350,6 +358,7 @@ pub fn decode(f: SessionFile) -> Result<Session, SessionError> {
         view: f.view,
         markers: f.markers,
         origin_ns: f.origin_ns,
+        comparison: f.comparison,
         streams,
     })
 }

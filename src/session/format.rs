@@ -39,8 +39,25 @@ pub(crate) struct SessionFile {
     /// Time zero of the plots' x axis (ns on the recording's monotonic clock).
     /// `None` when the session holds no samples.
     pub origin_ns: Option<i64>,
+    /// Another session shown beside this one (File → Compare with…); absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<ComparisonRef>,
     /// Every stream with its data, in store order (last in the file: the bulk of it).
     pub streams: Vec<StreamFile>,
+}
+
+/// A second session shown beside this one for comparison: a reference, not a copy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonRef {
+    /// The other session file's path, as it was opened.
+    pub path: String,
+    /// Its time shift in seconds after it is aligned with this session (positive: later).
+    #[serde(default)]
+    pub offset_s: f64,
+    /// The label of a marker both sessions hold: its two times are lined up (then the offset
+    /// applies). Absent: the two sessions' first samples are lined up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub align_marker: Option<String>,
 }
 
 /// When and where the session was recorded.

@@ -34,8 +34,8 @@ pub use capture::{Capture, Restored};
 pub(crate) use convert::Progress;
 pub use error::SessionError;
 pub use format::{
-    DevicePathRecord, DeviceRecord, KindRecord, Marker, ModeRecord, PaneRecord, RangeRecord, Recorded, RunRecord,
-    SeriesMeta, SeriesRef, SourceRecord, StreamMeta, ViewRecord, WindowRecord,
+    ComparisonRef, DevicePathRecord, DeviceRecord, KindRecord, Marker, ModeRecord, PaneRecord, RangeRecord, Recorded,
+    RunRecord, SeriesMeta, SeriesRef, SourceRecord, StreamMeta, ViewRecord, WindowRecord,
 };
 pub use history::RunHistory;
 pub(crate) use history::unix_ms_now;
@@ -62,6 +62,8 @@ pub struct Session {
     pub markers: Vec<Marker>,
     /// Time zero of the plots (ns on the recording's clock).
     pub origin_ns: Option<i64>,
+    /// Another session to show beside this one (a reference to its file and time shift).
+    pub comparison: Option<ComparisonRef>,
     /// Every stream's description and history, in the order the file holds them.
     pub streams: Vec<SessionStream>,
 }

@@ -14,7 +14,7 @@
 //! counters are plotted as rates, derived at ingest ([`rate`]). Queries:
 //! envelopes for plotting (`plan.rs` lays out the columns once per stream,
 //! `envelope.rs` fills them per series), exact samples and range statistics
-//! (`query.rs`). The cap and what gives way under it: `cap.rs`. Save/load:
+//! (`query.rs`), totals of cumulative counters (`increase.rs`). The cap and what gives way under it: `cap.rs`. Save/load:
 //! `snapshot.rs`. Each file's docs say why it is built the way it is.
 //!
 //! # Memory arithmetic (full resolution, per stored value)
@@ -64,6 +64,7 @@ mod column;
 mod desc;
 mod envelope;
 mod error;
+mod increase;
 mod locate;
 mod pack;
 mod plan;
@@ -80,6 +81,7 @@ pub use cap::{ResolutionSpan, Retention};
 pub use desc::{SeriesDesc, SeriesId, SeriesKind, StreamDesc, StreamId, StreamInfo};
 pub use envelope::{Envelope, EnvelopeColumn};
 pub use error::StoreError;
+pub use increase::Increase;
 pub use query::{Bucket, Sample, Stats};
 pub use snapshot::{BucketStats, CoarseBucket, RawData, StreamData};
 

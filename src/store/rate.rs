@@ -24,17 +24,32 @@ use super::agg::missing;
 /// strictly increase).
 #[inline]
 pub(crate) fn rate_raw(prev: f64, cur: f64, dt_ns: i64, wrap: Option<f64>) -> f64 {
+    let delta = delta_raw(prev, cur, wrap);
+    if delta.is_nan() { delta } else { delta / (dt_ns as f64 * 1e-9) }
+}
+
+/// Increase between two consecutive totals: `cur - prev`, plus the modulus across a wrap; NaN
+/// when a total is not finite, the "no value" marker for a reset. The one rule behind every
+/// rate and every total over a range.
+#[inline]
+pub(crate) fn delta_raw(prev: f64, cur: f64, wrap: Option<f64>) -> f64 {
     if !(prev.is_finite() && cur.is_finite()) {
         return f64::NAN;
     }
-    let mut delta = cur - prev;
+    let delta = cur - prev;
     if delta < 0.0 {
-        match wrap {
-            Some(m) if delta + m >= 0.0 => delta += m,
-            _ => return missing(),
-        }
+        return match wrap {
+            Some(m) if delta + m >= 0.0 => delta + m,
+            _ => missing(),
+        };
     }
-    delta / (dt_ns as f64 * 1e-9)
+    delta
+}
+
+/// Increase between two consecutive totals of a cumulative counter (see [`rate_between`]):
+/// `None` for a reset, NaN when a total is not finite.
+pub fn delta_between(prev: f64, cur: f64, wrap: Option<f64>) -> Option<f64> {
+    super::agg::to_option(delta_raw(prev, cur, wrap))
 }
 
 /// Rate in units per second between two consecutive totals of a cumulative

@@ -4,10 +4,12 @@
 //!
 //! - [`activity`]: the window's one state (live, paused, stopped, recording open);
 //! - [`contrast`]: series colours kept readable on the background;
+//! - [`cursors`]: the A/B cursors and their readout;
 //! - [`series`]: a counter's identity ([`SeriesKey`]) and entry ([`SeriesEntry`]), its kind as
 //!   the store keeps it, and the store's description of a run's stream ([`stream_desc`]);
 //! - [`ingest`]: the ONE path from sampler events to store writes ([`Ingest`]);
 //! - [`panes`]: the pane layout ([`PaneLayout`], [`PaneSpec`]) and its default placement;
+//! - [`phases`]: the phase table (per phase and series: duration, mean/min/max, totals, energy);
 //! - [`timeview`]: which part of the timeline is shown ([`TimeView`]: window, follow/pause,
 //!   zoom);
 //! - [`ticks`]: round axis steps with room for their labels;
@@ -17,9 +19,11 @@
 
 pub mod activity;
 pub mod contrast;
+pub mod cursors;
 pub(crate) mod format;
 pub mod ingest;
 pub mod panes;
+pub mod phases;
 pub mod prom_names;
 pub(crate) mod runs;
 pub mod series;

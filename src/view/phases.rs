@@ -1,0 +1,429 @@
+//! The phase table: what each counter did during a phase — the visible range, the span between
+//! the A/B cursors, or a marked range.
+//!
+//! A phase is a closed time range `(name, start_ns, end_ns)` ([`PhaseRange`]). Per phase and per
+//! series ([`phase_table`]): the phase's duration; the mean, min and max of what is plotted
+//! (the value of a gauge, the rate of a cumulative counter) over the stored samples in the
+//! range (`Store::stats`, full resolution where it is held); for a cumulative counter its total
+//! over the phase (`Store::increase`: the running total's increases, wraps handled as for its
+//! rate); for energy, the joules spent and the mean power: from a cumulative energy counter
+//! (unit J, mJ, µJ/uJ or kJ) its total and the total over the duration, from a power gauge (W,
+//! mW, µW/uW, kW) its mean and the mean times the duration. A counter sampled in several runs
+//! counts the samples of all of them. The rows come in a long form (one per phase and series),
+//! sortable by any column ([`PhaseTable::sort`]) and written as CSV or Markdown
+//! ([`PhaseTable::to_csv`], [`PhaseTable::to_markdown`]) for the clipboard and
+//! `zescope export --phases`.
+
+use std::collections::BTreeMap;
+
+use crate::layout::Kind;
+use crate::store::{Stats, Store};
+
+use super::series::{SeriesEntry, SeriesKey};
+
+/// A closed time range to summarise: a marked range, the cursors' span, the visible range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseRange {
+    /// What the table calls it.
+    pub name: String,
+    /// First instant, ns on the store's timeline.
+    pub start_ns: i64,
+    /// Last instant (inclusive), ns.
+    pub end_ns: i64,
+}
+
+impl PhaseRange {
+    /// A range named `name` from `start_ns` to `end_ns` (swapped if given backwards).
+    pub fn new(name: impl Into<String>, start_ns: i64, end_ns: i64) -> PhaseRange {
+        PhaseRange { name: name.into(), start_ns: start_ns.min(end_ns), end_ns: start_ns.max(end_ns) }
+    }
+
+    /// Duration in seconds.
+    pub fn duration_s(&self) -> f64 {
+        (self.end_ns as i128 - self.start_ns as i128) as f64 * 1e-9
+    }
+}
+
+/// One series over one phase: a row of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseRow {
+    /// The phase's name.
+    pub phase: String,
+    /// Its start and end, seconds since the store's origin.
+    pub start_s: f64,
+    /// See `start_s`.
+    pub end_s: f64,
+    /// `end_s - start_s`, computed from the nanoseconds.
+    pub duration_s: f64,
+    /// The series ("group/metric").
+    pub series: String,
+    /// Unit of mean/min/max (per second for a cumulative counter).
+    pub unit: String,
+    /// Mean of the finite values in the phase; NaN when there are none.
+    pub mean: f64,
+    /// Smallest finite value; NaN when there are none.
+    pub min: f64,
+    /// Largest finite value; NaN when there are none.
+    pub max: f64,
+    /// Finite values the statistics are over.
+    pub samples: u64,
+    /// A cumulative counter's total over the phase, in its unit (`total_unit`).
+    pub total: Option<f64>,
+    /// Unit of `total` (the counter's own); empty for a gauge.
+    pub total_unit: String,
+    /// Energy spent in the phase, J.
+    pub energy_j: Option<f64>,
+    /// Mean power over the phase, W.
+    pub power_w: Option<f64>,
+    /// False when part of the phase lies in coarsened history (the numbers cover buckets there).
+    pub exact: bool,
+    /// The same phase and series in the comparison run, when one is shown.
+    pub other: Option<Box<PhaseRow>>,
+}
+
+impl PhaseRow {
+    /// Relative change of the mean from the comparison run to this one, in percent.
+    pub fn change_pct(&self) -> Option<f64> {
+        let o = self.other.as_ref()?;
+        (o.mean != 0.0 && o.mean.is_finite() && self.mean.is_finite())
+            .then(|| (self.mean - o.mean) / o.mean.abs() * 100.0)
+    }
+}
+
+/// The columns of the table, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Column {
+    /// Phase name.
+    Phase,
+    /// Start, s.
+    Start,
+    /// Duration, s.
+    Duration,
+    /// Series label.
+    Series,
+    /// Mean.
+    Mean,
+    /// Min.
+    Min,
+    /// Max.
+    Max,
+    /// Total of a cumulative counter.
+    Total,
+    /// Energy, J.
+    Energy,
+    /// Mean power, W.
+    Power,
+    /// The comparison run's mean.
+    OtherMean,
+    /// The comparison run's total.
+    OtherTotal,
+    /// Relative change of the mean from the comparison run, %.
+    Change,
+}
+
+impl Column {
+    /// Every column, left to right.
+    pub const ALL: [Column; 10] = [
+        Column::Phase,
+        Column::Start,
+        Column::Duration,
+        Column::Series,
+        Column::Mean,
+        Column::Min,
+        Column::Max,
+        Column::Total,
+        Column::Energy,
+        Column::Power,
+    ];
+
+    /// Its heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            Column::Phase => "phase",
+            Column::Start => "start_s",
+            Column::Duration => "duration_s",
+            Column::Series => "series",
+            Column::Mean => "mean",
+            Column::Min => "min",
+            Column::Max => "max",
+            Column::Total => "total",
+            Column::Energy => "energy_J",
+            Column::Power => "mean_power_W",
+            Column::OtherMean => "mean_cmp",
+            Column::OtherTotal => "total_cmp",
+            Column::Change => "change_%",
+        }
+    }
+
+    fn number(self, r: &PhaseRow) -> Option<f64> {
+        match self {
+            Column::Phase | Column::Series => None,
+            Column::Start => Some(r.start_s),
+            Column::Duration => Some(r.duration_s),
+            Column::Mean => Some(r.mean),
+            Column::Min => Some(r.min),
+            Column::Max => Some(r.max),
+            Column::Total => r.total,
+            Column::Energy => r.energy_j,
+            Column::Power => r.power_w,
+            Column::OtherMean => r.other.as_ref().map(|o| o.mean),
+            Column::OtherTotal => r.other.as_ref().and_then(|o| o.total),
+            Column::Change => r.change_pct(),
+        }
+    }
+}
+
+/// Rows of the phase table (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PhaseTable {
+    /// One per phase and series: phases in the order given, series in key order.
+    pub rows: Vec<PhaseRow>,
+    /// A comparison run's numbers are joined in ([`PhaseTable::compare_with`]).
+    pub compared: bool,
+}
+
+/// Joules per unit of a cumulative energy counter, watts per unit of a power gauge.
+fn energy_scale(unit: &str) -> Option<f64> {
+    let (prefix, _) = unit.split_at(unit.len().checked_sub(1)?);
+    match prefix {
+        "" => Some(1.0),
+        "m" => Some(1e-3),
+        "u" | "µ" | "μ" => Some(1e-6),
+        "k" => Some(1e3),
+        _ => None,
+    }
+}
+
+/// Merges the statistics of several runs of one series.
+fn merge(a: Stats, b: Stats) -> Stats {
+    if b.count == 0 {
+        return Stats { exact: a.exact && b.exact, ..a };
+    }
+    if a.count == 0 {
+        return Stats { exact: a.exact && b.exact, ..b };
+    }
+    let n = (a.count + b.count) as f64;
+    Stats {
+        min: a.min.min(b.min),
+        max: a.max.max(b.max),
+        mean: a.mean * (a.count as f64 / n) + b.mean * (b.count as f64 / n),
+        count: a.count + b.count,
+        non_finite: a.non_finite + b.non_finite,
+        samples: a.samples + b.samples,
+        exact: a.exact && b.exact,
+        ..a
+    }
+}
+
+/// The table for `ranges` over the series of `series` (see the module docs).
+pub fn phase_table(store: &Store, series: &BTreeMap<SeriesKey, SeriesEntry>, ranges: &[PhaseRange]) -> PhaseTable {
+    let mut rows = Vec::with_capacity(ranges.len() * series.len());
+    for r in ranges {
+        for (key, entry) in series {
+            rows.push(phase_row(store, key, entry, r));
+        }
+    }
+    PhaseTable { rows, compared: false }
+}
+
+/// One series over one range.
+pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseRange) -> PhaseRow {
+    let (t0, t1) = (r.start_ns, r.end_ns);
+    let stats = entry.ids.iter().map(|&id| store.stats(id, t0, t1)).fold(Stats::EMPTY, merge);
+    let cumulative = entry.info.kind == Kind::Cumulative;
+    let total = cumulative.then(|| {
+        let incs: Vec<_> = entry.ids.iter().filter_map(|&id| store.increase(id, t0, t1)).collect();
+        (incs.iter().map(|i| i.total).sum::<f64>(), incs.iter().all(|i| i.exact))
+    });
+    let duration_s = r.duration_s();
+    let unit = &entry.info.unit;
+    let (energy_j, power_w) = match (cumulative, unit.ends_with('J'), unit.ends_with('W'), energy_scale(unit)) {
+        (true, true, _, Some(k)) => {
+            let e = total.map(|t| t.0 * k);
+            (e, e.filter(|_| duration_s > 0.0).map(|e| e / duration_s))
+        }
+        (false, _, true, Some(k)) if stats.count > 0 => (Some(stats.mean * k * duration_s), Some(stats.mean * k)),
+        _ => (None, None),
+    };
+    PhaseRow {
+        phase: r.name.clone(),
+        start_s: store.to_plot_x(t0),
+        end_s: store.to_plot_x(t1),
+        duration_s,
+        series: key.label(),
+        unit: entry.plotted_unit(),
+        mean: stats.mean,
+        min: stats.min,
+        max: stats.max,
+        samples: stats.count,
+        total: total.map(|t| t.0),
+        total_unit: if cumulative { unit.clone() } else { String::new() },
+        energy_j,
+        power_w,
+        exact: stats.exact && total.is_none_or(|t| t.1),
+        other: None,
+    }
+}
+
+/// A number as the table shows and writes it: empty for none or NaN, else shortest round-trip.
+pub fn cell(v: Option<f64>) -> String {
+    match v {
+        Some(v) if !v.is_nan() => format!("{v}"),
+        _ => String::new(),
+    }
+}
+
+impl PhaseTable {
+    /// The columns shown, left to right: [`Column::ALL`], then the comparison's when joined.
+    pub fn columns(&self) -> Vec<Column> {
+        let mut c = Column::ALL.to_vec();
+        if self.compared {
+            c.extend([Column::OtherMean, Column::OtherTotal, Column::Change]);
+        }
+        c
+    }
+
+    /// Joins the comparison run's table (the same phases, on its own timeline): each row gets
+    /// the row of the same phase and series, if the comparison has that series.
+    pub fn compare_with(&mut self, other: PhaseTable) {
+        let mut by: BTreeMap<(String, String), PhaseRow> =
+            other.rows.into_iter().map(|r| ((r.phase.clone(), r.series.clone()), r)).collect();
+        for r in &mut self.rows {
+            r.other = by.remove(&(r.phase.clone(), r.series.clone())).map(Box::new);
+        }
+        self.compared = true;
+    }
+
+    /// Sorts the rows by `col` (numbers numerically, empty cells last; text by text), stable.
+    pub fn sort(&mut self, col: Column, ascending: bool) {
+        self.rows.sort_by(|a, b| {
+            let ord = match (col.number(a), col.number(b)) {
+                _ if col == Column::Phase => a.phase.cmp(&b.phase),
+                _ if col == Column::Series => a.series.cmp(&b.series),
+                (x, y) => {
+                    let (x, y) = (x.filter(|v| !v.is_nan()), y.filter(|v| !v.is_nan()));
+                    match (x, y) {
+                        (Some(x), Some(y)) => x.total_cmp(&y),
+                        (Some(_), None) => return std::cmp::Ordering::Less,
+                        (None, Some(_)) => return std::cmp::Ordering::Greater,
+                        (None, None) => std::cmp::Ordering::Equal,
+                    }
+                }
+            };
+            if ascending { ord } else { ord.reverse() }
+        });
+    }
+
+    /// The cells of row `r` in [`Self::columns`] order.
+    pub fn cells(&self, r: &PhaseRow) -> Vec<String> {
+        self.columns()
+            .iter()
+            .map(|c| match c {
+                Column::Phase => r.phase.clone(),
+                Column::Series => r.series.clone(),
+                c => cell(c.number(r)),
+            })
+            .collect()
+    }
+
+    fn header(&self) -> Vec<String> {
+        let mut h: Vec<String> = self.columns().iter().map(|c| c.title().to_string()).collect();
+        h.extend(["unit", "total_unit", "samples", "exact"].map(String::from));
+        h
+    }
+
+    fn record(&self, r: &PhaseRow) -> Vec<String> {
+        let mut v = self.cells(r);
+        v.extend([r.unit.clone(), r.total_unit.clone(), r.samples.to_string(), r.exact.to_string()]);
+        v
+    }
+
+    /// The table as CSV (RFC 4180 quoting), a header line first.
+    pub fn to_csv(&self) -> String {
+        let quote = |s: &String| {
+            if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.clone() }
+        };
+        let mut out = String::new();
+        for line in std::iter::once(self.header()).chain(self.rows.iter().map(|r| self.record(r))) {
+            out.push_str(&line.iter().map(quote).collect::<Vec<_>>().join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The table as a Markdown (GitHub) table.
+    pub fn to_markdown(&self) -> String {
+        let esc = |s: &String| s.replace('|', "\\|").replace('\n', " ");
+        let row = |v: Vec<String>| format!("| {} |\n", v.iter().map(esc).collect::<Vec<_>>().join(" | "));
+        let header = self.header();
+        let mut out = row(header.clone());
+        out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+        for r in &self.rows {
+            out.push_str(&row(self.record(r)));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(phase: &str, series: &str, mean: f64) -> PhaseRow {
+        PhaseRow {
+            phase: phase.into(),
+            start_s: 0.0,
+            end_s: 1.0,
+            duration_s: 1.0,
+            series: series.into(),
+            unit: "W".into(),
+            mean,
+            min: mean,
+            max: mean,
+            samples: 1,
+            total: None,
+            total_unit: String::new(),
+            energy_j: None,
+            power_w: None,
+            exact: true,
+            other: None,
+        }
+    }
+
+    #[test]
+    fn energy_units_scale_to_joules_and_watts() {
+        assert_eq!(energy_scale("J"), Some(1.0));
+        assert_eq!(energy_scale("mW"), Some(1e-3));
+        assert_eq!(energy_scale("µJ"), Some(1e-6));
+        assert_eq!(energy_scale("uJ"), Some(1e-6));
+        assert_eq!(energy_scale("MJ"), None, "an unknown prefix is not guessed");
+        assert_eq!(energy_scale(""), None);
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_it_and_sorting_puts_empty_cells_last() {
+        let mut t = PhaseTable { rows: vec![row("a,b", "g/\"x\"", 2.0), row("p", "g/y", f64::NAN)], compared: false };
+        let csv = t.to_csv();
+        assert!(csv.lines().nth(1).unwrap().starts_with("\"a,b\",0,1,\"g/\"\"x\"\"\",2,"), "{csv}");
+        assert_eq!(csv.lines().nth(2).unwrap().split(',').nth(4), Some(""), "NaN is an empty cell");
+        t.sort(Column::Mean, false);
+        assert_eq!(t.rows[0].series, "g/\"x\"");
+        t.sort(Column::Mean, true);
+        assert_eq!(t.rows[0].series, "g/\"x\"", "empty cells last either way");
+        t.sort(Column::Phase, false);
+        assert_eq!(t.rows[0].phase, "p");
+        let md = t.to_markdown();
+        assert_eq!(md.lines().count(), 4);
+    }
+
+    #[test]
+    fn a_comparison_joins_by_phase_and_series() {
+        let mut t = PhaseTable { rows: vec![row("p", "g/x", 3.0), row("p", "g/y", 1.0)], compared: false };
+        t.compare_with(PhaseTable { rows: vec![row("p", "g/x", 2.0), row("q", "g/y", 1.0)], compared: false });
+        assert_eq!(t.rows[0].change_pct(), Some(50.0));
+        assert_eq!(t.rows[1].other, None, "no such phase in the comparison");
+        assert!(
+            t.to_csv().lines().next().unwrap().ends_with("mean_cmp,total_cmp,change_%,unit,total_unit,samples,exact")
+        );
+    }
+}
