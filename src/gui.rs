@@ -28,6 +28,10 @@ impl eframe::App for GuiApp {
         self.app.ui(ui);
     }
 
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        ZescopeApp::clear_color(visuals)
+    }
+
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.app.settings());
     }
@@ -60,6 +64,9 @@ pub fn run(source: Source, file: Option<std::path::PathBuf>) -> ExitCode {
         renderer: eframe::Renderer::Glow,
         persist_window: true,
         persistence_path,
+        // The UI is flat colours: dithering (a noise function in every pixel's shader) changes
+        // nothing visible there, and under a software renderer it is a good part of each frame.
+        dithering: false,
         ..Default::default()
     };
     let stop = crate::signals::Termination::install();

@@ -274,8 +274,9 @@ impl ZescopeApp {
             return;
         }
         self.file_shortcuts(ui);
-        egui::Panel::top("menu").show(ui, |ui| self.menu(ui));
-        egui::Panel::bottom("status").show(ui, |ui| {
+        let style = ui.style().clone();
+        egui::Panel::top("menu").frame(bare(egui::Frame::side_top_panel(&style))).show(ui, |ui| self.menu(ui));
+        egui::Panel::bottom("status").frame(bare(egui::Frame::side_top_panel(&style))).show(ui, |ui| {
             let activity = self.activity();
             self.cpu.update();
             status::show(ui, activity, self.cpu.percent, &self.state, &self.store, &self.files)
@@ -283,9 +284,11 @@ impl ZescopeApp {
         // The source panel never takes more than MAX_SIDE of the window, whatever width was
         // remembered from a wider window: the panes keep the rest.
         let side_max = (ui.available_width() * MAX_SIDE).max(MIN_SIDE);
-        egui::Panel::left("sources").default_size(320.0_f32.min(side_max)).size_range(MIN_SIDE..=side_max).show(
-            ui,
-            |ui| {
+        egui::Panel::left("sources")
+            .frame(bare(egui::Frame::side_top_panel(&style)))
+            .default_size(320.0_f32.min(side_max))
+            .size_range(MIN_SIDE..=side_max)
+            .show(ui, |ui| {
                 let mut panel = sources::SourcePanel {
                     state: &mut self.state,
                     search: &mut self.search,
@@ -300,9 +303,8 @@ impl ZescopeApp {
                         self.link.send(c);
                     }
                 }
-            },
-        );
-        egui::CentralPanel::default().show(ui, |ui| {
+            });
+        egui::CentralPanel::default().frame(bare(egui::Frame::central_panel(&style))).show(ui, |ui| {
             if banner::show(ui, &mut self.state) {
                 let source = self.source();
                 self.diagnostics.open(source);
@@ -348,6 +350,12 @@ impl ZescopeApp {
         });
         self.windows(ui);
         self.schedule_repaint(ui, drained);
+    }
+
+    /// The colour the window is cleared to before each frame: the panels' own, which they then
+    /// do not paint (see [`bare`]).
+    pub fn clear_color(visuals: &egui::Visuals) -> [f32; 4] {
+        visuals.panel_fill.to_normalized_gamma_f32()
     }
 
     /// The window's close button: asks first when unsaved data would be lost.
@@ -452,4 +460,11 @@ impl ZescopeApp {
             self.files.markers.push(crate::session::Marker { t_ns, label });
         }
     }
+}
+
+/// A panel frame that leaves its background to the clear colour ([`ZescopeApp::clear_color`]): the
+/// four panels cover the whole window, so painting their fill shades every pixel once more per
+/// frame, which under a software renderer is a good part of a frame's cost.
+fn bare(frame: egui::Frame) -> egui::Frame {
+    frame.fill(egui::Color32::TRANSPARENT)
 }

@@ -19,7 +19,11 @@ pub(crate) fn readout(
     x: f64,
 ) {
     ui.label(RichText::new(format!("t = {}", time_label(x))).strong());
-    egui::Grid::new("readout").spacing(vec2(12.0, 2.0)).show(ui, |ui| {
+    // Columns at least as wide as their widest likely text, so values changing every frame
+    // never resize the grid (a grid that resizes asks for one more frame, each frame).
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    let digit = ui.painter().layout_no_wrap("0".into(), font, Color32::WHITE).size().x;
+    egui::Grid::new("readout").spacing(vec2(12.0, 2.0)).min_col_width(digit * 18.0).show(ui, |ui| {
         for (k, c, visible) in rows.iter().filter(|r| r.2) {
             let _ = visible;
             let Some(e) = state.ingest.series.get(k) else { continue };
