@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use crate::export::{CsvWriter, column};
-use crate::sampler::{self, Command, Event, Options, RunConfig, RunInfo, Stats, pick_device, pick_groups};
+use crate::sampler::{self, Command, Event, Options, RunConfig, RunInfo, Stats, pick_targets};
 use crate::signals::Termination;
 use crate::ze::Source;
 
@@ -20,13 +20,16 @@ use crate::ze::Source;
 pub struct RecordArgs {
     /// Where metrics come from (the real loader, the simulated device, or the first that works).
     pub source: Source,
-    /// `--device`: an index ("1"), a sub-device ("0.1") or part of a device name; `None`: the
-    /// first device with a group that exports memory and can be sampled.
-    pub device: Option<String>,
-    /// Metric groups to sample, by name; empty: the device's first sampleable group that exports
-    /// memory.
+    /// `--device`, each: an index ("1"), a sub-device ("0.1") or part of a device name; several
+    /// are recorded together on one clock; empty: the first device with a group that exports
+    /// memory and can be sampled.
+    pub devices: Vec<String>,
+    /// Metric groups to sample: `GROUP` (for every device that has it; with one device, its
+    /// group) or `DEVICE:GROUP`; a device named by none: its first sampleable group that
+    /// exports memory.
     pub groups: Vec<String>,
-    /// Only these metrics of the groups; empty: all of them.
+    /// Only these metrics of the groups (with several devices, each device takes those its
+    /// groups have); empty: all of them.
     pub metrics: Vec<String>,
     /// Combine `metrics` into one metric group created for the run.
     pub custom_group: bool,
@@ -101,16 +104,11 @@ impl std::fmt::Display for Summary {
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     let mut h = sampler::spawn_source(args.source, Options::default());
     let inv = h.wait_inventory(Duration::from_secs(30))?;
-    let device = pick_device(&inv, args.device.as_deref())?;
-    let groups = pick_groups(device, &args.groups, args.via)?;
-    let cfg = RunConfig {
-        device: device.path,
-        groups,
-        metrics: args.metrics.clone(),
-        custom_group: args.custom_group,
-        interval: args.interval,
-        via: args.via,
-    };
+    let mut targets = pick_targets(&inv, &args.devices, &args.groups, &args.metrics, args.via)?;
+    for t in &mut targets {
+        t.custom_group = args.custom_group;
+    }
+    let cfg = RunConfig { targets, interval: args.interval, via: args.via };
     let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
     let mut out = if as_session {
         Out::Session(Box::new(crate::session::Recorder::new(args.out.clone(), inv.clone())))
@@ -259,8 +257,9 @@ impl Out {
 }
 
 /// The recording as CSV, in the one CSV format (`export::csv`: time since the first sample, one
-/// column per counter of every stream). A row holds one stream's sample; other streams' cells are
-/// empty. The header is written when the run starts.
+/// column per counter of every stream, named `GROUP/METRIC`, or `DEVICE/GROUP/METRIC` when the run
+/// samples several devices). A row holds one stream's sample; other streams' cells are empty. The
+/// header is written when the run starts.
 struct CsvOut {
     file: Option<std::fs::File>,
     w: Option<CsvWriter<std::fs::File>>,
@@ -278,7 +277,11 @@ impl CsvOut {
         let mut columns = Vec::new();
         for s in &info.streams {
             self.starts.push(columns.len());
-            columns.extend(s.series.iter().map(|x| column(&format!("{}/{}", s.group, x.name), &x.unit)));
+            let prefix = match info.devices.len() {
+                1 => s.group.clone(),
+                _ => format!("{}/{}", s.device, s.group),
+            };
+            columns.extend(s.series.iter().map(|x| column(&format!("{prefix}/{}", x.name), &x.unit)));
         }
         self.w = Some(CsvWriter::new(file, &columns, None)?);
         Ok(())
