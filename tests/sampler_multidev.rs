@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use support::*;
+use ze_sim::config::FreeFault;
 use zescope::sampler::{Command, DevicePath, ErrorKind, Event, RunConfig, StopReason, Target, monotonic_ns};
 
 const GPU: DevicePath = DevicePath { driver: 0, device: 0, sub_device: None };
@@ -111,6 +112,35 @@ fn a_device_named_twice_or_without_groups_is_refused_before_any_setup() {
     let e = first_error(&sync(&h, 2)).expect("refused");
     assert!(e.message.contains("no metric group chosen for device") && e.message.contains("device: 1"), "{e:?}");
     assert_eq!(sim.live_imports(), 0);
+    shut_down(&h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn a_refused_free_on_one_device_keeps_every_device_active_until_the_retry() {
+    let sim = sim(|c| c.faults.mem_free_fails = Some(FreeFault::Once));
+    let h = sampler_on(&sim);
+    h.send(Command::Start(gpu_and_npu(&["NpuActivity"])));
+    wait_for(&h, T, |e| matches!(e, Event::RunStarted(_)).then_some(()));
+    collect_samples(&h, 20);
+    h.send(Command::Stop);
+    let e = first_error(&sync(&h, 1)).expect("the refused free is reported");
+    assert_eq!(e.kind, ErrorKind::Teardown);
+    assert!(e.message.contains("ze-sim GPU: ") && e.message.contains("zeMemFree"), "names the device: {e:?}");
+    // The GPU's import stays; the NPU's was freed, but no group of either device is deactivated
+    // while any import of the run is alive.
+    assert_eq!(sim.live_imports(), 1);
+    let r = sim.report();
+    assert!(r.violations.is_empty(), "{r:?}");
+    let active: Vec<&str> =
+        r.leaks.iter().filter(|l| l.kind == "group_left_activated").map(|l| l.message.as_str()).collect();
+    assert!(
+        active.iter().any(|m| m.contains("ComputeBasic")) && active.iter().any(|m| m.contains("NpuActivity")),
+        "{r:?}"
+    );
+    // The next start frees it first, then releases both devices in order, and runs again.
+    h.send(Command::Start(gpu_and_npu(&["NpuActivity"])));
+    wait_for(&h, T, |e| matches!(e, Event::RunStarted(_)).then_some(()));
     shut_down(&h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
