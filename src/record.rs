@@ -9,10 +9,12 @@
 
 use std::time::{Duration, Instant};
 
-use crate::export::{CsvWriter, column};
 use crate::sampler::{self, Command, Event, Options, RunConfig, RunInfo, Stats, pick_targets};
 use crate::signals::Termination;
 use crate::ze::Source;
+
+mod csv_out;
+use csv_out::CsvOut;
 
 /// What to record and where: the options of `zescope record`, as `src/main.rs` takes them from
 /// the command line.
@@ -250,54 +252,8 @@ impl Out {
     /// Everything written and durable.
     fn finish(&mut self) -> Result<(), String> {
         match self {
-            Out::Csv(c) => c.flush().map_err(|e| e.to_string()),
+            Out::Csv(c) => c.finish().map_err(|e| e.to_string()),
             Out::Session(s) => s.finish(),
         }
-    }
-}
-
-/// The recording as CSV, in the one CSV format (`export::csv`: time since the first sample, one
-/// column per counter of every stream, named `GROUP/METRIC`, or `DEVICE/GROUP/METRIC` when the run
-/// samples several devices). A row holds one stream's sample; other streams' cells are empty. The
-/// header is written when the run starts.
-struct CsvOut {
-    file: Option<std::fs::File>,
-    w: Option<CsvWriter<std::fs::File>>,
-    /// First column of each stream.
-    starts: Vec<usize>,
-}
-
-impl CsvOut {
-    fn new(f: std::fs::File) -> CsvOut {
-        CsvOut { file: Some(f), w: None, starts: Vec::new() }
-    }
-
-    fn header(&mut self, info: &RunInfo) -> csv::Result<()> {
-        let Some(file) = self.file.take() else { return Ok(()) };
-        let mut columns = Vec::new();
-        for s in &info.streams {
-            self.starts.push(columns.len());
-            let prefix = match info.devices.len() {
-                1 => s.group.clone(),
-                _ => format!("{}/{}", s.device, s.group),
-            };
-            columns.extend(s.series.iter().map(|x| column(&format!("{prefix}/{}", x.name), &x.unit)));
-        }
-        self.w = Some(CsvWriter::new(file, &columns, None)?);
-        Ok(())
-    }
-
-    fn rows(&mut self, info: &RunInfo, b: &crate::sampler::SampleBatch) -> csv::Result<()> {
-        let (Some(w), Some(stream)) = (self.w.as_mut(), info.streams.get(b.stream)) else { return Ok(()) };
-        let n = stream.series.len();
-        let start = self.starts[b.stream];
-        for (i, &t) in b.timestamps.iter().enumerate() {
-            w.row(t, b.values[i * n..(i + 1) * n].iter().enumerate().map(|(k, &v)| (start + k, v)))?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.w.as_mut().map_or(Ok(()), CsvWriter::flush)
     }
 }
