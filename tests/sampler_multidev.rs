@@ -61,7 +61,14 @@ fn gpu_and_npu_are_sampled_in_one_run_on_one_clock_and_torn_down_together() {
     for (s, ts) in &per_stream {
         assert!(ts.len() >= 20, "stream {s}: only {} samples in a second", ts.len());
         assert!(ts.windows(2).all(|w| w[0] < w[1]), "stream {s}: timestamps increase");
-        assert!(ts.iter().all(|&t| t > before - 1_000_000_000 && t <= after), "stream {s}: on the host clock");
+        // Device times are mapped onto the host clock by an anchor: within a few ms of when
+        // they were read.
+        let (first, last) = (ts[0], ts[ts.len() - 1]);
+        let slack = 50_000_000;
+        assert!(
+            first > before - slack && last <= after + slack,
+            "stream {s}: {first}..{last} not in {before}..{after}"
+        );
     }
     // One time axis: the devices' samples interleave rather than sit in separate eras.
     let (gpu, npu) = (&per_stream[&0], &per_stream[&1]);

@@ -27,7 +27,9 @@ pub fn pick_targets(
     }
     let mut wanted: Vec<Vec<String>> = vec![Vec::new(); chosen.len()];
     for g in groups {
-        match g.split_once(':') {
+        // A group whose own name has a colon is taken whole.
+        let own_name = chosen.iter().any(|d| d.groups.iter().any(|x| &x.name == g));
+        match g.split_once(':').filter(|_| !own_name) {
             Some((dev, group)) => {
                 let d = pick_device(inv, Some(dev.trim())).map_err(|e| format!("--group {g}: {e}"))?;
                 let i = chosen.iter().position(|c| c.path == d.path).ok_or_else(|| {
@@ -78,4 +80,78 @@ pub fn pick_targets(
 /// Is `metric` in one of `groups` of `d`?
 fn has_metric(d: &DeviceEntry, groups: &[String], metric: &str) -> bool {
     d.groups.iter().filter(|g| groups.contains(&g.name)).any(|g| g.metrics.iter().any(|m| m.name == metric))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sampler::protocol::{DevicePath, GroupEntry, GroupExportKind, MetricEntry};
+    use crate::ze::DeviceKind;
+
+    fn device(index: usize, name: &str, groups: &[(&str, &[&str])]) -> DeviceEntry {
+        let group = |(g, metrics): &(&str, &[&str])| GroupEntry {
+            name: g.to_string(),
+            description: String::new(),
+            domain: 0,
+            exports: GroupExportKind::Group,
+            streamable: false,
+            metrics: metrics
+                .iter()
+                .map(|m| MetricEntry { name: m.to_string(), description: String::new(), unit: String::new() })
+                .collect(),
+            unavailable: None,
+            export_unavailable: None,
+        };
+        DeviceEntry {
+            path: DevicePath { driver: 0, device: index, sub_device: None },
+            name: name.into(),
+            kind: DeviceKind::Gpu,
+            uuid: String::new(),
+            vendor_id: 0x8086,
+            device_id: 0,
+            driver_version: 0,
+            simulated: true,
+            groups: groups.iter().map(group).collect(),
+            error: None,
+        }
+    }
+
+    fn inventory() -> Inventory {
+        let gpu = device(0, "GPU", &[("Compute", &["Busy", "Power"]), ("Odd:Name", &["Busy"])]);
+        let npu = device(1, "NPU", &[("Npu", &["Inferences", "Power"])]);
+        Inventory { source: None, devices: vec![gpu, npu] }
+    }
+
+    /// (root device index, groups, metrics) per target.
+    type Picked = Vec<(usize, Vec<String>, Vec<String>)>;
+
+    fn picked(devices: &[&str], groups: &[&str], metrics: &[&str]) -> Result<Picked, String> {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let t = pick_targets(&inventory(), &s(devices), &s(groups), &s(metrics), Via::Auto)?;
+        Ok(t.into_iter().map(|t| (t.device.device, t.groups, t.metrics)).collect())
+    }
+
+    #[test]
+    fn groups_go_to_the_device_named_or_to_every_device_that_has_them() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(picked(&[], &[], &[]).unwrap(), [(0, v(&["Compute"]), v(&[]))], "one device as before");
+        assert_eq!(picked(&["1"], &["Whatever"], &[]).unwrap(), [(1, v(&["Whatever"]), v(&[]))], "its own group");
+        let both = picked(&["GPU", "NPU"], &["NPU:Npu", "Odd:Name"], &[]).unwrap();
+        assert_eq!(both, [(0, v(&["Odd:Name"]), v(&[])), (1, v(&["Npu"]), v(&[]))], "a colon in a group's own name");
+        // A device named twice counts once; a device without a --group takes its default.
+        let both = picked(&["0", "GPU", "1"], &["Compute"], &["Power", "Busy"]).unwrap();
+        assert_eq!(both, [(0, v(&["Compute"]), v(&["Power", "Busy"])), (1, v(&["Npu"]), v(&["Power"]))]);
+    }
+
+    #[test]
+    fn what_fits_no_chosen_device_is_refused_by_name() {
+        let e = picked(&["0"], &["NPU:Npu"], &[]).unwrap_err();
+        assert!(e.contains("not one of the devices to record"), "{e}");
+        let e = picked(&["0", "1"], &["Nothing"], &[]).unwrap_err();
+        assert!(e.contains("none of the devices to record (GPU, NPU)"), "{e}");
+        let e = picked(&["0", "1"], &[], &["Inferences"]).unwrap_err();
+        assert!(e.starts_with("GPU: none of the --metric names"), "{e}");
+        let e = picked(&["2"], &[], &[]).unwrap_err();
+        assert!(e.contains("no device matches \"2\""), "{e}");
+    }
 }

@@ -65,6 +65,7 @@ pub fn start(
     let mut names: Vec<String> = Vec::new();
     let mut simulated = false;
     for (t, target) in cfg.targets.iter().enumerate() {
+        let before = notices.len();
         let set_up = start_device(&mut parts, loader, layouts, cfg, t, &names, &mut notices);
         let (device, name, sim, s, i) = match set_up {
             Ok(x) => x,
@@ -77,6 +78,11 @@ pub fn start(
             }
         };
         simulated |= sim;
+        if several {
+            for n in &mut notices[before..] {
+                *n = format!("{name}: {n}");
+            }
+        }
         for (reader, mut info) in s.into_iter().zip(i) {
             info.index = streams.len();
             streams.push(reader);
