@@ -177,15 +177,18 @@ impl SourcePanel<'_> {
             })
             .body(|ui| {
                 ui.add(egui::Label::new(RichText::new(format!("read by {read}")).weak().small()).wrap());
+                // This device's unticked metrics of the group, looked up once per group.
+                let unticked = (self.state.selection.picked().into_iter())
+                    .find(|(d, ..)| *d == dev.path)
+                    .and_then(|(.., x)| x.get(&g.name).cloned())
+                    .unwrap_or_default();
                 for m in g
                     .metrics
                     .iter()
                     .filter(|m| matches(q, &m.name, &m.description) || matches(q, &g.name, &g.description))
                 {
                     ui.horizontal(|ui| {
-                        let excluded = (self.state.selection.picked().into_iter())
-                            .find(|(d, ..)| *d == dev.path)
-                            .is_some_and(|(.., x)| x.get(&g.name).is_some_and(|e| e.contains(&m.name)));
+                        let excluded = unticked.contains(&m.name);
                         let mut on = !excluded;
                         if ui
                             .add_enabled(!running && unreadable.is_none(), egui::Checkbox::without_text(&mut on))
