@@ -44,14 +44,7 @@ use zescope::ze::Loader;
 fn start(update_period_us: u64) -> (std::sync::Arc<ze_sim::Sim>, DirectRun) {
     let sim = synthetic_sim(256, update_period_us);
     let loader = Loader::from_sim(sim.clone()).unwrap();
-    let cfg = RunConfig {
-        device: DevicePath::default(),
-        groups: vec!["Synthetic".into()],
-        metrics: Vec::new(),
-        custom_group: false,
-        interval: Duration::from_millis(1),
-        via: Default::default(),
-    };
+    let cfg = RunConfig::single(DevicePath::default(), vec!["Synthetic".into()], Duration::from_millis(1));
     let run = DirectRun::start(&loader, &LayoutSet::built_in(), &cfg).unwrap();
     assert_eq!(run.info().streams[0].series.len(), 256);
     (sim, run)
@@ -106,12 +99,8 @@ fn streamer_decode(c: &mut Criterion) {
     let sim = streamed_sim();
     let loader = Loader::from_sim(sim.clone()).unwrap();
     let cfg = RunConfig {
-        device: DevicePath::default(),
-        groups: vec!["Stream16".into()],
-        metrics: Vec::new(),
-        custom_group: false,
-        interval: Duration::from_micros(100),
         via: Via::Streamer,
+        ..RunConfig::single(DevicePath::default(), vec!["Stream16".into()], Duration::from_micros(100))
     };
     let mut run = DirectRun::start(&loader, &LayoutSet::built_in(), &cfg).unwrap();
     let info = run.info().clone();

@@ -69,14 +69,11 @@ fn main() {
         Box::new(move || Loader::from_sim(s.clone())),
         Options { stats_period: Duration::from_secs(1), ..Default::default() },
     );
-    h.send(Command::Start(RunConfig {
-        device: DevicePath::default(),
-        groups: vec!["Synthetic".into()],
-        metrics: Vec::new(),
-        custom_group: false,
-        interval: Duration::from_micros(100),
-        via: Default::default(),
-    }));
+    h.send(Command::Start(RunConfig::single(
+        DevicePath::default(),
+        vec!["Synthetic".into()],
+        Duration::from_micros(100),
+    )));
     let start = Instant::now();
     let mut samples = 0u64;
     let mut per_second: Vec<Stats> = Vec::new();

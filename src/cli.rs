@@ -82,11 +82,13 @@ pub enum Command {
     /// Ctrl-C/SIGTERM, keeping everything recorded.
     Record {
         /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
+        /// Repeat it (or give a comma list) to record several devices on one time axis.
         /// Default: the first device with a group zescope can sample.
-        #[arg(long)]
-        device: Option<String>,
-        /// Metric group to sample (repeat for groups of other domains). Default: the device's
-        /// first group that exports memory.
+        #[arg(long = "device", value_delimiter = ',')]
+        devices: Vec<String>,
+        /// Metric group to sample (repeat for groups of other domains): GROUP, or DEVICE:GROUP
+        /// for one of several devices (a plain GROUP goes to every device that has it).
+        /// Default: each device's first group that exports memory.
         #[arg(long = "group")]
         groups: Vec<String>,
         /// Only these metrics (repeatable). Default: all metrics of the groups.

@@ -34,10 +34,10 @@ fn main() -> ExitCode {
             print!("{}", zescope::doctor::render(cli.source, &checks));
             if zescope::doctor::failed(&checks) { ExitCode::FAILURE } else { ExitCode::SUCCESS }
         }
-        Command::Record { device, groups, metrics, custom_group, interval, via, duration, out } => {
+        Command::Record { devices, groups, metrics, custom_group, interval, via, duration, out } => {
             let stop = Termination::install();
             let args =
-                RecordArgs { source: cli.source, device, groups, metrics, custom_group, interval, via, duration, out };
+                RecordArgs { source: cli.source, devices, groups, metrics, custom_group, interval, via, duration, out };
             match record(&args, &stop) {
                 Ok(summary) => {
                     println!("{summary}; wrote {}", args.out.display());

@@ -9,10 +9,12 @@
 
 use std::time::{Duration, Instant};
 
-use crate::export::{CsvWriter, column};
-use crate::sampler::{self, Command, Event, Options, RunConfig, RunInfo, Stats, pick_device, pick_groups};
+use crate::sampler::{self, Command, Event, Options, RunConfig, RunInfo, Stats, pick_targets};
 use crate::signals::Termination;
 use crate::ze::Source;
+
+mod csv_out;
+use csv_out::CsvOut;
 
 /// What to record and where: the options of `zescope record`, as `src/main.rs` takes them from
 /// the command line.
@@ -20,13 +22,16 @@ use crate::ze::Source;
 pub struct RecordArgs {
     /// Where metrics come from (the real loader, the simulated device, or the first that works).
     pub source: Source,
-    /// `--device`: an index ("1"), a sub-device ("0.1") or part of a device name; `None`: the
-    /// first device with a group that exports memory and can be sampled.
-    pub device: Option<String>,
-    /// Metric groups to sample, by name; empty: the device's first sampleable group that exports
-    /// memory.
+    /// `--device`, each: an index ("1"), a sub-device ("0.1") or part of a device name; several
+    /// are recorded together on one clock; empty: the first device with a group that exports
+    /// memory and can be sampled.
+    pub devices: Vec<String>,
+    /// Metric groups to sample: `GROUP` (for every device that has it; with one device, its
+    /// group) or `DEVICE:GROUP`; a device named by none: its first sampleable group that
+    /// exports memory.
     pub groups: Vec<String>,
-    /// Only these metrics of the groups; empty: all of them.
+    /// Only these metrics of the groups (with several devices, each device takes those its
+    /// groups have); empty: all of them.
     pub metrics: Vec<String>,
     /// Combine `metrics` into one metric group created for the run.
     pub custom_group: bool,
@@ -101,16 +106,11 @@ impl std::fmt::Display for Summary {
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     let mut h = sampler::spawn_source(args.source, Options::default());
     let inv = h.wait_inventory(Duration::from_secs(30))?;
-    let device = pick_device(&inv, args.device.as_deref())?;
-    let groups = pick_groups(device, &args.groups, args.via)?;
-    let cfg = RunConfig {
-        device: device.path,
-        groups,
-        metrics: args.metrics.clone(),
-        custom_group: args.custom_group,
-        interval: args.interval,
-        via: args.via,
-    };
+    let mut targets = pick_targets(&inv, &args.devices, &args.groups, &args.metrics, args.via)?;
+    for t in &mut targets {
+        t.custom_group = args.custom_group;
+    }
+    let cfg = RunConfig { targets, interval: args.interval, via: args.via };
     let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
     let mut out = if as_session {
         Out::Session(Box::new(crate::session::Recorder::new(args.out.clone(), inv.clone())))
@@ -252,49 +252,8 @@ impl Out {
     /// Everything written and durable.
     fn finish(&mut self) -> Result<(), String> {
         match self {
-            Out::Csv(c) => c.flush().map_err(|e| e.to_string()),
+            Out::Csv(c) => c.finish().map_err(|e| e.to_string()),
             Out::Session(s) => s.finish(),
         }
-    }
-}
-
-/// The recording as CSV, in the one CSV format (`export::csv`: time since the first sample, one
-/// column per counter of every stream). A row holds one stream's sample; other streams' cells are
-/// empty. The header is written when the run starts.
-struct CsvOut {
-    file: Option<std::fs::File>,
-    w: Option<CsvWriter<std::fs::File>>,
-    /// First column of each stream.
-    starts: Vec<usize>,
-}
-
-impl CsvOut {
-    fn new(f: std::fs::File) -> CsvOut {
-        CsvOut { file: Some(f), w: None, starts: Vec::new() }
-    }
-
-    fn header(&mut self, info: &RunInfo) -> csv::Result<()> {
-        let Some(file) = self.file.take() else { return Ok(()) };
-        let mut columns = Vec::new();
-        for s in &info.streams {
-            self.starts.push(columns.len());
-            columns.extend(s.series.iter().map(|x| column(&format!("{}/{}", s.group, x.name), &x.unit)));
-        }
-        self.w = Some(CsvWriter::new(file, &columns, None)?);
-        Ok(())
-    }
-
-    fn rows(&mut self, info: &RunInfo, b: &crate::sampler::SampleBatch) -> csv::Result<()> {
-        let (Some(w), Some(stream)) = (self.w.as_mut(), info.streams.get(b.stream)) else { return Ok(()) };
-        let n = stream.series.len();
-        let start = self.starts[b.stream];
-        for (i, &t) in b.timestamps.iter().enumerate() {
-            w.row(t, b.values[i * n..(i + 1) * n].iter().enumerate().map(|(k, &v)| (start + k, v)))?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.w.as_mut().map_or(Ok(()), CsvWriter::flush)
     }
 }

@@ -74,35 +74,43 @@ fn export_refuses_bad_requests_with_a_reason() {
 }
 
 /// `record --out x.csv` and `export --csv` write one format: the same columns for the same
-/// counters and `time_s` from the recording's first sample.
+/// counters (naming the device when there are several) and `time_s` from the recording's first
+/// sample.
 #[test]
 fn recorded_and_exported_csv_share_columns_and_time_origin() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
-    let rec =
-        |out: &str| zescope(&["--source", "sim", "record", "--duration", "500ms", "--interval", "5ms", "--out", out]);
-    for out in [p("run.ron"), p("run.csv")] {
-        let o = rec(&out);
+    for devices in [&[][..], &["--device", "0,1"][..]] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+        let rec = |out: &str| {
+            let mut args = vec!["--source", "sim", "record", "--duration", "500ms", "--interval", "5ms", "--out", out];
+            args.extend(devices);
+            zescope(&args)
+        };
+        for out in [p("run.ron"), p("run.csv")] {
+            let o = rec(&out);
+            assert!(o.status.success(), "{}", text(&o));
+        }
+        let o = zescope(&["export", &p("run.ron"), "--csv", &p("exported.csv")]);
         assert!(o.status.success(), "{}", text(&o));
-    }
-    let o = zescope(&["export", &p("run.ron"), "--csv", &p("exported.csv")]);
-    assert!(o.status.success(), "{}", text(&o));
-    let read = |name: &str| {
-        let mut r = csv::Reader::from_path(dir.path().join(name)).unwrap();
-        let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
-        let times: Vec<f64> = r.records().map(|x| x.unwrap()[0].parse().unwrap()).collect();
-        (header, times)
-    };
-    let (mut recorded, rec_times) = read("run.csv");
-    let (mut exported, exp_times) = read("exported.csv");
-    assert_eq!(recorded.remove(0), "time_s");
-    assert_eq!(exported.remove(0), "time_s");
-    recorded.sort();
-    exported.sort();
-    assert_eq!(recorded, exported, "the same counters, headed alike");
-    for times in [&rec_times, &exp_times] {
-        assert_eq!(times[0], 0.0, "time 0 is the first sample");
-        assert!(times.windows(2).all(|w| w[0] <= w[1]) && times.len() > 20);
+        let read = |name: &str| {
+            let mut r = csv::Reader::from_path(dir.path().join(name)).unwrap();
+            let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
+            let times: Vec<f64> = r.records().map(|x| x.unwrap()[0].parse().unwrap()).collect();
+            (header, times)
+        };
+        let (mut recorded, rec_times) = read("run.csv");
+        let (mut exported, exp_times) = read("exported.csv");
+        assert_eq!(recorded.remove(0), "time_s");
+        assert_eq!(exported.remove(0), "time_s");
+        recorded.sort();
+        exported.sort();
+        assert_eq!(recorded, exported, "the same counters, headed alike");
+        let named = recorded.iter().filter(|c| c.starts_with("ze-sim NPU/NpuActivity/")).count();
+        assert_eq!(named > 0, !devices.is_empty(), "the device is named with several: {recorded:?}");
+        for times in [&rec_times, &exp_times] {
+            assert_eq!(times[0], 0.0, "time 0 is the first sample");
+            assert!(times.windows(2).all(|w| w[0] <= w[1]) && times.len() > 20);
+        }
     }
 }
 

@@ -274,3 +274,76 @@ fn a_feature_turned_off_is_said_once_whatever_the_log_level() {
         rec.assert_clean_report();
     }
 }
+
+/// Cells of the CSV column whose header starts with `prefix` that hold a number.
+fn column_values(csv: &str, prefix: &str) -> Vec<f64> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let i = header.iter().position(|h| h.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix}: {header:?}"));
+    lines.filter_map(|l| l.split(',').nth(i)?.parse().ok()).collect()
+}
+
+#[test]
+fn records_two_devices_together_with_the_device_in_each_header() {
+    let rec = Recording::new();
+    let args =
+        ["--source", "sim", "--device", "0,NPU", "--group", "NPU:NpuActivity", "--duration", "1s", "--interval", "1ms"];
+    let out = rec.command(&args, None).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = std::fs::read_to_string(rec.csv()).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(!header.contains(",ComputeBasic/"), "columns name their device: {header}");
+    // The GPU takes its default group, the NPU the one named for it.
+    let gpu = column_values(&csv, "ze-sim GPU/ComputeBasic/GpuTime [ns]");
+    let npu = column_values(&csv, "ze-sim NPU/NpuActivity/NpuBusyTime [ns]");
+    assert!(gpu.len() > 100 && npu.len() > 100, "{} GPU and {} NPU rows", gpu.len(), npu.len());
+    assert!(gpu.last() > gpu.first() && npu.last() > npu.first(), "both devices' counters move");
+    rec.assert_clean_report();
+
+    // The same with --device repeated and a plain group that only one of the devices has.
+    let rec = Recording::new();
+    let args =
+        ["--source", "sim", "--device", "GPU", "--device", "1", "--group", "ComputeBasic", "--duration", "500ms"];
+    let out = rec.command(&args, None).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = std::fs::read_to_string(rec.csv()).unwrap();
+    assert!(!column_values(&csv, "ze-sim GPU/ComputeBasic/").is_empty());
+    assert!(!column_values(&csv, "ze-sim NPU/NpuActivity/").is_empty(), "the NPU's default group");
+    rec.assert_clean_report();
+}
+
+#[test]
+fn a_group_for_a_device_not_recorded_or_on_no_device_is_refused_by_name() {
+    let rec = Recording::new();
+    let out = rec.command(&["--source", "sim", "--device", "0", "--group", "NPU:NpuActivity"], None).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--group NPU:NpuActivity") && err.contains("not one of the devices"), "{err}");
+    let out = rec.command(&["--source", "sim", "--device", "0,1", "--group", "Nothing"], None).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--group Nothing") && err.contains("ze-sim GPU, ze-sim NPU"), "{err}");
+}
+
+#[test]
+fn a_two_device_session_keeps_a_run_record_per_device() {
+    let rec = Recording::new();
+    let out_ron = rec.dir.path().join("two.ron");
+    let out = Command::new(env!("CARGO_BIN_EXE_zescope"))
+        .args(["--source", "sim", "record", "--device", "0,1", "--duration", "500ms", "--out"])
+        .arg(&out_ron)
+        .env_remove("ZE_SIM_CONFIG")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = zescope::session::load(&out_ron).unwrap();
+    let names: Vec<&str> = s.devices.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["ze-sim GPU", "ze-sim NPU"]);
+    let runs: Vec<(u64, u32, Vec<String>)> = s.runs.iter().map(|r| (r.run, r.device, r.groups.clone())).collect();
+    assert_eq!(runs, [(1, 0, vec!["ComputeBasic".to_owned()]), (1, 1, vec!["NpuActivity".to_owned()])]);
+    let streams: Vec<(&str, &str)> =
+        s.streams.iter().map(|x| (x.meta.device.as_str(), x.meta.group.as_str())).collect();
+    assert_eq!(streams, [("ze-sim GPU", "ComputeBasic"), ("ze-sim NPU", "NpuActivity")]);
+    let mut store = zescope::store::Store::new(1 << 30);
+    s.restore_into(&mut store).unwrap();
+}

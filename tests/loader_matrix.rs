@@ -2,7 +2,8 @@
 //! release v1.32.0 built from `third_party/` (see `loaders/mod.rs`) — with `libze_sim.so` as the
 //! driver, in the same modes for both: direct, loader intercept, validation layer with parameter
 //! validation, tracing layer, and two drivers at once (`libze_sim.so` plus a copy
-//! `libze_sim_npu.so` with its own config and report, as on a laptop with a GPU and an NPU).
+//! `libze_sim_npu.so` with its own config and report, as on a laptop with a GPU and an NPU),
+//! each device alone and both in one run.
 //!
 //! Each case is a whole run of the binary: start, record for a moment, stop, teardown. The
 //! driver enables metrics only at run time (`metrics: RuntimeOnly`), so every run goes through
@@ -204,6 +205,19 @@ fn record_through_both_loaders_in_every_mode_and_with_two_drivers() {
         for (label, args) in [("two-gpu", &[][..]), ("two-npu", &["--device", "NPU copy"][..])] {
             if let Err(e) = run.record(&format!("{}-{label}", loader.name), args, &drivers) {
                 failures.push(e);
+            }
+        }
+        // Both drivers' devices in one run: a context on each, read on one clock, both torn down.
+        let label = format!("{}-gpu-and-npu", loader.name);
+        let both = ["--device", "ze-sim GPU", "--device", "NPU copy"];
+        match run.record(&label, &both, &drivers) {
+            Err(e) => failures.push(e),
+            Ok(()) => {
+                let csv = dir.path().join(format!("{label}.csv"));
+                let (gpu, npu) = (rows_of(&csv, "ze-sim GPU/ComputeBasic"), rows_of(&csv, "ze-sim NPU copy/NpuOnly"));
+                if gpu < 20 || npu < 20 {
+                    failures.push(format!("{label}: {gpu} GPU and {npu} NPU rows in {}", csv.display()));
+                }
             }
         }
     }

@@ -128,8 +128,8 @@ fn two_groups_of_distinct_domains_and_a_custom_group_run_and_tear_down() {
     let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
     assert_eq!((info.streams.len(), info.imports), (2, 2));
     let mut cfg = run_config(&["ComputeBasic"]);
-    cfg.custom_group = true;
-    cfg.metrics = vec!["GpuPower".into(), "GpuTime".into()];
+    cfg.targets[0].custom_group = true;
+    cfg.targets[0].metrics = vec!["GpuPower".into(), "GpuTime".into()];
     h.send(Command::Start(cfg));
     let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
     assert_eq!(info.streams[0].group, "zescope custom");

@@ -163,7 +163,7 @@ fn a_free_that_always_fails_never_lets_the_exporter_be_torn_down_under_it() {
     assert!(refused.message.contains("could not be freed"), "{refused:?}");
     assert!(!events.iter().any(|e| matches!(e, Event::RunStarted(_))));
     let mut npu = run_config(&["NpuActivity"]);
-    npu.device = zescope::sampler::DevicePath { driver: 0, device: 1, sub_device: None };
+    npu.targets[0].device = zescope::sampler::DevicePath { driver: 0, device: 1, sub_device: None };
     h.send(Command::Start(npu));
     started(&h);
     collect_samples(&h, 10);

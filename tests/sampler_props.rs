@@ -20,7 +20,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use support::*;
 use ze_sim::config::{FreeFault, ImportFd, SimConfig};
-use zescope::sampler::{Command, DevicePath, Event, RunConfig, Via};
+use zescope::sampler::{Command, DevicePath, Event, RunConfig, Target, Via};
 
 #[derive(Debug, Clone, Copy)]
 enum Fault {
@@ -201,10 +201,7 @@ fn run_sequence(empty_optional: bool, ops: &[Op], counts: &Counts) -> Result<(),
                 let metrics: Vec<String> =
                     (0..*metrics as usize).map(|i| METRICS[(i * 3 + *d) % METRICS.len()].to_string()).collect();
                 h.send(Command::Start(RunConfig {
-                    device: path,
-                    groups,
-                    metrics,
-                    custom_group: *custom,
+                    targets: vec![Target { device: path, groups, metrics, custom_group: *custom }],
                     interval: Duration::from_micros(200),
                     via: *via,
                 }));

@@ -209,7 +209,7 @@ fn a_root_device_with_two_sub_devices_gives_one_series_set_each() {
     let h = sampler_on(&sim);
     let mut cfg = run_config(&["RenderBasic"]);
     cfg.interval = Duration::from_millis(10);
-    cfg.metrics = vec!["RenderFrequency".into(), "RenderBusyTime".into()];
+    cfg.targets[0].metrics = vec!["RenderFrequency".into(), "RenderBusyTime".into()];
     h.send(Command::Start(cfg));
     let info = started(&h);
     let names: Vec<&str> = info.streams[0].series.iter().map(|s| s.name.as_str()).collect();

@@ -20,7 +20,7 @@ fn record_session(path: &Path, duration: Duration) {
     let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let args = RecordArgs {
         source: Source::Sim,
-        device: None,
+        devices: Vec::new(),
         groups: vec![],
         metrics: vec![],
         custom_group: false,

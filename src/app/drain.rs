@@ -59,7 +59,7 @@ pub fn drain(
                 let run = state.ingest.run_started(store, info);
                 let keys = run.keys.concat();
                 state.history.run_started(&run.info, state.inventory.as_ref(), &run.streams);
-                state.last_device = Some(run.info.device.clone());
+                state.last_device = Some(run.info.devices.join(" + "));
                 panes.place_new(&keys, state);
                 state.stats = None;
                 state.banners.retain(|b| !b.error.cleared_by_start());

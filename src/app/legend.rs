@@ -194,6 +194,7 @@ fn table(
             cell_aligned(ui, w, right, |ui| ui.label(RichText::new(h).strong()));
         }
     });
+    let several = state.ingest.several_devices();
     for row in rows {
         let entry = state.ingest.series.get(row.key);
         let unit = entry.map(|e| e.plotted_unit()).unwrap_or_default();
@@ -213,9 +214,13 @@ fn table(
             let weak = ui.visuals().weak_text_color();
             let name = cell(ui, w.name, |ui| {
                 ui.add(
-                    egui::Label::new(RichText::new(row.key.label()).color(if visible { row.color } else { weak }))
-                        .truncate()
-                        .sense(egui::Sense::click()),
+                    egui::Label::new(RichText::new(row.key.shown(several)).color(if visible {
+                        row.color
+                    } else {
+                        weak
+                    }))
+                    .truncate()
+                    .sense(egui::Sense::click()),
                 )
                 .on_hover_text("right-click to move or remove")
             });

@@ -161,7 +161,7 @@ pub fn show(
                     let ids = state.ingest.series.get(k).map(|e| e.ids.clone()).unwrap_or_default();
                     ids.into_iter().enumerate().map(move |(run, id)| PlotSeries {
                         series: id,
-                        name: format!("{}#{run}", k.label()),
+                        name: format!("{}/{}#{run}", k.device, k.label()),
                         color: *c,
                     })
                 })

@@ -33,7 +33,7 @@ pub(crate) fn readout(
                 .iter()
                 .filter_map(|&id| store.nearest(id, t).map(|s| (id, s)))
                 .min_by_key(|(_, s)| (s.t - t).unsigned_abs());
-            ui.label(RichText::new(k.label()).color(*c));
+            ui.label(RichText::new(k.shown(state.ingest.several_devices())).color(*c));
             match nearest {
                 Some((id, s)) => {
                     ui.monospace(s.value.map_or("no value".to_owned(), |v| si(v, &unit)));

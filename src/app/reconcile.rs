@@ -2,11 +2,11 @@
 //! on another machine (or with another driver) must not block Start nor leave stale legends.
 //!
 //! Contract of [`reconcile`], run on every inventory:
-//! - the selected device stays if it is still there, else the first device with a group that
-//!   can be sampled is chosen;
-//! - selected groups that the device lacks or cannot sample are dropped, and so are unticked
-//!   metrics the device does not have; with no group left, the device's first sampleable group
-//!   is ticked;
+//! - each selected device stays if it is still there, else it is dropped; with no device left,
+//!   the first device with a group that can be sampled is chosen;
+//! - per selected device: groups that the device lacks or cannot sample are dropped, and so are
+//!   unticked metrics the device does not have; with no group left, the device's first
+//!   sampleable group is ticked;
 //! - pane series whose device or group this machine does not have are removed unless
 //!   the store holds recorded data for them; panes emptied that way are removed;
 //! - what was dropped is said in one message (the caller shows it once, as a banner that goes
@@ -22,39 +22,46 @@ pub fn reconcile(state: &mut AppState, panes: &mut Panes, inv: &Inventory) -> Op
     let mut dropped: Vec<String> = Vec::new();
     let sampleable = |d: &DeviceEntry| d.groups.iter().any(|g| g.unavailable.is_none());
     let sel = &mut state.selection;
-    let device = match sel.device.and_then(|p| inv.devices.iter().find(|d| d.path == p)) {
-        Some(d) => Some(d),
-        None => {
-            let first = inv.devices.iter().find(|d| sampleable(d));
-            if sel.device.is_some() && first.is_some() {
-                dropped.push("the remembered device".into());
-            }
-            sel.device = first.map(|d| d.path);
-            first
-        }
-    };
-    if let Some(dev) = device {
-        let gone: Vec<String> = sel
-            .groups
-            .iter()
+    let gone: Vec<_> = sel.picked().iter().map(|p| p.0).filter(|p| !inv.devices.iter().any(|d| d.path == *p)).collect();
+    for p in &gone {
+        sel.unpick(*p);
+    }
+    if sel.device.is_none()
+        && let Some(d) = inv.devices.iter().find(|d| sampleable(d))
+    {
+        sel.pick(d.path, Default::default());
+    }
+    match gone.len() {
+        _ if sel.device.is_none() => {}
+        0 => {}
+        1 => dropped.push("the remembered device".into()),
+        n => dropped.push(format!("{n} remembered devices")),
+    }
+    let picked: Vec<&DeviceEntry> =
+        sel.picked().iter().filter_map(|p| inv.devices.iter().find(|d| d.path == p.0)).collect();
+    let several = picked.len() > 1;
+    for dev in &picked {
+        let Some(choice) = sel.choice_mut(dev.path) else { continue };
+        let gone: Vec<String> = (choice.groups.iter())
             .filter(|name| !dev.groups.iter().any(|g| &g.name == *name && g.unavailable.is_none()))
             .cloned()
             .collect();
+        let of = if several { format!(" of {}", dev.name) } else { String::new() };
         for g in &gone {
-            sel.groups.remove(g);
-            dropped.push(format!("metric group \"{g}\""));
+            choice.groups.remove(g);
+            dropped.push(format!("metric group \"{g}\"{of}"));
         }
-        sel.excluded.retain(|group, metrics| {
+        choice.excluded.retain(|group, metrics| {
             let Some(g) = dev.groups.iter().find(|g| &g.name == group) else { return false };
             metrics.retain(|m| g.metrics.iter().any(|x| &x.name == m));
             !metrics.is_empty()
         });
-        if sel.groups.is_empty()
+        if choice.groups.is_empty()
             && let Some(g) = dev.groups.iter().find(|g| g.unavailable.is_none())
         {
-            sel.groups.insert(g.name.clone());
+            choice.groups.insert(g.name.clone());
             if !gone.is_empty() {
-                dropped.push(format!("now sampling \"{}\"", g.name));
+                dropped.push(format!("now sampling \"{}\"{of}", g.name));
             }
         }
     }
@@ -65,7 +72,8 @@ pub fn reconcile(state: &mut AppState, panes: &mut Panes, inv: &Inventory) -> Op
     if dropped.is_empty() {
         return None;
     }
-    let name = device.map_or_else(|| "no device".to_owned(), |d| d.name.clone());
+    let names: Vec<&str> = picked.iter().map(|d| d.name.as_str()).collect();
+    let name = if names.is_empty() { "no device".to_owned() } else { names.join(" + ") };
     Some(format!("remembered settings do not match {name}: dropped {}", dropped.join(", ")))
 }
 

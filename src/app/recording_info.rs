@@ -29,7 +29,12 @@ pub(crate) fn facts(history: &RunHistory, store: &Store, markers: &[Marker]) -> 
         let d = std::time::Duration::from_nanos(b.saturating_sub(a).max(0) as u64);
         rows.push(("Duration".into(), duration(d)));
     }
+    // A run over several devices has one record per device: one number for all of them.
+    let mut n = 0;
     for (i, run) in history.runs.iter().enumerate() {
+        if i == 0 || history.runs[i - 1].run != run.run {
+            n += 1;
+        }
         let device = history.devices.get(run.device as usize).map_or("?", |d| d.name.as_str());
         let interval = duration(std::time::Duration::from_nanos(run.interval_ns));
         // Each group with the way it was read: its layout, or the streamer and what it granted.
@@ -44,7 +49,7 @@ pub(crate) fn facts(history: &RunHistory, store: &Store, markers: &[Marker]) -> 
             })
             .collect();
         rows.push((
-            format!("Run {}", i + 1),
+            format!("Run {n}"),
             format!(
                 "{device} · {} · every {interval} · via {} · from {}",
                 groups.join("; "),

@@ -89,21 +89,28 @@ impl SourcePanel<'_> {
         });
     }
 
+    /// A device's tick box (several devices may be ticked: one run samples them all on one
+    /// time axis) and, when ticked, its groups.
     fn device(&mut self, ui: &mut Ui, dev: &DeviceEntry, q: &str, running: bool) {
-        let selected = self.state.selection.device == Some(dev.path);
+        let selected = self.state.selection.is_picked(dev.path);
         let indent = if dev.path.sub_device.is_some() { "    " } else { "" };
         let label = format!("{indent}{} [{:?}]{}", dev.name, dev.kind, if dev.simulated { " (simulated)" } else { "" });
-        let r = ui.add_enabled(!running, egui::RadioButton::new(selected, label));
-        let r = r.on_hover_text(format!("{:04x}:{:04x}  uuid {}", dev.vendor_id, dev.device_id, dev.uuid));
-        if r.clicked() && !selected {
-            self.state.selection.device = Some(dev.path);
-            self.state.selection.groups.clear();
-            let via = self.state.selection.via;
-            if let Some(g) = dev.groups.iter().find(|g| g.read_by(via).is_some()) {
-                self.state.selection.groups.insert(g.name.clone());
+        let mut on = selected;
+        let r = ui.add_enabled(!running, egui::Checkbox::new(&mut on, label));
+        let r = r.on_hover_text(format!(
+            "{:04x}:{:04x}  uuid {}\nTick several devices to sample them together.",
+            dev.vendor_id, dev.device_id, dev.uuid
+        ));
+        if r.changed() {
+            if on {
+                let via = self.state.selection.via;
+                let first = dev.groups.iter().find(|g| g.read_by(via).is_some()).map(|g| g.name.clone());
+                self.state.selection.pick(dev.path, first.into_iter().collect());
+            } else {
+                self.state.selection.unpick(dev.path);
             }
         }
-        if !selected {
+        if !self.state.selection.is_picked(dev.path) {
             return;
         }
         if let Some(e) = &dev.error {
@@ -126,7 +133,8 @@ impl SourcePanel<'_> {
         // While running: how this run reads it (with the driver's granted period); else how the
         // chosen way would.
         let granted = self.state.ingest.run.as_ref().and_then(|r| {
-            (r.info.config.device == dev.path).then(|| r.info.streams.iter().find(|s| s.group == g.name)).flatten()
+            let t = r.info.config.targets.iter().position(|t| t.device == dev.path)?;
+            r.info.streams.iter().find(|s| s.target == t && s.group == g.name)
         });
         let read = match (granted, g.read_by(via)) {
             (Some(s), _) if s.read_path == "streamer" => s.layout.clone(),
@@ -139,7 +147,7 @@ impl SourcePanel<'_> {
         let id = ui.make_persistent_id(("group", dev.path, &g.name, !q.is_empty()));
         egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, !q.is_empty())
             .show_header(ui, |ui| {
-                let mut on = self.state.selection.groups.contains(&g.name);
+                let mut on = self.state.selection.groups_of(dev.path).is_some_and(|c| c.contains(&g.name));
                 let enabled = unreadable.is_none() && !running;
                 // Short in the header (the panel's width follows its widest line); the whole of
                 // it on hover and as the first line of the group's body.
@@ -153,39 +161,41 @@ impl SourcePanel<'_> {
                     }
                     None => r.on_hover_text(format!("{}\nread by {read}", g.description)),
                 };
-                if r.changed() {
+                if r.changed()
+                    && let Some(choice) = self.state.selection.choice_mut(dev.path)
+                {
                     if on {
                         // One group per domain: ticking a group unticks others of its domain.
-                        let same_domain: Vec<String> = dev
-                            .groups
-                            .iter()
-                            .filter(|o| o.domain == g.domain && o.name != g.name)
-                            .map(|o| o.name.clone())
-                            .collect();
-                        for o in same_domain {
-                            self.state.selection.groups.remove(&o);
+                        for o in dev.groups.iter().filter(|o| o.domain == g.domain && o.name != g.name) {
+                            choice.groups.remove(&o.name);
                         }
-                        self.state.selection.groups.insert(g.name.clone());
+                        choice.groups.insert(g.name.clone());
                     } else {
-                        self.state.selection.groups.remove(&g.name);
+                        choice.groups.remove(&g.name);
                     }
                 }
             })
             .body(|ui| {
                 ui.add(egui::Label::new(RichText::new(format!("read by {read}")).weak().small()).wrap());
+                // This device's unticked metrics of the group, looked up once per group.
+                let unticked = (self.state.selection.picked().into_iter())
+                    .find(|(d, ..)| *d == dev.path)
+                    .and_then(|(.., x)| x.get(&g.name).cloned())
+                    .unwrap_or_default();
                 for m in g
                     .metrics
                     .iter()
                     .filter(|m| matches(q, &m.name, &m.description) || matches(q, &g.name, &g.description))
                 {
                     ui.horizontal(|ui| {
-                        let excluded = self.state.selection.excluded.get(&g.name).is_some_and(|e| e.contains(&m.name));
+                        let excluded = unticked.contains(&m.name);
                         let mut on = !excluded;
                         if ui
                             .add_enabled(!running && unreadable.is_none(), egui::Checkbox::without_text(&mut on))
                             .changed()
+                            && let Some(choice) = self.state.selection.choice_mut(dev.path)
                         {
-                            let e = self.state.selection.excluded.entry(g.name.clone()).or_default();
+                            let e = choice.excluded.entry(g.name.clone()).or_default();
                             if on {
                                 e.remove(&m.name);
                             } else {
@@ -231,10 +241,13 @@ impl SourcePanel<'_> {
             });
             if via != self.state.selection.via {
                 self.state.selection.via = via;
-                // Groups the new way cannot read are unticked.
-                if let Some(dev) = self.state.selected_device() {
-                    for g in dev.groups.iter().filter(|g| g.read_by(via).is_none()) {
-                        self.state.selection.groups.remove(&g.name);
+                // Groups the new way cannot read are unticked, on every picked device.
+                let devices = self.state.inventory.as_ref().map(|i| i.devices.clone()).unwrap_or_default();
+                for dev in devices {
+                    if let Some(choice) = self.state.selection.choice_mut(dev.path) {
+                        for g in dev.groups.iter().filter(|g| g.read_by(via).is_none()) {
+                            choice.groups.remove(&g.name);
+                        }
                     }
                 }
             }

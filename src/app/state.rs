@@ -6,25 +6,113 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sampler::{DevicePath, Inventory, RunConfig, Stats, Via};
+use crate::sampler::{DevicePath, Inventory, RunConfig, Stats, Target, Via};
 use crate::view::Ingest;
 
 use super::banner::{Banner, BannerError};
 
-/// What the user picked in the source panel.
+/// What the user picked in the source panel: one or more devices, each with its own groups,
+/// sampled together in one run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Selection {
-    /// The device to sample; `None` until one is picked (or reconciled from the inventory).
+    /// The (first) device to sample; `None` until one is picked (or reconciled from the
+    /// inventory).
     pub device: Option<DevicePath>,
-    /// Names of the ticked metric groups.
+    /// Names of the ticked metric groups of `device`.
     pub groups: BTreeSet<String>,
-    /// Metrics the user unticked, per group (all ticked by default).
+    /// Metrics of `device` the user unticked, per group (all ticked by default).
     pub excluded: BTreeMap<String, BTreeSet<String>>,
+    /// Further devices sampled in the same run, each with its own groups, in the order ticked.
+    #[serde(default)]
+    pub more: Vec<DeviceChoice>,
     /// The sampling period asked of the sampler (10 ms by default).
     pub interval: Duration,
     /// How the groups are read: exported memory, the time-based streamer, or auto.
     #[serde(default)]
     pub via: Via,
+}
+
+/// Metrics the user unticked, per group.
+pub type Excluded = BTreeMap<String, BTreeSet<String>>;
+
+/// A further device of the selection and its choices (as `Selection`'s own fields for its first).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceChoice {
+    /// The device.
+    pub device: DevicePath,
+    /// Names of its ticked metric groups.
+    pub groups: BTreeSet<String>,
+    /// Its metrics the user unticked, per group.
+    #[serde(default)]
+    pub excluded: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// A device's ticked groups and unticked metrics, borrowed from a `Selection`.
+pub struct ChoiceMut<'a> {
+    /// Its ticked groups.
+    pub groups: &'a mut BTreeSet<String>,
+    /// Its unticked metrics, per group.
+    pub excluded: &'a mut BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Selection {
+    /// Every picked device with its groups and unticked metrics, the first device first.
+    pub fn picked(&self) -> Vec<(DevicePath, &BTreeSet<String>, &Excluded)> {
+        let first = self.device.map(|d| (d, &self.groups, &self.excluded));
+        first.into_iter().chain(self.more.iter().map(|c| (c.device, &c.groups, &c.excluded))).collect()
+    }
+
+    /// Is `path` one of the devices to sample?
+    pub fn is_picked(&self, path: DevicePath) -> bool {
+        self.device == Some(path) || self.more.iter().any(|c| c.device == path)
+    }
+
+    /// The ticked groups of `path` (empty when it is not picked).
+    pub fn groups_of(&self, path: DevicePath) -> Option<&BTreeSet<String>> {
+        self.picked().into_iter().find(|(d, ..)| *d == path).map(|(_, g, _)| g)
+    }
+
+    /// The choices of `path` to change, if it is picked.
+    pub fn choice_mut(&mut self, path: DevicePath) -> Option<ChoiceMut<'_>> {
+        if self.device == Some(path) {
+            return Some(ChoiceMut { groups: &mut self.groups, excluded: &mut self.excluded });
+        }
+        let c = self.more.iter_mut().find(|c| c.device == path)?;
+        Some(ChoiceMut { groups: &mut c.groups, excluded: &mut c.excluded })
+    }
+
+    /// Adds `path` to the devices to sample with `groups` ticked (nothing if it is picked).
+    pub fn pick(&mut self, path: DevicePath, groups: BTreeSet<String>) {
+        if self.is_picked(path) {
+            return;
+        }
+        if self.device.is_none() {
+            self.device = Some(path);
+            self.groups = groups;
+            self.excluded.clear();
+        } else {
+            self.more.push(DeviceChoice { device: path, groups, excluded: BTreeMap::new() });
+        }
+    }
+
+    /// Stops sampling `path`; when it was the first device, the next one takes its place.
+    pub fn unpick(&mut self, path: DevicePath) {
+        self.more.retain(|c| c.device != path);
+        if self.device == Some(path) {
+            match (!self.more.is_empty()).then(|| self.more.remove(0)) {
+                Some(next) => {
+                    self.device = Some(next.device);
+                    self.groups = next.groups;
+                    self.excluded = next.excluded;
+                }
+                None => {
+                    self.device = None;
+                    self.groups.clear();
+                    self.excluded.clear();
+                }
+            }
+        }
+    }
 }
 
 impl Default for Selection {
@@ -33,6 +121,7 @@ impl Default for Selection {
             device: None,
             groups: BTreeSet::new(),
             excluded: BTreeMap::new(),
+            more: Vec::new(),
             interval: Duration::from_millis(10),
             via: Via::Auto,
         }
@@ -88,48 +177,53 @@ impl AppState {
         self.banners.retain(|b| b.id != id);
     }
 
-    /// The run configuration the current selection describes, if it is complete.
-    /// The inventory entry of the selected device, if any.
-    pub(crate) fn selected_device(&self) -> Option<crate::sampler::DeviceEntry> {
-        let path = self.selection.device?;
-        self.inventory.as_ref()?.devices.iter().find(|d| d.path == path).cloned()
-    }
-
+    /// The run configuration the current selection describes, if it is complete: one target
+    /// per picked device, in the order picked.
     pub(crate) fn run_config(&self) -> Result<RunConfig, String> {
-        let device = self.selection.device.ok_or("choose a device")?;
-        if self.selection.groups.is_empty() {
-            return Err("tick at least one metric group".into());
+        let picked = self.selection.picked();
+        if picked.is_empty() {
+            return Err("choose a device".into());
         }
         let inv = self.inventory.as_ref().ok_or("no devices yet")?;
-        let dev = inv.devices.iter().find(|d| d.path == device).ok_or("the device is gone; refresh")?;
-        let mut metrics = Vec::new();
-        let mut any_excluded = false;
-        for g in dev.groups.iter().filter(|g| self.selection.groups.contains(&g.name)) {
-            let excluded = self.selection.excluded.get(&g.name);
-            for m in &g.metrics {
-                if excluded.is_some_and(|e| e.contains(&m.name)) {
-                    any_excluded = true;
-                } else {
-                    metrics.push(m.name.clone());
+        let several = picked.len() > 1;
+        let mut targets = Vec::new();
+        for (device, chosen, excluded) in picked {
+            let dev = inv.devices.iter().find(|d| d.path == device).ok_or("a chosen device is gone; refresh")?;
+            let on = |why: &str| if several { format!("{why} of {}", dev.name) } else { why.to_owned() };
+            if chosen.is_empty() {
+                return Err(on("tick at least one metric group"));
+            }
+            let mut metrics = Vec::new();
+            let mut any_excluded = false;
+            for g in dev.groups.iter().filter(|g| chosen.contains(&g.name)) {
+                let excluded = excluded.get(&g.name);
+                for m in &g.metrics {
+                    if excluded.is_some_and(|e| e.contains(&m.name)) {
+                        any_excluded = true;
+                    } else {
+                        metrics.push(m.name.clone());
+                    }
                 }
             }
+            if any_excluded && metrics.is_empty() {
+                return Err(on("tick at least one metric"));
+            }
+            // Only groups this device has: a stale remembered name never reaches the sampler.
+            let groups: Vec<String> =
+                dev.groups.iter().filter(|g| chosen.contains(&g.name)).map(|g| g.name.clone()).collect();
+            if groups.is_empty() {
+                return Err(match several {
+                    true => on("tick at least one metric group"),
+                    false => "tick at least one metric group of this device".into(),
+                });
+            }
+            targets.push(Target {
+                device,
+                groups,
+                metrics: if any_excluded { metrics } else { Vec::new() },
+                custom_group: false,
+            });
         }
-        if any_excluded && metrics.is_empty() {
-            return Err("tick at least one metric".into());
-        }
-        // Only groups this device has: a stale remembered name never reaches the sampler.
-        let groups: Vec<String> =
-            dev.groups.iter().filter(|g| self.selection.groups.contains(&g.name)).map(|g| g.name.clone()).collect();
-        if groups.is_empty() {
-            return Err("tick at least one metric group of this device".into());
-        }
-        Ok(RunConfig {
-            device,
-            groups,
-            metrics: if any_excluded { metrics } else { Vec::new() },
-            custom_group: false,
-            interval: self.selection.interval,
-            via: self.selection.via,
-        })
+        Ok(RunConfig { targets, interval: self.selection.interval, via: self.selection.via })
     }
 }

@@ -34,8 +34,13 @@ pub fn show(
         };
         ui.separator();
         let recorded_on = || {
-            let run = state.history.runs.last()?;
-            state.history.devices.get(run.device as usize).map(|d| d.name.clone())
+            // A run over several devices has one record per device.
+            let last = state.history.runs.last()?.run;
+            let names: Vec<&str> = (state.history.runs.iter().rev())
+                .take_while(|r| r.run == last)
+                .filter_map(|r| state.history.devices.get(r.device as usize).map(|d| d.name.as_str()))
+                .collect();
+            (!names.is_empty()).then(|| names.into_iter().rev().collect::<Vec<_>>().join(" + "))
         };
         match (activity, &state.ingest.run) {
             (Activity::Recording, _) => {
@@ -48,7 +53,7 @@ pub fn show(
                     Activity::Paused { .. } => " · view frozen, sampling continues",
                     _ => "",
                 };
-                ui.label(format!("{} · {}{view}", r.info.device, r.info.config.groups.join(", ")))
+                ui.label(format!("{}{view}", sampling(&r.info)))
             }
             _ => match &state.last_device {
                 Some(d) => ui.label(format!("{d} · stopped")),
@@ -139,4 +144,12 @@ pub fn coarsening_note(store: &Store) -> Option<String> {
     } else {
         format!("history before {at} was dropped ({evicted} samples) to stay under the memory cap")
     })
+}
+
+/// What a run samples: "DEVICE · GROUP, GROUP", one such part per device (joined by " · ").
+pub(crate) fn sampling(info: &crate::sampler::RunInfo) -> String {
+    let parts: Vec<String> = (info.config.targets.iter().zip(&info.devices))
+        .map(|(t, name)| format!("{name} · {}", t.groups.join(", ")))
+        .collect();
+    parts.join(" · ")
 }

@@ -32,14 +32,10 @@ pub fn checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
                 continue;
             };
             let name = format!("metric streamer on {}", dev.info.name);
-            let cfg = RunConfig {
-                device: DevicePath { driver: di, device: i, sub_device: None },
-                groups: vec![g.info.name.clone()],
-                metrics: Vec::new(),
-                custom_group: false,
-                interval: std::time::Duration::from_millis(10),
-                via: Via::Streamer,
-            };
+            let device = DevicePath { driver: di, device: i, sub_device: None };
+            let interval = std::time::Duration::from_millis(10);
+            let cfg =
+                RunConfig { via: Via::Streamer, ..RunConfig::single(device, vec![g.info.name.clone()], interval) };
             out.push(match DirectRun::start(loader, layouts, &cfg) {
                 Ok(run) => {
                     let how = run.info().streams.first().map(|s| s.layout.clone()).unwrap_or_default();

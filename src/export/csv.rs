@@ -22,7 +22,8 @@ use crate::store::{SeriesId, Store, StreamId};
 
 use super::{ExportError, ExportSpec};
 
-/// A column's header: `group/metric [unit]` (`label` is `group/metric`).
+/// A column's header: `group/metric [unit]` (`label` is `group/metric`, or
+/// `device/group/metric` when series of several devices are exported).
 pub fn column(label: &str, unit: &str) -> String {
     format!("{label} [{unit}]")
 }

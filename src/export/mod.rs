@@ -103,6 +103,9 @@ impl ExportSpec {
         which: Option<&[usize]>,
         range: Option<(i64, i64)>,
     ) -> ExportSpec {
+        // Series of several devices: labels (and CSV columns) name the device.
+        let mut devices = series.keys().map(|k| &k.device);
+        let several = devices.next().is_some_and(|first| devices.any(|d| d != first));
         let panes = layout
             .panes
             .iter()
@@ -116,7 +119,7 @@ impl ExportSpec {
                     .map(|k| {
                         let entry = series.get(k);
                         ExportSeries {
-                            label: k.label(),
+                            label: if several { format!("{}/{}", k.device, k.label()) } else { k.label() },
                             unit: entry.map(SeriesEntry::plotted_unit).unwrap_or_default(),
                             raw_unit: entry.map(|e| e.info.unit.clone()).unwrap_or_default(),
                             color: layout.colors.get(k).copied().unwrap_or([0, 114, 178]),

@@ -52,7 +52,7 @@ impl DirectRun {
         let Some(run) = self.run.take() else { return Vec::new() };
         let t = run.stop();
         let mut errors = t.errors;
-        if let Some(p) = t.pending {
+        for p in t.pending {
             let _ = p.retry(&mut errors);
         }
         errors

@@ -7,6 +7,7 @@
 //! change, error, panic — through the one teardown (`teardown`).
 
 mod clock;
+mod config_compat;
 pub(crate) mod direct;
 mod dmabuf;
 mod errors;
@@ -14,6 +15,7 @@ mod inventory;
 mod optional;
 mod outbox;
 mod pick;
+mod pick_targets;
 pub(crate) mod protocol;
 mod report_time;
 mod run;
@@ -28,6 +30,7 @@ pub use dmabuf::os::{monotonic_ns, process_cpu_time};
 pub use optional::{NOTICE_LOG_TARGET, say_notice};
 pub use outbox::Waker;
 pub use pick::{pick_device, pick_groups};
+pub use pick_targets::pick_targets;
 pub use protocol::*;
 pub use run::ReadOutcome;
 pub(crate) use thread::spawn_source;

@@ -43,24 +43,50 @@ pub struct DevicePath {
     pub sub_device: Option<usize>,
 }
 
-/// What to sample: a device, its groups and metrics, and how often. Stored in sessions.
+/// What to sample on one device: the device, its groups and metrics.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct RunConfig {
+pub struct Target {
     /// The device to sample.
     pub device: DevicePath,
     /// Metric groups by name, in distinct domains.
     pub groups: Vec<String>,
     /// Only these metrics (by name) of the groups; empty: all.
+    #[serde(default)]
     pub metrics: Vec<String>,
     /// Instead of the predefined groups, create one group at run time from `metrics` (all of
     /// `groups`' domain), when the driver supports it.
+    #[serde(default)]
     pub custom_group: bool,
+}
+
+impl Target {
+    /// All metrics of `groups` on `device`, predefined groups.
+    pub fn new(device: DevicePath, groups: Vec<String>) -> Target {
+        Target { device, groups, metrics: Vec::new(), custom_group: false }
+    }
+}
+
+/// What to sample: one or more devices, each with its groups and metrics, on one clock, and how
+/// often. Stored in sessions and settings; the form written before several devices (one
+/// `device` with its `groups`, `metrics`, `custom_group`) still loads, as one target.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "super::config_compat::RunConfigRepr")]
+pub struct RunConfig {
+    /// The devices to sample, each once, in the order their streams are announced.
+    pub targets: Vec<Target>,
     /// Time between reads (clamped to `MIN_INTERVAL..=MAX_INTERVAL`).
     pub interval: Duration,
     /// How the groups are read: exported memory, the time-based streamer, or each the best
     /// way it offers (the default).
     #[serde(default)]
     pub via: Via,
+}
+
+impl RunConfig {
+    /// One device's groups (all their metrics), the default way to read them.
+    pub fn single(device: DevicePath, groups: Vec<String>, interval: Duration) -> RunConfig {
+        RunConfig { targets: vec![Target::new(device, groups)], interval, via: Via::Auto }
+    }
 }
 
 /// How a run reads its metric groups.
@@ -222,6 +248,10 @@ pub struct SeriesInfo {
 pub struct StreamInfo {
     /// Position of the stream in `RunInfo::streams` and `SampleBatch::stream`.
     pub index: usize,
+    /// Index of the stream's device in `RunConfig::targets` (and `RunInfo::devices`).
+    pub target: usize,
+    /// The device's name (as `RunInfo::devices` holds it).
+    pub device: String,
     /// The metric group's name.
     pub group: String,
     /// How the group is read: the name of the layout that decodes its exported memory, or for
@@ -242,13 +272,15 @@ pub struct RunInfo {
     pub run: u64,
     /// The configuration the run was started with (interval clamped).
     pub config: RunConfig,
-    /// The device's name.
-    pub device: String,
-    /// True when the device is simulated.
+    /// The devices' names, in `config.targets` order; a name two devices share gets the later
+    /// one's path appended (series name their device by it).
+    pub devices: Vec<String>,
+    /// True when a device is simulated.
     pub simulated: bool,
-    /// One stream per group, in `config.groups` order.
+    /// One stream per group, device after device in `config.targets` order, each device's in
+    /// its `groups` order.
     pub streams: Vec<StreamInfo>,
-    /// Imports made (one per distinct exported buffer).
+    /// Imports made (one per distinct exported buffer of each device).
     pub imports: usize,
     /// Optional features the driver does not offer, turned off for this run (one line each).
     pub notices: Vec<String>,

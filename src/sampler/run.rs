@@ -21,6 +21,8 @@ const STATUS_PERIOD: Duration = Duration::from_millis(100);
 const FIRST_SNAPSHOT_BUDGET: Duration = Duration::from_millis(500);
 
 pub struct StreamReader {
+    /// The device (in `RunParts`) whose import `buffer` is.
+    device: usize,
     buffer: usize,
     decoder: Decoder,
     snapshot: Vec<u8>,
@@ -31,9 +33,10 @@ pub struct StreamReader {
 }
 
 impl StreamReader {
-    pub fn new(buffer: usize, decoder: Decoder) -> StreamReader {
+    pub fn new(device: usize, buffer: usize, decoder: Decoder) -> StreamReader {
         let n = decoder.fields.len();
         StreamReader {
+            device,
             buffer,
             snapshot: vec![0; decoder.span],
             row: vec![0.0; n],
@@ -120,26 +123,25 @@ pub struct Run {
     parts: RunParts,
     streams: Vec<Reader>,
     pieces: Vec<Pieces>,
-    device: Device,
+    /// Each device of the run, and whether its status is checked: false once
+    /// `zeDeviceGetStatus` answered anything but success or DEVICE_LOST (the driver does not
+    /// offer it, and lost-device detection is off for that device; an optional call).
+    devices: Vec<(Device, bool)>,
     last_status: Instant,
-    /// False once `zeDeviceGetStatus` answered anything but success or DEVICE_LOST: the driver
-    /// does not offer it, and lost-device detection is off for the run (an optional call).
-    status_check: bool,
     /// Features turned off during the run, not yet reported.
     notices: Vec<String>,
 }
 
 impl Run {
-    pub fn new(info: RunInfo, parts: RunParts, streams: Vec<Reader>, device: Device) -> Run {
+    pub fn new(info: RunInfo, parts: RunParts, streams: Vec<Reader>, devices: Vec<Device>) -> Run {
         let pieces = streams.iter().map(|_| Pieces::default()).collect();
         Run {
             info,
             parts,
             streams,
             pieces,
-            device,
+            devices: devices.into_iter().map(|d| (d, true)).collect(),
             last_status: Instant::now(),
-            status_check: true,
             notices: Vec::new(),
         }
     }
@@ -152,7 +154,7 @@ impl Run {
         for s in &mut self.streams {
             let Reader::Export(s) = s else { continue };
             let seqlock = s.decoder.seqlock;
-            let buf = self.parts.buffers_mut().get_mut(s.buffer);
+            let buf = self.parts.buffers_mut(s.device).get_mut(s.buffer);
             loop {
                 match buf.snapshot(seqlock, &mut s.snapshot) {
                     Ok(()) => break,
@@ -192,7 +194,7 @@ impl Run {
                 }
             };
             let seqlock = s.decoder.seqlock;
-            let buf = self.parts.buffers_mut().get_mut(s.buffer);
+            let buf = self.parts.buffers_mut(s.device).get_mut(s.buffer);
             match buf.snapshot(seqlock, &mut s.snapshot) {
                 Ok(()) => {}
                 Err(ReadError::Torn) => {
@@ -257,24 +259,26 @@ impl Run {
         }
     }
 
-    /// Every `STATUS_PERIOD`: is the device still there? Only DEVICE_LOST ends the run; any
-    /// other answer means the driver does not offer the check, which is then off for the run.
+    /// Every `STATUS_PERIOD`: is each device still there? Only DEVICE_LOST ends the run; any
+    /// other answer means the driver does not offer the check, which is then off for the device.
     pub fn check_device(&mut self, now: Instant) -> Result<(), SamplerError> {
-        if !self.status_check || now.duration_since(self.last_status) < STATUS_PERIOD {
+        if now.duration_since(self.last_status) < STATUS_PERIOD {
             return Ok(());
         }
         self.last_status = now;
-        match self.device.status() {
-            Ok(()) => Ok(()),
-            Err(e) if super::optional::is_fatal(&e) => {
-                Err(errors::ze(&format!("reading {}", self.device.info.name), &e))
-            }
-            Err(e) => {
-                self.status_check = false;
-                self.notices.push(super::optional::off("lost-device detection", &e));
-                Ok(())
+        for (device, check) in self.devices.iter_mut().filter(|(_, check)| *check) {
+            match device.status() {
+                Ok(()) => {}
+                Err(e) if super::optional::is_fatal(&e) => {
+                    return Err(errors::ze(&format!("reading {}", device.info.name), &e));
+                }
+                Err(e) => {
+                    *check = false;
+                    self.notices.push(super::optional::off("lost-device detection", &e));
+                }
             }
         }
+        Ok(())
     }
 
     /// Features turned off since the last call.

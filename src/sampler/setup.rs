@@ -1,16 +1,19 @@
-//! Starting a run: device, context, groups (checked for distinct domains), activation, export
-//! queries, dedup by file identity, one import per buffer, layouts. Whatever was set up when a
-//! step fails is torn down by `RunParts` before the error is returned.
+//! Starting a run: per device (target) its context, groups (checked for distinct domains),
+//! activation, export queries, dedup by file identity, one import per buffer, layouts. Whatever
+//! was set up when a step fails is torn down by `RunParts` before the error is returned.
+//!
+//! A run over several devices starts whole or not at all: when one device's setup fails, the
+//! devices set up before it are torn down and the error names the device (its name first).
 
 use std::collections::HashSet;
 
 use crate::layout::decode::MetricDesc;
-use crate::layout::{Decoder, LayoutSet, Target};
+use crate::layout::{Decoder, LayoutSet, Target as LayoutTarget};
 use crate::ze::{Context, CreateGroupError, Device, GroupExport, Loader, Metric, MetricGroup};
 
 use super::dmabuf::{self, ImportError};
 use super::errors;
-use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo, Via};
+use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo, Target, Via};
 use super::run::{Reader, Run, StreamReader};
 use super::teardown::{DeviceContext, Pending, RunParts, Teardown};
 
@@ -62,49 +65,138 @@ pub fn start(
     run: u64,
     pending: &mut Vec<Pending>,
 ) -> Result<Run, SamplerError> {
-    if cfg.groups.is_empty() {
-        return Err(errors::config("no metric group chosen", Some("pick a group that exports memory")));
-    }
-    let (device, simulated) = find_device(loader, cfg.device)?;
-    let driver = &loader.drivers[cfg.device.driver];
+    check_targets(cfg)?;
+    let several = cfg.targets.len() > 1;
+    let mut parts = RunParts::new();
     let mut notices = Vec::new();
-    let mut dc = DeviceContext {
-        ctx: Context::create(driver).map_err(|e| errors::ze("creating a context", &e))?,
-        device: device.clone(),
-        path: cfg.device,
-        enabled_metrics: false,
+    let mut streams = Vec::new();
+    let mut infos = Vec::new();
+    let mut devices = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut simulated = false;
+    for (t, target) in cfg.targets.iter().enumerate() {
+        let before = notices.len();
+        let set_up = start_device(&mut parts, loader, layouts, cfg, t, &names, &mut notices);
+        let (device, name, sim, s, i) = match set_up {
+            Ok(x) => x,
+            Err((mut e, name)) => {
+                if several {
+                    let name = name.unwrap_or_else(|| format!("device {:?}", target.device));
+                    e.message = format!("{name}: {}", e.message);
+                }
+                return Err(with_teardown(e, parts.finish(), pending));
+            }
+        };
+        simulated |= sim;
+        if several {
+            for n in &mut notices[before..] {
+                *n = format!("{name}: {n}");
+            }
+        }
+        for (reader, mut info) in s.into_iter().zip(i) {
+            info.index = streams.len();
+            streams.push(reader);
+            infos.push(info);
+        }
+        names.push(name);
+        devices.push(device);
+    }
+    let info = RunInfo {
+        run,
+        config: cfg.clone(),
+        devices: names,
+        simulated,
+        streams: infos,
+        imports: parts.imports(),
+        notices,
     };
+    let mut r = Run::new(info, parts, streams, devices);
+    match r.check_first_snapshot() {
+        Ok(()) => Ok(r),
+        Err(e) => Err(with_teardown(e, r.stop(), pending)),
+    }
+}
+
+/// At least one target, each with a group, no device twice.
+fn check_targets(cfg: &RunConfig) -> Result<(), SamplerError> {
+    if cfg.targets.is_empty() {
+        return Err(errors::config("no device chosen", Some("pick a device and its metric groups")));
+    }
+    for (i, t) in cfg.targets.iter().enumerate() {
+        if t.groups.is_empty() {
+            let message = match cfg.targets.len() {
+                1 => "no metric group chosen".to_owned(),
+                _ => format!("no metric group chosen for device {:?}", t.device),
+            };
+            return Err(errors::config(message, Some("pick a group that exports memory")));
+        }
+        if cfg.targets[..i].iter().any(|o| o.device == t.device) {
+            return Err(errors::config(
+                format!("device {:?} is named twice in one run", t.device),
+                Some("name each device once, with all of its groups"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+type DeviceSetup = (Device, String, bool, Vec<Reader>, Vec<StreamInfo>);
+
+/// Sets up target `t` as device `t` of `parts`: context, metrics enabled, groups. The error
+/// comes with the device's name when it was found.
+fn start_device(
+    parts: &mut RunParts,
+    loader: &Loader,
+    layouts: &LayoutSet,
+    cfg: &RunConfig,
+    t: usize,
+    earlier: &[String],
+    notices: &mut Vec<String>,
+) -> Result<DeviceSetup, (SamplerError, Option<String>)> {
+    let target = &cfg.targets[t];
+    let (device, simulated) = find_device(loader, target.device).map_err(|e| (e, None))?;
+    let name = if earlier.contains(&device.info.name) {
+        // Series name their device: two devices of one name must not share series.
+        let p = target.device;
+        match p.sub_device {
+            Some(s) => format!("{} #{}.{}.{s}", device.info.name, p.driver, p.device),
+            None => format!("{} #{}.{}", device.info.name, p.driver, p.device),
+        }
+    } else {
+        device.info.name.clone()
+    };
+    let fail = |e: SamplerError| (e, Some(name.clone()));
+    let driver = &loader.drivers[target.device.driver];
+    let ctx = Context::create(driver).map_err(|e| fail(errors::ze("creating a context", &e)))?;
+    let mut dc = DeviceContext { ctx, device: device.clone(), path: target.device, enabled_metrics: false };
     // Where the driver can enable metrics at run time, do (and disable them at teardown). An
     // optional call: a driver without it (or refusing it) has its metrics enabled otherwise.
     match device.enable_metrics() {
         Ok(enabled) => dc.enabled_metrics = enabled,
         Err(e) if super::optional::is_fatal(&e) => {
             let _ = dc.ctx.destroy();
-            return Err(errors::ze("enabling metrics", &e));
+            return Err(fail(errors::ze("enabling metrics", &e)));
         }
         Err(e) => notices.push(super::optional::off("run-time metrics enable", &e)),
     }
-    let mut parts = RunParts::new(dc);
-    match build(&mut parts, &device, driver, simulated, layouts, cfg, &mut notices) {
-        Ok((streams, infos)) => {
-            let imports = parts.buffers_mut().len();
-            let info = RunInfo {
-                run,
-                config: cfg.clone(),
-                device: device.info.name.clone(),
-                simulated,
-                streams: infos,
-                imports,
-                notices,
-            };
-            let mut r = Run::new(info, parts, streams, device);
-            match r.check_first_snapshot() {
-                Ok(()) => Ok(r),
-                Err(e) => Err(with_teardown(e, r.stop(), pending)),
-            }
-        }
-        Err(e) => Err(with_teardown(e, parts.finish(), pending)),
-    }
+    let d = parts.add_device(dc);
+    let on = Build { d, device: &device, name: &name, driver, simulated, layouts, cfg, target };
+    let (streams, infos) = build(parts, &on, notices).map_err(fail)?;
+    Ok((device, name, simulated, streams, infos))
+}
+
+/// One device's part of a run being built.
+struct Build<'a> {
+    /// Its index in `RunParts` (and `RunConfig::targets`).
+    d: usize,
+    device: &'a Device,
+    /// Its name in the run (`RunInfo::devices`).
+    name: &'a str,
+    driver: &'a crate::ze::Driver,
+    simulated: bool,
+    layouts: &'a LayoutSet,
+    cfg: &'a RunConfig,
+    target: &'a Target,
 }
 
 /// Adds teardown failures to the error that ended a setup.
@@ -116,19 +208,16 @@ fn with_teardown(mut e: SamplerError, t: Teardown, pending: &mut Vec<Pending>) -
     e
 }
 
-/// The part of a run's setup that can fail after the context exists.
+/// The part of a device's setup that can fail after its context exists.
 fn build(
     parts: &mut RunParts,
-    device: &Device,
-    driver: &crate::ze::Driver,
-    simulated: bool,
-    layouts: &LayoutSet,
-    cfg: &RunConfig,
+    on: &Build,
     notices: &mut Vec<String>,
 ) -> Result<(Vec<Reader>, Vec<StreamInfo>), SamplerError> {
+    let Build { d, device, driver, simulated, layouts, cfg, target, .. } = *on;
     let all = device.metric_groups().map_err(|e| errors::ze("listing metric groups", &e))?;
     let mut groups: Vec<MetricGroup> = Vec::new();
-    for name in &cfg.groups {
+    for name in &target.groups {
         let g = all
             .iter()
             .find(|g| &g.info.name == name)
@@ -141,24 +230,24 @@ fn build(
         }
         groups.push(g.clone());
     }
-    if cfg.custom_group {
-        let g = create_group(parts, &groups, &cfg.metrics)?;
+    if target.custom_group {
+        let g = create_group(parts, d, &groups, &target.metrics)?;
         groups = vec![g];
     }
     let refs: Vec<&MetricGroup> = groups.iter().collect();
-    parts.device_context().ctx.activate(device, &refs).map_err(|e| errors::ze("activating metric groups", &e))?;
-    parts.activation_mut().activated = true;
+    parts.device_context(d).ctx.activate(device, &refs).map_err(|e| errors::ze("activating metric groups", &e))?;
+    parts.activation_mut(d).activated = true;
 
     let mut streams = Vec::new();
     let mut infos = Vec::new();
     for g in &groups {
         let metrics = g.metrics().map_err(|e| errors::ze(&format!("listing metrics of {}", g.info.name), &e))?;
         if way(g, &metrics, cfg.via)? == Way::Streamer {
-            let wanted = if cfg.custom_group { &[][..] } else { &cfg.metrics[..] };
+            let wanted = if target.custom_group { &[][..] } else { &target.metrics[..] };
             let Some(plan) = super::streams::plan(&metrics, wanted, value_sets(device, g)) else {
                 continue;
             };
-            let (open, dc) = parts.streams_mut();
+            let (open, dc) = parts.streams_mut(d);
             let (period, notify) = streamer_request(cfg.interval);
             let i = open
                 .open(&dc.ctx, device, g, period, notify, notices)
@@ -168,6 +257,8 @@ fn build(
             let reader = super::streams::StreamerReader::new(i, open, g.clone(), device.clone(), plan, notices);
             infos.push(StreamInfo {
                 index: streams.len(),
+                target: d,
+                device: on.name.to_owned(),
                 group: g.info.name.clone(),
                 layout: super::streams::describe(period, notify),
                 series,
@@ -178,30 +269,30 @@ fn build(
         }
         let (fd, size) = export_of(g, &metrics)?;
         validate_export(&g.info.name, fd, size)?;
-        let target = Target {
+        let lt = LayoutTarget {
             simulated,
             driver_uuid: &crate::ze::uuid_string(&driver.info.uuid),
             device: &device.info.name,
             group: &g.info.name,
         };
-        let layout = layouts.select(&target).ok_or_else(|| {
+        let layout = layouts.select(&lt).ok_or_else(|| {
             errors::layout(format!(
                 "no layout matches metric group {} on {} (driver {})",
-                g.info.name, device.info.name, target.driver_uuid
+                g.info.name, device.info.name, lt.driver_uuid
             ))
         })?;
         let mut decoder = Decoder::new(layout, &g.info.name, &metric_descs(&metrics), size)
             .map_err(|e| errors::layout(e.to_string()))?;
-        if !cfg.custom_group {
+        if !target.custom_group {
             let wanted: Vec<String> =
-                cfg.metrics.iter().filter(|m| metrics.iter().any(|x| &x.info.name == *m)).cloned().collect();
-            if !cfg.metrics.is_empty() && wanted.is_empty() {
+                target.metrics.iter().filter(|m| metrics.iter().any(|x| &x.info.name == *m)).cloned().collect();
+            if !target.metrics.is_empty() && wanted.is_empty() {
                 continue;
             }
             decoder.select(&wanted).map_err(|e| errors::layout(e.to_string()))?;
         }
-        let buffer = import(parts, device, fd, size, &g.info.name)?;
-        let imported = parts.buffers_mut().get_mut(buffer).size;
+        let buffer = import(parts, d, device, fd, size, &g.info.name)?;
+        let imported = parts.buffers_mut(d).get_mut(buffer).size;
         if decoder.span > imported {
             return Err(errors::export(format!(
                 "metric group {} reports {size} bytes of exported memory, but the same buffer was imported with \
@@ -209,7 +300,7 @@ fn build(
                 g.info.name, decoder.span
             )));
         }
-        let read_path = parts.buffers_mut().get_mut(buffer).read_path().name();
+        let read_path = parts.buffers_mut(d).get_mut(buffer).read_path().name();
         let series = decoder
             .fields
             .iter()
@@ -223,12 +314,14 @@ fn build(
             .collect();
         infos.push(StreamInfo {
             index: streams.len(),
+            target: d,
+            device: on.name.to_owned(),
             group: g.info.name.clone(),
             layout: decoder.layout.clone(),
             series,
             read_path,
         });
-        streams.push(Reader::Export(StreamReader::new(buffer, decoder)));
+        streams.push(Reader::Export(StreamReader::new(d, buffer, decoder)));
     }
     if streams.is_empty() {
         return Err(errors::config("none of the chosen metrics belongs to the chosen groups", None));
@@ -367,15 +460,27 @@ fn validate_export(what: &str, fd: i32, size: usize) -> Result<(), SamplerError>
     }
 }
 
-fn import(parts: &mut RunParts, device: &Device, fd: i32, size: usize, group: &str) -> Result<usize, SamplerError> {
-    parts.import(device, fd, size).map_err(|e| match e {
+fn import(
+    parts: &mut RunParts,
+    d: usize,
+    device: &Device,
+    fd: i32,
+    size: usize,
+    group: &str,
+) -> Result<usize, SamplerError> {
+    parts.import(d, device, fd, size).map_err(|e| match e {
         ImportError::Fd(m) => errors::export(format!("importing the memory of {group}: {m}")),
         ImportError::Ze(z) => errors::ze(&format!("importing the memory of {group}"), &z),
     })
 }
 
 /// Creates a group at run time from the chosen metrics (all of the chosen groups' domain).
-fn create_group(parts: &mut RunParts, groups: &[MetricGroup], metrics: &[String]) -> Result<MetricGroup, SamplerError> {
+fn create_group(
+    parts: &mut RunParts,
+    d: usize,
+    groups: &[MetricGroup],
+    metrics: &[String],
+) -> Result<MetricGroup, SamplerError> {
     if metrics.is_empty() {
         return Err(errors::config("a custom group needs metrics", Some("choose the metrics to combine")));
     }
@@ -387,12 +492,12 @@ fn create_group(parts: &mut RunParts, groups: &[MetricGroup], metrics: &[String]
             .ok_or_else(|| errors::config(format!("metric {name:?} is in none of the chosen groups"), None))?;
         chosen.push(m);
     }
-    let device = parts.device_context().device.clone();
+    let device = parts.device_context(d).device.clone();
     let group = device.create_metric_group(c"zescope custom", &chosen).map_err(|e| match e {
         CreateGroupError::Ze(z) => errors::ze("creating a metric group", &z),
         other => errors::config(other.to_string(), Some("sample predefined groups instead")),
     })?;
     let plain = group.group().clone();
-    parts.activation_mut().created.push(group);
+    parts.activation_mut(d).created.push(group);
     Ok(plain)
 }

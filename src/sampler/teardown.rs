@@ -10,7 +10,11 @@
 //! 3. [`DeviceContext`]: metrics enabled at run time and the context — releasing it requires
 //!    the [`Deactivated`] proof that only `Activation::release` can make.
 //!
-//! [`RunParts`] owns all three. Stop, shutdown, device or group change, every setup or read
+//! A run over several devices holds layers 1–3 once per device and releases each layer on every
+//! device before the next: every streamer of every device is closed, and every import of every
+//! device freed, before any group is deactivated.
+//!
+//! [`RunParts`] owns all of them. Stop, shutdown, device or group change, every setup or read
 //! error and a panic in the sampler all end in [`RunParts::finish`] (explicitly, or from `Drop`
 //! while unwinding). Within a layer every step is attempted; across layers the order is strict:
 //! when an unmap or a free fails, deactivation and disable wait — the whole remainder comes back
@@ -35,7 +39,7 @@ pub struct Deactivated(());
 impl Activation {
     pub fn release(
         self,
-        _: StreamsClosed,
+        _: &StreamsClosed,
         _: BuffersReleased,
         dc: &DeviceContext,
         errors: &mut Vec<String>,
@@ -118,14 +122,14 @@ pub enum Pending {
 
 impl Pending {
     /// Tries again; gives back what is still left.
-    pub fn retry(self, errors: &mut Vec<String>) -> Option<Pending> {
+    pub fn retry(self, errors: &mut Vec<String>) -> Vec<Pending> {
         match self {
             Pending::Run(parts) => {
                 let t = parts.finish();
                 errors.extend(t.errors);
                 t.pending
             }
-            Pending::Disable(d) => d.retry(errors).map(Pending::Disable),
+            Pending::Disable(d) => d.retry(errors).map(Pending::Disable).into_iter().collect(),
         }
     }
 }
@@ -135,10 +139,9 @@ impl Pending {
     /// blocks its whole root device: a new run there would deactivate or disable under it.
     pub fn blocks(&self, path: DevicePath) -> bool {
         match self {
-            Pending::Run(parts) => parts
-                .inner
-                .as_ref()
-                .is_some_and(|(dc, ..)| dc.path.driver == path.driver && dc.path.device == path.device),
+            Pending::Run(parts) => {
+                parts.devices.iter().any(|(dc, ..)| dc.path.driver == path.driver && dc.path.device == path.device)
+            }
             Pending::Disable(_) => false,
         }
     }
@@ -155,7 +158,7 @@ impl From<PendingDisable> for Pending {
 pub fn retry_all(pending: &mut Vec<Pending>, errors: &mut Vec<String>) {
     let (runs, disables): (Vec<Pending>, Vec<Pending>) =
         std::mem::take(pending).into_iter().partition(|p| matches!(p, Pending::Run(_)));
-    pending.extend(runs.into_iter().filter_map(|p| p.retry(errors)));
+    pending.extend(runs.into_iter().flat_map(|p| p.retry(errors)));
     for d in disables {
         let waits = match &d {
             Pending::Disable(pd) => pending.iter().any(|p| p.blocks(pd.path)),
@@ -169,80 +172,115 @@ pub fn retry_all(pending: &mut Vec<Pending>, errors: &mut Vec<String>) {
     }
 }
 
-/// Everything a run holds on the driver.
+/// Everything a run holds on the driver: per device its context, activation and imports.
 pub struct RunParts {
-    inner: Option<(DeviceContext, Activation, Buffers)>,
+    devices: Vec<(DeviceContext, Activation, Buffers)>,
     /// Closed first; empty for a run that reads exported memory only.
     streams: Streams,
 }
 
 impl RunParts {
-    pub fn new(dc: DeviceContext) -> RunParts {
-        let buffers = Buffers::new();
-        RunParts {
-            inner: Some((dc, Activation { activated: false, created: Vec::new() }, buffers)),
-            streams: Streams::default(),
-        }
+    pub fn new() -> RunParts {
+        RunParts { devices: Vec::new(), streams: Streams::default() }
+    }
+
+    /// Adds a device of the run (its context created); its index for the other calls.
+    pub fn add_device(&mut self, dc: DeviceContext) -> usize {
+        self.devices.push((dc, Activation { activated: false, created: Vec::new() }, Buffers::new()));
+        self.devices.len() - 1
     }
 
     pub fn streams(&self) -> &Streams {
         &self.streams
     }
 
-    /// The streams and the context they are opened in.
-    pub fn streams_mut(&mut self) -> (&mut Streams, &DeviceContext) {
-        (&mut self.streams, &self.inner.as_ref().expect("live run").0)
+    /// The streams and the context of device `d` they are opened in.
+    pub fn streams_mut(&mut self, d: usize) -> (&mut Streams, &DeviceContext) {
+        (&mut self.streams, &self.devices[d].0)
     }
 
-    pub fn device_context(&self) -> &DeviceContext {
-        &self.inner.as_ref().expect("live run").0
+    pub fn device_context(&self, d: usize) -> &DeviceContext {
+        &self.devices[d].0
     }
 
-    pub fn activation_mut(&mut self) -> &mut Activation {
-        &mut self.inner.as_mut().expect("live run").1
+    pub fn activation_mut(&mut self, d: usize) -> &mut Activation {
+        &mut self.devices[d].1
     }
 
-    pub fn buffers_mut(&mut self) -> &mut Buffers {
-        &mut self.inner.as_mut().expect("live run").2
+    pub fn buffers_mut(&mut self, d: usize) -> &mut Buffers {
+        &mut self.devices[d].2
     }
 
-    /// Imports the buffer behind `fd` into the run's context (once per file); its index.
-    pub fn import(&mut self, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
-        let (dc, _, buffers) = self.inner.as_mut().expect("live run");
+    /// Imports made on every device.
+    pub fn imports(&self) -> usize {
+        self.devices.iter().map(|(.., b)| b.len()).sum()
+    }
+
+    /// Imports the buffer behind `fd` into device `d`'s context (once per file); its index.
+    pub fn import(&mut self, d: usize, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
+        let (dc, _, buffers) = &mut self.devices[d];
         buffers.import(&dc.ctx, device, fd, size)
     }
 
-    /// The teardown: close streamers → destroy their events and pools → unmap → free →
-    /// deactivate → destroy created groups → disable metrics → destroy the context. Returns what failed and what is left to retry.
+    /// The teardown: close every streamer → destroy their events and pools → on every device
+    /// unmap and free → on every device deactivate, destroy created groups, disable metrics,
+    /// destroy the context. Returns what failed and what is left to retry.
     pub fn finish(mut self) -> Teardown {
         self.teardown()
     }
 
     fn teardown(&mut self) -> Teardown {
-        let Some((dc, activation, mut buffers)) = self.inner.take() else {
-            return Teardown { errors: Vec::new(), pending: None };
-        };
+        let mut devices = std::mem::take(&mut self.devices);
+        if devices.is_empty() {
+            return Teardown { errors: Vec::new(), pending: Vec::new() };
+        }
+        let several = devices.len() > 1;
         let mut errors = Vec::new();
         let closed = std::mem::take(&mut self.streams).release(&mut errors);
-        let Some(released) = buffers.release(&dc.ctx, &mut errors) else {
+        let mut released = Vec::new();
+        for (dc, _, buffers) in &mut devices {
+            let mut e = Vec::new();
+            released.push(buffers.release(&dc.ctx, &mut e));
+            errors.extend(e.into_iter().map(|e| on_device(several, dc, e)));
+        }
+        let missing: Vec<&str> = devices
+            .iter()
+            .zip(&released)
+            .filter(|(_, r)| r.is_none())
+            .map(|((dc, ..), _)| dc.device.info.name.as_str())
+            .collect();
+        let Some(released) = released.into_iter().collect::<Option<Vec<BuffersReleased>>>() else {
             errors.push(format!(
                 "the metric groups on {} stay active until their exported memory is freed (zescope retries at the \
                  next stop, start and at exit)",
-                dc.device.info.name
+                missing.join(" and ")
             ));
-            let rest = RunParts { inner: Some((dc, activation, buffers)), streams: Streams::default() };
-            return Teardown { errors, pending: Some(Pending::Run(rest)) };
+            // Nothing is deactivated while any import is left: the devices released so far
+            // hold no imports and release at once at the retry.
+            let rest = RunParts { devices, streams: Streams::default() };
+            return Teardown { errors, pending: vec![Pending::Run(rest)] };
         };
-        let deactivated = activation.release(closed, released, &dc, &mut errors);
-        let pending = dc.release(deactivated, &mut errors).map(Pending::Disable);
+        let mut pending = Vec::new();
+        for ((dc, activation, _), r) in devices.into_iter().zip(released) {
+            let mut e = Vec::new();
+            let deactivated = activation.release(&closed, r, &dc, &mut e);
+            let name = dc.device.info.name.clone();
+            pending.extend(dc.release(deactivated, &mut e).map(Pending::Disable));
+            errors.extend(e.into_iter().map(|e| if several { format!("{name}: {e}") } else { e }));
+        }
         Teardown { errors, pending }
     }
+}
+
+/// `e`, naming the device when a run has several.
+fn on_device(several: bool, dc: &DeviceContext, e: String) -> String {
+    if several { format!("{}: {e}", dc.device.info.name) } else { e }
 }
 
 /// What a teardown could not do.
 pub struct Teardown {
     pub errors: Vec<String>,
-    pub pending: Option<Pending>,
+    pub pending: Vec<Pending>,
 }
 
 impl Drop for RunParts {
@@ -252,17 +290,18 @@ impl Drop for RunParts {
         for e in &t.errors {
             log::error!("teardown after a failure: {e}");
         }
-        match t.pending {
-            Some(Pending::Disable(p)) => {
-                let _ = p.retry(&mut Vec::new());
+        for p in t.pending {
+            match p {
+                Pending::Disable(p) => {
+                    let _ = p.retry(&mut Vec::new());
+                }
+                Pending::Run(rest) => {
+                    // Its exporters must not be torn down under a live import, and dropping it
+                    // would only try again: leave it to the driver's own cleanup at exit.
+                    log::error!("exported memory could not be freed; its metric groups are left active");
+                    std::mem::forget(rest);
+                }
             }
-            Some(Pending::Run(rest)) => {
-                // Its exporters must not be torn down under a live import, and dropping it would
-                // only try again: leave it to the driver's own cleanup at exit.
-                log::error!("exported memory could not be freed; its metric groups are left active");
-                std::mem::forget(rest);
-            }
-            None => {}
         }
     }
 }

@@ -370,10 +370,13 @@ impl State {
         let mut errors = Vec::new();
         teardown::retry_all(&mut self.pending, &mut errors);
         report_teardown(errors, outbox);
-        if self.pending.iter().any(|p| p.blocks(cfg.device)) {
+        if let Some(t) = cfg.targets.iter().find(|t| self.pending.iter().any(|p| p.blocks(t.device))) {
+            let on = if cfg.targets.len() > 1 { format!("device {:?}", t.device) } else { "this device".to_owned() };
             return outbox.push(Event::Error(errors::config(
-                "cannot start on this device: exported memory of an earlier run could not be freed, so its metric \
-                 groups must stay active",
+                format!(
+                    "cannot start on {on}: exported memory of an earlier run could not be freed, so its metric \
+                 groups must stay active"
+                ),
                 Some("zescope retries the free at each start and at exit; if it keeps failing, restart zescope"),
             )));
         }

@@ -76,14 +76,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
     let max_age = (args.interval * 5).max(Duration::from_secs(5));
     let server = http::Http::start(args.listen, published.clone(), http::Health { max_age })?;
     listening(server.addr);
-    let cfg = RunConfig {
-        device: device.path,
-        groups,
-        metrics: Vec::new(),
-        custom_group: false,
-        interval: args.interval,
-        via: args.via,
-    };
+    let cfg = RunConfig { via: args.via, ..RunConfig::single(device.path, groups, args.interval) };
     h.send(Command::Start(cfg));
 
     let mut store = Store::new(STORE_CAP);

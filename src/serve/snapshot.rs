@@ -62,7 +62,8 @@ pub struct Layout {
 impl Layout {
     /// The families and slots of a run on `device`.
     pub fn new(info: &RunInfo, device: Option<&DeviceEntry>) -> Layout {
-        let mut device_labels: Labels = vec![("device".into(), info.device.clone())];
+        let first = info.devices.first().cloned().unwrap_or_default();
+        let mut device_labels: Labels = vec![("device".into(), first)];
         if let Some(d) = device {
             device_labels.push(("uuid".into(), d.uuid.clone()));
             device_labels.push(("driver".into(), format!("{:#x}", d.driver_version)));
@@ -76,6 +77,7 @@ impl Layout {
                 let counter = names::is_counter(x.kind);
                 let family = layout.family(&x.name, &x.description, &x.unit, &unit, counter, &s.group);
                 let mut labels = device_labels.clone();
+                labels[0].1.clone_from(&s.device);
                 labels.push(("group".into(), s.group.clone()));
                 labels.push(("source".into(), names::source_label(s.read_path).to_owned()));
                 layout.slots.push(Slot { family, labels, scale: unit.scale });
@@ -291,6 +293,8 @@ mod tests {
     fn run() -> RunInfo {
         let stream = |index: usize, group: &str, series: Vec<SeriesInfo>| StreamInfo {
             index,
+            target: 0,
+            device: "dev \"x\"".into(),
             group: group.into(),
             layout: "l".into(),
             series,
@@ -298,15 +302,12 @@ mod tests {
         };
         RunInfo {
             run: 1,
-            config: RunConfig {
-                device: DevicePath::default(),
-                groups: vec!["A".into(), "B".into()],
-                metrics: Vec::new(),
-                custom_group: false,
-                interval: std::time::Duration::from_millis(1),
-                via: Default::default(),
-            },
-            device: "dev \"x\"".into(),
+            config: RunConfig::single(
+                DevicePath::default(),
+                vec!["A".into(), "B".into()],
+                std::time::Duration::from_millis(1),
+            ),
+            devices: vec!["dev \"x\"".into()],
             simulated: false,
             streams: vec![
                 stream(0, "A", vec![series("Time", "ns", Kind::Cumulative), series("Power", "mW", Kind::Gauge)]),

@@ -64,49 +64,53 @@ pub fn device_record(d: &DeviceEntry) -> DeviceRecord {
 }
 
 impl RunHistory {
-    /// Record a run that started: its device (looked up in `inventory`, by
-    /// the run's device path), configuration, and the store streams created
-    /// for its groups, in `info.streams` order.
+    /// Record a run that started: per device (looked up in `inventory` by its path) one
+    /// `RunRecord` with that device's configuration and layouts (a run over several devices
+    /// gives several records of one run number), and the store streams created for its
+    /// groups, in `info.streams` order.
     pub fn run_started(&mut self, info: &RunInfo, inventory: Option<&Inventory>, streams: &[StreamId]) {
         if let Some(src) = inventory.and_then(|i| i.source.as_ref()) {
             self.source = source_record(src);
         }
-        let entry = inventory.and_then(|i| i.devices.iter().find(|d| d.path == info.config.device));
-        let device = match entry {
-            Some(d) => device_record(d),
-            None => DeviceRecord { name: info.device.clone(), simulated: info.simulated, ..DeviceRecord::default() },
-        };
-        let index = match self.devices.iter().position(|d| *d == device) {
-            Some(i) => i,
-            None => {
-                self.devices.push(device);
-                self.devices.len() - 1
-            }
-        };
         let now = unix_ms_now();
         self.recorded.get_or_insert_with(|| Recorded {
             started_unix_ms: now,
             host: host_name(),
             zescope_version: env!("CARGO_PKG_VERSION").to_owned(),
         });
-        let c = &info.config;
         let u32_of = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-        self.runs.push(RunRecord {
-            run: info.run,
-            device: index as u32,
-            device_path: DevicePathRecord {
-                driver: u32_of(c.device.driver),
-                device: u32_of(c.device.device),
-                sub_device: c.device.sub_device.map(u32_of),
-            },
-            groups: c.groups.clone(),
-            metrics: c.metrics.clone(),
-            custom_group: c.custom_group,
-            interval_ns: c.interval.as_nanos().min(u64::MAX as u128) as u64,
-            layouts: info.streams.iter().map(|s| s.layout.clone()).collect(),
-            via: c.via.name().to_owned(),
-            started_unix_ms: now,
-        });
+        for (t, target) in info.config.targets.iter().enumerate() {
+            let entry = inventory.and_then(|i| i.devices.iter().find(|d| d.path == target.device));
+            let name = info.devices.get(t).cloned().unwrap_or_default();
+            let device = match entry {
+                // A name made unique in the run is the one its series carry.
+                Some(d) => DeviceRecord { name: name.clone(), ..device_record(d) },
+                None => DeviceRecord { name, simulated: info.simulated, ..DeviceRecord::default() },
+            };
+            let index = match self.devices.iter().position(|d| *d == device) {
+                Some(i) => i,
+                None => {
+                    self.devices.push(device);
+                    self.devices.len() - 1
+                }
+            };
+            self.runs.push(RunRecord {
+                run: info.run,
+                device: index as u32,
+                device_path: DevicePathRecord {
+                    driver: u32_of(target.device.driver),
+                    device: u32_of(target.device.device),
+                    sub_device: target.device.sub_device.map(u32_of),
+                },
+                groups: target.groups.clone(),
+                metrics: target.metrics.clone(),
+                custom_group: target.custom_group,
+                interval_ns: info.config.interval.as_nanos().min(u64::MAX as u128) as u64,
+                layouts: info.streams.iter().filter(|s| s.target == t).map(|s| s.layout.clone()).collect(),
+                via: info.config.via.name().to_owned(),
+                started_unix_ms: now,
+            });
+        }
         for (s, &id) in info.streams.iter().zip(streams) {
             let series = s
                 .series
@@ -121,11 +125,11 @@ impl RunHistory {
                     description: x.description.clone(),
                 })
                 .collect();
-            let name = format!("{} / {} (run {})", info.device, s.group, info.run);
+            let name = format!("{} / {} (run {})", s.device, s.group, info.run);
             let meta = StreamMeta {
                 name,
                 run: info.run,
-                device: info.device.clone(),
+                device: s.device.clone(),
                 group: s.group.clone(),
                 layout: s.layout.clone(),
                 series,

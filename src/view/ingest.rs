@@ -52,6 +52,12 @@ pub struct Ingest {
 }
 
 impl Ingest {
+    /// Are series of more than one device known (legends then name the device)?
+    pub fn several_devices(&self) -> bool {
+        let mut devices = self.order.iter().map(|k| &k.device);
+        devices.next().is_some_and(|first| devices.any(|d| d != first))
+    }
+
     /// Opens the run's streams in `store` and files its series; returns the run.
     pub fn run_started(&mut self, store: &mut Store, info: RunInfo) -> &ActiveRun {
         let mut streams = Vec::with_capacity(info.streams.len());
@@ -60,7 +66,7 @@ impl Ingest {
             let id = store.begin_stream(stream_desc(&info, s));
             let mut ks = Vec::with_capacity(s.series.len());
             for (i, x) in s.series.iter().enumerate() {
-                let key = SeriesKey { device: info.device.clone(), group: s.group.clone(), metric: x.name.clone() };
+                let key = SeriesKey { device: s.device.clone(), group: s.group.clone(), metric: x.name.clone() };
                 if !self.series.contains_key(&key) {
                     self.order.push(key.clone());
                 }
@@ -123,21 +129,20 @@ mod tests {
     fn run(run: u64, groups: &[(&str, &[&str])]) -> RunInfo {
         RunInfo {
             run,
-            config: RunConfig {
-                device: DevicePath { driver: 0, device: 0, sub_device: None },
-                groups: groups.iter().map(|g| g.0.to_owned()).collect(),
-                metrics: Vec::new(),
-                custom_group: false,
-                interval: std::time::Duration::from_millis(1),
-                via: Default::default(),
-            },
-            device: "dev".into(),
+            config: RunConfig::single(
+                DevicePath { driver: 0, device: 0, sub_device: None },
+                groups.iter().map(|g| g.0.to_owned()).collect(),
+                std::time::Duration::from_millis(1),
+            ),
+            devices: vec!["dev".into()],
             simulated: true,
             streams: groups
                 .iter()
                 .enumerate()
                 .map(|(index, (g, ms))| StreamInfo {
                     index,
+                    target: 0,
+                    device: "dev".into(),
                     group: g.to_string(),
                     layout: "l".into(),
                     series: ms.iter().map(|m| series(m)).collect(),

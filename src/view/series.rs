@@ -25,6 +25,15 @@ impl SeriesKey {
     pub fn label(&self) -> String {
         format!("{}/{}", self.group, self.metric)
     }
+
+    /// What a legend shows: `label`, after the device's name when series of several devices
+    /// are known ("ze-sim NPU · NpuActivity/NpuPower").
+    pub fn shown(&self, several_devices: bool) -> String {
+        match several_devices {
+            true => format!("{} · {}", self.device, self.label()),
+            false => self.label(),
+        }
+    }
 }
 
 /// Everything known about one counter: its description and its series in the store (one per
@@ -59,7 +68,7 @@ pub(crate) fn store_kind(info: &SeriesInfo) -> SeriesKind {
 /// How the store describes one stream of a run (one per metric group).
 pub fn stream_desc(info: &RunInfo, s: &StreamInfo) -> StreamDesc {
     StreamDesc {
-        name: format!("{} / {} (run {})", info.device, s.group, info.run),
+        name: format!("{} / {} (run {})", s.device, s.group, info.run),
         series: s
             .series
             .iter()

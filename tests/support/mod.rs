@@ -82,14 +82,7 @@ pub fn sync(h: &SamplerHandle, n: u64) -> Vec<Event> {
 }
 
 pub fn run_config(groups: &[&str]) -> RunConfig {
-    RunConfig {
-        device: DevicePath::default(),
-        groups: groups.iter().map(|s| s.to_string()).collect(),
-        metrics: Vec::new(),
-        custom_group: false,
-        interval: Duration::from_millis(1),
-        via: Default::default(),
-    }
+    RunConfig::single(DevicePath::default(), groups.iter().map(|s| s.to_string()).collect(), Duration::from_millis(1))
 }
 
 pub fn first_error(events: &[Event]) -> Option<zescope::sampler::SamplerError> {
