@@ -191,6 +191,10 @@ pub fn show(
                     .allow_double_click_reset(false)
                     .show_x(false)
                     .show_y(false)
+                    // The plot area is not filled (the window's clear colour shows through, see
+                    // `bare` in mod.rs): a fill shades every pixel of every pane once more per
+                    // frame. Its outline is drawn below.
+                    .show_background(false)
                     .grid_spacing(axes::GRID_MIN_PX..=300.0)
                     .custom_y_axes(vec![axes::y_axis(unit.clone(), y_width)])
                     .y_grid_spacer(axes::y_spacer)
@@ -274,6 +278,12 @@ pub fn show(
                     }
                 }
                 // Cursors: Shift+click sets them, a drag that starts on a cursor's line moves it.
+                ui.painter().rect_stroke(
+                    resp.response.rect,
+                    2.0,
+                    ui.visuals().widgets.noninteractive.bg_stroke,
+                    egui::StrokeKind::Inside,
+                );
                 let pointer_t = resp.inner.map(|p| store.from_plot_x(p.x));
                 if resp.response.drag_started()
                     && let Some(pos) = resp.response.interact_pointer_pos()
