@@ -51,6 +51,7 @@ fn start(update_period_us: u64) -> (std::sync::Arc<ze_sim::Sim>, DirectRun) {
         custom_group: false,
         interval: Duration::from_millis(1),
         via: Default::default(),
+        telemetry: false,
     };
     let run = DirectRun::start(&loader, &LayoutSet::built_in(), &cfg).unwrap();
     assert_eq!(run.info().streams[0].series.len(), 256);
@@ -112,6 +113,7 @@ fn streamer_decode(c: &mut Criterion) {
         custom_group: false,
         interval: Duration::from_micros(100),
         via: Via::Streamer,
+        telemetry: false,
     };
     let mut run = DirectRun::start(&loader, &LayoutSet::built_in(), &cfg).unwrap();
     let info = run.info().clone();

@@ -76,6 +76,7 @@ fn main() {
         custom_group: false,
         interval: Duration::from_micros(100),
         via: Default::default(),
+        telemetry: false,
     }));
     let start = Instant::now();
     let mut samples = 0u64;

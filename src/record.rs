@@ -34,6 +34,8 @@ pub struct RecordArgs {
     pub interval: Duration,
     /// `--via`: exported memory, the time-based streamer, or auto (export where offered).
     pub via: crate::sampler::Via,
+    /// Also record the device's telemetry (Sysman: clocks, power, temperature, engines, memory).
+    pub telemetry: bool,
     /// How long to record, counted from the run's start (not from opening the source).
     pub duration: Duration,
     /// The output: a `.ron` extension (any case) writes a session, anything else a CSV.
@@ -110,6 +112,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         custom_group: args.custom_group,
         interval: args.interval,
         via: args.via,
+        telemetry: args.telemetry,
     };
     let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
     let mut out = if as_session {

@@ -25,6 +25,13 @@ pub struct Selection {
     /// How the groups are read: exported memory, the time-based streamer, or auto.
     #[serde(default)]
     pub via: Via,
+    /// The device's "Telemetry" node is ticked: its Sysman telemetry is read with the groups.
+    #[serde(default = "ticked")]
+    pub telemetry: bool,
+}
+
+fn ticked() -> bool {
+    true
 }
 
 impl Default for Selection {
@@ -35,6 +42,7 @@ impl Default for Selection {
             excluded: BTreeMap::new(),
             interval: Duration::from_millis(10),
             via: Via::Auto,
+            telemetry: true,
         }
     }
 }
@@ -97,8 +105,8 @@ impl AppState {
 
     pub(crate) fn run_config(&self) -> Result<RunConfig, String> {
         let device = self.selection.device.ok_or("choose a device")?;
-        if self.selection.groups.is_empty() {
-            return Err("tick at least one metric group".into());
+        if self.selection.groups.is_empty() && !self.selection.telemetry {
+            return Err("tick at least one metric group, or the device's telemetry".into());
         }
         let inv = self.inventory.as_ref().ok_or("no devices yet")?;
         let dev = inv.devices.iter().find(|d| d.path == device).ok_or("the device is gone; refresh")?;
@@ -120,7 +128,7 @@ impl AppState {
         // Only groups this device has: a stale remembered name never reaches the sampler.
         let groups: Vec<String> =
             dev.groups.iter().filter(|g| self.selection.groups.contains(&g.name)).map(|g| g.name.clone()).collect();
-        if groups.is_empty() {
+        if groups.is_empty() && !self.selection.telemetry {
             return Err("tick at least one metric group of this device".into());
         }
         Ok(RunConfig {
@@ -130,6 +138,7 @@ impl AppState {
             custom_group: false,
             interval: self.selection.interval,
             via: self.selection.via,
+            telemetry: self.selection.telemetry,
         })
     }
 }

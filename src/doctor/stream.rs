@@ -39,6 +39,7 @@ pub fn checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
                 custom_group: false,
                 interval: std::time::Duration::from_millis(10),
                 via: Via::Streamer,
+                telemetry: false,
             };
             out.push(match DirectRun::start(loader, layouts, &cfg) {
                 Ok(run) => {

@@ -61,6 +61,14 @@ pub struct RunConfig {
     /// way it offers (the default).
     #[serde(default)]
     pub via: Via,
+    /// Also read the device's telemetry through Sysman (frequency, power, temperature, engines,
+    /// memory) as one more stream, "Telemetry".
+    #[serde(default = "telemetry_default")]
+    pub telemetry: bool,
+}
+
+fn telemetry_default() -> bool {
+    true
 }
 
 /// How a run reads its metric groups.
@@ -231,7 +239,7 @@ pub struct StreamInfo {
     /// The series, in the order of each sample's values.
     pub series: Vec<SeriesInfo>,
     /// How the buffer is read: "mmap", "file read" or "device copy"; "streamer" for a group read
-    /// with the time-based streamer.
+    /// with the time-based streamer; "sysman" for the telemetry stream.
     pub read_path: &'static str,
 }
 

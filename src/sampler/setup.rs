@@ -52,7 +52,7 @@ pub fn start(
     run: u64,
     pending: &mut Vec<Pending>,
 ) -> Result<Run, SamplerError> {
-    if cfg.groups.is_empty() {
+    if cfg.groups.is_empty() && !cfg.telemetry {
         return Err(errors::config("no metric group chosen", Some("pick a group that exports memory")));
     }
     let (device, simulated) = find_device(loader, cfg.device)?;
@@ -136,8 +136,10 @@ fn build(
         groups = vec![g];
     }
     let refs: Vec<&MetricGroup> = groups.iter().collect();
-    parts.device_context().ctx.activate(device, &refs).map_err(|e| errors::ze("activating metric groups", &e))?;
-    parts.activation_mut().activated = true;
+    if !refs.is_empty() {
+        parts.device_context().ctx.activate(device, &refs).map_err(|e| errors::ze("activating metric groups", &e))?;
+        parts.activation_mut().activated = true;
+    }
 
     let mut streams = Vec::new();
     let mut infos = Vec::new();
@@ -219,8 +221,29 @@ fn build(
         });
         streams.push(Reader::Export(StreamReader::new(buffer, decoder)));
     }
-    if streams.is_empty() {
+    let groups_read = !streams.is_empty();
+    if cfg.telemetry {
+        let planned = super::telemetry::plan(device, cfg.interval, notices)
+            .map_err(|e| errors::ze(&format!("reading the telemetry of {}", device.info.name), &e))?;
+        if let Some((reader, series)) = planned {
+            infos.push(StreamInfo {
+                index: streams.len(),
+                group: super::telemetry::GROUP.to_owned(),
+                layout: super::telemetry::READ_PATH.to_owned(),
+                series,
+                read_path: super::telemetry::READ_PATH,
+            });
+            streams.push(Reader::Telemetry(reader));
+        }
+    }
+    if !groups_read && !cfg.groups.is_empty() {
         return Err(errors::config("none of the chosen metrics belongs to the chosen groups", None));
+    }
+    if streams.is_empty() {
+        return Err(errors::config(
+            format!("no metric group chosen, and {} offers no telemetry", device.info.name),
+            Some("pick a metric group"),
+        ));
     }
     Ok((streams, infos))
 }

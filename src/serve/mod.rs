@@ -83,6 +83,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         custom_group: false,
         interval: args.interval,
         via: args.via,
+        telemetry: false,
     };
     h.send(Command::Start(cfg));
 

@@ -130,6 +130,7 @@ mod tests {
                 custom_group: false,
                 interval: std::time::Duration::from_millis(1),
                 via: Default::default(),
+                telemetry: false,
             },
             device: "dev".into(),
             simulated: true,

@@ -89,6 +89,7 @@ pub fn run_config(groups: &[&str]) -> RunConfig {
         custom_group: false,
         interval: Duration::from_millis(1),
         via: Default::default(),
+        telemetry: false,
     }
 }
 

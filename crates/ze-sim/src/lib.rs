@@ -88,6 +88,7 @@ mod ops_metrics;
 pub mod ops_stream;
 mod registry;
 pub mod rules;
+mod sysman;
 pub mod testing;
 mod workload;
 mod writer;
