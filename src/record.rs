@@ -255,7 +255,7 @@ impl Out {
     /// Everything written and durable.
     fn finish(&mut self) -> Result<(), String> {
         match self {
-            Out::Csv(c) => c.flush().map_err(|e| e.to_string()),
+            Out::Csv(c) => c.finish(),
             Out::Session(s) => s.finish(),
         }
     }
@@ -263,17 +263,36 @@ impl Out {
 
 /// The recording as CSV, in the one CSV format (`export::csv`: time since the first sample, one
 /// column per counter of every stream). A row holds one stream's sample; other streams' cells are
-/// empty. The header is written when the run starts.
+/// empty. The header is written when the run starts. Rows are written in time order: streams
+/// arrive in batches of their own (telemetry every 100 ms, groups every tick), so a row waits
+/// until every stream that has samples has reached its time.
 struct CsvOut {
     file: Option<std::fs::File>,
     w: Option<CsvWriter<std::fs::File>>,
     /// First column of each stream.
     starts: Vec<usize>,
+    /// Rows not written yet: (time, first column, values).
+    pending: Vec<(i64, usize, Vec<f64>)>,
+    /// The newest time of each stream so far.
+    newest: Vec<Option<i64>>,
 }
 
 impl CsvOut {
     fn new(f: std::fs::File) -> CsvOut {
-        CsvOut { file: Some(f), w: None, starts: Vec::new() }
+        CsvOut { file: Some(f), w: None, starts: Vec::new(), pending: Vec::new(), newest: Vec::new() }
+    }
+
+    /// Writes the pending rows up to the time every stream with samples has reached (all of
+    /// them when `all`), in time order.
+    fn release(&mut self, all: bool) -> csv::Result<()> {
+        let Some(w) = self.w.as_mut() else { return Ok(()) };
+        let until = if all { i64::MAX } else { self.newest.iter().flatten().copied().min().unwrap_or(i64::MIN) };
+        self.pending.sort_by_key(|r| r.0);
+        let n = self.pending.partition_point(|r| r.0 <= until);
+        for (t, start, values) in self.pending.drain(..n) {
+            w.row(t, values.iter().enumerate().map(|(k, &v)| (start + k, v)))?;
+        }
+        Ok(())
     }
 
     fn header(&mut self, info: &RunInfo) -> csv::Result<()> {
@@ -288,16 +307,28 @@ impl CsvOut {
     }
 
     fn rows(&mut self, info: &RunInfo, b: &crate::sampler::SampleBatch) -> csv::Result<()> {
-        let (Some(w), Some(stream)) = (self.w.as_mut(), info.streams.get(b.stream)) else { return Ok(()) };
+        let (Some(_), Some(stream)) = (self.w.as_ref(), info.streams.get(b.stream)) else { return Ok(()) };
         let n = stream.series.len();
         let start = self.starts[b.stream];
         for (i, &t) in b.timestamps.iter().enumerate() {
-            w.row(t, b.values[i * n..(i + 1) * n].iter().enumerate().map(|(k, &v)| (start + k, v)))?;
+            self.pending.push((t, start, b.values[i * n..(i + 1) * n].to_vec()));
         }
-        Ok(())
+        if self.newest.len() < self.starts.len() {
+            self.newest.resize(self.starts.len(), None);
+        }
+        if let Some(&t) = b.timestamps.last() {
+            self.newest[b.stream] = Some(t);
+        }
+        self.release(false)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.w.as_mut().map_or(Ok(()), CsvWriter::flush)
+    }
+
+    /// Every pending row written, then flushed.
+    fn finish(&mut self) -> Result<(), String> {
+        self.release(true).map_err(|e| e.to_string())?;
+        self.flush().map_err(|e| e.to_string())
     }
 }

@@ -113,8 +113,13 @@ pub struct RunRecord {
     pub custom_group: bool,
     /// The sampling interval in ns, as clamped by the sampler.
     pub interval_ns: u64,
-    /// Layout file used for each group, in `groups` order.
+    /// Layout file used for each group, in `groups` order (then "sysman" for the telemetry
+    /// stream, when the run read it).
     pub layouts: Vec<String>,
+    /// The run also read the device's telemetry through Sysman (its stream, "Telemetry", after
+    /// the groups'). Absent in files older than telemetry: false.
+    #[serde(default)]
+    pub telemetry: bool,
     /// Wall-clock start of the run, Unix milliseconds.
     pub started_unix_ms: i64,
 }

@@ -104,6 +104,7 @@ impl RunHistory {
             custom_group: c.custom_group,
             interval_ns: c.interval.as_nanos().min(u64::MAX as u128) as u64,
             layouts: info.streams.iter().map(|s| s.layout.clone()).collect(),
+            telemetry: info.streams.iter().any(|s| s.read_path == crate::sampler::telemetry::READ_PATH),
             started_unix_ms: now,
         });
         for (s, &id) in info.streams.iter().zip(streams) {
