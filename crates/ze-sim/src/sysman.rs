@@ -196,7 +196,11 @@ impl Instance {
         }
     }
 
+    /// Before a state query: DEVICE_LOST on a lost device, NOT_AVAILABLE for a failing piece.
     fn failing(&self, piece: SysmanPiece) -> R<()> {
+        if self.shared.is_lost() {
+            return Err(ZE_RESULT_ERROR_DEVICE_LOST);
+        }
         if self.config.sysman.failing.contains(&piece) { Err(ZE_RESULT_ERROR_NOT_AVAILABLE) } else { Ok(()) }
     }
 

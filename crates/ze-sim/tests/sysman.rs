@@ -93,6 +93,20 @@ fn the_energy_counter_wraps_at_its_modulus() {
 }
 
 #[test]
+fn state_queries_on_a_lost_device_answer_device_lost() {
+    let f = fixture(|c| c.faults.device_lost_after_samples = Some(5));
+    let h = power_domain(&f).unwrap();
+    assert!(energy(&f, h).is_ok());
+    let (c, d, _, _) = f.running();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !f.sim.is_device_lost() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(energy(&f, h).unwrap_err(), ZE_RESULT_ERROR_DEVICE_LOST);
+    f.clean_teardown(c, d);
+}
+
+#[test]
 fn failing_pieces_empty_entry_points_and_a_driver_without_sysman() {
     let f = fixture(|c| c.sysman.failing = vec![SysmanPiece::Power]);
     let h = power_domain(&f).unwrap();
