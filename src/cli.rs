@@ -104,6 +104,13 @@ pub enum Command {
         /// streamer) or `auto` (exported memory where a group offers it, else the streamer).
         #[arg(long, default_value = "auto", value_parser = parse_via)]
         via: crate::sampler::Via,
+        /// Also record the device's telemetry through Sysman (clocks, throttle reasons, power,
+        /// energy, temperatures, engine utilisation, memory): on by default.
+        #[arg(long, overrides_with = "no_telemetry")]
+        telemetry: bool,
+        /// Record no telemetry.
+        #[arg(long, overrides_with = "telemetry")]
+        no_telemetry: bool,
         /// How long to record.
         #[arg(long, default_value = "10s", value_parser = crate::view::format::parse_duration)]
         duration: Duration,

@@ -65,6 +65,10 @@ fn device(out: &mut String, dev: &Device, label: &str, depth: usize, simulated: 
         i.uuid_string(),
         if simulated { "  [SIMULATED]" } else { "" }
     );
+    let _ = match crate::sampler::telemetry::summary(dev) {
+        Ok(what) => writeln!(out, "{pad}  telemetry: {what}"),
+        Err(why) => writeln!(out, "{pad}  telemetry: none: {why}"),
+    };
     match dev.metric_groups() {
         Ok(groups) if groups.is_empty() => {
             let _ = writeln!(out, "{pad}  no metric groups (metrics disabled, or none on this device)");

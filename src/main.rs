@@ -34,10 +34,32 @@ fn main() -> ExitCode {
             print!("{}", zescope::doctor::render(cli.source, &checks));
             if zescope::doctor::failed(&checks) { ExitCode::FAILURE } else { ExitCode::SUCCESS }
         }
-        Command::Record { devices, groups, metrics, custom_group, interval, via, duration, out } => {
+        Command::Record {
+            devices,
+            groups,
+            metrics,
+            custom_group,
+            interval,
+            via,
+            telemetry: _,
+            no_telemetry,
+            duration,
+            out,
+        } => {
             let stop = Termination::install();
-            let args =
-                RecordArgs { source: cli.source, devices, groups, metrics, custom_group, interval, via, duration, out };
+            let telemetry = !no_telemetry;
+            let args = RecordArgs {
+                source: cli.source,
+                devices,
+                groups,
+                metrics,
+                custom_group,
+                interval,
+                via,
+                telemetry,
+                duration,
+                out,
+            };
             match record(&args, &stop) {
                 Ok(summary) => {
                     println!("{summary}; wrote {}", args.out.display());

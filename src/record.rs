@@ -39,6 +39,8 @@ pub struct RecordArgs {
     pub interval: Duration,
     /// `--via`: exported memory, the time-based streamer, or auto (export where offered).
     pub via: crate::sampler::Via,
+    /// Also record the device's telemetry (Sysman: clocks, power, temperature, engines, memory).
+    pub telemetry: bool,
     /// How long to record, counted from the run's start (not from opening the source).
     pub duration: Duration,
     /// The output: a `.ron` extension (any case) writes a session, anything else a CSV.
@@ -110,7 +112,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     for t in &mut targets {
         t.custom_group = args.custom_group;
     }
-    let cfg = RunConfig { targets, interval: args.interval, via: args.via };
+    let cfg = RunConfig { targets, interval: args.interval, via: args.via, telemetry: args.telemetry };
     let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
     let mut out = if as_session {
         Out::Session(Box::new(crate::session::Recorder::new(args.out.clone(), inv.clone())))

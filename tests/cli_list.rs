@@ -34,6 +34,11 @@ fn lists_the_simulated_device_marked_as_simulated() {
         "{out}"
     );
     assert!(out.contains("read by: neither (no exported memory, no time-based sampling)"), "{out}");
+    // The telemetry each device offers, and how Sysman was reached.
+    assert!(
+        out.contains("telemetry: frequency ×1, power ×1, temperature ×2, engines ×2, memory ×1 (through zesInit)"),
+        "{out}"
+    );
     assert!(out.contains("- QueryBeginTime [ns] timestamp"), "{out}");
     assert!(out.contains("Sub-device 0: ze-sim GPU tile 0"), "{out}");
     assert!(out.contains("- BytesRead [bytes] export-dma-buf, exports DMA-BUF"), "{out}");
@@ -54,6 +59,7 @@ fn lists_the_simulated_driver_through_the_real_loader() {
     assert!(out.starts_with("Source: Level Zero loader"), "{out}");
     assert!(out.contains("Device 0: ze-sim GPU") && out.contains("[SIMULATED]"), "{out}");
     assert!(out.contains("group MemoryTraffic"), "{out}");
+    assert!(out.contains("telemetry: frequency ×1, power ×1"), "Sysman through the loader: {out}");
 }
 
 #[test]

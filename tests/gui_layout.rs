@@ -38,6 +38,8 @@ fn a_second_group_goes_to_panes_of_its_units_and_reset_groups_by_unit() {
     let sim = support::sim(|_| {});
     let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
     app.auto_start = false;
+    // The metric groups' panes only (telemetry joins panes by unit too: `gui_telemetry`).
+    app.state.selection.telemetry = false;
     let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
     pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
     h.get_by_label("Start").click();

@@ -63,7 +63,8 @@ fn stale_remembered_settings_are_reconciled_and_said_once() {
     let a = h.state();
     let groups: Vec<&str> =
         a.state.ingest.run.as_ref().unwrap().info.streams.iter().map(|s| s.group.as_str()).collect();
-    assert_eq!(groups, ["ComputeBasic", "MemoryTraffic"]);
+    // Both groups, and the device's telemetry (ticked by default) after them.
+    assert_eq!(groups, ["ComputeBasic", "MemoryTraffic", "Telemetry"]);
     assert!(a.state.banners.is_empty(), "a successful start clears the settings banner");
     assert!(h.query_by_label("Remembered settings adjusted").is_none());
     support::quit_discarding(&mut h);

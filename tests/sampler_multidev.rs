@@ -23,6 +23,7 @@ fn gpu_and_npu(npu_groups: &[&str]) -> RunConfig {
         ],
         interval: Duration::from_millis(1),
         via: Default::default(),
+        telemetry: false,
     }
 }
 

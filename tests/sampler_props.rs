@@ -204,6 +204,7 @@ fn run_sequence(empty_optional: bool, ops: &[Op], counts: &Counts) -> Result<(),
                     targets: vec![Target { device: path, groups, metrics, custom_group: *custom }],
                     interval: Duration::from_micros(200),
                     via: *via,
+                    telemetry: false,
                 }));
             }
             Op::Stop => h.send(Command::Stop),

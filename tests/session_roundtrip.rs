@@ -26,6 +26,7 @@ fn record_session(path: &Path, duration: Duration) {
         custom_group: false,
         interval: Duration::from_millis(1),
         via: Default::default(),
+        telemetry: false,
         duration,
         out: path.to_owned(),
     };

@@ -41,6 +41,7 @@ pub(crate) mod settings_file;
 pub(crate) mod sources;
 pub mod state;
 pub(crate) mod status;
+pub(crate) mod throttle;
 pub(crate) mod toolbar;
 pub mod unsaved;
 

@@ -235,6 +235,20 @@ pub fn show(
                 // Marker labels, painted over the plot (a plot text item would count in the y bounds);
                 // near the right edge they go left of their line rather than being cut.
                 let frame = *resp.transform.frame();
+                // Throttle reasons of visible telemetry series as labelled bands.
+                let throttle: Vec<_> = rows
+                    .iter()
+                    .filter(|(_, _, visible)| *visible)
+                    .filter_map(|(k, _, _)| {
+                        let e = state.ingest.series.get(k)?;
+                        let names = crate::sampler::telemetry::throttle_names(&e.info.description);
+                        (!names.is_empty()).then(|| e.ids.iter().map(move |&id| (id, names.clone())))
+                    })
+                    .flatten()
+                    .collect();
+                if !throttle.is_empty() {
+                    super::throttle::paint(ui, frame, &resp.transform, store, &throttle);
+                }
                 axes::remember_y(ui, y_id, spec.id, resp.transform.bounds().range_y(), frame.height());
                 out.plot_width = Some(frame.width());
                 let y = resp.transform.bounds().range_y();

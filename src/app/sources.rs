@@ -119,6 +119,52 @@ impl SourcePanel<'_> {
         for g in dev.groups.iter().filter(|g| group_matches(g, q)) {
             self.group(ui, dev, g, q, running);
         }
+        if matches(q, crate::sampler::telemetry::GROUP, "sysman frequency power temperature engines memory") {
+            self.telemetry(ui, dev, running);
+        }
+    }
+
+    /// The device's "Telemetry" node: ticked, the run also reads its Sysman telemetry; while it
+    /// runs, the series the driver offered (draggable onto panes).
+    fn telemetry(&mut self, ui: &mut Ui, dev: &DeviceEntry, running: bool) {
+        let group = crate::sampler::telemetry::GROUP;
+        let stream = self.state.ingest.run.as_ref().and_then(|r| {
+            let t = r.info.config.targets.iter().position(|t| t.device == dev.path)?;
+            r.info.streams.iter().find(|s| s.target == t && s.group == group)
+        });
+        let id = ui.make_persistent_id(("telemetry", dev.path));
+        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, false)
+            .show_header(ui, |ui| {
+                let text = RichText::new(format!("{group}  · Sysman"));
+                let r = ui.add_enabled(!running, egui::Checkbox::new(&mut self.state.selection.telemetry, text));
+                let what = "Clocks, throttle reasons, power and energy, temperatures, engine utilisation and memory, \
+                            read through Sysman at most every 100 ms";
+                if running {
+                    r.on_disabled_hover_text(format!("{what}; stop the run to change it"));
+                } else {
+                    r.on_hover_text(what);
+                }
+            })
+            .body(|ui| {
+                let Some(s) = stream else {
+                    let why = if running {
+                        "the driver offers no telemetry (see Help → Diagnostics)"
+                    } else {
+                        "series listed while running"
+                    };
+                    ui.label(RichText::new(why).weak().small());
+                    return;
+                };
+                for x in &s.series {
+                    let key = SeriesKey { device: dev.name.clone(), group: group.to_owned(), metric: x.name.clone() };
+                    let label = format!("{} [{}]", x.name, x.unit);
+                    ui.dnd_drag_source(egui::Id::unique(("drag", &key)), key, |ui| {
+                        ui.label(label);
+                    })
+                    .response
+                    .on_hover_text(format!("{}\nDrag onto a pane to plot it there.", x.description));
+                }
+            });
     }
 
     fn group(&mut self, ui: &mut Ui, dev: &DeviceEntry, g: &GroupEntry, q: &str, running: bool) {

@@ -30,6 +30,13 @@ pub struct Selection {
     /// How the groups are read: exported memory, the time-based streamer, or auto.
     #[serde(default)]
     pub via: Via,
+    /// The device's "Telemetry" node is ticked: its Sysman telemetry is read with the groups.
+    #[serde(default = "ticked")]
+    pub telemetry: bool,
+}
+
+fn ticked() -> bool {
+    true
 }
 
 /// Metrics the user unticked, per group.
@@ -124,6 +131,7 @@ impl Default for Selection {
             more: Vec::new(),
             interval: Duration::from_millis(10),
             via: Via::Auto,
+            telemetry: true,
         }
     }
 }
@@ -190,8 +198,8 @@ impl AppState {
         for (device, chosen, excluded) in picked {
             let dev = inv.devices.iter().find(|d| d.path == device).ok_or("a chosen device is gone; refresh")?;
             let on = |why: &str| if several { format!("{why} of {}", dev.name) } else { why.to_owned() };
-            if chosen.is_empty() {
-                return Err(on("tick at least one metric group"));
+            if chosen.is_empty() && !self.selection.telemetry {
+                return Err(on("tick at least one metric group, or the telemetry"));
             }
             let mut metrics = Vec::new();
             let mut any_excluded = false;
@@ -211,7 +219,7 @@ impl AppState {
             // Only groups this device has: a stale remembered name never reaches the sampler.
             let groups: Vec<String> =
                 dev.groups.iter().filter(|g| chosen.contains(&g.name)).map(|g| g.name.clone()).collect();
-            if groups.is_empty() {
+            if groups.is_empty() && !self.selection.telemetry {
                 return Err(match several {
                     true => on("tick at least one metric group"),
                     false => "tick at least one metric group of this device".into(),
@@ -224,6 +232,11 @@ impl AppState {
                 custom_group: false,
             });
         }
-        Ok(RunConfig { targets, interval: self.selection.interval, via: self.selection.via })
+        Ok(RunConfig {
+            targets,
+            interval: self.selection.interval,
+            via: self.selection.via,
+            telemetry: self.selection.telemetry,
+        })
     }
 }

@@ -23,6 +23,13 @@ pub struct RunConfigRepr {
     interval: Duration,
     #[serde(default)]
     via: Via,
+    #[serde(default = "telemetry_default")]
+    telemetry: bool,
+}
+
+/// Files written before telemetry existed read it as on, as a new run would be.
+fn telemetry_default() -> bool {
+    true
 }
 
 /// A field that is there, as written (`targets: [...]`, not RON's `Some([...])`).
@@ -50,7 +57,7 @@ impl TryFrom<RunConfigRepr> for RunConfig {
             }],
             (None, false) => return Err("a run configuration names no device: `targets` is missing".into()),
         };
-        Ok(RunConfig { targets, interval: r.interval, via: r.via })
+        Ok(RunConfig { targets, interval: r.interval, via: r.via, telemetry: r.telemetry })
     }
 }
 
@@ -81,7 +88,8 @@ mod tests {
     fn the_current_form_keeps_every_target_in_order() {
         let gpu = Target::new(DevicePath::default(), vec!["ComputeBasic".into()]);
         let npu = Target::new(DevicePath { driver: 0, device: 1, sub_device: None }, vec!["NpuActivity".into()]);
-        let c = RunConfig { targets: vec![gpu, npu], interval: Duration::from_millis(5), via: Via::Auto };
+        let c =
+            RunConfig { targets: vec![gpu, npu], interval: Duration::from_millis(5), via: Via::Auto, telemetry: false };
         let text = ron::to_string(&c).unwrap();
         assert!(text.contains("targets") && !text.contains("custom_group: false, interval"), "{text}");
         assert_eq!(ron::from_str::<RunConfig>(&text).unwrap(), c);

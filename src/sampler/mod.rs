@@ -22,6 +22,7 @@ mod run;
 mod setup;
 mod streams;
 mod teardown;
+pub mod telemetry;
 mod thread;
 mod timing;
 

@@ -80,12 +80,16 @@ pub struct RunConfig {
     /// way it offers (the default).
     #[serde(default)]
     pub via: Via,
+    /// Also read the device's telemetry through Sysman (frequency, power, temperature, engines,
+    /// memory) as one more stream, "Telemetry".
+    /// (On when a file written before telemetry existed does not say.)
+    pub telemetry: bool,
 }
 
 impl RunConfig {
-    /// One device's groups (all their metrics), the default way to read them.
+    /// One device's groups (all their metrics), the default way to read them, without telemetry.
     pub fn single(device: DevicePath, groups: Vec<String>, interval: Duration) -> RunConfig {
-        RunConfig { targets: vec![Target::new(device, groups)], interval, via: Via::Auto }
+        RunConfig { targets: vec![Target::new(device, groups)], interval, via: Via::Auto, telemetry: false }
     }
 }
 
@@ -261,7 +265,7 @@ pub struct StreamInfo {
     /// The series, in the order of each sample's values.
     pub series: Vec<SeriesInfo>,
     /// How the buffer is read: "mmap", "file read" or "device copy"; "streamer" for a group read
-    /// with the time-based streamer.
+    /// with the time-based streamer; "sysman" for the telemetry stream.
     pub read_path: &'static str,
 }
 

@@ -52,6 +52,8 @@ pub enum Reader {
     Export(StreamReader),
     /// The time-based metric streamer.
     Streamer(StreamerReader),
+    /// Device telemetry through Sysman.
+    Telemetry(super::telemetry::TelemetryReader),
 }
 
 /// A stream's samples not sent yet, in pieces separated by gaps.
@@ -190,6 +192,12 @@ impl Run {
                     out.samples += read.reports;
                     out.unchanged += read.out_of_order;
                     out.dropped_reports += read.dropped as u64;
+                    continue;
+                }
+                Reader::Telemetry(t) => {
+                    out.samples += t.read(Instant::now(), &mut self.notices, pieces).map_err(|e| {
+                        errors::ze(&format!("reading the telemetry of {}", self.info.streams[i].device), &e)
+                    })?;
                     continue;
                 }
             };

@@ -123,7 +123,7 @@ fn check_targets(cfg: &RunConfig) -> Result<(), SamplerError> {
         return Err(errors::config("no device chosen", Some("pick a device and its metric groups")));
     }
     for (i, t) in cfg.targets.iter().enumerate() {
-        if t.groups.is_empty() {
+        if t.groups.is_empty() && !cfg.telemetry {
             let message = match cfg.targets.len() {
                 1 => "no metric group chosen".to_owned(),
                 _ => format!("no metric group chosen for device {:?}", t.device),
@@ -235,8 +235,10 @@ fn build(
         groups = vec![g];
     }
     let refs: Vec<&MetricGroup> = groups.iter().collect();
-    parts.device_context(d).ctx.activate(device, &refs).map_err(|e| errors::ze("activating metric groups", &e))?;
-    parts.activation_mut(d).activated = true;
+    if !refs.is_empty() {
+        parts.device_context(d).ctx.activate(device, &refs).map_err(|e| errors::ze("activating metric groups", &e))?;
+        parts.activation_mut(d).activated = true;
+    }
 
     let mut streams = Vec::new();
     let mut infos = Vec::new();
@@ -323,8 +325,31 @@ fn build(
         });
         streams.push(Reader::Export(StreamReader::new(d, buffer, decoder)));
     }
-    if streams.is_empty() {
+    let groups_read = !streams.is_empty();
+    if cfg.telemetry {
+        let planned = super::telemetry::plan(device, cfg.interval, notices)
+            .map_err(|e| errors::ze(&format!("reading the telemetry of {}", device.info.name), &e))?;
+        if let Some((reader, series)) = planned {
+            infos.push(StreamInfo {
+                index: streams.len(),
+                target: d,
+                device: on.name.to_owned(),
+                group: super::telemetry::GROUP.to_owned(),
+                layout: super::telemetry::READ_PATH.to_owned(),
+                series,
+                read_path: super::telemetry::READ_PATH,
+            });
+            streams.push(Reader::Telemetry(reader));
+        }
+    }
+    if !groups_read && !target.groups.is_empty() {
         return Err(errors::config("none of the chosen metrics belongs to the chosen groups", None));
+    }
+    if streams.is_empty() {
+        return Err(errors::config(
+            format!("no metric group chosen, and {} offers no telemetry", device.info.name),
+            Some("pick a metric group"),
+        ));
     }
     Ok((streams, infos))
 }

@@ -178,7 +178,7 @@ fn check_metadata(f: &SessionFile) -> Result<(), SessionError> {
                 format!("device {} does not exist ({} devices)", r.device, f.devices.len()),
             ));
         }
-        if r.layouts.len() > r.groups.len() {
+        if r.layouts.len() > r.groups.len() + r.telemetry as usize {
             return Err(SessionError::invalid(format!("runs[{i}].layouts"), "more layouts than groups"));
         }
     }

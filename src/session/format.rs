@@ -131,11 +131,16 @@ pub struct RunRecord {
     /// The sampling interval in ns, as clamped by the sampler.
     pub interval_ns: u64,
     /// How each group was read, in `groups` order: the name of the layout that decoded its
-    /// exported memory, or "streamer (period, N reports per notification)".
+    /// exported memory, or "streamer (period, N reports per notification)"; then "sysman" for
+    /// the telemetry stream, when the run read it.
     pub layouts: Vec<String>,
     /// The way asked for (`auto`, `export`, `streamer`); "auto" in files that predate it.
     #[serde(default = "auto")]
     pub via: String,
+    /// The run also read the device's telemetry through Sysman (its stream, "Telemetry", after
+    /// the groups'). Absent in files older than telemetry: false.
+    #[serde(default)]
+    pub telemetry: bool,
     /// Wall-clock start of the run, Unix milliseconds.
     pub started_unix_ms: i64,
 }

@@ -108,6 +108,10 @@ impl RunHistory {
                 interval_ns: info.config.interval.as_nanos().min(u64::MAX as u128) as u64,
                 layouts: info.streams.iter().filter(|s| s.target == t).map(|s| s.layout.clone()).collect(),
                 via: info.config.via.name().to_owned(),
+                telemetry: info
+                    .streams
+                    .iter()
+                    .any(|s| s.target == t && s.read_path == crate::sampler::telemetry::READ_PATH),
                 started_unix_ms: now,
             });
         }

@@ -152,6 +152,8 @@ pub fn source_label(read_path: &str) -> &'static str {
         "mmap" | "file read" | "device copy" => "export",
         // The time-based metric streamer.
         "streamer" => "streamer",
+        // Device telemetry through Sysman.
+        "sysman" => "sysman",
         _ => "export",
     }
 }

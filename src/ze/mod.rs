@@ -13,6 +13,7 @@ pub(crate) mod loader;
 pub(crate) mod metric;
 pub(crate) mod runtime;
 pub(crate) mod streamer;
+pub(crate) mod sysman;
 
 pub(crate) use context::{CommandList, Context};
 pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo};
@@ -20,6 +21,7 @@ pub use error::{Error, ZeError, check, hint};
 pub use loader::{Loader, Origin, Source, Ze};
 pub use metric::{ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo};
 pub(crate) use runtime::{CreateGroupError, CreatedGroup};
+pub use sysman::{Domain, Sysman, SysmanVia};
 
 use level_zero_sys::ze_result_t;
 
@@ -43,7 +45,8 @@ pub fn prepare_environment() -> Result<(), String> {
     Ok(())
 }
 
-/// Sets `ZET_ENABLE_METRICS=1` unless the user set it, and remembers that zescope did.
+/// Sets `ZET_ENABLE_METRICS=1` unless the user set it, and remembers that zescope did; sets
+/// `ZES_ENABLE_SYSMAN=1` (Sysman telemetry on core device handles) unless the user set it.
 ///
 /// # Safety
 /// No other thread may read or write the process environment during the call (in practice:
@@ -53,6 +56,11 @@ pub unsafe fn set_metrics_env() {
         // SAFETY: the caller guarantees no concurrent access to the environment.
         unsafe { std::env::set_var("ZET_ENABLE_METRICS", "1") };
         METRICS_ENV_SET_BY_ZESCOPE.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    // Sysman on the core device handles, for loaders without `zesInit` (see `sysman`).
+    if std::env::var_os("ZES_ENABLE_SYSMAN").is_none() {
+        // SAFETY: as above.
+        unsafe { std::env::set_var("ZES_ENABLE_SYSMAN", "1") };
     }
 }
 

@@ -18,6 +18,7 @@
 use core::ffi::{c_char, c_void};
 
 use crate::stream::*;
+use crate::sysman::*;
 use crate::types::*;
 
 macro_rules! api_table {
@@ -181,6 +182,25 @@ api_table! {
             desc: *mut ze_init_driver_type_desc_t,
         );
         zesInit(flags: zes_init_flags_t);
+        zesDriverGet(pCount: *mut u32, phDrivers: *mut zes_driver_handle_t);
+        zesDeviceGet(hDriver: zes_driver_handle_t, pCount: *mut u32, phDevices: *mut zes_device_handle_t);
+        zesDeviceGetProperties(hDevice: zes_device_handle_t, pProperties: *mut zes_device_properties_t);
+        zesDeviceEnumFrequencyDomains(hDevice: zes_device_handle_t, pCount: *mut u32, phFrequency: *mut zes_freq_handle_t);
+        zesFrequencyGetProperties(hFrequency: zes_freq_handle_t, pProperties: *mut zes_freq_properties_t);
+        zesFrequencyGetState(hFrequency: zes_freq_handle_t, pState: *mut zes_freq_state_t);
+        zesDeviceEnumPowerDomains(hDevice: zes_device_handle_t, pCount: *mut u32, phPower: *mut zes_pwr_handle_t);
+        zesPowerGetProperties(hPower: zes_pwr_handle_t, pProperties: *mut zes_power_properties_t);
+        zesPowerGetEnergyCounter(hPower: zes_pwr_handle_t, pEnergy: *mut zes_power_energy_counter_t);
+        zesDeviceEnumTemperatureSensors(hDevice: zes_device_handle_t, pCount: *mut u32, phTemperature: *mut zes_temp_handle_t);
+        zesTemperatureGetProperties(hTemperature: zes_temp_handle_t, pProperties: *mut zes_temp_properties_t);
+        zesTemperatureGetState(hTemperature: zes_temp_handle_t, pTemperature: *mut f64);
+        zesDeviceEnumEngineGroups(hDevice: zes_device_handle_t, pCount: *mut u32, phEngine: *mut zes_engine_handle_t);
+        zesEngineGetProperties(hEngine: zes_engine_handle_t, pProperties: *mut zes_engine_properties_t);
+        zesEngineGetActivity(hEngine: zes_engine_handle_t, pStats: *mut zes_engine_stats_t);
+        zesDeviceEnumMemoryModules(hDevice: zes_device_handle_t, pCount: *mut u32, phMemory: *mut zes_mem_handle_t);
+        zesMemoryGetProperties(hMemory: zes_mem_handle_t, pProperties: *mut zes_mem_properties_t);
+        zesMemoryGetState(hMemory: zes_mem_handle_t, pState: *mut zes_mem_state_t);
+        zesMemoryGetBandwidth(hMemory: zes_mem_handle_t, pBandwidth: *mut zes_mem_bandwidth_t);
         zelLoaderGetVersions(num_elems: *mut usize, versions: *mut zel_component_version_t);
         zelLoaderTranslateHandle(
             handleType: zel_handle_type_t,

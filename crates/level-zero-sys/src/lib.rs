@@ -9,6 +9,8 @@
 //!   groups, runtime enable/disable of metrics), written by hand from the specification.
 //! - [`stream`]: the time-based metric streamer, event pools and events, and Calculate's typed
 //!   values (1.4 headers).
+//! - [`sysman`]: the Sysman (`zes_api.h`) telemetry types: frequency, power, temperature,
+//!   engines, memory (1.4 headers).
 //! - [`api`]: the [`Api`] table; [`Api::load`] dlopens `libze_loader.so.1` (no link-time
 //!   dependency, so programs using this crate start on machines without Level Zero).
 //! - [`ddi`]: the driver-side DDI tables of `ze_ddi.h`, `zet_ddi.h` and `zes_ddi.h`, generated
@@ -51,9 +53,11 @@ pub mod api;
 pub mod ddi;
 pub mod exp;
 pub mod stream;
+pub mod sysman;
 pub mod types;
 
 pub use api::*;
 pub use exp::*;
 pub use stream::*;
+pub use sysman::*;
 pub use types::*;

@@ -17,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
+pub use crate::sysman::{SysmanConfig, SysmanPiece};
 
 /// The whole model of one simulated driver: what [`crate::Sim::new`] takes and what
 /// `ZE_SIM_CONFIG` holds as RON. Devices and metric groups are fixed when the instance is
@@ -62,6 +63,9 @@ pub struct SimConfig {
     /// `zetMetricStreamerReadData` answers ZE_RESULT_WARNING_DROPPED_DATA); 16 ..= 1048576,
     /// default 16384 (an OA buffer of 16 MiB holds about as many).
     pub streamer_buffer_reports: u32,
+    /// Sysman telemetry (frequency, power, temperature, engines, memory): on by default; faults
+    /// and wrapping counters here, pieces left out through `empty_entry_points`.
+    pub sysman: SysmanConfig,
 }
 
 /// When metric groups are visible to the application (`zetMetricGroupGet` answers them).
@@ -366,6 +370,7 @@ impl Default for SimConfig {
             empty_entry_points: Vec::new(),
             driver_uuid_tag: 0,
             streamer_buffer_reports: 16384,
+            sysman: SysmanConfig::default(),
         }
     }
 }
@@ -461,6 +466,7 @@ impl SimConfig {
     /// `devices[0].groups[1]: needs 1..=4096 metrics, has 0`. [`SimConfig::from_ron`] and
     /// [`SimConfig::from_env`] call it; [`crate::Sim::new`] trusts what it is given.
     pub fn validate(&self) -> Result<(), String> {
+        self.sysman.validate()?;
         for (i, name) in self.empty_entry_points.iter().enumerate() {
             if !Self::implemented_entry_points().contains(&name.as_str()) {
                 return Err(format!("empty_entry_points[{i}] = {name:?} is not an entry point this driver implements"));

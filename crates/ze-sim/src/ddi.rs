@@ -122,6 +122,35 @@ unsafe fn fill(table: &str, t: *mut c_void) {
         "zet_context_dditable_t" => slots!(zet_context_dditable_t {
             pfnActivateMetricGroups = zetContextActivateMetricGroups,
         }),
+        "zes_device_dditable_t" => optional_slots!(zes_device_dditable_t {
+            pfnGetProperties = zesDeviceGetProperties,
+            pfnEnumEngineGroups = zesDeviceEnumEngineGroups,
+            pfnEnumFrequencyDomains = zesDeviceEnumFrequencyDomains,
+            pfnEnumMemoryModules = zesDeviceEnumMemoryModules,
+            pfnEnumPowerDomains = zesDeviceEnumPowerDomains,
+            pfnEnumTemperatureSensors = zesDeviceEnumTemperatureSensors,
+        }),
+        "zes_frequency_dditable_t" => optional_slots!(zes_frequency_dditable_t {
+            pfnGetProperties = zesFrequencyGetProperties,
+            pfnGetState = zesFrequencyGetState,
+        }),
+        "zes_power_dditable_t" => optional_slots!(zes_power_dditable_t {
+            pfnGetProperties = zesPowerGetProperties,
+            pfnGetEnergyCounter = zesPowerGetEnergyCounter,
+        }),
+        "zes_temperature_dditable_t" => optional_slots!(zes_temperature_dditable_t {
+            pfnGetProperties = zesTemperatureGetProperties,
+            pfnGetState = zesTemperatureGetState,
+        }),
+        "zes_engine_dditable_t" => optional_slots!(zes_engine_dditable_t {
+            pfnGetProperties = zesEngineGetProperties,
+            pfnGetActivity = zesEngineGetActivity,
+        }),
+        "zes_memory_dditable_t" => optional_slots!(zes_memory_dditable_t {
+            pfnGetProperties = zesMemoryGetProperties,
+            pfnGetState = zesMemoryGetState,
+            pfnGetBandwidth = zesMemoryGetBandwidth,
+        }),
         _ => {}
     }
 }
@@ -136,6 +165,68 @@ fn empty_entry_points() -> Vec<String> {
     reg.instances.get(&id).map(|i| i.config.empty_entry_points.clone()).unwrap_or_default()
 }
 
+/// `zes_global_dditable_t` (Level Zero 1.5): the table of `zesInit`, which the 1.4 headers lack.
+#[repr(C)]
+pub struct ZesGlobalDdiTable {
+    /// `zesInit`
+    pub pfnInit: Pfn,
+}
+
+/// Slots that API 1.5 appended to tables of the 1.4 headers: `zesDriverGet` (after the two
+/// slots of `zes_driver_dditable_t`) and `zesDeviceGet` (after the 28 of
+/// `zes_device_dditable_t`).
+///
+/// SAFETY (for callers): `t` points to a writable table of that type as API 1.5 or newer lays it
+/// out.
+unsafe fn fill_1_5(table: &str, t: *mut c_void) {
+    let a = crate::entry::full_api();
+    let empty = empty_entry_points();
+    let slot = |name: &str, f: Option<Pfn>| if empty.iter().any(|e| e == name) { None } else { f.flatten() };
+    let (index, value) = match table {
+        "zes_driver_dditable_t" => {
+            // SAFETY: the slot's C signature is zesDriverGet's.
+            let f = a.zesDriverGet.map(|f| unsafe { erase(f) });
+            (size_of::<ddi::zes_driver_dditable_t>() / size_of::<Pfn>(), slot("zesDriverGet", f))
+        }
+        "zes_device_dditable_t" => {
+            // SAFETY: the slot's C signature is zesDeviceGet's.
+            let f = a.zesDeviceGet.map(|f| unsafe { erase(f) });
+            (size_of::<ddi::zes_device_dditable_t>() / size_of::<Pfn>(), slot("zesDeviceGet", f))
+        }
+        _ => return,
+    };
+    // SAFETY: the caller guarantees the table has the 1.5 slot right after the 1.4 ones.
+    unsafe { t.cast::<Pfn>().add(index).write(value) };
+}
+
+/// Loader entry point (API 1.5): fills the Sysman global table (`zesInit`).
+///
+/// # Safety
+/// `table` is null or points to a writable `zes_global_dditable_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zesGetGlobalProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ZesGlobalDdiTable,
+) -> ze_result_t {
+    let r = std::panic::catch_unwind(|| {
+        // SAFETY: the caller's contract.
+        let Some(table) = (unsafe { table.as_mut() }) else {
+            return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+        };
+        if ze_major_version(version) != ze_major_version(ZE_API_VERSION_CURRENT) {
+            return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
+        }
+        let empty = empty_entry_points();
+        table.pfnInit = match crate::entry::full_api().zesInit {
+            // SAFETY: the slot's C signature is zesInit's.
+            Some(f) if !empty.iter().any(|e| e == "zesInit") => unsafe { erase(f) },
+            _ => None,
+        };
+        ZE_RESULT_SUCCESS
+    });
+    r.unwrap_or(ZE_RESULT_ERROR_UNKNOWN)
+}
+
 fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t {
     let r = std::panic::catch_unwind(|| {
         if t.is_null() {
@@ -146,6 +237,10 @@ fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t
         }
         // SAFETY: the loader passes a writable table of the type this getter fills.
         unsafe { fill(table, t) };
+        if version >= ze_make_version(1, 5) {
+            // SAFETY: a loader of API 1.5 or newer passes the longer tables of its headers.
+            unsafe { fill_1_5(table, t) };
+        }
         ZE_RESULT_SUCCESS
     });
     r.unwrap_or(ZE_RESULT_ERROR_UNKNOWN)

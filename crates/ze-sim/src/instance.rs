@@ -108,6 +108,8 @@ pub(crate) struct Instance {
     pub(crate) report_path: Option<std::path::PathBuf>,
     /// Whether the fault `mem_free_fails: Once` has fired.
     pub(crate) free_fault_fired: bool,
+    /// Sysman handles and whether they are usable.
+    pub(crate) sysman: crate::sysman::Sysman,
 }
 
 // SAFETY: the raw pointer in `decoy` points to its own boxed struct's pNext (null); instances are
@@ -203,6 +205,7 @@ impl Instance {
         let decoy_fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
         let decoy = Box::new(zet_export_dma_buf_exp_properties_t { fd: decoy_fd, size: 4096, ..Default::default() });
         let shared = Shared::new(&config);
+        let sysman = crate::sysman::Sysman::new(devices.len(), &mut handles);
         let inst = Instance {
             id,
             config,
@@ -225,6 +228,7 @@ impl Instance {
             decoy_fd,
             report_path: None,
             free_fault_fired: false,
+            sysman,
         };
         (inst, handles)
     }

@@ -88,6 +88,7 @@ mod ops_metrics;
 pub mod ops_stream;
 mod registry;
 pub mod rules;
+mod sysman;
 pub mod testing;
 mod workload;
 mod writer;
@@ -146,16 +147,27 @@ impl Sim {
     }
 
     /// The entry points (the same functions for every instance; handles select the instance),
-    /// with the `Option` fields this instance leaves empty set to `None`.
+    /// with the `Option` fields this instance leaves empty set to `None`. `zesInit`,
+    /// `zesDriverGet` and `zesDeviceGet` are `None`: like `zeInit` and `zeDriverGet` they have no
+    /// handle and reach the process-wide instance; this instance's Sysman is reached through its
+    /// core device handles (see [`Sim::init`]).
     pub fn api(&self) -> Api {
         let mut a = entry::full_api();
         self.with(|i| entry::without_empty(&mut a, &i.config));
+        a.zesInit = None;
+        a.zesDriverGet = None;
+        a.zesDeviceGet = None;
         a
     }
 
-    /// `zeInit` for this instance.
+    /// `zeInit` for this instance. Its core device handles then also take Sysman calls, as a
+    /// driver's do after `ZES_ENABLE_SYSMAN=1` (unless `sysman.available` is false).
     pub fn init(&self) -> ze_result_t {
-        match self.with(|i| i.init()) {
+        match self.with(|i| {
+            i.init()?;
+            i.sysman.on_core = true;
+            Ok(())
+        }) {
             Ok(()) => ZE_RESULT_SUCCESS,
             Err(r) => r,
         }

@@ -39,6 +39,7 @@ impl Instance {
         }
         if !self.initialized {
             self.resolve_metrics_from_env();
+            self.resolve_sysman_from_env();
             self.initialized = true;
         }
         Ok(())

@@ -25,6 +25,8 @@ pub(crate) enum Obj {
     EventPool,
     Event,
     Streamer,
+    /// A Sysman object (driver, device, or one of its domains).
+    Sysman(crate::sysman::SysObj),
 }
 
 #[derive(Default)]

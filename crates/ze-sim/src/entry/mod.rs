@@ -84,10 +84,12 @@ mod devices;
 mod metrics;
 pub(crate) mod names;
 mod stream;
+mod sysman;
 
 pub(crate) use devices::*;
 pub(crate) use metrics::*;
 pub(crate) use stream::*;
+pub(crate) use sysman::*;
 
 /// The `Api` of the process-wide instance (created from the environment on first use): what
 /// zescope calls when it runs on the built-in device. Its `Option` fields are `None` for the
@@ -128,7 +130,27 @@ pub(crate) fn without_empty(a: &mut Api, config: &crate::SimConfig) {
         zetMetricStreamerReadData,
         zetMetricStreamerClose,
         zetMetricGroupCalculateMetricValues,
-        zetMetricGroupCalculateMultipleMetricValuesExp
+        zetMetricGroupCalculateMultipleMetricValuesExp,
+        zesInit,
+        zesDriverGet,
+        zesDeviceGet,
+        zesDeviceGetProperties,
+        zesDeviceEnumFrequencyDomains,
+        zesFrequencyGetProperties,
+        zesFrequencyGetState,
+        zesDeviceEnumPowerDomains,
+        zesPowerGetProperties,
+        zesPowerGetEnergyCounter,
+        zesDeviceEnumTemperatureSensors,
+        zesTemperatureGetProperties,
+        zesTemperatureGetState,
+        zesDeviceEnumEngineGroups,
+        zesEngineGetProperties,
+        zesEngineGetActivity,
+        zesDeviceEnumMemoryModules,
+        zesMemoryGetProperties,
+        zesMemoryGetState,
+        zesMemoryGetBandwidth
     );
 }
 
@@ -161,7 +183,26 @@ pub(crate) fn full_api() -> Api {
         zetMetricGetProperties: sim_zetMetricGetProperties,
         zetContextActivateMetricGroups: sim_zetContextActivateMetricGroups,
         zeInitDrivers: None,
-        zesInit: None,
+        zesInit: Some(sim_zesInit),
+        zesDriverGet: Some(sim_zesDriverGet),
+        zesDeviceGet: Some(sim_zesDeviceGet),
+        zesDeviceGetProperties: Some(sim_zesDeviceGetProperties),
+        zesDeviceEnumFrequencyDomains: Some(sim_zesDeviceEnumFrequencyDomains),
+        zesFrequencyGetProperties: Some(sim_zesFrequencyGetProperties),
+        zesFrequencyGetState: Some(sim_zesFrequencyGetState),
+        zesDeviceEnumPowerDomains: Some(sim_zesDeviceEnumPowerDomains),
+        zesPowerGetProperties: Some(sim_zesPowerGetProperties),
+        zesPowerGetEnergyCounter: Some(sim_zesPowerGetEnergyCounter),
+        zesDeviceEnumTemperatureSensors: Some(sim_zesDeviceEnumTemperatureSensors),
+        zesTemperatureGetProperties: Some(sim_zesTemperatureGetProperties),
+        zesTemperatureGetState: Some(sim_zesTemperatureGetState),
+        zesDeviceEnumEngineGroups: Some(sim_zesDeviceEnumEngineGroups),
+        zesEngineGetProperties: Some(sim_zesEngineGetProperties),
+        zesEngineGetActivity: Some(sim_zesEngineGetActivity),
+        zesDeviceEnumMemoryModules: Some(sim_zesDeviceEnumMemoryModules),
+        zesMemoryGetProperties: Some(sim_zesMemoryGetProperties),
+        zesMemoryGetState: Some(sim_zesMemoryGetState),
+        zesMemoryGetBandwidth: Some(sim_zesMemoryGetBandwidth),
         zelLoaderGetVersions: None,
         zelLoaderTranslateHandle: None,
         zetMetricGroupCreateExp: Some(sim_zetMetricGroupCreateExp),

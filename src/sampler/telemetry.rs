@@ -1,0 +1,466 @@
+//! Device telemetry through Sysman: the third way to read on the sampler thread, beside exported
+//! memory and the metric streamer. One stream per run ("Telemetry", layout and read path
+//! "sysman") whose series are the domains the driver offers: frequency domains (actual,
+//! requested, TDP and efficient clock, throttle reasons), power domains (watts from the energy
+//! counter, and the energy total since the run started), temperature sensors, engine groups
+//! (utilisation from active time) and memory modules (used, total, read and write bandwidth).
+//!
+//! Every piece is optional: one the driver does not offer, or whose first read fails, is left out
+//! and named once in the run's notices; one that fails later gives no values from then on (one
+//! notice). Only ZE_RESULT_ERROR_DEVICE_LOST ends the run. Telemetry is read at most every
+//! [`MIN_PERIOD`] (Sysman queries are slower than a memory read, and the values do not move
+//! faster). Counters (energy, active time, bytes) that go backwards — they wrapped, or the
+//! driver reset them — give no value for that read, and the next read goes on from the new value;
+//! the energy total misses that one interval.
+
+use std::time::{Duration, Instant};
+
+use level_zero_sys::*;
+
+use crate::layout::Kind;
+use crate::ze::{Device, Domain, Sysman, ZeError};
+
+use super::dmabuf::os::monotonic_ns;
+use super::protocol::SeriesInfo;
+use super::run::Pieces;
+
+/// Shortest time between two telemetry reads (the sampling interval when that is longer).
+pub const MIN_PERIOD: Duration = Duration::from_millis(100);
+
+/// The name of the telemetry stream (`StreamInfo::group`).
+pub const GROUP: &str = "Telemetry";
+
+/// `StreamInfo::layout` and `read_path` of the telemetry stream.
+pub const READ_PATH: &str = "sysman";
+
+/// Names of the throttle reason bits, bit 0 first: what the throttle series' description lists.
+pub const THROTTLE_REASONS: [&str; 7] = [
+    "average power cap (PL1)",
+    "burst power cap (PL2)",
+    "current limit (PL4)",
+    "thermal limit",
+    "power supply alert",
+    "software frequency range",
+    "hardware frequency range",
+];
+
+/// Prefix of a throttle series' description, followed by `bit N: name` items separated by "; ".
+pub const THROTTLE_DESCRIPTION: &str = "Frequency throttle reasons as a bitmask: ";
+
+/// The description of a throttle reasons series.
+pub fn throttle_description() -> String {
+    let bits: Vec<String> = THROTTLE_REASONS.iter().enumerate().map(|(i, n)| format!("bit {i}: {n}")).collect();
+    format!("{THROTTLE_DESCRIPTION}{}", bits.join("; "))
+}
+
+/// The reason names carried by a throttle series' description (empty for any other series).
+pub fn throttle_names(description: &str) -> Vec<(u32, String)> {
+    let Some(rest) = description.strip_prefix(THROTTLE_DESCRIPTION) else {
+        return Vec::new();
+    };
+    rest.split("; ")
+        .filter_map(|item| {
+            let (bit, name) = item.strip_prefix("bit ")?.split_once(": ")?;
+            Some((bit.parse().ok().filter(|b| *b < 32)?, name.to_owned()))
+        })
+        .collect()
+}
+
+enum Source {
+    Freq(Domain<zes_freq_handle_t>),
+    Power { d: Domain<zes_pwr_handle_t>, last: (u64, u64), total_j: f64 },
+    Temp(Domain<zes_temp_handle_t>),
+    Engine { d: Domain<zes_engine_handle_t>, last: (u64, u64) },
+    Memory { d: Domain<zes_mem_handle_t>, last: Option<(u64, u64, u64)> },
+}
+
+struct Item {
+    source: Source,
+    /// Its first column in the row.
+    first: usize,
+    /// How many columns it fills.
+    columns: usize,
+    /// What it is, for the notice when it stops answering.
+    label: String,
+    on: bool,
+}
+
+/// Reads the telemetry of one device at each tick (at most every `MIN_PERIOD`).
+pub struct TelemetryReader {
+    items: Vec<Item>,
+    row: Vec<f64>,
+    period: Duration,
+    last_read: Option<Instant>,
+}
+
+/// The part of a counter that came since `prev`; `None` when it went backwards (wrapped or reset).
+pub fn counter_delta(prev: u64, now: u64) -> Option<u64> {
+    now.checked_sub(prev)
+}
+
+/// `delta / dt` as a rate, or NaN without a usable interval.
+fn rate(delta: Option<u64>, dt: u64, scale: f64) -> f64 {
+    match delta {
+        Some(d) if dt > 0 => d as f64 / dt as f64 * scale,
+        _ => f64::NAN,
+    }
+}
+
+/// A frequency in MHz, or NaN where the driver says "unknown" (negative).
+fn mhz(v: f64) -> f64 {
+    if v >= 0.0 { v } else { f64::NAN }
+}
+
+fn series(name: String, description: &str, unit: &str) -> SeriesInfo {
+    SeriesInfo { name, description: description.to_owned(), unit: unit.to_owned(), kind: Kind::Gauge, wrap: None }
+}
+
+fn engine_name(kind: zes_engine_group_t, counts: &mut [u32; 16]) -> String {
+    let single = |what: &str, counts: &mut [u32; 16]| {
+        let k = counts[kind as usize % 16];
+        counts[kind as usize % 16] += 1;
+        format!("{what} engine {k}")
+    };
+    match kind {
+        ZES_ENGINE_GROUP_ALL => "All engines".into(),
+        ZES_ENGINE_GROUP_COMPUTE_ALL => "Compute engines".into(),
+        ZES_ENGINE_GROUP_MEDIA_ALL => "Media engines".into(),
+        ZES_ENGINE_GROUP_COPY_ALL => "Copy engines".into(),
+        ZES_ENGINE_GROUP_RENDER_ALL => "Render engines".into(),
+        ZES_ENGINE_GROUP_3D_ALL => "3D engines".into(),
+        ZES_ENGINE_GROUP_3D_RENDER_COMPUTE_ALL => "3D, render and compute engines".into(),
+        ZES_ENGINE_GROUP_COMPUTE_SINGLE => single("Compute", counts),
+        ZES_ENGINE_GROUP_RENDER_SINGLE => single("Render", counts),
+        ZES_ENGINE_GROUP_MEDIA_DECODE_SINGLE => single("Media decode", counts),
+        ZES_ENGINE_GROUP_MEDIA_ENCODE_SINGLE => single("Media encode", counts),
+        ZES_ENGINE_GROUP_COPY_SINGLE => single("Copy", counts),
+        ZES_ENGINE_GROUP_MEDIA_ENHANCEMENT_SINGLE => single("Media enhancement", counts),
+        ZES_ENGINE_GROUP_3D_SINGLE => single("3D", counts),
+        other => format!("Engine group {other}"),
+    }
+}
+
+fn temp_name(kind: zes_temp_sensors_t) -> String {
+    match kind {
+        ZES_TEMP_SENSORS_GLOBAL => "Device temperature".into(),
+        ZES_TEMP_SENSORS_GPU => "GPU temperature".into(),
+        ZES_TEMP_SENSORS_MEMORY => "Memory temperature".into(),
+        ZES_TEMP_SENSORS_GLOBAL_MIN => "Device temperature (min)".into(),
+        ZES_TEMP_SENSORS_GPU_MIN => "GPU temperature (min)".into(),
+        ZES_TEMP_SENSORS_MEMORY_MIN => "Memory temperature (min)".into(),
+        other => format!("Temperature sensor {other}"),
+    }
+}
+
+/// " (tile N)" for a domain of a sub-device.
+fn tile(on_sub: ze_bool_t, id: u32) -> String {
+    if on_sub != 0 { format!(" (tile {id})") } else { String::new() }
+}
+
+/// What `zescope list` shows: the pieces of telemetry a device offers ("frequency ×1, power
+/// ×1, ..."), or why none.
+pub fn summary(device: &Device) -> Result<String, String> {
+    let s = Sysman::open(device).map_err(|e| format!("no Sysman ({} answered {})", e.call, e.name()))?;
+    let mut parts = Vec::new();
+    let mut count = |what: &str, n: Result<usize, ZeError>| match n {
+        Ok(0) => {}
+        Ok(n) => parts.push(format!("{what} ×{n}")),
+        Err(_) => {}
+    };
+    count("frequency", s.frequency_domains().map(|v| v.len()));
+    count("power", s.power_domains().map(|v| v.len()));
+    count("temperature", s.temperature_sensors().map(|v| v.len()));
+    count("engines", s.engine_groups().map(|v| v.len()));
+    count("memory", s.memory_modules().map(|v| v.len()));
+    if parts.is_empty() {
+        return Err(format!("Sysman ({}) offers none of frequency, power, temperature, engines, memory", s.via.name()));
+    }
+    Ok(format!("{} (through {})", parts.join(", "), s.via.name()))
+}
+
+/// The telemetry stream of `device`: a reader and its series, or `None` when the device offers
+/// none (why is in `notices`, one line per missing piece). An error only for a lost device.
+pub fn plan(
+    device: &Device,
+    interval: Duration,
+    notices: &mut Vec<String>,
+) -> Result<Option<(TelemetryReader, Vec<SeriesInfo>)>, ZeError> {
+    let sysman = match Sysman::open(device) {
+        Ok(s) => s,
+        Err(e) if super::optional::is_fatal(&e) => return Err(e),
+        Err(e) => {
+            notices.push(super::optional::off("telemetry (Sysman)", &e));
+            return Ok(None);
+        }
+    };
+    let mut b = Builder { items: Vec::new(), series: Vec::new(), notices };
+    b.frequency(&sysman)?;
+    b.power(&sysman)?;
+    b.temperature(&sysman)?;
+    b.engines(&sysman)?;
+    b.memory(&sysman)?;
+    let Builder { items, mut series, .. } = b;
+    if items.is_empty() {
+        return Ok(None);
+    }
+    // Names must be unique within the stream.
+    for i in 1..series.len() {
+        let mut n = 2;
+        let base = series[i].name.clone();
+        while series[..i].iter().any(|s| s.name == series[i].name) {
+            series[i].name = format!("{base} ({n})");
+            n += 1;
+        }
+    }
+    let row = vec![f64::NAN; series.len()];
+    Ok(Some((TelemetryReader { items, row, period: interval.max(MIN_PERIOD), last_read: None }, series)))
+}
+
+struct Builder<'a> {
+    items: Vec<Item>,
+    series: Vec<SeriesInfo>,
+    notices: &'a mut Vec<String>,
+}
+
+impl Builder<'_> {
+    /// The domains of one piece, or a notice and none.
+    fn domains<T>(&mut self, piece: &str, r: Result<Vec<T>, ZeError>) -> Result<Vec<T>, ZeError> {
+        match r {
+            Ok(v) if v.is_empty() => {
+                self.notices.push(format!("telemetry: the driver offers no {piece}"));
+                Ok(v)
+            }
+            Ok(v) => Ok(v),
+            Err(e) if super::optional::is_fatal(&e) => Err(e),
+            Err(e) => {
+                self.notices.push(super::optional::off(&format!("telemetry of {piece}"), &e));
+                Ok(Vec::new())
+            }
+        }
+    }
+
+    /// The first read of a domain: Ok(Some) to keep it, Ok(None) (and a notice) to leave it out.
+    fn first<T>(&mut self, label: &str, r: Result<T, ZeError>) -> Result<Option<T>, ZeError> {
+        match r {
+            Ok(v) => Ok(Some(v)),
+            Err(e) if super::optional::is_fatal(&e) => Err(e),
+            Err(e) => {
+                self.notices.push(super::optional::off(&format!("telemetry of {label}"), &e));
+                Ok(None)
+            }
+        }
+    }
+
+    fn push(&mut self, source: Source, label: String, series: Vec<SeriesInfo>) {
+        self.items.push(Item { source, first: self.series.len(), columns: series.len(), label, on: true });
+        self.series.extend(series);
+    }
+
+    fn frequency(&mut self, s: &Sysman) -> Result<(), ZeError> {
+        for (d, p) in self.domains("frequency domains", s.frequency_domains())? {
+            let what = match p.r#type {
+                ZES_FREQ_DOMAIN_GPU => "GPU frequency".to_owned(),
+                ZES_FREQ_DOMAIN_MEMORY => "Memory frequency".to_owned(),
+                other => format!("Frequency domain {other}"),
+            } + &tile(p.onSubdevice, p.subdeviceId);
+            if self.first(&what, d.state())?.is_none() {
+                continue;
+            }
+            let reasons = what.replace("frequency", "throttle reasons");
+            let series = vec![
+                series(format!("{what} actual"), "Actual clock (zesFrequencyGetState)", "MHz"),
+                series(format!("{what} requested"), "Clock requested by the driver or the user", "MHz"),
+                series(format!("{what} TDP"), "Highest clock within the thermal design power", "MHz"),
+                series(format!("{what} efficient"), "Efficient minimum clock", "MHz"),
+                series(reasons, &throttle_description(), ""),
+            ];
+            self.push(Source::Freq(d), what, series);
+        }
+        Ok(())
+    }
+
+    fn power(&mut self, s: &Sysman) -> Result<(), ZeError> {
+        let domains = self.domains("power domains", s.power_domains())?;
+        let n = domains.len();
+        for (i, (d, p)) in domains.into_iter().enumerate() {
+            let what = match (p.onSubdevice != 0, n) {
+                (true, _) => format!("Tile {} power", p.subdeviceId),
+                (false, 1) => "Package power".to_owned(),
+                (false, _) => format!("Power domain {i}"),
+            };
+            let Some(e) = self.first(&what, d.energy())? else { continue };
+            let energy = what.replace("power", "energy").replace("Power domain", "Energy of power domain");
+            let series = vec![
+                series(what.clone(), "Power from the energy counter (zesPowerGetEnergyCounter)", "W"),
+                series(energy, "Energy used since the run started", "J"),
+            ];
+            self.push(Source::Power { d, last: (e.energy, e.timestamp), total_j: 0.0 }, what, series);
+        }
+        Ok(())
+    }
+
+    fn temperature(&mut self, s: &Sysman) -> Result<(), ZeError> {
+        for (d, p) in self.domains("temperature sensors", s.temperature_sensors())? {
+            let what = temp_name(p.r#type) + &tile(p.onSubdevice, p.subdeviceId);
+            if self.first(&what, d.celsius())?.is_none() {
+                continue;
+            }
+            self.push(Source::Temp(d), what.clone(), vec![series(what, "zesTemperatureGetState", "°C")]);
+        }
+        Ok(())
+    }
+
+    fn engines(&mut self, s: &Sysman) -> Result<(), ZeError> {
+        let mut counts = [0u32; 16];
+        for (d, p) in self.domains("engine groups", s.engine_groups())? {
+            let what = engine_name(p.r#type, &mut counts) + &tile(p.onSubdevice, p.subdeviceId);
+            let Some(a) = self.first(&what, d.activity())? else { continue };
+            let name = format!("{what} utilisation");
+            let series = vec![series(name, "Share of time busy (zesEngineGetActivity)", "%")];
+            self.push(Source::Engine { d, last: (a.activeTime, a.timestamp) }, what, series);
+        }
+        Ok(())
+    }
+
+    fn memory(&mut self, s: &Sysman) -> Result<(), ZeError> {
+        let modules = self.domains("memory modules", s.memory_modules())?;
+        let n = modules.len();
+        for (i, (d, p)) in modules.into_iter().enumerate() {
+            let what =
+                if n == 1 { "Memory".to_owned() } else { format!("Memory {i}") } + &tile(p.onSubdevice, p.subdeviceId);
+            if self.first(&what, d.state())?.is_none() {
+                continue;
+            }
+            let mut series = vec![
+                series(format!("{what} used"), "Allocated bytes (zesMemoryGetState: size - free)", "B"),
+                series(format!("{what} total"), "Allocatable bytes (zesMemoryGetState)", "B"),
+            ];
+            // Bandwidth where the driver has it (many do not): two more columns.
+            let last = match d.bandwidth() {
+                Ok(b) => {
+                    series.push(self::series(format!("{what} read bandwidth"), "zesMemoryGetBandwidth", "B/s"));
+                    series.push(self::series(format!("{what} write bandwidth"), "zesMemoryGetBandwidth", "B/s"));
+                    Some((b.readCounter, b.writeCounter, b.timestamp))
+                }
+                Err(e) if super::optional::is_fatal(&e) => return Err(e),
+                Err(e) => {
+                    self.notices.push(super::optional::off(&format!("telemetry of {what} bandwidth"), &e));
+                    None
+                }
+            };
+            self.push(Source::Memory { d, last }, what, series);
+        }
+        Ok(())
+    }
+}
+
+impl TelemetryReader {
+    /// The series count of the stream.
+    pub fn width(&self) -> usize {
+        self.row.len()
+    }
+
+    /// One read when `MIN_PERIOD` (or the interval) has passed since the last: a sample appended
+    /// to `pieces`. Returns the samples added (0 or 1). A domain that stops answering is turned
+    /// off with a notice; only a lost device is an error.
+    pub fn read(&mut self, now: Instant, notices: &mut Vec<String>, pieces: &mut Pieces) -> Result<u64, ZeError> {
+        if self.last_read.is_some_and(|t| now.duration_since(t) < self.period) {
+            return Ok(0);
+        }
+        self.last_read = Some(now);
+        self.row.fill(f64::NAN);
+        for item in &mut self.items {
+            if !item.on {
+                continue;
+            }
+            let out = &mut self.row[item.first..item.first + item.columns];
+            match read_item(&mut item.source, out) {
+                Ok(()) => {}
+                Err(e) if super::optional::is_fatal(&e) => return Err(e),
+                Err(e) => {
+                    item.on = false;
+                    out.fill(f64::NAN);
+                    notices.push(super::optional::off(&format!("telemetry of {}", item.label), &e));
+                }
+            }
+        }
+        Ok(pieces.push(monotonic_ns(), &self.row) as u64)
+    }
+}
+
+fn read_item(source: &mut Source, out: &mut [f64]) -> Result<(), ZeError> {
+    match source {
+        Source::Freq(d) => {
+            let s = d.state()?;
+            out[0] = mhz(s.actual);
+            out[1] = mhz(s.request);
+            out[2] = mhz(s.tdp);
+            out[3] = mhz(s.efficient);
+            out[4] = s.throttleReasons as f64;
+        }
+        Source::Power { d, last, total_j } => {
+            let e = d.energy()?;
+            let delta = counter_delta(last.0, e.energy);
+            // µJ per µs is W.
+            out[0] = rate(delta, e.timestamp.saturating_sub(last.1), 1.0);
+            *total_j += delta.map_or(0.0, |d| d as f64 / 1e6);
+            out[1] = *total_j;
+            *last = (e.energy, e.timestamp);
+        }
+        Source::Temp(d) => out[0] = d.celsius()?,
+        Source::Engine { d, last } => {
+            let a = d.activity()?;
+            let busy = rate(counter_delta(last.0, a.activeTime), a.timestamp.saturating_sub(last.1), 100.0);
+            // Never more than 100 %: a driver's two clocks may disagree slightly.
+            out[0] = busy.min(100.0);
+            *last = (a.activeTime, a.timestamp);
+        }
+        Source::Memory { d, last } => {
+            let s = d.state()?;
+            out[0] = s.size.saturating_sub(s.free) as f64;
+            out[1] = s.size as f64;
+            if let Some((r, w, t)) = last {
+                let b = d.bandwidth()?;
+                // µs timestamps: bytes per µs × 1e6 is bytes per second.
+                let dt = b.timestamp.saturating_sub(*t);
+                out[2] = rate(counter_delta(*r, b.readCounter), dt, 1e6);
+                out[3] = rate(counter_delta(*w, b.writeCounter), dt, 1e6);
+                *last = Some((b.readCounter, b.writeCounter, b.timestamp));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_counter_that_goes_backwards_gives_no_delta() {
+        assert_eq!(counter_delta(10, 25), Some(15));
+        assert_eq!(counter_delta(u64::MAX - 5, 3), None);
+        assert!(rate(None, 100, 1.0).is_nan());
+        assert!(rate(Some(5), 0, 1.0).is_nan());
+        assert_eq!(rate(Some(500), 100, 1.0), 5.0);
+    }
+
+    #[test]
+    fn throttle_names_round_trip_through_the_description() {
+        let names = throttle_names(&throttle_description());
+        assert_eq!(names.len(), THROTTLE_REASONS.len());
+        assert_eq!(names[0], (0, "average power cap (PL1)".to_owned()));
+        assert_eq!(names[3], (3, "thermal limit".to_owned()));
+        assert!(throttle_names("Actual clock").is_empty());
+        assert!(throttle_names(&format!("{THROTTLE_DESCRIPTION}bit 99: nonsense; bit x: y")).is_empty());
+    }
+
+    #[test]
+    fn single_engines_are_numbered_per_kind() {
+        let mut c = [0; 16];
+        assert_eq!(engine_name(ZES_ENGINE_GROUP_COMPUTE_SINGLE, &mut c), "Compute engine 0");
+        assert_eq!(engine_name(ZES_ENGINE_GROUP_COPY_SINGLE, &mut c), "Copy engine 0");
+        assert_eq!(engine_name(ZES_ENGINE_GROUP_COMPUTE_SINGLE, &mut c), "Compute engine 1");
+        assert_eq!(engine_name(ZES_ENGINE_GROUP_COMPUTE_ALL, &mut c), "Compute engines");
+    }
+}
