@@ -1,4 +1,5 @@
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use zescope::cli::{Cli, Command};
@@ -34,18 +35,48 @@ fn main() -> ExitCode {
             print!("{}", zescope::doctor::render(cli.source, &checks));
             if zescope::doctor::failed(&checks) { ExitCode::FAILURE } else { ExitCode::SUCCESS }
         }
-        Command::Record { device, groups, metrics, custom_group, interval, via, duration, out } => {
+        Command::Record { device, groups, metrics, custom_group, interval, via, duration, out, command } => {
             let stop = Termination::install();
-            let args =
-                RecordArgs { source: cli.source, device, groups, metrics, custom_group, interval, via, duration, out };
+            // With a workload, until it exits (or the duration given).
+            let duration = duration.unwrap_or(if command.is_empty() { Duration::from_secs(10) } else { Duration::MAX });
+            let args = RecordArgs {
+                source: cli.source,
+                device,
+                groups,
+                metrics,
+                custom_group,
+                interval,
+                via,
+                duration,
+                out,
+                command,
+            };
             match record(&args, &stop) {
                 Ok(summary) => {
                     println!("{summary}; wrote {}", args.out.display());
                     for e in &summary.errors {
                         eprintln!("zescope: {e}");
                     }
-                    if summary.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+                    let workload_failed = summary.workload.is_some_and(|s| !s.success());
+                    if summary.errors.is_empty() && !workload_failed { ExitCode::SUCCESS } else { ExitCode::FAILURE }
                 }
+                Err(e) => {
+                    eprintln!("zescope: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Mark { begin, end, name } => {
+            use zescope::markers::Kind;
+            let kind = if begin {
+                Kind::Begin
+            } else if end {
+                Kind::End
+            } else {
+                Kind::Instant
+            };
+            match zescope::markers::mark(kind, &name) {
+                Ok(_) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("zescope: {e}");
                     ExitCode::FAILURE
@@ -66,7 +97,7 @@ fn main() -> ExitCode {
             let listening = |addr| say(format!("zescope: serving http://{addr}/metrics\n"));
             match zescope::serve::serve(&args, &stop, listening) {
                 Ok(summary) => {
-                    say(format!("zescope: served {} samples\n", summary.samples));
+                    say(format!("zescope: served {} samples, {} markers\n", summary.samples, summary.markers));
                     if summary.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
                 }
                 Err(e) => {

@@ -22,7 +22,7 @@ impl ZescopeApp {
         match action {
             FileAction::Open(path) => self.guarded(Pending::Open(path)),
             FileAction::Save(path) => {
-                let session = capture_app(self, &self.files.markers);
+                let session = capture_app(self, &session::markers_to_file(&self.files.markers));
                 let fp = self.fingerprint();
                 if let Err(e) = self.files.start_save(session, path, fp) {
                     self.state.push_error(e);
@@ -47,7 +47,7 @@ impl ZescopeApp {
         let loaded = session::load(path).and_then(|s| open_in_app(self, &s));
         match loaded {
             Ok(markers) => {
-                self.files.markers = markers;
+                self.files.markers = session::markers_from_file(&markers);
                 self.files.recording = Some(path.to_path_buf());
                 // A recording is shown whole, whatever view it was saved with.
                 self.view.fit(crate::view::data_x(&self.store));
@@ -91,7 +91,7 @@ impl ZescopeApp {
         let Some(rec) = self.files.recover.take() else { return };
         match rec.load().and_then(|s| open_in_app(self, &s)) {
             Ok(markers) => {
-                self.files.markers = markers;
+                self.files.markers = session::markers_from_file(&markers);
                 self.files.recording = Some(rec.dir.join("recovered"));
                 self.view.fit(crate::view::data_x(&self.store));
                 self.files.current = None;
@@ -149,7 +149,7 @@ impl ZescopeApp {
         }
         let now = Instant::now();
         if self.state.ingest.run.is_some() && self.files.checkpoint_due(now) {
-            let markers = self.files.markers.clone();
+            let markers = session::markers_to_file(&self.files.markers);
             if let Some(mut a) = self.files.autosave.take() {
                 a.checkpoint(&self.store, app_capture(self, &markers));
                 self.files.autosave = Some(a);

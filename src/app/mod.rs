@@ -23,6 +23,7 @@ pub mod envelope_plot;
 pub mod files;
 pub(crate) mod legend;
 pub mod link;
+pub(crate) mod marker_paint;
 pub(crate) mod menu;
 pub mod overview;
 pub mod panes;
@@ -244,6 +245,7 @@ impl ZescopeApp {
             &mut self.view,
             &mut self.panes,
         );
+        self.take_markers();
         self.file_housekeeping();
         if self.auto_start && self.state.inventory.is_some() && self.files.recover.is_none() {
             self.auto_start = false;
@@ -310,7 +312,7 @@ impl ZescopeApp {
                     &self.state,
                     &mut self.view,
                     self.hover_x,
-                    &self.files.markers,
+                    self.files.markers.marks(),
                 );
                 self.hover_x = out.hover_x;
                 self.plot_frames = out.frames;
@@ -399,6 +401,18 @@ impl ZescopeApp {
         }
     }
 
+    /// The workload's markers that arrived (a bounded number per frame); dropped while an opened
+    /// recording is shown, whose time axis is another run's.
+    fn take_markers(&mut self) {
+        let Some(l) = &self.files.markers_in else { return };
+        let live = self.files.recording.is_none();
+        for m in l.drain(10_000) {
+            if live {
+                self.files.markers.apply(m.kind, m.t_ns, &m.name);
+            }
+        }
+    }
+
     /// M: a marker at the hovered time, else at the newest sample; saved with the session.
     pub(crate) fn add_marker(&mut self) {
         let t = match self.hover_x {
@@ -407,7 +421,7 @@ impl ZescopeApp {
         };
         if let Some(t_ns) = t {
             let label = format!("M{}", self.files.markers.len() + 1);
-            self.files.markers.push(crate::session::Marker { t_ns, label });
+            self.files.markers.instant(t_ns, &label);
         }
     }
 }

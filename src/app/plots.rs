@@ -7,7 +7,7 @@
 //! anywhere else (legends, titles, gaps) it scrolls the pane list.
 
 use egui::{Color32, Id, RichText, Ui};
-use egui_plot::{LineStyle, Plot, VLine};
+use egui_plot::{Plot, VLine};
 
 use crate::store::Store;
 use crate::view::{SeriesKey, TimeView, data_x};
@@ -19,9 +19,6 @@ use super::legend::{self, LegendAction, LegendRow};
 use super::panes::Panes;
 use super::readout;
 use super::state::AppState;
-
-/// Colour of markers.
-const MARKER: Color32 = Color32::from_rgb(200, 120, 220);
 
 /// A wheel that scrolled the pane list this recently (seconds) is still scrolling it.
 const WHEEL_GESTURE_S: f64 = 0.3;
@@ -51,7 +48,7 @@ pub fn show(
     state: &AppState,
     view: &mut TimeView,
     hover_x: Option<f64>,
-    markers: &[crate::session::Marker],
+    markers: &[crate::view::Mark],
 ) -> PlotsOutcome {
     let mut out = PlotsOutcome::default();
     let target = view.range(data_x(store));
@@ -182,16 +179,8 @@ pub fn show(
                     if let Some(x) = hover_x {
                         pui.vline(VLine::new("cursor", x).color(Color32::from_gray(150)).width(1.0));
                     }
-                    for m in markers {
-                        let x = store.to_plot_x(m.t_ns);
-                        pui.vline(
-                            VLine::new(m.label.clone(), x).color(MARKER).width(1.0).style(LineStyle::dashed_loose()),
-                        );
-                    }
                     pui.pointer_coordinate()
                 });
-                // Marker labels, painted over the plot (a plot text item would count in the y bounds);
-                // near the right edge they go left of their line rather than being cut.
                 let frame = *resp.transform.frame();
                 axes::remember_y(ui, y_id, spec.id, resp.transform.bounds().range_y(), frame.height());
                 out.plot_width = Some(frame.width());
@@ -205,23 +194,7 @@ pub fn show(
                     panes.y_lock.insert(spec.id, y);
                 }
                 out.frames.push((spec.id, Some(frame)));
-                for m in markers {
-                    let x = resp.transform.position_from_point_x(store.to_plot_x(m.t_ns));
-                    if (frame.left()..=frame.right()).contains(&x) {
-                        let (dx, align) = if x > frame.right() - 40.0 {
-                            (-3.0, egui::Align2::RIGHT_TOP)
-                        } else {
-                            (3.0, egui::Align2::LEFT_TOP)
-                        };
-                        ui.painter_at(frame).text(
-                            egui::pos2(x + dx, frame.top() + 2.0),
-                            align,
-                            &m.label,
-                            egui::FontId::proportional(11.0),
-                            MARKER,
-                        );
-                    }
-                }
+                super::marker_paint::paint(ui, frame, store, markers, |x| resp.transform.position_from_point_x(x));
                 let shown = resp.transform.bounds().range_x();
                 let shown = (*shown.start(), *shown.end());
                 if let Some((a, b)) = target {

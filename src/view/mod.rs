@@ -7,6 +7,7 @@
 //! - [`series`]: a counter's identity ([`SeriesKey`]) and entry ([`SeriesEntry`]), its kind as
 //!   the store keeps it, and the store's description of a run's stream ([`stream_desc`]);
 //! - [`ingest`]: the ONE path from sampler events to store writes ([`Ingest`]);
+//! - [`markers`]: instants and named ranges on the samples' time axis ([`Markers`]);
 //! - [`panes`]: the pane layout ([`PaneLayout`], [`PaneSpec`]) and its default placement;
 //! - [`timeview`]: which part of the timeline is shown ([`TimeView`]: window, follow/pause,
 //!   zoom);
@@ -19,6 +20,7 @@ pub mod activity;
 pub mod contrast;
 pub(crate) mod format;
 pub mod ingest;
+pub mod markers;
 pub mod panes;
 pub mod prom_names;
 pub(crate) mod runs;
@@ -28,6 +30,7 @@ pub mod timeview;
 
 pub use activity::Activity;
 pub use ingest::{ActiveRun, Ingest};
+pub use markers::{Mark, Markers, Span};
 pub use panes::{PaneLayout, PaneSpec, default_layout};
 pub use series::{SeriesEntry, SeriesKey, stream_desc};
 pub use timeview::{Mode, TimeView, Window, data_x};
