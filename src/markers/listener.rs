@@ -253,6 +253,23 @@ mod tests {
     }
 
     #[test]
+    fn past_the_rate_limit_markers_are_counted_and_dropped_and_a_new_window_takes_more() {
+        let s = Shared::default();
+        let (tx, rx) = crossbeam_channel::bounded(QUEUE);
+        let mut rate = Rate { window: Instant::now(), read: 0, accepted: 0 };
+        for _ in 0..ACCEPT_PER_WINDOW + 500 {
+            assert!(take(b"zm1 I 1 x\n", &tx, &s, &mut rate));
+        }
+        assert_eq!((s.accepted.load(Relaxed), s.over_rate.load(Relaxed)), (ACCEPT_PER_WINDOW, 500));
+        rate.window -= WINDOW;
+        assert!(take(b"zm1 I 2 x\n", &tx, &s, &mut rate));
+        assert_eq!(s.accepted.load(Relaxed), ACCEPT_PER_WINDOW + 1);
+        assert_eq!(rx.len() as u64, ACCEPT_PER_WINDOW + 1);
+        drop(rx);
+        assert!(!take(b"zm1 I 3 x\n", &tx, &s, &mut rate), "the consumer has gone");
+    }
+
+    #[test]
     fn markers_arrive_in_order_and_bad_datagrams_are_counted() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.sock");
