@@ -78,8 +78,10 @@ pub enum Command {
         metrics: bool,
     },
     /// Sample without a window and write a session (--out run.ron) or a CSV (--out run.csv: time
-    /// column + one column per counter, units in the header). Ends after --duration, or on
-    /// Ctrl-C/SIGTERM, keeping everything recorded.
+    /// column + one column per counter, units in the header; markers in run.markers.csv). Ends
+    /// after --duration, or on Ctrl-C/SIGTERM, keeping everything recorded. With a command after
+    /// `--` (`zescope record --out run.ron -- ./workload args`) it starts the command once
+    /// sampling runs, with ZESCOPE_MARKERS set, and ends when the command exits.
     Record {
         /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
         /// Repeat it (or give a comma list) to record several devices on one time axis.
@@ -111,13 +113,29 @@ pub enum Command {
         /// Record no telemetry.
         #[arg(long, overrides_with = "telemetry")]
         no_telemetry: bool,
-        /// How long to record.
-        #[arg(long, default_value = "10s", value_parser = crate::view::format::parse_duration)]
-        duration: Duration,
+        /// How long to record (default 10s; with a command, until it exits).
+        #[arg(long, value_parser = crate::view::format::parse_duration)]
+        duration: Option<Duration>,
         /// Output file: .ron writes a session (open it in zescope, or `zescope export` it), any
         /// other extension a CSV.
         #[arg(long)]
         out: PathBuf,
+        /// A workload to run while recording, after `--`.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Mark an instant (or, with --begin/--end, a range) on a running zescope's plots: the
+    /// window, `record` or `serve`, found through ZESCOPE_MARKERS or
+    /// $XDG_RUNTIME_DIR/zescope/markers.sock.
+    Mark {
+        /// Begin the range NAME.
+        #[arg(long, conflicts_with = "end")]
+        begin: bool,
+        /// End the newest open range NAME.
+        #[arg(long)]
+        end: bool,
+        /// The marker's name (up to 200 bytes, no control characters).
+        name: String,
     },
     /// Serve the counters over HTTP for Prometheus: /metrics (OpenMetrics, or Prometheus text
     /// 0.0.4 for clients that ask for it), /healthz and a short page at /. Runs until

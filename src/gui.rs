@@ -89,6 +89,13 @@ pub fn run(source: Source, file: Option<std::path::PathBuf>) -> ExitCode {
             stop.on_signal(move || repaint.request_repaint());
             let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
             app.use_wake_flag(flag);
+            match crate::markers::Listener::start_default() {
+                Ok(l) => {
+                    log::info!("markers: {}={}", crate::markers::ENV, l.path().display());
+                    app.files.markers_in = Some(l);
+                }
+                Err(e) => log::warn!("not listening for markers: {e}"),
+            }
             if let Some(f) = file {
                 // Shown as a recording; Start begins a live run.
                 app.auto_start = false;

@@ -18,6 +18,7 @@ pub mod gui;
 pub mod layout;
 pub mod list;
 pub mod logwatch;
+pub mod markers;
 pub mod record;
 pub mod sampler;
 pub mod serve;

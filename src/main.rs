@@ -1,4 +1,5 @@
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use zescope::cli::{Cli, Command};
@@ -45,9 +46,12 @@ fn main() -> ExitCode {
             no_telemetry,
             duration,
             out,
+            command,
         } => {
             let stop = Termination::install();
             let telemetry = !no_telemetry;
+            // With a workload, until it exits (or the duration given).
+            let duration = duration.unwrap_or(if command.is_empty() { Duration::from_secs(10) } else { Duration::MAX });
             let args = RecordArgs {
                 source: cli.source,
                 devices,
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
                 telemetry,
                 duration,
                 out,
+                command,
             };
             match record(&args, &stop) {
                 Ok(summary) => {
@@ -66,8 +71,26 @@ fn main() -> ExitCode {
                     for e in &summary.errors {
                         eprintln!("zescope: {e}");
                     }
-                    if summary.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+                    let workload_failed = summary.workload.is_some_and(|s| !s.success());
+                    if summary.errors.is_empty() && !workload_failed { ExitCode::SUCCESS } else { ExitCode::FAILURE }
                 }
+                Err(e) => {
+                    eprintln!("zescope: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Mark { begin, end, name } => {
+            use zescope::markers::Kind;
+            let kind = if begin {
+                Kind::Begin
+            } else if end {
+                Kind::End
+            } else {
+                Kind::Instant
+            };
+            match zescope::markers::mark(kind, &name) {
+                Ok(_) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("zescope: {e}");
                     ExitCode::FAILURE
@@ -88,7 +111,7 @@ fn main() -> ExitCode {
             let listening = |addr| say(format!("zescope: serving http://{addr}/metrics\n"));
             match zescope::serve::serve(&args, &stop, listening) {
                 Ok(summary) => {
-                    say(format!("zescope: served {} samples\n", summary.samples));
+                    say(format!("zescope: served {} samples, {} markers\n", summary.samples, summary.markers));
                     if summary.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
                 }
                 Err(e) => {

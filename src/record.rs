@@ -6,6 +6,10 @@
 //! flushed every second, so even a killed recording keeps what came before; a session (`.ron`) is
 //! saved atomically every 30 s in the background and at the end, so a killed recording leaves
 //! the last checkpoint.
+//!
+//! While it records it listens for the workload's markers (`crate::markers`) and prints where;
+//! with a command after `--` it starts that command once sampling runs, with `ZESCOPE_MARKERS`
+//! set, and stops recording when it exits.
 
 use std::time::{Duration, Instant};
 
@@ -41,8 +45,12 @@ pub struct RecordArgs {
     pub via: crate::sampler::Via,
     /// Also record the device's telemetry (Sysman: clocks, power, temperature, engines, memory).
     pub telemetry: bool,
-    /// How long to record, counted from the run's start (not from opening the source).
+    /// How long to record, counted from the run's start (not from opening the source); with a
+    /// `command`, recording also ends when it exits.
     pub duration: Duration,
+    /// A workload to start once sampling runs (program and arguments; empty: none), with
+    /// `ZESCOPE_MARKERS` naming the markers socket.
+    pub command: Vec<String>,
     /// The output: a `.ron` extension (any case) writes a session, anything else a CSV.
     pub out: std::path::PathBuf,
 }
@@ -71,6 +79,12 @@ pub struct Summary {
     pub errors: Vec<String>,
     /// Optional features the driver lacks, turned off for the run.
     pub notices: Vec<String>,
+    /// Markers received from the workload.
+    pub markers: u64,
+    /// What the markers listener dropped (malformed, too fast, queue full); `None`: no listener.
+    pub marker_drops: Option<crate::markers::Counts>,
+    /// How the command after `--` ended; `None` when there was none or it still runs.
+    pub workload: Option<std::process::ExitStatus>,
 }
 
 impl std::fmt::Display for Summary {
@@ -93,6 +107,19 @@ impl std::fmt::Display for Summary {
                 write!(f, ", {} streamer reads said the driver dropped reports", s.dropped_reports)?;
             }
         }
+        if self.markers > 0 || self.marker_drops.is_some_and(|c| c.malformed + c.over_rate + c.queue_full > 0) {
+            write!(f, "; {} markers", self.markers)?;
+            if let Some(c) = self.marker_drops.filter(|c| c.malformed + c.over_rate + c.queue_full > 0) {
+                write!(
+                    f,
+                    " ({} malformed, {} over the rate limit, {} over the queue dropped)",
+                    c.malformed, c.over_rate, c.queue_full
+                )?;
+            }
+        }
+        if let Some(s) = self.workload {
+            write!(f, "; the workload exited with {s}")?;
+        }
         if self.interrupted {
             write!(f, " (interrupted)")?;
         }
@@ -106,6 +133,18 @@ impl std::fmt::Display for Summary {
 /// matches, the source failed, the sampler did not answer within 30 s) or the output could not be
 /// written; errors during a run are in [`Summary::errors`] instead.
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
+    let listener = match crate::markers::Listener::start_default() {
+        Ok(l) => {
+            say(&format!("zescope: markers: {}={}", crate::markers::ENV, l.path().display()));
+            Some(l)
+        }
+        Err(e) if args.command.is_empty() => {
+            say(&format!("zescope: not listening for markers: {e}"));
+            None
+        }
+        Err(e) => return Err(e),
+    };
+    let mut workload: Option<std::process::Child> = None;
     let mut h = sampler::spawn_source(args.source, Options::default());
     let inv = h.wait_inventory(Duration::from_secs(30))?;
     let mut targets = pick_targets(&inv, &args.devices, &args.groups, &args.metrics, args.via)?;
@@ -119,7 +158,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     } else {
         let file =
             std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-        Out::Csv(Box::new(CsvOut::new(file)))
+        Out::Csv(Box::new(CsvOut::new(file, args.out.clone())))
     };
     h.send(Command::Start(cfg));
     let mut summary = Summary::default();
@@ -135,7 +174,22 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         }
     };
     loop {
-        if deadline.is_none() && (stop.requested() || run.is_some() && run_started.elapsed() >= args.duration) {
+        if let Some(l) = &listener {
+            for m in l.drain(usize::MAX) {
+                summary.markers += 1;
+                out.marker(&m);
+            }
+        }
+        let exited = match workload.as_mut().map(std::process::Child::try_wait) {
+            Some(Ok(Some(status))) => {
+                summary.workload = Some(status);
+                workload = None;
+                true
+            }
+            _ => false,
+        };
+        if deadline.is_none() && (stop.requested() || exited || run.is_some() && run_started.elapsed() >= args.duration)
+        {
             summary.interrupted = stop.requested();
             summary.elapsed = if run.is_some() { run_started.elapsed() } else { Duration::ZERO };
             end(&mut deadline);
@@ -158,6 +212,22 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
                 summary.notices.extend(info.notices.iter().cloned());
                 run_started = Instant::now();
                 run = Some(info);
+                if let Some(program) = args.command.first()
+                    && workload.is_none()
+                {
+                    let mut c = std::process::Command::new(program);
+                    c.args(&args.command[1..]);
+                    if let Some(l) = &listener {
+                        c.env(crate::markers::ENV, l.path());
+                    }
+                    match c.spawn() {
+                        Ok(child) => workload = Some(child),
+                        Err(e) => {
+                            summary.errors.push(format!("cannot start {program}: {e}"));
+                            end(&mut deadline);
+                        }
+                    }
+                }
             }
             Event::Notice { message, .. } => {
                 crate::sampler::say_notice(&message);
@@ -201,6 +271,18 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     if summary.elapsed.is_zero() && run.is_some() {
         summary.elapsed = run_started.elapsed();
     }
+    // Markers sent up to the end (the workload's last ones arrive after it exits).
+    if let Some(l) = &listener {
+        std::thread::sleep(Duration::from_millis(20));
+        for m in l.drain(usize::MAX) {
+            summary.markers += 1;
+            out.marker(&m);
+        }
+        summary.marker_drops = Some(l.counts());
+    }
+    if let Some(c) = &workload {
+        say(&format!("zescope: the workload (pid {}) still runs", c.id()));
+    }
     out.finish().map_err(|e| format!("writing {}: {e}", args.out.display()))?;
     // Within what is left of the same deadline (none, if it has passed).
     let left = deadline.map_or(TEARDOWN_DEADLINE, |d| d.saturating_duration_since(Instant::now()));
@@ -211,6 +293,13 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         return Err(summary.errors.join("; "));
     }
     Ok(summary)
+}
+
+/// Prints a line for the user; a closed stdout is no reason to fail.
+fn say(line: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
 }
 
 /// Where a recording goes.
@@ -237,6 +326,15 @@ impl Out {
         }
     }
 
+    fn marker(&mut self, m: &crate::markers::Received) {
+        match self {
+            Out::Csv(c) => {
+                c.markers.apply(m.kind, m.t_ns, &m.name);
+            }
+            Out::Session(s) => s.marker(m.kind, m.t_ns, &m.name),
+        }
+    }
+
     fn stopped(&mut self, run: u64) {
         if let Out::Session(s) = self {
             s.stopped(run);
@@ -254,7 +352,10 @@ impl Out {
     /// Everything written and durable.
     fn finish(&mut self) -> Result<(), String> {
         match self {
-            Out::Csv(c) => c.finish().map_err(|e| e.to_string()),
+            Out::Csv(c) => {
+                c.finish().map_err(|e| e.to_string())?;
+                c.write_markers()
+            }
             Out::Session(s) => s.finish(),
         }
     }

@@ -21,7 +21,7 @@ fn a_missing_session_file_is_refused_with_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("lsit is neither a file nor a command (commands: list, record, serve, doctor, export)"),
+        stderr.contains("lsit is neither a file nor a command (commands: list, record, mark, serve, doctor, export)"),
         "{stderr}"
     );
 }

@@ -161,3 +161,40 @@ fn csv_has_the_samples_in_range_with_the_stores_values() {
         assert!(rec[2 - col].is_empty(), "the other stream's cell is empty");
     }
 }
+
+#[test]
+fn markers_are_drawn_on_every_pane_as_bands_and_lines_with_their_names() {
+    use zescope::view::{Markers, markers::mark_rgb};
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.svg");
+    let mut m = Markers::default();
+    m.begin(500 * MS, "solve");
+    m.end(1500 * MS, "solve");
+    m.instant(2000 * MS, "tick");
+    m.instant(-5000 * MS, "before the range");
+    let mut spec = ExportSpec::from_layout(&f.layout, &f.series, None, None);
+    spec.markers = m.marks().to_vec();
+    export::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("valid XML");
+    let hex = |[r, g, b]: [u8; 3]| format!("#{r:02X}{g:02X}{b:02X}");
+    let (band, line) = (hex(mark_rgb(&m.marks()[0])), hex(mark_rgb(&m.marks()[1])));
+    let bands =
+        doc.descendants().filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(band.as_str())).count();
+    let lines = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(line.as_str()))
+        .count();
+    assert_eq!((bands, lines), (2, 2), "a band and a line on each of the two panes");
+    let named =
+        |t: &str| doc.descendants().filter(|n| n.has_tag_name("text") && n.text().map(str::trim) == Some(t)).count();
+    assert_eq!((named("solve"), named("tick"), named("before the range")), (2, 2, 0));
+    // The band spans the range: its width is a third of the 3 s shown, give or take the margins.
+    let widths: Vec<f64> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(band.as_str()))
+        .map(|n| n.attribute("width").unwrap().parse().unwrap())
+        .collect();
+    assert!(widths.iter().all(|w| (200.0..330.0).contains(w)), "{widths:?}");
+}

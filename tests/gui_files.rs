@@ -122,3 +122,37 @@ fn failed_open_and_export_show_the_windows_own_banners() {
     h.get_by_label_contains("no/such/dir");
     assert_eq!(h.state().panes.layout.panes, panes, "what was shown is left as it was");
 }
+
+/// The workload's markers reach a live window: a range and an instant sent through the markers
+/// crate are on the window's list (drawn on every pane) and saved with the session.
+#[test]
+fn a_live_window_takes_the_workloads_markers_and_saves_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("markers.sock");
+    let session = dir.path().join("run.ron");
+    let sim = support::sim(|_| {});
+    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
+    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(session.clone())])));
+    app.files.markers_in = Some(zescope::markers::Listener::start(&socket).unwrap());
+    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
+    let m = zescope_markers::Markers::connect_to(Some(socket.clone()));
+    m.begin("solve");
+    m.instant("converged");
+    m.end("solve");
+    m.begin("still going");
+    pump(&mut h, "the markers", |a| a.files.markers.len() == 3);
+    let a = h.state();
+    let ranges: Vec<&str> = a.files.markers.closed_ranges().map(|r| r.0).collect();
+    assert_eq!(ranges, vec!["solve"]);
+    let (first, last) = a.store.total_time_range().unwrap();
+    let solve = &a.files.markers.marks()[0];
+    assert!(solve.t_ns > first && solve.t_ns <= last + 50_000_000, "on the samples' time axis");
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    pump(&mut h, "the save to finish", |a| a.files.current.is_some());
+    let saved = zescope::session::load(&session).unwrap();
+    let spans: Vec<_> = saved.markers.iter().map(|m| (m.label.as_str(), m.span.is_instant())).collect();
+    assert_eq!(spans, vec![("solve", false), ("converged", true), ("still going", false)]);
+    assert_eq!(saved.markers[2].span, zescope::session::SpanRecord::Open);
+}

@@ -253,11 +253,19 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
     // comparison's two seconds after its start, so the comparison moves one second earlier
     // (and the offset still applies).
     let (lo, _) = h.state().store.total_time_range().unwrap();
-    h.state_mut().files.markers.push(zescope::session::Marker { t_ns: lo + 1_000_000_000, label: "M1".into() });
+    h.state_mut().files.markers.push(zescope::view::Mark {
+        t_ns: lo + 1_000_000_000,
+        label: "M1".into(),
+        span: zescope::view::Span::Instant,
+    });
     {
         let c = h.state_mut().comparison.as_mut().unwrap();
         let (c_lo, _) = c.store.total_time_range().unwrap();
-        c.markers.push(zescope::session::Marker { t_ns: c_lo + 2_000_000_000, label: "M1".into() });
+        c.markers.push(zescope::session::Marker {
+            t_ns: c_lo + 2_000_000_000,
+            label: "M1".into(),
+            span: Default::default(),
+        });
         c.align_marker = Some("M1".into());
         c.offset_s = 0.25;
     }

@@ -29,6 +29,7 @@ fn record_session(path: &Path, duration: Duration) {
         telemetry: false,
         duration,
         out: path.to_owned(),
+        command: vec![],
     };
     let summary = record(&args, &Termination::install()).expect("record");
     assert!(summary.samples > 100, "{summary}");
@@ -62,7 +63,19 @@ fn a_recording_round_trips_with_its_data_and_view() {
     r.layout.hidden.insert(keys[0].clone());
     r.layout.colors.insert(keys[1].clone(), [1, 2, 3]);
     r.view = TimeView::restored(Mode::Zoomed, Window::Sec10, (0.25, 0.75));
-    r.markers.push(session::Marker { t_ns: store.total_time_range().unwrap().0 + 1000, label: "spike".into() });
+    r.markers.push(session::Marker {
+        t_ns: store.total_time_range().unwrap().0 + 1000,
+        label: "spike".into(),
+        span: Default::default(),
+    });
+    // The workload's ranges: one closed, one still open when saved.
+    let t0 = store.total_time_range().unwrap().0;
+    r.markers.push(session::Marker {
+        t_ns: t0 + 2000,
+        label: "phase 1".into(),
+        span: session::SpanRecord::Range { end_ns: t0 + 900_000 },
+    });
+    r.markers.push(session::Marker { t_ns: t0 + 950_000, label: "phase 2".into(), span: session::SpanRecord::Open });
     let edited = capture(&store, &r);
     let saved = dir.path().join("edited.ron");
     session::save(&saved, &edited).unwrap();
@@ -152,4 +165,23 @@ fn a_session_opens_in_the_app_and_saves_back_the_same() {
     assert_eq!(spec.panes.len(), 1);
     let png = dir.path().join("pane.png");
     zescope::export::png(&app.store, &spec, &png, (640, 400)).unwrap();
+}
+
+/// Files written before markers had ranges (`(t_ns, label)` only) still load, as instants; a
+/// range that ends before it starts is refused, naming the marker.
+#[test]
+fn old_markers_load_as_instants_and_backwards_ranges_are_refused() {
+    let example = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-session.ron")).unwrap();
+    assert!(example.contains("markers: [],"), "the example session has no markers");
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.ron");
+    std::fs::write(&old, example.replace("markers: [],", "markers: [(t_ns: 5, label: \"start\")],")).unwrap();
+    let s = session::load(&old).unwrap();
+    assert_eq!(s.markers[0].span, session::SpanRecord::Instant);
+    assert_eq!(session::markers_from_file(&s.markers).marks()[0].label, "start");
+    let bad = dir.path().join("bad.ron");
+    let text = "markers: [(t_ns: 50, label: \"p\", span: Range(end_ns: 40))],";
+    std::fs::write(&bad, example.replace("markers: [],", text)).unwrap();
+    let e = session::load(&bad).unwrap_err().to_string();
+    assert!(e.contains("markers[0].span") && e.contains("before it starts"), "{e}");
 }

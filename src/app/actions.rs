@@ -22,7 +22,7 @@ impl ZescopeApp {
         match action {
             FileAction::Open(path) => self.guarded(Pending::Open(path)),
             FileAction::Save(path) => {
-                let session = capture_app(self, &self.files.markers);
+                let session = capture_app(self, &session::markers_to_file(&self.files.markers));
                 let fp = self.fingerprint();
                 if let Err(e) = self.files.start_save(session, path, fp) {
                     self.state.push_error(e);
@@ -70,7 +70,7 @@ impl ZescopeApp {
                     let p = path.parent().unwrap_or(std::path::Path::new(".")).join(&c.path);
                     self.compare_with(&p, c.offset_s, c.align_marker);
                 }
-                self.files.markers = markers;
+                self.files.markers = session::markers_from_file(&markers);
                 self.files.recording = Some(path.to_path_buf());
                 // A recording is shown whole, whatever view it was saved with.
                 self.view.fit(crate::view::data_x(&self.store));
@@ -114,7 +114,7 @@ impl ZescopeApp {
         let Some(rec) = self.files.recover.take() else { return };
         match rec.load().and_then(|s| open_in_app(self, &s)) {
             Ok(markers) => {
-                self.files.markers = markers;
+                self.files.markers = session::markers_from_file(&markers);
                 self.files.recording = Some(rec.dir.join("recovered"));
                 self.view.fit(crate::view::data_x(&self.store));
                 self.files.current = None;
@@ -172,7 +172,7 @@ impl ZescopeApp {
         }
         let now = Instant::now();
         if self.state.ingest.run.is_some() && self.files.checkpoint_due(now) {
-            let markers = self.files.markers.clone();
+            let markers = session::markers_to_file(&self.files.markers);
             if let Some(mut a) = self.files.autosave.take() {
                 a.checkpoint(&self.store, app_capture(self, &markers));
                 self.files.autosave = Some(a);

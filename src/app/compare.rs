@@ -78,10 +78,11 @@ impl Comparison {
     /// Lines its origin up with `main`: its marker `align_marker` at `main`'s marker of that
     /// label when both hold one, else its first sample at `main`'s first sample; then shifted by
     /// the offset.
-    pub fn align(&mut self, main: &Store, main_markers: &[Marker]) {
+    pub fn align(&mut self, main: &Store, main_markers: &[crate::view::Mark]) {
         let label = self.align_marker.as_deref();
-        let find = |ms: &[Marker]| ms.iter().find(|m| Some(m.label.as_str()) == label).map(|m| m.t_ns);
-        let (anchor, at_x) = match (find(&self.markers), find(main_markers)) {
+        let mine = self.markers.iter().find(|m| Some(m.label.as_str()) == label).map(|m| m.t_ns);
+        let theirs = main_markers.iter().find(|m| Some(m.label.as_str()) == label).map(|m| m.t_ns);
+        let (anchor, at_x) = match (mine, theirs) {
             (Some(c), Some(m)) => (c, main.to_plot_x(m)),
             _ => (self.start_ns, main.total_time_range().map_or(0.0, |(a, _)| main.to_plot_x(a))),
         };
@@ -92,7 +93,7 @@ impl Comparison {
     }
 
     /// Labels of the markers both `main_markers` and the comparison hold, to align on.
-    pub fn shared_markers(&self, main_markers: &[Marker]) -> Vec<String> {
+    pub fn shared_markers(&self, main_markers: &[crate::view::Mark]) -> Vec<String> {
         let mut out: Vec<String> = main_markers
             .iter()
             .filter(|m| self.markers.iter().any(|c| c.label == m.label))
@@ -149,7 +150,7 @@ impl Comparison {
 
     /// The comparison bar: which file, its offset (a drag value), and a button to close it.
     /// Returns false when the user closed the comparison.
-    pub(crate) fn bar(&mut self, ui: &mut Ui, main_markers: &[Marker]) -> bool {
+    pub(crate) fn bar(&mut self, ui: &mut Ui, main_markers: &[crate::view::Mark]) -> bool {
         let mut keep = true;
         let shared = self.shared_markers(main_markers);
         ui.horizontal(|ui| {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::session::autosave::{Autosaver, Recoverable};
-use crate::session::{self, Marker, SaveJob};
+use crate::session::{self, SaveJob};
 
 use super::banner::{UiError, UiErrorKind};
 use super::dialogs::{DialogAnswer, Dialogs, FileKind, NativeDialogs};
@@ -51,9 +51,11 @@ pub struct Files {
     pub recording: Option<PathBuf>,
     /// Sessions opened or saved lately, newest first (at most 8; remembered in the settings).
     pub(crate) recent: Vec<PathBuf>,
-    /// The markers on the data shown (set with M or + Marker, or opened); saved with the
-    /// session.
-    pub markers: Vec<Marker>,
+    /// The markers on the data shown (set with M or + Marker, sent by the workload, or
+    /// opened); saved with the session.
+    pub markers: crate::view::Markers,
+    /// Where the workload's markers come from (`crate::markers`); `None`: not listening.
+    pub markers_in: Option<crate::markers::Listener>,
     save: Option<SaveJob>,
     /// Last outcome to show in the status bar ("saved …").
     pub(crate) note: Option<String>,
@@ -121,7 +123,8 @@ impl Files {
             current: None,
             recording: None,
             recent: Vec::new(),
-            markers: Vec::new(),
+            markers: Default::default(),
+            markers_in: None,
             save: None,
             note: None,
             pending_open: None,

@@ -178,7 +178,7 @@ impl ZescopeApp {
             });
         });
         if self.files.recording.is_some() {
-            let rows = super::recording_info::facts(&self.state.history, &self.store, &self.files.markers);
+            let rows = super::recording_info::facts(&self.state.history, &self.store, self.files.markers.marks());
             egui::Window::new("Recording info")
                 .open(&mut self.show_info)
                 .default_width(480.0)

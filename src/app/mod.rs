@@ -25,6 +25,7 @@ pub mod envelope_plot;
 pub mod files;
 pub(crate) mod legend;
 pub mod link;
+pub(crate) mod marker_paint;
 pub(crate) mod menu;
 pub mod overview;
 pub mod panes;
@@ -259,6 +260,7 @@ impl ZescopeApp {
             &mut self.view,
             &mut self.panes,
         );
+        self.take_markers();
         self.file_housekeeping();
         if self.auto_start && self.state.inventory.is_some() && self.files.recover.is_none() {
             self.auto_start = false;
@@ -317,7 +319,7 @@ impl ZescopeApp {
                 });
             } else {
                 if let Some(c) = &mut self.comparison
-                    && !c.bar(ui, &self.files.markers)
+                    && !c.bar(ui, self.files.markers.marks())
                 {
                     self.comparison = None;
                 }
@@ -333,7 +335,7 @@ impl ZescopeApp {
                     &mut self.view,
                     self.hover_x,
                     plots::Overlays {
-                        markers: &self.files.markers,
+                        markers: self.files.markers.marks(),
                         cursors: &mut self.cursors,
                         compare: self.comparison.as_mut(),
                     },
@@ -438,7 +440,7 @@ impl ZescopeApp {
         }
     }
 
-    /// The phase table's ranges: the visible range, the cursors' span (then marked ranges).
+    /// The phase table's ranges: the visible range, the cursors' span, then each marked range.
     pub fn phase_ranges(&self) -> Vec<crate::view::phases::PhaseRange> {
         use crate::view::phases::PhaseRange;
         let mut out = Vec::new();
@@ -446,8 +448,20 @@ impl ZescopeApp {
             out.push(PhaseRange::new("visible", self.store.from_plot_x(a), self.store.from_plot_x(b)));
         }
         out.extend(self.cursors.span());
-        // Marked ranges (closed `(name, start_ns, end_ns)` ranges) join here as more phases.
+        out.extend(self.files.markers.closed_ranges().map(|(n, a, b)| PhaseRange::new(n, a, b)));
         out
+    }
+
+    /// The workload's markers that arrived (a bounded number per frame); dropped while an opened
+    /// recording is shown, whose time axis is another run's.
+    fn take_markers(&mut self) {
+        let Some(l) = &self.files.markers_in else { return };
+        let live = self.files.recording.is_none();
+        for m in l.drain(10_000) {
+            if live {
+                self.files.markers.apply(m.kind, m.t_ns, &m.name);
+            }
+        }
     }
 
     /// M: a marker at the hovered time, else at the newest sample; saved with the session.
@@ -458,7 +472,7 @@ impl ZescopeApp {
         };
         if let Some(t_ns) = t {
             let label = format!("M{}", self.files.markers.len() + 1);
-            self.files.markers.push(crate::session::Marker { t_ns, label });
+            self.files.markers.instant(t_ns, &label);
         }
     }
 }

@@ -1,4 +1,4 @@
-//! View → Phase table: per phase (the visible range, the A/B cursors' span; marked ranges to come) and
+//! View → Phase table: per phase (the visible range, the A/B cursors' span, each marked range) and
 //! per series the duration, mean, min, max, totals and energy (`view::phases`), sortable by a
 //! click on a column's heading, copied to the clipboard as CSV or Markdown.
 

@@ -7,7 +7,7 @@
 //! anywhere else (legends, titles, gaps) it scrolls the pane list.
 
 use egui::{Color32, Id, RichText, Ui};
-use egui_plot::{LineStyle, Plot, VLine};
+use egui_plot::{Plot, VLine};
 
 use crate::store::Store;
 
@@ -22,9 +22,6 @@ use super::legend::{self, LegendAction, LegendRow};
 use super::panes::Panes;
 use super::readout;
 use super::state::AppState;
-
-/// Colour of markers.
-const MARKER: Color32 = Color32::from_rgb(200, 120, 220);
 
 /// Colour of the A/B cursors.
 const CURSOR: Color32 = Color32::from_rgb(240, 150, 40);
@@ -57,7 +54,7 @@ pub struct PlotsOutcome {
 /// Shift+click or a drag moves), a comparison run.
 pub struct Overlays<'a> {
     /// The markers.
-    pub markers: &'a [crate::session::Marker],
+    pub markers: &'a [crate::view::Mark],
     /// The A/B cursors.
     pub cursors: &'a mut Cursors,
     /// A second session overlaid in a lighter shade.
@@ -224,16 +221,8 @@ pub fn show(
                             pui.vline(VLine::new(name, store.to_plot_x(t)).color(CURSOR).width(1.5));
                         }
                     }
-                    for m in markers {
-                        let x = store.to_plot_x(m.t_ns);
-                        pui.vline(
-                            VLine::new(m.label.clone(), x).color(MARKER).width(1.0).style(LineStyle::dashed_loose()),
-                        );
-                    }
                     pui.pointer_coordinate()
                 });
-                // Marker labels, painted over the plot (a plot text item would count in the y bounds);
-                // near the right edge they go left of their line rather than being cut.
                 let frame = *resp.transform.frame();
                 // Throttle reasons of visible telemetry series as labelled bands.
                 let throttle: Vec<_> = rows
@@ -261,23 +250,7 @@ pub fn show(
                     panes.y_lock.insert(spec.id, y);
                 }
                 out.frames.push((spec.id, Some(frame)));
-                for m in markers {
-                    let x = resp.transform.position_from_point_x(store.to_plot_x(m.t_ns));
-                    if (frame.left()..=frame.right()).contains(&x) {
-                        let (dx, align) = if x > frame.right() - 40.0 {
-                            (-3.0, egui::Align2::RIGHT_TOP)
-                        } else {
-                            (3.0, egui::Align2::LEFT_TOP)
-                        };
-                        ui.painter_at(frame).text(
-                            egui::pos2(x + dx, frame.top() + 2.0),
-                            align,
-                            &m.label,
-                            egui::FontId::proportional(11.0),
-                            MARKER,
-                        );
-                    }
-                }
+                super::marker_paint::paint(ui, frame, store, markers, |x| resp.transform.position_from_point_x(x));
                 for (name, t) in [("A", cursors.a), ("B", cursors.b)] {
                     let Some(t) = t else { continue };
                     let x = resp.transform.position_from_point_x(store.to_plot_x(t));

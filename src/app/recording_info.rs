@@ -4,12 +4,12 @@
 
 use egui::{RichText, Ui};
 
-use crate::session::{Marker, RunHistory};
+use crate::session::RunHistory;
 use crate::store::Store;
 use crate::view::format::{duration, time_label, utc};
 
 /// (what, value) rows describing a recording, in the order shown.
-pub(crate) fn facts(history: &RunHistory, store: &Store, markers: &[Marker]) -> Vec<(String, String)> {
+pub(crate) fn facts(history: &RunHistory, store: &Store, markers: &[crate::view::Mark]) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     if let Some(r) = &history.recorded {
         rows.push(("Recorded".into(), utc(r.started_unix_ms)));
@@ -58,8 +58,25 @@ pub(crate) fn facts(history: &RunHistory, store: &Store, markers: &[Marker]) -> 
             ),
         ));
     }
-    let marks: Vec<String> =
-        markers.iter().map(|m| format!("{} at {}", m.label, time_label(store.to_plot_x(m.t_ns)))).collect();
+    // The first few; a workload may have set thousands.
+    const LISTED: usize = 20;
+    let mut marks: Vec<String> = markers
+        .iter()
+        .take(LISTED)
+        .map(|m| {
+            let at = time_label(store.to_plot_x(m.t_ns));
+            match m.span {
+                crate::view::Span::Instant => format!("{} at {at}", m.label),
+                crate::view::Span::Range { end_ns } => {
+                    format!("{} from {at} to {}", m.label, time_label(store.to_plot_x(end_ns)))
+                }
+                crate::view::Span::Open => format!("{} from {at} (open)", m.label),
+            }
+        })
+        .collect();
+    if markers.len() > LISTED {
+        marks.push(format!("and {} more", markers.len() - LISTED));
+    }
     rows.push(("Markers".into(), if marks.is_empty() { "none".into() } else { marks.join(", ") }));
     rows
 }

@@ -49,5 +49,7 @@ pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker
 pub fn export_spec(app: &ZescopeApp, pane: Option<usize>, shown_range_only: bool) -> ExportSpec {
     let range = if shown_range_only { shown_range(&app.view, &app.store) } else { None };
     let which = pane.map(|p| vec![p]);
-    ExportSpec::from_layout(&app.panes.layout, &app.state.ingest.series, which.as_deref(), range)
+    let mut spec = ExportSpec::from_layout(&app.panes.layout, &app.state.ingest.series, which.as_deref(), range);
+    spec.markers = app.files.markers.marks().to_vec();
+    spec
 }

@@ -112,6 +112,22 @@ pub fn show(
             let text = format!("{n} driver feature{} off", if n == 1 { "" } else { "s" });
             ui.label(RichText::new(text).color(ui.visuals().warn_fg_color)).on_hover_text(state.notices().join("\n"));
         }
+        if let Some(l) = &files.markers_in {
+            ui.separator();
+            let c = l.counts();
+            let dropped = c.malformed + c.over_rate + c.queue_full;
+            let text = if dropped > 0 { format!("markers ({dropped} dropped)") } else { "markers".to_owned() };
+            ui.label(RichText::new(text).weak()).on_hover_text(format!(
+                "the workload's markers arrive at {}={}\n{} received, {} malformed, {} over the rate limit, {} over \
+                 the queue",
+                crate::markers::ENV,
+                l.path().display(),
+                c.accepted,
+                c.malformed,
+                c.over_rate,
+                c.queue_full
+            ));
+        }
         ui.separator();
         ui.label(format!("memory {} of {}", format::bytes(store.memory_used()), format::bytes(store.memory_cap())));
         if let Some(note) = coarsening_note(store) {

@@ -94,7 +94,7 @@ pub struct ExportArgs {
     /// create-blocks-from openmetrics`), if anywhere.
     pub openmetrics: Option<PathBuf>,
     /// Where to write the phase table (CSV), if anywhere: the whole session (or `range`) and each
-    /// marked range (once markers carry ranges).
+    /// marked range.
     pub phases: Option<PathBuf>,
 }
 
@@ -132,7 +132,8 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
             Some((a.map_or(lo, |a| store.from_plot_x(a)), b.map_or(hi, |b| store.from_plot_x(b))))
         }
     };
-    let spec = ExportSpec::from_layout(&layout, &restored.series, which.as_deref(), range);
+    let mut spec = ExportSpec::from_layout(&layout, &restored.series, which.as_deref(), range);
+    spec.markers = session::markers_from_file(&restored.markers).marks().to_vec();
     let n = spec.panes.len() as u32;
     let size = args.size.unwrap_or((1600, (120 + 320 * n).clamp(480, 4000)));
     let mut done = Vec::new();
@@ -147,6 +148,15 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
     if let Some(p) = &args.csv {
         let rows = super::csv(&store, &spec, p).map_err(|e| e.to_string())?;
         done.push(format!("{} ({rows} rows)", p.display()));
+        // The markers that touch the exported range, in a file beside it.
+        let (a, b) = spec.resolved_range(&store).unwrap_or((i64::MIN, i64::MAX));
+        let now = store.total_time_range().map_or(b, |r| r.1);
+        let marks: Vec<_> = spec.markers.iter().filter(|m| m.end_ns(now) >= a && m.t_ns <= b).cloned().collect();
+        if !marks.is_empty() {
+            let mp = super::markers_path(p);
+            super::write_markers_csv(&mp, &marks, store.origin_ns()).map_err(|e| format!("{}: {e}", mp.display()))?;
+            done.push(format!("{} ({} markers)", mp.display(), marks.len()));
+        }
     }
     if let Some(p) = &args.openmetrics {
         let n = super::openmetrics(&s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -158,8 +168,10 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
             Some(r) if args.range.is_some() => ("range", r),
             _ => ("session", whole),
         };
-        // Marked ranges (closed `(name, start_ns, end_ns)` ranges) join this list as more phases.
-        let ranges = vec![PhaseRange::new(name, t0, t1)];
+        // Then each marked range once.
+        let mut ranges = vec![PhaseRange::new(name, t0, t1)];
+        let marked = session::markers_from_file(&restored.markers);
+        ranges.extend(marked.closed_ranges().map(|(n, a, b)| PhaseRange::new(n, a, b)));
         let table = phase_table(&store, &restored.series, &ranges);
         std::fs::write(p, table.to_csv()).map_err(|e| format!("{}: {e}", p.display()))?;
         done.push(format!("{} ({} phases, {} rows)", p.display(), ranges.len(), table.rows.len()));

@@ -45,6 +45,11 @@ impl<W: Write> CsvWriter<W> {
         Ok(CsvWriter { w, origin, record: vec![String::new(); columns.len() + 1] })
     }
 
+    /// The time (ns) that is 0 in the file: the origin given, else the first row's time.
+    pub fn origin(&self) -> Option<i64> {
+        self.origin
+    }
+
     /// One row at time `t` (ns) with `cells` as (column index, value); other cells stay empty.
     pub fn row(&mut self, t: i64, cells: impl IntoIterator<Item = (usize, f64)>) -> csv::Result<()> {
         let origin = *self.origin.get_or_insert(t);

@@ -11,16 +11,21 @@
 //! Text uses DejaVu Sans, bundled (`assets/fonts`, licence beside it) and
 //! registered with plotters' ab_glyph backend: no system font is needed, so
 //! this works headless on any machine.
+//!
+//! Markers are drawn on every pane behind the series: ranges as shaded bands, instants as
+//! lines, in the window's colours, each named at the top.
 
 use std::io::BufWriter;
 use std::path::Path;
 use std::sync::Once;
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
 use crate::store::{Envelope, EnvelopeColumn, Store};
+use crate::view::Mark;
 use crate::view::format::{si, time_label};
 use crate::view::runs::{column_span, gap_free_runs};
 
@@ -99,7 +104,7 @@ fn draw<DB: DrawingBackend>(
     let (t0, t1) = spec.resolved_range(store).ok_or(ExportError::Empty("the session holds no samples".into()))?;
     root.fill(&WHITE).map_err(draw_err)?;
     for (pane, area) in spec.panes.iter().zip(root.split_evenly((spec.panes.len(), 1))) {
-        draw_pane(&area, store, pane, (t0, t1))?;
+        draw_pane(&area, store, pane, &spec.markers, (t0, t1))?;
     }
     Ok(())
 }
@@ -115,6 +120,7 @@ fn draw_pane<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     store: &Store,
     pane: &ExportPane,
+    marks: &[Mark],
     (t0, t1): (i64, i64),
 ) -> Result<(), ExportError> {
     let (w, _) = area.dim_in_pixel();
@@ -164,6 +170,7 @@ fn draw_pane<DB: DrawingBackend>(
         .draw()
         .map_err(draw_err)?;
     let px_per_s = columns as f64 / (x1 - x0);
+    draw_marks(&mut chart, store, marks, (t0, t1), (x0, x1), (lo, hi), px_per_s)?;
     for d in &drawn {
         let runs: Vec<Vec<(f64, f64)>> =
             d.envs.iter().flat_map(|e| runs(store, e.columns(), px_per_s, (x0, x1), (lo, hi))).collect();
@@ -184,6 +191,46 @@ fn draw_pane<DB: DrawingBackend>(
             .label_font(("sans-serif", 12))
             .draw()
             .map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+/// Markers behind the series: ranges as shaded bands, instants as lines, each named at the top
+/// (a name that would overlap the previous one on its row is left out, as on screen).
+fn draw_marks<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    store: &Store,
+    marks: &[Mark],
+    (t0, t1): (i64, i64),
+    (x0, x1): (f64, f64),
+    (lo, hi): (f64, f64),
+    px_per_s: f64,
+) -> Result<(), ExportError> {
+    let now = store.total_time_range().map_or(t1, |(_, last)| last);
+    let mut label_end = [f64::NEG_INFINITY; 2];
+    for m in marks {
+        let (start, end) = (m.t_ns, m.end_ns(now));
+        if end < t0 || start > t1 {
+            continue;
+        }
+        let (a, b) = (store.to_plot_x(start).max(x0), store.to_plot_x(end).min(x1));
+        let [r, g, bl] = crate::view::markers::mark_rgb(m);
+        let color = RGBColor(r, g, bl);
+        let row = if m.is_instant() {
+            chart.draw_series(std::iter::once(PathElement::new(vec![(a, lo), (a, hi)], color.stroke_width(1))))
+        } else {
+            chart.draw_series(std::iter::once(Rectangle::new([(a, lo), (b, hi)], color.mix(0.16).filled())))
+        };
+        row.map_err(draw_err)?;
+        let row = usize::from(!m.is_instant());
+        let px = (a - x0) * px_per_s;
+        if px < label_end[row] {
+            continue;
+        }
+        label_end[row] = px + 7.0 * m.label.chars().count() as f64 + 6.0;
+        let y = hi - (hi - lo) * (0.01 + 0.07 * row as f64);
+        let text = Text::new(m.label.clone(), (a, y), ("sans-serif", 11).into_font().color(&color));
+        chart.draw_series(std::iter::once(text)).map_err(draw_err)?;
     }
     Ok(())
 }

@@ -13,6 +13,7 @@
 mod command;
 mod csv;
 mod image;
+mod markers_csv;
 mod openmetrics;
 
 use std::collections::BTreeMap;
@@ -24,6 +25,7 @@ pub use command::{ExportArgs, PaneChoice, RangeArg, parse_range, run};
 pub use csv::csv;
 pub(crate) use csv::{CsvWriter, column};
 pub use image::{png, svg};
+pub use markers_csv::{markers_path, write_markers_csv};
 pub use openmetrics::openmetrics;
 
 /// One series of a pane, as the UI shows it.
@@ -68,6 +70,8 @@ pub struct ExportSpec {
     pub panes: Vec<ExportPane>,
     /// Time range in store ns; `None`: everything held.
     pub range: Option<(i64, i64)>,
+    /// Markers drawn on every pane (instants as lines, ranges as bands, named).
+    pub markers: Vec<crate::view::Mark>,
 }
 
 /// Why an export failed. Its message is meant for the user as it is (the window shows it in a
@@ -130,7 +134,7 @@ impl ExportSpec {
                     .collect(),
             })
             .collect();
-        ExportSpec { panes, range }
+        ExportSpec { panes, range, markers: Vec::new() }
     }
 
     /// The range to export: the requested one, or everything the store holds.

@@ -17,6 +17,10 @@ use crate::sampler::{RunInfo, SampleBatch};
 const MAX_WAIT: i64 = 2_000_000_000;
 
 pub(super) struct CsvOut {
+    /// Where the samples go; the markers go beside it (`export::markers_path`).
+    path: std::path::PathBuf,
+    /// The workload's markers that arrived.
+    pub(super) markers: crate::view::Markers,
     file: Option<std::fs::File>,
     w: Option<CsvWriter<std::fs::File>>,
     /// First column of each stream.
@@ -29,8 +33,29 @@ pub(super) struct CsvOut {
 }
 
 impl CsvOut {
-    pub(super) fn new(f: std::fs::File) -> CsvOut {
-        CsvOut { file: Some(f), w: None, starts: Vec::new(), waiting: BTreeMap::new(), arrivals: 0, newest: Vec::new() }
+    pub(super) fn new(f: std::fs::File, path: std::path::PathBuf) -> CsvOut {
+        CsvOut {
+            path,
+            markers: Default::default(),
+            file: Some(f),
+            w: None,
+            starts: Vec::new(),
+            waiting: BTreeMap::new(),
+            arrivals: 0,
+            newest: Vec::new(),
+        }
+    }
+
+    /// Writes `NAME.markers.csv` beside the samples when markers arrived, on the samples' time
+    /// zero (call after [`CsvOut::finish`]).
+    pub(super) fn write_markers(&self) -> Result<(), String> {
+        if self.markers.is_empty() {
+            return Ok(());
+        }
+        let path = crate::export::markers_path(&self.path);
+        let origin = self.w.as_ref().and_then(CsvWriter::origin);
+        crate::export::write_markers_csv(&path, self.markers.marks(), origin)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 
     pub(super) fn header(&mut self, info: &RunInfo) -> csv::Result<()> {

@@ -54,6 +54,8 @@ const TEXTFILE_PERIOD: Duration = Duration::from_secs(1);
 pub struct Summary {
     /// Samples received.
     pub samples: u64,
+    /// Markers received from workloads (counted; serve keeps no history to put them on).
+    pub markers: u64,
     /// Ended by SIGINT/SIGTERM.
     pub interrupted: bool,
     /// Errors of the run (a run ended by an error makes `serve` exit non-zero).
@@ -76,6 +78,18 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
     let max_age = (args.interval * 5).max(Duration::from_secs(5));
     let server = http::Http::start(args.listen, published.clone(), http::Health { max_age })?;
     listening(server.addr);
+    // Workloads may mark while served; only counted (serve keeps no history), but announced like
+    // record's, so the same workload runs under either.
+    let markers = match crate::markers::Listener::start_default() {
+        Ok(l) => {
+            say(&format!("zescope: markers: {}={}", crate::markers::ENV, l.path().display()));
+            Some(l)
+        }
+        Err(e) => {
+            say(&format!("zescope: not listening for markers: {e}"));
+            None
+        }
+    };
     let cfg = RunConfig { via: args.via, ..RunConfig::single(device.path, groups, args.interval) };
     h.send(Command::Start(cfg));
 
@@ -93,6 +107,9 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         }
     };
     loop {
+        if let Some(l) = &markers {
+            summary.markers += l.drain(usize::MAX).len() as u64;
+        }
         if deadline.is_none() && stop.requested() {
             summary.interrupted = true;
             end(&mut deadline);
@@ -215,4 +232,11 @@ pub fn write_textfile(dir: &std::path::Path, published: &Published) -> Result<()
         f.write_all(text.as_bytes()).map_err(|e| crate::session::SessionError::io(&path, "cannot write", e))
     })
     .map_err(|e| format!("--textfile: {e}"))
+}
+
+/// Prints a line for the user; a closed stdout is no reason to fail.
+fn say(line: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
 }

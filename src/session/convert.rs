@@ -163,6 +163,14 @@ fn check_metadata(f: &SessionFile) -> Result<(), SessionError> {
     check_len("runs", f.runs.len(), MAX_ITEMS)?;
     check_len("markers", f.markers.len(), MAX_ITEMS)?;
     check_len("view.panes", f.view.panes.len(), MAX_ITEMS)?;
+    for (i, m) in f.markers.iter().enumerate() {
+        if let SpanRecord::Range { end_ns } = m.span
+            && end_ns < m.t_ns
+        {
+            let msg = format!("the range ends at {end_ns} ns, before it starts at {} ns", m.t_ns);
+            return Err(SessionError::invalid(format!("markers[{i}].span"), msg));
+        }
+    }
     check_len("streams", f.streams.len(), MAX_STREAMS)?;
     if let Some(c) = &f.comparison {
         check_len("comparison.path", c.path.len(), 4096)?;

@@ -226,13 +226,39 @@ pub struct ViewRecord {
     pub range: Option<RangeRecord>,
 }
 
-/// A labelled point in time.
+/// A labelled point in time, or a named range that starts there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Marker {
-    /// When, in ns on the recording's monotonic clock (the clock of `origin_ns`).
+    /// When, in ns on the recording's monotonic clock (the clock of `origin_ns`); a range's start.
     pub t_ns: i64,
     /// The text shown beside it.
     pub label: String,
+    /// Instant or range; absent (files written before ranges existed, and every instant): an
+    /// instant.
+    #[serde(default, skip_serializing_if = "SpanRecord::is_instant")]
+    pub span: SpanRecord,
+}
+
+/// What a marker covers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SpanRecord {
+    /// A point in time.
+    #[default]
+    Instant,
+    /// A range from `t_ns` to `end_ns` (not before `t_ns`).
+    Range {
+        /// When it ended (ns, the same clock).
+        end_ns: i64,
+    },
+    /// A range that had begun and not ended when the session was saved.
+    Open,
+}
+
+impl SpanRecord {
+    /// An instant (written by leaving `span` out).
+    pub fn is_instant(&self) -> bool {
+        *self == SpanRecord::Instant
+    }
 }
 
 /// How to read a counter.

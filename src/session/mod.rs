@@ -26,6 +26,7 @@ pub mod format;
 mod history;
 mod io;
 mod job;
+mod markers;
 mod recorder;
 
 use std::path::Path;
@@ -35,12 +36,13 @@ pub(crate) use convert::Progress;
 pub use error::SessionError;
 pub use format::{
     ComparisonRef, DevicePathRecord, DeviceRecord, KindRecord, Marker, ModeRecord, PaneRecord, RangeRecord, Recorded,
-    RunRecord, SeriesMeta, SeriesRef, SourceRecord, StreamMeta, ViewRecord, WindowRecord,
+    RunRecord, SeriesMeta, SeriesRef, SourceRecord, SpanRecord, StreamMeta, ViewRecord, WindowRecord,
 };
 pub use history::RunHistory;
 pub(crate) use history::unix_ms_now;
 pub use io::{MAX_FILE_BYTES, write_atomic};
 pub use job::SaveJob;
+pub use markers::{markers_from_file, markers_to_file};
 pub(crate) use recorder::Recorder;
 
 use crate::store::StreamData;

@@ -21,6 +21,7 @@ pub struct Recorder {
     ingest: Ingest,
     job: Option<SaveJob>,
     last_save: Instant,
+    markers: crate::view::Markers,
 }
 
 const SESSION_CHECKPOINT: Duration = Duration::from_secs(30);
@@ -38,6 +39,7 @@ impl Recorder {
             ingest: Ingest::default(),
             job: None,
             last_save: Instant::now(),
+            markers: Default::default(),
         }
     }
 
@@ -53,6 +55,11 @@ impl Recorder {
         self.ingest.samples(&mut self.store, b).map(|_| ()).map_err(|e| format!("samples could not be stored: {e}"))
     }
 
+    /// A marker from the workload, stamped on the samples' clock.
+    pub(crate) fn marker(&mut self, kind: zescope_markers::Kind, t_ns: i64, name: &str) {
+        self.markers.apply(kind, t_ns, name);
+    }
+
     /// Run `run` stopped (`Event::RunStopped`): its streams take no more samples.
     pub(crate) fn stopped(&mut self, run: u64) {
         self.ingest.run_stopped(&mut self.store, run);
@@ -62,7 +69,8 @@ impl Recorder {
     pub(crate) fn session(&self) -> Session {
         let layout = default_layout(&self.ingest.order, &self.ingest.series);
         let view = TimeView::default();
-        let ui = Capture { history: &self.history, layout: &layout, view: &view, markers: &[] };
+        let markers = super::markers_to_file(&self.markers);
+        let ui = Capture { history: &self.history, layout: &layout, view: &view, markers: &markers };
         Session::capture(&self.store, ui)
     }
 

@@ -8,6 +8,7 @@
 //! - [`series`]: a counter's identity ([`SeriesKey`]) and entry ([`SeriesEntry`]), its kind as
 //!   the store keeps it, and the store's description of a run's stream ([`stream_desc`]);
 //! - [`ingest`]: the ONE path from sampler events to store writes ([`Ingest`]);
+//! - [`markers`]: instants and named ranges on the samples' time axis ([`Markers`]);
 //! - [`panes`]: the pane layout ([`PaneLayout`], [`PaneSpec`]) and its default placement;
 //! - [`phases`]: the phase table (per phase and series: duration, mean/min/max, totals, energy);
 //! - [`timeview`]: which part of the timeline is shown ([`TimeView`]: window, follow/pause,
@@ -22,6 +23,7 @@ pub mod contrast;
 pub mod cursors;
 pub(crate) mod format;
 pub mod ingest;
+pub mod markers;
 pub mod panes;
 pub mod phases;
 pub mod prom_names;
@@ -32,6 +34,7 @@ pub mod timeview;
 
 pub use activity::Activity;
 pub use ingest::{ActiveRun, Ingest};
+pub use markers::{Mark, Markers, Span};
 pub use panes::{PaneLayout, PaneSpec, default_layout};
 pub use series::{SeriesEntry, SeriesKey, stream_desc};
 pub use timeview::{Mode, TimeView, Window, data_x};
