@@ -65,7 +65,7 @@ mod desc;
 mod envelope;
 mod error;
 mod locate;
-mod pack;
+pub(crate) mod pack;
 mod plan;
 mod pyramid;
 mod query;
