@@ -31,7 +31,20 @@ fn session_seeds() -> Vec<Vec<u8>> {
         std::fs::read_dir(root().join("tests/session_corpus")).unwrap().map(|e| e.unwrap().path()).collect();
     corpus.sort();
     seeds.extend(corpus.iter().map(|p| read(p)));
+    seeds.extend(v2_seeds());
     seeds
+}
+
+/// The example and the checkpoint fixture (4200 samples: two chunks) as the current version
+/// writes them: RON text, then the binary data section.
+fn v2_seeds() -> Vec<Vec<u8>> {
+    let example = zescope::session::from_slice(&read(&root().join("assets/example-session.ron"))).unwrap();
+    let (text, chunks) = checkpoint_seed();
+    let checkpoint = checkpoint_from_text("checkpoint.ron", std::str::from_utf8(&text).unwrap(), |name| {
+        Ok(String::from_utf8(chunks[name].clone()).unwrap())
+    })
+    .unwrap();
+    [example, checkpoint].iter().map(|s| zescope::session::to_bytes(s).unwrap()).collect()
 }
 
 fn layout_seeds() -> Vec<Vec<u8>> {
@@ -210,6 +223,9 @@ fn the_unmutated_seeds_load() {
     })
     .expect("the checkpoint fixture loads");
     assert_eq!(s.streams[0].data.raw.timestamps.len(), 4200, "4096 samples from the chunk file, 104 inline");
+    let v2 = v2_seeds();
+    assert!(v2.iter().all(|b| b.contains(&0)), "the seeds hold a binary data section");
+    assert_eq!(zescope::session::from_slice(&v2[1]).unwrap(), s, "the checkpoint round-trips through version 2");
     assert_eq!(number_spans(b"a12 b 3"), vec![(1, 3), (6, 7)]);
     let dup = apply(b"abcdef", &[Mutation::Duplicate { at: 0.34, len: 2, times: 2 }]);
     assert_eq!(dup, b"abcdcdcdef");

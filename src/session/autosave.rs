@@ -464,7 +464,7 @@ pub fn checkpoint_from_text(
         chunks.append(&mut s.raw.chunks);
         s.raw.chunks = chunks;
     }
-    convert::decode(cp.session).map_err(|e| match e {
+    convert::decode(cp.session, None).map_err(|e| match e {
         SessionError::Invalid { field, message } => {
             SessionError::Invalid { field: format!("{origin}: {field}"), message }
         }

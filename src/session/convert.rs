@@ -15,6 +15,7 @@ use crate::store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
 use super::codec::{self, CHUNK, COARSE_CHUNK};
 use super::error::SessionError;
 use super::format::*;
+use super::packed;
 use super::{Session, SessionStream};
 
 /// Most streams a session may hold.
@@ -113,9 +114,61 @@ pub fn encode(session: &Session, progress: &Progress) -> Result<SessionFile, Ses
         chunks[k].push(text.ok_or(SessionError::Cancelled)?);
     }
     let streams = session.streams.iter().zip(chunks).map(|(s, chunks)| encode_stream(s, chunks)).collect();
-    Ok(SessionFile {
+    Ok(file_of(session, 1, streams))
+}
+
+/// A session's file form for version 2: the metadata, with every raw chunk left to the data
+/// section ([`write_chunks`]).
+pub fn encode_head(session: &Session) -> SessionFile {
+    let streams = session.streams.iter().map(|s| encode_stream(s, Vec::new())).collect();
+    file_of(session, CURRENT_VERSION, streams)
+}
+
+/// Chunks encoded at a time before they are written: bounds what a save holds in memory.
+const WRITE_BATCH: usize = 64;
+
+/// Writes the data section of version 2 (`packed.rs`): every stream's raw chunks in order,
+/// encoded on all cores a batch at a time and written as each batch is done.
+pub fn write_chunks(session: &Session, progress: &Progress, w: &mut impl std::io::Write) -> Result<(), SessionError> {
+    let total: u64 = session.streams.iter().map(|s| s.data.raw.timestamps.len() as u64).sum();
+    progress.total.store(total.max(1), Ordering::Relaxed);
+    let mut jobs = Vec::new();
+    for s in &session.streams {
+        let n = s.data.desc.series.len();
+        let raw = &s.data.raw;
+        let mut at = 0;
+        for size in chunk_sizes(raw.first_ordinal, raw.timestamps.len() as u64) {
+            jobs.push((size as u64, (&raw.timestamps[at..at + size], &raw.values[at * n..(at + size) * n], n)));
+            at += size;
+        }
+    }
+    let mut jobs = jobs.into_iter().peekable();
+    let mut len = Vec::new();
+    while jobs.peek().is_some() {
+        let batch: Vec<_> = jobs.by_ref().take(WRITE_BATCH).collect();
+        let bytes = parallel(batch, |(ts, vals, n)| {
+            if progress.cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            let mut b = Vec::with_capacity(ts.len() * (1 + 3 * n));
+            packed::encode_chunk(ts, vals, n, &mut b);
+            progress.done.fetch_add(ts.len() as u64, Ordering::Relaxed);
+            Some(b)
+        });
+        for b in bytes {
+            let b = b.ok_or(SessionError::Cancelled)?;
+            len.clear();
+            crate::store::pack::put_varint(&mut len, b.len() as u64);
+            w.write_all(&len).and_then(|_| w.write_all(&b)).map_err(|e| SessionError::Encode(e.to_string()))?;
+        }
+    }
+    Ok(())
+}
+
+fn file_of(session: &Session, version: u32, streams: Vec<StreamFile>) -> SessionFile {
+    SessionFile {
         format: FORMAT_NAME.to_owned(),
-        version: CURRENT_VERSION,
+        version,
         recorded: session.recorded.clone(),
         source: session.source.clone(),
         devices: session.devices.clone(),
@@ -125,7 +178,7 @@ pub fn encode(session: &Session, progress: &Progress) -> Result<SessionFile, Ses
         origin_ns: session.origin_ns,
         comparison: session.comparison.clone(),
         streams,
-    })
+    }
 }
 
 /// A stream's file form around its already encoded raw chunks.
@@ -249,34 +302,98 @@ fn stream_desc(field: &str, meta: &StreamMeta) -> Result<StreamDesc, SessionErro
 /// One chunk to decode: where its text is and where its samples go.
 struct DecodeJob<'a> {
     field: String,
-    text: &'a str,
+    chunk: Chunk<'a>,
     ts: &'a mut [i64],
     values: &'a mut [f64],
 }
 
-/// Check and decode a parsed file.
-pub fn decode(f: SessionFile) -> Result<Session, SessionError> {
+/// One raw chunk as the file holds it.
+#[derive(Clone, Copy)]
+enum Chunk<'a> {
+    /// Version 1: base64 text of the XOR encoding (`codec.rs`), inline in the RON.
+    Text(&'a str),
+    /// Version 2: bytes of the data section (`packed.rs`).
+    Packed(&'a [u8]),
+}
+
+/// Splits stream `i`'s chunks off the front of the data section `data`.
+fn packed_chunks<'a>(field: &str, raw: &RawFile, data: &mut &'a [u8]) -> Result<Vec<Chunk<'a>>, SessionError> {
+    if !raw.chunks.is_empty() {
+        let msg = "a file with a data section keeps its chunks there; this list must be empty";
+        return Err(SessionError::invalid(format!("{field}.raw.chunks"), msg));
+    }
+    let mut out = Vec::new();
+    let mut pos = 0;
+    // Each chunk takes at least one byte, so this stops within the data section's length.
+    for (c, _) in chunk_sizes(raw.first_ordinal, raw.samples).enumerate() {
+        let b = packed::piece(data, &mut pos).ok_or_else(|| {
+            SessionError::invalid(format!("{field}.raw.chunks[{c}]"), "the data section ends inside or before it")
+        })?;
+        out.push(Chunk::Packed(b));
+    }
+    *data = &data[pos..];
+    Ok(out)
+}
+
+/// Check and decode a parsed file; `data` is version 2's data section (`None`: version 1, whose
+/// chunks are inline).
+pub fn decode(f: SessionFile, data: Option<&[u8]>) -> Result<Session, SessionError> {
     if f.format != FORMAT_NAME {
         return Err(SessionError::NotASession(format!("format is {:?}, not {FORMAT_NAME:?}", f.format)));
+    }
+    match (f.version, data.is_some()) {
+        (1, true) => return Err(SessionError::invalid("version", "version 1 has no binary data section")),
+        (v, false) if v > 1 => {
+            return Err(SessionError::invalid("version", format!("version {v} needs its binary data section")));
+        }
+        _ => {}
     }
     check_metadata(&f)?;
     let mut total_values = 0u64;
     let mut streams = Vec::with_capacity(f.streams.len());
+    let mut all_chunks = Vec::with_capacity(f.streams.len());
+    let mut rest = data;
     for (i, s) in f.streams.iter().enumerate() {
         let field = format!("streams[{i}]");
         let desc = stream_desc(&field, &s.meta)?;
         let n = desc.series.len();
         let raw = &s.raw;
-        let sizes: Vec<usize> = chunk_sizes(raw.first_ordinal, raw.samples).take(raw.chunks.len() + 1).collect();
-        if sizes.len() != raw.chunks.len() || raw.first_ordinal.checked_add(raw.samples).is_none() {
-            let msg =
-                format!("{} chunks for {} samples from ordinal {}", raw.chunks.len(), raw.samples, raw.first_ordinal);
+        if raw.first_ordinal.checked_add(raw.samples).is_none() {
+            let msg = format!("{} samples from ordinal {} overflow", raw.samples, raw.first_ordinal);
             return Err(SessionError::invalid(format!("{field}.raw.chunks"), msg));
         }
-        let text_bytes: u64 = raw.chunks.iter().map(|c| c.len() as u64 / 4 * 3).sum();
+        let (chunks, fits) = match rest.as_mut() {
+            None => {
+                let sizes: Vec<usize> =
+                    chunk_sizes(raw.first_ordinal, raw.samples).take(raw.chunks.len() + 1).collect();
+                if sizes.len() != raw.chunks.len() {
+                    let msg = format!(
+                        "{} chunks for {} samples from ordinal {}",
+                        raw.chunks.len(),
+                        raw.samples,
+                        raw.first_ordinal
+                    );
+                    return Err(SessionError::invalid(format!("{field}.raw.chunks"), msg));
+                }
+                // Base64 holds 3 bytes in 4 characters; each sample needs at least a byte per
+                // value and one for its timestamp.
+                let bytes: u64 = raw.chunks.iter().map(|c| c.len() as u64 / 4 * 3).sum();
+                let fits = raw.samples.saturating_mul(n as u64 + 1) <= bytes;
+                (raw.chunks.iter().map(|c| Chunk::Text(c)).collect::<Vec<_>>(), fits)
+            }
+            Some(rest) => {
+                let chunks = packed_chunks(&field, raw, rest)?;
+                let bytes: u64 = chunks.iter().map(|c| if let Chunk::Packed(b) = c { b.len() as u64 } else { 0 }).sum();
+                // A block of up to 256 samples takes at least `MIN_COLUMN_BYTES` per column
+                // (timestamps and each series): count what the bytes can hold in the same units.
+                let blocks = raw.samples.div_ceil(packed::BLOCK as u64);
+                let need = blocks.saturating_mul(n as u64 + 1).saturating_mul(packed::MIN_COLUMN_BYTES);
+                (chunks, need <= bytes)
+            }
+        };
         let values = raw.samples.saturating_mul(n as u64);
         total_values = total_values.saturating_add(values);
-        if raw.samples.saturating_add(values) > text_bytes || total_values > MAX_VALUES {
+        if !fits || total_values > MAX_VALUES {
             let msg = format!("{} samples x {n} series claimed, more than the data or the cap can hold", raw.samples);
             return Err(SessionError::invalid(format!("{field}.raw.samples"), msg));
         }
@@ -331,24 +448,33 @@ pub fn decode(f: SessionFile) -> Result<Session, SessionError> {
             },
         };
         streams.push(SessionStream { meta: s.meta.clone(), data });
+        all_chunks.push(chunks);
+    }
+    if let Some(rest) = rest.filter(|r| !r.is_empty()) {
+        let msg = format!("{} bytes after the last stream's chunks", rest.len());
+        return Err(SessionError::invalid("data section", msg));
     }
     let mut jobs = Vec::new();
-    for (i, (s, out)) in f.streams.iter().zip(streams.iter_mut()).enumerate() {
+    for (i, ((s, out), chunks)) in f.streams.iter().zip(streams.iter_mut()).zip(all_chunks).enumerate() {
         let n = out.data.desc.series.len();
         let (mut ts, mut vals) = (&mut out.data.raw.timestamps[..], &mut out.data.raw.values[..]);
-        for (c, (size, text)) in chunk_sizes(s.raw.first_ordinal, s.raw.samples).zip(&s.raw.chunks).enumerate() {
+        for (c, (size, chunk)) in chunk_sizes(s.raw.first_ordinal, s.raw.samples).zip(chunks).enumerate() {
             let (t, rest_t) = ts.split_at_mut(size);
             let (v, rest_v) = vals.split_at_mut(size * n);
             (ts, vals) = (rest_t, rest_v);
             jobs.push((
                 size as u64,
-                DecodeJob { field: format!("streams[{i}].raw.chunks[{c}]"), text, ts: t, values: v },
+                DecodeJob { field: format!("streams[{i}].raw.chunks[{c}]"), chunk, ts: t, values: v },
             ));
         }
     }
     let results = parallel(jobs, |j| {
         let n = if j.ts.is_empty() { 0 } else { j.values.len() / j.ts.len() };
-        codec::decode_raw(j.text, j.ts.len(), n, j.ts, j.values).map_err(|e| SessionError::invalid(j.field, e.0))
+        match j.chunk {
+            Chunk::Text(text) => codec::decode_raw(text, j.ts.len(), n, j.ts, j.values),
+            Chunk::Packed(bytes) => packed::decode_chunk(bytes, j.ts.len(), n, j.ts, j.values),
+        }
+        .map_err(|e| SessionError::invalid(j.field, e.0))
     });
     results.into_iter().collect::<Result<Vec<()>, _>>()?;
     for (i, s) in streams.iter().enumerate() {

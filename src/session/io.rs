@@ -14,11 +14,13 @@
 //! every atomic save does.
 //!
 //! Loading bounds what a file can make zescope allocate: the size is checked before anything is
-//! read (only regular files are read), the text is at most [`MAX_FILE_BYTES`], RON parsing
+//! read (only regular files are read), the file is at most [`MAX_FILE_BYTES`], RON parsing
 //! holds the text plus the parsed strings (at most the file size again), and decoding the data
-//! columns allocates at most 8 bytes per base64-decoded byte (each sample needs at least one
-//! byte per value and per timestamp, see `convert.rs`): in all at most about 9× the file size
-//! plus a constant of a few MiB. Errors name the file (`TooLarge`, `Io`), or the field and the
+//! columns allocates at most 8 bytes per base64-decoded byte in version 1 (each sample needs at
+//! least one byte per value and per timestamp, see `convert.rs`): in all at most about 9× the
+//! file size plus a constant of a few MiB. Version 2's data section compresses further (a
+//! 256-sample column takes at least 4 bytes), so its decoded columns take at most 512 bytes per
+//! byte of it, within the cap of 2^33 values. Errors name the file (`TooLarge`, `Io`), or the field and the
 //! line/column (the caller adds the file name).
 
 use std::fs::File;
@@ -52,6 +54,43 @@ pub fn write_ron(file: &SessionFile, w: impl Write) -> Result<(), SessionError> 
     w.write_all(FILE_COMMENT.as_bytes()).map_err(|e| SessionError::Encode(e.to_string()))?;
     ron_options().to_io_writer_pretty(&mut w, file, pretty()).map_err(|e| SessionError::Encode(e.to_string()))?;
     w.write_all(b"\n").and_then(|_| w.flush()).map_err(|e| SessionError::Encode(e.to_string()))
+}
+
+/// Second line of a version 2 file: the RON text's length in bytes follows, then a newline; the
+/// binary data section starts right after that many bytes of RON.
+pub const DATA_LINE: &str = "// binary data after the RON text of this many bytes: ";
+
+/// Writes a version 2 file's text part: the comment lines, then the RON of `file` (whose raw
+/// chunks are empty: the data section follows, written by the caller).
+pub fn write_v2_head(file: &SessionFile, w: &mut impl Write) -> Result<(), SessionError> {
+    let mut ron = ron_options().to_string_pretty(file, pretty()).map_err(|e| SessionError::Encode(e.to_string()))?;
+    ron.push('\n');
+    let head = format!("{FILE_COMMENT}{DATA_LINE}{}\n", ron.len());
+    w.write_all(head.as_bytes())
+        .and_then(|_| w.write_all(ron.as_bytes()))
+        .map_err(|e| SessionError::Encode(e.to_string()))
+}
+
+/// A file's bytes split into its RON text and, for version 2, its binary data section.
+pub fn split(bytes: &[u8]) -> Result<(&str, Option<&[u8]>), SessionError> {
+    let not_text = |at: usize| SessionError::NotASession(format!("not text (invalid UTF-8 at byte {at})"));
+    let head = FILE_COMMENT.len() + DATA_LINE.len();
+    if bytes.starts_with(FILE_COMMENT.as_bytes()) && bytes[FILE_COMMENT.len()..].starts_with(DATA_LINE.as_bytes()) {
+        let digits = bytes[head..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let len = std::str::from_utf8(&bytes[head..head + digits]).ok().and_then(|d| d.parse::<usize>().ok());
+        let start = head + digits + 1;
+        let end = len.and_then(|l| start.checked_add(l));
+        let (Some(end), Some(b'\n')) = (end, bytes.get(head + digits)) else {
+            return Err(SessionError::invalid("line 2", "the length of the RON text is not a number on its own line"));
+        };
+        if end > bytes.len() {
+            let msg = format!("the RON text is said to take {} bytes, more than the file holds", end - start);
+            return Err(SessionError::invalid("line 2", msg));
+        }
+        let text = std::str::from_utf8(&bytes[..end]).map_err(|e| not_text(e.valid_up_to()))?;
+        return Ok((text, Some(&bytes[end..])));
+    }
+    std::str::from_utf8(bytes).map(|t| (t, None)).map_err(|e| not_text(e.valid_up_to()))
 }
 
 /// Serialise a file to a string (tests, the example).
@@ -179,21 +218,23 @@ pub fn open_bounded(path: &Path, max: u64, follow: bool) -> Result<(File, u64), 
     Ok((f, meta.len()))
 }
 
-/// Read a file of at most `max` bytes as text. The size is checked before reading and the read
-/// stops at `max + 1` bytes (a file that grows meanwhile is refused), so this allocates at
-/// most `max + 1` bytes, and no more than the file holds.
-pub fn read_text(path: &Path, max: u64) -> Result<String, SessionError> {
-    read_text_from(path, max, true)
-}
-
-/// [`read_text`], refusing symbolic links when `follow` is false.
-pub fn read_text_from(path: &Path, max: u64, follow: bool) -> Result<String, SessionError> {
+/// Read a file of at most `max` bytes. The size is checked before reading and the read stops
+/// at `max + 1` bytes (a file that grows meanwhile is refused), so this allocates at most
+/// `max + 1` bytes, and no more than the file holds. With `follow: false` a symbolic link is
+/// refused.
+pub fn read_bytes(path: &Path, max: u64, follow: bool) -> Result<Vec<u8>, SessionError> {
     let (f, size) = open_bounded(path, max, follow)?;
     let mut bytes = Vec::with_capacity(size as usize);
     f.take(max + 1).read_to_end(&mut bytes).map_err(|e| SessionError::io(path, "cannot read", e))?;
     if bytes.len() as u64 > max {
         return Err(SessionError::TooLarge { file: path.display().to_string(), size: bytes.len() as u64, max });
     }
+    Ok(bytes)
+}
+
+/// [`read_bytes`] as UTF-8 text.
+pub fn read_text_from(path: &Path, max: u64, follow: bool) -> Result<String, SessionError> {
+    let bytes = read_bytes(path, max, follow)?;
     String::from_utf8(bytes).map_err(|e| {
         SessionError::NotASession(format!(
             "{}: not text (invalid UTF-8 at byte {})",
@@ -225,7 +266,8 @@ pub fn parse(text: &str) -> Result<SessionFile, SessionError> {
         return Err(SessionError::NotASession(format!("format is {:?}, not {FORMAT_NAME:?}", header.format)));
     }
     match header.version {
-        CURRENT_VERSION => first.map_err(SessionError::from_ron),
+        // Version 1 has the same fields; its data chunks are inline (see `convert::decode`).
+        1 | CURRENT_VERSION => first.map_err(SessionError::from_ron),
         v if v > CURRENT_VERSION => Err(SessionError::TooNew { found: v, supported: CURRENT_VERSION }),
         v => upgrade(v, text),
     }
@@ -246,7 +288,7 @@ mod tests {
     #[test]
     fn the_header_explains_what_the_body_could_not() {
         let e = parse("(format: \"zescope-session\", version: 9, anything: [1, 2])").unwrap_err();
-        assert!(matches!(e, SessionError::TooNew { found: 9, supported: 1 }), "{e}");
+        assert!(matches!(e, SessionError::TooNew { found: 9, supported: 2 }), "{e}");
         let e = parse("(format: \"zescope-session\", version: 0)").unwrap_err();
         assert!(matches!(e, SessionError::UnknownVersion(0)), "{e}");
         let e = parse("(format: \"layout\", version: 1)").unwrap_err();
@@ -306,7 +348,7 @@ mod tests {
         assert!(e.contains("a.ron") && e.contains("loop"), "{e}");
         let e = write_text(dir.path(), "x").unwrap_err().to_string();
         assert!(e.contains("not a regular file"), "{e}");
-        let e = read_text(dir.path(), 100).unwrap_err().to_string();
+        let e = read_text_from(dir.path(), 100, true).unwrap_err().to_string();
         assert!(e.contains("not a regular file"), "{e}");
     }
 
@@ -315,12 +357,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("big.ron");
         std::fs::write(&p, vec![b' '; 101]).unwrap();
-        let e = read_text(&p, 100).unwrap_err();
+        let e = read_text_from(&p, 100, true).unwrap_err();
         assert!(matches!(&e, SessionError::TooLarge { size: 101, max: 100, .. }), "{e}");
         assert!(e.to_string().contains("big.ron"), "{e}");
         let l = dir.path().join("l.ron");
         std::os::unix::fs::symlink(&p, &l).unwrap();
-        assert!(read_text(&l, 200).is_ok());
+        assert!(read_text_from(&l, 200, true).is_ok());
         let e = read_text_from(&l, 200, false).unwrap_err().to_string();
         assert!(e.contains("symbolic link"), "{e}");
     }

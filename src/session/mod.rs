@@ -27,6 +27,7 @@ mod history;
 mod io;
 mod job;
 mod markers;
+mod packed;
 mod recorder;
 
 use std::path::Path;
@@ -93,31 +94,49 @@ pub fn save(path: &Path, session: &Session) -> Result<(), SessionError> {
 
 /// [`save`], reporting progress and honouring cancellation through `progress`.
 pub fn save_with_progress(path: &Path, session: &Session, progress: &Progress) -> Result<(), SessionError> {
-    let file = convert::encode(session, progress)?;
-    io::write_atomic(path, |f| io::write_ron(&file, f))
+    io::write_atomic(path, |f| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        write(session, progress, &mut w)?;
+        std::io::Write::flush(&mut w).map_err(|e| SessionError::Encode(e.to_string()))
+    })
 }
 
-/// Serialise a session to RON text (what [`save`] writes).
-pub fn to_string(session: &Session) -> Result<String, SessionError> {
+/// Write a session as [`save`] does (version 2: the RON text, then the data section), streamed:
+/// the samples are encoded a batch of chunks at a time.
+fn write(session: &Session, progress: &Progress, w: &mut impl std::io::Write) -> Result<(), SessionError> {
+    io::write_v2_head(&convert::encode_head(session), w)?;
+    convert::write_chunks(session, progress, w)
+}
+
+/// The bytes [`save`] writes.
+pub fn to_bytes(session: &Session) -> Result<Vec<u8>, SessionError> {
+    let mut out = Vec::new();
+    write(session, &Progress::default(), &mut out)?;
+    Ok(out)
+}
+
+/// A session as version 1 text: every chunk inline as base64 (what autosave checkpoints hold,
+/// and what zescope wrote before version 2).
+pub fn to_v1_string(session: &Session) -> Result<String, SessionError> {
     io::to_ron_string(&convert::encode(session, &Progress::default())?)
 }
 
 /// Load and check a session file.
 pub fn load(path: &Path) -> Result<Session, SessionError> {
-    from_str(&io::read_text(path, MAX_FILE_BYTES)?)
+    from_slice(&io::read_bytes(path, MAX_FILE_BYTES, true)?)
 }
 
-/// Parse and check session text (what [`load`] does after reading).
+/// Parse and check session text (a version 1 file, or a version 2 file without samples).
 pub fn from_str(text: &str) -> Result<Session, SessionError> {
-    convert::decode(io::parse(text)?)
+    from_slice(text.as_bytes())
 }
 
-/// Parse and check session bytes (the fuzz target's entry).
+/// Parse and check a session file's bytes (what [`load`] does after reading; the fuzz target's
+/// entry).
 pub fn from_slice(bytes: &[u8]) -> Result<Session, SessionError> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(SessionError::TooLarge { file: "input".into(), size: bytes.len() as u64, max: MAX_FILE_BYTES });
     }
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| SessionError::NotASession(format!("not text (invalid UTF-8 at byte {})", e.valid_up_to())))?;
-    from_str(text)
+    let (text, data) = io::split(bytes)?;
+    convert::decode(io::parse(text)?, data)
 }

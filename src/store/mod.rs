@@ -66,7 +66,7 @@ mod envelope;
 mod error;
 mod increase;
 mod locate;
-mod pack;
+pub(crate) mod pack;
 mod plan;
 mod pyramid;
 mod query;

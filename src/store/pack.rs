@@ -50,7 +50,8 @@ fn unzigzag(v: u64) -> i64 {
     (v >> 1) as i64 ^ -((v & 1) as i64)
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+/// Appends `v` as LEB128.
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -298,6 +299,63 @@ pub(crate) fn i64_at(b: &[u8], n: usize, i: usize) -> i64 {
     word_at(b, n, i) as i64
 }
 
+/// A varint at `*pos`, or `None` when the bytes end inside it or it overflows 64 bits.
+pub(crate) fn checked_varint(b: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *b.get(*pos)?;
+        *pos += 1;
+        if shift == 63 && byte > 1 {
+            return None;
+        }
+        v |= ((byte & 0x7f) as u64) << shift;
+        if byte & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Checks that `b` is exactly one encoded column of `n` words (as read from outside, e.g. a
+/// session file): a known mode, a width of at most 64 bits, complete headers, and exactly the
+/// bytes the words need. A column that passes decodes without reading past its end.
+pub(crate) fn check(b: &[u8], n: usize) -> Result<(), String> {
+    let Some(&mode) = b.first() else { return Err("empty column".into()) };
+    if mode & !(3 | INT) != 0 || mode & 3 == 3 {
+        return Err(format!("unknown column mode {mode:#04x}"));
+    }
+    let mut pos = 1;
+    let (width, words) = match mode & 3 {
+        XOR => {
+            return match xor::decode(&b[1..], n, |_, _| {}) {
+                Ok(read) if read + 1 == b.len() => Ok(()),
+                Ok(read) => Err(format!("{} bytes left over after {n} values", b.len() - 1 - read)),
+                Err(xor::XorError::Short { index }) => Err(format!("column ends inside value {index}")),
+                Err(xor::XorError::Control { index, byte }) => {
+                    Err(format!("value {index}: bad control byte {byte:#04x}"))
+                }
+            };
+        }
+        form => {
+            let width = *b.get(pos).ok_or("column ends in its header")?;
+            pos += 1;
+            let heads = if form == DELTA { 2 } else { 1 };
+            for _ in 0..heads {
+                checked_varint(b, &mut pos).ok_or("column ends in its header, or a number overflows")?;
+            }
+            (width as usize, if form == DELTA { n.saturating_sub(1) } else { n })
+        }
+    };
+    if width > 64 {
+        return Err(format!("width of {width} bits"));
+    }
+    let want = (words * width).div_ceil(8);
+    if b.len() - pos != want {
+        return Err(format!("{} bytes of packed words where {want} are needed", b.len() - pos));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,6 +420,37 @@ mod tests {
             assert_eq!(&got, ts);
             assert_eq!(i64_at(&b, ts.len(), 100), ts[100]);
         }
+    }
+
+    #[test]
+    fn check_accepts_what_encode_writes_and_names_what_is_wrong() {
+        let cols: [Vec<f64>; 4] = [
+            vec![7.0; BLOCK],
+            (0..BLOCK).map(|i| (i * i) as f64).collect(),
+            (0..BLOCK).map(|i| (i as f64).sin()).collect(),
+            (0..BLOCK).map(|i| if i % 64 == 0 { 0.1 * i as f64 } else { 0.5 }).collect(),
+        ];
+        let mut modes = Vec::new();
+        for vals in &cols {
+            let mut b = Vec::new();
+            encode_f64(vals, &mut b);
+            modes.push(b[0] & 3);
+            assert_eq!(check(&b, vals.len()), Ok(()), "mode {:#x}", b[0]);
+            assert!(check(&b[..b.len() - 1], vals.len()).is_err(), "short, mode {:#x}", b[0]);
+            let mut long = b.clone();
+            long.push(0);
+            assert!(check(&long, vals.len()).is_err(), "long, mode {:#x}", b[0]);
+            if b[0] & 3 != FOR || b[1] != 0 {
+                assert!(check(&b, vals.len() + 9).is_err(), "more values than the bytes hold, mode {:#x}", b[0]);
+            }
+        }
+        modes.sort();
+        modes.dedup();
+        assert_eq!(modes, [FOR, DELTA, XOR], "every form checked");
+        assert!(check(&[], 1).unwrap_err().contains("empty"));
+        assert!(check(&[3], 1).unwrap_err().contains("mode"));
+        assert!(check(&[FOR, 65, 0], 0).unwrap_err().contains("width"));
+        assert!(check(&[DELTA, 8, 0x80], 2).is_err());
     }
 
     #[test]
