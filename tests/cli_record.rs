@@ -343,7 +343,17 @@ fn a_two_device_session_keeps_a_run_record_per_device() {
     assert_eq!(runs, [(1, 0, vec!["ComputeBasic".to_owned()]), (1, 1, vec!["NpuActivity".to_owned()])]);
     let streams: Vec<(&str, &str)> =
         s.streams.iter().map(|x| (x.meta.device.as_str(), x.meta.group.as_str())).collect();
-    assert_eq!(streams, [("ze-sim GPU", "ComputeBasic"), ("ze-sim NPU", "NpuActivity")]);
+    // Each device's telemetry (on by default) follows its groups.
+    assert_eq!(
+        streams,
+        [
+            ("ze-sim GPU", "ComputeBasic"),
+            ("ze-sim GPU", "Telemetry"),
+            ("ze-sim NPU", "NpuActivity"),
+            ("ze-sim NPU", "Telemetry")
+        ]
+    );
+    assert!(s.runs.iter().all(|r| r.telemetry && r.via == "auto"), "{:?}", s.runs);
     let mut store = zescope::store::Store::new(1 << 30);
     s.restore_into(&mut store).unwrap();
 }

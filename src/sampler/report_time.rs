@@ -104,7 +104,7 @@ impl ReportClock {
             }
         }
         let t = host + d;
-        ((t - i128::from(now)).abs() < PLAUSIBLE_NS).then(|| t as i64)
+        ((t - i128::from(now)).abs() < PLAUSIBLE_NS).then_some(t as i64)
     }
 
     /// Says once, at setup, why report times will not be mapped (a unit that is not a time).
