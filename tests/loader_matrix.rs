@@ -30,7 +30,6 @@ use std::process::Command;
 
 use loaders::LoaderUnderTest;
 use ze_sim::config::SimConfig;
-use ze_sim::testing;
 
 const MODES: [(&str, &[(&str, &str)]); 4] = [
     ("direct", &[]),
@@ -54,26 +53,8 @@ const NPU_CONFIG: &str = r#"(
     ])],
 )"#;
 
-/// The loaders present (each missing one skipped loudly) and `libze_sim.so`, or None to skip.
 fn setup(what: &str) -> Option<(Vec<LoaderUnderTest>, PathBuf)> {
-    let so = match testing::cdylib() {
-        Ok(so) => so,
-        Err(why) => {
-            testing::skip(what, &why);
-            return None;
-        }
-    };
-    let mut found = Vec::new();
-    for loader in [loaders::debian(), loaders::upstream()] {
-        match loader {
-            Ok(l) => found.push(l),
-            Err(why) => testing::skip(&format!("{what} through one of the loaders"), &why),
-        }
-    }
-    if found.is_empty() {
-        return None;
-    }
-    Some((found, so))
+    loaders::with_driver(what)
 }
 
 /// One `zescope record` run; its files live in `dir`.
@@ -257,8 +238,8 @@ fn record_with_every_optional_entry_point_empty_through_both_loaders() {
     assert!(failures.is_empty(), "{} failed:\n\n{}", failures.len(), failures.join("\n\n"));
 }
 
-/// Times (ns) of the rows of `csv` with a value in a column of `group`.
-fn times_of(csv: &Path, group: &str) -> Vec<i64> {
+/// The time cells of the rows of `csv` with a value in a column of `group`.
+fn time_cells(csv: &Path, group: &str) -> Vec<String> {
     let text = std::fs::read_to_string(csv).unwrap_or_default();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
@@ -268,25 +249,23 @@ fn times_of(csv: &Path, group: &str) -> Vec<i64> {
         .filter_map(|l| {
             let cells: Vec<&str> = l.split(',').collect();
             let has = cols.iter().any(|&c| cells.get(c).is_some_and(|v| !v.is_empty()));
-            let (s, ns) = cells.first()?.split_once('.')?;
-            has.then(|| s.parse::<i64>().ok().zip(ns.parse::<i64>().ok()).map(|(s, ns)| s * 1_000_000_000 + ns))?
+            has.then(|| cells[0].to_owned())
         })
         .collect()
 }
 
+/// Times (ns) of the rows of `csv` with a value in a column of `group`.
+fn times_of(csv: &Path, group: &str) -> Vec<i64> {
+    let ns = |cell: &str| {
+        let (s, f) = cell.split_once('.')?;
+        Some(s.parse::<i64>().ok()? * 1_000_000_000 + f.parse::<i64>().ok()?)
+    };
+    time_cells(csv, group).iter().filter_map(|c| ns(c)).collect()
+}
+
 /// Rows of `csv` with a value in a column of `group`.
 fn rows_of(csv: &Path, group: &str) -> usize {
-    let text = std::fs::read_to_string(csv).unwrap_or_default();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
-    let cols: Vec<usize> =
-        header.iter().enumerate().filter(|(_, h)| h.starts_with(&format!("{group}/"))).map(|(i, _)| i).collect();
-    lines
-        .filter(|l| {
-            let cells: Vec<&str> = l.split(',').collect();
-            cols.iter().any(|&c| cells.get(c).is_some_and(|v| !v.is_empty()))
-        })
-        .count()
+    time_cells(csv, group).len()
 }
 
 #[test]
@@ -309,10 +288,10 @@ fn record_a_streamed_and_an_exported_group_together_through_both_loaders() {
             // 2 s: about 200 exported samples at 10 ms, about 1500 reports at 1.28 ms. The
             // streamer's reports are buffered by the driver, so their count does not depend on
             // the sampler's timeliness; exported samples are one per tick the sampler keeps, and
-            // a loaded 2-core machine (layers, parallel tests) keeps about half: both must plot,
-            // how punctual the ticks are is the benchmarks' business.
+            // a loaded 2-core machine (layers, parallel tests, a build beside them) kept as few as
+            // 24 of them: both must plot, how punctual the ticks are is the benchmarks' business.
             let (exported, streamed) = (rows_of(&csv, "ComputeBasic"), rows_of(&csv, "RenderBasic"));
-            if exported < 50 || streamed < 1000 {
+            if exported < 15 || streamed < 1000 {
                 failures.push(format!("{label}: {exported} exported and {streamed} streamed samples"));
             }
             // Report times come through the tick pair of `zeDeviceGetGlobalTimestamps` (the

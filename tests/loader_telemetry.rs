@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use loaders::LoaderUnderTest;
-use ze_sim::testing;
 
 const MODES: [(&str, &[(&str, &str)]); 4] = [
     ("direct", &[]),
@@ -31,21 +30,7 @@ const MODES: [(&str, &[(&str, &str)]); 4] = [
 const WATTS: f64 = 150.0;
 
 fn setup(what: &str) -> Option<(Vec<LoaderUnderTest>, PathBuf)> {
-    let so = match testing::cdylib() {
-        Ok(so) => so,
-        Err(why) => {
-            testing::skip(what, &why);
-            return None;
-        }
-    };
-    let mut found = Vec::new();
-    for loader in [loaders::debian(), loaders::upstream()] {
-        match loader {
-            Ok(l) => found.push(l),
-            Err(why) => testing::skip(&format!("{what} through one of the loaders"), &why),
-        }
-    }
-    (!found.is_empty()).then_some((found, so))
+    loaders::with_driver(what)
 }
 
 /// A finished `zescope record`: its CSV (header, rows) and stderr.
@@ -204,35 +189,16 @@ fn without_zes_enable_sysman_only_zes_init_reaches_telemetry() {
     assert!(failures.is_empty(), "{} failed:\n\n{}", failures.len(), failures.join("\n\n"));
 }
 
-/// Every zes entry point the driver implements.
-const ZES_ENTRY_POINTS: [&str; 20] = [
-    "zesInit",
-    "zesDriverGet",
-    "zesDeviceGet",
-    "zesDeviceGetProperties",
-    "zesDeviceEnumFrequencyDomains",
-    "zesFrequencyGetProperties",
-    "zesFrequencyGetState",
-    "zesDeviceEnumPowerDomains",
-    "zesPowerGetProperties",
-    "zesPowerGetEnergyCounter",
-    "zesDeviceEnumTemperatureSensors",
-    "zesTemperatureGetProperties",
-    "zesTemperatureGetState",
-    "zesDeviceEnumEngineGroups",
-    "zesEngineGetProperties",
-    "zesEngineGetActivity",
-    "zesDeviceEnumMemoryModules",
-    "zesMemoryGetProperties",
-    "zesMemoryGetState",
-    "zesMemoryGetBandwidth",
-];
-
 #[test]
 fn missing_telemetry_leaves_the_counters_recording_and_says_what_is_missing() {
     let Some((loaders, so)) = setup("missing telemetry") else { return };
     let dir = tempfile::tempdir().unwrap();
-    let all_empty: Vec<String> = ZES_ENTRY_POINTS.iter().map(|n| format!("{n:?}")).collect();
+    // Every zes entry point the driver implements.
+    let all_empty: Vec<String> = ze_sim::config::SimConfig::implemented_entry_points()
+        .iter()
+        .filter(|n| n.starts_with("zes"))
+        .map(|n| format!("{n:?}"))
+        .collect();
     let cases: [(&str, String, &[&str], &[&str]); 4] = [
         // (label, config, columns that must exist, words the notices must contain)
         (

@@ -43,6 +43,26 @@ impl LoaderUnderTest {
 }
 
 /// Debian's loader, or why it is missing.
+/// The loaders present (each missing one skipped loudly) and the simulated driver's
+/// `libze_sim.so`, or None (skipped loudly) when there is no driver or no loader.
+pub fn with_driver(what: &str) -> Option<(Vec<LoaderUnderTest>, PathBuf)> {
+    let so = match ze_sim::testing::cdylib() {
+        Ok(so) => so,
+        Err(why) => {
+            ze_sim::testing::skip(what, &why);
+            return None;
+        }
+    };
+    let mut found = Vec::new();
+    for loader in [debian(), upstream()] {
+        match loader {
+            Ok(l) => found.push(l),
+            Err(why) => ze_sim::testing::skip(&format!("{what} through one of the loaders"), &why),
+        }
+    }
+    (!found.is_empty()).then_some((found, so))
+}
+
 pub fn debian() -> Result<LoaderUnderTest, String> {
     if !Path::new(DEBIAN_LOADER).exists() {
         return Err(format!("{DEBIAN_LOADER} is missing (apt install libze1)"));
