@@ -13,7 +13,10 @@
 //!   kept across frames.
 //! - `plot_frame/zoomed/10M`: the same 16 x 10M series, zoomed in to 2,000
 //!   samples (2 s) per series, a different stretch of the history every frame:
-//!   every frame decodes the sealed (compressed) blocks it shows.
+//!   every frame decodes the sealed (compressed) blocks it shows. No cache
+//!   of decoded blocks exists: what a frame may reuse is what the decimated
+//!   frames may (egui's font atlas, allocations kept across frames); the
+//!   envelope and layout caches always miss.
 //! - `plot_frame/window/64x10M`: the scale a long recording reaches: one
 //!   stream of 64 counter-shaped series (`shapes/mod.rs`) x 10M samples
 //!   (640M values) in a store capped at 2 GiB, which holds them at full

@@ -257,24 +257,43 @@ impl Strip<'_> {
 
 impl EnvelopeItem<'_> {
     /// Band (and, where sparse, line) of one gap-free run of columns.
-    fn run(&self, run: &[EnvelopeColumn], map: &ScreenMap, mesh: &mut Mesh, shapes: &mut Vec<Shape>) {
+    fn run(
+        &self,
+        run: &[EnvelopeColumn],
+        map: &ScreenMap,
+        mesh: &mut Mesh,
+        shapes: &mut Vec<Shape>,
+        joins: &mut Vec<egui::Rect>,
+    ) {
         let width = if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH };
+        let (first, last) = (map.x(run[0].t_start), map.x(run[run.len() - 1].t_end));
+        let sparse = run.len() > 1 && (last - first).abs() > SPARSE_PX * (run.len() - 1) as f32;
         let mut strip = Strip { mesh, color: self.color, half_width: 0.5 * width, started: false };
-        let mut joins = Vec::new();
+        // Step edges of wide or sparse columns: drawn after the strip (a strip's triangles join
+        // consecutive vertices). `joins` is reused from run to run.
+        joins.clear();
         for (i, c) in run.iter().enumerate() {
             let (xa, xb) = map.column_xs(c);
-            let (top, bottom) = (map.y(c.max), map.y(c.min));
+            let (mut top, mut bottom) = (map.y(c.max), map.y(c.min));
+            let join = i.checked_sub(1).and_then(|p| join_before(&run[p], c));
+            if let Some((lo, hi)) = join {
+                if sparse || xb != xa {
+                    // A step: its vertical edge, one line wide, at the column's start.
+                    let hw = 0.5 * width;
+                    joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, map.y(hi) - hw..=map.y(lo) + hw));
+                } else {
+                    // Columns about a pixel apart: the strip's edge itself reaches over the step
+                    // (two vertices instead of a rectangle's four).
+                    top = top.min(map.y(hi));
+                    bottom = bottom.max(map.y(lo));
+                }
+            }
             strip.edge(xa, top, bottom);
             if xb != xa {
                 strip.edge(xb, top, bottom);
             }
-            if let Some((lo, hi)) = i.checked_sub(1).and_then(|p| join_before(&run[p], c)) {
-                // A step: its vertical edge, one line wide, at the column's start.
-                let hw = 0.5 * width;
-                joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, map.y(hi) - hw..=map.y(lo) + hw));
-            }
         }
-        for r in joins {
+        for r in joins.drain(..) {
             strip.mesh.add_colored_rect(r, self.color);
         }
         if let [c] = run {
@@ -287,8 +306,6 @@ impl EnvelopeItem<'_> {
             );
             strip.mesh.add_colored_rect(rect, self.color);
         }
-        let (first, last) = (map.x(run[0].t_start), map.x(run[run.len() - 1].t_end));
-        let sparse = run.len() > 1 && (last - first).abs() > SPARSE_PX * (run.len() - 1) as f32;
         if sparse {
             let mut pts: Vec<Pos2> = Vec::with_capacity(run.len() * 2);
             for c in run {
@@ -333,8 +350,9 @@ impl PlotItem for EnvelopeItem<'_> {
             let map = ScreenMap::new(self.store, transform, first.t_start);
             mesh.reserve_vertices(cols.len() * 2 + 8);
             mesh.reserve_triangles(cols.len() * 2 + 4);
+            let mut joins = Vec::new();
             for run in gap_free_runs(cols) {
-                self.run(run, &map, mesh, shapes);
+                self.run(run, &map, mesh, shapes, &mut joins);
             }
         }
         if !mesh.is_empty() {

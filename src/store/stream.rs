@@ -232,8 +232,9 @@ impl StreamStore {
                 let col = &mut values[s * BLOCK + off..s * BLOCK + off + m];
                 match self.wraps[s] {
                     None => {
-                        for (j, slot) in col.iter_mut().enumerate() {
-                            let v = canon(vals[(i + j) * n + s]);
+                        // Series `s` of each row, without an index check per value.
+                        for (slot, &v) in col.iter_mut().zip(vals[i * n + s..].iter().step_by(n)) {
+                            let v = canon(v);
                             *slot = v;
                             agg.push(v);
                         }
