@@ -162,3 +162,27 @@ fn a_series_moves_to_a_new_pane_from_its_legend_menu() {
     assert_eq!(panes.last().unwrap().series.iter().map(|k| k.metric.as_str()).collect::<Vec<_>>(), ["GpuTime"]);
     assert!(panes[..before].iter().all(|p| p.series.iter().all(|k| k.metric != "GpuTime")), "moved, not copied");
 }
+
+#[test]
+fn a_series_is_also_shown_in_a_new_pane_and_stays_in_its_own() {
+    let sim = support::sim(|_| {});
+    let mut h = harness(app(&sim));
+    start(&mut h);
+    h.step();
+    let before = h.state().panes.layout.panes.clone();
+    let home = before.iter().position(|p| p.series.iter().any(|k| k.metric == "GpuTime")).expect("plotted");
+    h.get_by_label("ComputeBasic/GpuTime").click_secondary();
+    h.step();
+    h.step();
+    h.get_by_label("Also show in a new pane").click();
+    h.step();
+    h.step();
+    let panes = &h.state().panes.layout.panes;
+    assert_eq!(panes.len(), before.len() + 1);
+    assert_eq!(panes.last().unwrap().series.iter().map(|k| k.metric.as_str()).collect::<Vec<_>>(), ["GpuTime"]);
+    assert_eq!(panes[home].series, before[home].series, "still in its own pane");
+    // Both panes draw it: two legends name it.
+    assert_eq!(h.query_all_by_label("ComputeBasic/GpuTime").count(), 2);
+    support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

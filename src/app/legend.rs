@@ -14,6 +14,8 @@ pub enum LegendAction {
     Visible(SeriesKey, bool),
     Color(SeriesKey, Color32),
     MoveTo(SeriesKey, Option<u64>),
+    /// Also draw it in pane `Some(id)` or a new pane, keeping it here.
+    AlsoIn(SeriesKey, Option<u64>),
     Remove(SeriesKey),
 }
 
@@ -222,7 +224,7 @@ fn table(
                     .truncate()
                     .sense(egui::Sense::click()),
                 )
-                .on_hover_text("right-click to move or remove")
+                .on_hover_text("right-click to move it, show it in another pane too, or remove it")
             });
             let name = match entry {
                 Some(e) if !e.info.description.is_empty() => name.on_hover_text(&e.info.description),
@@ -237,6 +239,16 @@ fn table(
                 if ui.button("Move to a new pane").clicked() {
                     actions.push(LegendAction::MoveTo(row.key.clone(), None));
                 }
+                ui.separator();
+                for (id, n) in other_panes.iter().filter(|(id, _)| *id != pane) {
+                    if ui.button(format!("Also show in pane {n}")).clicked() {
+                        actions.push(LegendAction::AlsoIn(row.key.clone(), Some(*id)));
+                    }
+                }
+                if ui.button("Also show in a new pane").clicked() {
+                    actions.push(LegendAction::AlsoIn(row.key.clone(), None));
+                }
+                ui.separator();
                 if ui.button("Remove from this pane").clicked() {
                     actions.push(LegendAction::Remove(row.key.clone()));
                 }

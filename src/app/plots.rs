@@ -379,6 +379,7 @@ pub fn show(
             LegendAction::Visible(k, v) => panes.layout.set_visible(&k, v),
             LegendAction::Color(k, c) => panes.set_color(&k, c),
             LegendAction::MoveTo(k, to) => panes.assign(&k, to),
+            LegendAction::AlsoIn(k, to) => panes.layout.show_also(&k, to),
             LegendAction::Remove(k) => panes.layout.remove_series(pane, &k),
         }
     }

@@ -126,6 +126,20 @@ impl PaneLayout {
         self.color(key);
     }
 
+    /// Also shows `key` in pane `to` (`None`: a new pane), leaving it where it already is: a
+    /// series may be drawn in several panes (its colour and visibility are the series', shared).
+    pub fn show_also(&mut self, key: &SeriesKey, to: Option<u64>) {
+        let to = match to.filter(|id| self.panes.iter().any(|p| p.id == *id)) {
+            Some(id) => id,
+            None => self.add_pane(),
+        };
+        let pane = self.pane_mut(to).expect("exists");
+        if !pane.series.contains(key) {
+            pane.series.push(key.clone());
+        }
+        self.color(key);
+    }
+
     /// Takes `key` out of pane `pane`; an unknown pane or a key not in it changes nothing.
     pub fn remove_series(&mut self, pane: u64, key: &SeriesKey) {
         if let Some(p) = self.pane_mut(pane) {
@@ -291,6 +305,25 @@ mod tests {
         p.assign(&key("b"), Some(first));
         assert_eq!(p.panes[0].series, [key("a"), key("b")]);
         assert!(p.panes[1].series.is_empty());
+    }
+
+    #[test]
+    fn a_series_shown_also_in_another_pane_stays_where_it_was() {
+        let st = series(&[("a", "W", Kind::Gauge), ("b", "W", Kind::Gauge)]);
+        let mut p = PaneLayout::default();
+        p.place_new(&[key("a"), key("b")], &st);
+        let first = p.panes[0].id;
+        p.show_also(&key("b"), None);
+        assert_eq!(p.panes.len(), 2);
+        assert_eq!(p.panes[0].series, [key("a"), key("b")]);
+        assert_eq!(p.panes[1].series, [key("b")]);
+        // Shown again where it already is: nothing changes.
+        p.show_also(&key("b"), Some(first));
+        assert_eq!(p.panes[0].series, [key("a"), key("b")]);
+        // Removed from one pane, it stays in the other.
+        p.remove_series(first, &key("b"));
+        assert_eq!(p.panes[0].series, [key("a")]);
+        assert_eq!(p.panes[1].series, [key("b")]);
     }
 
     #[test]
