@@ -145,12 +145,22 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1:9464")]
         listen: std::net::SocketAddr,
         /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
-        #[arg(long)]
-        device: Option<String>,
-        /// Metric group to sample (repeat for groups of other domains). Default: the device's
-        /// first group that exports memory.
+        /// Repeat it (or give a comma list) to serve several devices, each series labelled with
+        /// its device. Default: the first device with a group zescope can sample.
+        #[arg(long = "device", value_delimiter = ',')]
+        devices: Vec<String>,
+        /// Metric group to sample (repeat for groups of other domains): GROUP, or DEVICE:GROUP
+        /// for one of several devices, as for `record`. Default: each device's first group that
+        /// exports memory.
         #[arg(long = "group")]
         groups: Vec<String>,
+        /// Also serve the devices' telemetry through Sysman (clocks, throttle reasons, power,
+        /// energy, temperatures, engine utilisation, memory): on by default.
+        #[arg(long, overrides_with = "no_telemetry")]
+        telemetry: bool,
+        /// Serve no telemetry.
+        #[arg(long, overrides_with = "telemetry")]
+        no_telemetry: bool,
         /// Sampling interval, 100us to 10s; each scrape serves the newest sample.
         #[arg(long, default_value = "100ms", value_parser = crate::view::format::parse_duration)]
         interval: Duration,

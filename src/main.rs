@@ -97,10 +97,19 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Serve { listen, device, groups, interval, via, textfile } => {
+        Command::Serve { listen, devices, groups, telemetry: _, no_telemetry, interval, via, textfile } => {
             let stop = Termination::install();
-            let args =
-                zescope::serve::ServeArgs { source: cli.source, listen, device, groups, interval, via, textfile };
+            let telemetry = !no_telemetry;
+            let args = zescope::serve::ServeArgs {
+                source: cli.source,
+                listen,
+                devices,
+                groups,
+                interval,
+                via,
+                telemetry,
+                textfile,
+            };
             // stdout may be a pipe its reader closed (a supervisor that read the address): never
             // a reason to fail.
             let say = |line: String| {

@@ -1,7 +1,8 @@
 //! `zescope export --openmetrics`: a saved session as OpenMetrics text with timestamps, for
 //! `promtool tsdb create-blocks-from openmetrics` to backfill into Prometheus.
 //!
-//! Names, base units and labels are the ones `zescope serve` uses (`view::prom_names`), so
+//! Names, base units and labels are the ones `zescope serve` uses (`view::prom_names`, and
+//! `view::prom_telemetry` for the telemetry stream), so
 //! backfilled history and live scrapes are one series. Cumulative counters are written as their
 //! raw running totals (`_total`), gauges in base units. Times are the recording's wall clock:
 //! `Recorded::started_unix_ms` at the session's time origin, plus the monotonic time since.
@@ -16,6 +17,7 @@ use std::path::Path;
 use crate::session::{KindRecord, Session};
 use crate::store::Store;
 use crate::view::prom_names::{self as names, BaseUnit};
+use crate::view::prom_telemetry;
 
 struct Family {
     name: String,
@@ -24,6 +26,37 @@ struct Family {
     counter: bool,
     /// Label set (rendered) → (ms, value), in time order once sorted.
     metrics: BTreeMap<String, Vec<(i64, f64)>>,
+}
+
+/// One sample a series gives: into which family, with which factor and labels; a bit of a
+/// bitmask value (throttle reasons) gives 1 when set, else 0.
+struct Target {
+    family: usize,
+    scale: f64,
+    labels: String,
+    bit: Option<u32>,
+}
+
+/// The family `name` of this kind and unit: an existing one, or a new one (named `alt()` when
+/// `name` is taken by another kind or unit), as `zescope serve` picks them.
+fn family(
+    families: &mut Vec<Family>,
+    name: String,
+    alt: impl FnOnce() -> String,
+    help: String,
+    unit: &BaseUnit,
+    counter: bool,
+) -> usize {
+    let same = |f: &Family, name: &str| f.name == name && f.counter == counter && &f.unit == unit;
+    if let Some(i) = families.iter().position(|f| same(f, &name)) {
+        return i;
+    }
+    let name = if families.iter().any(|f| f.name == name) { alt() } else { name };
+    if let Some(i) = families.iter().position(|f| same(f, &name)) {
+        return i;
+    }
+    families.push(Family { name, help, unit: unit.clone(), counter, metrics: BTreeMap::new() });
+    families.len() - 1
 }
 
 fn escape(v: &str) -> String {
@@ -58,38 +91,60 @@ pub fn openmetrics(
         let simulated = device.is_some_and(|d| d.simulated).to_string();
         let mut labels = vec![("device", meta.device.as_str()), ("uuid", uuid), ("driver", driver.as_str())];
         labels.push(("simulated", simulated.as_str()));
-        // Sessions do not record how a group was read; every recording so far is of exported memory.
-        labels.extend([("group", meta.group.as_str()), ("source", names::source_label("mmap"))]);
-        let labels = label_set(&labels);
-        // Per series of the stream: the family it goes to.
-        let mut targets = Vec::with_capacity(meta.series.len());
+        // How the group was read, from the stream's layout ("sysman", "streamer (…)", or the
+        // exported memory's layout name).
+        let telemetry = meta.layout == crate::sampler::telemetry::READ_PATH;
+        let source = match meta.layout.as_str() {
+            l if l.starts_with("streamer") => "streamer",
+            l => names::source_label(if telemetry { l } else { "mmap" }),
+        };
+        labels.extend([("group", meta.group.as_str()), ("source", source)]);
+        // Per series of the stream: the samples it gives (family, factor, labels, bitmask bit).
+        let mut targets: Vec<Vec<Target>> = Vec::with_capacity(meta.series.len());
         for x in &meta.series {
+            let named = telemetry.then(|| prom_telemetry::telemetry(&x.metric, &x.description, &x.unit)).flatten();
+            if let Some(n) = named {
+                let alt = || format!("{}_telemetry{}", names::PREFIX, n.family.trim_start_matches(names::PREFIX));
+                let i = family(&mut families, n.family.clone(), alt, n.help.to_owned(), &n.unit, n.counter);
+                let mut set: Vec<(&str, &str)> = labels.clone();
+                set.extend(n.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+                let mut mine = Vec::new();
+                if n.reasons.is_empty() {
+                    mine.push(Target { family: i, scale: n.unit.scale, labels: label_set(&set), bit: None });
+                }
+                for (bit, reason) in &n.reasons {
+                    let mut set = set.clone();
+                    set.push(("reason", reason));
+                    mine.push(Target { family: i, scale: 1.0, labels: label_set(&set), bit: Some(*bit) });
+                }
+                targets.push(mine);
+                continue;
+            }
             let unit = names::base_unit(&x.unit);
             let counter = matches!(x.kind, KindRecord::Cumulative { .. });
-            let mut name = names::family_name(&x.metric, &unit);
-            let same = |f: &Family, name: &str| f.name == name && f.counter == counter && f.unit == unit;
-            if families.iter().any(|f| f.name == name && !same(f, &name)) {
-                name = names::family_name(&format!("{} {}", meta.group, x.metric), &unit);
+            let name = names::family_name(&x.metric, &unit);
+            let alt = || names::family_name(&format!("{} {}", meta.group, x.metric), &unit);
+            let mut help = names::help_text(&x.description, &x.metric);
+            if unit.unit.is_none() && !x.unit.trim().is_empty() {
+                help = format!("{help} (unit: {})", names::help_text(&x.unit, ""));
             }
-            let i = match families.iter().position(|f| same(f, &name)) {
-                Some(i) => i,
-                None => {
-                    let mut help = names::help_text(&x.description, &x.metric);
-                    if unit.unit.is_none() && !x.unit.trim().is_empty() {
-                        help = format!("{help} (unit: {})", names::help_text(&x.unit, ""));
-                    }
-                    families.push(Family { name, help, unit: unit.clone(), counter, metrics: BTreeMap::new() });
-                    families.len() - 1
-                }
-            };
-            targets.push((i, unit.scale));
+            let i = family(&mut families, name, alt, help, &unit, counter);
+            targets.push(vec![Target { family: i, scale: unit.scale, labels: label_set(&labels), bit: None }]);
         }
         store.for_each_raw_row(id, |t, row| {
             let ms = start_ms + (t - origin).div_euclid(1_000_000);
-            for (&(fi, scale), &v) in targets.iter().zip(row) {
-                let v = v * scale;
-                if v.is_finite() && (!families[fi].counter || v >= 0.0) {
-                    families[fi].metrics.entry(labels.clone()).or_default().push((ms, v));
+            for (mine, &v) in targets.iter().zip(row) {
+                if !v.is_finite() {
+                    continue;
+                }
+                for x in mine {
+                    let v = match x.bit {
+                        Some(bit) => ((v as u64 >> bit) & 1) as f64,
+                        None => v * x.scale,
+                    };
+                    if !families[x.family].counter || v >= 0.0 {
+                        families[x.family].metrics.entry(x.labels.clone()).or_default().push((ms, v));
+                    }
                 }
             }
         });

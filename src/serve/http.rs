@@ -282,11 +282,13 @@ pub fn negotiate(accept: Option<&str>) -> Format {
 }
 
 fn index_page(snap: &super::snapshot::Snapshot) -> String {
-    let device = snap
+    let names: Vec<String> = snap
         .layout
-        .as_ref()
-        .and_then(|l| l.device.iter().find(|(k, _)| k == "device").map(|(_, v)| html_escape(v)))
-        .unwrap_or_else(|| "(no run yet)".into());
+        .iter()
+        .flat_map(|l| &l.devices)
+        .filter_map(|d| d.iter().find(|(k, _)| k == "device").map(|(_, v)| html_escape(v)))
+        .collect();
+    let device = if names.is_empty() { "(no run yet)".to_owned() } else { names.join(", ") };
     let state = if snap.running { "sampling" } else { "not sampling" };
     format!(
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>zescope serve</title></head><body>\n\

@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::sampler::{self, Command, Event, Options, RunConfig, StopReason, Via, pick_device, pick_groups};
+use crate::sampler::{self, Command, Event, Options, RunConfig, StopReason, Via, pick_targets};
 use crate::signals::Termination;
 use crate::store::Store;
 use crate::view::Ingest;
@@ -30,14 +30,19 @@ pub struct ServeArgs {
     pub source: Source,
     /// The address to listen on (port 0: one the OS picks; the address is printed).
     pub listen: SocketAddr,
-    /// `--device`, as for `record`.
-    pub device: Option<String>,
-    /// `--group`, as for `record`; empty: the device's first group `via` reads, exported memory first.
+    /// `--device`, as for `record` (several: served together, each series labelled with its
+    /// device); empty: the first device with a group that can be sampled.
+    pub devices: Vec<String>,
+    /// `--group`, as for `record` (`GROUP` or `DEVICE:GROUP`); a device named by none: its first
+    /// group `via` reads, exported memory first.
     pub groups: Vec<String>,
     /// Sampling interval (clamped by the sampler into 100 µs..=10 s).
     pub interval: Duration,
     /// How to read the groups (exported memory, the metric streamer, or either).
     pub via: Via,
+    /// Also serve the devices' telemetry (Sysman: clocks, throttle reasons, power, energy,
+    /// temperatures, engines, memory), as `record` does.
+    pub telemetry: bool,
     /// Write `zescope.prom` into this directory as well.
     pub textfile: Option<PathBuf>,
 }
@@ -67,8 +72,7 @@ pub struct Summary {
 pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(SocketAddr)) -> Result<Summary, String> {
     let mut h = sampler::spawn_source(args.source, Options::default());
     let inv = h.wait_inventory(Duration::from_secs(30))?;
-    let device = pick_device(&inv, args.device.as_deref())?.clone();
-    let groups = pick_groups(&device, &args.groups, args.via)?;
+    let targets = pick_targets(&inv, &args.devices, &args.groups, &[], args.via)?;
     if let Some(dir) = &args.textfile
         && !dir.is_dir()
     {
@@ -90,7 +94,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
             None
         }
     };
-    let cfg = RunConfig { via: args.via, ..RunConfig::single(device.path, groups, args.interval) };
+    let cfg = RunConfig { targets, interval: args.interval, via: args.via, telemetry: args.telemetry };
     h.send(Command::Start(cfg));
 
     let mut store = Store::new(STORE_CAP);
@@ -134,9 +138,12 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         };
         match ev {
             Event::RunStarted(info) => {
-                let layout = Layout::new(&info, Some(&device));
+                for n in &info.notices {
+                    sampler::say_notice(n);
+                }
+                let layout = Layout::new(&info, &inv.devices);
                 snap = Snapshot {
-                    values: vec![f64::NAN; layout.slots.len()],
+                    values: vec![f64::NAN; layout.width],
                     layout: Some(std::sync::Arc::new(layout)),
                     running: true,
                     errors: snap.errors,

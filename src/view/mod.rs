@@ -17,6 +17,7 @@
 //! - `runs`: how an envelope is cut into gap-free strokes, for the plot and for images;
 //! - `format`: numbers, units, times and durations for people;
 //! - [`prom_names`]: counters' names, base units and labels as Prometheus users expect them.
+//! - [`prom_telemetry`]: the telemetry stream's families and labels for Prometheus.
 
 pub mod activity;
 pub mod contrast;
@@ -27,6 +28,7 @@ pub mod markers;
 pub mod panes;
 pub mod phases;
 pub mod prom_names;
+pub mod prom_telemetry;
 pub(crate) mod runs;
 pub mod series;
 pub mod ticks;
