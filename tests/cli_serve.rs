@@ -1,108 +1,21 @@
 //! `zescope serve` as Prometheus users run it, on the simulated device and loopback only:
 //! `promtool check metrics` passes a scrape with no lint findings; bad requests, idle and
 //! disappearing clients leave it answering; a real Prometheus (Debian's `prometheus`) scraping it
-//! every second sees `up == 1` and a `_total` counter that grows; `promtool tsdb
+//! (two devices) every second sees `up == 1`, a `_total` counter that grows and each device's
+//! info and telemetry; `promtool tsdb
 //! create-blocks-from openmetrics` accepts an exported session; SIGTERM ends serve through the
 //! teardown with a clean driver report. Without promtool/prometheus these skip loudly (a failure
 //! with `ZESCOPE_STRICT_TESTS=1`).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+mod serve_common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ze_sim::testing;
-
-/// A `zescope serve --source sim` on a free loopback port.
-struct Serve {
-    child: Child,
-    addr: SocketAddr,
-    report: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl Serve {
-    fn start(extra: &[&str]) -> Serve {
-        let dir = tempfile::tempdir().unwrap();
-        let report = dir.path().join("report.ron");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_zescope"))
-            .args(["--source", "sim", "serve", "--listen", "127.0.0.1:0", "--interval", "10ms"])
-            .args(extra)
-            .env("ZE_SIM_REPORT", &report)
-            .env_remove("ZE_SIM_CONFIG")
-            .env_remove("ZE_ENABLE_ALT_DRIVERS")
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("zescope: serving http://")
-            .and_then(|a| a.strip_suffix("/metrics"))
-            .unwrap_or_else(|| panic!("serve's first line names its address: {line:?}"))
-            .parse()
-            .unwrap();
-        let s = Serve { child, addr, report, _dir: dir };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while get(s.addr, "/healthz", None).0 != 200 {
-            assert!(Instant::now() < deadline, "/healthz never said ok");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        s
-    }
-
-    /// SIGTERM, then the exit status and the driver's report.
-    fn stop(mut self) {
-        assert!(Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().unwrap().success());
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let status = loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                break s;
-            }
-            assert!(Instant::now() < deadline, "serve did not end within 10 s of SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        assert!(status.success(), "serve ended with {status}");
-        let text = std::fs::read_to_string(&self.report).expect("the driver wrote ZE_SIM_REPORT at exit");
-        let r: ze_sim::Report = ron::from_str(&text).unwrap();
-        assert!(r.is_clean(), "{text}");
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// One HTTP/1.1 request; (status, headers, body).
-fn request(addr: SocketAddr, raw: &str) -> (u16, String, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(raw.as_bytes()).unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    (status, head.to_owned(), body.to_owned())
-}
-
-fn get(addr: SocketAddr, path: &str, accept: Option<&str>) -> (u16, String, String) {
-    let accept = accept.map(|a| format!("Accept: {a}\r\n")).unwrap_or_default();
-    request(addr, &format!("GET {path} HTTP/1.1\r\nHost: zescope\r\n{accept}Connection: close\r\n\r\n"))
-}
-
-fn tool(name: &str) -> Option<PathBuf> {
-    let found =
-        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|f| f.is_file()));
-    if found.is_none() {
-        testing::skip(&format!("this test needs {name}"), "not on PATH (apt install prometheus)");
-    }
-    found
-}
+use serve_common::{Serve, get, request, tool};
 
 #[test]
 fn a_scrape_passes_promtool_check_metrics_in_both_formats() {
@@ -244,7 +157,7 @@ fn query(promtool: &Path, server: &str, q: &str) -> Option<f64> {
 #[test]
 fn a_real_prometheus_scrapes_it() {
     let (Some(promtool), Some(prometheus)) = (tool("promtool"), tool("prometheus")) else { return };
-    let s = Serve::start(&[]);
+    let s = Serve::start(&["--device", "0,1"]);
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("prometheus.yml");
     std::fs::write(
@@ -285,9 +198,16 @@ fn a_real_prometheus_scrapes_it() {
     };
     std::thread::sleep(Duration::from_millis(2500));
     let second = query(&promtool, &server, counter);
+    // Both devices, with their telemetry, as series of their own.
+    let devices = query(&promtool, &server, "count(zescope_device_info{job=\"zescope\"})");
+    let npu_temp = query(&promtool, &server, "max(zescope_temperature_celsius{device=\"ze-sim NPU\",sensor=\"gpu\"})");
+    let throttled = query(&promtool, &server, "count(zescope_gpu_throttle_reason{device=\"ze-sim GPU\"})");
     assert!(Command::new("kill").arg("-TERM").arg(prom.id().to_string()).status().unwrap().success());
     let exited = prom.wait().unwrap();
     assert!(second.is_some_and(|v| v > first), "{counter}: {first} then {second:?}");
+    assert_eq!(devices, Some(2.0), "zescope_device_info per device");
+    assert!(npu_temp.is_some_and(|t| (0.0..150.0).contains(&t)), "the NPU's temperature: {npu_temp:?}");
+    assert_eq!(throttled, Some(7.0), "one throttle gauge per reason");
     assert!(exited.success(), "prometheus ended with {exited}");
     s.stop();
 }
