@@ -14,7 +14,8 @@
 //! | Memory used / total                      | `zescope_memory_used_bytes`, `zescope_memory_size_bytes` |
 //! | Memory read/write bandwidth              | `zescope_memory_read_bytes_per_second`, `…_write_…` |
 //!
-//! A domain of a sub-device carries `tile="N"`; a device with several memory modules `module`.
+//! A domain of a sub-device carries `tile="N"`; a device with several memory modules `module`;
+//! a series whose name the sampler had to number (two domains alike) `index="N"`.
 //! A series this does not know is named as any counter is (`prom_names::family_name`).
 
 use prometheus_client::registry::Unit;
@@ -42,7 +43,9 @@ pub struct Named {
 /// The family and labels of the telemetry series `name` (as `sampler::telemetry` names it), or
 /// `None` for a series it does not know.
 pub fn telemetry(name: &str, description: &str, unit: &str) -> Option<Named> {
+    let (name, index) = index(name);
     let (name, mut labels) = tile(name);
+    labels.extend(index);
     let reasons = throttle_names(description);
     let named = |family: &str, help: &'static str, unit: BaseUnit, counter: bool, labels: Vec<(String, String)>| {
         Named { family: format!("{PREFIX}_{family}"), help, unit, counter, labels, reasons: Vec::new() }
@@ -141,6 +144,18 @@ pub fn telemetry(name: &str, description: &str, unit: &str) -> Option<Named> {
     }
 }
 
+/// The name less the " (N)" the sampler appends to a name already taken in the stream, and the
+/// `index` label it gives.
+fn index(name: &str) -> (&str, Option<(String, String)>) {
+    if let Some(rest) = name.strip_suffix(')')
+        && let Some((base, n)) = rest.rsplit_once(" (")
+        && n.parse::<u32>().is_ok()
+    {
+        return (base, Some(("index".into(), n.to_owned())));
+    }
+    (name, None)
+}
+
 /// The name less a " (tile N)" and the `tile` label it gives.
 fn tile(name: &str) -> (String, Vec<(String, String)>) {
     if let Some(start) = name.find(" (tile ")
@@ -229,6 +244,8 @@ mod tests {
             ("Memory 1 (tile 1) total", "B", "zescope_memory_size_bytes", &["tile=1", "module=1"], 1.0),
             ("Memory read bandwidth", "B/s", "zescope_memory_read_bytes_per_second", &[], 1.0),
             ("Memory 0 write bandwidth", "B/s", "zescope_memory_write_bytes_per_second", &["module=0"], 1.0),
+            ("GPU frequency actual (2)", "MHz", "zescope_gpu_frequency_hertz", &["index=2", "clock=actual"], 1e6),
+            ("Package power (3)", "W", "zescope_power_watts", &["index=3", "domain=package"], 1.0),
         ];
         for &(name, unit, family, want, scale) in cases {
             let n = telemetry(name, "x", unit).unwrap_or_else(|| panic!("{name} not named"));
