@@ -4,9 +4,12 @@
 //! sampler's events, files them through [`Ingest`] into a small store of its own, and publishes
 //! the newest value of every counter as a [`Snapshot`]. The HTTP workers ([`http`]) only read
 //! that snapshot, so no scrape touches Level Zero and no scrape can hold up the sampler (whose
-//! outbox never blocks anyway). SIGINT/SIGTERM, or the run ending on an error, end it through the
-//! sampler's one teardown. With `--textfile DIR` the same page (Prometheus text) is written
-//! atomically to `DIR/zescope.prom` for node_exporter's textfile collector.
+//! outbox never blocks anyway). One run covers every device asked for, chosen with `record`'s
+//! rules (`sampler::pick_targets`), and their telemetry unless `--no-telemetry`; each series is
+//! labelled with its own device (`snapshot::Layout`). SIGINT/SIGTERM, or the run ending on an
+//! error, end it through the sampler's one teardown. With `--textfile DIR` the same page
+//! (Prometheus text) is written atomically to `DIR/zescope.prom` for node_exporter's textfile
+//! collector.
 
 pub mod http;
 pub mod snapshot;

@@ -1,5 +1,5 @@
-//! What a scrape serves: the newest decoded sample of every counter of the run, the device and
-//! build info and the sampler's health, published by the serve loop and read by the HTTP
+//! What a scrape serves: the newest decoded sample of every counter of the run, each device's
+//! info, the build info and the sampler's health, published by the serve loop and read by the HTTP
 //! workers. Scrapes only ever read a [`Snapshot`]; they never reach the sampler or Level Zero.
 //!
 //! Encoding goes through `prometheus-client`: a [`Collector`] over one snapshot, encoded as
@@ -174,7 +174,8 @@ fn reserved(name: &str) -> bool {
 pub struct Snapshot {
     /// The run's families and slots; `None` before the run started.
     pub layout: Option<Arc<Layout>>,
-    /// The newest value of each slot, in the driver's unit; NaN until one arrived.
+    /// The newest value of each series of the run (streams in order), in the driver's unit; NaN
+    /// until one arrived.
     pub values: Vec<f64>,
     /// The sampler's newest health report.
     pub stats: Option<Stats>,
