@@ -82,48 +82,7 @@ pub enum Command {
     /// after --duration, or on Ctrl-C/SIGTERM, keeping everything recorded. With a command after
     /// `--` (`zescope record --out run.ron -- ./workload args`) it starts the command once
     /// sampling runs, with ZESCOPE_MARKERS set, and ends when the command exits.
-    Record {
-        /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
-        /// Repeat it (or give a comma list) to record several devices on one time axis.
-        /// Default: the first device with a group zescope can sample.
-        #[arg(long = "device", value_delimiter = ',')]
-        devices: Vec<String>,
-        /// Metric group to sample (repeat for groups of other domains): GROUP, or DEVICE:GROUP
-        /// for one of several devices (a plain GROUP goes to every device that has it).
-        /// Default: each device's first group that exports memory.
-        #[arg(long = "group")]
-        groups: Vec<String>,
-        /// Only these metrics (repeatable). Default: all metrics of the groups.
-        #[arg(long = "metric")]
-        metrics: Vec<String>,
-        /// Combine the --metric list into one metric group created for the run.
-        #[arg(long)]
-        custom_group: bool,
-        /// Sampling interval, 100us to 10s.
-        #[arg(long, default_value = "1ms", value_parser = crate::view::format::parse_duration)]
-        interval: Duration,
-        /// How to read the groups: `export` (exported memory), `streamer` (the time-based metric
-        /// streamer) or `auto` (exported memory where a group offers it, else the streamer).
-        #[arg(long, default_value = "auto", value_parser = parse_via)]
-        via: crate::sampler::Via,
-        /// Also record the device's telemetry through Sysman (clocks, throttle reasons, power,
-        /// energy, temperatures, engine utilisation, memory): on by default.
-        #[arg(long, overrides_with = "no_telemetry")]
-        telemetry: bool,
-        /// Record no telemetry.
-        #[arg(long, overrides_with = "telemetry")]
-        no_telemetry: bool,
-        /// How long to record (default 10s; with a command, until it exits).
-        #[arg(long, value_parser = crate::view::format::parse_duration)]
-        duration: Option<Duration>,
-        /// Output file: .ron writes a session (open it in zescope, or `zescope export` it), any
-        /// other extension a CSV.
-        #[arg(long)]
-        out: PathBuf,
-        /// A workload to run while recording, after `--`.
-        #[arg(last = true, value_name = "COMMAND")]
-        command: Vec<String>,
-    },
+    Record(RecordOptions),
     /// Mark an instant (or, with --begin/--end, a range) on a running zescope's plots: the
     /// window, `record` or `serve`, found through ZESCOPE_MARKERS or
     /// $XDG_RUNTIME_DIR/zescope/markers.sock.
@@ -182,37 +141,116 @@ pub enum Command {
     Doctor,
     /// Write images (PNG, SVG) of a saved session's plot panes and/or a CSV of its data, without
     /// a window.
-    Export {
-        /// The session file (.ron).
-        session: PathBuf,
-        /// Which pane, numbered from 1 as in the window, or "all" (stacked).
-        #[arg(long, default_value = "all")]
-        pane: crate::export::PaneChoice,
-        /// Time range in seconds since the first sample, e.g. 2..10, 5.., ..30; or "view" for the
-        /// range the saved view showed. Default: all data.
-        #[arg(long, value_parser = crate::export::parse_range)]
-        range: Option<crate::export::RangeArg>,
-        /// Image size in pixels, WIDTHxHEIGHT. Default: 1600 wide, 320 high per pane.
-        #[arg(long, value_parser = parse_size)]
-        size: Option<(u32, u32)>,
-        /// Write a PNG image here.
-        #[arg(long)]
-        png: Option<PathBuf>,
-        /// Write an SVG image here.
-        #[arg(long)]
-        svg: Option<PathBuf>,
-        /// Write a CSV of the exported series' samples here.
-        #[arg(long)]
-        csv: Option<PathBuf>,
-        /// Write every sample of the session as timestamped OpenMetrics text here, for
-        /// `promtool tsdb create-blocks-from openmetrics` (names as `zescope serve` gives them).
-        #[arg(long, value_name = "OUT.om")]
-        openmetrics: Option<PathBuf>,
-        /// Write the phase table here (CSV): per series the mean, min, max, totals and energy over
-        /// the whole session (or --range).
-        #[arg(long, value_name = "OUT.csv")]
-        phases: Option<PathBuf>,
-    },
+    Export(ExportOptions),
+}
+
+/// The options of `zescope record`, as clap parses them; [`RecordOptions::into_args`] makes them
+/// what [`crate::record::record`] takes.
+#[derive(clap::Args, Debug)]
+pub struct RecordOptions {
+    /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
+    /// Repeat it (or give a comma list) to record several devices on one time axis.
+    /// Default: the first device with a group zescope can sample.
+    #[arg(long = "device", value_delimiter = ',')]
+    pub devices: Vec<String>,
+    /// Metric group to sample (repeat for groups of other domains): GROUP, or DEVICE:GROUP
+    /// for one of several devices (a plain GROUP goes to every device that has it).
+    /// Default: each device's first group that exports memory.
+    #[arg(long = "group")]
+    pub groups: Vec<String>,
+    /// Only these metrics (repeatable). Default: all metrics of the groups.
+    #[arg(long = "metric")]
+    pub metrics: Vec<String>,
+    /// Combine the --metric list into one metric group created for the run.
+    #[arg(long)]
+    pub custom_group: bool,
+    /// Sampling interval, 100us to 10s.
+    #[arg(long, default_value = "1ms", value_parser = crate::view::format::parse_duration)]
+    pub interval: Duration,
+    /// How to read the groups: `export` (exported memory), `streamer` (the time-based metric
+    /// streamer) or `auto` (exported memory where a group offers it, else the streamer).
+    #[arg(long, default_value = "auto", value_parser = parse_via)]
+    pub via: crate::sampler::Via,
+    /// Also record the device's telemetry through Sysman (clocks, throttle reasons, power,
+    /// energy, temperatures, engine utilisation, memory): on by default.
+    #[arg(long, overrides_with = "no_telemetry")]
+    pub telemetry: bool,
+    /// Record no telemetry.
+    #[arg(long, overrides_with = "telemetry")]
+    pub no_telemetry: bool,
+    /// How long to record (default 10s; with a command, until it exits).
+    #[arg(long, value_parser = crate::view::format::parse_duration)]
+    pub duration: Option<Duration>,
+    /// Output file: .ron writes a session (open it in zescope, or `zescope export` it), any
+    /// other extension a CSV.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// A workload to run while recording, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+impl RecordOptions {
+    /// The recording these options ask for, from `source`: telemetry unless `--no-telemetry`, and
+    /// without `--duration` 10 s, or until the workload exits when there is one.
+    pub fn into_args(self, source: Source) -> crate::record::RecordArgs {
+        let duration =
+            self.duration.unwrap_or(if self.command.is_empty() { Duration::from_secs(10) } else { Duration::MAX });
+        crate::record::RecordArgs {
+            source,
+            devices: self.devices,
+            groups: self.groups,
+            metrics: self.metrics,
+            custom_group: self.custom_group,
+            interval: self.interval,
+            via: self.via,
+            telemetry: !self.no_telemetry,
+            duration,
+            out: self.out,
+            command: self.command,
+        }
+    }
+}
+
+/// The options of `zescope export`, as clap parses them.
+#[derive(clap::Args, Debug)]
+pub struct ExportOptions {
+    /// The session file (.ron).
+    pub session: PathBuf,
+    /// Which pane, numbered from 1 as in the window, or "all" (stacked).
+    #[arg(long, default_value = "all")]
+    pub pane: crate::export::PaneChoice,
+    /// Time range in seconds since the first sample, e.g. 2..10, 5.., ..30; or "view" for the
+    /// range the saved view showed. Default: all data.
+    #[arg(long, value_parser = crate::export::parse_range)]
+    pub range: Option<crate::export::RangeArg>,
+    /// Image size in pixels, WIDTHxHEIGHT. Default: 1600 wide, 320 high per pane.
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<(u32, u32)>,
+    /// Write a PNG image here.
+    #[arg(long)]
+    pub png: Option<PathBuf>,
+    /// Write an SVG image here.
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
+    /// Write a CSV of the exported series' samples here.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Write every sample of the session as timestamped OpenMetrics text here, for
+    /// `promtool tsdb create-blocks-from openmetrics` (names as `zescope serve` gives them).
+    #[arg(long, value_name = "OUT.om")]
+    pub openmetrics: Option<PathBuf>,
+    /// Write the phase table here (CSV): per series the mean, min, max, totals and energy over
+    /// the whole session (or --range).
+    #[arg(long, value_name = "OUT.csv")]
+    pub phases: Option<PathBuf>,
+}
+
+impl From<ExportOptions> for crate::export::ExportArgs {
+    fn from(o: ExportOptions) -> Self {
+        let ExportOptions { session, pane, range, size, png, svg, csv, openmetrics, phases } = o;
+        crate::export::ExportArgs { session, pane, range, size, png, svg, csv, openmetrics, phases }
+    }
 }
 
 /// Parses an image size `WIDTHxHEIGHT` ("1600x900", `X` also accepted) into pixels; the error
@@ -253,7 +291,7 @@ mod tests {
         // Commands still parse as commands, with or without options before them.
         assert!(matches!(parse(&["list"]).unwrap().command, Some(Command::List { metrics: false })));
         let cli = parse(&["--source", "sim", "record", "--duration", "1s", "--out", "r.ron"]).unwrap();
-        assert!(matches!(cli.command, Some(Command::Record { .. })) && cli.file.is_none());
+        assert!(matches!(cli.command, Some(Command::Record(_))) && cli.file.is_none());
         assert!(parse(&[]).unwrap().file.is_none());
     }
 

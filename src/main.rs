@@ -1,9 +1,8 @@
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Parser;
 use zescope::cli::{Cli, Command};
-use zescope::record::{RecordArgs, record};
+use zescope::record::record;
 use zescope::signals::Termination;
 
 fn main() -> ExitCode {
@@ -35,36 +34,9 @@ fn main() -> ExitCode {
             print!("{}", zescope::doctor::render(cli.source, &checks));
             if zescope::doctor::failed(&checks) { ExitCode::FAILURE } else { ExitCode::SUCCESS }
         }
-        Command::Record {
-            devices,
-            groups,
-            metrics,
-            custom_group,
-            interval,
-            via,
-            telemetry: _,
-            no_telemetry,
-            duration,
-            out,
-            command,
-        } => {
+        Command::Record(options) => {
             let stop = Termination::install();
-            let telemetry = !no_telemetry;
-            // With a workload, until it exits (or the duration given).
-            let duration = duration.unwrap_or(if command.is_empty() { Duration::from_secs(10) } else { Duration::MAX });
-            let args = RecordArgs {
-                source: cli.source,
-                devices,
-                groups,
-                metrics,
-                custom_group,
-                interval,
-                via,
-                telemetry,
-                duration,
-                out,
-                command,
-            };
+            let args = options.into_args(cli.source);
             match record(&args, &stop) {
                 Ok(summary) => {
                     println!("{summary}; wrote {}", args.out.display());
@@ -129,18 +101,15 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Export { session, pane, range, size, png, svg, csv, openmetrics, phases } => {
-            let args = zescope::export::ExportArgs { session, pane, range, size, png, svg, csv, openmetrics, phases };
-            match zescope::export::run(&args) {
-                Ok(summary) => {
-                    println!("{summary}");
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("zescope: {e}");
-                    ExitCode::FAILURE
-                }
+        Command::Export(options) => match zescope::export::run(&options.into()) {
+            Ok(summary) => {
+                println!("{summary}");
+                ExitCode::SUCCESS
             }
-        }
+            Err(e) => {
+                eprintln!("zescope: {e}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }

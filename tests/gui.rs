@@ -15,18 +15,14 @@ use egui_kittest::kittest::Queryable;
 use ze_sim::Sim;
 use zescope::app::ZescopeApp;
 use zescope::app::settings::Settings;
-use zescope::store::Store;
 use zescope::view::timeview::Mode;
 
 fn app(sim: &Arc<Sim>) -> ZescopeApp {
-    let link = support::sampler_on(sim);
-    let mut app = ZescopeApp::new(Box::new(link), Settings::default(), Store::new(64 << 20));
-    app.auto_start = false;
-    app
+    support::app_on(sim, Settings::default())
 }
 
 fn harness(app: ZescopeApp) -> Harness<'static, ZescopeApp> {
-    Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, app: &mut ZescopeApp| app.ui(ui), app)
+    support::harness_of(app, support::WINDOW)
 }
 
 fn start(h: &mut Harness<'_, ZescopeApp>) {

@@ -8,7 +8,6 @@ use support::pump;
 
 use std::sync::Arc;
 
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope::app::ZescopeApp;
 use zescope::app::dialogs::{FileKind, ScriptedDialogs};
@@ -25,7 +24,7 @@ fn save_open_export_and_leave_a_recording() {
     let sim = support::sim(|_| {});
     let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
     app.files.dialogs = Box::new(dialogs.clone());
-    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    let mut h = support::harness_of(app, support::WINDOW);
 
     // Live data, then Ctrl+S: asks where (no current file), saves in the background.
     pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
@@ -93,7 +92,7 @@ fn failed_open_and_export_show_the_windows_own_banners() {
     let dialogs = ScriptedDialogs::answering([Some(example), Some(not_a_session), Some(unwritable)]);
     let mut app = ZescopeApp::new(Box::new(support::NoSampler), Settings::default(), Store::new(64 << 20));
     app.files.dialogs = Box::new(dialogs);
-    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    let mut h = support::harness_of(app, support::WINDOW);
     h.step();
     let open = h.state_mut().files.ask_open();
     h.state_mut().perform(open);
@@ -134,7 +133,7 @@ fn a_live_window_takes_the_workloads_markers_and_saves_them() {
     let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
     app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(session.clone())])));
     app.files.markers_in = Some(zescope::markers::Listener::start(&socket).unwrap());
-    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    let mut h = support::harness_of(app, support::WINDOW);
     pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
     let m = zescope_markers::Markers::connect_to(Some(socket.clone()));
     m.begin("solve");

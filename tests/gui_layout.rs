@@ -9,11 +9,9 @@ use support::pump;
 
 use std::collections::BTreeSet;
 
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope::app::ZescopeApp;
 use zescope::app::settings::Settings;
-use zescope::store::Store;
 
 /// Each pane's plotted units, top to bottom.
 fn pane_units(a: &ZescopeApp) -> Vec<BTreeSet<String>> {
@@ -36,12 +34,10 @@ fn assert_one_unit_per_pane(a: &ZescopeApp, what: &str) {
 #[test]
 fn a_second_group_goes_to_panes_of_its_units_and_reset_groups_by_unit() {
     let sim = support::sim(|_| {});
-    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
-    app.auto_start = false;
+    let mut app = support::app_on(&sim, Settings::default());
     // The metric groups' panes only (telemetry joins panes by unit too: `gui_telemetry`).
     app.state.selection.telemetry = false;
-    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    let mut h = support::with_inventory(app, support::WINDOW);
     h.get_by_label("Start").click();
     pump(&mut h, "ComputeBasic's panes", |a| a.state.ingest.samples_total > 10 && !a.panes.layout.panes.is_empty());
     let first = h.state().panes.layout.panes.clone();

@@ -32,7 +32,7 @@ fn toolbar_and_status_follow_one_state() {
     let sim = support::sim(|_| {});
     let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
     app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(example.clone())])));
-    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    let mut h = support::harness_of(app, support::WINDOW);
 
     pump(&mut h, "samples", |a| a.state.ingest.samples_total > 20);
     h.step();

@@ -13,15 +13,11 @@ use egui_kittest::kittest::Queryable;
 use zescope::app::ZescopeApp;
 use zescope::app::settings::Settings;
 use zescope::sampler::DevicePath;
-use zescope::store::Store;
 
 const NPU: DevicePath = DevicePath { driver: 0, device: 1, sub_device: None };
 
 fn app(sim: &std::sync::Arc<ze_sim::Sim>, settings: Settings) -> Harness<'static, ZescopeApp> {
-    let mut app = ZescopeApp::new(Box::new(support::sampler_on(sim)), settings, Store::new(64 << 20));
-    app.auto_start = false;
-    let mut h = Harness::builder().with_size([1280.0, 900.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    let mut h = support::with_inventory(support::app_on(sim, settings), [1280.0, 900.0]);
     h.step();
     h
 }
@@ -144,14 +140,7 @@ fn remembered_devices_are_reconciled_each_on_its_own() {
 
 /// Opens `path` in a window with no sampler; the harness once the recording is shown.
 fn open(path: &std::path::Path) -> Harness<'static, ZescopeApp> {
-    let mut app = ZescopeApp::new(Box::new(support::NoSampler), Settings::default(), Store::new(64 << 20));
-    let answer = [Some(path.to_path_buf())];
-    app.files.dialogs = Box::new(std::sync::Arc::new(zescope::app::dialogs::ScriptedDialogs::answering(answer)));
-    let mut h = Harness::builder().with_size([1280.0, 900.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    h.step();
-    let open = h.state_mut().files.ask_open();
-    h.state_mut().perform(open);
-    pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.plot_frames.is_empty());
+    let mut h = support::showing(path, Settings::default(), [1280.0, 900.0], None);
     h.get_by_label("Info").click();
     h.step();
     h.step();

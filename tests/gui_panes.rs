@@ -8,7 +8,6 @@ mod support;
 
 use support::pump;
 
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope::app::ZescopeApp;
 use zescope::app::settings::Settings;
@@ -22,7 +21,7 @@ fn panes_line_up_and_a_new_pane_is_brought_into_view() {
     let mut settings = Settings::default();
     settings.selection.groups = ["ComputeBasic".to_owned(), "MemoryTraffic".to_owned()].into_iter().collect();
     let app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), settings, Store::new(64 << 20));
-    let mut h = Harness::builder().with_size(SIZE).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    let mut h = support::harness_of(app, SIZE);
     pump(&mut h, "samples in several panes", |a| a.state.ingest.samples_total > 50 && a.panes.layout.panes.len() >= 3);
     for _ in 0..3 {
         h.step();
@@ -73,20 +72,11 @@ fn panes_line_up_and_a_new_pane_is_brought_into_view() {
 /// on white), but the legend's colour button shows, and edits, the yellow picked.
 #[test]
 fn the_colour_button_shows_the_colour_picked_not_the_one_drawn() {
-    use std::sync::Arc;
-    use zescope::app::dialogs::ScriptedDialogs;
     use zescope::app::settings::Theme;
     const YELLOW: egui::Color32 = egui::Color32::from_rgb(255, 220, 0);
 
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
     let settings = Settings { theme: Theme::Light, ..Settings::default() };
-    let mut app = ZescopeApp::new(Box::new(support::NoSampler), settings, Store::new(64 << 20));
-    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(example)])));
-    let mut h = Harness::builder().with_size(SIZE).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    h.step();
-    let open = h.state_mut().files.ask_open();
-    h.state_mut().perform(open);
-    pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.plot_frames.is_empty());
+    let mut h = support::showing(&support::example_session(), settings, SIZE, None);
     let key = h.state().panes.layout.panes[0].series[0].clone();
     h.state_mut().panes.layout.set_color(&key, [YELLOW.r(), YELLOW.g(), YELLOW.b()]);
     h.step();

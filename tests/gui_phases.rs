@@ -14,25 +14,13 @@ use zescope::app::ZescopeApp;
 use zescope::app::dialogs::ScriptedDialogs;
 use zescope::app::settings::Settings;
 use zescope::session::Session;
-use zescope::store::Store;
 use zescope::view::phases::{Column, PhaseRow};
 
-fn example() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron")
-}
+use support::example_session as example;
 
 /// An app showing the example recording, fitted whole.
 fn opened() -> Harness<'static, ZescopeApp> {
-    let mut app = ZescopeApp::new(Box::new(support::NoSampler), Settings::default(), Store::new(64 << 20));
-    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(example())])));
-    let mut h = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .with_step_dt(0.05)
-        .build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    h.step();
-    let open = h.state_mut().files.ask_open();
-    h.state_mut().perform(open);
-    support::pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.plot_frames.is_empty());
+    let mut h = support::showing(&example(), Settings::default(), [1400.0, 900.0], Some(0.05));
     h.step();
     h
 }

@@ -16,7 +16,7 @@ fn harness() -> Harness<'static, ZescopeApp> {
     let mut app = ZescopeApp::new(Box::new(support::NoSampler), Settings::default(), Store::new(64 << 20));
     app.files.dialogs = Box::new(NoDialogs);
     app.auto_start = false;
-    Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app)
+    support::harness_of(app, support::WINDOW)
 }
 
 /// The prompt's path field.

@@ -11,7 +11,6 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope::app::ZescopeApp;
 use zescope::app::settings::Settings;
-use zescope::store::Store;
 
 fn assert_inside(h: &Harness<'_, ZescopeApp>, width: f32, what: &str) {
     // The source panel (320 px by default, as it was at 1600 px) takes at most 35 % of a narrower
@@ -37,10 +36,7 @@ fn assert_inside(h: &Harness<'_, ZescopeApp>, width: f32, what: &str) {
 #[test]
 fn narrowing_the_window_keeps_the_right_hand_controls_inside() {
     let sim = support::sim(|_| {});
-    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
-    app.auto_start = false;
-    let mut h = Harness::builder().with_size([1600.0, 900.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    let mut h = support::with_inventory(support::app_on(&sim, Settings::default()), [1600.0, 900.0]);
     h.get_by_label("Start").click();
     pump(&mut h, "panes with data", |a| a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty());
     h.step();

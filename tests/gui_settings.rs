@@ -7,12 +7,9 @@ mod support;
 
 use support::pump;
 
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
 use zescope::app::settings::Settings;
 use zescope::sampler::DevicePath;
-use zescope::store::Store;
 use zescope::view::{PaneLayout, SeriesKey};
 
 fn stale_settings() -> Settings {
@@ -30,10 +27,7 @@ fn stale_settings() -> Settings {
 #[test]
 fn stale_remembered_settings_are_reconciled_and_said_once() {
     let sim = support::sim(|_| {});
-    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), stale_settings(), Store::new(64 << 20));
-    app.auto_start = false;
-    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    let mut h = support::with_inventory(support::app_on(&sim, stale_settings()), support::WINDOW);
     h.step();
     let a = h.state();
     assert!(!a.state.selection.groups.contains("NoSuchGroup"), "the stale group is dropped");
@@ -77,10 +71,7 @@ fn layout_series_with_recorded_data_or_present_on_this_machine_are_kept() {
     let mut settings = Settings::default();
     let here = SeriesKey { device: "ze-sim GPU".into(), group: "ComputeBasic".into(), metric: "GpuTime".into() };
     settings.layout.assign(&here, None);
-    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), settings, Store::new(64 << 20));
-    app.auto_start = false;
-    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    let mut h = support::with_inventory(support::app_on(&sim, settings), support::WINDOW);
     h.step();
     assert_eq!(h.state().panes.layout.panes.len(), 1, "a series this machine has stays");
     assert!(h.state().state.banners.is_empty(), "nothing to say");

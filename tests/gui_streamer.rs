@@ -7,20 +7,13 @@ mod support;
 
 use support::pump;
 
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::settings::Settings;
 use zescope::sampler::Via;
-use zescope::store::Store;
 
 #[test]
 fn choosing_the_streamer_reads_a_streamed_group_into_a_pane() {
     let sim = support::sim(|_| {});
-    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
-    app.auto_start = false;
-    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    let mut h = support::harness_on(&sim);
     h.step();
     assert!(h.query_by_label_contains("RenderBasic  · domain 3 · streamer").is_some(), "the group says how");
     assert!(h.state().state.selection.groups.contains("ComputeBasic"), "auto ticks the first group");

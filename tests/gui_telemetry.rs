@@ -6,11 +6,8 @@ mod support;
 
 use support::pump;
 
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope::app::ZescopeApp;
-use zescope::app::settings::Settings;
-use zescope::store::Store;
 
 fn has_telemetry(a: &ZescopeApp) -> bool {
     a.state.ingest.run.as_ref().is_some_and(|r| r.info.streams.iter().any(|s| s.group == "Telemetry"))
@@ -19,10 +16,7 @@ fn has_telemetry(a: &ZescopeApp) -> bool {
 #[test]
 fn the_telemetry_node_is_ticked_by_default_and_its_series_get_panes_by_unit() {
     let sim = support::sim(|_| {});
-    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
-    app.auto_start = false;
-    let mut h = Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    let mut h = support::harness_on(&sim);
     h.step();
     assert!(h.state().state.selection.telemetry, "ticked by default");
     h.get_by_label_contains("Telemetry  · Sysman");

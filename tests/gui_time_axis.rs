@@ -4,16 +4,12 @@
 
 mod support;
 
-use std::sync::Arc;
-
 use egui::{Modifiers, PointerButton, Pos2, Rect};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope::app::ZescopeApp;
-use zescope::app::dialogs::ScriptedDialogs;
 use zescope::app::overview::LABEL;
 use zescope::app::settings::{Settings, Shown};
-use zescope::store::Store;
 use zescope::view::timeview::Mode;
 use zescope::view::{TimeView, data_x};
 
@@ -23,17 +19,7 @@ const STEP_S: f32 = 0.05;
 
 /// An app showing the example recording, fitted whole.
 fn opened(settings: Settings) -> Harness<'static, ZescopeApp> {
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
-    let mut app = ZescopeApp::new(Box::new(support::NoSampler), settings, Store::new(64 << 20));
-    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(example)])));
-    let mut h = Harness::builder()
-        .with_size([1280.0, 860.0])
-        .with_step_dt(STEP_S)
-        .build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    h.step();
-    let open = h.state_mut().files.ask_open();
-    h.state_mut().perform(open);
-    support::pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.plot_frames.is_empty());
+    let mut h = support::showing(&support::example_session(), settings, support::WINDOW, Some(STEP_S));
     h.step();
     h
 }

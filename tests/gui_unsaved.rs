@@ -25,7 +25,7 @@ fn harness(link: Box<dyn SamplerLink>, answers: Vec<Option<PathBuf>>) -> Harness
     let mut app = ZescopeApp::new(link, Settings::default(), Store::new(64 << 20));
     app.auto_start = false;
     app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering(answers)));
-    Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app)
+    support::harness_of(app, support::WINDOW)
 }
 
 /// Two steps: a new window or modal is sized on its first frame and shown on the next.

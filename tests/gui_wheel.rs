@@ -11,7 +11,6 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope::app::ZescopeApp;
 use zescope::app::settings::Settings;
-use zescope::store::Store;
 use zescope::view::timeview::Mode;
 use zescope::view::{TimeView, data_x};
 
@@ -43,11 +42,8 @@ fn title_y(h: &Harness<'_, ZescopeApp>) -> f32 {
 #[test]
 fn the_wheel_zooms_over_a_plot_pans_with_shift_and_scrolls_the_panes_elsewhere() {
     let sim = support::sim(|_| {});
-    let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
-    app.auto_start = false;
     // Low enough that the panes do not fit: the pane list can scroll.
-    let mut h = Harness::builder().with_size([1280.0, 600.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
-    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    let mut h = support::with_inventory(support::app_on(&sim, Settings::default()), [1280.0, 600.0]);
     h.get_by_label("Start").click();
     pump(&mut h, "panes with data", |a| a.state.ingest.samples_total > 50 && !a.panes.layout.panes.is_empty());
     h.step();

@@ -102,20 +102,31 @@ mod tests {
 
     #[test]
     fn process_cpu_counts_every_thread() {
+        // Another thread spins for a fixed amount of its own CPU time (however slowly a loaded
+        // machine schedules it) while this one sleeps: the whole process's share cannot be less
+        // than that CPU time over the wall time of the whole measurement.
+        let t0 = Instant::now();
         let mut cpu = ProcessCpu::default();
         cpu.update();
         let spin = std::thread::spawn(|| {
-            let t = Instant::now();
+            let start = crate::sampler::thread_cpu_time();
             let mut x = 0u64;
-            while t.elapsed() < Duration::from_millis(1100) {
-                x = x.wrapping_mul(31).wrapping_add(7);
+            while crate::sampler::thread_cpu_time() - start < Duration::from_millis(300) {
+                for _ in 0..10_000 {
+                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+                }
             }
-            x
+            crate::sampler::thread_cpu_time() - start
         });
-        std::thread::sleep(Duration::from_millis(1050));
-        cpu.update();
-        let _ = spin.join();
+        let spun = spin.join().expect("the spinning thread ends");
+        while cpu.percent.is_none() {
+            std::thread::sleep(Duration::from_millis(10));
+            cpu.update();
+        }
+        let wall = t0.elapsed();
         let p = cpu.percent.expect("a second has passed");
-        assert!(p > 20.0, "a thread spinning for the whole second counts: {p} %");
+        // getrusage counts in whole microseconds.
+        let floor = spun.saturating_sub(Duration::from_micros(10)).as_secs_f64() / wall.as_secs_f64() * 100.0;
+        assert!(p >= floor, "{spun:?} of another thread's CPU over {wall:?} is at least {floor:.1} %, not {p:.1} %");
     }
 }

@@ -27,7 +27,7 @@ mod thread;
 mod timing;
 
 pub use direct::DirectRun;
-pub use dmabuf::os::{monotonic_ns, process_cpu_time};
+pub use dmabuf::os::{monotonic_ns, process_cpu_time, thread_cpu_time};
 pub use optional::{NOTICE_LOG_TARGET, say_notice};
 pub use outbox::Waker;
 pub use pick::{pick_device, pick_groups};

@@ -10,6 +10,10 @@ use ze_sim::config::{MetricsEnable, SimConfig};
 use zescope::sampler::{self, Command, DevicePath, Event, Options, RunConfig, SamplerHandle};
 use zescope::ze::Loader;
 
+mod window;
+#[allow(unused_imports)]
+pub use window::*;
+
 /// How long a test waits for an event before it fails.
 pub const T: Duration = Duration::from_secs(10);
 

@@ -51,16 +51,30 @@ fn timestamp_valid_bits_wrap_the_device_clock() {
 
 #[test]
 fn timestamp_reset_jumps_back_near_zero_and_keeps_counting() {
-    let f = fixture(|c| c.faults.timestamp_reset_after_samples = Some(20));
+    let f = fixture(|_| {});
     let (c, d, _, e) = f.running();
-    let first = read_mapped_u64(e.fd, e.size, export::OFFSET_TIMESTAMP);
+    let stamp = || read_mapped_u64(e.fd, e.size, export::OFFSET_TIMESTAMP);
+    // The reset is armed only after this read, so `first` predates it however late this thread
+    // runs.
+    let first = stamp();
     assert!(first > 1_000_000_000_000, "the device clock starts far from 0: {first}");
-    assert!(wait_for(|| f.sim.snapshots_written() > 25));
-    let after = read_mapped_u64(e.fd, e.size, export::OFFSET_TIMESTAMP);
-    assert!(after < 1_000_000_000, "restarted near 0: {after}");
-    std::thread::sleep(Duration::from_millis(5));
-    let later = read_mapped_u64(e.fd, e.size, export::OFFSET_TIMESTAMP);
-    assert!(later > after, "and counts on from there ({after} -> {later})");
+    // Armed for a snapshot still to come; the writer may have passed that count before the fault
+    // was stored (this thread waited), then it is armed again for a later one.
+    let armed_from = Instant::now();
+    let armed = loop {
+        let at = f.sim.snapshots_written() + 20;
+        f.sim.configure(|faults, _| faults.timestamp_reset_after_samples = Some(at));
+        if f.sim.snapshots_written() < at {
+            break at;
+        }
+    };
+    assert!(wait_for(|| f.sim.snapshots_written() > armed + 5));
+    let after = stamp();
+    // The clock restarted at ~1 µs after the fault was armed: it cannot have counted further
+    // than the time since then.
+    let bound = armed_from.elapsed().as_nanos() as u64 + 1_000;
+    assert!(after <= bound, "restarted near 0: {after} ns, more than the {bound} ns since the reset was armed");
+    assert!(wait_for(|| stamp() > after), "and counts on from there ({after} -> {})", stamp());
     f.clean_teardown(c, d);
     assert!(f.sim.report().is_clean());
 }

@@ -152,28 +152,19 @@ impl Markers {
         }
         let mut buf = [0u8; protocol::MAX_MESSAGE];
         let n = protocol::encode(&mut buf, kind, t_ns, name);
-        if self.waiting.load(Relaxed) == 0 {
-            match self.try_send(&buf[..n]) {
-                Some(true) => return true,
-                Some(false) => {}
-                None => {
-                    self.not_listening.fetch_add(1, Relaxed);
-                    return false;
-                }
-            }
+        if self.waiting.load(Relaxed) == 0
+            && let Some(sent) = self.send_or_count(&buf[..n])
+        {
+            return sent;
         }
         // The queue is full, or others wait: in line behind them.
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         self.flush_locked(&mut q);
-        if q.is_empty() && self.connected.load(Relaxed) {
-            match self.try_send(&buf[..n]) {
-                Some(true) => return true,
-                Some(false) => {}
-                None => {
-                    self.not_listening.fetch_add(1, Relaxed);
-                    return false;
-                }
-            }
+        if q.is_empty()
+            && self.connected.load(Relaxed)
+            && let Some(sent) = self.send_or_count(&buf[..n])
+        {
+            return sent;
         }
         if q.len() >= PENDING || !self.connected.load(Relaxed) {
             self.queue_full.fetch_add(1, Relaxed);
@@ -182,6 +173,19 @@ impl Markers {
         q.push_back((buf, n));
         self.waiting.store(q.len(), Relaxed);
         true
+    }
+
+    /// [`Markers::try_send`] with nobody listening counted: `Some(true)` sent, `Some(false)` nobody
+    /// listens (counted), `None` the socket's queue is full (the marker may wait its turn).
+    fn send_or_count(&self, msg: &[u8]) -> Option<bool> {
+        match self.try_send(msg) {
+            Some(true) => Some(true),
+            Some(false) => None,
+            None => {
+                self.not_listening.fetch_add(1, Relaxed);
+                Some(false)
+            }
+        }
     }
 
     /// One datagram: `Some(true)` sent, `Some(false)` the queue is full, `None` nobody listens

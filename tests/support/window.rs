@@ -1,0 +1,61 @@
+//! The window under egui_kittest: on a sampler of a private simulated driver, or showing a saved
+//! recording with no sampler.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use egui_kittest::Harness;
+use ze_sim::Sim;
+use zescope::app::ZescopeApp;
+use zescope::app::dialogs::ScriptedDialogs;
+use zescope::app::settings::Settings;
+use zescope::store::Store;
+
+/// The window's size in most of the tests, in points.
+pub const WINDOW: [f32; 2] = [1280.0, 860.0];
+
+/// An app sampling `sim` with `settings`, waiting for Start.
+pub fn app_on(sim: &Arc<Sim>, settings: Settings) -> ZescopeApp {
+    let mut app = ZescopeApp::new(Box::new(super::sampler_on(sim)), settings, Store::new(64 << 20));
+    app.auto_start = false;
+    app
+}
+
+/// A window of `size` around `app`.
+pub fn harness_of(app: ZescopeApp, size: [f32; 2]) -> Harness<'static, ZescopeApp> {
+    Harness::builder().with_size(size).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app)
+}
+
+/// A window of `size` around `app`, once its sampler has listed the devices.
+pub fn with_inventory(app: ZescopeApp, size: [f32; 2]) -> Harness<'static, ZescopeApp> {
+    let mut h = harness_of(app, size);
+    super::pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    h
+}
+
+/// The usual window on `sim`: default settings, waiting for Start, the devices listed.
+pub fn harness_on(sim: &Arc<Sim>) -> Harness<'static, ZescopeApp> {
+    with_inventory(app_on(sim, Settings::default()), WINDOW)
+}
+
+/// The recording `path`, opened through File → Open in a window of `size` with no sampler (frames
+/// `step_dt` seconds apart when given), once it is shown.
+pub fn showing(path: &Path, settings: Settings, size: [f32; 2], step_dt: Option<f32>) -> Harness<'static, ZescopeApp> {
+    let mut app = ZescopeApp::new(Box::new(super::NoSampler), settings, Store::new(64 << 20));
+    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(path.to_path_buf())])));
+    let mut builder = Harness::builder().with_size(size);
+    if let Some(dt) = step_dt {
+        builder = builder.with_step_dt(dt);
+    }
+    let mut h = builder.build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
+    h.step();
+    let open = h.state_mut().files.ask_open();
+    h.state_mut().perform(open);
+    super::pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.plot_frames.is_empty());
+    h
+}
+
+/// The example recording that ships in `assets/`.
+pub fn example_session() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron")
+}
