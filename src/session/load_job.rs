@@ -48,6 +48,8 @@ pub struct LoadHead {
     pub ended: Vec<bool>,
     /// Per stream: the raw samples to come.
     pub samples: Vec<u64>,
+    /// Pieces to come, over all streams.
+    pub pieces: u64,
     /// The whole session's time range (ns), when it holds any data.
     pub span: Option<(i64, i64)>,
     /// The time origin a one-shot load gives: the saved one, else the first stream's start.
@@ -179,7 +181,8 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
     let span = spans.iter().flatten().copied().reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
     let origin_ns = session.origin_ns.or_else(|| spans.iter().flatten().next().map(|s| s.0));
     let order = time_order(&session, &samples, &spans);
-    let head = LoadHead { session, ended, samples: samples.clone(), span, origin_ns };
+    let pieces = order.len() as u64;
+    let head = LoadHead { session, ended, samples: samples.clone(), pieces, span, origin_ns };
     if tx.send(LoadEvent::Head(Box::new(head))).is_err() {
         return Ok(());
     }
