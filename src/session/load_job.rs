@@ -154,6 +154,15 @@ impl LoadJob {
     }
 }
 
+impl LoadJob {
+    /// Cancel and wait for the thread to end (what it still sends is dropped).
+    pub fn stop(mut self) {
+        self.cancel();
+        while self.rx.recv().is_ok() {}
+        self.over = true;
+    }
+}
+
 impl Drop for LoadJob {
     fn drop(&mut self) {
         self.cancel();
@@ -176,11 +185,13 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
         raws.push(std::mem::replace(raw, head));
         ended.push(std::mem::replace(&mut s.data.ended, false));
     }
+    let raw_spans: Vec<Option<(i64, i64)>> =
+        (0..chunks.len()).map(|i| raw_span(&session, &samples, &chunks, i)).collect();
     let spans: Vec<Option<(i64, i64)>> =
-        (0..chunks.len()).map(|i| stream_span(&session, &samples, &chunks, i)).collect();
+        raw_spans.iter().enumerate().map(|(i, &r)| stream_span(&session, i, r)).collect();
     let span = spans.iter().flatten().copied().reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
     let origin_ns = session.origin_ns.or_else(|| spans.iter().flatten().next().map(|s| s.0));
-    let order = time_order(&session, &samples, &spans);
+    let order = time_order(&session, &samples, &raw_spans);
     let pieces = order.len() as u64;
     let head = LoadHead { session, ended, samples: samples.clone(), pieces, span, origin_ns };
     if tx.send(LoadEvent::Head(Box::new(head))).is_err() {
@@ -232,16 +243,24 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
     Ok(())
 }
 
-/// Stream `i`'s time range: its coarse history, and the first and last raw chunks' samples
-/// (decoded here once more; a chunk that does not decode is left out and refused in its turn).
-fn stream_span(session: &Session, samples: &[u64], chunks: &[Vec<Chunk<'_>>], i: usize) -> Option<(i64, i64)> {
+/// A time range (ns) widened to take in `a..=b`.
+fn widen(span: Option<(i64, i64)>, (a, b): (i64, i64)) -> Option<(i64, i64)> {
+    Some(span.map_or((a, b), |(x, y)| (x.min(a), y.max(b))))
+}
+
+/// Stream `i`'s time range: its coarse history and `raw`, its raw samples' ([`raw_span`]).
+fn stream_span(session: &Session, i: usize, raw: Option<(i64, i64)>) -> Option<(i64, i64)> {
+    let s = &session.streams[i];
+    let coarse = s.data.coarse.first().zip(s.data.coarse.last()).map(|(f, l)| (f.t_first, l.t_last));
+    raw.map_or(coarse, |r| widen(coarse, r))
+}
+
+/// The time range of stream `i`'s raw samples, from its first and last chunks (decoded here
+/// once more; a chunk that does not decode is left out and refused in its turn).
+fn raw_span(session: &Session, samples: &[u64], chunks: &[Vec<Chunk<'_>>], i: usize) -> Option<(i64, i64)> {
     let s = &session.streams[i];
     let n = s.data.desc.series.len();
-    let mut span: Option<(i64, i64)> = None;
-    let mut add = |a: i64, b: i64| span = Some(span.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
-    if let (Some(f), Some(l)) = (s.data.coarse.first(), s.data.coarse.last()) {
-        add(f.t_first, l.t_last);
-    }
+    let mut span = None;
     let sizes: Vec<usize> = chunk_sizes(s.data.raw.first_ordinal, samples[i]).collect();
     for c in [0, chunks[i].len().saturating_sub(1)] {
         let (Some(chunk), Some(&size)) = (chunks[i].get(c), sizes.get(c)) else { continue };
@@ -249,20 +268,24 @@ fn stream_span(session: &Session, samples: &[u64], chunks: &[Vec<Chunk<'_>>], i:
         if chunk.decode(&mut ts, &mut values).is_ok()
             && let (Some(&a), Some(&b)) = (ts.first(), ts.last())
         {
-            add(a, b);
+            span = widen(span, (a, b));
         }
     }
     span
 }
 
 /// The chunks in the order they are decoded: `(stream, chunk, samples, series)`, merged over
-/// the streams by each chunk's start time estimated from its stream's span (a stream's own
-/// chunks stay in order).
-fn time_order(session: &Session, samples: &[u64], spans: &[Option<(i64, i64)>]) -> Vec<(usize, usize, usize, usize)> {
+/// the streams by each chunk's start time estimated from its stream's raw span (a stream's
+/// own chunks stay in order).
+fn time_order(
+    session: &Session,
+    samples: &[u64],
+    raw_spans: &[Option<(i64, i64)>],
+) -> Vec<(usize, usize, usize, usize)> {
     let mut out = Vec::new();
     for (i, s) in session.streams.iter().enumerate() {
         let n = s.data.desc.series.len();
-        let (a, b) = spans[i].unwrap_or((i64::MAX, i64::MAX));
+        let (a, b) = raw_spans[i].unwrap_or((i64::MAX, i64::MAX));
         let mut at = 0u64;
         for (c, size) in chunk_sizes(s.data.raw.first_ordinal, samples[i]).enumerate() {
             let share = at as f64 / samples[i].max(1) as f64;
