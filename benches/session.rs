@@ -1,6 +1,8 @@
 //! Session file benchmarks: `session/save_10M`, `session/load_10M`, and the
 //! same at 100M values (`session/save_100M`, `session/load_100M`: 16 counters
-//! x 6.25M samples).
+//! x 6.25M samples), and `session/first_100M`: how long opening the 100M-value
+//! file progressively (`LoadJob`) takes to hand over what the window's first
+//! frame needs, the head and the first decoded chunk.
 //!
 //! A session of 10M values: one stream of 16 counters x 625 000 samples at
 //! 1 kHz with timestamp jitter, shaped like GPU counters (`shapes/mod.rs`:
@@ -15,13 +17,13 @@
 //! Run: `cargo bench --bench session`. Results: docs/benchmarks.md.
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 mod shapes;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use shapes::SERIES;
-use zescope::session::{self, Capture, RunHistory, Session};
+use zescope::session::{self, Capture, LoadEvent, LoadJob, RunHistory, Session};
 use zescope::store::Store;
 use zescope::view::panes::PaneLayout;
 use zescope::view::timeview::TimeView;
@@ -34,6 +36,25 @@ fn session(worst_case: bool, samples: usize) -> Session {
     shapes::generate(SERIES, samples, 4096, worst_case, |ts, vals| store.append(id, ts, vals).unwrap());
     let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
     Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] })
+}
+
+/// Starts opening `path` progressively and waits for the head and the first piece: the time
+/// that takes. Then stops the job, untimed, so the next iteration starts with the cores free.
+fn first_piece(path: &std::path::Path) -> Duration {
+    let start = Instant::now();
+    let mut job = LoadJob::spawn(path.to_path_buf());
+    let mut head = false;
+    let samples = loop {
+        match job.next(Duration::from_secs(60)) {
+            Some(LoadEvent::Head(h)) => head = black_box(h).samples.len() == 1,
+            Some(LoadEvent::Piece(p)) if head => break p.raw.timestamps.len(),
+            other => panic!("expected the head, then a piece: {other:?}"),
+        }
+    };
+    let took = start.elapsed();
+    assert!(samples > 0);
+    job.stop();
+    took
 }
 
 fn benches(c: &mut Criterion) {
@@ -66,6 +87,7 @@ fn benches(c: &mut Criterion) {
     );
     drop(s);
     group.bench_function("load_100M", |b| b.iter(|| black_box(session::load(&path).unwrap().raw_values())));
+    group.bench_function("first_100M", |b| b.iter_custom(|n| (0..n).map(|_| first_piece(&path)).sum()));
     group.finish();
 }
 

@@ -1,5 +1,5 @@
 //! What file commands do to the app: open a session (after stopping a run; asking first when it
-//! would discard unsaved data, `unsaved.rs`), save one in the background, export, recover a
+//! would discard unsaved data, `unsaved.rs`; progressively, `opening.rs`), save one in the background, export, recover a
 //! crashed session, autosave a running one, and leave a recording when a new run starts.
 
 use std::time::Instant;
@@ -21,6 +21,11 @@ impl ZescopeApp {
         let Some(action) = action else { return };
         match action {
             FileAction::Open(path) => self.guarded(Pending::Open(path)),
+            FileAction::Save(_) if self.opening() => self.state.push_error(UiError::new(
+                UiErrorKind::Save,
+                "a session is still opening: only part of it is shown, so it cannot be saved yet".into(),
+                "save once the status bar says it has opened",
+            )),
             FileAction::Save(path) => {
                 let session = capture_app(self, &session::markers_to_file(&self.files.markers));
                 let fp = self.fingerprint();
@@ -60,33 +65,9 @@ impl ZescopeApp {
         }
     }
 
+    /// Opens `path` progressively (`opening.rs`), cancelling an open in progress.
     fn open_now(&mut self, path: &std::path::Path) {
-        let loaded = session::load(path).and_then(|s| open_in_app(self, &s).map(|m| (m, s.comparison)));
-        match loaded {
-            Ok((markers, comparison)) => {
-                self.comparison = None;
-                if let Some(c) = comparison {
-                    // A relative path is relative to the session file's folder.
-                    let p = path.parent().unwrap_or(std::path::Path::new(".")).join(&c.path);
-                    self.compare_with(&p, c.offset_s, c.align_marker);
-                }
-                self.files.markers = session::markers_from_file(&markers);
-                self.files.recording = Some(path.to_path_buf());
-                // A recording is shown whole, whatever view it was saved with.
-                self.view.fit(crate::view::data_x(&self.store));
-                self.files.current = Some(path.to_path_buf());
-                self.files.remember(path);
-                self.files.note = Some(format!("opened {}", file_name(path)));
-                self.files.reset_autosave();
-                let fp = self.fingerprint();
-                self.files.mark_clean(Some(fp));
-            }
-            Err(e) => self.state.push_error(UiError::new(
-                UiErrorKind::Open,
-                format!("cannot open {}: {e}", path.display()),
-                "check that it is a zescope session file (.ron); nothing shown was changed",
-            )),
-        }
+        self.start_opening(path);
     }
 
     fn export(&mut self, kind: FileKind, path: &std::path::Path, pane: Option<usize>, shown_only: bool) {
@@ -112,6 +93,7 @@ impl ZescopeApp {
     /// Recovery window → Recover: the crashed session's checkpoint, shown as a recording.
     pub(crate) fn recover(&mut self) {
         let Some(rec) = self.files.recover.take() else { return };
+        self.files.opening = None;
         match rec.load().and_then(|s| open_in_app(self, &s)) {
             Ok(markers) => {
                 self.files.markers = session::markers_from_file(&markers);
@@ -134,6 +116,7 @@ impl ZescopeApp {
 
     /// A new run replaces an opened recording: a fresh store, the same panes.
     pub(crate) fn leave_recording(&mut self) {
+        self.files.opening = None;
         if self.files.recording.take().is_none() {
             return;
         }
@@ -145,9 +128,10 @@ impl ZescopeApp {
         self.files.reset_autosave();
     }
 
-    /// Per frame: collect a finished save, open what waited for a run to stop, checkpoint a
-    /// running session when due.
+    /// Per frame: collect a finished save, open what waited for a run to stop, take the next
+    /// share of a session being opened, checkpoint a running session when due.
     pub(super) fn file_housekeeping(&mut self) {
+        self.poll_opening();
         match self.files.poll_save() {
             Some(Ok(())) => self.saved_for_pending(true),
             Some(Err(e)) => {

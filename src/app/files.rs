@@ -57,6 +57,8 @@ pub struct Files {
     /// Where the workload's markers come from (`crate::markers`); `None`: not listening.
     pub markers_in: Option<crate::markers::Listener>,
     save: Option<SaveJob>,
+    /// The session being opened, until all of it is in (`opening.rs`).
+    pub(crate) opening: Option<super::opening::Opening>,
     /// Last outcome to show in the status bar ("saved …").
     pub(crate) note: Option<String>,
     /// A session to open once the run has stopped.
@@ -126,6 +128,7 @@ impl Files {
             markers: Default::default(),
             markers_in: None,
             save: None,
+            opening: None,
             note: None,
             pending_open: None,
             autosave: None,

@@ -27,6 +27,7 @@ pub(crate) mod legend;
 pub mod link;
 pub(crate) mod marker_paint;
 pub(crate) mod menu;
+pub mod opening;
 pub mod overview;
 pub mod panes;
 pub mod path_prompt;
@@ -230,6 +231,7 @@ impl ZescopeApp {
     /// window closes (the next frame asks for it). Ctrl+Q and the menu ask first when unsaved
     /// data would be lost (`unsaved.rs`).
     pub(crate) fn quit(&mut self) {
+        self.files.opening = None;
         let _ = self.shutdown();
         self.finish_files();
     }
@@ -386,7 +388,7 @@ impl ZescopeApp {
             let causes = ui.ctx().repaint_causes();
             log::trace!("frame {} more={} causes={causes:?}", ui.ctx().cumulative_pass_nr(), drained.more);
         }
-        if drained.more {
+        if drained.more || self.opening() {
             ui.ctx().request_repaint();
         } else if live && !wait_for_data {
             let span = self.view.range(data).map_or(0.0, |(a, b)| b - a);

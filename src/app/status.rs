@@ -22,6 +22,9 @@ pub fn show(
         if let Some(p) = files.saving() {
             ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
             ui.separator();
+        } else if let Some(o) = &files.opening {
+            ui.label(o.status());
+            ui.separator();
         } else if let Some(n) = &files.note {
             ui.label(RichText::new(n).weak());
             ui.separator();

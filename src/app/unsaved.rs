@@ -52,9 +52,10 @@ impl ZescopeApp {
         Fingerprint { samples: self.state.ingest.samples_total, markers: self.files.markers.len() }
     }
 
-    /// Is there recorded data that no file holds?
+    /// Is there recorded data that no file holds? Not while a session opens: what it shows
+    /// is in its file.
     pub fn has_unsaved(&self) -> bool {
-        !self.files.is_clean(self.fingerprint())
+        !self.opening() && !self.files.is_clean(self.fingerprint())
     }
 
     /// Does `what` now, or first asks when it would discard unsaved data.

@@ -67,7 +67,7 @@ fn threads() -> usize {
 }
 
 /// Run `f` over `jobs` on all cores, balanced by each job's weight; results in job order.
-fn parallel<J: Send, R: Send>(jobs: Vec<(u64, J)>, f: impl Fn(J) -> R + Sync) -> Vec<R> {
+pub(super) fn parallel<J: Send, R: Send>(jobs: Vec<(u64, J)>, f: impl Fn(J) -> R + Sync) -> Vec<R> {
     let total: u64 = jobs.iter().map(|j| j.0).sum();
     let per = total / threads() as u64 + 1;
     let mut groups: Vec<Vec<J>> = vec![Vec::new()];
@@ -309,7 +309,7 @@ struct DecodeJob<'a> {
 
 /// One raw chunk as the file holds it.
 #[derive(Clone, Copy)]
-enum Chunk<'a> {
+pub enum Chunk<'a> {
     /// Version 1: base64 text of the XOR encoding (`codec.rs`), inline in the RON.
     Text(&'a str),
     /// Version 2: bytes of the data section (`packed.rs`).
@@ -335,9 +335,73 @@ fn packed_chunks<'a>(field: &str, raw: &RawFile, data: &mut &'a [u8]) -> Result<
     Ok(out)
 }
 
+/// A checked file whose raw samples are not decoded yet ([`check`]).
+pub struct Checked<'a> {
+    /// The session with every stream's raw samples left out: `raw.timestamps` and `raw.values`
+    /// are empty; the other raw fields (gaps, first gap and rates) are as the file has them.
+    pub session: Session,
+    /// Per stream, the raw samples the file holds.
+    pub samples: Vec<u64>,
+    /// Per stream, its raw chunks, still encoded, oldest first.
+    pub chunks: Vec<Vec<Chunk<'a>>>,
+}
+
+impl Chunk<'_> {
+    /// Bytes of the file the chunk takes (its base64 text in version 1).
+    pub fn len(&self) -> usize {
+        match self {
+            Chunk::Text(t) => t.len(),
+            Chunk::Packed(b) => b.len(),
+        }
+    }
+
+    /// Decodes the chunk's `ts.len()` samples of `values.len() / ts.len()` series.
+    pub fn decode(&self, ts: &mut [i64], values: &mut [f64]) -> Result<(), codec::CodecError> {
+        let n = if ts.is_empty() { 0 } else { values.len() / ts.len() };
+        match *self {
+            Chunk::Text(text) => codec::decode_raw(text, ts.len(), n, ts, values),
+            Chunk::Packed(bytes) => packed::decode_chunk(bytes, ts.len(), n, ts, values),
+        }
+    }
+}
+
 /// Check and decode a parsed file; `data` is version 2's data section (`None`: version 1, whose
 /// chunks are inline).
 pub fn decode(f: SessionFile, data: Option<&[u8]>) -> Result<Session, SessionError> {
+    let Checked { mut session, samples, chunks } = check(&f, data)?;
+    let mut jobs = Vec::new();
+    for (i, ((out, samples), chunks)) in session.streams.iter_mut().zip(samples).zip(chunks).enumerate() {
+        let n = out.data.desc.series.len();
+        let raw = &mut out.data.raw;
+        // Within the caps `check` applied: what the file's bytes can hold.
+        raw.timestamps = vec![0; samples as usize];
+        raw.values = vec![0.0; samples as usize * n];
+        let (mut ts, mut vals) = (&mut raw.timestamps[..], &mut raw.values[..]);
+        for (c, (size, chunk)) in chunk_sizes(raw.first_ordinal, samples).zip(chunks).enumerate() {
+            let (t, rest_t) = ts.split_at_mut(size);
+            let (v, rest_v) = vals.split_at_mut(size * n);
+            (ts, vals) = (rest_t, rest_v);
+            jobs.push((
+                size as u64,
+                DecodeJob { field: format!("streams[{i}].raw.chunks[{c}]"), chunk, ts: t, values: v },
+            ));
+        }
+    }
+    let results = parallel(jobs, |j| j.chunk.decode(j.ts, j.values).map_err(|e| SessionError::invalid(j.field, e.0)));
+    results.into_iter().collect::<Result<Vec<()>, _>>()?;
+    for (i, s) in session.streams.iter().enumerate() {
+        let ts = &s.data.raw.timestamps;
+        if let Some(k) = ts.windows(2).position(|w| w[1] <= w[0]) {
+            let msg = format!("sample {} at {} ns does not come after {} ns", k + 1, ts[k + 1], ts[k]);
+            return Err(SessionError::invalid(format!("streams[{i}].raw"), msg));
+        }
+    }
+    Ok(session)
+}
+
+/// Check a parsed file and decode everything but its raw samples (see [`Checked`]); `data` as
+/// for [`decode`]. Nothing is allocated for the samples.
+pub fn check<'a>(f: &'a SessionFile, data: Option<&'a [u8]>) -> Result<Checked<'a>, SessionError> {
     if f.format != FORMAT_NAME {
         return Err(SessionError::NotASession(format!("format is {:?}, not {FORMAT_NAME:?}", f.format)));
     }
@@ -348,9 +412,10 @@ pub fn decode(f: SessionFile, data: Option<&[u8]>) -> Result<Session, SessionErr
         }
         _ => {}
     }
-    check_metadata(&f)?;
+    check_metadata(f)?;
     let mut total_values = 0u64;
     let mut streams = Vec::with_capacity(f.streams.len());
+    let mut samples = Vec::with_capacity(f.streams.len());
     let mut all_chunks = Vec::with_capacity(f.streams.len());
     let mut rest = data;
     for (i, s) in f.streams.iter().enumerate() {
@@ -440,61 +505,33 @@ pub fn decode(f: SessionFile, data: Option<&[u8]>) -> Result<Session, SessionErr
             raw: RawData {
                 first_block: raw.first_block,
                 first_ordinal: raw.first_ordinal,
-                timestamps: vec![0; raw.samples as usize],
-                values: vec![0.0; values as usize],
+                timestamps: Vec::new(),
+                values: Vec::new(),
                 gaps: raw.gaps.iter().map(|&g| g as usize).collect(),
                 first_gap: raw.first_gap,
                 first_rates: raw.first_rates.clone(),
             },
         };
         streams.push(SessionStream { meta: s.meta.clone(), data });
+        samples.push(raw.samples);
         all_chunks.push(chunks);
     }
     if let Some(rest) = rest.filter(|r| !r.is_empty()) {
         let msg = format!("{} bytes after the last stream's chunks", rest.len());
         return Err(SessionError::invalid("data section", msg));
     }
-    let mut jobs = Vec::new();
-    for (i, ((s, out), chunks)) in f.streams.iter().zip(streams.iter_mut()).zip(all_chunks).enumerate() {
-        let n = out.data.desc.series.len();
-        let (mut ts, mut vals) = (&mut out.data.raw.timestamps[..], &mut out.data.raw.values[..]);
-        for (c, (size, chunk)) in chunk_sizes(s.raw.first_ordinal, s.raw.samples).zip(chunks).enumerate() {
-            let (t, rest_t) = ts.split_at_mut(size);
-            let (v, rest_v) = vals.split_at_mut(size * n);
-            (ts, vals) = (rest_t, rest_v);
-            jobs.push((
-                size as u64,
-                DecodeJob { field: format!("streams[{i}].raw.chunks[{c}]"), chunk, ts: t, values: v },
-            ));
-        }
-    }
-    let results = parallel(jobs, |j| {
-        let n = if j.ts.is_empty() { 0 } else { j.values.len() / j.ts.len() };
-        match j.chunk {
-            Chunk::Text(text) => codec::decode_raw(text, j.ts.len(), n, j.ts, j.values),
-            Chunk::Packed(bytes) => packed::decode_chunk(bytes, j.ts.len(), n, j.ts, j.values),
-        }
-        .map_err(|e| SessionError::invalid(j.field, e.0))
-    });
-    results.into_iter().collect::<Result<Vec<()>, _>>()?;
-    for (i, s) in streams.iter().enumerate() {
-        let ts = &s.data.raw.timestamps;
-        if let Some(k) = ts.windows(2).position(|w| w[1] <= w[0]) {
-            let msg = format!("sample {} at {} ns does not come after {} ns", k + 1, ts[k + 1], ts[k]);
-            return Err(SessionError::invalid(format!("streams[{i}].raw"), msg));
-        }
-    }
-    Ok(Session {
-        recorded: f.recorded,
-        source: f.source,
-        devices: f.devices,
-        runs: f.runs,
-        view: f.view,
-        markers: f.markers,
+    let session = Session {
+        recorded: f.recorded.clone(),
+        source: f.source.clone(),
+        devices: f.devices.clone(),
+        runs: f.runs.clone(),
+        view: f.view.clone(),
+        markers: f.markers.clone(),
         origin_ns: f.origin_ns,
-        comparison: f.comparison,
+        comparison: f.comparison.clone(),
         streams,
-    })
+    };
+    Ok(Checked { session, samples, chunks: all_chunks })
 }
 
 #[cfg(test)]

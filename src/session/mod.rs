@@ -13,6 +13,8 @@
 //! - [`load`] reads one, refusing anything malformed with an error that names
 //!   the field (and the line/column where RON gives one); nothing in a file
 //!   can make it panic or allocate beyond caps and what the file really holds.
+//! - [`LoadJob`] opens one on a thread progressively: the head first, then the samples in
+//!   time order, a chunk at a time.
 //! - [`autosave`] checkpoints a running session for crash recovery.
 //!
 //! Why the data is not plain RON numbers: see `codec.rs`.
@@ -26,6 +28,7 @@ pub mod format;
 mod history;
 mod io;
 mod job;
+mod load_job;
 mod markers;
 mod packed;
 mod recorder;
@@ -43,6 +46,7 @@ pub use history::RunHistory;
 pub(crate) use history::unix_ms_now;
 pub use io::{MAX_FILE_BYTES, write_atomic};
 pub use job::SaveJob;
+pub use load_job::{IN_FLIGHT, LoadEvent, LoadHead, LoadJob, Piece};
 pub use markers::{markers_from_file, markers_to_file};
 pub(crate) use recorder::Recorder;
 

@@ -247,7 +247,31 @@ impl StreamStore {
             st.pyramid.insert(l, b.index, meta, Some(&aggs));
             end = Some((first_block + span, b.first_ordinal + b.samples, b.t_last));
         }
+        if let Some((eb, eo, et)) = end {
+            (st.first_block, st.total, st.last_t) = (eb, eo, Some(et));
+        }
         let raw = &data.raw;
+        if data.evicted_samples > st.total.max(raw.first_ordinal) {
+            return Err(bad("more evicted samples than samples before the history".into()));
+        }
+        st.import_raw(raw, true)?;
+        st.evicted = data.evicted_samples;
+        if data.ended {
+            st.ended = true;
+            st.open = false;
+        }
+        Ok(st)
+    }
+}
+
+impl StreamStore {
+    /// Append imported full-resolution samples after what the stream holds, checking them
+    /// first (nothing is stored when they are refused). `first`: the stream's first raw
+    /// samples, right after its coarse history, whose `first_block`, `first_ordinal`,
+    /// `first_gap` and `first_rates` apply; later pieces ignore those. `raw.gaps` index `raw`'s
+    /// own samples.
+    pub(crate) fn import_raw(&mut self, raw: &RawData, first: bool) -> Result<(), StoreError> {
+        let n = self.n_series();
         let k = raw.timestamps.len();
         if raw.values.len() != k.saturating_mul(n) {
             return Err(bad(format!("raw: {} values for {k} timestamps x {n} series", raw.values.len())));
@@ -258,72 +282,67 @@ impl StreamStore {
         if raw.gaps.windows(2).any(|w| w[1] <= w[0]) || raw.gaps.last().is_some_and(|&g| g >= k) {
             return Err(bad("raw: gap indices must increase and be within the samples".into()));
         }
-        if (raw.gaps.first() == Some(&0)) != (raw.first_gap > 0) {
+        if first && (raw.gaps.first() == Some(&0)) != (raw.first_gap > 0) {
             return Err(bad("raw: first_gap must be > 0 exactly when gaps starts with 0".into()));
         }
-        if !(raw.first_rates.is_empty() || raw.first_rates.len() == n) {
+        if first && !(raw.first_rates.is_empty() || raw.first_rates.len() == n) {
             return Err(bad(format!("raw: {} first rates for {n} series", raw.first_rates.len())));
         }
-        match end {
-            Some((eb, eo, et))
-                if k > 0 && (raw.first_block != eb || raw.first_ordinal != eo || raw.timestamps[0] <= et) =>
+        let Some(&t0) = raw.timestamps.first() else {
+            return Ok(());
+        };
+        let (first_block, first_ordinal) = if first {
+            if let Some(et) = self.last_t
+                && (raw.first_block != self.first_block || raw.first_ordinal != self.total || t0 <= et)
             {
                 return Err(bad("raw samples do not follow the coarse history".into()));
             }
-            Some((eb, eo, _)) if k == 0 => (st.first_block, st.total) = (eb, eo),
-            _ => {}
+            (raw.first_block, raw.first_ordinal)
+        } else {
+            if self.last_t.is_some_and(|lt| t0 <= lt) {
+                return Err(bad("raw: the samples do not come after the ones before them".into()));
+            }
+            (self.next_block(), self.total)
+        };
+        let blocks = k.div_ceil(BLOCK) as u64 + raw.gaps.len() as u64;
+        if first_block.checked_add(blocks).is_none_or(|e| e > LIMIT)
+            || first_ordinal.checked_add(k as u64).is_none_or(|e| e > LIMIT)
+        {
+            return Err(bad("raw: block numbers or ordinals out of range".into()));
         }
-        if let Some(&(_, _, et)) = end.as_ref() {
-            st.last_t = Some(et);
-        }
-        if raw.first_gap > 0 {
-            match raw.timestamps[0].checked_sub(raw.first_gap) {
-                Some(t) if st.last_t.is_none_or(|et| et == t) => st.last_t = Some(t),
+        if first && raw.first_gap > 0 {
+            match t0.checked_sub(raw.first_gap) {
+                Some(t) if self.last_t.is_none_or(|et| et == t) => self.last_t = Some(t),
                 _ => {
                     return Err(bad("raw: first_gap does not match the coarse history".into()));
                 }
             }
         }
-        if k > 0 {
-            let blocks = k.div_ceil(BLOCK) as u64 + raw.gaps.len() as u64;
-            if raw.first_block.checked_add(blocks).is_none_or(|e| e > LIMIT)
-                || raw.first_ordinal.checked_add(k as u64).is_none_or(|e| e > LIMIT)
-            {
-                return Err(bad("raw: block numbers or ordinals out of range".into()));
+        if first {
+            (self.first_block, self.total) = (first_block, first_ordinal);
+            if raw.first_rates.iter().any(Option::is_some) {
+                self.rate_override = Some(
+                    (0..n)
+                        .filter(|&s| self.wraps[s].is_some())
+                        .map(|s| raw.first_rates[s].map_or_else(missing, canon))
+                        .collect(),
+                );
             }
-            st.first_block = raw.first_block;
-            st.total = raw.first_ordinal;
-        }
-        if data.evicted_samples > st.total.max(raw.first_ordinal) {
-            return Err(bad("more evicted samples than samples before the history".into()));
-        }
-        if raw.first_rates.iter().any(Option::is_some) {
-            st.rate_override = Some(
-                (0..n)
-                    .filter(|&s| st.wraps[s].is_some())
-                    .map(|s| raw.first_rates[s].map_or_else(missing, canon))
-                    .collect(),
-            );
         }
         let mut bounds: Vec<usize> = raw.gaps.clone();
         bounds.push(k);
         let mut from = 0;
         for &to in &bounds {
             if from > 0 || raw.gaps.first() == Some(&0) {
-                st.gap_pending = st.last_t.is_some();
+                self.gap_pending = self.last_t.is_some();
             }
             if to > from {
-                st.ingest(&raw.timestamps[from..to], &raw.values[from * n..to * n]);
+                self.ingest(&raw.timestamps[from..to], &raw.values[from * n..to * n]);
             }
             from = to;
         }
-        st.rate_override = None;
-        st.evicted = data.evicted_samples;
-        if data.ended {
-            st.ended = true;
-            st.open = false;
-        }
-        Ok(st)
+        self.rate_override = None;
+        Ok(())
     }
 }
 
@@ -357,6 +376,26 @@ impl Store {
         self.refresh(self.streams.len() - 1);
         let _ = self.make_room(0);
         Ok(id)
+    }
+
+    /// More full-resolution samples for stream `s`, imported from a session piece by piece:
+    /// `import_stream` took its head (coarse history, no raw samples, not ended), then the
+    /// pieces come oldest first, the first with `first` set (see [`StreamData::raw`]; `gaps`
+    /// index the piece's own samples). The result is the stream a one-shot import of all of
+    /// it gives (when it fits under the cap). Refused pieces store nothing.
+    pub fn import_more(&mut self, s: StreamId, raw: &RawData, first: bool) -> Result<(), StoreError> {
+        self.version += 1;
+        let i = self.idx(s)?;
+        let need = self.streams[i].growth_bound(raw.timestamps.len());
+        // Best effort, as for a whole import: the cap policy makes room afterwards too.
+        let _ = self.make_room(need);
+        let result = self.streams[i].import_raw(raw, first);
+        if self.origin.is_none() {
+            self.origin = self.streams[i].oldest_time();
+        }
+        self.refresh(i);
+        let _ = self.make_room(0);
+        result
     }
 
     /// Call `f(t, row)` for every full-resolution sample of a stream, oldest

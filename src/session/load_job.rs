@@ -1,0 +1,439 @@
+//! Opening a session on a background thread, progressively, so a large one shows its first
+//! frame long before all of it is decoded.
+//!
+//! The thread reads the file, parses and checks its head (everything but the raw samples:
+//! streams, series, runs, layout, markers, comparison; the coarse history is decoded with it)
+//! and hands that over first ([`LoadEvent::Head`]), with the session's whole time range, taken
+//! from the coarse history and the first and last raw chunk of each stream. Then it decodes the
+//! raw chunks a batch at a time on all cores, in time order (the streams' chunks merged by
+//! their estimated start time, each stream's in file order), and hands them over one chunk per
+//! [`LoadEvent::Piece`] through a bounded channel: it waits while the receiver is that far
+//! behind, so what is in flight stays a few chunks however large the file is. Every chunk is
+//! checked as the one-shot [`load`](super::load) checks it; the first problem ends the job
+//! with [`LoadEvent::Failed`] naming the stream and chunk, after the pieces before it.
+//! Progress is the data section's bytes decoded (a version 1 file's chunk text).
+//!
+//! Version 1 files go the same way (their chunks are inline text, parsed with the head, then
+//! decoded chunk by chunk). Autosave checkpoints keep the one-shot path
+//! ([`Recoverable::load`](super::autosave::Recoverable::load)): they are assembled from a
+//! directory of pieces, and recovering one is rare and small next to opening a file.
+//!
+//! Dropping the job (or [`LoadJob::cancel`]) stops the thread at the next batch; nothing waits
+//! for it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
+use std::time::Duration;
+
+use crate::store::RawData;
+
+use super::convert::{self, Checked, Chunk, Progress, chunk_sizes};
+use super::io::{self, MAX_FILE_BYTES};
+use super::{Session, SessionError};
+
+/// Pieces decoded ahead of the receiver at most (one chunk each, up to 4096 samples).
+pub const IN_FLIGHT: usize = 16;
+/// Chunks decoded at a time, across the cores.
+const BATCH: usize = 8;
+
+/// What the thread hands over before the samples.
+#[derive(Debug)]
+pub struct LoadHead {
+    /// The session without its raw samples: each stream's coarse history, its raw part's
+    /// `first_block` and `first_ordinal`, nothing else of it, and not ended (see `ended`).
+    pub session: Session,
+    /// Per stream: its run had ended; true once its last piece is in.
+    pub ended: Vec<bool>,
+    /// Per stream: the raw samples to come.
+    pub samples: Vec<u64>,
+    /// Pieces to come, over all streams.
+    pub pieces: u64,
+    /// The whole session's time range (ns), when it holds any data.
+    pub span: Option<(i64, i64)>,
+    /// The time origin a one-shot load gives: the saved one, else the first stream's start.
+    pub origin_ns: Option<i64>,
+}
+
+/// One decoded raw chunk of one stream.
+#[derive(Debug)]
+pub struct Piece {
+    /// The stream's index in the session.
+    pub stream: usize,
+    /// The samples; `gaps` index these. On the stream's first piece (`first`) the raw part's
+    /// `first_block`, `first_ordinal`, `first_gap` and `first_rates` are the file's; on later
+    /// ones they are left at their defaults.
+    pub raw: RawData,
+    /// The stream's first piece.
+    pub first: bool,
+    /// The stream's last piece.
+    pub last: bool,
+}
+
+/// What the thread hands over, in this order: a head, pieces, then `Done`; or `Failed` at any
+/// point (after the head: the pieces before it were good).
+#[derive(Debug)]
+pub enum LoadEvent {
+    /// The session without its samples.
+    Head(Box<LoadHead>),
+    /// One decoded chunk.
+    Piece(Piece),
+    /// Every sample was handed over.
+    Done,
+    /// The file is unreadable or malformed (the error names where); nothing follows.
+    Failed(SessionError),
+}
+
+/// An open in progress (see the module docs).
+pub struct LoadJob {
+    path: PathBuf,
+    rx: Receiver<LoadEvent>,
+    progress: Arc<Progress>,
+    /// `Done` or `Failed` was received.
+    over: bool,
+}
+
+impl LoadJob {
+    /// Start opening `path` on a new thread.
+    pub fn spawn(path: PathBuf) -> LoadJob {
+        let progress = Arc::new(Progress::default());
+        let (tx, rx) = std::sync::mpsc::sync_channel(IN_FLIGHT);
+        let (p, target, thread_tx) = (Arc::clone(&progress), path.clone(), tx.clone());
+        let spawned = std::thread::Builder::new().name("zescope-open".into()).spawn(move || {
+            let tx = thread_tx;
+            if let Err(e) = run(&target, &tx, &p) {
+                // The receiver may be gone (cancelled): nobody to tell then.
+                let _ = tx.send(LoadEvent::Failed(e));
+            }
+        });
+        if let Err(e) = spawned {
+            let _ = tx.try_send(LoadEvent::Failed(SessionError::io(&path, "cannot start the open thread", e)));
+        }
+        LoadJob { path, rx, progress, over: false }
+    }
+
+    /// The file being opened.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Share of the data section decoded, 0.0 to 1.0.
+    pub fn progress(&self) -> f32 {
+        self.progress.fraction()
+    }
+
+    /// Ask the thread to stop (it does at its next batch).
+    pub fn cancel(&self) {
+        self.progress.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Is everything handed over (`Done` or `Failed` received)?
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// The next event, waiting up to `wait` for it; `None` when none came in that time or the
+    /// job is over. A thread that ended without saying why gives `Failed`.
+    pub fn next(&mut self, wait: Duration) -> Option<LoadEvent> {
+        if self.over {
+            return None;
+        }
+        let got = if wait.is_zero() {
+            self.rx.try_recv().map_err(|e| e == TryRecvError::Disconnected)
+        } else {
+            self.rx.recv_timeout(wait).map_err(|e| e == RecvTimeoutError::Disconnected)
+        };
+        let event = match got {
+            Ok(e) => e,
+            Err(false) => return None,
+            Err(true) => LoadEvent::Failed(SessionError::invalid("file", "the open thread stopped unexpectedly")),
+        };
+        self.over = matches!(event, LoadEvent::Done | LoadEvent::Failed(_));
+        Some(event)
+    }
+}
+
+impl LoadJob {
+    /// Cancel and wait for the thread to end (what it still sends is dropped).
+    pub fn stop(mut self) {
+        self.cancel();
+        while self.rx.recv().is_ok() {}
+        self.over = true;
+    }
+}
+
+impl Drop for LoadJob {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}
+
+/// The thread: read, check, hand over the head, then the pieces.
+fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(), SessionError> {
+    let bytes = io::read_bytes(path, MAX_FILE_BYTES, true)?;
+    let (text, data) = io::split(&bytes)?;
+    let file = io::parse(text)?;
+    let Checked { mut session, samples, chunks } = convert::check(&file, data)?;
+    let total: u64 = chunks.iter().flatten().map(|c| c.len() as u64).sum();
+    progress.total.store(total.max(1), Ordering::Relaxed);
+    let mut raws = Vec::with_capacity(session.streams.len());
+    let mut ended = Vec::with_capacity(session.streams.len());
+    for s in &mut session.streams {
+        let raw = &mut s.data.raw;
+        let head = RawData { first_block: raw.first_block, first_ordinal: raw.first_ordinal, ..RawData::default() };
+        raws.push(std::mem::replace(raw, head));
+        ended.push(std::mem::replace(&mut s.data.ended, false));
+    }
+    let raw_spans: Vec<Option<(i64, i64)>> =
+        (0..chunks.len()).map(|i| raw_span(&session, &samples, &chunks, i)).collect();
+    let spans: Vec<Option<(i64, i64)>> =
+        raw_spans.iter().enumerate().map(|(i, &r)| stream_span(&session, i, r)).collect();
+    let span = spans.iter().flatten().copied().reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+    let origin_ns = session.origin_ns.or_else(|| spans.iter().flatten().next().map(|s| s.0));
+    let order = time_order(&session, &samples, &raw_spans);
+    let pieces = order.len() as u64;
+    let head = LoadHead { session, ended, samples: samples.clone(), pieces, span, origin_ns };
+    if tx.send(LoadEvent::Head(Box::new(head))).is_err() {
+        return Ok(());
+    }
+    // Per stream: samples handed over, and the last timestamp.
+    let mut at = vec![0u64; raws.len()];
+    let mut last_t: Vec<Option<i64>> = vec![None; raws.len()];
+    for batch in order.chunks(BATCH) {
+        if progress.cancel.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let jobs = batch.iter().map(|&(i, c, size, n)| (size as u64, (i, c, size, n, chunks[i][c]))).collect();
+        let decoded = convert::parallel(jobs, |(i, c, size, n, chunk)| {
+            let (mut ts, mut values) = (vec![0; size], vec![0.0; size * n]);
+            let r = chunk.decode(&mut ts, &mut values);
+            (i, c, chunk.len(), r.map(|()| (ts, values)))
+        });
+        for (i, c, bytes, result) in decoded {
+            let field = format!("streams[{i}].raw.chunks[{c}]");
+            let (ts, values) = result.map_err(|e| SessionError::invalid(field.clone(), e.0))?;
+            let before = last_t[i].into_iter().chain(ts.iter().copied());
+            if let Some((k, (a, b))) = before.clone().zip(before.skip(1)).enumerate().find(|(_, (a, b))| b <= a) {
+                let k = if last_t[i].is_some() { k } else { k + 1 };
+                return Err(SessionError::invalid(field, format!("sample {k} at {b} ns does not come after {a} ns")));
+            }
+            last_t[i] = ts.last().copied().or(last_t[i]);
+            let from = at[i] as usize;
+            let to = from + ts.len();
+            let whole = &raws[i];
+            let gaps = whole.gaps.iter().filter(|&&g| (from..to).contains(&g)).map(|g| g - from).collect();
+            let first = from == 0;
+            let mut raw = RawData { timestamps: ts, values, gaps, ..RawData::default() };
+            if first {
+                raw.first_block = whole.first_block;
+                raw.first_ordinal = whole.first_ordinal;
+                raw.first_gap = whole.first_gap;
+                raw.first_rates = whole.first_rates.clone();
+            }
+            at[i] = to as u64;
+            let last = at[i] == samples[i];
+            progress.done.fetch_add(bytes as u64, Ordering::Relaxed);
+            if tx.send(LoadEvent::Piece(Piece { stream: i, raw, first, last })).is_err() {
+                return Ok(());
+            }
+        }
+    }
+    let _ = tx.send(LoadEvent::Done);
+    Ok(())
+}
+
+/// A time range (ns) widened to take in `a..=b`.
+fn widen(span: Option<(i64, i64)>, (a, b): (i64, i64)) -> Option<(i64, i64)> {
+    Some(span.map_or((a, b), |(x, y)| (x.min(a), y.max(b))))
+}
+
+/// Stream `i`'s time range: its coarse history and `raw`, its raw samples' ([`raw_span`]).
+fn stream_span(session: &Session, i: usize, raw: Option<(i64, i64)>) -> Option<(i64, i64)> {
+    let s = &session.streams[i];
+    let coarse = s.data.coarse.first().zip(s.data.coarse.last()).map(|(f, l)| (f.t_first, l.t_last));
+    raw.map_or(coarse, |r| widen(coarse, r))
+}
+
+/// The time range of stream `i`'s raw samples, from its first and last chunks (decoded here
+/// once more; a chunk that does not decode is left out and refused in its turn).
+fn raw_span(session: &Session, samples: &[u64], chunks: &[Vec<Chunk<'_>>], i: usize) -> Option<(i64, i64)> {
+    let s = &session.streams[i];
+    let n = s.data.desc.series.len();
+    let mut span = None;
+    let sizes: Vec<usize> = chunk_sizes(s.data.raw.first_ordinal, samples[i]).collect();
+    for c in [0, chunks[i].len().saturating_sub(1)] {
+        let (Some(chunk), Some(&size)) = (chunks[i].get(c), sizes.get(c)) else { continue };
+        let (mut ts, mut values) = (vec![0; size], vec![0.0; size * n]);
+        if chunk.decode(&mut ts, &mut values).is_ok()
+            && let (Some(&a), Some(&b)) = (ts.first(), ts.last())
+        {
+            span = widen(span, (a, b));
+        }
+    }
+    span
+}
+
+/// The chunks in the order they are decoded: `(stream, chunk, samples, series)`, merged over
+/// the streams by each chunk's start time estimated from its stream's raw span (a stream's
+/// own chunks stay in order).
+fn time_order(
+    session: &Session,
+    samples: &[u64],
+    raw_spans: &[Option<(i64, i64)>],
+) -> Vec<(usize, usize, usize, usize)> {
+    let mut out = Vec::new();
+    for (i, s) in session.streams.iter().enumerate() {
+        let n = s.data.desc.series.len();
+        let (a, b) = raw_spans[i].unwrap_or((i64::MAX, i64::MAX));
+        let mut at = 0u64;
+        for (c, size) in chunk_sizes(s.data.raw.first_ordinal, samples[i]).enumerate() {
+            let share = at as f64 / samples[i].max(1) as f64;
+            let t = a as f64 + (b as f64 - a as f64) * share;
+            out.push((t, i, c, size, n));
+            at += size as u64;
+        }
+    }
+    out.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+    out.into_iter().map(|(_, i, c, size, n)| (i, c, size, n)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{Capture, RunHistory};
+    use crate::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+    use crate::view::{PaneLayout, TimeView};
+
+    /// Two streams over the same time, counters and gauges, pauses, in a store whose cap has
+    /// coarsened the oldest history (so the raw part starts after coarse buckets, with a first
+    /// gap and first rates).
+    fn session() -> Session {
+        let mut store = Store::new(3 << 20);
+        let desc = |name: &str, n: usize| StreamDesc {
+            name: name.into(),
+            series: (0..n)
+                .map(|s| SeriesDesc {
+                    name: format!("{name}{s}"),
+                    unit: "u".into(),
+                    kind: if s % 2 == 0 { SeriesKind::Cumulative { wrap: Some(65536.0) } } else { SeriesKind::Gauge },
+                })
+                .collect(),
+        };
+        let ids = [store.begin_stream(desc("a", 6)), store.begin_stream(desc("b", 3))];
+        for k in 0..60i64 {
+            for (j, &id) in ids.iter().enumerate() {
+                let n = if j == 0 { 6 } else { 3 };
+                if k % 7 == 3 {
+                    store.mark_gap(id);
+                }
+                let ts: Vec<i64> = (0..5000).map(|i| (k * 6000 + i) * 1_000_000 + j as i64 * 333 + i % 13).collect();
+                let vals: Vec<f64> = (0..5000 * n).map(|v| ((v as i64 * (k + 1) * 37) % 70000) as f64).collect();
+                store.append(id, &ts, &vals).unwrap();
+            }
+        }
+        store.end_stream(ids[0]);
+        let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
+        Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] })
+    }
+
+    /// Everything the job hands over, applied as the window applies it.
+    fn open_progressively(path: &Path) -> (Store, Vec<usize>, Option<(i64, i64)>) {
+        let mut job = LoadJob::spawn(path.to_path_buf());
+        let mut store = Store::new(usize::MAX);
+        let (mut ended, mut order, mut span) = (Vec::new(), Vec::new(), None);
+        loop {
+            match job.next(Duration::from_secs(30)).expect("an event") {
+                LoadEvent::Head(h) => {
+                    h.session.restore_into(&mut store).unwrap();
+                    if store.origin_ns().is_none()
+                        && let Some(o) = h.origin_ns
+                    {
+                        store.set_origin(o);
+                    }
+                    (ended, span) = (h.ended, h.span);
+                }
+                LoadEvent::Piece(p) => {
+                    let id = store.streams().nth(p.stream).unwrap().id;
+                    store.import_more(id, &p.raw, p.first).unwrap();
+                    if p.last && ended[p.stream] {
+                        store.end_stream(id);
+                    }
+                    order.push(p.stream);
+                }
+                LoadEvent::Done => return (store, order, span),
+                LoadEvent::Failed(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_rebuild_what_a_one_shot_load_gives_for_both_versions() {
+        let s = session();
+        assert!(s.streams.iter().all(|x| !x.data.coarse.is_empty()), "the cap coarsened some history");
+        assert!(s.streams.iter().all(|x| x.data.raw.gaps.len() > 2 && !x.data.raw.first_rates.is_empty()));
+        let dir = tempfile::tempdir().unwrap();
+        let v2 = dir.path().join("v2.ron");
+        crate::session::save(&v2, &s).unwrap();
+        let v1 = dir.path().join("v1.ron");
+        std::fs::write(&v1, crate::session::to_v1_string(&s).unwrap()).unwrap();
+        let mut whole = Store::new(usize::MAX);
+        crate::session::load(&v2).unwrap().restore_into(&mut whole).unwrap();
+        for path in [&v2, &v1] {
+            let (store, order, span) = open_progressively(path);
+            assert_eq!(store.origin_ns(), whole.origin_ns());
+            assert_eq!(span, whole.total_time_range(), "the head knows the whole time range");
+            for (a, b) in whole.streams().zip(store.streams()) {
+                assert_eq!(store.export_stream(b.id), whole.export_stream(a.id), "{}", path.display());
+            }
+            // In time order: the streams' chunks alternate (they cover the same time).
+            let switches = order.windows(2).filter(|w| w[0] != w[1]).count();
+            assert!(switches > order.len() / 4, "{switches} switches in {} pieces", order.len());
+        }
+    }
+
+    #[test]
+    fn a_chunk_damaged_part_way_ends_the_job_naming_it_after_the_good_ones() {
+        let s = session();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.ron");
+        crate::session::save(&path, &s).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        // Junk three quarters into the data section; the chunks' lengths stay as they were.
+        let (text, data) = io::split(&bytes).unwrap();
+        let at = text.len() + data.unwrap().len() * 3 / 4;
+        bytes[at..at + 64].fill(0xff);
+        std::fs::write(&path, &bytes).unwrap();
+        let mut job = LoadJob::spawn(path.clone());
+        let mut pieces = 0;
+        let e = loop {
+            match job.next(Duration::from_secs(30)).expect("an event") {
+                LoadEvent::Head(_) => {}
+                LoadEvent::Piece(_) => pieces += 1,
+                LoadEvent::Done => panic!("damage not found"),
+                LoadEvent::Failed(e) => break e.to_string(),
+            }
+        };
+        assert!(pieces > 10, "the good chunks before it came first: {pieces}");
+        assert!(e.contains("streams[") && e.contains("].raw.chunks["), "{e}");
+        assert!(job.next(Duration::ZERO).is_none() && job.is_over());
+        assert!(crate::session::load(&path).is_err(), "the one-shot load refuses it too");
+    }
+
+    #[test]
+    fn a_cancelled_or_dropped_job_stops() {
+        let s = session();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.ron");
+        crate::session::save(&path, &s).unwrap();
+        let mut job = LoadJob::spawn(path.clone());
+        assert!(matches!(job.next(Duration::from_secs(30)), Some(LoadEvent::Head(_))));
+        job.stop();
+        drop(LoadJob::spawn(path));
+        let e = match LoadJob::spawn(dir.path().join("missing.ron")).next(Duration::from_secs(30)) {
+            Some(LoadEvent::Failed(e)) => e.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert!(e.contains("missing.ron"), "{e}");
+    }
+}
