@@ -21,9 +21,14 @@ pub fn app_on(sim: &Arc<Sim>, settings: Settings) -> ZescopeApp {
     app
 }
 
+/// Frames `Harness::run` may take to settle: egui asks for extra frames of its own (a widget's
+/// first style, a resized grid), more of them when a frame takes long on a loaded machine; a UI
+/// that never settles still fails.
+const MAX_STEPS: u64 = 16;
+
 /// A window of `size` around `app`.
 pub fn harness_of(app: ZescopeApp, size: [f32; 2]) -> Harness<'static, ZescopeApp> {
-    Harness::builder().with_size(size).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app)
+    Harness::builder().with_size(size).with_max_steps(MAX_STEPS).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app)
 }
 
 /// A window of `size` around `app`, once its sampler has listed the devices.
@@ -43,7 +48,7 @@ pub fn harness_on(sim: &Arc<Sim>) -> Harness<'static, ZescopeApp> {
 pub fn showing(path: &Path, settings: Settings, size: [f32; 2], step_dt: Option<f32>) -> Harness<'static, ZescopeApp> {
     let mut app = ZescopeApp::new(Box::new(super::NoSampler), settings, Store::new(64 << 20));
     app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(path.to_path_buf())])));
-    let mut builder = Harness::builder().with_size(size);
+    let mut builder = Harness::builder().with_size(size).with_max_steps(MAX_STEPS);
     if let Some(dt) = step_dt {
         builder = builder.with_step_dt(dt);
     }
