@@ -11,21 +11,34 @@
 //!
 //! Before the benchmarks it prints the store's own accounting of bytes per
 //! stored value at full resolution (16 series x 1M samples), for the
-//! counter-shaped data and, on a line that says "worst", for 16 noisy
-//! full-precision floats.
+//! counter-shaped data, and, on a line that says "worst", for 16 noisy
+//! full-precision floats. A third line gives the figure for what a device gives:
+//! the simulated GPU's `ComputeBasic` and `MemoryTraffic` groups recorded through
+//! the sampler's own path (`DirectRun` + `view::Ingest`, as `zescope record
+//! --source sim` does) for `DEVICE_SECS` s at 1 ms, the run then stopped (its
+//! streams ended, so their last blocks are sealed too).
 //!
 //! Run: `cargo bench --bench store`. Results: docs/benchmarks.md.
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 mod shapes;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shapes::SERIES;
+use ze_sim::Sim;
+use ze_sim::config::{MetricsEnable, SimConfig};
+use zescope::layout::LayoutSet;
+use zescope::sampler::{DevicePath, DirectRun, RunConfig};
 use zescope::store::{Envelope, Store, StreamId};
+use zescope::view::Ingest;
+use zescope::ze::Loader;
 
 const PERIOD_NS: i64 = 1_000_000;
+/// Seconds of the simulated device recorded for the device-shaped figure.
+const DEVICE_SECS: u64 = 8;
 
 fn filled(samples: usize, cap: usize) -> (Store, StreamId) {
     let mut store = Store::new(cap);
@@ -47,8 +60,44 @@ fn report_bytes_per_value() {
     }
 }
 
+fn report_device_bytes_per_value() {
+    let groups = ["ComputeBasic", "MemoryTraffic"];
+    let sim =
+        Arc::new(Sim::new(SimConfig { metrics: MetricsEnable::Always, update_period_us: 1000, ..Default::default() }));
+    let loader = Loader::from_sim(sim.clone()).expect("the simulated driver loads");
+    let cfg = RunConfig::single(
+        DevicePath::default(),
+        groups.iter().map(|g| g.to_string()).collect(),
+        Duration::from_millis(1),
+    );
+    let mut run = DirectRun::start(&loader, &LayoutSet::built_in(), &cfg).expect("the simulated device samples");
+    let mut store = Store::new(usize::MAX);
+    let mut ingest = Ingest::default();
+    let run_id = ingest.run_started(&mut store, run.info().clone()).info.run;
+    let end = Instant::now() + Duration::from_secs(DEVICE_SECS);
+    while Instant::now() < end {
+        std::thread::sleep(Duration::from_micros(250));
+        run.read().expect("the simulated buffer stays readable");
+        for batch in run.take_batches() {
+            ingest.samples(&mut store, &batch).expect("ingest");
+        }
+    }
+    let notes = run.stop();
+    ingest.run_stopped(&mut store, run_id);
+    let values: u64 = store.streams().map(|s| s.appended * s.desc.series.len() as u64).sum();
+    let samples: u64 = store.streams().map(|s| s.appended).max().unwrap_or(0);
+    let per_value = store.memory_used() as f64 / values.max(1) as f64;
+    eprintln!(
+        "store: simulated device ({}, {samples} samples at 1 ms, {values} values): {per_value:.3} bytes per stored \
+         value{}",
+        groups.join(" + "),
+        if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) }
+    );
+}
+
 fn benches(c: &mut Criterion) {
     report_bytes_per_value();
+    report_device_bytes_per_value();
     let mut group = c.benchmark_group("store");
     group.sample_size(10).warm_up_time(Duration::from_secs(2)).measurement_time(Duration::from_secs(5));
 

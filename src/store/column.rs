@@ -6,8 +6,9 @@
 //! allocated once at its final size. When the stream moves on to the next
 //! block (this one is full, or a gap closes it) the block is *sealed*: its
 //! timestamps and each series' column are encoded (`pack.rs`: frame of
-//! reference, delta or XOR, whichever is smallest) into one allocation of
-//! exactly the bytes needed, headed by the byte offset of every column. A
+//! reference, delta, XOR or runs, whichever is smallest) into one allocation of
+//! exactly the bytes needed, headed by the byte offset of every column (`u16`s
+//! when the block fits in 64 KiB, as 16 series of counters always do). A
 //! sealed block decodes a column at a time; a frame-of-reference column reads
 //! a single value directly.
 //!
@@ -24,19 +25,25 @@ use super::pack;
 use super::timeline::TsBlock;
 
 thread_local! {
-    /// Where [`Block::seal`] encodes, reused from block to block.
-    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Where [`Block::seal`] encodes (the columns, and where each starts), reused from block to block.
+    static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<usize>)> = const {
+        std::cell::RefCell::new((Vec::new(), Vec::new()))
+    };
 }
 
 /// Samples per block (= samples per level-1 pyramid node).
 pub(crate) const BLOCK: usize = 256;
 
+/// The open block's storage, boxed so that the (many) sealed blocks' `Block`s stay small.
+struct Open {
+    ts: TsBlock,
+    values: Box<[f64]>,
+}
+
 enum Data {
-    Open {
-        ts: TsBlock,
-        values: Box<[f64]>,
-    },
-    /// `u32` offsets of the `1 + n` columns (timestamps first), then the columns.
+    Open(Box<Open>),
+    /// Offsets of the `1 + n` columns (timestamps first), then the columns. The offsets are
+    /// `u16`s when the whole block fits in 64 KiB, `u32`s otherwise.
     Sealed(Box<[u8]>),
 }
 
@@ -56,7 +63,10 @@ pub(crate) struct Block {
 impl Block {
     pub fn new(n_series: usize, t_first: i64, gap_before: i64, first_ordinal: u64) -> Block {
         Block {
-            data: Data::Open { ts: TsBlock::new(t_first), values: vec![0.0; BLOCK * n_series].into_boxed_slice() },
+            data: Data::Open(Box::new(Open {
+                ts: TsBlock::new(t_first),
+                values: vec![0.0; BLOCK * n_series].into_boxed_slice(),
+            })),
             len: 0,
             gap_before,
             first_ordinal,
@@ -68,14 +78,14 @@ impl Block {
     /// Heap bytes of the block as allocated.
     pub fn heap_bytes(&self) -> usize {
         match &self.data {
-            Data::Open { ts, values } => ts.heap_bytes() + values.len() * 8,
+            Data::Open(o) => size_of::<Open>() + o.ts.heap_bytes() + o.values.len() * 8,
             Data::Sealed(b) => b.len(),
         }
     }
 
     /// Heap bytes of a new open block, with the larger timestamp encoding.
     pub fn worst_heap_bytes(n_series: usize) -> usize {
-        BLOCK * 8 + BLOCK * n_series * 8
+        size_of::<Open>() + BLOCK * 8 + BLOCK * n_series * 8
     }
 
     /// Heap bytes a sealed block can take at most (more than an open one: headers).
@@ -96,7 +106,7 @@ impl Block {
     /// The open block's storage, to append samples `len..` to; `None` once sealed.
     pub fn open_mut(&mut self) -> Option<(&mut TsBlock, &mut [f64])> {
         match &mut self.data {
-            Data::Open { ts, values } => Some((ts, values)),
+            Data::Open(o) => Some((&mut o.ts, &mut o.values)),
             Data::Sealed(_) => None,
         }
     }
@@ -112,39 +122,68 @@ impl Block {
         matches!(self.data, Data::Sealed(_))
     }
 
-    /// Encodes the block (it takes no more samples). The encoding is written to a scratch
-    /// buffer kept by the thread, then copied into one allocation of exactly its size.
+    /// Encodes the block (it takes no more samples). The columns are encoded into a scratch
+    /// buffer kept by the thread, then copied behind their offsets into one allocation of
+    /// exactly the bytes needed.
     pub fn seal(&mut self, n_series: usize) {
-        let Data::Open { ts, values } = &self.data else { return };
+        if let Some(sealed) = self.encode(n_series) {
+            self.data = Data::Sealed(sealed);
+        }
+    }
+
+    /// [`Self::seal`], unless the encoding is larger than the open block (a stream that ended
+    /// seals its last block without reserving memory for it first).
+    pub fn seal_if_smaller(&mut self, n_series: usize) {
+        if let Some(sealed) = self.encode(n_series).filter(|b| b.len() <= self.heap_bytes()) {
+            self.data = Data::Sealed(sealed);
+        }
+    }
+
+    /// The sealed form of an open block.
+    fn encode(&self, n_series: usize) -> Option<Box<[u8]>> {
+        let Data::Open(o) = &self.data else { return None };
+        let Open { ts, values } = &**o;
         let len = self.len;
-        let sealed = SCRATCH.with_borrow_mut(|out| {
-            out.clear();
-            out.resize((n_series + 1) * 4, 0);
+        let sealed = SCRATCH.with_borrow_mut(|(body, starts)| {
+            body.clear();
+            starts.clear();
             let mut t = [0i64; BLOCK];
-            (0..len).for_each(|j| t[j] = ts.get(j));
-            pack::encode_i64(&t[..len], out);
+            ts.read(&mut t[..len]);
+            pack::encode_i64(&t[..len], body);
             for s in 0..n_series {
-                let at = out.len() as u32;
-                out[(s + 1) * 4..(s + 2) * 4].copy_from_slice(&at.to_le_bytes());
-                pack::encode_f64(&values[s * BLOCK..s * BLOCK + len], out);
+                starts.push(body.len());
+                pack::encode_f64(&values[s * BLOCK..s * BLOCK + len], body);
             }
-            let at = ((n_series + 1) * 4) as u32;
-            out[..4].copy_from_slice(&at.to_le_bytes());
-            Box::<[u8]>::from(&out[..])
+            let narrow = (n_series + 1) * 2 + body.len() <= u16::MAX as usize;
+            let header = (n_series + 1) * if narrow { 2 } else { 4 };
+            let mut out = Vec::with_capacity(header + body.len());
+            for at in std::iter::once(0).chain(starts.iter().copied()) {
+                let at = at + header;
+                if narrow {
+                    out.extend_from_slice(&(at as u16).to_le_bytes());
+                } else {
+                    out.extend_from_slice(&(at as u32).to_le_bytes());
+                }
+            }
+            out.extend_from_slice(body);
+            out.into_boxed_slice()
         });
-        self.data = Data::Sealed(sealed);
+        Some(sealed)
     }
 
     /// Encoded column `c` of a sealed block (0: timestamps, `1 + s`: series `s`).
     fn column_bytes(b: &[u8], c: usize) -> &[u8] {
+        let w = if b.len() <= u16::MAX as usize { 2 } else { 4 };
         let offset = |k: usize| {
             let mut a = [0u8; 4];
-            a.copy_from_slice(b.get(k * 4..k * 4 + 4).unwrap_or(&[0; 4]));
+            if let Some(x) = b.get(k * w..k * w + w) {
+                a[..w].copy_from_slice(x);
+            }
             u32::from_le_bytes(a) as usize
         };
         let start = offset(c);
         let header = offset(0);
-        let next = (c + 1) * 4;
+        let next = (c + 1) * w;
         let end = if next < header { offset(c + 1) } else { b.len() };
         b.get(start..end).unwrap_or(&[])
     }
@@ -153,7 +192,7 @@ impl Block {
     #[inline]
     pub fn ts_at(&self, j: usize) -> i64 {
         match &self.data {
-            Data::Open { ts, .. } => ts.get(j),
+            Data::Open(o) => o.ts.get(j),
             Data::Sealed(b) => pack::i64_at(Block::column_bytes(b, 0), self.len, j),
         }
     }
@@ -161,7 +200,7 @@ impl Block {
     /// The stored timestamps, decoded into `buf` if need be.
     pub fn timestamps<'a>(&self, buf: &'a mut [i64; BLOCK]) -> &'a [i64] {
         match &self.data {
-            Data::Open { ts, .. } => (0..self.len).for_each(|j| buf[j] = ts.get(j)),
+            Data::Open(o) => o.ts.read(&mut buf[..self.len]),
             Data::Sealed(b) => pack::decode_i64(Block::column_bytes(b, 0), &mut buf[..self.len]),
         }
         &buf[..self.len]
@@ -170,7 +209,7 @@ impl Block {
     /// First index in `0..len` whose timestamp is `>= t`.
     pub fn partition_point(&self, t: i64) -> usize {
         match &self.data {
-            Data::Open { ts, .. } => ts.partition_point(self.len, t),
+            Data::Open(o) => o.ts.partition_point(self.len, t),
             Data::Sealed(_) => {
                 let mut buf = [0i64; BLOCK];
                 self.timestamps(&mut buf).partition_point(|&x| x < t)
@@ -182,7 +221,7 @@ impl Block {
     #[inline]
     pub fn col<'a>(&'a self, s: usize, buf: &'a mut [f64; BLOCK]) -> &'a [f64] {
         match &self.data {
-            Data::Open { values, .. } => &values[s * BLOCK..s * BLOCK + self.len],
+            Data::Open(o) => &o.values[s * BLOCK..s * BLOCK + self.len],
             Data::Sealed(b) => {
                 pack::decode_f64(Block::column_bytes(b, s + 1), &mut buf[..self.len]);
                 &buf[..self.len]
@@ -194,7 +233,7 @@ impl Block {
     #[inline]
     pub fn value(&self, s: usize, j: usize) -> f64 {
         match &self.data {
-            Data::Open { values, .. } => values[s * BLOCK + j],
+            Data::Open(o) => o.values[s * BLOCK + j],
             Data::Sealed(b) => pack::f64_at(Block::column_bytes(b, s + 1), self.len, j),
         }
     }
@@ -226,6 +265,9 @@ mod tests {
         }
         b.seal(n);
         assert!(b.is_sealed());
+        // Small enough for 16-bit column offsets: 2 bytes per column.
+        let Data::Sealed(bytes) = &b.data else { unreachable!() };
+        assert_eq!(u16::from_le_bytes([bytes[0], bytes[1]]) as usize, (n + 1) * 2);
         assert!(b.heap_bytes() < open_bytes / 2, "{} of {open_bytes}", b.heap_bytes());
         assert!(b.heap_bytes() <= Block::worst_sealed_bytes(n));
         let mut tbuf = [0; BLOCK];
@@ -237,5 +279,34 @@ mod tests {
             assert_eq!(b.value(s, 123).to_bits(), col[123].to_bits());
         }
         assert!(b.open_mut().is_none());
+    }
+
+    #[test]
+    fn a_block_over_64_kib_takes_32_bit_offsets() {
+        // 48 series of noisy floats: about 1.7 KiB each once packed.
+        let n = 48;
+        let mut b = Block::new(n, 0, 0, 0);
+        let ts: Vec<i64> = (0..BLOCK as i64).map(|j| j * 1_000_000).collect();
+        let (t, v) = b.open_mut().unwrap();
+        t.write(0, &ts);
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for slot in v.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *slot = 50.0 + 40.0 * (x >> 11) as f64 / (1u64 << 53) as f64;
+        }
+        let want = v.to_vec();
+        b.filled(BLOCK, ts[BLOCK - 1]);
+        b.seal(n);
+        assert!(b.heap_bytes() > u16::MAX as usize, "{}", b.heap_bytes());
+        let Data::Sealed(bytes) = &b.data else { unreachable!() };
+        assert_eq!(u32::from_le_bytes(bytes[..4].try_into().unwrap()) as usize, (n + 1) * 4);
+        let mut buf = [0.0; BLOCK];
+        for s in [0, 17, n - 1] {
+            assert_eq!(b.col(s, &mut buf), &want[s * BLOCK..(s + 1) * BLOCK]);
+        }
+        let mut tbuf = [0; BLOCK];
+        assert_eq!(b.timestamps(&mut tbuf), &ts[..]);
     }
 }

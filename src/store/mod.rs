@@ -7,7 +7,7 @@
 //! `i64` nanosecond timestamps shared by `n` *series* (one per counter), stored
 //! in blocks of 256 samples (`column.rs`). Full blocks are *sealed*: their
 //! timestamps and each series' column are compressed (`pack.rs`: frame of
-//! reference, delta or XOR, whichever is smallest for that column). Over the
+//! reference, delta, XOR or runs, whichever is smallest for that column). Over the
 //! blocks sits a min/max *pyramid* (`pyramid.rs`), uncompressed: per series, a
 //! bucket summary (min, max, sum, last, finite and non-finite counts) per 256
 //! samples, per 4096, per 65536, ... (fan-out 16, 6 levels). Cumulative
@@ -26,7 +26,7 @@
 //! |-------------------------------------|----------------------------|----------|
 //! | the value, packed                   | its column's width / 8     | 0 – 8    |
 //! | timestamps (delta, jitter's width)  | width / 8 / n              | ~0.13 at 20 µs jitter |
-//! | column headers and offsets (~16 B)  | 16 / B (+ ts header / n)   | ~0.07    |
+//! | column headers and offsets (~10 B)  | 10 / B (+ ts header / n)   | ~0.04    |
 //! | pyramid aggs (40 B per node)        | 40 / B · 16/15             | 0.167    |
 //! | pyramid metas (48 B, shared)        | 48 / B · 16/15 / n         | 0.0125   |
 //! | block struct (~80 B, shared)        | 80 / B / n (·2 slack)      | 0.02–0.04 |
@@ -246,9 +246,8 @@ impl Store {
     pub fn end_stream(&mut self, s: StreamId) {
         self.version += 1;
         if let Ok(i) = self.idx(s) {
-            let st = &mut self.streams[i];
-            st.ended = true;
-            st.open = false;
+            self.streams[i].end();
+            self.refresh(i);
         }
     }
 

@@ -1,6 +1,6 @@
 //! The encoding of one column of a sealed block: at most [`BLOCK`] values of
-//! one series (or the block's shared timestamps), in the smallest of three
-//! forms, chosen per column and block at ingest:
+//! one series (or the block's shared timestamps), in the smallest of four
+//! forms, chosen per column and block at ingest from the exact byte counts:
 //!
 //! - **frame of reference**: every word minus the column's minimum, bit-packed
 //!   at the width of `max - min` (a constant column takes 0 bits; integer
@@ -10,7 +10,13 @@
 //!   (cumulative totals take the bits of their largest step, steady timestamps
 //!   the bits of their jitter, a perfectly steady clock 0);
 //! - **XOR** of consecutive `f64` bits with zero-byte elision, the session file's
-//!   encoding ([`super::xor`]): best for floats that mostly repeat.
+//!   encoding ([`super::xor`]): best for floats that change in few bytes;
+//! - **runs**: the number of runs of equal words, then per run its length and
+//!   its word's difference to the previous run's: a frequency that steps once
+//!   in a block takes a few bytes instead of a packed column;
+//! - **line** (timestamps only): each word minus the line through the first and
+//!   last words, bit-packed like frame of reference: a clock with jitter takes
+//!   the bits of the jitter, one bit fewer than its steps' range in delta form.
 //!
 //! The words: a column whose values are all integers below 2^53 in magnitude
 //! (no `-0.0`) is packed as `i64`s, so a counter's step costs the bits of the
@@ -20,7 +26,11 @@
 //! Layout: one mode byte (form, and whether the words are integers), then
 //! for frame of reference the width and the minimum (zigzag LEB128), for
 //! delta the width, the first word and the smallest difference, then the
-//! packed bits (LSB first). A frame-of-reference column reads any value
+//! packed bits (LSB first); for runs the run count, then per run the length
+//! minus one and the zigzagged difference (LEB128); for a line the width, the
+//! first word, the slope and the smallest residual, then the packed residuals.
+//! Runs and lines are newer than the other three forms: columns written before
+//! them never use them. A frame-of-reference or line column reads any value
 //! directly; the others decode from the start of the column.
 //!
 //! The store writes and reads these bytes itself; a mode it did not write
@@ -33,6 +43,8 @@ use super::xor;
 const FOR: u8 = 0;
 const DELTA: u8 = 1;
 const XOR: u8 = 2;
+const RUNS: u8 = 3;
+const LINE: u8 = 8;
 /// Mode flag: the words are `i64`s of integer values.
 const INT: u8 = 4;
 
@@ -77,22 +89,24 @@ fn width_of(range: u64) -> u32 {
     64 - range.leading_zeros()
 }
 
-/// Appends `words` bit-packed at `width` bits each.
+/// Appends `words` bit-packed at `width` bits each (every word below `2^width`).
 fn pack(words: impl Iterator<Item = u64>, width: u32, out: &mut Vec<u8>) {
     if width == 0 {
         return;
     }
-    let (mut acc, mut bits) = (0u128, 0u32);
+    out.reserve((words.size_hint().0 * width as usize).div_ceil(8) + 8);
+    let (mut acc, mut bits) = (0u64, 0u32);
     for w in words {
-        acc |= (w as u128) << bits;
+        acc |= w << bits;
         bits += width;
         if bits >= 64 {
-            out.extend_from_slice(&(acc as u64).to_le_bytes());
-            acc >>= 64;
+            out.extend_from_slice(&acc.to_le_bytes());
             bits -= 64;
+            // The top `bits` bits of `w` did not fit.
+            acc = if bits == 0 { 0 } else { w >> (width - bits) };
         }
     }
-    out.extend_from_slice(&(acc as u64).to_le_bytes()[..bits.div_ceil(8) as usize]);
+    out.extend_from_slice(&acc.to_le_bytes()[..bits.div_ceil(8) as usize]);
 }
 
 /// Calls `f(i, word)` for the `n` words packed at `width` bits in `b`.
@@ -138,8 +152,52 @@ fn unpack_one(b: &[u8], width: u32, i: usize) -> u64 {
     if width == 64 { v } else { v & ((1u64 << width) - 1) }
 }
 
-/// Appends the encoding of `words` (integer words when `int`), in its smallest form.
-fn encode_words(words: &[u64], int: bool, out: &mut Vec<u8>) {
+/// Bytes of a LEB128 varint of `v`.
+fn varint_len(v: u64) -> usize {
+    (64 - v.leading_zeros()).max(1).div_ceil(7) as usize
+}
+
+/// Calls `f(length, difference to the previous run's word)` for each run of equal words (the
+/// first run's difference is to 0).
+fn for_runs(words: &[u64], mut f: impl FnMut(usize, i64)) {
+    let (mut prev, mut start) = (0u64, 0usize);
+    for i in 1..=words.len() {
+        if i == words.len() || words[i] != words[start] {
+            f(i - start, words[start].wrapping_sub(prev) as i64);
+            prev = words[start];
+            start = i;
+        }
+    }
+}
+
+/// Bytes of the runs form of `words` (mode byte included).
+fn runs_encoded_len(words: &[u64]) -> usize {
+    let (mut len, mut runs) = (1usize, 0u64);
+    for_runs(words, |n, d| {
+        len += varint_len(n as u64 - 1) + varint_len(zigzag(d));
+        runs += 1;
+    });
+    len + varint_len(runs)
+}
+
+/// The line through the first and last of `words` (at least 2): its slope, and the smallest
+/// residual and the width of the residuals' range around it.
+fn line_fit(words: &[u64]) -> (i64, i64, u32) {
+    let first = words[0];
+    let slope = (words[words.len() - 1].wrapping_sub(first) as i64) / (words.len() as i64 - 1);
+    let (mut rlo, mut rhi, mut base) = (i64::MAX, i64::MIN, first);
+    for &w in words {
+        let r = w.wrapping_sub(base) as i64;
+        rlo = rlo.min(r);
+        rhi = rhi.max(r);
+        base = base.wrapping_add(slope as u64);
+    }
+    (slope, rlo, width_of(rhi.wrapping_sub(rlo) as u64))
+}
+
+/// Appends the encoding of `words` (integer words when `int`), in its smallest form; `line`
+/// also tries the line form (for timestamps, which follow one).
+fn encode_words(words: &[u64], int: bool, line: bool, out: &mut Vec<u8>) {
     let Some(&first) = words.first() else {
         out.push(FOR | if int { INT } else { 0 });
         out.push(0);
@@ -153,25 +211,66 @@ fn encode_words(words: &[u64], int: bool, out: &mut Vec<u8>) {
     let (mut lo, mut hi) = (first ^ flip, first ^ flip);
     let (mut dlo, mut dhi) = (i64::MAX, i64::MIN);
     let mut prev = first;
+    let mut changes = 0usize;
     for &w in &words[1..] {
         let d = w.wrapping_sub(prev) as i64;
         dlo = dlo.min(d);
         dhi = dhi.max(d);
         lo = lo.min(w ^ flip);
         hi = hi.max(w ^ flip);
+        changes += usize::from(d != 0);
         prev = w;
     }
     let range = hi - lo;
     let lo = lo ^ flip;
     let n = words.len();
     let for_width = width_of(range);
-    let for_len = 12 + (n * for_width as usize).div_ceil(8);
+    let for_len = 2 + varint_len(zigzag(lo as i64)) + (n * for_width as usize).div_ceil(8);
     let delta_width = if n > 1 { width_of(dhi.wrapping_sub(dlo) as u64) } else { 0 };
-    let delta_len = 22 + ((n - 1) * delta_width as usize).div_ceil(8);
+    let dlo = if n > 1 { dlo } else { 0 };
+    let delta_len =
+        2 + varint_len(zigzag(first as i64)) + varint_len(zigzag(dlo)) + ((n - 1) * delta_width as usize).div_ceil(8);
+    let line_form = if line && n > 2 { Some(line_fit(words)) } else { None };
+    let line_len = line_form.map_or(usize::MAX, |(slope, rlo, width)| {
+        2 + varint_len(zigzag(first as i64))
+            + varint_len(zigzag(slope))
+            + varint_len(zigzag(rlo))
+            + (n * width as usize).div_ceil(8)
+    });
+    if let Some((slope, rlo, width)) = line_form.filter(|_| line_len < for_len.min(delta_len)) {
+        out.push(LINE | if int { INT } else { 0 });
+        out.push(width as u8);
+        put_varint(out, zigzag(first as i64));
+        put_varint(out, zigzag(slope));
+        put_varint(out, zigzag(rlo));
+        let mut base = first.wrapping_add(rlo as u64);
+        pack(
+            words.iter().map(|&w| {
+                let r = w.wrapping_sub(base);
+                base = base.wrapping_add(slope as u64);
+                r
+            }),
+            width,
+            out,
+        );
+        return;
+    }
+    let packed = for_len.min(delta_len);
+    // Runs are for columns that rarely change (a run costs at least 2 bytes): only count their
+    // bytes exactly when there are few and they may win.
+    let runs_len = if changes < n / 8 && 2 * (changes + 1) + 2 < packed { runs_encoded_len(words) } else { usize::MAX };
+    // Ties go to frame of reference (it reads one value without decoding the others).
     let xor_len =
-        if int || for_len.min(delta_len) < n { usize::MAX } else { 1 + xor::encoded_len(words.iter().copied()) };
+        if int || packed.min(runs_len) < n { usize::MAX } else { 1 + xor::encoded_len(words.iter().copied()) };
     let flag = if int { INT } else { 0 };
-    if xor_len < for_len.min(delta_len) {
+    if runs_len < packed && runs_len <= xor_len {
+        out.push(RUNS | flag);
+        put_varint(out, changes as u64 + 1);
+        for_runs(words, |len, d| {
+            put_varint(out, len as u64 - 1);
+            put_varint(out, zigzag(d));
+        });
+    } else if xor_len < packed {
         out.push(XOR | flag);
         xor::encode(words.iter().copied(), out);
     } else if delta_len < for_len {
@@ -197,7 +296,7 @@ fn decode_words(b: &[u8], n: usize, mut f: impl FnMut(usize, u64)) -> bool {
     };
     let int = mode & INT != 0;
     let mut pos = 1;
-    match mode & 3 {
+    match mode & !INT {
         FOR => {
             let width = b.get(pos).copied().unwrap_or(0).min(64) as u32;
             pos += 1;
@@ -225,6 +324,32 @@ fn decode_words(b: &[u8], n: usize, mut f: impl FnMut(usize, u64)) -> bool {
             });
             (got..n).for_each(|i| f(i, missing().to_bits()));
         }
+        LINE => {
+            let width = b.get(pos).copied().unwrap_or(0).min(64) as u32;
+            pos += 1;
+            let first = unzigzag(varint(b, &mut pos)) as u64;
+            let slope = unzigzag(varint(b, &mut pos)) as u64;
+            let mut base = first.wrapping_add(unzigzag(varint(b, &mut pos)) as u64);
+            unpack(&b[pos.min(b.len())..], width, n, |i, r| {
+                f(i, base.wrapping_add(r));
+                base = base.wrapping_add(slope);
+            });
+        }
+        RUNS => {
+            let runs = varint(b, &mut pos);
+            let (mut i, mut w) = (0usize, 0u64);
+            for _ in 0..runs {
+                if i >= n || pos >= b.len() {
+                    break;
+                }
+                let len = usize::try_from(varint(b, &mut pos)).unwrap_or(usize::MAX).saturating_add(1);
+                w = w.wrapping_add(unzigzag(varint(b, &mut pos)) as u64);
+                let end = i.saturating_add(len).min(n);
+                (i..end).for_each(|k| f(k, w));
+                i = end;
+            }
+            (i..n).for_each(|k| f(k, missing().to_bits()));
+        }
         _ => (0..n).for_each(|i| f(i, missing().to_bits())),
     }
     int
@@ -245,7 +370,10 @@ pub(crate) fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
     let mut int = true;
     for (w, &v) in words.iter_mut().zip(&vals[..n]) {
         let (ok, i) = as_integer(v);
-        int &= ok;
+        if !ok {
+            int = false;
+            break;
+        }
         *w = i as u64;
     }
     if !int {
@@ -253,7 +381,7 @@ pub(crate) fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
             *w = v.to_bits();
         }
     }
-    encode_words(&words[..n], int, out);
+    encode_words(&words[..n], int, false, out);
 }
 
 /// Appends the encoding of a column of timestamps.
@@ -263,7 +391,7 @@ pub(crate) fn encode_i64(vals: &[i64], out: &mut Vec<u8>) {
     for (w, &v) in words.iter_mut().zip(&vals[..n]) {
         *w = v as u64;
     }
-    encode_words(&words[..n], true, out);
+    encode_words(&words[..n], true, true, out);
 }
 
 #[inline]
@@ -284,10 +412,15 @@ pub(crate) fn decode_i64(b: &[u8], out: &mut [i64]) {
 
 /// Word `i` of a column of `n` words.
 fn word_at(b: &[u8], n: usize, i: usize) -> u64 {
-    if b.first().is_some_and(|m| m & 3 == FOR) {
+    let form = b.first().map(|m| m & !INT);
+    if form == Some(FOR) || form == Some(LINE) {
         let width = b.get(1).copied().unwrap_or(0).min(64) as u32;
         let mut pos = 2;
-        let lo = unzigzag(varint(b, &mut pos)) as u64;
+        let mut lo = unzigzag(varint(b, &mut pos)) as u64;
+        if form == Some(LINE) {
+            let slope = unzigzag(varint(b, &mut pos)) as u64;
+            lo = lo.wrapping_add(unzigzag(varint(b, &mut pos)) as u64).wrapping_add(slope.wrapping_mul(i as u64));
+        }
         return unpack_one(&b[pos.min(b.len())..], width, i).wrapping_add(lo);
     }
     let mut out = missing().to_bits();
@@ -331,11 +464,11 @@ pub(crate) fn checked_varint(b: &[u8], pos: &mut usize) -> Option<u64> {
 /// bytes the words need. A column that passes decodes without reading past its end.
 pub(crate) fn check(b: &[u8], n: usize) -> Result<(), String> {
     let Some(&mode) = b.first() else { return Err("empty column".into()) };
-    if mode & !(3 | INT) != 0 || mode & 3 == 3 {
+    if !matches!(mode & !INT, FOR | DELTA | XOR | RUNS | LINE) {
         return Err(format!("unknown column mode {mode:#04x}"));
     }
     let mut pos = 1;
-    let (width, words) = match mode & 3 {
+    let (width, words) = match mode & !INT {
         XOR => {
             return match xor::decode(&b[1..], n, |_, _| {}) {
                 Ok(read) if read + 1 == b.len() => Ok(()),
@@ -346,10 +479,36 @@ pub(crate) fn check(b: &[u8], n: usize) -> Result<(), String> {
                 }
             };
         }
+        RUNS => {
+            let runs = checked_varint(b, &mut pos).ok_or("column ends in its run count, or it overflows")?;
+            if runs > n as u64 || (runs == 0) != (n == 0) {
+                return Err(format!("{runs} runs for {n} values"));
+            }
+            let mut covered = 0u64;
+            for r in 0..runs {
+                let len = checked_varint(b, &mut pos).ok_or_else(|| format!("column ends inside run {r}"))?;
+                checked_varint(b, &mut pos).ok_or_else(|| format!("column ends inside run {r}"))?;
+                covered = covered.saturating_add(len).saturating_add(1);
+                if covered > n as u64 {
+                    return Err(format!("run {r} reaches past the {n} values"));
+                }
+            }
+            if covered != n as u64 {
+                return Err(format!("runs cover {covered} of {n} values"));
+            }
+            return match b.len() - pos {
+                0 => Ok(()),
+                left => Err(format!("{left} bytes left over after {n} values")),
+            };
+        }
         form => {
             let width = *b.get(pos).ok_or("column ends in its header")?;
             pos += 1;
-            let heads = if form == DELTA { 2 } else { 1 };
+            let heads = match form {
+                DELTA => 2,
+                LINE => 3,
+                _ => 1,
+            };
             for _ in 0..heads {
                 checked_varint(b, &mut pos).ok_or("column ends in its header, or a number overflows")?;
             }
@@ -406,7 +565,13 @@ mod tests {
         let noisy: Vec<f64> = (0..BLOCK).map(|_| 50.0 + 40.0 * (rnd() >> 11) as f64 / (1u64 << 53) as f64).collect();
         assert!(round_trip(&noisy) <= BLOCK * 7 + 12);
         let mostly_same: Vec<f64> = (0..BLOCK).map(|i| if i % 64 == 0 { 0.1 * i as f64 } else { 0.5 }).collect();
-        assert!(round_trip(&mostly_same) < BLOCK * 2);
+        assert!(round_trip(&mostly_same) < 100, "7 steps: runs, {}", round_trip(&mostly_same));
+        // A frequency that steps once: a few bytes, not a packed column.
+        let step: Vec<f64> = (0..BLOCK).map(|i| if i < 100 { 1200.0 } else { 1500.0 }).collect();
+        assert!(round_trip(&step) <= 10, "{}", round_trip(&step));
+        let mut b = Vec::new();
+        encode_f64(&step, &mut b);
+        assert_eq!(b[0], RUNS | INT);
         let odd = [f64::NAN, -0.0, 0.0, f64::INFINITY, -1e300, 5e-324, MAX_INT, -MAX_INT, 3.0];
         round_trip(&odd);
         round_trip(&[-MAX_INT, MAX_INT]);
@@ -420,8 +585,21 @@ mod tests {
         let mut b = Vec::new();
         encode_i64(&steady, &mut b);
         assert!(b.len() <= 22, "{}", b.len());
-        let jitter: Vec<i64> =
-            (0..BLOCK as i64).map(|i| i64::MAX - 1_000_000_000 + i * 1_000_000 + (i * 7919) % 20_000).collect();
+        // Up to 20 µs of jitter (none at the ends): steps spread over 40 µs (16 bits), the
+        // residuals around the line over 20 µs (15 bits).
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let jitter: Vec<i64> = (0..BLOCK as i64)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let j = if i == 0 || i == BLOCK as i64 - 1 { 0 } else { (x % 20_000) as i64 };
+                i64::MAX - 1_000_000_000 + i * 1_000_000 + j
+            })
+            .collect();
+        let mut b = Vec::new();
+        encode_i64(&jitter, &mut b);
+        assert_eq!(b[0], LINE | INT, "a clock with jitter packs around its line");
         for ts in [&steady, &jitter] {
             let mut b = Vec::new();
             encode_i64(ts, &mut b);
@@ -434,11 +612,13 @@ mod tests {
 
     #[test]
     fn check_accepts_what_encode_writes_and_names_what_is_wrong() {
-        let cols: [Vec<f64>; 4] = [
+        let cols: [Vec<f64>; 5] = [
             vec![7.0; BLOCK],
             (0..BLOCK).map(|i| (i * i) as f64).collect(),
             (0..BLOCK).map(|i| (i as f64).sin()).collect(),
             (0..BLOCK).map(|i| if i % 64 == 0 { 0.1 * i as f64 } else { 0.5 }).collect(),
+            // Powers of two: only the exponent changes, so XOR keeps 2 bytes of each value.
+            (0..BLOCK).map(|i| 2f64.powi((i * 7 % 40) as i32 - 20)).collect(),
         ];
         let mut modes = Vec::new();
         for vals in &cols {
@@ -456,9 +636,14 @@ mod tests {
         }
         modes.sort();
         modes.dedup();
-        assert_eq!(modes, [FOR, DELTA, XOR], "every form checked");
+        assert_eq!(modes, [FOR, DELTA, XOR, RUNS], "every form checked");
         assert!(check(&[], 1).unwrap_err().contains("empty"));
-        assert!(check(&[3], 1).unwrap_err().contains("mode"));
+        assert!(check(&[0x10], 1).unwrap_err().contains("mode"));
+        assert!(check(&[RUNS, 2, 0, 1, 0, 1], 3).unwrap_err().contains("cover 2 of 3"));
+        assert!(check(&[RUNS, 2, 0, 1, 5, 1], 3).unwrap_err().contains("past"));
+        assert!(check(&[RUNS, 4, 0, 1, 0, 1], 3).unwrap_err().contains("4 runs"));
+        assert!(check(&[RUNS, 1, 2, 1, 0], 3).unwrap_err().contains("left over"));
+        assert_eq!(check(&[RUNS, 2, 0, 1, 1, 1], 3), Ok(()));
         assert!(check(&[FOR, 65, 0], 0).unwrap_err().contains("width"));
         assert!(check(&[DELTA, 8, 0x80], 2).is_err());
     }
@@ -466,10 +651,12 @@ mod tests {
     #[test]
     fn unknown_or_truncated_bytes_decode_as_missing_without_panicking() {
         let mut out = [0.0; 4];
-        decode_f64(&[3], &mut out);
+        decode_f64(&[0x10], &mut out);
         assert!(out.iter().all(|v| super::super::agg::is_missing(*v)));
         decode_f64(&[], &mut out);
         decode_f64(&[DELTA, 64, 0x80], &mut out);
+        decode_f64(&[RUNS, 5, 1, 2], &mut out);
+        assert!(super::super::agg::is_missing(out[3]), "runs that end early leave the rest missing");
         let _ = f64_at(&[FOR, 64], 4, 3);
     }
 }

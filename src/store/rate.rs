@@ -24,8 +24,15 @@ use super::agg::missing;
 /// strictly increase).
 #[inline]
 pub(crate) fn rate_raw(prev: f64, cur: f64, dt_ns: i64, wrap: Option<f64>) -> f64 {
+    rate_secs(prev, cur, dt_ns as f64 * 1e-9, wrap)
+}
+
+/// [`rate_raw`] with the time between the totals given as `dt_ns as f64 * 1e-9` (ingest
+/// computes it once per sample for every counter of the stream).
+#[inline]
+pub(crate) fn rate_secs(prev: f64, cur: f64, dt_secs: f64, wrap: Option<f64>) -> f64 {
     let delta = delta_raw(prev, cur, wrap);
-    if delta.is_nan() { delta } else { delta / (dt_ns as f64 * 1e-9) }
+    if delta.is_nan() { delta } else { delta / dt_secs }
 }
 
 /// Increase between two consecutive totals: `cur - prev`, plus the modulus across a wrap; NaN

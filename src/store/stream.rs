@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use super::agg::{Agg, canon, missing};
 use super::column::{BLOCK, Block};
 use super::pyramid::{MAX_LEVEL, NodeMeta, Pyramid, blocks_per_node};
-use super::rate::rate_raw;
+use super::rate::{rate_raw, rate_secs};
 use super::timeline::TsBlock;
 use super::{SeriesKind, StreamDesc};
 
@@ -227,6 +227,14 @@ impl StreamStore {
                 continue;
             };
             tsb.write(off, &ts[i..i + m]);
+            // Seconds between consecutive samples of the slice, shared by every cumulative series
+            // (the same expression `rate_raw` evaluates, so the rates are bit for bit the same).
+            let mut secs = [0.0f64; BLOCK];
+            if self.cum_slot.iter().any(|&c| c != usize::MAX) {
+                for (d, w) in secs[1..m].iter_mut().zip(ts[i..i + m].windows(2)) {
+                    *d = w[1].saturating_sub(w[0]) as f64 * 1e-9;
+                }
+            }
             for s in 0..n {
                 let mut agg = Agg::EMPTY;
                 let col = &mut values[s * BLOCK + off..s * BLOCK + off + m];
@@ -255,13 +263,13 @@ impl StreamStore {
                             self.head_rate[self.cum_slot[s]] = r;
                         }
                         agg.push(r);
-                        let (mut prev, mut prev_t) = (raw, ts[i]);
-                        for (j, slot) in col.iter_mut().enumerate().skip(1) {
-                            let t = ts[i + j];
-                            let raw = canon(vals[(i + j) * n + s]);
+                        let mut prev = raw;
+                        let rows = vals.get((i + 1) * n + s..).unwrap_or(&[]).iter().step_by(n);
+                        for ((slot, &v), &dt) in col[1..].iter_mut().zip(rows).zip(&secs[1..m]) {
+                            let raw = canon(v);
                             *slot = raw;
-                            agg.push(rate_raw(prev, raw, t.saturating_sub(prev_t), wrap));
-                            (prev, prev_t) = (raw, t);
+                            agg.push(rate_secs(prev, raw, dt, wrap));
+                            prev = raw;
                         }
                     }
                 }
@@ -304,6 +312,19 @@ impl StreamStore {
         self.pyramid.insert(1, b, meta, None);
         self.open = true;
         self.gap_pending = false;
+    }
+
+    /// The stream takes no more samples: its newest block is sealed (encoded) now, unless that
+    /// would take more memory than it does open.
+    pub fn end(&mut self) {
+        self.ended = true;
+        self.open = false;
+        let n = self.n_series();
+        if let Some(b) = self.blocks.back_mut() {
+            let before = b.heap_bytes();
+            b.seal_if_smaller(n);
+            self.blocks_heap = self.blocks_heap - before + b.heap_bytes();
+        }
     }
 
     /// The next sample does not connect to the previous one.

@@ -42,6 +42,14 @@ impl TsBlock {
         }
     }
 
+    /// The timestamps of samples `0..out.len()`.
+    pub fn read(&self, out: &mut [i64]) {
+        match self {
+            TsBlock::Delta { base, d } => out.iter_mut().zip(d.iter()).for_each(|(o, &d)| *o = base + d as i64),
+            TsBlock::Full(v) => out.copy_from_slice(&v[..out.len()]),
+        }
+    }
+
     /// Store the timestamps of samples `off..off + ts.len()` (`ts` increasing,
     /// all at or after the base).
     pub fn write(&mut self, off: usize, ts: &[i64]) {
