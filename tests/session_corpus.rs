@@ -15,7 +15,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("truncated.ron", "line "),
     ("wrong_type.ron", "line "),
     ("missing_field.ron", "evicted_samples"),
-    ("newer_version.ron", "version 3 is newer than this zescope reads"),
+    ("newer_version.ron", "version 4 is newer than this zescope reads"),
     ("unknown_version.ron", "version 0 is not a known version"),
     ("not_a_session.ron", "not a zescope session file"),
     ("other_format.ron", "format is \"zescope-layout\""),
@@ -96,6 +96,23 @@ fn a_hundred_megabytes_of_garbage_is_refused_quickly_and_cleanly() {
     assert!(matches!(e, SessionError::Syntax { line: 1, .. }), "{e}");
 }
 
+#[test]
+fn a_version_2_file_still_loads() {
+    // Version 2 is version 3 without two column forms: the same head and data section.
+    let s = session::from_str(&example()).unwrap();
+    let bytes = session::to_bytes(&s).unwrap();
+    let at = bytes.windows(11).position(|w| w == b"version: 3,").expect("the head names version 3");
+    let mut v2 = bytes.clone();
+    v2[at + 9] = b'2';
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v2.ron");
+    std::fs::write(&path, &v2).unwrap();
+    let back = session::load(&path).expect("a version 2 file loads");
+    assert_eq!(back.streams[0].data.raw.timestamps, s.streams[0].data.raw.timestamps);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&back.streams[0].data.raw.values), bits(&s.streams[0].data.raw.values));
+}
+
 fn example() -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron")).unwrap()
 }
@@ -132,7 +149,7 @@ fn regenerate_corpus() {
         ("truncated.ron", ex[..ex.len() * 3 / 5].to_owned()),
         ("wrong_type.ron", edit(&ex, "interval_ns: 10000000", "interval_ns: \"fast\"")),
         ("missing_field.ron", edit(&ex, "evicted_samples: 0,", "")),
-        ("newer_version.ron", edit(&ex, "version: 1,", "version: 3,")),
+        ("newer_version.ron", edit(&ex, "version: 1,", "version: 4,")),
         ("unknown_version.ron", edit(&ex, "version: 1,", "version: 0,")),
         ("not_a_session.ron", "(name: \"a layout\", counters: [])".to_owned()),
         ("other_format.ron", edit(&ex, "format: \"zescope-session\"", "format: \"zescope-layout\"")),

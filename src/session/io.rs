@@ -267,7 +267,8 @@ pub fn parse(text: &str) -> Result<SessionFile, SessionError> {
     }
     match header.version {
         // Version 1 has the same fields; its data chunks are inline (see `convert::decode`).
-        1 | CURRENT_VERSION => first.map_err(SessionError::from_ron),
+        // Version 2 is version 3 without the runs and line column forms.
+        1..=CURRENT_VERSION => first.map_err(SessionError::from_ron),
         v if v > CURRENT_VERSION => Err(SessionError::TooNew { found: v, supported: CURRENT_VERSION }),
         v => upgrade(v, text),
     }
