@@ -289,7 +289,7 @@ mod tests {
     #[test]
     fn the_header_explains_what_the_body_could_not() {
         let e = parse("(format: \"zescope-session\", version: 9, anything: [1, 2])").unwrap_err();
-        assert!(matches!(e, SessionError::TooNew { found: 9, supported: 2 }), "{e}");
+        assert!(matches!(e, SessionError::TooNew { found: 9, supported: CURRENT_VERSION }), "{e}");
         let e = parse("(format: \"zescope-session\", version: 0)").unwrap_err();
         assert!(matches!(e, SessionError::UnknownVersion(0)), "{e}");
         let e = parse("(format: \"layout\", version: 1)").unwrap_err();

@@ -399,10 +399,12 @@ mod tests {
         let path = dir.path().join("s.ron");
         crate::session::save(&path, &s).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
-        // Junk three quarters into the data section; the chunks' lengths stay as they were.
+        // Junk three quarters into the data section, over more bytes than a column takes (so a
+        // column's length and mode are hit, not only packed bits that decode to other values);
+        // the chunks' lengths stay as they were.
         let (text, data) = io::split(&bytes).unwrap();
         let at = text.len() + data.unwrap().len() * 3 / 4;
-        bytes[at..at + 64].fill(0xff);
+        bytes[at..at + 8192].fill(0xff);
         std::fs::write(&path, &bytes).unwrap();
         let mut job = LoadJob::spawn(path.clone());
         let mut pieces = 0;
