@@ -28,7 +28,9 @@
 //! - `plot_frame/naive/100k`, `plot_frame/naive/1M`: the same 16 series handed
 //!   to egui_plot as raw points (`Line` over borrowed `PlotPoint`s).
 //!
-//! Run: `cargo bench --bench plot_frame`. Results: docs/benchmarks.md.
+//! Run: `cargo bench --bench plot_frame`. Results: docs/benchmarks.md. Set
+//! `ZESCOPE_BENCH_ONLY=zoomed,window` (parts of benchmark names) to build only the data those
+//! benchmarks need; criterion's own filter still picks what is measured.
 
 mod shapes;
 
@@ -124,9 +126,8 @@ fn plot_series(store: &Store) -> Vec<PlotSeries> {
         .collect()
 }
 
-fn decimated(c: &mut Criterion, label: &str, samples: usize) -> Store {
-    let store = build_store(samples);
-    let series = plot_series(&store);
+fn decimated(c: &mut Criterion, label: &str, store: &Store, samples: usize) {
+    let series = plot_series(store);
     let span = (samples - 1) as f64 * PERIOD_NS as f64 * 1e-9;
     let ctx = Context::default();
     let plot = EnvelopePlot::new();
@@ -140,13 +141,12 @@ fn decimated(c: &mut Criterion, label: &str, samples: usize) -> Store {
             black_box(frame(&ctx, |ui| {
                 Plot::new("bench").show(ui, |pu| {
                     bounds(pu, (shift, span + shift));
-                    plot.add_to(pu, &store, &series);
+                    plot.add_to(pu, store, &series);
                 });
             }))
         })
     });
     group.finish();
-    store
 }
 
 /// `plot_frame/zoomed/10M`: 2,000 samples per series, somewhere else each frame.
@@ -237,14 +237,34 @@ fn naive(c: &mut Criterion, label: &str, samples: usize) {
     group.finish();
 }
 
+/// Whether benchmark `name` is wanted: `ZESCOPE_BENCH_ONLY` (comma-separated parts of names,
+/// e.g. `zoomed,window`) skips building the data of the others; unset, all run.
+fn wanted(name: &str) -> bool {
+    std::env::var("ZESCOPE_BENCH_ONLY").ok().is_none_or(|only| only.split(',').any(|w| name.contains(w.trim())))
+}
+
 fn benches(c: &mut Criterion) {
-    decimated(c, "1M", 1_000_000);
-    let store = decimated(c, "10M", 10_000_000);
-    zoomed(c, &store, 10_000_000);
-    drop(store);
-    window(c);
-    naive(c, "100k", 100_000);
-    naive(c, "1M", 1_000_000);
+    if wanted("decimated/1M") {
+        decimated(c, "1M", &build_store(1_000_000), 1_000_000);
+    }
+    if wanted("decimated/10M") || wanted("zoomed/10M") {
+        let store = build_store(10_000_000);
+        if wanted("decimated/10M") {
+            decimated(c, "10M", &store, 10_000_000);
+        }
+        if wanted("zoomed/10M") {
+            zoomed(c, &store, 10_000_000);
+        }
+    }
+    if wanted("window/64x10M") {
+        window(c);
+    }
+    if wanted("naive/100k") {
+        naive(c, "100k", 100_000);
+    }
+    if wanted("naive/1M") {
+        naive(c, "1M", 1_000_000);
+    }
 }
 
 criterion_group!(plot_frame, benches);

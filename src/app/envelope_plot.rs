@@ -32,6 +32,11 @@
 //! ([`PlotItem::geometry`]), so egui_plot's tooltip reads a column mean; exact
 //! readouts come from `Store::nearest`.
 //!
+//! Columns that lie wholly above or below the plot, with both neighbours on the same side, are
+//! left out of the band (the strip restarts after them): every triangle touching them would be
+//! clipped away, so nothing inside the plot changes, and a pane of counters far apart in
+//! magnitude does not mesh the ones out of view (`envelope_plot/tests.rs` compares the pixels).
+//!
 //! [`EnvelopePlot`] is kept per plot pane across frames. Its items share one
 //! state: the first item egui_plot initialises with the frame's final x range
 //! queries the store for *all* series at once (`Store::envelopes`: one column
@@ -194,6 +199,16 @@ struct ScreenMap {
     y_ref: f32,
     /// Screen points per unit of value (negative: screen y grows downwards).
     y_scale: f64,
+    /// Screen y range of the plot area (top, bottom).
+    y_clip: (f32, f32),
+}
+
+/// Where a column lies against the plot's visible y range.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Above,
+    Inside,
+    Below,
 }
 
 impl ScreenMap {
@@ -206,6 +221,7 @@ impl ScreenMap {
             v_ref,
             y_ref: transform.position_from_point_y(v_ref),
             y_scale: transform.dpos_dvalue_y(),
+            y_clip: (transform.frame().top(), transform.frame().bottom()),
         }
     }
 
@@ -221,6 +237,21 @@ impl ScreenMap {
     #[inline]
     fn y(&self, v: f64) -> f32 {
         self.y_ref + ((v - self.v_ref) * self.y_scale) as f32
+    }
+
+    /// Where a band from value `lo` to `hi` (`half_width` added above and below) lies against
+    /// the plot's visible y range.
+    #[inline]
+    fn side(&self, lo: f64, hi: f64, half_width: f32) -> Side {
+        let (a, b) = (self.y(lo), self.y(hi));
+        let (top, bottom) = (a.min(b), a.max(b));
+        if bottom + half_width < self.y_clip.0 {
+            Side::Above
+        } else if top - half_width > self.y_clip.1 {
+            Side::Below
+        } else {
+            Side::Inside
+        }
     }
 
     /// Screen x range of a column (`view::runs::column_span`): a point at its middle, or its
@@ -272,10 +303,31 @@ impl EnvelopeItem<'_> {
         // Step edges of wide or sparse columns: drawn after the strip (a strip's triangles join
         // consecutive vertices). `joins` is reused from run to run.
         joins.clear();
+        // A column's reach: its min..max and the step edge joining it to the previous column.
+        let reach = |i: usize| {
+            let c: &EnvelopeColumn = &run[i];
+            let join = i.checked_sub(1).and_then(|p| join_before(&run[p], c));
+            let (lo, hi) = join.map_or((c.min, c.max), |(lo, hi)| (c.min.min(lo), c.max.max(hi)));
+            (join, map.side(lo, hi, 0.5 * width))
+        };
+        let (mut prev, mut here) = (None, reach(0));
         for (i, c) in run.iter().enumerate() {
+            let next = (i + 1 < run.len()).then(|| reach(i + 1));
+            let (join, side) = here;
+            let culled = side != Side::Inside && prev.unwrap_or(side) == side && next.map_or(side, |(_, s)| s) == side;
+            prev = Some(side);
+            if let Some(n) = next {
+                here = n;
+            }
+            if culled {
+                // The column and both its neighbours reach no further than above (or below) the
+                // plot: every triangle touching its edges, and its step edge, would be clipped
+                // away. The strip starts afresh after it.
+                strip.started = false;
+                continue;
+            }
             let (xa, xb) = map.column_xs(c);
             let (mut top, mut bottom) = (map.y(c.max), map.y(c.min));
-            let join = i.checked_sub(1).and_then(|p| join_before(&run[p], c));
             if let Some((lo, hi)) = join {
                 if sparse || xb != xa {
                     // A step: its vertical edge, one line wide, at the column's start.
@@ -296,7 +348,9 @@ impl EnvelopeItem<'_> {
         for r in joins.drain(..) {
             strip.mesh.add_colored_rect(r, self.color);
         }
-        if let [c] = run {
+        if let [c] = run
+            && map.side(c.min, c.max, 0.5 * width) == Side::Inside
+        {
             // A lone column: widen it to a bar so a strip of one edge shows.
             let (xa, xb) = map.column_xs(c);
             let (top, bottom) = (map.y(c.max), map.y(c.min));
@@ -403,3 +457,6 @@ impl PlotItem for EnvelopeItem<'_> {
         &mut self.base
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -213,12 +213,28 @@ impl StreamStore {
             *slot = Some(&self.pyramid.level(l).aggs[s]);
         }
         if let Some(aggs) = plan.uniform.and_then(|l| levels[l as usize]) {
-            // The common layout: one run of nodes of one level per column,
-            // each column starting where the previous ended.
+            // The common layout: one run of nodes of one level per column, the columns in
+            // order. The nodes are read through one storage run at a time (`run`, starting at
+            // node `base`), not looked up column by column.
+            out.columns.reserve(plan.cols.len());
+            let (mut base, mut run): (u64, &[Agg]) = (0, &[]);
             for (col, part) in plan.cols.iter().zip(&plan.parts) {
                 let Part::Nodes { lo, hi, .. } = *part else { unreachable!("uniform plans hold nodes") };
                 let mut acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
-                acc.merge_nodes(aggs, lo, hi);
+                let mut m = lo.max(aggs.start());
+                let hi = hi.min(aggs.end());
+                while m < hi {
+                    if m < base || m - base >= run.len() as u64 {
+                        run = aggs.run_from(m, aggs.end());
+                        base = m;
+                    }
+                    let k = (m - base) as usize;
+                    let take = ((hi - m) as usize).min(run.len() - k);
+                    for a in &run[k..k + take] {
+                        acc.merge(a);
+                    }
+                    m += take as u64;
+                }
                 out.columns.push(acc.column(col));
             }
             return;

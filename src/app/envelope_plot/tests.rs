@@ -1,0 +1,127 @@
+//! Culling: columns above or below the plot change nothing that is drawn inside it.
+
+use super::*;
+
+/// `n` columns `spacing` ns apart (`span` ns wide each) of a walk that wanders far above and below
+/// the view, with jumps.
+fn columns(n: usize, spacing: i64, span: i64) -> Vec<EnvelopeColumn> {
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut v = 50.0;
+    (0..n)
+        .map(|i| {
+            let r = next();
+            v += if r % 29 == 0 { (r % 1000) as f64 - 500.0 } else { (r % 41) as f64 - 20.0 };
+            v = v.clamp(-600.0, 700.0);
+            let spread = (next() % 30) as f64;
+            let t = i as i64 * spacing;
+            EnvelopeColumn {
+                t_start: t,
+                t_end: t + span,
+                min: v,
+                max: v + spread,
+                mean: v + 0.5 * spread,
+                count: 1,
+                non_finite: 0,
+                samples: 1,
+                break_before: r % 97 == 0,
+            }
+        })
+        .collect()
+}
+
+/// The band mesh of `cols` with the plot's visible y range `y_clip`: values 0..100 are screen
+/// y 200..100, one screen point per 1000 ns.
+fn band(cols: &[EnvelopeColumn], y_clip: (f32, f32)) -> Mesh {
+    let store = Store::new(1 << 20);
+    let shared = RefCell::new(Shared::default());
+    let item = EnvelopeItem {
+        base: PlotItemBase::new("s".into()),
+        shared: &shared,
+        index: 0,
+        store: &store,
+        color: Color32::RED,
+        columns: cols.len(),
+        points: OnceCell::new(),
+    };
+    let map = ScreenMap { t_ref: 0, x_ref: 0.0, x_scale: 1e-3, v_ref: 0.0, y_ref: 200.0, y_scale: -1.0, y_clip };
+    let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
+    for run in gap_free_runs(cols) {
+        item.run(run, &map, &mut mesh, &mut shapes, &mut joins);
+    }
+    mesh
+}
+
+/// Pixel centres inside `y_clip` (and a margin left and right) that some triangle of `mesh` covers.
+fn coverage(mesh: &Mesh, y_clip: (f32, f32), width: f32) -> Vec<(i32, i32)> {
+    let inside = |p: Pos2, [a, b, c]: [Pos2; 3]| {
+        let cross = |u: Pos2, v: Pos2| (v.x - u.x) * (p.y - u.y) - (v.y - u.y) * (p.x - u.x);
+        let (d1, d2, d3) = (cross(a, b), cross(b, c), cross(c, a));
+        !((d1 < 0.0 || d2 < 0.0 || d3 < 0.0) && (d1 > 0.0 || d2 > 0.0 || d3 > 0.0))
+    };
+    let tris: Vec<[Pos2; 3]> =
+        mesh.indices.chunks(3).map(|t| [0, 1, 2].map(|k| mesh.vertices[t[k] as usize].pos)).collect();
+    let mut out = Vec::new();
+    for y in y_clip.0 as i32..y_clip.1 as i32 {
+        for x in -4..width as i32 + 4 {
+            let p = pos2(x as f32 + 0.5, y as f32 + 0.5);
+            if tris.iter().any(|&t| inside(p, t)) {
+                out.push((x, y));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn culled_columns_change_no_pixel_inside_the_plot() {
+    let clip = (100.0, 200.0);
+    let everything = (f32::NEG_INFINITY, f32::INFINITY);
+    // About a pixel apart (steps widen the strip's edges), then 4 px apart and 3 px wide (steps
+    // are rectangles, columns span their width).
+    for (spacing, span) in [(1_000, 0), (4_000, 3_000)] {
+        let cols = columns(600, spacing, span);
+        let width = (600 * spacing) as f32 * 1e-3;
+        let (culled, full) = (band(&cols, clip), band(&cols, everything));
+        assert!(
+            culled.vertices.len() * 2 < full.vertices.len(),
+            "most of the walk is out of view: {} of {} vertices kept",
+            culled.vertices.len(),
+            full.vertices.len()
+        );
+        let (seen, expected) = (coverage(&culled, clip, width), coverage(&full, clip, width));
+        assert!(expected.len() > 1_000, "the walk crosses the view: {} pixels", expected.len());
+        assert_eq!(seen, expected, "spacing {spacing} ns");
+    }
+}
+
+#[test]
+fn a_run_wholly_out_of_view_draws_nothing_one_reaching_in_draws_its_edge() {
+    let flat = |t: i64, v: f64| EnvelopeColumn {
+        t_start: t,
+        t_end: t,
+        min: v,
+        max: v,
+        mean: v,
+        count: 1,
+        non_finite: 0,
+        samples: 1,
+        break_before: false,
+    };
+    let clip = (100.0, 200.0);
+    let above: Vec<_> = (0..50).map(|i| flat(i * 1_000, 900.0)).collect();
+    assert!(band(&above, clip).is_empty(), "nothing of a run above the plot is meshed");
+    assert!(band(&above[..1], clip).is_empty(), "nor of a lone column");
+    // One column steps down into view: the step edge and the strip either side of it stay.
+    let mut step = above.clone();
+    step[25] = flat(25_000, 50.0);
+    let mesh = band(&step, clip);
+    let cov = coverage(&mesh, clip, 50.0);
+    assert!(cov.contains(&(25, 150)) && cov.contains(&(25, 100)), "the step reaches into view: {cov:?}");
+    assert!(mesh.vertices.len() <= 3 * 2 + 8, "only the step and its neighbours: {} vertices", mesh.vertices.len());
+}
