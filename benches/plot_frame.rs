@@ -43,6 +43,10 @@ use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
 use zescope::app::envelope_plot::{EnvelopePlot, PlotSeries};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 
+/// The app's allocator (`src/main.rs`), so a frame's allocations cost what they cost there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SERIES: usize = 16;
 const PERIOD_NS: i64 = 1_000_000; // 1 kHz
 

@@ -41,6 +41,10 @@ use zescope::store::Store;
 use zescope::view::Ingest;
 use zescope::ze::Loader;
 
+/// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn start(update_period_us: u64) -> (std::sync::Arc<ze_sim::Sim>, DirectRun) {
     let sim = synthetic_sim(256, update_period_us);
     let loader = Loader::from_sim(sim.clone()).unwrap();

@@ -28,6 +28,10 @@ use zescope::store::Store;
 use zescope::view::panes::PaneLayout;
 use zescope::view::timeview::TimeView;
 
+/// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SAMPLES: usize = 625_000;
 
 fn session(worst_case: bool, samples: usize) -> Session {

@@ -36,6 +36,10 @@ use zescope::store::{Envelope, Store, StreamId};
 use zescope::view::Ingest;
 use zescope::ze::Loader;
 
+/// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const PERIOD_NS: i64 = 1_000_000;
 /// Seconds of the simulated device recorded for the device-shaped figure.
 const DEVICE_SECS: u64 = 8;

@@ -22,6 +22,10 @@ use common::synthetic_sim;
 use zescope::sampler::{self, Command, DevicePath, Event, Options, RunConfig, Stats};
 use zescope::ze::Loader;
 
+/// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The floor on this machine: a bare thread sleeping to absolute 100 µs deadlines (what any
 /// 10 kHz sampler must do), for `secs`. Returns (CPU % of one core, % of deadlines missed:
 /// served later than one interval, catch-ups included).

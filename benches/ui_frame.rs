@@ -18,6 +18,10 @@ use zescope::sampler::{Command, Event, SeriesInfo};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 use zescope::view::series::{SeriesEntry, SeriesKey};
 
+/// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const PANES: usize = 4;
 const PER_PANE: usize = 4;
 const SAMPLES: usize = 1_000_000;

@@ -5,6 +5,12 @@ use zescope::cli::{Cli, Command};
 use zescope::record::record;
 use zescope::signals::Termination;
 
+/// mimalloc keeps freed memory for reuse where glibc's malloc returns a frame's large buffers
+/// (plot meshes, tessellated vertices) to the kernel and faults them in again the next frame:
+/// a quarter of a zoomed frame's time (docs/benchmarks.md; the benches use it too).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     // Before anything else, and before any thread exists.
     let env = zescope::ze::prepare_environment();
