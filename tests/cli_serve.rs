@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serve_common::{Serve, get, request, tool};
+use serve_common::{Serve, check_metrics, get, request, tool};
 
 #[test]
 fn a_scrape_passes_promtool_check_metrics_in_both_formats() {
@@ -40,17 +40,8 @@ fn a_scrape_passes_promtool_check_metrics_in_both_formats() {
     let (status, head, text) = get(s.addr, "/metrics", Some("text/plain;version=0.0.4"));
     assert_eq!(status, 200);
     assert!(head.contains("text/plain; version=0.0.4"), "{head}");
-    let mut check = Command::new(&promtool)
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    check.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
-    let out = check.wait_with_output().unwrap();
-    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && said.trim().is_empty(), "promtool check metrics: {said}\non\n{text}");
+    let said = check_metrics(&promtool, &text);
+    assert!(said.is_empty(), "promtool check metrics: {said}\non\n{text}");
     s.stop();
 }
 
