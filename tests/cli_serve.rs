@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serve_common::{Serve, check_metrics, get, request, tool};
+use serve_common::{Serve, check_metrics, get, request, textfile_with, tool};
 
 #[test]
 fn a_scrape_passes_promtool_check_metrics_in_both_formats() {
@@ -118,15 +118,7 @@ fn the_textfile_is_written_for_node_exporter() {
     let s = Serve::start(&["--textfile", dir.path().to_str().unwrap()]);
     let file = dir.path().join("zescope.prom");
     // Rewritten every second: soon with the counters' values.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let text = loop {
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        if text.contains("# TYPE zescope_gpu_time_seconds_total counter") {
-            break text;
-        }
-        assert!(Instant::now() < deadline, "no counters in zescope.prom after 10 s:\n{text}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let text = textfile_with(&file, "# TYPE zescope_gpu_time_seconds_total counter");
     assert!(!text.contains("# EOF"), "{text}");
     let names: Vec<String> =
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();

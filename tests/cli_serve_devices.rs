@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use serve_common::{Serve, check_metrics, get, tool};
+use serve_common::{Serve, check_metrics, get, textfile_with, tool};
 
 /// One sample line: name, labels, value.
 #[derive(Debug)]
@@ -170,15 +170,7 @@ fn two_devices_are_served_each_with_its_own_labels_and_telemetry() {
         assert_eq!(check_metrics(&promtool, &text), "", "on\n{text}");
         // The textfile has both devices and their telemetry too.
         let file = dir.path().join("zescope.prom");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let text = loop {
-            let text = std::fs::read_to_string(&file).unwrap_or_default();
-            if text.contains("zescope_temperature_celsius{device=\"ze-sim NPU\"") {
-                break text;
-            }
-            assert!(Instant::now() < deadline, "no NPU telemetry in zescope.prom:\n{text}");
-            std::thread::sleep(Duration::from_millis(100));
-        };
+        let text = textfile_with(&file, "zescope_temperature_celsius{device=\"ze-sim NPU\"");
         assert_eq!(samples(&text).iter().filter(|x| x.name == "zescope_device_info").count(), 2, "{text}");
         assert_eq!(check_metrics(&promtool, &text), "", "on\n{text}");
     }

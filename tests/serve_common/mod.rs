@@ -126,3 +126,16 @@ pub fn check_metrics(promtool: &Path, text: &str) -> String {
     assert!(out.status.success(), "promtool check metrics: {said}\non\n{text}");
     said.trim().to_owned()
 }
+
+/// The textfile `file` once it holds `needle` (serve rewrites it every interval); fails after 10 s.
+pub fn textfile_with(file: &Path, needle: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        if text.contains(needle) {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "no {needle:?} in {} after 10 s:\n{text}", file.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
