@@ -2,7 +2,10 @@
 //! same at 100M values (`session/save_100M`, `session/load_100M`: 16 counters
 //! x 6.25M samples), and `session/first_100M`: how long opening the 100M-value
 //! file progressively (`LoadJob`) takes to hand over what the window's first
-//! frame needs, the head and the first decoded chunk.
+//! frame needs, the head and the first decoded chunk; `session/open_100M_window`: opening
+//! the same file in the window, headless frames (`headless/mod.rs`) one after another until
+//! every value is in the store (it prints how many frames that took: on screen each frame
+//! waits for the display as well).
 //!
 //! A session of 10M values: one stream of 16 counters x 625 000 samples at
 //! 1 kHz with timestamp jitter, shaped like GPU counters (`shapes/mod.rs`:
@@ -19,10 +22,12 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+mod headless;
 mod shapes;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use shapes::SERIES;
+use zescope::app::files::FileAction;
 use zescope::session::{self, Capture, LoadEvent, LoadJob, RunHistory, Session};
 use zescope::store::Store;
 use zescope::view::panes::PaneLayout;
@@ -61,6 +66,24 @@ fn first_piece(path: &std::path::Path) -> Duration {
     took
 }
 
+/// Opens `path` in a fresh window and draws frames until all of it is in: the time that takes
+/// and the number of frames.
+fn open_in_window(path: &std::path::Path) -> (Duration, usize) {
+    let mut app = headless::app(Store::new(4 << 30));
+    let ctx = egui::Context::default();
+    headless::frame(&ctx, &mut app);
+    let start = Instant::now();
+    app.perform(Some(FileAction::Open(path.to_path_buf())));
+    let mut frames = 0;
+    while app.opening() {
+        headless::frame(&ctx, &mut app);
+        frames += 1;
+    }
+    let took = start.elapsed();
+    assert_eq!(app.store.streams().map(|s| s.appended).sum::<u64>(), (SAMPLES * 10) as u64, "all of it is in");
+    (took, frames)
+}
+
 fn benches(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bench.ron");
@@ -92,6 +115,22 @@ fn benches(c: &mut Criterion) {
     drop(s);
     group.bench_function("load_100M", |b| b.iter(|| black_box(session::load(&path).unwrap().raw_values())));
     group.bench_function("first_100M", |b| b.iter_custom(|n| (0..n).map(|_| first_piece(&path)).sum()));
+    let mut frames = Vec::new();
+    group.bench_function("open_100M_window", |b| {
+        b.iter_custom(|n| {
+            (0..n)
+                .map(|_| {
+                    let (took, f) = open_in_window(&path);
+                    frames.push(f);
+                    took
+                })
+                .sum()
+        })
+    });
+    frames.sort_unstable();
+    if let Some(median) = frames.get(frames.len() / 2) {
+        eprintln!("session: opening 100M values in the window: {median} frames (median of {})", frames.len());
+    }
     group.finish();
 }
 
