@@ -47,16 +47,11 @@ fn family(
     unit: &BaseUnit,
     counter: bool,
 ) -> usize {
-    let same = |f: &Family, name: &str| f.name == name && f.counter == counter && &f.unit == unit;
-    if let Some(i) = families.iter().position(|f| same(f, &name)) {
-        return i;
-    }
-    let name = if families.iter().any(|f| f.name == name) { alt() } else { name };
-    if let Some(i) = families.iter().position(|f| same(f, &name)) {
-        return i;
-    }
-    families.push(Family { name, help, unit: unit.clone(), counter, metrics: BTreeMap::new() });
-    families.len() - 1
+    let fits = |f: &Family| f.counter == counter && &f.unit == unit;
+    names::pick_family(families, name, alt, |f| &f.name, fits, |_| false).unwrap_or_else(|name| {
+        families.push(Family { name, help, unit: unit.clone(), counter, metrics: BTreeMap::new() });
+        families.len() - 1
+    })
 }
 
 fn escape(v: &str) -> String {

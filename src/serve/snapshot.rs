@@ -139,19 +139,11 @@ impl Layout {
         unit: &BaseUnit,
         counter: bool,
     ) -> usize {
-        let same = |f: &Family, name: &str| f.name == name && f.counter == counter && f.unit == unit.unit;
-        let mut name = name;
-        if let Some(i) = self.families.iter().position(|f| same(f, &name)) {
-            return i;
-        }
-        if self.families.iter().any(|f| f.name == name) || reserved(&name) {
-            name = alt();
-            if let Some(i) = self.families.iter().position(|f| same(f, &name)) {
-                return i;
-            }
-        }
-        self.families.push(Family { name, help, unit: unit.unit.clone(), counter });
-        self.families.len() - 1
+        let fits = |f: &Family| f.counter == counter && f.unit == unit.unit;
+        names::pick_family(&self.families, name, alt, |f| &f.name, fits, reserved).unwrap_or_else(|name| {
+            self.families.push(Family { name, help, unit: unit.unit.clone(), counter });
+            self.families.len() - 1
+        })
     }
 
     /// Adds a slot; one whose family and labels another slot has already (two series that name

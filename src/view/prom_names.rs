@@ -121,6 +121,26 @@ pub fn family_name(metric: &str, unit: &BaseUnit) -> String {
     if s.is_empty() { PREFIX.to_owned() } else { format!("{PREFIX}_{s}") }
 }
 
+/// Which of `families` a counter's samples go to, as `zescope serve` and `export --openmetrics`
+/// both pick them: `Ok(i)`, an existing family of that name that `fits` (same kind and unit),
+/// or `Err(name)`, the name of a new family: `name`, or `alt()` when `name` is taken by a family
+/// of another kind or unit or is `reserved`.
+pub fn pick_family<F>(
+    families: &[F],
+    name: String,
+    alt: impl FnOnce() -> String,
+    name_of: impl Fn(&F) -> &str,
+    fits: impl Fn(&F) -> bool,
+    reserved: impl Fn(&str) -> bool,
+) -> Result<usize, String> {
+    let found = |name: &str| families.iter().position(|f| name_of(f) == name && fits(f));
+    if let Some(i) = found(&name) {
+        return Ok(i);
+    }
+    let name = if reserved(&name) || families.iter().any(|f| name_of(f) == name) { alt() } else { name };
+    found(&name).ok_or(name)
+}
+
 /// Help text that both text formats carry as it is: one line, no backslash or double quote
 /// (which each format escapes differently), never empty.
 pub fn help_text(description: &str, fallback: &str) -> String {
@@ -204,5 +224,22 @@ mod tests {
     fn help_is_one_line_without_characters_the_formats_escape_differently() {
         assert_eq!(help_text("a \"quoted\"\nline \\ x", "m"), "a 'quoted' line / x");
         assert_eq!(help_text("  ", "GpuTime"), "GpuTime");
+    }
+
+    #[test]
+    fn a_family_is_shared_by_its_kind_and_renamed_for_another() {
+        // (name, counter)
+        let families = vec![("zescope_busy".to_owned(), false), ("zescope_bytes".to_owned(), true)];
+        let pick = |name: &str, counter: bool, reserved: fn(&str) -> bool| {
+            pick_family(&families, name.into(), || format!("{name}_alt"), |f| &f.0, |f| f.1 == counter, reserved)
+        };
+        assert_eq!(pick("zescope_busy", false, |_| false), Ok(0), "same name, kind and unit: shared");
+        assert_eq!(pick("zescope_bytes", true, |_| false), Ok(1));
+        assert_eq!(pick("zescope_busy", true, |_| false), Err("zescope_busy_alt".into()), "taken by a gauge");
+        assert_eq!(pick("zescope_new", true, |_| false), Err("zescope_new".into()));
+        assert_eq!(pick("zescope_device", false, |n| n == "zescope_device"), Err("zescope_device_alt".into()));
+        let with_alt = [("zescope_x".to_owned(), false), ("zescope_x_alt".to_owned(), true)];
+        let got = pick_family(&with_alt, "zescope_x".into(), || "zescope_x_alt".into(), |f| &f.0, |f| f.1, |_| false);
+        assert_eq!(got, Ok(1), "the renamed family is shared too");
     }
 }
