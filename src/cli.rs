@@ -99,38 +99,7 @@ pub enum Command {
     /// Serve the counters over HTTP for Prometheus: /metrics (OpenMetrics, or Prometheus text
     /// 0.0.4 for clients that ask for it), /healthz and a short page at /. Runs until
     /// Ctrl-C/SIGTERM, through the same sampler and teardown as record.
-    Serve {
-        /// Address and port to listen on (port 0: any free port, printed at start).
-        #[arg(long, default_value = "127.0.0.1:9464")]
-        listen: std::net::SocketAddr,
-        /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
-        /// Repeat it (or give a comma list) to serve several devices, each series labelled with
-        /// its device. Default: the first device with a group zescope can sample.
-        #[arg(long = "device", value_delimiter = ',')]
-        devices: Vec<String>,
-        /// Metric group to sample (repeat for groups of other domains): GROUP, or DEVICE:GROUP
-        /// for one of several devices, as for `record`. Default: each device's first group that
-        /// exports memory.
-        #[arg(long = "group")]
-        groups: Vec<String>,
-        /// Also serve the devices' telemetry through Sysman (clocks, throttle reasons, power,
-        /// energy, temperatures, engine utilisation, memory): on by default.
-        #[arg(long, overrides_with = "no_telemetry")]
-        telemetry: bool,
-        /// Serve no telemetry.
-        #[arg(long, overrides_with = "telemetry")]
-        no_telemetry: bool,
-        /// Sampling interval, 100us to 10s; each scrape serves the newest sample.
-        #[arg(long, default_value = "100ms", value_parser = crate::view::format::parse_duration)]
-        interval: Duration,
-        /// How to read the groups: `export`, `streamer` or `auto`, as for `record`.
-        #[arg(long, default_value = "auto", value_parser = parse_via)]
-        via: crate::sampler::Via,
-        /// Also write DIR/zescope.prom (Prometheus text, atomically, every second or every
-        /// interval if longer) for node_exporter's textfile collector.
-        #[arg(long, value_name = "DIR")]
-        textfile: Option<PathBuf>,
-    },
+    Serve(ServeOptions),
     /// Check what zescope needs, and print the fix for every problem.
     ///
     /// Checks the Level Zero loader, its drivers and devices, ZET_ENABLE_METRICS and run-time
@@ -209,6 +178,50 @@ impl RecordOptions {
             out: self.out,
             command: self.command,
         }
+    }
+}
+
+/// The options of `zescope serve`, as clap parses them; [`ServeOptions::into_args`] makes them
+/// what [`crate::serve::serve`] takes.
+#[derive(clap::Args, Debug)]
+pub struct ServeOptions {
+    /// Address and port to listen on (port 0: any free port, printed at start).
+    #[arg(long, default_value = "127.0.0.1:9464")]
+    pub listen: std::net::SocketAddr,
+    /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
+    /// Repeat it (or give a comma list) to serve several devices, each series labelled with
+    /// its device. Default: the first device with a group zescope can sample.
+    #[arg(long = "device", value_delimiter = ',')]
+    pub devices: Vec<String>,
+    /// Metric group to sample (repeat for groups of other domains): GROUP, or DEVICE:GROUP
+    /// for one of several devices, as for `record`. Default: each device's first group that
+    /// exports memory.
+    #[arg(long = "group")]
+    pub groups: Vec<String>,
+    /// Also serve the devices' telemetry through Sysman (clocks, throttle reasons, power,
+    /// energy, temperatures, engine utilisation, memory): on by default.
+    #[arg(long, overrides_with = "no_telemetry")]
+    pub telemetry: bool,
+    /// Serve no telemetry.
+    #[arg(long, overrides_with = "telemetry")]
+    pub no_telemetry: bool,
+    /// Sampling interval, 100us to 10s; each scrape serves the newest sample.
+    #[arg(long, default_value = "100ms", value_parser = crate::view::format::parse_duration)]
+    pub interval: Duration,
+    /// How to read the groups: `export`, `streamer` or `auto`, as for `record`.
+    #[arg(long, default_value = "auto", value_parser = parse_via)]
+    pub via: crate::sampler::Via,
+    /// Also write DIR/zescope.prom (Prometheus text, atomically, every second or every
+    /// interval if longer) for node_exporter's textfile collector.
+    #[arg(long, value_name = "DIR")]
+    pub textfile: Option<PathBuf>,
+}
+
+impl ServeOptions {
+    /// The serving these options ask for, from `source`: telemetry unless `--no-telemetry`.
+    pub fn into_args(self, source: Source) -> crate::serve::ServeArgs {
+        let ServeOptions { listen, devices, groups, telemetry: _, no_telemetry, interval, via, textfile } = self;
+        crate::serve::ServeArgs { source, listen, devices, groups, interval, via, telemetry: !no_telemetry, textfile }
     }
 }
 

@@ -75,19 +75,9 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Serve { listen, devices, groups, telemetry: _, no_telemetry, interval, via, textfile } => {
+        Command::Serve(options) => {
             let stop = Termination::install();
-            let telemetry = !no_telemetry;
-            let args = zescope::serve::ServeArgs {
-                source: cli.source,
-                listen,
-                devices,
-                groups,
-                interval,
-                via,
-                telemetry,
-                textfile,
-            };
+            let args = options.into_args(cli.source);
             // stdout may be a pipe its reader closed (a supervisor that read the address): never
             // a reason to fail.
             let say = |line: String| {
