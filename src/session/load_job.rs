@@ -337,10 +337,11 @@ mod tests {
         Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] })
     }
 
-    /// Everything the job hands over, applied as the window applies it.
-    fn open_progressively(path: &Path) -> (Store, Vec<usize>, Option<(i64, i64)>) {
+    /// Everything the job hands over, applied as the window applies it, into a store of `cap`
+    /// bytes (never over it, checked after every piece).
+    fn open_progressively(path: &Path, cap: usize) -> (Store, Vec<usize>, Option<(i64, i64)>) {
         let mut job = LoadJob::spawn(path.to_path_buf());
-        let mut store = Store::new(usize::MAX);
+        let mut store = Store::new(cap);
         let (mut ended, mut order, mut span) = (Vec::new(), Vec::new(), None);
         loop {
             match job.next(Duration::from_secs(30)).expect("an event") {
@@ -356,6 +357,7 @@ mod tests {
                 LoadEvent::Piece(p) => {
                     let id = store.streams().nth(p.stream).unwrap().id;
                     store.import_more(id, &p.raw, p.first).unwrap();
+                    assert!(store.memory_used() <= cap, "{} bytes over a cap of {cap}", store.memory_used());
                     if p.last && ended[p.stream] {
                         store.end_stream(id);
                     }
@@ -380,7 +382,7 @@ mod tests {
         let mut whole = Store::new(usize::MAX);
         crate::session::load(&v2).unwrap().restore_into(&mut whole).unwrap();
         for path in [&v2, &v1] {
-            let (store, order, span) = open_progressively(path);
+            let (store, order, span) = open_progressively(path, usize::MAX);
             assert_eq!(store.origin_ns(), whole.origin_ns());
             assert_eq!(span, whole.total_time_range(), "the head knows the whole time range");
             for (a, b) in whole.streams().zip(store.streams()) {
@@ -389,6 +391,35 @@ mod tests {
             // In time order: the streams' chunks alternate (they cover the same time).
             let switches = order.windows(2).filter(|w| w[0] != w[1]).count();
             assert!(switches > order.len() / 4, "{switches} switches in {} pieces", order.len());
+        }
+    }
+
+    #[test]
+    fn a_session_over_the_cap_opens_within_it_as_a_one_shot_open_does() {
+        let s = session();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.ron");
+        crate::session::save(&path, &s).unwrap();
+        let mut exact = Store::new(usize::MAX);
+        s.restore_into(&mut exact).unwrap();
+        let cap = exact.memory_used() / 3;
+        let (store, _, span) = open_progressively(&path, cap);
+        let mut one_shot = Store::new(cap);
+        crate::session::load(&path).unwrap().restore_into(&mut one_shot).unwrap();
+        assert!(one_shot.memory_used() <= cap);
+        assert_eq!(span, exact.total_time_range());
+        assert_eq!(store.total_time_range(), one_shot.total_time_range(), "the same history kept");
+        for ((a, b), c) in store.streams().zip(one_shot.streams()).zip(exact.streams()) {
+            assert_eq!(a.appended, c.appended, "every sample went through the store");
+            assert_eq!(store.time_range(a.id), one_shot.time_range(b.id));
+            for k in (1..store.series(a.id).count()).step_by(2) {
+                // Gauges: coarsening keeps every bucket's extremes, however it went.
+                let (t0, t1) = store.time_range(a.id).unwrap();
+                let [x, y, z] = [(&store, a.id), (&one_shot, b.id), (&exact, c.id)]
+                    .map(|(st, id)| st.stats(st.series_id(id, k).unwrap(), t0, t1));
+                assert_eq!((x.min, x.max), (y.min, y.max), "stream {:?} series {k}", a.id);
+                assert_eq!((x.min, x.max), (z.min, z.max), "stream {:?} series {k}: the exact extremes", a.id);
+            }
         }
     }
 
