@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::checks::{check_envelope, check_nearest, check_stats};
+use common::checks::{check_draw_envelope, check_envelope, check_nearest, check_stats};
 use common::{Model, Rng, close, desc};
 use proptest::prelude::*;
 use zescope::store::{Envelope, SeriesKind, Store, StreamId};
@@ -167,6 +167,7 @@ proptest! {
                 let t0 = lo + (a.min(b) * span) as i64;
                 let t1 = lo + (a.max(b) * span) as i64;
                 check_envelope(&store, sid, model, t0, t1, cols as usize, &mut env);
+                check_draw_envelope(&store, sid, &env);
                 check_stats(&store, sid, model, t0, t1);
             }
             for _ in 0..20 {

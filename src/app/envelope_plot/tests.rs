@@ -52,7 +52,7 @@ fn band(cols: &[EnvelopeColumn], y_clip: (f32, f32)) -> Mesh {
     let map = ScreenMap { t_ref: 0, x_ref: 0.0, x_scale: 1e-3, v_ref: 0.0, y_ref: 200.0, y_scale: -1.0, y_clip };
     let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
     for run in gap_free_runs(cols) {
-        item.run(run, &map, &mut mesh, &mut shapes, &mut joins);
+        assert!(item.run(run, true, &map, &mut mesh, &mut shapes, &mut joins));
     }
     mesh
 }
