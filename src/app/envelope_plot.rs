@@ -453,10 +453,10 @@ impl PlotItem for EnvelopeItem<'_> {
             let map = ScreenMap::new(self.store, transform, first.t_start);
             // Every column, and so every step between two, lies above (or below) the plot: no
             // band is drawn (each column would be culled), only sparse runs' lines (clipped).
-            let (lo, hi) = cols
-                .iter()
-                .filter(|c| c.count > 0)
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| (lo.min(c.min), hi.max(c.max)));
+            // (Columns without a value have NaN bounds, which these comparisons pass over.)
+            let (lo, hi) = cols.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
+                (if c.min < lo { c.min } else { lo }, if c.max > hi { c.max } else { hi })
+            });
             let out_of_view = lo > hi || map.side(lo, hi, 0.5 * self.line_width()) != Side::Inside;
             if !out_of_view {
                 mesh.reserve_vertices(cols.len() * 2 + 8);
