@@ -9,8 +9,8 @@
 //!   (`EnvelopePlot`, keyed by range, width and store version) and the store's
 //!   column-layout cache (`Store::envelopes`, keyed by stream, range, width and
 //!   version). What a frame may reuse: the store's min/max pyramid (the data
-//!   structure itself, built at ingest), egui's font atlas and allocations
-//!   kept across frames.
+//!   structure itself, built at ingest, with its drawing bands: `src/store/band.rs`),
+//!   egui's font atlas and allocations kept across frames.
 //! - `plot_frame/zoomed/10M`: the same 16 x 10M series, zoomed in to 2,000
 //!   samples (2 s) per series, a different stretch of the history every frame:
 //!   every frame decodes the sealed (compressed) blocks it shows. No cache

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::checks::{check_envelope, check_nearest, check_stats};
+use common::checks::{check_draw_envelope, check_envelope, check_nearest, check_stats};
 use common::{Model, Rng, close, desc};
 use proptest::prelude::*;
 use zescope::store::{Envelope, SeriesKind, Store, StreamId};
@@ -34,7 +34,9 @@ fn plan() -> impl Strategy<Value = Plan> {
         prop::collection::vec(0u8..3, 1..=3),
         batches(20),
         batches(50).prop_filter("some data", |b| !b.is_empty()),
-        prop_oneof![1 => Just(None), 3 => (100u32..500).prop_map(Some)],
+        // The smallest cap holds the largest batch with the bound of its pyramid growth
+        // (every level's aggregates and drawing bands).
+        prop_oneof![1 => Just(None), 3 => (112u32..500).prop_map(Some)],
         prop::collection::vec((-0.1f64..1.1, -0.1f64..1.1, prop_oneof![1u16..10, 10u16..400]), 1..6),
     )
         .prop_map(|(seed, kinds, prior, batches, cap_kib, queries)| Plan {
@@ -167,6 +169,7 @@ proptest! {
                 let t0 = lo + (a.min(b) * span) as i64;
                 let t1 = lo + (a.max(b) * span) as i64;
                 check_envelope(&store, sid, model, t0, t1, cols as usize, &mut env);
+                check_draw_envelope(&store, sid, &env);
                 check_stats(&store, sid, model, t0, t1);
             }
             for _ in 0..20 {

@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::checks::check_draw_envelope;
 use common::{MS, desc, fill, sid};
 use zescope::store::{Envelope, SeriesKind, Store};
 
@@ -170,4 +171,35 @@ fn plot_x_is_seconds_since_the_origin() {
     assert_eq!(store.from_plot_x(f64::INFINITY), i64::MAX);
     assert_eq!(store.from_plot_x(f64::NEG_INFINITY), i64::MIN);
     assert_eq!(store.time_range(id), Some((5_000_000_000, 6_500_000_000)));
+}
+
+#[test]
+fn drawing_bands_enclose_every_column_at_any_magnitude() {
+    let n = 600_000;
+    let mut store = Store::new(1 << 30);
+    let id = store.begin_stream(desc(&[GAUGE, GAUGE, GAUGE]));
+    fill(&mut store, id, 0, n, 3, |i, s| match s {
+        // A 1.5 GHz clock moving by fractions of a Hz: f32 alone would round it to 128 Hz.
+        0 => 1.5e9 + ((i * 7919) % 1000) as f64 * 1e-3,
+        // A wave with NaNs and one deep spike.
+        1 if i % 50_000 == 7 => f64::NAN,
+        1 if i == 345_678 => -1e12,
+        1 => (i as f64 * 1e-3).sin(),
+        // Tiny values, and stretches of only infinities (columns without a finite value).
+        _ if i % 40_000 < 9_000 => f64::INFINITY,
+        _ => 1e-20 * i as f64,
+    });
+    let mut env = Envelope::new();
+    let end = (n as i64 - 1) * MS;
+    let mut banded = 0;
+    for s in 0..3 {
+        let sid = sid(&store, id, s);
+        for columns in [1, 7, 100, 1554] {
+            for (t0, t1) in [(0, end), (end / 3, end), (12_345 * MS, 512_000 * MS)] {
+                store.envelope(sid, t0, t1, columns, &mut env);
+                banded += check_draw_envelope(&store, sid, &env) as usize;
+            }
+        }
+    }
+    assert!(banded > 0, "no query read the drawing bands");
 }

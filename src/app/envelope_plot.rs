@@ -36,12 +36,16 @@
 //! left out of the band (the strip restarts after them): every triangle touching them would be
 //! clipped away, so nothing inside the plot changes, and a pane of counters far apart in
 //! magnitude does not mesh the ones out of view (`envelope_plot/tests.rs` compares the pixels).
+//! A series whose whole envelope lies on one side of the plot is not walked column by column.
 //!
 //! [`EnvelopePlot`] is kept per plot pane across frames. Its items share one
 //! state: the first item egui_plot initialises with the frame's final x range
-//! queries the store for *all* series at once (`Store::envelopes`: one column
-//! layout per stream, then a cheap pass per series) at the plot's width in
-//! physical pixels; the others find it done. The envelope buffers and the band
+//! queries the store for *all* series at once (`Store::draw_envelopes`: one column
+//! layout per stream, then a cheap pass per series over the pyramid's compact
+//! drawing bands, whose min and max enclose the exact ones) at the plot's width in
+//! physical pixels; the others find it done. Those columns carry no means: where a
+//! run is sparse enough for a line through them, and for hover points, the item
+//! asks the store for its exact envelope. The envelope buffers and the band
 //! meshes are reused from frame to frame.
 
 use std::cell::{OnceCell, RefCell};
@@ -102,7 +106,7 @@ impl Shared {
         let key = (t0, t1, columns, store.version());
         if self.key != Some(key) {
             self.envs.resize_with(self.series.len(), Envelope::new);
-            store.envelopes(&self.series, key.0, key.1, columns, &mut self.envs);
+            store.draw_envelopes(&self.series, key.0, key.1, columns, &mut self.envs);
             self.key = Some(key);
         }
     }
@@ -244,7 +248,12 @@ impl ScreenMap {
     #[inline]
     fn side(&self, lo: f64, hi: f64, half_width: f32) -> Side {
         let (a, b) = (self.y(lo), self.y(hi));
-        let (top, bottom) = (a.min(b), a.max(b));
+        self.side_of(a.min(b), a.max(b), half_width)
+    }
+
+    /// [`Self::side`] of a band already on screen, from `top` to `bottom` (`top <= bottom`).
+    #[inline]
+    fn side_of(&self, top: f32, bottom: f32, half_width: f32) -> Side {
         if bottom + half_width < self.y_clip.0 {
             Side::Above
         } else if top - half_width > self.y_clip.1 {
@@ -286,35 +295,59 @@ impl Strip<'_> {
     }
 }
 
+/// Are the columns of a run further apart than [`SPARSE_PX`] on average (then a line through
+/// their means is drawn too)?
+fn sparse(run: &[EnvelopeColumn], map: &ScreenMap) -> bool {
+    let (first, last) = (map.x(run[0].t_start), map.x(run[run.len() - 1].t_end));
+    run.len() > 1 && (last - first).abs() > SPARSE_PX * (run.len() - 1) as f32
+}
+
 impl EnvelopeItem<'_> {
-    /// Band (and, where sparse, line) of one gap-free run of columns.
+    fn line_width(&self) -> f32 {
+        if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH }
+    }
+
+    /// Band (and, where sparse, line) of one gap-free run of columns. False, having drawn
+    /// nothing, when the run needs a line through column means that `exact` columns do not
+    /// have (`Envelope::is_exact`).
     fn run(
         &self,
         run: &[EnvelopeColumn],
+        exact: bool,
         map: &ScreenMap,
         mesh: &mut Mesh,
         shapes: &mut Vec<Shape>,
         joins: &mut Vec<egui::Rect>,
-    ) {
-        let width = if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH };
+    ) -> bool {
+        let width = self.line_width();
         let (first, last) = (map.x(run[0].t_start), map.x(run[run.len() - 1].t_end));
-        let sparse = run.len() > 1 && (last - first).abs() > SPARSE_PX * (run.len() - 1) as f32;
+        let sparse = sparse(run, map);
+        if sparse && !exact {
+            return false;
+        }
         let mut strip = Strip { mesh, color: self.color, half_width: 0.5 * width, started: false };
         // Step edges of wide or sparse columns: drawn after the strip (a strip's triangles join
         // consecutive vertices). `joins` is reused from run to run.
         joins.clear();
-        // A column's reach: its min..max and the step edge joining it to the previous column.
+        let hw = 0.5 * width;
+        // A column's reach on screen (top, bottom, side): its min..max and the step edge joining
+        // it to the previous column, which is min(min, previous max)..max(max, previous min)
+        // whether or not the two overlap. Each value is mapped to the screen once.
         let reach = |i: usize| {
             let c: &EnvelopeColumn = &run[i];
-            let join = i.checked_sub(1).and_then(|p| join_before(&run[p], c));
-            let (lo, hi) = join.map_or((c.min, c.max), |(lo, hi)| (c.min.min(lo), c.max.max(hi)));
-            (join, map.side(lo, hi, 0.5 * width))
+            let (lo, hi) = match i.checked_sub(1) {
+                Some(p) => (c.min.min(run[p].max), c.max.max(run[p].min)),
+                None => (c.min, c.max),
+            };
+            let (a, b) = (map.y(hi), map.y(lo));
+            let (top, bottom) = (a.min(b), a.max(b));
+            (top, bottom, map.side_of(top, bottom, hw))
         };
         let (mut prev, mut here) = (None, reach(0));
         for (i, c) in run.iter().enumerate() {
             let next = (i + 1 < run.len()).then(|| reach(i + 1));
-            let (join, side) = here;
-            let culled = side != Side::Inside && prev.unwrap_or(side) == side && next.map_or(side, |(_, s)| s) == side;
+            let (top, bottom, side) = here;
+            let culled = side != Side::Inside && prev.unwrap_or(side) == side && next.map_or(side, |n| n.2) == side;
             prev = Some(side);
             if let Some(n) = next {
                 here = n;
@@ -327,22 +360,20 @@ impl EnvelopeItem<'_> {
                 continue;
             }
             let (xa, xb) = map.column_xs(c);
-            let (mut top, mut bottom) = (map.y(c.max), map.y(c.min));
-            if let Some((lo, hi)) = join {
-                if sparse || xb != xa {
+            if sparse || xb != xa {
+                if let Some((lo, hi)) = i.checked_sub(1).and_then(|p| join_before(&run[p], c)) {
                     // A step: its vertical edge, one line wide, at the column's start.
-                    let hw = 0.5 * width;
                     joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, map.y(hi) - hw..=map.y(lo) + hw));
-                } else {
-                    // Columns about a pixel apart: the strip's edge itself reaches over the step
-                    // (two vertices instead of a rectangle's four).
-                    top = top.min(map.y(hi));
-                    bottom = bottom.max(map.y(lo));
                 }
-            }
-            strip.edge(xa, top, bottom);
-            if xb != xa {
-                strip.edge(xb, top, bottom);
+                let (top, bottom) = (map.y(c.max), map.y(c.min));
+                strip.edge(xa, top, bottom);
+                if xb != xa {
+                    strip.edge(xb, top, bottom);
+                }
+            } else {
+                // Columns about a pixel apart: the strip's edge itself reaches over the step
+                // (two vertices instead of a rectangle's four).
+                strip.edge(xa, top, bottom);
             }
         }
         for r in joins.drain(..) {
@@ -379,6 +410,18 @@ impl EnvelopeItem<'_> {
             }
             shapes.push(Shape::line(pts, PathStroke::new(width, self.color)));
         }
+        true
+    }
+
+    /// This item's envelope with exact columns (computed now if the frame's are banded).
+    fn exact_envelope<'e>(&self, sh: &'e mut Shared) -> Option<&'e Envelope> {
+        let series = *sh.series.get(self.index)?;
+        let env = sh.envs.get_mut(self.index)?;
+        if !env.is_exact() {
+            let (t0, t1, columns) = env.request();
+            self.store.envelope(series, t0, t1, columns, env);
+        }
+        Some(env)
     }
 }
 
@@ -398,16 +441,36 @@ impl PlotItem for EnvelopeItem<'_> {
         let arc = handle.as_mut().expect("set above");
         let mesh = Arc::get_mut(arc).expect("a fresh or unshared mesh");
         let first_shape = shapes.len();
-        if let Some(cols) = sh.envs.get(self.index).map(Envelope::columns)
-            && let Some(first) = cols.first()
-        {
+        let mut joins = Vec::new();
+        for _ in 0..2 {
+            let Some(env) = sh.envs.get(self.index) else {
+                break;
+            };
+            let (cols, exact) = (env.columns(), env.is_exact());
+            let Some(first) = cols.first() else {
+                break;
+            };
             let map = ScreenMap::new(self.store, transform, first.t_start);
-            mesh.reserve_vertices(cols.len() * 2 + 8);
-            mesh.reserve_triangles(cols.len() * 2 + 4);
-            let mut joins = Vec::new();
-            for run in gap_free_runs(cols) {
-                self.run(run, &map, mesh, shapes, &mut joins);
+            // Every column, and so every step between two, lies above (or below) the plot: no
+            // band is drawn (each column would be culled), only sparse runs' lines (clipped).
+            // (Columns without a value have NaN bounds, which these comparisons pass over.)
+            let (lo, hi) = cols.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
+                (if c.min < lo { c.min } else { lo }, if c.max > hi { c.max } else { hi })
+            });
+            let out_of_view = lo > hi || map.side(lo, hi, 0.5 * self.line_width()) != Side::Inside;
+            if !out_of_view {
+                mesh.reserve_vertices(cols.len() * 2 + 8);
+                mesh.reserve_triangles(cols.len() * 2 + 4);
             }
+            if gap_free_runs(cols)
+                .all(|run| (out_of_view && !sparse(run, &map)) || self.run(run, exact, &map, mesh, shapes, &mut joins))
+            {
+                break;
+            }
+            // A sparse run needs column means: draw again from exact columns.
+            mesh.clear();
+            shapes.truncate(first_shape);
+            self.exact_envelope(&mut sh);
         }
         if !mesh.is_empty() {
             // The band first, so lines are drawn over it.
@@ -426,8 +489,8 @@ impl PlotItem for EnvelopeItem<'_> {
 
     fn geometry(&self) -> PlotGeometry<'_> {
         PlotGeometry::Points(self.points.get_or_init(|| {
-            let sh = self.shared.borrow();
-            let Some(env) = sh.envs.get(self.index) else {
+            let mut sh = self.shared.borrow_mut();
+            let Some(env) = self.exact_envelope(&mut sh) else {
                 return Vec::new();
             };
             env.columns()

@@ -191,7 +191,7 @@ impl StreamStore {
 
     /// Bytes of level-`l` nodes that hold history no finer level holds.
     pub fn exclusive_bytes(&self, l: usize) -> usize {
-        self.pyramid.exclusive_nodes(l, self.finer_start(l)) as usize * Level::node_bytes(self.n_series())
+        self.pyramid.exclusive_nodes(l, self.finer_start(l)) as usize * Level::node_bytes(l, self.n_series())
     }
 
     /// Start time of the front chunk of level `l` if it may be dropped

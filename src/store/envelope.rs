@@ -83,6 +83,8 @@ pub struct Envelope {
     pub(crate) requested: usize,
     pub(crate) samples_per_bucket: u64,
     pub(crate) plan: Plan,
+    /// Min and max of node columns came from the drawing bands (`Store::draw_envelopes`).
+    pub(crate) banded: bool,
 }
 
 impl Envelope {
@@ -101,6 +103,15 @@ impl Envelope {
         (self.range.0, self.range.1, self.requested)
     }
 
+    /// Whether every column is exact as [`EnvelopeColumn`] describes. False after
+    /// `Store::draw_envelopes` read the drawing bands: then columns made of pyramid
+    /// nodes have a min and max that enclose the exact ones (wider by at most an `f32`
+    /// rounding, see `band.rs`), `count` is their sample count when they hold a finite
+    /// value and 0 otherwise, `mean` is NaN and `non_finite` 0 (not computed).
+    pub fn is_exact(&self) -> bool {
+        !self.banded
+    }
+
     /// Samples per bucket of the level the query walked (1: raw samples).
     /// Coarsened history in range may be coarser.
     pub fn samples_per_bucket(&self) -> u64 {
@@ -112,6 +123,7 @@ impl Envelope {
         self.range = (t0, t1);
         self.requested = n;
         self.samples_per_bucket = 0;
+        self.banded = false;
     }
 }
 
@@ -126,6 +138,8 @@ struct Acc {
 }
 
 impl Acc {
+    const EMPTY: Acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
+
     #[inline(always)]
     fn merge(&mut self, a: &Agg) {
         if a.min < self.min {
@@ -200,8 +214,9 @@ impl Acc {
 }
 
 impl StreamStore {
-    /// Fill `out` (already reset) with series `s` laid out by `plan`.
-    pub(crate) fn apply(&self, plan: &Plan, s: usize, out: &mut Envelope) {
+    /// Fill `out` (already reset) with series `s` laid out by `plan`; `draw`: from the
+    /// drawing bands where the plan has them (see [`Envelope::is_exact`]).
+    pub(crate) fn apply(&self, plan: &Plan, s: usize, out: &mut Envelope, draw: bool) {
         out.samples_per_bucket = plan.samples_per_bucket;
         if s >= self.n_series() {
             return;
@@ -212,6 +227,64 @@ impl StreamStore {
         for (l, slot) in levels.iter_mut().enumerate().skip(1).take(self.pyramid.top()) {
             *slot = Some(&self.pyramid.level(l).aggs[s]);
         }
+        let bands = plan.uniform.filter(|_| draw).and_then(|l| self.pyramid.level(l as usize).bands.get(s));
+        if let (Some(bands), Some(aggs)) = (bands, plan.uniform.and_then(|l| levels[l as usize])) {
+            // Drawing a long history: 8 bytes a node instead of an `Agg`'s 40, read one storage
+            // run at a time (`run`, nodes from `first`, offsets from `base`) as below.
+            out.banded = true;
+            out.columns.reserve(plan.cols.len());
+            let (mut first, mut base, mut run): (u64, f64, &[[f32; 2]]) = (0, 0.0, &[]);
+            for (col, part) in plan.cols.iter().zip(&plan.parts) {
+                let Part::Nodes { lo, hi, .. } = *part else { unreachable!("uniform plans hold nodes") };
+                let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+                let (mut m, hi) = (lo.max(bands.start()), hi.min(bands.end()));
+                let mut exact = false;
+                while m < hi {
+                    if m < first || m - first >= run.len() as u64 {
+                        let Some((b, r)) = bands.run_from(m) else {
+                            exact = true;
+                            break;
+                        };
+                        (first, base, run) = (m, b, r);
+                    }
+                    let k = (m - first) as usize;
+                    let take = ((hi - m) as usize).min(run.len() - k);
+                    let (mut a, mut b) = (f32::INFINITY, f32::NEG_INFINITY);
+                    for &[l, h] in &run[k..k + take] {
+                        a = if l < a { l } else { a };
+                        b = if h > b { h } else { b };
+                    }
+                    if a <= b {
+                        let (a, b) = (base + a as f64, base + b as f64);
+                        min = if a < min { a } else { min };
+                        max = if b > max { b } else { max };
+                    }
+                    m += take as u64;
+                }
+                let column = if exact {
+                    // An inexact chunk (values too far apart for f32 offsets): the aggregates.
+                    let mut acc = Acc::EMPTY;
+                    acc.merge_nodes(aggs, lo.max(aggs.start()), hi.min(aggs.end()));
+                    acc.column(col)
+                } else if min <= max {
+                    EnvelopeColumn {
+                        t_start: col.t_start,
+                        t_end: col.t_end,
+                        min,
+                        max,
+                        mean: f64::NAN,
+                        count: col.samples,
+                        non_finite: 0,
+                        samples: col.samples,
+                        break_before: col.break_before,
+                    }
+                } else {
+                    Acc::EMPTY.column(col)
+                };
+                out.columns.push(column);
+            }
+            return;
+        }
         if let Some(aggs) = plan.uniform.and_then(|l| levels[l as usize]) {
             // The common layout: one run of nodes of one level per column, the columns in
             // order. The nodes are read through one storage run at a time (`run`, starting at
@@ -220,7 +293,7 @@ impl StreamStore {
             let (mut base, mut run): (u64, &[Agg]) = (0, &[]);
             for (col, part) in plan.cols.iter().zip(&plan.parts) {
                 let Part::Nodes { lo, hi, .. } = *part else { unreachable!("uniform plans hold nodes") };
-                let mut acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
+                let mut acc = Acc::EMPTY;
                 let mut m = lo.max(aggs.start());
                 let hi = hi.min(aggs.end());
                 while m < hi {
@@ -243,7 +316,7 @@ impl StreamStore {
         let mut decoded: (u64, [f64; BLOCK]) = (u64::MAX, [0.0; BLOCK]);
         let mut p = 0;
         for col in &plan.cols {
-            let mut acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
+            let mut acc = Acc::EMPTY;
             for part in &plan.parts[p..col.parts_end] {
                 match *part {
                     Part::Nodes { level, lo, hi } => {
@@ -282,7 +355,7 @@ impl StreamStore {
         }
         let mut plan = std::mem::take(&mut out.plan);
         self.plan(t0, t1, columns, &mut plan);
-        self.apply(&plan, s, out);
+        self.apply(&plan, s, out, false);
         out.plan = plan;
     }
 }

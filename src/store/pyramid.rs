@@ -15,6 +15,9 @@
 //! size is just below the samples per pixel column, so a column reads between
 //! 1 and 16 nodes, wherever it is in a history of any length.
 //!
+//! From level 2 up, each series' nodes also keep a compact copy of their min
+//! and max for drawing (`band.rs`, 8 bytes a node).
+//!
 //! Levels are created lazily (a stream of 300 samples has two levels), node
 //! storage is [`Chunked`] so coarsening and eviction free memory from the
 //! front, and the levels above are updated incrementally as samples arrive:
@@ -27,6 +30,7 @@
 //! point in time is well defined (see `StreamStore::resolution`).
 
 use super::agg::Agg;
+use super::band::{BAND_LEVEL, Bands};
 use super::chunked::Chunked;
 
 /// Children per node.
@@ -67,27 +71,39 @@ pub(crate) struct Level {
     pub meta: Chunked<NodeMeta>,
     /// One node storage per series.
     pub aggs: Vec<Chunked<Agg>>,
+    /// The drawing bands of each series' nodes (`band.rs`); empty below [`BAND_LEVEL`].
+    pub bands: Vec<Bands>,
 }
 
 impl Level {
-    fn new(n_series: usize) -> Level {
-        Level { meta: Chunked::new(), aggs: (0..n_series).map(|_| Chunked::new()).collect() }
+    fn new(l: usize, n_series: usize) -> Level {
+        let bands = if l >= BAND_LEVEL { n_series } else { 0 };
+        Level {
+            meta: Chunked::new(),
+            aggs: (0..n_series).map(|_| Chunked::new()).collect(),
+            bands: (0..bands).map(|_| Bands::new()).collect(),
+        }
     }
 
     pub fn bytes(&self) -> usize {
         self.meta.bytes()
             + self.aggs.iter().map(Chunked::bytes).sum::<usize>()
             + self.aggs.capacity() * size_of::<Chunked<Agg>>()
+            + self.bands.iter().map(Bands::bytes).sum::<usize>()
+            + self.bands.capacity() * size_of::<Bands>()
     }
 
     /// Upper bound of the bytes `n` more nodes can add.
     pub fn growth_bound(&self, n: u64) -> usize {
-        self.meta.growth_bound(n) + self.aggs.iter().map(|a| a.growth_bound(n)).sum::<usize>()
+        self.meta.growth_bound(n)
+            + self.aggs.iter().map(|a| a.growth_bound(n)).sum::<usize>()
+            + self.bands.iter().map(|b| b.growth_bound(n)).sum::<usize>()
     }
 
-    /// Bytes of one node across the stream's series.
-    pub fn node_bytes(n_series: usize) -> usize {
-        size_of::<NodeMeta>() + n_series * size_of::<Agg>()
+    /// Bytes of one node of level `l` across the stream's series.
+    pub fn node_bytes(l: usize, n_series: usize) -> usize {
+        let band = if l >= BAND_LEVEL { 2 * size_of::<f32>() } else { 0 };
+        size_of::<NodeMeta>() + n_series * (size_of::<Agg>() + band)
     }
 
     fn push(&mut self, m: u64, meta: NodeMeta, aggs: Option<&[Agg]>) {
@@ -95,13 +111,20 @@ impl Level {
         for (s, a) in self.aggs.iter_mut().enumerate() {
             a.push_at(m, aggs.map_or(Agg::EMPTY, |x| x[s]));
         }
+        for (s, b) in self.bands.iter_mut().enumerate() {
+            b.push_at(m, aggs.map_or(&Agg::EMPTY, |x| &x[s]));
+        }
     }
 
     fn absorb(&mut self, p: u64, meta: &NodeMeta, aggs: Option<&[Agg]>) {
         self.meta.at_mut(p).absorb(meta);
         if let Some(x) = aggs {
             for (s, a) in self.aggs.iter_mut().enumerate() {
-                a.at_mut(p).merge(&x[s]);
+                let node = a.at_mut(p);
+                node.merge(&x[s]);
+                if let Some(b) = self.bands.get_mut(s) {
+                    b.set(p, node);
+                }
             }
         }
     }
@@ -142,9 +165,9 @@ impl Pyramid {
                 match self.levels.get(l - 1) {
                     Some(level) => level.growth_bound(nodes),
                     None => {
-                        Level::new(self.n_series).growth_bound(nodes)
+                        Level::new(l, self.n_series).growth_bound(nodes)
                             + size_of::<Level>() * 2 * MAX_LEVEL
-                            + self.n_series * size_of::<Chunked<Agg>>()
+                            + self.n_series * (size_of::<Chunked<Agg>>() + size_of::<Bands>())
                     }
                 }
             })
@@ -157,7 +180,8 @@ impl Pyramid {
     /// added with [`Self::add`].
     pub fn insert(&mut self, l: usize, m: u64, meta: NodeMeta, aggs: Option<&[Agg]>) {
         while self.levels.len() < l {
-            self.levels.push(Level::new(self.n_series));
+            let next = self.levels.len() + 1;
+            self.levels.push(Level::new(next, self.n_series));
         }
         self.levels[l - 1].push(m, meta, aggs);
         let first_block = m * blocks_per_node(l);
@@ -181,7 +205,7 @@ impl Pyramid {
             if src.meta.end() - src.meta.start() < 2 {
                 break;
             }
-            let mut up = Level::new(self.n_series);
+            let mut up = Level::new(self.levels.len() + 1, self.n_series);
             let mut aggs = vec![Agg::EMPTY; self.n_series];
             for m in src.meta.start()..src.meta.end() {
                 let meta = *src.meta.at(m);
@@ -207,7 +231,12 @@ impl Pyramid {
         for (i, level) in self.levels.iter_mut().enumerate() {
             let m = b / blocks_per_node(i + 1);
             if level.aggs[s].contains(m) {
-                level.aggs[s].at_mut(m).merge(agg);
+                let node = level.aggs[s].at_mut(m);
+                let widens = agg.min < node.min || agg.max > node.max;
+                node.merge(agg);
+                if widens && let Some(b) = level.bands.get_mut(s) {
+                    b.set(m, node);
+                }
             }
         }
     }
@@ -268,6 +297,9 @@ impl Pyramid {
         level.meta.pop_front_chunk();
         for a in &mut level.aggs {
             a.pop_front_chunk();
+        }
+        for b in &mut level.bands {
+            b.pop_front_chunk();
         }
         Some(merged)
     }

@@ -122,3 +122,36 @@ pub fn check_nearest(store: &Store, sid: SeriesId, model: &Model, t: i64) {
         }
     }
 }
+
+/// `Store::draw_envelopes` lays out the columns `exact` (a `Store::envelope` of `sid`) holds
+/// and encloses each one's min and max, wider by at most an f32 rounding of the series' range.
+/// Returns whether the drawing bands were read (else the columns must be the exact ones).
+pub fn check_draw_envelope(store: &Store, sid: SeriesId, exact: &Envelope) -> bool {
+    let (t0, t1, columns) = exact.request();
+    let mut outs = [Envelope::new()];
+    store.draw_envelopes(&[sid], t0, t1, columns, &mut outs);
+    let drawn = outs[0].columns();
+    assert_eq!(drawn.len(), exact.columns().len());
+    // The bands' offsets are from a value of the same series, anywhere in the history.
+    let all = store.stats(sid, i64::MIN, i64::MAX);
+    let slack = 1e-6 * if all.count > 0 { (all.max - all.min).max(1.0) } else { 1.0 };
+    for (d, e) in drawn.iter().zip(exact.columns()) {
+        assert_eq!((d.t_start, d.t_end, d.samples, d.break_before), (e.t_start, e.t_end, e.samples, e.break_before));
+        assert_eq!(d.count > 0, e.count > 0, "a drawn column holds a value exactly when the exact one does");
+        if e.count > 0 {
+            assert!(d.min <= e.min && d.max >= e.max, "[{}, {}] does not enclose [{}, {}]", d.min, d.max, e.min, e.max);
+            assert!(
+                e.min - d.min <= slack && d.max - e.max <= slack,
+                "[{}, {}] vs [{}, {}]",
+                d.min,
+                d.max,
+                e.min,
+                e.max
+            );
+        }
+        if outs[0].is_exact() {
+            assert_eq!((d.min.to_bits(), d.max.to_bits(), d.count), (e.min.to_bits(), e.max.to_bits(), e.count));
+        }
+    }
+    !outs[0].is_exact()
+}

@@ -52,7 +52,7 @@ fn band(cols: &[EnvelopeColumn], y_clip: (f32, f32)) -> Mesh {
     let map = ScreenMap { t_ref: 0, x_ref: 0.0, x_scale: 1e-3, v_ref: 0.0, y_ref: 200.0, y_scale: -1.0, y_clip };
     let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
     for run in gap_free_runs(cols) {
-        item.run(run, &map, &mut mesh, &mut shapes, &mut joins);
+        assert!(item.run(run, true, &map, &mut mesh, &mut shapes, &mut joins));
     }
     mesh
 }
@@ -124,4 +124,36 @@ fn a_run_wholly_out_of_view_draws_nothing_one_reaching_in_draws_its_edge() {
     let cov = coverage(&mesh, clip, 50.0);
     assert!(cov.contains(&(25, 150)) && cov.contains(&(25, 100)), "the step reaches into view: {cov:?}");
     assert!(mesh.vertices.len() <= 3 * 2 + 8, "only the step and its neighbours: {} vertices", mesh.vertices.len());
+}
+
+#[test]
+fn a_sparse_run_of_banded_columns_asks_for_exact_ones_and_draws_nothing_first() {
+    let store = Store::new(1 << 20);
+    let shared = RefCell::new(Shared::default());
+    let item = EnvelopeItem {
+        base: PlotItemBase::new("s".into()),
+        shared: &shared,
+        index: 0,
+        store: &store,
+        color: Color32::RED,
+        columns: 40,
+        points: OnceCell::new(),
+    };
+    let map = ScreenMap {
+        t_ref: 0,
+        x_ref: 0.0,
+        x_scale: 1e-3,
+        v_ref: 0.0,
+        y_ref: 200.0,
+        y_scale: -1.0,
+        y_clip: (0.0, 400.0),
+    };
+    // Columns 10 points apart: a line through their means is drawn.
+    let mut cols = columns(40, 10_000, 0);
+    cols.iter_mut().for_each(|c| c.break_before = false);
+    let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
+    assert!(!item.run(&cols, false, &map, &mut mesh, &mut shapes, &mut joins), "banded columns have no means");
+    assert!(mesh.is_empty() && shapes.is_empty(), "nothing is drawn from them");
+    assert!(item.run(&cols, true, &map, &mut mesh, &mut shapes, &mut joins));
+    assert!(!mesh.is_empty() && shapes.iter().any(|s| matches!(s, Shape::Path(_))), "band and line from exact columns");
 }
