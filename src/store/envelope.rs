@@ -35,7 +35,7 @@
 
 use super::agg::Agg;
 use super::chunked::Chunked;
-use super::column::BLOCK;
+use super::decoded::{CacheUse, SeriesValues};
 use super::plan::{Part, Plan, PlanCol};
 use super::pyramid::MAX_LEVEL;
 use super::stream::StreamStore;
@@ -200,8 +200,9 @@ impl Acc {
 }
 
 impl StreamStore {
-    /// Fill `out` (already reset) with series `s` laid out by `plan`.
-    pub(crate) fn apply(&self, plan: &Plan, s: usize, out: &mut Envelope) {
+    /// Fill `out` (already reset) with series `s` laid out by `plan`; raw samples come through
+    /// the cache of decoded blocks when there is one (`decoded.rs`).
+    pub(crate) fn apply(&self, plan: &Plan, s: usize, out: &mut Envelope, cache: Option<CacheUse<'_>>) {
         out.samples_per_bucket = plan.samples_per_bucket;
         if s >= self.n_series() {
             return;
@@ -239,8 +240,8 @@ impl StreamStore {
             }
             return;
         }
-        // Values of the block the raw parts read, decoded once per block (parts are single samples).
-        let mut decoded: (u64, [f64; BLOCK]) = (u64::MAX, [0.0; BLOCK]);
+        // Values of the block the raw parts read, looked up once per block (parts are single samples).
+        let mut decoded = SeriesValues::new(cache, s);
         let mut p = 0;
         for col in &plan.cols {
             let mut acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
@@ -256,11 +257,8 @@ impl StreamStore {
                         let Some(blk) = self.block(block) else {
                             continue;
                         };
-                        if decoded.0 != block {
-                            self.block_values(blk, s, &mut decoded.1);
-                            decoded.0 = block;
-                        }
-                        let vals = &decoded.1[lo as usize..(hi as usize).min(blk.len)];
+                        let vals = decoded.get(self, block, blk);
+                        let vals = &vals[(lo as usize).min(blk.len)..(hi as usize).min(blk.len)];
                         if gauge {
                             acc.scan(vals);
                         } else {
@@ -275,14 +273,22 @@ impl StreamStore {
     }
 
     /// See `Store::envelope`.
-    pub fn envelope(&self, s: usize, t0: i64, t1: i64, columns: usize, out: &mut Envelope) {
+    pub fn envelope(
+        &self,
+        s: usize,
+        t0: i64,
+        t1: i64,
+        columns: usize,
+        out: &mut Envelope,
+        cache: Option<CacheUse<'_>>,
+    ) {
         out.reset(t0, t1, columns);
         if s >= self.n_series() {
             return;
         }
         let mut plan = std::mem::take(&mut out.plan);
         self.plan(t0, t1, columns, &mut plan);
-        self.apply(&plan, s, out);
+        self.apply(&plan, s, out, cache);
         out.plan = plan;
     }
 }
