@@ -136,6 +136,12 @@ impl DecodedCache {
         *self = DecodedCache { active, hits, replaced, ..DecodedCache::default() };
     }
 
+    /// The values held in slot `i` (as [`CacheUse::values`] returned it).
+    #[inline]
+    pub fn slot_values(&self, i: usize) -> &[f64; BLOCK] {
+        &self.slots[i].values
+    }
+
     /// Lookups answered from the cache since the store was made.
     pub fn hits(&self) -> u64 {
         self.hits
@@ -296,22 +302,40 @@ impl<'a> SeriesValues<'a> {
     }
 
     fn load(&mut self, st: &StreamStore, block: u64, blk: &Block) {
-        let s = self.series;
         self.block = block;
-        self.slot = None;
-        let Some(c) = self.cache.as_mut().filter(|_| blk.is_sealed()) else {
-            st.block_values(blk, s, &mut self.buf);
-            return;
+        self.slot = match self.cache.as_mut() {
+            Some(c) => c.values(st, self.series, block, blk, &mut self.buf),
+            None => {
+                st.block_values(blk, self.series, &mut self.buf);
+                None
+            }
         };
-        if let Some(i) = c.cache.find(c.stream, s, block, blk) {
+    }
+}
+
+impl CacheUse<'_> {
+    /// The values of series `s` of block number `block` (`blk`) of `st`: the slot of the cache
+    /// that holds them, or `None` when they are in `buf`.
+    pub fn values(
+        &mut self,
+        st: &StreamStore,
+        s: usize,
+        block: u64,
+        blk: &Block,
+        buf: &mut [f64; BLOCK],
+    ) -> Option<usize> {
+        if !blk.is_sealed() {
+            st.block_values(blk, s, buf);
+            return None;
+        }
+        if let Some(i) = self.cache.find(self.stream, s, block, blk) {
             if st.wraps[s].is_some() && blk.len > 0 {
                 // Its predecessor may have been coarsened away since: the head rate stands in.
-                c.cache.slots[i].values[0] = st.first_rate(blk, s);
+                self.cache.slots[i].values[0] = st.first_rate(blk, s);
             }
-            self.slot = Some(i);
-            return;
+            return Some(i);
         }
-        let vals = st.block_values(blk, s, &mut self.buf);
-        self.slot = c.cache.put(c.stream, s, block, blk, vals, c.room);
+        let vals = st.block_values(blk, s, buf);
+        self.cache.put(self.stream, s, block, blk, vals, self.room)
     }
 }

@@ -117,15 +117,17 @@ impl Envelope {
 
 /// Running summary of a column for one series (u64 counts: a column can
 /// span more than 2^32 samples).
-struct Acc {
-    min: f64,
-    max: f64,
-    sum: f64,
-    n: u64,
-    nf: u64,
+pub(super) struct Acc {
+    pub min: f64,
+    pub max: f64,
+    pub sum: f64,
+    pub n: u64,
+    pub nf: u64,
 }
 
 impl Acc {
+    pub const EMPTY: Acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
+
     #[inline(always)]
     fn merge(&mut self, a: &Agg) {
         if a.min < self.min {
@@ -140,7 +142,7 @@ impl Acc {
     }
 
     #[inline(always)]
-    fn column(&self, col: &PlanCol) -> EnvelopeColumn {
+    pub fn column(&self, col: &PlanCol) -> EnvelopeColumn {
         let (min, max, mean) =
             if self.n > 0 { (self.min, self.max, self.sum / self.n as f64) } else { (f64::NAN, f64::NAN, f64::NAN) };
         EnvelopeColumn {
@@ -165,7 +167,7 @@ impl Acc {
 
     /// Merges nodes `lo..hi` of one level (stored in chunks: walked run by run).
     #[inline]
-    fn merge_nodes(&mut self, aggs: &Chunked<Agg>, lo: u64, hi: u64) {
+    pub fn merge_nodes(&mut self, aggs: &Chunked<Agg>, lo: u64, hi: u64) {
         let mut m = lo;
         while m < hi {
             let run = aggs.run_from(m, hi);

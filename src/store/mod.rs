@@ -81,6 +81,7 @@ mod decoded_tests;
 mod desc;
 mod envelope;
 mod error;
+mod gauge_lanes;
 mod increase;
 mod locate;
 pub(crate) mod pack;
@@ -380,10 +381,25 @@ impl Store {
             }
             drop(cache);
             let mut decoded = self.decoded_cache();
-            for k in i..j {
-                outs[k].reset(t0, t1, columns);
+            let mut k = i;
+            while k < j {
+                // Raw samples of gauges go through `gauge_lanes.rs` several series at once.
+                let lanes = (k + gauge_lanes::LANES <= j && plan.uniform.is_none())
+                    .then(|| std::array::from_fn(|x| series[k + x].index()))
+                    .filter(|g: &[usize; gauge_lanes::LANES]| {
+                        g.iter().all(|&s| st.wraps.get(s).is_some_and(Option::is_none))
+                    });
                 let use_ = decoded.as_deref_mut().map(|c| self.cache_use(c, stream.0 as usize));
-                st.apply(&plan, series[k].index(), &mut outs[k], use_);
+                if let Some(g) = lanes {
+                    let group = &mut outs[k..k + gauge_lanes::LANES];
+                    group.iter_mut().for_each(|o| o.reset(t0, t1, columns));
+                    st.apply_gauges(&plan, g, group, use_);
+                    k += gauge_lanes::LANES;
+                } else {
+                    outs[k].reset(t0, t1, columns);
+                    st.apply(&plan, series[k].index(), &mut outs[k], use_);
+                    k += 1;
+                }
             }
             self.decoded_done(decoded);
             outs[i].plan = plan;
