@@ -381,10 +381,13 @@ impl Store {
             }
             drop(cache);
             let mut decoded = self.decoded_cache();
+            // Lanes pay off over runs of samples, not over a sample or two per column.
+            let samples: u64 = plan.cols.iter().map(|c| c.samples).sum();
+            let dense = plan.uniform.is_none() && samples >= 8 * plan.cols.len() as u64;
             let mut k = i;
             while k < j {
                 // Raw samples of gauges go through `gauge_lanes.rs` several series at once.
-                let lanes = (k + gauge_lanes::LANES <= j && plan.uniform.is_none())
+                let lanes = (k + gauge_lanes::LANES <= j && dense)
                     .then(|| std::array::from_fn(|x| series[k + x].index()))
                     .filter(|g: &[usize; gauge_lanes::LANES]| {
                         g.iter().all(|&s| st.wraps.get(s).is_some_and(Option::is_none))
