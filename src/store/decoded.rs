@@ -16,22 +16,20 @@
 //!   one coarse pyramid level). Once a query has used the cache, the store keeps that share
 //!   free for it: appends coarsen full-resolution history as if it were taken (`cap.rs`), and
 //!   when nothing else is left to give, the cache is dropped before any history is evicted.
-//!   Its bytes (values, slot table, index, miss hashes) are part of `Store::memory_used`.
+//!   Its bytes (values, slot table, index) are part of `Store::memory_used`.
 //! - Replacement: entries carry the *epoch* of their last use. The epoch advances when the
 //!   store's data changes (a live view: every frame) and after four times the cache's slots
-//!   (at least 256) in lookups (a paused view moving over its history). An entry used in the
-//!   current or the previous epoch is not replaced: when every slot is that fresh, a miss decodes without
+//!   (at least 256) in lookups (a paused view moving over its history). An entry used in the current or the
+//!   previous epoch is not replaced: when every slot is that fresh, a miss decodes without
 //!   caching, so a view showing more than the budget keeps a stable part of it cached instead
-//!   of cycling through all of it. Admission: a block is kept on its second miss (the hashes of
-//!   up to 8192 misses are remembered, at most 64 KiB and a quarter of its room), so a view that shows every stretch once
-//!   copies nothing into the cache. A query that finds the cache busy (another thread) decodes
+//!   of cycling through all of it. A query that finds the cache busy (another thread) decodes
 //!   without it.
 //!
 //! Which queries read it: envelopes (`Store::envelope`, `Store::envelopes`) at raw level. A
 //! view that moves to a new stretch of history every frame misses every time.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::column::{BLOCK, Block};
 use super::stream::StreamStore;
@@ -47,9 +45,6 @@ const PROBES: usize = 16;
 
 /// Bytes of one slot's values.
 const VALUES: usize = BLOCK * 8;
-
-/// Recent misses remembered (see [`DecodedCache::ghosts`]).
-const GHOSTS: usize = 8192;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct Key {
@@ -109,9 +104,6 @@ pub(crate) struct DecodedCache {
     hits: u64,
     /// Entries replaced by others, ever.
     replaced: u64,
-    /// Hashes of recent misses, by hash modulo their number: a block is kept on its second miss
-    /// only, so a view that shows each stretch once (a new one every frame) copies nothing.
-    ghosts: Vec<u64>,
 }
 
 /// The cache's share of a store capped at `cap` bytes.
@@ -130,7 +122,7 @@ impl DecodedCache {
             let buckets = (self.index.capacity() * 8).div_ceil(7).next_power_of_two();
             buckets * (size_of::<(Key, u32)>() + 1) + 16
         };
-        self.slots.capacity() * size_of::<Slot>() + self.slots.len() * VALUES + index + self.ghosts.capacity() * 8
+        self.slots.capacity() * size_of::<Slot>() + self.slots.len() * VALUES + index
     }
 
     /// Whether a query has used the cache (its share is then kept free).
@@ -214,9 +206,6 @@ impl DecodedCache {
             return None;
         }
         let key = Key { stream, series: series as u32, block };
-        if !self.seen_before(&key, room) {
-            return None;
-        }
         let i = match self.index.get(&key) {
             // A stale entry under the same key (another block once had this number).
             Some(&i) => i as usize,
@@ -235,28 +224,6 @@ impl DecodedCache {
             self.index.insert(key, i as u32);
         }
         Some(i)
-    }
-
-    /// Whether `key` missed recently (it is remembered now if not).
-    fn seen_before(&mut self, key: &Key, room: usize) -> bool {
-        if self.ghosts.is_empty() {
-            // At most a quarter of the room.
-            let n = (room / 32).min(GHOSTS);
-            if n < 64 || self.bytes() + n * 8 + VALUES > room {
-                return false;
-            }
-            self.ghosts = vec![0; n];
-        }
-        let mut h = KeyHasher::default();
-        key.hash(&mut h);
-        let h = h.finish() | 1;
-        let n = self.ghosts.len() as u64;
-        let g = &mut self.ghosts[(h % n) as usize];
-        if *g == h {
-            return true;
-        }
-        *g = h;
-        false
     }
 
     /// A new slot if `room` allows, else one not used in this epoch or the previous.
@@ -293,7 +260,7 @@ impl DecodedCache {
     /// [`Self::bytes`] once the slot table holds `slots` slots (their values included).
     fn bytes_with(&self, slots: usize) -> usize {
         let buckets = (slots * 8).div_ceil(7).next_power_of_two();
-        slots * (size_of::<Slot>() + VALUES) + buckets * (size_of::<(Key, u32)>() + 1) + 16 + self.ghosts.capacity() * 8
+        slots * (size_of::<Slot>() + VALUES) + buckets * (size_of::<(Key, u32)>() + 1) + 16
     }
 }
 
