@@ -29,7 +29,8 @@
 //! is evicted (`cap.rs`). Entries used in the current or previous epoch (a change of the data,
 //! or four times its slots in lookups) are not replaced, so a view larger than the budget keeps
 //! a stable part cached. The cache sits behind a mutex taken once per query; a query
-//! that finds it busy decodes without it.
+//! that finds it busy decodes without it. Raw-level envelopes of four gauges of one stream
+//! are scanned in step (`gauge_lanes.rs`), the same columns bit for bit.
 //!
 //! # Memory arithmetic (full resolution, per stored value)
 //!
