@@ -13,10 +13,15 @@
 //!   egui's font atlas and allocations kept across frames.
 //! - `plot_frame/zoomed/10M`: the same 16 x 10M series, zoomed in to 2,000
 //!   samples (2 s) per series, a different stretch of the history every frame:
-//!   every frame decodes the sealed (compressed) blocks it shows. No cache
-//!   of decoded blocks exists: what a frame may reuse is what the decimated
-//!   frames may (egui's font atlas, allocations kept across frames); the
-//!   envelope and layout caches always miss.
+//!   every frame decodes the sealed (compressed) blocks it shows. The store's
+//!   cache of decoded blocks (`src/store/decoded.rs`) does not serve it: a
+//!   frame's blocks are 31 blocks past the previous frame's, a block comes
+//!   back only once the stride wraps around the history (after ~1,260 frames),
+//!   and by then the cache has replaced it (16 MiB hold ~50 frames' blocks);
+//!   the bench prints the cache's hits to show it. What a
+//!   frame may reuse is what the decimated frames may (egui's font atlas,
+//!   allocations kept across frames); the envelope and layout caches always
+//!   miss. It does pay for filling the cache.
 //! - `plot_frame/window/64x10M`: the scale a long recording reaches: one
 //!   stream of 64 counter-shaped series (`shapes/mod.rs`) x 10M samples
 //!   (640M values) in a store capped at 2 GiB, which holds them at full
@@ -176,6 +181,7 @@ fn zoomed(c: &mut Criterion, store: &Store, samples: usize) {
         })
     });
     group.finish();
+    println!("zoomed/10M: {} block lookups answered by the cache of decoded blocks", store.decoded_cache_hits());
 }
 
 /// `plot_frame/window/64x10M`: 4 plots x 16 counter-shaped series of 10M samples, 2 GiB cap.

@@ -20,6 +20,10 @@
 //! 4. Otherwise a whole stream is evicted: ended streams first, oldest first,
 //!    then live ones (a live stream continues after a gap).
 //!
+//! The cache of decoded blocks (`decoded.rs`) counts against the cap. Once a query has used
+//! it, steps 1 and 2 also run to keep its share (`min(16 MiB, cap / 32)`) free; before step 3
+//! it is dropped, so it never costs history beyond full resolution.
+//!
 //! With the default 1 GiB cap and 16 counters at 1 kHz this keeps about
 //! 1.8 hours at full resolution, then 3.5 hours at 256 ms buckets, 2.3 days
 //! at 4 s, 37 days at 65 s... (each level's `cap / 32` buys 16x the time of
@@ -61,7 +65,23 @@ pub(crate) fn default_cap() -> usize {
 impl Store {
     /// Make room for `need` more bytes. Err(()) when nothing is left to give.
     pub(crate) fn make_room(&mut self, need: usize) -> Result<(), ()> {
+        // The cache of decoded blocks, once used, keeps its share free: full-resolution history
+        // is coarsened for it (steps 1 and 2), nothing is evicted for it.
+        let share = if self.decoded_mut().active() { super::decoded::share(self.cap) } else { 0 };
+        if self.decoded_mut().bytes() > share {
+            self.clear_decoded();
+        }
+        let free_for_cache = share - self.decoded_mut().bytes();
+        while self.memory_used() + need + free_for_cache > self.cap {
+            if !self.coarsen_step() {
+                break;
+            }
+        }
         while self.memory_used() + need > self.cap {
+            if self.decoded_mut().bytes() > 0 {
+                self.clear_decoded();
+                continue;
+            }
             if !self.reclaim_step() {
                 return Err(());
             }
@@ -76,20 +96,7 @@ impl Store {
 
     /// One step of the policy in the module docs; false if nothing could go.
     fn reclaim_step(&mut self) -> bool {
-        let share = self.cap / COARSE_SHARE;
-        for l in 1..=MAX_LEVEL {
-            let held: usize = self.streams.iter().map(|s| s.exclusive_bytes(l)).sum();
-            if held > share
-                && let Some(i) = self.oldest_by(|i| self.streams[i].level_droppable(l))
-            {
-                self.streams[i].drop_level_front(l);
-                self.refresh(i);
-                return true;
-            }
-        }
-        if let Some(i) = self.oldest_by(|i| self.streams[i].raw_coarsenable()) {
-            self.streams[i].coarsen_raw_front();
-            self.refresh(i);
+        if self.coarsen_step() {
             return true;
         }
         for l in 1..=MAX_LEVEL {
@@ -107,6 +114,28 @@ impl Store {
             .or_else(|| self.oldest_by(|i| self.streams[i].oldest_time()));
         if let Some(i) = victim {
             self.streams[i].evict_all();
+            self.refresh(i);
+            return true;
+        }
+        false
+    }
+
+    /// Steps 1 and 2 of the policy: coarsening, never eviction of a whole stream's history
+    /// (step 1 evicts only what a coarse level's own budget has no room for).
+    fn coarsen_step(&mut self) -> bool {
+        let share = self.cap / COARSE_SHARE;
+        for l in 1..=MAX_LEVEL {
+            let held: usize = self.streams.iter().map(|s| s.exclusive_bytes(l)).sum();
+            if held > share
+                && let Some(i) = self.oldest_by(|i| self.streams[i].level_droppable(l))
+            {
+                self.streams[i].drop_level_front(l);
+                self.refresh(i);
+                return true;
+            }
+        }
+        if let Some(i) = self.oldest_by(|i| self.streams[i].raw_coarsenable()) {
+            self.streams[i].coarsen_raw_front();
             self.refresh(i);
             return true;
         }

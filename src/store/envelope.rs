@@ -35,7 +35,7 @@
 
 use super::agg::Agg;
 use super::chunked::Chunked;
-use super::column::BLOCK;
+use super::decoded::{CacheUse, SeriesValues};
 use super::plan::{Part, Plan, PlanCol};
 use super::pyramid::MAX_LEVEL;
 use super::stream::StreamStore;
@@ -129,16 +129,16 @@ impl Envelope {
 
 /// Running summary of a column for one series (u64 counts: a column can
 /// span more than 2^32 samples).
-struct Acc {
-    min: f64,
-    max: f64,
-    sum: f64,
-    n: u64,
-    nf: u64,
+pub(super) struct Acc {
+    pub min: f64,
+    pub max: f64,
+    pub sum: f64,
+    pub n: u64,
+    pub nf: u64,
 }
 
 impl Acc {
-    const EMPTY: Acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
+    pub const EMPTY: Acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
 
     #[inline(always)]
     fn merge(&mut self, a: &Agg) {
@@ -154,7 +154,7 @@ impl Acc {
     }
 
     #[inline(always)]
-    fn column(&self, col: &PlanCol) -> EnvelopeColumn {
+    pub fn column(&self, col: &PlanCol) -> EnvelopeColumn {
         let (min, max, mean) =
             if self.n > 0 { (self.min, self.max, self.sum / self.n as f64) } else { (f64::NAN, f64::NAN, f64::NAN) };
         EnvelopeColumn {
@@ -179,7 +179,7 @@ impl Acc {
 
     /// Merges nodes `lo..hi` of one level (stored in chunks: walked run by run).
     #[inline]
-    fn merge_nodes(&mut self, aggs: &Chunked<Agg>, lo: u64, hi: u64) {
+    pub fn merge_nodes(&mut self, aggs: &Chunked<Agg>, lo: u64, hi: u64) {
         let mut m = lo;
         while m < hi {
             let run = aggs.run_from(m, hi);
@@ -215,8 +215,9 @@ impl Acc {
 
 impl StreamStore {
     /// Fill `out` (already reset) with series `s` laid out by `plan`; `draw`: from the
-    /// drawing bands where the plan has them (see [`Envelope::is_exact`]).
-    pub(crate) fn apply(&self, plan: &Plan, s: usize, out: &mut Envelope, draw: bool) {
+    /// drawing bands where the plan has them (see [`Envelope::is_exact`]); raw samples come
+    /// through the cache of decoded blocks when there is one (`decoded.rs`).
+    pub(crate) fn apply(&self, plan: &Plan, s: usize, out: &mut Envelope, draw: bool, cache: Option<CacheUse<'_>>) {
         out.samples_per_bucket = plan.samples_per_bucket;
         if s >= self.n_series() {
             return;
@@ -312,8 +313,8 @@ impl StreamStore {
             }
             return;
         }
-        // Values of the block the raw parts read, decoded once per block (parts are single samples).
-        let mut decoded: (u64, [f64; BLOCK]) = (u64::MAX, [0.0; BLOCK]);
+        // Values of the block the raw parts read, looked up once per block (parts are single samples).
+        let mut decoded = SeriesValues::new(cache, s);
         let mut p = 0;
         for col in &plan.cols {
             let mut acc = Acc::EMPTY;
@@ -329,11 +330,8 @@ impl StreamStore {
                         let Some(blk) = self.block(block) else {
                             continue;
                         };
-                        if decoded.0 != block {
-                            self.block_values(blk, s, &mut decoded.1);
-                            decoded.0 = block;
-                        }
-                        let vals = &decoded.1[lo as usize..(hi as usize).min(blk.len)];
+                        let vals = decoded.get(self, block, blk);
+                        let vals = &vals[(lo as usize).min(blk.len)..(hi as usize).min(blk.len)];
                         if gauge {
                             acc.scan(vals);
                         } else {
@@ -348,14 +346,22 @@ impl StreamStore {
     }
 
     /// See `Store::envelope`.
-    pub fn envelope(&self, s: usize, t0: i64, t1: i64, columns: usize, out: &mut Envelope) {
+    pub fn envelope(
+        &self,
+        s: usize,
+        t0: i64,
+        t1: i64,
+        columns: usize,
+        out: &mut Envelope,
+        cache: Option<CacheUse<'_>>,
+    ) {
         out.reset(t0, t1, columns);
         if s >= self.n_series() {
             return;
         }
         let mut plan = std::mem::take(&mut out.plan);
         self.plan(t0, t1, columns, &mut plan);
-        self.apply(&plan, s, out, false);
+        self.apply(&plan, s, out, false, cache);
         out.plan = plan;
     }
 }

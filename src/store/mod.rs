@@ -17,6 +17,21 @@
 //! (`query.rs`), totals of cumulative counters (`increase.rs`). The cap and what gives way under it: `cap.rs`. Save/load:
 //! `snapshot.rs`. Each file's docs say why it is built the way it is.
 //!
+//! # Cache of decoded blocks
+//!
+//! A live view reads the same sealed blocks raw, frame after frame; `decoded.rs` keeps what
+//! they decode to. Key: (stream, series, block number), checked against the block's first
+//! ordinal, length and first timestamp; sealed blocks only (they never change until coarsened
+//! away); a cumulative counter's first rate is worked out again on every hit, so answers are
+//! exactly the uncached ones. Budget: 16 MiB, at most `cap / 32`. Counted in
+//! [`Store::memory_used`] (values, slot table and index); once queried, its share is kept free
+//! under the cap by coarsening full-resolution history, and it is dropped before any history
+//! is evicted (`cap.rs`). Entries used in the current or previous epoch (a change of the data,
+//! or four times its slots in lookups) are not replaced, so a view larger than the budget keeps
+//! a stable part cached. The cache sits behind a mutex taken once per query; a query
+//! that finds it busy decodes without it. Raw-level envelopes of four gauges of one stream
+//! are scanned in step (`gauge_lanes.rs`), the same columns bit for bit.
+//!
 //! # Memory arithmetic (full resolution, per stored value)
 //!
 //! With `n` series per stream and blocks of `B = 256` samples, what a sealed
@@ -62,9 +77,13 @@ mod band;
 mod cap;
 mod chunked;
 mod column;
+mod decoded;
+#[cfg(test)]
+mod decoded_tests;
 mod desc;
 mod envelope;
 mod error;
+mod gauge_lanes;
 mod increase;
 mod locate;
 pub(crate) mod pack;
@@ -100,7 +119,17 @@ pub struct Store {
     /// Recent column layouts: plot panes showing one stream over one range at one width share
     /// a layout, so it is worked out once per frame, not once per pane.
     plans: std::sync::Mutex<Vec<(PlanKey, plan::Plan)>>,
+    /// Decoded sealed blocks reused from query to query (`decoded.rs`).
+    decoded: std::sync::Mutex<decoded::DecodedCache>,
+    /// `decoded`'s bytes as of the end of the last query or change, for `memory_used`.
+    decoded_bytes: std::sync::atomic::AtomicUsize,
 }
+
+// The window's thread owns the store; loading builds one on another thread and hands it over.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<Store>();
+};
 
 /// (stream, t0, t1, columns, store version) of a cached plan.
 type PlanKey = (u32, i64, i64, usize, u64);
@@ -121,6 +150,8 @@ impl Store {
             cap: cap_bytes,
             version: 0,
             plans: std::sync::Mutex::new(Vec::new()),
+            decoded: std::sync::Mutex::new(decoded::DecodedCache::default()),
+            decoded_bytes: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -313,7 +344,12 @@ impl Store {
     /// counter: of its rate. An unknown series or empty range gives no columns.
     pub fn envelope(&self, series: SeriesId, t0: i64, t1: i64, columns: usize, out: &mut Envelope) {
         match self.series_idx(series) {
-            Some((i, k)) => self.streams[i].envelope(k, t0, t1, columns, out),
+            Some((i, k)) => {
+                let mut cache = self.decoded_cache();
+                let use_ = cache.as_deref_mut().map(|c| self.cache_use(c, i));
+                self.streams[i].envelope(k, t0, t1, columns, out, use_);
+                self.decoded_done(cache);
+            }
             None => out.reset(t0, t1, columns),
         }
     }
@@ -358,10 +394,31 @@ impl Store {
                 cache.push((key, plan.clone()));
             }
             drop(cache);
-            for k in i..j {
-                outs[k].reset(t0, t1, columns);
-                st.apply(&plan, series[k].index(), &mut outs[k], draw);
+            let mut decoded = self.decoded_cache();
+            // Lanes pay off over runs of samples, not over a sample or two per column.
+            let samples: u64 = plan.cols.iter().map(|c| c.samples).sum();
+            let dense = plan.uniform.is_none() && samples >= 8 * plan.cols.len() as u64;
+            let mut k = i;
+            while k < j {
+                // Raw samples of gauges go through `gauge_lanes.rs` several series at once.
+                let lanes = (k + gauge_lanes::LANES <= j && dense)
+                    .then(|| std::array::from_fn(|x| series[k + x].index()))
+                    .filter(|g: &[usize; gauge_lanes::LANES]| {
+                        g.iter().all(|&s| st.wraps.get(s).is_some_and(Option::is_none))
+                    });
+                let use_ = decoded.as_deref_mut().map(|c| self.cache_use(c, stream.0 as usize));
+                if let Some(g) = lanes {
+                    let group = &mut outs[k..k + gauge_lanes::LANES];
+                    group.iter_mut().for_each(|o| o.reset(t0, t1, columns));
+                    st.apply_gauges(&plan, g, group, use_);
+                    k += gauge_lanes::LANES;
+                } else {
+                    outs[k].reset(t0, t1, columns);
+                    st.apply(&plan, series[k].index(), &mut outs[k], draw, use_);
+                    k += 1;
+                }
             }
+            self.decoded_done(decoded);
             outs[i].plan = plan;
             i = j;
         }
@@ -398,8 +455,51 @@ impl Store {
         }
     }
 
+    /// The cache of decoded blocks for one query, unless another thread is using it (the query
+    /// then decodes without it).
+    fn decoded_cache(&self) -> Option<std::sync::MutexGuard<'_, decoded::DecodedCache>> {
+        let mut cache = self.decoded.try_lock().ok()?;
+        cache.begin(self.version);
+        Some(cache)
+    }
+
+    /// What a query on stream `i` may do with the cache.
+    fn cache_use<'a>(&self, cache: &'a mut decoded::DecodedCache, i: usize) -> decoded::CacheUse<'a> {
+        let room = decoded::share(self.cap).min(self.cap.saturating_sub(self.data_used()));
+        decoded::CacheUse { cache, stream: i as u32, room }
+    }
+
+    /// A query is done with the cache: its bytes as they are now.
+    fn decoded_done(&self, cache: Option<std::sync::MutexGuard<'_, decoded::DecodedCache>>) {
+        if let Some(c) = cache {
+            self.decoded_bytes.store(c.bytes(), std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// The cache of decoded blocks, from a method that changes the store.
+    fn decoded_mut(&mut self) -> &mut decoded::DecodedCache {
+        self.decoded.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Drops the entries of the cache of decoded blocks.
+    pub(crate) fn clear_decoded(&mut self) {
+        self.decoded_mut().clear();
+        *self.decoded_bytes.get_mut() = 0;
+    }
+
+    /// Envelope lookups of a series' block that the cache of decoded blocks answered, since
+    /// the store was made: benchmarks print it to show which frames the cache served.
+    pub fn decoded_cache_hits(&self) -> u64 {
+        self.decoded.lock().map_or(0, |c| c.hits())
+    }
+
     /// Bytes held, by the store's own accounting. Never above the cap.
     pub fn memory_used(&self) -> usize {
+        self.data_used() + self.decoded_bytes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// [`Self::memory_used`] but for the cache of decoded blocks.
+    fn data_used(&self) -> usize {
         size_of::<Store>()
             + self.streams.capacity() * size_of::<StreamStore>()
             + self.stream_bytes.capacity() * size_of::<usize>()
