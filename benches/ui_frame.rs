@@ -10,16 +10,15 @@
 //!
 //!     cargo bench --bench ui_frame
 
-use std::hint::black_box;
 use std::time::Duration;
 
+mod headless;
+
 use criterion::{Criterion, criterion_group, criterion_main};
-use egui::{Context, RawInput, Rect, pos2, vec2};
+use egui::Context;
 use zescope::app::ZescopeApp;
-use zescope::app::link::SamplerLink;
-use zescope::app::settings::Settings;
 use zescope::layout::Kind;
-use zescope::sampler::{Command, Event, SeriesInfo};
+use zescope::sampler::SeriesInfo;
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 use zescope::view::series::{SeriesEntry, SeriesKey};
 
@@ -31,19 +30,6 @@ const PANES: usize = 4;
 const PER_PANE: usize = 4;
 const SAMPLES: usize = 1_000_000;
 const PERIOD_NS: i64 = 1_000_000;
-
-/// No sampler: the store is filled up front.
-struct Quiet;
-
-impl SamplerLink for Quiet {
-    fn send(&self, _: Command) {}
-    fn try_recv(&self) -> Option<Event> {
-        None
-    }
-    fn shutdown(&mut self, _: Duration) -> Result<(), Duration> {
-        Ok(())
-    }
-}
 
 fn value(i: usize, s: usize) -> f64 {
     (i as f64 * 1e-4 + s as f64).sin() * 10.0 + s as f64 * 3.0 + if i % 9973 == s { 40.0 } else { 0.0 }
@@ -69,8 +55,7 @@ fn app() -> ZescopeApp {
         }
         store.append(id, &ts, &vals).unwrap();
     }
-    let mut app = ZescopeApp::new(Box::new(Quiet), Settings::default(), store);
-    app.auto_start = false;
+    let mut app = headless::app(store);
     let mut keys = Vec::new();
     for s in 0..n {
         let key = SeriesKey { device: "bench".into(), group: "G".into(), metric: format!("m{s}") };
@@ -97,10 +82,6 @@ fn app() -> ZescopeApp {
 fn full_ui(c: &mut Criterion) {
     let mut app = app();
     let ctx = Context::default();
-    let input = || RawInput {
-        screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(1600.0, 1000.0))),
-        ..Default::default()
-    };
     let id = app.store.streams().next().unwrap().id;
     let mut i = SAMPLES;
     let row: Vec<f64> = (0..PANES * PER_PANE).map(|s| value(0, s)).collect();
@@ -111,9 +92,7 @@ fn full_ui(c: &mut Criterion) {
             // Live data: one more sample, so the window slides and the store is queried.
             app.store.append(id, &[i as i64 * PERIOD_NS], &row).unwrap();
             i += 1;
-            let mut out = ctx.run_ui(input(), |ui| app.ui(ui));
-            out.textures_delta.clear();
-            black_box(ctx.tessellate(out.shapes, out.pixels_per_point).len())
+            headless::frame(&ctx, &mut app)
         })
     });
     g.finish();
