@@ -1,4 +1,6 @@
-/* A workload for tests/markers.rs: marks N ranges ("range <i>"), each around ~100 us of work,
+/* A workload for tests/markers.rs: marks N ranges ("range <i>"), each around ~1 ms of work
+ * (2 000 markers a second: the sender's queue of ZM_PENDING markers covers a listener kept off
+ * the CPU for 100 ms, as a loaded machine does; floods are tests/markers.rs's other test),
  * through include/zescope_markers.h, and writes the time it stamped on each marker to a log
  * ("B|E <i> <t_ns>" lines). Prints "sent <n> dropped <n>" at the end.
  *
@@ -29,7 +31,7 @@ int main(int argc, char **argv) {
     uint64_t t = zm_now_ns();
     zm_send_at('B', t, name);
     fprintf(log, "B %ld %llu\n", i, (unsigned long long)t);
-    work(100000);
+    work(1000000);
     t = zm_now_ns();
     zm_send_at('E', t, name);
     fprintf(log, "E %ld %llu\n", i, (unsigned long long)t);
