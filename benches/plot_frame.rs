@@ -17,7 +17,7 @@
 //!   cache of decoded blocks (`src/store/decoded.rs`) does not serve it: a
 //!   frame's blocks are 31 blocks past the previous frame's, a block comes
 //!   back only once the stride wraps around the history (after ~1,260 frames),
-//!   and by then the cache has replaced it (16 MiB hold ~50 frames' blocks);
+//!   and by then the cache has replaced it (64 MiB hold ~200 frames' blocks);
 //!   the bench prints the cache's hits to show it. What a
 //!   frame may reuse is what the decimated frames may (egui's font atlas,
 //!   allocations kept across frames); the envelope and layout caches always

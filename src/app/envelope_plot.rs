@@ -243,12 +243,21 @@ impl ScreenMap {
         self.y_ref + ((v - self.v_ref) * self.y_scale) as f32
     }
 
-    /// Where a band from value `lo` to `hi` (`half_width` added above and below) lies against
-    /// the plot's visible y range.
+    /// Screen rows `(top, bottom)` of a band from value `lo` to `hi` (`lo <= hi`). [`Self::y`]
+    /// is monotonic (decreasing unless the axis is inverted), so ordering the two needs no
+    /// comparison of positions.
+    #[inline]
+    fn rows(&self, lo: f64, hi: f64) -> (f32, f32) {
+        let (a, b) = (self.y(hi), self.y(lo));
+        if self.y_scale <= 0.0 { (a, b) } else { (b, a) }
+    }
+
+    /// Where a band from value `lo` to `hi` (`lo <= hi`, `half_width` added above and below)
+    /// lies against the plot's visible y range.
     #[inline]
     fn side(&self, lo: f64, hi: f64, half_width: f32) -> Side {
-        let (a, b) = (self.y(lo), self.y(hi));
-        self.side_of(a.min(b), a.max(b), half_width)
+        let (top, bottom) = self.rows(lo, hi);
+        self.side_of(top, bottom, half_width)
     }
 
     /// [`Self::side`] of a band already on screen, from `top` to `bottom` (`top <= bottom`).
@@ -281,10 +290,11 @@ struct Strip<'m> {
 }
 
 impl Strip<'_> {
+    /// The edge at `x` of a band from screen row `top` to `bottom` (`top <= bottom`,
+    /// [`ScreenMap::rows`]).
     #[inline]
-    fn edge(&mut self, x: f32, y_max: f32, y_min: f32) {
-        // Screen y grows downwards: the max is at the top.
-        let (top, bottom) = (y_max.min(y_min) - self.half_width, y_max.max(y_min) + self.half_width);
+    fn edge(&mut self, x: f32, top: f32, bottom: f32) {
+        let (top, bottom) = (top - self.half_width, bottom + self.half_width);
         let i = self.mesh.vertices.len() as u32;
         let v = |y| Vertex { pos: pos2(x, y), uv: WHITE_UV, color: self.color };
         self.mesh.vertices.extend_from_slice(&[v(top), v(bottom)]);
@@ -336,11 +346,13 @@ impl EnvelopeItem<'_> {
         let reach = |i: usize| {
             let c: &EnvelopeColumn = &run[i];
             let (lo, hi) = match i.checked_sub(1) {
-                Some(p) => (c.min.min(run[p].max), c.max.max(run[p].min)),
+                Some(p) => {
+                    let p = &run[p];
+                    (if p.max < c.min { p.max } else { c.min }, if p.min > c.max { p.min } else { c.max })
+                }
                 None => (c.min, c.max),
             };
-            let (a, b) = (map.y(hi), map.y(lo));
-            let (top, bottom) = (a.min(b), a.max(b));
+            let (top, bottom) = map.rows(lo, hi);
             (top, bottom, map.side_of(top, bottom, hw))
         };
         let (mut prev, mut here) = (None, reach(0));
@@ -363,9 +375,10 @@ impl EnvelopeItem<'_> {
             if sparse || xb != xa {
                 if let Some((lo, hi)) = i.checked_sub(1).and_then(|p| join_before(&run[p], c)) {
                     // A step: its vertical edge, one line wide, at the column's start.
-                    joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, map.y(hi) - hw..=map.y(lo) + hw));
+                    let (top, bottom) = map.rows(lo, hi);
+                    joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, top - hw..=bottom + hw));
                 }
-                let (top, bottom) = (map.y(c.max), map.y(c.min));
+                let (top, bottom) = map.rows(c.min, c.max);
                 strip.edge(xa, top, bottom);
                 if xb != xa {
                     strip.edge(xb, top, bottom);
@@ -384,10 +397,10 @@ impl EnvelopeItem<'_> {
         {
             // A lone column: widen it to a bar so a strip of one edge shows.
             let (xa, xb) = map.column_xs(c);
-            let (top, bottom) = (map.y(c.max), map.y(c.min));
+            let (top, bottom) = map.rows(c.min, c.max);
             let rect = egui::Rect::from_min_max(
-                pos2(xa.min(xb) - 0.5 * width, top.min(bottom) - 0.5 * width),
-                pos2(xa.max(xb) + 0.5 * width, top.max(bottom) + 0.5 * width),
+                pos2(xa.min(xb) - 0.5 * width, top - 0.5 * width),
+                pos2(xa.max(xb) + 0.5 * width, bottom + 0.5 * width),
             );
             strip.mesh.add_colored_rect(rect, self.color);
         }
@@ -453,11 +466,15 @@ impl PlotItem for EnvelopeItem<'_> {
             let map = ScreenMap::new(self.store, transform, first.t_start);
             // Every column, and so every step between two, lies above (or below) the plot: no
             // band is drawn (each column would be culled), only sparse runs' lines (clipped).
-            // (Columns without a value have NaN bounds, which these comparisons pass over.)
-            let (lo, hi) = cols.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
-                (if c.min < lo { c.min } else { lo }, if c.max > hi { c.max } else { hi })
-            });
-            let out_of_view = lo > hi || map.side(lo, hi, 0.5 * self.line_width()) != Side::Inside;
+            // (Columns without a value have NaN bounds, which these comparisons pass over.) Some
+            // column inside the plot settles it at once; else the columns' whole range decides.
+            let hw = 0.5 * self.line_width();
+            let out_of_view = !cols.iter().any(|c| c.min <= c.max && map.side(c.min, c.max, hw) == Side::Inside) && {
+                let (lo, hi) = cols.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
+                    (if c.min < lo { c.min } else { lo }, if c.max > hi { c.max } else { hi })
+                });
+                lo > hi || map.side(lo, hi, hw) != Side::Inside
+            };
             if !out_of_view {
                 mesh.reserve_vertices(cols.len() * 2 + 8);
                 mesh.reserve_triangles(cols.len() * 2 + 4);

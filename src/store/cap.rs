@@ -21,7 +21,7 @@
 //!    then live ones (a live stream continues after a gap).
 //!
 //! The cache of decoded blocks (`decoded.rs`) counts against the cap. Once a query has used
-//! it, steps 1 and 2 also run to keep its share (`min(16 MiB, cap / 32)`) free; before step 3
+//! it, steps 1 and 2 also run to keep its share (`min(64 MiB, cap / 32)`) free; before step 3
 //! it is dropped, so it never costs history beyond full resolution.
 //!
 //! With the default 1 GiB cap and 16 counters at 1 kHz this keeps about

@@ -9,9 +9,10 @@
 //! - Key: (stream, series, block number). A hit also checks the block's first ordinal, length
 //!   and first timestamp, so an entry never answers for another block (a coarsened block's
 //!   number is never reused; imports clear the cache anyway). Only sealed blocks are cached: the
-//!   open block still changes. For a cumulative counter the first value (the rate against the
-//!   previous block, or the stream's head rate once that block is coarsened away) is worked out
-//!   again on every hit, so it is exactly what an uncached query gives.
+//!   open block still changes. For a cumulative counter the first value is the rate against the
+//!   previous block, which never changes while that block exists (blocks leave from the front
+//!   only); once it is coarsened away the stream's head rate stands in, so the oldest block's
+//!   first value is worked out again on every hit: exactly what an uncached query gives.
 //! - Budget: at most [`BUDGET`] bytes, and at most `cap / 32` of the store's cap (the share of
 //!   one coarse pyramid level). Once a query has used the cache, the store keeps that share
 //!   free for it: appends coarsen full-resolution history as if it were taken (`cap.rs`), and
@@ -34,8 +35,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use super::column::{BLOCK, Block};
 use super::stream::StreamStore;
 
-/// Most bytes the cache holds: the last minute of 32 series at 1 kHz.
-pub(crate) const BUDGET: usize = 16 << 20;
+/// Most bytes the cache holds: the last minute of 128 series at 1 kHz (and at most
+/// `cap / CAP_SHARE`: 32 MiB under the default 1 GiB cap).
+pub(crate) const BUDGET: usize = 64 << 20;
 
 /// The cache's share of the cap is at most `cap / CAP_SHARE`.
 const CAP_SHARE: usize = 32;
@@ -329,8 +331,13 @@ impl CacheUse<'_> {
             return None;
         }
         if let Some(i) = self.cache.find(self.stream, s, block, blk) {
-            if st.wraps[s].is_some() && blk.len > 0 {
-                // Its predecessor may have been coarsened away since: the head rate stands in.
+            if st.wraps[s].is_some()
+                && blk.len > 0
+                && st.blocks.front().is_some_and(|b| b.first_ordinal == blk.first_ordinal)
+            {
+                // The oldest block: its predecessor may have been coarsened away since it was
+                // cached, and the head rate stands in. A block with a predecessor kept the rate
+                // against it (sealed blocks never change; blocks go from the front only).
                 self.cache.slots[i].values[0] = st.first_rate(blk, s);
             }
             return Some(i);

@@ -23,14 +23,14 @@
 //! they decode to. Key: (stream, series, block number), checked against the block's first
 //! ordinal, length and first timestamp; sealed blocks only (they never change until coarsened
 //! away); a cumulative counter's first rate is worked out again on every hit, so answers are
-//! exactly the uncached ones. Budget: 16 MiB, at most `cap / 32`. Counted in
+//! exactly the uncached ones. Budget: 64 MiB, at most `cap / 32`. Counted in
 //! [`Store::memory_used`] (values, slot table and index); once queried, its share is kept free
 //! under the cap by coarsening full-resolution history, and it is dropped before any history
 //! is evicted (`cap.rs`). Entries used in the current or previous epoch (a change of the data,
 //! or four times its slots in lookups) are not replaced, so a view larger than the budget keeps
 //! a stable part cached. The cache sits behind a mutex taken once per query; a query
-//! that finds it busy decodes without it. Raw-level envelopes of four gauges of one stream
-//! are scanned in step (`gauge_lanes.rs`), the same columns bit for bit.
+//! that finds it busy decodes without it. Raw-level envelopes of four series of one stream
+//! are scanned in step (`lanes.rs`), the same columns bit for bit.
 //!
 //! # Memory arithmetic (full resolution, per stored value)
 //!
@@ -83,8 +83,8 @@ mod decoded_tests;
 mod desc;
 mod envelope;
 mod error;
-mod gauge_lanes;
 mod increase;
+mod lanes;
 mod locate;
 pub(crate) mod pack;
 mod plan;
@@ -400,18 +400,16 @@ impl Store {
             let dense = plan.uniform.is_none() && samples >= 8 * plan.cols.len() as u64;
             let mut k = i;
             while k < j {
-                // Raw samples of gauges go through `gauge_lanes.rs` several series at once.
-                let lanes = (k + gauge_lanes::LANES <= j && dense)
+                // Raw samples go through `lanes.rs` several series at once.
+                let lanes = (k + lanes::LANES <= j && dense)
                     .then(|| std::array::from_fn(|x| series[k + x].index()))
-                    .filter(|g: &[usize; gauge_lanes::LANES]| {
-                        g.iter().all(|&s| st.wraps.get(s).is_some_and(Option::is_none))
-                    });
+                    .filter(|g: &[usize; lanes::LANES]| g.iter().all(|&s| s < st.n_series()));
                 let use_ = decoded.as_deref_mut().map(|c| self.cache_use(c, stream.0 as usize));
                 if let Some(g) = lanes {
-                    let group = &mut outs[k..k + gauge_lanes::LANES];
+                    let group = &mut outs[k..k + lanes::LANES];
                     group.iter_mut().for_each(|o| o.reset(t0, t1, columns));
-                    st.apply_gauges(&plan, g, group, use_);
-                    k += gauge_lanes::LANES;
+                    st.apply_lanes(&plan, g, group, use_);
+                    k += lanes::LANES;
                 } else {
                     outs[k].reset(t0, t1, columns);
                     st.apply(&plan, series[k].index(), &mut outs[k], draw, use_);

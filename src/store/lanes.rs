@@ -1,13 +1,13 @@
-//! Raw-level envelopes of several gauges of one stream at once.
+//! Raw-level envelopes of several series of one stream at once.
 //!
 //! A live view reads tens of thousands of raw samples per series and frame. A column's sum,
 //! min and max of one series are each a chain of dependent floating-point operations, one link
 //! per sample (several cycles each), so a scan of one series at a time waits on them. Walking
-//! [`LANES`] gauges of one plan in step keeps that many independent chains in flight, while each
+//! [`LANES`] series (gauges or counters' rates) of one plan in step keeps that many independent chains in flight, while each
 //! series still meets its own samples in the order `StreamStore::apply` does: the columns are
 //! bit for bit the same.
 
-use super::agg::Agg;
+use super::agg::{Agg, is_missing};
 use super::chunked::Chunked;
 use super::column::BLOCK;
 use super::decoded::{CacheUse, DecodedCache};
@@ -16,7 +16,7 @@ use super::plan::{Part, Plan};
 use super::pyramid::MAX_LEVEL;
 use super::stream::StreamStore;
 
-/// Gauges walked in step.
+/// Series walked in step.
 pub(crate) const LANES: usize = 4;
 
 /// Where a lane's values of the current block are: a slot of the cache, or its own buffer.
@@ -27,9 +27,9 @@ enum Src {
 }
 
 impl StreamStore {
-    /// `apply` for the gauges `series` (all of them gauges of this stream) into `outs` (already
-    /// reset), for a plan that reads raw samples (not a uniform one).
-    pub(crate) fn apply_gauges(
+    /// `apply` for the series `series` of this stream into `outs` (already reset), for a plan
+    /// that reads raw samples (not a uniform one).
+    pub(crate) fn apply_lanes(
         &self,
         plan: &Plan,
         series: [usize; LANES],
@@ -101,12 +101,14 @@ impl StreamStore {
 /// `Acc::scan` of each lane's run (all of one length), the lanes in step. Branch-free, so the
 /// lanes can share vector registers: a non-finite value enters the min as +inf, the max as
 /// -inf and the sum as +0.0, which change nothing (the sum starts at +0.0, so it is never
-/// -0.0, the one value adding +0.0 would change).
+/// -0.0, the one value adding +0.0 would change). A counter's rate may be the "no value"
+/// marker (`agg::missing`: its first sample, a reset), which counts neither as a value nor as
+/// non-finite.
 #[inline]
 fn scan_lanes(accs: &mut [Acc; LANES], runs: [&[f64]; LANES]) {
     let mut min = accs.each_ref().map(|a| a.min);
     let mut max = accs.each_ref().map(|a| a.max);
-    let (mut sum, mut n) = ([0.0f64; LANES], [0u64; LANES]);
+    let (mut sum, mut n, mut none) = ([0.0f64; LANES], [0u64; LANES], [0u64; LANES]);
     let [r0, r1, r2, r3] = runs;
     let len = r0.len().min(r1.len()).min(r2.len()).min(r3.len());
     for j in 0..len {
@@ -120,6 +122,7 @@ fn scan_lanes(accs: &mut [Acc; LANES], runs: [&[f64]; LANES]) {
             max[k] = if hi > max[k] { hi } else { max[k] };
             sum[k] += if finite { v } else { 0.0 };
             n[k] += u64::from(finite);
+            none[k] += u64::from(is_missing(v));
         }
     }
     for k in 0..LANES {
@@ -128,9 +131,7 @@ fn scan_lanes(accs: &mut [Acc; LANES], runs: [&[f64]; LANES]) {
         a.max = max[k];
         a.sum += sum[k];
         a.n += n[k];
-        // A gauge's stored values are never the "missing" marker (ingest canonicalises every
-        // NaN, `agg::canon`): every value that is not finite is counted as non-finite.
-        a.nf += len as u64 - n[k];
+        a.nf += len as u64 - n[k] - none[k];
     }
 }
 
@@ -150,15 +151,24 @@ mod tests {
     }
 
     #[test]
-    fn gauges_in_step_give_the_columns_of_one_series_at_a_time() {
-        // 6 gauges (a group of 4 in step, 2 one at a time) with NaNs, infinities, signed zeros
-        // and a gap; a cap small enough that the oldest history is coarsened.
+    fn series_in_step_give_the_columns_of_one_series_at_a_time() {
+        // 6 series (a group of 4 in step, 2 one at a time) with NaNs, infinities, signed zeros
+        // and a gap; two of them cumulative counters (one resetting: rates without a value),
+        // one in each group; a cap small enough that the oldest history is coarsened.
         let n = 6;
-        let series =
-            (0..n).map(|k| SeriesDesc { name: format!("g{k}"), unit: "u".into(), kind: SeriesKind::Gauge }).collect();
+        let kind = |k: usize| match k {
+            1 => SeriesKind::Cumulative { wrap: None },
+            4 => SeriesKind::Cumulative { wrap: Some(4_294_967_296.0) },
+            _ => SeriesKind::Gauge,
+        };
+        let series = (0..n).map(|k| SeriesDesc { name: format!("s{k}"), unit: "u".into(), kind: kind(k) }).collect();
         let mut store = Store::new(3 << 20);
         let id = store.begin_stream(StreamDesc { name: "t".into(), series });
         let value = |i: i64, s: usize| match (i + s as i64) % 409 {
+            // Counters: totals that reset to 0 every 5,000 samples (wrap None: the rate there
+            // has no value), or wrap around 2^32.
+            _ if s == 1 => ((i % 5_000) * 37) as f64,
+            _ if s == 4 => ((i * 1_000_003) % 4_294_967_296) as f64,
             0 => f64::NAN,
             1 => f64::NEG_INFINITY,
             2 => -0.0,
