@@ -30,6 +30,12 @@
 //!   one range at one width, so within a frame they share the column layout
 //!   the first one works out (that is what the layout cache is for); across
 //!   frames nothing is reused.
+//! - `plot_frame/window/64x10M_last100s`: the same window zoomed in to the last 100 s
+//!   (100,000 samples per series, ~63 per pixel column), moving 1 ms every frame and back
+//!   every 1,000 frames. Columns that narrow are finer than a pyramid node, so every frame reads
+//!   raw samples: 6.4M values, decoded once into the store's cache of decoded blocks
+//!   (`src/store/decoded.rs`) which serves the frames after (the bench prints its hits); the
+//!   envelope and layout caches miss.
 //! - `plot_frame/naive/100k`, `plot_frame/naive/1M`: the same 16 series handed
 //!   to egui_plot as raw points (`Line` over borrowed `PlotPoint`s).
 //!
@@ -223,7 +229,28 @@ fn window(c: &mut Criterion) {
             }))
         })
     });
+    // The same window zoomed in to its last 100 s (100,000 samples per series, ~63 per pixel
+    // column: below a pyramid node, so raw samples are read), moving 1 ms every frame.
+    group.bench_function("window/64x10M_last100s", |b| {
+        b.iter(|| {
+            k += 1;
+            let x1 = span - 1.0 + (k % 1000) as f64 * 1e-3;
+            black_box(frame(&ctx, |ui| {
+                let h = ui.available_height() / 4.0;
+                for (p, (series, plot)) in panes.iter().zip(&plots).enumerate() {
+                    Plot::new(("pane", p)).height(h).show(ui, |pu| {
+                        bounds(pu, (x1 - 100.0, x1));
+                        plot.add_to(pu, &store, series);
+                    });
+                }
+            }))
+        })
+    });
     group.finish();
+    println!(
+        "window/64x10M_last100s: {} block lookups answered by the cache of decoded blocks",
+        store.decoded_cache_hits()
+    );
 }
 
 fn naive(c: &mut Criterion, label: &str, samples: usize) {
