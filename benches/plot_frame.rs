@@ -8,7 +8,10 @@
 //!   frame misses both caches keyed by the range: the widget's envelopes
 //!   (`EnvelopePlot`, keyed by range, width and store version) and the store's
 //!   column-layout cache (`Store::envelopes`, keyed by stream, range, width and
-//!   version). What a frame may reuse: the store's min/max pyramid (the data
+//!   version). Its end moves 2 ms, so the zoom changes every frame too: the
+//!   columns a plot keeps on a fixed time grid while its zoom holds
+//!   (`src/app/envelope_plot/grid.rs`, which serves views at raw or level-1
+//!   detail such as `decimated/1M`'s) are computed afresh every frame. What a frame may reuse: the store's min/max pyramid (the data
 //!   structure itself, built at ingest, with its drawing bands: `src/store/band.rs`),
 //!   egui's font atlas and allocations kept across frames.
 //! - `plot_frame/zoomed/10M`: the same 16 x 10M series, zoomed in to 2,000
@@ -29,7 +32,8 @@
 //!   whole history, moving 1 ms every frame. The 4 plots show one stream over
 //!   one range at one width, so within a frame they share the column layout
 //!   the first one works out (that is what the layout cache is for); across
-//!   frames nothing is reused.
+//!   frames nothing is reused (it reads the drawing bands, which kept columns
+//!   never serve, and its zoom changes every frame as `decimated`'s does).
 //! - `plot_frame/naive/100k`, `plot_frame/naive/1M`: the same 16 series handed
 //!   to egui_plot as raw points (`Line` over borrowed `PlotPoint`s).
 //!
@@ -149,7 +153,8 @@ fn decimated(c: &mut Criterion, label: &str, store: &Store, samples: usize) {
             let shift = k as f64 * 1e-3;
             black_box(frame(&ctx, |ui| {
                 Plot::new("bench").show(ui, |pu| {
-                    bounds(pu, (shift, span + shift));
+                    // Widening by 1 ms too: a new zoom, so no columns are kept (see the docs).
+                    bounds(pu, (shift, span + 2.0 * shift));
                     plot.add_to(pu, store, &series);
                 });
             }))
@@ -216,7 +221,7 @@ fn window(c: &mut Criterion) {
                 let h = ui.available_height() / 4.0;
                 for (p, (series, plot)) in panes.iter().zip(&plots).enumerate() {
                     Plot::new(("pane", p)).height(h).show(ui, |pu| {
-                        bounds(pu, (shift, span + shift));
+                        bounds(pu, (shift, span + 2.0 * shift));
                         plot.add_to(pu, &store, series);
                     });
                 }
