@@ -50,6 +50,8 @@ pub(super) struct KeptColumns {
     pub reused_frames: u64,
     /// The grid span of the last frame drawn from here.
     pub span: Option<GridSpan>,
+    /// The last frame's key and grid columns `k0..=last`, whichever way it was drawn.
+    prev: Option<(Key, i64, i64)>,
 }
 
 impl KeptColumns {
@@ -86,11 +88,18 @@ impl KeptColumns {
         let whole = probe.start(probe.cell(t1)).saturating_add(width - 1);
         let end = limit.map_or(whole, |l| l.min(whole));
         let span = GridSpan { width, t0: probe.start(k0), t1: end };
-        if store.grid_banded(series, span) {
+        let key = Key { width, columns, limit, epoch: store.history_epoch(), series: series.to_vec() };
+        let last = span.cell(end);
+        // Columns are laid on the grid only where they can be reused: from the second frame of
+        // one zoom whose views overlap. Until then (a zoom gesture, jumps through the history)
+        // the caller's fresh query costs what it always did.
+        let reuse = self.key.as_ref() == Some(&key) && k0 >= self.from && k0 < self.done;
+        let settled = self.prev.as_ref().is_some_and(|(k, a, b)| *k == key && k0 <= *b && last >= *a);
+        self.prev = Some((key.clone(), k0, last));
+        if !(reuse || settled) || store.grid_banded(series, span) {
             self.clear();
             return false;
         }
-        let key = Key { width, columns, limit, epoch: store.history_epoch(), series: series.to_vec() };
         let n = series.len();
         for v in [&mut self.head, &mut self.tail] {
             v.resize_with(n, Envelope::new);
@@ -99,8 +108,6 @@ impl KeptColumns {
             v.resize_with(n, Vec::new);
         }
         self.body.resize_with(n, Vec::new);
-        let last = span.cell(end);
-        let reuse = self.key.as_ref() == Some(&key) && k0 >= self.from;
         let mut kept = false;
         if reuse {
             // The columns after the kept ones, and the one the view enters from.
