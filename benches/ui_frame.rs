@@ -7,8 +7,8 @@
 //! from frame to frame on a fixed time grid (`src/app/envelope_plot/grid.rs`), as it does in the
 //! app: a frame computes only the columns of the newest block (at most 256 samples, still
 //! changing) and the column the view enters from, and reuses the rest, which are what a fresh
-//! query of the same grid gives. The first frame, and any frame after the history is coarsened,
-//! computes the whole minute: the store's cache of decoded blocks (`src/store/decoded.rs`)
+//! query of the same grid gives. The first two frames (and the two after any change of the
+//! stored history) compute the whole minute: the store's cache of decoded blocks (`src/store/decoded.rs`)
 //! serves those blocks (the bench prints its hits). The envelope cache keyed by range and the
 //! layout cache miss: the range moves every frame.
 //!
