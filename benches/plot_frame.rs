@@ -8,7 +8,10 @@
 //!   frame misses both caches keyed by the range: the widget's envelopes
 //!   (`EnvelopePlot`, keyed by range, width and store version) and the store's
 //!   column-layout cache (`Store::envelopes`, keyed by stream, range, width and
-//!   version). What a frame may reuse: the store's min/max pyramid (the data
+//!   version). Its end moves 2 ms, so the zoom changes every frame too: the
+//!   columns a plot keeps on a fixed time grid while its zoom holds
+//!   (`src/app/envelope_plot/grid.rs`, which serves views at raw or level-1
+//!   detail such as `decimated/1M`'s) are computed afresh every frame. What a frame may reuse: the store's min/max pyramid (the data
 //!   structure itself, built at ingest, with its drawing bands: `src/store/band.rs`),
 //!   egui's font atlas and allocations kept across frames.
 //! - `plot_frame/zoomed/10M`: the same 16 x 10M series, zoomed in to 2,000
@@ -29,13 +32,14 @@
 //!   whole history, moving 1 ms every frame. The 4 plots show one stream over
 //!   one range at one width, so within a frame they share the column layout
 //!   the first one works out (that is what the layout cache is for); across
-//!   frames nothing is reused.
+//!   frames nothing is reused (it reads the drawing bands, which kept columns
+//!   never serve, and its zoom changes every frame as `decimated`'s does).
 //! - `plot_frame/window/64x10M_last100s`: the same window zoomed in to the last 100 s
-//!   (100,000 samples per series, ~63 per pixel column), moving 1 ms every frame and back
-//!   every 1,000 frames. Columns that narrow are finer than a pyramid node, so every frame reads
-//!   raw samples: 6.4M values, decoded once into the store's cache of decoded blocks
-//!   (`src/store/decoded.rs`) which serves the frames after (the bench prints its hits); the
-//!   envelope and layout caches miss.
+//!   (100,000 samples per series, ~63 per pixel column), moving 1 ms and widening 1 ms every
+//!   frame (back every 1,000 frames), so that kept columns never serve it. Columns that
+//!   narrow are finer than a pyramid node, so every frame reads raw samples: 6.4M values,
+//!   decoded once into the store's cache of decoded blocks (`src/store/decoded.rs`), which
+//!   serves the frames after (the bench prints its hits); the envelope and layout caches miss.
 //! - `plot_frame/naive/100k`, `plot_frame/naive/1M`: the same 16 series handed
 //!   to egui_plot as raw points (`Line` over borrowed `PlotPoint`s).
 //!
@@ -155,7 +159,8 @@ fn decimated(c: &mut Criterion, label: &str, store: &Store, samples: usize) {
             let shift = k as f64 * 1e-3;
             black_box(frame(&ctx, |ui| {
                 Plot::new("bench").show(ui, |pu| {
-                    bounds(pu, (shift, span + shift));
+                    // Widening by 1 ms too: a new zoom, so no columns are kept (see the docs).
+                    bounds(pu, (shift, span + 2.0 * shift));
                     plot.add_to(pu, store, &series);
                 });
             }))
@@ -222,7 +227,7 @@ fn window(c: &mut Criterion) {
                 let h = ui.available_height() / 4.0;
                 for (p, (series, plot)) in panes.iter().zip(&plots).enumerate() {
                     Plot::new(("pane", p)).height(h).show(ui, |pu| {
-                        bounds(pu, (shift, span + shift));
+                        bounds(pu, (shift, span + 2.0 * shift));
                         plot.add_to(pu, &store, series);
                     });
                 }
@@ -234,12 +239,13 @@ fn window(c: &mut Criterion) {
     group.bench_function("window/64x10M_last100s", |b| {
         b.iter(|| {
             k += 1;
-            let x1 = span - 1.0 + (k % 1000) as f64 * 1e-3;
+            let step = (k % 1000) as f64 * 1e-3;
+            let x1 = span - 1.0 + step;
             black_box(frame(&ctx, |ui| {
                 let h = ui.available_height() / 4.0;
                 for (p, (series, plot)) in panes.iter().zip(&plots).enumerate() {
                     Plot::new(("pane", p)).height(h).show(ui, |pu| {
-                        bounds(pu, (x1 - 100.0, x1));
+                        bounds(pu, (x1 - 100.0 - step, x1));
                         plot.add_to(pu, &store, series);
                     });
                 }

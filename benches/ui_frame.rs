@@ -3,10 +3,14 @@
 //! `Context::run_ui` + `tessellate`, no GPU. Live mode: one new sample per frame, so the window
 //! slides and every frame queries the store. Goal: ≤ 4 ms of CPU per frame.
 //!
-//! The live minute (~60,000 samples per series) is read raw from sealed blocks; the store's
-//! cache of decoded blocks (`src/store/decoded.rs`) serves the blocks the previous frame read,
-//! as it does in the app (the bench prints its hits). The envelope and layout caches miss: the
-//! range moves every frame.
+//! The live minute (~60,000 samples per series) is at raw detail, so each plot keeps its columns
+//! from frame to frame on a fixed time grid (`src/app/envelope_plot/grid.rs`), as it does in the
+//! app: a frame computes only the columns of the newest block (at most 256 samples, still
+//! changing) and the column the view enters from, and reuses the rest, which are what a fresh
+//! query of the same grid gives. The first two frames (and the two after any change of the
+//! stored history) compute the whole minute: the store's cache of decoded blocks (`src/store/decoded.rs`)
+//! serves those blocks (the bench prints its hits). The envelope cache keyed by range and the
+//! layout cache miss: the range moves every frame.
 //!
 //!     cargo bench --bench ui_frame
 

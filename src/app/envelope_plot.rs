@@ -47,6 +47,10 @@
 //! run is sparse enough for a line through them, and for hover points, the item
 //! asks the store for its exact envelope. The envelope buffers and the band
 //! meshes are reused from frame to frame.
+//!
+//! A view at raw samples or the finest pyramid nodes (which have no drawing bands) keeps its
+//! columns from frame to frame instead (`grid.rs`): columns on a fixed time grid, of which a
+//! sliding live view computes only the newest; those columns are exact.
 
 use std::cell::{OnceCell, RefCell};
 use std::ops::RangeInclusive;
@@ -58,6 +62,10 @@ use egui_plot::{PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, Plo
 
 use crate::store::{Envelope, EnvelopeColumn, SeriesId, Store};
 use crate::view::runs::{column_span, gap_free_runs, join_before};
+
+mod grid;
+#[cfg(test)]
+mod grid_tests;
 
 /// A series to plot, with how to draw it.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,12 +97,15 @@ struct Shared {
     key: Option<(i64, i64, usize, u64)>,
     /// Nothing after this time is drawn (a paused view).
     limit: Option<i64>,
+    /// Columns kept across frames (`grid.rs`).
+    kept: grid::KeptColumns,
 }
 
 impl Shared {
-    fn ensure(&mut self, store: &Store, x: &RangeInclusive<f64>, columns: usize) {
+    fn ensure(&mut self, store: &Store, x: &RangeInclusive<f64>, pixels: usize) {
         let (t0, mut t1) = (store.from_plot_x(*x.start()), store.from_plot_x(*x.end()));
-        let mut columns = columns;
+        let full = t1;
+        let mut columns = pixels;
         if let Some(limit) = self.limit
             && limit < t1
         {
@@ -106,7 +117,9 @@ impl Shared {
         let key = (t0, t1, columns, store.version());
         if self.key != Some(key) {
             self.envs.resize_with(self.series.len(), Envelope::new);
-            store.draw_envelopes(&self.series, key.0, key.1, columns, &mut self.envs);
+            if !self.kept.fill(store, &self.series, (t0, full), pixels, self.limit, &mut self.envs) {
+                store.draw_envelopes(&self.series, key.0, key.1, columns, &mut self.envs);
+            }
             self.key = Some(key);
         }
     }

@@ -76,6 +76,7 @@ impl Store {
             if !self.coarsen_step() {
                 break;
             }
+            self.history = super::grid::next_epoch();
         }
         while self.memory_used() + need > self.cap {
             if self.decoded_mut().bytes() > 0 {
@@ -85,6 +86,7 @@ impl Store {
             if !self.reclaim_step() {
                 return Err(());
             }
+            self.history = super::grid::next_epoch();
         }
         Ok(())
     }

@@ -83,6 +83,7 @@ mod decoded_tests;
 mod desc;
 mod envelope;
 mod error;
+mod grid;
 mod increase;
 mod lanes;
 mod locate;
@@ -101,6 +102,7 @@ pub use cap::{ResolutionSpan, Retention};
 pub use desc::{SeriesDesc, SeriesId, SeriesKind, StreamDesc, StreamId, StreamInfo};
 pub use envelope::{Envelope, EnvelopeColumn};
 pub use error::StoreError;
+pub use grid::GridSpan;
 pub use increase::Increase;
 pub use query::{Bucket, Sample, Stats};
 pub use snapshot::{BucketStats, CoarseBucket, RawData, StreamData};
@@ -116,6 +118,8 @@ pub struct Store {
     cap: usize,
     /// Bumped by every change to the data, so caches of query results know when to refresh.
     version: u64,
+    /// Changes when stored data does, not on appends (`grid.rs`).
+    history: u64,
     /// Recent column layouts: plot panes showing one stream over one range at one width share
     /// a layout, so it is worked out once per frame, not once per pane.
     plans: std::sync::Mutex<Vec<(PlanKey, plan::Plan)>>,
@@ -149,6 +153,7 @@ impl Store {
             origin: None,
             cap: cap_bytes,
             version: 0,
+            history: grid::next_epoch(),
             plans: std::sync::Mutex::new(Vec::new()),
             decoded: std::sync::Mutex::new(decoded::DecodedCache::default()),
             decoded_bytes: std::sync::atomic::AtomicUsize::new(0),
@@ -394,29 +399,7 @@ impl Store {
                 cache.push((key, plan.clone()));
             }
             drop(cache);
-            let mut decoded = self.decoded_cache();
-            // Lanes pay off over runs of samples, not over a sample or two per column.
-            let samples: u64 = plan.cols.iter().map(|c| c.samples).sum();
-            let dense = plan.uniform.is_none() && samples >= 8 * plan.cols.len() as u64;
-            let mut k = i;
-            while k < j {
-                // Raw samples go through `lanes.rs` several series at once.
-                let lanes = (k + lanes::LANES <= j && dense)
-                    .then(|| std::array::from_fn(|x| series[k + x].index()))
-                    .filter(|g: &[usize; lanes::LANES]| g.iter().all(|&s| s < st.n_series()));
-                let use_ = decoded.as_deref_mut().map(|c| self.cache_use(c, stream.0 as usize));
-                if let Some(g) = lanes {
-                    let group = &mut outs[k..k + lanes::LANES];
-                    group.iter_mut().for_each(|o| o.reset(t0, t1, columns));
-                    st.apply_lanes(&plan, g, group, use_);
-                    k += lanes::LANES;
-                } else {
-                    outs[k].reset(t0, t1, columns);
-                    st.apply(&plan, series[k].index(), &mut outs[k], draw, use_);
-                    k += 1;
-                }
-            }
-            self.decoded_done(decoded);
+            self.apply_plan(stream.0 as usize, &plan, &series[i..j], &mut outs[i..j], draw, (t0, t1, columns));
             outs[i].plan = plan;
             i = j;
         }

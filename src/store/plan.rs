@@ -27,6 +27,8 @@ pub(crate) struct PlanCol {
     pub t_end: i64,
     pub samples: u64,
     pub break_before: bool,
+    /// Its grid column (`grid.rs`), in a grid plan.
+    pub cell: i64,
     /// The column's parts end here in `Plan::parts` (they start where the
     /// previous column's end).
     pub parts_end: usize,
@@ -62,6 +64,10 @@ struct Cur {
     break_before: bool,
     /// Index of its first part.
     first_part: usize,
+    /// In a grid plan: its grid column, and the times `t_lo..t_hi` it covers.
+    cell: i64,
+    t_lo: i64,
+    t_hi: i64,
 }
 
 struct Planner<'a> {
@@ -75,6 +81,9 @@ struct Planner<'a> {
     inv_w: f64,
     /// A gap at least this long must not be inside a column.
     split_gap: i64,
+    /// Column width of a grid plan (`grid.rs`: columns by integer division of an item's middle
+    /// time); 0: columns from `t0` in steps of `1 / inv_w`.
+    grid: i64,
     plan: &'a mut Plan,
     /// The column being built (`samples == 0`: none yet).
     cur: Cur,
@@ -83,6 +92,9 @@ struct Planner<'a> {
 impl Planner<'_> {
     #[inline(always)]
     fn item(&mut self, part: Part, t_first: i64, t_last: i64, samples: u64, gap_before: i64) {
+        if self.grid > 0 {
+            return self.grid_item(part, t_first, t_last, samples, gap_before);
+        }
         // Column of the item's middle: floor(x), tested against the current
         // column first (two compares instead of a floor).
         let x = match (t_first.checked_sub(self.t0), t_last.checked_sub(t_first)) {
@@ -90,25 +102,49 @@ impl Planner<'_> {
             // Only at the far ends of the timeline.
             _ => ((t_first as f64 - self.t0 as f64) + (t_last as f64 - t_first as f64) * 0.5) * self.inv_w,
         };
-        let c = &mut self.cur;
+        let c = &self.cur;
         if x >= c.lo && x < c.lo + 1.0 && gap_before < self.split_gap {
-            c.t_end = t_last;
-            c.samples += samples;
-            let parts = &mut self.plan.parts;
-            match (parts.last_mut(), part) {
-                (Some(Part::Nodes { level, hi, .. }), Part::Nodes { level: l, lo, hi: h })
-                    if *level == l && *hi == lo =>
-                {
-                    *hi = h
-                }
-                (Some(Part::Raw { block, hi, .. }), Part::Raw { block: b, lo, hi: h }) if *block == b && *hi == lo => {
-                    *hi = h
-                }
-                _ => parts.push(part),
-            }
-            return;
+            return self.extend(part, t_last, samples);
         }
         self.start(x, part, t_first, t_last, samples, gap_before);
+    }
+
+    /// `item` in a grid plan: the column of the item's middle, `floor((t_first + t_last) / 2)`,
+    /// divided by the width in integers, so an item lands in the same column in every walk.
+    #[inline(always)]
+    fn grid_item(&mut self, part: Part, t_first: i64, t_last: i64, samples: u64, gap_before: i64) {
+        let mid = match t_last.checked_sub(t_first) {
+            Some(span) => t_first + span / 2,
+            None => ((t_first as i128 + t_last as i128).div_euclid(2)) as i64,
+        };
+        let c = &self.cur;
+        if mid >= c.t_lo && mid < c.t_hi && gap_before < self.split_gap {
+            return self.extend(part, t_last, samples);
+        }
+        let cell = mid.div_euclid(self.grid);
+        let t_lo = cell * self.grid;
+        self.start(cell as f64, part, t_first, t_last, samples, gap_before);
+        self.cur.cell = cell;
+        self.cur.t_lo = t_lo;
+        self.cur.t_hi = t_lo.saturating_add(self.grid);
+    }
+
+    /// Add an item to the current column.
+    #[inline(always)]
+    fn extend(&mut self, part: Part, t_last: i64, samples: u64) {
+        let c = &mut self.cur;
+        c.t_end = t_last;
+        c.samples += samples;
+        let parts = &mut self.plan.parts;
+        match (parts.last_mut(), part) {
+            (Some(Part::Nodes { level, hi, .. }), Part::Nodes { level: l, lo, hi: h }) if *level == l && *hi == lo => {
+                *hi = h
+            }
+            (Some(Part::Raw { block, hi, .. }), Part::Raw { block: b, lo, hi: h }) if *block == b && *hi == lo => {
+                *hi = h
+            }
+            _ => parts.push(part),
+        }
     }
 
     /// Close the current column (if any) and start the next with an item.
@@ -122,6 +158,9 @@ impl Planner<'_> {
             samples,
             break_before: gap_before > 0,
             first_part: self.plan.parts.len(),
+            cell: 0,
+            t_lo: 0,
+            t_hi: 0,
         };
         self.plan.parts.push(part);
     }
@@ -134,6 +173,7 @@ impl Planner<'_> {
                 t_end: c.t_end,
                 samples: c.samples,
                 break_before: c.break_before,
+                cell: c.cell,
                 parts_end: self.plan.parts.len(),
             });
         }
@@ -199,6 +239,36 @@ impl Planner<'_> {
 impl StreamStore {
     /// Lay out the columns of a query over `t0..=t1` (see the module docs).
     pub(crate) fn plan(&self, t0: i64, t1: i64, columns: usize, plan: &mut Plan) {
+        let w = ((t1 as f64 - t0 as f64) / columns as f64).max(1.0);
+        self.walk(t0, t1, columns, self.plan_level(t0, t1, columns), w, 0, plan);
+    }
+
+    /// Lay out the columns of a walk over `t0..=t1` at `level` on the grid of columns `width`
+    /// ns wide (`grid.rs`).
+    pub(crate) fn plan_grid(&self, t0: i64, t1: i64, width: i64, level: usize, plan: &mut Plan) {
+        let width = width.max(1);
+        self.walk(t0, t1, 1, level, width as f64, width, plan);
+    }
+
+    /// The level a query over `t0..=t1` at `columns` walks: the coarsest whose buckets hold at
+    /// most a column's samples (0: raw samples).
+    pub(crate) fn plan_level(&self, t0: i64, t1: i64, columns: usize) -> usize {
+        let top = self.pyramid.top();
+        if columns == 0 || t1 < t0 || top == 0 {
+            return 0;
+        }
+        let (o0, o1) = (self.ord_start(t0), self.ord_end(t1));
+        let per_col = o1.saturating_sub(o0) as f64 / columns as f64;
+        let mut target = 0;
+        while target < top && ((blocks_per_node(target + 1) * BLOCK as u64) as f64) <= per_col {
+            target += 1;
+        }
+        target
+    }
+
+    /// The walk of `plan` (`grid == 0`) and `plan_grid`.
+    #[allow(clippy::too_many_arguments)]
+    fn walk(&self, t0: i64, t1: i64, columns: usize, target: usize, w: f64, grid: i64, plan: &mut Plan) {
         plan.cols.clear();
         plan.parts.clear();
         plan.samples_per_bucket = 0;
@@ -209,13 +279,7 @@ impl StreamStore {
         }
         let o0 = self.ord_start(t0);
         let o1 = self.ord_end(t1);
-        let per_col = o1.saturating_sub(o0) as f64 / columns as f64;
-        let mut target = 0;
-        while target < top && ((blocks_per_node(target + 1) * BLOCK as u64) as f64) <= per_col {
-            target += 1;
-        }
-        plan.samples_per_bucket = if target == 0 { 1 } else { blocks_per_node(target) * BLOCK as u64 };
-        let w = ((t1 as f64 - t0 as f64) / columns as f64).max(1.0);
+        plan.samples_per_bucket = samples_per_bucket(target);
         let mut walk = Planner {
             st: self,
             a: o0.saturating_sub(1),
@@ -224,8 +288,19 @@ impl StreamStore {
             t0,
             inv_w: 1.0 / w,
             split_gap: w.ceil() as i64,
+            grid,
             plan,
-            cur: Cur { lo: f64::NAN, t_start: 0, t_end: 0, samples: 0, break_before: false, first_part: 0 },
+            cur: Cur {
+                lo: f64::NAN,
+                t_start: 0,
+                t_end: 0,
+                samples: 0,
+                break_before: false,
+                first_part: 0,
+                cell: 0,
+                t_lo: i64::MAX,
+                t_hi: i64::MIN,
+            },
         };
         let level = self.pyramid.level(top);
         let a = walk.a;
@@ -242,4 +317,9 @@ impl StreamStore {
             _ => None,
         };
     }
+}
+
+/// Samples per bucket of pyramid level `level` (0: raw samples, 1).
+pub(crate) fn samples_per_bucket(level: usize) -> u64 {
+    if level == 0 { 1 } else { blocks_per_node(level) * BLOCK as u64 }
 }

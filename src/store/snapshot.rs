@@ -366,6 +366,7 @@ impl Store {
     /// (oldest history first, the imported stream included).
     pub fn import_stream(&mut self, data: &StreamData) -> Result<StreamId, StoreError> {
         self.version += 1;
+        self.history = super::grid::next_epoch();
         self.clear_decoded();
         let st = StreamStore::import(data)?;
         if self.origin.is_none() {
@@ -386,6 +387,7 @@ impl Store {
     /// it gives (when it fits under the cap). Refused pieces store nothing.
     pub fn import_more(&mut self, s: StreamId, raw: &RawData, first: bool) -> Result<(), StoreError> {
         self.version += 1;
+        self.history = super::grid::next_epoch();
         self.clear_decoded();
         let i = self.idx(s)?;
         let need = self.streams[i].growth_bound(raw.timestamps.len());
