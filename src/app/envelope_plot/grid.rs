@@ -17,6 +17,8 @@
 //! level reads the store's drawing bands (long histories, `Store::grid_banded`) are not kept: the
 //! caller draws them from a fresh `Store::draw_envelopes` query.
 
+use std::collections::VecDeque;
+
 use crate::store::{Envelope, EnvelopeColumn, GridSpan, SeriesId, Store};
 
 /// What must stay the same for kept columns to be reused.
@@ -36,9 +38,10 @@ pub(super) struct KeptColumns {
     /// Every kept series holds all its columns of grid columns `from..done`, in `body`.
     from: i64,
     done: i64,
-    /// Per series: its final columns and their grid columns.
-    body: Vec<Vec<EnvelopeColumn>>,
-    cells: Vec<Vec<i64>>,
+    /// Per series: its final columns and their grid columns (a sliding view drops a few from
+    /// the front and adds a few at the back every frame: no shifting of the rest).
+    body: Vec<VecDeque<EnvelopeColumn>>,
+    cells: Vec<VecDeque<i64>>,
     /// Per series: samples per bucket of the level walked.
     level: Vec<u64>,
     /// Scratch outputs of store queries (reused allocations).
@@ -104,10 +107,11 @@ impl KeptColumns {
         for v in [&mut self.head, &mut self.tail] {
             v.resize_with(n, Envelope::new);
         }
-        for v in [&mut self.head_cells, &mut self.tail_cells, &mut self.cells] {
+        for v in [&mut self.head_cells, &mut self.tail_cells] {
             v.resize_with(n, Vec::new);
         }
-        self.body.resize_with(n, Vec::new);
+        self.cells.resize_with(n, VecDeque::new);
+        self.body.resize_with(n, VecDeque::new);
         let mut kept = false;
         if reuse {
             // The columns after the kept ones, and the one the view enters from.
@@ -159,7 +163,8 @@ impl KeptColumns {
         }
         let request = (t0, t1, columns);
         for s in 0..n.min(envs.len()) {
-            let parts = [self.head[s].columns(), &self.body[s], self.tail[s].columns()];
+            let (b0, b1) = self.body[s].as_slices();
+            let parts = [self.head[s].columns(), b0, b1, self.tail[s].columns()];
             envs[s].assemble(request, self.level[s], &parts);
         }
         // Keep what is final: columns before the frontier, and inside the span walked.
@@ -167,8 +172,8 @@ impl KeptColumns {
         for s in 0..n {
             let tail = &self.tail[s];
             let b = self.tail_cells[s].partition_point(|&c| c < done);
-            self.body[s].extend_from_slice(&tail.columns()[..b]);
-            self.cells[s].extend_from_slice(&self.tail_cells[s][..b]);
+            self.body[s].extend(&tail.columns()[..b]);
+            self.cells[s].extend(&self.tail_cells[s][..b]);
         }
         self.from = k0;
         self.done = done.max(k0);
