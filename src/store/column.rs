@@ -3,7 +3,8 @@
 //! A stream's samples are stored in blocks of [`BLOCK`] samples. The newest
 //! block of a stream is *open*: it takes samples, plainly laid out (the shared
 //! timestamps as a [`TsBlock`], one `f64` column per series, column-major),
-//! allocated once at its final size. When the stream moves on to the next
+//! allocated at its final size (or taken over, cleared, from the block just
+//! sealed, whose storage it no longer needs). When the stream moves on to the next
 //! block (this one is full, or a gap closes it) the block is *sealed*: its
 //! timestamps and each series' column are encoded (`pack.rs`: frame of
 //! reference, delta, XOR or runs, whichever is smallest) into one allocation of
