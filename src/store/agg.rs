@@ -95,6 +95,24 @@ impl Agg {
         self.last = v;
     }
 
+    /// [`Self::push`] each of `vs` in order, with the running summary kept in registers.
+    #[inline]
+    pub fn push_all(&mut self, vs: &[f64]) {
+        let Some(&last) = vs.last() else { return };
+        let (mut min, mut max, mut sum, mut n, mut nf) = (self.min, self.max, self.sum, self.n, self.nf);
+        for &v in vs {
+            if v.is_finite() {
+                min = if v < min { v } else { min };
+                max = if v > max { v } else { max };
+                sum += v;
+                n += 1;
+            } else {
+                nf += u32::from(!is_missing(v));
+            }
+        }
+        *self = Agg { min, max, sum, last, n, nf };
+    }
+
     /// Add a run of samples that follows the ones already summarised.
     /// `o` must summarise at least one sample (its `last` becomes ours).
     #[inline]
@@ -136,6 +154,21 @@ mod tests {
         // A data NaN is canonicalised and therefore never mistaken for "missing".
         let weird_nan = f64::from_bits(MISSING_BITS);
         assert!(!is_missing(canon(weird_nan)));
+    }
+
+    #[test]
+    fn push_all_equals_pushing_one_by_one() {
+        let xs = [-0.0, 0.0, 3.0, f64::NAN, missing(), f64::INFINITY, -2.5, f64::NEG_INFINITY, 7.0, -0.0];
+        for start in 0..xs.len() {
+            for end in start..=xs.len() {
+                let mut one = Agg::of(1.5);
+                xs[start..end].iter().for_each(|&v| one.push(v));
+                let mut all = Agg::of(1.5);
+                all.push_all(&xs[start..end]);
+                let bits = |a: &Agg| (a.min.to_bits(), a.max.to_bits(), a.sum.to_bits(), a.last.to_bits(), a.n, a.nf);
+                assert_eq!(bits(&all), bits(&one), "{start}..{end}");
+            }
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! A stream's samples are stored in blocks of [`BLOCK`] samples. The newest
 //! block of a stream is *open*: it takes samples, plainly laid out (the shared
 //! timestamps as a [`TsBlock`], one `f64` column per series, column-major),
-//! allocated once at its final size. When the stream moves on to the next
+//! allocated at its final size (or taken over, cleared, from the block just
+//! sealed, whose storage it no longer needs). When the stream moves on to the next
 //! block (this one is full, or a gap closes it) the block is *sealed*: its
 //! timestamps and each series' column are encoded (`pack.rs`: frame of
 //! reference, delta, XOR or runs, whichever is smallest) into one allocation of
@@ -40,6 +41,9 @@ struct Open {
     values: Box<[f64]>,
 }
 
+/// The storage of a block that was sealed, to be reused by the next one.
+pub(crate) struct Spare(Box<Open>);
+
 enum Data {
     Open(Box<Open>),
     /// Offsets of the `1 + n` columns (timestamps first), then the columns. The offsets are
@@ -73,6 +77,16 @@ impl Block {
             t_first,
             t_last: t_first,
         }
+    }
+
+    /// [`Self::new`], in the storage a sealed block handed back (cleared) when there is one.
+    pub fn reusing(spare: Option<Spare>, n_series: usize, t_first: i64, gap_before: i64, first_ordinal: u64) -> Block {
+        let Some(Spare(mut open)) = spare.filter(|s| s.0.values.len() == BLOCK * n_series) else {
+            return Block::new(n_series, t_first, gap_before, first_ordinal);
+        };
+        open.ts.reset(t_first);
+        open.values.fill(0.0);
+        Block { data: Data::Open(open), len: 0, gap_before, first_ordinal, t_first, t_last: t_first }
     }
 
     /// Heap bytes of the block as allocated.
@@ -125,9 +139,12 @@ impl Block {
     /// Encodes the block (it takes no more samples). The columns are encoded into a scratch
     /// buffer kept by the thread, then copied behind their offsets into one allocation of
     /// exactly the bytes needed.
-    pub fn seal(&mut self, n_series: usize) {
-        if let Some(sealed) = self.encode(n_series) {
-            self.data = Data::Sealed(sealed);
+    /// Returns the open storage, for [`Self::reusing`].
+    pub fn seal(&mut self, n_series: usize) -> Option<Spare> {
+        let sealed = self.encode(n_series)?;
+        match std::mem::replace(&mut self.data, Data::Sealed(sealed)) {
+            Data::Open(open) => Some(Spare(open)),
+            Data::Sealed(_) => None,
         }
     }
 

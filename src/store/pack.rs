@@ -152,6 +152,29 @@ fn unpack_one(b: &[u8], width: u32, i: usize) -> u64 {
     if width == 64 { v } else { v & ((1u64 << width) - 1) }
 }
 
+/// The sum (mod 2^64) of the first `n` words packed at `width` bits in `b`, as [`unpack`] reads
+/// them (bytes past the end read as 0). Up to 56 bits a word lies within 8 bytes from the byte
+/// it starts in, so each is one load and a shift, independent of the others.
+fn sum_packed(b: &[u8], width: u32, n: usize) -> u64 {
+    if width == 0 || width > 56 {
+        let mut sum = 0u64;
+        unpack(b, width, n, |_, w| sum = sum.wrapping_add(w));
+        return sum;
+    }
+    let w = width as usize;
+    let mask = (1u64 << width) - 1;
+    // Words whose 8 bytes are all inside `b`.
+    let whole = if b.len() >= 8 { ((b.len() - 8) * 8 / w + 1).min(n) } else { 0 };
+    let mut sum = 0u64;
+    for i in 0..whole {
+        let bit = i * w;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[bit / 8..bit / 8 + 8]);
+        sum = sum.wrapping_add((u64::from_le_bytes(a) >> (bit % 8)) & mask);
+    }
+    (whole..n).fold(sum, |sum, i| sum.wrapping_add(unpack_one(b, width, i)))
+}
+
 /// Bytes of a LEB128 varint of `v`.
 fn varint_len(v: u64) -> usize {
     (64 - v.leading_zeros()).max(1).div_ceil(7) as usize
@@ -198,21 +221,33 @@ fn line_fit(words: &[u64]) -> (i64, i64, u32) {
 /// Appends the encoding of `words` (integer words when `int`), in its smallest form; `line`
 /// also tries the line form (for timestamps, which follow one).
 fn encode_words(words: &[u64], int: bool, line: bool, out: &mut Vec<u8>) {
-    let Some(&first) = words.first() else {
-        out.push(FOR | if int { INT } else { 0 });
-        out.push(0);
-        put_varint(out, 0);
-        return;
-    };
-    // Integer words are ordered as signed: flipping the sign bit makes that the unsigned order,
-    // and differences of flipped words equal differences of the words (mod 2^64).
     let flip = if int { 1u64 << 63 } else { 0 };
-    // One pass for both forms' ranges.
+    encode_ranged(words, int, line, word_ranges(words, flip), out);
+}
+
+/// What picks a column's form, from one pass over its words (see [`word_ranges`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ranges {
+    /// Smallest and largest word, sign bit flipped for integer words.
+    lo: u64,
+    hi: u64,
+    /// Smallest and largest difference between consecutive words (`i64::MAX`, `i64::MIN` for one word).
+    dlo: i64,
+    dhi: i64,
+    /// Consecutive words that differ.
+    changes: usize,
+}
+
+/// The [`Ranges`] of `words` (at least one); `flip` is the sign bit for integer words, 0 otherwise.
+/// Integer words are ordered as signed: flipping the sign bit makes that the unsigned order, and
+/// differences of flipped words equal differences of the words (mod 2^64).
+fn word_ranges(words: &[u64], flip: u64) -> Ranges {
+    let first = words.first().copied().unwrap_or(0);
     let (mut lo, mut hi) = (first ^ flip, first ^ flip);
     let (mut dlo, mut dhi) = (i64::MAX, i64::MIN);
     let mut prev = first;
     let mut changes = 0usize;
-    for &w in &words[1..] {
+    for &w in words.iter().skip(1) {
         let d = w.wrapping_sub(prev) as i64;
         dlo = dlo.min(d);
         dhi = dhi.max(d);
@@ -221,6 +256,63 @@ fn encode_words(words: &[u64], int: bool, line: bool, out: &mut Vec<u8>) {
         changes += usize::from(d != 0);
         prev = w;
     }
+    Ranges { lo, hi, dlo, dhi, changes }
+}
+
+/// [`word_ranges`] of the integer words of `vals` (values [`integer_words`] accepts), computed on
+/// the values themselves in four lanes (plain `f64` compares, which vectorise where 64-bit
+/// integer ones do not); `None` when they span more than 2^53 (a difference might then round).
+fn int_ranges(vals: &[f64]) -> Option<Ranges> {
+    const LANES: usize = 4;
+    let &first = vals.first()?;
+    let (mut lo, mut hi) = ([first; LANES], [first; LANES]);
+    let (mut dlo, mut dhi) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
+    let mut changes = [0.0f64; LANES];
+    let mut step = |k: usize, prev: f64, v: f64| {
+        let d = v - prev;
+        lo[k] = if v < lo[k] { v } else { lo[k] };
+        hi[k] = if v > hi[k] { v } else { hi[k] };
+        dlo[k] = if d < dlo[k] { d } else { dlo[k] };
+        dhi[k] = if d > dhi[k] { d } else { dhi[k] };
+        changes[k] += if d != 0.0 { 1.0 } else { 0.0 };
+    };
+    let (cur, prev) = (&vals[1..], &vals[..vals.len() - 1]);
+    let (cur_groups, prev_groups) = (cur.chunks_exact(LANES), prev.chunks_exact(LANES));
+    let (cur_rest, prev_rest) = (cur_groups.remainder(), prev_groups.remainder());
+    for (c, p) in cur_groups.zip(prev_groups) {
+        for k in 0..LANES {
+            step(k, p[k], c[k]);
+        }
+    }
+    for (&c, &p) in cur_rest.iter().zip(prev_rest) {
+        step(0, p, c);
+    }
+    let fold = |a: [f64; LANES], f: fn(f64, f64) -> f64| a.into_iter().reduce(f).unwrap_or(0.0);
+    let (lo, hi) = (fold(lo, f64::min) as i64, fold(hi, f64::max) as i64);
+    if hi.checked_sub(lo).is_none_or(|r| r > MAX_INT as i64) {
+        return None;
+    }
+    let flip = 1u64 << 63;
+    Some(Ranges {
+        lo: lo as u64 ^ flip,
+        hi: hi as u64 ^ flip,
+        // An empty lane's infinities saturate to the one-word sentinels.
+        dlo: fold(dlo, f64::min) as i64,
+        dhi: fold(dhi, f64::max) as i64,
+        changes: fold(changes, |a, b| a + b) as usize,
+    })
+}
+
+/// [`encode_words`] with the words' [`Ranges`] already known.
+fn encode_ranged(words: &[u64], int: bool, line: bool, ranges: Ranges, out: &mut Vec<u8>) {
+    let Some(&first) = words.first() else {
+        out.push(FOR | if int { INT } else { 0 });
+        out.push(0);
+        put_varint(out, 0);
+        return;
+    };
+    let flip = if int { 1u64 << 63 } else { 0 };
+    let Ranges { lo, hi, dlo, dhi, changes } = ranges;
     let range = hi - lo;
     let lo = lo ^ flip;
     let n = words.len();
@@ -363,25 +455,66 @@ fn as_integer(v: f64) -> (bool, i64) {
     (i as f64 == v && i.unsigned_abs() <= MAX_INT as u64 && v.to_bits() != (-0.0f64).to_bits(), i)
 }
 
+/// `1.5 * 2^52`: for `|v| < 2^51`, `v + ROUND` rounds `v` to an integer held in the low mantissa
+/// bits (its bits minus `ROUND`'s are that integer as an `i64`).
+const ROUND: f64 = 6_755_399_441_055_744.0;
+/// Below this magnitude (2^51) [`ROUND`] holds every integer exactly.
+const ROUND_LIMIT: f64 = 2_251_799_813_685_248.0;
+
+/// The integer words of `vals` into `words` when every value is one [`as_integer`] accepts;
+/// false otherwise (`words` then holds garbage). Branch-free over groups of 8 values with
+/// [`ROUND`] (no conversion per value), falling back to [`as_integer`] for a column it cannot
+/// settle (a value at or beyond 2^51 in magnitude, or one that is not an integer).
+fn integer_words(vals: &[f64], words: &mut [u64]) -> bool {
+    const GROUP: usize = 8;
+    let mut fast = true;
+    let mut w = words.chunks_exact_mut(GROUP);
+    let mut v = vals.chunks_exact(GROUP);
+    for (w, v) in (&mut w).zip(&mut v) {
+        let mut ok = true;
+        for (slot, &x) in w.iter_mut().zip(v) {
+            let r = x + ROUND;
+            ok &= (x.abs() < ROUND_LIMIT) & (r - ROUND == x) & (x.to_bits() != (-0.0f64).to_bits());
+            *slot = r.to_bits().wrapping_sub(ROUND.to_bits());
+        }
+        if !ok {
+            fast = false;
+            break;
+        }
+    }
+    if fast {
+        for (slot, &x) in w.into_remainder().iter_mut().zip(v.remainder()) {
+            let (ok, i) = as_integer(x);
+            if !ok {
+                return false;
+            }
+            *slot = i as u64;
+        }
+        return true;
+    }
+    for (slot, &x) in words.iter_mut().zip(vals) {
+        let (ok, i) = as_integer(x);
+        if !ok {
+            return false;
+        }
+        *slot = i as u64;
+    }
+    true
+}
+
 /// Appends the encoding of a column of values.
 pub(crate) fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
     let mut words = [0u64; BLOCK];
     let n = vals.len().min(BLOCK);
-    let mut int = true;
+    if integer_words(&vals[..n], &mut words[..n]) {
+        let ranges = int_ranges(&vals[..n]).unwrap_or_else(|| word_ranges(&words[..n], 1 << 63));
+        encode_ranged(&words[..n], true, false, ranges, out);
+        return;
+    }
     for (w, &v) in words.iter_mut().zip(&vals[..n]) {
-        let (ok, i) = as_integer(v);
-        if !ok {
-            int = false;
-            break;
-        }
-        *w = i as u64;
+        *w = v.to_bits();
     }
-    if !int {
-        for (w, &v) in words.iter_mut().zip(&vals[..n]) {
-            *w = v.to_bits();
-        }
-    }
-    encode_words(&words[..n], int, false, out);
+    encode_words(&words[..n], false, false, out);
 }
 
 /// Appends the encoding of a column of timestamps.
@@ -422,6 +555,15 @@ fn word_at(b: &[u8], n: usize, i: usize) -> u64 {
             lo = lo.wrapping_add(unzigzag(varint(b, &mut pos)) as u64).wrapping_add(slope.wrapping_mul(i as u64));
         }
         return unpack_one(&b[pos.min(b.len())..], width, i).wrapping_add(lo);
+    }
+    if form == Some(DELTA) && i < n {
+        // The first word plus `i` differences: their sum without decoding the words one by one.
+        let width = b.get(1).copied().unwrap_or(0).min(64) as u32;
+        let mut pos = 2;
+        let first = unzigzag(varint(b, &mut pos)) as u64;
+        let dlo = unzigzag(varint(b, &mut pos)) as u64;
+        let sum = sum_packed(&b[pos.min(b.len())..], width, i);
+        return first.wrapping_add(sum).wrapping_add(dlo.wrapping_mul(i as u64));
     }
     let mut out = missing().to_bits();
     decode_words(b, n.min(i + 1), |k, w| {
@@ -580,6 +722,110 @@ mod tests {
     }
 
     #[test]
+    fn ranges_from_integer_values_equal_those_from_their_words() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut columns: Vec<Vec<f64>> = vec![
+            vec![7.0],
+            vec![0.0, 0.0],
+            vec![-5.0, 3.0, 3.0],
+            vec![MAX_INT, -MAX_INT],
+            vec![MAX_INT, 0.0, MAX_INT],
+            vec![-MAX_INT, 0.0, MAX_INT],
+            vec![ROUND_LIMIT - 1.0, -(ROUND_LIMIT - 1.0), 12.0, 12.0, 13.0],
+            (0..BLOCK).map(|i| 1200.0 + if i > 100 { 300.0 } else { 0.0 }).collect(),
+        ];
+        for len in [2, 4, 5, 8, 9, 63, BLOCK] {
+            for spread in [1u64, 3, 1 << 12, 1 << 32, 1 << 52] {
+                columns.push((0..len).map(|_| (rnd() % spread) as f64 - (spread / 2) as f64).collect());
+            }
+            let mut total = 0.0;
+            columns.push(
+                (0..len)
+                    .map(|_| {
+                        total = (total + (rnd() % 4096) as f64) % 4_294_967_296.0;
+                        total
+                    })
+                    .collect(),
+            );
+        }
+        for vals in &columns {
+            let mut words = vec![0u64; vals.len()];
+            assert!(integer_words(vals, &mut words), "{vals:?}");
+            let want = word_ranges(&words, 1 << 63);
+            match int_ranges(vals) {
+                Some(got) => assert_eq!(got, want, "{vals:?}"),
+                None => {
+                    let (lo, hi) =
+                        (vals.iter().copied().fold(f64::MAX, f64::min), vals.iter().copied().fold(f64::MIN, f64::max));
+                    assert!(hi - lo > MAX_INT, "{vals:?} falls back only when it spans more than 2^53");
+                }
+            }
+            round_trip(vals);
+        }
+    }
+
+    /// The integer test value by value, as [`integer_words`] must decide it for a column.
+    fn integer_words_one_by_one(vals: &[f64]) -> Option<Vec<u64>> {
+        vals.iter().map(|&v| as_integer(v)).map(|(ok, i)| ok.then_some(i as u64)).collect()
+    }
+
+    #[test]
+    fn integer_columns_are_recognised_exactly_at_every_edge() {
+        let limit = ROUND_LIMIT;
+        let edges = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            -0.5,
+            limit - 1.0,
+            limit,
+            -limit,
+            -(limit - 1.0),
+            limit + 1.0,
+            MAX_INT,
+            -MAX_INT,
+            MAX_INT + 2.0,
+            -(MAX_INT + 2.0),
+            4_503_599_627_370_495.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::from_bits(0x7ff8_0000_0000_6d73),
+            f64::from_bits(0xfff0_0000_0000_0001),
+            5e-324,
+            -5e-324,
+            f64::MAX,
+            4_294_967_295.0,
+        ];
+        // Each edge alone, inside a group of 8, in the remainder after the groups, and first.
+        for &e in &edges {
+            for (len, at) in [(1, 0), (8, 3), (16, 15), (13, 10), (BLOCK, 0), (BLOCK, 200), (BLOCK - 3, BLOCK - 4)] {
+                let mut vals: Vec<f64> = (0..len).map(|i| (i as f64 * 37.0) - 1000.0).collect();
+                vals[at] = e;
+                let mut words = vec![0u64; len];
+                let got = integer_words(&vals, &mut words).then_some(words);
+                assert_eq!(got, integer_words_one_by_one(&vals), "{e:e} ({:#x}) at {at} of {len}", e.to_bits());
+                round_trip(&vals);
+            }
+        }
+        // Every edge together, and negative integers through the fast path.
+        round_trip(&edges);
+        let negative: Vec<f64> = (0..BLOCK).map(|i| -(limit - 1.0) + i as f64 * 3.0e12).collect();
+        let mut words = vec![0u64; BLOCK];
+        assert!(integer_words(&negative, &mut words));
+        assert_eq!(Some(words), integer_words_one_by_one(&negative));
+        round_trip(&negative);
+    }
+
+    #[test]
     fn timestamps_round_trip_and_a_steady_clock_takes_no_bits() {
         let steady: Vec<i64> = (0..BLOCK as i64).map(|i| -5_000 + i * 1_000_000).collect();
         let mut b = Vec::new();
@@ -646,6 +892,41 @@ mod tests {
         assert_eq!(check(&[RUNS, 2, 0, 1, 1, 1], 3), Ok(()));
         assert!(check(&[FOR, 65, 0], 0).unwrap_err().contains("width"));
         assert!(check(&[DELTA, 8, 0x80], 2).is_err());
+    }
+
+    #[test]
+    fn one_delta_value_reads_as_the_whole_column_decodes_even_when_truncated() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut seen = 0;
+        for bits in [1u32, 2, 5, 13, 31, 50, 55, 56, 57, 60, 63] {
+            // Steady steps with noise of `bits` bits: the delta form wins.
+            let mut w = 1u64 << 40;
+            let words: Vec<u64> = (0..BLOCK)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    w = w.wrapping_add(1_000_000 + (x >> (64 - bits)));
+                    w
+                })
+                .collect();
+            let mut b = Vec::new();
+            encode_words(&words, true, false, &mut b);
+            if b[0] & !INT != DELTA {
+                continue;
+            }
+            seen += 1;
+            for cut in [b.len(), b.len() - 1, b.len() - 9, b.len() / 2, 4] {
+                let b = &b[..cut];
+                let mut all = vec![0i64; BLOCK];
+                decode_i64(b, &mut all);
+                for (i, &want) in all.iter().enumerate() {
+                    assert_eq!(i64_at(b, BLOCK, i), want, "{bits} bits, {cut} bytes, value {i}");
+                }
+                assert_eq!(i64_at(b, 3, 5), missing().to_bits() as i64, "past the end");
+            }
+        }
+        assert!(seen >= 8, "only {seen} delta columns");
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! slice and per series the values are transposed into the block's column,
 //! NaNs canonicalised, cumulative totals turned into rates, and the slice's
 //! [`Agg`] is merged once into the newest node of every level. Nothing is
-//! allocated per sample: a block (and, every 32 blocks, a chunk of pyramid
-//! nodes) is allocated when the previous one is full.
+//! allocated per sample: a new block takes over the storage of the one it
+//! seals, and every 32 blocks a chunk of pyramid nodes is allocated.
 //!
 //! Coarsening and eviction ("drop the oldest raw block", "drop the oldest
 //! chunk of level `l`", "drop everything") live in `cap.rs`, next to the
@@ -230,6 +230,7 @@ impl StreamStore {
             // Seconds between consecutive samples of the slice, shared by every cumulative series
             // (the same expression `rate_raw` evaluates, so the rates are bit for bit the same).
             let mut secs = [0.0f64; BLOCK];
+            let mut rates = [0.0f64; BLOCK];
             if self.cum_slot.iter().any(|&c| c != usize::MAX) {
                 for (d, w) in secs[1..m].iter_mut().zip(ts[i..i + m].windows(2)) {
                     *d = w[1].saturating_sub(w[0]) as f64 * 1e-9;
@@ -242,10 +243,9 @@ impl StreamStore {
                     None => {
                         // Series `s` of each row, without an index check per value.
                         for (slot, &v) in col.iter_mut().zip(vals[i * n + s..].iter().step_by(n)) {
-                            let v = canon(v);
-                            *slot = v;
-                            agg.push(v);
+                            *slot = canon(v);
                         }
+                        agg.push_all(col);
                     }
                     Some(wrap) => {
                         // The first sample of the slice takes its rate against
@@ -263,14 +263,16 @@ impl StreamStore {
                             self.head_rate[self.cum_slot[s]] = r;
                         }
                         agg.push(r);
-                        let mut prev = raw;
+                        // The totals first, then their rates (no chain from one rate to the
+                        // next), then the rates' summary.
                         let rows = vals.get((i + 1) * n + s..).unwrap_or(&[]).iter().step_by(n);
-                        for ((slot, &v), &dt) in col[1..].iter_mut().zip(rows).zip(&secs[1..m]) {
-                            let raw = canon(v);
-                            *slot = raw;
-                            agg.push(rate_secs(prev, raw, dt, wrap));
-                            prev = raw;
+                        for (slot, &v) in col[1..].iter_mut().zip(rows) {
+                            *slot = canon(v);
                         }
+                        for ((r, p), &dt) in rates[1..m].iter_mut().zip(col.windows(2)).zip(&secs[1..m]) {
+                            *r = rate_secs(p[0], p[1], dt, wrap);
+                        }
+                        agg.push_all(&rates[1..m]);
                     }
                 }
                 self.pyramid.add(b_idx, s, &agg);
@@ -298,13 +300,14 @@ impl StreamStore {
         if gap > 0 {
             self.rate_valid = false;
         }
+        let mut spare = None;
         if let Some(prev) = self.blocks.back_mut() {
             let before = prev.heap_bytes();
-            prev.seal(self.desc.series.len());
+            spare = prev.seal(self.desc.series.len());
             self.blocks_heap = self.blocks_heap - before + prev.heap_bytes();
         }
         let b = self.next_block();
-        let blk = Block::new(self.n_series(), t, gap, self.total);
+        let blk = Block::reusing(spare, self.n_series(), t, gap, self.total);
         self.blocks_heap += blk.heap_bytes();
         self.blocks.push_back(blk);
         let meta =

@@ -21,6 +21,17 @@ impl TsBlock {
         TsBlock::Delta { base, d: vec![0u32; BLOCK].into_boxed_slice() }
     }
 
+    /// [`Self::new`] in this storage: offsets again (zeroed) from `base`.
+    pub fn reset(&mut self, base: i64) {
+        match self {
+            TsBlock::Delta { base: b, d } => {
+                *b = base;
+                d.fill(0);
+            }
+            TsBlock::Full(_) => *self = TsBlock::new(base),
+        }
+    }
+
     /// Bytes on the heap.
     pub fn heap_bytes(&self) -> usize {
         match self {
