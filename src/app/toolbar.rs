@@ -40,9 +40,6 @@ impl ZescopeApp {
                 }
                 Activity::Paused { .. } => {
                     ui.label(badge.color(ui.visuals().warn_fg_color));
-                    if self.view.new_since_frozen > 0 {
-                        ui.label(format!("{} new samples", self.view.new_since_frozen));
-                    }
                     if ui.button("Follow live").on_hover_text("back to live data (End)").clicked() {
                         self.view.follow();
                     }
@@ -56,6 +53,11 @@ impl ZescopeApp {
                 && ui.button("Fit").on_hover_text("show all the data (double-click a plot does the same)").clicked()
             {
                 self.view.fit(data_x(&self.store));
+            }
+            // After the buttons: a count growing by a digit must not move them from under the
+            // pointer.
+            if matches!(activity, Activity::Paused { .. }) && self.view.new_since_frozen > 0 {
+                ui.label(format!("{} new samples", self.view.new_since_frozen));
             }
             ui.separator();
             ui.label("Window:");
