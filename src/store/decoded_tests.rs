@@ -59,21 +59,6 @@ fn append(store: &mut Store, id: StreamId, from: u64, to: u64) {
     }
 }
 
-/// A column as bits, so NaNs compare equal.
-fn bits(c: &EnvelopeColumn) -> [u64; 9] {
-    [
-        c.t_start as u64,
-        c.t_end as u64,
-        c.min.to_bits(),
-        c.max.to_bits(),
-        c.mean.to_bits(),
-        c.count,
-        c.non_finite,
-        c.samples,
-        c.break_before as u64,
-    ]
-}
-
 /// Every series' envelope over `t0..=t1` through the store (with its cache: `envelopes` for all,
 /// then `envelope` for each) equals the envelope decoded without a cache.
 fn check(store: &Store, id: StreamId, t0: i64, t1: i64, cols: usize) {
@@ -86,12 +71,12 @@ fn check(store: &Store, id: StreamId, t0: i64, t1: i64, cols: usize) {
         st.envelope(k, t0, t1, cols, &mut plain, None);
         assert_eq!(plain.samples_per_bucket(), 1, "the view reads raw samples");
         assert!(plain.columns().len() > cols / 2);
-        let want: Vec<_> = plain.columns().iter().map(bits).collect();
-        let got: Vec<_> = cached[k].columns().iter().map(bits).collect();
+        let want: Vec<_> = plain.columns().iter().map(EnvelopeColumn::bits).collect();
+        let got: Vec<_> = cached[k].columns().iter().map(EnvelopeColumn::bits).collect();
         assert!(got == want, "series {k} over {t0}..={t1}: envelopes differ from the decoded ones");
         let mut one = Envelope::new();
         store.envelope(sid, t0, t1, cols, &mut one);
-        let got: Vec<_> = one.columns().iter().map(bits).collect();
+        let got: Vec<_> = one.columns().iter().map(EnvelopeColumn::bits).collect();
         assert!(got == want, "series {k} over {t0}..={t1}: one envelope differs from the decoded one");
     }
 }
@@ -160,13 +145,13 @@ fn replaced_entries_leave_the_cache_exact_and_inside_its_room() {
             for s in 0..kinds().len() {
                 let mut plain = Envelope::new();
                 st.envelope(s, t0, t1, 1_000, &mut plain, None);
-                let want: Vec<_> = plain.columns().iter().map(bits).collect();
+                let want: Vec<_> = plain.columns().iter().map(EnvelopeColumn::bits).collect();
                 // Twice: the second pass finds what the first one kept.
                 for pass in 0..2 {
                     let mut cached = Envelope::new();
                     let use_ = decoded::CacheUse { cache: &mut cache, stream: id.0, room };
                     st.envelope(s, t0, t1, 1_000, &mut cached, Some(use_));
-                    let got: Vec<_> = cached.columns().iter().map(bits).collect();
+                    let got: Vec<_> = cached.columns().iter().map(EnvelopeColumn::bits).collect();
                     assert!(got == want, "frame {frame} series {s} pass {pass}");
                     assert!(cache.bytes() <= room, "{} > {room}", cache.bytes());
                 }

@@ -68,6 +68,23 @@ pub struct EnvelopeColumn {
 }
 
 impl EnvelopeColumn {
+    /// Every field as bits, so that columns compare bit for bit (NaNs equal, -0 apart from +0).
+    #[cfg(test)]
+    pub(crate) fn bits(&self) -> [u64; 9] {
+        let (c, b) = (self, f64::to_bits);
+        [
+            c.t_start as u64,
+            c.t_end as u64,
+            b(c.min),
+            b(c.max),
+            b(c.mean),
+            c.count,
+            c.non_finite,
+            c.samples,
+            c.break_before as u64,
+        ]
+    }
+
     /// Middle of the covered time span.
     pub(crate) fn t_mid(&self) -> i64 {
         ((self.t_start as i128 + self.t_end as i128) / 2) as i64

@@ -142,14 +142,6 @@ mod tests {
 
     const MS: i64 = 1_000_000;
 
-    fn bits(c: &EnvelopeColumn) -> Vec<u64> {
-        let flags = [c.count, c.non_finite, c.samples, c.break_before as u64];
-        [c.t_start as u64, c.t_end as u64, c.min.to_bits(), c.max.to_bits(), c.mean.to_bits()]
-            .into_iter()
-            .chain(flags)
-            .collect()
-    }
-
     #[test]
     fn series_in_step_give_the_columns_of_one_series_at_a_time() {
         // 6 series (a group of 4 in step, 2 one at a time) with NaNs, infinities, signed zeros
@@ -201,8 +193,8 @@ mod tests {
                     let mut one = Envelope::new();
                     st.envelope(k, t0, t1, cols, &mut one, None);
                     assert!(one.columns().len() > cols / 3, "{t0}..{t1}: {} columns", one.columns().len());
-                    let want: Vec<_> = one.columns().iter().map(bits).collect();
-                    let got: Vec<_> = out.columns().iter().map(bits).collect();
+                    let want: Vec<_> = one.columns().iter().map(EnvelopeColumn::bits).collect();
+                    let got: Vec<_> = out.columns().iter().map(EnvelopeColumn::bits).collect();
                     assert!(got == want, "{t0}..{t1} frame {frame}: series {k} differs");
                     assert_eq!(out.samples_per_bucket(), one.samples_per_bucket());
                 }

@@ -6,20 +6,6 @@ use crate::store::{SeriesDesc, SeriesKind, StreamDesc, StreamId};
 
 const MS: i64 = 1_000_000;
 
-fn bits(c: &EnvelopeColumn) -> [u64; 9] {
-    [
-        c.t_start as u64,
-        c.t_end as u64,
-        c.min.to_bits(),
-        c.max.to_bits(),
-        c.mean.to_bits(),
-        c.count,
-        c.non_finite,
-        c.samples,
-        c.break_before as u64,
-    ]
-}
-
 /// 4 gauges (scanned in step) and 2 cumulative counters (drawn as rates) with NaN, infinities
 /// and signed zeros, in a store with `cap` bytes.
 fn store(cap: usize) -> (Store, StreamId, Vec<SeriesId>) {
@@ -95,8 +81,10 @@ fn run(cap: usize, frames: usize, mut view: impl FnMut(usize, i64, &mut View)) -
         for (s, (got, want)) in envs.iter().zip(&outs).enumerate() {
             assert!(got.is_exact());
             assert_eq!(got.samples_per_bucket(), want.samples_per_bucket(), "frame {frame} series {s}");
-            let (g, w): (Vec<_>, Vec<_>) =
-                (got.columns().iter().map(bits).collect(), want.columns().iter().map(bits).collect());
+            let (g, w): (Vec<_>, Vec<_>) = (
+                got.columns().iter().map(EnvelopeColumn::bits).collect(),
+                want.columns().iter().map(EnvelopeColumn::bits).collect(),
+            );
             // Once the history fills the view, most pixel columns hold samples.
             assert!(t0 <= 0 || g.len() > v.columns / 4, "frame {frame}: {} columns", g.len());
             if g != w {
