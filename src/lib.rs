@@ -19,6 +19,7 @@ pub mod layout;
 pub mod list;
 pub mod logwatch;
 pub mod markers;
+pub mod par;
 pub mod record;
 pub mod sampler;
 pub mod serve;

@@ -203,3 +203,54 @@ fn drawing_bands_enclose_every_column_at_any_magnitude() {
     }
     assert!(banded > 0, "no query read the drawing bands");
 }
+
+#[test]
+fn many_series_queried_at_once_equal_each_queried_alone() {
+    // 16 series over 600 columns of pyramid nodes (~600 samples each): enough work that
+    // `draw_envelopes` and `envelopes` split the series over two threads on a machine with two
+    // cores (`zescope::par`).
+    const COLS: usize = 600;
+    let (n, k) = (400_000, 16);
+    let mut store = Store::new(1 << 30);
+    let kinds = [GAUGE; 16];
+    let id = store.begin_stream(desc(&kinds));
+    fill(&mut store, id, 0, n, k, |i, s| match s % 4 {
+        0 => ((i * (s + 3)) % 1_009) as f64,
+        1 if i % 7_777 == s => f64::NAN,
+        1 => (i as f64 * 1e-3 * (s + 1) as f64).sin(),
+        2 => 1.5e9 + (i % 1_000) as f64 * 1e-3,
+        _ => -((i / (s + 1)) as f64),
+    });
+    let series: Vec<_> = (0..k).map(|s| sid(&store, id, s)).collect();
+    assert!(zescope::par::worth_it(k * COLS) || zescope::par::cores() == 1, "the query is large enough to split");
+    let end = (n as i64 - 1) * MS;
+    for (t0, t1) in [(0, end), (end / 5, end - 3 * MS)] {
+        let mut together: Vec<Envelope> = (0..k).map(|_| Envelope::new()).collect();
+        let mut alone = Envelope::new();
+        for draw in [true, false] {
+            if draw {
+                store.draw_envelopes(&series, t0, t1, COLS, &mut together);
+            } else {
+                store.envelopes(&series, t0, t1, COLS, &mut together);
+            }
+            for (s, got) in series.iter().zip(&together) {
+                let mut one = [Envelope::new()];
+                if draw {
+                    store.draw_envelopes(&[*s], t0, t1, COLS, &mut one);
+                } else {
+                    store.envelope(*s, t0, t1, COLS, &mut alone);
+                    std::mem::swap(&mut one[0], &mut alone);
+                }
+                let bits = |e: &Envelope| {
+                    e.columns()
+                        .iter()
+                        .map(|c| (c.t_start, c.t_end, c.min.to_bits(), c.max.to_bits(), c.count, c.samples))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(got.is_exact(), one[0].is_exact());
+                assert_eq!(bits(got), bits(&one[0]), "series {s:?}, draw {draw}");
+                assert!(got.columns().iter().any(|c| c.count > 0));
+            }
+        }
+    }
+}

@@ -45,7 +45,11 @@
 //! drawing bands, whose min and max enclose the exact ones) at the plot's width in
 //! physical pixels; the others find it done. Those columns carry no means: where a
 //! run is sparse enough for a line through them, and for hover points, the item
-//! asks the store for its exact envelope. The envelope buffers and the band
+//! asks the store for its exact envelope. Likewise the first item egui_plot asks for
+//! shapes draws every series initialised this frame (the shown ones: egui_plot initialises no
+//! hidden item) into its own band mesh (`draw.rs`); each item then hands over its own, so the
+//! order of bands and lines is egui_plot's. Many series of banded columns are queried and
+//! drawn on two threads, split the same way (`crate::par`). The envelope buffers and the band
 //! meshes are reused from frame to frame.
 //!
 //! A view at raw samples or the finest pyramid nodes (which have no drawing bands) keeps its
@@ -54,15 +58,14 @@
 
 use std::cell::{OnceCell, RefCell};
 use std::ops::RangeInclusive;
-use std::sync::Arc;
 
-use egui::epaint::{Mesh, PathStroke, Vertex, WHITE_UV};
-use egui::{Color32, Pos2, Shape, Ui, pos2};
+use egui::{Color32, Shape, Ui};
 use egui_plot::{PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, PlotTransform, PlotUi};
 
-use crate::store::{Envelope, EnvelopeColumn, SeriesId, Store};
-use crate::view::runs::{column_span, gap_free_runs, join_before};
+use crate::store::{Envelope, SeriesId, Store};
+use draw::Style;
 
+mod draw;
 mod grid;
 #[cfg(test)]
 mod grid_tests;
@@ -81,18 +84,18 @@ pub struct PlotSeries {
 
 /// Line width in points.
 const LINE_WIDTH: f32 = 1.5;
-/// Columns further apart than this (in points) also get a stroked line.
-const SPARSE_PX: f32 = 2.0;
-/// Columns further apart than this (in points) also get a dot at each sample.
-const POINT_PX: f32 = 8.0;
 
 /// What the items of one plot share.
 #[derive(Default)]
 struct Shared {
     series: Vec<SeriesId>,
     envs: Vec<Envelope>,
-    /// Last frame's band meshes, reused once egui has dropped its handle.
-    meshes: Vec<Option<Arc<Mesh>>>,
+    /// What each series draws this frame (band meshes reused across frames).
+    drawn: Vec<draw::Drawn>,
+    /// How each series initialised this frame is drawn (`None`: not drawn, hidden).
+    styles: Vec<Option<Style>>,
+    /// No item has drawn yet this frame.
+    pending: bool,
     /// `(t0, t1, columns, store version)` the envelopes hold.
     key: Option<(i64, i64, usize, u64)>,
     /// Nothing after this time is drawn (a paused view).
@@ -102,6 +105,41 @@ struct Shared {
 }
 
 impl Shared {
+    /// Draws every series with a style this frame, the two halves of the work on two threads
+    /// when it is large and banded (`crate::par`).
+    fn draw_all(&mut self, store: &Store, transform: &PlotTransform) {
+        let n = self.series.len().min(self.envs.len()).min(self.drawn.len()).min(self.styles.len());
+        let work = |i: usize| if self.styles[i].is_some() { self.envs[i].columns().len() } else { 0 };
+        let total: usize = (0..n).map(work).sum();
+        // Split where the first half holds about half the columns.
+        let (mut half, mut acc) = (0, 0);
+        while half < n && 2 * acc < total {
+            acc += work(half);
+            half += 1;
+        }
+        // Banded envelopes of many series were queried on two threads, split the same way
+        // (`Store::draw_envelopes`): each half is drawn where its columns were just written.
+        // Exact ones were queried here, and handing half of them to another core costs more
+        // than drawing them here (measured: `plot_frame/zoomed` 15 % slower split).
+        let banded = (0..n).all(|i| self.styles[i].is_none() || !self.envs[i].is_exact());
+        let (series, styles) = (&self.series[..n], &self.styles[..n]);
+        let (ea, eb) = self.envs[..n].split_at_mut(half);
+        let (da, db) = self.drawn[..n].split_at_mut(half);
+        let part = |series: &[SeriesId], styles: &[Option<Style>], envs: &mut [Envelope], drawn: &mut [draw::Drawn]| {
+            for (((&s, style), env), out) in series.iter().zip(styles).zip(envs).zip(drawn) {
+                match style {
+                    Some(style) => draw::series(store, s, env, *style, transform, out),
+                    None => out.lines.clear(),
+                }
+            }
+        };
+        crate::par::join(
+            banded && crate::par::worth_it(total),
+            || part(&series[..half], &styles[..half], ea, da),
+            || part(&series[half..], &styles[half..], eb, db),
+        );
+    }
+
     fn ensure(&mut self, store: &Store, x: &RangeInclusive<f64>, pixels: usize) {
         let (t0, mut t1) = (store.from_plot_x(*x.start()), store.from_plot_x(*x.end()));
         let full = t1;
@@ -148,7 +186,10 @@ impl EnvelopePlot {
                 sh.series = series.iter().map(|s| s.series).collect();
                 sh.key = None;
             }
-            sh.meshes.resize_with(series.len(), || None);
+            sh.drawn.resize_with(series.len(), Default::default);
+            sh.styles.clear();
+            sh.styles.resize(series.len(), None);
+            sh.pending = true;
             if sh.key.is_none() {
                 // First frame: compute now so that `bounds()` (auto-bounds)
                 // has something to go by before `initialize` runs.
@@ -204,239 +245,10 @@ pub struct EnvelopeItem<'a> {
     points: OnceCell<Vec<PlotPoint>>,
 }
 
-/// Linear map from (time, value) to screen position for one frame. Both axes are anchored
-/// at a reference inside the view and scaled in f64: values like 1e9 ns/s over a 100 px
-/// axis are 1e-7 px per unit, which an f32 difference of two screen positions rounds to 0.
-struct ScreenMap {
-    t_ref: i64,
-    x_ref: f32,
-    /// Screen points per nanosecond.
-    x_scale: f64,
-    v_ref: f64,
-    y_ref: f32,
-    /// Screen points per unit of value (negative: screen y grows downwards).
-    y_scale: f64,
-    /// Screen y range of the plot area (top, bottom).
-    y_clip: (f32, f32),
-}
-
-/// Where a column lies against the plot's visible y range.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Above,
-    Inside,
-    Below,
-}
-
-impl ScreenMap {
-    fn new(store: &Store, transform: &PlotTransform, t_ref: i64) -> ScreenMap {
-        let v_ref = transform.bounds().min()[1];
-        ScreenMap {
-            t_ref,
-            x_ref: transform.position_from_point_x(store.to_plot_x(t_ref)),
-            x_scale: transform.dpos_dvalue_x() * 1e-9,
-            v_ref,
-            y_ref: transform.position_from_point_y(v_ref),
-            y_scale: transform.dpos_dvalue_y(),
-            y_clip: (transform.frame().top(), transform.frame().bottom()),
-        }
-    }
-
-    #[inline]
-    fn x(&self, t: i64) -> f32 {
-        let dt = match t.checked_sub(self.t_ref) {
-            Some(d) => d as f64,
-            None => t as f64 - self.t_ref as f64,
-        };
-        self.x_ref + (dt * self.x_scale) as f32
-    }
-
-    #[inline]
-    fn y(&self, v: f64) -> f32 {
-        self.y_ref + ((v - self.v_ref) * self.y_scale) as f32
-    }
-
-    /// Screen rows `(top, bottom)` of a band from value `lo` to `hi` (`lo <= hi`). [`Self::y`]
-    /// is monotonic (decreasing unless the axis is inverted), so ordering the two needs no
-    /// comparison of positions.
-    #[inline]
-    fn rows(&self, lo: f64, hi: f64) -> (f32, f32) {
-        let (a, b) = (self.y(hi), self.y(lo));
-        if self.y_scale <= 0.0 { (a, b) } else { (b, a) }
-    }
-
-    /// Where a band from value `lo` to `hi` (`lo <= hi`, `half_width` added above and below)
-    /// lies against the plot's visible y range.
-    #[inline]
-    fn side(&self, lo: f64, hi: f64, half_width: f32) -> Side {
-        let (top, bottom) = self.rows(lo, hi);
-        self.side_of(top, bottom, half_width)
-    }
-
-    /// [`Self::side`] of a band already on screen, from `top` to `bottom` (`top <= bottom`).
-    #[inline]
-    fn side_of(&self, top: f32, bottom: f32, half_width: f32) -> Side {
-        if bottom + half_width < self.y_clip.0 {
-            Side::Above
-        } else if top - half_width > self.y_clip.1 {
-            Side::Below
-        } else {
-            Side::Inside
-        }
-    }
-
-    /// Screen x range of a column (`view::runs::column_span`): a point at its middle, or its
-    /// whole span when that is wide.
-    #[inline]
-    fn column_xs(&self, c: &EnvelopeColumn) -> (f32, f32) {
-        let (a, b) = column_span(c, self.x_scale);
-        (self.x(a), self.x(b))
-    }
-}
-
-/// Appends a band strip to a mesh, one column edge at a time.
-struct Strip<'m> {
-    mesh: &'m mut Mesh,
-    color: Color32,
-    half_width: f32,
-    started: bool,
-}
-
-impl Strip<'_> {
-    /// The edge at `x` of a band from screen row `top` to `bottom` (`top <= bottom`,
-    /// [`ScreenMap::rows`]).
-    #[inline]
-    fn edge(&mut self, x: f32, top: f32, bottom: f32) {
-        let (top, bottom) = (top - self.half_width, bottom + self.half_width);
-        let i = self.mesh.vertices.len() as u32;
-        let v = |y| Vertex { pos: pos2(x, y), uv: WHITE_UV, color: self.color };
-        self.mesh.vertices.extend_from_slice(&[v(top), v(bottom)]);
-        if self.started {
-            self.mesh.indices.extend_from_slice(&[i - 2, i - 1, i, i - 1, i, i + 1]);
-        }
-        self.started = true;
-    }
-}
-
-/// Are the columns of a run further apart than [`SPARSE_PX`] on average (then a line through
-/// their means is drawn too)?
-fn sparse(run: &[EnvelopeColumn], map: &ScreenMap) -> bool {
-    let (first, last) = (map.x(run[0].t_start), map.x(run[run.len() - 1].t_end));
-    run.len() > 1 && (last - first).abs() > SPARSE_PX * (run.len() - 1) as f32
-}
-
 impl EnvelopeItem<'_> {
-    fn line_width(&self) -> f32 {
-        if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH }
-    }
-
-    /// Band (and, where sparse, line) of one gap-free run of columns. False, having drawn
-    /// nothing, when the run needs a line through column means that `exact` columns do not
-    /// have (`Envelope::is_exact`).
-    fn run(
-        &self,
-        run: &[EnvelopeColumn],
-        exact: bool,
-        map: &ScreenMap,
-        mesh: &mut Mesh,
-        shapes: &mut Vec<Shape>,
-        joins: &mut Vec<egui::Rect>,
-    ) -> bool {
-        let width = self.line_width();
-        let (first, last) = (map.x(run[0].t_start), map.x(run[run.len() - 1].t_end));
-        let sparse = sparse(run, map);
-        if sparse && !exact {
-            return false;
-        }
-        let mut strip = Strip { mesh, color: self.color, half_width: 0.5 * width, started: false };
-        // Step edges of wide or sparse columns: drawn after the strip (a strip's triangles join
-        // consecutive vertices). `joins` is reused from run to run.
-        joins.clear();
-        let hw = 0.5 * width;
-        // A column's reach on screen (top, bottom, side): its min..max and the step edge joining
-        // it to the previous column, which is min(min, previous max)..max(max, previous min)
-        // whether or not the two overlap. Each value is mapped to the screen once.
-        let reach = |i: usize| {
-            let c: &EnvelopeColumn = &run[i];
-            let (lo, hi) = match i.checked_sub(1) {
-                Some(p) => {
-                    let p = &run[p];
-                    (if p.max < c.min { p.max } else { c.min }, if p.min > c.max { p.min } else { c.max })
-                }
-                None => (c.min, c.max),
-            };
-            let (top, bottom) = map.rows(lo, hi);
-            (top, bottom, map.side_of(top, bottom, hw))
-        };
-        let (mut prev, mut here) = (None, reach(0));
-        for (i, c) in run.iter().enumerate() {
-            let next = (i + 1 < run.len()).then(|| reach(i + 1));
-            let (top, bottom, side) = here;
-            let culled = side != Side::Inside && prev.unwrap_or(side) == side && next.map_or(side, |n| n.2) == side;
-            prev = Some(side);
-            if let Some(n) = next {
-                here = n;
-            }
-            if culled {
-                // The column and both its neighbours reach no further than above (or below) the
-                // plot: every triangle touching its edges, and its step edge, would be clipped
-                // away. The strip starts afresh after it.
-                strip.started = false;
-                continue;
-            }
-            let (xa, xb) = map.column_xs(c);
-            if sparse || xb != xa {
-                if let Some((lo, hi)) = i.checked_sub(1).and_then(|p| join_before(&run[p], c)) {
-                    // A step: its vertical edge, one line wide, at the column's start.
-                    let (top, bottom) = map.rows(lo, hi);
-                    joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, top - hw..=bottom + hw));
-                }
-                let (top, bottom) = map.rows(c.min, c.max);
-                strip.edge(xa, top, bottom);
-                if xb != xa {
-                    strip.edge(xb, top, bottom);
-                }
-            } else {
-                // Columns about a pixel apart: the strip's edge itself reaches over the step
-                // (two vertices instead of a rectangle's four).
-                strip.edge(xa, top, bottom);
-            }
-        }
-        for r in joins.drain(..) {
-            strip.mesh.add_colored_rect(r, self.color);
-        }
-        if let [c] = run
-            && map.side(c.min, c.max, 0.5 * width) == Side::Inside
-        {
-            // A lone column: widen it to a bar so a strip of one edge shows.
-            let (xa, xb) = map.column_xs(c);
-            let (top, bottom) = map.rows(c.min, c.max);
-            let rect = egui::Rect::from_min_max(
-                pos2(xa.min(xb) - 0.5 * width, top - 0.5 * width),
-                pos2(xa.max(xb) + 0.5 * width, bottom + 0.5 * width),
-            );
-            strip.mesh.add_colored_rect(rect, self.color);
-        }
-        if sparse {
-            let mut pts: Vec<Pos2> = Vec::with_capacity(run.len() * 2);
-            for c in run {
-                let (xa, xb) = map.column_xs(c);
-                let y = map.y(c.mean);
-                pts.push(pos2(xa, y));
-                if xb != xa {
-                    pts.push(pos2(xb, y));
-                }
-            }
-            if (last - first).abs() > POINT_PX * (run.len() - 1) as f32 {
-                // Zoomed in far: each column is a sample or two; mark them.
-                for c in run.iter().filter(|c| c.samples <= 2) {
-                    let (xa, xb) = map.column_xs(c);
-                    shapes.push(Shape::circle_filled(pos2(0.5 * (xa + xb), map.y(c.mean)), 1.5 * width, self.color));
-                }
-            }
-            shapes.push(Shape::line(pts, PathStroke::new(width, self.color)));
-        }
-        true
+    fn style(&self) -> Style {
+        let width = if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH };
+        Style { color: self.color, width }
     }
 
     /// This item's envelope with exact columns (computed now if the frame's are banded).
@@ -454,63 +266,36 @@ impl EnvelopeItem<'_> {
 impl PlotItem for EnvelopeItem<'_> {
     fn shapes(&self, _ui: &Ui, transform: &PlotTransform, shapes: &mut Vec<Shape>) {
         let mut sh = self.shared.borrow_mut();
-        let Some(mut handle) = sh.meshes.get_mut(self.index).map(Option::take) else {
+        if sh.pending {
+            // The frame's first item draws every item initialised this frame (the plot's
+            // visible series), on two threads where there is much to draw.
+            sh.pending = false;
+            sh.draw_all(self.store, transform);
+        }
+        let sh = &mut *sh;
+        let (Some(&series), Some(env), Some(drawn)) =
+            (sh.series.get(self.index), sh.envs.get_mut(self.index), sh.drawn.get_mut(self.index))
+        else {
             return;
         };
-        let reused = handle.as_mut().and_then(Arc::get_mut).map(|m| {
-            m.vertices.clear();
-            m.indices.clear();
-        });
-        if reused.is_none() {
-            handle = Some(Arc::new(Mesh::default()));
+        if sh.styles.get(self.index).copied().flatten().is_none() {
+            // Not initialised this frame (egui_plot always does): drawn on its own.
+            draw::series(self.store, series, env, self.style(), transform, drawn);
         }
-        let arc = handle.as_mut().expect("set above");
-        let mesh = Arc::get_mut(arc).expect("a fresh or unshared mesh");
-        let first_shape = shapes.len();
-        let mut joins = Vec::new();
-        for _ in 0..2 {
-            let Some(env) = sh.envs.get(self.index) else {
-                break;
-            };
-            let (cols, exact) = (env.columns(), env.is_exact());
-            let Some(first) = cols.first() else {
-                break;
-            };
-            let map = ScreenMap::new(self.store, transform, first.t_start);
-            // Every column, and so every step between two, lies above (or below) the plot: no
-            // band is drawn (each column would be culled), only sparse runs' lines (clipped).
-            // (Columns without a value have NaN bounds, which these comparisons pass over.) Some
-            // column inside the plot settles it at once; else the columns' whole range decides.
-            let hw = 0.5 * self.line_width();
-            let out_of_view = !cols.iter().any(|c| c.min <= c.max && map.side(c.min, c.max, hw) == Side::Inside) && {
-                let (lo, hi) = cols.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
-                    (if c.min < lo { c.min } else { lo }, if c.max > hi { c.max } else { hi })
-                });
-                lo > hi || map.side(lo, hi, hw) != Side::Inside
-            };
-            if !out_of_view {
-                mesh.reserve_vertices(cols.len() * 2 + 8);
-                mesh.reserve_triangles(cols.len() * 2 + 4);
-            }
-            if gap_free_runs(cols)
-                .all(|run| (out_of_view && !sparse(run, &map)) || self.run(run, exact, &map, mesh, shapes, &mut joins))
-            {
-                break;
-            }
-            // A sparse run needs column means: draw again from exact columns.
-            mesh.clear();
-            shapes.truncate(first_shape);
-            self.exact_envelope(&mut sh);
-        }
-        if !mesh.is_empty() {
+        if let Some(mesh) = drawn.mesh.as_ref().filter(|m| !m.is_empty()) {
             // The band first, so lines are drawn over it.
-            shapes.insert(first_shape, Shape::Mesh(arc.clone()));
+            shapes.push(Shape::Mesh(mesh.clone()));
         }
-        sh.meshes[self.index] = handle;
+        shapes.append(&mut drawn.lines);
     }
 
     fn initialize(&mut self, x_range: RangeInclusive<f64>) {
-        self.shared.borrow_mut().ensure(self.store, &x_range, self.columns);
+        let style = self.style();
+        let mut sh = self.shared.borrow_mut();
+        sh.ensure(self.store, &x_range, self.columns);
+        if let Some(s) = sh.styles.get_mut(self.index) {
+            *s = Some(style);
+        }
     }
 
     fn color(&self) -> Color32 {

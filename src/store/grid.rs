@@ -176,8 +176,36 @@ impl Store {
 
     /// Apply `plan` (of stream `stream`) to `series` (all of that stream) into `outs`, each
     /// reset to `request` first: raw runs of series four at a time (`lanes.rs`), the
-    /// rest one series at a time; `draw`: from the drawing bands where the plan has them.
+    /// rest one series at a time; `draw`: from the drawing bands where the plan has them. Many
+    /// series over a plan of pyramid nodes only are split over two threads (`crate::par`).
     pub(super) fn apply_plan(
+        &self,
+        stream: usize,
+        plan: &Plan,
+        series: &[SeriesId],
+        outs: &mut [Envelope],
+        draw: bool,
+        request: (i64, i64, usize),
+    ) {
+        let n = series.len().min(outs.len());
+        // A plan of pyramid nodes only reads no decoded blocks (whose cache one thread at a time
+        // may use): its series split over two threads, at a multiple of the lanes' width.
+        let half = (n / 2).next_multiple_of(lanes::LANES);
+        if half < n && crate::par::worth_it(n * plan.cols.len()) && !plan.reads_raw() {
+            let (sa, sb) = series[..n].split_at(half);
+            let (oa, ob) = outs[..n].split_at_mut(half);
+            crate::par::join(
+                true,
+                || self.apply_plan_here(stream, plan, sa, oa, draw, request),
+                || self.apply_plan_here(stream, plan, sb, ob, draw, request),
+            );
+        } else {
+            self.apply_plan_here(stream, plan, series, outs, draw, request);
+        }
+    }
+
+    /// [`Self::apply_plan`] on this thread.
+    fn apply_plan_here(
         &self,
         stream: usize,
         plan: &Plan,

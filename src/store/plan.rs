@@ -45,6 +45,13 @@ pub(crate) struct Plan {
     pub uniform: Option<u8>,
 }
 
+impl Plan {
+    /// Does the plan read raw samples (of sealed or open blocks), not only pyramid nodes?
+    pub fn reads_raw(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Raw { .. }))
+    }
+}
+
 /// `x.floor()` without a libm call (baseline x86-64 has no rounding
 /// instruction), for the range of column indices.
 #[inline]

@@ -2,7 +2,7 @@
 
 use super::grid::KeptColumns;
 use super::*;
-use crate::store::{SeriesDesc, SeriesKind, StreamDesc, StreamId};
+use crate::store::{EnvelopeColumn, SeriesDesc, SeriesKind, StreamDesc, StreamId};
 
 const MS: i64 = 1_000_000;
 

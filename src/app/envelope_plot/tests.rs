@@ -1,6 +1,14 @@
 //! Culling: columns above or below the plot change nothing that is drawn inside it.
 
+use egui::epaint::Mesh;
+use egui::{Pos2, pos2};
+
+use super::draw::{ScreenMap, Style, run};
 use super::*;
+use crate::store::EnvelopeColumn;
+use crate::view::runs::gap_free_runs;
+
+const STYLE: Style = Style { color: Color32::RED, width: LINE_WIDTH };
 
 /// `n` columns `spacing` ns apart (`span` ns wide each) of a walk that wanders far above and below
 /// the view, with jumps.
@@ -38,21 +46,10 @@ fn columns(n: usize, spacing: i64, span: i64) -> Vec<EnvelopeColumn> {
 /// The band mesh of `cols` with the plot's visible y range `y_clip`: values 0..100 are screen
 /// y 200..100, one screen point per 1000 ns.
 fn band(cols: &[EnvelopeColumn], y_clip: (f32, f32)) -> Mesh {
-    let store = Store::new(1 << 20);
-    let shared = RefCell::new(Shared::default());
-    let item = EnvelopeItem {
-        base: PlotItemBase::new("s".into()),
-        shared: &shared,
-        index: 0,
-        store: &store,
-        color: Color32::RED,
-        columns: cols.len(),
-        points: OnceCell::new(),
-    };
     let map = ScreenMap { t_ref: 0, x_ref: 0.0, x_scale: 1e-3, v_ref: 0.0, y_ref: 200.0, y_scale: -1.0, y_clip };
     let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
-    for run in gap_free_runs(cols) {
-        assert!(item.run(run, true, &map, &mut mesh, &mut shapes, &mut joins));
+    for r in gap_free_runs(cols) {
+        assert!(run(STYLE, r, true, &map, &mut mesh, &mut shapes, &mut joins));
     }
     mesh
 }
@@ -128,17 +125,6 @@ fn a_run_wholly_out_of_view_draws_nothing_one_reaching_in_draws_its_edge() {
 
 #[test]
 fn a_sparse_run_of_banded_columns_asks_for_exact_ones_and_draws_nothing_first() {
-    let store = Store::new(1 << 20);
-    let shared = RefCell::new(Shared::default());
-    let item = EnvelopeItem {
-        base: PlotItemBase::new("s".into()),
-        shared: &shared,
-        index: 0,
-        store: &store,
-        color: Color32::RED,
-        columns: 40,
-        points: OnceCell::new(),
-    };
     let map = ScreenMap {
         t_ref: 0,
         x_ref: 0.0,
@@ -152,8 +138,63 @@ fn a_sparse_run_of_banded_columns_asks_for_exact_ones_and_draws_nothing_first() 
     let mut cols = columns(40, 10_000, 0);
     cols.iter_mut().for_each(|c| c.break_before = false);
     let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
-    assert!(!item.run(&cols, false, &map, &mut mesh, &mut shapes, &mut joins), "banded columns have no means");
+    assert!(!run(STYLE, &cols, false, &map, &mut mesh, &mut shapes, &mut joins), "banded columns have no means");
     assert!(mesh.is_empty() && shapes.is_empty(), "nothing is drawn from them");
-    assert!(item.run(&cols, true, &map, &mut mesh, &mut shapes, &mut joins));
+    assert!(run(STYLE, &cols, true, &map, &mut mesh, &mut shapes, &mut joins));
     assert!(!mesh.is_empty() && shapes.iter().any(|s| matches!(s, Shape::Path(_))), "band and line from exact columns");
+}
+
+#[test]
+fn series_drawn_together_on_two_threads_equal_each_drawn_alone() {
+    // 9 gauges x 4.5M samples over 1,050 columns: ~4,300 samples a column (drawing bands), 8,400
+    // columns of the 8 shown, enough to draw the two halves on two threads (`crate::par`).
+    use crate::store::{SeriesDesc, SeriesKind, StreamDesc};
+    let (k, n, cols) = (9usize, 4_500_000usize, 1_050usize);
+    let series =
+        (0..k).map(|s| SeriesDesc { name: format!("s{s}"), unit: "u".into(), kind: SeriesKind::Gauge }).collect();
+    let mut store = Store::new(1 << 30);
+    let id = store.begin_stream(StreamDesc { name: "t".into(), series });
+    let mut row = vec![0.0; k];
+    let (mut ts, mut vals) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        row.iter_mut().enumerate().for_each(|(s, v)| *v = ((i * (s + 2)) % (97 + s)) as f64 + s as f64 * 50.0);
+        ts.push(i as i64 * 1_000_000);
+        vals.extend_from_slice(&row);
+        if ts.len() == 65_536 || i + 1 == n {
+            store.append(id, &ts, &vals).unwrap();
+            ts.clear();
+            vals.clear();
+        }
+    }
+    let ids: Vec<SeriesId> = (0..k).map(|s| store.series_id(id, s).unwrap()).collect();
+    assert!(crate::par::worth_it((k - 1) * cols) || crate::par::cores() == 1);
+    let mut sh = Shared { series: ids.clone(), ..Shared::default() };
+    let x = store.to_plot_x(0)..=store.to_plot_x((n as i64 - 1) * 1_000_000);
+    sh.ensure(&store, &x, cols);
+    assert!(sh.envs.iter().all(|e| !e.is_exact()), "the columns come from the drawing bands");
+    sh.drawn.resize_with(k, Default::default);
+    // Series 3 is hidden (not initialised this frame), 5 highlighted.
+    sh.styles = (0..k)
+        .map(|s| {
+            (s != 3).then_some(Style { color: Color32::from_gray(s as u8), width: if s == 5 { 3.0 } else { 1.5 } })
+        })
+        .collect();
+    let frame = egui::Rect::from_min_size(pos2(10.0, 20.0), egui::vec2(cols as f32, 400.0));
+    let transform = PlotTransform::new(frame, PlotBounds::from_min_max([*x.start(), -20.0], [*x.end(), 480.0]), false);
+    sh.draw_all(&store, &transform);
+    for (s, &sid) in ids.iter().enumerate() {
+        let got = &sh.drawn[s];
+        let Some(style) = sh.styles[s] else {
+            assert!(got.mesh.as_ref().is_none_or(|m| m.is_empty()) && got.lines.is_empty(), "hidden series 3 drew");
+            continue;
+        };
+        let (mut env, mut alone) = (sh.envs[s].clone(), draw::Drawn::default());
+        draw::series(&store, sid, &mut env, style, &transform, &mut alone);
+        let (a, b) = (got.mesh.as_deref().expect("a band"), alone.mesh.as_deref().expect("a band"));
+        assert!(a.vertices.len() > cols, "series {s}: {} vertices", a.vertices.len());
+        assert_eq!(a.indices, b.indices, "series {s}");
+        assert!(a.vertices.iter().zip(&b.vertices).all(|(p, q)| p.pos == q.pos && p.color == q.color), "series {s}");
+        assert_eq!(a.vertices.len(), b.vertices.len());
+        assert!(a.vertices.iter().all(|v| v.color == style.color));
+    }
 }

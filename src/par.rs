@@ -1,0 +1,47 @@
+//! Two-way fork-join for the work of one frame, on the machine's second core.
+//!
+//! A frame's store queries and band meshes split cleanly by series; [`join`] runs the two
+//! halves at once on rayon's pool when the machine has a second core and the work is worth a
+//! hand-over between threads (the caller decides that: [`worth_it`]); else both run on the
+//! calling thread. The result is the same either way. The pool's threads live as long as the
+//! process, so their allocator heaps and stacks stay warm from frame to frame (a thread started
+//! per frame made the zoomed frame slower, not faster: its fresh heap faulted in new pages).
+
+use std::sync::OnceLock;
+
+/// Work below this many units (pixel columns, drawn or queried) stays on the calling thread:
+/// handing work over costs about as much as a few thousand columns.
+const MIN_WORK: usize = 8192;
+
+/// Cores this process may use (1 when unknown).
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Is `work` units (pixel columns) worth splitting over two threads?
+pub fn worth_it(work: usize) -> bool {
+    work >= MIN_WORK && cores() > 1
+}
+
+/// Runs `a` and `b`, at once on two threads when `split` (else one after the other, here);
+/// returns both results. A panic in either goes on in the caller.
+///
+/// `a` runs on the calling thread and only `b` goes to the pool (`rayon::join` from outside
+/// the pool would hand both over and put the caller to sleep): on a virtual machine each
+/// wake-up of an idle core costs tens of microseconds.
+pub fn join<A: Send, B: Send>(split: bool, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    if !split {
+        return (a(), b());
+    }
+    let mut rb = None;
+    let ra = rayon::in_place_scope(|s| {
+        s.spawn(|_| rb = Some(b()));
+        a()
+    });
+    match rb {
+        Some(rb) => (ra, rb),
+        // The scope ends only when `b` has run (or re-raises its panic).
+        None => unreachable!("a rayon scope returned before its job ran"),
+    }
+}
