@@ -24,6 +24,7 @@
 //! [`CodecError`], never a panic, and nothing is allocated beyond what the
 //! input's length can hold.
 
+use crate::store::bits::{put_varint, unzigzag, zigzag};
 use crate::store::xor::{self, XorError};
 use crate::store::{BucketStats, CoarseBucket};
 
@@ -113,22 +114,6 @@ pub fn base64_decode(text: &str) -> Result<Vec<u8>, CodecError> {
         out.extend_from_slice(&bytes[..if last { 3 - pad } else { 3 }]);
     }
     Ok(out)
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-fn unzigzag(v: u64) -> i64 {
-    (v >> 1) as i64 ^ -((v & 1) as i64)
 }
 
 /// A bounds-checked reader over a decoded chunk.

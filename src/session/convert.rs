@@ -158,7 +158,7 @@ pub fn write_chunks(session: &Session, progress: &Progress, w: &mut impl std::io
         for b in bytes {
             let b = b.ok_or(SessionError::Cancelled)?;
             len.clear();
-            crate::store::pack::put_varint(&mut len, b.len() as u64);
+            crate::store::bits::put_varint(&mut len, b.len() as u64);
             w.write_all(&len).and_then(|_| w.write_all(&b)).map_err(|e| SessionError::Encode(e.to_string()))?;
         }
     }

@@ -12,6 +12,7 @@
 //! (LEB128) and its bytes. Every reader here is bounds-checked: a short, long or corrupt chunk
 //! gives a [`CodecError`], never a panic.
 
+use crate::store::bits::{checked_varint, put_varint};
 use crate::store::pack;
 
 use super::codec::CodecError;
@@ -22,13 +23,13 @@ pub const BLOCK: usize = 256;
 pub const MIN_COLUMN_BYTES: u64 = 4;
 
 fn put_column(out: &mut Vec<u8>, col: &[u8]) {
-    pack::put_varint(out, col.len() as u64);
+    put_varint(out, col.len() as u64);
     out.extend_from_slice(col);
 }
 
 /// Appends the encoding of one chunk: `ts` with row-major `values` (`ts.len() * n`).
 pub fn encode_chunk(ts: &[i64], values: &[f64], n: usize, out: &mut Vec<u8>) {
-    pack::put_varint(out, ts.len() as u64);
+    put_varint(out, ts.len() as u64);
     let mut col = Vec::with_capacity(pack::WORST_COLUMN);
     let mut tmp = [0.0f64; BLOCK];
     for (k, t) in ts.chunks(BLOCK).enumerate() {
@@ -49,7 +50,7 @@ pub fn encode_chunk(ts: &[i64], values: &[f64], n: usize, out: &mut Vec<u8>) {
 
 /// Reads one length-prefixed piece at `*pos` of `b`.
 pub fn piece<'a>(b: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
-    let len = pack::checked_varint(b, pos)?;
+    let len = checked_varint(b, pos)?;
     let end = pos.checked_add(usize::try_from(len).ok()?).filter(|&e| e <= b.len())?;
     let out = &b[*pos..end];
     *pos = end;
@@ -59,7 +60,7 @@ pub fn piece<'a>(b: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
 /// Decodes one chunk of `expected` samples of `n` series into `ts` and (row-major) `values`.
 pub fn decode_chunk(b: &[u8], expected: usize, n: usize, ts: &mut [i64], values: &mut [f64]) -> Result<(), CodecError> {
     let mut pos = 0;
-    let count = pack::checked_varint(b, &mut pos).ok_or(CodecError("chunk ends inside its sample count".into()))?;
+    let count = checked_varint(b, &mut pos).ok_or(CodecError("chunk ends inside its sample count".into()))?;
     if count != expected as u64 {
         return Err(CodecError(format!("holds {count} samples where {expected} are expected")));
     }

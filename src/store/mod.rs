@@ -74,6 +74,7 @@
 
 mod agg;
 mod band;
+pub(crate) mod bits;
 mod cap;
 mod chunked;
 mod column;

@@ -1,0 +1,273 @@
+//! Every column form round-trips bit for bit; hostile bytes decode as missing values.
+
+use super::*;
+
+fn round_trip(vals: &[f64]) -> usize {
+    let mut b = Vec::new();
+    encode_f64(vals, &mut b);
+    let mut got = vec![0.0; vals.len()];
+    decode_f64(&b, &mut got);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&got), bits(vals), "mode {:#x}", b[0]);
+    for (i, v) in vals.iter().enumerate() {
+        assert_eq!(f64_at(&b, vals.len(), i).to_bits(), v.to_bits(), "value {i}, mode {:#x}", b[0]);
+    }
+    b.len()
+}
+
+#[test]
+fn every_form_round_trips_bit_exactly() {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let constant = vec![42.0; BLOCK];
+    assert!(round_trip(&constant) <= 12, "a constant column takes a header only");
+    let mut total = 4_294_000_000.0f64;
+    let totals: Vec<f64> = (0..BLOCK)
+        .map(|_| {
+            total = (total + (rnd() % 4096) as f64) % 4_294_967_296.0;
+            total
+        })
+        .collect();
+    // Steps below 4096, and one wrap: the delta form still packs.
+    assert!(round_trip(&totals) < BLOCK * 5, "{}", round_trip(&totals));
+    let noisy: Vec<f64> = (0..BLOCK).map(|_| 50.0 + 40.0 * (rnd() >> 11) as f64 / (1u64 << 53) as f64).collect();
+    assert!(round_trip(&noisy) <= BLOCK * 7 + 12);
+    let mostly_same: Vec<f64> = (0..BLOCK).map(|i| if i % 64 == 0 { 0.1 * i as f64 } else { 0.5 }).collect();
+    assert!(round_trip(&mostly_same) < 100, "7 steps: runs, {}", round_trip(&mostly_same));
+    // A frequency that steps once: a few bytes, not a packed column.
+    let step: Vec<f64> = (0..BLOCK).map(|i| if i < 100 { 1200.0 } else { 1500.0 }).collect();
+    assert!(round_trip(&step) <= 10, "{}", round_trip(&step));
+    let mut b = Vec::new();
+    encode_f64(&step, &mut b);
+    assert_eq!(b[0], RUNS | INT);
+    let odd = [f64::NAN, -0.0, 0.0, f64::INFINITY, -1e300, 5e-324, MAX_INT, -MAX_INT, 3.0];
+    round_trip(&odd);
+    round_trip(&[-MAX_INT, MAX_INT]);
+    round_trip(&[1.0]);
+    round_trip(&[]);
+}
+
+#[test]
+fn ranges_from_integer_values_equal_those_from_their_words() {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut columns: Vec<Vec<f64>> = vec![
+        vec![7.0],
+        vec![0.0, 0.0],
+        vec![-5.0, 3.0, 3.0],
+        vec![MAX_INT, -MAX_INT],
+        vec![MAX_INT, 0.0, MAX_INT],
+        vec![-MAX_INT, 0.0, MAX_INT],
+        vec![ROUND_LIMIT - 1.0, -(ROUND_LIMIT - 1.0), 12.0, 12.0, 13.0],
+        (0..BLOCK).map(|i| 1200.0 + if i > 100 { 300.0 } else { 0.0 }).collect(),
+    ];
+    for len in [2, 4, 5, 8, 9, 63, BLOCK] {
+        for spread in [1u64, 3, 1 << 12, 1 << 32, 1 << 52] {
+            columns.push((0..len).map(|_| (rnd() % spread) as f64 - (spread / 2) as f64).collect());
+        }
+        let mut total = 0.0;
+        columns.push(
+            (0..len)
+                .map(|_| {
+                    total = (total + (rnd() % 4096) as f64) % 4_294_967_296.0;
+                    total
+                })
+                .collect(),
+        );
+    }
+    for vals in &columns {
+        let mut words = vec![0u64; vals.len()];
+        assert!(integer_words(vals, &mut words), "{vals:?}");
+        let want = word_ranges(&words, 1 << 63);
+        match int_ranges(vals) {
+            Some(got) => assert_eq!(got, want, "{vals:?}"),
+            None => {
+                let (lo, hi) =
+                    (vals.iter().copied().fold(f64::MAX, f64::min), vals.iter().copied().fold(f64::MIN, f64::max));
+                assert!(hi - lo > MAX_INT, "{vals:?} falls back only when it spans more than 2^53");
+            }
+        }
+        round_trip(vals);
+    }
+}
+
+/// The integer test value by value, as [`integer_words`] must decide it for a column.
+fn integer_words_one_by_one(vals: &[f64]) -> Option<Vec<u64>> {
+    vals.iter().map(|&v| as_integer(v)).map(|(ok, i)| ok.then_some(i as u64)).collect()
+}
+
+#[test]
+fn integer_columns_are_recognised_exactly_at_every_edge() {
+    let limit = ROUND_LIMIT;
+    let edges = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        limit - 1.0,
+        limit,
+        -limit,
+        -(limit - 1.0),
+        limit + 1.0,
+        MAX_INT,
+        -MAX_INT,
+        MAX_INT + 2.0,
+        -(MAX_INT + 2.0),
+        4_503_599_627_370_495.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::from_bits(0x7ff8_0000_0000_6d73),
+        f64::from_bits(0xfff0_0000_0000_0001),
+        5e-324,
+        -5e-324,
+        f64::MAX,
+        4_294_967_295.0,
+    ];
+    // Each edge alone, inside a group of 8, in the remainder after the groups, and first.
+    for &e in &edges {
+        for (len, at) in [(1, 0), (8, 3), (16, 15), (13, 10), (BLOCK, 0), (BLOCK, 200), (BLOCK - 3, BLOCK - 4)] {
+            let mut vals: Vec<f64> = (0..len).map(|i| (i as f64 * 37.0) - 1000.0).collect();
+            vals[at] = e;
+            let mut words = vec![0u64; len];
+            let got = integer_words(&vals, &mut words).then_some(words);
+            assert_eq!(got, integer_words_one_by_one(&vals), "{e:e} ({:#x}) at {at} of {len}", e.to_bits());
+            round_trip(&vals);
+        }
+    }
+    // Every edge together, and negative integers through the fast path.
+    round_trip(&edges);
+    let negative: Vec<f64> = (0..BLOCK).map(|i| -(limit - 1.0) + i as f64 * 3.0e12).collect();
+    let mut words = vec![0u64; BLOCK];
+    assert!(integer_words(&negative, &mut words));
+    assert_eq!(Some(words), integer_words_one_by_one(&negative));
+    round_trip(&negative);
+}
+
+#[test]
+fn timestamps_round_trip_and_a_steady_clock_takes_no_bits() {
+    let steady: Vec<i64> = (0..BLOCK as i64).map(|i| -5_000 + i * 1_000_000).collect();
+    let mut b = Vec::new();
+    encode_i64(&steady, &mut b);
+    assert!(b.len() <= 22, "{}", b.len());
+    // Up to 20 µs of jitter (none at the ends): steps spread over 40 µs (16 bits), the
+    // residuals around the line over 20 µs (15 bits).
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let jitter: Vec<i64> = (0..BLOCK as i64)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let j = if i == 0 || i == BLOCK as i64 - 1 { 0 } else { (x % 20_000) as i64 };
+            i64::MAX - 1_000_000_000 + i * 1_000_000 + j
+        })
+        .collect();
+    let mut b = Vec::new();
+    encode_i64(&jitter, &mut b);
+    assert_eq!(b[0], LINE | INT, "a clock with jitter packs around its line");
+    for ts in [&steady, &jitter] {
+        let mut b = Vec::new();
+        encode_i64(ts, &mut b);
+        let mut got = vec![0; ts.len()];
+        decode_i64(&b, &mut got);
+        assert_eq!(&got, ts);
+        assert_eq!(i64_at(&b, ts.len(), 100), ts[100]);
+    }
+}
+
+#[test]
+fn check_accepts_what_encode_writes_and_names_what_is_wrong() {
+    let cols: [Vec<f64>; 5] = [
+        vec![7.0; BLOCK],
+        (0..BLOCK).map(|i| (i * i) as f64).collect(),
+        (0..BLOCK).map(|i| (i as f64).sin()).collect(),
+        (0..BLOCK).map(|i| if i % 64 == 0 { 0.1 * i as f64 } else { 0.5 }).collect(),
+        // Powers of two: only the exponent changes, so XOR keeps 2 bytes of each value.
+        (0..BLOCK).map(|i| 2f64.powi((i * 7 % 40) as i32 - 20)).collect(),
+    ];
+    let mut modes = Vec::new();
+    for vals in &cols {
+        let mut b = Vec::new();
+        encode_f64(vals, &mut b);
+        modes.push(b[0] & 3);
+        assert_eq!(check(&b, vals.len()), Ok(()), "mode {:#x}", b[0]);
+        assert!(check(&b[..b.len() - 1], vals.len()).is_err(), "short, mode {:#x}", b[0]);
+        let mut long = b.clone();
+        long.push(0);
+        assert!(check(&long, vals.len()).is_err(), "long, mode {:#x}", b[0]);
+        if b[0] & 3 != FOR || b[1] != 0 {
+            assert!(check(&b, vals.len() + 9).is_err(), "more values than the bytes hold, mode {:#x}", b[0]);
+        }
+    }
+    modes.sort();
+    modes.dedup();
+    assert_eq!(modes, [FOR, DELTA, XOR, RUNS], "every form checked");
+    assert!(check(&[], 1).unwrap_err().contains("empty"));
+    assert!(check(&[0x10], 1).unwrap_err().contains("mode"));
+    assert!(check(&[RUNS, 2, 0, 1, 0, 1], 3).unwrap_err().contains("cover 2 of 3"));
+    assert!(check(&[RUNS, 2, 0, 1, 5, 1], 3).unwrap_err().contains("past"));
+    assert!(check(&[RUNS, 4, 0, 1, 0, 1], 3).unwrap_err().contains("4 runs"));
+    assert!(check(&[RUNS, 1, 2, 1, 0], 3).unwrap_err().contains("left over"));
+    assert_eq!(check(&[RUNS, 2, 0, 1, 1, 1], 3), Ok(()));
+    assert!(check(&[FOR, 65, 0], 0).unwrap_err().contains("width"));
+    assert!(check(&[DELTA, 8, 0x80], 2).is_err());
+}
+
+#[test]
+fn one_delta_value_reads_as_the_whole_column_decodes_even_when_truncated() {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut seen = 0;
+    for bits in [1u32, 2, 5, 13, 31, 50, 55, 56, 57, 60, 63] {
+        // Steady steps with noise of `bits` bits: the delta form wins.
+        let mut w = 1u64 << 40;
+        let words: Vec<u64> = (0..BLOCK)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                w = w.wrapping_add(1_000_000 + (x >> (64 - bits)));
+                w
+            })
+            .collect();
+        let mut b = Vec::new();
+        encode_words(&words, true, false, &mut b);
+        if b[0] & !INT != DELTA {
+            continue;
+        }
+        seen += 1;
+        for cut in [b.len(), b.len() - 1, b.len() - 9, b.len() / 2, 4] {
+            let b = &b[..cut];
+            let mut all = vec![0i64; BLOCK];
+            decode_i64(b, &mut all);
+            for (i, &want) in all.iter().enumerate() {
+                assert_eq!(i64_at(b, BLOCK, i), want, "{bits} bits, {cut} bytes, value {i}");
+            }
+            assert_eq!(i64_at(b, 3, 5), missing().to_bits() as i64, "past the end");
+        }
+    }
+    assert!(seen >= 8, "only {seen} delta columns");
+}
+
+#[test]
+fn unknown_or_truncated_bytes_decode_as_missing_without_panicking() {
+    let mut out = [0.0; 4];
+    decode_f64(&[0x10], &mut out);
+    assert!(out.iter().all(|v| crate::store::agg::is_missing(*v)));
+    decode_f64(&[], &mut out);
+    decode_f64(&[DELTA, 64, 0x80], &mut out);
+    decode_f64(&[RUNS, 5, 1, 2], &mut out);
+    assert!(crate::store::agg::is_missing(out[3]), "runs that end early leave the rest missing");
+    let _ = f64_at(&[FOR, 64], 4, 3);
+}
