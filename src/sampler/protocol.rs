@@ -320,8 +320,10 @@ pub struct Stats {
     pub ticks: u64,
     /// Ticks found more than a whole interval after their deadline (and skipped ahead).
     pub late_ticks: u64,
-    /// Deadlines skipped over by late ticks (never read): with `late_ticks`, the deadlines
-    /// missed are `late_ticks + skipped_ticks` of `ticks + skipped_ticks`.
+    /// Deadlines missed by late ticks: a late tick's read serves the last deadline passed
+    /// (less than an interval before it); its own deadline and those between are counted here.
+    /// The deadlines missed (nothing read within an interval after them) are `skipped_ticks` of
+    /// `ticks + skipped_ticks`.
     pub skipped_ticks: u64,
     /// Reads that found no torn-free snapshot in their attempts (the seqlock word kept changing);
     /// they yield no sample.

@@ -10,7 +10,8 @@ pub struct Ticker {
     k: u64,
     pub ticks: u64,
     pub late: u64,
-    /// Deadlines passed over without a tick (overrun by a late tick).
+    /// Deadlines missed by late ticks: a late tick's own and those it overran, but the last one
+    /// passed, which its read serves within an interval (see `Stats::skipped_ticks`).
     pub skipped: u64,
 }
 
@@ -80,7 +81,8 @@ mod tests {
         t.fire(t0 + Duration::from_millis(35));
         assert_eq!(t.late, 1);
         assert_eq!(t.next_deadline(), t0 + Duration::from_millis(40), "skips to the next grid point");
-        // Deadlines 10, 20 and 30 ms were overrun: the tick served 0 late, 10..30 are skipped.
+        // The read at 35 ms serves deadline 30 (5 ms after it); 0, 10 and 20 had no read within
+        // 10 ms after them: missed.
         assert_eq!((t.ticks, t.skipped), (1, 3));
         t.fire(t0 + Duration::from_millis(40));
         assert_eq!((t.ticks, t.late, t.skipped), (2, 1, 3), "an on-time tick skips nothing");
