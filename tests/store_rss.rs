@@ -1,6 +1,8 @@
 //! The memory cap holds in real memory, not only in the store's accounting:
 //! a long ingest (several times the cap) grows the process's resident set by
-//! at most the cap plus a small constant.
+//! at most the cap plus a small constant, while a live view of the last minute
+//! queries it as the window does (filling the cache of decoded blocks, which
+//! counts against the cap).
 //!
 //! This file is its own test binary, hence its own process, so tests running
 //! in parallel threads elsewhere do not disturb the measurement. It holds a
@@ -9,7 +11,7 @@
 mod common;
 
 use common::{Rng, desc};
-use zescope::store::{SeriesKind, Store};
+use zescope::store::{Envelope, SeriesKind, Store};
 
 fn rss_bytes() -> usize {
     let statm = std::fs::read_to_string("/proc/self/statm").expect("/proc/self/statm");
@@ -47,13 +49,15 @@ fn resident_memory_stays_within_the_cap_during_a_long_ingest() {
     let baseline = rss_bytes();
     let mut t = 0i64;
     let mut streams = 0;
+    let mut envs: Vec<Envelope> = (0..SERIES).map(|_| Envelope::new()).collect();
     // 4x the cap's worth of values, across a few sampler runs.
     let target_values = 4 * CAP / 8;
     let mut appended = 0;
     while appended < target_values {
         let id = store.begin_stream(desc(&kinds));
+        let series: Vec<_> = (0..SERIES).map(|k| store.series_id(id, k).unwrap()).collect();
         streams += 1;
-        for _ in 0..200 {
+        for batch in 0..200 {
             for (k, slot) in ts.iter_mut().enumerate() {
                 *slot = t + k as i64 * 1_000_000;
             }
@@ -71,6 +75,12 @@ fn resident_memory_stays_within_the_cap_during_a_long_ingest() {
             store.append(id, &ts, &vals).unwrap();
             appended += vals.len();
             assert!(store.memory_used() <= CAP, "accounted {} > cap {CAP}", store.memory_used());
+            if batch % 16 == 15 {
+                // A live view of the last minute, 1,500 px wide: raw samples, through the cache.
+                store.draw_envelopes(&series, t - 60_000_000_000, t, 1_500, &mut envs);
+                assert!(envs.iter().all(|e| e.columns().iter().any(|c| c.count > 0)));
+                assert!(store.memory_used() <= CAP, "accounted {} > cap {CAP} after a query", store.memory_used());
+            }
         }
         store.end_stream(id);
         t += 5_000_000_000;
@@ -83,5 +93,6 @@ fn resident_memory_stays_within_the_cap_during_a_long_ingest() {
         grown as f64 / (1 << 20) as f64
     );
     assert!(store.coarsening().iter().any(|(_, r)| r.coarsened_before().is_some() || r.evicted_samples > 0));
+    assert!(store.decoded_cache_hits() > 0, "the live view's queries never used the cache of decoded blocks");
     assert!(grown <= CAP + SLACK, "RSS grew {grown} bytes, cap {CAP} + slack {SLACK}");
 }
