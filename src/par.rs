@@ -1,11 +1,12 @@
 //! Two-way fork-join for the work of one frame, on the machine's second core.
 //!
 //! A frame's store queries and band meshes split cleanly by series; [`join`] runs the two
-//! halves at once on rayon's pool when the machine has a second core and the work is worth a
-//! hand-over between threads (the caller decides that: [`worth_it`]); else both run on the
-//! calling thread. The result is the same either way. The pool's threads live as long as the
-//! process, so their allocator heaps and stacks stay warm from frame to frame (a thread started
-//! per frame made the zoomed frame slower, not faster: its fresh heap faulted in new pages).
+//! halves at once, one on the calling thread and one on a worker thread of a rayon pool, when
+//! the machine has a second core and the work is worth a hand-over between threads (the caller
+//! decides that: [`worth_it`]); else, or when no thread can be started, both run on the
+//! calling thread. The result is the same either way. The worker lives as long as the process,
+//! so its allocator heap and stack stay warm from frame to frame (a thread started per frame
+//! made the zoomed frame slower, not faster: its fresh heap faulted in new pages).
 
 use std::sync::OnceLock;
 
@@ -24,18 +25,28 @@ pub fn worth_it(work: usize) -> bool {
     work >= MIN_WORK && cores() > 1
 }
 
+/// The one worker thread `b` halves go to (a pool of one: the caller's thread runs the other
+/// half). `None` when no thread could be started: then everything runs on the caller's.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new().num_threads(1).thread_name(|_| "zescope-draw".into()).build().ok()
+    })
+    .as_ref()
+}
+
 /// Runs `a` and `b`, at once on two threads when `split` (else one after the other, here);
 /// returns both results. A panic in either goes on in the caller.
 ///
-/// `a` runs on the calling thread and only `b` goes to the pool (`rayon::join` from outside
-/// the pool would hand both over and put the caller to sleep): on a virtual machine each
-/// wake-up of an idle core costs tens of microseconds.
+/// `a` runs on the calling thread and only `b` goes to the worker (`rayon::join` from outside
+/// a pool would hand both over and put the caller to sleep): on a virtual machine each wake-up
+/// of an idle core costs tens of microseconds.
 pub fn join<A: Send, B: Send>(split: bool, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-    if !split {
+    let Some(pool) = pool().filter(|_| split) else {
         return (a(), b());
-    }
+    };
     let mut rb = None;
-    let ra = rayon::in_place_scope(|s| {
+    let ra = pool.in_place_scope(|s| {
         s.spawn(|_| rb = Some(b()));
         a()
     });
