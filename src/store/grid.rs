@@ -187,6 +187,34 @@ impl Store {
         draw: bool,
         request: (i64, i64, usize),
     ) {
+        let st = &self.streams[stream];
+        let (t0, t1, columns) = request;
+        // Lanes pay off over runs of samples, not over a sample or two per column.
+        let samples: u64 = plan.cols.iter().map(|c| c.samples).sum();
+        let dense = plan.uniform.is_none() && samples >= 8 * plan.cols.len() as u64;
+        let run = |series: &[SeriesId], outs: &mut [Envelope]| {
+            let mut decoded = self.decoded_cache();
+            let n = series.len().min(outs.len());
+            let mut k = 0;
+            while k < n {
+                // Raw samples go through `lanes.rs` several series at once.
+                let lanes = (k + lanes::LANES <= n && dense)
+                    .then(|| std::array::from_fn(|x| series[k + x].index()))
+                    .filter(|g: &[usize; lanes::LANES]| g.iter().all(|&s| s < st.n_series()));
+                let use_ = decoded.as_deref_mut().map(|c| self.cache_use(c, stream));
+                if let Some(g) = lanes {
+                    let group = &mut outs[k..k + lanes::LANES];
+                    group.iter_mut().for_each(|o| o.reset(t0, t1, columns));
+                    st.apply_lanes(plan, g, group, use_);
+                    k += lanes::LANES;
+                } else {
+                    outs[k].reset(t0, t1, columns);
+                    st.apply(plan, series[k].index(), &mut outs[k], draw, use_);
+                    k += 1;
+                }
+            }
+            self.decoded_done(decoded);
+        };
         let n = series.len().min(outs.len());
         // A plan of pyramid nodes only reads no decoded blocks (whose cache one thread at a time
         // may use): its series split over two threads, at a multiple of the lanes' width.
@@ -194,52 +222,10 @@ impl Store {
         if half < n && crate::par::worth_it(n * plan.cols.len()) && !plan.reads_raw() {
             let (sa, sb) = series[..n].split_at(half);
             let (oa, ob) = outs[..n].split_at_mut(half);
-            crate::par::join(
-                true,
-                || self.apply_plan_here(stream, plan, sa, oa, draw, request),
-                || self.apply_plan_here(stream, plan, sb, ob, draw, request),
-            );
+            crate::par::join(true, || run(sa, oa), || run(sb, ob));
         } else {
-            self.apply_plan_here(stream, plan, series, outs, draw, request);
+            run(series, outs);
         }
-    }
-
-    /// [`Self::apply_plan`] on this thread.
-    fn apply_plan_here(
-        &self,
-        stream: usize,
-        plan: &Plan,
-        series: &[SeriesId],
-        outs: &mut [Envelope],
-        draw: bool,
-        request: (i64, i64, usize),
-    ) {
-        let st = &self.streams[stream];
-        let (t0, t1, columns) = request;
-        let mut decoded = self.decoded_cache();
-        // Lanes pay off over runs of samples, not over a sample or two per column.
-        let samples: u64 = plan.cols.iter().map(|c| c.samples).sum();
-        let dense = plan.uniform.is_none() && samples >= 8 * plan.cols.len() as u64;
-        let n = series.len().min(outs.len());
-        let mut k = 0;
-        while k < n {
-            // Raw samples go through `lanes.rs` several series at once.
-            let lanes = (k + lanes::LANES <= n && dense)
-                .then(|| std::array::from_fn(|x| series[k + x].index()))
-                .filter(|g: &[usize; lanes::LANES]| g.iter().all(|&s| s < st.n_series()));
-            let use_ = decoded.as_deref_mut().map(|c| self.cache_use(c, stream));
-            if let Some(g) = lanes {
-                let group = &mut outs[k..k + lanes::LANES];
-                group.iter_mut().for_each(|o| o.reset(t0, t1, columns));
-                st.apply_lanes(plan, g, group, use_);
-                k += lanes::LANES;
-            } else {
-                outs[k].reset(t0, t1, columns);
-                st.apply(plan, series[k].index(), &mut outs[k], draw, use_);
-                k += 1;
-            }
-        }
-        self.decoded_done(decoded);
     }
 }
 
