@@ -279,3 +279,65 @@ fn quitting_waits_for_one_deadline_however_many_callers_wait() {
     std::thread::sleep(Duration::from_millis(3500));
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// The fault combination of the hostile review: a buffer that can be neither mapped nor read by
+/// the CPU, a driver without host allocations (so the device-copy path cannot be set up), and a
+/// free of an import that fails. The run cannot start, and nothing is torn down under an import:
+/// the buffer is set up for reading before it is imported, so no error path frees an import.
+#[test]
+fn an_unreadable_buffer_without_a_copy_path_is_refused_before_anything_is_imported() {
+    for fault in [FreeFault::Once, FreeFault::Always] {
+        let sim = sim(|c| {
+            c.quirks.unmappable_export = true;
+            c.quirks.import_fd = ImportFd::ClosedAtFree;
+            c.faults.mem_free_fails = Some(fault);
+            c.empty_entry_points = vec!["zeMemAllocHost".into()];
+        });
+        let h = sampler_on(&sim);
+        h.send(Command::Start(run_config(&["ComputeBasic"])));
+        let events = sync(&h, 1);
+        assert!(!events.iter().any(|e| matches!(e, Event::RunStarted(_))), "{fault:?}: {events:?}");
+        let e = first_error(&events).expect("the refusal is reported");
+        assert!(e.message.contains("through the device") && e.message.contains("zeMemAllocHost"), "{e:?}");
+        assert_eq!(sim.live_imports(), 0);
+        shut_down(&h);
+        let r = sim.report();
+        assert!(r.is_clean(), "{fault:?}: {}", r.to_ron());
+    }
+}
+
+/// Host memory of the device-copy path whose free fails (after the command list could not be
+/// made) is kept and freed again at the teardown; while it lives, the context is not destroyed.
+#[test]
+fn staging_memory_whose_free_fails_is_kept_and_freed_before_the_context_goes() {
+    for fault in [FreeFault::Once, FreeFault::Always] {
+        let sim = sim(|c| {
+            c.quirks.unmappable_export = true;
+            c.faults.host_free_fails = Some(fault);
+            c.empty_entry_points = vec!["zeCommandListCreateImmediate".into()];
+        });
+        let h = sampler_on(&sim);
+        h.send(Command::Start(run_config(&["ComputeBasic"])));
+        let events = sync(&h, 1);
+        assert!(!events.iter().any(|e| matches!(e, Event::RunStarted(_))), "{fault:?}: {events:?}");
+        let r = sim.report();
+        assert!(r.violations.is_empty(), "{fault:?}: the context outlives its host memory: {}", r.to_ron());
+        let messages: Vec<String> = events
+            .iter()
+            .filter_map(|e| if let Event::Error(e) = e { Some(e.message.clone()) } else { None })
+            .collect();
+        match fault {
+            FreeFault::Once => assert!(r.is_clean(), "freed at the setup's teardown: {}", r.to_ron()),
+            FreeFault::Always => {
+                assert!(messages.iter().any(|m| m.contains("host memory")), "{messages:?}");
+                assert!(!r.leaks.is_empty(), "the host memory never freed is the provoked leak");
+            }
+        }
+        shut_down(&h);
+        let r = sim.report();
+        assert!(r.violations.is_empty(), "{fault:?}: {}", r.to_ron());
+        if matches!(fault, FreeFault::Once) {
+            assert!(r.is_clean(), "{}", r.to_ron());
+        }
+    }
+}

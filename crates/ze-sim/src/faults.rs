@@ -32,6 +32,10 @@ pub struct Faults {
     /// (so tearing its exporter down afterwards is still refused and recorded). Frees of host
     /// allocations are not affected.
     pub mem_free_fails: Option<FreeFault>,
+    /// `zeMemFree` of a HOST allocation fails with ZE_RESULT_ERROR_UNKNOWN and the memory stays
+    /// allocated (so destroying its context afterwards is still refused and recorded). `Once`:
+    /// only the first free of a host allocation.
+    pub host_free_fails: Option<FreeFault>,
     /// After this many snapshots the device clock restarts near 0 (a jump backwards) and keeps
     /// counting from there; it happens once.
     pub timestamp_reset_after_samples: Option<u64>,

@@ -108,6 +108,8 @@ pub(crate) struct Instance {
     pub(crate) report_path: Option<std::path::PathBuf>,
     /// Whether the fault `mem_free_fails: Once` has fired.
     pub(crate) free_fault_fired: bool,
+    /// Whether the fault `host_free_fails: Once` has fired.
+    pub(crate) host_free_fault_fired: bool,
     /// Sysman handles and whether they are usable.
     pub(crate) sysman: crate::sysman::Sysman,
 }
@@ -228,6 +230,7 @@ impl Instance {
             decoy_fd,
             report_path: None,
             free_fault_fired: false,
+            host_free_fault_fired: false,
             sysman,
         };
         (inst, handles)

@@ -157,6 +157,18 @@ impl Instance {
                 return Err(ZE_RESULT_ERROR_UNKNOWN);
             }
         }
+        if let Some(Alloc { kind: AllocKind::Host { .. }, .. }) = self.allocs.get(&ptr) {
+            let fail = match self.config.faults.host_free_fails {
+                Some(FreeFault::Always) => true,
+                Some(FreeFault::Once) => !std::mem::replace(&mut self.host_free_fault_fired, true),
+                None => false,
+            };
+            if fail {
+                eprintln!("ze-sim: injected fault: zeMemFree of host memory fails; the allocation stays");
+                self.teardown_step();
+                return Err(ZE_RESULT_ERROR_UNKNOWN);
+            }
+        }
         let a = self.allocs.remove(&ptr).expect("checked above");
         match a.kind {
             AllocKind::Import { group, taken_fd, .. } => {

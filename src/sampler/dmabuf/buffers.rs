@@ -8,6 +8,8 @@
 //! - a device copy of the import when the buffer cannot be mapped or read by the CPU at all
 //!   (needs the optional command-list and host-allocation calls).
 
+use core::ffi::c_void;
+
 use super::buffer::{ImportedBuffer, Mapping, Reader, Staging};
 use super::fd::{Dup, FileId, Shrinkable, file_id, shrinkable};
 use crate::ze::{Context, Device, ZeError};
@@ -16,6 +18,9 @@ use crate::ze::{Context, Device, ZeError};
 /// frees.
 pub struct Buffers {
     list: Vec<ImportedBuffer>,
+    /// Host memory of the device-copy path whose free failed: freed again at every release, and
+    /// while any is left there is no [`BuffersReleased`] proof.
+    stranded: Vec<*mut c_void>,
 }
 
 /// Proof that a run's buffers are unmapped and freed: what deactivation requires. Only
@@ -32,7 +37,7 @@ pub enum ImportError {
 
 impl Buffers {
     pub fn new() -> Buffers {
-        Buffers { list: Vec::new() }
+        Buffers { list: Vec::new(), stranded: Vec::new() }
     }
 
     pub fn find(&self, id: FileId) -> Option<usize> {
@@ -49,7 +54,8 @@ impl Buffers {
 
     /// Imports the buffer behind the implementation's `fd` (`size` bytes) once, sets up how it
     /// is read, and returns its index. `fd` itself is never closed: imports and mappings use
-    /// dups of it.
+    /// dups of it. Everything that can fail is done before the import, which is the last step:
+    /// no error path has an import to free.
     pub fn import(&mut self, ctx: &Context, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
         let id = file_id(fd).map_err(|e| ImportError::Fd(format!("fd {fd}: {e}")))?;
         if let Some(i) = self.find(id) {
@@ -65,36 +71,54 @@ impl Buffers {
             Shrinkable::No | Shrinkable::Sealed => map(dup("mapping")?, size).map(Reader::Mapped),
             Shrinkable::Yes => readable(dup("reading")?).map(Reader::File),
         };
-        if reader.is_none() {
-            log::info!("fd {fd} can be neither mapped nor read by the CPU; reading it by device copy");
-        }
-        // Import from a dup of our own, kept until after the free: a driver that closes what it
-        // imports closes only that.
-        let import_dup = dup("import")?;
-        let import = ctx.import_dma_buf(device, import_dup.fd, size).map_err(ImportError::Ze)?;
-        let mut buf = ImportedBuffer { id, size, import, import_dup: Some(import_dup), reader };
-        if buf.reader.is_none() {
-            match staging(ctx, device, size) {
-                Ok(s) => buf.reader = Some(Reader::Copy(s)),
-                Err(e) => {
-                    // SAFETY: the import was just made and nothing reads through it.
-                    let _ = unsafe { ctx.free(import) };
-                    return Err(ImportError::Fd(format!(
-                        "the buffer cannot be mapped or read by the CPU, and copying it through the device is not \
-                         available: {e}"
-                    )));
+        let reader = match reader {
+            Some(r) => r,
+            None => {
+                log::info!("fd {fd} can be neither mapped nor read by the CPU; reading it by device copy");
+                match self.staging(ctx, device, size) {
+                    Ok(s) => Reader::Copy(s),
+                    Err(e) => {
+                        return Err(ImportError::Fd(format!(
+                            "the buffer cannot be mapped or read by the CPU, and copying it through the device is \
+                             not available: {e}"
+                        )));
+                    }
                 }
             }
-        }
-        self.list.push(buf);
+        };
+        // Import from a dup of our own, kept until after the free: a driver that closes what it
+        // imports closes only that.
+        let mut import_dup = match dup("import") {
+            Ok(d) => d,
+            Err(e) => {
+                self.release_reader(ctx, reader, &mut Vec::new());
+                return Err(e);
+            }
+        };
+        let import = match ctx.import_dma_buf(device, import_dup.fd, size) {
+            Ok(import) => import,
+            Err(e) => {
+                import_dup.check_closed_by_driver();
+                self.release_reader(ctx, reader, &mut Vec::new());
+                return Err(ImportError::Ze(e));
+            }
+        };
+        // A driver that closes the fd it imports did so by now: from here on the number is not
+        // ours, whatever it names later.
+        import_dup.check_closed_by_driver();
+        self.list.push(ImportedBuffer { id, size, import, import_dup: Some(import_dup), reader: Some(reader) });
         Ok(self.list.len() - 1)
     }
 
     /// Unmaps every mapping, then frees every staging allocation and import; our dups close
     /// after that. Every buffer is attempted even if an earlier one failed; failures are
-    /// appended to `errors`. A buffer whose unmap or import free failed stays here, and then
-    /// there is no proof: what comes after (deactivation, disable) must wait for a retry.
+    /// appended to `errors`. A buffer whose unmap or import free failed stays here, as does any
+    /// host allocation whose free failed, and then there is no proof: what comes after
+    /// (deactivation, disable, the context's destruction) must wait for a retry.
     pub fn release(&mut self, ctx: &Context, errors: &mut Vec<String>) -> Option<BuffersReleased> {
+        for host in std::mem::take(&mut self.stranded) {
+            self.free_host(ctx, host, errors);
+        }
         let list = std::mem::take(&mut self.list);
         for mut b in list {
             if let Some(Reader::Mapped(m)) = &mut b.reader
@@ -104,39 +128,79 @@ impl Buffers {
                 self.list.push(b);
                 continue;
             }
-            if let Some(Reader::Copy(s)) = b.reader.take() {
-                if let Err(e) = s.list.destroy() {
-                    errors.push(e.to_string());
-                }
-                // SAFETY: the staging allocation of this context, freed once; the list is gone.
-                if let Err(e) = unsafe { ctx.free(s.host) } {
-                    errors.push(e.to_string());
-                }
+            if let Some(r) = b.reader.take() {
+                // Mapping (already unmapped) and file reader: their dups close here.
+                self.release_reader(ctx, r, errors);
             }
-            // Mapping (already unmapped) and file reader: their dups close here.
-            b.reader = None;
             // SAFETY: the import of this context, freed once, after its mapping was unmapped.
             match unsafe { ctx.free(b.import) } {
-                Ok(()) => drop(b.import_dup.take()),
+                Ok(()) => {
+                    if let Some(mut d) = b.import_dup.take() {
+                        // A driver that closes the fd at the free did so by now.
+                        d.check_closed_by_driver();
+                    }
+                }
                 Err(e) => {
                     errors.push(format!("freeing an imported exported buffer: {e}"));
                     self.list.push(b);
                 }
             }
         }
-        self.list.is_empty().then_some(BuffersReleased(()))
+        (self.list.is_empty() && self.stranded.is_empty()).then_some(BuffersReleased(()))
+    }
+
+    /// Host memory and an immediate command list for the device-copy path.
+    fn staging(&mut self, ctx: &Context, device: &Device, size: usize) -> Result<Staging, ZeError> {
+        let host = ctx.alloc_host(size)?;
+        match ctx.immediate_list(device) {
+            Ok(list) => Ok(Staging { host, list }),
+            Err(e) => {
+                self.free_host(ctx, host, &mut Vec::new());
+                Err(e)
+            }
+        }
+    }
+
+    /// Ends a reader: a mapping is unmapped by its drop (only on error paths: `release`
+    /// unmaps first), a staging list destroyed and its host memory freed (kept for a retry if
+    /// that fails).
+    fn release_reader(&mut self, ctx: &Context, reader: Reader, errors: &mut Vec<String>) {
+        if let Reader::Copy(s) = reader {
+            if let Err(e) = s.list.destroy() {
+                errors.push(e.to_string());
+            }
+            self.free_host(ctx, s.host, errors);
+        }
+    }
+
+    /// Frees a host allocation of this context; one whose free fails is kept, to be freed again
+    /// at the next release (and until then there is no proof).
+    fn free_host(&mut self, ctx: &Context, host: *mut c_void, errors: &mut Vec<String>) {
+        // SAFETY: a host allocation of this context that nothing uses any more (its command list
+        // is destroyed), freed once: on failure it is kept and only freed again by a retry.
+        if let Err(e) = unsafe { ctx.free(host) } {
+            errors.push(format!("freeing host memory of the device-copy path: {e}"));
+            self.stranded.push(host);
+        }
     }
 }
 
-/// Host memory and an immediate command list for the device-copy path.
-fn staging(ctx: &Context, device: &Device, size: usize) -> Result<Staging, ZeError> {
-    let host = ctx.alloc_host(size)?;
-    match ctx.immediate_list(device) {
-        Ok(list) => Ok(Staging { host, list }),
-        Err(e) => {
-            // SAFETY: freeing the host allocation just made, once, before anything used it.
-            let _ = unsafe { ctx.free(host) };
-            Err(e)
+impl Drop for Buffers {
+    /// Reached with buffers left only when a teardown was cut short (a panic unwinding through
+    /// it) or after a release that failed for good: the imports are alive, so their dups,
+    /// mappings and host memory are left exactly as they are (forgotten, never closed or freed
+    /// half-way) — the driver's own cleanup at exit takes them.
+    fn drop(&mut self) {
+        if self.list.is_empty() && self.stranded.is_empty() {
+            return;
+        }
+        log::error!(
+            "{} exported buffer(s) and {} host allocation(s) could not be freed; they are left to the driver",
+            self.list.len(),
+            self.stranded.len()
+        );
+        for b in self.list.drain(..) {
+            std::mem::forget(b);
         }
     }
 }

@@ -58,12 +58,18 @@ pub fn shrinkable(fd: i32, size: usize) -> io::Result<Shrinkable> {
     Ok(if seals >= 0 && seals & libc::F_SEAL_SHRINK != 0 { Shrinkable::Sealed } else { Shrinkable::Yes })
 }
 
-/// zescope's own duplicate of an implementation fd. Dropping it closes it — if it is still open
-/// and still names the file it was made for (a driver may have closed it: some close the fd
-/// they import, at the import or at `zeMemFree`, and the number may since name another file).
+/// zescope's own duplicate of an implementation fd. Dropping it closes it — unless a driver was
+/// seen closing it. A dup handed to an import may be closed by the driver (some close the fd
+/// they import, at the import or at `zeMemFree`); its number is then free, and may later name
+/// another descriptor of the same buffer (the driver's own dup of it, say) that zescope must not
+/// close. So the owner of an imported dup calls [`Dup::check_closed_by_driver`] right after each
+/// call that may close it, and a dup once seen closed is never closed by zescope, whatever its
+/// number names later. The check compares the file (dev+ino) and our close-on-exec flag.
 pub struct Dup {
     pub fd: i32,
     pub id: FileId,
+    /// Seen closed (or replaced) after a driver call: the number is no longer ours.
+    lost: bool,
 }
 
 impl Dup {
@@ -75,15 +81,91 @@ impl Dup {
         if d < 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(Dup { fd: d, id })
+        Ok(Dup { fd: d, id, lost: false })
+    }
+
+    /// Whether the number still looks like the dup we made: open, the same file, close-on-exec.
+    fn looks_ours(&self) -> bool {
+        // SAFETY: F_GETFD only reads the descriptor's flags; a closed number fails with EBADF.
+        let flags = unsafe { libc::fcntl(self.fd, libc::F_GETFD) };
+        flags >= 0 && flags & libc::FD_CLOEXEC != 0 && file_id(self.fd).is_ok_and(|id| id == self.id)
+    }
+
+    /// Called right after a driver call that may have closed this dup (an import of it, the
+    /// free of that import): if the number no longer looks like ours, it is given up for good.
+    pub fn check_closed_by_driver(&mut self) {
+        if !self.lost && !self.looks_ours() {
+            self.lost = true;
+        }
+    }
+
+    /// Whether a driver was seen closing this dup.
+    #[cfg(test)]
+    pub fn lost(&self) -> bool {
+        self.lost
     }
 }
 
 impl Drop for Dup {
     fn drop(&mut self) {
-        if file_id(self.fd).is_ok_and(|id| id == self.id) {
-            // SAFETY: the fd is our dup and still refers to the buffer we duplicated.
+        if !self.lost && self.looks_ours() {
+            // SAFETY: the fd is our dup, never seen closed by a driver, and still refers to the
+            // buffer we duplicated.
             unsafe { libc::close(self.fd) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memfd() -> i32 {
+        // SAFETY: creates a new anonymous file; the name is a NUL-terminated literal.
+        let fd = unsafe { libc::memfd_create(c"zescope-dup-test".as_ptr(), libc::MFD_CLOEXEC) };
+        assert!(fd >= 0);
+        fd
+    }
+
+    fn is_open(fd: i32) -> bool {
+        // SAFETY: F_GETFD only reads flags.
+        unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
+    }
+
+    fn close(fd: i32) {
+        // SAFETY: closes a descriptor this test owns.
+        unsafe { libc::close(fd) };
+    }
+
+    #[test]
+    fn a_dup_closed_by_a_driver_never_closes_the_descriptor_that_reuses_its_number() {
+        let original = memfd();
+        let mut d = Dup::of(original).unwrap();
+        let number = d.fd;
+        // The "driver" closes the dup it imported, then makes its own dup of the same buffer,
+        // which gets the freed number (the lowest free one at or above it).
+        close(number);
+        d.check_closed_by_driver();
+        assert!(d.lost());
+        // SAFETY: dup3 puts a new descriptor of the same buffer on exactly `number`.
+        let drivers = unsafe { libc::dup3(original, number, libc::O_CLOEXEC) };
+        assert_eq!(drivers, number, "the number was reused for the same buffer");
+        drop(d);
+        assert!(is_open(drivers), "zescope closed a descriptor it does not own");
+        close(drivers);
+        close(original);
+    }
+
+    #[test]
+    fn a_dup_still_ours_is_closed_on_drop_and_the_original_never() {
+        let original = memfd();
+        let mut d = Dup::of(original).unwrap();
+        let number = d.fd;
+        d.check_closed_by_driver();
+        assert!(!d.lost());
+        drop(d);
+        assert!(!is_open(number));
+        assert!(is_open(original));
+        close(original);
     }
 }
