@@ -328,3 +328,19 @@ fn a_slow_consumer_never_blocks_the_sampler_and_drops_are_counted() {
     wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
     assert!(sim.report().is_clean());
 }
+
+/// A run driven on the caller's thread (`DirectRun`, as benchmarks and `doctor` use it) says a
+/// disable the driver refuses even at the retry, instead of dropping the step silently.
+#[test]
+fn a_direct_run_says_what_its_teardown_left() {
+    let sim = sim(|c| c.faults.disable_refused = true);
+    let loader = zescope::ze::Loader::from_sim(sim.clone()).unwrap();
+    let layouts = zescope::layout::LayoutSet::built_in();
+    let mut run = zescope::sampler::DirectRun::start(&loader, &layouts, &run_config(&["ComputeBasic"])).unwrap();
+    run.read().unwrap();
+    let errors = run.stop();
+    assert!(errors.iter().any(|e| e.contains("zetDeviceDisableMetricsExp")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("metrics stay enabled")), "the step left is said: {errors:?}");
+    assert_eq!(sim.live_imports(), 0);
+    assert!(sim.report().violations.is_empty(), "{}", sim.report().to_ron());
+}

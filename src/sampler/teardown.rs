@@ -21,6 +21,8 @@
 //! as [`Pending::Run`], retried at the next stop, start and at exit. A disable the driver
 //! refused comes back as [`Pending::Disable`].
 
+use std::panic::AssertUnwindSafe;
+
 use crate::ze::{Context, CreatedGroup, Device};
 
 use super::dmabuf::{Buffers, BuffersReleased, ImportError};
@@ -135,6 +137,22 @@ impl Pending {
 }
 
 impl Pending {
+    /// What is left, for a user: the device and what still waits on it.
+    pub fn describe(&self) -> String {
+        match self {
+            Pending::Run(parts) => {
+                let names: Vec<&str> = parts.devices.iter().map(|(dc, ..)| dc.device.info.name.as_str()).collect();
+                format!(
+                    "exported memory on {} could not be freed; its metric groups stay active and metrics enabled",
+                    names.join(" and ")
+                )
+            }
+            Pending::Disable(d) => {
+                format!("metrics stay enabled on {}: the driver refused to disable them", d.device.info.name)
+            }
+        }
+    }
+
     /// Does this leftover stand in the way of a run on `path`? Memory that could not be freed
     /// blocks its whole root device: a new run there would deactivate or disable under it.
     pub fn blocks(&self, path: DevicePath) -> bool {
@@ -240,7 +258,14 @@ impl RunParts {
         let mut released = Vec::new();
         for (dc, _, buffers) in &mut devices {
             let mut e = Vec::new();
-            released.push(buffers.release(&dc.ctx, &mut e));
+            // A panic part way through leaves every import not yet freed in `buffers` (the
+            // release works in place): it counts as a failed free, and the rest waits.
+            let r =
+                std::panic::catch_unwind(AssertUnwindSafe(|| buffers.release(&dc.ctx, &mut e))).unwrap_or_else(|_| {
+                    e.push("an internal error interrupted freeing the exported memory".into());
+                    None
+                });
+            released.push(r);
             errors.extend(e.into_iter().map(|e| on_device(several, dc, e)));
         }
         let missing: Vec<&str> = devices

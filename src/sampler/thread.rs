@@ -44,6 +44,10 @@ pub struct Options {
     /// reads of a run, to prove a panic goes through the teardown. Always `None` in zescope.
     #[doc(hidden)]
     pub panic_after_reads: Option<u64>,
+    /// Test hook (`tests/sampler_panic.rs`): panic once right before the n-th (from 0) free of
+    /// an import, part way through a teardown. Always `None` in zescope.
+    #[doc(hidden)]
+    pub panic_before_free: Option<u32>,
 }
 
 impl Default for Options {
@@ -54,6 +58,7 @@ impl Default for Options {
             layout_errors: errors.iter().map(|e| e.to_string()).collect(),
             waker: None,
             panic_after_reads: None,
+            panic_before_free: None,
             event_capacity: 256,
             max_waiting_values: 8 << 20,
             batch_period: Duration::from_millis(16),
@@ -198,6 +203,7 @@ fn open(opener: &mut Opener, outbox: &mut Outbox) -> Option<Loader> {
 
 fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command>, events: Sender<Event>) {
     os::precise_timers();
+    super::dmabuf::test_hook::panic_before_free(options.panic_before_free);
     let mut outbox = Outbox::new(events, options.max_waiting_values).with_waker(options.waker.clone());
     for e in &options.layout_errors {
         outbox.push(Event::Error(errors::layout(format!("{e} (the file is ignored)"))));

@@ -122,14 +122,28 @@ pub(super) enum Reader {
     Copy(Staging),
 }
 
+/// An import and how it is read. Dropped while still imported (`import` not null: a teardown
+/// cut short by a panic, or a free the driver refused for good), it leaves its dup open and its
+/// mapping in place: an import is never left without the fd it was made from, and nothing is
+/// closed under it.
 pub struct ImportedBuffer {
     pub id: FileId,
     pub size: usize,
+    /// Null once freed.
     pub(super) import: *mut c_void,
     /// The dup handed to the import, kept open until after `zeMemFree` (a driver may close it
     /// at the import or at the free; `Dup`'s drop closes it only if it is still ours).
     pub(super) import_dup: Option<Dup>,
     pub(super) reader: Option<Reader>,
+}
+
+impl Drop for ImportedBuffer {
+    fn drop(&mut self) {
+        if !self.import.is_null() {
+            std::mem::forget(self.import_dup.take());
+            std::mem::forget(self.reader.take());
+        }
+    }
 }
 
 impl ImportedBuffer {

@@ -114,38 +114,48 @@ impl Buffers {
     /// after that. Every buffer is attempted even if an earlier one failed; failures are
     /// appended to `errors`. A buffer whose unmap or import free failed stays here, as does any
     /// host allocation whose free failed, and then there is no proof: what comes after
-    /// (deactivation, disable, the context's destruction) must wait for a retry.
+    /// (deactivation, disable, the context's destruction) must wait for a retry. The work is
+    /// done in place, so a panic part way leaves every buffer not yet freed listed here.
     pub fn release(&mut self, ctx: &Context, errors: &mut Vec<String>) -> Option<BuffersReleased> {
-        for host in std::mem::take(&mut self.stranded) {
-            self.free_host(ctx, host, errors);
+        let mut i = 0;
+        while i < self.stranded.len() {
+            // SAFETY: host memory of this context whose earlier free failed; nothing uses it.
+            match unsafe { ctx.free(self.stranded[i]) } {
+                Ok(()) => drop(self.stranded.swap_remove(i)),
+                Err(e) => {
+                    errors.push(format!("freeing host memory of the device-copy path: {e}"));
+                    i += 1;
+                }
+            }
         }
-        let list = std::mem::take(&mut self.list);
-        for mut b in list {
+        for i in 0..self.list.len() {
+            let b = &mut self.list[i];
             if let Some(Reader::Mapped(m)) = &mut b.reader
                 && let Err(e) = m.unmap()
             {
                 errors.push(format!("munmap of an exported buffer failed: {e}"));
-                self.list.push(b);
                 continue;
             }
+            // Mapping (already unmapped) and file reader: their dups close here.
             if let Some(r) = b.reader.take() {
-                // Mapping (already unmapped) and file reader: their dups close here.
                 self.release_reader(ctx, r, errors);
             }
-            // SAFETY: the import of this context, freed once, after its mapping was unmapped.
+            test_hook::before_free();
+            let b = &mut self.list[i];
+            // SAFETY: the import of this context, freed once (nulled below), after its mapping
+            // was unmapped.
             match unsafe { ctx.free(b.import) } {
                 Ok(()) => {
+                    b.import = std::ptr::null_mut();
                     if let Some(mut d) = b.import_dup.take() {
                         // A driver that closes the fd at the free did so by now.
                         d.check_closed_by_driver();
                     }
                 }
-                Err(e) => {
-                    errors.push(format!("freeing an imported exported buffer: {e}"));
-                    self.list.push(b);
-                }
+                Err(e) => errors.push(format!("freeing an imported exported buffer: {e}")),
             }
         }
+        self.list.retain(|b| !b.import.is_null());
         (self.list.is_empty() && self.stranded.is_empty()).then_some(BuffersReleased(()))
     }
 
@@ -187,21 +197,42 @@ impl Buffers {
 
 impl Drop for Buffers {
     /// Reached with buffers left only when a teardown was cut short (a panic unwinding through
-    /// it) or after a release that failed for good: the imports are alive, so their dups,
-    /// mappings and host memory are left exactly as they are (forgotten, never closed or freed
-    /// half-way) — the driver's own cleanup at exit takes them.
+    /// it) or after a release that failed for good: each [`ImportedBuffer`] still imported
+    /// keeps its dup and mapping (see its `Drop`), and host memory is left allocated — the
+    /// driver's own cleanup at exit takes them.
     fn drop(&mut self) {
-        if self.list.is_empty() && self.stranded.is_empty() {
-            return;
+        if !self.list.is_empty() || !self.stranded.is_empty() {
+            log::error!(
+                "{} exported buffer(s) and {} host allocation(s) could not be freed; they are left to the driver",
+                self.list.len(),
+                self.stranded.len()
+            );
         }
-        log::error!(
-            "{} exported buffer(s) and {} host allocation(s) could not be freed; they are left to the driver",
-            self.list.len(),
-            self.stranded.len()
-        );
-        for b in self.list.drain(..) {
-            std::mem::forget(b);
-        }
+    }
+}
+
+/// Test hook (`tests/sampler_panic.rs`, through `sampler::Options::panic_before_free`): a panic
+/// on the sampler thread right before the n-th free of an import, to prove that a panic part
+/// way through a release leaves every import not yet freed tracked. Off unless set.
+pub mod test_hook {
+    use std::cell::Cell;
+
+    thread_local!(static BEFORE_FREE: Cell<Option<u32>> = const { Cell::new(None) });
+
+    /// Panic right before the `n`-th (from 0) import free on this thread from now on.
+    pub fn panic_before_free(n: Option<u32>) {
+        BEFORE_FREE.with(|c| c.set(n));
+    }
+
+    pub(super) fn before_free() {
+        BEFORE_FREE.with(|c| match c.get() {
+            Some(0) => {
+                c.set(None);
+                panic!("test hook: panic_before_free");
+            }
+            Some(k) => c.set(Some(k - 1)),
+            None => {}
+        });
     }
 }
 

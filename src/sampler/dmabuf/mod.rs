@@ -20,7 +20,7 @@ mod fd;
 pub mod os;
 
 pub use buffer::ReadError;
-pub use buffers::{Buffers, BuffersReleased, ImportError};
+pub use buffers::{Buffers, BuffersReleased, ImportError, test_hook};
 pub use fd::{file_id, file_size};
 
 // The types that hold mappings and imports stay on the sampler thread.
