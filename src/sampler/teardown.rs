@@ -153,6 +153,21 @@ impl Pending {
         }
     }
 
+    /// Gives up on this leftover (the sampler is exiting): a run whose imports are alive is
+    /// forgotten as it is — never torn down under them, never tried again — and a refused
+    /// disable is dropped. The caller says so with [`Pending::describe`] first.
+    pub fn abandon(self) {
+        match self {
+            Pending::Run(mut parts) => {
+                // Nothing is left to retry in `Drop`: what it holds stays for the driver's exit.
+                for (_, _, buffers) in std::mem::take(&mut parts.devices) {
+                    std::mem::forget(buffers);
+                }
+            }
+            Pending::Disable(_) => {}
+        }
+    }
+
     /// Does this leftover stand in the way of a run on `path`? Memory that could not be freed
     /// blocks its whole root device: a new run there would deactivate or disable under it.
     pub fn blocks(&self, path: DevicePath) -> bool {

@@ -253,6 +253,14 @@ fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command
     }
     st.stop_run(StopReason::Shutdown, &mut outbox);
     st.retry_pending(&mut outbox);
+    // The last chance: what is still left is said, then left to the driver's own cleanup.
+    let left: Vec<String> = st.pending.iter().map(Pending::describe).collect();
+    if !left.is_empty() {
+        report_teardown(left, &mut outbox);
+    }
+    for p in std::mem::take(&mut st.pending) {
+        p.abandon();
+    }
     outbox.drain(Event::ShutDown, Duration::from_millis(500));
 }
 

@@ -10,6 +10,7 @@ use ze_sim::config::{MetricsEnable, SimConfig};
 use zescope::sampler::{self, Command, DevicePath, Event, Options, RunConfig, SamplerHandle};
 use zescope::ze::Loader;
 
+pub mod faults;
 mod window;
 #[allow(unused_imports)]
 pub use window::*;
