@@ -82,7 +82,8 @@ fn scrapes_are_answered_while_40_clients_drip_bytes() {
         .map(|_| {
             let (stop, addr) = (Arc::clone(&stop), http.addr);
             std::thread::spawn(move || {
-                let line = b"GET /metrics HTTP/1.1\r\nHost: zescope\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+                let line =
+                    b"GET /metrics HTTP/1.1\r\nHost: zescope\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
                 while !stop.load(Ordering::SeqCst) {
                     let Ok(mut s) = TcpStream::connect(addr) else { continue };
                     for b in line.iter().cycle() {
