@@ -96,8 +96,8 @@ pub enum Command {
         /// The marker's name (up to 200 bytes, no control characters).
         name: String,
     },
-    /// Serve the counters over HTTP for Prometheus: /metrics (OpenMetrics, or Prometheus text
-    /// 0.0.4 for clients that ask for it), /healthz and a short page at /. Runs until
+    /// Serve the counters over HTTP for Prometheus: /metrics (Prometheus text 0.0.4, or
+    /// OpenMetrics for clients that ask for it), /healthz and a short page at /. Runs until
     /// Ctrl-C/SIGTERM, through the same sampler and teardown as record.
     Serve(ServeOptions),
     /// Check what zescope needs, and print the fix for every problem.

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use serve_common::{Serve, check_metrics, get, textfile_with, tool};
+use serve_common::{OPENMETRICS, Serve, check_metrics, get, textfile_with, tool};
 
 /// One sample line: name, labels, value.
 #[derive(Debug)]
@@ -63,11 +63,12 @@ fn label<'a>(s: &'a Sample, k: &str) -> &'a str {
     s.labels.get(k).map_or("", String::as_str)
 }
 
-/// Scrapes until `want` appears on the page (telemetry is read every 100 ms at the most).
+/// Scrapes (OpenMetrics) until `want` appears on the page (telemetry is read every 100 ms at the
+/// most).
 fn scrape_until(s: &Serve, want: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
-        let (status, _, page) = get(s.addr, "/metrics", None);
+        let (status, _, page) = get(s.addr, "/metrics", Some(OPENMETRICS));
         if status == 200 && page.contains(want) {
             return page;
         }

@@ -88,7 +88,7 @@ fn each_device_has_its_labels_and_telemetry_is_named_in_base_units() {
     // the second device: not read yet).
     let values = vec![0.5, 0.25, 120.0, 5.0, 9.0, 60.0, 7.5, 0.5, 0.0, f64::NAN];
     let snap = Arc::new(Snapshot { values, layout: Some(Arc::new(layout)), running: true, ..Snapshot::default() });
-    let om = encode(&snap, Instant::now(), Format::OpenMetrics);
+    let om = encode(&snap, Instant::now(), Format::OpenMetrics).unwrap();
 
     let info = lines(&om, "zescope_device_info{");
     assert_eq!(info.len(), 2, "{om}");

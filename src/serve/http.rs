@@ -1,34 +1,94 @@
-//! The HTTP side of `zescope serve`: `/metrics`, `/` and `/healthz`, over HTTP/1.1 with one
-//! request per connection (`Connection: close`, as Prometheus is happy to use).
+//! The HTTP side of `zescope serve`: `/metrics`, `/` and `/healthz` ([`pages`]), over HTTP/1.1
+//! with one request per connection (`Connection: close`, as Prometheus is happy to use).
 //!
-//! One thread accepts; each connection is then served by a thread of its own, at most
-//! [`MAX_CONNECTIONS`] at once (one more is answered `503` at once and closed). A connection has
-//! [`DEADLINE`] in all to send its request head (at most [`MAX_HEAD`] bytes) and read the answer;
-//! past it, it is dropped. So clients that send nothing, trickle bytes, read nothing or vanish
-//! mid-response cost one capped thread for at most the deadline, and the other scrapes are
-//! answered meanwhile. Each answer reads the newest published
-//! [`Snapshot`](super::snapshot::Snapshot) and encodes it: a scrape never waits for the sampler
-//! and the sampler never waits for a scrape.
+//! The contract, against clients that misbehave by accident or on purpose:
+//! - One thread accepts; each admitted connection is served by a thread of its own. Connections
+//!   hold [`slots`]: at most [`MAX_CONNECTIONS`] at once, at most [`MAX_PER_PEER`] per peer
+//!   address (IPv6: per /64). A connection that has not yet sent a whole request head is *idle*;
+//!   when the slots it could have are all taken, a new connection displaces the longest idle one
+//!   (closed at once) and is answered `503` only when all of them are busy answering. So silent or
+//!   trickling clients are shed first and cannot keep a scrape out.
+//! - The request head (at most [`MAX_HEAD`] bytes: `414` when the request line alone is longer,
+//!   else `431`) must arrive within [`HEAD_DEADLINE`] of the accept (a partial head then gets
+//!   `408`, nothing at all a close); the answer must be written within [`DEADLINE`] of the accept,
+//!   else the connection is dropped.
+//! - Heads are parsed strictly ([`request`]: CRLF only, a bare LF or CR is answered `400` as soon
+//!   as it arrives; `HTTP/1.0` or `HTTP/1.1`; origin- or absolute-form targets).
+//! - After the answer the write side is shut down (FIN) and what the client sent beyond the head
+//!   is read and dropped, up to [`DRAIN_BYTES`] or [`DRAIN_TIME`] (within [`DEADLINE`]), before the
+//!   close: closing a socket with unread data sends a reset, which can destroy the answer (a `431`
+//!   to a client still sending its over-long head) before the client reads it.
+//! - A slot is a guard ([`slots::Slot`]) that is given back when its thread ends, panics included.
+//!
+//! Each answer reads the newest published [`Snapshot`](super::snapshot::Snapshot) and encodes it:
+//! a scrape never waits for the sampler and the sampler never waits for a scrape.
 //!
 //! Not `tiny_http` (docs/dependencies.md): version 0.12 sets no timeouts on connections and its
 //! accept thread stops for good at the first failed `accept` (as when the process runs out of file
 //! descriptors), after which the port refuses every scrape.
 
+pub mod pages;
+pub mod request;
+pub mod slots;
+
 use std::io::{Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::snapshot::{Format, Published, encode};
+pub use pages::{Health, Pages};
+pub use request::{Head, negotiate, parse_head};
 
-/// Connections served at once; more are answered `503 Service Unavailable`.
+use super::snapshot::Published;
+use slots::{Slot, Slots};
+
+/// Connections held at once (idle ones are displaced for new ones; busy ones are not).
 pub const MAX_CONNECTIONS: usize = 32;
+/// Connections held at once from one peer address (an IPv6 /64).
+pub const MAX_PER_PEER: usize = 8;
+/// How long a connection may take from accept to the end of its request head.
+pub const HEAD_DEADLINE: Duration = Duration::from_secs(2);
 /// How long a connection may take, from accept to the last byte of the answer.
 pub const DEADLINE: Duration = Duration::from_secs(10);
-/// The longest request head read (request line and headers).
+/// The longest request head read (request line, headers and the blank line).
 pub const MAX_HEAD: usize = 8192;
+/// At most this much of what a client sent beyond its head is read (and dropped) after the answer.
+pub const DRAIN_BYTES: usize = 4 << 20;
+/// For at most this long.
+pub const DRAIN_TIME: Duration = Duration::from_secs(1);
+
+/// What a server answers to a request whose head parsed; the server does the rest (slots,
+/// deadlines, syntax, methods: only GET and HEAD reach a site, HEAD answered without the body).
+pub trait Site: Send + Sync + 'static {
+    /// The answer to `head`.
+    fn answer(&self, head: &Head) -> Answer;
+}
+
+/// An answer, as a [`Site`] gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    /// The status code.
+    pub status: u16,
+    /// The `Content-Type`.
+    pub content_type: &'static str,
+    /// More header lines, each ending in CRLF.
+    pub headers: &'static str,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    /// An answer with no extra headers.
+    pub fn new(status: u16, content_type: &'static str, body: impl Into<Vec<u8>>) -> Answer {
+        Answer { status, content_type, headers: "", body: body.into() }
+    }
+
+    fn error(status: u16) -> Answer {
+        Answer::new(status, pages::PLAIN, format!("{status} {}\n", reason(status)))
+    }
+}
 
 /// The running server; [`Http::stop`] ends it.
 pub struct Http {
@@ -38,23 +98,21 @@ pub struct Http {
     pub addr: SocketAddr,
 }
 
-/// What `/healthz` and `/` need besides the snapshot.
-#[derive(Clone, Debug)]
-pub struct Health {
-    /// Longer than this without a sample is unhealthy (a few intervals).
-    pub max_age: Duration,
-}
-
 impl Http {
-    /// Listens on `addr` and starts accepting.
+    /// Listens on `addr` and serves zescope's [`Pages`] of `published`.
     pub fn start(addr: SocketAddr, published: Published, health: Health) -> Result<Http, String> {
+        Http::start_site(addr, Arc::new(Pages::new(published, health)))
+    }
+
+    /// Listens on `addr` and serves `site`.
+    pub fn start_site(addr: SocketAddr, site: Arc<dyn Site>) -> Result<Http, String> {
         let listener = TcpListener::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let local = listener.local_addr().map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let accept = std::thread::Builder::new()
             .name("zescope-http".into())
-            .spawn(move || accept_loop(&listener, &flag, &published, &health))
+            .spawn(move || accept_loop(&listener, &flag, &site))
             .map_err(|e| format!("cannot start the HTTP server: {e}"))?;
         Ok(Http { stop, accept: Some(accept), addr: local })
     }
@@ -77,15 +135,24 @@ impl Http {
     }
 }
 
-fn accept_loop(listener: &TcpListener, stop: &AtomicBool, published: &Published, health: &Health) {
-    let open = Arc::new(AtomicUsize::new(0));
+/// The address slots are counted by: IPv4 (also IPv4-mapped IPv6) as is, IPv6 by its /64.
+fn peer_key(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(a) => IpAddr::V6(Ipv6Addr::from(a.to_bits() & !u128::from(u64::MAX))),
+        v4 => v4,
+    }
+}
+
+fn accept_loop(listener: &TcpListener, stop: &AtomicBool, site: &Arc<dyn Site>) {
+    let slots = Slots::new(MAX_CONNECTIONS, MAX_PER_PEER);
     let mut last_error: Option<Instant> = None;
     for conn in listener.incoming() {
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        let stream = match conn {
-            Ok(s) => s,
+        let accepted = conn.and_then(|s| Ok((s.peer_addr()?, s)));
+        let (peer, stream) = match accepted {
+            Ok(a) => a,
             Err(e) => {
                 // Out of file descriptors, a connection reset before accept, ...: say so (at most
                 // once a second) and go on accepting.
@@ -97,88 +164,83 @@ fn accept_loop(listener: &TcpListener, stop: &AtomicBool, published: &Published,
                 continue;
             }
         };
-        if open.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-            open.fetch_sub(1, Ordering::SeqCst);
-            busy(stream);
-            continue;
-        }
-        let (open2, published, health) = (Arc::clone(&open), published.clone(), health.clone());
-        let spawned = std::thread::Builder::new().name("zescope-http-conn".into()).spawn(move || {
-            connection(stream, &published, &health);
-            open2.fetch_sub(1, Ordering::SeqCst);
-        });
+        let slot = match slots.admit(peer_key(peer.ip()), &stream) {
+            Ok(slot) => slot,
+            Err(why) => {
+                log::debug!("serve: no slot for {peer}: {why:?}");
+                busy(stream);
+                continue;
+            }
+        };
+        let site = Arc::clone(site);
+        // On failure the closure, slot and socket with it, is dropped: the slot comes back.
+        let spawned = std::thread::Builder::new()
+            .name("zescope-http-conn".into())
+            .spawn(move || connection(stream, &slot, &*site));
         if let Err(e) = spawned {
-            open.fetch_sub(1, Ordering::SeqCst);
             log::warn!("serve: cannot start a thread for a connection: {e}");
         }
     }
 }
 
-/// `503` to a connection over the cap, without waiting for it.
+/// `503` to a connection with no slot, without waiting for it: what it sent so far is read first,
+/// so that the close does not reset the answer away.
 fn busy(mut s: TcpStream) {
     let _ = s.set_write_timeout(Some(Duration::from_millis(100)));
     let _ = s.write_all(
         b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
     );
-}
-
-/// A parsed request head.
-#[derive(Debug, PartialEq)]
-pub struct Head {
-    /// `GET`, `HEAD`, ...
-    pub method: String,
-    /// The path, without the query.
-    pub path: String,
-    /// The `Accept` header, if any.
-    pub accept: Option<String>,
-}
-
-/// Parses a request head (up to, not including, the blank line); `Err` is the status to answer.
-pub fn parse_head(head: &[u8]) -> Result<Head, u16> {
-    let text = std::str::from_utf8(head).map_err(|_| 400u16)?;
-    let mut lines = text.split("\r\n");
-    let mut first = lines.next().unwrap_or("").split(' ');
-    let (Some(method), Some(target), Some(version), None) = (first.next(), first.next(), first.next(), first.next())
-    else {
-        return Err(400);
-    };
-    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) || !target.starts_with('/') {
-        return Err(400);
-    }
-    if !version.starts_with("HTTP/1.") {
-        return Err(505);
-    }
-    let mut accept = None;
-    for line in lines {
-        let (name, value) = line.split_once(':').ok_or(400u16)?;
-        if name.trim().eq_ignore_ascii_case("accept") {
-            accept = Some(value.trim().to_owned());
+    let _ = s.shutdown(Shutdown::Write);
+    if s.set_nonblocking(true).is_ok() {
+        let mut sink = [0u8; 4096];
+        for _ in 0..16 {
+            if !matches!(s.read(&mut sink), Ok(n) if n > 0) {
+                break;
+            }
         }
     }
-    let path = target.split('?').next().unwrap_or("").to_owned();
-    Ok(Head { method: method.to_owned(), path, accept })
 }
 
-/// Reads the request head within the deadline: `Ok(None)` when the client sent nothing usable
-/// in time (or left), `Err(status)` for a head that is too long.
-fn read_head(s: &mut TcpStream, deadline: Instant) -> Result<Option<Vec<u8>>, u16> {
+/// What reading a request head came to.
+enum Got {
+    /// The head, without its blank line.
+    Head(Vec<u8>),
+    /// A status to answer at once (400, 414, 431).
+    Refused(u16),
+    /// Part of a head, then the head deadline.
+    Late,
+    /// Nothing usable: the client sent nothing in time, left, or was displaced.
+    Nothing,
+}
+
+/// Reads the request head until `by`.
+fn read_head(s: &mut TcpStream, by: Instant) -> Got {
     let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
+    let mut chunk = [0u8; 2048];
+    let mut scanned = 0;
     loop {
-        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            buf.truncate(end);
-            return Ok(Some(buf));
+        match request::head_end(&buf, scanned) {
+            Err(status) => return Got::Refused(status),
+            Ok(Some(end)) => {
+                buf.truncate(end);
+                return Got::Head(buf);
+            }
+            Ok(None) => scanned = buf.len(),
         }
         if buf.len() >= MAX_HEAD {
-            return Err(431);
+            return Got::Refused(if buf.windows(2).any(|w| w == b"\r\n") { 431 } else { 414 });
         }
-        let left = deadline.saturating_duration_since(Instant::now());
+        let left = by.saturating_duration_since(Instant::now());
         if left.is_zero() || s.set_read_timeout(Some(left)).is_err() {
-            return Ok(None);
+            return if buf.is_empty() { Got::Nothing } else { Got::Late };
         }
-        match s.read(&mut chunk) {
-            Ok(0) | Err(_) => return Ok(None),
+        let room = chunk.len().min(MAX_HEAD - buf.len());
+        match s.read(&mut chunk[..room]) {
+            Ok(0) => return Got::Nothing,
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return Got::Nothing,
         }
     }
 }
@@ -189,151 +251,84 @@ fn reason(status: u16) -> &'static str {
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        414 => "URI Too Long",
         431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
         503 => "Service Unavailable",
         505 => "HTTP Version Not Supported",
         _ => "Error",
     }
 }
 
-fn connection(mut s: TcpStream, published: &Published, health: &Health) {
-    let deadline = Instant::now() + DEADLINE;
+fn connection(mut s: TcpStream, slot: &Slot, site: &dyn Site) {
+    let accepted = Instant::now();
     let _ = s.set_nodelay(true);
-    let head = match read_head(&mut s, deadline).map(|h| h.map(|h| parse_head(&h))) {
-        Ok(None) => return,
-        Ok(Some(Ok(h))) => h,
-        Ok(Some(Err(status))) | Err(status) => {
-            return send(&mut s, deadline, status, "text/plain; charset=utf-8", "", reason(status).as_bytes(), false);
-        }
-    };
-    let is_head = head.method == "HEAD";
-    if head.method != "GET" && !is_head {
-        let body = b"only GET and HEAD\n";
-        return send(&mut s, deadline, 405, "text/plain; charset=utf-8", "Allow: GET, HEAD\r\n", body, false);
-    }
-    let (status, body, content_type) = answer(&head, published, health);
-    send(&mut s, deadline, status, content_type, "", body.as_bytes(), is_head);
-}
-
-fn send(s: &mut TcpStream, deadline: Instant, status: u16, content_type: &str, extra: &str, body: &[u8], head: bool) {
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() || s.set_write_timeout(Some(left)).is_err() {
+    let got = read_head(&mut s, accepted + HEAD_DEADLINE);
+    // Displaced while it waited (its socket is shut down): nothing to answer.
+    if !slot.busy() {
         return;
     }
+    let (answer, head_only) = match got {
+        Got::Nothing => return,
+        Got::Late => (Answer::error(408), false),
+        Got::Refused(status) => (Answer::error(status), false),
+        Got::Head(bytes) => match parse_head(&bytes) {
+            Err(status) => (Answer::error(status), false),
+            Ok(head) if head.method == "GET" || head.method == "HEAD" => (site.answer(&head), head.method == "HEAD"),
+            Ok(_) => {
+                let a = Answer::new(405, pages::PLAIN, "only GET and HEAD\n");
+                (Answer { headers: "Allow: GET, HEAD\r\n", ..a }, false)
+            }
+        },
+    };
+    if send(&mut s, accepted + DEADLINE, &answer, head_only) && slot.idle() {
+        drain(&mut s, accepted + DEADLINE);
+    }
+}
+
+/// Writes `a` (without its body for a HEAD request) by `by`; false when that failed.
+fn send(s: &mut TcpStream, by: Instant, a: &Answer, head_only: bool) -> bool {
+    let left = by.saturating_duration_since(Instant::now());
+    if left.is_zero() || s.set_write_timeout(Some(left)).is_err() {
+        return false;
+    }
     let mut out = format!(
-        "HTTP/1.1 {status} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n",
-        reason(status),
-        body.len()
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n{}Connection: close\r\n\r\n",
+        a.status,
+        reason(a.status),
+        a.content_type,
+        a.body.len(),
+        a.headers,
     )
     .into_bytes();
-    if !head {
-        out.extend_from_slice(body);
+    if !head_only {
+        out.extend_from_slice(&a.body);
     }
     // A client that went away or stopped reading: its loss.
-    if let Err(e) = s.write_all(&out).and_then(|()| s.flush()) {
-        log::debug!("serve: answering a request failed: {e}");
-    }
-}
-
-fn answer(head: &Head, published: &Published, health: &Health) -> (u16, String, &'static str) {
-    let snap = published.get();
-    let plain = "text/plain; charset=utf-8";
-    match head.path.as_str() {
-        "/metrics" => {
-            let format = negotiate(head.accept.as_deref());
-            (200, encode(&snap, Instant::now(), format), format.content_type())
-        }
-        "/healthz" => match snap.last_sample.map(|t| t.elapsed()) {
-            Some(a) if snap.running && a <= health.max_age => (200, "ok\n".to_owned(), plain),
-            Some(a) if snap.running => (503, format!("no sample for {:.1} s\n", a.as_secs_f64()), plain),
-            _ if snap.running => (503, "no sample yet\n".to_owned(), plain),
-            _ => (503, "the sampler is not running\n".to_owned(), plain),
-        },
-        "/" => (200, index_page(&snap), "text/html; charset=utf-8"),
-        _ => (404, "not found: try /metrics, /healthz or /\n".to_owned(), plain),
-    }
-}
-
-/// Picks the format for an `Accept` header: OpenMetrics unless the client prefers `text/plain`
-/// (by a higher q value, or by not accepting OpenMetrics at all).
-pub fn negotiate(accept: Option<&str>) -> Format {
-    let Some(accept) = accept else { return Format::OpenMetrics };
-    let (mut om, mut text) = (None::<f64>, None::<f64>);
-    for part in accept.split(',') {
-        let mut fields = part.split(';').map(str::trim);
-        let media = fields.next().unwrap_or("").to_ascii_lowercase();
-        let q = fields
-            .filter_map(|f| f.strip_prefix("q="))
-            .find_map(|q| q.parse::<f64>().ok())
-            .filter(|q| q.is_finite())
-            .unwrap_or(1.0);
-        let slot = match media.as_str() {
-            "application/openmetrics-text" => &mut om,
-            "text/plain" => &mut text,
-            _ => continue,
-        };
-        *slot = Some(slot.map_or(q, |old: f64| old.max(q)));
-    }
-    match (om, text) {
-        (None, Some(t)) if t > 0.0 => Format::PrometheusText,
-        (Some(o), Some(t)) if t > o => Format::PrometheusText,
-        _ => Format::OpenMetrics,
-    }
-}
-
-fn index_page(snap: &super::snapshot::Snapshot) -> String {
-    let names: Vec<String> = snap
-        .layout
-        .iter()
-        .flat_map(|l| &l.devices)
-        .filter_map(|d| d.iter().find(|(k, _)| k == "device").map(|(_, v)| html_escape(v)))
-        .collect();
-    let device = if names.is_empty() { "(no run yet)".to_owned() } else { names.join(", ") };
-    let state = if snap.running { "sampling" } else { "not sampling" };
-    format!(
-        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>zescope serve</title></head><body>\n\
-         <h1>zescope serve</h1>\n<p>{device}: {state}, {} samples so far.</p>\n\
-         <ul><li><a href=\"/metrics\">/metrics</a> (OpenMetrics; Prometheus text for clients that ask for it)</li>\n\
-         <li><a href=\"/healthz\">/healthz</a></li></ul>\n</body></html>\n",
-        snap.samples
-    )
-}
-
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn request_heads_parse_or_name_the_status_to_answer() {
-        let h = parse_head(b"GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\naccept: text/plain;version=0.0.4").unwrap();
-        assert_eq!((h.method.as_str(), h.path.as_str()), ("GET", "/metrics"));
-        assert_eq!(h.accept.as_deref(), Some("text/plain;version=0.0.4"));
-        assert_eq!(parse_head(b"GET /metrics HTTP/2.0"), Err(505));
-        for bad in [
-            &b"\x00\x01garbage"[..],
-            b"GET",
-            b"GET metrics HTTP/1.1",
-            b"GET / HTTP/1.1\r\nno colon",
-            b"\xff / HTTP/1.1",
-        ] {
-            assert_eq!(parse_head(bad), Err(400), "{}", String::from_utf8_lossy(bad));
+    match s.write_all(&out).and_then(|()| s.flush()) {
+        Ok(()) => true,
+        Err(e) => {
+            log::debug!("serve: answering a request failed: {e}");
+            false
         }
     }
+}
 
-    #[test]
-    fn openmetrics_unless_plain_text_is_preferred() {
-        assert_eq!(negotiate(None), Format::OpenMetrics);
-        assert_eq!(negotiate(Some("*/*")), Format::OpenMetrics);
-        let prometheus = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,\
-                          text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
-        assert_eq!(negotiate(Some(prometheus)), Format::OpenMetrics);
-        assert_eq!(negotiate(Some("text/plain;version=0.0.4")), Format::PrometheusText);
-        assert_eq!(negotiate(Some("text/plain;q=0.9, application/openmetrics-text;q=0.5")), Format::PrometheusText);
-        assert_eq!(negotiate(Some("text/plain;q=0")), Format::OpenMetrics);
-        assert_eq!(negotiate(Some("text/plain;q=nonsense")), Format::PrometheusText);
+/// Ends the answer (FIN), then reads and drops what the client still sends, within the bounds.
+fn drain(s: &mut TcpStream, by: Instant) {
+    let _ = s.shutdown(Shutdown::Write);
+    let until = by.min(Instant::now() + DRAIN_TIME);
+    let mut sink = vec![0u8; 64 << 10];
+    let mut left = DRAIN_BYTES;
+    while left > 0 {
+        let wait = until.saturating_duration_since(Instant::now());
+        if wait.is_zero() || s.set_read_timeout(Some(wait)).is_err() {
+            return;
+        }
+        match s.read(&mut sink) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => left = left.saturating_sub(n),
+        }
     }
 }

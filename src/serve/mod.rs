@@ -236,7 +236,8 @@ fn newest(snap: &mut Snapshot, ingest: &Ingest, b: &sampler::SampleBatch) -> boo
 /// file that the textfile collector ignores, then a rename).
 pub fn write_textfile(dir: &std::path::Path, published: &Published) -> Result<(), String> {
     let path = dir.join("zescope.prom");
-    let text = encode(&published.get(), Instant::now(), Format::PrometheusText);
+    let text =
+        encode(&published.get(), Instant::now(), Format::PrometheusText).map_err(|e| format!("--textfile: {e}"))?;
     crate::session::write_atomic(&path, |f| {
         use std::io::Write as _;
         f.write_all(text.as_bytes()).map_err(|e| crate::session::SessionError::io(&path, "cannot write", e))

@@ -208,6 +208,14 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format's name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::OpenMetrics => "OpenMetrics text",
+            Format::PrometheusText => "Prometheus text 0.0.4",
+        }
+    }
+
     /// The `Content-Type` of the format.
     pub fn content_type(self) -> &'static str {
         match self {
@@ -217,8 +225,10 @@ impl Format {
     }
 }
 
-/// Encodes `snap` as seen at `now`.
-pub fn encode(snap: &Arc<Snapshot>, now: Instant, format: Format) -> String {
+/// Encodes `snap` as seen at `now`; `Err` names the format that could not be encoded (writing
+/// into a String cannot fail, so that is an encoder's or collector's bug; half a page is never
+/// served as if whole).
+pub fn encode(snap: &Arc<Snapshot>, now: Instant, format: Format) -> Result<String, String> {
     let mut registry = Registry::default();
     registry.register_collector(Box::new(View { snap: Arc::clone(snap), now }));
     let mut out = String::with_capacity(4096);
@@ -226,13 +236,7 @@ pub fn encode(snap: &Arc<Snapshot>, now: Instant, format: Format) -> String {
         Format::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &registry),
         Format::PrometheusText => prometheus_client::encoding::prometheus_text::encode(&mut out, &registry),
     };
-    // Writing into a String cannot fail; an encoder error would be a bug, and half a page must not
-    // be served as if whole.
-    if done.is_err() {
-        log::error!("encoding the metrics failed");
-        out.clear();
-    }
-    out
+    done.map(|()| out).map_err(|_| format!("encoding the metrics as {} failed", format.name()))
 }
 
 /// A snapshot as a `prometheus-client` collector.
@@ -386,7 +390,7 @@ mod tests {
             running: true,
             ..Snapshot::default()
         });
-        let om = encode(&snap, Instant::now(), Format::OpenMetrics);
+        let om = encode(&snap, Instant::now(), Format::OpenMetrics).unwrap();
         assert!(om.ends_with("# EOF\n"), "{om}");
         let line = |prefix: &str| om.lines().filter(|l| l.starts_with(prefix)).collect::<Vec<_>>();
         let time = line("zescope_time_seconds_total{");
@@ -397,7 +401,7 @@ mod tests {
         assert!(line("zescope_b_power_ratio").is_empty(), "a NaN is not served: {om}");
         assert!(om.contains("device=\"dev \\\"x\\\"\""), "label values escaped: {om}");
         assert!(om.contains("# HELP zescope_time_seconds Time 'quoted' line\n"), "{om}");
-        let text = encode(&snap, Instant::now(), Format::PrometheusText);
+        let text = encode(&snap, Instant::now(), Format::PrometheusText).unwrap();
         assert!(!text.contains("# EOF") && text.contains("# TYPE zescope_time_seconds_total counter"), "{text}");
     }
 }

@@ -96,6 +96,10 @@ pub fn request(addr: SocketAddr, raw: &str) -> (u16, String, String) {
     (status, head.to_owned(), body.to_owned())
 }
 
+/// The `Accept` Prometheus scrapes with (2.x): OpenMetrics first.
+pub const OPENMETRICS: &str = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;\
+                               q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+
 pub fn get(addr: SocketAddr, path: &str, accept: Option<&str>) -> (u16, String, String) {
     let accept = accept.map(|a| format!("Accept: {a}\r\n")).unwrap_or_default();
     request(addr, &format!("GET {path} HTTP/1.1\r\nHost: zescope\r\n{accept}Connection: close\r\n\r\n"))

@@ -1,0 +1,93 @@
+//! zescope's pages: `/metrics` (the newest snapshot, in the format [`negotiate`] picks: Prometheus
+//! text 0.0.4 unless OpenMetrics is asked for; `500` naming the problem when encoding fails),
+//! `/healthz` (`200` while samples arrive, `503` otherwise) and `/` (a short HTML page).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::request::{Head, negotiate};
+use super::{Answer, Site};
+use crate::serve::snapshot::{Format, Published, Snapshot, encode};
+
+/// `text/plain` for the short answers.
+pub const PLAIN: &str = "text/plain; charset=utf-8";
+
+/// What `/healthz` and `/` need besides the snapshot.
+#[derive(Clone, Debug)]
+pub struct Health {
+    /// Longer than this without a sample is unhealthy (a few intervals).
+    pub max_age: Duration,
+}
+
+/// How a snapshot becomes a page ([`encode`], unless a test says otherwise).
+pub type Encoder = fn(&Arc<Snapshot>, Instant, Format) -> Result<String, String>;
+
+/// zescope's pages over a published snapshot.
+pub struct Pages {
+    published: Published,
+    health: Health,
+    encode: Encoder,
+}
+
+impl Pages {
+    /// The pages of `published`.
+    pub fn new(published: Published, health: Health) -> Pages {
+        Pages::with_encoder(published, health, encode)
+    }
+
+    /// The pages of `published`, `/metrics` encoded by `encode`.
+    pub fn with_encoder(published: Published, health: Health, encode: Encoder) -> Pages {
+        Pages { published, health, encode }
+    }
+}
+
+impl Site for Pages {
+    fn answer(&self, head: &Head) -> Answer {
+        let snap = self.published.get();
+        match head.path.as_str() {
+            "/metrics" => {
+                let format = negotiate(head.accept.as_deref());
+                match (self.encode)(&snap, Instant::now(), format) {
+                    Ok(page) => Answer::new(200, format.content_type(), page),
+                    Err(e) => {
+                        log::error!("serve: {e}");
+                        Answer::new(500, PLAIN, format!("500 Internal Server Error: {e}\n"))
+                    }
+                }
+            }
+            "/healthz" => {
+                let (status, text) = match snap.last_sample.map(|t| t.elapsed()) {
+                    Some(a) if snap.running && a <= self.health.max_age => (200, "ok\n".to_owned()),
+                    Some(a) if snap.running => (503, format!("no sample for {:.1} s\n", a.as_secs_f64())),
+                    _ if snap.running => (503, "no sample yet\n".to_owned()),
+                    _ => (503, "the sampler is not running\n".to_owned()),
+                };
+                Answer::new(status, PLAIN, text)
+            }
+            "/" => Answer::new(200, "text/html; charset=utf-8", index_page(&snap)),
+            _ => Answer::new(404, PLAIN, "not found: try /metrics, /healthz or /\n"),
+        }
+    }
+}
+
+fn index_page(snap: &Snapshot) -> String {
+    let names: Vec<String> = snap
+        .layout
+        .iter()
+        .flat_map(|l| &l.devices)
+        .filter_map(|d| d.iter().find(|(k, _)| k == "device").map(|(_, v)| html_escape(v)))
+        .collect();
+    let device = if names.is_empty() { "(no run yet)".to_owned() } else { names.join(", ") };
+    let state = if snap.running { "sampling" } else { "not sampling" };
+    format!(
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>zescope serve</title></head><body>\n\
+         <h1>zescope serve</h1>\n<p>{device}: {state}, {} samples so far.</p>\n\
+         <ul><li><a href=\"/metrics\">/metrics</a> (Prometheus text; OpenMetrics for clients that ask for it)</li>\n\
+         <li><a href=\"/healthz\">/healthz</a></li></ul>\n</body></html>\n",
+        snap.samples
+    )
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
