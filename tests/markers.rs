@@ -22,6 +22,13 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// A temporary folder zescope accepts for its markers socket: a private one (0700).
+fn private_tempdir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    dir
+}
+
 fn zescope() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_zescope"));
     c.env_remove("ZE_SIM_CONFIG").env_remove("ZE_ENABLE_ALT_DRIVERS");
@@ -66,7 +73,7 @@ fn logged(path: &Path) -> Vec<(char, usize, i64)> {
 #[test]
 fn a_c_workload_marks_1000_ranges_and_every_one_is_saved_in_order() {
     let _one = one_at_a_time();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = private_tempdir();
     let Some(workload) = build_workload(dir.path()) else { return };
     let (out, log) = (dir.path().join("run.ron"), dir.path().join("stamps.log"));
     let socket = dir.path().join("markers.sock");
@@ -144,7 +151,7 @@ fn finish(child: Child) -> String {
 #[test]
 fn zescope_mark_reaches_a_running_record_and_says_when_nobody_listens() {
     let _one = one_at_a_time();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = private_tempdir();
     let socket = dir.path().join("m.sock");
     let mark = |args: &[&str]| zescope().arg("mark").args(args).env("ZESCOPE_MARKERS", &socket).output().unwrap();
     let alone = mark(&["nobody"]);
@@ -232,7 +239,7 @@ fn flood(socket: &Path) -> (u64, u64) {
 #[test]
 fn a_flood_of_bad_and_good_markers_does_not_stall_sampling_and_is_counted() {
     let _one = one_at_a_time();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = private_tempdir();
     // Three recordings of 3 s: alone; while a thread floods a decoy socket nobody reads (the same
     // load on the machine's CPUs, without zescope's part); while it floods zescope's socket.
     let run = |name: &str, target: Option<&Path>| {
@@ -267,7 +274,7 @@ fn a_flood_of_bad_and_good_markers_does_not_stall_sampling_and_is_counted() {
     let (malformed, over_rate) = drops(&flooded);
     assert!(malformed > 0 && over_rate + refused > 0, "{flooded}");
     let s = session::load(&dir.path().join("flood.ron")).unwrap();
-    // At most 20 000 a second, over the 1 s flood and its windows' edges.
-    assert!(s.markers.len() <= 20_000 * 2, "{} markers kept", s.markers.len());
+    // The default limits: a burst of 5000, then 1000 a second (over the 3 s recording at most).
+    assert!(s.markers.len() <= 5000 + 1000 * 3, "{} markers kept", s.markers.len());
     assert!(s.markers.iter().all(|m| m.label.starts_with("flood ")), "only valid markers are kept");
 }
