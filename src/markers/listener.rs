@@ -381,7 +381,7 @@ mod tests {
     #[test]
     fn of_listeners_racing_for_one_path_with_a_stale_socket_exactly_one_wins_and_is_reachable() {
         let dir = private_tempdir();
-        for round in 0..20 {
+        for round in 0..60 {
             let path = dir.path().join(format!("race{round}.sock"));
             drop(UnixDatagram::bind(&path).unwrap()); // a dead listener's socket
             let gate = std::sync::Barrier::new(4);
