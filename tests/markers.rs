@@ -348,7 +348,10 @@ fn a_symlinked_or_open_markers_folder_is_refused_by_record() {
             .unwrap();
         let stdout = String::from_utf8_lossy(&run.stdout);
         assert!(stdout.contains("not listening for markers") && stdout.contains(why), "{stdout}");
-        assert!(stdout.contains(&format!("{} (owner uid", folder.display())) && stdout.contains("mode 0777"), "{stdout}");
+        assert!(
+            stdout.contains(&format!("{} (owner uid", folder.display())) && stdout.contains("mode 0777"),
+            "{stdout}"
+        );
         assert!(!socket.exists() && !open.join("m.sock").exists(), "nothing is bound through it");
     }
 }
@@ -366,7 +369,8 @@ fn a_datagram_from_another_user_is_dropped_and_counted() {
     let rec = start_record(&socket, &out, "2s");
     // As if the folder and socket were loosened by hand after zescope checked them: only the
     // sender check stands between another user and the recording.
-    let perms = |p: &Path, m: u32| std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(m)).unwrap();
+    let perms =
+        |p: &Path, m: u32| std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(m)).unwrap();
     perms(dir.path(), 0o711);
     perms(&socket, 0o666);
     let mark = |name: &str, uid: Option<u32>| {
@@ -410,7 +414,10 @@ fn record_holds_markers_to_its_rate_and_count_and_says_what_it_dropped() {
         std::thread::sleep(Duration::from_millis(10));
     }
     let summary = finish(rec);
-    assert!(summary.contains("2 over the rate limit") && summary.contains("3 over the limit of 5 per recording"), "{summary}");
+    assert!(
+        summary.contains("2 over the rate limit") && summary.contains("3 over the limit of 5 per recording"),
+        "{summary}"
+    );
     let s = session::load(&out).unwrap();
     assert_eq!(s.markers.iter().map(|m| m.label.as_str()).collect::<Vec<_>>(), ["m0", "m1", "m2", "m3", "m4"]);
 }

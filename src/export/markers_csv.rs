@@ -64,7 +64,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.markers.csv");
         let mut m = Markers::default();
-        for (t, name) in [(500_000_000, "=HYPERLINK(\"http://evil\")"), (1, "+1"), (2, "-1"), (3, "@SUM(A1)"), (4, "\tx")] {
+        for (t, name) in
+            [(500_000_000, "=HYPERLINK(\"http://evil\")"), (1, "+1"), (2, "-1"), (3, "@SUM(A1)"), (4, "\tx")]
+        {
             m.instant(t, name);
         }
         m.instant(5, "fine = name");

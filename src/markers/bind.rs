@@ -78,7 +78,11 @@ pub fn lock(path: &Path) -> Result<PathLock, String> {
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(format!("{TAKEN} for markers at {}; set {} to use another socket", path.display(), super::ENV));
+                return Err(format!(
+                    "{TAKEN} for markers at {}; set {} to use another socket",
+                    path.display(),
+                    super::ENV
+                ));
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(format!("cannot lock {}: {e}", lock.display())),
         }

@@ -118,7 +118,8 @@ mod tests {
         for mode in [0o755, 0o1777, 0o770, 0o701] {
             chmod(&dir, mode);
             let e = private_folder(&dir).unwrap_err();
-            let expect = format!("{} (owner uid {}, mode {mode:04o}) is open to group or others", dir.display(), my_uid());
+            let expect =
+                format!("{} (owner uid {}, mode {mode:04o}) is open to group or others", dir.display(), my_uid());
             assert!(e.contains(&expect), "{e}");
             assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o7777, mode, "an existing folder is not changed");
         }

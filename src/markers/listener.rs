@@ -336,10 +336,7 @@ mod tests {
         assert!(take(b"zm1 I 1 root's\n", Some(0), &tx, &s, &mut rate));
         assert!(take(b"zm1 I 1 nobody's\n", None, &tx, &s, &mut rate));
         assert!(take(b"zm1 I 2 mine\n", Some(1000), &tx, &s, &mut rate));
-        assert_eq!(
-            (s.other_user.load(Relaxed), s.no_credentials.load(Relaxed), s.accepted.load(Relaxed)),
-            (2, 1, 1)
-        );
+        assert_eq!((s.other_user.load(Relaxed), s.no_credentials.load(Relaxed), s.accepted.load(Relaxed)), (2, 1, 1));
         assert_eq!(rx.try_iter().map(|r| r.name).collect::<Vec<_>>(), vec!["mine"]);
     }
 
@@ -397,7 +394,12 @@ mod tests {
                 hs.into_iter().map(|h| h.join().unwrap()).collect()
             });
             let won: Vec<&Listener> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
-            assert_eq!(won.len(), 1, "round {round}: {:?}", results.iter().filter_map(|r| r.as_ref().err()).collect::<Vec<_>>());
+            assert_eq!(
+                won.len(),
+                1,
+                "round {round}: {:?}",
+                results.iter().filter_map(|r| r.as_ref().err()).collect::<Vec<_>>()
+            );
             for e in results.iter().filter_map(|r| r.as_ref().err()) {
                 assert!(e.contains(super::super::bind::TAKEN), "{e}");
             }

@@ -10,7 +10,11 @@ use std::borrow::Cow;
 
 /// `text` as a CSV text cell: with `'` in front when it could be taken for a formula.
 pub fn csv_text(text: &str) -> Cow<'_, str> {
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) { Cow::Owned(format!("'{text}")) } else { Cow::Borrowed(text) }
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        Cow::Owned(format!("'{text}"))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 #[cfg(test)]

@@ -351,8 +351,13 @@ impl PhaseTable {
             }
         };
         // Which cells of a record are text: the phase and series columns, then the two units.
-        let mut texts: Vec<usize> =
-            self.columns().iter().enumerate().filter(|(_, c)| matches!(c, Column::Phase | Column::Series)).map(|(i, _)| i).collect();
+        let mut texts: Vec<usize> = self
+            .columns()
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c, Column::Phase | Column::Series))
+            .map(|(i, _)| i)
+            .collect();
         texts.extend([self.columns().len(), self.columns().len() + 1]);
         let record = |r: &PhaseRow| {
             let mut v = self.record(r);
