@@ -57,6 +57,16 @@ pub fn parse_session_path(s: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// `--max-markers`: a count a session can hold (`view::markers::MAX_MARKS`).
+fn parse_max_markers(s: &str) -> Result<usize, String> {
+    let max = crate::view::markers::MAX_MARKS;
+    match s.parse::<usize>() {
+        Ok(n) if n <= max => Ok(n),
+        Ok(n) => Err(format!("{n} is more markers than a session may hold ({max})")),
+        Err(e) => Err(format!("{s:?} is not a count: {e}")),
+    }
+}
+
 /// `--source` values (the Level Zero layer knows nothing of the command line).
 fn source_parser() -> impl clap::builder::TypedValueParser<Value = Source> {
     clap::builder::PossibleValuesParser::new(["auto", "level-zero", "sim"]).map(|s| match s.as_str() {
@@ -154,6 +164,17 @@ pub struct RecordOptions {
     /// other extension a CSV.
     #[arg(long)]
     pub out: PathBuf,
+    /// Markers the workload may send per second, sustained; faster ones are dropped and counted.
+    #[arg(long, value_name = "N", default_value_t = crate::markers::Limits::default().per_second)]
+    pub marker_rate: u32,
+    /// Markers the workload may send at once after a quiet spell (at least 1).
+    #[arg(long, value_name = "N", default_value_t = crate::markers::Limits::default().burst,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub marker_burst: u32,
+    /// Markers kept in the recording at most (up to 1048576); more are dropped and counted.
+    #[arg(long, value_name = "N", default_value_t = crate::markers::Limits::default().per_recording,
+          value_parser = parse_max_markers)]
+    pub max_markers: usize,
     /// A workload to run while recording, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -177,6 +198,11 @@ impl RecordOptions {
             duration,
             out: self.out,
             command: self.command,
+            markers: crate::markers::Limits {
+                per_second: self.marker_rate,
+                burst: self.marker_burst,
+                per_recording: self.max_markers,
+            },
         }
     }
 }

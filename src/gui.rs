@@ -87,9 +87,10 @@ pub fn run(source: Source, file: Option<std::path::PathBuf>) -> ExitCode {
             // Wake the UI when a signal arrives, even if nothing else would repaint it.
             let repaint = cc.egui_ctx.clone();
             stop.on_signal(move || repaint.request_repaint());
+            let limits = settings.markers;
             let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
             app.use_wake_flag(flag);
-            match crate::markers::Listener::start_default() {
+            match crate::markers::Listener::start_default(limits) {
                 Ok(l) => {
                     log::info!("markers: {}={}", crate::markers::ENV, l.path().display());
                     app.files.markers_in = Some(l);

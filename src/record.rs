@@ -53,6 +53,8 @@ pub struct RecordArgs {
     pub command: Vec<String>,
     /// The output: a `.ron` extension (any case) writes a session, anything else a CSV.
     pub out: std::path::PathBuf,
+    /// How many markers the workload may send (rate, burst, count kept).
+    pub markers: crate::markers::Limits,
 }
 
 /// How long `record` waits for the sampler's teardown after the recording ends (duration, error,
@@ -81,8 +83,13 @@ pub struct Summary {
     pub notices: Vec<String>,
     /// Markers received from the workload.
     pub markers: u64,
-    /// What the markers listener dropped (malformed, too fast, queue full); `None`: no listener.
+    /// What the markers listener dropped (malformed, too fast, queue full, not the user's);
+    /// `None`: no listener.
     pub marker_drops: Option<crate::markers::Counts>,
+    /// Markers refused because the recording held its limit of them already.
+    pub markers_over_cap: u64,
+    /// That limit.
+    pub marker_cap: usize,
     /// How the command after `--` ended; `None` when there was none or it still runs.
     pub workload: Option<std::process::ExitStatus>,
 }
@@ -107,13 +114,21 @@ impl std::fmt::Display for Summary {
                 write!(f, ", {} streamer reads said the driver dropped reports", s.dropped_reports)?;
             }
         }
-        if self.markers > 0 || self.marker_drops.is_some_and(|c| c.malformed + c.over_rate + c.queue_full > 0) {
+        let c = self.marker_drops.unwrap_or_default();
+        if self.markers > 0 || c.dropped() + self.markers_over_cap > 0 {
             write!(f, "; {} markers", self.markers)?;
-            if let Some(c) = self.marker_drops.filter(|c| c.malformed + c.over_rate + c.queue_full > 0) {
+            if c.dropped() + self.markers_over_cap > 0 {
                 write!(
                     f,
-                    " ({} malformed, {} over the rate limit, {} over the queue dropped)",
-                    c.malformed, c.over_rate, c.queue_full
+                    " ({} malformed, {} over the rate limit, {} over the queue, {} over the limit of {} per recording, \
+                     {} from other users, {} without credentials dropped)",
+                    c.malformed,
+                    c.over_rate,
+                    c.queue_full,
+                    self.markers_over_cap,
+                    self.marker_cap,
+                    c.other_user,
+                    c.no_credentials
                 )?;
             }
         }
@@ -133,7 +148,7 @@ impl std::fmt::Display for Summary {
 /// matches, the source failed, the sampler did not answer within 30 s) or the output could not be
 /// written; errors during a run are in [`Summary::errors`] instead.
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
-    let listener = match crate::markers::Listener::start_default() {
+    let listener = match crate::markers::Listener::start_default(args.markers) {
         Ok(l) => {
             say(&format!("zescope: markers: {}={}", crate::markers::ENV, l.path().display()));
             Some(l)
@@ -154,11 +169,13 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     let cfg = RunConfig { targets, interval: args.interval, via: args.via, telemetry: args.telemetry };
     let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
     let mut out = if as_session {
-        Out::Session(Box::new(crate::session::Recorder::new(args.out.clone(), inv.clone())))
+        let mut r = crate::session::Recorder::new(args.out.clone(), inv.clone());
+        r.set_marker_cap(args.markers.per_recording);
+        Out::Session(Box::new(r))
     } else {
         let file =
             std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-        Out::Csv(Box::new(CsvOut::new(file, args.out.clone())))
+        Out::Csv(Box::new(CsvOut::new(file, args.out.clone(), args.markers.per_recording)))
     };
     h.send(Command::Start(cfg));
     let mut summary = Summary::default();
@@ -280,6 +297,8 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         }
         summary.marker_drops = Some(l.counts());
     }
+    let kept = out.markers();
+    (summary.markers_over_cap, summary.marker_cap) = (kept.over_cap, kept.cap());
     if let Some(c) = &workload {
         say(&format!("zescope: the workload (pid {}) still runs", c.id()));
     }
@@ -332,6 +351,14 @@ impl Out {
                 c.markers.apply(m.kind, m.t_ns, &m.name);
             }
             Out::Session(s) => s.marker(m.kind, m.t_ns, &m.name),
+        }
+    }
+
+    /// The markers kept so far.
+    fn markers(&self) -> &crate::view::Markers {
+        match self {
+            Out::Csv(c) => &c.markers,
+            Out::Session(s) => s.markers(),
         }
     }
 

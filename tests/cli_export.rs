@@ -157,3 +157,33 @@ fn export_phases_writes_the_phase_table() {
     assert_eq!(row[col("phase")], "range");
     assert!((row[col("duration_s")].parse::<f64>().unwrap() - 1.0).abs() < 1e-9);
 }
+
+/// `export --phases` of a session with more marked ranges than a table may hold: the table stops
+/// at its bound of rows and says how many ranges it left out; a range named like a formula is
+/// neutralised.
+#[test]
+fn export_phases_stays_within_its_bound_of_rows() {
+    use zescope::session::{Marker, SpanRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-session.ron");
+    let mut s = zescope::session::load(std::path::Path::new(example)).unwrap();
+    let t0 = s.streams[0].data.raw.timestamps[0];
+    s.markers = (0..60_000i64)
+        .map(|k| Marker {
+            t_ns: t0 + k,
+            label: if k == 0 { "=1+1".into() } else { format!("r{k}") },
+            span: SpanRecord::Range { end_ns: t0 + k + 1_000_000 },
+        })
+        .collect();
+    let session = dir.path().join("many.ron");
+    zescope::session::save(&session, &s).unwrap();
+    let out_csv = dir.path().join("phases.csv");
+    let out = zescope(&["export", &session.to_string_lossy(), "--phases", &out_csv.to_string_lossy()]);
+    assert!(out.status.success(), "{}", text(&out));
+    // 5 series: 50 000 phases (the session and 49 999 ranges) fill 250 000 rows.
+    let said = text(&out);
+    assert!(said.contains("(50000 phases, 250000 rows; 10001 later marked ranges left out"), "{said}");
+    let csv = std::fs::read_to_string(&out_csv).unwrap();
+    assert_eq!(csv.lines().count(), 250_001);
+    assert!(csv.lines().nth(6).unwrap().starts_with("'=1+1,"), "{}", csv.lines().nth(6).unwrap());
+}

@@ -198,3 +198,26 @@ fn markers_are_drawn_on_every_pane_as_bands_and_lines_with_their_names() {
         .collect();
     assert!(widths.iter().all(|w| (200.0..330.0).contains(w)), "{widths:?}");
 }
+
+#[test]
+fn an_svg_of_100000_markers_holds_at_most_one_line_per_pixel_column() {
+    use zescope::view::Markers;
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.svg");
+    let mut m = Markers::default();
+    // As many as a recording keeps by default, all within the 3 s shown.
+    for k in 0..100_000i64 {
+        m.instant(k * 30_000, &format!("m{k}"));
+    }
+    assert_eq!(m.len(), 100_000);
+    let mut spec = ExportSpec::from_layout(&f.layout, &f.series, None, None);
+    spec.markers = m.marks().to_vec();
+    export::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("valid XML");
+    let lines = doc.descendants().filter(|n| n.has_tag_name("polyline")).count();
+    // Two panes of under 1000 pixel columns each (and the series' own lines).
+    assert!(lines <= 2 * 1000 + 10, "{lines} lines");
+    assert!(text.len() < 2_000_000, "{} bytes", text.len());
+}

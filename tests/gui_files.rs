@@ -127,12 +127,13 @@ fn failed_open_and_export_show_the_windows_own_banners() {
 #[test]
 fn a_live_window_takes_the_workloads_markers_and_saves_them() {
     let dir = tempfile::tempdir().unwrap();
-    let socket = dir.path().join("markers.sock");
+    // In a folder zescope makes (0700): tempfile's folder may be open to others.
+    let socket = dir.path().join("private").join("markers.sock");
     let session = dir.path().join("run.ron");
     let sim = support::sim(|_| {});
     let mut app = ZescopeApp::new(Box::new(support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
     app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(session.clone())])));
-    app.files.markers_in = Some(zescope::markers::Listener::start(&socket).unwrap());
+    app.files.markers_in = Some(zescope::markers::Listener::start(&socket, Default::default()).unwrap());
     let mut h = support::harness_of(app, support::WINDOW);
     pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
     let m = zescope_markers::Markers::connect_to(Some(socket.clone()));

@@ -22,6 +22,13 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// A temporary folder zescope accepts for its markers socket: a private one (0700).
+fn private_tempdir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    dir
+}
+
 fn zescope() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_zescope"));
     c.env_remove("ZE_SIM_CONFIG").env_remove("ZE_ENABLE_ALT_DRIVERS");
@@ -66,7 +73,7 @@ fn logged(path: &Path) -> Vec<(char, usize, i64)> {
 #[test]
 fn a_c_workload_marks_1000_ranges_and_every_one_is_saved_in_order() {
     let _one = one_at_a_time();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = private_tempdir();
     let Some(workload) = build_workload(dir.path()) else { return };
     let (out, log) = (dir.path().join("run.ron"), dir.path().join("stamps.log"));
     let socket = dir.path().join("markers.sock");
@@ -144,7 +151,7 @@ fn finish(child: Child) -> String {
 #[test]
 fn zescope_mark_reaches_a_running_record_and_says_when_nobody_listens() {
     let _one = one_at_a_time();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = private_tempdir();
     let socket = dir.path().join("m.sock");
     let mark = |args: &[&str]| zescope().arg("mark").args(args).env("ZESCOPE_MARKERS", &socket).output().unwrap();
     let alone = mark(&["nobody"]);
@@ -232,7 +239,7 @@ fn flood(socket: &Path) -> (u64, u64) {
 #[test]
 fn a_flood_of_bad_and_good_markers_does_not_stall_sampling_and_is_counted() {
     let _one = one_at_a_time();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = private_tempdir();
     // Three recordings of 3 s: alone; while a thread floods a decoy socket nobody reads (the same
     // load on the machine's CPUs, without zescope's part); while it floods zescope's socket.
     let run = |name: &str, target: Option<&Path>| {
@@ -267,7 +274,150 @@ fn a_flood_of_bad_and_good_markers_does_not_stall_sampling_and_is_counted() {
     let (malformed, over_rate) = drops(&flooded);
     assert!(malformed > 0 && over_rate + refused > 0, "{flooded}");
     let s = session::load(&dir.path().join("flood.ron")).unwrap();
-    // At most 20 000 a second, over the 1 s flood and its windows' edges.
-    assert!(s.markers.len() <= 20_000 * 2, "{} markers kept", s.markers.len());
+    // The default limits: a burst of 5000, then 1000 a second (over the 3 s recording at most).
+    assert!(s.markers.len() <= 5000 + 1000 * 3, "{} markers kept", s.markers.len());
     assert!(s.markers.iter().all(|m| m.label.starts_with("flood ")), "only valid markers are kept");
+}
+
+/// A `zescope record` started through `sh` with `umask` in force, listening at `socket`.
+fn start_record_with_umask(umask: &str, socket: &Path, out: &Path) -> Child {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {umask}; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_zescope"))
+        .args(["--source", "sim", "record", "--interval", "1ms", "--duration", "30s", "--out"])
+        .arg(out)
+        .env_remove("ZE_SIM_CONFIG")
+        .env_remove("ZE_ENABLE_ALT_DRIVERS")
+        .env("ZESCOPE_MARKERS", socket)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.contains("ZESCOPE_MARKERS="), "{line}");
+    child
+}
+
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::symlink_metadata(p).unwrap().mode() & 0o7777
+}
+
+#[test]
+fn the_socket_is_0600_whatever_the_umask_and_a_killed_listeners_socket_is_taken_over() {
+    let _one = one_at_a_time();
+    let dir = private_tempdir();
+    // A folder zescope makes itself: 0700 too, whatever the umask (0277 would leave it 0500).
+    for (k, umask) in ["000", "0277"].into_iter().enumerate() {
+        let socket = dir.path().join(format!("made{k}")).join("m.sock");
+        let mut rec = start_record_with_umask(umask, &socket, &dir.path().join(format!("u{k}.ron")));
+        let (sock_mode, dir_mode) = (mode(&socket), mode(socket.parent().unwrap()));
+        // Killed as a crash would: the socket and its lock file stay behind.
+        rec.kill().unwrap();
+        rec.wait().unwrap();
+        assert_eq!((sock_mode, dir_mode), (0o600, 0o700), "umask {umask}");
+        assert!(socket.exists(), "the dead listener's socket is left");
+        // The next zescope takes the path over, and markers reach it.
+        let out = dir.path().join(format!("after{k}.ron"));
+        let rec = start_record(&socket, &out, "2s");
+        let r = zescope().args(["mark", "after the crash"]).env("ZESCOPE_MARKERS", &socket).output().unwrap();
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        finish(rec);
+        let s = session::load(&out).unwrap();
+        assert_eq!(s.markers.iter().map(|m| m.label.as_str()).collect::<Vec<_>>(), ["after the crash"]);
+    }
+}
+
+#[test]
+fn a_symlinked_or_open_markers_folder_is_refused_by_record() {
+    let _one = one_at_a_time();
+    let dir = private_tempdir();
+    let open = dir.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&open, &link).unwrap();
+    for (folder, why) in [(&link, "is a symbolic link"), (&open, "is open to group or others")] {
+        let socket = folder.join("m.sock");
+        let run = zescope()
+            .args(["--source", "sim", "record", "--duration", "200ms", "--out"])
+            .arg(dir.path().join("x.ron"))
+            .env("ZESCOPE_MARKERS", &socket)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert!(stdout.contains("not listening for markers") && stdout.contains(why), "{stdout}");
+        assert!(
+            stdout.contains(&format!("{} (owner uid", folder.display())) && stdout.contains("mode 0777"),
+            "{stdout}"
+        );
+        assert!(!socket.exists() && !open.join("m.sock").exists(), "nothing is bound through it");
+    }
+}
+
+#[test]
+fn a_datagram_from_another_user_is_dropped_and_counted() {
+    let _one = one_at_a_time();
+    if !std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0) {
+        testing::skip("the other-user marker test", "it needs root to send as another user");
+        return;
+    }
+    let dir = private_tempdir();
+    let socket = dir.path().join("m.sock");
+    let out = dir.path().join("run.ron");
+    let rec = start_record(&socket, &out, "2s");
+    // As if the folder and socket were loosened by hand after zescope checked them: only the
+    // sender check stands between another user and the recording.
+    let perms =
+        |p: &Path, m: u32| std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(m)).unwrap();
+    perms(dir.path(), 0o711);
+    perms(&socket, 0o666);
+    let mark = |name: &str, uid: Option<u32>| {
+        let mut c = zescope();
+        c.args(["mark", name]).env("ZESCOPE_MARKERS", &socket);
+        if let Some(u) = uid {
+            std::os::unix::process::CommandExt::uid(&mut c, u);
+            std::os::unix::process::CommandExt::gid(&mut c, u);
+        }
+        let r = c.output().unwrap();
+        assert!(r.status.success(), "{name}: {}", String::from_utf8_lossy(&r.stderr));
+    };
+    mark("foreign", Some(65534));
+    mark("mine", None);
+    let summary = finish(rec);
+    assert!(summary.contains("1 from other users"), "{summary}");
+    let s = session::load(&out).unwrap();
+    assert_eq!(s.markers.iter().map(|m| m.label.as_str()).collect::<Vec<_>>(), ["mine"]);
+}
+
+#[test]
+fn record_holds_markers_to_its_rate_and_count_and_says_what_it_dropped() {
+    let _one = one_at_a_time();
+    let dir = private_tempdir();
+    let socket = dir.path().join("m.sock");
+    let out = dir.path().join("run.ron");
+    let mut rec = zescope()
+        .args(["--source", "sim", "record", "--interval", "1ms", "--duration", "2s"])
+        .args(["--marker-rate", "0", "--marker-burst", "8", "--max-markers", "5", "--out"])
+        .arg(&out)
+        .env("ZESCOPE_MARKERS", &socket)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(rec.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.contains("ZESCOPE_MARKERS="), "{line}");
+    let tx = UnixDatagram::unbound().unwrap();
+    for k in 0..10 {
+        tx.send_to(format!("zm1 I {} m{k}\n", 1_000 + k).as_bytes(), &socket).unwrap();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let summary = finish(rec);
+    assert!(
+        summary.contains("2 over the rate limit") && summary.contains("3 over the limit of 5 per recording"),
+        "{summary}"
+    );
+    let s = session::load(&out).unwrap();
+    assert_eq!(s.markers.iter().map(|m| m.label.as_str()).collect::<Vec<_>>(), ["m0", "m1", "m2", "m3", "m4"]);
 }

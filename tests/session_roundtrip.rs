@@ -30,6 +30,7 @@ fn record_session(path: &Path, duration: Duration) {
         duration,
         out: path.to_owned(),
         command: vec![],
+        markers: Default::default(),
     };
     let summary = record(&args, &Termination::install()).expect("record");
     assert!(summary.samples > 100, "{summary}");

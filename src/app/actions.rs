@@ -124,7 +124,7 @@ impl ZescopeApp {
         self.state.ingest = Default::default();
         self.state.history = Default::default();
         self.files.current = None;
-        self.files.markers.clear();
+        self.files.markers = crate::view::Markers::with_cap(self.files.live_marker_cap());
         self.files.reset_autosave();
     }
 

@@ -56,6 +56,8 @@ pub struct Files {
     pub markers: crate::view::Markers,
     /// Where the workload's markers come from (`crate::markers`); `None`: not listening.
     pub markers_in: Option<crate::markers::Listener>,
+    /// The bounds on the workload's markers, from the settings (kept for the next launch).
+    pub marker_limits: crate::markers::Limits,
     save: Option<SaveJob>,
     /// The session being opened, until all of it is in (`opening.rs`).
     pub(crate) opening: Option<super::opening::Opening>,
@@ -119,6 +121,18 @@ pub(crate) fn file_name(p: &Path) -> String {
 }
 
 impl Files {
+    /// How many markers a live recording keeps.
+    pub(crate) fn live_marker_cap(&self) -> usize {
+        self.marker_limits.per_recording
+    }
+
+    /// Markers within `limits` (the settings'); the live list keeps at most their count.
+    pub(crate) fn with_marker_limits(mut self, limits: crate::markers::Limits) -> Files {
+        self.marker_limits = limits;
+        self.markers = crate::view::Markers::with_cap(limits.per_recording);
+        self
+    }
+
     pub(crate) fn new(dialogs: Box<dyn Dialogs>) -> Files {
         Files {
             dialogs,
@@ -127,6 +141,7 @@ impl Files {
             recent: Vec::new(),
             markers: Default::default(),
             markers_in: None,
+            marker_limits: Default::default(),
             save: None,
             opening: None,
             note: None,

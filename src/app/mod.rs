@@ -168,7 +168,7 @@ impl ZescopeApp {
             first_frame: true,
             auto_start: true,
             wake_on_data: None,
-            files: files::Files::default().with_recent(settings.recent),
+            files: files::Files::default().with_recent(settings.recent).with_marker_limits(settings.markers),
             unsaved: unsaved::Unsaved::default(),
             diagnostics: diagnostics::Diagnostics::Closed,
             frame_cap: settings.frame_cap,
@@ -199,6 +199,7 @@ impl ZescopeApp {
             recent: self.files.recent.clone(),
             frame_cap: self.frame_cap,
             overview: if self.overview.shown { settings::Shown::Yes } else { settings::Shown::No },
+            markers: self.files.marker_limits,
         }
     }
 

@@ -55,6 +55,9 @@ pub struct Settings {
     pub frame_cap: super::repaint::FrameCap,
     /// Whether the overview strip of the whole history is shown (View → Overview strip).
     pub overview: Shown,
+    /// How many markers the workload may send: rate, burst, count per recording
+    /// (`crate::markers::Limits`; only in this file, no menu).
+    pub markers: crate::markers::Limits,
 }
 
 /// A part of the window the user may hide; shown unless hidden.

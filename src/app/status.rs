@@ -118,17 +118,26 @@ pub fn show(
         if let Some(l) = &files.markers_in {
             ui.separator();
             let c = l.counts();
-            let dropped = c.malformed + c.over_rate + c.queue_full;
+            let over_cap = files.markers.over_cap;
+            let dropped = c.dropped() + over_cap;
             let text = if dropped > 0 { format!("markers ({dropped} dropped)") } else { "markers".to_owned() };
+            let limits = l.limits();
             ui.label(RichText::new(text).weak()).on_hover_text(format!(
-                "the workload's markers arrive at {}={}\n{} received, {} malformed, {} over the rate limit, {} over \
-                 the queue",
+                "the workload's markers arrive at {}={}\n{} received, {} malformed, {} over the rate limit ({}/s, \
+                 bursts of {}), {} over the queue, {} over the limit of {} per recording, {} from other users, {} \
+                 without credentials",
                 crate::markers::ENV,
                 l.path().display(),
                 c.accepted,
                 c.malformed,
                 c.over_rate,
-                c.queue_full
+                limits.per_second,
+                limits.burst,
+                c.queue_full,
+                over_cap,
+                files.markers.cap(),
+                c.other_user,
+                c.no_credentials
             ));
         }
         ui.separator();

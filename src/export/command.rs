@@ -14,6 +14,10 @@ use crate::view::timeview::shown_range;
 
 use super::ExportSpec;
 
+/// `--phases` writes at most this many rows (phases × series; about 40 MB): marked ranges past
+/// it are left out, and said so.
+pub const MAX_PHASE_ROWS: usize = 250_000;
+
 /// Which panes `zescope export --pane` writes; parsed from "all" or a pane number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PaneChoice {
@@ -168,13 +172,21 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
             Some(r) if args.range.is_some() => ("range", r),
             _ => ("session", whole),
         };
-        // Then each marked range once.
+        // Then each marked range once, as many as keep the table within MAX_PHASE_ROWS.
         let mut ranges = vec![PhaseRange::new(name, t0, t1)];
         let marked = session::markers_from_file(&restored.markers);
-        ranges.extend(marked.closed_ranges().map(|(n, a, b)| PhaseRange::new(n, a, b)));
+        let room = (MAX_PHASE_ROWS / restored.series.len().max(1)).saturating_sub(1);
+        let all = marked.closed_ranges().count();
+        ranges.extend(marked.closed_ranges().take(room).map(|(n, a, b)| PhaseRange::new(n, a, b)));
         let table = phase_table(&store, &restored.series, &ranges);
         std::fs::write(p, table.to_csv()).map_err(|e| format!("{}: {e}", p.display()))?;
-        done.push(format!("{} ({} phases, {} rows)", p.display(), ranges.len(), table.rows.len()));
+        let left = all - (ranges.len() - 1);
+        let note = if left > 0 {
+            format!("; {left} later marked ranges left out, past {MAX_PHASE_ROWS} rows: export a --range")
+        } else {
+            String::new()
+        };
+        done.push(format!("{} ({} phases, {} rows{note})", p.display(), ranges.len(), table.rows.len()));
     }
     Ok(format!("wrote {}", done.join(", ")))
 }

@@ -6,6 +6,8 @@
 //!   decimals (ns). That is the store's origin ([`Store::origin_ns`]): the first timestamp a
 //!   store takes, kept in sessions, so the times in a CSV written while recording and in one
 //!   exported later from the saved session are the same, and equal the x of the plots.
+//! - Column names come from drivers and layouts: one that could be taken for a spreadsheet
+//!   formula gets a `'` in front (`view::csv_text`); values are numbers and stay as they are.
 //! - Values exactly as stored, in Rust's shortest round-trip form (they parse back to the same
 //!   `f64`): gauges as read, cumulative counters as their running totals, in the stored unit.
 //! - A row is one sample of one stream (metric group, run); series of other streams have an empty
@@ -19,6 +21,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::store::{SeriesId, Store, StreamId};
+use crate::view::csv_text::csv_text;
 
 use super::{ExportError, ExportSpec};
 
@@ -41,7 +44,9 @@ impl<W: Write> CsvWriter<W> {
     /// takes the first row's time, which is what a store would take.
     pub fn new(w: W, columns: &[String], origin: Option<i64>) -> csv::Result<CsvWriter<W>> {
         let mut w = csv::Writer::from_writer(w);
-        w.write_record(std::iter::once("time_s").chain(columns.iter().map(String::as_str)))?;
+        let header: Vec<std::borrow::Cow<str>> =
+            std::iter::once("time_s".into()).chain(columns.iter().map(|c| csv_text(c))).collect();
+        w.write_record(header.iter().map(|c| c.as_bytes()))?;
         Ok(CsvWriter { w, origin, record: vec![String::new(); columns.len() + 1] })
     }
 
@@ -128,6 +133,19 @@ mod tests {
         }
         let text = String::from_utf8(out).unwrap();
         assert_eq!(text, "time_s,g/a [W],h/b [ns]\n0.000000000,1.5,\n0.250000001,,0.1\n");
+    }
+
+    #[test]
+    fn column_names_that_look_like_formulas_are_neutralised_and_negative_values_stay_numbers() {
+        let mut out = Vec::new();
+        {
+            let cols = [column("=cmd|' /C calc'!A0", "W"), column("g/-x", "W"), column("@g/m", "")];
+            let mut w = CsvWriter::new(&mut out, &cols, None).unwrap();
+            w.row(0, [(0, -1.5), (1, -2.0)]).unwrap();
+            w.flush().unwrap();
+        }
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text, "time_s,'=cmd|' /C calc'!A0 [W],g/-x [W],'@g/m []\n0.000000000,-1.5,-2,\n");
     }
 
     #[test]

@@ -13,7 +13,10 @@
 //! this works headless on any machine.
 //!
 //! Markers are drawn on every pane behind the series: ranges as shaded bands, instants as
-//! lines, in the window's colours, each named at the top.
+//! lines, in the window's colours, each named at the top. A marker that would cover the same
+//! pixel columns in the same colour as one drawn already is not drawn again, so an image holds
+//! at most one instant per pixel column however many markers fall there (an SVG stays bounded
+//! by its width, not by the markers' number).
 
 use std::io::BufWriter;
 use std::path::Path;
@@ -208,6 +211,8 @@ fn draw_marks<DB: DrawingBackend>(
 ) -> Result<(), ExportError> {
     let now = store.total_time_range().map_or(t1, |(_, last)| last);
     let mut label_end = [f64::NEG_INFINITY; 2];
+    // (instant, colour, first and last pixel column) of what is drawn.
+    let mut drawn = std::collections::HashSet::new();
     for m in marks {
         let (start, end) = (m.t_ns, m.end_ns(now));
         if end < t0 || start > t1 {
@@ -215,6 +220,10 @@ fn draw_marks<DB: DrawingBackend>(
         }
         let (a, b) = (store.to_plot_x(start).max(x0), store.to_plot_x(end).min(x1));
         let [r, g, bl] = crate::view::markers::mark_rgb(m);
+        let pixels = (((a - x0) * px_per_s).floor() as i64, ((b - x0) * px_per_s).ceil() as i64);
+        if !drawn.insert((m.is_instant(), [r, g, bl], pixels)) {
+            continue;
+        }
         let color = RGBColor(r, g, bl);
         let row = if m.is_instant() {
             chart.draw_series(std::iter::once(PathElement::new(vec![(a, lo), (a, hi)], color.stroke_width(1))))

@@ -2,9 +2,12 @@
 //! so the samples' CSV keeps one row shape. Columns: `kind` (`instant`, `range` or `open`: a
 //! range that had not ended), `name`, `start_s` and `end_s` (seconds on the samples' `time_s`
 //! axis, 9 decimals; `end_s` empty for instants and open ranges), in the order they were set.
+//! A name comes from the workload: one that could be taken for a spreadsheet formula gets a `'`
+//! in front (`view::csv_text`).
 
 use std::path::{Path, PathBuf};
 
+use crate::view::csv_text::csv_text;
 use crate::view::{Mark, Span};
 
 /// Where the markers of the CSV at `csv` go: `NAME.markers.csv` beside it.
@@ -25,7 +28,7 @@ pub fn write_markers_csv(path: &Path, marks: &[Mark], origin: Option<i64>) -> cs
             Span::Range { end_ns } => ("range", secs(end_ns)),
             Span::Open => ("open", String::new()),
         };
-        w.write_record([kind, m.label.as_str(), secs(m.t_ns).as_str(), end.as_str()])?;
+        w.write_record([kind, csv_text(&m.label).as_ref(), secs(m.t_ns).as_str(), end.as_str()])?;
     }
     w.flush()?;
     Ok(())
@@ -54,5 +57,24 @@ mod tests {
         assert_eq!(&rows[0], vec!["range", "load, \"big\"", "0.500000000", "2.250000000"]);
         assert_eq!(&rows[1], vec!["instant", "tick", "1.000000000", ""]);
         assert_eq!(&rows[2], vec!["open", "tail", "3.000000000", ""]);
+    }
+
+    #[test]
+    fn names_that_look_like_formulas_are_neutralised_and_times_before_the_origin_stay_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.markers.csv");
+        let mut m = Markers::default();
+        for (t, name) in
+            [(500_000_000, "=HYPERLINK(\"http://evil\")"), (1, "+1"), (2, "-1"), (3, "@SUM(A1)"), (4, "\tx")]
+        {
+            m.instant(t, name);
+        }
+        m.instant(5, "fine = name");
+        write_markers_csv(&path, m.marks(), Some(1_000_000_000)).unwrap();
+        let rows: Vec<csv::StringRecord> =
+            csv::Reader::from_path(&path).unwrap().records().collect::<Result<_, _>>().unwrap();
+        let names: Vec<&str> = rows.iter().map(|r| &r[1]).collect();
+        assert_eq!(names, ["'=HYPERLINK(\"http://evil\")", "'+1", "'-1", "'@SUM(A1)", "'\tx", "fine = name"]);
+        assert_eq!(&rows[0][2], "-0.500000000", "a time before the origin is a negative number, not text");
     }
 }

@@ -5,12 +5,21 @@
 //! The protocol, the Rust sender and the socket's path are in the `zescope-markers` crate
 //! (`crates/zescope-markers`); `include/zescope_markers.h` is the same sender for C and C++.
 //! README.md, "Markers", is the user's guide.
+//!
+//! Only the user's own processes can mark: the socket's folder must be a private directory of
+//! the user's ([`folder`]), the socket is 0600 and one listener holds a path at a time
+//! ([`bind`]), and every datagram's sender is checked ([`sender`]). How many markers are taken
+//! is bounded ([`Limits`]).
 
 mod bind;
+mod folder;
+mod limits;
 mod listener;
 mod mark;
+mod sender;
 
-pub use bind::bind;
+pub use bind::{bind, lock_path};
+pub use limits::Limits;
 pub use listener::{Counts, Listener, Received};
 pub use mark::mark;
 pub use zescope_markers::{ENV, Kind, socket_path};

@@ -33,10 +33,11 @@ pub(super) struct CsvOut {
 }
 
 impl CsvOut {
-    pub(super) fn new(f: std::fs::File, path: std::path::PathBuf) -> CsvOut {
+    /// Samples to `f` (at `path`), at most `marker_cap` markers beside them.
+    pub(super) fn new(f: std::fs::File, path: std::path::PathBuf, marker_cap: usize) -> CsvOut {
         CsvOut {
             path,
-            markers: Default::default(),
+            markers: crate::view::Markers::with_cap(marker_cap),
             file: Some(f),
             w: None,
             starts: Vec::new(),

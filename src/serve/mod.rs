@@ -87,7 +87,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
     listening(server.addr);
     // Workloads may mark while served; only counted (serve keeps no history), but announced like
     // record's, so the same workload runs under either.
-    let markers = match crate::markers::Listener::start_default() {
+    let markers = match crate::markers::Listener::start_default(Default::default()) {
         Ok(l) => {
             say(&format!("zescope: markers: {}={}", crate::markers::ENV, l.path().display()));
             Some(l)

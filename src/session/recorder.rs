@@ -55,6 +55,16 @@ impl Recorder {
         self.ingest.samples(&mut self.store, b).map(|_| ()).map_err(|e| format!("samples could not be stored: {e}"))
     }
 
+    /// Keeps at most `cap` markers (`view::Markers::with_cap`); call before the first marker.
+    pub(crate) fn set_marker_cap(&mut self, cap: usize) {
+        self.markers = crate::view::Markers::with_cap(cap);
+    }
+
+    /// The markers so far (and how many were refused).
+    pub(crate) fn markers(&self) -> &crate::view::Markers {
+        &self.markers
+    }
+
     /// A marker from the workload, stamped on the samples' clock.
     pub(crate) fn marker(&mut self, kind: zescope_markers::Kind, t_ns: i64, name: &str) {
         self.markers.apply(kind, t_ns, name);

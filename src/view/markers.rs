@@ -5,13 +5,22 @@
 //! A range begins with `begin(name)` and ends at the next `end(name)` for the same name (the
 //! newest open range of that name, so same-named ranges may nest); until then it is open and
 //! drawn up to the newest sample. An `end` that matches no open range is counted and dropped.
+//!
+//! A list holds at most its cap of markers ([`Markers::with_cap`]; [`DEFAULT_MAX_MARKS`] for a
+//! recording unless the user set another, [`MAX_MARKS`] for a saved session's list, as many as
+//! a session file may hold); more are counted in `refused` and dropped, so whatever is made of
+//! the list (a session, an SVG with its markers, the phase table) stays bounded.
 
 use std::collections::HashMap;
 
 use zescope_markers::Kind;
 
-/// At most this many markers are kept (as many as a session holds); more are counted and dropped.
+/// At most this many markers are kept in any list (as many as a session file may hold).
 pub const MAX_MARKS: usize = 1 << 20;
+
+/// At most this many markers are kept per recording unless the user sets another bound
+/// (`crate::markers::Limits`).
+pub const DEFAULT_MAX_MARKS: usize = 100_000;
 
 /// Instants' colour (sRGB).
 pub const INSTANT_RGB: [u8; 3] = [200, 120, 220];
@@ -72,30 +81,63 @@ impl Mark {
 }
 
 /// The markers of what is shown, in the order they were set.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Markers {
     marks: Vec<Mark>,
     /// Open ranges by name: indices into `marks`, oldest first.
     open: HashMap<String, Vec<usize>>,
+    /// At most this many are kept (at most [`MAX_MARKS`]).
+    cap: usize,
     /// `end`s that matched no open range.
     pub unmatched_ends: u64,
-    /// Markers refused because [`MAX_MARKS`] were kept, or with an end before their start.
+    /// Markers refused because the cap was reached.
+    pub over_cap: u64,
+    /// Markers refused because the cap was reached, or with an end before their start.
     pub refused: u64,
 }
 
+impl Default for Markers {
+    /// An empty list with the cap of a recording, [`DEFAULT_MAX_MARKS`].
+    fn default() -> Markers {
+        Markers::with_cap(DEFAULT_MAX_MARKS)
+    }
+}
+
 impl Markers {
-    /// The markers of `marks` (a saved session's), open ranges open again.
+    /// An empty list that keeps at most `cap` markers (at most [`MAX_MARKS`]).
+    pub fn with_cap(cap: usize) -> Markers {
+        Markers {
+            marks: Vec::new(),
+            open: HashMap::new(),
+            cap: cap.min(MAX_MARKS),
+            unmatched_ends: 0,
+            over_cap: 0,
+            refused: 0,
+        }
+    }
+
+    /// The markers of `marks` (a saved session's, up to [`MAX_MARKS`]), open ranges open again.
     pub fn from_marks(marks: impl IntoIterator<Item = Mark>) -> Markers {
-        let mut m = Markers::default();
+        let mut m = Markers::with_cap(MAX_MARKS);
         for mark in marks {
             m.push(mark);
         }
         m
     }
 
+    /// At most this many are kept.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
     /// Adds a marker as it is (instant, closed or open range).
     pub fn push(&mut self, mark: Mark) -> bool {
-        if self.marks.len() >= MAX_MARKS || mark.end_ns(mark.t_ns) < mark.t_ns {
+        if self.marks.len() >= self.cap {
+            self.over_cap += 1;
+            self.refused += 1;
+            return false;
+        }
+        if mark.end_ns(mark.t_ns) < mark.t_ns {
             self.refused += 1;
             return false;
         }
@@ -168,9 +210,9 @@ impl Markers {
         self.marks.is_empty()
     }
 
-    /// Forgets every marker and count.
+    /// Forgets every marker and count; the cap stays.
     pub fn clear(&mut self) {
-        *self = Markers::default();
+        *self = Markers::with_cap(self.cap);
     }
 }
 
@@ -215,5 +257,21 @@ mod tests {
         assert_eq!(m.marks()[0].span, Span::Open);
         assert!(!m.push(Mark { t_ns: 10, label: "r".into(), span: Span::Range { end_ns: 5 } }));
         assert_eq!((m.unmatched_ends, m.refused, m.len()), (1, 1, 1));
+    }
+
+    #[test]
+    fn past_its_cap_a_list_refuses_and_counts_and_clearing_keeps_the_cap() {
+        assert_eq!(Markers::default().cap(), DEFAULT_MAX_MARKS);
+        let mut m = Markers::with_cap(3);
+        for k in 0..10 {
+            m.instant(k, "tick");
+        }
+        assert!(!m.begin(20, "late"));
+        assert_eq!((m.len(), m.over_cap, m.refused), (3, 8, 8));
+        m.clear();
+        assert_eq!((m.len(), m.over_cap, m.cap()), (0, 0, 3));
+        assert_eq!(Markers::with_cap(usize::MAX).cap(), MAX_MARKS);
+        let saved: Vec<Mark> = (0..5).map(|t| Mark { t_ns: t, label: "s".into(), span: Span::Instant }).collect();
+        assert_eq!(Markers::from_marks(saved).len(), 5, "a saved session's list keeps what the file held");
     }
 }

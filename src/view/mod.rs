@@ -21,6 +21,7 @@
 
 pub mod activity;
 pub mod contrast;
+pub mod csv_text;
 pub mod cursors;
 pub(crate) mod format;
 pub mod ingest;

@@ -338,13 +338,38 @@ impl PhaseTable {
         v
     }
 
-    /// The table as CSV (RFC 4180 quoting), a header line first.
+    /// The table as CSV (RFC 4180 quoting), a header line first. Text cells (phase and series
+    /// names, units: from markers and drivers) that could be taken for spreadsheet formulas get a
+    /// `'` in front (`view::csv_text`); numbers stay as they are.
     pub fn to_csv(&self) -> String {
         let quote = |s: &String| {
             if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.clone() }
         };
+        let text = |s: &mut String| {
+            if let std::borrow::Cow::Owned(n) = super::csv_text::csv_text(s) {
+                *s = n;
+            }
+        };
+        // Which cells of a record are text: the phase and series columns, then the two units.
+        let mut texts: Vec<usize> = self
+            .columns()
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c, Column::Phase | Column::Series))
+            .map(|(i, _)| i)
+            .collect();
+        texts.extend([self.columns().len(), self.columns().len() + 1]);
+        let record = |r: &PhaseRow| {
+            let mut v = self.record(r);
+            for &i in &texts {
+                if let Some(c) = v.get_mut(i) {
+                    text(c);
+                }
+            }
+            v
+        };
         let mut out = String::new();
-        for line in std::iter::once(self.header()).chain(self.rows.iter().map(|r| self.record(r))) {
+        for line in std::iter::once(self.header()).chain(self.rows.iter().map(record)) {
             out.push_str(&line.iter().map(quote).collect::<Vec<_>>().join(","));
             out.push('\n');
         }
@@ -414,6 +439,18 @@ mod tests {
         assert_eq!(t.rows[0].phase, "p");
         let md = t.to_markdown();
         assert_eq!(md.lines().count(), 4);
+    }
+
+    #[test]
+    fn csv_text_cells_that_look_like_formulas_are_neutralised_and_numbers_are_not() {
+        let mut r = row("=1+1", "-g/x", -2.5);
+        r.unit = "@W".into();
+        let t = PhaseTable { rows: vec![r], compared: false };
+        let csv = t.to_csv();
+        let line = csv.lines().nth(1).unwrap();
+        assert!(line.starts_with("'=1+1,0,1,'-g/x,-2.5,"), "{csv}");
+        assert!(line.contains(",'@W,"), "{csv}");
+        assert!(t.to_markdown().contains("| =1+1 |"), "Markdown is not a spreadsheet: left as it is");
     }
 
     #[test]
