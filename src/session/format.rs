@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// The `format` field of every session file.
 pub(crate) const FORMAT_NAME: &str = "zescope-session";
 /// The version this build writes.
-pub(crate) const CURRENT_VERSION: u32 = 3;
+pub(crate) const CURRENT_VERSION: u32 = 4;
 
 /// A whole session file, fields in the order they are written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
