@@ -16,8 +16,8 @@ use crate::store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
 use super::codec::{self, CHUNK, COARSE_CHUNK};
 use super::error::SessionError;
 use super::format::*;
-use super::{crc, packed};
 use super::{Session, SessionStream};
+use super::{crc, packed};
 
 /// Most streams a session may hold.
 pub const MAX_STREAMS: usize = 4096;
@@ -417,8 +417,7 @@ fn decoded_bytes(samples: u64, n: usize) -> u64 {
 
 /// Bytes `buckets` coarse buckets of `n` series take decoded.
 fn coarse_bytes(buckets: u64, n: usize) -> u64 {
-    let per = std::mem::size_of::<crate::store::CoarseBucket>()
-        + n * std::mem::size_of::<crate::store::BucketStats>();
+    let per = std::mem::size_of::<crate::store::CoarseBucket>() + n * std::mem::size_of::<crate::store::BucketStats>();
     buckets.saturating_mul(per as u64)
 }
 
