@@ -81,7 +81,9 @@ fn every_flipped_byte_of_the_data_section_is_an_error_naming_its_chunk() {
     // checksum; an even sample of the rest (each load takes a while in a debug build).
     let len = file.len() - start;
     let step = (len / 400).max(1);
-    for at in (start..file.len()).filter(|&at| at - start < 64 || file.len() - at <= 4 || (at - start) % step == 0) {
+    for at in
+        (start..file.len()).filter(|&at| at - start < 64 || file.len() - at <= 4 || (at - start).is_multiple_of(step))
+    {
         tried += 1;
         // The data section is all chunks: each flip is a chunk's error, or the framing's.
         match judge(&file, at, [0x01, 0x80, 0xff][at % 3], &good, &["streams[", "data section"]) {

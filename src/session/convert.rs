@@ -6,7 +6,14 @@
 //! checked against them, and the samples a stream claims are checked against
 //! the length of the text that is supposed to hold them (every sample costs at
 //! least one byte per value and one per timestamp), so a short file cannot
-//! claim a huge allocation.
+//! claim a huge allocation. A [`Budget`] adds the memory cap: what the streams
+//! decode to, summed, with what the input already holds, must stay within it.
+//! Every check over a file's items is one pass (sets, not scans of what came
+//! before).
+//!
+//! Version 4 seals every data chunk (raw chunks in the data section, coarse
+//! chunks in the RON text) with its CRC-32C (`crc.rs`); decoding checks it
+//! first, so a damaged chunk is an error naming it, not other values.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
