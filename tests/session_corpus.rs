@@ -15,7 +15,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("truncated.ron", "line "),
     ("wrong_type.ron", "line "),
     ("missing_field.ron", "evicted_samples"),
-    ("newer_version.ron", "version 4 is newer than this zescope reads"),
+    ("newer_version.ron", "version 5 is newer than this zescope reads"),
     ("unknown_version.ron", "version 0 is not a known version"),
     ("not_a_session.ron", "not a zescope session file"),
     ("other_format.ron", "format is \"zescope-layout\""),
@@ -96,21 +96,70 @@ fn a_hundred_megabytes_of_garbage_is_refused_quickly_and_cleanly() {
     assert!(matches!(e, SessionError::Syntax { line: 1, .. }), "{e}");
 }
 
+/// LEB128, as the data section writes lengths.
+fn varint(b: &[u8], pos: &mut usize) -> u64 {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let x = b[*pos];
+        *pos += 1;
+        v |= u64::from(x & 0x7f) << shift;
+        if x & 0x80 == 0 {
+            break;
+        }
+    }
+    v
+}
+
+/// A version 4 file (the example has no coarse history) as version 3 wrote it: the same head
+/// with `version: 3`, and each chunk of the data section without its 4-byte checksum.
+fn unsealed(v4: &[u8], version: u8) -> Vec<u8> {
+    let line2 = b"// binary data after the RON text of this many bytes: ";
+    let at = v4.windows(line2.len()).position(|w| w == line2).unwrap() + line2.len();
+    let digits = v4[at..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let len: usize = std::str::from_utf8(&v4[at..at + digits]).unwrap().parse().unwrap();
+    let data_at = at + digits + 1 + len;
+    let mut head = v4[..data_at].to_vec();
+    let v = head.windows(11).position(|w| w == b"version: 4,").expect("the head names version 4");
+    head[v + 9] = version;
+    let (mut pos, data) = (0, &v4[data_at..]);
+    while pos < data.len() {
+        let n = varint(data, &mut pos) as usize;
+        let body = &data[pos..pos + n - 4];
+        let mut x = body.len() as u64;
+        loop {
+            let more = x >= 0x80;
+            head.push((x as u8 & 0x7f) | if more { 0x80 } else { 0 });
+            x >>= 7;
+            if !more {
+                break;
+            }
+        }
+        head.extend_from_slice(body);
+        pos += n;
+    }
+    head
+}
+
 #[test]
-fn a_version_2_file_still_loads() {
-    // Version 2 is version 3 without two column forms: the same head and data section.
+fn version_2_and_3_files_without_checksums_still_load() {
+    // Version 3 is version 4 without the checksums; version 2 is version 3 without two column
+    // forms: the same head and data section.
     let s = session::from_str(&example()).unwrap();
     let bytes = session::to_bytes(&s).unwrap();
-    let at = bytes.windows(11).position(|w| w == b"version: 3,").expect("the head names version 3");
-    let mut v2 = bytes.clone();
-    v2[at + 9] = b'2';
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("v2.ron");
-    std::fs::write(&path, &v2).unwrap();
-    let back = session::load(&path).expect("a version 2 file loads");
-    assert_eq!(back.streams[0].data.raw.timestamps, s.streams[0].data.raw.timestamps);
-    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits(&back.streams[0].data.raw.values), bits(&s.streams[0].data.raw.values));
+    for version in [b'3', b'2'] {
+        let path = dir.path().join("old.ron");
+        std::fs::write(&path, unsealed(&bytes, version)).unwrap();
+        let back = session::load(&path).unwrap_or_else(|e| panic!("a version {} file loads: {e}", version as char));
+        assert_eq!(back.streams[0].data.raw.timestamps, s.streams[0].data.raw.timestamps);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&back.streams[0].data.raw.values), bits(&s.streams[0].data.raw.values));
+    }
+    // And a version 4 reader does not take a file without checksums for one with them.
+    let path = dir.path().join("v4-unsealed.ron");
+    std::fs::write(&path, unsealed(&bytes, b'4')).unwrap();
+    let e = session::load(&path).unwrap_err().to_string();
+    assert!(e.contains("streams[0].raw.chunks[0]"), "{e}");
 }
 
 fn example() -> String {
@@ -149,7 +198,7 @@ fn regenerate_corpus() {
         ("truncated.ron", ex[..ex.len() * 3 / 5].to_owned()),
         ("wrong_type.ron", edit(&ex, "interval_ns: 10000000", "interval_ns: \"fast\"")),
         ("missing_field.ron", edit(&ex, "evicted_samples: 0,", "")),
-        ("newer_version.ron", edit(&ex, "version: 1,", "version: 4,")),
+        ("newer_version.ron", edit(&ex, "version: 1,", "version: 5,")),
         ("unknown_version.ron", edit(&ex, "version: 1,", "version: 0,")),
         ("not_a_session.ron", "(name: \"a layout\", counters: [])".to_owned()),
         ("other_format.ron", edit(&ex, "format: \"zescope-session\"", "format: \"zescope-layout\"")),

@@ -141,11 +141,17 @@ impl Decoder {
     /// Applies `layout` to a buffer of `size` bytes exported by `group` with `metrics`.
     pub fn new(layout: &Layout, group: &str, metrics: &[MetricDesc], size: usize) -> Result<Decoder, LayoutError> {
         let name = layout.name.clone();
+        // By name, the first of a name (as a scan would find): one look-up per counter, however
+        // many counters the layout file lists.
+        let mut by_name = std::collections::HashMap::with_capacity(metrics.len());
+        for m in metrics {
+            by_name.entry(m.name.as_str()).or_insert(m);
+        }
         let fields: Vec<DecoderField> = match &layout.counters {
             Counters::Explicit(cs) => cs
                 .iter()
                 .map(|c| {
-                    let m = metrics.iter().find(|m| m.name == c.metric).ok_or_else(|| LayoutError::UnknownMetric {
+                    let m = by_name.get(c.metric.as_str()).ok_or_else(|| LayoutError::UnknownMetric {
                         layout: name.clone(),
                         metric: c.metric.clone(),
                         group: group.to_owned(),
@@ -220,9 +226,13 @@ impl Decoder {
             return Ok(());
         }
         let mut kept = Vec::new();
+        let mut by_name = std::collections::HashMap::with_capacity(self.fields.len());
+        for f in &self.fields {
+            by_name.entry(f.name.as_str()).or_insert(f);
+        }
         for n in names {
-            match self.fields.iter().find(|f| &f.name == n) {
-                Some(f) => kept.push(f.clone()),
+            match by_name.get(n.as_str()) {
+                Some(f) => kept.push((*f).clone()),
                 None => {
                     return Err(LayoutError::UnknownMetric {
                         layout: self.layout.clone(),

@@ -234,7 +234,7 @@ impl Autosaver {
             keys.push(id_key(id, self.epoch));
             store.export_stream_from(id, from)
         });
-        let still: Vec<&String> = kept.iter().flatten().map(|c| &c.1).collect();
+        let still: std::collections::HashSet<&String> = kept.iter().flatten().map(|c| &c.1).collect();
         old_files.retain(|f| !still.contains(&f));
         let ids: Vec<StreamId> = store.streams().map(|s| s.id).collect();
         let work = Work { dir: self.dir.clone(), session, kept, keys, old_files };
@@ -290,7 +290,7 @@ fn layout_of(first: u64, n: u64) -> Vec<(u64, usize)> {
 
 /// Encode and write one checkpoint; returns each stream's chunk files.
 fn write_checkpoint(w: Work) -> Result<Vec<Vec<Cached>>, SessionError> {
-    let mut files_per_stream = Vec::new();
+    let mut files_per_stream: Vec<Vec<Cached>> = Vec::new();
     let mut chunk_files = Vec::new();
     let mut streams = Vec::new();
     for ((s, keep), key) in w.session.streams.iter().zip(w.kept).zip(&w.keys) {
@@ -317,7 +317,7 @@ fn write_checkpoint(w: Work) -> Result<Vec<Vec<Cached>>, SessionError> {
                 inline.push(text);
             }
         }
-        let mut file = convert::encode_stream(s, inline);
+        let mut file = convert::encode_stream(s, inline, false);
         file.raw.samples = start - raw_first + copied;
         chunk_files.push(files.iter().map(|c| c.1.clone()).collect());
         files_per_stream.push(files);
@@ -335,7 +335,8 @@ fn write_checkpoint(w: Work) -> Result<Vec<Vec<Cached>>, SessionError> {
             .map_err(|e| SessionError::Encode(e.to_string()))?;
         bw.flush().map_err(|e| SessionError::Encode(e.to_string()))
     })?;
-    for f in w.old_files.iter().filter(|f| !chunk_files_all(&files_per_stream).any(|n| n == *f)) {
+    let current: std::collections::HashSet<&String> = chunk_files_all(&files_per_stream).collect();
+    for f in w.old_files.iter().filter(|f| !current.contains(f)) {
         let _ = std::fs::remove_file(w.dir.join(f));
     }
     Ok(files_per_stream)
@@ -464,7 +465,9 @@ pub fn checkpoint_from_text(
         chunks.append(&mut s.raw.chunks);
         s.raw.chunks = chunks;
     }
-    convert::decode(cp.session, None).map_err(|e| match e {
+    // The checkpoint's text and what parsing it made, and the chunk texts.
+    let budget = convert::Budget { cap: super::default_memory_cap(), held: 2 * text.len() as u64 + total };
+    convert::decode(cp.session, None, budget).map_err(|e| match e {
         SessionError::Invalid { field, message } => {
             SessionError::Invalid { field: format!("{origin}: {field}"), message }
         }

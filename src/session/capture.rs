@@ -50,10 +50,11 @@ impl Restored {
     /// The series keys of the restored streams, in stream order (a key once, where first seen).
     pub fn keys_in_order(&self) -> Vec<SeriesKey> {
         let mut keys: Vec<SeriesKey> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for m in self.streams.iter().filter_map(|id| self.history.streams.get(id)) {
             for s in &m.series {
                 let k = SeriesKey { device: m.device.clone(), group: m.group.clone(), metric: s.metric.clone() };
-                if !keys.contains(&k) {
+                if seen.insert(k.clone()) {
                     keys.push(k);
                 }
             }

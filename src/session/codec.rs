@@ -230,8 +230,9 @@ pub fn decode_raw(text: &str, expected: usize, n: usize, ts: &mut [i64], values:
     r.finish()
 }
 
-/// Encode coarse buckets of a stream of `n` series as base64 text.
-pub fn encode_coarse(buckets: &[CoarseBucket]) -> String {
+/// Encode coarse buckets of a stream of `n` series as base64 text; `sealed` (version 4) appends
+/// the CRC-32C of the bytes before they are base64-encoded (`crc.rs`).
+pub fn encode_coarse(buckets: &[CoarseBucket], sealed: bool) -> String {
     let mut b = Vec::new();
     put_varint(&mut b, buckets.len() as u64);
     for k in buckets {
@@ -258,6 +259,9 @@ pub fn encode_coarse(buckets: &[CoarseBucket]) -> String {
             put_varint(&mut b, s.non_finite as u64);
         }
     }
+    if sealed {
+        super::crc::seal(&mut b, 0);
+    }
     let mut out = String::new();
     base64_encode(&b, &mut out);
     out
@@ -268,10 +272,12 @@ fn min_bucket_bytes(n: usize) -> usize {
     8 + n * 27
 }
 
-/// Decode a coarse chunk of `n` series.
-pub fn decode_coarse(text: &str, n: usize) -> Result<Vec<CoarseBucket>, CodecError> {
+/// Decode a coarse chunk of `n` series; `sealed`: it ends with its checksum (version 4), which
+/// must match.
+pub fn decode_coarse(text: &str, n: usize, sealed: bool) -> Result<Vec<CoarseBucket>, CodecError> {
     let bytes = base64_decode(text)?;
-    let mut r = Reader { b: &bytes, pos: 0 };
+    let bytes = if sealed { super::crc::open(&bytes).map_err(CodecError)? } else { &bytes[..] };
+    let mut r = Reader { b: bytes, pos: 0 };
     let count = r.varint()?;
     if count > (r.remaining() / min_bucket_bytes(n)) as u64 {
         return err(format!("claims {count} buckets, more than its {} bytes can hold", bytes.len()));
@@ -369,12 +375,15 @@ mod tests {
             max_gap: 0,
             series: vec![BucketStats { min: 1.0, max: 2.0, sum: 3.0, last: None, count: 9, non_finite: 1 }],
         };
-        let text = encode_coarse(&[b.clone(), b.clone()]);
-        assert_eq!(decode_coarse(&text, 1).unwrap(), vec![b.clone(), b]);
+        let text = encode_coarse(&[b.clone(), b.clone()], false);
+        assert_eq!(decode_coarse(&text, 1, false).unwrap(), vec![b.clone(), b.clone()]);
+        let sealed = encode_coarse(&[b.clone(), b.clone()], true);
+        assert_eq!(decode_coarse(&sealed, 1, true).unwrap(), vec![b.clone(), b]);
+        assert!(decode_coarse(&text, 1, true).unwrap_err().0.contains("checksum"));
         let mut huge = Vec::new();
         put_varint(&mut huge, u64::MAX / 2);
         let mut s = String::new();
         base64_encode(&huge, &mut s);
-        assert!(decode_coarse(&s, 4).unwrap_err().0.contains("more than"));
+        assert!(decode_coarse(&s, 4, false).unwrap_err().0.contains("more than"));
     }
 }

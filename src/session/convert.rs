@@ -6,8 +6,16 @@
 //! checked against them, and the samples a stream claims are checked against
 //! the length of the text that is supposed to hold them (every sample costs at
 //! least one byte per value and one per timestamp), so a short file cannot
-//! claim a huge allocation.
+//! claim a huge allocation. A [`Budget`] adds the memory cap: what the streams
+//! decode to, summed, with what the input already holds, must stay within it.
+//! Every check over a file's items is one pass (sets, not scans of what came
+//! before).
+//!
+//! Version 4 seals every data chunk (raw chunks in the data section, coarse
+//! chunks in the RON text) with its CRC-32C (`crc.rs`); decoding checks it
+//! first, so a damaged chunk is an error naming it, not other values.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
@@ -15,8 +23,8 @@ use crate::store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
 use super::codec::{self, CHUNK, COARSE_CHUNK};
 use super::error::SessionError;
 use super::format::*;
-use super::packed;
 use super::{Session, SessionStream};
+use super::{crc, packed};
 
 /// Most streams a session may hold.
 pub const MAX_STREAMS: usize = 4096;
@@ -113,22 +121,23 @@ pub fn encode(session: &Session, progress: &Progress) -> Result<SessionFile, Ses
     for (k, text) in texts {
         chunks[k].push(text.ok_or(SessionError::Cancelled)?);
     }
-    let streams = session.streams.iter().zip(chunks).map(|(s, chunks)| encode_stream(s, chunks)).collect();
+    let streams = session.streams.iter().zip(chunks).map(|(s, chunks)| encode_stream(s, chunks, false)).collect();
     Ok(file_of(session, 1, streams))
 }
 
-/// A session's file form for version 2: the metadata, with every raw chunk left to the data
-/// section ([`write_chunks`]).
+/// A session's file form for the current version: the metadata, with every raw chunk left to
+/// the data section ([`write_chunks`]) and every coarse chunk sealed with its checksum.
 pub fn encode_head(session: &Session) -> SessionFile {
-    let streams = session.streams.iter().map(|s| encode_stream(s, Vec::new())).collect();
+    let streams = session.streams.iter().map(|s| encode_stream(s, Vec::new(), true)).collect();
     file_of(session, CURRENT_VERSION, streams)
 }
 
 /// Chunks encoded at a time before they are written: bounds what a save holds in memory.
 const WRITE_BATCH: usize = 64;
 
-/// Writes the data section of version 2 (`packed.rs`): every stream's raw chunks in order,
-/// encoded on all cores a batch at a time and written as each batch is done.
+/// Writes the data section of the current version (`packed.rs`): every stream's raw chunks in
+/// order, each followed by its CRC-32C, encoded on all cores a batch at a time and written as
+/// each batch is done.
 pub fn write_chunks(session: &Session, progress: &Progress, w: &mut impl std::io::Write) -> Result<(), SessionError> {
     let total: u64 = session.streams.iter().map(|s| s.data.raw.timestamps.len() as u64).sum();
     progress.total.store(total.max(1), Ordering::Relaxed);
@@ -152,6 +161,7 @@ pub fn write_chunks(session: &Session, progress: &Progress, w: &mut impl std::io
             }
             let mut b = Vec::with_capacity(ts.len() * (1 + 3 * n));
             packed::encode_chunk(ts, vals, n, &mut b);
+            crc::seal(&mut b, 0);
             progress.done.fetch_add(ts.len() as u64, Ordering::Relaxed);
             Some(b)
         });
@@ -181,8 +191,9 @@ fn file_of(session: &Session, version: u32, streams: Vec<StreamFile>) -> Session
     }
 }
 
-/// A stream's file form around its already encoded raw chunks.
-pub fn encode_stream(s: &SessionStream, chunks: Vec<String>) -> StreamFile {
+/// A stream's file form around its already encoded raw chunks; `sealed`: its coarse chunks carry
+/// their checksums (version 4).
+pub fn encode_stream(s: &SessionStream, chunks: Vec<String>, sealed: bool) -> StreamFile {
     let d = &s.data;
     StreamFile {
         meta: s.meta.clone(),
@@ -190,7 +201,7 @@ pub fn encode_stream(s: &SessionStream, chunks: Vec<String>) -> StreamFile {
         evicted_samples: d.evicted_samples,
         coarse: CoarseFile {
             buckets: d.coarse.len() as u64,
-            chunks: d.coarse.chunks(COARSE_CHUNK).map(codec::encode_coarse).collect(),
+            chunks: d.coarse.chunks(COARSE_CHUNK).map(|c| codec::encode_coarse(c, sealed)).collect(),
         },
         raw: RawFile {
             first_block: d.raw.first_block,
@@ -244,8 +255,9 @@ fn check_metadata(f: &SessionFile) -> Result<(), SessionError> {
         }
     }
     let v = &f.view;
+    let mut ids = HashSet::with_capacity(v.panes.len());
     for (i, p) in v.panes.iter().enumerate() {
-        if v.panes[..i].iter().any(|q| q.id == p.id) {
+        if !ids.insert(p.id) {
             return Err(SessionError::invalid(format!("view.panes[{i}].id"), format!("pane id {} repeats", p.id)));
         }
         if p.id > v.next_pane_id {
@@ -312,12 +324,23 @@ struct DecodeJob<'a> {
 pub enum Chunk<'a> {
     /// Version 1: base64 text of the XOR encoding (`codec.rs`), inline in the RON.
     Text(&'a str),
-    /// Version 2: bytes of the data section (`packed.rs`).
+    /// Versions 2 and 3: bytes of the data section (`packed.rs`).
     Packed(&'a [u8]),
+    /// Version 4: bytes of the data section followed by their CRC-32C (`crc.rs`).
+    Sealed(&'a [u8]),
 }
 
-/// Splits stream `i`'s chunks off the front of the data section `data`.
-fn packed_chunks<'a>(field: &str, raw: &RawFile, data: &mut &'a [u8]) -> Result<Vec<Chunk<'a>>, SessionError> {
+/// The first version whose data chunks carry checksums.
+pub const SEALED_VERSION: u32 = 4;
+
+/// Splits stream `i`'s chunks off the front of the data section `data` (`sealed`: version 4's,
+/// each with its checksum).
+fn packed_chunks<'a>(
+    field: &str,
+    raw: &RawFile,
+    data: &mut &'a [u8],
+    sealed: bool,
+) -> Result<Vec<Chunk<'a>>, SessionError> {
     if !raw.chunks.is_empty() {
         let msg = "a file with a data section keeps its chunks there; this list must be empty";
         return Err(SessionError::invalid(format!("{field}.raw.chunks"), msg));
@@ -329,7 +352,7 @@ fn packed_chunks<'a>(field: &str, raw: &RawFile, data: &mut &'a [u8]) -> Result<
         let b = packed::piece(data, &mut pos).ok_or_else(|| {
             SessionError::invalid(format!("{field}.raw.chunks[{c}]"), "the data section ends inside or before it")
         })?;
-        out.push(Chunk::Packed(b));
+        out.push(if sealed { Chunk::Sealed(b) } else { Chunk::Packed(b) });
     }
     *data = &data[pos..];
     Ok(out)
@@ -351,7 +374,15 @@ impl Chunk<'_> {
     pub fn len(&self) -> usize {
         match self {
             Chunk::Text(t) => t.len(),
-            Chunk::Packed(b) => b.len(),
+            Chunk::Packed(b) | Chunk::Sealed(b) => b.len(),
+        }
+    }
+
+    /// Bytes of encoded samples: [`len`](Self::len) without the checksum.
+    fn data_len(&self) -> usize {
+        match self {
+            Chunk::Sealed(b) => b.len().saturating_sub(crc::CRC_BYTES),
+            c => c.len(),
         }
     }
 
@@ -361,14 +392,46 @@ impl Chunk<'_> {
         match *self {
             Chunk::Text(text) => codec::decode_raw(text, ts.len(), n, ts, values),
             Chunk::Packed(bytes) => packed::decode_chunk(bytes, ts.len(), n, ts, values),
+            Chunk::Sealed(sealed) => {
+                let bytes = crc::open(sealed).map_err(codec::CodecError)?;
+                packed::decode_chunk(bytes, ts.len(), n, ts, values)
+            }
         }
     }
 }
 
-/// Check and decode a parsed file; `data` is version 2's data section (`None`: version 1, whose
-/// chunks are inline).
-pub fn decode(f: SessionFile, data: Option<&[u8]>) -> Result<Session, SessionError> {
-    let Checked { mut session, samples, chunks } = check(&f, data)?;
+/// What a load may hold in memory: the memory cap, and the bytes of it the input already takes
+/// (the file, and for version 1 its parsed text too). [`check`] refuses a file whose decoded
+/// samples and coarse history would take the rest past the cap.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// The memory cap in bytes (the store's cap the loading command or window uses).
+    pub cap: u64,
+    /// Bytes already held for the input.
+    pub held: u64,
+}
+
+impl Budget {
+    /// No cap: for a reader whose samples go on to a store that keeps its own cap (the
+    /// progressive open), not into one allocation.
+    pub const NONE: Budget = Budget { cap: u64::MAX, held: 0 };
+}
+
+/// Bytes the samples of a stream of `n` series take decoded: a timestamp and `n` values each.
+fn decoded_bytes(samples: u64, n: usize) -> u64 {
+    samples.saturating_mul(n as u64 + 1).saturating_mul(8)
+}
+
+/// Bytes `buckets` coarse buckets of `n` series take decoded.
+fn coarse_bytes(buckets: u64, n: usize) -> u64 {
+    let per = std::mem::size_of::<crate::store::CoarseBucket>() + n * std::mem::size_of::<crate::store::BucketStats>();
+    buckets.saturating_mul(per as u64)
+}
+
+/// Check and decode a parsed file; `data` is the data section of versions 2 to 4 (`None`:
+/// version 1, whose chunks are inline); `budget`: what the decoded samples may take.
+pub fn decode(f: SessionFile, data: Option<&[u8]>, budget: Budget) -> Result<Session, SessionError> {
+    let Checked { mut session, samples, chunks } = check(&f, data, budget)?;
     let mut jobs = Vec::new();
     for (i, ((out, samples), chunks)) in session.streams.iter_mut().zip(samples).zip(chunks).enumerate() {
         let n = out.data.desc.series.len();
@@ -399,9 +462,10 @@ pub fn decode(f: SessionFile, data: Option<&[u8]>) -> Result<Session, SessionErr
     Ok(session)
 }
 
-/// Check a parsed file and decode everything but its raw samples (see [`Checked`]); `data` as
-/// for [`decode`]. Nothing is allocated for the samples.
-pub fn check<'a>(f: &'a SessionFile, data: Option<&'a [u8]>) -> Result<Checked<'a>, SessionError> {
+/// Check a parsed file and decode everything but its raw samples (see [`Checked`]); `data` and
+/// `budget` as for [`decode`]. Nothing is allocated for the samples; the coarse history is
+/// decoded only once its claim is within the budget.
+pub fn check<'a>(f: &'a SessionFile, data: Option<&'a [u8]>, budget: Budget) -> Result<Checked<'a>, SessionError> {
     if f.format != FORMAT_NAME {
         return Err(SessionError::NotASession(format!("format is {:?}, not {FORMAT_NAME:?}", f.format)));
     }
@@ -413,6 +477,8 @@ pub fn check<'a>(f: &'a SessionFile, data: Option<&'a [u8]>) -> Result<Checked<'
         _ => {}
     }
     check_metadata(f)?;
+    let sealed = f.version >= SEALED_VERSION;
+    let mut used = budget.held;
     let mut total_values = 0u64;
     let mut streams = Vec::with_capacity(f.streams.len());
     let mut samples = Vec::with_capacity(f.streams.len());
@@ -447,8 +513,8 @@ pub fn check<'a>(f: &'a SessionFile, data: Option<&'a [u8]>) -> Result<Checked<'
                 (raw.chunks.iter().map(|c| Chunk::Text(c)).collect::<Vec<_>>(), fits)
             }
             Some(rest) => {
-                let chunks = packed_chunks(&field, raw, rest)?;
-                let bytes: u64 = chunks.iter().map(|c| if let Chunk::Packed(b) = c { b.len() as u64 } else { 0 }).sum();
+                let chunks = packed_chunks(&field, raw, rest, sealed)?;
+                let bytes: u64 = chunks.iter().map(|c| c.data_len() as u64).sum();
                 // A block of up to 256 samples takes at least `MIN_COLUMN_BYTES` per column
                 // (timestamps and each series): count what the bytes can hold in the same units.
                 let blocks = raw.samples.div_ceil(packed::BLOCK as u64);
@@ -461,6 +527,20 @@ pub fn check<'a>(f: &'a SessionFile, data: Option<&'a [u8]>) -> Result<Checked<'
         if !fits || total_values > MAX_VALUES {
             let msg = format!("{} samples x {n} series claimed, more than the data or the cap can hold", raw.samples);
             return Err(SessionError::invalid(format!("{field}.raw.samples"), msg));
+        }
+        let claim = decoded_bytes(raw.samples, n).saturating_add(coarse_bytes(s.coarse.buckets, n));
+        used = used.saturating_add(claim);
+        if used > budget.cap {
+            let fmt = |b: u64| crate::view::format::bytes(usize::try_from(b).unwrap_or(usize::MAX));
+            let msg = format!(
+                "decodes to {} of samples and history ({} samples x {n} series; {} with the file and the \
+                 streams before it), more than the memory cap of {} allows",
+                fmt(claim),
+                raw.samples,
+                fmt(used),
+                fmt(budget.cap)
+            );
+            return Err(SessionError::invalid(field, msg));
         }
         if !(raw.first_rates.is_empty() || raw.first_rates.len() == n) {
             let msg = format!("{} entries for {n} series", raw.first_rates.len());
@@ -484,7 +564,7 @@ pub fn check<'a>(f: &'a SessionFile, data: Option<&'a [u8]>) -> Result<Checked<'
         }
         let mut coarse = Vec::new();
         for (c, text) in s.coarse.chunks.iter().enumerate() {
-            let got = codec::decode_coarse(text, n)
+            let got = codec::decode_coarse(text, n, sealed)
                 .map_err(|e| SessionError::invalid(format!("{field}.coarse.chunks[{c}]"), e.0))?;
             let full = c + 1 < s.coarse.chunks.len();
             if got.is_empty() || got.len() > COARSE_CHUNK || full && got.len() != COARSE_CHUNK {

@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 
 /// The `format` field of every session file.
 pub(crate) const FORMAT_NAME: &str = "zescope-session";
-/// The version this build writes.
-pub(crate) const CURRENT_VERSION: u32 = 3;
+/// The version this build writes (4: version 3 with a CRC-32C after every data chunk).
+pub(crate) const CURRENT_VERSION: u32 = 4;
 
 /// A whole session file, fields in the order they are written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -14,14 +14,16 @@
 //! every atomic save does.
 //!
 //! Loading bounds what a file can make zescope allocate: the size is checked before anything is
-//! read (only regular files are read), the file is at most [`MAX_FILE_BYTES`], RON parsing
-//! holds the text plus the parsed strings (at most the file size again), and decoding the data
-//! columns allocates at most 8 bytes per base64-decoded byte in version 1 (each sample needs at
-//! least one byte per value and per timestamp, see `convert.rs`): in all at most about 9× the
-//! file size plus a constant of a few MiB. Version 2's data section compresses further (a
-//! 256-sample column takes at least 4 bytes), so its decoded columns take at most 512 bytes per
-//! byte of it, within the cap of 2^33 values. Errors name the file (`TooLarge`, `Io`), or the field and the
-//! line/column (the caller adds the file name).
+//! read (only regular files are read), the file is at most [`MAX_FILE_BYTES`] and, for a
+//! one-shot load, at most the memory cap (`super::load_with_cap`). RON parsing holds the text
+//! plus the parsed strings (at most the text again); decoded samples take at most 8 bytes per
+//! base64-decoded byte in version 1 (each sample needs at least one byte per value and per
+//! timestamp) and 512 bytes per byte of the data section in versions 2 to 4 (a 256-sample column
+//! takes at least 4 bytes). On top of that, a one-shot load refuses, before allocating them,
+//! decoded samples and coarse history that would take the file, its parsed text and them past
+//! the memory cap (`convert::Budget`): peak memory ≤ 2 × file + decoded ≤ about the cap
+//! (`docs/untrusted-input.md`, measured by `tests/hostile_bounds.rs`). Errors name the file
+//! (`TooLarge`, `Io`), or the field and the line/column (the caller adds the file name).
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -267,7 +269,8 @@ pub fn parse(text: &str) -> Result<SessionFile, SessionError> {
     }
     match header.version {
         // Version 1 has the same fields; its data chunks are inline (see `convert::decode`).
-        // Version 2 is version 3 without the runs and line column forms.
+        // Version 2 is version 3 without the runs and line column forms; version 3 is version 4
+        // without the chunks' checksums (`convert::SEALED_VERSION`).
         1..=CURRENT_VERSION => first.map_err(SessionError::from_ron),
         v if v > CURRENT_VERSION => Err(SessionError::TooNew { found: v, supported: CURRENT_VERSION }),
         v => upgrade(v, text),

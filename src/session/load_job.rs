@@ -174,7 +174,7 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
     let bytes = io::read_bytes(path, MAX_FILE_BYTES, true)?;
     let (text, data) = io::split(&bytes)?;
     let file = io::parse(text)?;
-    let Checked { mut session, samples, chunks } = convert::check(&file, data)?;
+    let Checked { mut session, samples, chunks } = convert::check(&file, data, convert::Budget::NONE)?;
     let total: u64 = chunks.iter().flatten().map(|c| c.len() as u64).sum();
     progress.total.store(total.max(1), Ordering::Relaxed);
     let mut raws = Vec::with_capacity(session.streams.len());
@@ -222,7 +222,9 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
             let from = at[i] as usize;
             let to = from + ts.len();
             let whole = &raws[i];
-            let gaps = whole.gaps.iter().filter(|&&g| (from..to).contains(&g)).map(|g| g - from).collect();
+            // The gaps increase (checked): the piece's are one slice of them, found by bisection.
+            let (lo, hi) = (whole.gaps.partition_point(|&g| g < from), whole.gaps.partition_point(|&g| g < to));
+            let gaps = whole.gaps[lo..hi].iter().map(|g| g - from).collect();
             let first = from == 0;
             let mut raw = RawData { timestamps: ts, values, gaps, ..RawData::default() };
             if first {

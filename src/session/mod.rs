@@ -23,6 +23,7 @@ pub mod autosave;
 mod capture;
 pub mod codec;
 mod convert;
+mod crc;
 mod error;
 pub mod format;
 mod history;
@@ -125,9 +126,31 @@ pub fn to_v1_string(session: &Session) -> Result<String, SessionError> {
     io::to_ron_string(&convert::encode(session, &Progress::default())?)
 }
 
-/// Load and check a session file.
+/// The memory cap a one-shot load holds to unless told another: the store's default cap (a
+/// quarter of physical memory, at most 1 GiB), which the window and the commands use.
+pub fn default_memory_cap() -> u64 {
+    crate::store::default_cap() as u64
+}
+
+/// Load and check a session file within [`default_memory_cap`] (see [`load_with_cap`]).
 pub fn load(path: &Path) -> Result<Session, SessionError> {
-    from_slice(&io::read_bytes(path, MAX_FILE_BYTES, true)?)
+    load_with_cap(path, default_memory_cap())
+}
+
+/// Load and check a session file, holding at most `cap` bytes for it: the file (refused before
+/// it is read when it is larger than `cap`), its parsed text, and its decoded samples and
+/// coarse history (refused before they are allocated when they would take the rest past the
+/// cap). `docs/untrusted-input.md` states the bound; `tests/hostile_bounds.rs` measures it.
+pub fn load_with_cap(path: &Path, cap: u64) -> Result<Session, SessionError> {
+    let bytes = io::read_bytes(path, MAX_FILE_BYTES.min(cap), true).map_err(|e| match e {
+        SessionError::TooLarge { file, size, .. } if size <= MAX_FILE_BYTES => {
+            let fmt = |b: u64| crate::view::format::bytes(usize::try_from(b).unwrap_or(usize::MAX));
+            let msg = format!("{size} bytes ({}), more than the memory cap of {} allows to read", fmt(size), fmt(cap));
+            SessionError::invalid(file, msg)
+        }
+        e => e,
+    })?;
+    from_slice_with_cap(&bytes, cap)
 }
 
 /// Parse and check session text (a version 1 file, or a version 2 file without samples).
@@ -136,11 +159,19 @@ pub fn from_str(text: &str) -> Result<Session, SessionError> {
 }
 
 /// Parse and check a session file's bytes (what [`load`] does after reading; the fuzz target's
-/// entry).
+/// entry), within [`default_memory_cap`].
 pub fn from_slice(bytes: &[u8]) -> Result<Session, SessionError> {
+    from_slice_with_cap(bytes, default_memory_cap())
+}
+
+/// [`from_slice`] within a memory cap of `cap` bytes, which `bytes` count against (as in
+/// [`load_with_cap`]).
+pub fn from_slice_with_cap(bytes: &[u8], cap: u64) -> Result<Session, SessionError> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(SessionError::TooLarge { file: "input".into(), size: bytes.len() as u64, max: MAX_FILE_BYTES });
     }
     let (text, data) = io::split(bytes)?;
-    convert::decode(io::parse(text)?, data)
+    // The bytes, and the strings parsing the RON text makes (at most its length again).
+    let held = (bytes.len() + text.len()) as u64;
+    convert::decode(io::parse(text)?, data, convert::Budget { cap, held })
 }
