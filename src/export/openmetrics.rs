@@ -78,9 +78,14 @@ pub fn openmetrics(
     }
     let origin = store.origin_ns().unwrap_or(0);
     let mut families: Vec<Family> = Vec::new();
+    // The first device of each name, found once (a file may list up to 2^20 devices).
+    let mut by_name = std::collections::HashMap::new();
+    for d in &session.devices {
+        by_name.entry(d.name.as_str()).or_insert(d);
+    }
     for (s, &id) in session.streams.iter().zip(streams) {
         let meta = &s.meta;
-        let device = session.devices.iter().find(|d| d.name == meta.device);
+        let device = by_name.get(meta.device.as_str()).copied();
         let uuid = device.map_or("", |d| d.uuid.as_str());
         let driver = device.map_or(String::new(), |d| format!("{:#x}", d.driver_version));
         let simulated = device.is_some_and(|d| d.simulated).to_string();

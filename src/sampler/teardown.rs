@@ -19,7 +19,10 @@
 //! while unwinding). Within a layer every step is attempted; across layers the order is strict:
 //! when an unmap or a free fails, deactivation and disable wait — the whole remainder comes back
 //! as [`Pending::Run`], retried at the next stop, start and at exit. A disable the driver
-//! refused comes back as [`Pending::Disable`].
+//! refused comes back as [`Pending::Disable`]. A panic while a device's buffers are released is
+//! caught there and counts as a failed free. What is still left when the sampler exits is said
+//! ([`Pending::describe`]) and then given up ([`Pending::abandon`]): never torn down under a
+//! live import.
 
 use std::panic::AssertUnwindSafe;
 
