@@ -143,31 +143,34 @@ impl Instance {
             Some(a) if a.ctx == ctx => {}
             _ => return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT),
         }
-        if let Some(Alloc { kind: AllocKind::Import { group, .. }, .. }) = self.allocs.get(&ptr) {
-            let g = *group;
+        let import = match self.allocs.get(&ptr) {
+            Some(Alloc { kind: AllocKind::Import { group, .. }, .. }) => Some(*group),
+            _ => None,
+        };
+        if let Some(g) = import {
             self.touch_exporter(g, "free of an import");
-            let fail = match self.config.faults.mem_free_fails {
-                Some(FreeFault::Always) => true,
-                Some(FreeFault::Once) => !std::mem::replace(&mut self.free_fault_fired, true),
-                None => false,
-            };
-            if fail {
-                eprintln!("ze-sim: injected fault: zeMemFree of an import fails; the import stays alive");
-                self.teardown_step();
-                return Err(ZE_RESULT_ERROR_UNKNOWN);
-            }
         }
-        if let Some(Alloc { kind: AllocKind::Host { .. }, .. }) = self.allocs.get(&ptr) {
-            let fail = match self.config.faults.host_free_fails {
-                Some(FreeFault::Always) => true,
-                Some(FreeFault::Once) => !std::mem::replace(&mut self.host_free_fault_fired, true),
-                None => false,
-            };
-            if fail {
-                eprintln!("ze-sim: injected fault: zeMemFree of host memory fails; the allocation stays");
-                self.teardown_step();
-                return Err(ZE_RESULT_ERROR_UNKNOWN);
-            }
+        let (fault, fired, what) = match import {
+            Some(_) => (
+                self.config.faults.mem_free_fails,
+                &mut self.free_fault_fired,
+                "an import fails; the import stays alive",
+            ),
+            None => (
+                self.config.faults.host_free_fails,
+                &mut self.host_free_fault_fired,
+                "host memory fails; the allocation stays",
+            ),
+        };
+        let fail = match fault {
+            Some(FreeFault::Always) => true,
+            Some(FreeFault::Once) => !std::mem::replace(fired, true),
+            None => false,
+        };
+        if fail {
+            eprintln!("ze-sim: injected fault: zeMemFree of {what}");
+            self.teardown_step();
+            return Err(ZE_RESULT_ERROR_UNKNOWN);
         }
         let a = self.allocs.remove(&ptr).expect("checked above");
         match a.kind {
