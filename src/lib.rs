@@ -27,4 +27,4 @@ pub mod session;
 pub mod signals;
 pub mod store;
 pub mod view;
-pub mod ze;
+pub use zescope_ze as ze;

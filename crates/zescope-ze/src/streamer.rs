@@ -27,21 +27,21 @@ macro_rules! call {
 }
 
 /// A host-visible event pool of one event. Destroyed (consumed) after its event.
-pub(crate) struct EventPool {
+pub struct EventPool {
     ze: Ze,
     handle: ze_event_pool_handle_t,
 }
 
 /// The event a streamer signals when reports are ready. Destroyed (consumed) after the streamer
 /// is closed and before its pool.
-pub(crate) struct Event {
+pub struct Event {
     ze: Ze,
     handle: ze_event_handle_t,
 }
 
 impl EventPool {
     /// A pool of one host-visible event in `ctx`, visible to `device`.
-    pub(crate) fn create(ctx: &Context, device: &Device) -> Result<EventPool, ZeError> {
+    pub fn create(ctx: &Context, device: &Device) -> Result<EventPool, ZeError> {
         let ze = &device.ze;
         let f = call!(ze, zeEventPoolCreate);
         let desc = ze_event_pool_desc_t { flags: ZE_EVENT_POOL_FLAG_HOST_VISIBLE, count: 1, ..Default::default() };
@@ -53,7 +53,7 @@ impl EventPool {
     }
 
     /// The pool's one event.
-    pub(crate) fn event(&self) -> Result<Event, ZeError> {
+    pub fn event(&self) -> Result<Event, ZeError> {
         let f = call!(self.ze, zeEventCreate);
         let desc = ze_event_desc_t {
             index: 0,
@@ -68,7 +68,7 @@ impl EventPool {
     }
 
     /// `zeEventPoolDestroy`, after its event was destroyed.
-    pub(crate) fn destroy(self) -> Result<(), ZeError> {
+    pub fn destroy(self) -> Result<(), ZeError> {
         let f = call!(self.ze, zeEventPoolDestroy);
         // SAFETY: our pool, destroyed once (self is consumed).
         check("zeEventPoolDestroy", unsafe { f(self.handle) })
@@ -77,7 +77,7 @@ impl EventPool {
 
 impl Event {
     /// Is the event signaled? Waits up to `timeout_ns` (0: only asks).
-    pub(crate) fn wait(&self, timeout_ns: u64) -> Result<bool, ZeError> {
+    pub fn wait(&self, timeout_ns: u64) -> Result<bool, ZeError> {
         let f = call!(self.ze, zeEventHostSynchronize);
         // SAFETY: our event.
         match unsafe { f(self.handle, timeout_ns) } {
@@ -88,14 +88,14 @@ impl Event {
     }
 
     /// Back to unsignaled, after the reports it announced were read.
-    pub(crate) fn reset(&self) -> Result<(), ZeError> {
+    pub fn reset(&self) -> Result<(), ZeError> {
         let f = call!(self.ze, zeEventHostReset);
         // SAFETY: our event.
         check("zeEventHostReset", unsafe { f(self.handle) })
     }
 
     /// `zeEventDestroy`, after the streamer that signals it was closed.
-    pub(crate) fn destroy(self) -> Result<(), ZeError> {
+    pub fn destroy(self) -> Result<(), ZeError> {
         let f = call!(self.ze, zeEventDestroy);
         // SAFETY: our event, destroyed once (self is consumed).
         check("zeEventDestroy", unsafe { f(self.handle) })
@@ -103,27 +103,27 @@ impl Event {
 }
 
 /// An open metric streamer, with the period and report count the driver wrote back.
-pub(crate) struct Streamer {
+pub struct Streamer {
     ze: Ze,
     handle: zet_metric_streamer_handle_t,
     /// The sampling period the driver uses, ns.
-    pub(crate) period_ns: u32,
+    pub period_ns: u32,
     /// Reports per notification the driver uses.
-    pub(crate) notify_every: u32,
+    pub notify_every: u32,
 }
 
 /// What one read found.
-pub(crate) struct ReadData {
+pub struct ReadData {
     /// Bytes of raw reports now in the buffer.
-    pub(crate) bytes: usize,
+    pub bytes: usize,
     /// The driver answered ZE_RESULT_WARNING_DROPPED_DATA: reports were lost before these.
-    pub(crate) dropped: bool,
+    pub dropped: bool,
 }
 
 impl Streamer {
     /// Opens a streamer on `group` (activated on `device` in `ctx`), asking for `period_ns` and a
     /// notification every `notify_every` reports through `event`.
-    pub(crate) fn open(
+    pub fn open(
         ctx: &Context,
         device: &Device,
         group: &MetricGroup,
@@ -151,7 +151,7 @@ impl Streamer {
     }
 
     /// Reads every available report into `buf` (size query, then data; `buf` grows as needed).
-    pub(crate) fn read(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
+    pub fn read(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
         let f = call!(self.ze, zetMetricStreamerReadData);
         let mut size = 0usize;
         // SAFETY: our streamer; a size query with a valid out-pointer.
@@ -177,7 +177,7 @@ impl Streamer {
     }
 
     /// `zetMetricStreamerClose`: first in every teardown.
-    pub(crate) fn close(self) -> Result<(), ZeError> {
+    pub fn close(self) -> Result<(), ZeError> {
         let f = call!(self.ze, zetMetricStreamerClose);
         // SAFETY: our streamer, closed once (self is consumed).
         check("zetMetricStreamerClose", unsafe { f(self.handle) })
@@ -187,11 +187,7 @@ impl Streamer {
 /// Decodes raw reports of `group` into `out` (values of every set, set after set); returns the
 /// value count of each set. Uses `zetMetricGroupCalculateMultipleMetricValuesExp` and falls
 /// back to `zetMetricGroupCalculateMetricValues` (one set) where the driver lacks it.
-pub(crate) fn calculate(
-    group: &MetricGroup,
-    raw: &[u8],
-    out: &mut Vec<zet_typed_value_t>,
-) -> Result<Vec<u32>, ZeError> {
+pub fn calculate(group: &MetricGroup, raw: &[u8], out: &mut Vec<zet_typed_value_t>) -> Result<Vec<u32>, ZeError> {
     out.clear();
     if raw.is_empty() {
         return Ok(Vec::new());
@@ -284,7 +280,7 @@ impl Timer {
 impl Device {
     /// The device's global timer (see [`Timer::from_resolutions`]); [`Timer::NS`] when the
     /// driver answers neither query.
-    pub(crate) fn timer(&self) -> Timer {
+    pub fn timer(&self) -> Timer {
         let query = |stype| {
             let mut p = ze_device_properties_t { stype, ..Default::default() };
             // SAFETY: our device; a valid properties struct with a null chain.
@@ -297,7 +293,7 @@ impl Device {
     }
 
     /// `zeDeviceGetGlobalTimestamps`: (host ns, device ticks) read together.
-    pub(crate) fn global_timestamps(&self) -> Result<(u64, u64), ZeError> {
+    pub fn global_timestamps(&self) -> Result<(u64, u64), ZeError> {
         let (mut host, mut dev) = (0u64, 0u64);
         // SAFETY: our device; valid out-pointers.
         check("zeDeviceGetGlobalTimestamps", unsafe {

@@ -23,7 +23,7 @@ use super::metric::{Metric, MetricGroup};
 
 /// Why a device cannot create metric groups at run time.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum CreateGroupError {
+pub enum CreateGroupError {
     /// The driver has no `zetMetricGroupCreateExp`.
     #[error("this driver cannot create metric groups at run time")]
     Unsupported,
@@ -58,7 +58,7 @@ impl Device {
     }
 
     /// `zetDeviceEnableMetricsExp`: `Ok(false)` when the driver has no run-time enable.
-    pub(crate) fn enable_metrics(&self) -> Result<bool, ZeError> {
+    pub fn enable_metrics(&self) -> Result<bool, ZeError> {
         let entry = self.extensions().enable_metrics;
         // SAFETY: `Entry::call` pairs each function with the handle its source takes: the
         // loader's export with this device's loader handle, the driver's with its own handle.
@@ -68,7 +68,7 @@ impl Device {
 
     /// `zetDeviceDisableMetricsExp`. Only after every group activated on the device was
     /// deactivated (and every import of its exported memory freed).
-    pub(crate) fn disable_metrics(&self) -> Result<(), ZeError> {
+    pub fn disable_metrics(&self) -> Result<(), ZeError> {
         let entry = self.extensions().disable_metrics;
         // SAFETY: as in `enable_metrics`.
         self.call_device(entry, "zetDeviceDisableMetricsExp", |f, h| unsafe { f(h) }).map(|_| ())
@@ -76,7 +76,7 @@ impl Device {
 
     /// Creates, fills and closes a metric group of `metrics` (all of this device, one domain).
     /// The caller owns it and destroys it with [`CreatedGroup::destroy`] after deactivating it.
-    pub(crate) fn create_metric_group(
+    pub fn create_metric_group(
         &self,
         name: &std::ffi::CStr,
         metrics: &[Metric],
@@ -161,7 +161,7 @@ impl Created {
 /// A metric group zescope created at run time. Not `Clone`: destroying consumes it, so it is
 /// destroyed at most once; [`CreatedGroup::group`] lends the plain group for activation and
 /// queries (a clone of that cannot destroy anything).
-pub(crate) struct CreatedGroup {
+pub struct CreatedGroup {
     group: MetricGroup,
 }
 

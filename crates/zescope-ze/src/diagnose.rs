@@ -30,7 +30,7 @@ pub struct Diagnosis {
 const LAYERS: [&str; 2] = ["libze_validation_layer.so", "libze_tracing_layer.so"];
 
 /// Prefix of the lines the loader prints with `ZE_ENABLE_LOADER_DEBUG_TRACE=1`.
-pub(crate) const TRACE_PREFIX: &str = "ZE_LOADER_DEBUG_TRACE:";
+pub const TRACE_PREFIX: &str = "ZE_LOADER_DEBUG_TRACE:";
 
 /// Explains `err` (the failed `zeInit`/`zeInitDrivers` of the loader opened as `library`), or
 /// `None` when nothing here explains it. `versions`: `zelLoaderGetVersions`; `maps`: the text of
@@ -131,7 +131,7 @@ fn failing_trace(trace: &[String]) -> String {
 
 /// The loader's debug-trace lines of some output (stderr of a run with
 /// `ZE_ENABLE_LOADER_DEBUG_TRACE=1`), de-duplicated, in order.
-pub(crate) fn trace_lines(output: &str) -> Vec<String> {
+pub fn trace_lines(output: &str) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     output.lines().filter(|l| l.starts_with(TRACE_PREFIX)).filter(|l| seen.insert(*l)).map(str::to_owned).collect()
 }

@@ -25,7 +25,8 @@ pub enum Source {
 /// The entry points in use, shared by every handle wrapper.
 #[derive(Clone)]
 pub struct Ze {
-    pub(crate) api: Arc<Api>,
+    /// The loaded entry points; an absent optional one is `None`.
+    pub api: Arc<Api>,
 }
 
 impl Ze {
@@ -100,7 +101,7 @@ impl Loader {
     /// initialised for GPU and NPU drivers (`zeInitDrivers` where the loader has it, else
     /// `zeInit`), its drivers. A loader that fails to start is explained where its own state
     /// can say why (see [`super::diagnose`]).
-    pub(crate) fn level_zero() -> Result<Loader, Error> {
+    pub fn level_zero() -> Result<Loader, Error> {
         let library = std::env::var("ZESCOPE_LEVEL_ZERO_LOADER").unwrap_or_else(|_| LOADER_LIBRARY.to_owned());
         // SAFETY: the system's Level Zero loader, or the file the user named as one with
         // ZESCOPE_LEVEL_ZERO_LOADER (documented as such); the table is kept in `Ze` (an Arc) by
@@ -128,7 +129,7 @@ impl Loader {
     }
 
     /// The process-wide simulated driver (configured by `ZE_SIM_CONFIG`).
-    pub(crate) fn built_in_sim() -> Result<Loader, Error> {
+    pub fn built_in_sim() -> Result<Loader, Error> {
         ze_sim::global().map_err(|e| Error::SimConfig(e.to_string()))?;
         Self::from_api(ze_sim::api(), Origin::BuiltInSim, None)
     }
@@ -173,7 +174,7 @@ impl Loader {
     }
 
     /// Loader component versions (`zelLoaderGetVersions`), when the loader has it.
-    pub(crate) fn loader_versions(&self) -> Vec<(String, String)> {
+    pub fn loader_versions(&self) -> Vec<(String, String)> {
         component_versions(&self.ze.api)
     }
 }

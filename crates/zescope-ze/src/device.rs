@@ -39,7 +39,7 @@ pub struct Driver {
 
 /// Which source answered a call through an [`Entry`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Via {
+pub enum Via {
     /// The loader's own export (or the in-process driver's `Api`), with the application's handle.
     Loader,
     /// The driver's function from `zeDriverGetExtensionFunctionAddress`, with the driver's handle.
@@ -56,7 +56,7 @@ pub(crate) enum Via {
 /// handles: its answer for an empty slot in the driver's tables), the driver's function is
 /// called instead. Passing a driver handle to a loader export crashes loaders that wrap handles.
 #[derive(Clone, Copy)]
-pub(crate) struct Entry<F> {
+pub struct Entry<F> {
     /// The loader's export, if the loader has it.
     pub loader: Option<F>,
     /// The driver's extension function, if the driver offers it.
@@ -80,7 +80,7 @@ impl<F: Copy> Entry<F> {
     /// loader cannot translate, or a result the loader could not take back). `wrapped`: does the
     /// loader wrap handles? `None` when no source could take the call; otherwise the source that
     /// answered, or the last error.
-    pub(crate) fn call<H: Copy>(
+    pub fn call<H: Copy>(
         &self,
         name: &'static str,
         app: H,
@@ -107,7 +107,7 @@ impl<F: Copy> Entry<F> {
 /// Experimental entry points of a driver, each from both sources (see [`Entry`] for which handle
 /// each takes).
 #[derive(Clone, Copy, Default)]
-pub(crate) struct Extensions {
+pub struct Extensions {
     /// `zetDeviceEnableMetricsExp`.
     pub enable_metrics: Entry<pfn::zetDeviceEnableMetricsExp>,
     /// `zetDeviceDisableMetricsExp`.
@@ -125,7 +125,7 @@ pub(crate) struct Extensions {
 impl Extensions {
     /// Resolves the driver's experimental entry points from both sources: the loader's (or the
     /// in-process driver's) exports, and `zeDriverGetExtensionFunctionAddress`.
-    pub(crate) fn resolve(ze: &Ze, driver: ze_driver_handle_t) -> Extensions {
+    pub fn resolve(ze: &Ze, driver: ze_driver_handle_t) -> Extensions {
         fn ext<F: Copy>(ze: &Ze, driver: ze_driver_handle_t, name: &core::ffi::CStr) -> Option<F> {
             let mut f = std::ptr::null_mut();
             // SAFETY: a driver handle from enumeration, a NUL-terminated name, a valid out-pointer.
@@ -212,7 +212,7 @@ impl Driver {
     }
 
     /// The experimental metric entry points this driver offers.
-    pub(crate) fn extensions(&self) -> Extensions {
+    pub fn extensions(&self) -> Extensions {
         Extensions::resolve(&self.ze, self.handle)
     }
 }
@@ -253,7 +253,7 @@ pub struct DeviceInfo {
 
 impl DeviceInfo {
     /// The UUID as 32 lowercase hex digits.
-    pub(crate) fn uuid_string(&self) -> String {
+    pub fn uuid_string(&self) -> String {
         super::uuid_string(&self.uuid)
     }
 }
@@ -324,18 +324,18 @@ impl Device {
     }
 
     /// The experimental metric entry points of this device's driver.
-    pub(crate) fn extensions(&self) -> Extensions {
+    pub fn extensions(&self) -> Extensions {
         Extensions::resolve(&self.ze, self.driver)
     }
 
     /// Does the loader hand out its own wrappers instead of the driver's handles? Then handles
     /// created by extension functions (groups made at run time) cannot go back through it.
-    pub(crate) fn handles_wrapped(&self) -> bool {
+    pub fn handles_wrapped(&self) -> bool {
         self.driver_handle() != self.handle
     }
 
     /// The driver's handle for this device, for extension functions.
-    pub(crate) fn driver_handle(&self) -> ze_device_handle_t {
+    pub fn driver_handle(&self) -> ze_device_handle_t {
         // SAFETY: a device handle obtained from this loader's enumeration.
         unsafe { self.ze.translate(ZEL_HANDLE_DEVICE, self.handle.cast()).cast() }
     }

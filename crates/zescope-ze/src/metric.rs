@@ -46,7 +46,7 @@ pub struct GroupInfo {
 
 impl GroupInfo {
     /// The sampling types as text ("time-based", "event-based", "time+event" or "none").
-    pub(crate) fn sampling_name(&self) -> &'static str {
+    pub fn sampling_name(&self) -> &'static str {
         let time = self.sampling & ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
         let event = self.sampling & ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED != 0;
         match (time, event) {
@@ -229,7 +229,7 @@ impl MetricInfo {
     }
 
     /// The metric type as text.
-    pub(crate) fn type_name(&self) -> &'static str {
+    pub fn type_name(&self) -> &'static str {
         match self.metric_type {
             ZET_METRIC_TYPE_DURATION => "duration",
             ZET_METRIC_TYPE_EVENT => "event",

@@ -5,22 +5,24 @@
 //! stay on the thread that opened the source (the sampler, or the CLI's main thread). Nothing
 //! here destroys anything on Drop; the sampler's teardown orders every release.
 
-pub(crate) mod context;
-pub(crate) mod device;
-pub(crate) mod diagnose;
-pub(crate) mod error;
-pub(crate) mod loader;
-pub(crate) mod metric;
-pub(crate) mod runtime;
-pub(crate) mod streamer;
-pub(crate) mod sysman;
+#![deny(missing_docs)]
 
-pub(crate) use context::{CommandList, Context};
+pub mod context;
+pub mod device;
+pub mod diagnose;
+pub mod error;
+pub mod loader;
+pub mod metric;
+pub mod runtime;
+pub mod streamer;
+pub mod sysman;
+
+pub use context::{CommandList, Context};
 pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo};
 pub use error::{Error, ZeError, check, hint};
 pub use loader::{Loader, Origin, Source, Ze};
 pub use metric::{ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo};
-pub(crate) use runtime::{CreateGroupError, CreatedGroup};
+pub use runtime::{CreateGroupError, CreatedGroup};
 pub use sysman::{Domain, Sysman, SysmanVia};
 
 use level_zero_sys::ze_result_t;
@@ -67,7 +69,7 @@ pub unsafe fn set_metrics_env() {
 static METRICS_ENV_SET_BY_ZESCOPE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Did [`prepare_environment`] set `ZET_ENABLE_METRICS` (the user had not)? For `zescope doctor`.
-pub(crate) fn metrics_env_set_by_zescope() -> bool {
+pub fn metrics_env_set_by_zescope() -> bool {
     METRICS_ENV_SET_BY_ZESCOPE.load(std::sync::atomic::Ordering::Relaxed)
 }
 
@@ -78,7 +80,7 @@ pub(crate) fn c_string(b: &[core::ffi::c_char]) -> String {
 }
 
 /// `u` as 32 lowercase hex digits.
-pub(crate) fn uuid_string(u: &[u8; 16]) -> String {
+pub fn uuid_string(u: &[u8; 16]) -> String {
     let h: Vec<String> = u.iter().map(|b| format!("{b:02x}")).collect();
     format!("{}-{}-{}-{}-{}", h[..4].concat(), h[4..6].concat(), h[6..8].concat(), h[8..10].concat(), h[10..].concat())
 }

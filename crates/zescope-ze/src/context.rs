@@ -15,14 +15,14 @@ use super::loader::Ze;
 use super::metric::MetricGroup;
 
 /// A Level Zero context. Destroyed (consumed) by [`Context::destroy`]; never cloned.
-pub(crate) struct Context {
+pub struct Context {
     ze: Ze,
     pub(super) handle: ze_context_handle_t,
 }
 
 impl Context {
     /// Creates a context on `driver`; the caller destroys it (consuming) after everything in it.
-    pub(crate) fn create(driver: &Driver) -> Result<Context, ZeError> {
+    pub fn create(driver: &Driver) -> Result<Context, ZeError> {
         let ze = &driver.ze;
         let desc = ze_context_desc_t { stype: ZE_STRUCTURE_TYPE_CONTEXT_DESC, ..Default::default() };
         let mut h = std::ptr::null_mut();
@@ -39,7 +39,7 @@ impl Context {
     }
 
     /// Makes `groups` the set activated on `device` (empty: deactivate all).
-    pub(crate) fn activate(&self, device: &Device, groups: &[&MetricGroup]) -> Result<(), ZeError> {
+    pub fn activate(&self, device: &Device, groups: &[&MetricGroup]) -> Result<(), ZeError> {
         let mut v: Vec<zet_metric_group_handle_t> = groups.iter().map(|g| g.handle).collect();
         let ptr = if v.is_empty() { std::ptr::null_mut() } else { v.as_mut_ptr() };
         // SAFETY: `ptr` holds `v.len()` handles (or is null for zero).
@@ -51,7 +51,7 @@ impl Context {
     /// Imports `size` bytes of the DMA-BUF behind `fd` as device memory (`zeMemAllocDevice` with
     /// an import-fd descriptor). Pass a dup, never the implementation's own fd: some drivers
     /// close the fd they import.
-    pub(crate) fn import_dma_buf(&self, device: &Device, fd: i32, size: usize) -> Result<*mut c_void, ZeError> {
+    pub fn import_dma_buf(&self, device: &Device, fd: i32, size: usize) -> Result<*mut c_void, ZeError> {
         let import = ze_external_memory_import_fd_t {
             stype: ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD,
             flags: ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF,
@@ -73,7 +73,7 @@ impl Context {
 
     /// Allocates `size` bytes of host memory (64-byte aligned) in this context; freed with this
     /// context's `free`, before the context is destroyed.
-    pub(crate) fn alloc_host(&self, size: usize) -> Result<*mut c_void, ZeError> {
+    pub fn alloc_host(&self, size: usize) -> Result<*mut c_void, ZeError> {
         let desc = ze_host_mem_alloc_desc_t { stype: ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, ..Default::default() };
         let mut p = std::ptr::null_mut();
         // SAFETY: valid descriptor and out-pointer.
@@ -92,7 +92,7 @@ impl Context {
     }
 
     /// An immediate, synchronous command list on `device`.
-    pub(crate) fn immediate_list(&self, device: &Device) -> Result<CommandList, ZeError> {
+    pub fn immediate_list(&self, device: &Device) -> Result<CommandList, ZeError> {
         let desc = ze_command_queue_desc_t {
             stype: ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
             mode: ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS,
@@ -109,7 +109,7 @@ impl Context {
 }
 
 /// An immediate command list. Destroyed (consumed) by [`CommandList::destroy`]; never cloned.
-pub(crate) struct CommandList {
+pub struct CommandList {
     ze: Ze,
     handle: ze_command_list_handle_t,
 }
