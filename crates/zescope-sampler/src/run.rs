@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::layout::Decoder;
-use crate::ze::Device;
+use zescope_ze::Device;
 
 use super::clock::{Clock, Placed};
 use super::dmabuf::ReadError;

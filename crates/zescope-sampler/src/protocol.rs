@@ -3,13 +3,13 @@
 use std::time::Duration;
 
 use crate::layout::Kind;
-use crate::ze::{DeviceKind, Source};
+use zescope_ze::{DeviceKind, Source};
 
 /// Shortest sampling interval.
-pub(crate) const MIN_INTERVAL: Duration = Duration::from_micros(100);
+pub const MIN_INTERVAL: Duration = Duration::from_micros(100);
 /// Longest sampling interval; `Command::SetInterval` and `RunConfig::interval` are clamped into
 /// `MIN_INTERVAL..=MAX_INTERVAL`.
-pub(crate) const MAX_INTERVAL: Duration = Duration::from_secs(10);
+pub const MAX_INTERVAL: Duration = Duration::from_secs(10);
 
 /// Commands to the sampler.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ use core::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering, fence};
 
 use super::fd::{Dup, FileId};
-use crate::ze::CommandList;
+use zescope_ze::CommandList;
 
 /// `DMA_BUF_IOCTL_SYNC` = `_IOW('b', 0, struct dma_buf_sync)`, and its flags.
 const DMA_BUF_IOCTL_SYNC: libc::c_ulong = 0x4008_6200;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 use crate::layout::LayoutSet;
-use crate::ze::{Loader, Source};
+use zescope_ze::{Loader, Source};
 
 use super::dmabuf::os;
 use super::optional::NOTICE_LOG_TARGET;
@@ -19,7 +19,7 @@ use super::timing::Ticker;
 use super::{errors, inventory, setup};
 
 /// Opens the source, on the sampler thread (again on `Refresh` while it is not open).
-pub type Opener = Box<dyn FnMut() -> Result<Loader, crate::ze::Error> + Send>;
+pub type Opener = Box<dyn FnMut() -> Result<Loader, zescope_ze::Error> + Send>;
 
 /// How the sampler thread runs: layouts, channel sizes and periods.
 #[derive(Clone)]
@@ -137,7 +137,7 @@ impl Drop for SamplerHandle {
 }
 
 /// Spawns the sampler thread opening `source` (see `spawn`).
-pub(crate) fn spawn_source(source: Source, mut options: Options) -> SamplerHandle {
+pub fn spawn_source(source: Source, mut options: Options) -> SamplerHandle {
     options.requested = source;
     spawn(Box::new(move || Loader::open(source)), options)
 }

@@ -18,8 +18,8 @@
 //! read, `map` answers `None` and the caller places reports back from the read time by whole
 //! periods.
 
-use crate::ze::streamer::Timer;
-use crate::ze::{Device, ZeError};
+use zescope_ze::streamer::Timer;
+use zescope_ze::{Device, ZeError};
 
 /// How far a mapped report time may lie from the read time before it is distrusted.
 pub const PLAUSIBLE_NS: i128 = 10_000_000_000;

@@ -6,17 +6,20 @@
 //! through an `outbox` that never blocks, and ends every run — stop, shutdown, group or device
 //! change, error, panic — through the one teardown (`teardown`).
 
+#![deny(missing_docs)]
+
 mod clock;
 mod config_compat;
-pub(crate) mod direct;
+pub mod direct;
 mod dmabuf;
 mod errors;
 mod inventory;
+pub mod layout;
 mod optional;
 mod outbox;
 mod pick;
 mod pick_targets;
-pub(crate) mod protocol;
+pub mod protocol;
 mod report_time;
 mod run;
 mod setup;
@@ -34,5 +37,5 @@ pub use pick::{pick_device, pick_groups};
 pub use pick_targets::pick_targets;
 pub use protocol::*;
 pub use run::ReadOutcome;
-pub(crate) use thread::spawn_source;
+pub use thread::spawn_source;
 pub use thread::{Opener, Options, SamplerHandle, spawn};

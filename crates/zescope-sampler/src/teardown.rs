@@ -26,7 +26,7 @@
 
 use std::panic::AssertUnwindSafe;
 
-use crate::ze::{Context, CreatedGroup, Device};
+use zescope_ze::{Context, CreatedGroup, Device};
 
 use super::dmabuf::{Buffers, BuffersReleased, ImportError};
 use super::protocol::DevicePath;

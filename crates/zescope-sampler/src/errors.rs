@@ -3,7 +3,7 @@
 use level_zero_sys::*;
 
 use super::protocol::{ErrorKind, SamplerError};
-use crate::ze::{Error as ZeLayerError, ZeError};
+use zescope_ze::{Error as ZeLayerError, ZeError};
 
 pub fn config(message: impl Into<String>, hint: Option<&str>) -> SamplerError {
     SamplerError { kind: ErrorKind::Config, message: message.into(), hint: hint.map(str::to_owned) }
@@ -40,7 +40,7 @@ pub fn ze(what: &str, e: &ZeError) -> SamplerError {
             "run `zescope doctor` (or Help → Diagnostics) to see which permission or setting is missing".to_owned(),
         ),
         ErrorKind::DeviceLost => Some("wait for the device to recover, then start a new run".to_owned()),
-        _ => crate::ze::hint(e.code).map(str::to_owned),
+        _ => zescope_ze::hint(e.code).map(str::to_owned),
     };
     SamplerError { kind, message: format!("{what}: {} failed with {}", e.call, e.name()), hint }
 }

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use crate::layout::decode::MetricDesc;
 use crate::layout::{Decoder, LayoutSet, Target as LayoutTarget};
-use crate::ze::{Context, CreateGroupError, Device, GroupExport, Loader, Metric, MetricGroup};
+use zescope_ze::{Context, CreateGroupError, Device, GroupExport, Loader, Metric, MetricGroup};
 
 use super::dmabuf::{self, ImportError};
 use super::errors;
@@ -20,7 +20,7 @@ use super::teardown::{DeviceContext, Pending, RunParts, Teardown};
 pub fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), SamplerError> {
     let not_found = || errors::config(format!("device {path:?} does not exist"), Some("refresh the device list"));
     let driver = loader.drivers.get(path.driver).ok_or_else(not_found)?;
-    let simulated = driver.info.simulated || loader.origin == crate::ze::Origin::BuiltInSim;
+    let simulated = driver.info.simulated || loader.origin == zescope_ze::Origin::BuiltInSim;
     let devices = driver.devices().map_err(|e| errors::ze("listing devices", &e))?;
     let root = devices.into_iter().nth(path.device).ok_or_else(not_found)?;
     match path.sub_device {
@@ -192,7 +192,7 @@ struct Build<'a> {
     device: &'a Device,
     /// Its name in the run (`RunInfo::devices`).
     name: &'a str,
-    driver: &'a crate::ze::Driver,
+    driver: &'a zescope_ze::Driver,
     simulated: bool,
     layouts: &'a LayoutSet,
     cfg: &'a RunConfig,
@@ -273,7 +273,7 @@ fn build(
         validate_export(&g.info.name, fd, size)?;
         let lt = LayoutTarget {
             simulated,
-            driver_uuid: &crate::ze::uuid_string(&driver.info.uuid),
+            driver_uuid: &zescope_ze::uuid_string(&driver.info.uuid),
             device: &device.info.name,
             group: &g.info.name,
         };
@@ -401,7 +401,7 @@ fn streamer_request(interval: std::time::Duration) -> (u32, u32) {
 }
 
 /// A refused `zetMetricStreamerOpen`, with what usually causes it and how to fix it.
-fn streamer_open_error(group: &str, e: &crate::ze::ZeError) -> SamplerError {
+fn streamer_open_error(group: &str, e: &zescope_ze::ZeError) -> SamplerError {
     use level_zero_sys::*;
     let mut err = errors::ze(&format!("opening the metric streamer of {group}"), e);
     match e.code {

@@ -12,7 +12,7 @@ use core::ffi::c_void;
 
 use super::buffer::{ImportedBuffer, Mapping, Reader, Staging};
 use super::fd::{Dup, FileId, Shrinkable, file_id, shrinkable};
-use crate::ze::{Context, Device, ZeError};
+use zescope_ze::{Context, Device, ZeError};
 
 /// The imports of one context (the run's), which is passed to every call that allocates or
 /// frees.

@@ -7,7 +7,7 @@
 //! returned (or logged from `Drop`), never dropped silently.
 
 use crate::layout::LayoutSet;
-use crate::ze::Loader;
+use zescope_ze::Loader;
 
 use super::protocol::{RunConfig, RunInfo, SampleBatch, SamplerError};
 use super::run::{ReadOutcome, Run};

@@ -2,7 +2,7 @@
 //! exports, and why a group cannot be sampled when it cannot.
 
 use crate::layout::{LayoutSet, Target};
-use crate::ze::{Device, GroupExport, Loader, Origin};
+use zescope_ze::{Device, GroupExport, Loader, Origin};
 
 use super::protocol::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry, SourceInfo};
 use super::teardown::{Pending, PendingDisable};
@@ -12,7 +12,7 @@ use super::teardown::{Pending, PendingDisable};
 pub fn build(
     loader: &Loader,
     layouts: &LayoutSet,
-    requested: crate::ze::Source,
+    requested: zescope_ze::Source,
     pending: &mut Vec<Pending>,
 ) -> Inventory {
     let simulated_origin = loader.origin == Origin::BuiltInSim;
@@ -31,7 +31,7 @@ pub fn build(
     };
     for (di, driver) in loader.drivers.iter().enumerate() {
         let simulated = simulated_origin || driver.info.simulated;
-        let uuid = crate::ze::uuid_string(&driver.info.uuid);
+        let uuid = zescope_ze::uuid_string(&driver.info.uuid);
         let Ok(devices) = driver.devices() else { continue };
         for (i, dev) in devices.iter().enumerate() {
             let path = DevicePath { driver: di, device: i, sub_device: None };
@@ -123,7 +123,7 @@ fn list_groups(
     dev: &Device,
     path: DevicePath,
     pending: &mut Vec<Pending>,
-) -> Result<Vec<crate::ze::MetricGroup>, crate::ze::ZeError> {
+) -> Result<Vec<zescope_ze::MetricGroup>, zescope_ze::ZeError> {
     let groups = dev.metric_groups()?;
     // Enabling and disabling on a device whose earlier run could not free its memory would
     // disable under that live import.

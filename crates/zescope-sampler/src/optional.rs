@@ -10,7 +10,7 @@
 
 use level_zero_sys::ZE_RESULT_ERROR_DEVICE_LOST;
 
-use crate::ze::ZeError;
+use zescope_ze::ZeError;
 
 /// Is this answer of an optional call a reason to end the run (the device is gone)?
 pub fn is_fatal(e: &ZeError) -> bool {

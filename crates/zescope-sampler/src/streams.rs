@@ -17,8 +17,8 @@
 use level_zero_sys::*;
 
 use crate::layout::Kind;
-use crate::ze::streamer::{Event, EventPool, Streamer, calculate};
-use crate::ze::{Context, Device, Metric, MetricGroup, ZeError};
+use zescope_ze::streamer::{Event, EventPool, Streamer, calculate};
+use zescope_ze::{Context, Device, Metric, MetricGroup, ZeError};
 
 use super::dmabuf::os::monotonic_ns;
 use super::protocol::SeriesInfo;

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use level_zero_sys::*;
 
 use crate::layout::Kind;
-use crate::ze::{Device, Domain, Sysman, ZeError};
+use zescope_ze::{Device, Domain, Sysman, ZeError};
 
 use super::dmabuf::os::monotonic_ns;
 use super::protocol::SeriesInfo;

@@ -85,8 +85,8 @@ fn has_metric(d: &DeviceEntry, groups: &[String], metric: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sampler::protocol::{DevicePath, GroupEntry, GroupExportKind, MetricEntry};
-    use crate::ze::DeviceKind;
+    use crate::protocol::{DevicePath, GroupEntry, GroupExportKind, MetricEntry};
+    use zescope_ze::DeviceKind;
 
     fn device(index: usize, name: &str, groups: &[(&str, &[&str])]) -> DeviceEntry {
         let group = |(g, metrics): &(&str, &[&str])| GroupEntry {

@@ -28,8 +28,8 @@ pub use decode::{Decoder, DecoderField, LayoutError};
 
 /// Layouts shipped with zescope (compiled in, so an installed binary needs no data files).
 pub const BUILT_IN: &[(&str, &str)] = &[
-    ("ze-sim-groups.ron", include_str!("../../assets/layouts/ze-sim-groups.ron")),
-    ("ze-sim-generic.ron", include_str!("../../assets/layouts/ze-sim-generic.ron")),
+    ("ze-sim-groups.ron", include_str!("../../../../assets/layouts/ze-sim-groups.ron")),
+    ("ze-sim-generic.ron", include_str!("../../../../assets/layouts/ze-sim-generic.ron")),
 ];
 
 /// Where one driver's exported memory keeps its counters (one entry of a layout file).
