@@ -2,16 +2,18 @@
 //! that reuse them: zigzag signed integers, LEB128 varints, and words bit-packed LSB first at a
 //! fixed width.
 
-pub(crate) fn zigzag(v: i64) -> u64 {
+/// Maps a signed integer to an unsigned one so small magnitudes stay small (0, -1, 1, -2 → 0, 1, 2, 3).
+pub fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
 }
 
-pub(crate) fn unzigzag(v: u64) -> i64 {
+/// The inverse of [`zigzag`].
+pub fn unzigzag(v: u64) -> i64 {
     (v >> 1) as i64 ^ -((v & 1) as i64)
 }
 
 /// Appends `v` as LEB128.
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -129,7 +131,7 @@ pub(crate) fn varint_len(v: u64) -> usize {
 }
 
 /// A varint at `*pos`, or `None` when the bytes end inside it or it overflows 64 bits.
-pub(crate) fn checked_varint(b: &[u8], pos: &mut usize) -> Option<u64> {
+pub fn checked_varint(b: &[u8], pos: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let byte = *b.get(*pos)?;

@@ -48,7 +48,7 @@ pub(crate) const COARSE_SHARE: usize = 32;
 
 /// Default cap: a quarter of physical memory, at most 1 GiB (1 GiB when the
 /// amount of memory can't be read).
-pub(crate) fn default_cap() -> usize {
+pub fn default_cap() -> usize {
     const GIB: usize = 1 << 30;
     let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
         s.lines()
@@ -164,7 +164,7 @@ pub struct ResolutionSpan {
 
 impl ResolutionSpan {
     /// Typical time per bucket.
-    pub(crate) fn bucket_ns(&self) -> i64 {
+    pub fn bucket_ns(&self) -> i64 {
         self.t_last.saturating_sub(self.t_first) / self.buckets.max(1) as i64
     }
 }

@@ -52,7 +52,7 @@ const LINE: u8 = 8;
 const INT: u8 = 4;
 
 /// Bytes a column of `BLOCK` values can take at most (delta at 64 bits with its header).
-pub(crate) const WORST_COLUMN: usize = 1 + 1 + 10 + 10 + BLOCK * 8;
+pub const WORST_COLUMN: usize = 1 + 1 + 10 + 10 + BLOCK * 8;
 
 /// Largest magnitude packed as an integer (every integer up to it is exact in `f64`).
 const MAX_INT: f64 = 9_007_199_254_740_992.0;
@@ -380,7 +380,7 @@ fn integer_words(vals: &[f64], words: &mut [u64]) -> bool {
 }
 
 /// Appends the encoding of a column of values.
-pub(crate) fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
+pub fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
     let mut words = [0u64; BLOCK];
     let n = vals.len().min(BLOCK);
     if integer_words(&vals[..n], &mut words[..n]) {
@@ -395,7 +395,7 @@ pub(crate) fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
 }
 
 /// Appends the encoding of a column of timestamps.
-pub(crate) fn encode_i64(vals: &[i64], out: &mut Vec<u8>) {
+pub fn encode_i64(vals: &[i64], out: &mut Vec<u8>) {
     let mut words = [0u64; BLOCK];
     let n = vals.len().min(BLOCK);
     for (w, &v) in words.iter_mut().zip(&vals[..n]) {
@@ -410,13 +410,13 @@ fn to_f64(w: u64, int: bool) -> f64 {
 }
 
 /// Decodes the `out.len()` values of an encoded column.
-pub(crate) fn decode_f64(b: &[u8], out: &mut [f64]) {
+pub fn decode_f64(b: &[u8], out: &mut [f64]) {
     let int = b.first().is_some_and(|m| m & INT != 0);
     decode_words(b, out.len(), |i, w| out[i] = to_f64(w, int));
 }
 
 /// Decodes the `out.len()` timestamps of an encoded column.
-pub(crate) fn decode_i64(b: &[u8], out: &mut [i64]) {
+pub fn decode_i64(b: &[u8], out: &mut [i64]) {
     decode_words(b, out.len(), |i, w| out[i] = w as i64);
 }
 
@@ -464,7 +464,7 @@ pub(crate) fn i64_at(b: &[u8], n: usize, i: usize) -> i64 {
 /// Checks that `b` is exactly one encoded column of `n` words (as read from outside, e.g. a
 /// session file): a known mode, a width of at most 64 bits, complete headers, and exactly the
 /// bytes the words need. A column that passes decodes without reading past its end.
-pub(crate) fn check(b: &[u8], n: usize) -> Result<(), String> {
+pub fn check(b: &[u8], n: usize) -> Result<(), String> {
     let Some(&mode) = b.first() else { return Err("empty column".into()) };
     if !matches!(mode & !INT, FOR | DELTA | XOR | RUNS | LINE) {
         return Err(format!("unknown column mode {mode:#04x}"));

@@ -52,7 +52,7 @@ pub struct Stats {
 
 impl Stats {
     /// Statistics of no samples: NaN min/max/mean, zero counts.
-    pub(crate) const EMPTY: Stats = Stats {
+    pub const EMPTY: Stats = Stats {
         min: f64::NAN,
         max: f64::NAN,
         mean: f64::NAN,

@@ -232,12 +232,7 @@ impl Store {
 impl Envelope {
     /// Make this envelope the concatenation of `parts`, as a query of `request` at the level of
     /// `samples_per_bucket` would have filled it (exact columns).
-    pub(crate) fn assemble(
-        &mut self,
-        request: (i64, i64, usize),
-        samples_per_bucket: u64,
-        parts: &[&[EnvelopeColumn]],
-    ) {
+    pub fn assemble(&mut self, request: (i64, i64, usize), samples_per_bucket: u64, parts: &[&[EnvelopeColumn]]) {
         self.reset(request.0, request.1, request.2);
         self.samples_per_bucket = samples_per_bucket;
         self.columns.reserve(parts.iter().map(|p| p.len()).sum());

@@ -12,7 +12,7 @@
 const SAME: u8 = 0x80;
 
 /// Appends the encoding of `bits` to `out`.
-pub(crate) fn encode(bits: impl Iterator<Item = u64>, out: &mut Vec<u8>) {
+pub fn encode(bits: impl Iterator<Item = u64>, out: &mut Vec<u8>) {
     let mut prev = 0u64;
     for v in bits {
         let x = v ^ prev;
@@ -43,16 +43,24 @@ pub(crate) fn encoded_len(bits: impl Iterator<Item = u64>) -> usize {
 
 /// What is wrong with an encoded run.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum XorError {
+pub enum XorError {
     /// The bytes end inside value `index`.
-    Short { index: usize },
+    Short {
+        /// The value the bytes end in.
+        index: usize,
+    },
     /// Value `index` has an impossible control byte.
-    Control { index: usize, byte: u8 },
+    Control {
+        /// The value with the bad control byte.
+        index: usize,
+        /// The byte found.
+        byte: u8,
+    },
 }
 
 /// Decodes `n` values from the start of `b`, handing each one's bits to
 /// `f(index, bits)`. Returns the bytes read.
-pub(crate) fn decode(b: &[u8], n: usize, mut f: impl FnMut(usize, u64)) -> Result<usize, XorError> {
+pub fn decode(b: &[u8], n: usize, mut f: impl FnMut(usize, u64)) -> Result<usize, XorError> {
     let (mut pos, mut prev) = (0usize, 0u64);
     for index in 0..n {
         let c = *b.get(pos).ok_or(XorError::Short { index })?;

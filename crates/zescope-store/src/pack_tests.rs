@@ -264,10 +264,10 @@ fn one_delta_value_reads_as_the_whole_column_decodes_even_when_truncated() {
 fn unknown_or_truncated_bytes_decode_as_missing_without_panicking() {
     let mut out = [0.0; 4];
     decode_f64(&[0x10], &mut out);
-    assert!(out.iter().all(|v| crate::store::agg::is_missing(*v)));
+    assert!(out.iter().all(|v| crate::agg::is_missing(*v)));
     decode_f64(&[], &mut out);
     decode_f64(&[DELTA, 64, 0x80], &mut out);
     decode_f64(&[RUNS, 5, 1, 2], &mut out);
-    assert!(crate::store::agg::is_missing(out[3]), "runs that end early leave the rest missing");
+    assert!(crate::agg::is_missing(out[3]), "runs that end early leave the rest missing");
     let _ = f64_at(&[FOR, 64], 4, 3);
 }

@@ -69,8 +69,7 @@ pub struct EnvelopeColumn {
 
 impl EnvelopeColumn {
     /// Every field as bits, so that columns compare bit for bit (NaNs equal, -0 apart from +0).
-    #[cfg(test)]
-    pub(crate) fn bits(&self) -> [u64; 9] {
+    pub fn bits(&self) -> [u64; 9] {
         let (c, b) = (self, f64::to_bits);
         [
             c.t_start as u64,
@@ -86,7 +85,7 @@ impl EnvelopeColumn {
     }
 
     /// Middle of the covered time span.
-    pub(crate) fn t_mid(&self) -> i64 {
+    pub fn t_mid(&self) -> i64 {
         ((self.t_start as i128 + self.t_end as i128) / 2) as i64
     }
 }
@@ -95,7 +94,8 @@ impl EnvelopeColumn {
 /// after the first frames it no longer allocates.
 #[derive(Clone, Debug, Default)]
 pub struct Envelope {
-    pub(crate) columns: Vec<EnvelopeColumn>,
+    /// One column per pixel column asked for, oldest first.
+    pub columns: Vec<EnvelopeColumn>,
     pub(crate) range: (i64, i64),
     pub(crate) requested: usize,
     pub(crate) samples_per_bucket: u64,

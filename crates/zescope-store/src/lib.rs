@@ -72,9 +72,12 @@
 //! is the first timestamp ever appended (or set explicitly); plots use `f64`
 //! seconds since the origin ([`Store::to_plot_x`], [`Store::from_plot_x`]).
 
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 mod agg;
 mod band;
-pub(crate) mod bits;
+pub mod bits;
 mod cap;
 mod chunked;
 mod column;
@@ -88,7 +91,8 @@ mod grid;
 mod increase;
 mod lanes;
 mod locate;
-pub(crate) mod pack;
+pub mod pack;
+pub mod par;
 mod plan;
 mod pyramid;
 mod query;
@@ -96,9 +100,9 @@ pub mod rate;
 mod snapshot;
 mod stream;
 mod timeline;
-pub(crate) mod xor;
+pub mod xor;
 
-pub(crate) use cap::default_cap;
+pub use cap::default_cap;
 pub use cap::{ResolutionSpan, Retention};
 pub use desc::{SeriesDesc, SeriesId, SeriesKind, StreamDesc, StreamId, StreamInfo};
 pub use envelope::{Envelope, EnvelopeColumn};
@@ -162,7 +166,7 @@ impl Store {
     }
 
     /// A store with [`default_cap`].
-    pub(crate) fn with_default_cap() -> Store {
+    pub fn with_default_cap() -> Store {
         Store::new(default_cap())
     }
 
@@ -178,7 +182,7 @@ impl Store {
     }
 
     /// Sets the origin (ns) that plot x values are relative to.
-    pub(crate) fn set_origin(&mut self, ns: i64) {
+    pub fn set_origin(&mut self, ns: i64) {
         self.version += 1;
         self.origin = Some(ns);
     }
