@@ -8,23 +8,24 @@
 //! that maps exported memory) → `layout` (bytes to values) → `view::ingest` → `store` (time
 //! series) → `app` (plots). `docs/architecture.md` walks through it file by file.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod app;
 pub mod cli;
 pub mod doctor;
-pub mod export;
+pub use zescope_model::export;
 pub mod gui;
 pub use zescope_sampler::layout;
 pub mod list;
 pub mod logwatch;
-pub mod markers;
+pub use zescope_model::markers;
 pub use zescope_store::par;
 pub mod record;
 pub use zescope_sampler as sampler;
 pub mod serve;
-pub mod session;
+pub use zescope_model::session;
 pub mod signals;
+pub use zescope_model::view;
 pub use zescope_store as store;
-pub mod view;
 pub use zescope_ze as ze;

@@ -1,3 +1,4 @@
+#![forbid(unsafe_code)]
 use std::process::ExitCode;
 
 use clap::Parser;

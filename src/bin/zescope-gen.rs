@@ -3,6 +3,8 @@
 //! `OUT_DIR/man/*.1` and `OUT_DIR/completions/{zescope.bash,_zescope,zescope.fish}`.
 //! `dist/build-deb.sh` runs it before packaging; the output is not kept in git.
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -20,6 +20,9 @@
 //! m.instant("converged");
 //! ```
 
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 pub mod clock;
 pub mod protocol;
 

@@ -7,10 +7,13 @@
 //! change, error, panic — through the one teardown (`teardown`).
 
 #![deny(missing_docs)]
+// Exported memory is mapped and read only in `dmabuf`: the compiler refuses unsafe elsewhere.
+#![deny(unsafe_code)]
 
 mod clock;
 mod config_compat;
 pub mod direct;
+#[allow(unsafe_code)]
 mod dmabuf;
 mod errors;
 mod inventory;

@@ -44,14 +44,14 @@ pub use format::{
     RunRecord, SeriesMeta, SeriesRef, SourceRecord, SpanRecord, StreamMeta, ViewRecord, WindowRecord,
 };
 pub use history::RunHistory;
-pub(crate) use history::unix_ms_now;
+pub use history::unix_ms_now;
 pub use io::{MAX_FILE_BYTES, write_atomic};
 pub use job::SaveJob;
 pub use load_job::{IN_FLIGHT, LoadEvent, LoadHead, LoadJob, Piece};
 pub use markers::{markers_from_file, markers_to_file};
-pub(crate) use recorder::Recorder;
+pub use recorder::Recorder;
 
-use crate::store::StreamData;
+use zescope_store::StreamData;
 
 /// A session in memory (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -129,7 +129,7 @@ pub fn to_v1_string(session: &Session) -> Result<String, SessionError> {
 /// The memory cap a one-shot load holds to unless told another: the store's default cap (a
 /// quarter of physical memory, at most 1 GiB), which the window and the commands use.
 pub fn default_memory_cap() -> u64 {
-    crate::store::default_cap() as u64
+    zescope_store::default_cap() as u64
 }
 
 /// Load and check a session file within [`default_memory_cap`] (see [`load_with_cap`]).

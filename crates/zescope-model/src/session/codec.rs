@@ -12,7 +12,7 @@
 //! - per series, `n` values: each value's bits XOR the previous value's bits
 //!   (the first against 0), written as one control byte (high nibble: zero
 //!   bytes at the top, low nibble: zero bytes at the bottom) and the bytes in
-//!   between (`crate::store::xor`, which the store's sealed blocks share). A
+//!   between (`zescope_store::xor`, which the store's sealed blocks share). A
 //!   repeated value costs 1 byte, a counter moving in its low bits 2–4, an
 //!   integer-valued reading 3–5, a full-precision noisy float up to 9.
 //!
@@ -24,9 +24,9 @@
 //! [`CodecError`], never a panic, and nothing is allocated beyond what the
 //! input's length can hold.
 
-use crate::store::bits::{put_varint, unzigzag, zigzag};
-use crate::store::xor::{self, XorError};
-use crate::store::{BucketStats, CoarseBucket};
+use zescope_store::bits::{put_varint, unzigzag, zigzag};
+use zescope_store::xor::{self, XorError};
+use zescope_store::{BucketStats, CoarseBucket};
 
 /// Samples per raw chunk. Chunks are aligned to multiples of `CHUNK` in a
 /// stream's sample ordinals, so a full chunk's text never changes once written

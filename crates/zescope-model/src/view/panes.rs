@@ -195,8 +195,8 @@ fn pane_unit(pane: &PaneSpec, series: &BTreeMap<SeriesKey, SeriesEntry>) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::Kind;
-    use crate::sampler::SeriesInfo;
+    use zescope_sampler::SeriesInfo;
+    use zescope_sampler::layout::Kind;
 
     fn key(m: &str) -> SeriesKey {
         SeriesKey { device: "d".into(), group: "g".into(), metric: m.into() }

@@ -15,9 +15,9 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::session::{KindRecord, Session};
-use crate::store::Store;
 use crate::view::prom_names::{self as names, BaseUnit};
 use crate::view::prom_telemetry;
+use zescope_store::Store;
 
 struct Family {
     name: String,
@@ -67,7 +67,7 @@ fn label_set(labels: &[(&str, &str)]) -> String {
 pub fn openmetrics(
     session: &Session,
     store: &Store,
-    streams: &[crate::store::StreamId],
+    streams: &[zescope_store::StreamId],
     path: &Path,
 ) -> Result<u64, String> {
     let start_ms = session.recorded.started_unix_ms;
@@ -93,7 +93,7 @@ pub fn openmetrics(
         labels.push(("simulated", simulated.as_str()));
         // How the group was read, from the stream's layout ("sysman", "streamer (…)", or the
         // exported memory's layout name).
-        let telemetry = meta.layout == crate::sampler::telemetry::READ_PATH;
+        let telemetry = meta.layout == zescope_sampler::telemetry::READ_PATH;
         let source = match meta.layout.as_str() {
             l if l.starts_with("streamer") => "streamer",
             l => names::source_label(if telemetry { l } else { "mmap" }),

@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use crate::store::{SeriesId, Store, StreamId};
 use crate::view::csv_text::csv_text;
+use zescope_store::{SeriesId, Store, StreamId};
 
 use super::{ExportError, ExportSpec};
 
@@ -68,6 +68,7 @@ impl<W: Write> CsvWriter<W> {
         self.w.write_record(&self.record)
     }
 
+    /// Flushes the underlying writer.
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.w.flush()
     }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::Store;
+use zescope_store::Store;
 
 /// The data's x extent (seconds since the store's origin), over every stream: what a live view
 /// follows and what "all" means.

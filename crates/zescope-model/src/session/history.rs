@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::sampler::{DeviceEntry, Inventory, RunInfo, SourceInfo};
-use crate::store::StreamId;
-use crate::ze::Source;
+use zescope_sampler::{DeviceEntry, Inventory, RunInfo, SourceInfo};
+use zescope_store::StreamId;
+use zescope_ze::Source;
 
 use super::format::{DevicePathRecord, DeviceRecord, Recorded, RunRecord, SeriesMeta, SourceRecord, StreamMeta};
 
@@ -111,7 +111,7 @@ impl RunHistory {
                 telemetry: info
                     .streams
                     .iter()
-                    .any(|s| s.target == t && s.read_path == crate::sampler::telemetry::READ_PATH),
+                    .any(|s| s.target == t && s.read_path == zescope_sampler::telemetry::READ_PATH),
                 started_unix_ms: now,
             });
         }
@@ -123,8 +123,8 @@ impl RunHistory {
                     metric: x.name.clone(),
                     unit: x.unit.clone(),
                     kind: match x.kind {
-                        crate::layout::Kind::Gauge => super::KindRecord::Gauge,
-                        crate::layout::Kind::Cumulative => super::KindRecord::Cumulative { wrap: x.wrap },
+                        zescope_sampler::layout::Kind::Gauge => super::KindRecord::Gauge,
+                        zescope_sampler::layout::Kind::Cumulative => super::KindRecord::Cumulative { wrap: x.wrap },
                     },
                     description: x.description.clone(),
                 })

@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::layout::Kind;
-use crate::sampler::SeriesInfo;
-use crate::store::{Store, StreamId};
 use crate::view::{Mode, PaneLayout, PaneSpec, SeriesEntry, SeriesKey, TimeView, Window};
+use zescope_sampler::SeriesInfo;
+use zescope_sampler::layout::Kind;
+use zescope_store::{Store, StreamId};
 
 use super::convert::parse_color;
 use super::format::*;
@@ -128,7 +128,7 @@ impl Session {
     pub(crate) fn capture_with(
         store: &Store,
         ui: Capture<'_>,
-        mut export: impl FnMut(StreamId) -> Option<crate::store::StreamData>,
+        mut export: impl FnMut(StreamId) -> Option<zescope_store::StreamData>,
     ) -> Session {
         let h = ui.history;
         let streams = store
@@ -149,8 +149,8 @@ impl Session {
                             metric: s.name.clone(),
                             unit: s.unit.clone(),
                             kind: match s.kind {
-                                crate::store::SeriesKind::Gauge => KindRecord::Gauge,
-                                crate::store::SeriesKind::Cumulative { wrap } => KindRecord::Cumulative { wrap },
+                                zescope_store::SeriesKind::Gauge => KindRecord::Gauge,
+                                zescope_store::SeriesKind::Cumulative { wrap } => KindRecord::Cumulative { wrap },
                             },
                             description: String::new(),
                         })

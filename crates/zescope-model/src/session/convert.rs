@@ -18,7 +18,7 @@
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
+use zescope_store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
 
 use super::codec::{self, CHUNK, COARSE_CHUNK};
 use super::error::SessionError;
@@ -168,7 +168,7 @@ pub fn write_chunks(session: &Session, progress: &Progress, w: &mut impl std::io
         for b in bytes {
             let b = b.ok_or(SessionError::Cancelled)?;
             len.clear();
-            crate::store::bits::put_varint(&mut len, b.len() as u64);
+            zescope_store::bits::put_varint(&mut len, b.len() as u64);
             w.write_all(&len).and_then(|_| w.write_all(&b)).map_err(|e| SessionError::Encode(e.to_string()))?;
         }
     }
@@ -424,7 +424,8 @@ fn decoded_bytes(samples: u64, n: usize) -> u64 {
 
 /// Bytes `buckets` coarse buckets of `n` series take decoded.
 fn coarse_bytes(buckets: u64, n: usize) -> u64 {
-    let per = std::mem::size_of::<crate::store::CoarseBucket>() + n * std::mem::size_of::<crate::store::BucketStats>();
+    let per =
+        std::mem::size_of::<zescope_store::CoarseBucket>() + n * std::mem::size_of::<zescope_store::BucketStats>();
     buckets.saturating_mul(per as u64)
 }
 

@@ -4,7 +4,7 @@
 
 use prometheus_client::registry::Unit;
 
-use crate::layout::Kind;
+use zescope_sampler::layout::Kind;
 
 /// The prefix of every metric zescope serves.
 pub const PREFIX: &str = "zescope";

@@ -16,8 +16,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::layout::Kind;
-use crate::store::{Stats, Store};
+use zescope_sampler::layout::Kind;
+use zescope_store::{Stats, Store};
 
 use super::series::{SeriesEntry, SeriesKey};
 

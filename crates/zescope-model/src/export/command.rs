@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 
 use crate::session;
-use crate::store::Store;
 use crate::view::default_layout;
 use crate::view::phases::{PhaseRange, phase_table};
 use crate::view::timeview::shown_range;
+use zescope_store::Store;
 
 use super::ExportSpec;
 

@@ -21,8 +21,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::sampler::{RunInfo, SampleBatch};
-use crate::store::{Store, StoreError, StreamId};
+use zescope_sampler::{RunInfo, SampleBatch};
+use zescope_store::{Store, StoreError, StreamId};
 
 use super::series::{SeriesEntry, SeriesKey, stream_desc};
 
@@ -119,8 +119,8 @@ impl Ingest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::Kind;
-    use crate::sampler::{DevicePath, RunConfig, SeriesInfo, StreamInfo};
+    use zescope_sampler::layout::Kind;
+    use zescope_sampler::{DevicePath, RunConfig, SeriesInfo, StreamInfo};
 
     fn series(name: &str) -> SeriesInfo {
         SeriesInfo { name: name.into(), description: String::new(), unit: "W".into(), kind: Kind::Gauge, wrap: None }

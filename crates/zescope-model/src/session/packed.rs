@@ -1,5 +1,5 @@
 //! Version 2's data section: the raw chunks as binary bytes after the RON text, each column
-//! in the store's sealed-block encoding (`crate::store::pack`: frame of reference, delta or
+//! in the store's sealed-block encoding (`zescope_store::pack`: frame of reference, delta or
 //! XOR, whichever is smallest, integer-valued columns packed as integers).
 //!
 //! One chunk (the samples of one multiple of [`CHUNK`](super::codec::CHUNK) ordinals):
@@ -12,8 +12,8 @@
 //! (LEB128) and its bytes. Every reader here is bounds-checked: a short, long or corrupt chunk
 //! gives a [`CodecError`], never a panic.
 
-use crate::store::bits::{checked_varint, put_varint};
-use crate::store::pack;
+use zescope_store::bits::{checked_varint, put_varint};
+use zescope_store::pack;
 
 use super::codec::CodecError;
 

@@ -79,11 +79,13 @@ pub enum SessionError {
 }
 
 impl SessionError {
-    pub(crate) fn invalid(field: impl Into<String>, message: impl Into<String>) -> SessionError {
+    /// A value that breaks the format: `field` names where, `message` what is wrong.
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> SessionError {
         SessionError::Invalid { field: field.into(), message: message.into() }
     }
 
-    pub(crate) fn io(path: impl Into<PathBuf>, what: &'static str, source: std::io::Error) -> SessionError {
+    /// An I/O failure on `path` while doing `what`.
+    pub fn io(path: impl Into<PathBuf>, what: &'static str, source: std::io::Error) -> SessionError {
         SessionError::Io { path: path.into(), what, source }
     }
 

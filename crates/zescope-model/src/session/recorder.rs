@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::sampler::{Inventory, RunInfo, SampleBatch};
-use crate::store::Store;
 use crate::view::{Ingest, TimeView, default_layout};
+use zescope_sampler::{Inventory, RunInfo, SampleBatch};
+use zescope_store::Store;
 
 use super::{Capture, RunHistory, SaveJob, Session};
 
@@ -30,7 +30,7 @@ impl Recorder {
     /// A recorder that will save to `path` and describe devices from `inventory` (the sampler's
     /// `Event::Inventory`). Nothing is written until [`Recorder::checkpoint`] or
     /// [`Recorder::finish`].
-    pub(crate) fn new(path: PathBuf, inventory: Inventory) -> Recorder {
+    pub fn new(path: PathBuf, inventory: Inventory) -> Recorder {
         Recorder {
             path,
             inventory,
@@ -44,39 +44,39 @@ impl Recorder {
     }
 
     /// A run started (`Event::RunStarted`): opens its streams and records its configuration.
-    pub(crate) fn started(&mut self, info: &RunInfo) {
+    pub fn started(&mut self, info: &RunInfo) {
         let run = self.ingest.run_started(&mut self.store, info.clone());
         self.history.run_started(info, Some(&self.inventory), &run.streams);
     }
 
     /// Stores a batch (`Event::Samples`); a batch of a run not in progress is ignored. Errs when
     /// the store refuses the batch, naming why.
-    pub(crate) fn samples(&mut self, b: &SampleBatch) -> Result<(), String> {
+    pub fn samples(&mut self, b: &SampleBatch) -> Result<(), String> {
         self.ingest.samples(&mut self.store, b).map(|_| ()).map_err(|e| format!("samples could not be stored: {e}"))
     }
 
     /// Keeps at most `cap` markers (`view::Markers::with_cap`); call before the first marker.
-    pub(crate) fn set_marker_cap(&mut self, cap: usize) {
+    pub fn set_marker_cap(&mut self, cap: usize) {
         self.markers = crate::view::Markers::with_cap(cap);
     }
 
     /// The markers so far (and how many were refused).
-    pub(crate) fn markers(&self) -> &crate::view::Markers {
+    pub fn markers(&self) -> &crate::view::Markers {
         &self.markers
     }
 
     /// A marker from the workload, stamped on the samples' clock.
-    pub(crate) fn marker(&mut self, kind: zescope_markers::Kind, t_ns: i64, name: &str) {
+    pub fn marker(&mut self, kind: zescope_markers::Kind, t_ns: i64, name: &str) {
         self.markers.apply(kind, t_ns, name);
     }
 
     /// Run `run` stopped (`Event::RunStopped`): its streams take no more samples.
-    pub(crate) fn stopped(&mut self, run: u64) {
+    pub fn stopped(&mut self, run: u64) {
         self.ingest.run_stopped(&mut self.store, run);
     }
 
     /// The session as recorded so far, with the default pane layout and a live view.
-    pub(crate) fn session(&self) -> Session {
+    pub fn session(&self) -> Session {
         let layout = default_layout(&self.ingest.order, &self.ingest.series);
         let view = TimeView::default();
         let markers = super::markers_to_file(&self.markers);
@@ -87,7 +87,7 @@ impl Recorder {
     /// Called often: starts a background save when the last one is over and
     /// `SESSION_CHECKPOINT` has passed since it started. Errs with the previous background
     /// save's error, if it failed.
-    pub(crate) fn checkpoint(&mut self) -> Result<(), String> {
+    pub fn checkpoint(&mut self) -> Result<(), String> {
         if let Some(Err(e)) = self.job.as_mut().and_then(|j| j.try_finish()) {
             return Err(e.to_string());
         }
@@ -101,7 +101,7 @@ impl Recorder {
 
     /// Waits for a background save, then saves the whole recording atomically; errs with what
     /// kept the file from being written.
-    pub(crate) fn finish(&mut self) -> Result<(), String> {
+    pub fn finish(&mut self) -> Result<(), String> {
         if let Some(job) = self.job.take() {
             let _ = job.wait();
         }

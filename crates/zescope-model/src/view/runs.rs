@@ -12,7 +12,7 @@
 //!   the previous column's, a vertical edge ([`join_before`]) spans the jump at the column's start,
 //!   so a step change at about one sample per pixel reads as one continuous line with its edge.
 
-use crate::store::EnvelopeColumn;
+use zescope_store::EnvelopeColumn;
 
 /// Columns spanning more than this many pixels are drawn across their span, not at their middle.
 pub const WIDE_COLUMN_PX: f64 = 2.0;

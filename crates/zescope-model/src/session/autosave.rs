@@ -44,7 +44,7 @@ use std::thread::JoinHandle;
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::{Store, StreamId};
+use zescope_store::{Store, StreamId};
 
 use super::codec::{self, CHUNK};
 use super::convert::{self, chunk_sizes};

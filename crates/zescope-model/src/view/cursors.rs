@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::Store;
+use zescope_store::Store;
 
 use super::phases::PhaseRange;
 use super::series::{SeriesEntry, SeriesKey};
@@ -119,7 +119,7 @@ impl Cursors {
 /// The value of a series at `t` (see the module docs): from the newest run whose data covers
 /// `t`, else the nearest held sample of any run.
 pub fn value_at(store: &Store, e: &SeriesEntry, t: i64) -> Option<f64> {
-    let covers = |id: &crate::store::SeriesId| store.time_range(id.stream()).is_some_and(|(a, b)| a <= t && t <= b);
+    let covers = |id: &zescope_store::SeriesId| store.time_range(id.stream()).is_some_and(|(a, b)| a <= t && t <= b);
     let id = e.ids.iter().rev().find(|id| covers(id)).or(e.ids.last())?;
     match store.nearest(*id, t) {
         Some(s) => s.value,

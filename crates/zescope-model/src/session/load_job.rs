@@ -27,7 +27,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::time::Duration;
 
-use crate::store::RawData;
+use zescope_store::RawData;
 
 use super::convert::{self, Checked, Chunk, Progress, chunk_sizes};
 use super::io::{self, MAX_FILE_BYTES};
@@ -304,8 +304,8 @@ fn time_order(
 mod tests {
     use super::*;
     use crate::session::{Capture, RunHistory};
-    use crate::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
     use crate::view::{PaneLayout, TimeView};
+    use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 
     /// Two streams over the same time, counters and gauges, pauses, in a store whose cap has
     /// coarsened the oldest history (so the raw part starts after coarse buckets, with a first

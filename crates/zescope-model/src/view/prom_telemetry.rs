@@ -21,7 +21,7 @@
 use prometheus_client::registry::Unit;
 
 use super::prom_names::{BaseUnit, PREFIX, base_unit, snake};
-use crate::sampler::telemetry::throttle_names;
+use zescope_sampler::telemetry::throttle_names;
 
 /// How one telemetry series is served.
 #[derive(Clone, Debug, PartialEq)]
@@ -202,7 +202,7 @@ fn word(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sampler::telemetry::throttle_description;
+    use zescope_sampler::telemetry::throttle_description;
 
     fn full(n: &Named) -> String {
         let unit = n.unit.unit.as_ref().map(|u| format!("_{}", u.as_str())).unwrap_or_default();

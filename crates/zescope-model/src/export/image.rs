@@ -27,14 +27,14 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
-use crate::store::{Envelope, EnvelopeColumn, Store};
 use crate::view::Mark;
 use crate::view::format::{si, time_label};
 use crate::view::runs::{column_span, gap_free_runs};
+use zescope_store::{Envelope, EnvelopeColumn, Store};
 
 use super::{ExportError, ExportPane, ExportSpec};
 
-static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+static FONT: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
 
 const MARGIN: u32 = 12;

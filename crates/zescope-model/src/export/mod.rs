@@ -18,12 +18,12 @@ mod openmetrics;
 
 use std::collections::BTreeMap;
 
-use crate::store::{SeriesId, Store};
 use crate::view::{PaneLayout, SeriesEntry, SeriesKey};
+use zescope_store::{SeriesId, Store};
 
 pub use command::{ExportArgs, PaneChoice, RangeArg, parse_range, run};
 pub use csv::csv;
-pub(crate) use csv::{CsvWriter, column};
+pub use csv::{CsvWriter, column};
 pub use image::{png, svg};
 pub use markers_csv::{markers_path, write_markers_csv};
 pub use openmetrics::openmetrics;

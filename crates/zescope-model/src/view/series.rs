@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::layout::Kind;
-use crate::sampler::{RunInfo, SeriesInfo, StreamInfo};
-use crate::store::{SeriesDesc, SeriesId, SeriesKind, StreamDesc};
+use zescope_sampler::layout::Kind;
+use zescope_sampler::{RunInfo, SeriesInfo, StreamInfo};
+use zescope_store::{SeriesDesc, SeriesId, SeriesKind, StreamDesc};
 
 /// A counter as the user knows it, stable across runs: which device, group and metric.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

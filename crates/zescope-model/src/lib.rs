@@ -1,0 +1,24 @@
+//! zescope's model: everything between the store and a front end, free of egui, shared by the
+//! window, `record`, `serve` and `export`.
+//!
+//! # Modules
+//!
+//! - [`view`]: the view model — series, panes, the time view, formatting, the one ingest that
+//!   turns sampler events into store appends, OpenMetrics naming.
+//! - [`session`]: saving and loading whole sessions (RON heads, packed chunks), autosave,
+//!   recording to disk.
+//! - [`markers`]: the markers socket's listener (instants and ranges sent by a workload).
+//! - [`export`]: plots to PNG and SVG, data to CSV and OpenMetrics text.
+//!
+//! # Floors
+//!
+//! It stands on `zescope-store`, `zescope-sampler` and `zescope-ze`; nothing here knows the
+//! window or the commands.
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod export;
+pub mod markers;
+pub mod session;
+pub mod view;
