@@ -12,12 +12,12 @@
 //!   columns a plot keeps on a fixed time grid while its zoom holds
 //!   (`src/app/envelope_plot/grid.rs`, which serves views at raw or level-1
 //!   detail such as `decimated/1M`'s) are computed afresh every frame. What a frame may reuse: the store's min/max pyramid (the data
-//!   structure itself, built at ingest, with its drawing bands: `src/store/band.rs`),
+//!   structure itself, built at ingest, with its drawing bands: `crates/zescope-store/src/band.rs`),
 //!   egui's font atlas and allocations kept across frames.
 //! - `plot_frame/zoomed/10M`: the same 16 x 10M series, zoomed in to 2,000
 //!   samples (2 s) per series, a different stretch of the history every frame:
 //!   every frame decodes the sealed (compressed) blocks it shows. The store's
-//!   cache of decoded blocks (`src/store/decoded.rs`) does not serve it: a
+//!   cache of decoded blocks (`crates/zescope-store/src/decoded.rs`) does not serve it: a
 //!   frame's blocks are 31 blocks past the previous frame's, a block comes
 //!   back only once the stride wraps around the history (after ~1,260 frames),
 //!   and by then the cache has replaced it (64 MiB hold ~200 frames' blocks);
@@ -38,7 +38,7 @@
 //!   (100,000 samples per series, ~63 per pixel column), moving 1 ms and widening 1 ms every
 //!   frame (back every 1,000 frames), so that kept columns never serve it. Columns that
 //!   narrow are finer than a pyramid node, so every frame reads raw samples: 6.4M values,
-//!   decoded once into the store's cache of decoded blocks (`src/store/decoded.rs`), which
+//!   decoded once into the store's cache of decoded blocks (`crates/zescope-store/src/decoded.rs`), which
 //!   serves the frames after (the bench prints its hits); the envelope and layout caches miss.
 //! - `plot_frame/naive/100k`, `plot_frame/naive/1M`: the same 16 series handed
 //!   to egui_plot as raw points (`Line` over borrowed `PlotPoint`s).

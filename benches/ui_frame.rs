@@ -8,7 +8,7 @@
 //! app: a frame computes only the columns of the newest block (at most 256 samples, still
 //! changing) and the column the view enters from, and reuses the rest, which are what a fresh
 //! query of the same grid gives. The first two frames (and the two after any change of the
-//! stored history) compute the whole minute: the store's cache of decoded blocks (`src/store/decoded.rs`)
+//! stored history) compute the whole minute: the store's cache of decoded blocks (`crates/zescope-store/src/decoded.rs`)
 //! serves those blocks (the bench prints its hits). The envelope cache keyed by range and the
 //! layout cache miss: the range moves every frame.
 //!

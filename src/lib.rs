@@ -1,9 +1,11 @@
 //! zescope: a live metrics viewer for GPUs and NPUs driven through oneAPI Level Zero, reading
 //! the counters drivers export as DMA-BUF memory (`ZET_experimental_metric_export_memory`).
 //!
-//! Floors, from the bottom up, each importing only from those below it: `ze`; `layout` and
-//! `sampler`; `store`; `view` (the view model: series, panes, time view, formatting, the one
-//! ingest); `session` and `export`; `app`, `record` (and `list`, `doctor`); `cli`/`gui`.
+//! This is the top floor, the binary crate: the window (`app`, `gui`), the commands (`record`,
+//! `serve`, `list`, `doctor`) and the command line (`cli`). The floors below are crates, each
+//! depending only on those under it, re-exported here under their module names:
+//! `zescope-ze` (`ze`); `zescope-sampler` (`sampler`, `layout`); `zescope-store` (`store`,
+//! `par`); `zescope-model` (`view`, `session`, `markers`, `export`).
 //! Where a counter's bytes become a pixel: `ze` (Level Zero access) → `sampler` (the one thread
 //! that maps exported memory) → `layout` (bytes to values) → `view::ingest` → `store` (time
 //! series) → `app` (plots). `docs/architecture.md` walks through it file by file.
@@ -14,18 +16,15 @@
 pub mod app;
 pub mod cli;
 pub mod doctor;
-pub use zescope_model::export;
 pub mod gui;
-pub use zescope_sampler::layout;
 pub mod list;
 pub mod logwatch;
-pub use zescope_model::markers;
-pub use zescope_store::par;
 pub mod record;
-pub use zescope_sampler as sampler;
 pub mod serve;
-pub use zescope_model::session;
 pub mod signals;
-pub use zescope_model::view;
-pub use zescope_store as store;
+
+// The floors below, under the module names the code and tests have always used.
+pub use zescope_model::{export, markers, session, view};
+pub use zescope_sampler::{self as sampler, layout};
+pub use zescope_store::{self as store, par};
 pub use zescope_ze as ze;

@@ -9,7 +9,7 @@
 //! newer export it, Debian's 1.8.12 does not), `zesInit` (Sysman, 1.5), and the experimental
 //! metric functions, which newer loaders export and which every driver may also offer through
 //! `zeDriverGetExtensionFunctionAddress`. A loader's export takes the application's (loader)
-//! handles; the driver's function takes the driver's own: zescope's `src/ze` keeps them apart.
+//! handles; the driver's function takes the driver's own: zescope's `crates/zescope-ze` keeps them apart.
 //!
 //! The time-based streamer's calls (event pools and events, `zetMetricStreamer*`, Calculate) are
 //! in every loader zescope supports, but optional here all the same: only the export-memory path

@@ -17,7 +17,7 @@
 //!   by `gen/ddi.py`.
 //!
 //! This layer is thin on purpose (as in `ash` or `nvml-wrapper-sys`): no ownership, no
-//! error types beyond loading. The safe layer lives in zescope's `src/ze`; the simulated
+//! error types beyond loading. The safe layer lives in zescope's `crates/zescope-ze`; the simulated
 //! driver `ze-sim` fills an [`Api`] and the DDI tables with its own functions.
 //!
 //! # How to use it
