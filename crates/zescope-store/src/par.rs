@@ -1,4 +1,6 @@
-//! Two-way fork-join for the work of one frame, on the machine's second core.
+//! The one parallel helper: a two-way fork-join for the work of one frame ([`join`]), and a
+//! weighted map over all cores for batch work such as encoding or decoding a session's chunks
+//! ([`map_weighted`]).
 //!
 //! A frame's store queries and band meshes split cleanly by series; [`join`] runs the two
 //! halves at once, one on the calling thread and one on a worker thread of a rayon pool, when
@@ -54,5 +56,47 @@ pub fn join<A: Send, B: Send>(split: bool, a: impl FnOnce() -> A + Send, b: impl
         Some(rb) => (ra, rb),
         // The scope ends only when `b` has run (or re-raises its panic).
         None => unreachable!("a rayon scope returned before its job ran"),
+    }
+}
+
+/// Runs `f` over `jobs` on up to eight scoped threads (one per core), the jobs split into runs
+/// of about equal total weight (`jobs[i].0`); the results come back in job order. With one core
+/// everything runs on one thread. A panic in `f` goes on in the caller.
+pub fn map_weighted<J: Send, R: Send>(jobs: Vec<(u64, J)>, f: impl Fn(J) -> R + Sync) -> Vec<R> {
+    let total: u64 = jobs.iter().map(|j| j.0).sum();
+    let per = total / cores().clamp(1, 8) as u64 + 1;
+    let mut groups: Vec<Vec<J>> = vec![Vec::new()];
+    let mut weight = 0;
+    for (w, j) in jobs {
+        if weight >= per {
+            groups.push(Vec::new());
+            weight = 0;
+        }
+        weight += w;
+        groups.last_mut().expect("one group at least").push(j);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> =
+            groups.into_iter().map(|g| s.spawn(|| g.into_iter().map(&f).collect::<Vec<R>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_weighted_keeps_job_order_whatever_the_weights() {
+        let jobs: Vec<(u64, usize)> = (0..100).map(|i| (if i % 7 == 0 { 1000 } else { 1 }, i)).collect();
+        let out = map_weighted(jobs, |i| i * 2);
+        assert_eq!(out, (0..100).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(map_weighted(Vec::<(u64, u8)>::new(), |x| x).is_empty());
+    }
+
+    #[test]
+    fn join_gives_both_results_split_or_not() {
+        assert_eq!(join(true, || 1, || "b"), (1, "b"));
+        assert_eq!(join(false, || 1, || "b"), (1, "b"));
     }
 }

@@ -18,6 +18,7 @@
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use zescope_store::par::map_weighted;
 use zescope_store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
 
 use super::codec::{self, CHUNK, COARSE_CHUNK};
@@ -70,52 +71,44 @@ pub fn chunk_sizes(first: u64, samples: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8)
+/// One raw chunk of one stream, as a save encodes it.
+struct RawChunk<'a> {
+    /// Index of the stream in the session.
+    stream: usize,
+    ts: &'a [i64],
+    /// Row-major, `width` values per timestamp.
+    values: &'a [f64],
+    width: usize,
 }
 
-/// Run `f` over `jobs` on all cores, balanced by each job's weight; results in job order.
-pub(super) fn parallel<J: Send, R: Send>(jobs: Vec<(u64, J)>, f: impl Fn(J) -> R + Sync) -> Vec<R> {
-    let total: u64 = jobs.iter().map(|j| j.0).sum();
-    let per = total / threads() as u64 + 1;
-    let mut groups: Vec<Vec<J>> = vec![Vec::new()];
-    let mut weight = 0;
-    for (w, j) in jobs {
-        if weight >= per {
-            groups.push(Vec::new());
-            weight = 0;
+/// Every stream's raw chunks in file order, each weighted by its samples; sets the save's
+/// total on `progress`. The one chunk loop of both writers ([`encode`], [`write_chunks`]).
+fn raw_chunks<'a>(session: &'a Session, progress: &Progress) -> Vec<(u64, RawChunk<'a>)> {
+    let total: u64 = session.streams.iter().map(|s| s.data.raw.timestamps.len() as u64).sum();
+    progress.total.store(total.max(1), Ordering::Relaxed);
+    let mut jobs = Vec::new();
+    for (stream, s) in session.streams.iter().enumerate() {
+        let width = s.data.desc.series.len();
+        let raw = &s.data.raw;
+        let mut at = 0;
+        for size in chunk_sizes(raw.first_ordinal, raw.timestamps.len() as u64) {
+            let (ts, values) = (&raw.timestamps[at..at + size], &raw.values[at * width..(at + size) * width]);
+            jobs.push((size as u64, RawChunk { stream, ts, values, width }));
+            at += size;
         }
-        weight += w;
-        groups.last_mut().expect("one group at least").push(j);
     }
-    std::thread::scope(|s| {
-        let handles: Vec<_> =
-            groups.into_iter().map(|g| s.spawn(|| g.into_iter().map(&f).collect::<Vec<R>>())).collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-    })
+    jobs
 }
 
 /// Encode a session for writing (the data columns on all cores).
 pub fn encode(session: &Session, progress: &Progress) -> Result<SessionFile, SessionError> {
-    let total: u64 = session.streams.iter().map(|s| s.data.raw.timestamps.len() as u64).sum();
-    progress.total.store(total.max(1), Ordering::Relaxed);
-    let mut jobs = Vec::new();
-    for (k, s) in session.streams.iter().enumerate() {
-        let n = s.data.desc.series.len();
-        let raw = &s.data.raw;
-        let mut at = 0;
-        for size in chunk_sizes(raw.first_ordinal, raw.timestamps.len() as u64) {
-            jobs.push((size as u64, (k, &raw.timestamps[at..at + size], &raw.values[at * n..(at + size) * n], n)));
-            at += size;
-        }
-    }
-    let texts = parallel(jobs, |(k, ts, vals, n)| {
+    let texts = map_weighted(raw_chunks(session, progress), |c| {
         if progress.cancel.load(Ordering::Relaxed) {
-            return (k, None);
+            return (c.stream, None);
         }
-        let text = codec::encode_raw(ts, vals, n);
-        progress.done.fetch_add(ts.len() as u64, Ordering::Relaxed);
-        (k, Some(text))
+        let text = codec::encode_raw(c.ts, c.values, c.width);
+        progress.done.fetch_add(c.ts.len() as u64, Ordering::Relaxed);
+        (c.stream, Some(text))
     });
     let mut chunks: Vec<Vec<String>> = vec![Vec::new(); session.streams.len()];
     for (k, text) in texts {
@@ -139,30 +132,18 @@ const WRITE_BATCH: usize = 64;
 /// order, each followed by its CRC-32C, encoded on all cores a batch at a time and written as
 /// each batch is done.
 pub fn write_chunks(session: &Session, progress: &Progress, w: &mut impl std::io::Write) -> Result<(), SessionError> {
-    let total: u64 = session.streams.iter().map(|s| s.data.raw.timestamps.len() as u64).sum();
-    progress.total.store(total.max(1), Ordering::Relaxed);
-    let mut jobs = Vec::new();
-    for s in &session.streams {
-        let n = s.data.desc.series.len();
-        let raw = &s.data.raw;
-        let mut at = 0;
-        for size in chunk_sizes(raw.first_ordinal, raw.timestamps.len() as u64) {
-            jobs.push((size as u64, (&raw.timestamps[at..at + size], &raw.values[at * n..(at + size) * n], n)));
-            at += size;
-        }
-    }
-    let mut jobs = jobs.into_iter().peekable();
+    let mut jobs = raw_chunks(session, progress).into_iter().peekable();
     let mut len = Vec::new();
     while jobs.peek().is_some() {
         let batch: Vec<_> = jobs.by_ref().take(WRITE_BATCH).collect();
-        let bytes = parallel(batch, |(ts, vals, n)| {
+        let bytes = map_weighted(batch, |c| {
             if progress.cancel.load(Ordering::Relaxed) {
                 return None;
             }
-            let mut b = Vec::with_capacity(ts.len() * (1 + 3 * n));
-            packed::encode_chunk(ts, vals, n, &mut b);
+            let mut b = Vec::with_capacity(c.ts.len() * (1 + 3 * c.width));
+            packed::encode_chunk(c.ts, c.values, c.width, &mut b);
             crc::seal(&mut b, 0);
-            progress.done.fetch_add(ts.len() as u64, Ordering::Relaxed);
+            progress.done.fetch_add(c.ts.len() as u64, Ordering::Relaxed);
             Some(b)
         });
         for b in bytes {
@@ -451,7 +432,8 @@ pub fn decode(f: SessionFile, data: Option<&[u8]>, budget: Budget) -> Result<Ses
             ));
         }
     }
-    let results = parallel(jobs, |j| j.chunk.decode(j.ts, j.values).map_err(|e| SessionError::invalid(j.field, e.0)));
+    let results =
+        map_weighted(jobs, |j| j.chunk.decode(j.ts, j.values).map_err(|e| SessionError::invalid(j.field, e.0)));
     results.into_iter().collect::<Result<Vec<()>, _>>()?;
     for (i, s) in session.streams.iter().enumerate() {
         let ts = &s.data.raw.timestamps;

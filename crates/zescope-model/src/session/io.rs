@@ -58,13 +58,14 @@ pub fn write_ron(file: &SessionFile, w: impl Write) -> Result<(), SessionError> 
     w.write_all(b"\n").and_then(|_| w.flush()).map_err(|e| SessionError::Encode(e.to_string()))
 }
 
-/// Second line of a version 2 file: the RON text's length in bytes follows, then a newline; the
+/// Second line of a file with a data section (version 2 and later): the RON text's length in bytes follows, then a newline; the
 /// binary data section starts right after that many bytes of RON.
 pub const DATA_LINE: &str = "// binary data after the RON text of this many bytes: ";
 
-/// Writes a version 2 file's text part: the comment lines, then the RON of `file` (whose raw
-/// chunks are empty: the data section follows, written by the caller).
-pub fn write_v2_head(file: &SessionFile, w: &mut impl Write) -> Result<(), SessionError> {
+/// Writes the text part of a file with a data section (version 2 and later; zescope writes the
+/// current version): the comment lines, then the RON of `file` (whose raw chunks are empty: the
+/// data section follows, written by the caller).
+pub fn write_text_head(file: &SessionFile, w: &mut impl Write) -> Result<(), SessionError> {
     let mut ron = ron_options().to_string_pretty(file, pretty()).map_err(|e| SessionError::Encode(e.to_string()))?;
     ron.push('\n');
     let head = format!("{FILE_COMMENT}{DATA_LINE}{}\n", ron.len());

@@ -205,7 +205,7 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
             return Ok(());
         }
         let jobs = batch.iter().map(|&(i, c, size, n)| (size as u64, (i, c, size, n, chunks[i][c]))).collect();
-        let decoded = convert::parallel(jobs, |(i, c, size, n, chunk)| {
+        let decoded = zescope_store::par::map_weighted(jobs, |(i, c, size, n, chunk)| {
             let (mut ts, mut values) = (vec![0; size], vec![0.0; size * n]);
             let r = chunk.decode(&mut ts, &mut values);
             (i, c, chunk.len(), r.map(|()| (ts, values)))

@@ -106,10 +106,10 @@ pub fn save_with_progress(path: &Path, session: &Session, progress: &Progress) -
     })
 }
 
-/// Write a session as [`save`] does (version 2: the RON text, then the data section), streamed:
+/// Write a session as [`save`] does (the current version: the RON text, then the data section), streamed:
 /// the samples are encoded a batch of chunks at a time.
 fn write(session: &Session, progress: &Progress, w: &mut impl std::io::Write) -> Result<(), SessionError> {
-    io::write_v2_head(&convert::encode_head(session), w)?;
+    io::write_text_head(&convert::encode_head(session), w)?;
     convert::write_chunks(session, progress, w)
 }
 
