@@ -16,6 +16,7 @@ pub mod direct;
 #[allow(unsafe_code)]
 mod dmabuf;
 mod errors;
+mod host;
 mod inventory;
 pub mod layout;
 mod optional;
@@ -33,7 +34,7 @@ mod thread;
 mod timing;
 
 pub use direct::DirectRun;
-pub use dmabuf::os::{monotonic_ns, process_cpu_time, thread_cpu_time};
+pub use host::{monotonic_ns, process_cpu_time, thread_cpu_time};
 pub use optional::{NOTICE_LOG_TARGET, say_notice};
 pub use outbox::Waker;
 pub use pick::{pick_device, pick_groups};

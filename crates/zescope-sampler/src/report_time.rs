@@ -67,9 +67,9 @@ impl ReportClock {
         {
             return;
         }
-        let before = super::dmabuf::os::monotonic_ns();
+        let before = super::host::monotonic_ns();
         let pair = device.global_timestamps();
-        let after = super::dmabuf::os::monotonic_ns();
+        let after = super::host::monotonic_ns();
         match pair {
             Ok((host, ticks)) => self.set_pair(before, after, host, ticks, now),
             Err(e) => self.lose(&e, notices),

@@ -8,8 +8,8 @@ use zescope_ze::Device;
 
 use super::clock::{Clock, Placed};
 use super::dmabuf::ReadError;
-use super::dmabuf::os::monotonic_ns;
 use super::errors;
+use super::host::monotonic_ns;
 use super::protocol::{RunInfo, SampleBatch, SamplerError};
 use super::streams::StreamerReader;
 use super::teardown::{RunParts, Teardown};

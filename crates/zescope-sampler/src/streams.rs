@@ -20,7 +20,7 @@ use crate::layout::Kind;
 use zescope_ze::streamer::{Event, EventPool, Streamer, calculate};
 use zescope_ze::{Context, Device, Metric, MetricGroup, ZeError};
 
-use super::dmabuf::os::monotonic_ns;
+use super::host::monotonic_ns;
 use super::protocol::SeriesInfo;
 use super::report_time::ReportClock;
 use super::run::Pieces;

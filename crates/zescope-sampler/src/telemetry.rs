@@ -20,7 +20,7 @@ use level_zero_sys::*;
 use crate::layout::Kind;
 use zescope_ze::{Device, Domain, Sysman, ZeError};
 
-use super::dmabuf::os::monotonic_ns;
+use super::host::monotonic_ns;
 use super::protocol::SeriesInfo;
 use super::run::Pieces;
 

@@ -9,7 +9,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use crate::layout::LayoutSet;
 use zescope_ze::{Loader, Source};
 
-use super::dmabuf::os;
+use super::host;
 use super::optional::NOTICE_LOG_TARGET;
 use super::outbox::Outbox;
 use super::protocol::*;
@@ -202,7 +202,7 @@ fn open(opener: &mut Opener, outbox: &mut Outbox) -> Option<Loader> {
 }
 
 fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command>, events: Sender<Event>) {
-    os::precise_timers();
+    host::precise_timers();
     super::dmabuf::test_hook::panic_before_free(options.panic_before_free);
     let mut outbox = Outbox::new(events, options.max_waiting_values).with_waker(options.waker.clone());
     for e in &options.layout_errors {
@@ -221,7 +221,7 @@ fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command
         next_run: 1,
         next_flush: now,
         next_stats: now,
-        window: Window { at: now, ticks: 0, cpu: os::thread_cpu_time() },
+        window: Window { at: now, ticks: 0, cpu: host::thread_cpu_time() },
         torn: 0,
         unchanged: 0,
         clock_resets: 0,
@@ -402,7 +402,7 @@ impl State {
                 outbox.push(Event::RunStarted(run.info.clone()));
                 let now = Instant::now();
                 self.ticker = Some(Ticker::new(cfg.interval, now));
-                self.window = Window { at: now, ticks: 0, cpu: os::thread_cpu_time() };
+                self.window = Window { at: now, ticks: 0, cpu: host::thread_cpu_time() };
                 self.torn = 0;
                 self.unchanged = 0;
                 self.clock_resets = 0;
@@ -498,7 +498,7 @@ impl State {
         if dt <= 0.0 {
             return;
         }
-        let cpu = os::thread_cpu_time();
+        let cpu = host::thread_cpu_time();
         let stats = Stats {
             run: run.info.run,
             requested_hz: 1.0 / t.interval().as_secs_f64(),

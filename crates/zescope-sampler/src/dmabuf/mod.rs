@@ -25,7 +25,6 @@
 mod buffer;
 mod buffers;
 mod fd;
-pub mod os;
 
 pub use buffer::ReadError;
 pub use buffers::{Buffers, BuffersReleased, ImportError, test_hook};
