@@ -19,6 +19,7 @@ pub mod doctor;
 pub mod gui;
 pub mod list;
 pub mod logwatch;
+pub mod pick;
 pub mod record;
 pub mod serve;
 pub mod signals;

@@ -13,7 +13,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::sampler::{self, Command, Event, Options, RunConfig, RunInfo, Stats, pick_targets};
+use crate::pick::pick_targets;
+use crate::sampler::{self, Command, Event, Options, RunConfig, RunInfo, Stats};
 use crate::signals::Termination;
 use crate::ze::Source;
 

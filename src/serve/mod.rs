@@ -5,7 +5,7 @@
 //! the newest value of every counter as a [`Snapshot`]. The HTTP workers ([`http`]) only read
 //! that snapshot, so no scrape touches Level Zero and no scrape can hold up the sampler (whose
 //! outbox never blocks anyway). One run covers every device asked for, chosen with `record`'s
-//! rules (`sampler::pick_targets`), and their telemetry unless `--no-telemetry`; each series is
+//! rules (`pick::pick_targets`), and their telemetry unless `--no-telemetry`; each series is
 //! labelled with its own device (`snapshot::Layout`). SIGINT/SIGTERM, or the run ending on an
 //! error, end it through the sampler's one teardown. With `--textfile DIR` the same page
 //! (Prometheus text) is written atomically to `DIR/zescope.prom` for node_exporter's textfile
@@ -18,7 +18,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::sampler::{self, Command, Event, Options, RunConfig, StopReason, Via, pick_targets};
+use crate::pick::pick_targets;
+use crate::sampler::{self, Command, Event, Options, RunConfig, StopReason, Via};
 use crate::signals::Termination;
 use crate::store::Store;
 use crate::view::Ingest;

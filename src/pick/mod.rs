@@ -1,7 +1,11 @@
 //! Which device and groups a headless command (`record`, `serve`) samples: `--device` and
 //! `--group` resolved against the inventory, with an error that says why nothing fits.
 
-use super::protocol::{DeviceEntry, Inventory, Via};
+mod targets;
+
+pub use targets::pick_targets;
+
+use crate::sampler::{DeviceEntry, Inventory, Via};
 
 /// Why nothing on `d` can be sampled: one line per group.
 fn why_not(d: &DeviceEntry) -> String {

@@ -3,8 +3,8 @@
 //! for every chosen device that has it. A device left without a group gets its default group
 //! (`pick_groups`), so one-device command lines mean what they meant before.
 
-use super::pick::{pick_device, pick_groups};
-use super::protocol::{DeviceEntry, Inventory, Target, Via};
+use super::{pick_device, pick_groups};
+use crate::sampler::{DeviceEntry, Inventory, Target, Via};
 
 /// Resolves `devices` (each as `--device` takes it; none: the first sampleable device),
 /// `groups` (`GROUP` or `DEVICE:GROUP`) and `metrics` into one target per device.
@@ -85,7 +85,7 @@ fn has_metric(d: &DeviceEntry, groups: &[String], metric: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{DevicePath, GroupEntry, GroupExportKind, MetricEntry};
+    use crate::sampler::{DevicePath, GroupEntry, GroupExportKind, MetricEntry};
     use zescope_ze::DeviceKind;
 
     fn device(index: usize, name: &str, groups: &[(&str, &[&str])]) -> DeviceEntry {
