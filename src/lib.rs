@@ -2,10 +2,10 @@
 //! the counters drivers export as DMA-BUF memory (`ZET_experimental_metric_export_memory`).
 //!
 //! This is the top floor, the binary crate: the window (`app`, `gui`), the commands (`record`,
-//! `serve`, `list`, `doctor`) and the command line (`cli`). The floors below are crates, each
+//! `serve`, `list`, `pick`) and the command line (`cli`). The floors below are crates, each
 //! depending only on those under it, re-exported here under their module names:
 //! `zescope-ze` (`ze`); `zescope-sampler` (`sampler`, `layout`); `zescope-store` (`store`,
-//! `par`); `zescope-model` (`view`, `session`, `markers`, `export`).
+//! `par`); `zescope-doctor` (`doctor`); `zescope-model` (`view`, `session`, `markers`, `export`).
 //! Where a counter's bytes become a pixel: `ze` (Level Zero access) → `sampler` (the one thread
 //! that maps exported memory) → `layout` (bytes to values) → `view::ingest` → `store` (time
 //! series) → `app` (plots). `docs/architecture.md` walks through it file by file.
@@ -15,7 +15,6 @@
 
 pub mod app;
 pub mod cli;
-pub mod doctor;
 pub mod gui;
 pub mod list;
 pub mod logwatch;
@@ -25,6 +24,7 @@ pub mod serve;
 pub mod signals;
 
 // The floors below, under the module names the code and tests have always used.
+pub use zescope_doctor as doctor;
 pub use zescope_model::{export, markers, session, view};
 pub use zescope_sampler::{self as sampler, layout};
 pub use zescope_store::{self as store, par};

@@ -129,7 +129,7 @@ fn check(state: &KnobState, caps: Capabilities) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doctor::Status;
+    use crate::Status;
 
     fn state(i: usize, reading: Reading) -> KnobState {
         KnobState { knob: &KNOBS[i], reading }

@@ -225,7 +225,7 @@ pub(super) fn dialog_check(env: &DialogEnv) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doctor::Status;
+    use crate::Status;
 
     #[test]
     fn x11_display_names() {

@@ -3,11 +3,11 @@
 //! a device with none says which link is missing.
 
 use super::Check;
-use crate::layout::{LayoutSet, Target};
-use crate::ze::{Device, GroupExport, Loader, Origin};
+use zescope_sampler::layout::{LayoutSet, Target};
+use zescope_ze::{Device, GroupExport, Loader, Origin};
 
 /// The layouts zescope knows, and the user's layout files it had to skip.
-pub(super) fn layouts_check(layouts: &LayoutSet, errors: &[crate::layout::LayoutFileError]) -> Check {
+pub(super) fn layouts_check(layouts: &LayoutSet, errors: &[zescope_sampler::layout::LayoutFileError]) -> Check {
     const NAME: &str = "layouts";
     // built-in layouts carry their file name as origin, the user's their absolute path
     let total = layouts.layouts.len();
@@ -52,7 +52,7 @@ pub fn group_checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
     let (mut sampleable, mut hidden) = (0, 0);
     for d in &loader.drivers {
         let simulated = loader.origin == Origin::BuiltInSim || d.info.simulated;
-        let uuid = crate::ze::uuid_string(&d.info.uuid);
+        let uuid = zescope_ze::uuid_string(&d.info.uuid);
         for dev in d.devices().unwrap_or_default() {
             let mut all = vec![dev.clone()];
             all.extend(dev.sub_devices().unwrap_or_default());
@@ -145,7 +145,7 @@ fn device_groups(dev: &Device, simulated: bool, uuid: &str, layouts: &LayoutSet)
             detail,
             format!(
                 "write a layout for the group in {} (`zescope list --metrics` shows the names to match)",
-                crate::layout::where_to_add(crate::layout::user_dir().as_deref())
+                zescope_sampler::layout::where_to_add(zescope_sampler::layout::user_dir().as_deref())
             ),
         )
     } else {
@@ -179,7 +179,7 @@ mod tests {
     use ze_sim::config::{Export, MetricsEnable};
 
     use super::*;
-    use crate::doctor::{Status, sim_loader};
+    use crate::{Status, sim_loader};
 
     #[test]
     fn classifies_groups_by_export_and_layout() {
@@ -223,7 +223,7 @@ mod tests {
         let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
         assert_eq!(gpu.status, Status::Warn);
         let fix = gpu.fix.as_deref().unwrap();
-        let dir = crate::layout::user_dir().unwrap();
+        let dir = zescope_sampler::layout::user_dir().unwrap();
         assert!(fix.contains(&format!("{}/", dir.display())) && !fix.contains("docs/"), "{fix}");
         let last = checks.last().unwrap();
         assert_eq!((last.name.as_str(), last.status), ("sampleable groups", Status::Fail));
@@ -265,7 +265,7 @@ mod tests {
         let c = layouts_check(&set, &[]);
         assert_eq!(c.status, Status::Ok);
         assert!(c.detail.ends_with("built in, 0 from your layout directory)"), "{c:?}");
-        let bad = crate::layout::LayoutFileError {
+        let bad = zescope_sampler::layout::LayoutFileError {
             origin: "/home/u/.config/zescope/layouts/gpu.ron".into(),
             message: "1:5: expected `Layout`".into(),
         };

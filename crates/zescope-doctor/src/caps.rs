@@ -56,7 +56,7 @@ mod tests {
     use super::super::paranoid::{KNOBS, parse_paranoid};
     use super::super::proc_status::parse_cap_mask;
     use super::*;
-    use crate::doctor::Status;
+    use crate::Status;
 
     fn knob(value: &str) -> KnobState {
         KnobState { knob: &KNOBS[0], reading: parse_paranoid(value).map_or_else(Reading::Garbage, Reading::Value) }

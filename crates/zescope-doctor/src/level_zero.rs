@@ -10,8 +10,8 @@ use level_zero_sys::{LOADER_LIBRARY, LoadError};
 
 use super::Check;
 use super::groups::{group_checks, layouts_check};
-use crate::layout::LayoutSet;
-use crate::ze::{Device, Error, Loader, Source};
+use zescope_sampler::layout::LayoutSet;
+use zescope_ze::{Device, Error, Loader, Source};
 
 const INSTALL_DRIVER: &str = "install the Level Zero driver of your device: Intel GPUs: compute-runtime \
      (Debian 13 / Ubuntu 24.04: sudo apt install libze-intel-gpu1; older: intel-level-zero-gpu from Intel's \
@@ -76,7 +76,7 @@ pub(super) fn checks(source: Source) -> Vec<Check> {
         .map(|(i, d)| (format!("driver {i}"), d.extensions().enable_metrics.is_some()))
         .collect();
     let value = std::env::var("ZET_ENABLE_METRICS").ok();
-    checks.push(metrics_env_check(value.as_deref(), crate::ze::metrics_env_set_by_zescope(), &runtime));
+    checks.push(metrics_env_check(value.as_deref(), zescope_ze::metrics_env_set_by_zescope(), &runtime));
     checks.push(layouts_line);
     for l in loaders {
         checks.extend(group_checks(l, &layouts));
@@ -93,7 +93,7 @@ fn with_trace(real: Result<Loader, Error>) -> Result<Loader, Error> {
     let trace = loader_trace();
     let failing: Vec<&str> = trace
         .iter()
-        .map(|l| l.trim_start_matches(crate::ze::diagnose::TRACE_PREFIX).trim())
+        .map(|l| l.trim_start_matches(zescope_ze::diagnose::TRACE_PREFIX).trim())
         .filter(|l| l.contains("failed") || l.contains("Failed") || l.contains("0 Drivers Discovered"))
         .collect();
     if failing.is_empty() {
@@ -117,7 +117,7 @@ fn loader_trace() -> Vec<String> {
     match out {
         Ok(o) => {
             let text = format!("{}\n{}", String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&o.stdout));
-            crate::ze::diagnose::trace_lines(&text)
+            zescope_ze::diagnose::trace_lines(&text)
         }
         Err(_) => Vec::new(),
     }
@@ -294,7 +294,7 @@ pub fn metrics_env_check(value: Option<&str>, set_by_zescope: bool, runtime: &[(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doctor::{Status, sim_loader};
+    use crate::{Status, sim_loader};
 
     const MAPS: &str = "\
 5586a0a00000-5586a0a2c000 r--p 00000000 fe:01 1311 /usr/bin/zescope

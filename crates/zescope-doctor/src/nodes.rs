@@ -136,7 +136,7 @@ pub(super) fn check(nodes: &[NodeProbe], me: Option<&ProcStatus>, groups: &[Grou
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doctor::Status;
+    use crate::Status;
 
     const GROUPS: &str = "root:x:0:\nvideo:x:44:alice\n# comment\nrender:x:105:alice,bob\nbroken line\nalice:x:1000:\n";
 

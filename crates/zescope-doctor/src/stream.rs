@@ -7,9 +7,9 @@
 use level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED;
 
 use super::Check;
-use crate::layout::LayoutSet;
-use crate::sampler::{DevicePath, DirectRun, ErrorKind, RunConfig, Via};
-use crate::ze::Loader;
+use zescope_sampler::layout::LayoutSet;
+use zescope_sampler::{DevicePath, DirectRun, ErrorKind, RunConfig, Via};
+use zescope_ze::Loader;
 
 /// What to run when the kernel refuses performance streams to this user.
 const PERMISSION_FIX: &str = "allow metric streams: `sudo sysctl dev.i915.perf_stream_paranoid=0` (i915) or \

@@ -10,6 +10,9 @@
 //! `zescope doctor`. Severity is chosen so that the simulated path (`--source sim`) never FAILs
 //! for lack of hardware: checks that only matter for a real device are capped at WARN there.
 
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 mod caps;
 mod desktop;
 mod groups;
@@ -21,7 +24,7 @@ mod stream;
 
 use std::fmt::Write;
 
-use crate::ze::Source;
+use zescope_ze::Source;
 
 use proc_status::ProcStatus;
 
@@ -87,7 +90,7 @@ impl Check {
     }
 }
 
-/// Runs every check for `source`. Call [`crate::ze::prepare_environment`] first, as `main` does.
+/// Runs every check for `source`. Call [`zescope_ze::prepare_environment`] first, as `main` does.
 /// Opens the source on the calling thread (Level Zero handles are not `Send`) and releases it
 /// before returning; touches no exported memory.
 pub fn run(source: Source) -> Vec<Check> {
@@ -113,10 +116,10 @@ pub fn dialog_backend_found() -> bool {
 
 /// A private simulated driver with metrics always visible, for the checks' unit tests.
 #[cfg(test)]
-fn sim_loader(tweak: impl FnOnce(&mut ze_sim::config::SimConfig)) -> crate::ze::Loader {
+fn sim_loader(tweak: impl FnOnce(&mut ze_sim::config::SimConfig)) -> zescope_ze::Loader {
     let mut cfg = ze_sim::config::SimConfig { metrics: ze_sim::config::MetricsEnable::Always, ..Default::default() };
     tweak(&mut cfg);
-    crate::ze::Loader::from_sim(std::sync::Arc::new(ze_sim::Sim::new(cfg))).unwrap()
+    zescope_ze::Loader::from_sim(std::sync::Arc::new(ze_sim::Sim::new(cfg))).unwrap()
 }
 
 /// Did any check FAIL? (`zescope doctor` then exits non-zero.)
