@@ -23,7 +23,7 @@ fn a_run_streams_decoded_samples_and_stops_through_the_teardown() {
     assert_eq!(info.imports, 1);
     assert_eq!(info.streams[0].series.len(), 5);
     assert_eq!(info.streams[0].series[0].unit, "ns");
-    assert_eq!(info.streams[0].read_path, "mmap");
+    assert_eq!(info.streams[0].read_path, zescope::sampler::ReadPath::Mapped);
     assert_eq!(sim.live_imports(), 1);
     let batches = collect_samples(&h, 50);
     let ts: Vec<i64> = batches.iter().flat_map(|b| b.timestamps.clone()).collect();
@@ -301,7 +301,7 @@ fn quirk_unmappable_export_is_read_by_device_copy() {
     let h = sampler_on(&sim);
     h.send(Command::Start(run_config(&["ComputeBasic"])));
     let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
-    assert_eq!(info.streams[0].read_path, "device copy");
+    assert_eq!(info.streams[0].read_path, zescope::sampler::ReadPath::DeviceCopy);
     let batches = collect_samples(&h, 20);
     let history = sim.history("ComputeBasic");
     let exact =

@@ -39,7 +39,7 @@ fn a_driver_with_every_optional_entry_point_empty_still_records() {
     let h = sampler_on(&sim);
     h.send(Command::Start(run_config(&["ComputeBasic"])));
     let info = started(&h);
-    assert_eq!(info.streams[0].read_path, "mmap");
+    assert_eq!(info.streams[0].read_path, zescope::sampler::ReadPath::Mapped);
     // Lost-device detection is the one feature a read loop loses: said once, the run goes on.
     let notice = wait_for(&h, T, |e| if let Event::Notice { message, .. } = e { Some(message.clone()) } else { None });
     assert!(notice.contains("lost-device detection") && notice.contains("zeDeviceGetStatus"), "{notice}");
@@ -234,7 +234,7 @@ fn an_export_that_shrinks_mid_run_ends_the_run_with_a_clear_error_not_sigbus() {
     let h = sampler_on(&sim);
     h.send(Command::Start(run_config(&["ComputeBasic"])));
     let info = started(&h);
-    assert_eq!(info.streams[0].read_path, "file read", "an unsealed memfd is never mapped");
+    assert_eq!(info.streams[0].read_path, zescope::sampler::ReadPath::FileRead, "an unsealed memfd is never mapped");
     let mut samples = 0;
     let e = wait_for(&h, Duration::from_secs(20), |e| match e {
         Event::Samples(b) => {

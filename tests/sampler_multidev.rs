@@ -36,7 +36,7 @@ fn gpu_and_npu_are_sampled_in_one_run_on_one_clock_and_torn_down_together() {
     let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
     assert_eq!(info.devices, ["ze-sim GPU", "ze-sim NPU"]);
     let streams: Vec<(usize, &str, &str, &str)> =
-        info.streams.iter().map(|s| (s.target, s.device.as_str(), s.group.as_str(), s.read_path)).collect();
+        info.streams.iter().map(|s| (s.target, s.device.as_str(), s.group.as_str(), s.read_path.name())).collect();
     assert_eq!(
         streams,
         [

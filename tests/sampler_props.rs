@@ -177,7 +177,7 @@ fn run_sequence(empty: &Empty, ops: &[Op], counts: &Counts) -> Result<(), TestCa
         counts.streamed.fetch_add(
             events
                 .iter()
-                .filter(|e| matches!(e, Event::RunStarted(i) if i.streams.iter().any(|s| s.read_path == "streamer")))
+                .filter(|e| matches!(e, Event::RunStarted(i) if i.streams.iter().any(|s| s.read_path == zescope::sampler::ReadPath::Streamer)))
                 .count() as u64,
             Relaxed,
         );

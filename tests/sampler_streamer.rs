@@ -25,10 +25,10 @@ fn a_streamed_and_an_exported_group_run_together_and_tear_down_clean() {
     let gpu = &inv.devices[0];
     let render = gpu.groups.iter().find(|g| g.name == "RenderBasic").unwrap();
     assert!(render.streamable && render.unavailable.is_none(), "{render:?}");
-    assert_eq!(render.read_by(Via::Auto), Some("streamer"));
+    assert_eq!(render.read_by(Via::Auto), Some(Via::Streamer));
     assert_eq!(render.read_by(Via::Export), None);
     let compute = gpu.groups.iter().find(|g| g.name == "ComputeBasic").unwrap();
-    assert_eq!(compute.read_by(Via::Auto), Some("exported memory"));
+    assert_eq!(compute.read_by(Via::Auto), Some(Via::Export));
     assert!(compute.unreadable_by(Via::Streamer).unwrap().contains("no time-based sampling"));
     let eu = gpu.groups.iter().find(|g| g.name == "EuStallSampling").unwrap();
     assert!(eu.unavailable.as_deref().unwrap().contains("no time-based sampling"), "{eu:?}");
@@ -37,9 +37,9 @@ fn a_streamed_and_an_exported_group_run_together_and_tear_down_clean() {
     cfg.interval = Duration::from_millis(10);
     h.send(Command::Start(cfg));
     let info = started(&h);
-    assert_eq!(info.streams[0].read_path, "mmap");
+    assert_eq!(info.streams[0].read_path, zescope::sampler::ReadPath::Mapped);
     let s = &info.streams[1];
-    assert_eq!(s.read_path, "streamer");
+    assert_eq!(s.read_path, zescope::sampler::ReadPath::Streamer);
     assert_eq!(s.layout, "streamer (1.28 ms, 10 reports per notification)", "period and count the driver granted");
     let names: Vec<&str> = s.series.iter().map(|x| x.name.as_str()).collect();
     assert_eq!(names, ["RenderBusyTime", "RenderBusyCycles", "RenderFrequency", "RenderUtilization", "L3BytesRead"]);

@@ -44,7 +44,7 @@ fn telemetry(target: usize, device: &str, index: usize) -> StreamInfo {
             series("GPU throttle reasons", "", Kind::Gauge, &throttle_description()),
             series("GPU temperature", "°C", Kind::Gauge, "t"),
         ],
-        read_path: "sysman",
+        read_path: zescope::sampler::ReadPath::Sysman,
     }
 }
 
@@ -61,7 +61,7 @@ fn run() -> RunInfo {
         layout: "l".into(),
         // Two series that name the same thing.
         series: vec![series("Busy", "%", Kind::Gauge, "b"), series("Busy", "%", Kind::Gauge, "b")],
-        read_path: "mmap",
+        read_path: zescope::sampler::ReadPath::Mapped,
     };
     RunInfo {
         run: 1,

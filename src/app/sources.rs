@@ -183,9 +183,9 @@ impl SourcePanel<'_> {
             r.info.streams.iter().find(|s| s.target == t && s.group == g.name)
         });
         let read = match (granted, g.read_by(via)) {
-            (Some(s), _) if s.read_path == "streamer" => s.layout.clone(),
+            (Some(s), _) if s.read_path == crate::sampler::ReadPath::Streamer => s.layout.clone(),
             (Some(_), _) => "exported memory".to_owned(),
-            (None, Some(how)) => how.to_owned(),
+            (None, Some(how)) => how.describe().to_owned(),
             (None, None) => "cannot be read".to_owned(),
         };
         // While searching, groups have their own (open) state, so clearing the search restores

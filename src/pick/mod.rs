@@ -65,7 +65,7 @@ pub fn pick_groups(device: &DeviceEntry, wanted: &[String], via: Via) -> Result<
     if !wanted.is_empty() {
         return Ok(wanted.to_vec());
     }
-    let exported = device.groups.iter().find(|g| g.read_by(via) == Some("exported memory"));
+    let exported = device.groups.iter().find(|g| g.read_by(via) == Some(Via::Export));
     let g = exported
         .or_else(|| device.groups.iter().find(|g| g.read_by(via).is_some()))
         .ok_or_else(|| format!("no metric group of this device can be sampled: {}\n{DOCTOR}", why_not(device)))?;

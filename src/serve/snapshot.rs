@@ -90,7 +90,7 @@ impl Layout {
             base[0].1.clone_from(&s.device);
             base.push(("group".into(), s.group.clone()));
             base.push(("source".into(), names::source_label(s.read_path).to_owned()));
-            let telemetry = s.read_path == crate::sampler::telemetry::READ_PATH;
+            let telemetry = s.read_path == crate::sampler::ReadPath::Sysman;
             for x in &s.series {
                 let value = layout.width;
                 layout.width += 1;
@@ -358,7 +358,7 @@ mod tests {
             group: group.into(),
             layout: "l".into(),
             series,
-            read_path: "mmap",
+            read_path: crate::sampler::ReadPath::Mapped,
         };
         RunInfo {
             run: 1,

@@ -114,6 +114,15 @@ impl Via {
             Via::Streamer => "streamer",
         }
     }
+
+    /// How a group read this way is described to the user: "exported memory", "streamer"
+    /// ("auto" for `Via::Auto`, which no group is read by).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Via::Export => "exported memory",
+            v => v.name(),
+        }
+    }
 }
 
 /// Devices and their metric groups, for pickers.
@@ -186,12 +195,13 @@ pub struct GroupEntry {
 }
 
 impl GroupEntry {
-    /// How `via` reads the group: "exported memory", "streamer", or `None` when it cannot.
-    pub fn read_by(&self, via: Via) -> Option<&'static str> {
+    /// How `via` reads the group: `Via::Export` (its exported memory) or `Via::Streamer`, or
+    /// `None` when it cannot. Never `Via::Auto`: that is the choice this resolves.
+    pub fn read_by(&self, via: Via) -> Option<Via> {
         let export = self.export_unavailable.is_none() && self.unavailable.is_none();
         match via {
-            Via::Auto | Via::Export if export => Some("exported memory"),
-            Via::Auto | Via::Streamer if self.streamable => Some("streamer"),
+            Via::Auto | Via::Export if export => Some(Via::Export),
+            Via::Auto | Via::Streamer if self.streamable => Some(Via::Streamer),
             _ => None,
         }
     }
@@ -264,9 +274,62 @@ pub struct StreamInfo {
     pub layout: String,
     /// The series, in the order of each sample's values.
     pub series: Vec<SeriesInfo>,
-    /// How the buffer is read: "mmap", "file read" or "device copy"; "streamer" for a group read
-    /// with the time-based streamer; "sysman" for the telemetry stream.
-    pub read_path: &'static str,
+    /// How the group is read.
+    pub read_path: ReadPath,
+}
+
+/// How a stream's values are read: one of three ways into exported memory, the time-based
+/// metric streamer, or Sysman telemetry. Shown and compared by [`ReadPath::name`], the strings
+/// zescope has always written ("mmap", "file read", "device copy", "streamer", "sysman").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReadPath {
+    /// Exported memory, `mmap(PROT_READ, MAP_SHARED)` of the DMA-BUF, reads bracketed by
+    /// DMA_BUF_IOCTL_SYNC.
+    Mapped,
+    /// Exported memory that is a regular file or a memfd not sealed against shrinking: a
+    /// mapping could fault (SIGBUS) if it shrank, so each read is a `pread`.
+    FileRead,
+    /// Exported memory that cannot be mapped: each read copies the import into host memory on
+    /// the device.
+    DeviceCopy,
+    /// The time-based metric streamer (`zetMetricStreamer*`).
+    Streamer,
+    /// Device telemetry through Sysman.
+    Sysman,
+}
+
+impl ReadPath {
+    /// Every way, in the order above.
+    pub const ALL: [ReadPath; 5] =
+        [ReadPath::Mapped, ReadPath::FileRead, ReadPath::DeviceCopy, ReadPath::Streamer, ReadPath::Sysman];
+
+    /// The name zescope shows and writes: "mmap", "file read", "device copy", "streamer",
+    /// "sysman".
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadPath::Mapped => "mmap",
+            ReadPath::FileRead => "file read",
+            ReadPath::DeviceCopy => "device copy",
+            ReadPath::Streamer => "streamer",
+            ReadPath::Sysman => "sysman",
+        }
+    }
+
+    /// The way named `name` (the inverse of [`ReadPath::name`]).
+    pub fn from_name(name: &str) -> Option<ReadPath> {
+        ReadPath::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Is it one of the ways into exported memory?
+    pub fn is_exported_memory(self) -> bool {
+        matches!(self, ReadPath::Mapped | ReadPath::FileRead | ReadPath::DeviceCopy)
+    }
+}
+
+impl std::fmt::Display for ReadPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A run that started: what it samples and how (sent as `Event::RunStarted`).
@@ -423,4 +486,21 @@ pub enum Event {
     Synced(u64),
     /// The last event: teardown is complete and the thread ends.
     ShutDown,
+}
+
+#[cfg(test)]
+mod read_path_tests {
+    use super::*;
+
+    #[test]
+    fn read_paths_keep_the_names_zescope_has_always_shown() {
+        let names: Vec<&str> = ReadPath::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(names, ["mmap", "file read", "device copy", "streamer", "sysman"]);
+        for p in ReadPath::ALL {
+            assert_eq!(ReadPath::from_name(p.name()), Some(p));
+            assert_eq!(p.to_string(), p.name());
+        }
+        assert_eq!(ReadPath::from_name("map"), None);
+        assert_eq!(ReadPath::ALL.iter().filter(|p| p.is_exported_memory()).count(), 3);
+    }
 }

@@ -13,7 +13,7 @@ use zescope_ze::{Context, CreateGroupError, Device, GroupExport, Loader, Metric,
 
 use super::dmabuf::{self, ImportError};
 use super::errors;
-use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo, Target, Via};
+use super::protocol::{DevicePath, ReadPath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo, Target, Via};
 use super::run::{Reader, Run, StreamReader};
 use super::teardown::{DeviceContext, Pending, RunParts, Teardown};
 
@@ -264,7 +264,7 @@ fn build(
                 group: g.info.name.clone(),
                 layout: super::streams::describe(period, notify),
                 series,
-                read_path: "streamer",
+                read_path: ReadPath::Streamer,
             });
             streams.push(Reader::Streamer(reader));
             continue;
@@ -302,7 +302,7 @@ fn build(
                 g.info.name, decoder.span
             )));
         }
-        let read_path = parts.buffers_mut(d).get_mut(buffer).read_path().name();
+        let read_path = parts.buffers_mut(d).get_mut(buffer).read_path();
         let series = decoder
             .fields
             .iter()
@@ -335,9 +335,9 @@ fn build(
                 target: d,
                 device: on.name.to_owned(),
                 group: super::telemetry::GROUP.to_owned(),
-                layout: super::telemetry::READ_PATH.to_owned(),
+                layout: super::telemetry::LAYOUT.to_owned(),
                 series,
-                read_path: super::telemetry::READ_PATH,
+                read_path: ReadPath::Sysman,
             });
             streams.push(Reader::Telemetry(reader));
         }

@@ -30,8 +30,9 @@ pub const MIN_PERIOD: Duration = Duration::from_millis(100);
 /// The name of the telemetry stream (`StreamInfo::group`).
 pub const GROUP: &str = "Telemetry";
 
-/// `StreamInfo::layout` and `read_path` of the telemetry stream.
-pub const READ_PATH: &str = "sysman";
+/// `StreamInfo::layout` of the telemetry stream (sessions keep it: it is how a loaded stream is
+/// known as telemetry). Its `read_path` is `ReadPath::Sysman`, whose name is the same word.
+pub const LAYOUT: &str = "sysman";
 
 /// Names of the throttle reason bits, bit 0 first: what the throttle series' description lists.
 pub const THROTTLE_REASONS: [&str; 7] = [

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use zescope_sampler::ReadPath;
 
 use crate::session::{KindRecord, Session};
 use crate::view::prom_names::{self as names, BaseUnit};
@@ -92,12 +93,17 @@ pub fn openmetrics(
         let mut labels = vec![("device", meta.device.as_str()), ("uuid", uuid), ("driver", driver.as_str())];
         labels.push(("simulated", simulated.as_str()));
         // How the group was read, from the stream's layout ("sysman", "streamer (…)", or the
-        // exported memory's layout name).
-        let telemetry = meta.layout == zescope_sampler::telemetry::READ_PATH;
-        let source = match meta.layout.as_str() {
-            l if l.starts_with("streamer") => "streamer",
-            l => names::source_label(if telemetry { l } else { "mmap" }),
+        // exported memory's layout name: which of the ways into it a session does not keep, and
+        // all three have one label).
+        let telemetry = meta.layout == zescope_sampler::telemetry::LAYOUT;
+        let path = if telemetry {
+            ReadPath::Sysman
+        } else if meta.layout.starts_with("streamer") {
+            ReadPath::Streamer
+        } else {
+            ReadPath::Mapped
         };
+        let source = names::source_label(path);
         labels.extend([("group", meta.group.as_str()), ("source", source)]);
         // Per series of the stream: the samples it gives (family, factor, labels, bitmask bit).
         let mut targets: Vec<Vec<Target>> = Vec::with_capacity(meta.series.len());

@@ -111,7 +111,7 @@ impl RunHistory {
                 telemetry: info
                     .streams
                     .iter()
-                    .any(|s| s.target == t && s.read_path == zescope_sampler::telemetry::READ_PATH),
+                    .any(|s| s.target == t && s.read_path == zescope_sampler::ReadPath::Sysman),
                 started_unix_ms: now,
             });
         }

@@ -146,7 +146,7 @@ mod tests {
                     group: g.to_string(),
                     layout: "l".into(),
                     series: ms.iter().map(|m| series(m)).collect(),
-                    read_path: "map",
+                    read_path: zescope_sampler::ReadPath::Mapped,
                 })
                 .collect(),
             imports: groups.len(),

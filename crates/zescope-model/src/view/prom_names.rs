@@ -4,6 +4,7 @@
 
 use prometheus_client::registry::Unit;
 
+use zescope_sampler::ReadPath;
 use zescope_sampler::layout::Kind;
 
 /// The prefix of every metric zescope serves.
@@ -165,16 +166,12 @@ pub fn is_counter(kind: Kind) -> bool {
 
 /// The `source` label of a group from the way the sampler reads it (`StreamInfo::read_path`):
 /// exported memory (mapped, read as a file, or copied from the device) is `export`. A new way to
-/// read a group is one more arm here.
-pub fn source_label(read_path: &str) -> &'static str {
+/// read a group is one more arm here, which the compiler asks for.
+pub fn source_label(read_path: ReadPath) -> &'static str {
     match read_path {
-        // Exported memory: mapped, read as a file, or copied from the device.
-        "mmap" | "file read" | "device copy" => "export",
-        // The time-based metric streamer.
-        "streamer" => "streamer",
-        // Device telemetry through Sysman.
-        "sysman" => "sysman",
-        _ => "export",
+        ReadPath::Mapped | ReadPath::FileRead | ReadPath::DeviceCopy => "export",
+        ReadPath::Streamer => "streamer",
+        ReadPath::Sysman => "sysman",
     }
 }
 

@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering, fence};
 use super::fd::{Dup, FileId};
 use zescope_ze::CommandList;
 
+use crate::ReadPath;
+
 /// `DMA_BUF_IOCTL_SYNC` = `_IOW('b', 0, struct dma_buf_sync)`, and its flags.
 const DMA_BUF_IOCTL_SYNC: libc::c_ulong = 0x4008_6200;
 const DMA_BUF_SYNC_READ: u64 = 1;
@@ -41,27 +43,6 @@ impl Backoff {
         let start = *self.start.get_or_insert_with(std::time::Instant::now);
         std::thread::yield_now();
         self.tries < SNAPSHOT_TRIES && start.elapsed() < SNAPSHOT_BUDGET
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReadPath {
-    /// `mmap(PROT_READ, MAP_SHARED)` of the DMA-BUF, reads bracketed by DMA_BUF_IOCTL_SYNC.
-    Mapped,
-    /// A regular file or memfd that is not sealed against shrinking: a mapping could fault
-    /// (SIGBUS) if it shrank, so each read is a `pread`, and a short read is an error.
-    FileRead,
-    /// The buffer cannot be mapped: each read copies the import into host memory on the device.
-    DeviceCopy,
-}
-
-impl ReadPath {
-    pub fn name(self) -> &'static str {
-        match self {
-            ReadPath::Mapped => "mmap",
-            ReadPath::FileRead => "file read",
-            ReadPath::DeviceCopy => "device copy",
-        }
     }
 }
 
