@@ -4,6 +4,8 @@
 //! profile as the running test) with a nested `cargo build -p ze-sim --lib` and returns its
 //! absolute path, which is what `ZE_ENABLE_ALT_DRIVERS` needs.
 
+pub mod faults;
+
 use std::path::PathBuf;
 use std::sync::OnceLock;
 

@@ -28,6 +28,7 @@ mod setup;
 mod streams;
 mod teardown;
 pub mod telemetry;
+pub mod testing;
 mod thread;
 mod timing;
 

@@ -40,11 +40,11 @@ pub struct Options {
     pub layout_errors: Vec<String>,
     /// Called when events were delivered (see `outbox::Waker`).
     pub waker: Option<super::outbox::Waker>,
-    /// Test hook (`tests/sampler_panic.rs`): panic once inside the sampler after this many
+    /// Test hook (`crates/zescope-sampler/tests/sampler/panic.rs`): panic once inside the sampler after this many
     /// reads of a run, to prove a panic goes through the teardown. Always `None` in zescope.
     #[doc(hidden)]
     pub panic_after_reads: Option<u64>,
-    /// Test hook (`tests/sampler_panic.rs`): panic once right before the n-th (from 0) free of
+    /// Test hook (`crates/zescope-sampler/tests/sampler/panic.rs`): panic once right before the n-th (from 0) free of
     /// an import, part way through a teardown. Always `None` in zescope.
     #[doc(hidden)]
     pub panic_before_free: Option<u32>,

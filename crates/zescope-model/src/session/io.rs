@@ -22,7 +22,7 @@
 //! takes at least 4 bytes). On top of that, a one-shot load refuses, before allocating them,
 //! decoded samples and coarse history that would take the file, its parsed text and them past
 //! the memory cap (`convert::Budget`): peak memory ≤ 2 × file + decoded ≤ about the cap
-//! (`docs/untrusted-input.md`, measured by `tests/hostile_bounds.rs`). Errors name the file
+//! (`docs/untrusted-input.md`, measured by `tests/commands/hostile_bounds.rs`). Errors name the file
 //! (`TooLarge`, `Io`), or the field and the line/column (the caller adds the file name).
 
 use std::fs::File;

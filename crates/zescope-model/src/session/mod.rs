@@ -140,7 +140,7 @@ pub fn load(path: &Path) -> Result<Session, SessionError> {
 /// Load and check a session file, holding at most `cap` bytes for it: the file (refused before
 /// it is read when it is larger than `cap`), its parsed text, and its decoded samples and
 /// coarse history (refused before they are allocated when they would take the rest past the
-/// cap). `docs/untrusted-input.md` states the bound; `tests/hostile_bounds.rs` measures it.
+/// cap). `docs/untrusted-input.md` states the bound; `tests/commands/hostile_bounds.rs` measures it.
 pub fn load_with_cap(path: &Path, cap: u64) -> Result<Session, SessionError> {
     let bytes = io::read_bytes(path, MAX_FILE_BYTES.min(cap), true).map_err(|e| match e {
         SessionError::TooLarge { file, size, .. } if size <= MAX_FILE_BYTES => {

@@ -211,7 +211,7 @@ impl Drop for Buffers {
     }
 }
 
-/// Test hook (`tests/sampler_panic.rs`, through `sampler::Options::panic_before_free`): a panic
+/// Test hook (`crates/zescope-sampler/tests/sampler/panic.rs`, through `sampler::Options::panic_before_free`): a panic
 /// on the sampler thread right before the n-th free of an import, to prove that a panic part
 /// way through a release leaves every import not yet freed tracked. Off unless set.
 pub mod test_hook {

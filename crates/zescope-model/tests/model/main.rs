@@ -1,0 +1,23 @@
+//! The model's integration tests, one binary, each module a feature: images and CSV of panes
+//! (`export`, `export_clip`), the phase table against a brute-force model (`phases`), session
+//! files — autosave checkpoints (`autosave`), malformed files (`corpus`), a save killed midway
+//! (`crash`), flipped bytes (`flips`) — and hostile input: crafted files and folders with a peak
+//! memory bound (`hostile_files`), mutations of real files (`hostile_mutations`).
+
+mod autosave;
+mod corpus;
+mod crash;
+mod export;
+mod export_clip;
+mod flips;
+mod hostile_files;
+mod hostile_mutations;
+mod phases;
+
+/// The name the test harness gives test `name` of the module whose `module_path!()` is
+/// `module` (its path without the binary's own name): what `--exact` takes when a test runs
+/// another of its binary's tests as a child process.
+pub fn test_name(module: &str, name: &str) -> String {
+    let module = module.split_once("::").map_or("", |(_, m)| m);
+    format!("{module}::{name}")
+}

@@ -1,0 +1,198 @@
+//! Property test: the phase table's numbers (mean, min, max, totals, energy, mean power) equal
+//! a direct computation over the samples fed to the store, on random data with NaNs, gaps,
+//! wrapping and resetting cumulative counters, a counter sampled in two runs, and random
+//! phases (some reaching past the data, some empty).
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use zescope_model::view::phases::{PhaseRange, PhaseRow, phase_table};
+use zescope_model::view::{SeriesEntry, SeriesKey};
+use zescope_sampler::SeriesInfo;
+use zescope_sampler::layout::Kind;
+use zescope_store::rate::{delta_between, rate_between};
+use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+
+/// The series of every run: (metric, unit, kind as the store keeps it).
+const SERIES: [(&str, &str, SeriesKind); 4] = [
+    ("power", "W", SeriesKind::Gauge),
+    ("energy", "mJ", SeriesKind::Cumulative { wrap: Some(5000.0) }),
+    ("bytes", "B", SeriesKind::Cumulative { wrap: None }),
+    ("temp", "C", SeriesKind::Gauge),
+];
+
+/// One run as fed: timestamps, rows, and which samples a gap separates from the previous one.
+#[derive(Clone, Debug)]
+struct Run {
+    ts: Vec<i64>,
+    rows: Vec<[f64; 4]>,
+    gap: Vec<bool>,
+}
+
+fn run(start: i64) -> impl Strategy<Value = Run> {
+    prop::collection::vec((1i64..3_000_000, 0u8..20, any::<u32>(), prop::bool::weighted(0.03)), 1..900).prop_map(
+        move |steps| {
+            let (mut t, mut e, mut b) = (start, 0.0, 0.0);
+            let mut out = Run { ts: vec![], rows: vec![], gap: vec![] };
+            for (dt, pick, r, gap) in steps {
+                t += dt;
+                e = (e + (r % 700) as f64) % 5000.0;
+                b = if pick == 0 { (r % 50) as f64 } else { b + (r % 4096) as f64 };
+                let nan = pick == 1;
+                let power = if nan { f64::NAN } else { (r % 1000) as f64 / 7.0 };
+                let bytes = if pick == 2 { f64::NAN } else { b };
+                out.ts.push(t);
+                out.rows.push([power, e, bytes, -((r % 90) as f64)]);
+                out.gap.push(gap);
+            }
+            out
+        },
+    )
+}
+
+fn info(k: usize) -> SeriesInfo {
+    let (name, unit, kind) = SERIES[k];
+    SeriesInfo {
+        name: name.into(),
+        description: String::new(),
+        unit: unit.into(),
+        kind: if matches!(kind, SeriesKind::Gauge) { Kind::Gauge } else { Kind::Cumulative },
+        wrap: match kind {
+            SeriesKind::Cumulative { wrap } => wrap,
+            SeriesKind::Gauge => None,
+        },
+    }
+}
+
+/// What the table must say for series `k` over `t0..=t1`, from the samples as fed.
+struct Direct {
+    values: Vec<f64>,
+    total: f64,
+}
+
+fn direct(runs: &[Run], k: usize, t0: i64, t1: i64) -> Direct {
+    let mut d = Direct { values: vec![], total: 0.0 };
+    let wrap = match SERIES[k].2 {
+        SeriesKind::Cumulative { wrap } => Some(wrap),
+        SeriesKind::Gauge => None,
+    };
+    for r in runs {
+        for i in 0..r.ts.len() {
+            if r.ts[i] < t0 || r.ts[i] > t1 {
+                continue;
+            }
+            let v = r.rows[i][k];
+            match wrap {
+                None => d.values.push(v),
+                Some(w) => {
+                    if i == 0 || r.gap[i] {
+                        continue;
+                    }
+                    let prev = r.rows[i - 1][k];
+                    if let Some(rate) = rate_between(prev, v, r.ts[i] - r.ts[i - 1], w) {
+                        d.values.push(rate);
+                    }
+                    if let Some(inc) = delta_between(prev, v, w).filter(|x| x.is_finite()) {
+                        d.total += inc;
+                    }
+                }
+            }
+        }
+    }
+    d.values.retain(|v| v.is_finite());
+    d
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+fn check(row: &PhaseRow, d: &Direct, k: usize, duration_s: f64) {
+    let n = d.values.len();
+    assert_eq!(row.samples, n as u64, "{}: samples", row.series);
+    let mean = if n == 0 { f64::NAN } else { d.values.iter().sum::<f64>() / n as f64 };
+    let min = d.values.iter().copied().reduce(f64::min).unwrap_or(f64::NAN);
+    let max = d.values.iter().copied().reduce(f64::max).unwrap_or(f64::NAN);
+    assert!(close(row.mean, mean), "{}: mean {} vs {mean}", row.series, row.mean);
+    assert!(close(row.min, min) && close(row.max, max), "{}: min/max {row:?} vs {min} {max}", row.series);
+    assert!(row.exact);
+    match k {
+        0 => {
+            assert_eq!(row.total, None);
+            if n == 0 {
+                assert_eq!((row.energy_j, row.power_w), (None, None));
+            } else {
+                assert!(close(row.power_w.unwrap(), mean), "mean power of a W gauge is its mean");
+                assert!(close(row.energy_j.unwrap(), mean * duration_s));
+            }
+        }
+        1 => {
+            assert!(close(row.total.unwrap(), d.total), "energy total {:?} vs {}", row.total, d.total);
+            assert!(close(row.energy_j.unwrap(), d.total * 1e-3), "mJ counter in J");
+            if duration_s > 0.0 {
+                assert!(close(row.power_w.unwrap(), d.total * 1e-3 / duration_s));
+            }
+        }
+        2 => {
+            assert!(close(row.total.unwrap(), d.total), "bytes total {:?} vs {}", row.total, d.total);
+            assert_eq!((row.energy_j, row.power_w), (None, None), "bytes are not energy");
+        }
+        _ => assert_eq!((row.total, row.energy_j, row.power_w), (None, None, None)),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn phase_table_equals_a_direct_computation(
+        a in run(1_000_000_000),
+        b in prop::option::of(run(10_000_000_000)),
+        phases in prop::collection::vec((-0.2f64..1.2, -0.2f64..1.2), 1..5),
+    ) {
+        let runs: Vec<Run> = std::iter::once(a).chain(b).collect();
+        let mut store = Store::new(usize::MAX);
+        let mut ids = vec![Vec::new(); SERIES.len()];
+        for r in &runs {
+            let desc = StreamDesc {
+                name: "run".into(),
+                series: SERIES
+                    .iter()
+                    .map(|(n, u, kind)| SeriesDesc { name: (*n).into(), unit: (*u).into(), kind: *kind })
+                    .collect(),
+            };
+            let s = store.begin_stream(desc);
+            for i in 0..r.ts.len() {
+                if r.gap[i] {
+                    store.mark_gap(s);
+                }
+                store.append(s, &r.ts[i..=i], &r.rows[i]).unwrap();
+            }
+            store.end_stream(s);
+            for (k, v) in ids.iter_mut().enumerate() {
+                v.push(store.series_id(s, k).unwrap());
+            }
+        }
+        let series: BTreeMap<SeriesKey, SeriesEntry> = (0..SERIES.len())
+            .map(|k| {
+                let key = SeriesKey { device: "d".into(), group: "g".into(), metric: SERIES[k].0.into() };
+                (key, SeriesEntry { info: info(k), ids: ids[k].clone() })
+            })
+            .collect();
+        let (lo, hi) = store.total_time_range().unwrap();
+        let at = |f: f64| lo + ((hi - lo) as f64 * f) as i64;
+        let ranges: Vec<PhaseRange> =
+            phases.iter().enumerate().map(|(i, &(x, y))| PhaseRange::new(format!("p{i}"), at(x), at(y))).collect();
+        let table = phase_table(&store, &series, &ranges);
+        prop_assert_eq!(table.rows.len(), ranges.len() * SERIES.len());
+        for r in &ranges {
+            for (key, entry) in &series {
+                let k = SERIES.iter().position(|s| s.0 == key.metric).unwrap();
+                let row = table.rows.iter().find(|x| x.phase == r.name && x.series == key.label()).unwrap();
+                prop_assert!(close(row.duration_s, (r.end_ns - r.start_ns) as f64 * 1e-9));
+                prop_assert_eq!(&row.unit, &entry.plotted_unit());
+                check(row, &direct(&runs, k, r.start_ns, r.end_ns), k, row.duration_s);
+            }
+        }
+    }
+}

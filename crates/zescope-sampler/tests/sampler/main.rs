@@ -1,0 +1,14 @@
+//! The sampler's integration tests, one binary, each module a feature of the one sampler thread
+//! on an in-process simulated driver (`zescope_sampler::testing`): runs and their events
+//! (`run`), drivers that differ or fail (`drivers`), several devices on one clock (`multidev`),
+//! a panic part way through a teardown (`panic`), random sequences of commands under sets of
+//! faults (`props`), the time-based streamer (`streamer`), and the layouts that decode exported
+//! bytes (`layout`).
+
+mod drivers;
+mod layout;
+mod multidev;
+mod panic;
+mod props;
+mod run;
+mod streamer;

@@ -1,0 +1,344 @@
+//! The sampler against the in-process simulated driver: a run end to end, dedup of shared
+//! buffers, decoding against the driver's ground truth, teardown on every path, and one test per
+//! fault and quirk the driver can inject.
+
+use std::time::Duration;
+
+use zescope_sampler::testing::*;
+use zescope_sampler::{Command, ErrorKind, Event, StopReason};
+
+#[test]
+fn a_run_streams_decoded_samples_and_stops_through_the_teardown() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    let inv = wait_for(&h, T, |e| if let Event::Inventory(i) = e { Some(i.clone()) } else { None });
+    assert!(inv.source.as_ref().unwrap().simulated);
+    assert_eq!(inv.devices.len(), 3, "GPU, its sub-device, NPU");
+    let eu = inv.devices[0].groups.iter().find(|g| g.name == "EuStallSampling").unwrap();
+    assert!(eu.unavailable.as_deref().unwrap().contains("exports no memory"));
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
+    assert_eq!(info.imports, 1);
+    assert_eq!(info.streams[0].series.len(), 5);
+    assert_eq!(info.streams[0].series[0].unit, "ns");
+    assert_eq!(info.streams[0].read_path, zescope_sampler::ReadPath::Mapped);
+    assert_eq!(sim.live_imports(), 1);
+    let batches = collect_samples(&h, 50);
+    let ts: Vec<i64> = batches.iter().flat_map(|b| b.timestamps.clone()).collect();
+    assert!(ts.windows(2).all(|w| w[0] < w[1]), "timestamps strictly increase");
+    let gpu_time: Vec<f64> =
+        batches.iter().flat_map(|b| b.values.chunks(5).map(|r| r[0]).collect::<Vec<_>>()).collect();
+    assert!(gpu_time.windows(2).all(|w| w[0] <= w[1]) && gpu_time.last() > gpu_time.first(), "GpuTime counts up");
+    h.send(Command::Stop);
+    let reason =
+        wait_for(&h, T, |e| if let Event::RunStopped { reason, .. } = e { Some(reason.clone()) } else { None });
+    assert_eq!(reason, StopReason::Requested);
+    assert_eq!(sim.live_imports(), 0);
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+}
+
+#[test]
+fn two_metrics_reporting_one_shared_buffer_give_one_import_and_one_mapping() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["MemoryTraffic"])));
+    let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
+    assert_eq!(info.imports, 1, "three metrics, two fds, one buffer");
+    assert_eq!(sim.live_imports(), 1);
+    assert_eq!(info.streams[0].series.len(), 3);
+    collect_samples(&h, 10);
+    h.send(Command::Stop);
+    sync(&h, 1);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn decoded_values_equal_what_the_driver_wrote() {
+    let sim = sim(|c| c.update_period_us = 500);
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["ComputeBasic"]);
+    cfg.interval = Duration::from_micros(300);
+    h.send(Command::Start(cfg));
+    wait_for(&h, T, |e| matches!(e, Event::RunStarted(_)).then_some(()));
+    let batches = collect_samples(&h, 40);
+    let history = sim.history("ComputeBasic");
+    let mut offsets = std::collections::HashSet::new();
+    let mut matched = 0;
+    for b in &batches {
+        for (i, row) in b.values.chunks(5).enumerate() {
+            let found = history.iter().find(|(_, v)| v.as_slice() == row);
+            if let Some((device_ts, _)) = found {
+                offsets.insert(b.timestamps[i] - *device_ts as i64);
+                matched += 1;
+            }
+        }
+    }
+    assert!(
+        matched >= 30,
+        "{matched} of the sampled rows are exact snapshots the driver wrote (history may have rolled)"
+    );
+    assert_eq!(offsets.len(), 1, "every sample is stamped with its snapshot's device time (one fixed offset)");
+    h.send(Command::Shutdown);
+    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+    assert!(sim.report().is_clean());
+}
+
+#[test]
+fn pause_stops_reading_and_resume_marks_a_gap() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    collect_samples(&h, 5);
+    h.send(Command::Pause);
+    sync(&h, 1);
+    std::thread::sleep(Duration::from_millis(30));
+    let during = sync(&h, 2);
+    assert!(!during.iter().any(|e| matches!(e, Event::Samples(_))), "no samples while paused");
+    h.send(Command::Resume);
+    let b = wait_for(&h, T, |e| if let Event::Samples(b) = e { Some(b.clone()) } else { None });
+    assert!(b.gap_before, "the first batch after a pause does not connect");
+    h.send(Command::SetInterval(Duration::from_micros(50)));
+    let stats = wait_for(&h, T, |e| if let Event::Stats(s) = e { Some(s.clone()) } else { None });
+    assert_eq!(stats.requested_hz, 10_000.0, "interval clamped to 100 µs");
+}
+
+#[test]
+fn groups_in_one_domain_are_refused_with_an_explanation() {
+    let sim = sim(|c| c.devices[0].groups[1].domain = 0);
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic", "MemoryTraffic"])));
+    let e = first_error(&sync(&h, 1)).expect("an error");
+    assert_eq!(e.kind, ErrorKind::Config);
+    assert!(
+        e.message.contains("both in domain 0") && e.hint.unwrap().contains("one group per domain"),
+        "{}",
+        e.message
+    );
+    assert!(sim.report().is_clean());
+}
+
+#[test]
+fn two_groups_of_distinct_domains_and_a_custom_group_run_and_tear_down() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic", "MemoryTraffic"])));
+    let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
+    assert_eq!((info.streams.len(), info.imports), (2, 2));
+    let mut cfg = run_config(&["ComputeBasic"]);
+    cfg.targets[0].custom_group = true;
+    cfg.targets[0].metrics = vec!["GpuPower".into(), "GpuTime".into()];
+    h.send(Command::Start(cfg));
+    let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
+    assert_eq!(info.streams[0].group, "zescope custom");
+    let names: Vec<&str> = info.streams[0].series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["GpuPower", "GpuTime"]);
+    collect_samples(&h, 5);
+    h.send(Command::Shutdown);
+    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn a_panic_free_shutdown_waits_for_teardown_and_leaves_nothing() {
+    let sim = sim(|_| {});
+    let mut h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    collect_samples(&h, 3);
+    assert!(h.shutdown(Duration::from_secs(3)).is_ok());
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+// ---- the fault matrix: every fault and quirk -------------------------------------------------
+
+/// Starts ComputeBasic (or `group`) with the fault set, expects an error containing `needle`,
+/// clears the fault, and checks a new run works and everything is released.
+fn fault_case(
+    group: &str,
+    set: impl FnOnce(&mut ze_sim::config::Faults, &mut ze_sim::config::Quirks),
+    kind: ErrorKind,
+    needle: &str,
+) {
+    let sim = sim(|_| {});
+    sim.configure(set);
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&[group])));
+    let events = sync(&h, 1);
+    let e = first_error(&events).unwrap_or_else(|| panic!("no error for {needle}: {events:?}"));
+    assert_eq!(e.kind, kind, "{}", e.message);
+    assert!(e.message.contains(needle), "{:?} not in {:?}", needle, e.message);
+    assert_eq!(sim.live_imports(), 0, "nothing left imported after the failed start");
+    sim.configure(|f, q| {
+        *f = Default::default();
+        *q = Default::default();
+    });
+    h.send(Command::Start(run_config(&[group])));
+    collect_samples(&h, 3);
+    h.send(Command::Shutdown);
+    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+}
+
+#[test]
+fn fault_export_fd_minus_one() {
+    fault_case("ComputeBasic", |f, _| f.export_fd_minus_one = true, ErrorKind::Export, "fd -1");
+}
+
+#[test]
+fn fault_export_size_zero() {
+    fault_case("ComputeBasic", |f, _| f.export_size_zero = true, ErrorKind::Export, "size 0");
+}
+
+#[test]
+fn fault_export_size_larger_than_the_buffer() {
+    fault_case("MemoryTraffic", |f, _| f.export_size_oversized = true, ErrorKind::Export, "but the buffer behind fd");
+}
+
+#[test]
+fn fault_import_fails() {
+    fault_case("ComputeBasic", |f, _| f.import_fails = true, ErrorKind::Driver, "zeMemAllocDevice failed");
+}
+
+#[test]
+fn fault_group_properties_fail() {
+    fault_case("ComputeBasic", |f, _| f.group_properties_fail = true, ErrorKind::Driver, "zetMetricGroupGetProperties");
+}
+
+#[test]
+fn fault_no_devices() {
+    fault_case("ComputeBasic", |f, _| f.no_devices = true, ErrorKind::Config, "does not exist");
+}
+
+#[test]
+fn quirk_overwritten_pnext_makes_the_export_unavailable() {
+    fault_case("ComputeBasic", |_, q| q.overwrite_pnext = true, ErrorKind::Export, "overwrote the query's pNext chain");
+}
+
+#[test]
+fn quirk_driver_without_export_support() {
+    fault_case(
+        "ComputeBasic",
+        |_, q| {
+            q.no_export_extension = true;
+            q.invalid_argument_on_unknown_chain = true;
+        },
+        ErrorKind::Export,
+        "exports no memory",
+    );
+}
+
+#[test]
+fn fault_init_fails_then_refresh_reopens() {
+    let sim = sim(|c| c.faults.init_fails = true);
+    let h = sampler_on(&sim);
+    let e = wait_for(&h, T, |e| if let Event::Error(e) = e { Some(e.clone()) } else { None });
+    assert_eq!(e.kind, ErrorKind::Source);
+    assert!(e.message.contains("ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE"), "{}", e.message);
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    assert!(first_error(&sync(&h, 1)).unwrap().message.contains("no source is open"));
+    sim.configure(|f, _| f.init_fails = false);
+    h.send(Command::Refresh);
+    wait_for(&h, T, |e| matches!(e, Event::Inventory(_)).then_some(()));
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    collect_samples(&h, 3);
+    h.send(Command::Shutdown);
+    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+    assert!(sim.report().is_clean());
+}
+
+#[test]
+fn fault_device_lost_mid_run_stops_it_with_a_clear_error() {
+    let sim = sim(|c| c.faults.device_lost_after_samples = Some(30));
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    let e = wait_for(&h, T, |e| if let Event::Error(e) = e { Some(e.clone()) } else { None });
+    assert_eq!(e.kind, ErrorKind::DeviceLost, "{}", e.message);
+    assert!(e.message.contains("ZE_RESULT_ERROR_DEVICE_LOST") && e.hint.unwrap().contains("new run"));
+    assert_eq!(sim.live_imports(), 0);
+    sim.recover_device();
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    collect_samples(&h, 3);
+    h.send(Command::Shutdown);
+    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn fault_disable_refused_is_reported_and_retried() {
+    let sim = sim(|c| c.faults.disable_refused = true);
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    collect_samples(&h, 3);
+    h.send(Command::Stop);
+    let e = first_error(&sync(&h, 1)).expect("the refused disable is reported");
+    assert_eq!(e.kind, ErrorKind::Teardown);
+    assert!(e.message.contains("zetDeviceDisableMetricsExp"), "{}", e.message);
+    assert_eq!(sim.live_imports(), 0, "everything before the disable was released");
+    assert!(sim.report().violations.is_empty());
+    sim.configure(|f, _| f.disable_refused = false);
+    h.send(Command::Shutdown);
+    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+    assert!(sim.report().is_clean(), "retried at exit: {:?}", sim.report());
+}
+
+#[test]
+fn quirk_invalid_argument_on_unknown_chains_still_samples() {
+    let sim = sim(|c| c.quirks.invalid_argument_on_unknown_chain = true);
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    collect_samples(&h, 5);
+    h.send(Command::Shutdown);
+    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+    assert!(sim.report().is_clean());
+}
+
+#[test]
+fn quirk_unmappable_export_is_read_by_device_copy() {
+    let sim = sim(|c| c.quirks.unmappable_export = true);
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
+    assert_eq!(info.streams[0].read_path, zescope_sampler::ReadPath::DeviceCopy);
+    let batches = collect_samples(&h, 20);
+    let history = sim.history("ComputeBasic");
+    let exact =
+        batches.iter().flat_map(|b| b.values.chunks(5)).filter(|row| history.iter().any(|(_, v)| v == row)).count();
+    assert!(exact >= 15, "copied snapshots are exact: {exact}");
+    h.send(Command::Shutdown);
+    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn a_slow_consumer_never_blocks_the_sampler_and_drops_are_counted() {
+    let sim = sim(|c| c.update_period_us = 100);
+    let options = zescope_sampler::Options { event_capacity: 1, max_waiting_values: 500, ..Default::default() };
+    let h = sampler_with(&sim, options);
+    let mut cfg = run_config(&["ComputeBasic"]);
+    cfg.interval = Duration::from_micros(100);
+    h.send(Command::Start(cfg));
+    std::thread::sleep(Duration::from_millis(400)); // nobody reads events meanwhile
+    let stats =
+        wait_for(&h, T, |e| if let Event::Stats(s) = e { (s.dropped_samples > 0).then(|| s.clone()) } else { None });
+    assert!(stats.dropped_batches > 0 && stats.ticks > 1000, "{stats:?}");
+    h.send(Command::Shutdown);
+    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+    assert!(sim.report().is_clean());
+}
+
+/// A run driven on the caller's thread (`DirectRun`, as benchmarks and `doctor` use it) says a
+/// disable the driver refuses even at the retry, instead of dropping the step silently.
+#[test]
+fn a_direct_run_says_what_its_teardown_left() {
+    let sim = sim(|c| c.faults.disable_refused = true);
+    let loader = zescope_ze::Loader::from_sim(sim.clone()).unwrap();
+    let layouts = zescope_sampler::layout::LayoutSet::built_in();
+    let mut run = zescope_sampler::DirectRun::start(&loader, &layouts, &run_config(&["ComputeBasic"])).unwrap();
+    run.read().unwrap();
+    let errors = run.stop();
+    assert!(errors.iter().any(|e| e.contains("zetDeviceDisableMetricsExp")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("metrics stay enabled")), "the step left is said: {errors:?}");
+    assert_eq!(sim.live_imports(), 0);
+    assert!(sim.report().violations.is_empty(), "{}", sim.report().to_ron());
+}

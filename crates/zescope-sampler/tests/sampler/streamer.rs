@@ -1,0 +1,235 @@
+//! The sampler's second way to read a group: the time-based metric streamer of the in-process
+//! simulated driver, beside exported memory in the same run, with `via` choosing, DROPPED_DATA
+//! counted, refused opens explained, and the one teardown leaving the driver's report clean.
+
+use std::time::Duration;
+
+use zescope_sampler::testing::*;
+use zescope_sampler::{Command, ErrorKind, Event, StopReason, Via};
+
+fn started(h: &zescope_sampler::SamplerHandle) -> zescope_sampler::RunInfo {
+    wait_for(h, T, |e| match e {
+        Event::RunStarted(i) => Some(i.clone()),
+        Event::Error(e) => panic!("run failed: {e:?}"),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_streamed_and_an_exported_group_run_together_and_tear_down_clean() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    let inv = wait_for(&h, T, |e| if let Event::Inventory(i) = e { Some(i.clone()) } else { None });
+    let gpu = &inv.devices[0];
+    let render = gpu.groups.iter().find(|g| g.name == "RenderBasic").unwrap();
+    assert!(render.streamable && render.unavailable.is_none(), "{render:?}");
+    assert_eq!(render.read_by(Via::Auto), Some(Via::Streamer));
+    assert_eq!(render.read_by(Via::Export), None);
+    let compute = gpu.groups.iter().find(|g| g.name == "ComputeBasic").unwrap();
+    assert_eq!(compute.read_by(Via::Auto), Some(Via::Export));
+    assert!(compute.unreadable_by(Via::Streamer).unwrap().contains("no time-based sampling"));
+    let eu = gpu.groups.iter().find(|g| g.name == "EuStallSampling").unwrap();
+    assert!(eu.unavailable.as_deref().unwrap().contains("no time-based sampling"), "{eu:?}");
+
+    let mut cfg = run_config(&["ComputeBasic", "RenderBasic"]);
+    cfg.interval = Duration::from_millis(10);
+    h.send(Command::Start(cfg));
+    let info = started(&h);
+    assert_eq!(info.streams[0].read_path, zescope_sampler::ReadPath::Mapped);
+    let s = &info.streams[1];
+    assert_eq!(s.read_path, zescope_sampler::ReadPath::Streamer);
+    assert_eq!(s.layout, "streamer (1.28 ms, 10 reports per notification)", "period and count the driver granted");
+    let names: Vec<&str> = s.series.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["RenderBusyTime", "RenderBusyCycles", "RenderFrequency", "RenderUtilization", "L3BytesRead"]);
+    assert_eq!(s.series[0].unit, "ns/s", "an EVENT metric becomes a rate");
+    assert_eq!(s.series[2].unit, "MHz");
+    let mut streamed = Vec::new();
+    let mut exported = 0;
+    wait_for(&h, T, |e| {
+        if let Event::Samples(b) = e {
+            if b.stream == 1 {
+                streamed.push(b.clone());
+            } else {
+                exported += b.timestamps.len();
+            }
+        }
+        (streamed.iter().map(|b| b.timestamps.len()).sum::<usize>() >= 300 && exported > 10).then_some(())
+    });
+    let ts: Vec<i64> = streamed.iter().flat_map(|b| b.timestamps.clone()).collect();
+    let steps: Vec<i64> = ts.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(steps.iter().all(|&d| d == 1_280_000), "one sample per report, stamped with the report's time");
+    let now = zescope_sampler::monotonic_ns();
+    assert!((now - ts.last().unwrap()).abs() < 1_000_000_000, "report times are on the host clock");
+    let util: Vec<f64> = streamed.iter().flat_map(|b| b.values.chunks(5).map(|r| r[3]).collect::<Vec<_>>()).collect();
+    assert!(util.iter().all(|u| (0.0..=100.0).contains(u)), "utilisation is a percentage");
+    let busy: Vec<f64> = streamed.iter().flat_map(|b| b.values.chunks(5).map(|r| r[0]).collect::<Vec<_>>()).collect();
+    assert!(busy.iter().all(|b| (0.0..=1.01e9).contains(b)), "busy ns per second is at most 1e9: {busy:?}");
+    h.send(Command::Stop);
+    let reason =
+        wait_for(&h, T, |e| if let Event::RunStopped { reason, .. } = e { Some(reason.clone()) } else { None });
+    assert_eq!(reason, StopReason::Requested);
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+    shut_down(&h);
+}
+
+#[test]
+fn via_chooses_the_way_and_explains_a_group_it_cannot_read() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    for (groups, via, expect) in [
+        (&["RenderBasic"][..], Via::Export, "exports no memory"),
+        (&["ComputeBasic"][..], Via::Streamer, "no time-based sampling"),
+        (&["EuStallSampling"][..], Via::Auto, "exports no memory, and it has no time-based sampling"),
+    ] {
+        let mut cfg = run_config(groups);
+        cfg.via = via;
+        h.send(Command::Start(cfg));
+        let e = wait_for(&h, T, |e| if let Event::Error(e) = e { Some(e.clone()) } else { None });
+        assert!(e.message.contains(expect), "{via:?} {groups:?}: {e:?}");
+    }
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+    shut_down(&h);
+}
+
+#[test]
+fn a_refused_open_says_why_and_how_to_fix_it() {
+    for (busy, kind, hint) in
+        [(true, ErrorKind::Driver, "another process"), (false, ErrorKind::Permission, "perf_stream_paranoid")]
+    {
+        let sim = sim(|c| {
+            c.faults.streamer_open_busy = busy;
+            c.faults.streamer_open_denied = !busy;
+        });
+        let h = sampler_on(&sim);
+        h.send(Command::Start(run_config(&["ComputeBasic", "RenderBasic"])));
+        let e = wait_for(&h, T, |e| if let Event::Error(e) = e { Some(e.clone()) } else { None });
+        assert_eq!(e.kind, kind, "{e:?}");
+        assert!(e.hint.as_deref().unwrap_or("").contains(hint), "{e:?}");
+        sync(&h, 1);
+        let r = sim.report();
+        assert!(r.is_clean(), "everything set up before the refusal is released: {r:?}");
+        shut_down(&h);
+    }
+}
+
+#[test]
+fn dropped_reports_are_counted_and_the_run_goes_on() {
+    let sim = sim(|c| c.streamer_buffer_reports = 16);
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["RenderBasic"]);
+    cfg.interval = Duration::from_millis(100); // 10 ms reports: more than 16 per read
+    h.send(Command::Start(cfg));
+    started(&h);
+    let stats = wait_for(&h, T, |e| match e {
+        Event::Stats(s) if s.dropped_reports > 0 => Some(s.clone()),
+        _ => None,
+    });
+    assert!(stats.dropped_reports >= 1);
+    collect_samples(&h, 20);
+    h.send(Command::Stop);
+    wait_for(&h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+    shut_down(&h);
+}
+
+#[test]
+fn a_device_lost_mid_stream_ends_the_run_through_the_teardown() {
+    let sim = sim(|c| c.faults.device_lost_after_reports = Some(40));
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["RenderBasic"])));
+    started(&h);
+    let mut stopped = false;
+    let e = wait_for(&h, T, |e| match e {
+        Event::RunStopped { reason, .. } => {
+            stopped = *reason == StopReason::Error;
+            None
+        }
+        Event::Error(e) => Some(e.clone()),
+        _ => None,
+    });
+    assert_eq!(e.kind, ErrorKind::DeviceLost, "{e:?}");
+    assert!(stopped, "the run ended with the error");
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+    shut_down(&h);
+}
+
+/// The samples of stream 1 once `want` of them arrived.
+fn streamed(h: &zescope_sampler::SamplerHandle, want: usize) -> Vec<zescope_sampler::SampleBatch> {
+    let mut got = Vec::new();
+    wait_for(h, T, |e| {
+        if let Event::Samples(b) = e
+            && b.stream == 0
+        {
+            got.push(b.clone());
+        }
+        (got.iter().map(|b| b.timestamps.len()).sum::<usize>() >= want).then_some(())
+    });
+    got
+}
+
+#[test]
+fn report_times_map_through_a_ticking_wrapping_timer() {
+    // An Intel-like global timer: 19.2 MHz ticks with 24 valid bits wraps every 874 ms; the
+    // report's timestamp metric is in ns of those ticks. Mapped through the tick pair, every
+    // report lands one period after the one before, across the wraps; placed back from the read
+    // time instead, the steps between reads would be off by up to a period.
+    let sim = sim(|c| {
+        c.quirks.timer_hz = Some(19_200_000);
+        c.quirks.timestamp_valid_bits = Some(24);
+    });
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["RenderBasic"]);
+    cfg.interval = Duration::from_millis(10);
+    h.send(Command::Start(cfg));
+    let info = started(&h);
+    assert!(info.notices.is_empty(), "{:?}", info.notices);
+    // 1.28 ms reports for 2.3 s: the timer wraps twice.
+    let ts: Vec<i64> = streamed(&h, 1_800).iter().flat_map(|b| b.timestamps.clone()).collect();
+    let off: Vec<i64> = ts.windows(2).map(|w| w[1] - w[0] - 1_280_000).filter(|d| d.abs() > 5_000).collect();
+    assert!(off.is_empty(), "steps off the 1.28 ms period by more than 5 µs: {off:?}");
+    let now = zescope_sampler::monotonic_ns();
+    assert!((now - ts.last().unwrap()).abs() < 1_000_000_000, "report times are on the host clock");
+    h.send(Command::Stop);
+    shut_down(&h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn a_root_device_with_two_sub_devices_gives_one_series_set_each() {
+    let sim = sim(|c| {
+        let mut tile = c.devices[0].sub_devices[0].clone();
+        tile.name = "ze-sim GPU tile 1".into();
+        c.devices[0].sub_devices.push(tile);
+    });
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["RenderBasic"]);
+    cfg.interval = Duration::from_millis(10);
+    cfg.targets[0].metrics = vec!["RenderFrequency".into(), "RenderBusyTime".into()];
+    h.send(Command::Start(cfg));
+    let info = started(&h);
+    let names: Vec<&str> = info.streams[0].series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "RenderBusyTime (sub-device 0)",
+            "RenderFrequency (sub-device 0)",
+            "RenderBusyTime (sub-device 1)",
+            "RenderFrequency (sub-device 1)"
+        ]
+    );
+    assert!(info.notices.is_empty(), "{:?}", info.notices);
+    let batches = streamed(&h, 100);
+    for b in &batches {
+        for row in b.values.chunks(4) {
+            assert!(row.iter().all(|v| v.is_finite()), "every set is decoded: {row:?}");
+            // The simulated driver's second sub-device reads 3/4 of the device's frequency.
+            assert!((row[3] - 0.75 * row[1]).abs() <= 1e-9 * row[1].abs(), "{row:?}");
+        }
+    }
+    h.send(Command::Stop);
+    shut_down(&h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

@@ -1,0 +1,148 @@
+//! A brute-force model of a stream: every sample kept, every answer computed
+//! by scanning. The store must agree with it.
+#![allow(dead_code, reason = "shared by several test binaries, each using a part")]
+
+pub mod checks;
+
+use zescope_store::rate::rate_between;
+use zescope_store::{SeriesDesc, SeriesId, SeriesKind, Store, StreamDesc, StreamId};
+
+/// Small deterministic PRNG (xorshift64*), so test data needs no dependency.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+pub fn desc(kinds: &[SeriesKind]) -> StreamDesc {
+    StreamDesc {
+        name: "test".into(),
+        series: kinds
+            .iter()
+            .enumerate()
+            .map(|(i, &kind)| SeriesDesc { name: format!("s{i}"), unit: "u".into(), kind })
+            .collect(),
+    }
+}
+
+/// One millisecond in ns.
+pub const MS: i64 = 1_000_000;
+
+/// `n` samples of `series` gauges at 1 kHz starting at `t0`, values from `f(i, s)`.
+pub fn fill(store: &mut Store, id: StreamId, t0: i64, n: usize, series: usize, f: impl Fn(usize, usize) -> f64) {
+    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
+        let ts: Vec<i64> = chunk.iter().map(|&i| t0 + i as i64 * MS).collect();
+        let vals: Vec<f64> =
+            chunk.iter().flat_map(|&i| (0..series).map(move |s| (i, s))).map(|(i, s)| f(i, s)).collect();
+        store.append(id, &ts, &vals).unwrap();
+    }
+}
+
+pub fn sid(store: &Store, id: StreamId, k: usize) -> SeriesId {
+    store.series_id(id, k).unwrap()
+}
+
+pub struct Model {
+    pub kinds: Vec<SeriesKind>,
+    pub ts: Vec<i64>,
+    /// Row per sample.
+    pub raw: Vec<Vec<f64>>,
+    /// A gap precedes sample i.
+    pub gap: Vec<bool>,
+    gap_pending: bool,
+}
+
+/// Brute-force summary of a run of samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    pub min: f64,
+    pub max: f64,
+    pub sum: f64,
+    pub count: u64,
+    pub non_finite: u64,
+    pub samples: u64,
+    pub last: Option<f64>,
+}
+
+impl Model {
+    pub fn new(kinds: &[SeriesKind]) -> Model {
+        Model { kinds: kinds.to_vec(), ts: Vec::new(), raw: Vec::new(), gap: Vec::new(), gap_pending: false }
+    }
+
+    pub fn push(&mut self, t: i64, row: &[f64]) {
+        self.gap.push(self.gap_pending && !self.ts.is_empty());
+        self.gap_pending = false;
+        self.ts.push(t);
+        self.raw.push(row.to_vec());
+    }
+
+    pub fn mark_gap(&mut self) {
+        self.gap_pending = true;
+    }
+
+    /// What the store should report for sample i of series s.
+    pub fn value(&self, i: usize, s: usize) -> Option<f64> {
+        match self.kinds[s] {
+            SeriesKind::Gauge => Some(self.raw[i][s]),
+            SeriesKind::Cumulative { wrap } => {
+                if i == 0 || self.gap[i] {
+                    None
+                } else {
+                    rate_between(self.raw[i - 1][s], self.raw[i][s], self.ts[i] - self.ts[i - 1], wrap)
+                }
+            }
+        }
+    }
+
+    /// Index range of samples with `t0 <= t <= t1`.
+    pub fn range(&self, t0: i64, t1: i64) -> std::ops::Range<usize> {
+        self.ts.partition_point(|&t| t < t0)..self.ts.partition_point(|&t| t <= t1)
+    }
+
+    pub fn summary(&self, s: usize, idx: std::ops::Range<usize>) -> Summary {
+        let mut out = Summary {
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+            sum: 0.0,
+            count: 0,
+            non_finite: 0,
+            samples: 0,
+            last: None,
+        };
+        for i in idx {
+            let v = self.value(i, s);
+            out.samples += 1;
+            out.last = v;
+            match v {
+                Some(x) if x.is_finite() => {
+                    out.min = out.min.min(x);
+                    out.max = out.max.max(x);
+                    out.sum += x;
+                    out.count += 1;
+                }
+                Some(_) => out.non_finite += 1,
+                None => {}
+            }
+        }
+        out
+    }
+}
+
+/// Means are sums in a different order: compare with a relative tolerance.
+pub fn close(a: f64, b: f64) -> bool {
+    if a.is_nan() || b.is_nan() {
+        return a.is_nan() && b.is_nan();
+    }
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}

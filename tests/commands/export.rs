@@ -1,0 +1,176 @@
+//! `zescope record --out run.ron` then `zescope export` as a user runs them, headless; and the
+//! export command's refusals.
+
+use crate::support::{run as zescope, text};
+
+#[test]
+fn record_a_session_then_export_images_and_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+    let out = zescope(&["--source", "sim", "record", "--duration", "1s", "--interval", "2ms", "--out", &p("run.ron")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let s = zescope::session::load(&dir.path().join("run.ron")).expect("record wrote a session");
+    assert!(s.streams[0].data.raw.timestamps.len() > 100);
+    assert!(!s.view.panes.is_empty(), "with the default layout");
+
+    let out = zescope(&[
+        "export",
+        &p("run.ron"),
+        "--pane",
+        "1",
+        "--range",
+        "0.1..0.6",
+        "--size",
+        "800x300",
+        "--png",
+        &p("p.png"),
+        "--svg",
+        &p("p.svg"),
+        "--csv",
+        &p("d.csv"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("p.png (800x300)"), "{}", text(&out));
+    let img = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(dir.path().join("p.png")).unwrap()));
+    let info = img.read_info().unwrap();
+    assert_eq!((info.info().width, info.info().height), (800, 300));
+    roxmltree::Document::parse(&std::fs::read_to_string(dir.path().join("p.svg")).unwrap()).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join("d.csv")).unwrap();
+    let times: Vec<f64> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
+    assert!(times.len() > 100 && times.len() < 300, "about 250 samples in 0.5 s: {}", times.len());
+    assert!(times.iter().all(|t| (0.1..=0.6).contains(t)), "only the range");
+}
+
+#[test]
+fn export_refuses_bad_requests_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-session.ron");
+    let png = dir.path().join("x.png").to_string_lossy().into_owned();
+    for (args, want) in [
+        (vec!["export", example], "nothing to write"),
+        (vec!["export", example, "--pane", "9", "--png", &png], "there is no pane 9"),
+        (vec!["export", example, "--range", "5..2", "--png", &png], "is empty"),
+        (vec!["export", example, "--size", "10x10", "--png", &png], "outside"),
+        (vec!["export", "/no/such/session.ron", "--png", &png], "cannot open"),
+        (vec!["export", concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"), "--png", &png], "line 1"),
+    ] {
+        let out = zescope(&args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(text(&out).contains(want), "{args:?}: expected {want:?} in {}", text(&out));
+    }
+}
+
+/// `record --out x.csv` and `export --csv` write one format: the same columns for the same
+/// counters (naming the device when there are several) and `time_s` from the recording's first
+/// sample.
+#[test]
+fn recorded_and_exported_csv_share_columns_and_time_origin() {
+    for devices in [&[][..], &["--device", "0,1"][..]] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+        let rec = |out: &str| {
+            let mut args = vec!["--source", "sim", "record", "--duration", "500ms", "--interval", "5ms", "--out", out];
+            args.extend(devices);
+            zescope(&args)
+        };
+        for out in [p("run.ron"), p("run.csv")] {
+            let o = rec(&out);
+            assert!(o.status.success(), "{}", text(&o));
+        }
+        let o = zescope(&["export", &p("run.ron"), "--csv", &p("exported.csv")]);
+        assert!(o.status.success(), "{}", text(&o));
+        let read = |name: &str| {
+            let mut r = csv::Reader::from_path(dir.path().join(name)).unwrap();
+            let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
+            let times: Vec<f64> = r.records().map(|x| x.unwrap()[0].parse().unwrap()).collect();
+            (header, times)
+        };
+        let (mut recorded, rec_times) = read("run.csv");
+        let (mut exported, exp_times) = read("exported.csv");
+        assert_eq!(recorded.remove(0), "time_s");
+        assert_eq!(exported.remove(0), "time_s");
+        recorded.sort();
+        exported.sort();
+        assert_eq!(recorded, exported, "the same counters, headed alike");
+        let named = recorded.iter().filter(|c| c.starts_with("ze-sim NPU/NpuActivity/")).count();
+        assert_eq!(named > 0, !devices.is_empty(), "the device is named with several: {recorded:?}");
+        for times in [&rec_times, &exp_times] {
+            assert_eq!(times[0], 0.0, "time 0 is the first sample");
+            assert!(times.windows(2).all(|w| w[0] <= w[1]) && times.len() > 20);
+        }
+    }
+}
+
+/// `export --phases`: the phase table of the whole session (or `--range`) as CSV, its numbers
+/// those of the session's samples.
+#[test]
+fn export_phases_writes_the_phase_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-session.ron");
+    let out_csv = dir.path().join("phases.csv");
+    let out = zescope(&["export", example, "--phases", &out_csv.to_string_lossy()]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("phases.csv (1 phases, 5 rows)"), "{}", text(&out));
+    let csv = std::fs::read_to_string(&out_csv).unwrap();
+    let lines: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    let col = |name: &str| lines[0].iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
+    assert_eq!(lines.len(), 6, "a header and one row per series");
+
+    let s = zescope::session::load(std::path::Path::new(example)).unwrap();
+    let st = &s.streams[0];
+    let n = st.meta.series.len();
+    let values = |metric: &str| -> Vec<f64> {
+        let k = st.meta.series.iter().position(|m| m.metric == metric).unwrap();
+        (0..st.data.raw.timestamps.len()).map(|i| st.data.raw.values[i * n + k]).collect()
+    };
+    let find = |metric: &str| lines.iter().find(|l| l[col("series")].ends_with(metric)).unwrap();
+    let f = values("GpuFrequency");
+    let row = find("/GpuFrequency");
+    assert_eq!(row[col("phase")], "session");
+    let mean: f64 = row[col("mean")].parse().unwrap();
+    assert!((mean - f.iter().sum::<f64>() / f.len() as f64).abs() < 1e-9 * mean);
+    assert_eq!(row[col("max")].parse::<f64>().unwrap(), f.iter().copied().fold(f64::MIN, f64::max));
+    let busy = values("GpuBusyCycles");
+    let row = find("/GpuBusyCycles");
+    assert_eq!(row[col("total")].parse::<f64>().unwrap(), busy.last().unwrap() - busy[0]);
+    assert_eq!(row[col("total_unit")], "cycles");
+    assert!(!find("/GpuPower")[col("energy_J")].is_empty(), "a W gauge has an energy");
+
+    // --range: one phase over that range only, shorter than the session.
+    let out = zescope(&["export", example, "--range", "0.5..1.5", "--phases", &out_csv.to_string_lossy()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let csv = std::fs::read_to_string(&out_csv).unwrap();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[col("phase")], "range");
+    assert!((row[col("duration_s")].parse::<f64>().unwrap() - 1.0).abs() < 1e-9);
+}
+
+/// `export --phases` of a session with more marked ranges than a table may hold: the table stops
+/// at its bound of rows and says how many ranges it left out; a range named like a formula is
+/// neutralised.
+#[test]
+fn export_phases_stays_within_its_bound_of_rows() {
+    use zescope::session::{Marker, SpanRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-session.ron");
+    let mut s = zescope::session::load(std::path::Path::new(example)).unwrap();
+    let t0 = s.streams[0].data.raw.timestamps[0];
+    s.markers = (0..60_000i64)
+        .map(|k| Marker {
+            t_ns: t0 + k,
+            label: if k == 0 { "=1+1".into() } else { format!("r{k}") },
+            span: SpanRecord::Range { end_ns: t0 + k + 1_000_000 },
+        })
+        .collect();
+    let session = dir.path().join("many.ron");
+    zescope::session::save(&session, &s).unwrap();
+    let out_csv = dir.path().join("phases.csv");
+    let out = zescope(&["export", &session.to_string_lossy(), "--phases", &out_csv.to_string_lossy()]);
+    assert!(out.status.success(), "{}", text(&out));
+    // 5 series: 50 000 phases (the session and 49 999 ranges) fill 250 000 rows.
+    let said = text(&out);
+    assert!(said.contains("(50000 phases, 250000 rows; 10001 later marked ranges left out"), "{said}");
+    let csv = std::fs::read_to_string(&out_csv).unwrap();
+    assert_eq!(csv.lines().count(), 250_001);
+    assert!(csv.lines().nth(6).unwrap().starts_with("'=1+1,"), "{}", csv.lines().nth(6).unwrap());
+}

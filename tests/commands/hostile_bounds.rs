@@ -1,0 +1,204 @@
+//! What a session file can make zescope allocate, measured: the bounds `docs/untrusted-input.md`
+//! states, checked on crafted files read in a child process (this test binary again, running
+//! [`child`], which prints its outcome and peak RSS), and under an address-space limit on the
+//! real binary. Also: checks over a file's items stay linear (200 000 panes).
+//!
+//! The crafted files: one stream of constant columns, which the data section packs at 4 bytes
+//! per 256 samples a column (the most a valid file can expand: 512 decoded bytes per byte).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use zescope::session::{self, PaneRecord, Session};
+use zescope::store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
+
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-session.ron");
+const MIB: u64 = 1 << 20;
+/// What the bound allows over a child at rest (its baseline on the tiny example) besides the
+/// stated terms: threads' stacks, the allocator's slack, the parsed metadata.
+const SLACK: u64 = 32 * MIB;
+
+fn example() -> Session {
+    session::load(Path::new(EXAMPLE)).unwrap()
+}
+
+/// The example with one stream of `n` constant series and `samples` steady samples.
+fn constant(n: usize, samples: usize) -> Session {
+    let mut s = example();
+    let mut stream = s.streams.swap_remove(0);
+    let template = stream.meta.series[0].clone();
+    stream.meta.series = (0..n).map(|k| session::SeriesMeta { metric: format!("c{k}"), ..template.clone() }).collect();
+    let series = (0..n)
+        .map(|k| SeriesDesc { name: format!("c{k}"), unit: template.unit.clone(), kind: SeriesKind::Gauge })
+        .collect();
+    stream.data = StreamData {
+        desc: StreamDesc { name: stream.data.desc.name.clone(), series },
+        ended: true,
+        evicted_samples: 0,
+        coarse: Vec::new(),
+        raw: RawData {
+            timestamps: (0..samples as i64).map(|i| 1_000_000_000 + i * 1_000_000).collect(),
+            values: vec![1.0; samples * n],
+            ..RawData::default()
+        },
+    };
+    for m in &mut stream.meta.series {
+        m.kind = session::KindRecord::Gauge;
+    }
+    s.streams = vec![stream];
+    s.view.panes.clear();
+    s.view.colors.clear();
+    s.view.hidden.clear();
+    s
+}
+
+/// A file's RON text and data section.
+fn split(file: &[u8]) -> (String, Vec<u8>) {
+    let line2 = b"// binary data after the RON text of this many bytes: ";
+    let at = file.windows(line2.len()).position(|w| w == line2).unwrap() + line2.len();
+    let digits = file[at..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let len: usize = std::str::from_utf8(&file[at..at + digits]).unwrap().parse().unwrap();
+    let start = at + digits + 1;
+    (String::from_utf8(file[start..start + len].to_vec()).unwrap(), file[start + len..].to_vec())
+}
+
+/// A file from its RON text and data section.
+fn join(ron: &str, data: &[u8]) -> Vec<u8> {
+    let mut out = format!(
+        "// zescope session file; format: docs/session-format.md\n// binary data after the RON text of this many bytes: {}\n",
+        ron.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(ron.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// A hostile file: the one-chunk constant session's chunk `copies` times over (every copy a
+/// valid chunk with its checksum), the head claiming all those samples.
+fn expanded(n: usize, copies: usize) -> Vec<u8> {
+    let (ron, data) = split(&session::to_bytes(&constant(n, 4096)).unwrap());
+    let ron = ron.replacen("samples: 4096,", &format!("samples: {},", 4096 * copies), 1);
+    join(&ron, &data.repeat(copies))
+}
+
+/// The child's side: load `BOUNDS_PATH` within `BOUNDS_CAP` bytes; print the outcome and peak.
+#[test]
+fn child() {
+    let (Ok(path), Ok(cap)) = (std::env::var("BOUNDS_PATH"), std::env::var("BOUNDS_CAP")) else { return };
+    let outcome = session::load_with_cap(Path::new(&path), cap.parse().unwrap());
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let hwm = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    match outcome {
+        Ok(s) => println!("\nOUTCOME ok: {} values", s.raw_values()),
+        Err(e) => println!("\nOUTCOME err: {e}"),
+    }
+    println!("{hwm}");
+}
+
+/// Run [`child`] on `path` with a memory cap of `cap`: its outcome line and peak RSS in bytes.
+fn run(path: &Path, cap: u64) -> (String, u64) {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", &crate::support::test_name(module_path!(), "child"), "--nocapture", "--test-threads=1"])
+        .env("BOUNDS_PATH", path)
+        .env("BOUNDS_CAP", cap.to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "child failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let outcome = stdout.lines().find_map(|l| l.split_once("OUTCOME ").map(|x| x.1)).expect(&stdout).to_owned();
+    let kb: u64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM");
+    (outcome, kb * 1024)
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn a_load_stays_within_twice_the_file_plus_what_it_decodes_and_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, baseline) = run(Path::new(EXAMPLE), 1 << 30);
+    assert!(ok.starts_with("ok:"), "{ok}");
+
+    // A valid file at the format's largest expansion: under 1 MiB of data section, 132 MiB decoded.
+    let (n, samples) = (32usize, 1usize << 19);
+    let good = session::to_bytes(&constant(n, samples)).unwrap();
+    let decoded = (samples * (n + 1) * 8) as u64;
+    let file = good.len() as u64;
+    assert!(decoded > 30 * file, "{decoded} decoded from {file} bytes: a file that expands");
+    let path = write(dir.path(), "good.ron", &good);
+    let (outcome, peak) = run(&path, 1 << 30);
+    assert!(outcome.starts_with(&format!("ok: {}", samples * n)), "{outcome}");
+    let bound = baseline + 2 * file + decoded + SLACK;
+    eprintln!("good: {file} bytes, {decoded} decoded, peak {peak} over a baseline of {baseline}");
+    assert!(peak <= bound, "peak {} MiB over the stated bound of {} MiB", peak / MIB, bound / MIB);
+
+    // The same file under a cap it does not fit: refused before anything is decoded.
+    let (outcome, peak) = run(&path, 64 * MIB);
+    assert!(
+        outcome.starts_with("err: streams[0]: decodes to 132 MiB of samples")
+            && outcome.contains("more than the memory cap of 64 MiB allows"),
+        "{outcome}"
+    );
+    assert!(peak <= baseline + 2 * file + SLACK, "peak {} MiB for a refused file", peak / MIB);
+
+    // 5 MiB claiming 2.2 GiB (what took 2.2 GB before): refused within the default cap.
+    let hostile = expanded(1024, 68);
+    let path = write(dir.path(), "hostile.ron", &hostile);
+    let (outcome, peak) = run(&path, 1 << 30);
+    assert!(
+        outcome.starts_with("err: streams[0]: decodes to 2.13 GiB") && outcome.contains("memory cap of 1 GiB"),
+        "{outcome}"
+    );
+    assert!(peak <= baseline + 2 * hostile.len() as u64 + SLACK, "peak {} MiB for a refused file", peak / MIB);
+
+    // A file larger than the cap is not read at all.
+    let (outcome, peak) = run(&path, MIB);
+    assert!(outcome.contains("hostile.ron") && outcome.contains("more than the memory cap of 1 MiB"), "{outcome}");
+    assert!(peak <= baseline + SLACK, "peak {} MiB for a file not read", peak / MIB);
+}
+
+#[test]
+fn export_of_an_expanding_file_under_an_address_space_limit_ends_in_a_named_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "hostile.ron", &expanded(1024, 68));
+    let out = crate::support::clean_env(&mut Command::new("prlimit"))
+        .arg("--as=1500000000")
+        .arg(crate::support::BIN)
+        .arg("export")
+        .arg(&path)
+        .arg("--csv")
+        .arg(dir.path().join("out.csv"))
+        .output()
+        .expect("prlimit (util-linux) runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // A clean exit with an error, not an abort (134) or a signal.
+    assert_eq!(out.status.code(), Some(1), "{:?}: {stderr}", out.status);
+    assert!(
+        stderr.contains("hostile.ron: streams[0]: decodes to 2.13 GiB") && stderr.contains("memory cap of"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out.csv").exists(), "nothing written");
+}
+
+#[test]
+fn two_hundred_thousand_panes_are_checked_in_linear_time() {
+    // Before the check used a set, this compared each pane with all before it: 2e10 comparisons
+    // (minutes); now it is one pass.
+    let mut s = example();
+    let count = 200_000u64;
+    s.view.panes = (1..=count).map(|id| PaneRecord { id, series: Vec::new() }).collect();
+    s.view.next_pane_id = count;
+    let unique = session::to_bytes(&s).unwrap();
+    session::from_slice(&unique).expect("200 000 distinct panes load");
+    s.view.panes.push(PaneRecord { id: 7, series: Vec::new() });
+    let e = session::from_slice(&session::to_bytes(&s).unwrap()).unwrap_err().to_string();
+    assert!(e.contains("view.panes[200000].id") && e.contains("pane id 7 repeats"), "{e}");
+}

@@ -1,0 +1,109 @@
+//! `zescope list` as a user runs it: on the built-in simulated device, through the real Level
+//! Zero loader with `libze_sim.so`, and the clear one-line errors when something is missing.
+
+use std::process::Output;
+
+use ze_sim::testing;
+
+fn zescope(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = crate::support::zescope();
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run zescope")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn lists_the_simulated_device_marked_as_simulated() {
+    let o = zescope(&["list", "--source", "sim", "--metrics"], &[]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("built-in simulated driver"), "{out}");
+    assert!(out.contains("ze-sim GPU") && out.contains("[SIMULATED]"), "{out}");
+    assert!(out.contains("group ComputeBasic: domain 0") && out.contains("exports: DMA-BUF (whole group)"), "{out}");
+    assert!(out.contains("exports: DMA-BUF per metric (3 of 3 metrics)"), "{out}");
+    assert!(out.contains("group EuStallSampling") && out.contains("exports: none"), "{out}");
+    assert!(out.contains("exports: DMA-BUF (whole group), read by: exported memory"), "{out}");
+    assert!(
+        out.contains("group RenderBasic: domain 3, time-based, 6 metrics, exports: none, read by: streamer"),
+        "{out}"
+    );
+    assert!(out.contains("read by: neither (no exported memory, no time-based sampling)"), "{out}");
+    // The telemetry each device offers, and how Sysman was reached.
+    assert!(
+        out.contains("telemetry: frequency ×1, power ×1, temperature ×2, engines ×2, memory ×1 (through zesInit)"),
+        "{out}"
+    );
+    assert!(out.contains("- QueryBeginTime [ns] timestamp"), "{out}");
+    assert!(out.contains("Sub-device 0: ze-sim GPU tile 0"), "{out}");
+    assert!(out.contains("- BytesRead [bytes] export-dma-buf, exports DMA-BUF"), "{out}");
+}
+
+#[test]
+fn lists_the_simulated_driver_through_the_real_loader() {
+    if let Err(why) = testing::loader_available() {
+        return testing::skip("zescope list through the real loader", &why);
+    }
+    let so = match testing::cdylib() {
+        Ok(so) => so,
+        Err(why) => return testing::skip("zescope list through the real loader", &why),
+    };
+    let o = zescope(&["list", "--source", "level-zero"], &[("ZE_ENABLE_ALT_DRIVERS", so.to_str().unwrap())]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.starts_with("Source: Level Zero loader"), "{out}");
+    assert!(out.contains("Device 0: ze-sim GPU") && out.contains("[SIMULATED]"), "{out}");
+    assert!(out.contains("group MemoryTraffic"), "{out}");
+    assert!(out.contains("telemetry: frequency ×1, power ×1"), "Sysman through the loader: {out}");
+}
+
+#[test]
+fn a_missing_driver_is_a_clear_error_not_a_result_code() {
+    if let Err(why) = testing::loader_available() {
+        return testing::skip("the no-driver message", &why);
+    }
+    let o = zescope(&["list", "--source", "level-zero"], &[("ZE_ENABLE_ALT_DRIVERS", "/nonexistent/libze_sim.so")]);
+    let (out, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    for needle in ["no Level Zero driver was found", "ZE_ENABLE_ALT_DRIVERS", "libze1", "/dev/dri/renderD*"] {
+        assert!(err.contains(needle), "missing {needle:?} in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_missing_loader_library_names_it_and_how_to_install_it() {
+    let o = zescope(
+        &["list", "--source", "level-zero"],
+        &[("ZESCOPE_LEVEL_ZERO_LOADER", "/nonexistent/libze_loader.so.1")],
+    );
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains("/nonexistent/libze_loader.so.1") && err.contains("apt install libze1"), "{err}");
+    // auto falls back to the simulated device and says why
+    let o = zescope(&["list"], &[("ZESCOPE_LEVEL_ZERO_LOADER", "/nonexistent/libze_loader.so.1")]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("built-in simulated driver") && out.contains("could not be opened"), "{out}");
+}
+
+#[test]
+fn a_malformed_sim_config_is_one_line_naming_file_and_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.ron");
+    std::fs::write(&path, "(\n  seed: 1,\n  faults: (import_fails: maybe),\n)\n").unwrap();
+    let o = zescope(&["list", "--source", "sim"], &[("ZE_SIM_CONFIG", path.to_str().unwrap())]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains("bad.ron") && err.contains("3:"), "names the file and line: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -1,0 +1,61 @@
+//! Helpers for the command-line tests: the one way to start `zescope` (with none of the
+//! environment that would change what it opens), the Level Zero loaders under test
+//! (`loaders`), and `zescope serve` as a child with its HTTP client and promtool (`serve`).
+#![allow(dead_code, reason = "each test module uses a part")]
+
+pub mod loaders;
+pub mod serve;
+
+use std::process::{Command, Output};
+
+/// The `zescope` binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_zescope");
+
+/// Variables that choose or configure a driver, a loader, a markers socket or a file dialog:
+/// a test sets those it means, and no other test's or the developer's leaks in.
+const CHOSEN_BY_TESTS: &[&str] = &[
+    "ZE_SIM_CONFIG",
+    "ZE_SIM_REPORT",
+    "ZE_SIM_CONFIG_ZE_SIM_NPU",
+    "ZE_SIM_REPORT_ZE_SIM_NPU",
+    "ZE_ENABLE_ALT_DRIVERS",
+    "ZESCOPE_LEVEL_ZERO_LOADER",
+    "ZESCOPE_MARKERS",
+    "ZESCOPE_FILE_DIALOG",
+    "ZET_ENABLE_METRICS",
+    "ZES_ENABLE_SYSMAN",
+    "RUST_LOG",
+];
+
+/// Clears what [`CHOSEN_BY_TESTS`] lists from `c`'s environment and asks for backtraces.
+pub fn clean_env(c: &mut Command) -> &mut Command {
+    for var in CHOSEN_BY_TESTS {
+        c.env_remove(var);
+    }
+    c.env("RUST_BACKTRACE", "1")
+}
+
+/// `zescope`, with a clean environment (the arguments and variables are the caller's).
+pub fn zescope() -> Command {
+    let mut c = Command::new(BIN);
+    clean_env(&mut c);
+    c
+}
+
+/// Runs `zescope ARGS` to its end.
+pub fn run(args: &[&str]) -> Output {
+    zescope().args(args).output().expect("run zescope")
+}
+
+/// What a run printed, stdout then stderr.
+pub fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// The name the test harness gives test `name` of the module whose `module_path!()` is
+/// `module` (its path without the binary's own name): what `--exact` takes when a test runs
+/// another of its binary's tests as a child process.
+pub fn test_name(module: &str, name: &str) -> String {
+    let module = module.split_once("::").map_or("", |(_, m)| m);
+    format!("{module}::{name}")
+}

@@ -1,0 +1,182 @@
+//! The real UI, driven by egui_kittest without a window or GPU, against a real sampler thread
+//! on a private simulated driver: start a run and see a pane get data, pause, zoom while live
+//! and return with End, search, an injected fault shown as a banner followed by a working run,
+//! and quitting through the teardown.
+
+use crate::support::pump;
+
+use std::sync::Arc;
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use ze_sim::Sim;
+use zescope::app::ZescopeApp;
+use zescope::app::settings::Settings;
+use zescope::view::timeview::Mode;
+
+fn app(sim: &Arc<Sim>) -> ZescopeApp {
+    crate::support::app_on(sim, Settings::default())
+}
+
+fn harness(app: ZescopeApp) -> Harness<'static, ZescopeApp> {
+    crate::support::harness_of(app, crate::support::WINDOW)
+}
+
+fn start(h: &mut Harness<'_, ZescopeApp>) {
+    pump(h, "the inventory", |a| a.state.inventory.is_some());
+    h.get_by_label("Start").click();
+    pump(h, "a run with samples in a pane", |a| {
+        a.state.ingest.run.is_some() && a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty()
+    });
+}
+
+#[test]
+fn start_shows_data_in_panes_and_quit_tears_down() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = harness(app(&sim));
+    start(&mut h);
+    let a = h.state();
+    assert_eq!(a.state.ingest.run.as_ref().unwrap().info.streams[0].group, "ComputeBasic");
+    assert!(a.panes.layout.panes.len() >= 3, "one pane per unit");
+    assert!(a.store.memory_used() > 0);
+    h.get_by_label_contains("ComputeBasic/GpuPower");
+    assert_eq!(sim.live_imports(), 1);
+    crate::support::quit_discarding(&mut h);
+    assert_eq!(h.state().quit, Some(Ok(())), "quit waited for the teardown");
+    assert_eq!(sim.live_imports(), 0);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn pause_freezes_the_view_while_sampling_continues() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = harness(app(&sim));
+    start(&mut h);
+    h.key_press(egui::Key::Space);
+    h.step();
+    assert_eq!(h.state().view.mode, Mode::Paused);
+    let frozen = h.state().view.range(None);
+    let before = h.state().state.ingest.samples_total;
+    pump(&mut h, "samples while paused", |a| {
+        a.state.ingest.samples_total > before + 20 && a.view.new_since_frozen > 20
+    });
+    assert_eq!(h.state().view.range(None), frozen, "the view did not move");
+    let limit = h.state().view.data_limit().expect("a paused view has a data limit");
+    let limit_ns = h.state().store.from_plot_x(limit);
+    let pane = h.state().panes.layout.panes[0].id;
+    let (_, t1, _) = h.state_mut().panes.plot(pane).last_query().expect("the pane drew");
+    assert!(t1 <= limit_ns, "nothing newer than the pause is drawn ({t1} > {limit_ns})");
+    h.get_by_label_contains("new samples");
+    h.key_press(egui::Key::Space);
+    h.step();
+    assert!(h.state().view.is_live());
+}
+
+#[test]
+fn zooming_while_live_leaves_follow_mode_and_end_returns() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = harness(app(&sim));
+    start(&mut h);
+    // Scroll-zoom over the first pane's plot.
+    let plot = egui::pos2(800.0, 140.0);
+    h.hover_at(plot);
+    h.step();
+    h.event(egui::Event::Zoom(2.0));
+    h.step();
+    h.step();
+    assert_eq!(h.state().view.mode, Mode::Zoomed, "a zoom while streaming leaves live mode");
+    let before = h.state().state.ingest.samples_total;
+    pump(&mut h, "more samples", |a| a.state.ingest.samples_total > before + 10);
+    assert_eq!(h.state().view.mode, Mode::Zoomed, "data arriving does not undo the zoom");
+    h.key_press(egui::Key::End);
+    h.step();
+    assert!(h.state().view.is_live());
+}
+
+#[test]
+fn search_filters_groups_and_metrics() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = harness(app(&sim));
+    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    h.step();
+    assert!(h.query_by_label_contains("ComputeBasic").is_some());
+    assert!(h.query_by_label_contains("MemoryTraffic").is_some());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
+    h.step();
+    h.step();
+    let search = h.get_by_role(Role::TextInput);
+    assert!(search.is_focused(), "Ctrl+F focuses the search box");
+    search.type_text("bytesread");
+    h.step();
+    h.step();
+    assert!(h.query_by_label_contains("ComputeBasic").is_none(), "non-matching groups are hidden");
+    assert!(h.query_by_label_contains("MemoryTraffic").is_some(), "the group of a matching metric stays");
+    assert!(h.query_by_label("BytesRead [bytes]").is_some(), "the matching metric is shown");
+    assert!(h.query_by_label_contains("RenderBasic").is_some(), "and the streamed group of L3BytesRead");
+    assert!(h.query_by_label_contains("MemoryTemperature").is_none());
+}
+
+#[test]
+fn a_driver_fault_shows_a_banner_and_a_new_run_works() {
+    let sim = crate::support::sim(|_| {});
+    sim.configure(|f, _| f.import_fails = true);
+    let mut h = harness(app(&sim));
+    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    h.get_by_label("Start").click();
+    pump(&mut h, "an error banner", |a| !a.state.banners.is_empty());
+    h.step();
+    h.get_by_label("Driver error");
+    h.get_by_label_contains("zeMemAllocDevice failed with");
+    assert!(h.state().state.ingest.run.is_none());
+    sim.configure(|f, _| f.import_fails = false);
+    h.get_by_label("x").click();
+    h.step();
+    assert!(h.state().state.banners.is_empty(), "dismissed");
+    h.get_by_label("Start").click();
+    pump(&mut h, "samples from the new run", |a| a.state.ingest.samples_total > 10);
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn a_series_moves_to_a_new_pane_from_its_legend_menu() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = harness(app(&sim));
+    start(&mut h);
+    h.step();
+    let before = h.state().panes.layout.panes.len();
+    h.get_by_label("ComputeBasic/GpuTime").click_secondary();
+    h.step();
+    h.step();
+    h.get_by_label("Move to a new pane").click();
+    h.step();
+    let panes = &h.state().panes.layout.panes;
+    assert_eq!(panes.len(), before + 1);
+    assert_eq!(panes.last().unwrap().series.iter().map(|k| k.metric.as_str()).collect::<Vec<_>>(), ["GpuTime"]);
+    assert!(panes[..before].iter().all(|p| p.series.iter().all(|k| k.metric != "GpuTime")), "moved, not copied");
+}
+
+#[test]
+fn a_series_is_also_shown_in_a_new_pane_and_stays_in_its_own() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = harness(app(&sim));
+    start(&mut h);
+    h.step();
+    let before = h.state().panes.layout.panes.clone();
+    let home = before.iter().position(|p| p.series.iter().any(|k| k.metric == "GpuTime")).expect("plotted");
+    h.get_by_label("ComputeBasic/GpuTime").click_secondary();
+    h.step();
+    h.step();
+    h.get_by_label("Also show in a new pane").click();
+    h.step();
+    h.step();
+    let panes = &h.state().panes.layout.panes;
+    assert_eq!(panes.len(), before.len() + 1);
+    assert_eq!(panes.last().unwrap().series.iter().map(|k| k.metric.as_str()).collect::<Vec<_>>(), ["GpuTime"]);
+    assert_eq!(panes[home].series, before[home].series, "still in its own pane");
+    // Both panes draw it: two legends name it.
+    assert_eq!(h.query_all_by_label("ComputeBasic/GpuTime").count(), 2);
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

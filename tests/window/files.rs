@@ -1,0 +1,158 @@
+//! The window's file commands, driven through egui_kittest with scripted dialogs: save a live
+//! session (Ctrl+S, in the background), open it again (shown as a recording, same panes), export
+//! a pane, and a new run leaving the recording.
+
+use crate::support::pump;
+
+use std::sync::Arc;
+
+use egui_kittest::kittest::Queryable;
+use zescope::app::ZescopeApp;
+use zescope::app::dialogs::{FileKind, ScriptedDialogs};
+use zescope::app::settings::Settings;
+use zescope::store::Store;
+
+#[test]
+fn save_open_export_and_leave_a_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("run.ron");
+    let png = dir.path().join("pane.png");
+    let dialogs =
+        Arc::new(ScriptedDialogs::answering([Some(session.clone()), Some(session.clone()), Some(png.clone())]));
+    let sim = crate::support::sim(|_| {});
+    let mut app =
+        ZescopeApp::new(Box::new(crate::support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
+    app.files.dialogs = Box::new(dialogs.clone());
+    let mut h = crate::support::harness_of(app, crate::support::WINDOW);
+
+    // Live data, then Ctrl+S: asks where (no current file), saves in the background.
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
+    h.key_press(egui::Key::M);
+    h.step();
+    assert_eq!(h.state().files.markers.len(), 1, "M adds a marker");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    pump(&mut h, "the save to finish", |a| a.files.current.is_some());
+    let saved = zescope::session::load(&session).expect("the saved session loads");
+    assert!(saved.raw_values() > 0);
+    let panes_live = h.state().panes.layout.panes.len();
+    assert_eq!(saved.view.panes.len(), panes_live, "the view is in the file");
+    assert_eq!(saved.markers.len(), 1, "markers are in the file");
+
+    // Open it: samples taken since the save would be lost, so it asks first; Discard. The run
+    // is stopped first (teardown), then the file is shown as a recording.
+    let n = h.state().state.ingest.samples_total;
+    pump(&mut h, "samples after the save", |a| a.state.ingest.samples_total > n);
+    let open = h.state_mut().files.ask_open();
+    h.state_mut().perform(open);
+    h.step();
+    assert!(h.state().files.recording.is_none(), "nothing opened before the answer");
+    assert!(h.state().unsaved.asking.is_some(), "asks first");
+    h.step();
+    h.get_by_label("Discard").click();
+    pump(&mut h, "the recording", |a| a.files.recording.is_some());
+    h.step();
+    let a = h.state();
+    assert!(a.state.ingest.run.is_none());
+    assert_eq!(sim.live_imports(), 0, "the live run was torn down before opening");
+    assert_eq!(a.panes.layout.panes.len(), panes_live);
+    assert_eq!(a.files.markers.len(), 1, "markers come back with the session");
+    assert!(a.store.memory_used() > 0 && !a.state.ingest.series.is_empty());
+    h.get_by_label(" RECORDING ");
+
+    // Export the first pane through its menu.
+    h.get_all_by_label("Export").next().expect("a pane export menu").click();
+    h.step();
+    h.step();
+    h.get_by_label("PNG image…").click();
+    pump(&mut h, "the export", |_| png.exists());
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    let asked: Vec<FileKind> = dialogs.asked.lock().unwrap().iter().map(|(k, _)| *k).collect();
+    assert_eq!(asked, [FileKind::Session, FileKind::Session, FileKind::Png]);
+
+    // Start: a new live run replaces the recording.
+    h.get_by_label("Start").click();
+    pump(&mut h, "a new live run", |a| a.state.ingest.run.is_some() && a.state.ingest.samples_total > 5);
+    assert!(h.state().files.recording.is_none());
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+/// Failed file commands are the window's own banners (what failed, what to try), not sampler
+/// errors, and leave what is shown alone.
+#[test]
+fn failed_open_and_export_show_the_windows_own_banners() {
+    use zescope::app::banner::{BannerError, UiErrorKind};
+    let dir = tempfile::tempdir().unwrap();
+    let not_a_session = dir.path().join("notes.ron");
+    std::fs::write(&not_a_session, "hello").unwrap();
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let unwritable = dir.path().join("no/such/dir/pane.png");
+    let dialogs = ScriptedDialogs::answering([Some(example), Some(not_a_session), Some(unwritable)]);
+    let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), Settings::default(), Store::new(64 << 20));
+    app.files.dialogs = Box::new(dialogs);
+    let mut h = crate::support::harness_of(app, crate::support::WINDOW);
+    h.step();
+    let open = h.state_mut().files.ask_open();
+    h.state_mut().perform(open);
+    h.step();
+    assert!(h.state().state.banners.is_empty(), "the example session opens");
+    let panes = h.state().panes.layout.panes.clone();
+
+    let open = h.state_mut().files.ask_open();
+    h.state_mut().perform(open);
+    let export = h.state_mut().files.ask_export(FileKind::Png, None, false);
+    h.state_mut().perform(export);
+    h.step();
+    let kinds: Vec<UiErrorKind> = h
+        .state()
+        .state
+        .banners
+        .iter()
+        .map(|b| match &b.error {
+            BannerError::Ui(e) => e.kind,
+            BannerError::Sampler(e) => panic!("a sampler error for a file command: {e:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, [UiErrorKind::Open, UiErrorKind::Export]);
+    h.get_by_label("Cannot open");
+    h.get_by_label("Export failed");
+    h.get_by_label_contains("no/such/dir");
+    assert_eq!(h.state().panes.layout.panes, panes, "what was shown is left as it was");
+}
+
+/// The workload's markers reach a live window: a range and an instant sent through the markers
+/// crate are on the window's list (drawn on every pane) and saved with the session.
+#[test]
+fn a_live_window_takes_the_workloads_markers_and_saves_them() {
+    let dir = tempfile::tempdir().unwrap();
+    // In a folder zescope makes (0700): tempfile's folder may be open to others.
+    let socket = dir.path().join("private").join("markers.sock");
+    let session = dir.path().join("run.ron");
+    let sim = crate::support::sim(|_| {});
+    let mut app =
+        ZescopeApp::new(Box::new(crate::support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
+    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(session.clone())])));
+    app.files.markers_in = Some(zescope::markers::Listener::start(&socket, Default::default()).unwrap());
+    let mut h = crate::support::harness_of(app, crate::support::WINDOW);
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
+    let m = zescope_markers::Markers::connect_to(Some(socket.clone()));
+    m.begin("solve");
+    m.instant("converged");
+    m.end("solve");
+    m.begin("still going");
+    pump(&mut h, "the markers", |a| a.files.markers.len() == 3);
+    let a = h.state();
+    let ranges: Vec<&str> = a.files.markers.closed_ranges().map(|r| r.0).collect();
+    assert_eq!(ranges, vec!["solve"]);
+    let (first, last) = a.store.total_time_range().unwrap();
+    let solve = &a.files.markers.marks()[0];
+    assert!(solve.t_ns > first && solve.t_ns <= last + 50_000_000, "on the samples' time axis");
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    pump(&mut h, "the save to finish", |a| a.files.current.is_some());
+    let saved = zescope::session::load(&session).unwrap();
+    let spans: Vec<_> = saved.markers.iter().map(|m| (m.label.as_str(), m.span.is_instant())).collect();
+    assert_eq!(spans, vec![("solve", false), ("converged", true), ("still going", false)]);
+    assert_eq!(saved.markers[2].span, zescope::session::SpanRecord::Open);
+}

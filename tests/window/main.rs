@@ -1,0 +1,28 @@
+//! The window's tests, one binary: the egui app driven by egui_kittest without a display
+//! (`support` builds windows on a private simulated driver or showing a recording), each module
+//! a feature of the window — the basics (`basics`), envelope plots (`envelope_plot`), files and
+//! the path prompt (`files`, `prompt`, `open_progressive`, `unsaved`, `roundtrip`), panes and
+//! their layout (`panes`, `layout`, `resize`), live/paused/recording modes (`modes`), several
+//! devices (`multidev`), the phase table (`phases`), settings (`settings`), the streamer and
+//! telemetry sources (`streamer`, `telemetry`), and the time axis (`time_axis`, `wheel`).
+
+mod support;
+
+mod basics;
+mod envelope_plot;
+mod files;
+mod layout;
+mod modes;
+mod multidev;
+mod open_progressive;
+mod panes;
+mod phases;
+mod prompt;
+mod resize;
+mod roundtrip;
+mod settings;
+mod streamer;
+mod telemetry;
+mod time_axis;
+mod unsaved;
+mod wheel;

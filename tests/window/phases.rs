@@ -1,0 +1,308 @@
+//! The phase table and the A/B cursors, driven through egui_kittest on the example recording:
+//! the table's numbers equal a computation over the session's own samples, it sorts by a
+//! column and copies as CSV and Markdown; cursors set with the A/B keys, Shift+click and a drag
+//! read the stored samples, and their span is a row of the table.
+
+use std::sync::Arc;
+
+use egui::{Modifiers, PointerButton, Pos2};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use zescope::app::ZescopeApp;
+use zescope::app::dialogs::ScriptedDialogs;
+use zescope::app::settings::Settings;
+use zescope::session::Session;
+use zescope::view::phases::{Column, PhaseRow};
+
+use crate::support::example_session as example;
+
+/// An app showing the example recording, fitted whole.
+fn opened() -> Harness<'static, ZescopeApp> {
+    let mut h = crate::support::showing(&example(), Settings::default(), [1400.0, 900.0], Some(0.05));
+    h.step();
+    h
+}
+
+/// The samples of `metric` in the example session, as saved: (t_ns, value) rows.
+fn saved(metric: &str) -> Vec<(i64, f64)> {
+    let s: Session = zescope::session::load(&example()).unwrap();
+    let st = &s.streams[0];
+    let n = st.meta.series.len();
+    let k = st.meta.series.iter().position(|m| m.metric == metric).unwrap();
+    let raw = &st.data.raw;
+    raw.timestamps.iter().enumerate().map(|(i, &t)| (t, raw.values[i * n + k])).collect()
+}
+
+fn row<'a>(rows: &'a [PhaseRow], phase: &str, series: &str) -> &'a PhaseRow {
+    rows.iter().find(|r| r.phase == phase && r.series == series).unwrap_or_else(|| panic!("no row {phase} {series}"))
+}
+
+fn copied(h: &Harness<'_, ZescopeApp>) -> Option<String> {
+    h.output().platform_output.commands.iter().find_map(|c| match c {
+        egui::OutputCommand::CopyText(t) => Some(t.clone()),
+        _ => None,
+    })
+}
+
+fn open_table(h: &mut Harness<'_, ZescopeApp>) {
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("Phase table").click();
+    h.run();
+    assert!(h.state().phases.shown);
+}
+
+#[test]
+fn the_phase_table_shows_sorts_and_copies_what_the_samples_say() {
+    let mut h = opened();
+    open_table(&mut h);
+    let rows = h.state().phases.table.rows.clone();
+    assert_eq!(rows.len(), 5, "one row per series for the visible range");
+
+    // The visible range is the whole recording: a gauge's mean is the mean of its samples,
+    // a cumulative counter's total the last total minus the first.
+    let freq = saved("GpuFrequency");
+    let mean = freq.iter().map(|s| s.1).sum::<f64>() / freq.len() as f64;
+    let r = row(&rows, "visible", "ComputeBasic/GpuFrequency");
+    assert!((r.mean - mean).abs() < 1e-9 * mean, "{} vs {mean}", r.mean);
+    assert_eq!(r.samples, freq.len() as u64);
+    let busy = saved("GpuBusyCycles");
+    let r = row(&rows, "visible", "ComputeBasic/GpuBusyCycles");
+    assert_eq!(r.total, Some(busy.last().unwrap().1 - busy[0].1));
+    let power = saved("GpuPower");
+    let r = row(&rows, "visible", "ComputeBasic/GpuPower");
+    let watts = power.iter().map(|s| s.1).sum::<f64>() / power.len() as f64;
+    assert!((r.power_w.unwrap() - watts).abs() < 1e-9 * watts);
+    assert!((r.energy_j.unwrap() - watts * r.duration_s).abs() < 1e-6 * watts * r.duration_s);
+
+    // Sorting: a click on "mean" sorts ascending, a second click descending.
+    // (The legends under the panes have a "mean" heading too: the table's comes last.)
+    h.get_all_by_label("mean").last().expect("a mean heading").click();
+    h.run();
+    let means: Vec<f64> = h.state().phases.table.rows.iter().map(|r| r.mean).collect();
+    assert!(means.windows(2).all(|w| w[0] <= w[1]), "ascending: {means:?}");
+    h.get_by_label("mean (up)").click();
+    h.run();
+    let means: Vec<f64> = h.state().phases.table.rows.iter().map(|r| r.mean).collect();
+    assert!(means.windows(2).all(|w| w[0] >= w[1]), "descending: {means:?}");
+    assert_eq!(h.state().phases.sort, Some((Column::Mean, false)));
+
+    // Copy CSV: a header, then the rows in the order shown, numbers as computed.
+    h.get_by_label("Copy CSV").click();
+    h.step();
+    let csv = copied(&h).expect("Copy CSV put text on the clipboard");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("phase,start_s,duration_s,series,mean,min,max,total"), "{}", lines[0]);
+    assert_eq!(lines.len(), 6);
+    let first = &h.state().phases.table.rows[0];
+    let cells: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!(cells[3], first.series);
+    assert_eq!(cells[4].parse::<f64>().unwrap(), first.mean);
+    h.get_by_label("Copy Markdown").click();
+    h.step();
+    let md = copied(&h).expect("Copy Markdown put text on the clipboard");
+    assert!(md.starts_with("| phase | start_s |") && md.lines().nth(1).unwrap().starts_with("|---|"), "{md}");
+    assert_eq!(md.lines().count(), 7);
+}
+
+/// Screen x of plot x `x` on a plot spanning `frame`, the view showing `range`.
+fn screen_x(frame: egui::Rect, range: (f64, f64), x: f64) -> f32 {
+    frame.left() + ((x - range.0) / (range.1 - range.0)) as f32 * frame.width()
+}
+
+#[test]
+fn cursors_read_the_stored_samples_and_their_span_is_a_phase() {
+    let mut h = opened();
+    let frame = h.state().plot_frames.iter().find_map(|(_, r)| *r).expect("a plot");
+    let y = frame.center().y;
+    h.hover_at(Pos2::new(frame.left() + frame.width() * 0.25, y));
+    h.step();
+    h.key_press(egui::Key::A);
+    h.step();
+    h.hover_at(Pos2::new(frame.left() + frame.width() * 0.75, y));
+    h.step();
+    h.key_press(egui::Key::B);
+    h.step();
+    h.step();
+    let c = h.state().cursors;
+    let (a, b) = (c.a.expect("A set by its key"), c.b.expect("B set by its key"));
+    assert!(a < b);
+
+    // The readout's values are the saved samples nearest each cursor.
+    let freq = saved("GpuFrequency");
+    let near = |t: i64| freq.iter().min_by_key(|s| (s.0 - t).unsigned_abs()).unwrap().1;
+    let a_state = h.state();
+    let rows = c.readout(&a_state.store, &a_state.state.ingest.series);
+    let r = rows.iter().find(|r| r.series == "ComputeBasic/GpuFrequency").unwrap();
+    assert_eq!((r.at_a, r.at_b), (Some(near(a)), Some(near(b))));
+    assert_eq!(r.diff(), Some(near(b) - near(a)));
+    assert!(h.query_by_label_contains("Δt = ").is_some(), "the readout window shows Δt");
+    assert!(h.query_by_label("B − A").is_some(), "with a column of differences");
+
+    // The span A..B is a phase of the table, as long as the cursors are apart.
+    h.state_mut().phases.shown = true;
+    h.run();
+    let rows = h.state().phases.table.rows.clone();
+    let span = row(&rows, "A..B", "ComputeBasic/GpuFrequency");
+    assert!((span.duration_s - (b - a) as f64 * 1e-9).abs() < 1e-12);
+    let inside: Vec<f64> = freq.iter().filter(|s| s.0 >= a && s.0 <= b).map(|s| s.1).collect();
+    assert_eq!(span.samples, inside.len() as u64);
+    assert_eq!(span.max, inside.iter().copied().fold(f64::MIN, f64::max));
+
+    // A drag that starts on A's line moves A, not the time axis.
+    let range = zescope::view::TimeView::range(&h.state().view, zescope::view::data_x(&h.state().store)).unwrap();
+    let ax = screen_x(frame, range, h.state().store.to_plot_x(a));
+    let to = frame.left() + frame.width() * 0.5;
+    h.hover_at(Pos2::new(ax, y));
+    h.step();
+    h.event(egui::Event::PointerButton {
+        pos: Pos2::new(ax, y),
+        button: PointerButton::Primary,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    for k in 1..=6 {
+        h.hover_at(Pos2::new(ax + (to - ax) * k as f32 / 6.0, y));
+        h.step();
+    }
+    h.event(egui::Event::PointerButton {
+        pos: Pos2::new(to, y),
+        button: PointerButton::Primary,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    });
+    h.step();
+    h.step();
+    let moved = h.state().cursors.a.unwrap();
+    let want = h.state().store.from_plot_x(range.0 + (range.1 - range.0) * 0.5);
+    assert!((moved - want).abs() < ((range.1 - range.0) * 1e9 / 200.0) as i64, "A dragged to the middle");
+    let after = zescope::view::TimeView::range(&h.state().view, zescope::view::data_x(&h.state().store)).unwrap();
+    assert_eq!(after, range, "the drag did not pan");
+
+    // Shift+click moves the nearer cursor (B, at three quarters) to where it is clicked.
+    let at = Pos2::new(frame.left() + frame.width() * 0.9, y);
+    h.hover_at(at);
+    h.step();
+    h.event(egui::Event::ModifiersChanged(Modifiers::SHIFT));
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: PointerButton::Primary,
+            pressed,
+            modifiers: Modifiers::SHIFT,
+        });
+        h.step();
+    }
+    h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
+    h.step();
+    let c = h.state().cursors;
+    assert!(c.b.unwrap() > b, "B moved right");
+    assert_eq!(c.a, Some(moved), "A stayed");
+}
+
+/// `(t0, t1, columns)` the first pane's envelopes of the data and of the comparison asked for.
+fn queries(h: &mut Harness<'_, ZescopeApp>) -> ((i64, i64, usize), (i64, i64, usize)) {
+    let id = h.state().panes.layout.panes[0].id;
+    let main = h.state_mut().panes.plot(id).last_query().expect("the pane drew its data");
+    let cmp =
+        h.state().comparison.as_ref().expect("a comparison").last_query(id).expect("the pane drew the comparison");
+    (main, cmp)
+}
+
+#[test]
+fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.ron");
+    std::fs::copy(example(), &other).unwrap();
+    let mut h = opened();
+    h.state_mut().files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(other.clone())])));
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Compare with…").click();
+    h.run();
+    assert!(h.state().comparison.is_some(), "File → Compare with… opened the other session");
+    assert!(h.query_by_label("other.ron").is_some(), "the comparison bar names it");
+
+    // The same recording, aligned on its start: the overlay asks for exactly the data's range.
+    let (main, cmp) = queries(&mut h);
+    assert_eq!(main, cmp);
+
+    // An offset of 1.5 s shows the comparison 1.5 s later: the same pixels show its samples
+    // from 1.5 s earlier on its own clock.
+    h.state_mut().comparison.as_mut().unwrap().offset_s = 1.5;
+    h.run();
+    let (main, cmp) = queries(&mut h);
+    assert!((cmp.0 - (main.0 - 1_500_000_000)).abs() <= 1 && (cmp.1 - (main.1 - 1_500_000_000)).abs() <= 1);
+
+    // Aligned on a marker both sessions hold: the data's M1 one second after its start, the
+    // comparison's two seconds after its start, so the comparison moves one second earlier
+    // (and the offset still applies).
+    let (lo, _) = h.state().store.total_time_range().unwrap();
+    h.state_mut().files.markers.push(zescope::view::Mark {
+        t_ns: lo + 1_000_000_000,
+        label: "M1".into(),
+        span: zescope::view::Span::Instant,
+    });
+    {
+        let c = h.state_mut().comparison.as_mut().unwrap();
+        let (c_lo, _) = c.store.total_time_range().unwrap();
+        c.markers.push(zescope::session::Marker {
+            t_ns: c_lo + 2_000_000_000,
+            label: "M1".into(),
+            span: Default::default(),
+        });
+        c.align_marker = Some("M1".into());
+        c.offset_s = 0.25;
+    }
+    h.run();
+    assert!(h.query_by_value("marker M1").is_some(), "the comparison bar shows the shared marker it aligns on");
+    let (main, cmp) = queries(&mut h);
+    assert!((cmp.0 - (main.0 + 750_000_000)).abs() <= 1, "{cmp:?} vs {main:?}");
+    {
+        let c = h.state_mut().comparison.as_mut().unwrap();
+        c.align_marker = None;
+        c.markers.clear();
+    }
+    h.state_mut().files.markers.clear();
+
+    // The phase table gets the comparison's columns; the same samples compare as no change.
+    h.state_mut().comparison.as_mut().unwrap().offset_s = 0.0;
+    h.state_mut().phases.shown = true;
+    h.run();
+    assert!(h.query_by_label("change_%").is_some() && h.query_by_label("mean_cmp").is_some());
+    let rows = h.state().phases.table.rows.clone();
+    let r = row(&rows, "visible", "ComputeBasic/GpuFrequency");
+    assert_eq!(r.other.as_ref().map(|o| o.mean), Some(r.mean));
+    assert_eq!(r.change_pct(), Some(0.0));
+    h.state_mut().comparison.as_mut().unwrap().offset_s = 1.5;
+    h.run();
+    let rows = h.state().phases.table.rows.clone();
+    let r = row(&rows, "visible", "ComputeBasic/GpuFrequency");
+    assert!(r.other.as_ref().unwrap().samples < r.samples, "shifted, part of the comparison falls outside");
+
+    // Saved with the session as a reference (path and offset), reopened with it.
+    let saved = dir.path().join("with-comparison.ron");
+    h.state_mut().perform(Some(zescope::app::files::FileAction::Save(saved.clone())));
+    crate::support::pump(&mut h, "the save", |a| a.files.current.as_deref() == Some(saved.as_path()));
+    let s = zescope::session::load(&saved).unwrap();
+    let reference = s.comparison.expect("the comparison is saved");
+    assert_eq!(reference.path, other.display().to_string());
+    assert_eq!(reference.offset_s, 1.5);
+
+    let reopen = |h: &mut Harness<'_, ZescopeApp>| {
+        h.state_mut().comparison = None;
+        h.state_mut().perform(Some(zescope::app::files::FileAction::Open(saved.clone())));
+        crate::support::pump(h, "the reopened session", |a| a.files.current.as_deref() == Some(saved.as_path()));
+        h.run();
+    };
+    reopen(&mut h);
+    let c = h.state().comparison.as_ref().expect("reopened with its comparison");
+    assert_eq!((c.path.clone(), c.offset_s), (other.clone(), 1.5));
+
+    // The comparison's file is gone: the session opens, a banner says what is missing.
+    std::fs::remove_file(&other).unwrap();
+    reopen(&mut h);
+    assert!(h.state().comparison.is_none());
+    assert!(h.query_by_label_contains("cannot compare with").is_some(), "a banner names the missing file");
+}

@@ -1,0 +1,50 @@
+//! The window's Telemetry node, driven by egui_kittest against a real sampler thread on a private
+//! simulated driver: ticked by default, a run reads the device's telemetry beside its group and
+//! its series go to panes of their own units; unticked, the next run reads none.
+
+use crate::support::pump;
+
+use egui_kittest::kittest::Queryable;
+use zescope::app::ZescopeApp;
+
+fn has_telemetry(a: &ZescopeApp) -> bool {
+    a.state.ingest.run.as_ref().is_some_and(|r| r.info.streams.iter().any(|s| s.group == "Telemetry"))
+}
+
+#[test]
+fn the_telemetry_node_is_ticked_by_default_and_its_series_get_panes_by_unit() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.step();
+    assert!(h.state().state.selection.telemetry, "ticked by default");
+    h.get_by_label_contains("Telemetry  · Sysman");
+    h.get_by_label("Start").click();
+    pump(&mut h, "telemetry in panes", |a| {
+        has_telemetry(a)
+            && a.state.ingest.series.iter().any(|(k, e)| k.group == "Telemetry" && !e.ids.is_empty())
+            && a.state.ingest.series.keys().all(|k| a.panes.layout.contains(k))
+    });
+    let a = h.state();
+    let units = |metric: &str| {
+        let pane = a.panes.layout.panes.iter().find(|p| p.series.iter().any(|k| k.metric == metric)).unwrap();
+        let mut u: Vec<String> =
+            pane.series.iter().map(|k| a.state.ingest.series[k].plotted_unit()).collect::<Vec<_>>();
+        u.dedup();
+        u
+    };
+    assert_eq!(units("GPU frequency actual"), ["MHz"], "clocks in a MHz pane");
+    assert_eq!(units("Package power"), ["W"], "power in a W pane");
+    assert_eq!(units("GPU temperature"), ["°C"], "temperatures in a °C pane");
+    h.step();
+    h.get_by_label("Stop").click();
+    pump(&mut h, "the run stopped", |a| a.state.ingest.run.is_none());
+    h.step();
+    h.get_by_label_contains("Telemetry  · Sysman").click();
+    h.step();
+    assert!(!h.state().state.selection.telemetry, "unticked");
+    h.get_by_label("Start").click();
+    pump(&mut h, "a run without telemetry", |a| a.state.ingest.run.is_some() && a.state.ingest.samples_total > 0);
+    assert!(!has_telemetry(h.state()));
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

@@ -1,0 +1,148 @@
+//! Unsaved data and crash recovery, driven through egui_kittest: Quit, Open and Start over a
+//! changed recording ask first (Save / Discard / Cancel) and Save carries on once the file is
+//! written; a recovered checkpoint is not offered again after a clean exit, but is after a crash.
+
+use crate::support::pump;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use zescope::app::ZescopeApp;
+use zescope::app::dialogs::ScriptedDialogs;
+use zescope::app::link::SamplerLink;
+use zescope::app::settings::Settings;
+use zescope::session::autosave::{Autosaver, Recoverable, find_recoverable_in};
+use zescope::session::{Capture, RunHistory};
+use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+use zescope::view::panes::PaneLayout;
+use zescope::view::timeview::TimeView;
+
+fn harness(link: Box<dyn SamplerLink>, answers: Vec<Option<PathBuf>>) -> Harness<'static, ZescopeApp> {
+    let mut app = ZescopeApp::new(link, Settings::default(), Store::new(64 << 20));
+    app.auto_start = false;
+    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering(answers)));
+    crate::support::harness_of(app, crate::support::WINDOW)
+}
+
+/// Two steps: a new window or modal is sized on its first frame and shown on the next.
+fn settle(h: &mut Harness<'_, ZescopeApp>) {
+    h.step();
+    h.step();
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron")
+}
+
+#[test]
+fn open_start_and_quit_ask_before_discarding_unsaved_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("before-open.ron");
+    let sim = crate::support::sim(|_| {});
+    let mut h = harness(Box::new(crate::support::sampler_on(&sim)), vec![Some(example()), Some(saved.clone())]);
+    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    h.get_by_label("Start").click();
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 20);
+
+    // Quit → Cancel: nothing happens.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
+    settle(&mut h);
+    h.get_by_label("Unsaved data");
+    h.get_by_label("Cancel").click();
+    settle(&mut h);
+    assert!(h.state().quit.is_none() && h.state().state.ingest.run.is_some(), "still running");
+    assert!(h.query_by_label("Unsaved data").is_none());
+
+    // Open → Save…: the live data is saved first, then the session opens.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    settle(&mut h);
+    h.get_by_label_contains("Opening a session discards");
+    assert!(h.state().files.recording.is_none(), "nothing opened before the answer");
+    h.get_by_label("Save…").click();
+    pump(&mut h, "the save, then the opened session", |a| a.files.recording.is_some());
+    assert!(zescope::session::load(&saved).is_ok_and(|s| s.raw_values() > 0), "the live data was saved");
+    assert_eq!(h.state().files.recording.as_deref(), Some(example().as_path()));
+    assert!(!h.state().has_unsaved(), "an opened file is saved data");
+
+    // A marker changes the recording; Start would replace it → Discard starts the new run.
+    h.key_press(egui::Key::M);
+    h.step();
+    assert!(h.state().has_unsaved());
+    h.get_by_label("Start").click();
+    settle(&mut h);
+    h.get_by_label_contains("Starting a new run discards");
+    assert!(h.state().files.recording.is_some(), "not replaced before the answer");
+    h.get_by_label("Discard").click();
+    pump(&mut h, "the new run", |a| a.state.ingest.run.is_some() && a.state.ingest.samples_total > 5);
+    assert!(h.state().files.recording.is_none());
+
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+/// A checkpoint left by a zescope that crashed, under `root`.
+fn crashed_checkpoint(root: &Path) -> Recoverable {
+    let mut store = Store::new(usize::MAX);
+    let id = store.begin_stream(StreamDesc {
+        name: "s".into(),
+        series: vec![SeriesDesc { name: "a".into(), unit: "u".into(), kind: SeriesKind::Gauge }],
+    });
+    let ts: Vec<i64> = (1..=500).map(|i| i * 1_000_000).collect();
+    let vals: Vec<f64> = (1..=500).map(f64::from).collect();
+    store.append(id, &ts, &vals).unwrap();
+    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
+    let mut saver = Autosaver::in_root(root).unwrap();
+    assert!(saver.checkpoint(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] }));
+    saver.wait().unwrap();
+    drop(saver); // no discard: as if the process died
+    let mut found = find_recoverable_in(root);
+    assert_eq!(found.len(), 1);
+    found.remove(0)
+}
+
+fn recover(h: &mut Harness<'_, ZescopeApp>) {
+    settle(h);
+    h.get_by_label("Recover the last session?");
+    h.get_by_label("Recover").click();
+    settle(h);
+    assert!(h.state().files.recording.is_some() && h.state().state.ingest.samples_total == 500);
+    assert!(h.state().has_unsaved(), "recovered data is not in any file");
+}
+
+#[test]
+fn a_recovered_checkpoint_is_not_offered_again_after_a_clean_exit() {
+    let root = tempfile::tempdir().unwrap();
+
+    // Recovered, then quit (Discard): gone.
+    let mut h = harness(Box::new(crate::support::NoSampler), vec![]);
+    h.state_mut().files.recover = Some(crashed_checkpoint(root.path()));
+    recover(&mut h);
+    crate::support::quit_discarding(&mut h);
+    drop(h);
+    assert!(find_recoverable_in(root.path()).is_empty(), "not offered again after a clean exit");
+
+    // Recovered and saved: quitting does not ask, and the checkpoint is gone.
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("recovered.ron");
+    let mut h = harness(Box::new(crate::support::NoSampler), vec![Some(saved.clone())]);
+    h.state_mut().files.recover = Some(crashed_checkpoint(root.path()));
+    recover(&mut h);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    pump(&mut h, "the save", |a| a.files.current.as_deref() == Some(saved.as_path()));
+    assert!(!h.state().has_unsaved());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
+    h.step();
+    assert!(h.state().quit.is_some(), "saved data: quit without asking");
+    drop(h);
+    assert!(find_recoverable_in(root.path()).is_empty());
+
+    // Recovered, then the process dies again: still offered next time.
+    let mut h = harness(Box::new(crate::support::NoSampler), vec![]);
+    h.state_mut().files.recover = Some(crashed_checkpoint(root.path()));
+    recover(&mut h);
+    assert!(find_recoverable_in(root.path()).is_empty(), "held by the zescope that recovered it");
+    drop(h);
+    assert_eq!(find_recoverable_in(root.path()).len(), 1, "offered again after a crash");
+}
