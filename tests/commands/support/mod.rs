@@ -1,9 +1,11 @@
 //! Helpers for the command-line tests: the one way to start `zescope` (with none of the
 //! environment that would change what it opens), the Level Zero loaders under test
-//! (`loaders`), and `zescope serve` as a child with its HTTP client and promtool (`serve`).
+//! (`loaders`), `record` with a markers socket (`markers`), and `zescope serve` as a child with its
+//! HTTP client and promtool (`serve`).
 #![allow(dead_code, reason = "each test module uses a part")]
 
 pub mod loaders;
+pub mod markers;
 pub mod serve;
 
 use std::process::{Command, Output};

@@ -4,14 +4,22 @@
 //!
 //! Checkpoints are incremental, so one every ~30 s stays cheap however long
 //! the session: raw data is cut into chunks aligned to 4096-sample ordinals
-//! (as in session files), and a chunk whose samples are all in is written
-//! once, to its own file, and never again. A checkpoint copies out of the
-//! store only the samples not yet in such a file (`Store::export_stream_from`;
-//! the caller's thread pays for those and for the coarse summaries, not for
-//! the whole history), then a background thread encodes them, writes the new
-//! chunk files (fsynced) and finally replaces `checkpoint.ron` atomically: a
-//! session file whose streams list the chunk files that precede their inline
-//! chunks. Chunk files no longer referenced (coarsened away) are deleted.
+//! (as in session files), each chunk is a file of its own, and a chunk whose
+//! samples are all in is written once and never again (the growing last chunk
+//! is written again under a new name while it grows). A checkpoint copies out
+//! of the store only the samples not yet in a file
+//! (`Store::export_stream_from`; the caller's thread pays for those and for the
+//! coarse summaries, not for the whole history), then a background thread
+//! encodes them, writes the new chunk files (fsynced) and finally replaces
+//! `checkpoint.ron` atomically. Chunk files no longer referenced (coarsened
+//! away, or a last chunk that grew) are deleted.
+//!
+//! The format is the session file's current one (`docs/session-format.md`): each chunk file
+//! holds exactly the bytes a session's data section holds for that chunk (packed columns and
+//! their CRC-32C), and `checkpoint.ron` is a session head (coarse chunks sealed) wrapped with
+//! the list of each stream's chunk files; recovery joins the chunk files into a data section and
+//! loads it through the same checks as a session file. Checkpoints of version 1 (chunk files of
+//! base64 text before inline chunks), as older zescope versions wrote them, still recover.
 //!
 //! Each running zescope has its own directory (`<pid>-<ms>/`) holding a
 //! `lock` file it keeps locked; a directory whose lock can be taken belongs to
@@ -46,7 +54,6 @@ use serde::{Deserialize, Serialize};
 
 use zescope_store::{Store, StreamId};
 
-use super::codec::{self, CHUNK};
 use super::convert::{self, chunk_sizes};
 use super::format::SessionFile;
 use super::{Capture, Session, SessionError, io};
@@ -121,8 +128,8 @@ pub fn autosave_root() -> Option<PathBuf> {
     Some(base.join("autosave"))
 }
 
-/// `checkpoint.ron`: a session file plus the chunk files that come before
-/// each stream's inline raw chunks.
+/// `checkpoint.ron`: a session head plus each stream's chunk files, in order (version 1: the
+/// chunk files that come before each stream's inline raw chunks).
 #[derive(Serialize, Deserialize)]
 struct Checkpoint {
     format: String,
@@ -301,30 +308,26 @@ fn write_checkpoint(w: Work) -> Result<Vec<Vec<Cached>>, SessionError> {
         let start = keep.last().map_or(raw_first, |c| c.0.0 + c.0.1 as u64);
         let layout = layout_of(start, copied);
         let mut files = keep;
-        let mut inline = Vec::new();
         let mut at = 0usize;
-        for (i, &(ord, k)) in layout.iter().enumerate() {
-            let text = codec::encode_raw(&d.raw.timestamps[at..at + k], &d.raw.values[at * n..(at + k) * n], n);
+        let mut bytes = Vec::new();
+        for &(ord, k) in &layout {
+            bytes.clear();
+            convert::encode_chunk(&d.raw.timestamps[at..at + k], &d.raw.values[at * n..(at + k) * n], n, &mut bytes);
             at += k;
-            let complete = i + 1 < layout.len() || (ord + k as u64).is_multiple_of(CHUNK);
-            if complete && inline.is_empty() {
-                let name = format!("c-{key:x}-{ord}-{k}.txt");
-                let path = w.dir.join(&name);
-                let mut f = File::create(&path).map_err(io_err(&path, "cannot create"))?;
-                f.write_all(text.as_bytes()).and_then(|_| f.sync_all()).map_err(io_err(&path, "cannot write"))?;
-                files.push(((ord, k), name));
-            } else {
-                inline.push(text);
-            }
+            let name = format!("c-{key:x}-{ord}-{k}.bin");
+            let path = w.dir.join(&name);
+            let mut f = File::create(&path).map_err(io_err(&path, "cannot create"))?;
+            f.write_all(&bytes).and_then(|_| f.sync_all()).map_err(io_err(&path, "cannot write"))?;
+            files.push(((ord, k), name));
         }
-        let mut file = convert::encode_stream(s, inline, false);
+        let mut file = convert::encode_stream(s, Vec::new(), true);
         file.raw.samples = start - raw_first + copied;
         chunk_files.push(files.iter().map(|c| c.1.clone()).collect());
         files_per_stream.push(files);
         streams.push(file);
     }
     File::open(&w.dir).and_then(|d| d.sync_all()).map_err(io_err(&w.dir, "cannot sync"))?;
-    let mut session = convert::encode(&Session { streams: Vec::new(), ..w.session }, &Default::default())?;
+    let mut session = convert::encode_head(&Session { streams: Vec::new(), ..w.session });
     session.streams = streams;
     let cp = Checkpoint { format: AUTOSAVE_FORMAT.into(), saved_unix_ms: super::unix_ms_now(), chunk_files, session };
     let path = w.dir.join(CHECKPOINT);
@@ -420,15 +423,15 @@ fn is_chunk_name(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
 }
 
-/// Check a checkpoint's text and gather its chunk files through `read_chunk` (name → text),
+/// Check a checkpoint's text and gather its chunk files through `read_chunk` (name → bytes),
 /// then decode it as a session. `origin` names the checkpoint in errors. The checks: the
-/// autosave format, one chunk list per stream, chunk names plain and never repeated, and the
-/// chunks' total size at most [`MAX_CHUNK_BYTES`].
+/// autosave format, one chunk list per stream, chunk names plain and never repeated, the
+/// chunks' total size at most [`MAX_CHUNK_BYTES`], then every check of a session file.
 #[doc(hidden)]
 pub fn checkpoint_from_text(
     origin: &str,
     text: &str,
-    mut read_chunk: impl FnMut(&str) -> Result<String, SessionError>,
+    mut read_chunk: impl FnMut(&str) -> Result<Vec<u8>, SessionError>,
 ) -> Result<Session, SessionError> {
     let mut cp: Checkpoint = ron::Options::default().from_str(text).map_err(|e| SessionError::Invalid {
         field: format!("{origin}, line {}, column {}", e.span.start.line, e.span.start.col),
@@ -437,8 +440,11 @@ pub fn checkpoint_from_text(
     if cp.format != AUTOSAVE_FORMAT || cp.chunk_files.len() != cp.session.streams.len() {
         return Err(SessionError::NotASession(format!("{origin} is not a zescope checkpoint")));
     }
+    let textual = cp.session.version == 1;
     let mut seen = std::collections::HashSet::new();
     let mut total = 0u64;
+    // Version 2 on: the chunk files, joined as a session's data section.
+    let mut data = Vec::new();
     for (i, (files, s)) in cp.chunk_files.iter().zip(&mut cp.session.streams).enumerate() {
         let field = || format!("{origin}: chunk_files[{i}]");
         if files.len() as u64 > (MAX_CHUNK_BYTES / 4).min(convert::MAX_VALUES) {
@@ -452,22 +458,30 @@ pub fn checkpoint_from_text(
             if !seen.insert(f.as_str()) {
                 return Err(SessionError::invalid(field(), format!("chunk file {f:?} is named twice")));
             }
-            let text = read_chunk(f)?;
-            total += text.len() as u64;
+            let bytes = read_chunk(f)?;
+            total += bytes.len() as u64;
             if total > MAX_CHUNK_BYTES {
                 return Err(SessionError::invalid(
                     field(),
                     format!("chunk files hold more than {MAX_CHUNK_BYTES} bytes together"),
                 ));
             }
-            chunks.push(text);
+            if textual {
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| SessionError::invalid(field(), format!("chunk file {f:?} is not text")))?;
+                chunks.push(text);
+            } else {
+                zescope_store::bits::put_varint(&mut data, bytes.len() as u64);
+                data.extend_from_slice(&bytes);
+            }
         }
         chunks.append(&mut s.raw.chunks);
         s.raw.chunks = chunks;
     }
-    // The checkpoint's text and what parsing it made, and the chunk texts.
-    let budget = convert::Budget { cap: super::default_memory_cap(), held: 2 * text.len() as u64 + total };
-    convert::decode(cp.session, None, budget).map_err(|e| match e {
+    // The checkpoint's text and what parsing it made, and the chunks (read, and joined).
+    let budget = convert::Budget { cap: super::default_memory_cap(), held: 2 * text.len() as u64 + 2 * total };
+    let data = (!textual).then_some(&data[..]);
+    convert::decode(cp.session, data, budget).map_err(|e| match e {
         SessionError::Invalid { field, message } => {
             SessionError::Invalid { field: format!("{origin}: {field}"), message }
         }
@@ -482,7 +496,7 @@ impl Recoverable {
         let path = self.dir.join(CHECKPOINT);
         let text = io::read_text_from(&path, super::MAX_FILE_BYTES, false)?;
         checkpoint_from_text(&path.display().to_string(), &text, |name| {
-            io::read_text_from(&self.dir.join(name), MAX_CHUNK_FILE, false)
+            io::read_bytes(&self.dir.join(name), MAX_CHUNK_FILE, false)
         })
     }
 

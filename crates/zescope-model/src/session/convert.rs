@@ -141,8 +141,7 @@ pub fn write_chunks(session: &Session, progress: &Progress, w: &mut impl std::io
                 return None;
             }
             let mut b = Vec::with_capacity(c.ts.len() * (1 + 3 * c.width));
-            packed::encode_chunk(c.ts, c.values, c.width, &mut b);
-            crc::seal(&mut b, 0);
+            encode_chunk(c.ts, c.values, c.width, &mut b);
             progress.done.fetch_add(c.ts.len() as u64, Ordering::Relaxed);
             Some(b)
         });
@@ -154,6 +153,15 @@ pub fn write_chunks(session: &Session, progress: &Progress, w: &mut impl std::io
         }
     }
     Ok(())
+}
+
+/// One raw chunk as the data section of the current version holds it (after its length): the
+/// packed columns (`packed.rs`) and their CRC-32C, appended to `out`. Autosave's chunk files hold
+/// the same bytes.
+pub fn encode_chunk(ts: &[i64], values: &[f64], width: usize, out: &mut Vec<u8>) {
+    let from = out.len();
+    packed::encode_chunk(ts, values, width, out);
+    crc::seal(out, from);
 }
 
 fn file_of(session: &Session, version: u32, streams: Vec<StreamFile>) -> SessionFile {

@@ -38,6 +38,7 @@ use std::path::Path;
 
 pub use capture::{Capture, Restored};
 pub(crate) use convert::Progress;
+pub use crc::crc32c;
 pub use error::SessionError;
 pub use format::{
     ComparisonRef, DevicePathRecord, DeviceRecord, KindRecord, Marker, ModeRecord, PaneRecord, RangeRecord, Recorded,

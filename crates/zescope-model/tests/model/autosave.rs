@@ -68,17 +68,31 @@ fn checkpoints_are_incremental_and_a_dead_sessions_checkpoint_recovers_it() {
     assert!(saver.checkpoint(&store, ui));
     saver.wait().unwrap();
     let first = chunk_files(saver.dir());
-    assert_eq!(first.len(), 3, "13000 samples: 3 full chunks in files, the rest inline");
+    assert_eq!(first.len(), 4, "13000 samples: 3 full chunks and the growing last one, each a file");
+    let head = std::fs::read_to_string(saver.dir().join("checkpoint.ron")).unwrap();
+    assert!(head.contains("version: 4,"), "checkpoints are written in the session file's current version: {head}");
+    let crc_ok = |bytes: &Vec<u8>| {
+        let (data, crc) = bytes.split_at(bytes.len() - 4);
+        zescope_model::session::crc32c(data).to_le_bytes() == crc
+    };
+    assert!(
+        first.values().all(crc_ok),
+        "every chunk file ends with its data's CRC-32C, as in a session's data section"
+    );
     assert!(find_recoverable_in(root.path()).is_empty(), "a running session's checkpoint is not offered");
 
     feed.push(&mut store, id, 9_000);
     assert!(saver.checkpoint(&store, ui));
     saver.wait().unwrap();
     let second = chunk_files(saver.dir());
-    assert_eq!(second.len(), 5);
-    for (name, bytes) in &first {
+    assert_eq!(second.len(), 6, "22000 samples: 5 full chunks and the last one");
+    let full = |name: &str| name.ends_with("-4096.bin");
+    assert_eq!(first.keys().filter(|n| full(n)).count(), 3);
+    for (name, bytes) in first.iter().filter(|(n, _)| full(n)) {
         assert_eq!(second.get(name), Some(bytes), "{name} was kept as it was");
     }
+    let grown = first.keys().find(|n| !full(n)).unwrap();
+    assert!(!second.contains_key(grown), "the last chunk's earlier file ({grown}) is gone once it grew");
 
     // The process "crashes": the autosaver goes away without discarding.
     drop(saver);

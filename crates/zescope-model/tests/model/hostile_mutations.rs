@@ -40,10 +40,9 @@ fn session_seeds() -> Vec<Vec<u8>> {
 fn v2_seeds() -> Vec<Vec<u8>> {
     let example = zescope_model::session::from_slice(&read(&root().join("../../assets/example-session.ron"))).unwrap();
     let (text, chunks) = checkpoint_seed();
-    let checkpoint = checkpoint_from_text("checkpoint.ron", std::str::from_utf8(&text).unwrap(), |name| {
-        Ok(String::from_utf8(chunks[name].clone()).unwrap())
-    })
-    .unwrap();
+    let checkpoint =
+        checkpoint_from_text("checkpoint.ron", std::str::from_utf8(&text).unwrap(), |name| Ok(chunks[name].clone()))
+            .unwrap();
     [example, checkpoint].iter().map(|s| zescope_model::session::to_bytes(s).unwrap()).collect()
 }
 
@@ -59,6 +58,33 @@ fn checkpoint_seed() -> (Vec<u8>, BTreeMap<String, Vec<u8>>) {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.file_name().unwrap() != "checkpoint.ron")
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), read(&p)))
+        .collect();
+    (text, chunks)
+}
+
+/// The checkpoint fixture's session checkpointed again by this version's autosaver: its text and
+/// chunk files (packed and sealed, as a session's data section holds them).
+fn current_checkpoint_seed() -> (Vec<u8>, BTreeMap<String, Vec<u8>>) {
+    use zescope_model::session::Capture;
+    use zescope_model::session::autosave::Autosaver;
+    let (text, chunks) = checkpoint_seed();
+    let session =
+        checkpoint_from_text("checkpoint.ron", std::str::from_utf8(&text).unwrap(), |name| Ok(chunks[name].clone()))
+            .unwrap();
+    let mut store = Store::new(64 << 20);
+    let r = session.restore_into(&mut store).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let mut saver = Autosaver::in_root(root.path()).unwrap();
+    let ui = Capture { history: &r.history, layout: &r.layout, view: &r.view, markers: &r.markers };
+    assert!(saver.checkpoint(&store, ui));
+    saver.wait().unwrap();
+    let dir = saver.dir().to_path_buf();
+    let text = read(&dir.join("checkpoint.ron"));
+    let chunks = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("c-"))
         .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), read(&p)))
         .collect();
     (text, chunks)
@@ -193,10 +219,11 @@ proptest! {
 
     #[test]
     fn mutated_checkpoints_load_or_give_a_named_error(
+        current in any::<bool>(),
         in_chunk in any::<bool>(),
         ms in prop::collection::vec(mutation(), 1..4),
     ) {
-        let (mut text, mut chunks) = checkpoint_seed();
+        let (mut text, mut chunks) = if current { current_checkpoint_seed() } else { checkpoint_seed() };
         if in_chunk {
             for c in chunks.values_mut() {
                 *c = apply(c, &ms);
@@ -206,8 +233,7 @@ proptest! {
         }
         let Ok(text) = String::from_utf8(text) else { return Ok(()) };
         let r = checkpoint_from_text("mutated/checkpoint.ron", &text, |name| {
-            let bytes = chunks.get(name).ok_or_else(|| SessionError::NotASession(format!("no chunk {name}")))?;
-            String::from_utf8(bytes.clone()).map_err(|_| SessionError::NotASession(format!("{name}: not text")))
+            chunks.get(name).cloned().ok_or_else(|| SessionError::NotASession(format!("no chunk {name}")))
         });
         restores_or_named(r);
     }
@@ -218,11 +244,17 @@ fn the_unmutated_seeds_load() {
     let example = read(&root().join("../../assets/example-session.ron"));
     zescope_model::session::from_slice(&example).expect("the example session loads");
     let (text, chunks) = checkpoint_seed();
-    let s = checkpoint_from_text("checkpoint.ron", std::str::from_utf8(&text).unwrap(), |name| {
-        Ok(String::from_utf8(chunks[name].clone()).unwrap())
-    })
-    .expect("the checkpoint fixture loads");
+    let s =
+        checkpoint_from_text("checkpoint.ron", std::str::from_utf8(&text).unwrap(), |name| Ok(chunks[name].clone()))
+            .expect("the checkpoint fixture loads");
     assert_eq!(s.streams[0].data.raw.timestamps.len(), 4200, "4096 samples from the chunk file, 104 inline");
+    let (text, chunks) = current_checkpoint_seed();
+    assert!(std::str::from_utf8(&text).unwrap().contains("version: 4,"), "the autosaver writes the current version");
+    assert_eq!(chunks.len(), 2, "4200 samples: a full chunk and the last one, each a file");
+    let again =
+        checkpoint_from_text("checkpoint.ron", std::str::from_utf8(&text).unwrap(), |name| Ok(chunks[name].clone()))
+            .expect("the current checkpoint loads");
+    assert_eq!(again.streams[0].data, s.streams[0].data, "the same samples through either version");
     let v2 = v2_seeds();
     assert!(v2.iter().all(|b| b.contains(&0)), "the seeds hold a binary data section");
     assert_eq!(zescope_model::session::from_slice(&v2[1]).unwrap(), s, "the checkpoint round-trips through version 2");
