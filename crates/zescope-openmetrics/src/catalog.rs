@@ -25,7 +25,7 @@
 //!   an earlier run used is that series again, not a clash.
 
 use zescope_sampler::layout::Kind;
-use zescope_sampler::{DeviceEntry, ReadPath, RunInfo};
+use zescope_sampler::{DeviceEntry, ReadPath, RunInfo, SeriesInfo};
 
 use crate::names::{self, BaseUnit};
 use crate::telemetry;
@@ -70,6 +70,18 @@ pub struct SeriesDescription {
     pub kind: Kind,
 }
 
+impl From<&SeriesInfo> for SeriesDescription {
+    /// A series as the sampler announced it.
+    fn from(x: &SeriesInfo) -> SeriesDescription {
+        SeriesDescription {
+            name: x.name.clone(),
+            description: x.description.clone(),
+            unit: x.unit.clone(),
+            kind: x.kind,
+        }
+    }
+}
+
 /// One stream of a run: a metric group (or the telemetry) of one device.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamDescription {
@@ -112,16 +124,7 @@ impl RunDescription {
                 Some(d) if d.name == s.device => s.target,
                 _ => run.device_named(&s.device, info.simulated),
             };
-            let series = s
-                .series
-                .iter()
-                .map(|x| SeriesDescription {
-                    name: x.name.clone(),
-                    description: x.description.clone(),
-                    unit: x.unit.clone(),
-                    kind: x.kind,
-                })
-                .collect();
+            let series = s.series.iter().map(SeriesDescription::from).collect();
             run.streams.push(StreamDescription { device, group: s.group.clone(), read_path: s.read_path, series });
         }
         run

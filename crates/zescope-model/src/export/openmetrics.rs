@@ -16,7 +16,7 @@ use zescope_openmetrics::{Backfill, Catalog, DeviceDescription, RunDescription, 
 use zescope_sampler::layout::Kind;
 use zescope_store::{Store, StreamId};
 
-use crate::session::{DeviceRecord, KindRecord, Session};
+use crate::session::{DeviceRecord, KindRecord, SeriesMeta, Session};
 
 /// The session's runs as the planner takes them, in the order their first streams come, each
 /// with the indices of its streams in `session.streams` (in the run's stream order). A run's
@@ -59,24 +59,21 @@ pub(crate) fn described(session: &Session) -> Vec<(RunDescription, Vec<usize>)> 
             });
             run.devices.len() - 1
         });
-        let series = meta
-            .series
-            .iter()
-            .map(|x| SeriesDescription {
-                name: x.metric.clone(),
-                description: x.description.clone(),
-                unit: x.unit.clone(),
-                kind: match x.kind {
-                    KindRecord::Gauge => Kind::Gauge,
-                    KindRecord::Cumulative { .. } => Kind::Cumulative,
-                },
-            })
-            .collect();
+        let series = meta.series.iter().map(series).collect();
         let read_path = meta.read_path();
         run.streams.push(StreamDescription { device, group: meta.group.clone(), read_path, series });
         indices.push(i);
     }
     runs.into_iter().map(|(run, indices, _)| (run, indices)).collect()
+}
+
+/// A recorded series as the planner takes it.
+fn series(x: &SeriesMeta) -> SeriesDescription {
+    let kind = match x.kind {
+        KindRecord::Gauge => Kind::Gauge,
+        KindRecord::Cumulative { .. } => Kind::Cumulative,
+    };
+    SeriesDescription { name: x.metric.clone(), description: x.description.clone(), unit: x.unit.clone(), kind }
 }
 
 /// A recorded device as the planner takes it: its identity is known when the file has its UUID
