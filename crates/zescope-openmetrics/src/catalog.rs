@@ -24,6 +24,8 @@
 //!   Runs added one after another (a session of several runs) share families; a label set that
 //!   an earlier run used is that series again, not a clash.
 
+use std::collections::HashSet;
+
 use zescope_sampler::layout::Kind;
 use zescope_sampler::{DeviceEntry, ReadPath, RunInfo, SeriesInfo};
 
@@ -206,7 +208,8 @@ impl Catalog {
 
     /// Adds a run's streams after those already added (see the module docs).
     pub fn add_run(&mut self, run: &RunDescription) {
-        let first_rule = self.rules.len();
+        // The run's (family, labels) so far: hashed, for a session's runs may hold millions of series.
+        let mut taken: HashSet<(usize, Labels)> = HashSet::new();
         self.devices.extend(run.devices.iter().map(DeviceDescription::labels));
         for s in &run.streams {
             self.stream_starts.push(self.width);
@@ -226,10 +229,9 @@ impl Catalog {
                     None => vec![self.counter_rule(x, &s.group, &base, value)],
                 };
                 for mut rule in rules {
-                    let clash =
-                        self.rules[first_rule..].iter().any(|o| o.family == rule.family && o.labels == rule.labels);
-                    if clash {
+                    if !taken.insert((rule.family, rule.labels.clone())) {
                         rule.labels.push(("series".into(), x.name.clone()));
+                        taken.insert((rule.family, rule.labels.clone()));
                     }
                     self.rules.push(rule);
                 }
