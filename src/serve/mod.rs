@@ -6,7 +6,9 @@
 //! that snapshot, so no scrape touches Level Zero and no scrape can hold up the sampler (whose
 //! outbox never blocks anyway). One run covers every device asked for, chosen with `record`'s
 //! rules (`pick::pick_targets`), and their telemetry unless `--no-telemetry`; each series is
-//! labelled with its own device (`snapshot::Layout`). SIGINT/SIGTERM, or the run ending on an
+//! labelled with its own device. The run's families, labels and sample rules are planned once,
+//! when it starts, by `zescope-openmetrics` ([`Catalog`], from [`RunDescription::live`]): the
+//! same planner `export --openmetrics` backfills a saved session with. SIGINT/SIGTERM, or the run ending on an
 //! error, end it through the sampler's one teardown. With `--textfile DIR` the same page
 //! (Prometheus text) is written atomically to `DIR/zescope.prom` for node_exporter's textfile
 //! collector.
@@ -25,7 +27,9 @@ use crate::store::Store;
 use crate::view::Ingest;
 use crate::ze::Source;
 
-pub use snapshot::{Format, Layout, Published, Snapshot, encode};
+pub use snapshot::{Format, Published, Snapshot, encode};
+
+use crate::openmetrics::{Catalog, RunDescription};
 
 /// The options of `zescope serve`, as `src/main.rs` takes them from the command line.
 #[derive(Clone, Debug)]
@@ -128,7 +132,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         }
         if let Some(dir) = &args.textfile
             && Instant::now() >= textfile_due
-            && snap.layout.is_some()
+            && snap.catalog.is_some()
         {
             textfile_due = Instant::now() + textfile_every;
             if let Err(e) = write_textfile(dir, &published) {
@@ -145,10 +149,10 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
                 for n in &info.notices {
                     sampler::say_notice(n);
                 }
-                let layout = Layout::new(&info, &inv.devices);
+                let catalog = Catalog::new(&RunDescription::live(&info, &inv.devices));
                 snap = Snapshot {
-                    values: vec![f64::NAN; layout.width],
-                    layout: Some(std::sync::Arc::new(layout)),
+                    values: vec![f64::NAN; catalog.width],
+                    catalog: Some(std::sync::Arc::new(catalog)),
                     running: true,
                     errors: snap.errors,
                     ..Snapshot::default()
@@ -216,8 +220,8 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
 /// Takes the newest readable value of each series of `b` into `snap`; false when the batch is
 /// not of the run in progress.
 fn newest(snap: &mut Snapshot, ingest: &Ingest, b: &sampler::SampleBatch) -> bool {
-    let (Some(layout), Some(run)) = (&snap.layout, &ingest.run) else { return false };
-    let (Some(&start), Some(stream)) = (layout.stream_starts.get(b.stream), run.info.streams.get(b.stream)) else {
+    let (Some(catalog), Some(run)) = (&snap.catalog, &ingest.run) else { return false };
+    let (Some(&start), Some(stream)) = (catalog.stream_starts.get(b.stream), run.info.streams.get(b.stream)) else {
         return false;
     };
     let k = stream.series.len();

@@ -2,8 +2,10 @@
 //! info, the build info and the sampler's health, published by the serve loop and read by the HTTP
 //! workers. Scrapes only ever read a [`Snapshot`]; they never reach the sampler or Level Zero.
 //!
-//! Encoding goes through `prometheus-client`: a [`Collector`] over one snapshot, encoded as
-//! OpenMetrics text or as Prometheus text 0.0.4.
+//! Which families and label sets the run's values become is the run's [`Catalog`]
+//! (`zescope-openmetrics`, planned once when the run starts, the planner `export --openmetrics`
+//! uses too). Encoding goes through `prometheus-client`: a [`Collector`] over one snapshot,
+//! encoded as OpenMetrics text or as Prometheus text 0.0.4.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -15,157 +17,14 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::sampler::{DeviceEntry, RunInfo, Stats};
-
-use crate::view::prom_names::{self as names, BaseUnit};
-use crate::view::prom_telemetry;
-
-/// Labels as (name, value) pairs.
-pub type Labels = Vec<(String, String)>;
-
-/// One metric family: the name (without unit suffix and `_total`), help and unit.
-#[derive(Clone, Debug)]
-pub struct Family {
-    /// `zescope_…`, without the unit and `_total` suffixes the encoder adds.
-    pub name: String,
-    /// `# HELP`.
-    pub help: String,
-    /// `# UNIT`, when the driver's unit maps onto a base unit.
-    pub unit: Option<Unit>,
-    /// A cumulative counter (`_total`, the raw running total) rather than a gauge.
-    pub counter: bool,
-}
-
-/// One served sample of the run: its family, its labels, and which value it shows how.
-#[derive(Clone, Debug)]
-pub struct Slot {
-    /// Index into [`Layout::families`].
-    pub family: usize,
-    /// device, uuid, driver, simulated, group, source; telemetry adds its domain's labels.
-    pub labels: Labels,
-    /// Factor from the driver's unit into the family's base unit.
-    pub scale: f64,
-    /// Index into [`Snapshot::values`].
-    pub value: usize,
-    /// A bit of a bitmask value (throttle reasons): the sample is 1 when it is set, else 0.
-    pub bit: Option<u32>,
-}
-
-/// What stays the same for the whole run: families, slots and the devices.
-#[derive(Clone, Debug, Default)]
-pub struct Layout {
-    /// The families, in the order first seen.
-    pub families: Vec<Family>,
-    /// The samples served, in the order of the values they show.
-    pub slots: Vec<Slot>,
-    /// Where each stream's values start in [`Snapshot::values`].
-    pub stream_starts: Vec<usize>,
-    /// How many values the run has (every series of every stream).
-    pub width: usize,
-    /// Each device's labels (`zescope_device_info`), in the run's target order.
-    pub devices: Vec<Labels>,
-}
-
-impl Layout {
-    /// The families and slots of a run; `devices` (the inventory) gives each device's uuid and
-    /// driver version.
-    pub fn new(info: &RunInfo, devices: &[DeviceEntry]) -> Layout {
-        let mut layout = Layout::default();
-        for (t, name) in info.devices.iter().enumerate() {
-            let path = info.config.targets.get(t).map(|x| x.device);
-            let entry = devices.iter().find(|d| Some(d.path) == path);
-            let mut labels: Labels = vec![("device".into(), name.clone())];
-            if let Some(d) = entry {
-                labels.push(("uuid".into(), d.uuid.clone()));
-                labels.push(("driver".into(), format!("{:#x}", d.driver_version)));
-            }
-            let simulated = entry.map_or(info.simulated, |d| d.simulated);
-            labels.push(("simulated".into(), simulated.to_string()));
-            layout.devices.push(labels);
-        }
-        for s in &info.streams {
-            layout.stream_starts.push(layout.width);
-            let mut base =
-                layout.devices.get(s.target).cloned().unwrap_or_else(|| vec![("device".into(), String::new())]);
-            base[0].1.clone_from(&s.device);
-            base.push(("group".into(), s.group.clone()));
-            base.push(("source".into(), names::source_label(s.read_path).to_owned()));
-            let telemetry = s.read_path == crate::sampler::ReadPath::Sysman;
-            for x in &s.series {
-                let value = layout.width;
-                layout.width += 1;
-                if let Some(n) =
-                    telemetry.then(|| prom_telemetry::telemetry(&x.name, &x.description, &x.unit)).flatten()
-                {
-                    let alt = || format!("{}_telemetry{}", names::PREFIX, n.family.trim_start_matches(names::PREFIX));
-                    let family = layout.family(n.family.clone(), alt, n.help.to_owned(), &n.unit, n.counter);
-                    let mut labels = base.clone();
-                    labels.extend(n.labels.iter().cloned());
-                    if n.reasons.is_empty() {
-                        layout.slot(
-                            Slot { family, labels: labels.clone(), scale: n.unit.scale, value, bit: None },
-                            &x.name,
-                        );
-                    }
-                    for (bit, reason) in &n.reasons {
-                        let mut labels = labels.clone();
-                        labels.push(("reason".into(), reason.clone()));
-                        layout.slot(Slot { family, labels, scale: 1.0, value, bit: Some(*bit) }, &x.name);
-                    }
-                    continue;
-                }
-                let unit = names::base_unit(&x.unit);
-                let counter = names::is_counter(x.kind);
-                let mut help = names::help_text(&x.description, &x.name);
-                if unit.unit.is_none() && !x.unit.trim().is_empty() {
-                    help = format!("{help} (unit: {})", names::help_text(&x.unit, ""));
-                }
-                let alt = || names::family_name(&format!("{} {}", s.group, x.name), &unit);
-                let family = layout.family(names::family_name(&x.name, &unit), alt, help, &unit, counter);
-                let slot = Slot { family, labels: base.clone(), scale: unit.scale, value, bit: None };
-                layout.slot(slot, &x.name);
-            }
-        }
-        layout
-    }
-
-    /// The family for a counter: an existing one of the same name, kind and unit, or a new one
-    /// (named `alt()` when the plain name is taken by another kind or unit).
-    fn family(
-        &mut self,
-        name: String,
-        alt: impl FnOnce() -> String,
-        help: String,
-        unit: &BaseUnit,
-        counter: bool,
-    ) -> usize {
-        let fits = |f: &Family| f.counter == counter && f.unit == unit.unit;
-        names::pick_family(&self.families, name, alt, |f| &f.name, fits, reserved).unwrap_or_else(|name| {
-            self.families.push(Family { name, help, unit: unit.unit.clone(), counter });
-            self.families.len() - 1
-        })
-    }
-
-    /// Adds a slot; one whose family and labels another slot has already (two series that name
-    /// the same thing) is told apart by a `series` label with its own name.
-    fn slot(&mut self, mut slot: Slot, series: &str) {
-        if self.slots.iter().any(|o| o.family == slot.family && o.labels == slot.labels) {
-            slot.labels.push(("series".into(), series.to_owned()));
-        }
-        self.slots.push(slot);
-    }
-}
-
-/// Names zescope uses for its own metrics.
-fn reserved(name: &str) -> bool {
-    name == "zescope_device" || name == "zescope_build" || name.starts_with("zescope_sampler")
-}
+use crate::openmetrics::{Catalog, Labels};
+use crate::sampler::Stats;
 
 /// The newest values and health, as the serve loop last published them.
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
-    /// The run's families and slots; `None` before the run started.
-    pub layout: Option<Arc<Layout>>,
+    /// The run's families and sample rules; `None` before the run started.
+    pub catalog: Option<Arc<Catalog>>,
     /// The newest value of each series of the run (streams in order), in the driver's unit; NaN
     /// until one arrived.
     pub values: Vec<f64>,
@@ -254,48 +113,37 @@ fn counter(enc: &mut DescriptorEncoder, name: &str, help: &str, v: u64) -> std::
     ConstCounter::new(v).encode(enc.encode_descriptor(name, help, None, MetricType::Counter)?)
 }
 
-/// The value a slot serves, in its family's base unit; `None` until one was read.
-fn served(slot: &Slot, v: f64) -> Option<f64> {
-    if !v.is_finite() {
-        return None;
-    }
-    Some(match slot.bit {
-        Some(bit) => ((v as u64 >> bit) & 1) as f64,
-        None => v * slot.scale,
-    })
-}
-
 impl Collector for View {
     fn encode(&self, mut enc: DescriptorEncoder) -> std::fmt::Result {
         let s = &*self.snap;
         let build: Labels = vec![("version".into(), env!("CARGO_PKG_VERSION").into())];
         enc.encode_descriptor("zescope_build", "zescope's version.", None, MetricType::Info)?.encode_info(&build)?;
-        if let Some(layout) = &s.layout {
+        if let Some(catalog) = &s.catalog {
             {
                 let help = "A device zescope samples.";
                 let mut info = enc.encode_descriptor("zescope_device", help, None, MetricType::Info)?;
-                for d in &layout.devices {
+                for d in &catalog.devices {
                     info.encode_info(d)?;
                 }
             }
-            for (fi, f) in layout.families.iter().enumerate() {
-                let mut values = layout
-                    .slots
+            for (fi, f) in catalog.families.iter().enumerate() {
+                let mut values = catalog
+                    .rules
                     .iter()
-                    .filter(|slot| slot.family == fi)
-                    .filter_map(|slot| Some((slot, served(slot, *s.values.get(slot.value)?)?)))
-                    .filter(|(_, v)| !f.counter || *v >= 0.0)
+                    .filter(|rule| rule.family == fi)
+                    .filter_map(|rule| Some((rule, catalog.sample(rule, *s.values.get(rule.value)?)?)))
                     .peekable();
                 if values.peek().is_none() {
                     continue;
                 }
                 let kind = if f.counter { MetricType::Counter } else { MetricType::Gauge };
-                let mut m = enc.encode_descriptor(&f.name, &f.help, f.unit.as_ref(), kind)?;
-                for (slot, value) in values {
+                let unit = f.unit.map(|u| Unit::Other(u.to_owned()));
+                let mut m = enc.encode_descriptor(&f.name, &f.help, unit.as_ref(), kind)?;
+                for (rule, value) in values {
                     if f.counter {
-                        ConstCounter::new(value).encode(m.encode_family(&slot.labels)?)?;
+                        ConstCounter::new(value).encode(m.encode_family(&rule.labels)?)?;
                     } else {
-                        ConstGauge::new(value).encode(m.encode_family(&slot.labels)?)?;
+                        ConstGauge::new(value).encode(m.encode_family(&rule.labels)?)?;
                     }
                 }
             }
@@ -338,7 +186,8 @@ impl Collector for View {
 mod tests {
     use super::*;
     use crate::layout::Kind;
-    use crate::sampler::{DevicePath, RunConfig, SeriesInfo, StreamInfo};
+    use crate::openmetrics::RunDescription;
+    use crate::sampler::{DevicePath, RunConfig, RunInfo, SeriesInfo, StreamInfo};
 
     fn series(name: &str, unit: &str, kind: Kind) -> SeriesInfo {
         SeriesInfo {
@@ -380,13 +229,13 @@ mod tests {
 
     #[test]
     fn one_family_per_name_and_unit_and_values_in_base_units() {
-        let layout = Layout::new(&run(), &[]);
-        let names: Vec<&str> = layout.families.iter().map(|f| f.name.as_str()).collect();
+        let catalog = Catalog::new(&RunDescription::live(&run(), &[]));
+        let names: Vec<&str> = catalog.families.iter().map(|f| f.name.as_str()).collect();
         // Time in ns and in ms are both seconds: one family; Power in mW and % are not.
         assert_eq!(names, ["zescope_time", "zescope_power", "zescope_b_power"]);
         let snap = Arc::new(Snapshot {
             values: vec![2e9, 1500.0, 3000.0, f64::NAN],
-            layout: Some(Arc::new(layout)),
+            catalog: Some(Arc::new(catalog)),
             running: true,
             ..Snapshot::default()
         });

@@ -4,16 +4,17 @@
 //! # Modules
 //!
 //! - [`view`]: the view model — series, panes, the time view, formatting, the one ingest that
-//!   turns sampler events into store appends, OpenMetrics naming.
+//!   turns sampler events into store appends.
 //! - [`session`]: saving and loading whole sessions (RON heads, packed chunks), autosave,
 //!   recording to disk.
 //! - [`markers`]: the markers socket's listener (instants and ranges sent by a workload).
-//! - [`export`]: plots to PNG and SVG, data to CSV and OpenMetrics text.
+//! - [`export`]: plots to PNG and SVG, data to CSV and OpenMetrics text (named and written by
+//!   `zescope-openmetrics`, as `zescope serve` names its scrapes).
 //!
 //! # Floors
 //!
-//! It stands on `zescope-store`, `zescope-sampler` and `zescope-ze`; nothing here knows the
-//! window or the commands.
+//! It stands on `zescope-store`, `zescope-sampler`, `zescope-ze` and `zescope-openmetrics`;
+//! nothing here knows the window or the commands.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]

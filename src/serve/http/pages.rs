@@ -72,9 +72,9 @@ impl Site for Pages {
 
 fn index_page(snap: &Snapshot) -> String {
     let names: Vec<String> = snap
-        .layout
+        .catalog
         .iter()
-        .flat_map(|l| &l.devices)
+        .flat_map(|c| &c.devices)
         .filter_map(|d| d.iter().find(|(k, _)| k == "device").map(|(_, v)| html_escape(v)))
         .collect();
     let device = if names.is_empty() { "(no run yet)".to_owned() } else { names.join(", ") };

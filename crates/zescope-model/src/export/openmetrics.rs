@@ -1,76 +1,95 @@
 //! `zescope export --openmetrics`: a saved session as OpenMetrics text with timestamps, for
 //! `promtool tsdb create-blocks-from openmetrics` to backfill into Prometheus.
 //!
-//! Names, base units and labels are the ones `zescope serve` uses (`view::prom_names`, and
-//! `view::prom_telemetry` for the telemetry stream), so
-//! backfilled history and live scrapes are one series. Cumulative counters are written as their
-//! raw running totals (`_total`), gauges in base units. Times are the recording's wall clock:
+//! Each run of the session is described from the session's records ([`described`]: its devices
+//! from `runs` and `devices`, its streams with how each was read) and planned by
+//! `zescope-openmetrics`' [`Catalog`], the planner `zescope serve` plans its live run with, so
+//! backfilled history and live scrapes of the same configuration are one series: one family
+//! name, one label set. [`Backfill`] writes the text. Times are the recording's wall clock:
 //! `Recorded::started_unix_ms` at the session's time origin, plus the monotonic time since.
-//! Prometheus keeps milliseconds, so of several samples within one millisecond the last is
-//! written. `prometheus-client` encodes no timestamps, so this writer spells the format out
-//! (families not interleaved, each label set's samples in time order, `# EOF`).
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
-use zescope_sampler::ReadPath;
 
-use crate::session::{KindRecord, Session};
-use crate::view::prom_names::{self as names, BaseUnit};
-use crate::view::prom_telemetry;
-use zescope_store::Store;
+use zescope_openmetrics::{Backfill, Catalog, DeviceDescription, RunDescription, SeriesDescription, StreamDescription};
+use zescope_sampler::layout::Kind;
+use zescope_store::{Store, StreamId};
 
-struct Family {
-    name: String,
-    help: String,
-    unit: BaseUnit,
-    counter: bool,
-    /// Label set (rendered) → (ms, value), in time order once sorted.
-    metrics: BTreeMap<String, Vec<(i64, f64)>>,
+use crate::session::{DeviceRecord, KindRecord, SeriesMeta, Session};
+
+/// The session's runs as the planner takes them, in the order their first streams come, each
+/// with the indices of its streams in `session.streams` (in the run's stream order). A run's
+/// devices are its `runs` records' devices in order; a stream whose device no record of its run
+/// names (captured outside a run) adds the first device of that name, or one known by name only.
+/// Every look-up is hashed: a file may hold 2^20 devices and runs and 4096 streams.
+pub(crate) fn described(session: &Session) -> Vec<(RunDescription, Vec<usize>)> {
+    let mut records: HashMap<u64, Vec<&DeviceRecord>> = HashMap::new();
+    for r in &session.runs {
+        if let Some(d) = session.devices.get(r.device as usize) {
+            records.entry(r.run).or_default().push(d);
+        }
+    }
+    let mut by_name: HashMap<&str, &DeviceRecord> = HashMap::new();
+    for d in &session.devices {
+        by_name.entry(d.name.as_str()).or_insert(d);
+    }
+    // Per run: its description, its streams' indices, its devices by name.
+    let mut runs: Vec<(RunDescription, Vec<usize>, HashMap<String, usize>)> = Vec::new();
+    let mut run_at: HashMap<u64, usize> = HashMap::new();
+    for (i, s) in session.streams.iter().enumerate() {
+        let meta = &s.meta;
+        let at = *run_at.entry(meta.run).or_insert_with(|| {
+            let devices: Vec<DeviceDescription> =
+                records.get(&meta.run).into_iter().flatten().map(|d| device(d)).collect();
+            let mut names = HashMap::new();
+            for (k, d) in devices.iter().enumerate() {
+                names.entry(d.name.clone()).or_insert(k);
+            }
+            runs.push((RunDescription { devices, streams: Vec::new() }, Vec::new(), names));
+            runs.len() - 1
+        });
+        let (run, indices, names) = &mut runs[at];
+        let device = *names.entry(meta.device.clone()).or_insert_with(|| {
+            run.devices.push(match by_name.get(meta.device.as_str()) {
+                Some(d) => device(d),
+                None => {
+                    DeviceDescription { name: meta.device.clone(), identity: None, simulated: session.source.simulated }
+                }
+            });
+            run.devices.len() - 1
+        });
+        let series = meta.series.iter().map(series).collect();
+        let read_path = meta.read_path();
+        run.streams.push(StreamDescription { device, group: meta.group.clone(), read_path, series });
+        indices.push(i);
+    }
+    runs.into_iter().map(|(run, indices, _)| (run, indices)).collect()
 }
 
-/// One sample a series gives: into which family, with which factor and labels; a bit of a
-/// bitmask value (throttle reasons) gives 1 when set, else 0.
-struct Target {
-    family: usize,
-    scale: f64,
-    labels: String,
-    bit: Option<u32>,
+/// A recorded series as the planner takes it.
+fn series(x: &SeriesMeta) -> SeriesDescription {
+    let kind = match x.kind {
+        KindRecord::Gauge => Kind::Gauge,
+        KindRecord::Cumulative { .. } => Kind::Cumulative,
+    };
+    SeriesDescription { name: x.metric.clone(), description: x.description.clone(), unit: x.unit.clone(), kind }
 }
 
-/// The family `name` of this kind and unit: an existing one, or a new one (named `alt()` when
-/// `name` is taken by another kind or unit), as `zescope serve` picks them.
-fn family(
-    families: &mut Vec<Family>,
-    name: String,
-    alt: impl FnOnce() -> String,
-    help: String,
-    unit: &BaseUnit,
-    counter: bool,
-) -> usize {
-    let fits = |f: &Family| f.counter == counter && &f.unit == unit;
-    names::pick_family(families, name, alt, |f| &f.name, fits, |_| false).unwrap_or_else(|name| {
-        families.push(Family { name, help, unit: unit.clone(), counter, metrics: BTreeMap::new() });
-        families.len() - 1
-    })
+/// A recorded device as the planner takes it: its identity is known when the file has its UUID
+/// or driver version (a device the inventory described; both are empty/0 otherwise).
+fn device(d: &DeviceRecord) -> DeviceDescription {
+    let known = !d.uuid.is_empty() || d.driver_version != 0;
+    DeviceDescription {
+        name: d.name.clone(),
+        identity: known.then(|| (d.uuid.clone(), d.driver_version)),
+        simulated: d.simulated,
+    }
 }
 
-fn escape(v: &str) -> String {
-    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
-}
-
-fn label_set(labels: &[(&str, &str)]) -> String {
-    let inner: Vec<String> = labels.iter().map(|(k, v)| format!("{k}=\"{}\"", escape(v))).collect();
-    format!("{{{}}}", inner.join(","))
-}
-
-/// Writes `session` (restored into `store`) to `path`; returns the number of samples written.
-pub fn openmetrics(
-    session: &Session,
-    store: &Store,
-    streams: &[zescope_store::StreamId],
-    path: &Path,
-) -> Result<u64, String> {
+/// Writes `session` (restored into `store`, its streams as `streams`) to `path`; returns the
+/// number of samples written.
+pub fn openmetrics(session: &Session, store: &Store, streams: &[StreamId], path: &Path) -> Result<u64, String> {
     let start_ms = session.recorded.started_unix_ms;
     if start_ms <= 0 {
         return Err("the session does not say when it was recorded (recorded.started_unix_ms is 0), so its \
@@ -78,112 +97,21 @@ pub fn openmetrics(
             .into());
     }
     let origin = store.origin_ns().unwrap_or(0);
-    let mut families: Vec<Family> = Vec::new();
-    // The first device of each name, found once (a file may list up to 2^20 devices).
-    let mut by_name = std::collections::HashMap::new();
-    for d in &session.devices {
-        by_name.entry(d.name.as_str()).or_insert(d);
+    let runs = described(session);
+    let mut catalog = Catalog::default();
+    let mut order = Vec::new();
+    for (run, indices) in &runs {
+        catalog.add_run(run);
+        order.extend(indices.iter().copied());
     }
-    for (s, &id) in session.streams.iter().zip(streams) {
-        let meta = &s.meta;
-        let device = by_name.get(meta.device.as_str()).copied();
-        let uuid = device.map_or("", |d| d.uuid.as_str());
-        let driver = device.map_or(String::new(), |d| format!("{:#x}", d.driver_version));
-        let simulated = device.is_some_and(|d| d.simulated).to_string();
-        let mut labels = vec![("device", meta.device.as_str()), ("uuid", uuid), ("driver", driver.as_str())];
-        labels.push(("simulated", simulated.as_str()));
-        // How the group was read, from the stream's layout ("sysman", "streamer (…)", or the
-        // exported memory's layout name: which of the ways into it a session does not keep, and
-        // all three have one label).
-        let telemetry = meta.layout == zescope_sampler::telemetry::LAYOUT;
-        let path = if telemetry {
-            ReadPath::Sysman
-        } else if meta.layout.starts_with("streamer") {
-            ReadPath::Streamer
-        } else {
-            ReadPath::Mapped
-        };
-        let source = names::source_label(path);
-        labels.extend([("group", meta.group.as_str()), ("source", source)]);
-        // Per series of the stream: the samples it gives (family, factor, labels, bitmask bit).
-        let mut targets: Vec<Vec<Target>> = Vec::with_capacity(meta.series.len());
-        for x in &meta.series {
-            let named = telemetry.then(|| prom_telemetry::telemetry(&x.metric, &x.description, &x.unit)).flatten();
-            if let Some(n) = named {
-                let alt = || format!("{}_telemetry{}", names::PREFIX, n.family.trim_start_matches(names::PREFIX));
-                let i = family(&mut families, n.family.clone(), alt, n.help.to_owned(), &n.unit, n.counter);
-                let mut set: Vec<(&str, &str)> = labels.clone();
-                set.extend(n.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-                let mut mine = Vec::new();
-                if n.reasons.is_empty() {
-                    mine.push(Target { family: i, scale: n.unit.scale, labels: label_set(&set), bit: None });
-                }
-                for (bit, reason) in &n.reasons {
-                    let mut set = set.clone();
-                    set.push(("reason", reason));
-                    mine.push(Target { family: i, scale: 1.0, labels: label_set(&set), bit: Some(*bit) });
-                }
-                targets.push(mine);
-                continue;
-            }
-            let unit = names::base_unit(&x.unit);
-            let counter = matches!(x.kind, KindRecord::Cumulative { .. });
-            let name = names::family_name(&x.metric, &unit);
-            let alt = || names::family_name(&format!("{} {}", meta.group, x.metric), &unit);
-            let mut help = names::help_text(&x.description, &x.metric);
-            if unit.unit.is_none() && !x.unit.trim().is_empty() {
-                help = format!("{help} (unit: {})", names::help_text(&x.unit, ""));
-            }
-            let i = family(&mut families, name, alt, help, &unit, counter);
-            targets.push(vec![Target { family: i, scale: unit.scale, labels: label_set(&labels), bit: None }]);
-        }
+    let mut backfill = Backfill::new(&catalog);
+    for (stream, &i) in order.iter().enumerate() {
+        let Some(&id) = streams.get(i) else { continue };
         store.for_each_raw_row(id, |t, row| {
-            let ms = start_ms + (t - origin).div_euclid(1_000_000);
-            for (mine, &v) in targets.iter().zip(row) {
-                if !v.is_finite() {
-                    continue;
-                }
-                for x in mine {
-                    let v = match x.bit {
-                        Some(bit) => ((v as u64 >> bit) & 1) as f64,
-                        None => v * x.scale,
-                    };
-                    if !families[x.family].counter || v >= 0.0 {
-                        families[x.family].metrics.entry(x.labels.clone()).or_default().push((ms, v));
-                    }
-                }
-            }
+            backfill.row(stream, start_ms + (t - origin).div_euclid(1_000_000), row);
         });
     }
-    let mut text = String::new();
-    let mut written = 0u64;
-    for f in &mut families {
-        if f.metrics.values().all(Vec::is_empty) {
-            continue;
-        }
-        let full = match &f.unit.unit {
-            Some(u) => format!("{}_{}", f.name, u.as_str()),
-            None => f.name.clone(),
-        };
-        text.push_str(&format!("# TYPE {full} {}\n", if f.counter { "counter" } else { "gauge" }));
-        if let Some(u) = &f.unit.unit {
-            text.push_str(&format!("# UNIT {full} {}\n", u.as_str()));
-        }
-        text.push_str(&format!("# HELP {full} {}\n", f.help));
-        let sample = if f.counter { format!("{full}_total") } else { full.clone() };
-        for (labels, points) in &mut f.metrics {
-            points.sort_by_key(|p| p.0);
-            for (k, &(ms, v)) in points.iter().enumerate() {
-                // One sample per millisecond: the last.
-                if points.get(k + 1).is_some_and(|n| n.0 == ms) {
-                    continue;
-                }
-                text.push_str(&format!("{sample}{labels} {v} {}.{:03}\n", ms.div_euclid(1000), ms.rem_euclid(1000)));
-                written += 1;
-            }
-        }
-    }
-    text.push_str("# EOF\n");
+    let (text, written) = backfill.finish();
     if written == 0 {
         return Err("the session holds no samples".into());
     }
@@ -193,3 +121,7 @@ pub fn openmetrics(
     .map_err(|e| e.to_string())?;
     Ok(written)
 }
+
+#[cfg(test)]
+#[path = "openmetrics_tests.rs"]
+mod tests;

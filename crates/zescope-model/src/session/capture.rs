@@ -155,6 +155,7 @@ impl Session {
                             description: String::new(),
                         })
                         .collect(),
+                    read_path: None,
                 });
                 Some(SessionStream { meta, data })
             })

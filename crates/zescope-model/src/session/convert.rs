@@ -18,6 +18,7 @@
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use zescope_sampler::ReadPath;
 use zescope_store::par::map_weighted;
 use zescope_store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
 
@@ -279,6 +280,11 @@ pub fn parse_color(s: &str) -> Option<[u8; 3]> {
 
 fn stream_desc(field: &str, meta: &StreamMeta) -> Result<StreamDesc, SessionError> {
     check_len(&format!("{field}.meta.series"), meta.series.len(), MAX_SERIES)?;
+    if let Some(p) = meta.read_path.as_deref().filter(|p| ReadPath::from_name(p).is_none()) {
+        let names: Vec<&str> = ReadPath::ALL.iter().map(|p| p.name()).collect();
+        let msg = format!("{p:?} is not a way of reading a group (one of {})", names.join(", "));
+        return Err(SessionError::invalid(format!("{field}.meta.read_path"), msg));
+    }
     let series = meta
         .series
         .iter()

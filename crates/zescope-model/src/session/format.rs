@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use zescope_sampler::ReadPath;
 
 /// The `format` field of every session file.
 pub(crate) const FORMAT_NAME: &str = "zescope-session";
@@ -298,10 +299,35 @@ pub struct StreamMeta {
     pub device: String,
     /// The metric group's name.
     pub group: String,
-    /// The name of the layout that decoded the group's exported memory.
+    /// The name of the layout that decoded the group's exported memory ("streamer (…)" for the
+    /// metric streamer, "sysman" for the telemetry).
     pub layout: String,
     /// Its series, in the order of the data's columns (at most `MAX_SERIES`).
     pub series: Vec<SeriesMeta>,
+    /// How the group was read ("mmap", "file read", "device copy", "streamer", "sysman": the
+    /// sampler's `ReadPath::name`). Absent in files older than it: [`StreamMeta::read_path`]
+    /// tells it from `layout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_path: Option<String>,
+}
+
+impl StreamMeta {
+    /// How the group was read: the recorded way, or for a file that predates it the way its
+    /// layout names (the telemetry's "sysman", the streamer's "streamer (…)", else exported
+    /// memory, mapped: which of its three ways such a file does not say, and all three are one
+    /// `source` label). Loading has checked a recorded name.
+    pub fn read_path(&self) -> ReadPath {
+        if let Some(p) = self.read_path.as_deref().and_then(ReadPath::from_name) {
+            return p;
+        }
+        if self.layout == zescope_sampler::telemetry::LAYOUT {
+            ReadPath::Sysman
+        } else if self.layout.starts_with("streamer") {
+            ReadPath::Streamer
+        } else {
+            ReadPath::Mapped
+        }
+    }
 }
 
 /// A stream with its recorded data.

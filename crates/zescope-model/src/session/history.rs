@@ -137,6 +137,7 @@ impl RunHistory {
                 group: s.group.clone(),
                 layout: s.layout.clone(),
                 series,
+                read_path: Some(s.read_path.name().to_owned()),
             };
             self.streams.insert(id, meta);
         }

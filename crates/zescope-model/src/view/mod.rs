@@ -15,9 +15,9 @@
 //!   zoom);
 //! - [`ticks`]: round axis steps with room for their labels;
 //! - `runs`: how an envelope is cut into gap-free strokes, for the plot and for images;
-//! - `format`: numbers, units, times and durations for people;
-//! - [`prom_names`]: counters' names, base units and labels as Prometheus users expect them.
-//! - [`prom_telemetry`]: the telemetry stream's families and labels for Prometheus.
+//! - `format`: numbers, units, times and durations for people.
+//!
+//! How counters are named for Prometheus is not the view's business: `zescope-openmetrics`.
 
 pub mod activity;
 pub mod contrast;
@@ -28,8 +28,6 @@ pub mod ingest;
 pub mod markers;
 pub mod panes;
 pub mod phases;
-pub mod prom_names;
-pub mod prom_telemetry;
 pub mod runs;
 pub mod series;
 pub mod ticks;

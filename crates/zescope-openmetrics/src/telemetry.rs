@@ -16,11 +16,9 @@
 //!
 //! A domain of a sub-device carries `tile="N"`; a device with several memory modules `module`;
 //! a series whose name the sampler had to number (two domains alike) `index="N"`.
-//! A series this does not know is named as any counter is (`prom_names::family_name`).
+//! A series this does not know is named as any counter is ([`crate::names::family_name`]).
 
-use prometheus_client::registry::Unit;
-
-use super::prom_names::{BaseUnit, PREFIX, base_unit, snake};
+use crate::names::{BaseUnit, PREFIX, base_unit, snake};
 use zescope_sampler::telemetry::throttle_names;
 
 /// How one telemetry series is served.
@@ -130,7 +128,7 @@ pub fn telemetry(name: &str, description: &str, unit: &str) -> Option<Named> {
             if let Some(m) = module {
                 labels.push(label("module", m));
             }
-            let rate = BaseUnit { unit: Some(Unit::Other("bytes_per_second".into())), scale: 1.0 };
+            let rate = BaseUnit { unit: Some("bytes_per_second"), scale: 1.0 };
             let (family, help, unit) = match what {
                 "used" => ("memory_used", "Allocated device memory (zesMemoryGetState).", base_unit(unit)),
                 "total" => ("memory_size", "Allocatable device memory (zesMemoryGetState).", base_unit(unit)),
@@ -205,7 +203,7 @@ mod tests {
     use zescope_sampler::telemetry::throttle_description;
 
     fn full(n: &Named) -> String {
-        let unit = n.unit.unit.as_ref().map(|u| format!("_{}", u.as_str())).unwrap_or_default();
+        let unit = n.unit.unit.map(|u| format!("_{u}")).unwrap_or_default();
         format!("{}{unit}{}", n.family, if n.counter { "_total" } else { "" })
     }
 

@@ -1,8 +1,11 @@
 //! How a counter is named for Prometheus: `zescope_` + the metric's name in snake_case, its unit
 //! turned into a base unit (seconds, bytes, joules, celsius, ratio, …) with the factor that
-//! converts values, and the `source` label from the way its group is read.
-
-use prometheus_client::registry::Unit;
+//! converts values, the `source` label from the way its group is read, and the names zescope
+//! keeps for its own metrics ([`reserved`]).
+//!
+//! Base units are plain strings (the suffix and `# UNIT` of a family), so this crate needs no
+//! OpenMetrics library: `zescope serve` hands them to its encoder, the backfill writer spells
+//! them out.
 
 use zescope_sampler::ReadPath;
 use zescope_sampler::layout::Kind;
@@ -14,8 +17,9 @@ pub const PREFIX: &str = "zescope";
 /// driver's unit goes into the help text instead) and the factor from the driver's unit to it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BaseUnit {
-    /// The base unit, or `None` for counts and units without a base ("cycles", "inferences").
-    pub unit: Option<Unit>,
+    /// The base unit as the family's suffix spells it ("seconds", "bytes", "ratio", …), or
+    /// `None` for counts and units without a base ("cycles", "inferences").
+    pub unit: Option<&'static str>,
     /// Multiply a value in the driver's unit by this to get it in `unit`.
     pub scale: f64,
 }
@@ -23,15 +27,14 @@ pub struct BaseUnit {
 /// Maps a layout's unit ("ns", "MHz", "%", "°C", "B", …) onto a Prometheus base unit.
 pub fn base_unit(unit: &str) -> BaseUnit {
     let u = unit.trim();
-    let known = |unit: Unit, scale: f64| BaseUnit { unit: Some(unit), scale };
-    let other = |name: &str, scale: f64| BaseUnit { unit: Some(Unit::Other(name.to_owned())), scale };
+    let known = |unit: &'static str, scale: f64| BaseUnit { unit: Some(unit), scale };
     match u {
-        "%" => return other("ratio", 0.01),
-        "°C" | "C" | "degC" | "celsius" => return known(Unit::Celsius, 1.0),
-        "KiB" => return known(Unit::Bytes, 1024.0),
-        "MiB" => return known(Unit::Bytes, 1024.0 * 1024.0),
-        "GiB" => return known(Unit::Bytes, 1024.0 * 1024.0 * 1024.0),
-        "KB" => return known(Unit::Bytes, 1e3),
+        "%" => return known("ratio", 0.01),
+        "°C" | "C" | "degC" | "celsius" => return known("celsius", 1.0),
+        "KiB" => return known("bytes", 1024.0),
+        "MiB" => return known("bytes", 1024.0 * 1024.0),
+        "GiB" => return known("bytes", 1024.0 * 1024.0 * 1024.0),
+        "KB" => return known("bytes", 1e3),
         _ => {}
     }
     // An SI prefix on a base unit.
@@ -56,13 +59,13 @@ pub fn base_unit(unit: &str) -> BaseUnit {
         None => (1.0, u),
     };
     match base {
-        "s" => known(Unit::Seconds, factor),
-        "B" => known(Unit::Bytes, factor),
-        "J" => known(Unit::Joules, factor),
-        "V" => known(Unit::Volts, factor),
-        "A" => known(Unit::Amperes, factor),
-        "W" => other("watts", factor),
-        "Hz" => other("hertz", factor),
+        "s" => known("seconds", factor),
+        "B" => known("bytes", factor),
+        "J" => known("joules", factor),
+        "V" => known("volts", factor),
+        "A" => known("amperes", factor),
+        "W" => known("watts", factor),
+        "Hz" => known("hertz", factor),
         _ => BaseUnit { unit: None, scale: 1.0 },
     }
 }
@@ -111,19 +114,25 @@ pub fn snake(name: &str) -> String {
 /// `zescope_` + its snake_case name, less a trailing unit word the encoder would repeat.
 pub fn family_name(metric: &str, unit: &BaseUnit) -> String {
     let mut s = snake(metric);
-    if let Some(u) = &unit.unit {
-        let suffix = format!("_{}", u.as_str());
+    if let Some(u) = unit.unit {
+        let suffix = format!("_{u}");
         if let Some(stripped) = s.strip_suffix(&suffix) {
             s = stripped.to_owned();
-        } else if s == u.as_str() {
+        } else if s == u {
             s.clear();
         }
     }
     if s.is_empty() { PREFIX.to_owned() } else { format!("{PREFIX}_{s}") }
 }
 
-/// Which of `families` a counter's samples go to, as `zescope serve` and `export --openmetrics`
-/// both pick them: `Ok(i)`, an existing family of that name that `fits` (same kind and unit),
+/// Names zescope gives its own metrics (`zescope_device_info`, `zescope_build_info`, the
+/// sampler's health `zescope_sampler_*`): a counter's family never takes one.
+pub fn reserved(name: &str) -> bool {
+    name == "zescope_device" || name == "zescope_build" || name.starts_with("zescope_sampler")
+}
+
+/// Which of `families` a counter's samples go to (the catalog's one rule, for `zescope serve`
+/// and `export --openmetrics` alike): `Ok(i)`, an existing family of that name that `fits` (same kind and unit),
 /// or `Err(name)`, the name of a new family: `name`, or `alt()` when `name` is taken by a family
 /// of another kind or unit or is `reserved`.
 pub fn pick_family<F>(
@@ -198,7 +207,7 @@ mod tests {
         ];
         for (unit, want, scale) in cases {
             let b = base_unit(unit);
-            assert_eq!(b.unit.as_ref().map(Unit::as_str), want, "{unit}");
+            assert_eq!(b.unit, want, "{unit}");
             assert!((b.scale - scale).abs() <= scale * 1e-12, "{unit}: {} != {scale}", b.scale);
         }
     }
