@@ -2,7 +2,8 @@
 //! (`support::zescope`, with a clean environment) and checks what a feature does —
 //! `doctor`, `export` and `hostile_bounds` (memory bounds of a load), `man_pages` (man pages and
 //! completions), `list`, `open` (a file argument), `record`, `markers`, `serve` with its HTTP
-//! side, several devices, faults and the series it lays out (`serve*`), sessions written by
+//! side, several devices, faults and the series it lays out (`serve*`), the same series
+//! live and backfilled (`openmetrics_same_series`), sessions written by
 //! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
 //! every source through the real Level Zero loaders (`loader_*`).
 
@@ -17,6 +18,7 @@ mod loader_telemetry;
 mod man_pages;
 mod markers;
 mod open;
+mod openmetrics_same_series;
 mod record;
 mod serve;
 mod serve_devices;

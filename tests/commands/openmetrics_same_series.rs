@@ -9,13 +9,10 @@
 //! about the serving process now, not about the recorded counters, and a backfill does not write
 //! them. Neither side carries a run number, so there is none to compare.
 
-mod serve_common;
-
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use serve_common::{OPENMETRICS, Serve, get};
+use crate::support::serve::{OPENMETRICS, Serve, get};
 
 /// The configuration both commands are given (besides `--source sim`).
 const CONFIG: &[&str] =
@@ -68,21 +65,18 @@ fn series(text: &str) -> BTreeSet<Series> {
 
 #[test]
 fn a_live_scrape_and_a_backfill_of_the_same_configuration_name_the_same_series() {
-    let zescope = env!("CARGO_BIN_EXE_zescope");
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("x.ron");
-    let rec = Command::new(zescope)
+    let rec = crate::support::zescope()
         .args(["--source", "sim", "record", "--interval", "10ms", "--duration", "1s"])
         .args(CONFIG)
         .arg("--out")
         .arg(&run)
-        .env_remove("ZE_SIM_CONFIG")
-        .env_remove("ZE_ENABLE_ALT_DRIVERS")
         .output()
         .unwrap();
     assert!(rec.status.success(), "record: {}", String::from_utf8_lossy(&rec.stderr));
     let om = dir.path().join("x.om");
-    let exp = Command::new(zescope).arg("export").arg(&run).arg("--openmetrics").arg(&om).output().unwrap();
+    let exp = crate::support::zescope().arg("export").arg(&run).arg("--openmetrics").arg(&om).output().unwrap();
     assert!(exp.status.success(), "export: {}", String::from_utf8_lossy(&exp.stderr));
     let backfilled = series(&std::fs::read_to_string(&om).unwrap());
 
