@@ -2,7 +2,8 @@
 //! the counters drivers export as DMA-BUF memory (`ZET_experimental_metric_export_memory`).
 //!
 //! This is the top floor, the binary crate: the window (`app`, `gui`), the commands (`record`,
-//! `serve`, `list`, `pick`) and the command line (`cli`). The floors below are crates, each
+//! `serve`, `list`, `pick`; the run loop `record` and `serve` share is `headless`) and the
+//! command line (`cli`). The floors below are crates, each
 //! depending only on those under it, re-exported here under their module names:
 //! `zescope-ze` (`ze`); `zescope-sampler` (`sampler`, `layout`); `zescope-store` (`store`,
 //! `par`); `zescope-doctor` (`doctor`); `zescope-model` (`view`, `session`, `markers`, `export`).
@@ -16,6 +17,7 @@
 pub mod app;
 pub mod cli;
 pub mod gui;
+mod headless;
 pub mod list;
 pub mod logwatch;
 pub mod pick;

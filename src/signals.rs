@@ -53,6 +53,13 @@ impl Termination {
         t
     }
 
+    /// A flag no signal raises, only [`Termination::request`]: for the loops' unit tests, which
+    /// must not take SIGINT from the test process.
+    #[cfg(test)]
+    pub(crate) fn unwatched() -> Termination {
+        Termination { flag: Arc::default(), wakers: Arc::default() }
+    }
+
     /// True once SIGINT or SIGTERM has arrived.
     pub fn requested(&self) -> bool {
         self.flag.load(Ordering::Relaxed)
