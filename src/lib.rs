@@ -2,9 +2,9 @@
 //! the counters drivers export as DMA-BUF memory (`ZET_experimental_metric_export_memory`).
 //!
 //! This is the top floor, the binary crate: the window (`app`, `gui`), the commands (`record`,
-//! `serve`, `list`, `pick`; the run loop `record` and `serve` share is `headless`) and the
-//! command line (`cli`). The floors below are crates, each
-//! depending only on those under it, re-exported here under their module names:
+//! `serve`, `list`, `pick`; `headless` is the run loop `record` and `serve` share) and the
+//! command line (`cli`). The floors below are crates, each depending only on those under it,
+//! re-exported here under their module names:
 //! `zescope-ze` (`ze`); `zescope-sampler` (`sampler`, `layout`); `zescope-store` (`store`,
 //! `par`); `zescope-doctor` (`doctor`); `zescope-model` (`view`, `session`, `markers`, `export`).
 //! Where a counter's bytes become a pixel: `ze` (Level Zero access) → `sampler` (the one thread

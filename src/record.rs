@@ -1,11 +1,13 @@
 //! `zescope record`: sample headless for a while and write what was recorded.
 //!
-//! It goes through the same sampler as the GUI: open the source, pick device and group, start,
-//! collect batches, and on the duration's end, SIGINT or SIGTERM, shut the sampler down (its
-//! teardown) and write everything received up to then. CSV rows are written as batches arrive and
-//! flushed every second, so even a killed recording keeps what came before; a session (`.ron`) is
-//! saved atomically every 30 s in the background and at the end, so a killed recording leaves
-//! the last checkpoint.
+//! It goes through the same sampler as the GUI, in the run loop it shares with `serve`
+//! (`crate::headless`: termination, the 3 s teardown deadline, notices, errors, the final
+//! shutdown). What is its own is `Recording`, the loop's handler: a CSV header or session head
+//! when the run starts, rows as batches arrive, and the end of recording on its duration (counted
+//! from the run's start) or its workload's exit, besides SIGINT and SIGTERM; everything received
+//! up to then is written. CSV rows are flushed every second, so even a killed recording keeps
+//! what came before; a session (`.ron`) is saved atomically every 30 s in the background and at
+//! the end, so a killed recording leaves the last checkpoint.
 //!
 //! While it records it listens for the workload's markers (`crate::markers`) and prints where;
 //! with a command after `--` it starts that command once sampling runs, with `ZESCOPE_MARKERS`

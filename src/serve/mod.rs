@@ -1,15 +1,17 @@
 //! `zescope serve`: the OpenMetrics endpoint Prometheus scrapes.
 //!
-//! The same sampler thread and teardown as the window and `record`: this loop receives the
-//! sampler's events, files them through [`Ingest`] into a small store of its own, and publishes
-//! the newest value of every counter as a [`Snapshot`]. The HTTP workers ([`http`]) only read
-//! that snapshot, so no scrape touches Level Zero and no scrape can hold up the sampler (whose
-//! outbox never blocks anyway). One run covers every device asked for, chosen with `record`'s
-//! rules (`pick::pick_targets`), and their telemetry unless `--no-telemetry`; each series is
-//! labelled with its own device (`snapshot::Layout`). SIGINT/SIGTERM, or the run ending on an
-//! error, end it through the sampler's one teardown. With `--textfile DIR` the same page
-//! (Prometheus text) is written atomically to `DIR/zescope.prom` for node_exporter's textfile
-//! collector.
+//! The same sampler thread and teardown as the window and `record`, in the run loop it shares
+//! with `record` (`crate::headless`: termination, the teardown deadline, notices, errors, the
+//! final shutdown). What is its own is `Serving`, the loop's handler: it files the sampler's
+//! events through [`Ingest`] into a small store of its own and publishes the newest value of
+//! every counter as a [`Snapshot`]. The HTTP workers ([`http`]) only read that snapshot, so no
+//! scrape touches Level Zero and no scrape can hold up the sampler (whose outbox never blocks
+//! anyway). One run covers every device asked for, chosen with `record`'s rules
+//! (`pick::pick_targets`), and their telemetry unless `--no-telemetry`; each series is labelled
+//! with its own device (`snapshot::Layout`). SIGINT/SIGTERM, or the run ending on an error, end
+//! it through the sampler's one teardown; an error is said on stderr as it comes. With
+//! `--textfile DIR` the same page (Prometheus text) is written atomically to `DIR/zescope.prom`
+//! for node_exporter's textfile collector, from the loop's tick.
 
 pub mod http;
 pub mod snapshot;
