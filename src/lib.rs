@@ -2,8 +2,9 @@
 //! the counters drivers export as DMA-BUF memory (`ZET_experimental_metric_export_memory`).
 //!
 //! This is the top floor, the binary crate: the window (`app`, `gui`), the commands (`record`,
-//! `serve`, `list`, `pick`) and the command line (`cli`). The floors below are crates, each
-//! depending only on those under it, re-exported here under their module names:
+//! `serve`, `list`, `pick`; `headless` is the run loop `record` and `serve` share) and the
+//! command line (`cli`). The floors below are crates, each depending only on those under it,
+//! re-exported here under their module names:
 //! `zescope-ze` (`ze`); `zescope-sampler` (`sampler`, `layout`); `zescope-store` (`store`,
 //! `par`); `zescope-doctor` (`doctor`); `zescope-openmetrics` (`openmetrics`); `zescope-model`
 //! (`view`, `session`, `markers`, `export`).
@@ -17,6 +18,7 @@
 pub mod app;
 pub mod cli;
 pub mod gui;
+mod headless;
 pub mod list;
 pub mod logwatch;
 pub mod pick;

@@ -1,11 +1,13 @@
 //! `zescope record`: sample headless for a while and write what was recorded.
 //!
-//! It goes through the same sampler as the GUI: open the source, pick device and group, start,
-//! collect batches, and on the duration's end, SIGINT or SIGTERM, shut the sampler down (its
-//! teardown) and write everything received up to then. CSV rows are written as batches arrive and
-//! flushed every second, so even a killed recording keeps what came before; a session (`.ron`) is
-//! saved atomically every 30 s in the background and at the end, so a killed recording leaves
-//! the last checkpoint.
+//! It goes through the same sampler as the GUI, in the run loop it shares with `serve`
+//! (`crate::headless`: termination, the 3 s teardown deadline, notices, errors, the final
+//! shutdown). What is its own is `Recording`, the loop's handler: a CSV header or session head
+//! when the run starts, rows as batches arrive, and the end of recording on its duration (counted
+//! from the run's start) or its workload's exit, besides SIGINT and SIGTERM; everything received
+//! up to then is written. CSV rows are flushed every second, so even a killed recording keeps
+//! what came before; a session (`.ron`) is saved atomically every 30 s in the background and at
+//! the end, so a killed recording leaves the last checkpoint.
 //!
 //! While it records it listens for the workload's markers (`crate::markers`) and prints where;
 //! with a command after `--` it starts that command once sampling runs, with `ZESCOPE_MARKERS`
@@ -13,8 +15,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::pick::pick_targets;
-use crate::sampler::{self, Command, Event, Options, RunConfig, RunInfo, Stats};
+use crate::headless::{self, Flow, Handler, say};
+use crate::sampler::{RunConfig, RunInfo, SampleBatch, Stats, StopReason};
 use crate::signals::Termination;
 use crate::ze::Source;
 
@@ -57,10 +59,6 @@ pub struct RecordArgs {
     /// How many markers the workload may send (rate, burst, count kept).
     pub markers: crate::markers::Limits,
 }
-
-/// How long `record` waits for the sampler's teardown after the recording ends (duration, error,
-/// Ctrl-C or SIGTERM); a second Ctrl-C exits at once (`signals`).
-const TEARDOWN_DEADLINE: Duration = Duration::from_secs(3);
 
 /// What a recording did, for the summary line.
 #[derive(Debug, Default)]
@@ -149,28 +147,14 @@ impl std::fmt::Display for Summary {
 /// matches, the source failed, the sampler did not answer within 30 s) or the output could not be
 /// written; errors during a run are in [`Summary::errors`] instead.
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
-    let listener = match crate::markers::Listener::start_default(args.markers) {
-        Ok(l) => {
-            say(&format!("zescope: markers: {}={}", crate::markers::ENV, l.path().display()));
-            Some(l)
-        }
-        Err(e) if args.command.is_empty() => {
-            say(&format!("zescope: not listening for markers: {e}"));
-            None
-        }
-        Err(e) => return Err(e),
-    };
-    let mut workload: Option<std::process::Child> = None;
-    let mut h = sampler::spawn_source(args.source, Options::default());
-    let inv = h.wait_inventory(Duration::from_secs(30))?;
-    let mut targets = pick_targets(&inv, &args.devices, &args.groups, &args.metrics, args.via)?;
+    let listener = headless::listen_for_markers(args.markers, !args.command.is_empty())?;
+    let (h, inv, mut targets) = headless::open(args.source, &args.devices, &args.groups, &args.metrics, args.via)?;
     for t in &mut targets {
         t.custom_group = args.custom_group;
     }
     let cfg = RunConfig { targets, interval: args.interval, via: args.via, telemetry: args.telemetry };
-    let as_session = args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
-    let mut out = if as_session {
-        let mut r = crate::session::Recorder::new(args.out.clone(), inv.clone());
+    let out = if args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) {
+        let mut r = crate::session::Recorder::new(args.out.clone(), inv);
         r.set_marker_cap(args.markers.per_recording);
         Out::Session(Box::new(r))
     } else {
@@ -178,148 +162,137 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
             std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
         Out::Csv(Box::new(CsvOut::new(file, args.out.clone(), args.markers.per_recording)))
     };
-    h.send(Command::Start(cfg));
-    let mut summary = Summary::default();
-    let mut run: Option<RunInfo> = None;
-    let mut run_started = Instant::now();
-    let mut last_flush = Instant::now();
-    // Set when the recording ends: the teardown has until then, once.
-    let mut deadline: Option<Instant> = None;
-    let end = |deadline: &mut Option<Instant>| {
-        if deadline.is_none() {
-            h.send(Command::Shutdown);
-            *deadline = Some(Instant::now() + TEARDOWN_DEADLINE);
-        }
+    let mut rec = Recording {
+        args,
+        listener: listener.as_ref(),
+        out,
+        run: None,
+        run_started: Instant::now(),
+        last_flush: Instant::now(),
+        workload: None,
+        summary: Summary::default(),
     };
-    loop {
-        if let Some(l) = &listener {
-            for m in l.drain(usize::MAX) {
-                summary.markers += 1;
-                out.marker(&m);
-            }
-        }
-        let exited = match workload.as_mut().map(std::process::Child::try_wait) {
-            Some(Ok(Some(status))) => {
-                summary.workload = Some(status);
-                workload = None;
-                true
-            }
-            _ => false,
-        };
-        if deadline.is_none() && (stop.requested() || exited || run.is_some() && run_started.elapsed() >= args.duration)
-        {
-            summary.interrupted = stop.requested();
-            summary.elapsed = if run.is_some() { run_started.elapsed() } else { Duration::ZERO };
-            end(&mut deadline);
-        }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            summary.errors.push(format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?}"));
-            break;
-        }
-        let ev = match h.events.recv_timeout(Duration::from_millis(50)) {
-            Ok(ev) => ev,
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
-        };
-        match ev {
-            Event::RunStarted(info) => {
-                out.header(&info).map_err(|e| format!("writing {}: {e}", args.out.display()))?;
-                for n in &info.notices {
-                    crate::sampler::say_notice(n);
-                }
-                summary.notices.extend(info.notices.iter().cloned());
-                run_started = Instant::now();
-                run = Some(info);
-                if let Some(program) = args.command.first()
-                    && workload.is_none()
-                {
-                    let mut c = std::process::Command::new(program);
-                    c.args(&args.command[1..]);
-                    if let Some(l) = &listener {
-                        c.env(crate::markers::ENV, l.path());
-                    }
-                    match c.spawn() {
-                        Ok(child) => workload = Some(child),
-                        Err(e) => {
-                            summary.errors.push(format!("cannot start {program}: {e}"));
-                            end(&mut deadline);
-                        }
-                    }
-                }
-            }
-            Event::Notice { message, .. } => {
-                crate::sampler::say_notice(&message);
-                summary.notices.push(message);
-            }
-            Event::Samples(b) => {
-                if let Some(info) = &run {
-                    summary.samples += b.timestamps.len() as u64;
-                    out.rows(info, &b).map_err(|e| format!("writing {}: {e}", args.out.display()))?;
-                }
-            }
-            Event::Stats(s) => {
-                summary.stats = Some(s);
-                summary.stats_after = run_started.elapsed();
-            }
-            Event::Error(e) => {
-                let msg = match &e.hint {
-                    Some(h) => format!("{e} ({h})"),
-                    None => e.to_string(),
-                };
-                if run.is_none() {
-                    end(&mut deadline);
-                }
-                summary.errors.push(msg);
-            }
-            Event::RunStopped { run, .. } => {
-                out.stopped(run);
-                if deadline.is_none() && summary.elapsed.is_zero() {
-                    summary.elapsed = run_started.elapsed();
-                }
-                end(&mut deadline);
-            }
-            Event::ShutDown => break,
-            _ => {}
-        }
-        if last_flush.elapsed() > Duration::from_secs(1) {
-            out.flush().map_err(|e| format!("writing {}: {e}", args.out.display()))?;
-            last_flush = Instant::now();
-        }
+    let outcome = headless::run(h, cfg, listener.as_ref(), stop, &mut rec)?;
+    if !outcome.started {
+        return Err(outcome.errors.join("; "));
     }
-    if summary.elapsed.is_zero() && run.is_some() {
-        summary.elapsed = run_started.elapsed();
-    }
-    // Markers sent up to the end (the workload's last ones arrive after it exits).
-    if let Some(l) = &listener {
-        std::thread::sleep(Duration::from_millis(20));
-        for m in l.drain(usize::MAX) {
-            summary.markers += 1;
-            out.marker(&m);
-        }
-        summary.marker_drops = Some(l.counts());
-    }
-    let kept = out.markers();
-    (summary.markers_over_cap, summary.marker_cap) = (kept.over_cap, kept.cap());
-    if let Some(c) = &workload {
-        say(&format!("zescope: the workload (pid {}) still runs", c.id()));
-    }
-    out.finish().map_err(|e| format!("writing {}: {e}", args.out.display()))?;
-    // Within what is left of the same deadline (none, if it has passed).
-    let left = deadline.map_or(TEARDOWN_DEADLINE, |d| d.saturating_duration_since(Instant::now()));
-    if h.shutdown(left).is_err() && !summary.errors.iter().any(|e| e.contains("teardown did not finish")) {
-        summary.errors.push(format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?}"));
-    }
-    if run.is_none() {
-        return Err(summary.errors.join("; "));
-    }
-    Ok(summary)
+    Ok(Summary { interrupted: outcome.interrupted, errors: outcome.errors, ..rec.summary })
 }
 
-/// Prints a line for the user; a closed stdout is no reason to fail.
-fn say(line: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout();
-    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+/// A recording in progress: what `record` does with the run's events.
+struct Recording<'a> {
+    args: &'a RecordArgs,
+    listener: Option<&'a crate::markers::Listener>,
+    out: Out,
+    /// The run being recorded, once it started.
+    run: Option<RunInfo>,
+    run_started: Instant,
+    last_flush: Instant,
+    /// The command after `--`, while it runs.
+    workload: Option<std::process::Child>,
+    summary: Summary,
+}
+
+impl Recording<'_> {
+    /// An output error, for the user.
+    fn written<T>(&self, r: Result<T, String>) -> Result<T, String> {
+        r.map_err(|e| format!("writing {}: {e}", self.args.out.display()))
+    }
+
+    /// Starts the command after `--`, if any, with `ZESCOPE_MARKERS` naming the listener.
+    fn start_workload(&mut self) -> Flow {
+        let Some(program) = self.args.command.first() else { return Flow::Go };
+        let mut c = std::process::Command::new(program);
+        c.args(&self.args.command[1..]);
+        if let Some(l) = self.listener {
+            c.env(crate::markers::ENV, l.path());
+        }
+        match c.spawn() {
+            Ok(child) => {
+                self.workload = Some(child);
+                Flow::Go
+            }
+            Err(e) => Flow::Fail(format!("cannot start {program}: {e}")),
+        }
+    }
+}
+
+impl Handler for Recording<'_> {
+    /// Writes the header and starts the workload.
+    fn started(&mut self, info: RunInfo) -> Result<Flow, String> {
+        let header = self.out.header(&info);
+        self.written(header)?;
+        self.summary.notices.extend(info.notices.iter().cloned());
+        self.run_started = Instant::now();
+        self.run = Some(info);
+        Ok(if self.workload.is_none() { self.start_workload() } else { Flow::Go })
+    }
+
+    fn samples(&mut self, b: SampleBatch) -> Result<(), String> {
+        let Some(info) = &self.run else { return Ok(()) };
+        self.summary.samples += b.timestamps.len() as u64;
+        let rows = self.out.rows(info, &b);
+        self.written(rows)
+    }
+
+    fn stats(&mut self, s: Stats) {
+        self.summary.stats = Some(s);
+        self.summary.stats_after = self.run_started.elapsed();
+    }
+
+    fn notice(&mut self, _run: u64, message: String) {
+        self.summary.notices.push(message);
+    }
+
+    fn markers(&mut self, markers: Vec<crate::markers::Received>) {
+        self.summary.markers += markers.len() as u64;
+        markers.iter().for_each(|m| self.out.marker(m));
+    }
+
+    fn stopped(&mut self, run: u64, _reason: StopReason) -> Flow {
+        self.out.stopped(run);
+        Flow::Go
+    }
+
+    /// Ends on the duration or the workload's exit; flushes the output every second.
+    fn tick(&mut self) -> Result<Flow, String> {
+        let mut flow = Flow::Go;
+        if let Some(Ok(Some(status))) = self.workload.as_mut().map(std::process::Child::try_wait) {
+            self.summary.workload = Some(status);
+            self.workload = None;
+            flow = Flow::End;
+        }
+        if self.run.is_some() && self.run_started.elapsed() >= self.args.duration {
+            flow = Flow::End;
+        }
+        if self.last_flush.elapsed() > Duration::from_secs(1) {
+            let flushed = self.out.flush();
+            self.written(flushed)?;
+            self.last_flush = Instant::now();
+        }
+        Ok(flow)
+    }
+
+    fn ending(&mut self) {
+        if self.run.is_some() {
+            self.summary.elapsed = self.run_started.elapsed();
+        }
+    }
+
+    /// Fills in the summary's markers and writes the rest of the output.
+    fn finish(&mut self) -> Result<(), String> {
+        if self.summary.elapsed.is_zero() && self.run.is_some() {
+            self.summary.elapsed = self.run_started.elapsed();
+        }
+        self.summary.marker_drops = self.listener.map(crate::markers::Listener::counts);
+        let kept = self.out.markers();
+        (self.summary.markers_over_cap, self.summary.marker_cap) = (kept.over_cap, kept.cap());
+        if let Some(c) = &self.workload {
+            say(&format!("zescope: the workload (pid {}) still runs", c.id()));
+        }
+        let finished = self.out.finish();
+        self.written(finished)
+    }
 }
 
 /// Where a recording goes.

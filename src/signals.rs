@@ -1,5 +1,6 @@
-//! SIGINT and SIGTERM as a flag: whoever runs a loop (record, the GUI) checks it and ends
-//! through the normal shutdown, so the sampler's teardown runs before the process exits.
+//! SIGINT and SIGTERM as a flag: whoever runs a loop (the headless loop of record and serve, the
+//! GUI) checks it and ends through the normal shutdown, so the sampler's teardown runs before the
+//! process exits.
 //!
 //! The first signal raises the flag (and calls the registered wakers); a second one means the
 //! user does not want to wait for the teardown: zescope says so on stderr and exits at once
@@ -51,6 +52,13 @@ impl Termination {
             }
         }
         t
+    }
+
+    /// A flag no signal raises, only [`Termination::request`]: for the loops' unit tests, which
+    /// must not take SIGINT from the test process.
+    #[cfg(test)]
+    pub(crate) fn unwatched() -> Termination {
+        Termination { flag: Arc::default(), wakers: Arc::default() }
     }
 
     /// True once SIGINT or SIGTERM has arrived.

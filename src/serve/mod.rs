@@ -1,17 +1,19 @@
 //! `zescope serve`: the OpenMetrics endpoint Prometheus scrapes.
 //!
-//! The same sampler thread and teardown as the window and `record`: this loop receives the
-//! sampler's events, files them through [`Ingest`] into a small store of its own, and publishes
-//! the newest value of every counter as a [`Snapshot`]. The HTTP workers ([`http`]) only read
-//! that snapshot, so no scrape touches Level Zero and no scrape can hold up the sampler (whose
-//! outbox never blocks anyway). One run covers every device asked for, chosen with `record`'s
-//! rules (`pick::pick_targets`), and their telemetry unless `--no-telemetry`; each series is
-//! labelled with its own device. The run's families, labels and sample rules are planned once,
-//! when it starts, by `zescope-openmetrics` ([`Catalog`], from [`RunDescription::live`]): the
-//! same planner `export --openmetrics` backfills a saved session with. SIGINT/SIGTERM, or the run ending on an
-//! error, end it through the sampler's one teardown. With `--textfile DIR` the same page
-//! (Prometheus text) is written atomically to `DIR/zescope.prom` for node_exporter's textfile
-//! collector.
+//! The same sampler thread and teardown as the window and `record`, in the run loop it shares
+//! with `record` (`crate::headless`: termination, the teardown deadline, notices, errors, the
+//! final shutdown). What is its own is `Serving`, the loop's handler: it files the sampler's
+//! events through [`Ingest`] into a small store of its own and publishes the newest value of
+//! every counter as a [`Snapshot`]. The HTTP workers ([`http`]) only read that snapshot, so no
+//! scrape touches Level Zero and no scrape can hold up the sampler (whose outbox never blocks
+//! anyway). One run covers every device asked for, chosen with `record`'s rules
+//! (`pick::pick_targets`), and their telemetry unless `--no-telemetry`; each series is labelled
+//! with its own device. The run's families, labels and sample rules are planned once, when it
+//! starts, by `zescope-openmetrics` ([`Catalog`], from [`RunDescription::live`]): the same
+//! planner `export --openmetrics` backfills a saved session with. SIGINT/SIGTERM, or the run
+//! ending on an error, end it through the sampler's one teardown; an error is said on stderr as
+//! it comes. With `--textfile DIR` the same page (Prometheus text) is written atomically to
+//! `DIR/zescope.prom` for node_exporter's textfile collector, from the loop's tick.
 
 pub mod http;
 pub mod snapshot;
@@ -20,8 +22,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::pick::pick_targets;
-use crate::sampler::{self, Command, Event, Options, RunConfig, StopReason, Via};
+use crate::headless::{self, Flow, Handler};
+use crate::sampler::{self, RunConfig, RunInfo, SampleBatch, Stats, StopReason, Via};
 use crate::signals::Termination;
 use crate::store::Store;
 use crate::view::Ingest;
@@ -55,8 +57,6 @@ pub struct ServeArgs {
     pub textfile: Option<PathBuf>,
 }
 
-/// How long the teardown may take once serving ends.
-const TEARDOWN_DEADLINE: Duration = Duration::from_secs(3);
 /// The store's memory cap: serve keeps only what the newest values need.
 const STORE_CAP: usize = 16 << 20;
 /// The textfile is written at most this often (and at least every sampling interval above it).
@@ -78,9 +78,7 @@ pub struct Summary {
 /// Serves until SIGINT/SIGTERM or until the run ends; `listening` is called with the address once
 /// the endpoint answers. Errs when nothing could be started (no device, group, address).
 pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(SocketAddr)) -> Result<Summary, String> {
-    let mut h = sampler::spawn_source(args.source, Options::default());
-    let inv = h.wait_inventory(Duration::from_secs(30))?;
-    let targets = pick_targets(&inv, &args.devices, &args.groups, &[], args.via)?;
+    let (h, inv, targets) = headless::open(args.source, &args.devices, &args.groups, &[], args.via)?;
     if let Some(dir) = &args.textfile
         && !dir.is_dir()
     {
@@ -92,129 +90,120 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
     listening(server.addr);
     // Workloads may mark while served; only counted (serve keeps no history), but announced like
     // record's, so the same workload runs under either.
-    let markers = match crate::markers::Listener::start_default(Default::default()) {
-        Ok(l) => {
-            say(&format!("zescope: markers: {}={}", crate::markers::ENV, l.path().display()));
-            Some(l)
-        }
-        Err(e) => {
-            say(&format!("zescope: not listening for markers: {e}"));
-            None
-        }
-    };
+    let markers = headless::listen_for_markers(Default::default(), false)?;
     let cfg = RunConfig { targets, interval: args.interval, via: args.via, telemetry: args.telemetry };
-    h.send(Command::Start(cfg));
-
-    let mut store = Store::new(STORE_CAP);
-    let mut ingest = Ingest::default();
-    let mut snap = Snapshot::default();
-    let mut summary = Summary::default();
-    let mut deadline: Option<Instant> = None;
-    let textfile_every = args.interval.max(TEXTFILE_PERIOD);
-    let mut textfile_due = Instant::now();
-    let end = |deadline: &mut Option<Instant>| {
-        if deadline.is_none() {
-            h.send(Command::Shutdown);
-            *deadline = Some(Instant::now() + TEARDOWN_DEADLINE);
-        }
+    let mut serving = Serving {
+        devices: &inv.devices,
+        published,
+        store: Store::new(STORE_CAP),
+        ingest: Ingest::default(),
+        snap: Snapshot::default(),
+        markers: 0,
+        textfile: args.textfile.as_deref(),
+        textfile_every: args.interval.max(TEXTFILE_PERIOD),
+        textfile_due: Instant::now(),
     };
-    loop {
-        if let Some(l) = &markers {
-            summary.markers += l.drain(usize::MAX).len() as u64;
+    let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut serving);
+    server.stop();
+    let outcome = outcome?;
+    let (samples, markers) = (serving.snap.samples, serving.markers);
+    Ok(Summary { samples, markers, interrupted: outcome.interrupted, errors: outcome.errors })
+}
+
+/// What `serve` does with the run's events: keeps the newest values and publishes them.
+struct Serving<'a> {
+    /// The inventory's devices, for the series' labels.
+    devices: &'a [sampler::DeviceEntry],
+    published: Published,
+    store: Store,
+    ingest: Ingest,
+    /// What was published last.
+    snap: Snapshot,
+    markers: u64,
+    textfile: Option<&'a std::path::Path>,
+    textfile_every: Duration,
+    textfile_due: Instant,
+}
+
+impl Serving<'_> {
+    fn publish(&self) {
+        self.published.publish(self.snap.clone());
+    }
+}
+
+impl Handler for Serving<'_> {
+    /// A fresh snapshot laid out for the run's series, all unknown yet.
+    fn started(&mut self, info: RunInfo) -> Result<Flow, String> {
+        let catalog = Catalog::new(&RunDescription::live(&info, self.devices));
+        self.snap = Snapshot {
+            values: vec![f64::NAN; catalog.width],
+            catalog: Some(std::sync::Arc::new(catalog)),
+            running: true,
+            errors: self.snap.errors,
+            ..Snapshot::default()
+        };
+        self.ingest.run_started(&mut self.store, info);
+        self.publish();
+        Ok(Flow::Go)
+    }
+
+    fn samples(&mut self, b: SampleBatch) -> Result<(), String> {
+        let stored = self.ingest.samples(&mut self.store, &b).unwrap_or_else(|e| {
+            log::warn!("serve: {e}");
+            0
+        });
+        if stored > 0 && newest(&mut self.snap, &self.ingest, &b) {
+            self.snap.samples += stored;
+            self.snap.last_sample = Some(Instant::now());
+            self.publish();
         }
-        if deadline.is_none() && stop.requested() {
-            summary.interrupted = true;
-            end(&mut deadline);
+        Ok(())
+    }
+
+    fn stats(&mut self, s: Stats) {
+        self.snap.stats = Some(s);
+        self.publish();
+    }
+
+    fn notice(&mut self, run: u64, message: String) {
+        self.ingest.notice(run, message);
+    }
+
+    /// Said at once (the endpoint runs on), and counted on the page.
+    fn error(&mut self, message: &str) {
+        eprintln!("zescope: {message}");
+        self.snap.errors += 1;
+        self.publish();
+    }
+
+    fn markers(&mut self, markers: Vec<crate::markers::Received>) {
+        self.markers += markers.len() as u64;
+    }
+
+    fn stopped(&mut self, run: u64, reason: StopReason) -> Flow {
+        self.ingest.run_stopped(&mut self.store, run);
+        self.snap.running = false;
+        self.publish();
+        // An error ending the run makes serve exit non-zero, even before the error itself.
+        if reason == StopReason::Error && self.snap.errors == 0 {
+            return Flow::Fail("the run ended on an error".into());
         }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            summary.errors.push(format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?}"));
-            break;
-        }
-        if let Some(dir) = &args.textfile
-            && Instant::now() >= textfile_due
-            && snap.catalog.is_some()
+        Flow::Go
+    }
+
+    /// Writes the textfile, once the run's layout is known, every `textfile_every`.
+    fn tick(&mut self) -> Result<Flow, String> {
+        if let Some(dir) = self.textfile
+            && Instant::now() >= self.textfile_due
+            && self.snap.catalog.is_some()
         {
-            textfile_due = Instant::now() + textfile_every;
-            if let Err(e) = write_textfile(dir, &published) {
+            self.textfile_due = Instant::now() + self.textfile_every;
+            if let Err(e) = write_textfile(dir, &self.published) {
                 log::warn!("{e}");
             }
         }
-        let ev = match h.events.recv_timeout(Duration::from_millis(50)) {
-            Ok(ev) => ev,
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
-        };
-        match ev {
-            Event::RunStarted(info) => {
-                for n in &info.notices {
-                    sampler::say_notice(n);
-                }
-                let catalog = Catalog::new(&RunDescription::live(&info, &inv.devices));
-                snap = Snapshot {
-                    values: vec![f64::NAN; catalog.width],
-                    catalog: Some(std::sync::Arc::new(catalog)),
-                    running: true,
-                    errors: snap.errors,
-                    ..Snapshot::default()
-                };
-                ingest.run_started(&mut store, info);
-                published.publish(snap.clone());
-            }
-            Event::Samples(b) => {
-                let stored = match ingest.samples(&mut store, &b) {
-                    Ok(n) => n,
-                    Err(e) => {
-                        log::warn!("serve: {e}");
-                        0
-                    }
-                };
-                if stored > 0 && newest(&mut snap, &ingest, &b) {
-                    snap.samples += stored;
-                    snap.last_sample = Some(Instant::now());
-                    published.publish(snap.clone());
-                }
-            }
-            Event::Stats(s) => {
-                snap.stats = Some(s);
-                published.publish(snap.clone());
-            }
-            Event::Notice { message, run } => {
-                sampler::say_notice(&message);
-                ingest.notice(run, message);
-            }
-            Event::Error(e) => {
-                let msg = match &e.hint {
-                    Some(h) => format!("{e} ({h})"),
-                    None => e.to_string(),
-                };
-                eprintln!("zescope: {msg}");
-                summary.errors.push(msg);
-                snap.errors += 1;
-                published.publish(snap.clone());
-                if ingest.run.is_none() {
-                    end(&mut deadline);
-                }
-            }
-            Event::RunStopped { run, reason } => {
-                ingest.run_stopped(&mut store, run);
-                snap.running = false;
-                published.publish(snap.clone());
-                if reason == StopReason::Error && summary.errors.is_empty() {
-                    summary.errors.push("the run ended on an error".into());
-                }
-                end(&mut deadline);
-            }
-            Event::ShutDown => break,
-            _ => {}
-        }
+        Ok(Flow::Go)
     }
-    summary.samples = snap.samples;
-    let left = deadline.map_or(TEARDOWN_DEADLINE, |d| d.saturating_duration_since(Instant::now()));
-    if h.shutdown(left).is_err() && !summary.errors.iter().any(|e| e.contains("teardown did not finish")) {
-        summary.errors.push(format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?}"));
-    }
-    server.stop();
-    Ok(summary)
 }
 
 /// Takes the newest readable value of each series of `b` into `snap`; false when the batch is
@@ -248,11 +237,4 @@ pub fn write_textfile(dir: &std::path::Path, published: &Published) -> Result<()
         f.write_all(text.as_bytes()).map_err(|e| crate::session::SessionError::io(&path, "cannot write", e))
     })
     .map_err(|e| format!("--textfile: {e}"))
-}
-
-/// Prints a line for the user; a closed stdout is no reason to fail.
-fn say(line: &str) {
-    use std::io::Write as _;
-    let mut out = std::io::stdout();
-    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
 }
