@@ -3,7 +3,7 @@
 //! a device with none says which link is missing.
 
 use super::Check;
-use zescope_sampler::layout::{LayoutSet, Target};
+use zescope_sampler::layout::{LayoutSet, Owner};
 use zescope_ze::{Device, GroupExport, Loader, Origin};
 
 /// The layouts zescope knows, and the user's layout files it had to skip.
@@ -113,7 +113,7 @@ fn device_groups(dev: &Device, simulated: bool, uuid: &str, layouts: &LayoutSet)
     for g in &groups {
         let metrics = g.metrics().unwrap_or_default();
         let per_metric = metrics.iter().filter(|m| m.info.exports_dma_buf()).count();
-        let target = Target { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
+        let target = Owner { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
         let verdict =
             classify(&g.info.export, per_metric, g.info.metric_count, layouts.select(&target).map(|l| &l.name));
         lines.push(match &verdict {

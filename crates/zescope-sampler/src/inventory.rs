@@ -1,7 +1,7 @@
 //! The device/group inventory the UI shows: every device and sub-device, its groups, what each
 //! exports, and why a group cannot be sampled when it cannot.
 
-use crate::layout::{LayoutSet, Target};
+use crate::layout::{LayoutSet, Owner};
 use zescope_ze::{Device, GroupExport, Loader, Origin};
 
 use super::protocol::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry, SourceInfo};
@@ -82,7 +82,7 @@ fn entry(
             (GroupExport::Unknown(_), _) => GroupExportKind::Unknown,
             (GroupExport::No, _) => GroupExportKind::None,
         };
-        let target = Target { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
+        let target = Owner { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
         let streamable = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
         let export_unavailable = match (&g.info.export, exports) {
             (GroupExport::Unknown(why), GroupExportKind::Unknown) => Some(format!("export properties unusable: {why}")),

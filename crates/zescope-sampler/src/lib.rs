@@ -25,7 +25,7 @@ pub mod protocol;
 mod report_time;
 mod run;
 mod setup;
-mod streams;
+mod streamer;
 mod teardown;
 pub mod telemetry;
 pub mod testing;

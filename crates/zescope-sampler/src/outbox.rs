@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{SendTimeoutError, Sender, TrySendError};
 
-use super::protocol::{Event, SampleBatch, Stats};
+use super::protocol::{Event, Health, SampleBatch};
 
 /// Called (from the sampler thread) when events were delivered, with `true` when they were only
 /// samples and stats: lets a UI sleep until there is something to show instead of polling (and
@@ -21,7 +21,7 @@ pub type Waker = std::sync::Arc<dyn Fn(bool) + Send + Sync>;
 pub struct Outbox {
     tx: Sender<Event>,
     queue: VecDeque<Event>,
-    stats: Option<Stats>,
+    stats: Option<Health>,
     queued_values: usize,
     cap_values: usize,
     gap_next: HashSet<(u64, usize)>,
@@ -53,7 +53,7 @@ impl Outbox {
     pub fn push(&mut self, ev: Event) {
         match ev {
             Event::Samples(b) => self.push_samples(b),
-            Event::Stats(s) => self.stats = Some(s),
+            Event::Health(s) => self.stats = Some(s),
             other => self.queue.push_back(other),
         }
         self.flush();
@@ -144,9 +144,9 @@ impl Outbox {
             }
         }
         if let Some(s) = self.stats.take() {
-            match self.tx.try_send(Event::Stats(s)) {
+            match self.tx.try_send(Event::Health(s)) {
                 Ok(()) => sent.0 = true,
-                Err(TrySendError::Full(Event::Stats(s))) => self.stats = Some(s),
+                Err(TrySendError::Full(Event::Health(s))) => self.stats = Some(s),
                 Err(_) => {}
             }
         }
@@ -220,8 +220,8 @@ mod tests {
         for k in 1..20 {
             o.push(batch(0, 5, k * 5));
         }
-        o.push(Event::Stats(Stats { ticks: 1, ..Default::default() }));
-        o.push(Event::Stats(Stats { ticks: 2, ..Default::default() }));
+        o.push(Event::Health(Health { ticks: 1, ..Default::default() }));
+        o.push(Event::Health(Health { ticks: 2, ..Default::default() }));
         let mut got = Vec::new();
         while let Ok(e) = rx.try_recv() {
             got.push(e);
@@ -229,7 +229,7 @@ mod tests {
         }
         assert!(got.iter().any(|e| matches!(e, Event::RunStopped { .. })));
         let stats: Vec<u64> =
-            got.iter().filter_map(|e| if let Event::Stats(s) = e { Some(s.ticks) } else { None }).collect();
+            got.iter().filter_map(|e| if let Event::Health(s) = e { Some(s.ticks) } else { None }).collect();
         assert_eq!(stats, [2]);
     }
 
@@ -242,7 +242,7 @@ mod tests {
             Outbox::new(tx, 1000).with_waker(Some(std::sync::Arc::new(move |only| c.lock().unwrap().push(only))));
         o.push(batch(0, 2, 0));
         o.push(Event::RunStopped { run: 1, reason: super::super::protocol::StopReason::Requested });
-        o.push(Event::Stats(Stats::default()));
+        o.push(Event::Health(Health::default()));
         assert_eq!(*calls.lock().unwrap(), [true, false, true]);
         while rx.try_recv().is_ok() {}
         o.flush();

@@ -11,7 +11,7 @@ use super::dmabuf::ReadError;
 use super::errors;
 use super::host::monotonic_ns;
 use super::protocol::{RunInfo, SampleBatch, SamplerError};
-use super::streams::StreamerReader;
+use super::streamer::StreamerReader;
 use super::teardown::{RunParts, Teardown};
 
 /// How often the device's status is checked (a lost device stops the run).
@@ -109,9 +109,9 @@ impl Pieces {
 pub struct ReadOutcome {
     /// Samples decoded (one per stream that had a fresh snapshot).
     pub samples: u64,
-    /// Streams with no torn-free snapshot this tick (no sample).
+    /// Streamers with no torn-free snapshot this tick (no sample).
     pub torn: u64,
-    /// Streams whose device timestamp had not moved since the last read (no sample).
+    /// Streamers whose device timestamp had not moved since the last read (no sample).
     pub unchanged: u64,
     /// Device time reset, jumped backwards or leapt: the stream was re-anchored (a gap).
     pub clock_resets: u64,

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use crate::layout::decode::MetricDesc;
-use crate::layout::{Decoder, LayoutSet, Target as LayoutTarget};
+use crate::layout::{Decoder, LayoutSet, Owner};
 use zescope_ze::{Context, CreateGroupError, Device, GroupExport, Loader, Metric, MetricGroup};
 
 use super::dmabuf::{self, ImportError};
@@ -246,7 +246,7 @@ fn build(
         let metrics = g.metrics().map_err(|e| errors::ze(&format!("listing metrics of {}", g.info.name), &e))?;
         if way(g, &metrics, cfg.via)? == Way::Streamer {
             let wanted = if target.custom_group { &[][..] } else { &target.metrics[..] };
-            let Some(plan) = super::streams::plan(&metrics, wanted, value_sets(device, g)) else {
+            let Some(plan) = super::streamer::plan(&metrics, wanted, value_sets(device, g)) else {
                 continue;
             };
             let (open, dc) = parts.streams_mut(d);
@@ -256,13 +256,13 @@ fn build(
                 .map_err(|e| streamer_open_error(&g.info.name, &e))?;
             let (period, notify) = open.granted(i);
             let series = plan.series.clone();
-            let reader = super::streams::StreamerReader::new(i, open, g.clone(), device.clone(), plan, notices);
+            let reader = super::streamer::StreamerReader::new(i, open, g.clone(), device.clone(), plan, notices);
             infos.push(StreamInfo {
                 index: streams.len(),
                 target: d,
                 device: on.name.to_owned(),
                 group: g.info.name.clone(),
-                layout: super::streams::describe(period, notify),
+                layout: super::streamer::describe(period, notify),
                 series,
                 read_path: ReadPath::Streamer,
             });
@@ -271,7 +271,7 @@ fn build(
         }
         let (fd, size) = export_of(g, &metrics)?;
         validate_export(&g.info.name, fd, size)?;
-        let lt = LayoutTarget {
+        let lt = Owner {
             simulated,
             driver_uuid: &zescope_ze::uuid_string(&driver.info.uuid),
             device: &device.info.name,
@@ -396,7 +396,7 @@ fn way(g: &MetricGroup, metrics: &[Metric], via: Via) -> Result<Way, SamplerErro
 /// 1 ms apart; a notification once per interval.
 fn streamer_request(interval: std::time::Duration) -> (u32, u32) {
     let interval_ns = interval.as_nanos().clamp(1, u32::MAX as u128) as u32;
-    let period = (interval_ns / 10).clamp(super::streams::MIN_PERIOD_NS, super::streams::DEFAULT_PERIOD_NS);
+    let period = (interval_ns / 10).clamp(super::streamer::MIN_PERIOD_NS, super::streamer::DEFAULT_PERIOD_NS);
     (period, (interval_ns / period).max(1))
 }
 

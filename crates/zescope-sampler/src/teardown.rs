@@ -1,11 +1,11 @@
 //! The ONE teardown of a sampling run, and the types that make its order the only possible one.
 //!
 //! A run's Level Zero state is four layers, released strictly inside-out:
-//! 0. [`Streams`]: metric streamers, their events and event pools (close every streamer, then
+//! 0. [`Streamers`]: metric streamers, their events and event pools (close every streamer, then
 //!    destroy the events, then the pools);
 //! 1. [`Buffers`]: mappings and imports of exported memory (unmap, then `zeMemFree`);
 //! 2. [`Activation`]: activated groups and groups created at run time — releasing it requires the
-//!    [`StreamsClosed`] proof of `Streams::release` and the [`BuffersReleased`] proof that only
+//!    [`StreamersClosed`] proof of `Streamers::release` and the [`BuffersReleased`] proof that only
 //!    `Buffers::release` can make, and only when every import was freed;
 //! 3. [`DeviceContext`]: metrics enabled at run time and the context — releasing it requires
 //!    the [`Deactivated`] proof that only `Activation::release` can make.
@@ -30,7 +30,7 @@ use zescope_ze::{Context, CreatedGroup, Device};
 
 use super::dmabuf::{Buffers, BuffersReleased, ImportError};
 use super::protocol::DevicePath;
-use super::streams::{Streams, StreamsClosed};
+use super::streamer::{Streamers, StreamersClosed};
 
 /// Groups activated on the device, and groups zescope created for the run.
 pub struct Activation {
@@ -44,7 +44,7 @@ pub struct Deactivated(());
 impl Activation {
     pub fn release(
         self,
-        _: &StreamsClosed,
+        _: &StreamersClosed,
         _: BuffersReleased,
         dc: &DeviceContext,
         errors: &mut Vec<String>,
@@ -212,12 +212,12 @@ pub fn retry_all(pending: &mut Vec<Pending>, errors: &mut Vec<String>) {
 pub struct RunParts {
     devices: Vec<(DeviceContext, Activation, Buffers)>,
     /// Closed first; empty for a run that reads exported memory only.
-    streams: Streams,
+    streams: Streamers,
 }
 
 impl RunParts {
     pub fn new() -> RunParts {
-        RunParts { devices: Vec::new(), streams: Streams::default() }
+        RunParts { devices: Vec::new(), streams: Streamers::default() }
     }
 
     /// Adds a device of the run (its context created); its index for the other calls.
@@ -226,12 +226,12 @@ impl RunParts {
         self.devices.len() - 1
     }
 
-    pub fn streams(&self) -> &Streams {
+    pub fn streams(&self) -> &Streamers {
         &self.streams
     }
 
     /// The streams and the context of device `d` they are opened in.
-    pub fn streams_mut(&mut self, d: usize) -> (&mut Streams, &DeviceContext) {
+    pub fn streams_mut(&mut self, d: usize) -> (&mut Streamers, &DeviceContext) {
         (&mut self.streams, &self.devices[d].0)
     }
 
@@ -300,7 +300,7 @@ impl RunParts {
             ));
             // Nothing is deactivated while any import is left: the devices released so far
             // hold no imports and release at once at the retry.
-            let rest = RunParts { devices, streams: Streams::default() };
+            let rest = RunParts { devices, streams: Streamers::default() };
             return Teardown { errors, pending: vec![Pending::Run(rest)] };
         };
         let mut pending = Vec::new();

@@ -11,7 +11,7 @@ pub struct Ticker {
     pub ticks: u64,
     pub late: u64,
     /// Deadlines missed by late ticks: a late tick's own and those it overran, but the last one
-    /// passed, which its read serves within an interval (see `Stats::skipped_ticks`).
+    /// passed, which its read serves within an interval (see `Health::skipped_ticks`).
     pub skipped: u64,
 }
 

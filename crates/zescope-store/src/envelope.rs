@@ -36,7 +36,7 @@
 use super::agg::Agg;
 use super::chunked::Chunked;
 use super::decoded::{CacheUse, SeriesValues};
-use super::plan::{Part, Plan, PlanCol};
+use super::plan::{Part, PlanCol, QueryPlan};
 use super::pyramid::MAX_LEVEL;
 use super::stream::StreamStore;
 
@@ -99,7 +99,7 @@ pub struct Envelope {
     pub(crate) range: (i64, i64),
     pub(crate) requested: usize,
     pub(crate) samples_per_bucket: u64,
-    pub(crate) plan: Plan,
+    pub(crate) plan: QueryPlan,
     /// Min and max of node columns came from the drawing bands (`Store::draw_envelopes`).
     pub(crate) banded: bool,
 }
@@ -215,7 +215,14 @@ impl StreamStore {
     /// Fill `out` (already reset) with series `s` laid out by `plan`; `draw`: from the
     /// drawing bands where the plan has them (see [`Envelope::is_exact`]); raw samples come
     /// through the cache of decoded blocks when there is one (`decoded.rs`).
-    pub(crate) fn apply(&self, plan: &Plan, s: usize, out: &mut Envelope, draw: bool, cache: Option<CacheUse<'_>>) {
+    pub(crate) fn apply(
+        &self,
+        plan: &QueryPlan,
+        s: usize,
+        out: &mut Envelope,
+        draw: bool,
+        cache: Option<CacheUse<'_>>,
+    ) {
         out.samples_per_bucket = plan.samples_per_bucket;
         if s >= self.n_series() {
             return;

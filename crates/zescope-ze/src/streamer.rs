@@ -34,7 +34,7 @@ pub struct EventPool {
 
 /// The event a streamer signals when reports are ready. Destroyed (consumed) after the streamer
 /// is closed and before its pool.
-pub struct Event {
+pub struct NotifyEvent {
     ze: Ze,
     handle: ze_event_handle_t,
 }
@@ -53,7 +53,7 @@ impl EventPool {
     }
 
     /// The pool's one event.
-    pub fn event(&self) -> Result<Event, ZeError> {
+    pub fn event(&self) -> Result<NotifyEvent, ZeError> {
         let f = call!(self.ze, zeEventCreate);
         let desc = ze_event_desc_t {
             index: 0,
@@ -64,7 +64,7 @@ impl EventPool {
         let mut h = std::ptr::null_mut();
         // SAFETY: our pool, a valid descriptor and out-pointer.
         check("zeEventCreate", unsafe { f(self.handle, &desc, &mut h) })?;
-        Ok(Event { ze: self.ze.clone(), handle: h })
+        Ok(NotifyEvent { ze: self.ze.clone(), handle: h })
     }
 
     /// `zeEventPoolDestroy`, after its event was destroyed.
@@ -75,7 +75,7 @@ impl EventPool {
     }
 }
 
-impl Event {
+impl NotifyEvent {
     /// Is the event signaled? Waits up to `timeout_ns` (0: only asks).
     pub fn wait(&self, timeout_ns: u64) -> Result<bool, ZeError> {
         let f = call!(self.ze, zeEventHostSynchronize);
@@ -129,7 +129,7 @@ impl Streamer {
         group: &MetricGroup,
         period_ns: u32,
         notify_every: u32,
-        event: Option<&Event>,
+        event: Option<&NotifyEvent>,
     ) -> Result<Streamer, ZeError> {
         let ze = &device.ze;
         let f = call!(ze, zetMetricStreamerOpen);

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use zescope_store::{Envelope, SeriesKind, Store, StreamId};
 
 #[derive(Debug, Clone)]
-struct Plan {
+struct Scenario {
     seed: u64,
     kinds: Vec<u8>,
     /// Batches of an earlier, ended stream sharing the store (and the cap).
@@ -26,7 +26,7 @@ fn batches(max: usize) -> impl Strategy<Value = Vec<(u16, bool)>> {
     prop::collection::vec((1u16..1500, prop::bool::weighted(0.15)), 0..max)
 }
 
-fn plan() -> impl Strategy<Value = Plan> {
+fn plan() -> impl Strategy<Value = Scenario> {
     (
         any::<u64>(),
         prop::collection::vec(0u8..3, 1..=3),
@@ -37,7 +37,7 @@ fn plan() -> impl Strategy<Value = Plan> {
         prop_oneof![1 => Just(None), 3 => (112u32..500).prop_map(Some)],
         prop::collection::vec((-0.1f64..1.1, -0.1f64..1.1, prop_oneof![1u16..10, 10u16..400]), 1..6),
     )
-        .prop_map(|(seed, kinds, prior, batches, cap_kib, queries)| Plan {
+        .prop_map(|(seed, kinds, prior, batches, cap_kib, queries)| Scenario {
             seed,
             kinds,
             prior,
@@ -56,7 +56,7 @@ fn kind(k: u8) -> SeriesKind {
 }
 
 /// Build the store and the models (prior stream, if any, then the main one).
-fn build(p: &Plan) -> (Store, Vec<(StreamId, Model)>) {
+fn build(p: &Scenario) -> (Store, Vec<(StreamId, Model)>) {
     let kinds: Vec<SeriesKind> = p.kinds.iter().map(|&k| kind(k)).collect();
     let mut store = Store::new(p.cap_kib.map_or(1 << 30, |k| k as usize * 1024));
     let mut rng = Rng(p.seed | 1);

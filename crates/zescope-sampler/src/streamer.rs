@@ -10,14 +10,14 @@
 //! the time, not series. `ZE_RESULT_WARNING_DROPPED_DATA` is counted and starts a new piece of
 //! the plot (a gap), never ends the run.
 //!
-//! [`Streams`] owns the streamers, events and pools of a run; the teardown releases it first
-//! (close the streamers, then destroy events, then pools) and only its [`StreamsClosed`] proof
+//! [`Streamers`] owns the streamers, events and pools of a run; the teardown releases it first
+//! (close the streamers, then destroy events, then pools) and only its [`StreamersClosed`] proof
 //! lets groups be deactivated.
 
 use level_zero_sys::*;
 
 use crate::layout::Kind;
-use zescope_ze::streamer::{Event, EventPool, Streamer, calculate};
+use zescope_ze::streamer::{EventPool, NotifyEvent, Streamer, calculate};
 use zescope_ze::{Context, Device, Metric, MetricGroup, ZeError};
 
 use super::host::monotonic_ns;
@@ -33,24 +33,24 @@ pub const MIN_PERIOD_NS: u32 = 10_000;
 /// One streamer of a run and what it needs released after it.
 struct Open {
     streamer: Option<Streamer>,
-    event: Option<Event>,
+    event: Option<NotifyEvent>,
     pool: Option<EventPool>,
 }
 
 /// Every streamer, event and pool of a run.
 #[derive(Default)]
-pub struct Streams {
+pub struct Streamers {
     open: Vec<Open>,
 }
 
 /// Proof that every streamer of the run is closed and its event and pool destroyed.
-pub struct StreamsClosed(());
+pub struct StreamersClosed(());
 
-impl Streams {
+impl Streamers {
     /// Closes every streamer, then destroys events, then pools. Each value is consumed by its
     /// call (a handle is never released twice), so a failure is reported and the teardown goes
     /// on: a driver that refuses a deactivation afterwards says so itself.
-    pub fn release(self, errors: &mut Vec<String>) -> StreamsClosed {
+    pub fn release(self, errors: &mut Vec<String>) -> StreamersClosed {
         let mut open = self.open;
         for o in &mut open {
             if let Some(s) = o.streamer.take()
@@ -73,7 +73,7 @@ impl Streams {
                 errors.push(format!("destroying a streamer's event pool: {e}"));
             }
         }
-        StreamsClosed(())
+        StreamersClosed(())
     }
 
     /// Opens a streamer on `group` (already activated): pool, event, then the streamer. What
@@ -146,7 +146,7 @@ enum Column {
 
 /// How a streamed group's metrics become samples: the series they give and what to do with
 /// each metric's value.
-pub struct Plan {
+pub struct ReportPlan {
     /// The series, set after set.
     pub series: Vec<SeriesInfo>,
     columns: Vec<ColumnPlan>,
@@ -159,7 +159,7 @@ pub struct Plan {
 /// each metric what to do with it. `sets` value sets come from each report (one per sub-device
 /// of a root device): with more than one, each metric gives one series per set, named
 /// "… (sub-device k)". `None` when no chosen metric is in the group.
-pub fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<Plan> {
+pub fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<ReportPlan> {
     let sets = sets.max(1);
     let mut series = Vec::new();
     let mut plan = Vec::new();
@@ -206,7 +206,7 @@ pub fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<Plan> 
             }));
         }
     }
-    Some(Plan { series, columns: plan, time, sets })
+    Some(ReportPlan { series, columns: plan, time, sets })
 }
 
 /// What to do with one metric's value (opaque outside this module).
@@ -248,10 +248,10 @@ impl StreamerReader {
     /// report times cannot be mapped onto the host clock.
     pub fn new(
         index: usize,
-        streams: &Streams,
+        streams: &Streamers,
         group: MetricGroup,
         device: Device,
-        plan: Plan,
+        plan: ReportPlan,
         notices: &mut Vec<String>,
     ) -> Self {
         let (period, _) = streams.granted(index);
@@ -283,7 +283,7 @@ impl StreamerReader {
     /// to be unavailable, or the driver's value sets are not the sub-devices expected.
     pub fn read(
         &mut self,
-        streams: &Streams,
+        streams: &Streamers,
         notices: &mut Vec<String>,
         pieces: &mut Pieces,
     ) -> Result<StreamRead, ZeError> {

@@ -1,4 +1,4 @@
-//! Snapshots of a stream's whole history (session save/load): export to plain data and import back.
+//! A stream's whole history as plain data (session save/load): export and import back.
 //!
 //! [`StreamData`] is the plain-data form of everything a stream holds: its
 //! coarsened history as buckets (the finest level that still holds each
