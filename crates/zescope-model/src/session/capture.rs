@@ -121,7 +121,7 @@ impl Session {
     /// Streams the run history does not know (made outside a run) are named
     /// after their store descriptor.
     pub fn capture(store: &Store, ui: Capture<'_>) -> Session {
-        Session::capture_with(store, ui, |id| store.export_stream(id))
+        Session::capture_with(store, ui, |id| store.stream_data(id))
     }
 
     /// [`Session::capture`] with each stream's data from `export`.
@@ -199,7 +199,7 @@ impl Session {
         };
         for (i, s) in self.streams.iter().enumerate() {
             let id = store
-                .import_stream(&s.data)
+                .restore_stream(&s.data)
                 .map_err(|e| SessionError::invalid(format!("streams[{i}]"), e.to_string()))?;
             out.streams.push(id);
             out.history.streams.insert(id, s.meta.clone());

@@ -183,9 +183,9 @@ proptest! {
         let (store, streams) = build(&p);
         let (id, model) = streams.last().unwrap();
         let (id, model) = (*id, model);
-        let data = store.export_stream(id).unwrap();
+        let data = store.stream_data(id).unwrap();
         let mut copy = Store::new(1 << 30);
-        let id2 = copy.import_stream(&data).expect("import");
+        let id2 = copy.restore_stream(&data).expect("import");
         prop_assert_eq!(copy.retention(id2), store.retention(id));
         let (lo, hi) = (model.ts[0], *model.ts.last().unwrap());
         let span = (hi - lo).max(1) as f64;
@@ -276,7 +276,7 @@ proptest! {
     fn imports_of_mutated_data_never_panic(p in plan(), mutation_seed in any::<u64>()) {
         let (store, streams) = build(&p);
         let (id, _) = streams.last().unwrap();
-        let mut data = store.export_stream(*id).unwrap();
+        let mut data = store.stream_data(*id).unwrap();
         let mut rng = Rng(mutation_seed | 1);
         for _ in 0..1 + rng.below(3) {
             let v = wild(&mut rng);
@@ -302,7 +302,7 @@ proptest! {
             }
         }
         let mut copy = Store::new(1 << 30);
-        if let Ok(id2) = copy.import_stream(&data) {
+        if let Ok(id2) = copy.restore_stream(&data) {
             let mut env = Envelope::new();
             let range = copy.time_range(id2);
             for (sid, _) in copy.series(id2) {
@@ -311,7 +311,7 @@ proptest! {
                     let _ = (copy.stats(sid, t0, t1), copy.nearest(sid, t0), copy.bucket_at(sid, t1));
                 }
             }
-            let _ = copy.export_stream(id2);
+            let _ = copy.stream_data(id2);
             let row = vec![1.0; data.desc.series.len()];
             let t = range.map_or(0, |r| r.1.saturating_add(1));
             let _ = copy.append(id2, &[t, t.saturating_add(1)], &[row.clone(), row].concat());
