@@ -65,7 +65,7 @@ fn device(out: &mut String, dev: &Device, label: &str, depth: usize, simulated: 
         i.uuid_string(),
         if simulated { "  [SIMULATED]" } else { "" }
     );
-    let _ = match crate::sampler::telemetry::summary(dev) {
+    let _ = match crate::ze::sysman::summary(dev) {
         Ok(what) => writeln!(out, "{pad}  telemetry: {what}"),
         Err(why) => writeln!(out, "{pad}  telemetry: none: {why}"),
     };

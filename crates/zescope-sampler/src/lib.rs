@@ -26,8 +26,9 @@ mod report_time;
 mod run;
 mod setup;
 mod streamer;
+mod sysman;
 mod teardown;
-pub mod telemetry;
+
 pub mod testing;
 mod thread;
 mod timing;

@@ -53,7 +53,7 @@ pub enum Reader {
     /// The time-based metric streamer.
     Streamer(StreamerReader),
     /// Device telemetry through Sysman.
-    Telemetry(super::telemetry::TelemetryReader),
+    Telemetry(super::sysman::TelemetryReader),
 }
 
 /// A stream's samples not sent yet, in pieces separated by gaps.

@@ -327,15 +327,15 @@ fn build(
     }
     let groups_read = !streams.is_empty();
     if cfg.telemetry {
-        let planned = super::telemetry::plan(device, cfg.interval, notices)
+        let planned = super::sysman::plan(device, cfg.interval, notices)
             .map_err(|e| errors::ze(&format!("reading the telemetry of {}", device.info.name), &e))?;
         if let Some((reader, series)) = planned {
             infos.push(StreamInfo {
                 index: streams.len(),
                 target: d,
                 device: on.name.to_owned(),
-                group: super::telemetry::GROUP.to_owned(),
-                layout: super::telemetry::LAYOUT.to_owned(),
+                group: crate::protocol::telemetry::GROUP.to_owned(),
+                layout: crate::protocol::telemetry::LAYOUT.to_owned(),
                 series,
                 read_path: ReadPath::Sysman,
             });

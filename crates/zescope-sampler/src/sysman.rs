@@ -22,50 +22,11 @@ use zescope_ze::{Device, Domain, Sysman, ZeError};
 
 use super::host::monotonic_ns;
 use super::protocol::SeriesInfo;
+use super::protocol::telemetry::throttle_description;
 use super::run::Pieces;
 
 /// Shortest time between two telemetry reads (the sampling interval when that is longer).
 pub const MIN_PERIOD: Duration = Duration::from_millis(100);
-
-/// The name of the telemetry stream (`StreamInfo::group`).
-pub const GROUP: &str = "Telemetry";
-
-/// `StreamInfo::layout` of the telemetry stream (sessions keep it: it is how a loaded stream is
-/// known as telemetry). Its `read_path` is `ReadPath::Sysman`, whose name is the same word.
-pub const LAYOUT: &str = "sysman";
-
-/// Names of the throttle reason bits, bit 0 first: what the throttle series' description lists.
-pub const THROTTLE_REASONS: [&str; 7] = [
-    "average power cap (PL1)",
-    "burst power cap (PL2)",
-    "current limit (PL4)",
-    "thermal limit",
-    "power supply alert",
-    "software frequency range",
-    "hardware frequency range",
-];
-
-/// Prefix of a throttle series' description, followed by `bit N: name` items separated by "; ".
-pub const THROTTLE_DESCRIPTION: &str = "Frequency throttle reasons as a bitmask: ";
-
-/// The description of a throttle reasons series.
-pub fn throttle_description() -> String {
-    let bits: Vec<String> = THROTTLE_REASONS.iter().enumerate().map(|(i, n)| format!("bit {i}: {n}")).collect();
-    format!("{THROTTLE_DESCRIPTION}{}", bits.join("; "))
-}
-
-/// The reason names carried by a throttle series' description (empty for any other series).
-pub fn throttle_names(description: &str) -> Vec<(u32, String)> {
-    let Some(rest) = description.strip_prefix(THROTTLE_DESCRIPTION) else {
-        return Vec::new();
-    };
-    rest.split("; ")
-        .filter_map(|item| {
-            let (bit, name) = item.strip_prefix("bit ")?.split_once(": ")?;
-            Some((bit.parse().ok().filter(|b| *b < 32)?, name.to_owned()))
-        })
-        .collect()
-}
 
 enum Source {
     Freq(Domain<zes_freq_handle_t>),
@@ -156,27 +117,6 @@ fn temp_name(kind: zes_temp_sensors_t) -> String {
 /// " (tile N)" for a domain of a sub-device.
 fn tile(on_sub: ze_bool_t, id: u32) -> String {
     if on_sub != 0 { format!(" (tile {id})") } else { String::new() }
-}
-
-/// What `zescope list` shows: the pieces of telemetry a device offers ("frequency ×1, power
-/// ×1, ..."), or why none.
-pub fn summary(device: &Device) -> Result<String, String> {
-    let s = Sysman::open(device).map_err(|e| format!("no Sysman ({} answered {})", e.call, e.name()))?;
-    let mut parts = Vec::new();
-    let mut count = |what: &str, n: Result<usize, ZeError>| match n {
-        Ok(0) => {}
-        Ok(n) => parts.push(format!("{what} ×{n}")),
-        Err(_) => {}
-    };
-    count("frequency", s.frequency_domains().map(|v| v.len()));
-    count("power", s.power_domains().map(|v| v.len()));
-    count("temperature", s.temperature_sensors().map(|v| v.len()));
-    count("engines", s.engine_groups().map(|v| v.len()));
-    count("memory", s.memory_modules().map(|v| v.len()));
-    if parts.is_empty() {
-        return Err(format!("Sysman ({}) offers none of frequency, power, temperature, engines, memory", s.via.name()));
-    }
-    Ok(format!("{} (through {})", parts.join(", "), s.via.name()))
 }
 
 /// The telemetry stream of `device`: a reader and its series, or `None` when the device offers
@@ -356,11 +296,6 @@ impl Builder<'_> {
 }
 
 impl TelemetryReader {
-    /// The series count of the stream.
-    pub fn width(&self) -> usize {
-        self.row.len()
-    }
-
     /// One read when `MIN_PERIOD` (or the interval) has passed since the last: a sample appended
     /// to `pieces`. Returns the samples added (0 or 1). A domain that stops answering is turned
     /// off with a notice; only a lost device is an error.
@@ -444,16 +379,6 @@ mod tests {
         assert!(rate(None, 100, 1.0).is_nan());
         assert!(rate(Some(5), 0, 1.0).is_nan());
         assert_eq!(rate(Some(500), 100, 1.0), 5.0);
-    }
-
-    #[test]
-    fn throttle_names_round_trip_through_the_description() {
-        let names = throttle_names(&throttle_description());
-        assert_eq!(names.len(), THROTTLE_REASONS.len());
-        assert_eq!(names[0], (0, "average power cap (PL1)".to_owned()));
-        assert_eq!(names[3], (3, "thermal limit".to_owned()));
-        assert!(throttle_names("Actual clock").is_empty());
-        assert!(throttle_names(&format!("{THROTTLE_DESCRIPTION}bit 99: nonsense; bit x: y")).is_empty());
     }
 
     #[test]

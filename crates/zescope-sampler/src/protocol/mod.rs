@@ -1,5 +1,7 @@
 //! What crosses the channels between the sampler thread and everyone else: plain data only.
 
+pub mod telemetry;
+
 use std::time::Duration;
 
 use crate::layout::Kind;
