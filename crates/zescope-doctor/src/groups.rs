@@ -36,7 +36,7 @@ pub(super) fn layouts_check(layouts: &LayoutSet, errors: &[zescope_sampler::layo
 
 /// How a group's memory can be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum GroupVerdict {
+pub(crate) enum GroupVerdict {
     /// Exports memory and a layout decodes it.
     Sampleable { how: String, layout: String },
     /// Exports memory, but no layout matches it.
@@ -47,7 +47,7 @@ pub enum GroupVerdict {
 
 /// One check per device and sub-device of `loader`: its groups, what each exports and the
 /// layout that decodes it; then a FAIL when no device has a group zescope can sample.
-pub fn group_checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
+pub(crate) fn group_checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
     let mut checks = Vec::new();
     let (mut sampleable, mut hidden) = (0, 0);
     for d in &loader.drivers {
@@ -161,7 +161,12 @@ fn device_groups(dev: &Device, simulated: bool, uuid: &str, layouts: &LayoutSet)
 
 /// What a group offers: its own export flag, how many of its metrics export, and the name of
 /// the layout that matches it.
-pub fn classify(export: &GroupExport, per_metric: usize, metric_count: u32, layout: Option<&String>) -> GroupVerdict {
+pub(crate) fn classify(
+    export: &GroupExport,
+    per_metric: usize,
+    metric_count: u32,
+    layout: Option<&String>,
+) -> GroupVerdict {
     let how = match (export, per_metric) {
         (GroupExport::DmaBuf, _) => "exports one DMA-BUF for the group".to_owned(),
         (_, n) if n > 0 => format!("{n} of {metric_count} metrics export DMA-BUF"),

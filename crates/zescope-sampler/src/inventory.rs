@@ -9,7 +9,7 @@ use super::teardown::{Pending, PendingDisable};
 
 /// The inventory. Disables a driver refused after listing are added to `pending` (to retry
 /// later); a device that a pending leftover blocks is listed without enabling metrics on it.
-pub fn build(
+pub(crate) fn build(
     loader: &Loader,
     layouts: &LayoutSet,
     requested: zescope_ze::Source,

@@ -7,6 +7,7 @@
 //! change, error, panic — through the one teardown (`teardown`).
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 // Exported memory is mapped and read only in `dmabuf`: the compiler refuses unsafe elsewhere.
 #![deny(unsafe_code)]
 

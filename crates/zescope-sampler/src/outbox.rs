@@ -18,7 +18,7 @@ use super::protocol::{Event, Health, SampleBatch};
 /// ignore mere data while its view is frozen).
 pub type Waker = std::sync::Arc<dyn Fn(bool) + Send + Sync>;
 
-pub struct Outbox {
+pub(crate) struct Outbox {
     tx: Sender<Event>,
     queue: VecDeque<Event>,
     stats: Option<Health>,
@@ -31,12 +31,12 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    pub fn with_waker(mut self, waker: Option<Waker>) -> Outbox {
+    pub(crate) fn with_waker(mut self, waker: Option<Waker>) -> Outbox {
         self.waker = waker;
         self
     }
 
-    pub fn new(tx: Sender<Event>, cap_values: usize) -> Outbox {
+    pub(crate) fn new(tx: Sender<Event>, cap_values: usize) -> Outbox {
         Outbox {
             tx,
             queue: VecDeque::new(),
@@ -50,7 +50,7 @@ impl Outbox {
         }
     }
 
-    pub fn push(&mut self, ev: Event) {
+    pub(crate) fn push(&mut self, ev: Event) {
         match ev {
             Event::Samples(b) => self.push_samples(b),
             Event::Health(s) => self.stats = Some(s),
@@ -111,7 +111,7 @@ impl Outbox {
     }
 
     /// Sends what the channel takes now.
-    pub fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         // (anything sent, anything but samples and stats sent)
         let mut sent = (false, false);
         self.send_waiting(&mut sent);
@@ -154,7 +154,7 @@ impl Outbox {
 
     /// At shutdown: waits (up to `timeout` in total) for the consumer to take what is queued,
     /// then sends `last`.
-    pub fn drain(&mut self, last: Event, timeout: Duration) {
+    pub(crate) fn drain(&mut self, last: Event, timeout: Duration) {
         let deadline = Instant::now() + timeout;
         self.queue.push_back(last);
         while let Some(ev) = self.queue.pop_front() {
@@ -166,7 +166,7 @@ impl Outbox {
     }
 
     #[cfg(test)]
-    pub fn waiting(&self) -> usize {
+    pub(crate) fn waiting(&self) -> usize {
         self.queue.len()
     }
 }

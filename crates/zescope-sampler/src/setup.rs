@@ -17,7 +17,7 @@ use super::protocol::{DevicePath, ReadPath, RunConfig, RunInfo, SamplerError, Se
 use super::run::{Reader, Run, StreamReader};
 use super::teardown::{DeviceContext, Pending, RunParts, Teardown};
 
-pub fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), SamplerError> {
+pub(crate) fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), SamplerError> {
     let not_found = || errors::config(format!("device {path:?} does not exist"), Some("refresh the device list"));
     let driver = loader.drivers.get(path.driver).ok_or_else(not_found)?;
     let simulated = driver.info.simulated || loader.origin == zescope_ze::Origin::BuiltInSim;
@@ -58,7 +58,7 @@ fn metric_descs(metrics: &[Metric]) -> Vec<MetricDesc> {
 
 /// Starts a run. On error, everything already set up has been torn down (a disable the driver
 /// refused is added to `pending`).
-pub fn start(
+pub(crate) fn start(
     loader: &Loader,
     layouts: &LayoutSet,
     cfg: &RunConfig,

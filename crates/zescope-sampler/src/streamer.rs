@@ -26,9 +26,9 @@ use super::report_time::ReportClock;
 use super::run::Pieces;
 
 /// Longest sampling period asked of the driver (ns): ten reports per interval up to this.
-pub const DEFAULT_PERIOD_NS: u32 = 1_000_000;
+pub(crate) const DEFAULT_PERIOD_NS: u32 = 1_000_000;
 /// Shortest sampling period asked of the driver (ns).
-pub const MIN_PERIOD_NS: u32 = 10_000;
+pub(crate) const MIN_PERIOD_NS: u32 = 10_000;
 
 /// One streamer of a run and what it needs released after it.
 struct Open {
@@ -39,18 +39,18 @@ struct Open {
 
 /// Every streamer, event and pool of a run.
 #[derive(Default)]
-pub struct Streamers {
+pub(crate) struct Streamers {
     open: Vec<Open>,
 }
 
 /// Proof that every streamer of the run is closed and its event and pool destroyed.
-pub struct StreamersClosed(());
+pub(crate) struct StreamersClosed(());
 
 impl Streamers {
     /// Closes every streamer, then destroys events, then pools. Each value is consumed by its
     /// call (a handle is never released twice), so a failure is reported and the teardown goes
     /// on: a driver that refuses a deactivation afterwards says so itself.
-    pub fn release(self, errors: &mut Vec<String>) -> StreamersClosed {
+    pub(crate) fn release(self, errors: &mut Vec<String>) -> StreamersClosed {
         let mut open = self.open;
         for o in &mut open {
             if let Some(s) = o.streamer.take()
@@ -80,7 +80,7 @@ impl Streamers {
     /// was created stays in `self` for the teardown even when a later step fails. A pool or
     /// event the driver does not offer only turns the notification off (reads happen at the
     /// tick); the notice says so.
-    pub fn open(
+    pub(crate) fn open(
         &mut self,
         ctx: &Context,
         device: &Device,
@@ -113,14 +113,14 @@ impl Streamers {
     }
 
     /// (period ns, reports per notification) the driver wrote back for streamer `i`.
-    pub fn granted(&self, i: usize) -> (u32, u32) {
+    pub(crate) fn granted(&self, i: usize) -> (u32, u32) {
         let s = self.streamer(i);
         (s.period_ns, s.notify_every)
     }
 }
 
 /// "streamer (1.28 ms, 4 reports per notification)": how a streamed group is read.
-pub fn describe(period_ns: u32, notify_every: u32) -> String {
+pub(crate) fn describe(period_ns: u32, notify_every: u32) -> String {
     let p = period_ns as f64;
     let period = if p >= 1e6 {
         format!("{} ms", p / 1e6)
@@ -146,7 +146,7 @@ enum Column {
 
 /// How a streamed group's metrics become samples: the series they give and what to do with
 /// each metric's value.
-pub struct ReportPlan {
+pub(crate) struct ReportPlan {
     /// The series, set after set.
     pub series: Vec<SeriesInfo>,
     columns: Vec<ColumnPlan>,
@@ -159,7 +159,7 @@ pub struct ReportPlan {
 /// each metric what to do with it. `sets` value sets come from each report (one per sub-device
 /// of a root device): with more than one, each metric gives one series per set, named
 /// "… (sub-device k)". `None` when no chosen metric is in the group.
-pub fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<ReportPlan> {
+pub(crate) fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<ReportPlan> {
     let sets = sets.max(1);
     let mut series = Vec::new();
     let mut plan = Vec::new();
@@ -211,10 +211,10 @@ pub fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<Report
 
 /// What to do with one metric's value (opaque outside this module).
 #[derive(Clone, Copy)]
-pub struct ColumnPlan(Column);
+pub(crate) struct ColumnPlan(Column);
 
 /// Reads one streamed group at each tick and turns its reports into samples.
-pub struct StreamerReader {
+pub(crate) struct StreamerReader {
     index: usize,
     group: MetricGroup,
     device: Device,
@@ -234,7 +234,7 @@ pub struct StreamerReader {
 
 /// What one read of a streamer gave.
 #[derive(Default)]
-pub struct StreamRead {
+pub(crate) struct StreamRead {
     /// Reports decoded into samples.
     pub reports: u64,
     /// Reports whose time did not follow the previous sample's (not stored).
@@ -246,7 +246,7 @@ pub struct StreamRead {
 impl StreamerReader {
     /// A reader of streamer `index` of `streams`, decoding as `plan` says; a notice when its
     /// report times cannot be mapped onto the host clock.
-    pub fn new(
+    pub(crate) fn new(
         index: usize,
         streams: &Streamers,
         group: MetricGroup,
@@ -281,7 +281,7 @@ impl StreamerReader {
     /// Reads what the streamer holds and appends one sample per report to `pieces` (after a
     /// gap when the driver dropped reports). A notice is added when the clock pair turns out
     /// to be unavailable, or the driver's value sets are not the sub-devices expected.
-    pub fn read(
+    pub(crate) fn read(
         &mut self,
         streams: &Streamers,
         notices: &mut Vec<String>,

@@ -26,7 +26,7 @@ use super::protocol::telemetry::throttle_description;
 use super::run::Pieces;
 
 /// Shortest time between two telemetry reads (the sampling interval when that is longer).
-pub const MIN_PERIOD: Duration = Duration::from_millis(100);
+pub(crate) const MIN_PERIOD: Duration = Duration::from_millis(100);
 
 enum Source {
     Freq(Domain<zes_freq_handle_t>),
@@ -48,7 +48,7 @@ struct Item {
 }
 
 /// Reads the telemetry of one device at each tick (at most every `MIN_PERIOD`).
-pub struct TelemetryReader {
+pub(crate) struct TelemetryReader {
     items: Vec<Item>,
     row: Vec<f64>,
     period: Duration,
@@ -56,7 +56,7 @@ pub struct TelemetryReader {
 }
 
 /// The part of a counter that came since `prev`; `None` when it went backwards (wrapped or reset).
-pub fn counter_delta(prev: u64, now: u64) -> Option<u64> {
+pub(crate) fn counter_delta(prev: u64, now: u64) -> Option<u64> {
     now.checked_sub(prev)
 }
 
@@ -121,7 +121,7 @@ fn tile(on_sub: ze_bool_t, id: u32) -> String {
 
 /// The telemetry stream of `device`: a reader and its series, or `None` when the device offers
 /// none (why is in `notices`, one line per missing piece). An error only for a lost device.
-pub fn plan(
+pub(crate) fn plan(
     device: &Device,
     interval: Duration,
     notices: &mut Vec<String>,
@@ -299,7 +299,12 @@ impl TelemetryReader {
     /// One read when `MIN_PERIOD` (or the interval) has passed since the last: a sample appended
     /// to `pieces`. Returns the samples added (0 or 1). A domain that stops answering is turned
     /// off with a notice; only a lost device is an error.
-    pub fn read(&mut self, now: Instant, notices: &mut Vec<String>, pieces: &mut Pieces) -> Result<u64, ZeError> {
+    pub(crate) fn read(
+        &mut self,
+        now: Instant,
+        notices: &mut Vec<String>,
+        pieces: &mut Pieces,
+    ) -> Result<u64, ZeError> {
         if self.last_read.is_some_and(|t| now.duration_since(t) < self.period) {
             return Ok(0);
         }

@@ -155,7 +155,7 @@ pub(super) struct Acc {
 }
 
 impl Acc {
-    pub const EMPTY: Acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
+    pub(crate) const EMPTY: Acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
 
     #[inline(always)]
     fn merge(&mut self, a: &Agg) {
@@ -171,7 +171,7 @@ impl Acc {
     }
 
     #[inline(always)]
-    pub fn column(&self, col: &PlanCol) -> EnvelopeColumn {
+    pub(crate) fn column(&self, col: &PlanCol) -> EnvelopeColumn {
         let (min, max, mean) =
             if self.n > 0 { (self.min, self.max, self.sum / self.n as f64) } else { (f64::NAN, f64::NAN, f64::NAN) };
         EnvelopeColumn {
@@ -189,7 +189,7 @@ impl Acc {
 
     /// Merges nodes `lo..hi` of one level (stored in chunks: walked run by run).
     #[inline]
-    pub fn merge_nodes(&mut self, aggs: &Chunked<Agg>, lo: u64, hi: u64) {
+    pub(crate) fn merge_nodes(&mut self, aggs: &Chunked<Agg>, lo: u64, hi: u64) {
         let mut m = lo;
         while m < hi {
             let run = aggs.run_from(m, hi);
@@ -346,7 +346,7 @@ impl StreamStore {
     }
 
     /// See `Store::envelope`.
-    pub fn envelope(
+    pub(crate) fn envelope(
         &self,
         s: usize,
         t0: i64,

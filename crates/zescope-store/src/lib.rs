@@ -73,6 +73,7 @@
 //! seconds since the origin ([`Store::to_plot_x`], [`Store::from_plot_x`]).
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
 mod agg;

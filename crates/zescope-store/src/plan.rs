@@ -47,7 +47,7 @@ pub(crate) struct QueryPlan {
 
 impl QueryPlan {
     /// Does the plan read raw samples (of sealed or open blocks), not only pyramid nodes?
-    pub fn reads_raw(&self) -> bool {
+    pub(crate) fn reads_raw(&self) -> bool {
         self.parts.iter().any(|p| matches!(p, Part::Raw { .. }))
     }
 }

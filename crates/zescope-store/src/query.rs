@@ -133,7 +133,7 @@ impl RangeAcc {
 
 impl StreamStore {
     /// See `Store::stats`.
-    pub fn stats(&self, s: usize, t0: i64, t1: i64) -> RangeStats {
+    pub(crate) fn stats(&self, s: usize, t0: i64, t1: i64) -> RangeStats {
         let top = self.pyramid.top();
         if t1 < t0 || top == 0 || s >= self.n_series() {
             return RangeStats::EMPTY;
@@ -204,7 +204,7 @@ impl StreamStore {
     }
 
     /// See `Store::nearest`.
-    pub fn nearest(&self, s: usize, t: i64, raw: bool) -> Option<Sample> {
+    pub(crate) fn nearest(&self, s: usize, t: i64, raw: bool) -> Option<Sample> {
         let first_raw = self.blocks.front()?.t_first();
         if s >= self.n_series() || (t < first_raw && self.oldest_time().is_some_and(|o| o <= t)) {
             return None;
@@ -219,7 +219,7 @@ impl StreamStore {
     }
 
     /// See `Store::bucket_at`.
-    pub fn bucket_at(&self, s: usize, t: i64) -> Option<Bucket> {
+    pub(crate) fn bucket_at(&self, s: usize, t: i64) -> Option<Bucket> {
         if s >= self.n_series() {
             return None;
         }

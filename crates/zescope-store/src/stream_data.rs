@@ -103,13 +103,13 @@ fn bad(msg: String) -> StoreError {
 }
 
 impl StreamStore {
-    pub fn to_data(&self) -> StreamData {
+    pub(crate) fn to_data(&self) -> StreamData {
         self.to_data_from(0)
     }
 
     /// The history with only the raw samples from ordinal `from` on (see
     /// `Store::stream_data_from`).
-    pub fn to_data_from(&self, from: u64) -> StreamData {
+    pub(crate) fn to_data_from(&self, from: u64) -> StreamData {
         let n = self.n_series();
         let mut coarse = Vec::new();
         for l in (1..=self.pyramid.top()).rev() {
@@ -183,7 +183,7 @@ impl StreamStore {
     }
 
     /// Build a stream from validated-on-the-way data.
-    pub fn from_data(data: &StreamData) -> Result<StreamStore, StoreError> {
+    pub(crate) fn from_data(data: &StreamData) -> Result<StreamStore, StoreError> {
         let n = data.desc.series.len();
         let mut st = StreamStore::new(data.desc.clone());
         // Where the previous bucket ended: (block, ordinal, time).

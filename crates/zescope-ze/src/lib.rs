@@ -6,6 +6,7 @@
 //! here destroys anything on Drop; the sampler's teardown orders every release.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod context;
 pub mod device;

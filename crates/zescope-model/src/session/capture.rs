@@ -64,7 +64,7 @@ impl Restored {
 }
 
 /// A colour as sessions write it: `[0, 114, 178]` is "#0072b2" (lowercase).
-pub fn color_hex([r, g, b]: [u8; 3]) -> String {
+pub(super) fn color_hex([r, g, b]: [u8; 3]) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
@@ -95,7 +95,7 @@ fn window(w: WindowRecord) -> Window {
 }
 
 /// The view part of a session, from the UI's layout and time view.
-pub fn view_record(layout: &PaneLayout, view: &TimeView) -> ViewRecord {
+pub(super) fn view_record(layout: &PaneLayout, view: &TimeView) -> ViewRecord {
     let (start_s, end_s) = view.frozen_range();
     ViewRecord {
         panes: layout

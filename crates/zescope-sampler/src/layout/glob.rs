@@ -1,6 +1,6 @@
 //! Glob matching for layout `matches`: `*` any run of characters, `?` one character.
 
-pub fn matches(pattern: &str, text: &str) -> bool {
+pub(super) fn matches(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);
