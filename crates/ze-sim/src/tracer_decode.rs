@@ -53,10 +53,10 @@ impl Decoded {
         let taken = &self.entries[..n];
         let processed = (n < self.entries.len()).then(|| taken.last().map_or(0, |e| e.2));
         let mut entries = Vec::with_capacity(n);
-        for set in 0..self.sets {
+        for (set, count) in per_set.iter_mut().enumerate() {
             for (_, e, _) in taken.iter().filter(|(s, _, _)| *s == set) {
                 entries.push(*e);
-                per_set[set] += 1;
+                *count += 1;
             }
         }
         Output { per_set, entries, total: n as u32, processed }
