@@ -65,6 +65,11 @@ impl Instance {
         let Some((src, i)) = self.find_metric(metric) else {
             return Err(ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
         };
+        if self.groups[src].tracer {
+            return Ok(Err(
+                "the metric belongs to a tracer-based group: its events are read with the metric tracer".into()
+            ));
+        }
         let (src_dev, src_domain) = (self.groups[src].device, self.groups[src].domain);
         if src_dev != self.groups[g].device {
             return Ok(Err("the metric belongs to another device".into()));

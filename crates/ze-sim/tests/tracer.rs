@@ -509,6 +509,31 @@ fn the_quirk_refuses_the_size_query_as_compute_runtime_does() {
 }
 
 #[test]
+fn a_metric_of_the_tracer_group_cannot_join_a_created_group() {
+    let f = fixture(|_| {});
+    let d = f.gpu();
+    let a = &f.raw.api;
+    let (create, add, destroy) = (
+        a.zetMetricGroupCreateExp.unwrap(),
+        a.zetMetricGroupAddMetricExp.unwrap(),
+        a.zetMetricGroupDestroyExp.unwrap(),
+    );
+    let kernel_start = f.raw.metrics(f.raw.tracer_group(d).unwrap()).unwrap()[0];
+    let mut g = std::ptr::null_mut();
+    let mut why = [0 as core::ffi::c_char; 128];
+    let mut len = why.len();
+    // SAFETY: NUL-terminated strings, valid out-pointers and error buffer of `len` bytes.
+    unsafe {
+        assert_eq!(create(d, c"Mine".as_ptr(), c"".as_ptr(), 1, &mut g), ZE_RESULT_SUCCESS);
+        assert_eq!(add(g, kernel_start, &mut len, why.as_mut_ptr()), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        let why = std::ffi::CStr::from_ptr(why.as_ptr()).to_string_lossy();
+        assert!(why.contains("tracer-based group"), "{why}");
+        assert_eq!(destroy(g), ZE_RESULT_SUCCESS);
+    }
+    assert!(f.sim.report().is_clean());
+}
+
+#[test]
 fn the_tracer_entry_points_can_be_left_empty() {
     let names = [
         "zetMetricTracerCreateExp",
