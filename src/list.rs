@@ -88,6 +88,9 @@ fn device(out: &mut String, dev: &Device, label: &str, depth: usize, simulated: 
                 let time_based = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
                 // How `auto` reads it (a layout is still needed for exported memory).
                 let read = match (exported, time_based) {
+                    _ if g.info.tracer_based() => {
+                        "neither (tracer-based: read with the metric tracer, not yet by zescope)"
+                    }
                     (true, _) => "exported memory",
                     (false, true) => "streamer (period and reports per notification granted at the start)",
                     (false, false) => "neither (no exported memory, no time-based sampling)",

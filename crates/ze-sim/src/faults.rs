@@ -129,4 +129,8 @@ pub struct Quirks {
     /// the last reports the full (page-aligned) size, the others only the bytes the header and
     /// counters use.
     pub per_metric_sizes_differ: bool,
+    /// `zetMetricTracerReadDataExp` refuses a size query (`*pRawDataSize == 0` or no buffer)
+    /// with ZE_RESULT_ERROR_INVALID_ARGUMENT, as compute-runtime does (Intel's conformance suite
+    /// expects it); by default the query answers the bytes waiting, as the streamer's does.
+    pub tracer_no_size_query: bool,
 }

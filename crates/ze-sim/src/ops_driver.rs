@@ -128,7 +128,11 @@ impl Instance {
 
     pub(crate) fn extension_names() -> &'static [(&'static str, u32)] {
         const V1_0: u32 = ze_make_version(1, 0);
-        &[("ZET_experimental_metric_export_memory", V1_0), ("ZET_experimental_metrics_runtime_enable_disable", V1_0)]
+        &[
+            ("ZET_experimental_metric_export_memory", V1_0),
+            ("ZET_experimental_metrics_runtime_enable_disable", V1_0),
+            ("ZET_experimental_metric_tracer", V1_0),
+        ]
     }
 
     pub(crate) fn context_create(&mut self, desc: &ze_context_desc_t, ch: &mut HandleChanges) -> R<usize> {
@@ -145,6 +149,7 @@ impl Instance {
 
     pub(crate) fn context_destroy(&mut self, ctx: usize, ch: &mut HandleChanges) -> R<()> {
         self.refuse_with_open_streamer(&[], Some(ctx), "zeContextDestroy", ctx)?;
+        self.refuse_with_live_tracer(&[], Some(ctx), "zeContextDestroy", ctx)?;
         let imports: Vec<usize> = self
             .allocs
             .values()

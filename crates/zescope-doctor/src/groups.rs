@@ -114,6 +114,10 @@ fn device_groups(dev: &Device, simulated: bool, uuid: &str, layouts: &LayoutSet)
         let metrics = g.metrics().unwrap_or_default();
         let per_metric = metrics.iter().filter(|m| m.info.exports_dma_buf()).count();
         let target = Owner { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
+        if g.info.tracer_based() {
+            lines.push(format!("{}: {}", g.info.name, zescope_ze::TRACER_BASED_UNREAD));
+            continue;
+        }
         let verdict =
             classify(&g.info.export, per_metric, g.info.metric_count, layouts.select(&target).map(|l| &l.name));
         lines.push(match &verdict {
@@ -204,7 +208,8 @@ mod tests {
         let checks = group_checks(&sim_loader(|_| {}), &LayoutSet::built_in());
         assert!(checks.iter().all(|c| c.status == Status::Ok), "{checks:#?}");
         let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
-        assert!(gpu.detail.starts_with("3 of 4 groups can be sampled"), "{}", gpu.detail);
+        assert!(gpu.detail.starts_with("3 of 5 groups can be sampled"), "{}", gpu.detail);
+        assert!(gpu.detail.contains("KernelTrace: tracer-based: "), "{}", gpu.detail);
         assert!(
             gpu.detail.contains("RenderBasic: exports no memory; read with the time-based metric streamer"),
             "{}",

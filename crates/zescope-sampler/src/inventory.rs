@@ -85,6 +85,7 @@ fn entry(
         let target = Owner { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
         let streamable = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
         let export_unavailable = match (&g.info.export, exports) {
+            _ if g.info.tracer_based() => Some(zescope_ze::TRACER_BASED_UNREAD.to_owned()),
             (GroupExport::Unknown(why), GroupExportKind::Unknown) => Some(format!("export properties unusable: {why}")),
             (_, GroupExportKind::None) => Some("this group exports no memory".to_owned()),
             _ if layouts.select(&target).is_none() => {

@@ -370,6 +370,9 @@ fn exports(g: &MetricGroup, metrics: &[Metric]) -> bool {
 /// time-based streamer where its sampling type says TIME_BASED; an error says why neither fits.
 fn way(g: &MetricGroup, metrics: &[Metric], via: Via) -> Result<Way, SamplerError> {
     let name = &g.info.name;
+    if g.info.tracer_based() {
+        return Err(errors::config(format!("metric group {name}: {}", zescope_ze::TRACER_BASED_UNREAD), None));
+    }
     let time = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
     match (via, exports(g, metrics), time) {
         (Via::Auto | Via::Export, true, _) => Ok(Way::Export),
