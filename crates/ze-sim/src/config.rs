@@ -17,7 +17,8 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
-pub use crate::sysman::{SysmanConfig, SysmanPiece};
+pub use crate::profile::Profile;
+pub use crate::sysman::{EnergyDrop, SysmanConfig, SysmanPiece};
 
 /// The whole model of one simulated driver: what [`crate::Sim::new`] takes and what
 /// `ZE_SIM_CONFIG` holds as RON. Devices and metric groups are fixed when the instance is
@@ -66,6 +67,9 @@ pub struct SimConfig {
     /// Sysman telemetry (frequency, power, temperature, engines, memory): on by default; faults
     /// and wrapping counters here, pieces left out through `empty_entry_points`.
     pub sysman: SysmanConfig,
+    /// A public driver's behaviours, bundled ([`Profile`]): turned on on top of the rest when
+    /// an instance is created ([`SimConfig::resolved`]). `None` (default): only what is listed.
+    pub profile: Option<Profile>,
 }
 
 /// When metric groups are visible to the application (`zetMetricGroupGet` answers them).
@@ -371,6 +375,7 @@ impl Default for SimConfig {
             driver_uuid_tag: 0,
             streamer_buffer_reports: 16384,
             sysman: SysmanConfig::default(),
+            profile: None,
         }
     }
 }

@@ -86,6 +86,7 @@ mod ops_events;
 mod ops_memory;
 mod ops_metrics;
 pub mod ops_stream;
+mod profile;
 mod registry;
 pub mod rules;
 mod sysman;
