@@ -5,7 +5,8 @@
 //! side, several devices, faults and the series it lays out (`serve*`), the same series
 //! live and backfilled (`openmetrics_same_series`), sessions written by
 //! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
-//! every source through the real Level Zero loaders (`loader_*`).
+//! every source through the real Level Zero loaders (`loader_*`; `loader_profiles`: drivers that
+//! behave as Intel's NPU driver and compute-runtime do, found by the loader's own discovery).
 
 mod support;
 
@@ -14,6 +15,7 @@ mod export;
 mod hostile_bounds;
 mod list;
 mod loader_matrix;
+mod loader_profiles;
 mod loader_telemetry;
 mod man_pages;
 mod markers;

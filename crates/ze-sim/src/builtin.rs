@@ -164,6 +164,7 @@ impl Default for SimConfig {
             tracer_events_per_tick: 8,
             tracer_ring_events: 16384,
             sysman: SysmanConfig::default(),
+            profile: None,
         }
     }
 }

@@ -17,7 +17,8 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
-pub use crate::sysman::{SysmanConfig, SysmanPiece};
+pub use crate::profile::Profile;
+pub use crate::sysman::{EnergyDrop, SysmanConfig, SysmanPiece};
 
 /// The whole model of one simulated driver: what [`crate::Sim::new`] takes and what
 /// `ZE_SIM_CONFIG` holds as RON. Devices and metric groups are fixed when the instance is
@@ -77,6 +78,9 @@ pub struct SimConfig {
     /// overwrites the oldest (a tracer that falls this far behind loses events and its next read
     /// answers ZE_RESULT_WARNING_DROPPED_DATA): 64 ..= 4194304 (32 bytes each), default 16384.
     pub tracer_ring_events: u32,
+    /// A public driver's behaviours, bundled ([`Profile`]): turned on on top of the rest when
+    /// an instance is created ([`SimConfig::resolved`]). `None` (default): only what is listed.
+    pub profile: Option<Profile>,
 }
 
 /// When metric groups are visible to the application (`zetMetricGroupGet` answers them).

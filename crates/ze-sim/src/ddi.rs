@@ -295,6 +295,23 @@ pub unsafe extern "C" fn zesGetGlobalProcAddrTable(
     r.unwrap_or(ZE_RESULT_ERROR_UNKNOWN)
 }
 
+/// `zeInitDrivers`, the slot API 1.10 appended to `ze_global_dditable_t` (after `pfnInit`).
+///
+/// SAFETY (for callers): `t` points to a writable `ze_global_dditable_t` as API 1.10 or newer
+/// lays it out.
+unsafe fn fill_1_10(table: &str, t: *mut c_void) {
+    if table != "ze_global_dditable_t" {
+        return;
+    }
+    let empty = empty_entry_points();
+    let f: crate::entry::InitDrivers = crate::entry::devices::sim_zeInitDrivers;
+    // SAFETY: the slot's C signature is zeInitDrivers'.
+    let value = if empty.iter().any(|e| e == "zeInitDrivers") { None } else { unsafe { erase(f) } };
+    let index = size_of::<ddi::ze_global_dditable_t>() / size_of::<Pfn>();
+    // SAFETY: the caller guarantees the table has the 1.10 slot right after `pfnInit`.
+    unsafe { t.cast::<Pfn>().add(index).write(value) };
+}
+
 fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t {
     let r = std::panic::catch_unwind(|| {
         if t.is_null() {
@@ -308,6 +325,10 @@ fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t
         if version >= ze_make_version(1, 5) {
             // SAFETY: a loader of API 1.5 or newer passes the longer tables of its headers.
             unsafe { fill_1_5(table, t) };
+        }
+        if version >= ze_make_version(1, 10) {
+            // SAFETY: a loader of API 1.10 or newer passes the global table of its headers.
+            unsafe { fill_1_10(table, t) };
         }
         ZE_RESULT_SUCCESS
     });

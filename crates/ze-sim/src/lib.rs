@@ -100,6 +100,7 @@ mod ops_metrics;
 pub mod ops_stream;
 mod ops_tracer;
 mod ops_user_groups;
+mod profile;
 mod registry;
 pub mod ring;
 pub mod rules;

@@ -45,6 +45,14 @@ impl Instance {
         Ok(())
     }
 
+    /// Does a `zeInitDrivers` with these type flags ask for a device this driver has?
+    pub(crate) fn serves(&self, flags: ze_init_driver_type_flags_t) -> bool {
+        self.devices.iter().any(|d| match d.cfg.kind {
+            DeviceKind::Gpu => flags & ZE_INIT_DRIVER_TYPE_FLAG_GPU != 0,
+            DeviceKind::Npu => flags & ZE_INIT_DRIVER_TYPE_FLAG_NPU != 0,
+        })
+    }
+
     /// `driver_uuid_tag`, or the copy's default when it is 0.
     fn uuid_tag(&self) -> u32 {
         if self.config.driver_uuid_tag != 0 { self.config.driver_uuid_tag } else { crate::copy_env::default_uuid_tag() }

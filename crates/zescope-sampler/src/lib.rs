@@ -13,6 +13,7 @@
 
 mod clock;
 mod config_compat;
+mod counters;
 pub mod direct;
 #[allow(unsafe_code)]
 mod dmabuf;

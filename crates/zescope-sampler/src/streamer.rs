@@ -30,6 +30,11 @@ pub(crate) const DEFAULT_PERIOD_NS: u32 = 1_000_000;
 /// Shortest sampling period asked of the driver (ns).
 pub(crate) const MIN_PERIOD_NS: u32 = 10_000;
 
+/// Periods (ns) tried, in order, after the driver refused a shorter one with
+/// ZE_RESULT_ERROR_INVALID_ARGUMENT: 1 ms is the floor of Intel's NPU driver (and of its kernel
+/// driver), the others are for drivers with coarser floors. The API has no query for the floor.
+pub(crate) const FALLBACK_PERIODS_NS: [u32; 3] = [1_000_000, 10_000_000, 100_000_000];
+
 /// One streamer of a run and what it needs released after it.
 struct Open {
     streamer: Option<Streamer>,
@@ -79,7 +84,11 @@ impl Streamers {
     /// Opens a streamer on `group` (already activated): pool, event, then the streamer. What
     /// was created stays in `self` for the teardown even when a later step fails. A pool or
     /// event the driver does not offer only turns the notification off (reads happen at the
-    /// tick); the notice says so.
+    /// tick); the notice says so. A period the driver refuses with INVALID_ARGUMENT (some refuse
+    /// periods under their floor) is followed by the longer ones of [`FALLBACK_PERIODS_NS`], the
+    /// reports per notification scaled to keep one notification per interval; a notice says
+    /// which period was refused and which one is used. If none is accepted, the first refusal is
+    /// the error.
     pub(crate) fn open(
         &mut self,
         ctx: &Context,
@@ -103,9 +112,36 @@ impl Streamers {
             Err(e) if super::optional::is_fatal(&e) => return Err(e),
             Err(e) => notices.push(super::optional::off("the streamer's notification event", &e)),
         }
-        let s = Streamer::open(ctx, device, group, period_ns, notify_every, self.open[i].event.as_ref())?;
-        self.open[i].streamer = Some(s);
-        Ok(i)
+        let event = self.open[i].event.as_ref();
+        let first = match Streamer::open(ctx, device, group, period_ns, notify_every, event) {
+            Ok(s) => {
+                self.open[i].streamer = Some(s);
+                return Ok(i);
+            }
+            Err(e) if e.code == ZE_RESULT_ERROR_INVALID_ARGUMENT => e,
+            Err(e) => return Err(e),
+        };
+        for period in FALLBACK_PERIODS_NS.into_iter().filter(|&p| p > period_ns) {
+            let notify = ((notify_every as u64 * period_ns as u64) / period as u64).max(1) as u32;
+            match Streamer::open(ctx, device, group, period, notify, event) {
+                Ok(s) => {
+                    notices.push(format!(
+                        "metric group {}: the driver refused a sampling period of {} ({} answered {}); streaming \
+                         every {} instead",
+                        group.info.name,
+                        period_text(period_ns),
+                        first.call,
+                        first.name(),
+                        period_text(s.period_ns)
+                    ));
+                    self.open[i].streamer = Some(s);
+                    return Ok(i);
+                }
+                Err(e) if e.code == ZE_RESULT_ERROR_INVALID_ARGUMENT => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Err(first)
     }
 
     fn streamer(&self, i: usize) -> &Streamer {
@@ -119,18 +155,22 @@ impl Streamers {
     }
 }
 
-/// "streamer (1.28 ms, 4 reports per notification)": how a streamed group is read.
-pub(crate) fn describe(period_ns: u32, notify_every: u32) -> String {
+/// "1.28 ms", "100 µs", "500 ns": a sampling period.
+fn period_text(period_ns: u32) -> String {
     let p = period_ns as f64;
-    let period = if p >= 1e6 {
+    if p >= 1e6 {
         format!("{} ms", p / 1e6)
     } else if p >= 1e3 {
         format!("{} µs", p / 1e3)
     } else {
         format!("{p} ns")
-    };
+    }
+}
+
+/// "streamer (1.28 ms, 4 reports per notification)": how a streamed group is read.
+pub(crate) fn describe(period_ns: u32, notify_every: u32) -> String {
     let n = if notify_every == 1 { "1 report".to_owned() } else { format!("{notify_every} reports") };
-    format!("streamer ({period}, {n} per notification)")
+    format!("streamer ({}, {n} per notification)", period_text(period_ns))
 }
 
 /// What to plot from one metric of a streamed group.

@@ -80,7 +80,11 @@ macro_rules! expect_obj {
 }
 
 // Declared after the helpers above so the macro is in scope in both.
-mod devices;
+pub(crate) mod devices;
+
+/// The C signature of `zeInitDrivers`.
+pub(crate) type InitDrivers =
+    unsafe extern "C" fn(*mut u32, *mut ze_driver_handle_t, *mut ze_init_driver_type_desc_t) -> ze_result_t;
 mod metrics;
 pub(crate) mod names;
 mod stream;

@@ -28,6 +28,7 @@ pub(crate) static IMPLEMENTED: std::sync::LazyLock<Vec<&str>> =
 
 /// The implemented entry points the export-memory path does not need.
 pub(crate) const OPTIONAL: &[&str] = &[
+    "zeInitDrivers",
     "zeDriverGetExtensionProperties",
     "zeDriverGetExtensionFunctionAddress",
     "zeDeviceGetStatus",
