@@ -1,8 +1,7 @@
 //! The command line's tests, one binary: each module runs the `zescope` binary as a user does
 //! (`support::zescope`, with a clean environment) and checks what a feature does —
 //! `doctor`, `export` and `hostile_bounds` (memory bounds of a load), `man_pages` (man pages and
-//! completions), `list`, `open` (a file argument), `record`, `markers`, `serve` with its HTTP
-//! side, several devices, faults and the series it lays out (`serve*`), the same series
+//! completions), `list`, `open` (a file argument), `record`, `markers`, `serve`, several devices, faults and the series it lays out (`serve*`), the same series
 //! live and backfilled (`openmetrics_same_series`), sessions written by
 //! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
 //! every source through the real Level Zero loaders (`loader_*`; `loader_profiles`: drivers that
@@ -25,7 +24,6 @@ mod record;
 mod serve;
 mod serve_devices;
 mod serve_faults;
-mod serve_http;
 mod serve_layout;
 mod session_streamer;
 mod session_telemetry;
