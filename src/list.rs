@@ -56,13 +56,14 @@ fn device(out: &mut String, dev: &Device, label: &str, depth: usize, simulated: 
     let i = &dev.info;
     let _ = writeln!(
         out,
-        "{pad}{label}: {} [{:?}, {:04x}:{:04x}, {} MHz, uuid {}]{}",
+        "{pad}{label}: {} [{:?}, {:04x}:{:04x}, {} MHz, uuid {}{}]{}",
         i.name,
         i.kind,
         i.vendor_id,
         i.device_id,
         i.core_clock_mhz,
         i.uuid_string(),
+        i.pci_bdf.as_ref().map(|b| format!(", PCI {b}")).unwrap_or_default(),
         if simulated { "  [SIMULATED]" } else { "" }
     );
     let _ = match crate::ze::sysman::summary(dev) {

@@ -109,6 +109,7 @@ mod tests {
             uuid: String::new(),
             vendor_id: 0x8086,
             device_id: 0,
+            pci_bdf: None,
             driver_version: 0,
             simulated: true,
             groups: groups.iter().map(group).collect(),

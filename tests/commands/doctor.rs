@@ -101,7 +101,10 @@ fn auto_without_a_real_device_says_so_and_fails() {
     line(&out, "FAIL  Level Zero devices: no real device can be found without the loader");
     // what zescope will show instead
     let sim = line(&out, "OK    simulated device: zescope will show the built-in simulated device [SIMULATED]");
-    assert!(sim.ends_with("(auto: no real device was found): ze-sim GPU, ze-sim NPU"), "{sim}");
+    assert!(
+        sim.ends_with("(auto: no real device was found): ze-sim GPU (0000:03:00.0), ze-sim NPU (0000:00:0b.0)"),
+        "{sim}"
+    );
 }
 
 #[test]
@@ -134,7 +137,9 @@ fn the_real_loader_with_the_simulated_driver_reports_versions_devices_and_groups
     let devices = line(&out, "WARN  Level Zero devices: the loader found only zescope's simulated driver");
     assert!(devices.contains("no real device"), "{devices}");
     assert!(
-        out.contains("zescope's simulated driver, exports metric memory): ze-sim GPU [Gpu, 1 sub-devices]"),
+        out.contains(
+            "zescope's simulated driver, exports metric memory): ze-sim GPU [Gpu, 1 sub-devices, PCI 0000:03:00.0]"
+        ),
         "{out}"
     );
     assert!(out.contains("fix: unset ZE_ENABLE_ALT_DRIVERS"), "{out}");

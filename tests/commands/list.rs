@@ -49,6 +49,10 @@ fn lists_the_simulated_device_marked_as_simulated() {
     );
     assert!(out.contains("- QueryBeginTime [ns] timestamp"), "{out}");
     assert!(out.contains("Sub-device 0: ze-sim GPU tile 0"), "{out}");
+    // Each device's PCI address, as lspci prints it; a tile has its root's.
+    assert!(out.contains("MHz, uuid ") && out.contains(", PCI 0000:03:00.0]  [SIMULATED]"), "{out}");
+    assert_eq!(out.matches("PCI 0000:03:00.0").count(), 2, "the GPU and its tile: {out}");
+    assert!(out.contains(", PCI 0000:00:0b.0]"), "{out}");
     assert!(out.contains("- BytesRead [bytes] export-dma-buf, exports DMA-BUF"), "{out}");
 }
 
@@ -68,6 +72,7 @@ fn lists_the_simulated_driver_through_the_real_loader() {
     assert!(out.contains("Device 0: ze-sim GPU") && out.contains("[SIMULATED]"), "{out}");
     assert!(out.contains("group MemoryTraffic"), "{out}");
     assert!(out.contains("telemetry: frequency ×1, power ×1"), "Sysman through the loader: {out}");
+    assert!(out.contains(", PCI 0000:03:00.0]"), "the PCI address through the loader: {out}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! A live scrape of `zescope serve` and a backfill of a recording of the same configuration
 //! (`zescope record --out x.ron`, then `zescope export x.ron --openmetrics x.om`) name the same
 //! series: the same metric names with the same label sets, device identity (`uuid`, `driver`,
-//! `simulated`) included. Both on the simulated device, over two devices, a group read from
+//! `pci_bdf`, `simulated`) included. Both on the simulated device, over two devices, a group read from
 //! exported memory, one through the metric streamer, and both devices' telemetry.
 //!
 //! What legitimately differs is left out of the comparison, and nothing else: serve's own metrics
@@ -109,12 +109,14 @@ fn a_live_scrape_and_a_backfill_of_the_same_configuration_name_the_same_series()
 
     // Not an empty agreement: both devices with their identity, every way of reading, and
     // telemetry's domain labels are in it.
-    for (device, uuid) in
-        [("ze-sim GPU", "01000000-0000-0000-515a-000000000000"), ("ze-sim NPU", "01000000-0000-0000-5e5a-000002000000")]
-    {
+    for (device, uuid, bdf) in [
+        ("ze-sim GPU", "01000000-0000-0000-515a-000000000000", "0000:03:00.0"),
+        ("ze-sim NPU", "01000000-0000-0000-5e5a-000002000000", "0000:00:0b.0"),
+    ] {
         let mine: Vec<&Series> = live.iter().filter(|(_, l)| l["device"] == device).collect();
         assert!(mine.len() > 10, "{device}: {mine:#?}");
         assert!(mine.iter().all(|(_, l)| l["uuid"] == uuid && l["driver"] == "0x10000" && l["simulated"] == "true"));
+        assert!(mine.iter().all(|(_, l)| l.get("pci_bdf").map(String::as_str) == Some(bdf)), "{device}: {mine:#?}");
     }
     let sources: BTreeSet<&str> = live.iter().map(|(_, l)| l["source"].as_str()).collect();
     assert_eq!(sources, ["export", "streamer", "sysman"].into());

@@ -91,9 +91,12 @@ fn two_devices_are_served_each_with_its_own_labels_and_telemetry() {
     assert_eq!(names, ["ze-sim GPU", "ze-sim NPU"], "{page}");
     assert_ne!(label(info[0], "uuid"), label(info[1], "uuid"));
     assert!(info.iter().all(|x| label(x, "uuid").len() == 36 && label(x, "simulated") == "true"), "{page}");
+    // The PCI address dashboards join on, as lspci prints it.
+    let bdfs: Vec<&str> = info.iter().map(|x| label(x, "pci_bdf")).collect();
+    assert_eq!(bdfs, ["0000:03:00.0", "0000:00:0b.0"], "{page}");
     for x in all.iter().filter(|x| x.name.starts_with("zescope_") && x.labels.contains_key("group")) {
         let dev = info.iter().find(|i| label(i, "device") == label(x, "device")).unwrap_or_else(|| panic!("{x:?}"));
-        for k in ["uuid", "driver", "simulated"] {
+        for k in ["uuid", "driver", "pci_bdf", "simulated"] {
             assert_eq!(label(x, k), label(dev, k), "{k} of {x:?}");
         }
         let group = label(x, "group");

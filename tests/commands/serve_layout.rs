@@ -25,6 +25,7 @@ fn device(index: usize, name: &str, uuid: &str) -> DeviceEntry {
         uuid: uuid.into(),
         vendor_id: 0x8086,
         device_id: 0,
+        pci_bdf: Some(format!("0000:{:02x}:00.0", 3 + index)),
         driver_version: 0x10000 + index as u32,
         simulated: index == 1,
         groups: Vec::new(),
@@ -93,8 +94,10 @@ fn each_device_has_its_labels_and_telemetry_is_named_in_base_units() {
 
     let info = lines(&om, "zescope_device_info{");
     assert_eq!(info.len(), 2, "{om}");
-    assert!(info[0].contains("device=\"Card\",uuid=\"aaaa\",driver=\"0x10000\",simulated=\"false\""), "{om}");
-    assert!(info[1].contains("device=\"Card 2\",uuid=\"bbbb\",driver=\"0x10001\",simulated=\"true\""), "{om}");
+    let card = "device=\"Card\",uuid=\"aaaa\",driver=\"0x10000\",pci_bdf=\"0000:03:00.0\",simulated=\"false\"";
+    assert!(info[0].contains(card), "{om}");
+    let card2 = "device=\"Card 2\",uuid=\"bbbb\",driver=\"0x10001\",pci_bdf=\"0000:04:00.0\",simulated=\"true\"";
+    assert!(info[1].contains(card2), "{om}");
 
     let power = lines(&om, "zescope_power_watts{");
     assert_eq!(power.len(), 2, "{om}");

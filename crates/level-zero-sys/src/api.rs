@@ -15,6 +15,9 @@
 //! in every loader zescope supports, but optional here all the same: only the export-memory path
 //! is required, and a driver may leave their slots empty.
 //!
+//! `zeDevicePciGetPropertiesExt` (the PCI properties extension) and `zesDeviceProcessesGetState`
+//! (Sysman) are in the 1.4 headers, but a driver may leave their slots empty: optional too.
+//!
 //! The metric tracer and decoder (`zetMetricTracer*Exp`, `zetMetricDecoder*Exp`, API 1.10) exist
 //! only as exports of newer loaders (1.32 has them, Debian's 1.8.12 does not), which reach a
 //! driver through its `zetGetMetricTracerExpProcAddrTable` / `zetGetMetricDecoderExpProcAddrTable`
@@ -22,6 +25,7 @@
 
 use core::ffi::{c_char, c_void};
 
+use crate::pci::*;
 use crate::stream::*;
 use crate::sysman::*;
 use crate::tracer::*;
@@ -207,6 +211,12 @@ api_table! {
         zesMemoryGetProperties(hMemory: zes_mem_handle_t, pProperties: *mut zes_mem_properties_t);
         zesMemoryGetState(hMemory: zes_mem_handle_t, pState: *mut zes_mem_state_t);
         zesMemoryGetBandwidth(hMemory: zes_mem_handle_t, pBandwidth: *mut zes_mem_bandwidth_t);
+        zesDeviceProcessesGetState(
+            hDevice: zes_device_handle_t,
+            pCount: *mut u32,
+            pProcesses: *mut zes_process_state_t,
+        );
+        zeDevicePciGetPropertiesExt(hDevice: ze_device_handle_t, pPciProperties: *mut ze_pci_ext_properties_t);
         zelLoaderGetVersions(num_elems: *mut usize, versions: *mut zel_component_version_t);
         zelLoaderTranslateHandle(
             handleType: zel_handle_type_t,

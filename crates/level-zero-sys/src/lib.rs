@@ -10,7 +10,9 @@
 //! - [`stream`]: the time-based metric streamer, event pools and events, and Calculate's typed
 //!   values (1.4 headers).
 //! - [`sysman`]: the Sysman (`zes_api.h`) telemetry types: frequency, power, temperature,
-//!   engines, memory (1.4 headers).
+//!   engines, memory, the processes using a device (1.4 headers).
+//! - [`pci`]: the PCI properties extension (`zeDevicePciGetPropertiesExt`): a device's PCI
+//!   address (1.4 headers, compared with the 1.32 ones).
 //! - [`tracer`]: the metric tracer and decoder (`ZET_experimental_metric_tracer`, 1.10), their
 //!   descriptor, decoded entry, metric types and DDI tables, written by hand from the 1.32
 //!   headers.
@@ -55,6 +57,7 @@
 pub mod api;
 pub mod ddi;
 pub mod exp;
+pub mod pci;
 pub mod stream;
 pub mod sysman;
 pub mod tracer;
@@ -62,6 +65,7 @@ pub mod types;
 
 pub use api::*;
 pub use exp::*;
+pub use pci::*;
 pub use stream::*;
 pub use sysman::*;
 pub use tracer::*;

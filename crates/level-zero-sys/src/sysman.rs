@@ -1,6 +1,7 @@
 //! Sysman (`zes_api.h`): the device telemetry types zescope reads — device properties, frequency
-//! domains, power domains, temperature sensors, engine groups and memory modules — as in the
-//! 1.4 headers (Debian's loader 1.8.12), compared with them by `tests/layout.rs`.
+//! domains, power domains, temperature sensors, engine groups, memory modules and the processes
+//! using the device — as in the 1.4 headers (Debian's loader 1.8.12), compared with them by
+//! `tests/layout.rs`.
 //!
 //! Two ways lead to these calls: `zesInit` + `zesDriverGet` + `zesDeviceGet` (loaders 1.5 and
 //! newer export them; the device handles are Sysman's own), or `ZES_ENABLE_SYSMAN=1` in the
@@ -36,6 +37,8 @@ pub const ZES_STRUCTURE_TYPE_TEMP_PROPERTIES: zes_structure_type_t = 0x14;
 pub const ZES_STRUCTURE_TYPE_FREQ_STATE: zes_structure_type_t = 0x1b;
 /// `ZES_STRUCTURE_TYPE_MEM_STATE`.
 pub const ZES_STRUCTURE_TYPE_MEM_STATE: zes_structure_type_t = 0x1e;
+/// `ZES_STRUCTURE_TYPE_PROCESS_STATE`.
+pub const ZES_STRUCTURE_TYPE_PROCESS_STATE: zes_structure_type_t = 0x16;
 
 /// `ZES_STRING_PROPERTY_SIZE`: length of the string properties.
 pub const ZES_STRING_PROPERTY_SIZE: usize = 64;
@@ -332,6 +335,40 @@ pub struct zes_mem_bandwidth_t {
     pub timestamp: u64,
 }
 
+/// `zes_engine_type_flags_t`: the kinds of engine a process uses
+/// ([`zes_process_state_t::engines`]).
+pub type zes_engine_type_flags_t = u32;
+/// Engines of no other kind.
+pub const ZES_ENGINE_TYPE_FLAG_OTHER: zes_engine_type_flags_t = 1 << 0;
+/// Compute engines (no 3D).
+pub const ZES_ENGINE_TYPE_FLAG_COMPUTE: zes_engine_type_flags_t = 1 << 1;
+/// 3D engines (no compute).
+pub const ZES_ENGINE_TYPE_FLAG_3D: zes_engine_type_flags_t = 1 << 2;
+/// Media engines.
+pub const ZES_ENGINE_TYPE_FLAG_MEDIA: zes_engine_type_flags_t = 1 << 3;
+/// Copy (DMA) engines.
+pub const ZES_ENGINE_TYPE_FLAG_DMA: zes_engine_type_flags_t = 1 << 4;
+/// Render engines (3D and compute).
+pub const ZES_ENGINE_TYPE_FLAG_RENDER: zes_engine_type_flags_t = 1 << 5;
+
+/// `zes_process_state_t`: one process using a device, out of `zesDeviceProcessesGetState`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct zes_process_state_t {
+    /// [`ZES_STRUCTURE_TYPE_PROCESS_STATE`].
+    pub stype: zes_structure_type_t,
+    /// Extension chain.
+    pub pNext: *const core::ffi::c_void,
+    /// The host's process id.
+    pub processId: u32,
+    /// Device memory the process allocated, bytes (not necessarily resident).
+    pub memSize: u64,
+    /// Shared device memory mapped into the process, bytes.
+    pub sharedSize: u64,
+    /// `ZES_ENGINE_TYPE_FLAG_*` bits: the kinds of engine it uses.
+    pub engines: zes_engine_type_flags_t,
+}
+
 macro_rules! zeroed_with_stype {
     ($($t:ty => $stype:expr),* $(,)?) => {$(
         impl Default for $t {
@@ -355,4 +392,5 @@ zeroed_with_stype!(
     zes_engine_properties_t => ZES_STRUCTURE_TYPE_ENGINE_PROPERTIES,
     zes_mem_properties_t => ZES_STRUCTURE_TYPE_MEM_PROPERTIES,
     zes_mem_state_t => ZES_STRUCTURE_TYPE_MEM_STATE,
+    zes_process_state_t => ZES_STRUCTURE_TYPE_PROCESS_STATE,
 );

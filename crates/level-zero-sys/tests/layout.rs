@@ -139,6 +139,10 @@ fn header_structs() -> Vec<Layout> {
         }),
         layout!(zes_mem_state_t { stype, pNext, health, free, size }),
         layout!(zes_mem_bandwidth_t { readCounter, writeCounter, maxBandwidth, timestamp }),
+        layout!(zes_process_state_t { stype, pNext, processId, memSize, sharedSize, engines }),
+        layout!(ze_pci_address_ext_t { domain, bus, device, function }),
+        layout!(ze_pci_speed_ext_t { genVersion, width, maxBandwidth }),
+        layout!(ze_pci_ext_properties_t { stype, pNext, address, maxSpeed }),
         layout!(zel_version_t { major, minor, patch }),
         layout!(zel_component_version_t { component_name, spec_version, component_lib_version }),
     ];
@@ -253,6 +257,14 @@ fn header_constants() -> Vec<(&'static str, u64)> {
         ZES_ENGINE_GROUP_3D_ALL,
         ZES_MEM_LOC_SYSTEM,
         ZES_MEM_LOC_DEVICE,
+        ZES_STRUCTURE_TYPE_PROCESS_STATE,
+        ZES_ENGINE_TYPE_FLAG_OTHER,
+        ZES_ENGINE_TYPE_FLAG_COMPUTE,
+        ZES_ENGINE_TYPE_FLAG_3D,
+        ZES_ENGINE_TYPE_FLAG_MEDIA,
+        ZES_ENGINE_TYPE_FLAG_DMA,
+        ZES_ENGINE_TYPE_FLAG_RENDER,
+        ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES,
     ]
 }
 
@@ -426,9 +438,9 @@ fn upstream_headers() -> Result<std::path::PathBuf, String> {
     if dest.join("ze_api.h").exists() { Ok(dest) } else { Err(format!("{} was not extracted", dest.display())) }
 }
 
-/// The hand-written types of `exp.rs`, `tracer.rs` and `api.rs` (metric export memory, runtime
-/// metric groups, runtime enable/disable, `zeInitDrivers`, the metric tracer and decoder with
-/// their DDI tables) against the official headers of the upstream release (which have
+/// The hand-written types of `exp.rs`, `tracer.rs`, `pci.rs` and `api.rs` (metric export memory,
+/// runtime metric groups, runtime enable/disable, `zeInitDrivers`, the metric tracer and decoder
+/// with their DDI tables, the PCI properties extension, the Sysman process state) against the official headers of the upstream release (which have
 /// `zet_export_dma_buf_exp_properties_t` since 1.29): sizes, offsets, structure types, flags,
 /// metric types, and the C signatures of the entry points the `Api` declares for them.
 #[test]
@@ -452,6 +464,10 @@ fn hand_written_types_match_the_upstream_headers() {
             pfnDecodeExp
         }),
         layout!(zet_metric_decoder_exp_dditable_t { pfnCreateExp, pfnDestroyExp, pfnGetDecodableMetricsExp }),
+        layout!(ze_pci_ext_properties_t { stype, pNext, address, maxSpeed }),
+        layout!(ze_pci_address_ext_t { domain, bus, device, function }),
+        layout!(ze_pci_speed_ext_t { genVersion, width, maxBandwidth }),
+        layout!(zes_process_state_t { stype, pNext, processId, memSize, sharedSize, engines }),
     ];
     macro_rules! c {
         ($($n:ident),* $(,)?) => { vec![$((stringify!($n), $n as u64)),*] };
@@ -478,6 +494,11 @@ fn hand_written_types_match_the_upstream_headers() {
         ZET_METRIC_TYPE_EVENT_EXP_START,
         ZET_METRIC_TYPE_EVENT_EXP_END,
         ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE,
+        ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES,
+        ZES_STRUCTURE_TYPE_PROCESS_STATE,
+        ZES_ENGINE_TYPE_FLAG_COMPUTE,
+        ZES_ENGINE_TYPE_FLAG_DMA,
+        ZES_ENGINE_TYPE_FLAG_RENDER,
     ];
     // The C signature of each entry point, as the Rust `pfn::` type declares it: compiling fails
     // if the header's declaration differs.
@@ -549,6 +570,8 @@ fn hand_written_types_match_the_upstream_headers() {
             "ze_result_t (*)(zet_metric_decoder_exp_handle_t, size_t*, uint8_t*, uint32_t, zet_metric_handle_t*, \
              uint32_t*, uint32_t*, uint32_t*, zet_metric_entry_exp_t*)",
         ),
+        ("zeDevicePciGetPropertiesExt", "ze_result_t (*)(ze_device_handle_t, ze_pci_ext_properties_t*)"),
+        ("zesDeviceProcessesGetState", "ze_result_t (*)(zes_device_handle_t, uint32_t*, zes_process_state_t*)"),
     ];
     let mut c = String::from(
         "#include <stdio.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n#include <ze_api.h>\n#include <zet_api.h>\n\
@@ -608,5 +631,5 @@ fn hand_written_types_match_the_upstream_headers() {
     assert!(mismatches.is_empty(), "differences from the v{UPSTREAM} headers:\n{}", mismatches.join("\n"));
     let fields: usize = layouts.iter().map(|(_, _, f)| f.len()).sum();
     assert_eq!(compared, layouts.len() + fields + constants.len());
-    assert_eq!(layouts.len(), 7, "every hand-written struct and table is compared");
+    assert_eq!(layouts.len(), 11, "every hand-written struct and table is compared");
 }

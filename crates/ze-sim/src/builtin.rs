@@ -7,6 +7,7 @@
 //!   3, time-based streamer only) and `KernelTrace` (domain 4, tracer-based: the workload writes
 //!   kernel events into its exported memory, read with the metric tracer); the tile has its own
 //!   `ComputeBasic`.
+//! - The GPU at PCI address 0000:03:00.0 (its tile shares it), the NPU at 0000:00:0b.0.
 //! - "ze-sim NPU" (1400 MHz): `NpuActivity` (domain 0, one DMA-BUF) and `NocTraffic` (domain 1,
 //!   time-based streamer only).
 
@@ -109,7 +110,9 @@ impl Default for SimConfig {
                 core_clock_mhz: 2100,
                 groups: vec![compute()],
                 sub_devices: Vec::new(),
+                pci_bdf: None,
             }],
+            pci_bdf: Some("0000:03:00.0".into()),
         };
         let npu = DeviceConfig {
             name: "ze-sim NPU".into(),
@@ -149,6 +152,7 @@ impl Default for SimConfig {
                 },
             ],
             sub_devices: Vec::new(),
+            pci_bdf: Some("0000:00:0b.0".into()),
         };
         SimConfig {
             seed: 1,

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
 pub use crate::profile::Profile;
-pub use crate::sysman::{EnergyDrop, SysmanConfig, SysmanPiece};
+pub use crate::sysman::{EnergyDrop, ProcessesConfig, SysmanConfig, SysmanPiece};
 
 /// The whole model of one simulated driver: what [`crate::Sim::new`] takes and what
 /// `ZE_SIM_CONFIG` holds as RON. Devices and metric groups are fixed when the instance is
@@ -124,6 +124,11 @@ pub struct DeviceConfig {
     /// Sub-devices (tiles) reported by `zeDeviceGetSubDevices`; they may not have
     /// sub-devices of their own.
     pub sub_devices: Vec<DeviceConfig>,
+    /// The PCI address `zeDevicePciGetPropertiesExt` reports, `"DDDD:BB:DD.F"` (hex, as
+    /// `lspci -D` prints it). `None` (default): a plausible one by kind and position (the k-th
+    /// GPU at `0000:(03+k):00.0`, the k-th NPU at `0000:00:(0b+k).0`). Root devices only:
+    /// sub-devices report their root's.
+    pub pci_bdf: Option<String>,
 }
 
 impl Default for DeviceConfig {
@@ -136,6 +141,7 @@ impl Default for DeviceConfig {
             core_clock_mhz: 1600,
             groups: Vec::new(),
             sub_devices: Vec::new(),
+            pci_bdf: None,
         }
     }
 }
@@ -428,6 +434,9 @@ impl SimConfig {
             if d.name.len() >= 256 {
                 return Err(format!("{path}.name is longer than 255 bytes"));
             }
+            if let Some(bdf) = &d.pci_bdf {
+                crate::pci::parse_bdf(bdf).map_err(|e| format!("{path}.pci_bdf: {e}"))?;
+            }
             for (i, g) in d.groups.iter().enumerate() {
                 let gp = format!("{path}.groups[{i}]");
                 if g.name.is_empty() || g.name.len() >= 256 || g.description.len() >= 256 {
@@ -458,6 +467,11 @@ impl SimConfig {
             for (i, s) in d.sub_devices.iter().enumerate() {
                 if !s.sub_devices.is_empty() {
                     return Err(format!("{path}.sub_devices[{i}] has sub-devices of its own"));
+                }
+                if s.pci_bdf.is_some() {
+                    return Err(format!(
+                        "{path}.sub_devices[{i}].pci_bdf: a sub-device reports its root device's PCI address"
+                    ));
                 }
                 check(s, &format!("{path}.sub_devices[{i}]"))?;
             }

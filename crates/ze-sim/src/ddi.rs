@@ -71,13 +71,16 @@ unsafe fn fill(table: &str, t: *mut c_void) {
             pfnGetExtensionProperties = zeDriverGetExtensionProperties,
             pfnGetExtensionFunctionAddress = zeDriverGetExtensionFunctionAddress,
         }),
-        "ze_device_dditable_t" => slots!(ze_device_dditable_t {
-            pfnGet = zeDeviceGet,
-            pfnGetSubDevices = zeDeviceGetSubDevices,
-            pfnGetProperties = zeDeviceGetProperties,
-            pfnGetStatus = zeDeviceGetStatus,
-            pfnGetGlobalTimestamps = zeDeviceGetGlobalTimestamps,
-        }),
+        "ze_device_dditable_t" => {
+            slots!(ze_device_dditable_t {
+                pfnGet = zeDeviceGet,
+                pfnGetSubDevices = zeDeviceGetSubDevices,
+                pfnGetProperties = zeDeviceGetProperties,
+                pfnGetStatus = zeDeviceGetStatus,
+                pfnGetGlobalTimestamps = zeDeviceGetGlobalTimestamps,
+            });
+            optional_slots!(ze_device_dditable_t { pfnPciGetPropertiesExt = zeDevicePciGetPropertiesExt });
+        }
         "ze_context_dditable_t" => slots!(ze_context_dditable_t {
             pfnCreate = zeContextCreate,
             pfnDestroy = zeContextDestroy,
@@ -134,6 +137,7 @@ unsafe fn fill(table: &str, t: *mut c_void) {
             pfnEnumMemoryModules = zesDeviceEnumMemoryModules,
             pfnEnumPowerDomains = zesDeviceEnumPowerDomains,
             pfnEnumTemperatureSensors = zesDeviceEnumTemperatureSensors,
+            pfnProcessesGetState = zesDeviceProcessesGetState,
         }),
         "zes_frequency_dditable_t" => optional_slots!(zes_frequency_dditable_t {
             pfnGetProperties = zesFrequencyGetProperties,

@@ -100,6 +100,8 @@ mod ops_metrics;
 pub mod ops_stream;
 mod ops_tracer;
 mod ops_user_groups;
+mod pci;
+mod processes;
 mod profile;
 mod registry;
 pub mod ring;

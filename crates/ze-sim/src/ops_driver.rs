@@ -58,7 +58,7 @@ impl Instance {
         if self.config.driver_uuid_tag != 0 { self.config.driver_uuid_tag } else { crate::copy_env::default_uuid_tag() }
     }
 
-    fn ready(&self) -> R<()> {
+    pub(crate) fn ready(&self) -> R<()> {
         if self.initialized { Ok(()) } else { Err(ZE_RESULT_ERROR_UNINITIALIZED) }
     }
 
@@ -140,6 +140,7 @@ impl Instance {
             ("ZET_experimental_metric_export_memory", V1_0),
             ("ZET_experimental_metrics_runtime_enable_disable", V1_0),
             ("ZET_experimental_metric_tracer", V1_0),
+            ("ZE_extension_pci_properties", V1_0),
         ]
     }
 

@@ -1,6 +1,7 @@
 //! Sysman (`zes*`) of the simulated driver: per device one GPU frequency domain, one package
 //! power domain, two temperature sensors (GPU, memory), two engine groups (compute, copy) and
-//! one device memory module, with values that follow the workload (`workload::phase_at`).
+//! one device memory module, with values that follow the workload (`workload::phase_at`), and
+//! the processes using the device (`processes`).
 //!
 //! Counters (energy, engine active time, memory read/write bytes) are exact integrals of
 //! noiseless phase levels, so a client's rates are checkable: the package power is 8 W idle,
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::DeviceKind;
 use crate::instance::Instance;
 use crate::ops_driver::R;
+pub use crate::processes::ProcessesConfig;
 use crate::registry::{Obj, new_handle};
 use crate::workload::{Phase, noise, phase_at};
 
@@ -34,6 +36,8 @@ pub enum SysmanPiece {
     Engines,
     /// Memory modules (`zesMemoryGetState`, `zesMemoryGetBandwidth`).
     Memory,
+    /// The processes using the device (`zesDeviceProcessesGetState`).
+    Processes,
 }
 
 /// How the driver's Sysman behaves. Everything on and working by default; a piece is left out
@@ -64,6 +68,8 @@ pub struct SysmanConfig {
     /// `zesMemoryGetBandwidth` answers success with zero read and write counters and a zero
     /// `maxBandwidth` (as on some cards).
     pub zero_memory_bandwidth: bool,
+    /// The processes `zesDeviceProcessesGetState` lists, over time ([`ProcessesConfig`]).
+    pub processes: ProcessesConfig,
 }
 
 /// The energy counter's fall: from `at_ms` after the driver started its value is `to_j` joules
@@ -98,6 +104,7 @@ impl Default for SysmanConfig {
             energy_drop: None,
             no_temperature_sensors: false,
             zero_memory_bandwidth: false,
+            processes: ProcessesConfig::default(),
         }
     }
 }
@@ -105,6 +112,7 @@ impl Default for SysmanConfig {
 impl SysmanConfig {
     /// Rejects a wrap of 0 or non-finite/negative power, naming the field.
     pub(crate) fn validate(&self) -> Result<(), String> {
+        self.processes.validate()?;
         if self.counter_wrap == Some(0) {
             return Err("sysman.counter_wrap must be at least 1".into());
         }
@@ -240,7 +248,7 @@ impl Instance {
     }
 
     /// Before a state query: DEVICE_LOST on a lost device, NOT_AVAILABLE for a failing piece.
-    fn failing(&self, piece: SysmanPiece) -> R<()> {
+    pub(crate) fn failing(&self, piece: SysmanPiece) -> R<()> {
         if self.shared.is_lost() {
             return Err(ZE_RESULT_ERROR_DEVICE_LOST);
         }

@@ -123,8 +123,14 @@ fn loader_trace() -> Vec<String> {
     }
 }
 
+/// Each device's name, with its PCI address where the driver reports it: "ze-sim GPU
+/// (0000:03:00.0)".
 fn device_names(loader: &Loader) -> Vec<String> {
-    loader.drivers.iter().flat_map(|d| d.devices().unwrap_or_default()).map(|d| d.info.name).collect()
+    let named = |d: Device| match d.info.pci_bdf {
+        Some(bdf) => format!("{} ({bdf})", d.info.name),
+        None => d.info.name,
+    };
+    loader.drivers.iter().flat_map(|d| d.devices().unwrap_or_default()).map(named).collect()
 }
 
 /// The file a loaded library was mapped from, found in `/proc/self/maps` text by the start of
@@ -252,7 +258,8 @@ fn devices_check(real: &Result<Loader, Error>, alt_drivers: Option<&str>) -> Che
 fn describe_device(d: &Device) -> String {
     let subs = d.sub_devices().map(|s| s.len()).unwrap_or(0);
     let subs = if subs > 0 { format!(", {subs} sub-devices") } else { String::new() };
-    format!("{} [{:?}{subs}]", d.info.name, d.info.kind)
+    let pci = d.info.pci_bdf.as_ref().map(|b| format!(", PCI {b}")).unwrap_or_default();
+    format!("{} [{:?}{subs}{pci}]", d.info.name, d.info.kind)
 }
 
 /// `ZET_ENABLE_METRICS` as found (`value`), whether zescope set it, and which drivers in use can
@@ -340,7 +347,10 @@ mod tests {
         // from_sim marks the origin as built-in; the driver UUID marks it simulated too
         let c = devices_check(&Ok(l), None);
         assert_eq!(c.status, Status::Warn, "{c:?}");
-        assert!(c.detail.contains("ze-sim GPU [Gpu, 1 sub-devices]") && c.detail.contains("exports metric memory"));
+        assert!(
+            c.detail.contains("ze-sim GPU [Gpu, 1 sub-devices, PCI 0000:03:00.0]")
+                && c.detail.contains("exports metric memory")
+        );
         let none = sim_loader(|c| c.faults.no_devices = true);
         assert_eq!(devices_check(&Ok(none), None).status, Status::Fail);
     }

@@ -124,7 +124,7 @@ mod tests {
             kind,
         };
         RunDescription {
-            devices: vec![DeviceDescription { name: device.into(), identity: None, simulated: true }],
+            devices: vec![DeviceDescription { name: device.into(), identity: None, pci_bdf: None, simulated: true }],
             streams: vec![StreamDescription {
                 device: 0,
                 group: "G".into(),

@@ -10,7 +10,7 @@
 //! The rules, in the order they apply:
 //!
 //! - Every sample of a stream carries its device's labels (`device`; `uuid` and `driver` when the
-//!   device's identity is known; `simulated`), then `group` and `source` (how the group is read,
+//!   device's identity is known; `pci_bdf` when its PCI address is; `simulated`), then `group` and `source` (how the group is read,
 //!   [`names::source_label`]).
 //! - A telemetry series the naming knows ([`telemetry::telemetry`]) goes to its kind's family
 //!   (`zescope_power_watts{domain}`, …) with its domain labels; a throttle-reason bitmask becomes
@@ -42,17 +42,24 @@ pub struct DeviceDescription {
     pub name: String,
     /// Its UUID (lowercase hex) and driver version, when known (from the inventory).
     pub identity: Option<(String, u32)>,
+    /// Its PCI address `DDDD:BB:DD.F`, when the driver reported it: what fleet dashboards join
+    /// on (node exporters and xpumanager label devices by it).
+    pub pci_bdf: Option<String>,
     /// A simulated device, not hardware.
     pub simulated: bool,
 }
 
 impl DeviceDescription {
-    /// Its labels: `device`, then `uuid` and `driver` (hex) when known, then `simulated`.
+    /// Its labels: `device`, then `uuid` and `driver` (hex) when known, `pci_bdf` when known,
+    /// then `simulated`.
     pub fn labels(&self) -> Labels {
         let mut labels = vec![("device".to_owned(), self.name.clone())];
         if let Some((uuid, driver)) = &self.identity {
             labels.push(("uuid".into(), uuid.clone()));
             labels.push(("driver".into(), format!("{driver:#x}")));
+        }
+        if let Some(bdf) = &self.pci_bdf {
+            labels.push(("pci_bdf".into(), bdf.clone()));
         }
         labels.push(("simulated".into(), self.simulated.to_string()));
         labels
@@ -118,6 +125,7 @@ impl RunDescription {
             run.devices.push(DeviceDescription {
                 name: name.clone(),
                 identity: entry.map(|d| (d.uuid.clone(), d.driver_version)),
+                pci_bdf: entry.and_then(|d| d.pci_bdf.clone()),
                 simulated: entry.map_or(info.simulated, |d| d.simulated),
             });
         }
@@ -138,7 +146,7 @@ impl RunDescription {
         if let Some(i) = self.devices.iter().position(|d| d.name == name) {
             return i;
         }
-        self.devices.push(DeviceDescription { name: name.to_owned(), identity: None, simulated });
+        self.devices.push(DeviceDescription { name: name.to_owned(), identity: None, pci_bdf: None, simulated });
         self.devices.len() - 1
     }
 }

@@ -14,7 +14,12 @@ fn stream(group: &str, read_path: ReadPath, series: Vec<SeriesDescription>) -> S
 }
 
 fn device(name: &str) -> DeviceDescription {
-    DeviceDescription { name: name.into(), identity: Some(("ab01".into(), 0x10203)), simulated: false }
+    DeviceDescription {
+        name: name.into(),
+        identity: Some(("ab01".into(), 0x10203)),
+        pci_bdf: Some("0000:03:00.0".into()),
+        simulated: false,
+    }
 }
 
 fn label<'a>(rule: &'a SampleRule, key: &str) -> Option<&'a str> {
@@ -24,11 +29,19 @@ fn label<'a>(rule: &'a SampleRule, key: &str) -> Option<&'a str> {
 #[test]
 fn device_labels_come_first_and_identity_only_when_known() {
     let known = device("Card").labels();
-    let want: Labels = [("device", "Card"), ("uuid", "ab01"), ("driver", "0x10203"), ("simulated", "false")]
-        .map(|(k, v)| (k.to_owned(), v.to_owned()))
-        .to_vec();
+    let want: Labels = [
+        ("device", "Card"),
+        ("uuid", "ab01"),
+        ("driver", "0x10203"),
+        ("pci_bdf", "0000:03:00.0"),
+        ("simulated", "false"),
+    ]
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .to_vec();
     assert_eq!(known, want);
-    let unknown = DeviceDescription { name: "X".into(), identity: None, simulated: true }.labels();
+    let no_pci = DeviceDescription { pci_bdf: None, ..device("Card") }.labels();
+    assert_eq!(no_pci.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["device", "uuid", "driver", "simulated"]);
+    let unknown = DeviceDescription { name: "X".into(), identity: None, pci_bdf: None, simulated: true }.labels();
     assert_eq!(unknown, [("device".to_owned(), "X".to_owned()), ("simulated".to_owned(), "true".to_owned())]);
 }
 
@@ -136,6 +149,7 @@ fn a_live_run_takes_each_devices_identity_from_the_inventory() {
         uuid: uuid.into(),
         vendor_id: 0x8086,
         device_id: 0,
+        pci_bdf: (device == 0).then(|| "0000:03:00.0".to_owned()),
         driver_version: 7,
         simulated: true,
         groups: Vec::new(),
@@ -172,13 +186,23 @@ fn a_live_run_takes_each_devices_identity_from_the_inventory() {
     let run = RunDescription::live(&info, &[entry(0, "u0"), entry(1, "u1")]);
     assert_eq!(
         run.devices[0],
-        DeviceDescription { name: "ze-sim".into(), identity: Some(("u0".into(), 7)), simulated: true }
+        DeviceDescription {
+            name: "ze-sim".into(),
+            identity: Some(("u0".into(), 7)),
+            pci_bdf: Some("0000:03:00.0".into()),
+            simulated: true
+        }
     );
-    assert_eq!(run.devices[1], DeviceDescription { name: "ze-sim (0:5)".into(), identity: None, simulated: false });
+    assert_eq!(
+        run.devices[1],
+        DeviceDescription { name: "ze-sim (0:5)".into(), identity: None, pci_bdf: None, simulated: false }
+    );
     assert_eq!(run.streams.iter().map(|s| s.device).collect::<Vec<_>>(), [0, 1]);
     let c = Catalog::new(&run);
     assert_eq!(c.families.len(), 1);
     assert_eq!(label(&c.rules[0], "uuid"), Some("u0"));
+    assert_eq!(label(&c.rules[0], "pci_bdf"), Some("0000:03:00.0"), "the inventory's PCI address");
     assert_eq!(label(&c.rules[1], "uuid"), None);
+    assert_eq!(label(&c.rules[1], "pci_bdf"), None);
     assert_eq!(label(&c.rules[1], "source"), Some("export"), "a file read is exported memory too");
 }

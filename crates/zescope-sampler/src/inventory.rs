@@ -61,6 +61,7 @@ fn entry(
         uuid: dev.info.uuid_string(),
         vendor_id: dev.info.vendor_id,
         device_id: dev.info.device_id,
+        pci_bdf: dev.info.pci_bdf.clone(),
         driver_version,
         simulated,
         groups: Vec::new(),

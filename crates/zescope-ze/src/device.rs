@@ -249,6 +249,10 @@ pub struct DeviceInfo {
     pub sub_device: Option<u32>,
     /// Core clock rate in MHz, as the driver reports it.
     pub core_clock_mhz: u32,
+    /// PCI address `DDDD:BB:DD.F` (as `lspci -D` and xpumanager print it) from
+    /// `zeDevicePciGetPropertiesExt`; `None` where the driver does not offer it. A sub-device
+    /// has its root device's.
+    pub pci_bdf: Option<String>,
 }
 
 impl DeviceInfo {
@@ -269,6 +273,21 @@ pub struct Device {
     pub handle: ze_device_handle_t,
     /// What the device reported when listed.
     pub info: DeviceInfo,
+}
+
+/// The device's PCI address, or `None` when the loader or driver lacks
+/// `zeDevicePciGetPropertiesExt` or it fails (an optional call: never an error).
+fn pci_bdf(ze: &Ze, handle: ze_device_handle_t) -> Option<String> {
+    let f = ze.api.zeDevicePciGetPropertiesExt?;
+    let mut p = ze_pci_ext_properties_t::default();
+    // SAFETY: a device handle from enumeration and a valid properties struct with a null chain.
+    match check("zeDevicePciGetPropertiesExt", unsafe { f(handle, &mut p) }) {
+        Ok(()) => Some(super::pci_bdf_string(&p.address)),
+        Err(e) => {
+            log::debug!("{e}: the device's PCI address is not known");
+            None
+        }
+    }
 }
 
 impl Device {
@@ -293,6 +312,7 @@ impl Device {
             uuid: p.uuid.id,
             sub_device: (p.flags & ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE != 0).then_some(p.subdeviceId),
             core_clock_mhz: p.coreClockRate,
+            pci_bdf: pci_bdf(&ze, handle),
         };
         Ok(Device { ze, driver, handle, info })
     }

@@ -88,6 +88,11 @@ pub fn uuid_string(u: &[u8; 16]) -> String {
     format!("{}-{}-{}-{}-{}", h[..4].concat(), h[4..6].concat(), h[6..8].concat(), h[8..10].concat(), h[10..].concat())
 }
 
+/// A PCI address as `lspci -D` and xpumanager print it: `DDDD:BB:DD.F` (lowercase hex).
+pub fn pci_bdf_string(a: &level_zero_sys::ze_pci_address_ext_t) -> String {
+    format!("{:04x}:{:02x}:{:02x}.{:x}", a.domain, a.bus, a.device, a.function)
+}
+
 /// The Level Zero count/array protocol: ask for the count, then fill. `call(n, out)` must treat
 /// a null `out` as a count query and otherwise write at most `*n` elements.
 fn query_array<T: Copy>(

@@ -33,6 +33,21 @@ fn enumerates_devices_sub_devices_groups_and_metrics() {
 }
 
 #[test]
+fn devices_carry_their_pci_address_where_the_driver_offers_it() {
+    let (_sim, l) = loader(|c| c.devices[0].pci_bdf = Some("0001:0a:00.0".into()));
+    let devs = l.drivers[0].devices().unwrap();
+    let tile = &devs[0].sub_devices().unwrap()[0];
+    assert_eq!(devs[0].info.pci_bdf.as_deref(), Some("0001:0a:00.0"));
+    assert_eq!(tile.info.pci_bdf.as_deref(), Some("0001:0a:00.0"), "a tile has its root's address");
+    assert_eq!(devs[1].info.pci_bdf.as_deref(), Some("0000:00:0b.0"));
+    // A driver without the extension: no address, and nothing else lost.
+    let (_sim, l) = loader(|c| c.empty_entry_points = vec!["zeDevicePciGetPropertiesExt".into()]);
+    let devs = l.drivers[0].devices().unwrap();
+    assert!(devs.iter().all(|d| d.info.pci_bdf.is_none()));
+    assert_eq!(devs[0].info.name, "ze-sim GPU");
+}
+
+#[test]
 fn a_driver_that_overwrites_pnext_is_detected_and_not_followed() {
     let (sim, l) = loader(|c| c.quirks.overwrite_pnext = true);
     let dev = &l.drivers[0].devices().unwrap()[0];

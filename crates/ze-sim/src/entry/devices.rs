@@ -101,10 +101,13 @@ pub(crate) unsafe extern "C" fn sim_zeDriverGetExtensionProperties(
     guard("zeDriverGetExtensionProperties", || {
         // SAFETY: API contract.
         let count = unsafe { out(count) }?;
-        with(h, |_, obj, _| {
+        with(h, |inst, obj, _| {
             expect_obj!(obj, Obj::Driver => ());
+            // The PCI properties extension is not offered by a driver that leaves its entry empty.
+            let pci_empty = inst.config.is_empty_entry("zeDevicePciGetPropertiesExt");
             let items: Vec<ze_driver_extension_properties_t> = Instance::extension_names()
                 .iter()
+                .filter(|(name, _)| !(pci_empty && *name == "ZE_extension_pci_properties"))
                 .map(|(name, version)| {
                     let mut p = ze_driver_extension_properties_t::default();
                     crate::ops_driver::put_str(&mut p.name, name);
@@ -197,6 +200,20 @@ pub(crate) unsafe extern "C" fn sim_zeDeviceGetStatus(h: ze_device_handle_t) -> 
         with(h, |inst, obj, _| {
             expect_obj!(obj, Obj::Device(_) => ());
             inst.device_status()
+        })
+    })
+}
+
+pub(crate) unsafe extern "C" fn sim_zeDevicePciGetPropertiesExt(
+    h: ze_device_handle_t,
+    p: *mut ze_pci_ext_properties_t,
+) -> ze_result_t {
+    guard("zeDevicePciGetPropertiesExt", || {
+        // SAFETY: API contract.
+        let p = unsafe { out(p) }?;
+        with(h, |inst, obj, _| {
+            let d = expect_obj!(obj, Obj::Device(d) => d);
+            inst.pci_properties(d, p)
         })
     })
 }

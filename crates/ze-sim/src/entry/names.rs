@@ -75,6 +75,8 @@ pub(crate) const OPTIONAL: &[&str] = &[
     "zesMemoryGetProperties",
     "zesMemoryGetState",
     "zesMemoryGetBandwidth",
+    "zesDeviceProcessesGetState",
+    "zeDevicePciGetPropertiesExt",
     "zetMetricTracerCreateExp",
     "zetMetricTracerDestroyExp",
     "zetMetricTracerEnableExp",

@@ -1,5 +1,5 @@
 //! Sysman entry points (`zesInit`, `zesDriverGet`, `zesDeviceGet`, device properties, and the
-//! frequency, power, temperature, engine and memory queries). Device calls take a Sysman device
+//! frequency, power, temperature, engine and memory queries, the processes using a device). Device calls take a Sysman device
 //! handle from `zesDeviceGet`, or a core device handle when `ZES_ENABLE_SYSMAN=1` was set at
 //! `zeInit` (see `crate::sysman`).
 
@@ -107,6 +107,24 @@ enumerate!(sim_zesDeviceEnumMemoryModules, "zesDeviceEnumMemoryModules", zes_mem
     .sysman
     .devices[d]
     .memory]);
+
+pub(crate) unsafe extern "C" fn sim_zesDeviceProcessesGetState(
+    h: zes_device_handle_t,
+    count: *mut u32,
+    processes: *mut zes_process_state_t,
+) -> ze_result_t {
+    guard("zesDeviceProcessesGetState", || {
+        // SAFETY: API contract.
+        let count = unsafe { out(count) }?;
+        with(h, |inst, obj, _| {
+            let d = inst.sysman_device(obj)?;
+            inst.failing(crate::sysman::SysmanPiece::Processes)?;
+            // SAFETY: API contract: `processes` holds `*count` elements when non-null.
+            let out = unsafe { out_array(processes, *count) };
+            inst.processes_get_state(d, count, out)
+        })
+    })
+}
 
 /// A query on one Sysman domain handle: `$pat` picks the object, `$body` fills the output.
 macro_rules! query {

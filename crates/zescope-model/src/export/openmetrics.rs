@@ -53,9 +53,12 @@ pub(crate) fn described(session: &Session) -> Vec<(RunDescription, Vec<usize>)> 
         let device = *names.entry(meta.device.clone()).or_insert_with(|| {
             run.devices.push(match by_name.get(meta.device.as_str()) {
                 Some(d) => device(d),
-                None => {
-                    DeviceDescription { name: meta.device.clone(), identity: None, simulated: session.source.simulated }
-                }
+                None => DeviceDescription {
+                    name: meta.device.clone(),
+                    identity: None,
+                    pci_bdf: None,
+                    simulated: session.source.simulated,
+                },
             });
             run.devices.len() - 1
         });
@@ -83,6 +86,7 @@ fn device(d: &DeviceRecord) -> DeviceDescription {
     DeviceDescription {
         name: d.name.clone(),
         identity: known.then(|| (d.uuid.clone(), d.driver_version)),
+        pci_bdf: d.pci_bdf.clone(),
         simulated: d.simulated,
     }
 }

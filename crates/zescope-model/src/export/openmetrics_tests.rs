@@ -20,6 +20,7 @@ fn entry(device: usize, name: &str) -> DeviceEntry {
         uuid: format!("0{device}00-aa"),
         vendor_id: 0x8086,
         device_id: 1,
+        pci_bdf: Some(format!("0000:{:02x}:00.0", 3 + device)),
         driver_version: 0x100 + device as u32,
         simulated: device == 0,
         groups: Vec::new(),
@@ -136,7 +137,7 @@ fn streams_outside_a_run_name_their_device_from_the_list() {
     assert_eq!(runs.iter().map(|r| r.1.clone()).collect::<Vec<_>>(), [vec![0, 2], vec![1]]);
     let devices = &runs[0].0.devices;
     assert_eq!(devices[0], device(&s.devices[0]));
-    assert_eq!(devices[1], DeviceDescription { name: "Gone".into(), identity: None, simulated: false });
+    assert_eq!(devices[1], DeviceDescription { name: "Gone".into(), identity: None, pci_bdf: None, simulated: false });
 }
 
 #[test]
@@ -152,8 +153,9 @@ fn the_backfill_is_written_with_wall_clock_times() {
     assert_eq!(n, 4 + 4 + 2 + 14, "{text}");
     let start = s.recorded.started_unix_ms;
     let stamp = |ms: i64| format!(" {}.{:03}", ms / 1000, ms % 1000);
-    let card = "zescope_gpu_time_seconds_total{device=\"Card\",uuid=\"0000-aa\",driver=\"0x100\",simulated=\"true\",\
-                group=\"A\",source=\"export\"}";
+    // The session's device record keeps the PCI address: the backfill labels it as serve does.
+    let card = "zescope_gpu_time_seconds_total{device=\"Card\",uuid=\"0000-aa\",driver=\"0x100\",\
+                pci_bdf=\"0000:03:00.0\",simulated=\"true\",group=\"A\",source=\"export\"}";
     let first = text.lines().find(|l| l.starts_with(card)).unwrap_or_else(|| panic!("{text}"));
     assert!(first.ends_with(&stamp(start)), "{first} at {start}");
     assert!(text.contains("device=\"Card (0:3)\",simulated=\"false\",group=\"A\",source=\"streamer\""), "{text}");

@@ -101,6 +101,10 @@ pub struct DeviceRecord {
     pub driver_version: u32,
     /// A simulated device, not hardware.
     pub simulated: bool,
+    /// PCI address `DDDD:BB:DD.F` (as `lspci -D` prints it) where the driver reported it;
+    /// absent when unknown, and in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_bdf: Option<String>,
 }
 
 /// Where a device sits: driver, root device and sub-device indices.

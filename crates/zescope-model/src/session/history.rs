@@ -50,7 +50,7 @@ pub(super) fn source_record(s: &SourceInfo) -> SourceRecord {
 }
 
 /// The session's record of a device from the sampler's inventory: its identity (name, kind,
-/// PCI ids, UUID, driver version), not where it sits.
+/// PCI ids and address, UUID, driver version), not where it sits in the driver's list.
 pub(super) fn device_record(d: &DeviceEntry) -> DeviceRecord {
     DeviceRecord {
         name: d.name.clone(),
@@ -60,6 +60,7 @@ pub(super) fn device_record(d: &DeviceEntry) -> DeviceRecord {
         uuid: d.uuid.clone(),
         driver_version: d.driver_version,
         simulated: d.simulated,
+        pci_bdf: d.pci_bdf.clone(),
     }
 }
 

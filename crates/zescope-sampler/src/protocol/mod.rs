@@ -164,6 +164,9 @@ pub struct DeviceEntry {
     pub vendor_id: u32,
     /// PCI device id.
     pub device_id: u32,
+    /// PCI address `DDDD:BB:DD.F`, where the driver reports it (`zeDevicePciGetPropertiesExt`);
+    /// a sub-device has its root device's.
+    pub pci_bdf: Option<String>,
     /// The driver's version number, as the driver reports it.
     pub driver_version: u32,
     /// True for a simulated device.

@@ -1,0 +1,168 @@
+//! The simulated driver's PCI addresses (`zeDevicePciGetPropertiesExt`) and process lists
+//! (`zesDeviceProcessesGetState`), in-process on a private instance: configured and default
+//! addresses, a tile sharing its root's, an empty entry point; processes that come and go on the
+//! configured schedule, a pid given to a new process, the application itself while it holds a
+//! context, a count too small, the same list for the same seed.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::fixture::fixture;
+use common::ok;
+use level_zero_sys::*;
+use ze_sim::config::{ProcessesConfig, SysmanConfig, SysmanPiece};
+
+fn bdf(api: &Api, d: ze_device_handle_t) -> Result<String, ze_result_t> {
+    let mut p = ze_pci_ext_properties_t::default();
+    // SAFETY: a device handle of this instance and a valid properties struct.
+    ok(unsafe { (api.zeDevicePciGetPropertiesExt.expect("the entry point"))(d, &mut p) })?;
+    let a = p.address;
+    Ok(format!("{:04x}:{:02x}:{:02x}.{:x}", a.domain, a.bus, a.device, a.function))
+}
+
+#[test]
+fn devices_report_their_pci_address_and_tiles_their_roots() {
+    let f = fixture(|_| {});
+    let devices = f.raw.devices(f.drv).unwrap();
+    assert_eq!(bdf(&f.raw.api, devices[0]).unwrap(), "0000:03:00.0");
+    assert_eq!(bdf(&f.raw.api, devices[1]).unwrap(), "0000:00:0b.0");
+    let tile = f.raw.sub_devices(devices[0]).unwrap()[0];
+    assert_eq!(bdf(&f.raw.api, tile).unwrap(), "0000:03:00.0", "a tile is a function of its root");
+
+    let f = fixture(|c| {
+        c.devices[0].pci_bdf = Some("0001:81:00.0".into());
+        c.devices[1].pci_bdf = None;
+    });
+    let devices = f.raw.devices(f.drv).unwrap();
+    assert_eq!(bdf(&f.raw.api, devices[0]).unwrap(), "0001:81:00.0");
+    assert_eq!(bdf(&f.raw.api, devices[1]).unwrap(), "0000:00:0b.0", "the first NPU's default");
+
+    let f = fixture(|c| c.empty_entry_points = vec!["zeDevicePciGetPropertiesExt".into()]);
+    assert!(f.raw.api.zeDevicePciGetPropertiesExt.is_none(), "an empty entry point is not in the Api");
+}
+
+#[test]
+fn a_bad_or_misplaced_pci_address_is_refused_by_name() {
+    let e = ze_sim::SimConfig::from_ron(r#"(devices: [(pci_bdf: Some("03:00.0"))])"#, "cfg").unwrap_err().0;
+    assert!(e.contains("devices[0].pci_bdf") && e.contains("DDDD:BB:DD.F"), "{e}");
+    let e = ze_sim::SimConfig::from_ron(r#"(devices: [(sub_devices: [(pci_bdf: Some("0000:03:00.1"))])])"#, "cfg")
+        .unwrap_err()
+        .0;
+    assert!(e.contains("sub_devices[0].pci_bdf"), "{e}");
+    let e =
+        ze_sim::SimConfig::from_ron("(sysman: (processes: (exit_at_ms: 500, reuse_at_ms: 400)))", "cfg").unwrap_err().0;
+    assert!(e.contains("reuse_at_ms"), "{e}");
+}
+
+fn processes(api: &Api, d: ze_device_handle_t) -> Result<Vec<zes_process_state_t>, ze_result_t> {
+    let get = api.zesDeviceProcessesGetState.expect("the entry point");
+    let mut n = 0;
+    // SAFETY: a count query on a core device handle (Sysman on core handles in a private instance).
+    ok(unsafe { get(d.cast(), &mut n, std::ptr::null_mut()) })?;
+    let mut v = vec![zes_process_state_t::default(); n as usize + 4];
+    let mut n = v.len() as u32;
+    // SAFETY: room for `n` entries.
+    ok(unsafe { get(d.cast(), &mut n, v.as_mut_ptr()) })?;
+    v.truncate(n as usize);
+    Ok(v)
+}
+
+fn pids(v: &[zes_process_state_t]) -> Vec<u32> {
+    v.iter().map(|p| p.processId).collect()
+}
+
+#[test]
+fn processes_come_and_go_on_schedule_and_an_exited_pid_is_reused() {
+    let schedule = ProcessesConfig { exit_at_ms: 300, reuse_at_ms: 700, job_period_ms: 0, include_self: false };
+    let started = Instant::now();
+    let f = fixture(|c| c.sysman = SysmanConfig { processes: schedule.clone(), ..Default::default() });
+    let gpu = f.gpu();
+    let before = processes(&f.raw.api, gpu).unwrap();
+    assert!(started.elapsed() < Duration::from_millis(250), "the first read came too late to check the schedule");
+    assert_eq!(before.len(), 2, "the long-lived workload and the media process: {before:?}");
+    let (main, media) = (before[0], before[1]);
+    assert!(main.processId > 1 << 22, "simulated pids are above any host pid: {}", main.processId);
+    assert!(main.memSize > (29 << 30) / 10 && main.engines & ZES_ENGINE_TYPE_FLAG_COMPUTE != 0, "{main:?}");
+    assert_eq!(media.engines, ZES_ENGINE_TYPE_FLAG_MEDIA | ZES_ENGINE_TYPE_FLAG_DMA);
+    assert_eq!(media.sharedSize, 256 << 20);
+
+    std::thread::sleep(Duration::from_millis(450).saturating_sub(started.elapsed()));
+    assert_eq!(pids(&processes(&f.raw.api, gpu).unwrap()), [main.processId], "the media process exited");
+
+    std::thread::sleep(Duration::from_millis(800).saturating_sub(started.elapsed()));
+    let after = processes(&f.raw.api, gpu).unwrap();
+    assert_eq!(pids(&after), [main.processId, media.processId], "a new process has the exited one's pid");
+    assert_eq!((after[1].memSize, after[1].engines), (1 << 30, ZES_ENGINE_TYPE_FLAG_RENDER), "and is not the old one");
+
+    let tile = f.raw.sub_devices(gpu).unwrap()[0];
+    assert_eq!(pids(&processes(&f.raw.api, tile).unwrap()), pids(&after), "a tile lists its root's processes");
+    let npu = f.raw.devices(f.drv).unwrap()[1];
+    let on_npu = processes(&f.raw.api, npu).unwrap();
+    assert_eq!(on_npu.len(), 1);
+    assert!(!pids(&after).contains(&on_npu[0].processId));
+
+    // The same seed gives the same pids; another seed others.
+    let same = fixture(|c| c.sysman = SysmanConfig { processes: schedule.clone(), ..Default::default() });
+    assert_eq!(processes(&same.raw.api, same.gpu()).unwrap()[0].processId, main.processId);
+    let other = fixture(|c| {
+        c.seed = 2;
+        c.sysman = SysmanConfig { processes: schedule, ..Default::default() };
+    });
+    assert_ne!(processes(&other.raw.api, other.gpu()).unwrap()[0].processId, main.processId);
+}
+
+#[test]
+fn short_jobs_start_with_fresh_pids() {
+    let f = fixture(|c| {
+        c.sysman.processes = ProcessesConfig { job_period_ms: 200, include_self: false, ..Default::default() };
+    });
+    let mut jobs = std::collections::BTreeSet::new();
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(700) {
+        let list = processes(&f.raw.api, f.gpu()).unwrap();
+        assert!((2..=3).contains(&list.len()), "{list:?}");
+        jobs.extend(list.iter().skip(2).map(|p| p.processId));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(jobs.len() >= 3, "a job per period, each with its own pid: {jobs:?}");
+}
+
+#[test]
+fn the_application_is_listed_while_it_holds_a_context_with_what_it_imported() {
+    let f = fixture(|_| {});
+    let me = std::process::id();
+    assert!(!pids(&processes(&f.raw.api, f.gpu()).unwrap()).contains(&me));
+    let (c, d, _g, e) = f.running();
+    let p = f.raw.import(c, d, e.fd, e.size).unwrap();
+    let list = processes(&f.raw.api, d).unwrap();
+    let own = list.iter().find(|p| p.processId == me).expect("the application is listed");
+    assert_eq!(own.sharedSize, e.size as u64, "its import of the exported memory is shared memory");
+    let npu = f.raw.devices(f.drv).unwrap()[1];
+    let on_npu = processes(&f.raw.api, npu).unwrap();
+    assert_eq!(on_npu.iter().find(|p| p.processId == me).map(|p| p.sharedSize), Some(0), "nothing imported there");
+    f.raw.free(c, p).unwrap();
+    f.clean_teardown(c, d);
+    assert!(!pids(&processes(&f.raw.api, d).unwrap()).contains(&me), "gone with its context");
+}
+
+#[test]
+fn a_count_too_small_fills_what_fits_and_says_so() {
+    let f = fixture(|_| {});
+    let get = f.raw.api.zesDeviceProcessesGetState.unwrap();
+    let mut one = [zes_process_state_t::default(); 1];
+    let mut n = 1;
+    // SAFETY: room for one entry.
+    let r = unsafe { get(f.gpu().cast(), &mut n, one.as_mut_ptr()) };
+    assert_eq!(r, ZE_RESULT_ERROR_INVALID_SIZE);
+    assert_eq!(n, 1);
+    assert!(one[0].processId > 1 << 22);
+}
+
+#[test]
+fn a_failing_or_empty_process_list_answers_as_configured() {
+    let f = fixture(|c| c.sysman.failing = vec![SysmanPiece::Processes]);
+    assert_eq!(processes(&f.raw.api, f.gpu()).unwrap_err(), ZE_RESULT_ERROR_NOT_AVAILABLE);
+    let f = fixture(|c| c.empty_entry_points = vec!["zesDeviceProcessesGetState".into()]);
+    assert!(f.raw.api.zesDeviceProcessesGetState.is_none());
+}
