@@ -4,6 +4,8 @@
 #   - its control data: libze1 recommended, not depended on;
 #   - extracted into a scratch root (dpkg-deb -x), the binary runs from there
 #     (--version, and doctor/list on the simulated device);
+#   - the installed Grafana dashboard is JSON and the alert rules pass `promtool check rules`
+#     (where python3 / promtool are installed);
 #   - the installed desktop entry and AppStream metainfo validate, the desktop entry takes a file
 #     (%f) of a MIME type the package's shared-mime-info file defines, the man pages are gzip files
 #     that mention every subcommand, the bash completion parses.
@@ -35,6 +37,8 @@ expected=(
   usr/share/fish/vendor_completions.d/zescope.fish
   usr/share/doc/zescope/copyright
   usr/lib/systemd/system/zescope-serve.service
+  usr/share/zescope/zescope-dashboard.json
+  usr/share/zescope/zescope-rules.yml
 )
 for n in 16 32 48 64 128 256; do expected+=("usr/share/icons/hicolor/${n}x${n}/apps/zescope.png"); done
 for f in assets/layouts/*.ron; do expected+=("usr/share/zescope/layouts/$(basename "$f")"); done
@@ -83,6 +87,16 @@ if [ -f "$unit" ]; then
     said=$(systemd-analyze verify --man=no "$unit" 2>&1 | grep -v '/usr/bin/zescope is not executable' || true)
     [ -z "$said" ] || fail "systemd-analyze verify: $said"
   fi
+fi
+
+# the fleet files: an importable dashboard (JSON) and alert rules Prometheus loads
+if command -v python3 >/dev/null; then
+  python3 -m json.tool "$root/usr/share/zescope/zescope-dashboard.json" >/dev/null ||
+    fail "usr/share/zescope/zescope-dashboard.json is not JSON"
+fi
+if command -v promtool >/dev/null; then
+  promtool check rules "$root/usr/share/zescope/zescope-rules.yml" >/dev/null ||
+    fail "promtool check rules fails on usr/share/zescope/zescope-rules.yml"
 fi
 
 desktop-file-validate "$root/usr/share/applications/zescope.desktop" || fail "desktop entry does not validate"

@@ -1,6 +1,7 @@
 //! The command line's tests, one binary: each module runs the `zescope` binary as a user does
 //! (`support::zescope`, with a clean environment) and checks what a feature does —
-//! `doctor`, `export` and `hostile_bounds` (memory bounds of a load), `man_pages` (man pages and
+//! `dashboard` (the Grafana dashboard and alert rules of `dist/`, against a real Prometheus
+//! scraping `serve`), `doctor`, `export` and `hostile_bounds` (memory bounds of a load), `man_pages` (man pages and
 //! completions), `list`, `open` (a file argument), `record`, `markers`, `serve`, several devices, faults and the series it lays out (`serve*`), the same series
 //! live and backfilled (`openmetrics_same_series`), sessions written by
 //! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
@@ -9,6 +10,7 @@
 
 mod support;
 
+mod dashboard;
 mod doctor;
 mod export;
 mod hostile_bounds;

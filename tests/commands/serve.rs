@@ -250,16 +250,13 @@ fn readme_block(first_line: &str) -> String {
 }
 
 #[test]
-fn the_readme_alert_rules_and_scrape_config_are_valid() {
+fn the_readme_scrape_config_is_valid() {
     let Some(promtool) = tool("promtool") else { return };
     let dir = tempfile::tempdir().unwrap();
-    let rules = dir.path().join("zescope.yml");
-    std::fs::write(&rules, readme_block("# rules/zescope.yml")).unwrap();
-    let out = Command::new(&promtool).args(["check", "rules"]).arg(&rules).output().unwrap();
-    assert!(out.status.success(), "promtool check rules: {}", String::from_utf8_lossy(&out.stdout));
     let config = dir.path().join("prometheus.yml");
     std::fs::write(&config, readme_block("# prometheus.yml")).unwrap();
     let out = Command::new(&promtool).args(["check", "config", "--syntax-only"]).arg(&config).output().unwrap();
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "promtool check config: {said}");
+    assert!(readme_block("# prometheus.yml").contains("/usr/share/zescope/zescope-rules.yml"), "names the rules");
 }
