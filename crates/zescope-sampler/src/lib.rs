@@ -23,6 +23,7 @@ mod inventory;
 pub mod layout;
 mod optional;
 mod outbox;
+mod process_reader;
 pub mod protocol;
 mod report_time;
 mod run;

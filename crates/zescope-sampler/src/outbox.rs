@@ -3,7 +3,8 @@
 //! Events go through a bounded channel with `try_send`. What does not fit waits here: sample
 //! batches of the same stream are coalesced into one, and when the waiting samples exceed the
 //! cap the oldest whole batches are dropped, counted, and the next batch of that stream is
-//! marked `gap_before` so no line is drawn across the hole. Other events (errors, run
+//! marked `gap_before` so no line is drawn across the hole. Process snapshots wait too, at most
+//! [`MAX_WAITING_PROCESSES`] of them (the oldest dropped first). Other events (errors, run
 //! started/stopped) are never dropped; stats keep only the latest.
 
 use std::collections::{HashSet, VecDeque};
@@ -17,6 +18,10 @@ use super::protocol::{Event, Health, SampleBatch};
 /// samples and stats: lets a UI sleep until there is something to show instead of polling (and
 /// ignore mere data while its view is frozen).
 pub type Waker = std::sync::Arc<dyn Fn(bool) + Send + Sync>;
+
+/// Process snapshots (`Event::Processes`) that wait for a slow consumer at most: a minute of
+/// one device's, read once a second.
+pub(crate) const MAX_WAITING_PROCESSES: usize = 64;
 
 pub(crate) struct Outbox {
     tx: Sender<Event>,
@@ -54,6 +59,15 @@ impl Outbox {
         match ev {
             Event::Samples(b) => self.push_samples(b),
             Event::Health(s) => self.stats = Some(s),
+            Event::Processes(p) => {
+                self.queue.push_back(Event::Processes(p));
+                let waiting = self.queue.iter().filter(|e| matches!(e, Event::Processes(_))).count();
+                if waiting > MAX_WAITING_PROCESSES
+                    && let Some(i) = self.queue.iter().position(|e| matches!(e, Event::Processes(_)))
+                {
+                    self.queue.remove(i);
+                }
+            }
             other => self.queue.push_back(other),
         }
         self.flush();
@@ -125,7 +139,7 @@ impl Outbox {
     fn send_waiting(&mut self, sent: &mut (bool, bool)) {
         while let Some(ev) = self.queue.pop_front() {
             let values = if let Event::Samples(b) = &ev { b.values.len() } else { 0 };
-            let other = !matches!(ev, Event::Samples(_));
+            let other = !matches!(ev, Event::Samples(_) | Event::Processes(_));
             match self.tx.try_send(ev) {
                 Ok(()) => {
                     self.queued_values -= values;
@@ -247,5 +261,35 @@ mod tests {
         while rx.try_recv().is_ok() {}
         o.flush();
         assert_eq!(calls.lock().unwrap().len(), 3, "nothing delivered, nobody woken");
+    }
+
+    #[test]
+    fn waiting_process_snapshots_are_bounded_oldest_first_and_are_data() {
+        use super::super::protocol::processes::ProcessSnapshot;
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let calls = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let c = calls.clone();
+        let mut o =
+            Outbox::new(tx, 1000).with_waker(Some(std::sync::Arc::new(move |only| c.lock().unwrap().push(only))));
+        let snap = |at_ns| Event::Processes(ProcessSnapshot { run: 1, target: 0, at_ns, processes: Vec::new() });
+        for t in 0..(MAX_WAITING_PROCESSES as i64 + 10) {
+            o.push(snap(t));
+        }
+        assert_eq!(*calls.lock().unwrap(), [true], "one delivery, of data only");
+        assert_eq!(o.waiting(), MAX_WAITING_PROCESSES, "the rest wait, bounded");
+        let mut got = Vec::new();
+        loop {
+            while let Ok(Event::Processes(p)) = rx.try_recv() {
+                got.push(p.at_ns);
+            }
+            if o.waiting() == 0 {
+                break;
+            }
+            o.flush();
+        }
+        assert_eq!(got[0], 0, "the first went straight through");
+        assert_eq!(got[1], 10, "the oldest waiting ones were dropped");
+        assert_eq!(got.len(), MAX_WAITING_PROCESSES + 1);
+        assert!(got.windows(2).all(|w| w[0] < w[1]), "in order");
     }
 }

@@ -132,6 +132,8 @@ pub(crate) struct Run {
     last_status: Instant,
     /// Features turned off during the run, not yet reported.
     notices: Vec<String>,
+    /// The processes using each device (runs that read telemetry).
+    processes: super::process_reader::ProcessReaders,
 }
 
 impl Run {
@@ -145,7 +147,19 @@ impl Run {
             devices: devices.into_iter().map(|d| (d, true)).collect(),
             last_status: Instant::now(),
             notices: Vec::new(),
+            processes: Default::default(),
         }
+    }
+
+    /// Reads the devices' processes with `readers` on the ticks from now on.
+    pub(crate) fn with_processes(mut self, readers: super::process_reader::ProcessReaders) -> Run {
+        self.processes = readers;
+        self
+    }
+
+    /// The process snapshots read since the last call.
+    pub(crate) fn take_processes(&mut self) -> Vec<super::protocol::processes::ProcessSnapshot> {
+        self.processes.take()
     }
 
     /// Checks the layout's magic against one torn-free snapshot of every stream, trying for up
@@ -241,6 +255,7 @@ impl Run {
                 out.unchanged += 1;
             }
         }
+        self.processes.poll(self.info.run, Instant::now(), &mut self.notices)?;
         Ok(out)
     }
 

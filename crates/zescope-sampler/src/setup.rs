@@ -101,6 +101,13 @@ pub(crate) fn start(
         names.push(name);
         devices.push(device);
     }
+    let processes = match cfg.telemetry {
+        true => match super::process_reader::ProcessReaders::plan(&devices, &names, &mut notices) {
+            Ok(p) => p,
+            Err(e) => return Err(with_teardown(e, parts.finish(), pending)),
+        },
+        false => Default::default(),
+    };
     let info = RunInfo {
         run,
         config: cfg.clone(),
@@ -110,7 +117,7 @@ pub(crate) fn start(
         imports: parts.imports(),
         notices,
     };
-    let mut r = Run::new(info, parts, streams, devices);
+    let mut r = Run::new(info, parts, streams, devices).with_processes(processes);
     match r.check_first_snapshot() {
         Ok(()) => Ok(r),
         Err(e) => Err(with_teardown(e, r.stop(), pending)),

@@ -524,4 +524,7 @@ fn send_batches(run: &mut Run, outbox: &mut Outbox) {
     for b in run.take_batches() {
         outbox.push(Event::Samples(b));
     }
+    for p in run.take_processes() {
+        outbox.push(Event::Processes(p));
+    }
 }

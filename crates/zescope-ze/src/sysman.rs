@@ -1,4 +1,5 @@
-//! Sysman (`zes*`): reaching a device's telemetry and reading its domains, as safe calls.
+//! Sysman (`zes*`): reaching a device's telemetry and reading its domains, and the processes
+//! using it, as safe calls.
 //!
 //! Two ways in: where the loader exports `zesInit`, `zesInit` + `zesDriverGet` +
 //! `zesDeviceGet`, the Sysman device matched to the core device by UUID
@@ -131,6 +132,34 @@ impl Sysman {
         self.enumerate("zesDeviceEnumMemoryModules", e, "zesMemoryGetProperties", p)
     }
 
+    /// `zesDeviceProcessesGetState`: the processes using the device now. The list may grow
+    /// between the count query and the call that fills it (the driver then answers
+    /// ZE_RESULT_ERROR_INVALID_SIZE): the array is sized with room to spare and the call tried
+    /// again, larger, up to [`MAX_PROCESSES`] entries; what the driver returns last is kept.
+    pub fn processes(&self) -> Result<Vec<zes_process_state_t>, ZeError> {
+        const CALL: &str = "zesDeviceProcessesGetState";
+        let f = entry!(self, zesDeviceProcessesGetState);
+        let mut n = 0u32;
+        // SAFETY: a count query (null array) on a Sysman (or core) device handle.
+        check(CALL, unsafe { f(self.handle, &mut n, std::ptr::null_mut()) })?;
+        let mut room = (n as usize + 8).min(MAX_PROCESSES);
+        loop {
+            let mut v = vec![zes_process_state_t::default(); room];
+            let mut count = room as u32;
+            // SAFETY: `v` holds `count` valid structs with their stype set.
+            let r = unsafe { f(self.handle, &mut count, v.as_mut_ptr()) };
+            if r == ZE_RESULT_ERROR_INVALID_SIZE && room < MAX_PROCESSES {
+                room = (room * 2).min(MAX_PROCESSES);
+                continue;
+            }
+            if r != ZE_RESULT_ERROR_INVALID_SIZE {
+                check(CALL, r)?;
+            }
+            v.truncate((count as usize).min(room));
+            return Ok(v);
+        }
+    }
+
     fn enumerate<H: Copy + NullHandle, P: Default>(
         &self,
         enum_name: &'static str,
@@ -153,6 +182,10 @@ impl Sysman {
             .collect()
     }
 }
+
+/// Most processes read of one device at a time: a driver reporting more gets the first this many
+/// (a host runs far fewer processes on one device).
+pub const MAX_PROCESSES: usize = 4096;
 
 /// A null value of a handle type, for `query_array`.
 pub trait NullHandle {

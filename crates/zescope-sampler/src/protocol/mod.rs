@@ -1,5 +1,6 @@
 //! What crosses the channels between the sampler thread and everyone else: plain data only.
 
+pub mod processes;
 pub mod telemetry;
 
 use std::time::Duration;
@@ -468,6 +469,9 @@ pub enum Event {
     RunStarted(RunInfo),
     /// Samples of one stream of the current run.
     Samples(SampleBatch),
+    /// The processes using one device of the current run (runs that read telemetry; at most
+    /// once a second per device).
+    Processes(processes::ProcessSnapshot),
     /// Sampler health, every `Options::health_period`.
     Health(Health),
     /// A run ended; no more samples of it follow.

@@ -3,13 +3,14 @@
 //! (`run`), drivers that differ or fail (`drivers`), several devices on one clock (`multidev`),
 //! a panic part way through a teardown (`panic`), random sequences of commands under sets of
 //! faults (`props`), drivers that behave as the public NPU driver and compute-runtime do
-//! (`profiles`), the time-based streamer (`streamer`), and the layouts that decode exported
-//! bytes (`layout`).
+//! (`profiles`), the time-based streamer (`streamer`), the processes using each device
+//! (`processes`), and the layouts that decode exported bytes (`layout`).
 
 mod drivers;
 mod layout;
 mod multidev;
 mod panic;
+mod processes;
 mod profiles;
 mod props;
 mod run;
