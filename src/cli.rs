@@ -241,13 +241,44 @@ pub struct ServeOptions {
     /// interval if longer) for node_exporter's textfile collector.
     #[arg(long, value_name = "DIR")]
     pub textfile: Option<PathBuf>,
+    /// Also serve the processes using each device (read through Sysman once a second, as
+    /// telemetry): zescope_process_memory_bytes and zescope_process_shared_memory_bytes with
+    /// `pid` and `command` labels, for the top processes by memory of each device.
+    #[arg(long, conflicts_with = "no_telemetry")]
+    pub processes: bool,
+    /// How many processes per device `--processes` serves (those using the most device memory):
+    /// bounds the series a scrape holds.
+    #[arg(long, value_name = "N", default_value_t = crate::openmetrics::processes::DEFAULT_TOP,
+          value_parser = clap::value_parser!(u16).range(1..=1000).map(usize::from))]
+    pub top_processes: usize,
 }
 
 impl ServeOptions {
     /// The serving these options ask for, from `source`: telemetry unless `--no-telemetry`.
     pub fn into_args(self, source: Source) -> crate::serve::ServeArgs {
-        let ServeOptions { listen, devices, groups, telemetry: _, no_telemetry, interval, via, textfile } = self;
-        crate::serve::ServeArgs { source, listen, devices, groups, interval, via, telemetry: !no_telemetry, textfile }
+        let ServeOptions {
+            listen,
+            devices,
+            groups,
+            telemetry: _,
+            no_telemetry,
+            interval,
+            via,
+            textfile,
+            processes,
+            top_processes,
+        } = self;
+        crate::serve::ServeArgs {
+            source,
+            listen,
+            devices,
+            groups,
+            interval,
+            via,
+            telemetry: !no_telemetry,
+            textfile,
+            processes: processes.then_some(top_processes),
+        }
     }
 }
 

@@ -58,6 +58,8 @@ pub trait Handler {
     fn samples(&mut self, batch: SampleBatch) -> Result<(), String>;
     /// The sampler's health report.
     fn health(&mut self, health: Health);
+    /// The processes using one device of the run (runs that read telemetry).
+    fn processes(&mut self, _snapshot: crate::sampler::processes::ProcessSnapshot) {}
     /// A notice during run `run`, printed already.
     fn notice(&mut self, run: u64, message: String);
     /// An error of the sampler, with its hint; the loop keeps it in [`Outcome::errors`].
@@ -198,6 +200,7 @@ impl Loop<'_> {
                 }
                 Event::Samples(b) => handler.samples(b)?,
                 Event::Health(s) => handler.health(s),
+                Event::Processes(p) => handler.processes(p),
                 Event::Notice { run, message } => {
                     sampler::say_notice(&message);
                     handler.notice(run, message);

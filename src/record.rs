@@ -7,7 +7,8 @@
 //! from the run's start) or its workload's exit, besides SIGINT and SIGTERM; everything received
 //! up to then is written. CSV rows are flushed every second, so even a killed recording keeps
 //! what came before; a session (`.ron`) is saved atomically every 30 s in the background and at
-//! the end, so a killed recording leaves the last checkpoint.
+//! the end, so a killed recording leaves the last checkpoint. With telemetry, the processes using
+//! the devices go with it: into the session, or beside a CSV as `NAME.processes.csv`.
 //!
 //! While it records it listens for the workload's markers (`crate::markers`) and prints where;
 //! with a command after `--` it starts that command once sampling runs, with `ZESCOPE_MARKERS`
@@ -235,6 +236,10 @@ impl Handler for Recording<'_> {
         self.written(rows)
     }
 
+    fn processes(&mut self, p: crate::sampler::processes::ProcessSnapshot) {
+        self.out.processes(self.run.as_ref(), &p);
+    }
+
     fn health(&mut self, s: Health) {
         self.summary.health = Some(s);
         self.summary.health_after = self.run_started.elapsed();
@@ -337,8 +342,19 @@ impl Out {
     }
 
     fn stopped(&mut self, run: u64) {
-        if let Out::Session(s) = self {
-            s.stopped(run);
+        match self {
+            Out::Csv(c) => c.processes.run_stopped(run),
+            Out::Session(s) => s.stopped(run),
+        }
+    }
+
+    /// The processes using a device of `run` (the run being recorded).
+    fn processes(&mut self, run: Option<&RunInfo>, p: &crate::sampler::processes::ProcessSnapshot) {
+        match self {
+            Out::Csv(c) => {
+                c.processes.ingest_of_run(p, run, &crate::view::processes::ProcFs);
+            }
+            Out::Session(s) => s.processes(p),
         }
     }
 
@@ -355,7 +371,8 @@ impl Out {
         match self {
             Out::Csv(c) => {
                 c.finish().map_err(|e| e.to_string())?;
-                c.write_markers()
+                c.write_markers()?;
+                c.write_processes()
             }
             Out::Session(s) => s.finish(),
         }

@@ -80,7 +80,13 @@ pub fn drain(
                     state.health = Some(s);
                 }
             }
+            Event::Processes(p) if takes_samples => {
+                let info = state.ingest.run.as_ref().map(|r| &r.info);
+                state.history.processes.ingest_of_run(&p, info, &crate::view::processes::ProcFs);
+            }
+            Event::Processes(_) => {}
             Event::RunStopped { run, .. } => {
+                state.history.processes.run_stopped(run);
                 state.ingest.run_stopped(store, run);
             }
             Event::Error(e) => state.push_error(e),

@@ -123,6 +123,8 @@ impl ZescopeApp {
                     .on_hover_text("a thin plot of the whole history above the panes, the shown range marked");
                 ui.checkbox(&mut self.phases.shown, "Phase table")
                     .on_hover_text("per phase and series: duration, mean, min, max, totals, energy");
+                ui.checkbox(&mut self.processes.shown, "Processes")
+                    .on_hover_text("per device, the processes using it: memory, engines; read with the telemetry");
                 if ui.add_enabled(self.cursors != Default::default(), egui::Button::new("Clear cursors")).clicked() {
                     self.cursors.clear();
                 }
@@ -189,6 +191,9 @@ impl ZescopeApp {
             let now = ctx.input(|i| i.time);
             self.phases.refresh(now, &self.store, &self.state.ingest.series, ranges, self.comparison.as_ref());
             self.phases.window(&ctx);
+        }
+        if self.processes.shown {
+            self.processes.window(&ctx, &self.state.history.processes, &self.store);
         }
         cursor_readout_window(&ctx, &mut self.cursors, &self.store, &self.state.ingest.series);
         self.recovery_window(&ctx);

@@ -33,6 +33,7 @@ pub mod panes;
 pub mod path_prompt;
 pub mod phase_table;
 pub(crate) mod plots;
+pub mod processes;
 pub(crate) mod readout;
 pub(crate) mod reconcile;
 pub(crate) mod recording_info;
@@ -133,6 +134,8 @@ pub struct ZescopeApp {
     pub overview: overview::Overview,
     /// View → Phase table.
     pub phases: phase_table::PhasePanel,
+    /// View → Processes.
+    pub processes: processes::ProcessPanel,
     /// The A/B cursors on the shared time axis.
     pub cursors: crate::view::cursors::Cursors,
     /// A second session shown beside the data (File → Compare with…).
@@ -177,6 +180,7 @@ impl ZescopeApp {
             plot_frames: Vec::new(),
             overview: overview::Overview::new(settings.overview == settings::Shown::Yes),
             phases: phase_table::PhasePanel::default(),
+            processes: processes::ProcessPanel::default(),
             cursors: crate::view::cursors::Cursors::default(),
             comparison: None,
         }

@@ -7,6 +7,9 @@
 //! so rows wait in time order until every stream has passed them (at most `MAX_WAIT` behind the
 //! newest sample: a stream that stalls does not hold the file back) and are written then; the
 //! file's rows are in time order.
+//!
+//! Beside it go the workload's markers (`NAME.markers.csv`) and the processes that used the
+//! devices (`NAME.processes.csv`, `export::write_processes_csv`), written at the end.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +24,8 @@ pub(super) struct CsvOut {
     path: std::path::PathBuf,
     /// The workload's markers that arrived.
     pub(super) markers: crate::view::Markers,
+    /// The processes using the devices; they go beside the samples (`export::processes_path`).
+    pub(super) processes: crate::view::Processes,
     file: Option<std::fs::File>,
     w: Option<CsvWriter<std::fs::File>>,
     /// First column of each stream.
@@ -38,6 +43,7 @@ impl CsvOut {
         CsvOut {
             path,
             markers: crate::view::Markers::with_cap(marker_cap),
+            processes: Default::default(),
             file: Some(f),
             w: None,
             starts: Vec::new(),
@@ -56,6 +62,18 @@ impl CsvOut {
         let path = crate::export::markers_path(&self.path);
         let origin = self.w.as_ref().and_then(CsvWriter::origin);
         crate::export::write_markers_csv(&path, self.markers.marks(), origin)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    /// Writes `NAME.processes.csv` beside the samples when processes were listed, on the
+    /// samples' time zero (call after [`CsvOut::finish`]).
+    pub(super) fn write_processes(&self) -> Result<(), String> {
+        if self.processes.is_empty() {
+            return Ok(());
+        }
+        let path = crate::export::processes_path(&self.path);
+        let origin = self.w.as_ref().and_then(CsvWriter::origin);
+        crate::export::write_processes_csv(&path, &self.processes, origin)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 

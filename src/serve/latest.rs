@@ -38,6 +38,19 @@ pub struct Latest {
     pub running: bool,
     /// Errors the sampler reported.
     pub errors: u64,
+    /// With `--processes`: per device of the run (its index), its top processes.
+    pub processes: Vec<Vec<ProcessSeries>>,
+}
+
+/// One process's samples (`serve --processes`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProcessSeries {
+    /// The device's labels, then `pid` and `command`.
+    pub labels: Labels,
+    /// Device memory, bytes.
+    pub memory_bytes: f64,
+    /// Shared device memory, bytes.
+    pub shared_bytes: f64,
 }
 
 /// The latest values the HTTP workers read: swapped whole by the serve loop, cloned (one `Arc`) by a
@@ -145,6 +158,16 @@ impl Collector for View {
                     } else {
                         ConstGauge::new(value).encode(m.encode_family(&rule.labels)?)?;
                     }
+                }
+            }
+        }
+        if s.processes.iter().any(|d| !d.is_empty()) {
+            use crate::openmetrics::processes::{MEMORY_FAMILY, MEMORY_HELP, SHARED_FAMILY, SHARED_HELP};
+            for (name, help, shared) in [(MEMORY_FAMILY, MEMORY_HELP, false), (SHARED_FAMILY, SHARED_HELP, true)] {
+                let mut m = enc.encode_descriptor(name, help, Some(&Unit::Bytes), MetricType::Gauge)?;
+                for p in s.processes.iter().flatten() {
+                    let v = if shared { p.shared_bytes } else { p.memory_bytes };
+                    ConstGauge::new(v).encode(m.encode_family(&p.labels)?)?;
                 }
             }
         }

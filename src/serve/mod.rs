@@ -13,10 +13,13 @@
 //! planner `export --openmetrics` backfills a saved session with. SIGINT/SIGTERM, or the run
 //! ending on an error, end it through the sampler's one teardown; an error is said on stderr as
 //! it comes. With `--textfile DIR` the same page (Prometheus text) is written atomically to
-//! `DIR/zescope.prom` for node_exporter's textfile collector, from the loop's tick.
+//! `DIR/zescope.prom` for node_exporter's textfile collector, from the loop's tick. With
+//! `--processes`, each device's newest process snapshot gives the top N processes by memory
+//! their own series (`processes.rs`, names from `zescope-openmetrics`' `processes`).
 
 pub mod http;
 pub mod latest;
+mod processes;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -55,6 +58,9 @@ pub struct ServeArgs {
     pub telemetry: bool,
     /// Write `zescope.prom` into this directory as well.
     pub textfile: Option<PathBuf>,
+    /// `--processes`: serve the processes using each device, at most this many per device (the
+    /// ones using the most device memory); `None`: no process series.
+    pub processes: Option<usize>,
 }
 
 /// The store's memory cap: serve keeps only what the newest values need.
@@ -102,6 +108,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         textfile: args.textfile.as_deref(),
         textfile_every: args.interval.max(TEXTFILE_PERIOD),
         textfile_due: Instant::now(),
+        processes: args.processes.map(processes::Top::new),
     };
     let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut serving);
     server.stop();
@@ -123,6 +130,8 @@ struct Serving<'a> {
     textfile: Option<&'a std::path::Path>,
     textfile_every: Duration,
     textfile_due: Instant,
+    /// `--processes`: the top processes of each device, with their commands.
+    processes: Option<processes::Top>,
 }
 
 impl Serving<'_> {
@@ -165,6 +174,22 @@ impl Handler for Serving<'_> {
         self.publish();
     }
 
+    /// With `--processes`: the device's top processes replace its earlier ones.
+    fn processes(&mut self, snap: sampler::processes::ProcessSnapshot) {
+        let (Some(top), Some(catalog), Some(run)) = (&mut self.processes, &self.latest.catalog, &self.ingest.run)
+        else {
+            return;
+        };
+        let Some(device) = catalog.devices.get(snap.target).filter(|_| run.info.run == snap.run) else { return };
+        let served = top.of(&snap, device, &crate::view::processes::ProcFs);
+        let list = &mut self.latest.processes;
+        if list.len() <= snap.target {
+            list.resize(snap.target + 1, Vec::new());
+        }
+        list[snap.target] = served;
+        self.publish();
+    }
+
     fn notice(&mut self, run: u64, message: String) {
         self.ingest.notice(run, message);
     }
@@ -183,6 +208,7 @@ impl Handler for Serving<'_> {
     fn stopped(&mut self, run: u64, reason: StopReason) -> Flow {
         self.ingest.run_stopped(&mut self.store, run);
         self.latest.running = false;
+        self.latest.processes.clear();
         self.publish();
         // An error ending the run makes serve exit non-zero, even before the error itself.
         if reason == StopReason::Error && self.latest.errors == 0 {

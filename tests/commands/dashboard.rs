@@ -8,8 +8,8 @@
 //!   memory, the sampler's health).
 //! - `promtool check rules` accepts the rule file, and every expression of the dashboard wrapped
 //!   as a recording rule.
-//! - A real Prometheus (Debian's `prometheus`) scraping `zescope serve` on the simulated GPU and
-//!   NPU, with the rule file loaded: every dashboard expression (Grafana's variables substituted
+//! - A real Prometheus (Debian's `prometheus`) scraping `zescope serve --processes` on the
+//!   simulated GPU and NPU, with the rule file loaded: every dashboard expression (Grafana's variables substituted
 //!   as Grafana would, `$device` once per device), every query variable's `label_values`, and
 //!   every alert's expression returns at least one series through the HTTP API
 //!   (`/api/v1/query`). An alert's condition is a threshold that should not hold on a healthy
@@ -209,7 +209,7 @@ fn the_dashboard_is_importable_with_a_row_per_device_and_the_panels_engineers_lo
         }
     }
     let titles: Vec<String> = per_device.iter().map(|p| p["title"].as_str().unwrap().to_lowercase()).collect();
-    for want in ["busy", "frequency", "throttl", "power", "energy", "temperature", "memory"] {
+    for want in ["busy", "frequency", "throttl", "power", "energy", "temperature", "memory", "processes"] {
         assert!(titles.iter().any(|t| t.contains(want)), "no {want} panel in the device row: {titles:?}");
     }
     let health: Vec<String> = top[..row]
@@ -332,7 +332,7 @@ impl Drop for Prometheus {
 #[test]
 fn every_expression_returns_series_from_a_real_prometheus_scraping_serve() {
     let Some(prometheus) = tool("prometheus") else { return };
-    let s = Serve::start(&["--device", "0,1"]);
+    let s = Serve::start(&["--device", "0,1", "--processes"]);
     let prom = Prometheus::start(&prometheus, s.addr, &dist("zescope-rules.yml"));
 
     // What must answer: the dashboard's expressions for each device, its variables' label

@@ -3,7 +3,8 @@
 //! `dashboard` (the Grafana dashboard and alert rules of `dist/`, against a real Prometheus
 //! scraping `serve`), `doctor`, `export` and `hostile_bounds` (memory bounds of a load), `man_pages` (man pages and
 //! completions), `list`, `open` (a file argument), `record`, `markers`, `serve`, several devices, faults and the series it lays out (`serve*`), the same series
-//! live and backfilled (`openmetrics_same_series`), sessions written by
+//! live and backfilled (`openmetrics_same_series`), the processes using each device in `record`'s
+//! files and `serve --processes` (`processes`), sessions written by
 //! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
 //! every source through the real Level Zero loaders (`loader_*`; `loader_profiles`: drivers that
 //! behave as Intel's NPU driver and compute-runtime do, found by the loader's own discovery).
@@ -22,6 +23,7 @@ mod man_pages;
 mod markers;
 mod open;
 mod openmetrics_same_series;
+mod processes;
 mod record;
 mod serve;
 mod serve_devices;

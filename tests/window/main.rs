@@ -3,7 +3,7 @@
 //! a feature of the window — the basics (`basics`), envelope plots (`envelope_plot`), files and
 //! the path prompt (`files`, `prompt`, `open_progressive`, `unsaved`, `roundtrip`), panes and
 //! their layout (`panes`, `layout`, `resize`), live/paused/recording modes (`modes`), several
-//! devices (`multidev`), the phase table (`phases`), drivers that behave as Intel's NPU driver and
+//! devices (`multidev`), the phase table (`phases`), the process table (`processes`), drivers that behave as Intel's NPU driver and
 //! compute-runtime do (`profiles`), settings (`settings`), the streamer and
 //! telemetry sources (`streamer`, `telemetry`), and the time axis (`time_axis`, `wheel`).
 
@@ -18,6 +18,7 @@ mod multidev;
 mod open_progressive;
 mod panes;
 mod phases;
+mod processes;
 mod profiles;
 mod prompt;
 mod resize;

@@ -13,6 +13,8 @@
 //!   sampler's `RunInfo` and the inventory by serve, from a session's records by export) becomes
 //!   a [`Catalog`]: families, label sets, and per value of the run the [`SampleRule`]s that turn
 //!   it into samples (factor, bitmask bit).
+//! - [`processes`]: the processes using each device (`serve --processes`): their families,
+//!   labels and the top N by memory.
 //! - [`backfill`]: the timestamped OpenMetrics text `promtool tsdb create-blocks-from
 //!   openmetrics` reads.
 //!
@@ -29,6 +31,7 @@
 pub mod backfill;
 pub mod catalog;
 pub mod names;
+pub mod processes;
 pub mod telemetry;
 
 pub use backfill::Backfill;

@@ -126,9 +126,14 @@ pub fn family_name(metric: &str, unit: &BaseUnit) -> String {
 }
 
 /// Names zescope gives its own metrics (`zescope_device_info`, `zescope_build_info`, the
-/// sampler's health `zescope_sampler_*`): a counter's family never takes one.
+/// sampler's health `zescope_sampler_*`, the processes' `zescope_process_memory_bytes` and
+/// `zescope_process_shared_memory_bytes`): a counter's family never takes one.
 pub fn reserved(name: &str) -> bool {
-    name == "zescope_device" || name == "zescope_build" || name.starts_with("zescope_sampler")
+    name == "zescope_device"
+        || name == "zescope_build"
+        || name.starts_with("zescope_sampler")
+        || name == crate::processes::MEMORY_FAMILY
+        || name == crate::processes::SHARED_FAMILY
 }
 
 /// Which of `families` a counter's samples go to (the catalog's one rule, for `zescope serve`

@@ -15,6 +15,7 @@ mod csv;
 mod image;
 mod markers_csv;
 mod openmetrics;
+mod processes_csv;
 
 use std::collections::BTreeMap;
 
@@ -27,6 +28,7 @@ pub use csv::{CsvWriter, column};
 pub use image::{png, svg};
 pub use markers_csv::{markers_path, write_markers_csv};
 pub use openmetrics::openmetrics;
+pub use processes_csv::{processes_path, write_processes_csv};
 
 /// One series of a pane, as the UI shows it.
 #[derive(Clone, Debug, PartialEq)]

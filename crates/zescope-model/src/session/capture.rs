@@ -169,6 +169,7 @@ impl Session {
             markers: ui.markers.to_vec(),
             origin_ns: store.origin_ns(),
             comparison: None,
+            processes: super::processes::records(&h.processes),
             streams,
         }
     }
@@ -192,6 +193,7 @@ impl Session {
                 devices: self.devices.clone(),
                 runs: self.runs.clone(),
                 streams: BTreeMap::new(),
+                processes: super::processes::processes(&self.processes),
             },
             layout: self.layout(),
             view: TimeView::default(),

@@ -181,6 +181,7 @@ fn file_of(session: &Session, version: u32, streams: Vec<StreamFile>) -> Session
         markers: session.markers.clone(),
         origin_ns: session.origin_ns,
         comparison: session.comparison.clone(),
+        processes: session.processes.clone(),
         streams,
     }
 }
@@ -230,6 +231,7 @@ fn check_metadata(f: &SessionFile) -> Result<(), SessionError> {
         }
     }
     check_len("streams", f.streams.len(), MAX_STREAMS)?;
+    super::processes::check(&f.processes, MAX_ITEMS)?;
     if let Some(c) = &f.comparison {
         check_len("comparison.path", c.path.len(), 4096)?;
         check_len("comparison.align_marker", c.align_marker.as_ref().map_or(0, String::len), 4096)?;
@@ -614,6 +616,7 @@ pub(super) fn check<'a>(
         markers: f.markers.clone(),
         origin_ns: f.origin_ns,
         comparison: f.comparison.clone(),
+        processes: f.processes.clone(),
         streams,
     };
     Ok(Checked { session, samples, chunks: all_chunks })

@@ -43,6 +43,9 @@ pub(crate) struct SessionFile {
     /// Another session shown beside this one (File → Compare with…); absent when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparison: Option<ComparisonRef>,
+    /// The processes that used the devices (`processes.rs`); absent when none were seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<super::ProcessRecord>,
     /// Every stream with its data, in store order (last in the file: the bulk of it).
     pub streams: Vec<StreamFile>,
 }

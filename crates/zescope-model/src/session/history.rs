@@ -26,6 +26,9 @@ pub struct RunHistory {
     pub runs: Vec<RunRecord>,
     /// What each stream is (set when its run started, or restored).
     pub streams: BTreeMap<StreamId, StreamMeta>,
+    /// The processes that used the devices (fed with the sampler's process snapshots, or
+    /// restored).
+    pub processes: crate::view::Processes,
 }
 
 /// Milliseconds since the Unix epoch, now.

@@ -32,6 +32,7 @@ mod job;
 mod load_job;
 mod markers;
 mod packed;
+mod processes;
 mod recorder;
 
 use std::path::Path;
@@ -50,6 +51,7 @@ pub use io::{MAX_FILE_BYTES, write_atomic};
 pub use job::SaveJob;
 pub use load_job::{IN_FLIGHT, LoadEvent, LoadHead, LoadJob, Piece};
 pub use markers::{markers_from_file, markers_to_file};
+pub use processes::ProcessRecord;
 pub use recorder::Recorder;
 
 use zescope_store::StreamData;
@@ -73,6 +75,8 @@ pub struct Session {
     pub origin_ns: Option<i64>,
     /// Another session to show beside this one (a reference to its file and time shift).
     pub comparison: Option<ComparisonRef>,
+    /// The processes that used the devices (`processes.rs`), in the order first seen.
+    pub processes: Vec<ProcessRecord>,
     /// Every stream's description and history, in the order the file holds them.
     pub streams: Vec<SessionStream>,
 }

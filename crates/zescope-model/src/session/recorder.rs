@@ -55,6 +55,12 @@ impl Recorder {
         self.ingest.samples(&mut self.store, b).map(|_| ()).map_err(|e| format!("samples could not be stored: {e}"))
     }
 
+    /// Files a process snapshot (`Event::Processes`) of the run in progress; others are ignored.
+    pub fn processes(&mut self, snap: &zescope_sampler::processes::ProcessSnapshot) {
+        let info = self.ingest.run.as_ref().map(|r| &r.info);
+        self.history.processes.ingest_of_run(snap, info, &crate::view::processes::ProcFs);
+    }
+
     /// Keeps at most `cap` markers (`view::Markers::with_cap`); call before the first marker.
     pub fn set_marker_cap(&mut self, cap: usize) {
         self.markers = crate::view::Markers::with_cap(cap);
@@ -73,6 +79,7 @@ impl Recorder {
     /// Run `run` stopped (`Event::RunStopped`): its streams take no more samples.
     pub fn stopped(&mut self, run: u64) {
         self.ingest.run_stopped(&mut self.store, run);
+        self.history.processes.run_stopped(run);
     }
 
     /// The session as recorded so far, with the default pane layout and a live view.

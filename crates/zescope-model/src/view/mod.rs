@@ -11,6 +11,8 @@
 //! - [`markers`]: instants and named ranges on the samples' time axis ([`Markers`]);
 //! - [`panes`]: the pane layout ([`PaneLayout`], [`PaneSpec`]) and its default placement;
 //! - [`phases`]: the phase table (per phase and series: duration, mean/min/max, totals, energy);
+//! - [`processes`]: the processes that used each device over time ([`Processes`]), from the
+//!   sampler's process snapshots;
 //! - [`timeview`]: which part of the timeline is shown ([`TimeView`]: window, follow/pause,
 //!   zoom);
 //! - [`ticks`]: round axis steps with room for their labels;
@@ -28,6 +30,7 @@ pub mod ingest;
 pub mod markers;
 pub mod panes;
 pub mod phases;
+pub mod processes;
 pub mod runs;
 pub mod series;
 pub mod ticks;
@@ -37,5 +40,6 @@ pub use activity::Activity;
 pub use ingest::{ActiveRun, Ingest};
 pub use markers::{Mark, Markers, Span};
 pub use panes::{PaneLayout, PaneSpec, default_layout};
+pub use processes::Processes;
 pub use series::{SeriesEntry, SeriesKey, stream_desc};
 pub use timeview::{Mode, TimeView, Window, data_x};

@@ -1,6 +1,6 @@
 //! The model's integration tests, one binary, each module a feature: images and CSV of panes
 //! (`export`, `export_clip`), the phase table against a brute-force model (`phases`), session
-//! files — autosave checkpoints (`autosave`), malformed files (`corpus`), a save killed midway
+//! files — the processes they keep (`processes`), autosave checkpoints (`autosave`), malformed files (`corpus`), a save killed midway
 //! (`crash`), flipped bytes (`flips`) — and hostile input: crafted files and folders with a peak
 //! memory bound (`hostile_files`), mutations of real files (`hostile_mutations`).
 
@@ -13,6 +13,7 @@ mod flips;
 mod hostile_files;
 mod hostile_mutations;
 mod phases;
+mod processes;
 
 /// The name the test harness gives test `name` of the module whose `module_path!()` is
 /// `module` (its path without the binary's own name): what `--exact` takes when a test runs
