@@ -13,11 +13,14 @@ use crate::view::processes::{Host, NOT_ON_HOST};
 
 use super::latest::ProcessSeries;
 
+/// A pid's start time on this host and its command (`None`: not on this host).
+type Known = (Option<u64>, Option<String>);
+
 /// The top processes of each device, and the commands of the pids listed last.
 pub(super) struct Top {
     n: usize,
-    /// Per device (run target): pid → (start time, command) of the pids its last snapshot listed.
-    commands: HashMap<usize, HashMap<u32, (Option<u64>, Option<String>)>>,
+    /// Per device (run target): pid → what is known of it, for the pids its last snapshot listed.
+    commands: HashMap<usize, HashMap<u32, Known>>,
 }
 
 impl Top {

@@ -273,8 +273,10 @@ fn get(addr: SocketAddr, path: &str) -> (u16, String) {
     (status, body)
 }
 
-/// Prometheus' answer to an instant query: the result's series, or what went wrong.
+/// Prometheus' answer to an instant query: the result's series, or what went wrong (also: it
+/// does not listen yet).
 fn query(prom: SocketAddr, q: &str) -> Result<Vec<Value>, String> {
+    std::net::TcpStream::connect(prom).map_err(|e| format!("Prometheus at {prom}: {e}"))?;
     let (status, body) = get(prom, &format!("/api/v1/query?query={}", url_encoded(q)));
     let v: Value = serde_json::from_str(&body).map_err(|e| format!("HTTP {status}, not JSON ({e}): {body}"))?;
     if v["status"] != "success" {

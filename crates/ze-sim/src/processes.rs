@@ -114,12 +114,12 @@ impl Instance {
                 } else if ms >= cfg.reuse_at_ms {
                     out.push(state(base + 1, GIB, 0, ZES_ENGINE_TYPE_FLAG_RENDER));
                 }
-                if cfg.job_period_ms > 0 {
-                    let k = ms / cfg.job_period_ms;
-                    if ms % cfg.job_period_ms < cfg.job_period_ms / 2 {
-                        let mem = 256 * MIB * (1 + k % 3);
-                        out.push(state(base + 100 + k as u32, mem, 0, ZES_ENGINE_TYPE_FLAG_COMPUTE));
-                    }
+                // A job per period (none when the period is 0), running for its first half.
+                if let Some(k) = ms.checked_div(cfg.job_period_ms)
+                    && ms - k * cfg.job_period_ms < cfg.job_period_ms / 2
+                {
+                    let mem = 256 * MIB * (1 + k % 3);
+                    out.push(state(base + 100 + k as u32, mem, 0, ZES_ENGINE_TYPE_FLAG_COMPUTE));
                 }
             }
             DeviceKind::Npu => {

@@ -335,7 +335,7 @@ impl ProcessColumn {
 }
 
 /// `rows` sorted by `column`, ascending or not.
-pub fn sorted<'a>(mut rows: Vec<&'a Process>, column: ProcessColumn, ascending: bool) -> Vec<&'a Process> {
+pub fn sorted(mut rows: Vec<&Process>, column: ProcessColumn, ascending: bool) -> Vec<&Process> {
     rows.sort_by(|a, b| if ascending { column.compare(a, b) } else { column.compare(b, a) });
     rows
 }
