@@ -16,6 +16,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::catalog::Catalog;
+pub use crate::catalog::model::Model;
 pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
 pub use crate::sysman::{SysmanConfig, SysmanPiece};
 
@@ -66,6 +68,11 @@ pub struct SimConfig {
     /// Sysman telemetry (frequency, power, temperature, engines, memory): on by default; faults
     /// and wrapping counters here, pieces left out through `empty_entry_points`.
     pub sysman: SysmanConfig,
+    /// The metric groups of the GPU devices: `Builtin` (default) keeps each device's `groups`;
+    /// `Realistic` gives every GPU device (root and sub-device) a catalogue the size of a real
+    /// Intel GPU's in their place (34 groups, about 1,300 metrics; `crate::catalog` describes
+    /// it). NPUs keep their groups.
+    pub catalog: Catalog,
 }
 
 /// When metric groups are visible to the application (`zetMetricGroupGet` answers them).
@@ -200,6 +207,9 @@ pub enum Signal {
     Synthetic,
     /// The device time of a report, ns (the timestamp metric of a streamable group).
     Timestamp,
+    /// A counter described as a real driver describes it (metric type, result type, unit) whose
+    /// value follows the workload as its model says (`crate::catalog::model`).
+    Modelled(Model),
 }
 
 impl Signal {
@@ -208,7 +218,7 @@ impl Signal {
         matches!(
             self,
             Signal::GpuTime | Signal::BusyCycles | Signal::BytesRead | Signal::BytesWritten | Signal::Inferences
-        )
+        ) || matches!(self, Signal::Modelled(m) if m.is_cumulative())
     }
 
     /// The unit the metric's properties report for this signal.
@@ -224,6 +234,7 @@ impl Signal {
             Signal::Inferences => "inferences",
             Signal::Synthetic => "units",
             Signal::Timestamp => "ns",
+            Signal::Modelled(m) => m.unit.text(),
         }
     }
 }
@@ -371,6 +382,7 @@ impl Default for SimConfig {
             driver_uuid_tag: 0,
             streamer_buffer_reports: 16384,
             sysman: SysmanConfig::default(),
+            catalog: Catalog::Builtin,
         }
     }
 }

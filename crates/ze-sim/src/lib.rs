@@ -73,6 +73,7 @@
 #![warn(missing_docs)]
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
+pub mod catalog;
 pub mod config;
 mod copy_env;
 pub mod ddi;

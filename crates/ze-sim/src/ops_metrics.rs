@@ -216,6 +216,7 @@ impl Instance {
         };
         p.resultType = if cumulative || timestamp { ZET_VALUE_TYPE_UINT64 } else { ZET_VALUE_TYPE_FLOAT64 };
         put_str(&mut p.resultUnits, m.cfg.signal.unit());
+        crate::catalog::override_types(m.cfg.signal, per_metric, &mut p.metricType, &mut p.resultType);
         if self.config.quirks.overwrite_pnext {
             p.pNext = self.clobber();
         }
