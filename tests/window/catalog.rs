@@ -2,7 +2,8 @@
 //! over a thousand metrics per GPU), driven through egui_kittest against a real sampler: groups
 //! start collapsed and only the rows in view are laid out; a search shows the matching metrics in
 //! their groups; ticking the 45-metric `ComputeBasic` takes all its metrics; a run of it puts its
-//! series in panes by unit, one pane per unit and no pane mixing units.
+//! series in panes by unit, one pane per unit and no pane mixing units; scrolling a fully open
+//! catalogue brings the rows at its bottom into view, still laying out only those.
 
 use std::collections::BTreeSet;
 
@@ -94,4 +95,36 @@ fn a_searched_and_ticked_compute_basic_runs_into_one_pane_per_unit() {
     assert!(all.len() >= 8, "ComputeBasic's units: {all:?}");
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn scrolling_the_open_catalogue_lays_out_the_rows_that_come_into_view() {
+    let sim = crate::support::sim(|c| c.catalog = Catalog::Realistic);
+    let mut h = crate::support::harness_on(&sim);
+    h.state_mut().open_all_groups(true);
+    h.step();
+    let last = realistic_groups().last().unwrap().metrics.last().unwrap().clone();
+    let ze_sim::config::Signal::Modelled(model) = last.signal else { panic!("{last:?}") };
+    let last = format!("{} [{}]", last.name, model.unit.text());
+    assert!(h.query_by_label("GpuTime [ns]").is_some(), "the top of the tree is in view");
+    assert!(h.query_by_label(&last).is_none(), "{last} is far below");
+    let over = h.get_by_label("GpuTime [ns]").rect().center();
+    h.hover_at(over);
+    for _ in 0..10 {
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, -100_000.0),
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Wheel,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    }
+    for _ in 0..20 {
+        h.step();
+    }
+    assert!(h.query_by_label(&last).is_some(), "the bottom of the tree came into view");
+    assert!(h.query_by_label("GpuTime [ns]").is_none(), "the top left it");
+    let laid_out = h.query_all_by_role(Role::CheckBox).count();
+    assert!(laid_out < 100, "{laid_out} tick boxes laid out of {} rows", h.state().source_rows());
 }
