@@ -1,5 +1,8 @@
 //! `plot_frame`: one headless egui frame (`Context::run_ui` + `tessellate`, no
 //! GPU) drawing 16 series in one egui_plot plot 1600 x 900 points wide.
+//! A frame prepares each envelope plot before `Plot::show` (`EnvelopePlot::prepare`: the
+//! series' envelopes queried and meshed for the range the frame shows), as the window does,
+//! then shows it.
 //!
 //! - `plot_frame/decimated/1M`, `plot_frame/decimated/10M`: 16 series of 1M /
 //!   10M samples each through the store's envelope path (`EnvelopePlot`),
@@ -55,7 +58,7 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui::{Color32, Context, RawInput, Rect, pos2, vec2};
 use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
-use zescope::app::envelope_plot::{EnvelopePlot, PlotSeries};
+use zescope::app::envelope_plot::{EnvelopePlot, PlotFrame, PlotSeries};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 
 /// The app's allocator (`src/main.rs`), so a frame's allocations cost what they cost there.
@@ -132,9 +135,17 @@ fn frame(ctx: &Context, mut plot: impl FnMut(&mut egui::Ui)) -> usize {
     ctx.tessellate(out.shapes, out.pixels_per_point).len()
 }
 
+/// The value range every plot shows.
+const Y: (f64, f64) = (-20.0, 340.0);
+
 fn bounds(pu: &mut egui_plot::PlotUi<'_>, x: (f64, f64)) {
     pu.set_plot_bounds_x(x.0..=x.1);
-    pu.set_plot_bounds_y(-20.0..=340.0);
+    pu.set_plot_bounds_y(Y.0..=Y.1);
+}
+
+/// What an envelope plot over `x` shows, decided before `Plot::show` as the window decides it.
+fn shows(x: (f64, f64)) -> PlotFrame {
+    PlotFrame { x: Some(x), y: Some(Y), limit: None }
 }
 
 fn plot_series(store: &Store) -> Vec<PlotSeries> {
@@ -149,7 +160,7 @@ fn decimated(c: &mut Criterion, label: &str, store: &Store, samples: usize) {
     let series = plot_series(store);
     let span = (samples - 1) as f64 * PERIOD_NS as f64 * 1e-9;
     let ctx = Context::default();
-    let plot = EnvelopePlot::new();
+    let mut plot = EnvelopePlot::new();
     let mut k = 0u64;
     let mut group = c.benchmark_group("plot_frame");
     group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
@@ -157,11 +168,13 @@ fn decimated(c: &mut Criterion, label: &str, store: &Store, samples: usize) {
         b.iter(|| {
             k += 1;
             let shift = k as f64 * 1e-3;
+            // Widening by 1 ms too: a new zoom, so no columns are kept (see the docs).
+            let x = (shift, span + 2.0 * shift);
             black_box(frame(&ctx, |ui| {
+                plot.prepare(store, &series, shows(x));
                 Plot::new("bench").show(ui, |pu| {
-                    // Widening by 1 ms too: a new zoom, so no columns are kept (see the docs).
-                    bounds(pu, (shift, span + 2.0 * shift));
-                    plot.add_to(pu, store, &series);
+                    bounds(pu, x);
+                    plot.add_to(pu, store);
                 });
             }))
         })
@@ -173,7 +186,7 @@ fn decimated(c: &mut Criterion, label: &str, store: &Store, samples: usize) {
 fn zoomed(c: &mut Criterion, store: &Store, samples: usize) {
     let series = plot_series(store);
     let ctx = Context::default();
-    let plot = EnvelopePlot::new();
+    let mut plot = EnvelopePlot::new();
     let mut k = 0u64;
     let mut group = c.benchmark_group("plot_frame");
     group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
@@ -183,10 +196,12 @@ fn zoomed(c: &mut Criterion, store: &Store, samples: usize) {
             // A prime stride through the history: no stretch is shown twice in any run.
             let first = (k * 7919) % (samples as u64 - 2_000);
             let x0 = (first as f64 * PERIOD_NS as f64 + k as f64) * 1e-9;
+            let x = (x0, x0 + 1_999.0 * PERIOD_NS as f64 * 1e-9);
             black_box(frame(&ctx, |ui| {
+                plot.prepare(store, &series, shows(x));
                 Plot::new("bench").show(ui, |pu| {
-                    bounds(pu, (x0, x0 + 1_999.0 * PERIOD_NS as f64 * 1e-9));
-                    plot.add_to(pu, store, &series);
+                    bounds(pu, x);
+                    plot.add_to(pu, store);
                 });
             }))
         })
@@ -212,7 +227,7 @@ fn window(c: &mut Criterion) {
     );
     let all = plot_series(&store);
     let panes: Vec<&[PlotSeries]> = all.chunks(SERIES).collect();
-    let plots: Vec<EnvelopePlot> = panes.iter().map(|_| EnvelopePlot::new()).collect();
+    let mut plots: Vec<EnvelopePlot> = panes.iter().map(|_| EnvelopePlot::new()).collect();
     let (t0, t1) = store.time_range(id).unwrap();
     let span = (t1 - t0) as f64 * 1e-9;
     let ctx = Context::default();
@@ -223,12 +238,14 @@ fn window(c: &mut Criterion) {
         b.iter(|| {
             k += 1;
             let shift = k as f64 * 1e-3;
+            let x = (shift, span + 2.0 * shift);
             black_box(frame(&ctx, |ui| {
                 let h = ui.available_height() / 4.0;
-                for (p, (series, plot)) in panes.iter().zip(&plots).enumerate() {
+                for (p, (series, plot)) in panes.iter().zip(&mut plots).enumerate() {
+                    plot.prepare(&store, series, shows(x));
                     Plot::new(("pane", p)).height(h).show(ui, |pu| {
-                        bounds(pu, (shift, span + 2.0 * shift));
-                        plot.add_to(pu, &store, series);
+                        bounds(pu, x);
+                        plot.add_to(pu, &store);
                     });
                 }
             }))
@@ -241,12 +258,14 @@ fn window(c: &mut Criterion) {
             k += 1;
             let step = (k % 1000) as f64 * 1e-3;
             let x1 = span - 1.0 + step;
+            let x = (x1 - 100.0 - step, x1);
             black_box(frame(&ctx, |ui| {
                 let h = ui.available_height() / 4.0;
-                for (p, (series, plot)) in panes.iter().zip(&plots).enumerate() {
+                for (p, (series, plot)) in panes.iter().zip(&mut plots).enumerate() {
+                    plot.prepare(&store, series, shows(x));
                     Plot::new(("pane", p)).height(h).show(ui, |pu| {
-                        bounds(pu, (x1 - 100.0 - step, x1));
-                        plot.add_to(pu, &store, series);
+                        bounds(pu, x);
+                        plot.add_to(pu, &store);
                     });
                 }
             }))

@@ -71,7 +71,7 @@ fn start() -> (Child, SocketAddr) {
         .and_then(|a| a.strip_suffix("/metrics"))
         .and_then(|a| a.parse().ok())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
-    // Until the stats of the run are served (the first stats window), then one more second.
+    // Until the health of the run is served (the first health window), then one more second.
     let deadline = Instant::now() + Duration::from_secs(20);
     while !scrape(addr).is_ok_and(|p| p.contains("zescope_sampler_ticks_total")) {
         assert!(Instant::now() < deadline, "serve never served its stats");
@@ -126,7 +126,7 @@ fn phase(secs: u64, scraped: bool) -> Phase {
     } else {
         std::thread::sleep(Duration::from_secs(secs));
     }
-    // Stats are sent every 500 ms: wait for a fresh report before the last reading.
+    // Health reports are sent every 500 ms: wait for a fresh report before the last reading.
     std::thread::sleep(Duration::from_millis(600));
     let h1 = health(addr);
     let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();

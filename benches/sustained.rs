@@ -9,7 +9,7 @@
 //! interval after it. A late sampler tick (more than an interval after its deadline) reads once
 //! and moves on to the next deadline to come: the read serves the last deadline passed (less
 //! than an interval before it), and its own deadline and those between are missed
-//! (`Stats::skipped_ticks` counts exactly those). So its misses are the skipped deadlines, out
+//! (`Health::skipped_ticks` counts exactly those). So its misses are the skipped deadlines, out
 //! of ticks plus skipped deadlines. The floor loop never skips: it catches up tick by tick, and
 //! each catch-up later than an interval is a miss, out of every deadline: for the same stall
 //! both count the same deadlines. (Until 2026-12-01 the late ticks were added to the skipped
@@ -23,7 +23,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::synthetic_sim;
-use zescope::sampler::{self, Command, DevicePath, Event, Options, RunConfig, Stats};
+use zescope::sampler::{self, Command, DevicePath, Event, Health, Options, RunConfig};
 use zescope::ze::Loader;
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
@@ -75,7 +75,7 @@ fn main() {
     let s = sim.clone();
     let mut h = sampler::spawn(
         Box::new(move || Loader::from_sim(s.clone())),
-        Options { stats_period: Duration::from_secs(1), ..Default::default() },
+        Options { health_period: Duration::from_secs(1), ..Default::default() },
     );
     h.send(Command::Start(RunConfig::single(
         DevicePath::default(),
@@ -84,11 +84,11 @@ fn main() {
     )));
     let start = Instant::now();
     let mut samples = 0u64;
-    let mut per_second: Vec<Stats> = Vec::new();
+    let mut per_second: Vec<Health> = Vec::new();
     while start.elapsed() < Duration::from_secs(secs) + Duration::from_millis(200) {
         match h.events.recv_timeout(Duration::from_millis(100)) {
             Ok(Event::Samples(b)) => samples += b.timestamps.len() as u64,
-            Ok(Event::Stats(s)) => per_second.push(s),
+            Ok(Event::Health(s)) => per_second.push(s),
             Ok(Event::Error(e)) => panic!("sampler error: {e}"),
             _ => {}
         }
@@ -96,7 +96,7 @@ fn main() {
     h.send(Command::Stop);
     let last = per_second.last().cloned().unwrap_or_default();
     // The first window includes setup; report the steady state.
-    let steady: Vec<&Stats> = per_second.iter().skip(1).collect();
+    let steady: Vec<&Health> = per_second.iter().skip(1).collect();
     let cpu = steady.iter().map(|s| s.cpu_percent).sum::<f64>() / steady.len().max(1) as f64;
     let rate = steady.iter().map(|s| s.achieved_hz).sum::<f64>() / steady.len().max(1) as f64;
     let deadlines = last.ticks + last.skipped_ticks;

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::markers::{Limits, Listener, Received};
 use crate::pick::pick_targets;
-use crate::sampler::{self, Command, Event, Inventory, RunInfo, SampleBatch, SamplerHandle, Stats, StopReason};
+use crate::sampler::{self, Command, Event, Health, Inventory, RunInfo, SampleBatch, SamplerHandle, StopReason};
 use crate::sampler::{RunConfig, Target, Via};
 use crate::signals::Termination;
 
@@ -57,7 +57,7 @@ pub trait Handler {
     /// A batch of samples. `Err`: fatal, the loop ends.
     fn samples(&mut self, batch: SampleBatch) -> Result<(), String>;
     /// The sampler's health report.
-    fn stats(&mut self, stats: Stats);
+    fn health(&mut self, health: Health);
     /// A notice during run `run`, printed already.
     fn notice(&mut self, run: u64, message: String);
     /// An error of the sampler, with its hint; the loop keeps it in [`Outcome::errors`].
@@ -197,7 +197,7 @@ impl Loop<'_> {
                     self.follow(flow, handler);
                 }
                 Event::Samples(b) => handler.samples(b)?,
-                Event::Stats(s) => handler.stats(s),
+                Event::Health(s) => handler.health(s),
                 Event::Notice { run, message } => {
                     sampler::say_notice(&message);
                     handler.notice(run, message);

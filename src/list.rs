@@ -3,7 +3,8 @@
 //! Two forms, because real catalogues hold dozens of groups and over a thousand metrics:
 //!
 //! - compact (the default): per device, one table row per metric group (name, domain, sampling,
-//!   metric count, exports, how `auto` reads it);
+//!   metric count, exports, how `auto` reads it: exported memory, streamer, or neither, saying
+//!   so when the group is tracer-based);
 //! - full (`--metrics`): per group its line and description, then a table of its metrics (name,
 //!   unit, metric type, result type, description).
 //!
@@ -126,7 +127,7 @@ impl Render<'_> {
             i.uuid_string(),
             if simulated { "  [SIMULATED]" } else { "" }
         );
-        let _ = match crate::sampler::telemetry::summary(dev) {
+        let _ = match crate::ze::sysman::summary(dev) {
             Ok(what) => writeln!(self.out, "{pad}  telemetry: {what}"),
             Err(why) => writeln!(self.out, "{pad}  telemetry: none: {why}"),
         };
@@ -220,6 +221,7 @@ fn row(g: &MetricGroup) -> Row {
     let time_based = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
     // How `auto` reads it (a layout is still needed for exported memory).
     let read = match (exported, time_based) {
+        _ if g.info.tracer_based() => "neither (tracer-based)",
         (true, _) => "exported memory",
         (false, true) => "streamer",
         (false, false) => "neither",
@@ -261,6 +263,7 @@ fn full(out: &mut String, r: &Row) {
     let read = match r.read {
         "streamer" => "streamer (period and reports per notification granted at the start)",
         "neither" => "neither (no exported memory, no time-based sampling)",
+        "neither (tracer-based)" => "neither (tracer-based: read with the metric tracer, not yet by zescope)",
         other => other,
     };
     let _ = writeln!(

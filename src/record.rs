@@ -16,7 +16,7 @@
 use std::time::{Duration, Instant};
 
 use crate::headless::{self, Flow, Handler, say};
-use crate::sampler::{RunConfig, RunInfo, SampleBatch, Stats, StopReason};
+use crate::sampler::{Health, RunConfig, RunInfo, SampleBatch, StopReason};
 use crate::signals::Termination;
 use crate::ze::Source;
 
@@ -68,10 +68,10 @@ pub struct Summary {
     /// How long the run went, from its start to the end of recording (zero if it never started).
     pub elapsed: Duration,
     /// The sampler's last health report; `None` when none arrived (a run shorter than one
-    /// stats period).
-    pub stats: Option<Stats>,
-    /// How long the run had been going when `stats` was made (whole-run rates divide by it).
-    pub stats_after: Duration,
+    /// health period).
+    pub health: Option<Health>,
+    /// How long the run had been going when `health` was made (whole-run rates divide by it).
+    pub health_after: Duration,
     /// The recording ended on SIGINT or SIGTERM rather than after its duration.
     pub interrupted: bool,
     /// Errors the sampler reported during the run, and a teardown that missed its deadline, one
@@ -96,10 +96,10 @@ pub struct Summary {
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "recorded {} samples in {:.2} s", self.samples, self.elapsed.as_secs_f64())?;
-        if let Some(s) = &self.stats {
-            // Whole-run figures: ticks over the run's time up to the last stats, not the last
-            // stats window's rate.
-            let secs = self.stats_after.as_secs_f64();
+        if let Some(s) = &self.health {
+            // Whole-run figures: ticks over the run's time up to the last health report, not the last
+            // health window's rate.
+            let secs = self.health_after.as_secs_f64();
             let achieved = if secs > 0.0 { s.ticks as f64 / secs } else { 0.0 };
             write!(
                 f,
@@ -235,9 +235,9 @@ impl Handler for Recording<'_> {
         self.written(rows)
     }
 
-    fn stats(&mut self, s: Stats) {
-        self.summary.stats = Some(s);
-        self.summary.stats_after = self.run_started.elapsed();
+    fn health(&mut self, s: Health) {
+        self.summary.health = Some(s);
+        self.summary.health_after = self.run_started.elapsed();
     }
 
     fn notice(&mut self, _run: u64, message: String) {

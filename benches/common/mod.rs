@@ -18,6 +18,7 @@ pub fn synthetic_sim(counters: u32, update_period_us: u64) -> Arc<Sim> {
         metrics: Vec::new(),
         synthetic_counters: counters,
         stream: false,
+        tracer: false,
     });
     Arc::new(Sim::new(cfg))
 }
@@ -36,6 +37,7 @@ pub fn streamed_sim() -> Arc<Sim> {
         metrics: Vec::new(),
         synthetic_counters: 15,
         stream: true,
+        tracer: false,
     });
     Arc::new(Sim::new(cfg))
 }

@@ -121,12 +121,12 @@ impl Comparison {
     /// What pane `pane` overlays: its envelope cache, the comparison's store, and one item per
     /// visible series of `rows` (key, colour, visible) the comparison holds, in a lighter shade.
     pub(crate) fn overlay(
-        &self,
+        &mut self,
         pane: u64,
         rows: &[(SeriesKey, Color32, bool)],
         bg: Color32,
-    ) -> Option<(&EnvelopePlot, &Store, Vec<PlotSeries>)> {
-        let plot = self.plots.get(&pane)?;
+    ) -> Option<(&mut EnvelopePlot, &Store, Vec<PlotSeries>)> {
+        let plot = self.plots.get_mut(&pane)?;
         let items: Vec<PlotSeries> = rows
             .iter()
             .filter(|r| r.2)

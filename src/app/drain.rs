@@ -61,7 +61,7 @@ pub fn drain(
                 state.history.run_started(&run.info, state.inventory.as_ref(), &run.streams);
                 state.last_device = Some(run.info.devices.join(" + "));
                 panes.place_new(&keys, state);
-                state.stats = None;
+                state.health = None;
                 state.banners.retain(|b| !b.error.cleared_by_start());
             }
             Event::Samples(b) => match state.ingest.samples(store, &b) {
@@ -75,9 +75,9 @@ pub fn drain(
                     "stop the run and report this",
                 )),
             },
-            Event::Stats(s) => {
+            Event::Health(s) => {
                 if state.ingest.run.as_ref().is_some_and(|r| r.info.run == s.run) {
-                    state.stats = Some(s);
+                    state.health = Some(s);
                 }
             }
             Event::RunStopped { run, .. } => {

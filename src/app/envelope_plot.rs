@@ -38,37 +38,70 @@
 //! magnitude does not mesh the ones out of view (`envelope_plot/tests.rs` compares the pixels).
 //! A series whose whole envelope lies on one side of the plot is not walked column by column.
 //!
-//! [`EnvelopePlot`] is kept per plot pane across frames. Its items share one
-//! state: the first item egui_plot initialises with the frame's final x range
-//! queries the store for *all* series at once (`Store::draw_envelopes`: one column
-//! layout per stream, then a cheap pass per series over the pyramid's compact
-//! drawing bands, whose min and max enclose the exact ones) at the plot's width in
-//! physical pixels; the others find it done. Those columns carry no means: where a
-//! run is sparse enough for a line through them, and for hover points, the item
-//! asks the store for its exact envelope. Likewise the first item egui_plot asks for
-//! shapes draws every series initialised this frame (the shown ones: egui_plot initialises no
-//! hidden item) into its own band mesh (`draw.rs`); each item then hands over its own, so the
-//! order of bands and lines is egui_plot's. Many series of banded columns are queried and
-//! drawn on two threads, split the same way (`crate::par`). The envelope buffers and the band
-//! meshes are reused from frame to frame.
+//! # Who computes what, when
 //!
-//! A view at raw samples or the finest pyramid nodes (which have no drawing bands) keeps its
-//! columns from frame to frame instead (`grid.rs`): columns on a fixed time grid, of which a
-//! sliding live view computes only the newest; those columns are exact.
+//! [`EnvelopePlot`] is kept per plot pane across frames. Its series are queried and meshed
+//! **before** `Plot::show`, as plain data per series; inside `show` each item only hands over
+//! its own series' data. No item does another's work, and nothing depends on the order in which
+//! egui_plot calls its items.
+//!
+//! 1. Before `Plot::show`, [`EnvelopePlot::query`] asks the store for every series at once,
+//!    for the x range the frame will show ([`PlotFrame::x`]: zescope's time view decides it and
+//!    the caller sets it as the plot's bounds) at the plot's width in physical pixels *of the
+//!    previous frame* (the rect [`EnvelopePlot::add_to`] saw last; a width change shows next
+//!    frame, as egui_plot's own last transform would have it). `Store::draw_envelopes` works out
+//!    one column layout per stream and then makes a cheap pass per series over the pyramid's
+//!    compact drawing bands, whose min and max enclose the exact ones, on two threads for many
+//!    series; a view at raw samples or the finest pyramid nodes (which have no drawing bands)
+//!    keeps its columns from frame to frame instead (`grid.rs`): columns on a fixed time grid,
+//!    of which a sliding live view computes only the newest; those columns are exact. A paused
+//!    view's time limit ([`PlotFrame::limit`]) ends the columns: nothing after it is drawn.
+//!    Each series' y extent is taken from its envelope there, once.
+//! 2. [`EnvelopePlot::predict`] computes the transform egui_plot will settle on, the way it
+//!    does: the previous frame's rect, x from the frame, y from the frame's fixed range or, for
+//!    auto bounds, from the series' y extents (those of every plot sharing the pane, e.g. a
+//!    comparison overlay) plus egui_plot's default 5 % margin. [`EnvelopePlot::mesh`] draws
+//!    every series against it into its band mesh and lines (`draw.rs`); many series of banded
+//!    columns are split over two threads (`crate::par`) as the query was. Where a sparse run
+//!    needs column means that banded columns lack, that series is queried again exactly. The
+//!    envelope buffers and band meshes are reused from frame to frame.
+//!    [`EnvelopePlot::prepare`] runs these steps for a plot alone in its pane.
+//! 3. Inside `Plot::show`, [`EnvelopePlot::add_to`] adds one [`EnvelopeItem`] per series,
+//!    each borrowing its own envelope, y extent and mesh. egui_plot asks each for its bounds
+//!    (the extent of step 1, so auto bounds fit what is drawn), its shapes (the mesh, then the
+//!    lines over it) and, while the pointer is over the plot, its hover points: the column means
+//!    of the exact envelope, which the item asks the store for when its columns are banded (kept
+//!    for that query, and drawn from next frame if it repeats).
+//!
+//! When egui_plot's final bounds are not the predicted ones (the user dragged, zoomed or
+//! scrolled the plot, handled inside `show`; a y range held by a y lock and zoomed; the plot
+//! was resized; a legend highlights the item; no x range was known before `show`), each item
+//! concerned makes its own data for that frame, on the UI thread: in `initialize`, given the
+//! final x range, it queries its own series if the range is not the one queried (at the same
+//! pixel columns and time limit, with a fresh `Store::draw_envelopes`, not kept columns); in
+//! `shapes`, given the final transform, it meshes its envelope if the transform (or its line
+//! width) is not the one meshed. That frame is drawn as the final bounds say, so nothing is
+//! stale and no repaint is needed; the next frame's prediction holds the new range (the time
+//! view took the user's move from the frame's bounds) and the new rect. The first frame of a
+//! plot has no previous rect: [`EnvelopePlot::add_to`] then queries and meshes for the rect
+//! egui_plot allotted, before it creates any item.
 
-use std::cell::{OnceCell, RefCell};
-use std::ops::RangeInclusive;
+use std::cell::{Cell, OnceCell};
 
-use egui::{Color32, Shape, Ui};
-use egui_plot::{PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, PlotTransform, PlotUi};
+use egui::{Color32, Rect, Vec2};
+use egui_plot::{PlotBounds, PlotItemBase, PlotPoint, PlotTransform, PlotUi};
 
-use crate::store::{Envelope, SeriesId, Store};
+use crate::store::{Envelope, EnvelopeColumn, SeriesId, Store};
 use draw::Style;
+pub use item::EnvelopeItem;
 
 mod draw;
 mod grid;
 #[cfg(test)]
 mod grid_tests;
+mod item;
+#[cfg(test)]
+mod prepare_tests;
 
 /// A series to plot, with how to draw it.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,34 +115,179 @@ pub struct PlotSeries {
     pub color: Color32,
 }
 
+/// What a plot shows this frame, as decided before `Plot::show`; the caller sets the same
+/// bounds on the plot.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PlotFrame {
+    /// The x range (seconds since the store's origin) the plot is set to: the time view's.
+    /// `None` when nothing decides it (live with no data yet): each item then queries the range
+    /// egui_plot settles on.
+    pub x: Option<(f64, f64)>,
+    /// The y range the plot is set to (a y lock); `None` when egui_plot fits it to the items'
+    /// bounds (auto bounds with its default margin).
+    pub y: Option<(f64, f64)>,
+    /// Nothing after this time (store ns) is drawn: a paused view keeps showing exactly what it
+    /// showed, even where its range reaches past the data of the moment it was paused.
+    pub limit: Option<i64>,
+}
+
 /// Line width in points.
 const LINE_WIDTH: f32 = 1.5;
 
-/// What the items of one plot share.
+/// egui_plot's default margin around auto bounds, as a fraction of their extent.
+const AUTO_MARGIN: f32 = 0.05;
+
+/// How a frame's envelopes were asked for: the x range (plot x), the pixel columns of the plot's
+/// width and the time limit. An item whose final x range differs asks for its own the same way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Query {
+    x: (f64, f64),
+    pixels: usize,
+    limit: Option<i64>,
+}
+
+impl Query {
+    /// `(t0, t1, columns)` to ask the store for, and the unlimited end of the view: the same
+    /// pixel columns, only fewer of them where a time limit ends the view early.
+    fn span(&self, store: &Store) -> (i64, i64, usize, i64) {
+        let (t0, mut t1) = (store.from_plot_x(self.x.0), store.from_plot_x(self.x.1));
+        let full = t1;
+        let mut columns = self.pixels;
+        if let Some(limit) = self.limit
+            && limit < t1
+        {
+            let keep = (limit.saturating_sub(t0)) as f64 / (t1.saturating_sub(t0)).max(1) as f64;
+            columns = ((columns as f64 * keep).round() as usize).max(1);
+            t1 = limit.max(t0);
+        }
+        (t0, t1, columns, full)
+    }
+}
+
+/// The envelope path of one plot pane; keep it across frames (see the module docs for the order
+/// of calls in a frame).
 #[derive(Default)]
-struct Shared {
-    series: Vec<SeriesId>,
+pub struct EnvelopePlot {
+    series: Vec<PlotSeries>,
+    ids: Vec<SeriesId>,
+    /// Per series, this frame's data: its envelope, the envelope's y extent, what it draws (band
+    /// meshes reused across frames), and the exact envelope hover asked for.
     envs: Vec<Envelope>,
-    /// What each series draws this frame (band meshes reused across frames).
+    bounds: Vec<PlotBounds>,
     drawn: Vec<draw::Drawn>,
-    /// How each series initialised this frame is drawn (`None`: not drawn, hidden).
-    styles: Vec<Option<Style>>,
-    /// No item has drawn yet this frame.
-    pending: bool,
+    exact: Vec<OnceCell<Envelope>>,
+    /// What the last [`EnvelopePlot::query`] was told.
+    frame: PlotFrame,
+    /// How this frame's envelopes were asked for (`None`: they were not).
+    asked: Option<Query>,
     /// `(t0, t1, columns, store version)` the envelopes hold.
     key: Option<(i64, i64, usize, u64)>,
-    /// Nothing after this time is drawn (a paused view).
-    limit: Option<i64>,
+    /// The transform the meshes were drawn for this frame, if any.
+    meshed: Option<PlotTransform>,
+    /// The plot's rect and pixels per point in the last frame shown.
+    screen: Option<(Rect, f32)>,
     /// Columns kept across frames (`grid.rs`).
     kept: grid::KeptColumns,
 }
 
-impl Shared {
-    /// Draws every series with a style this frame, the two halves of the work on two threads
-    /// when it is large and banded (`crate::par`).
-    fn draw_all(&mut self, store: &Store, transform: &PlotTransform) {
-        let n = self.series.len().min(self.envs.len()).min(self.drawn.len()).min(self.styles.len());
-        let work = |i: usize| if self.styles[i].is_some() { self.envs[i].columns().len() } else { 0 };
+impl EnvelopePlot {
+    /// A plot with nothing cached yet: the first frame queries the store.
+    pub fn new() -> EnvelopePlot {
+        EnvelopePlot::default()
+    }
+
+    /// Before `Plot::show`, for a plot alone in its pane: [`EnvelopePlot::query`], then
+    /// [`EnvelopePlot::mesh`] against the [predicted](EnvelopePlot::predict) transform.
+    pub fn prepare(&mut self, store: &Store, series: &[PlotSeries], frame: PlotFrame) {
+        self.query(store, series, frame);
+        if let Some(t) = self.predict(self.data_bounds()) {
+            self.mesh(store, &t);
+        }
+    }
+
+    /// Before `Plot::show`: the envelopes of `series` over `frame`'s x range at the plot's pixel
+    /// columns of the last frame (none on a plot's first frame, whose rect is not known yet).
+    pub fn query(&mut self, store: &Store, series: &[PlotSeries], frame: PlotFrame) {
+        if self.ids.len() != series.len() || self.ids.iter().zip(series).any(|(a, b)| *a != b.series) {
+            self.ids = series.iter().map(|s| s.series).collect();
+            self.envs.clear();
+            self.key = None;
+        }
+        if self.series.as_slice() != series {
+            self.series = series.to_vec();
+        }
+        if self.frame.limit != frame.limit {
+            self.key = None;
+        }
+        self.frame = frame;
+        self.asked = None;
+        self.meshed = None;
+        let n = series.len();
+        self.envs.resize_with(n, Envelope::new);
+        self.drawn.resize_with(n, Default::default);
+        self.exact.resize_with(n, OnceCell::new);
+        self.bounds.resize(n, PlotBounds::NOTHING);
+        if let (Some(x), Some((rect, ppp))) = (frame.x, self.screen) {
+            self.fill(store, Query { x, pixels: pixel_columns(rect.width(), ppp), limit: frame.limit });
+        }
+    }
+
+    fn fill(&mut self, store: &Store, query: Query) {
+        let (t0, t1, columns, full) = query.span(store);
+        let key = (t0, t1, columns, store.version());
+        if self.key != Some(key) {
+            if !self.kept.fill(store, &self.ids, (t0, full), query.pixels, query.limit, &mut self.envs) {
+                store.draw_envelopes(&self.ids, t0, t1, columns, &mut self.envs);
+            }
+            self.key = Some(key);
+            self.exact.iter_mut().for_each(|e| *e = OnceCell::new());
+        } else {
+            // Hover made the exact envelope of the same query: draw from it from now on.
+            for (env, exact) in self.envs.iter_mut().zip(&mut self.exact) {
+                if let Some(e) = exact.take() {
+                    *env = e;
+                }
+            }
+        }
+        for (b, env) in self.bounds.iter_mut().zip(&self.envs) {
+            *b = extent(store, env.columns());
+        }
+        self.asked = Some(query);
+    }
+
+    /// The union of the series' extents (plot x and value): what their items report to egui_plot
+    /// as bounds this frame.
+    pub fn data_bounds(&self) -> PlotBounds {
+        let mut all = PlotBounds::NOTHING;
+        self.bounds.iter().for_each(|b| all.merge(b));
+        all
+    }
+
+    /// The transform egui_plot settles on this frame unless the user moves the plot inside
+    /// `show`: the rect of the last frame shown, x from the [`PlotFrame`], y from it too or, when
+    /// it fits the data, `data` (the union of [`EnvelopePlot::data_bounds`] of every plot in the
+    /// pane) with egui_plot's margin. `None` without a rect or an x range.
+    pub fn predict(&self, data: PlotBounds) -> Option<PlotTransform> {
+        let ((rect, _), (x0, x1)) = (self.screen?, self.frame.x?);
+        let mut b = PlotBounds::from_min_max([x0, f64::INFINITY], [x1, f64::NEG_INFINITY]);
+        match self.frame.y {
+            Some((lo, hi)) => b = PlotBounds::from_min_max([x0, lo], [x1, hi]),
+            None => {
+                b.merge_y(&data);
+                b.add_relative_margin_y(Vec2::splat(AUTO_MARGIN));
+            }
+        }
+        Some(PlotTransform::new(rect, b, false))
+    }
+
+    /// Before `Plot::show`, after [`EnvelopePlot::query`]: draws every series against `transform`
+    /// (the two halves of the work on two threads when it is large and banded, `crate::par`).
+    pub fn mesh(&mut self, store: &Store, transform: &PlotTransform) {
+        if self.asked.is_none() {
+            return;
+        }
+        let n = self.ids.len();
+        let work = |i: usize| self.envs[i].columns().len();
         let total: usize = (0..n).map(work).sum();
         // Split where the first half holds about half the columns.
         let (mut half, mut acc) = (0, 0);
@@ -121,219 +299,84 @@ impl Shared {
         // (`Store::draw_envelopes`): each half is drawn where its columns were just written.
         // Exact ones were queried here, and handing half of them to another core costs more
         // than drawing them here (measured: `plot_frame/zoomed` 15 % slower split).
-        let banded = (0..n).all(|i| self.styles[i].is_none() || !self.envs[i].is_exact());
-        let (series, styles) = (&self.series[..n], &self.styles[..n]);
-        let (ea, eb) = self.envs[..n].split_at_mut(half);
-        let (da, db) = self.drawn[..n].split_at_mut(half);
-        let part = |series: &[SeriesId], styles: &[Option<Style>], envs: &mut [Envelope], drawn: &mut [draw::Drawn]| {
-            for (((&s, style), env), out) in series.iter().zip(styles).zip(envs).zip(drawn) {
-                match style {
-                    Some(style) => draw::series(store, s, env, *style, transform, out),
-                    None => out.lines.clear(),
-                }
+        let banded = self.envs.iter().all(|e| !e.is_exact());
+        let (series, ids) = (&self.series[..], &self.ids[..]);
+        let (ea, eb) = self.envs.split_at_mut(half);
+        let (da, db) = self.drawn.split_at_mut(half);
+        let part = |series: &[PlotSeries], ids: &[SeriesId], envs: &mut [Envelope], drawn: &mut [draw::Drawn]| {
+            for (((s, &id), env), out) in series.iter().zip(ids).zip(envs).zip(drawn) {
+                draw::series(store, id, env, Style { color: s.color, width: LINE_WIDTH }, transform, out);
             }
         };
         crate::par::join(
             banded && crate::par::worth_it(total),
-            || part(&series[..half], &styles[..half], ea, da),
-            || part(&series[half..], &styles[half..], eb, db),
+            || part(&series[..half], &ids[..half], ea, da),
+            || part(&series[half..], &ids[half..], eb, db),
         );
+        self.meshed = Some(*transform);
     }
 
-    fn ensure(&mut self, store: &Store, x: &RangeInclusive<f64>, pixels: usize) {
-        let (t0, mut t1) = (store.from_plot_x(*x.start()), store.from_plot_x(*x.end()));
-        let full = t1;
-        let mut columns = pixels;
-        if let Some(limit) = self.limit
-            && limit < t1
-        {
-            // Same pixel columns, only fewer of them: up to the limit.
-            let keep = (limit.saturating_sub(t0)) as f64 / (t1.saturating_sub(t0)).max(1) as f64;
-            columns = ((columns as f64 * keep).round() as usize).max(1);
-            t1 = limit.max(t0);
-        }
-        let key = (t0, t1, columns, store.version());
-        if self.key != Some(key) {
-            self.envs.resize_with(self.series.len(), Envelope::new);
-            if !self.kept.fill(store, &self.series, (t0, full), pixels, self.limit, &mut self.envs) {
-                store.draw_envelopes(&self.series, key.0, key.1, columns, &mut self.envs);
-            }
-            self.key = Some(key);
-        }
-    }
-}
-
-/// The envelope path of one plot pane; keep it across frames.
-#[derive(Default)]
-pub struct EnvelopePlot {
-    shared: RefCell<Shared>,
-}
-
-impl EnvelopePlot {
-    /// A plot with nothing cached yet: the first frame queries the store.
-    pub fn new() -> EnvelopePlot {
-        EnvelopePlot::default()
-    }
-
-    /// Add one [`EnvelopeItem`] per series to the plot. The envelopes are
-    /// computed for the plot's final visible x range (seconds since the store
-    /// origin) at its width in physical pixels.
-    pub fn add_to<'a>(&'a self, plot_ui: &mut PlotUi<'a>, store: &'a Store, series: &[PlotSeries]) {
-        let columns = pixel_columns(plot_ui.transform().frame().width(), plot_ui.ctx().pixels_per_point());
-        {
-            let mut sh = self.shared.borrow_mut();
-            if sh.series.len() != series.len() || sh.series.iter().zip(series).any(|(a, b)| *a != b.series) {
-                sh.series = series.iter().map(|s| s.series).collect();
-                sh.key = None;
-            }
-            sh.drawn.resize_with(series.len(), Default::default);
-            sh.styles.clear();
-            sh.styles.resize(series.len(), None);
-            sh.pending = true;
-            if sh.key.is_none() {
-                // First frame: compute now so that `bounds()` (auto-bounds)
-                // has something to go by before `initialize` runs.
-                sh.ensure(store, &plot_ui.plot_bounds().range_x(), columns);
+    /// Inside `Plot::show`: adds one [`EnvelopeItem`] per series of the last
+    /// [`EnvelopePlot::query`], each handing over its own data (see the module docs).
+    pub fn add_to<'a>(&'a mut self, plot_ui: &mut PlotUi<'a>, store: &'a Store) {
+        let screen = (plot_ui.response().rect, plot_ui.ctx().pixels_per_point());
+        let first = self.screen.is_none();
+        self.screen = Some(screen);
+        if first && let Some(x) = self.frame.x {
+            // A plot's first frame: its rect was not known before `show`.
+            self.fill(store, Query { x, pixels: pixel_columns(screen.0.width(), screen.1), limit: self.frame.limit });
+            if let Some(t) = self.predict(self.data_bounds()) {
+                self.mesh(store, &t);
             }
         }
-        for (index, s) in series.iter().enumerate() {
+        let lines: Vec<Vec<egui::Shape>> = self.drawn.iter_mut().map(|d| std::mem::take(&mut d.lines)).collect();
+        let this: &'a EnvelopePlot = self;
+        // An item that must query for itself does so at the pixel columns of the query, or of
+        // this frame's rect when there was none.
+        let query = this.asked;
+        let pixels = query.map_or_else(|| pixel_columns(screen.0.width(), screen.1), |q| q.pixels);
+        for (i, (s, lines)) in this.series.iter().zip(lines).enumerate() {
             plot_ui.add(EnvelopeItem {
                 base: PlotItemBase::new(s.name.clone()),
-                shared: &self.shared,
-                index,
                 store,
+                series: s.series,
                 color: s.color,
-                columns,
+                env: &this.envs[i],
+                bounds: this.bounds[i],
+                mesh: this.drawn[i].mesh.as_ref(),
+                exact: &this.exact[i],
+                lines: Cell::new(lines),
+                queried: query.map(|q| q.x),
+                pixels,
+                limit: this.frame.limit,
+                meshed: this.meshed,
+                own: None,
                 points: OnceCell::new(),
             });
         }
     }
 
-    /// Draw nothing after `t` (ns): a paused view keeps showing exactly what it showed, even
-    /// where its range reaches past the data of the moment it was paused.
-    pub(crate) fn set_time_limit(&self, t: Option<i64>) {
-        let mut sh = self.shared.borrow_mut();
-        if sh.limit != t {
-            sh.limit = t;
-            sh.key = None;
-        }
-    }
-
-    /// `(t0, t1, columns)` of the envelopes last computed (what the last frame
-    /// drew), if any.
+    /// `(t0, t1, columns)` of the envelopes last queried before `show` (what the last frame drew
+    /// unless the user moved the plot inside it), if any.
     pub fn last_query(&self) -> Option<(i64, i64, usize)> {
-        self.shared.borrow().key.map(|(t0, t1, columns, _)| (t0, t1, columns))
+        self.key.map(|(t0, t1, columns, _)| (t0, t1, columns))
     }
+}
+
+/// The extent (plot x, value) of the columns that hold a value.
+fn extent(store: &Store, columns: &[EnvelopeColumn]) -> PlotBounds {
+    let mut b = PlotBounds::NOTHING;
+    for c in columns.iter().filter(|c| c.count > 0) {
+        b.extend_with(&PlotPoint::new(store.to_plot_x(c.t_start), c.min));
+        b.extend_with(&PlotPoint::new(store.to_plot_x(c.t_end), c.max));
+    }
+    b
 }
 
 /// Pixel columns of a plot `width_points` wide.
 pub fn pixel_columns(width_points: f32, pixels_per_point: f32) -> usize {
     let px = (width_points * pixels_per_point).round();
     if px.is_finite() && px >= 1.0 { px as usize } else { 1 }
-}
-
-/// One series drawn from its envelope (see the module docs).
-pub struct EnvelopeItem<'a> {
-    base: PlotItemBase,
-    shared: &'a RefCell<Shared>,
-    index: usize,
-    store: &'a Store,
-    color: Color32,
-    columns: usize,
-    /// Column means, for hover: built only if egui_plot asks (pointer over
-    /// the plot).
-    points: OnceCell<Vec<PlotPoint>>,
-}
-
-impl EnvelopeItem<'_> {
-    fn style(&self) -> Style {
-        let width = if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH };
-        Style { color: self.color, width }
-    }
-
-    /// This item's envelope with exact columns (computed now if the frame's are banded).
-    fn exact_envelope<'e>(&self, sh: &'e mut Shared) -> Option<&'e Envelope> {
-        let series = *sh.series.get(self.index)?;
-        let env = sh.envs.get_mut(self.index)?;
-        if !env.is_exact() {
-            let (t0, t1, columns) = env.request();
-            self.store.envelope(series, t0, t1, columns, env);
-        }
-        Some(env)
-    }
-}
-
-impl PlotItem for EnvelopeItem<'_> {
-    fn shapes(&self, _ui: &Ui, transform: &PlotTransform, shapes: &mut Vec<Shape>) {
-        let mut sh = self.shared.borrow_mut();
-        if sh.pending {
-            // The frame's first item draws every item initialised this frame (the plot's
-            // visible series), on two threads where there is much to draw.
-            sh.pending = false;
-            sh.draw_all(self.store, transform);
-        }
-        let sh = &mut *sh;
-        let (Some(&series), Some(env), Some(drawn)) =
-            (sh.series.get(self.index), sh.envs.get_mut(self.index), sh.drawn.get_mut(self.index))
-        else {
-            return;
-        };
-        if sh.styles.get(self.index).copied().flatten().is_none() {
-            // Not initialised this frame (egui_plot always does): drawn on its own.
-            draw::series(self.store, series, env, self.style(), transform, drawn);
-        }
-        if let Some(mesh) = drawn.mesh.as_ref().filter(|m| !m.is_empty()) {
-            // The band first, so lines are drawn over it.
-            shapes.push(Shape::Mesh(mesh.clone()));
-        }
-        shapes.append(&mut drawn.lines);
-    }
-
-    fn initialize(&mut self, x_range: RangeInclusive<f64>) {
-        let style = self.style();
-        let mut sh = self.shared.borrow_mut();
-        sh.ensure(self.store, &x_range, self.columns);
-        if let Some(s) = sh.styles.get_mut(self.index) {
-            *s = Some(style);
-        }
-    }
-
-    fn color(&self) -> Color32 {
-        self.color
-    }
-
-    fn geometry(&self) -> PlotGeometry<'_> {
-        PlotGeometry::Points(self.points.get_or_init(|| {
-            let mut sh = self.shared.borrow_mut();
-            let Some(env) = self.exact_envelope(&mut sh) else {
-                return Vec::new();
-            };
-            env.columns()
-                .iter()
-                .filter(|c| c.count > 0)
-                .map(|c| PlotPoint::new(self.store.to_plot_x(c.t_mid()), c.mean))
-                .collect()
-        }))
-    }
-
-    fn bounds(&self) -> PlotBounds {
-        let mut b = PlotBounds::NOTHING;
-        if let Some(env) = self.shared.borrow().envs.get(self.index) {
-            for c in env.columns().iter().filter(|c| c.count > 0) {
-                b.extend_with(&PlotPoint::new(self.store.to_plot_x(c.t_start), c.min));
-                b.extend_with(&PlotPoint::new(self.store.to_plot_x(c.t_end), c.max));
-            }
-        }
-        b
-    }
-
-    fn base(&self) -> &PlotItemBase {
-        &self.base
-    }
-
-    fn base_mut(&mut self) -> &mut PlotItemBase {
-        &mut self.base
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use egui::{Color32, RichText, Ui};
 
-use crate::store::{SeriesId, Stats, Store};
+use crate::store::{RangeStats, SeriesId, Store};
 
 use super::state::AppState;
 use crate::view::SeriesKey;
@@ -20,8 +20,8 @@ pub enum LegendAction {
 }
 
 /// Statistics of all runs of one counter over `[t0, t1]`, merged.
-pub fn combined_stats(store: &Store, ids: &[SeriesId], t0: i64, t1: i64) -> Option<Stats> {
-    let mut acc: Option<Stats> = None;
+pub fn combined_stats(store: &Store, ids: &[SeriesId], t0: i64, t1: i64) -> Option<RangeStats> {
+    let mut acc: Option<RangeStats> = None;
     for &id in ids {
         let s = store.stats(id, t0, t1);
         if s.samples == 0 {
@@ -37,7 +37,7 @@ pub fn combined_stats(store: &Store, ids: &[SeriesId], t0: i64, t1: i64) -> Opti
                     (nz(a.mean) * a.count as f64 + nz(s.mean) * s.count as f64) / count as f64
                 };
                 let later = s.t_last >= a.t_last;
-                Stats {
+                RangeStats {
                     min: a.min.min(s.min),
                     max: a.max.max(s.max),
                     mean,
@@ -135,7 +135,7 @@ fn cell_aligned<R>(ui: &mut Ui, w: f32, right: bool, add: impl FnOnce(&mut Ui) -
 
 /// The unit a row's numbers are in and its last, min, max and mean in that unit (one prefix for
 /// the row, picked by its largest value), or dashes without statistics.
-pub(crate) fn row_cells(stats: Option<&Stats>, unit: &str) -> (String, [String; 4]) {
+pub(crate) fn row_cells(stats: Option<&RangeStats>, unit: &str) -> (String, [String; 4]) {
     match stats {
         Some(s) if s.count > 0 => {
             let values = [s.last.unwrap_or(f64::NAN), s.min, s.max, s.mean];
@@ -272,11 +272,11 @@ fn table(
 #[cfg(test)]
 mod tests {
     use super::{Widths, row_cells};
-    use crate::store::Stats;
+    use crate::store::RangeStats;
 
     #[test]
     fn a_row_says_the_unit_its_numbers_use() {
-        let s = Stats {
+        let s = RangeStats {
             min: 2.5e5,
             max: 1.2e6,
             mean: 6e5,

@@ -135,7 +135,7 @@ impl ZescopeApp {
         o.left = o.left.saturating_sub(1);
         let Some(&id) = o.ids.get(p.stream) else { return };
         let ends = p.last && o.ended.get(p.stream).copied().unwrap_or(false);
-        if let Err(e) = self.store.import_more(id, &p.raw, p.first) {
+        if let Err(e) = self.store.restore_more(id, &p.raw, p.first) {
             let e = session::SessionError::invalid(format!("streams[{}]", p.stream), e.to_string());
             return self.open_failed(&e);
         }

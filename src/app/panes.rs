@@ -30,7 +30,7 @@ impl Panes {
     }
 
     /// Pane `pane`'s plot cache, kept across frames.
-    pub fn plot(&mut self, pane: u64) -> &EnvelopePlot {
+    pub fn plot(&mut self, pane: u64) -> &mut EnvelopePlot {
         self.plots.entry(pane).or_default()
     }
 

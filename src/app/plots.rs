@@ -17,7 +17,7 @@ use crate::view::{SeriesKey, TimeView, data_x};
 
 use super::axes;
 use super::empty_pane;
-use super::envelope_plot::PlotSeries;
+use super::envelope_plot::{PlotFrame, PlotSeries};
 use super::legend::{self, LegendAction, LegendRow};
 use super::panes::Panes;
 use super::readout;
@@ -76,7 +76,6 @@ pub fn show(
         c.align(store, markers);
         c.prepare(panes.layout.panes.iter().map(|p| p.id));
     }
-    let compare = compare.as_deref();
     // Which cursor a drag on a plot is moving (kept across frames until the button is released).
     let grab_id = Id::unique("zescope-cursor-drag");
     let mut grabbed: Option<Which> = ui.ctx().data(|d| d.get_temp::<Which>(grab_id));
@@ -196,8 +195,23 @@ pub fn show(
                     .custom_y_axes(vec![axes::y_axis(unit.clone(), y_width)])
                     .y_grid_spacer(axes::y_spacer)
                     .x_axis_formatter(axes::x_label);
+                // The pane's series (and the comparison's) are queried and meshed before the plot
+                // is shown, for the range the time view shows (`envelope_plot`).
+                let frame = PlotFrame { x: target, y: y_lock, limit };
                 let cache = panes.plot(spec.id);
-                cache.set_time_limit(limit);
+                cache.query(store, &items, frame);
+                let mut overlay = compare.as_deref_mut().and_then(|c| c.overlay(spec.id, &rows, bg));
+                let mut data = cache.data_bounds();
+                if let Some((plot, cstore, citems)) = overlay.as_mut() {
+                    plot.query(cstore, citems, PlotFrame { limit: None, ..frame });
+                    data.merge(&plot.data_bounds());
+                }
+                if let Some(t) = cache.predict(data) {
+                    cache.mesh(store, &t);
+                    if let Some((plot, cstore, _)) = overlay.as_mut() {
+                        plot.mesh(cstore, &t);
+                    }
+                }
                 let resp = plot.show(ui, |pui| {
                     if let Some((a, b)) = target {
                         pui.set_plot_bounds_x(a..=b);
@@ -209,9 +223,9 @@ pub fn show(
                         }
                         None => pui.set_auto_bounds([false, true]),
                     }
-                    cache.add_to(pui, store, &items);
-                    if let Some((plot, cstore, citems)) = compare.and_then(|c| c.overlay(spec.id, &rows, bg)) {
-                        plot.add_to(pui, cstore, &citems);
+                    cache.add_to(pui, store);
+                    if let Some((plot, cstore, _)) = overlay {
+                        plot.add_to(pui, cstore);
                     }
                     if let Some(x) = hover_x {
                         pui.vline(VLine::new("cursor", x).color(Color32::from_gray(150)).width(1.0));

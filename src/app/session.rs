@@ -38,7 +38,7 @@ pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker
     app.store = store;
     app.state.ingest = Ingest { series: restored.series, order, run: None, samples_total };
     app.state.history = restored.history;
-    app.state.stats = None;
+    app.state.health = None;
     app.panes = Panes::with_layout(restored.layout);
     app.view = restored.view;
     Ok(restored.markers)

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sampler::{DevicePath, Inventory, RunConfig, Stats, Target, Via};
+use crate::sampler::{DevicePath, Health, Inventory, RunConfig, Target, Via};
 use crate::view::Ingest;
 
 use super::banner::{Banner, BannerError};
@@ -158,7 +158,7 @@ pub struct AppState {
     /// The run in progress and every series seen, as filed into the store.
     pub ingest: Ingest,
     /// The running sampler's latest statistics; `None` before the first report.
-    pub(crate) stats: Option<Stats>,
+    pub(crate) health: Option<Health>,
     /// Errors shown, oldest first (at most 8: the oldest goes).
     pub banners: Vec<Banner>,
     next_banner: u64,

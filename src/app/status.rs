@@ -63,7 +63,7 @@ pub fn show(
                 None => ui.label("not sampling"),
             },
         };
-        if let (true, Some(_), Some(s)) = (activity != Activity::Recording, &state.ingest.run, &state.stats) {
+        if let (true, Some(_), Some(s)) = (activity != Activity::Recording, &state.ingest.run, &state.health) {
             ui.separator();
             let (rate, warn) = format::rate(s.achieved_hz, s.requested_hz);
             let r = ui.label(if warn {
@@ -98,7 +98,7 @@ pub fn show(
         }
         if let Some(p) = cpu {
             ui.separator();
-            ui.label(format!("CPU {p:.1} %")).on_hover_text(match &state.stats {
+            ui.label(format!("CPU {p:.1} %")).on_hover_text(match &state.health {
                 Some(s) => format!(
                     "the whole zescope process (window, drawing, sampler, saving) as a share of one core, over the \
                      last second; the sampler thread alone: {:.1} %",

@@ -66,7 +66,7 @@ impl Handler for Probe {
         }
         self.fail_samples.take().map_or(Ok(()), Err)
     }
-    fn stats(&mut self, _: Stats) {}
+    fn health(&mut self, _: Health) {}
     fn notice(&mut self, _: u64, _: String) {}
     fn error(&mut self, message: &str) {
         self.errors.push(message.to_owned());

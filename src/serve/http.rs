@@ -20,7 +20,7 @@
 //!   to a client still sending its over-long head) before the client reads it.
 //! - A slot is a guard ([`slots::Slot`]) that is given back when its thread ends, panics included.
 //!
-//! Each answer reads the newest published [`Snapshot`](super::snapshot::Snapshot) and encodes it:
+//! Each answer reads the newest published [`Latest`](super::latest::Latest) and encodes it:
 //! a scrape never waits for the sampler and the sampler never waits for a scrape.
 //!
 //! Not `tiny_http` (docs/dependencies.md): version 0.12 sets no timeouts on connections and its
@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 pub use pages::{Health, Pages};
 pub use request::{Head, negotiate, parse_head};
 
-use super::snapshot::Published;
+use super::latest::Published;
 use slots::{Slot, Slots};
 
 /// Connections held at once (idle ones are displaced for new ones; busy ones are not).

@@ -4,7 +4,7 @@
 //! with `record` (`crate::headless`: termination, the teardown deadline, notices, errors, the
 //! final shutdown). What is its own is `Serving`, the loop's handler: it files the sampler's
 //! events through [`Ingest`] into a small store of its own and publishes the newest value of
-//! every counter as a [`Snapshot`]. The HTTP workers ([`http`]) only read that snapshot, so no
+//! every counter as a [`Latest`]. The HTTP workers ([`http`]) only read those, so no
 //! scrape touches Level Zero and no scrape can hold up the sampler (whose outbox never blocks
 //! anyway). One run covers every device asked for, chosen with `record`'s rules
 //! (`pick::pick_targets`), and their telemetry unless `--no-telemetry`; each series is labelled
@@ -16,20 +16,20 @@
 //! `DIR/zescope.prom` for node_exporter's textfile collector, from the loop's tick.
 
 pub mod http;
-pub mod snapshot;
+pub mod latest;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::headless::{self, Flow, Handler};
-use crate::sampler::{self, RunConfig, RunInfo, SampleBatch, Stats, StopReason, Via};
+use crate::sampler::{self, Health, RunConfig, RunInfo, SampleBatch, StopReason, Via};
 use crate::signals::Termination;
 use crate::store::Store;
 use crate::view::Ingest;
 use crate::ze::Source;
 
-pub use snapshot::{Format, Published, Snapshot, encode};
+pub use latest::{Format, Latest, Published, encode};
 
 use crate::openmetrics::{Catalog, RunDescription};
 
@@ -97,7 +97,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         published,
         store: Store::new(STORE_CAP),
         ingest: Ingest::default(),
-        snap: Snapshot::default(),
+        latest: Latest::default(),
         markers: 0,
         textfile: args.textfile.as_deref(),
         textfile_every: args.interval.max(TEXTFILE_PERIOD),
@@ -106,7 +106,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
     let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut serving);
     server.stop();
     let outcome = outcome?;
-    let (samples, markers) = (serving.snap.samples, serving.markers);
+    let (samples, markers) = (serving.latest.samples, serving.markers);
     Ok(Summary { samples, markers, interrupted: outcome.interrupted, errors: outcome.errors })
 }
 
@@ -118,7 +118,7 @@ struct Serving<'a> {
     store: Store,
     ingest: Ingest,
     /// What was published last.
-    snap: Snapshot,
+    latest: Latest,
     markers: u64,
     textfile: Option<&'a std::path::Path>,
     textfile_every: Duration,
@@ -127,20 +127,20 @@ struct Serving<'a> {
 
 impl Serving<'_> {
     fn publish(&self) {
-        self.published.publish(self.snap.clone());
+        self.published.publish(self.latest.clone());
     }
 }
 
 impl Handler for Serving<'_> {
-    /// A fresh snapshot laid out for the run's series, all unknown yet.
+    /// Fresh latest values laid out for the run's series, all unknown yet.
     fn started(&mut self, info: RunInfo) -> Result<Flow, String> {
         let catalog = Catalog::new(&RunDescription::live(&info, self.devices));
-        self.snap = Snapshot {
+        self.latest = Latest {
             values: vec![f64::NAN; catalog.width],
             catalog: Some(std::sync::Arc::new(catalog)),
             running: true,
-            errors: self.snap.errors,
-            ..Snapshot::default()
+            errors: self.latest.errors,
+            ..Latest::default()
         };
         self.ingest.run_started(&mut self.store, info);
         self.publish();
@@ -152,16 +152,16 @@ impl Handler for Serving<'_> {
             log::warn!("serve: {e}");
             0
         });
-        if stored > 0 && newest(&mut self.snap, &self.ingest, &b) {
-            self.snap.samples += stored;
-            self.snap.last_sample = Some(Instant::now());
+        if stored > 0 && newest(&mut self.latest, &self.ingest, &b) {
+            self.latest.samples += stored;
+            self.latest.last_sample = Some(Instant::now());
             self.publish();
         }
         Ok(())
     }
 
-    fn stats(&mut self, s: Stats) {
-        self.snap.stats = Some(s);
+    fn health(&mut self, s: Health) {
+        self.latest.health = Some(s);
         self.publish();
     }
 
@@ -172,7 +172,7 @@ impl Handler for Serving<'_> {
     /// Said at once (the endpoint runs on), and counted on the page.
     fn error(&mut self, message: &str) {
         eprintln!("zescope: {message}");
-        self.snap.errors += 1;
+        self.latest.errors += 1;
         self.publish();
     }
 
@@ -182,10 +182,10 @@ impl Handler for Serving<'_> {
 
     fn stopped(&mut self, run: u64, reason: StopReason) -> Flow {
         self.ingest.run_stopped(&mut self.store, run);
-        self.snap.running = false;
+        self.latest.running = false;
         self.publish();
         // An error ending the run makes serve exit non-zero, even before the error itself.
-        if reason == StopReason::Error && self.snap.errors == 0 {
+        if reason == StopReason::Error && self.latest.errors == 0 {
             return Flow::Fail("the run ended on an error".into());
         }
         Flow::Go
@@ -195,7 +195,7 @@ impl Handler for Serving<'_> {
     fn tick(&mut self) -> Result<Flow, String> {
         if let Some(dir) = self.textfile
             && Instant::now() >= self.textfile_due
-            && self.snap.catalog.is_some()
+            && self.latest.catalog.is_some()
         {
             self.textfile_due = Instant::now() + self.textfile_every;
             if let Err(e) = write_textfile(dir, &self.published) {
@@ -206,10 +206,10 @@ impl Handler for Serving<'_> {
     }
 }
 
-/// Takes the newest readable value of each series of `b` into `snap`; false when the batch is
+/// Takes the newest readable value of each series of `b` into `latest`; false when the batch is
 /// not of the run in progress.
-fn newest(snap: &mut Snapshot, ingest: &Ingest, b: &sampler::SampleBatch) -> bool {
-    let (Some(catalog), Some(run)) = (&snap.catalog, &ingest.run) else { return false };
+fn newest(latest: &mut Latest, ingest: &Ingest, b: &sampler::SampleBatch) -> bool {
+    let (Some(catalog), Some(run)) = (&latest.catalog, &ingest.run) else { return false };
     let (Some(&start), Some(stream)) = (catalog.stream_starts.get(b.stream), run.info.streams.get(b.stream)) else {
         return false;
     };
@@ -217,7 +217,7 @@ fn newest(snap: &mut Snapshot, ingest: &Ingest, b: &sampler::SampleBatch) -> boo
     if k == 0 || b.values.len() < k {
         return false;
     }
-    for (i, v) in snap.values[start..start + k].iter_mut().enumerate() {
+    for (i, v) in latest.values[start..start + k].iter_mut().enumerate() {
         // The newest row that has this value (NaN: that read could not be decoded).
         if let Some(x) = b.values.chunks_exact(k).rev().map(|row| row[i]).find(|x| !x.is_nan()) {
             *v = x;
@@ -226,7 +226,7 @@ fn newest(snap: &mut Snapshot, ingest: &Ingest, b: &sampler::SampleBatch) -> boo
     true
 }
 
-/// Writes the newest snapshot as Prometheus text to `dir/zescope.prom`, atomically (a temporary
+/// Writes the latest values as Prometheus text to `dir/zescope.prom`, atomically (a temporary
 /// file that the textfile collector ignores, then a rename).
 pub fn write_textfile(dir: &std::path::Path, published: &Published) -> Result<(), String> {
     let path = dir.join("zescope.prom");

@@ -39,6 +39,14 @@ fn lists_the_simulated_device_marked_as_simulated() {
         "{out}"
     );
     assert!(out.contains("read by: neither (no exported memory, no time-based sampling)"), "{out}");
+    // The tracer-based group exports the memory its events go into: no counters for a layout.
+    assert!(
+        out.contains(
+            "group KernelTrace: domain 4, tracer-based, 4 metrics, exports: DMA-BUF (whole group), read by: neither \
+             (tracer-based: read with the metric tracer, not yet by zescope)"
+        ),
+        "{out}"
+    );
     // The telemetry each device offers, and how Sysman was reached.
     assert!(
         out.contains("telemetry: frequency ×1, power ×1, temperature ×2, engines ×2, memory ×1 (through zesInit)"),

@@ -3,11 +3,12 @@
 //! `doctor`, `export` and `hostile_bounds` (memory bounds of a load), `man_pages` (man pages and
 //! completions), `list` (and on a realistic catalogue, `list_catalog`), `open` (a file
 //! argument), `record` (and its globs on a realistic catalogue, `record_globs`), `markers`,
-//! `serve` with its HTTP side, several devices, faults, the series it lays out and the groups a
-//! big catalogue exposes (`serve*`), the same series
+//! `serve`, several devices, faults, the series it lays out and the groups a big catalogue
+//! exposes (`serve*`), the same series
 //! live and backfilled (`openmetrics_same_series`), sessions written by
 //! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
-//! every source through the real Level Zero loaders (`loader_*`).
+//! every source through the real Level Zero loaders (`loader_*`; `loader_profiles`: drivers that
+//! behave as Intel's NPU driver and compute-runtime do, found by the loader's own discovery).
 
 mod support;
 
@@ -17,6 +18,7 @@ mod hostile_bounds;
 mod list;
 mod list_catalog;
 mod loader_matrix;
+mod loader_profiles;
 mod loader_telemetry;
 mod man_pages;
 mod markers;
@@ -28,7 +30,6 @@ mod serve;
 mod serve_catalog;
 mod serve_devices;
 mod serve_faults;
-mod serve_http;
 mod serve_layout;
 mod session_streamer;
 mod session_telemetry;

@@ -115,7 +115,7 @@ fn a_short_recording_reports_its_whole_run_rate() {
     let out = rec.command(&["--source", "sim", "--duration", "700ms", "--interval", "1ms"], None).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    // The last stats window alone can be a few ticks over microseconds; the summary is not.
+    // The last health window alone can be a few ticks over microseconds; the summary is not.
     assert!(achieved_hz(&stdout) <= 1050.0, "{stdout}");
     rec.assert_clean_report();
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use zescope::serve::http::{Answer, Head, Health, Http, MAX_CONNECTIONS, Pages, Site};
-use zescope::serve::{Format, Published, Snapshot};
+use zescope::serve::{Format, Latest, Published};
 
 fn get(addr: SocketAddr, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();
@@ -47,7 +47,7 @@ fn a_handler_that_panics_gives_its_slot_back() {
     http.stop();
 }
 
-fn failing(_: &Arc<Snapshot>, _: Instant, format: Format) -> Result<String, String> {
+fn failing(_: &Arc<Latest>, _: Instant, format: Format) -> Result<String, String> {
     Err(format!("encoding the metrics as {} failed", format.name()))
 }
 

@@ -10,7 +10,7 @@ use zescope::layout::Kind;
 use zescope::openmetrics::{Catalog, RunDescription};
 use zescope::sampler::telemetry::throttle_description;
 use zescope::sampler::{DeviceEntry, DevicePath, RunConfig, RunInfo, SeriesInfo, StreamInfo, Target};
-use zescope::serve::{Format, Snapshot, encode};
+use zescope::serve::{Format, Latest, encode};
 use zescope::ze::DeviceKind;
 
 fn series(name: &str, unit: &str, kind: Kind, description: &str) -> SeriesInfo {
@@ -88,7 +88,7 @@ fn each_device_has_its_labels_and_telemetry_is_named_in_base_units() {
     // Busy, Busy; then per device: power 120 W, energy 5 J, throttle bits 0 and 3, 60 °C (NaN on
     // the second device: not read yet).
     let values = vec![0.5, 0.25, 120.0, 5.0, 9.0, 60.0, 7.5, 0.5, 0.0, f64::NAN];
-    let snap = Arc::new(Snapshot { values, catalog: Some(Arc::new(layout)), running: true, ..Snapshot::default() });
+    let snap = Arc::new(Latest { values, catalog: Some(Arc::new(layout)), running: true, ..Latest::default() });
     let om = encode(&snap, Instant::now(), Format::OpenMetrics).unwrap();
 
     let info = lines(&om, "zescope_device_info{");

@@ -6,7 +6,7 @@
 use egui::epaint::{Mesh, Shape};
 use egui::{Color32, Context, RawInput, Rect, pos2, vec2};
 use egui_plot::Plot;
-use zescope::app::envelope_plot::{EnvelopePlot, PlotSeries, pixel_columns};
+use zescope::app::envelope_plot::{EnvelopePlot, PlotFrame, PlotSeries, pixel_columns};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 
 const MS: i64 = 1_000_000;
@@ -33,16 +33,22 @@ fn store() -> (Store, Vec<PlotSeries>) {
     (store, series)
 }
 
+/// What a plot over `x` seconds and `y` shows, decided before `Plot::show`.
+fn shows(x: (f64, f64), y: (f64, f64)) -> PlotFrame {
+    PlotFrame { x: Some(x), y: Some(y), limit: None }
+}
+
 /// Run one 800 x 400 frame of a plot over `x` seconds (and tessellate it);
 /// returns the shapes it painted.
-fn frame(ctx: &Context, plot: &EnvelopePlot, store: &Store, series: &[PlotSeries], x: (f64, f64)) -> Vec<Shape> {
+fn frame(ctx: &Context, plot: &mut EnvelopePlot, store: &Store, series: &[PlotSeries], x: (f64, f64)) -> Vec<Shape> {
     let input =
         RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))), ..RawInput::default() };
     let out = ctx.run_ui(input, |ui| {
+        plot.prepare(store, series, shows(x, (-10.0, 110.0)));
         Plot::new("t").show(ui, |pu| {
             pu.set_plot_bounds_x(x.0..=x.1);
             pu.set_plot_bounds_y(-10.0..=110.0);
-            plot.add_to(pu, store, series);
+            plot.add_to(pu, store);
         });
     });
     painted(out)
@@ -76,11 +82,11 @@ fn our_meshes(shapes: &[Shape]) -> Vec<&Mesh> {
 fn the_band_reaches_the_spike_and_never_bridges_the_pause() {
     let (store, series) = store();
     let ctx = Context::default();
-    let plot = EnvelopePlot::new();
+    let mut plot = EnvelopePlot::new();
     let end = store.to_plot_x(store.total_time_range().unwrap().1);
     let mut shapes = Vec::new();
     for _ in 0..2 {
-        shapes = frame(&ctx, &plot, &store, &series, (0.0, end));
+        shapes = frame(&ctx, &mut plot, &store, &series, (0.0, end));
     }
     let meshes = our_meshes(&shapes);
     assert_eq!(meshes.len(), 1, "one band mesh per series");
@@ -109,11 +115,11 @@ fn the_band_reaches_the_spike_and_never_bridges_the_pause() {
 fn zoomed_in_it_draws_a_line_through_the_samples() {
     let (store, series) = store();
     let ctx = Context::default();
-    let plot = EnvelopePlot::new();
+    let mut plot = EnvelopePlot::new();
     let x = (store.to_plot_x(4_990 * MS), store.to_plot_x(5_010 * MS));
     let mut shapes = Vec::new();
     for _ in 0..2 {
-        shapes = frame(&ctx, &plot, &store, &series, x);
+        shapes = frame(&ctx, &mut plot, &store, &series, x);
     }
     let lines: Vec<usize> = shapes
         .iter()
@@ -127,7 +133,7 @@ fn zoomed_in_it_draws_a_line_through_the_samples() {
     let dots = shapes.iter().filter(|s| matches!(s, Shape::Circle(c) if c.fill == RED)).count();
     assert_eq!(dots, 23, "a dot per sample when zoomed in this far");
     // At one sample per pixel there are none.
-    let wide = frame(&ctx, &plot, &store, &series, (store.to_plot_x(0), store.to_plot_x(9_000 * MS)));
+    let wide = frame(&ctx, &mut plot, &store, &series, (store.to_plot_x(0), store.to_plot_x(9_000 * MS)));
     assert!(!wide.iter().any(|s| matches!(s, Shape::Circle(_))), "no dots at one sample per pixel");
 }
 
@@ -135,9 +141,9 @@ fn zoomed_in_it_draws_a_line_through_the_samples() {
 fn each_frame_queries_the_range_egui_plot_settles_on() {
     let (store, series) = store();
     let ctx = Context::default();
-    let plot = EnvelopePlot::new();
+    let mut plot = EnvelopePlot::new();
     for (a, b) in [(0.0, 10.0), (2.0, 3.0), (1.0, 30.0)] {
-        frame(&ctx, &plot, &store, &series, (a, b));
+        frame(&ctx, &mut plot, &store, &series, (a, b));
         let (t0, t1, columns) = plot.last_query().unwrap();
         assert_eq!((t0, t1), (store.from_plot_x(a), store.from_plot_x(b)), "the same frame's range");
         assert!((600..=800).contains(&columns), "about one column per pixel: {columns}");
@@ -156,11 +162,15 @@ fn pixel_columns_are_physical_pixels() {
 fn band_meshes_are_reused_across_frames() {
     let (store, series) = store();
     let ctx = Context::default();
-    let plot = EnvelopePlot::new();
+    let mut plot = EnvelopePlot::new();
     let ptr = |shapes: &[Shape]| our_meshes(shapes)[0].vertices.as_ptr();
-    frame(&ctx, &plot, &store, &series, (0.0, 20.0));
-    let first = ptr(&frame(&ctx, &plot, &store, &series, (0.0, 20.0)));
-    let second = ptr(&frame(&ctx, &plot, &store, &series, (0.0, 20.5)));
+    // The first frames settle egui_plot's axes, and so the plot's rect: a frame whose rect is not
+    // the last frame's is meshed afresh, by its items (`envelope_plot`'s module docs).
+    for _ in 0..2 {
+        frame(&ctx, &mut plot, &store, &series, (0.0, 20.0));
+    }
+    let first = ptr(&frame(&ctx, &mut plot, &store, &series, (0.0, 20.0)));
+    let second = ptr(&frame(&ctx, &mut plot, &store, &series, (0.0, 20.5)));
     assert_eq!(first, second, "the band mesh was reallocated");
 }
 
@@ -176,10 +186,10 @@ fn extreme_values_and_ranges_draw_without_panicking() {
     store.append(id, &ts, &vals).unwrap();
     let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED }];
     let ctx = Context::default();
-    let plot = EnvelopePlot::new();
+    let mut plot = EnvelopePlot::new();
     for x in [(0.0, 0.01), (-1e12, 1e12), (f64::MIN, f64::MAX), (0.003, 0.003)] {
         for _ in 0..2 {
-            frame(&ctx, &plot, &store, &series, x);
+            frame(&ctx, &mut plot, &store, &series, x);
         }
     }
 }
@@ -202,14 +212,15 @@ fn large_values_map_to_the_full_plot_height() {
     let ctx = Context::default();
     let input =
         RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))), ..RawInput::default() };
-    let plot = EnvelopePlot::new();
+    let mut plot = EnvelopePlot::new();
     let mut ys = Vec::new();
     for _ in 0..2 {
         let out = ctx.run_ui(input.clone(), |ui| {
+            plot.prepare(&store, &series, shows((0.0, 2.0), (0.0, 1.0e9)));
             Plot::new("big").show(ui, |pu| {
                 pu.set_plot_bounds_x(0.0..=2.0);
                 pu.set_plot_bounds_y(0.0..=1.0e9);
-                plot.add_to(pu, &store, &series);
+                plot.add_to(pu, &store);
             });
         });
         let shapes = painted(out);
@@ -225,17 +236,17 @@ fn large_values_map_to_the_full_plot_height() {
 fn data_appended_inside_an_unchanged_range_appears_next_frame() {
     let (mut store, series) = store();
     let ctx = Context::default();
-    let plot = EnvelopePlot::new();
+    let mut plot = EnvelopePlot::new();
     let x = (0.0, 40.0);
     let top = |shapes: &[Shape]| {
         our_meshes(shapes).iter().flat_map(|m| m.vertices.iter().map(|v| v.pos.y)).fold(f32::MAX, f32::min)
     };
-    frame(&ctx, &plot, &store, &series, x);
-    let before = top(&frame(&ctx, &plot, &store, &series, x));
+    frame(&ctx, &mut plot, &store, &series, x);
+    let before = top(&frame(&ctx, &mut plot, &store, &series, x));
     let id = series[0].series.stream();
     let (_, last) = store.time_range(id).unwrap();
     store.append(id, &[last + 10 * MS, last + 11 * MS], &[1.0, 105.0]).unwrap();
-    let after = top(&frame(&ctx, &plot, &store, &series, x));
+    let after = top(&frame(&ctx, &mut plot, &store, &series, x));
     assert!(after < before - 5.0, "the new, higher sample raised the band's top ({before} -> {after})");
 }
 
@@ -272,7 +283,7 @@ fn nothing_is_drawn_across_a_pause_or_a_stop_and_start() {
     // The gaps' middles, in seconds: a pause in run 1 (after 2.0 s), the stop (after 4.0 s).
     let gaps = [2.5, 4.5];
     let ctx = Context::default();
-    let plot = EnvelopePlot::new();
+    let mut plot = EnvelopePlot::new();
     for (x, lines) in [((0.0, 7.0), true), ((-20.0, 27.0), false)] {
         let mut shapes = Vec::new();
         let mut to_screen = None;
@@ -282,10 +293,11 @@ fn nothing_is_drawn_across_a_pause_or_a_stop_and_start() {
                 ..RawInput::default()
             };
             let out = ctx.run_ui(input, |ui| {
+                plot.prepare(&store, &series, shows(x, (0.0, 100.0)));
                 let r = Plot::new("gaps").show(ui, |pu| {
                     pu.set_plot_bounds_x(x.0..=x.1);
                     pu.set_plot_bounds_y(0.0..=100.0);
-                    plot.add_to(pu, &store, &series);
+                    plot.add_to(pu, &store);
                 });
                 to_screen = Some(r.transform);
             });

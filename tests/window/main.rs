@@ -4,7 +4,8 @@
 //! (`catalog`), envelope plots (`envelope_plot`), files and
 //! the path prompt (`files`, `prompt`, `open_progressive`, `unsaved`, `roundtrip`), panes and
 //! their layout (`panes`, `layout`, `resize`), live/paused/recording modes (`modes`), several
-//! devices (`multidev`), the phase table (`phases`), settings (`settings`), the streamer and
+//! devices (`multidev`), the phase table (`phases`), drivers that behave as Intel's NPU driver and
+//! compute-runtime do (`profiles`), settings (`settings`), the streamer and
 //! telemetry sources (`streamer`, `telemetry`), and the time axis (`time_axis`, `wheel`).
 
 mod support;
@@ -19,6 +20,7 @@ mod multidev;
 mod open_progressive;
 mod panes;
 mod phases;
+mod profiles;
 mod prompt;
 mod resize;
 mod roundtrip;

@@ -145,7 +145,7 @@ fn a_large_session_shows_a_first_share_then_all_of_it() {
     assert!(!a.has_unsaved(), "clean when fully opened");
     assert!(ui_errors(a).is_empty(), "{:?}", ui_errors(a));
     for info in original.streams() {
-        let (want, got) = (original.export_stream(info.id).unwrap(), a.store.export_stream(info.id).unwrap());
+        let (want, got) = (original.stream_data(info.id).unwrap(), a.store.stream_data(info.id).unwrap());
         assert_eq!(got.raw.timestamps, want.raw.timestamps, "stream {:?}", info.id);
         assert!(got.raw.values.iter().zip(&want.raw.values).all(|(x, y)| x.to_bits() == y.to_bits()));
         assert_eq!(got, want, "stream {:?}: gaps, ended, everything as saved", info.id);
@@ -252,7 +252,7 @@ fn opening_saving_and_quitting_while_a_session_opens_are_safe() {
     assert_eq!(a.files.current.as_deref(), Some(small.as_path()));
     assert_eq!(a.store.streams().count(), 1);
     let shown = a.store.streams().next().unwrap().id;
-    assert_eq!(a.store.export_stream(shown).unwrap(), store.export_stream(id).unwrap());
+    assert_eq!(a.store.stream_data(shown).unwrap(), store.stream_data(id).unwrap());
 
     // Quitting while one opens does not ask (the data is in its file) and stops it.
     h.state_mut().perform(Some(FileAction::Open(big)));

@@ -14,11 +14,17 @@
 //! The time-based streamer's calls (event pools and events, `zetMetricStreamer*`, Calculate) are
 //! in every loader zescope supports, but optional here all the same: only the export-memory path
 //! is required, and a driver may leave their slots empty.
+//!
+//! The metric tracer and decoder (`zetMetricTracer*Exp`, `zetMetricDecoder*Exp`, API 1.10) exist
+//! only as exports of newer loaders (1.32 has them, Debian's 1.8.12 does not), which reach a
+//! driver through its `zetGetMetricTracerExpProcAddrTable` / `zetGetMetricDecoderExpProcAddrTable`
+//! tables; where the loader lacks them their fields are `None`.
 
 use core::ffi::{c_char, c_void};
 
 use crate::stream::*;
 use crate::sysman::*;
+use crate::tracer::*;
 use crate::types::*;
 
 macro_rules! api_table {
@@ -269,6 +275,44 @@ api_table! {
             pTotalMetricValueCount: *mut u32,
             pMetricCounts: *mut u32,
             pMetricValues: *mut zet_typed_value_t,
+        );
+        zetMetricTracerCreateExp(
+            hContext: zet_context_handle_t,
+            hDevice: zet_device_handle_t,
+            metricGroupCount: u32,
+            phMetricGroups: *mut zet_metric_group_handle_t,
+            desc: *mut zet_metric_tracer_exp_desc_t,
+            hNotificationEvent: ze_event_handle_t,
+            phMetricTracer: *mut zet_metric_tracer_exp_handle_t,
+        );
+        zetMetricTracerDestroyExp(hMetricTracer: zet_metric_tracer_exp_handle_t);
+        zetMetricTracerEnableExp(hMetricTracer: zet_metric_tracer_exp_handle_t, synchronous: ze_bool_t);
+        zetMetricTracerDisableExp(hMetricTracer: zet_metric_tracer_exp_handle_t, synchronous: ze_bool_t);
+        zetMetricTracerReadDataExp(
+            hMetricTracer: zet_metric_tracer_exp_handle_t,
+            pRawDataSize: *mut usize,
+            pRawData: *mut u8,
+        );
+        zetMetricDecoderCreateExp(
+            hMetricTracer: zet_metric_tracer_exp_handle_t,
+            phMetricDecoder: *mut zet_metric_decoder_exp_handle_t,
+        );
+        zetMetricDecoderDestroyExp(phMetricDecoder: zet_metric_decoder_exp_handle_t);
+        zetMetricDecoderGetDecodableMetricsExp(
+            hMetricDecoder: zet_metric_decoder_exp_handle_t,
+            pCount: *mut u32,
+            phMetrics: *mut zet_metric_handle_t,
+        );
+        zetMetricTracerDecodeExp(
+            phMetricDecoder: zet_metric_decoder_exp_handle_t,
+            pRawDataSize: *mut usize,
+            pRawData: *mut u8,
+            metricsCount: u32,
+            phMetrics: *mut zet_metric_handle_t,
+            pSetCount: *mut u32,
+            pMetricEntriesCountPerSet: *mut u32,
+            pMetricEntriesCount: *mut u32,
+            pMetricEntries: *mut zet_metric_entry_exp_t,
         );
     }
 }

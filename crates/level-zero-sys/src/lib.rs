@@ -11,6 +11,9 @@
 //!   values (1.4 headers).
 //! - [`sysman`]: the Sysman (`zes_api.h`) telemetry types: frequency, power, temperature,
 //!   engines, memory (1.4 headers).
+//! - [`tracer`]: the metric tracer and decoder (`ZET_experimental_metric_tracer`, 1.10), their
+//!   descriptor, decoded entry, metric types and DDI tables, written by hand from the 1.32
+//!   headers.
 //! - [`api`]: the [`Api`] table; [`Api::load`] dlopens `libze_loader.so.1` (no link-time
 //!   dependency, so programs using this crate start on machines without Level Zero).
 //! - [`ddi`]: the driver-side DDI tables of `ze_ddi.h`, `zet_ddi.h` and `zes_ddi.h`, generated
@@ -54,10 +57,12 @@ pub mod ddi;
 pub mod exp;
 pub mod stream;
 pub mod sysman;
+pub mod tracer;
 pub mod types;
 
 pub use api::*;
 pub use exp::*;
 pub use stream::*;
 pub use sysman::*;
+pub use tracer::*;
 pub use types::*;

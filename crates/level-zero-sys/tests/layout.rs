@@ -426,10 +426,11 @@ fn upstream_headers() -> Result<std::path::PathBuf, String> {
     if dest.join("ze_api.h").exists() { Ok(dest) } else { Err(format!("{} was not extracted", dest.display())) }
 }
 
-/// The hand-written types of `exp.rs` and `api.rs` (metric export memory, runtime metric groups,
-/// runtime enable/disable, `zeInitDrivers`) against the official headers of the upstream release
-/// (which have `zet_export_dma_buf_exp_properties_t` since 1.29): sizes, offsets, structure
-/// types, flags, and the C signatures of the entry points the `Api` declares for them.
+/// The hand-written types of `exp.rs`, `tracer.rs` and `api.rs` (metric export memory, runtime
+/// metric groups, runtime enable/disable, `zeInitDrivers`, the metric tracer and decoder with
+/// their DDI tables) against the official headers of the upstream release (which have
+/// `zet_export_dma_buf_exp_properties_t` since 1.29): sizes, offsets, structure types, flags,
+/// metric types, and the C signatures of the entry points the `Api` declares for them.
 #[test]
 fn hand_written_types_match_the_upstream_headers() {
     let include = match upstream_headers() {
@@ -440,6 +441,17 @@ fn hand_written_types_match_the_upstream_headers() {
         layout!(zet_metric_group_type_exp_t { stype, pNext, r#type }),
         layout!(zet_export_dma_buf_exp_properties_t { stype, pNext, fd, size }),
         layout!(ze_init_driver_type_desc_t { stype, pNext, flags }),
+        layout!(zet_metric_tracer_exp_desc_t { stype, pNext, notifyEveryNBytes }),
+        layout!(zet_metric_entry_exp_t { value, timeStamp, metricIndex, onSubdevice, subdeviceId }),
+        layout!(zet_metric_tracer_exp_dditable_t {
+            pfnCreateExp,
+            pfnDestroyExp,
+            pfnEnableExp,
+            pfnDisableExp,
+            pfnReadDataExp,
+            pfnDecodeExp
+        }),
+        layout!(zet_metric_decoder_exp_dditable_t { pfnCreateExp, pfnDestroyExp, pfnGetDecodableMetricsExp }),
     ];
     macro_rules! c {
         ($($n:ident),* $(,)?) => { vec![$((stringify!($n), $n as u64)),*] };
@@ -459,6 +471,13 @@ fn hand_written_types_match_the_upstream_headers() {
         ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
         ZE_RESULT_ERROR_UNINITIALIZED,
         ZEL_HANDLE_DEVICE,
+        ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED,
+        ZET_STRUCTURE_TYPE_METRIC_TRACER_EXP_DESC,
+        ZET_METRIC_TRACER_EXP_VERSION_1_0,
+        ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP,
+        ZET_METRIC_TYPE_EVENT_EXP_START,
+        ZET_METRIC_TYPE_EVENT_EXP_END,
+        ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE,
     ];
     // The C signature of each entry point, as the Rust `pfn::` type declares it: compiling fails
     // if the header's declaration differs.
@@ -507,10 +526,33 @@ fn hand_written_types_match_the_upstream_headers() {
              uint32_t*, uint32_t*, uint32_t*, zet_typed_value_t*)",
         ),
         ("zeDeviceGetGlobalTimestamps", "ze_result_t (*)(ze_device_handle_t, uint64_t*, uint64_t*)"),
+        (
+            "zetMetricTracerCreateExp",
+            "ze_result_t (*)(zet_context_handle_t, zet_device_handle_t, uint32_t, zet_metric_group_handle_t*, \
+             zet_metric_tracer_exp_desc_t*, ze_event_handle_t, zet_metric_tracer_exp_handle_t*)",
+        ),
+        ("zetMetricTracerDestroyExp", "ze_result_t (*)(zet_metric_tracer_exp_handle_t)"),
+        ("zetMetricTracerEnableExp", "ze_result_t (*)(zet_metric_tracer_exp_handle_t, ze_bool_t)"),
+        ("zetMetricTracerDisableExp", "ze_result_t (*)(zet_metric_tracer_exp_handle_t, ze_bool_t)"),
+        ("zetMetricTracerReadDataExp", "ze_result_t (*)(zet_metric_tracer_exp_handle_t, size_t*, uint8_t*)"),
+        (
+            "zetMetricDecoderCreateExp",
+            "ze_result_t (*)(zet_metric_tracer_exp_handle_t, zet_metric_decoder_exp_handle_t*)",
+        ),
+        ("zetMetricDecoderDestroyExp", "ze_result_t (*)(zet_metric_decoder_exp_handle_t)"),
+        (
+            "zetMetricDecoderGetDecodableMetricsExp",
+            "ze_result_t (*)(zet_metric_decoder_exp_handle_t, uint32_t*, zet_metric_handle_t*)",
+        ),
+        (
+            "zetMetricTracerDecodeExp",
+            "ze_result_t (*)(zet_metric_decoder_exp_handle_t, size_t*, uint8_t*, uint32_t, zet_metric_handle_t*, \
+             uint32_t*, uint32_t*, uint32_t*, zet_metric_entry_exp_t*)",
+        ),
     ];
     let mut c = String::from(
         "#include <stdio.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdbool.h>\n#include <ze_api.h>\n#include <zet_api.h>\n\
-         #include <zes_api.h>\n#include <loader/ze_loader.h>\n",
+         #include <zet_ddi.h>\n#include <zes_api.h>\n#include <loader/ze_loader.h>\n",
     );
     for (f, sig) in &signatures {
         c += &format!("_Static_assert(__builtin_types_compatible_p(__typeof__(&{f}), {sig}), \"{f} is not {sig}\");\n");
@@ -564,5 +606,7 @@ fn hand_written_types_match_the_upstream_headers() {
         check(name.to_string(), *v);
     }
     assert!(mismatches.is_empty(), "differences from the v{UPSTREAM} headers:\n{}", mismatches.join("\n"));
-    assert_eq!(compared, 3 + 10 + constants.len());
+    let fields: usize = layouts.iter().map(|(_, _, f)| f.len()).sum();
+    assert_eq!(compared, layouts.len() + fields + constants.len());
+    assert_eq!(layouts.len(), 7, "every hand-written struct and table is compared");
 }

@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 pub use crate::catalog::Catalog;
 pub use crate::catalog::model::Model;
 pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
-pub use crate::sysman::{SysmanConfig, SysmanPiece};
+pub use crate::profile::Profile;
+pub use crate::sysman::{EnergyDrop, SysmanConfig, SysmanPiece};
 
 /// The whole model of one simulated driver: what [`crate::Sim::new`] takes and what
 /// `ZE_SIM_CONFIG` holds as RON. Devices and metric groups are fixed when the instance is
@@ -68,6 +69,20 @@ pub struct SimConfig {
     /// Sysman telemetry (frequency, power, temperature, engines, memory): on by default; faults
     /// and wrapping counters here, pieces left out through `empty_entry_points`.
     pub sysman: SysmanConfig,
+    /// How many events the workload writes into the exported memory of each activated
+    /// tracer-based group per simulation tick (`update_period_us`): 0 ..= 65536, at most
+    /// `tracer_ring_events`; default 8 (8000 events/s at the default 1 ms tick). The event rate
+    /// is `tracer_events_per_tick × 1e6 / update_period_us` per second; the fastest setting,
+    /// `update_period_us: 10, tracer_events_per_tick: 65536`, asks for more than the writer
+    /// thread can write (it then writes as fast as it can; see docs/ze-sim.md).
+    pub tracer_events_per_tick: u32,
+    /// How many events the exported ring of a tracer-based group holds before the workload
+    /// overwrites the oldest (a tracer that falls this far behind loses events and its next read
+    /// answers ZE_RESULT_WARNING_DROPPED_DATA): 64 ..= 4194304 (32 bytes each), default 16384.
+    pub tracer_ring_events: u32,
+    /// A public driver's behaviours, bundled ([`Profile`]): turned on on top of the rest when
+    /// an instance is created ([`SimConfig::resolved`]). `None` (default): only what is listed.
+    pub profile: Option<Profile>,
     /// The metric groups of the GPU devices: `Builtin` (default) keeps each device's `groups`;
     /// `Realistic` gives every GPU device (root and sub-device) a catalogue the size of a real
     /// Intel GPU's in their place (34 groups, about 1,300 metrics; `crate::catalog` describes
@@ -166,6 +181,13 @@ pub struct GroupConfig {
     /// its metrics (so it has one more metric than `metrics` lists). Without it the group says
     /// EVENT_BASED only and a streamer on it is refused. Default false.
     pub stream: bool,
+    /// The group is tracer-based (sampling type EXP_TRACER_BASED only, as Intel's conformance
+    /// suite selects them): the workload writes kernel events into its exported memory (a ring,
+    /// `crate::ring` documents the bytes) and the metric tracer reads them
+    /// (`zetMetricTracer*Exp`, decoded by `zetMetricTracerDecodeExp`). It must export as a
+    /// `Group`, not stream, and hold only the kernel-event signals (`KernelStart`, `KernelEnd`,
+    /// `KernelBytes`, `KernelMarker`). Default false.
+    pub tracer: bool,
 }
 
 impl Default for GroupConfig {
@@ -178,6 +200,7 @@ impl Default for GroupConfig {
             metrics: Vec::new(),
             synthetic_counters: 0,
             stream: false,
+            tracer: false,
         }
     }
 }
@@ -207,6 +230,16 @@ pub enum Signal {
     Synthetic,
     /// The device time of a report, ns (the timestamp metric of a streamable group).
     Timestamp,
+    /// Tracer event: a kernel began; the value is its id (metric type EVENT_EXP_START, u64).
+    KernelStart,
+    /// Tracer event: a kernel ended; the value is its id (EVENT_EXP_END, u64).
+    KernelEnd,
+    /// Tracer event: the bytes the kernels wrote so far, a running total that wraps at 2^32
+    /// (EVENT_EXP_MONOTONIC_WRAPS_VALUE, u32).
+    KernelBytes,
+    /// Tracer event: a marker with only a timestamp; the value is 0 and means nothing
+    /// (EVENT_EXP_TIMESTAMP, u64).
+    KernelMarker,
     /// A counter described as a real driver describes it (metric type, result type, unit) whose
     /// value follows the workload as its model says (`crate::catalog::model`).
     Modelled(Model),
@@ -219,6 +252,11 @@ impl Signal {
             self,
             Signal::GpuTime | Signal::BusyCycles | Signal::BytesRead | Signal::BytesWritten | Signal::Inferences
         ) || matches!(self, Signal::Modelled(m) if m.is_cumulative())
+    }
+
+    /// Is this an event of a tracer-based group (written into its ring, not a counter)?
+    pub(crate) fn is_trace_event(self) -> bool {
+        matches!(self, Signal::KernelStart | Signal::KernelEnd | Signal::KernelBytes | Signal::KernelMarker)
     }
 
     /// The unit the metric's properties report for this signal.
@@ -234,6 +272,9 @@ impl Signal {
             Signal::Inferences => "inferences",
             Signal::Synthetic => "units",
             Signal::Timestamp => "ns",
+            Signal::KernelStart | Signal::KernelEnd => "kernel id",
+            Signal::KernelBytes => "bytes",
+            Signal::KernelMarker => "events",
             Signal::Modelled(m) => m.unit.text(),
         }
     }
@@ -254,136 +295,6 @@ pub struct MetricConfig {
 impl Default for MetricConfig {
     fn default() -> Self {
         MetricConfig { name: "Metric".into(), description: String::new(), signal: Signal::Synthetic }
-    }
-}
-
-impl Default for SimConfig {
-    fn default() -> Self {
-        let m = |name: &str, description: &str, signal| MetricConfig {
-            name: name.into(),
-            description: description.into(),
-            signal,
-        };
-        let compute = || GroupConfig {
-            name: "ComputeBasic".into(),
-            description: "Engine activity, clocks and power (exported as one DMA-BUF)".into(),
-            domain: 0,
-            export: Export::Group,
-            metrics: vec![
-                m("GpuTime", "Time the compute engine was busy", Signal::GpuTime),
-                m("GpuBusyCycles", "Cycles the compute engine was busy", Signal::BusyCycles),
-                m("GpuFrequency", "Current GPU core frequency", Signal::FrequencyMhz),
-                m("GpuUtilization", "Share of time the GPU was busy", Signal::UtilizationPercent),
-                m("GpuPower", "Package power", Signal::PowerWatts),
-            ],
-            synthetic_counters: 0,
-            stream: false,
-        };
-        let memory = GroupConfig {
-            name: "MemoryTraffic".into(),
-            description: "Device memory traffic (each metric exports the shared DMA-BUF)".into(),
-            domain: 1,
-            export: Export::PerMetric,
-            metrics: vec![
-                m("BytesRead", "Bytes read from device memory", Signal::BytesRead),
-                m("BytesWritten", "Bytes written to device memory", Signal::BytesWritten),
-                m("MemoryTemperature", "Memory temperature", Signal::TemperatureC),
-            ],
-            synthetic_counters: 0,
-            stream: false,
-        };
-        let render = GroupConfig {
-            name: "RenderBasic".into(),
-            description: "Render engine activity (time-based streamer only, no exported memory)".into(),
-            domain: 3,
-            export: Export::None,
-            metrics: vec![
-                m("RenderBusyTime", "Time the render engine was busy", Signal::GpuTime),
-                m("RenderBusyCycles", "Cycles the render engine was busy", Signal::BusyCycles),
-                m("RenderFrequency", "Render engine frequency", Signal::FrequencyMhz),
-                m("RenderUtilization", "Share of time the render engine was busy", Signal::UtilizationPercent),
-                m("L3BytesRead", "Bytes read through L3", Signal::BytesRead),
-            ],
-            synthetic_counters: 0,
-            stream: true,
-        };
-        let stall = GroupConfig {
-            name: "EuStallSampling".into(),
-            description: "Instruction-pointer stall sampling (no exported memory)".into(),
-            domain: 2,
-            export: Export::None,
-            metrics: vec![m("StallSamples", "Stall samples taken", Signal::Synthetic)],
-            synthetic_counters: 0,
-            stream: false,
-        };
-        let gpu = DeviceConfig {
-            name: "ze-sim GPU".into(),
-            kind: DeviceKind::Gpu,
-            vendor_id: 0x8086,
-            device_id: 0x5a51,
-            core_clock_mhz: 2100,
-            groups: vec![compute(), memory.clone(), stall, render],
-            sub_devices: vec![DeviceConfig {
-                name: "ze-sim GPU tile 0".into(),
-                kind: DeviceKind::Gpu,
-                vendor_id: 0x8086,
-                device_id: 0x5a51,
-                core_clock_mhz: 2100,
-                groups: vec![compute()],
-                sub_devices: Vec::new(),
-            }],
-        };
-        let npu = DeviceConfig {
-            name: "ze-sim NPU".into(),
-            kind: DeviceKind::Npu,
-            vendor_id: 0x8086,
-            device_id: 0x5a5e,
-            core_clock_mhz: 1400,
-            groups: vec![
-                GroupConfig {
-                    name: "NpuActivity".into(),
-                    description: "Inference engine activity (exported as one DMA-BUF)".into(),
-                    domain: 0,
-                    export: Export::Group,
-                    metrics: vec![
-                        m("NpuBusyTime", "Time the inference engine was busy", Signal::GpuTime),
-                        m("Inferences", "Inferences completed", Signal::Inferences),
-                        m("NpuUtilization", "Share of time the NPU was busy", Signal::UtilizationPercent),
-                        m("NpuPower", "NPU power", Signal::PowerWatts),
-                    ],
-                    synthetic_counters: 0,
-                    stream: false,
-                },
-                GroupConfig {
-                    name: "NocTraffic".into(),
-                    description: "Network-on-chip traffic (time-based streamer only, no exported memory)".into(),
-                    domain: 1,
-                    export: Export::None,
-                    metrics: vec![
-                        m("NocBytesRead", "Bytes read over the NoC", Signal::BytesRead),
-                        m("NocBytesWritten", "Bytes written over the NoC", Signal::BytesWritten),
-                        m("NocInferences", "Inferences completed", Signal::Inferences),
-                    ],
-                    synthetic_counters: 0,
-                    stream: true,
-                },
-            ],
-            sub_devices: Vec::new(),
-        };
-        SimConfig {
-            seed: 1,
-            update_period_us: 1000,
-            metrics: MetricsEnable::Env,
-            driver_version: 0x0001_0000,
-            devices: vec![gpu, npu],
-            faults: Faults::default(),
-            quirks: Quirks::default(),
-            empty_entry_points: Vec::new(),
-            driver_uuid_tag: 0,
-            streamer_buffer_reports: 16384,
-            sysman: SysmanConfig::default(),
-            catalog: Catalog::Builtin,
-        }
     }
 }
 
@@ -514,6 +425,16 @@ impl SimConfig {
         if !(10..=10_000_000).contains(&self.update_period_us) {
             return Err(format!("update_period_us = {} is outside 10 ..= 10000000", self.update_period_us));
         }
+        if !(64..=1 << 22).contains(&self.tracer_ring_events) {
+            return Err(format!("tracer_ring_events = {} is outside 64 ..= 4194304", self.tracer_ring_events));
+        }
+        if self.tracer_events_per_tick > (1 << 16).min(self.tracer_ring_events) {
+            return Err(format!(
+                "tracer_events_per_tick = {} is outside 0 ..= 65536 or above tracer_ring_events ({}): \
+                 events would be overwritten in the tick that writes them",
+                self.tracer_events_per_tick, self.tracer_ring_events
+            ));
+        }
         fn check(d: &DeviceConfig, path: &str) -> Result<(), String> {
             if d.name.len() >= 256 {
                 return Err(format!("{path}.name is longer than 255 bytes"));
@@ -531,6 +452,18 @@ impl SimConfig {
                     if m.name.is_empty() || m.name.len() >= 256 || m.description.len() >= 256 {
                         return Err(format!("{gp}.metrics[{j}]: name must be 1..=255 bytes"));
                     }
+                    if m.signal.is_trace_event() != g.tracer {
+                        return Err(format!(
+                            "{gp}.metrics[{j}]: signal {:?} {} (kernel-event signals belong to tracer groups, and only they)",
+                            m.signal,
+                            if g.tracer { "in a tracer group" } else { "outside a tracer group" }
+                        ));
+                    }
+                }
+                if g.tracer && (g.export != Export::Group || g.stream || g.synthetic_counters > 0) {
+                    return Err(format!(
+                        "{gp}: a tracer group exports as a Group, does not stream and has no synthetic counters"
+                    ));
                 }
             }
             for (i, s) in d.sub_devices.iter().enumerate() {

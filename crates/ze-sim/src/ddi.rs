@@ -5,6 +5,11 @@
 //! those calls with ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, or ZE_RESULT_ERROR_UNINITIALIZED in
 //! intercept mode). So do the slots of entry points the configuration names in
 //! `empty_entry_points` (read from the process-wide configuration when the loader asks).
+//!
+//! Loaders of API 1.10 and newer also look up `zetGetMetricTracerExpProcAddrTable` and
+//! `zetGetMetricDecoderExpProcAddrTable` (the metric tracer and decoder, tables the 1.4 headers
+//! lack; optional to a loader, so 1.8.12 never asks): exported here from the hand-written tables
+//! of `level_zero_sys::tracer`.
 
 use core::ffi::c_void;
 
@@ -199,6 +204,69 @@ unsafe fn fill_1_5(table: &str, t: *mut c_void) {
     unsafe { t.cast::<Pfn>().add(index).write(value) };
 }
 
+/// A slot for `f`, unless the entry point `name` is emptied by the configuration.
+fn optional_slot<F: Copy>(empty: &[String], name: &str, f: Option<F>) -> Pfn {
+    match f {
+        // SAFETY: callers store `f` in the slot whose C signature is `f`'s.
+        Some(f) if !empty.iter().any(|e| e == name) => unsafe { erase(f) },
+        _ => None,
+    }
+}
+
+/// Checks a getter's arguments and runs `fill` on the table (panics become UNKNOWN).
+fn tracer_getter<T>(version: ze_api_version_t, table: *mut T, fill: impl FnOnce(&mut T, &[String])) -> ze_result_t {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: the loader passes null or a writable table of this type.
+        let Some(table) = (unsafe { table.as_mut() }) else {
+            return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+        };
+        if ze_major_version(version) != ze_major_version(ZE_API_VERSION_CURRENT) {
+            return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
+        }
+        fill(table, &empty_entry_points());
+        ZE_RESULT_SUCCESS
+    }));
+    r.unwrap_or(ZE_RESULT_ERROR_UNKNOWN)
+}
+
+/// Loader entry point (API 1.10): fills the metric tracer's table.
+///
+/// # Safety
+/// `table` is null or points to a writable `zet_metric_tracer_exp_dditable_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zetGetMetricTracerExpProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut zet_metric_tracer_exp_dditable_t,
+) -> ze_result_t {
+    tracer_getter(version, table, |t, empty| {
+        let a = crate::entry::full_api();
+        t.pfnCreateExp = optional_slot(empty, "zetMetricTracerCreateExp", a.zetMetricTracerCreateExp);
+        t.pfnDestroyExp = optional_slot(empty, "zetMetricTracerDestroyExp", a.zetMetricTracerDestroyExp);
+        t.pfnEnableExp = optional_slot(empty, "zetMetricTracerEnableExp", a.zetMetricTracerEnableExp);
+        t.pfnDisableExp = optional_slot(empty, "zetMetricTracerDisableExp", a.zetMetricTracerDisableExp);
+        t.pfnReadDataExp = optional_slot(empty, "zetMetricTracerReadDataExp", a.zetMetricTracerReadDataExp);
+        t.pfnDecodeExp = optional_slot(empty, "zetMetricTracerDecodeExp", a.zetMetricTracerDecodeExp);
+    })
+}
+
+/// Loader entry point (API 1.10): fills the metric decoder's table.
+///
+/// # Safety
+/// `table` is null or points to a writable `zet_metric_decoder_exp_dditable_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zetGetMetricDecoderExpProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut zet_metric_decoder_exp_dditable_t,
+) -> ze_result_t {
+    tracer_getter(version, table, |t, empty| {
+        let a = crate::entry::full_api();
+        t.pfnCreateExp = optional_slot(empty, "zetMetricDecoderCreateExp", a.zetMetricDecoderCreateExp);
+        t.pfnDestroyExp = optional_slot(empty, "zetMetricDecoderDestroyExp", a.zetMetricDecoderDestroyExp);
+        t.pfnGetDecodableMetricsExp =
+            optional_slot(empty, "zetMetricDecoderGetDecodableMetricsExp", a.zetMetricDecoderGetDecodableMetricsExp);
+    })
+}
+
 /// Loader entry point (API 1.5): fills the Sysman global table (`zesInit`).
 ///
 /// # Safety
@@ -227,6 +295,23 @@ pub unsafe extern "C" fn zesGetGlobalProcAddrTable(
     r.unwrap_or(ZE_RESULT_ERROR_UNKNOWN)
 }
 
+/// `zeInitDrivers`, the slot API 1.10 appended to `ze_global_dditable_t` (after `pfnInit`).
+///
+/// SAFETY (for callers): `t` points to a writable `ze_global_dditable_t` as API 1.10 or newer
+/// lays it out.
+unsafe fn fill_1_10(table: &str, t: *mut c_void) {
+    if table != "ze_global_dditable_t" {
+        return;
+    }
+    let empty = empty_entry_points();
+    let f: crate::entry::InitDrivers = crate::entry::devices::sim_zeInitDrivers;
+    // SAFETY: the slot's C signature is zeInitDrivers'.
+    let value = if empty.iter().any(|e| e == "zeInitDrivers") { None } else { unsafe { erase(f) } };
+    let index = size_of::<ddi::ze_global_dditable_t>() / size_of::<Pfn>();
+    // SAFETY: the caller guarantees the table has the 1.10 slot right after `pfnInit`.
+    unsafe { t.cast::<Pfn>().add(index).write(value) };
+}
+
 fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t {
     let r = std::panic::catch_unwind(|| {
         if t.is_null() {
@@ -240,6 +325,10 @@ fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t
         if version >= ze_make_version(1, 5) {
             // SAFETY: a loader of API 1.5 or newer passes the longer tables of its headers.
             unsafe { fill_1_5(table, t) };
+        }
+        if version >= ze_make_version(1, 10) {
+            // SAFETY: a loader of API 1.10 or newer passes the global table of its headers.
+            unsafe { fill_1_10(table, t) };
         }
         ZE_RESULT_SUCCESS
     });

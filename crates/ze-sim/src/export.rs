@@ -22,6 +22,9 @@
 //! Before the first snapshot (an export queried before activation) the header holds the magic,
 //! version and counter count, with sequence 0 and timestamp 0.
 //!
+//! A tracer-based group's buffer is a ring of kernel events instead ([`crate::ring`] documents
+//! its bytes): the same file, fds and rules, written by the same thread.
+//!
 //! The buffer lives from the first export query or activation until its exporter is torn down;
 //! it keeps a private dup of every fd it reports, to tell whether the application closed or
 //! replaced one ([`crate::fdcheck`]).
@@ -33,6 +36,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 
 use crate::config::{DeviceKind, Signal};
+use crate::ring::{self, RingSpec, TraceEvent};
 use crate::{fdcheck, workload};
 
 // The layout constants below are public: they are the byte contract readers (zescope's layout
@@ -83,11 +87,19 @@ pub(crate) struct CounterSpec {
     pub index: usize,
 }
 
+/// What a buffer holds: counter snapshots, or a tracer-based group's ring of events.
+pub(crate) enum Content {
+    Counters(Vec<CounterSpec>),
+    Ring(RingSpec),
+}
+
 struct WriterState {
     accum: Vec<f64>,
     last_t: Option<f64>,
     step: u64,
     history: VecDeque<(u64, Vec<f64>)>,
+    /// Where the next event of a ring goes.
+    ring: ring::Cursor,
 }
 
 /// One exported buffer and the fds that name it.
@@ -113,6 +125,8 @@ pub(crate) struct ExportBuffer {
     map: *mut u8,
     map_len: usize,
     pub counters: Vec<CounterSpec>,
+    /// A tracer-based group's ring (then `counters` is empty).
+    pub(crate) ring: Option<RingSpec>,
     pub device_kind: DeviceKind,
     pub clock_mhz: f64,
     pub stream: u64,
@@ -132,7 +146,7 @@ fn last_os_error(what: &str) -> io::Error {
 
 impl ExportBuffer {
     pub fn create(
-        counters: Vec<CounterSpec>,
+        content: Content,
         device_kind: DeviceKind,
         clock_mhz: f64,
         stream: u64,
@@ -140,7 +154,11 @@ impl ExportBuffer {
         unmappable: bool,
         unsealed: bool,
     ) -> io::Result<ExportBuffer> {
-        let bytes = OFFSET_COUNTERS + 8 * counters.len();
+        let (counters, ring) = match content {
+            Content::Counters(c) => (c, None),
+            Content::Ring(r) => (Vec::new(), Some(r)),
+        };
+        let bytes = ring.as_ref().map_or(OFFSET_COUNTERS + 8 * counters.len(), RingSpec::bytes);
         let size = bytes.div_ceil(4096) * 4096;
         let map_len = if unsealed { size + 4096 } else { size };
         let flags = if unsealed { libc::MFD_CLOEXEC } else { libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING };
@@ -214,15 +232,22 @@ impl ExportBuffer {
                 last_t: None,
                 step: 0,
                 history: VecDeque::new(),
+                ring: ring::Cursor::default(),
             }),
             counters,
+            ring,
             device_kind,
             clock_mhz,
             stream,
         };
-        buf.write_u32(0, MAGIC);
-        buf.write_u32(4, LAYOUT_VERSION);
-        buf.write_u32(OFFSET_COUNT, buf.counters.len() as u32);
+        match &buf.ring {
+            Some(r) => r.header().iter().for_each(|&(at, v)| buf.write_u32(at, v)),
+            None => {
+                buf.write_u32(0, MAGIC);
+                buf.write_u32(4, LAYOUT_VERSION);
+                buf.write_u32(OFFSET_COUNT, buf.counters.len() as u32);
+            }
+        }
         Ok(buf)
     }
 
@@ -289,6 +314,10 @@ impl ExportBuffer {
     /// Writes one snapshot at device time `timestamp_ns`; `t` is seconds since the driver started.
     pub fn write_snapshot(&self, seed: u64, timestamp_ns: u64, t: f64) {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = &self.ring {
+            ring::write_tick(r, &mut st.ring, seed, timestamp_ns, |at, w| self.write_u64(at, w));
+            return;
+        }
         let dt = st.last_t.map_or(0.0, |last| (t - last).max(0.0));
         st.last_t = Some(t);
         st.step += 1;
@@ -335,6 +364,27 @@ impl ExportBuffer {
     pub fn ground_truth(&self, timestamp_ns: u64) -> Option<Vec<f64>> {
         let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         st.history.iter().rev().find(|(ts, _)| *ts == timestamp_ns).map(|(_, v)| v.clone())
+    }
+
+    /// A ring's events `from .. end` (at most `max`), with the oldest event it still holds;
+    /// `None` for a buffer of counters.
+    pub(crate) fn ring_read(&self, from: u64, end: u64, max: usize) -> Option<(Vec<TraceEvent>, u64)> {
+        let r = self.ring.as_ref()?;
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        Some(ring::read(r, &st.ring, from, end, max, |at| self.read_u64(at)))
+    }
+
+    /// A ring's write index: events written so far (0 for a buffer of counters).
+    pub(crate) fn ring_written(&self) -> u64 {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).ring.next
+    }
+
+    fn read_u64(&self, offset: usize) -> u64 {
+        if !self.fits(offset, 8) {
+            return 0;
+        }
+        // SAFETY: offset is inside the mapping and the file (checked), 8-aligned.
+        unsafe { std::ptr::read_volatile(self.map.add(offset).cast::<u64>()) }
     }
 
     /// Every snapshot still in the history: (device timestamp, values).

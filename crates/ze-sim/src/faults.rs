@@ -129,4 +129,28 @@ pub struct Quirks {
     /// the last reports the full (page-aligned) size, the others only the bytes the header and
     /// counters use.
     pub per_metric_sizes_differ: bool,
+    /// `zetMetricTracerReadDataExp` refuses a size query (`*pRawDataSize == 0` or no buffer)
+    /// with ZE_RESULT_ERROR_INVALID_ARGUMENT, as compute-runtime does (Intel's conformance suite
+    /// expects it); by default the query answers the bytes waiting, as the streamer's does.
+    pub tracer_no_size_query: bool,
+    /// `zetMetricStreamerOpen` on a group not activated answers ZE_RESULT_NOT_READY (a
+    /// success-class code) and writes no handle, as Intel's NPU driver does, instead of
+    /// ZE_RESULT_ERROR_INVALID_ARGUMENT.
+    pub streamer_not_ready_when_inactive: bool,
+    /// The shortest sampling period (ns) `zetMetricStreamerOpen` accepts: a shorter one is
+    /// refused with ZE_RESULT_ERROR_INVALID_ARGUMENT (Intel's NPU driver: 1 ms).
+    pub streamer_min_period_ns: Option<u32>,
+    /// The notification event is signaled only once at least this many reports wait, whatever
+    /// `notifyEveryNReports` asked (Intel's NPU driver raises its read period to 1024 reports).
+    pub streamer_notify_floor: Option<u32>,
+    /// `zetMetricStreamerOpen` writes nothing back into the descriptor: the period is used as
+    /// asked (not rounded) and the caller's `notifyEveryNReports` stays (Intel's NPU driver).
+    pub streamer_desc_untouched: bool,
+    /// A size query of `zetMetricStreamerReadData` (`*pRawDataSize == 0`) answers the most the
+    /// streamer can hold (its buffer, or `maxReportCount` reports), not what is there to read
+    /// (compute-runtime; the behaviour the 1.16 spec keeps for the deprecated size query).
+    pub streamer_size_query_maximum: bool,
+    /// `zetMetricStreamerReadData` copies at most the bytes the previous size query answered
+    /// (nothing before the first), as Intel's NPU driver does.
+    pub streamer_read_limited_to_size_query: bool,
 }

@@ -41,6 +41,11 @@ pub(crate) struct Group {
     pub(crate) export: Export,
     /// Readable with the time-based streamer (its first metric is the timestamp).
     pub(crate) stream: bool,
+    /// Tracer-based: its exported memory is a ring of kernel events the metric tracer reads.
+    pub(crate) tracer: bool,
+    /// The decodable metric handles a decoder lists for this group (tracer groups only), one
+    /// per metric: distinct from the group's own metric handles, as the specification says.
+    pub(crate) decodable: Vec<usize>,
     pub(crate) metrics: Vec<MetricRef>,
     pub(crate) user_created: bool,
     /// User groups must be closed (`zetMetricGroupCloseExp`) before activation.
@@ -92,6 +97,8 @@ pub(crate) struct Instance {
     pub(crate) allocs: BTreeMap<usize, Alloc>,
     pub(crate) cmdlists: HashMap<usize, CmdList>,
     pub(crate) streamers: HashMap<usize, crate::ops_stream::Streamer>,
+    pub(crate) tracers: HashMap<usize, crate::ops_tracer::Tracer>,
+    pub(crate) decoders: HashMap<usize, crate::ops_tracer::Decoder>,
     pub(crate) pools: HashMap<usize, crate::ops_events::Pool>,
     pub(crate) events: HashMap<usize, crate::ops_events::Event>,
     /// Events signaled and not reset since.
@@ -121,7 +128,7 @@ unsafe impl Send for Instance {}
 impl Instance {
     /// Builds the object model; returns the handles to register.
     pub(crate) fn new(id: u64, config: SimConfig) -> (Instance, Vec<(usize, Obj)>) {
-        let config = crate::catalog::apply(config);
+        let config = crate::catalog::apply(config.resolved());
         let mut handles = Vec::new();
         let driver = new_handle();
         handles.push((driver, Obj::Driver));
@@ -177,6 +184,11 @@ impl Instance {
                 for (i, m) in metrics.iter().enumerate() {
                     handles.push((m.handle, Obj::Metric(g, i)));
                 }
+                let decodable: Vec<usize> =
+                    if gc.tracer { metrics.iter().map(|_| new_handle()).collect() } else { Vec::new() };
+                for (i, &h) in decodable.iter().enumerate() {
+                    handles.push((h, Obj::Decodable(g, i)));
+                }
                 groups.push(Group {
                     handle: gh,
                     device: d,
@@ -185,6 +197,8 @@ impl Instance {
                     domain: gc.domain,
                     export: gc.export,
                     stream: gc.stream,
+                    tracer: gc.tracer,
+                    decodable,
                     metrics,
                     user_created: false,
                     closed: true,
@@ -221,6 +235,8 @@ impl Instance {
             allocs: BTreeMap::new(),
             cmdlists: HashMap::new(),
             streamers: HashMap::new(),
+            tracers: HashMap::new(),
+            decoders: HashMap::new(),
             pools: HashMap::new(),
             events: HashMap::new(),
             signaled: HashSet::new(),
@@ -361,6 +377,17 @@ impl Instance {
         for s in self.streamers.keys() {
             let name = &self.groups[self.streamers[s].group].name;
             leak("streamer_not_closed", *s, format!("metric streamer on metric group {name} was never closed"));
+        }
+        for (h, t) in &self.tracers {
+            let names: Vec<&str> = t.groups.iter().map(|&g| self.groups[g].name.as_str()).collect();
+            leak(
+                "tracer_not_destroyed",
+                *h,
+                format!("metric tracer on metric group(s) {} was never destroyed", names.join(", ")),
+            );
+        }
+        for h in self.decoders.keys() {
+            leak("decoder_not_destroyed", *h, "metric decoder was never destroyed".into());
         }
         for e in self.events.keys() {
             leak("event_not_destroyed", *e, "event was never destroyed".into());

@@ -19,13 +19,24 @@
 //! ([`ops_stream`] documents the period rounding, the bounded buffer and the report bytes), with
 //! event pools and events for its notifications; one streamer per device.
 //!
+//! Groups configured with `tracer: true` (the built-in `KernelTrace` on the GPU, in a domain of
+//! its own) are tracer-based, as Intel's conformance suite finds them: their sampling type says
+//! EXP_TRACER_BASED only, they export one DMA-BUF for the group, and while they are activated
+//! the workload writes kernel events into that memory, a ring with a write index ([`ring`]
+//! documents its bytes; `tracer_events_per_tick` sets the rate). The metric tracer
+//! (`zetMetricTracer*Exp`) reads the events written while it is enabled as raw records, a decoder
+//! (`zetMetricDecoder*Exp`) lists the decodable metrics and `zetMetricTracerDecodeExp` turns the
+//! records into entries; one tracer per device.
+//!
 //! It enforces the extension's rules and records every breach ([`rules`]): the application
 //! closing an exported fd (or replacing it: open file descriptions are compared, see
 //! [`fdcheck`]), tearing an exporter down (deactivate, destroy, disable metrics, destroy the
 //! context) while an import of its memory is alive (refused with
 //! ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE) or while the application still maps it, deactivating,
 //! disabling or destroying the context (or the notification event) while a streamer is open, touching one
-//! exporter from two threads, a wrong `stype`. The report ([`Report`]: `violations`, `leaks`)
+//! exporter from two threads, a wrong `stype`; for the tracer: destroying it while enabled, the
+//! teardown order disable → destroy decoders → destroy the tracer → free imports → deactivate →
+//! disable metrics, and a tracer left alive at deactivation, context destroy or disable. The report ([`Report`]: `violations`, `leaks`)
 //! is readable in-process and is rewritten atomically as RON to `ZE_SIM_REPORT=path` on every
 //! violation, at every teardown step, and at exit. Faults and real-driver quirks are injected
 //! from the configuration ([`config::Faults`], [`config::Quirks`]); entry points can be left
@@ -73,6 +84,7 @@
 #![warn(missing_docs)]
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
+mod builtin;
 pub mod catalog;
 pub mod config;
 mod copy_env;
@@ -87,10 +99,15 @@ mod ops_events;
 mod ops_memory;
 mod ops_metrics;
 pub mod ops_stream;
+mod ops_tracer;
+mod ops_user_groups;
+mod profile;
 mod registry;
+pub mod ring;
 pub mod rules;
 mod sysman;
 pub mod testing;
+mod tracer_decode;
 mod workload;
 mod writer;
 
@@ -215,6 +232,19 @@ impl Sim {
                 .filter_map(|g| g.buffer.as_ref())
                 .flat_map(|b| b.history())
                 .collect()
+        })
+    }
+
+    /// The kernel events the workload wrote into the ring of the tracer-based group `group` that
+    /// the ring still holds (its last `tracer_ring_events`), oldest first: what a tracer reads.
+    pub fn trace_events(&self, group: &str) -> Vec<ring::TraceEvent> {
+        self.with(|i| {
+            i.groups
+                .iter()
+                .filter(|g| g.name == group)
+                .filter_map(|g| g.buffer.as_ref())
+                .find_map(|b| b.ring_read(0, u64::MAX, usize::MAX).map(|(events, _)| events))
+                .unwrap_or_default()
         })
     }
 

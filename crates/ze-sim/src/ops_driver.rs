@@ -45,6 +45,14 @@ impl Instance {
         Ok(())
     }
 
+    /// Does a `zeInitDrivers` with these type flags ask for a device this driver has?
+    pub(crate) fn serves(&self, flags: ze_init_driver_type_flags_t) -> bool {
+        self.devices.iter().any(|d| match d.cfg.kind {
+            DeviceKind::Gpu => flags & ZE_INIT_DRIVER_TYPE_FLAG_GPU != 0,
+            DeviceKind::Npu => flags & ZE_INIT_DRIVER_TYPE_FLAG_NPU != 0,
+        })
+    }
+
     /// `driver_uuid_tag`, or the copy's default when it is 0.
     fn uuid_tag(&self) -> u32 {
         if self.config.driver_uuid_tag != 0 { self.config.driver_uuid_tag } else { crate::copy_env::default_uuid_tag() }
@@ -128,7 +136,11 @@ impl Instance {
 
     pub(crate) fn extension_names() -> &'static [(&'static str, u32)] {
         const V1_0: u32 = ze_make_version(1, 0);
-        &[("ZET_experimental_metric_export_memory", V1_0), ("ZET_experimental_metrics_runtime_enable_disable", V1_0)]
+        &[
+            ("ZET_experimental_metric_export_memory", V1_0),
+            ("ZET_experimental_metrics_runtime_enable_disable", V1_0),
+            ("ZET_experimental_metric_tracer", V1_0),
+        ]
     }
 
     pub(crate) fn context_create(&mut self, desc: &ze_context_desc_t, ch: &mut HandleChanges) -> R<usize> {
@@ -145,6 +157,7 @@ impl Instance {
 
     pub(crate) fn context_destroy(&mut self, ctx: usize, ch: &mut HandleChanges) -> R<()> {
         self.refuse_with_open_streamer(&[], Some(ctx), "zeContextDestroy", ctx)?;
+        self.refuse_with_live_tracer(&[], Some(ctx), "zeContextDestroy", ctx)?;
         let imports: Vec<usize> = self
             .allocs
             .values()

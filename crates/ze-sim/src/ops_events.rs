@@ -2,8 +2,8 @@
 //! the streamer signals once `notifyEveryNReports` reports wait unread, host waits with a
 //! timeout, resets and queries. Nothing else signals them here (no command lists do).
 //!
-//! An event of a streamer is signaled while that many reports are unread (or after a signal that
-//! no reset has cleared); `zeEventHostReset` clears the latter, so a reset event signals again
+//! An event of a streamer is signaled while that many reports are unread, an event of a metric
+//! tracer while `notifyEveryNBytes` wait to be read (or after a signal that no reset has cleared); `zeEventHostReset` clears the latter, so a reset event signals again
 //! when the next notification is due. Destroying an event a streamer still uses, or a pool whose
 //! events are alive, is refused and recorded.
 
@@ -81,6 +81,14 @@ impl Instance {
     }
 
     pub(crate) fn event_destroy(&mut self, e: usize, ch: &mut HandleChanges) -> R<()> {
+        if self.tracer_of_event(e).is_some() {
+            self.violation(
+                "teardown_with_live_tracer",
+                e,
+                "zeEventDestroy of the notification event of a live metric tracer (destroy the tracer first)".into(),
+            );
+            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        }
         if self.streamers.values().any(|s| s.event == Some(e)) {
             self.violation(
                 "teardown_with_open_streamer",
@@ -113,6 +121,14 @@ impl Instance {
         if self.signaled.contains(&e) {
             return Ok(true);
         }
+        if let Some(t) = self.tracer_of_event(e) {
+            let need = self.tracers[&t].notify_bytes as usize;
+            if self.tracer_available(t)? >= need {
+                self.signaled.insert(e);
+                return Ok(true);
+            }
+            return Ok(false);
+        }
         let Some(s) = self.streamer_of(e) else {
             return Ok(false);
         };
@@ -126,6 +142,10 @@ impl Instance {
 
     /// Host time at which `e` will be signaled (None: nothing will signal it).
     pub(crate) fn event_due_at(&self, e: usize) -> Option<u64> {
+        if self.tracer_of_event(e).is_some() {
+            // The workload writes once per tick: look again then.
+            return Some(crate::writer::monotonic_ns() + self.config.update_period_us * 1000);
+        }
         let s = self.streamer_of(e)?;
         self.streamer_ready_at(s, self.streamers[&s].notify_every as usize)
     }

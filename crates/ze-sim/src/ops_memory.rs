@@ -148,6 +148,7 @@ impl Instance {
             _ => None,
         };
         if let Some(g) = import {
+            self.refuse_free_under_tracer(g, ptr)?;
             self.touch_exporter(g, "free of an import");
         }
         let (fault, fired, what) = match import {

@@ -1,5 +1,5 @@
 //! Metric groups and metrics: properties (with the export-memory `pNext` chain), activation,
-//! runtime enable/disable, and user-created groups.
+//! and runtime enable/disable (user-created groups are in `ops_user_groups`).
 //!
 //! Exporter life: a group's exported memory is created by the first export query or activation
 //! (an unclosed user group exports nothing yet) and torn down — its fds closed by the driver —
@@ -14,10 +14,11 @@ use std::sync::Arc;
 use level_zero_sys::*;
 
 use crate::config::Export;
-use crate::export::{CounterSpec, ExportBuffer};
-use crate::instance::{Group, Instance};
+use crate::config::Signal;
+use crate::export::{Content, CounterSpec, ExportBuffer};
+use crate::instance::Instance;
 use crate::ops_driver::{R, put_str};
-use crate::registry::{HandleChanges, Obj, new_handle};
+use crate::ring::RingSpec;
 
 /// Longest `pNext` chain followed; anything longer is treated as a loop.
 const MAX_CHAIN: usize = 16;
@@ -40,6 +41,17 @@ unsafe fn chain(mut p: *mut core::ffi::c_void) -> Vec<*mut ze_base_properties_t>
         p = unsafe { (*node).pNext };
     }
     nodes
+}
+
+/// The metric type and value type of a tracer event signal (None for counters).
+fn trace_event_type(signal: Signal) -> Option<(zet_metric_type_t, zet_value_type_t)> {
+    match signal {
+        Signal::KernelStart => Some((ZET_METRIC_TYPE_EVENT_EXP_START, ZET_VALUE_TYPE_UINT64)),
+        Signal::KernelEnd => Some((ZET_METRIC_TYPE_EVENT_EXP_END, ZET_VALUE_TYPE_UINT64)),
+        Signal::KernelBytes => Some((ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE, ZET_VALUE_TYPE_UINT32)),
+        Signal::KernelMarker => Some((ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP, ZET_VALUE_TYPE_UINT64)),
+        _ => None,
+    }
 }
 
 fn export_stype(stype: u32) -> bool {
@@ -169,7 +181,9 @@ impl Instance {
         let grp = &self.groups[g];
         put_str(&mut p.name, &grp.name);
         put_str(&mut p.description, &grp.description);
-        p.samplingType = if grp.stream {
+        p.samplingType = if grp.tracer {
+            ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED
+        } else if grp.stream {
             ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED
         } else {
             ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED
@@ -205,7 +219,10 @@ impl Instance {
         p.tierNumber = 1;
         let cumulative = m.cfg.signal.is_cumulative();
         let timestamp = m.cfg.signal == crate::config::Signal::Timestamp;
-        p.metricType = if per_metric {
+        let event = trace_event_type(m.cfg.signal);
+        p.metricType = if let Some((ty, _)) = event {
+            ty
+        } else if per_metric {
             ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF
         } else if timestamp {
             ZET_METRIC_TYPE_TIMESTAMP
@@ -214,7 +231,11 @@ impl Instance {
         } else {
             ZET_METRIC_TYPE_RAW
         };
-        p.resultType = if cumulative || timestamp { ZET_VALUE_TYPE_UINT64 } else { ZET_VALUE_TYPE_FLOAT64 };
+        p.resultType = match event {
+            Some((_, value)) => value,
+            None if cumulative || timestamp => ZET_VALUE_TYPE_UINT64,
+            None => ZET_VALUE_TYPE_FLOAT64,
+        };
         put_str(&mut p.resultUnits, m.cfg.signal.unit());
         crate::catalog::override_types(m.cfg.signal, per_metric, &mut p.metricType, &mut p.resultType);
         if self.config.quirks.overwrite_pnext {
@@ -253,6 +274,7 @@ impl Instance {
         if !dropped.is_empty() {
             let h = self.groups[dropped[0]].handle;
             self.refuse_with_open_streamer(&dropped, None, "deactivation", h)?;
+            self.refuse_with_live_tracer(&dropped, None, "deactivation", h)?;
         }
         for &g in &dropped {
             let live = self.live_imports_of(g);
@@ -303,9 +325,21 @@ impl Instance {
     fn make_buffer(&self, g: usize) -> std::io::Result<Arc<ExportBuffer>> {
         let grp = &self.groups[g];
         let dev = &self.devices[grp.device].cfg;
-        let counters = grp.metrics.iter().map(|m| CounterSpec { signal: m.cfg.signal, index: m.index }).collect();
+        let content = if grp.tracer {
+            Content::Ring(RingSpec {
+                tag: crate::ring::tag_of(g),
+                signals: grp.metrics.iter().map(|m| m.cfg.signal).collect(),
+                sub_devices: self.devices[grp.device].subs.len().max(1) as u16,
+                capacity: self.config.tracer_ring_events as usize,
+                per_tick: self.config.tracer_events_per_tick,
+            })
+        } else {
+            Content::Counters(
+                grp.metrics.iter().map(|m| CounterSpec { signal: m.cfg.signal, index: m.index }).collect(),
+            )
+        };
         Ok(Arc::new(ExportBuffer::create(
-            counters,
+            content,
             dev.kind,
             dev.core_clock_mhz as f64,
             g as u64 + 1,
@@ -317,7 +351,7 @@ impl Instance {
 
     /// Tears down a group's exporter: the implementation closes the fds it reported. Callers
     /// have checked that no import of it is alive.
-    fn retire_buffer(&mut self, g: usize) {
+    pub(crate) fn retire_buffer(&mut self, g: usize) {
         if let Some(buf) = self.groups[g].buffer.take() {
             self.shared.deactivate(&buf);
             buf.close_reported_fds();
@@ -348,6 +382,7 @@ impl Instance {
         let h = self.devices[d].handle;
         let groups: Vec<usize> = (0..self.groups.len()).filter(|&g| family.contains(&self.groups[g].device)).collect();
         self.refuse_with_open_streamer(&groups, None, "zetDeviceDisableMetricsExp", h)?;
+        self.refuse_with_live_tracer(&groups, None, "zetDeviceDisableMetricsExp", h)?;
         let live: usize = groups.iter().map(|&g| self.live_imports_of(g)).sum();
         if live > 0 {
             self.violation(
@@ -382,119 +417,6 @@ impl Instance {
         for m in family {
             self.devices[m].runtime_enabled = false;
         }
-        self.teardown_step();
-        Ok(())
-    }
-
-    pub(crate) fn user_group_create(
-        &mut self,
-        d: usize,
-        name: &str,
-        description: &str,
-        ch: &mut HandleChanges,
-    ) -> R<usize> {
-        if !self.metrics_enabled(d) {
-            return Err(ZE_RESULT_ERROR_UNINITIALIZED);
-        }
-        let h = new_handle();
-        let g = self.groups.len();
-        self.groups.push(Group {
-            handle: h,
-            device: d,
-            name: name.chars().take(255).collect(),
-            description: description.chars().take(255).collect(),
-            domain: 0,
-            export: Export::Group,
-            stream: false,
-            metrics: Vec::new(),
-            user_created: true,
-            closed: false,
-            destroyed: false,
-            active_in: None,
-            buffer: None,
-            owner: None,
-        });
-        self.devices[d].groups.push(g);
-        ch.added.push((h, Obj::Group(g)));
-        Ok(h)
-    }
-
-    fn find_metric(&self, metric: usize) -> Option<(usize, usize)> {
-        self.groups.iter().enumerate().find_map(|(g, grp)| {
-            if grp.user_created {
-                return None;
-            }
-            grp.metrics.iter().position(|m| m.handle == metric).map(|i| (g, i))
-        })
-    }
-
-    pub(crate) fn user_group_add(&mut self, g: usize, metric: usize) -> R<Result<(), String>> {
-        if !self.groups[g].user_created {
-            return Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
-        }
-        if self.groups[g].active_in.is_some() || self.live_imports_of(g) > 0 {
-            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
-        }
-        let Some((src, i)) = self.find_metric(metric) else {
-            return Err(ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
-        };
-        let (src_dev, src_domain) = (self.groups[src].device, self.groups[src].domain);
-        if src_dev != self.groups[g].device {
-            return Ok(Err("the metric belongs to another device".into()));
-        }
-        if !self.groups[g].metrics.is_empty() && self.groups[g].domain != src_domain {
-            return Ok(Err(format!(
-                "the metric is in domain {src_domain}, the group in domain {}",
-                self.groups[g].domain
-            )));
-        }
-        let m = self.groups[src].metrics[i].clone();
-        // The layout changes: an exporter made for the old set of metrics is torn down.
-        self.check_mappings(g, "zetMetricGroupAddMetricExp");
-        self.retire_buffer(g);
-        let grp = &mut self.groups[g];
-        if !grp.metrics.iter().any(|x| x.handle == m.handle) {
-            grp.domain = src_domain;
-            grp.metrics.push(m);
-        }
-        grp.closed = false;
-        Ok(Ok(()))
-    }
-
-    pub(crate) fn user_group_close(&mut self, g: usize) -> R<()> {
-        if !self.groups[g].user_created {
-            return Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
-        }
-        if self.groups[g].metrics.is_empty() {
-            return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
-        }
-        self.groups[g].closed = true;
-        Ok(())
-    }
-
-    pub(crate) fn user_group_destroy(&mut self, g: usize, ch: &mut HandleChanges) -> R<()> {
-        if !self.groups[g].user_created {
-            return Err(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
-        }
-        let (name, h) = (self.groups[g].name.clone(), self.groups[g].handle);
-        let live = self.live_imports_of(g);
-        if live > 0 {
-            self.violation(
-                "teardown_with_live_import",
-                h,
-                format!("user metric group {name} destroyed while {live} import(s) of its exported memory are alive"),
-            );
-            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
-        }
-        if self.groups[g].active_in.is_some() {
-            self.violation("teardown_order", h, format!("user metric group {name} destroyed while activated"));
-            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
-        }
-        self.check_fds(g, "at zetMetricGroupDestroyExp");
-        self.check_mappings(g, "zetMetricGroupDestroyExp");
-        self.retire_buffer(g);
-        self.groups[g].destroyed = true;
-        ch.removed.push(h);
         self.teardown_step();
         Ok(())
     }

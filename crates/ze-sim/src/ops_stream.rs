@@ -11,6 +11,11 @@
 //! One streamer may be open per device (a second gets ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE),
 //! and only on a streamable group activated on that device in that context.
 //!
+//! Quirks of real drivers ([`crate::config::Quirks`]): a group not activated answers NOT_READY
+//! (no handle); a period under a floor is refused; the notification waits for at least a floor
+//! of reports; the descriptor is left as the caller wrote it; a size query answers the most the
+//! streamer can hold; a read copies no more than the previous size query answered.
+//!
 //! # Raw report format (opaque)
 //!
 //! The bytes are ze-sim's own and only its Calculate decodes them; clients must not parse them.
@@ -54,6 +59,9 @@ pub(crate) struct Streamer {
     dropped: bool,
     /// Per EVENT metric: the running total (fractional) for whole counts per report.
     totals: Vec<f64>,
+    /// What the last size query answered (bytes): the most a read copies with
+    /// `quirks.streamer_read_limited_to_size_query`.
+    learned: usize,
 }
 
 /// The sampling period the driver uses for a requested one (ns).
@@ -87,7 +95,18 @@ impl Instance {
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         let grp = &self.groups[g];
-        if grp.device != d || !grp.stream || grp.active_in != Some(ctx) {
+        let q = &self.config.quirks;
+        if grp.device != d || !grp.stream {
+            return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        if grp.active_in != Some(ctx) {
+            return Err(if q.streamer_not_ready_when_inactive {
+                ZE_RESULT_NOT_READY
+            } else {
+                ZE_RESULT_ERROR_INVALID_ARGUMENT
+            });
+        }
+        if q.streamer_min_period_ns.is_some_and(|min| desc.samplingPeriod < min) {
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         if let Some(e) = event
@@ -106,11 +125,18 @@ impl Instance {
         {
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
-        let period_ns = rounded_period(desc.samplingPeriod);
+        let q = &self.config.quirks;
         let cap = self.config.streamer_buffer_reports;
-        let notify_every = desc.notifyEveryNReports.clamp(1, cap / 2);
-        desc.samplingPeriod = period_ns as u32;
-        desc.notifyEveryNReports = notify_every;
+        let asked = desc.notifyEveryNReports.clamp(1, cap / 2);
+        // The event's threshold: what was asked, raised to the driver's floor (within the buffer).
+        let notify_every = q.streamer_notify_floor.map_or(asked, |f| asked.max(f).min(cap));
+        let period_ns = if q.streamer_desc_untouched {
+            (desc.samplingPeriod as u64).max(1_000)
+        } else {
+            desc.samplingPeriod = rounded_period(desc.samplingPeriod) as u32;
+            desc.notifyEveryNReports = asked;
+            desc.samplingPeriod as u64
+        };
         let h = new_handle();
         let metrics = self.groups[g].metrics.len();
         self.streamers.insert(
@@ -127,6 +153,7 @@ impl Instance {
                 pending: VecDeque::new(),
                 dropped: false,
                 totals: vec![0.0; metrics],
+                learned: 0,
             },
         );
         ch.added.push((h, Obj::Streamer));
@@ -227,14 +254,19 @@ impl Instance {
             return Err(ZE_RESULT_ERROR_UNKNOWN);
         }
         self.streamer_advance(h, crate::writer::monotonic_ns())?;
+        let q = &self.config.quirks;
+        let (maximum, limited) = (q.streamer_size_query_maximum, q.streamer_read_limited_to_size_query);
+        let cap = self.config.streamer_buffer_reports as usize;
         let s = self.streamers.get_mut(&h).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         let report_bytes = 8 * report_words(self.groups[s.group].metrics.len());
         let available = s.pending.len().min(max_reports as usize);
         let Some(buf) = data.filter(|_| *size > 0) else {
-            *size = available * report_bytes;
+            *size = if maximum { cap.min(max_reports as usize) * report_bytes } else { available * report_bytes };
+            s.learned = *size;
             return Ok(());
         };
-        let n = available.min(buf.len() / report_bytes);
+        let room = if limited { buf.len().min(s.learned) } else { buf.len() };
+        let n = available.min(room / report_bytes);
         for (i, words) in s.pending.drain(..n).enumerate() {
             for (j, w) in words.iter().enumerate() {
                 let at = i * report_bytes + 8 * j;

@@ -25,6 +25,10 @@ pub(crate) enum Obj {
     EventPool,
     Event,
     Streamer,
+    Tracer,
+    Decoder,
+    /// A decodable metric of a tracer-based group: (group, metric index).
+    Decodable(usize, usize),
     /// A Sysman object (driver, device, or one of its domains).
     Sysman(crate::sysman::SysObj),
 }

@@ -56,11 +56,49 @@ pub struct SysmanConfig {
     /// Package power in W in every phase instead of the workload's (tests check the watts a
     /// client derives from the energy counter against it).
     pub fixed_power_w: Option<f64>,
+    /// The energy counter falls back once, mid-run, to a few hundred joules (as compute-runtime's
+    /// has been seen to on idle cards): see [`EnergyDrop`].
+    pub energy_drop: Option<EnergyDrop>,
+    /// `zesDeviceEnumTemperatureSensors` answers success with no sensors (as on some cards).
+    pub no_temperature_sensors: bool,
+    /// `zesMemoryGetBandwidth` answers success with zero read and write counters and a zero
+    /// `maxBandwidth` (as on some cards).
+    pub zero_memory_bandwidth: bool,
+}
+
+/// The energy counter's fall: from `at_ms` after the driver started its value is `to_j` joules
+/// plus what was used since; with `lasts_ms`, only reads within that window see the fallen value
+/// and later ones see the true total again (a glitch, as in compute-runtime's report of ~200 J
+/// reads between ~22 MJ ones), without it the counter counts on from `to_j`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EnergyDrop {
+    /// When the counter falls, ms after the driver started (default 1500).
+    pub at_ms: u64,
+    /// What it falls to, J (default 200).
+    pub to_j: f64,
+    /// How long the fallen value is read, ms; `None` (default): for good.
+    pub lasts_ms: Option<u64>,
+}
+
+impl Default for EnergyDrop {
+    fn default() -> Self {
+        EnergyDrop { at_ms: 1500, to_j: 200.0, lasts_ms: None }
+    }
 }
 
 impl Default for SysmanConfig {
     fn default() -> Self {
-        SysmanConfig { available: true, failing: Vec::new(), counter_wrap: None, counter_start: 0, fixed_power_w: None }
+        SysmanConfig {
+            available: true,
+            failing: Vec::new(),
+            counter_wrap: None,
+            counter_start: 0,
+            fixed_power_w: None,
+            energy_drop: None,
+            no_temperature_sensors: false,
+            zero_memory_bandwidth: false,
+        }
     }
 }
 
@@ -74,6 +112,11 @@ impl SysmanConfig {
             && !(p.is_finite() && (0.0..1e6).contains(&p))
         {
             return Err(format!("sysman.fixed_power_w = {p} is not a power in W (0 ..< 1e6)"));
+        }
+        if let Some(d) = &self.energy_drop
+            && !(d.to_j.is_finite() && (0.0..1e12).contains(&d.to_j))
+        {
+            return Err(format!("sysman.energy_drop.to_j = {} is not an energy in J (0 ..< 1e12)", d.to_j));
         }
         Ok(())
     }
@@ -291,9 +334,26 @@ impl Instance {
     pub(crate) fn energy_counter(&self, d: usize, e: &mut zes_power_energy_counter_t) -> R<()> {
         self.failing(SysmanPiece::Power)?;
         let (t, us) = self.sysman_now();
-        let joules = phase_integral(t, self.power_levels(d));
-        *e = zes_power_energy_counter_t { energy: self.counter(joules * 1e6), timestamp: us };
+        let levels = self.power_levels(d);
+        let joules = phase_integral(t, levels);
+        let energy = match &self.config.sysman.energy_drop {
+            Some(drop) if t * 1e3 >= drop.at_ms as f64 => {
+                let at = drop.at_ms as f64 / 1e3;
+                match drop.lasts_ms {
+                    Some(ms) if t * 1e3 >= (drop.at_ms + ms) as f64 => self.counter(joules * 1e6),
+                    // The fallen counter: `to_j` plus what was used since the fall (no start, no wrap).
+                    _ => ((drop.to_j + joules - phase_integral(at, levels)) * 1e6) as u64,
+                }
+            }
+            _ => self.counter(joules * 1e6),
+        };
+        *e = zes_power_energy_counter_t { energy, timestamp: us };
         Ok(())
+    }
+
+    /// The temperature sensors `zesDeviceEnumTemperatureSensors` answers for device `d`.
+    pub(crate) fn temp_sensors(&self, d: usize) -> &[usize] {
+        if self.config.sysman.no_temperature_sensors { &[] } else { &self.sysman.devices[d].temps }
     }
 
     pub(crate) fn temp_properties(&self, d: usize, i: usize, p: &mut zes_temp_properties_t) -> R<()> {
@@ -370,6 +430,10 @@ impl Instance {
     pub(crate) fn memory_bandwidth(&self, _d: usize, b: &mut zes_mem_bandwidth_t) -> R<()> {
         self.failing(SysmanPiece::Memory)?;
         let (t, us) = self.sysman_now();
+        if self.config.sysman.zero_memory_bandwidth {
+            *b = zes_mem_bandwidth_t { timestamp: us, ..Default::default() };
+            return Ok(());
+        }
         let read = phase_integral(t, [1.0e8, 5.0e9, 4.0e10]);
         *b = zes_mem_bandwidth_t {
             readCounter: self.counter(read),

@@ -83,6 +83,8 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, t: f64, n:
         // Streamer reports carry the device clock itself; an exported buffer gets the driver's
         // time in ns (a gauge that only grows).
         Signal::Timestamp => t * 1e9,
+        // Kernel events go into a tracer group's ring (`crate::ring`), never into counters.
+        Signal::KernelStart | Signal::KernelEnd | Signal::KernelBytes | Signal::KernelMarker => 0.0,
         Signal::Synthetic => {
             let period = 1.0 + (index % 17) as f64 * 0.37;
             50.0 + 40.0 * (std::f64::consts::TAU * t / period).sin() + 2.0 * n

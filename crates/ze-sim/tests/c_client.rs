@@ -1,7 +1,8 @@
 //! A C client written against the official headers (`/usr/include/level_zero`, Debian's
 //! libze-dev) that follows the extension's sample code — export properties queried through the
 //! `pNext` chain BEFORE any activation, the fd imported as is, the import freed — runs against
-//! `libze_sim.so` through the real loader. By default it finds every exporter; with the quirk
+//! `libze_sim.so` through the real loader. By default it finds every exporter (the tracer-based
+//! `KernelTrace` among them, whose memory is a ring of kernel events); with the quirk
 //! `export_only_while_active` it finds none (what a driver allocating at activation does).
 
 use std::path::{Path, PathBuf};
@@ -76,7 +77,10 @@ fn a_c_client_following_the_spec_sample_finds_the_exported_fds() {
             out.lines().find(|l| l.starts_with(exporter)).unwrap_or_else(|| panic!("{exporter}… missing:\n{out}"));
         assert!(line.ends_with(&magic), "{line}");
     }
-    assert!(out.contains("exporters found: 5"), "{out}");
+    // The tracer-based group exports its ring of kernel events (its own magic, see ze_sim::ring).
+    let trace = out.lines().find(|l| l.starts_with("group KernelTrace fd ")).unwrap_or_else(|| panic!("{out}"));
+    assert!(trace.ends_with(&format!("magic {:08x}", ze_sim::ring::RING_MAGIC)), "{trace}");
+    assert!(out.contains("exporters found: 6"), "{out}");
 
     let (out, report) = run(&exe, &so, &dir, "(quirks: (export_only_while_active: true))");
     assert!(report.is_clean(), "{report:?}");

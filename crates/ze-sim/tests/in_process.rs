@@ -22,12 +22,17 @@ fn models_a_gpu_with_a_sub_device_and_an_npu() {
     let groups: Vec<GroupInfo> =
         f.raw.groups(devices[0]).unwrap().into_iter().map(|g| f.raw.group(g).unwrap()).collect();
     let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
-    assert_eq!(names, ["ComputeBasic", "MemoryTraffic", "EuStallSampling", "RenderBasic"]);
+    assert_eq!(names, ["ComputeBasic", "MemoryTraffic", "EuStallSampling", "RenderBasic", "KernelTrace"]);
     let domains: std::collections::HashSet<u32> = groups.iter().map(|g| g.domain).collect();
-    assert_eq!(domains.len(), 4, "groups are in distinct domains");
+    assert_eq!(domains.len(), 5, "groups are in distinct domains");
     assert_ne!(groups[0].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF, 0);
     assert_eq!(groups[1].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF, 0);
     assert_eq!(groups[2].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF, 0);
+    // The tracer-based group, as Intel's conformance suite selects one: sampling type exactly
+    // TRACER_BASED, group type exactly EXPORT_DMA_BUF.
+    assert_eq!(groups[4].sampling, ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED);
+    assert_eq!(groups[4].type_flags, ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF);
+    assert!(groups[..4].iter().all(|g| g.sampling & ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED == 0));
     assert!(f.sim.report().is_clean());
 }
 
@@ -214,7 +219,7 @@ fn metrics_follow_zet_enable_metrics_and_runtime_enable_disable() {
     let d = f.gpu();
     assert!(f.raw.groups(d).unwrap().is_empty(), "no groups before metrics are enabled");
     f.raw.device_exp(f.drv, zetDeviceEnableMetricsExp_NAME, d).unwrap();
-    assert_eq!(f.raw.groups(d).unwrap().len(), 4);
+    assert_eq!(f.raw.groups(d).unwrap().len(), 5);
     assert_eq!(f.sim.report().leaks[0].kind, "metrics_left_enabled");
     f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d).unwrap();
     assert!(f.raw.groups(d).unwrap().is_empty());

@@ -16,7 +16,7 @@ const FILE_CHOOSER: &str = "org.freedesktop.impl.portal.FileChooser";
 
 /// What decides whether a window can open.
 #[derive(Clone, Debug, Default)]
-pub struct DisplayEnv {
+pub(crate) struct DisplayEnv {
     pub wayland_display: Option<String>,
     pub display: Option<String>,
     pub runtime_dir: Option<PathBuf>,
@@ -25,7 +25,7 @@ pub struct DisplayEnv {
 }
 
 impl DisplayEnv {
-    pub fn from_env() -> DisplayEnv {
+    pub(crate) fn from_env() -> DisplayEnv {
         let var = |k| std::env::var(k).ok().filter(|v: &String| !v.is_empty());
         DisplayEnv {
             wayland_display: var("WAYLAND_DISPLAY"),
@@ -38,7 +38,7 @@ impl DisplayEnv {
 
 /// The local socket of an X display name (`:0`, `unix:1.0`), or `None` for a network display
 /// (`localhost:10.0`, as `ssh -X` sets), which cannot be checked by a file.
-pub fn x11_socket(display: &str, socket_dir: &Path) -> Result<Option<PathBuf>, String> {
+pub(crate) fn x11_socket(display: &str, socket_dir: &Path) -> Result<Option<PathBuf>, String> {
     let (host, rest) = display.rsplit_once(':').ok_or_else(|| format!("DISPLAY={display:?} has no ':'"))?;
     let number = rest.split('.').next().unwrap_or("");
     if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
@@ -94,7 +94,7 @@ pub(super) fn display_check(env: &DisplayEnv) -> Check {
 
 /// What the file dialogs could use.
 #[derive(Clone, Debug, Default)]
-pub struct DialogEnv {
+pub(crate) struct DialogEnv {
     /// The portal's D-Bus service file, where one was found.
     pub portal_service: Option<PathBuf>,
     /// An `xdg-desktop-portal` process is running.
@@ -107,7 +107,7 @@ pub struct DialogEnv {
 }
 
 impl DialogEnv {
-    pub fn from_system() -> DialogEnv {
+    pub(crate) fn from_system() -> DialogEnv {
         let data_dirs = data_dirs();
         DialogEnv {
             portal_service: data_dirs
@@ -138,7 +138,7 @@ fn data_dirs() -> Vec<PathBuf> {
 }
 
 /// Names of the `*.portal` files in `dir` whose `Interfaces=` line lists the FileChooser.
-pub fn file_chooser_backends(dir: &Path) -> Vec<String> {
+pub(crate) fn file_chooser_backends(dir: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut v: Vec<String> = entries
         .filter_map(|e| e.ok())
@@ -159,7 +159,7 @@ pub fn file_chooser_backends(dir: &Path) -> Vec<String> {
 }
 
 /// Is a process whose command is `xdg-desktop-portal` running? (Reads `/proc/*/cmdline`.)
-pub fn portal_running(proc_dir: &Path) -> bool {
+pub(crate) fn portal_running(proc_dir: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(proc_dir) else { return false };
     entries.filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit())).any(
         |e| {
@@ -172,7 +172,7 @@ pub fn portal_running(proc_dir: &Path) -> bool {
 }
 
 /// The executable `name` in the directories of `path` (a `$PATH` value).
-pub fn find_on_path(name: &str, path: Option<OsString>) -> Option<PathBuf> {
+pub(crate) fn find_on_path(name: &str, path: Option<OsString>) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     std::env::split_paths(&path?)
         .map(|d| d.join(name))

@@ -3,7 +3,7 @@
 //! a device with none says which link is missing.
 
 use super::Check;
-use zescope_sampler::layout::{LayoutSet, Target};
+use zescope_sampler::layout::{LayoutSet, Owner};
 use zescope_ze::{Device, GroupExport, Loader, Origin};
 
 /// The layouts zescope knows, and the user's layout files it had to skip.
@@ -36,7 +36,7 @@ pub(super) fn layouts_check(layouts: &LayoutSet, errors: &[zescope_sampler::layo
 
 /// How a group's memory can be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum GroupVerdict {
+pub(crate) enum GroupVerdict {
     /// Exports memory and a layout decodes it.
     Sampleable { how: String, layout: String },
     /// Exports memory, but no layout matches it.
@@ -47,7 +47,7 @@ pub enum GroupVerdict {
 
 /// One check per device and sub-device of `loader`: its groups, what each exports and the
 /// layout that decodes it; then a FAIL when no device has a group zescope can sample.
-pub fn group_checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
+pub(crate) fn group_checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
     let mut checks = Vec::new();
     let (mut sampleable, mut hidden) = (0, 0);
     for d in &loader.drivers {
@@ -113,7 +113,11 @@ fn device_groups(dev: &Device, simulated: bool, uuid: &str, layouts: &LayoutSet)
     for g in &groups {
         let metrics = g.metrics().unwrap_or_default();
         let per_metric = metrics.iter().filter(|m| m.info.exports_dma_buf()).count();
-        let target = Target { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
+        let target = Owner { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
+        if g.info.tracer_based() {
+            lines.push(format!("{}: {}", g.info.name, zescope_ze::TRACER_BASED_UNREAD));
+            continue;
+        }
         let verdict =
             classify(&g.info.export, per_metric, g.info.metric_count, layouts.select(&target).map(|l| &l.name));
         lines.push(match &verdict {
@@ -161,7 +165,12 @@ fn device_groups(dev: &Device, simulated: bool, uuid: &str, layouts: &LayoutSet)
 
 /// What a group offers: its own export flag, how many of its metrics export, and the name of
 /// the layout that matches it.
-pub fn classify(export: &GroupExport, per_metric: usize, metric_count: u32, layout: Option<&String>) -> GroupVerdict {
+pub(crate) fn classify(
+    export: &GroupExport,
+    per_metric: usize,
+    metric_count: u32,
+    layout: Option<&String>,
+) -> GroupVerdict {
     let how = match (export, per_metric) {
         (GroupExport::DmaBuf, _) => "exports one DMA-BUF for the group".to_owned(),
         (_, n) if n > 0 => format!("{n} of {metric_count} metrics export DMA-BUF"),
@@ -199,7 +208,8 @@ mod tests {
         let checks = group_checks(&sim_loader(|_| {}), &LayoutSet::built_in());
         assert!(checks.iter().all(|c| c.status == Status::Ok), "{checks:#?}");
         let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
-        assert!(gpu.detail.starts_with("3 of 4 groups can be sampled"), "{}", gpu.detail);
+        assert!(gpu.detail.starts_with("3 of 5 groups can be sampled"), "{}", gpu.detail);
+        assert!(gpu.detail.contains("KernelTrace: tracer-based: "), "{}", gpu.detail);
         assert!(
             gpu.detail.contains("RenderBasic: exports no memory; read with the time-based metric streamer"),
             "{}",

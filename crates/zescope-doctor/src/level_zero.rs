@@ -129,7 +129,7 @@ fn device_names(loader: &Loader) -> Vec<String> {
 
 /// The file a loaded library was mapped from, found in `/proc/self/maps` text by the start of
 /// its file name (`libze_loader.so`).
-pub fn mapped_library(maps: &str, name_prefix: &str) -> Option<PathBuf> {
+pub(crate) fn mapped_library(maps: &str, name_prefix: &str) -> Option<PathBuf> {
     maps.lines()
         .filter_map(|l| l.split_whitespace().nth(5))
         .map(Path::new)
@@ -257,7 +257,7 @@ fn describe_device(d: &Device) -> String {
 
 /// `ZET_ENABLE_METRICS` as found (`value`), whether zescope set it, and which drivers in use can
 /// enable metrics at run time (`zetDeviceEnableMetricsExp`).
-pub fn metrics_env_check(value: Option<&str>, set_by_zescope: bool, runtime: &[(String, bool)]) -> Check {
+pub(crate) fn metrics_env_check(value: Option<&str>, set_by_zescope: bool, runtime: &[(String, bool)]) -> Check {
     const NAME: &str = "metrics enabled";
     let with: Vec<&str> = runtime.iter().filter(|r| r.1).map(|r| r.0.as_str()).collect();
     let runtime_text = match (with.len(), runtime.len()) {

@@ -11,6 +11,7 @@
 //! for lack of hardware: checks that only matter for a real device are capped at WARN there.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
 mod caps;

@@ -17,7 +17,7 @@ const NAME: &str = "device nodes";
 
 /// One device node and whether this process may open it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NodeProbe {
+pub(crate) struct NodeProbe {
     pub path: PathBuf,
     /// Owning group.
     pub gid: u32,
@@ -27,14 +27,14 @@ pub struct NodeProbe {
 
 /// A line of `/etc/group`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GroupEntry {
+pub(crate) struct GroupEntry {
     pub name: String,
     pub gid: u32,
     pub members: Vec<String>,
 }
 
 /// Parses `/etc/group` text, skipping lines that are not `name:x:gid:members`.
-pub fn parse_group_file(text: &str) -> Vec<GroupEntry> {
+pub(crate) fn parse_group_file(text: &str) -> Vec<GroupEntry> {
     text.lines()
         .filter_map(|l| {
             let mut f = l.split(':');
@@ -56,7 +56,7 @@ pub(super) fn read_group_file() -> Vec<GroupEntry> {
 }
 
 /// The nodes in `dir` whose names start with `prefix`, each opened read/write to test access.
-pub fn probe_dir(dir: &Path, prefix: &str) -> Vec<NodeProbe> {
+pub(crate) fn probe_dir(dir: &Path, prefix: &str) -> Vec<NodeProbe> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok())

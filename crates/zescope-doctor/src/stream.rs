@@ -22,7 +22,7 @@ const BUSY_FIX: &str = "another process holds this device's metric stream (a pro
      another zescope): find it with `sudo fuser -v /dev/dri/renderD*` and close it";
 
 /// One check per root device that has a time-based group.
-pub fn checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
+pub(crate) fn checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
     let mut out = Vec::new();
     for (di, driver) in loader.drivers.iter().enumerate() {
         for (i, dev) in driver.devices().unwrap_or_default().iter().enumerate() {

@@ -62,7 +62,7 @@ pub fn socket_path() -> Option<PathBuf> {
 
 /// What happened to markers sent so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
+pub struct SendCounts {
     /// Handed to zescope's socket.
     pub sent: u64,
     /// Dropped because nobody listened (no socket, or nobody behind it).
@@ -246,8 +246,8 @@ impl Markers {
     }
 
     /// What happened to the markers sent so far.
-    pub fn stats(&self) -> Stats {
-        Stats {
+    pub fn counts(&self) -> SendCounts {
+        SendCounts {
             sent: self.sent.load(Relaxed),
             not_listening: self.not_listening.load(Relaxed),
             queue_full: self.queue_full.load(Relaxed),
@@ -312,7 +312,7 @@ mod tests {
         // Nobody listens yet: dropped and counted, without an error.
         let m = Markers::connect_to(Some(path.clone()));
         m.instant("lost");
-        assert_eq!(m.stats().not_listening, 1);
+        assert_eq!(m.counts().not_listening, 1);
         let rx = UnixDatagram::bind(&path).unwrap();
         // The sender tries again only after RETRY_NS.
         std::thread::sleep(std::time::Duration::from_nanos(RETRY_NS + 1_000_000));
@@ -327,14 +327,14 @@ mod tests {
         assert!(first.t_ns >= before && first.t_ns <= monotonic_ns());
         let n = rx.recv(&mut buf).unwrap();
         assert_eq!(protocol::parse(&buf[..n]).unwrap().kind, Kind::End);
-        assert_eq!(m.stats(), Stats { sent: 2, not_listening: 1, queue_full: 0, bad_name: 1, pending: 0 });
+        assert_eq!(m.counts(), SendCounts { sent: 2, not_listening: 1, queue_full: 0, bad_name: 1, pending: 0 });
         // A full queue: markers wait in the sender, then are dropped, never blocking.
         let mut i = 0u64;
         while m.send(Kind::Instant, i, "x") {
             i += 1;
             assert!(i < 100_000, "the receive queue never filled");
         }
-        let s = m.stats();
+        let s = m.counts();
         assert_eq!((s.queue_full, s.pending), (1, PENDING as u64));
         // Drained, they follow in order, with their own times.
         let mut next = 0u64;
@@ -346,7 +346,7 @@ mod tests {
             next += 1;
             n_read += 1;
         }
-        assert_eq!((m.stats().pending, n_read), (0, i));
+        assert_eq!((m.counts().pending, n_read), (0, i));
         drop(rx);
         std::fs::remove_file(&path).unwrap();
         assert!(send_once(&path, Kind::Instant, "x").is_err());

@@ -17,6 +17,7 @@
 //! nothing here knows the window or the commands.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
 pub mod export;

@@ -23,6 +23,7 @@
 //! the binary's `serve` (which encodes a catalog with `prometheus-client`) stand on it.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
 pub mod backfill;

@@ -17,18 +17,18 @@
 use crate::layout::Timestamp;
 
 /// Extra device time a step may show beyond twice the host's, before it counts as a jump.
-pub const SLACK_NS: f64 = 50e6;
+pub(crate) const SLACK_NS: f64 = 50e6;
 
 /// What one snapshot's device timestamp means.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Placed {
+pub(crate) enum Placed {
     /// The same timestamp as the previous snapshot: the producer has not written since.
     Unchanged,
     /// A new sample at `host_ns`; `gap` when it does not connect to the previous one.
     At { host_ns: i64, gap: bool },
 }
 
-pub struct Clock {
+pub(crate) struct Clock {
     mask: u64,
     ns_per_tick: f64,
     slack_ns: f64,
@@ -47,7 +47,7 @@ struct Last {
 }
 
 impl Clock {
-    pub fn new(t: &Timestamp) -> Clock {
+    pub(crate) fn new(t: &Timestamp) -> Clock {
         let ns_per_tick = 1e9 / t.ticks_per_second;
         let period_ns = (t.mask() as f64 + 1.0) * ns_per_tick;
         Clock {
@@ -63,7 +63,7 @@ impl Clock {
 
     /// Places a snapshot whose device timestamp is `raw` (already masked), read at host time
     /// `now_ns`.
-    pub fn place(&mut self, raw: u64, now_ns: i64) -> Placed {
+    pub(crate) fn place(&mut self, raw: u64, now_ns: i64) -> Placed {
         let raw = raw & self.mask;
         let Some(last) = &self.last else {
             return self.anchor(raw, now_ns, false);

@@ -5,11 +5,11 @@ use level_zero_sys::*;
 use super::protocol::{ErrorKind, SamplerError};
 use zescope_ze::{Error as ZeLayerError, ZeError};
 
-pub fn config(message: impl Into<String>, hint: Option<&str>) -> SamplerError {
+pub(crate) fn config(message: impl Into<String>, hint: Option<&str>) -> SamplerError {
     SamplerError { kind: ErrorKind::Config, message: message.into(), hint: hint.map(str::to_owned) }
 }
 
-pub fn export(message: impl Into<String>) -> SamplerError {
+pub(crate) fn export(message: impl Into<String>) -> SamplerError {
     SamplerError {
         kind: ErrorKind::Export,
         message: message.into(),
@@ -17,7 +17,7 @@ pub fn export(message: impl Into<String>) -> SamplerError {
     }
 }
 
-pub fn layout(message: impl Into<String>) -> SamplerError {
+pub(crate) fn layout(message: impl Into<String>) -> SamplerError {
     SamplerError {
         kind: ErrorKind::Layout,
         message: message.into(),
@@ -29,7 +29,7 @@ pub fn layout(message: impl Into<String>) -> SamplerError {
 }
 
 /// A failed Level Zero call during `what`.
-pub fn ze(what: &str, e: &ZeError) -> SamplerError {
+pub(crate) fn ze(what: &str, e: &ZeError) -> SamplerError {
     let kind = match e.code {
         ZE_RESULT_ERROR_DEVICE_LOST => ErrorKind::DeviceLost,
         ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS | ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE => ErrorKind::Permission,
@@ -45,6 +45,6 @@ pub fn ze(what: &str, e: &ZeError) -> SamplerError {
     SamplerError { kind, message: format!("{what}: {} failed with {}", e.call, e.name()), hint }
 }
 
-pub fn source(e: &ZeLayerError) -> SamplerError {
+pub(crate) fn source(e: &ZeLayerError) -> SamplerError {
     SamplerError { kind: ErrorKind::Source, message: e.to_string(), hint: None }
 }

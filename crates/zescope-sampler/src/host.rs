@@ -26,7 +26,7 @@ pub fn process_cpu_time() -> Duration {
 
 /// Asks for precise timer wakeups on this thread (1 µs slack instead of the default 50 µs), so
 /// 100 µs sampling intervals are kept. A kernel that refuses leaves the default slack.
-pub fn precise_timers() {
+pub(crate) fn precise_timers() {
     let _ = rustix::thread::set_current_timer_slack(NonZeroU64::new(1000));
 }
 

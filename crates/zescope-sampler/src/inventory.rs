@@ -1,7 +1,7 @@
 //! The device/group inventory the UI shows: every device and sub-device, its groups, what each
 //! exports, and why a group cannot be sampled when it cannot.
 
-use crate::layout::{LayoutSet, Target};
+use crate::layout::{LayoutSet, Owner};
 use zescope_ze::{Device, GroupExport, Loader, Origin};
 
 use super::protocol::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry, SourceInfo};
@@ -9,7 +9,7 @@ use super::teardown::{Pending, PendingDisable};
 
 /// The inventory. Disables a driver refused after listing are added to `pending` (to retry
 /// later); a device that a pending leftover blocks is listed without enabling metrics on it.
-pub fn build(
+pub(crate) fn build(
     loader: &Loader,
     layouts: &LayoutSet,
     requested: zescope_ze::Source,
@@ -82,9 +82,10 @@ fn entry(
             (GroupExport::Unknown(_), _) => GroupExportKind::Unknown,
             (GroupExport::No, _) => GroupExportKind::None,
         };
-        let target = Target { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
+        let target = Owner { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
         let streamable = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
         let export_unavailable = match (&g.info.export, exports) {
+            _ if g.info.tracer_based() => Some(zescope_ze::TRACER_BASED_UNREAD.to_owned()),
             (GroupExport::Unknown(why), GroupExportKind::Unknown) => Some(format!("export properties unusable: {why}")),
             (_, GroupExportKind::None) => Some("this group exports no memory".to_owned()),
             _ if layouts.select(&target).is_none() => {

@@ -7,11 +7,13 @@
 //! change, error, panic — through the one teardown (`teardown`).
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 // Exported memory is mapped and read only in `dmabuf`: the compiler refuses unsafe elsewhere.
 #![deny(unsafe_code)]
 
 mod clock;
 mod config_compat;
+mod counters;
 pub mod direct;
 #[allow(unsafe_code)]
 mod dmabuf;
@@ -25,9 +27,10 @@ pub mod protocol;
 mod report_time;
 mod run;
 mod setup;
-mod streams;
+mod streamer;
+mod sysman;
 mod teardown;
-pub mod telemetry;
+
 pub mod testing;
 mod thread;
 mod timing;

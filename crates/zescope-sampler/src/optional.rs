@@ -13,7 +13,7 @@ use level_zero_sys::ZE_RESULT_ERROR_DEVICE_LOST;
 use zescope_ze::ZeError;
 
 /// Is this answer of an optional call a reason to end the run (the device is gone)?
-pub fn is_fatal(e: &ZeError) -> bool {
+pub(crate) fn is_fatal(e: &ZeError) -> bool {
     e.code == ZE_RESULT_ERROR_DEVICE_LOST
 }
 
@@ -30,6 +30,6 @@ pub fn say_notice(message: &str) {
 }
 
 /// The notice for `feature` turned off because of `e` (the sampler thread logs it as it sends it).
-pub fn off(feature: &str, e: &ZeError) -> String {
+pub(crate) fn off(feature: &str, e: &ZeError) -> String {
     format!("{feature} is off for this run: the driver answered {} with {}", e.call, e.name())
 }

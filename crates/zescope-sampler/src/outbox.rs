@@ -11,17 +11,17 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{SendTimeoutError, Sender, TrySendError};
 
-use super::protocol::{Event, SampleBatch, Stats};
+use super::protocol::{Event, Health, SampleBatch};
 
 /// Called (from the sampler thread) when events were delivered, with `true` when they were only
 /// samples and stats: lets a UI sleep until there is something to show instead of polling (and
 /// ignore mere data while its view is frozen).
 pub type Waker = std::sync::Arc<dyn Fn(bool) + Send + Sync>;
 
-pub struct Outbox {
+pub(crate) struct Outbox {
     tx: Sender<Event>,
     queue: VecDeque<Event>,
-    stats: Option<Stats>,
+    stats: Option<Health>,
     queued_values: usize,
     cap_values: usize,
     gap_next: HashSet<(u64, usize)>,
@@ -31,12 +31,12 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    pub fn with_waker(mut self, waker: Option<Waker>) -> Outbox {
+    pub(crate) fn with_waker(mut self, waker: Option<Waker>) -> Outbox {
         self.waker = waker;
         self
     }
 
-    pub fn new(tx: Sender<Event>, cap_values: usize) -> Outbox {
+    pub(crate) fn new(tx: Sender<Event>, cap_values: usize) -> Outbox {
         Outbox {
             tx,
             queue: VecDeque::new(),
@@ -50,10 +50,10 @@ impl Outbox {
         }
     }
 
-    pub fn push(&mut self, ev: Event) {
+    pub(crate) fn push(&mut self, ev: Event) {
         match ev {
             Event::Samples(b) => self.push_samples(b),
-            Event::Stats(s) => self.stats = Some(s),
+            Event::Health(s) => self.stats = Some(s),
             other => self.queue.push_back(other),
         }
         self.flush();
@@ -111,7 +111,7 @@ impl Outbox {
     }
 
     /// Sends what the channel takes now.
-    pub fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         // (anything sent, anything but samples and stats sent)
         let mut sent = (false, false);
         self.send_waiting(&mut sent);
@@ -144,9 +144,9 @@ impl Outbox {
             }
         }
         if let Some(s) = self.stats.take() {
-            match self.tx.try_send(Event::Stats(s)) {
+            match self.tx.try_send(Event::Health(s)) {
                 Ok(()) => sent.0 = true,
-                Err(TrySendError::Full(Event::Stats(s))) => self.stats = Some(s),
+                Err(TrySendError::Full(Event::Health(s))) => self.stats = Some(s),
                 Err(_) => {}
             }
         }
@@ -154,7 +154,7 @@ impl Outbox {
 
     /// At shutdown: waits (up to `timeout` in total) for the consumer to take what is queued,
     /// then sends `last`.
-    pub fn drain(&mut self, last: Event, timeout: Duration) {
+    pub(crate) fn drain(&mut self, last: Event, timeout: Duration) {
         let deadline = Instant::now() + timeout;
         self.queue.push_back(last);
         while let Some(ev) = self.queue.pop_front() {
@@ -166,7 +166,7 @@ impl Outbox {
     }
 
     #[cfg(test)]
-    pub fn waiting(&self) -> usize {
+    pub(crate) fn waiting(&self) -> usize {
         self.queue.len()
     }
 }
@@ -220,8 +220,8 @@ mod tests {
         for k in 1..20 {
             o.push(batch(0, 5, k * 5));
         }
-        o.push(Event::Stats(Stats { ticks: 1, ..Default::default() }));
-        o.push(Event::Stats(Stats { ticks: 2, ..Default::default() }));
+        o.push(Event::Health(Health { ticks: 1, ..Default::default() }));
+        o.push(Event::Health(Health { ticks: 2, ..Default::default() }));
         let mut got = Vec::new();
         while let Ok(e) = rx.try_recv() {
             got.push(e);
@@ -229,7 +229,7 @@ mod tests {
         }
         assert!(got.iter().any(|e| matches!(e, Event::RunStopped { .. })));
         let stats: Vec<u64> =
-            got.iter().filter_map(|e| if let Event::Stats(s) = e { Some(s.ticks) } else { None }).collect();
+            got.iter().filter_map(|e| if let Event::Health(s) = e { Some(s.ticks) } else { None }).collect();
         assert_eq!(stats, [2]);
     }
 
@@ -242,7 +242,7 @@ mod tests {
             Outbox::new(tx, 1000).with_waker(Some(std::sync::Arc::new(move |only| c.lock().unwrap().push(only))));
         o.push(batch(0, 2, 0));
         o.push(Event::RunStopped { run: 1, reason: super::super::protocol::StopReason::Requested });
-        o.push(Event::Stats(Stats::default()));
+        o.push(Event::Health(Health::default()));
         assert_eq!(*calls.lock().unwrap(), [true, false, true]);
         while rx.try_recv().is_ok() {}
         o.flush();

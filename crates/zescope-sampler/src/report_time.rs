@@ -22,14 +22,14 @@ use zescope_ze::streamer::Timer;
 use zescope_ze::{Device, ZeError};
 
 /// How far a mapped report time may lie from the read time before it is distrusted.
-pub const PLAUSIBLE_NS: i128 = 10_000_000_000;
+pub(crate) const PLAUSIBLE_NS: i128 = 10_000_000_000;
 /// A timer wrapping sooner than this is paired with host time at every read.
-pub const SHORT_WRAP_NS: i128 = 8_000_000_000;
+pub(crate) const SHORT_WRAP_NS: i128 = 8_000_000_000;
 /// How often a pair is read otherwise.
 const REFRESH_NS: u64 = 1_000_000_000;
 
 /// ns per unit of a timestamp metric, from its unit text; `None` for a unit that is not a time.
-pub fn unit_ns(unit: &str) -> Option<u64> {
+pub(crate) fn unit_ns(unit: &str) -> Option<u64> {
     match unit.trim().to_ascii_lowercase().as_str() {
         "" | "ns" | "nsec" | "nanoseconds" => Some(1),
         "us" | "µs" | "usec" | "microseconds" => Some(1_000),
@@ -40,7 +40,7 @@ pub fn unit_ns(unit: &str) -> Option<u64> {
 }
 
 /// Maps report times of one streamed group onto the host clock.
-pub struct ReportClock {
+pub(crate) struct ReportClock {
     timer: Timer,
     /// ns per unit of the report's timestamp metric; `None`: not a time unit.
     unit_ns: Option<u64>,
@@ -53,13 +53,13 @@ pub struct ReportClock {
 
 impl ReportClock {
     /// A clock for reports whose timestamp metric is in `unit`, on a device with `timer`.
-    pub fn new(timer: Timer, unit: &str) -> ReportClock {
+    pub(crate) fn new(timer: Timer, unit: &str) -> ReportClock {
         ReportClock { timer, unit_ns: unit_ns(unit), anchor: None, anchored_at: 0, pairs: true }
     }
 
     /// Reads a new pair when one is due (`now`: CLOCK_MONOTONIC ns). The first failure turns
     /// the mapping off for the run, with a notice.
-    pub fn refresh(&mut self, device: &Device, now: u64, notices: &mut Vec<String>) {
+    pub(crate) fn refresh(&mut self, device: &Device, now: u64, notices: &mut Vec<String>) {
         let short = self.timer.wrap_ns().is_some_and(|w| w < SHORT_WRAP_NS);
         if self.unit_ns.is_none()
             || !self.pairs
@@ -93,7 +93,7 @@ impl ReportClock {
 
     /// The host time of a report stamped `stamp` (in the metric's unit), read at `now`;
     /// `None` when it cannot be placed (see the module doc).
-    pub fn map(&self, stamp: Option<u64>, now: u64) -> Option<i64> {
+    pub(crate) fn map(&self, stamp: Option<u64>, now: u64) -> Option<i64> {
         let (host, dev) = self.anchor?;
         let report = i128::from(stamp?) * i128::from(self.unit_ns?);
         let mut d = report - dev;
@@ -108,7 +108,7 @@ impl ReportClock {
     }
 
     /// Says once, at setup, why report times will not be mapped (a unit that is not a time).
-    pub fn unit_notice(&self, metric: &str, unit: &str) -> Option<String> {
+    pub(crate) fn unit_notice(&self, metric: &str, unit: &str) -> Option<String> {
         self.unit_ns.is_none().then(|| {
             format!(
                 "the report time of {metric} is in {unit:?}, not a unit of time: its samples are placed back from each \

@@ -11,7 +11,7 @@ use super::dmabuf::ReadError;
 use super::errors;
 use super::host::monotonic_ns;
 use super::protocol::{RunInfo, SampleBatch, SamplerError};
-use super::streams::StreamerReader;
+use super::streamer::StreamerReader;
 use super::teardown::{RunParts, Teardown};
 
 /// How often the device's status is checked (a lost device stops the run).
@@ -20,7 +20,7 @@ const STATUS_PERIOD: Duration = Duration::from_millis(100);
 /// How long `check_first_snapshot` keeps trying for one torn-free snapshot.
 const FIRST_SNAPSHOT_BUDGET: Duration = Duration::from_millis(500);
 
-pub struct StreamReader {
+pub(crate) struct StreamReader {
     /// The device (in `RunParts`) whose import `buffer` is.
     device: usize,
     buffer: usize,
@@ -33,7 +33,7 @@ pub struct StreamReader {
 }
 
 impl StreamReader {
-    pub fn new(device: usize, buffer: usize, decoder: Decoder) -> StreamReader {
+    pub(crate) fn new(device: usize, buffer: usize, decoder: Decoder) -> StreamReader {
         let n = decoder.fields.len();
         StreamReader {
             device,
@@ -47,18 +47,18 @@ impl StreamReader {
 }
 
 /// How one stream of a run is read.
-pub enum Reader {
+pub(crate) enum Reader {
     /// Exported memory, through a layout.
     Export(StreamReader),
     /// The time-based metric streamer.
     Streamer(StreamerReader),
     /// Device telemetry through Sysman.
-    Telemetry(super::telemetry::TelemetryReader),
+    Telemetry(super::sysman::TelemetryReader),
 }
 
 /// A stream's samples not sent yet, in pieces separated by gaps.
 #[derive(Default)]
-pub struct Pieces {
+pub(crate) struct Pieces {
     timestamps: Vec<i64>,
     values: Vec<f64>,
     /// The next sample does not connect to the previous one.
@@ -109,9 +109,9 @@ impl Pieces {
 pub struct ReadOutcome {
     /// Samples decoded (one per stream that had a fresh snapshot).
     pub samples: u64,
-    /// Streams with no torn-free snapshot this tick (no sample).
+    /// Streamers with no torn-free snapshot this tick (no sample).
     pub torn: u64,
-    /// Streams whose device timestamp had not moved since the last read (no sample).
+    /// Streamers whose device timestamp had not moved since the last read (no sample).
     pub unchanged: u64,
     /// Device time reset, jumped backwards or leapt: the stream was re-anchored (a gap).
     pub clock_resets: u64,
@@ -120,7 +120,7 @@ pub struct ReadOutcome {
     pub dropped_reports: u64,
 }
 
-pub struct Run {
+pub(crate) struct Run {
     pub info: RunInfo,
     parts: RunParts,
     streams: Vec<Reader>,
@@ -135,7 +135,7 @@ pub struct Run {
 }
 
 impl Run {
-    pub fn new(info: RunInfo, parts: RunParts, streams: Vec<Reader>, devices: Vec<Device>) -> Run {
+    pub(crate) fn new(info: RunInfo, parts: RunParts, streams: Vec<Reader>, devices: Vec<Device>) -> Run {
         let pieces = streams.iter().map(|_| Pieces::default()).collect();
         Run {
             info,
@@ -151,7 +151,7 @@ impl Run {
     /// Checks the layout's magic against one torn-free snapshot of every stream, trying for up
     /// to `FIRST_SNAPSHOT_BUDGET`: a wrong layout is always refused, never waved through on a
     /// torn read.
-    pub fn check_first_snapshot(&mut self) -> Result<(), SamplerError> {
+    pub(crate) fn check_first_snapshot(&mut self) -> Result<(), SamplerError> {
         let deadline = Instant::now() + FIRST_SNAPSHOT_BUDGET;
         for s in &mut self.streams {
             let Reader::Export(s) = s else { continue };
@@ -180,7 +180,7 @@ impl Run {
 
     /// One tick: a snapshot of every stream's buffer, decoded and appended to its batch. An
     /// error means a buffer cannot be read any more: the run must end.
-    pub fn read(&mut self) -> Result<ReadOutcome, SamplerError> {
+    pub(crate) fn read(&mut self) -> Result<ReadOutcome, SamplerError> {
         let mut out = ReadOutcome::default();
         for (i, (reader, pieces)) in self.streams.iter_mut().zip(&mut self.pieces).enumerate() {
             let s = match reader {
@@ -246,7 +246,7 @@ impl Run {
 
     /// Samples accumulated since the last call, in order; a stream has more than one batch when
     /// a gap fell inside its samples.
-    pub fn take_batches(&mut self) -> Vec<SampleBatch> {
+    pub(crate) fn take_batches(&mut self) -> Vec<SampleBatch> {
         let run = self.info.run;
         let mut out = Vec::new();
         for (i, p) in self.pieces.iter_mut().enumerate() {
@@ -255,13 +255,13 @@ impl Run {
         out
     }
 
-    pub fn pending_samples(&self) -> usize {
+    pub(crate) fn pending_samples(&self) -> usize {
         self.pieces.iter().map(Pieces::pending).sum()
     }
 
     /// The next samples do not connect to the previous ones (after a pause): samples still
     /// pending close their batch, so the gap falls between them and the next ones.
-    pub fn mark_gap(&mut self) {
+    pub(crate) fn mark_gap(&mut self) {
         for p in &mut self.pieces {
             p.break_batch();
         }
@@ -269,7 +269,7 @@ impl Run {
 
     /// Every `STATUS_PERIOD`: is each device still there? Only DEVICE_LOST ends the run; any
     /// other answer means the driver does not offer the check, which is then off for the device.
-    pub fn check_device(&mut self, now: Instant) -> Result<(), SamplerError> {
+    pub(crate) fn check_device(&mut self, now: Instant) -> Result<(), SamplerError> {
         if now.duration_since(self.last_status) < STATUS_PERIOD {
             return Ok(());
         }
@@ -290,12 +290,12 @@ impl Run {
     }
 
     /// Features turned off since the last call.
-    pub fn take_notices(&mut self) -> Vec<String> {
+    pub(crate) fn take_notices(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notices)
     }
 
     /// Tears the run down (the one teardown); returns what failed.
-    pub fn stop(self) -> Teardown {
+    pub(crate) fn stop(self) -> Teardown {
         self.parts.finish()
     }
 }

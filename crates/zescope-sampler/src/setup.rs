@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use crate::layout::decode::MetricDesc;
-use crate::layout::{Decoder, LayoutSet, Target as LayoutTarget};
+use crate::layout::{Decoder, LayoutSet, Owner};
 use zescope_ze::{Context, CreateGroupError, Device, GroupExport, Loader, Metric, MetricGroup};
 
 use super::dmabuf::{self, ImportError};
@@ -17,7 +17,7 @@ use super::protocol::{DevicePath, ReadPath, RunConfig, RunInfo, SamplerError, Se
 use super::run::{Reader, Run, StreamReader};
 use super::teardown::{DeviceContext, Pending, RunParts, Teardown};
 
-pub fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), SamplerError> {
+pub(crate) fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), SamplerError> {
     let not_found = || errors::config(format!("device {path:?} does not exist"), Some("refresh the device list"));
     let driver = loader.drivers.get(path.driver).ok_or_else(not_found)?;
     let simulated = driver.info.simulated || loader.origin == zescope_ze::Origin::BuiltInSim;
@@ -58,7 +58,7 @@ fn metric_descs(metrics: &[Metric]) -> Vec<MetricDesc> {
 
 /// Starts a run. On error, everything already set up has been torn down (a disable the driver
 /// refused is added to `pending`).
-pub fn start(
+pub(crate) fn start(
     loader: &Loader,
     layouts: &LayoutSet,
     cfg: &RunConfig,
@@ -246,7 +246,7 @@ fn build(
         let metrics = g.metrics().map_err(|e| errors::ze(&format!("listing metrics of {}", g.info.name), &e))?;
         if way(g, &metrics, cfg.via)? == Way::Streamer {
             let wanted = if target.custom_group { &[][..] } else { &target.metrics[..] };
-            let Some(plan) = super::streams::plan(&metrics, wanted, value_sets(device, g)) else {
+            let Some(plan) = super::streamer::plan(&metrics, wanted, value_sets(device, g)) else {
                 continue;
             };
             let (open, dc) = parts.streams_mut(d);
@@ -256,13 +256,13 @@ fn build(
                 .map_err(|e| streamer_open_error(&g.info.name, &e))?;
             let (period, notify) = open.granted(i);
             let series = plan.series.clone();
-            let reader = super::streams::StreamerReader::new(i, open, g.clone(), device.clone(), plan, notices);
+            let reader = super::streamer::StreamerReader::new(i, open, g.clone(), device.clone(), plan, notices);
             infos.push(StreamInfo {
                 index: streams.len(),
                 target: d,
                 device: on.name.to_owned(),
                 group: g.info.name.clone(),
-                layout: super::streams::describe(period, notify),
+                layout: super::streamer::describe(period, notify),
                 series,
                 read_path: ReadPath::Streamer,
             });
@@ -271,7 +271,7 @@ fn build(
         }
         let (fd, size) = export_of(g, &metrics)?;
         validate_export(&g.info.name, fd, size)?;
-        let lt = LayoutTarget {
+        let lt = Owner {
             simulated,
             driver_uuid: &zescope_ze::uuid_string(&driver.info.uuid),
             device: &device.info.name,
@@ -327,15 +327,15 @@ fn build(
     }
     let groups_read = !streams.is_empty();
     if cfg.telemetry {
-        let planned = super::telemetry::plan(device, cfg.interval, notices)
+        let planned = super::sysman::plan(device, cfg.interval, notices)
             .map_err(|e| errors::ze(&format!("reading the telemetry of {}", device.info.name), &e))?;
         if let Some((reader, series)) = planned {
             infos.push(StreamInfo {
                 index: streams.len(),
                 target: d,
                 device: on.name.to_owned(),
-                group: super::telemetry::GROUP.to_owned(),
-                layout: super::telemetry::LAYOUT.to_owned(),
+                group: crate::protocol::telemetry::GROUP.to_owned(),
+                layout: crate::protocol::telemetry::LAYOUT.to_owned(),
                 series,
                 read_path: ReadPath::Sysman,
             });
@@ -370,6 +370,9 @@ fn exports(g: &MetricGroup, metrics: &[Metric]) -> bool {
 /// time-based streamer where its sampling type says TIME_BASED; an error says why neither fits.
 fn way(g: &MetricGroup, metrics: &[Metric], via: Via) -> Result<Way, SamplerError> {
     let name = &g.info.name;
+    if g.info.tracer_based() {
+        return Err(errors::config(format!("metric group {name}: {}", zescope_ze::TRACER_BASED_UNREAD), None));
+    }
     let time = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
     match (via, exports(g, metrics), time) {
         (Via::Auto | Via::Export, true, _) => Ok(Way::Export),
@@ -396,7 +399,7 @@ fn way(g: &MetricGroup, metrics: &[Metric], via: Via) -> Result<Way, SamplerErro
 /// 1 ms apart; a notification once per interval.
 fn streamer_request(interval: std::time::Duration) -> (u32, u32) {
     let interval_ns = interval.as_nanos().clamp(1, u32::MAX as u128) as u32;
-    let period = (interval_ns / 10).clamp(super::streams::MIN_PERIOD_NS, super::streams::DEFAULT_PERIOD_NS);
+    let period = (interval_ns / 10).clamp(super::streamer::MIN_PERIOD_NS, super::streamer::DEFAULT_PERIOD_NS);
     (period, (interval_ns / period).max(1))
 }
 

@@ -1,11 +1,11 @@
 //! The ONE teardown of a sampling run, and the types that make its order the only possible one.
 //!
 //! A run's Level Zero state is four layers, released strictly inside-out:
-//! 0. [`Streams`]: metric streamers, their events and event pools (close every streamer, then
+//! 0. [`Streamers`]: metric streamers, their events and event pools (close every streamer, then
 //!    destroy the events, then the pools);
 //! 1. [`Buffers`]: mappings and imports of exported memory (unmap, then `zeMemFree`);
 //! 2. [`Activation`]: activated groups and groups created at run time — releasing it requires the
-//!    [`StreamsClosed`] proof of `Streams::release` and the [`BuffersReleased`] proof that only
+//!    [`StreamersClosed`] proof of `Streamers::release` and the [`BuffersReleased`] proof that only
 //!    `Buffers::release` can make, and only when every import was freed;
 //! 3. [`DeviceContext`]: metrics enabled at run time and the context — releasing it requires
 //!    the [`Deactivated`] proof that only `Activation::release` can make.
@@ -30,21 +30,21 @@ use zescope_ze::{Context, CreatedGroup, Device};
 
 use super::dmabuf::{Buffers, BuffersReleased, ImportError};
 use super::protocol::DevicePath;
-use super::streams::{Streams, StreamsClosed};
+use super::streamer::{Streamers, StreamersClosed};
 
 /// Groups activated on the device, and groups zescope created for the run.
-pub struct Activation {
+pub(crate) struct Activation {
     pub activated: bool,
     pub created: Vec<CreatedGroup>,
 }
 
 /// Proof that groups are deactivated and created groups destroyed.
-pub struct Deactivated(());
+pub(crate) struct Deactivated(());
 
 impl Activation {
-    pub fn release(
+    pub(crate) fn release(
         self,
-        _: &StreamsClosed,
+        _: &StreamersClosed,
         _: BuffersReleased,
         dc: &DeviceContext,
         errors: &mut Vec<String>,
@@ -66,7 +66,7 @@ impl Activation {
 }
 
 /// The device of a run, its context, and whether zescope enabled metrics on it at run time.
-pub struct DeviceContext {
+pub(crate) struct DeviceContext {
     pub device: Device,
     /// Where `device` is, to tell which later runs a leftover of this one stands in the way of.
     pub path: DevicePath,
@@ -77,7 +77,7 @@ pub struct DeviceContext {
 impl DeviceContext {
     /// Disables metrics if zescope enabled them, then destroys the context. A refused disable
     /// comes back as a `PendingDisable` to retry later.
-    pub fn release(self, _: Deactivated, errors: &mut Vec<String>) -> Option<PendingDisable> {
+    pub(crate) fn release(self, _: Deactivated, errors: &mut Vec<String>) -> Option<PendingDisable> {
         let mut pending = None;
         if self.enabled_metrics {
             pending = PendingDisable::new(self.device.clone(), self.path).retry(errors);
@@ -90,19 +90,19 @@ impl DeviceContext {
 }
 
 /// Metrics zescope enabled on a device and still has to disable (a driver refused once).
-pub struct PendingDisable {
+pub(crate) struct PendingDisable {
     device: Device,
     path: DevicePath,
 }
 
 impl PendingDisable {
-    pub fn new(device: Device, path: DevicePath) -> PendingDisable {
+    pub(crate) fn new(device: Device, path: DevicePath) -> PendingDisable {
         PendingDisable { device, path }
     }
 
     /// Tries again (no run holds the device: runs are torn down before retries); gives itself
     /// back if the driver still refuses.
-    pub fn retry(self, errors: &mut Vec<String>) -> Option<PendingDisable> {
+    pub(crate) fn retry(self, errors: &mut Vec<String>) -> Option<PendingDisable> {
         match self.device.disable_metrics() {
             Ok(()) => None,
             Err(e) => {
@@ -117,7 +117,7 @@ impl PendingDisable {
 }
 
 /// What a teardown left to do, retried at the next stop, start and at exit.
-pub enum Pending {
+pub(crate) enum Pending {
     /// An unmap or free failed: the buffers left, the activation and the device context all
     /// wait, in order.
     Run(RunParts),
@@ -127,7 +127,7 @@ pub enum Pending {
 
 impl Pending {
     /// Tries again; gives back what is still left.
-    pub fn retry(self, errors: &mut Vec<String>) -> Vec<Pending> {
+    pub(crate) fn retry(self, errors: &mut Vec<String>) -> Vec<Pending> {
         match self {
             Pending::Run(parts) => {
                 let t = parts.finish();
@@ -141,7 +141,7 @@ impl Pending {
 
 impl Pending {
     /// What is left, for a user: the device and what still waits on it.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Pending::Run(parts) => {
                 let names: Vec<&str> = parts.devices.iter().map(|(dc, ..)| dc.device.info.name.as_str()).collect();
@@ -159,7 +159,7 @@ impl Pending {
     /// Gives up on this leftover (the sampler is exiting): a run whose imports are alive is
     /// forgotten as it is — never torn down under them, never tried again — and a refused
     /// disable is dropped. The caller says so with [`Pending::describe`] first.
-    pub fn abandon(self) {
+    pub(crate) fn abandon(self) {
         match self {
             Pending::Run(mut parts) => {
                 // Nothing is left to retry in `Drop`: what it holds stays for the driver's exit.
@@ -173,7 +173,7 @@ impl Pending {
 
     /// Does this leftover stand in the way of a run on `path`? Memory that could not be freed
     /// blocks its whole root device: a new run there would deactivate or disable under it.
-    pub fn blocks(&self, path: DevicePath) -> bool {
+    pub(crate) fn blocks(&self, path: DevicePath) -> bool {
         match self {
             Pending::Run(parts) => {
                 parts.devices.iter().any(|(dc, ..)| dc.path.driver == path.driver && dc.path.device == path.device)
@@ -191,7 +191,7 @@ impl From<PendingDisable> for Pending {
 
 /// Retries every pending release, frees before disables; keeps what is still left. A disable
 /// waits while memory on its root device is still not freed.
-pub fn retry_all(pending: &mut Vec<Pending>, errors: &mut Vec<String>) {
+pub(crate) fn retry_all(pending: &mut Vec<Pending>, errors: &mut Vec<String>) {
     let (runs, disables): (Vec<Pending>, Vec<Pending>) =
         std::mem::take(pending).into_iter().partition(|p| matches!(p, Pending::Run(_)));
     pending.extend(runs.into_iter().flat_map(|p| p.retry(errors)));
@@ -209,51 +209,51 @@ pub fn retry_all(pending: &mut Vec<Pending>, errors: &mut Vec<String>) {
 }
 
 /// Everything a run holds on the driver: per device its context, activation and imports.
-pub struct RunParts {
+pub(crate) struct RunParts {
     devices: Vec<(DeviceContext, Activation, Buffers)>,
     /// Closed first; empty for a run that reads exported memory only.
-    streams: Streams,
+    streams: Streamers,
 }
 
 impl RunParts {
-    pub fn new() -> RunParts {
-        RunParts { devices: Vec::new(), streams: Streams::default() }
+    pub(crate) fn new() -> RunParts {
+        RunParts { devices: Vec::new(), streams: Streamers::default() }
     }
 
     /// Adds a device of the run (its context created); its index for the other calls.
-    pub fn add_device(&mut self, dc: DeviceContext) -> usize {
+    pub(crate) fn add_device(&mut self, dc: DeviceContext) -> usize {
         self.devices.push((dc, Activation { activated: false, created: Vec::new() }, Buffers::new()));
         self.devices.len() - 1
     }
 
-    pub fn streams(&self) -> &Streams {
+    pub(crate) fn streams(&self) -> &Streamers {
         &self.streams
     }
 
     /// The streams and the context of device `d` they are opened in.
-    pub fn streams_mut(&mut self, d: usize) -> (&mut Streams, &DeviceContext) {
+    pub(crate) fn streams_mut(&mut self, d: usize) -> (&mut Streamers, &DeviceContext) {
         (&mut self.streams, &self.devices[d].0)
     }
 
-    pub fn device_context(&self, d: usize) -> &DeviceContext {
+    pub(crate) fn device_context(&self, d: usize) -> &DeviceContext {
         &self.devices[d].0
     }
 
-    pub fn activation_mut(&mut self, d: usize) -> &mut Activation {
+    pub(crate) fn activation_mut(&mut self, d: usize) -> &mut Activation {
         &mut self.devices[d].1
     }
 
-    pub fn buffers_mut(&mut self, d: usize) -> &mut Buffers {
+    pub(crate) fn buffers_mut(&mut self, d: usize) -> &mut Buffers {
         &mut self.devices[d].2
     }
 
     /// Imports made on every device.
-    pub fn imports(&self) -> usize {
+    pub(crate) fn imports(&self) -> usize {
         self.devices.iter().map(|(.., b)| b.len()).sum()
     }
 
     /// Imports the buffer behind `fd` into device `d`'s context (once per file); its index.
-    pub fn import(&mut self, d: usize, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
+    pub(crate) fn import(&mut self, d: usize, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
         let (dc, _, buffers) = &mut self.devices[d];
         buffers.import(&dc.ctx, device, fd, size)
     }
@@ -261,7 +261,7 @@ impl RunParts {
     /// The teardown: close every streamer → destroy their events and pools → on every device
     /// unmap and free → on every device deactivate, destroy created groups, disable metrics,
     /// destroy the context. Returns what failed and what is left to retry.
-    pub fn finish(mut self) -> Teardown {
+    pub(crate) fn finish(mut self) -> Teardown {
         self.teardown()
     }
 
@@ -300,7 +300,7 @@ impl RunParts {
             ));
             // Nothing is deactivated while any import is left: the devices released so far
             // hold no imports and release at once at the retry.
-            let rest = RunParts { devices, streams: Streams::default() };
+            let rest = RunParts { devices, streams: Streamers::default() };
             return Teardown { errors, pending: vec![Pending::Run(rest)] };
         };
         let mut pending = Vec::new();
@@ -321,7 +321,7 @@ fn on_device(several: bool, dc: &DeviceContext, e: String) -> String {
 }
 
 /// What a teardown could not do.
-pub struct Teardown {
+pub(crate) struct Teardown {
     pub errors: Vec<String>,
     pub pending: Vec<Pending>,
 }

@@ -32,8 +32,8 @@ pub struct Options {
     pub max_waiting_values: usize,
     /// How often accumulated samples are sent.
     pub batch_period: Duration,
-    /// How often `Event::Stats` is sent.
-    pub stats_period: Duration,
+    /// How often `Event::Health` is sent.
+    pub health_period: Duration,
     /// What `Inventory::source.requested` says.
     pub requested: Source,
     /// Layout files that could not be used, reported when the sampler starts.
@@ -62,7 +62,7 @@ impl Default for Options {
             event_capacity: 256,
             max_waiting_values: 8 << 20,
             batch_period: Duration::from_millis(16),
-            stats_period: Duration::from_millis(500),
+            health_period: Duration::from_millis(500),
             requested: Source::Auto,
         }
     }
@@ -168,14 +168,14 @@ struct State {
     next_flush: Instant,
     next_stats: Instant,
     window: Window,
-    /// Whole-run read counters, reported in `Stats`.
+    /// Whole-run read counters, reported in `Health`.
     torn: u64,
     unchanged: u64,
     clock_resets: u64,
     dropped_reports: u64,
 }
 
-/// Counters at the start of the current stats window.
+/// Counters at the start of the current health window.
 struct Window {
     at: Instant,
     ticks: u64,
@@ -481,7 +481,7 @@ impl State {
             }
         }
         if now >= self.next_stats {
-            self.next_stats = now + self.options.stats_period;
+            self.next_stats = now + self.options.health_period;
             self.push_stats(now, outbox);
         }
     }
@@ -499,7 +499,7 @@ impl State {
             return;
         }
         let cpu = host::thread_cpu_time();
-        let stats = Stats {
+        let stats = Health {
             run: run.info.run,
             requested_hz: 1.0 / t.interval().as_secs_f64(),
             achieved_hz: if self.paused { 0.0 } else { (t.ticks - self.window.ticks) as f64 / dt },
@@ -515,7 +515,7 @@ impl State {
             cpu_percent: (cpu.saturating_sub(self.window.cpu)).as_secs_f64() / dt * 100.0,
         };
         self.window = Window { at: now, ticks: t.ticks, cpu };
-        outbox.push(Event::Stats(stats));
+        outbox.push(Event::Health(stats));
     }
 }
 

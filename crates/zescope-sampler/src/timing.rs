@@ -4,32 +4,32 @@
 
 use std::time::{Duration, Instant};
 
-pub struct Ticker {
+pub(crate) struct Ticker {
     start: Instant,
     interval: Duration,
     k: u64,
     pub ticks: u64,
     pub late: u64,
     /// Deadlines missed by late ticks: a late tick's own and those it overran, but the last one
-    /// passed, which its read serves within an interval (see `Stats::skipped_ticks`).
+    /// passed, which its read serves within an interval (see `Health::skipped_ticks`).
     pub skipped: u64,
 }
 
 impl Ticker {
-    pub fn new(interval: Duration, now: Instant) -> Ticker {
+    pub(crate) fn new(interval: Duration, now: Instant) -> Ticker {
         Ticker { start: now, interval, k: 0, ticks: 0, late: 0, skipped: 0 }
     }
 
-    pub fn interval(&self) -> Duration {
+    pub(crate) fn interval(&self) -> Duration {
         self.interval
     }
 
-    pub fn next_deadline(&self) -> Instant {
+    pub(crate) fn next_deadline(&self) -> Instant {
         self.deadline(self.k)
     }
 
     /// Call when `next_deadline` has passed: counts the tick and schedules the next.
-    pub fn fire(&mut self, now: Instant) {
+    pub(crate) fn fire(&mut self, now: Instant) {
         let due = self.deadline(self.k);
         self.ticks += 1;
         if now.saturating_duration_since(due) > self.interval {
@@ -49,7 +49,7 @@ impl Ticker {
     }
 
     /// Changes the interval from now on, keeping the tick count.
-    pub fn set_interval(&mut self, interval: Duration, now: Instant) {
+    pub(crate) fn set_interval(&mut self, interval: Duration, now: Instant) {
         self.interval = interval;
         self.start = now;
         self.k = 1;

@@ -66,12 +66,12 @@ impl Default for Agg {
 
 impl Agg {
     /// Summary of no samples; merging it changes nothing but `last`.
-    pub const EMPTY: Agg =
+    pub(crate) const EMPTY: Agg =
         Agg { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, last: f64::from_bits(MISSING_BITS), n: 0, nf: 0 };
 
     /// Summary of one sample.
     #[inline]
-    pub fn of(v: f64) -> Agg {
+    pub(crate) fn of(v: f64) -> Agg {
         let mut a = Agg::EMPTY;
         a.push(v);
         a
@@ -79,7 +79,7 @@ impl Agg {
 
     /// Add one sample after the ones already summarised.
     #[inline]
-    pub fn push(&mut self, v: f64) {
+    pub(crate) fn push(&mut self, v: f64) {
         if v.is_finite() {
             if v < self.min {
                 self.min = v;
@@ -97,7 +97,7 @@ impl Agg {
 
     /// [`Self::push`] each of `vs` in order, with the running summary kept in registers.
     #[inline]
-    pub fn push_all(&mut self, vs: &[f64]) {
+    pub(crate) fn push_all(&mut self, vs: &[f64]) {
         let Some(&last) = vs.last() else { return };
         let (mut min, mut max, mut sum, mut n, mut nf) = (self.min, self.max, self.sum, self.n, self.nf);
         for &v in vs {
@@ -116,7 +116,7 @@ impl Agg {
     /// Add a run of samples that follows the ones already summarised.
     /// `o` must summarise at least one sample (its `last` becomes ours).
     #[inline]
-    pub fn merge(&mut self, o: &Agg) {
+    pub(crate) fn merge(&mut self, o: &Agg) {
         if o.min < self.min {
             self.min = o.min;
         }

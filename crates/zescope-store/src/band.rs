@@ -97,7 +97,7 @@ pub(crate) struct Bands {
 }
 
 impl Bands {
-    pub fn new() -> Bands {
+    pub(crate) fn new() -> Bands {
         Bands { chunks: VecDeque::new(), first: 0, start: 0, end: 0 }
     }
 
@@ -109,7 +109,7 @@ impl Bands {
     }
 
     /// Append node `i` summarised by `a`, as `Chunked::push_at` appends.
-    pub fn push_at(&mut self, i: u64, a: &Agg) {
+    pub(crate) fn push_at(&mut self, i: u64, a: &Agg) {
         if self.start == self.end {
             if self.first + (self.chunks.len() * CHUNK) as u64 <= i || i < self.first {
                 self.chunks.clear();
@@ -129,13 +129,13 @@ impl Bands {
 
     /// Node `i` (live) now summarises `a` (its min may only have fallen and its max risen).
     #[inline]
-    pub fn set(&mut self, i: u64, a: &Agg) {
+    pub(crate) fn set(&mut self, i: u64, a: &Agg) {
         let (c, k) = self.slot(i);
         c.set(k, a);
     }
 
     /// Drop the front chunk, as `Chunked::pop_front_chunk` does.
-    pub fn pop_front_chunk(&mut self) {
+    pub(crate) fn pop_front_chunk(&mut self) {
         if self.start == self.end {
             return;
         }
@@ -151,12 +151,12 @@ impl Bands {
         self.start = cut;
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.chunks.len() * size_of::<BandChunk>() + self.chunks.capacity() * size_of::<Box<BandChunk>>()
     }
 
     /// Upper bound of the bytes that `n` more pushes can add.
-    pub fn growth_bound(&self, n: u64) -> usize {
+    pub(crate) fn growth_bound(&self, n: u64) -> usize {
         if n == 0 {
             return 0;
         }
@@ -170,19 +170,19 @@ impl Bands {
     }
 
     #[inline]
-    pub fn start(&self) -> u64 {
+    pub(crate) fn start(&self) -> u64 {
         self.start
     }
 
     #[inline]
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.end
     }
 
     /// The live nodes from `i` (live) to the end of its chunk: the chunk's base and the nodes'
     /// offsets, `None` when the chunk is inexact (read the aggregates).
     #[inline]
-    pub fn run_from(&self, i: u64) -> Option<(f64, &[[f32; 2]])> {
+    pub(crate) fn run_from(&self, i: u64) -> Option<(f64, &[[f32; 2]])> {
         debug_assert!(i >= self.start && i < self.end);
         let off = (i - self.first) as usize;
         let (c, k) = (&self.chunks[off / CHUNK], off % CHUNK);
@@ -193,7 +193,7 @@ impl Bands {
     /// `(min, max)` enclosing the finite values of nodes `lo..hi` (clamped to the live ones):
     /// `(inf, -inf)` when they hold none, `None` when part of them is in an inexact chunk.
     #[cfg(test)]
-    pub fn span(&self, lo: u64, hi: u64) -> Option<(f64, f64)> {
+    pub(crate) fn span(&self, lo: u64, hi: u64) -> Option<(f64, f64)> {
         let (mut m, hi) = (lo.max(self.start), hi.min(self.end));
         let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
         while m < hi {

@@ -191,13 +191,13 @@ impl Retention {
 impl StreamStore {
     /// Start time of the oldest raw block that may be coarsened (not the
     /// block a live stream is appending to).
-    pub fn raw_coarsenable(&self) -> Option<i64> {
+    pub(crate) fn raw_coarsenable(&self) -> Option<i64> {
         let closed = self.blocks.len() - usize::from(self.open);
         (closed > 0).then(|| self.blocks[0].t_first())
     }
 
     /// Drop the oldest raw block: its history is now at level-1 resolution.
-    pub fn coarsen_raw_front(&mut self) {
+    pub(crate) fn coarsen_raw_front(&mut self) {
         if self.blocks.len() >= 2 {
             let next = &self.blocks[1];
             for s in 0..self.n_series() {
@@ -216,18 +216,18 @@ impl StreamStore {
     }
 
     /// First block held at a resolution finer than level `l` (`None`: none).
-    pub fn finer_start(&self, l: usize) -> Option<u64> {
+    pub(crate) fn finer_start(&self, l: usize) -> Option<u64> {
         if l == 1 { (!self.blocks.is_empty()).then_some(self.first_block) } else { self.pyramid.start_block(l - 1) }
     }
 
     /// Bytes of level-`l` nodes that hold history no finer level holds.
-    pub fn exclusive_bytes(&self, l: usize) -> usize {
+    pub(crate) fn exclusive_bytes(&self, l: usize) -> usize {
         self.pyramid.exclusive_nodes(l, self.finer_start(l)) as usize * Level::node_bytes(l, self.n_series())
     }
 
     /// Start time of the front chunk of level `l` if it may be dropped
     /// (all of it is held by no finer level).
-    pub fn level_droppable(&self, l: usize) -> Option<i64> {
+    pub(crate) fn level_droppable(&self, l: usize) -> Option<i64> {
         if l > self.pyramid.top() || !self.pyramid.front_chunk_exclusive(l, self.finer_start(l)) {
             return None;
         }
@@ -237,7 +237,7 @@ impl StreamStore {
 
     /// Drop the front chunk of level `l`: coarsened to level `l + 1`, or
     /// evicted when `l` is the coarsest level.
-    pub fn drop_level_front(&mut self, l: usize) {
+    pub(crate) fn drop_level_front(&mut self, l: usize) {
         let top = self.pyramid.top();
         if let Some(gone) = self.pyramid.pop_front_chunk(l)
             && l == top
@@ -247,7 +247,7 @@ impl StreamStore {
     }
 
     /// Evict everything held; a live stream continues after a gap.
-    pub fn evict_all(&mut self) {
+    pub(crate) fn evict_all(&mut self) {
         self.first_block = self.next_block();
         self.blocks = VecDeque::new();
         self.blocks_heap = 0;
@@ -258,7 +258,7 @@ impl StreamStore {
     }
 
     /// What is held at which resolution (oldest first).
-    pub fn retention(&self) -> Retention {
+    pub(crate) fn retention(&self) -> Retention {
         let mut spans = Vec::new();
         for l in (1..=self.pyramid.top()).rev() {
             let nodes = self.pyramid.exclusive_nodes(l, self.finer_start(l));

@@ -28,45 +28,45 @@ pub(crate) struct Chunked<T> {
 }
 
 impl<T: Copy + Default> Chunked<T> {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Chunked { chunks: VecDeque::new(), first: 0, start: 0, end: 0 }
     }
 
     #[inline]
-    pub fn start(&self) -> u64 {
+    pub(crate) fn start(&self) -> u64 {
         self.start
     }
 
     #[inline]
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.end
     }
 
     #[inline]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.start == self.end
     }
 
     #[inline]
-    pub fn contains(&self, i: u64) -> bool {
+    pub(crate) fn contains(&self, i: u64) -> bool {
         i >= self.start && i < self.end
     }
 
     /// Element `i`; `i` must be live (callers check [`Self::contains`]).
     #[inline]
-    pub fn at(&self, i: u64) -> &T {
+    pub(crate) fn at(&self, i: u64) -> &T {
         debug_assert!(self.contains(i));
         let off = (i - self.first) as usize;
         &self.chunks[off / CHUNK][off % CHUNK]
     }
 
     #[inline]
-    pub fn get(&self, i: u64) -> Option<&T> {
+    pub(crate) fn get(&self, i: u64) -> Option<&T> {
         self.contains(i).then(|| self.at(i))
     }
 
     #[inline]
-    pub fn at_mut(&mut self, i: u64) -> &mut T {
+    pub(crate) fn at_mut(&mut self, i: u64) -> &mut T {
         debug_assert!(self.contains(i));
         let off = (i - self.first) as usize;
         &mut self.chunks[off / CHUNK][off % CHUNK]
@@ -76,7 +76,7 @@ impl<T: Copy + Default> Chunked<T> {
     /// whichever comes first (`i` live, `i < hi`): a contiguous run to loop
     /// over without per-element index arithmetic.
     #[inline]
-    pub fn run_from(&self, i: u64, hi: u64) -> &[T] {
+    pub(crate) fn run_from(&self, i: u64, hi: u64) -> &[T] {
         debug_assert!(self.contains(i) && i < hi);
         let off = (i - self.first) as usize;
         let (c, k) = (off / CHUNK, off % CHUNK);
@@ -86,7 +86,7 @@ impl<T: Copy + Default> Chunked<T> {
 
     /// Append `v` at global index `i`. `i` must be `end()`, or anything at or
     /// after `end()` when the storage is empty (the storage then restarts there).
-    pub fn push_at(&mut self, i: u64, v: T) {
+    pub(crate) fn push_at(&mut self, i: u64, v: T) {
         if self.is_empty() {
             if self.first + (self.chunks.len() * CHUNK) as u64 <= i || i < self.first {
                 self.chunks.clear();
@@ -105,12 +105,12 @@ impl<T: Copy + Default> Chunked<T> {
 
     /// One past the last index of the front chunk (what [`Self::pop_front_chunk`]
     /// would drop), or `None` when there is no live element.
-    pub fn front_chunk_end(&self) -> Option<u64> {
+    pub(crate) fn front_chunk_end(&self) -> Option<u64> {
         (!self.is_empty()).then(|| (self.first + CHUNK_U64).min(self.end))
     }
 
     /// Drop the front chunk; returns the live range it held.
-    pub fn pop_front_chunk(&mut self) -> Option<std::ops::Range<u64>> {
+    pub(crate) fn pop_front_chunk(&mut self) -> Option<std::ops::Range<u64>> {
         let cut = self.front_chunk_end()?;
         let dropped = self.start..cut;
         if cut == self.end {
@@ -128,12 +128,12 @@ impl<T: Copy + Default> Chunked<T> {
     }
 
     /// Bytes held: the chunks plus the spine that points at them.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.chunks.len() * CHUNK * size_of::<T>() + self.chunks.capacity() * size_of::<Box<[T]>>()
     }
 
     /// Upper bound of the bytes that `n` more pushes can add.
-    pub fn growth_bound(&self, n: u64) -> usize {
+    pub(crate) fn growth_bound(&self, n: u64) -> usize {
         if n == 0 {
             return 0;
         }
@@ -149,13 +149,13 @@ impl<T: Copy + Default> Chunked<T> {
 
     /// Bytes of one chunk (what [`Self::pop_front_chunk`] frees).
     #[cfg(test)]
-    pub const fn chunk_bytes() -> usize {
+    pub(crate) const fn chunk_bytes() -> usize {
         CHUNK * size_of::<T>()
     }
 
     /// First index in `lo..hi` (live, `lo <= hi`) for which `pred` is false,
     /// given that `pred` is true then false along the range.
-    pub fn partition_point(&self, lo: u64, hi: u64, mut pred: impl FnMut(&T) -> bool) -> u64 {
+    pub(crate) fn partition_point(&self, lo: u64, hi: u64, mut pred: impl FnMut(&T) -> bool) -> u64 {
         let (mut lo, mut hi) = (lo, hi);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;

@@ -65,7 +65,7 @@ pub(crate) struct Block {
 }
 
 impl Block {
-    pub fn new(n_series: usize, t_first: i64, gap_before: i64, first_ordinal: u64) -> Block {
+    pub(crate) fn new(n_series: usize, t_first: i64, gap_before: i64, first_ordinal: u64) -> Block {
         Block {
             data: Data::Open(Box::new(Open {
                 ts: TsBlock::new(t_first),
@@ -80,7 +80,13 @@ impl Block {
     }
 
     /// [`Self::new`], in the storage a sealed block handed back (cleared) when there is one.
-    pub fn reusing(spare: Option<Spare>, n_series: usize, t_first: i64, gap_before: i64, first_ordinal: u64) -> Block {
+    pub(crate) fn reusing(
+        spare: Option<Spare>,
+        n_series: usize,
+        t_first: i64,
+        gap_before: i64,
+        first_ordinal: u64,
+    ) -> Block {
         let Some(Spare(mut open)) = spare.filter(|s| s.0.values.len() == BLOCK * n_series) else {
             return Block::new(n_series, t_first, gap_before, first_ordinal);
         };
@@ -90,7 +96,7 @@ impl Block {
     }
 
     /// Heap bytes of the block as allocated.
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         match &self.data {
             Data::Open(o) => size_of::<Open>() + o.ts.heap_bytes() + o.values.len() * 8,
             Data::Sealed(b) => b.len(),
@@ -98,27 +104,27 @@ impl Block {
     }
 
     /// Heap bytes of a new open block, with the larger timestamp encoding.
-    pub fn worst_heap_bytes(n_series: usize) -> usize {
+    pub(crate) fn worst_heap_bytes(n_series: usize) -> usize {
         size_of::<Open>() + BLOCK * 8 + BLOCK * n_series * 8
     }
 
     /// Heap bytes a sealed block can take at most (more than an open one: headers).
-    pub fn worst_sealed_bytes(n_series: usize) -> usize {
+    pub(crate) fn worst_sealed_bytes(n_series: usize) -> usize {
         (n_series + 1) * (4 + pack::WORST_COLUMN)
     }
 
     #[inline]
-    pub fn t_first(&self) -> i64 {
+    pub(crate) fn t_first(&self) -> i64 {
         self.t_first
     }
 
     #[inline]
-    pub fn t_last(&self) -> i64 {
+    pub(crate) fn t_last(&self) -> i64 {
         self.t_last
     }
 
     /// The open block's storage, to append samples `len..` to; `None` once sealed.
-    pub fn open_mut(&mut self) -> Option<(&mut TsBlock, &mut [f64])> {
+    pub(crate) fn open_mut(&mut self) -> Option<(&mut TsBlock, &mut [f64])> {
         match &mut self.data {
             Data::Open(o) => Some((&mut o.ts, &mut o.values)),
             Data::Sealed(_) => None,
@@ -126,13 +132,13 @@ impl Block {
     }
 
     /// Records that samples up to `len` are written, the last at `t_last`.
-    pub fn filled(&mut self, len: usize, t_last: i64) {
+    pub(crate) fn filled(&mut self, len: usize, t_last: i64) {
         self.len = len;
         self.t_last = t_last;
     }
 
     /// Whether the block is sealed (encoded).
-    pub fn is_sealed(&self) -> bool {
+    pub(crate) fn is_sealed(&self) -> bool {
         matches!(self.data, Data::Sealed(_))
     }
 
@@ -140,7 +146,7 @@ impl Block {
     /// buffer kept by the thread, then copied behind their offsets into one allocation of
     /// exactly the bytes needed.
     /// Returns the open storage, for [`Self::reusing`].
-    pub fn seal(&mut self, n_series: usize) -> Option<Spare> {
+    pub(crate) fn seal(&mut self, n_series: usize) -> Option<Spare> {
         let sealed = self.encode(n_series)?;
         match std::mem::replace(&mut self.data, Data::Sealed(sealed)) {
             Data::Open(open) => Some(Spare(open)),
@@ -150,7 +156,7 @@ impl Block {
 
     /// [`Self::seal`], unless the encoding is larger than the open block (a stream that ended
     /// seals its last block without reserving memory for it first).
-    pub fn seal_if_smaller(&mut self, n_series: usize) {
+    pub(crate) fn seal_if_smaller(&mut self, n_series: usize) {
         if let Some(sealed) = self.encode(n_series).filter(|b| b.len() <= self.heap_bytes()) {
             self.data = Data::Sealed(sealed);
         }
@@ -207,7 +213,7 @@ impl Block {
 
     /// Timestamp of sample `j`.
     #[inline]
-    pub fn ts_at(&self, j: usize) -> i64 {
+    pub(crate) fn ts_at(&self, j: usize) -> i64 {
         match &self.data {
             Data::Open(o) => o.ts.get(j),
             Data::Sealed(b) => pack::i64_at(Block::column_bytes(b, 0), self.len, j),
@@ -215,7 +221,7 @@ impl Block {
     }
 
     /// The stored timestamps, decoded into `buf` if need be.
-    pub fn timestamps<'a>(&self, buf: &'a mut [i64; BLOCK]) -> &'a [i64] {
+    pub(crate) fn timestamps<'a>(&self, buf: &'a mut [i64; BLOCK]) -> &'a [i64] {
         match &self.data {
             Data::Open(o) => o.ts.read(&mut buf[..self.len]),
             Data::Sealed(b) => pack::decode_i64(Block::column_bytes(b, 0), &mut buf[..self.len]),
@@ -224,7 +230,7 @@ impl Block {
     }
 
     /// First index in `0..len` whose timestamp is `>= t`.
-    pub fn partition_point(&self, t: i64) -> usize {
+    pub(crate) fn partition_point(&self, t: i64) -> usize {
         match &self.data {
             Data::Open(o) => o.ts.partition_point(self.len, t),
             Data::Sealed(_) => {
@@ -236,7 +242,7 @@ impl Block {
 
     /// The stored samples of series `s`, decoded into `buf` if need be.
     #[inline]
-    pub fn col<'a>(&'a self, s: usize, buf: &'a mut [f64; BLOCK]) -> &'a [f64] {
+    pub(crate) fn col<'a>(&'a self, s: usize, buf: &'a mut [f64; BLOCK]) -> &'a [f64] {
         match &self.data {
             Data::Open(o) => &o.values[s * BLOCK..s * BLOCK + self.len],
             Data::Sealed(b) => {
@@ -248,7 +254,7 @@ impl Block {
 
     /// Stored value `j` of series `s`.
     #[inline]
-    pub fn value(&self, s: usize, j: usize) -> f64 {
+    pub(crate) fn value(&self, s: usize, j: usize) -> f64 {
         match &self.data {
             Data::Open(o) => o.values[s * BLOCK + j],
             Data::Sealed(b) => pack::f64_at(Block::column_bytes(b, s + 1), self.len, j),

@@ -115,7 +115,7 @@ pub(crate) fn share(cap: usize) -> usize {
 
 impl DecodedCache {
     /// Heap bytes held (values, slot table, index), an upper bound of what is allocated.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         // The index as hashbrown lays it out: a power of two of buckets (capacity * 8 / 7),
         // each an entry plus a control byte, and a group of trailing control bytes.
         let index = if self.index.capacity() == 0 {
@@ -128,41 +128,41 @@ impl DecodedCache {
     }
 
     /// Whether a query has used the cache (its share is then kept free).
-    pub fn active(&self) -> bool {
+    pub(crate) fn active(&self) -> bool {
         self.active
     }
 
     /// Drops every entry (the share stays free for it once used).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         let (active, hits, replaced) = (self.active, self.hits, self.replaced);
         *self = DecodedCache { active, hits, replaced, ..DecodedCache::default() };
     }
 
     /// The values held in slot `i` (as [`CacheUse::values`] returned it).
     #[inline]
-    pub fn slot_values(&self, i: usize) -> &[f64; BLOCK] {
+    pub(crate) fn slot_values(&self, i: usize) -> &[f64; BLOCK] {
         &self.slots[i].values
     }
 
     /// Lookups answered from the cache since the store was made.
-    pub fn hits(&self) -> u64 {
+    pub(crate) fn hits(&self) -> u64 {
         self.hits
     }
 
     /// Entries replaced by others since the store was made.
     #[cfg(test)]
-    pub fn replaced(&self) -> u64 {
+    pub(crate) fn replaced(&self) -> u64 {
         self.replaced
     }
 
     /// Blocks held.
     #[cfg(test)]
-    pub fn slots(&self) -> usize {
+    pub(crate) fn slots(&self) -> usize {
         self.slots.len()
     }
 
     /// A query starts: `version` is the store's, `room` what the cache may hold in all.
-    pub fn begin(&mut self, version: u64) {
+    pub(crate) fn begin(&mut self, version: u64) {
         self.active = true;
         if version != self.version {
             self.version = version;
@@ -287,13 +287,13 @@ pub(crate) struct SeriesValues<'a> {
 }
 
 impl<'a> SeriesValues<'a> {
-    pub fn new(cache: Option<CacheUse<'a>>, series: usize) -> SeriesValues<'a> {
+    pub(crate) fn new(cache: Option<CacheUse<'a>>, series: usize) -> SeriesValues<'a> {
         SeriesValues { cache, series, block: u64::MAX, slot: None, buf: [0.0; BLOCK] }
     }
 
     /// The values of block number `block` (`blk`) of `st`.
     #[inline]
-    pub fn get(&mut self, st: &StreamStore, block: u64, blk: &Block) -> &[f64] {
+    pub(crate) fn get(&mut self, st: &StreamStore, block: u64, blk: &Block) -> &[f64] {
         if block != self.block {
             self.load(st, block, blk);
         }
@@ -318,7 +318,7 @@ impl<'a> SeriesValues<'a> {
 impl CacheUse<'_> {
     /// The values of series `s` of block number `block` (`blk`) of `st`: the slot of the cache
     /// that holds them, or `None` when they are in `buf`.
-    pub fn values(
+    pub(crate) fn values(
         &mut self,
         st: &StreamStore,
         s: usize,

@@ -190,7 +190,7 @@ fn the_cache_is_counted_and_gives_way_under_the_cap() {
     assert!(store.memory_used() <= 4 << 20);
     assert!(store.data_used() + decoded::share(4 << 20) <= 4 << 20);
     // An import drops it.
-    let data = store.export_stream(id).unwrap();
-    store.import_stream(&data).unwrap();
+    let data = store.stream_data(id).unwrap();
+    store.restore_stream(&data).unwrap();
     assert_eq!(store.decoded.lock().unwrap().bytes(), 0);
 }

@@ -71,7 +71,7 @@ impl SeriesId {
 
 /// A summary of one stream.
 #[derive(Clone, Copy, Debug)]
-pub struct StreamInfo<'a> {
+pub struct StreamSummary<'a> {
     /// The stream's id.
     pub id: StreamId,
     /// Its name and series.

@@ -36,7 +36,7 @@
 use super::agg::Agg;
 use super::chunked::Chunked;
 use super::decoded::{CacheUse, SeriesValues};
-use super::plan::{Part, Plan, PlanCol};
+use super::plan::{Part, PlanCol, QueryPlan};
 use super::pyramid::MAX_LEVEL;
 use super::stream::StreamStore;
 
@@ -99,7 +99,7 @@ pub struct Envelope {
     pub(crate) range: (i64, i64),
     pub(crate) requested: usize,
     pub(crate) samples_per_bucket: u64,
-    pub(crate) plan: Plan,
+    pub(crate) plan: QueryPlan,
     /// Min and max of node columns came from the drawing bands (`Store::draw_envelopes`).
     pub(crate) banded: bool,
 }
@@ -155,7 +155,7 @@ pub(super) struct Acc {
 }
 
 impl Acc {
-    pub const EMPTY: Acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
+    pub(crate) const EMPTY: Acc = Acc { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, n: 0, nf: 0 };
 
     #[inline(always)]
     fn merge(&mut self, a: &Agg) {
@@ -171,7 +171,7 @@ impl Acc {
     }
 
     #[inline(always)]
-    pub fn column(&self, col: &PlanCol) -> EnvelopeColumn {
+    pub(crate) fn column(&self, col: &PlanCol) -> EnvelopeColumn {
         let (min, max, mean) =
             if self.n > 0 { (self.min, self.max, self.sum / self.n as f64) } else { (f64::NAN, f64::NAN, f64::NAN) };
         EnvelopeColumn {
@@ -189,7 +189,7 @@ impl Acc {
 
     /// Merges nodes `lo..hi` of one level (stored in chunks: walked run by run).
     #[inline]
-    pub fn merge_nodes(&mut self, aggs: &Chunked<Agg>, lo: u64, hi: u64) {
+    pub(crate) fn merge_nodes(&mut self, aggs: &Chunked<Agg>, lo: u64, hi: u64) {
         let mut m = lo;
         while m < hi {
             let run = aggs.run_from(m, hi);
@@ -215,7 +215,14 @@ impl StreamStore {
     /// Fill `out` (already reset) with series `s` laid out by `plan`; `draw`: from the
     /// drawing bands where the plan has them (see [`Envelope::is_exact`]); raw samples come
     /// through the cache of decoded blocks when there is one (`decoded.rs`).
-    pub(crate) fn apply(&self, plan: &Plan, s: usize, out: &mut Envelope, draw: bool, cache: Option<CacheUse<'_>>) {
+    pub(crate) fn apply(
+        &self,
+        plan: &QueryPlan,
+        s: usize,
+        out: &mut Envelope,
+        draw: bool,
+        cache: Option<CacheUse<'_>>,
+    ) {
         out.samples_per_bucket = plan.samples_per_bucket;
         if s >= self.n_series() {
             return;
@@ -339,7 +346,7 @@ impl StreamStore {
     }
 
     /// See `Store::envelope`.
-    pub fn envelope(
+    pub(crate) fn envelope(
         &self,
         s: usize,
         t0: i64,

@@ -69,7 +69,7 @@ pub enum StoreError {
         stored: usize,
     },
 
-    /// A `StreamData` handed to `import_stream` is inconsistent.
+    /// A `StreamData` handed to `restore_stream` is inconsistent.
     #[error("invalid stream data: {0}")]
-    InvalidImport(String),
+    InvalidData(String),
 }

@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::band::BAND_LEVEL;
 use super::envelope::{Envelope, EnvelopeColumn};
 use super::lanes;
-use super::plan::Plan;
+use super::plan::QueryPlan;
 use super::stream::StreamStore;
 use super::{SeriesId, Store};
 
@@ -181,7 +181,7 @@ impl Store {
     pub(super) fn apply_plan(
         &self,
         stream: usize,
-        plan: &Plan,
+        plan: &QueryPlan,
         series: &[SeriesId],
         outs: &mut [Envelope],
         draw: bool,

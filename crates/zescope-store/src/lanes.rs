@@ -12,7 +12,7 @@ use super::chunked::Chunked;
 use super::column::BLOCK;
 use super::decoded::{CacheUse, DecodedCache};
 use super::envelope::{Acc, Envelope};
-use super::plan::{Part, Plan};
+use super::plan::{Part, QueryPlan};
 use super::pyramid::MAX_LEVEL;
 use super::stream::StreamStore;
 
@@ -31,7 +31,7 @@ impl StreamStore {
     /// that reads raw samples (not a uniform one).
     pub(crate) fn apply_lanes(
         &self,
-        plan: &Plan,
+        plan: &QueryPlan,
         series: [usize; LANES],
         outs: &mut [Envelope],
         mut cache: Option<CacheUse<'_>>,

@@ -15,7 +15,7 @@
 //! envelopes for plotting (`plan.rs` lays out the columns once per stream,
 //! `envelope.rs` fills them per series), exact samples and range statistics
 //! (`query.rs`), totals of cumulative counters (`increase.rs`). The cap and what gives way under it: `cap.rs`. Save/load:
-//! `snapshot.rs`. Each file's docs say why it is built the way it is.
+//! `stream_data.rs`. Each file's docs say why it is built the way it is.
 //!
 //! # Cache of decoded blocks
 //!
@@ -73,6 +73,7 @@
 //! seconds since the origin ([`Store::to_plot_x`], [`Store::from_plot_x`]).
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
 mod agg;
@@ -97,20 +98,20 @@ mod plan;
 mod pyramid;
 mod query;
 pub mod rate;
-mod snapshot;
 mod stream;
+mod stream_data;
 mod timeline;
 pub mod xor;
 
 pub use cap::default_cap;
 pub use cap::{ResolutionSpan, Retention};
-pub use desc::{SeriesDesc, SeriesId, SeriesKind, StreamDesc, StreamId, StreamInfo};
+pub use desc::{SeriesDesc, SeriesId, SeriesKind, StreamDesc, StreamId, StreamSummary};
 pub use envelope::{Envelope, EnvelopeColumn};
 pub use error::StoreError;
 pub use grid::GridSpan;
 pub use increase::Increase;
-pub use query::{Bucket, Sample, Stats};
-pub use snapshot::{BucketStats, CoarseBucket, RawData, StreamData};
+pub use query::{Bucket, RangeStats, Sample};
+pub use stream_data::{BucketStats, CoarseBucket, RawData, StreamData};
 
 use stream::StreamStore;
 
@@ -127,7 +128,7 @@ pub struct Store {
     history: u64,
     /// Recent column layouts: plot panes showing one stream over one range at one width share
     /// a layout, so it is worked out once per frame, not once per pane.
-    plans: std::sync::Mutex<Vec<(PlanKey, plan::Plan)>>,
+    plans: std::sync::Mutex<Vec<(PlanKey, plan::QueryPlan)>>,
     /// Decoded sealed blocks reused from query to query (`decoded.rs`).
     decoded: std::sync::Mutex<decoded::DecodedCache>,
     /// `decoded`'s bytes as of the end of the last query or change, for `memory_used`.
@@ -293,9 +294,9 @@ impl Store {
         }
     }
 
-    fn info(&self, i: usize) -> StreamInfo<'_> {
+    fn info(&self, i: usize) -> StreamSummary<'_> {
         let st = &self.streams[i];
-        StreamInfo {
+        StreamSummary {
             id: StreamId(i as u32),
             desc: &st.desc,
             ended: st.ended,
@@ -305,12 +306,12 @@ impl Store {
     }
 
     /// All streams, oldest first.
-    pub fn streams(&self) -> impl Iterator<Item = StreamInfo<'_>> {
+    pub fn streams(&self) -> impl Iterator<Item = StreamSummary<'_>> {
         (0..self.streams.len()).map(|i| self.info(i))
     }
 
     /// Summary of stream `s`; `None` for a stream of another store.
-    pub fn stream(&self, s: StreamId) -> Option<StreamInfo<'_>> {
+    pub fn stream(&self, s: StreamId) -> Option<StreamSummary<'_>> {
         self.idx(s).ok().map(|i| self.info(i))
     }
 
@@ -434,10 +435,10 @@ impl Store {
 
     /// Min, max, mean, last, counts over the samples in `t0..=t1`, from the
     /// pyramid's sums (only the partial blocks at the two ends are scanned).
-    pub fn stats(&self, series: SeriesId, t0: i64, t1: i64) -> Stats {
+    pub fn stats(&self, series: SeriesId, t0: i64, t1: i64) -> RangeStats {
         match self.series_idx(series) {
             Some((i, k)) => self.streams[i].stats(k, t0, t1),
-            None => Stats::EMPTY,
+            None => RangeStats::EMPTY,
         }
     }
 

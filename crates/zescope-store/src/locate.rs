@@ -34,7 +34,7 @@ impl StreamStore {
 
     /// First ordinal of the first (finest available) item whose time span
     /// ends at or after `t`; the end of the data if there is none.
-    pub fn ord_start(&self, t: i64) -> u64 {
+    pub(crate) fn ord_start(&self, t: i64) -> u64 {
         let Some(mut c) = self.root() else {
             return self.total;
         };
@@ -64,7 +64,7 @@ impl StreamStore {
 
     /// One past the ordinal of the last (finest available) item whose time
     /// span starts at or before `t`; the start of the data if there is none.
-    pub fn ord_end(&self, t: i64) -> u64 {
+    pub(crate) fn ord_end(&self, t: i64) -> u64 {
         let Some(mut c) = self.root() else {
             return self.total;
         };
@@ -94,7 +94,7 @@ impl StreamStore {
 
     /// The raw block holding ordinal `o`, if that sample is held at full
     /// resolution.
-    pub fn block_of_ordinal(&self, o: u64) -> Option<&Block> {
+    pub(crate) fn block_of_ordinal(&self, o: u64) -> Option<&Block> {
         let k = self.blocks.partition_point(|b| b.first_ordinal <= o);
         let blk = self.blocks.get(k.checked_sub(1)?)?;
         (o < blk.first_ordinal + blk.len as u64).then_some(blk)

@@ -29,14 +29,14 @@ pub(crate) struct PlanCol {
     pub break_before: bool,
     /// Its grid column (`grid.rs`), in a grid plan.
     pub cell: i64,
-    /// The column's parts end here in `Plan::parts` (they start where the
+    /// The column's parts end here in `QueryPlan::parts` (they start where the
     /// previous column's end).
     pub parts_end: usize,
 }
 
 /// The column layout of one query on one stream (see the module docs).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Plan {
+pub(crate) struct QueryPlan {
     pub cols: Vec<PlanCol>,
     pub parts: Vec<Part>,
     pub samples_per_bucket: u64,
@@ -45,9 +45,9 @@ pub(crate) struct Plan {
     pub uniform: Option<u8>,
 }
 
-impl Plan {
+impl QueryPlan {
     /// Does the plan read raw samples (of sealed or open blocks), not only pyramid nodes?
-    pub fn reads_raw(&self) -> bool {
+    pub(crate) fn reads_raw(&self) -> bool {
         self.parts.iter().any(|p| matches!(p, Part::Raw { .. }))
     }
 }
@@ -91,7 +91,7 @@ struct Planner<'a> {
     /// Column width of a grid plan (`grid.rs`: columns by integer division of an item's middle
     /// time); 0: columns from `t0` in steps of `1 / inv_w`.
     grid: i64,
-    plan: &'a mut Plan,
+    plan: &'a mut QueryPlan,
     /// The column being built (`samples == 0`: none yet).
     cur: Cur,
 }
@@ -245,14 +245,14 @@ impl Planner<'_> {
 
 impl StreamStore {
     /// Lay out the columns of a query over `t0..=t1` (see the module docs).
-    pub(crate) fn plan(&self, t0: i64, t1: i64, columns: usize, plan: &mut Plan) {
+    pub(crate) fn plan(&self, t0: i64, t1: i64, columns: usize, plan: &mut QueryPlan) {
         let w = ((t1 as f64 - t0 as f64) / columns as f64).max(1.0);
         self.walk(t0, t1, columns, self.plan_level(t0, t1, columns), w, 0, plan);
     }
 
     /// Lay out the columns of a walk over `t0..=t1` at `level` on the grid of columns `width`
     /// ns wide (`grid.rs`).
-    pub(crate) fn plan_grid(&self, t0: i64, t1: i64, width: i64, level: usize, plan: &mut Plan) {
+    pub(crate) fn plan_grid(&self, t0: i64, t1: i64, width: i64, level: usize, plan: &mut QueryPlan) {
         let width = width.max(1);
         self.walk(t0, t1, 1, level, width as f64, width, plan);
     }
@@ -275,7 +275,7 @@ impl StreamStore {
 
     /// The walk of `plan` (`grid == 0`) and `plan_grid`.
     #[allow(clippy::too_many_arguments)]
-    fn walk(&self, t0: i64, t1: i64, columns: usize, target: usize, w: f64, grid: i64, plan: &mut Plan) {
+    fn walk(&self, t0: i64, t1: i64, columns: usize, target: usize, w: f64, grid: i64, plan: &mut QueryPlan) {
         plan.cols.clear();
         plan.parts.clear();
         plan.samples_per_bucket = 0;

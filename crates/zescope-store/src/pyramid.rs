@@ -85,7 +85,7 @@ impl Level {
         }
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.meta.bytes()
             + self.aggs.iter().map(Chunked::bytes).sum::<usize>()
             + self.aggs.capacity() * size_of::<Chunked<Agg>>()
@@ -94,14 +94,14 @@ impl Level {
     }
 
     /// Upper bound of the bytes `n` more nodes can add.
-    pub fn growth_bound(&self, n: u64) -> usize {
+    pub(crate) fn growth_bound(&self, n: u64) -> usize {
         self.meta.growth_bound(n)
             + self.aggs.iter().map(|a| a.growth_bound(n)).sum::<usize>()
             + self.bands.iter().map(|b| b.growth_bound(n)).sum::<usize>()
     }
 
     /// Bytes of one node of level `l` across the stream's series.
-    pub fn node_bytes(l: usize, n_series: usize) -> usize {
+    pub(crate) fn node_bytes(l: usize, n_series: usize) -> usize {
         let band = if l >= BAND_LEVEL { 2 * size_of::<f32>() } else { 0 };
         size_of::<NodeMeta>() + n_series * (size_of::<Agg>() + band)
     }
@@ -137,28 +137,28 @@ pub(crate) struct Pyramid {
 }
 
 impl Pyramid {
-    pub fn new(n_series: usize) -> Pyramid {
+    pub(crate) fn new(n_series: usize) -> Pyramid {
         Pyramid { levels: Vec::new(), n_series }
     }
 
     /// Number of levels (the coarsest is `top()`); 0 when nothing was stored.
     #[inline]
-    pub fn top(&self) -> usize {
+    pub(crate) fn top(&self) -> usize {
         self.levels.len()
     }
 
     /// Level `l` (1-based).
     #[inline]
-    pub fn level(&self, l: usize) -> &Level {
+    pub(crate) fn level(&self, l: usize) -> &Level {
         &self.levels[l - 1]
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.levels.iter().map(Level::bytes).sum::<usize>() + self.levels.capacity() * size_of::<Level>()
     }
 
     /// Upper bound of the bytes that adding `blocks` more level-1 nodes can add.
-    pub fn growth_bound(&self, blocks: u64) -> usize {
+    pub(crate) fn growth_bound(&self, blocks: u64) -> usize {
         (1..=MAX_LEVEL)
             .map(|l| {
                 let nodes = blocks / blocks_per_node(l) + 2;
@@ -178,7 +178,7 @@ impl Pyramid {
     /// it into the levels above and creating levels as they become useful.
     /// `aggs` (one per series) is `None` for a node whose samples will be
     /// added with [`Self::add`].
-    pub fn insert(&mut self, l: usize, m: u64, meta: NodeMeta, aggs: Option<&[Agg]>) {
+    pub(crate) fn insert(&mut self, l: usize, m: u64, meta: NodeMeta, aggs: Option<&[Agg]>) {
         while self.levels.len() < l {
             let next = self.levels.len() + 1;
             self.levels.push(Level::new(next, self.n_series));
@@ -227,7 +227,7 @@ impl Pyramid {
     /// Merge the summary of new samples of series `s`, appended to block `b`,
     /// into every node that contains the block.
     #[inline]
-    pub fn add(&mut self, b: u64, s: usize, agg: &Agg) {
+    pub(crate) fn add(&mut self, b: u64, s: usize, agg: &Agg) {
         for (i, level) in self.levels.iter_mut().enumerate() {
             let m = b / blocks_per_node(i + 1);
             if level.aggs[s].contains(m) {
@@ -242,7 +242,7 @@ impl Pyramid {
     }
 
     /// Record `count` new samples, the last at `t_last`, in block `b`.
-    pub fn extend(&mut self, b: u64, t_last: i64, count: u64) {
+    pub(crate) fn extend(&mut self, b: u64, t_last: i64, count: u64) {
         for (i, level) in self.levels.iter_mut().enumerate() {
             let m = b / blocks_per_node(i + 1);
             if level.meta.contains(m) {
@@ -254,7 +254,7 @@ impl Pyramid {
     }
 
     /// First block whose data level `l` still holds, `None` if it holds none.
-    pub fn start_block(&self, l: usize) -> Option<u64> {
+    pub(crate) fn start_block(&self, l: usize) -> Option<u64> {
         let level = self.levels.get(l - 1)?;
         (!level.meta.is_empty()).then(|| level.meta.start() * blocks_per_node(l))
     }
@@ -262,7 +262,7 @@ impl Pyramid {
     /// Nodes of level `l` (below the top) whose data no finer level holds any
     /// more, given the first block the finer data starts at (`None`: the finer
     /// data is gone entirely). Dropping them coarsens that history to `l + 1`.
-    pub fn exclusive_nodes(&self, l: usize, finer_start: Option<u64>) -> u64 {
+    pub(crate) fn exclusive_nodes(&self, l: usize, finer_start: Option<u64>) -> u64 {
         let Some(level) = self.levels.get(l - 1) else {
             return 0;
         };
@@ -274,7 +274,7 @@ impl Pyramid {
     }
 
     /// Is the front chunk of level `l` entirely exclusive (see above)?
-    pub fn front_chunk_exclusive(&self, l: usize, finer_start: Option<u64>) -> bool {
+    pub(crate) fn front_chunk_exclusive(&self, l: usize, finer_start: Option<u64>) -> bool {
         let Some(level) = self.levels.get(l - 1) else {
             return false;
         };
@@ -287,7 +287,7 @@ impl Pyramid {
 
     /// Drop the front chunk of level `l`; returns the metas of what it held
     /// (merged into one) so the caller can account for evicted samples.
-    pub fn pop_front_chunk(&mut self, l: usize) -> Option<NodeMeta> {
+    pub(crate) fn pop_front_chunk(&mut self, l: usize) -> Option<NodeMeta> {
         let level = &mut self.levels[l - 1];
         let range = level.meta.front_chunk_end().map(|e| level.meta.start()..e)?;
         let mut merged = *level.meta.at(range.start);
@@ -306,7 +306,7 @@ impl Pyramid {
 
     /// Drop every node of every level; levels are grown again from the next
     /// insert (whose ancestors may reuse indices the old nodes had).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.levels = Vec::new();
     }
 }

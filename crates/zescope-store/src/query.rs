@@ -25,7 +25,7 @@ pub struct Sample {
 
 /// Statistics over a time range (see `Store::stats`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stats {
+pub struct RangeStats {
     /// Min/max/mean of the finite values; NaN when `count` is 0.
     pub min: f64,
     /// See `min`.
@@ -50,9 +50,9 @@ pub struct Stats {
     pub exact: bool,
 }
 
-impl Stats {
+impl RangeStats {
     /// Statistics of no samples: NaN min/max/mean, zero counts.
-    pub const EMPTY: Stats = Stats {
+    pub const EMPTY: RangeStats = RangeStats {
         min: f64::NAN,
         max: f64::NAN,
         mean: f64::NAN,
@@ -66,9 +66,9 @@ impl Stats {
     };
 }
 
-impl Default for Stats {
+impl Default for RangeStats {
     fn default() -> Self {
-        Stats::EMPTY
+        RangeStats::EMPTY
     }
 }
 
@@ -80,7 +80,7 @@ pub struct Bucket {
     /// Time of the bucket's last sample (ns).
     pub t_last: i64,
     /// Statistics of the bucket's samples.
-    pub stats: Stats,
+    pub stats: RangeStats,
     /// Samples per bucket at its resolution (1: an exact sample).
     pub samples_per_bucket: u64,
 }
@@ -107,16 +107,16 @@ impl RangeAcc {
         self.span = Some((self.span.map_or(t_first, |s| s.0), t_last));
     }
 
-    fn finish(self, t0: i64, t1: i64) -> Stats {
+    fn finish(self, t0: i64, t1: i64) -> RangeStats {
         let Some((t_first, t_last)) = self.span else {
-            return Stats::EMPTY;
+            return RangeStats::EMPTY;
         };
         let (min, max, mean) = if self.n > 0 {
             (self.agg.min, self.agg.max, self.agg.sum / self.n as f64)
         } else {
             (f64::NAN, f64::NAN, f64::NAN)
         };
-        Stats {
+        RangeStats {
             min,
             max,
             mean,
@@ -133,14 +133,14 @@ impl RangeAcc {
 
 impl StreamStore {
     /// See `Store::stats`.
-    pub fn stats(&self, s: usize, t0: i64, t1: i64) -> Stats {
+    pub(crate) fn stats(&self, s: usize, t0: i64, t1: i64) -> RangeStats {
         let top = self.pyramid.top();
         if t1 < t0 || top == 0 || s >= self.n_series() {
-            return Stats::EMPTY;
+            return RangeStats::EMPTY;
         }
         let (a, b) = (self.ord_start(t0), self.ord_end(t1));
         if a >= b {
-            return Stats::EMPTY;
+            return RangeStats::EMPTY;
         }
         let mut acc = RangeAcc::new();
         let meta = &self.pyramid.level(top).meta;
@@ -204,7 +204,7 @@ impl StreamStore {
     }
 
     /// See `Store::nearest`.
-    pub fn nearest(&self, s: usize, t: i64, raw: bool) -> Option<Sample> {
+    pub(crate) fn nearest(&self, s: usize, t: i64, raw: bool) -> Option<Sample> {
         let first_raw = self.blocks.front()?.t_first();
         if s >= self.n_series() || (t < first_raw && self.oldest_time().is_some_and(|o| o <= t)) {
             return None;
@@ -219,7 +219,7 @@ impl StreamStore {
     }
 
     /// See `Store::bucket_at`.
-    pub fn bucket_at(&self, s: usize, t: i64) -> Option<Bucket> {
+    pub(crate) fn bucket_at(&self, s: usize, t: i64) -> Option<Bucket> {
         if s >= self.n_series() {
             return None;
         }

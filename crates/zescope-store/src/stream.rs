@@ -57,7 +57,7 @@ pub(crate) struct StreamStore {
 }
 
 impl StreamStore {
-    pub fn new(desc: StreamDesc) -> StreamStore {
+    pub(crate) fn new(desc: StreamDesc) -> StreamStore {
         let n = desc.series.len();
         let mut n_cum = 0;
         let mut cum_slot = vec![usize::MAX; n];
@@ -96,19 +96,19 @@ impl StreamStore {
     }
 
     #[inline]
-    pub fn n_series(&self) -> usize {
+    pub(crate) fn n_series(&self) -> usize {
         self.desc.series.len()
     }
 
     /// Block number the next new block gets.
     #[inline]
-    pub fn next_block(&self) -> u64 {
+    pub(crate) fn next_block(&self) -> u64 {
         self.first_block + self.blocks.len() as u64
     }
 
     /// Raw block `b`, if it is still held at full resolution.
     #[inline]
-    pub fn block(&self, b: u64) -> Option<&Block> {
+    pub(crate) fn block(&self, b: u64) -> Option<&Block> {
         b.checked_sub(self.first_block).and_then(|i| self.blocks.get(i as usize))
     }
 
@@ -116,7 +116,7 @@ impl StreamStore {
     /// the stored value for a gauge, the rate (or the "missing" marker) for a
     /// cumulative counter.
     #[inline]
-    pub fn value(&self, blk: &Block, s: usize, j: usize) -> f64 {
+    pub(crate) fn value(&self, blk: &Block, s: usize, j: usize) -> f64 {
         match self.wraps[s] {
             None => blk.value(s, j),
             Some(_) if j == 0 => self.first_rate(blk, s),
@@ -127,7 +127,7 @@ impl StreamStore {
     }
 
     /// [`Self::value`] of every sample of `blk` for series `s`, decoding the block once.
-    pub fn block_values<'a>(&self, blk: &Block, s: usize, out: &'a mut [f64; BLOCK]) -> &'a [f64] {
+    pub(crate) fn block_values<'a>(&self, blk: &Block, s: usize, out: &'a mut [f64; BLOCK]) -> &'a [f64] {
         let len = blk.len;
         match self.wraps[s] {
             None => {
@@ -166,7 +166,7 @@ impl StreamStore {
 
     /// Bytes held by this stream outside its own struct (which lives in the
     /// store's stream table).
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         let d = &self.desc;
         let strings = d.name.capacity() + d.series.iter().map(|s| s.name.capacity() + s.unit.capacity()).sum::<usize>();
         strings
@@ -181,7 +181,7 @@ impl StreamStore {
     }
 
     /// Upper bound of the bytes that appending `k` samples can add.
-    pub fn growth_bound(&self, k: usize) -> usize {
+    pub(crate) fn growth_bound(&self, k: usize) -> usize {
         if k == 0 {
             return 0;
         }
@@ -206,7 +206,7 @@ impl StreamStore {
 
     /// Append validated samples (`vals` row-major, timestamps strictly
     /// increasing after `last_t`). The caller has reserved the memory.
-    pub fn ingest(&mut self, ts: &[i64], vals: &[f64]) {
+    pub(crate) fn ingest(&mut self, ts: &[i64], vals: &[f64]) {
         let n = self.n_series();
         let k = ts.len();
         let mut i = 0;
@@ -319,7 +319,7 @@ impl StreamStore {
 
     /// The stream takes no more samples: its newest block is sealed (encoded) now, unless that
     /// would take more memory than it does open.
-    pub fn end(&mut self) {
+    pub(crate) fn end(&mut self) {
         self.ended = true;
         self.open = false;
         let n = self.n_series();
@@ -331,7 +331,7 @@ impl StreamStore {
     }
 
     /// The next sample does not connect to the previous one.
-    pub fn mark_gap(&mut self) {
+    pub(crate) fn mark_gap(&mut self) {
         if self.last_t.is_some() {
             self.gap_pending = true;
             self.rate_valid = false;
@@ -339,12 +339,12 @@ impl StreamStore {
     }
 
     /// Oldest time held at any resolution.
-    pub fn oldest_time(&self) -> Option<i64> {
+    pub(crate) fn oldest_time(&self) -> Option<i64> {
         self.pyramid.levels.iter().filter(|l| !l.meta.is_empty()).map(|l| l.meta.at(l.meta.start()).t_first).min()
     }
 
     /// Newest time held.
-    pub fn newest_time(&self) -> Option<i64> {
+    pub(crate) fn newest_time(&self) -> Option<i64> {
         let l = self.pyramid.levels.first()?;
         (!l.meta.is_empty()).then(|| l.meta.at(l.meta.end() - 1).t_last)
     }

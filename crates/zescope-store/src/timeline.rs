@@ -17,12 +17,12 @@ pub(crate) enum TsBlock {
 }
 
 impl TsBlock {
-    pub fn new(base: i64) -> TsBlock {
+    pub(crate) fn new(base: i64) -> TsBlock {
         TsBlock::Delta { base, d: vec![0u32; BLOCK].into_boxed_slice() }
     }
 
     /// [`Self::new`] in this storage: offsets again (zeroed) from `base`.
-    pub fn reset(&mut self, base: i64) {
+    pub(crate) fn reset(&mut self, base: i64) {
         match self {
             TsBlock::Delta { base: b, d } => {
                 *b = base;
@@ -33,7 +33,7 @@ impl TsBlock {
     }
 
     /// Bytes on the heap.
-    pub fn heap_bytes(&self) -> usize {
+    pub(crate) fn heap_bytes(&self) -> usize {
         match self {
             TsBlock::Delta { .. } => BLOCK * 4,
             TsBlock::Full(_) => BLOCK * 8,
@@ -41,12 +41,12 @@ impl TsBlock {
     }
 
     /// Extra bytes a switch to `i64`s can cost (see the module docs).
-    pub const fn conversion_bytes() -> usize {
+    pub(crate) const fn conversion_bytes() -> usize {
         BLOCK * 4
     }
 
     #[inline]
-    pub fn get(&self, i: usize) -> i64 {
+    pub(crate) fn get(&self, i: usize) -> i64 {
         match self {
             TsBlock::Delta { base, d } => base + d[i] as i64,
             TsBlock::Full(v) => v[i],
@@ -54,7 +54,7 @@ impl TsBlock {
     }
 
     /// The timestamps of samples `0..out.len()`.
-    pub fn read(&self, out: &mut [i64]) {
+    pub(crate) fn read(&self, out: &mut [i64]) {
         match self {
             TsBlock::Delta { base, d } => out.iter_mut().zip(d.iter()).for_each(|(o, &d)| *o = base + d as i64),
             TsBlock::Full(v) => out.copy_from_slice(&v[..out.len()]),
@@ -63,7 +63,7 @@ impl TsBlock {
 
     /// Store the timestamps of samples `off..off + ts.len()` (`ts` increasing,
     /// all at or after the base).
-    pub fn write(&mut self, off: usize, ts: &[i64]) {
+    pub(crate) fn write(&mut self, off: usize, ts: &[i64]) {
         if let TsBlock::Delta { base, d } = self {
             let last = ts.last().copied().unwrap_or(*base);
             if last.checked_sub(*base).is_some_and(|d| d <= u32::MAX as i64) {
@@ -81,7 +81,7 @@ impl TsBlock {
     }
 
     /// First index in `0..len` whose timestamp is `>= t`.
-    pub fn partition_point(&self, len: usize, t: i64) -> usize {
+    pub(crate) fn partition_point(&self, len: usize, t: i64) -> usize {
         match self {
             TsBlock::Delta { base, d } => {
                 if t <= *base {

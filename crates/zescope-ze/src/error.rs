@@ -107,6 +107,10 @@ pub fn hint(code: ze_result_t) -> Option<&'static str> {
             "the driver does not support this; a newer driver may"
         }
         ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE => "the driver considers the object still in use",
+        ZE_RESULT_NOT_READY => {
+            "the driver is not ready for this yet; for a metric streamer, the metric group is not activated on \
+             this device in this context"
+        }
         _ => return None,
     })
 }

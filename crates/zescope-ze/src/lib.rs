@@ -6,6 +6,7 @@
 //! here destroys anything on Drop; the sampler's teardown orders every release.
 
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod context;
 pub mod device;
@@ -21,7 +22,9 @@ pub use context::{CommandList, Context};
 pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo};
 pub use error::{Error, ZeError, check, hint};
 pub use loader::{Loader, Origin, Source, Ze};
-pub use metric::{ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo};
+pub use metric::{
+    ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo, TRACER_BASED_UNREAD,
+};
 pub use runtime::{CreateGroupError, CreatedGroup};
 pub use sysman::{Domain, Sysman, SysmanVia};
 

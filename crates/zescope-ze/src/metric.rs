@@ -44,8 +44,13 @@ pub struct GroupInfo {
     pub user_created: bool,
 }
 
+/// Why zescope does not read a tracer-based group (see [`GroupInfo::tracer_based`]).
+pub const TRACER_BASED_UNREAD: &str = "tracer-based: the workload writes events into its exported memory, read with the metric tracer, \
+     which zescope does not read yet";
+
 impl GroupInfo {
-    /// The sampling types as text ("time-based", "event-based", "time+event" or "none").
+    /// The sampling types as text ("time-based", "event-based", "time+event", "tracer-based" or
+    /// "none").
     pub fn sampling_name(&self) -> &'static str {
         let time = self.sampling & ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
         let event = self.sampling & ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED != 0;
@@ -53,8 +58,17 @@ impl GroupInfo {
             (true, true) => "time+event",
             (true, false) => "time-based",
             (false, true) => "event-based",
+            (false, false) if self.tracer_based() => "tracer-based",
             (false, false) => "none",
         }
+    }
+
+    /// Read with the metric tracer only (sampling type EXP_TRACER_BASED, neither time- nor
+    /// event-based): what such a group exports is the memory its events are written into, not
+    /// counters a layout describes.
+    pub fn tracer_based(&self) -> bool {
+        let other = ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED | ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED;
+        self.sampling & ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED != 0 && self.sampling & other == 0
     }
 }
 

@@ -34,7 +34,7 @@ pub struct EventPool {
 
 /// The event a streamer signals when reports are ready. Destroyed (consumed) after the streamer
 /// is closed and before its pool.
-pub struct Event {
+pub struct NotifyEvent {
     ze: Ze,
     handle: ze_event_handle_t,
 }
@@ -53,7 +53,7 @@ impl EventPool {
     }
 
     /// The pool's one event.
-    pub fn event(&self) -> Result<Event, ZeError> {
+    pub fn event(&self) -> Result<NotifyEvent, ZeError> {
         let f = call!(self.ze, zeEventCreate);
         let desc = ze_event_desc_t {
             index: 0,
@@ -64,7 +64,7 @@ impl EventPool {
         let mut h = std::ptr::null_mut();
         // SAFETY: our pool, a valid descriptor and out-pointer.
         check("zeEventCreate", unsafe { f(self.handle, &desc, &mut h) })?;
-        Ok(Event { ze: self.ze.clone(), handle: h })
+        Ok(NotifyEvent { ze: self.ze.clone(), handle: h })
     }
 
     /// `zeEventPoolDestroy`, after its event was destroyed.
@@ -75,7 +75,7 @@ impl EventPool {
     }
 }
 
-impl Event {
+impl NotifyEvent {
     /// Is the event signaled? Waits up to `timeout_ns` (0: only asks).
     pub fn wait(&self, timeout_ns: u64) -> Result<bool, ZeError> {
         let f = call!(self.ze, zeEventHostSynchronize);
@@ -110,7 +110,30 @@ pub struct Streamer {
     pub period_ns: u32,
     /// Reports per notification the driver uses.
     pub notify_every: u32,
+    /// How reads learn their size (see [`Streamer::read`]).
+    sizing: std::cell::Cell<Sizing>,
 }
+
+/// How [`Streamer::read`] sizes its reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sizing {
+    /// A size query before each read; `n` reads in a row got less than the query answered.
+    Query { short: u8 },
+    /// The size query answers the most the streamer holds (compute-runtime; the 1.16 spec keeps
+    /// only that for the deprecated query): reads of this many bytes go without it.
+    Maximum(usize),
+}
+
+/// The most bytes one read asks for (a driver's size answer is not trusted beyond it).
+pub const MAX_READ_BYTES: usize = 64 << 20;
+
+/// Reads in one [`Streamer::read`] at most (each further one only when the last filled its
+/// buffer, as the spec asks of a reader).
+const MAX_READS: usize = 8;
+
+/// Reads that got less than the size query answered, in a row, before the answer is taken for
+/// the driver's maximum.
+const SHORT_READS_FOR_MAXIMUM: u8 = 2;
 
 /// What one read found.
 pub struct ReadData {
@@ -129,7 +152,7 @@ impl Streamer {
         group: &MetricGroup,
         period_ns: u32,
         notify_every: u32,
-        event: Option<&Event>,
+        event: Option<&NotifyEvent>,
     ) -> Result<Streamer, ZeError> {
         let ze = &device.ze;
         let f = call!(ze, zetMetricStreamerOpen);
@@ -141,39 +164,80 @@ impl Streamer {
         let ev = event.map_or(std::ptr::null_mut(), |e| e.handle);
         let mut h = std::ptr::null_mut();
         // SAFETY: live context, device, group and event handles; valid descriptor and out-pointer.
-        check("zetMetricStreamerOpen", unsafe { f(ctx.handle, device.handle, group.handle, &mut desc, ev, &mut h) })?;
+        match unsafe { f(ctx.handle, device.handle, group.handle, &mut desc, ev, &mut h) } {
+            ZE_RESULT_SUCCESS => {}
+            // A success-class code: open when the driver gave a handle. Intel's NPU driver answers
+            // it, with no handle, for a group that is not activated: then it is an error whose
+            // hint says so.
+            ZE_RESULT_NOT_READY if !h.is_null() => {}
+            code => return Err(ZeError { call: "zetMetricStreamerOpen", code }),
+        }
         Ok(Streamer {
             ze: ze.clone(),
             handle: h,
             period_ns: desc.samplingPeriod,
             notify_every: desc.notifyEveryNReports,
+            sizing: std::cell::Cell::new(Sizing::Query { short: 0 }),
         })
     }
 
-    /// Reads every available report into `buf` (size query, then data; `buf` grows as needed).
+    /// Reads the available reports into `buf` (which grows as needed, up to [`MAX_READ_BYTES`]
+    /// per read). Drivers differ in what a size query (`*pRawDataSize == 0`) answers: what is
+    /// there to read (Intel's NPU driver, which then copies no more than that answer), or the most
+    /// the streamer holds (compute-runtime, and all the 1.16 spec keeps of the deprecated query).
+    /// So each read follows a size query, until two reads in a row got less than the query
+    /// answered: then the answer is the driver's maximum and later reads of that size go without
+    /// a query. A read that fills its buffer is followed by another (at most 8), as the spec asks.
     pub fn read(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
         let f = call!(self.ze, zetMetricStreamerReadData);
-        let mut size = 0usize;
-        // SAFETY: our streamer; a size query with a valid out-pointer.
-        let r = unsafe { f(self.handle, u32::MAX, &mut size, std::ptr::null_mut()) };
-        if r != ZE_RESULT_SUCCESS && r != ZE_RESULT_WARNING_DROPPED_DATA {
-            return Err(ZeError { call: "zetMetricStreamerReadData", code: r });
+        let read = |size: &mut usize, data: *mut u8| -> Result<bool, ZeError> {
+            // SAFETY: our streamer; `data` is null (a size query) or holds `*size` writable bytes.
+            match unsafe { f(self.handle, u32::MAX, size, data) } {
+                ZE_RESULT_SUCCESS => Ok(false),
+                ZE_RESULT_WARNING_DROPPED_DATA => Ok(true),
+                code => Err(ZeError { call: "zetMetricStreamerReadData", code }),
+            }
+        };
+        let (mut total, mut dropped) = (0usize, false);
+        for _ in 0..MAX_READS {
+            let sizing = self.sizing.get();
+            let want = match sizing {
+                Sizing::Maximum(m) => m,
+                Sizing::Query { .. } => {
+                    let mut size = 0usize;
+                    dropped |= read(&mut size, std::ptr::null_mut())?;
+                    size.min(MAX_READ_BYTES)
+                }
+            };
+            if want == 0 {
+                break;
+            }
+            if buf.len() < total + want {
+                buf.resize(total + want, 0);
+            }
+            let mut got = want;
+            let d = read(&mut got, buf[total..].as_mut_ptr())?;
+            dropped |= d;
+            let got = got.min(want);
+            total += got;
+            if let Sizing::Query { short } = sizing {
+                let short = if got < want && !d { short + 1 } else { 0 };
+                self.sizing.set(if short >= SHORT_READS_FOR_MAXIMUM {
+                    Sizing::Maximum(want)
+                } else {
+                    Sizing::Query { short }
+                });
+            }
+            if got < want || total >= MAX_READ_BYTES {
+                break;
+            }
         }
-        let mut dropped = r == ZE_RESULT_WARNING_DROPPED_DATA;
-        if size == 0 {
-            return Ok(ReadData { bytes: 0, dropped });
-        }
-        if buf.len() < size {
-            buf.resize(size, 0);
-        }
-        let mut got = buf.len();
-        // SAFETY: `buf` holds `got` writable bytes.
-        let r = unsafe { f(self.handle, u32::MAX, &mut got, buf.as_mut_ptr()) };
-        if r != ZE_RESULT_SUCCESS && r != ZE_RESULT_WARNING_DROPPED_DATA {
-            return Err(ZeError { call: "zetMetricStreamerReadData", code: r });
-        }
-        dropped |= r == ZE_RESULT_WARNING_DROPPED_DATA;
-        Ok(ReadData { bytes: got.min(buf.len()), dropped })
+        Ok(ReadData { bytes: total, dropped })
+    }
+
+    /// Whether reads go without a size query (the driver's answer was found to be its maximum).
+    pub fn reads_without_size_query(&self) -> bool {
+        matches!(self.sizing.get(), Sizing::Maximum(_))
     }
 
     /// `zetMetricStreamerClose`: first in every teardown.

@@ -236,3 +236,24 @@ impl Domain<zes_mem_handle_t> {
         Ok(b)
     }
 }
+
+/// What `zescope list` shows: the pieces of telemetry a device offers ("frequency ×1, power
+/// ×1, ..."), or why none.
+pub fn summary(device: &Device) -> Result<String, String> {
+    let s = Sysman::open(device).map_err(|e| format!("no Sysman ({} answered {})", e.call, e.name()))?;
+    let mut parts = Vec::new();
+    let mut count = |what: &str, n: Result<usize, ZeError>| match n {
+        Ok(0) => {}
+        Ok(n) => parts.push(format!("{what} ×{n}")),
+        Err(_) => {}
+    };
+    count("frequency", s.frequency_domains().map(|v| v.len()));
+    count("power", s.power_domains().map(|v| v.len()));
+    count("temperature", s.temperature_sensors().map(|v| v.len()));
+    count("engines", s.engine_groups().map(|v| v.len()));
+    count("memory", s.memory_modules().map(|v| v.len()));
+    if parts.is_empty() {
+        return Err(format!("Sysman ({}) offers none of frequency, power, temperature, engines, memory", s.via.name()));
+    }
+    Ok(format!("{} (through {})", parts.join(", "), s.via.name()))
+}

@@ -87,3 +87,67 @@ fn a_driver_without_devices_or_init_fails_clearly() {
         "{msg}"
     );
 }
+
+/// A loader on a driver of `profile`, its first device, the device's streamable group `group`,
+/// and a context.
+fn on_profile(
+    profile: ze_sim::config::Profile,
+    group: &str,
+) -> (Arc<Sim>, Loader, zescope_ze::Device, zescope_ze::MetricGroup, zescope_ze::Context) {
+    let sim = Arc::new(Sim::new(SimConfig { metrics: MetricsEnable::Always, ..profile.config() }));
+    let l = Loader::from_sim(sim.clone()).expect("open the simulated driver");
+    let dev = l.drivers[0].devices().unwrap().remove(0);
+    let g = dev.metric_groups().unwrap().into_iter().find(|g| g.info.name == group).unwrap();
+    let ctx = zescope_ze::Context::create(&l.drivers[0]).unwrap();
+    (sim, l, dev, g, ctx)
+}
+
+#[test]
+fn streamer_reads_work_whatever_a_size_query_answers() {
+    use ze_sim::config::Profile;
+    use zescope_ze::streamer::{Streamer, calculate};
+    // The NPU driver answers what is there and copies no more; compute-runtime answers the most
+    // the streamer holds. Reads go without the query only once it is seen to be the maximum.
+    for (profile, group, without_query) in
+        [(Profile::NpuDriverLike, "NocTraffic", false), (Profile::ComputeRuntimeLike, "RenderBasic", true)]
+    {
+        let (sim, _l, dev, g, ctx) = on_profile(profile, group);
+        ctx.activate(&dev, &[&g]).unwrap();
+        let opened = std::time::Instant::now();
+        let s = Streamer::open(&ctx, &dev, &g, 1_000_000, 1, None).unwrap();
+        let (mut buf, mut values, mut reports) = (Vec::new(), Vec::new(), 0);
+        for _ in 0..4 {
+            std::thread::sleep(std::time::Duration::from_millis(25));
+            let data = s.read(&mut buf).unwrap();
+            let counts = calculate(&g, &buf[..data.bytes], &mut values).unwrap();
+            let per_report = g.metrics().unwrap().len();
+            reports += counts.first().map_or(0, |&n| n as usize / per_report);
+        }
+        // Every report made by the last read was read (none left behind a short read).
+        let made = (opened.elapsed().as_nanos() / s.period_ns as u128) as usize;
+        assert!(reports + 3 >= made && reports <= made, "{}: {reports} reports of {made}", profile.name());
+        assert_eq!(s.reads_without_size_query(), without_query, "{}", profile.name());
+        s.close().unwrap();
+        ctx.activate(&dev, &[]).unwrap();
+        ctx.destroy().unwrap();
+        assert!(sim.report().is_clean(), "{:?}", sim.report());
+    }
+}
+
+#[test]
+fn a_streamer_on_a_group_not_activated_is_not_ready_and_says_why() {
+    let (sim, _l, dev, g, ctx) = on_profile(ze_sim::config::Profile::NpuDriverLike, "NocTraffic");
+    let e = zescope_ze::streamer::Streamer::open(&ctx, &dev, &g, 1_000_000, 1, None).err().expect("not activated");
+    assert_eq!(e.code, level_zero_sys::ZE_RESULT_NOT_READY);
+    assert!(e.to_string().contains("not activated"), "{e}");
+    // Under the NPU driver's 1 ms floor: refused as an invalid argument.
+    ctx.activate(&dev, &[&g]).unwrap();
+    let e = zescope_ze::streamer::Streamer::open(&ctx, &dev, &g, 100_000, 1, None).err().expect("under the floor");
+    assert_eq!(e.code, level_zero_sys::ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    let s = zescope_ze::streamer::Streamer::open(&ctx, &dev, &g, 1_000_000, 1, None).unwrap();
+    assert_eq!((s.period_ns, s.notify_every), (1_000_000, 1), "the NPU driver writes nothing back");
+    s.close().unwrap();
+    ctx.activate(&dev, &[]).unwrap();
+    ctx.destroy().unwrap();
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

@@ -1,7 +1,7 @@
 //! Culling: columns above or below the plot change nothing that is drawn inside it.
 
 use egui::epaint::Mesh;
-use egui::{Pos2, pos2};
+use egui::{Pos2, Shape, pos2};
 
 use super::draw::{ScreenMap, Style, run};
 use super::*;
@@ -146,8 +146,8 @@ fn a_sparse_run_of_banded_columns_asks_for_exact_ones_and_draws_nothing_first() 
 
 #[test]
 fn series_drawn_together_on_two_threads_equal_each_drawn_alone() {
-    // 9 gauges x 4.5M samples over 1,050 columns: ~4,300 samples a column (drawing bands), 8,400
-    // columns of the 8 shown, enough to draw the two halves on two threads (`crate::par`).
+    // 9 gauges x 4.5M samples over 1,050 columns: ~4,300 samples a column (drawing bands), 9,450
+    // columns, enough to draw the two halves on two threads (`crate::par`).
     use crate::store::{SeriesDesc, SeriesKind, StreamDesc};
     let (k, n, cols) = (9usize, 4_500_000usize, 1_050usize);
     let series =
@@ -166,30 +166,30 @@ fn series_drawn_together_on_two_threads_equal_each_drawn_alone() {
             vals.clear();
         }
     }
-    let ids: Vec<SeriesId> = (0..k).map(|s| store.series_id(id, s).unwrap()).collect();
-    assert!(crate::par::worth_it((k - 1) * cols) || crate::par::cores() == 1);
-    let mut sh = Shared { series: ids.clone(), ..Shared::default() };
-    let x = store.to_plot_x(0)..=store.to_plot_x((n as i64 - 1) * 1_000_000);
-    sh.ensure(&store, &x, cols);
-    assert!(sh.envs.iter().all(|e| !e.is_exact()), "the columns come from the drawing bands");
-    sh.drawn.resize_with(k, Default::default);
-    // Series 3 is hidden (not initialised this frame), 5 highlighted.
-    sh.styles = (0..k)
-        .map(|s| {
-            (s != 3).then_some(Style { color: Color32::from_gray(s as u8), width: if s == 5 { 3.0 } else { 1.5 } })
+    let series: Vec<PlotSeries> = (0..k)
+        .map(|s| PlotSeries {
+            series: store.series_id(id, s).unwrap(),
+            name: format!("s{s}"),
+            color: Color32::from_gray(s as u8),
         })
         .collect();
-    let frame = egui::Rect::from_min_size(pos2(10.0, 20.0), egui::vec2(cols as f32, 400.0));
-    let transform = PlotTransform::new(frame, PlotBounds::from_min_max([*x.start(), -20.0], [*x.end(), 480.0]), false);
-    sh.draw_all(&store, &transform);
-    for (s, &sid) in ids.iter().enumerate() {
-        let got = &sh.drawn[s];
-        let Some(style) = sh.styles[s] else {
-            assert!(got.mesh.as_ref().is_none_or(|m| m.is_empty()) && got.lines.is_empty(), "hidden series 3 drew");
-            continue;
-        };
-        let (mut env, mut alone) = (sh.envs[s].clone(), draw::Drawn::default());
-        draw::series(&store, sid, &mut env, style, &transform, &mut alone);
+    assert!(crate::par::worth_it(k * cols) || crate::par::cores() == 1);
+    // The plot's rect, as the last frame shown left it: one pixel column per point.
+    let rect = egui::Rect::from_min_size(pos2(10.0, 20.0), egui::vec2(cols as f32, 400.0));
+    let mut plot = EnvelopePlot { screen: Some((rect, 1.0)), ..EnvelopePlot::default() };
+    let x = (store.to_plot_x(0), store.to_plot_x((n as i64 - 1) * 1_000_000));
+    plot.query(&store, &series, PlotFrame { x: Some(x), y: Some((-20.0, 480.0)), limit: None });
+    assert!(plot.envs.iter().all(|e| !e.is_exact()), "the columns come from the drawing bands");
+    assert!(plot.envs.iter().all(|e| e.request().2 == cols), "one column per pixel of the last frame's rect");
+    let transform = plot.predict(plot.data_bounds()).expect("a rect and an x range");
+    let want = PlotTransform::new(rect, PlotBounds::from_min_max([x.0, -20.0], [x.1, 480.0]), false);
+    assert!(item::same_transform(&transform, &want), "{transform:?}");
+    plot.mesh(&store, &transform);
+    for (s, p) in series.iter().enumerate() {
+        let got = &plot.drawn[s];
+        let style = Style { color: p.color, width: LINE_WIDTH };
+        let (mut env, mut alone) = (plot.envs[s].clone(), draw::Drawn::default());
+        draw::series(&store, p.series, &mut env, style, &transform, &mut alone);
         let (a, b) = (got.mesh.as_deref().expect("a band"), alone.mesh.as_deref().expect("a band"));
         assert!(a.vertices.len() > cols, "series {s}: {} vertices", a.vertices.len());
         assert_eq!(a.indices, b.indices, "series {s}");

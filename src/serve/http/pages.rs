@@ -1,4 +1,4 @@
-//! zescope's pages: `/metrics` (the newest snapshot, in the format [`negotiate`] picks: Prometheus
+//! zescope's pages: `/metrics` (the newest values, in the format [`negotiate`] picks: Prometheus
 //! text 0.0.4 unless OpenMetrics is asked for; `500` naming the problem when encoding fails),
 //! `/healthz` (`200` while samples arrive, `503` otherwise) and `/` (a short HTML page).
 
@@ -7,22 +7,22 @@ use std::time::{Duration, Instant};
 
 use super::request::{Head, negotiate};
 use super::{Answer, Site};
-use crate::serve::snapshot::{Format, Published, Snapshot, encode};
+use crate::serve::latest::{Format, Latest, Published, encode};
 
 /// `text/plain` for the short answers.
 pub const PLAIN: &str = "text/plain; charset=utf-8";
 
-/// What `/healthz` and `/` need besides the snapshot.
+/// What `/healthz` and `/` need besides the latest values.
 #[derive(Clone, Debug)]
 pub struct Health {
     /// Longer than this without a sample is unhealthy (a few intervals).
     pub max_age: Duration,
 }
 
-/// How a snapshot becomes a page ([`encode`], unless a test says otherwise).
-pub type Encoder = fn(&Arc<Snapshot>, Instant, Format) -> Result<String, String>;
+/// How the latest values become a page ([`encode`], unless a test says otherwise).
+pub type Encoder = fn(&Arc<Latest>, Instant, Format) -> Result<String, String>;
 
-/// zescope's pages over a published snapshot.
+/// zescope's pages over the published latest values.
 pub struct Pages {
     published: Published,
     health: Health,
@@ -43,11 +43,11 @@ impl Pages {
 
 impl Site for Pages {
     fn answer(&self, head: &Head) -> Answer {
-        let snap = self.published.get();
+        let latest = self.published.get();
         match head.path.as_str() {
             "/metrics" => {
                 let format = negotiate(head.accept.as_deref());
-                match (self.encode)(&snap, Instant::now(), format) {
+                match (self.encode)(&latest, Instant::now(), format) {
                     Ok(page) => Answer::new(200, format.content_type(), page),
                     Err(e) => {
                         log::error!("serve: {e}");
@@ -56,35 +56,35 @@ impl Site for Pages {
                 }
             }
             "/healthz" => {
-                let (status, text) = match snap.last_sample.map(|t| t.elapsed()) {
-                    Some(a) if snap.running && a <= self.health.max_age => (200, "ok\n".to_owned()),
-                    Some(a) if snap.running => (503, format!("no sample for {:.1} s\n", a.as_secs_f64())),
-                    _ if snap.running => (503, "no sample yet\n".to_owned()),
+                let (status, text) = match latest.last_sample.map(|t| t.elapsed()) {
+                    Some(a) if latest.running && a <= self.health.max_age => (200, "ok\n".to_owned()),
+                    Some(a) if latest.running => (503, format!("no sample for {:.1} s\n", a.as_secs_f64())),
+                    _ if latest.running => (503, "no sample yet\n".to_owned()),
                     _ => (503, "the sampler is not running\n".to_owned()),
                 };
                 Answer::new(status, PLAIN, text)
             }
-            "/" => Answer::new(200, "text/html; charset=utf-8", index_page(&snap)),
+            "/" => Answer::new(200, "text/html; charset=utf-8", index_page(&latest)),
             _ => Answer::new(404, PLAIN, "not found: try /metrics, /healthz or /\n"),
         }
     }
 }
 
-fn index_page(snap: &Snapshot) -> String {
-    let names: Vec<String> = snap
+fn index_page(latest: &Latest) -> String {
+    let names: Vec<String> = latest
         .catalog
         .iter()
         .flat_map(|c| &c.devices)
         .filter_map(|d| d.iter().find(|(k, _)| k == "device").map(|(_, v)| html_escape(v)))
         .collect();
     let device = if names.is_empty() { "(no run yet)".to_owned() } else { names.join(", ") };
-    let state = if snap.running { "sampling" } else { "not sampling" };
+    let state = if latest.running { "sampling" } else { "not sampling" };
     format!(
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>zescope serve</title></head><body>\n\
          <h1>zescope serve</h1>\n<p>{device}: {state}, {} samples so far.</p>\n\
          <ul><li><a href=\"/metrics\">/metrics</a> (Prometheus text; OpenMetrics for clients that ask for it)</li>\n\
          <li><a href=\"/healthz\">/healthz</a></li></ul>\n</body></html>\n",
-        snap.samples
+        latest.samples
     )
 }
 

@@ -21,6 +21,32 @@ pub(crate) unsafe extern "C" fn sim_zeInit(_flags: ze_init_flags_t) -> ze_result
     })
 }
 
+/// `zeInitDrivers` (Level Zero 1.10), through the loader only: the driver starts and reports
+/// itself when `desc.flags` asks for a type of device it has (ZE_INIT_DRIVER_TYPE_FLAG_GPU for
+/// a GPU, ZE_INIT_DRIVER_TYPE_FLAG_NPU for an NPU), else it answers UNINITIALIZED, as Intel's
+/// NPU driver does for flags without NPU (`L0::initDrivers`).
+pub(crate) unsafe extern "C" fn sim_zeInitDrivers(
+    count: *mut u32,
+    drivers: *mut ze_driver_handle_t,
+    desc: *mut ze_init_driver_type_desc_t,
+) -> ze_result_t {
+    guard("zeInitDrivers", || {
+        // SAFETY: API contract for out-parameters and the descriptor.
+        let (count, desc) = unsafe { (out(count)?, desc.as_ref().ok_or(ZE_RESULT_ERROR_INVALID_NULL_POINTER)?) };
+        crate::with_global(|inst| {
+            super::check_not_empty(inst)?;
+            if !inst.serves(desc.flags) {
+                return Err(ZE_RESULT_ERROR_UNINITIALIZED);
+            }
+            inst.init()?;
+            let handle = inst.driver as ze_driver_handle_t;
+            // SAFETY: API contract: `drivers` holds `*count` elements when non-null.
+            fill_array(&[handle], count, unsafe { out_array(drivers, *count) });
+            Ok(())
+        })
+    })
+}
+
 pub(crate) unsafe extern "C" fn sim_zeDriverGet(count: *mut u32, drivers: *mut ze_driver_handle_t) -> ze_result_t {
     guard("zeDriverGet", || {
         // SAFETY: API contract for out-parameters.

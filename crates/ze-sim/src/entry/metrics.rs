@@ -67,7 +67,8 @@ pub(crate) unsafe extern "C" fn sim_zetMetricGetProperties(
         // SAFETY: API contract.
         let p = unsafe { out(p) }?;
         with(h, |inst, obj, _| {
-            let (g, i) = expect_obj!(obj, Obj::Metric(g, i) => (g, i));
+            // A decodable metric of a tracer's decoder answers as the group's metric it stands for.
+            let (g, i) = expect_obj!(obj, Obj::Metric(g, i) | Obj::Decodable(g, i) => (g, i));
             inst.metric_properties(g, i, p)
         })
     })

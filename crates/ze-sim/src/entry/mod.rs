@@ -80,16 +80,22 @@ macro_rules! expect_obj {
 }
 
 // Declared after the helpers above so the macro is in scope in both.
-mod devices;
+pub(crate) mod devices;
+
+/// The C signature of `zeInitDrivers`.
+pub(crate) type InitDrivers =
+    unsafe extern "C" fn(*mut u32, *mut ze_driver_handle_t, *mut ze_init_driver_type_desc_t) -> ze_result_t;
 mod metrics;
 pub(crate) mod names;
 mod stream;
 mod sysman;
+mod tracer;
 
 pub(crate) use devices::*;
 pub(crate) use metrics::*;
 pub(crate) use stream::*;
 pub(crate) use sysman::*;
+pub(crate) use tracer::*;
 
 /// The `Api` of the process-wide instance (created from the environment on first use): what
 /// zescope calls when it runs on the built-in device. Its `Option` fields are `None` for the
@@ -150,7 +156,16 @@ pub(crate) fn without_empty(a: &mut Api, config: &crate::SimConfig) {
         zesDeviceEnumMemoryModules,
         zesMemoryGetProperties,
         zesMemoryGetState,
-        zesMemoryGetBandwidth
+        zesMemoryGetBandwidth,
+        zetMetricTracerCreateExp,
+        zetMetricTracerDestroyExp,
+        zetMetricTracerEnableExp,
+        zetMetricTracerDisableExp,
+        zetMetricTracerReadDataExp,
+        zetMetricDecoderCreateExp,
+        zetMetricDecoderDestroyExp,
+        zetMetricDecoderGetDecodableMetricsExp,
+        zetMetricTracerDecodeExp
     );
 }
 
@@ -223,5 +238,14 @@ pub(crate) fn full_api() -> Api {
         zetMetricStreamerClose: Some(sim_zetMetricStreamerClose),
         zetMetricGroupCalculateMetricValues: Some(sim_zetMetricGroupCalculateMetricValues),
         zetMetricGroupCalculateMultipleMetricValuesExp: Some(sim_zetMetricGroupCalculateMultipleMetricValuesExp),
+        zetMetricTracerCreateExp: Some(sim_zetMetricTracerCreateExp),
+        zetMetricTracerDestroyExp: Some(sim_zetMetricTracerDestroyExp),
+        zetMetricTracerEnableExp: Some(sim_zetMetricTracerEnableExp),
+        zetMetricTracerDisableExp: Some(sim_zetMetricTracerDisableExp),
+        zetMetricTracerReadDataExp: Some(sim_zetMetricTracerReadDataExp),
+        zetMetricDecoderCreateExp: Some(sim_zetMetricDecoderCreateExp),
+        zetMetricDecoderDestroyExp: Some(sim_zetMetricDecoderDestroyExp),
+        zetMetricDecoderGetDecodableMetricsExp: Some(sim_zetMetricDecoderGetDecodableMetricsExp),
+        zetMetricTracerDecodeExp: Some(sim_zetMetricTracerDecodeExp),
     }
 }

@@ -1,6 +1,6 @@
 //! The names of the entry points this driver implements, and which of them the export-memory
 //! path (enumeration, group and metric properties, context, activation, import, free) does not
-//! need (the time-based streamer's calls among them).
+//! need (the time-based streamer's and the metric tracer's calls among them).
 
 /// The entry points the export-memory path needs.
 pub(crate) const REQUIRED: &[&str] = &[
@@ -28,6 +28,7 @@ pub(crate) static IMPLEMENTED: std::sync::LazyLock<Vec<&str>> =
 
 /// The implemented entry points the export-memory path does not need.
 pub(crate) const OPTIONAL: &[&str] = &[
+    "zeInitDrivers",
     "zeDriverGetExtensionProperties",
     "zeDriverGetExtensionFunctionAddress",
     "zeDeviceGetStatus",
@@ -74,6 +75,15 @@ pub(crate) const OPTIONAL: &[&str] = &[
     "zesMemoryGetProperties",
     "zesMemoryGetState",
     "zesMemoryGetBandwidth",
+    "zetMetricTracerCreateExp",
+    "zetMetricTracerDestroyExp",
+    "zetMetricTracerEnableExp",
+    "zetMetricTracerDisableExp",
+    "zetMetricTracerReadDataExp",
+    "zetMetricDecoderCreateExp",
+    "zetMetricDecoderDestroyExp",
+    "zetMetricDecoderGetDecodableMetricsExp",
+    "zetMetricTracerDecodeExp",
 ];
 
 #[cfg(test)]

@@ -98,9 +98,7 @@ enumerate!(sim_zesDeviceEnumPowerDomains, "zesDeviceEnumPowerDomains", zes_pwr_h
     .devices[d]
     .power]);
 enumerate!(sim_zesDeviceEnumTemperatureSensors, "zesDeviceEnumTemperatureSensors", zes_temp_handle_t, |inst, d| inst
-    .sysman
-    .devices[d]
-    .temps);
+    .temp_sensors(d));
 enumerate!(sim_zesDeviceEnumEngineGroups, "zesDeviceEnumEngineGroups", zes_engine_handle_t, |inst, d| inst
     .sysman
     .devices[d]

@@ -8,6 +8,7 @@ use level_zero_sys::*;
 
 pub mod fixture;
 pub mod stream;
+pub mod tracer;
 
 pub type R<T> = Result<T, ze_result_t>;
 

@@ -16,7 +16,7 @@ use super::ExportSpec;
 
 /// `--phases` writes at most this many rows (phases × series; about 40 MB): marked ranges past
 /// it are left out, and said so.
-pub const MAX_PHASE_ROWS: usize = 250_000;
+pub(super) const MAX_PHASE_ROWS: usize = 250_000;
 
 /// Which panes `zescope export --pane` writes; parsed from "all" or a pane number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -41,8 +41,8 @@ const MARGIN: u32 = 12;
 const X_LABELS: u32 = 44;
 const Y_LABELS: u32 = 110;
 /// Smallest and largest image side accepted.
-pub const MIN_SIDE: u32 = 64;
-pub const MAX_SIDE: u32 = 16384;
+pub(super) const MIN_SIDE: u32 = 64;
+pub(super) const MAX_SIDE: u32 = 16384;
 
 fn register() {
     REGISTER.call_once(|| {

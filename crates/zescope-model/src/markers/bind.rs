@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType, sockopt};
 
 /// The words that say the path is taken (`Listener::start_default` then listens elsewhere).
-pub const TAKEN: &str = "another zescope listens";
+pub(super) const TAKEN: &str = "another zescope listens";
 
 /// Held for a listener's life: the path's lock. Dropping it removes the lock file, then unlocks.
 #[derive(Debug)]
@@ -53,7 +53,7 @@ pub fn lock_path(path: &Path) -> PathBuf {
 }
 
 /// Takes the lock of the socket at `path` (module docs); the error says who holds it or why not.
-pub fn lock(path: &Path) -> Result<PathLock, String> {
+pub(super) fn lock(path: &Path) -> Result<PathLock, String> {
     let lock = lock_path(path);
     let me = super::folder::my_uid();
     for _ in 0..16 {

@@ -10,12 +10,12 @@ use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as 
 use std::path::Path;
 
 /// The user id zescope runs as (the owner of what it creates).
-pub fn my_uid() -> u32 {
+pub(super) fn my_uid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
 /// Makes sure `dir` is a private folder of the user's (module docs), creating it if missing.
-pub fn private_folder(dir: &Path) -> Result<(), String> {
+pub(super) fn private_folder(dir: &Path) -> Result<(), String> {
     match std::fs::symlink_metadata(dir) {
         Ok(_) => {}
         Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -49,7 +49,7 @@ fn cannot_read(dir: &Path, e: &std::io::Error) -> String {
 }
 
 /// Accepts `dir` as found (`m`, not following links) for the user `me`, or says why not.
-pub fn check(dir: &Path, m: &std::fs::Metadata, me: u32) -> Result<(), String> {
+pub(super) fn check(dir: &Path, m: &std::fs::Metadata, me: u32) -> Result<(), String> {
     let what = |problem: &str| {
         format!(
             "the markers folder {} (owner uid {}, mode {:04o}) {problem}; zescope listens only in a folder of yours \

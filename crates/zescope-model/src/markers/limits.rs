@@ -34,7 +34,7 @@ impl Default for Limits {
 
 /// The rate part of [`Limits`]: a token bucket.
 #[derive(Clone, Debug)]
-pub struct Bucket {
+pub(super) struct Bucket {
     per_second: f64,
     burst: f64,
     tokens: f64,
@@ -43,13 +43,13 @@ pub struct Bucket {
 
 impl Bucket {
     /// Full: a burst may come at once.
-    pub fn new(limits: &Limits, now: Instant) -> Bucket {
+    pub(super) fn new(limits: &Limits, now: Instant) -> Bucket {
         let burst = f64::from(limits.burst.max(1));
         Bucket { per_second: f64::from(limits.per_second), burst, tokens: burst, at: now }
     }
 
     /// Takes one marker at `now`: `false` when it goes past the rate.
-    pub fn take(&mut self, now: Instant) -> bool {
+    pub(super) fn take(&mut self, now: Instant) -> bool {
         let dt = now.saturating_duration_since(self.at).as_secs_f64();
         self.at = self.at.max(now);
         self.tokens = (self.tokens + dt * self.per_second).min(self.burst);

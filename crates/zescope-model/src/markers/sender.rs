@@ -16,7 +16,7 @@ use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags};
 
 /// What the sender check says of a datagram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sender {
+pub(super) enum Sender {
     /// Sent by the user zescope runs as.
     Mine,
     /// Sent by the user with this uid.
@@ -26,7 +26,7 @@ pub enum Sender {
 }
 
 /// The check: the sender's uid (`None`: no credentials) against the user `me`.
-pub fn check(uid: Option<u32>, me: u32) -> Sender {
+pub(super) fn check(uid: Option<u32>, me: u32) -> Sender {
     match uid {
         Some(u) if u == me => Sender::Mine,
         Some(u) => Sender::OtherUser(u),
@@ -35,7 +35,7 @@ pub fn check(uid: Option<u32>, me: u32) -> Sender {
 }
 
 /// Receives one datagram into `buf`: its length and its sender's uid, if credentials came with it.
-pub fn recv(sock: &UnixDatagram, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
+pub(super) fn recv(sock: &UnixDatagram, buf: &mut [u8]) -> io::Result<(usize, Option<u32>)> {
     // Credentials and a few descriptors (which are closed); more descriptors are cut off by the
     // kernel, which closes them itself.
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmCredentials(1), ScmRights(8))];

@@ -8,7 +8,7 @@
 //! samples are all in is written once and never again (the growing last chunk
 //! is written again under a new name while it grows). A checkpoint copies out
 //! of the store only the samples not yet in a file
-//! (`Store::export_stream_from`; the caller's thread pays for those and for the
+//! (`Store::stream_data_from`; the caller's thread pays for those and for the
 //! coarse summaries, not for the whole history), then a background thread
 //! encodes them, writes the new chunk files (fsynced) and finally replaces
 //! `checkpoint.ron` atomically. Chunk files no longer referenced (coarsened
@@ -239,7 +239,7 @@ impl Autosaver {
             let from = layout.get(reuse).map_or(total, |l| l.0);
             kept.push(keep);
             keys.push(id_key(id, self.epoch));
-            store.export_stream_from(id, from)
+            store.stream_data_from(id, from)
         });
         let still: std::collections::HashSet<&String> = kept.iter().flatten().map(|c| &c.1).collect();
         old_files.retain(|f| !still.contains(&f));

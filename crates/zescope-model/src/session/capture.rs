@@ -64,7 +64,7 @@ impl Restored {
 }
 
 /// A colour as sessions write it: `[0, 114, 178]` is "#0072b2" (lowercase).
-pub fn color_hex([r, g, b]: [u8; 3]) -> String {
+pub(super) fn color_hex([r, g, b]: [u8; 3]) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
@@ -95,7 +95,7 @@ fn window(w: WindowRecord) -> Window {
 }
 
 /// The view part of a session, from the UI's layout and time view.
-pub fn view_record(layout: &PaneLayout, view: &TimeView) -> ViewRecord {
+pub(super) fn view_record(layout: &PaneLayout, view: &TimeView) -> ViewRecord {
     let (start_s, end_s) = view.frozen_range();
     ViewRecord {
         panes: layout
@@ -121,7 +121,7 @@ impl Session {
     /// Streams the run history does not know (made outside a run) are named
     /// after their store descriptor.
     pub fn capture(store: &Store, ui: Capture<'_>) -> Session {
-        Session::capture_with(store, ui, |id| store.export_stream(id))
+        Session::capture_with(store, ui, |id| store.stream_data(id))
     }
 
     /// [`Session::capture`] with each stream's data from `export`.
@@ -199,7 +199,7 @@ impl Session {
         };
         for (i, s) in self.streams.iter().enumerate() {
             let id = store
-                .import_stream(&s.data)
+                .restore_stream(&s.data)
                 .map_err(|e| SessionError::invalid(format!("streams[{i}]"), e.to_string()))?;
             out.streams.push(id);
             out.history.streams.insert(id, s.meta.clone());

@@ -29,14 +29,14 @@ use super::{Session, SessionStream};
 use super::{crc, packed};
 
 /// Most streams a session may hold.
-pub const MAX_STREAMS: usize = 4096;
+pub(super) const MAX_STREAMS: usize = 4096;
 /// Most series a stream may have.
-pub const MAX_SERIES: usize = 4096;
+pub(super) const MAX_SERIES: usize = 4096;
 /// Most entries in any metadata list (runs, devices, panes, markers, gaps...
 /// gaps are also bounded by the samples).
-pub const MAX_ITEMS: usize = 1 << 20;
+pub(super) const MAX_ITEMS: usize = 1 << 20;
 /// Most values (samples x series) a session may hold: 64 GiB of `f64`s.
-pub const MAX_VALUES: u64 = 1 << 33;
+pub(super) const MAX_VALUES: u64 = 1 << 33;
 
 /// Shared progress of an encode: samples done of the total, and a cancel flag.
 #[derive(Debug, Default)]
@@ -58,7 +58,7 @@ impl Progress {
 }
 
 /// Sizes of the chunks of `samples` samples starting at ordinal `first`.
-pub fn chunk_sizes(first: u64, samples: u64) -> impl Iterator<Item = usize> {
+pub(super) fn chunk_sizes(first: u64, samples: u64) -> impl Iterator<Item = usize> {
     let mut at = first;
     let end = first.saturating_add(samples);
     std::iter::from_fn(move || {
@@ -102,7 +102,7 @@ fn raw_chunks<'a>(session: &'a Session, progress: &Progress) -> Vec<(u64, RawChu
 }
 
 /// Encode a session for writing (the data columns on all cores).
-pub fn encode(session: &Session, progress: &Progress) -> Result<SessionFile, SessionError> {
+pub(super) fn encode(session: &Session, progress: &Progress) -> Result<SessionFile, SessionError> {
     let texts = map_weighted(raw_chunks(session, progress), |c| {
         if progress.cancel.load(Ordering::Relaxed) {
             return (c.stream, None);
@@ -121,7 +121,7 @@ pub fn encode(session: &Session, progress: &Progress) -> Result<SessionFile, Ses
 
 /// A session's file form for the current version: the metadata, with every raw chunk left to
 /// the data section ([`write_chunks`]) and every coarse chunk sealed with its checksum.
-pub fn encode_head(session: &Session) -> SessionFile {
+pub(super) fn encode_head(session: &Session) -> SessionFile {
     let streams = session.streams.iter().map(|s| encode_stream(s, Vec::new(), true)).collect();
     file_of(session, CURRENT_VERSION, streams)
 }
@@ -132,7 +132,11 @@ const WRITE_BATCH: usize = 64;
 /// Writes the data section of the current version (`packed.rs`): every stream's raw chunks in
 /// order, each followed by its CRC-32C, encoded on all cores a batch at a time and written as
 /// each batch is done.
-pub fn write_chunks(session: &Session, progress: &Progress, w: &mut impl std::io::Write) -> Result<(), SessionError> {
+pub(super) fn write_chunks(
+    session: &Session,
+    progress: &Progress,
+    w: &mut impl std::io::Write,
+) -> Result<(), SessionError> {
     let mut jobs = raw_chunks(session, progress).into_iter().peekable();
     let mut len = Vec::new();
     while jobs.peek().is_some() {
@@ -159,7 +163,7 @@ pub fn write_chunks(session: &Session, progress: &Progress, w: &mut impl std::io
 /// One raw chunk as the data section of the current version holds it (after its length): the
 /// packed columns (`packed.rs`) and their CRC-32C, appended to `out`. Autosave's chunk files hold
 /// the same bytes.
-pub fn encode_chunk(ts: &[i64], values: &[f64], width: usize, out: &mut Vec<u8>) {
+pub(super) fn encode_chunk(ts: &[i64], values: &[f64], width: usize, out: &mut Vec<u8>) {
     let from = out.len();
     packed::encode_chunk(ts, values, width, out);
     crc::seal(out, from);
@@ -183,7 +187,7 @@ fn file_of(session: &Session, version: u32, streams: Vec<StreamFile>) -> Session
 
 /// A stream's file form around its already encoded raw chunks; `sealed`: its coarse chunks carry
 /// their checksums (version 4).
-pub fn encode_stream(s: &SessionStream, chunks: Vec<String>, sealed: bool) -> StreamFile {
+pub(super) fn encode_stream(s: &SessionStream, chunks: Vec<String>, sealed: bool) -> StreamFile {
     let d = &s.data;
     StreamFile {
         meta: s.meta.clone(),
@@ -272,7 +276,7 @@ fn check_metadata(f: &SessionFile) -> Result<(), SessionError> {
 }
 
 /// "#rrggbb" as bytes.
-pub fn parse_color(s: &str) -> Option<[u8; 3]> {
+pub(super) fn parse_color(s: &str) -> Option<[u8; 3]> {
     let h = s.strip_prefix('#').filter(|h| h.len() == 6 && h.is_ascii())?;
     let byte = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).ok();
     Some([byte(0)?, byte(2)?, byte(4)?])
@@ -316,7 +320,7 @@ struct DecodeJob<'a> {
 
 /// One raw chunk as the file holds it.
 #[derive(Clone, Copy)]
-pub enum Chunk<'a> {
+pub(super) enum Chunk<'a> {
     /// Version 1: base64 text of the XOR encoding (`codec.rs`), inline in the RON.
     Text(&'a str),
     /// Versions 2 and 3: bytes of the data section (`packed.rs`).
@@ -326,7 +330,7 @@ pub enum Chunk<'a> {
 }
 
 /// The first version whose data chunks carry checksums.
-pub const SEALED_VERSION: u32 = 4;
+pub(super) const SEALED_VERSION: u32 = 4;
 
 /// Splits stream `i`'s chunks off the front of the data section `data` (`sealed`: version 4's,
 /// each with its checksum).
@@ -354,7 +358,7 @@ fn packed_chunks<'a>(
 }
 
 /// A checked file whose raw samples are not decoded yet ([`check`]).
-pub struct Checked<'a> {
+pub(super) struct Checked<'a> {
     /// The session with every stream's raw samples left out: `raw.timestamps` and `raw.values`
     /// are empty; the other raw fields (gaps, first gap and rates) are as the file has them.
     pub session: Session,
@@ -366,7 +370,7 @@ pub struct Checked<'a> {
 
 impl Chunk<'_> {
     /// Bytes of the file the chunk takes (its base64 text in version 1).
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         match self {
             Chunk::Text(t) => t.len(),
             Chunk::Packed(b) | Chunk::Sealed(b) => b.len(),
@@ -382,7 +386,7 @@ impl Chunk<'_> {
     }
 
     /// Decodes the chunk's `ts.len()` samples of `values.len() / ts.len()` series.
-    pub fn decode(&self, ts: &mut [i64], values: &mut [f64]) -> Result<(), codec::CodecError> {
+    pub(super) fn decode(&self, ts: &mut [i64], values: &mut [f64]) -> Result<(), codec::CodecError> {
         let n = if ts.is_empty() { 0 } else { values.len() / ts.len() };
         match *self {
             Chunk::Text(text) => codec::decode_raw(text, ts.len(), n, ts, values),
@@ -399,7 +403,7 @@ impl Chunk<'_> {
 /// (the file, and for version 1 its parsed text too). [`check`] refuses a file whose decoded
 /// samples and coarse history would take the rest past the cap.
 #[derive(Clone, Copy, Debug)]
-pub struct Budget {
+pub(super) struct Budget {
     /// The memory cap in bytes (the store's cap the loading command or window uses).
     pub cap: u64,
     /// Bytes already held for the input.
@@ -409,7 +413,7 @@ pub struct Budget {
 impl Budget {
     /// No cap: for a reader whose samples go on to a store that keeps its own cap (the
     /// progressive open), not into one allocation.
-    pub const NONE: Budget = Budget { cap: u64::MAX, held: 0 };
+    pub(super) const NONE: Budget = Budget { cap: u64::MAX, held: 0 };
 }
 
 /// Bytes the samples of a stream of `n` series take decoded: a timestamp and `n` values each.
@@ -426,7 +430,7 @@ fn coarse_bytes(buckets: u64, n: usize) -> u64 {
 
 /// Check and decode a parsed file; `data` is the data section of versions 2 to 4 (`None`:
 /// version 1, whose chunks are inline); `budget`: what the decoded samples may take.
-pub fn decode(f: SessionFile, data: Option<&[u8]>, budget: Budget) -> Result<Session, SessionError> {
+pub(super) fn decode(f: SessionFile, data: Option<&[u8]>, budget: Budget) -> Result<Session, SessionError> {
     let Checked { mut session, samples, chunks } = check(&f, data, budget)?;
     let mut jobs = Vec::new();
     for (i, ((out, samples), chunks)) in session.streams.iter_mut().zip(samples).zip(chunks).enumerate() {
@@ -462,7 +466,11 @@ pub fn decode(f: SessionFile, data: Option<&[u8]>, budget: Budget) -> Result<Ses
 /// Check a parsed file and decode everything but its raw samples (see [`Checked`]); `data` and
 /// `budget` as for [`decode`]. Nothing is allocated for the samples; the coarse history is
 /// decoded only once its claim is within the budget.
-pub fn check<'a>(f: &'a SessionFile, data: Option<&'a [u8]>, budget: Budget) -> Result<Checked<'a>, SessionError> {
+pub(super) fn check<'a>(
+    f: &'a SessionFile,
+    data: Option<&'a [u8]>,
+    budget: Budget,
+) -> Result<Checked<'a>, SessionError> {
     if f.format != FORMAT_NAME {
         return Err(SessionError::NotASession(format!("format is {:?}, not {FORMAT_NAME:?}", f.format)));
     }

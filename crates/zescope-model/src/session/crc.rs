@@ -61,17 +61,17 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
 }
 
 /// Bytes a checksum takes after the data it covers (little-endian).
-pub const CRC_BYTES: usize = 4;
+pub(super) const CRC_BYTES: usize = 4;
 
 /// Appends the checksum of `out[from..]` to `out`.
-pub fn seal(out: &mut Vec<u8>, from: usize) {
+pub(super) fn seal(out: &mut Vec<u8>, from: usize) {
     let c = crc32c(&out[from..]);
     out.extend_from_slice(&c.to_le_bytes());
 }
 
 /// Splits the checksum off the end of `sealed` and checks it: the data it covers, or what is
 /// wrong ("the checksum does not match: stored 0x…, computed 0x…; the chunk is damaged").
-pub fn open(sealed: &[u8]) -> Result<&[u8], String> {
+pub(super) fn open(sealed: &[u8]) -> Result<&[u8], String> {
     let Some(split) = sealed.len().checked_sub(CRC_BYTES) else {
         return Err(format!("{} bytes, too short to hold its {CRC_BYTES}-byte checksum", sealed.len()));
     };

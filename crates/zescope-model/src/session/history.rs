@@ -34,13 +34,13 @@ pub fn unix_ms_now() -> i64 {
 }
 
 /// This machine's host name (empty if unknown).
-pub fn host_name() -> String {
+pub(super) fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_owned()).unwrap_or_default()
 }
 
 /// The session's record of a source the sampler opened: the requested source as the command
 /// line spells it ("auto", "level-zero", "sim"), the description and whether it is simulated.
-pub fn source_record(s: &SourceInfo) -> SourceRecord {
+pub(super) fn source_record(s: &SourceInfo) -> SourceRecord {
     let requested = match s.requested {
         Source::Auto => "auto",
         Source::LevelZero => "level-zero",
@@ -51,7 +51,7 @@ pub fn source_record(s: &SourceInfo) -> SourceRecord {
 
 /// The session's record of a device from the sampler's inventory: its identity (name, kind,
 /// PCI ids, UUID, driver version), not where it sits.
-pub fn device_record(d: &DeviceEntry) -> DeviceRecord {
+pub(super) fn device_record(d: &DeviceEntry) -> DeviceRecord {
     DeviceRecord {
         name: d.name.clone(),
         kind: format!("{:?}", d.kind),

@@ -37,7 +37,7 @@ use super::format::{CURRENT_VERSION, FORMAT_NAME, Header, SessionFile};
 /// Largest session file zescope opens.
 pub const MAX_FILE_BYTES: u64 = 16 << 30;
 /// First line of every session file.
-pub const FILE_COMMENT: &str = "// zescope session file; format: docs/session-format.md\n";
+pub(super) const FILE_COMMENT: &str = "// zescope session file; format: docs/session-format.md\n";
 
 fn ron_options() -> ron::Options {
     // The default recursion limit (128) stops deeply nested junk early.
@@ -51,7 +51,7 @@ fn pretty() -> ron::ser::PrettyConfig {
 }
 
 /// Serialise a file to `w` (the comment line, then pretty RON).
-pub fn write_ron(file: &SessionFile, w: impl Write) -> Result<(), SessionError> {
+pub(super) fn write_ron(file: &SessionFile, w: impl Write) -> Result<(), SessionError> {
     let mut w = BufWriter::with_capacity(1 << 20, w);
     w.write_all(FILE_COMMENT.as_bytes()).map_err(|e| SessionError::Encode(e.to_string()))?;
     ron_options().to_io_writer_pretty(&mut w, file, pretty()).map_err(|e| SessionError::Encode(e.to_string()))?;
@@ -60,12 +60,12 @@ pub fn write_ron(file: &SessionFile, w: impl Write) -> Result<(), SessionError> 
 
 /// Second line of a file with a data section (version 2 and later): the RON text's length in bytes follows, then a newline; the
 /// binary data section starts right after that many bytes of RON.
-pub const DATA_LINE: &str = "// binary data after the RON text of this many bytes: ";
+pub(super) const DATA_LINE: &str = "// binary data after the RON text of this many bytes: ";
 
 /// Writes the text part of a file with a data section (version 2 and later; zescope writes the
 /// current version): the comment lines, then the RON of `file` (whose raw chunks are empty: the
 /// data section follows, written by the caller).
-pub fn write_text_head(file: &SessionFile, w: &mut impl Write) -> Result<(), SessionError> {
+pub(super) fn write_text_head(file: &SessionFile, w: &mut impl Write) -> Result<(), SessionError> {
     let mut ron = ron_options().to_string_pretty(file, pretty()).map_err(|e| SessionError::Encode(e.to_string()))?;
     ron.push('\n');
     let head = format!("{FILE_COMMENT}{DATA_LINE}{}\n", ron.len());
@@ -75,7 +75,7 @@ pub fn write_text_head(file: &SessionFile, w: &mut impl Write) -> Result<(), Ses
 }
 
 /// A file's bytes split into its RON text and, for version 2, its binary data section.
-pub fn split(bytes: &[u8]) -> Result<(&str, Option<&[u8]>), SessionError> {
+pub(super) fn split(bytes: &[u8]) -> Result<(&str, Option<&[u8]>), SessionError> {
     let not_text = |at: usize| SessionError::NotASession(format!("not text (invalid UTF-8 at byte {at})"));
     let head = FILE_COMMENT.len() + DATA_LINE.len();
     if bytes.starts_with(FILE_COMMENT.as_bytes()) && bytes[FILE_COMMENT.len()..].starts_with(DATA_LINE.as_bytes()) {
@@ -97,7 +97,7 @@ pub fn split(bytes: &[u8]) -> Result<(&str, Option<&[u8]>), SessionError> {
 }
 
 /// Serialise a file to a string (tests, the example).
-pub fn to_ron_string(file: &SessionFile) -> Result<String, SessionError> {
+pub(super) fn to_ron_string(file: &SessionFile) -> Result<String, SessionError> {
     let mut out = Vec::new();
     write_ron(file, &mut out)?;
     String::from_utf8(out).map_err(|e| SessionError::Encode(e.to_string()))
@@ -118,7 +118,7 @@ const MAX_LINK_HOPS: usize = 40;
 /// The file a save of `path` really replaces: `path` itself, or, when it is a symbolic link, the
 /// file the chain of links ends at (which may not exist yet). Saving through a link writes its
 /// target, so the link stays a link.
-pub fn save_target(path: &Path) -> Result<PathBuf, SessionError> {
+pub(super) fn save_target(path: &Path) -> Result<PathBuf, SessionError> {
     let mut at = path.to_path_buf();
     for _ in 0..MAX_LINK_HOPS {
         match std::fs::symlink_metadata(&at) {
@@ -201,7 +201,7 @@ pub fn write_atomic(
 /// Open `path` for reading outside bytes: a regular file (a FIFO or a device would block or
 /// never end) of at most `max` bytes, checked before anything is read. With `follow: false` a
 /// symbolic link is refused instead of followed (`O_NOFOLLOW`). Returns the file and its size.
-pub fn open_bounded(path: &Path, max: u64, follow: bool) -> Result<(File, u64), SessionError> {
+pub(super) fn open_bounded(path: &Path, max: u64, follow: bool) -> Result<(File, u64), SessionError> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut opts = File::options();
     opts.read(true).custom_flags(libc::O_NONBLOCK | if follow { 0 } else { libc::O_NOFOLLOW });
@@ -225,7 +225,7 @@ pub fn open_bounded(path: &Path, max: u64, follow: bool) -> Result<(File, u64), 
 /// at `max + 1` bytes (a file that grows meanwhile is refused), so this allocates at most
 /// `max + 1` bytes, and no more than the file holds. With `follow: false` a symbolic link is
 /// refused.
-pub fn read_bytes(path: &Path, max: u64, follow: bool) -> Result<Vec<u8>, SessionError> {
+pub(super) fn read_bytes(path: &Path, max: u64, follow: bool) -> Result<Vec<u8>, SessionError> {
     let (f, size) = open_bounded(path, max, follow)?;
     let mut bytes = Vec::with_capacity(size as usize);
     f.take(max + 1).read_to_end(&mut bytes).map_err(|e| SessionError::io(path, "cannot read", e))?;
@@ -236,7 +236,7 @@ pub fn read_bytes(path: &Path, max: u64, follow: bool) -> Result<Vec<u8>, Sessio
 }
 
 /// [`read_bytes`] as UTF-8 text.
-pub fn read_text_from(path: &Path, max: u64, follow: bool) -> Result<String, SessionError> {
+pub(super) fn read_text_from(path: &Path, max: u64, follow: bool) -> Result<String, SessionError> {
     let bytes = read_bytes(path, max, follow)?;
     String::from_utf8(bytes).map_err(|e| {
         SessionError::NotASession(format!(
@@ -253,7 +253,7 @@ pub fn read_text_from(path: &Path, max: u64, follow: bool) -> Result<String, Ses
 /// header alone says why: another format, a newer version (refused with a
 /// clear message), or an older one, which is parsed as that version and
 /// migrated (`upgrade`).
-pub fn parse(text: &str) -> Result<SessionFile, SessionError> {
+pub(super) fn parse(text: &str) -> Result<SessionFile, SessionError> {
     let first = ron_options().from_str::<SessionFile>(text);
     let header = match &first {
         Ok(f) => Header { format: f.format.clone(), version: f.version },

@@ -358,7 +358,7 @@ mod tests {
                 }
                 LoadEvent::Piece(p) => {
                     let id = store.streams().nth(p.stream).unwrap().id;
-                    store.import_more(id, &p.raw, p.first).unwrap();
+                    store.restore_more(id, &p.raw, p.first).unwrap();
                     assert!(store.memory_used() <= cap, "{} bytes over a cap of {cap}", store.memory_used());
                     if p.last && ended[p.stream] {
                         store.end_stream(id);
@@ -388,7 +388,7 @@ mod tests {
             assert_eq!(store.origin_ns(), whole.origin_ns());
             assert_eq!(span, whole.total_time_range(), "the head knows the whole time range");
             for (a, b) in whole.streams().zip(store.streams()) {
-                assert_eq!(store.export_stream(b.id), whole.export_stream(a.id), "{}", path.display());
+                assert_eq!(store.stream_data(b.id), whole.stream_data(a.id), "{}", path.display());
             }
             // In time order: the streams' chunks alternate (they cover the same time).
             let switches = order.windows(2).filter(|w| w[0] != w[1]).count();

@@ -18,9 +18,9 @@ use zescope_store::pack;
 use super::codec::CodecError;
 
 /// Samples per column: the store's block size.
-pub const BLOCK: usize = 256;
+pub(super) const BLOCK: usize = 256;
 /// Fewest bytes one column takes in a file (its length byte, mode, width and a one-byte number).
-pub const MIN_COLUMN_BYTES: u64 = 4;
+pub(super) const MIN_COLUMN_BYTES: u64 = 4;
 
 fn put_column(out: &mut Vec<u8>, col: &[u8]) {
     put_varint(out, col.len() as u64);
@@ -28,7 +28,7 @@ fn put_column(out: &mut Vec<u8>, col: &[u8]) {
 }
 
 /// Appends the encoding of one chunk: `ts` with row-major `values` (`ts.len() * n`).
-pub fn encode_chunk(ts: &[i64], values: &[f64], n: usize, out: &mut Vec<u8>) {
+pub(super) fn encode_chunk(ts: &[i64], values: &[f64], n: usize, out: &mut Vec<u8>) {
     put_varint(out, ts.len() as u64);
     let mut col = Vec::with_capacity(pack::WORST_COLUMN);
     let mut tmp = [0.0f64; BLOCK];
@@ -49,7 +49,7 @@ pub fn encode_chunk(ts: &[i64], values: &[f64], n: usize, out: &mut Vec<u8>) {
 }
 
 /// Reads one length-prefixed piece at `*pos` of `b`.
-pub fn piece<'a>(b: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
+pub(super) fn piece<'a>(b: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
     let len = checked_varint(b, pos)?;
     let end = pos.checked_add(usize::try_from(len).ok()?).filter(|&e| e <= b.len())?;
     let out = &b[*pos..end];
@@ -58,7 +58,13 @@ pub fn piece<'a>(b: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
 }
 
 /// Decodes one chunk of `expected` samples of `n` series into `ts` and (row-major) `values`.
-pub fn decode_chunk(b: &[u8], expected: usize, n: usize, ts: &mut [i64], values: &mut [f64]) -> Result<(), CodecError> {
+pub(super) fn decode_chunk(
+    b: &[u8],
+    expected: usize,
+    n: usize,
+    ts: &mut [i64],
+    values: &mut [f64],
+) -> Result<(), CodecError> {
     let mut pos = 0;
     let count = checked_varint(b, &mut pos).ok_or(CodecError("chunk ends inside its sample count".into()))?;
     if count != expected as u64 {

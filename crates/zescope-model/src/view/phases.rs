@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 
 use zescope_sampler::layout::Kind;
-use zescope_store::{Stats, Store};
+use zescope_store::{RangeStats, Store};
 
 use super::series::{SeriesEntry, SeriesKey};
 
@@ -195,15 +195,15 @@ fn energy_scale(unit: &str) -> Option<f64> {
 }
 
 /// Merges the statistics of several runs of one series.
-fn merge(a: Stats, b: Stats) -> Stats {
+fn merge(a: RangeStats, b: RangeStats) -> RangeStats {
     if b.count == 0 {
-        return Stats { exact: a.exact && b.exact, ..a };
+        return RangeStats { exact: a.exact && b.exact, ..a };
     }
     if a.count == 0 {
-        return Stats { exact: a.exact && b.exact, ..b };
+        return RangeStats { exact: a.exact && b.exact, ..b };
     }
     let n = (a.count + b.count) as f64;
-    Stats {
+    RangeStats {
         min: a.min.min(b.min),
         max: a.max.max(b.max),
         mean: a.mean * (a.count as f64 / n) + b.mean * (b.count as f64 / n),
@@ -229,7 +229,7 @@ pub fn phase_table(store: &Store, series: &BTreeMap<SeriesKey, SeriesEntry>, ran
 /// One series over one range.
 pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseRange) -> PhaseRow {
     let (t0, t1) = (r.start_ns, r.end_ns);
-    let stats = entry.ids.iter().map(|&id| store.stats(id, t0, t1)).fold(Stats::EMPTY, merge);
+    let stats = entry.ids.iter().map(|&id| store.stats(id, t0, t1)).fold(RangeStats::EMPTY, merge);
     let cumulative = entry.info.kind == Kind::Cumulative;
     let total = cumulative.then(|| {
         let incs: Vec<_> = entry.ids.iter().filter_map(|&id| store.increase(id, t0, t1)).collect();

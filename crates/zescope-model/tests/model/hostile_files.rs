@@ -11,7 +11,7 @@ use std::process::Command;
 
 use zescope_model::session::MAX_FILE_BYTES;
 use zescope_model::session::autosave::{MAX_CHUNK_BYTES, scan_recoverable};
-use zescope_sampler::layout::{LayoutSet, Target};
+use zescope_sampler::layout::{LayoutSet, Owner};
 
 /// How much more than the baseline a hostile file may make a reader peak at.
 const HEADROOM_KB: u64 = 24 << 10;
@@ -382,8 +382,8 @@ fn a_fifo_planted_as_the_lock_does_not_block_the_recovery_scan() {
 
 #[test]
 fn a_catch_all_layout_is_for_the_simulated_driver_unless_the_file_says_otherwise() {
-    let real = Target { simulated: false, driver_uuid: "8086", device: "Arc", group: "ComputeBasic" };
-    let sim = Target { simulated: true, ..real };
+    let real = Owner { simulated: false, driver_uuid: "8086", device: "Arc", group: "ComputeBasic" };
+    let sim = Owner { simulated: true, ..real };
     let text = "Layout(name: \"any\", matches: [()], counters: MetricOrder(first: 0, stride: 8))";
     let mut set = LayoutSet::default();
     set.add_file("any.ron", text).unwrap();

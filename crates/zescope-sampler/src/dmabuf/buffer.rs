@@ -48,7 +48,7 @@ impl Backoff {
 
 /// Why a snapshot was not taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// The producer kept writing: no consistent snapshot this time (try again next tick).
     Torn,
     /// The buffer cannot be read any more (it shrank, a copy failed): the run must end.
@@ -69,7 +69,7 @@ pub(super) struct Mapping {
 
 impl Mapping {
     /// Unmaps, once; on failure the mapping stays (and stays valid).
-    pub fn unmap(&mut self) -> std::io::Result<()> {
+    pub(super) fn unmap(&mut self) -> std::io::Result<()> {
         if self.ptr.is_null() {
             return Ok(());
         }
@@ -107,7 +107,7 @@ pub(super) enum Reader {
 /// cut short by a panic, or a free the driver refused for good), it leaves its dup open and its
 /// mapping in place: an import is never left without the fd it was made from, and nothing is
 /// closed under it.
-pub struct ImportedBuffer {
+pub(crate) struct ImportedBuffer {
     pub id: FileId,
     pub size: usize,
     /// Null once freed.
@@ -128,7 +128,7 @@ impl Drop for ImportedBuffer {
 }
 
 impl ImportedBuffer {
-    pub fn read_path(&self) -> ReadPath {
+    pub(crate) fn read_path(&self) -> ReadPath {
         match self.reader {
             Some(Reader::Mapped(_)) | None => ReadPath::Mapped,
             Some(Reader::File(_)) => ReadPath::FileRead,
@@ -150,7 +150,7 @@ impl ImportedBuffer {
 
     /// Copies the first `dst.len()` bytes consistently: with a seqlock at `seqlock`, retried
     /// until the sequence is even and unchanged across the copy.
-    pub fn snapshot(&mut self, seqlock: Option<usize>, dst: &mut [u8]) -> Result<(), ReadError> {
+    pub(crate) fn snapshot(&mut self, seqlock: Option<usize>, dst: &mut [u8]) -> Result<(), ReadError> {
         if dst.len() > self.size {
             return Err(ReadError::Failed(format!(
                 "a snapshot of {} bytes does not fit the exported buffer of {} bytes",

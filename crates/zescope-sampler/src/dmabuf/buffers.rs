@@ -16,7 +16,7 @@ use zescope_ze::{Context, Device, ZeError};
 
 /// The imports of one context (the run's), which is passed to every call that allocates or
 /// frees.
-pub struct Buffers {
+pub(crate) struct Buffers {
     list: Vec<ImportedBuffer>,
     /// Host memory of the device-copy path whose free failed: freed again at every release, and
     /// while any is left there is no [`BuffersReleased`] proof.
@@ -25,10 +25,10 @@ pub struct Buffers {
 
 /// Proof that a run's buffers are unmapped and freed: what deactivation requires. Only
 /// [`Buffers::release`] makes one, and only when every import was freed.
-pub struct BuffersReleased(());
+pub(crate) struct BuffersReleased(());
 
 #[derive(Debug, thiserror::Error)]
-pub enum ImportError {
+pub(crate) enum ImportError {
     #[error("{0}")]
     Fd(String),
     #[error("{0}")]
@@ -36,19 +36,19 @@ pub enum ImportError {
 }
 
 impl Buffers {
-    pub fn new() -> Buffers {
+    pub(crate) fn new() -> Buffers {
         Buffers { list: Vec::new(), stranded: Vec::new() }
     }
 
-    pub fn find(&self, id: FileId) -> Option<usize> {
+    pub(crate) fn find(&self, id: FileId) -> Option<usize> {
         self.list.iter().position(|b| b.id == id)
     }
 
-    pub fn get_mut(&mut self, i: usize) -> &mut ImportedBuffer {
+    pub(crate) fn get_mut(&mut self, i: usize) -> &mut ImportedBuffer {
         &mut self.list[i]
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.list.len()
     }
 
@@ -56,7 +56,13 @@ impl Buffers {
     /// is read, and returns its index. `fd` itself is never closed: imports and mappings use
     /// dups of it. Everything that can fail is done before the import, which is the last step:
     /// no error path has an import to free.
-    pub fn import(&mut self, ctx: &Context, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
+    pub(crate) fn import(
+        &mut self,
+        ctx: &Context,
+        device: &Device,
+        fd: i32,
+        size: usize,
+    ) -> Result<usize, ImportError> {
         let id = file_id(fd).map_err(|e| ImportError::Fd(format!("fd {fd}: {e}")))?;
         if let Some(i) = self.find(id) {
             return Ok(i);
@@ -116,7 +122,7 @@ impl Buffers {
     /// host allocation whose free failed, and then there is no proof: what comes after
     /// (deactivation, disable, the context's destruction) must wait for a retry. The work is
     /// done in place, so a panic part way leaves every buffer not yet freed listed here.
-    pub fn release(&mut self, ctx: &Context, errors: &mut Vec<String>) -> Option<BuffersReleased> {
+    pub(crate) fn release(&mut self, ctx: &Context, errors: &mut Vec<String>) -> Option<BuffersReleased> {
         let mut i = 0;
         while i < self.stranded.len() {
             // SAFETY: host memory of this context whose earlier free failed; nothing uses it.
@@ -214,13 +220,13 @@ impl Drop for Buffers {
 /// Test hook (`crates/zescope-sampler/tests/sampler/panic.rs`, through `sampler::Options::panic_before_free`): a panic
 /// on the sampler thread right before the n-th free of an import, to prove that a panic part
 /// way through a release leaves every import not yet freed tracked. Off unless set.
-pub mod test_hook {
+pub(crate) mod test_hook {
     use std::cell::Cell;
 
     thread_local!(static BEFORE_FREE: Cell<Option<u32>> = const { Cell::new(None) });
 
     /// Panic right before the `n`-th (from 0) import free on this thread from now on.
-    pub fn panic_before_free(n: Option<u32>) {
+    pub(crate) fn panic_before_free(n: Option<u32>) {
         BEFORE_FREE.with(|c| c.set(n));
     }
 

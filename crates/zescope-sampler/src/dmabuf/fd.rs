@@ -4,7 +4,7 @@ use std::io;
 
 /// The file behind an fd: device and inode. Two fds name one buffer iff their ids are equal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FileId {
+pub(crate) struct FileId {
     pub dev: u64,
     pub ino: u64,
 }
@@ -20,19 +20,19 @@ fn stat(fd: i32) -> io::Result<libc::stat> {
 }
 
 /// `fstat` identity of `fd` (which is only inspected, never closed).
-pub fn file_id(fd: i32) -> io::Result<FileId> {
+pub(crate) fn file_id(fd: i32) -> io::Result<FileId> {
     stat(fd).map(|st| FileId { dev: st.st_dev, ino: st.st_ino })
 }
 
 /// The size `fstat` reports for `fd` (0 when the file type has none).
-pub fn file_size(fd: i32) -> io::Result<u64> {
+pub(crate) fn file_size(fd: i32) -> io::Result<u64> {
     stat(fd).map(|st| st.st_size.max(0) as u64)
 }
 
 /// How a mapping of the file behind an fd could end: whether it is safe to `mmap` `size` bytes
 /// of it without risking SIGBUS when someone shrinks the file later.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shrinkable {
+pub(super) enum Shrinkable {
     /// Not a regular file (a real DMA-BUF): its size is fixed for its life.
     No,
     /// A memfd sealed against shrinking, at least `size` long.
@@ -44,7 +44,7 @@ pub enum Shrinkable {
 }
 
 /// Whether mapping `size` bytes of `fd` could ever fault (see [`Shrinkable`]).
-pub fn shrinkable(fd: i32, size: usize) -> io::Result<Shrinkable> {
+pub(super) fn shrinkable(fd: i32, size: usize) -> io::Result<Shrinkable> {
     let st = stat(fd)?;
     if st.st_mode & libc::S_IFMT != libc::S_IFREG {
         return Ok(Shrinkable::No);
@@ -65,7 +65,7 @@ pub fn shrinkable(fd: i32, size: usize) -> io::Result<Shrinkable> {
 /// close. So the owner of an imported dup calls [`Dup::check_closed_by_driver`] right after each
 /// call that may close it, and a dup once seen closed is never closed by zescope, whatever its
 /// number names later. The check compares the file (dev+ino) and our close-on-exec flag.
-pub struct Dup {
+pub(super) struct Dup {
     pub fd: i32,
     pub id: FileId,
     /// Seen closed (or replaced) after a driver call: the number is no longer ours.
@@ -74,7 +74,7 @@ pub struct Dup {
 
 impl Dup {
     /// Duplicates `fd` (F_DUPFD_CLOEXEC). The original is untouched.
-    pub fn of(fd: i32) -> io::Result<Dup> {
+    pub(super) fn of(fd: i32) -> io::Result<Dup> {
         let id = file_id(fd)?;
         // SAFETY: F_DUPFD_CLOEXEC creates a new fd; the original is only read.
         let d = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
@@ -93,7 +93,7 @@ impl Dup {
 
     /// Called right after a driver call that may have closed this dup (an import of it, the
     /// free of that import): if the number no longer looks like ours, it is given up for good.
-    pub fn check_closed_by_driver(&mut self) {
+    pub(super) fn check_closed_by_driver(&mut self) {
         if !self.lost && !self.looks_ours() {
             self.lost = true;
         }
@@ -101,7 +101,7 @@ impl Dup {
 
     /// Whether a driver was seen closing this dup.
     #[cfg(test)]
-    pub fn lost(&self) -> bool {
+    pub(super) fn lost(&self) -> bool {
         self.lost
     }
 }

@@ -26,9 +26,9 @@ mod buffer;
 mod buffers;
 mod fd;
 
-pub use buffer::ReadError;
-pub use buffers::{Buffers, BuffersReleased, ImportError, test_hook};
-pub use fd::{file_id, file_size};
+pub(crate) use buffer::ReadError;
+pub(crate) use buffers::{Buffers, BuffersReleased, ImportError, test_hook};
+pub(crate) use fd::{file_id, file_size};
 
 // The types that hold mappings and imports stay on the sampler thread.
 static_assertions::assert_not_impl_any!(Buffers: Send, Sync);

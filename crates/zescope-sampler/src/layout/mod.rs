@@ -217,7 +217,7 @@ pub enum Kind {
 }
 
 /// What the selection knows about the buffer's owner.
-pub struct Target<'a> {
+pub struct Owner<'a> {
     /// True for zescope's simulated driver.
     pub simulated: bool,
     /// The driver's UUID as lowercase hex.
@@ -229,7 +229,7 @@ pub struct Target<'a> {
 }
 
 impl Match {
-    fn matches(&self, t: &Target) -> bool {
+    fn matches(&self, t: &Owner) -> bool {
         let driver = match &self.driver {
             DriverMatch::Any => true,
             DriverMatch::Simulated => t.simulated,
@@ -345,7 +345,7 @@ impl LayoutSet {
     /// The best layout for `t`: the most specific match; among equals, the one added last. A
     /// catch-all match of a layout without `magic` applies to the simulated driver only, unless
     /// the layout says `allow_any_driver: true`.
-    pub fn select(&self, t: &Target) -> Option<&Layout> {
+    pub fn select(&self, t: &Owner) -> Option<&Layout> {
         let mut best: Option<(u32, &Layout)> = None;
         for (_, l) in &self.layouts {
             // A catch-all without magic is for the simulated driver unless the file allows more.

@@ -22,9 +22,9 @@ fn started(h: &zescope_sampler::SamplerHandle) -> RunInfo {
 
 fn stats_where(
     h: &zescope_sampler::SamplerHandle,
-    f: impl Fn(&zescope_sampler::Stats) -> bool,
-) -> zescope_sampler::Stats {
-    wait_for(h, T, |e| if let Event::Stats(s) = e { f(s).then(|| s.clone()) } else { None })
+    f: impl Fn(&zescope_sampler::Health) -> bool,
+) -> zescope_sampler::Health {
+    wait_for(h, T, |e| if let Event::Health(s) = e { f(s).then(|| s.clone()) } else { None })
 }
 
 #[test]

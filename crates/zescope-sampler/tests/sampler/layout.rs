@@ -5,8 +5,8 @@
 use zescope_sampler::layout::decode::MetricDesc;
 use zescope_sampler::layout::*;
 
-fn target<'a>(simulated: bool, group: &'a str) -> Target<'a> {
-    Target { simulated, driver_uuid: "01006d69-732d", device: "ze-sim GPU", group }
+fn target<'a>(simulated: bool, group: &'a str) -> Owner<'a> {
+    Owner { simulated, driver_uuid: "01006d69-732d", device: "ze-sim GPU", group }
 }
 
 fn sim_metrics() -> Vec<MetricDesc> {
@@ -85,7 +85,7 @@ fn a_layout_naming_a_metric_the_group_lacks_is_rejected() {
             counters: Explicit([(metric: "Nope", offset: 0, value: U32, kind: Gauge, unit: "x")]))"#,
     )
     .unwrap();
-    let l = set.select(&Target { simulated: false, driver_uuid: "", device: "d", group: "G" }).unwrap();
+    let l = set.select(&Owner { simulated: false, driver_uuid: "", device: "d", group: "G" }).unwrap();
     let e = Decoder::new(l, "G", &sim_metrics(), 4096).unwrap_err().to_string();
     assert_eq!(e, "layout \"mine\": counter \"Nope\" is not a metric of group \"G\"");
 }
@@ -114,7 +114,7 @@ fn values_of_every_type_decode_little_endian_with_scale() {
             cumulative: false,
         })
         .collect();
-    let l = set.select(&Target { simulated: true, driver_uuid: "", device: "", group: "" }).unwrap();
+    let l = set.select(&Owner { simulated: true, driver_uuid: "", device: "", group: "" }).unwrap();
     let d = Decoder::new(l, "g", &metrics, 24).unwrap();
     let mut s = vec![0u8; 24];
     s[0] = 200;
@@ -149,7 +149,7 @@ fn malformed_layout_files_are_rejected_with_file_and_place() {
         )
         .unwrap();
     assert_eq!(e, 1);
-    let l = set.select(&Target { simulated: true, driver_uuid: "", device: "", group: "" }).unwrap();
+    let l = set.select(&Owner { simulated: true, driver_uuid: "", device: "", group: "" }).unwrap();
     let err = Decoder::new(l, "g", &sim_metrics(), 4096).unwrap_err().to_string();
     assert!(err.contains("seqlock word at offset 4 is not 8-byte aligned"), "{err}");
 }

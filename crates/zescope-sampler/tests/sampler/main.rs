@@ -2,13 +2,15 @@
 //! on an in-process simulated driver (`zescope_sampler::testing`): runs and their events
 //! (`run`), drivers that differ or fail (`drivers`), several devices on one clock (`multidev`),
 //! a panic part way through a teardown (`panic`), random sequences of commands under sets of
-//! faults (`props`), the time-based streamer (`streamer`), and the layouts that decode exported
+//! faults (`props`), drivers that behave as the public NPU driver and compute-runtime do
+//! (`profiles`), the time-based streamer (`streamer`), and the layouts that decode exported
 //! bytes (`layout`).
 
 mod drivers;
 mod layout;
 mod multidev;
 mod panic;
+mod profiles;
 mod props;
 mod run;
 mod streamer;

@@ -99,7 +99,7 @@ fn pause_stops_reading_and_resume_marks_a_gap() {
     let b = wait_for(&h, T, |e| if let Event::Samples(b) = e { Some(b.clone()) } else { None });
     assert!(b.gap_before, "the first batch after a pause does not connect");
     h.send(Command::SetInterval(Duration::from_micros(50)));
-    let stats = wait_for(&h, T, |e| if let Event::Stats(s) = e { Some(s.clone()) } else { None });
+    let stats = wait_for(&h, T, |e| if let Event::Health(s) = e { Some(s.clone()) } else { None });
     assert_eq!(stats.requested_hz, 10_000.0, "interval clamped to 100 µs");
 }
 
@@ -320,7 +320,7 @@ fn a_slow_consumer_never_blocks_the_sampler_and_drops_are_counted() {
     h.send(Command::Start(cfg));
     std::thread::sleep(Duration::from_millis(400)); // nobody reads events meanwhile
     let stats =
-        wait_for(&h, T, |e| if let Event::Stats(s) = e { (s.dropped_samples > 0).then(|| s.clone()) } else { None });
+        wait_for(&h, T, |e| if let Event::Health(s) = e { (s.dropped_samples > 0).then(|| s.clone()) } else { None });
     assert!(stats.dropped_batches > 0 && stats.ticks > 1000, "{stats:?}");
     h.send(Command::Shutdown);
     wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));

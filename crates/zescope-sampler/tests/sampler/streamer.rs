@@ -123,7 +123,7 @@ fn dropped_reports_are_counted_and_the_run_goes_on() {
     h.send(Command::Start(cfg));
     started(&h);
     let stats = wait_for(&h, T, |e| match e {
-        Event::Stats(s) if s.dropped_reports > 0 => Some(s.clone()),
+        Event::Health(s) if s.dropped_reports > 0 => Some(s.clone()),
         _ => None,
     });
     assert!(stats.dropped_reports >= 1);

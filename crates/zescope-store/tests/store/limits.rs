@@ -122,13 +122,13 @@ fn valid_data() -> StreamData {
     let mut store = Store::new(1 << 30);
     let id = store.begin_stream(desc(&[GAUGE, SeriesKind::Cumulative { wrap: None }]));
     fill(&mut store, id, 0, 3000, 2, |i, s| (i * (s + 1)) as f64);
-    store.export_stream(id).unwrap()
+    store.stream_data(id).unwrap()
 }
 
 #[test]
 fn corrupt_stream_data_is_rejected_with_a_reason() {
     let mut store = Store::new(1 << 30);
-    assert!(store.import_stream(&valid_data()).is_ok());
+    assert!(store.restore_stream(&valid_data()).is_ok());
     let bucket = CoarseBucket {
         level: 1,
         index: 0,
@@ -182,13 +182,13 @@ fn corrupt_stream_data_is_rejected_with_a_reason() {
     for (want, corrupt) in cases {
         let mut d = valid_data();
         corrupt(&mut d);
-        let e = store.import_stream(&d).expect_err(want);
-        assert!(matches!(e, StoreError::InvalidImport(_)));
+        let e = store.restore_stream(&d).expect_err(want);
+        assert!(matches!(e, StoreError::InvalidData(_)));
         assert!(e.to_string().contains(want), "{e} (expected: {want})");
     }
     // Data that is valid but tiny still imports (an empty stream).
     let empty = StreamData { raw: RawData::default(), coarse: vec![], ..valid_data() };
-    let id = store.import_stream(&empty).unwrap();
+    let id = store.restore_stream(&empty).unwrap();
     assert_eq!(store.time_range(id), None);
 }
 
@@ -217,9 +217,9 @@ fn extreme_timestamps_and_values_never_panic() {
         assert_eq!(total, 7, "every sample is in some column");
     }
     let _ = (store.to_plot_x(i64::MIN), store.to_plot_x(i64::MAX));
-    let data = store.export_stream(id).unwrap();
+    let data = store.stream_data(id).unwrap();
     let mut copy = Store::new(1 << 30);
-    copy.import_stream(&data).unwrap();
+    copy.restore_stream(&data).unwrap();
 }
 
 #[test]
@@ -233,14 +233,14 @@ fn stream_data_round_trips_through_ron() {
         _ => ((i * 37) % 65536) as f64,
     });
     store.end_stream(id);
-    let data = store.export_stream(id).unwrap();
+    let data = store.stream_data(id).unwrap();
     assert!(!data.coarse.is_empty(), "the small cap coarsened some history");
     let text = ron::to_string(&data).unwrap();
     let back: StreamData = ron::from_str(&text).unwrap();
     // NaN != NaN: compare the re-serialised text instead of the values.
     assert_eq!(ron::to_string(&back).unwrap(), text);
     let mut copy = Store::new(1 << 30);
-    let id2 = copy.import_stream(&back).unwrap();
+    let id2 = copy.restore_stream(&back).unwrap();
     assert_eq!(copy.retention(id2), store.retention(id));
     let (t0, t1) = store.time_range(id).unwrap();
     for k in 0..2 {

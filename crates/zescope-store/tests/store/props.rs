@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use zescope_store::{Envelope, SeriesKind, Store, StreamId};
 
 #[derive(Debug, Clone)]
-struct Plan {
+struct Scenario {
     seed: u64,
     kinds: Vec<u8>,
     /// Batches of an earlier, ended stream sharing the store (and the cap).
@@ -26,7 +26,7 @@ fn batches(max: usize) -> impl Strategy<Value = Vec<(u16, bool)>> {
     prop::collection::vec((1u16..1500, prop::bool::weighted(0.15)), 0..max)
 }
 
-fn plan() -> impl Strategy<Value = Plan> {
+fn plan() -> impl Strategy<Value = Scenario> {
     (
         any::<u64>(),
         prop::collection::vec(0u8..3, 1..=3),
@@ -37,7 +37,7 @@ fn plan() -> impl Strategy<Value = Plan> {
         prop_oneof![1 => Just(None), 3 => (112u32..500).prop_map(Some)],
         prop::collection::vec((-0.1f64..1.1, -0.1f64..1.1, prop_oneof![1u16..10, 10u16..400]), 1..6),
     )
-        .prop_map(|(seed, kinds, prior, batches, cap_kib, queries)| Plan {
+        .prop_map(|(seed, kinds, prior, batches, cap_kib, queries)| Scenario {
             seed,
             kinds,
             prior,
@@ -56,7 +56,7 @@ fn kind(k: u8) -> SeriesKind {
 }
 
 /// Build the store and the models (prior stream, if any, then the main one).
-fn build(p: &Plan) -> (Store, Vec<(StreamId, Model)>) {
+fn build(p: &Scenario) -> (Store, Vec<(StreamId, Model)>) {
     let kinds: Vec<SeriesKind> = p.kinds.iter().map(|&k| kind(k)).collect();
     let mut store = Store::new(p.cap_kib.map_or(1 << 30, |k| k as usize * 1024));
     let mut rng = Rng(p.seed | 1);
@@ -183,9 +183,9 @@ proptest! {
         let (store, streams) = build(&p);
         let (id, model) = streams.last().unwrap();
         let (id, model) = (*id, model);
-        let data = store.export_stream(id).unwrap();
+        let data = store.stream_data(id).unwrap();
         let mut copy = Store::new(1 << 30);
-        let id2 = copy.import_stream(&data).expect("import");
+        let id2 = copy.restore_stream(&data).expect("import");
         prop_assert_eq!(copy.retention(id2), store.retention(id));
         let (lo, hi) = (model.ts[0], *model.ts.last().unwrap());
         let span = (hi - lo).max(1) as f64;
@@ -276,7 +276,7 @@ proptest! {
     fn imports_of_mutated_data_never_panic(p in plan(), mutation_seed in any::<u64>()) {
         let (store, streams) = build(&p);
         let (id, _) = streams.last().unwrap();
-        let mut data = store.export_stream(*id).unwrap();
+        let mut data = store.stream_data(*id).unwrap();
         let mut rng = Rng(mutation_seed | 1);
         for _ in 0..1 + rng.below(3) {
             let v = wild(&mut rng);
@@ -302,7 +302,7 @@ proptest! {
             }
         }
         let mut copy = Store::new(1 << 30);
-        if let Ok(id2) = copy.import_stream(&data) {
+        if let Ok(id2) = copy.restore_stream(&data) {
             let mut env = Envelope::new();
             let range = copy.time_range(id2);
             for (sid, _) in copy.series(id2) {
@@ -311,7 +311,7 @@ proptest! {
                     let _ = (copy.stats(sid, t0, t1), copy.nearest(sid, t0), copy.bucket_at(sid, t1));
                 }
             }
-            let _ = copy.export_stream(id2);
+            let _ = copy.stream_data(id2);
             let row = vec![1.0; data.desc.series.len()];
             let t = range.map_or(0, |r| r.1.saturating_add(1));
             let _ = copy.append(id2, &[t, t.saturating_add(1)], &[row.clone(), row].concat());

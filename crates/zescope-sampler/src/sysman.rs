@@ -10,8 +10,10 @@
 //! notice). Only ZE_RESULT_ERROR_DEVICE_LOST ends the run. Telemetry is read at most every
 //! [`MIN_PERIOD`] (Sysman queries are slower than a memory read, and the values do not move
 //! faster). Counters (energy, active time, bytes) that go backwards — they wrapped, or the
-//! driver reset them — give no value for that read, and the next read goes on from the new value;
-//! the energy total misses that one interval.
+//! driver reset them — or leap beyond what the device can do give no value for that read, and the
+//! next read goes on from the new value (`counters`: one notice per domain the first time); the
+//! energy total misses that interval. A piece a driver answers with nothing usable — no sensors,
+//! memory bandwidth counters and maximum all zero — is left out with one notice.
 
 use std::time::{Duration, Instant};
 
@@ -20,60 +22,38 @@ use level_zero_sys::*;
 use crate::layout::Kind;
 use zescope_ze::{Device, Domain, Sysman, ZeError};
 
+use super::counters::{Anchor, Ceiling};
 use super::host::monotonic_ns;
 use super::protocol::SeriesInfo;
+use super::protocol::telemetry::throttle_description;
 use super::run::Pieces;
 
 /// Shortest time between two telemetry reads (the sampling interval when that is longer).
-pub const MIN_PERIOD: Duration = Duration::from_millis(100);
-
-/// The name of the telemetry stream (`StreamInfo::group`).
-pub const GROUP: &str = "Telemetry";
-
-/// `StreamInfo::layout` of the telemetry stream (sessions keep it: it is how a loaded stream is
-/// known as telemetry). Its `read_path` is `ReadPath::Sysman`, whose name is the same word.
-pub const LAYOUT: &str = "sysman";
-
-/// Names of the throttle reason bits, bit 0 first: what the throttle series' description lists.
-pub const THROTTLE_REASONS: [&str; 7] = [
-    "average power cap (PL1)",
-    "burst power cap (PL2)",
-    "current limit (PL4)",
-    "thermal limit",
-    "power supply alert",
-    "software frequency range",
-    "hardware frequency range",
-];
-
-/// Prefix of a throttle series' description, followed by `bit N: name` items separated by "; ".
-pub const THROTTLE_DESCRIPTION: &str = "Frequency throttle reasons as a bitmask: ";
-
-/// The description of a throttle reasons series.
-pub fn throttle_description() -> String {
-    let bits: Vec<String> = THROTTLE_REASONS.iter().enumerate().map(|(i, n)| format!("bit {i}: {n}")).collect();
-    format!("{THROTTLE_DESCRIPTION}{}", bits.join("; "))
-}
-
-/// The reason names carried by a throttle series' description (empty for any other series).
-pub fn throttle_names(description: &str) -> Vec<(u32, String)> {
-    let Some(rest) = description.strip_prefix(THROTTLE_DESCRIPTION) else {
-        return Vec::new();
-    };
-    rest.split("; ")
-        .filter_map(|item| {
-            let (bit, name) = item.strip_prefix("bit ")?.split_once(": ")?;
-            Some((bit.parse().ok().filter(|b| *b < 32)?, name.to_owned()))
-        })
-        .collect()
-}
+pub(crate) const MIN_PERIOD: Duration = Duration::from_millis(100);
 
 enum Source {
     Freq(Domain<zes_freq_handle_t>),
-    Power { d: Domain<zes_pwr_handle_t>, last: (u64, u64), total_j: f64 },
+    Power { d: Domain<zes_pwr_handle_t>, energy: Anchor, ceiling: Ceiling, total_j: f64 },
     Temp(Domain<zes_temp_handle_t>),
-    Engine { d: Domain<zes_engine_handle_t>, last: (u64, u64) },
-    Memory { d: Domain<zes_mem_handle_t>, last: Option<(u64, u64, u64)> },
+    Engine { d: Domain<zes_engine_handle_t>, active: Anchor },
+    Memory { d: Domain<zes_mem_handle_t>, bandwidth: Option<(Anchor, Anchor, Ceiling)> },
 }
+
+impl Source {
+    /// Reads whose counter went backwards or leapt, so far.
+    fn reanchored(&self) -> u64 {
+        match self {
+            Source::Power { energy, .. } => energy.reanchored,
+            Source::Engine { active, .. } => active.reanchored,
+            Source::Memory { bandwidth: Some((r, w, _)), .. } => r.reanchored + w.reanchored,
+            _ => 0,
+        }
+    }
+}
+
+/// Engine utilisation above this (%) is a counter that leapt; up to it, a driver's two clocks
+/// disagreeing slightly (shown as 100 %).
+const BUSY_CEILING: Ceiling = Ceiling(150.0);
 
 struct Item {
     source: Source,
@@ -84,27 +64,16 @@ struct Item {
     /// What it is, for the notice when it stops answering.
     label: String,
     on: bool,
+    /// A notice said its counter went backwards or leapt.
+    told_reanchor: bool,
 }
 
 /// Reads the telemetry of one device at each tick (at most every `MIN_PERIOD`).
-pub struct TelemetryReader {
+pub(crate) struct TelemetryReader {
     items: Vec<Item>,
     row: Vec<f64>,
     period: Duration,
     last_read: Option<Instant>,
-}
-
-/// The part of a counter that came since `prev`; `None` when it went backwards (wrapped or reset).
-pub fn counter_delta(prev: u64, now: u64) -> Option<u64> {
-    now.checked_sub(prev)
-}
-
-/// `delta / dt` as a rate, or NaN without a usable interval.
-fn rate(delta: Option<u64>, dt: u64, scale: f64) -> f64 {
-    match delta {
-        Some(d) if dt > 0 => d as f64 / dt as f64 * scale,
-        _ => f64::NAN,
-    }
 }
 
 /// A frequency in MHz, or NaN where the driver says "unknown" (negative).
@@ -158,30 +127,9 @@ fn tile(on_sub: ze_bool_t, id: u32) -> String {
     if on_sub != 0 { format!(" (tile {id})") } else { String::new() }
 }
 
-/// What `zescope list` shows: the pieces of telemetry a device offers ("frequency ×1, power
-/// ×1, ..."), or why none.
-pub fn summary(device: &Device) -> Result<String, String> {
-    let s = Sysman::open(device).map_err(|e| format!("no Sysman ({} answered {})", e.call, e.name()))?;
-    let mut parts = Vec::new();
-    let mut count = |what: &str, n: Result<usize, ZeError>| match n {
-        Ok(0) => {}
-        Ok(n) => parts.push(format!("{what} ×{n}")),
-        Err(_) => {}
-    };
-    count("frequency", s.frequency_domains().map(|v| v.len()));
-    count("power", s.power_domains().map(|v| v.len()));
-    count("temperature", s.temperature_sensors().map(|v| v.len()));
-    count("engines", s.engine_groups().map(|v| v.len()));
-    count("memory", s.memory_modules().map(|v| v.len()));
-    if parts.is_empty() {
-        return Err(format!("Sysman ({}) offers none of frequency, power, temperature, engines, memory", s.via.name()));
-    }
-    Ok(format!("{} (through {})", parts.join(", "), s.via.name()))
-}
-
 /// The telemetry stream of `device`: a reader and its series, or `None` when the device offers
 /// none (why is in `notices`, one line per missing piece). An error only for a lost device.
-pub fn plan(
+pub(crate) fn plan(
     device: &Device,
     interval: Duration,
     notices: &mut Vec<String>,
@@ -253,7 +201,8 @@ impl Builder<'_> {
     }
 
     fn push(&mut self, source: Source, label: String, series: Vec<SeriesInfo>) {
-        self.items.push(Item { source, first: self.series.len(), columns: series.len(), label, on: true });
+        let first = self.series.len();
+        self.items.push(Item { source, first, columns: series.len(), label, on: true, told_reanchor: false });
         self.series.extend(series);
     }
 
@@ -295,7 +244,8 @@ impl Builder<'_> {
                 series(what.clone(), "Power from the energy counter (zesPowerGetEnergyCounter)", "W"),
                 series(energy, "Energy used since the run started", "J"),
             ];
-            self.push(Source::Power { d, last: (e.energy, e.timestamp), total_j: 0.0 }, what, series);
+            let (energy, ceiling) = (Anchor::new(e.energy, e.timestamp), Ceiling::power(p.maxLimit, p.defaultLimit));
+            self.push(Source::Power { d, energy, ceiling, total_j: 0.0 }, what, series);
         }
         Ok(())
     }
@@ -318,7 +268,7 @@ impl Builder<'_> {
             let Some(a) = self.first(&what, d.activity())? else { continue };
             let name = format!("{what} utilisation");
             let series = vec![series(name, "Share of time busy (zesEngineGetActivity)", "%")];
-            self.push(Source::Engine { d, last: (a.activeTime, a.timestamp) }, what, series);
+            self.push(Source::Engine { d, active: Anchor::new(a.activeTime, a.timestamp) }, what, series);
         }
         Ok(())
     }
@@ -337,11 +287,20 @@ impl Builder<'_> {
                 series(format!("{what} total"), "Allocatable bytes (zesMemoryGetState)", "B"),
             ];
             // Bandwidth where the driver has it (many do not): two more columns.
-            let last = match d.bandwidth() {
+            let bandwidth = match d.bandwidth() {
+                // Some cards answer with every counter and the maximum at zero: nothing to plot.
+                Ok(b) if b.readCounter == 0 && b.writeCounter == 0 && b.maxBandwidth == 0 => {
+                    self.notices.push(format!(
+                        "telemetry of {what} bandwidth is off: zesMemoryGetBandwidth answers zero counters and no \
+                         maximum bandwidth"
+                    ));
+                    None
+                }
                 Ok(b) => {
                     series.push(self::series(format!("{what} read bandwidth"), "zesMemoryGetBandwidth", "B/s"));
                     series.push(self::series(format!("{what} write bandwidth"), "zesMemoryGetBandwidth", "B/s"));
-                    Some((b.readCounter, b.writeCounter, b.timestamp))
+                    let (r, w) = (Anchor::new(b.readCounter, b.timestamp), Anchor::new(b.writeCounter, b.timestamp));
+                    Some((r, w, Ceiling::bandwidth(b.maxBandwidth)))
                 }
                 Err(e) if super::optional::is_fatal(&e) => return Err(e),
                 Err(e) => {
@@ -349,22 +308,22 @@ impl Builder<'_> {
                     None
                 }
             };
-            self.push(Source::Memory { d, last }, what, series);
+            self.push(Source::Memory { d, bandwidth }, what, series);
         }
         Ok(())
     }
 }
 
 impl TelemetryReader {
-    /// The series count of the stream.
-    pub fn width(&self) -> usize {
-        self.row.len()
-    }
-
     /// One read when `MIN_PERIOD` (or the interval) has passed since the last: a sample appended
     /// to `pieces`. Returns the samples added (0 or 1). A domain that stops answering is turned
     /// off with a notice; only a lost device is an error.
-    pub fn read(&mut self, now: Instant, notices: &mut Vec<String>, pieces: &mut Pieces) -> Result<u64, ZeError> {
+    pub(crate) fn read(
+        &mut self,
+        now: Instant,
+        notices: &mut Vec<String>,
+        pieces: &mut Pieces,
+    ) -> Result<u64, ZeError> {
         if self.last_read.is_some_and(|t| now.duration_since(t) < self.period) {
             return Ok(0);
         }
@@ -376,6 +335,15 @@ impl TelemetryReader {
             }
             let out = &mut self.row[item.first..item.first + item.columns];
             match read_item(&mut item.source, out) {
+                Ok(()) if item.source.reanchored() > 0 && !item.told_reanchor => {
+                    item.told_reanchor = true;
+                    notices.push(format!(
+                        "telemetry of {}: a counter went backwards or leapt beyond what the device can do (the \
+                         driver reset it, or misread it); such reads are left empty and counting goes on from the \
+                         new value",
+                        item.label
+                    ));
+                }
                 Ok(()) => {}
                 Err(e) if super::optional::is_fatal(&e) => return Err(e),
                 Err(e) => {
@@ -399,34 +367,30 @@ fn read_item(source: &mut Source, out: &mut [f64]) -> Result<(), ZeError> {
             out[3] = mhz(s.efficient);
             out[4] = s.throttleReasons as f64;
         }
-        Source::Power { d, last, total_j } => {
+        Source::Power { d, energy, ceiling, total_j } => {
             let e = d.energy()?;
-            let delta = counter_delta(last.0, e.energy);
             // µJ per µs is W.
-            out[0] = rate(delta, e.timestamp.saturating_sub(last.1), 1.0);
+            let (watts, delta) = energy.advance(e.energy, e.timestamp, 1.0, *ceiling);
+            out[0] = watts;
             *total_j += delta.map_or(0.0, |d| d as f64 / 1e6);
             out[1] = *total_j;
-            *last = (e.energy, e.timestamp);
         }
         Source::Temp(d) => out[0] = d.celsius()?,
-        Source::Engine { d, last } => {
+        Source::Engine { d, active } => {
             let a = d.activity()?;
-            let busy = rate(counter_delta(last.0, a.activeTime), a.timestamp.saturating_sub(last.1), 100.0);
+            let (busy, _) = active.advance(a.activeTime, a.timestamp, 100.0, BUSY_CEILING);
             // Never more than 100 %: a driver's two clocks may disagree slightly.
             out[0] = busy.min(100.0);
-            *last = (a.activeTime, a.timestamp);
         }
-        Source::Memory { d, last } => {
+        Source::Memory { d, bandwidth } => {
             let s = d.state()?;
             out[0] = s.size.saturating_sub(s.free) as f64;
             out[1] = s.size as f64;
-            if let Some((r, w, t)) = last {
+            if let Some((r, w, ceiling)) = bandwidth {
                 let b = d.bandwidth()?;
                 // µs timestamps: bytes per µs × 1e6 is bytes per second.
-                let dt = b.timestamp.saturating_sub(*t);
-                out[2] = rate(counter_delta(*r, b.readCounter), dt, 1e6);
-                out[3] = rate(counter_delta(*w, b.writeCounter), dt, 1e6);
-                *last = Some((b.readCounter, b.writeCounter, b.timestamp));
+                out[2] = r.advance(b.readCounter, b.timestamp, 1e6, *ceiling).0;
+                out[3] = w.advance(b.writeCounter, b.timestamp, 1e6, *ceiling).0;
             }
         }
     }
@@ -436,25 +400,6 @@ fn read_item(source: &mut Source, out: &mut [f64]) -> Result<(), ZeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_counter_that_goes_backwards_gives_no_delta() {
-        assert_eq!(counter_delta(10, 25), Some(15));
-        assert_eq!(counter_delta(u64::MAX - 5, 3), None);
-        assert!(rate(None, 100, 1.0).is_nan());
-        assert!(rate(Some(5), 0, 1.0).is_nan());
-        assert_eq!(rate(Some(500), 100, 1.0), 5.0);
-    }
-
-    #[test]
-    fn throttle_names_round_trip_through_the_description() {
-        let names = throttle_names(&throttle_description());
-        assert_eq!(names.len(), THROTTLE_REASONS.len());
-        assert_eq!(names[0], (0, "average power cap (PL1)".to_owned()));
-        assert_eq!(names[3], (3, "thermal limit".to_owned()));
-        assert!(throttle_names("Actual clock").is_empty());
-        assert!(throttle_names(&format!("{THROTTLE_DESCRIPTION}bit 99: nonsense; bit x: y")).is_empty());
-    }
 
     #[test]
     fn single_engines_are_numbered_per_kind() {

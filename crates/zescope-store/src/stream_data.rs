@@ -1,11 +1,11 @@
-//! Snapshots of a stream's whole history (session save/load): export to plain data and import back.
+//! A stream's whole history as plain data (session save/load): taken out and restored.
 //!
 //! [`StreamData`] is the plain-data form of everything a stream holds: its
 //! coarsened history as buckets (the finest level that still holds each
 //! stretch, oldest first) and its full-resolution samples (timestamps, raw
-//! values row-major, where the gaps are). `Store::import_stream` rebuilds an
+//! values row-major, where the gaps are). `Store::restore_stream` rebuilds an
 //! equivalent stream from it, pyramid included, validating everything first:
-//! a corrupt or hostile file gives a [`StoreError::InvalidImport`] naming the
+//! a corrupt or hostile file gives a [`StoreError::InvalidData`] naming the
 //! problem, never a panic or an unbounded allocation beyond the data given.
 
 use serde::{Deserialize, Serialize};
@@ -99,17 +99,17 @@ pub struct RawData {
 const LIMIT: u64 = 1 << 56;
 
 fn bad(msg: String) -> StoreError {
-    StoreError::InvalidImport(msg)
+    StoreError::InvalidData(msg)
 }
 
 impl StreamStore {
-    pub fn export(&self) -> StreamData {
-        self.export_from(0)
+    pub(crate) fn to_data(&self) -> StreamData {
+        self.to_data_from(0)
     }
 
     /// The history with only the raw samples from ordinal `from` on (see
-    /// `Store::export_stream_from`).
-    pub fn export_from(&self, from: u64) -> StreamData {
+    /// `Store::stream_data_from`).
+    pub(crate) fn to_data_from(&self, from: u64) -> StreamData {
         let n = self.n_series();
         let mut coarse = Vec::new();
         for l in (1..=self.pyramid.top()).rev() {
@@ -183,7 +183,7 @@ impl StreamStore {
     }
 
     /// Build a stream from validated-on-the-way data.
-    pub fn import(data: &StreamData) -> Result<StreamStore, StoreError> {
+    pub(crate) fn from_data(data: &StreamData) -> Result<StreamStore, StoreError> {
         let n = data.desc.series.len();
         let mut st = StreamStore::new(data.desc.clone());
         // Where the previous bucket ended: (block, ordinal, time).
@@ -254,7 +254,7 @@ impl StreamStore {
         if data.evicted_samples > st.total.max(raw.first_ordinal) {
             return Err(bad("more evicted samples than samples before the history".into()));
         }
-        st.import_raw(raw, true)?;
+        st.restore_raw(raw, true)?;
         st.evicted = data.evicted_samples;
         if data.ended {
             st.ended = true;
@@ -265,12 +265,12 @@ impl StreamStore {
 }
 
 impl StreamStore {
-    /// Append imported full-resolution samples after what the stream holds, checking them
+    /// Append restored full-resolution samples after what the stream holds, checking them
     /// first (nothing is stored when they are refused). `first`: the stream's first raw
     /// samples, right after its coarse history, whose `first_block`, `first_ordinal`,
     /// `first_gap` and `first_rates` apply; later pieces ignore those. `raw.gaps` index `raw`'s
     /// own samples.
-    pub(crate) fn import_raw(&mut self, raw: &RawData, first: bool) -> Result<(), StoreError> {
+    pub(crate) fn restore_raw(&mut self, raw: &RawData, first: bool) -> Result<(), StoreError> {
         let n = self.n_series();
         let k = raw.timestamps.len();
         if raw.values.len() != k.saturating_mul(n) {
@@ -348,27 +348,27 @@ impl StreamStore {
 
 impl Store {
     /// Everything a stream holds, as plain data (see [`StreamData`]).
-    pub fn export_stream(&self, s: StreamId) -> Option<StreamData> {
-        self.streams.get(s.0 as usize).map(StreamStore::export)
+    pub fn stream_data(&self, s: StreamId) -> Option<StreamData> {
+        self.streams.get(s.0 as usize).map(StreamStore::to_data)
     }
 
-    /// Like [`Self::export_stream`], but `raw.timestamps` and `raw.values`
+    /// Like [`Self::stream_data`], but `raw.timestamps` and `raw.values`
     /// hold only the samples from ordinal `from` on (from the first held one
     /// if that is later); every other field, `raw.gaps` indices included,
     /// describes the whole history. For incremental checkpoints, which already
     /// have the older samples: the cost is that of the samples returned.
-    pub fn export_stream_from(&self, s: StreamId, from: u64) -> Option<StreamData> {
-        self.streams.get(s.0 as usize).map(|st| st.export_from(from))
+    pub fn stream_data_from(&self, s: StreamId, from: u64) -> Option<StreamData> {
+        self.streams.get(s.0 as usize).map(|st| st.to_data_from(from))
     }
 
-    /// Add a stream rebuilt from exported data, as a new stream of this store.
+    /// Add a stream rebuilt from its plain data, as a new stream of this store.
     /// If it does not fit under the cap, the cap policy coarsens/evicts
-    /// (oldest history first, the imported stream included).
-    pub fn import_stream(&mut self, data: &StreamData) -> Result<StreamId, StoreError> {
+    /// (oldest history first, the restored stream included).
+    pub fn restore_stream(&mut self, data: &StreamData) -> Result<StreamId, StoreError> {
         self.version += 1;
         self.history = super::grid::next_epoch();
         self.clear_decoded();
-        let st = StreamStore::import(data)?;
+        let st = StreamStore::from_data(data)?;
         if self.origin.is_none() {
             self.origin = st.oldest_time();
         }
@@ -380,20 +380,20 @@ impl Store {
         Ok(id)
     }
 
-    /// More full-resolution samples for stream `s`, imported from a session piece by piece:
-    /// `import_stream` took its head (coarse history, no raw samples, not ended), then the
+    /// More full-resolution samples for stream `s`, restored from a session piece by piece:
+    /// `restore_stream` took its head (coarse history, no raw samples, not ended), then the
     /// pieces come oldest first, the first with `first` set (see [`StreamData::raw`]; `gaps`
-    /// index the piece's own samples). The result is the stream a one-shot import of all of
+    /// index the piece's own samples). The result is the stream a one-shot restore of all of
     /// it gives (when it fits under the cap). Refused pieces store nothing.
-    pub fn import_more(&mut self, s: StreamId, raw: &RawData, first: bool) -> Result<(), StoreError> {
+    pub fn restore_more(&mut self, s: StreamId, raw: &RawData, first: bool) -> Result<(), StoreError> {
         self.version += 1;
         self.history = super::grid::next_epoch();
         self.clear_decoded();
         let i = self.idx(s)?;
         let need = self.streams[i].growth_bound(raw.timestamps.len());
-        // Best effort, as for a whole import: the cap policy makes room afterwards too.
+        // Best effort, as for a whole restore: the cap policy makes room afterwards too.
         let _ = self.make_room(need);
-        let result = self.streams[i].import_raw(raw, first);
+        let result = self.streams[i].restore_raw(raw, first);
         if self.origin.is_none() {
             self.origin = self.streams[i].oldest_time();
         }

@@ -1,10 +1,10 @@
 //! What a scrape serves: the newest decoded sample of every counter of the run, each device's
 //! info, the build info and the sampler's health, published by the serve loop and read by the HTTP
-//! workers. Scrapes only ever read a [`Snapshot`]; they never reach the sampler or Level Zero.
+//! workers. Scrapes only ever read a [`Latest`]; they never reach the sampler or Level Zero.
 //!
 //! Which families and label sets the run's values become is the run's [`Catalog`]
 //! (`zescope-openmetrics`, planned once when the run starts, the planner `export --openmetrics`
-//! uses too). Encoding goes through `prometheus-client`: a [`Collector`] over one snapshot,
+//! uses too). Encoding goes through `prometheus-client`: a [`Collector`] over one [`Latest`],
 //! encoded as OpenMetrics text or as Prometheus text 0.0.4.
 
 use std::sync::{Arc, Mutex};
@@ -18,18 +18,18 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::openmetrics::{Catalog, Labels};
-use crate::sampler::Stats;
+use crate::sampler::Health;
 
 /// The newest values and health, as the serve loop last published them.
 #[derive(Clone, Debug, Default)]
-pub struct Snapshot {
+pub struct Latest {
     /// The run's families and sample rules; `None` before the run started.
     pub catalog: Option<Arc<Catalog>>,
     /// The newest value of each series of the run (streams in order), in the driver's unit; NaN
     /// until one arrived.
     pub values: Vec<f64>,
     /// The sampler's newest health report.
-    pub stats: Option<Stats>,
+    pub health: Option<Health>,
     /// When the newest sample arrived.
     pub last_sample: Option<Instant>,
     /// Samples received since the run started.
@@ -40,19 +40,19 @@ pub struct Snapshot {
     pub errors: u64,
 }
 
-/// The snapshot the HTTP workers read: swapped whole by the serve loop, cloned (one `Arc`) by a
+/// The latest values the HTTP workers read: swapped whole by the serve loop, cloned (one `Arc`) by a
 /// scrape, so neither side holds the lock for longer than a pointer copy.
 #[derive(Clone, Debug, Default)]
-pub struct Published(Arc<Mutex<Arc<Snapshot>>>);
+pub struct Published(Arc<Mutex<Arc<Latest>>>);
 
 impl Published {
-    /// Replaces the snapshot.
-    pub fn publish(&self, s: Snapshot) {
+    /// Replaces the latest values.
+    pub fn publish(&self, s: Latest) {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Arc::new(s);
     }
 
-    /// The newest snapshot.
-    pub fn get(&self) -> Arc<Snapshot> {
+    /// The latest values.
+    pub fn get(&self) -> Arc<Latest> {
         Arc::clone(&self.0.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
@@ -84,12 +84,12 @@ impl Format {
     }
 }
 
-/// Encodes `snap` as seen at `now`; `Err` names the format that could not be encoded (writing
+/// Encodes `latest` as seen at `now`; `Err` names the format that could not be encoded (writing
 /// into a String cannot fail, so that is an encoder's or collector's bug; half a page is never
 /// served as if whole).
-pub fn encode(snap: &Arc<Snapshot>, now: Instant, format: Format) -> Result<String, String> {
+pub fn encode(latest: &Arc<Latest>, now: Instant, format: Format) -> Result<String, String> {
     let mut registry = Registry::default();
-    registry.register_collector(Box::new(View { snap: Arc::clone(snap), now }));
+    registry.register_collector(Box::new(View { latest: Arc::clone(latest), now }));
     let mut out = String::with_capacity(4096);
     let done = match format {
         Format::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &registry),
@@ -98,10 +98,10 @@ pub fn encode(snap: &Arc<Snapshot>, now: Instant, format: Format) -> Result<Stri
     done.map(|()| out).map_err(|_| format!("encoding the metrics as {} failed", format.name()))
 }
 
-/// A snapshot as a `prometheus-client` collector.
+/// The latest values as a `prometheus-client` collector.
 #[derive(Debug)]
 struct View {
-    snap: Arc<Snapshot>,
+    latest: Arc<Latest>,
     now: Instant,
 }
 
@@ -115,7 +115,7 @@ fn counter(enc: &mut DescriptorEncoder, name: &str, help: &str, v: u64) -> std::
 
 impl Collector for View {
     fn encode(&self, mut enc: DescriptorEncoder) -> std::fmt::Result {
-        let s = &*self.snap;
+        let s = &*self.latest;
         let build: Labels = vec![("version".into(), env!("CARGO_PKG_VERSION").into())];
         enc.encode_descriptor("zescope_build", "zescope's version.", None, MetricType::Info)?.encode_info(&build)?;
         if let Some(catalog) = &s.catalog {
@@ -157,7 +157,7 @@ impl Collector for View {
         }
         counter(&mut enc, "zescope_sampler_samples", "Samples received since the run started.", s.samples)?;
         counter(&mut enc, "zescope_sampler_errors", "Errors the sampler reported.", s.errors)?;
-        if let Some(st) = &s.stats {
+        if let Some(st) = &s.health {
             let hz = Unit::Other("hertz".into());
             gauge(
                 &mut enc,
@@ -166,9 +166,9 @@ impl Collector for View {
                 Some(&hz),
                 st.requested_hz,
             )?;
-            let help = "Reads per second done over the last stats window.";
+            let help = "Reads per second done over the last health window.";
             gauge(&mut enc, "zescope_sampler_achieved_rate", help, Some(&hz), st.achieved_hz)?;
-            let help = "The sampler thread's CPU time over the last stats window, as a share of one core.";
+            let help = "The sampler thread's CPU time over the last health window, as a share of one core.";
             gauge(&mut enc, "zescope_sampler_cpu", help, Some(&Unit::Other("ratio".into())), st.cpu_percent / 100.0)?;
             counter(&mut enc, "zescope_sampler_ticks", "Sampler ticks since the run started.", st.ticks)?;
             let help = "Ticks more than a whole interval after their deadline.";
@@ -233,13 +233,13 @@ mod tests {
         let names: Vec<&str> = catalog.families.iter().map(|f| f.name.as_str()).collect();
         // Time in ns and in ms are both seconds: one family; Power in mW and % are not.
         assert_eq!(names, ["zescope_time", "zescope_power", "zescope_b_power"]);
-        let snap = Arc::new(Snapshot {
+        let latest = Arc::new(Latest {
             values: vec![2e9, 1500.0, 3000.0, f64::NAN],
             catalog: Some(Arc::new(catalog)),
             running: true,
-            ..Snapshot::default()
+            ..Latest::default()
         });
-        let om = encode(&snap, Instant::now(), Format::OpenMetrics).unwrap();
+        let om = encode(&latest, Instant::now(), Format::OpenMetrics).unwrap();
         assert!(om.ends_with("# EOF\n"), "{om}");
         let line = |prefix: &str| om.lines().filter(|l| l.starts_with(prefix)).collect::<Vec<_>>();
         let time = line("zescope_time_seconds_total{");
@@ -250,7 +250,7 @@ mod tests {
         assert!(line("zescope_b_power_ratio").is_empty(), "a NaN is not served: {om}");
         assert!(om.contains("device=\"dev \\\"x\\\"\""), "label values escaped: {om}");
         assert!(om.contains("# HELP zescope_time_seconds Time 'quoted' line\n"), "{om}");
-        let text = encode(&snap, Instant::now(), Format::PrometheusText).unwrap();
+        let text = encode(&latest, Instant::now(), Format::PrometheusText).unwrap();
         assert!(!text.contains("# EOF") && text.contains("# TYPE zescope_time_seconds_total counter"), "{text}");
     }
 }

@@ -1,5 +1,7 @@
 //! What crosses the channels between the sampler thread and everyone else: plain data only.
 
+pub mod telemetry;
+
 use std::time::Duration;
 
 use crate::layout::Kind;
@@ -369,10 +371,10 @@ pub struct SampleBatch {
     pub gap_before: bool,
 }
 
-/// Sampler health over the last stats window (sent as `Event::Stats` every
-/// `Options::stats_period`).
+/// Sampler health over the last health window (sent as `Event::Health` every
+/// `Options::health_period`).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Stats {
+pub struct Health {
     /// The run these numbers are for (0: no run).
     pub run: u64,
     /// Reads per second asked for (1 / interval).
@@ -463,8 +465,8 @@ pub enum Event {
     RunStarted(RunInfo),
     /// Samples of one stream of the current run.
     Samples(SampleBatch),
-    /// Sampler health, every `Options::stats_period`.
-    Stats(Stats),
+    /// Sampler health, every `Options::health_period`.
+    Health(Health),
     /// A run ended; no more samples of it follow.
     RunStopped {
         /// The run that ended.

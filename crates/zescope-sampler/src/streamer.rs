@@ -10,14 +10,14 @@
 //! the time, not series. `ZE_RESULT_WARNING_DROPPED_DATA` is counted and starts a new piece of
 //! the plot (a gap), never ends the run.
 //!
-//! [`Streams`] owns the streamers, events and pools of a run; the teardown releases it first
-//! (close the streamers, then destroy events, then pools) and only its [`StreamsClosed`] proof
+//! [`Streamers`] owns the streamers, events and pools of a run; the teardown releases it first
+//! (close the streamers, then destroy events, then pools) and only its [`StreamersClosed`] proof
 //! lets groups be deactivated.
 
 use level_zero_sys::*;
 
 use crate::layout::Kind;
-use zescope_ze::streamer::{Event, EventPool, Streamer, calculate};
+use zescope_ze::streamer::{EventPool, NotifyEvent, Streamer, calculate};
 use zescope_ze::{Context, Device, Metric, MetricGroup, ZeError};
 
 use super::host::monotonic_ns;
@@ -26,31 +26,36 @@ use super::report_time::ReportClock;
 use super::run::Pieces;
 
 /// Longest sampling period asked of the driver (ns): ten reports per interval up to this.
-pub const DEFAULT_PERIOD_NS: u32 = 1_000_000;
+pub(crate) const DEFAULT_PERIOD_NS: u32 = 1_000_000;
 /// Shortest sampling period asked of the driver (ns).
-pub const MIN_PERIOD_NS: u32 = 10_000;
+pub(crate) const MIN_PERIOD_NS: u32 = 10_000;
+
+/// Periods (ns) tried, in order, after the driver refused a shorter one with
+/// ZE_RESULT_ERROR_INVALID_ARGUMENT: 1 ms is the floor of Intel's NPU driver (and of its kernel
+/// driver), the others are for drivers with coarser floors. The API has no query for the floor.
+pub(crate) const FALLBACK_PERIODS_NS: [u32; 3] = [1_000_000, 10_000_000, 100_000_000];
 
 /// One streamer of a run and what it needs released after it.
 struct Open {
     streamer: Option<Streamer>,
-    event: Option<Event>,
+    event: Option<NotifyEvent>,
     pool: Option<EventPool>,
 }
 
 /// Every streamer, event and pool of a run.
 #[derive(Default)]
-pub struct Streams {
+pub(crate) struct Streamers {
     open: Vec<Open>,
 }
 
 /// Proof that every streamer of the run is closed and its event and pool destroyed.
-pub struct StreamsClosed(());
+pub(crate) struct StreamersClosed(());
 
-impl Streams {
+impl Streamers {
     /// Closes every streamer, then destroys events, then pools. Each value is consumed by its
     /// call (a handle is never released twice), so a failure is reported and the teardown goes
     /// on: a driver that refuses a deactivation afterwards says so itself.
-    pub fn release(self, errors: &mut Vec<String>) -> StreamsClosed {
+    pub(crate) fn release(self, errors: &mut Vec<String>) -> StreamersClosed {
         let mut open = self.open;
         for o in &mut open {
             if let Some(s) = o.streamer.take()
@@ -73,14 +78,18 @@ impl Streams {
                 errors.push(format!("destroying a streamer's event pool: {e}"));
             }
         }
-        StreamsClosed(())
+        StreamersClosed(())
     }
 
     /// Opens a streamer on `group` (already activated): pool, event, then the streamer. What
     /// was created stays in `self` for the teardown even when a later step fails. A pool or
     /// event the driver does not offer only turns the notification off (reads happen at the
-    /// tick); the notice says so.
-    pub fn open(
+    /// tick); the notice says so. A period the driver refuses with INVALID_ARGUMENT (some refuse
+    /// periods under their floor) is followed by the longer ones of [`FALLBACK_PERIODS_NS`], the
+    /// reports per notification scaled to keep one notification per interval; a notice says
+    /// which period was refused and which one is used. If none is accepted, the first refusal is
+    /// the error.
+    pub(crate) fn open(
         &mut self,
         ctx: &Context,
         device: &Device,
@@ -103,9 +112,36 @@ impl Streams {
             Err(e) if super::optional::is_fatal(&e) => return Err(e),
             Err(e) => notices.push(super::optional::off("the streamer's notification event", &e)),
         }
-        let s = Streamer::open(ctx, device, group, period_ns, notify_every, self.open[i].event.as_ref())?;
-        self.open[i].streamer = Some(s);
-        Ok(i)
+        let event = self.open[i].event.as_ref();
+        let first = match Streamer::open(ctx, device, group, period_ns, notify_every, event) {
+            Ok(s) => {
+                self.open[i].streamer = Some(s);
+                return Ok(i);
+            }
+            Err(e) if e.code == ZE_RESULT_ERROR_INVALID_ARGUMENT => e,
+            Err(e) => return Err(e),
+        };
+        for period in FALLBACK_PERIODS_NS.into_iter().filter(|&p| p > period_ns) {
+            let notify = ((notify_every as u64 * period_ns as u64) / period as u64).max(1) as u32;
+            match Streamer::open(ctx, device, group, period, notify, event) {
+                Ok(s) => {
+                    notices.push(format!(
+                        "metric group {}: the driver refused a sampling period of {} ({} answered {}); streaming \
+                         every {} instead",
+                        group.info.name,
+                        period_text(period_ns),
+                        first.call,
+                        first.name(),
+                        period_text(s.period_ns)
+                    ));
+                    self.open[i].streamer = Some(s);
+                    return Ok(i);
+                }
+                Err(e) if e.code == ZE_RESULT_ERROR_INVALID_ARGUMENT => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Err(first)
     }
 
     fn streamer(&self, i: usize) -> &Streamer {
@@ -113,24 +149,28 @@ impl Streams {
     }
 
     /// (period ns, reports per notification) the driver wrote back for streamer `i`.
-    pub fn granted(&self, i: usize) -> (u32, u32) {
+    pub(crate) fn granted(&self, i: usize) -> (u32, u32) {
         let s = self.streamer(i);
         (s.period_ns, s.notify_every)
     }
 }
 
-/// "streamer (1.28 ms, 4 reports per notification)": how a streamed group is read.
-pub fn describe(period_ns: u32, notify_every: u32) -> String {
+/// "1.28 ms", "100 µs", "500 ns": a sampling period.
+fn period_text(period_ns: u32) -> String {
     let p = period_ns as f64;
-    let period = if p >= 1e6 {
+    if p >= 1e6 {
         format!("{} ms", p / 1e6)
     } else if p >= 1e3 {
         format!("{} µs", p / 1e3)
     } else {
         format!("{p} ns")
-    };
+    }
+}
+
+/// "streamer (1.28 ms, 4 reports per notification)": how a streamed group is read.
+pub(crate) fn describe(period_ns: u32, notify_every: u32) -> String {
     let n = if notify_every == 1 { "1 report".to_owned() } else { format!("{notify_every} reports") };
-    format!("streamer ({period}, {n} per notification)")
+    format!("streamer ({}, {n} per notification)", period_text(period_ns))
 }
 
 /// What to plot from one metric of a streamed group.
@@ -146,7 +186,7 @@ enum Column {
 
 /// How a streamed group's metrics become samples: the series they give and what to do with
 /// each metric's value.
-pub struct Plan {
+pub(crate) struct ReportPlan {
     /// The series, set after set.
     pub series: Vec<SeriesInfo>,
     columns: Vec<ColumnPlan>,
@@ -159,7 +199,7 @@ pub struct Plan {
 /// each metric what to do with it. `sets` value sets come from each report (one per sub-device
 /// of a root device): with more than one, each metric gives one series per set, named
 /// "… (sub-device k)". `None` when no chosen metric is in the group.
-pub fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<Plan> {
+pub(crate) fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<ReportPlan> {
     let sets = sets.max(1);
     let mut series = Vec::new();
     let mut plan = Vec::new();
@@ -206,15 +246,15 @@ pub fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<Plan> 
             }));
         }
     }
-    Some(Plan { series, columns: plan, time, sets })
+    Some(ReportPlan { series, columns: plan, time, sets })
 }
 
 /// What to do with one metric's value (opaque outside this module).
 #[derive(Clone, Copy)]
-pub struct ColumnPlan(Column);
+pub(crate) struct ColumnPlan(Column);
 
 /// Reads one streamed group at each tick and turns its reports into samples.
-pub struct StreamerReader {
+pub(crate) struct StreamerReader {
     index: usize,
     group: MetricGroup,
     device: Device,
@@ -234,7 +274,7 @@ pub struct StreamerReader {
 
 /// What one read of a streamer gave.
 #[derive(Default)]
-pub struct StreamRead {
+pub(crate) struct StreamRead {
     /// Reports decoded into samples.
     pub reports: u64,
     /// Reports whose time did not follow the previous sample's (not stored).
@@ -246,12 +286,12 @@ pub struct StreamRead {
 impl StreamerReader {
     /// A reader of streamer `index` of `streams`, decoding as `plan` says; a notice when its
     /// report times cannot be mapped onto the host clock.
-    pub fn new(
+    pub(crate) fn new(
         index: usize,
-        streams: &Streams,
+        streams: &Streamers,
         group: MetricGroup,
         device: Device,
-        plan: Plan,
+        plan: ReportPlan,
         notices: &mut Vec<String>,
     ) -> Self {
         let (period, _) = streams.granted(index);
@@ -281,9 +321,9 @@ impl StreamerReader {
     /// Reads what the streamer holds and appends one sample per report to `pieces` (after a
     /// gap when the driver dropped reports). A notice is added when the clock pair turns out
     /// to be unavailable, or the driver's value sets are not the sub-devices expected.
-    pub fn read(
+    pub(crate) fn read(
         &mut self,
-        streams: &Streams,
+        streams: &Streamers,
         notices: &mut Vec<String>,
         pieces: &mut Pieces,
     ) -> Result<StreamRead, ZeError> {

@@ -1,0 +1,582 @@
+//! The metric tracer and decoder of the simulated driver (`ZET_experimental_metric_tracer`) on
+//! its tracer-based group `KernelTrace`, whose exported memory the workload writes kernel events
+//! into.
+//!
+//! In-process: the whole order (export queried before activation, import, activate, tracer
+//! create and enable, notification, read, decoder, decodable metrics, decode, disable, drain,
+//! destroy decoder, destroy tracer, free, deactivate, disable metrics) with every entry checked
+//! against the ring the workload wrote and the seed's events; subsets of metrics, short buffers,
+//! sets per sub-device, the errors a driver gives, the rules and leaks, asynchronous
+//! enable/disable, dropped events, determinism, empty entry points and the knobs' checks.
+//!
+//! Through the real loaders (`tracer/loaders.rs`): the upstream loader v1.32 in direct mode and
+//! in intercept mode with the validation layer, and Debian's 1.8.12, which lacks the entry
+//! points. A C client through the upstream loader (`tracer/c_client.rs`, `c/tracer_client.c`).
+
+#[path = "tracer/c_client.rs"]
+mod c_client;
+mod common;
+#[path = "tracer/loaders.rs"]
+mod loaders;
+
+use std::time::Duration;
+
+use common::fixture::{Fixture, fixture};
+use common::tracer::check_entries;
+use level_zero_sys::*;
+use ze_sim::config::{DeviceConfig, GroupConfig, MetricConfig, Signal, SimConfig};
+use ze_sim::{Sim, ring};
+
+/// The signals of the built-in `KernelTrace`, in metric order.
+fn kernel_trace_signals() -> Vec<Signal> {
+    let cfg = SimConfig::default();
+    let g = cfg.devices[0].groups.iter().find(|g| g.name == "KernelTrace").expect("the built-in tracer group");
+    g.metrics.iter().map(|m| m.signal).collect()
+}
+
+/// Context, the tracer group imported (from a dup of its fd, queried before activation) and
+/// activated on the GPU: (context, device, group, dup fd, import, size).
+fn imported(
+    f: &Fixture,
+) -> (ze_context_handle_t, ze_device_handle_t, zet_metric_group_handle_t, i32, *mut core::ffi::c_void, usize) {
+    let d = f.gpu();
+    let g = f.raw.tracer_group(d).unwrap();
+    let e = f.raw.group(g).unwrap().export;
+    assert!(e.fd >= 0 && e.size > 0, "export before activation: fd {} size {}", e.fd, e.size);
+    let c = f.raw.context(f.drv).unwrap();
+    let dup = common::dup(e.fd);
+    let p = f.raw.import(c, d, dup, e.size).unwrap();
+    f.raw.activate(c, d, &[g]).unwrap();
+    (c, d, g, dup, p, e.size)
+}
+
+#[test]
+fn the_whole_order_gives_the_entries_the_workload_wrote_and_a_clean_report() {
+    let f = fixture(|_| {});
+    let (c, d, g, dup, p, size) = imported(&f);
+    let pool = f.raw.event_pool(c, ZE_EVENT_POOL_FLAG_HOST_VISIBLE).unwrap();
+    let ev = f.raw.event(pool).unwrap();
+    let (t, notify) = f.raw.tracer_create(c, d, &[g], 4000, ev).unwrap();
+    assert_eq!(notify, 4000usize.div_ceil(32) as u32 * 32, "rounded up to whole records");
+    assert_eq!(f.raw.tracer_read_into(t, 1024), (ZE_RESULT_NOT_READY, Vec::new()), "created disabled");
+    f.raw.tracer_enable(t, true).unwrap();
+    assert_eq!(f.raw.wait(ev, 2_000_000_000), ZE_RESULT_SUCCESS, "notified once {notify} bytes wait");
+    let (r, raw) = f.raw.tracer_read(t).unwrap();
+    assert_eq!(r, ZE_RESULT_SUCCESS);
+    assert!(raw.len() >= notify as usize, "{} bytes after the notification", raw.len());
+    let dec = f.raw.decoder_create(t).unwrap();
+    let decodable = f.raw.decodable(dec).unwrap();
+    assert_eq!(decodable.len(), 4);
+    let own = f.raw.metrics(g).unwrap();
+    assert!(decodable.iter().all(|m| !own.contains(m)), "decodable handles are distinct from the group's");
+    let types: Vec<(String, u32)> =
+        decodable.iter().map(|&m| f.raw.metric(m).map(|(n, ty, _)| (n, ty)).unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            ("KernelStart".into(), ZET_METRIC_TYPE_EVENT_EXP_START),
+            ("KernelBytes".into(), ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE),
+            ("KernelMarker".into(), ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP),
+            ("KernelEnd".into(), ZET_METRIC_TYPE_EVENT_EXP_END),
+        ]
+    );
+    let got = f.raw.decode(dec, &raw, &decodable).unwrap();
+    assert_eq!((got.sets, got.per_set.clone()), (1, vec![got.entries.len() as u32]));
+    let (seed, signals) = (1, kernel_trace_signals());
+    let mut checked = check_entries(&raw, &got.entries, &f.sim.trace_events("KernelTrace"), seed, &signals);
+    // An application reading the exported memory finds the same events (the ring's documented bytes).
+    let mapped = common::tracer::events_in_mapping(dup, size);
+    assert!(ring::parse(&raw).unwrap().iter().all(|r| mapped.contains(r)), "the records are in the exported ring");
+    f.raw.tracer_disable(t, true).unwrap();
+    // Disabled: what was collected drains, then NOT_READY with size 0.
+    loop {
+        let (r, raw) = f.raw.tracer_read_into(t, 1 << 20);
+        if r == ZE_RESULT_NOT_READY {
+            assert!(raw.is_empty());
+            break;
+        }
+        assert_eq!(r, ZE_RESULT_SUCCESS);
+        assert!(!raw.is_empty(), "a successful read of a disabled tracer has data");
+        let got = f.raw.decode(dec, &raw, &decodable).unwrap();
+        checked += check_entries(&raw, &got.entries, &f.sim.trace_events("KernelTrace"), seed, &signals);
+    }
+    assert!(checked > notify as usize / 32, "{checked} entries checked");
+    f.raw.decoder_destroy(dec).unwrap();
+    f.raw.tracer_destroy(t).unwrap();
+    f.raw.destroy_event(ev).unwrap();
+    f.raw.destroy_pool(pool).unwrap();
+    f.raw.free(c, p).unwrap();
+    common::close(dup);
+    f.raw.activate(c, d, &[]).unwrap();
+    f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d).unwrap();
+    f.raw.destroy_context(c).unwrap();
+    let r = f.sim.report();
+    assert!(r.is_clean(), "{r:?}");
+}
+
+/// A tracer enabled long enough to have collected `min` events, with its decoder.
+fn collecting(
+    f: &Fixture,
+    min: usize,
+) -> (ze_context_handle_t, zet_metric_tracer_exp_handle_t, zet_metric_decoder_exp_handle_t, Vec<zet_metric_handle_t>) {
+    let d = f.gpu();
+    let g = f.raw.tracer_group(d).unwrap();
+    let c = f.raw.context(f.drv).unwrap();
+    f.raw.activate(c, d, &[g]).unwrap();
+    let (t, _) = f.raw.tracer_create(c, d, &[g], 0, std::ptr::null_mut()).unwrap();
+    f.raw.tracer_enable(t, true).unwrap();
+    loop {
+        let (r, bytes) = f.raw.tracer_available(t);
+        if r != ZE_RESULT_SUCCESS {
+            std::thread::sleep(Duration::from_millis(20)); // no size query: give it time
+            break;
+        }
+        if bytes >= min * 32 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let dec = f.raw.decoder_create(t).unwrap();
+    let decodable = f.raw.decodable(dec).unwrap();
+    (c, t, dec, decodable)
+}
+
+fn finish(
+    f: &Fixture,
+    c: ze_context_handle_t,
+    t: zet_metric_tracer_exp_handle_t,
+    dec: zet_metric_decoder_exp_handle_t,
+) {
+    f.raw.tracer_disable(t, true).unwrap();
+    f.raw.decoder_destroy(dec).unwrap();
+    f.raw.tracer_destroy(t).unwrap();
+    f.clean_teardown(c, f.gpu());
+}
+
+#[test]
+fn a_subset_of_decodable_metrics_decodes_only_those_at_their_indices() {
+    let f = fixture(|_| {});
+    let (c, t, dec, decodable) = collecting(&f, 40);
+    let (_, raw) = f.raw.tracer_read(t).unwrap();
+    let records = ring::parse(&raw).unwrap();
+    // KernelEnd first, then KernelStart; null handles (as the conformance suite pads) ask for nothing.
+    let asked = [decodable[3], decodable[0], std::ptr::null_mut(), std::ptr::null_mut()];
+    let got = f.raw.decode(dec, &raw, &asked).unwrap();
+    let want: Vec<(u32, u64, u64)> = records
+        .iter()
+        .filter_map(|r| match r.metric {
+            3 => Some((0, r.value, r.timestamp_ns)),
+            0 => Some((1, r.value, r.timestamp_ns)),
+            _ => None,
+        })
+        .collect();
+    // SAFETY: plain data; ui64 covers the union.
+    let seen: Vec<(u32, u64, u64)> =
+        got.entries.iter().map(|e| (e.metricIndex, unsafe { e.value.ui64 }, e.timeStamp)).collect();
+    assert_eq!(seen, want);
+    assert!(seen.iter().any(|s| s.0 == 0) && seen.iter().any(|s| s.0 == 1));
+    // A group's own metric handle is not a decodable metric.
+    let own = f.raw.metrics(f.raw.tracer_group(f.gpu()).unwrap()).unwrap();
+    assert_eq!(f.raw.decode(dec, &raw, &[own[0]]).err(), Some(ZE_RESULT_ERROR_INVALID_ARGUMENT));
+    finish(&f, c, t, dec);
+    assert!(f.sim.report().is_clean());
+}
+
+#[test]
+fn short_buffers_partial_decodes_and_foreign_bytes() {
+    let f = fixture(|_| {});
+    let (c, t, dec, decodable) = collecting(&f, 16);
+    assert_eq!(f.raw.tracer_read_into(t, 31).0, ZE_RESULT_ERROR_INVALID_SIZE, "less than one record");
+    let (r, raw) = f.raw.tracer_read_into(t, 8 * 32 + 7);
+    assert_eq!((r, raw.len()), (ZE_RESULT_SUCCESS, 8 * 32), "whole records only");
+    let decode = f.raw.api.zetMetricTracerDecodeExp.unwrap();
+    let (mut raw_m, mut ms) = (raw.clone(), decodable.clone());
+    let (mut size, mut sets, mut count) = (raw.len(), 1u32, 3u32);
+    let mut entries = vec![zet_metric_entry_exp_t { metricIndex: 0xbeef, ..Default::default() }; 5];
+    // SAFETY: buffers hold what the counts say (5 entries ≥ 3, 1 set).
+    let r = unsafe {
+        decode(
+            dec,
+            &mut size,
+            raw_m.as_mut_ptr(),
+            4,
+            ms.as_mut_ptr(),
+            &mut sets,
+            std::ptr::null_mut(),
+            &mut count,
+            entries.as_mut_ptr(),
+        )
+    };
+    assert_eq!((r, count, size), (ZE_RESULT_SUCCESS, 3, 3 * 32), "three entries from the first three records");
+    assert!(entries[3..].iter().all(|e| e.metricIndex == 0xbeef), "nothing written past the count");
+    let mut torn = raw.clone();
+    torn.pop();
+    assert_eq!(f.raw.decode(dec, &torn, &decodable).err(), Some(ZE_RESULT_ERROR_INVALID_SIZE));
+    let mut foreign = raw.clone();
+    foreign[28] ^= 0x40; // the first record's tag: another group's data
+    assert_eq!(f.raw.decode(dec, &foreign, &decodable).err(), Some(ZE_RESULT_ERROR_INVALID_ARGUMENT));
+    finish(&f, c, t, dec);
+    assert!(f.sim.report().is_clean());
+}
+
+#[test]
+fn a_device_with_two_sub_devices_decodes_one_set_per_sub_device() {
+    let f = fixture(|cfg| {
+        let trace = cfg.devices[0].groups.iter().find(|g| g.tracer).unwrap().clone();
+        let tile = |name: &str| DeviceConfig {
+            name: name.into(),
+            groups: Vec::new(),
+            ..cfg.devices[0].sub_devices[0].clone()
+        };
+        cfg.devices = vec![DeviceConfig {
+            groups: vec![trace],
+            sub_devices: vec![tile("tile 0"), tile("tile 1")],
+            ..cfg.devices[0].clone()
+        }];
+    });
+    let (c, t, dec, decodable) = collecting(&f, 40);
+    let (_, raw) = f.raw.tracer_read(t).unwrap();
+    let got = f.raw.decode(dec, &raw, &decodable).unwrap();
+    assert_eq!(got.sets, 2);
+    let (a, b) = got.entries.split_at(got.per_set[0] as usize);
+    assert!(!a.is_empty() && !b.is_empty(), "kernels alternate between the tiles: {:?}", got.per_set);
+    assert!(a.iter().all(|e| e.onSubdevice == 1 && e.subdeviceId == 0));
+    assert!(b.iter().all(|e| e.onSubdevice == 1 && e.subdeviceId == 1));
+    assert!(a.windows(2).chain(b.windows(2)).all(|w| w[1].timeStamp >= w[0].timeStamp), "each set in raw order");
+    finish(&f, c, t, dec);
+    assert!(f.sim.report().is_clean());
+}
+
+#[test]
+fn errors_are_the_ones_a_driver_gives() {
+    let f = fixture(|_| {});
+    let d = f.gpu();
+    let g = f.raw.tracer_group(d).unwrap();
+    let compute = f.raw.group_by_name(d, "ComputeBasic").unwrap();
+    let c = f.raw.context(f.drv).unwrap();
+    fn null<T>() -> *mut T {
+        std::ptr::null_mut()
+    }
+    assert_eq!(
+        f.raw.tracer_create(c, d, &[g], 0, null()).err(),
+        Some(ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        "not activated"
+    );
+    f.raw.activate(c, d, &[compute, g]).unwrap();
+    assert_eq!(
+        f.raw.tracer_create(c, d, &[compute], 0, null()).err(),
+        Some(ZE_RESULT_ERROR_INVALID_ARGUMENT),
+        "not tracer-based"
+    );
+    assert_eq!(f.raw.tracer_create(null(), d, &[g], 0, null()).err(), Some(ZE_RESULT_ERROR_INVALID_NULL_HANDLE));
+    let create = f.raw.api.zetMetricTracerCreateExp.unwrap();
+    let (mut gs, mut out) = ([g], null());
+    let mut desc = zet_metric_tracer_exp_desc_t::default();
+    // SAFETY: the pointers are valid or deliberately null().
+    unsafe {
+        assert_eq!(
+            create(c, d, 1, gs.as_mut_ptr(), std::ptr::null_mut(), null(), &mut out),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER
+        );
+        assert_eq!(
+            create(c, d, 1, std::ptr::null_mut(), &mut desc, null(), &mut out),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER
+        );
+        assert_eq!(
+            create(c, d, 1, gs.as_mut_ptr(), &mut desc, null(), std::ptr::null_mut()),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER
+        );
+        desc.stype = ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP;
+        assert_eq!(create(c, d, 1, gs.as_mut_ptr(), &mut desc, null(), &mut out), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    }
+    let plain = f.raw.event_pool(c, 0).unwrap();
+    let not_host = f.raw.event(plain).unwrap();
+    assert_eq!(
+        f.raw.tracer_create(c, d, &[g], 0, not_host).err(),
+        Some(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT)
+    );
+    let (t, smallest) = f.raw.tracer_create(c, d, &[g], 0, null()).unwrap();
+    assert_eq!(smallest, 32, "0 bytes becomes one record");
+    assert_eq!(
+        f.raw.tracer_create(c, d, &[g], 0, null()).err(),
+        Some(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE),
+        "one per device"
+    );
+    f.raw.tracer_destroy(t).unwrap();
+    let (t, largest) = f.raw.tracer_create(c, d, &[g], u32::MAX, null()).unwrap();
+    assert_eq!(largest, 16384 * 32 / 2, "at most half the ring");
+    assert_eq!(f.raw.tracer_read_into(t, 4096), (ZE_RESULT_NOT_READY, Vec::new()), "never enabled");
+    let read = f.raw.api.zetMetricTracerReadDataExp.unwrap();
+    // SAFETY: deliberately null() pointers and handles.
+    unsafe {
+        assert_eq!(read(t, std::ptr::null_mut(), std::ptr::null_mut()), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        let mut size = 0;
+        assert_eq!(read(null(), &mut size, std::ptr::null_mut()), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+        assert_eq!(f.raw.api.zetMetricTracerEnableExp.unwrap()(null(), 1), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+        assert_eq!(f.raw.api.zetMetricDecoderDestroyExp.unwrap()(null()), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+        let mut dec = null();
+        assert_eq!(
+            f.raw.api.zetMetricDecoderCreateExp.unwrap()(t, std::ptr::null_mut()),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER
+        );
+        assert_eq!(f.raw.api.zetMetricDecoderCreateExp.unwrap()(t, &mut dec), ZE_RESULT_SUCCESS);
+        assert_eq!(
+            f.raw.api.zetMetricDecoderGetDecodableMetricsExp.unwrap()(dec, std::ptr::null_mut(), null()),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER
+        );
+        f.raw.decoder_destroy(dec).unwrap();
+    }
+    f.raw.tracer_destroy(t).unwrap();
+    f.raw.destroy_event(not_host).unwrap();
+    f.raw.destroy_pool(plain).unwrap();
+    f.clean_teardown(c, d);
+    assert_eq!(f.sim.report().violation_kinds(), ["wrong_stype"]);
+    assert!(f.sim.report().leaks.is_empty());
+}
+
+#[test]
+fn the_teardown_order_is_enforced_counted_and_what_is_left_leaks() {
+    let f = fixture(|_| {});
+    let (c, d, g, dup, p, _) = imported(&f);
+    let pool = f.raw.event_pool(c, ZE_EVENT_POOL_FLAG_HOST_VISIBLE).unwrap();
+    let ev = f.raw.event(pool).unwrap();
+    let (t, _) = f.raw.tracer_create(c, d, &[g], 64, ev).unwrap();
+    f.raw.tracer_enable(t, true).unwrap();
+    let dec = f.raw.decoder_create(t).unwrap();
+    let in_use = Some(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    assert_eq!(f.raw.tracer_destroy(t).err(), in_use, "still enabled");
+    assert_eq!(f.raw.decoder_destroy(dec).err(), in_use, "its tracer is enabled");
+    assert_eq!(f.raw.activate(c, d, &[]).err(), in_use, "a tracer lives on the group");
+    assert_eq!(f.raw.destroy_event(ev).err(), in_use, "the tracer's notification event");
+    assert_eq!(f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d).err(), in_use);
+    assert_eq!(f.raw.destroy_context(c).err(), in_use);
+    f.raw.tracer_disable(t, true).unwrap();
+    assert_eq!(f.raw.tracer_destroy(t).err(), in_use, "its decoder lives");
+    assert_eq!(f.raw.free(c, p).err(), in_use, "the tracer lives");
+    let r = f.sim.report();
+    assert_eq!(
+        r.violation_kinds(),
+        [
+            "tracer_destroyed_while_enabled",
+            "teardown_order",
+            "teardown_with_live_tracer",
+            "teardown_with_live_tracer",
+            "teardown_with_live_tracer",
+            "teardown_with_live_tracer",
+            "teardown_order",
+            "teardown_order",
+        ]
+    );
+    let mut leaks: Vec<&str> = r.leaks.iter().map(|l| l.kind.as_str()).collect();
+    leaks.sort();
+    assert_eq!(
+        leaks,
+        [
+            "context_not_destroyed",
+            "decoder_not_destroyed",
+            "event_not_destroyed",
+            "event_pool_not_destroyed",
+            "group_left_activated",
+            "import_not_freed",
+            "tracer_not_destroyed"
+        ]
+    );
+    f.raw.decoder_destroy(dec).unwrap();
+    f.raw.tracer_destroy(t).unwrap();
+    f.raw.destroy_event(ev).unwrap();
+    f.raw.destroy_pool(pool).unwrap();
+    f.raw.free(c, p).unwrap();
+    common::close(dup);
+    f.clean_teardown(c, d);
+    assert!(f.sim.report().leaks.is_empty());
+}
+
+#[test]
+fn asynchronous_enable_and_disable_take_effect_a_tick_later() {
+    let f = fixture(|c| c.update_period_us = 30_000);
+    let d = f.gpu();
+    let g = f.raw.tracer_group(d).unwrap();
+    let c = f.raw.context(f.drv).unwrap();
+    f.raw.activate(c, d, &[g]).unwrap();
+    let (t, _) = f.raw.tracer_create(c, d, &[g], 0, std::ptr::null_mut()).unwrap();
+    f.raw.tracer_enable(t, false).unwrap();
+    assert_eq!(f.raw.tracer_read_into(t, 1 << 16).0, ZE_RESULT_NOT_READY, "not enabled yet");
+    std::thread::sleep(Duration::from_millis(100));
+    let (r, first) = f.raw.tracer_read_into(t, 1 << 16);
+    assert_eq!(r, ZE_RESULT_SUCCESS, "enabled a tick later");
+    f.raw.tracer_disable(t, false).unwrap();
+    let (r, second) = f.raw.tracer_read_into(t, 1 << 16);
+    assert_eq!(r, ZE_RESULT_SUCCESS, "still collecting until the tick ends");
+    std::thread::sleep(Duration::from_millis(100));
+    let mut drained = first.len() + second.len();
+    loop {
+        let (r, raw) = f.raw.tracer_read_into(t, 1 << 16);
+        if r == ZE_RESULT_NOT_READY {
+            break;
+        }
+        assert_eq!(r, ZE_RESULT_SUCCESS);
+        drained += raw.len();
+    }
+    assert!(drained > 0, "events of the enabled ticks were read");
+    f.raw.tracer_destroy(t).unwrap();
+    f.clean_teardown(c, d);
+    assert!(f.sim.report().is_clean());
+}
+
+#[test]
+fn a_tracer_that_falls_behind_loses_the_oldest_and_says_so_once() {
+    let f = fixture(|c| {
+        c.update_period_us = 5000;
+        c.tracer_ring_events = 64;
+        c.tracer_events_per_tick = 64;
+    });
+    let d = f.gpu();
+    let g = f.raw.tracer_group(d).unwrap();
+    let c = f.raw.context(f.drv).unwrap();
+    f.raw.activate(c, d, &[g]).unwrap();
+    let (t, _) = f.raw.tracer_create(c, d, &[g], 0, std::ptr::null_mut()).unwrap();
+    f.raw.tracer_enable(t, true).unwrap();
+    std::thread::sleep(Duration::from_millis(30)); // ~6 ticks of 64 events into 64 slots
+    let (r, raw) = f.raw.tracer_read_into(t, 1 << 16);
+    assert_eq!(r, ZE_RESULT_WARNING_DROPPED_DATA);
+    assert!(raw.len() <= 64 * 32 && !raw.is_empty(), "{} bytes", raw.len());
+    f.raw.tracer_disable(t, true).unwrap();
+    let (r, _) = f.raw.tracer_read_into(t, 1 << 16);
+    assert!(r == ZE_RESULT_SUCCESS || r == ZE_RESULT_NOT_READY, "the warning is given once: {r:#x}");
+    f.raw.tracer_destroy(t).unwrap();
+    f.clean_teardown(c, d);
+    assert!(f.sim.report().is_clean());
+}
+
+/// The events the workload writes with `seed`, `per_tick` per tick: the first `n` (after
+/// activating the tracer group for long enough).
+fn first_events(seed: u64, per_tick: u32, n: usize) -> Vec<ring::TraceEvent> {
+    let f = fixture(|c| {
+        c.seed = seed;
+        c.tracer_events_per_tick = per_tick;
+    });
+    let d = f.gpu();
+    let g = f.raw.tracer_group(d).unwrap();
+    let c = f.raw.context(f.drv).unwrap();
+    f.raw.activate(c, d, &[g]).unwrap();
+    let mut events = Vec::new();
+    for _ in 0..2000 {
+        events = f.sim.trace_events("KernelTrace");
+        if events.len() >= n {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    f.clean_teardown(c, d);
+    assert!(events.len() >= n && events[0].seq == 0, "{} events", events.len());
+    assert_eq!(events.len() % per_tick as usize, 0, "{per_tick} events per tick");
+    events.truncate(n);
+    events
+}
+
+#[test]
+fn the_same_seed_writes_the_same_events_at_the_rate_asked() {
+    let key = |e: &ring::TraceEvent| (e.seq, e.metric, e.sub_device, e.value);
+    let a: Vec<_> = first_events(7, 8, 64).iter().map(key).collect();
+    let b: Vec<_> = first_events(7, 5, 64).iter().map(key).collect();
+    let other: Vec<_> = first_events(8, 8, 64).iter().map(key).collect();
+    assert_eq!(a, b, "the rate changes when events come, not what they are");
+    assert_ne!(a, other, "another seed writes other values");
+    let signals = kernel_trace_signals();
+    assert!(a.iter().all(|&(n, m, s, v)| (m, s, v) == ring::expected(7, 5, &signals, 1, n)), "the documented events");
+}
+
+#[test]
+fn with_no_events_asked_an_enabled_tracer_reads_nothing() {
+    let f = fixture(|c| c.tracer_events_per_tick = 0);
+    let (c, t, dec, _) = collecting(&f, 0);
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(f.raw.tracer_read_into(t, 4096), (ZE_RESULT_SUCCESS, Vec::new()), "enabled: success, no data");
+    assert_eq!(f.raw.tracer_available(t), (ZE_RESULT_SUCCESS, 0));
+    finish(&f, c, t, dec);
+    assert!(f.sim.report().is_clean());
+}
+
+#[test]
+fn the_quirk_refuses_the_size_query_as_compute_runtime_does() {
+    let f = fixture(|c| c.quirks.tracer_no_size_query = true);
+    let (c, t, dec, _) = collecting(&f, 8);
+    assert_eq!(f.raw.tracer_available(t).0, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    let (r, raw) = f.raw.tracer_read_into(t, 1 << 20);
+    assert!(r == ZE_RESULT_SUCCESS && raw.len() >= 8 * 32, "a read into a buffer still works");
+    finish(&f, c, t, dec);
+    assert!(f.sim.report().is_clean());
+}
+
+#[test]
+fn a_metric_of_the_tracer_group_cannot_join_a_created_group() {
+    let f = fixture(|_| {});
+    let d = f.gpu();
+    let a = &f.raw.api;
+    let (create, add, destroy) = (
+        a.zetMetricGroupCreateExp.unwrap(),
+        a.zetMetricGroupAddMetricExp.unwrap(),
+        a.zetMetricGroupDestroyExp.unwrap(),
+    );
+    let kernel_start = f.raw.metrics(f.raw.tracer_group(d).unwrap()).unwrap()[0];
+    let mut g = std::ptr::null_mut();
+    let mut why = [0 as core::ffi::c_char; 128];
+    let mut len = why.len();
+    // SAFETY: NUL-terminated strings, valid out-pointers and error buffer of `len` bytes.
+    unsafe {
+        assert_eq!(create(d, c"Mine".as_ptr(), c"".as_ptr(), 1, &mut g), ZE_RESULT_SUCCESS);
+        assert_eq!(add(g, kernel_start, &mut len, why.as_mut_ptr()), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        let why = std::ffi::CStr::from_ptr(why.as_ptr()).to_string_lossy();
+        assert!(why.contains("tracer-based group"), "{why}");
+        assert_eq!(destroy(g), ZE_RESULT_SUCCESS);
+    }
+    assert!(f.sim.report().is_clean());
+}
+
+#[test]
+fn the_tracer_entry_points_can_be_left_empty() {
+    let names = [
+        "zetMetricTracerCreateExp",
+        "zetMetricTracerDestroyExp",
+        "zetMetricTracerEnableExp",
+        "zetMetricTracerDisableExp",
+        "zetMetricTracerReadDataExp",
+        "zetMetricDecoderCreateExp",
+        "zetMetricDecoderDestroyExp",
+        "zetMetricDecoderGetDecodableMetricsExp",
+        "zetMetricTracerDecodeExp",
+    ];
+    assert!(names.iter().all(|n| SimConfig::optional_entry_points().contains(n)));
+    let sim =
+        Sim::new(SimConfig { empty_entry_points: names.iter().map(|n| n.to_string()).collect(), ..Default::default() });
+    let a = sim.api();
+    assert!(a.zetMetricTracerCreateExp.is_none() && a.zetMetricTracerDecodeExp.is_none());
+    assert!(a.zetMetricDecoderGetDecodableMetricsExp.is_none() && a.zetMetricTracerReadDataExp.is_none());
+    assert!(Sim::new(SimConfig::default()).api().zetMetricTracerCreateExp.is_some());
+}
+
+#[test]
+fn the_tracer_knobs_and_groups_are_checked_with_the_field_named() {
+    let err = |text: &str| SimConfig::from_ron(text, "cfg").unwrap_err().0;
+    assert!(
+        err("(tracer_events_per_tick: 70000, tracer_ring_events: 100000)").contains("tracer_events_per_tick = 70000")
+    );
+    assert!(err("(tracer_events_per_tick: 65, tracer_ring_events: 64)").contains("above tracer_ring_events"));
+    assert!(err("(tracer_ring_events: 10)").contains("tracer_ring_events = 10"));
+    let group = |tracer: bool, signal: Signal| {
+        let g = GroupConfig {
+            name: "G".into(),
+            tracer,
+            metrics: vec![MetricConfig { name: "M".into(), signal, ..Default::default() }],
+            ..Default::default()
+        };
+        SimConfig { devices: vec![DeviceConfig { groups: vec![g], ..Default::default() }], ..Default::default() }
+            .validate()
+    };
+    assert!(group(true, Signal::GpuTime).unwrap_err().contains("devices[0].groups[0].metrics[0]"));
+    assert!(group(false, Signal::KernelStart).unwrap_err().contains("outside a tracer group"));
+    assert!(group(true, Signal::KernelMarker).is_ok());
+    let ok =
+        SimConfig::from_ron("(update_period_us: 10, tracer_events_per_tick: 65536, tracer_ring_events: 65536)", "cfg");
+    assert!(ok.is_ok(), "the fastest setting is accepted: {ok:?}");
+}

@@ -1,0 +1,127 @@
+//! Rates from the telemetry's cumulative counters (energy µJ, engine active time µs, memory
+//! bytes), and which of them to believe.
+//!
+//! The API does not say how wide a counter is, and drivers have been seen to make them jump: an
+//! energy counter of ~22 MJ read as ~200 J for a while and then as ~22 MJ again (compute-runtime,
+//! on idle cards). A naive client subtracts and plots terawatts. The rules here:
+//!
+//! - a counter that went backwards gives no rate for that read (a gap), never a negative one;
+//! - a rate above what the device can do (its [`Ceiling`]) gives none either: the counter leapt;
+//! - either way the next read goes on from the new value (the counter is re-anchored), so a
+//!   counter that fell for good resumes at once and a glitch costs two reads.
+
+/// The part of a counter that came since `prev`; `None` when it went backwards (wrapped or reset).
+pub(crate) fn counter_delta(prev: u64, now: u64) -> Option<u64> {
+    now.checked_sub(prev)
+}
+
+/// `delta / dt × scale` as a rate, or NaN without a usable interval.
+pub(crate) fn rate(delta: Option<u64>, dt: u64, scale: f64) -> f64 {
+    match delta {
+        Some(d) if dt > 0 => d as f64 / dt as f64 * scale,
+        _ => f64::NAN,
+    }
+}
+
+/// Power a device is taken to reach at most when its power domain gives no limit: above any
+/// single accelerator card or module sold.
+pub(crate) const UNKNOWN_POWER_CEILING_W: f64 = 10_000.0;
+
+/// The highest rate a counter is believed at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Ceiling(pub f64);
+
+impl Ceiling {
+    /// Watts from a power domain's limits (mW, -1 or 0 when unknown): four times the larger of
+    /// the maximum and default limit (bursts above the sustained limit are short and smaller),
+    /// at least 50 W; [`UNKNOWN_POWER_CEILING_W`] without a limit.
+    pub(crate) fn power(max_limit_mw: i32, default_limit_mw: i32) -> Ceiling {
+        let limit = max_limit_mw.max(default_limit_mw);
+        if limit > 0 { Ceiling((4.0 * limit as f64 / 1e3).max(50.0)) } else { Ceiling(UNKNOWN_POWER_CEILING_W) }
+    }
+
+    /// Bytes per second from a memory module's `maxBandwidth` (B/s, 0 when unknown): four times
+    /// it, or no ceiling.
+    pub(crate) fn bandwidth(max_bandwidth: u64) -> Ceiling {
+        Ceiling(if max_bandwidth > 0 { 4.0 * max_bandwidth as f64 } else { f64::INFINITY })
+    }
+
+    /// `rate` when it is believable, else NaN.
+    pub(crate) fn check(self, rate: f64) -> f64 {
+        if rate > self.0 { f64::NAN } else { rate }
+    }
+}
+
+/// A counter's last (value, µs timestamp), and how often it was re-anchored.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Anchor {
+    last: (u64, u64),
+    /// Reads whose counter went backwards or leapt past the ceiling.
+    pub(crate) reanchored: u64,
+}
+
+impl Anchor {
+    /// Anchored at a first read.
+    pub(crate) fn new(value: u64, timestamp: u64) -> Anchor {
+        Anchor { last: (value, timestamp), reanchored: 0 }
+    }
+
+    /// The rate (per second × `scale` per unit of counter per µs) since the last read, within
+    /// `ceiling`, and the increase it stands for; (NaN, None) for a read that went backwards or
+    /// leapt, which re-anchors. Anchored at this read either way.
+    pub(crate) fn advance(&mut self, value: u64, timestamp: u64, scale: f64, ceiling: Ceiling) -> (f64, Option<u64>) {
+        let delta = counter_delta(self.last.0, value);
+        let r = ceiling.check(rate(delta, timestamp.saturating_sub(self.last.1), scale));
+        self.last = (value, timestamp);
+        if delta.is_none() || (r.is_nan() && delta.is_some_and(|d| d > 0)) {
+            self.reanchored += 1;
+            return (f64::NAN, None);
+        }
+        (r, delta)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_counter_that_goes_backwards_gives_no_delta() {
+        assert_eq!(counter_delta(10, 25), Some(15));
+        assert_eq!(counter_delta(u64::MAX - 5, 3), None);
+        assert!(rate(None, 100, 1.0).is_nan());
+        assert!(rate(Some(5), 0, 1.0).is_nan());
+        assert_eq!(rate(Some(500), 100, 1.0), 5.0);
+    }
+
+    #[test]
+    fn an_energy_counter_that_falls_to_200_joules_and_comes_back_gives_two_gaps_and_no_spike() {
+        // 150 W from a counter at ~22 MJ, read every 100 ms (µJ, µs).
+        let ceiling = Ceiling::power(216_000, 180_000);
+        assert_eq!(ceiling, Ceiling(864.0));
+        let mut a = Anchor::new(22_000_000_000_000, 0);
+        let mut watts = Vec::new();
+        let reads = [22_000_015_000_000, 200_000_000, 215_000_000, 22_000_060_000_000, 22_000_075_000_000];
+        for (i, &e) in reads.iter().enumerate() {
+            watts.push(a.advance(e, (i as u64 + 1) * 100_000, 1.0, ceiling).0);
+        }
+        assert_eq!(watts[0], 150.0);
+        assert!(watts[1].is_nan(), "the fall is a gap, not a negative rate");
+        assert_eq!(watts[2], 150.0, "counting goes on from the fallen value");
+        assert!(watts[3].is_nan(), "the way back up is a gap, not ~220 MW");
+        assert_eq!(watts[4], 150.0);
+        assert_eq!(a.reanchored, 2);
+    }
+
+    #[test]
+    fn ceilings_come_from_the_limits_or_a_bound_no_device_reaches() {
+        assert_eq!(Ceiling::power(-1, -1), Ceiling(UNKNOWN_POWER_CEILING_W));
+        assert_eq!(Ceiling::power(0, 5_000), Ceiling(50.0), "at least 50 W");
+        assert!(Ceiling::bandwidth(0).check(1e15).is_finite());
+        assert!(Ceiling::bandwidth(1_000).check(5_000.0).is_nan());
+        // An idle counter (no increase) is not a leap, whatever the ceiling.
+        let mut a = Anchor::new(5, 0);
+        assert_eq!(a.advance(5, 100, 1.0, Ceiling(0.0)), (0.0, Some(0)));
+        assert_eq!(a.reanchored, 0);
+    }
+}

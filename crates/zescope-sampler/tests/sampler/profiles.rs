@@ -1,0 +1,105 @@
+//! Runs on drivers that behave as the public ones do (ze-sim's profiles, `docs/ze-sim.md`): the
+//! NPU driver's 1 ms period floor is met by a longer period with one notice, its missing Sysman
+//! pieces are one notice each; compute-runtime's energy counter that falls to ~200 J and comes
+//! back gives gaps, never a power spike, and its missing temperature sensors and zero memory
+//! bandwidth are one notice each. Every run keeps going and tears down clean.
+
+use std::time::{Duration, Instant};
+
+use ze_sim::config::Profile;
+use zescope_sampler::testing::*;
+use zescope_sampler::{Command, Event, RunInfo, SamplerHandle};
+
+fn on_profile(p: Profile) -> std::sync::Arc<ze_sim::Sim> {
+    sim(|c| {
+        c.profile = Some(p);
+        c.devices = p.devices();
+        // The NPU driver has no run-time enable: metrics as zescope's own process enables them.
+        c.metrics = ze_sim::config::MetricsEnable::Always;
+    })
+}
+
+/// Starts a run of `group` every millisecond with telemetry.
+fn start(h: &SamplerHandle, group: &str) -> RunInfo {
+    let mut cfg = run_config(&[group]);
+    cfg.telemetry = true;
+    h.send(Command::Start(cfg));
+    wait_for(h, T, |e| match e {
+        Event::RunStarted(i) => Some(i.clone()),
+        Event::Error(e) => panic!("run failed: {e:?}"),
+        _ => None,
+    })
+}
+
+/// Collects every notice and the samples of stream `stream` until `until` passes; fails on an
+/// error or a stop.
+fn watch(h: &SamplerHandle, stream: usize, until: Instant) -> (Vec<String>, Vec<(i64, Vec<f64>)>) {
+    let (mut notices, mut rows) = (Vec::new(), Vec::new());
+    while Instant::now() < until {
+        match h.events.recv_timeout(Duration::from_millis(50)) {
+            Ok(Event::Notice { message, .. }) => notices.push(message),
+            Ok(Event::Samples(b)) if b.stream == stream => {
+                let w = b.values.len() / b.timestamps.len().max(1);
+                rows.extend(b.timestamps.iter().zip(b.values.chunks(w.max(1))).map(|(&t, v)| (t, v.to_vec())));
+            }
+            Ok(e @ (Event::Error(_) | Event::RunStopped { .. })) => panic!("the run ended: {e:?}"),
+            _ => {}
+        }
+    }
+    (notices, rows)
+}
+
+fn count(notices: &[String], part: &str) -> usize {
+    notices.iter().filter(|n| n.contains(part)).count()
+}
+
+fn stop_clean(h: &SamplerHandle, sim: &ze_sim::Sim) {
+    h.send(Command::Stop);
+    wait_for(h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+    shut_down(h);
+}
+
+#[test]
+fn on_the_npu_driver_a_refused_period_becomes_its_floor_and_the_run_keeps_going() {
+    let sim = on_profile(Profile::NpuDriverLike);
+    let h = sampler_on(&sim);
+    let info = start(&h, "NocTraffic");
+    let n = &info.notices;
+    assert_eq!(count(n, "refused a sampling period of 100 µs"), 1, "{n:#?}");
+    assert_eq!(count(n, "streaming every 1 ms instead"), 1, "{n:#?}");
+    assert_eq!(info.streams[0].layout, "streamer (1 ms, 1 report per notification)");
+    for piece in ["frequency domains", "power domains", "temperature sensors", "memory modules"] {
+        assert_eq!(count(n, piece), 1, "one notice for the missing {piece}: {n:#?}");
+    }
+    let (later, rows) = watch(&h, 0, Instant::now() + Duration::from_millis(600));
+    assert!(later.is_empty(), "nothing more to say: {later:?}");
+    // 1 ms reports, stamped 1 ms apart, read at every tick (not once per 1024 reports).
+    assert!(rows.len() >= 300, "{} reports in 600 ms", rows.len());
+    assert!(rows.windows(2).all(|w| w[1].0 - w[0].0 == 1_000_000), "one sample per 1 ms report");
+    stop_clean(&h, &sim);
+}
+
+#[test]
+fn on_compute_runtime_a_falling_energy_counter_gives_gaps_not_spikes() {
+    let born = Instant::now();
+    let sim = on_profile(Profile::ComputeRuntimeLike);
+    let h = sampler_on(&sim);
+    let info = start(&h, "RenderBasic");
+    let n = &info.notices;
+    assert_eq!(count(n, "no temperature sensors"), 1, "{n:#?}");
+    assert_eq!(count(n, "Memory bandwidth is off"), 1, "{n:#?}");
+    let t = info.streams.iter().find(|s| s.group == "Telemetry").expect("a telemetry stream");
+    assert!(t.series.iter().all(|s| !s.name.contains("temperature") && !s.name.contains("bandwidth")));
+    let power = t.series.iter().position(|s| s.name == "Package power").unwrap();
+    // The counter falls at 1.5 s after the driver started and is back at 1.8 s.
+    let (later, rows) = watch(&h, t.index, born + Duration::from_millis(2600));
+    assert_eq!(count(&later, "went backwards or leapt"), 1, "{later:#?}");
+    let watts: Vec<f64> = rows.iter().map(|(_, r)| r[power]).collect();
+    let (good, gaps): (Vec<f64>, Vec<f64>) = watts.iter().partition(|w| w.is_finite());
+    assert!(good.len() >= 10, "{watts:?}");
+    // Within 1 % (the counter's µs timestamps round the interval).
+    assert!(good.iter().all(|w| (8.0 * 0.99..=180.0 * 1.01).contains(w)), "within the simulated 8..=180 W: {watts:?}");
+    assert!((1..=4).contains(&gaps.len()), "the fall and the way back are gaps: {watts:?}");
+    stop_clean(&h, &sim);
+}
