@@ -1,5 +1,5 @@
-//! Metric catalogues: the built-in one (a handful of groups per device, `crate::config`'s
-//! default) or a realistic one, the size and shape of a real Intel GPU's, chosen with
+//! Metric catalogues: the built-in one (a handful of groups per device, the default
+//! `SimConfig`'s) or a realistic one, the size and shape of a real Intel GPU's, chosen with
 //! `SimConfig::catalog`.
 //!
 //! # The realistic catalogue
@@ -26,6 +26,8 @@
 //!   (16 XeCores, 16 L3 banks, 8 slices, 8 memory channels, 8 Xe Links).
 //! - `EuStallSampling` (domain 1): event-based only, so zescope cannot read it (as a real IP
 //!   sampling group it needs its own reader).
+//! - The built-in model's tracer-based `KernelTrace` is not in it: a realistic GPU's groups are
+//!   what the time-based streamer and exported memory read.
 //! - `EngineActivity` (domain 2) and `MemoryBandwidth` (domain 3): exported as one DMA-BUF each
 //!   (ze-sim's buffer format, which zescope's built-in `ze-sim (any group)` layout decodes by
 //!   the metrics' result types), read as exported memory.
