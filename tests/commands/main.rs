@@ -1,10 +1,13 @@
 //! The command line's tests, one binary: each module runs the `zescope` binary as a user does
 //! (`support::zescope`, with a clean environment) and checks what a feature does —
 //! `dashboard` (the Grafana dashboard and alert rules of `dist/`, against a real Prometheus
-//! scraping `serve`), `doctor`, `export` and `hostile_bounds` (memory bounds of a load), `man_pages` (man pages and
-//! completions), `list`, `open` (a file argument), `record`, `markers`, `serve`, several devices, faults and the series it lays out (`serve*`), the same series
-//! live and backfilled (`openmetrics_same_series`), the processes using each device in `record`'s
-//! files and `serve --processes` (`processes`), sessions written by
+//! scraping `serve`), `doctor`, `export` and `hostile_bounds` (memory bounds of a load),
+//! `man_pages` (man pages and completions), `list` (and on a realistic catalogue,
+//! `list_catalog`), `open` (a file argument), `record` (and its globs on a realistic catalogue,
+//! `record_globs`), `markers`, `serve`, several devices, faults, the series it lays out and the
+//! groups a big catalogue exposes (`serve*`), the same series live and backfilled
+//! (`openmetrics_same_series`), the processes using each device in `record`'s files and `serve
+//! --processes` (`processes`), sessions written by
 //! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
 //! every source through the real Level Zero loaders (`loader_*`; `loader_profiles`: drivers that
 //! behave as Intel's NPU driver and compute-runtime do, found by the loader's own discovery).
@@ -16,6 +19,7 @@ mod doctor;
 mod export;
 mod hostile_bounds;
 mod list;
+mod list_catalog;
 mod loader_matrix;
 mod loader_profiles;
 mod loader_telemetry;
@@ -25,7 +29,9 @@ mod open;
 mod openmetrics_same_series;
 mod processes;
 mod record;
+mod record_globs;
 mod serve;
+mod serve_catalog;
 mod serve_devices;
 mod serve_faults;
 mod serve_layout;

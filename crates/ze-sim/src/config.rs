@@ -16,6 +16,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::catalog::Catalog;
+pub use crate::catalog::model::Model;
 pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
 pub use crate::profile::Profile;
 pub use crate::sysman::{EnergyDrop, ProcessesConfig, SysmanConfig, SysmanPiece};
@@ -81,6 +83,11 @@ pub struct SimConfig {
     /// A public driver's behaviours, bundled ([`Profile`]): turned on on top of the rest when
     /// an instance is created ([`SimConfig::resolved`]). `None` (default): only what is listed.
     pub profile: Option<Profile>,
+    /// The metric groups of the GPU devices: `Builtin` (default) keeps each device's `groups`;
+    /// `Realistic` gives every GPU device (root and sub-device) a catalogue the size of a real
+    /// Intel GPU's in their place (34 groups, about 1,300 metrics; `crate::catalog` describes
+    /// it). NPUs keep their groups.
+    pub catalog: Catalog,
 }
 
 /// When metric groups are visible to the application (`zetMetricGroupGet` answers them).
@@ -239,6 +246,9 @@ pub enum Signal {
     /// Tracer event: a marker with only a timestamp; the value is 0 and means nothing
     /// (EVENT_EXP_TIMESTAMP, u64).
     KernelMarker,
+    /// A counter described as a real driver describes it (metric type, result type, unit) whose
+    /// value follows the workload as its model says (`crate::catalog::model`).
+    Modelled(Model),
 }
 
 impl Signal {
@@ -247,7 +257,7 @@ impl Signal {
         matches!(
             self,
             Signal::GpuTime | Signal::BusyCycles | Signal::BytesRead | Signal::BytesWritten | Signal::Inferences
-        )
+        ) || matches!(self, Signal::Modelled(m) if m.is_cumulative())
     }
 
     /// Is this an event of a tracer-based group (written into its ring, not a counter)?
@@ -271,6 +281,7 @@ impl Signal {
             Signal::KernelStart | Signal::KernelEnd => "kernel id",
             Signal::KernelBytes => "bytes",
             Signal::KernelMarker => "events",
+            Signal::Modelled(m) => m.unit.text(),
         }
     }
 }

@@ -334,8 +334,9 @@ impl ExportBuffer {
                 words.push(raw);
                 values.push(raw as f64);
             } else {
-                words.push(level.to_bits());
-                values.push(level);
+                let (word, value) = crate::catalog::gauge(c.signal, level);
+                words.push(word);
+                values.push(value);
             }
         }
         if let Some(seq) = self.sequence() {

@@ -237,6 +237,7 @@ impl Instance {
             None => ZET_VALUE_TYPE_FLOAT64,
         };
         put_str(&mut p.resultUnits, m.cfg.signal.unit());
+        crate::catalog::override_types(m.cfg.signal, per_metric, &mut p.metricType, &mut p.resultType);
         if self.config.quirks.overwrite_pnext {
             p.pNext = self.clobber();
         }

@@ -367,8 +367,10 @@ impl Instance {
                     _ => zet_typed_value_t { r#type: ZET_VALUE_TYPE_FLOAT64, value: zet_value_t { fp64: m } },
                 };
             }
+            crate::catalog::retype(&grp.metrics, &mut last);
             return Ok(last);
         }
+        crate::catalog::retype(&grp.metrics, &mut out);
         Ok(out)
     }
 }
@@ -394,7 +396,7 @@ impl Instance {
         let sets = (0..subs)
             .map(|k| {
                 let f = 1.0 - k as f64 / (2.0 * subs as f64);
-                whole
+                let mut set: Vec<zet_typed_value_t> = whole
                     .iter()
                     .enumerate()
                     .map(|(i, v)| match grp.metrics[i % n].cfg.signal {
@@ -408,7 +410,9 @@ impl Instance {
                             value: zet_value_t { fp64: v.as_f64().unwrap_or(0.0) * f },
                         },
                     })
-                    .collect()
+                    .collect();
+                crate::catalog::retype(&grp.metrics, &mut set);
+                set
             })
             .collect();
         Ok(sets)
