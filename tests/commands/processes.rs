@@ -1,6 +1,6 @@
 //! The processes using each device, as the commands give them, on the simulated driver with a
 //! short schedule (its media process exits at 1.2 s and its pid is given to a new process at
-//! 2.2 s): `record --out run.csv` writes `run.processes.csv` beside the samples (the reused pid
+//! 2.8 s, more than a snapshot period later): `record --out run.csv` writes `run.processes.csv` beside the samples (the reused pid
 //! as two processes, `zescope` itself by its command, the others "not on this host"); `record
 //! --out run.ron` keeps them in the session; `--no-telemetry` reads none; `serve --processes`
 //! serves at most `--top-processes` per device, by memory, and plain `serve` none.
@@ -12,13 +12,13 @@ use crate::support::serve::{OPENMETRICS, Serve, get};
 use crate::support::text;
 
 /// A schedule short enough for a few seconds of recording.
-const SCHEDULE: &str = "(sysman: (processes: (exit_at_ms: 1200, reuse_at_ms: 2200, job_period_ms: 0)))";
+const SCHEDULE: &str = "(sysman: (processes: (exit_at_ms: 1200, reuse_at_ms: 2800, job_period_ms: 0)))";
 
 fn record(dir: &std::path::Path, out: &str, extra: &[&str]) -> std::process::Output {
     let config = dir.join("sim.ron");
     std::fs::write(&config, SCHEDULE).unwrap();
     crate::support::zescope()
-        .args(["--source", "sim", "record", "--interval", "20ms", "--duration", "3500ms", "--out"])
+        .args(["--source", "sim", "record", "--interval", "20ms", "--duration", "4500ms", "--out"])
         .arg(dir.join(out))
         .args(extra)
         .env("ZE_SIM_CONFIG", &config)

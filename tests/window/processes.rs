@@ -1,5 +1,6 @@
 //! View → Processes, driven by egui_kittest against a real sampler thread on a private simulated
-//! driver whose media process exits at 0.8 s and whose pid a new process takes at 1.6 s: the
+//! driver whose media process exits at 0.8 s and whose pid a new process takes at 2.4 s (more
+//! than a snapshot period later, so a snapshot falls between, however the run is late): the
 //! table lists the GPU's processes (pid, command or "(not on this host)", engines), the reused
 //! pid as two rows, and a click on a heading sorts the rows by that column, again the other way.
 
@@ -34,7 +35,7 @@ fn reused_twice(a: &ZescopeApp) -> bool {
 fn the_process_table_lists_each_process_once_and_sorts_by_a_clicked_column() {
     let sim = crate::support::sim(|c| {
         c.sysman.processes =
-            ProcessesConfig { exit_at_ms: 800, reuse_at_ms: 1600, job_period_ms: 0, include_self: true };
+            ProcessesConfig { exit_at_ms: 800, reuse_at_ms: 2400, job_period_ms: 0, include_self: true };
     });
     let mut h = crate::support::harness_on(&sim);
     h.step();

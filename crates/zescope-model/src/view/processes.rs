@@ -10,8 +10,9 @@
 //! snapshot ends its process there; listed again later, it is a new process (a pid the host gave
 //! to another program, or a program that let go of the device and came back: zescope cannot tell
 //! them apart and does not guess). For a pid of this host, its start time (`/proc/PID/stat`) is
-//! also compared at each snapshot, so a pid reused between two snapshots is two processes too.
-//! When a run stops, its processes end.
+//! also compared at each snapshot, so a pid reused between two snapshots is two processes too;
+//! a pid of another host (or pid namespace) reused between two snapshots, a second apart, cannot
+//! be told apart and stays one process. When a run stops, its processes end.
 //!
 //! A process's command is looked up once, when it is first listed: `/proc/PID/comm` (else the
 //! first word of `/proc/PID/cmdline`). A pid not on this host — the driver's answer for another
