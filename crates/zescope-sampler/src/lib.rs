@@ -24,6 +24,7 @@ pub mod layout;
 mod optional;
 mod outbox;
 pub mod protocol;
+mod report_plan;
 mod report_time;
 mod run;
 mod setup;
