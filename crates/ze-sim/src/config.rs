@@ -14,6 +14,7 @@
 //! (4096, synthetic counters included). Errors name the variable, the file and RON's
 //! line/column or the field.
 
+use level_zero_sys::*;
 use serde::{Deserialize, Serialize};
 
 pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
@@ -221,6 +222,12 @@ pub enum Signal {
     Inferences,
     /// A deterministic wave, for synthetic counters.
     Synthetic,
+    /// A state: the id of the context the engine runs (0 while idle, one id per phase of the
+    /// workload), a RAW metric with u64 results, as real drivers report `ContextId`.
+    ContextId,
+    /// A state: 1 while the engine is held at its power limit (the compute phase), else 0; a
+    /// FLAG metric with bool8 results.
+    Throttled,
     /// The device time of a report, ns (the timestamp metric of a streamable group).
     Timestamp,
     /// Tracer event: a kernel began; the value is its id (metric type EVENT_EXP_START, u64).
@@ -244,6 +251,48 @@ impl Signal {
         )
     }
 
+    /// The `zet_metric_type_t` a metric of this signal reports (a group that exports memory per
+    /// metric reports the export marker type instead): busy time is a DURATION, counts are
+    /// EVENTs, bytes moved a THROUGHPUT, averages over the interval (frequency, power)
+    /// THROUGHPUTs in their per-time unit, a share of time a RATIO, raw readings (temperature,
+    /// a context id) RAW, a flag a FLAG; a tracer event its event type.
+    pub(crate) fn metric_type(self) -> zet_metric_type_t {
+        match self {
+            Signal::GpuTime => ZET_METRIC_TYPE_DURATION,
+            Signal::BusyCycles | Signal::Inferences => ZET_METRIC_TYPE_EVENT,
+            Signal::BytesRead | Signal::BytesWritten => ZET_METRIC_TYPE_THROUGHPUT,
+            Signal::FrequencyMhz | Signal::PowerWatts => ZET_METRIC_TYPE_THROUGHPUT,
+            Signal::UtilizationPercent | Signal::Synthetic => ZET_METRIC_TYPE_RATIO,
+            Signal::TemperatureC | Signal::ContextId => ZET_METRIC_TYPE_RAW,
+            Signal::Throttled => ZET_METRIC_TYPE_FLAG,
+            Signal::Timestamp => ZET_METRIC_TYPE_TIMESTAMP,
+            Signal::KernelStart => ZET_METRIC_TYPE_EVENT_EXP_START,
+            Signal::KernelEnd => ZET_METRIC_TYPE_EVENT_EXP_END,
+            Signal::KernelBytes => ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE,
+            Signal::KernelMarker => ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP,
+        }
+    }
+
+    /// The `zet_value_type_t` of its results: u64 for counters, timestamps and ids, bool8 for a
+    /// flag, u32 for the wrapping tracer total, f64 for levels.
+    pub(crate) fn result_type(self) -> zet_value_type_t {
+        match self {
+            Signal::KernelBytes => ZET_VALUE_TYPE_UINT32,
+            Signal::Throttled => ZET_VALUE_TYPE_BOOL8,
+            s if s.is_cumulative() => ZET_VALUE_TYPE_UINT64,
+            Signal::Timestamp | Signal::ContextId | Signal::KernelStart | Signal::KernelEnd | Signal::KernelMarker => {
+                ZET_VALUE_TYPE_UINT64
+            }
+            _ => ZET_VALUE_TYPE_FLOAT64,
+        }
+    }
+
+    /// Is this a level whose value is an integer (an id, a flag), written as a whole number
+    /// rather than as the bits of an `f64`?
+    pub(crate) fn is_integer_level(self) -> bool {
+        matches!(self, Signal::ContextId | Signal::Throttled)
+    }
+
     /// Is this an event of a tracer-based group (written into its ring, not a counter)?
     pub(crate) fn is_trace_event(self) -> bool {
         matches!(self, Signal::KernelStart | Signal::KernelEnd | Signal::KernelBytes | Signal::KernelMarker)
@@ -260,6 +309,7 @@ impl Signal {
             Signal::PowerWatts => "W",
             Signal::TemperatureC => "C",
             Signal::Inferences => "inferences",
+            Signal::ContextId | Signal::Throttled => "",
             Signal::Synthetic => "units",
             Signal::Timestamp => "ns",
             Signal::KernelStart | Signal::KernelEnd => "kernel id",

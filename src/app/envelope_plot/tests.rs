@@ -49,7 +49,7 @@ fn band(cols: &[EnvelopeColumn], y_clip: (f32, f32)) -> Mesh {
     let map = ScreenMap { t_ref: 0, x_ref: 0.0, x_scale: 1e-3, v_ref: 0.0, y_ref: 200.0, y_scale: -1.0, y_clip };
     let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
     for r in gap_free_runs(cols) {
-        assert!(run(STYLE, r, true, &map, &mut mesh, &mut shapes, &mut joins));
+        assert!(run(STYLE, r, true, false, &map, &mut mesh, &mut shapes, &mut joins));
     }
     mesh
 }
@@ -138,9 +138,9 @@ fn a_sparse_run_of_banded_columns_asks_for_exact_ones_and_draws_nothing_first() 
     let mut cols = columns(40, 10_000, 0);
     cols.iter_mut().for_each(|c| c.break_before = false);
     let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
-    assert!(!run(STYLE, &cols, false, &map, &mut mesh, &mut shapes, &mut joins), "banded columns have no means");
+    assert!(!run(STYLE, &cols, false, false, &map, &mut mesh, &mut shapes, &mut joins), "banded columns have no means");
     assert!(mesh.is_empty() && shapes.is_empty(), "nothing is drawn from them");
-    assert!(run(STYLE, &cols, true, &map, &mut mesh, &mut shapes, &mut joins));
+    assert!(run(STYLE, &cols, true, false, &map, &mut mesh, &mut shapes, &mut joins));
     assert!(!mesh.is_empty() && shapes.iter().any(|s| matches!(s, Shape::Path(_))), "band and line from exact columns");
 }
 
