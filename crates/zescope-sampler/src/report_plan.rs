@@ -79,7 +79,12 @@ impl Conv {
 
 /// The series a metric gives and how its values become theirs: `None` for a metric that is no
 /// series (a timestamp).
-pub(crate) fn column_of(metric_type: zet_metric_type_t, name: &str, description: &str, units: &str) -> Option<(Conv, SeriesInfo)> {
+pub(crate) fn column_of(
+    metric_type: zet_metric_type_t,
+    name: &str,
+    description: &str,
+    units: &str,
+) -> Option<(Conv, SeriesInfo)> {
     let series = |unit: String, kind: Kind| SeriesInfo {
         name: name.to_owned(),
         description: description.to_owned(),

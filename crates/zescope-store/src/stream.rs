@@ -14,12 +14,12 @@
 
 use std::collections::VecDeque;
 
+use super::StreamDesc;
 use super::agg::{Agg, canon, missing};
 use super::column::{BLOCK, Block};
 use super::pyramid::{MAX_LEVEL, NodeMeta, Pyramid, blocks_per_node};
 use super::rate::{Rule, rate_raw, rate_secs};
 use super::timeline::TsBlock;
-use super::StreamDesc;
 
 pub(crate) struct StreamStore {
     pub desc: StreamDesc,

@@ -309,7 +309,10 @@ fn stream_desc(field: &str, meta: &StreamMeta) -> Result<StreamDesc, SessionErro
                     let wrap = check_wrap(wrap)?;
                     let Some(unit_s) = zescope_sampler::layout::kinds::unit_seconds(&s.unit) else {
                         let f = format!("{field}.meta.series[{i}].unit");
-                        let msg = format!("{:?} is not a unit of time (\"ns\", \"us\", \"ms\", \"s\"), which busy time needs", s.unit);
+                        let msg = format!(
+                            "{:?} is not a unit of time (\"ns\", \"us\", \"ms\", \"s\"), which busy time needs",
+                            s.unit
+                        );
                         return Err(SessionError::invalid(f, msg));
                     };
                     SeriesKind::BusyTime { wrap, unit_s }

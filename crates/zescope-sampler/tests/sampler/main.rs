@@ -3,11 +3,12 @@
 //! (`run`), drivers that differ or fail (`drivers`), several devices on one clock (`multidev`),
 //! a panic part way through a teardown (`panic`), random sequences of commands under sets of
 //! faults (`props`), drivers that behave as the public NPU driver and compute-runtime do
-//! (`profiles`), the time-based streamer (`streamer`), and the layouts that decode exported
-//! bytes (`layout`).
+//! (`profiles`), the time-based streamer (`streamer`), the layouts that decode exported
+//! bytes (`layout`), and how each metric type becomes series (`metric_types`).
 
 mod drivers;
 mod layout;
+mod metric_types;
 mod multidev;
 mod panic;
 mod profiles;
