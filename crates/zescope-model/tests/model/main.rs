@@ -1,6 +1,6 @@
 //! The model's integration tests, one binary, each module a feature: images and CSV of panes
-//! (`export`, `export_clip`), the phase table against a brute-force model (`phases`), session
-//! files — autosave checkpoints (`autosave`), malformed files (`corpus`), a save killed midway
+//! (`export`, `export_clip`), the phase table against a brute-force model (`phases`), busy time
+//! and states through files and the phase table (`kinds`), session files — autosave checkpoints (`autosave`), malformed files (`corpus`), a save killed midway
 //! (`crash`), flipped bytes (`flips`) — and hostile input: crafted files and folders with a peak
 //! memory bound (`hostile_files`), mutations of real files (`hostile_mutations`).
 
@@ -12,6 +12,7 @@ mod export_clip;
 mod flips;
 mod hostile_files;
 mod hostile_mutations;
+mod kinds;
 mod phases;
 
 /// The name the test harness gives test `name` of the module whose `module_path!()` is
