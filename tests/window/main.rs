@@ -3,7 +3,7 @@
 //! a feature of the window — the basics (`basics`), envelope plots (`envelope_plot`), files and
 //! the path prompt (`files`, `prompt`, `open_progressive`, `unsaved`, `roundtrip`), panes and
 //! their layout (`panes`, `layout`, `resize`), live/paused/recording modes (`modes`), several
-//! devices (`multidev`), the phase table (`phases`), drivers that behave as Intel's NPU driver and
+//! devices (`multidev`), how metric types are shown (`metric_types`), the phase table (`phases`), drivers that behave as Intel's NPU driver and
 //! compute-runtime do (`profiles`), settings (`settings`), the streamer and
 //! telemetry sources (`streamer`, `telemetry`), and the time axis (`time_axis`, `wheel`).
 
@@ -13,6 +13,7 @@ mod basics;
 mod envelope_plot;
 mod files;
 mod layout;
+mod metric_types;
 mod modes;
 mod multidev;
 mod open_progressive;

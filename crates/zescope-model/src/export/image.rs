@@ -287,3 +287,30 @@ fn runs(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zescope_store::{SeriesDesc, StreamDesc};
+
+    #[test]
+    fn a_state_is_drawn_in_steps_and_a_quantity_with_slopes() {
+        // A context id 7, 7, 9 sampled 10 ms apart, drawn 1 pixel per ms.
+        let mut store = Store::new(usize::MAX);
+        let desc = SeriesDesc { name: "ContextId".into(), unit: String::new(), kind: SeriesKind::State };
+        let s = store.begin_stream(StreamDesc { name: "g".into(), series: vec![desc] });
+        store.append(s, &[0, 10_000_000, 20_000_000], &[7.0, 7.0, 9.0]).unwrap();
+        let id = store.series_id(s, 0).unwrap();
+        let mut env = Envelope::new();
+        store.envelope(id, 0, 20_000_000, 21, &mut env);
+        let px_per_s = 1000.0;
+        let x = |t: i64| store.to_plot_x(t);
+        let area = ((x(0), x(20_000_000)), (0.0, 10.0));
+        let stepped = runs(&store, env.columns(), true, px_per_s, area.0, area.1);
+        let pts = &stepped[0];
+        assert!(pts.windows(2).all(|w| w[0].0 == w[1].0 || w[0].1 == w[1].1), "flat or upright only: {pts:?}");
+        assert!(pts.contains(&(x(20_000_000), 7.0)), "7 holds until the sample that is 9: {pts:?}");
+        let sloped = runs(&store, env.columns(), false, px_per_s, area.0, area.1);
+        assert!(sloped[0].windows(2).any(|w| w[0].0 != w[1].0 && w[0].1 != w[1].1), "{:?}", sloped[0]);
+    }
+}
