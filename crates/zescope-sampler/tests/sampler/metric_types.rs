@@ -3,8 +3,10 @@
 //! with the time-based streamer (each report's values about that report alone: counts per
 //! second, busy time a share in %, states as read) and through exported memory with the generic
 //! `MetricOrder` layout (running totals kept for the store: counts cumulative, busy time `Busy`,
-//! states `State`). The exact arithmetic of each conversion is unit-tested beside it
-//! (`report_plan.rs`, the store's `rate.rs`); here every type goes through the whole path.
+//! states `State`). The simulated device's built-in groups report each metric's type for what
+//! it is, and a layout's `Busy` needs a unit of time. The exact arithmetic of each conversion
+//! is unit-tested beside it (`report_plan.rs`, the store's `rate.rs`); here every type goes
+//! through the whole path.
 
 use std::time::Duration;
 
@@ -174,4 +176,42 @@ fn a_layout_declaring_busy_time_in_a_unit_that_is_no_time_is_refused_by_name() {
         ]))"#,
     );
     assert_eq!(ok.unwrap(), 1, "Busy in µs and a State are layout kinds");
+}
+
+#[test]
+fn the_simulated_devices_built_in_groups_report_each_metric_as_what_it_is() {
+    use level_zero_sys::*;
+    let sim = sim(|c| c.metrics = ze_sim::config::MetricsEnable::Always);
+    let l = zescope_ze::Loader::from_sim(sim.clone()).expect("open the simulated driver");
+    let mut seen = Vec::new();
+    for device in l.drivers[0].devices().unwrap() {
+        for g in device.metric_groups().unwrap() {
+            for m in g.metrics().unwrap() {
+                seen.push((g.info.name.clone(), m.info.name.clone(), m.info.metric_type, m.info.units.clone()));
+            }
+        }
+    }
+    let ty = |group: &str, metric: &str| {
+        let s = seen.iter().find(|s| s.0 == group && s.1 == metric).unwrap_or_else(|| panic!("{group}/{metric}"));
+        (s.2, s.3.as_str())
+    };
+    assert_eq!(ty("ComputeBasic", "GpuTime"), (ZET_METRIC_TYPE_DURATION, "ns"), "time busy");
+    assert_eq!(ty("ComputeBasic", "GpuBusyCycles"), (ZET_METRIC_TYPE_EVENT, "cycles"));
+    assert_eq!(ty("ComputeBasic", "GpuFrequency"), (ZET_METRIC_TYPE_THROUGHPUT, "MHz"), "an average per time");
+    assert_eq!(ty("ComputeBasic", "GpuUtilization"), (ZET_METRIC_TYPE_RATIO, "%"));
+    assert_eq!(ty("ComputeBasic", "GpuPower"), (ZET_METRIC_TYPE_THROUGHPUT, "W"));
+    assert_eq!(ty("RenderBasic", "QueryBeginTime"), (ZET_METRIC_TYPE_TIMESTAMP, "ns"));
+    assert_eq!(ty("RenderBasic", "RenderBusyTime"), (ZET_METRIC_TYPE_DURATION, "ns"));
+    assert_eq!(ty("RenderBasic", "L3BytesRead"), (ZET_METRIC_TYPE_THROUGHPUT, "bytes"));
+    assert_eq!(ty("NpuActivity", "NpuBusyTime"), (ZET_METRIC_TYPE_DURATION, "ns"));
+    assert_eq!(ty("NpuActivity", "Inferences"), (ZET_METRIC_TYPE_EVENT, "inferences"));
+    assert_eq!(ty("NocTraffic", "NocBytesRead"), (ZET_METRIC_TYPE_THROUGHPUT, "bytes"));
+    // A group exporting memory per metric says so in every metric's type, as the extension has it.
+    assert_eq!(ty("MemoryTraffic", "MemoryTemperature").0, ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF);
+    // Every metric of every built-in group maps onto a kind the layouts and the streamer know.
+    for (g, m, t, unit) in &seen {
+        let kind = zescope_sampler::layout::kinds::exported_kind(*t, unit);
+        assert!(kind.is_some() || *t == ZET_METRIC_TYPE_TIMESTAMP, "{g}/{m}: type {t:#x}");
+    }
+    assert!(sim.report().is_clean());
 }
