@@ -83,9 +83,14 @@ fn source_parser() -> impl clap::builder::TypedValueParser<Value = Source> {
 pub enum Command {
     /// List drivers, devices, sub-devices and metric groups, with what each exports.
     List {
-        /// Also list every metric of every group.
+        /// The full form: every metric of every listed group (name, unit, metric type, result
+        /// type, description). Without it, one line per group.
         #[arg(long, short)]
         metrics: bool,
+        /// Only the groups whose names match GLOB (`*` any run of characters, `?` one);
+        /// repeatable. A pattern that matches no group is an error.
+        #[arg(long = "group", value_name = "GLOB")]
+        groups: Vec<String>,
     },
     /// Sample without a window and write a session (--out run.ron) or a CSV (--out run.csv: time
     /// column + one column per counter, units in the header; markers in run.markers.csv). Ends
@@ -133,11 +138,13 @@ pub struct RecordOptions {
     #[arg(long = "device", value_delimiter = ',')]
     pub devices: Vec<String>,
     /// Metric group to sample (repeat for groups of other domains): GROUP, or DEVICE:GROUP
-    /// for one of several devices (a plain GROUP goes to every device that has it).
+    /// for one of several devices (a plain GROUP goes to every device that has it). GROUP may
+    /// be a glob ('Compute*', 'L3_?'): every group it matches, at most one per domain.
     /// Default: each device's first group that exports memory.
     #[arg(long = "group")]
     pub groups: Vec<String>,
-    /// Only these metrics (repeatable). Default: all metrics of the groups.
+    /// Only these metrics (repeatable); a glob ('Gpu*') stands for every metric of the groups
+    /// it matches. Default: all metrics of the groups.
     #[arg(long = "metric")]
     pub metrics: Vec<String>,
     /// Combine the --metric list into one metric group created for the run.
@@ -220,8 +227,8 @@ pub struct ServeOptions {
     #[arg(long = "device", value_delimiter = ',')]
     pub devices: Vec<String>,
     /// Metric group to sample (repeat for groups of other domains): GROUP, or DEVICE:GROUP
-    /// for one of several devices, as for `record`. Default: each device's first group that
-    /// exports memory.
+    /// for one of several devices, as for `record` (globs too). Default: each device's first
+    /// group that exports memory.
     #[arg(long = "group")]
     pub groups: Vec<String>,
     /// Also serve the devices' telemetry through Sysman (clocks, throttle reasons, power,
@@ -328,7 +335,7 @@ mod tests {
         let cli = parse(&["--source", "sim", f.to_str().unwrap()]).unwrap();
         assert_eq!((cli.file.as_deref(), cli.source), (Some(f.as_path()), Source::Sim));
         // Commands still parse as commands, with or without options before them.
-        assert!(matches!(parse(&["list"]).unwrap().command, Some(Command::List { metrics: false })));
+        assert!(matches!(parse(&["list"]).unwrap().command, Some(Command::List { metrics: false, .. })));
         let cli = parse(&["--source", "sim", "record", "--duration", "1s", "--out", "r.ron"]).unwrap();
         assert!(matches!(cli.command, Some(Command::Record(_))) && cli.file.is_none());
         assert!(parse(&[]).unwrap().file.is_none());

@@ -26,16 +26,18 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     match command {
-        Command::List { metrics } => match zescope::list::list(cli.source, metrics) {
-            Ok(text) => {
-                print!("{text}");
-                ExitCode::SUCCESS
+        Command::List { metrics, groups } => {
+            match zescope::list::list(cli.source, &zescope::list::ListOptions { metrics, groups }) {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("zescope: {e}");
+                    ExitCode::FAILURE
+                }
             }
-            Err(e) => {
-                eprintln!("zescope: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        }
         Command::Doctor => {
             let checks = zescope::doctor::run(cli.source);
             print!("{}", zescope::doctor::render(cli.source, &checks));

@@ -101,6 +101,8 @@ pub struct ZescopeApp {
     pub(crate) theme: Theme,
     search: String,
     focus_search: bool,
+    /// The source panel's search index and open groups.
+    sources: sources::SourceView,
     hover_x: Option<f64>,
     pub(crate) show_shortcuts: bool,
     pub(crate) show_about: bool,
@@ -160,6 +162,7 @@ impl ZescopeApp {
             theme: settings.theme,
             search: String::new(),
             focus_search: false,
+            sources: sources::SourceView::default(),
             hover_x: None,
             show_shortcuts: false,
             show_about: false,
@@ -187,6 +190,19 @@ impl ZescopeApp {
     /// arrives instead of polling.
     pub(crate) fn use_wake_flag(&mut self, flag: Arc<AtomicBool>) {
         self.wake_on_data = Some(flag);
+    }
+
+    /// Opens (`true`) or closes every metric group of every device in the source panel, as its
+    /// expanders do one by one.
+    pub fn open_all_groups(&mut self, open: bool) {
+        if let Some(inv) = &self.state.inventory {
+            self.sources.set_all_open(inv, open);
+        }
+    }
+
+    /// Rows of the source panel's tree in the last frame (only those in view are laid out).
+    pub fn source_rows(&self) -> usize {
+        self.sources.rows()
     }
 
     /// What to remember for the next launch (eframe's `save` stores it).
@@ -299,6 +315,7 @@ impl ZescopeApp {
                     state: &mut self.state,
                     search: &mut self.search,
                     focus_search: self.focus_search,
+                    view: &mut self.sources,
                 };
                 let actions = panel.ui(ui);
                 self.focus_search = false;

@@ -4,15 +4,23 @@
 //! greyed with the reason when the chosen way cannot read it), a search over groups and
 //! metrics, the way to read groups (auto / exported memory / streamer), the sampling interval,
 //! and start/stop.
+//!
+//! Built for catalogues of any size (a real GPU has dozens of groups and over a thousand
+//! metrics): groups are collapsed until opened (their expander) or matched by the search; a
+//! group's tick takes all its metrics, and shows a dash when some are unticked; the tree is rows
+//! of one height of which only those in view are laid out (`rows.rs`); the search's text is
+//! lowercased once per inventory and its answer kept until the query changes (`index.rs`).
+
+mod index;
+mod rows;
 
 use std::time::Duration;
 
 use egui::{Color32, RichText, Ui};
 
-use crate::sampler::{Command, DeviceEntry, GroupEntry, GroupExportKind, MAX_INTERVAL, MIN_INTERVAL, Via};
+use crate::sampler::{Command, MAX_INTERVAL, MIN_INTERVAL, Via};
 
 use super::state::AppState;
-use crate::view::SeriesKey;
 use crate::view::format;
 
 /// What the panel asks the app to do.
@@ -21,19 +29,41 @@ pub enum SourceAction {
     Send(Command),
 }
 
+/// What the panel keeps from frame to frame: the search's index and which groups are open.
+#[derive(Default)]
+pub struct SourceView {
+    index: index::SearchIndex,
+    open: rows::OpenGroups,
+    /// The query the open-while-searching state is for.
+    query: String,
+    /// The rows of the last frame (kept for their allocation).
+    rows: Vec<rows::Row>,
+}
+
+impl SourceView {
+    /// Opens (or closes) every group and telemetry node of every device in `inv`.
+    pub fn set_all_open(&mut self, inv: &crate::sampler::Inventory, open: bool) {
+        self.open.open.clear();
+        if open {
+            for d in &inv.devices {
+                let names =
+                    d.groups.iter().map(|g| g.name.clone()).chain([crate::sampler::telemetry::GROUP.to_owned()]);
+                self.open.open.extend(names.map(|n| (d.path, n)));
+            }
+        }
+    }
+
+    /// Rows the tree had in the last frame (laid out or not).
+    pub fn rows(&self) -> usize {
+        self.rows.len()
+    }
+}
+
 pub struct SourcePanel<'a> {
     pub state: &'a mut AppState,
     pub search: &'a mut String,
     pub focus_search: bool,
-}
-
-fn matches(q: &str, name: &str, description: &str) -> bool {
-    q.is_empty() || name.to_lowercase().contains(q) || description.to_lowercase().contains(q)
-}
-
-/// Does the group (or one of its metrics) match the search?
-pub fn group_matches(g: &GroupEntry, q: &str) -> bool {
-    matches(q, &g.name, &g.description) || g.metrics.iter().any(|m| matches(q, &m.name, &m.description))
+    pub view: &'a mut SourceView,
 }
 
 impl SourcePanel<'_> {
@@ -41,29 +71,73 @@ impl SourcePanel<'_> {
         let mut actions = Vec::new();
         self.source_header(ui);
         ui.separator();
-        let search = ui.add(
-            egui::TextEdit::singleline(self.search)
-                .hint_text("Search groups and metrics (Ctrl+F)")
-                .desired_width(f32::INFINITY),
-        );
-        if self.focus_search {
-            search.request_focus();
-        }
-        ui.add_space(4.0);
-        let q = self.search.to_lowercase();
-        let running = self.state.ingest.run.is_some();
-        egui::ScrollArea::vertical().id_salt("sources").max_height(ui.available_height() - 120.0).show(ui, |ui| {
-            let Some(inv) = self.state.inventory.clone() else {
-                ui.label("Waiting for the sampler…");
-                return;
-            };
-            if inv.devices.is_empty() {
-                ui.label(RichText::new("No devices found.").color(ui.visuals().warn_fg_color));
+        ui.horizontal(|ui| {
+            let clear =
+                !self.search.is_empty() && ui.small_button("×").on_hover_text("clear the search (Esc)").clicked();
+            let search = ui.add(
+                egui::TextEdit::singleline(self.search)
+                    .hint_text("Search groups and metrics (Ctrl+F)")
+                    .desired_width(f32::INFINITY),
+            );
+            if self.focus_search {
+                search.request_focus();
             }
-            for dev in &inv.devices {
-                self.device(ui, dev, &q, running);
+            if clear || (search.has_focus() && ui.input(|i| i.key_pressed(egui::Key::Escape))) {
+                self.search.clear();
             }
         });
+        let query = self.search.trim().to_owned();
+        if query != self.view.query {
+            self.view.open.closed_in_search.clear();
+            self.view.query = query.clone();
+        }
+        let searching = !query.is_empty();
+        // The tree borrows the inventory while rows change the selection: it is taken out for
+        // the frame (a move, not a copy of the catalogue) and put back below.
+        let Some(inv) = self.state.inventory.take() else {
+            ui.label("Waiting for the sampler…");
+            ui.separator();
+            actions.extend(self.controls(ui));
+            return actions;
+        };
+        self.view.index.update(&inv, &query);
+        let mut tree = std::mem::take(&mut self.view.rows);
+        let shown = rows::build(&mut tree, &inv, self.state, &self.view.index, &self.view.open, &query);
+        if searching {
+            let text = match shown {
+                0 => "no metric of the ticked devices matches".to_owned(),
+                1 => "1 metric matches".to_owned(),
+                n => format!("{n} metrics match"),
+            };
+            ui.label(RichText::new(text).weak().small());
+        }
+        ui.add_space(4.0);
+        if inv.devices.is_empty() {
+            ui.label(RichText::new("No devices found.").color(ui.visuals().warn_fg_color));
+        }
+        let height = ui.spacing().interact_size.y;
+        let mut painter = rows::Painter {
+            inv: &inv,
+            state: self.state,
+            index: &self.view.index,
+            open: &self.view.open,
+            searching,
+            height,
+            changes: Vec::new(),
+        };
+        egui::ScrollArea::vertical()
+            .id_salt("sources")
+            .auto_shrink([false, true])
+            .max_height(ui.available_height() - 120.0)
+            .show_rows(ui, height, tree.len(), |ui, range| {
+                for &row in &tree[range] {
+                    painter.row(ui, row);
+                }
+            });
+        let changes = painter.changes;
+        rows::apply(changes, &inv, self.state, &mut self.view.open, searching);
+        self.view.rows = tree;
+        self.state.inventory = Some(inv);
         ui.separator();
         actions.extend(self.controls(ui));
         actions
@@ -87,177 +161,6 @@ impl SourcePanel<'_> {
             }
             ui.label(RichText::new(&src.description).weak());
         });
-    }
-
-    /// A device's tick box (several devices may be ticked: one run samples them all on one
-    /// time axis) and, when ticked, its groups.
-    fn device(&mut self, ui: &mut Ui, dev: &DeviceEntry, q: &str, running: bool) {
-        let selected = self.state.selection.is_picked(dev.path);
-        let indent = if dev.path.sub_device.is_some() { "    " } else { "" };
-        let label = format!("{indent}{} [{:?}]{}", dev.name, dev.kind, if dev.simulated { " (simulated)" } else { "" });
-        let mut on = selected;
-        let r = ui.add_enabled(!running, egui::Checkbox::new(&mut on, label));
-        let r = r.on_hover_text(format!(
-            "{:04x}:{:04x}  uuid {}\nTick several devices to sample them together.",
-            dev.vendor_id, dev.device_id, dev.uuid
-        ));
-        if r.changed() {
-            if on {
-                let via = self.state.selection.via;
-                let first = dev.groups.iter().find(|g| g.read_by(via).is_some()).map(|g| g.name.clone());
-                self.state.selection.pick(dev.path, first.into_iter().collect());
-            } else {
-                self.state.selection.unpick(dev.path);
-            }
-        }
-        if !self.state.selection.is_picked(dev.path) {
-            return;
-        }
-        if let Some(e) = &dev.error {
-            ui.label(RichText::new(format!("metric groups unavailable: {e}")).color(ui.visuals().warn_fg_color));
-        }
-        for g in dev.groups.iter().filter(|g| group_matches(g, q)) {
-            self.group(ui, dev, g, q, running);
-        }
-        if matches(q, crate::sampler::telemetry::GROUP, "sysman frequency power temperature engines memory") {
-            self.telemetry(ui, dev, running);
-        }
-    }
-
-    /// The device's "Telemetry" node: ticked, the run also reads its Sysman telemetry; while it
-    /// runs, the series the driver offered (draggable onto panes).
-    fn telemetry(&mut self, ui: &mut Ui, dev: &DeviceEntry, running: bool) {
-        let group = crate::sampler::telemetry::GROUP;
-        let stream = self.state.ingest.run.as_ref().and_then(|r| {
-            let t = r.info.config.targets.iter().position(|t| t.device == dev.path)?;
-            r.info.streams.iter().find(|s| s.target == t && s.group == group)
-        });
-        let id = ui.make_persistent_id(("telemetry", dev.path));
-        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, false)
-            .show_header(ui, |ui| {
-                let text = RichText::new(format!("{group}  · Sysman"));
-                let r = ui.add_enabled(!running, egui::Checkbox::new(&mut self.state.selection.telemetry, text));
-                let what = "Clocks, throttle reasons, power and energy, temperatures, engine utilisation and memory, \
-                            read through Sysman at most every 100 ms";
-                if running {
-                    r.on_disabled_hover_text(format!("{what}; stop the run to change it"));
-                } else {
-                    r.on_hover_text(what);
-                }
-            })
-            .body(|ui| {
-                let Some(s) = stream else {
-                    let why = if running {
-                        "the driver offers no telemetry (see Help → Diagnostics)"
-                    } else {
-                        "series listed while running"
-                    };
-                    ui.label(RichText::new(why).weak().small());
-                    return;
-                };
-                for x in &s.series {
-                    let key = SeriesKey { device: dev.name.clone(), group: group.to_owned(), metric: x.name.clone() };
-                    let label = format!("{} [{}]", x.name, x.unit);
-                    ui.dnd_drag_source(egui::Id::unique(("drag", &key)), key, |ui| {
-                        ui.label(label);
-                    })
-                    .response
-                    .on_hover_text(format!("{}\nDrag onto a pane to plot it there.", x.description));
-                }
-            });
-    }
-
-    fn group(&mut self, ui: &mut Ui, dev: &DeviceEntry, g: &GroupEntry, q: &str, running: bool) {
-        let export = match g.exports {
-            GroupExportKind::Group => "DMA-BUF",
-            GroupExportKind::PerMetric => "DMA-BUF per metric",
-            GroupExportKind::None => "no export",
-            GroupExportKind::Unknown => "export unknown",
-        };
-        let via = self.state.selection.via;
-        let unreadable = g.unreadable_by(via);
-        // While running: how this run reads it (with the driver's granted period); else how the
-        // chosen way would.
-        let granted = self.state.ingest.run.as_ref().and_then(|r| {
-            let t = r.info.config.targets.iter().position(|t| t.device == dev.path)?;
-            r.info.streams.iter().find(|s| s.target == t && s.group == g.name)
-        });
-        let read = match (granted, g.read_by(via)) {
-            (Some(s), _) if s.read_path == crate::sampler::ReadPath::Streamer => s.layout.clone(),
-            (Some(_), _) => "exported memory".to_owned(),
-            (None, Some(how)) => how.describe().to_owned(),
-            (None, None) => "cannot be read".to_owned(),
-        };
-        // While searching, groups have their own (open) state, so clearing the search restores
-        // what the user had expanded.
-        let id = ui.make_persistent_id(("group", dev.path, &g.name, !q.is_empty()));
-        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, !q.is_empty())
-            .show_header(ui, |ui| {
-                let mut on = self.state.selection.groups_of(dev.path).is_some_and(|c| c.contains(&g.name));
-                let enabled = unreadable.is_none() && !running;
-                // Short in the header (the panel's width follows its widest line); the whole of
-                // it on hover and as the first line of the group's body.
-                let tag = if read == "exported memory" || read == "cannot be read" { export } else { "streamer" };
-                let text = RichText::new(format!("{}  · domain {} · {tag}", g.name, g.domain));
-                let r = ui.add_enabled(enabled, egui::Checkbox::new(&mut on, text));
-                let r = match &unreadable {
-                    Some(why) => r.on_disabled_hover_text(format!("Cannot be sampled: {why}")),
-                    None if running => {
-                        r.on_disabled_hover_text(format!("read by {read}; stop the run to change groups"))
-                    }
-                    None => r.on_hover_text(format!("{}\nread by {read}", g.description)),
-                };
-                if r.changed()
-                    && let Some(choice) = self.state.selection.choice_mut(dev.path)
-                {
-                    if on {
-                        // One group per domain: ticking a group unticks others of its domain.
-                        for o in dev.groups.iter().filter(|o| o.domain == g.domain && o.name != g.name) {
-                            choice.groups.remove(&o.name);
-                        }
-                        choice.groups.insert(g.name.clone());
-                    } else {
-                        choice.groups.remove(&g.name);
-                    }
-                }
-            })
-            .body(|ui| {
-                ui.add(egui::Label::new(RichText::new(format!("read by {read}")).weak().small()).wrap());
-                // This device's unticked metrics of the group, looked up once per group.
-                let unticked = (self.state.selection.picked().into_iter())
-                    .find(|(d, ..)| *d == dev.path)
-                    .and_then(|(.., x)| x.get(&g.name).cloned())
-                    .unwrap_or_default();
-                for m in g
-                    .metrics
-                    .iter()
-                    .filter(|m| matches(q, &m.name, &m.description) || matches(q, &g.name, &g.description))
-                {
-                    ui.horizontal(|ui| {
-                        let excluded = unticked.contains(&m.name);
-                        let mut on = !excluded;
-                        if ui
-                            .add_enabled(!running && unreadable.is_none(), egui::Checkbox::without_text(&mut on))
-                            .changed()
-                            && let Some(choice) = self.state.selection.choice_mut(dev.path)
-                        {
-                            let e = choice.excluded.entry(g.name.clone()).or_default();
-                            if on {
-                                e.remove(&m.name);
-                            } else {
-                                e.insert(m.name.clone());
-                            }
-                        }
-                        let key = SeriesKey { device: dev.name.clone(), group: g.name.clone(), metric: m.name.clone() };
-                        let label = format!("{} [{}]", m.name, m.unit);
-                        ui.dnd_drag_source(egui::Id::unique(("drag", &key)), key, |ui| {
-                            ui.label(label);
-                        })
-                        .response
-                        .on_hover_text(format!("{}\nDrag onto a pane to plot it there.", m.description));
-                    });
-                }
-            });
     }
 
     fn controls(&mut self, ui: &mut Ui) -> Vec<SourceAction> {
@@ -340,3 +243,6 @@ impl SourcePanel<'_> {
         actions
     }
 }
+
+#[cfg(test)]
+mod tests;

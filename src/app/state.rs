@@ -74,9 +74,20 @@ impl Selection {
         self.device == Some(path) || self.more.iter().any(|c| c.device == path)
     }
 
-    /// The ticked groups of `path` (empty when it is not picked).
+    /// The ticked groups of `path` (`None` when it is not picked).
     pub fn groups_of(&self, path: DevicePath) -> Option<&BTreeSet<String>> {
-        self.picked().into_iter().find(|(d, ..)| *d == path).map(|(_, g, _)| g)
+        if self.device == Some(path) {
+            return Some(&self.groups);
+        }
+        self.more.iter().find(|c| c.device == path).map(|c| &c.groups)
+    }
+
+    /// The metrics of `path` the user unticked, per group (`None` when it is not picked).
+    pub fn excluded_of(&self, path: DevicePath) -> Option<&Excluded> {
+        if self.device == Some(path) {
+            return Some(&self.excluded);
+        }
+        self.more.iter().find(|c| c.device == path).map(|c| &c.excluded)
     }
 
     /// The choices of `path` to change, if it is picked.

@@ -2,8 +2,15 @@
 //! times (or as a comma list), and `--group` as `DEVICE:GROUP` for one device or a plain `GROUP`
 //! for every chosen device that has it. A device left without a group gets its default group
 //! (`pick_groups`), so one-device command lines mean what they meant before.
+//!
+//! `GROUP` and `--metric` names may be globs (`*` any run of characters, `?` one): a pattern
+//! stands for every group of the device (every metric of its chosen groups) whose name it
+//! matches. A pattern that matches nothing is an error naming it, and so is a group pattern
+//! that matches several groups of one domain (a device samples one group per domain at a time).
+//! Plain names are taken as they are.
 
 use super::{pick_device, pick_groups};
+use crate::layout::glob;
 use crate::sampler::{DeviceEntry, Inventory, Target, Via};
 
 /// Resolves `devices` (each as `--device` takes it; none: the first sampleable device),
@@ -35,10 +42,25 @@ pub fn pick_targets(
                 let i = chosen.iter().position(|c| c.path == d.path).ok_or_else(|| {
                     format!("--group {g}: device {dev:?} ({}) is not one of the devices to record (--device)", d.name)
                 })?;
-                wanted[i].push(group.trim().to_owned());
+                match glob::is_pattern(group) {
+                    true => wanted[i].extend(expand_groups(d, group.trim()).map_err(|e| format!("--group {g}: {e}"))?),
+                    false => wanted[i].push(group.trim().to_owned()),
+                }
             }
             // One device: the group is its own, as before (a wrong name is the sampler's error).
-            None if chosen.len() == 1 => wanted[0].push(g.clone()),
+            None if chosen.len() == 1 && !glob::is_pattern(g) => wanted[0].push(g.clone()),
+            None if glob::is_pattern(g) => {
+                let mut errors = Vec::new();
+                for (i, d) in chosen.iter().enumerate() {
+                    match expand_groups(d, g) {
+                        Ok(names) => wanted[i].extend(names),
+                        Err(e) => errors.push(e),
+                    }
+                }
+                if errors.len() == chosen.len() {
+                    return Err(format!("--group {g}: {}", errors.join("; ")));
+                }
+            }
             None => {
                 let mut any = false;
                 for (i, d) in chosen.iter().enumerate() {
@@ -58,23 +80,78 @@ pub fn pick_targets(
         }
     }
     let mut targets = Vec::new();
-    for (d, w) in chosen.iter().zip(wanted) {
+    let mut matched = vec![false; metrics.len()];
+    for (d, mut w) in chosen.iter().zip(wanted) {
+        dedup(&mut w);
         let groups = pick_groups(d, &w, via).map_err(|e| format!("{}: {e}", d.name))?;
-        // With several devices each takes the --metric names its groups have.
-        let mine: Vec<String> = match chosen.len() {
-            1 => metrics.to_vec(),
-            _ => metrics.iter().filter(|m| has_metric(d, &groups, m)).cloned().collect(),
-        };
-        if mine.is_empty() && !metrics.is_empty() {
-            return Err(format!(
-                "{}: none of the --metric names is a metric of its groups ({})",
-                d.name,
-                groups.join(", ")
-            ));
+        // With several devices each takes the --metric names its groups have; a pattern stands
+        // for the names of its groups' metrics it matches.
+        let mut mine = Vec::new();
+        for (m, hit) in metrics.iter().zip(&mut matched) {
+            if glob::is_pattern(m) {
+                let names = metric_names(d, &groups).filter(|n| glob::matches(m, n));
+                let before = mine.len();
+                mine.extend(names.map(str::to_owned));
+                *hit |= mine.len() > before;
+            } else if chosen.len() == 1 || has_metric(d, &groups, m) {
+                mine.push(m.clone());
+                *hit = true;
+            }
         }
+        dedup(&mut mine);
         targets.push(Target { device: d.path, groups, metrics: mine, custom_group: false });
     }
+    // A pattern that matched nothing is named first: it is what the user can fix.
+    if let Some(i) = matched.iter().position(|hit| !hit) {
+        let groups: Vec<String> = targets.iter().flat_map(|t| t.groups.iter().cloned()).collect();
+        return Err(format!(
+            "--metric {}: matches no metric of the groups to record ({})",
+            metrics[i],
+            groups.join(", ")
+        ));
+    }
+    if let Some((t, d)) = targets.iter().zip(&chosen).find(|(t, _)| t.metrics.is_empty() && !metrics.is_empty()) {
+        return Err(format!(
+            "{}: none of the --metric names is a metric of its groups ({})",
+            d.name,
+            t.groups.join(", ")
+        ));
+    }
     Ok(targets)
+}
+
+/// The groups of `d` whose names `pattern` matches, or why none can be taken: none matches, or
+/// several of one domain do.
+fn expand_groups(d: &DeviceEntry, pattern: &str) -> Result<Vec<String>, String> {
+    let hits: Vec<_> = d.groups.iter().filter(|g| glob::matches(pattern, &g.name)).collect();
+    if hits.is_empty() {
+        let names: Vec<String> = d.groups.iter().map(|g| g.name.clone()).collect();
+        return Err(format!("matches no metric group of {}; its groups: {}", d.name, crate::list::shorten(&names, 12)));
+    }
+    for g in &hits {
+        let same: Vec<&str> = hits.iter().filter(|o| o.domain == g.domain).map(|o| o.name.as_str()).collect();
+        if same.len() > 1 {
+            return Err(format!(
+                "matches {} of {}, all in domain {}: a device samples one group per domain at a time; \
+                 narrow the pattern or name one group",
+                crate::list::shorten(&same.iter().map(|s| s.to_string()).collect::<Vec<_>>(), 6),
+                d.name,
+                g.domain
+            ));
+        }
+    }
+    Ok(hits.into_iter().map(|g| g.name.clone()).collect())
+}
+
+/// The metric names of `groups` of `d`, group after group.
+fn metric_names<'a>(d: &'a DeviceEntry, groups: &'a [String]) -> impl Iterator<Item = &'a str> {
+    d.groups.iter().filter(|g| groups.contains(&g.name)).flat_map(|g| g.metrics.iter().map(|m| m.name.as_str()))
+}
+
+/// Drops later repeats, keeping the order.
+fn dedup(v: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|x| seen.insert(x.clone()));
 }
 
 /// Is `metric` in one of `groups` of `d`?
@@ -141,6 +218,33 @@ mod tests {
         // A device named twice counts once; a device without a --group takes its default.
         let both = picked(&["0", "GPU", "1"], &["Compute"], &["Power", "Busy"]).unwrap();
         assert_eq!(both, [(0, v(&["Compute"]), v(&["Power", "Busy"])), (1, v(&["Npu"]), v(&["Power"]))]);
+    }
+
+    #[test]
+    fn group_and_metric_patterns_stand_for_the_names_they_match() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(picked(&[], &["Comp*"], &["B*"]).unwrap(), [(0, v(&["Compute"]), v(&["Busy"]))]);
+        assert_eq!(picked(&[], &["Compute"], &["*"]).unwrap(), [(0, v(&["Compute"]), v(&["Busy", "Power"]))]);
+        // A pattern, a plain name and a repeat: each metric once, in order.
+        assert_eq!(picked(&[], &[], &["Power", "*o*", "Busy"]).unwrap(), [(0, v(&["Compute"]), v(&["Power", "Busy"]))]);
+        // Across devices: each takes what its groups have.
+        let both = picked(&["0", "1"], &["?pu", "Comp*"], &["*er*"]).unwrap();
+        assert_eq!(both, [(0, v(&["Compute"]), v(&["Power"])), (1, v(&["Npu"]), v(&["Inferences", "Power"]))]);
+        let both = picked(&["0", "1"], &["NPU:N*"], &[]).unwrap();
+        assert_eq!(both[1], (1, v(&["Npu"]), v(&[])));
+    }
+
+    #[test]
+    fn a_pattern_that_matches_nothing_or_one_domain_twice_is_refused_by_name() {
+        let e = picked(&[], &["Render*"], &[]).unwrap_err();
+        assert!(e.starts_with("--group Render*: matches no metric group of GPU; its groups: Compute, Odd:Name"), "{e}");
+        let e = picked(&[], &["Compute"], &["Gpu*"]).unwrap_err();
+        assert_eq!(e, "--metric Gpu*: matches no metric of the groups to record (Compute)");
+        let e = picked(&["0", "1"], &["X*"], &[]).unwrap_err();
+        assert!(e.contains("--group X*: matches no metric group of GPU") && e.contains("of NPU"), "{e}");
+        // Compute and Odd:Name are both in domain 0.
+        let e = picked(&[], &["*"], &[]).unwrap_err();
+        assert!(e.contains("--group *: matches Compute, Odd:Name of GPU, all in domain 0"), "{e}");
     }
 
     #[test]

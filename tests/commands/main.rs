@@ -1,8 +1,10 @@
 //! The command line's tests, one binary: each module runs the `zescope` binary as a user does
 //! (`support::zescope`, with a clean environment) and checks what a feature does —
 //! `doctor`, `export` and `hostile_bounds` (memory bounds of a load), `man_pages` (man pages and
-//! completions), `list`, `open` (a file argument), `record`, `markers`, `serve` with its HTTP
-//! side, several devices, faults and the series it lays out (`serve*`), the same series
+//! completions), `list` (and on a realistic catalogue, `list_catalog`), `open` (a file
+//! argument), `record` (and its globs on a realistic catalogue, `record_globs`), `markers`,
+//! `serve`, several devices, faults, the series it lays out and the groups a big catalogue
+//! exposes (`serve*`), the same series
 //! live and backfilled (`openmetrics_same_series`), sessions written by
 //! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
 //! every source through the real Level Zero loaders (`loader_*`; `loader_profiles`: drivers that
@@ -14,6 +16,7 @@ mod doctor;
 mod export;
 mod hostile_bounds;
 mod list;
+mod list_catalog;
 mod loader_matrix;
 mod loader_profiles;
 mod loader_telemetry;
@@ -22,10 +25,11 @@ mod markers;
 mod open;
 mod openmetrics_same_series;
 mod record;
+mod record_globs;
 mod serve;
+mod serve_catalog;
 mod serve_devices;
 mod serve_faults;
-mod serve_http;
 mod serve_layout;
 mod session_streamer;
 mod session_telemetry;

@@ -1,6 +1,7 @@
 //! The window's tests, one binary: the egui app driven by egui_kittest without a display
 //! (`support` builds windows on a private simulated driver or showing a recording), each module
-//! a feature of the window — the basics (`basics`), envelope plots (`envelope_plot`), files and
+//! a feature of the window — the basics (`basics`), the source panel on a realistic catalogue
+//! (`catalog`), envelope plots (`envelope_plot`), files and
 //! the path prompt (`files`, `prompt`, `open_progressive`, `unsaved`, `roundtrip`), panes and
 //! their layout (`panes`, `layout`, `resize`), live/paused/recording modes (`modes`), several
 //! devices (`multidev`), how metric types are shown (`metric_types`), the phase table (`phases`), drivers that behave as Intel's NPU driver and
@@ -10,6 +11,7 @@
 mod support;
 
 mod basics;
+mod catalog;
 mod envelope_plot;
 mod files;
 mod layout;

@@ -165,6 +165,7 @@ impl Default for SimConfig {
             tracer_ring_events: 16384,
             sysman: SysmanConfig::default(),
             profile: None,
+            catalog: crate::catalog::Catalog::Builtin,
         }
     }
 }

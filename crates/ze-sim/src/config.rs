@@ -17,6 +17,8 @@
 use level_zero_sys::*;
 use serde::{Deserialize, Serialize};
 
+pub use crate::catalog::Catalog;
+pub use crate::catalog::model::Model;
 pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
 pub use crate::profile::Profile;
 pub use crate::sysman::{EnergyDrop, SysmanConfig, SysmanPiece};
@@ -82,6 +84,11 @@ pub struct SimConfig {
     /// A public driver's behaviours, bundled ([`Profile`]): turned on on top of the rest when
     /// an instance is created ([`SimConfig::resolved`]). `None` (default): only what is listed.
     pub profile: Option<Profile>,
+    /// The metric groups of the GPU devices: `Builtin` (default) keeps each device's `groups`;
+    /// `Realistic` gives every GPU device (root and sub-device) a catalogue the size of a real
+    /// Intel GPU's in their place (34 groups, about 1,300 metrics; `crate::catalog` describes
+    /// it). NPUs keep their groups.
+    pub catalog: Catalog,
 }
 
 /// When metric groups are visible to the application (`zetMetricGroupGet` answers them).
@@ -240,6 +247,9 @@ pub enum Signal {
     /// Tracer event: a marker with only a timestamp; the value is 0 and means nothing
     /// (EVENT_EXP_TIMESTAMP, u64).
     KernelMarker,
+    /// A counter described as a real driver describes it (metric type, result type, unit) whose
+    /// value follows the workload as its model says (`crate::catalog::model`).
+    Modelled(Model),
 }
 
 impl Signal {
@@ -248,7 +258,7 @@ impl Signal {
         matches!(
             self,
             Signal::GpuTime | Signal::BusyCycles | Signal::BytesRead | Signal::BytesWritten | Signal::Inferences
-        )
+        ) || matches!(self, Signal::Modelled(m) if m.is_cumulative())
     }
 
     /// The `zet_metric_type_t` a metric of this signal reports (a group that exports memory per
@@ -270,6 +280,7 @@ impl Signal {
             Signal::KernelEnd => ZET_METRIC_TYPE_EVENT_EXP_END,
             Signal::KernelBytes => ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE,
             Signal::KernelMarker => ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP,
+            Signal::Modelled(m) => m.ty.zet(),
         }
     }
 
@@ -277,6 +288,7 @@ impl Signal {
     /// flag, u32 for the wrapping tracer total, f64 for levels.
     pub(crate) fn result_type(self) -> zet_value_type_t {
         match self {
+            Signal::Modelled(m) => m.result.zet(),
             Signal::KernelBytes => ZET_VALUE_TYPE_UINT32,
             Signal::Throttled => ZET_VALUE_TYPE_BOOL8,
             s if s.is_cumulative() => ZET_VALUE_TYPE_UINT64,
@@ -287,10 +299,16 @@ impl Signal {
         }
     }
 
-    /// Is this a level whose value is an integer (an id, a flag), written as a whole number
-    /// rather than as the bits of an `f64`?
+    /// Is this a built-in level whose value is an integer (an id, a flag), written as a whole
+    /// number rather than as the bits of an `f64`? (A modelled metric is written as its result
+    /// type by `crate::catalog`.)
     pub(crate) fn is_integer_level(self) -> bool {
         matches!(self, Signal::ContextId | Signal::Throttled)
+    }
+
+    /// Is it a state (RAW or FLAG: an id, a flag, a raw reading), the same on every sub-device?
+    pub(crate) fn is_state(self) -> bool {
+        matches!(self.metric_type(), ZET_METRIC_TYPE_RAW | ZET_METRIC_TYPE_FLAG)
     }
 
     /// Is this an event of a tracer-based group (written into its ring, not a counter)?
@@ -315,6 +333,7 @@ impl Signal {
             Signal::KernelStart | Signal::KernelEnd => "kernel id",
             Signal::KernelBytes => "bytes",
             Signal::KernelMarker => "events",
+            Signal::Modelled(m) => m.unit.text(),
         }
     }
 }

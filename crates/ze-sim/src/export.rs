@@ -337,8 +337,9 @@ impl ExportBuffer {
                 words.push(level as u64);
                 values.push(level);
             } else {
-                words.push(level.to_bits());
-                values.push(level);
+                let (word, value) = crate::catalog::gauge(c.signal, level);
+                words.push(word);
+                values.push(value);
             }
         }
         if let Some(seq) = self.sequence() {

@@ -128,7 +128,7 @@ unsafe impl Send for Instance {}
 impl Instance {
     /// Builds the object model; returns the handles to register.
     pub(crate) fn new(id: u64, config: SimConfig) -> (Instance, Vec<(usize, Obj)>) {
-        let config = config.resolved();
+        let config = crate::catalog::apply(config.resolved());
         let mut handles = Vec::new();
         let driver = new_handle();
         handles.push((driver, Obj::Driver));

@@ -85,6 +85,7 @@
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
 mod builtin;
+pub mod catalog;
 pub mod config;
 mod copy_env;
 pub mod ddi;

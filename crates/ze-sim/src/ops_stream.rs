@@ -343,13 +343,16 @@ impl Instance {
             }
             for (i, m) in grp.metrics.iter().enumerate() {
                 let w = word(r, 2 + i);
-                let v = match m.cfg.signal.result_type() {
-                    ZET_VALUE_TYPE_UINT64 => {
-                        zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: w } }
-                    }
-                    ZET_VALUE_TYPE_BOOL8 => {
+                // As the report holds it (`streamer_advance`): counts, times and built-in ids as
+                // integers, a built-in flag as bool8, any other level as f64 bits (a modelled
+                // metric is then put in its result type by `retype`).
+                let sig = m.cfg.signal;
+                let integer = sig == Signal::Timestamp || sig.is_cumulative() || sig.is_integer_level();
+                let v = match sig.result_type() {
+                    ZET_VALUE_TYPE_BOOL8 if sig.is_integer_level() => {
                         zet_typed_value_t { r#type: ZET_VALUE_TYPE_BOOL8, value: zet_value_t { b8: u8::from(w != 0) } }
                     }
+                    _ if integer => zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: w } },
                     _ => zet_typed_value_t {
                         r#type: ZET_VALUE_TYPE_FLOAT64,
                         value: zet_value_t { fp64: f64::from_bits(w) },
@@ -370,8 +373,10 @@ impl Instance {
                     _ => zet_typed_value_t { r#type: ZET_VALUE_TYPE_FLOAT64, value: zet_value_t { fp64: m } },
                 };
             }
+            crate::catalog::retype(&grp.metrics, &mut last);
             return Ok(last);
         }
+        crate::catalog::retype(&grp.metrics, &mut out);
         Ok(out)
     }
 }
@@ -397,12 +402,12 @@ impl Instance {
         let sets = (0..subs)
             .map(|k| {
                 let f = 1.0 - k as f64 / (2.0 * subs as f64);
-                whole
+                let mut set: Vec<zet_typed_value_t> = whole
                     .iter()
                     .enumerate()
                     .map(|(i, v)| match grp.metrics[i % n].cfg.signal {
                         // Times and states (ids, flags) are the same on every sub-device.
-                        Signal::Timestamp | Signal::ContextId | Signal::Throttled => *v,
+                        s if s == Signal::Timestamp || s.is_state() => *v,
                         _ if v.r#type == ZET_VALUE_TYPE_UINT64 => zet_typed_value_t {
                             r#type: ZET_VALUE_TYPE_UINT64,
                             value: zet_value_t { ui64: (v.as_f64().unwrap_or(0.0) * f) as u64 },
@@ -412,7 +417,9 @@ impl Instance {
                             value: zet_value_t { fp64: v.as_f64().unwrap_or(0.0) * f },
                         },
                     })
-                    .collect()
+                    .collect();
+                crate::catalog::retype(&grp.metrics, &mut set);
+                set
             })
             .collect();
         Ok(sets)

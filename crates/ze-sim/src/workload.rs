@@ -95,6 +95,7 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, t: f64, n:
             let period = 1.0 + (index % 17) as f64 * 0.37;
             50.0 + 40.0 * (std::f64::consts::TAU * t / period).sin() + 2.0 * n
         }
+        Signal::Modelled(m) => m.level(kind, clock_mhz, t, n, index),
     }
 }
 

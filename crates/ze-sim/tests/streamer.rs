@@ -31,8 +31,10 @@ fn groups_without_time_based_sampling_refuse_a_streamer() {
 fn a_full_buffer_drops_the_oldest_and_the_next_read_says_so() {
     let f = fixture(|c| c.streamer_buffer_reports = 16);
     let (c, d, g, _) = f.running_group("RenderBasic");
-    let o = f.raw.open(c, d, g, 10_000, 1, std::ptr::null_mut()).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(5)); // 500 periods of 10 µs
+    // Periods of 5 ms: 60 of them overflow the 16-report buffer, and the second read below comes
+    // well within the 80 ms the buffer then takes to overflow again, even on a loaded machine.
+    let o = f.raw.open(c, d, g, 5_000_000, 1, std::ptr::null_mut()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
     let (r, bytes) = f.raw.read(o.streamer).unwrap();
     assert_eq!(r, ZE_RESULT_WARNING_DROPPED_DATA);
     let n = f.raw.metrics(g).unwrap().len();

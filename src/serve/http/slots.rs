@@ -6,7 +6,9 @@
 //! new connection finds its peer's slots, or all slots, taken, it displaces the connection that has
 //! been idle longest (of that peer, or of all) — shut down at once, its slot handed over — and is
 //! refused only when every slot it could have is busy. So clients that connect and say nothing, or
-//! trickle bytes, cannot keep a scrape out: they are shed first.
+//! trickle bytes, cannot keep a scrape out: they are shed first. A connection whose whole head
+//! already waits in its socket, not yet read by its thread (a scrape on a loaded machine, its
+//! thread not scheduled yet), is about to be busy: it is never the one displaced.
 //!
 //! [`Slots::admit`] hands out a [`Slot`], a guard that gives the slot back when dropped — also
 //! when the thread holding it unwinds from a panic.
@@ -95,13 +97,24 @@ impl Table {
             .held
             .iter()
             .enumerate()
-            .filter(|(_, h)| of(h))
+            .filter(|(_, h)| of(h) && !head_waits(&h.socket))
             .filter_map(|(i, h)| Some((i, h.idle_since?)))
             .min_by_key(|&(_, since)| since)?;
         let h = self.held.swap_remove(i);
         // Wakes its thread from the read it waits in; that thread then finds its slot gone.
         let _ = h.socket.shutdown(Shutdown::Both);
         Some(())
+    }
+}
+
+/// Whether the end of a request head (a blank line) waits unread in `socket`: looked at without
+/// taking it and without waiting (`MSG_PEEK | MSG_DONTWAIT`), in the first 8 KiB.
+fn head_waits(socket: &TcpStream) -> bool {
+    use rustix::net::{RecvFlags, recv};
+    let mut buf = [0u8; 8192];
+    match recv(socket, &mut buf[..], RecvFlags::PEEK | RecvFlags::DONTWAIT) {
+        Ok((n, _)) => buf[..n].windows(2).any(|w| w == b"\n\n") || buf[..n].windows(4).any(|w| w == b"\r\n\r\n"),
+        Err(_) => false,
     }
 }
 
@@ -187,6 +200,30 @@ mod tests {
         assert!(!third.held() && second.held() && c.held());
         drop((first, second, b, b2, c));
         assert_eq!(slots.held(), 0);
+    }
+
+    #[test]
+    fn a_connection_whose_whole_head_waits_unread_is_not_displaced() {
+        use std::io::Write as _;
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let slots = Slots::new(4, 2);
+        let (s1, mut c1) = pair(&l);
+        let (s2, mut c2) = pair(&l);
+        let scrape = slots.admit(A, &s1).unwrap();
+        let drip = slots.admit(A, &s2).unwrap();
+        // The older one has sent its whole head (its thread has not read it yet); the newer one
+        // only part of one.
+        c1.write_all(b"GET /metrics HTTP/1.1\r\nHost: z\r\n\r\n").unwrap();
+        c2.write_all(b"GET /metrics HTTP/1.1\r\nX-Slow: a").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let (s3, _c3) = pair(&l);
+        let third = slots.admit(A, &s3).unwrap();
+        assert!(scrape.held() && !drip.held(), "the trickling one goes, the waiting head stays");
+        // With nothing else idle, the waiting head is still not displaced: the newcomer is refused.
+        assert!(third.busy());
+        let (s4, _c4) = pair(&l);
+        assert_eq!(slots.admit(A, &s4).unwrap_err(), Refused::Busy);
+        drop((scrape, third));
     }
 
     #[test]

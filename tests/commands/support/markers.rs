@@ -1,5 +1,5 @@
 //! `zescope record` with a markers socket, for the markers tests (`tests/commands/markers.rs`)
-//! and the flood test that needs its process to itself (`tests/markers_flood.rs`).
+//! and the flood test that runs alone (`tests/under_load/markers_flood.rs`).
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -61,3 +61,12 @@ pub fn test_name(module: &str, name: &str) -> String {
     let module = module.split_once("::").map_or("", |(_, m)| m);
     format!("{module}::{name}")
 }
+
+/// Writes a ze-sim configuration with the realistic catalogue (`catalog: Realistic`: every GPU
+/// reports a real GPU's dozens of groups and over a thousand metrics) into `dir`; its path is
+/// what `ZE_SIM_CONFIG` takes.
+pub fn realistic_catalog(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("realistic.ron");
+    std::fs::write(&path, "(catalog: Realistic)\n").expect("write the ze-sim configuration");
+    path
+}

@@ -1,6 +1,8 @@
-//! Glob matching for layout `matches`: `*` any run of characters, `?` one character.
+//! Glob matching for layout `matches` (and the commands' `--group`/`--metric` patterns): `*` any
+//! run of characters, `?` one character, anything else itself (case-sensitive).
 
-pub(super) fn matches(pattern: &str, text: &str) -> bool {
+/// Does `pattern` match the whole of `text`?
+pub fn matches(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
     let (mut pi, mut ti) = (0, 0);
@@ -23,6 +25,11 @@ pub(super) fn matches(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == '*')
 }
 
+/// Is `s` a pattern (has `*` or `?`) rather than a plain name?
+pub fn is_pattern(s: &str) -> bool {
+    s.contains(['*', '?'])
+}
+
 #[cfg(test)]
 mod tests {
     use super::matches;
@@ -38,5 +45,6 @@ mod tests {
         assert!(!matches("?", ""));
         assert!(matches("a*b*c", "axxbyyc"));
         assert!(!matches("a*b*c", "axxbyy"));
+        assert!(super::is_pattern("Gpu*") && super::is_pattern("L3_?") && !super::is_pattern("GpuTime"));
     }
 }

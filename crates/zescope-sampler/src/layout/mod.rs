@@ -21,7 +21,7 @@
 //! and applies only to the simulated driver unless the file sets `allow_any_driver: true`.
 
 pub mod decode;
-mod glob;
+pub mod glob;
 pub mod kinds;
 
 use serde::{Deserialize, Serialize};

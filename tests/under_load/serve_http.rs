@@ -64,6 +64,7 @@ fn thirty_scrapes(addr: SocketAddr, beside: &str) {
 
 #[test]
 fn scrapes_are_answered_while_40_idle_sockets_hold_connections() {
+    let _alone = crate::alone();
     let http = server();
     let idle: Vec<TcpStream> = (0..40).map(|_| TcpStream::connect(http.addr).unwrap()).collect();
     // Let the server take them all in.
@@ -75,6 +76,7 @@ fn scrapes_are_answered_while_40_idle_sockets_hold_connections() {
 
 #[test]
 fn scrapes_are_answered_while_40_clients_drip_bytes() {
+    let _alone = crate::alone();
     let http = server();
     let stop = Arc::new(AtomicBool::new(false));
     // Each sends a request one byte every 200 ms and connects again whenever it is dropped.
@@ -107,6 +109,7 @@ fn scrapes_are_answered_while_40_clients_drip_bytes() {
 
 #[test]
 fn an_overlong_head_gets_its_answer_not_a_reset() {
+    let _alone = crate::alone();
     let http = server();
     let mut line = b"GET /".to_vec();
     line.resize(2 << 20, b'a');
@@ -126,6 +129,7 @@ fn an_overlong_head_gets_its_answer_not_a_reset() {
 
 #[test]
 fn bare_line_feeds_and_carriage_returns_are_answered_400_at_once() {
+    let _alone = crate::alone();
     let http = server();
     for raw in [
         &b"GET /metrics HTTP/1.1\nHost: zescope\n\n"[..],
@@ -142,6 +146,7 @@ fn bare_line_feeds_and_carriage_returns_are_answered_400_at_once() {
 
 #[test]
 fn only_http_1_0_and_1_1_are_served() {
+    let _alone = crate::alone();
     let http = server();
     let ask = |line: &str, host: bool| {
         let host = if host { "Host: zescope\r\n" } else { "" };
@@ -166,6 +171,7 @@ fn only_http_1_0_and_1_1_are_served() {
 
 #[test]
 fn absolute_form_is_routed_by_its_path_and_asterisk_form_refused() {
+    let _alone = crate::alone();
     let http = server();
     let target = format!("http://{}/metrics", http.addr);
     let (status, _, body) = get(http.addr, &target, None);
@@ -183,6 +189,7 @@ fn absolute_form_is_routed_by_its_path_and_asterisk_form_refused() {
 
 #[test]
 fn a_scrape_without_openmetrics_in_accept_gets_prometheus_text() {
+    let _alone = crate::alone();
     let http = server();
     let text = "text/plain; version=0.0.4; charset=utf-8";
     let om = "application/openmetrics-text; version=1.0.0; charset=utf-8";

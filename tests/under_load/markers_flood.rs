@@ -1,17 +1,10 @@
 //! A flood of markers, good and bad, does not stall sampling and is counted.
-//!
-//! This test is a binary of its own, hence its own process: it compares the sampling rate of
-//! recordings made one after another, and another test running beside one of them (as the tests
-//! of one binary do) would load the machine during that recording only.
-
-#[path = "commands/support/mod.rs"]
-mod support;
 
 use std::os::unix::net::UnixDatagram;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use support::markers::{finish, private_tempdir, start_record};
+use crate::support::markers::{finish, private_tempdir, start_record};
 use zescope::session;
 
 /// (achieved Hz, late ticks) from record's summary line.
@@ -79,6 +72,7 @@ fn flood(socket: &Path) -> (u64, u64) {
 
 #[test]
 fn a_flood_of_bad_and_good_markers_does_not_stall_sampling_and_is_counted() {
+    let _alone = crate::alone();
     let dir = private_tempdir();
     // Three recordings of 3 s: alone; while a thread floods a decoy socket nobody reads (the same
     // load on the machine's CPUs, without zescope's part); while it floods zescope's socket.
