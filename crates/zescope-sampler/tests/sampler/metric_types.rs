@@ -4,7 +4,8 @@
 //! second, busy time a share in %, states as read) and through exported memory with the generic
 //! `MetricOrder` layout (running totals kept for the store: counts cumulative, busy time `Busy`,
 //! states `State`). The simulated device's built-in groups report each metric's type for what
-//! it is, and a layout's `Busy` needs a unit of time. The exact arithmetic of each conversion
+//! it is, its realistic catalogue (Intel's ComputeBasic) is shown by type too, and a layout's
+//! `Busy` needs a unit of time. The exact arithmetic of each conversion
 //! is unit-tested beside it (`report_plan.rs`, the store's `rate.rs`); here every type goes
 //! through the whole path.
 
@@ -214,4 +215,35 @@ fn the_simulated_devices_built_in_groups_report_each_metric_as_what_it_is() {
         assert!(kind.is_some() || *t == ZET_METRIC_TYPE_TIMESTAMP, "{g}/{m}: type {t:#x}");
     }
     assert!(sim.report().is_clean());
+}
+
+#[test]
+fn the_realistic_catalogue_is_shown_by_type() {
+    let sim = sim(|c| c.catalog = ze_sim::config::Catalog::Realistic);
+    let h = sampler_on(&sim);
+    // Intel's ComputeBasic as oneprof lists it, through the streamer.
+    let info = start(&h, "ComputeBasic", Via::Auto);
+    let s = &info.streams[0];
+    let get = |name: &str| {
+        let i = s.series.iter().position(|x| x.name == name).unwrap_or_else(|| panic!("{name}"));
+        (i, s.series[i].unit.as_str(), s.series[i].kind)
+    };
+    assert!(s.series.iter().all(|x| x.name != "QueryBeginTime"), "the TIMESTAMP is the reports' time");
+    let (busy, unit, kind) = get("GpuTime");
+    assert_eq!((unit, kind), ("%", Kind::Gauge), "DURATION ns: the busy share");
+    assert_eq!(get("GpuCoreClocks").1, "cycles/s", "EVENT: per second");
+    assert_eq!(get("AvgGpuCoreFrequencyMHz").1, "MHz", "an EVENT in MHz is an average, shown as it is");
+    assert_eq!((get("GpuBusy").1, get("GpuBusy").2), ("%", Kind::Gauge), "RATIO in percent");
+    for state in ["CoreFrequencyMHz", "ReportReason", "ContextId"] {
+        assert_eq!(get(state).2, Kind::State, "{state}: RAW is a state");
+    }
+    let (ctx, _, _) = get("ContextId");
+    let (gpu_busy, _, _) = get("GpuBusy");
+    let n = s.series.len();
+    let batches = collect_samples(&h, 100);
+    let shares = column(&batches, n, busy);
+    assert!(shares.iter().all(|v| (0.0..=100.0).contains(v)), "{shares:?}");
+    assert!(column(&batches, n, ctx).iter().all(|&v| v == 32.0), "the context id as read, never scaled");
+    assert!(column(&batches, n, gpu_busy).iter().any(|v| v.fract() != 0.0), "a f32 percentage keeps its fraction");
+    stop(&h, &sim);
 }
