@@ -14,7 +14,6 @@
 //! (4096, synthetic counters included). Errors name the variable, the file and RON's
 //! line/column or the field.
 
-use level_zero_sys::*;
 use serde::{Deserialize, Serialize};
 
 pub use crate::catalog::Catalog;
@@ -259,56 +258,6 @@ impl Signal {
             self,
             Signal::GpuTime | Signal::BusyCycles | Signal::BytesRead | Signal::BytesWritten | Signal::Inferences
         ) || matches!(self, Signal::Modelled(m) if m.is_cumulative())
-    }
-
-    /// The `zet_metric_type_t` a metric of this signal reports (a group that exports memory per
-    /// metric reports the export marker type instead): busy time is a DURATION, counts are
-    /// EVENTs, bytes moved a THROUGHPUT, averages over the interval (frequency, power)
-    /// THROUGHPUTs in their per-time unit, a share of time a RATIO, raw readings (temperature,
-    /// a context id) RAW, a flag a FLAG; a tracer event its event type.
-    pub(crate) fn metric_type(self) -> zet_metric_type_t {
-        match self {
-            Signal::GpuTime => ZET_METRIC_TYPE_DURATION,
-            Signal::BusyCycles | Signal::Inferences => ZET_METRIC_TYPE_EVENT,
-            Signal::BytesRead | Signal::BytesWritten => ZET_METRIC_TYPE_THROUGHPUT,
-            Signal::FrequencyMhz | Signal::PowerWatts => ZET_METRIC_TYPE_THROUGHPUT,
-            Signal::UtilizationPercent | Signal::Synthetic => ZET_METRIC_TYPE_RATIO,
-            Signal::TemperatureC | Signal::ContextId => ZET_METRIC_TYPE_RAW,
-            Signal::Throttled => ZET_METRIC_TYPE_FLAG,
-            Signal::Timestamp => ZET_METRIC_TYPE_TIMESTAMP,
-            Signal::KernelStart => ZET_METRIC_TYPE_EVENT_EXP_START,
-            Signal::KernelEnd => ZET_METRIC_TYPE_EVENT_EXP_END,
-            Signal::KernelBytes => ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE,
-            Signal::KernelMarker => ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP,
-            Signal::Modelled(m) => m.ty.zet(),
-        }
-    }
-
-    /// The `zet_value_type_t` of its results: u64 for counters, timestamps and ids, bool8 for a
-    /// flag, u32 for the wrapping tracer total, f64 for levels.
-    pub(crate) fn result_type(self) -> zet_value_type_t {
-        match self {
-            Signal::Modelled(m) => m.result.zet(),
-            Signal::KernelBytes => ZET_VALUE_TYPE_UINT32,
-            Signal::Throttled => ZET_VALUE_TYPE_BOOL8,
-            s if s.is_cumulative() => ZET_VALUE_TYPE_UINT64,
-            Signal::Timestamp | Signal::ContextId | Signal::KernelStart | Signal::KernelEnd | Signal::KernelMarker => {
-                ZET_VALUE_TYPE_UINT64
-            }
-            _ => ZET_VALUE_TYPE_FLOAT64,
-        }
-    }
-
-    /// Is this a built-in level whose value is an integer (an id, a flag), written as a whole
-    /// number rather than as the bits of an `f64`? (A modelled metric is written as its result
-    /// type by `crate::catalog`.)
-    pub(crate) fn is_integer_level(self) -> bool {
-        matches!(self, Signal::ContextId | Signal::Throttled)
-    }
-
-    /// Is it a state (RAW or FLAG: an id, a flag, a raw reading), the same on every sub-device?
-    pub(crate) fn is_state(self) -> bool {
-        matches!(self.metric_type(), ZET_METRIC_TYPE_RAW | ZET_METRIC_TYPE_FLAG)
     }
 
     /// Is this an event of a tracer-based group (written into its ring, not a counter)?
