@@ -7,7 +7,8 @@
 //! stored samples in the range (`Store::stats`, full resolution where it is held); for a
 //! cumulative counter its total over the phase (`Store::increase`: the running total's
 //! increases, wraps handled as for its rate; for busy time, the time busy in its unit); a state
-//! (an id, a flag) has its min and max but no mean, total or energy: it is no quantity; for energy, the joules spent and the mean power: from a cumulative energy counter
+//! (an id, a flag) has its min and max but no mean, total or energy: it is no quantity; for
+//! energy, the joules spent and the mean power: from a cumulative energy counter
 //! (unit J, mJ, µJ/uJ or kJ) its total and the total over the duration, from a power gauge (W,
 //! mW, µW/uW, kW) its mean and the mean times the duration. A counter sampled in several runs
 //! counts the samples of all of them. The rows come in a long form (one per phase and series),

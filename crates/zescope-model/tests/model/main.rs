@@ -1,8 +1,9 @@
 //! The model's integration tests, one binary, each module a feature: images and CSV of panes
 //! (`export`, `export_clip`), the phase table against a brute-force model (`phases`), busy time
-//! and states through files and the phase table (`kinds`), session files — autosave checkpoints (`autosave`), malformed files (`corpus`), a save killed midway
-//! (`crash`), flipped bytes (`flips`) — and hostile input: crafted files and folders with a peak
-//! memory bound (`hostile_files`), mutations of real files (`hostile_mutations`).
+//! and states through files and the phase table (`kinds`), session files — autosave checkpoints
+//! (`autosave`), malformed files (`corpus`), a save killed midway (`crash`), flipped bytes
+//! (`flips`) — and hostile input: crafted files and folders with a peak memory bound
+//! (`hostile_files`), mutations of real files (`hostile_mutations`).
 
 mod autosave;
 mod corpus;
