@@ -19,7 +19,11 @@ fn metrics() -> Vec<MetricDesc> {
             } else {
                 level_zero_sys::ZET_VALUE_TYPE_FLOAT64
             },
-            cumulative: i % 2 == 0,
+            metric_type: if i % 2 == 0 {
+                level_zero_sys::ZET_METRIC_TYPE_EVENT
+            } else {
+                level_zero_sys::ZET_METRIC_TYPE_RATIO
+            },
         })
         .collect()
 }

@@ -1,5 +1,6 @@
 //! Under each pane: the legend as a table — visibility, colour, name, unit, and statistics over
-//! the visible time range (last, min, max, mean). Right-click a row to move or remove a series.
+//! the visible time range (last, min, max, mean; a state, an id or a flag, has no mean).
+//! Right-click a row to move or remove a series.
 
 use egui::{Color32, RichText, Ui};
 
@@ -254,7 +255,9 @@ fn table(
                 }
             });
             let stats = match (entry, range) {
-                (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1),
+                // A state (an id, a flag) has no mean: an average of ids is no id.
+                (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1)
+                    .map(|s| if e.is_state() { RangeStats { mean: f64::NAN, ..s } } else { s }),
                 _ => None,
             };
             let (shown_unit, cells) = row_cells(stats.as_ref(), &unit);

@@ -37,7 +37,7 @@ pub(crate) fn readout(
             match nearest {
                 Some((id, s)) => {
                     ui.monospace(s.value.map_or("no value".to_owned(), |v| si(v, &unit)));
-                    if matches!(e.info.kind, crate::layout::Kind::Cumulative)
+                    if e.info.kind.is_running_total()
                         && let Some(raw) = store.nearest_raw(id, t).and_then(|r| r.value)
                     {
                         ui.monospace(format!("total {}", si(raw, &e.info.unit)));

@@ -1,11 +1,12 @@
 //! The window's tests, one binary: the egui app driven by egui_kittest without a display
 //! (`support` builds windows on a private simulated driver or showing a recording), each module
 //! a feature of the window — the basics (`basics`), the source panel on a realistic catalogue
-//! (`catalog`), envelope plots (`envelope_plot`), files and
-//! the path prompt (`files`, `prompt`, `open_progressive`, `unsaved`, `roundtrip`), panes and
-//! their layout (`panes`, `layout`, `resize`), live/paused/recording modes (`modes`), several
-//! devices (`multidev`), the phase table (`phases`), the process table (`processes`), drivers that behave as Intel's NPU driver and
-//! compute-runtime do (`profiles`), settings (`settings`), the streamer and
+//! (`catalog`), envelope plots (`envelope_plot`), files and the path prompt (`files`, `prompt`,
+//! `open_progressive`, `unsaved`, `roundtrip`), panes and their layout (`panes`, `layout`,
+//! `resize`), live/paused/recording modes (`modes`), several devices (`multidev`), how metric
+//! types are shown (`metric_types`), the phase table (`phases`), the process table
+//! (`processes`), drivers that behave as Intel's NPU driver and compute-runtime do
+//! (`profiles`), settings (`settings`), the streamer and
 //! telemetry sources (`streamer`, `telemetry`), and the time axis (`time_axis`, `wheel`).
 
 mod support;
@@ -15,6 +16,7 @@ mod catalog;
 mod envelope_plot;
 mod files;
 mod layout;
+mod metric_types;
 mod modes;
 mod multidev;
 mod open_progressive;

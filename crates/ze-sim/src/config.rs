@@ -234,6 +234,12 @@ pub enum Signal {
     Inferences,
     /// A deterministic wave, for synthetic counters.
     Synthetic,
+    /// A state: the id of the context the engine runs (0 while idle, one id per phase of the
+    /// workload), a RAW metric with u64 results, as real drivers report `ContextId`.
+    ContextId,
+    /// A state: 1 while the engine is held at its power limit (the compute phase), else 0; a
+    /// FLAG metric with bool8 results.
+    Throttled,
     /// The device time of a report, ns (the timestamp metric of a streamable group).
     Timestamp,
     /// Tracer event: a kernel began; the value is its id (metric type EVENT_EXP_START, u64).
@@ -276,6 +282,7 @@ impl Signal {
             Signal::PowerWatts => "W",
             Signal::TemperatureC => "C",
             Signal::Inferences => "inferences",
+            Signal::ContextId | Signal::Throttled => "",
             Signal::Synthetic => "units",
             Signal::Timestamp => "ns",
             Signal::KernelStart | Signal::KernelEnd => "kernel id",

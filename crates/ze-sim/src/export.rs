@@ -10,7 +10,7 @@
 //! | 16     | u64  | device timestamp of the snapshot, ns                              |
 //! | 24     | u32  | counter count                                                     |
 //! | 28     | u32  | flags: bit 0 = device lost                                        |
-//! | 32+8i  | u64/f64 | counter i, in metric order: u64 for cumulative counters, f64 for gauges |
+//! | 32+8i  | u64/f64 | counter i, in metric order: u64 for cumulative counters, ids and flags, f64 for gauges |
 //!
 //! A reader takes a torn-free snapshot by reading the sequence (even), the data, then the
 //! sequence again (unchanged). The memfd is page-aligned and sealed against shrinking, so a
@@ -333,6 +333,9 @@ impl ExportBuffer {
                 let raw = st.accum[i] as u64;
                 words.push(raw);
                 values.push(raw as f64);
+            } else if c.signal.is_integer_level() {
+                words.push(level as u64);
+                values.push(level);
             } else {
                 let (word, value) = crate::catalog::gauge(c.signal, level);
                 words.push(word);

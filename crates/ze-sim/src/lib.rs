@@ -107,6 +107,7 @@ mod profile;
 mod registry;
 pub mod ring;
 pub mod rules;
+mod signal_types;
 mod sysman;
 pub mod testing;
 mod tracer_decode;

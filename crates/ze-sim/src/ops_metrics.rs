@@ -14,7 +14,6 @@ use std::sync::Arc;
 use level_zero_sys::*;
 
 use crate::config::Export;
-use crate::config::Signal;
 use crate::export::{Content, CounterSpec, ExportBuffer};
 use crate::instance::Instance;
 use crate::ops_driver::{R, put_str};
@@ -41,17 +40,6 @@ unsafe fn chain(mut p: *mut core::ffi::c_void) -> Vec<*mut ze_base_properties_t>
         p = unsafe { (*node).pNext };
     }
     nodes
-}
-
-/// The metric type and value type of a tracer event signal (None for counters).
-fn trace_event_type(signal: Signal) -> Option<(zet_metric_type_t, zet_value_type_t)> {
-    match signal {
-        Signal::KernelStart => Some((ZET_METRIC_TYPE_EVENT_EXP_START, ZET_VALUE_TYPE_UINT64)),
-        Signal::KernelEnd => Some((ZET_METRIC_TYPE_EVENT_EXP_END, ZET_VALUE_TYPE_UINT64)),
-        Signal::KernelBytes => Some((ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE, ZET_VALUE_TYPE_UINT32)),
-        Signal::KernelMarker => Some((ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP, ZET_VALUE_TYPE_UINT64)),
-        _ => None,
-    }
 }
 
 fn export_stype(stype: u32) -> bool {
@@ -217,27 +205,14 @@ impl Instance {
         put_str(&mut p.description, &m.cfg.description);
         put_str(&mut p.component, &format!("{:?}/{}", device_kind, grp.name));
         p.tierNumber = 1;
-        let cumulative = m.cfg.signal.is_cumulative();
-        let timestamp = m.cfg.signal == crate::config::Signal::Timestamp;
-        let event = trace_event_type(m.cfg.signal);
-        p.metricType = if let Some((ty, _)) = event {
-            ty
-        } else if per_metric {
+        let signal = m.cfg.signal;
+        p.metricType = if per_metric && !signal.is_trace_event() {
             ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF
-        } else if timestamp {
-            ZET_METRIC_TYPE_TIMESTAMP
-        } else if cumulative {
-            ZET_METRIC_TYPE_EVENT
         } else {
-            ZET_METRIC_TYPE_RAW
+            signal.metric_type()
         };
-        p.resultType = match event {
-            Some((_, value)) => value,
-            None if cumulative || timestamp => ZET_VALUE_TYPE_UINT64,
-            None => ZET_VALUE_TYPE_FLOAT64,
-        };
+        p.resultType = signal.result_type();
         put_str(&mut p.resultUnits, m.cfg.signal.unit());
-        crate::catalog::override_types(m.cfg.signal, per_metric, &mut p.metricType, &mut p.resultType);
         if self.config.quirks.overwrite_pnext {
             p.pNext = self.clobber();
         }

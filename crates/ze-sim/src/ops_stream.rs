@@ -21,8 +21,9 @@
 //! The bytes are ze-sim's own and only its Calculate decodes them; clients must not parse them.
 //! For the record (tests of the driver itself use it): each report is `16 + 8 × metrics` bytes,
 //! little endian: magic `u32` [`REPORT_MAGIC`], metric count `u32`, the group's tag `u64`, then
-//! one `u64` per metric in metric order: the timestamp metric as device ns, an EVENT metric as
-//! the count in the report's period, any other as the bits of an `f64`.
+//! one `u64` per metric in metric order: the timestamp metric as device ns, a counter (EVENT,
+//! THROUGHPUT, DURATION) as the count in the report's period, an id or flag as its value, any
+//! other as the bits of an `f64`.
 
 use std::collections::VecDeque;
 
@@ -204,6 +205,8 @@ impl Instance {
                             let before = s.totals[i] as u64;
                             s.totals[i] += level * period_s;
                             s.totals[i] as u64 - before
+                        } else if sig.is_integer_level() {
+                            level as u64
                         } else {
                             level.to_bits()
                         }
@@ -340,13 +343,16 @@ impl Instance {
             }
             for (i, m) in grp.metrics.iter().enumerate() {
                 let w = word(r, 2 + i);
-                let v = match m.cfg.signal {
-                    Signal::Timestamp => {
-                        zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: w } }
+                // As the report holds it (`streamer_advance`): counts, times and built-in ids as
+                // integers, a built-in flag as bool8, any other level as f64 bits (a modelled
+                // metric is then put in its result type by `retype`).
+                let sig = m.cfg.signal;
+                let integer = sig == Signal::Timestamp || sig.is_cumulative() || sig.is_integer_level();
+                let v = match sig.result_type() {
+                    ZET_VALUE_TYPE_BOOL8 if sig.is_integer_level() => {
+                        zet_typed_value_t { r#type: ZET_VALUE_TYPE_BOOL8, value: zet_value_t { b8: u8::from(w != 0) } }
                     }
-                    s if s.is_cumulative() => {
-                        zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: w } }
-                    }
+                    _ if integer => zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: w } },
                     _ => zet_typed_value_t {
                         r#type: ZET_VALUE_TYPE_FLOAT64,
                         value: zet_value_t { fp64: f64::from_bits(w) },
@@ -400,7 +406,8 @@ impl Instance {
                     .iter()
                     .enumerate()
                     .map(|(i, v)| match grp.metrics[i % n].cfg.signal {
-                        Signal::Timestamp => *v,
+                        // Times and states (ids, flags) are the same on every sub-device.
+                        s if s == Signal::Timestamp || s.is_state() => *v,
                         _ if v.r#type == ZET_VALUE_TYPE_UINT64 => zet_typed_value_t {
                             r#type: ZET_VALUE_TYPE_UINT64,
                             value: zet_value_t { ui64: (v.as_f64().unwrap_or(0.0) * f) as u64 },

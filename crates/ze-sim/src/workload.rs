@@ -85,6 +85,12 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, t: f64, n:
         Signal::Timestamp => t * 1e9,
         // Kernel events go into a tracer group's ring (`crate::ring`), never into counters.
         Signal::KernelStart | Signal::KernelEnd | Signal::KernelBytes | Signal::KernelMarker => 0.0,
+        Signal::ContextId => match phase {
+            Phase::Idle => 0.0,
+            Phase::Compute => 0x21 as f64,
+            Phase::MemoryBound => 0x22 as f64,
+        },
+        Signal::Throttled => f64::from(u8::from(phase == Phase::Compute)),
         Signal::Synthetic => {
             let period = 1.0 + (index % 17) as f64 * 0.37;
             50.0 + 40.0 * (std::f64::consts::TAU * t / period).sin() + 2.0 * n

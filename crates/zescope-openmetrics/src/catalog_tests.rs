@@ -206,3 +206,31 @@ fn a_live_run_takes_each_devices_identity_from_the_inventory() {
     assert_eq!(label(&c.rules[1], "pci_bdf"), None);
     assert_eq!(label(&c.rules[1], "source"), Some("export"), "a file read is exported memory too");
 }
+
+#[test]
+fn busy_time_is_a_counter_of_seconds_and_a_state_a_gauge() {
+    let run = RunDescription {
+        devices: vec![device("Card")],
+        streams: vec![stream(
+            "ComputeBasic",
+            ReadPath::Mapped,
+            vec![
+                series("GpuTime", "ns", Kind::Busy),
+                series("ContextId", "", Kind::State),
+                series("Throttled", "", Kind::State),
+            ],
+        )],
+    };
+    let c = Catalog::new(&run);
+    let fams: Vec<(String, bool)> = c.families.iter().map(|f| (f.full_name(), f.counter)).collect();
+    assert_eq!(
+        fams,
+        [
+            ("zescope_gpu_time_seconds".to_owned(), true),
+            ("zescope_context_id".to_owned(), false),
+            ("zescope_throttled".to_owned(), false),
+        ],
+        "busy time's running total in seconds (rate() of it is the busy share); a state's value as a gauge"
+    );
+    assert_eq!(c.rules[0].scale, 1e-9, "ns to seconds");
+}

@@ -172,10 +172,11 @@ pub fn help_text(description: &str, fallback: &str) -> String {
     one_line.trim().to_owned()
 }
 
-/// Whether the counter is a Prometheus counter (cumulative, served as its raw running total with
-/// `_total`) or a gauge.
+/// Whether the counter is a Prometheus counter (a running total: cumulative, or busy time in its
+/// unit of time; served as its raw running total with `_total`, so `rate()` of busy seconds is
+/// the busy share) or a gauge (levels, and states: an id or flag is a gauge's value).
 pub fn is_counter(kind: Kind) -> bool {
-    matches!(kind, Kind::Cumulative)
+    kind.is_running_total()
 }
 
 /// The `source` label of a group from the way the sampler reads it (`StreamInfo::read_path`):

@@ -25,6 +25,7 @@ mod optional;
 mod outbox;
 mod process_reader;
 pub mod protocol;
+mod report_plan;
 mod report_time;
 mod run;
 mod setup;

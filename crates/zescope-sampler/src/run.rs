@@ -49,9 +49,9 @@ impl StreamReader {
 /// How one stream of a run is read.
 pub(crate) enum Reader {
     /// Exported memory, through a layout.
-    Export(StreamReader),
+    Export(Box<StreamReader>),
     /// The time-based metric streamer.
-    Streamer(StreamerReader),
+    Streamer(Box<StreamerReader>),
     /// Device telemetry through Sysman.
     Telemetry(super::sysman::TelemetryReader),
 }

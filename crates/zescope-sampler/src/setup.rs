@@ -43,7 +43,6 @@ fn value_sets(device: &Device, group: &MetricGroup) -> usize {
 }
 
 fn metric_descs(metrics: &[Metric]) -> Vec<MetricDesc> {
-    use level_zero_sys::*;
     metrics
         .iter()
         .map(|m| MetricDesc {
@@ -51,7 +50,7 @@ fn metric_descs(metrics: &[Metric]) -> Vec<MetricDesc> {
             description: m.info.description.clone(),
             unit: m.info.units.clone(),
             value_type: m.info.value_type,
-            cumulative: matches!(m.info.metric_type, ZET_METRIC_TYPE_EVENT | ZET_METRIC_TYPE_DURATION),
+            metric_type: m.info.metric_type,
         })
         .collect()
 }
@@ -253,7 +252,7 @@ fn build(
         let metrics = g.metrics().map_err(|e| errors::ze(&format!("listing metrics of {}", g.info.name), &e))?;
         if way(g, &metrics, cfg.via)? == Way::Streamer {
             let wanted = if target.custom_group { &[][..] } else { &target.metrics[..] };
-            let Some(plan) = super::streamer::plan(&metrics, wanted, value_sets(device, g)) else {
+            let Some(plan) = super::report_plan::plan(&metrics, wanted, value_sets(device, g)) else {
                 continue;
             };
             let (open, dc) = parts.streams_mut(d);
@@ -273,7 +272,7 @@ fn build(
                 series,
                 read_path: ReadPath::Streamer,
             });
-            streams.push(Reader::Streamer(reader));
+            streams.push(Reader::Streamer(Box::new(reader)));
             continue;
         }
         let (fd, size) = export_of(g, &metrics)?;
@@ -318,7 +317,7 @@ fn build(
                 description: f.description.clone(),
                 unit: f.unit.clone(),
                 kind: f.kind,
-                wrap: if f.kind == crate::layout::Kind::Cumulative { f.value.wrap() } else { None },
+                wrap: if f.kind.is_running_total() { f.value.wrap().map(|w| w * f.scale.abs()) } else { None },
             })
             .collect();
         infos.push(StreamInfo {
@@ -330,7 +329,7 @@ fn build(
             series,
             read_path,
         });
-        streams.push(Reader::Export(StreamReader::new(d, buffer, decoder)));
+        streams.push(Reader::Export(Box::new(StreamReader::new(d, buffer, decoder))));
     }
     let groups_read = !streams.is_empty();
     if cfg.telemetry {

@@ -5,10 +5,10 @@
 //! sample stamped with the report's own time (its timestamp metric, mapped onto the host clock
 //! through `zeDeviceGetGlobalTimestamps`).
 //!
-//! Values: EVENT metrics count what happened in one report's period, so they become per-second
-//! rates (value / period, unit "…/s"); every other metric plots as it is. Timestamp metrics are
-//! the time, not series. `ZE_RESULT_WARNING_DROPPED_DATA` is counted and starts a new piece of
-//! the plot (a gap), never ends the run.
+//! Values: each report's values are about that report alone, and become samples by metric type
+//! (`report_plan.rs`: counts become per-second rates, busy time a share in %, ratios and states
+//! stay as they are, the timestamp is the time). `ZE_RESULT_WARNING_DROPPED_DATA` is counted
+//! and starts a new piece of the plot (a gap), never ends the run.
 //!
 //! [`Streamers`] owns the streamers, events and pools of a run; the teardown releases it first
 //! (close the streamers, then destroy events, then pools) and only its [`StreamersClosed`] proof
@@ -16,12 +16,11 @@
 
 use level_zero_sys::*;
 
-use crate::layout::Kind;
 use zescope_ze::streamer::{EventPool, NotifyEvent, Streamer, calculate};
-use zescope_ze::{Context, Device, Metric, MetricGroup, ZeError};
+use zescope_ze::{Context, Device, MetricGroup, ZeError};
 
 use super::host::monotonic_ns;
-use super::protocol::SeriesInfo;
+use super::report_plan::{Column, ReportPlan};
 use super::report_time::ReportClock;
 use super::run::Pieces;
 
@@ -173,92 +172,16 @@ pub(crate) fn describe(period_ns: u32, notify_every: u32) -> String {
     format!("streamer ({}, {n} per notification)", period_text(period_ns))
 }
 
-/// What to plot from one metric of a streamed group.
-#[derive(Clone, Copy)]
-enum Column {
-    /// The report's time (the first timestamp metric).
-    Time,
-    /// Plotted; EVENT metrics are divided by the period.
-    Series { rate: bool },
-    /// Not plotted (not chosen, or a further timestamp).
-    Skip,
-}
-
-/// How a streamed group's metrics become samples: the series they give and what to do with
-/// each metric's value.
-pub(crate) struct ReportPlan {
-    /// The series, set after set.
-    pub series: Vec<SeriesInfo>,
-    columns: Vec<ColumnPlan>,
-    /// The report time's metric and unit (the first timestamp metric), if the group has one.
-    time: Option<(String, String)>,
-    sets: usize,
-}
-
-/// The series a streamed group's metrics give (all, or only `wanted` when not empty), and for
-/// each metric what to do with it. `sets` value sets come from each report (one per sub-device
-/// of a root device): with more than one, each metric gives one series per set, named
-/// "… (sub-device k)". `None` when no chosen metric is in the group.
-pub(crate) fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<ReportPlan> {
-    let sets = sets.max(1);
-    let mut series = Vec::new();
-    let mut plan = Vec::new();
-    let mut time = None;
-    for m in metrics {
-        let i = &m.info;
-        let col = if i.metric_type == ZET_METRIC_TYPE_TIMESTAMP {
-            if time.is_some() {
-                Column::Skip
-            } else {
-                time = Some((i.name.clone(), i.units.clone()));
-                Column::Time
-            }
-        } else if wanted.is_empty() || wanted.contains(&i.name) {
-            let rate = i.metric_type == ZET_METRIC_TYPE_EVENT;
-            let unit = if rate {
-                format!("{}/s", if i.units.is_empty() { "events" } else { &i.units })
-            } else {
-                i.units.clone()
-            };
-            series.push(SeriesInfo {
-                name: i.name.clone(),
-                description: i.description.clone(),
-                unit,
-                kind: Kind::Gauge,
-                wrap: None,
-            });
-            Column::Series { rate }
-        } else {
-            Column::Skip
-        };
-        plan.push(ColumnPlan(col));
-    }
-    if series.is_empty() {
-        return None;
-    }
-    if sets > 1 {
-        let one = std::mem::take(&mut series);
-        for k in 0..sets {
-            series.extend(one.iter().map(|s| SeriesInfo {
-                name: format!("{} (sub-device {k})", s.name),
-                description: format!("{} (sub-device {k} of the root device)", s.description),
-                ..s.clone()
-            }));
-        }
-    }
-    Some(ReportPlan { series, columns: plan, time, sets })
-}
-
-/// What to do with one metric's value (opaque outside this module).
-#[derive(Clone, Copy)]
-pub(crate) struct ColumnPlan(Column);
-
 /// Reads one streamed group at each tick and turns its reports into samples.
 pub(crate) struct StreamerReader {
     index: usize,
     group: MetricGroup,
     device: Device,
-    columns: Vec<ColumnPlan>,
+    columns: Vec<Column>,
+    /// The metric name of each plotted column.
+    names: Vec<String>,
+    /// Per plotted column: a value out of what it can be was told already.
+    told_out_of_range: Vec<bool>,
     period_ns: u64,
     /// Series of one value set.
     series: usize,
@@ -295,7 +218,7 @@ impl StreamerReader {
         notices: &mut Vec<String>,
     ) -> Self {
         let (period, _) = streams.granted(index);
-        let series = plan.columns.iter().filter(|c| matches!(c.0, Column::Series { .. })).count();
+        let series = plan.columns.iter().filter(|c| matches!(c, Column::Series(_))).count();
         let has_event = streams.open[index].event.is_some();
         let (metric, unit) = plan.time.unwrap_or_default();
         let clock = ReportClock::new(device.timer(), &unit);
@@ -307,6 +230,8 @@ impl StreamerReader {
             group,
             device,
             columns: plan.columns,
+            told_out_of_range: vec![false; plan.names.len()],
+            names: plan.names,
             period_ns: period.max(1) as u64,
             series,
             sets: plan.sets,
@@ -383,11 +308,22 @@ impl StreamerReader {
                 let vals = &self.values[start + r * n..start + (r + 1) * n];
                 let mut j = 0;
                 for (v, c) in vals.iter().zip(&self.columns) {
-                    match c.0 {
+                    match *c {
                         Column::Time if k == 0 => device_ts = v.as_u64(),
-                        Column::Series { rate } => {
-                            let x = v.as_f64().unwrap_or(f64::NAN);
-                            part[j] = if rate { x / period_s } else { x };
+                        Column::Series(conv) => {
+                            let (x, odd) = conv.apply(v.as_f64().unwrap_or(f64::NAN), period_s);
+                            part[j] = x;
+                            if odd && !self.told_out_of_range[j] {
+                                self.told_out_of_range[j] = true;
+                                notices.push(format!(
+                                    "metric group {}: {} reported {} busy in a report of {}, which is not a share of \
+                                     its time; its busy share is drawn clamped to 0..100 %",
+                                    self.group.info.name,
+                                    self.names[j],
+                                    v.as_f64().unwrap_or(f64::NAN),
+                                    period_text(self.period_ns as u32),
+                                ));
+                            }
                             j += 1;
                         }
                         _ => {}

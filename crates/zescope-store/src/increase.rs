@@ -39,7 +39,7 @@ impl Store {
 
 impl StreamStore {
     fn increase(&self, s: usize, t0: i64, t1: i64) -> Option<Increase> {
-        let wrap = (*self.wraps.get(s)?)?;
+        let wrap = (*self.wraps.get(s)?)?.wrap;
         let mut out = Increase { total: 0.0, steps: 0, non_finite: 0, exact: true };
         if t1 < t0 {
             return Some(out);

@@ -15,7 +15,9 @@
 //!   (there is no previous sample they connect to);
 //! - a total that goes down is a wrap when the series has a `wrap` modulus
 //!   (`delta + wrap`), and a reset otherwise: a reset sample has no rate;
-//! - a non-finite total on either side gives a NaN rate (counted as non-finite).
+//! - a non-finite total on either side gives a NaN rate (counted as non-finite);
+//! - a series of busy time has its rate scaled into a percentage of the elapsed time
+//!   (`SeriesKind::rate_scale`); a plain cumulative counter's scale is 1.
 
 use super::agg::missing;
 
@@ -23,16 +25,24 @@ use super::agg::missing;
 /// (see [`super::agg::missing`]) for a reset. `dt_ns` is > 0 (timestamps
 /// strictly increase).
 #[inline]
-pub(crate) fn rate_raw(prev: f64, cur: f64, dt_ns: i64, wrap: Option<f64>) -> f64 {
-    rate_secs(prev, cur, dt_ns as f64 * 1e-9, wrap)
+pub(crate) fn rate_raw(prev: f64, cur: f64, dt_ns: i64, rule: Rule) -> f64 {
+    rate_secs(prev, cur, dt_ns as f64 * 1e-9, rule)
 }
 
 /// [`rate_raw`] with the time between the totals given as `dt_ns as f64 * 1e-9` (ingest
 /// computes it once per sample for every counter of the stream).
 #[inline]
-pub(crate) fn rate_secs(prev: f64, cur: f64, dt_secs: f64, wrap: Option<f64>) -> f64 {
-    let delta = delta_raw(prev, cur, wrap);
-    if delta.is_nan() { delta } else { delta / dt_secs }
+pub(crate) fn rate_secs(prev: f64, cur: f64, dt_secs: f64, rule: Rule) -> f64 {
+    let delta = delta_raw(prev, cur, rule.wrap);
+    if delta.is_nan() { delta } else { delta / dt_secs * rule.scale }
+}
+
+/// How a running total becomes what is plotted: its wrap modulus and the factor its rate per
+/// second is multiplied by (1 for a cumulative counter; `SeriesKind::rate_scale`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Rule {
+    pub wrap: Option<f64>,
+    pub scale: f64,
 }
 
 /// Increase between two consecutive totals: `cur - prev`, plus the modulus across a wrap; NaN
@@ -65,7 +75,13 @@ pub fn delta_between(prev: f64, cur: f64, wrap: Option<f64>) -> Option<f64> {
 /// finite. This is the definition the store applies; it is public so callers
 /// (export, tests) can derive exactly the same numbers.
 pub fn rate_between(prev: f64, cur: f64, dt_ns: i64, wrap: Option<f64>) -> Option<f64> {
-    super::agg::to_option(rate_raw(prev, cur, dt_ns, wrap))
+    scaled_rate_between(prev, cur, dt_ns, wrap, 1.0)
+}
+
+/// [`rate_between`] multiplied by `scale` (`SeriesKind::rate_scale`: a series of busy time is
+/// plotted as a percentage), as the store derives it.
+pub fn scaled_rate_between(prev: f64, cur: f64, dt_ns: i64, wrap: Option<f64>, scale: f64) -> Option<f64> {
+    super::agg::to_option(rate_raw(prev, cur, dt_ns, Rule { wrap, scale }))
 }
 
 #[cfg(test)]
@@ -92,6 +108,20 @@ mod tests {
         assert_eq!(rate_between(1000.0, 3.0, MS, None), None);
         // Decreasing by more than the modulus cannot be a single wrap.
         assert_eq!(rate_between(1000.0, 3.0, MS, Some(100.0)), None);
+    }
+
+    #[test]
+    fn busy_time_is_a_share_of_the_elapsed_time_in_percent() {
+        // 250 µs busy (in ns) over 1 ms: 25 %.
+        let ns = crate::SeriesKind::BusyTime { wrap: None, unit_s: 1e-9 };
+        let r = scaled_rate_between(1_000.0, 251_000.0, MS, None, ns.rate_scale()).unwrap();
+        assert!((r - 25.0).abs() < 1e-9, "{r}");
+        // In µs, the same share.
+        let us = crate::SeriesKind::BusyTime { wrap: None, unit_s: 1e-6 };
+        let r = scaled_rate_between(0.0, 250.0, MS, None, us.rate_scale()).unwrap();
+        assert!((r - 25.0).abs() < 1e-9, "{r}");
+        assert_eq!(crate::SeriesKind::Cumulative { wrap: None }.rate_scale(), 1.0);
+        assert_eq!(crate::SeriesKind::State.rate_wrap(), None, "a state is read as it is");
     }
 
     #[test]

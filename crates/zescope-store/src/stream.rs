@@ -14,17 +14,18 @@
 
 use std::collections::VecDeque;
 
+use super::StreamDesc;
 use super::agg::{Agg, canon, missing};
 use super::column::{BLOCK, Block};
 use super::pyramid::{MAX_LEVEL, NodeMeta, Pyramid, blocks_per_node};
-use super::rate::{rate_raw, rate_secs};
+use super::rate::{Rule, rate_raw, rate_secs};
 use super::timeline::TsBlock;
-use super::{SeriesKind, StreamDesc};
 
 pub(crate) struct StreamStore {
     pub desc: StreamDesc,
-    /// Per series: `None` for a gauge, `Some(wrap)` for a cumulative counter.
-    pub wraps: Vec<Option<Option<f64>>>,
+    /// Per series: `None` for a value plotted as read (gauge, state), `Some(rule)` for a running
+    /// total plotted as a rate (cumulative counter, busy time).
+    pub wraps: Vec<Option<Rule>>,
     /// Per series: index into `head_rate` (cumulative series only).
     pub cum_slot: Vec<usize>,
     pub blocks: VecDeque<Block>,
@@ -65,13 +66,11 @@ impl StreamStore {
             .series
             .iter()
             .enumerate()
-            .map(|(s, d)| match d.kind {
-                SeriesKind::Gauge => None,
-                SeriesKind::Cumulative { wrap } => {
-                    cum_slot[s] = n_cum;
-                    n_cum += 1;
-                    Some(wrap.filter(|m| m.is_finite() && *m > 0.0))
-                }
+            .map(|(s, d)| {
+                let wrap = d.kind.rate_wrap()?;
+                cum_slot[s] = n_cum;
+                n_cum += 1;
+                Some(Rule { wrap: wrap.filter(|m| m.is_finite() && *m > 0.0), scale: d.kind.rate_scale() })
             })
             .collect();
         StreamStore {
@@ -120,8 +119,8 @@ impl StreamStore {
         match self.wraps[s] {
             None => blk.value(s, j),
             Some(_) if j == 0 => self.first_rate(blk, s),
-            Some(wrap) => {
-                rate_raw(blk.value(s, j - 1), blk.value(s, j), blk.ts_at(j).saturating_sub(blk.ts_at(j - 1)), wrap)
+            Some(rule) => {
+                rate_raw(blk.value(s, j - 1), blk.value(s, j), blk.ts_at(j).saturating_sub(blk.ts_at(j - 1)), rule)
             }
         }
     }
@@ -135,7 +134,7 @@ impl StreamStore {
                 let col = blk.col(s, &mut buf);
                 out[..len].copy_from_slice(col);
             }
-            Some(wrap) => {
+            Some(rule) => {
                 let (mut cbuf, mut tbuf) = ([0.0; BLOCK], [0i64; BLOCK]);
                 let col = blk.col(s, &mut cbuf);
                 let ts = blk.timestamps(&mut tbuf);
@@ -143,7 +142,7 @@ impl StreamStore {
                     out[0] = self.first_rate(blk, s);
                 }
                 for j in 1..len {
-                    out[j] = rate_raw(col[j - 1], col[j], ts[j].saturating_sub(ts[j - 1]), wrap);
+                    out[j] = rate_raw(col[j - 1], col[j], ts[j].saturating_sub(ts[j - 1]), rule);
                 }
             }
         }
@@ -160,8 +159,8 @@ impl StreamStore {
             return missing();
         }
         let prev = &self.blocks[k - 1];
-        let wrap = self.wraps[s].flatten();
-        rate_raw(prev.value(s, prev.len - 1), blk.value(s, 0), blk.t_first().saturating_sub(prev.t_last()), wrap)
+        let rule = self.wraps[s].unwrap_or(Rule { wrap: None, scale: 1.0 });
+        rate_raw(prev.value(s, prev.len - 1), blk.value(s, 0), blk.t_first().saturating_sub(prev.t_last()), rule)
     }
 
     /// Bytes held by this stream outside its own struct (which lives in the
@@ -171,7 +170,7 @@ impl StreamStore {
         let strings = d.name.capacity() + d.series.iter().map(|s| s.name.capacity() + s.unit.capacity()).sum::<usize>();
         strings
             + d.series.capacity() * size_of::<super::SeriesDesc>()
-            + self.wraps.capacity() * size_of::<Option<Option<f64>>>()
+            + self.wraps.capacity() * size_of::<Option<Rule>>()
             + self.cum_slot.capacity() * size_of::<usize>()
             + self.last_raw.capacity() * 8
             + self.head_rate.capacity() * 8
@@ -247,7 +246,7 @@ impl StreamStore {
                         }
                         agg.push_all(col);
                     }
-                    Some(wrap) => {
+                    Some(rule) => {
                         // The first sample of the slice takes its rate against
                         // the previous slice (or has none, or an imported one).
                         let raw = canon(vals[i * n + s]);
@@ -255,7 +254,7 @@ impl StreamStore {
                         let r = match &self.rate_override {
                             Some(o) => o[self.cum_slot[s]],
                             None if self.rate_valid => {
-                                rate_raw(self.last_raw[s], raw, ts[i].saturating_sub(self.last_t.unwrap_or(0)), wrap)
+                                rate_raw(self.last_raw[s], raw, ts[i].saturating_sub(self.last_t.unwrap_or(0)), rule)
                             }
                             None => missing(),
                         };
@@ -270,7 +269,7 @@ impl StreamStore {
                             *slot = canon(v);
                         }
                         for ((r, p), &dt) in rates[1..m].iter_mut().zip(col.windows(2)).zip(&secs[1..m]) {
-                            *r = rate_secs(p[0], p[1], dt, wrap);
+                            *r = rate_secs(p[0], p[1], dt, rule);
                         }
                         agg.push_all(&rates[1..m]);
                     }

@@ -7,7 +7,7 @@ use egui::epaint::{Mesh, PathStroke, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Shape, pos2};
 use egui_plot::PlotTransform;
 
-use crate::store::{Envelope, EnvelopeColumn, SeriesId, Store};
+use crate::store::{Envelope, EnvelopeColumn, SeriesId, SeriesKind, Store};
 use crate::view::runs::{column_span, gap_free_runs, join_before};
 
 /// Columns further apart than this (in points) also get a stroked line.
@@ -54,6 +54,8 @@ pub(super) fn series(
     };
     let shapes = &mut out.lines;
     let mut joins = Vec::new();
+    // A state (an id, a flag) holds each value until the next sample: drawn as steps.
+    let steps = store.series_desc(series).is_some_and(|d| d.kind == SeriesKind::State);
     for _ in 0..2 {
         let (cols, exact) = (env.columns(), env.is_exact());
         let Some(first) = cols.first() else {
@@ -76,7 +78,7 @@ pub(super) fn series(
             mesh.reserve_triangles(cols.len() * 2 + 4);
         }
         if gap_free_runs(cols)
-            .all(|r| (out_of_view && !sparse(r, &map)) || run(style, r, exact, &map, mesh, shapes, &mut joins))
+            .all(|r| (out_of_view && !sparse(r, &map)) || run(style, r, exact, steps, &map, mesh, shapes, &mut joins))
         {
             break;
         }
@@ -211,11 +213,15 @@ pub(super) fn sparse(run: &[EnvelopeColumn], map: &ScreenMap) -> bool {
 
 /// Band (and, where sparse, line) of one gap-free run of columns. False, having drawn
 /// nothing, when the run needs a line through column means that `exact` columns do not
-/// have (`Envelope::is_exact`).
+/// have (`Envelope::is_exact`). With `steps` (a state), each column's band and line hold its
+/// value until the next column, which steps from it: a state is never drawn as a slope between
+/// two values, and its line runs through its values, never through a mean of them.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     style: Style,
     run: &[EnvelopeColumn],
     exact: bool,
+    steps: bool,
     map: &ScreenMap,
     mesh: &mut Mesh,
     shapes: &mut Vec<Shape>,
@@ -248,6 +254,8 @@ pub(super) fn run(
         (top, bottom, map.side_of(top, bottom, hw))
     };
     let (mut prev, mut here) = (None, reach(0));
+    // The right edge and rows of the last column drawn, for a state's hold.
+    let mut held: Option<(f32, f32, f32)> = None;
     for (i, c) in run.iter().enumerate() {
         let next = (i + 1 < run.len()).then(|| reach(i + 1));
         let (top, bottom, side) = here;
@@ -264,6 +272,16 @@ pub(super) fn run(
             continue;
         }
         let (xa, xb) = map.column_xs(c);
+        if steps {
+            if let Some((x, t, b)) = held
+                && (xa - x).abs() > 1.0
+            {
+                // The last value holds up to this column.
+                strip.edge(xa, t, b);
+            }
+            let (t, b) = map.rows(c.min, c.max);
+            held = Some((xb, t, b));
+        }
         if sparse || xb != xa {
             if let Some((lo, hi)) = i.checked_sub(1).and_then(|p| join_before(&run[p], c)) {
                 // A step: its vertical edge, one line wide, at the column's start.
@@ -297,20 +315,29 @@ pub(super) fn run(
         strip.mesh.add_colored_rect(rect, style.color);
     }
     if sparse {
-        let mut pts: Vec<Pos2> = Vec::with_capacity(run.len() * 2);
+        let mut pts: Vec<Pos2> = Vec::with_capacity(run.len() * if steps { 3 } else { 2 });
         for c in run {
             let (xa, xb) = map.column_xs(c);
-            let y = map.y(c.mean);
-            pts.push(pos2(xa, y));
+            // A state's line goes through its values (min to max where a column holds several),
+            // a quantity's through the column mean.
+            let (ya, yb) = if steps { (map.y(c.min), map.y(c.max)) } else { (map.y(c.mean), map.y(c.mean)) };
+            if steps && let Some(&p) = pts.last() {
+                pts.push(pos2(xa, p.y));
+            }
+            pts.push(pos2(xa, ya));
+            if yb != ya {
+                pts.push(pos2(xa, yb));
+            }
             if xb != xa {
-                pts.push(pos2(xb, y));
+                pts.push(pos2(xb, yb));
             }
         }
         if (last - first).abs() > POINT_PX * (run.len() - 1) as f32 {
             // Zoomed in far: each column is a sample or two; mark them.
             for c in run.iter().filter(|c| c.samples <= 2) {
                 let (xa, xb) = map.column_xs(c);
-                shapes.push(Shape::circle_filled(pos2(0.5 * (xa + xb), map.y(c.mean)), 1.5 * width, style.color));
+                let y = map.y(if steps { c.max } else { c.mean });
+                shapes.push(Shape::circle_filled(pos2(0.5 * (xa + xb), y), 1.5 * width, style.color));
             }
         }
         shapes.push(Shape::line(pts, PathStroke::new(width, style.color)));

@@ -49,7 +49,7 @@ fn band(cols: &[EnvelopeColumn], y_clip: (f32, f32)) -> Mesh {
     let map = ScreenMap { t_ref: 0, x_ref: 0.0, x_scale: 1e-3, v_ref: 0.0, y_ref: 200.0, y_scale: -1.0, y_clip };
     let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
     for r in gap_free_runs(cols) {
-        assert!(run(STYLE, r, true, &map, &mut mesh, &mut shapes, &mut joins));
+        assert!(run(STYLE, r, true, false, &map, &mut mesh, &mut shapes, &mut joins));
     }
     mesh
 }
@@ -138,10 +138,56 @@ fn a_sparse_run_of_banded_columns_asks_for_exact_ones_and_draws_nothing_first() 
     let mut cols = columns(40, 10_000, 0);
     cols.iter_mut().for_each(|c| c.break_before = false);
     let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
-    assert!(!run(STYLE, &cols, false, &map, &mut mesh, &mut shapes, &mut joins), "banded columns have no means");
+    assert!(!run(STYLE, &cols, false, false, &map, &mut mesh, &mut shapes, &mut joins), "banded columns have no means");
     assert!(mesh.is_empty() && shapes.is_empty(), "nothing is drawn from them");
-    assert!(run(STYLE, &cols, true, &map, &mut mesh, &mut shapes, &mut joins));
+    assert!(run(STYLE, &cols, true, false, &map, &mut mesh, &mut shapes, &mut joins));
     assert!(!mesh.is_empty() && shapes.iter().any(|s| matches!(s, Shape::Path(_))), "band and line from exact columns");
+}
+
+#[test]
+fn a_state_is_drawn_as_steps_and_a_quantity_as_a_line_through_its_means() {
+    let map = ScreenMap {
+        t_ref: 0,
+        x_ref: 0.0,
+        x_scale: 1e-3,
+        v_ref: 0.0,
+        y_ref: 200.0,
+        y_scale: -1.0,
+        y_clip: (0.0, 400.0),
+    };
+    // A context id 7, 7, 9, 9 sampled every 10 points, then a column holding both 7 and 9.
+    let col = |t: i64, lo: f64, hi: f64| EnvelopeColumn {
+        t_start: t,
+        t_end: t,
+        min: lo,
+        max: hi,
+        mean: 0.5 * (lo + hi),
+        count: 1 + u64::from(lo != hi),
+        non_finite: 0,
+        samples: 1 + u64::from(lo != hi),
+        break_before: false,
+    };
+    let cols =
+        [col(0, 7.0, 7.0), col(10_000, 7.0, 7.0), col(20_000, 9.0, 9.0), col(30_000, 9.0, 9.0), col(40_000, 7.0, 9.0)];
+    let line = |steps: bool| {
+        let (mut mesh, mut shapes, mut joins) = (Mesh::default(), Vec::new(), Vec::new());
+        assert!(run(STYLE, &cols, true, steps, &map, &mut mesh, &mut shapes, &mut joins));
+        let path = shapes.iter().find_map(|s| if let Shape::Path(p) = s { Some(p.points.clone()) } else { None });
+        (path.expect("a line where sparse"), mesh)
+    };
+    let (steps, mesh) = line(true);
+    // Every segment is flat or upright: the id holds until the next sample, then steps.
+    assert!(steps.windows(2).all(|w| w[0].x == w[1].x || w[0].y == w[1].y), "{steps:?}");
+    let ys: Vec<f32> = steps.iter().map(|p| p.y).collect();
+    assert!(ys.iter().all(|&y| y == 193.0 || y == 191.0), "only the values 7 and 9, never their mean 8: {ys:?}");
+    assert!(steps.contains(&pos2(20.0, 193.0)) && steps.contains(&pos2(20.0, 191.0)), "the step at the third sample");
+    // The band holds each value across to the next column as well.
+    let cov = coverage(&mesh, (180.0, 200.0), 45.0);
+    assert!(cov.contains(&(15, 193)) && !cov.contains(&(15, 191)), "7 held between the second and third samples");
+    // A quantity's line slopes through the column means (8 in the last column).
+    let (sloped, _) = line(false);
+    assert!(sloped.windows(2).any(|w| w[0].x != w[1].x && w[0].y != w[1].y), "{sloped:?}");
+    assert!(sloped.iter().any(|p| p.y == 192.0), "the mean of 7 and 9: {sloped:?}");
 }
 
 #[test]

@@ -92,17 +92,6 @@ pub(crate) fn apply(mut config: SimConfig) -> SimConfig {
     config
 }
 
-/// The metric and result types a modelled metric reports (a per-metric exporter keeps its
-/// EXP_EXPORT_DMA_BUF type); other signals keep what the caller set.
-pub(crate) fn override_types(signal: Signal, per_metric: bool, metric_type: &mut u32, result_type: &mut u32) {
-    if let Signal::Modelled(m) = signal {
-        if !per_metric {
-            *metric_type = m.ty.zet();
-        }
-        *result_type = m.result.zet();
-    }
-}
-
 /// A gauge's 8-byte slot word and the value a reader decodes from it: the f64 for built-in
 /// signals, the model's result type in the low bytes for a modelled metric.
 pub(crate) fn gauge(signal: Signal, level: f64) -> (u64, f64) {
@@ -123,8 +112,9 @@ pub(crate) fn retype(metrics: &[MetricRef], values: &mut [zet_typed_value_t]) {
     }
     for (i, v) in values.iter_mut().enumerate() {
         if let Signal::Modelled(m) = metrics[i % metrics.len()].cfg.signal {
-            let x = match v.as_u64() {
-                Some(u) if v.r#type != ZET_VALUE_TYPE_BOOL8 => u as f64,
+            // Integers exactly (a u64 does not fit an f64's 53 bits), anything else as it is.
+            let x = match v.r#type {
+                ZET_VALUE_TYPE_UINT32 | ZET_VALUE_TYPE_UINT64 => v.as_u64().map_or(0.0, |u| u as f64),
                 _ => v.as_f64().unwrap_or(0.0),
             };
             *v = m.result.encode(x).0;

@@ -118,12 +118,12 @@ fn selecting_it_replaces_the_gpu_groups_and_keeps_the_npus() {
 fn modelled_metrics_report_their_own_types_and_units() {
     let g = realistic_groups().into_iter().find(|g| g.name == "ComputeBasic").unwrap();
     let busy = g.metrics.iter().find(|m| m.name == "GpuBusy").unwrap().signal;
-    let (mut ty, mut result) = (ZET_METRIC_TYPE_RAW, ZET_VALUE_TYPE_FLOAT64);
-    override_types(busy, false, &mut ty, &mut result);
-    assert_eq!((ty, result, busy.unit()), (ZET_METRIC_TYPE_RATIO, ZET_VALUE_TYPE_FLOAT32, "%"));
-    let mut ty = ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF;
-    override_types(busy, true, &mut ty, &mut result);
-    assert_eq!(ty, ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF, "a per-metric exporter says so");
+    assert_eq!(
+        (busy.metric_type(), busy.result_type(), busy.unit()),
+        (ZET_METRIC_TYPE_RATIO, ZET_VALUE_TYPE_FLOAT32, "%")
+    );
+    let context = g.metrics.iter().find(|m| m.name == "ContextId").unwrap().signal;
+    assert!(context.is_state() && !busy.is_state(), "a RAW id is a state, a ratio is not");
     let (word, value) = gauge(busy, 97.25);
     assert_eq!((f32::from_bits(word as u32), value), (97.25, 97.25));
     assert_eq!(gauge(Signal::PowerWatts, 1.5), (1.5f64.to_bits(), 1.5), "built-in gauges stay f64");

@@ -30,7 +30,7 @@ use plotters::style::{FontStyle, register_font};
 use crate::view::Mark;
 use crate::view::format::{si, time_label};
 use crate::view::runs::{column_span, gap_free_runs};
-use zescope_store::{Envelope, EnvelopeColumn, Store};
+use zescope_store::{Envelope, EnvelopeColumn, SeriesKind, Store};
 
 use super::{ExportError, ExportPane, ExportSpec};
 
@@ -117,6 +117,8 @@ struct Drawn<'a> {
     label: &'a str,
     color: RGBColor,
     envs: Vec<Envelope>,
+    /// A state: drawn as steps.
+    steps: bool,
 }
 
 fn draw_pane<DB: DrawingBackend>(
@@ -133,7 +135,8 @@ fn draw_pane<DB: DrawingBackend>(
         let mut envs = vec![Envelope::new(); s.ids.len()];
         store.envelopes(&s.ids, t0, t1, columns, &mut envs);
         let [r, g, b] = crate::view::contrast::on_background(s.color, crate::view::contrast::WHITE);
-        drawn.push(Drawn { label: &s.label, color: RGBColor(r, g, b), envs });
+        let steps = s.ids.iter().any(|&id| store.series_desc(id).is_some_and(|d| d.kind == SeriesKind::State));
+        drawn.push(Drawn { label: &s.label, color: RGBColor(r, g, b), envs, steps });
     }
     let cols = || drawn.iter().flat_map(|d| d.envs.iter().flat_map(Envelope::columns)).filter(|c| c.count > 0);
     let (lo, hi) = cols().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| (lo.min(c.min), hi.max(c.max)));
@@ -176,7 +179,7 @@ fn draw_pane<DB: DrawingBackend>(
     draw_marks(&mut chart, store, marks, (t0, t1), (x0, x1), (lo, hi), px_per_s)?;
     for d in &drawn {
         let runs: Vec<Vec<(f64, f64)>> =
-            d.envs.iter().flat_map(|e| runs(store, e.columns(), px_per_s, (x0, x1), (lo, hi))).collect();
+            d.envs.iter().flat_map(|e| runs(store, e.columns(), d.steps, px_per_s, (x0, x1), (lo, hi))).collect();
         let style = d.color.stroke_width(2);
         let color = d.color;
         chart
@@ -245,12 +248,15 @@ fn draw_marks<DB: DrawingBackend>(
 }
 
 /// Polylines through each column's min and max, one per gap-free run (`view::runs`: the same
-/// runs and column spans as the screen). Every point is clipped to the plot area `(x0, x1)` ×
-/// `(y0, y1)`: plotters draws a path wherever its points fall, even over the pane above. The
-/// lines are horizontal and vertical steps or pass within the area, so clamping is clipping.
+/// runs and column spans as the screen). A state (`steps`) holds each column's last value until
+/// the next column and steps there, as the screen draws it. Every point is clipped to the plot
+/// area `(x0, x1)` × `(y0, y1)`: plotters draws a path wherever its points fall, even over the
+/// pane above. The lines are horizontal and vertical steps or pass within the area, so clamping
+/// is clipping.
 fn runs(
     store: &Store,
     cols: &[EnvelopeColumn],
+    steps: bool,
     px_per_s: f64,
     (x0, x1): (f64, f64),
     (y0, y1): (f64, f64),
@@ -264,6 +270,10 @@ fn runs(
             for c in run {
                 let (a, b) = column_span(c, px_per_ns);
                 let (xa, xb) = (clamp(a), clamp(b));
+                if steps && let Some(&(_, held)) = pts.last() {
+                    // The previous value holds up to this column, which steps from it.
+                    pts.push((xa, held));
+                }
                 if a != b {
                     pts.extend([(xa, y(c.min)), (xa, y(c.max)), (xb, y(c.max)), (xb, y(c.min))]);
                 } else {
@@ -276,4 +286,31 @@ fn runs(
             pts
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zescope_store::{SeriesDesc, StreamDesc};
+
+    #[test]
+    fn a_state_is_drawn_in_steps_and_a_quantity_with_slopes() {
+        // A context id 7, 7, 9 sampled 10 ms apart, drawn 1 pixel per ms.
+        let mut store = Store::new(usize::MAX);
+        let desc = SeriesDesc { name: "ContextId".into(), unit: String::new(), kind: SeriesKind::State };
+        let s = store.begin_stream(StreamDesc { name: "g".into(), series: vec![desc] });
+        store.append(s, &[0, 10_000_000, 20_000_000], &[7.0, 7.0, 9.0]).unwrap();
+        let id = store.series_id(s, 0).unwrap();
+        let mut env = Envelope::new();
+        store.envelope(id, 0, 20_000_000, 21, &mut env);
+        let px_per_s = 1000.0;
+        let x = |t: i64| store.to_plot_x(t);
+        let area = ((x(0), x(20_000_000)), (0.0, 10.0));
+        let stepped = runs(&store, env.columns(), true, px_per_s, area.0, area.1);
+        let pts = &stepped[0];
+        assert!(pts.windows(2).all(|w| w[0].0 == w[1].0 || w[0].1 == w[1].1), "flat or upright only: {pts:?}");
+        assert!(pts.contains(&(x(20_000_000), 7.0)), "7 holds until the sample that is 9: {pts:?}");
+        let sloped = runs(&store, env.columns(), false, px_per_s, area.0, area.1);
+        assert!(sloped[0].windows(2).any(|w| w[0].0 != w[1].0 && w[0].1 != w[1].1), "{:?}", sloped[0]);
+    }
 }

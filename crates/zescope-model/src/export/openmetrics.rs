@@ -13,10 +13,9 @@ use std::io::Write;
 use std::path::Path;
 
 use zescope_openmetrics::{Backfill, Catalog, DeviceDescription, RunDescription, SeriesDescription, StreamDescription};
-use zescope_sampler::layout::Kind;
 use zescope_store::{Store, StreamId};
 
-use crate::session::{DeviceRecord, KindRecord, SeriesMeta, Session};
+use crate::session::{DeviceRecord, SeriesMeta, Session};
 
 /// The session's runs as the planner takes them, in the order their first streams come, each
 /// with the indices of its streams in `session.streams` (in the run's stream order). A run's
@@ -72,10 +71,7 @@ pub(crate) fn described(session: &Session) -> Vec<(RunDescription, Vec<usize>)> 
 
 /// A recorded series as the planner takes it.
 fn series(x: &SeriesMeta) -> SeriesDescription {
-    let kind = match x.kind {
-        KindRecord::Gauge => Kind::Gauge,
-        KindRecord::Cumulative { .. } => Kind::Cumulative,
-    };
+    let kind = x.kind.kind().0;
     SeriesDescription { name: x.metric.clone(), description: x.description.clone(), unit: x.unit.clone(), kind }
 }
 

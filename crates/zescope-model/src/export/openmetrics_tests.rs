@@ -2,6 +2,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::session::{self, Recorder};
+use zescope_sampler::layout::Kind;
 use zescope_sampler::telemetry::throttle_description;
 use zescope_sampler::{
     DeviceEntry, DevicePath, Inventory, ReadPath, RunConfig, RunInfo, SampleBatch, SeriesInfo, StreamInfo, Target,
@@ -48,7 +49,13 @@ fn run() -> (RunInfo, Inventory) {
         series,
         read_path,
     };
-    let busy = || vec![series("GpuTime", "ns", Kind::Cumulative, "t"), series("Busy", "%", Kind::Gauge, "b")];
+    let busy = || {
+        vec![
+            series("GpuTime", "ns", Kind::Busy, "t"),
+            series("Busy", "%", Kind::Gauge, "b"),
+            series("ContextId", "", Kind::State, "c"),
+        ]
+    };
     let telemetry = vec![
         series("Package power", "W", Kind::Gauge, "p"),
         series("GPU throttle reasons", "", Kind::Gauge, &throttle_description()),
@@ -80,7 +87,7 @@ fn recorded() -> Session {
     let (info, inventory) = run();
     let mut rec = Recorder::new("unused.ron".into(), inventory);
     rec.started(&info);
-    for (stream, width) in [(0, 2), (1, 2), (2, 2)] {
+    for (stream, width) in [(0, 3), (1, 2), (2, 3)] {
         let timestamps = vec![1_000_000_000, 1_010_000_000];
         let values = (0..2 * width).map(|v| v as f64 + 1.0).collect();
         rec.samples(&SampleBatch { run: 4, stream, timestamps, values, gap_before: false }).unwrap();
@@ -149,8 +156,11 @@ fn the_backfill_is_written_with_wall_clock_times() {
     let out = dir.path().join("x.om");
     let n = openmetrics(&s, &store, &restored.streams, &out).unwrap();
     let text = std::fs::read_to_string(&out).unwrap();
-    // GpuTime of both devices (2 each), Busy (2 each), power (2), 7 reasons (2 each).
-    assert_eq!(n, 4 + 4 + 2 + 14, "{text}");
+    // GpuTime of both devices (2 each), Busy (2 each), ContextId (2 each), power (2), 7 reasons
+    // (2 each).
+    assert_eq!(n, 4 + 4 + 4 + 2 + 14, "{text}");
+    assert!(text.contains("# TYPE zescope_gpu_time_seconds counter\n"), "busy time's running total: {text}");
+    assert!(text.contains("# TYPE zescope_context_id gauge\n"), "a state is a gauge: {text}");
     let start = s.recorded.started_unix_ms;
     let stamp = |ms: i64| format!(" {}.{:03}", ms / 1000, ms % 1000);
     // The session's device record keeps the PCI address: the backfill labels it as serve does.

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use crate::view::{Mode, PaneLayout, PaneSpec, SeriesEntry, SeriesKey, TimeView, Window};
 use zescope_sampler::SeriesInfo;
-use zescope_sampler::layout::Kind;
 use zescope_store::{Store, StreamId};
 
 use super::convert::parse_color;
@@ -151,6 +150,8 @@ impl Session {
                             kind: match s.kind {
                                 zescope_store::SeriesKind::Gauge => KindRecord::Gauge,
                                 zescope_store::SeriesKind::Cumulative { wrap } => KindRecord::Cumulative { wrap },
+                                zescope_store::SeriesKind::BusyTime { wrap, .. } => KindRecord::Busy { wrap },
+                                zescope_store::SeriesKind::State => KindRecord::State,
                             },
                             description: String::new(),
                         })
@@ -208,10 +209,7 @@ impl Session {
             for (k, m) in s.meta.series.iter().enumerate() {
                 let key =
                     SeriesKey { device: s.meta.device.clone(), group: s.meta.group.clone(), metric: m.metric.clone() };
-                let (kind, wrap) = match m.kind {
-                    KindRecord::Gauge => (Kind::Gauge, None),
-                    KindRecord::Cumulative { wrap } => (Kind::Cumulative, wrap),
-                };
+                let (kind, wrap) = m.kind.kind();
                 let info = SeriesInfo {
                     name: m.metric.clone(),
                     description: m.description.clone(),

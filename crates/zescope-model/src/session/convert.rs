@@ -296,14 +296,28 @@ fn stream_desc(field: &str, meta: &StreamMeta) -> Result<StreamDesc, SessionErro
         .iter()
         .enumerate()
         .map(|(i, s)| {
+            let check_wrap = |wrap: Option<f64>| {
+                if wrap.is_some_and(|w| !(w.is_finite() && w > 0.0)) {
+                    let f = format!("{field}.meta.series[{i}].kind.wrap");
+                    return Err(SessionError::invalid(f, "must be a positive finite number"));
+                }
+                Ok(wrap)
+            };
             let kind = match s.kind {
                 KindRecord::Gauge => SeriesKind::Gauge,
-                KindRecord::Cumulative { wrap } => {
-                    if wrap.is_some_and(|w| !(w.is_finite() && w > 0.0)) {
-                        let f = format!("{field}.meta.series[{i}].kind.wrap");
-                        return Err(SessionError::invalid(f, "must be a positive finite number"));
-                    }
-                    SeriesKind::Cumulative { wrap }
+                KindRecord::State => SeriesKind::State,
+                KindRecord::Cumulative { wrap } => SeriesKind::Cumulative { wrap: check_wrap(wrap)? },
+                KindRecord::Busy { wrap } => {
+                    let wrap = check_wrap(wrap)?;
+                    let Some(unit_s) = zescope_sampler::layout::kinds::unit_seconds(&s.unit) else {
+                        let f = format!("{field}.meta.series[{i}].unit");
+                        let msg = format!(
+                            "{:?} is not a unit of time (\"ns\", \"us\", \"ms\", \"s\"), which busy time needs",
+                            s.unit
+                        );
+                        return Err(SessionError::invalid(f, msg));
+                    };
+                    SeriesKind::BusyTime { wrap, unit_s }
                 }
             };
             Ok(SeriesDesc { name: s.metric.clone(), unit: s.unit.clone(), kind })

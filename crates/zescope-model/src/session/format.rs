@@ -279,6 +279,38 @@ pub enum KindRecord {
         /// The modulus the raw value wraps at (positive and finite); `None`: it does not wrap.
         wrap: Option<f64>,
     },
+    /// A running total of time busy in the series' unit of time ("ns", "us", "ms", "s"),
+    /// plotted as the share of the elapsed time it grew by, in %; wraps as `Cumulative`.
+    Busy {
+        /// The modulus the raw value wraps at (positive and finite); `None`: it does not wrap.
+        wrap: Option<f64>,
+    },
+    /// A state (an id, a flag): read as is, drawn as steps, never averaged or summed.
+    State,
+}
+
+impl KindRecord {
+    /// The record of a series of `kind` wrapping at `wrap` (running totals only).
+    pub fn of(kind: zescope_sampler::layout::Kind, wrap: Option<f64>) -> KindRecord {
+        use zescope_sampler::layout::Kind;
+        match kind {
+            Kind::Gauge => KindRecord::Gauge,
+            Kind::Cumulative => KindRecord::Cumulative { wrap },
+            Kind::Busy => KindRecord::Busy { wrap },
+            Kind::State => KindRecord::State,
+        }
+    }
+
+    /// The kind and wrap it records.
+    pub fn kind(self) -> (zescope_sampler::layout::Kind, Option<f64>) {
+        use zescope_sampler::layout::Kind;
+        match self {
+            KindRecord::Gauge => (Kind::Gauge, None),
+            KindRecord::Cumulative { wrap } => (Kind::Cumulative, wrap),
+            KindRecord::Busy { wrap } => (Kind::Busy, wrap),
+            KindRecord::State => (Kind::State, None),
+        }
+    }
 }
 
 /// One series of a stream, in the stream's column order.
@@ -287,9 +319,9 @@ pub struct SeriesMeta {
     /// The metric's name.
     pub metric: String,
     /// Unit of the stored value (of a rate's numerator for cumulative counters: "ns" plots as
-    /// "ns/s").
+    /// "ns/s"; of the running total of busy time, which plots as "%").
     pub unit: String,
-    /// Gauge or cumulative.
+    /// Gauge, cumulative, busy time or state.
     pub kind: KindRecord,
     /// The driver's description of the metric.
     pub description: String,

@@ -126,10 +126,7 @@ impl RunHistory {
                 .map(|x| SeriesMeta {
                     metric: x.name.clone(),
                     unit: x.unit.clone(),
-                    kind: match x.kind {
-                        zescope_sampler::layout::Kind::Gauge => super::KindRecord::Gauge,
-                        zescope_sampler::layout::Kind::Cumulative => super::KindRecord::Cumulative { wrap: x.wrap },
-                    },
+                    kind: super::KindRecord::of(x.kind, x.wrap),
                     description: x.description.clone(),
                 })
                 .collect();

@@ -4,7 +4,8 @@
 //!
 //! A value at a cursor is the stored sample nearest to it (`Store::nearest`: the value of a
 //! gauge, the rate of a cumulative counter), from the newest run that holds one; in coarsened
-//! history, where no single sample is kept, the mean of the bucket there.
+//! history, where no single sample is kept, the mean of the bucket there (of a state, which has
+//! no mean, its last value). A state's B − A is no difference and is not given.
 
 use std::collections::BTreeMap;
 
@@ -45,11 +46,16 @@ pub struct CursorRow {
     pub at_a: Option<f64>,
     /// The value at B.
     pub at_b: Option<f64>,
+    /// A state (an id, a flag): its values are not quantities, B − A means nothing.
+    pub state: bool,
 }
 
 impl CursorRow {
-    /// B − A, when both are known.
+    /// B − A, when both are known; never for a state.
     pub fn diff(&self) -> Option<f64> {
+        if self.state {
+            return None;
+        }
         Some(self.at_b? - self.at_a?)
     }
 }
@@ -111,6 +117,7 @@ impl Cursors {
                 unit: e.plotted_unit(),
                 at_a: self.a.and_then(|t| value_at(store, e, t)),
                 at_b: self.b.and_then(|t| value_at(store, e, t)),
+                state: e.is_state(),
             })
             .collect()
     }
@@ -123,6 +130,8 @@ pub fn value_at(store: &Store, e: &SeriesEntry, t: i64) -> Option<f64> {
     let id = e.ids.iter().rev().find(|id| covers(id)).or(e.ids.last())?;
     match store.nearest(*id, t) {
         Some(s) => s.value,
+        // A state's bucket has no meaningful mean: its last value held on.
+        None if e.is_state() => store.bucket_at(*id, t).and_then(|b| b.stats.last),
         None => store.bucket_at(*id, t).map(|b| b.stats.mean).filter(|m| !m.is_nan()),
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! A phase is a closed time range `(name, start_ns, end_ns)` ([`PhaseRange`]). Per phase and per
 //! series ([`phase_table`]): the phase's duration; the mean, min and max of what is plotted
-//! (the value of a gauge, the rate of a cumulative counter) over the stored samples in the
-//! range (`Store::stats`, full resolution where it is held); for a cumulative counter its total
-//! over the phase (`Store::increase`: the running total's increases, wraps handled as for its
-//! rate); for energy, the joules spent and the mean power: from a cumulative energy counter
+//! (the value of a gauge, the rate of a cumulative counter, the busy share of busy time) over the
+//! stored samples in the range (`Store::stats`, full resolution where it is held); for a
+//! cumulative counter its total over the phase (`Store::increase`: the running total's
+//! increases, wraps handled as for its rate; for busy time, the time busy in its unit); a state
+//! (an id, a flag) has its min and max but no mean, total or energy: it is no quantity; for
+//! energy, the joules spent and the mean power: from a cumulative energy counter
 //! (unit J, mJ, µJ/uJ or kJ) its total and the total over the duration, from a power gauge (W,
 //! mW, µW/uW, kW) its mean and the mean times the duration. A counter sampled in several runs
 //! counts the samples of all of them. The rows come in a long form (one per phase and series),
@@ -59,7 +61,7 @@ pub struct PhaseRow {
     pub series: String,
     /// Unit of mean/min/max (per second for a cumulative counter).
     pub unit: String,
-    /// Mean of the finite values in the phase; NaN when there are none.
+    /// Mean of the finite values in the phase; NaN when there are none, and for a state.
     pub mean: f64,
     /// Smallest finite value; NaN when there are none.
     pub min: f64,
@@ -67,7 +69,7 @@ pub struct PhaseRow {
     pub max: f64,
     /// Finite values the statistics are over.
     pub samples: u64,
-    /// A cumulative counter's total over the phase, in its unit (`total_unit`).
+    /// A cumulative counter's (or busy time's) total over the phase, in its unit (`total_unit`).
     pub total: Option<f64>,
     /// Unit of `total` (the counter's own); empty for a gauge.
     pub total_unit: String,
@@ -230,7 +232,9 @@ pub fn phase_table(store: &Store, series: &BTreeMap<SeriesKey, SeriesEntry>, ran
 pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseRange) -> PhaseRow {
     let (t0, t1) = (r.start_ns, r.end_ns);
     let stats = entry.ids.iter().map(|&id| store.stats(id, t0, t1)).fold(RangeStats::EMPTY, merge);
-    let cumulative = entry.info.kind == Kind::Cumulative;
+    let cumulative = entry.info.kind.is_running_total();
+    // A state (an id, a flag) has no mean: an average of ids is no id.
+    let state = entry.info.kind == Kind::State;
     let total = cumulative.then(|| {
         let incs: Vec<_> = entry.ids.iter().filter_map(|&id| store.increase(id, t0, t1)).collect();
         (incs.iter().map(|i| i.total).sum::<f64>(), incs.iter().all(|i| i.exact))
@@ -238,6 +242,7 @@ pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseR
     let duration_s = r.duration_s();
     let unit = &entry.info.unit;
     let (energy_j, power_w) = match (cumulative, unit.ends_with('J'), unit.ends_with('W'), energy_scale(unit)) {
+        _ if state => (None, None),
         (true, true, _, Some(k)) => {
             let e = total.map(|t| t.0 * k);
             (e, e.filter(|_| duration_s > 0.0).map(|e| e / duration_s))
@@ -252,7 +257,7 @@ pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseR
         duration_s,
         series: key.label(),
         unit: entry.plotted_unit(),
-        mean: stats.mean,
+        mean: if state { f64::NAN } else { stats.mean },
         min: stats.min,
         max: stats.max,
         samples: stats.count,

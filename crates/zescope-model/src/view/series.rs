@@ -47,21 +47,40 @@ pub struct SeriesEntry {
 }
 
 impl SeriesEntry {
-    /// Unit of what is plotted: per second for cumulative counters.
+    /// Unit of what is plotted: per second for cumulative counters, % for busy time.
     pub fn plotted_unit(&self) -> String {
-        match self.info.kind {
-            Kind::Gauge => self.info.unit.clone(),
-            Kind::Cumulative => format!("{}/s", self.info.unit),
-        }
+        plotted_unit(&self.info)
+    }
+
+    /// Is it a state (an id, a flag: drawn as steps, never averaged or summed)?
+    pub fn is_state(&self) -> bool {
+        self.info.kind == Kind::State
     }
 }
 
-/// How the store keeps a series of this description: gauges as read, cumulative counters as
-/// running totals (with the wrap the layout declares), plotted as rates.
+/// Unit of what is plotted of a series of this description: per second for cumulative
+/// counters, % for busy time, the unit itself for gauges and states.
+pub fn plotted_unit(info: &SeriesInfo) -> String {
+    match info.kind {
+        Kind::Gauge | Kind::State => info.unit.clone(),
+        Kind::Cumulative => format!("{}/s", info.unit),
+        Kind::Busy => "%".to_owned(),
+    }
+}
+
+/// How the store keeps a series of this description: gauges and states as read, cumulative
+/// counters and busy time as running totals (with the wrap the layout declares), plotted as
+/// rates and as shares of the elapsed time. Busy time in a unit that is not one of time (which
+/// layouts and session files refuse) is kept as a cumulative counter.
 pub(crate) fn store_kind(info: &SeriesInfo) -> SeriesKind {
     match info.kind {
         Kind::Gauge => SeriesKind::Gauge,
+        Kind::State => SeriesKind::State,
         Kind::Cumulative => SeriesKind::Cumulative { wrap: info.wrap },
+        Kind::Busy => match zescope_sampler::layout::kinds::unit_seconds(&info.unit) {
+            Some(unit_s) => SeriesKind::BusyTime { wrap: info.wrap, unit_s },
+            None => SeriesKind::Cumulative { wrap: info.wrap },
+        },
     }
 }
 

@@ -1,8 +1,10 @@
 //! The model's integration tests, one binary, each module a feature: images and CSV of panes
-//! (`export`, `export_clip`), the phase table against a brute-force model (`phases`), session
-//! files — the processes they keep (`processes`), autosave checkpoints (`autosave`), malformed files (`corpus`), a save killed midway
-//! (`crash`), flipped bytes (`flips`) — and hostile input: crafted files and folders with a peak
-//! memory bound (`hostile_files`), mutations of real files (`hostile_mutations`).
+//! (`export`, `export_clip`), the phase table against a brute-force model (`phases`), busy time
+//! and states through files and the phase table (`kinds`), session files — the processes they
+//! keep (`processes`), autosave checkpoints (`autosave`), malformed files (`corpus`), a save
+//! killed midway (`crash`), flipped bytes (`flips`) — and hostile input: crafted files and
+//! folders with a peak memory bound (`hostile_files`), mutations of real files
+//! (`hostile_mutations`).
 
 mod autosave;
 mod corpus;
@@ -12,6 +14,7 @@ mod export_clip;
 mod flips;
 mod hostile_files;
 mod hostile_mutations;
+mod kinds;
 mod phases;
 mod processes;
 

@@ -1,7 +1,8 @@
 //! Property test: the phase table's numbers (mean, min, max, totals, energy, mean power) equal
 //! a direct computation over the samples fed to the store, on random data with NaNs, gaps,
-//! wrapping and resetting cumulative counters, a counter sampled in two runs, and random
-//! phases (some reaching past the data, some empty).
+//! wrapping and resetting cumulative counters, busy time (a share in %, its total the time
+//! busy), a state (no mean, no total: an average of ids is no id), a counter sampled in two
+//! runs, and random phases (some reaching past the data, some empty).
 
 use std::collections::BTreeMap;
 
@@ -10,29 +11,31 @@ use zescope_model::view::phases::{PhaseRange, PhaseRow, phase_table};
 use zescope_model::view::{SeriesEntry, SeriesKey};
 use zescope_sampler::SeriesInfo;
 use zescope_sampler::layout::Kind;
-use zescope_store::rate::{delta_between, rate_between};
+use zescope_store::rate::{delta_between, scaled_rate_between};
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 
 /// The series of every run: (metric, unit, kind as the store keeps it).
-const SERIES: [(&str, &str, SeriesKind); 4] = [
+const SERIES: [(&str, &str, SeriesKind); 6] = [
     ("power", "W", SeriesKind::Gauge),
     ("energy", "mJ", SeriesKind::Cumulative { wrap: Some(5000.0) }),
     ("bytes", "B", SeriesKind::Cumulative { wrap: None }),
     ("temp", "C", SeriesKind::Gauge),
+    ("busy", "us", SeriesKind::BusyTime { wrap: Some(1_000_000.0), unit_s: 1e-6 }),
+    ("context", "", SeriesKind::State),
 ];
 
 /// One run as fed: timestamps, rows, and which samples a gap separates from the previous one.
 #[derive(Clone, Debug)]
 struct Run {
     ts: Vec<i64>,
-    rows: Vec<[f64; 4]>,
+    rows: Vec<[f64; 6]>,
     gap: Vec<bool>,
 }
 
 fn run(start: i64) -> impl Strategy<Value = Run> {
     prop::collection::vec((1i64..3_000_000, 0u8..20, any::<u32>(), prop::bool::weighted(0.03)), 1..900).prop_map(
         move |steps| {
-            let (mut t, mut e, mut b) = (start, 0.0, 0.0);
+            let (mut t, mut e, mut b, mut busy) = (start, 0.0, 0.0, 0.0);
             let mut out = Run { ts: vec![], rows: vec![], gap: vec![] };
             for (dt, pick, r, gap) in steps {
                 t += dt;
@@ -42,7 +45,10 @@ fn run(start: i64) -> impl Strategy<Value = Run> {
                 let power = if nan { f64::NAN } else { (r % 1000) as f64 / 7.0 };
                 let bytes = if pick == 2 { f64::NAN } else { b };
                 out.ts.push(t);
-                out.rows.push([power, e, bytes, -((r % 90) as f64)]);
+                // Busy µs: at most the time elapsed (a share up to 100 %), wrapping at 10^6.
+                busy = (busy + ((r >> 8) as i64 % (dt / 1000 + 1)) as f64) % 1_000_000.0;
+                let context = ((r >> 4) % 3 * 16) as f64;
+                out.rows.push([power, e, bytes, -((r % 90) as f64), busy, context]);
                 out.gap.push(gap);
             }
             out
@@ -56,11 +62,13 @@ fn info(k: usize) -> SeriesInfo {
         name: name.into(),
         description: String::new(),
         unit: unit.into(),
-        kind: if matches!(kind, SeriesKind::Gauge) { Kind::Gauge } else { Kind::Cumulative },
-        wrap: match kind {
-            SeriesKind::Cumulative { wrap } => wrap,
-            SeriesKind::Gauge => None,
+        kind: match kind {
+            SeriesKind::Gauge => Kind::Gauge,
+            SeriesKind::Cumulative { .. } => Kind::Cumulative,
+            SeriesKind::BusyTime { .. } => Kind::Busy,
+            SeriesKind::State => Kind::State,
         },
+        wrap: kind.rate_wrap().flatten(),
     }
 }
 
@@ -72,10 +80,8 @@ struct Direct {
 
 fn direct(runs: &[Run], k: usize, t0: i64, t1: i64) -> Direct {
     let mut d = Direct { values: vec![], total: 0.0 };
-    let wrap = match SERIES[k].2 {
-        SeriesKind::Cumulative { wrap } => Some(wrap),
-        SeriesKind::Gauge => None,
-    };
+    let kind = SERIES[k].2;
+    let wrap = kind.rate_wrap();
     for r in runs {
         for i in 0..r.ts.len() {
             if r.ts[i] < t0 || r.ts[i] > t1 {
@@ -89,7 +95,7 @@ fn direct(runs: &[Run], k: usize, t0: i64, t1: i64) -> Direct {
                         continue;
                     }
                     let prev = r.rows[i - 1][k];
-                    if let Some(rate) = rate_between(prev, v, r.ts[i] - r.ts[i - 1], w) {
+                    if let Some(rate) = scaled_rate_between(prev, v, r.ts[i] - r.ts[i - 1], w, kind.rate_scale()) {
                         d.values.push(rate);
                     }
                     if let Some(inc) = delta_between(prev, v, w).filter(|x| x.is_finite()) {
@@ -110,7 +116,8 @@ fn close(a: f64, b: f64) -> bool {
 fn check(row: &PhaseRow, d: &Direct, k: usize, duration_s: f64) {
     let n = d.values.len();
     assert_eq!(row.samples, n as u64, "{}: samples", row.series);
-    let mean = if n == 0 { f64::NAN } else { d.values.iter().sum::<f64>() / n as f64 };
+    let state = matches!(SERIES[k].2, SeriesKind::State);
+    let mean = if n == 0 || state { f64::NAN } else { d.values.iter().sum::<f64>() / n as f64 };
     let min = d.values.iter().copied().reduce(f64::min).unwrap_or(f64::NAN);
     let max = d.values.iter().copied().reduce(f64::max).unwrap_or(f64::NAN);
     assert!(close(row.mean, mean), "{}: mean {} vs {mean}", row.series, row.mean);
@@ -136,6 +143,18 @@ fn check(row: &PhaseRow, d: &Direct, k: usize, duration_s: f64) {
         2 => {
             assert!(close(row.total.unwrap(), d.total), "bytes total {:?} vs {}", row.total, d.total);
             assert_eq!((row.energy_j, row.power_w), (None, None), "bytes are not energy");
+        }
+        4 => {
+            assert!(close(row.total.unwrap(), d.total), "busy µs total {:?} vs {}", row.total, d.total);
+            assert_eq!(row.total_unit, "us", "the time busy, in the counter's unit");
+            assert_eq!(row.unit, "%");
+            assert!(d.values.iter().all(|v| (0.0..=100.0 + 1e-9).contains(v)), "shares in %: {:?}", d.values);
+            assert_eq!((row.energy_j, row.power_w), (None, None));
+        }
+        5 => {
+            assert!(row.mean.is_nan(), "a state has no mean: {row:?}");
+            assert_eq!((row.total, row.energy_j, row.power_w), (None, None, None), "nor a total");
+            assert_eq!(row.total_unit, "");
         }
         _ => assert_eq!((row.total, row.energy_j, row.power_w), (None, None, None)),
     }

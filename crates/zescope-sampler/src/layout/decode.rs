@@ -14,8 +14,8 @@ pub struct MetricDesc {
     pub unit: String,
     /// `zet_value_type_t` of the metric's results.
     pub value_type: u32,
-    /// EVENT/DURATION metrics count up.
-    pub cumulative: bool,
+    /// `zet_metric_type_t`: with the unit, what kind of counter it is (`kinds::exported_kind`).
+    pub metric_type: u32,
 }
 
 /// One counter as the decoder reads it: where, how wide, and how to scale it.
@@ -27,7 +27,7 @@ pub struct DecoderField {
     pub description: String,
     /// Unit of the scaled value.
     pub unit: String,
-    /// Cumulative or gauge.
+    /// Cumulative, gauge, busy time or state.
     pub kind: Kind,
     /// How the bytes at `offset` are read (little-endian).
     pub value: ValueType,
@@ -131,6 +131,8 @@ fn value_type_of(zet: u32) -> Option<ValueType> {
         ZET_VALUE_TYPE_UINT64 => Some(ValueType::U64),
         ZET_VALUE_TYPE_FLOAT32 => Some(ValueType::F32),
         ZET_VALUE_TYPE_FLOAT64 => Some(ValueType::F64),
+        // A bool8 is one byte, 0 or 1.
+        ZET_VALUE_TYPE_BOOL8 => Some(ValueType::U8),
         6 => Some(ValueType::U8),
         7 => Some(ValueType::U16),
         _ => None,
@@ -170,21 +172,28 @@ impl Decoder {
             Counters::MetricOrder { first, stride } => metrics
                 .iter()
                 .enumerate()
-                .map(|(i, m)| {
-                    let value = value_type_of(m.value_type).ok_or_else(|| LayoutError::UnsupportedValueType {
-                        layout: name.clone(),
-                        metric: m.name.clone(),
-                        value_type: m.value_type,
-                    })?;
-                    Ok(DecoderField {
-                        name: m.name.clone(),
-                        description: m.description.clone(),
-                        unit: m.unit.clone(),
-                        kind: if m.cumulative { Kind::Cumulative } else { Kind::Gauge },
-                        value,
-                        offset: first.saturating_add(i.saturating_mul(*stride)),
-                        scale: 1.0,
-                    })
+                .filter_map(|(i, m)| {
+                    // A timestamp metric is time, not a counter to plot.
+                    let kind = super::kinds::exported_kind(m.metric_type, &m.unit)?;
+                    let field = value_type_of(m.value_type)
+                        .ok_or_else(|| LayoutError::UnsupportedValueType {
+                            layout: name.clone(),
+                            metric: m.name.clone(),
+                            value_type: m.value_type,
+                        })
+                        .map(|value| DecoderField {
+                            name: m.name.clone(),
+                            description: m.description.clone(),
+                            unit: match kind {
+                                Kind::Busy => m.unit.clone(),
+                                _ => super::kinds::plain_unit(&m.unit),
+                            },
+                            kind,
+                            value,
+                            offset: first.saturating_add(i.saturating_mul(*stride)),
+                            scale: 1.0,
+                        });
+                    Some(field)
                 })
                 .collect::<Result<_, LayoutError>>()?,
         };

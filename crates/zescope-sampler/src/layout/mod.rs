@@ -4,7 +4,8 @@
 //! them through a *layout*: a RON file (`assets/layouts/*.ron`, documented in
 //! `docs/layout-format.md`) that says which driver/device/group it fits, where an optional
 //! seqlock word and device timestamp are, and, per counter, its offset, value type, kind
-//! (cumulative → plotted as a rate; gauge → as is), unit and scale. Supporting a new driver is a
+//! (cumulative → plotted as a rate; gauge → as is; busy → a share of the time, %; state → as
+//! is, drawn as steps), unit and scale. Supporting a new driver is a
 //! new file, not new code. [`decode`] turns a layout into a bounds-checked [`decode::Decoder`]
 //! for one buffer.
 //!
@@ -21,6 +22,7 @@
 
 pub mod decode;
 pub mod glob;
+pub mod kinds;
 
 use serde::{Deserialize, Serialize};
 
@@ -130,8 +132,10 @@ pub enum Counters {
     /// Each counter spelled out.
     Explicit(Vec<Counter>),
     /// Counters follow the group's metrics in order, `stride` bytes apart from `first`; value
-    /// type, kind and unit come from each metric's properties (result type; EVENT and DURATION
-    /// metrics are cumulative).
+    /// type, kind and unit come from each metric's properties (result type; the kind from the
+    /// metric type and unit, `kinds::exported_kind`: EVENT and THROUGHPUT metrics are
+    /// cumulative, DURATION in a unit of time is busy time, RAW and FLAG are states, TIMESTAMP
+    /// metrics are left out).
     MetricOrder {
         /// Byte offset of the first metric's value.
         first: usize,
@@ -150,9 +154,9 @@ pub struct Counter {
     pub offset: usize,
     /// How the raw value is stored (little-endian).
     pub value: ValueType,
-    /// Cumulative (plotted as a rate) or gauge.
+    /// Cumulative (plotted as a rate), gauge, busy time (plotted as a share, %) or state.
     pub kind: Kind,
-    /// Unit of the scaled value.
+    /// Unit of the scaled value (a unit of time for `Busy`).
     pub unit: String,
     /// Multiplies the raw value (e.g. 0.001 to turn mW into W).
     #[serde(default = "one")]
@@ -207,13 +211,27 @@ impl ValueType {
     }
 }
 
-/// How a counter's values are meant: a running total or a level.
+/// How a counter's values are meant: a running total, a level, time busy or a state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Kind {
     /// Only grows (wrapping at the type's width); shown as a rate per second.
     Cumulative,
     /// A level; shown as is.
     Gauge,
+    /// A running total of time busy, in a unit of time ("ns", "us", "ms", "s": the counter's
+    /// unit); shown as the share of the elapsed time it grew by, in %. Wraps as `Cumulative`.
+    Busy,
+    /// A state: an identifier, a flag, a raw reading (a context id, a throttle flag). Shown as
+    /// read and drawn as steps; never turned into a rate, summed or averaged.
+    State,
+}
+
+impl Kind {
+    /// Is the raw value a running total (cumulative counter, busy time), which wraps at its
+    /// type's width?
+    pub fn is_running_total(self) -> bool {
+        matches!(self, Kind::Cumulative | Kind::Busy)
+    }
 }
 
 /// What the selection knows about the buffer's owner.
@@ -431,6 +449,12 @@ impl Layout {
                 for c in cs {
                     if !c.scale.is_finite() {
                         return Err(format!("counter {:?}: scale must be finite", c.metric));
+                    }
+                    if c.kind == Kind::Busy && kinds::unit_seconds(&c.unit).is_none() {
+                        return Err(format!(
+                            "counter {:?}: kind Busy needs a unit of time (\"ns\", \"us\", \"ms\" or \"s\"), not {:?}",
+                            c.metric, c.unit
+                        ));
                     }
                 }
             }

@@ -255,11 +255,14 @@ pub struct SeriesInfo {
     pub name: String,
     /// The driver's description of the metric.
     pub description: String,
-    /// Unit of the value after scaling (of the rate's numerator for cumulative counters).
+    /// Unit of the value after scaling (of the rate's numerator for cumulative counters, of the
+    /// running total for busy time: a unit of time).
     pub unit: String,
-    /// Cumulative (plotted as a rate) or gauge.
+    /// Cumulative (plotted as a rate), gauge, busy time (plotted as a share, %) or state (drawn
+    /// as steps, never averaged).
     pub kind: Kind,
-    /// For cumulative counters: the modulus at which the raw value wraps.
+    /// For running totals (cumulative counters, busy time): the modulus at which the raw value
+    /// wraps.
     pub wrap: Option<f64>,
 }
 

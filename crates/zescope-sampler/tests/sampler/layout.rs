@@ -9,22 +9,26 @@ fn target<'a>(simulated: bool, group: &'a str) -> Owner<'a> {
     Owner { simulated, driver_uuid: "01006d69-732d", device: "ze-sim GPU", group }
 }
 
+/// ComputeBasic's metrics as the simulated driver describes them (types and units).
 fn sim_metrics() -> Vec<MetricDesc> {
-    ["GpuTime", "GpuBusyCycles", "GpuFrequency", "GpuUtilization", "GpuPower"]
-        .iter()
-        .enumerate()
-        .map(|(i, n)| MetricDesc {
-            name: n.to_string(),
-            description: String::new(),
-            unit: "u".into(),
-            value_type: if i < 2 {
-                level_zero_sys::ZET_VALUE_TYPE_UINT64
-            } else {
-                level_zero_sys::ZET_VALUE_TYPE_FLOAT64
-            },
-            cumulative: i < 2,
-        })
-        .collect()
+    use level_zero_sys::*;
+    [
+        ("GpuTime", ZET_METRIC_TYPE_DURATION, "ns"),
+        ("GpuBusyCycles", ZET_METRIC_TYPE_EVENT, "cycles"),
+        ("GpuFrequency", ZET_METRIC_TYPE_THROUGHPUT, "MHz"),
+        ("GpuUtilization", ZET_METRIC_TYPE_RATIO, "%"),
+        ("GpuPower", ZET_METRIC_TYPE_THROUGHPUT, "W"),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, &(n, metric_type, unit))| MetricDesc {
+        name: n.to_string(),
+        description: String::new(),
+        unit: unit.into(),
+        value_type: if i < 2 { ZET_VALUE_TYPE_UINT64 } else { ZET_VALUE_TYPE_FLOAT64 },
+        metric_type,
+    })
+    .collect()
 }
 
 #[test]
@@ -52,7 +56,9 @@ fn explicit_and_metric_order_layouts_decode_the_same_bytes() {
     assert_eq!(generic.decode(&snap, &mut b), Some(123_456));
     assert_eq!(a, b);
     assert_eq!((a[0], a[2]), (5000.0, 1800.5));
-    assert_eq!(explicit.fields[0].kind, Kind::Cumulative);
+    let kinds = |d: &Decoder| d.fields.iter().map(|f| f.kind).collect::<Vec<_>>();
+    assert_eq!(kinds(&explicit), [Kind::Busy, Kind::Cumulative, Kind::Gauge, Kind::Gauge, Kind::Gauge]);
+    assert_eq!(kinds(&generic), kinds(&explicit), "metric types give the kinds the explicit layout spells out");
     assert!(explicit.check_magic(&snap).is_ok());
 }
 
@@ -111,7 +117,7 @@ fn values_of_every_type_decode_little_endian_with_scale() {
             description: String::new(),
             unit: String::new(),
             value_type: 0,
-            cumulative: false,
+            metric_type: level_zero_sys::ZET_METRIC_TYPE_RATIO,
         })
         .collect();
     let l = set.select(&Owner { simulated: true, driver_uuid: "", device: "", group: "" }).unwrap();

@@ -4,10 +4,12 @@
 //! a panic part way through a teardown (`panic`), random sequences of commands under sets of
 //! faults (`props`), drivers that behave as the public NPU driver and compute-runtime do
 //! (`profiles`), the time-based streamer (`streamer`), the processes using each device
-//! (`processes`), and the layouts that decode exported bytes (`layout`).
+//! (`processes`), the layouts that decode exported bytes (`layout`), and how each metric type
+//! becomes series (`metric_types`).
 
 mod drivers;
 mod layout;
+mod metric_types;
 mod multidev;
 mod panic;
 mod processes;

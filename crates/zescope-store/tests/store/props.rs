@@ -1,8 +1,8 @@
 //! Property tests: the store's envelopes, statistics and point queries agree
 //! with a brute-force scan of every sample ever appended, on random data with
-//! spikes, NaN/±inf, gaps, wrapping and resetting cumulative counters, slow
-//! and fast sampling, and memory caps small enough to force coarsening and
-//! eviction.
+//! spikes, NaN/±inf, gaps, wrapping and resetting cumulative counters, busy
+//! time (a rate scaled into a percentage), states, slow and fast sampling, and
+//! memory caps small enough to force coarsening and eviction.
 
 use crate::model::checks::{check_draw_envelope, check_envelope, check_nearest, check_stats};
 use crate::model::{Model, Rng, close, desc};
@@ -29,7 +29,7 @@ fn batches(max: usize) -> impl Strategy<Value = Vec<(u16, bool)>> {
 fn plan() -> impl Strategy<Value = Scenario> {
     (
         any::<u64>(),
-        prop::collection::vec(0u8..3, 1..=3),
+        prop::collection::vec(0u8..5, 1..=3),
         batches(20),
         batches(50).prop_filter("some data", |b| !b.is_empty()),
         // The smallest cap holds the largest batch with the bound of its pyramid growth
@@ -51,7 +51,9 @@ fn kind(k: u8) -> SeriesKind {
     match k {
         0 => SeriesKind::Gauge,
         1 => SeriesKind::Cumulative { wrap: None },
-        _ => SeriesKind::Cumulative { wrap: Some(1000.0) },
+        2 => SeriesKind::Cumulative { wrap: Some(1000.0) },
+        3 => SeriesKind::BusyTime { wrap: Some(1000.0), unit_s: 1e-6 },
+        _ => SeriesKind::State,
     }
 }
 
@@ -106,6 +108,10 @@ fn feed(
             ts.push(*t);
             for s in 0..n {
                 let v = match kinds[s] {
+                    SeriesKind::State => match rng.below(50) {
+                        0 => f64::NAN,
+                        k => (k % 3) as f64,
+                    },
                     SeriesKind::Gauge => {
                         walk[s] += rng.unit() - 0.5;
                         match rng.below(400) {
@@ -116,7 +122,7 @@ fn feed(
                             _ => walk[s],
                         }
                     }
-                    SeriesKind::Cumulative { wrap } => {
+                    SeriesKind::Cumulative { wrap } | SeriesKind::BusyTime { wrap, .. } => {
                         totals[s] += rng.below(50) as f64;
                         if let Some(m) = wrap {
                             totals[s] %= m;

@@ -4,7 +4,7 @@
 
 pub mod checks;
 
-use zescope_store::rate::rate_between;
+use zescope_store::rate::scaled_rate_between;
 use zescope_store::{SeriesDesc, SeriesId, SeriesKind, Store, StreamDesc, StreamId};
 
 /// Small deterministic PRNG (xorshift64*), so test data needs no dependency.
@@ -93,15 +93,17 @@ impl Model {
 
     /// What the store should report for sample i of series s.
     pub fn value(&self, i: usize, s: usize) -> Option<f64> {
-        match self.kinds[s] {
-            SeriesKind::Gauge => Some(self.raw[i][s]),
-            SeriesKind::Cumulative { wrap } => {
-                if i == 0 || self.gap[i] {
-                    None
-                } else {
-                    rate_between(self.raw[i - 1][s], self.raw[i][s], self.ts[i] - self.ts[i - 1], wrap)
-                }
-            }
+        let kind = self.kinds[s];
+        match kind.rate_wrap() {
+            None => Some(self.raw[i][s]),
+            Some(_) if i == 0 || self.gap[i] => None,
+            Some(wrap) => scaled_rate_between(
+                self.raw[i - 1][s],
+                self.raw[i][s],
+                self.ts[i] - self.ts[i - 1],
+                wrap,
+                kind.rate_scale(),
+            ),
         }
     }
 

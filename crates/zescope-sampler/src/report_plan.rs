@@ -1,0 +1,241 @@
+//! How the values of a time-based streamer's report become samples, metric by metric.
+//!
+//! Calculate gives one value per metric per report, and each value is about that report alone:
+//! an EVENT or THROUGHPUT counts what happened within the report's interval, a DURATION is the
+//! time busy within it. So, by metric type (the rules of `layout::kinds`, applied per report;
+//! the report's duration is the sampling period the driver granted):
+//!
+//! - EVENT, EVENT_WITH_RANGE, THROUGHPUT: a rate, the value divided by the report's duration,
+//!   unit "X/s" ("events/s" without a unit); a unit that is already a level or a rate (MHz, %,
+//!   W, "…/s") as it is;
+//! - DURATION in a unit of time: the share of the report's duration it was busy, unit "%",
+//!   clamped to 0..=100 %; a share up to [`SHARE_SLACK_PCT`] over 100 % is report-timing jitter,
+//!   anything further (or below 0) is not a busy share at all, and a notice says so once per
+//!   metric ([`Conv::apply`] tells the caller); a DURATION in percent as it is, in another unit
+//!   as a rate;
+//! - RATIO: as it is;
+//! - TIMESTAMP: the first one is the report's time, none is a series;
+//! - RAW, FLAG (and instruction pointers): states, as they are (`Kind::State`: drawn as steps,
+//!   never summed or averaged);
+//! - any other type: as it is.
+//!
+//! A unit "percent" is written "%".
+
+use level_zero_sys::*;
+
+use crate::layout::Kind;
+use crate::layout::kinds::{counts, is_level_unit, is_state, plain_unit, unit_seconds};
+use zescope_ze::Metric;
+
+use super::protocol::SeriesInfo;
+
+/// How far (percentage points) a busy share may exceed 100 % before it is said to be no share:
+/// less is the jitter of report times against the period, drawn at 100 %.
+pub(crate) const SHARE_SLACK_PCT: f64 = 5.0;
+
+/// What to do with one metric's value of a report.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Column {
+    /// The report's time (the first timestamp metric).
+    Time,
+    /// Plotted, converted so.
+    Series(Conv),
+    /// Not plotted (not chosen, or a further timestamp).
+    Skip,
+}
+
+/// How a plotted value is converted from what the report holds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Conv {
+    /// As it is (ratios, levels, states).
+    AsIs,
+    /// A count within the report: divided by the report's duration, per second.
+    Rate,
+    /// Time busy within the report, in units of `unit_s` seconds: its share of the report's
+    /// duration, in %.
+    Share {
+        /// Seconds per unit of the value.
+        unit_s: f64,
+    },
+}
+
+impl Conv {
+    /// The value plotted for `x` of a report `report_s` seconds long, and whether it was out of
+    /// what it can be (a busy share beyond 100 % and its slack, or below 0: clamped to 0..=100).
+    pub(crate) fn apply(self, x: f64, report_s: f64) -> (f64, bool) {
+        match self {
+            Conv::AsIs => (x, false),
+            Conv::Rate => (x / report_s, false),
+            Conv::Share { unit_s } => {
+                let pct = x * unit_s / report_s * 100.0;
+                if pct.is_nan() {
+                    return (pct, false);
+                }
+                (pct.clamp(0.0, 100.0), !(0.0..=100.0 + SHARE_SLACK_PCT).contains(&pct))
+            }
+        }
+    }
+}
+
+/// The series a metric gives and how its values become theirs: `None` for a metric that is no
+/// series (a timestamp).
+pub(crate) fn column_of(
+    metric_type: zet_metric_type_t,
+    name: &str,
+    description: &str,
+    units: &str,
+) -> Option<(Conv, SeriesInfo)> {
+    let series = |unit: String, kind: Kind| SeriesInfo {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        unit,
+        kind,
+        wrap: None,
+    };
+    let rate = || {
+        let unit = format!("{}/s", if units.trim().is_empty() { "events" } else { units });
+        (Conv::Rate, series(unit, Kind::Gauge))
+    };
+    let as_is = |kind| (Conv::AsIs, series(plain_unit(units), kind));
+    Some(match metric_type {
+        ZET_METRIC_TYPE_TIMESTAMP => return None,
+        ZET_METRIC_TYPE_DURATION => match unit_seconds(units) {
+            Some(unit_s) => (Conv::Share { unit_s }, series("%".into(), Kind::Gauge)),
+            None if is_level_unit(units) => as_is(Kind::Gauge),
+            None => rate(),
+        },
+        t if counts(t) && is_level_unit(units) => as_is(Kind::Gauge),
+        t if counts(t) => rate(),
+        t if is_state(t, units) => as_is(Kind::State),
+        _ => as_is(Kind::Gauge),
+    })
+}
+
+/// How a streamed group's metrics become samples: the series they give and what to do with
+/// each metric's value.
+pub(crate) struct ReportPlan {
+    /// The series, set after set.
+    pub series: Vec<SeriesInfo>,
+    /// Per metric of the group, in its order.
+    pub columns: Vec<Column>,
+    /// The metric name of each plotted column, in order (for notices).
+    pub names: Vec<String>,
+    /// The report time's metric and unit (the first timestamp metric), if the group has one.
+    pub time: Option<(String, String)>,
+    /// Value sets per report.
+    pub sets: usize,
+}
+
+/// The series a streamed group's metrics give (all, or only `wanted` when not empty), and for
+/// each metric what to do with it. `sets` value sets come from each report (one per sub-device
+/// of a root device): with more than one, each metric gives one series per set, named
+/// "… (sub-device k)". `None` when no chosen metric is in the group.
+pub(crate) fn plan(metrics: &[Metric], wanted: &[String], sets: usize) -> Option<ReportPlan> {
+    let sets = sets.max(1);
+    let mut series = Vec::new();
+    let mut columns = Vec::new();
+    let mut names = Vec::new();
+    let mut time = None;
+    for m in metrics {
+        let i = &m.info;
+        let col = if i.metric_type == ZET_METRIC_TYPE_TIMESTAMP {
+            if time.is_some() {
+                Column::Skip
+            } else {
+                time = Some((i.name.clone(), i.units.clone()));
+                Column::Time
+            }
+        } else if wanted.is_empty() || wanted.contains(&i.name) {
+            match column_of(i.metric_type, &i.name, &i.description, &i.units) {
+                Some((conv, s)) => {
+                    series.push(s);
+                    names.push(i.name.clone());
+                    Column::Series(conv)
+                }
+                None => Column::Skip,
+            }
+        } else {
+            Column::Skip
+        };
+        columns.push(col);
+    }
+    if series.is_empty() {
+        return None;
+    }
+    if sets > 1 {
+        let one = std::mem::take(&mut series);
+        for k in 0..sets {
+            series.extend(one.iter().map(|s| SeriesInfo {
+                name: format!("{} (sub-device {k})", s.name),
+                description: format!("{} (sub-device {k} of the root device)", s.description),
+                ..s.clone()
+            }));
+        }
+    }
+    Some(ReportPlan { series, columns, names, time, sets })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(t: zet_metric_type_t, units: &str) -> (Conv, String, Kind) {
+        let (c, s) = column_of(t, "m", "", units).expect("a series");
+        (c, s.unit, s.kind)
+    }
+
+    /// `conv` of `x` in a report of `report_s` is `want` (to 1e-9 relative), told or not.
+    fn gives(conv: Conv, x: f64, report_s: f64, want: f64, told: bool) {
+        let (v, t) = conv.apply(x, report_s);
+        assert!((v - want).abs() <= 1e-9 * want.abs().max(1.0), "{conv:?} of {x} in {report_s} s: {v}, not {want}");
+        assert_eq!(t, told, "{conv:?} of {x}");
+    }
+
+    #[test]
+    fn a_duration_of_half_the_report_is_half_busy() {
+        let (conv, unit, kind) = col(ZET_METRIC_TYPE_DURATION, "ns");
+        assert_eq!((unit.as_str(), kind), ("%", Kind::Gauge));
+        // 640 µs busy in a 1.28 ms report.
+        gives(conv, 640_000.0, 1.28e-3, 50.0, false);
+        // In µs, the same.
+        let (conv, _, _) = col(ZET_METRIC_TYPE_DURATION, "us");
+        gives(conv, 640.0, 1.28e-3, 50.0, false);
+    }
+
+    #[test]
+    fn busy_shares_over_the_whole_report_are_clamped_and_nonsense_is_told() {
+        let (conv, _, _) = col(ZET_METRIC_TYPE_DURATION, "ns");
+        gives(conv, 1_300_000.0, 1.28e-3, 100.0, false); // 101.6 %: jitter of report times
+        gives(conv, 3_000_000.0, 1.28e-3, 100.0, true); // more than twice the report
+        gives(conv, -5.0, 1.28e-3, 0.0, true);
+        let (v, told) = conv.apply(f64::NAN, 1.28e-3);
+        assert!(v.is_nan() && !told, "no value stays none");
+    }
+
+    #[test]
+    fn an_event_of_n_per_report_is_n_over_the_duration_per_second() {
+        let (conv, unit, kind) = col(ZET_METRIC_TYPE_EVENT, "cycles");
+        assert_eq!((unit.as_str(), kind), ("cycles/s", Kind::Gauge));
+        gives(conv, 1000.0, 0.5e-3, 2_000_000.0, false);
+        let (conv, unit, _) = col(ZET_METRIC_TYPE_THROUGHPUT, "bytes");
+        assert_eq!(unit, "bytes/s");
+        gives(conv, 64.0, 1e-3, 64_000.0, false);
+        assert_eq!(col(ZET_METRIC_TYPE_EVENT_WITH_RANGE, "").1, "events/s");
+    }
+
+    #[test]
+    fn levels_ratios_and_states_are_shown_as_they_are() {
+        let (conv, unit, kind) = col(ZET_METRIC_TYPE_EVENT, "MHz");
+        assert_eq!((conv, unit.as_str(), kind), (Conv::AsIs, "MHz", Kind::Gauge), "an average frequency");
+        let (conv, unit, kind) = col(ZET_METRIC_TYPE_RATIO, "percent");
+        assert_eq!((conv, unit.as_str(), kind), (Conv::AsIs, "%", Kind::Gauge));
+        let (conv, unit, kind) = col(ZET_METRIC_TYPE_DURATION, "percent");
+        assert_eq!((conv, unit.as_str(), kind), (Conv::AsIs, "%", Kind::Gauge), "a share already");
+        for t in [ZET_METRIC_TYPE_RAW, ZET_METRIC_TYPE_FLAG] {
+            let (conv, _, kind) = col(t, "");
+            assert_eq!((conv, kind), (Conv::AsIs, Kind::State));
+            assert_eq!(conv.apply(7.0, 1e-3), (7.0, false), "an id is not divided by time");
+        }
+        assert!(column_of(ZET_METRIC_TYPE_TIMESTAMP, "QueryBeginTime", "", "ns").is_none());
+    }
+}
