@@ -71,8 +71,6 @@ pub struct Summary {
     /// The sampler's last health report; `None` when none arrived (a run shorter than one
     /// health period).
     pub health: Option<Health>,
-    /// How long the run had been going when `health` was made (whole-run rates divide by it).
-    pub health_after: Duration,
     /// The recording ended on SIGINT or SIGTERM rather than after its duration.
     pub interrupted: bool,
     /// Errors the sampler reported during the run, and a teardown that missed its deadline, one
@@ -98,9 +96,10 @@ impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "recorded {} samples in {:.2} s", self.samples, self.elapsed.as_secs_f64())?;
         if let Some(s) = &self.health {
-            // Whole-run figures: ticks over the run's time up to the last health report, not the last
-            // health window's rate.
-            let secs = self.health_after.as_secs_f64();
+            // Whole-run figures: ticks over the sampler's own time up to the last health report (not
+            // the last health window's rate, nor the time this thread heard of the run: under load
+            // its start event can arrive tens of milliseconds after the first tick).
+            let secs = s.ticked_for.as_secs_f64();
             let achieved = if secs > 0.0 { s.ticks as f64 / secs } else { 0.0 };
             write!(
                 f,
@@ -242,7 +241,6 @@ impl Handler for Recording<'_> {
 
     fn health(&mut self, s: Health) {
         self.summary.health = Some(s);
-        self.summary.health_after = self.run_started.elapsed();
     }
 
     fn notice(&mut self, _run: u64, message: String) {

@@ -20,6 +20,11 @@ impl Ticker {
         Ticker { start: now, interval, k: 0, ticks: 0, late: 0, skipped: 0 }
     }
 
+    /// When the ticker started (the run's start on the sampler's clock).
+    pub(crate) fn started(&self) -> Instant {
+        self.start
+    }
+
     pub(crate) fn interval(&self) -> Duration {
         self.interval
     }

@@ -390,6 +390,9 @@ pub struct Health {
     pub achieved_hz: f64,
     /// Ticks since the run started.
     pub ticks: u64,
+    /// The time `ticks` were counted over, on the sampler's clock (from the run's start to this
+    /// report): `ticks / ticked_for` is the whole run's rate, however late its events arrive.
+    pub ticked_for: std::time::Duration,
     /// Ticks found more than a whole interval after their deadline (and skipped ahead).
     pub late_ticks: u64,
     /// Deadlines missed by late ticks: a late tick's read serves the last deadline passed
