@@ -182,9 +182,25 @@ pub struct RecordOptions {
     #[arg(long, value_name = "N", default_value_t = crate::markers::Limits::default().per_recording,
           value_parser = parse_max_markers)]
     pub max_markers: usize,
+    /// Keep only the time around this trigger's firings (repeatable; docs/triggers.md), e.g.
+    /// 'ComputeBasic/GpuBusy > 80', 'Telemetry/Power* rise 50 in 500ms', 'marker solve',
+    /// 'throttle power'; the firings are listed in NAME.firings.csv beside the output.
+    #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
+    pub triggers: Vec<crate::triggers::Trigger>,
+    /// With --trigger: time kept before each firing.
+    #[arg(long, default_value = "5s", value_parser = crate::view::format::parse_duration)]
+    pub pre: Duration,
+    /// With --trigger: time kept after each firing.
+    #[arg(long, default_value = "5s", value_parser = crate::view::format::parse_duration)]
+    pub post: Duration,
     /// A workload to run while recording, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+}
+
+/// `--trigger EXPR`: a trigger expression; its error names the column.
+fn parse_trigger(s: &str) -> Result<crate::triggers::Trigger, String> {
+    crate::triggers::Trigger::parse(s).map_err(|e| format!("{e} of '{s}'"))
 }
 
 impl RecordOptions {
@@ -205,6 +221,9 @@ impl RecordOptions {
             duration,
             out: self.out,
             command: self.command,
+            triggers: self.triggers.into_iter().map(|t| t.around(self.pre, self.post)).collect(),
+            pre: self.pre,
+            post: self.post,
             markers: crate::markers::Limits {
                 per_second: self.marker_rate,
                 burst: self.marker_burst,
@@ -258,6 +277,10 @@ pub struct ServeOptions {
     #[arg(long, value_name = "N", default_value_t = crate::openmetrics::processes::DEFAULT_TOP,
           value_parser = clap::value_parser!(u16).range(1..=1000).map(usize::from))]
     pub top_processes: usize,
+    /// Count the firings of this trigger (repeatable; docs/triggers.md):
+    /// zescope_trigger_firings_total{trigger="EXPR"}.
+    #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
+    pub triggers: Vec<crate::triggers::Trigger>,
 }
 
 impl ServeOptions {
@@ -274,6 +297,7 @@ impl ServeOptions {
             textfile,
             processes,
             top_processes,
+            triggers,
         } = self;
         crate::serve::ServeArgs {
             source,
@@ -285,6 +309,7 @@ impl ServeOptions {
             telemetry: !no_telemetry,
             textfile,
             processes: processes.then_some(top_processes),
+            triggers,
         }
     }
 }

@@ -46,6 +46,7 @@ pub mod state;
 pub(crate) mod status;
 pub(crate) mod throttle;
 pub(crate) mod toolbar;
+pub mod triggers;
 pub mod unsaved;
 
 use std::sync::Arc;
@@ -284,6 +285,7 @@ impl ZescopeApp {
             &mut self.panes,
         );
         self.take_markers();
+        self.triggers_after_drain();
         self.file_housekeeping();
         if self.auto_start && self.state.inventory.is_some() && self.files.recover.is_none() {
             self.auto_start = false;
@@ -360,12 +362,18 @@ impl ZescopeApp {
                     self.hover_x,
                     plots::Overlays {
                         markers: self.files.markers.marks(),
+                        firings: &self.state.triggers.bands(),
                         cursors: &mut self.cursors,
                         compare: self.comparison.as_mut(),
                     },
                 );
                 self.hover_x = out.hover_x;
                 self.plot_frames = out.frames;
+                if let Some(expr) = out.trigger {
+                    self.state.triggers.text = expr;
+                    self.state.triggers.error = None;
+                    self.state.triggers.open = true;
+                }
                 if let Some(w) = out.plot_width {
                     self.plot_px = w * ui.ctx().pixels_per_point();
                 }
@@ -484,7 +492,30 @@ impl ZescopeApp {
         for m in l.drain(10_000) {
             if live {
                 self.files.markers.apply(m.kind, m.t_ns, &m.name);
+                if m.kind != zescope_markers::Kind::End {
+                    self.state.triggers.marker(&m.name, m.t_ns);
+                }
             }
+        }
+    }
+
+    /// The frame's firings: pause on the newest (with "pause on trigger"), keep the windows whose
+    /// time after has passed (with "keep"); a window that cannot be kept is a banner.
+    fn triggers_after_drain(&mut self) {
+        self.state.triggers.pause(&mut self.view, &self.store);
+        if !self.state.triggers.waiting() {
+            return;
+        }
+        let markers = crate::session::markers_to_file(&self.files.markers);
+        let ended = self.state.ingest.run.is_none();
+        let ui = crate::session::Capture {
+            history: &self.state.history,
+            layout: &self.panes.layout,
+            view: &self.view,
+            markers: &markers,
+        };
+        for e in self.state.triggers.keep(&self.store, &ui, ended) {
+            self.state.push_error(banner::UiError::new(banner::UiErrorKind::Save, e, "check the folder in the Triggers window"));
         }
     }
 
