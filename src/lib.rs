@@ -28,7 +28,7 @@ pub mod signals;
 
 // The floors below, under the module names the code and tests have always used.
 pub use zescope_doctor as doctor;
-pub use zescope_model::{export, markers, session, triggers, view};
+pub use zescope_model::{export, markers, session, triggers, view, viewfile};
 pub use zescope_openmetrics as openmetrics;
 pub use zescope_sampler::{self as sampler, layout};
 pub use zescope_store::{self as store, par};

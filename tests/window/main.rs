@@ -31,5 +31,6 @@ mod settings;
 mod streamer;
 mod telemetry;
 mod time_axis;
+mod triggers;
 mod unsaved;
 mod wheel;

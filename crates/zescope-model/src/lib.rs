@@ -10,6 +10,8 @@
 //! - [`markers`]: the markers socket's listener (instants and ranges sent by a workload).
 //! - [`triggers`]: conditions on series, markers and throttle reasons evaluated on ingest, and
 //!   keeping only the time around their firings.
+//! - [`viewfile`]: view files — panes, colours, held ranges, window and triggers by series
+//!   patterns, put onto any run.
 //! - [`export`]: plots to PNG and SVG, data to CSV and OpenMetrics text (named and written by
 //!   `zescope-openmetrics`, as `zescope serve` names its scrapes).
 //!
@@ -27,3 +29,4 @@ pub mod markers;
 pub mod session;
 pub mod triggers;
 pub mod view;
+pub mod viewfile;
