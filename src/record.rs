@@ -24,7 +24,6 @@ use crate::ze::Source;
 mod csv_out;
 mod triggered;
 use csv_out::CsvOut;
-pub use triggered::firings_path;
 
 /// What to record and where: the options of `zescope record`, as `src/main.rs` takes them from
 /// the command line.

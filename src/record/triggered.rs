@@ -114,7 +114,7 @@ impl Triggered {
 }
 
 /// `run.ron` → `run.firings.csv` beside it.
-pub(crate) fn firings_path(out: &Path) -> PathBuf {
+fn firings_path(out: &Path) -> PathBuf {
     let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     out.with_file_name(format!("{stem}.firings.csv"))
 }

@@ -167,7 +167,8 @@ impl Handler for Serving<'_> {
             errors: self.latest.errors,
             ..Latest::default()
         };
-        for (t, n) in self.triggers.triggers().iter().zip(self.triggers.run_started(&info)) {
+        let bound = self.triggers.run_started(&info);
+        for (t, n) in self.triggers.triggers().iter().zip(bound) {
             if n == 0 && !matches!(t.condition, crate::triggers::Condition::Marker(_)) {
                 headless::say(&format!("zescope: trigger '{}' matches no series of this run", t.text));
             }
