@@ -31,6 +31,11 @@ pub struct Cli {
     #[arg(value_name = "FILE.ron", value_parser = parse_session_path)]
     pub file: Option<PathBuf>,
 
+    /// A view file (docs/view-format.md) to lay the window's panes out with, once the run's (or
+    /// the recording's) series are known.
+    #[arg(long, value_name = "FILE", value_parser = parse_view)]
+    pub view: Option<crate::viewfile::ViewFile>,
+
     /// The command to run headless; `None` (no command given) opens the window on
     /// [`Cli::source`] (or on [`Cli::file`]).
     #[command(subcommand)]
@@ -187,6 +192,10 @@ pub struct RecordOptions {
     /// 'throttle power'; the firings are listed in NAME.firings.csv beside the output.
     #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
     pub triggers: Vec<crate::triggers::Trigger>,
+    /// Record the series this view file names (docs/view-format.md): each device the groups
+    /// and metrics its kind's patterns match, instead of --group/--metric.
+    #[arg(long, value_name = "FILE", value_parser = parse_view, conflicts_with_all = ["groups", "metrics"])]
+    pub view: Option<crate::viewfile::ViewFile>,
     /// With --trigger: time kept before each firing.
     #[arg(long, default_value = "5s", value_parser = crate::view::format::parse_duration)]
     pub pre: Duration,
@@ -196,6 +205,11 @@ pub struct RecordOptions {
     /// A workload to run while recording, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+}
+
+/// `--view FILE`: a view file, read and checked.
+fn parse_view(s: &str) -> Result<crate::viewfile::ViewFile, String> {
+    crate::viewfile::ViewFile::load(std::path::Path::new(s))
 }
 
 /// `--trigger EXPR`: a trigger expression; its error names the column.
@@ -222,6 +236,7 @@ impl RecordOptions {
             out: self.out,
             command: self.command,
             triggers: self.triggers.into_iter().map(|t| t.around(self.pre, self.post)).collect(),
+            view: self.view,
             pre: self.pre,
             post: self.post,
             markers: crate::markers::Limits {

@@ -23,6 +23,7 @@ use crate::ze::Source;
 
 mod csv_out;
 mod triggered;
+mod view;
 use csv_out::CsvOut;
 
 /// What to record and where: the options of `zescope record`, as `src/main.rs` takes them from
@@ -67,6 +68,8 @@ pub struct RecordArgs {
     pub pre: Duration,
     /// Time kept after each firing.
     pub post: Duration,
+    /// `--view`: record the series this view names (`record/view.rs`).
+    pub view: Option<crate::viewfile::ViewFile>,
 }
 
 /// What a recording did, for the summary line.
@@ -163,6 +166,9 @@ impl std::fmt::Display for Summary {
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     let listener = headless::listen_for_markers(args.markers, !args.command.is_empty())?;
     let (h, inv, mut targets) = headless::open(args.source, &args.devices, &args.groups, &args.metrics, args.via)?;
+    if let Some(v) = &args.view {
+        view::narrow(v, &inv, &mut targets)?;
+    }
     for t in &mut targets {
         t.custom_group = args.custom_group;
     }

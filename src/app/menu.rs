@@ -69,6 +69,7 @@ impl ZescopeApp {
                         }
                     }
                 });
+                self.views_menu(ui);
                 ui.separator();
                 if ui.add(egui::Button::new("Quit").shortcut_text("Ctrl+Q")).clicked() {
                     ui.close();

@@ -48,6 +48,7 @@ pub(crate) mod throttle;
 pub(crate) mod toolbar;
 pub mod triggers;
 pub mod unsaved;
+pub mod views;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -143,6 +144,8 @@ pub struct ZescopeApp {
     pub cursors: crate::view::cursors::Cursors,
     /// A second session shown beside the data (File → Compare with…).
     pub comparison: Option<compare::Comparison>,
+    /// View files: one waiting for its series, the name to save under (File → Views).
+    pub views: views::Views,
 }
 
 impl ZescopeApp {
@@ -187,6 +190,7 @@ impl ZescopeApp {
             processes: processes::ProcessPanel::default(),
             cursors: crate::view::cursors::Cursors::default(),
             comparison: None,
+            views: views::Views::default(),
         }
     }
 
@@ -286,6 +290,7 @@ impl ZescopeApp {
         );
         self.take_markers();
         self.triggers_after_drain();
+        self.apply_pending_view();
         self.file_housekeeping();
         if self.auto_start && self.state.inventory.is_some() && self.files.recover.is_none() {
             self.auto_start = false;
@@ -350,7 +355,9 @@ impl ZescopeApp {
                     self.comparison = None;
                 }
                 if self.overview.shown {
-                    self.overview.show(ui, &mut self.panes, &self.state, &self.store, &mut self.view);
+                    // Over the plots' time axis as drawn last frame.
+                    let axis = self.plot_frames.iter().find_map(|(_, r)| r.map(|r| (r.left(), r.right())));
+                    self.overview.show(ui, &mut self.panes, &self.state, &self.store, &mut self.view, axis);
                     ui.add_space(4.0);
                 }
                 let out = plots::show(

@@ -49,9 +49,9 @@ fn record_keeps_only_the_windows_around_firings() {
         .env_remove("ZE_SIM_CONFIG")
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&status.stderr);
-    assert!(status.status.success(), "{stderr}");
-    assert!(stderr.contains("firings,") && stderr.contains("run.firings.csv"), "the summary says so: {stderr}");
+    let said = format!("{}{}", String::from_utf8_lossy(&status.stdout), String::from_utf8_lossy(&status.stderr));
+    assert!(status.status.success(), "{said}");
+    assert!(said.contains("firings,") && said.contains("run.firings.csv"), "the summary says so: {said}");
     let rows = rows(&std::fs::read_to_string(&out).unwrap());
     let fired = firings(&std::fs::read_to_string(dir.path().join("run.firings.csv")).unwrap());
     assert!(fired.len() >= 2, "two cycles give at least two firings: {fired:?}");

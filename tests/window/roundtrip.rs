@@ -34,6 +34,7 @@ fn record_session(path: &Path, duration: Duration) {
         triggers: vec![],
         pre: Duration::ZERO,
         post: Duration::ZERO,
+        view: None,
     };
     let summary = record(&args, &Termination::install()).expect("record");
     assert!(summary.samples > 100, "{summary}");
