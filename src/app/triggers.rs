@@ -139,7 +139,7 @@ impl Triggers {
                 let name = self.eval.triggers().get(f.trigger).map_or("", |t| t.text.as_str());
                 Mark {
                     t_ns: f.t_ns.saturating_sub(pre),
-                    label: format!("⚑ {name}"),
+                    label: format!("trigger: {name}"),
                     span: Span::Range { end_ns: f.t_ns.saturating_add(post) },
                 }
             })
@@ -264,7 +264,7 @@ impl Triggers {
         let mut remove = None;
         for (i, (t, n)) in self.eval.triggers().iter().zip(self.eval.counts()).enumerate() {
             ui.horizontal(|ui| {
-                if ui.small_button("✖").on_hover_text("remove this trigger").clicked() {
+                if ui.small_button("×").on_hover_text("remove this trigger").clicked() {
                     remove = Some(i);
                 }
                 ui.monospace(&t.text);
