@@ -33,4 +33,5 @@ mod telemetry;
 mod time_axis;
 mod triggers;
 mod unsaved;
+mod views;
 mod wheel;
