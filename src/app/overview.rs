@@ -57,6 +57,8 @@ pub struct Overview {
     pub marked: Option<Rect>,
     /// Each lane's band rectangles (one per column drawn), last frame: what the strip shows.
     pub bands: Vec<Vec<Rect>>,
+    /// Where the strip stays while it is pressed.
+    held: Option<Rect>,
 }
 
 impl Overview {
@@ -77,6 +79,9 @@ impl Overview {
         view: &mut TimeView,
         axis: Option<(f32, f32)>,
     ) {
+        // While the strip is pressed (through the release), it stays where it was: the view it
+        // moves changes the plots' value labels and so where their time axis starts.
+        let axis = self.held.map(|r| (r.left(), r.right())).or(axis);
         self.strip = None;
         self.marked = None;
         self.bands.clear();
@@ -106,6 +111,7 @@ impl Overview {
             let half = 0.5 * (b - a);
             view.user_moved((t - half, t + half));
         }
+        self.held = (resp.is_pointer_button_down_on() || resp.dragged()).then_some(rect);
 
         let painter = ui.painter_at(rect);
         painter.rect_filled(rect, 2.0, bg);
