@@ -124,3 +124,37 @@ fn serve_counts_firings() {
     assert!(page.contains("zescope_trigger_firings_total{trigger=\"marker nope\"} 0"), "{page}");
     s.stop();
 }
+
+#[test]
+fn record_view_records_the_series_the_view_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.csv");
+    let view = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/views/compute-occupancy.ron");
+    let status = crate::support::zescope()
+        .args(["--source", "sim", "record", "--no-telemetry", "--duration", "1s", "--view", view, "--out"])
+        .arg(&out)
+        .env_remove("ZE_SIM_CONFIG")
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    // What the built-in GPU has of the view: its utilisation and its frequency, nothing else.
+    assert_eq!(header, ["time_s", "ComputeBasic/GpuUtilization [%]", "ComputeBasic/GpuFrequency [MHz]"]);
+    assert!(text.lines().count() > 10, "{text}");
+
+    // A view naming nothing of the device is refused, naming what it asked for.
+    let npu_only = dir.path().join("npu.ron");
+    std::fs::write(&npu_only, r#"(version: 1, panes: [(series: [(device: Some("npu"), group: "NpuActivity", metric: "*")])])"#)
+        .unwrap();
+    let refused = crate::support::zescope()
+        .args(["--source", "sim", "record", "--device", "0", "--duration", "1s", "--view"])
+        .arg(&npu_only)
+        .arg("--out")
+        .arg(dir.path().join("none.csv"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(stderr.contains("the view names no series of the devices to record: npu/NpuActivity/*"), "{stderr}");
+}
