@@ -7,9 +7,9 @@
 //! the range of all its series over the whole history). The bands come from store envelopes
 //! (the plots' query, `Store::envelope`), at one column per physical pixel, or fewer when the
 //! series has fewer samples, so a column is never empty for want of samples; a column joins the
-//! one before it (its band spans the step between them) and runs of at most [`BRIDGE`] empty
-//! columns are bridged, so a series reads as a band, not as dots; a longer empty run is a gap in
-//! the data and stays one. The strip spans the plots' time axis exactly (their plot area's left
+//! one with a value before it (its band spans the step and the time between them) unless they
+//! are more than 1/[`BRIDGE_SHARE`] of the history apart, so a series reads as a band, not as
+//! dots; a longer time without values is a pause in the data and stays a gap. The strip spans the plots' time axis exactly (their plot area's left
 //! and right, as drawn last frame), so a time is at the same x on the strip as on a plot showing
 //! all of it. The envelopes are computed again only when the store or the strip's width changes.
 
@@ -29,8 +29,10 @@ pub const HEIGHT: f32 = 36.0;
 pub const MAX_HEIGHT: f32 = 56.0;
 /// The most series of one pane drawn in its lane.
 pub const MAX_PER_PANE: usize = 8;
-/// Runs of empty columns up to this long are bridged (the series went on between them).
-pub const BRIDGE: usize = 3;
+/// Columns with values less than 1/this of the history apart are joined: the series went on
+/// between them (a series read less often than its stream, as some telemetry is, has columns
+/// without a value); a longer time between is a pause in the data and stays a gap.
+pub const BRIDGE_SHARE: usize = 16;
 
 /// The strip's accessible name (what a screen reader, or a test, finds it by).
 pub const LABEL: &str = "Overview of the whole history";
@@ -207,30 +209,32 @@ impl Overview {
 }
 
 /// The band of one envelope: per column with samples, a rectangle from its min to its max,
-/// stretched to reach the column before it (so consecutive columns touch) and across runs of at
-/// most [`BRIDGE`] empty columns.
+/// stretched to reach the column with samples before it (so consecutive columns touch, also
+/// across columns without a value) unless the time between them is longer than 1/[`BRIDGE_SHARE`]
+/// of the envelope's: a pause in the data.
 fn band(env: &Envelope, x: impl Fn(i64) -> f32, y: &impl Fn(f64) -> f32, out: &mut impl FnMut(Rect)) {
-    // The previous column with samples: its index, its min and max.
-    let mut prev: Option<(usize, f64, f64)> = None;
-    for (i, c) in env.columns().iter().enumerate() {
+    let cols = env.columns();
+    let (Some(a), Some(b)) = (cols.first(), cols.last()) else { return };
+    let bridge = (b.t_end.saturating_sub(a.t_start) / BRIDGE_SHARE as i64).max(1);
+    // The previous column with a value: its end, its min and max.
+    let mut prev: Option<(i64, f64, f64)> = None;
+    for c in cols {
         if c.count == 0 || !c.min.is_finite() || !c.max.is_finite() {
             continue;
         }
         let (mut lo, mut hi) = (c.min, c.max);
         let mut xa = x(c.t_start);
-        if let Some((j, plo, phi)) = prev
-            && i - j <= BRIDGE + 1
+        if let Some((end, plo, phi)) = prev
+            && c.t_start.saturating_sub(end) <= bridge
         {
-            // Join the previous column: span the step between them, and fill the empty ones.
+            // Join the previous column: span the step between them, and the time between.
             lo = lo.min(phi);
             hi = hi.max(plo);
-            if i - j > 1 {
-                xa = x(env.columns()[j].t_end);
-            }
+            xa = xa.min(x(end));
         }
         let xb = x(c.t_end).max(xa + 1.0);
         let (top, bottom) = (y(hi), y(lo));
         out(Rect::from_min_max(pos2(xa, top.min(bottom - 1.0)), pos2(xb, bottom)));
-        prev = Some((i, c.min, c.max));
+        prev = Some((c.t_end, c.min, c.max));
     }
 }
