@@ -7,7 +7,7 @@
 //! re-exported here under their module names:
 //! `zescope-ze` (`ze`); `zescope-sampler` (`sampler`, `layout`); `zescope-store` (`store`,
 //! `par`); `zescope-doctor` (`doctor`); `zescope-openmetrics` (`openmetrics`); `zescope-model`
-//! (`view`, `session`, `markers`, `export`).
+//! (`view`, `session`, `markers`, `export`, `triggers`, `viewfile`).
 //! Where a counter's bytes become a pixel: `ze` (Level Zero access) → `sampler` (the one thread
 //! that maps exported memory) → `layout` (bytes to values) → `view::ingest` → `store` (time
 //! series) → `app` (plots). `docs/architecture.md` walks through it file by file.

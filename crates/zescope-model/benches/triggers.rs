@@ -1,4 +1,5 @@
-//! Trigger evaluation against ingest, per sample, in one run.
+//! Trigger evaluation against ingest, per sample, in one run (in the model crate, beside the
+//! evaluator, so it builds without the window's dependencies).
 //!
 //! A run of 10 streams × 100 series (1 000 series: gauges, and every fourth a running total that
 //! is tested as its rate), batches of 64 samples per stream with noisy, moving values. 100
@@ -16,17 +17,17 @@
 //! grows. After the two it prints the evaluation's cost as a share of ingest's (the goal: at
 //! most 5 %), measured over the same batches in one loop.
 //!
-//! Run: `cargo bench --bench triggers`. Results: docs/benchmarks.md.
+//! Run: `cargo bench -p zescope-model --bench triggers`. Results: docs/benchmarks.md.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use zescope::layout::Kind;
-use zescope::sampler::{DevicePath, ReadPath, RunConfig, RunInfo, SampleBatch, SeriesInfo, StreamInfo};
-use zescope::store::Store;
-use zescope::triggers::{Evaluator, Firing, Trigger};
-use zescope::view::Ingest;
+use zescope_model::triggers::{Evaluator, Firing, Trigger};
+use zescope_model::view::Ingest;
+use zescope_sampler::layout::Kind;
+use zescope_sampler::{DevicePath, ReadPath, RunConfig, RunInfo, SampleBatch, SeriesInfo, StreamInfo};
+use zescope_store::Store;
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
 #[global_allocator]
