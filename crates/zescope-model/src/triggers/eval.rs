@@ -45,19 +45,20 @@ pub struct Evaluator {
     /// Firings so far, per trigger.
     counts: Vec<u64>,
     run: u64,
-    /// Per stream of the run: (column, watch) pairs and the stream's width.
+    /// Per stream of the run: its width and its watches.
     streams: Vec<StreamWatches>,
-    watches: Vec<Watch>,
 }
 
 #[derive(Debug, Default)]
 struct StreamWatches {
     width: usize,
-    pairs: Vec<(usize, usize)>,
+    /// The stream's watches, each with its column: a batch walks them in order.
+    watches: Vec<Watch>,
 }
 
 #[derive(Debug)]
 struct Watch {
+    column: usize,
     trigger: usize,
     label: Arc<str>,
     value: Value,
@@ -212,8 +213,7 @@ impl Evaluator {
     /// how many series it watches (0 for a marker trigger, or a pattern that matches nothing).
     pub fn run_started(&mut self, info: &RunInfo) -> Vec<usize> {
         self.run = info.run;
-        self.watches.clear();
-        self.streams = info.streams.iter().map(|s| StreamWatches { width: s.series.len(), pairs: Vec::new() }).collect();
+        self.streams = info.streams.iter().map(|s| StreamWatches { width: s.series.len(), watches: Vec::new() }).collect();
         (0..self.triggers.len()).map(|i| self.bind(i, info)).collect()
     }
 
@@ -250,8 +250,8 @@ impl Evaluator {
                     true => format!("{} · {}/{}", s.device, s.group, x.name),
                     false => format!("{}/{}", s.group, x.name),
                 };
-                self.watches.push(Watch { trigger: i, label: label.into(), value, state: State::new(test, mask) });
-                self.streams[si].pairs.push((col, self.watches.len() - 1));
+                let w = Watch { column: col, trigger: i, label: label.into(), value, state: State::new(test, mask) };
+                self.streams[si].watches.push(w);
                 n += 1;
             }
         }
@@ -264,22 +264,21 @@ impl Evaluator {
         if b.run != self.run {
             return;
         }
-        let Some(sw) = self.streams.get(b.stream) else { return };
-        if sw.pairs.is_empty() || sw.width == 0 || b.values.len() != b.timestamps.len() * sw.width {
+        let Some(sw) = self.streams.get_mut(b.stream) else { return };
+        if sw.watches.is_empty() || sw.width == 0 || b.values.len() != b.timestamps.len() * sw.width {
             return;
         }
-        let first = out.len();
-        let watches = &mut self.watches;
         if b.gap_before {
-            for &(_, w) in &sw.pairs {
-                watches[w].value.reset();
-                watches[w].state.reset();
+            for w in &mut sw.watches {
+                w.value.reset();
+                w.state.reset();
             }
         }
+        let counts = &mut self.counts;
+        // Row after row: the firings come out in time order.
         for (row, &t) in b.values.chunks_exact(sw.width).zip(&b.timestamps) {
-            for &(col, wi) in &sw.pairs {
-                let w = &mut watches[wi];
-                let raw = row[col];
+            for w in &mut sw.watches {
+                let Some(&raw) = row.get(w.column) else { continue };
                 let fired = match w.state.mask {
                     0 => match w.value.plotted(t, raw) {
                         Some(v) => w.state.step(t, v).then_some(v),
@@ -288,14 +287,10 @@ impl Evaluator {
                     _ => w.state.step_mask(raw).then_some(raw),
                 };
                 if let Some(value) = fired {
-                    self.counts[w.trigger] += 1;
+                    counts[w.trigger] += 1;
                     out.push(Firing { trigger: w.trigger, t_ns: t, series: w.label.clone(), value });
                 }
             }
-        }
-        // Several watches fire in one batch: keep them in time order.
-        if out.len() - first > 1 {
-            out[first..].sort_by_key(|f| f.t_ns);
         }
     }
 
@@ -316,7 +311,6 @@ impl Evaluator {
     pub fn run_stopped(&mut self, run: u64) {
         if run == self.run {
             self.streams.clear();
-            self.watches.clear();
         }
     }
 }
