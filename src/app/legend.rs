@@ -240,7 +240,11 @@ fn table(
                 _ => None,
             };
             name.context_menu(|ui| {
-                if ui.button("Trigger on this series…").on_hover_text("fire when it crosses a value: Triggers window").clicked() {
+                if ui
+                    .button("Trigger on this series…")
+                    .on_hover_text("fire when it crosses a value: Triggers window")
+                    .clicked()
+                {
                     let last = stats.as_ref().and_then(|s| s.last).filter(|v| v.is_finite()).unwrap_or(0.0);
                     let device = if several { format!("{}/", row.key.device) } else { String::new() };
                     let series = format!("{device}{}", row.key.label());

@@ -126,8 +126,9 @@ impl ZescopeApp {
                     .on_hover_text("per phase and series: duration, mean, min, max, totals, energy");
                 ui.checkbox(&mut self.processes.shown, "Processes")
                     .on_hover_text("per device, the processes using it: memory, engines; read with the telemetry");
-                ui.checkbox(&mut self.state.triggers.open, "Triggers")
-                    .on_hover_text("conditions on series, markers or throttle reasons: firings listed and marked on every pane");
+                ui.checkbox(&mut self.state.triggers.open, "Triggers").on_hover_text(
+                    "conditions on series, markers or throttle reasons: firings listed and marked on every pane",
+                );
                 if ui.add_enabled(self.cursors != Default::default(), egui::Button::new("Clear cursors")).clicked() {
                     self.cursors.clear();
                 }

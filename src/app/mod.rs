@@ -522,7 +522,11 @@ impl ZescopeApp {
             markers: &markers,
         };
         for e in self.state.triggers.keep(&self.store, &ui, ended) {
-            self.state.push_error(banner::UiError::new(banner::UiErrorKind::Save, e, "check the folder in the Triggers window"));
+            self.state.push_error(banner::UiError::new(
+                banner::UiErrorKind::Save,
+                e,
+                "check the folder in the Triggers window",
+            ));
         }
     }
 

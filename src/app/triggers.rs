@@ -101,7 +101,7 @@ impl Triggers {
             return;
         }
         self.fresh.extend(self.fired.iter().cloned());
-        self.firings.extend(self.fired.drain(..));
+        self.firings.append(&mut self.fired);
         if self.firings.len() > MAX_FIRINGS {
             self.firings.drain(..self.firings.len() - MAX_FIRINGS);
         }
@@ -258,7 +258,14 @@ impl Triggers {
             }
         });
         if !self.kept.is_empty() {
-            ui.label(RichText::new(format!("{} kept, the newest {}", self.kept.len(), self.kept[self.kept.len() - 1].display())).weak());
+            ui.label(
+                RichText::new(format!(
+                    "{} kept, the newest {}",
+                    self.kept.len(),
+                    self.kept[self.kept.len() - 1].display()
+                ))
+                .weak(),
+            );
         }
         ui.separator();
         let mut remove = None;

@@ -109,9 +109,14 @@ impl ZescopeApp {
     /// What is shown as a view file.
     pub fn current_view(&self, name: &str) -> ViewFile {
         let locks = self.panes.y_lock.iter().map(|(&k, &v)| (k, v)).collect();
-        ViewFile::from_layout(name, &self.panes.layout, &locks, self.view.window, self.state.triggers.eval.triggers(), |d| {
-            self.kind_of(d)
-        })
+        ViewFile::from_layout(
+            name,
+            &self.panes.layout,
+            &locks,
+            self.view.window,
+            self.state.triggers.eval.triggers(),
+            |d| self.kind_of(d),
+        )
     }
 
     /// File → Views.

@@ -89,7 +89,7 @@ impl Triggered {
         for f in &self.fired {
             self.keeper.open(f.t_ns, write)?;
         }
-        self.firings.extend(self.fired.drain(..));
+        self.firings.append(&mut self.fired);
         Ok(())
     }
 

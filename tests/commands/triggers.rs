@@ -145,8 +145,11 @@ fn record_view_records_the_series_the_view_names() {
 
     // A view naming nothing of the device is refused, naming what it asked for.
     let npu_only = dir.path().join("npu.ron");
-    std::fs::write(&npu_only, r#"(version: 1, panes: [(series: [(device: Some("npu"), group: "NpuActivity", metric: "*")])])"#)
-        .unwrap();
+    std::fs::write(
+        &npu_only,
+        r#"(version: 1, panes: [(series: [(device: Some("npu"), group: "NpuActivity", metric: "*")])])"#,
+    )
+    .unwrap();
     let refused = crate::support::zescope()
         .args(["--source", "sim", "record", "--device", "0", "--duration", "1s", "--view"])
         .arg(&npu_only)

@@ -250,10 +250,8 @@ fn the_overview_strip_draws_bands_not_dots() {
     let mut counts = std::collections::HashMap::new();
     rows.iter().flatten().for_each(|p| *counts.entry(*p).or_insert(0usize) += 1);
     let bg = *counts.iter().max_by_key(|(_, n)| **n).unwrap().0;
-    let ink: Vec<Vec<bool>> = rows
-        .iter()
-        .map(|r| r.iter().map(|p| (0..3).any(|i| p[i].abs_diff(bg[i]) > 40)).collect())
-        .collect();
+    let ink: Vec<Vec<bool>> =
+        rows.iter().map(|r| r.iter().map(|p| (0..3).any(|i| p[i].abs_diff(bg[i]) > 40)).collect()).collect();
     let inked = |c: usize| (0..h).any(|r| ink[r][c]);
     let columns: Vec<usize> = (0..w).filter(|&c| inked(c)).collect();
     assert!(columns.len() > w / 2, "the strip shows the history across it: {} of {w} columns inked", columns.len());

@@ -180,6 +180,9 @@ fn the_overview_strip_draws_a_band_per_pane_across_the_plots_time_axis() {
         // Within the lane's own height.
         let h = strip.height() / a.overview.bands.len() as f32;
         let (top, bottom) = (strip.top() + lane as f32 * h, strip.top() + (lane + 1) as f32 * h);
-        assert!(rects.iter().all(|r| r.top() >= top - 0.01 && r.bottom() <= bottom + 0.01), "lane {lane} stays in its lane");
+        assert!(
+            rects.iter().all(|r| r.top() >= top - 0.01 && r.bottom() <= bottom + 0.01),
+            "lane {lane} stays in its lane"
+        );
     }
 }

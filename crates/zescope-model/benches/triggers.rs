@@ -46,7 +46,7 @@ fn run() -> RunInfo {
                 name: format!("m{k}"),
                 description: String::new(),
                 unit: "x".into(),
-                kind: if (s + k) % 4 == 0 { Kind::Cumulative } else { Kind::Gauge },
+                kind: if (s + k).is_multiple_of(4) { Kind::Cumulative } else { Kind::Gauge },
                 wrap: None,
             })
             .collect()
@@ -95,7 +95,7 @@ fn batches() -> Vec<SampleBatch> {
             for r in 0..ROWS {
                 for k in 0..PER_STREAM {
                     let level = 50.0 + 45.0 * ((r as f64 * 0.21 + k as f64).sin());
-                    let cumulative = (s + k) % 4 == 0;
+                    let cumulative = (s + k).is_multiple_of(4);
                     values.push(if cumulative { (r as f64) * 1000.0 + level } else { level });
                 }
             }

@@ -394,7 +394,9 @@ mod tests {
         let e = |t: &str| ViewFile::parse(t).unwrap_err();
         assert!(e("(version: 2, panes: [])").contains("version 2"));
         assert!(e(r#"(version: 1, window: Some("5s"), panes: [])"#).contains("\"5s\""));
-        assert!(e(r#"(version: 1, panes: [(series: [(group: "G", metric: "M", color: Some("red"))])])"#).contains("red"));
+        assert!(
+            e(r#"(version: 1, panes: [(series: [(group: "G", metric: "M", color: Some("red"))])])"#).contains("red")
+        );
         assert!(e(r#"(version: 1, panes: [(series: [], y_lock: Some((3.0, 1.0)))])"#).contains("not a range"));
         let t = e(r#"(version: 1, panes: [], triggers: [(expr: "G/M >", pre_s: 1.0, post_s: 1.0)])"#);
         assert!(t.contains("column 6"), "{t}");

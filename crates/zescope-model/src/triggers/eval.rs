@@ -213,7 +213,8 @@ impl Evaluator {
     /// how many series it watches (0 for a marker trigger, or a pattern that matches nothing).
     pub fn run_started(&mut self, info: &RunInfo) -> Vec<usize> {
         self.run = info.run;
-        self.streams = info.streams.iter().map(|s| StreamWatches { width: s.series.len(), watches: Vec::new() }).collect();
+        self.streams =
+            info.streams.iter().map(|s| StreamWatches { width: s.series.len(), watches: Vec::new() }).collect();
         (0..self.triggers.len()).map(|i| self.bind(i, info)).collect()
     }
 

@@ -70,13 +70,8 @@ impl Keeper {
             }
         }
         for (stream, h) in self.streams.iter_mut().enumerate() {
-            let mut out = SampleBatch {
-                run: self.run,
-                stream,
-                timestamps: Vec::new(),
-                values: Vec::new(),
-                gap_before: h.gap,
-            };
+            let mut out =
+                SampleBatch { run: self.run, stream, timestamps: Vec::new(), values: Vec::new(), gap_before: h.gap };
             while let Some((t, row)) = h.rows.pop_front() {
                 if t >= start && t <= end {
                     out.timestamps.push(t);
@@ -108,7 +103,11 @@ impl Keeper {
 
     /// Passes on the batch's samples inside a window (as one batch per run of kept samples) and
     /// holds the others for a later firing's `pre`.
-    pub fn samples(&mut self, b: &SampleBatch, emit: &mut impl FnMut(SampleBatch) -> Result<(), String>) -> Result<(), String> {
+    pub fn samples(
+        &mut self,
+        b: &SampleBatch,
+        emit: &mut impl FnMut(SampleBatch) -> Result<(), String>,
+    ) -> Result<(), String> {
         if b.run != self.run || b.stream >= self.streams.len() {
             return Ok(());
         }

@@ -142,10 +142,10 @@ fn tokens(text: &str) -> Result<Vec<(usize, Tok)>, TriggerError> {
             out.push((column, if c == '>' { Tok::Greater } else { Tok::Less }));
             i += 1;
         } else if c == '"' {
-            let end = chars[i + 1..].iter().position(|&c| c == '"').ok_or_else(|| TriggerError {
-                column,
-                message: "this quote is not closed".into(),
-            })?;
+            let end = chars[i + 1..]
+                .iter()
+                .position(|&c| c == '"')
+                .ok_or_else(|| TriggerError { column, message: "this quote is not closed".into() })?;
             let s: String = chars[i + 1..i + 1 + end].iter().collect();
             if s.is_empty() {
                 return Err(TriggerError { column, message: "empty quotes".into() });
@@ -328,7 +328,8 @@ pub(crate) fn mask_of(word: &str, names: &[(u32, String)]) -> Option<u32> {
 
 /// [`mask_of`] over the sampler's throttle reasons.
 fn throttle_mask(word: &str) -> Option<u32> {
-    let names: Vec<(u32, String)> = THROTTLE_REASONS.iter().enumerate().map(|(b, n)| (b as u32, n.to_string())).collect();
+    let names: Vec<(u32, String)> =
+        THROTTLE_REASONS.iter().enumerate().map(|(b, n)| (b as u32, n.to_string())).collect();
     mask_of(word, &names)
 }
 
