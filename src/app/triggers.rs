@@ -20,6 +20,10 @@ use crate::view::{Mark, Span, TimeView};
 /// The most firings the list keeps (older ones leave it; the counts go on).
 pub const MAX_FIRINGS: usize = 10_000;
 
+/// How long after a firing's time after has passed its window is kept (ns): the run's streams
+/// arrive a little apart, and the slowest must have brought its samples up to the end.
+pub const KEEP_SLACK_NS: i64 = 1_000_000_000;
+
 /// The window's triggers, their firings, and the Triggers window's fields.
 pub struct Triggers {
     /// The triggers, bound to the run in progress.
@@ -192,7 +196,7 @@ impl Triggers {
         waiting.retain(|f| {
             let (pre, post) = self.around(f.trigger);
             let end = f.t_ns.saturating_add(post);
-            if end > newest && !ended {
+            if end.saturating_add(KEEP_SLACK_NS) > newest && !ended {
                 return true;
             }
             let n = self.kept.len() + 1;
