@@ -42,6 +42,7 @@ expected=(
 )
 for n in 16 32 48 64 128 256; do expected+=("usr/share/icons/hicolor/${n}x${n}/apps/zescope.png"); done
 for f in assets/layouts/*.ron; do expected+=("usr/share/zescope/layouts/$(basename "$f")"); done
+for f in assets/views/*.ron; do expected+=("usr/share/zescope/views/$(basename "$f")"); done
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT

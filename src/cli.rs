@@ -31,6 +31,11 @@ pub struct Cli {
     #[arg(value_name = "FILE.ron", value_parser = parse_session_path)]
     pub file: Option<PathBuf>,
 
+    /// A view file (docs/view-format.md) to lay the window's panes out with, once the run's (or
+    /// the recording's) series are known.
+    #[arg(long, value_name = "FILE", value_parser = parse_view)]
+    pub view: Option<crate::viewfile::ViewFile>,
+
     /// The command to run headless; `None` (no command given) opens the window on
     /// [`Cli::source`] (or on [`Cli::file`]).
     #[command(subcommand)]
@@ -182,9 +187,34 @@ pub struct RecordOptions {
     #[arg(long, value_name = "N", default_value_t = crate::markers::Limits::default().per_recording,
           value_parser = parse_max_markers)]
     pub max_markers: usize,
+    /// Keep only the time around this trigger's firings (repeatable; docs/triggers.md), e.g.
+    /// 'ComputeBasic/GpuBusy > 80', 'Telemetry/Power* rise 50 in 500ms', 'marker solve',
+    /// 'throttle power'; the firings are listed in NAME.firings.csv beside the output.
+    #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
+    pub triggers: Vec<crate::triggers::Trigger>,
+    /// Record the series this view file names (docs/view-format.md): each device the groups
+    /// and metrics its kind's patterns match, instead of --group/--metric.
+    #[arg(long, value_name = "FILE", value_parser = parse_view, conflicts_with_all = ["groups", "metrics"])]
+    pub view: Option<crate::viewfile::ViewFile>,
+    /// With --trigger: time kept before each firing.
+    #[arg(long, default_value = "5s", value_parser = crate::view::format::parse_duration)]
+    pub pre: Duration,
+    /// With --trigger: time kept after each firing.
+    #[arg(long, default_value = "5s", value_parser = crate::view::format::parse_duration)]
+    pub post: Duration,
     /// A workload to run while recording, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+}
+
+/// `--view FILE`: a view file, read and checked.
+fn parse_view(s: &str) -> Result<crate::viewfile::ViewFile, String> {
+    crate::viewfile::ViewFile::load(std::path::Path::new(s))
+}
+
+/// `--trigger EXPR`: a trigger expression; its error names the column.
+fn parse_trigger(s: &str) -> Result<crate::triggers::Trigger, String> {
+    crate::triggers::Trigger::parse(s).map_err(|e| format!("{e} of '{s}'"))
 }
 
 impl RecordOptions {
@@ -205,6 +235,10 @@ impl RecordOptions {
             duration,
             out: self.out,
             command: self.command,
+            triggers: self.triggers.into_iter().map(|t| t.around(self.pre, self.post)).collect(),
+            view: self.view,
+            pre: self.pre,
+            post: self.post,
             markers: crate::markers::Limits {
                 per_second: self.marker_rate,
                 burst: self.marker_burst,
@@ -258,6 +292,10 @@ pub struct ServeOptions {
     #[arg(long, value_name = "N", default_value_t = crate::openmetrics::processes::DEFAULT_TOP,
           value_parser = clap::value_parser!(u16).range(1..=1000).map(usize::from))]
     pub top_processes: usize,
+    /// Count the firings of this trigger (repeatable; docs/triggers.md):
+    /// zescope_trigger_firings_total{trigger="EXPR"}.
+    #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
+    pub triggers: Vec<crate::triggers::Trigger>,
 }
 
 impl ServeOptions {
@@ -274,6 +312,7 @@ impl ServeOptions {
             textfile,
             processes,
             top_processes,
+            triggers,
         } = self;
         crate::serve::ServeArgs {
             source,
@@ -285,6 +324,7 @@ impl ServeOptions {
             telemetry: !no_telemetry,
             textfile,
             processes: processes.then_some(top_processes),
+            triggers,
         }
     }
 }

@@ -48,7 +48,7 @@ fn icon() -> Option<egui::IconData> {
 
 /// Opens the window on `source`, showing the session `file` if one is given; returns when it is
 /// closed.
-pub fn run(source: Source, file: Option<std::path::PathBuf>) -> ExitCode {
+pub fn run(source: Source, file: Option<std::path::PathBuf>, view: Option<crate::viewfile::ViewFile>) -> ExitCode {
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("zescope")
         .with_app_id("zescope")
@@ -96,6 +96,10 @@ pub fn run(source: Source, file: Option<std::path::PathBuf>) -> ExitCode {
                     app.files.markers_in = Some(l);
                 }
                 Err(e) => log::warn!("not listening for markers: {e}"),
+            }
+            if let Some(v) = view {
+                // Laid out once the run's (or the recording's) series are known.
+                app.load_view(v);
             }
             if let Some(f) = file {
                 // Shown as a recording; Start begins a live run.

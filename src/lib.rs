@@ -7,7 +7,7 @@
 //! re-exported here under their module names:
 //! `zescope-ze` (`ze`); `zescope-sampler` (`sampler`, `layout`); `zescope-store` (`store`,
 //! `par`); `zescope-doctor` (`doctor`); `zescope-openmetrics` (`openmetrics`); `zescope-model`
-//! (`view`, `session`, `markers`, `export`).
+//! (`view`, `session`, `markers`, `export`, `triggers`, `viewfile`).
 //! Where a counter's bytes become a pixel: `ze` (Level Zero access) → `sampler` (the one thread
 //! that maps exported memory) → `layout` (bytes to values) → `view::ingest` → `store` (time
 //! series) → `app` (plots). `docs/architecture.md` walks through it file by file.
@@ -28,7 +28,7 @@ pub mod signals;
 
 // The floors below, under the module names the code and tests have always used.
 pub use zescope_doctor as doctor;
-pub use zescope_model::{export, markers, session, view};
+pub use zescope_model::{export, markers, session, triggers, view, viewfile};
 pub use zescope_openmetrics as openmetrics;
 pub use zescope_sampler::{self as sampler, layout};
 pub use zescope_store::{self as store, par};

@@ -20,7 +20,7 @@ fn main() -> ExitCode {
         log::warn!("{e}");
     }
     let cli = Cli::parse();
-    let Some(command) = cli.command else { return zescope::gui::run(cli.source, cli.file) };
+    let Some(command) = cli.command else { return zescope::gui::run(cli.source, cli.file, cli.view) };
     if let Some(f) = &cli.file {
         eprintln!("zescope: {} opens in the window; it cannot be given with a command", f.display());
         return ExitCode::from(2);

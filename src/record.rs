@@ -22,6 +22,8 @@ use crate::signals::Termination;
 use crate::ze::Source;
 
 mod csv_out;
+mod triggered;
+mod view;
 use csv_out::CsvOut;
 
 /// What to record and where: the options of `zescope record`, as `src/main.rs` takes them from
@@ -59,6 +61,15 @@ pub struct RecordArgs {
     pub out: std::path::PathBuf,
     /// How many markers the workload may send (rate, burst, count kept).
     pub markers: crate::markers::Limits,
+    /// `--trigger`: when any is given, only the time around their firings is written (`pre`
+    /// before, `post` after each), and the firings are listed in `NAME.firings.csv`.
+    pub triggers: Vec<crate::triggers::Trigger>,
+    /// Time kept before each firing.
+    pub pre: Duration,
+    /// Time kept after each firing.
+    pub post: Duration,
+    /// `--view`: record the series this view names (`record/view.rs`).
+    pub view: Option<crate::viewfile::ViewFile>,
 }
 
 /// What a recording did, for the summary line.
@@ -90,6 +101,8 @@ pub struct Summary {
     pub marker_cap: usize,
     /// How the command after `--` ended; `None` when there was none or it still runs.
     pub workload: Option<std::process::ExitStatus>,
+    /// With triggers: firings, windows kept, samples written, and the index's path.
+    pub triggered: Option<(u64, usize, u64, std::path::PathBuf)>,
 }
 
 impl std::fmt::Display for Summary {
@@ -131,6 +144,9 @@ impl std::fmt::Display for Summary {
                 )?;
             }
         }
+        if let Some((firings, windows, kept, index)) = &self.triggered {
+            write!(f, "; {firings} firings, {windows} windows kept ({kept} samples), listed in {}", index.display())?;
+        }
         if let Some(s) = self.workload {
             write!(f, "; the workload exited with {s}")?;
         }
@@ -149,6 +165,9 @@ impl std::fmt::Display for Summary {
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     let listener = headless::listen_for_markers(args.markers, !args.command.is_empty())?;
     let (h, inv, mut targets) = headless::open(args.source, &args.devices, &args.groups, &args.metrics, args.via)?;
+    if let Some(v) = &args.view {
+        view::narrow(v, &inv, &mut targets)?;
+    }
     for t in &mut targets {
         t.custom_group = args.custom_group;
     }
@@ -171,6 +190,8 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         last_flush: Instant::now(),
         workload: None,
         summary: Summary::default(),
+        triggered: (!args.triggers.is_empty())
+            .then(|| triggered::Triggered::new(args.triggers.clone(), args.pre, args.post)),
     };
     let outcome = headless::run(h, cfg, listener.as_ref(), stop, &mut rec)?;
     if !outcome.started {
@@ -191,6 +212,8 @@ struct Recording<'a> {
     /// The command after `--`, while it runs.
     workload: Option<std::process::Child>,
     summary: Summary,
+    /// `--trigger`: what decides which samples are written.
+    triggered: Option<triggered::Triggered>,
 }
 
 impl Recording<'_> {
@@ -222,6 +245,9 @@ impl Handler for Recording<'_> {
     fn started(&mut self, info: RunInfo) -> Result<Flow, String> {
         let header = self.out.header(&info);
         self.written(header)?;
+        if let Some(t) = &mut self.triggered {
+            t.started(&info);
+        }
         self.summary.notices.extend(info.notices.iter().cloned());
         self.run_started = Instant::now();
         self.run = Some(info);
@@ -231,8 +257,18 @@ impl Handler for Recording<'_> {
     fn samples(&mut self, b: SampleBatch) -> Result<(), String> {
         let Some(info) = &self.run else { return Ok(()) };
         self.summary.samples += b.timestamps.len() as u64;
-        let rows = self.out.rows(info, &b);
-        self.written(rows)
+        let Some(t) = &mut self.triggered else {
+            let rows = self.out.rows(info, &b);
+            return self.written(rows);
+        };
+        let out = &mut self.out;
+        let fired = t.samples(&b, &mut |kept| out.rows(info, &kept));
+        let fired = fired.map_err(|e| format!("writing {}: {e}", self.args.out.display()))?;
+        for f in fired {
+            let name = format!("trigger: {}", self.args.triggers.get(f.trigger).map_or("", |t| t.text.as_str()));
+            self.out.marker_at(zescope_markers::Kind::Instant, f.t_ns, &name);
+        }
+        Ok(())
     }
 
     fn processes(&mut self, p: crate::sampler::processes::ProcessSnapshot) {
@@ -250,6 +286,14 @@ impl Handler for Recording<'_> {
     fn markers(&mut self, markers: Vec<crate::markers::Received>) {
         self.summary.markers += markers.len() as u64;
         markers.iter().for_each(|m| self.out.marker(m));
+        if let (Some(t), Some(info)) = (&mut self.triggered, &self.run) {
+            let out = &mut self.out;
+            for m in markers.iter().filter(|m| m.kind != zescope_markers::Kind::End) {
+                if let Err(e) = t.marker(&m.name, m.t_ns, &mut |kept| out.rows(info, &kept)) {
+                    say(&format!("zescope: writing {}: {e}", self.args.out.display()));
+                }
+            }
+        }
     }
 
     fn stopped(&mut self, run: u64, _reason: StopReason) -> Flow {
@@ -293,6 +337,10 @@ impl Handler for Recording<'_> {
         if let Some(c) = &self.workload {
             say(&format!("zescope: the workload (pid {}) still runs", c.id()));
         }
+        if let Some(t) = &self.triggered {
+            let index = t.write_index(&self.args.out)?;
+            self.summary.triggered = Some((t.count(), t.windows(), t.kept, index));
+        }
         let finished = self.out.finish();
         self.written(finished)
     }
@@ -323,11 +371,15 @@ impl Out {
     }
 
     fn marker(&mut self, m: &crate::markers::Received) {
+        self.marker_at(m.kind, m.t_ns, &m.name);
+    }
+
+    fn marker_at(&mut self, kind: zescope_markers::Kind, t_ns: i64, name: &str) {
         match self {
             Out::Csv(c) => {
-                c.markers.apply(m.kind, m.t_ns, &m.name);
+                c.markers.apply(kind, t_ns, name);
             }
-            Out::Session(s) => s.marker(m.kind, m.t_ns, &m.name),
+            Out::Session(s) => s.marker(kind, t_ns, name),
         }
     }
 

@@ -57,6 +57,7 @@ pub fn drain(
             }
             Event::RunStarted(info) => {
                 let run = state.ingest.run_started(store, info);
+                state.triggers.run_started(&run.info);
                 let keys = run.keys.concat();
                 state.history.run_started(&run.info, state.inventory.as_ref(), &run.streams);
                 state.last_device = Some(run.info.devices.join(" + "));
@@ -68,6 +69,8 @@ pub fn drain(
                 Ok(n) => {
                     d.samples += n;
                     view.on_samples(n);
+                    // Evaluated on ingest: every sample, whatever the plots show.
+                    state.triggers.samples(&b);
                 }
                 Err(e) => state.push_error(UiError::new(
                     UiErrorKind::Store,
@@ -88,6 +91,7 @@ pub fn drain(
             Event::RunStopped { run, .. } => {
                 state.history.processes.run_stopped(run);
                 state.ingest.run_stopped(store, run);
+                state.triggers.eval.run_stopped(run);
             }
             Event::Error(e) => state.push_error(e),
             Event::Notice { run, message } => state.ingest.notice(run, message),

@@ -18,6 +18,8 @@ pub enum LegendAction {
     /// Also draw it in pane `Some(id)` or a new pane, keeping it here.
     AlsoIn(SeriesKey, Option<u64>),
     Remove(SeriesKey),
+    /// Open the Triggers window with this expression to edit and add.
+    Trigger(String),
 }
 
 /// Statistics of all runs of one counter over `[t0, t1]`, merged.
@@ -231,7 +233,25 @@ fn table(
                 Some(e) if !e.info.description.is_empty() => name.on_hover_text(&e.info.description),
                 _ => name,
             };
+            let stats = match (entry, range) {
+                // A state (an id, a flag) has no mean: an average of ids is no id.
+                (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1)
+                    .map(|s| if e.is_state() { RangeStats { mean: f64::NAN, ..s } } else { s }),
+                _ => None,
+            };
             name.context_menu(|ui| {
+                if ui
+                    .button("Trigger on this series…")
+                    .on_hover_text("fire when it crosses a value: Triggers window")
+                    .clicked()
+                {
+                    let last = stats.as_ref().and_then(|s| s.last).filter(|v| v.is_finite()).unwrap_or(0.0);
+                    let device = if several { format!("{}/", row.key.device) } else { String::new() };
+                    let series = format!("{device}{}", row.key.label());
+                    let series = if series.contains(char::is_whitespace) { format!("\"{series}\"") } else { series };
+                    actions.push(LegendAction::Trigger(format!("{series} > {}", crate::app::triggers::round(last))));
+                }
+                ui.separator();
                 for (id, n) in other_panes.iter().filter(|(id, _)| *id != pane) {
                     if ui.button(format!("Move to pane {n}")).clicked() {
                         actions.push(LegendAction::MoveTo(row.key.clone(), Some(*id)));
@@ -254,12 +274,6 @@ fn table(
                     actions.push(LegendAction::Remove(row.key.clone()));
                 }
             });
-            let stats = match (entry, range) {
-                // A state (an id, a flag) has no mean: an average of ids is no id.
-                (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1)
-                    .map(|s| if e.is_state() { RangeStats { mean: f64::NAN, ..s } } else { s }),
-                _ => None,
-            };
             let (shown_unit, cells) = row_cells(stats.as_ref(), &unit);
             cell(ui, w.unit, |ui| ui.label(shown_unit));
             for text in cells {

@@ -69,6 +69,7 @@ impl ZescopeApp {
                         }
                     }
                 });
+                self.views_menu(ui);
                 ui.separator();
                 if ui.add(egui::Button::new("Quit").shortcut_text("Ctrl+Q")).clicked() {
                     ui.close();
@@ -125,6 +126,9 @@ impl ZescopeApp {
                     .on_hover_text("per phase and series: duration, mean, min, max, totals, energy");
                 ui.checkbox(&mut self.processes.shown, "Processes")
                     .on_hover_text("per device, the processes using it: memory, engines; read with the telemetry");
+                ui.checkbox(&mut self.state.triggers.open, "Triggers").on_hover_text(
+                    "conditions on series, markers or throttle reasons: firings listed and marked on every pane",
+                );
                 if ui.add_enabled(self.cursors != Default::default(), egui::Button::new("Clear cursors")).clicked() {
                     self.cursors.clear();
                 }
@@ -194,6 +198,10 @@ impl ZescopeApp {
         }
         if self.processes.shown {
             self.processes.window(&ctx, &self.state.history.processes, &self.store);
+        }
+        if self.state.triggers.open {
+            let run = self.state.ingest.run.as_ref().map(|r| &r.info);
+            self.state.triggers.window(ui, &mut self.view, &self.store, run);
         }
         cursor_readout_window(&ctx, &mut self.cursors, &self.store, &self.state.ingest.series);
         self.recovery_window(&ctx);

@@ -46,7 +46,9 @@ pub mod state;
 pub(crate) mod status;
 pub(crate) mod throttle;
 pub(crate) mod toolbar;
+pub mod triggers;
 pub mod unsaved;
+pub mod views;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -142,6 +144,8 @@ pub struct ZescopeApp {
     pub cursors: crate::view::cursors::Cursors,
     /// A second session shown beside the data (File → Compare with…).
     pub comparison: Option<compare::Comparison>,
+    /// View files: one waiting for its series, the name to save under (File → Views).
+    pub views: views::Views,
 }
 
 impl ZescopeApp {
@@ -186,6 +190,7 @@ impl ZescopeApp {
             processes: processes::ProcessPanel::default(),
             cursors: crate::view::cursors::Cursors::default(),
             comparison: None,
+            views: views::Views::default(),
         }
     }
 
@@ -284,6 +289,8 @@ impl ZescopeApp {
             &mut self.panes,
         );
         self.take_markers();
+        self.triggers_after_drain();
+        self.apply_pending_view();
         self.file_housekeeping();
         if self.auto_start && self.state.inventory.is_some() && self.files.recover.is_none() {
             self.auto_start = false;
@@ -348,7 +355,9 @@ impl ZescopeApp {
                     self.comparison = None;
                 }
                 if self.overview.shown {
-                    self.overview.show(ui, &mut self.panes, &self.state, &self.store, &mut self.view);
+                    // Over the plots' time axis as drawn last frame.
+                    let axis = self.plot_frames.iter().find_map(|(_, r)| r.map(|r| (r.left(), r.right())));
+                    self.overview.show(ui, &mut self.panes, &self.state, &self.store, &mut self.view, axis);
                     ui.add_space(4.0);
                 }
                 let out = plots::show(
@@ -360,12 +369,18 @@ impl ZescopeApp {
                     self.hover_x,
                     plots::Overlays {
                         markers: self.files.markers.marks(),
+                        firings: &self.state.triggers.bands(),
                         cursors: &mut self.cursors,
                         compare: self.comparison.as_mut(),
                     },
                 );
                 self.hover_x = out.hover_x;
                 self.plot_frames = out.frames;
+                if let Some(expr) = out.trigger {
+                    self.state.triggers.text = expr;
+                    self.state.triggers.error = None;
+                    self.state.triggers.open = true;
+                }
                 if let Some(w) = out.plot_width {
                     self.plot_px = w * ui.ctx().pixels_per_point();
                 }
@@ -484,7 +499,34 @@ impl ZescopeApp {
         for m in l.drain(10_000) {
             if live {
                 self.files.markers.apply(m.kind, m.t_ns, &m.name);
+                if m.kind != zescope_markers::Kind::End {
+                    self.state.triggers.marker(&m.name, m.t_ns);
+                }
             }
+        }
+    }
+
+    /// The frame's firings: pause on the newest (with "pause on trigger"), keep the windows whose
+    /// time after has passed (with "keep"); a window that cannot be kept is a banner.
+    fn triggers_after_drain(&mut self) {
+        self.state.triggers.pause(&mut self.view, &self.store);
+        if !self.state.triggers.waiting() {
+            return;
+        }
+        let markers = crate::session::markers_to_file(&self.files.markers);
+        let ended = self.state.ingest.run.is_none();
+        let ui = crate::session::Capture {
+            history: &self.state.history,
+            layout: &self.panes.layout,
+            view: &self.view,
+            markers: &markers,
+        };
+        for e in self.state.triggers.keep(&self.store, &ui, ended) {
+            self.state.push_error(banner::UiError::new(
+                banner::UiErrorKind::Save,
+                e,
+                "check the folder in the Triggers window",
+            ));
         }
     }
 

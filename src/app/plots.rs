@@ -48,6 +48,8 @@ pub struct PlotsOutcome {
     pub plot_width: Option<f32>,
     /// Each pane's plot area, in order; `None` for a pane with nothing to plot.
     pub frames: Vec<(u64, Option<egui::Rect>)>,
+    /// A legend asked for a trigger with this expression (to edit in the Triggers window).
+    pub trigger: Option<String>,
 }
 
 /// What is drawn over the panes besides the data: markers, the A/B cursors (which a
@@ -55,6 +57,8 @@ pub struct PlotsOutcome {
 pub struct Overlays<'a> {
     /// The markers.
     pub markers: &'a [crate::view::Mark],
+    /// The triggers' firings, as bands of the time kept around each.
+    pub firings: &'a [crate::view::Mark],
     /// The A/B cursors.
     pub cursors: &'a mut Cursors,
     /// A second session overlaid in a lighter shade.
@@ -70,7 +74,7 @@ pub fn show(
     hover_x: Option<f64>,
     overlays: Overlays<'_>,
 ) -> PlotsOutcome {
-    let Overlays { markers, cursors, mut compare } = overlays;
+    let Overlays { markers, firings, cursors, mut compare } = overlays;
     let mut out = PlotsOutcome::default();
     if let Some(c) = compare.as_deref_mut() {
         c.align(store, markers);
@@ -265,6 +269,7 @@ pub fn show(
                 }
                 out.frames.push((spec.id, Some(frame)));
                 super::marker_paint::paint(ui, frame, store, markers, |x| resp.transform.position_from_point_x(x));
+                super::marker_paint::paint(ui, frame, store, firings, |x| resp.transform.position_from_point_x(x));
                 for (name, t) in [("A", cursors.a), ("B", cursors.b)] {
                     let Some(t) = t else { continue };
                     let x = resp.transform.position_from_point_x(store.to_plot_x(t));
@@ -395,6 +400,7 @@ pub fn show(
             LegendAction::MoveTo(k, to) => panes.assign(&k, to),
             LegendAction::AlsoIn(k, to) => panes.layout.show_also(&k, to),
             LegendAction::Remove(k) => panes.layout.remove_series(pane, &k),
+            LegendAction::Trigger(expr) => out.trigger = Some(expr),
         }
     }
     out

@@ -168,6 +168,8 @@ pub struct AppState {
     pub(crate) sampler_gone: bool,
     /// Source, devices and runs so far, for sessions.
     pub history: crate::session::RunHistory,
+    /// The triggers, evaluated on every batch filed, and their firings.
+    pub triggers: super::triggers::Triggers,
 }
 
 impl AppState {

@@ -40,6 +40,8 @@ pub struct Latest {
     pub errors: u64,
     /// With `--processes`: per device of the run (its index), its top processes.
     pub processes: Vec<Vec<ProcessSeries>>,
+    /// `--trigger`: each trigger's text and its firings so far (`zescope_trigger_firings_total`).
+    pub triggers: Vec<(String, u64)>,
 }
 
 /// One process's samples (`serve --processes`).
@@ -169,6 +171,14 @@ impl Collector for View {
                     let v = if shared { p.shared_bytes } else { p.memory_bytes };
                     ConstGauge::new(v).encode(m.encode_family(&p.labels)?)?;
                 }
+            }
+        }
+        if !s.triggers.is_empty() {
+            let help = "Firings of each --trigger (docs/triggers.md) since serve started.";
+            let mut m = enc.encode_descriptor("zescope_trigger_firings", help, None, MetricType::Counter)?;
+            for (text, n) in &s.triggers {
+                let labels: Labels = vec![("trigger".into(), text.clone())];
+                ConstCounter::new(*n).encode(m.encode_family(&labels)?)?;
             }
         }
         let up = if s.running { 1.0 } else { 0.0 };

@@ -61,6 +61,8 @@ pub struct ServeArgs {
     /// `--processes`: serve the processes using each device, at most this many per device (the
     /// ones using the most device memory); `None`: no process series.
     pub processes: Option<usize>,
+    /// `--trigger`: conditions whose firings are counted (`zescope_trigger_firings_total`).
+    pub triggers: Vec<crate::triggers::Trigger>,
 }
 
 /// The store's memory cap: serve keeps only what the newest values need.
@@ -109,6 +111,8 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         textfile_every: args.interval.max(TEXTFILE_PERIOD),
         textfile_due: Instant::now(),
         processes: args.processes.map(processes::Top::new),
+        triggers: crate::triggers::Evaluator::new(args.triggers.clone()),
+        fired: Vec::new(),
     };
     let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut serving);
     server.stop();
@@ -132,11 +136,23 @@ struct Serving<'a> {
     textfile_due: Instant,
     /// `--processes`: the top processes of each device, with their commands.
     processes: Option<processes::Top>,
+    /// `--trigger`: evaluated on every batch; only their counts are served.
+    triggers: crate::triggers::Evaluator,
+    fired: Vec<crate::triggers::Firing>,
 }
 
 impl Serving<'_> {
     fn publish(&self) {
         self.published.publish(self.latest.clone());
+    }
+
+    /// The triggers' counts into the latest values; true when one changed.
+    fn count_firings(&mut self) -> bool {
+        let counts = self.triggers.triggers().iter().zip(self.triggers.counts());
+        let now: Vec<(String, u64)> = counts.map(|(t, &n)| (t.text.clone(), n)).collect();
+        let changed = now != self.latest.triggers;
+        self.latest.triggers = now;
+        changed
     }
 }
 
@@ -151,6 +167,13 @@ impl Handler for Serving<'_> {
             errors: self.latest.errors,
             ..Latest::default()
         };
+        let bound = self.triggers.run_started(&info);
+        for (t, n) in self.triggers.triggers().iter().zip(bound) {
+            if n == 0 && !matches!(t.condition, crate::triggers::Condition::Marker(_)) {
+                headless::say(&format!("zescope: trigger '{}' matches no series of this run", t.text));
+            }
+        }
+        self.count_firings();
         self.ingest.run_started(&mut self.store, info);
         self.publish();
         Ok(Flow::Go)
@@ -161,6 +184,11 @@ impl Handler for Serving<'_> {
             log::warn!("serve: {e}");
             0
         });
+        self.fired.clear();
+        self.triggers.samples(&b, &mut self.fired);
+        if !self.fired.is_empty() {
+            self.count_firings();
+        }
         if stored > 0 && newest(&mut self.latest, &self.ingest, &b) {
             self.latest.samples += stored;
             self.latest.last_sample = Some(Instant::now());
@@ -203,6 +231,13 @@ impl Handler for Serving<'_> {
 
     fn markers(&mut self, markers: Vec<crate::markers::Received>) {
         self.markers += markers.len() as u64;
+        self.fired.clear();
+        for m in markers.iter().filter(|m| m.kind != zescope_markers::Kind::End) {
+            self.triggers.marker(&m.name, m.t_ns, &mut self.fired);
+        }
+        if !self.fired.is_empty() && self.count_firings() {
+            self.publish();
+        }
     }
 
     fn stopped(&mut self, run: u64, reason: StopReason) -> Flow {

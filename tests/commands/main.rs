@@ -37,4 +37,5 @@ mod serve_faults;
 mod serve_layout;
 mod session_streamer;
 mod session_telemetry;
+mod triggers;
 mod xvfb;

@@ -166,3 +166,122 @@ fn the_window_runs_on_the_simulated_device_and_exits_cleanly_on_sigterm() {
     let r: ze_sim::Report = ron::from_str(&text).unwrap();
     assert!(r.is_clean(), "{text}");
 }
+
+/// The pixels of `rect` (x, y, width, height) of the PNG at `png`, row by row (ImageMagick's
+/// `convert … txt:`).
+fn pixels(png: &Path, (x, y, w, h): (u32, u32, u32, u32)) -> Vec<Vec<[u8; 3]>> {
+    let out = Command::new("convert")
+        .arg(png)
+        .args(["-crop", &format!("{w}x{h}+{x}+{y}"), "+repage", "-depth", "8", "txt:-"])
+        .output()
+        .expect("convert");
+    assert!(out.status.success(), "convert: {}", String::from_utf8_lossy(&out.stderr));
+    let mut rows = vec![vec![[0u8; 3]; w as usize]; h as usize];
+    for line in String::from_utf8_lossy(&out.stdout).lines().filter(|l| !l.starts_with('#')) {
+        // "12,3: (255,255,255)  #FFFFFF  white"
+        let Some((at, rest)) = line.split_once(':') else { continue };
+        let Some((px, py)) = at.split_once(',') else { continue };
+        let Some(hex) = rest.split_whitespace().find(|s| s.starts_with('#') && s.len() >= 7) else { continue };
+        let c = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).unwrap_or(0);
+        let (Ok(px), Ok(py)) = (px.trim().parse::<usize>(), py.trim().parse::<usize>()) else { continue };
+        if py < rows.len() && px < rows[py].len() {
+            rows[py][px] = [c(1), c(3), c(5)];
+        }
+    }
+    rows
+}
+
+/// The overview strip, as a user sees it on the simulated device: its pixels form bands that
+/// run across it (few connected shapes, nearly every column inked), not scattered dots.
+#[test]
+fn the_overview_strip_draws_bands_not_dots() {
+    for tool in ["Xvfb", "import", "xdotool", "convert"] {
+        if !have(tool) {
+            return testing::skip(
+                "the overview strip's screenshot",
+                &format!("{tool} is not installed (apt install xvfb imagemagick xdotool)"),
+            );
+        }
+    }
+    let Some(x) = Xvfb::start() else {
+        return testing::skip("the overview strip's screenshot", "Xvfb did not start");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Where the strip is drawn comes from the window's own debug log (the real window exposes no
+    // widget positions); it goes to a file, so a full pipe never holds the window up.
+    let log = dir.path().join("log.txt");
+    let mut app = crate::support::zescope()
+        .args(["--source", "sim"])
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("RUST_LOG", "warn,zescope::overview=debug")
+        .env("XDG_DATA_HOME", dir.path().join("data"))
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .env_remove("ZE_SIM_CONFIG")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start zescope");
+    std::thread::sleep(Duration::from_secs(6));
+    assert!(app.try_wait().unwrap().is_none(), "zescope runs: {}", std::fs::read_to_string(&log).unwrap_or_default());
+    let id = window_id(&x.display);
+    // Kept beside the smoke test's screenshot, to look at.
+    let shot = screenshot_path().with_extension("strip.png");
+    let status = Command::new("import").args(["-display", &x.display, "-window", &id]).arg(&shot).status().unwrap();
+    assert!(status.success(), "import failed");
+    let _ = Command::new("kill").arg("-TERM").arg(app.id().to_string()).status();
+    let _ = app.wait();
+
+    // "strip at [[429.0 64.0] - [1264.0 120.0]]", the last one drawn.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let line = text.lines().rev().find_map(|l| l.split_once("strip at ").map(|(_, r)| r.to_owned()));
+    let line = line.unwrap_or_else(|| panic!("the strip was drawn: {text}"));
+    let nums: Vec<f32> = line
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| s.parse().ok())
+        .collect();
+    let [x0, y0, x1, y1] = nums[..] else { panic!("a rectangle: {line}") };
+    // Inside the frame of the marked range (a 1 px stroke) and the rounded corners.
+    let rect = (x0 as u32 + 3, y0 as u32 + 3, (x1 - x0) as u32 - 6, (y1 - y0) as u32 - 6);
+    let rows = pixels(&shot, rect);
+    let (w, h) = (rows[0].len(), rows.len());
+    let mut counts = std::collections::HashMap::new();
+    rows.iter().flatten().for_each(|p| *counts.entry(*p).or_insert(0usize) += 1);
+    let bg = *counts.iter().max_by_key(|(_, n)| **n).unwrap().0;
+    let ink: Vec<Vec<bool>> =
+        rows.iter().map(|r| r.iter().map(|p| (0..3).any(|i| p[i].abs_diff(bg[i]) > 40)).collect()).collect();
+    let inked = |c: usize| (0..h).any(|r| ink[r][c]);
+    let columns: Vec<usize> = (0..w).filter(|&c| inked(c)).collect();
+    assert!(columns.len() > w / 2, "the strip shows the history across it: {} of {w} columns inked", columns.len());
+    let (first, last) = (columns[0], *columns.last().unwrap());
+    let covered = columns.len() as f64 / (last - first + 1) as f64;
+    assert!(covered > 0.95, "bands run on: {:.0} % of the columns between the first and last inked", covered * 100.0);
+    // Connected shapes of ink (8-neighbours): a band is one, dots are many.
+    let mut seen = vec![vec![false; w]; h];
+    let mut shapes = 0;
+    for r in 0..h {
+        for c in 0..w {
+            if !ink[r][c] || seen[r][c] {
+                continue;
+            }
+            shapes += 1;
+            let mut stack = vec![(r, c)];
+            seen[r][c] = true;
+            while let Some((y, x)) = stack.pop() {
+                for (dy, dx) in [(-1i32, -1i32), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)] {
+                    let (ny, nx) = (y as i32 + dy, x as i32 + dx);
+                    if ny >= 0 && nx >= 0 && (ny as usize) < h && (nx as usize) < w {
+                        let (ny, nx) = (ny as usize, nx as usize);
+                        if ink[ny][nx] && !seen[ny][nx] {
+                            seen[ny][nx] = true;
+                            stack.push((ny, nx));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(shapes <= 24, "{shapes} separate shapes of ink: dots, not bands");
+}

@@ -78,8 +78,10 @@ fn zooming_while_live_leaves_follow_mode_and_end_returns() {
     let sim = crate::support::sim(|_| {});
     let mut h = harness(app(&sim));
     start(&mut h);
-    // Scroll-zoom over the first pane's plot.
-    let plot = egui::pos2(800.0, 140.0);
+    // Scroll-zoom over the first pane's plot (where it was drawn: the overview strip above the
+    // panes grows with them).
+    h.step();
+    let plot = h.state().plot_frames.iter().find_map(|(_, r)| *r).expect("a plot").center();
     h.hover_at(plot);
     h.step();
     h.event(egui::Event::Zoom(2.0));

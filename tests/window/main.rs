@@ -31,5 +31,7 @@ mod settings;
 mod streamer;
 mod telemetry;
 mod time_axis;
+mod triggers;
 mod unsaved;
+mod views;
 mod wheel;

@@ -31,6 +31,10 @@ fn record_session(path: &Path, duration: Duration) {
         out: path.to_owned(),
         command: vec![],
         markers: Default::default(),
+        triggers: vec![],
+        pre: Duration::ZERO,
+        post: Duration::ZERO,
+        view: None,
     };
     let summary = record(&args, &Termination::install()).expect("record");
     assert!(summary.samples > 100, "{summary}");

@@ -81,7 +81,13 @@ fn the_overview_strip_marks_the_view_and_moves_it_where_clicked_or_dragged() {
     let marked = h.state().overview.marked.unwrap();
     assert!(marked.width() < 0.2 * strip.width(), "{marked:?} of {strip:?}");
 
-    // A click at three quarters of the strip centres the view there, keeping its span.
+    // A click at three quarters of the strip centres the view there, keeping its span. (The
+    // strip spans the plots' time axis, which moves when the zoom widens the value labels: read
+    // where it is now, once the labels settled: a frame for the labels, one for the strip.)
+    for _ in 0..3 {
+        h.step();
+    }
+    let strip = h.get_by_label(LABEL).rect();
     let at = |f: f32| Pos2::new(strip.left() + f * strip.width(), strip.center().y);
     click(&mut h, at(0.75));
     let (a, b) = range(h.state());
@@ -146,4 +152,37 @@ fn a_double_click_on_a_plot_fits_the_time_axis_a_single_click_does_not() {
     press(&mut h, p, false);
     h.step();
     assert_eq!(range(h.state()), all, "fitted to all the data");
+}
+
+#[test]
+fn the_overview_strip_draws_a_band_per_pane_across_the_plots_time_axis() {
+    let mut h = opened(Settings::default());
+    for _ in 0..3 {
+        h.step();
+    }
+    let a = h.state();
+    let strip = a.overview.strip.expect("drawn");
+    let plot = a.plot_frames.iter().find_map(|(_, r)| *r).expect("a plot");
+    assert_eq!((strip.left(), strip.right()), (plot.left(), plot.right()), "over the plots' time axis");
+    let drawn = a.panes.layout.panes.iter().filter(|p| p.series.iter().any(|k| a.panes.layout.is_visible(k))).count();
+    assert_eq!(a.overview.bands.len(), drawn, "one lane per pane with a visible series");
+    for (lane, rects) in a.overview.bands.iter().enumerate() {
+        assert!(!rects.is_empty(), "lane {lane} is drawn");
+        // Its series together cover the strip's width without holes: bands, not dots.
+        let mut xs: Vec<(f32, f32)> = rects.iter().map(|r| (r.left(), r.right())).collect();
+        xs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (mut covered, mut end) = (0.0, f32::NEG_INFINITY);
+        for (l, r) in xs {
+            covered += (r - l.max(end)).max(0.0);
+            end = end.max(r);
+        }
+        assert!(covered > 0.97 * strip.width(), "lane {lane} covers {covered} of {}", strip.width());
+        // Within the lane's own height.
+        let h = strip.height() / a.overview.bands.len() as f32;
+        let (top, bottom) = (strip.top() + lane as f32 * h, strip.top() + (lane + 1) as f32 * h);
+        assert!(
+            rects.iter().all(|r| r.top() >= top - 0.01 && r.bottom() <= bottom + 0.01),
+            "lane {lane} stays in its lane"
+        );
+    }
 }

@@ -8,6 +8,10 @@
 //! - [`session`]: saving and loading whole sessions (RON heads, packed chunks), autosave,
 //!   recording to disk.
 //! - [`markers`]: the markers socket's listener (instants and ranges sent by a workload).
+//! - [`triggers`]: conditions on series, markers and throttle reasons evaluated on ingest, and
+//!   keeping only the time around their firings.
+//! - [`viewfile`]: view files — panes, colours, held ranges, window and triggers by series
+//!   patterns, put onto any run.
 //! - [`export`]: plots to PNG and SVG, data to CSV and OpenMetrics text (named and written by
 //!   `zescope-openmetrics`, as `zescope serve` names its scrapes).
 //!
@@ -23,4 +27,6 @@
 pub mod export;
 pub mod markers;
 pub mod session;
+pub mod triggers;
 pub mod view;
+pub mod viewfile;

@@ -1,0 +1,405 @@
+//! View files: a way of looking at a run — which series in which pane, their colours and
+//! visibility, each pane's held value range, the window length and the triggers — saved apart
+//! from any data, so it can be put onto another live run or recording, on another machine
+//! (`docs/view-format.md` is the format's description for users).
+//!
+//! Series are named by patterns, not by the device they were seen on: the device's kind (`gpu`,
+//! `npu`, or any), and globs on the group's and the metric's names. [`ViewFile::apply`] lays the
+//! panes out for the series a run has, and says which patterns matched nothing.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use zescope_sampler::layout::glob::matches;
+
+use crate::triggers::Trigger;
+use crate::view::panes::PaneLayout;
+use crate::view::{SeriesKey, Window};
+
+/// The version this build writes and reads.
+pub const VERSION: u32 = 1;
+/// The largest view file read (bytes): a view names patterns, not data.
+pub const MAX_BYTES: u64 = 1 << 20;
+
+/// A view file (RON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ViewFile {
+    /// Format version ([`VERSION`]).
+    pub version: u32,
+    /// What it shows, for menus.
+    #[serde(default)]
+    pub name: String,
+    /// The live window's length: `"10s"`, `"1min"`, `"10min"` or `"all"`.
+    #[serde(default)]
+    pub window: Option<String>,
+    /// The panes, top to bottom.
+    pub panes: Vec<ViewPane>,
+    /// Triggers (`docs/triggers.md`) and the time kept around their firings.
+    #[serde(default)]
+    pub triggers: Vec<ViewTrigger>,
+}
+
+/// One pane of a view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ViewPane {
+    /// Its series, in legend order: each pattern takes every series it matches.
+    pub series: Vec<SeriesPattern>,
+    /// The value axis held at (min, max); `None`: fitted to the data.
+    #[serde(default)]
+    pub y_lock: Option<(f64, f64)>,
+}
+
+/// Series named by device kind, group and metric (globs: `*`, `?`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeriesPattern {
+    /// `"gpu"`, `"npu"` (the device's kind), or `None` for any device.
+    #[serde(default)]
+    pub device: Option<String>,
+    /// The metric group (glob).
+    pub group: String,
+    /// The metric (glob).
+    pub metric: String,
+    /// Colour, `"#rrggbb"`; `None`: the palette's next.
+    #[serde(default)]
+    pub color: Option<String>,
+    /// Kept in the pane but not drawn.
+    #[serde(default)]
+    pub hidden: bool,
+    /// Not every device has it: matching nothing is not worth saying (a view made for several
+    /// catalogues).
+    #[serde(default)]
+    pub optional: bool,
+}
+
+/// A trigger of a view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ViewTrigger {
+    /// The expression.
+    pub expr: String,
+    /// Seconds kept before a firing.
+    pub pre_s: f64,
+    /// Seconds kept after.
+    pub post_s: f64,
+}
+
+/// A view put onto a run's series.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Applied {
+    /// The panes, with the series found (a pane whose patterns found none is left out).
+    pub layout: PaneLayout,
+    /// Held value ranges, per pane id of `layout`.
+    pub y_lock: BTreeMap<u64, (f64, f64)>,
+    /// The window length, when the view sets one.
+    pub window: Option<Window>,
+    /// The triggers.
+    pub triggers: Vec<Trigger>,
+    /// Patterns (not optional) that matched no series ("gpu/ComputeBasic/Foo*"), to tell the
+    /// user.
+    pub missing: Vec<String>,
+}
+
+impl SeriesPattern {
+    /// `kind/group/metric` as the user reads it (`*` for any device).
+    pub fn shown(&self) -> String {
+        format!("{}/{}/{}", self.device.as_deref().unwrap_or("*"), self.group, self.metric)
+    }
+
+    /// Does it name `key`, whose device is of `kind` (lower case: `gpu`, `npu`, …)?
+    pub fn matches(&self, key: &SeriesKey, kind: Option<&str>) -> bool {
+        self.device.as_deref().is_none_or(|d| kind.is_some_and(|k| d.eq_ignore_ascii_case(k)))
+            && matches(&self.group, &key.group)
+            && matches(&self.metric, &key.metric)
+    }
+}
+
+/// A window length by its name in a view file.
+pub fn window_named(s: &str) -> Option<Window> {
+    match s {
+        "10s" => Some(Window::Sec10),
+        "1min" => Some(Window::Min1),
+        "10min" => Some(Window::Min10),
+        "all" => Some(Window::All),
+        _ => None,
+    }
+}
+
+/// A window length's name in a view file.
+pub fn window_name(w: Window) -> &'static str {
+    match w {
+        Window::Sec10 => "10s",
+        Window::Min1 => "1min",
+        Window::Min10 => "10min",
+        Window::All => "all",
+    }
+}
+
+fn hex(c: [u8; 3]) -> String {
+    format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
+}
+
+fn parse_hex(s: &str) -> Option<[u8; 3]> {
+    let h = s.strip_prefix('#').filter(|h| h.len() == 6)?;
+    let b = |i: usize| u8::from_str_radix(&h[i..i + 2], 16).ok();
+    Some([b(0)?, b(2)?, b(4)?])
+}
+
+impl ViewFile {
+    /// The view of `layout`: each pane's series by their device's kind (`kind_of`, lower case),
+    /// group and metric; colours, hidden series, held ranges (`y_lock` by pane id), the window
+    /// and the triggers.
+    pub fn from_layout(
+        name: &str,
+        layout: &PaneLayout,
+        y_lock: &BTreeMap<u64, (f64, f64)>,
+        window: Window,
+        triggers: &[Trigger],
+        kind_of: impl Fn(&str) -> Option<String>,
+    ) -> ViewFile {
+        ViewFile {
+            version: VERSION,
+            name: name.to_owned(),
+            window: Some(window_name(window).to_owned()),
+            panes: layout
+                .panes
+                .iter()
+                .map(|p| ViewPane {
+                    series: p
+                        .series
+                        .iter()
+                        .map(|k| SeriesPattern {
+                            device: kind_of(&k.device),
+                            group: k.group.clone(),
+                            metric: k.metric.clone(),
+                            color: layout.colors.get(k).map(|&c| hex(c)),
+                            hidden: layout.hidden.contains(k),
+                            optional: false,
+                        })
+                        .collect(),
+                    y_lock: y_lock.get(&p.id).copied(),
+                })
+                .collect(),
+            triggers: triggers
+                .iter()
+                .map(|t| ViewTrigger { expr: t.text.clone(), pre_s: t.pre.as_secs_f64(), post_s: t.post.as_secs_f64() })
+                .collect(),
+        }
+    }
+
+    /// Reads and checks a view file; the error names the file and the problem.
+    pub fn load(path: &Path) -> Result<ViewFile, String> {
+        let name = path.display();
+        let f = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+        let len = f.metadata().map_err(|e| format!("{name}: {e}"))?.len();
+        if len > MAX_BYTES {
+            return Err(format!("{name}: {len} bytes is too big for a view file (at most {MAX_BYTES})"));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        ViewFile::parse(&text).map_err(|e| format!("{name}: {e}"))
+    }
+
+    /// Parses and checks view file text.
+    pub fn parse(text: &str) -> Result<ViewFile, String> {
+        let v: ViewFile = ron::from_str(text).map_err(|e| format!("not a view file: {e}"))?;
+        if v.version != VERSION {
+            return Err(format!("version {} is not one this zescope reads ({VERSION})", v.version));
+        }
+        if let Some(w) = v.window.as_deref().filter(|w| window_named(w).is_none()) {
+            return Err(format!("window \"{w}\" is none of 10s, 1min, 10min, all"));
+        }
+        for (i, p) in v.panes.iter().enumerate() {
+            for s in &p.series {
+                if let Some(c) = s.color.as_deref().filter(|c| parse_hex(c).is_none()) {
+                    return Err(format!("pane {}: colour \"{c}\" of {} is not #rrggbb", i + 1, s.shown()));
+                }
+            }
+            if let Some((lo, hi)) = p.y_lock
+                && !(lo.is_finite() && hi.is_finite() && hi > lo)
+            {
+                return Err(format!("pane {}: y_lock ({lo}, {hi}) is not a range", i + 1));
+            }
+        }
+        for t in &v.triggers {
+            Trigger::parse(&t.expr).map_err(|e| format!("trigger \"{}\": {e}", t.expr))?;
+            if !(t.pre_s.is_finite() && t.post_s.is_finite() && t.pre_s >= 0.0 && t.post_s >= 0.0) {
+                return Err(format!("trigger \"{}\": pre_s and post_s must be seconds ≥ 0", t.expr));
+            }
+        }
+        Ok(v)
+    }
+
+    /// The view as RON text.
+    pub fn to_text(&self) -> String {
+        let pretty = ron::ser::PrettyConfig::new().depth_limit(4);
+        ron::ser::to_string_pretty(self, pretty).unwrap_or_default()
+    }
+
+    /// Saves the view at `path` (atomically).
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        let text = self.to_text();
+        crate::session::write_atomic(path, |f| {
+            use std::io::Write as _;
+            f.write_all(text.as_bytes()).map_err(|e| crate::session::SessionError::io(path, "cannot write", e))
+        })
+        .map_err(|e| e.to_string())
+    }
+
+    /// Lays the view out for the series `keys` (in the order they were first seen) whose devices
+    /// are of `kind_of` (lower case).
+    pub fn apply(&self, keys: &[SeriesKey], kind_of: impl Fn(&str) -> Option<String>) -> Applied {
+        let mut out = Applied { window: self.window.as_deref().and_then(window_named), ..Applied::default() };
+        for p in &self.panes {
+            let mut found: Vec<SeriesKey> = Vec::new();
+            for s in &p.series {
+                let kind = |k: &SeriesKey| kind_of(&k.device);
+                let hits: Vec<&SeriesKey> = keys.iter().filter(|k| s.matches(k, kind(k).as_deref())).collect();
+                if hits.is_empty() && !s.optional {
+                    out.missing.push(s.shown());
+                }
+                for k in hits {
+                    if found.contains(k) || out.layout.contains(k) {
+                        continue;
+                    }
+                    if let Some(c) = s.color.as_deref().and_then(parse_hex) {
+                        out.layout.colors.insert(k.clone(), c);
+                    }
+                    if s.hidden {
+                        out.layout.hidden.insert(k.clone());
+                    }
+                    found.push(k.clone());
+                }
+            }
+            if found.is_empty() {
+                continue;
+            }
+            let id = out.layout.add_pane();
+            if let Some(pane) = out.layout.panes.iter_mut().find(|x| x.id == id) {
+                pane.series = found;
+            }
+            if let Some(r) = p.y_lock {
+                out.y_lock.insert(id, r);
+            }
+        }
+        out.triggers = self
+            .triggers
+            .iter()
+            .filter_map(|t| {
+                let d = |s: f64| std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9));
+                Some(Trigger::parse(&t.expr).ok()?.around(d(t.pre_s), d(t.post_s)))
+            })
+            .collect();
+        out
+    }
+
+    /// The groups and metrics to record for this view: (group glob, metric glob) of every
+    /// pattern, for `record --view`.
+    pub fn recorded(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for s in self.panes.iter().flat_map(|p| &p.series) {
+            let pair = (s.group.clone(), s.metric.clone());
+            if !out.contains(&pair) {
+                out.push(pair);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(device: &str, group: &str, metric: &str) -> SeriesKey {
+        SeriesKey { device: device.into(), group: group.into(), metric: metric.into() }
+    }
+
+    fn kind(d: &str) -> Option<String> {
+        Some(if d.contains("NPU") { "npu" } else { "gpu" }.to_owned())
+    }
+
+    #[test]
+    fn a_view_saved_on_one_device_fits_another() {
+        let gpu = [key("GPU A", "ComputeBasic", "GpuBusy"), key("GPU A", "Telemetry", "Package power")];
+        let mut layout = PaneLayout::default();
+        layout.place_new(&gpu, &BTreeMap::new());
+        layout.colors.insert(gpu[0].clone(), [1, 2, 3]);
+        let id = layout.panes[0].id;
+        let locks = BTreeMap::from([(id, (0.0, 100.0))]);
+        let t = Trigger::parse("ComputeBasic/GpuBusy > 80").unwrap();
+        let v = ViewFile::from_layout("busy", &layout, &locks, Window::Sec10, &[t], kind);
+        let text = v.to_text();
+        let back = ViewFile::parse(&text).unwrap();
+        assert_eq!(back, v);
+        // Another machine: another GPU's name, and an NPU whose series the view does not name.
+        let other = [
+            key("GPU B", "ComputeBasic", "GpuBusy"),
+            key("GPU B", "Telemetry", "Package power"),
+            key("NPU", "ComputeBasic", "GpuBusy"),
+        ];
+        let a = back.apply(&other, kind);
+        let shown: Vec<&SeriesKey> = a.layout.panes.iter().flat_map(|p| &p.series).collect();
+        assert_eq!(shown, [&other[0], &other[1]]);
+        assert_eq!(a.layout.colors.get(&other[0]), Some(&[1, 2, 3]));
+        assert_eq!(a.y_lock.get(&a.layout.panes[0].id), Some(&(0.0, 100.0)));
+        assert_eq!(a.window, Some(Window::Sec10));
+        assert_eq!(a.triggers[0].text, "ComputeBasic/GpuBusy > 80");
+        assert!(a.missing.is_empty());
+    }
+
+    #[test]
+    fn missing_series_are_named_and_the_rest_shown() {
+        let v = ViewFile::parse(
+            r#"(version: 1, panes: [(series: [
+                (device: Some("npu"), group: "NpuActivity", metric: "*"),
+                (group: "ComputeBasic", metric: "Gpu*"),
+            ])])"#,
+        )
+        .unwrap();
+        let a = v.apply(&[key("GPU", "ComputeBasic", "GpuTime"), key("GPU", "Other", "X")], kind);
+        assert_eq!(a.missing, ["npu/NpuActivity/*"]);
+        assert_eq!(a.layout.panes.len(), 1);
+        assert_eq!(a.layout.panes[0].series, [key("GPU", "ComputeBasic", "GpuTime")]);
+    }
+
+    #[test]
+    fn the_shipped_views_load_and_fit_the_simulated_devices() {
+        let shipped = [
+            include_str!("../../../assets/views/compute-occupancy.ron"),
+            include_str!("../../../assets/views/memory-traffic.ron"),
+            include_str!("../../../assets/views/thermals-and-power.ron"),
+            include_str!("../../../assets/views/npu-inference.ron"),
+        ];
+        let gpu = [
+            key("ze-sim GPU", "ComputeBasic", "GpuUtilization"),
+            key("ze-sim GPU", "MemoryTraffic", "BytesRead"),
+            key("ze-sim GPU", "Telemetry", "GPU frequency actual"),
+            key("ze-sim GPU", "Telemetry", "Package power"),
+        ];
+        let npu = [
+            key("ze-sim NPU", "NpuActivity", "NpuUtilization"),
+            key("ze-sim NPU", "NpuActivity", "Inferences"),
+            key("ze-sim NPU", "NpuActivity", "NpuPower"),
+        ];
+        let all: Vec<SeriesKey> = gpu.iter().chain(&npu).cloned().collect();
+        for text in shipped {
+            let v = ViewFile::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let a = v.apply(&all, kind);
+            assert!(!a.layout.panes.is_empty(), "{} shows something on the simulated devices", v.name);
+            assert!(a.missing.is_empty(), "{}: {:?}", v.name, a.missing);
+        }
+    }
+
+    #[test]
+    fn bad_files_say_what_is_wrong() {
+        let e = |t: &str| ViewFile::parse(t).unwrap_err();
+        assert!(e("(version: 2, panes: [])").contains("version 2"));
+        assert!(e(r#"(version: 1, window: Some("5s"), panes: [])"#).contains("\"5s\""));
+        assert!(
+            e(r#"(version: 1, panes: [(series: [(group: "G", metric: "M", color: Some("red"))])])"#).contains("red")
+        );
+        assert!(e(r#"(version: 1, panes: [(series: [], y_lock: Some((3.0, 1.0)))])"#).contains("not a range"));
+        let t = e(r#"(version: 1, panes: [], triggers: [(expr: "G/M >", pre_s: 1.0, post_s: 1.0)])"#);
+        assert!(t.contains("column 6"), "{t}");
+        assert!(e("nonsense").starts_with("not a view file"));
+    }
+}

@@ -1,0 +1,70 @@
+//! `record --view FILE`: the view's series are what is recorded. Each device to record takes the
+//! groups and metrics its kind's patterns name (`viewfile::SeriesPattern`: device kind, group and
+//! metric globs), one group per domain; telemetry patterns (`Telemetry/…`) are read by the
+//! telemetry, which `--no-telemetry` still turns off. A device the view names nothing of is not
+//! recorded; a view that names nothing of any device is an error naming its patterns.
+
+use crate::sampler::{Inventory, Target};
+use crate::viewfile::ViewFile;
+
+/// A device kind as view files name it: `gpu`, `npu`, `cpu`, `fpga`.
+pub(crate) fn kind_name(kind: crate::ze::DeviceKind) -> String {
+    format!("{kind:?}").to_lowercase()
+}
+
+/// Narrows `targets` to the groups and metrics `view` names (see the module docs).
+pub(super) fn narrow(view: &ViewFile, inv: &Inventory, targets: &mut Vec<Target>) -> Result<(), String> {
+    let telemetry = crate::sampler::telemetry::GROUP;
+    let patterns: Vec<_> = view.panes.iter().flat_map(|p| &p.series).filter(|s| s.group != telemetry).collect();
+    if patterns.is_empty() {
+        // Telemetry only: every device's telemetry, with its default group.
+        return Ok(());
+    }
+    targets.retain_mut(|t| {
+        let Some(d) = inv.devices.iter().find(|d| d.path == t.device) else { return false };
+        let kind = kind_name(d.kind);
+        let (mut groups, mut metrics, mut domains) = (Vec::<String>::new(), Vec::<String>::new(), Vec::<u32>::new());
+        for p in &patterns {
+            if p.device.as_deref().is_some_and(|k| !k.eq_ignore_ascii_case(&kind)) {
+                continue;
+            }
+            for g in d.groups.iter().filter(|g| g.unavailable.is_none()) {
+                if !crate::layout::glob::matches(&p.group, &g.name) {
+                    continue;
+                }
+                let named: Vec<&str> = g
+                    .metrics
+                    .iter()
+                    .map(|m| m.name.as_str())
+                    .filter(|m| crate::layout::glob::matches(&p.metric, m))
+                    .collect();
+                if named.is_empty() {
+                    continue;
+                }
+                if !groups.contains(&g.name) {
+                    // One group per domain: the first the view names.
+                    if domains.contains(&g.domain) {
+                        continue;
+                    }
+                    domains.push(g.domain);
+                    groups.push(g.name.clone());
+                }
+                for m in named {
+                    if !metrics.iter().any(|x| x == m) {
+                        metrics.push(m.to_owned());
+                    }
+                }
+            }
+        }
+        if groups.is_empty() {
+            return false;
+        }
+        (t.groups, t.metrics) = (groups, metrics);
+        true
+    });
+    if targets.is_empty() {
+        let named: Vec<String> = patterns.iter().map(|p| p.shown()).collect();
+        return Err(format!("the view names no series of the devices to record: {}", named.join(", ")));
+    }
+    Ok(())
+}

@@ -1,0 +1,133 @@
+//! Triggers in the window: one set from a legend's menu fires on the simulated workload exactly
+//! where the stored data crosses its value, pause on trigger centres the view on the firing, keep
+//! writes a session of the time around it that opens again, and a bad expression says its column.
+//!
+//! The simulated workload's GpuUtilization is ≈ 3 % idle, ≈ 95 % computing, ≈ 70 % memory-bound,
+//! in an 8 s cycle: `> 80` is crossed once per cycle.
+
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+use zescope::store::Store;
+use zescope::view::timeview::Mode;
+
+use crate::support::pump;
+
+const SERIES: &str = "ComputeBasic/GpuUtilization";
+
+/// Every time the stored GpuUtilization goes from at most `v` to above it (consecutive samples of
+/// a stream, as the plot draws them), up to `until` ns.
+fn crossings(app: &zescope::app::ZescopeApp, v: f64, until: i64) -> Vec<i64> {
+    let run = app.state.ingest.run.as_ref().expect("a run");
+    let stream = run.info.streams.iter().position(|s| s.group == "ComputeBasic").unwrap();
+    let col = run.info.streams[stream].series.iter().position(|s| s.name == "GpuUtilization").unwrap();
+    let mut prev = f64::NAN;
+    let mut out = Vec::new();
+    app.store.for_each_raw_row(run.streams[stream], |t, row| {
+        let x = row[col];
+        if t <= until && !prev.is_nan() && prev <= v && x > v {
+            out.push(t);
+        }
+        if !x.is_nan() {
+            prev = x;
+        }
+    });
+    out
+}
+
+#[test]
+fn a_trigger_from_the_legend_fires_where_the_data_crosses_it() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.get_by_label("Start").click();
+    pump(&mut h, "samples in a pane", |a| a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty());
+
+    h.step();
+    h.get_by_label(SERIES).click_secondary();
+    h.step();
+    h.step();
+    h.get_by_label("Trigger on this series…").click();
+    h.step();
+    h.step();
+    let text = h.state().state.triggers.text.clone();
+    assert!(h.state().state.triggers.open, "the Triggers window opened");
+    assert!(text.starts_with(&format!("{SERIES} > ")), "offered with its series and last value: {text}");
+
+    let keep = tempfile::tempdir().unwrap();
+    {
+        let t = &mut h.state_mut().state.triggers;
+        t.text = format!("{SERIES} > 80");
+        t.pre = Duration::from_secs(1);
+        t.post = Duration::from_secs(1);
+        t.pause_on_trigger = true;
+        t.keep = Some(keep.path().to_owned());
+    }
+    h.step();
+    h.step();
+    h.get_by_label("Add").click();
+    h.step();
+    h.step();
+    assert_eq!(h.state().state.triggers.eval.triggers().len(), 1, "{:?}", h.state().state.triggers.error);
+
+    // One 8 s cycle and the second after it.
+    pump(&mut h, "a firing, kept", |a| !a.state.triggers.kept.is_empty());
+    let a = h.state();
+    let firings = a.state.triggers.firings.clone();
+    let first = firings[0].t_ns;
+    assert!(firings.iter().all(|f| &*f.series == SERIES && f.value > 80.0), "{firings:?}");
+
+    // Exactly where the stored data crosses 80 since the trigger was added (the first firing is
+    // the first crossing after it; every later crossing fired).
+    let newest = a.store.total_time_range().unwrap().1;
+    let stored: Vec<i64> = crossings(a, 80.0, newest).into_iter().filter(|&t| t >= first).collect();
+    let fired: Vec<i64> = firings.iter().map(|f| f.t_ns).filter(|&t| t <= newest).collect();
+    assert_eq!(fired, stored, "firings at the stored crossings");
+
+    // Pause on trigger: the view stopped following, the firing in the middle.
+    assert_eq!(a.view.mode, Mode::Zoomed);
+    let (x0, x1) = a.view.range(None).unwrap();
+    let at = a.store.to_plot_x(firings.last().unwrap().t_ns);
+    assert!(((x0 + x1) / 2.0 - at).abs() < 1e-6, "centred: {x0}..{x1} around {at}");
+    let samples = a.state.ingest.samples_total;
+    pump(&mut h, "sampling goes on", |a| a.state.ingest.samples_total > samples + 50);
+
+    // Keep: a session of the second before and after, which loads and restores.
+    let path = h.state().state.triggers.kept[0].clone();
+    assert!(path.starts_with(keep.path()), "{}", path.display());
+    let session = zescope::session::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut store = Store::new(64 << 20);
+    session.restore_into(&mut store).expect("restores");
+    let (t0, t1) = store.total_time_range().expect("samples kept");
+    let ms = |d: i64| d as f64 / 1e6;
+    assert!(ms(t0 - (first - 1_000_000_000)).abs() < 20.0, "a second before: {} ms", ms(first - t0));
+    assert!(ms(first + 1_000_000_000 - t1).abs() < 20.0, "a second after: {} ms", ms(t1 - first));
+
+    // The list's Show centres the view on the first firing.
+    h.state_mut().view.follow();
+    h.state_mut().state.triggers.pause_on_trigger = false;
+    h.step();
+    h.step();
+    h.get_all_by_label("Show").last().unwrap().click();
+    h.step();
+    h.step();
+    let a = h.state();
+    let (x0, x1) = a.view.range(None).unwrap();
+    assert!(((x0 + x1) / 2.0 - a.store.to_plot_x(first)).abs() < 1e-6, "Show centres the first firing");
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn a_bad_expression_says_its_column() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.state_mut().state.triggers.open = true;
+    h.state_mut().state.triggers.text = format!("{SERIES} >");
+    h.step();
+    h.step();
+    h.get_by_label("Add").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("column 30: expected a number after '>'");
+    assert!(h.state().state.triggers.eval.triggers().is_empty());
+}

@@ -1,0 +1,99 @@
+//! View files in the window: a view saved while sampling one simulated GPU (with a metric added by
+//! hand that no simulated GPU has, as from another machine's catalogue) lays out another simulated
+//! GPU of another name with the series it names, says which it lacks, and brings its window
+//! length, held value range, colours and triggers along.
+
+use egui_kittest::kittest::Queryable;
+use zescope::view::Window;
+use zescope::viewfile::ViewFile;
+
+use crate::support::pump;
+
+fn started(sim: &std::sync::Arc<ze_sim::Sim>) -> egui_kittest::Harness<'static, zescope::app::ZescopeApp> {
+    let mut h = crate::support::harness_on(sim);
+    h.get_by_label("Start").click();
+    pump(&mut h, "samples in panes", |a| a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty());
+    h
+}
+
+#[test]
+fn a_view_saved_on_one_device_lays_out_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("busy.ron");
+
+    // Saved on the built-in simulated GPU: two panes as the window placed them, one held at 0..100,
+    // a colour picked, the 10 s window and a trigger.
+    let sim = crate::support::sim(|_| {});
+    let mut h = started(&sim);
+    {
+        let a = h.state_mut();
+        a.view.set_window(Window::Sec10);
+        let pane = a.panes.layout.panes[0].id;
+        a.panes.y_lock.insert(pane, (0.0, 100.0));
+        let first = a.panes.layout.panes[0].series[0].clone();
+        a.panes.layout.colors.insert(first, [10, 20, 30]);
+        assert!(a.state.triggers.add("ComputeBasic/GpuUtilization > 80", None));
+    }
+    h.step();
+    let mut saved = h.state().current_view("busy");
+    let mut extra = saved.panes[0].series[0].clone();
+    extra.metric = "EuActive".into();
+    saved.panes[0].series.push(extra);
+    saved.save(&path).unwrap();
+    let shape: Vec<Vec<(String, String)>> = h
+        .state()
+        .panes
+        .layout
+        .panes
+        .iter()
+        .map(|p| p.series.iter().map(|k| (k.group.clone(), k.metric.clone())).collect())
+        .collect();
+    crate::support::quit_discarding(&mut h);
+
+    // Another machine: its GPU has another name.
+    let other = crate::support::sim(|c| c.devices[0].name = "Another GPU".into());
+    let mut h = started(&other);
+    let view = ViewFile::load(&path).unwrap();
+    assert_eq!(view, saved, "read back as written");
+    h.state_mut().load_view(view);
+    h.step();
+    h.step();
+    let a = h.state();
+    let now: Vec<Vec<(String, String)>> = a
+        .panes
+        .layout
+        .panes
+        .iter()
+        .map(|p| p.series.iter().map(|k| (k.group.clone(), k.metric.clone())).collect())
+        .collect();
+    assert_eq!(now, shape, "the same panes");
+    assert!(a.panes.layout.panes.iter().flat_map(|p| &p.series).all(|k| k.device == "Another GPU"));
+    assert_eq!(a.panes.y_lock.get(&a.panes.layout.panes[0].id), Some(&(0.0, 100.0)));
+    let first = &a.panes.layout.panes[0].series[0];
+    assert_eq!(a.panes.layout.colors.get(first), Some(&[10, 20, 30]));
+    assert_eq!(a.view.window, Window::Sec10);
+    assert_eq!(a.state.triggers.eval.triggers()[0].text, "ComputeBasic/GpuUtilization > 80");
+    h.get_by_label_contains("names series these devices lack: gpu/ComputeBasic/EuActive");
+    crate::support::quit_discarding(&mut h);
+    assert!(other.report().is_clean(), "{:?}", other.report());
+}
+
+#[test]
+fn the_shipped_views_are_listed_and_one_loads() {
+    let listed = zescope::app::views::list(&zescope::app::views::dirs());
+    let names: Vec<String> =
+        listed.iter().filter_map(|p| Some(p.file_stem()?.to_string_lossy().into_owned())).collect();
+    for v in ["compute-occupancy", "memory-traffic", "thermals-and-power", "npu-inference"] {
+        assert!(names.iter().any(|n| n == v), "{v} in {names:?}");
+    }
+    let sim = crate::support::sim(|_| {});
+    let mut h = started(&sim);
+    let path = listed.iter().find(|p| p.ends_with("compute-occupancy.ron")).unwrap();
+    h.state_mut().load_view(ViewFile::load(path).unwrap());
+    h.step();
+    let a = h.state();
+    let metrics: Vec<&str> = a.panes.layout.panes.iter().flat_map(|p| &p.series).map(|k| k.metric.as_str()).collect();
+    assert_eq!(metrics, ["GpuUtilization", "GpuFrequency"], "what the built-in GPU has of it");
+    assert!(a.state.banners.is_empty(), "its patterns are optional: nothing to say");
+    crate::support::quit_discarding(&mut h);
+}
