@@ -27,6 +27,7 @@ mod man_pages;
 mod markers;
 mod open;
 mod openmetrics_same_series;
+mod perfetto;
 mod processes;
 mod record;
 mod record_globs;

@@ -21,6 +21,7 @@ mod modes;
 mod multidev;
 mod open_progressive;
 mod panes;
+mod perfetto;
 mod phases;
 mod processes;
 mod profiles;

@@ -28,7 +28,8 @@ fn record_session(path: &Path, duration: Duration) {
         via: Default::default(),
         telemetry: false,
         duration,
-        out: path.to_owned(),
+        out: Some(path.to_owned()),
+        perfetto: None,
         command: vec![],
         markers: Default::default(),
     };
