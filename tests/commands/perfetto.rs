@@ -1,6 +1,6 @@
 //! Perfetto traces, read back with Perfetto's own Python protos (`perfetto_check.py`, PyPI
 //! `perfetto`): `export --perfetto` of a session recorded on the simulated device (telemetry
-//! included, markers added) holds every series as a counter track `device/group/metric` under its
+//! included, throttled for a while, markers added) holds every series as a counter track `device/group/metric` under its
 //! device and group with the session's sample count, first and last values and timestamps, its
 //! throttle bands and markers as slices, its metadata and a clock snapshot; `record --perfetto`
 //! beside `--out run.ron` writes the same samples as the session of the same run, with the
@@ -75,8 +75,8 @@ fn same_series(got: &Value, want: &Expected) {
         assert_eq!(c["count"], *n, "{name}'s sample count");
         assert_eq!(c["first_ts"].as_i64(), Some(*t0), "{name}'s first timestamp");
         assert_eq!(c["last_ts"].as_i64(), Some(*t1), "{name}'s last timestamp");
-        assert_eq!(c["first"].as_f64(), Some(*v0), "{name}'s first value");
-        assert_eq!(c["last"].as_f64(), Some(*v1), "{name}'s last value");
+        assert_eq!(c["first_bits"].as_u64(), Some(v0.to_bits()), "{name}'s first value: {} in the trace, {v0}", c["first"]);
+        assert_eq!(c["last_bits"].as_u64(), Some(v1.to_bits()), "{name}'s last value: {} in the trace, {v1}", c["last"]);
     }
 }
 
@@ -111,7 +111,8 @@ fn throttle_runs(s: &Session) -> BTreeMap<String, Vec<i64>> {
 fn an_exported_session_reads_back_with_perfettos_protos() {
     let dir = tempfile::tempdir().unwrap();
     let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
-    let out = zescope(&["--source", "sim", "record", "--duration", "1500ms", "--interval", "5ms", "--out", &p("run.ron")]);
+    // 5.5 s: the simulated clock is held down by the power limit from 3.5 s to 5 s.
+    let out = zescope(&["--source", "sim", "record", "--duration", "5500ms", "--interval", "10ms", "--out", &p("run.ron")]);
     assert!(out.status.success(), "{}", text(&out));
     // Markers: an instant, two overlapping ranges (two range tracks) and one left open.
     let mut s = zescope::session::load(&dir.path().join("run.ron")).unwrap();
@@ -135,40 +136,52 @@ fn an_exported_session_reads_back_with_perfettos_protos() {
 
     // Markers: ranges on two tracks (they overlap), the open one begun and not ended.
     let slices = got["slices"].as_object().unwrap();
-    let ev = |track: &str| -> Vec<(String, i64, String)> {
-        slices[track]
+    // Per track of a path, its events.
+    let ev = |track: &str| -> Vec<Vec<(String, i64, String)>> {
+        let tracks = slices.get(track).unwrap_or_else(|| panic!("no track {track}: {:?}", slices.keys()));
+        tracks
             .as_array()
             .unwrap()
             .iter()
-            .map(|e| (e[0].as_str().unwrap().to_owned(), e[1].as_i64().unwrap(), e[2].as_str().unwrap().to_owned()))
+            .map(|events| {
+                let e = events.as_array().unwrap();
+                e.iter()
+                    .map(|e| (e[0].as_str().unwrap().to_owned(), e[1].as_i64().unwrap(), e[2].as_str().unwrap().to_owned()))
+                    .collect()
+            })
             .collect()
     };
     let s3 = |k: &str, t: i64, n: &str| (k.to_owned(), t, n.to_owned());
-    assert_eq!(ev("markers/instants"), [s3("instant", ms(400), "checkpoint")]);
-    let ranges: Vec<_> = slices.keys().filter(|k| k.starts_with("markers/ranges")).collect();
-    assert_eq!(ranges.len(), 1, "lanes share a name under `markers`: {ranges:?}");
-    let lanes = ev("markers/ranges");
+    assert_eq!(ev("markers/instants"), [vec![s3("instant", ms(400), "checkpoint")]]);
+    // Two range tracks: "solve" overlaps "warm-up"; "tail" begins after "warm-up" ended.
     assert_eq!(
-        lanes,
+        ev("markers/ranges"),
         [
-            s3("begin", ms(100), "warm-up"),
-            s3("end", ms(600), ""),
-            s3("begin", ms(300), "solve"),
-            s3("end", ms(900), ""),
-            s3("begin", ms(1000), "tail"),
+            vec![s3("begin", ms(100), "warm-up"), s3("end", ms(600), ""), s3("begin", ms(1000), "tail")],
+            vec![s3("begin", ms(300), "solve"), s3("end", ms(900), "")],
         ]
     );
 
     // Throttle bands: one slice per run of one non-zero mask, beside the group's counters.
     let throttles = throttle_runs(&s);
     assert!(!throttles.is_empty(), "the telemetry has a throttle reasons series");
-    for (track, begins) in throttles {
-        let got: Vec<i64> = slices.get(&track).and_then(Value::as_array).map_or(Vec::new(), |v| {
-            v.iter().filter(|e| e[0] == "begin").map(|e| e[1].as_i64().unwrap()).collect()
-        });
-        assert_eq!(got, begins, "{track}");
-        eprintln!("{track}: {} bands", got.len());
+    let mut bands = 0;
+    for (track, begins) in &throttles {
+        let events: Vec<Value> = match slices.get(track) {
+            Some(tracks) => tracks.as_array().unwrap().iter().flat_map(|t| t.as_array().unwrap().clone()).collect(),
+            None => Vec::new(),
+        };
+        let got: Vec<i64> = events.iter().filter(|e| e[0] == "begin").map(|e| e[1].as_i64().unwrap()).collect();
+        let ends = events.iter().filter(|e| e[0] == "end").count();
+        assert_eq!(ends, got.len(), "{track}: every band ends");
+        assert!(
+            events.iter().filter(|e| e[0] == "begin").all(|e| e[2] == "average power cap (PL1)"),
+            "{track}: bands named by their reasons: {events:?}"
+        );
+        bands += got.len();
+        assert_eq!(&got, begins, "{track}");
     }
+    assert!(bands > 0, "the recording was throttled from 3.5 s: {throttles:?}");
 
     // Metadata and clocks.
     let meta = &got["metadata"];
@@ -185,7 +198,7 @@ fn an_exported_session_reads_back_with_perfettos_protos() {
         got["clocks"].as_array().unwrap().iter().map(|c| (c[0].as_i64().unwrap(), c[1].as_i64().unwrap())).collect();
     assert_eq!(snap, BTreeMap::from([(1, clocks.realtime_ns), (3, clocks.monotonic_ns), (6, clocks.boottime_ns)]));
     assert_eq!(got["primary"], Value::Null, "Perfetto's default timeline, boot time");
-    assert!(clocks.monotonic_ns <= t0 && t0 - clocks.monotonic_ns < 10_000_000_000, "read as the run started");
+    assert!((t0 - clocks.monotonic_ns).abs() < 10_000_000_000, "read as the run started");
 }
 
 #[test]
@@ -213,9 +226,9 @@ fn record_writes_a_trace_with_the_sessions_samples_and_the_workloads_markers() {
     let slices = got["slices"].as_object().unwrap();
     let range = s.markers.iter().find(|m| m.label == "solve").unwrap();
     let SpanRecord::Range { end_ns } = range.span else { panic!("a closed range: {range:?}") };
-    assert_eq!(slices["markers/ranges"], serde_json::json!([["begin", range.t_ns, "solve"], ["end", end_ns, ""]]));
+    assert_eq!(slices["markers/ranges"], serde_json::json!([[["begin", range.t_ns, "solve"], ["end", end_ns, ""]]]));
     let instant = s.markers.iter().find(|m| m.label == "checkpoint").unwrap();
-    assert_eq!(slices["markers/instants"], serde_json::json!([["instant", instant.t_ns, "checkpoint"]]));
+    assert_eq!(slices["markers/instants"], serde_json::json!([[["instant", instant.t_ns, "checkpoint"]]]));
     assert_eq!(got["metadata"]["device0.name"], s.devices[0].name.as_str());
 
     // Alone, without --out.
@@ -224,7 +237,7 @@ fn record_writes_a_trace_with_the_sessions_samples_and_the_workloads_markers() {
     assert!(out.status.success(), "{}", text(&out));
     let got = read_trace(&only).unwrap();
     let counters = got["counters"].as_object().unwrap();
-    assert!(!counters.is_empty() && counters.values().all(|c| c["count"].as_u64() > Some(10)), "{counters:?}");
+    assert!(counters.len() > 10 && counters.values().all(|c| c["count"].as_u64() > Some(2)), "{counters:?}");
 }
 
 #[test]

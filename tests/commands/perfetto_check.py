@@ -3,10 +3,11 @@
 prints what `tests/commands/perfetto.rs` checks, as JSON on stdout:
 
 - `counters`: per counter track (by name) its unit, parent names, sample count, first and last
-  timestamp and value; values resolved as trace_processor resolves them (a TYPE_COUNTER event's
+  timestamp and value (also as the double's bits); values resolved as trace_processor resolves them (a TYPE_COUNTER event's
   `double_counter_value` on its track, `extra_double_counter_values` on the
   `extra_double_counter_track_uuids` of the event or of its sequence's TrackEventDefaults);
-- `slices`: per slice track (by name, parents joined with "/") its events in file order,
+- `slices`: per slice track path (names from the root, joined with "/") a list with one entry
+  per track of that path (in the order they were declared): its events in file order,
   [type, timestamp, name];
 - `clocks`: the clock snapshot's clock ids and times; `primary`: its primary clock, if set;
 - `metadata`: the debug annotations of the instants named "zescope session", flattened;
@@ -17,6 +18,7 @@ Exit status 3 when the `perfetto` package is missing (the test then skips, loudl
 """
 
 import json
+import struct
 import sys
 
 try:
@@ -27,6 +29,10 @@ except ImportError as e:  # pragma: no cover
 
 MONOTONIC = 3
 TE = pb.TrackEvent
+
+
+def bits(v):
+    return struct.unpack("<Q", struct.pack("<d", v))[0]
 
 
 def annotations(items, prefix=""):
@@ -133,9 +139,12 @@ def main(path):
             "first": v0,
             "last_ts": t1,
             "last": v1,
+            # The doubles' bits, compared exactly (JSON's decimal form need not round-trip).
+            "first_bits": bits(v0),
+            "last_bits": bits(v1),
         }
-    for u, evs in events.items():
-        out["slices"].setdefault("/".join(path(u)), []).extend(evs)
+    for u in sorted(events):
+        out["slices"].setdefault("/".join(path(u)), []).append(events[u])
     json.dump(out, sys.stdout)
 
 
