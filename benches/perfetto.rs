@@ -83,7 +83,11 @@ fn benches(c: &mut Criterion) {
     let values = (SAMPLES * SERIES) as u64;
     let w = perfetto_of(head(&s), &[(id, &meta)], &[], &s, &path).unwrap();
     assert_eq!(w.values, values);
-    eprintln!("perfetto: {:.2} bytes per value ({} bytes for {values} values)", w.bytes as f64 / values as f64, w.bytes);
+    eprintln!(
+        "perfetto: {:.2} bytes per value ({} bytes for {values} values)",
+        w.bytes as f64 / values as f64,
+        w.bytes
+    );
     group.bench_function("encode_10M", |b| b.iter(|| black_box(encode(&s, id, &meta))));
     group.bench_function("export_10M", |b| {
         b.iter(|| black_box(perfetto_of(head(&s), &[(id, &meta)], &[], &s, &path).unwrap()))

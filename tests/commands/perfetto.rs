@@ -75,14 +75,26 @@ fn same_series(got: &Value, want: &Expected) {
         assert_eq!(c["count"], *n, "{name}'s sample count");
         assert_eq!(c["first_ts"].as_i64(), Some(*t0), "{name}'s first timestamp");
         assert_eq!(c["last_ts"].as_i64(), Some(*t1), "{name}'s last timestamp");
-        assert_eq!(c["first_bits"].as_u64(), Some(v0.to_bits()), "{name}'s first value: {} in the trace, {v0}", c["first"]);
-        assert_eq!(c["last_bits"].as_u64(), Some(v1.to_bits()), "{name}'s last value: {} in the trace, {v1}", c["last"]);
+        assert_eq!(
+            c["first_bits"].as_u64(),
+            Some(v0.to_bits()),
+            "{name}'s first value: {} in the trace, {v0}",
+            c["first"]
+        );
+        assert_eq!(
+            c["last_bits"].as_u64(),
+            Some(v1.to_bits()),
+            "{name}'s last value: {} in the trace, {v1}",
+            c["last"]
+        );
     }
 }
 
 /// The throttle bands the session's throttle series call for, by the path of their slice track
-/// (`device/group/device/group/metric (reasons)`): the start of each run of one non-zero mask.
-fn throttle_runs(s: &Session) -> BTreeMap<String, Vec<i64>> {
+/// (`device/group/device/group/metric (reasons)`): (start, end) of each run of one non-zero mask,
+/// ending at the sample that changed it (1 ns before, when another band starts there) or at the
+/// last sample.
+fn throttle_runs(s: &Session) -> BTreeMap<String, Vec<(i64, i64)>> {
     let mut store = Store::new(usize::MAX);
     let restored = s.restore_into(&mut store).unwrap();
     let mut out = BTreeMap::new();
@@ -92,16 +104,25 @@ fn throttle_runs(s: &Session) -> BTreeMap<String, Vec<i64>> {
             if zescope::sampler::telemetry::throttle_names(&x.description).is_empty() {
                 continue;
             }
-            let (mut begins, mut prev) = (Vec::new(), 0u32);
+            let (mut bands, mut open, mut last) = (Vec::new(), None::<(u32, i64)>, 0);
             store.for_each_raw_row(id, |t, row| {
                 let mask = if row[k] > 0.0 { row[k] as u32 } else { 0 };
-                if mask != prev && mask != 0 {
-                    begins.push(t);
+                last = t;
+                if open.map_or(0, |o| o.0) == mask {
+                    return;
                 }
-                prev = mask;
+                if let Some((_, start)) = open.take() {
+                    bands.push((start, if mask != 0 { t - 1 } else { t }));
+                }
+                if mask != 0 {
+                    open = Some((mask, t));
+                }
             });
+            if let Some((_, start)) = open {
+                bands.push((start, last));
+            }
             let (d, g) = (&m.device, &m.group);
-            out.insert(format!("{d}/{g}/{d}/{g}/{} (reasons)", x.metric), begins);
+            out.insert(format!("{d}/{g}/{d}/{g}/{} (reasons)", x.metric), bands);
         }
     }
     out
@@ -112,7 +133,8 @@ fn an_exported_session_reads_back_with_perfettos_protos() {
     let dir = tempfile::tempdir().unwrap();
     let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
     // 5.5 s: the simulated clock is held down by the power limit from 3.5 s to 5 s.
-    let out = zescope(&["--source", "sim", "record", "--duration", "5500ms", "--interval", "10ms", "--out", &p("run.ron")]);
+    let out =
+        zescope(&["--source", "sim", "record", "--duration", "5500ms", "--interval", "10ms", "--out", &p("run.ron")]);
     assert!(out.status.success(), "{}", text(&out));
     // Markers: an instant, two overlapping ranges (two range tracks) and one left open.
     let mut s = zescope::session::load(&dir.path().join("run.ron")).unwrap();
@@ -146,7 +168,9 @@ fn an_exported_session_reads_back_with_perfettos_protos() {
             .map(|events| {
                 let e = events.as_array().unwrap();
                 e.iter()
-                    .map(|e| (e[0].as_str().unwrap().to_owned(), e[1].as_i64().unwrap(), e[2].as_str().unwrap().to_owned()))
+                    .map(|e| {
+                        (e[0].as_str().unwrap().to_owned(), e[1].as_i64().unwrap(), e[2].as_str().unwrap().to_owned())
+                    })
                     .collect()
             })
             .collect()
@@ -166,20 +190,24 @@ fn an_exported_session_reads_back_with_perfettos_protos() {
     let throttles = throttle_runs(&s);
     assert!(!throttles.is_empty(), "the telemetry has a throttle reasons series");
     let mut bands = 0;
-    for (track, begins) in &throttles {
+    for (track, want) in &throttles {
         let events: Vec<Value> = match slices.get(track) {
             Some(tracks) => tracks.as_array().unwrap().iter().flat_map(|t| t.as_array().unwrap().clone()).collect(),
             None => Vec::new(),
         };
-        let got: Vec<i64> = events.iter().filter(|e| e[0] == "begin").map(|e| e[1].as_i64().unwrap()).collect();
-        let ends = events.iter().filter(|e| e[0] == "end").count();
-        assert_eq!(ends, got.len(), "{track}: every band ends");
+        let got: Vec<(i64, i64)> = events
+            .chunks(2)
+            .map(|pair| {
+                assert_eq!((&pair[0][0], &pair[1][0]), (&Value::from("begin"), &Value::from("end")), "{track}: {events:?}");
+                (pair[0][1].as_i64().unwrap(), pair[1][1].as_i64().unwrap())
+            })
+            .collect();
         assert!(
             events.iter().filter(|e| e[0] == "begin").all(|e| e[2] == "average power cap (PL1)"),
             "{track}: bands named by their reasons: {events:?}"
         );
         bands += got.len();
-        assert_eq!(&got, begins, "{track}");
+        assert_eq!(&got, want, "{track}");
     }
     assert!(bands > 0, "the recording was throttled from 3.5 s: {throttles:?}");
 

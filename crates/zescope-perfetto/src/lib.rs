@@ -37,7 +37,7 @@ mod fields;
 mod wire;
 mod writer;
 
-pub use writer::{Clock, CounterSet, TrackId, TraceWriter, Value};
+pub use writer::{Clock, CounterSet, TraceWriter, TrackId, Value};
 
 #[cfg(test)]
 mod tests;

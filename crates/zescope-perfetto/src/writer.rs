@@ -98,12 +98,19 @@ impl<W: Write> TraceWriter<W> {
 
     /// Writes the packet built in `self.packet` as one `Trace.packet` field.
     fn emit(&mut self) -> io::Result<()> {
-        let mut head = Vec::with_capacity(12);
-        wire::varint(&mut head, u64::from(trace::PACKET << 3 | 2));
-        wire::varint(&mut head, self.packet.len() as u64);
-        self.out.write_all(&head)?;
+        // The field's tag and length, on the stack: this runs once a sample.
+        let mut head = [0u8; 11];
+        head[0] = (trace::PACKET << 3 | 2) as u8;
+        let (mut n, mut len) = (1, self.packet.len() as u64);
+        while len >= 0x80 {
+            head[n] = (len as u8) | 0x80;
+            len >>= 7;
+            n += 1;
+        }
+        head[n] = len as u8;
+        self.out.write_all(&head[..=n])?;
         self.out.write_all(&self.packet)?;
-        self.bytes += (head.len() + self.packet.len()) as u64;
+        self.bytes += (n + 1 + self.packet.len()) as u64;
         self.packet.clear();
         Ok(())
     }

@@ -261,7 +261,12 @@ impl<W: Write> PerfettoTrace<W> {
                 self.w.slice_end(th.track, ns(end.max(start))?)?;
             }
             if m != 0 {
-                self.w.slice_begin(th.track, t, &reasons(m, &th.names), &[("mask".to_owned(), Value::Int(m.into()))])?;
+                self.w.slice_begin(
+                    th.track,
+                    t,
+                    &reasons(m, &th.names),
+                    &[("mask".to_owned(), Value::Int(m.into()))],
+                )?;
                 th.open = Some((m, t_ns));
             }
         }
@@ -386,8 +391,14 @@ impl TraceHead {
 
 /// Writes `session` (restored into `store`, its streams as `streams`) to `path` as a Perfetto
 /// trace: see [`perfetto_of`].
-pub fn perfetto(session: &Session, store: &Store, streams: &[StreamId], path: &Path) -> Result<PerfettoSummary, String> {
-    let metas: Vec<(StreamId, &StreamMeta)> = streams.iter().copied().zip(session.streams.iter().map(|s| &s.meta)).collect();
+pub fn perfetto(
+    session: &Session,
+    store: &Store,
+    streams: &[StreamId],
+    path: &Path,
+) -> Result<PerfettoSummary, String> {
+    let metas: Vec<(StreamId, &StreamMeta)> =
+        streams.iter().copied().zip(session.streams.iter().map(|s| &s.meta)).collect();
     perfetto_of(TraceHead::of_session(session, store), &metas, &session.markers, store, path)
 }
 
