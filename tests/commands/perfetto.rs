@@ -198,7 +198,11 @@ fn an_exported_session_reads_back_with_perfettos_protos() {
         let got: Vec<(i64, i64)> = events
             .chunks(2)
             .map(|pair| {
-                assert_eq!((&pair[0][0], &pair[1][0]), (&Value::from("begin"), &Value::from("end")), "{track}: {events:?}");
+                assert_eq!(
+                    (&pair[0][0], &pair[1][0]),
+                    (&Value::from("begin"), &Value::from("end")),
+                    "{track}: {events:?}"
+                );
                 (pair[0][1].as_i64().unwrap(), pair[1][1].as_i64().unwrap())
             })
             .collect();

@@ -39,10 +39,15 @@ pub(crate) fn double(out: &mut Vec<u8>, field: u32, v: f64) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
+/// Appends the tag and length of a length-delimited field whose `len` bytes the caller appends.
+pub(crate) fn len_head(out: &mut Vec<u8>, field: u32, len: usize) {
+    tag(out, field, LEN);
+    varint(out, len as u64);
+}
+
 /// Appends a length-delimited field holding `bytes` (a string's UTF-8, or an encoded message).
 pub(crate) fn bytes(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
-    tag(out, field, LEN);
-    varint(out, bytes.len() as u64);
+    len_head(out, field, bytes.len());
     out.extend_from_slice(bytes);
 }
 

@@ -230,16 +230,20 @@ impl<W: Write> TraceWriter<W> {
                 format!("a row of {} values for a counter set of {} tracks", values.len(), set.tracks),
             ));
         };
-        self.body.clear();
-        wire::uint(&mut self.body, event::TYPE, event::TYPE_COUNTER);
-        wire::double(&mut self.body, event::DOUBLE_COUNTER_VALUE, *first);
-        for &v in rest {
-            wire::double(&mut self.body, event::EXTRA_DOUBLE_COUNTER_VALUES, v);
-        }
         wire::uint(&mut self.packet, packet::TIMESTAMP, t_ns);
         wire::uint(&mut self.packet, packet::TRUSTED_PACKET_SEQUENCE_ID, u64::from(set.sequence));
         wire::uint(&mut self.packet, packet::SEQUENCE_FLAGS, packet::SEQ_NEEDS_INCREMENTAL_STATE);
-        wire::bytes(&mut self.packet, packet::TRACK_EVENT, &self.body);
+        // The track event straight into the packet (this runs once a sample): its length is
+        // known, the type (2 bytes) and a tag of 2 bytes + 8 per value.
+        let body = 2 + 10 * values.len();
+        wire::len_head(&mut self.packet, packet::TRACK_EVENT, body);
+        let start = self.packet.len();
+        wire::uint(&mut self.packet, event::TYPE, event::TYPE_COUNTER);
+        wire::double(&mut self.packet, event::DOUBLE_COUNTER_VALUE, *first);
+        for &v in rest {
+            wire::double(&mut self.packet, event::EXTRA_DOUBLE_COUNTER_VALUES, v);
+        }
+        debug_assert_eq!(self.packet.len() - start, body);
         self.emit()
     }
 
