@@ -174,8 +174,13 @@ pub struct RecordOptions {
     pub duration: Option<Duration>,
     /// Output file: .ron writes a session (open it in zescope, or `zescope export` it), any
     /// other extension a CSV.
-    #[arg(long)]
-    pub out: PathBuf,
+    #[arg(long, required_unless_present = "perfetto")]
+    pub out: Option<PathBuf>,
+    /// Also (or only) write a Perfetto trace here as the run records (open it in
+    /// ui.perfetto.dev): counter tracks per device and group, markers and throttle reasons as
+    /// slices, on CLOCK_MONOTONIC.
+    #[arg(long, value_name = "OUT.pftrace")]
+    pub perfetto: Option<PathBuf>,
     /// Markers the workload may send per second, sustained; faster ones are dropped and counted.
     #[arg(long, value_name = "N", default_value_t = crate::markers::Limits::default().per_second)]
     pub marker_rate: u32,
@@ -234,6 +239,7 @@ impl RecordOptions {
             telemetry: !self.no_telemetry,
             duration,
             out: self.out,
+            perfetto: self.perfetto,
             command: self.command,
             triggers: self.triggers.into_iter().map(|t| t.around(self.pre, self.post)).collect(),
             view: self.view,
@@ -357,6 +363,10 @@ pub struct ExportOptions {
     /// `promtool tsdb create-blocks-from openmetrics` (names as `zescope serve` gives them).
     #[arg(long, value_name = "OUT.om")]
     pub openmetrics: Option<PathBuf>,
+    /// Write a Perfetto trace here (open it in ui.perfetto.dev): every sample as counter tracks
+    /// per device and group, markers and throttle reasons as slices, on CLOCK_MONOTONIC.
+    #[arg(long, value_name = "OUT.pftrace")]
+    pub perfetto: Option<PathBuf>,
     /// Write the phase table here (CSV): per series the mean, min, max, totals and energy over
     /// the whole session (or --range).
     #[arg(long, value_name = "OUT.csv")]
@@ -365,8 +375,8 @@ pub struct ExportOptions {
 
 impl From<ExportOptions> for crate::export::ExportArgs {
     fn from(o: ExportOptions) -> Self {
-        let ExportOptions { session, pane, range, size, png, svg, csv, openmetrics, phases } = o;
-        crate::export::ExportArgs { session, pane, range, size, png, svg, csv, openmetrics, phases }
+        let ExportOptions { session, pane, range, size, png, svg, csv, openmetrics, perfetto, phases } = o;
+        crate::export::ExportArgs { session, pane, range, size, png, svg, csv, openmetrics, perfetto, phases }
     }
 }
 

@@ -48,7 +48,9 @@ fn main() -> ExitCode {
             let args = options.into_args(cli.source);
             match record(&args, &stop) {
                 Ok(summary) => {
-                    println!("{summary}; wrote {}", args.out.display());
+                    let written: Vec<String> =
+                        args.out.iter().chain(&args.perfetto).map(|p| p.display().to_string()).collect();
+                    println!("{summary}; wrote {}", written.join(", "));
                     for e in &summary.errors {
                         eprintln!("zescope: {e}");
                     }

@@ -22,9 +22,11 @@ use crate::signals::Termination;
 use crate::ze::Source;
 
 mod csv_out;
+mod perfetto_out;
 mod triggered;
 mod view;
 use csv_out::CsvOut;
+use perfetto_out::PerfettoOut;
 
 /// What to record and where: the options of `zescope record`, as `src/main.rs` takes them from
 /// the command line.
@@ -57,8 +59,11 @@ pub struct RecordArgs {
     /// A workload to start once sampling runs (program and arguments; empty: none), with
     /// `ZESCOPE_MARKERS` naming the markers socket.
     pub command: Vec<String>,
-    /// The output: a `.ron` extension (any case) writes a session, anything else a CSV.
-    pub out: std::path::PathBuf,
+    /// The output: a `.ron` extension (any case) writes a session, anything else a CSV; `None`:
+    /// only `perfetto` (one of the two is given).
+    pub out: Option<std::path::PathBuf>,
+    /// A Perfetto trace written as the run records (`--perfetto`), beside `out` or alone.
+    pub perfetto: Option<std::path::PathBuf>,
     /// How many markers the workload may send (rate, burst, count kept).
     pub markers: crate::markers::Limits,
     /// `--trigger`: when any is given, only the time around their firings is written (`pre`
@@ -172,19 +177,30 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         t.custom_group = args.custom_group;
     }
     let cfg = RunConfig { targets, interval: args.interval, via: args.via, telemetry: args.telemetry };
-    let out = if args.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) {
-        let mut r = crate::session::Recorder::new(args.out.clone(), inv);
-        r.set_marker_cap(args.markers.per_recording);
-        Out::Session(Box::new(r))
-    } else {
-        let file =
-            std::fs::File::create(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-        Out::Csv(Box::new(CsvOut::new(file, args.out.clone(), args.markers.per_recording)))
+    if args.out.is_none() && args.perfetto.is_none() {
+        return Err("nothing to write: give --out and/or --perfetto".into());
+    }
+    let perfetto = match &args.perfetto {
+        Some(p) => Some(Box::new(PerfettoOut::create(p.clone(), inv.clone(), args.markers.per_recording)?)),
+        None => None,
+    };
+    let out = match &args.out {
+        Some(o) if o.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) => {
+            let mut r = crate::session::Recorder::new(o.clone(), inv);
+            r.set_marker_cap(args.markers.per_recording);
+            Some(Out::Session(Box::new(r)))
+        }
+        Some(o) => {
+            let file = std::fs::File::create(o).map_err(|e| format!("cannot create {}: {e}", o.display()))?;
+            Some(Out::Csv(Box::new(CsvOut::new(file, o.clone(), args.markers.per_recording))))
+        }
+        None => None,
     };
     let mut rec = Recording {
         args,
         listener: listener.as_ref(),
         out,
+        perfetto,
         run: None,
         run_started: Instant::now(),
         last_flush: Instant::now(),
@@ -204,7 +220,10 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
 struct Recording<'a> {
     args: &'a RecordArgs,
     listener: Option<&'a crate::markers::Listener>,
-    out: Out,
+    /// The session or CSV (`--out`), if asked for.
+    out: Option<Out>,
+    /// The Perfetto trace (`--perfetto`), if asked for.
+    perfetto: Option<Box<PerfettoOut>>,
     /// The run being recorded, once it started.
     run: Option<RunInfo>,
     run_started: Instant,
@@ -217,9 +236,16 @@ struct Recording<'a> {
 }
 
 impl Recording<'_> {
-    /// An output error, for the user.
+    /// An error writing `--out`, for the user.
     fn written<T>(&self, r: Result<T, String>) -> Result<T, String> {
-        r.map_err(|e| format!("writing {}: {e}", self.args.out.display()))
+        let path = self.args.out.as_deref().unwrap_or(std::path::Path::new("the output"));
+        r.map_err(|e| format!("writing {}: {e}", path.display()))
+    }
+
+    /// An error writing the Perfetto trace, for the user.
+    fn traced<T>(&self, r: std::io::Result<T>) -> Result<T, String> {
+        let path = self.perfetto.as_ref().map_or(std::path::Path::new("the trace"), |p| p.path.as_path());
+        r.map_err(|e| format!("writing {}: {e}", path.display()))
     }
 
     /// Starts the command after `--`, if any, with `ZESCOPE_MARKERS` naming the listener.
@@ -243,8 +269,14 @@ impl Recording<'_> {
 impl Handler for Recording<'_> {
     /// Writes the header and starts the workload.
     fn started(&mut self, info: RunInfo) -> Result<Flow, String> {
-        let header = self.out.header(&info);
-        self.written(header)?;
+        if let Some(o) = self.out.as_mut() {
+            let header = o.header(&info);
+            self.written(header)?;
+        }
+        if let Some(p) = self.perfetto.as_mut() {
+            let r = p.started(&info);
+            self.traced(r)?;
+        }
         if let Some(t) = &mut self.triggered {
             t.started(&info);
         }
@@ -257,22 +289,28 @@ impl Handler for Recording<'_> {
     fn samples(&mut self, b: SampleBatch) -> Result<(), String> {
         let Some(info) = &self.run else { return Ok(()) };
         self.summary.samples += b.timestamps.len() as u64;
+        let (out, perfetto) = (&mut self.out, &mut self.perfetto);
         let Some(t) = &mut self.triggered else {
-            let rows = self.out.rows(info, &b);
-            return self.written(rows);
+            return write_rows(self.args, out, perfetto, info, &b);
         };
-        let out = &mut self.out;
-        let fired = t.samples(&b, &mut |kept| out.rows(info, &kept));
-        let fired = fired.map_err(|e| format!("writing {}: {e}", self.args.out.display()))?;
+        let fired = t.samples(&b, &mut |kept| write_rows(self.args, out, perfetto, info, &kept))?;
         for f in fired {
             let name = format!("trigger: {}", self.args.triggers.get(f.trigger).map_or("", |t| t.text.as_str()));
-            self.out.marker_at(zescope_markers::Kind::Instant, f.t_ns, &name);
+            let m = crate::markers::Received { kind: zescope_markers::Kind::Instant, t_ns: f.t_ns, name };
+            if let Some(o) = out.as_mut() {
+                o.marker(&m);
+            }
+            if let Some(p) = perfetto.as_mut() {
+                p.marker(&m).map_err(|e| format!("writing {}: {e}", p.path.display()))?;
+            }
         }
         Ok(())
     }
 
     fn processes(&mut self, p: crate::sampler::processes::ProcessSnapshot) {
-        self.out.processes(self.run.as_ref(), &p);
+        if let Some(o) = self.out.as_mut() {
+            o.processes(self.run.as_ref(), &p);
+        }
     }
 
     fn health(&mut self, s: Health) {
@@ -285,19 +323,33 @@ impl Handler for Recording<'_> {
 
     fn markers(&mut self, markers: Vec<crate::markers::Received>) {
         self.summary.markers += markers.len() as u64;
-        markers.iter().for_each(|m| self.out.marker(m));
+        if let Some(o) = self.out.as_mut() {
+            markers.iter().for_each(|m| o.marker(m));
+        }
+        if let Some(p) = self.perfetto.as_mut() {
+            // A failure here shows again at the next flush or at the end, which report it.
+            for m in &markers {
+                if let Err(e) = p.marker(m) {
+                    log::warn!("writing {}: {e}", p.path.display());
+                    break;
+                }
+            }
+        }
         if let (Some(t), Some(info)) = (&mut self.triggered, &self.run) {
-            let out = &mut self.out;
+            let (out, perfetto) = (&mut self.out, &mut self.perfetto);
             for m in markers.iter().filter(|m| m.kind != zescope_markers::Kind::End) {
-                if let Err(e) = t.marker(&m.name, m.t_ns, &mut |kept| out.rows(info, &kept)) {
-                    say(&format!("zescope: writing {}: {e}", self.args.out.display()));
+                if let Err(e) = t.marker(&m.name, m.t_ns, &mut |kept| write_rows(self.args, out, perfetto, info, &kept))
+                {
+                    say(&format!("zescope: {e}"));
                 }
             }
         }
     }
 
     fn stopped(&mut self, run: u64, _reason: StopReason) -> Flow {
-        self.out.stopped(run);
+        if let Some(o) = self.out.as_mut() {
+            o.stopped(run);
+        }
         Flow::Go
     }
 
@@ -313,8 +365,14 @@ impl Handler for Recording<'_> {
             flow = Flow::End;
         }
         if self.last_flush.elapsed() > Duration::from_secs(1) {
-            let flushed = self.out.flush();
-            self.written(flushed)?;
+            if let Some(o) = self.out.as_mut() {
+                let flushed = o.flush();
+                self.written(flushed)?;
+            }
+            if let Some(p) = self.perfetto.as_mut() {
+                let flushed = p.flush();
+                self.traced(flushed)?;
+            }
             self.last_flush = Instant::now();
         }
         Ok(flow)
@@ -332,18 +390,50 @@ impl Handler for Recording<'_> {
             self.summary.elapsed = self.run_started.elapsed();
         }
         self.summary.marker_drops = self.listener.map(crate::markers::Listener::counts);
-        let kept = self.out.markers();
-        (self.summary.markers_over_cap, self.summary.marker_cap) = (kept.over_cap, kept.cap());
+        let kept = match (&self.out, &self.perfetto) {
+            (Some(o), _) => Some(o.markers()),
+            (None, Some(p)) => Some(&p.markers),
+            (None, None) => None,
+        };
+        if let Some(kept) = kept {
+            (self.summary.markers_over_cap, self.summary.marker_cap) = (kept.over_cap, kept.cap());
+        }
         if let Some(c) = &self.workload {
             say(&format!("zescope: the workload (pid {}) still runs", c.id()));
         }
         if let Some(t) = &self.triggered {
-            let index = t.write_index(&self.args.out)?;
+            let base =
+                self.args.out.as_deref().or(self.args.perfetto.as_deref()).unwrap_or(std::path::Path::new("run"));
+            let index = t.write_index(base)?;
             self.summary.triggered = Some((t.count(), t.windows(), t.kept, index));
         }
-        let finished = self.out.finish();
+        if let Some(p) = self.perfetto.as_mut() {
+            let finished = p.finish();
+            self.traced(finished)?;
+        }
+        let Some(o) = self.out.as_mut() else { return Ok(()) };
+        let finished = o.finish();
         self.written(finished)
     }
+}
+
+/// Writes `b` to the session or CSV and to the Perfetto trace, whichever are asked for; an
+/// error names the file.
+fn write_rows(
+    args: &RecordArgs,
+    out: &mut Option<Out>,
+    perfetto: &mut Option<Box<PerfettoOut>>,
+    info: &RunInfo,
+    b: &crate::sampler::SampleBatch,
+) -> Result<(), String> {
+    if let Some(p) = perfetto.as_mut() {
+        p.rows(info, b).map_err(|e| format!("writing {}: {e}", p.path.display()))?;
+    }
+    if let Some(o) = out.as_mut() {
+        let path = args.out.as_deref().unwrap_or(std::path::Path::new("the output"));
+        o.rows(info, b).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Where a recording goes.

@@ -75,9 +75,17 @@ impl ZescopeApp {
         let panes = spec.panes.len().max(1) as u32;
         let size = (1600, 80 + 360 * panes);
         let result = match kind {
-            FileKind::Png => crate::export::png(&self.store, &spec, path, size).map(|_| ()),
-            FileKind::Svg => crate::export::svg(&self.store, &spec, path, size).map(|_| ()),
-            FileKind::Csv => crate::export::csv(&self.store, &spec, path).map(|_| ()),
+            FileKind::Png => crate::export::png(&self.store, &spec, path, size).map(|_| ()).map_err(|e| e.to_string()),
+            FileKind::Svg => crate::export::svg(&self.store, &spec, path, size).map(|_| ()).map_err(|e| e.to_string()),
+            FileKind::Csv => crate::export::csv(&self.store, &spec, path).map(|_| ()).map_err(|e| e.to_string()),
+            // Everything held, whatever the panes show: every stream, the markers, the metadata.
+            FileKind::Perfetto => {
+                let history = &self.state.history;
+                let streams: Vec<_> = history.streams.iter().map(|(id, m)| (*id, m)).collect();
+                let markers = session::markers_to_file(&self.files.markers);
+                let head = crate::export::TraceHead::of_history(history, &self.store);
+                crate::export::perfetto_of(head, &streams, &markers, &self.store, path).map(|_| ())
+            }
             FileKind::Session => Ok(()),
         };
         match result {

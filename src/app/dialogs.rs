@@ -16,6 +16,8 @@ pub enum FileKind {
     Svg,
     /// The samples as a CSV table.
     Csv,
+    /// Every sample, the markers and the metadata as a Perfetto trace.
+    Perfetto,
 }
 
 impl FileKind {
@@ -26,6 +28,7 @@ impl FileKind {
             FileKind::Png => "png",
             FileKind::Svg => "svg",
             FileKind::Csv => "csv",
+            FileKind::Perfetto => "pftrace",
         }
     }
 
@@ -35,6 +38,7 @@ impl FileKind {
             FileKind::Png => "PNG image",
             FileKind::Svg => "SVG image",
             FileKind::Csv => "CSV table",
+            FileKind::Perfetto => "Perfetto trace",
         }
     }
 }

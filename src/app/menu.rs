@@ -61,6 +61,7 @@ impl ZescopeApp {
                         ("All panes as SVG…", FileKind::Svg, true),
                         ("Visible data as CSV…", FileKind::Csv, true),
                         ("All data as CSV…", FileKind::Csv, false),
+                        ("Perfetto trace…", FileKind::Perfetto, false),
                     ] {
                         if ui.button(label).clicked() {
                             ui.close();

@@ -6,7 +6,8 @@
 //! `list_catalog`), `open` (a file argument), `record` (and its globs on a realistic catalogue,
 //! `record_globs`), `markers`, `serve`, several devices, faults, the series it lays out and the
 //! groups a big catalogue exposes (`serve*`), the same series live and backfilled
-//! (`openmetrics_same_series`), the processes using each device in `record`'s files and `serve
+//! (`openmetrics_same_series`), Perfetto traces of `export` and `record` read back with Perfetto's
+//! Python protos (`perfetto`, `perfetto_check.py`), the processes using each device in `record`'s files and `serve
 //! --processes` (`processes`), sessions written by
 //! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
 //! every source through the real Level Zero loaders (`loader_*`; `loader_profiles`: drivers that
@@ -27,6 +28,7 @@ mod man_pages;
 mod markers;
 mod open;
 mod openmetrics_same_series;
+mod perfetto;
 mod processes;
 mod record;
 mod record_globs;

@@ -97,6 +97,9 @@ pub struct ExportArgs {
     /// Where to write every sample as timestamped OpenMetrics text (for `promtool tsdb
     /// create-blocks-from openmetrics`), if anywhere.
     pub openmetrics: Option<PathBuf>,
+    /// Where to write a Perfetto trace (every sample, markers, throttle bands, metadata), if
+    /// anywhere.
+    pub perfetto: Option<PathBuf>,
     /// Where to write the phase table (CSV), if anywhere: the whole session (or `range`) and each
     /// marked range.
     pub phases: Option<PathBuf>,
@@ -111,9 +114,10 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
         && args.svg.is_none()
         && args.csv.is_none()
         && args.openmetrics.is_none()
+        && args.perfetto.is_none()
         && args.phases.is_none()
     {
-        return Err("nothing to write: give --png, --svg, --csv, --openmetrics and/or --phases".into());
+        return Err("nothing to write: give --png, --svg, --csv, --openmetrics, --perfetto and/or --phases".into());
     }
     let s = session::load(&args.session).map_err(|e| format!("{}: {e}", args.session.display()))?;
     let mut store = Store::new(usize::MAX);
@@ -165,6 +169,10 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
     if let Some(p) = &args.openmetrics {
         let n = super::openmetrics(&s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
         done.push(format!("{} ({n} samples)", p.display()));
+    }
+    if let Some(p) = &args.perfetto {
+        let w = super::perfetto(&s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
+        done.push(format!("{} ({} samples, {} values, {} markers)", p.display(), w.rows, w.values, w.markers));
     }
     if let Some(p) = &args.phases {
         let whole = store.total_time_range().ok_or("the session holds no samples")?;

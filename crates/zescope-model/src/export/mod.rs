@@ -8,13 +8,14 @@
 //! restored session gives. Images are drawn from the store's envelopes at one
 //! column per pixel, like the screen (`image.rs`); CSV holds the store's
 //! full-resolution samples (`csv.rs`, the one CSV format, which `zescope record`
-//! writes too).
+//! writes too); a Perfetto trace holds every sample with the markers and metadata (`perfetto.rs`).
 
 mod command;
 mod csv;
 mod image;
 mod markers_csv;
 mod openmetrics;
+mod perfetto;
 mod processes_csv;
 
 use std::collections::BTreeMap;
@@ -28,6 +29,7 @@ pub use csv::{CsvWriter, column};
 pub use image::{png, svg};
 pub use markers_csv::{markers_path, write_markers_csv};
 pub use openmetrics::openmetrics;
+pub use perfetto::{OpenRange, PerfettoSummary, PerfettoTrace, TraceHead, perfetto, perfetto_of};
 pub use processes_csv::{processes_path, write_processes_csv};
 
 /// One series of a pane, as the UI shows it.

@@ -73,6 +73,39 @@ pub struct Recorded {
     pub host: String,
     /// The version of zescope that recorded it (`CARGO_PKG_VERSION`).
     pub zescope_version: String,
+    /// The machine's clocks read together when the first run started, which relate the samples'
+    /// `CLOCK_MONOTONIC` to boot time and wall-clock time (a Perfetto trace's clock snapshot).
+    /// Absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<ClockRecord>,
+}
+
+/// One instant read on three clocks of the recording machine, in ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockRecord {
+    /// `CLOCK_MONOTONIC`, the samples' clock.
+    pub monotonic_ns: i64,
+    /// `CLOCK_BOOTTIME`: monotonic time including time suspended.
+    pub boottime_ns: i64,
+    /// `CLOCK_REALTIME`: ns since the Unix epoch.
+    pub realtime_ns: i64,
+}
+
+impl ClockRecord {
+    /// The clocks now: boot and wall-clock time read between two reads of the monotonic clock,
+    /// which is taken as their midpoint.
+    pub fn now() -> ClockRecord {
+        use rustix::time::{ClockId, clock_gettime};
+        let ns = |c| {
+            let t = clock_gettime(c);
+            t.tv_sec.saturating_mul(1_000_000_000).saturating_add(t.tv_nsec)
+        };
+        let before = ns(ClockId::Monotonic);
+        let boottime_ns = ns(ClockId::Boottime);
+        let realtime_ns = ns(ClockId::Realtime);
+        let after = ns(ClockId::Monotonic);
+        ClockRecord { monotonic_ns: before + (after - before) / 2, boottime_ns, realtime_ns }
+    }
 }
 
 /// Where the metrics came from.

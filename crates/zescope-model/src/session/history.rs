@@ -81,6 +81,7 @@ impl RunHistory {
             started_unix_ms: now,
             host: host_name(),
             zescope_version: env!("CARGO_PKG_VERSION").to_owned(),
+            clocks: Some(super::ClockRecord::now()),
         });
         let u32_of = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
         for (t, target) in info.config.targets.iter().enumerate() {
@@ -151,6 +152,7 @@ impl RunHistory {
             started_unix_ms: 0,
             host: host_name(),
             zescope_version: env!("CARGO_PKG_VERSION").to_owned(),
+            clocks: None,
         })
     }
 }

@@ -42,8 +42,9 @@ pub(crate) use convert::Progress;
 pub use crc::crc32c;
 pub use error::SessionError;
 pub use format::{
-    ComparisonRef, DevicePathRecord, DeviceRecord, KindRecord, Marker, ModeRecord, PaneRecord, RangeRecord, Recorded,
-    RunRecord, SeriesMeta, SeriesRef, SourceRecord, SpanRecord, StreamMeta, ViewRecord, WindowRecord,
+    ClockRecord, ComparisonRef, DevicePathRecord, DeviceRecord, KindRecord, Marker, ModeRecord, PaneRecord,
+    RangeRecord, Recorded, RunRecord, SeriesMeta, SeriesRef, SourceRecord, SpanRecord, StreamMeta, ViewRecord,
+    WindowRecord,
 };
 pub use history::RunHistory;
 pub use history::unix_ms_now;
