@@ -77,7 +77,7 @@ impl DirectRun {
 /// (a run whose imports are alive is forgotten, never torn down under them).
 fn settle(mut pending: Vec<Pending>) -> Vec<String> {
     let mut errors = Vec::new();
-    teardown::retry_all(&mut pending, &mut errors);
+    teardown::retry_all(&mut pending, &[], &mut errors);
     errors.extend(pending.iter().map(Pending::describe));
     errors
 }

@@ -190,14 +190,15 @@ impl From<PendingDisable> for Pending {
 }
 
 /// Retries every pending release, frees before disables; keeps what is still left. A disable
-/// waits while memory on its root device is still not freed.
-pub(crate) fn retry_all(pending: &mut Vec<Pending>, errors: &mut Vec<String>) {
+/// waits while memory on its root device is still not freed — in `pending` or in `held`: the
+/// leftovers of a run just torn down, not retried now but holding memory all the same.
+pub(crate) fn retry_all(pending: &mut Vec<Pending>, held: &[Pending], errors: &mut Vec<String>) {
     let (runs, disables): (Vec<Pending>, Vec<Pending>) =
         std::mem::take(pending).into_iter().partition(|p| matches!(p, Pending::Run(_)));
     pending.extend(runs.into_iter().flat_map(|p| p.retry(errors)));
     for d in disables {
         let waits = match &d {
-            Pending::Disable(pd) => pending.iter().any(|p| p.blocks(pd.path)),
+            Pending::Disable(pd) => pending.iter().chain(held).any(|p| p.blocks(pd.path)),
             Pending::Run(_) => false,
         };
         if waits {

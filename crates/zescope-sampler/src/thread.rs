@@ -382,7 +382,7 @@ impl State {
         // What an earlier run left is released first: its exporters may be the ones this run
         // activates.
         let mut errors = Vec::new();
-        teardown::retry_all(&mut self.pending, &mut errors);
+        teardown::retry_all(&mut self.pending, &[], &mut errors);
         report_teardown(errors, outbox);
         if let Some(t) = cfg.targets.iter().find(|t| self.pending.iter().any(|p| p.blocks(t.device))) {
             let on = if cfg.targets.len() > 1 { format!("device {:?}", t.device) } else { "this device".to_owned() };
@@ -421,8 +421,12 @@ impl State {
         let id = run.info.run;
         self.ticker = None;
         let t = run.stop();
-        // Earlier leftovers, now that no run holds the device; then this run's.
-        self.retry_pending(outbox);
+        // Earlier leftovers, now that no run holds the device; then this run's. A disable left
+        // by an earlier run waits while this run's own leftovers hold memory on its root device
+        // (a refused disable, then a run on that device whose free failed).
+        let mut errors = Vec::new();
+        teardown::retry_all(&mut self.pending, &t.pending, &mut errors);
+        report_teardown(errors, outbox);
         self.pending.extend(t.pending);
         report_teardown(t.errors, outbox);
         outbox.push(Event::RunStopped { run: id, reason });
@@ -430,7 +434,7 @@ impl State {
 
     fn retry_pending(&mut self, outbox: &mut Outbox) {
         let mut errors = Vec::new();
-        teardown::retry_all(&mut self.pending, &mut errors);
+        teardown::retry_all(&mut self.pending, &[], &mut errors);
         report_teardown(errors, outbox);
     }
 
