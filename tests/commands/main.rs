@@ -10,7 +10,9 @@
 //! --processes` (`processes`), sessions written by
 //! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
 //! every source through the real Level Zero loaders (`loader_*`; `loader_profiles`: drivers that
-//! behave as Intel's NPU driver and compute-runtime do, found by the loader's own discovery).
+//! behave as Intel's NPU driver and compute-runtime do, found by the loader's own discovery;
+//! `loader_tracer`: a tracer-based group read with the metric tracer, or without it on an older
+//! loader).
 
 mod support;
 
@@ -23,6 +25,7 @@ mod list_catalog;
 mod loader_matrix;
 mod loader_profiles;
 mod loader_telemetry;
+mod loader_tracer;
 mod man_pages;
 mod markers;
 mod open;
