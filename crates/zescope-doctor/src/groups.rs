@@ -215,7 +215,11 @@ mod tests {
         let checks = group_checks(&loader, &LayoutSet::built_in());
         let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
         assert!(gpu.detail.starts_with("3 of 5 groups can be sampled"), "{}", gpu.detail);
-        assert!(gpu.detail.contains("KernelTrace: tracer-based, but the Level Zero loader lacks zetMetricTracerDecodeExp"), "{}", gpu.detail);
+        assert!(
+            gpu.detail.contains("KernelTrace: tracer-based, but the Level Zero loader lacks zetMetricTracerDecodeExp"),
+            "{}",
+            gpu.detail
+        );
     }
 
     #[test]

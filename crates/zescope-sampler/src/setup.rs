@@ -437,7 +437,10 @@ fn open_tracer(
             if super::optional::is_fatal(&z) {
                 return Err(errors::ze(&format!("starting the metric tracer of {names}"), &z));
             }
-            notices.push(format!("{} (tracer-based group {names} is not read)", super::optional::off("the metric tracer", &z)));
+            notices.push(format!(
+                "{} (tracer-based group {names} is not read)",
+                super::optional::off("the metric tracer", &z)
+            ));
             return Ok(None);
         }
     };

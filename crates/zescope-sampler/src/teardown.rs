@@ -297,8 +297,8 @@ impl RunParts {
             let mut e = Vec::new();
             // A panic part way through leaves every import not yet freed in `buffers` (the
             // release works in place): it counts as a failed free, and the rest waits.
-            let r =
-                std::panic::catch_unwind(AssertUnwindSafe(|| buffers.release(&traced, &dc.ctx, &mut e))).unwrap_or_else(|_| {
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| buffers.release(&traced, &dc.ctx, &mut e)))
+                .unwrap_or_else(|_| {
                     e.push("an internal error interrupted freeing the exported memory".into());
                     None
                 });

@@ -45,8 +45,7 @@ pub struct GroupInfo {
 }
 
 /// Why zescope does not read a tracer-based group (see [`GroupInfo::tracer_based`]).
-pub const TRACER_BASED_UNREAD: &str =
-    "tracer-based: the workload writes events into its exported memory, read with the metric tracer, not through a layout";
+pub const TRACER_BASED_UNREAD: &str = "tracer-based: the workload writes events into its exported memory, read with the metric tracer, not through a layout";
 
 impl GroupInfo {
     /// The sampling types as text ("time-based", "event-based", "time+event", "tracer-based" or

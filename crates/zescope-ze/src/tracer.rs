@@ -270,7 +270,17 @@ impl Decoder {
         // SAFETY: our decoder; `data` holds `size` bytes and `hs` its handles; the count pass
         // writes no entries.
         check("zetMetricTracerDecodeExp", unsafe {
-            f(self.handle, &mut size, data.as_mut_ptr(), hs.len() as u32, hs.as_mut_ptr(), &mut sets, null, &mut count, null.cast())
+            f(
+                self.handle,
+                &mut size,
+                data.as_mut_ptr(),
+                hs.len() as u32,
+                hs.as_mut_ptr(),
+                &mut sets,
+                null,
+                &mut count,
+                null.cast(),
+            )
         })?;
         if count == 0 {
             return Ok(());

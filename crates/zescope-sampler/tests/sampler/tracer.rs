@@ -6,8 +6,8 @@
 
 use std::collections::BTreeSet;
 
-use zescope_sampler::testing::*;
 use zescope_sampler::layout::Kind;
+use zescope_sampler::testing::*;
 use zescope_sampler::{Command, ErrorKind, Event, ReadPath, RunInfo, SampleBatch, StopReason, Via};
 
 fn started(h: &zescope_sampler::SamplerHandle) -> RunInfo {
@@ -50,7 +50,11 @@ fn every_traced_event_is_a_sample_at_its_own_time_with_the_value_written() {
     let names: Vec<&str> = s.series.iter().map(|x| x.name.as_str()).collect();
     assert_eq!(names, ["KernelStart", "KernelBytes", "KernelMarker", "KernelEnd"]);
     let kinds: Vec<Kind> = s.series.iter().map(|x| x.kind).collect();
-    assert_eq!(kinds, [Kind::State, Kind::Cumulative, Kind::State, Kind::State], "events are states, a growing value a rate");
+    assert_eq!(
+        kinds,
+        [Kind::State, Kind::Cumulative, Kind::State, Kind::State],
+        "events are states, a growing value a rate"
+    );
     assert_eq!(s.series[1].wrap, Some(4_294_967_296.0), "a u32 running total wraps at 2^32");
 
     let mut got = collect_samples(&h, 400);
