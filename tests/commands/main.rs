@@ -8,10 +8,10 @@
 //! groups a big catalogue exposes (`serve*`), the same series live and backfilled
 //! (`openmetrics_same_series`), the processes using each device in `record`'s files and `serve
 //! --processes` (`processes`), sessions written by `record` from the streamer, telemetry and the
-//! metric tracer (`session_*`), the window under Xvfb (`xvfb`), and every source through the real Level Zero loaders (`loader_*`; `loader_profiles`: drivers that
-//! behave as Intel's NPU driver and compute-runtime do, found by the loader's own discovery;
-//! `loader_tracer`: a tracer-based group read with the metric tracer, or without it on an older
-//! loader).
+//! metric tracer (`session_*`), the window under Xvfb (`xvfb`), and every source through the real
+//! Level Zero loaders (`loader_*`; `loader_profiles`: drivers that behave as Intel's NPU driver
+//! and compute-runtime do, found by the loader's own discovery; `loader_tracer`: a tracer-based
+//! group read with the metric tracer, or without it on an older loader).
 
 mod support;
 
