@@ -363,6 +363,8 @@ impl StreamMeta {
             ReadPath::Sysman
         } else if self.layout.starts_with("streamer") {
             ReadPath::Streamer
+        } else if self.layout.starts_with("tracer (") {
+            ReadPath::Tracer
         } else {
             ReadPath::Mapped
         }
