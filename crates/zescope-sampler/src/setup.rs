@@ -253,7 +253,8 @@ fn build(
             if let Some(e) = &tracer_off {
                 if !skipped_tracer {
                     notices.push(format!(
-                        "the metric tracer is off for this run ({e}): tracer-based group {} is not read, the rest of                          the run goes on",
+                        "the metric tracer is off for this run ({e}): tracer-based group {} is not read, the rest of \
+                         the run goes on",
                         g.info.name
                     ));
                 }

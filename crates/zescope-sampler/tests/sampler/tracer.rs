@@ -120,6 +120,7 @@ fn without_the_tracer_entry_points_one_notice_and_the_run_goes_on() {
     let off: Vec<&String> = info.notices.iter().filter(|n| n.contains("metric tracer")).collect();
     assert_eq!(off.len(), 1, "{:?}", info.notices);
     assert!(off[0].contains("zetMetricTracerCreateExp") && off[0].contains("KernelTrace"), "{off:?}");
+    assert!(off[0].contains("is not read, the rest of the run goes on"), "{off:?}");
     assert_eq!(info.streams.len(), 1, "KernelTrace is left out");
     assert_eq!(info.streams[0].group, "ComputeBasic");
     collect_samples(&h, 20);
