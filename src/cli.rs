@@ -159,7 +159,8 @@ pub struct RecordOptions {
     #[arg(long, default_value = "1ms", value_parser = crate::view::format::parse_duration)]
     pub interval: Duration,
     /// How to read the groups: `export` (exported memory), `streamer` (the time-based metric
-    /// streamer) or `auto` (exported memory where a group offers it, else the streamer).
+    /// streamer), `tracer` (the metric tracer: tracer-based groups) or `auto` (the tracer for
+    /// tracer-based groups, else exported memory where a group offers it, else the streamer).
     #[arg(long, default_value = "auto", value_parser = parse_via)]
     pub via: crate::sampler::Via,
     /// Also record the device's telemetry through Sysman (clocks, throttle reasons, power,
@@ -281,7 +282,7 @@ pub struct ServeOptions {
     /// Sampling interval, 100us to 10s; each scrape serves the newest sample.
     #[arg(long, default_value = "100ms", value_parser = crate::view::format::parse_duration)]
     pub interval: Duration,
-    /// How to read the groups: `export`, `streamer` or `auto`, as for `record`.
+    /// How to read the groups: `export`, `streamer`, `tracer` or `auto`, as for `record`.
     #[arg(long, default_value = "auto", value_parser = parse_via)]
     pub via: crate::sampler::Via,
     /// Also write DIR/zescope.prom (Prometheus text, atomically, every second or every
@@ -388,13 +389,13 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((side(w)?, side(h)?))
 }
 
-/// `--via`: auto, export or streamer.
+/// `--via`: auto, export, streamer or tracer.
 fn parse_via(s: &str) -> Result<crate::sampler::Via, String> {
     use crate::sampler::Via;
-    [Via::Auto, Via::Export, Via::Streamer]
+    [Via::Auto, Via::Export, Via::Streamer, Via::Tracer]
         .into_iter()
         .find(|v| v.name() == s)
-        .ok_or_else(|| format!("{s:?} is not a way to read groups: use auto, export or streamer"))
+        .ok_or_else(|| format!("{s:?} is not a way to read groups: use auto, export, streamer or tracer"))
 }
 
 #[cfg(test)]

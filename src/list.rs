@@ -3,8 +3,8 @@
 //! Two forms, because real catalogues hold dozens of groups and over a thousand metrics:
 //!
 //! - compact (the default): per device, one table row per metric group (name, domain, sampling,
-//!   metric count, exports, how `auto` reads it: exported memory, streamer, or neither, saying
-//!   so when the group is tracer-based);
+//!   metric count, exports, how `auto` reads it: exported memory, streamer, tracer (a
+//!   tracer-based group, where the loader has the metric tracer), or neither);
 //! - full (`--metrics`): per group its line and description, then a table of its metrics (name,
 //!   unit, metric type, result type, description).
 //!
@@ -222,6 +222,7 @@ fn row(g: &MetricGroup) -> Row {
     let time_based = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
     // How `auto` reads it (a layout is still needed for exported memory).
     let read = match (exported, time_based) {
+        _ if g.info.tracer_based() && crate::ze::tracer::available(&g.ze).is_ok() => "tracer",
         _ if g.info.tracer_based() => "neither (tracer-based)",
         (true, _) => "exported memory",
         (false, true) => "streamer",
@@ -264,7 +265,8 @@ fn full(out: &mut String, r: &Row) {
     let read = match r.read {
         "streamer" => "streamer (period and reports per notification granted at the start)",
         "neither" => "neither (no exported memory, no time-based sampling)",
-        "neither (tracer-based)" => "neither (tracer-based: read with the metric tracer, not yet by zescope)",
+        "tracer" => "tracer (the metric tracer and its decoder: each event a sample at its own time)",
+        "neither (tracer-based)" => "neither (tracer-based: the loader lacks the metric tracer, API 1.10 or newer)",
         other => other,
     };
     let _ = writeln!(

@@ -43,7 +43,7 @@ pub(crate) fn facts(history: &RunHistory, store: &Store, markers: &[crate::view:
             .iter()
             .enumerate()
             .map(|(k, g)| match run.layouts.get(k).filter(|l| !l.is_empty()) {
-                Some(l) if l.starts_with("streamer") => format!("{g}: {l}"),
+                Some(l) if l.starts_with("streamer") || l.starts_with("tracer") => format!("{g}: {l}"),
                 Some(l) => format!("{g}: exported memory, layout {l}"),
                 None => g.clone(),
             })

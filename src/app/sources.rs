@@ -173,19 +173,20 @@ impl SourcePanel<'_> {
                 Via::Auto => "auto",
                 Via::Export => "exported memory",
                 Via::Streamer => "streamer",
+                Via::Tracer => "tracer",
             };
             ui.add_enabled_ui(!running, |ui| {
                 egui::ComboBox::from_id_salt("via")
                     .selected_text(name(via))
                     .show_ui(ui, |ui| {
-                        for v in [Via::Auto, Via::Export, Via::Streamer] {
+                        for v in [Via::Auto, Via::Export, Via::Streamer, Via::Tracer] {
                             ui.selectable_value(&mut via, v, name(v));
                         }
                     })
                     .response
                     .on_hover_text(
-                        "auto: exported memory where a group offers it, else the time-based metric streamer; \
-                         or only one of them",
+                        "auto: exported memory where a group offers it, else the time-based metric streamer, and \
+                         the metric tracer for tracer-based groups; or only one of them",
                     );
             });
             if via != self.state.selection.via {

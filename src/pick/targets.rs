@@ -172,6 +172,7 @@ mod tests {
             domain: 0,
             exports: GroupExportKind::Group,
             streamable: false,
+            tracer: false,
             metrics: metrics
                 .iter()
                 .map(|m| MetricEntry { name: m.to_string(), description: String::new(), unit: String::new() })

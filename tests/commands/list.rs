@@ -39,11 +39,11 @@ fn lists_the_simulated_device_marked_as_simulated() {
         "{out}"
     );
     assert!(out.contains("read by: neither (no exported memory, no time-based sampling)"), "{out}");
-    // The tracer-based group exports the memory its events go into: no counters for a layout.
+    // The tracer-based group exports the memory its events go into: read with the metric tracer.
     assert!(
         out.contains(
-            "group KernelTrace: domain 4, tracer-based, 4 metrics, exports: DMA-BUF (whole group), read by: neither \
-             (tracer-based: read with the metric tracer, not yet by zescope)"
+            "group KernelTrace: domain 4, tracer-based, 4 metrics, exports: DMA-BUF (whole group), read by: tracer \
+             (the metric tracer and its decoder: each event a sample at its own time)"
         ),
         "{out}"
     );

@@ -7,11 +7,13 @@
 //! `record_globs`), `markers`, `serve`, several devices, faults, the series it lays out and the
 //! groups a big catalogue exposes (`serve*`), the same series live and backfilled
 //! (`openmetrics_same_series`), Perfetto traces of `export` and `record` read back with Perfetto's
-//! Python protos (`perfetto`, `perfetto_check.py`), the processes using each device in `record`'s files and `serve
-//! --processes` (`processes`), sessions written by
-//! `record` from the streamer and telemetry (`session_*`), the window under Xvfb (`xvfb`), and
-//! every source through the real Level Zero loaders (`loader_*`; `loader_profiles`: drivers that
-//! behave as Intel's NPU driver and compute-runtime do, found by the loader's own discovery).
+//! Python protos (`perfetto`, `perfetto_check.py`), the processes using each device in `record`'s
+//! files and `serve --processes` (`processes`), sessions written by `record` from the streamer,
+//! telemetry and the metric tracer (`session_*`), triggers in `record` and `serve` (`triggers`),
+//! the window under Xvfb (`xvfb`), and every source through the real Level Zero loaders
+//! (`loader_*`; `loader_profiles`: drivers that behave as Intel's NPU driver and compute-runtime
+//! do, found by the loader's own discovery; `loader_tracer`: a tracer-based group read with the
+//! metric tracer, or without it on an older loader).
 
 mod support;
 
@@ -24,6 +26,7 @@ mod list_catalog;
 mod loader_matrix;
 mod loader_profiles;
 mod loader_telemetry;
+mod loader_tracer;
 mod man_pages;
 mod markers;
 mod open;
@@ -39,5 +42,6 @@ mod serve_faults;
 mod serve_layout;
 mod session_streamer;
 mod session_telemetry;
+mod session_tracer;
 mod triggers;
 mod xvfb;

@@ -6,8 +6,8 @@
 //! `resize`), live/paused/recording modes (`modes`), several devices (`multidev`), how metric
 //! types are shown (`metric_types`), the phase table (`phases`), the process table
 //! (`processes`), drivers that behave as Intel's NPU driver and compute-runtime do
-//! (`profiles`), settings (`settings`), the streamer and
-//! telemetry sources (`streamer`, `telemetry`), and the time axis (`time_axis`, `wheel`).
+//! (`profiles`), settings (`settings`), the streamer, tracer and
+//! telemetry sources (`streamer`, `tracer`, `telemetry`), and the time axis (`time_axis`, `wheel`).
 
 mod support;
 
@@ -32,6 +32,7 @@ mod settings;
 mod streamer;
 mod telemetry;
 mod time_axis;
+mod tracer;
 mod triggers;
 mod unsaved;
 mod views;

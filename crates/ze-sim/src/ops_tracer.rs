@@ -205,7 +205,8 @@ impl Instance {
     }
 
     pub(crate) fn tracer_disable(&mut self, h: usize, synchronous: bool) -> R<()> {
-        self.device_status()?;
+        // A release: it works on a lost device too (as closing a streamer does), so a client can
+        // still tear down in order after the loss.
         self.settle(h)?;
         let later = crate::writer::monotonic_ns() + self.config.update_period_us * 1000;
         match self.tracer_mut(h)?.state {

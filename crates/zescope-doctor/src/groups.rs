@@ -115,7 +115,13 @@ fn device_groups(dev: &Device, simulated: bool, uuid: &str, layouts: &LayoutSet)
         let per_metric = metrics.iter().filter(|m| m.info.exports_dma_buf()).count();
         let target = Owner { simulated, driver_uuid: uuid, device: &dev.info.name, group: &g.info.name };
         if g.info.tracer_based() {
-            lines.push(format!("{}: {}", g.info.name, zescope_ze::TRACER_BASED_UNREAD));
+            match zescope_ze::tracer::available(&g.ze) {
+                Ok(()) => {
+                    ok += 1;
+                    lines.push(format!("{}: tracer-based; read with the metric tracer", g.info.name));
+                }
+                Err(e) => lines.push(format!("{}: tracer-based, but {e}: not read", g.info.name)),
+            }
             continue;
         }
         let verdict =
@@ -204,12 +210,25 @@ mod tests {
     }
 
     #[test]
+    fn a_tracer_based_group_without_the_tracer_entry_points_is_said_not_read() {
+        let loader = sim_loader(|c| c.empty_entry_points = vec!["zetMetricTracerDecodeExp".into()]);
+        let checks = group_checks(&loader, &LayoutSet::built_in());
+        let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
+        assert!(gpu.detail.starts_with("3 of 5 groups can be sampled"), "{}", gpu.detail);
+        assert!(
+            gpu.detail.contains("KernelTrace: tracer-based, but the Level Zero loader lacks zetMetricTracerDecodeExp"),
+            "{}",
+            gpu.detail
+        );
+    }
+
+    #[test]
     fn the_default_simulated_device_has_sampleable_groups() {
         let checks = group_checks(&sim_loader(|_| {}), &LayoutSet::built_in());
         assert!(checks.iter().all(|c| c.status == Status::Ok), "{checks:#?}");
         let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
-        assert!(gpu.detail.starts_with("3 of 5 groups can be sampled"), "{}", gpu.detail);
-        assert!(gpu.detail.contains("KernelTrace: tracer-based: "), "{}", gpu.detail);
+        assert!(gpu.detail.starts_with("4 of 5 groups can be sampled"), "{}", gpu.detail);
+        assert!(gpu.detail.contains("KernelTrace: tracer-based; read with the metric tracer"), "{}", gpu.detail);
         assert!(
             gpu.detail.contains("RenderBasic: exports no memory; read with the time-based metric streamer"),
             "{}",
@@ -223,9 +242,10 @@ mod tests {
 
     #[test]
     fn no_layouts_warn_per_device_and_fail_overall() {
-        // No group the streamer could read either.
+        // No group the streamer or the tracer could read either.
         let no_stream = |c: &mut ze_sim::SimConfig| {
             for d in &mut c.devices {
+                d.groups.retain(|g| !g.tracer);
                 d.groups.iter_mut().for_each(|g| g.stream = false);
             }
         };
@@ -244,6 +264,7 @@ mod tests {
         let l = sim_loader(|c| {
             for d in &mut c.devices {
                 d.sub_devices.clear();
+                d.groups.retain(|g| !g.tracer);
                 for g in &mut d.groups {
                     g.export = Export::None;
                     g.stream = false;

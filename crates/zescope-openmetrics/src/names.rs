@@ -187,6 +187,7 @@ pub fn source_label(read_path: ReadPath) -> &'static str {
         ReadPath::Mapped | ReadPath::FileRead | ReadPath::DeviceCopy => "export",
         ReadPath::Streamer => "streamer",
         ReadPath::Sysman => "sysman",
+        ReadPath::Tracer => "tracer",
     }
 }
 

@@ -95,6 +95,7 @@ fn entry(
             _ => None,
         };
         let unavailable = match &export_unavailable {
+            Some(_) if g.info.tracer_based() => None,
             Some(why) if !streamable => Some(format!("{why}, and it has no time-based sampling for the streamer")),
             _ => None,
         };
@@ -104,6 +105,7 @@ fn entry(
             domain: g.info.domain,
             exports,
             streamable,
+            tracer: g.info.tracer_based(),
             export_unavailable,
             metrics: metrics
                 .iter()

@@ -32,6 +32,7 @@ mod setup;
 mod streamer;
 mod sysman;
 mod teardown;
+mod tracer;
 
 pub mod testing;
 mod thread;

@@ -54,6 +54,8 @@ pub(crate) enum Reader {
     Streamer(Box<StreamerReader>),
     /// Device telemetry through Sysman.
     Telemetry(super::sysman::TelemetryReader),
+    /// The metric tracer and its decoder.
+    Tracer(Box<super::tracer::TracerReader>),
 }
 
 /// A stream's samples not sent yet, in pieces separated by gaps.
@@ -214,6 +216,15 @@ impl Run {
                     })?;
                     continue;
                 }
+                Reader::Tracer(t) => {
+                    let read = t.read(self.parts.tracers(), &mut self.notices, pieces).map_err(|e| {
+                        errors::ze(&format!("reading the metric tracer of {}", self.info.streams[i].group), &e)
+                    })?;
+                    out.samples += read.reports;
+                    out.unchanged += read.out_of_order;
+                    out.dropped_reports += read.dropped as u64;
+                    continue;
+                }
             };
             let seqlock = s.decoder.seqlock;
             let buf = self.parts.buffers_mut(s.device).get_mut(s.buffer);
@@ -257,6 +268,21 @@ impl Run {
         }
         self.processes.poll(self.info.run, Instant::now(), &mut self.notices)?;
         Ok(out)
+    }
+
+    /// Reads every tracer one last time (before a stop disables them), so the events written up
+    /// to the stop are kept. A failure ends nothing (the run is stopping): it is a notice.
+    pub(crate) fn drain_tracers(&mut self) {
+        for (i, (reader, pieces)) in self.streams.iter_mut().zip(&mut self.pieces).enumerate() {
+            if let Reader::Tracer(t) = reader
+                && let Err(e) = t.read(self.parts.tracers(), &mut self.notices, pieces)
+            {
+                self.notices.push(format!(
+                    "the last read of the metric tracer of {} failed: {e}; events after the previous read are lost",
+                    self.info.streams[i].group
+                ));
+            }
+        }
     }
 
     /// Samples accumulated since the last call, in order; a stream has more than one batch when

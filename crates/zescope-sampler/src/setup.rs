@@ -240,7 +240,36 @@ fn build(
         let g = create_group(parts, d, &groups, &target.metrics)?;
         groups = vec![g];
     }
-    let refs: Vec<&MetricGroup> = groups.iter().collect();
+    // Each group's metrics and way. A tracer-based group's exported memory is queried and
+    // imported before anything is activated (the order of Intel's conformance suite); without
+    // the tracer's entry points its groups are left out of the run, with one notice.
+    let tracer_off = zescope_ze::tracer::available(&device.ze).err();
+    let mut skipped_tracer = false;
+    let mut listed: Vec<(MetricGroup, Vec<Metric>, Way)> = Vec::new();
+    for g in groups {
+        let metrics = g.metrics().map_err(|e| errors::ze(&format!("listing metrics of {}", g.info.name), &e))?;
+        let w = way(&g, &metrics, cfg.via)?;
+        if w == Way::Tracer {
+            if let Some(e) = &tracer_off {
+                if !skipped_tracer {
+                    notices.push(format!(
+                        "the metric tracer is off for this run ({e}): tracer-based group {} is not read, the rest of \
+                         the run goes on",
+                        g.info.name
+                    ));
+                }
+                skipped_tracer = true;
+                continue;
+            }
+            if exports(&g, &metrics) {
+                let (fd, size) = export_of(&g, &metrics)?;
+                validate_export(&g.info.name, fd, size)?;
+                import(parts, d, device, fd, size, &g.info.name)?;
+            }
+        }
+        listed.push((g, metrics, w));
+    }
+    let refs: Vec<&MetricGroup> = listed.iter().map(|(g, ..)| g).collect();
     if !refs.is_empty() {
         parts.device_context(d).ctx.activate(device, &refs).map_err(|e| errors::ze("activating metric groups", &e))?;
         parts.activation_mut(d).activated = true;
@@ -248,11 +277,28 @@ fn build(
 
     let mut streams = Vec::new();
     let mut infos = Vec::new();
-    for g in &groups {
-        let metrics = g.metrics().map_err(|e| errors::ze(&format!("listing metrics of {}", g.info.name), &e))?;
-        if way(g, &metrics, cfg.via)? == Way::Streamer {
+    let traced: Vec<&MetricGroup> = listed.iter().filter(|(.., w)| *w == Way::Tracer).map(|(g, ..)| g).collect();
+    let mut tracer_opened = false;
+    for (g, metrics, w) in &listed {
+        let (g, metrics, w) = (g, &metrics[..], *w);
+        if w == Way::Tracer {
+            if !tracer_opened {
+                tracer_opened = true;
+                if let Some((reader, info)) = open_tracer(parts, on, &traced, notices)? {
+                    infos.push(StreamInfo { index: streams.len(), ..info });
+                    streams.push(Reader::Tracer(Box::new(reader)));
+                }
+            }
+            // The mapped memory's words are read too where a layout describes them.
+            let uuid = zescope_ze::uuid_string(&driver.info.uuid);
+            let lt = Owner { simulated, driver_uuid: &uuid, device: &device.info.name, group: &g.info.name };
+            if layouts.select_naming_group(&lt).is_none() {
+                continue;
+            }
+        }
+        if w == Way::Streamer {
             let wanted = if target.custom_group { &[][..] } else { &target.metrics[..] };
-            let Some(plan) = super::report_plan::plan(&metrics, wanted, value_sets(device, g)) else {
+            let Some(plan) = super::report_plan::plan(metrics, wanted, value_sets(device, g)) else {
                 continue;
             };
             let (open, dc) = parts.streams_mut(d);
@@ -275,21 +321,17 @@ fn build(
             streams.push(Reader::Streamer(Box::new(reader)));
             continue;
         }
-        let (fd, size) = export_of(g, &metrics)?;
+        let (fd, size) = export_of(g, metrics)?;
         validate_export(&g.info.name, fd, size)?;
-        let lt = Owner {
-            simulated,
-            driver_uuid: &zescope_ze::uuid_string(&driver.info.uuid),
-            device: &device.info.name,
-            group: &g.info.name,
-        };
+        let uuid = zescope_ze::uuid_string(&driver.info.uuid);
+        let lt = Owner { simulated, driver_uuid: &uuid, device: &device.info.name, group: &g.info.name };
         let layout = layouts.select(&lt).ok_or_else(|| {
             errors::layout(format!(
                 "no layout matches metric group {} on {} (driver {})",
                 g.info.name, device.info.name, lt.driver_uuid
             ))
         })?;
-        let mut decoder = Decoder::new(layout, &g.info.name, &metric_descs(&metrics), size)
+        let mut decoder = Decoder::new(layout, &g.info.name, &metric_descs(metrics), size)
             .map_err(|e| errors::layout(e.to_string()))?;
         if !target.custom_group {
             let wanted: Vec<String> =
@@ -331,7 +373,7 @@ fn build(
         });
         streams.push(Reader::Export(Box::new(StreamReader::new(d, buffer, decoder))));
     }
-    let groups_read = !streams.is_empty();
+    let groups_read = !streams.is_empty() || tracer_opened;
     if cfg.telemetry {
         let planned = super::sysman::plan(device, cfg.interval, notices)
             .map_err(|e| errors::ze(&format!("reading the telemetry of {}", device.info.name), &e))?;
@@ -348,7 +390,16 @@ fn build(
             streams.push(Reader::Telemetry(reader));
         }
     }
-    if !groups_read && !target.groups.is_empty() {
+    if streams.is_empty()
+        && skipped_tracer
+        && let Some(e) = &tracer_off
+    {
+        return Err(errors::config(
+            format!("the chosen groups are tracer-based and the metric tracer is not offered ({e})"),
+            Some("use a Level Zero loader of API 1.10 or newer (`zescope doctor` shows the loader's version)"),
+        ));
+    }
+    if !groups_read && !skipped_tracer && !target.groups.is_empty() {
         return Err(errors::config("none of the chosen metrics belongs to the chosen groups", None));
     }
     if streams.is_empty() {
@@ -360,11 +411,55 @@ fn build(
     Ok((streams, infos))
 }
 
-/// The two ways to read a group.
+/// The three ways to read a metric group (telemetry is not a group).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Way {
     Export,
     Streamer,
+    Tracer,
+}
+
+/// Creates, enables and plans the tracer of device `on` on its tracer-based groups `traced`
+/// (activated, their memory imported). A driver that refuses any step turns the tracer off for
+/// the run with a notice (an optional feature; DEVICE_LOST ends the setup).
+fn open_tracer(
+    parts: &mut RunParts,
+    on: &Build,
+    traced: &[&MetricGroup],
+    notices: &mut Vec<String>,
+) -> Result<Option<(super::tracer::TracerReader, StreamInfo)>, SamplerError> {
+    let names: Vec<&str> = traced.iter().map(|g| g.info.name.as_str()).collect();
+    let names = names.join(" + ");
+    let (tracers, dc) = parts.tracers_mut(on.d);
+    let i = match tracers.open(&dc.ctx, on.device, traced) {
+        Ok(i) => i,
+        Err(e) => {
+            let z = e.ze();
+            if super::optional::is_fatal(&z) {
+                return Err(errors::ze(&format!("starting the metric tracer of {names}"), &z));
+            }
+            notices.push(format!(
+                "{} (tracer-based group {names} is not read)",
+                super::optional::off("the metric tracer", &z)
+            ));
+            return Ok(None);
+        }
+    };
+    let wanted = if on.target.custom_group { &[][..] } else { &on.target.metrics[..] };
+    let (series, columns) = super::tracer::plan(tracers.decodable(i), wanted);
+    if series.is_empty() {
+        return Ok(None);
+    }
+    let info = StreamInfo {
+        index: 0,
+        target: on.d,
+        device: on.name.to_owned(),
+        group: names,
+        layout: super::tracer::describe(tracers.notify_bytes(i)),
+        series,
+        read_path: ReadPath::Tracer,
+    };
+    Ok(Some((super::tracer::TracerReader::new(i, on.device.clone(), columns), info)))
 }
 
 /// Does `g` export memory (itself or through its metrics)?
@@ -377,10 +472,20 @@ fn exports(g: &MetricGroup, metrics: &[Metric]) -> bool {
 fn way(g: &MetricGroup, metrics: &[Metric], via: Via) -> Result<Way, SamplerError> {
     let name = &g.info.name;
     if g.info.tracer_based() {
-        return Err(errors::config(format!("metric group {name}: {}", zescope_ze::TRACER_BASED_UNREAD), None));
+        return match via {
+            Via::Auto | Via::Tracer => Ok(Way::Tracer),
+            _ => Err(errors::config(
+                format!("metric group {name}: {}", zescope_ze::TRACER_BASED_UNREAD),
+                Some("read it with the metric tracer (`--via tracer` or auto)"),
+            )),
+        };
     }
     let time = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
     match (via, exports(g, metrics), time) {
+        (Via::Tracer, ..) => Err(errors::config(
+            format!("metric group {name} is not tracer-based: the metric tracer cannot read it"),
+            Some("read it through its exported memory or the streamer (`--via auto`)"),
+        )),
         (Via::Auto | Via::Export, true, _) => Ok(Way::Export),
         (Via::Auto | Via::Streamer, _, true) => Ok(Way::Streamer),
         (Via::Export, false, _) => export_of(g, metrics).map(|_| Way::Export).map_err(|mut e| {

@@ -1,9 +1,12 @@
 //! The ONE teardown of a sampling run, and the types that make its order the only possible one.
 //!
-//! A run's Level Zero state is four layers, released strictly inside-out:
+//! A run's Level Zero state is five layers, released strictly inside-out:
 //! 0. [`Streamers`]: metric streamers, their events and event pools (close every streamer, then
 //!    destroy the events, then the pools);
-//! 1. [`Buffers`]: mappings and imports of exported memory (unmap, then `zeMemFree`);
+//! 0'. [`Tracers`]: metric tracers and their decoders (disable every tracer, then destroy the
+//!    decoders, then the tracers) — releasing them gives the [`TracersClosed`] proof;
+//! 1. [`Buffers`]: mappings and imports of exported memory (unmap, then `zeMemFree`) — releasing
+//!    them requires the [`TracersClosed`] proof;
 //! 2. [`Activation`]: activated groups and groups created at run time — releasing it requires the
 //!    [`StreamersClosed`] proof of `Streamers::release` and the [`BuffersReleased`] proof that only
 //!    `Buffers::release` can make, and only when every import was freed;
@@ -31,6 +34,9 @@ use zescope_ze::{Context, CreatedGroup, Device};
 use super::dmabuf::{Buffers, BuffersReleased, ImportError};
 use super::protocol::DevicePath;
 use super::streamer::{Streamers, StreamersClosed};
+use super::tracer::Tracers;
+#[cfg(doc)]
+use super::tracer::TracersClosed;
 
 /// Groups activated on the device, and groups zescope created for the run.
 pub(crate) struct Activation {
@@ -214,11 +220,23 @@ pub(crate) struct RunParts {
     devices: Vec<(DeviceContext, Activation, Buffers)>,
     /// Closed first; empty for a run that reads exported memory only.
     streams: Streamers,
+    /// Disabled and destroyed next, before any import is freed; empty without tracer-based groups.
+    tracers: Tracers,
 }
 
 impl RunParts {
     pub(crate) fn new() -> RunParts {
-        RunParts { devices: Vec::new(), streams: Streamers::default() }
+        RunParts { devices: Vec::new(), streams: Streamers::default(), tracers: Tracers::default() }
+    }
+
+    /// The tracers of the run, and the context of device `d` they are created in.
+    pub(crate) fn tracers_mut(&mut self, d: usize) -> (&mut Tracers, &DeviceContext) {
+        (&mut self.tracers, &self.devices[d].0)
+    }
+
+    /// The tracers of the run, to read them.
+    pub(crate) fn tracers(&mut self) -> &mut Tracers {
+        &mut self.tracers
     }
 
     /// Adds a device of the run (its context created); its index for the other calls.
@@ -259,8 +277,8 @@ impl RunParts {
         buffers.import(&dc.ctx, device, fd, size)
     }
 
-    /// The teardown: close every streamer → destroy their events and pools → on every device
-    /// unmap and free → on every device deactivate, destroy created groups, disable metrics,
+    /// The teardown: close every streamer → destroy their events and pools → disable every
+    /// tracer → destroy their decoders → destroy the tracers → on every device unmap and free → on every device deactivate, destroy created groups, disable metrics,
     /// destroy the context. Returns what failed and what is left to retry.
     pub(crate) fn finish(mut self) -> Teardown {
         self.teardown()
@@ -274,13 +292,14 @@ impl RunParts {
         let several = devices.len() > 1;
         let mut errors = Vec::new();
         let closed = std::mem::take(&mut self.streams).release(&mut errors);
+        let traced = std::mem::take(&mut self.tracers).release(&mut errors);
         let mut released = Vec::new();
         for (dc, _, buffers) in &mut devices {
             let mut e = Vec::new();
             // A panic part way through leaves every import not yet freed in `buffers` (the
             // release works in place): it counts as a failed free, and the rest waits.
-            let r =
-                std::panic::catch_unwind(AssertUnwindSafe(|| buffers.release(&dc.ctx, &mut e))).unwrap_or_else(|_| {
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| buffers.release(&traced, &dc.ctx, &mut e)))
+                .unwrap_or_else(|_| {
                     e.push("an internal error interrupted freeing the exported memory".into());
                     None
                 });
@@ -301,7 +320,7 @@ impl RunParts {
             ));
             // Nothing is deactivated while any import is left: the devices released so far
             // hold no imports and release at once at the retry.
-            let rest = RunParts { devices, streams: Streamers::default() };
+            let rest = RunParts { devices, streams: Streamers::default(), tracers: Tracers::default() };
             return Teardown { errors, pending: vec![Pending::Run(rest)] };
         };
         let mut pending = Vec::new();

@@ -417,6 +417,13 @@ impl State {
     /// Sends what the run has read, tears it down, and reports how it ended.
     fn stop_run(&mut self, reason: StopReason, outbox: &mut Outbox) {
         let Some(mut run) = self.run.take() else { return };
+        if reason != StopReason::Error {
+            run.drain_tracers();
+            for message in run.take_notices() {
+                log::warn!(target: NOTICE_LOG_TARGET, "{message}");
+                outbox.push(Event::Notice { run: run.info.run, message });
+            }
+        }
         send_batches(&mut run, outbox);
         let id = run.info.run;
         self.ticker = None;

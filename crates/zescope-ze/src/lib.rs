@@ -17,6 +17,7 @@ pub mod metric;
 pub mod runtime;
 pub mod streamer;
 pub mod sysman;
+pub mod tracer;
 
 pub use context::{CommandList, Context};
 pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo};

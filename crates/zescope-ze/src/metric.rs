@@ -45,8 +45,7 @@ pub struct GroupInfo {
 }
 
 /// Why zescope does not read a tracer-based group (see [`GroupInfo::tracer_based`]).
-pub const TRACER_BASED_UNREAD: &str = "tracer-based: the workload writes events into its exported memory, read with the metric tracer, \
-     which zescope does not read yet";
+pub const TRACER_BASED_UNREAD: &str = "tracer-based: the workload writes events into its exported memory, read with the metric tracer, not through a layout";
 
 impl GroupInfo {
     /// The sampling types as text ("time-based", "event-based", "time+event", "tracer-based" or
@@ -273,8 +272,8 @@ pub struct Metric {
 
 impl Metric {
     /// # Safety
-    /// `handle` came from zetMetricGet.
-    unsafe fn new(ze: Ze, handle: zet_metric_handle_t) -> Result<Metric, ZeError> {
+    /// `handle` came from zetMetricGet (or zetMetricDecoderGetDecodableMetricsExp).
+    pub(crate) unsafe fn new(ze: Ze, handle: zet_metric_handle_t) -> Result<Metric, ZeError> {
         let mut p = zet_metric_properties_t { stype: ZET_STRUCTURE_TYPE_METRIC_PROPERTIES, ..Default::default() };
         // SAFETY: valid properties struct with a null chain.
         check("zetMetricGetProperties", unsafe { (ze.api.zetMetricGetProperties)(handle, &mut p) })?;

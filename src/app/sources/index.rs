@@ -139,6 +139,7 @@ mod tests {
             domain: 0,
             exports: GroupExportKind::None,
             streamable: true,
+            tracer: false,
             metrics: metrics
                 .iter()
                 .map(|(m, unit)| MetricEntry {

@@ -222,7 +222,7 @@ impl Painter<'_> {
     /// way would read it.
     fn read(&self, dev: &DeviceEntry, g: &GroupEntry) -> String {
         match (stream_of(self.state, dev, &g.name), g.read_by(self.state.selection.via)) {
-            (Some(s), _) if s.read_path == ReadPath::Streamer => s.layout.clone(),
+            (Some(s), _) if matches!(s.read_path, ReadPath::Streamer | ReadPath::Tracer) => s.layout.clone(),
             (Some(_), _) => "exported memory".to_owned(),
             (None, Some(how)) => how.describe().to_owned(),
             (None, None) => "cannot be read".to_owned(),
@@ -249,7 +249,11 @@ impl Painter<'_> {
         let sel = &self.state.selection;
         let ticked = sel.groups_of(dev.path).is_some_and(|c| c.contains(&g.name));
         let partial = ticked && excluded(sel, dev.path, &g.name).is_some_and(|e| !e.is_empty());
-        let tag = if read == "exported memory" || read == "cannot be read" { export } else { "streamer" };
+        let tag = match read.as_str() {
+            "exported memory" | "cannot be read" => export,
+            r if r.starts_with("tracer") => "tracer",
+            _ => "streamer",
+        };
         let matching = match self.index.hit(d, gi) {
             GroupHit::Some(ms) if self.searching => format!(" · {} of {} match", ms.len(), g.metrics.len()),
             _ => String::new(),

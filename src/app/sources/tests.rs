@@ -18,6 +18,7 @@ fn inventory() -> Inventory {
         domain,
         exports: GroupExportKind::None,
         streamable: true,
+        tracer: false,
         metrics: metrics
             .iter()
             .map(|m| MetricEntry { name: m.to_string(), description: String::new(), unit: "%".into() })

@@ -376,8 +376,8 @@ pub struct StreamMeta {
     pub layout: String,
     /// Its series, in the order of the data's columns (at most `MAX_SERIES`).
     pub series: Vec<SeriesMeta>,
-    /// How the group was read ("mmap", "file read", "device copy", "streamer", "sysman": the
-    /// sampler's `ReadPath::name`). Absent in files older than it: [`StreamMeta::read_path`]
+    /// How the group was read ("mmap", "file read", "device copy", "streamer", "sysman",
+    /// "tracer": the sampler's `ReadPath::name`). Absent in files older than it: [`StreamMeta::read_path`]
     /// tells it from `layout`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_path: Option<String>,
@@ -396,6 +396,8 @@ impl StreamMeta {
             ReadPath::Sysman
         } else if self.layout.starts_with("streamer") {
             ReadPath::Streamer
+        } else if self.layout.starts_with("tracer (") {
+            ReadPath::Tracer
         } else {
             ReadPath::Mapped
         }

@@ -122,7 +122,14 @@ impl Buffers {
     /// host allocation whose free failed, and then there is no proof: what comes after
     /// (deactivation, disable, the context's destruction) must wait for a retry. The work is
     /// done in place, so a panic part way leaves every buffer not yet freed listed here.
-    pub(crate) fn release(&mut self, ctx: &Context, errors: &mut Vec<String>) -> Option<BuffersReleased> {
+    /// Freeing needs the [`TracersClosed`](crate::tracer::TracersClosed) proof: no tracer reads
+    /// an exported buffer any more.
+    pub(crate) fn release(
+        &mut self,
+        _: &crate::tracer::TracersClosed,
+        ctx: &Context,
+        errors: &mut Vec<String>,
+    ) -> Option<BuffersReleased> {
         let mut i = 0;
         while i < self.stranded.len() {
             // SAFETY: host memory of this context whose earlier free failed; nothing uses it.

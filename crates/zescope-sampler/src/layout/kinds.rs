@@ -19,7 +19,11 @@
 //!   level (identifiers, report reasons, markers): [`Kind::State`], drawn as steps, never turned
 //!   into rates, summed or averaged. A RAW reading in a unit of a level ([`is_level_unit`]:
 //!   a temperature, a frequency) is a level a user averages: shown as it is.
-//! - Anything else (tracer event types, the export marker type) is shown as it is.
+//! - The metric tracer's event types ([`tracer_kind`]): a value that only grows and wraps
+//!   (EVENT_EXP_MONOTONIC_WRAPS_VALUE) is a running total, shown as a rate; the start and end
+//!   of a pair (kernel ids, …) and a timestamp-only event are states, drawn as steps. Standard
+//!   types in a tracer entry follow the rules above.
+//! - Anything else (the export marker type) is shown as it is.
 //!
 //! A unit "percent" is written "%" everywhere ([`plain_unit`]), so shares from every way of
 //! reading share a pane.
@@ -90,6 +94,25 @@ pub fn exported_kind(metric_type: zet_metric_type_t, unit: &str) -> Option<Kind>
     })
 }
 
+/// How a decoded tracer entry of `metric_type` in `unit` (results of `value_type`) is shown, and
+/// for a running total the modulus it wraps at (see the module docs).
+pub fn tracer_kind(metric_type: zet_metric_type_t, unit: &str, value_type: zet_value_type_t) -> (Kind, Option<f64>) {
+    let wrap = match value_type {
+        ZET_VALUE_TYPE_UINT32 => Some(4_294_967_296.0),
+        ZET_VALUE_TYPE_UINT64 => Some(18_446_744_073_709_551_616.0),
+        _ => None,
+    };
+    let kind = match metric_type {
+        ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE => Kind::Cumulative,
+        ZET_METRIC_TYPE_EVENT_EXP_START | ZET_METRIC_TYPE_EVENT_EXP_END | ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP => {
+            Kind::State
+        }
+        ZET_METRIC_TYPE_TIMESTAMP => Kind::State,
+        t => exported_kind(t, unit).unwrap_or(Kind::Gauge),
+    };
+    (kind, if kind.is_running_total() { wrap } else { None })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +126,20 @@ mod tests {
         assert!(!is_state(ZET_METRIC_TYPE_RAW, "MHz"));
         assert_eq!(exported_kind(ZET_METRIC_TYPE_RAW, "MHz"), Some(Kind::Gauge));
         assert_eq!(exported_kind(ZET_METRIC_TYPE_RAW, ""), Some(Kind::State));
+    }
+
+    #[test]
+    fn tracer_events_are_states_and_growing_values_rates() {
+        let k = |t, v| tracer_kind(t, "", v);
+        assert_eq!(k(ZET_METRIC_TYPE_EVENT_EXP_START, ZET_VALUE_TYPE_UINT64), (Kind::State, None));
+        assert_eq!(k(ZET_METRIC_TYPE_EVENT_EXP_END, ZET_VALUE_TYPE_UINT64), (Kind::State, None));
+        assert_eq!(k(ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP, ZET_VALUE_TYPE_UINT64), (Kind::State, None));
+        assert_eq!(
+            k(ZET_METRIC_TYPE_EVENT_EXP_MONOTONIC_WRAPS_VALUE, ZET_VALUE_TYPE_UINT32),
+            (Kind::Cumulative, Some(4_294_967_296.0))
+        );
+        assert_eq!(k(ZET_METRIC_TYPE_RAW, ZET_VALUE_TYPE_UINT32), (Kind::State, None));
+        assert_eq!(tracer_kind(ZET_METRIC_TYPE_RATIO, "%", ZET_VALUE_TYPE_FLOAT32), (Kind::Gauge, None));
     }
 
     #[test]

@@ -360,6 +360,12 @@ impl LayoutSet {
         self.layouts.iter().filter(|(_, l)| l.is_catch_all()).map(|(o, l)| (o.as_str(), l))
     }
 
+    /// The layout [`LayoutSet::select`] picks for `t`, when one of its matches names `t`'s group:
+    /// a catch-all layout does not describe the events a tracer-based group's memory holds.
+    pub fn select_naming_group(&self, t: &Owner) -> Option<&Layout> {
+        self.select(t).filter(|l| l.matches.iter().any(|m| m.group.is_some() && m.matches(t)))
+    }
+
     /// The best layout for `t`: the most specific match; among equals, the one added last. A
     /// catch-all match of a layout without `magic` applies to the simulated driver only, unless
     /// the layout says `allow_any_driver: true`.

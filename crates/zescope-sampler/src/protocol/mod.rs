@@ -106,20 +106,23 @@ pub enum Via {
     Export,
     /// The time-based metric streamer only (`zetMetricStreamer*` + Calculate).
     Streamer,
+    /// The metric tracer only (`zetMetricTracer*` + decoder): tracer-based groups.
+    Tracer,
 }
 
 impl Via {
-    /// `auto`, `export` or `streamer`: the command line's and the window's word for it.
+    /// `auto`, `export`, `streamer` or `tracer`: the command line's and the window's word for it.
     pub fn name(self) -> &'static str {
         match self {
             Via::Auto => "auto",
             Via::Export => "export",
             Via::Streamer => "streamer",
+            Via::Tracer => "tracer",
         }
     }
 
-    /// How a group read this way is described to the user: "exported memory", "streamer"
-    /// ("auto" for `Via::Auto`, which no group is read by).
+    /// How a group read this way is described to the user: "exported memory", "streamer",
+    /// "tracer" ("auto" for `Via::Auto`, which no group is read by).
     pub fn describe(self) -> &'static str {
         match self {
             Via::Export => "exported memory",
@@ -191,6 +194,9 @@ pub struct GroupEntry {
     pub exports: GroupExportKind,
     /// The group's sampling type says TIME_BASED: the metric streamer can read it.
     pub streamable: bool,
+    /// The group is tracer-based (sampling type EXP_TRACER_BASED only): the metric tracer reads
+    /// it (where the loader offers the tracer; without it the run goes on without the group).
+    pub tracer: bool,
     /// The group's metrics, in the driver's order.
     pub metrics: Vec<MetricEntry>,
     /// Why the group cannot be sampled either way (no usable exported memory and no time-based
@@ -201,11 +207,14 @@ pub struct GroupEntry {
 }
 
 impl GroupEntry {
-    /// How `via` reads the group: `Via::Export` (its exported memory) or `Via::Streamer`, or
-    /// `None` when it cannot. Never `Via::Auto`: that is the choice this resolves.
+    /// How `via` reads the group: `Via::Tracer` (a tracer-based group), `Via::Export` (its
+    /// exported memory) or `Via::Streamer`, or `None` when it cannot. Never `Via::Auto`: that is
+    /// the choice this resolves.
     pub fn read_by(&self, via: Via) -> Option<Via> {
         let export = self.export_unavailable.is_none() && self.unavailable.is_none();
         match via {
+            Via::Auto | Via::Tracer if self.tracer => Some(Via::Tracer),
+            Via::Tracer => None,
             Via::Auto | Via::Export if export => Some(Via::Export),
             Via::Auto | Via::Streamer if self.streamable => Some(Via::Streamer),
             _ => None,
@@ -219,6 +228,7 @@ impl GroupEntry {
         }
         Some(match via {
             Via::Streamer => "no time-based sampling: the metric streamer cannot read it".to_owned(),
+            Via::Tracer => "not tracer-based: the metric tracer cannot read it".to_owned(),
             _ => self.unavailable.clone().or_else(|| self.export_unavailable.clone()).unwrap_or_default(),
         })
     }
@@ -288,8 +298,9 @@ pub struct StreamInfo {
 }
 
 /// How a stream's values are read: one of three ways into exported memory, the time-based
-/// metric streamer, or Sysman telemetry. Shown and compared by [`ReadPath::name`], the strings
-/// zescope has always written ("mmap", "file read", "device copy", "streamer", "sysman").
+/// metric streamer, Sysman telemetry, or the metric tracer. Shown and compared by
+/// [`ReadPath::name`], the strings zescope has always written ("mmap", "file read", "device
+/// copy", "streamer", "sysman") and "tracer".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReadPath {
     /// Exported memory, `mmap(PROT_READ, MAP_SHARED)` of the DMA-BUF, reads bracketed by
@@ -305,15 +316,24 @@ pub enum ReadPath {
     Streamer,
     /// Device telemetry through Sysman.
     Sysman,
+    /// The metric tracer and its decoder (`zetMetricTracer*`, `zetMetricDecoder*`): each
+    /// decoded event a sample at its own time.
+    Tracer,
 }
 
 impl ReadPath {
     /// Every way, in the order above.
-    pub const ALL: [ReadPath; 5] =
-        [ReadPath::Mapped, ReadPath::FileRead, ReadPath::DeviceCopy, ReadPath::Streamer, ReadPath::Sysman];
+    pub const ALL: [ReadPath; 6] = [
+        ReadPath::Mapped,
+        ReadPath::FileRead,
+        ReadPath::DeviceCopy,
+        ReadPath::Streamer,
+        ReadPath::Sysman,
+        ReadPath::Tracer,
+    ];
 
     /// The name zescope shows and writes: "mmap", "file read", "device copy", "streamer",
-    /// "sysman".
+    /// "sysman", "tracer".
     pub fn name(self) -> &'static str {
         match self {
             ReadPath::Mapped => "mmap",
@@ -321,6 +341,7 @@ impl ReadPath {
             ReadPath::DeviceCopy => "device copy",
             ReadPath::Streamer => "streamer",
             ReadPath::Sysman => "sysman",
+            ReadPath::Tracer => "tracer",
         }
     }
 
@@ -510,7 +531,7 @@ mod read_path_tests {
     #[test]
     fn read_paths_keep_the_names_zescope_has_always_shown() {
         let names: Vec<&str> = ReadPath::ALL.iter().map(|p| p.name()).collect();
-        assert_eq!(names, ["mmap", "file read", "device copy", "streamer", "sysman"]);
+        assert_eq!(names, ["mmap", "file read", "device copy", "streamer", "sysman", "tracer"]);
         for p in ReadPath::ALL {
             assert_eq!(ReadPath::from_name(p.name()), Some(p));
             assert_eq!(p.to_string(), p.name());

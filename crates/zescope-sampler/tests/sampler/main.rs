@@ -5,7 +5,7 @@
 //! faults (`props`), drivers that behave as the public NPU driver and compute-runtime do
 //! (`profiles`), the time-based streamer (`streamer`), the processes using each device
 //! (`processes`), the layouts that decode exported bytes (`layout`), and how each metric type
-//! becomes series (`metric_types`).
+//! becomes series (`metric_types`), and the metric tracer (`tracer`).
 
 mod drivers;
 mod layout;
@@ -17,3 +17,4 @@ mod profiles;
 mod props;
 mod run;
 mod streamer;
+mod tracer;

@@ -1,0 +1,78 @@
+//! The safe metric tracer and decoder against a private simulated driver: reads never use the
+//! deprecated size query (a driver that refuses it, as compute-runtime does, reads the same), a
+//! read larger than the buffer grows it and takes everything collected, decoded entries are the
+//! events the workload wrote, and an absent entry point is a typed "unsupported" answer.
+
+use std::sync::Arc;
+
+use ze_sim::Sim;
+use ze_sim::config::{MetricsEnable, SimConfig};
+use zescope_ze::tracer::{Decoder, Tracer, TracerError, available};
+use zescope_ze::{Context, Loader};
+
+fn loader(tweak: impl FnOnce(&mut SimConfig)) -> (Arc<Sim>, Loader) {
+    let mut cfg = SimConfig { metrics: MetricsEnable::Always, ..Default::default() };
+    tweak(&mut cfg);
+    let sim = Arc::new(Sim::new(cfg));
+    let l = Loader::from_sim(sim.clone()).expect("open the simulated driver");
+    (sim, l)
+}
+
+#[test]
+fn reads_grow_past_the_first_buffer_without_a_size_query_and_decode_what_was_written() {
+    // 1024 events a tick at 200 µs: far more than the first 64 KiB (2048 records) between reads;
+    // the driver refuses the size query, so a read that used it would fail.
+    let (sim, l) = loader(|c| {
+        c.update_period_us = 200;
+        c.tracer_events_per_tick = 1024;
+        c.tracer_ring_events = 1 << 22;
+        c.quirks.tracer_no_size_query = true;
+    });
+    let driver = &l.drivers[0];
+    let device = driver.devices().unwrap().remove(0);
+    let group = device.metric_groups().unwrap().into_iter().find(|g| g.info.tracer_based()).unwrap();
+    let ctx = Context::create(driver).unwrap();
+    ctx.activate(&device, &[&group]).unwrap();
+    let tracer = Tracer::create(&ctx, &device, &[&group], 4096).unwrap();
+    let mut decoder = Decoder::create(&tracer).unwrap();
+    let names: Vec<&str> = decoder.metrics.iter().map(|m| m.info.name.as_str()).collect();
+    assert_eq!(names, ["KernelStart", "KernelBytes", "KernelMarker", "KernelEnd"]);
+    tracer.enable().unwrap();
+    let first_room = tracer.read_room();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let mut buf = Vec::new();
+    let r = tracer.read(&mut buf).unwrap();
+    // What the ring holds now, before the workload writes much more.
+    let written: std::collections::HashMap<(u64, u32), u64> = sim
+        .trace_events(&group.info.name)
+        .into_iter()
+        .map(|w| ((w.timestamp_ns, u32::from(w.metric)), w.value))
+        .collect();
+    assert!(!r.dropped);
+    assert!(r.bytes > first_room, "{} bytes read with a first buffer of {first_room}", r.bytes);
+    assert!(tracer.read_room() > first_room, "the buffer grew for the next reads");
+    let mut entries = Vec::new();
+    decoder.decode(&buf[..r.bytes], &mut entries).unwrap();
+    assert_eq!(entries.len(), r.bytes / 32, "one entry per 32-byte record");
+    for e in &entries {
+        let w = written.get(&(e.timestamp, e.metric)).unwrap_or_else(|| panic!("no written event for {e:?}"));
+        assert_eq!(e.value, *w as f64, "{e:?}");
+    }
+    tracer.disable().unwrap();
+    decoder.destroy().unwrap();
+    tracer.destroy().unwrap();
+    ctx.activate(&device, &[]).unwrap();
+    ctx.destroy().unwrap();
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
+fn an_absent_entry_point_is_unsupported_before_anything_is_created() {
+    let (sim, l) = loader(|c| c.empty_entry_points = vec!["zetMetricTracerReadDataExp".into()]);
+    let driver = &l.drivers[0];
+    assert_eq!(available(&driver.ze), Err(TracerError::Unsupported { call: "zetMetricTracerReadDataExp" }));
+    let e = TracerError::Unsupported { call: "zetMetricTracerReadDataExp" };
+    assert_eq!(e.ze().code, level_zero_sys::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    assert!(e.to_string().contains("loader lacks zetMetricTracerReadDataExp"), "{e}");
+    assert!(sim.report().is_clean());
+}
