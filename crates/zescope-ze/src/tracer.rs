@@ -213,6 +213,10 @@ pub struct Decoder {
     /// The decodable metrics, in the driver's order (entries name them by index).
     pub metrics: Vec<Metric>,
     entries: Vec<zet_metric_entry_exp_t>,
+    /// The raw data handed to the driver (its pointer is not const), kept between decodes.
+    scratch: Vec<u8>,
+    /// Handles of `metrics`, as the driver takes them.
+    handles: Vec<zet_metric_handle_t>,
 }
 
 /// Room for the decodable-metric array of the count query: the loader in intercept mode
@@ -229,7 +233,14 @@ impl Decoder {
         let mut h = std::ptr::null_mut();
         // SAFETY: our tracer and a valid out-pointer.
         check("zetMetricDecoderCreateExp", unsafe { f(tracer.handle, &mut h) })?;
-        let mut d = Decoder { ze: tracer.ze.clone(), handle: h, metrics: Vec::new(), entries: Vec::new() };
+        let mut d = Decoder {
+            ze: tracer.ze.clone(),
+            handle: h,
+            metrics: Vec::new(),
+            entries: Vec::new(),
+            scratch: Vec::new(),
+            handles: Vec::new(),
+        };
         let listed = (|| {
             let mut v: Vec<zet_metric_handle_t> = vec![std::ptr::null_mut(); DECODABLE_ROOM];
             let mut n = 0u32;
@@ -263,8 +274,12 @@ impl Decoder {
             return Ok(());
         }
         let f = call!(self.ze, zetMetricTracerDecodeExp);
-        let mut data = raw.to_vec();
-        let mut hs: Vec<zet_metric_handle_t> = self.metrics.iter().map(|m| m.handle).collect();
+        let data = &mut self.scratch;
+        data.clear();
+        data.extend_from_slice(raw);
+        let hs = &mut self.handles;
+        hs.clear();
+        hs.extend(self.metrics.iter().map(|m| m.handle));
         let (mut size, mut sets, mut count) = (data.len(), 0u32, 0u32);
         let null = std::ptr::null_mut();
         // SAFETY: our decoder; `data` holds `size` bytes and `hs` its handles; the count pass
