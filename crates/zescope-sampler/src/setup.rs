@@ -284,7 +284,9 @@ fn build(
         if w == Way::Tracer {
             if !tracer_opened {
                 tracer_opened = true;
-                if let Some((reader, info)) = open_tracer(parts, on, &traced, notices)? {
+                if let Some((reader, info)) =
+                    super::tracer::open(parts, (on.d, on.device, on.name), on.target, &traced, notices)?
+                {
                     infos.push(StreamInfo { index: streams.len(), ..info });
                     streams.push(Reader::Tracer(Box::new(reader)));
                 }
@@ -417,49 +419,6 @@ enum Way {
     Export,
     Streamer,
     Tracer,
-}
-
-/// Creates, enables and plans the tracer of device `on` on its tracer-based groups `traced`
-/// (activated, their memory imported). A driver that refuses any step turns the tracer off for
-/// the run with a notice (an optional feature; DEVICE_LOST ends the setup).
-fn open_tracer(
-    parts: &mut RunParts,
-    on: &Build,
-    traced: &[&MetricGroup],
-    notices: &mut Vec<String>,
-) -> Result<Option<(super::tracer::TracerReader, StreamInfo)>, SamplerError> {
-    let names: Vec<&str> = traced.iter().map(|g| g.info.name.as_str()).collect();
-    let names = names.join(" + ");
-    let (tracers, dc) = parts.tracers_mut(on.d);
-    let i = match tracers.open(&dc.ctx, on.device, traced) {
-        Ok(i) => i,
-        Err(e) => {
-            let z = e.ze();
-            if super::optional::is_fatal(&z) {
-                return Err(errors::ze(&format!("starting the metric tracer of {names}"), &z));
-            }
-            notices.push(format!(
-                "{} (tracer-based group {names} is not read)",
-                super::optional::off("the metric tracer", &z)
-            ));
-            return Ok(None);
-        }
-    };
-    let wanted = if on.target.custom_group { &[][..] } else { &on.target.metrics[..] };
-    let (series, columns) = super::tracer::plan(tracers.decodable(i), wanted);
-    if series.is_empty() {
-        return Ok(None);
-    }
-    let info = StreamInfo {
-        index: 0,
-        target: on.d,
-        device: on.name.to_owned(),
-        group: names,
-        layout: super::tracer::describe(tracers.notify_bytes(i)),
-        series,
-        read_path: ReadPath::Tracer,
-    };
-    Ok(Some((super::tracer::TracerReader::new(i, on.device.clone(), columns), info)))
 }
 
 /// Does `g` export memory (itself or through its metrics)?

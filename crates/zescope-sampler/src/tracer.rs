@@ -20,10 +20,11 @@ use zescope_ze::tracer::{Decoder, Entry, Tracer, TracerError};
 use zescope_ze::{Context, Device, Metric, MetricGroup, ZeError};
 
 use super::host::monotonic_ns;
-use super::protocol::SeriesInfo;
+use super::protocol::{ReadPath, SamplerError, SeriesInfo, StreamInfo, Target};
 use super::report_time::ReportClock;
 use super::run::Pieces;
 use super::streamer::StreamRead;
+use super::teardown::RunParts;
 use crate::layout::kinds;
 
 /// Raw bytes per notification asked of the driver (it rounds and caps them, and writes back
@@ -229,4 +230,50 @@ fn push(pieces: &mut Pieces, ts: i64, row: &[f64], out: &mut StreamRead) {
     } else {
         out.out_of_order += 1;
     }
+}
+
+/// Creates, enables and plans the tracer of device `on` (its index in the run, the device, its
+/// name in the run) on its tracer-based groups `traced` (activated, their memory imported) for
+/// `target`. A driver that refuses any step turns the tracer off for
+/// the run with a notice (an optional feature; DEVICE_LOST ends the setup).
+pub(crate) fn open(
+    parts: &mut RunParts,
+    on: (usize, &Device, &str),
+    target: &Target,
+    traced: &[&MetricGroup],
+    notices: &mut Vec<String>,
+) -> Result<Option<(TracerReader, StreamInfo)>, SamplerError> {
+    let (d, device, device_name) = on;
+    let names: Vec<&str> = traced.iter().map(|g| g.info.name.as_str()).collect();
+    let names = names.join(" + ");
+    let (tracers, dc) = parts.tracers_mut(d);
+    let i = match tracers.open(&dc.ctx, device, traced) {
+        Ok(i) => i,
+        Err(e) => {
+            let z = e.ze();
+            if super::optional::is_fatal(&z) {
+                return Err(super::errors::ze(&format!("starting the metric tracer of {names}"), &z));
+            }
+            notices.push(format!(
+                "{} (tracer-based group {names} is not read)",
+                super::optional::off("the metric tracer", &z)
+            ));
+            return Ok(None);
+        }
+    };
+    let wanted = if target.custom_group { &[][..] } else { &target.metrics[..] };
+    let (series, columns) = plan(tracers.decodable(i), wanted);
+    if series.is_empty() {
+        return Ok(None);
+    }
+    let info = StreamInfo {
+        index: 0,
+        target: d,
+        device: device_name.to_owned(),
+        group: names,
+        layout: describe(tracers.notify_bytes(i)),
+        series,
+        read_path: ReadPath::Tracer,
+    };
+    Ok(Some((TracerReader::new(i, device.clone(), columns), info)))
 }
