@@ -278,8 +278,9 @@ impl RunParts {
     }
 
     /// The teardown: close every streamer → destroy their events and pools → disable every
-    /// tracer → destroy their decoders → destroy the tracers → on every device unmap and free → on every device deactivate, destroy created groups, disable metrics,
-    /// destroy the context. Returns what failed and what is left to retry.
+    /// tracer → destroy their decoders → destroy the tracers → on every device unmap and free →
+    /// on every device deactivate, destroy created groups, disable metrics, destroy the context.
+    /// Returns what failed and what is left to retry.
     pub(crate) fn finish(mut self) -> Teardown {
         self.teardown()
     }

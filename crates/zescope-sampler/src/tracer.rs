@@ -234,8 +234,8 @@ fn push(pieces: &mut Pieces, ts: i64, row: &[f64], out: &mut StreamRead) {
 
 /// Creates, enables and plans the tracer of device `on` (its index in the run, the device, its
 /// name in the run) on its tracer-based groups `traced` (activated, their memory imported) for
-/// `target`. A driver that refuses any step turns the tracer off for
-/// the run with a notice (an optional feature; DEVICE_LOST ends the setup).
+/// `target`. A driver that refuses any step turns the tracer off for the run with a notice (an
+/// optional feature; DEVICE_LOST ends the setup).
 pub(crate) fn open(
     parts: &mut RunParts,
     on: (usize, &Device, &str),
