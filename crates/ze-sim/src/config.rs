@@ -22,6 +22,13 @@ pub use crate::faults::{Faults, FreeFault, ImportFd, Quirks};
 pub use crate::profile::Profile;
 pub use crate::sysman::{EnergyDrop, ProcessesConfig, SysmanConfig, SysmanPiece};
 
+/// The most events per second the workload writes into one tracer-based group: a kernel every
+/// microsecond with four events each (`KernelTrace`'s metrics). A GPU does not start kernels
+/// faster, and the writer thread keeps this rate with room to spare (it writes about 4·10^7
+/// events/s flat out in a release build on a shared 2-core machine), so the events it offers are
+/// the events it was asked for, stamped when they are written.
+pub const MAX_TRACER_EVENTS_PER_S: u32 = 4_000_000;
+
 /// The whole model of one simulated driver: what [`crate::Sim::new`] takes and what
 /// `ZE_SIM_CONFIG` holds as RON. Devices and metric groups are fixed when the instance is
 /// created; faults and quirks can be changed later with [`crate::Sim::configure`]. Build it
@@ -72,9 +79,9 @@ pub struct SimConfig {
     /// How many events the workload writes into the exported memory of each activated
     /// tracer-based group per simulation tick (`update_period_us`): 0 ..= 65536, at most
     /// `tracer_ring_events`; default 8 (8000 events/s at the default 1 ms tick). The event rate
-    /// is `tracer_events_per_tick × 1e6 / update_period_us` per second; the fastest setting,
-    /// `update_period_us: 10, tracer_events_per_tick: 65536`, asks for more than the writer
-    /// thread can write (it then writes as fast as it can; see docs/ze-sim.md).
+    /// is `tracer_events_per_tick × 1e6 / update_period_us` per second, at most
+    /// [`MAX_TRACER_EVENTS_PER_S`]: the fastest setting is, e.g., `update_period_us: 1000,
+    /// tracer_events_per_tick: 4000` (see docs/ze-sim.md for why).
     pub tracer_events_per_tick: u32,
     /// How many events the exported ring of a tracer-based group holds before the workload
     /// overwrites the oldest (a tracer that falls this far behind loses events and its next read
@@ -446,6 +453,14 @@ impl SimConfig {
                 "tracer_events_per_tick = {} is outside 0 ..= 65536 or above tracer_ring_events ({}): \
                  events would be overwritten in the tick that writes them",
                 self.tracer_events_per_tick, self.tracer_ring_events
+            ));
+        }
+        let rate = u128::from(self.tracer_events_per_tick) * 1_000_000 / u128::from(self.update_period_us);
+        if rate > u128::from(MAX_TRACER_EVENTS_PER_S) {
+            return Err(format!(
+                "tracer_events_per_tick = {} every update_period_us = {} asks for {rate} events/s; the \
+                 workload writes at most {MAX_TRACER_EVENTS_PER_S} (a kernel every microsecond, four events each)",
+                self.tracer_events_per_tick, self.update_period_us
             ));
         }
         fn check(d: &DeviceConfig, path: &str) -> Result<(), String> {

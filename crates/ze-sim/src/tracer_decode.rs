@@ -12,7 +12,15 @@
 //! sets; a smaller count than there are entries decodes the first ones (in raw order) and sets
 //! `*pRawDataSize` to the bytes that covered them. Refused: raw data that is not whole records
 //! (INVALID_SIZE), records of another tracer's groups or with a metric index the group lacks,
-//! and handles that are not decodable metrics of this decoder (INVALID_ARGUMENT).
+//! and handles that are not decodable metrics of this decoder (INVALID_ARGUMENT) — anywhere in
+//! the data, also past the entries a short buffer takes.
+//!
+//! # Cost
+//!
+//! One pass over the records for a device without sub-devices, two with (the first counts each
+//! set's entries so the second can place them set after set); entries are written straight into
+//! the caller's buffer, and a record's metric is found through a table built per call (tag →
+//! the caller's index of each metric), not by searching the handle array.
 
 use level_zero_sys::*;
 
@@ -20,102 +28,159 @@ use crate::instance::Instance;
 use crate::ops_driver::R;
 use crate::ring::{self, RECORD_BYTES};
 
-/// Raw data decoded for one call: every entry the caller asked for.
-pub(crate) struct Decoded {
-    /// One set per sub-device of the tracer's device (1 without).
-    pub(crate) sets: usize,
-    /// Entries in raw order: (set, entry, raw bytes up to and including its record).
-    entries: Vec<(usize, zet_metric_entry_exp_t, usize)>,
-}
-
-/// What a decode call hands back.
+/// What a decode call hands back besides the entries it wrote.
 #[derive(Debug)]
 pub(crate) struct Output {
-    /// Entries per set.
+    /// Entries per set (decoded, or available for a count query).
     pub(crate) per_set: Vec<u32>,
-    /// The entries, set after set (empty for a count query).
-    pub(crate) entries: Vec<zet_metric_entry_exp_t>,
     /// The entries in all (decoded, or available for a count query).
     pub(crate) total: u32,
     /// Raw bytes processed, when fewer entries were decoded than the data holds.
     pub(crate) processed: Option<usize>,
 }
 
-impl Decoded {
-    /// The first `want` entries (0: a count query).
-    pub(crate) fn take(&self, want: u32) -> Output {
-        let mut per_set = vec![0u32; self.sets];
-        if want == 0 {
-            self.entries.iter().for_each(|(s, _, _)| per_set[*s] += 1);
-            return Output { per_set, entries: Vec::new(), total: self.entries.len() as u32, processed: None };
-        }
-        let n = (want as usize).min(self.entries.len());
-        let taken = &self.entries[..n];
-        let processed = (n < self.entries.len()).then(|| taken.last().map_or(0, |e| e.2));
-        let mut entries = Vec::with_capacity(n);
-        for (set, count) in per_set.iter_mut().enumerate() {
-            for (_, e, _) in taken.iter().filter(|(s, _, _)| *s == set) {
-                entries.push(*e);
-                *count += 1;
-            }
-        }
-        Output { per_set, entries, total: n as u32, processed }
+/// No index: the caller did not ask for this metric.
+const SKIP: u32 = u32::MAX;
+
+/// One record's fields the decode needs.
+struct Rec {
+    timestamp: u64,
+    value: u64,
+    metric: usize,
+    set: usize,
+    tag: u32,
+}
+
+fn rec(c: &[u8]) -> Rec {
+    let u64_at = |i: usize| u64::from_le_bytes(c[i..i + 8].try_into().expect("8 bytes"));
+    let tail = u64_at(24);
+    Rec {
+        timestamp: u64_at(8),
+        value: u64_at(16),
+        metric: usize::from(tail as u16),
+        set: usize::from((tail >> 16) as u16),
+        tag: (tail >> 32) as u32,
     }
 }
 
 impl Instance {
+    /// The sets decoder `decoder` decodes into: one per sub-device of its tracer's device (1
+    /// without).
+    pub(crate) fn decoder_sets(&self, decoder: usize) -> R<usize> {
+        Ok(self.decoders.get(&decoder).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?.sub_devices.max(1))
+    }
+
     /// Decodes `raw` for decoder `decoder`; `wanted[i]` is the (group, metric) of the caller's
-    /// decodable handle `i` (None for a null handle, which asks for nothing).
-    pub(crate) fn decode(&self, decoder: usize, raw: &[u8], wanted: &[Option<(usize, usize)>]) -> R<Decoded> {
+    /// decodable handle `i` (None for a null handle, which asks for nothing). With `out`, the
+    /// first `out.len()` entries (in raw order) are written there set after set; without, the
+    /// entries are only counted.
+    pub(crate) fn decode(
+        &self,
+        decoder: usize,
+        raw: &[u8],
+        wanted: &[Option<(usize, usize)>],
+        out: Option<&mut [zet_metric_entry_exp_t]>,
+    ) -> R<Output> {
         let d = self.decoders.get(&decoder).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         if wanted.iter().flatten().any(|(g, _)| !d.groups.contains(g)) {
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
-        let records = ring::parse(raw).ok_or(ZE_RESULT_ERROR_INVALID_SIZE)?;
-        let sets = d.sub_devices.max(1);
-        let mut entries = Vec::with_capacity(records.len());
-        for (k, r) in records.iter().enumerate() {
-            let g =
-                d.groups.iter().copied().find(|&g| ring::tag_of(g) == r.tag).ok_or(ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-            let metric = usize::from(r.metric);
-            let set = usize::from(r.sub_device);
-            if metric >= self.groups[g].metrics.len() || set >= sets {
-                return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
-            }
-            let Some(index) = wanted.iter().position(|&w| w == Some((g, metric))) else { continue };
-            let on_sub = d.sub_devices > 0;
-            let entry = zet_metric_entry_exp_t {
-                value: zet_value_t { ui64: r.value },
-                timeStamp: r.timestamp_ns,
-                metricIndex: index as u32,
-                onSubdevice: on_sub as ze_bool_t,
-                subdeviceId: if on_sub { set as u32 } else { 0 },
-            };
-            entries.push((set, entry, (k + 1) * RECORD_BYTES));
+        if !raw.len().is_multiple_of(RECORD_BYTES) {
+            return Err(ZE_RESULT_ERROR_INVALID_SIZE);
         }
-        Ok(Decoded { sets, entries })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(index: u32, ts: u64) -> zet_metric_entry_exp_t {
-        zet_metric_entry_exp_t { timeStamp: ts, metricIndex: index, ..Default::default() }
-    }
-
-    #[test]
-    fn a_count_query_counts_and_a_short_buffer_takes_the_first_entries_set_by_set() {
-        let d =
-            Decoded { sets: 2, entries: vec![(0, entry(0, 10), 32), (1, entry(1, 11), 64), (0, entry(2, 12), 128)] };
-        let q = d.take(0);
-        assert_eq!((q.total, q.per_set.clone(), q.entries.len(), q.processed), (3, vec![2, 1], 0, None));
-        let two = d.take(2);
-        assert_eq!((two.total, two.per_set.clone(), two.processed), (2, vec![1, 1], Some(64)));
-        let all = d.take(10);
-        assert_eq!(all.processed, None, "everything was decoded");
-        let order: Vec<u64> = all.entries.iter().map(|e| e.timeStamp).collect();
-        assert_eq!(order, [10, 12, 11], "set 0 first, each set in raw order");
+        // tag → the caller's index of each of that group's metrics (SKIP: not asked for).
+        let max_tag = d.groups.iter().map(|&g| ring::tag_of(g) as usize).max().unwrap_or(0);
+        let mut table: Vec<Option<Vec<u32>>> = vec![None; max_tag + 1];
+        for &g in &d.groups {
+            table[ring::tag_of(g) as usize] = Some(vec![SKIP; self.groups[g].metrics.len()]);
+        }
+        for (i, w) in wanted.iter().enumerate() {
+            if let Some((g, m)) = *w
+                && let Some(slot) = table[ring::tag_of(g) as usize].as_mut().and_then(|t| t.get_mut(m))
+                && *slot == SKIP
+            {
+                *slot = i as u32;
+            }
+        }
+        let sets = d.sub_devices.max(1);
+        let on_sub = d.sub_devices > 0;
+        // The caller's index of a record's metric, after checking the record belongs here.
+        let index = |r: &Rec| -> R<u32> {
+            let metrics = table.get(r.tag as usize).and_then(|t| t.as_ref()).ok_or(ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
+            match metrics.get(r.metric) {
+                Some(&i) if r.set < sets => Ok(i),
+                _ => Err(ZE_RESULT_ERROR_INVALID_ARGUMENT),
+            }
+        };
+        let entry = |r: &Rec, i: u32| zet_metric_entry_exp_t {
+            value: zet_value_t { ui64: r.value },
+            timeStamp: r.timestamp,
+            metricIndex: i,
+            onSubdevice: on_sub as ze_bool_t,
+            subdeviceId: if on_sub { r.set as u32 } else { 0 },
+        };
+        let want = out.as_ref().map_or(usize::MAX, |o| o.len());
+        let mut per_set = vec![0u32; sets];
+        // `processed`: the bytes up to and including the last record taken, when a wanted record
+        // was left out.
+        let (mut total, mut processed, mut taken_end) = (0usize, None, 0usize);
+        let records = raw.chunks_exact(RECORD_BYTES);
+        match out {
+            // One set: entries go out in raw order as they are found.
+            Some(out) if sets == 1 => {
+                for (k, c) in records.enumerate() {
+                    let r = rec(c);
+                    let i = index(&r)?;
+                    if i == SKIP {
+                        continue;
+                    }
+                    if total == want {
+                        processed.get_or_insert(taken_end);
+                        continue;
+                    }
+                    out[total] = entry(&r, i);
+                    total += 1;
+                    taken_end = (k + 1) * RECORD_BYTES;
+                }
+                per_set[0] = total as u32;
+            }
+            // Count each set's share of the first `want` entries, then place them.
+            out => {
+                for (k, c) in records.enumerate() {
+                    let r = rec(c);
+                    let i = index(&r)?;
+                    if i == SKIP {
+                        continue;
+                    }
+                    if total == want {
+                        processed.get_or_insert(taken_end);
+                        continue;
+                    }
+                    per_set[r.set] += 1;
+                    total += 1;
+                    taken_end = (k + 1) * RECORD_BYTES;
+                }
+                let end = processed.unwrap_or(raw.len());
+                if let Some(out) = out {
+                    let mut at: Vec<usize> = per_set
+                        .iter()
+                        .scan(0usize, |acc, &n| {
+                            let start = *acc;
+                            *acc += n as usize;
+                            Some(start)
+                        })
+                        .collect();
+                    for c in raw[..end].chunks_exact(RECORD_BYTES) {
+                        let r = rec(c);
+                        let i = index(&r)?;
+                        if i != SKIP {
+                            out[at[r.set]] = entry(&r, i);
+                            at[r.set] += 1;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Output { per_set, total: total as u32, processed })
     }
 }

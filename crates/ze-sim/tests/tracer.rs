@@ -243,6 +243,41 @@ fn a_device_with_two_sub_devices_decodes_one_set_per_sub_device() {
     assert!(a.iter().all(|e| e.onSubdevice == 1 && e.subdeviceId == 0));
     assert!(b.iter().all(|e| e.onSubdevice == 1 && e.subdeviceId == 1));
     assert!(a.windows(2).chain(b.windows(2)).all(|w| w[1].timeStamp >= w[0].timeStamp), "each set in raw order");
+    // A short buffer takes the first entries in raw order, still set after set.
+    let records: Vec<ring::TraceEvent> =
+        raw.chunks_exact(32).map(|c| ring::TraceEvent::from_bytes(c.try_into().unwrap())).collect();
+    let take = records.len() / 2 + 1;
+    let decode = f.raw.api.zetMetricTracerDecodeExp.unwrap();
+    let (mut raw_m, mut ms) = (raw.clone(), decodable.clone());
+    let (mut size, mut sets, mut count, mut per_set) = (raw.len(), 2u32, take as u32, [0u32; 2]);
+    let mut entries = vec![zet_metric_entry_exp_t::default(); take];
+    // SAFETY: buffers hold what the counts say (`take` entries, 2 sets).
+    let r = unsafe {
+        decode(
+            dec,
+            &mut size,
+            raw_m.as_mut_ptr(),
+            ms.len() as u32,
+            ms.as_mut_ptr(),
+            &mut sets,
+            per_set.as_mut_ptr(),
+            &mut count,
+            entries.as_mut_ptr(),
+        )
+    };
+    assert_eq!((r, count, size), (ZE_RESULT_SUCCESS, take as u32, take * 32), "the first {take} records");
+    let first = &records[..take];
+    let want: Vec<(u32, u64, u64)> = [0u16, 1]
+        .iter()
+        .flat_map(|&s| first.iter().filter(move |e| e.sub_device == s))
+        .map(|e| (u32::from(e.sub_device), e.timestamp_ns, e.value))
+        .collect();
+    // SAFETY: the values are u64 (every metric of KernelTrace).
+    let got: Vec<(u32, u64, u64)> =
+        entries.iter().map(|e| (e.subdeviceId, e.timeStamp, unsafe { e.value.ui64 })).collect();
+    assert_eq!(got, want, "set 0's share of the first {take} records, then set 1's");
+    assert_eq!(per_set.iter().sum::<u32>(), take as u32);
+    assert_eq!(per_set[0] as usize, first.iter().filter(|e| e.sub_device == 0).count());
     finish(&f, c, t, dec);
     assert!(f.sim.report().is_clean());
 }
@@ -559,7 +594,8 @@ fn the_tracer_entry_points_can_be_left_empty() {
 fn the_tracer_knobs_and_groups_are_checked_with_the_field_named() {
     let err = |text: &str| SimConfig::from_ron(text, "cfg").unwrap_err().0;
     assert!(
-        err("(tracer_events_per_tick: 70000, tracer_ring_events: 100000)").contains("tracer_events_per_tick = 70000")
+        err("(update_period_us: 1000000, tracer_events_per_tick: 70000, tracer_ring_events: 100000)")
+            .contains("tracer_events_per_tick = 70000")
     );
     assert!(err("(tracer_events_per_tick: 65, tracer_ring_events: 64)").contains("above tracer_ring_events"));
     assert!(err("(tracer_ring_events: 10)").contains("tracer_ring_events = 10"));
@@ -576,7 +612,9 @@ fn the_tracer_knobs_and_groups_are_checked_with_the_field_named() {
     assert!(group(true, Signal::GpuTime).unwrap_err().contains("devices[0].groups[0].metrics[0]"));
     assert!(group(false, Signal::KernelStart).unwrap_err().contains("outside a tracer group"));
     assert!(group(true, Signal::KernelMarker).is_ok());
-    let ok =
-        SimConfig::from_ron("(update_period_us: 10, tracer_events_per_tick: 65536, tracer_ring_events: 65536)", "cfg");
+    let ok = SimConfig::from_ron("(update_period_us: 1000, tracer_events_per_tick: 4000)", "cfg");
     assert!(ok.is_ok(), "the fastest setting is accepted: {ok:?}");
+    assert!(SimConfig::from_ron("(update_period_us: 10, tracer_events_per_tick: 40)", "cfg").is_ok());
+    let fast = err("(update_period_us: 10, tracer_events_per_tick: 41, tracer_ring_events: 65536)");
+    assert!(fast.contains("asks for 4100000 events/s") && fast.contains("at most 4000000"), "{fast}");
 }

@@ -201,7 +201,7 @@ impl TracerReader {
         if data.bytes == 0 {
             return Ok(out);
         }
-        decoder.decode(&self.raw[..data.bytes], &mut self.entries).map_err(|e| e.ze())?;
+        decoder.decode(&mut self.raw[..data.bytes], &mut self.entries).map_err(|e| e.ze())?;
         // Sets come one after another (one per sub-device): one timeline.
         self.entries.sort_by_key(|e| e.timestamp);
         self.clock.refresh(&self.device, now, notices);

@@ -212,12 +212,17 @@ pub struct Decoder {
     handle: zet_metric_decoder_exp_handle_t,
     /// The decodable metrics, in the driver's order (entries name them by index).
     pub metrics: Vec<Metric>,
+    /// The entry buffer handed to the driver, kept (and grown) between decodes.
     entries: Vec<zet_metric_entry_exp_t>,
-    /// The raw data handed to the driver (its pointer is not const), kept between decodes.
-    scratch: Vec<u8>,
     /// Handles of `metrics`, as the driver takes them.
     handles: Vec<zet_metric_handle_t>,
 }
+
+/// Entries the first decode makes room for.
+const FIRST_ENTRIES: usize = 4096;
+/// Entries a decode call makes room for at most (32 MiB of entries); more data is decoded in
+/// several calls.
+pub const MAX_ENTRIES: usize = 1 << 20;
 
 /// Room for the decodable-metric array of the count query: the loader in intercept mode
 /// rewrites `*pCount` handles of it after the driver answers, and its validation layer refuses
@@ -233,14 +238,8 @@ impl Decoder {
         let mut h = std::ptr::null_mut();
         // SAFETY: our tracer and a valid out-pointer.
         check("zetMetricDecoderCreateExp", unsafe { f(tracer.handle, &mut h) })?;
-        let mut d = Decoder {
-            ze: tracer.ze.clone(),
-            handle: h,
-            metrics: Vec::new(),
-            entries: Vec::new(),
-            scratch: Vec::new(),
-            handles: Vec::new(),
-        };
+        let mut d =
+            Decoder { ze: tracer.ze.clone(), handle: h, metrics: Vec::new(), entries: Vec::new(), handles: Vec::new() };
         let listed = (|| {
             let mut v: Vec<zet_metric_handle_t> = vec![std::ptr::null_mut(); DECODABLE_ROOM];
             let mut n = 0u32;
@@ -267,65 +266,103 @@ impl Decoder {
     }
 
     /// Decodes `raw` (whole reads of the tracer) for every decodable metric into `out` (cleared
-    /// first), set after set as the driver gives them; a count pass, then the entries.
-    pub fn decode(&mut self, raw: &[u8], out: &mut Vec<Entry>) -> Result<(), TracerError> {
+    /// first). `raw` is handed to the driver as is (the API's raw data is in/out, so the driver
+    /// may write to it); its contents afterwards are unspecified.
+    ///
+    /// No count pass: the entry buffer kept from the last call is filled, and while the driver
+    /// says it processed only part of the data (a full buffer, `*pRawDataSize` lowered, as the
+    /// API documents), the rest is decoded in the next call with a buffer twice the size (up to
+    /// [`MAX_ENTRIES`]). A buffer filled exactly with every byte processed is confirmed by one
+    /// count query on the rest, for drivers that leave `*pRawDataSize` alone. Entries come set
+    /// after set within each call; across calls, in raw order of the calls.
+    pub fn decode(&mut self, raw: &mut [u8], out: &mut Vec<Entry>) -> Result<(), TracerError> {
         out.clear();
         if raw.is_empty() || self.metrics.is_empty() {
             return Ok(());
         }
         let f = call!(self.ze, zetMetricTracerDecodeExp);
-        let data = &mut self.scratch;
-        data.clear();
-        data.extend_from_slice(raw);
+        if self.handles.len() != self.metrics.len() {
+            self.handles = self.metrics.iter().map(|m| m.handle).collect();
+        }
+        if self.entries.is_empty() {
+            self.entries = vec![zet_metric_entry_exp_t::default(); FIRST_ENTRIES];
+        }
+        let mut at = 0;
+        while at < raw.len() {
+            let rest = &mut raw[at..];
+            let (mut size, mut sets, mut count) = (rest.len(), 0u32, self.entries.len() as u32);
+            let hs = &mut self.handles;
+            // SAFETY: our decoder; `rest` holds `size` bytes, `hs` its handles and `entries`
+            // `count` entries; the per-set counts are optional (null).
+            check("zetMetricTracerDecodeExp", unsafe {
+                f(
+                    self.handle,
+                    &mut size,
+                    rest.as_mut_ptr(),
+                    hs.len() as u32,
+                    hs.as_mut_ptr(),
+                    &mut sets,
+                    std::ptr::null_mut(),
+                    &mut count,
+                    self.entries.as_mut_ptr(),
+                )
+            })?;
+            let n = (count as usize).min(self.entries.len());
+            let metrics = &self.metrics;
+            out.extend(self.entries[..n].iter().map(|e| Entry {
+                value: value_of(e, metrics.get(e.metricIndex as usize).map(|m| m.info.value_type)),
+                timestamp: e.timeStamp,
+                metric: e.metricIndex,
+                sub_device: (e.onSubdevice != 0).then_some(e.subdeviceId),
+            }));
+            let full = n == self.entries.len();
+            if full && self.entries.len() < MAX_ENTRIES {
+                let grown = (self.entries.len() * 2).min(MAX_ENTRIES);
+                self.entries.resize(grown, zet_metric_entry_exp_t::default());
+            }
+            if !full {
+                break;
+            }
+            if size < rest.len() {
+                if size == 0 {
+                    return Err(ZeError { call: "zetMetricTracerDecodeExp", code: ZE_RESULT_ERROR_INVALID_SIZE }.into());
+                }
+                at += size;
+                continue;
+            }
+            // A full buffer and every byte processed: everything, unless the driver does not
+            // lower `*pRawDataSize`; then decode the rest again with room for all of it.
+            let total = self.count(f, rest)?;
+            if total as usize <= n {
+                break;
+            }
+            self.entries.resize(total as usize, zet_metric_entry_exp_t::default());
+            out.clear();
+            at = 0;
+        }
+        Ok(())
+    }
+
+    /// The entries the driver finds in `raw` (a count query).
+    fn count(&mut self, f: pfn::zetMetricTracerDecodeExp, raw: &mut [u8]) -> Result<u32, TracerError> {
+        let (mut size, mut sets, mut count) = (raw.len(), 0u32, 0u32);
         let hs = &mut self.handles;
-        hs.clear();
-        hs.extend(self.metrics.iter().map(|m| m.handle));
-        let (mut size, mut sets, mut count) = (data.len(), 0u32, 0u32);
-        let null = std::ptr::null_mut();
-        // SAFETY: our decoder; `data` holds `size` bytes and `hs` its handles; the count pass
+        // SAFETY: our decoder; `raw` holds `size` bytes and `hs` its handles; a count query
         // writes no entries.
         check("zetMetricTracerDecodeExp", unsafe {
             f(
                 self.handle,
                 &mut size,
-                data.as_mut_ptr(),
+                raw.as_mut_ptr(),
                 hs.len() as u32,
                 hs.as_mut_ptr(),
                 &mut sets,
-                null,
+                std::ptr::null_mut(),
                 &mut count,
-                null.cast(),
+                std::ptr::null_mut(),
             )
         })?;
-        if count == 0 {
-            return Ok(());
-        }
-        let mut per_set = vec![0u32; sets.max(1) as usize];
-        self.entries.clear();
-        self.entries.resize(count as usize, zet_metric_entry_exp_t::default());
-        size = data.len();
-        // SAFETY: as above; `per_set` holds `sets` counts and `entries` `count` entries.
-        check("zetMetricTracerDecodeExp", unsafe {
-            f(
-                self.handle,
-                &mut size,
-                data.as_mut_ptr(),
-                hs.len() as u32,
-                hs.as_mut_ptr(),
-                &mut sets,
-                per_set.as_mut_ptr(),
-                &mut count,
-                self.entries.as_mut_ptr(),
-            )
-        })?;
-        let n = (count as usize).min(self.entries.len());
-        out.extend(self.entries[..n].iter().map(|e| Entry {
-            value: value_of(e, self.metrics.get(e.metricIndex as usize).map(|m| m.info.value_type)),
-            timestamp: e.timeStamp,
-            metric: e.metricIndex,
-            sub_device: (e.onSubdevice != 0).then_some(e.subdeviceId),
-        }));
-        Ok(())
+        Ok(count)
     }
 
     /// `zetMetricDecoderDestroyExp`, after its tracer was disabled and before the tracer is

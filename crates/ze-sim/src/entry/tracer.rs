@@ -207,20 +207,17 @@ pub(crate) unsafe extern "C" fn sim_zetMetricTracerDecodeExp(
                 return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }
             let wanted: Vec<Option<(usize, usize)>> = wanted.iter().map(|w| w.map(|(_, w)| w)).collect();
-            let decoded = inst.decode(h as usize, bytes, &wanted)?;
             let query = *entries_count == 0 || entries.is_null();
-            let sets = decoded.sets as u32;
+            let sets = inst.decoder_sets(h as usize)? as u32;
             if !query && !per_set.is_null() && *set_count != 0 && *set_count < sets {
                 return Err(ZE_RESULT_ERROR_INVALID_SIZE);
             }
-            let o = decoded.take(if query { 0 } else { *entries_count });
+            // SAFETY: API contract: a non-null `entries` holds `*entries_count` entries.
+            let out = (!query).then(|| unsafe { std::slice::from_raw_parts_mut(entries, *entries_count as usize) });
+            let o = inst.decode(h as usize, bytes, &wanted, out)?;
             if !per_set.is_null() && *set_count >= sets {
                 // SAFETY: API contract: `per_set` holds `*set_count` (≥ sets) counts.
                 unsafe { std::ptr::copy_nonoverlapping(o.per_set.as_ptr(), per_set, o.per_set.len()) };
-            }
-            if !query {
-                // SAFETY: API contract: `entries` holds `*entries_count` (≥ o.total) entries.
-                unsafe { std::ptr::copy_nonoverlapping(o.entries.as_ptr(), entries, o.entries.len()) };
             }
             if let Some(p) = o.processed {
                 *raw_size = p;
