@@ -1,7 +1,8 @@
 //! The safe metric tracer and decoder against a private simulated driver: reads never use the
 //! deprecated size query (a driver that refuses it, as compute-runtime does, reads the same), a
 //! read larger than the buffer grows it and takes everything collected, decoded entries are the
-//! events the workload wrote, and an absent entry point is a typed "unsupported" answer.
+//! events the workload wrote (also when the data takes several decode calls, or exactly fills the
+//! decoder's buffer), and an absent entry point is a typed "unsupported" answer.
 
 use std::sync::Arc;
 
@@ -76,4 +77,53 @@ fn an_absent_entry_point_is_unsupported_before_anything_is_created() {
     assert_eq!(e.ze().code, level_zero_sys::ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
     assert!(e.to_string().contains("loader lacks zetMetricTracerReadDataExp"), "{e}");
     assert!(sim.report().is_clean());
+}
+
+#[test]
+fn data_that_fills_the_entry_buffer_exactly_or_needs_several_calls_decodes_whole() {
+    let (sim, l) = loader(|c| {
+        c.tracer_events_per_tick = 400;
+        c.tracer_ring_events = 1 << 20;
+    });
+    let driver = &l.drivers[0];
+    let device = driver.devices().unwrap().remove(0);
+    let group = device.metric_groups().unwrap().into_iter().find(|g| g.info.tracer_based()).unwrap();
+    let ctx = Context::create(driver).unwrap();
+    ctx.activate(&device, &[&group]).unwrap();
+    let tracer = Tracer::create(&ctx, &device, &[&group], 4096).unwrap();
+    let mut decoder = Decoder::create(&tracer).unwrap();
+    tracer.enable().unwrap();
+    let mut raw = Vec::new();
+    let mut buf = Vec::new();
+    while raw.len() < 25_000 * 32 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let r = tracer.read(&mut buf).unwrap();
+        raw.extend_from_slice(&buf[..r.bytes]);
+    }
+    // What the ring holds now (4·10^5 events/s into 2^20 slots: 2.6 s before it wraps).
+    let written: std::collections::HashMap<(u64, u32), u64> = sim
+        .trace_events(&group.info.name)
+        .into_iter()
+        .map(|w| ((w.timestamp_ns, u32::from(w.metric)), w.value))
+        .collect();
+    tracer.disable().unwrap();
+    // 4096 records fill the first buffer (4096 entries) exactly; then 8192 + 16384 + 5 records
+    // take three calls (the buffer doubles after each full one); then one call for 4096.
+    for records in [4096, 8192 + 16384 + 5, 4096] {
+        let mut part = raw[..records * 32].to_vec();
+        let mut entries = Vec::new();
+        decoder.decode(&mut part, &mut entries).unwrap();
+        assert_eq!(entries.len(), records, "one entry per record");
+        for (k, e) in entries.iter().enumerate() {
+            let at = k * 32;
+            let ts = u64::from_le_bytes(raw[at + 8..at + 16].try_into().unwrap());
+            assert_eq!(e.timestamp, ts, "entry {k} of {records}: raw order");
+            assert_eq!(e.value, written[&(e.timestamp, e.metric)] as f64, "{e:?}");
+        }
+    }
+    decoder.destroy().unwrap();
+    tracer.destroy().unwrap();
+    ctx.activate(&device, &[]).unwrap();
+    ctx.destroy().unwrap();
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
