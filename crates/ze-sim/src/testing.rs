@@ -61,11 +61,12 @@ pub fn cdylib() -> Result<PathBuf, String> {
 pub const UPSTREAM_LOADER: &str = "1.32.0";
 
 /// The upstream loader v1.32.0 and its validation and tracing layers, built ONCE from
-/// `third_party/level-zero-v1.32.0.tar.gz` into `<target>/level-zero-v1.32.0/` (cmake Release,
-/// `make -j2` of the three libraries, offline) and reused afterwards: returns (the directory
-/// holding the libraries, the directory of the release's headers). The same directory, lock
-/// (`.lock`, an exclusive `flock`) and stamp (`.built`) as zescope's `tests/loaders`, so the
-/// crates' tests share one build. The loader finds its layers by file name: a run through it
+/// `third_party/level-zero-v1.32.0.tar.gz` into `<target>/level-zero-v1.32.0/` by
+/// `crates/ze-sim/upstream-loader.sh` (cmake Release, `make -j2` of the three libraries,
+/// offline; an exclusive `flock` on `.lock`, the stamp `.built` written last) and reused
+/// afterwards: returns (the directory holding the libraries, the directory of the release's
+/// headers). zescope's command tests use this same build; `.ci/run` starts the script in the
+/// background before clippy. The loader finds its layers by file name: a run through it
 /// sets `LD_LIBRARY_PATH` to the library directory.
 pub fn upstream_loader() -> Result<(PathBuf, PathBuf), String> {
     static DIRS: OnceLock<Result<(PathBuf, PathBuf), String>> = OnceLock::new();
@@ -79,41 +80,18 @@ fn build_upstream() -> Result<(PathBuf, PathBuf), String> {
     // target/<profile>/deps/<test binary>
     let target = exe.ancestors().nth(3).ok_or("unexpected test binary location")?;
     let root = target.join(format!("level-zero-v{UPSTREAM_LOADER}"));
-    std::fs::create_dir_all(&root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
-    let lock = std::fs::File::create(root.join(".lock")).map_err(|e| format!("cannot create the lock file: {e}"))?;
-    // Released when `lock` is dropped.
-    lock.lock().map_err(|e| format!("cannot lock {}: {e}", root.display()))?;
-    let (lib, src) = (root.join("build/lib"), root.join("src"));
-    let include = src.join(format!("level-zero-{UPSTREAM_LOADER}/include"));
-    if root.join(".built").exists() && UPSTREAM_LIBRARIES.iter().all(|l| lib.join(l).exists()) && include.exists() {
+    let (lib, include) = (root.join("build/lib"), root.join(format!("src/level-zero-{UPSTREAM_LOADER}/include")));
+    let built = || root.join(".built").exists() && UPSTREAM_LIBRARIES.iter().all(|l| lib.join(l).exists());
+    if built() && include.exists() {
         return Ok((lib, include));
     }
-    let archive = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("../../third_party/level-zero-v{UPSTREAM_LOADER}.tar.gz"));
-    if !archive.exists() {
-        return Err(format!("{} is missing", archive.display()));
+    // The one recipe (also run by .ci/run in the background): locks, builds, stamps.
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let archive = manifest.join(format!("../../third_party/level-zero-v{UPSTREAM_LOADER}.tar.gz"));
+    run(std::process::Command::new("bash").arg(manifest.join("upstream-loader.sh")).arg(&archive).arg(&root))?;
+    if !built() || !include.exists() {
+        return Err(format!("upstream-loader.sh left no complete build in {}", root.display()));
     }
-    let _ = std::fs::remove_dir_all(&src);
-    std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
-    run(std::process::Command::new("tar").arg("xzf").arg(&archive).arg("-C").arg(&src))?;
-    let build = root.join("build");
-    eprintln!("building the Level Zero loader v{UPSTREAM_LOADER} into {} (once; a few minutes)", build.display());
-    run(std::process::Command::new("cmake")
-        .arg("-S")
-        .arg(src.join(format!("level-zero-{UPSTREAM_LOADER}")))
-        .arg("-B")
-        .arg(&build)
-        .args(["-DCMAKE_BUILD_TYPE=Release", "-DBUILD_L0_LOADER_TESTS=OFF"]))?;
-    run(std::process::Command::new("make").arg("-C").arg(&build).args([
-        "-j2",
-        "ze_loader",
-        "ze_validation_layer",
-        "ze_tracing_layer",
-    ]))?;
-    if let Some(missing) = UPSTREAM_LIBRARIES.iter().find(|l| !lib.join(l).exists()) {
-        return Err(format!("the build did not produce {}", lib.join(missing).display()));
-    }
-    std::fs::write(root.join(".built"), UPSTREAM_LOADER).map_err(|e| e.to_string())?;
     Ok((lib, include))
 }
 
