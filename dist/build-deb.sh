@@ -7,18 +7,23 @@
 #      Cargo.toml).
 # Prints the path of the .deb last. Check it with dist/check-deb.sh.
 #
-# Usage: dist/build-deb.sh [--profile PROFILE]
-#   --profile dev packages the binaries `cargo test` already built (what .ci/run does: it checks
-#   the package, not the optimiser); the packages users install are built with the default.
+# Usage: dist/build-deb.sh [--profile PROFILE] [--built]
+#   --profile dev packages debug binaries; the packages users install are built with the default.
+#   --built packages the binaries already in cargo's directory for the profile, as they are,
+#   without building them: `.ci/run` packages what `cargo test` built (`--profile dev --built`),
+#   to check the package, not the optimiser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 profile=release
-case "${1:-}" in
-  --profile) profile=${2:?build-deb: --profile needs a name} ;;
-  "") ;;
-  *) echo "build-deb: unknown argument $1 (usage: dist/build-deb.sh [--profile PROFILE])" >&2; exit 2 ;;
-esac
+built=no
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --profile) profile=${2:?build-deb: --profile needs a name}; shift 2 ;;
+    --built) built=yes; shift ;;
+    *) echo "build-deb: unknown argument $1 (usage: dist/build-deb.sh [--profile PROFILE] [--built])" >&2; exit 2 ;;
+  esac
+done
 # cargo's directory for the profile: dev (and test) build into debug/
 case "$profile" in
   dev | test) profile_dir=debug ;;
@@ -30,8 +35,14 @@ if ! cargo deb --version >/dev/null 2>&1; then
   cargo install cargo-deb --locked
 fi
 
-cargo build --profile "$profile" --locked --bin zescope --bin zescope-gen
 target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+if [ "$built" = yes ]; then
+  for b in zescope zescope-gen; do
+    [ -x "$target_dir/$profile_dir/$b" ] || { echo "build-deb: --built, but $target_dir/$profile_dir/$b is missing" >&2; exit 1; }
+  done
+else
+  cargo build --profile "$profile" --locked --bin zescope --bin zescope-gen
+fi
 rm -rf target/dist-gen
 "$target_dir/$profile_dir/zescope-gen" target/dist-gen >/dev/null
 

@@ -62,7 +62,7 @@ pub const UPSTREAM_LOADER: &str = "1.32.0";
 
 /// The upstream loader v1.32.0 and its validation and tracing layers, built ONCE from
 /// `third_party/level-zero-v1.32.0.tar.gz` into `<target>/level-zero-v1.32.0/` by
-/// `crates/ze-sim/upstream-loader.sh` (cmake Release, `make -j2` of the three libraries,
+/// `crates/ze-sim/upstream-loader.sh` (cmake Release at -O0, `make -j2` of the three libraries,
 /// offline; an exclusive `flock` on `.lock`, the stamp `.built` written last) and reused
 /// afterwards: returns (the directory holding the libraries, the directory of the release's
 /// headers). zescope's command tests use this same build; `.ci/run` starts the script in the
