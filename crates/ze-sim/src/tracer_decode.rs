@@ -124,60 +124,44 @@ impl Instance {
         // `processed`: the bytes up to and including the last record taken, when a wanted record
         // was left out.
         let (mut total, mut processed, mut taken_end) = (0usize, None, 0usize);
-        let records = raw.chunks_exact(RECORD_BYTES);
-        match out {
-            // One set: entries go out in raw order as they are found.
-            Some(out) if sets == 1 => {
-                for (k, c) in records.enumerate() {
-                    let r = rec(c);
-                    let i = index(&r)?;
-                    if i == SKIP {
-                        continue;
-                    }
-                    if total == want {
-                        processed.get_or_insert(taken_end);
-                        continue;
-                    }
-                    out[total] = entry(&r, i);
-                    total += 1;
-                    taken_end = (k + 1) * RECORD_BYTES;
-                }
-                per_set[0] = total as u32;
+        // One set: entries go out in raw order as they are found. Several: each set's share of
+        // the first `want` entries is counted, then they are placed set after set.
+        let (mut direct, placed) = match out {
+            Some(o) if sets == 1 => (Some(o), None),
+            o => (None, o),
+        };
+        for (k, c) in raw.chunks_exact(RECORD_BYTES).enumerate() {
+            let r = rec(c);
+            let i = index(&r)?;
+            if i == SKIP {
+                continue;
             }
-            // Count each set's share of the first `want` entries, then place them.
-            out => {
-                for (k, c) in records.enumerate() {
-                    let r = rec(c);
-                    let i = index(&r)?;
-                    if i == SKIP {
-                        continue;
-                    }
-                    if total == want {
-                        processed.get_or_insert(taken_end);
-                        continue;
-                    }
-                    per_set[r.set] += 1;
-                    total += 1;
-                    taken_end = (k + 1) * RECORD_BYTES;
-                }
-                let end = processed.unwrap_or(raw.len());
-                if let Some(out) = out {
-                    let mut at: Vec<usize> = per_set
-                        .iter()
-                        .scan(0usize, |acc, &n| {
-                            let start = *acc;
-                            *acc += n as usize;
-                            Some(start)
-                        })
-                        .collect();
-                    for c in raw[..end].chunks_exact(RECORD_BYTES) {
-                        let r = rec(c);
-                        let i = index(&r)?;
-                        if i != SKIP {
-                            out[at[r.set]] = entry(&r, i);
-                            at[r.set] += 1;
-                        }
-                    }
+            if total == want {
+                processed.get_or_insert(taken_end);
+                continue;
+            }
+            if let Some(o) = direct.as_deref_mut() {
+                o[total] = entry(&r, i);
+            }
+            per_set[r.set] += 1;
+            total += 1;
+            taken_end = (k + 1) * RECORD_BYTES;
+        }
+        if let Some(out) = placed {
+            let mut at: Vec<usize> = per_set
+                .iter()
+                .scan(0usize, |acc, &n| {
+                    let start = *acc;
+                    *acc += n as usize;
+                    Some(start)
+                })
+                .collect();
+            for c in raw[..processed.unwrap_or(raw.len())].chunks_exact(RECORD_BYTES) {
+                let r = rec(c);
+                let i = index(&r)?;
+                if i != SKIP {
+                    out[at[r.set]] = entry(&r, i);
+                    at[r.set] += 1;
                 }
             }
         }

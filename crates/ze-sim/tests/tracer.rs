@@ -189,25 +189,14 @@ fn short_buffers_partial_decodes_and_foreign_bytes() {
     assert_eq!(f.raw.tracer_read_into(t, 31).0, ZE_RESULT_ERROR_INVALID_SIZE, "less than one record");
     let (r, raw) = f.raw.tracer_read_into(t, 8 * 32 + 7);
     assert_eq!((r, raw.len()), (ZE_RESULT_SUCCESS, 8 * 32), "whole records only");
-    let decode = f.raw.api.zetMetricTracerDecodeExp.unwrap();
-    let (mut raw_m, mut ms) = (raw.clone(), decodable.clone());
-    let (mut size, mut sets, mut count) = (raw.len(), 1u32, 3u32);
-    let mut entries = vec![zet_metric_entry_exp_t { metricIndex: 0xbeef, ..Default::default() }; 5];
-    // SAFETY: buffers hold what the counts say (5 entries ≥ 3, 1 set).
-    let r = unsafe {
-        decode(
-            dec,
-            &mut size,
-            raw_m.as_mut_ptr(),
-            4,
-            ms.as_mut_ptr(),
-            &mut sets,
-            std::ptr::null_mut(),
-            &mut count,
-            entries.as_mut_ptr(),
-        )
-    };
-    assert_eq!((r, count, size), (ZE_RESULT_SUCCESS, 3, 3 * 32), "three entries from the first three records");
+    let fill = zet_metric_entry_exp_t { metricIndex: 0xbeef, ..Default::default() };
+    let o = f.raw.decode_once(dec, &raw[..], &decodable[..4], 3, 0, fill);
+    assert_eq!(
+        (o.result, o.count, o.size),
+        (ZE_RESULT_SUCCESS, 3, 3 * 32),
+        "three entries from the first three records"
+    );
+    let entries = o.entries;
     assert!(entries[3..].iter().all(|e| e.metricIndex == 0xbeef), "nothing written past the count");
     let mut torn = raw.clone();
     torn.pop();
@@ -247,25 +236,9 @@ fn a_device_with_two_sub_devices_decodes_one_set_per_sub_device() {
     let records: Vec<ring::TraceEvent> =
         raw.chunks_exact(32).map(|c| ring::TraceEvent::from_bytes(c.try_into().unwrap())).collect();
     let take = records.len() / 2 + 1;
-    let decode = f.raw.api.zetMetricTracerDecodeExp.unwrap();
-    let (mut raw_m, mut ms) = (raw.clone(), decodable.clone());
-    let (mut size, mut sets, mut count, mut per_set) = (raw.len(), 2u32, take as u32, [0u32; 2]);
-    let mut entries = vec![zet_metric_entry_exp_t::default(); take];
-    // SAFETY: buffers hold what the counts say (`take` entries, 2 sets).
-    let r = unsafe {
-        decode(
-            dec,
-            &mut size,
-            raw_m.as_mut_ptr(),
-            ms.len() as u32,
-            ms.as_mut_ptr(),
-            &mut sets,
-            per_set.as_mut_ptr(),
-            &mut count,
-            entries.as_mut_ptr(),
-        )
-    };
-    assert_eq!((r, count, size), (ZE_RESULT_SUCCESS, take as u32, take * 32), "the first {take} records");
+    let o = f.raw.decode_once(dec, &raw, &decodable, take, 2, zet_metric_entry_exp_t::default());
+    assert_eq!((o.result, o.count, o.size), (ZE_RESULT_SUCCESS, take as u32, take * 32), "the first {take} records");
+    let (entries, per_set) = (&o.entries[..take], o.per_set);
     let first = &records[..take];
     let want: Vec<(u32, u64, u64)> = [0u16, 1]
         .iter()

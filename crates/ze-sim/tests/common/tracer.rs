@@ -176,6 +176,54 @@ impl Raw {
         entries.truncate(count as usize);
         Ok(Entries { sets, per_set, entries })
     }
+
+    /// One decode call asking for `room` entries, into a buffer of `room + 2` filled with `fill`
+    /// (so a write past the count shows), with `sets` per-set counts (0: none asked): the
+    /// result, the count and raw size it wrote back, and both buffers as they are afterwards.
+    pub fn decode_once(
+        &self,
+        dec: zet_metric_decoder_exp_handle_t,
+        raw: &[u8],
+        metrics: &[zet_metric_handle_t],
+        room: usize,
+        sets: usize,
+        fill: zet_metric_entry_exp_t,
+    ) -> Once {
+        let (mut raw, mut ms) = (raw.to_vec(), metrics.to_vec());
+        let mut o = Once {
+            result: 0,
+            count: room as u32,
+            size: raw.len(),
+            per_set: vec![0; sets],
+            entries: vec![fill; room + 2],
+        };
+        let mut set_count = sets as u32;
+        let per_set = if sets == 0 { std::ptr::null_mut() } else { o.per_set.as_mut_ptr() };
+        // SAFETY: `raw`, `ms`, `per_set` and `entries` hold what the counts passed say.
+        o.result = unsafe {
+            f(self.api.zetMetricTracerDecodeExp)(
+                dec,
+                &mut o.size,
+                raw.as_mut_ptr(),
+                ms.len() as u32,
+                ms.as_mut_ptr(),
+                &mut set_count,
+                per_set,
+                &mut o.count,
+                o.entries.as_mut_ptr(),
+            )
+        };
+        o
+    }
+}
+
+/// What [`Raw::decode_once`] gave back.
+pub struct Once {
+    pub result: ze_result_t,
+    pub count: u32,
+    pub size: usize,
+    pub per_set: Vec<u32>,
+    pub entries: Vec<zet_metric_entry_exp_t>,
 }
 
 /// Checks that `entries` (decoded from `raw` with every decodable metric, in decodable order, on
