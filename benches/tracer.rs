@@ -13,12 +13,12 @@
 //!
 //!     cargo bench --bench tracer
 //!
-//! Measured 2026-12-03 on the shared 2-core machine (`-- --warm-up-time 1 --measurement-time 3`,
-//! load < 1): 153.5 M entries/s (146.0–161.6) against 3.97·10^6 events/s offered: 38.7×, the goal
-//! is 10×. In the same sitting's terms, the earlier decode (a count pass, then the entries, each
-//! a full decode in the simulated driver) gave 13.9 M entries/s; even against the 3.76·10^7
-//! events/s the writer managed flat out when ze-sim still accepted unkeepable settings, today's
-//! decode is 4.1× ahead.
+//! Measured 2026-12-03 at 754fc0a on the shared 2-core machine (`-- --warm-up-time 1
+//! --measurement-time 3`, load < 1): 192.2 M entries/s (186.0–198.5) against 3.91·10^6 events/s
+//! offered: 49×, the goal is 10×. The earlier decode (a count pass, then the entries, each a full
+//! decode in the simulated driver) gave 13.9 M entries/s; even against the 3.76·10^7 events/s the
+//! writer managed flat out when ze-sim still accepted settings it could not keep, today's decode
+//! is 5.1× ahead.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
