@@ -133,6 +133,10 @@ pub struct Quirks {
     /// with ZE_RESULT_ERROR_INVALID_ARGUMENT, as compute-runtime does (Intel's conformance suite
     /// expects it); by default the query answers the bytes waiting, as the streamer's does.
     pub tracer_no_size_query: bool,
+    /// `zetMetricTracerDecodeExp` given fewer entries than the data holds decodes the first ones
+    /// but leaves `*pRawDataSize` as it was, instead of lowering it to the bytes it processed:
+    /// a caller that decodes in chunks must find out another way that data is left.
+    pub tracer_decode_keeps_size: bool,
     /// `zetMetricStreamerOpen` on a group not activated answers ZE_RESULT_NOT_READY (a
     /// success-class code) and writes no handle, as Intel's NPU driver does, instead of
     /// ZE_RESULT_ERROR_INVALID_ARGUMENT.

@@ -309,6 +309,7 @@ impl Decoder {
             })?;
             let n = (count as usize).min(self.entries.len());
             let metrics = &self.metrics;
+            let before = out.len();
             out.extend(self.entries[..n].iter().map(|e| Entry {
                 value: value_of(e, metrics.get(e.metricIndex as usize).map(|m| m.info.value_type)),
                 timestamp: e.timeStamp,
@@ -336,9 +337,8 @@ impl Decoder {
             if total as usize <= n {
                 break;
             }
+            out.truncate(before);
             self.entries.resize(total as usize, zet_metric_entry_exp_t::default());
-            out.clear();
-            at = 0;
         }
         Ok(())
     }

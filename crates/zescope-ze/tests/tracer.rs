@@ -109,9 +109,22 @@ fn an_absent_entry_point_is_unsupported_before_anything_is_created() {
 
 #[test]
 fn data_that_fills_the_entry_buffer_exactly_or_needs_several_calls_decodes_whole() {
+    decodes_whole(false);
+}
+
+#[test]
+fn a_driver_that_does_not_say_how_much_it_decoded_still_gives_every_entry() {
+    decodes_whole(true);
+}
+
+/// Raw data of 4096, 8192 + 16384 + 5 and 4096 records decodes into one entry per record, in
+/// raw order, with the values the workload wrote; `keeps_size`: the driver does not lower
+/// `*pRawDataSize` after a short buffer (ze-sim's `tracer_decode_keeps_size`).
+fn decodes_whole(keeps_size: bool) {
     let (sim, l) = loader(|c| {
         c.tracer_events_per_tick = 400;
         c.tracer_ring_events = 1 << 20;
+        c.quirks.tracer_decode_keeps_size = keeps_size;
     });
     let mut t = traced(&l);
     let (mut raw, mut buf) = (Vec::new(), Vec::new());

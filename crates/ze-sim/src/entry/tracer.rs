@@ -219,7 +219,7 @@ pub(crate) unsafe extern "C" fn sim_zetMetricTracerDecodeExp(
                 // SAFETY: API contract: `per_set` holds `*set_count` (≥ sets) counts.
                 unsafe { std::ptr::copy_nonoverlapping(o.per_set.as_ptr(), per_set, o.per_set.len()) };
             }
-            if let Some(p) = o.processed {
+            if let Some(p) = o.processed.filter(|_| !inst.config.quirks.tracer_decode_keeps_size) {
                 *raw_size = p;
             }
             *set_count = sets;
