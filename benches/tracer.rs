@@ -13,12 +13,12 @@
 //!
 //!     cargo bench --bench tracer
 //!
-//! Measured 2026-12-03 at 754fc0a on the shared 2-core machine (`-- --warm-up-time 1
-//! --measurement-time 3`, load < 1): 192.2 M entries/s (186.0–198.5) against 3.91·10^6 events/s
-//! offered: 49×, the goal is 10×. The earlier decode (a count pass, then the entries, each a full
-//! decode in the simulated driver) gave 13.9 M entries/s; even against the 3.76·10^7 events/s the
-//! writer managed flat out when ze-sim still accepted settings it could not keep, today's decode
-//! is 5.1× ahead.
+//! Measured 2026-12-03 15:19 on the shared 2-core machine (`-- --warm-up-time 1
+//! --measurement-time 3`, load < 1), two runs: 158.9 and 149.6 M entries/s against 3.88 and
+//! 3.86·10^6 events/s offered: 41× and 39×, the goal is 10×. (A version that parsed only the
+//! fields it needed, 754fc0a, gave 192 M; reading records with `ring::TraceEvent::from_bytes`, the
+//! driver's one parser, costs that fifth.) The decode before this session (a count pass, then the
+//! entries, each a full decode in the simulated driver) gave 13.9 M entries/s.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

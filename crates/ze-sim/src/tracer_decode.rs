@@ -26,7 +26,7 @@ use level_zero_sys::*;
 
 use crate::instance::Instance;
 use crate::ops_driver::R;
-use crate::ring::{self, RECORD_BYTES};
+use crate::ring::{self, RECORD_BYTES, TraceEvent};
 
 /// What a decode call hands back besides the entries it wrote.
 #[derive(Debug)]
@@ -41,27 +41,6 @@ pub(crate) struct Output {
 
 /// No index: the caller did not ask for this metric.
 const SKIP: u32 = u32::MAX;
-
-/// One record's fields the decode needs.
-struct Rec {
-    timestamp: u64,
-    value: u64,
-    metric: usize,
-    set: usize,
-    tag: u32,
-}
-
-fn rec(c: &[u8]) -> Rec {
-    let u64_at = |i: usize| u64::from_le_bytes(c[i..i + 8].try_into().expect("8 bytes"));
-    let tail = u64_at(24);
-    Rec {
-        timestamp: u64_at(8),
-        value: u64_at(16),
-        metric: usize::from(tail as u16),
-        set: usize::from((tail >> 16) as u16),
-        tag: (tail >> 32) as u32,
-    }
-}
 
 impl Instance {
     /// The sets decoder `decoder` decodes into: one per sub-device of its tracer's device (1
@@ -105,20 +84,21 @@ impl Instance {
         let sets = d.sub_devices.max(1);
         let on_sub = d.sub_devices > 0;
         // The caller's index of a record's metric, after checking the record belongs here.
-        let index = |r: &Rec| -> R<u32> {
+        let index = |r: &TraceEvent| -> R<u32> {
             let metrics = table.get(r.tag as usize).and_then(|t| t.as_ref()).ok_or(ZE_RESULT_ERROR_INVALID_ARGUMENT)?;
-            match metrics.get(r.metric) {
-                Some(&i) if r.set < sets => Ok(i),
+            match metrics.get(usize::from(r.metric)) {
+                Some(&i) if usize::from(r.sub_device) < sets => Ok(i),
                 _ => Err(ZE_RESULT_ERROR_INVALID_ARGUMENT),
             }
         };
-        let entry = |r: &Rec, i: u32| zet_metric_entry_exp_t {
+        let entry = |r: &TraceEvent, i: u32| zet_metric_entry_exp_t {
             value: zet_value_t { ui64: r.value },
-            timeStamp: r.timestamp,
+            timeStamp: r.timestamp_ns,
             metricIndex: i,
             onSubdevice: on_sub as ze_bool_t,
-            subdeviceId: if on_sub { r.set as u32 } else { 0 },
+            subdeviceId: if on_sub { u32::from(r.sub_device) } else { 0 },
         };
+        let record = |c: &[u8]| TraceEvent::from_bytes(c.try_into().expect("whole records"));
         let want = out.as_ref().map_or(usize::MAX, |o| o.len());
         let mut per_set = vec![0u32; sets];
         // `processed`: the bytes up to and including the last record taken, when a wanted record
@@ -131,7 +111,7 @@ impl Instance {
             o => (None, o),
         };
         for (k, c) in raw.chunks_exact(RECORD_BYTES).enumerate() {
-            let r = rec(c);
+            let r = record(c);
             let i = index(&r)?;
             if i == SKIP {
                 continue;
@@ -143,7 +123,7 @@ impl Instance {
             if let Some(o) = direct.as_deref_mut() {
                 o[total] = entry(&r, i);
             }
-            per_set[r.set] += 1;
+            per_set[usize::from(r.sub_device)] += 1;
             total += 1;
             taken_end = (k + 1) * RECORD_BYTES;
         }
@@ -157,11 +137,12 @@ impl Instance {
                 })
                 .collect();
             for c in raw[..processed.unwrap_or(raw.len())].chunks_exact(RECORD_BYTES) {
-                let r = rec(c);
+                let r = record(c);
                 let i = index(&r)?;
                 if i != SKIP {
-                    out[at[r.set]] = entry(&r, i);
-                    at[r.set] += 1;
+                    let set = usize::from(r.sub_device);
+                    out[at[set]] = entry(&r, i);
+                    at[set] += 1;
                 }
             }
         }

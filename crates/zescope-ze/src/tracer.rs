@@ -281,9 +281,8 @@ impl Decoder {
             return Ok(());
         }
         let f = call!(self.ze, zetMetricTracerDecodeExp);
-        if self.handles.len() != self.metrics.len() {
-            self.handles = self.metrics.iter().map(|m| m.handle).collect();
-        }
+        self.handles.clear();
+        self.handles.extend(self.metrics.iter().map(|m| m.handle));
         if self.entries.is_empty() {
             self.entries = vec![zet_metric_entry_exp_t::default(); FIRST_ENTRIES];
         }
