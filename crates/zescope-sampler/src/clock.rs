@@ -10,8 +10,9 @@
 //!   ([`Clock::resets`] counts these);
 //! - a snapshot whose timestamp did not change is not a new sample.
 //!
-//! "Plausible" means: the device advanced at most twice the host time since the last sample,
-//! plus a slack — [`SLACK_NS`], or a quarter of the wrap period for narrow timers, whichever is
+//! "Plausible" means: the device advanced at most twice the host time since the last sample
+//! was written (its placed time, or its read if that was earlier — a snapshot read late, its
+//! writer held up, is followed by a long step in a short read interval), plus a slack — [`SLACK_NS`], or a quarter of the wrap period for narrow timers, whichever is
 //! smaller (snapshots are written before they are read, and ticks jitter).
 
 use crate::layout::Timestamp;
@@ -74,7 +75,9 @@ impl Clock {
         // Forward distance modulo the timer's width (a wrap for narrow timers).
         let step = raw.wrapping_sub(last.raw) & self.mask;
         let backwards = raw < last.raw && self.mask == u64::MAX;
-        let host_elapsed = (now_ns - last.host_ns).max(0) as f64;
+        // Since the previous snapshot was written, not read: a snapshot read late (its writer was
+        // held up) followed by a fresh one is a long step in a short read interval.
+        let host_elapsed = (now_ns - last.host_ns.min(last.placed_ns)).max(0) as f64;
         let plausible = step as f64 * self.ns_per_tick <= 2.0 * host_elapsed + self.slack_ns;
         if backwards || !plausible {
             self.resets += 1;
@@ -164,6 +167,22 @@ mod tests {
         let (t1, _) = at(c.place(2_000, 1_001_000));
         let (t2, gap) = at(c.place(1_000_000_000_000, 1_001_500));
         assert!(gap && t2 > t1);
+        assert_eq!(c.resets, 1);
+    }
+
+    #[test]
+    fn a_snapshot_read_late_then_a_fresh_one_is_not_a_leap() {
+        // 24 bits of ns: a 16.8 ms wrap, 4.2 ms of slack. The second read finds a snapshot the
+        // held-up writer wrote 7.9 ms before; the third, 1 ms later, a fresh one: the device
+        // moved 8 ms in 1 ms of reads, but in 8.9 ms since the previous snapshot was written.
+        let mut c = clock(Some(24));
+        at(c.place(1_000_000, 100_000_000));
+        assert_eq!(at(c.place(1_100_000, 108_000_000)), (100_100_000, false));
+        assert_eq!(at(c.place(9_100_000, 109_000_000)), (108_100_000, false));
+        assert_eq!(c.resets, 0, "a late snapshot is not a clock jump");
+        // A step beyond twice the time since the last write, plus the slack, still re-anchors.
+        let (_, gap) = at(c.place(16_000_000, 109_100_000));
+        assert!(gap);
         assert_eq!(c.resets, 1);
     }
 }
