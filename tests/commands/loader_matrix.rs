@@ -21,8 +21,9 @@
 //! is clean, and reports sit one sampling period apart although the device's global timer counts
 //! 19.2 MHz ticks.
 //!
-//! A missing loader or driver skips loudly, or fails with `ZESCOPE_STRICT_TESTS=1`. Runs are
-//! sequential within a test (the tests may run side by side); the first two record for 1 s each.
+//! A missing loader or driver skips loudly, or fails with `ZESCOPE_STRICT_TESTS=1`. A test's runs
+//! go four at a time (`support::each_case`), each with files of its own; the first two tests
+//! record for 1 s a run.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -58,6 +59,7 @@ fn setup(what: &str) -> Option<(Vec<LoaderUnderTest>, PathBuf)> {
 }
 
 /// One `zescope record` run; its files live in `dir`.
+#[derive(Clone, Copy)]
 struct Run<'a> {
     loader: &'a LoaderUnderTest,
     mode: &'a str,
@@ -208,53 +210,57 @@ fn record_through_both_loaders_in_every_mode_and_with_two_drivers() {
     std::fs::write(&gpu_cfg, GPU_CONFIG).unwrap();
     let npu_cfg = dir.path().join("npu.ron");
     std::fs::write(&npu_cfg, NPU_CONFIG).unwrap();
-    let mut failures = Vec::new();
+    let (so, gpu_cfg, npu_so, npu_cfg) = (so.as_path(), gpu_cfg.as_path(), npu_so.as_path(), npu_cfg.as_path());
+    let gpu = [(so, gpu_cfg, "")];
+    let drivers = [(so, gpu_cfg, ""), (npu_so, npu_cfg, "_ZE_SIM_NPU")];
+    let custom = ["--custom-group", "--metric", "GpuTime", "--metric", "GpuPower"];
+    let mut cases: Vec<Case> = Vec::new();
     for loader in &loaders {
         for (mode, env) in MODES {
             let run = Run { loader, mode, env, dir: dir.path() };
-            let label = format!("{}-{mode}", loader.name);
-            if let Err(e) = run.record(&label, &[], &[(&so, &gpu_cfg, "")]) {
-                failures.push(e);
-            }
+            cases.push(Box::new(move || run.record(&format!("{}-{mode}", loader.name), &[], &gpu)));
         }
         // A metric group created for the run: through the driver's own functions while the
         // loader does not wrap handles.
         let run = Run { loader, mode: "direct", env: &[], dir: dir.path() };
-        let custom = ["--custom-group", "--metric", "GpuTime", "--metric", "GpuPower"];
-        if let Err(e) = run.record(&format!("{}-custom-group", loader.name), &custom, &[(&so, &gpu_cfg, "")]) {
-            failures.push(e);
-        }
+        cases.push(Box::new(move || run.record(&format!("{}-custom-group", loader.name), &custom, &gpu)));
         // With wrapped handles and no loader export that creates groups for this driver (its
         // tables predate them), the request is refused with the reason, cleanly, never a crash.
         let run = Run { loader, mode: "intercept", env: MODES[1].1, dir: dir.path() };
-        let label = format!("{}-custom-group-intercept", loader.name);
-        let refused = Expect::Refused("the Level Zero loader wraps handles here");
-        if let Err(e) = run.record_expecting(&label, &custom, &[(&so, &gpu_cfg, "")], refused) {
-            failures.push(e);
-        }
+        cases.push(Box::new(move || {
+            let label = format!("{}-custom-group-intercept", loader.name);
+            let refused = Expect::Refused("the Level Zero loader wraps handles here");
+            run.record_expecting(&label, &custom, &gpu, refused)
+        }));
         // Two drivers, no setting: loader v1.32.0 wraps handles for this on its own.
         let run = Run { loader, mode: "two drivers", env: &[], dir: dir.path() };
-        let drivers = [(so.as_path(), gpu_cfg.as_path(), ""), (npu_so.as_path(), npu_cfg.as_path(), "_ZE_SIM_NPU")];
         for (label, args) in [("two-gpu", &[][..]), ("two-npu", &["--device", "NPU copy"][..])] {
-            if let Err(e) = run.record(&format!("{}-{label}", loader.name), args, &drivers) {
-                failures.push(e);
-            }
+            cases.push(Box::new(move || run.record(&format!("{}-{label}", loader.name), args, &drivers)));
         }
         // Both drivers' devices in one run: a context on each, read on one clock, both torn down.
-        let label = format!("{}-gpu-and-npu", loader.name);
-        let both = ["--device", "ze-sim GPU", "--device", "NPU copy"];
-        match run.record(&label, &both, &drivers) {
-            Err(e) => failures.push(e),
-            Ok(()) => {
-                let csv = dir.path().join(format!("{label}.csv"));
-                let (gpu, npu) = (rows_of(&csv, "ze-sim GPU/ComputeBasic"), rows_of(&csv, "ze-sim NPU copy/NpuOnly"));
-                if gpu < 20 || npu < 20 {
-                    failures.push(format!("{label}: {gpu} GPU and {npu} NPU rows in {}", csv.display()));
-                }
+        cases.push(Box::new(move || {
+            let label = format!("{}-gpu-and-npu", loader.name);
+            run.record(&label, &["--device", "ze-sim GPU", "--device", "NPU copy"], &drivers)?;
+            let csv = run.csv(&label);
+            let (gpu, npu) = (rows_of(&csv, "ze-sim GPU/ComputeBasic"), rows_of(&csv, "ze-sim NPU copy/NpuOnly"));
+            if gpu < 20 || npu < 20 {
+                return Err(format!("{label}: {gpu} GPU and {npu} NPU rows in {}", csv.display()));
             }
-        }
+            Ok(())
+        }));
     }
-    assert!(failures.is_empty(), "{} failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert_all_pass(&cases);
+}
+
+/// One run of a matrix and its checks.
+type Case<'a> = Box<dyn Fn() -> Result<(), String> + Sync + 'a>;
+
+/// Runs the cases four at a time (each is a `zescope` child that mostly waits) and fails with
+/// every failure at once.
+fn assert_all_pass(cases: &[Case]) {
+    let failures: Vec<String> =
+        crate::support::each_case(cases, 4, |case| case()).into_iter().filter_map(Result::err).collect();
+    assert!(failures.is_empty(), "{} of {} failed:\n\n{}", failures.len(), cases.len(), failures.join("\n\n"));
 }
 
 #[test]
@@ -273,21 +279,20 @@ fn record_with_every_optional_entry_point_empty_through_both_loaders() {
     // its zeDriverGet without checking the slot (a null call: SIGSEGV inside the loader, before
     // zescope can do anything), so that one stays filled there.
     let but_extension_properties = write("empty-but-extension-properties.ron", &["zeDriverGetExtensionProperties"]);
-    let mut failures = Vec::new();
+    let mut cases: Vec<Case> = Vec::new();
     for loader in &loaders {
         for (mode, env) in MODES {
             let run = Run { loader, mode, env, dir: dir.path() };
             let cfg = if loader.name.starts_with("upstream") && mode == "intercept" {
-                &but_extension_properties
+                but_extension_properties.as_path()
             } else {
-                &all
+                all.as_path()
             };
-            if let Err(e) = run.record(&format!("{}-{mode}-empty", loader.name), &[], &[(&so, cfg, "")]) {
-                failures.push(e);
-            }
+            let so = so.as_path();
+            cases.push(Box::new(move || run.record(&format!("{}-{mode}-empty", loader.name), &[], &[(so, cfg, "")])));
         }
     }
-    assert!(failures.is_empty(), "{} failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert_all_pass(&cases);
 }
 
 /// The time cells of the rows of `csv` with a value in a column of `group`.
@@ -333,31 +338,32 @@ fn record_a_streamed_and_an_exported_group_together_through_both_loaders() {
     let (want_exported, want_streamed) = (15, 1000);
     let enough =
         |csv: &Path| rows_of(csv, "ComputeBasic") >= want_exported && rows_of(csv, "RenderBasic") >= want_streamed;
-    let mut failures = Vec::new();
+    let gpu = [(so.as_path(), gpu_cfg.as_path(), "")];
+    let mut cases: Vec<Case> = Vec::new();
     for loader in &loaders {
         for (mode, env) in MODES {
             let run = Run { loader, mode, env, dir: dir.path() };
-            let label = format!("{}-{mode}-streamer", loader.name);
-            if let Err(e) = run.record_until(&label, &args, &[(&so, &gpu_cfg, "")], enough) {
-                failures.push(e);
-                continue;
-            }
-            let csv = dir.path().join(format!("{label}.csv"));
-            let (exported, streamed) = (rows_of(&csv, "ComputeBasic"), rows_of(&csv, "RenderBasic"));
-            if exported < want_exported || streamed < want_streamed {
-                failures.push(format!("{label}: {exported} exported and {streamed} streamed samples"));
-            }
-            // Report times come through the tick pair of `zeDeviceGetGlobalTimestamps` (the
-            // timer's rate from `timerResolution`), so reports sit one period apart.
-            let off: Vec<i64> = times_of(&csv, "RenderBasic")
-                .windows(2)
-                .map(|w| w[1] - w[0] - 1_280_000)
-                .filter(|d| d.abs() > 5_000)
-                .collect();
-            if !off.is_empty() {
-                failures.push(format!("{label}: {} report steps off the 1.28 ms period: {off:?}", off.len()));
-            }
+            cases.push(Box::new(move || {
+                let label = format!("{}-{mode}-streamer", loader.name);
+                run.record_until(&label, &args, &gpu, enough)?;
+                let csv = run.csv(&label);
+                let (exported, streamed) = (rows_of(&csv, "ComputeBasic"), rows_of(&csv, "RenderBasic"));
+                if exported < want_exported || streamed < want_streamed {
+                    return Err(format!("{label}: {exported} exported and {streamed} streamed samples"));
+                }
+                // Report times come through the tick pair of `zeDeviceGetGlobalTimestamps` (the
+                // timer's rate from `timerResolution`), so reports sit one period apart.
+                let off: Vec<i64> = times_of(&csv, "RenderBasic")
+                    .windows(2)
+                    .map(|w| w[1] - w[0] - 1_280_000)
+                    .filter(|d| d.abs() > 5_000)
+                    .collect();
+                if !off.is_empty() {
+                    return Err(format!("{label}: {} report steps off the 1.28 ms period: {off:?}", off.len()));
+                }
+                Ok(())
+            }));
         }
     }
-    assert!(failures.is_empty(), "{} failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert_all_pass(&cases);
 }

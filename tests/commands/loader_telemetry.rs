@@ -136,20 +136,19 @@ fn telemetry_records_through_both_loaders_in_every_mode() {
     let Some((loaders, so)) = setup("the telemetry matrix") else { return };
     let dir = tempfile::tempdir().unwrap();
     let config = format!("(metrics: RuntimeOnly, sysman: (fixed_power_w: Some({WATTS})))");
-    let mut failures = Vec::new();
-    for loader in &loaders {
-        for mode in MODES {
-            for sysman_env in [None, Some("1")] {
-                let label = format!("{}-{}-{}", loader.name, mode.0, sysman_env.unwrap_or("unset"));
-                let r = record(loader, mode, sysman_env, &config, &so, dir.path(), &label);
-                match r.and_then(|r| check_telemetry(&r, &label)) {
-                    Ok(()) => println!("{label}: ok"),
-                    Err(e) => failures.push(e),
-                }
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{} failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    let cases: Vec<_> = loaders
+        .iter()
+        .flat_map(|loader| MODES.into_iter().flat_map(move |mode| [None, Some("1")].map(|env| (loader, mode, env))))
+        .collect();
+    let failures: Vec<String> = crate::support::each_case(&cases, 4, |&(loader, mode, sysman_env)| {
+        let label = format!("{}-{}-{}", loader.name, mode.0, sysman_env.unwrap_or("unset"));
+        let r = record(loader, mode, sysman_env, &config, &so, dir.path(), &label);
+        r.and_then(|r| check_telemetry(&r, &label)).map(|()| println!("{label}: ok"))
+    })
+    .into_iter()
+    .filter_map(Result::err)
+    .collect();
+    assert!(failures.is_empty(), "{} of {} failed:\n\n{}", failures.len(), cases.len(), failures.join("\n\n"));
 }
 
 #[test]

@@ -385,27 +385,16 @@ fn every_pair_of_faults_through_record_breaks_no_rule_and_leaks_only_what_it_pro
             sets.push(vec![Fault::Unmappable, Fault::Empty(empty), free]);
         }
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failures = std::sync::Mutex::new(Vec::new());
-    let outcomes = std::sync::Mutex::new(Vec::new());
     let dir = tempfile::tempdir().unwrap();
-    std::thread::scope(|s| {
-        for _ in 0..4 {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(set) = sets.get(i) else { break };
-                    match record_with_faults(dir.path(), i, set) {
-                        Ok(outcome) => outcomes.lock().unwrap().push((set.clone(), outcome)),
-                        Err(why) => failures.lock().unwrap().push(format!("{set:?}: {why}")),
-                    }
-                }
-            });
-        }
+    let numbered: Vec<(usize, &Vec<Fault>)> = sets.iter().enumerate().collect();
+    // Eight at a time: each is a 200 ms recording that mostly waits.
+    let ran = crate::support::each_case(&numbered, 8, |&(i, set)| {
+        record_with_faults(dir.path(), i, set).map_err(|why| format!("{set:?}: {why}"))
     });
-    let failures = failures.into_inner().unwrap();
+    let failures: Vec<String> = ran.iter().filter_map(|r| r.as_ref().err().cloned()).collect();
     assert!(failures.is_empty(), "{} of {} fault sets failed:\n{}", failures.len(), sets.len(), failures.join("\n"));
-    let outcomes = outcomes.into_inner().unwrap();
+    let outcomes: Vec<(Vec<Fault>, Outcome)> =
+        sets.iter().cloned().zip(ran.into_iter().map(|r| r.expect("checked above"))).collect();
     let of = |set: &[Fault]| &outcomes.iter().find(|(s, _)| s.as_slice() == set).expect("ran").1;
     // Not vacuous: many sets record (a fault that makes either group unreadable refuses the
     // whole recording, with a message: about three quarters of the pairs hold one), and the

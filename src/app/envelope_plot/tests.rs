@@ -54,25 +54,31 @@ fn band(cols: &[EnvelopeColumn], y_clip: (f32, f32)) -> Mesh {
     mesh
 }
 
-/// Pixel centres inside `y_clip` (and a margin left and right) that some triangle of `mesh` covers.
+/// Pixel centres inside `y_clip` (and a margin left and right) that some triangle of `mesh` covers,
+/// row by row. Each triangle tests only the pixels of its bounding box.
 fn coverage(mesh: &Mesh, y_clip: (f32, f32), width: f32) -> Vec<(i32, i32)> {
     let inside = |p: Pos2, [a, b, c]: [Pos2; 3]| {
         let cross = |u: Pos2, v: Pos2| (v.x - u.x) * (p.y - u.y) - (v.y - u.y) * (p.x - u.x);
         let (d1, d2, d3) = (cross(a, b), cross(b, c), cross(c, a));
         !((d1 < 0.0 || d2 < 0.0 || d3 < 0.0) && (d1 > 0.0 || d2 > 0.0 || d3 > 0.0))
     };
-    let tris: Vec<[Pos2; 3]> =
-        mesh.indices.chunks(3).map(|t| [0, 1, 2].map(|k| mesh.vertices[t[k] as usize].pos)).collect();
-    let mut out = Vec::new();
-    for y in y_clip.0 as i32..y_clip.1 as i32 {
-        for x in -4..width as i32 + 4 {
-            let p = pos2(x as f32 + 0.5, y as f32 + 0.5);
-            if tris.iter().any(|&t| inside(p, t)) {
-                out.push((x, y));
+    let (rows, cols) = (y_clip.0 as i32..y_clip.1 as i32, -4..width as i32 + 4);
+    let mut covered = std::collections::BTreeSet::new();
+    for t in mesh.indices.chunks(3) {
+        let tri = [0, 1, 2].map(|k| mesh.vertices[t[k] as usize].pos);
+        let (lo, hi) = tri.iter().fold((tri[0], tri[0]), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        // Pixel centres x + 0.5 within [lo.x, hi.x]; likewise y.
+        let xs = ((lo.x - 0.5).ceil() as i32).max(cols.start)..((hi.x - 0.5).floor() as i32 + 1).min(cols.end);
+        let ys = ((lo.y - 0.5).ceil() as i32).max(rows.start)..((hi.y - 0.5).floor() as i32 + 1).min(rows.end);
+        for y in ys {
+            for x in xs.clone() {
+                if inside(pos2(x as f32 + 0.5, y as f32 + 0.5), tri) {
+                    covered.insert((y, x));
+                }
             }
         }
     }
-    out
+    covered.into_iter().map(|(y, x)| (x, y)).collect()
 }
 
 #[test]

@@ -44,6 +44,29 @@ pub fn zescope() -> Command {
     c
 }
 
+/// Runs `check` on every case, `width` at a time on threads of their own (a case is a `zescope`
+/// child that mostly waits: a recording of fixed length, a loader starting), and returns what
+/// each gave, in the cases' order.
+pub fn each_case<T: Sync, R: Send>(cases: &[T], width: usize, check: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::with_capacity(cases.len()));
+    std::thread::scope(|s| {
+        for _ in 0..width.max(1) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(case) = cases.get(i) else { break };
+                    let r = check(case);
+                    done.lock().unwrap_or_else(|p| p.into_inner()).push((i, r));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 /// Runs `zescope ARGS` to its end.
 pub fn run(args: &[&str]) -> Output {
     zescope().args(args).output().expect("run zescope")

@@ -7,9 +7,9 @@
 //! point empty, the others on one that leaves none, one or two of those that change zescope's
 //! paths empty — leave zero violations and zero leaks in its report.
 //!
-//! 10,000 sequences by default (`ZESCOPE_PROP_CASES` overrides). A failing case is shrunk and its
-//! seed saved by proptest in `tests/sampler_props.proptest-regressions`, which is replayed first
-//! on every later run.
+//! 10,000 sequences by default (`ZESCOPE_PROP_CASES` overrides), in four tests of a quarter
+//! each that run side by side. A failing case is shrunk and its seed saved by proptest in
+//! `props.proptest-regressions` beside this file, which is replayed first on every later run.
 
 use std::time::Duration;
 
@@ -202,19 +202,42 @@ fn run_sequence(empty: &Empty, ops: &[Op], counts: &Counts) -> Result<(), TestCa
     Ok(())
 }
 
+/// The property's cases, split over [`QUARTERS`] tests so libtest runs them side by side: a
+/// case spends about half its time waiting for the sampler thread and the simulated writer.
+const QUARTERS: u32 = 4;
+
+/// Cases of one quarter: `ZESCOPE_PROP_CASES` (all four together; 10,000 by default) over four.
 fn cases() -> u32 {
-    std::env::var("ZESCOPE_PROP_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000)
+    let total = std::env::var("ZESCOPE_PROP_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000u32);
+    total.div_ceil(QUARTERS)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), max_shrink_iters: 2000, ..ProptestConfig::default() })]
+/// Four tests of the one property, each with its own random seed (proptest's default).
+mod random_sequences_leave_no_violation_and_no_leak {
+    use super::*;
 
-    #[test]
-    fn random_sequences_leave_no_violation_and_no_leak(
-        empty in empty(),
-        ops in proptest::collection::vec(op(), 1..10),
-    ) {
-        run_sequence(&empty, &ops, &Counts::default())?;
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: cases(), max_shrink_iters: 2000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn quarter_1(empty in empty(), ops in proptest::collection::vec(op(), 1..10)) {
+            run_sequence(&empty, &ops, &Counts::default())?;
+        }
+
+        #[test]
+        fn quarter_2(empty in empty(), ops in proptest::collection::vec(op(), 1..10)) {
+            run_sequence(&empty, &ops, &Counts::default())?;
+        }
+
+        #[test]
+        fn quarter_3(empty in empty(), ops in proptest::collection::vec(op(), 1..10)) {
+            run_sequence(&empty, &ops, &Counts::default())?;
+        }
+
+        #[test]
+        fn quarter_4(empty in empty(), ops in proptest::collection::vec(op(), 1..10)) {
+            run_sequence(&empty, &ops, &Counts::default())?;
+        }
     }
 }
 
