@@ -212,32 +212,37 @@ fn cases() -> u32 {
     total.div_ceil(QUARTERS)
 }
 
-/// Four tests of the one property, each with its own random seed (proptest's default).
+/// One quarter of the property, with its own random seed (proptest's default); a failure is
+/// shrunk, saved beside this file and panics with the smallest sequence found.
+fn a_quarter() {
+    let config = Config { cases: cases(), max_shrink_iters: 2000, source_file: Some(file!()), ..Config::default() };
+    let mut runner = TestRunner::new(config);
+    let sequences = (empty(), proptest::collection::vec(op(), 1..10));
+    if let Err(e) = runner.run(&sequences, |(empty, ops)| run_sequence(&empty, &ops, &Counts::default())) {
+        panic!("{e}\n{runner}");
+    }
+}
+
+/// The property, as four tests that run side by side.
 mod random_sequences_leave_no_violation_and_no_leak {
-    use super::*;
+    #[test]
+    fn quarter_1() {
+        super::a_quarter();
+    }
 
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: cases(), max_shrink_iters: 2000, ..ProptestConfig::default() })]
+    #[test]
+    fn quarter_2() {
+        super::a_quarter();
+    }
 
-        #[test]
-        fn quarter_1(empty in empty(), ops in proptest::collection::vec(op(), 1..10)) {
-            run_sequence(&empty, &ops, &Counts::default())?;
-        }
+    #[test]
+    fn quarter_3() {
+        super::a_quarter();
+    }
 
-        #[test]
-        fn quarter_2(empty in empty(), ops in proptest::collection::vec(op(), 1..10)) {
-            run_sequence(&empty, &ops, &Counts::default())?;
-        }
-
-        #[test]
-        fn quarter_3(empty in empty(), ops in proptest::collection::vec(op(), 1..10)) {
-            run_sequence(&empty, &ops, &Counts::default())?;
-        }
-
-        #[test]
-        fn quarter_4(empty in empty(), ops in proptest::collection::vec(op(), 1..10)) {
-            run_sequence(&empty, &ops, &Counts::default())?;
-        }
+    #[test]
+    fn quarter_4() {
+        super::a_quarter();
     }
 }
 
