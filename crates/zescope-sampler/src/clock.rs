@@ -11,14 +11,19 @@
 //! - a snapshot whose timestamp did not change is not a new sample.
 //!
 //! "Plausible" means: the device advanced at most twice the host time since the last sample
-//! was written (its placed time, or its read if that was earlier — a snapshot read late, its
-//! writer held up, is followed by a long step in a short read interval), plus a slack — [`SLACK_NS`], or a quarter of the wrap period for narrow timers, whichever is
+//! was written (its placed time, or its read if that was earlier, by at most [`MAX_LATE_NS`] — a
+//! snapshot read late, its writer held up, is followed by a long step in a short read interval),
+//! plus a slack — [`SLACK_NS`], or a quarter of the wrap period for narrow timers, whichever is
 //! smaller (snapshots are written before they are read, and ticks jitter).
 
 use crate::layout::Timestamp;
 
 /// Extra device time a step may show beyond twice the host's, before it counts as a jump.
 pub(crate) const SLACK_NS: f64 = 50e6;
+
+/// How late (written before read) a snapshot may count as, at most: a writer held up longer
+/// gives a gap.
+const MAX_LATE_NS: i64 = 1_000_000_000;
 
 /// What one snapshot's device timestamp means.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,8 +81,11 @@ impl Clock {
         let step = raw.wrapping_sub(last.raw) & self.mask;
         let backwards = raw < last.raw && self.mask == u64::MAX;
         // Since the previous snapshot was written, not read: a snapshot read late (its writer was
-        // held up) followed by a fresh one is a long step in a short read interval.
-        let host_elapsed = (now_ns - last.host_ns.min(last.placed_ns)).max(0) as f64;
+        // held up) followed by a fresh one is a long step in a short read interval. The credit is
+        // capped, so that a device timer slower than its layout says (placed times falling ever
+        // further behind) cannot blunt the leap check.
+        let late = (last.host_ns - last.placed_ns).clamp(0, MAX_LATE_NS);
+        let host_elapsed = (now_ns - last.host_ns + late).max(0) as f64;
         let plausible = step as f64 * self.ns_per_tick <= 2.0 * host_elapsed + self.slack_ns;
         if backwards || !plausible {
             self.resets += 1;
@@ -183,6 +191,18 @@ mod tests {
         // A step beyond twice the time since the last write, plus the slack, still re-anchors.
         let (_, gap) = at(c.place(16_000_000, 109_100_000));
         assert!(gap);
+        assert_eq!(c.resets, 1);
+    }
+
+    #[test]
+    fn lateness_counts_for_at_most_a_second() {
+        // A snapshot read 10 s after it was written (a timer slower than its layout says looks
+        // the same), then a 5 s step 1 ms later: more than the capped credit allows, a leap.
+        let mut c = clock(None);
+        at(c.place(0, 0));
+        assert_eq!(at(c.place(1_000_000, 10_000_000_000)), (1_000_000, false));
+        let (_, gap) = at(c.place(5_000_000_000, 10_001_000_000));
+        assert!(gap, "the leap check keeps its teeth");
         assert_eq!(c.resets, 1);
     }
 }
