@@ -22,11 +22,12 @@
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::prometheus::Prometheus;
 use crate::support::serve::{Serve, request, tool};
 
 fn dist(name: &str) -> PathBuf {
@@ -253,10 +254,6 @@ fn promtool_accepts_the_rules_and_every_dashboard_expression() {
     check_rules(&promtool, &file).unwrap_or_else(|e| panic!("{e}\n{rules}"));
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 /// A URL query component: everything but unreserved characters percent-encoded.
 fn url_encoded(s: &str) -> String {
     s.bytes()
@@ -287,55 +284,22 @@ fn query(prom: SocketAddr, q: &str) -> Result<Vec<Value>, String> {
 
 /// A Prometheus on loopback scraping `target` every second as job `zescope`, evaluating
 /// `rules` every second.
-struct Prometheus {
-    child: Child,
-    addr: SocketAddr,
-    dir: tempfile::TempDir,
-}
-
-impl Prometheus {
-    fn start(binary: &Path, target: SocketAddr, rules: &Path) -> Prometheus {
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("prometheus.yml");
-        std::fs::write(
-            &config,
-            format!(
-                "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nrule_files:\n  - \
-                 {}\nscrape_configs:\n  - job_name: zescope\n    static_configs:\n      - targets: ['{target}']\n",
-                rules.display()
-            ),
-        )
-        .unwrap();
-        let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-        let log = std::fs::File::create(dir.path().join("prometheus.log")).unwrap();
-        let child = Command::new(binary)
-            .arg(format!("--config.file={}", config.display()))
-            .arg(format!("--storage.tsdb.path={}", dir.path().join("data").display()))
-            .arg(format!("--web.listen-address={addr}"))
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        Prometheus { child, addr, dir }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("prometheus.log")).unwrap_or_default()
-    }
-}
-
-impl Drop for Prometheus {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn start_prometheus(binary: &Path, target: SocketAddr, rules: &Path) -> Prometheus {
+    Prometheus::start(
+        binary,
+        &format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nrule_files:\n  - \
+             {}\nscrape_configs:\n  - job_name: zescope\n    static_configs:\n      - targets: ['{target}']\n",
+            rules.display()
+        ),
+    )
 }
 
 #[test]
 fn every_expression_returns_series_from_a_real_prometheus_scraping_serve() {
     let Some(prometheus) = tool("prometheus") else { return };
     let s = Serve::start(&["--device", "0,1", "--processes"]);
-    let prom = Prometheus::start(&prometheus, s.addr, &dist("zescope-rules.yml"));
+    let prom = start_prometheus(&prometheus, s.addr, &dist("zescope-rules.yml"));
 
     // What must answer: the dashboard's expressions for each device, its variables' label
     // values, and each alert's condition with `bool` comparisons.

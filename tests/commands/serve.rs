@@ -14,6 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::prometheus::Prometheus;
 use crate::support::serve::{OPENMETRICS, Serve, check_metrics, get, request, textfile_with, tool};
 
 #[test]
@@ -143,10 +144,6 @@ fn the_textfile_is_written_for_node_exporter() {
     s.stop();
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 /// `promtool query instant`'s value for `query`, if it returned one.
 fn query(promtool: &Path, server: &str, q: &str) -> Option<f64> {
     let out = Command::new(promtool).args(["query", "instant", server, q]).output().ok()?;
@@ -158,28 +155,15 @@ fn query(promtool: &Path, server: &str, q: &str) -> Option<f64> {
 fn a_real_prometheus_scrapes_it() {
     let (Some(promtool), Some(prometheus)) = (tool("promtool"), tool("prometheus")) else { return };
     let s = Serve::start(&["--device", "0,1"]);
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("prometheus.yml");
-    std::fs::write(
-        &config,
-        format!(
+    let prom = Prometheus::start(
+        &prometheus,
+        &format!(
             "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: zescope\n    \
              static_configs:\n      - targets: ['{}']\n",
             s.addr
         ),
-    )
-    .unwrap();
-    let web = format!("127.0.0.1:{}", free_port());
-    let log = std::fs::File::create(dir.path().join("prometheus.log")).unwrap();
-    let mut prom = Command::new(prometheus)
-        .arg(format!("--config.file={}", config.display()))
-        .arg(format!("--storage.tsdb.path={}", dir.path().join("data").display()))
-        .arg(format!("--web.listen-address={web}"))
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .unwrap();
-    let server = format!("http://{web}");
+    );
+    let server = prom.url();
     let deadline = Instant::now() + Duration::from_secs(60);
     let counter = "zescope_gpu_time_seconds_total{job=\"zescope\",group=\"ComputeBasic\"}";
     let first = loop {
@@ -188,12 +172,7 @@ fn a_real_prometheus_scrapes_it() {
         {
             break v;
         }
-        if Instant::now() >= deadline {
-            let _ = prom.kill();
-            let _ = prom.wait();
-            let log = std::fs::read_to_string(dir.path().join("prometheus.log")).unwrap_or_default();
-            panic!("Prometheus never saw up == 1 and {counter}; its log:\n{log}");
-        }
+        assert!(Instant::now() < deadline, "Prometheus never saw up == 1 and {counter}; its log:\n{}", prom.log());
         std::thread::sleep(Duration::from_millis(250));
     };
     std::thread::sleep(Duration::from_millis(2500));
@@ -202,8 +181,7 @@ fn a_real_prometheus_scrapes_it() {
     let devices = query(&promtool, &server, "count(zescope_device_info{job=\"zescope\"})");
     let npu_temp = query(&promtool, &server, "max(zescope_temperature_celsius{device=\"ze-sim NPU\",sensor=\"gpu\"})");
     let throttled = query(&promtool, &server, "count(zescope_gpu_throttle_reason{device=\"ze-sim GPU\"})");
-    assert!(Command::new("kill").arg("-TERM").arg(prom.id().to_string()).status().unwrap().success());
-    let exited = prom.wait().unwrap();
+    let exited = prom.stop();
     assert!(second.is_some_and(|v| v > first), "{counter}: {first} then {second:?}");
     assert_eq!(devices, Some(2.0), "zescope_device_info per device");
     assert!(npu_temp.is_some_and(|t| (0.0..150.0).contains(&t)), "the NPU's temperature: {npu_temp:?}");

@@ -9,57 +9,16 @@
 //! `$ZESCOPE_SCREENSHOT` if set, else `target/zescope-screenshot.png` (the narrowed window beside
 //! it, `*.narrow.png`):
 //!
-//!     ZESCOPE_SCREENSHOT=/tmp/zescope.png cargo test --test gui_xvfb -- --nocapture
+//!     ZESCOPE_SCREENSHOT=/tmp/zescope.png cargo test --test commands xvfb -- --nocapture
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ze_sim::testing;
 
-fn have(cmd: &str) -> bool {
-    Command::new("sh").arg("-c").arg(format!("command -v {cmd}")).output().is_ok_and(|o| o.status.success())
-}
-
-struct Xvfb {
-    child: Child,
-    display: String,
-}
-
-impl Xvfb {
-    fn start() -> Option<Xvfb> {
-        for n in 0..20 {
-            let num = 140 + (std::process::id() as usize + n) % 400;
-            if Path::new(&format!("/tmp/.X11-unix/X{num}")).exists() {
-                continue;
-            }
-            let child = Command::new("Xvfb")
-                .arg(format!(":{num}"))
-                .args(["-screen", "0", "1280x860x24", "-nolisten", "tcp"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .ok()?;
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while Instant::now() < deadline {
-                if Path::new(&format!("/tmp/.X11-unix/X{num}")).exists() {
-                    return Some(Xvfb { child, display: format!(":{num}") });
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let mut c = child;
-            let _ = c.kill();
-        }
-        None
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use crate::support::have;
+use crate::support::xvfb::Xvfb;
 
 fn png_size(path: &Path) -> Option<(u32, u32)> {
     let b = std::fs::read(path).ok()?;
@@ -102,8 +61,9 @@ fn the_window_runs_on_the_simulated_device_and_exits_cleanly_on_sigterm() {
             );
         }
     }
-    let Some(x) = Xvfb::start() else {
-        return testing::skip("the Xvfb smoke test", "Xvfb did not start");
+    let x = match Xvfb::start(1280, 860) {
+        Ok(x) => x,
+        Err(why) => return testing::skip("the Xvfb smoke test", &why),
     };
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("report.ron");
@@ -112,9 +72,6 @@ fn the_window_runs_on_the_simulated_device_and_exits_cleanly_on_sigterm() {
         .env("DISPLAY", &x.display)
         .env_remove("WAYLAND_DISPLAY")
         .env("ZE_SIM_REPORT", &report)
-        .env("XDG_DATA_HOME", dir.path().join("data"))
-        .env("XDG_CONFIG_HOME", dir.path().join("config"))
-        .env("XDG_STATE_HOME", dir.path().join("state"))
         .env_remove("ZE_SIM_CONFIG")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -203,8 +160,9 @@ fn the_overview_strip_draws_bands_not_dots() {
             );
         }
     }
-    let Some(x) = Xvfb::start() else {
-        return testing::skip("the overview strip's screenshot", "Xvfb did not start");
+    let x = match Xvfb::start(1280, 860) {
+        Ok(x) => x,
+        Err(why) => return testing::skip("the overview strip's screenshot", &why),
     };
     let dir = tempfile::tempdir().unwrap();
     // Where the strip is drawn comes from the window's own debug log (the real window exposes no
@@ -215,9 +173,6 @@ fn the_overview_strip_draws_bands_not_dots() {
         .env("DISPLAY", &x.display)
         .env_remove("WAYLAND_DISPLAY")
         .env("RUST_LOG", "warn,zescope::overview=debug")
-        .env("XDG_DATA_HOME", dir.path().join("data"))
-        .env("XDG_CONFIG_HOME", dir.path().join("config"))
-        .env("XDG_STATE_HOME", dir.path().join("state"))
         .env_remove("ZE_SIM_CONFIG")
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())

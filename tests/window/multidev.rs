@@ -162,6 +162,10 @@ fn a_one_device_session_from_before_and_a_two_device_session_both_open() {
         .args(["--source", "sim", "record", "--device", "0,1", "--duration", "300ms", "--out"])
         .arg(&two)
         .env_remove("ZE_SIM_CONFIG")
+        .env_remove("ZESCOPE_MARKERS")
+        // Its markers socket and the layouts it reads are this test's, not the developer's.
+        .env("XDG_RUNTIME_DIR", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

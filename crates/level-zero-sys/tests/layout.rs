@@ -299,7 +299,9 @@ fn c_values(layouts: &[Layout], constants: &[(&str, u64)]) -> Result<BTreeMap<St
         c += &format!("printf(\"{name} %llu\\n\", (unsigned long long)({name}));\n");
     }
     c += "return 0; }\n";
-    let dir = tempdir();
+    // A folder per call: two tests compile their programs side by side.
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let dir = tmp.path();
     let src = dir.join("layout.c");
     let exe = dir.join("layout");
     std::fs::write(&src, c).map_err(|e| e.to_string())?;
@@ -310,17 +312,10 @@ fn c_values(layouts: &[Layout], constants: &[(&str, u64)]) -> Result<BTreeMap<St
     }
     let out = Command::new(&exe).output().map_err(|e| e.to_string())?;
     let text = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(text
         .lines()
         .filter_map(|l| l.split_once(' ').map(|(k, v)| (k.to_owned(), v.parse().unwrap_or(u64::MAX))))
         .collect())
-}
-
-fn tempdir() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("level-zero-sys-layout-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 #[test]
@@ -591,9 +586,8 @@ fn hand_written_types_match_the_upstream_headers() {
         c += &format!("printf(\"{name} %llu\\n\", (unsigned long long)({name}));\n");
     }
     c += "return 0; }\n";
-    // Not `tempdir()`: the other header test of this process removes that one when it ends.
-    let dir = std::env::temp_dir().join(format!("level-zero-sys-upstream-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let (src, exe) = (dir.join("upstream.c"), dir.join("upstream"));
     std::fs::write(&src, c).unwrap();
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
@@ -607,7 +601,6 @@ fn hand_written_types_match_the_upstream_headers() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(Command::new(&exe).output().unwrap().stdout).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     let values: BTreeMap<&str, u64> =
         text.lines().filter_map(|l| l.split_once(' ').map(|(k, v)| (k, v.parse().unwrap_or(u64::MAX)))).collect();
     let mut mismatches = Vec::new();

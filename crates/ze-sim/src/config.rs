@@ -523,13 +523,13 @@ mod file_tests {
 
     #[test]
     fn config_files_are_size_checked_before_reading_and_named() {
-        let dir = std::env::temp_dir().join(format!("ze-sim-config-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let big = dir.join("big.ron");
         std::fs::File::create(&big).unwrap().set_len(MAX_CONFIG_FILE + 1).unwrap();
         let e = read_config_file(&big, "ZE_SIM_CONFIG=big.ron").unwrap_err().0;
         assert!(e.starts_with("ZE_SIM_CONFIG=big.ron: ") && e.contains("more than a configuration may have"), "{e}");
-        let e = read_config_file(&dir, "ZE_SIM_CONFIG=dir").unwrap_err().0;
+        let e = read_config_file(dir, "ZE_SIM_CONFIG=dir").unwrap_err().0;
         assert!(e.contains("not a regular file"), "{e}");
         // A FIFO nobody writes to: refused at once, not waited on.
         let fifo = dir.join("fifo.ron");
@@ -540,6 +540,5 @@ mod file_tests {
         std::fs::write(&ok, "(seed: 3)").unwrap();
         let cfg = SimConfig::from_ron(&read_config_file(&ok, "ok").unwrap(), "ok").unwrap();
         assert_eq!(cfg.seed, 3);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -60,14 +60,14 @@ fn a_c_client_following_the_spec_sample_finds_the_exported_fds() {
         Ok(so) => so,
         Err(why) => return testing::skip("the C client test", &why),
     };
-    let dir = std::env::temp_dir().join(format!("ze-sim-c-client-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let exe = match compile(&dir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let exe = match compile(dir) {
         Ok(exe) => exe,
         Err(why) => return testing::skip("the C client test", &why),
     };
 
-    let (out, report) = run(&exe, &so, &dir, "()");
+    let (out, report) = run(&exe, &so, dir, "()");
     assert!(report.is_clean(), "{report:?}");
     let magic = format!("magic {:08x}", ze_sim::export::MAGIC);
     for exporter in
@@ -82,9 +82,8 @@ fn a_c_client_following_the_spec_sample_finds_the_exported_fds() {
     assert!(trace.ends_with(&format!("magic {:08x}", ze_sim::ring::RING_MAGIC)), "{trace}");
     assert!(out.contains("exporters found: 6"), "{out}");
 
-    let (out, report) = run(&exe, &so, &dir, "(quirks: (export_only_while_active: true))");
+    let (out, report) = run(&exe, &so, dir, "(quirks: (export_only_while_active: true))");
     assert!(report.is_clean(), "{report:?}");
     assert!(out.contains("group ComputeBasic fd -1 (no exported memory)"), "{out}");
     assert!(out.contains("exporters found: 0"), "{out}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

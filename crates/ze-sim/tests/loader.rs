@@ -65,8 +65,8 @@ fn main() {
         Ok(so) => so,
         Err(why) => return testing::skip("the real-loader tests", &why),
     };
-    let dir = std::env::temp_dir().join(format!("ze-sim-loader-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let npu_so = dir.join("libze_sim_npu.so");
     std::fs::copy(&so, &npu_so).expect("copy libze_sim.so to libze_sim_npu.so");
     let empty_cfg = dir.join("empty.ron");
@@ -125,7 +125,6 @@ fn main() {
             println!("loader {scenario}/{mode}: {}", if failures.len() == before { "ok" } else { "FAILED" });
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

@@ -179,8 +179,8 @@ fn an_unmapped_buffer_and_a_freed_import_give_a_clean_teardown() {
 
 #[test]
 fn the_report_file_is_rewritten_at_each_violation_and_teardown_step() {
-    let path = std::env::temp_dir().join(format!("ze-sim-report-{}.ron", std::process::id()));
-    let _ = std::fs::remove_file(&path);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.ron");
     let cfg = SimConfig { metrics: MetricsEnable::Always, update_period_us: 200, ..Default::default() };
     let sim = Sim::with_report(cfg, path.clone());
     assert_eq!(sim.init(), ZE_RESULT_SUCCESS);

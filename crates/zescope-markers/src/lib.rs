@@ -305,9 +305,8 @@ mod tests {
 
     #[test]
     fn markers_reach_a_listener_in_order_and_drops_are_counted() {
-        let dir = std::env::temp_dir().join(format!("zm-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("m.sock");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.sock");
         let _ = std::fs::remove_file(&path);
         // Nobody listens yet: dropped and counted, without an error.
         let m = Markers::connect_to(Some(path.clone()));
@@ -350,6 +349,5 @@ mod tests {
         drop(rx);
         std::fs::remove_file(&path).unwrap();
         assert!(send_once(&path, Kind::Instant, "x").is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,12 +1,15 @@
 //! Helpers for the command-line tests: the one way to start `zescope` (with none of the
 //! environment that would change what it opens), the Level Zero loaders under test
-//! (`loaders`), `record` with a markers socket (`markers`), and `zescope serve` as a child with its
-//! HTTP client and promtool (`serve`).
+//! (`loaders`), `record` with a markers socket (`markers`), `zescope serve` as a child with its
+//! HTTP client and promtool (`serve`), a real Prometheus (`prometheus`) and a private X server
+//! (`xvfb`). Nothing a test starts takes a fixed or guessed display, port or folder.
 #![allow(dead_code, reason = "each test module uses a part")]
 
 pub mod loaders;
 pub mod markers;
+pub mod prometheus;
 pub mod serve;
+pub mod xvfb;
 
 use std::process::{Command, Output};
 
@@ -37,11 +40,64 @@ pub fn clean_env(c: &mut Command) -> &mut Command {
     c.env("RUST_BACKTRACE", "1")
 }
 
-/// `zescope`, with a clean environment (the arguments and variables are the caller's).
+/// `zescope`, with a clean environment and folders of its own (the arguments and variables are
+/// the caller's; a variable the caller sets wins).
 pub fn zescope() -> Command {
     let mut c = Command::new(BIN);
     clean_env(&mut c);
+    private_dirs(&mut c);
     c
+}
+
+/// Gives the command `XDG_RUNTIME_DIR`, `XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME` and
+/// `XDG_CACHE_HOME` of its own, fresh folders (mode 0700) under this test process's temporary
+/// folder: no two commands share a markers socket, a checkpoint, a setting or a layout, and none
+/// sees the developer's.
+pub fn private_dirs(c: &mut Command) -> &mut Command {
+    use std::os::unix::fs::DirBuilderExt as _;
+    static ROOT: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let root = ROOT.get_or_init(|| {
+        sweep_dead_roots();
+        let prefix = format!("{ROOT_PREFIX}{}-", std::process::id());
+        tempfile::Builder::new().prefix(&prefix).tempdir().expect("a temporary folder")
+    });
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    for (var, name) in [
+        ("XDG_RUNTIME_DIR", "runtime"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_STATE_HOME", "state"),
+        ("XDG_CACHE_HOME", "cache"),
+    ] {
+        let dir = root.path().join(n.to_string()).join(name);
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&dir).expect("a private folder");
+        c.env(var, dir);
+    }
+    c
+}
+
+/// The name of a test process's folder of private folders starts with this, then its pid and `-`.
+/// (A static is never dropped, so the folder outlives its process; the next process removes it.)
+const ROOT_PREFIX: &str = "zescope-tests-";
+
+/// Removes the private folders of test processes that have ended.
+fn sweep_dead_roots() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let pid = name.strip_prefix(ROOT_PREFIX).and_then(|r| r.split_once('-')).map(|(pid, _)| pid.to_owned());
+        if let Some(pid) = pid.filter(|p| p.parse::<u32>().is_ok())
+            && !std::path::Path::new("/proc").join(&pid).exists()
+        {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Is `cmd` on the PATH?
+pub fn have(cmd: &str) -> bool {
+    Command::new("sh").arg("-c").arg(format!("command -v {cmd}")).output().is_ok_and(|o| o.status.success())
 }
 
 /// Runs `check` on every case, `width` at a time on threads of their own (a case is a `zescope`

@@ -27,7 +27,7 @@ impl Serve {
     pub fn start_with(extra: &[&str], config: Option<&str>) -> Serve {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().join("report.ron");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_zescope"));
+        let mut child = super::zescope();
         child
             .args(["--source", "sim", "serve", "--listen", "127.0.0.1:0", "--interval", "10ms"])
             .args(extra)

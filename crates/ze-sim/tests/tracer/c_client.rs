@@ -54,11 +54,11 @@ fn a_c_client_in_the_conformance_order_through_the_upstream_loader() {
         Err(why) => return testing::skip("the tracer C client", &why),
     };
     let Some((lib, include)) = super::loaders::upstream_dirs() else { return };
-    let dir = std::env::temp_dir().join(format!("ze-sim-tracer-c-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let exe = compile(&dir, &include, &lib);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let exe = compile(dir, &include, &lib);
 
-    let (out, report) = run(&exe, &so, &lib, &dir, None);
+    let (out, report) = run(&exe, &so, &lib, dir, None);
     assert!(report.is_clean(), "{report:?}\n{out}");
     for line in ["tracer group KernelTrace", "decodable metrics 4", "done"] {
         assert!(out.lines().any(|l| l == line), "{line:?} missing:\n{out}");
@@ -67,9 +67,8 @@ fn a_c_client_in_the_conformance_order_through_the_upstream_loader() {
     assert!(entries.and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 0), "{out}");
     assert!(out.contains(" before activation"), "{out}");
 
-    let (out, report) = run(&exe, &so, &lib, &dir, Some("free-after-deactivate"));
+    let (out, report) = run(&exe, &so, &lib, dir, Some("free-after-deactivate"));
     assert!(out.contains("deactivation refused while the import lives") && out.ends_with("done\n"), "{out}");
     assert_eq!(report.violation_kinds(), ["teardown_with_live_import"], "{report:?}");
     assert!(report.leaks.is_empty(), "{report:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

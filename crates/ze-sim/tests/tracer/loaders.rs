@@ -35,9 +35,8 @@ fn in_child(name: &str, loader: &str, layer_dir: Option<&Path>, env: &[(&str, &s
             return None;
         }
     };
-    let dir = std::env::temp_dir().join(format!("ze-sim-tracer-{}-{}", std::process::id(), name.replace("::", "-")));
-    std::fs::create_dir_all(&dir).unwrap();
-    let report = dir.join("report.ron");
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.ron");
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, loader)
@@ -57,7 +56,6 @@ fn in_child(name: &str, loader: &str, layer_dir: Option<&Path>, env: &[(&str, &s
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{name} child failed ({}):\n{stdout}\n{stderr}", out.status);
     let text = std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("no report ({e}):\n{stderr}"));
-    let _ = std::fs::remove_dir_all(&dir);
     Some((stdout, ron::from_str(&text).unwrap_or_else(|e| panic!("unreadable report {e}:\n{text}"))))
 }
 
