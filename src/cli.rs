@@ -372,13 +372,56 @@ pub struct ExportOptions {
     /// the whole session (or --range).
     #[arg(long, value_name = "OUT.csv")]
     pub phases: Option<PathBuf>,
+    /// Most memory the session's samples may take (e.g. 512M, 4G): past it the oldest history
+    /// is summarised, as in a live run, and a note says from when. Default: a quarter of the
+    /// machine's memory, at most 1G.
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub memory_cap: Option<u64>,
 }
 
 impl From<ExportOptions> for crate::export::ExportArgs {
     fn from(o: ExportOptions) -> Self {
-        let ExportOptions { session, pane, range, size, png, svg, csv, openmetrics, perfetto, phases } = o;
-        crate::export::ExportArgs { session, pane, range, size, png, svg, csv, openmetrics, perfetto, phases }
+        let ExportOptions { session, pane, range, size, png, svg, csv, openmetrics, perfetto, phases, memory_cap } = o;
+        crate::export::ExportArgs {
+            session,
+            pane,
+            range,
+            size,
+            png,
+            svg,
+            csv,
+            openmetrics,
+            perfetto,
+            phases,
+            memory_cap,
+        }
     }
+}
+
+/// Parses an amount of memory: bytes, or a number with K, M, G or T (powers of 1024, `iB`
+/// or `B` after them accepted: "512M", "4GiB"); at least 16 MiB.
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let t = t.strip_suffix("iB").or_else(|| t.strip_suffix('B')).unwrap_or(t);
+    let (num, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("{s:?}: the unit is K, M, G or T")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: f64 = num.trim().parse().map_err(|_| format!("{s:?} is not an amount of memory like 512M or 4G"))?;
+    let bytes = n * f64::from(1u32 << (shift / 2)) * f64::from(1u32 << (shift - shift / 2));
+    if !(bytes.is_finite() && bytes >= f64::from(16u32 << 20)) || bytes > u64::MAX as f64 {
+        return Err(format!("{s:?}: at least 16M"));
+    }
+    Ok(bytes as u64)
 }
 
 /// Parses an image size `WIDTHxHEIGHT` ("1600x900", `X` also accepted) into pixels; the error

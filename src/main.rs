@@ -102,7 +102,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Export(options) => match zescope::export::run(&options.into()) {
+        Command::Export(options) => match zescope::export::run(&options.into(), &mut |n| eprintln!("zescope: {n}")) {
             Ok(summary) => {
                 println!("{summary}");
                 ExitCode::SUCCESS

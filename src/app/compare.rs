@@ -47,10 +47,11 @@ impl Comparison {
     /// Loads the session at `path` as a comparison, into a store of at most `cap` bytes (as the
     /// data's: older history coarsens first); the error names the file and the problem.
     pub fn load(path: &Path, offset_s: f64, align_marker: Option<String>, cap: usize) -> Result<Comparison, String> {
-        let s = session::load(path).map_err(|e| format!("cannot compare with {}: {e}", path.display()))?;
+        // Streamed into its own store, as an open is: a session past the cap comes in coarsened.
         let mut store = Store::new(cap);
-        let restored =
-            s.restore_into(&mut store).map_err(|e| format!("cannot compare with {}: {e}", path.display()))?;
+        let restored = session::open_into(path, &mut store)
+            .map_err(|e| format!("cannot compare with {}: {e}", path.display()))?
+            .restored;
         let (start_ns, _) = store
             .total_time_range()
             .ok_or_else(|| format!("cannot compare with {}: it holds no samples", path.display()))?;

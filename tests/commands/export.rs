@@ -51,6 +51,8 @@ fn export_refuses_bad_requests_with_a_reason() {
         (vec!["export", example, "--pane", "9", "--png", &png], "there is no pane 9"),
         (vec!["export", example, "--range", "5..2", "--png", &png], "is empty"),
         (vec!["export", example, "--size", "10x10", "--png", &png], "outside"),
+        (vec!["export", example, "--size", "900x140", "--png", &png], "fewer than the 150 a pane needs"),
+        (vec!["export", example, "--memory-cap", "1K", "--png", &png], "at least 16M"),
         (vec!["export", "/no/such/session.ron", "--png", &png], "cannot open"),
         (vec!["export", concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"), "--png", &png], "line 1"),
     ] {
@@ -173,4 +175,52 @@ fn export_phases_stays_within_its_bound_of_rows() {
     let csv = std::fs::read_to_string(&out_csv).unwrap();
     assert_eq!(csv.lines().count(), 250_001);
     assert!(csv.lines().nth(6).unwrap().starts_with("'=1+1,"), "{}", csv.lines().nth(6).unwrap());
+}
+
+/// A session larger than the memory cap is exported, not refused: its older history comes in
+/// summarised (a note on stderr says from when), the images cover the whole session.
+#[test]
+fn a_session_past_the_memory_cap_is_exported_with_a_note() {
+    use zescope::session::{Capture, RunHistory, Session};
+    use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+    let dir = tempfile::tempdir().unwrap();
+    // 8 noisy gauges x 600 000 samples at 1 kHz: ~40 MiB decoded, about as much packed.
+    let (n, samples) = (8usize, 600_000usize);
+    let mut store = Store::new(1 << 30);
+    let series = (0..n).map(|k| SeriesDesc { name: format!("c{k}"), unit: "W".into(), kind: SeriesKind::Gauge });
+    let id = store.begin_stream(StreamDesc { name: "g".into(), series: series.collect() });
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for block in 0..samples / 10_000 {
+        let ts: Vec<i64> = (0..10_000).map(|i| ((block * 10_000 + i) as i64 + 1) * 1_000_000).collect();
+        let vals: Vec<f64> = (0..10_000 * n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 11) as f64
+            })
+            .collect();
+        store.append(id, &ts, &vals).unwrap();
+    }
+    store.end_stream(id);
+    let (history, layout, view) = (RunHistory::default(), Default::default(), Default::default());
+    let s = Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] });
+    let path = dir.path().join("big.ron");
+    zescope::session::save(&path, &s).unwrap();
+    let p = |f: &str| dir.path().join(f).to_string_lossy().into_owned();
+    let out =
+        zescope(&["export", &p("big.ron"), "--memory-cap", "16M", "--png", &p("big.png"), "--csv", &p("big.csv")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("big.ron: ") && stderr.contains("memory cap of 16 MiB") && stderr.contains("history before"),
+        "{stderr}"
+    );
+    assert!(dir.path().join("big.png").metadata().unwrap().len() > 10_000);
+    let rows = std::fs::read_to_string(dir.path().join("big.csv")).unwrap().lines().count() - 1;
+    assert!(rows > 10_000 && rows < samples, "the newest samples at full resolution: {rows} rows");
+    // With room, every sample.
+    let out = zescope(&["export", &p("big.ron"), "--memory-cap", "1G", "--csv", &p("all.csv")]);
+    assert!(out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("history before"), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(dir.path().join("all.csv")).unwrap().lines().count() - 1, samples);
 }

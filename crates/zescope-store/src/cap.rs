@@ -91,6 +91,18 @@ impl Store {
         Ok(())
     }
 
+    /// Coarsens the oldest history one step (steps 1 and 2 of the policy: never an eviction),
+    /// whatever the cap: for a reader that must hold less than the cap allows (a session decoded
+    /// into memory). False when nothing is left to coarsen.
+    pub fn coarsen_oldest(&mut self) -> bool {
+        if !self.coarsen_step() {
+            return false;
+        }
+        self.version += 1;
+        self.history = super::grid::next_epoch();
+        true
+    }
+
     /// Index of the stream whose `key` is the oldest time.
     fn oldest_by(&self, key: impl Fn(usize) -> Option<i64>) -> Option<usize> {
         (0..self.streams.len()).filter_map(|i| key(i).map(|t| (t, i))).min().map(|(_, i)| i)

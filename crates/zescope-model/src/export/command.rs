@@ -103,13 +103,16 @@ pub struct ExportArgs {
     /// Where to write the phase table (CSV), if anywhere: the whole session (or `range`) and each
     /// marked range.
     pub phases: Option<PathBuf>,
+    /// The store's memory cap in bytes; `None`: the default cap (`zescope_store::default_cap`).
+    pub memory_cap: Option<u64>,
 }
 
-/// Runs an export: loads and restores the session, then writes each requested file. Returns
-/// the line to print ("wrote a.png (1600x800), a.csv (1200 rows)"), or an error naming the
-/// session file, the missing pane, or the file that could not be written; nothing requested
-/// at all is an error too.
-pub fn run(args: &ExportArgs) -> Result<String, String> {
+/// Runs an export: opens the session into a store of the default memory cap (streamed, as the
+/// window opens it: a session past the cap comes in with its older history coarsened, and
+/// `notice` is told so), then writes each requested file. Returns the line to print ("wrote
+/// a.png (1600x800), a.csv (1200 rows)"), or an error naming the session file, the missing
+/// pane, or the file that could not be written; nothing requested at all is an error too.
+pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, String> {
     if args.png.is_none()
         && args.svg.is_none()
         && args.csv.is_none()
@@ -119,9 +122,14 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
     {
         return Err("nothing to write: give --png, --svg, --csv, --openmetrics, --perfetto and/or --phases".into());
     }
-    let s = session::load(&args.session).map_err(|e| format!("{}: {e}", args.session.display()))?;
-    let mut store = Store::new(usize::MAX);
-    let restored = s.restore_into(&mut store).map_err(|e| format!("{}: {e}", args.session.display()))?;
+    let cap = args.memory_cap.map_or_else(zescope_store::default_cap, |c| usize::try_from(c).unwrap_or(usize::MAX));
+    let mut store = Store::new(cap);
+    let opened =
+        session::open_into(&args.session, &mut store).map_err(|e| format!("{}: {e}", args.session.display()))?;
+    if let Some(n) = &opened.notice {
+        notice(&format!("{}: {n}", args.session.display()));
+    }
+    let (s, restored) = (&opened.head, &opened.restored);
     let layout = if restored.layout.panes.is_empty() {
         default_layout(&restored.keys_in_order(), &restored.series)
     } else {
@@ -143,7 +151,7 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
     let mut spec = ExportSpec::from_layout(&layout, &restored.series, which.as_deref(), range);
     spec.markers = session::markers_from_file(&restored.markers).marks().to_vec();
     let n = spec.panes.len() as u32;
-    let size = args.size.unwrap_or((1600, (120 + 320 * n).clamp(480, 4000)));
+    let size = args.size.unwrap_or((1600, (120 + 320 * n).clamp(480, super::image::MAX_SIDE)));
     let mut done = Vec::new();
     if let Some(p) = &args.png {
         super::png(&store, &spec, p, size).map_err(|e| e.to_string())?;
@@ -167,11 +175,11 @@ pub fn run(args: &ExportArgs) -> Result<String, String> {
         }
     }
     if let Some(p) = &args.openmetrics {
-        let n = super::openmetrics(&s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let n = super::openmetrics(s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
         done.push(format!("{} ({n} samples)", p.display()));
     }
     if let Some(p) = &args.perfetto {
-        let w = super::perfetto(&s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let w = super::perfetto(s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
         done.push(format!("{} ({} samples, {} values, {} markers)", p.display(), w.rows, w.values, w.markers));
     }
     if let Some(p) = &args.phases {

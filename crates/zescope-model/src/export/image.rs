@@ -8,6 +8,13 @@
 //! and max, so a dense stretch reads as the min..max band and a sparse one as
 //! a line through the samples, and spikes survive at any width.
 //!
+//! Lines stay inside their plot area, in PNG and SVG alike: every point is clamped to the area.
+//! In a PNG a line is stroked as 1-pixel paths side by side rather than as one wide path:
+//! plotters' bitmap backend turns a wide path into a polygon whose joins, at the sharp turns of
+//! a column's min..max, reach far outside the plot (spikes through the titles and into the pane
+//! above). An SVG keeps one 2-pixel polyline per run, whose joins the viewer draws within its
+//! miter limit (at most 4 pixels past a point).
+//!
 //! Text uses DejaVu Sans, bundled (`assets/fonts`, licence beside it) and
 //! registered with plotters' ab_glyph backend: no system font is needed, so
 //! this works headless on any machine.
@@ -43,6 +50,9 @@ const Y_LABELS: u32 = 110;
 /// Smallest and largest image side accepted.
 pub(super) const MIN_SIDE: u32 = 64;
 pub(super) const MAX_SIDE: u32 = 16384;
+/// Smallest height a pane is drawn at: its title, axis labels and margins take about 90 pixels,
+/// and a plot needs room left for its lines to read.
+pub(super) const MIN_PANE_HEIGHT: u32 = 150;
 
 fn register() {
     REGISTER.call_once(|| {
@@ -67,12 +77,7 @@ fn check_size((w, h): (u32, u32)) -> Result<(), ExportError> {
 /// Write the panes of `spec` as a PNG of `size` pixels.
 pub fn png(store: &Store, spec: &ExportSpec, path: &Path, size: (u32, u32)) -> Result<(), ExportError> {
     check_size(size)?;
-    let mut buf = vec![255u8; size.0 as usize * size.1 as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut buf, size).into_drawing_area();
-        draw(&root, store, spec)?;
-        root.present().map_err(draw_err)?;
-    }
+    let buf = rgb(store, spec, size)?.0;
     let io = |e: std::io::Error| ExportError::Io { path: path.to_owned(), source: e };
     let file = std::fs::File::create(path).map_err(io)?;
     let mut enc = png::Encoder::new(BufWriter::new(file), size.0, size.1);
@@ -83,33 +88,70 @@ pub fn png(store: &Store, spec: &ExportSpec, path: &Path, size: (u32, u32)) -> R
     w.finish().map_err(draw_err)
 }
 
+/// A plot area's pixels: x range and y range, ends included.
+pub(super) type PlotArea = (std::ops::Range<i32>, std::ops::Range<i32>);
+
+/// The panes of `spec` drawn into RGB bytes of `size`, with each pane's plot area.
+pub(super) fn rgb(store: &Store, spec: &ExportSpec, size: (u32, u32)) -> Result<(Vec<u8>, Vec<PlotArea>), ExportError> {
+    let mut buf = vec![255u8; size.0 as usize * size.1 as usize * 3];
+    let areas = {
+        let root = BitMapBackend::with_buffer(&mut buf, size).into_drawing_area();
+        let areas = draw(&root, store, spec, Stroke::Passes)?;
+        root.present().map_err(draw_err)?;
+        areas
+    };
+    Ok((buf, areas))
+}
+
 /// Write the panes of `spec` as an SVG of `size` pixels.
 pub fn svg(store: &Store, spec: &ExportSpec, path: &Path, size: (u32, u32)) -> Result<(), ExportError> {
     check_size(size)?;
     let mut text = String::new();
     {
         let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
-        draw(&root, store, spec)?;
+        draw(&root, store, spec, Stroke::Wide)?;
         root.present().map_err(draw_err)?;
     }
     std::fs::write(path, text).map_err(|e| ExportError::Io { path: path.to_owned(), source: e })
+}
+
+/// How a series' 2-pixel line is stroked (module docs).
+#[derive(Clone, Copy, PartialEq)]
+enum Stroke {
+    /// One 2-pixel path (SVG).
+    Wide,
+    /// 1-pixel paths, shifted a pixel right and up (PNG).
+    Passes,
 }
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     store: &Store,
     spec: &ExportSpec,
-) -> Result<(), ExportError> {
+    stroke: Stroke,
+) -> Result<Vec<PlotArea>, ExportError> {
     register();
     if spec.panes.is_empty() {
         return Err(ExportError::Empty("no pane to draw".into()));
     }
+    let (w, h) = root.dim_in_pixel();
+    let n = spec.panes.len() as u32;
+    if h / n < MIN_PANE_HEIGHT {
+        return Err(ExportError::Draw(format!(
+            "{w}x{h} leaves {} pixels for each of {n} panes, fewer than the {MIN_PANE_HEIGHT} a pane needs to be \
+             read: make the image at least {} high, or export fewer panes",
+            h / n,
+            (MIN_PANE_HEIGHT * n).min(MAX_SIDE)
+        )));
+    }
     let (t0, t1) = spec.resolved_range(store).ok_or(ExportError::Empty("the session holds no samples".into()))?;
     root.fill(&WHITE).map_err(draw_err)?;
-    for (pane, area) in spec.panes.iter().zip(root.split_evenly((spec.panes.len(), 1))) {
-        draw_pane(&area, store, pane, &spec.markers, (t0, t1))?;
-    }
-    Ok(())
+    let areas = root.split_evenly((spec.panes.len(), 1));
+    spec.panes
+        .iter()
+        .zip(areas)
+        .map(|(pane, area)| draw_pane(&area, store, pane, &spec.markers, (t0, t1), stroke))
+        .collect()
 }
 
 /// One visible series' envelopes (one per run), with its legend entry.
@@ -127,7 +169,8 @@ fn draw_pane<DB: DrawingBackend>(
     pane: &ExportPane,
     marks: &[Mark],
     (t0, t1): (i64, i64),
-) -> Result<(), ExportError> {
+    stroke: Stroke,
+) -> Result<PlotArea, ExportError> {
     let (w, _) = area.dim_in_pixel();
     let columns = w.saturating_sub(2 * MARGIN + Y_LABELS).max(1) as usize;
     let mut drawn = Vec::new();
@@ -177,13 +220,24 @@ fn draw_pane<DB: DrawingBackend>(
         .map_err(draw_err)?;
     let px_per_s = columns as f64 / (x1 - x0);
     draw_marks(&mut chart, store, marks, (t0, t1), (x0, x1), (lo, hi), px_per_s)?;
+    let plot = chart.plotting_area();
+    let (pw, ph) = plot.dim_in_pixel();
+    let (ax, ay) = plot.get_pixel_range();
+    // One pixel of the plot area in plot coordinates, each way.
+    let (px, py) = ((x1 - x0) / f64::from(pw.max(1)), (hi - lo) / f64::from(ph.max(1)));
     for d in &drawn {
         let runs: Vec<Vec<(f64, f64)>> =
             d.envs.iter().flat_map(|e| runs(store, e.columns(), d.steps, px_per_s, (x0, x1), (lo, hi))).collect();
-        let style = d.color.stroke_width(2);
+        // Two pixels wide: the path, and the path a pixel right and a pixel up, each 1 pixel
+        // wide (module docs) and clamped to the area again.
+        let style = d.color.stroke_width(if stroke == Stroke::Wide { 2 } else { 1 });
+        let shifted = |(dx, dy): (f64, f64)| {
+            let shift = move |&(x, y): &(f64, f64)| ((x + dx).clamp(x0, x1), (y + dy).clamp(lo, hi));
+            runs.iter().map(move |pts| PathElement::new(pts.iter().map(shift).collect::<Vec<_>>(), style))
+        };
         let color = d.color;
         chart
-            .draw_series(runs.into_iter().map(|pts| PathElement::new(pts, style)))
+            .draw_series(passes(stroke, px, py).iter().copied().flat_map(shifted))
             .map_err(draw_err)?
             .label(d.label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 16, y + 4)], color.filled()));
@@ -198,7 +252,16 @@ fn draw_pane<DB: DrawingBackend>(
             .draw()
             .map_err(draw_err)?;
     }
-    Ok(())
+    Ok((ax, ay))
+}
+
+/// The shifts (plot units) a series' line is stroked at: none for one wide path, else none, a
+/// pixel right and a pixel up.
+fn passes(stroke: Stroke, px: f64, py: f64) -> Vec<(f64, f64)> {
+    match stroke {
+        Stroke::Wide => vec![(0.0, 0.0)],
+        Stroke::Passes => vec![(0.0, 0.0), (px, 0.0), (0.0, py)],
+    }
 }
 
 /// Markers behind the series: ranges as shaded bands, instants as lines, each named at the top
@@ -312,5 +375,70 @@ mod tests {
         assert!(pts.contains(&(x(20_000_000), 7.0)), "7 holds until the sample that is 9: {pts:?}");
         let sloped = runs(&store, env.columns(), false, px_per_s, area.0, area.1);
         assert!(sloped[0].windows(2).any(|w| w[0].0 != w[1].0 && w[0].1 != w[1].1), "{:?}", sloped[0]);
+    }
+
+    /// Three panes of sharp steps (a counter flipping between 0 and 100 every sample, a state,
+    /// and big steps between long flat stretches), in colours found nowhere else in the image.
+    fn steep() -> (Store, ExportSpec) {
+        let mut store = Store::new(usize::MAX);
+        let gauge = |name: &str| SeriesDesc { name: name.into(), unit: "%".into(), kind: SeriesKind::Gauge };
+        let state = SeriesDesc { name: "state".into(), unit: String::new(), kind: SeriesKind::State };
+        let s = store.begin_stream(StreamDesc { name: "g".into(), series: vec![gauge("flip"), state, gauge("step")] });
+        let n = 5_000usize;
+        let ts: Vec<i64> = (0..n as i64).map(|i| i * 1_000_000).collect();
+        let mut vals = Vec::with_capacity(3 * n);
+        for i in 0..n {
+            vals.extend([(i % 2) as f64 * 100.0, ((i / 7) % 5) as f64, if (i / 400) % 2 == 0 { 1.0 } else { 1e6 }]);
+        }
+        store.append(s, &ts, &vals).unwrap();
+        let colors = [[220, 0, 0], [0, 0, 230], [0, 150, 0]];
+        let panes = (0..3)
+            .map(|k| ExportPane {
+                title: format!("Pane {}", k + 1),
+                series: vec![super::super::ExportSeries {
+                    label: format!("s{k}"),
+                    unit: "%".into(),
+                    raw_unit: "%".into(),
+                    color: colors[k],
+                    visible: true,
+                    ids: vec![store.series_id(s, k).unwrap()],
+                }],
+            })
+            .collect();
+        (store, ExportSpec { panes, range: None, markers: Vec::new() })
+    }
+
+    #[test]
+    fn lines_stay_inside_their_plot_areas() {
+        let (store, spec) = steep();
+        let drawn: Vec<[u8; 3]> = spec
+            .panes
+            .iter()
+            .map(|p| crate::view::contrast::on_background(p.series[0].color, crate::view::contrast::WHITE))
+            .collect();
+        for size in [(1600, 1200), (900, 600), (300, 450), (2000, 450)] {
+            let (buf, areas) = rgb(&store, &spec, size).unwrap();
+            assert_eq!(areas.len(), 3);
+            let (mut inside, mut outside) = (0usize, Vec::new());
+            for (i, px) in buf.chunks_exact(3).enumerate() {
+                if !drawn.iter().any(|c| c == px) {
+                    continue;
+                }
+                let (x, y) = ((i % size.0 as usize) as i32, (i / size.0 as usize) as i32);
+                // The legend's swatches are inside the plot area too.
+                if areas.iter().any(|(ax, ay)| (ax.start..=ax.end).contains(&x) && (ay.start..=ay.end).contains(&y)) {
+                    inside += 1;
+                } else {
+                    outside.push((x, y));
+                }
+            }
+            assert!(inside > 1_000, "{size:?}: the series are drawn ({inside} pixels)");
+            assert!(
+                outside.is_empty(),
+                "{size:?}: {} series pixels outside the plots, e.g. {:?}",
+                outside.len(),
+                &outside[..outside.len().min(8)]
+            );
+        }
     }
 }

@@ -485,6 +485,9 @@ pub fn checkpoint_from_text(
         SessionError::Invalid { field, message } => {
             SessionError::Invalid { field: format!("{origin}: {field}"), message }
         }
+        SessionError::OverCap { field, message } => {
+            SessionError::OverCap { field: format!("{origin}: {field}"), message }
+        }
         SessionError::NotASession(m) => SessionError::NotASession(format!("{origin}: {m}")),
         e => e,
     })

@@ -433,12 +433,12 @@ impl Budget {
 }
 
 /// Bytes the samples of a stream of `n` series take decoded: a timestamp and `n` values each.
-fn decoded_bytes(samples: u64, n: usize) -> u64 {
+pub(super) fn decoded_bytes(samples: u64, n: usize) -> u64 {
     samples.saturating_mul(n as u64 + 1).saturating_mul(8)
 }
 
 /// Bytes `buckets` coarse buckets of `n` series take decoded.
-fn coarse_bytes(buckets: u64, n: usize) -> u64 {
+pub(super) fn coarse_bytes(buckets: u64, n: usize) -> u64 {
     let per =
         std::mem::size_of::<zescope_store::CoarseBucket>() + n * std::mem::size_of::<zescope_store::BucketStats>();
     buckets.saturating_mul(per as u64)
@@ -561,7 +561,7 @@ pub(super) fn check<'a>(
                 fmt(used),
                 fmt(budget.cap)
             );
-            return Err(SessionError::invalid(field, msg));
+            return Err(SessionError::OverCap { field, message: msg });
         }
         if !(raw.first_rates.is_empty() || raw.first_rates.len() == n) {
             let msg = format!("{} entries for {n} series", raw.first_rates.len());

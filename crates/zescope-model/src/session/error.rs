@@ -60,6 +60,17 @@ pub enum SessionError {
         message: String,
     },
 
+    /// A one-shot load's samples would decode past its memory cap (`load_with_cap` then opens
+    /// the file coarsened instead; a checkpoint or a caller that asked for the strict check
+    /// sees this).
+    #[error("{field}: {message}")]
+    OverCap {
+        /// The stream that takes the load past the cap, e.g. `streams[3]`.
+        field: String,
+        /// How much it decodes to and the cap.
+        message: String,
+    },
+
     /// The file parses but a field holds something impossible.
     #[error("{field}: {message}")]
     Invalid {

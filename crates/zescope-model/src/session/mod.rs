@@ -31,6 +31,7 @@ mod io;
 mod job;
 mod load_job;
 mod markers;
+mod open;
 mod packed;
 mod processes;
 mod recorder;
@@ -52,6 +53,7 @@ pub use io::{MAX_FILE_BYTES, write_atomic};
 pub use job::SaveJob;
 pub use load_job::{IN_FLIGHT, LoadEvent, LoadHead, LoadJob, Piece};
 pub use markers::{markers_from_file, markers_to_file};
+pub use open::{Opened, open_into};
 pub use processes::ProcessRecord;
 pub use recorder::Recorder;
 
@@ -143,20 +145,51 @@ pub fn load(path: &Path) -> Result<Session, SessionError> {
     load_with_cap(path, default_memory_cap())
 }
 
-/// Load and check a session file, holding at most `cap` bytes for it: the file (refused before
-/// it is read when it is larger than `cap`), its parsed text, and its decoded samples and
-/// coarse history (refused before they are allocated when they would take the rest past the
-/// cap). `docs/untrusted-input.md` states the bound; `tests/commands/hostile_bounds.rs` measures it.
+/// Load and check a session file within a memory cap of `cap` bytes (see
+/// [`load_reporting`]); what the cap made it coarsen goes to the log.
 pub fn load_with_cap(path: &Path, cap: u64) -> Result<Session, SessionError> {
-    let bytes = io::read_bytes(path, MAX_FILE_BYTES.min(cap), true).map_err(|e| match e {
-        SessionError::TooLarge { file, size, .. } if size <= MAX_FILE_BYTES => {
-            let fmt = |b: u64| crate::view::format::bytes(usize::try_from(b).unwrap_or(usize::MAX));
-            let msg = format!("{size} bytes ({}), more than the memory cap of {} allows to read", fmt(size), fmt(cap));
-            SessionError::invalid(file, msg)
+    let (session, notice) = load_reporting(path, cap)?;
+    if let Some(n) = notice {
+        log::warn!("{}: {n}", path.display());
+    }
+    Ok(session)
+}
+
+/// Load and check a session file, holding at most about `cap` bytes for its samples. A file
+/// whose samples fit is read whole and decoded at once: the file, its parsed text and its
+/// decoded samples and coarse history within `cap`. A larger one — any file the format allows
+/// — is opened as the window opens it ([`open_into`]), into a store of that cap, and its
+/// oldest history coarsened until the decoded samples fit `cap`; the notice says what was.
+/// `docs/untrusted-input.md` states the bounds; `tests/commands/hostile_bounds.rs` measures them.
+pub fn load_reporting(path: &Path, cap: u64) -> Result<(Session, Option<String>), SessionError> {
+    match io::read_bytes(path, MAX_FILE_BYTES.min(cap), true) {
+        Ok(bytes) => match from_slice_with_cap(&bytes, cap) {
+            Err(SessionError::OverCap { .. }) => {
+                drop(bytes);
+                load_coarsened(path, cap)
+            }
+            r => r.map(|s| (s, None)),
+        },
+        Err(SessionError::TooLarge { size, .. }) if size <= MAX_FILE_BYTES => load_coarsened(path, cap),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`load_reporting`] for a file past the cap: through a store of that cap.
+fn load_coarsened(path: &Path, cap: u64) -> Result<(Session, Option<String>), SessionError> {
+    let mut store = zescope_store::Store::new(usize::try_from(cap).unwrap_or(usize::MAX));
+    let mut opened = open_into(path, &mut store)?;
+    let more = open::within_decoded(&mut store, cap);
+    let mut session = opened.head;
+    for (s, id) in session.streams.iter_mut().zip(&opened.restored.streams) {
+        if let Some(data) = store.stream_data(*id) {
+            s.data = data;
         }
-        e => e,
-    })?;
-    from_slice_with_cap(&bytes, cap)
+    }
+    if more {
+        opened.notice = open::notice(&store, &opened.restored.streams, &opened.expected);
+    }
+    Ok((session, opened.notice))
 }
 
 /// Parse and check session text (a version 1 file, or a version 2 file without samples).
