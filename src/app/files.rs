@@ -87,8 +87,12 @@ pub struct Files {
 pub(crate) struct Fingerprint {
     /// Samples stored since the data shown began (`Ingest::samples_total`).
     pub(crate) samples: u64,
-    /// Markers set.
-    pub(crate) markers: usize,
+    /// The markers' revision (`Markers::revision`).
+    pub(crate) markers: u64,
+    /// Markers held.
+    pub(crate) marker_count: usize,
+    /// The newest sample's time (store ns), if any.
+    pub(crate) newest_ns: Option<i64>,
 }
 
 impl Default for Files {
@@ -159,7 +163,44 @@ impl Files {
     /// Has the data with fingerprint `now` been saved (or was it opened from a file as it is)?
     /// No data counts as saved.
     pub(crate) fn is_clean(&self, now: Fingerprint) -> bool {
-        now.samples == 0 || self.clean == Some(now)
+        now.samples == 0 || self.saved().is_some_and(|c| c.samples == now.samples && c.markers == now.markers)
+    }
+
+    /// The fingerprint of what the newest file holds: the save in flight's (it finishes whatever
+    /// happens next, and quitting waits for it), else the last saved or opened.
+    fn saved(&self) -> Option<Fingerprint> {
+        self.saving_fp.or(self.clean)
+    }
+
+    /// What of the data with fingerprint `now` no file holds, for the user ("the 1200 samples
+    /// recorded after 2:14", "1 new marker"); empty when it is all saved. `time` turns a store
+    /// time into the plots' time label.
+    pub(crate) fn unsaved(&self, now: Fingerprint, time: impl Fn(i64) -> String) -> Vec<String> {
+        if self.is_clean(now) {
+            return Vec::new();
+        }
+        let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut out = Vec::new();
+        // The saved data is a prefix of what is shown while the same data goes on (a run after
+        // its save); anything else is unsaved as a whole.
+        let base = self.saved().filter(|c| c.samples <= now.samples && c.marker_count <= now.marker_count);
+        match base {
+            Some(c) if now.samples > c.samples => {
+                let after = c.newest_ns.map_or_else(String::new, |t| format!(" after {} (the last save)", time(t)));
+                out.push(format!("the {} recorded{after}", plural(now.samples - c.samples, "sample", "samples")));
+            }
+            Some(_) => {}
+            None => out.push(format!("the {} shown", plural(now.samples, "recorded sample", "recorded samples"))),
+        }
+        match base {
+            Some(c) if c.markers != now.markers => {
+                let new = (now.marker_count - c.marker_count) as u64;
+                out.push(if new > 0 { plural(new, "new marker", "new markers") } else { "changes to markers".into() });
+            }
+            None if now.marker_count > 0 => out.push(plural(now.marker_count as u64, "marker", "markers")),
+            _ => {}
+        }
+        out
     }
 
     /// The data with fingerprint `now` is what a file holds.

@@ -49,7 +49,24 @@ pub struct Unsaved {
 impl ZescopeApp {
     /// The samples and markers shown now, to compare with what was saved.
     pub(crate) fn fingerprint(&self) -> Fingerprint {
-        Fingerprint { samples: self.state.ingest.samples_total, markers: self.files.markers.len() }
+        Fingerprint {
+            samples: self.state.ingest.samples_total,
+            markers: self.files.markers.revision(),
+            marker_count: self.files.markers.len(),
+            newest_ns: self.store.total_time_range().map(|r| r.1),
+        }
+    }
+
+    /// What no file holds ("the 1200 samples recorded after 2:14 (the last save)", "1 new
+    /// marker"), joined for a sentence; `None` when everything shown is saved.
+    pub fn unsaved_summary(&self) -> Option<String> {
+        let parts =
+            self.files.unsaved(self.fingerprint(), |t| crate::view::format::time_label(self.store.to_plot_x(t)));
+        match parts.len() {
+            0 => None,
+            1 => Some(parts[0].clone()),
+            _ => Some(format!("{} and {}", parts[..parts.len() - 1].join(", "), parts[parts.len() - 1])),
+        }
     }
 
     /// Is there recorded data that no file holds? Not while a session opens: what it shows
@@ -98,15 +115,16 @@ impl ZescopeApp {
     /// The Save / Discard / Cancel modal, while it is asked for.
     pub(super) fn unsaved_modal(&mut self, ctx: &egui::Context) {
         let Some(what) = self.unsaved.asking.clone() else { return };
-        let samples = self.state.ingest.samples_total;
+        let Some(unsaved) = self.unsaved_summary() else {
+            // Saved meanwhile (a save in flight finished): nothing to ask.
+            self.unsaved.asking = None;
+            return self.proceed(what);
+        };
         let mut choice = None;
         let modal = egui::Modal::new(Id::unique("zescope-unsaved")).show(ctx, |ui| {
             ui.set_max_width(420.0);
             ui.label(RichText::new("Unsaved data").strong());
-            ui.label(format!(
-                "{} discards the {samples} recorded samples shown, which are not saved in any file.",
-                what.verb()
-            ));
+            ui.label(format!("{} discards {unsaved}, which no file holds.", what.verb()));
             ui.horizontal(|ui| {
                 if ui.button("Save…").clicked() {
                     choice = Some(Choice::Save);

@@ -146,3 +146,48 @@ fn a_recovered_checkpoint_is_not_offered_again_after_a_clean_exit() {
     drop(h);
     assert_eq!(find_recoverable_in(root.path()).len(), 1, "offered again after a crash");
 }
+
+/// The question names what is unsaved: after a save of a live run, only the samples since; after
+/// a marker on an opened file, only the marker; nothing when nothing is.
+#[test]
+fn the_question_names_only_what_no_file_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("live.ron");
+    let sim = crate::support::sim(|_| {});
+    let answers = vec![Some(saved.clone()), Some(example()), Some(example())];
+    let mut h = harness(Box::new(crate::support::sampler_on(&sim)), answers);
+    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    h.get_by_label("Start").click();
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 20);
+
+    // Saved while running; then more samples come.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    pump(&mut h, "the save", |a| a.files.current.is_some() && a.files.saving().is_none());
+    let at_save = zescope::session::load(&saved).unwrap().raw_values();
+    let total = h.state().state.ingest.samples_total;
+    pump(&mut h, "more samples", |a| a.state.ingest.samples_total > total + 20);
+    let summary = h.state().unsaved_summary().expect("the samples since the save are unsaved");
+    assert!(summary.contains("recorded after") && summary.contains("(the last save)"), "{summary}");
+    let shown = h.state().state.ingest.samples_total;
+    assert!(!summary.contains(&format!("the {shown} ")), "not every sample shown: {summary}");
+    assert!(at_save > 0);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    settle(&mut h);
+    h.get_by_label_contains("Opening a session discards the ");
+    h.get_by_label("Discard").click();
+    pump(&mut h, "the opened session", |a| a.files.recording.is_some() && !a.opening());
+
+    // Opened as it is: nothing to ask.
+    assert_eq!(h.state().unsaved_summary(), None);
+    // One marker: the question is about the marker alone.
+    h.key_press(egui::Key::M);
+    h.step();
+    assert_eq!(h.state().unsaved_summary().as_deref(), Some("1 new marker"));
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
+    settle(&mut h);
+    h.get_by_label("Quitting discards 1 new marker, which no file holds.");
+    h.get_by_label("Discard").click();
+    h.step();
+    assert!(h.state().quit.is_some());
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

@@ -94,6 +94,8 @@ pub struct Markers {
     pub over_cap: u64,
     /// Markers refused because the cap was reached, or with an end before their start.
     pub refused: u64,
+    /// Bumped by every change to the markers (one added, a range closed, all cleared).
+    revision: u64,
 }
 
 impl Default for Markers {
@@ -113,6 +115,7 @@ impl Markers {
             unmatched_ends: 0,
             over_cap: 0,
             refused: 0,
+            revision: 0,
         }
     }
 
@@ -145,6 +148,7 @@ impl Markers {
             self.open.entry(mark.label.clone()).or_default().push(self.marks.len());
         }
         self.marks.push(mark);
+        self.revision += 1;
         true
     }
 
@@ -175,6 +179,7 @@ impl Markers {
             self.open.remove(label);
         }
         self.marks[i].span = Span::Range { end_ns: t_ns };
+        self.revision += 1;
         true
     }
 
@@ -210,9 +215,17 @@ impl Markers {
         self.marks.is_empty()
     }
 
-    /// Forgets every marker and count; the cap stays.
+    /// Forgets every marker and count; the cap stays, the revision moves on.
     pub fn clear(&mut self) {
+        let revision = self.revision + 1;
         *self = Markers::with_cap(self.cap);
+        self.revision = revision;
+    }
+
+    /// Changes so far: two lists with the same revision, one a later state of the other, hold
+    /// the same markers.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 }
 
