@@ -6,8 +6,13 @@
 //! run's series (and with every series on "Reset layout"), what `zescope record` saves and what
 //! `zescope export` uses for a session without panes: a series not yet in a pane joins the first
 //! pane whose series all share its unit, compared without SI prefixes (MB/s with B/s, % with %),
-//! and gets a new pane when none fits, so one axis never mixes units. Colours come from a fixed
-//! palette in the order series are first asked for, and are kept for as long as the layout lives.
+//! and gets a new pane when none fits, so one axis never mixes units.
+//!
+//! Colours are distinct within a pane and stable per series: a series gets its colour when it is
+//! first placed (or asked for), the palette's first colour no series of its panes has, of those
+//! the one fewest series have; it keeps it for as long as the layout lives, unless it is placed
+//! in a pane where another series has that colour already (then it gets a new one). The palette
+//! has 12 hand-picked colours, then as many more as a pane needs.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,6 +37,30 @@ const PALETTE: [[u8; 3]; 12] = [
     [188, 189, 34],
     [23, 190, 207],
 ];
+
+/// The palette's `i`-th colour: [`PALETTE`], then hues a golden angle apart at two
+/// lightnesses.
+fn palette(i: usize) -> [u8; 3] {
+    if let Some(c) = PALETTE.get(i) {
+        return *c;
+    }
+    let k = i - PALETTE.len();
+    let hue = (k as f64 * 137.507_764 + 15.0) % 360.0;
+    let (s, v) = if k % 2 == 0 { (0.70, 0.80) } else { (0.55, 0.55) };
+    let c = v * s;
+    let x = c * (1.0 - ((hue / 60.0) % 2.0 - 1.0).abs());
+    let (r, g, b) = match (hue / 60.0) as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = v - c;
+    let byte = |f: f64| ((f + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    [byte(r), byte(g), byte(b)]
+}
 
 /// One plot pane: its id (stable while the layout lives) and its series, in legend order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -86,7 +115,7 @@ impl PaneLayout {
             }
         }
         for k in keys {
-            self.color(k);
+            self.color_apart(k);
         }
     }
 
@@ -123,7 +152,7 @@ impl PaneLayout {
         if !pane.series.contains(key) {
             pane.series.push(key.clone());
         }
-        self.color(key);
+        self.color_apart(key);
     }
 
     /// Also shows `key` in pane `to` (`None`: a new pane), leaving it where it already is: a
@@ -137,7 +166,7 @@ impl PaneLayout {
         if !pane.series.contains(key) {
             pane.series.push(key.clone());
         }
-        self.color(key);
+        self.color_apart(key);
     }
 
     /// Takes `key` out of pane `pane`; an unknown pane or a key not in it changes nothing.
@@ -161,10 +190,41 @@ impl PaneLayout {
         }
     }
 
-    /// The series' colour, assigned from the palette the first time it is asked for.
+    /// The series' colour, assigned the first time it is asked for (module docs).
     pub fn color(&mut self, key: &SeriesKey) -> [u8; 3] {
-        let n = self.colors.len();
-        *self.colors.entry(key.clone()).or_insert(PALETTE[n % PALETTE.len()])
+        if let Some(c) = self.colors.get(key) {
+            return *c;
+        }
+        let c = self.fresh_color(key);
+        self.colors.insert(key.clone(), c);
+        c
+    }
+
+    /// Gives `key` a new colour if another series of one of its panes has its colour (or it has
+    /// none yet).
+    fn color_apart(&mut self, key: &SeriesKey) {
+        let clash = self.colors.get(key).is_some_and(|c| self.pane_mates(key).any(|k| self.colors.get(k) == Some(c)));
+        if clash {
+            self.colors.remove(key);
+        }
+        self.color(key);
+    }
+
+    /// The other series of the panes `key` is in.
+    fn pane_mates<'a>(&'a self, key: &'a SeriesKey) -> impl Iterator<Item = &'a SeriesKey> + 'a {
+        self.panes.iter().filter(|p| p.series.contains(key)).flat_map(|p| p.series.iter()).filter(move |k| *k != key)
+    }
+
+    /// The palette's first colour that no series of `key`'s panes has, of those the one fewest
+    /// series have.
+    fn fresh_color(&self, key: &SeriesKey) -> [u8; 3] {
+        let taken: BTreeSet<[u8; 3]> = self.pane_mates(key).filter_map(|k| self.colors.get(k).copied()).collect();
+        let uses = |c: [u8; 3]| self.colors.values().filter(|&&v| v == c).count();
+        (0..PALETTE.len() + taken.len())
+            .map(palette)
+            .filter(|c| !taken.contains(c))
+            .min_by_key(|&c| uses(c))
+            .expect("more colours than taken ones")
     }
 
     /// Gives `key` the colour `rgb` (sRGB bytes), replacing any it had.
@@ -337,5 +397,43 @@ mod tests {
         assert!(!p.is_visible(&key("a")));
         p.set_visible(&key("a"), true);
         assert!(p.is_visible(&key("a")));
+    }
+
+    fn distinct_in_each_pane(p: &PaneLayout) {
+        for pane in &p.panes {
+            let colors: Vec<[u8; 3]> = pane.series.iter().map(|k| p.colors[k]).collect();
+            let set: BTreeSet<[u8; 3]> = colors.iter().copied().collect();
+            assert_eq!(set.len(), colors.len(), "pane {}: {colors:?}", pane.id);
+        }
+    }
+
+    #[test]
+    fn colours_stay_distinct_within_a_pane_past_the_palette() {
+        // 4 counters of one unit after 12 series in other panes (where the palette wrapped
+        // before), then 30 of one unit in one pane.
+        let mut units: Vec<(String, &str)> =
+            (0..12).map(|i| (format!("w{i}"), if i % 2 == 0 { "W" } else { "MHz" })).collect();
+        units.extend((0..4).map(|i| (format!("p{i}"), "%")));
+        units.extend((0..30).map(|i| (format!("c{i}"), "B")));
+        let st = series(&units.iter().map(|(m, u)| (m.as_str(), *u, Kind::Gauge)).collect::<Vec<_>>());
+        let keys: Vec<SeriesKey> = units.iter().map(|(m, _)| key(m)).collect();
+        let mut p = PaneLayout::default();
+        p.place_new(&keys[..16], &st);
+        distinct_in_each_pane(&p);
+        let before = p.colors.clone();
+        p.place_new(&keys, &st);
+        distinct_in_each_pane(&p);
+        assert!(before.iter().all(|(k, c)| p.colors[k] == *c), "colours already given are kept");
+        // Moved or shown in a pane where its colour is taken: it gets another there.
+        let w0 = key("w0");
+        let c0_colour = p.colors[&key("c0")];
+        p.set_color(&w0, c0_colour);
+        let c_pane = p.panes.iter().find(|x| x.series.contains(&key("c0"))).unwrap().id;
+        p.show_also(&w0, Some(c_pane));
+        distinct_in_each_pane(&p);
+        // Reset and placed again: still distinct.
+        p.reset();
+        p.place_new(&keys, &st);
+        distinct_in_each_pane(&p);
     }
 }
