@@ -110,10 +110,11 @@ impl Cursors {
 
     /// Every series' value at A and at B, in key order.
     pub fn readout(&self, store: &Store, series: &BTreeMap<SeriesKey, SeriesEntry>) -> Vec<CursorRow> {
+        let several = super::series::several_devices(series);
         series
             .iter()
             .map(|(k, e)| CursorRow {
-                series: k.label(),
+                series: k.shown(several),
                 unit: e.plotted_unit(),
                 at_a: self.a.and_then(|t| value_at(store, e, t)),
                 at_b: self.b.and_then(|t| value_at(store, e, t)),

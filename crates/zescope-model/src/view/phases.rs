@@ -57,8 +57,10 @@ pub struct PhaseRow {
     pub end_s: f64,
     /// `end_s - start_s`, computed from the nanoseconds.
     pub duration_s: f64,
-    /// The series ("group/metric").
+    /// The series ("group/metric"; "device · group/metric" in a table of several devices).
     pub series: String,
+    /// Which series it is.
+    pub key: SeriesKey,
     /// Unit of mean/min/max (per second for a cumulative counter).
     pub unit: String,
     /// Mean of the finite values in the phase; NaN when there are none, and for a state.
@@ -219,10 +221,13 @@ fn merge(a: RangeStats, b: RangeStats) -> RangeStats {
 
 /// The table for `ranges` over the series of `series` (see the module docs).
 pub fn phase_table(store: &Store, series: &BTreeMap<SeriesKey, SeriesEntry>, ranges: &[PhaseRange]) -> PhaseTable {
+    let several = super::series::several_devices(series);
     let mut rows = Vec::with_capacity(ranges.len() * series.len());
     for r in ranges {
         for (key, entry) in series {
-            rows.push(phase_row(store, key, entry, r));
+            let mut row = phase_row(store, key, entry, r);
+            row.series = key.shown(several);
+            rows.push(row);
         }
     }
     PhaseTable { rows, compared: false }
@@ -256,6 +261,7 @@ pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseR
         end_s: store.to_plot_x(t1),
         duration_s,
         series: key.label(),
+        key: key.clone(),
         unit: entry.plotted_unit(),
         mean: if state { f64::NAN } else { stats.mean },
         min: stats.min,
@@ -290,11 +296,32 @@ impl PhaseTable {
 
     /// Joins the comparison run's table (the same phases, on its own timeline): each row gets
     /// the row of the same phase and series, if the comparison has that series.
+    /// Rows are matched by phase and series (device, group, metric); a row whose series the other
+    /// run lacks (it ran on another device, another machine) is matched by phase and
+    /// group/metric when that names one series on each side.
     pub fn compare_with(&mut self, other: PhaseTable) {
-        let mut by: BTreeMap<(String, String), PhaseRow> =
-            other.rows.into_iter().map(|r| ((r.phase.clone(), r.series.clone()), r)).collect();
+        let label_count = |rows: &[PhaseRow]| {
+            let mut n: BTreeMap<(String, String), usize> = BTreeMap::new();
+            rows.iter().for_each(|r| *n.entry((r.phase.clone(), r.key.label())).or_default() += 1);
+            n
+        };
+        let (mine, theirs) = (label_count(&self.rows), label_count(&other.rows));
+        let mut by_key: BTreeMap<(String, SeriesKey), PhaseRow> =
+            other.rows.into_iter().map(|r| ((r.phase.clone(), r.key.clone()), r)).collect();
+        let mut by_label: BTreeMap<(String, String), (String, SeriesKey)> = BTreeMap::new();
+        for (phase, key) in by_key.keys() {
+            let l = (phase.clone(), key.label());
+            if theirs.get(&l) == Some(&1) && mine.get(&l) == Some(&1) {
+                by_label.insert(l, (phase.clone(), key.clone()));
+            }
+        }
         for r in &mut self.rows {
-            r.other = by.remove(&(r.phase.clone(), r.series.clone())).map(Box::new);
+            let exact = (r.phase.clone(), r.key.clone());
+            let found = by_key.remove(&exact).or_else(|| {
+                let k = by_label.get(&(r.phase.clone(), r.key.label()))?;
+                by_key.remove(k)
+            });
+            r.other = found.map(Box::new);
         }
         self.compared = true;
     }
@@ -406,6 +433,7 @@ mod tests {
             end_s: 1.0,
             duration_s: 1.0,
             series: series.into(),
+            key: SeriesKey { device: "d".into(), group: "g".into(), metric: series.into() },
             unit: "W".into(),
             mean,
             min: mean,

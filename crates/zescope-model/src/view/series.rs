@@ -36,6 +36,13 @@ impl SeriesKey {
     }
 }
 
+/// Do the keys of `series` name more than one device? (Then what lists them names each one's
+/// device: [`SeriesKey::shown`].)
+pub fn several_devices<V>(series: &std::collections::BTreeMap<SeriesKey, V>) -> bool {
+    let mut devices = series.keys().map(|k| &k.device);
+    devices.next().is_some_and(|first| devices.any(|d| d != first))
+}
+
 /// Everything known about one counter: its description and its series in the store (one per
 /// run that sampled it).
 #[derive(Clone, Debug)]
