@@ -194,7 +194,7 @@ pub struct RecordOptions {
           value_parser = parse_max_markers)]
     pub max_markers: usize,
     /// Keep only the time around this trigger's firings (repeatable; docs/triggers.md), e.g.
-    /// 'ComputeBasic/GpuBusy > 80', 'Telemetry/Power* rise 50 in 500ms', 'marker solve',
+    /// 'ComputeBasic/GpuUtilization > 80', '"Telemetry/Package power" rise 50 in 500ms', 'marker solve',
     /// 'throttle power'; the firings are listed in NAME.firings.csv beside the output.
     #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
     pub triggers: Vec<crate::triggers::Trigger>,

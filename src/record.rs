@@ -209,7 +209,18 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         triggered: (!args.triggers.is_empty())
             .then(|| triggered::Triggered::new(args.triggers.clone(), args.pre, args.post)),
     };
-    let outcome = headless::run(h, cfg, listener.as_ref(), stop, &mut rec)?;
+    let outcome = match headless::run(h, cfg, listener.as_ref(), stop, &mut rec) {
+        Ok(o) => o,
+        Err(e) => {
+            // Refused before a line was written (a trigger naming nothing): no empty CSV is left.
+            if let (Some(Out::Csv(_)), Some(path)) = (&rec.out, &args.out)
+                && std::fs::metadata(path).is_ok_and(|m| m.len() == 0)
+            {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(e);
+        }
+    };
     if !outcome.started {
         return Err(outcome.errors.join("; "));
     }
@@ -269,6 +280,9 @@ impl Recording<'_> {
 impl Handler for Recording<'_> {
     /// Writes the header and starts the workload.
     fn started(&mut self, info: RunInfo) -> Result<Flow, String> {
+        if let Some(t) = &mut self.triggered {
+            t.started(&info)?;
+        }
         if let Some(o) = self.out.as_mut() {
             let header = o.header(&info);
             self.written(header)?;
@@ -276,9 +290,6 @@ impl Handler for Recording<'_> {
         if let Some(p) = self.perfetto.as_mut() {
             let r = p.started(&info);
             self.traced(r)?;
-        }
-        if let Some(t) = &mut self.triggered {
-            t.started(&info);
         }
         self.summary.notices.extend(info.notices.iter().cloned());
         self.run_started = Instant::now();

@@ -51,6 +51,9 @@ pub struct Triggers {
     waiting: Vec<Firing>,
     /// Sessions kept so far.
     pub kept: Vec<PathBuf>,
+    /// Per trigger: why it watches nothing of the run in progress (`None`: it watches something,
+    /// or no run has started since it was added).
+    unbound: Vec<Option<String>>,
 }
 
 impl Default for Triggers {
@@ -69,6 +72,7 @@ impl Default for Triggers {
             keep: None,
             waiting: Vec::new(),
             kept: Vec::new(),
+            unbound: Vec::new(),
         }
     }
 }
@@ -81,9 +85,12 @@ pub(crate) fn round(v: f64) -> String {
 }
 
 impl Triggers {
-    /// A run started: every trigger watches its series.
+    /// A run started: every trigger watches its series; those that watch nothing say so in the
+    /// window.
     pub(crate) fn run_started(&mut self, info: &RunInfo) {
         self.eval.run_started(info);
+        let offered = crate::triggers::names::offered(info);
+        self.unbound = self.eval.triggers().iter().map(|t| crate::triggers::names::unmatched(t, &offered)).collect();
     }
 
     /// A batch was filed: evaluates it.
@@ -112,17 +119,27 @@ impl Triggers {
     }
 
     /// Adds the expression typed (or `text`); false, with [`Triggers::error`] set, when it does not
-    /// parse.
+    /// parse or names no series of the run in progress (the error names those it could mean).
+    /// Without a run it is bound when the next one starts.
     pub fn add(&mut self, text: &str, run: Option<&RunInfo>) -> bool {
-        match Trigger::parse(text) {
+        let parsed = Trigger::parse(text).map_err(|e| e.to_string()).and_then(|t| match run {
+            Some(info) => match crate::triggers::names::unmatched(&t, &crate::triggers::names::offered(info)) {
+                Some(e) => Err(e),
+                None => Ok(t),
+            },
+            None => Ok(t),
+        });
+        match parsed {
             Ok(t) => {
-                self.eval.add(t.around(self.pre, self.post), run);
+                let i = self.eval.add(t.around(self.pre, self.post), run);
+                self.unbound.resize(i, None);
+                self.unbound.push(None);
                 self.error = None;
                 self.text.clear();
                 true
             }
             Err(e) => {
-                self.error = Some(e.to_string());
+                self.error = Some(e);
                 false
             }
         }
@@ -224,7 +241,7 @@ impl Triggers {
         ui.horizontal(|ui| {
             let edit = ui.add(
                 egui::TextEdit::singleline(&mut self.text)
-                    .hint_text("ComputeBasic/GpuBusy > 80, G/M rise 20 in 500ms, marker NAME, throttle power")
+                    .hint_text("ComputeBasic/GpuUtilization > 80, G/M rise 20 in 500ms, marker NAME, throttle power")
                     .desired_width(380.0),
             );
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
@@ -281,9 +298,15 @@ impl Triggers {
                 ui.monospace(&t.text);
                 ui.label(RichText::new(format!("{n} firings")).weak());
             });
+            if let Some(Some(why)) = self.unbound.get(i) {
+                ui.colored_label(ui.visuals().warn_fg_color, why);
+            }
         }
         if let Some(i) = remove {
             self.eval.remove(i, run);
+            if i < self.unbound.len() {
+                self.unbound.remove(i);
+            }
             self.firings.retain(|f| f.trigger != i);
             self.firings.iter_mut().filter(|f| f.trigger > i).for_each(|f| f.trigger -= 1);
             self.waiting.clear();

@@ -39,16 +39,14 @@ impl Triggered {
         }
     }
 
-    /// A run started: binds the triggers; says on stderr which watch nothing.
-    pub(super) fn started(&mut self, info: &RunInfo) {
-        let bound = self.eval.run_started(info);
-        for (t, n) in self.eval.triggers().iter().zip(bound) {
-            if n == 0 && !matches!(t.condition, crate::triggers::Condition::Marker(_)) {
-                crate::headless::say(&format!("zescope: trigger '{}' matches no series of this run", t.text));
-            }
-        }
+    /// A run started: binds the triggers; errs naming any that would watch nothing (with the
+    /// names it could mean), before anything is written.
+    pub(super) fn started(&mut self, info: &RunInfo) -> Result<(), String> {
+        crate::triggers::names::check(self.eval.triggers(), info)?;
+        self.eval.run_started(info);
         let widths: Vec<usize> = info.streams.iter().map(|s| s.series.len()).collect();
         self.keeper.run_started(info.run, &widths);
+        Ok(())
     }
 
     /// Evaluates a batch, opens the windows of its firings and writes what they keep; returns the

@@ -167,12 +167,9 @@ impl Handler for Serving<'_> {
             errors: self.latest.errors,
             ..Latest::default()
         };
-        let bound = self.triggers.run_started(&info);
-        for (t, n) in self.triggers.triggers().iter().zip(bound) {
-            if n == 0 && !matches!(t.condition, crate::triggers::Condition::Marker(_)) {
-                headless::say(&format!("zescope: trigger '{}' matches no series of this run", t.text));
-            }
-        }
+        // A trigger that would watch nothing is a mistake to say at once, not a silent server.
+        crate::triggers::names::check(self.triggers.triggers(), &info)?;
+        self.triggers.run_started(&info);
         self.count_firings();
         self.ingest.run_started(&mut self.store, info);
         self.publish();

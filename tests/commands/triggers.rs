@@ -109,6 +109,39 @@ fn a_bad_trigger_is_refused_with_its_column() {
     assert!(!dir.path().join("run.csv").exists(), "nothing ran");
 }
 
+/// A trigger naming no series of the run ends the recording before a line is written, naming
+/// the series it could mean; `serve` refuses it the same way.
+#[test]
+fn a_trigger_naming_no_series_is_refused_with_what_it_could_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::zescope()
+        .args(["--source", "sim", "record", "--duration", "10s", "--trigger", "ComputeBasic/GpuBusy > 80"])
+        .arg("--out")
+        .arg(dir.path().join("run.csv"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "trigger 'ComputeBasic/GpuBusy > 80' names no series of this run; it could mean ComputeBasic/GpuBusyCycles"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("recorded "), "nothing was recorded: {stderr}");
+    assert!(!dir.path().join("run.csv").exists(), "no empty file is left");
+    let out = crate::support::zescope()
+        .args(["--source", "sim", "serve", "--listen", "127.0.0.1:0", "--trigger", "throttle power", "--no-telemetry"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("trigger 'throttle power' watches throttle reasons, and nothing sampled reports them"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn serve_counts_firings() {
     let s = crate::support::serve::Serve::start(&["--no-telemetry", "--trigger", TRIGGER, "--trigger", "marker nope"]);

@@ -145,3 +145,28 @@ fn a_bad_expression_says_its_column() {
     h.get_by_label_contains("column 30: expected a number after '>'");
     assert!(h.state().state.triggers.eval.triggers().is_empty());
 }
+
+/// With a run going, an expression naming none of its series is refused, naming the closest.
+#[test]
+fn a_trigger_naming_no_series_of_the_run_is_refused() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.get_by_label("Start").click();
+    crate::support::pump(&mut h, "the run", |a| a.state.ingest.run.is_some());
+    h.state_mut().state.triggers.open = true;
+    h.state_mut().state.triggers.text = "ComputeBasic/GpuBusy > 80".into();
+    h.step();
+    h.step();
+    h.get_by_label("Add").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("names no series of this run; it could mean ComputeBasic/GpuBusyCycles");
+    assert!(h.state().state.triggers.eval.triggers().is_empty());
+    assert_eq!(h.state().state.triggers.text, "ComputeBasic/GpuBusy > 80", "kept to correct");
+    h.state_mut().state.triggers.text = format!("{SERIES} > 80");
+    h.get_by_label("Add").click();
+    h.step();
+    assert_eq!(h.state().state.triggers.eval.triggers().len(), 1);
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

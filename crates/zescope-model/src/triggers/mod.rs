@@ -7,10 +7,12 @@
 //! - [`eval`]: the [`Evaluator`], O(1) per sample per watched series, no allocation per sample;
 //! - [`keep`]: the [`Keeper`] that passes on only the samples around firings (`record
 //!   --trigger`);
+//! - [`names`]: whether a trigger names anything sampled, and what it could have meant;
 //! - [`firings_csv`]: the index of firings `record` writes beside its output.
 
 pub mod eval;
 pub mod keep;
+pub mod names;
 pub mod syntax;
 
 pub use eval::{Evaluator, Firing};
