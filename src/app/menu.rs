@@ -11,6 +11,27 @@ use super::{SHORTCUTS, ZescopeApp};
 use crate::view::Window;
 
 impl ZescopeApp {
+    /// View → Reset layout: the series shown — the run's, else the recording's, in stream
+    /// order — laid out again by unit (`view::panes`).
+    pub fn reset_layout(&mut self) {
+        self.panes.reset();
+        let keys = match &self.state.ingest.run {
+            Some(r) => r.keys.concat(),
+            None => {
+                let mut seen = std::collections::BTreeSet::new();
+                let metas = self.state.history.streams.values();
+                let keys = metas.flat_map(|m| {
+                    m.series.iter().map(|s| crate::view::SeriesKey {
+                        device: m.device.clone(),
+                        group: m.group.clone(),
+                        metric: s.metric.clone(),
+                    })
+                });
+                keys.filter(|k| seen.insert(k.clone())).collect()
+            }
+        };
+        self.panes.place_new(&keys, &self.state);
+    }
     pub(super) fn menu(&mut self, ui: &mut Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
@@ -145,11 +166,7 @@ impl ZescopeApp {
                     .on_hover_text("panes, window length and interface zoom back to defaults")
                     .clicked()
                 {
-                    self.panes.reset();
-                    if let Some(r) = &self.state.ingest.run {
-                        let keys = r.keys.concat();
-                        self.panes.place_new(&keys, &self.state);
-                    }
+                    self.reset_layout();
                     self.view.set_window(Window::default());
                     ui.ctx().set_zoom_factor(1.0);
                 }

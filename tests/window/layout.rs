@@ -75,3 +75,28 @@ fn a_second_group_goes_to_panes_of_its_units_and_reset_groups_by_unit() {
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// View → Reset layout on an opened recording lays its series out again, as opening it did
+/// for a session without panes; it never leaves the window without panes.
+#[test]
+fn reset_layout_on_an_opened_recording_keeps_its_series_in_panes() {
+    let mut h = crate::support::showing(
+        &crate::support::example_session(),
+        zescope::app::settings::Settings::default(),
+        crate::support::WINDOW,
+        None,
+    );
+    let keys: std::collections::BTreeSet<_> = h.state().state.ingest.series.keys().cloned().collect();
+    assert!(!h.state().panes.layout.panes.is_empty());
+    h.get_by_label("View").click();
+    h.step();
+    h.step();
+    h.get_by_label("Reset layout").click();
+    h.step();
+    h.step();
+    let placed: std::collections::BTreeSet<_> =
+        h.state().panes.layout.panes.iter().flat_map(|p| p.series.iter().cloned()).collect();
+    assert_eq!(placed, keys, "every series of the recording is in a pane again");
+    assert_one_unit_per_pane(h.state(), "after Reset layout of a recording");
+    assert!(!h.state().plot_frames.is_empty(), "and drawn");
+}
