@@ -145,6 +145,24 @@ impl Triggers {
         }
     }
 
+    /// Adds those of `triggers` (a view's) whose expression is not one of these already; returns
+    /// how many were added. The triggers there were, and their firings, stay.
+    pub fn merge(&mut self, triggers: Vec<Trigger>, run: Option<&RunInfo>) -> usize {
+        let mut added = 0;
+        for t in triggers {
+            if self.eval.triggers().iter().any(|have| have.text == t.text) {
+                continue;
+            }
+            let unbound =
+                run.and_then(|info| crate::triggers::names::unmatched(&t, &crate::triggers::names::offered(info)));
+            let i = self.eval.add(t, run);
+            self.unbound.resize(i, None);
+            self.unbound.push(unbound);
+            added += 1;
+        }
+        added
+    }
+
     /// Time kept around a firing of trigger `i`: (before, after) in ns.
     fn around(&self, i: usize) -> (i64, i64) {
         let ns = |d: Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);

@@ -88,13 +88,10 @@ impl ZescopeApp {
         if let Some(w) = applied.window {
             self.view.set_window(w);
         }
+        // The view's triggers join the user's (theirs and their firings stay).
         let run = self.state.ingest.run.as_ref().map(|r| &r.info);
-        let mut eval = crate::triggers::Evaluator::new(applied.triggers);
-        if let Some(info) = run {
-            eval.run_started(info);
-        }
-        self.state.triggers.eval = eval;
-        self.state.triggers.firings.clear();
+        let offered = applied.triggers.len();
+        let added = self.state.triggers.merge(applied.triggers, run);
         let name = if view.name.is_empty() { "the view".to_owned() } else { format!("the view \"{}\"", view.name) };
         if !applied.missing.is_empty() {
             self.state.push_error(UiError::new(
@@ -103,7 +100,11 @@ impl ZescopeApp {
                 "tick the groups on the left that have them, or pick another view",
             ));
         }
-        self.views.said = Some(format!("{name} is shown"));
+        self.views.said = Some(match (offered, added) {
+            (0, _) => format!("{name} is shown"),
+            (n, a) if a == n => format!("{name} is shown, with its {n} trigger(s) added to yours"),
+            (n, a) => format!("{name} is shown; {a} of its {n} triggers added ({} you had already)", n - a),
+        });
     }
 
     /// What is shown as a view file.
@@ -127,7 +128,9 @@ impl ZescopeApp {
                 ui.label(egui::RichText::new("no view files yet").weak());
             }
             for f in files {
-                let label = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                // Listed by the name the view gives itself; a file that does not load by its name.
+                let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let label = ViewFile::load(&f).ok().map(|v| v.name).filter(|n| !n.trim().is_empty()).unwrap_or(stem);
                 if ui.button(&label).on_hover_text(f.display().to_string()).clicked() {
                     match ViewFile::load(&f) {
                         Ok(v) => self.load_view(v),

@@ -97,3 +97,39 @@ fn the_shipped_views_are_listed_and_one_loads() {
     assert!(a.state.banners.is_empty(), "its patterns are optional: nothing to say");
     crate::support::quit_discarding(&mut h);
 }
+
+/// Loading a view keeps the user's triggers and their firings; the view's join them (one
+/// already there is not added twice). File → Views lists the views by their names.
+#[test]
+fn loading_a_view_keeps_the_users_triggers() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = crate::support::sim(|_| {});
+    let mut h = started(&sim);
+    let mine = "ComputeBasic/GpuUtilization > 80";
+    assert!(h.state_mut().state.triggers.add(mine, None));
+    h.step();
+    let firing = zescope::triggers::Firing { trigger: 0, t_ns: 1, series: "x".into(), value: 90.0 };
+    h.state_mut().state.triggers.firings.push(firing.clone());
+    let mut view = h.state().current_view("mine");
+    view.triggers.clear();
+    let trigger = |expr: &str| zescope::viewfile::ViewTrigger { expr: expr.into(), pre_s: 1.0, post_s: 1.0 };
+    view.triggers = vec![trigger("ComputeBasic/GpuFrequency < 500"), trigger(mine)];
+    let path = dir.path().join("v.ron");
+    view.save(&path).unwrap();
+    h.state_mut().load_view(ViewFile::load(&path).unwrap());
+    h.step();
+    let t: Vec<String> = h.state().state.triggers.eval.triggers().iter().map(|t| t.text.clone()).collect();
+    assert_eq!(t, [mine, "ComputeBasic/GpuFrequency < 500"], "the user's first, the view's new one after");
+    assert_eq!(h.state().state.triggers.firings, [firing], "the firings stay");
+    assert!(h.state().views.said.as_deref().is_some_and(|s| s.contains("1 of its 2 triggers added")));
+    // File → Views lists the shipped views by name.
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Views").click();
+    h.run();
+    h.get_by_label("Compute occupancy");
+    assert!(h.query_by_label("compute-occupancy").is_none(), "not by file name");
+    h.key_press(egui::Key::Escape);
+    h.run();
+    crate::support::quit_discarding(&mut h);
+}
