@@ -12,7 +12,7 @@ use super::ZescopeApp;
 use super::banner::{UiError, UiErrorKind};
 use super::dialogs::FileKind;
 use super::files::{FileAction, file_name};
-use super::session::{app_capture, capture_app, export_spec, open_in_app};
+use super::session::{app_capture, capture_app, open_in_app};
 use super::unsaved::Pending;
 
 impl ZescopeApp {
@@ -70,31 +70,49 @@ impl ZescopeApp {
         self.start_opening(path);
     }
 
+    /// Writes `kind` in the background (`export::ExportJob`, the path `zescope export` takes):
+    /// from a capture of what is shown, as a save is, with progress in the status bar.
     fn export(&mut self, kind: FileKind, path: &std::path::Path, pane: Option<usize>, shown_only: bool) {
-        let spec = export_spec(self, pane, shown_only);
-        let panes = spec.panes.len().max(1) as u32;
-        let size = (1600, 80 + 360 * panes);
-        let result = match kind {
-            FileKind::Png => crate::export::png(&self.store, &spec, path, size).map(|_| ()).map_err(|e| e.to_string()),
-            FileKind::Svg => crate::export::svg(&self.store, &spec, path, size).map(|_| ()).map_err(|e| e.to_string()),
-            FileKind::Csv => crate::export::csv(&self.store, &spec, path).map(|_| ()).map_err(|e| e.to_string()),
+        use crate::export::{ExportJob, ExportRequest, Output};
+        let what = match kind {
+            FileKind::Png => Output::Png,
+            FileKind::Svg => Output::Svg,
+            FileKind::Csv => Output::Csv,
             // Everything held, whatever the panes show: every stream, the markers, the metadata.
-            FileKind::Perfetto => {
-                let history = &self.state.history;
-                let streams: Vec<_> = history.streams.iter().map(|(id, m)| (*id, m)).collect();
-                let markers = session::markers_to_file(&self.files.markers);
-                let head = crate::export::TraceHead::of_history(history, &self.store);
-                crate::export::perfetto_of(head, &streams, &markers, &self.store, path).map(|_| ())
-            }
-            FileKind::Session => Ok(()),
+            FileKind::Perfetto => Output::Perfetto,
+            FileKind::Session => return,
         };
-        match result {
-            Ok(()) => self.files.note = Some(format!("exported {}", file_name(path))),
-            Err(e) => self.state.push_error(UiError::new(
+        if self.store.total_time_range().is_none() {
+            return self.state.push_error(UiError::new(
                 UiErrorKind::Export,
-                format!("export to {} failed: {e}", path.display()),
-                "choose another place",
-            )),
+                format!("nothing to export to {}: no samples are shown", path.display()),
+                "start a run or open a session first",
+            ));
+        }
+        let range = if shown_only { crate::view::timeview::shown_range(&self.view, &self.store) } else { None };
+        let session = capture_app(self, &session::markers_to_file(&self.files.markers));
+        let req = ExportRequest { what, path: path.to_path_buf(), pane, range };
+        self.files.note = Some(format!("exporting {}…", file_name(path)));
+        self.files.exports.push(ExportJob::spawn(session, req));
+    }
+
+    /// Collects finished exports: a note, or a banner naming the file and the problem.
+    fn poll_exports(&mut self) {
+        let mut i = 0;
+        while i < self.files.exports.len() {
+            let Some(result) = self.files.exports[i].try_finish() else {
+                i += 1;
+                continue;
+            };
+            let job = self.files.exports.remove(i);
+            match result {
+                Ok(said) => self.files.note = Some(format!("exported {said}")),
+                Err(e) => self.state.push_error(UiError::new(
+                    UiErrorKind::Export,
+                    format!("export to {} failed: {e}", job.path().display()),
+                    "choose another place",
+                )),
+            }
         }
     }
 
@@ -140,6 +158,7 @@ impl ZescopeApp {
     /// share of a session being opened, checkpoint a running session when due.
     pub(super) fn file_housekeeping(&mut self) {
         self.poll_opening();
+        self.poll_exports();
         match self.files.poll_save() {
             Some(Ok(())) => self.saved_for_pending(true),
             Some(Err(e)) => {

@@ -62,7 +62,7 @@ pub struct Files {
     /// The session being opened, until all of it is in (`opening.rs`).
     pub(crate) opening: Option<super::opening::Opening>,
     /// Last outcome to show in the status bar ("saved …").
-    pub(crate) note: Option<String>,
+    pub note: Option<String>,
     /// A session to open once the run has stopped.
     pub(crate) pending_open: Option<PathBuf>,
     /// This session's checkpoints; `None` when the autosave folder is unusable (a banner says
@@ -80,6 +80,8 @@ pub struct Files {
     clean: Option<Fingerprint>,
     /// The fingerprint of the save in flight.
     saving_fp: Option<Fingerprint>,
+    /// Exports being written, oldest first.
+    pub exports: Vec<crate::export::ExportJob>,
 }
 
 /// What decides whether the data shown was saved: samples taken and markers set.
@@ -157,6 +159,7 @@ impl Files {
             prompt: None,
             clean: None,
             saving_fp: None,
+            exports: Vec::new(),
         }
     }
 
@@ -256,13 +259,34 @@ impl Files {
     /// `None`: all panes; `shown_only`: the range shown rather than all data). `None`: cancelled,
     /// or the path prompt opened instead.
     pub fn ask_export(&mut self, kind: FileKind, pane: Option<usize>, shown_only: bool) -> Option<FileAction> {
-        let what = match pane {
-            Some(p) => format!("pane-{}", p + 1),
-            None => "panes".to_owned(),
-        };
-        let name = format!("zescope-{what}.{}", kind.extension());
+        let name = self.export_name(kind, pane, shown_only);
         let answer = self.dialogs.save(kind, &name);
         self.answered(answer, PromptPurpose::Export { kind, pane, shown_only }, &name)
+    }
+
+    /// The file name an export offers, saying what it holds: the session's name (or
+    /// "zescope"), the pane, and for data the range: `run-pane-2.png`, `run-visible.csv`,
+    /// `run-all.csv`, `run.pftrace`.
+    pub fn export_name(&self, kind: FileKind, pane: Option<usize>, shown_only: bool) -> String {
+        let stem = (self.current.as_deref().or(self.recording.as_deref()))
+            .and_then(|p| p.file_stem())
+            .map_or_else(|| "zescope".to_owned(), |s| s.to_string_lossy().into_owned());
+        let panes = match pane {
+            Some(p) => format!("-pane-{}", p + 1),
+            None => String::new(),
+        };
+        let what = match kind {
+            FileKind::Png | FileKind::Svg if pane.is_none() => "-panes".to_owned(),
+            FileKind::Png | FileKind::Svg => panes,
+            FileKind::Csv => format!("{panes}-{}", if shown_only { "visible" } else { "all" }),
+            FileKind::Perfetto | FileKind::Session => String::new(),
+        };
+        format!("{stem}{what}.{}", kind.extension())
+    }
+
+    /// An export in flight: its file and share written.
+    pub fn exporting(&self) -> Option<(&std::path::Path, f32)> {
+        self.exports.first().map(|j| (j.path(), j.progress()))
     }
 
     /// A dialog's answer as an action; no dialog: the path prompt opens.

@@ -267,6 +267,12 @@ impl ZescopeApp {
         if let Some(e) = self.files.finish_save() {
             eprintln!("zescope: {e}");
         }
+        // An export being written is finished, not left half written.
+        for job in self.files.exports.drain(..) {
+            if let Err(e) = job.wait() {
+                eprintln!("zescope: export failed: {e}");
+            }
+        }
         self.files.discard_autosave();
     }
 

@@ -46,6 +46,8 @@ pub struct PathPrompt {
     /// Why the prompt is shown instead of a dialog.
     pub(crate) reason: String,
     focus: bool,
+    /// A file to write that exists already, which the next OK on the same path replaces.
+    replacing: Option<PathBuf>,
 }
 
 /// What the prompt decided this frame.
@@ -64,7 +66,7 @@ impl PathPrompt {
         } else {
             dir.join(suggested).display().to_string()
         };
-        PathPrompt { purpose, text, error: None, reason, focus: true }
+        PathPrompt { purpose, text, error: None, reason, focus: true, replacing: None }
     }
 
     /// Draws the prompt; Enter is OK, Escape is Cancel.
@@ -99,7 +101,14 @@ impl PathPrompt {
                 }
                 ui.horizontal(|ui| {
                     if ui.button("OK").clicked() || enter {
+                        let writes = !matches!(self.purpose, PromptPurpose::Open | PromptPurpose::Compare);
                         match check_path(self.purpose, &self.text) {
+                            // Writing over a file asks once: OK again on the same path replaces it.
+                            Ok(p) if writes && p.is_file() && self.replacing.as_ref() != Some(&p) => {
+                                self.error = Some(format!("{} exists: OK again replaces it", p.display()));
+                                self.replacing = Some(p);
+                                self.focus = true;
+                            }
                             Ok(p) => outcome = PromptOutcome::Chosen(p),
                             Err(e) => {
                                 self.error = Some(e);

@@ -22,6 +22,10 @@ pub fn show(
         if let Some(p) = files.saving() {
             ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
             ui.separator();
+        } else if let Some((path, p)) = files.exporting() {
+            let text = format!("exporting {}", super::files::file_name(path));
+            ui.add(egui::ProgressBar::new(p).desired_width(160.0).text(text).animate(p == 0.0));
+            ui.separator();
         } else if let Some(o) = &files.opening {
             ui.label(o.status());
             ui.separator();

@@ -17,8 +17,9 @@ fn save_open_export_and_leave_a_recording() {
     let dir = tempfile::tempdir().unwrap();
     let session = dir.path().join("run.ron");
     let png = dir.path().join("pane.png");
-    let dialogs =
-        Arc::new(ScriptedDialogs::answering([Some(session.clone()), Some(session.clone()), Some(png.clone())]));
+    let csv = dir.path().join("all.csv");
+    let answers = [Some(session.clone()), Some(session.clone()), Some(png.clone()), Some(csv.clone())];
+    let dialogs = Arc::new(ScriptedDialogs::answering(answers));
     let sim = crate::support::sim(|_| {});
     let mut app =
         ZescopeApp::new(Box::new(crate::support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
@@ -64,11 +65,27 @@ fn save_open_export_and_leave_a_recording() {
     h.step();
     h.step();
     h.get_by_label("PNG image…").click();
-    pump(&mut h, "the export", |_| png.exists());
+    pump(&mut h, "the export", |a| png.exists() && a.files.exporting().is_none());
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[1..4], b"PNG");
     let asked: Vec<FileKind> = dialogs.asked.lock().unwrap().iter().map(|(k, _)| *k).collect();
     assert_eq!(asked, [FileKind::Session, FileKind::Session, FileKind::Png]);
+
+    // All data as CSV: written in the background (the frame does not wait for it), with the
+    // markers beside it as `zescope export` writes them; the names offered say what each holds.
+    let f = &h.state().files;
+    assert_eq!(f.export_name(FileKind::Csv, None, true), "run-visible.csv");
+    assert_eq!(f.export_name(FileKind::Csv, None, false), "run-all.csv");
+    assert_eq!(f.export_name(FileKind::Png, Some(1), false), "run-pane-2.png");
+    let export = h.state_mut().files.ask_export(FileKind::Csv, None, false);
+    h.state_mut().perform(export);
+    assert!(h.state().files.exporting().is_some(), "the export runs beside the window");
+    pump(&mut h, "the CSV export", |a| a.files.exporting().is_none());
+    let markers = dir.path().join("all.markers.csv");
+    assert!(csv.exists() && markers.exists(), "the CSV and its markers file");
+    let lines = std::fs::read_to_string(&markers).unwrap();
+    assert_eq!(lines.lines().count(), 2, "a header and the one marker: {lines}");
+    assert!(h.state().files.note.as_deref().is_some_and(|n| n.contains("all.markers.csv (1 markers)")));
 
     // Start: a new live run replaces the recording.
     h.get_by_label("Start").click();
@@ -103,7 +120,7 @@ fn failed_open_and_export_show_the_windows_own_banners() {
     h.state_mut().perform(open);
     let export = h.state_mut().files.ask_export(FileKind::Png, None, false);
     h.state_mut().perform(export);
-    h.step();
+    pump(&mut h, "the export to fail", |a| a.state.banners.len() == 2);
     let kinds: Vec<UiErrorKind> = h
         .state()
         .state

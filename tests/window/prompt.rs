@@ -74,8 +74,28 @@ fn without_a_dialog_backend_open_save_and_export_ask_for_a_path() {
     answer(&mut h, &dir.path().join("panes"));
     let png = dir.path().join("panes.png");
     assert!(h.state().files.prompt.is_none(), "{:?}", h.state().files.prompt);
+    crate::support::pump(&mut h, "the export", |a| a.files.exporting().is_none());
     assert!(png.exists(), "exported to {}", png.display());
     assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
+
+    // Again onto the same file: the prompt asks before replacing it; OK again replaces it.
+    std::fs::write(&png, b"mine").unwrap();
+    h.get_all_by_label("Export").next().expect("a pane export menu").click();
+    h.step();
+    h.step();
+    h.get_by_label("PNG image…").click();
+    h.step();
+    h.step();
+    answer(&mut h, &png);
+    h.get_by_label_contains("panes.png exists: OK again replaces it");
+    assert_eq!(std::fs::read(&png).unwrap(), b"mine", "not replaced before the second OK");
+    h.step();
+    h.step();
+    h.get_by_label("OK").click();
+    h.step();
+    h.step();
+    crate::support::pump(&mut h, "the export", |a| a.files.exporting().is_none());
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG", "replaced");
 
     // Save As (Ctrl+Shift+S) through the prompt; Cancel closes it and does nothing.
     h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::S);

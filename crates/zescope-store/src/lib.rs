@@ -111,7 +111,7 @@ pub use error::StoreError;
 pub use grid::GridSpan;
 pub use increase::Increase;
 pub use query::{Bucket, RangeStats, Sample};
-pub use stream_data::{BucketStats, CoarseBucket, RawData, StreamData};
+pub use stream_data::{BucketStats, CoarseBucket, RawData, RawRows, StreamData};
 
 use stream::StreamStore;
 

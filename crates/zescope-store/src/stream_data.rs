@@ -424,3 +424,71 @@ impl Store {
         }
     }
 }
+
+/// A stream's full-resolution rows read one block (256 samples) at a time, oldest first
+/// ([`Store::raw_rows`]): what a writer merging several streams in time order pulls from, holding
+/// one decoded block per stream, not the stream.
+pub struct RawRows<'a> {
+    blocks: std::collections::vec_deque::Iter<'a, super::column::Block>,
+    n: usize,
+    rows: Vec<f64>,
+    ts: [i64; BLOCK],
+    cbuf: [f64; BLOCK],
+    len: usize,
+    at: usize,
+}
+
+impl RawRows<'_> {
+    /// Decodes the next block when the current one is used up; false at the end.
+    fn fill(&mut self) -> bool {
+        while self.at >= self.len {
+            let Some(blk) = self.blocks.next() else { return false };
+            for k in 0..self.n {
+                for (j, &v) in blk.col(k, &mut self.cbuf).iter().enumerate() {
+                    self.rows[j * self.n + k] = v;
+                }
+            }
+            let mut ts = [0i64; BLOCK];
+            let got = blk.timestamps(&mut ts);
+            self.len = got.len();
+            self.ts[..self.len].copy_from_slice(got);
+            self.at = 0;
+        }
+        true
+    }
+
+    /// The next row's time, without taking it.
+    pub fn peek_time(&mut self) -> Option<i64> {
+        self.fill().then(|| self.ts[self.at])
+    }
+
+    /// The next row: its time and its values (one per series of the stream).
+    pub fn next_row(&mut self) -> Option<(i64, &[f64])> {
+        if !self.fill() {
+            return None;
+        }
+        let j = self.at;
+        self.at += 1;
+        Some((self.ts[j], &self.rows[j * self.n..(j + 1) * self.n]))
+    }
+}
+
+impl Store {
+    /// The full-resolution rows of stream `s` (none for an unknown stream), a block at a time.
+    pub fn raw_rows(&self, s: StreamId) -> RawRows<'_> {
+        let st = self.streams.get(s.0 as usize);
+        let n = st.map_or(0, |st| st.n_series());
+        RawRows {
+            blocks: st.map_or_else(|| EMPTY_BLOCKS.iter(), |st| st.blocks.iter()),
+            n,
+            rows: vec![0.0; n * BLOCK],
+            ts: [0; BLOCK],
+            cbuf: [0.0; BLOCK],
+            len: 0,
+            at: 0,
+        }
+    }
+}
+
+/// No blocks, for an unknown stream's rows.
+static EMPTY_BLOCKS: std::collections::VecDeque<super::column::Block> = std::collections::VecDeque::new();

@@ -12,7 +12,7 @@ use crate::view::phases::{PhaseRange, phase_table};
 use crate::view::timeview::shown_range;
 use zescope_store::Store;
 
-use super::ExportSpec;
+use super::{ExportSpec, Output, write_file};
 
 /// `--phases` writes at most this many rows (phases × series; about 40 MB): marked ranges past
 /// it are left out, and said so.
@@ -150,37 +150,17 @@ pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, St
     };
     let mut spec = ExportSpec::from_layout(&layout, &restored.series, which.as_deref(), range);
     spec.markers = session::markers_from_file(&restored.markers).marks().to_vec();
-    let n = spec.panes.len() as u32;
-    let size = args.size.unwrap_or((1600, (120 + 320 * n).clamp(480, super::image::MAX_SIDE)));
     let mut done = Vec::new();
-    if let Some(p) = &args.png {
-        super::png(&store, &spec, p, size).map_err(|e| e.to_string())?;
-        done.push(format!("{} ({}x{})", p.display(), size.0, size.1));
-    }
-    if let Some(p) = &args.svg {
-        super::svg(&store, &spec, p, size).map_err(|e| e.to_string())?;
-        done.push(format!("{} ({}x{})", p.display(), size.0, size.1));
-    }
-    if let Some(p) = &args.csv {
-        let rows = super::csv(&store, &spec, p).map_err(|e| e.to_string())?;
-        done.push(format!("{} ({rows} rows)", p.display()));
-        // The markers that touch the exported range, in a file beside it.
-        let (a, b) = spec.resolved_range(&store).unwrap_or((i64::MIN, i64::MAX));
-        let now = store.total_time_range().map_or(b, |r| r.1);
-        let marks: Vec<_> = spec.markers.iter().filter(|m| m.end_ns(now) >= a && m.t_ns <= b).cloned().collect();
-        if !marks.is_empty() {
-            let mp = super::markers_path(p);
-            super::write_markers_csv(&mp, &marks, store.origin_ns()).map_err(|e| format!("{}: {e}", mp.display()))?;
-            done.push(format!("{} ({} markers)", mp.display(), marks.len()));
-        }
+    let outputs = [(&args.png, Output::Png), (&args.svg, Output::Svg), (&args.csv, Output::Csv)];
+    for (p, what) in outputs.into_iter().filter_map(|(p, what)| Some((p.as_ref()?, what))) {
+        done.push(write_file(&store, &spec, (s, &restored.streams), what, p, args.size, &|_| {})?);
     }
     if let Some(p) = &args.openmetrics {
         let n = super::openmetrics(s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
         done.push(format!("{} ({n} samples)", p.display()));
     }
     if let Some(p) = &args.perfetto {
-        let w = super::perfetto(s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
-        done.push(format!("{} ({} samples, {} values, {} markers)", p.display(), w.rows, w.values, w.markers));
+        done.push(write_file(&store, &spec, (s, &restored.streams), Output::Perfetto, p, args.size, &|_| {})?);
     }
     if let Some(p) = &args.phases {
         let whole = store.total_time_range().ok_or("the session holds no samples")?;

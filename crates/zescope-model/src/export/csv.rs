@@ -76,6 +76,18 @@ impl<W: Write> CsvWriter<W> {
 
 /// Write the CSV of `spec` from `store`; returns the number of data rows.
 pub fn csv(store: &Store, spec: &ExportSpec, path: &Path) -> Result<usize, ExportError> {
+    csv_with_progress(store, spec, path, &|_| {})
+}
+
+/// [`csv`], telling `progress` the share of the rows written (0.0 to 1.0) every few thousand
+/// rows. The streams are merged in time order a block at a time (`Store::raw_rows`): what it
+/// holds is a block per stream, however long the session.
+pub(super) fn csv_with_progress(
+    store: &Store,
+    spec: &ExportSpec,
+    path: &Path,
+    progress: &dyn Fn(f32),
+) -> Result<usize, ExportError> {
     // Columns: every visible series once, in pane order.
     let mut columns: Vec<(String, Vec<SeriesId>)> = Vec::new();
     for s in spec.panes.iter().flat_map(|p| &p.series).filter(|s| s.visible) {
@@ -94,28 +106,40 @@ pub fn csv(store: &Store, spec: &ExportSpec, path: &Path) -> Result<usize, Expor
         }
     }
     let (t0, t1) = spec.resolved_range(store).unwrap_or((i64::MAX, i64::MIN));
-    // (time, stream order, cells of that stream's columns)
-    let mut rows: Vec<(i64, usize, Vec<f64>)> = Vec::new();
-    for (order, (&stream, feed)) in feeds.iter().enumerate() {
-        store.for_each_raw_row(stream, |t, row| {
-            if (t0..=t1).contains(&t) {
-                rows.push((t, order, feed.iter().map(|&(_, k)| row.get(k).copied().unwrap_or(f64::NAN)).collect()));
-            }
-        });
-    }
-    rows.sort_by_key(|r| (r.0, r.1));
-    let feeds: Vec<&Vec<(usize, usize)>> = feeds.values().collect();
+    let total: u64 = feeds.keys().map(|&s| store.sample_count(s)).sum::<u64>().max(1);
+    let mut cursors: Vec<(zescope_store::RawRows<'_>, &Vec<(usize, usize)>)> =
+        feeds.iter().map(|(&s, feed)| (store.raw_rows(s), feed)).collect();
     let io = |e: std::io::Error| ExportError::Io { path: path.to_owned(), source: e };
     let err = |e: csv::Error| ExportError::Csv(e.to_string());
     let file = std::fs::File::create(path).map_err(io)?;
     let headers: Vec<String> = columns.into_iter().map(|(h, _)| h).collect();
-    let origin = store.origin_ns().or(rows.first().map(|r| r.0));
-    let mut w = CsvWriter::new(std::io::BufWriter::new(file), &headers, origin).map_err(err)?;
-    for (t, order, cells) in &rows {
-        w.row(*t, feeds[*order].iter().map(|&(c, _)| c).zip(cells.iter().copied())).map_err(err)?;
+    // Time zero: the store's origin, else the first row written.
+    let mut w = CsvWriter::new(std::io::BufWriter::new(file), &headers, store.origin_ns()).map_err(err)?;
+    let (mut rows, mut read) = (0usize, 0u64);
+    loop {
+        // The stream whose next row is the oldest (the first such stream on a tie).
+        let next = cursors.iter_mut().enumerate().filter_map(|(i, (c, _))| c.peek_time().map(|t| (t, i))).min();
+        let Some((_, i)) = next else { break };
+        let (cursor, feed) = &mut cursors[i];
+        let Some((t, row)) = cursor.next_row() else { break };
+        read += 1;
+        if read % 4096 == 0 {
+            progress((read as f64 / total as f64).min(1.0) as f32);
+        }
+        if t > t1 {
+            // Past the range: this stream has nothing more to give.
+            cursors.remove(i);
+            continue;
+        }
+        if t < t0 {
+            continue;
+        }
+        w.row(t, feed.iter().map(|&(c, k)| (c, row.get(k).copied().unwrap_or(f64::NAN)))).map_err(err)?;
+        rows += 1;
     }
     w.flush().map_err(io)?;
-    Ok(rows.len())
+    progress(1.0);
+    Ok(rows)
 }
 
 #[cfg(test)]

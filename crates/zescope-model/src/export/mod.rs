@@ -17,6 +17,7 @@ mod markers_csv;
 mod openmetrics;
 mod perfetto;
 mod processes_csv;
+mod write;
 
 use std::collections::BTreeMap;
 
@@ -31,6 +32,7 @@ pub use markers_csv::{markers_path, write_markers_csv};
 pub use openmetrics::openmetrics;
 pub use perfetto::{OpenRange, PerfettoSummary, PerfettoTrace, TraceHead, perfetto, perfetto_of};
 pub use processes_csv::{processes_path, write_processes_csv};
+pub use write::{ExportJob, ExportRequest, Output, default_size, write_file};
 
 /// One series of a pane, as the UI shows it.
 #[derive(Clone, Debug, PartialEq)]
