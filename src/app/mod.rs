@@ -102,8 +102,11 @@ pub struct ZescopeApp {
     /// Which series each pane plots, plus the panes' plot caches.
     pub panes: Panes,
     pub(crate) theme: Theme,
-    search: String,
+    /// The source panel's search text.
+    pub search: String,
     focus_search: bool,
+    /// A text field lost its focus to Enter, and nothing was clicked since (`shortcuts`).
+    typed_enter: bool,
     /// The source panel's search index and open groups.
     sources: sources::SourceView,
     hover_x: Option<f64>,
@@ -169,6 +172,7 @@ impl ZescopeApp {
             theme: settings.theme,
             search: String::new(),
             focus_search: false,
+            typed_enter: false,
             sources: sources::SourceView::default(),
             hover_x: None,
             show_shortcuts: false,
@@ -443,6 +447,17 @@ impl ZescopeApp {
 
     fn shortcuts(&mut self, ui: &mut Ui) {
         let typing = ui.ctx().egui_wants_keyboard_input();
+        // Enter in a text field ends the field's focus; what is typed next is meant for a field
+        // still, not for the single-letter shortcuts, until the pointer is pressed somewhere or
+        // Escape is.
+        let (enter, escape, pressed) =
+            ui.input(|i| (i.key_pressed(Key::Enter), i.key_pressed(Key::Escape), i.pointer.any_pressed()));
+        if typing && enter {
+            self.typed_enter = true;
+        } else if pressed || escape && !typing {
+            self.typed_enter = false;
+        }
+        let typing = typing || self.typed_enter;
         let (quit, find) = ui.input_mut(|i| {
             (
                 i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::Q)),

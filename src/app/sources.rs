@@ -72,17 +72,34 @@ impl SourcePanel<'_> {
         self.source_header(ui);
         ui.separator();
         ui.horizontal(|ui| {
-            let clear =
-                !self.search.is_empty() && ui.small_button("×").on_hover_text("clear the search (Esc)").clicked();
+            // An id of its own: the box keeps its focus whatever appears beside it as one types.
+            let id = egui::Id::unique("zescope-search");
             let search = ui.add(
                 egui::TextEdit::singleline(self.search)
+                    .id(id)
                     .hint_text("Search groups and metrics (Ctrl+F)")
-                    .desired_width(f32::INFINITY),
+                    .desired_width((ui.available_width() - 28.0).max(60.0)),
             );
+            let clear = ui
+                .add_enabled(!self.search.is_empty(), egui::Button::new("×").small())
+                .on_hover_text("clear the search (Esc)")
+                .clicked();
             if self.focus_search {
+                // Ctrl+F: the box takes the keys, its text selected, so typing replaces it.
                 search.request_focus();
+                if let Some(mut st) = egui::TextEdit::load_state(ui.ctx(), id) {
+                    let all = egui::text::CCursorRange::two(
+                        egui::text::CCursor::new(0),
+                        egui::text::CCursor::new(self.search.chars().count()),
+                    );
+                    st.cursor.set_char_range(Some(all));
+                    st.store(ui.ctx(), id);
+                }
             }
-            if clear || (search.has_focus() && ui.input(|i| i.key_pressed(egui::Key::Escape))) {
+            // Escape takes the focus from the box as it is pressed: a box that just lost it to
+            // Escape is cleared too.
+            let escape = ui.input(|i| i.key_pressed(egui::Key::Escape));
+            if clear || (escape && (search.has_focus() || search.lost_focus())) {
                 self.search.clear();
             }
         });

@@ -267,6 +267,10 @@ impl Triggers {
                 let text = self.text.clone();
                 self.add(&text, run);
             }
+            if enter {
+                // Ready for the next expression (or the correction of this one).
+                edit.request_focus();
+            }
         });
         if let Some(e) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, e);

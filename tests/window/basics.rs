@@ -182,3 +182,90 @@ fn a_series_is_also_shown_in_a_new_pane_and_stays_in_its_own() {
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// Typed a key at a time, as a user types: every key lands in the search box (the × that shows
+/// beside it once there is text does not take the focus away); Escape clears it; Ctrl+F selects
+/// what is there, so typing replaces it.
+#[test]
+fn the_search_box_keeps_its_keys_clears_on_escape_and_ctrl_f_selects() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = harness(app(&sim));
+    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    h.step();
+    let type_keys = |h: &mut egui_kittest::Harness<'_, zescope::app::ZescopeApp>, text: &str| {
+        for c in text.chars() {
+            h.get_by_role(Role::TextInput).type_text(&c.to_string());
+            h.step();
+            h.step();
+        }
+    };
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
+    h.step();
+    h.step();
+    type_keys(&mut h, "busy");
+    assert_eq!(h.state().search, "busy");
+    assert!(h.get_by_role(Role::TextInput).is_focused(), "still typing into it");
+    h.key_press(egui::Key::Escape);
+    h.step();
+    h.step();
+    assert_eq!(h.state().search, "", "Esc clears the search");
+    h.get_by_role(Role::TextInput).click();
+    h.step();
+    type_keys(&mut h, "gpu");
+    assert_eq!(h.state().search, "gpu");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
+    h.step();
+    h.step();
+    type_keys(&mut h, "mem");
+    assert_eq!(h.state().search, "mem", "Ctrl+F selected the old text: typing replaced it");
+}
+
+/// Keys meant for a text field never fire the single-letter shortcuts: Enter adds a trigger and
+/// the field keeps the keys, so the next expression's `m` adds no marker and its spaces do not
+/// pause the view.
+#[test]
+fn keys_typed_after_enter_in_a_field_fire_no_shortcut() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = harness(app(&sim));
+    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    h.get_by_label("Start").click();
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 10);
+    h.state_mut().state.triggers.open = true;
+    h.step();
+    h.step();
+    // The trigger field: the text box right of the source panel's search box.
+    let in_triggers = |h: &egui_kittest::Harness<'_, zescope::app::ZescopeApp>| {
+        let boxes: Vec<egui::Rect> = h.get_all_by_role(Role::TextInput).map(|n| n.rect()).collect();
+        assert_eq!(boxes.len(), 2, "the search box and the trigger field");
+        boxes.into_iter().max_by(|a, b| a.left().total_cmp(&b.left())).unwrap()
+    };
+    let at = in_triggers(&h).center();
+    crate::support::click_at(&mut h, at);
+    h.step();
+    for c in "ComputeBasic/GpuUtilization > 80".chars() {
+        let node = h.get_all_by_role(Role::TextInput).find(|n| n.rect().contains(at)).unwrap();
+        node.type_text(&c.to_string());
+        h.step();
+    }
+    h.key_press(egui::Key::Enter);
+    h.step();
+    h.step();
+    assert_eq!(h.state().state.triggers.eval.triggers().len(), 1, "{:?}", h.state().state.triggers.error);
+    let markers = h.state().files.markers.len();
+    let live = h.state().view.is_live();
+    for key in [egui::Key::M, egui::Key::Space, egui::Key::A] {
+        h.key_press(key);
+        h.step();
+    }
+    assert_eq!(h.state().files.markers.len(), markers, "no marker from an m typed for the field");
+    assert_eq!(h.state().view.is_live(), live, "no pause from a space typed for the field");
+    assert!(h.state().cursors.a.is_none(), "no cursor from an a typed for the field");
+    // A click elsewhere ends the typing: M adds a marker again.
+    let plot = h.state().plot_frames.iter().find_map(|(_, r)| *r).expect("a plot");
+    crate::support::click_at(&mut h, plot.center());
+    h.step();
+    h.key_press(egui::Key::M);
+    h.step();
+    assert_eq!(h.state().files.markers.len(), markers + 1);
+    crate::support::quit_discarding(&mut h);
+}

@@ -64,3 +64,16 @@ pub fn showing(path: &Path, settings: Settings, size: [f32; 2], step_dt: Option<
 pub fn example_session() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron")
 }
+
+/// A primary click at `pos`: the pointer moves there, presses and releases.
+pub fn click_at<S>(h: &mut Harness<'_, S>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+}
