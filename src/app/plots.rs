@@ -107,7 +107,13 @@ pub fn show(
     // under the pointer, rather than turning into a zoom.
     let list_wheel = Id::unique("zescope-pane-list-wheel");
     let now = ui.input(|i| i.time);
-    let list_scrolling = ui.ctx().data(|d| d.get_temp::<f64>(list_wheel)).is_some_and(|t| now - t < WHEEL_GESTURE_S);
+    // Within the gesture's time, or on the frame after one that scrolled the list (a slow frame
+    // must not end a gesture that is still under way).
+    let pass = ui.ctx().cumulative_pass_nr();
+    let list_scrolling = ui
+        .ctx()
+        .data(|d| d.get_temp::<(f64, u64)>(list_wheel))
+        .is_some_and(|(t, p)| now - t < WHEEL_GESTURE_S || pass <= p + 1);
     let wheel = ui.input(|i| i.smooth_scroll_delta.y);
     let mut plot_took_wheel = false;
     let area = egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
@@ -333,7 +339,11 @@ pub fn show(
                 }
                 if resp.response.hovered() && !list_scrolling {
                     plot_took_wheel = true;
-                    wheel_zoom = wheel_zoom.or(wheel_over_plot(ui, shown, resp.inner.map(|p| p.x)));
+                    // Out no further than the data, or what was shown when that was wider (a
+                    // live window longer than the run so far): never before the first sample.
+                    let bounds = crate::view::data_x(store).map(|(a, b)| (a, b.max(shown.1)));
+                    let zoomed = wheel_over_plot(ui, shown, resp.inner.map(|p| p.x));
+                    wheel_zoom = wheel_zoom.or(zoomed.map(|z| bounds.map_or(z, |b| kept_within(z, b))));
                 }
                 if resp.response.hovered()
                     && let Some(p) = resp.inner
@@ -366,7 +376,7 @@ pub fn show(
         }
     });
     if wheel != 0.0 && !plot_took_wheel && ui.rect_contains_pointer(area.inner_rect) {
-        ui.ctx().data_mut(|d| d.insert_temp(list_wheel, now));
+        ui.ctx().data_mut(|d| d.insert_temp(list_wheel, (now, pass)));
     }
     if cursor_moved {
         // The drag moved a cursor, not the time axis.
@@ -440,4 +450,11 @@ fn wheel_over_plot(ui: &Ui, shown: (f64, f64), at: Option<f64>) -> Option<(f64, 
     }
     let f = f64::from((dy * speed).exp());
     Some((at - (at - shown.0) / f, at + (shown.1 - at) / f))
+}
+
+/// `r` moved (and narrowed if it must) to lie within `bounds`: a zoom out stops at the data.
+fn kept_within(r: (f64, f64), bounds: (f64, f64)) -> (f64, f64) {
+    let width = (r.1 - r.0).min(bounds.1 - bounds.0);
+    let a = r.0.max(bounds.0).min(bounds.1 - width);
+    (a, a + width)
 }
