@@ -332,6 +332,9 @@ impl ZescopeApp {
             .default_size(320.0_f32.min(side_max))
             .size_range(MIN_SIDE..=side_max)
             .show(ui, |ui| {
+                // Text that does not fit is cut short (its hover shows it whole) rather than
+                // widening the panel, which would move the panes and the toolbar under the pointer.
+                ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
                 let mut panel = sources::SourcePanel {
                     state: &mut self.state,
                     search: &mut self.search,

@@ -7,7 +7,7 @@ use egui::{RichText, Ui};
 use crate::store::Store;
 
 use super::compare::Comparison;
-use crate::view::format::si;
+use crate::view::format::{si, time_label};
 use crate::view::phases::{Column, PhaseRange, PhaseTable, phase_table};
 use crate::view::{SeriesEntry, SeriesKey};
 
@@ -28,6 +28,9 @@ pub struct PhasePanel {
     pub table: PhaseTable,
     /// (store versions and offset, ranges, time) the table was computed for.
     computed: Option<(Versions, Vec<PhaseRange>, f64)>,
+    /// Each column's width so far: columns widen to their widest cell and never narrow while the
+    /// window is open, so the headings do not move as live numbers change.
+    widths: Vec<f32>,
 }
 
 impl PhasePanel {
@@ -75,6 +78,9 @@ impl PhasePanel {
             self.body(ui);
         });
         self.shown = open;
+        if !open {
+            self.widths.clear();
+        }
     }
 
     fn body(&mut self, ui: &mut Ui) {
@@ -96,20 +102,42 @@ impl PhasePanel {
         let mut clicked = None;
         egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
             let columns = self.table.columns();
+            if self.widths.len() != columns.len() {
+                self.widths = first_widths(ui, &columns, &self.table);
+            }
+            let height = ui.spacing().interact_size.y;
+            let widths = &mut self.widths;
+            // A cell at least as wide as its column has been; text at its left, numbers at its
+            // right.
+            let mut cell = |ui: &mut Ui, i: usize, right: bool, add: &mut dyn FnMut(&mut Ui) -> egui::Response| {
+                let layout = if right {
+                    egui::Layout::right_to_left(egui::Align::Center)
+                } else {
+                    egui::Layout::left_to_right(egui::Align::Center)
+                };
+                let r = ui.allocate_ui_with_layout(egui::vec2(widths[i], height), layout, |ui| {
+                    ui.set_min_width(widths[i]);
+                    add(ui)
+                });
+                widths[i] = widths[i].max(r.response.rect.width());
+                r.inner
+            };
             egui::Grid::new("phase-table").striped(true).num_columns(columns.len()).show(ui, |ui| {
-                for &c in &columns {
+                for (i, &c) in columns.iter().enumerate() {
                     let arrow = match self.sort {
                         Some((s, true)) if s == c => " (up)",
                         Some((s, false)) if s == c => " (down)",
                         _ => "",
                     };
-                    if ui.button(format!("{}{arrow}", c.title())).on_hover_text("sort by this column").clicked() {
+                    let title = format!("{}{arrow}", c.title());
+                    let b = cell(ui, i, false, &mut |ui| ui.button(&title));
+                    if b.on_hover_text("sort by this column").clicked() {
                         clicked = Some(c);
                     }
                 }
                 ui.end_row();
                 for r in &self.table.rows {
-                    for (c, text) in columns.iter().zip(self.table.cells(r)) {
+                    for (i, (c, text)) in columns.iter().zip(self.table.cells(r)).enumerate() {
                         let unit = match c {
                             Column::Mean | Column::Min | Column::Max | Column::OtherMean => Some(r.unit.as_str()),
                             Column::Total | Column::OtherTotal => Some(r.total_unit.as_str()),
@@ -118,11 +146,14 @@ impl PhasePanel {
                             Column::Power => Some("W"),
                             _ => None,
                         };
-                        let shown = match (unit, text.parse::<f64>()) {
-                            (Some(u), Ok(v)) => si(v, u),
+                        let shown = match (c, unit, text.parse::<f64>()) {
+                            (Column::Start, _, Ok(v)) => time_label(v),
+                            (Column::Duration, _, Ok(v)) => si(v, "s"),
+                            (_, Some(u), Ok(v)) => si(v, u),
                             _ => text,
                         };
-                        ui.monospace(shown);
+                        let right = !matches!(c, Column::Phase | Column::Series);
+                        cell(ui, i, right, &mut |ui| ui.monospace(&shown));
                     }
                     ui.end_row();
                 }
@@ -132,4 +163,28 @@ impl PhasePanel {
             self.sort_by(c);
         }
     }
+}
+
+/// Columns' first widths: a number column as wide as the widest number `si` writes (a sign, four
+/// significant digits, a prefix) with the longest unit of its rows, so live values that change
+/// length do not widen it; text columns as their headings.
+fn first_widths(ui: &Ui, columns: &[Column], table: &PhaseTable) -> Vec<f32> {
+    let mono = egui::TextStyle::Monospace.resolve(ui.style());
+    let char_w = ui.fonts_mut(|f| f.glyph_width(&mono, '0'));
+    let longest =
+        |unit: &dyn Fn(&crate::view::phases::PhaseRow) -> usize| table.rows.iter().map(|r| unit(r)).max().unwrap_or(0);
+    columns
+        .iter()
+        .map(|c| {
+            let unit = match c {
+                Column::Mean | Column::Min | Column::Max | Column::OtherMean => longest(&|r| r.unit.chars().count()),
+                Column::Total | Column::OtherTotal => longest(&|r| r.total_unit.chars().count()),
+                Column::Start => 6,
+                Column::Duration | Column::Change | Column::Energy | Column::Power => 2,
+                Column::Phase | Column::Series => return 0.0,
+            };
+            // "-123.4 k" and the unit.
+            char_w * (9 + unit) as f32
+        })
+        .collect()
 }

@@ -71,19 +71,22 @@ impl SourcePanel<'_> {
         let mut actions = Vec::new();
         self.source_header(ui);
         ui.separator();
-        ui.horizontal(|ui| {
+        // Right to left: the × at the panel's edge, the box filling exactly what is left (a box
+        // sized by a guess at the ×'s width would widen the panel a little every frame).
+        let row = egui::vec2(ui.available_width(), ui.spacing().interact_size.y);
+        ui.allocate_ui_with_layout(row, egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let clear = ui
+                .add_enabled(!self.search.is_empty(), egui::Button::new("×").small())
+                .on_hover_text("clear the search (Esc)")
+                .clicked();
             // An id of its own: the box keeps its focus whatever appears beside it as one types.
             let id = egui::Id::unique("zescope-search");
             let search = ui.add(
                 egui::TextEdit::singleline(self.search)
                     .id(id)
                     .hint_text("Search groups and metrics (Ctrl+F)")
-                    .desired_width((ui.available_width() - 28.0).max(60.0)),
+                    .desired_width(ui.available_width()),
             );
-            let clear = ui
-                .add_enabled(!self.search.is_empty(), egui::Button::new("×").small())
-                .on_hover_text("clear the search (Esc)")
-                .clicked();
             if self.focus_search {
                 // Ctrl+F: the box takes the keys, its text selected, so typing replaces it.
                 search.request_focus();

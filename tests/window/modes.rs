@@ -16,11 +16,12 @@ use zescope::sampler::Command;
 use zescope::store::Store;
 use zescope::view::{Activity, data_x};
 
-/// Which of the toolbar's mode badges and buttons are on screen.
+/// Which of the toolbar's mode badges and buttons are on screen and usable (a control the state
+/// does not offer keeps its place, greyed).
 fn shown(h: &Harness<'_, ZescopeApp>) -> Vec<&'static str> {
     [" LIVE ", " PAUSED ", " ZOOMED ", " STOPPED ", " RECORDING ", "Pause", "Follow live", "Fit"]
         .into_iter()
-        .filter(|l| h.query_by_label(l).is_some())
+        .filter(|l| h.query_by_label(l).is_some_and(|n| !format!("{n:?}").contains("disabled: true")))
         .collect()
 }
 
@@ -109,4 +110,35 @@ fn toolbar_and_status_follow_one_state() {
     assert_eq!(shown(&h), [" LIVE ", "Pause"]);
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+/// The toolbar's controls keep their places whatever the state (live, paused, zoomed, stopped):
+/// a click meant for "+ Marker" lands on it.
+#[test]
+fn toolbar_controls_stay_where_they_are_in_every_state() {
+    use egui_kittest::kittest::Queryable;
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.get_by_label("Start").click();
+    crate::support::pump(&mut h, "samples", |a| a.state.ingest.samples_total > 20);
+    h.step();
+    let places = |h: &egui_kittest::Harness<'_, zescope::app::ZescopeApp>| -> Vec<egui::Rect> {
+        ["Window:", "+ Pane", "+ Marker", "Fit"].iter().map(|l| h.get_by_label(l).rect()).collect()
+    };
+    let live = places(&h);
+    h.key_press(egui::Key::Space);
+    h.step();
+    h.step();
+    crate::support::pump(&mut h, "new samples while paused", |a| a.view.new_since_frozen > 0);
+    h.step();
+    assert_eq!(places(&h), live, "paused, with a count of new samples");
+    h.state_mut().view.user_moved((0.1, 0.5));
+    h.step();
+    h.step();
+    assert_eq!(places(&h), live, "zoomed");
+    h.get_by_label("Stop").click();
+    crate::support::pump(&mut h, "the run to stop", |a| a.state.ingest.run.is_none());
+    h.step();
+    assert_eq!(places(&h), live, "stopped");
+    crate::support::quit_discarding(&mut h);
 }

@@ -306,3 +306,33 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
     assert!(h.state().comparison.is_none());
     assert!(h.query_by_label_contains("cannot compare with").is_some(), "a banner names the missing file");
 }
+
+/// While live, the phase table's numbers change every half second; its headings stay put.
+#[test]
+fn the_phase_tables_headings_stay_put_while_live() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.get_by_label("Start").click();
+    crate::support::pump(&mut h, "samples", |a| a.state.ingest.samples_total > 20);
+    h.state_mut().phases.shown = true;
+    h.step();
+    h.step();
+    let headings = |h: &Harness<'_, ZescopeApp>| -> Vec<egui::Rect> {
+        ["phase", "start_s", "duration_s", "total", "energy_J", "mean_power_W"]
+            .iter()
+            .map(|l| h.get_by_label(l).rect())
+            .collect()
+    };
+    let first = headings(&h);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    let mut frames = 0;
+    while std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        h.step();
+        frames += 1;
+        assert_eq!(headings(&h), first, "frame {frames}: the headings moved");
+    }
+    // The start reads as a time, not as ten decimals.
+    assert!(h.query_by_label_contains(".000000").is_none());
+    crate::support::quit_discarding(&mut h);
+}
