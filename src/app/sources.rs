@@ -155,9 +155,13 @@ impl SourcePanel<'_> {
                 }
             });
         let changes = painter.changes;
+        let restart = self.state.ingest.run.is_some() && changes.iter().any(rows::Change::changes_the_run);
         rows::apply(changes, &inv, self.state, &mut self.view.open, searching);
         self.view.rows = tree;
         self.state.inventory = Some(inv);
+        if restart {
+            actions.push(self.restart());
+        }
         ui.separator();
         actions.extend(self.controls(ui));
         actions
@@ -183,6 +187,22 @@ impl SourcePanel<'_> {
         });
     }
 
+    /// The selection changed while a run goes on: a new run samples it (the store keeps what the
+    /// old one sampled, the panes go on); a selection no run can sample stops the run, saying why.
+    fn restart(&mut self) -> SourceAction {
+        match self.state.run_config() {
+            Ok(cfg) => SourceAction::Send(Command::Start(cfg)),
+            Err(why) => {
+                self.state.push_error(super::banner::UiError::new(
+                    super::banner::UiErrorKind::Settings,
+                    format!("sampling stopped: {why}"),
+                    "tick a group (or the telemetry) and Start",
+                ));
+                SourceAction::Send(Command::Stop)
+            }
+        }
+    }
+
     fn controls(&mut self, ui: &mut Ui) -> Vec<SourceAction> {
         let mut actions = Vec::new();
         let running = self.state.ingest.run.is_some();
@@ -195,7 +215,7 @@ impl SourcePanel<'_> {
                 Via::Streamer => "streamer",
                 Via::Tracer => "tracer",
             };
-            ui.add_enabled_ui(!running, |ui| {
+            ui.scope(|ui| {
                 egui::ComboBox::from_id_salt("via")
                     .selected_text(name(via))
                     .show_ui(ui, |ui| {
@@ -219,6 +239,9 @@ impl SourcePanel<'_> {
                             choice.groups.remove(&g.name);
                         }
                     }
+                }
+                if running {
+                    actions.push(self.restart());
                 }
             }
         });

@@ -216,3 +216,31 @@ fn tables_of_two_devices_name_each_rows_device() {
     assert!(names.contains("ze-sim NPU · NpuActivity/NpuPower"), "{names:?}");
     assert!(h.query_all_by_label("ze-sim NPU · NpuActivity/NpuPower").count() >= 2, "in the legend and the tables");
 }
+
+/// Ticking the NPU (or a group) while sampling applies at once: a new run samples the new
+/// selection, what the first run sampled stays shown, and its imports were torn down.
+#[test]
+fn a_device_ticked_while_running_joins_at_once_keeping_the_history() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = app(&sim, Settings::default());
+    h.get_by_label("Start").click();
+    pump(&mut h, "the GPU run", |a| a.state.ingest.run.is_some() && a.state.ingest.samples_total > 50);
+    let first = h.state().state.ingest.run.as_ref().unwrap().info.run;
+    let gpu_samples = h.state().state.ingest.samples_total;
+    h.get_by_label_contains("ze-sim NPU [Npu]").click();
+    h.step();
+    pump(&mut h, "a run of both devices", |a| {
+        a.state.ingest.run.as_ref().is_some_and(|r| r.info.run != first && r.info.devices.len() == 2)
+            && a.state.ingest.samples_total > gpu_samples + 50
+    });
+    let a = h.state();
+    assert_eq!(a.state.ingest.run.as_ref().unwrap().info.devices, ["ze-sim GPU", "ze-sim NPU"]);
+    let runs: std::collections::BTreeSet<u64> = a.state.history.runs.iter().map(|r| r.run).collect();
+    assert_eq!(runs.len(), 2, "the first run's history is kept beside the new one");
+    let (t0, _) = a.store.total_time_range().unwrap();
+    let gpu_first = a.store.streams().filter_map(|s| a.store.time_range(s.id)).map(|r| r.0).min().unwrap();
+    assert_eq!(t0, gpu_first, "the first run's samples are still held");
+    assert_eq!(sim.live_imports(), 2, "one buffer a device: the first run's were freed, not leaked");
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

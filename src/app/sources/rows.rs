@@ -50,6 +50,16 @@ pub(crate) enum Change {
     Telemetry(bool),
 }
 
+/// What a change of the selection does while a run goes on, said on hover.
+const RESTARTS: &str = "\nWhile sampling, a change starts a new run with it at once; what was sampled stays.";
+
+impl Change {
+    /// Does it change what a run samples (not only which rows are open)?
+    pub(crate) fn changes_the_run(&self) -> bool {
+        !matches!(self, Change::Open(..))
+    }
+}
+
 /// Which groups are open: by device and group name, remembered across frames. Matching groups
 /// are open while searching unless closed during that search.
 #[derive(Default)]
@@ -208,10 +218,13 @@ impl Painter<'_> {
         let picked = self.state.selection.is_picked(dev.path);
         let mut on = picked;
         let label = format!("{} [{:?}]{}", dev.name, dev.kind, if dev.simulated { " (simulated)" } else { "" });
-        let r = ui.add_enabled(!self.running(), egui::Checkbox::new(&mut on, label));
+        let r = ui.add(egui::Checkbox::new(&mut on, label));
         let r = r.on_hover_text(format!(
-            "{:04x}:{:04x}  uuid {}\nTick several devices to sample them together.",
-            dev.vendor_id, dev.device_id, dev.uuid
+            "{:04x}:{:04x}  uuid {}\nTick several devices to sample them together.{}",
+            dev.vendor_id,
+            dev.device_id,
+            dev.uuid,
+            if self.running() { RESTARTS } else { "" }
         ));
         if r.changed() {
             self.changes.push(Change::Device(dev.path, on));
@@ -260,17 +273,15 @@ impl Painter<'_> {
         };
         let text = RichText::new(format!("{}  · domain {} · {tag}{matching}", g.name, g.domain));
         let mut on = ticked;
-        let enabled = unreadable.is_none() && !self.running();
+        let enabled = unreadable.is_none();
         let r = ui.add_enabled(enabled, egui::Checkbox::new(&mut on, text).indeterminate(partial));
         let n = g.metrics.len();
         let r = match &unreadable {
             Some(why) => r.on_disabled_hover_text(format!("Cannot be sampled: {why}")),
-            None if self.running() => {
-                r.on_disabled_hover_text(format!("read by {read}; stop the run to change groups"))
-            }
             None => r.on_hover_text(format!(
-                "{}\n{n} metrics, read by {read}\nTick to sample all of them (one group per domain).",
-                g.description
+                "{}\n{n} metrics, read by {read}\nTick to sample all of them (one group per domain).{}",
+                g.description,
+                if self.running() { RESTARTS } else { "" }
             )),
         };
         if r.changed() {
@@ -286,7 +297,7 @@ impl Painter<'_> {
         let sel = &self.state.selection;
         let ticked = sel.groups_of(dev.path).is_some_and(|c| c.contains(&g.name));
         let mut on = ticked && !excluded(sel, dev.path, &g.name).is_some_and(|e| e.contains(&m.name));
-        let enabled = !self.running() && g.unreadable_by(sel.via).is_none();
+        let enabled = g.unreadable_by(sel.via).is_none();
         if ui.add_enabled(enabled, egui::Checkbox::without_text(&mut on)).changed() {
             self.changes.push(Change::Metric(dev.path, gi, mi, on));
         }
@@ -304,14 +315,10 @@ impl Painter<'_> {
         }
         let mut on = self.state.selection.telemetry;
         let text = RichText::new(format!("{group}  · Sysman"));
-        let r = ui.add_enabled(!self.running(), egui::Checkbox::new(&mut on, text));
+        let r = ui.add(egui::Checkbox::new(&mut on, text));
         let what = "Clocks, throttle reasons, power and energy, temperatures, engine utilisation and memory, \
                     read through Sysman at most every 100 ms";
-        let r = if self.running() {
-            r.on_disabled_hover_text(format!("{what}; stop the run to change it"))
-        } else {
-            r.on_hover_text(what)
-        };
+        let r = r.on_hover_text(format!("{what}{}", if self.running() { RESTARTS } else { "" }));
         if r.changed() {
             self.changes.push(Change::Telemetry(on));
         }
