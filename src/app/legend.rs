@@ -73,16 +73,19 @@ pub struct LegendRow<'a> {
 
 /// Column widths of the legend (set from the pane's width, never from the numbers in them, so
 /// changing numbers never re-layout the table: a grid that resizes asks for another frame each
-/// time, which would keep a paused window busy). The widest columns; narrower panes shrink the
-/// name first, then the unit and numbers, down to the least below.
+/// time, which would keep a paused window busy). Names get the room first: a wide pane gives the
+/// name all that the other columns at their widest leave (up to `MAX_NAME`); a narrower one
+/// shrinks the unit and numbers first, down to their least, while the name keeps `W_NAME`; then
+/// the name, down to its least (then the legend scrolls).
 const W_CHECK: f32 = 22.0;
 const W_COLOR: f32 = 40.0;
-const W_NAME: f32 = 250.0;
+const W_NAME: f32 = 220.0;
+const MAX_NAME: f32 = 640.0;
 const W_UNIT: f32 = 70.0;
 const W_NUM: f32 = 100.0;
 const MIN_NAME: f32 = 60.0;
 const MIN_UNIT: f32 = 40.0;
-const MIN_NUM: f32 = 72.0;
+const MIN_NUM: f32 = 58.0;
 const ROW_H: f32 = 18.0;
 const GAP: f32 = 4.0;
 
@@ -99,16 +102,19 @@ impl Widths {
         W_CHECK + W_COLOR + self.name + self.unit + 4.0 * self.num + 7.0 * GAP
     }
 
-    /// The widest columns that fit `avail`, else the narrowest ones (then the legend scrolls).
+    /// The columns for a legend `avail` wide (see the constants' docs).
     pub fn fitting(avail: f32) -> Widths {
         let mut w = Widths { name: W_NAME, unit: W_UNIT, num: W_NUM };
-        let over = |w: Widths| (w.total() - avail).max(0.0);
-        w.name = (W_NAME - over(w)).max(2.0 * MIN_NAME);
+        let over = |w: Widths| w.total() - avail;
+        if over(w) <= 0.0 {
+            w.name = (W_NAME - over(w)).min(MAX_NAME);
+            return w;
+        }
         let slack = 4.0 * (W_NUM - MIN_NUM) + (W_UNIT - MIN_UNIT);
         let k = (over(w) / slack).min(1.0);
         w.num = W_NUM - k * (W_NUM - MIN_NUM);
         w.unit = W_UNIT - k * (W_UNIT - MIN_UNIT);
-        w.name = (w.name - over(w)).max(MIN_NAME);
+        w.name = (w.name - over(w).max(0.0)).max(MIN_NAME);
         w
     }
 }
@@ -155,7 +161,7 @@ pub fn show(
     ui: &mut Ui,
     pane: u64,
     rows: &[LegendRow],
-    other_panes: &[(u64, usize)],
+    other_panes: &[(u64, String)],
     state: &AppState,
     store: &Store,
     range: Option<(i64, i64)>,
@@ -176,7 +182,7 @@ fn table(
     pane: u64,
     w: Widths,
     rows: &[LegendRow],
-    other_panes: &[(u64, usize)],
+    other_panes: &[(u64, String)],
     state: &AppState,
     store: &Store,
     range: Option<(i64, i64)>,
@@ -199,8 +205,18 @@ fn table(
             cell_aligned(ui, w, right, |ui| ui.label(RichText::new(h).strong()));
         }
     });
+    // Series of several devices: each device a heading over its rows, the rows named without it
+    // (the name's room goes to the name).
     let several = state.ingest.several_devices();
+    let mut device: Option<&str> = None;
     for row in rows {
+        if several && device != Some(row.key.device.as_str()) {
+            device = Some(row.key.device.as_str());
+            ui.horizontal(|ui| {
+                ui.add_space(W_CHECK + W_COLOR + 2.0 * GAP);
+                ui.label(RichText::new(&row.key.device).small().strong());
+            });
+        }
         let entry = state.ingest.series.get(row.key);
         let unit = entry.map(|e| e.plotted_unit()).unwrap_or_default();
         ui.horizontal(|ui| {
@@ -219,13 +235,9 @@ fn table(
             let weak = ui.visuals().weak_text_color();
             let name = cell(ui, w.name, |ui| {
                 ui.add(
-                    egui::Label::new(RichText::new(row.key.shown(several)).color(if visible {
-                        row.color
-                    } else {
-                        weak
-                    }))
-                    .truncate()
-                    .sense(egui::Sense::click()),
+                    egui::Label::new(RichText::new(row.key.label()).color(if visible { row.color } else { weak }))
+                        .truncate()
+                        .sense(egui::Sense::click()),
                 )
                 .on_hover_text("right-click to move it, show it in another pane too, or remove it")
             });
@@ -315,13 +327,19 @@ mod tests {
     #[test]
     fn columns_fit_the_pane_down_to_their_least() {
         let wide = Widths::fitting(2000.0);
-        assert_eq!(wide, Widths { name: 250.0, unit: 70.0, num: 100.0 });
+        assert_eq!(wide, Widths { name: 640.0, unit: 70.0, num: 100.0 }, "the name takes the room, up to its most");
+        // A pane of a 1600 px window: the name takes all the rest.
+        let w = Widths::fitting(1150.0);
+        assert!((w.total() - 1150.0).abs() < 0.01 && w.name > 500.0 && w.num == 100.0, "{w:?}");
         for avail in [800.0, 600.0, 520.0, 480.0] {
             let w = Widths::fitting(avail);
             assert!(w.total() <= avail + 0.01, "{avail}: {w:?} is {} wide", w.total());
-            assert!(w.name >= 60.0 && w.num >= 60.0 && w.unit >= 40.0, "{avail}: {w:?}");
+            assert!(w.name >= 60.0 && w.num >= 58.0 && w.unit >= 40.0, "{avail}: {w:?}");
         }
+        // A pane of a 900 px window: the numbers give way before the name does.
+        let w = Widths::fitting(560.0);
+        assert!(w.name >= 190.0, "the name keeps its room: {w:?}");
         let tiny = Widths::fitting(100.0);
-        assert_eq!(tiny, Widths { name: 60.0, unit: 40.0, num: 72.0 }, "the least, then it scrolls");
+        assert_eq!(tiny, Widths { name: 60.0, unit: 40.0, num: 58.0 }, "the least, then it scrolls");
     }
 }

@@ -438,6 +438,10 @@ impl ZescopeApp {
             let causes = ui.ctx().repaint_causes();
             log::trace!("frame {} more={} causes={causes:?}", ui.ctx().cumulative_pass_nr(), drained.more);
         }
+        // A save or export in flight: its progress, and its end, shown within a tenth of a second.
+        if self.files.saving().is_some() || self.files.exporting().is_some() {
+            ui.ctx().request_repaint_after(repaint::FILE_PROGRESS);
+        }
         if drained.more || self.opening() {
             ui.ctx().request_repaint();
         } else if live && !wait_for_data {

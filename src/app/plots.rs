@@ -88,7 +88,16 @@ pub fn show(
     out.shown = target;
     let link = Id::unique("zescope-time-axis");
     let specs = panes.layout.panes.clone();
-    let numbers: Vec<(u64, usize)> = specs.iter().enumerate().map(|(i, p)| (p.id, i + 1)).collect();
+    // Each pane as its menus name it: its number and what it plots ("2 · MHz").
+    let numbers: Vec<(u64, String)> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let units = pane_units_of(p, state);
+            let what = if units.is_empty() { String::new() } else { format!(" · {}", units.join(", ")) };
+            (p.id, format!("{}{what}", i + 1))
+        })
+        .collect();
     let n = specs.len().max(1) as f32;
     let legend_h: f32 = specs.iter().map(|p| 22.0 + 18.0 * p.series.len() as f32).sum();
     let plot_h = ((ui.available_height() - legend_h - 40.0 * n) / n).max(MIN_PLOT_HEIGHT);

@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 pub(crate) const FRESH: Duration = Duration::from_millis(250);
 /// A frozen view with a run going on repaints this often (the "new samples" hint).
 pub(crate) const FROZEN: Duration = Duration::from_secs(1);
+/// How often a save's or export's progress is shown while it runs.
+pub(crate) const FILE_PROGRESS: Duration = Duration::from_millis(100);
 
 /// View → Frame rate: the most frames a second a live view paints.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -24,7 +24,7 @@ pub fn show(
             ui.separator();
         } else if let Some((path, p)) = files.exporting() {
             let text = format!("exporting {}", super::files::file_name(path));
-            ui.add(egui::ProgressBar::new(p).desired_width(160.0).text(text).animate(p == 0.0));
+            ui.add(egui::ProgressBar::new(p).desired_width(160.0).text(text));
             ui.separator();
         } else if let Some(o) = &files.opening {
             ui.label(o.status());

@@ -36,8 +36,8 @@ fn the_export_menu_writes_a_perfetto_trace() {
         h.run();
     }
     h.get_by_label("Perfetto trace…").click();
-    h.run();
-    crate::support::pump(&mut h, "the export", |_| trace.exists());
+    h.step();
+    crate::support::pump(&mut h, "the export", |a| trace.exists() && a.files.exporting().is_none());
     assert!(h.state().state.banners.is_empty(), "no error");
     let asked: Vec<FileKind> = dialogs.asked.lock().unwrap().iter().map(|(k, _)| *k).collect();
     assert_eq!(asked, [FileKind::Session, FileKind::Perfetto]);
