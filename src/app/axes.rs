@@ -22,9 +22,16 @@ const MIN_Y_AXIS: f32 = 40.0;
 const X_EDGE_SHARE: f64 = 0.04;
 
 /// The y axis of a pane plotting `unit`, `width` points wide.
-pub(crate) fn y_axis<'a>(unit: String, width: f32) -> AxisHints<'a> {
+pub(crate) fn y_axis<'a>(unit: String, width: f32, states: bool) -> AxisHints<'a> {
     AxisHints::new_y()
-        .formatter(move |m: GridMark, _| si(m.value, &unit))
+        // States (ids, flags) are read as they are: no "125 kkernel id".
+        .formatter(move |m: GridMark, _| {
+            if states {
+                format!("{} {unit}", crate::view::format::scaled(m.value)).trim_end().to_owned()
+            } else {
+                si(m.value, &unit)
+            }
+        })
         .min_thickness(width)
         .label_spacing(Y_LABEL_PX as f32 - 4.0..=Y_LABEL_PX as f32)
 }

@@ -270,7 +270,7 @@ impl EnvelopePlot {
     pub fn predict(&self, data: PlotBounds) -> Option<PlotTransform> {
         let ((rect, _), (x0, x1)) = (self.screen?, self.frame.x?);
         let mut b = PlotBounds::from_min_max([x0, f64::INFINITY], [x1, f64::NEG_INFINITY]);
-        match self.frame.y {
+        match self.frame.y.or_else(|| flat_range(&data)) {
             Some((lo, hi)) => b = PlotBounds::from_min_max([x0, lo], [x1, hi]),
             None => {
                 b.merge_y(&data);
@@ -361,6 +361,20 @@ impl EnvelopePlot {
     pub fn last_query(&self) -> Option<(i64, i64, usize)> {
         self.key.map(|(t0, t1, columns, _)| (t0, t1, columns))
     }
+}
+
+/// The value axis for data that never moves (`data`'s values are all one value `v`, a count that
+/// stayed put, a state that held): around `v` by a tenth of it (at least 1), never below 0 for a
+/// value that is not, rather than the ±20 egui_plot makes of an empty range. `None` for data that
+/// moves, or none.
+pub fn flat_range(data: &PlotBounds) -> Option<(f64, f64)> {
+    let (lo, hi) = (data.min()[1], data.max()[1]);
+    if !(lo.is_finite() && hi.is_finite()) || hi > lo {
+        return None;
+    }
+    let pad = (lo.abs() * 0.1).max(1.0);
+    let below = if lo >= 0.0 { (lo - pad).max(0.0) } else { lo - pad };
+    Some((below, hi + pad))
 }
 
 /// The extent (plot x, value) of the columns that hold a value.

@@ -142,18 +142,49 @@ fn cell_aligned<R>(ui: &mut Ui, w: f32, right: bool, add: impl FnOnce(&mut Ui) -
     .inner
 }
 
-/// The unit a row's numbers are in and its last, min, max and mean in that unit (one prefix for
-/// the row, picked by its largest value), or dashes without statistics.
-pub(crate) fn row_cells(stats: Option<&RangeStats>, unit: &str) -> (String, [String; 4]) {
+/// A row's last, min, max and mean, in that order.
+fn values(s: &RangeStats) -> [f64; 4] {
+    [s.last.unwrap_or(f64::NAN), s.min, s.max, s.mean]
+}
+
+/// The unit a row's numbers are in and its last, min, max and mean in that unit, or dashes
+/// without statistics. `scale` is the factor and prefixed unit its numbers share with the
+/// pane's other rows of its unit ([`shared_scales`]).
+pub(crate) fn row_cells(
+    stats: Option<&RangeStats>,
+    unit: &str,
+    scale: Option<&(f64, String)>,
+) -> (String, [String; 4]) {
+    let (factor, shown) = scale.cloned().unwrap_or((1.0, unit.to_owned()));
     match stats {
         Some(s) if s.count > 0 => {
-            let values = [s.last.unwrap_or(f64::NAN), s.min, s.max, s.mean];
-            let (factor, shown) = row_scale(&values, unit);
             let text = |v: f64| if v.is_finite() { scaled(v / factor) } else { "–".to_owned() };
-            (shown, values.map(text))
+            (shown, values(s).map(text))
         }
-        _ => (unit.to_owned(), std::array::from_fn(|_| "–".to_owned())),
+        _ => (shown, std::array::from_fn(|_| "–".to_owned())),
     }
+}
+
+/// Per unit of a pane's rows: the factor and prefixed unit all its rows' numbers are shown in,
+/// picked by the largest value among them, so one column never mixes MHz and GHz; a state (an
+/// id, a flag) gets none: its values are read as they are.
+pub(crate) fn shared_scales<'a>(
+    rows: impl Iterator<Item = (&'a str, bool, Option<&'a RangeStats>)>,
+) -> std::collections::HashMap<(String, bool), (f64, String)> {
+    let mut by_unit: std::collections::HashMap<(String, bool), Vec<f64>> = std::collections::HashMap::new();
+    for (unit, state, stats) in rows {
+        let v = by_unit.entry((unit.to_owned(), state)).or_default();
+        if let Some(s) = stats.filter(|s| s.count > 0) {
+            v.extend(values(s));
+        }
+    }
+    by_unit
+        .into_iter()
+        .map(|((unit, state), v)| {
+            let scale = if state { (1.0, unit.clone()) } else { row_scale(&v, &unit) };
+            ((unit, state), scale)
+        })
+        .collect()
 }
 
 /// Draws the legend table of one pane; returns what the user changed.
@@ -208,8 +239,24 @@ fn table(
     // Series of several devices: each device a heading over its rows, the rows named without it
     // (the name's room goes to the name).
     let several = state.ingest.several_devices();
+    // Each row's statistics over the range, then the prefix each unit's rows share.
+    let stats: Vec<Option<RangeStats>> = rows
+        .iter()
+        .map(|row| match (state.ingest.series.get(row.key), range) {
+            // A state (an id, a flag) has no mean: an average of ids is no id.
+            (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1)
+                .map(|s| if e.is_state() { RangeStats { mean: f64::NAN, ..s } } else { s }),
+            _ => None,
+        })
+        .collect();
+    let unit_of = |row: &LegendRow| {
+        let e = state.ingest.series.get(row.key);
+        (e.map(|e| e.plotted_unit()).unwrap_or_default(), e.is_some_and(|e| e.is_state()))
+    };
+    let units: Vec<(String, bool)> = rows.iter().map(unit_of).collect();
+    let scales = shared_scales(units.iter().zip(&stats).map(|((u, st), s)| (u.as_str(), *st, s.as_ref())));
     let mut device: Option<&str> = None;
-    for row in rows {
+    for (i, row) in rows.iter().enumerate() {
         if several && device != Some(row.key.device.as_str()) {
             device = Some(row.key.device.as_str());
             ui.horizontal(|ui| {
@@ -218,7 +265,7 @@ fn table(
             });
         }
         let entry = state.ingest.series.get(row.key);
-        let unit = entry.map(|e| e.plotted_unit()).unwrap_or_default();
+        let unit = &units[i].0;
         ui.horizontal(|ui| {
             ui.spacing_mut().item_spacing.x = GAP;
             let mut visible = row.visible;
@@ -245,12 +292,7 @@ fn table(
                 Some(e) if !e.info.description.is_empty() => name.on_hover_text(&e.info.description),
                 _ => name,
             };
-            let stats = match (entry, range) {
-                // A state (an id, a flag) has no mean: an average of ids is no id.
-                (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1)
-                    .map(|s| if e.is_state() { RangeStats { mean: f64::NAN, ..s } } else { s }),
-                _ => None,
-            };
+            let stats = stats[i];
             name.context_menu(|ui| {
                 if ui
                     .button("Trigger on this series…")
@@ -286,7 +328,7 @@ fn table(
                     actions.push(LegendAction::Remove(row.key.clone()));
                 }
             });
-            let (shown_unit, cells) = row_cells(stats.as_ref(), &unit);
+            let (shown_unit, cells) = row_cells(stats.as_ref(), unit, scales.get(&units[i]));
             cell(ui, w.unit, |ui| ui.label(shown_unit));
             for text in cells {
                 cell_aligned(ui, w.num, true, |ui| {
@@ -300,7 +342,7 @@ fn table(
 
 #[cfg(test)]
 mod tests {
-    use super::{Widths, row_cells};
+    use super::{Widths, row_cells, shared_scales};
     use crate::store::RangeStats;
 
     #[test]
@@ -317,11 +359,36 @@ mod tests {
             t_last: 9,
             exact: true,
         };
-        let (unit, cells) = row_cells(Some(&s), "ns/s");
+        let scales = shared_scales([("ns/s", false, Some(&s))].into_iter());
+        let (unit, cells) = row_cells(Some(&s), "ns/s", scales.get(&("ns/s".to_owned(), false)));
         assert_eq!(unit, "ms/s", "not the stored ns/s: the numbers are in ms/s");
         assert_eq!(cells, ["0.957", "0.25", "1.2", "0.6"].map(String::from), "numbers only, no unit run in");
-        let (unit, cells) = row_cells(None, "W");
+        let (unit, cells) = row_cells(None, "W", None);
         assert_eq!((unit.as_str(), cells[0].as_str()), ("W", "–"));
+    }
+
+    #[test]
+    fn rows_of_one_unit_share_a_prefix_and_states_take_none() {
+        let stats = |v: f64| RangeStats {
+            min: v,
+            max: v,
+            mean: v,
+            last: Some(v),
+            count: 1,
+            non_finite: 0,
+            samples: 1,
+            t_first: 0,
+            t_last: 0,
+            exact: true,
+        };
+        let (a, b, id) = (stats(2100.0), stats(300.0), stats(125_000.0));
+        let rows = [("MHz", false, Some(&a)), ("MHz", false, Some(&b)), ("kernel id", true, Some(&id))];
+        let scales = shared_scales(rows.into_iter());
+        let mhz = scales.get(&("MHz".to_owned(), false));
+        assert_eq!(row_cells(Some(&a), "MHz", mhz).0, "GHz");
+        assert_eq!(row_cells(Some(&b), "MHz", mhz), ("GHz".to_owned(), ["0.3", "0.3", "0.3", "0.3"].map(String::from)));
+        let ids = scales.get(&("kernel id".to_owned(), true));
+        assert_eq!(row_cells(Some(&id), "kernel id", ids).0, "kernel id", "no kkernel id");
     }
 
     #[test]

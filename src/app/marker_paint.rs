@@ -13,6 +13,39 @@ fn color(m: &Mark) -> Color32 {
     Color32::from_rgb(r, g, b)
 }
 
+/// Height of the strip a trigger's firings are drawn in, at the bottom of a plot.
+const STRIP: f32 = 6.0;
+
+/// Paints trigger firings (the time kept around each) into `frame` as a strip along its bottom,
+/// not over the whole plot: at a 10 s window the seconds kept around a firing would tint all of
+/// it and hide the data.
+pub(crate) fn paint_strip(ui: &Ui, frame: Rect, store: &Store, marks: &[Mark], to_screen_x: impl Fn(f64) -> f32) {
+    let painter = ui.painter_at(frame);
+    let now = store.total_time_range().map_or(i64::MIN, |(_, last)| last);
+    let strip = frame.bottom() - STRIP..=frame.bottom();
+    let mut label_end = f32::NEG_INFINITY;
+    for m in marks {
+        let x0 = to_screen_x(store.to_plot_x(m.t_ns));
+        let x1 = to_screen_x(store.to_plot_x(m.end_ns(now)));
+        if x1 < frame.left() || x0 > frame.right() || !x0.is_finite() || !x1.is_finite() {
+            continue;
+        }
+        let c = color(m);
+        let (a, b) = (x0.max(frame.left()), x1.min(frame.right()).max(x0 + 1.0));
+        painter.rect_filled(Rect::from_x_y_ranges(a..=b, strip.clone()), 0.0, c.gamma_multiply(0.7));
+        if a >= label_end {
+            let r = painter.text(
+                pos2(a + 2.0, frame.bottom() - STRIP - 1.0),
+                Align2::LEFT_BOTTOM,
+                &m.label,
+                FontId::proportional(10.0),
+                c,
+            );
+            label_end = r.right() + 4.0;
+        }
+    }
+}
+
 /// Paints `marks` into `frame`, where plot x maps to screen x through `to_screen_x`.
 pub(crate) fn paint(ui: &Ui, frame: Rect, store: &Store, marks: &[Mark], to_screen_x: impl Fn(f64) -> f32) {
     let painter = ui.painter_at(frame);

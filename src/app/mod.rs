@@ -107,6 +107,8 @@ pub struct ZescopeApp {
     focus_search: bool,
     /// A text field lost its focus to Enter, and nothing was clicked since (`shortcuts`).
     typed_enter: bool,
+    /// The window's title as last set: "zescope", or the file shown and "zescope".
+    title: String,
     /// The source panel's search index and open groups.
     sources: sources::SourceView,
     hover_x: Option<f64>,
@@ -173,6 +175,7 @@ impl ZescopeApp {
             search: String::new(),
             focus_search: false,
             typed_enter: false,
+            title: "zescope".to_owned(),
             sources: sources::SourceView::default(),
             hover_x: None,
             show_shortcuts: false,
@@ -311,6 +314,7 @@ impl ZescopeApp {
             }
         }
         self.shortcuts(ui);
+        self.set_title(ui);
         self.close_requested(ui);
         if self.quit.is_some() {
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
@@ -322,7 +326,10 @@ impl ZescopeApp {
         egui::Panel::bottom("status").frame(bare(egui::Frame::side_top_panel(&style))).show(ui, |ui| {
             let activity = self.activity();
             self.cpu.update();
-            status::show(ui, activity, self.cpu.percent, &self.state, &self.store, &self.files)
+            // Shown while sampling, when the window paints at least once a second: a figure left
+            // on a window that paints only on input would be an old second's.
+            let cpu = self.state.ingest.run.as_ref().and(self.cpu.percent);
+            status::show(ui, activity, cpu, &self.state, &self.store, &self.files)
         });
         // The source panel never takes more than MAX_SIDE of the window, whatever width was
         // remembered from a wider window: the panes keep the rest.
@@ -382,7 +389,7 @@ impl ZescopeApp {
                     self.hover_x,
                     plots::Overlays {
                         markers: self.files.markers.marks(),
-                        firings: &self.state.triggers.bands(),
+                        firings: &if self.state.triggers.on_panes { self.state.triggers.bands() } else { Vec::new() },
                         cursors: &mut self.cursors,
                         compare: self.comparison.as_mut(),
                     },
@@ -411,6 +418,28 @@ impl ZescopeApp {
     /// do not paint (see [`bare`]).
     pub fn clear_color(visuals: &egui::Visuals) -> [f32; 4] {
         visuals.panel_fill.to_normalized_gamma_f32()
+    }
+
+    /// The window's title names the file shown ("run.ron — zescope"), with a "•" while what is
+    /// shown holds unsaved changes to it.
+    fn set_title(&mut self, ui: &Ui) {
+        let file = self.files.current.as_deref().or(self.files.recording.as_deref());
+        let title = match file {
+            Some(p) => {
+                let changed = if self.has_unsaved() { "• " } else { "" };
+                format!("{changed}{} — zescope", files::file_name(p))
+            }
+            None => "zescope".to_owned(),
+        };
+        if title != self.title {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+    }
+
+    /// The window's title as last set.
+    pub fn title(&self) -> &str {
+        &self.title
     }
 
     /// The window's close button: asks first when unsaved data would be lost.

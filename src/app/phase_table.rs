@@ -172,7 +172,7 @@ fn first_widths(ui: &Ui, columns: &[Column], table: &PhaseTable) -> Vec<f32> {
     let mono = egui::TextStyle::Monospace.resolve(ui.style());
     let char_w = ui.fonts_mut(|f| f.glyph_width(&mono, '0'));
     let longest =
-        |unit: &dyn Fn(&crate::view::phases::PhaseRow) -> usize| table.rows.iter().map(|r| unit(r)).max().unwrap_or(0);
+        |unit: &dyn Fn(&crate::view::phases::PhaseRow) -> usize| table.rows.iter().map(unit).max().unwrap_or(0);
     columns
         .iter()
         .map(|c| {

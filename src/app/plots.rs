@@ -134,6 +134,8 @@ pub fn show(
                 .collect();
             let units = pane_units_of(spec, state);
             let unit = if units.len() == 1 { units[0].clone() } else { String::new() };
+            let states_only = !spec.series.is_empty()
+                && spec.series.iter().all(|k| state.ingest.series.get(k).is_some_and(|e| e.is_state()));
             // The pane's buttons first, from the right edge, so a narrow window truncates the
             // title rather than pushing them out of sight.
             ui.horizontal(|ui| {
@@ -211,7 +213,7 @@ pub fn show(
                     // frame. Its outline is drawn below.
                     .show_background(false)
                     .grid_spacing(axes::GRID_MIN_PX..=300.0)
-                    .custom_y_axes(vec![axes::y_axis(unit.clone(), y_width)])
+                    .custom_y_axes(vec![axes::y_axis(unit.clone(), y_width, states_only)])
                     .y_grid_spacer(axes::y_spacer)
                     .x_axis_formatter(axes::x_label);
                 // The pane's series (and the comparison's) are queried and meshed before the plot
@@ -235,7 +237,8 @@ pub fn show(
                     if let Some((a, b)) = target {
                         pui.set_plot_bounds_x(a..=b);
                     }
-                    match y_lock {
+                    // A held range, or the one a flat series gets (`flat_range`, as predicted).
+                    match y_lock.or_else(|| super::envelope_plot::flat_range(&data)) {
                         Some((lo, hi)) => {
                             pui.set_auto_bounds([false, false]);
                             pui.set_plot_bounds_y(lo..=hi);
@@ -284,7 +287,9 @@ pub fn show(
                 }
                 out.frames.push((spec.id, Some(frame)));
                 super::marker_paint::paint(ui, frame, store, markers, |x| resp.transform.position_from_point_x(x));
-                super::marker_paint::paint(ui, frame, store, firings, |x| resp.transform.position_from_point_x(x));
+                super::marker_paint::paint_strip(ui, frame, store, firings, |x| {
+                    resp.transform.position_from_point_x(x)
+                });
                 for (name, t) in [("A", cursors.a), ("B", cursors.b)] {
                     let Some(t) = t else { continue };
                     let x = resp.transform.position_from_point_x(store.to_plot_x(t));
@@ -359,9 +364,18 @@ pub fn show(
                 {
                     out.hover_x = Some(p.x);
                     let t = store.from_plot_x(p.x);
-                    resp.response
-                        .clone()
-                        .on_hover_ui_at_pointer(|ui| readout::readout(ui, &rows, state, store, t, p.x));
+                    // The readout sits in the plot's top corner away from the pointer, never over
+                    // the data being read.
+                    let frame = *resp.transform.frame();
+                    let pointer_right = ui.input(|i| i.pointer.hover_pos()).is_some_and(|q| q.x > frame.center().x);
+                    let (at, align) = if pointer_right {
+                        (frame.left_top() + egui::vec2(8.0, 4.0), egui::RectAlign::BOTTOM_START)
+                    } else {
+                        (frame.right_top() + egui::vec2(-8.0, 4.0), egui::RectAlign::BOTTOM_END)
+                    };
+                    let mut tip = egui::containers::Tooltip::for_enabled(&resp.response);
+                    tip.popup = tip.popup.anchor(egui::PopupAnchor::Position(at)).align(align);
+                    tip.show(|ui| readout::readout(ui, &rows, state, store, t, p.x));
                 }
                 if let Some(key) = resp.response.dnd_release_payload::<SeriesKey>() {
                     actions.push((spec.id, LegendAction::MoveTo((*key).clone(), Some(spec.id))));

@@ -45,6 +45,8 @@ pub struct Triggers {
     pub post: Duration,
     /// Centre the view on each firing as it comes (the view stops following; sampling goes on).
     pub pause_on_trigger: bool,
+    /// Firings are drawn along the bottom of every pane.
+    pub on_panes: bool,
     /// Save the time around each firing as a session in this folder.
     pub keep: Option<PathBuf>,
     /// Firings whose time after has not all arrived yet, to keep.
@@ -69,6 +71,7 @@ impl Default for Triggers {
             pre: crate::triggers::syntax::DEFAULT_AROUND,
             post: crate::triggers::syntax::DEFAULT_AROUND,
             pause_on_trigger: false,
+            on_panes: true,
             keep: None,
             waiting: Vec::new(),
             kept: Vec::new(),
@@ -288,6 +291,8 @@ impl Triggers {
         });
         ui.checkbox(&mut self.pause_on_trigger, "Pause on trigger")
             .on_hover_text("centre the view on each firing as it comes; sampling goes on");
+        ui.checkbox(&mut self.on_panes, "Show firings on the panes")
+            .on_hover_text("the time kept around each firing, as a strip along the bottom of every pane");
         ui.horizontal(|ui| {
             let mut keep = self.keep.is_some();
             if ui.checkbox(&mut keep, "Keep each firing as a session in").changed() {

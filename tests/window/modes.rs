@@ -142,3 +142,16 @@ fn toolbar_controls_stay_where_they_are_in_every_state() {
     assert_eq!(places(&h), live, "stopped");
     crate::support::quit_discarding(&mut h);
 }
+
+/// The window's title names the file shown, marked while it holds unsaved changes.
+#[test]
+fn the_title_names_the_file_shown() {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let mut h = crate::support::showing(&example, Settings::default(), crate::support::WINDOW, None);
+    h.step();
+    assert_eq!(h.state().title(), "example-session.ron — zescope");
+    h.key_press(egui::Key::M);
+    h.step();
+    h.step();
+    assert_eq!(h.state().title(), "• example-session.ron — zescope", "a marker not saved yet");
+}

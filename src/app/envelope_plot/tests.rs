@@ -250,3 +250,13 @@ fn series_drawn_together_on_two_threads_equal_each_drawn_alone() {
         assert!(a.vertices.iter().all(|v| v.color == style.color));
     }
 }
+
+#[test]
+fn a_flat_series_gets_an_axis_around_its_value_never_below_zero_for_a_count() {
+    let flat = |v: f64| flat_range(&PlotBounds::from_min_max([0.0, v], [1.0, v]));
+    assert_eq!(flat(0.0), Some((0.0, 1.0)), "an event count that stayed 0: 0..1, not -20..20");
+    assert_eq!(flat(50.0), Some((45.0, 55.0)));
+    assert_eq!(flat(-3.0), Some((-4.0, -2.0)));
+    assert_eq!(flat_range(&PlotBounds::from_min_max([0.0, 1.0], [1.0, 2.0])), None, "data that moves");
+    assert_eq!(flat_range(&PlotBounds::NOTHING), None);
+}

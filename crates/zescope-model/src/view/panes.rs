@@ -46,7 +46,7 @@ fn palette(i: usize) -> [u8; 3] {
     }
     let k = i - PALETTE.len();
     let hue = (k as f64 * 137.507_764 + 15.0) % 360.0;
-    let (s, v) = if k % 2 == 0 { (0.70, 0.80) } else { (0.55, 0.55) };
+    let (s, v) = if k.is_multiple_of(2) { (0.70, 0.80) } else { (0.55, 0.55) };
     let c = v * s;
     let x = c * (1.0 - ((hue / 60.0) % 2.0 - 1.0).abs());
     let (r, g, b) = match (hue / 60.0) as u32 {
