@@ -294,6 +294,7 @@ pub fn summary(device: &Device) -> Result<String, String> {
     let mut count = |what: &str, n: Result<usize, ZeError>| match n {
         Ok(0) => {}
         Ok(n) => parts.push(format!("{what} ×{n}")),
+        Err(e) if e.code == ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS => parts.push(format!("{what}: privileged only")),
         Err(_) => {}
     };
     count("frequency", s.frequency_domains().map(|v| v.len()));

@@ -2,7 +2,10 @@
 //! NPU driver's 1 ms period floor is met by a longer period with one notice, its missing Sysman
 //! pieces are one notice each; compute-runtime's energy counter that falls to ~200 J and comes
 //! back gives gaps, never a power spike, and its missing temperature sensors and zero memory
-//! bandwidth are one notice each. Every run keeps going and tears down clean.
+//! bandwidth are one notice each, and its engine groups, refused to a user without root, one
+//! notice that names why (issue 41). On the NPU driver, which allows one open streamer per
+//! device, a second streamed group is left out with one notice and the first streams on (issue
+//! 41). Every run keeps going and tears down clean.
 
 use std::time::{Duration, Instant};
 
@@ -88,9 +91,16 @@ fn on_compute_runtime_a_falling_energy_counter_gives_gaps_not_spikes() {
     let info = start(&h, "RenderBasic");
     let n = &info.notices;
     assert_eq!(count(n, "no temperature sensors"), 1, "{n:#?}");
+    assert_eq!(
+        count(n, "engine groups is off for this run: the driver gives them only to a privileged user"),
+        1,
+        "{n:#?}"
+    );
+    assert_eq!(count(n, "zesDeviceEnumEngineGroups"), 1, "{n:#?}");
     assert_eq!(count(n, "Memory bandwidth is off"), 1, "{n:#?}");
     let t = info.streams.iter().find(|s| s.group == "Telemetry").expect("a telemetry stream");
     assert!(t.series.iter().all(|s| !s.name.contains("temperature") && !s.name.contains("bandwidth")));
+    assert!(t.series.iter().all(|s| !s.name.contains("utilisation")), "no engine utilisation without root");
     let power = t.series.iter().position(|s| s.name == "Package power").unwrap();
     // The counter falls at 1.5 s after the driver started and is back at 1.8 s.
     let (later, rows) = watch(&h, t.index, born + Duration::from_millis(2600));
@@ -101,5 +111,37 @@ fn on_compute_runtime_a_falling_energy_counter_gives_gaps_not_spikes() {
     // Within 1 % (the counter's µs timestamps round the interval).
     assert!(good.iter().all(|w| (8.0 * 0.99..=180.0 * 1.01).contains(w)), "within the simulated 8..=180 W: {watts:?}");
     assert!((1..=4).contains(&gaps.len()), "the fall and the way back are gaps: {watts:?}");
+    stop_clean(&h, &sim);
+}
+
+#[test]
+fn on_the_npu_driver_a_second_streamed_group_is_left_out_and_the_first_streams_on() {
+    let sim = on_profile(Profile::NpuDriverLike);
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["NocTraffic", "NpuActivity"]);
+    cfg.telemetry = true;
+    h.send(Command::Start(cfg));
+    let info = wait_for(&h, T, |e| match e {
+        Event::RunStarted(i) => Some(i.clone()),
+        Event::Error(e) => panic!("the refused group ended the run: {e:?}"),
+        _ => None,
+    });
+    let n = &info.notices;
+    assert_eq!(count(n, "left out"), 1, "ONE notice: {n:#?}");
+    assert_eq!(
+        count(
+            n,
+            "metric group NpuActivity is left out of this run: the driver allows one open metric streamer per device \
+             and NocTraffic streams on ze-sim NPU already"
+        ),
+        1,
+        "{n:#?}"
+    );
+    let groups: Vec<&str> = info.streams.iter().map(|s| s.group.as_str()).collect();
+    assert_eq!(groups, ["NocTraffic", "Telemetry"], "the refused group has no stream");
+    assert_eq!(info.config.targets[0].groups, ["NocTraffic"], "the run's record names what it reads");
+    let (later, rows) = watch(&h, 0, Instant::now() + Duration::from_millis(400));
+    assert!(later.is_empty(), "nothing more to say: {later:?}");
+    assert!(rows.len() >= 100, "the first group streams on: {} reports", rows.len());
     stop_clean(&h, &sim);
 }
