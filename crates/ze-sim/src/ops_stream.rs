@@ -278,6 +278,7 @@ impl Instance {
         let report_bytes = 8 * report_words(self.groups[s.group].metrics.len());
         let available = s.pending.len().min(max_reports as usize);
         let Some(buf) = data.filter(|_| *size > 0) else {
+            self.size_queries += 1;
             if q.streamer_no_size_query {
                 return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }

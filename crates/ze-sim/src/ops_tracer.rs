@@ -291,6 +291,7 @@ impl Instance {
         let collecting = self.tracer_mut(h)?.enabled() && !matches!(self.tracers[&h].state, State::Enabling { .. });
         let available = self.tracer_available(h)?;
         let Some(buf) = data.filter(|_| *size > 0) else {
+            self.size_queries += 1;
             if self.config.quirks.tracer_no_size_query {
                 return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }

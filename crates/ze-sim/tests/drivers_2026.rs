@@ -91,6 +91,7 @@ fn the_newer_spec_refuses_size_queries_and_counter_based_notification_events() {
     // SAFETY: a size query (no buffer).
     let r = unsafe { read(o.streamer, u32::MAX, &mut size, std::ptr::null_mut()) };
     assert_eq!(r, ZE_RESULT_ERROR_INVALID_ARGUMENT, "size queries are refused");
+    assert_eq!(f.sim.report().size_queries, 1, "and counted");
     let mut buf = vec![0u8; 1 << 16];
     size = buf.len();
     // SAFETY: `buf` holds `size` bytes.

@@ -5,6 +5,9 @@
 //! bandwidth are one notice each, and its engine groups, refused to a user without root, one
 //! notice that names why (issue 41). On the NPU driver, which allows one open streamer per
 //! device, a second streamed group is left out with one notice and the first streams on (issue
+//! 41). On a driver of the 2026 specification, which refuses size queries and counter-based
+//! notification events and gives its global timestamp in host ns, every way of reading works,
+//! no read asks its size, and streamer reports land on the host clock one period apart (issue
 //! 41). Every run keeps going and tears down clean.
 
 use std::time::{Duration, Instant};
@@ -143,5 +146,33 @@ fn on_the_npu_driver_a_second_streamed_group_is_left_out_and_the_first_streams_o
     let (later, rows) = watch(&h, 0, Instant::now() + Duration::from_millis(400));
     assert!(later.is_empty(), "nothing more to say: {later:?}");
     assert!(rows.len() >= 100, "the first group streams on: {} reports", rows.len());
+    stop_clean(&h, &sim);
+}
+
+#[test]
+fn on_a_driver_of_the_2026_spec_every_way_reads_without_size_queries_on_the_host_clock() {
+    let sim = on_profile(Profile::Spec2026);
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["ComputeBasic", "RenderBasic", "KernelTrace"]);
+    cfg.interval = Duration::from_millis(10);
+    h.send(Command::Start(cfg));
+    let info = wait_for(&h, T, |e| match e {
+        Event::RunStarted(i) => Some(i.clone()),
+        Event::Error(e) => panic!("run failed: {e:?}"),
+        _ => None,
+    });
+    let paths: Vec<&str> = info.streams.iter().map(|s| s.read_path.name()).collect();
+    assert!(paths.contains(&"streamer") && paths.contains(&"tracer"), "{paths:?}");
+    let render = info.streams.iter().find(|s| s.group == "RenderBasic").unwrap().index;
+    let (later, rows) = watch(&h, render, Instant::now() + Duration::from_millis(1500));
+    assert!(later.is_empty(), "{later:?}");
+    assert!(rows.len() >= 500, "{} reports", rows.len());
+    // The 19.2 MHz timer's global timestamp comes in host ns, its reports in ticks: mapped as
+    // such, reports sit one 1.28 ms period apart and near the read time.
+    let off: Vec<i64> = rows.windows(2).map(|w| w[1].0 - w[0].0 - 1_280_000).filter(|d| d.abs() > 5_000).collect();
+    assert!(off.is_empty(), "steps off the period: {off:?}");
+    let now = zescope_sampler::monotonic_ns();
+    assert!((now - rows.last().unwrap().0).abs() < 1_000_000_000, "report times are on the host clock");
+    assert_eq!(sim.report().size_queries, 0, "no read asked its size");
     stop_clean(&h, &sim);
 }
