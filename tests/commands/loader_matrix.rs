@@ -353,7 +353,7 @@ fn time_cells(csv: &Path, group: &str) -> Vec<String> {
 }
 
 /// Times (ns) of the rows of `csv` with a value in a column of `group`.
-fn times_of(csv: &Path, group: &str) -> Vec<i64> {
+pub(crate) fn times_of(csv: &Path, group: &str) -> Vec<i64> {
     let ns = |cell: &str| {
         let (s, f) = cell.split_once('.')?;
         Some(s.parse::<i64>().ok()? * 1_000_000_000 + f.parse::<i64>().ok()?)
@@ -362,7 +362,7 @@ fn times_of(csv: &Path, group: &str) -> Vec<i64> {
 }
 
 /// Rows of `csv` with a value in a column of `group`.
-fn rows_of(csv: &Path, group: &str) -> usize {
+pub(crate) fn rows_of(csv: &Path, group: &str) -> usize {
     time_cells(csv, group).len()
 }
 
