@@ -137,7 +137,8 @@ pub enum Command {
 /// what [`crate::record::record`] takes.
 #[derive(clap::Args, Debug)]
 pub struct RecordOptions {
-    /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
+    /// Device: an index from `zescope list` ("0"; "1/0" for device 0 of driver 1), a sub-device
+    /// ("0.0"), or part of its name (a whole name first).
     /// Repeat it (or give a comma list) to record several devices on one time axis.
     /// Default: the first device with a group zescope can sample.
     #[arg(long = "device", value_delimiter = ',')]
@@ -262,7 +263,8 @@ pub struct ServeOptions {
     /// Address and port to listen on (port 0: any free port, printed at start).
     #[arg(long, default_value = "127.0.0.1:9464")]
     pub listen: std::net::SocketAddr,
-    /// Device: an index from `zescope list` ("0"), a sub-device ("0.0"), or part of its name.
+    /// Device: an index from `zescope list` ("0"; "1/0" for device 0 of driver 1), a sub-device
+    /// ("0.0"), or part of its name (a whole name first).
     /// Repeat it (or give a comma list) to serve several devices, each series labelled with
     /// its device. Default: the first device with a group zescope can sample.
     #[arg(long = "device", value_delimiter = ',')]

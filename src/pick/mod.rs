@@ -20,13 +20,16 @@ fn why_not(d: &DeviceEntry) -> String {
     if lines.is_empty() {
         lines.push("  (it reports no metric groups)".into());
     }
-    format!("{} ({}):\n{}", label(d), d.name, lines.join("\n"))
+    format!("{} ({}):\n{}", index_of(d), d.name, lines.join("\n"))
 }
 
 const DOCTOR: &str = "run `zescope doctor` to see what keeps metrics away and how to fix it";
 
-/// Resolves `--device`: an index ("1"), a sub-device ("0.1"), or part of a device name. Without
-/// it: the first device with a group that exports memory and can be sampled.
+/// Resolves `--device`: an index ("1"; with several drivers "1/0" is device 0 of driver 1, and
+/// a plain index the first driver's), a sub-device ("0.1", "1/0.1"), or part of a device name
+/// (a device whose whole name it is comes first, so with "ze-sim NPU" and "ze-sim NPU copy" on
+/// two drivers, either order, each can be named). Without it: the first device with a group
+/// that exports memory and can be sampled.
 pub fn pick_device<'a>(inv: &'a Inventory, wanted: Option<&str>) -> Result<&'a DeviceEntry, String> {
     let sampleable = |d: &DeviceEntry| d.groups.iter().any(|g| g.unavailable.is_none());
     let Some(w) = wanted else {
@@ -38,24 +41,50 @@ pub fn pick_device<'a>(inv: &'a Inventory, wanted: Option<&str>) -> Result<&'a D
             format!("no device has a metric group zescope can sample:\n{}\n{DOCTOR}", each.join("\n"))
         });
     };
-    let by_index = w.split_once('.').map_or_else(
-        || w.parse::<usize>().ok().map(|i| (i, None)),
-        |(a, b)| Some((a.parse().ok()?, Some(b.parse().ok()?))),
-    );
-    let found = match by_index {
-        Some((root, sub)) => inv.devices.iter().find(|d| d.path.device == root && d.path.sub_device == sub),
-        None => inv.devices.iter().find(|d| d.name.to_lowercase().contains(&w.to_lowercase())),
+    let first_driver = inv.devices.first().map_or(0, |d| d.path.driver);
+    let found = match parse_index(w) {
+        Some((driver, root, sub)) => inv.devices.iter().find(|d| {
+            d.path.driver == driver.unwrap_or(first_driver) && d.path.device == root && d.path.sub_device == sub
+        }),
+        None => {
+            let lower = w.to_lowercase();
+            let whole = inv.devices.iter().find(|d| d.name.to_lowercase() == lower);
+            whole.or_else(|| inv.devices.iter().find(|d| d.name.to_lowercase().contains(&lower)))
+        }
     };
     found.ok_or_else(|| {
-        let names: Vec<String> = inv.devices.iter().map(|d| format!("{} ({})", label(d), d.name)).collect();
+        let names: Vec<String> = inv.devices.iter().map(|d| format!("{} ({})", label(inv, d), d.name)).collect();
         format!("no device matches {w:?}; devices: {}", names.join(", "))
     })
 }
 
-fn label(d: &DeviceEntry) -> String {
+/// "1", "0.1": `d`'s index within its driver.
+fn index_of(d: &DeviceEntry) -> String {
     match d.path.sub_device {
         None => d.path.device.to_string(),
         Some(s) => format!("{}.{s}", d.path.device),
+    }
+}
+
+/// "1" → (None, 1, None), "0.1" → (None, 0, Some(1)), "2/1.0" → (Some(2), 1, Some(0)).
+fn parse_index(w: &str) -> Option<(Option<usize>, usize, Option<usize>)> {
+    let (driver, rest) = match w.split_once('/') {
+        Some((d, r)) => (Some(d.trim().parse().ok()?), r.trim()),
+        None => (None, w),
+    };
+    match rest.split_once('.') {
+        None => Some((driver, rest.parse().ok()?, None)),
+        Some((a, b)) => Some((driver, a.parse().ok()?, Some(b.parse().ok()?))),
+    }
+}
+
+/// How `--device` names `d`: its index, after its driver's where the inventory has several
+/// drivers ("1/0.1").
+fn label(inv: &Inventory, d: &DeviceEntry) -> String {
+    let index = index_of(d);
+    match inv.devices.iter().any(|o| o.path.driver != d.path.driver) {
+        true => format!("{}/{index}", d.path.driver),
+        false => index,
     }
 }
 

@@ -260,4 +260,28 @@ mod tests {
         let e = picked(&["2"], &[], &[]).unwrap_err();
         assert!(e.contains("no device matches \"2\""), "{e}");
     }
+
+    /// Two drivers, each with a device 0, one device's name inside the other's: every device
+    /// can be named, by `D/N` or by its whole name, in either order of the drivers.
+    #[test]
+    fn devices_of_two_drivers_are_each_named_and_never_taken_for_one_another() {
+        for swapped in [false, true] {
+            let mut first = device(0, "ze-sim NPU copy", &[("NpuOnly", &["Inferences"])]);
+            let mut second = device(0, "ze-sim NPU", &[("NpuActivity", &["Busy"])]);
+            second.path.driver = 1;
+            if swapped {
+                std::mem::swap(&mut first, &mut second);
+                (first.path.driver, second.path.driver) = (0, 1);
+            }
+            let inv = Inventory { source: None, devices: vec![first, second] };
+            let pick = |w: &str| super::pick_device(&inv, Some(w)).map(|d| (d.path.driver, d.name.clone()));
+            let (copy_driver, plain_driver) = if swapped { (1, 0) } else { (0, 1) };
+            assert_eq!(pick("ze-sim NPU").unwrap(), (plain_driver, "ze-sim NPU".into()), "the whole name wins");
+            assert_eq!(pick("NPU copy").unwrap(), (copy_driver, "ze-sim NPU copy".into()));
+            assert_eq!(pick("1/0").unwrap().0, 1, "device 0 of driver 1");
+            assert_eq!(pick("0").unwrap().0, 0, "a plain index: the first driver's");
+            let e = pick("2/0").unwrap_err();
+            assert!(e.contains("0/0 (") && e.contains("1/0 ("), "{e}");
+        }
+    }
 }

@@ -21,6 +21,12 @@
 //! is clean, and reports sit one sampling period apart although the device's global timer counts
 //! 19.2 MHz ticks.
 //!
+//! A fourth lists and records two drivers of which one predates `zeInitDrivers` (API 1.10): a
+//! copy `libze_other.so` with other names, UUIDs and driver version, its device at the same PCI
+//! address as ze-sim's GPU, in either order in `ZE_ENABLE_ALT_DRIVERS`. The upstream loader's
+//! `zeInitDrivers` skips such a driver (issue 41: it vanished from `list` and `record`); every
+//! driver and device must be listed and the other driver's device recorded.
+//!
 //! A missing loader or driver skips loudly, or fails with `ZESCOPE_STRICT_TESTS=1`. A test's runs
 //! go four at a time (`support::each_case`), each with files of its own; the first two tests
 //! record for 1 s a run.
@@ -52,6 +58,19 @@ const NPU_CONFIG: &str = r#"(
     devices: [(name: "ze-sim NPU copy", kind: Npu, device_id: 0x5a5f, groups: [
         (name: "NpuOnly", metrics: [(name: "Inferences", signal: Inferences), (name: "NpuPower", signal: PowerWatts)]),
     ])],
+)"#;
+
+/// Another vendor's driver (a copy of `libze_sim.so`): an older API without `zeInitDrivers`,
+/// its own driver UUID and version, a GPU of another name and PCI ids at the PCI address of
+/// ze-sim's GPU (two devices of two drivers are never one device, whatever they report).
+const OTHER_CONFIG: &str = r#"(
+    empty_entry_points: ["zeInitDrivers"],
+    driver_uuid_tag: 0x0dd1,
+    driver_version: 0x20005,
+    devices: [(name: "Other vendor GPU", kind: Gpu, vendor_id: 0x1234, device_id: 0x0042, core_clock_mhz: 900,
+        pci_bdf: Some("0000:03:00.0"),
+        groups: [(name: "OtherCounters", metrics: [(name: "Busy", signal: GpuTime), (name: "Power", signal: PowerWatts)])],
+    )],
 )"#;
 
 fn setup(what: &str) -> Option<(Vec<LoaderUnderTest>, PathBuf)> {
@@ -134,6 +153,28 @@ impl Run<'_> {
         let read = |p: &Path| std::fs::read(p).unwrap_or_default();
         let out = Output { status, stdout: read(&stdout), stderr: read(&stderr) };
         self.check(label, &out, &reports, Expect::Samples)
+    }
+
+    /// `zescope list --source level-zero` with `drivers` (as for [`Run::record`]): its output.
+    fn list(&self, label: &str, drivers: &[(&Path, &Path, &str)]) -> Result<String, String> {
+        let (cmd, _) = self.command(label, &[], drivers);
+        let mut list = crate::support::zescope();
+        list.args(["list", "--source", "level-zero"]);
+        for (k, v) in cmd.get_envs() {
+            match v {
+                Some(v) => list.env(k, v),
+                None => list.env_remove(k),
+            };
+        }
+        let out = list.output().map_err(|e| format!("cannot run zescope list: {e}"))?;
+        let text = crate::support::text(&out);
+        if !out.status.success() {
+            return Err(format!(
+                "{} / {}: zescope list exited with {}:\n{text}",
+                self.loader.name, self.mode, out.status
+            ));
+        }
+        Ok(text)
     }
 
     fn csv(&self, label: &str) -> PathBuf {
@@ -312,7 +353,7 @@ fn time_cells(csv: &Path, group: &str) -> Vec<String> {
 }
 
 /// Times (ns) of the rows of `csv` with a value in a column of `group`.
-fn times_of(csv: &Path, group: &str) -> Vec<i64> {
+pub(crate) fn times_of(csv: &Path, group: &str) -> Vec<i64> {
     let ns = |cell: &str| {
         let (s, f) = cell.split_once('.')?;
         Some(s.parse::<i64>().ok()? * 1_000_000_000 + f.parse::<i64>().ok()?)
@@ -321,7 +362,7 @@ fn times_of(csv: &Path, group: &str) -> Vec<i64> {
 }
 
 /// Rows of `csv` with a value in a column of `group`.
-fn rows_of(csv: &Path, group: &str) -> usize {
+pub(crate) fn rows_of(csv: &Path, group: &str) -> usize {
     time_cells(csv, group).len()
 }
 
@@ -363,6 +404,47 @@ fn record_a_streamed_and_an_exported_group_together_through_both_loaders() {
                 }
                 Ok(())
             }));
+        }
+    }
+    assert_all_pass(&cases);
+}
+
+#[test]
+fn list_and_record_two_drivers_one_without_init_drivers_in_either_order() {
+    let Some((loaders, so)) = setup("the second-driver matrix") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let other_so = dir.path().join("libze_other.so");
+    std::fs::copy(&so, &other_so).expect("copy libze_sim.so to libze_other.so");
+    let (sim_cfg, other_cfg) = (dir.path().join("sim.ron"), dir.path().join("other.ron"));
+    std::fs::write(&sim_cfg, "()").unwrap();
+    std::fs::write(&other_cfg, OTHER_CONFIG).unwrap();
+    let sim = (so.as_path(), sim_cfg.as_path(), "");
+    let other = (other_so.as_path(), other_cfg.as_path(), "_ZE_OTHER");
+    let orders = [("sim-first", [sim, other]), ("other-first", [other, sim])];
+    let mut cases: Vec<Case> = Vec::new();
+    for loader in &loaders {
+        for (mode, env) in &MODES[..2] {
+            for (order, drivers) in &orders {
+                let run = Run { loader, mode, env, dir: dir.path() };
+                cases.push(Box::new(move || {
+                    let label = format!("{}-{mode}-{order}", loader.name);
+                    let listing = run.list(&format!("{label}-list"), drivers)?;
+                    let drivers_listed = listing.lines().filter(|l| l.starts_with("Driver ")).count();
+                    let devices = ["Device 0: ze-sim GPU [", "Device 1: ze-sim NPU [", "Device 0: Other vendor GPU ["];
+                    let missing: Vec<&str> = devices.into_iter().filter(|d| !listing.contains(d)).collect();
+                    if drivers_listed != 2 || !missing.is_empty() {
+                        return Err(format!(
+                            "{label}: {drivers_listed} drivers listed, missing {missing:?}:\n{listing}"
+                        ));
+                    }
+                    run.record(&format!("{label}-other"), &["--device", "Other vendor GPU"], drivers)?;
+                    let header = std::fs::read_to_string(run.csv(&format!("{label}-other"))).unwrap_or_default();
+                    if !header.lines().next().is_some_and(|h| h.contains("OtherCounters/Busy")) {
+                        return Err(format!("{label}: the other driver's group is not in the recording"));
+                    }
+                    run.record(&format!("{label}-sim"), &["--device", "ze-sim GPU"], drivers)
+                }));
+            }
         }
     }
     assert_all_pass(&cases);

@@ -52,7 +52,7 @@ fn setup(what: &str, dir: &Path) -> Option<(LoaderUnderTest, PathBuf)> {
 fn copy_of(profile: Profile) -> (&'static str, &'static str) {
     match profile {
         Profile::NpuDriverLike => ("libze_intel_npu.so.1", "_ZE_INTEL_NPU"),
-        Profile::ComputeRuntimeLike => ("libze_intel_gpu.so.1", "_ZE_INTEL_GPU"),
+        Profile::ComputeRuntimeLike | Profile::Spec2026 => ("libze_intel_gpu.so.1", "_ZE_INTEL_GPU"),
     }
 }
 

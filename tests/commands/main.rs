@@ -13,7 +13,9 @@
 //! the window under Xvfb (`xvfb`), and every source through the real Level Zero loaders
 //! (`loader_*`; `loader_profiles`: drivers that behave as Intel's NPU driver and compute-runtime
 //! do, found by the loader's own discovery; `loader_tracer`: a tracer-based group read with the
-//! metric tracer, or without it on an older loader).
+//! metric tracer, or without it on an older loader; `loader_drivers_2026`: drivers as they are in
+//! 2026: one streamer per device, the newer specification, group-type bits, an unlisted
+//! extension, root-only Sysman pieces).
 
 mod support;
 
@@ -23,6 +25,7 @@ mod export;
 mod hostile_bounds;
 mod list;
 mod list_catalog;
+mod loader_drivers_2026;
 mod loader_matrix;
 mod loader_profiles;
 mod loader_telemetry;

@@ -47,6 +47,10 @@ pub const ZET_METRIC_GROUP_TYPE_EXP_FLAG_USER_CREATED: zet_metric_group_type_exp
 /// `ZET_METRIC_GROUP_TYPE_EXP_FLAG_OTHER`: any other group (a driver's plain collection of
 /// metrics).
 pub const ZET_METRIC_GROUP_TYPE_EXP_FLAG_OTHER: zet_metric_group_type_exp_flags_t = 1 << 2;
+/// `ZET_METRIC_GROUP_TYPE_EXP_FLAG_MARKER`: the metric group can generate marker metrics. The
+/// type is a bit set: compute-runtime reports it with OTHER and USER_CREATED, and with
+/// EXPORT_DMA_BUF where the group exports; test each bit, never compare the whole value.
+pub const ZET_METRIC_GROUP_TYPE_EXP_FLAG_MARKER: zet_metric_group_type_exp_flags_t = 1 << 3;
 
 /// `ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF` (0x7ffffffd): the `metricType` of a metric whose
 /// properties export its memory as a DMA-BUF (chain a [`zet_export_dma_buf_exp_properties_t`]).

@@ -44,6 +44,23 @@ pub struct ze_event_pool_desc_t {
     pub count: u32,
 }
 
+/// `ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC` (`ZE_experimental_event_pool_counter_based`).
+pub const ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC: ze_structure_type_t = 0x0002_0014;
+pub type ze_event_pool_counter_based_exp_flags_t = u32;
+pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_IMMEDIATE: ze_event_pool_counter_based_exp_flags_t = 1 << 0;
+pub const ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_NON_IMMEDIATE: ze_event_pool_counter_based_exp_flags_t = 1 << 1;
+
+/// In the `pNext` chain of a [`ze_event_pool_desc_t`]: the pool's events are counter-based.
+/// zescope never creates one (a streamer refuses such an event since spec 1.21); ze-sim reads it
+/// to tell such pools apart.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ze_event_pool_counter_based_exp_desc_t {
+    pub stype: ze_structure_type_t,
+    pub pNext: *const c_void,
+    pub flags: ze_event_pool_counter_based_exp_flags_t,
+}
+
 /// Into `zeEventCreate`: the event's index in its pool and its signal/wait scopes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]

@@ -463,6 +463,7 @@ fn hand_written_types_match_the_upstream_headers() {
         layout!(ze_pci_address_ext_t { domain, bus, device, function }),
         layout!(ze_pci_speed_ext_t { genVersion, width, maxBandwidth }),
         layout!(zes_process_state_t { stype, pNext, processId, memSize, sharedSize, engines }),
+        layout!(ze_event_pool_counter_based_exp_desc_t { stype, pNext, flags }),
     ];
     macro_rules! c {
         ($($n:ident),* $(,)?) => { vec![$((stringify!($n), $n as u64)),*] };
@@ -473,6 +474,7 @@ fn hand_written_types_match_the_upstream_headers() {
         ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF,
         ZET_METRIC_GROUP_TYPE_EXP_FLAG_USER_CREATED,
         ZET_METRIC_GROUP_TYPE_EXP_FLAG_OTHER,
+        ZET_METRIC_GROUP_TYPE_EXP_FLAG_MARKER,
         ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF,
         ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC,
         ZE_INIT_DRIVER_TYPE_FLAG_GPU,
@@ -494,6 +496,9 @@ fn hand_written_types_match_the_upstream_headers() {
         ZES_ENGINE_TYPE_FLAG_COMPUTE,
         ZES_ENGINE_TYPE_FLAG_DMA,
         ZES_ENGINE_TYPE_FLAG_RENDER,
+        ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC,
+        ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_IMMEDIATE,
+        ZE_EVENT_POOL_COUNTER_BASED_EXP_FLAG_NON_IMMEDIATE,
     ];
     // The C signature of each entry point, as the Rust `pfn::` type declares it: compiling fails
     // if the header's declaration differs.
@@ -624,5 +629,5 @@ fn hand_written_types_match_the_upstream_headers() {
     assert!(mismatches.is_empty(), "differences from the v{UPSTREAM} headers:\n{}", mismatches.join("\n"));
     let fields: usize = layouts.iter().map(|(_, _, f)| f.len()).sum();
     assert_eq!(compared, layouts.len() + fields + constants.len());
-    assert_eq!(layouts.len(), 11, "every hand-written struct and table is compared");
+    assert_eq!(layouts.len(), 12, "every hand-written struct and table is compared");
 }

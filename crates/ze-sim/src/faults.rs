@@ -157,4 +157,29 @@ pub struct Quirks {
     /// `zetMetricStreamerReadData` copies at most the bytes the previous size query answered
     /// (nothing before the first), as Intel's NPU driver does.
     pub streamer_read_limited_to_size_query: bool,
+    /// `zetMetricStreamerReadData` refuses a size query (`*pRawDataSize == 0` or no buffer) with
+    /// ZE_RESULT_ERROR_INVALID_ARGUMENT: a driver of the specification after 1.16 deprecated it.
+    pub streamer_no_size_query: bool,
+    /// One metric streamer per DEVICE: a second `zetMetricStreamerOpen` on the device, on any
+    /// group, answers ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE (Intel's NPU driver: one stream of
+    /// the kernel's per device). By default one streamer per domain of a device may be open.
+    pub one_streamer_per_device: bool,
+    /// `zet_metric_group_type_exp_t` holds several bits, as compute-runtime fills it: every
+    /// predefined group reports OTHER | MARKER | USER_CREATED, an exporting group EXPORT_DMA_BUF
+    /// on top. By default a group reports EXPORT_DMA_BUF or OTHER alone (USER_CREATED only for a
+    /// created group).
+    pub group_type_bits_combined: bool,
+    /// `zeDriverGetExtensionProperties` does not list `ZET_experimental_metric_export_memory`,
+    /// though the groups export (the name reached the headers only with loader 1.29: drivers
+    /// built before did not list it). A client must go by the group-type bit.
+    pub export_extension_unlisted: bool,
+    /// `zetMetricStreamerOpen` refuses a notification event of a counter-based pool
+    /// (`ze_event_pool_counter_based_exp_desc_t` in the pool's chain) with
+    /// ZE_RESULT_ERROR_INVALID_ARGUMENT, as the specification does since 1.21.
+    pub counter_based_events_refused: bool,
+    /// The device's timer is synchronized with the host (its ns are CLOCK_MONOTONIC's) and
+    /// `zeDeviceGetGlobalTimestamps` answers the device's global timestamp in host ns, not in
+    /// ticks (the 2026-05 specification); metric timestamps stay ticks of the timer (see
+    /// `timer_hz`), keeping `timestamp_valid_bits`.
+    pub global_timestamps_host_ns: bool,
 }

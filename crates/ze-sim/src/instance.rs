@@ -106,6 +106,8 @@ pub(crate) struct Instance {
     /// Successful `zetMetricStreamerReadData` calls (for `streamer_read_fails_after`).
     pub(crate) streamer_reads: u64,
     pub(crate) violations: Vec<Entry>,
+    /// Read calls of size 0 received (`Report::size_queries`).
+    pub(crate) size_queries: u64,
     pub(crate) shared: Arc<Shared>,
     /// What a clobbered `pNext` points at (quirk `overwrite_pnext`): a fake export struct naming
     /// an fd that is not an exported buffer. Importing it is a violation.
@@ -242,6 +244,7 @@ impl Instance {
             signaled: HashSet::new(),
             streamer_reads: 0,
             violations: Vec::new(),
+            size_queries: 0,
             shared,
             decoy,
             decoy_fd,
@@ -426,7 +429,7 @@ impl Instance {
     }
 
     pub(crate) fn report(&self) -> Report {
-        Report { violations: self.violations.clone(), leaks: self.leaks() }
+        Report { violations: self.violations.clone(), leaks: self.leaks(), size_queries: self.size_queries }
     }
 
     /// Device timestamp in ns (the device clock runs at a fixed offset from CLOCK_MONOTONIC).

@@ -17,6 +17,9 @@ pub(crate) struct Pool {
     pub(crate) ctx: usize,
     pub(crate) host_visible: bool,
     pub(crate) count: u32,
+    /// Its events are counter-based (a `ze_event_pool_counter_based_exp_desc_t` in the
+    /// descriptor's chain).
+    pub(crate) counter_based: bool,
 }
 
 pub(crate) struct Event {
@@ -43,7 +46,9 @@ impl Instance {
         }
         let h = new_handle();
         let host_visible = desc.flags & ZE_EVENT_POOL_FLAG_HOST_VISIBLE != 0;
-        self.pools.insert(h, Pool { ctx, host_visible, count: desc.count });
+        // SAFETY: the application passes a valid chain (API contract).
+        let counter_based = unsafe { counter_based_chain(desc.pNext) };
+        self.pools.insert(h, Pool { ctx, host_visible, count: desc.count, counter_based });
         ch.added.push((h, Obj::EventPool));
         Ok(h)
     }
@@ -108,6 +113,11 @@ impl Instance {
         self.events.get(&e).and_then(|ev| self.pools.get(&ev.pool)).is_some_and(|p| p.host_visible)
     }
 
+    /// Is `e` an event of a counter-based pool?
+    pub(crate) fn event_is_counter_based(&self, e: usize) -> bool {
+        self.events.get(&e).and_then(|ev| self.pools.get(&ev.pool)).is_some_and(|p| p.counter_based)
+    }
+
     /// The streamer that notifies through `e`, if any.
     fn streamer_of(&self, e: usize) -> Option<usize> {
         self.streamers.iter().find(|(_, s)| s.event == Some(e)).map(|(h, _)| *h)
@@ -157,4 +167,25 @@ impl Instance {
         self.signaled.remove(&e);
         Ok(())
     }
+}
+
+/// Does the chain of an event pool descriptor ask for counter-based events (a
+/// `ze_event_pool_counter_based_exp_desc_t`: flags 0 is the default mode, immediate command
+/// lists)? At most 16 nodes are followed.
+///
+/// # Safety
+/// `p` is null or the head of a valid chain of Level Zero structs.
+unsafe fn counter_based_chain(mut p: *const core::ffi::c_void) -> bool {
+    for _ in 0..16 {
+        if p.is_null() {
+            return false;
+        }
+        // SAFETY: a valid chain node (the function's contract); every node starts with stype, pNext.
+        let node = unsafe { &*p.cast::<ze_base_desc_t>() };
+        if node.stype == ZE_STRUCTURE_TYPE_COUNTER_BASED_EVENT_POOL_EXP_DESC {
+            return true;
+        }
+        p = node.pNext;
+    }
+    false
 }

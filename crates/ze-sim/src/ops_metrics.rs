@@ -164,6 +164,12 @@ impl Instance {
         if grp.user_created {
             group_type |= ZET_METRIC_GROUP_TYPE_EXP_FLAG_USER_CREATED;
         }
+        if self.config.quirks.group_type_bits_combined {
+            // As compute-runtime fills it: a bit set, never one value.
+            group_type |= ZET_METRIC_GROUP_TYPE_EXP_FLAG_OTHER
+                | ZET_METRIC_GROUP_TYPE_EXP_FLAG_MARKER
+                | ZET_METRIC_GROUP_TYPE_EXP_FLAG_USER_CREATED;
+        }
         let export = (grp.export == Export::Group).then_some(WhichFd::Primary);
         self.fill_chain(p.pNext, g, export, group_type)?;
         let grp = &self.groups[g];

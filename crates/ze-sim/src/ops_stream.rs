@@ -8,13 +8,16 @@
 //!
 //! Period: rounded up to 10 µs × 2^k (k ≤ 16, so 10 µs ..= 655.36 ms) as OA's exponent is, and
 //! written back; `notifyEveryNReports` is clamped to 1 ..= half the buffer and written back.
-//! One streamer may be open per device (a second gets ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE),
+//! One streamer may be open per domain of a device (a second on a group of the same domain gets
+//! ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE; per device with the quirk `one_streamer_per_device`),
 //! and only on a streamable group activated on that device in that context.
 //!
 //! Quirks of real drivers ([`crate::config::Quirks`]): a group not activated answers NOT_READY
 //! (no handle); a period under a floor is refused; the notification waits for at least a floor
 //! of reports; the descriptor is left as the caller wrote it; a size query answers the most the
-//! streamer can hold; a read copies no more than the previous size query answered.
+//! streamer can hold, or is refused (INVALID_ARGUMENT, after the 1.16 deprecation); a read
+//! copies no more than the previous size query answered; an event of a counter-based pool is
+//! refused (INVALID_ARGUMENT, as since 1.21); one streamer per device.
 //!
 //! # Raw report format (opaque)
 //!
@@ -118,7 +121,18 @@ impl Instance {
         if self.config.faults.streamer_open_denied {
             return Err(ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS);
         }
-        if self.config.faults.streamer_open_busy || self.streamers.values().any(|s| s.device == d) {
+        if let Some(e) = event
+            && self.config.quirks.counter_based_events_refused
+            && self.event_is_counter_based(e)
+        {
+            return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        // One stream per domain of a device (per device with `one_streamer_per_device`).
+        let per_device = self.config.quirks.one_streamer_per_device;
+        let domain = self.groups[g].domain;
+        let busy =
+            self.streamers.values().any(|s| s.device == d && (per_device || self.groups[s.group].domain == domain));
+        if self.config.faults.streamer_open_busy || busy {
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
         if let Some(e) = event
@@ -264,6 +278,10 @@ impl Instance {
         let report_bytes = 8 * report_words(self.groups[s.group].metrics.len());
         let available = s.pending.len().min(max_reports as usize);
         let Some(buf) = data.filter(|_| *size > 0) else {
+            self.size_queries += 1;
+            if q.streamer_no_size_query {
+                return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
             *size = if maximum { cap.min(max_reports as usize) * report_bytes } else { available * report_bytes };
             s.learned = *size;
             return Ok(());

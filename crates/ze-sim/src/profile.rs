@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{DeviceConfig, DeviceKind, Export, SimConfig};
 use crate::faults::ImportFd;
-use crate::sysman::EnergyDrop;
+use crate::sysman::{EnergyDrop, SysmanPiece};
 
 /// A bundle of one public driver's behaviours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,13 +23,22 @@ pub enum Profile {
     /// `zetMetricGroupCalculateMultipleMetricValuesExp` or custom groups, NOT_READY for a streamer
     /// on a group not activated, periods under 1 ms refused, a read period of at least 1024
     /// reports, nothing written back into the streamer descriptor, reads limited to the size the
-    /// previous size query answered; Sysman with engine groups only.
+    /// previous size query answered, one open streamer per device; Sysman with engine groups only.
     NpuDriverLike,
     /// Intel's GPU driver (compute-runtime, `level_zero/`): INVALID_ARGUMENT for a pNext chain
     /// with a struct it does not support for the group, the imported fd closed by the import,
-    /// a streamer size query that answers the maximum; Sysman whose energy counter falls back to
-    /// ~200 J once (and comes back), with no temperature sensors and zero memory bandwidth.
+    /// a streamer size query that answers the maximum, group types as combined bits
+    /// (OTHER | MARKER | USER_CREATED, EXPORT_DMA_BUF on top where a group exports); Sysman whose
+    /// energy counter falls back to ~200 J once (and comes back), with no temperature sensors,
+    /// zero memory bandwidth, and engine groups refused to a user without root.
     ComputeRuntimeLike,
+    /// A GPU driver built to the specification as it stands in 2026: size queries of
+    /// `zetMetricStreamerReadData` and `zetMetricTracerReadDataExp` (`*pRawDataSize == 0`,
+    /// deprecated since 1.16) refused with INVALID_ARGUMENT, a counter-based notification event
+    /// refused by `zetMetricStreamerOpen` (1.21), and a timer synchronized with the host whose
+    /// global timestamp `zeDeviceGetGlobalTimestamps` answers in host ns while metric timestamps
+    /// stay ticks (2026-05; the timer counts 19.2 MHz unless the configuration says otherwise).
+    Spec2026,
 }
 
 /// Entry points Intel's NPU driver leaves empty (null in its DDI tables).
@@ -53,11 +62,13 @@ impl Profile {
         match self {
             Profile::NpuDriverLike => "npu-driver-like",
             Profile::ComputeRuntimeLike => "compute-runtime-like",
+            Profile::Spec2026 => "spec-2026",
         }
     }
 
     /// The devices a driver of this kind presents: the built-in NPU, its groups readable only by
-    /// the time-based streamer (the NPU driver exports no memory), or the built-in GPU.
+    /// the time-based streamer (the NPU driver exports no memory), or the built-in GPU (both GPU
+    /// profiles).
     pub fn devices(self) -> Vec<DeviceConfig> {
         let builtin = SimConfig::default().devices;
         match self {
@@ -69,7 +80,9 @@ impl Profile {
                 }
                 npu
             }
-            Profile::ComputeRuntimeLike => builtin.into_iter().filter(|d| d.kind == DeviceKind::Gpu).collect(),
+            Profile::ComputeRuntimeLike | Profile::Spec2026 => {
+                builtin.into_iter().filter(|d| d.kind == DeviceKind::Gpu).collect()
+            }
         }
     }
 
@@ -90,6 +103,7 @@ impl Profile {
                 q.streamer_notify_floor.get_or_insert(1024);
                 q.streamer_desc_untouched = true;
                 q.streamer_read_limited_to_size_query = true;
+                q.one_streamer_per_device = true;
                 for name in NPU_EMPTY {
                     if !cfg.empty_entry_points.iter().any(|e| e == name) {
                         cfg.empty_entry_points.push((*name).to_owned());
@@ -110,6 +124,17 @@ impl Profile {
                 s.energy_drop.get_or_insert(EnergyDrop { at_ms: 1500, to_j: 200.0, lasts_ms: Some(300) });
                 s.no_temperature_sensors = true;
                 s.zero_memory_bandwidth = true;
+                if !s.root_only.contains(&SysmanPiece::Engines) {
+                    s.root_only.push(SysmanPiece::Engines);
+                }
+                q.group_type_bits_combined = true;
+            }
+            Profile::Spec2026 => {
+                q.streamer_no_size_query = true;
+                q.tracer_no_size_query = true;
+                q.counter_based_events_refused = true;
+                q.global_timestamps_host_ns = true;
+                q.timer_hz.get_or_insert(19_200_000);
             }
         }
     }
@@ -149,6 +174,14 @@ mod tests {
         assert!(cr.sysman.no_temperature_sensors && cr.sysman.zero_memory_bandwidth);
         assert!(cr.sysman.energy_drop.is_some());
         assert!(cr.devices.iter().all(|d| d.kind == DeviceKind::Gpu));
+        assert!(cr.quirks.group_type_bits_combined && cr.sysman.root_only == [SysmanPiece::Engines]);
+        assert_eq!(cr.resolved(), cr, "applying twice changes nothing");
+        assert!(r.quirks.one_streamer_per_device);
+        let new = Profile::Spec2026.config().resolved();
+        assert!(new.quirks.streamer_no_size_query && new.quirks.tracer_no_size_query);
+        assert!(new.quirks.counter_based_events_refused && new.quirks.global_timestamps_host_ns);
+        assert_eq!(new.quirks.timer_hz, Some(19_200_000));
+        assert!(new.validate().is_ok(), "{:?}", new.validate());
         assert!(
             Profile::NpuDriverLike
                 .devices()
@@ -162,5 +195,7 @@ mod tests {
         let cfg = SimConfig::from_ron("(profile: Some(ComputeRuntimeLike))", "t").unwrap();
         assert_eq!(cfg.profile, Some(Profile::ComputeRuntimeLike));
         assert_eq!(Profile::NpuDriverLike.name(), "npu-driver-like");
+        let cfg = SimConfig::from_ron("(profile: Some(Spec2026))", "t").unwrap();
+        assert_eq!(cfg.profile.map(Profile::name), Some("spec-2026"));
     }
 }

@@ -32,6 +32,16 @@ pub struct Report {
     /// freed, command lists, contexts and user-created groups not destroyed, groups left
     /// activated, metrics left enabled); empty after a clean teardown.
     pub leaks: Vec<Entry>,
+    /// Reads that asked for their size by passing 0 (`*pRawDataSize == 0` to
+    /// `zetMetricStreamerReadData` or `zetMetricTracerReadDataExp`, deprecated since 1.16),
+    /// answered or refused. Not a breach (drivers answer them, or refuse them on a newer
+    /// specification); a client built to the newer specification makes none. Absent: 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub size_queries: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Report {

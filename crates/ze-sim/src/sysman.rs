@@ -70,6 +70,12 @@ pub struct SysmanConfig {
     pub zero_memory_bandwidth: bool,
     /// The processes `zesDeviceProcessesGetState` lists, over time ([`ProcessesConfig`]).
     pub processes: ProcessesConfig,
+    /// Pieces whose enumeration (`zesDeviceEnum…`) answers ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS,
+    /// as compute-runtime's `zesDeviceEnumEngineGroups` does to a user without root since
+    /// 2026-05 (engine activity is read from the GPU's PMU through perf). ze-sim takes the
+    /// application for such a user whatever its real uid, so tests behave alike as root.
+    /// (`Processes` has no enumeration: it is not affected.)
+    pub root_only: Vec<SysmanPiece>,
 }
 
 /// The energy counter's fall: from `at_ms` after the driver started its value is `to_j` joules
@@ -105,6 +111,7 @@ impl Default for SysmanConfig {
             no_temperature_sensors: false,
             zero_memory_bandwidth: false,
             processes: ProcessesConfig::default(),
+            root_only: Vec::new(),
         }
     }
 }
@@ -253,6 +260,16 @@ impl Instance {
             return Err(ZE_RESULT_ERROR_DEVICE_LOST);
         }
         if self.config.sysman.failing.contains(&piece) { Err(ZE_RESULT_ERROR_NOT_AVAILABLE) } else { Ok(()) }
+    }
+
+    /// Before an enumeration: INSUFFICIENT_PERMISSIONS for a piece that needs root
+    /// ([`SysmanConfig::root_only`]).
+    pub(crate) fn root_only(&self, piece: SysmanPiece) -> R<()> {
+        if self.config.sysman.root_only.contains(&piece) {
+            Err(ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS)
+        } else {
+            Ok(())
+        }
     }
 
     /// (seconds since the driver started, µs timestamp) now.

@@ -37,6 +37,14 @@ pub(crate) struct Shared {
     start_ns: u64,
     /// Device clock = CLOCK_MONOTONIC + this (wrapping), then masked to `ts_bits`.
     ts_offset: AtomicU64,
+    /// The device clock is synchronized with the host (`Quirks::global_timestamps_host_ns`):
+    /// `ts_offset` is 0 while it is.
+    synced: AtomicBool,
+}
+
+/// The device clock's offset from CLOCK_MONOTONIC of a driver with this seed (when not synced).
+fn unsynced_offset(seed: u64) -> u64 {
+    1_000_000_000_000 + (seed % 1000) * 1_000_000
 }
 
 /// A timer counting ns.
@@ -69,7 +77,8 @@ impl Shared {
             period: Duration::from_micros(config.update_period_us),
             start: Instant::now(),
             start_ns: monotonic_ns(),
-            ts_offset: AtomicU64::new(1_000_000_000_000 + (config.seed % 1000) * 1_000_000),
+            ts_offset: AtomicU64::new(unsynced_offset(config.seed)),
+            synced: AtomicBool::new(false),
         })
         .with_faults(&config.faults, &config.quirks)
     }
@@ -88,6 +97,11 @@ impl Shared {
         self.shrink_to.store(faults.shrink_export_to, Ordering::Release);
         self.ts_bits.store(quirks.timestamp_valid_bits.unwrap_or(64).clamp(1, 64), Ordering::Release);
         self.timer_hz.store(quirks.timer_hz.unwrap_or(NS_HZ).max(1), Ordering::Release);
+        let synced = quirks.global_timestamps_host_ns;
+        if self.synced.swap(synced, Ordering::AcqRel) != synced {
+            let offset = if synced { 0 } else { unsynced_offset(self.seed) };
+            self.ts_offset.store(offset, Ordering::Release);
+        }
     }
 
     /// The device clock in ns, as written into buffers: it may wrap (valid bits) or have jumped

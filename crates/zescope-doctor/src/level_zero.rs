@@ -81,6 +81,7 @@ pub(super) fn checks(source: Source) -> Vec<Check> {
     for l in loaders {
         checks.extend(group_checks(l, &layouts));
         checks.extend(super::stream::checks(l, &layouts));
+        checks.extend(super::telemetry::checks(l));
     }
     checks
 }
@@ -221,8 +222,8 @@ fn devices_check(real: &Result<Loader, Error>, alt_drivers: Option<&str>) -> Che
     let mut real_devices = 0;
     let mut sim_devices = 0;
     for (i, d) in loader.drivers.iter().enumerate() {
-        let export = d.info.extensions.iter().any(|(n, _)| n == "ZET_experimental_metric_export_memory");
         let devices = d.devices().unwrap_or_default();
+        let export = export_support(&d.info.extensions, &devices);
         if d.info.simulated {
             sim_devices += devices.len();
         } else {
@@ -230,14 +231,14 @@ fn devices_check(real: &Result<Loader, Error>, alt_drivers: Option<&str>) -> Che
         }
         let names: Vec<String> = devices.iter().map(describe_device).collect();
         lines.push(format!(
-            "driver {i} (version {:#x}, API {}.{}{}{}): {}",
+            "driver {i} (version {:#x}, API {}.{}{}, {export}): {}",
             d.info.version,
             d.info.api_version.0,
             d.info.api_version.1,
             if d.info.simulated { ", zescope's simulated driver" } else { "" },
-            if export { ", exports metric memory" } else { ", no ZET_experimental_metric_export_memory" },
             if names.is_empty() { "no devices".to_owned() } else { names.join(", ") }
         ));
+        lines.push(format!("  extensions: {}", extension_list(&d.info.extensions)));
     }
     let detail = lines.join("\n");
     if real_devices > 0 {
@@ -253,6 +254,44 @@ fn devices_check(real: &Result<Loader, Error>, alt_drivers: Option<&str>) -> Che
     } else {
         Check::fail(NAME, format!("drivers loaded but no device found; {only_sim}\n{detail}"), INSTALL_DRIVER)
     }
+}
+
+/// The extension's name, as drivers list it since it reached the headers (loader 1.29).
+const EXPORT_EXTENSION: &str = "ZET_experimental_metric_export_memory";
+
+/// Whether a driver exports metric memory, told by what its groups say (the EXPORT_DMA_BUF bit
+/// of the group type, or metrics of the export type), never by the extension's name alone: a
+/// driver built before the name reached the headers exports without listing it. Where metrics
+/// are hidden until enabled (no groups seen), the listed name is all there is to go by.
+fn export_support(extensions: &[(String, u32)], devices: &[Device]) -> String {
+    let listed = extensions.iter().any(|(n, _)| n == EXPORT_EXTENSION);
+    let groups: Vec<zescope_ze::MetricGroup> =
+        devices.iter().flat_map(|d| d.metric_groups().unwrap_or_default()).collect();
+    let exporting = groups
+        .iter()
+        .filter(|g| {
+            g.info.export == zescope_ze::GroupExport::DmaBuf
+                || g.metrics().unwrap_or_default().iter().any(|m| m.info.exports_dma_buf())
+        })
+        .count();
+    match (exporting, listed, groups.is_empty()) {
+        (0, true, true) => format!("lists {EXPORT_EXTENSION} (its groups show once metrics are enabled)"),
+        (0, true, false) => format!("lists {EXPORT_EXTENSION}, but no group exports memory"),
+        (0, false, _) => "no group exports metric memory".to_owned(),
+        (_, true, _) => "exports metric memory".to_owned(),
+        (n, false, _) => format!(
+            "exports metric memory ({n} groups set the EXPORT_DMA_BUF bit; the driver does not list {EXPORT_EXTENSION})"
+        ),
+    }
+}
+
+/// The extensions a driver lists, "name version" each; "none listed" without any.
+fn extension_list(extensions: &[(String, u32)]) -> String {
+    if extensions.is_empty() {
+        return "none listed".to_owned();
+    }
+    let v: Vec<String> = extensions.iter().map(|(n, v)| format!("{n} {}.{}", v >> 16, v & 0xffff)).collect();
+    v.join(", ")
 }
 
 fn describe_device(d: &Device) -> String {
@@ -353,6 +392,30 @@ mod tests {
         );
         let none = sim_loader(|c| c.faults.no_devices = true);
         assert_eq!(devices_check(&Ok(none), None).status, Status::Fail);
+    }
+
+    #[test]
+    fn export_support_goes_by_the_group_bit_and_the_extensions_are_listed() {
+        let unlisted = sim_loader(|c| c.quirks.export_extension_unlisted = true);
+        let c = devices_check(&Ok(unlisted), None);
+        assert!(
+            c.detail.contains(
+                "groups set the EXPORT_DMA_BUF bit; the driver does not list ZET_experimental_metric_export_memory"
+            ),
+            "{c:?}"
+        );
+        assert!(c.detail.contains("extensions: ZET_experimental_metrics_runtime_enable_disable 1.0"), "{c:?}");
+        assert!(!c.detail.contains("extensions: ZET_experimental_metric_export_memory"), "{c:?}");
+        let bits = sim_loader(|c| c.quirks.group_type_bits_combined = true);
+        let c = devices_check(&Ok(bits), None);
+        assert!(c.detail.contains("exports metric memory)") && !c.detail.contains("does not list"), "{c:?}");
+        assert!(c.detail.contains("extensions: ZET_experimental_metric_export_memory 1.0,"), "{c:?}");
+        let none = sim_loader(|c| {
+            c.quirks.no_export_extension = true;
+            c.devices = ze_sim::config::Profile::NpuDriverLike.devices();
+        });
+        let c = devices_check(&Ok(none), None);
+        assert!(c.detail.contains("no group exports metric memory"), "{c:?}");
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod nodes;
 mod paranoid;
 mod proc_status;
 mod stream;
+mod telemetry;
 
 use std::fmt::Write;
 

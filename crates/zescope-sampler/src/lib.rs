@@ -30,6 +30,7 @@ mod report_time;
 mod run;
 mod setup;
 mod streamer;
+mod streamer_setup;
 mod sysman;
 mod teardown;
 mod tracer;

@@ -8,6 +8,14 @@
 //! time is `host + (report_ns − ticks_ns)`, the difference taken modulo the timer's wrap and
 //! chosen nearest to zero.
 //!
+//! Which unit the pair's device value is in: ticks of the timer, as the specification says up
+//! to 2026; or host ns, as the specification of 2026-05 gives it for a device whose timer is
+//! synchronized with the host (metric timestamps stay ticks). No field of the properties up to
+//! the 1.32 loader's headers (API 1.17) says which, so the first pair tells: a device value
+//! within [`SYNCED_NS`] of the pair's host value is host ns (a tick count of another rate or
+//! epoch does not land there), and is turned into ticks of the timer (`timerResolution`,
+//! `timestampValidBits`) before it anchors the reports. The unit found is kept for the run.
+//!
 //! The spec does not say which host clock `hostTimestamp` is read from (Intel's drivers use
 //! CLOCK_MONOTONIC_RAW): it is used only when it falls between two CLOCK_MONOTONIC readings
 //! taken around the call; otherwise their midpoint is the pair's host time. The pair is read
@@ -27,6 +35,18 @@ pub(crate) const PLAUSIBLE_NS: i128 = 10_000_000_000;
 pub(crate) const SHORT_WRAP_NS: i128 = 8_000_000_000;
 /// How often a pair is read otherwise.
 const REFRESH_NS: u64 = 1_000_000_000;
+/// A pair whose device value lies this close to its host value gives the device's global
+/// timestamp in host ns (a synchronized device, the 2026-05 specification).
+pub(crate) const SYNCED_NS: u64 = 1_000_000;
+
+/// The unit of the device value of `zeDeviceGetGlobalTimestamps`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PairUnit {
+    /// Ticks of the global timer (the specification up to 2026).
+    Ticks,
+    /// Host ns: the device's timer is synchronized with the host (2026-05).
+    HostNs,
+}
 
 /// ns per unit of a timestamp metric, from its unit text; `None` for a unit that is not a time.
 pub(crate) fn unit_ns(unit: &str) -> Option<u64> {
@@ -49,12 +69,14 @@ pub(crate) struct ReportClock {
     anchored_at: u64,
     /// `zeDeviceGetGlobalTimestamps` still answers.
     pairs: bool,
+    /// The unit of the pairs' device value, found at the first pair.
+    unit: Option<PairUnit>,
 }
 
 impl ReportClock {
     /// A clock for reports whose timestamp metric is in `unit`, on a device with `timer`.
     pub(crate) fn new(timer: Timer, unit: &str) -> ReportClock {
-        ReportClock { timer, unit_ns: unit_ns(unit), anchor: None, anchored_at: 0, pairs: true }
+        ReportClock { timer, unit_ns: unit_ns(unit), anchor: None, anchored_at: 0, pairs: true, unit: None }
     }
 
     /// Reads a new pair when one is due (`now`: CLOCK_MONOTONIC ns). The first failure turns
@@ -76,7 +98,16 @@ impl ReportClock {
         }
     }
 
-    fn set_pair(&mut self, before: i64, after: i64, host: u64, ticks: u64, now: u64) {
+    fn set_pair(&mut self, before: i64, after: i64, host: u64, device: u64, now: u64) {
+        let unit = *self.unit.get_or_insert(if device.abs_diff(host) <= SYNCED_NS {
+            PairUnit::HostNs
+        } else {
+            PairUnit::Ticks
+        });
+        let ticks = match unit {
+            PairUnit::Ticks => device,
+            PairUnit::HostNs => (u128::from(device) * u128::from(self.timer.hz) / 1_000_000_000) as u64,
+        };
         let host = i128::from(host);
         let (before, after) = (i128::from(before), i128::from(after));
         let host = if (before..=after).contains(&host) { host } else { (before + after) / 2 };
@@ -174,6 +205,29 @@ mod tests {
         let c = clock(timer, "ns", 7_000_000_000, 192);
         let t = c.map(Some(wrap - 20_000), 7_000_000_000).unwrap();
         assert_eq!(t, 7_000_000_000 - 30_000);
+    }
+
+    #[test]
+    fn a_synchronized_device_gives_host_ns_and_reports_stay_ticks() {
+        // 19.2 MHz, 32 valid bits; the device's timer runs on the host's ns (synchronized), so a
+        // report's tick count (as ns) is the host time, modulo the timer's wrap.
+        let timer = Timer { hz: 19_200_000, valid_bits: 32 };
+        let host = 5_000_000_000_000u64; // 5000 s after boot
+        let c = clock(timer, "ns", host, host);
+        assert_eq!(c.unit, Some(PairUnit::HostNs));
+        let ticks_now = (u128::from(host) * 19_200_000 / 1_000_000_000) as u64 & 0xffff_ffff;
+        let report_ns = |ticks: u64| (u128::from(ticks) * 1_000_000_000 / 19_200_000) as u64;
+        // A report 1 ms (19,200 ticks) after the pair maps 1 ms after it.
+        let t = c.map(Some(report_ns(ticks_now + 19_200)), host).unwrap();
+        assert!((t - (host as i64 + 1_000_000)).abs() <= 52, "{t}");
+        // The same device value taken for ticks (the old reading) lands far from the read.
+        let mut old = ReportClock::new(timer, "ns");
+        old.unit = Some(PairUnit::Ticks);
+        old.set_pair(host as i64 - 10, host as i64 + 10, host, host, host);
+        assert_ne!(old.map(Some(report_ns(ticks_now + 19_200)), host), Some(t));
+        // A tick count of another epoch is ticks.
+        let c = clock(timer, "ns", host, 1_920_000);
+        assert_eq!(c.unit, Some(PairUnit::Ticks));
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::dmabuf::{self, ImportError};
 use super::errors;
 use super::protocol::{DevicePath, ReadPath, RunConfig, RunInfo, SamplerError, SeriesInfo, StreamInfo, Target, Via};
 use super::run::{Reader, Run, StreamReader};
+use super::streamer_setup::{Refused, StreamedGroup, open_streamed};
 use super::teardown::{DeviceContext, Pending, RunParts, Teardown};
 
 pub(crate) fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, bool), SamplerError> {
@@ -30,16 +31,6 @@ pub(crate) fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, 
             Ok((subs.into_iter().nth(s).ok_or_else(not_found)?, simulated))
         }
     }
-}
-
-/// Value sets a streamed group's reports decode into: one per sub-device of a root device that
-/// has several, where the driver offers `zetMetricGroupCalculateMultipleMetricValuesExp` (the
-/// single Calculate gives one set); else one.
-fn value_sets(device: &Device, group: &MetricGroup) -> usize {
-    if device.info.sub_device.is_some() || group.ze.api.zetMetricGroupCalculateMultipleMetricValuesExp.is_none() {
-        return 1;
-    }
-    device.sub_devices().map_or(1, |s| s.len().max(1))
 }
 
 fn metric_descs(metrics: &[Metric]) -> Vec<MetricDesc> {
@@ -72,10 +63,11 @@ pub(crate) fn start(
     let mut infos = Vec::new();
     let mut devices = Vec::new();
     let mut names: Vec<String> = Vec::new();
+    let mut refused: Vec<Refused> = Vec::new();
     let mut simulated = false;
     for (t, target) in cfg.targets.iter().enumerate() {
         let before = notices.len();
-        let set_up = start_device(&mut parts, loader, layouts, cfg, t, &names, &mut notices);
+        let set_up = start_device(&mut parts, loader, layouts, cfg, t, &names, (&mut notices, &mut refused));
         let (device, name, sim, s, i) = match set_up {
             Ok(x) => x,
             Err((mut e, name)) => {
@@ -100,6 +92,11 @@ pub(crate) fn start(
         names.push(name);
         devices.push(device);
     }
+    // The groups the driver refused to stream (one streamer per device) are not in the run.
+    let mut config = cfg.clone();
+    for r in &refused {
+        config.targets[r.target].groups.retain(|g| *g != r.group);
+    }
     let processes = match cfg.telemetry {
         true => match super::process_reader::ProcessReaders::plan(&devices, &names, &mut notices) {
             Ok(p) => p,
@@ -107,15 +104,7 @@ pub(crate) fn start(
         },
         false => Default::default(),
     };
-    let info = RunInfo {
-        run,
-        config: cfg.clone(),
-        devices: names,
-        simulated,
-        streams: infos,
-        imports: parts.imports(),
-        notices,
-    };
+    let info = RunInfo { run, config, devices: names, simulated, streams: infos, imports: parts.imports(), notices };
     let mut r = Run::new(info, parts, streams, devices).with_processes(processes);
     match r.check_first_snapshot() {
         Ok(()) => Ok(r),
@@ -149,7 +138,8 @@ fn check_targets(cfg: &RunConfig) -> Result<(), SamplerError> {
 type DeviceSetup = (Device, String, bool, Vec<Reader>, Vec<StreamInfo>);
 
 /// Sets up target `t` as device `t` of `parts`: context, metrics enabled, groups. The error
-/// comes with the device's name when it was found.
+/// comes with the device's name when it was found; streamed groups the driver refused are left out
+/// (in `refused`, with a notice).
 fn start_device(
     parts: &mut RunParts,
     loader: &Loader,
@@ -157,7 +147,7 @@ fn start_device(
     cfg: &RunConfig,
     t: usize,
     earlier: &[String],
-    notices: &mut Vec<String>,
+    (notices, refused): (&mut Vec<String>, &mut Vec<Refused>),
 ) -> Result<DeviceSetup, (SamplerError, Option<String>)> {
     let target = &cfg.targets[t];
     let (device, simulated) = find_device(loader, target.device).map_err(|e| (e, None))?;
@@ -187,7 +177,7 @@ fn start_device(
     }
     let d = parts.add_device(dc);
     let on = Build { d, device: &device, name: &name, driver, simulated, layouts, cfg, target };
-    let (streams, infos) = build(parts, &on, notices).map_err(fail)?;
+    let (streams, infos) = build(parts, &on, notices, refused).map_err(fail)?;
     Ok((device, name, simulated, streams, infos))
 }
 
@@ -219,6 +209,7 @@ fn build(
     parts: &mut RunParts,
     on: &Build,
     notices: &mut Vec<String>,
+    refused: &mut Vec<Refused>,
 ) -> Result<(Vec<Reader>, Vec<StreamInfo>), SamplerError> {
     let Build { d, device, driver, simulated, layouts, cfg, target, .. } = *on;
     let all = device.metric_groups().map_err(|e| errors::ze("listing metric groups", &e))?;
@@ -300,27 +291,11 @@ fn build(
         }
         if w == Way::Streamer {
             let wanted = if target.custom_group { &[][..] } else { &target.metrics[..] };
-            let Some(plan) = super::report_plan::plan(metrics, wanted, value_sets(device, g)) else {
-                continue;
-            };
-            let (open, dc) = parts.streams_mut(d);
-            let (period, notify) = streamer_request(cfg.interval);
-            let i = open
-                .open(&dc.ctx, device, g, period, notify, notices)
-                .map_err(|e| streamer_open_error(&g.info.name, &e))?;
-            let (period, notify) = open.granted(i);
-            let series = plan.series.clone();
-            let reader = super::streamer::StreamerReader::new(i, open, g.clone(), device.clone(), plan, notices);
-            infos.push(StreamInfo {
-                index: streams.len(),
-                target: d,
-                device: on.name.to_owned(),
-                group: g.info.name.clone(),
-                layout: super::streamer::describe(period, notify),
-                series,
-                read_path: ReadPath::Streamer,
-            });
-            streams.push(Reader::Streamer(Box::new(reader)));
+            let group = StreamedGroup { d, device, name: on.name, group: g, metrics, wanted, interval: cfg.interval };
+            if let Some((reader, info)) = open_streamed(parts, &group, notices, refused)? {
+                infos.push(StreamInfo { index: streams.len(), ..info });
+                streams.push(reader);
+            }
             continue;
         }
         let (fd, size) = export_of(g, metrics)?;
@@ -462,41 +437,6 @@ fn way(g: &MetricGroup, metrics: &[Metric], via: Via) -> Result<Way, SamplerErro
             e
         }),
     }
-}
-
-/// The period (ns) and reports per notification to ask for at sampling interval `interval`: ten
-/// reports per interval (a finer plot than one sample per tick), at least 10 µs and at most
-/// 1 ms apart; a notification once per interval.
-fn streamer_request(interval: std::time::Duration) -> (u32, u32) {
-    let interval_ns = interval.as_nanos().clamp(1, u32::MAX as u128) as u32;
-    let period = (interval_ns / 10).clamp(super::streamer::MIN_PERIOD_NS, super::streamer::DEFAULT_PERIOD_NS);
-    (period, (interval_ns / period).max(1))
-}
-
-/// A refused `zetMetricStreamerOpen`, with what usually causes it and how to fix it.
-fn streamer_open_error(group: &str, e: &zescope_ze::ZeError) -> SamplerError {
-    use level_zero_sys::*;
-    let mut err = errors::ze(&format!("opening the metric streamer of {group}"), e);
-    match e.code {
-        ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE => {
-            err.hint = Some(
-                "another process (a profiler, another zescope) holds this device's metric stream, or another group \
-                 of this run streams already: close it, or read one streamed group per device"
-                    .into(),
-            )
-        }
-        ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS | ZE_RESULT_ERROR_NOT_AVAILABLE => {
-            err.kind = super::protocol::ErrorKind::Permission;
-            err.hint = Some(
-                "the kernel refuses performance streams to unprivileged users: `sudo sysctl dev.i915.perf_stream_paranoid=0` \
-                 (i915) or `sudo sysctl dev.xe.observation_paranoid=0` (xe), or give zescope CAP_PERFMON; \
-                 `zescope doctor` checks these"
-                    .into(),
-            )
-        }
-        _ => {}
-    }
-    err
 }
 
 /// The fd and size a group exports: its own, or the one buffer its metrics share.

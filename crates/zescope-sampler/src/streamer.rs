@@ -39,6 +39,9 @@ struct Open {
     streamer: Option<Streamer>,
     event: Option<NotifyEvent>,
     pool: Option<EventPool>,
+    /// The run's index of its device, and its group's name.
+    device: usize,
+    group: String,
 }
 
 /// Every streamer, event and pool of a run.
@@ -93,12 +96,12 @@ impl Streamers {
         ctx: &Context,
         device: &Device,
         group: &MetricGroup,
-        period_ns: u32,
-        notify_every: u32,
+        (period_ns, notify_every): (u32, u32),
+        d: usize,
         notices: &mut Vec<String>,
     ) -> Result<usize, ZeError> {
         let i = self.open.len();
-        self.open.push(Open { streamer: None, event: None, pool: None });
+        self.open.push(Open { streamer: None, event: None, pool: None, device: d, group: group.info.name.clone() });
         match EventPool::create(ctx, device) {
             Ok(pool) => {
                 match pool.event() {
@@ -141,6 +144,11 @@ impl Streamers {
             }
         }
         Err(first)
+    }
+
+    /// The group of the first streamer open on the run's device `d`, if any.
+    pub(crate) fn streaming_on(&self, d: usize) -> Option<&str> {
+        self.open.iter().find(|o| o.device == d && o.streamer.is_some()).map(|o| o.group.as_str())
     }
 
     fn streamer(&self, i: usize) -> &Streamer {

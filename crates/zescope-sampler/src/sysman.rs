@@ -181,6 +181,16 @@ impl Builder<'_> {
             }
             Ok(v) => Ok(v),
             Err(e) if super::optional::is_fatal(&e) => Err(e),
+            // compute-runtime since 2026-05 gives engine groups only to root.
+            Err(e) if e.code == ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS => {
+                self.notices.push(format!(
+                    "telemetry of {piece} is off for this run: the driver gives them only to a privileged user \
+                     ({} answered {}); `zescope doctor` names the capability or setting that enables them",
+                    e.call,
+                    e.name()
+                ));
+                Ok(Vec::new())
+            }
             Err(e) => {
                 self.notices.push(super::optional::off(&format!("telemetry of {piece}"), &e));
                 Ok(Vec::new())

@@ -179,37 +179,64 @@ impl Loader {
     }
 }
 
-/// The GPU and NPU drivers: `zeInitDrivers` (Level Zero 1.10, loaders from 1.18) where the loader
-/// exports it, else `zeInit(0)` + `zeDriverGet` (Debian's 1.8.12). When `zeInitDrivers` fails or
-/// finds nothing, `zeInit` is tried too; if both fail, `zeInitDrivers`' error is returned.
-/// `zesInit` (Sysman) is not called: nothing reads Sysman yet.
+/// The GPU and NPU drivers: those `zeInitDrivers` (Level Zero 1.10, loaders from 1.18) reports
+/// where the loader exports it, then those `zeInit(0)` + `zeDriverGet` report that it did not.
+///
+/// Both are asked because a loader's `zeInitDrivers` only reaches drivers that fill its slot in
+/// their global table (API 1.10 and newer): the upstream loader (1.32) skips an older driver
+/// there, and reports it through `zeDriverGet` alone — with two drivers, one of them vanished.
+/// The loader allows both calls in one process (its own tests make them in either order); the
+/// drivers of both answers are merged by identity ([`same_driver`]: the handle, or the driver's
+/// own handle behind a wrapped one), never by UUID, name or PCI address, so two drivers are
+/// never taken for one. Where only one of the two ways answers, its drivers are the list; when
+/// both fail, `zeInitDrivers`' error is returned (`zeInit`'s where there is no `zeInitDrivers`).
 fn init_drivers(ze: &Ze) -> Result<Vec<ze_driver_handle_t>, ZeError> {
+    let mut found: Vec<ze_driver_handle_t> = Vec::new();
     let mut first_error = None;
     if let Some(init_drivers) = ze.api.zeInitDrivers {
         let mut desc = ze_init_driver_type_desc_t {
             flags: ZE_INIT_DRIVER_TYPE_FLAG_GPU | ZE_INIT_DRIVER_TYPE_FLAG_NPU,
             ..Default::default()
         };
-        let found = query_array("zeInitDrivers", std::ptr::null_mut(), |n, out| {
+        match query_array("zeInitDrivers", std::ptr::null_mut(), |n, out| {
             // SAFETY: `out` is null or holds `*n` elements (query_array's contract); `desc` is a
             // valid descriptor with a null chain, alive for the call.
             unsafe { init_drivers(n, out, &mut desc) }
-        });
-        match found {
-            Ok(h) if !h.is_empty() => return Ok(h),
-            Ok(_) => {}
+        }) {
+            Ok(h) => found = h,
             Err(e) => first_error = Some(e),
         }
     }
     // SAFETY: zeInit takes flags only; 0 = all driver types.
-    let init = check("zeInit", unsafe { (ze.api.zeInit)(0) });
-    if let Err(e) = init {
-        return Err(first_error.unwrap_or(e));
+    let legacy = check("zeInit", unsafe { (ze.api.zeInit)(0) }).and_then(|()| {
+        query_array("zeDriverGet", std::ptr::null_mut(), |n, out| {
+            // SAFETY: see query_array.
+            unsafe { (ze.api.zeDriverGet)(n, out) }
+        })
+    });
+    match legacy {
+        Ok(more) => {
+            for h in more {
+                if !found.iter().any(|&f| same_driver(ze, f, h)) {
+                    found.push(h);
+                }
+            }
+            Ok(found)
+        }
+        Err(_) if !found.is_empty() => Ok(found),
+        Err(e) => Err(first_error.unwrap_or(e)),
     }
-    query_array("zeDriverGet", std::ptr::null_mut(), |n, out| {
-        // SAFETY: see query_array.
-        unsafe { (ze.api.zeDriverGet)(n, out) }
-    })
+}
+
+/// Are `a` and `b` (driver handles of this loader) the same driver? The same handle, or the
+/// same driver handle behind them where the loader wraps handles (`zelLoaderTranslateHandle`).
+fn same_driver(ze: &Ze, a: ze_driver_handle_t, b: ze_driver_handle_t) -> bool {
+    if a == b {
+        return true;
+    }
+    // SAFETY: both are driver handles this loader returned.
+    let (ta, tb) = unsafe { (ze.translate(ZEL_HANDLE_DRIVER, a.cast()), ze.translate(ZEL_HANDLE_DRIVER, b.cast())) };
+    ta == tb
 }
 
 /// `zelLoaderGetVersions` as (component, "major.minor.patch"); empty without it.

@@ -110,30 +110,42 @@ pub struct Streamer {
     pub period_ns: u32,
     /// Reports per notification the driver uses.
     pub notify_every: u32,
-    /// How reads learn their size (see [`Streamer::read`]).
+    /// How reads are sized (see [`Streamer::read`]).
     sizing: std::cell::Cell<Sizing>,
+    /// When it was opened: reports are due a few periods later.
+    opened: std::time::Instant,
 }
 
 /// How [`Streamer::read`] sizes its reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sizing {
-    /// A size query before each read; `n` reads in a row got less than the query answered.
-    Query { short: u8 },
-    /// The size query answers the most the streamer holds (compute-runtime; the 1.16 spec keeps
-    /// only that for the deprecated query): reads of this many bytes go without it.
-    Maximum(usize),
+    /// A buffer of `room` bytes, never a size query (the 1.16 specification deprecates it).
+    /// `proven`: a read copied reports; until then each read's buffer is filled with a canary
+    /// first, so a driver that answers a size without copying is seen. `empty`: reads in a row
+    /// that copied nothing. `asked`: the deprecated query was tried once and did not help.
+    Fixed { room: usize, proven: bool, empty: u32, asked: bool },
+    /// The driver copies nothing to a read that does not follow a size query (Intel's NPU driver
+    /// copies at most what the last query answered): each read follows one.
+    Queried,
 }
 
 /// The most bytes one read asks for (a driver's size answer is not trusted beyond it).
 pub const MAX_READ_BYTES: usize = 64 << 20;
 
+/// The buffer a streamer's reads start with; it doubles after a read that fills it.
+pub const FIRST_READ_BYTES: usize = 256 << 10;
+
 /// Reads in one [`Streamer::read`] at most (each further one only when the last filled its
 /// buffer, as the spec asks of a reader).
 const MAX_READS: usize = 8;
 
-/// Reads that got less than the size query answered, in a row, before the answer is taken for
-/// the driver's maximum.
-const SHORT_READS_FOR_MAXIMUM: u8 = 2;
+/// Reads in a row that copied nothing, over at least [`SILENT_PERIODS`] periods since the open,
+/// before the driver is taken for one that copies only after a size query.
+const EMPTY_READS_BEFORE_QUERY: u32 = 3;
+const SILENT_PERIODS: u32 = 8;
+
+/// What a read buffer holds before a read while the driver has not been seen to copy.
+const CANARY: u8 = 0xa5;
 
 /// What one read found.
 pub struct ReadData {
@@ -177,38 +189,98 @@ impl Streamer {
             handle: h,
             period_ns: desc.samplingPeriod,
             notify_every: desc.notifyEveryNReports,
-            sizing: std::cell::Cell::new(Sizing::Query { short: 0 }),
+            sizing: std::cell::Cell::new(Sizing::Fixed {
+                room: FIRST_READ_BYTES,
+                proven: false,
+                empty: 0,
+                asked: false,
+            }),
+            opened: std::time::Instant::now(),
         })
     }
 
-    /// Reads the available reports into `buf` (which grows as needed, up to [`MAX_READ_BYTES`]
-    /// per read). Drivers differ in what a size query (`*pRawDataSize == 0`) answers: what is
-    /// there to read (Intel's NPU driver, which then copies no more than that answer), or the most
-    /// the streamer holds (compute-runtime, and all the 1.16 spec keeps of the deprecated query).
-    /// So each read follows a size query, until two reads in a row got less than the query
-    /// answered: then the answer is the driver's maximum and later reads of that size go without
-    /// a query. A read that fills its buffer is followed by another (at most 8), as the spec asks.
-    pub fn read(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
+    /// `zetMetricStreamerReadData` of up to `*size` bytes into `data` (null: a size query);
+    /// Ok(true) when the driver said reports were dropped.
+    fn read_call(&self, size: &mut usize, data: *mut u8) -> Result<bool, ZeError> {
         let f = call!(self.ze, zetMetricStreamerReadData);
-        let read = |size: &mut usize, data: *mut u8| -> Result<bool, ZeError> {
-            // SAFETY: our streamer; `data` is null (a size query) or holds `*size` writable bytes.
-            match unsafe { f(self.handle, u32::MAX, size, data) } {
-                ZE_RESULT_SUCCESS => Ok(false),
-                ZE_RESULT_WARNING_DROPPED_DATA => Ok(true),
-                code => Err(ZeError { call: "zetMetricStreamerReadData", code }),
-            }
-        };
+        // SAFETY: our streamer; `data` is null (a size query) or holds `*size` writable bytes.
+        match unsafe { f(self.handle, u32::MAX, size, data) } {
+            ZE_RESULT_SUCCESS => Ok(false),
+            ZE_RESULT_WARNING_DROPPED_DATA => Ok(true),
+            code => Err(ZeError { call: "zetMetricStreamerReadData", code }),
+        }
+    }
+
+    /// Reads the available reports into `buf`, the caller's buffer kept between reads. As the
+    /// 1.16 specification asks: no size query (`*pRawDataSize == 0`, deprecated), a buffer of a
+    /// fixed size (256 KiB at first), and while a read fills it, another read with a buffer twice
+    /// the size, which is kept (at most 8 reads, [`MAX_READ_BYTES`] each).
+    ///
+    /// One driver needs otherwise: Intel's NPU driver copies no more than its last size query
+    /// answered (nothing before the first), by its public source. When reads have copied nothing
+    /// three times in a row, eight periods and more after the open (each read's buffer holds a
+    /// canary until a read copies, so a driver that answers a size without copying is seen), the
+    /// size query is tried ONCE; if it answers a size, this streamer's reads follow a size query
+    /// from then on. A driver that refuses the query (INVALID_ARGUMENT, the newer specification)
+    /// or answers nothing keeps its fixed reads.
+    pub fn read(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
+        match self.sizing.get() {
+            Sizing::Queried => self.read_queried(buf),
+            Sizing::Fixed { .. } => self.read_fixed(buf),
+        }
+    }
+
+    fn read_fixed(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
         let (mut total, mut dropped) = (0usize, false);
         for _ in 0..MAX_READS {
-            let sizing = self.sizing.get();
-            let want = match sizing {
-                Sizing::Maximum(m) => m,
-                Sizing::Query { .. } => {
-                    let mut size = 0usize;
-                    dropped |= read(&mut size, std::ptr::null_mut())?;
-                    size.min(MAX_READ_BYTES)
-                }
-            };
+            let Sizing::Fixed { room, proven, empty, asked } = self.sizing.get() else { break };
+            if buf.len() < total + room {
+                buf.resize(total + room, 0);
+            }
+            let region = &mut buf[total..total + room];
+            if !proven {
+                region.fill(CANARY);
+            }
+            let mut got = room;
+            dropped |= self.read_call(&mut got, region.as_mut_ptr())?;
+            let mut got = got.min(room);
+            if !proven && got > 0 && region[..got].iter().all(|&b| b == CANARY) {
+                got = 0; // a size answered, nothing copied
+            }
+            total += got;
+            let full = got == room && room < MAX_READ_BYTES;
+            let grown = if full { (room * 2).min(MAX_READ_BYTES) } else { room };
+            let empty = if total == 0 && !proven { empty + 1 } else { 0 };
+            self.sizing.set(Sizing::Fixed { room: grown, proven: proven || got > 0, empty, asked });
+            if !full {
+                break;
+            }
+        }
+        if let Sizing::Fixed { proven: false, empty, asked: false, room } = self.sizing.get()
+            && empty >= EMPTY_READS_BEFORE_QUERY
+            && self.opened.elapsed().as_nanos() >= u128::from(self.period_ns) * u128::from(SILENT_PERIODS)
+        {
+            self.sizing.set(Sizing::Fixed { room, proven: false, empty, asked: true });
+            let mut size = 0usize;
+            if self.read_call(&mut size, std::ptr::null_mut()).is_ok_and(|_| size > 0) {
+                log::warn!(
+                    "the metric streamer's driver copies reports only after the size query the 1.16 specification \
+                     deprecated (it copied nothing to {empty} reads of a fixed buffer): its reads follow one"
+                );
+                self.sizing.set(Sizing::Queried);
+                return self.read_queried(buf);
+            }
+        }
+        Ok(ReadData { bytes: total, dropped })
+    }
+
+    /// Reads each after a size query (drivers that copy nothing otherwise, see [`Streamer::read`]).
+    fn read_queried(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
+        let (mut total, mut dropped) = (0usize, false);
+        for _ in 0..MAX_READS {
+            let mut want = 0usize;
+            dropped |= self.read_call(&mut want, std::ptr::null_mut())?;
+            let want = want.min(MAX_READ_BYTES);
             if want == 0 {
                 break;
             }
@@ -216,18 +288,9 @@ impl Streamer {
                 buf.resize(total + want, 0);
             }
             let mut got = want;
-            let d = read(&mut got, buf[total..].as_mut_ptr())?;
-            dropped |= d;
+            dropped |= self.read_call(&mut got, buf[total..].as_mut_ptr())?;
             let got = got.min(want);
             total += got;
-            if let Sizing::Query { short } = sizing {
-                let short = if got < want && !d { short + 1 } else { 0 };
-                self.sizing.set(if short >= SHORT_READS_FOR_MAXIMUM {
-                    Sizing::Maximum(want)
-                } else {
-                    Sizing::Query { short }
-                });
-            }
             if got < want || total >= MAX_READ_BYTES {
                 break;
             }
@@ -235,9 +298,10 @@ impl Streamer {
         Ok(ReadData { bytes: total, dropped })
     }
 
-    /// Whether reads go without a size query (the driver's answer was found to be its maximum).
+    /// Whether reads go without a size query: always, except on a driver that copies nothing
+    /// otherwise (see [`Streamer::read`]).
     pub fn reads_without_size_query(&self) -> bool {
-        matches!(self.sizing.get(), Sizing::Maximum(_))
+        self.sizing.get() != Sizing::Queried
     }
 
     /// `zetMetricStreamerClose`: first in every teardown.

@@ -66,6 +66,10 @@ impl Sysman {
         Ok(s)
     }
 
+    /// The Sysman device of `device` among every Sysman driver's: the one with its UUID. Two
+    /// drivers may report one UUID (a copy of a driver, another vendor's that fills it
+    /// loosely): then the name and PCI ids must match too, and when that still leaves several,
+    /// none is taken (the core handle is used), so one device's telemetry is never another's.
     fn through_zes_init(device: &Device) -> Option<Sysman> {
         let api = &device.ze.api;
         let (init, driver_get, device_get) = (api.zesInit?, api.zesDriverGet?, api.zesDeviceGet?);
@@ -76,6 +80,7 @@ impl Sysman {
             unsafe { driver_get(n, out) }
         })
         .ok()?;
+        let mut same_uuid: Vec<(Sysman, zes_device_properties_t)> = Vec::new();
         for d in drivers {
             let devices = query_array("zesDeviceGet", std::ptr::null_mut(), |n, out| {
                 // SAFETY: see query_array; `d` came from zesDriverGet.
@@ -84,12 +89,23 @@ impl Sysman {
             .ok()?;
             for h in devices {
                 let s = Sysman { ze: device.ze.clone(), handle: h, via: SysmanVia::ZesInit };
-                if s.properties().is_ok_and(|p| p.core.uuid.id == device.info.uuid) {
-                    return Some(s);
+                if let Some(p) = s.properties().ok().filter(|p| p.core.uuid.id == device.info.uuid) {
+                    same_uuid.push((s, p));
                 }
             }
         }
-        None
+        if same_uuid.len() > 1 {
+            let i = &device.info;
+            same_uuid.retain(|(_, p)| {
+                super::c_string(&p.core.name) == i.name
+                    && p.core.vendorId == i.vendor_id
+                    && p.core.deviceId == i.device_id
+            });
+        }
+        match same_uuid.len() {
+            1 => same_uuid.pop().map(|(s, _)| s),
+            _ => None,
+        }
     }
 
     /// `zesDeviceGetProperties`.
@@ -278,6 +294,7 @@ pub fn summary(device: &Device) -> Result<String, String> {
     let mut count = |what: &str, n: Result<usize, ZeError>| match n {
         Ok(0) => {}
         Ok(n) => parts.push(format!("{what} ×{n}")),
+        Err(e) if e.code == ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS => parts.push(format!("{what}: privileged only")),
         Err(_) => {}
     };
     count("frequency", s.frequency_domains().map(|v| v.len()));

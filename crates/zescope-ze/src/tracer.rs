@@ -272,9 +272,10 @@ impl Decoder {
     /// No count pass: the entry buffer kept from the last call is filled, and while the driver
     /// says it processed only part of the data (a full buffer, `*pRawDataSize` lowered, as the
     /// API documents), the rest is decoded in the next call with a buffer twice the size (up to
-    /// [`MAX_ENTRIES`]). A buffer filled exactly with every byte processed is confirmed by one
-    /// count query on the rest, for drivers that leave `*pRawDataSize` alone. Entries come set
-    /// after set within each call; across calls, in raw order of the calls.
+    /// [`MAX_ENTRIES`]). A buffer filled exactly with every byte processed is decoded once more
+    /// with the larger buffer, for drivers that leave `*pRawDataSize` alone (no count query: no
+    /// call of size 0). Entries come set after set within each call; across calls, in raw order
+    /// of the calls.
     pub fn decode(&mut self, raw: &mut [u8], out: &mut Vec<Entry>) -> Result<(), TracerError> {
         out.clear();
         if raw.is_empty() || self.metrics.is_empty() {
@@ -331,37 +332,14 @@ impl Decoder {
                 continue;
             }
             // A full buffer and every byte processed: everything, unless the driver does not
-            // lower `*pRawDataSize`; then decode the rest again with room for all of it.
-            let total = self.count(f, rest)?;
-            if total as usize <= n {
+            // lower `*pRawDataSize`. No count query (no call of size 0): the rest is decoded
+            // again with the buffer grown above; a decode that does not fill it is the whole.
+            if n == self.entries.len() {
                 break;
             }
             out.truncate(before);
-            self.entries.resize(total as usize, zet_metric_entry_exp_t::default());
         }
         Ok(())
-    }
-
-    /// The entries the driver finds in `raw` (a count query).
-    fn count(&mut self, f: pfn::zetMetricTracerDecodeExp, raw: &mut [u8]) -> Result<u32, TracerError> {
-        let (mut size, mut sets, mut count) = (raw.len(), 0u32, 0u32);
-        let hs = &mut self.handles;
-        // SAFETY: our decoder; `raw` holds `size` bytes and `hs` its handles; a count query
-        // writes no entries.
-        check("zetMetricTracerDecodeExp", unsafe {
-            f(
-                self.handle,
-                &mut size,
-                raw.as_mut_ptr(),
-                hs.len() as u32,
-                hs.as_mut_ptr(),
-                &mut sets,
-                std::ptr::null_mut(),
-                &mut count,
-                std::ptr::null_mut(),
-            )
-        })?;
-        Ok(count)
     }
 
     /// `zetMetricDecoderDestroyExp`, after its tracer was disabled and before the tracer is

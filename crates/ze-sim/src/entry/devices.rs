@@ -103,11 +103,16 @@ pub(crate) unsafe extern "C" fn sim_zeDriverGetExtensionProperties(
         let count = unsafe { out(count) }?;
         with(h, |inst, obj, _| {
             expect_obj!(obj, Obj::Driver => ());
-            // The PCI properties extension is not offered by a driver that leaves its entry empty.
+            // The PCI properties extension is not offered by a driver that leaves its entry empty;
+            // metric export memory is not listed by a driver that predates it, nor by one built
+            // before its name reached the headers (its groups still export).
             let pci_empty = inst.config.is_empty_entry("zeDevicePciGetPropertiesExt");
+            let q = &inst.config.quirks;
+            let export_unlisted = q.no_export_extension || q.export_extension_unlisted;
             let items: Vec<ze_driver_extension_properties_t> = Instance::extension_names()
                 .iter()
                 .filter(|(name, _)| !(pci_empty && *name == "ZE_extension_pci_properties"))
+                .filter(|(name, _)| !(export_unlisted && *name == "ZET_experimental_metric_export_memory"))
                 .map(|(name, version)| {
                     let mut p = ze_driver_extension_properties_t::default();
                     crate::ops_driver::put_str(&mut p.name, name);
@@ -231,7 +236,9 @@ pub(crate) unsafe extern "C" fn sim_zeDeviceGetGlobalTimestamps(
             inst.device_status()?;
             let now = crate::writer::monotonic_ns();
             *host = now;
-            *device = inst.timer_ticks_at(now);
+            // A synchronized device answers its global timestamp in host ns (the 2026-05
+            // specification); otherwise in ticks of its timer.
+            *device = if inst.config.quirks.global_timestamps_host_ns { now } else { inst.timer_ticks_at(now) };
             Ok(())
         })
     })

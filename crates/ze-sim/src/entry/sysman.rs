@@ -68,7 +68,7 @@ pub(crate) unsafe extern "C" fn sim_zesDeviceGetProperties(
 
 /// A `zesDeviceEnum*` entry point: the device's handles of one piece.
 macro_rules! enumerate {
-    ($name:ident, $label:literal, $handle:ty, |$inst:ident, $d:ident| $handles:expr) => {
+    ($name:ident, $label:literal, $piece:ident, $handle:ty, |$inst:ident, $d:ident| $handles:expr) => {
         pub(crate) unsafe extern "C" fn $name(
             h: zes_device_handle_t,
             count: *mut u32,
@@ -79,6 +79,7 @@ macro_rules! enumerate {
                 let count = unsafe { out(count) }?;
                 with(h, |$inst, obj, _| {
                     let $d = $inst.sysman_device(obj)?;
+                    $inst.root_only(crate::sysman::SysmanPiece::$piece)?;
                     let handles: Vec<$handle> = $handles.iter().map(|&x| x as $handle).collect();
                     // SAFETY: API contract: `out_handles` holds `*count` elements when non-null.
                     fill_array(&handles, count, unsafe { out_array(out_handles, *count) });
@@ -89,21 +90,29 @@ macro_rules! enumerate {
     };
 }
 
-enumerate!(sim_zesDeviceEnumFrequencyDomains, "zesDeviceEnumFrequencyDomains", zes_freq_handle_t, |inst, d| [inst
-    .sysman
-    .devices[d]
-    .freq]);
-enumerate!(sim_zesDeviceEnumPowerDomains, "zesDeviceEnumPowerDomains", zes_pwr_handle_t, |inst, d| [inst
+enumerate!(
+    sim_zesDeviceEnumFrequencyDomains,
+    "zesDeviceEnumFrequencyDomains",
+    Frequency,
+    zes_freq_handle_t,
+    |inst, d| [inst.sysman.devices[d].freq]
+);
+enumerate!(sim_zesDeviceEnumPowerDomains, "zesDeviceEnumPowerDomains", Power, zes_pwr_handle_t, |inst, d| [inst
     .sysman
     .devices[d]
     .power]);
-enumerate!(sim_zesDeviceEnumTemperatureSensors, "zesDeviceEnumTemperatureSensors", zes_temp_handle_t, |inst, d| inst
-    .temp_sensors(d));
-enumerate!(sim_zesDeviceEnumEngineGroups, "zesDeviceEnumEngineGroups", zes_engine_handle_t, |inst, d| inst
+enumerate!(
+    sim_zesDeviceEnumTemperatureSensors,
+    "zesDeviceEnumTemperatureSensors",
+    Temperature,
+    zes_temp_handle_t,
+    |inst, d| inst.temp_sensors(d)
+);
+enumerate!(sim_zesDeviceEnumEngineGroups, "zesDeviceEnumEngineGroups", Engines, zes_engine_handle_t, |inst, d| inst
     .sysman
     .devices[d]
     .engines);
-enumerate!(sim_zesDeviceEnumMemoryModules, "zesDeviceEnumMemoryModules", zes_mem_handle_t, |inst, d| [inst
+enumerate!(sim_zesDeviceEnumMemoryModules, "zesDeviceEnumMemoryModules", Memory, zes_mem_handle_t, |inst, d| [inst
     .sysman
     .devices[d]
     .memory]);

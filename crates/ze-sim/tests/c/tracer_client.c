@@ -9,7 +9,10 @@
  * u64 sequence, u64 timestamp, u64 value, u16 metric, u16 sub-device, u32 tag).
  *
  * With the argument "free-after-deactivate" it deactivates BEFORE freeing the import, which the
- * driver refuses (and reports); it then frees and deactivates again.
+ * driver refuses (and reports); it then frees and deactivates again. With "free-first" it frees
+ * the import right after decoding, while the tracer is still enabled, then disables, destroys
+ * the decoder and the tracer and deactivates (the newer conformance suite frees first: the
+ * extension asks only that the free comes before the exporter's teardown).
  *
  * Prints what it did, one line per step; exits 1 at the first unexpected result.
  */
@@ -65,6 +68,7 @@ static zet_metric_group_handle_t tracer_group(ze_device_handle_t dev) {
 
 int main(int argc, char **argv) {
     int free_after_deactivate = argc > 1 && strcmp(argv[1], "free-after-deactivate") == 0;
+    int free_first = argc > 1 && strcmp(argv[1], "free-first") == 0;
     CHECK(zeInit(0));
     uint32_t n = 1;
     ze_driver_handle_t drv;
@@ -146,6 +150,10 @@ int main(int argc, char **argv) {
     }
     printf("entries %u match their records\n", entries_n);
 
+    if (free_first) {
+        CHECK(zeMemFree(ctx, mapped));
+        printf("import freed with the tracer enabled\n");
+    }
     CHECK(zetMetricTracerDisableExp(tracer, 1));
     CHECK(zetMetricDecoderDestroyExp(decoder));
     CHECK(zetMetricTracerDestroyExp(tracer));
@@ -159,7 +167,9 @@ int main(int argc, char **argv) {
         CHECK(zeMemFree(ctx, mapped));
         CHECK(zetContextActivateMetricGroups(ctx, dev, 0, NULL));
     } else {
-        CHECK(zeMemFree(ctx, mapped));
+        if (!free_first) {
+            CHECK(zeMemFree(ctx, mapped));
+        }
         CHECK(zetContextActivateMetricGroups(ctx, dev, 0, NULL));
     }
     /* Disable metrics on the device (run-time enable/disable, reached by name). */

@@ -42,7 +42,7 @@ pub struct Raw {
     pub api: Api,
 }
 
-fn cstr(b: &[core::ffi::c_char]) -> String {
+pub fn cstr(b: &[core::ffi::c_char]) -> String {
     // SAFETY: the driver NUL-terminates every fixed string field (the arrays are zeroed first).
     unsafe { CStr::from_ptr(b.as_ptr()) }.to_string_lossy().into_owned()
 }

@@ -1,6 +1,7 @@
 //! `c/tracer_client.c`, compiled against the upstream 1.32 headers and linked with the upstream
 //! loader, runs the conformance test's order against `libze_sim.so`: with the import freed
-//! before deactivation the report is clean; deactivating first is refused and reported.
+//! before deactivation the report is clean, also when it is freed first, the tracer still
+//! enabled (the newer conformance order); deactivating first is refused and reported.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -66,6 +67,12 @@ fn a_c_client_in_the_conformance_order_through_the_upstream_loader() {
     let entries = out.lines().find_map(|l| l.strip_prefix("entries ")?.strip_suffix(" match their records"));
     assert!(entries.and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 0), "{out}");
     assert!(out.contains(" before activation"), "{out}");
+
+    // The conformance suite's newer order: the import freed first, then the decoder and the
+    // tracer destroyed, then the deactivation (issue 41: ze-sim refused that free).
+    let (out, report) = run(&exe, &so, &lib, dir, Some("free-first"));
+    assert!(report.is_clean(), "{report:?}\n{out}");
+    assert!(out.contains("import freed with the tracer enabled") && out.ends_with("done\n"), "{out}");
 
     let (out, report) = run(&exe, &so, &lib, dir, Some("free-after-deactivate"));
     assert!(out.contains("deactivation refused while the import lives") && out.ends_with("done\n"), "{out}");

@@ -246,6 +246,7 @@ fn check_metadata(f: &SessionFile) -> Result<(), SessionError> {
                 format!("device {} does not exist ({} devices)", r.device, f.devices.len()),
             ));
         }
+        check_len(&format!("runs[{i}].notices"), r.notices.len(), MAX_STREAMS)?;
         if r.layouts.len() > r.groups.len() + r.telemetry as usize {
             return Err(SessionError::invalid(format!("runs[{i}].layouts"), "more layouts than groups"));
         }

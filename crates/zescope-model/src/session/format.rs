@@ -184,6 +184,11 @@ pub struct RunRecord {
     pub telemetry: bool,
     /// Wall-clock start of the run, Unix milliseconds.
     pub started_unix_ms: i64,
+    /// What the sampler said when the run started (`RunInfo::notices`: features off, a group
+    /// left out and why, a period the driver refused), on the run's first entry. Absent when it
+    /// said nothing, and in files older than it: empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
 }
 
 fn auto() -> String {

@@ -118,6 +118,7 @@ impl RunHistory {
                     .iter()
                     .any(|s| s.target == t && s.read_path == zescope_sampler::ReadPath::Sysman),
                 started_unix_ms: now,
+                notices: if t == 0 { info.notices.clone() } else { Vec::new() },
             });
         }
         for (s, &id) in info.streams.iter().zip(streams) {
