@@ -1,5 +1,6 @@
 //! The command line's tests, one binary: each module runs the `zescope` binary as a user does
 //! (`support::zescope`, with a clean environment) and checks what a feature does —
+//! `doc_examples` (every command line, trigger and view the docs give, run on the simulated device),
 //! `dashboard` (the Grafana dashboard and alert rules of `dist/`, against a real Prometheus
 //! scraping `serve`), `doctor`, `export` and `hostile_bounds` (memory bounds of a load),
 //! `man_pages` (man pages and completions), `list` (and on a realistic catalogue,
@@ -20,6 +21,7 @@
 mod support;
 
 mod dashboard;
+mod doc_examples;
 mod doctor;
 mod export;
 mod hostile_bounds;
