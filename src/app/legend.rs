@@ -197,7 +197,9 @@ pub fn show(
     store: &Store,
     range: Option<(i64, i64)>,
 ) -> Vec<LegendAction> {
-    let w = Widths::fitting(ui.available_width());
+    // A scroll bar's width short of the edge: a table that fills the pane exactly is cut by
+    // the rounding of its cells.
+    let w = Widths::fitting(ui.available_width() - ui.spacing().scroll.bar_width);
     // In a sideways scroll area, so nothing in it can widen the pane (which would push the
     // pane's buttons off screen); it scrolls only when even the narrowest columns do not fit.
     egui::ScrollArea::horizontal()
@@ -255,13 +257,21 @@ fn table(
     };
     let units: Vec<(String, bool)> = rows.iter().map(unit_of).collect();
     let scales = shared_scales(units.iter().zip(&stats).map(|((u, st), s)| (u.as_str(), *st, s.as_ref())));
+    // With several devices, each device's rows together under its heading (in the order the
+    // devices first come in the pane; a device's rows keep their order).
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    if several {
+        let first = |d: &str| rows.iter().position(|r| r.key.device == d).unwrap_or(0);
+        order.sort_by_key(|&i| first(&rows[i].key.device));
+    }
     let mut device: Option<&str> = None;
-    for (i, row) in rows.iter().enumerate() {
+    for i in order {
+        let row = &rows[i];
         if several && device != Some(row.key.device.as_str()) {
             device = Some(row.key.device.as_str());
             ui.horizontal(|ui| {
                 ui.add_space(W_CHECK + W_COLOR + 2.0 * GAP);
-                ui.label(RichText::new(&row.key.device).small().strong());
+                ui.label(RichText::new(&row.key.device).strong());
             });
         }
         let entry = state.ingest.series.get(row.key);

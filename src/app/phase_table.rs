@@ -74,7 +74,7 @@ impl PhasePanel {
     /// The panel's window.
     pub fn window(&mut self, ctx: &egui::Context) {
         let mut open = self.shown;
-        egui::Window::new("Phase table").open(&mut open).default_width(760.0).default_height(320.0).show(ctx, |ui| {
+        egui::Window::new("Phase table").open(&mut open).default_width(1040.0).default_height(320.0).show(ctx, |ui| {
             self.body(ui);
         });
         self.shown = open;
