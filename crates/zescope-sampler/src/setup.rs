@@ -291,7 +291,9 @@ fn build(
         }
         if w == Way::Streamer {
             let wanted = if target.custom_group { &[][..] } else { &target.metrics[..] };
-            let group = StreamedGroup { d, device, name: on.name, group: g, metrics, wanted, interval: cfg.interval };
+            let alone = !cfg.telemetry && cfg.targets.iter().map(|t| t.groups.len()).sum::<usize>() == 1;
+            let group =
+                StreamedGroup { d, device, name: on.name, group: g, metrics, wanted, interval: cfg.interval, alone };
             if let Some((reader, info)) = open_streamed(parts, &group, notices, refused)? {
                 infos.push(StreamInfo { index: streams.len(), ..info });
                 streams.push(reader);
@@ -378,6 +380,14 @@ fn build(
     }
     if !groups_read && !skipped_tracer && !target.groups.is_empty() {
         return Err(errors::config("none of the chosen metrics belongs to the chosen groups", None));
+    }
+    if streams.is_empty() && refused.iter().any(|r| r.target == d) {
+        return Err(errors::config(
+            format!("every metric group chosen on {} was refused: its metric stream is held elsewhere", on.name),
+            Some(
+                "close the profiler (or the other zescope) holding it, or read this device through its exported memory",
+            ),
+        ));
     }
     if streams.is_empty() {
         return Err(errors::config(

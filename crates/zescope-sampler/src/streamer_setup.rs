@@ -8,7 +8,9 @@
 //! run with ONE notice naming the reason (the window's banner, `record`/`serve` stderr, the
 //! session's run record), and the first keeps streaming. The same answer while no streamer of
 //! the run is open on the device means another process (a profiler, another zescope) holds the
-//! device's stream: that is an error which ends the setup, with a hint, as any other refusal.
+//! device's stream: the group is left out the same way, with a notice saying so, when the run
+//! reads anything else; only when it is all the run would read does the refusal end the setup,
+//! as an error with a hint.
 
 use level_zero_sys::*;
 use zescope_ze::{Device, Metric, MetricGroup, ZeError};
@@ -37,6 +39,8 @@ pub(crate) struct StreamedGroup<'a> {
     /// The metrics chosen (empty: all).
     pub(crate) wanted: &'a [String],
     pub(crate) interval: std::time::Duration,
+    /// It is all the run reads (no other group on any device, no telemetry).
+    pub(crate) alone: bool,
 }
 
 /// Opens the streamer of `on.group` and builds its reader and stream; `Ok(None)` when no metric
@@ -56,13 +60,24 @@ pub(crate) fn open_streamed(
     let (period, notify) = streamer_request(on.interval);
     let i = match open.open(&dc.ctx, on.device, g, (period, notify), on.d, notices) {
         Ok(i) => i,
-        Err(e) if e.code == ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE && open.streaming_on(on.d).is_some() => {
+        Err(e)
+            if e.code == ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE && (open.streaming_on(on.d).is_some() || !on.alone) =>
+        {
+            let why = match open.streaming_on(on.d) {
+                Some(first) => format!(
+                    "the driver allows one open metric streamer per device and {first} streams on {} already",
+                    on.name
+                ),
+                None => format!(
+                    "another process (a profiler, another zescope) holds the metric stream of {}; close it to read \
+                     this group",
+                    on.name
+                ),
+            };
             notices.push(format!(
-                "metric group {} is left out of this run: the driver allows one open metric streamer per device \
-                 and {} streams on {} already (zetMetricStreamerOpen answered {}); the rest of the run goes on",
+                "metric group {} is left out of this run: {why} (zetMetricStreamerOpen answered {}); the rest of the \
+                 run goes on",
                 g.info.name,
-                open.streaming_on(on.d).unwrap_or_default(),
-                on.name,
                 e.name()
             ));
             refused.push(Refused { target: on.d, group: g.info.name.clone() });

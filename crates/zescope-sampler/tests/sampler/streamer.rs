@@ -97,17 +97,21 @@ fn via_chooses_the_way_and_explains_a_group_it_cannot_read() {
     shut_down(&h);
 }
 
+/// A refused open: the stream held elsewhere (HANDLE_OBJECT_IN_USE) leaves the group out of a
+/// run that reads something else, with a notice, and ends a run it was all of, with a hint; a
+/// denied one (permissions) ends the run, saying how to allow it.
 #[test]
 fn a_refused_open_says_why_and_how_to_fix_it() {
-    for (busy, kind, hint) in
-        [(true, ErrorKind::Driver, "another process"), (false, ErrorKind::Permission, "perf_stream_paranoid")]
-    {
+    for (groups, busy, kind, hint) in [
+        (&["RenderBasic"][..], true, ErrorKind::Driver, "another process"),
+        (&["ComputeBasic", "RenderBasic"][..], false, ErrorKind::Permission, "perf_stream_paranoid"),
+    ] {
         let sim = sim(|c| {
             c.faults.streamer_open_busy = busy;
             c.faults.streamer_open_denied = !busy;
         });
         let h = sampler_on(&sim);
-        h.send(Command::Start(run_config(&["ComputeBasic", "RenderBasic"])));
+        h.send(Command::Start(run_config(groups)));
         let e = wait_for(&h, T, |e| if let Event::Error(e) = e { Some(e.clone()) } else { None });
         assert_eq!(e.kind, kind, "{e:?}");
         assert!(e.hint.as_deref().unwrap_or("").contains(hint), "{e:?}");
@@ -116,6 +120,21 @@ fn a_refused_open_says_why_and_how_to_fix_it() {
         assert!(r.is_clean(), "everything set up before the refusal is released: {r:?}");
         shut_down(&h);
     }
+    // Held elsewhere, beside an exported group: left out, the run goes on with the other.
+    let sim = sim(|c| c.faults.streamer_open_busy = true);
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic", "RenderBasic"])));
+    let info = started(&h);
+    let groups: Vec<&str> = info.streams.iter().map(|s| s.group.as_str()).collect();
+    assert_eq!(groups, ["ComputeBasic"], "the exported group reads on");
+    let said: Vec<&String> = info.notices.iter().filter(|n| n.contains("RenderBasic is left out")).collect();
+    assert_eq!(said.len(), 1, "one notice: {:?}", info.notices);
+    assert!(said[0].contains("another process"), "{}", said[0]);
+    wait_for(&h, T, |e| matches!(e, Event::Samples(_)).then_some(()));
+    h.send(Command::Stop);
+    wait_for(&h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+    shut_down(&h);
 }
 
 #[test]
