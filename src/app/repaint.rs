@@ -1,13 +1,24 @@
-//! When the window paints: a live view only when something visible changes — the time axis has
-//! moved by a pixel, or (at least every [`FRESH`]) new values for the legend — and never faster
-//! than the frame-rate cap (the display's rate, or lower as set in View → Frame rate). A frozen
-//! view with a run going on takes in data once a second; without a run nothing is scheduled.
+//! When the window paints: a live view when its time axis has moved [`STEP_PX`] pixels, or (at
+//! least every [`FRESH`]) for new values in the legend, and never faster than the frame-rate cap
+//! (30 a second unless View → Frame rate says otherwise). A frozen view with a run going on takes
+//! in data once a second; without a run nothing is scheduled.
+//!
+//! Why three pixels and 30 frames: under a software GL (Mesa's llvmpipe, as in a VM or a remote
+//! desktop) a frame of a 1600x1000 window costs ~20 ms of CPU whatever changed in it (shading,
+//! clearing and presenting every pixel; zescope's own work is under a tenth of it,
+//! `docs/benchmarks.md`, "The monitor's own cost"), so the frame count is the window's cost. A plot
+//! moving three pixels a step (six steps a second at the default minute on a 1150-pixel plot), at
+//! most 30 times a second, still reads as motion; one pixel at the display's rate cost three
+//! times as much for no more to read.
 //!
 //! Also the whole process's CPU use for the status bar ([`ProcessCpu`]).
 
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+
+/// A live view paints when its time axis has moved this many physical pixels.
+pub(crate) const STEP_PX: f64 = 3.0;
 
 /// The longest a live view waits between frames, so its legend's numbers stay fresh even when a
 /// pixel of the time axis is longer than this (a 10-minute window).
@@ -21,9 +32,9 @@ pub(crate) const FILE_PROGRESS: Duration = Duration::from_millis(100);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FrameCap {
     /// The display's rate (taken as 60 Hz: eframe does not report it).
-    #[default]
     Display,
-    /// 30 frames a second.
+    /// 30 frames a second (the default).
+    #[default]
     Fps30,
     /// 10 frames a second (least CPU; a live view still moves smoothly enough to read).
     Fps10,
@@ -53,12 +64,12 @@ impl FrameCap {
 }
 
 /// How long a live view showing `span_s` seconds over `plot_px` physical pixels waits before its
-/// next frame: the time one pixel of its axis stands for, at least `cap`'s period, at most
-/// [`FRESH`].
+/// next frame: the time [`STEP_PX`] pixels of its axis stand for, at least `cap`'s period, at
+/// most [`FRESH`].
 pub(crate) fn live_period(span_s: f64, plot_px: f32, cap: FrameCap) -> Duration {
     let px = f64::from(plot_px.max(1.0));
-    let per_px = if span_s.is_finite() && span_s > 0.0 { span_s / px } else { 0.0 };
-    Duration::from_secs_f64(per_px.min(FRESH.as_secs_f64())).max(cap.period())
+    let step = if span_s.is_finite() && span_s > 0.0 { span_s / px * STEP_PX } else { 0.0 };
+    Duration::from_secs_f64(step.min(FRESH.as_secs_f64())).max(cap.period())
 }
 
 /// The whole process's share of one core, measured over about a second.
@@ -92,12 +103,13 @@ mod tests {
 
     #[test]
     fn a_live_view_paints_when_its_axis_moves_a_pixel_within_the_cap() {
-        // 1 minute over 1000 px: 60 ms a pixel, 16 frames a second instead of 60.
-        assert_eq!(live_period(60.0, 1000.0, FrameCap::Display), Duration::from_millis(60));
-        // 10 s over 1000 px is 10 ms a pixel: the cap decides.
-        assert_eq!(live_period(10.0, 1000.0, FrameCap::Display), FrameCap::Display.period());
+        // 1 minute over 1000 px: 60 ms a pixel, a frame every three: 5.6 frames a second.
+        assert_eq!(live_period(60.0, 1000.0, FrameCap::Display), Duration::from_millis(180));
+        // 10 s over 1000 px is 10 ms a pixel, 30 ms three: the cap decides.
+        assert_eq!(live_period(10.0, 1000.0, FrameCap::Display), Duration::from_millis(30));
+        assert_eq!(live_period(10.0, 1000.0, FrameCap::default()), Duration::from_micros(33_333));
         assert_eq!(live_period(10.0, 1000.0, FrameCap::Fps10), Duration::from_millis(100));
-        // 10 minutes: a pixel is 600 ms, but the legend's numbers are refreshed sooner.
+        // 10 minutes: three pixels are 1.8 s, but the legend's numbers are refreshed sooner.
         assert_eq!(live_period(600.0, 1000.0, FrameCap::Display), FRESH);
         assert_eq!(live_period(f64::NAN, 0.0, FrameCap::Fps30), FrameCap::Fps30.period());
     }

@@ -155,3 +155,30 @@ fn the_title_names_the_file_shown() {
     h.step();
     assert_eq!(h.state().title(), "• example-session.ron — zescope", "a marker not saved yet");
 }
+
+/// The idle window asks for no frame: a recording shown, or a run stopped, paints again only
+/// on input (no repaint scheduled at all), while a live run schedules its next frame.
+#[test]
+fn an_idle_window_schedules_no_frame() {
+    let delay = |h: &Harness<'_, ZescopeApp>| {
+        h.output().viewport_output.get(&egui::ViewportId::ROOT).map_or(std::time::Duration::MAX, |v| v.repaint_delay)
+    };
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let mut h = crate::support::showing(&example, Settings::default(), crate::support::WINDOW, None);
+    h.run();
+    h.step();
+    assert_eq!(delay(&h), std::time::Duration::MAX, "a recording shown: nothing to paint until input");
+
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.get_by_label("Start").click();
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 20);
+    h.step();
+    assert!(delay(&h) < std::time::Duration::from_secs(1), "live: the next frame is scheduled");
+    h.get_by_label("Stop").click();
+    pump(&mut h, "the run to stop", |a| a.state.ingest.run.is_none());
+    h.run();
+    h.step();
+    assert_eq!(delay(&h), std::time::Duration::MAX, "stopped: nothing to paint until input");
+    crate::support::quit_discarding(&mut h);
+}

@@ -1,0 +1,298 @@
+//! `overhead`: what zescope costs the workload it watches. A CPU-bound workload that keeps every
+//! core busy does a fixed amount of work (a mixing loop over a private 1 MiB buffer per thread:
+//! arithmetic and L2-resident loads, no I/O) and its wall time is measured, alone and beside a
+//! zescope process, alternating (alone, beside) in pairs so the machine's drift falls on both
+//! alike. Printed per setting: the median ratio of the workload's time beside zescope to its time
+//! alone, the spread of the ratios (min … max), and zescope's own CPU over the runs beside it
+//! (its user + system time from `/proc/PID/stat` over the workload's wall time, in cores).
+//!
+//! Settings (the simulated device, `zescope` as built for the bench, i.e. release):
+//! - `record` at 1 kHz and 10 kHz, the exported-memory path (`--group ComputeBasic --via export`)
+//!   and the streamer path (`--group RenderBasic --via streamer`), telemetry on, writing a session;
+//! - `serve` at 1 kHz with telemetry, scraped every second over HTTP;
+//! - the window, live, at 1600x1000 with four panes of the simulated GPU at 100 Hz, under Xvfb
+//!   (skipped, with a line saying why, without Xvfb).
+//!
+//! zescope starts a second before the workload (its start-up is not the workload's cost) and is
+//! stopped after it. Caches: the workload's buffers are warm after the calibration run; zescope
+//! is started afresh for each pair. Pairs: `ZESCOPE_OVERHEAD_PAIRS` (default 5); the workload's
+//! size is calibrated to about `ZESCOPE_OVERHEAD_SECONDS` (default 3) alone.
+//!
+//!     cargo bench --bench overhead
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_zescope");
+
+/// One workload thread: `rounds` passes of a mixing loop over its own 1 MiB buffer.
+fn work(rounds: u64) -> u64 {
+    let mut buf = vec![0u64; 1 << 17];
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for r in 0..rounds {
+        for (i, v) in buf.iter_mut().enumerate() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *v = v.wrapping_add(x ^ (i as u64).wrapping_mul(r | 1));
+        }
+    }
+    buf.iter().fold(0, |a, v| a ^ v)
+}
+
+/// The workload on every core at once: its wall time.
+fn workload(rounds: u64) -> Duration {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let t = Instant::now();
+    let sum: u64 = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..cores).map(|_| s.spawn(move || work(rounds))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).fold(0, |a, b| a ^ b)
+    });
+    std::hint::black_box(sum);
+    t.elapsed()
+}
+
+/// A process's user + system CPU time so far.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks: u64 =
+        f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0) + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+    Duration::from_secs_f64(ticks as f64 / 100.0)
+}
+
+/// What runs beside the workload.
+#[derive(Clone, Copy)]
+enum Beside {
+    Record { interval: &'static str, group: &'static str, via: &'static str },
+    Serve,
+    Window,
+}
+
+impl Beside {
+    fn name(self) -> String {
+        match self {
+            Beside::Record { interval, via, .. } => {
+                let hz = if interval == "1ms" { "1 kHz" } else { "10 kHz" };
+                format!("record {hz}, {via}, telemetry")
+            }
+            Beside::Serve => "serve 1 kHz, telemetry, scraped every 1 s".into(),
+            Beside::Window => "window, live, 1600x1000, 4 panes, 100 Hz".into(),
+        }
+    }
+}
+
+/// A zescope running beside the workload, and what to stop with it.
+struct Running {
+    child: Child,
+    _dir: tempfile::TempDir,
+    _xvfb: Option<Child>,
+    scrape: Option<(std::sync::Arc<std::sync::atomic::AtomicBool>, std::thread::JoinHandle<()>)>,
+}
+
+impl Running {
+    fn stop(mut self) {
+        if let Some((stop, t)) = self.scrape.take() {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            let _ = t.join();
+        }
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(mut x) = self._xvfb.take() {
+            let _ = x.kill();
+            let _ = x.wait();
+        }
+    }
+}
+
+fn zescope(dir: &std::path::Path) -> Command {
+    let mut c = Command::new(BIN);
+    for (k, v) in [
+        ("XDG_RUNTIME_DIR", "run"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_STATE_HOME", "state"),
+    ] {
+        let p = dir.join(v);
+        std::fs::create_dir_all(&p).unwrap();
+        let _ = std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o700));
+        c.env(k, p);
+    }
+    c.env_remove("ZE_SIM_CONFIG").env_remove("ZE_ENABLE_ALT_DRIVERS").env_remove("RUST_LOG");
+    c.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    c
+}
+
+/// A private X server: its process and display, or why not.
+fn xvfb(w: u32, h: u32) -> Result<(Child, String), String> {
+    let mut child = Command::new("Xvfb")
+        .args(["-displayfd", "1", "-nolisten", "tcp", "-screen", "0"])
+        .arg(format!("{w}x{h}x24"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("Xvfb: {e}"))?;
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).map_err(|e| e.to_string())?;
+    let n: u32 = line.trim().parse().map_err(|_| format!("Xvfb said {line:?}"))?;
+    Ok((child, format!(":{n}")))
+}
+
+fn start(beside: Beside) -> Result<Running, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut xvfb_child = None;
+    let mut scrape = None;
+    let child = match beside {
+        Beside::Record { interval, group, via } => zescope(dir.path())
+            .args(["--source", "sim", "record", "--interval", interval, "--group", group, "--via", via, "--telemetry"])
+            .args(["--duration", "1h", "--out"])
+            .arg(dir.path().join("run.ron"))
+            .spawn()
+            .map_err(|e| e.to_string())?,
+        Beside::Serve => {
+            let mut c = zescope(dir.path())
+                .args(["--source", "sim", "serve", "--interval", "1ms", "--telemetry", "--listen", "127.0.0.1:0"])
+                .stdout(Stdio::piped())
+                .spawn()
+                .map_err(|e| e.to_string())?;
+            let mut line = String::new();
+            BufReader::new(c.stdout.take().unwrap()).read_line(&mut line).map_err(|e| e.to_string())?;
+            let addr: SocketAddr = line
+                .trim()
+                .strip_prefix("zescope: serving http://")
+                .and_then(|a| a.strip_suffix("/metrics"))
+                .and_then(|a| a.parse().ok())
+                .ok_or_else(|| format!("serve said {line:?}"))?;
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let s = stop.clone();
+            let t = std::thread::spawn(move || {
+                while !s.load(std::sync::atomic::Ordering::Relaxed) {
+                    if let Ok(mut c) = TcpStream::connect(addr) {
+                        let _ = c.write_all(b"GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n");
+                        let _ = c.read_to_end(&mut Vec::new());
+                    }
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+            });
+            scrape = Some((stop, t));
+            c
+        }
+        Beside::Window => {
+            let (x, display) = xvfb(1600, 1000)?;
+            xvfb_child = Some(x);
+            // Four panes of the simulated GPU's ComputeBasic (%, cycles/s, MHz, W).
+            let view = dir.path().join("four.ron");
+            let pane = |metrics: &[&str]| {
+                let series: Vec<String> =
+                    metrics.iter().map(|m| format!("(group: \"ComputeBasic\", metric: \"{m}\")")).collect();
+                format!("(series: [{}])", series.join(", "))
+            };
+            let panes = [
+                pane(&["GpuTime", "GpuUtilization"]),
+                pane(&["GpuBusyCycles"]),
+                pane(&["GpuFrequency"]),
+                pane(&["GpuPower"]),
+            ];
+            std::fs::write(
+                &view,
+                format!(
+                    "(version: 1, name: \"four\", window: Some(\"1min\"), panes: [{}], triggers: [])",
+                    panes.join(", ")
+                ),
+            )
+            .unwrap();
+            let c = zescope(dir.path())
+                .args(["--source", "sim", "--view"])
+                .arg(&view)
+                .env("DISPLAY", &display)
+                .env_remove("WAYLAND_DISPLAY")
+                .spawn()
+                .map_err(|e| e.to_string())?;
+            // The window at the screen's size (xdotool; the window opens at its default size).
+            std::thread::sleep(Duration::from_secs(3));
+            let id = Command::new("xdotool")
+                .args(["search", "--sync", "--name", "^zescope"])
+                .env("DISPLAY", &display)
+                .output();
+            let id = id.map_err(|e| format!("xdotool: {e}"))?;
+            let id = String::from_utf8_lossy(&id.stdout).lines().last().unwrap_or_default().to_owned();
+            let _ = Command::new("xdotool").args(["windowsize", &id, "1600", "1000"]).env("DISPLAY", &display).status();
+            c
+        }
+    };
+    // Past its start-up: sampling (and drawing) steadily.
+    std::thread::sleep(Duration::from_secs(if matches!(beside, Beside::Window) { 6 } else { 2 }));
+    Ok(Running { child, _dir: dir, _xvfb: xvfb_child, scrape })
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let pairs: usize = std::env::var("ZESCOPE_OVERHEAD_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
+    let target: f64 = std::env::var("ZESCOPE_OVERHEAD_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(3.0);
+    // Calibrate: rounds for about `target` seconds alone.
+    let probe = workload(20).as_secs_f64();
+    let rounds = ((target / probe) * 20.0).max(20.0) as u64;
+    workload(rounds);
+    println!("overhead: workload of {rounds} rounds on every core; {pairs} pairs (alone, beside) per setting");
+    println!("| beside the workload | slowdown (median of {pairs}) | spread | zescope's CPU (cores) |");
+    println!("|---|---|---|---|");
+    let settings = [
+        Beside::Record { interval: "1ms", group: "ComputeBasic", via: "export" },
+        Beside::Record { interval: "100us", group: "ComputeBasic", via: "export" },
+        Beside::Record { interval: "1ms", group: "RenderBasic", via: "streamer" },
+        Beside::Record { interval: "100us", group: "RenderBasic", via: "streamer" },
+        Beside::Serve,
+        Beside::Window,
+    ];
+    for beside in settings {
+        let (mut ratios, mut cores) = (Vec::new(), Vec::new());
+        let mut skipped = None;
+        for _ in 0..pairs {
+            let alone = workload(rounds).as_secs_f64();
+            let z = match start(beside) {
+                Ok(z) => z,
+                Err(e) => {
+                    skipped = Some(e);
+                    break;
+                }
+            };
+            let c0 = cpu_time(z.child.id());
+            let with = workload(rounds).as_secs_f64();
+            let used = cpu_time(z.child.id()).saturating_sub(c0).as_secs_f64();
+            z.stop();
+            ratios.push(with / alone);
+            cores.push(used / with);
+        }
+        if let Some(why) = skipped {
+            println!("| {} | skipped: {why} | | |", beside.name());
+            continue;
+        }
+        let (lo, hi) =
+            (ratios.iter().copied().fold(f64::INFINITY, f64::min), ratios.iter().copied().fold(0.0, f64::max));
+        let m = median(&mut ratios);
+        let c = median(&mut cores);
+        println!(
+            "| {} | {:+.1} % | {:+.1} … {:+.1} % | {c:.3} |",
+            beside.name(),
+            (m - 1.0) * 100.0,
+            (lo - 1.0) * 100.0,
+            (hi - 1.0) * 100.0
+        );
+    }
+}
