@@ -11,7 +11,13 @@
 //!   and the streamer path (`--group RenderBasic --via streamer`), telemetry on, writing a session;
 //! - `serve` at 1 kHz with telemetry, scraped every second over HTTP;
 //! - the window, live, at 1600x1000 with four panes of the simulated GPU at 100 Hz, under Xvfb
-//!   (skipped, with a line saying why, without Xvfb).
+//!   (skipped, with a line saying why, without Xvfb);
+//! - the floor: a process that does nothing but wake at 1 kHz (10 kHz) and sleep again, which is
+//!   the least any sampler polling at that rate can cost here (a context switch each way).
+//!
+//! zescope's CPU is split by thread: the sampler's, and the simulated device's writer
+//! (`ze-sim-writer`, which writes the counters the way a GPU does in hardware: it exists only on
+//! the simulated device, yet its wakeups slow the workload as the sampler's do).
 //!
 //! zescope starts a second before the workload (its start-up is not the workload's cost) and is
 //! stopped after it. Caches: the workload's buffers are warm after the calibration run; zescope
@@ -64,12 +70,47 @@ fn cpu_time(pid: u32) -> Duration {
     Duration::from_secs_f64(ticks as f64 / 100.0)
 }
 
+/// Per thread of `pid`: its name and user + system time so far.
+fn thread_times(pid: u32) -> Vec<(String, Duration)> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    tasks
+        .flatten()
+        .filter_map(|t| {
+            let tid: u32 = t.file_name().to_str()?.parse().ok()?;
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm")).ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
+            let f: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+            Some((comm.trim().to_owned(), Duration::from_secs_f64(ticks as f64 / 100.0)))
+        })
+        .collect()
+}
+
+/// CPU of the threads of `pid` named `name`, between two [`thread_times`].
+fn named(before: &[(String, Duration)], after: &[(String, Duration)], name: &str) -> f64 {
+    let sum = |v: &[(String, Duration)]| v.iter().filter(|(n, _)| n == name).map(|(_, d)| d.as_secs_f64()).sum::<f64>();
+    sum(after) - sum(before)
+}
+
+/// The floor's child: wakes every `us` microseconds on a deadline grid, does nothing, forever.
+fn sleeper(us: u64) -> ! {
+    let period = Duration::from_micros(us);
+    let mut next = Instant::now();
+    loop {
+        next += period;
+        if let Some(d) = next.checked_duration_since(Instant::now()) {
+            std::thread::sleep(d);
+        }
+    }
+}
+
 /// What runs beside the workload.
 #[derive(Clone, Copy)]
 enum Beside {
     Record { interval: &'static str, group: &'static str, via: &'static str },
     Serve,
     Window,
+    Floor { us: u64 },
 }
 
 impl Beside {
@@ -81,6 +122,7 @@ impl Beside {
             }
             Beside::Serve => "serve 1 kHz, telemetry, scraped every 1 s".into(),
             Beside::Window => "window, live, 1600x1000, 4 panes, 100 Hz".into(),
+            Beside::Floor { us } => format!("floor: a process waking at {} kHz, doing nothing", 1000 / us),
         }
     }
 }
@@ -151,6 +193,11 @@ fn start(beside: Beside) -> Result<Running, String> {
     let mut xvfb_child = None;
     let mut scrape = None;
     let child = match beside {
+        Beside::Floor { us } => Command::new(std::env::current_exe().unwrap())
+            .env("ZESCOPE_OVERHEAD_SLEEPER", us.to_string())
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| e.to_string())?,
         Beside::Record { interval, group, via } => zescope(dir.path())
             .args(["--source", "sim", "record", "--interval", interval, "--group", group, "--via", via, "--telemetry"])
             .args(["--duration", "1h", "--out"])
@@ -243,6 +290,9 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
+    if let Some(us) = std::env::var("ZESCOPE_OVERHEAD_SLEEPER").ok().and_then(|v| v.parse().ok()) {
+        sleeper(us);
+    }
     let pairs: usize = std::env::var("ZESCOPE_OVERHEAD_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
     let target: f64 = std::env::var("ZESCOPE_OVERHEAD_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(3.0);
     // Calibrate: rounds for about `target` seconds alone.
@@ -250,9 +300,13 @@ fn main() {
     let rounds = ((target / probe) * 20.0).max(20.0) as u64;
     workload(rounds);
     println!("overhead: workload of {rounds} rounds on every core; {pairs} pairs (alone, beside) per setting");
-    println!("| beside the workload | slowdown (median of {pairs}) | spread | zescope's CPU (cores) |");
-    println!("|---|---|---|---|");
+    println!(
+        "| beside the workload | slowdown (median of {pairs}) | spread | its CPU (cores) | sampler | simulated device |"
+    );
+    println!("|---|---|---|---|---|---|");
     let settings = [
+        Beside::Floor { us: 1000 },
+        Beside::Floor { us: 100 },
         Beside::Record { interval: "1ms", group: "ComputeBasic", via: "export" },
         Beside::Record { interval: "100us", group: "ComputeBasic", via: "export" },
         Beside::Record { interval: "1ms", group: "RenderBasic", via: "streamer" },
@@ -261,7 +315,7 @@ fn main() {
         Beside::Window,
     ];
     for beside in settings {
-        let (mut ratios, mut cores) = (Vec::new(), Vec::new());
+        let (mut ratios, mut cores, mut sampler, mut device) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut skipped = None;
         for _ in 0..pairs {
             let alone = workload(rounds).as_secs_f64();
@@ -272,23 +326,26 @@ fn main() {
                     break;
                 }
             };
-            let c0 = cpu_time(z.child.id());
+            let (c0, t0) = (cpu_time(z.child.id()), thread_times(z.child.id()));
             let with = workload(rounds).as_secs_f64();
-            let used = cpu_time(z.child.id()).saturating_sub(c0).as_secs_f64();
+            let (c1, t1) = (cpu_time(z.child.id()), thread_times(z.child.id()));
             z.stop();
             ratios.push(with / alone);
-            cores.push(used / with);
+            cores.push(c1.saturating_sub(c0).as_secs_f64() / with);
+            sampler.push(named(&t0, &t1, "zescope-sampler") / with);
+            device.push(named(&t0, &t1, "ze-sim-writer") / with);
         }
         if let Some(why) = skipped {
-            println!("| {} | skipped: {why} | | |", beside.name());
+            println!("| {} | skipped: {why} | | | | |", beside.name());
             continue;
         }
         let (lo, hi) =
             (ratios.iter().copied().fold(f64::INFINITY, f64::min), ratios.iter().copied().fold(0.0, f64::max));
         let m = median(&mut ratios);
         let c = median(&mut cores);
+        let (s, d) = (median(&mut sampler), median(&mut device));
         println!(
-            "| {} | {:+.1} % | {:+.1} … {:+.1} % | {c:.3} |",
+            "| {} | {:+.1} % | {:+.1} … {:+.1} % | {c:.3} | {s:.3} | {d:.3} |",
             beside.name(),
             (m - 1.0) * 100.0,
             (lo - 1.0) * 100.0,

@@ -41,3 +41,25 @@ pub fn streamed_sim() -> Arc<Sim> {
     });
     Arc::new(Sim::new(cfg))
 }
+
+/// The default GPU with a "Synthetic" group of `counters` counters read from exported memory and
+/// a "Stream16" group of 16 metrics for the streamer, the device writing every `update_period_us`.
+#[allow(dead_code)]
+pub fn counters_sim(counters: u32, update_period_us: u64) -> Arc<Sim> {
+    let mut cfg = SimConfig { metrics: MetricsEnable::Always, update_period_us, ..Default::default() };
+    for (name, domain, export, stream, n) in
+        [("Synthetic", 7, Export::Group, false, counters), ("Stream16", 8, Export::None, true, 15)]
+    {
+        cfg.devices[0].groups.push(GroupConfig {
+            name: name.into(),
+            description: format!("{name} for the benchmarks"),
+            domain,
+            export,
+            metrics: Vec::new(),
+            synthetic_counters: n,
+            stream,
+            tracer: false,
+        });
+    }
+    Arc::new(Sim::new(cfg))
+}

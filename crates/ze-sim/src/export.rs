@@ -29,7 +29,6 @@
 //! it keeps a private dup of every fd it reports, to tell whether the application closed or
 //! replaced one ([`crate::fdcheck`]).
 
-use std::collections::VecDeque;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::Mutex;
@@ -93,11 +92,75 @@ pub(crate) enum Content {
     Ring(RingSpec),
 }
 
+/// The last [`HISTORY`] snapshots' values (the ground truth tests compare reads with), in one
+/// ring of storage taken at the first snapshot: writing one allocates nothing.
+struct History {
+    counters: usize,
+    /// Device timestamps, slot by slot.
+    ts: Vec<u64>,
+    /// `counters` values a slot.
+    values: Vec<f64>,
+    /// The slot the next snapshot goes to.
+    next: usize,
+    /// Slots in use.
+    len: usize,
+}
+
+/// One slot of a [`History`] being filled.
+struct Slot<'a>(&'a mut [f64]);
+
+impl Slot<'_> {
+    fn set(&mut self, i: usize, v: f64) {
+        self.0[i] = v;
+    }
+}
+
+impl History {
+    fn new(counters: usize) -> History {
+        History { counters, ts: Vec::new(), values: Vec::new(), next: 0, len: 0 }
+    }
+
+    /// The slot for a snapshot stamped `ts` (the oldest one's, once all are used).
+    fn next_slot(&mut self, ts: u64) -> Slot<'_> {
+        if self.ts.is_empty() {
+            self.ts = vec![0; HISTORY];
+            self.values = vec![f64::NAN; HISTORY * self.counters];
+        }
+        let k = self.next;
+        self.ts[k] = ts;
+        self.next = (k + 1) % HISTORY;
+        self.len = (self.len + 1).min(HISTORY);
+        Slot(&mut self.values[k * self.counters..(k + 1) * self.counters])
+    }
+
+    /// Slots in use, newest first.
+    fn newest_first(&self) -> impl Iterator<Item = usize> + '_ {
+        (1..=self.len).map(move |j| (self.next + HISTORY - j) % HISTORY)
+    }
+
+    fn find(&self, ts: u64) -> Option<Vec<f64>> {
+        let k = self.newest_first().find(|&k| self.ts[k] == ts)?;
+        Some(self.values[k * self.counters..(k + 1) * self.counters].to_vec())
+    }
+
+    /// Every snapshot held, oldest first.
+    fn all(&self) -> Vec<(u64, Vec<f64>)> {
+        let mut out: Vec<(u64, Vec<f64>)> = self
+            .newest_first()
+            .map(|k| (self.ts[k], self.values[k * self.counters..(k + 1) * self.counters].to_vec()))
+            .collect();
+        out.reverse();
+        out
+    }
+}
+
 struct WriterState {
     accum: Vec<f64>,
     last_t: Option<f64>,
     step: u64,
-    history: VecDeque<(u64, Vec<f64>)>,
+    history: History,
+    /// The words of the snapshot being written (kept: a snapshot allocates nothing).
+    words: Vec<u64>,
     /// Where the next event of a ring goes.
     ring: ring::Cursor,
 }
@@ -231,7 +294,8 @@ impl ExportBuffer {
                 accum: vec![0.0; counters.len()],
                 last_t: None,
                 step: 0,
-                history: VecDeque::new(),
+                history: History::new(counters.len()),
+                words: Vec::with_capacity(counters.len()),
                 ring: ring::Cursor::default(),
             }),
             counters,
@@ -322,9 +386,12 @@ impl ExportBuffer {
         st.last_t = Some(t);
         st.step += 1;
         let step = st.step;
+        // Its fields borrowed apart: the history's slot is filled while the counters accumulate.
+        let st: &mut WriterState = &mut st;
         // Compute first, then publish: the sequence is odd only while the bytes are copied in.
-        let mut values = Vec::with_capacity(self.counters.len());
-        let mut words = Vec::with_capacity(self.counters.len());
+        let mut values = st.history.next_slot(timestamp_ns);
+        let mut words = std::mem::take(&mut st.words);
+        words.clear();
         for (i, c) in self.counters.iter().enumerate() {
             let n = workload::noise(seed, self.stream * 4096 + i as u64, step);
             let level = workload::level(c.signal, self.device_kind, self.clock_mhz, t, n, c.index);
@@ -332,14 +399,14 @@ impl ExportBuffer {
                 st.accum[i] += level * dt;
                 let raw = st.accum[i] as u64;
                 words.push(raw);
-                values.push(raw as f64);
+                values.set(i, raw as f64);
             } else if c.signal.is_integer_level() {
                 words.push(level as u64);
-                values.push(level);
+                values.set(i, level);
             } else {
                 let (word, value) = crate::catalog::gauge(c.signal, level);
                 words.push(word);
-                values.push(value);
+                values.set(i, value);
             }
         }
         if let Some(seq) = self.sequence() {
@@ -347,15 +414,12 @@ impl ExportBuffer {
             seq.store(s + 1, Ordering::Relaxed);
             fence(Ordering::Release);
             self.write_u64(OFFSET_TIMESTAMP, timestamp_ns);
-            for (i, w) in words.into_iter().enumerate() {
+            for (i, &w) in words.iter().enumerate() {
                 self.write_u64(OFFSET_COUNTERS + 8 * i, w);
             }
             seq.store(s + 2, Ordering::Release);
         }
-        if st.history.len() == HISTORY {
-            st.history.pop_front();
-        }
-        st.history.push_back((timestamp_ns, values));
+        st.words = words;
     }
 
     pub fn set_lost(&self) {
@@ -366,7 +430,7 @@ impl ExportBuffer {
     /// The values written in the snapshot stamped `timestamp_ns`, if still in the history.
     pub fn ground_truth(&self, timestamp_ns: u64) -> Option<Vec<f64>> {
         let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.history.iter().rev().find(|(ts, _)| *ts == timestamp_ns).map(|(_, v)| v.clone())
+        st.history.find(timestamp_ns)
     }
 
     /// A ring's events `from .. end` (at most `max`), with the oldest event it still holds;
@@ -392,7 +456,7 @@ impl ExportBuffer {
 
     /// Every snapshot still in the history: (device timestamp, values).
     pub fn history(&self) -> Vec<(u64, Vec<f64>)> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).history.iter().cloned().collect()
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).history.all()
     }
 
     /// A new read-only mapping of `size` bytes of the buffer: what an import returns as its

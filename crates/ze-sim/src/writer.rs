@@ -217,6 +217,10 @@ impl Shared {
 
     fn run(self: Arc<Self>) {
         let mut deadline = Instant::now();
+        // The buffers being written, copied out of the lock each pass into storage kept from
+        // pass to pass (the simulated device allocates nothing per snapshot: a monitor's
+        // allocations per tick are measured beside it).
+        let mut active: Vec<Arc<crate::export::ExportBuffer>> = Vec::new();
         while !self.stop.load(Ordering::Acquire) {
             deadline += self.period;
             let now = Instant::now();
@@ -228,7 +232,8 @@ impl Shared {
             if self.is_lost() {
                 continue;
             }
-            let active = self.active.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            active.clear();
+            active.extend(self.active.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned());
             if active.is_empty() {
                 continue;
             }

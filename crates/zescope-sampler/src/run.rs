@@ -97,7 +97,12 @@ impl Pieces {
         out.extend(self.closed.drain(..).map(batch));
         if !self.timestamps.is_empty() {
             let gap_before = std::mem::take(&mut self.gap_next);
-            out.push(batch((std::mem::take(&mut self.timestamps), std::mem::take(&mut self.values), gap_before)));
+            // The batch leaves with its buffers; the next one's are taken as large at once (one
+            // allocation each a batch, not a doubling every few ticks).
+            let (n, v) = (self.timestamps.len(), self.values.len());
+            let timestamps = std::mem::replace(&mut self.timestamps, Vec::with_capacity(n));
+            let values = std::mem::replace(&mut self.values, Vec::with_capacity(v));
+            out.push(batch((timestamps, values, gap_before)));
         }
     }
 

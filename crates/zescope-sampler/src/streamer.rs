@@ -197,6 +197,11 @@ pub(crate) struct StreamerReader {
     sets: usize,
     raw: Vec<u8>,
     values: Vec<zet_typed_value_t>,
+    /// Value counts per set of the last Calculate, where each set starts, and the row being
+    /// filled: kept from read to read (a read allocates nothing once they are large enough).
+    counts: Vec<u32>,
+    starts: Vec<(usize, usize)>,
+    row: Vec<f64>,
     clock: ReportClock,
     has_event: bool,
     /// The driver's set count differed from `sets` (said once).
@@ -245,6 +250,9 @@ impl StreamerReader {
             sets: plan.sets,
             raw: Vec::new(),
             values: Vec::new(),
+            counts: Vec::new(),
+            starts: Vec::new(),
+            row: Vec::new(),
             clock,
             has_event,
             told_sets: false,
@@ -277,7 +285,8 @@ impl StreamerReader {
         if data.bytes == 0 {
             return Ok(out);
         }
-        let counts = calculate(&self.group, &self.raw[..data.bytes], &mut self.values)?;
+        calculate(&self.group, &self.raw[..data.bytes], &mut self.values, &mut self.counts)?;
+        let counts = &self.counts;
         let n = self.columns.len();
         let first = counts.first().copied().unwrap_or(0) as usize;
         if n == 0 || !first.is_multiple_of(n) {
@@ -294,7 +303,8 @@ impl StreamerReader {
             ));
         }
         // Where each plotted set starts in `values`, and how many reports it holds.
-        let mut starts = Vec::with_capacity(self.sets);
+        let mut starts = std::mem::take(&mut self.starts);
+        starts.clear();
         let mut at = 0usize;
         for k in 0..self.sets {
             let c = counts.get(k).copied().unwrap_or(0) as usize;
@@ -303,7 +313,9 @@ impl StreamerReader {
         }
         self.clock.refresh(&self.device, now, notices);
         let reports = first / n;
-        let mut row = vec![f64::NAN; self.series * self.sets];
+        let mut row = std::mem::take(&mut self.row);
+        row.clear();
+        row.resize(self.series * self.sets, f64::NAN);
         let period_s = self.period_ns as f64 / 1e9;
         for r in 0..reports {
             let mut device_ts = None;
@@ -346,6 +358,8 @@ impl StreamerReader {
                 out.out_of_order += 1;
             }
         }
+        self.starts = starts;
+        self.row = row;
         Ok(out)
     }
 }

@@ -312,13 +312,21 @@ impl Streamer {
     }
 }
 
-/// Decodes raw reports of `group` into `out` (values of every set, set after set); returns the
-/// value count of each set. Uses `zetMetricGroupCalculateMultipleMetricValuesExp` and falls
-/// back to `zetMetricGroupCalculateMetricValues` (one set) where the driver lacks it.
-pub fn calculate(group: &MetricGroup, raw: &[u8], out: &mut Vec<zet_typed_value_t>) -> Result<Vec<u32>, ZeError> {
+/// Decodes raw reports of `group` into `out` (values of every set, set after set) and the value
+/// count of each set into `counts`. Uses `zetMetricGroupCalculateMultipleMetricValuesExp` and
+/// falls back to `zetMetricGroupCalculateMetricValues` (one set) where the driver lacks it. Both
+/// buffers are the caller's, kept from call to call (a read allocates nothing once they are as
+/// large as it needs).
+pub fn calculate(
+    group: &MetricGroup,
+    raw: &[u8],
+    out: &mut Vec<zet_typed_value_t>,
+    counts: &mut Vec<u32>,
+) -> Result<(), ZeError> {
     out.clear();
+    counts.clear();
     if raw.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let ty = ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES;
     if let Some(f) = group.ze.api.zetMetricGroupCalculateMultipleMetricValuesExp {
@@ -327,7 +335,7 @@ pub fn calculate(group: &MetricGroup, raw: &[u8], out: &mut Vec<zet_typed_value_
         // SAFETY: count query over `raw`.
         let r = unsafe { f(group.handle, ty, raw.len(), raw.as_ptr(), &mut sets, &mut total, null, null.cast()) };
         if r == ZE_RESULT_SUCCESS {
-            let mut counts = vec![0u32; sets as usize];
+            counts.resize(sets as usize, 0);
             out.resize(total as usize, zet_typed_value_t::default());
             // SAFETY: buffers of the sizes the driver asked for.
             check("zetMetricGroupCalculateMultipleMetricValuesExp", unsafe {
@@ -344,7 +352,7 @@ pub fn calculate(group: &MetricGroup, raw: &[u8], out: &mut Vec<zet_typed_value_
             })?;
             out.truncate(total as usize);
             counts.truncate(sets as usize);
-            return Ok(counts);
+            return Ok(());
         }
         if r != ZE_RESULT_ERROR_UNSUPPORTED_FEATURE && r != ZE_RESULT_ERROR_UNINITIALIZED {
             return Err(ZeError { call: "zetMetricGroupCalculateMultipleMetricValuesExp", code: r });
@@ -362,7 +370,8 @@ pub fn calculate(group: &MetricGroup, raw: &[u8], out: &mut Vec<zet_typed_value_
         f(group.handle, ty, raw.len(), raw.as_ptr(), &mut n, out.as_mut_ptr())
     })?;
     out.truncate(n as usize);
-    Ok(vec![n])
+    counts.push(n);
+    Ok(())
 }
 
 /// The device's global timer: how fast it counts and how many of its bits are valid.

@@ -134,7 +134,8 @@ fn streamer_reads_work_whatever_a_size_query_answers() {
         for _ in 0..4 {
             std::thread::sleep(std::time::Duration::from_millis(25));
             let data = s.read(&mut buf).unwrap();
-            let counts = calculate(&g, &buf[..data.bytes], &mut values).unwrap();
+            let mut counts = Vec::new();
+            calculate(&g, &buf[..data.bytes], &mut values, &mut counts).unwrap();
             let per_report = g.metrics().unwrap().len();
             reports += counts.first().map_or(0, |&n| n as usize / per_report);
         }
