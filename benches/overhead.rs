@@ -24,6 +24,11 @@
 //! is started afresh for each pair. Pairs: `ZESCOPE_OVERHEAD_PAIRS` (default 5); the workload's
 //! size is calibrated to about `ZESCOPE_OVERHEAD_SECONDS` (default 3) alone.
 //!
+//! On a machine with a Level Zero GPU, `ZESCOPE_OVERHEAD_SOURCE=level-zero` runs `record` and
+//! `serve` on it instead of the simulated device (the groups named above must exist there: on a
+//! real GPU set `ZESCOPE_OVERHEAD_EXPORT_GROUP` and `ZESCOPE_OVERHEAD_STREAM_GROUP` to groups of
+//! its catalogue, `zescope list`); the simulated device's writer column then reads 0.
+//!
 //!     cargo bench --bench overhead
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -188,6 +193,18 @@ fn xvfb(w: u32, h: u32) -> Result<(Child, String), String> {
     Ok((child, format!(":{n}")))
 }
 
+/// The source `record` and `serve` read (`ZESCOPE_OVERHEAD_SOURCE`, default `sim`).
+fn source() -> String {
+    std::env::var("ZESCOPE_OVERHEAD_SOURCE").unwrap_or_else(|_| "sim".into())
+}
+
+/// The group to read in place of the simulated device's `group` (on a real GPU, from the
+/// environment: see the module docs).
+fn group_of(group: &str) -> String {
+    let var = if group == "ComputeBasic" { "ZESCOPE_OVERHEAD_EXPORT_GROUP" } else { "ZESCOPE_OVERHEAD_STREAM_GROUP" };
+    std::env::var(var).unwrap_or_else(|_| group.to_owned())
+}
+
 fn start(beside: Beside) -> Result<Running, String> {
     let dir = tempfile::tempdir().unwrap();
     let mut xvfb_child = None;
@@ -199,14 +216,25 @@ fn start(beside: Beside) -> Result<Running, String> {
             .spawn()
             .map_err(|e| e.to_string())?,
         Beside::Record { interval, group, via } => zescope(dir.path())
-            .args(["--source", "sim", "record", "--interval", interval, "--group", group, "--via", via, "--telemetry"])
+            .args([
+                "--source",
+                &source(),
+                "record",
+                "--interval",
+                interval,
+                "--group",
+                &group_of(group),
+                "--via",
+                via,
+                "--telemetry",
+            ])
             .args(["--duration", "1h", "--out"])
             .arg(dir.path().join("run.ron"))
             .spawn()
             .map_err(|e| e.to_string())?,
         Beside::Serve => {
             let mut c = zescope(dir.path())
-                .args(["--source", "sim", "serve", "--interval", "1ms", "--telemetry", "--listen", "127.0.0.1:0"])
+                .args(["--source", &source(), "serve", "--interval", "1ms", "--telemetry", "--listen", "127.0.0.1:0"])
                 .stdout(Stdio::piped())
                 .spawn()
                 .map_err(|e| e.to_string())?;

@@ -8,6 +8,7 @@ use ze_sim::config::{Export, GroupConfig, MetricsEnable, SimConfig};
 
 /// Adds a "Synthetic" group of `counters` gauges (domain 7) to the default GPU; the device
 /// writes a snapshot every `update_period_us`.
+#[allow(dead_code)]
 pub fn synthetic_sim(counters: u32, update_period_us: u64) -> Arc<Sim> {
     let mut cfg = SimConfig { metrics: MetricsEnable::Always, update_period_us, ..Default::default() };
     cfg.devices[0].groups.push(GroupConfig {

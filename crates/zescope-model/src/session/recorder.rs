@@ -21,10 +21,18 @@ pub struct Recorder {
     ingest: Ingest,
     job: Option<SaveJob>,
     last_save: Instant,
+    /// How long until the next checkpoint may start: [`SESSION_CHECKPOINT`], or longer once a
+    /// save takes a noticeable share of it.
+    every: Duration,
     markers: crate::view::Markers,
 }
 
 const SESSION_CHECKPOINT: Duration = Duration::from_secs(30);
+
+/// A checkpoint rewrites the whole file (and copies the store's data to do so): the time until
+/// the next is at least this many times what the last took, so a long recording spends at most
+/// about a twentieth of its time (and of its CPU) checkpointing rather than ever more of it.
+const CHECKPOINT_SHARE: u32 = 20;
 
 impl Recorder {
     /// A recorder that will save to `path` and describe devices from `inventory` (the sampler's
@@ -39,6 +47,7 @@ impl Recorder {
             ingest: Ingest::default(),
             job: None,
             last_save: Instant::now(),
+            every: SESSION_CHECKPOINT,
             markers: Default::default(),
         }
     }
@@ -95,10 +104,12 @@ impl Recorder {
     /// `SESSION_CHECKPOINT` has passed since it started. Errs with the previous background
     /// save's error, if it failed.
     pub fn checkpoint(&mut self) -> Result<(), String> {
-        if let Some(Err(e)) = self.job.as_mut().and_then(|j| j.try_finish()) {
-            return Err(e.to_string());
+        if let Some(result) = self.job.as_mut().and_then(|j| j.try_finish()) {
+            // Finished: the next waits for this one's cost times the share, or the base period.
+            self.every = SESSION_CHECKPOINT.max(self.last_save.elapsed() * CHECKPOINT_SHARE);
+            result.map_err(|e| e.to_string())?;
         }
-        if self.job.as_ref().is_some_and(|j| !j.is_finished()) || self.last_save.elapsed() < SESSION_CHECKPOINT {
+        if self.job.as_ref().is_some_and(|j| !j.is_finished()) || self.last_save.elapsed() < self.every {
             return Ok(());
         }
         self.last_save = Instant::now();
