@@ -227,3 +227,31 @@ fn examples_are_found_and_placeholders_left_out() {
         ]
     );
 }
+
+/// Every file or folder of the tree the docs cite (`crates/…`, `src/…`, `tests/…`, `docs/…`, …
+/// in backticks) exists: a file moved or renamed takes its mentions with it.
+#[test]
+fn every_path_the_docs_cite_exists() {
+    let roots = ["crates/", "src/", "tests/", "benches/", "assets/", "dist/", "docs/", "fuzz/", "third_party/", ".ci/"];
+    let mut docs = documents();
+    docs.push(root().join("third_party/README.md"));
+    let mut missing = Vec::new();
+    let mut cited = 0;
+    for doc in docs {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        for span in text.split('`').skip(1).step_by(2) {
+            let path = span.trim_end_matches(['.', ',', ';', ':', ')']);
+            let path = path.split("::").next().unwrap_or(path);
+            // A glob, a placeholder or an item path names no one file.
+            if !roots.iter().any(|r| path.starts_with(r)) || path.contains(['*', '{', '<', ' ', '…']) {
+                continue;
+            }
+            cited += 1;
+            if !root().join(path).exists() {
+                missing.push(format!("{}: {path}", doc.display()));
+            }
+        }
+    }
+    assert!(cited > 50, "the docs cite the tree: {cited} paths found");
+    assert!(missing.is_empty(), "paths the docs cite that do not exist:\n{}", missing.join("\n"));
+}
