@@ -13,7 +13,7 @@
 //!   column-layout cache (`Store::envelopes`, keyed by stream, range, width and
 //!   version). Its end moves 2 ms, so the zoom changes every frame too: the
 //!   columns a plot keeps on a fixed time grid while its zoom holds
-//!   (`src/app/envelope_plot/grid.rs`, which serves views at raw or level-1
+//!   (`crates/zescope-window/src/envelope_plot/grid.rs`, which serves views at raw or level-1
 //!   detail such as `decimated/1M`'s) are computed afresh every frame. What a frame may reuse: the store's min/max pyramid (the data
 //!   structure itself, built at ingest, with its drawing bands: `crates/zescope-store/src/band.rs`),
 //!   egui's font atlas and allocations kept across frames.
@@ -58,8 +58,8 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui::{Color32, Context, RawInput, Rect, pos2, vec2};
 use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
-use zescope::app::envelope_plot::{EnvelopePlot, PlotFrame, PlotSeries};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+use zescope_window::envelope_plot::{EnvelopePlot, PlotFrame, PlotSeries};
 
 /// The app's allocator (`src/main.rs`), so a frame's allocations cost what they cost there.
 #[global_allocator]

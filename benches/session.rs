@@ -27,11 +27,11 @@ mod shapes;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use shapes::SERIES;
-use zescope::app::files::FileAction;
 use zescope::session::{self, Capture, LoadEvent, LoadJob, RunHistory, Session};
 use zescope::store::Store;
 use zescope::view::panes::PaneLayout;
 use zescope::view::timeview::TimeView;
+use zescope_window::files::FileAction;
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
 #[global_allocator]

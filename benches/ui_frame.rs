@@ -4,7 +4,7 @@
 //! slides and every frame queries the store. Goal: ≤ 4 ms of CPU per frame.
 //!
 //! The live minute (~60,000 samples per series) is at raw detail, so each plot keeps its columns
-//! from frame to frame on a fixed time grid (`src/app/envelope_plot/grid.rs`), as it does in the
+//! from frame to frame on a fixed time grid (`crates/zescope-window/src/envelope_plot/grid.rs`), as it does in the
 //! app: a frame computes only the columns of the newest block (at most 256 samples, still
 //! changing) and the column the view enters from, and reuses the rest, which are what a fresh
 //! query of the same grid gives. The first two frames (and the two after any change of the
@@ -20,11 +20,11 @@ mod headless;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui::Context;
-use zescope::app::ZescopeApp;
 use zescope::layout::Kind;
 use zescope::sampler::SeriesInfo;
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 use zescope::view::series::{SeriesEntry, SeriesKey};
+use zescope_window::ZescopeApp;
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
 #[global_allocator]

@@ -15,12 +15,9 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod app;
 pub mod cli;
-pub mod gui;
 mod headless;
 pub mod list;
-pub mod logwatch;
 pub mod pick;
 pub mod record;
 pub mod serve;

@@ -15,12 +15,20 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     // Before anything else, and before any thread exists.
     let env = zescope::ze::prepare_environment();
-    zescope::logwatch::init();
+    zescope_window::logwatch::init();
     if let Err(e) = env {
         log::warn!("{e}");
     }
     let cli = Cli::parse();
-    let Some(command) = cli.command else { return zescope::gui::run(cli.source, cli.file, cli.view) };
+    let Some(command) = cli.command else {
+        let source = cli.source;
+        return zescope_window::gui::run(zescope_window::gui::Launch {
+            start_sampler: Box::new(move |options| zescope::sampler::spawn_source(source, options)),
+            interrupt: Box::new(Termination::install()),
+            file: cli.file,
+            view: cli.view,
+        });
+    };
     if let Some(f) = &cli.file {
         eprintln!("zescope: {} opens in the window; it cannot be given with a command", f.display());
         return ExitCode::from(2);

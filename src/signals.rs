@@ -76,3 +76,13 @@ impl Termination {
         self.flag.store(true, Ordering::Relaxed);
     }
 }
+
+impl zescope_window::gui::Interrupt for Termination {
+    fn requested(&self) -> bool {
+        Termination::requested(self)
+    }
+
+    fn on_signal(&self, wake: Box<dyn Fn() + Send>) {
+        Termination::on_signal(self, wake);
+    }
+}

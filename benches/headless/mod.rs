@@ -6,11 +6,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use egui::{Context, RawInput, Rect, pos2, vec2};
-use zescope::app::ZescopeApp;
-use zescope::app::link::SamplerLink;
-use zescope::app::settings::Settings;
 use zescope::sampler::{Command, Event};
 use zescope::store::Store;
+use zescope_window::ZescopeApp;
+use zescope_window::link::SamplerLink;
+use zescope_window::settings::Settings;
 
 /// No sampler: whatever the store holds is all there is.
 struct Quiet;

@@ -11,9 +11,9 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use ze_sim::Sim;
-use zescope::app::ZescopeApp;
-use zescope::app::settings::Settings;
 use zescope::view::timeview::Mode;
+use zescope_window::ZescopeApp;
+use zescope_window::settings::Settings;
 
 fn app(sim: &Arc<Sim>) -> ZescopeApp {
     crate::support::app_on(sim, Settings::default())
@@ -192,7 +192,7 @@ fn the_search_box_keeps_its_keys_clears_on_escape_and_ctrl_f_selects() {
     let mut h = harness(app(&sim));
     pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
     h.step();
-    let type_keys = |h: &mut egui_kittest::Harness<'_, zescope::app::ZescopeApp>, text: &str| {
+    let type_keys = |h: &mut egui_kittest::Harness<'_, zescope_window::ZescopeApp>, text: &str| {
         for c in text.chars() {
             h.get_by_role(Role::TextInput).type_text(&c.to_string());
             h.step();
@@ -234,7 +234,7 @@ fn keys_typed_after_enter_in_a_field_fire_no_shortcut() {
     h.step();
     h.step();
     // The trigger field: the text box right of the source panel's search box.
-    let in_triggers = |h: &egui_kittest::Harness<'_, zescope::app::ZescopeApp>| {
+    let in_triggers = |h: &egui_kittest::Harness<'_, zescope_window::ZescopeApp>| {
         let boxes: Vec<egui::Rect> = h.get_all_by_role(Role::TextInput).map(|n| n.rect()).collect();
         assert_eq!(boxes.len(), 2, "the search box and the trigger field");
         boxes.into_iter().max_by(|a, b| a.left().total_cmp(&b.left())).unwrap()

@@ -10,9 +10,9 @@ use std::collections::BTreeSet;
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 use ze_sim::catalog::{Catalog, realistic_groups};
-use zescope::app::ZescopeApp;
-use zescope::app::settings::Settings;
 use zescope::view::format::base_unit;
+use zescope_window::ZescopeApp;
+use zescope_window::settings::Settings;
 
 use crate::support::pump;
 

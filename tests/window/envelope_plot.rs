@@ -6,8 +6,8 @@
 use egui::epaint::{Mesh, Shape};
 use egui::{Color32, Context, RawInput, Rect, pos2, vec2};
 use egui_plot::Plot;
-use zescope::app::envelope_plot::{EnvelopePlot, PlotFrame, PlotSeries, pixel_columns};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+use zescope_window::envelope_plot::{EnvelopePlot, PlotFrame, PlotSeries, pixel_columns};
 
 const MS: i64 = 1_000_000;
 const RED: Color32 = Color32::from_rgb(200, 30, 30);

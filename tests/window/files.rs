@@ -7,10 +7,10 @@ use crate::support::pump;
 use std::sync::Arc;
 
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::dialogs::{FileKind, ScriptedDialogs};
-use zescope::app::settings::Settings;
 use zescope::store::Store;
+use zescope_window::ZescopeApp;
+use zescope_window::dialogs::{FileKind, ScriptedDialogs};
+use zescope_window::settings::Settings;
 
 #[test]
 fn save_open_export_and_leave_a_recording() {
@@ -99,7 +99,7 @@ fn save_open_export_and_leave_a_recording() {
 /// errors, and leave what is shown alone.
 #[test]
 fn failed_open_and_export_show_the_windows_own_banners() {
-    use zescope::app::banner::{BannerError, UiErrorKind};
+    use zescope_window::banner::{BannerError, UiErrorKind};
     let dir = tempfile::tempdir().unwrap();
     let not_a_session = dir.path().join("notes.ron");
     std::fs::write(&not_a_session, "hello").unwrap();

@@ -8,8 +8,8 @@ use crate::support::pump;
 use std::collections::BTreeSet;
 
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::settings::Settings;
+use zescope_window::ZescopeApp;
+use zescope_window::settings::Settings;
 
 /// Each pane's plotted units, top to bottom.
 fn pane_units(a: &ZescopeApp) -> Vec<BTreeSet<String>> {
@@ -82,7 +82,7 @@ fn a_second_group_goes_to_panes_of_its_units_and_reset_groups_by_unit() {
 fn reset_layout_on_an_opened_recording_keeps_its_series_in_panes() {
     let mut h = crate::support::showing(
         &crate::support::example_session(),
-        zescope::app::settings::Settings::default(),
+        zescope_window::settings::Settings::default(),
         crate::support::WINDOW,
         None,
     );

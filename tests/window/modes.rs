@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::dialogs::ScriptedDialogs;
-use zescope::app::settings::Settings;
 use zescope::sampler::Command;
 use zescope::store::Store;
 use zescope::view::{Activity, data_x};
+use zescope_window::ZescopeApp;
+use zescope_window::dialogs::ScriptedDialogs;
+use zescope_window::settings::Settings;
 
 /// Which of the toolbar's mode badges and buttons are on screen and usable (a control the state
 /// does not offer keeps its place, greyed).
@@ -122,7 +122,7 @@ fn toolbar_controls_stay_where_they_are_in_every_state() {
     h.get_by_label("Start").click();
     crate::support::pump(&mut h, "samples", |a| a.state.ingest.samples_total > 20);
     h.step();
-    let places = |h: &egui_kittest::Harness<'_, zescope::app::ZescopeApp>| -> Vec<egui::Rect> {
+    let places = |h: &egui_kittest::Harness<'_, zescope_window::ZescopeApp>| -> Vec<egui::Rect> {
         ["Window:", "+ Pane", "+ Marker", "Fit"].iter().map(|l| h.get_by_label(l).rect()).collect()
     };
     let live = places(&h);

@@ -8,9 +8,9 @@ use crate::support::pump;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::settings::Settings;
 use zescope::sampler::DevicePath;
+use zescope_window::ZescopeApp;
+use zescope_window::settings::Settings;
 
 const NPU: DevicePath = DevicePath { driver: 0, device: 1, sub_device: None };
 
@@ -112,12 +112,12 @@ fn remembered_devices_are_reconciled_each_on_its_own() {
     let s = &mut settings.selection;
     s.device = Some(DevicePath::default());
     s.groups.insert("ComputeBasic".into());
-    s.more.push(zescope::app::state::DeviceChoice {
+    s.more.push(zescope_window::state::DeviceChoice {
         device: NPU,
         groups: ["NoSuchNpuGroup".to_owned()].into_iter().collect(),
         excluded: Default::default(),
     });
-    s.more.push(zescope::app::state::DeviceChoice {
+    s.more.push(zescope_window::state::DeviceChoice {
         device: DevicePath { driver: 0, device: 7, sub_device: None },
         groups: ["Gone".to_owned()].into_iter().collect(),
         excluded: Default::default(),

@@ -7,16 +7,16 @@ use std::path::{Path, PathBuf};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::banner::{BannerError, UiErrorKind};
-use zescope::app::dialogs::ScriptedDialogs;
-use zescope::app::files::FileAction;
-use zescope::app::opening::PIECES_PER_FRAME;
-use zescope::app::settings::Settings;
 use zescope::session::{self, Capture, RunHistory, Session};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc, StreamId};
 use zescope::view::panes::PaneLayout;
 use zescope::view::timeview::TimeView;
+use zescope_window::ZescopeApp;
+use zescope_window::banner::{BannerError, UiErrorKind};
+use zescope_window::dialogs::ScriptedDialogs;
+use zescope_window::files::FileAction;
+use zescope_window::opening::PIECES_PER_FRAME;
+use zescope_window::settings::Settings;
 
 const MS: i64 = 1_000_000;
 

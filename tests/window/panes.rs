@@ -7,9 +7,9 @@
 use crate::support::pump;
 
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::settings::Settings;
 use zescope::store::Store;
+use zescope_window::ZescopeApp;
+use zescope_window::settings::Settings;
 
 const SIZE: [f32; 2] = [1280.0, 860.0];
 
@@ -70,7 +70,7 @@ fn panes_line_up_and_a_new_pane_is_brought_into_view() {
 /// on white), but the legend's colour button shows, and edits, the yellow picked.
 #[test]
 fn the_colour_button_shows_the_colour_picked_not_the_one_drawn() {
-    use zescope::app::settings::Theme;
+    use zescope_window::settings::Theme;
     const YELLOW: egui::Color32 = egui::Color32::from_rgb(255, 220, 0);
 
     let settings = Settings { theme: Theme::Light, ..Settings::default() };

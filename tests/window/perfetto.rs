@@ -2,10 +2,10 @@
 //! writes a trace holding a counter track for every series of the session.
 
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::dialogs::{FileKind, ScriptedDialogs};
-use zescope::app::settings::Settings;
 use zescope::store::Store;
+use zescope_window::ZescopeApp;
+use zescope_window::dialogs::{FileKind, ScriptedDialogs};
+use zescope_window::settings::Settings;
 
 use std::sync::Arc;
 

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use egui::{Modifiers, PointerButton, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::dialogs::ScriptedDialogs;
-use zescope::app::settings::Settings;
 use zescope::session::Session;
 use zescope::view::phases::{Column, PhaseRow};
+use zescope_window::ZescopeApp;
+use zescope_window::dialogs::ScriptedDialogs;
+use zescope_window::settings::Settings;
 
 use crate::support::example_session as example;
 
@@ -283,7 +283,7 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
 
     // Saved with the session as a reference (path and offset), reopened with it.
     let saved = dir.path().join("with-comparison.ron");
-    h.state_mut().perform(Some(zescope::app::files::FileAction::Save(saved.clone())));
+    h.state_mut().perform(Some(zescope_window::files::FileAction::Save(saved.clone())));
     crate::support::pump(&mut h, "the save", |a| a.files.current.as_deref() == Some(saved.as_path()));
     let s = zescope::session::load(&saved).unwrap();
     let reference = s.comparison.expect("the comparison is saved");
@@ -292,7 +292,7 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
 
     let reopen = |h: &mut Harness<'_, ZescopeApp>| {
         h.state_mut().comparison = None;
-        h.state_mut().perform(Some(zescope::app::files::FileAction::Open(saved.clone())));
+        h.state_mut().perform(Some(zescope_window::files::FileAction::Open(saved.clone())));
         crate::support::pump(h, "the reopened session", |a| a.files.current.as_deref() == Some(saved.as_path()));
         h.run();
     };

@@ -11,7 +11,7 @@ use crate::support::pump;
 
 use egui_kittest::kittest::Queryable;
 use ze_sim::config::{MetricsEnable, Profile};
-use zescope::app::ZescopeApp;
+use zescope_window::ZescopeApp;
 
 fn notices(a: &ZescopeApp) -> Vec<String> {
     a.state.ingest.run.as_ref().map_or_else(Vec::new, |r| r.info.notices.clone())

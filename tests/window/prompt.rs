@@ -5,10 +5,10 @@
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::dialogs::NoDialogs;
-use zescope::app::settings::Settings;
 use zescope::store::Store;
+use zescope_window::ZescopeApp;
+use zescope_window::dialogs::NoDialogs;
+use zescope_window::settings::Settings;
 
 fn harness() -> Harness<'static, ZescopeApp> {
     let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), Settings::default(), Store::new(64 << 20));
@@ -121,7 +121,7 @@ fn a_failed_save_shows_a_banner() {
     let dir = tempfile::tempdir().unwrap();
     let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
     let mut h = harness();
-    h.state_mut().perform(Some(zescope::app::files::FileAction::Open(example)));
+    h.state_mut().perform(Some(zescope_window::files::FileAction::Open(example)));
     h.step();
     // The folder exists, so the prompt takes the path; the name is too long for the file system.
     let long = dir.path().join(format!("{}.ron", "x".repeat(300)));

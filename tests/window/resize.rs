@@ -7,8 +7,8 @@ use crate::support::pump;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::settings::Settings;
+use zescope_window::ZescopeApp;
+use zescope_window::settings::Settings;
 
 fn assert_inside(h: &Harness<'_, ZescopeApp>, width: f32, what: &str) {
     // The source panel (320 px by default, as it was at 1600 px) takes at most 35 % of a narrower

@@ -145,7 +145,7 @@ fn a_background_save_reports_progress_and_its_outcome() {
 /// A link to no sampler, for an app that only shows sessions.
 struct NoSampler;
 
-impl zescope::app::link::SamplerLink for NoSampler {
+impl zescope_window::link::SamplerLink for NoSampler {
     fn send(&self, _: zescope::sampler::Command) {}
     fn try_recv(&self) -> Option<zescope::sampler::Event> {
         None
@@ -160,14 +160,14 @@ fn a_session_opens_in_the_app_and_saves_back_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
     let s = session::load(&path).unwrap();
-    let mut app = zescope::app::ZescopeApp::new(Box::new(NoSampler), Default::default(), Store::new(1 << 30));
-    let markers = zescope::app::session::open_in_app(&mut app, &s).expect("open");
+    let mut app = zescope_window::ZescopeApp::new(Box::new(NoSampler), Default::default(), Store::new(1 << 30));
+    let markers = zescope_window::session::open_in_app(&mut app, &s).expect("open");
     assert_eq!(app.panes.layout.panes.len(), s.view.panes.len());
     assert_eq!(app.state.ingest.series.len(), s.streams[0].meta.series.len());
     assert!(app.state.ingest.samples_total > 0);
-    let back = zescope::app::session::capture_app(&app, &markers);
+    let back = zescope_window::session::capture_app(&app, &markers);
     assert_eq!(back, s, "what is shown is what was opened");
-    let spec = zescope::app::session::export_spec(&app, Some(0), false);
+    let spec = zescope_window::session::export_spec(&app, Some(0), false);
     assert_eq!(spec.panes.len(), 1);
     let png = dir.path().join("pane.png");
     zescope::export::png(&app.store, &spec, &png, (640, 400)).unwrap();

@@ -6,9 +6,9 @@
 use crate::support::pump;
 
 use egui_kittest::kittest::Queryable;
-use zescope::app::settings::Settings;
 use zescope::sampler::DevicePath;
 use zescope::view::{PaneLayout, SeriesKey};
+use zescope_window::settings::Settings;
 
 fn stale_settings() -> Settings {
     let mut s = Settings::default();

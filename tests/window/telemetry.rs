@@ -5,7 +5,7 @@
 use crate::support::pump;
 
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
+use zescope_window::ZescopeApp;
 
 fn has_telemetry(a: &ZescopeApp) -> bool {
     a.state.ingest.run.as_ref().is_some_and(|r| r.info.streams.iter().any(|s| s.group == "Telemetry"))

@@ -5,11 +5,11 @@
 use egui::{Modifiers, PointerButton, Pos2, Rect};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::overview::LABEL;
-use zescope::app::settings::{Settings, Shown};
 use zescope::view::timeview::Mode;
 use zescope::view::{TimeView, data_x};
+use zescope_window::ZescopeApp;
+use zescope_window::overview::LABEL;
+use zescope_window::settings::{Settings, Shown};
 
 /// Seconds between frames: two clicks in a row are well within egui's double-click delay
 /// (0.3 s), which kittest's default step (0.25 s a frame, two frames a click) is not.

@@ -17,7 +17,7 @@ const SERIES: &str = "ComputeBasic/GpuUtilization";
 
 /// Every time the stored GpuUtilization goes from at most `v` to above it (consecutive samples of
 /// a stream, as the plot draws them), up to `until` ns.
-fn crossings(app: &zescope::app::ZescopeApp, v: f64, until: i64) -> Vec<i64> {
+fn crossings(app: &zescope_window::ZescopeApp, v: f64, until: i64) -> Vec<i64> {
     let run = app.state.ingest.run.as_ref().expect("a run");
     let stream = run.info.streams.iter().position(|s| s.group == "ComputeBasic").unwrap();
     let col = run.info.streams[stream].series.iter().position(|s| s.name == "GpuUtilization").unwrap();

@@ -9,15 +9,15 @@ use std::sync::Arc;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::dialogs::ScriptedDialogs;
-use zescope::app::link::SamplerLink;
-use zescope::app::settings::Settings;
 use zescope::session::autosave::{Autosaver, Recoverable, find_recoverable_in};
 use zescope::session::{Capture, RunHistory};
 use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 use zescope::view::panes::PaneLayout;
 use zescope::view::timeview::TimeView;
+use zescope_window::ZescopeApp;
+use zescope_window::dialogs::ScriptedDialogs;
+use zescope_window::link::SamplerLink;
+use zescope_window::settings::Settings;
 
 fn harness(link: Box<dyn SamplerLink>, answers: Vec<Option<PathBuf>>) -> Harness<'static, ZescopeApp> {
     let mut app = ZescopeApp::new(link, Settings::default(), Store::new(64 << 20));

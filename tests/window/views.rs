@@ -9,7 +9,7 @@ use zescope::viewfile::ViewFile;
 
 use crate::support::pump;
 
-fn started(sim: &std::sync::Arc<ze_sim::Sim>) -> egui_kittest::Harness<'static, zescope::app::ZescopeApp> {
+fn started(sim: &std::sync::Arc<ze_sim::Sim>) -> egui_kittest::Harness<'static, zescope_window::ZescopeApp> {
     let mut h = crate::support::harness_on(sim);
     h.get_by_label("Start").click();
     pump(&mut h, "samples in panes", |a| a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty());
@@ -80,7 +80,7 @@ fn a_view_saved_on_one_device_lays_out_another() {
 
 #[test]
 fn the_shipped_views_are_listed_and_one_loads() {
-    let listed = zescope::app::views::list(&zescope::app::views::dirs());
+    let listed = zescope_window::views::list(&zescope_window::views::dirs());
     let names: Vec<String> =
         listed.iter().filter_map(|p| Some(p.file_stem()?.to_string_lossy().into_owned())).collect();
     for v in ["compute-occupancy", "memory-traffic", "thermals-and-power", "npu-inference"] {

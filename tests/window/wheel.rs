@@ -7,10 +7,10 @@ use crate::support::pump;
 use egui::{Modifiers, MouseWheelSource, MouseWheelUnit, Pos2, TouchPhase, vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::app::ZescopeApp;
-use zescope::app::settings::Settings;
 use zescope::view::timeview::Mode;
 use zescope::view::{TimeView, data_x};
+use zescope_window::ZescopeApp;
+use zescope_window::settings::Settings;
 
 fn wheel(h: &mut Harness<'_, ZescopeApp>, at: Pos2, dy: f32, modifiers: Modifiers) {
     h.hover_at(at);

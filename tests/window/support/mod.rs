@@ -11,9 +11,9 @@ pub use zescope_sampler::testing::*;
 
 /// Steps a UI harness in real time (the sampler runs on its own thread) until `until` holds.
 pub fn pump(
-    h: &mut egui_kittest::Harness<'_, zescope::app::ZescopeApp>,
+    h: &mut egui_kittest::Harness<'_, zescope_window::ZescopeApp>,
     what: &str,
-    until: impl Fn(&zescope::app::ZescopeApp) -> bool,
+    until: impl Fn(&zescope_window::ZescopeApp) -> bool,
 ) {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
@@ -27,7 +27,7 @@ pub fn pump(
 }
 
 /// Ctrl+Q with unsaved data: the unsaved-data question comes up and Discard quits.
-pub fn quit_discarding(h: &mut egui_kittest::Harness<'_, zescope::app::ZescopeApp>) {
+pub fn quit_discarding(h: &mut egui_kittest::Harness<'_, zescope_window::ZescopeApp>) {
     use egui_kittest::kittest::Queryable;
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
     h.step();
@@ -41,7 +41,7 @@ pub fn quit_discarding(h: &mut egui_kittest::Harness<'_, zescope::app::ZescopeAp
 /// A link to no sampler, for an app that only shows files.
 pub struct NoSampler;
 
-impl zescope::app::link::SamplerLink for NoSampler {
+impl zescope_window::link::SamplerLink for NoSampler {
     fn send(&self, _: zescope::sampler::Command) {}
     fn try_recv(&self) -> Option<zescope::sampler::Event> {
         None

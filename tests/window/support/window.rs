@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use egui_kittest::Harness;
 use ze_sim::Sim;
-use zescope::app::ZescopeApp;
-use zescope::app::dialogs::ScriptedDialogs;
-use zescope::app::settings::Settings;
 use zescope::store::Store;
+use zescope_window::ZescopeApp;
+use zescope_window::dialogs::ScriptedDialogs;
+use zescope_window::settings::Settings;
 
 /// The window's size in most of the tests, in points.
 pub const WINDOW: [f32; 2] = [1280.0, 860.0];

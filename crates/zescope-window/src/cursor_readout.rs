@@ -1,0 +1,54 @@
+//! The A/B cursors' readout: where A and B are, Δt, and every series' value at A, at B and the
+//! difference (`view::cursors`). Shown while a cursor is set; closing it removes the cursors.
+
+use egui::{RichText, Ui, vec2};
+
+use zescope_model::view::cursors::Cursors;
+use zescope_model::view::format::{si, time_label};
+use zescope_model::view::{SeriesEntry, SeriesKey};
+use zescope_store::Store;
+
+/// The readout window, while a cursor is set.
+pub(crate) fn window(
+    ctx: &egui::Context,
+    cursors: &mut Cursors,
+    store: &Store,
+    series: &std::collections::BTreeMap<SeriesKey, SeriesEntry>,
+) {
+    if cursors.a.is_none() && cursors.b.is_none() {
+        return;
+    }
+    let mut open = true;
+    egui::Window::new("A/B cursors")
+        .open(&mut open)
+        .default_width(520.0)
+        .show(ctx, |ui| body(ui, cursors, store, series));
+    if !open {
+        cursors.clear();
+    }
+}
+
+fn body(ui: &mut Ui, cursors: &Cursors, store: &Store, series: &std::collections::BTreeMap<SeriesKey, SeriesEntry>) {
+    let at =
+        |t: Option<i64>| t.map_or("not set (press A or B over a plot)".to_owned(), |t| time_label(store.to_plot_x(t)));
+    ui.label(format!("A = {}   B = {}", at(cursors.a), at(cursors.b)));
+    if let Some(d) = cursors.delta_s() {
+        ui.label(RichText::new(format!("Δt = {}", si(d, "s"))).strong());
+    }
+    let cell = |v: Option<f64>, unit: &str| v.map_or("–".to_owned(), |v| si(v, unit));
+    egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
+        egui::Grid::new("cursor-readout").striped(true).spacing(vec2(14.0, 2.0)).show(ui, |ui| {
+            for h in ["series", "at A", "at B", "B − A"] {
+                ui.label(RichText::new(h).strong());
+            }
+            ui.end_row();
+            for r in cursors.readout(store, series) {
+                ui.label(&r.series);
+                ui.monospace(cell(r.at_a, &r.unit));
+                ui.monospace(cell(r.at_b, &r.unit));
+                ui.monospace(cell(r.diff(), &r.unit));
+                ui.end_row();
+            }
+        });
+    });
+}

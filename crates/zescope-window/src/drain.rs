@@ -1,0 +1,107 @@
+//! Sampler events into the window, at most `MAX_EVENTS` a frame (the rest wait for the next).
+//! Runs and samples go through the view's [`Ingest`](zescope_model::view::Ingest) into the store, like
+//! everywhere else (never while a recording is shown: see `view::Activity`); this adds what only the window does with them: the selection reconciled with the devices
+//! found (`reconcile.rs`), run
+//! history, placing new series in panes, counting samples that arrive while the view is frozen,
+//! and errors as banners.
+
+use zescope_model::view::TimeView;
+use zescope_sampler::Event;
+use zescope_store::Store;
+
+use super::banner::{UiError, UiErrorKind};
+use super::link::SamplerLink;
+use super::panes::Panes;
+use super::reconcile::reconcile;
+use super::state::AppState;
+
+const MAX_EVENTS: usize = 2000;
+
+/// What draining found, for the repaint decision.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct Drained {
+    pub events: usize,
+    pub samples: u64,
+    pub more: bool,
+    pub shut_down: bool,
+}
+
+pub fn drain(
+    link: &dyn SamplerLink,
+    takes_samples: bool,
+    state: &mut AppState,
+    store: &mut Store,
+    view: &mut TimeView,
+    panes: &mut Panes,
+) -> Drained {
+    let mut d = Drained::default();
+    while d.events < MAX_EVENTS {
+        let Some(ev) = link.try_recv() else { return d };
+        d.events += 1;
+        match ev {
+            Event::Inventory(inv) => {
+                if let Some(msg) = reconcile(state, panes, &inv) {
+                    state.push_error(UiError::new(
+                        UiErrorKind::Settings,
+                        msg,
+                        "check the ticked groups on the left and press Start",
+                    ));
+                }
+                state.inventory = Some(inv);
+            }
+            Event::RunStarted(info) if !takes_samples => {
+                // A run that was asked for before a file was opened: the file is not mixed
+                // with live data, so the run stops and its samples are dropped as late.
+                log::info!("run {} started while a recording is shown: stopped", info.run);
+                link.send(zescope_sampler::Command::Stop);
+            }
+            Event::RunStarted(info) => {
+                let run = state.ingest.run_started(store, info);
+                state.triggers.run_started(&run.info);
+                let keys = run.keys.concat();
+                state.history.run_started(&run.info, state.inventory.as_ref(), &run.streams);
+                state.last_device = Some(run.info.devices.join(" + "));
+                panes.place_new(&keys, state);
+                state.health = None;
+                state.banners.retain(|b| !b.error.cleared_by_start());
+            }
+            Event::Samples(b) => match state.ingest.samples(store, &b) {
+                Ok(n) => {
+                    d.samples += n;
+                    view.on_samples(n);
+                    // Evaluated on ingest: every sample, whatever the plots show.
+                    state.triggers.samples(&b);
+                }
+                Err(e) => state.push_error(UiError::new(
+                    UiErrorKind::Store,
+                    format!("samples could not be stored: {e}"),
+                    "stop the run and report this",
+                )),
+            },
+            Event::Health(s) => {
+                if state.ingest.run.as_ref().is_some_and(|r| r.info.run == s.run) {
+                    state.health = Some(s);
+                }
+            }
+            Event::Processes(p) if takes_samples => {
+                let info = state.ingest.run.as_ref().map(|r| &r.info);
+                state.history.processes.ingest_of_run(&p, info, &zescope_model::view::processes::ProcFs);
+            }
+            Event::Processes(_) => {}
+            Event::RunStopped { run, .. } => {
+                state.history.processes.run_stopped(run);
+                state.ingest.run_stopped(store, run);
+                state.triggers.eval.run_stopped(run);
+            }
+            Event::Error(e) => state.push_error(e),
+            Event::Notice { run, message } => state.ingest.notice(run, message),
+            Event::Synced(_) => {}
+            Event::ShutDown => {
+                state.sampler_gone = true;
+                d.shut_down = true;
+            }
+        }
+    }
+    d.more = true;
+    d
+}

@@ -1,0 +1,422 @@
+//! Under each pane: the legend as a table — visibility, colour, name, unit, and statistics over
+//! the visible time range (last, min, max, mean; a state, an id or a flag, has no mean).
+//! Right-click a row to move or remove a series.
+
+use egui::{Color32, RichText, Ui};
+
+use zescope_store::{RangeStats, SeriesId, Store};
+
+use super::state::AppState;
+use zescope_model::view::SeriesKey;
+use zescope_model::view::format::{row_scale, scaled};
+
+/// What the user asked for in a legend.
+pub enum LegendAction {
+    Visible(SeriesKey, bool),
+    Color(SeriesKey, Color32),
+    MoveTo(SeriesKey, Option<u64>),
+    /// Also draw it in pane `Some(id)` or a new pane, keeping it here.
+    AlsoIn(SeriesKey, Option<u64>),
+    Remove(SeriesKey),
+    /// Open the Triggers window with this expression to edit and add.
+    Trigger(String),
+}
+
+/// Statistics of all runs of one counter over `[t0, t1]`, merged.
+pub fn combined_stats(store: &Store, ids: &[SeriesId], t0: i64, t1: i64) -> Option<RangeStats> {
+    let mut acc: Option<RangeStats> = None;
+    for &id in ids {
+        let s = store.stats(id, t0, t1);
+        if s.samples == 0 {
+            continue;
+        }
+        acc = Some(match acc {
+            None => s,
+            Some(a) => {
+                let count = a.count + s.count;
+                let mean = if count == 0 {
+                    f64::NAN
+                } else {
+                    (nz(a.mean) * a.count as f64 + nz(s.mean) * s.count as f64) / count as f64
+                };
+                let later = s.t_last >= a.t_last;
+                RangeStats {
+                    min: a.min.min(s.min),
+                    max: a.max.max(s.max),
+                    mean,
+                    last: if later { s.last.or(a.last) } else { a.last.or(s.last) },
+                    count,
+                    non_finite: a.non_finite + s.non_finite,
+                    samples: a.samples + s.samples,
+                    t_first: a.t_first.min(s.t_first),
+                    t_last: a.t_last.max(s.t_last),
+                    exact: a.exact && s.exact,
+                }
+            }
+        });
+    }
+    acc
+}
+
+fn nz(v: f64) -> f64 {
+    if v.is_finite() { v } else { 0.0 }
+}
+
+pub struct LegendRow<'a> {
+    pub key: &'a SeriesKey,
+    /// The colour the series is drawn in (`view::contrast`: kept readable on the background).
+    pub color: Color32,
+    /// The colour the user picked (what the colour button shows and edits).
+    pub picked: Color32,
+    pub visible: bool,
+}
+
+/// Column widths of the legend (set from the pane's width, never from the numbers in them, so
+/// changing numbers never re-layout the table: a grid that resizes asks for another frame each
+/// time, which would keep a paused window busy). Names get the room first: a wide pane gives the
+/// name all that the other columns at their widest leave (up to `MAX_NAME`); a narrower one
+/// shrinks the unit and numbers first, down to their least, while the name keeps `W_NAME`; then
+/// the name, down to its least (then the legend scrolls).
+const W_CHECK: f32 = 22.0;
+const W_COLOR: f32 = 40.0;
+const W_NAME: f32 = 220.0;
+const MAX_NAME: f32 = 640.0;
+const W_UNIT: f32 = 70.0;
+const W_NUM: f32 = 100.0;
+const MIN_NAME: f32 = 60.0;
+const MIN_UNIT: f32 = 40.0;
+const MIN_NUM: f32 = 58.0;
+const ROW_H: f32 = 18.0;
+const GAP: f32 = 4.0;
+
+/// The legend's column widths in `avail` pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Widths {
+    pub name: f32,
+    pub unit: f32,
+    pub num: f32,
+}
+
+impl Widths {
+    pub fn total(self) -> f32 {
+        W_CHECK + W_COLOR + self.name + self.unit + 4.0 * self.num + 7.0 * GAP
+    }
+
+    /// The columns for a legend `avail` wide (see the constants' docs).
+    pub fn fitting(avail: f32) -> Widths {
+        let mut w = Widths { name: W_NAME, unit: W_UNIT, num: W_NUM };
+        let over = |w: Widths| w.total() - avail;
+        if over(w) <= 0.0 {
+            w.name = (W_NAME - over(w)).min(MAX_NAME);
+            return w;
+        }
+        let slack = 4.0 * (W_NUM - MIN_NUM) + (W_UNIT - MIN_UNIT);
+        let k = (over(w) / slack).min(1.0);
+        w.num = W_NUM - k * (W_NUM - MIN_NUM);
+        w.unit = W_UNIT - k * (W_UNIT - MIN_UNIT);
+        w.name = (w.name - over(w).max(0.0)).max(MIN_NAME);
+        w
+    }
+}
+
+fn cell<R>(ui: &mut Ui, w: f32, add: impl FnOnce(&mut Ui) -> R) -> R {
+    ui.allocate_ui_with_layout(egui::vec2(w, ROW_H), egui::Layout::left_to_right(egui::Align::Center), |ui| {
+        ui.set_min_width(w);
+        ui.set_max_width(w);
+        add(ui)
+    })
+    .inner
+}
+
+/// Like [`cell`], its content right-aligned when `right` (numbers line up on their last digit).
+fn cell_aligned<R>(ui: &mut Ui, w: f32, right: bool, add: impl FnOnce(&mut Ui) -> R) -> R {
+    if !right {
+        return cell(ui, w, add);
+    }
+    let layout = egui::Layout::right_to_left(egui::Align::Center);
+    ui.allocate_ui_with_layout(egui::vec2(w, ROW_H), layout, |ui| {
+        ui.set_min_width(w);
+        ui.set_max_width(w);
+        add(ui)
+    })
+    .inner
+}
+
+/// A row's last, min, max and mean, in that order.
+fn values(s: &RangeStats) -> [f64; 4] {
+    [s.last.unwrap_or(f64::NAN), s.min, s.max, s.mean]
+}
+
+/// The unit a row's numbers are in and its last, min, max and mean in that unit, or dashes
+/// without statistics. `scale` is the factor and prefixed unit its numbers share with the
+/// pane's other rows of its unit ([`shared_scales`]).
+pub(crate) fn row_cells(
+    stats: Option<&RangeStats>,
+    unit: &str,
+    scale: Option<&(f64, String)>,
+) -> (String, [String; 4]) {
+    let (factor, shown) = scale.cloned().unwrap_or((1.0, unit.to_owned()));
+    match stats {
+        Some(s) if s.count > 0 => {
+            let text = |v: f64| if v.is_finite() { scaled(v / factor) } else { "–".to_owned() };
+            (shown, values(s).map(text))
+        }
+        _ => (shown, std::array::from_fn(|_| "–".to_owned())),
+    }
+}
+
+/// Per unit of a pane's rows: the factor and prefixed unit all its rows' numbers are shown in,
+/// picked by the largest value among them, so one column never mixes MHz and GHz; a state (an
+/// id, a flag) gets none: its values are read as they are.
+pub(crate) fn shared_scales<'a>(
+    rows: impl Iterator<Item = (&'a str, bool, Option<&'a RangeStats>)>,
+) -> std::collections::HashMap<(String, bool), (f64, String)> {
+    let mut by_unit: std::collections::HashMap<(String, bool), Vec<f64>> = std::collections::HashMap::new();
+    for (unit, state, stats) in rows {
+        let v = by_unit.entry((unit.to_owned(), state)).or_default();
+        if let Some(s) = stats.filter(|s| s.count > 0) {
+            v.extend(values(s));
+        }
+    }
+    by_unit
+        .into_iter()
+        .map(|((unit, state), v)| {
+            let scale = if state { (1.0, unit.clone()) } else { row_scale(&v, &unit) };
+            ((unit, state), scale)
+        })
+        .collect()
+}
+
+/// Draws the legend table of one pane; returns what the user changed.
+pub fn show(
+    ui: &mut Ui,
+    pane: u64,
+    rows: &[LegendRow],
+    other_panes: &[(u64, String)],
+    state: &AppState,
+    store: &Store,
+    range: Option<(i64, i64)>,
+) -> Vec<LegendAction> {
+    // A scroll bar's width short of the edge: a table that fills the pane exactly is cut by
+    // the rounding of its cells.
+    let w = Widths::fitting(ui.available_width() - ui.spacing().scroll.bar_width);
+    // In a sideways scroll area, so nothing in it can widen the pane (which would push the
+    // pane's buttons off screen); it scrolls only when even the narrowest columns do not fit.
+    egui::ScrollArea::horizontal()
+        .auto_shrink([false, true])
+        .id_salt(("legend", pane))
+        .show(ui, |ui| table(ui, pane, w, rows, other_panes, state, store, range))
+        .inner
+}
+
+#[allow(clippy::too_many_arguments)]
+fn table(
+    ui: &mut Ui,
+    pane: u64,
+    w: Widths,
+    rows: &[LegendRow],
+    other_panes: &[(u64, String)],
+    state: &AppState,
+    store: &Store,
+    range: Option<(i64, i64)>,
+) -> Vec<LegendAction> {
+    let mut actions = Vec::new();
+    ui.horizontal(|ui| {
+        ui.spacing_mut().item_spacing.x = GAP;
+        for (h, w) in [
+            ("", W_CHECK),
+            ("", W_COLOR),
+            ("series", w.name),
+            ("unit", w.unit),
+            ("last", w.num),
+            ("min", w.num),
+            ("max", w.num),
+            ("mean", w.num),
+        ] {
+            // Number headers sit over their right-aligned numbers.
+            let right = matches!(h, "last" | "min" | "max" | "mean");
+            cell_aligned(ui, w, right, |ui| ui.label(RichText::new(h).strong()));
+        }
+    });
+    // Series of several devices: each device a heading over its rows, the rows named without it
+    // (the name's room goes to the name).
+    let several = state.ingest.several_devices();
+    // Each row's statistics over the range, then the prefix each unit's rows share.
+    let stats: Vec<Option<RangeStats>> = rows
+        .iter()
+        .map(|row| match (state.ingest.series.get(row.key), range) {
+            // A state (an id, a flag) has no mean: an average of ids is no id.
+            (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1)
+                .map(|s| if e.is_state() { RangeStats { mean: f64::NAN, ..s } } else { s }),
+            _ => None,
+        })
+        .collect();
+    let unit_of = |row: &LegendRow| {
+        let e = state.ingest.series.get(row.key);
+        (e.map(|e| e.plotted_unit()).unwrap_or_default(), e.is_some_and(|e| e.is_state()))
+    };
+    let units: Vec<(String, bool)> = rows.iter().map(unit_of).collect();
+    let scales = shared_scales(units.iter().zip(&stats).map(|((u, st), s)| (u.as_str(), *st, s.as_ref())));
+    // With several devices, each device's rows together under its heading (in the order the
+    // devices first come in the pane; a device's rows keep their order).
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    if several {
+        let first = |d: &str| rows.iter().position(|r| r.key.device == d).unwrap_or(0);
+        order.sort_by_key(|&i| first(&rows[i].key.device));
+    }
+    let mut device: Option<&str> = None;
+    for i in order {
+        let row = &rows[i];
+        if several && device != Some(row.key.device.as_str()) {
+            device = Some(row.key.device.as_str());
+            ui.horizontal(|ui| {
+                ui.add_space(W_CHECK + W_COLOR + 2.0 * GAP);
+                ui.label(RichText::new(&row.key.device).strong());
+            });
+        }
+        let entry = state.ingest.series.get(row.key);
+        let unit = &units[i].0;
+        ui.horizontal(|ui| {
+            ui.spacing_mut().item_spacing.x = GAP;
+            let mut visible = row.visible;
+            if cell(ui, W_CHECK, |ui| ui.checkbox(&mut visible, "").on_hover_text("show or hide this series")).changed()
+            {
+                actions.push(LegendAction::Visible(row.key.clone(), visible));
+            }
+            // The colour picked, not the one drawn: on a light background a light colour is drawn
+            // darker, and editing that would replace the user's choice with the darkened one.
+            let mut c = row.picked;
+            if cell(ui, W_COLOR, |ui| ui.color_edit_button_srgba(&mut c)).changed() {
+                actions.push(LegendAction::Color(row.key.clone(), c));
+            }
+            let weak = ui.visuals().weak_text_color();
+            let name = cell(ui, w.name, |ui| {
+                ui.add(
+                    egui::Label::new(RichText::new(row.key.label()).color(if visible { row.color } else { weak }))
+                        .truncate()
+                        .sense(egui::Sense::click()),
+                )
+                .on_hover_text("right-click to move it, show it in another pane too, or remove it")
+            });
+            let name = match entry {
+                Some(e) if !e.info.description.is_empty() => name.on_hover_text(&e.info.description),
+                _ => name,
+            };
+            let stats = stats[i];
+            name.context_menu(|ui| {
+                if ui
+                    .button("Trigger on this series…")
+                    .on_hover_text("fire when it crosses a value: Triggers window")
+                    .clicked()
+                {
+                    let last = stats.as_ref().and_then(|s| s.last).filter(|v| v.is_finite()).unwrap_or(0.0);
+                    let device = if several { format!("{}/", row.key.device) } else { String::new() };
+                    let series = format!("{device}{}", row.key.label());
+                    let series = if series.contains(char::is_whitespace) { format!("\"{series}\"") } else { series };
+                    actions.push(LegendAction::Trigger(format!("{series} > {}", crate::triggers::round(last))));
+                }
+                ui.separator();
+                for (id, n) in other_panes.iter().filter(|(id, _)| *id != pane) {
+                    if ui.button(format!("Move to pane {n}")).clicked() {
+                        actions.push(LegendAction::MoveTo(row.key.clone(), Some(*id)));
+                    }
+                }
+                if ui.button("Move to a new pane").clicked() {
+                    actions.push(LegendAction::MoveTo(row.key.clone(), None));
+                }
+                ui.separator();
+                for (id, n) in other_panes.iter().filter(|(id, _)| *id != pane) {
+                    if ui.button(format!("Also show in pane {n}")).clicked() {
+                        actions.push(LegendAction::AlsoIn(row.key.clone(), Some(*id)));
+                    }
+                }
+                if ui.button("Also show in a new pane").clicked() {
+                    actions.push(LegendAction::AlsoIn(row.key.clone(), None));
+                }
+                ui.separator();
+                if ui.button("Remove from this pane").clicked() {
+                    actions.push(LegendAction::Remove(row.key.clone()));
+                }
+            });
+            let (shown_unit, cells) = row_cells(stats.as_ref(), unit, scales.get(&units[i]));
+            cell(ui, w.unit, |ui| ui.label(shown_unit));
+            for text in cells {
+                cell_aligned(ui, w.num, true, |ui| {
+                    ui.add(egui::Label::new(RichText::new(text).monospace()).truncate())
+                });
+            }
+        });
+    }
+    actions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Widths, row_cells, shared_scales};
+    use zescope_store::RangeStats;
+
+    #[test]
+    fn a_row_says_the_unit_its_numbers_use() {
+        let s = RangeStats {
+            min: 2.5e5,
+            max: 1.2e6,
+            mean: 6e5,
+            last: Some(9.57e5),
+            count: 10,
+            non_finite: 0,
+            samples: 10,
+            t_first: 0,
+            t_last: 9,
+            exact: true,
+        };
+        let scales = shared_scales([("ns/s", false, Some(&s))].into_iter());
+        let (unit, cells) = row_cells(Some(&s), "ns/s", scales.get(&("ns/s".to_owned(), false)));
+        assert_eq!(unit, "ms/s", "not the stored ns/s: the numbers are in ms/s");
+        assert_eq!(cells, ["0.957", "0.25", "1.2", "0.6"].map(String::from), "numbers only, no unit run in");
+        let (unit, cells) = row_cells(None, "W", None);
+        assert_eq!((unit.as_str(), cells[0].as_str()), ("W", "–"));
+    }
+
+    #[test]
+    fn rows_of_one_unit_share_a_prefix_and_states_take_none() {
+        let stats = |v: f64| RangeStats {
+            min: v,
+            max: v,
+            mean: v,
+            last: Some(v),
+            count: 1,
+            non_finite: 0,
+            samples: 1,
+            t_first: 0,
+            t_last: 0,
+            exact: true,
+        };
+        let (a, b, id) = (stats(2100.0), stats(300.0), stats(125_000.0));
+        let rows = [("MHz", false, Some(&a)), ("MHz", false, Some(&b)), ("kernel id", true, Some(&id))];
+        let scales = shared_scales(rows.into_iter());
+        let mhz = scales.get(&("MHz".to_owned(), false));
+        assert_eq!(row_cells(Some(&a), "MHz", mhz).0, "GHz");
+        assert_eq!(row_cells(Some(&b), "MHz", mhz), ("GHz".to_owned(), ["0.3", "0.3", "0.3", "0.3"].map(String::from)));
+        let ids = scales.get(&("kernel id".to_owned(), true));
+        assert_eq!(row_cells(Some(&id), "kernel id", ids).0, "kernel id", "no kkernel id");
+    }
+
+    #[test]
+    fn columns_fit_the_pane_down_to_their_least() {
+        let wide = Widths::fitting(2000.0);
+        assert_eq!(wide, Widths { name: 640.0, unit: 70.0, num: 100.0 }, "the name takes the room, up to its most");
+        // A pane of a 1600 px window: the name takes all the rest.
+        let w = Widths::fitting(1150.0);
+        assert!((w.total() - 1150.0).abs() < 0.01 && w.name > 500.0 && w.num == 100.0, "{w:?}");
+        for avail in [800.0, 600.0, 520.0, 480.0] {
+            let w = Widths::fitting(avail);
+            assert!(w.total() <= avail + 0.01, "{avail}: {w:?} is {} wide", w.total());
+            assert!(w.name >= 60.0 && w.num >= 58.0 && w.unit >= 40.0, "{avail}: {w:?}");
+        }
+        // A pane of a 900 px window: the numbers give way before the name does.
+        let w = Widths::fitting(560.0);
+        assert!(w.name >= 190.0, "the name keeps its room: {w:?}");
+        let tiny = Widths::fitting(100.0);
+        assert_eq!(tiny, Widths { name: 60.0, unit: 40.0, num: 58.0 }, "the least, then it scrolls");
+    }
+}

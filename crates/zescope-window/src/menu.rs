@@ -1,0 +1,301 @@
+//! The menu bar, the help and recovery windows, and what their file commands do.
+
+use egui::{Key, KeyboardShortcut, Modifiers, Ui};
+
+use super::cursor_readout::window as cursor_readout_window;
+use super::dialogs::FileKind;
+use super::files::{FileAction, PromptAnswer, file_name};
+use super::settings::Theme;
+use super::unsaved::Pending;
+use super::{SHORTCUTS, ZescopeApp};
+use zescope_model::view::Window;
+
+impl ZescopeApp {
+    /// View → Reset layout: the series shown — the run's, else the recording's, in stream
+    /// order — laid out again by unit (`view::panes`).
+    pub fn reset_layout(&mut self) {
+        self.panes.reset();
+        let keys = match &self.state.ingest.run {
+            Some(r) => r.keys.concat(),
+            None => {
+                let mut seen = std::collections::BTreeSet::new();
+                let metas = self.state.history.streams.values();
+                let keys = metas.flat_map(|m| {
+                    m.series.iter().map(|s| zescope_model::view::SeriesKey {
+                        device: m.device.clone(),
+                        group: m.group.clone(),
+                        metric: s.metric.clone(),
+                    })
+                });
+                keys.filter(|k| seen.insert(k.clone())).collect()
+            }
+        };
+        self.panes.place_new(&keys, &self.state);
+    }
+    pub(super) fn menu(&mut self, ui: &mut Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.add(egui::Button::new("Open…").shortcut_text("Ctrl+O")).clicked() {
+                    ui.close();
+                    let a = self.files.ask_open();
+                    self.perform(a);
+                }
+                ui.add_enabled_ui(!self.files.recent.is_empty(), |ui| {
+                    ui.menu_button("Open Recent", |ui| {
+                        for p in self.files.recent.clone() {
+                            if ui.button(file_name(&p)).on_hover_text(p.display().to_string()).clicked() {
+                                ui.close();
+                                self.perform(Some(FileAction::Open(p)));
+                            }
+                        }
+                    });
+                });
+                if ui.button("Compare with…").on_hover_text("overlay a second session on the same panes").clicked() {
+                    ui.close();
+                    let a = self.files.ask_compare();
+                    self.perform(a);
+                }
+                let last = self.files.recent.iter().find(|p| Some(*p) != self.files.current.as_ref()).cloned();
+                if let Some(p) = last
+                    && ui
+                        .button(format!("Compare with {}", file_name(&p)))
+                        .on_hover_text("the last recording opened")
+                        .clicked()
+                {
+                    ui.close();
+                    self.perform(Some(FileAction::Compare(p)));
+                }
+                ui.separator();
+                if ui.add(egui::Button::new("Save").shortcut_text("Ctrl+S")).clicked() {
+                    ui.close();
+                    let a = self.files.ask_save();
+                    self.perform(a);
+                }
+                if ui.add(egui::Button::new("Save As…").shortcut_text("Ctrl+Shift+S")).clicked() {
+                    ui.close();
+                    let a = self.files.ask_save_as();
+                    self.perform(a);
+                }
+                ui.menu_button("Export", |ui| {
+                    for (label, kind, shown) in [
+                        ("All panes as PNG…", FileKind::Png, true),
+                        ("All panes as SVG…", FileKind::Svg, true),
+                        ("Visible data as CSV…", FileKind::Csv, true),
+                        ("All data as CSV…", FileKind::Csv, false),
+                        ("Perfetto trace…", FileKind::Perfetto, false),
+                    ] {
+                        if ui.button(label).clicked() {
+                            ui.close();
+                            let a = self.files.ask_export(kind, None, shown);
+                            self.perform(a);
+                        }
+                    }
+                });
+                self.views_menu(ui);
+                ui.separator();
+                if ui.add(egui::Button::new("Quit").shortcut_text("Ctrl+Q")).clicked() {
+                    ui.close();
+                    self.guarded(Pending::Quit);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                let activity = self.activity();
+                let follow = egui::Button::new("Follow live").shortcut_text("End");
+                if ui.add_enabled(activity.can_follow(), follow).clicked() {
+                    self.view.follow();
+                }
+                let pause = egui::Button::new("Pause / resume").shortcut_text("Space");
+                if ui.add_enabled(activity.can_pause() || activity.can_follow(), pause).clicked() {
+                    self.view.toggle_pause(zescope_model::view::data_x(&self.store));
+                }
+                if ui.add_enabled(self.files.recording.is_some(), egui::Button::new("Recording info")).clicked() {
+                    self.show_info = true;
+                }
+                if ui.button("Fit all").clicked() {
+                    self.view.fit(zescope_model::view::data_x(&self.store));
+                }
+                ui.menu_button("Window length", |ui| {
+                    for w in Window::ALL {
+                        if ui.radio(self.view.window == w, w.label()).clicked() {
+                            self.view.set_window(w);
+                        }
+                    }
+                });
+                ui.menu_button("Theme", |ui| {
+                    for (t, name) in
+                        [(Theme::System, "Follow the system"), (Theme::Light, "Light"), (Theme::Dark, "Dark")]
+                    {
+                        if ui.radio(self.theme == t, name).clicked() {
+                            self.theme = t;
+                            ui.ctx().set_theme(t.preference());
+                        }
+                    }
+                });
+                ui.menu_button("Frame rate", |ui| {
+                    for c in super::repaint::FrameCap::ALL {
+                        if ui
+                            .radio(self.frame_cap == c, c.label())
+                            .on_hover_text("the most a live view paints")
+                            .clicked()
+                        {
+                            self.frame_cap = c;
+                        }
+                    }
+                });
+                ui.checkbox(&mut self.overview.shown, "Overview strip")
+                    .on_hover_text("a thin plot of the whole history above the panes, the shown range marked");
+                ui.checkbox(&mut self.phases.shown, "Phase table")
+                    .on_hover_text("per phase and series: duration, mean, min, max, totals, energy");
+                ui.checkbox(&mut self.processes.shown, "Processes")
+                    .on_hover_text("per device, the processes using it: memory, engines; read with the telemetry");
+                ui.checkbox(&mut self.state.triggers.open, "Triggers").on_hover_text(
+                    "conditions on series, markers or throttle reasons: firings listed and marked on every pane",
+                );
+                if ui.add_enabled(self.cursors != Default::default(), egui::Button::new("Clear cursors")).clicked() {
+                    self.cursors.clear();
+                }
+                if ui.button("Add pane").clicked() {
+                    self.panes.add_pane();
+                }
+                if ui.add_enabled(!self.files.markers.is_empty(), egui::Button::new("Clear markers")).clicked() {
+                    self.files.markers.clear();
+                }
+                ui.separator();
+                if ui
+                    .button("Reset layout")
+                    .on_hover_text("panes, window length and interface zoom back to defaults")
+                    .clicked()
+                {
+                    self.reset_layout();
+                    self.view.set_window(Window::default());
+                    ui.ctx().set_zoom_factor(1.0);
+                }
+            });
+            ui.menu_button("Help", |ui| {
+                if ui.button("Keyboard shortcuts").clicked() {
+                    self.show_shortcuts = true;
+                }
+                if ui
+                    .button("Diagnostics…")
+                    .on_hover_text("check drivers, permissions and settings (zescope doctor)")
+                    .clicked()
+                {
+                    let source = self.source();
+                    self.diagnostics.open(source);
+                }
+                if ui.button("About zescope").clicked() {
+                    self.show_about = true;
+                }
+            });
+        });
+    }
+
+    pub(super) fn windows(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
+        egui::Window::new("Keyboard shortcuts").open(&mut self.show_shortcuts).resizable(false).show(&ctx, |ui| {
+            egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
+                for (k, what) in SHORTCUTS {
+                    ui.monospace(k);
+                    ui.label(what);
+                    ui.end_row();
+                }
+            });
+        });
+        if self.files.recording.is_some() {
+            let rows = super::recording_info::facts(&self.state.history, &self.store, self.files.markers.marks());
+            egui::Window::new("Recording info")
+                .open(&mut self.show_info)
+                .default_width(480.0)
+                .show(&ctx, |ui| super::recording_info::show(ui, &rows));
+        }
+        if self.phases.shown {
+            let ranges = self.phase_ranges();
+            let now = ctx.input(|i| i.time);
+            self.phases.refresh(now, &self.store, &self.state.ingest.series, ranges, self.comparison.as_ref());
+            self.phases.window(&ctx);
+        }
+        if self.processes.shown {
+            self.processes.window(&ctx, &self.state.history.processes, &self.store);
+        }
+        if self.state.triggers.open {
+            let run = self.state.ingest.run.as_ref().map(|r| &r.info);
+            self.state.triggers.window(ui, &mut self.view, &self.store, run);
+        }
+        cursor_readout_window(&ctx, &mut self.cursors, &self.store, &self.state.ingest.series);
+        self.recovery_window(&ctx);
+        match self.files.show_prompt(&ctx) {
+            PromptAnswer::Chosen(a) => self.perform(Some(a)),
+            // A save chosen in the unsaved-data question was cancelled: so is what waited for it.
+            PromptAnswer::Cancelled => self.unsaved.after_save = None,
+            PromptAnswer::None | PromptAnswer::Pending => {}
+        }
+        self.unsaved_modal(&ctx);
+        let source = self.source();
+        let notices = self.state.notices().to_vec();
+        self.diagnostics.window(&ctx, source, &notices);
+        egui::Window::new("About zescope").open(&mut self.show_about).resizable(false).show(&ctx, |ui| {
+            ui.label(format!("zescope {}", env!("CARGO_PKG_VERSION")));
+            ui.label("Live metrics from Level Zero drivers' exported memory (ZET_experimental_metric_export_memory).");
+        });
+    }
+
+    /// Ctrl+O, Ctrl+S, Ctrl+Shift+S.
+    pub(super) fn file_shortcuts(&mut self, ui: &mut Ui) {
+        let (open, save_as, save) = ui.input_mut(|i| {
+            (
+                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::O)),
+                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::S)),
+                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::S)),
+            )
+        });
+        if open {
+            let a = self.files.ask_open();
+            self.perform(a);
+        }
+        if save_as {
+            let a = self.files.ask_save_as();
+            self.perform(a);
+        } else if save {
+            let a = self.files.ask_save();
+            self.perform(a);
+        }
+        // A session file dropped on the window opens it.
+        let dropped: Vec<_> = ui.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        if let Some(p) = dropped.into_iter().find(|p| p.extension().is_some_and(|x| x == "ron")) {
+            self.perform(Some(FileAction::Open(p)));
+        }
+    }
+
+    fn recovery_window(&mut self, ctx: &egui::Context) {
+        let Some(rec) = &self.files.recover else { return };
+        let age = (zescope_model::session::unix_ms_now() - rec.saved_unix_ms).max(0) / 1000;
+        let mut choice = None;
+        egui::Window::new("Recover the last session?").collapsible(false).resizable(false).show(ctx, |ui| {
+            ui.label(format!(
+                "zescope did not exit cleanly last time. A checkpoint of that session was saved {} ago.",
+                zescope_model::view::format::duration(std::time::Duration::from_secs(age as u64))
+            ));
+            ui.horizontal(|ui| {
+                if ui.button("Recover").clicked() {
+                    choice = Some(true);
+                }
+                if ui.button("Discard").clicked() {
+                    choice = Some(false);
+                }
+            });
+        });
+        match choice {
+            Some(true) => self.recover(),
+            Some(false) => {
+                if let Some(r) = self.files.recover.take()
+                    && let Err(e) = r.discard()
+                {
+                    log::warn!("cannot remove the old checkpoint: {e}");
+                }
+                // Sample now, unless a session file is shown.
+                self.auto_start = self.files.recording.is_none();
+            }
+            None => {}
+        }
+    }
+}

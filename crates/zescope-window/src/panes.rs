@@ -1,0 +1,87 @@
+//! The window's panes: the user's [`PaneLayout`] (`view::panes`: placement, colours,
+//! visibility) plus what only the screen needs, each pane's plot cache and egui colours.
+
+use std::collections::HashMap;
+
+use egui::Color32;
+
+use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::series::SeriesKey;
+
+use super::envelope_plot::EnvelopePlot;
+use super::state::AppState;
+
+/// The layout plus the per-pane plot caches (not saved).
+#[derive(Default)]
+pub struct Panes {
+    /// Placement, colours and visibility of the series: what sessions and settings save.
+    pub layout: PaneLayout,
+    plots: HashMap<u64, EnvelopePlot>,
+    /// A pane to bring into view on the next frame (one just added).
+    pub(crate) scroll_to: Option<u64>,
+    /// Panes whose value axis is held (y lock), with the range it is held at.
+    pub y_lock: HashMap<u64, (f64, f64)>,
+}
+
+impl Panes {
+    /// Panes laid out as `layout`, with empty plot caches.
+    pub(crate) fn with_layout(layout: PaneLayout) -> Panes {
+        Panes { layout, plots: HashMap::new(), scroll_to: None, y_lock: HashMap::new() }
+    }
+
+    /// Pane `pane`'s plot cache, kept across frames.
+    pub fn plot(&mut self, pane: u64) -> &mut EnvelopePlot {
+        self.plots.entry(pane).or_default()
+    }
+
+    /// New series get panes by the default placement policy.
+    pub(crate) fn place_new(&mut self, keys: &[SeriesKey], state: &AppState) {
+        self.layout.place_new(keys, &state.ingest.series);
+    }
+
+    /// Adds an empty pane at the end and scrolls to it on the next frame; returns its id.
+    pub fn add_pane(&mut self) -> u64 {
+        let id = self.layout.add_pane();
+        self.scroll_to = Some(id);
+        id
+    }
+
+    /// Removes pane `id` with its series and its plot cache; an unknown id changes nothing.
+    pub(crate) fn remove_pane(&mut self, id: u64) {
+        self.layout.remove_pane(id);
+        self.plots.remove(&id);
+        self.y_lock.remove(&id);
+    }
+
+    /// y lock: holds pane `id`'s value axis at `range` (what it shows now), or lets it fit its
+    /// data again. Nonsense ranges are not held.
+    pub(crate) fn toggle_y_lock(&mut self, id: u64, range: (f64, f64)) {
+        if self.y_lock.remove(&id).is_none() && range.0.is_finite() && range.1.is_finite() && range.1 > range.0 {
+            self.y_lock.insert(id, range);
+        }
+    }
+
+    /// Moves series `key` out of wherever it was into pane `to`; `None` or an unknown id puts it
+    /// in a new pane at the end.
+    pub fn assign(&mut self, key: &SeriesKey, to: Option<u64>) {
+        self.layout.assign(key, to);
+    }
+
+    /// The series' colour (assigned from the palette the first time it is asked for).
+    pub(crate) fn color(&mut self, key: &SeriesKey) -> Color32 {
+        let [r, g, b] = self.layout.color(key);
+        Color32::from_rgb(r, g, b)
+    }
+
+    /// Sets the series' colour (alpha is dropped: the layout keeps RGB).
+    pub(crate) fn set_color(&mut self, key: &SeriesKey, c: Color32) {
+        self.layout.set_color(key, [c.r(), c.g(), c.b()]);
+    }
+
+    /// Back to no panes (the next run lays them out again); colours are kept.
+    pub(crate) fn reset(&mut self) {
+        self.layout.reset();
+        self.plots.clear();
+        self.y_lock.clear();
+    }
+}

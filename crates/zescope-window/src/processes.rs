@@ -1,0 +1,143 @@
+//! View → Processes: per device, the processes that used it (`view::processes`: read through
+//! Sysman once a second in runs with telemetry, or restored from a session) — pid, command (or
+//! "(not on this host)"), device and shared memory and engines as last listed, when it was first
+//! listed — sortable by a click on a column's heading (again: the other way), and the device
+//! memory of its top processes (the most at their peak) over time, on the plots' time axis.
+
+use egui::{Color32, RichText, Ui};
+use egui_plot::{Line, Plot};
+
+use zescope_model::view::format::si;
+use zescope_model::view::processes::{Process, ProcessColumn, Processes, sorted};
+use zescope_store::Store;
+
+/// How many processes per device the memory plot draws.
+pub const PLOTTED: usize = 5;
+
+/// The panel's state.
+pub struct ProcessPanel {
+    /// View → Processes is open.
+    pub shown: bool,
+    /// The column the rows are sorted by, ascending when true.
+    pub sort: (ProcessColumn, bool),
+}
+
+impl Default for ProcessPanel {
+    /// Sorted by memory, most first (as `top` does).
+    fn default() -> Self {
+        ProcessPanel { shown: false, sort: (ProcessColumn::Memory, false) }
+    }
+}
+
+impl ProcessPanel {
+    /// A click on column `c`'s heading: sorts by it (memory and times most first, the rest
+    /// ascending), or the other way when it already is.
+    pub fn sort_by(&mut self, c: ProcessColumn) {
+        let first = !matches!(c, ProcessColumn::Memory | ProcessColumn::Shared | ProcessColumn::Since);
+        self.sort = match self.sort {
+            (s, asc) if s == c => (c, !asc),
+            _ => (c, first),
+        };
+    }
+
+    /// The rows of `device`'s table, in the order shown.
+    pub fn rows<'a>(&self, processes: &'a Processes, device: &str) -> Vec<&'a Process> {
+        sorted(processes.on(device).collect(), self.sort.0, self.sort.1)
+    }
+
+    /// The panel's window.
+    pub fn window(&mut self, ctx: &egui::Context, processes: &Processes, store: &Store) {
+        let mut open = self.shown;
+        egui::Window::new("Processes").open(&mut open).default_width(640.0).default_height(420.0).show(ctx, |ui| {
+            self.body(ui, processes, store);
+        });
+        self.shown = open;
+    }
+
+    fn body(&mut self, ui: &mut Ui, processes: &Processes, store: &Store) {
+        if processes.is_empty() {
+            ui.label("No processes listed yet: they are read with the telemetry (tick Telemetry, then Start).");
+            return;
+        }
+        let mut clicked = None;
+        egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+            for device in processes.devices() {
+                ui.heading(device);
+                self.table(ui, processes, device, store, &mut clicked);
+                memory_plot(ui, processes, device, store);
+                ui.separator();
+            }
+        });
+        if let Some(c) = clicked {
+            self.sort_by(c);
+        }
+    }
+
+    fn table(
+        &self,
+        ui: &mut Ui,
+        processes: &Processes,
+        device: &str,
+        store: &Store,
+        clicked: &mut Option<ProcessColumn>,
+    ) {
+        egui::Grid::new(("processes", device)).striped(true).num_columns(ProcessColumn::ALL.len()).show(ui, |ui| {
+            for c in ProcessColumn::ALL {
+                let arrow = match self.sort {
+                    (s, true) if s == c => " (up)",
+                    (s, false) if s == c => " (down)",
+                    _ => "",
+                };
+                if ui.button(format!("{}{arrow}", c.title())).on_hover_text("sort by this column").clicked() {
+                    *clicked = Some(c);
+                }
+            }
+            ui.end_row();
+            for p in self.rows(processes, device) {
+                let latest = p.latest();
+                let weak = |t: String| if p.alive { RichText::new(t) } else { RichText::new(t).weak() };
+                ui.label(weak(p.pid.to_string()));
+                ui.label(weak(p.command_text().to_owned()));
+                ui.monospace(si(latest.memory_bytes as f64, "B"));
+                ui.monospace(si(latest.shared_bytes as f64, "B"));
+                ui.label(weak(p.engines_text()));
+                let since = format!("{:.1} s", store.to_plot_x(p.first_ns()));
+                let since = if p.alive { since } else { format!("{since}, ended") };
+                ui.label(weak(since)).on_hover_text(if p.alive {
+                    "listed in the newest snapshot"
+                } else {
+                    "no longer listed (a pid listed again later is another process, another row)"
+                });
+                ui.end_row();
+            }
+        });
+    }
+}
+
+/// The device memory of `device`'s top processes over time, one line each.
+fn memory_plot(ui: &mut Ui, processes: &Processes, device: &str, store: &Store) {
+    let top = processes.top_by_peak(device, PLOTTED);
+    Plot::new(("process-memory", device)).height(140.0).allow_scroll(false).y_axis_label("device memory (B)").show(
+        ui,
+        |p| {
+            for (i, proc_) in top.iter().enumerate() {
+                let points: Vec<[f64; 2]> =
+                    proc_.samples.iter().map(|s| [store.to_plot_x(s.t_ns), s.memory_bytes as f64]).collect();
+                let name = format!("{} {}", proc_.pid, proc_.command_text());
+                p.line(Line::new(name, points).color(color(i)));
+            }
+        },
+    );
+}
+
+/// The `i`-th line's colour (the Okabe–Ito palette's first five).
+fn color(i: usize) -> Color32 {
+    const C: [Color32; 5] = [
+        Color32::from_rgb(0, 114, 178),
+        Color32::from_rgb(230, 159, 0),
+        Color32::from_rgb(0, 158, 115),
+        Color32::from_rgb(204, 121, 167),
+        Color32::from_rgb(86, 180, 233),
+    ];
+    C[i % C.len()]
+}

@@ -1,0 +1,74 @@
+//! What is remembered between launches (eframe persistence): theme, window length, the source
+//! selection and the pane layout. UI zoom is egui's own and is reset with the layout.
+
+use serde::{Deserialize, Serialize};
+
+use super::state::Selection;
+use zescope_model::view::PaneLayout;
+use zescope_model::view::Window;
+
+/// The key the settings are stored under in eframe's storage; versioned (`-v1`) so that an
+/// incompatible format can take a new key.
+pub(crate) const STORAGE_KEY: &str = "zescope-settings-v1";
+
+/// View → Theme.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Theme {
+    /// Follow the desktop's light or dark preference.
+    #[default]
+    System,
+    /// Always light.
+    Light,
+    /// Always dark.
+    Dark,
+}
+
+impl Theme {
+    /// The egui preference applied at the first frame and when the user picks a theme.
+    pub(crate) fn preference(self) -> egui::ThemePreference {
+        match self {
+            Theme::System => egui::ThemePreference::System,
+            Theme::Light => egui::ThemePreference::Light,
+            Theme::Dark => egui::ThemePreference::Dark,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+/// Everything remembered between launches; missing fields take their defaults, so settings of an
+/// older version still load.
+pub struct Settings {
+    /// The colour theme.
+    pub theme: Theme,
+    /// How much history a live view shows.
+    pub window: Window,
+    /// The device, groups, metrics and interval picked last; checked against the devices found
+    /// at start (`reconcile.rs`).
+    pub selection: Selection,
+    /// The panes and their series; series of devices or groups this machine lacks are dropped
+    /// once the devices are found.
+    pub layout: PaneLayout,
+    /// Sessions opened or saved lately, newest first.
+    pub recent: Vec<std::path::PathBuf>,
+    /// The most frames a second a live view paints (View → Frame rate).
+    pub frame_cap: super::repaint::FrameCap,
+    /// Whether the overview strip of the whole history is shown (View → Overview strip).
+    pub overview: Shown,
+    /// How many markers the workload may send: rate, burst, count per recording
+    /// (`zescope_model::markers::Limits`; only in this file, no menu).
+    pub markers: zescope_model::markers::Limits,
+}
+
+/// A part of the window the user may hide; shown unless hidden.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Shown {
+    /// Shown (the default).
+    #[default]
+    Yes,
+    /// Hidden by the user.
+    No,
+}
+
+/// Zoom factors outside this range are treated as stale (fonts unusably large or small).
+pub(crate) const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.5..=3.0;

@@ -1,0 +1,133 @@
+//! The source tree's rows and ticks without a window: groups collapsed until opened or matched,
+//! a group's tick meaning all its metrics, a metric's tick in an unticked group taking that group
+//! with it alone.
+
+use std::collections::BTreeSet;
+
+use super::super::state::AppState;
+use super::index::SearchIndex;
+use super::rows::{Change, OpenGroups, Row, apply, build};
+use zescope_sampler::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry};
+
+const GPU: DevicePath = DevicePath { driver: 0, device: 0, sub_device: None };
+
+fn inventory() -> Inventory {
+    let group = |name: &str, domain: u32, metrics: &[&str]| GroupEntry {
+        name: name.into(),
+        description: format!("{name} set"),
+        domain,
+        exports: GroupExportKind::None,
+        streamable: true,
+        tracer: false,
+        metrics: metrics
+            .iter()
+            .map(|m| MetricEntry { name: m.to_string(), description: String::new(), unit: "%".into() })
+            .collect(),
+        unavailable: None,
+        export_unavailable: None,
+    };
+    Inventory {
+        source: None,
+        devices: vec![DeviceEntry {
+            path: GPU,
+            name: "GPU".into(),
+            kind: zescope_ze::DeviceKind::Gpu,
+            uuid: String::new(),
+            vendor_id: 0,
+            device_id: 0,
+            pci_bdf: None,
+            driver_version: 0,
+            simulated: true,
+            groups: vec![
+                group("ComputeBasic", 0, &["GpuTime", "GpuBusy", "EuActive"]),
+                group("L3_1", 0, &["L3Bank00Hits", "GpuBusy"]),
+                group("Engine", 2, &["EngineBusy"]),
+            ],
+            error: None,
+        }],
+    }
+}
+
+/// A state with the inventory and the GPU picked with `groups` ticked.
+fn state(groups: &[&str]) -> AppState {
+    let mut s = AppState::default();
+    s.inventory = Some(inventory());
+    s.selection.pick(GPU, groups.iter().map(|g| g.to_string()).collect());
+    s
+}
+
+fn rows(s: &AppState, open: &OpenGroups, query: &str) -> (Vec<Row>, usize) {
+    let inv = s.inventory.as_ref().unwrap();
+    let mut ix = SearchIndex::default();
+    ix.update(inv, query);
+    let mut rows = Vec::new();
+    let shown = build(&mut rows, inv, s, &ix, open, query);
+    (rows, shown)
+}
+
+fn ticked(s: &AppState) -> (BTreeSet<String>, Vec<(String, Vec<String>)>) {
+    let sel = &s.selection;
+    let excluded = sel.excluded.iter().map(|(g, m)| (g.clone(), m.iter().cloned().collect())).collect();
+    (sel.groups.clone(), excluded)
+}
+
+fn change(s: &mut AppState, c: Change) {
+    let inv = s.inventory.take().unwrap();
+    apply(vec![c], &inv, s, &mut OpenGroups::default(), false);
+    s.inventory = Some(inv);
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn groups_are_collapsed_until_opened_and_the_search_opens_what_matches() {
+    let s = state(&["ComputeBasic"]);
+    let mut open = OpenGroups::default();
+    let (r, shown) = rows(&s, &open, "");
+    assert_eq!(r, [Row::Device(0), Row::Group(0, 0), Row::Group(0, 1), Row::Group(0, 2), Row::Telemetry(0)]);
+    assert_eq!(shown, 6, "every metric of the picked device");
+    open.open.insert((GPU, "L3_1".into()));
+    let (r, _) = rows(&s, &open, "");
+    assert_eq!(r[2..6], [Row::Group(0, 1), Row::GroupInfo(0, 1), Row::Metric(0, 1, 0), Row::Metric(0, 1, 1)]);
+    let (r, shown) = rows(&s, &OpenGroups::default(), "gpubusy");
+    let expect = [Row::Device(0), Row::Group(0, 0), Row::GroupInfo(0, 0), Row::Metric(0, 0, 1)];
+    assert_eq!((r[..4].to_vec(), shown), (expect.to_vec(), 2));
+    assert_eq!(r[4..7], [Row::Group(0, 1), Row::GroupInfo(0, 1), Row::Metric(0, 1, 1)]);
+    assert!(!r.contains(&Row::Group(0, 2)), "a group without a match is hidden");
+    let mut closed = OpenGroups::default();
+    closed.closed_in_search.insert((GPU, "ComputeBasic".into()));
+    let (r, _) = rows(&s, &closed, "gpubusy");
+    assert_eq!(r[1..3], [Row::Group(0, 0), Row::Group(0, 1)], "closed during the search");
+}
+
+#[test]
+fn a_groups_tick_takes_all_its_metrics_and_one_group_per_domain() {
+    let mut s = state(&["L3_1"]);
+    s.selection.excluded.insert("ComputeBasic".into(), set(&["GpuTime"]));
+    change(&mut s, Change::Group(GPU, 0, true));
+    assert_eq!(ticked(&s), (set(&["ComputeBasic"]), vec![]), "L3_1 shares its domain; no metric left out");
+    change(&mut s, Change::Group(GPU, 2, true));
+    assert_eq!(ticked(&s).0, set(&["ComputeBasic", "Engine"]), "another domain joins");
+    change(&mut s, Change::Group(GPU, 0, false));
+    assert_eq!(ticked(&s).0, set(&["Engine"]));
+}
+
+#[test]
+fn a_metrics_tick_takes_its_group_alone_and_the_last_one_unticked_drops_it() {
+    let mut s = state(&["L3_1"]);
+    change(&mut s, Change::Metric(GPU, 0, 1, true));
+    let only_busy = vec![("ComputeBasic".to_owned(), vec!["EuActive".to_owned(), "GpuTime".to_owned()])];
+    assert_eq!(ticked(&s), (set(&["ComputeBasic"]), only_busy), "the group with GpuBusy only");
+    change(&mut s, Change::Metric(GPU, 0, 0, true));
+    assert_eq!(ticked(&s).1, [("ComputeBasic".to_owned(), vec!["EuActive".to_owned()])]);
+    change(&mut s, Change::Metric(GPU, 0, 2, true));
+    assert_eq!(ticked(&s), (set(&["ComputeBasic"]), vec![]), "all ticked again: nothing left out");
+    for m in 0..3 {
+        change(&mut s, Change::Metric(GPU, 0, m, false));
+    }
+    assert_eq!(ticked(&s), (set(&[]), vec![]), "unticking the last metric unticks the group");
+    let run = s.run_config();
+    assert!(run.is_ok(), "the telemetry alone still runs: {run:?}");
+}

@@ -1,0 +1,187 @@
+//! The status bar: source and device, achieved vs requested rate, late ticks, drops, store
+//! memory against its cap, and whether older history was coarsened or evicted.
+
+use egui::{RichText, Ui};
+
+use zescope_model::view::Activity;
+use zescope_store::Store;
+
+use super::state::AppState;
+use zescope_model::view::format;
+use zescope_model::view::format::time_label;
+
+pub fn show(
+    ui: &mut Ui,
+    activity: Activity,
+    cpu: Option<f64>,
+    state: &AppState,
+    store: &Store,
+    files: &super::files::Files,
+) {
+    ui.horizontal_wrapped(|ui| {
+        if let Some(p) = files.saving() {
+            ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
+            ui.separator();
+        } else if let Some((path, p)) = files.exporting() {
+            let text = format!("exporting {}", super::files::file_name(path));
+            ui.add(egui::ProgressBar::new(p).desired_width(160.0).text(text));
+            ui.separator();
+        } else if let Some(o) = &files.opening {
+            ui.label(o.status());
+            ui.separator();
+        } else if let Some(n) = &files.note {
+            ui.label(RichText::new(n).weak());
+            ui.separator();
+        }
+        let src = state.inventory.as_ref().and_then(|i| i.source.as_ref());
+        match src {
+            Some(s) if s.simulated => ui.label(RichText::new("simulated device").color(ui.visuals().warn_fg_color)),
+            Some(_) => ui.label("Level Zero"),
+            None => ui.label("no source"),
+        };
+        ui.separator();
+        let recorded_on = || {
+            // A run over several devices has one record per device.
+            let last = state.history.runs.last()?.run;
+            let names: Vec<&str> = (state.history.runs.iter().rev())
+                .take_while(|r| r.run == last)
+                .filter_map(|r| state.history.devices.get(r.device as usize).map(|d| d.name.as_str()))
+                .collect();
+            (!names.is_empty()).then(|| names.into_iter().rev().collect::<Vec<_>>().join(" + "))
+        };
+        match (activity, &state.ingest.run) {
+            (Activity::Recording, _) => {
+                let file = files.recording.as_deref().map(super::files::file_name).unwrap_or_default();
+                let on = recorded_on().map(|d| format!(" · recorded on {d}")).unwrap_or_default();
+                ui.label(format!("showing {file}{on} · not sampling"))
+            }
+            (Activity::Live | Activity::Paused { .. }, Some(r)) => {
+                let view = match activity {
+                    Activity::Paused { .. } => " · view frozen, sampling continues",
+                    _ => "",
+                };
+                ui.label(format!("{}{view}", sampling(&r.info)))
+            }
+            _ => match &state.last_device {
+                Some(d) => ui.label(format!("{d} · stopped")),
+                None => ui.label("not sampling"),
+            },
+        };
+        if let (true, Some(_), Some(s)) = (activity != Activity::Recording, &state.ingest.run, &state.health) {
+            ui.separator();
+            let (rate, warn) = format::rate(s.achieved_hz, s.requested_hz);
+            let r = ui.label(if warn {
+                RichText::new(rate).color(ui.visuals().warn_fg_color)
+            } else {
+                RichText::new(rate)
+            });
+            r.on_hover_text(format!(
+                "{} ticks, {} torn reads retried out, {} reads found nothing new, {} device clock resets",
+                s.ticks, s.torn_reads, s.unchanged_reads, s.clock_resets
+            ));
+            ui.separator();
+            ui.label(format!("late ticks {}", s.late_ticks));
+            if s.dropped_reports > 0 {
+                ui.separator();
+                ui.label(
+                    RichText::new(format!("streamer drops {}", s.dropped_reports)).color(ui.visuals().warn_fg_color),
+                )
+                .on_hover_text(
+                    "reads the driver answered with ZE_RESULT_WARNING_DROPPED_DATA: reports were lost before \
+                         zescope read them (the plot has a gap there); a longer interval or fewer streamed groups help",
+                );
+            }
+            ui.separator();
+            let drops = format!("dropped {}", s.dropped_samples);
+            if s.dropped_samples > 0 {
+                ui.label(RichText::new(drops).color(ui.visuals().warn_fg_color))
+                    .on_hover_text(format!("{} batches the UI could not take in time were dropped", s.dropped_batches));
+            } else {
+                ui.label(drops);
+            }
+        }
+        if let Some(p) = cpu {
+            ui.separator();
+            ui.label(format!("CPU {p:.1} %")).on_hover_text(match &state.health {
+                Some(s) => format!(
+                    "the whole zescope process (window, drawing, sampler, saving) as a share of one core, over the \
+                     last second; the sampler thread alone: {:.1} %",
+                    s.cpu_percent
+                ),
+                None => "the whole zescope process (window, drawing, saving) as a share of one core, over the last \
+                         second"
+                    .to_owned(),
+            });
+        }
+        if !state.notices().is_empty() {
+            ui.separator();
+            let n = state.notices().len();
+            let text = format!("{n} driver feature{} off", if n == 1 { "" } else { "s" });
+            ui.label(RichText::new(text).color(ui.visuals().warn_fg_color)).on_hover_text(state.notices().join("\n"));
+        }
+        if let Some(l) = &files.markers_in {
+            ui.separator();
+            let c = l.counts();
+            let over_cap = files.markers.over_cap;
+            let dropped = c.dropped() + over_cap;
+            let text = if dropped > 0 { format!("markers ({dropped} dropped)") } else { "markers".to_owned() };
+            let limits = l.limits();
+            ui.label(RichText::new(text).weak()).on_hover_text(format!(
+                "the workload's markers arrive at {}={}\n{} received, {} malformed, {} over the rate limit ({}/s, \
+                 bursts of {}), {} over the queue, {} over the limit of {} per recording, {} from other users, {} \
+                 without credentials",
+                zescope_model::markers::ENV,
+                l.path().display(),
+                c.accepted,
+                c.malformed,
+                c.over_rate,
+                limits.per_second,
+                limits.burst,
+                c.queue_full,
+                over_cap,
+                files.markers.cap(),
+                c.other_user,
+                c.no_credentials
+            ));
+        }
+        ui.separator();
+        ui.label(format!("memory {} of {}", format::bytes(store.memory_used()), format::bytes(store.memory_cap())));
+        if let Some(note) = coarsening_note(store) {
+            ui.separator();
+            ui.label(RichText::new(note).color(ui.visuals().warn_fg_color));
+        }
+    });
+}
+
+/// "history before 2:05 is at ~1 s resolution", for the stream coarsened the furthest.
+pub fn coarsening_note(store: &Store) -> Option<String> {
+    let mut worst: Option<(i64, i64, u64)> = None;
+    for (_, r) in store.coarsening() {
+        if let Some(before) = r.coarsened_before() {
+            let coarse = r.spans.iter().filter(|s| s.level > 0).map(|s| s.bucket_ns()).max().unwrap_or(0);
+            if worst.is_none_or(|(b, _, _)| before > b) {
+                worst = Some((before, coarse, r.evicted_samples));
+            }
+        } else if r.evicted_samples > 0 && worst.is_none() {
+            worst = Some((r.spans.first().map_or(0, |s| s.t_first), 0, r.evicted_samples));
+        }
+    }
+    let (before, bucket, evicted) = worst?;
+    let at = time_label(store.to_plot_x(before));
+    Some(if bucket > 0 {
+        format!(
+            "history before {at} is at ~{} resolution",
+            format::duration(std::time::Duration::from_nanos(bucket as u64))
+        )
+    } else {
+        format!("history before {at} was dropped ({evicted} samples) to stay under the memory cap")
+    })
+}
+
+/// What a run samples: "DEVICE · GROUP, GROUP", one such part per device (joined by " · ").
+pub(crate) fn sampling(info: &zescope_sampler::RunInfo) -> String {
+    let parts: Vec<String> = (info.config.targets.iter().zip(&info.devices))
+        .map(|(t, name)| format!("{name} · {}", t.groups.join(", ")))
+        .collect();
+    parts.join(" · ")
+}
