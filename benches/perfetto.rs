@@ -19,9 +19,9 @@ mod shapes;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use shapes::SERIES;
-use zescope::export::{PerfettoTrace, TraceHead, perfetto_of};
-use zescope::session::{KindRecord, SeriesMeta, StreamMeta};
-use zescope::store::{Store, StreamId};
+use zescope_model::session::{KindRecord, SeriesMeta, StreamMeta};
+use zescope_model::write::{PerfettoTrace, TraceHead, perfetto_of};
+use zescope_store::{Store, StreamId};
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
 #[global_allocator]

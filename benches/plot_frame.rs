@@ -58,7 +58,7 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui::{Color32, Context, RawInput, Rect, pos2, vec2};
 use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
-use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 use zescope_window::envelope_plot::{EnvelopePlot, PlotFrame, PlotSeries};
 
 /// The app's allocator (`src/main.rs`), so a frame's allocations cost what they cost there.

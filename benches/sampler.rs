@@ -35,11 +35,11 @@ use std::time::{Duration, Instant};
 
 use common::{streamed_sim, synthetic_sim};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use zescope::layout::LayoutSet;
-use zescope::sampler::{DevicePath, DirectRun, RunConfig, Via};
-use zescope::store::Store;
-use zescope::view::Ingest;
-use zescope::ze::Loader;
+use zescope_model::view::Ingest;
+use zescope_sampler::layout::LayoutSet;
+use zescope_sampler::{DevicePath, DirectRun, RunConfig, Via};
+use zescope_store::Store;
+use zescope_ze::Loader;
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
 #[global_allocator]

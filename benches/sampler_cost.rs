@@ -25,8 +25,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use zescope::sampler::{self, Command, DevicePath, Event, Options, RunConfig, Via};
-use zescope::ze::Loader;
+use zescope_sampler::{self as sampler, Command, DevicePath, Event, Options, RunConfig, Via};
+use zescope_ze::Loader;
 
 /// The app's allocator (`src/main.rs`), counting (`stats_alloc`: no unsafe here).
 #[global_allocator]

@@ -27,10 +27,10 @@ mod shapes;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use shapes::SERIES;
-use zescope::session::{self, Capture, LoadEvent, LoadJob, RunHistory, Session};
-use zescope::store::Store;
-use zescope::view::panes::PaneLayout;
-use zescope::view::timeview::TimeView;
+use zescope_model::session::{self, Capture, LoadEvent, LoadJob, RunHistory, Session};
+use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::timeview::TimeView;
+use zescope_store::Store;
 use zescope_window::files::FileAction;
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.

@@ -25,9 +25,9 @@ mod headless;
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui::{Context, Event, MouseWheelUnit, RawInput, Rect, pos2, vec2};
 use ze_sim::catalog::Catalog;
-use zescope::sampler::Event as SamplerEvent;
-use zescope::store::Store;
+use zescope_sampler::Event as SamplerEvent;
 use zescope_sampler::testing::{sampler_on, sim, wait_for};
+use zescope_store::Store;
 use zescope_window::ZescopeApp;
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.

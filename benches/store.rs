@@ -30,11 +30,11 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shapes::SERIES;
 use ze_sim::Sim;
 use ze_sim::config::{MetricsEnable, SimConfig};
-use zescope::layout::LayoutSet;
-use zescope::sampler::{DevicePath, DirectRun, RunConfig};
-use zescope::store::{Envelope, Store, StreamId};
-use zescope::view::Ingest;
-use zescope::ze::Loader;
+use zescope_model::view::Ingest;
+use zescope_sampler::layout::LayoutSet;
+use zescope_sampler::{DevicePath, DirectRun, RunConfig};
+use zescope_store::{Envelope, Store, StreamId};
+use zescope_ze::Loader;
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
 #[global_allocator]

@@ -23,8 +23,8 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::synthetic_sim;
-use zescope::sampler::{self, Command, DevicePath, Event, Health, Options, RunConfig};
-use zescope::ze::Loader;
+use zescope_sampler::{self as sampler, Command, DevicePath, Event, Health, Options, RunConfig};
+use zescope_ze::Loader;
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
 #[global_allocator]

@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ze_sim::config::{MetricsEnable, SimConfig};
-use zescope::ze::tracer::{Decoder, Tracer};
-use zescope::ze::{Context, Loader};
+use zescope_ze::tracer::{Decoder, Tracer};
+use zescope_ze::{Context, Loader};
 
 /// Raw records decoded per iteration.
 const RAW_EVENTS: usize = 1 << 18;

@@ -20,10 +20,10 @@ mod headless;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui::Context;
-use zescope::layout::Kind;
-use zescope::sampler::SeriesInfo;
-use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
-use zescope::view::series::{SeriesEntry, SeriesKey};
+use zescope_model::view::series::{SeriesEntry, SeriesKey};
+use zescope_sampler::SeriesInfo;
+use zescope_sampler::layout::Kind;
+use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 use zescope_window::ZescopeApp;
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.

@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
 
-use crate::ze::Source;
+use zescope_ze::Source;
 
 /// The parsed command line. `src/main.rs` parses it once and dispatches on [`Cli::command`];
 /// `zescope-gen` walks the same definition to write man pages and shell completions.
@@ -34,7 +34,7 @@ pub struct Cli {
     /// A view file (docs/view-format.md) to lay the window's panes out with, once the run's (or
     /// the recording's) series are known.
     #[arg(long, value_name = "FILE", value_parser = parse_view)]
-    pub view: Option<crate::viewfile::ViewFile>,
+    pub view: Option<zescope_model::viewfile::ViewFile>,
 
     /// The command to run headless; `None` (no command given) opens the window on
     /// [`Cli::source`] (or on [`Cli::file`]).
@@ -64,7 +64,7 @@ pub fn parse_session_path(s: &str) -> Result<PathBuf, String> {
 
 /// `--max-markers`: a count a session can hold (`view::markers::MAX_MARKS`).
 fn parse_max_markers(s: &str) -> Result<usize, String> {
-    let max = crate::view::markers::MAX_MARKS;
+    let max = zescope_model::view::markers::MAX_MARKS;
     match s.parse::<usize>() {
         Ok(n) if n <= max => Ok(n),
         Ok(n) => Err(format!("{n} is more markers than a session may hold ({max})")),
@@ -83,7 +83,7 @@ fn source_parser() -> impl clap::builder::TypedValueParser<Value = Source> {
 
 /// A command that runs without a window. Each variant's fields are its options exactly as
 /// clap parsed them (durations already converted, paths not yet checked); `src/main.rs`
-/// hands them to [`crate::list`], [`crate::record`], [`crate::doctor`] or [`crate::export`].
+/// hands them to [`crate::commands::list`], [`crate::commands::record`], [`zescope_doctor`] or [`zescope_model::write`].
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// List drivers, devices, sub-devices and metric groups, with what each exports.
@@ -134,7 +134,7 @@ pub enum Command {
 }
 
 /// The options of `zescope record`, as clap parses them; [`RecordOptions::into_args`] makes them
-/// what [`crate::record::record`] takes.
+/// what [`crate::commands::record::record`] takes.
 #[derive(clap::Args, Debug)]
 pub struct RecordOptions {
     /// Device: an index from `zescope list` ("0"; "1/0" for device 0 of driver 1), a sub-device
@@ -157,13 +157,13 @@ pub struct RecordOptions {
     #[arg(long)]
     pub custom_group: bool,
     /// Sampling interval, 100us to 10s.
-    #[arg(long, default_value = "1ms", value_parser = crate::view::format::parse_duration)]
+    #[arg(long, default_value = "1ms", value_parser = zescope_model::view::format::parse_duration)]
     pub interval: Duration,
     /// How to read the groups: `export` (exported memory), `streamer` (the time-based metric
     /// streamer), `tracer` (the metric tracer: tracer-based groups) or `auto` (the tracer for
     /// tracer-based groups, else exported memory where a group offers it, else the streamer).
     #[arg(long, default_value = "auto", value_parser = parse_via)]
-    pub via: crate::sampler::Via,
+    pub via: zescope_sampler::Via,
     /// Also record the device's telemetry through Sysman (clocks, throttle reasons, power,
     /// energy, temperatures, engine utilisation, memory): on by default.
     #[arg(long, overrides_with = "no_telemetry")]
@@ -172,7 +172,7 @@ pub struct RecordOptions {
     #[arg(long, overrides_with = "telemetry")]
     pub no_telemetry: bool,
     /// How long to record (default 10s; with a command, until it exits).
-    #[arg(long, value_parser = crate::view::format::parse_duration)]
+    #[arg(long, value_parser = zescope_model::view::format::parse_duration)]
     pub duration: Option<Duration>,
     /// Output file: .ron writes a session (open it in zescope, or `zescope export` it), any
     /// other extension a CSV.
@@ -184,30 +184,30 @@ pub struct RecordOptions {
     #[arg(long, value_name = "OUT.pftrace")]
     pub perfetto: Option<PathBuf>,
     /// Markers the workload may send per second, sustained; faster ones are dropped and counted.
-    #[arg(long, value_name = "N", default_value_t = crate::markers::Limits::default().per_second)]
+    #[arg(long, value_name = "N", default_value_t = zescope_model::markers::Limits::default().per_second)]
     pub marker_rate: u32,
     /// Markers the workload may send at once after a quiet spell (at least 1).
-    #[arg(long, value_name = "N", default_value_t = crate::markers::Limits::default().burst,
+    #[arg(long, value_name = "N", default_value_t = zescope_model::markers::Limits::default().burst,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub marker_burst: u32,
     /// Markers kept in the recording at most (up to 1048576); more are dropped and counted.
-    #[arg(long, value_name = "N", default_value_t = crate::markers::Limits::default().per_recording,
+    #[arg(long, value_name = "N", default_value_t = zescope_model::markers::Limits::default().per_recording,
           value_parser = parse_max_markers)]
     pub max_markers: usize,
     /// Keep only the time around this trigger's firings (repeatable; docs/triggers.md), e.g.
     /// 'ComputeBasic/GpuUtilization > 80', '"Telemetry/Package power" rise 50 in 500ms', 'marker solve',
     /// 'throttle power'; the firings are listed in NAME.firings.csv beside the output.
     #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
-    pub triggers: Vec<crate::triggers::Trigger>,
+    pub triggers: Vec<zescope_model::triggers::Trigger>,
     /// Record the series this view file names (docs/view-format.md): each device the groups
     /// and metrics its kind's patterns match, instead of --group/--metric.
     #[arg(long, value_name = "FILE", value_parser = parse_view, conflicts_with_all = ["groups", "metrics"])]
-    pub view: Option<crate::viewfile::ViewFile>,
+    pub view: Option<zescope_model::viewfile::ViewFile>,
     /// With --trigger: time kept before each firing.
-    #[arg(long, default_value = "5s", value_parser = crate::view::format::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = zescope_model::view::format::parse_duration)]
     pub pre: Duration,
     /// With --trigger: time kept after each firing.
-    #[arg(long, default_value = "5s", value_parser = crate::view::format::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = zescope_model::view::format::parse_duration)]
     pub post: Duration,
     /// A workload to run while recording, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
@@ -215,22 +215,22 @@ pub struct RecordOptions {
 }
 
 /// `--view FILE`: a view file, read and checked.
-fn parse_view(s: &str) -> Result<crate::viewfile::ViewFile, String> {
-    crate::viewfile::ViewFile::load(std::path::Path::new(s))
+fn parse_view(s: &str) -> Result<zescope_model::viewfile::ViewFile, String> {
+    zescope_model::viewfile::ViewFile::load(std::path::Path::new(s))
 }
 
 /// `--trigger EXPR`: a trigger expression; its error names the column.
-fn parse_trigger(s: &str) -> Result<crate::triggers::Trigger, String> {
-    crate::triggers::Trigger::parse(s).map_err(|e| format!("{e} of '{s}'"))
+fn parse_trigger(s: &str) -> Result<zescope_model::triggers::Trigger, String> {
+    zescope_model::triggers::Trigger::parse(s).map_err(|e| format!("{e} of '{s}'"))
 }
 
 impl RecordOptions {
     /// The recording these options ask for, from `source`: telemetry unless `--no-telemetry`, and
     /// without `--duration` 10 s, or until the workload exits when there is one.
-    pub fn into_args(self, source: Source) -> crate::record::RecordArgs {
+    pub fn into_args(self, source: Source) -> crate::commands::record::RecordArgs {
         let duration =
             self.duration.unwrap_or(if self.command.is_empty() { Duration::from_secs(10) } else { Duration::MAX });
-        crate::record::RecordArgs {
+        crate::commands::record::RecordArgs {
             source,
             devices: self.devices,
             groups: self.groups,
@@ -247,7 +247,7 @@ impl RecordOptions {
             view: self.view,
             pre: self.pre,
             post: self.post,
-            markers: crate::markers::Limits {
+            markers: zescope_model::markers::Limits {
                 per_second: self.marker_rate,
                 burst: self.marker_burst,
                 per_recording: self.max_markers,
@@ -257,7 +257,7 @@ impl RecordOptions {
 }
 
 /// The options of `zescope serve`, as clap parses them; [`ServeOptions::into_args`] makes them
-/// what [`crate::serve::serve`] takes.
+/// what [`crate::commands::serve::serve`] takes.
 #[derive(clap::Args, Debug)]
 pub struct ServeOptions {
     /// Address and port to listen on (port 0: any free port, printed at start).
@@ -282,11 +282,11 @@ pub struct ServeOptions {
     #[arg(long, overrides_with = "telemetry")]
     pub no_telemetry: bool,
     /// Sampling interval, 100us to 10s; each scrape serves the newest sample.
-    #[arg(long, default_value = "100ms", value_parser = crate::view::format::parse_duration)]
+    #[arg(long, default_value = "100ms", value_parser = zescope_model::view::format::parse_duration)]
     pub interval: Duration,
     /// How to read the groups: `export`, `streamer`, `tracer` or `auto`, as for `record`.
     #[arg(long, default_value = "auto", value_parser = parse_via)]
-    pub via: crate::sampler::Via,
+    pub via: zescope_sampler::Via,
     /// Also write DIR/zescope.prom (Prometheus text, atomically, every second or every
     /// interval if longer) for node_exporter's textfile collector.
     #[arg(long, value_name = "DIR")]
@@ -298,18 +298,18 @@ pub struct ServeOptions {
     pub processes: bool,
     /// How many processes per device `--processes` serves (those using the most device memory):
     /// bounds the series a scrape holds.
-    #[arg(long, value_name = "N", default_value_t = crate::openmetrics::processes::DEFAULT_TOP,
+    #[arg(long, value_name = "N", default_value_t = zescope_openmetrics::processes::DEFAULT_TOP,
           value_parser = clap::value_parser!(u16).range(1..=1000).map(usize::from))]
     pub top_processes: usize,
     /// Count the firings of this trigger (repeatable; docs/triggers.md):
     /// zescope_trigger_firings_total{trigger="EXPR"}.
     #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
-    pub triggers: Vec<crate::triggers::Trigger>,
+    pub triggers: Vec<zescope_model::triggers::Trigger>,
 }
 
 impl ServeOptions {
     /// The serving these options ask for, from `source`: telemetry unless `--no-telemetry`.
-    pub fn into_args(self, source: Source) -> crate::serve::ServeArgs {
+    pub fn into_args(self, source: Source) -> crate::commands::serve::ServeArgs {
         let ServeOptions {
             listen,
             devices,
@@ -323,7 +323,7 @@ impl ServeOptions {
             top_processes,
             triggers,
         } = self;
-        crate::serve::ServeArgs {
+        crate::commands::serve::ServeArgs {
             source,
             listen,
             devices,
@@ -345,11 +345,11 @@ pub struct ExportOptions {
     pub session: PathBuf,
     /// Which pane, numbered from 1 as in the window, or "all" (stacked).
     #[arg(long, default_value = "all")]
-    pub pane: crate::export::PaneChoice,
+    pub pane: crate::commands::export::PaneChoice,
     /// Time range in seconds since the first sample, e.g. 2..10, 5.., ..30; or "view" for the
     /// range the saved view showed. Default: all data.
-    #[arg(long, value_parser = crate::export::parse_range)]
-    pub range: Option<crate::export::RangeArg>,
+    #[arg(long, value_parser = crate::commands::export::parse_range)]
+    pub range: Option<crate::commands::export::RangeArg>,
     /// Image size in pixels, WIDTHxHEIGHT. Default: 1600 wide, 320 high per pane.
     #[arg(long, value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
@@ -381,10 +381,10 @@ pub struct ExportOptions {
     pub memory_cap: Option<u64>,
 }
 
-impl From<ExportOptions> for crate::export::ExportArgs {
+impl From<ExportOptions> for crate::commands::export::ExportArgs {
     fn from(o: ExportOptions) -> Self {
         let ExportOptions { session, pane, range, size, png, svg, csv, openmetrics, perfetto, phases, memory_cap } = o;
-        crate::export::ExportArgs {
+        crate::commands::export::ExportArgs {
             session,
             pane,
             range,
@@ -435,8 +435,8 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 /// `--via`: auto, export, streamer or tracer.
-fn parse_via(s: &str) -> Result<crate::sampler::Via, String> {
-    use crate::sampler::Via;
+fn parse_via(s: &str) -> Result<zescope_sampler::Via, String> {
+    use zescope_sampler::Via;
     [Via::Auto, Via::Export, Via::Streamer, Via::Tracer]
         .into_iter()
         .find(|v| v.name() == s)

@@ -1,32 +1,19 @@
 //! zescope: a live metrics viewer for GPUs and NPUs driven through oneAPI Level Zero, reading
 //! the counters drivers export as DMA-BUF memory (`ZET_experimental_metric_export_memory`).
 //!
-//! This is the top floor, the binary crate: the window (`app`, `gui`), the commands (`record`,
-//! `serve`, `list`, `pick`; `headless` is the run loop `record` and `serve` share) and the
-//! command line (`cli`). The floors below are crates, each depending only on those under it,
-//! re-exported here under their module names:
-//! `zescope-ze` (`ze`); `zescope-sampler` (`sampler`, `layout`); `zescope-store` (`store`,
-//! `par`); `zescope-doctor` (`doctor`); `zescope-openmetrics` (`openmetrics`); `zescope-model`
-//! (`view`, `session`, `markers`, `export`, `triggers`, `viewfile`).
-//! Where a counter's bytes become a pixel: `ze` (Level Zero access) → `sampler` (the one thread
-//! that maps exported memory) → `layout` (bytes to values) → `view::ingest` → `store` (time
-//! series) → `app` (plots). `docs/architecture.md` walks through it file by file.
+//! This is the top floor: the command line ([`cli`]), the commands that run without a window
+//! ([`commands`]: `list`, `record`, `serve`, `export`, `mark`, `doctor`) and the signals they
+//! and the window end on ([`signals`]). `src/main.rs` opens the window (`zescope-window`) when
+//! no command is given. Everything else is in the crates below, each depending only on those
+//! under it, and code names the crate it uses: `zescope-ze` (Level Zero access) →
+//! `zescope-sampler` (the one thread that maps exported memory, layouts from bytes to values) →
+//! `zescope-store` (time series) → `zescope-model` (view model, sessions, markers, triggers,
+//! file writers) → `zescope-window` (plots). `docs/architecture.md` walks through it file by
+//! file.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod cli;
-mod headless;
-pub mod list;
-pub mod pick;
-pub mod record;
-pub mod serve;
+pub mod commands;
 pub mod signals;
-
-// The floors below, under the module names the code and tests have always used.
-pub use zescope_doctor as doctor;
-pub use zescope_model::{export, markers, session, triggers, view, viewfile};
-pub use zescope_openmetrics as openmetrics;
-pub use zescope_sampler::{self as sampler, layout};
-pub use zescope_store::{self as store, par};
-pub use zescope_ze as ze;

@@ -6,8 +6,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use egui::{Context, RawInput, Rect, pos2, vec2};
-use zescope::sampler::{Command, Event};
-use zescope::store::Store;
+use zescope_sampler::{Command, Event};
+use zescope_store::Store;
 use zescope_window::ZescopeApp;
 use zescope_window::link::SamplerLink;
 use zescope_window::settings::Settings;

@@ -7,7 +7,7 @@
 //! The data is random where a counter is: the totals' steps, the readings and the floats carry
 //! about 2.6 bytes of entropy per value on average, so no lossless encoding stores it below that.
 
-use zescope::store::{SeriesDesc, SeriesKind, StreamDesc};
+use zescope_store::{SeriesDesc, SeriesKind, StreamDesc};
 
 /// Series in a stream of counter-shaped data (more series repeat the pattern).
 pub const SERIES: usize = 16;

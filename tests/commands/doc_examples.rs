@@ -207,7 +207,7 @@ fn the_view_file_of_the_docs_loads_and_records() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{view}\n{}", text(&out));
-    let s = zescope::session::load(&dir.path().join("run.ron")).unwrap();
+    let s = zescope_model::session::load(&dir.path().join("run.ron")).unwrap();
     let metrics: Vec<&str> = s.streams.iter().flat_map(|x| x.meta.series.iter().map(|m| m.metric.as_str())).collect();
     assert!(metrics.contains(&"GpuUtilization") && metrics.contains(&"Package power"), "{metrics:?}");
 }

@@ -9,7 +9,7 @@ fn record_a_session_then_export_images_and_csv() {
     let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
     let out = zescope(&["--source", "sim", "record", "--duration", "1s", "--interval", "2ms", "--out", &p("run.ron")]);
     assert!(out.status.success(), "{}", text(&out));
-    let s = zescope::session::load(&dir.path().join("run.ron")).expect("record wrote a session");
+    let s = zescope_model::session::load(&dir.path().join("run.ron")).expect("record wrote a session");
     assert!(s.streams[0].data.raw.timestamps.len() > 100);
     assert!(!s.view.panes.is_empty(), "with the default layout");
 
@@ -118,7 +118,7 @@ fn export_phases_writes_the_phase_table() {
     let col = |name: &str| lines[0].iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
     assert_eq!(lines.len(), 6, "a header and one row per series");
 
-    let s = zescope::session::load(std::path::Path::new(example)).unwrap();
+    let s = zescope_model::session::load(std::path::Path::new(example)).unwrap();
     let st = &s.streams[0];
     let n = st.meta.series.len();
     let values = |metric: &str| -> Vec<f64> {
@@ -152,10 +152,10 @@ fn export_phases_writes_the_phase_table() {
 /// neutralised.
 #[test]
 fn export_phases_stays_within_its_bound_of_rows() {
-    use zescope::session::{Marker, SpanRecord};
+    use zescope_model::session::{Marker, SpanRecord};
     let dir = tempfile::tempdir().unwrap();
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-session.ron");
-    let mut s = zescope::session::load(std::path::Path::new(example)).unwrap();
+    let mut s = zescope_model::session::load(std::path::Path::new(example)).unwrap();
     let t0 = s.streams[0].data.raw.timestamps[0];
     s.markers = (0..60_000i64)
         .map(|k| Marker {
@@ -165,7 +165,7 @@ fn export_phases_stays_within_its_bound_of_rows() {
         })
         .collect();
     let session = dir.path().join("many.ron");
-    zescope::session::save(&session, &s).unwrap();
+    zescope_model::session::save(&session, &s).unwrap();
     let out_csv = dir.path().join("phases.csv");
     let out = zescope(&["export", &session.to_string_lossy(), "--phases", &out_csv.to_string_lossy()]);
     assert!(out.status.success(), "{}", text(&out));
@@ -181,8 +181,8 @@ fn export_phases_stays_within_its_bound_of_rows() {
 /// summarised (a note on stderr says from when), the images cover the whole session.
 #[test]
 fn a_session_past_the_memory_cap_is_exported_with_a_note() {
-    use zescope::session::{Capture, RunHistory, Session};
-    use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+    use zescope_model::session::{Capture, RunHistory, Session};
+    use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
     let dir = tempfile::tempdir().unwrap();
     // 8 noisy gauges x 600 000 samples at 1 kHz: ~40 MiB decoded, about as much packed.
     let (n, samples) = (8usize, 600_000usize);
@@ -206,7 +206,7 @@ fn a_session_past_the_memory_cap_is_exported_with_a_note() {
     let (history, layout, view) = (RunHistory::default(), Default::default(), Default::default());
     let s = Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] });
     let path = dir.path().join("big.ron");
-    zescope::session::save(&path, &s).unwrap();
+    zescope_model::session::save(&path, &s).unwrap();
     let p = |f: &str| dir.path().join(f).to_string_lossy().into_owned();
     let out =
         zescope(&["export", &p("big.ron"), "--memory-cap", "16M", "--png", &p("big.png"), "--csv", &p("big.csv")]);

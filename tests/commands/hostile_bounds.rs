@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use zescope::session::{self, PaneRecord, Session};
-use zescope::store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
+use zescope_model::session::{self, PaneRecord, Session};
+use zescope_store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/example-session.ron");
 const MIB: u64 = 1 << 20;

@@ -104,7 +104,7 @@ fn one_streamer_per_device_leaves_the_second_group_out_with_one_notice() {
                   device and NocTraffic streams on ze-sim NPU already";
     assert_eq!(lines(&stderr, "left out"), 1, "ONE notice:\n{stderr}");
     assert_eq!(lines(&stderr, notice), 1, "naming the reason:\n{stderr}");
-    let s = zescope::session::load(&session).expect("record wrote a session");
+    let s = zescope_model::session::load(&session).expect("record wrote a session");
     assert_eq!(s.runs[0].groups, ["NocTraffic"], "the run record lists what was read");
     assert_eq!(s.runs[0].notices.iter().filter(|n| n.contains(notice)).count(), 1, "{:?}", s.runs[0].notices);
     let reports = s.streams.iter().find(|x| x.meta.group == "NocTraffic").map(|x| x.data.raw.timestamps.len());

@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use ze_sim::testing;
-use zescope::session::{self, SpanRecord};
+use zescope_model::session::{self, SpanRecord};
 
 /// One markers recording at a time: their bursts are counted against limits per second, which
 /// two recordings sending at once on a 2-core machine would blur.
@@ -97,7 +97,7 @@ fn a_c_workload_marks_1000_ranges_and_every_one_is_saved_in_order() {
     // On the samples' time axis: within the recorded samples (give or take a tick).
     let mut first = i64::MAX;
     let mut last = i64::MIN;
-    let mut store = zescope::store::Store::new(1 << 30);
+    let mut store = zescope_store::Store::new(1 << 30);
     s.restore_into(&mut store).unwrap();
     if let Some((a, b)) = store.total_time_range() {
         first = first.min(a);

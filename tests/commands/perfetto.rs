@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
-use zescope::session::{Marker, Session, SpanRecord};
-use zescope::store::Store;
+use zescope_model::session::{Marker, Session, SpanRecord};
+use zescope_store::Store;
 
 use crate::support::{run as zescope, text};
 
@@ -101,7 +101,7 @@ fn throttle_runs(s: &Session) -> BTreeMap<String, Vec<(i64, i64)>> {
     for (stream, &id) in s.streams.iter().zip(&restored.streams) {
         let m = &stream.meta;
         for (k, x) in m.series.iter().enumerate() {
-            if zescope::sampler::telemetry::throttle_names(&x.description).is_empty() {
+            if zescope_sampler::telemetry::throttle_names(&x.description).is_empty() {
                 continue;
             }
             let (mut bands, mut open, mut last) = (Vec::new(), None::<(u32, i64)>, 0);
@@ -137,7 +137,7 @@ fn an_exported_session_reads_back_with_perfettos_protos() {
         zescope(&["--source", "sim", "record", "--duration", "5500ms", "--interval", "10ms", "--out", &p("run.ron")]);
     assert!(out.status.success(), "{}", text(&out));
     // Markers: an instant, two overlapping ranges (two range tracks) and one left open.
-    let mut s = zescope::session::load(&dir.path().join("run.ron")).unwrap();
+    let mut s = zescope_model::session::load(&dir.path().join("run.ron")).unwrap();
     let t0 = s.origin_ns.unwrap();
     let ms = |m: i64| t0 + m * 1_000_000;
     s.markers = vec![
@@ -146,7 +146,7 @@ fn an_exported_session_reads_back_with_perfettos_protos() {
         Marker { t_ns: ms(400), label: "checkpoint".into(), span: SpanRecord::Instant },
         Marker { t_ns: ms(1000), label: "tail".into(), span: SpanRecord::Open },
     ];
-    zescope::session::save(&dir.path().join("marked.ron"), &s).unwrap();
+    zescope_model::session::save(&dir.path().join("marked.ron"), &s).unwrap();
     let out = zescope(&["export", &p("marked.ron"), "--perfetto", &p("run.pftrace")]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("run.pftrace ("), "{}", text(&out));
@@ -251,7 +251,7 @@ fn record_writes_a_trace_with_the_sessions_samples_and_the_workloads_markers() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("run.pftrace"), "{}", text(&out));
-    let s = zescope::session::load(&dir.path().join("run.ron")).unwrap();
+    let s = zescope_model::session::load(&dir.path().join("run.ron")).unwrap();
     assert_eq!(s.markers.len(), 2, "{:?}", s.markers);
     let Some(got) = read_trace(&dir.path().join("run.pftrace")) else { return };
     same_series(&got, &expected(&s));

@@ -71,7 +71,7 @@ fn a_session_recording_keeps_the_processes() {
     let dir = tempfile::tempdir().unwrap();
     let out = record(dir.path(), "run.ron", &[]);
     assert!(out.status.success(), "{}", text(&out));
-    let s = zescope::session::load(&dir.path().join("run.ron")).expect("a loadable session");
+    let s = zescope_model::session::load(&dir.path().join("run.ron")).expect("a loadable session");
     assert!(s.processes.iter().all(|p| p.device == "ze-sim GPU" && p.run == s.runs[0].run));
     let mut pids: BTreeMap<u32, usize> = BTreeMap::new();
     for p in &s.processes {

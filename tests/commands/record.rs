@@ -340,7 +340,7 @@ fn a_two_device_session_keeps_a_run_record_per_device() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let s = zescope::session::load(&out_ron).unwrap();
+    let s = zescope_model::session::load(&out_ron).unwrap();
     let names: Vec<&str> = s.devices.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["ze-sim GPU", "ze-sim NPU"]);
     let runs: Vec<(u64, u32, Vec<String>)> = s.runs.iter().map(|r| (r.run, r.device, r.groups.clone())).collect();
@@ -358,7 +358,7 @@ fn a_two_device_session_keeps_a_run_record_per_device() {
         ]
     );
     assert!(s.runs.iter().all(|r| r.telemetry && r.via == "auto"), "{:?}", s.runs);
-    let mut store = zescope::store::Store::new(1 << 30);
+    let mut store = zescope_store::Store::new(1 << 30);
     s.restore_into(&mut store).unwrap();
 }
 

@@ -8,8 +8,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use zescope::serve::http::{Answer, Head, Health, Http, MAX_CONNECTIONS, Pages, Site};
-use zescope::serve::{Format, Latest, Published};
+use zescope::commands::serve::http::{Answer, Head, Health, Http, MAX_CONNECTIONS, Pages, Site};
+use zescope::commands::serve::{Format, Latest, Published};
 
 fn get(addr: SocketAddr, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();

@@ -6,12 +6,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use zescope::layout::Kind;
-use zescope::openmetrics::{Catalog, RunDescription};
-use zescope::sampler::telemetry::throttle_description;
-use zescope::sampler::{DeviceEntry, DevicePath, RunConfig, RunInfo, SeriesInfo, StreamInfo, Target};
-use zescope::serve::{Format, Latest, encode};
-use zescope::ze::DeviceKind;
+use zescope::commands::serve::{Format, Latest, encode};
+use zescope_openmetrics::{Catalog, RunDescription};
+use zescope_sampler::layout::Kind;
+use zescope_sampler::telemetry::throttle_description;
+use zescope_sampler::{DeviceEntry, DevicePath, RunConfig, RunInfo, SeriesInfo, StreamInfo, Target};
+use zescope_ze::DeviceKind;
 
 fn series(name: &str, unit: &str, kind: Kind, description: &str) -> SeriesInfo {
     SeriesInfo { name: name.into(), description: description.into(), unit: unit.into(), kind, wrap: None }
@@ -46,7 +46,7 @@ fn telemetry(target: usize, device: &str, index: usize) -> StreamInfo {
             series("GPU throttle reasons", "", Kind::Gauge, &throttle_description()),
             series("GPU temperature", "°C", Kind::Gauge, "t"),
         ],
-        read_path: zescope::sampler::ReadPath::Sysman,
+        read_path: zescope_sampler::ReadPath::Sysman,
     }
 }
 
@@ -63,7 +63,7 @@ fn run() -> RunInfo {
         layout: "l".into(),
         // Two series that name the same thing.
         series: vec![series("Busy", "%", Kind::Gauge, "b"), series("Busy", "%", Kind::Gauge, "b")],
-        read_path: zescope::sampler::ReadPath::Mapped,
+        read_path: zescope_sampler::ReadPath::Mapped,
     };
     RunInfo {
         run: 1,

@@ -3,8 +3,8 @@
 //! ("streamer (period, N reports per notification)"), the samples come back bit for bit, saving
 //! again gives the same bytes, and `zescope export` writes images and a CSV of it.
 
-use zescope::session::{self, Capture};
-use zescope::store::Store;
+use zescope_model::session::{self, Capture};
+use zescope_store::Store;
 
 use crate::support::run as zescope;
 

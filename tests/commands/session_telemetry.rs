@@ -11,7 +11,7 @@ fn a_session_keeps_telemetry_and_export_writes_and_draws_it() {
     let out =
         zescope(&["--source", "sim", "record", "--duration", "1500ms", "--interval", "10ms", "--out", &p("run.ron")]);
     assert!(out.status.success(), "{}", text(&out));
-    let s = zescope::session::load(&dir.path().join("run.ron")).expect("a loadable session");
+    let s = zescope_model::session::load(&dir.path().join("run.ron")).expect("a loadable session");
     assert!(s.runs[0].telemetry, "the run record says telemetry was read");
     assert_eq!(s.runs[0].layouts.last().map(String::as_str), Some("sysman"));
     let t = s.streams.iter().find(|x| x.meta.group == "Telemetry").expect("a Telemetry stream");

@@ -3,8 +3,8 @@
 //! exports name it: the CSV has the kernel events' columns, `export --openmetrics` labels them
 //! `source="tracer"` as `serve` does (one planner for both).
 
-use zescope::sampler::ReadPath;
-use zescope::session;
+use zescope_model::session;
+use zescope_sampler::ReadPath;
 
 use crate::support::run as zescope;
 

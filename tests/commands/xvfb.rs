@@ -172,7 +172,7 @@ fn the_overview_strip_draws_bands_not_dots() {
         .args(["--source", "sim"])
         .env("DISPLAY", &x.display)
         .env_remove("WAYLAND_DISPLAY")
-        .env("RUST_LOG", "warn,zescope::overview=debug")
+        .env("RUST_LOG", "warn,zescope_window::overview=debug")
         .env_remove("ZE_SIM_CONFIG")
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::support::markers::{finish, private_tempdir, start_record};
-use zescope::session;
+use zescope_model::session;
 
 /// (achieved Hz, late ticks) from record's summary line.
 fn timeliness(summary: &str) -> (f64, u64) {

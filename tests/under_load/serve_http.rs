@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use zescope::serve::Published;
-use zescope::serve::http::{Health, Http};
+use zescope::commands::serve::Published;
+use zescope::commands::serve::http::{Health, Http};
 
 fn server() -> Http {
     let health = Health { max_age: Duration::from_secs(5) };

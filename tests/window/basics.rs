@@ -11,7 +11,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use ze_sim::Sim;
-use zescope::view::timeview::Mode;
+use zescope_model::view::timeview::Mode;
 use zescope_window::ZescopeApp;
 use zescope_window::settings::Settings;
 

@@ -6,7 +6,7 @@
 use egui::epaint::{Mesh, Shape};
 use egui::{Color32, Context, RawInput, Rect, pos2, vec2};
 use egui_plot::Plot;
-use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
+use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 use zescope_window::envelope_plot::{EnvelopePlot, PlotFrame, PlotSeries, pixel_columns};
 
 const MS: i64 = 1_000_000;

@@ -7,7 +7,7 @@ use crate::support::pump;
 use std::sync::Arc;
 
 use egui_kittest::kittest::Queryable;
-use zescope::store::Store;
+use zescope_store::Store;
 use zescope_window::ZescopeApp;
 use zescope_window::dialogs::{FileKind, ScriptedDialogs};
 use zescope_window::settings::Settings;
@@ -33,7 +33,7 @@ fn save_open_export_and_leave_a_recording() {
     assert_eq!(h.state().files.markers.len(), 1, "M adds a marker");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
     pump(&mut h, "the save to finish", |a| a.files.current.is_some());
-    let saved = zescope::session::load(&session).expect("the saved session loads");
+    let saved = zescope_model::session::load(&session).expect("the saved session loads");
     assert!(saved.raw_values() > 0);
     let panes_live = h.state().panes.layout.panes.len();
     assert_eq!(saved.view.panes.len(), panes_live, "the view is in the file");
@@ -65,7 +65,7 @@ fn save_open_export_and_leave_a_recording() {
     h.step();
     h.step();
     h.get_by_label("PNG image…").click();
-    pump(&mut h, "the export", |a| png.exists() && a.files.exporting().is_none());
+    pump(&mut h, "the export", |a| png.exists() && a.files.writing().is_none());
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[1..4], b"PNG");
     let asked: Vec<FileKind> = dialogs.asked.lock().unwrap().iter().map(|(k, _)| *k).collect();
@@ -74,13 +74,13 @@ fn save_open_export_and_leave_a_recording() {
     // All data as CSV: written in the background (the frame does not wait for it), with the
     // markers beside it as `zescope export` writes them; the names offered say what each holds.
     let f = &h.state().files;
-    assert_eq!(f.export_name(FileKind::Csv, None, true), "run-visible.csv");
-    assert_eq!(f.export_name(FileKind::Csv, None, false), "run-all.csv");
-    assert_eq!(f.export_name(FileKind::Png, Some(1), false), "run-pane-2.png");
-    let export = h.state_mut().files.ask_export(FileKind::Csv, None, false);
+    assert_eq!(f.write_name(FileKind::Csv, None, true), "run-visible.csv");
+    assert_eq!(f.write_name(FileKind::Csv, None, false), "run-all.csv");
+    assert_eq!(f.write_name(FileKind::Png, Some(1), false), "run-pane-2.png");
+    let export = h.state_mut().files.ask_write(FileKind::Csv, None, false);
     h.state_mut().perform(export);
-    assert!(h.state().files.exporting().is_some(), "the export runs beside the window");
-    pump(&mut h, "the CSV export", |a| a.files.exporting().is_none());
+    assert!(h.state().files.writing().is_some(), "the export runs beside the window");
+    pump(&mut h, "the CSV export", |a| a.files.writing().is_none());
     let markers = dir.path().join("all.markers.csv");
     assert!(csv.exists() && markers.exists(), "the CSV and its markers file");
     let lines = std::fs::read_to_string(&markers).unwrap();
@@ -118,7 +118,7 @@ fn failed_open_and_export_show_the_windows_own_banners() {
 
     let open = h.state_mut().files.ask_open();
     h.state_mut().perform(open);
-    let export = h.state_mut().files.ask_export(FileKind::Png, None, false);
+    let export = h.state_mut().files.ask_write(FileKind::Png, None, false);
     h.state_mut().perform(export);
     pump(&mut h, "the export to fail", |a| a.state.banners.len() == 2);
     let kinds: Vec<UiErrorKind> = h
@@ -131,7 +131,7 @@ fn failed_open_and_export_show_the_windows_own_banners() {
             BannerError::Sampler(e) => panic!("a sampler error for a file command: {e:?}"),
         })
         .collect();
-    assert_eq!(kinds, [UiErrorKind::Open, UiErrorKind::Export]);
+    assert_eq!(kinds, [UiErrorKind::Open, UiErrorKind::Write]);
     h.get_by_label("Cannot open");
     h.get_by_label("Export failed");
     h.get_by_label_contains("no/such/dir");
@@ -150,7 +150,7 @@ fn a_live_window_takes_the_workloads_markers_and_saves_them() {
     let mut app =
         ZescopeApp::new(Box::new(crate::support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
     app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(session.clone())])));
-    app.files.markers_in = Some(zescope::markers::Listener::start(&socket, Default::default()).unwrap());
+    app.files.markers_in = Some(zescope_model::markers::Listener::start(&socket, Default::default()).unwrap());
     let mut h = crate::support::harness_of(app, crate::support::WINDOW);
     pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
     let m = zescope_markers::Markers::connect_to(Some(socket.clone()));
@@ -168,8 +168,8 @@ fn a_live_window_takes_the_workloads_markers_and_saves_them() {
     h.step();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
     pump(&mut h, "the save to finish", |a| a.files.current.is_some());
-    let saved = zescope::session::load(&session).unwrap();
+    let saved = zescope_model::session::load(&session).unwrap();
     let spans: Vec<_> = saved.markers.iter().map(|m| (m.label.as_str(), m.span.is_instant())).collect();
     assert_eq!(spans, vec![("solve", false), ("converged", true), ("still going", false)]);
-    assert_eq!(saved.markers[2].span, zescope::session::SpanRecord::Open);
+    assert_eq!(saved.markers[2].span, zescope_model::session::SpanRecord::Open);
 }

@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::sampler::Command;
-use zescope::store::Store;
-use zescope::view::{Activity, data_x};
+use zescope_model::view::{Activity, data_x};
+use zescope_sampler::Command;
+use zescope_store::Store;
 use zescope_window::ZescopeApp;
 use zescope_window::dialogs::ScriptedDialogs;
 use zescope_window::settings::Settings;

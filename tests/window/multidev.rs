@@ -8,7 +8,7 @@ use crate::support::pump;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::sampler::DevicePath;
+use zescope_sampler::DevicePath;
 use zescope_window::ZescopeApp;
 use zescope_window::settings::Settings;
 

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::session::{self, Capture, RunHistory, Session};
-use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc, StreamId};
-use zescope::view::panes::PaneLayout;
-use zescope::view::timeview::TimeView;
+use zescope_model::session::{self, Capture, RunHistory, Session};
+use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::timeview::TimeView;
+use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc, StreamId};
 use zescope_window::ZescopeApp;
 use zescope_window::banner::{BannerError, UiErrorKind};
 use zescope_window::dialogs::ScriptedDialogs;

@@ -7,7 +7,7 @@
 use crate::support::pump;
 
 use egui_kittest::kittest::Queryable;
-use zescope::store::Store;
+use zescope_store::Store;
 use zescope_window::ZescopeApp;
 use zescope_window::settings::Settings;
 

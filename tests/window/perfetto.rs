@@ -2,7 +2,7 @@
 //! writes a trace holding a counter track for every series of the session.
 
 use egui_kittest::kittest::Queryable;
-use zescope::store::Store;
+use zescope_store::Store;
 use zescope_window::ZescopeApp;
 use zescope_window::dialogs::{FileKind, ScriptedDialogs};
 use zescope_window::settings::Settings;
@@ -27,8 +27,8 @@ fn the_export_menu_writes_a_perfetto_trace() {
     h.run();
     // The File menu's Export submenu opens on hover (the panes have Export menus of their own:
     // try each until the entry shows).
-    let exports = h.get_all_by_label("Export").count();
-    for i in 0..exports {
+    let writes = h.get_all_by_label("Export").count();
+    for i in 0..writes {
         if h.query_by_label("Perfetto trace…").is_some() {
             break;
         }
@@ -37,14 +37,14 @@ fn the_export_menu_writes_a_perfetto_trace() {
     }
     h.get_by_label("Perfetto trace…").click();
     h.step();
-    crate::support::pump(&mut h, "the export", |a| trace.exists() && a.files.exporting().is_none());
+    crate::support::pump(&mut h, "the export", |a| trace.exists() && a.files.writing().is_none());
     assert!(h.state().state.banners.is_empty(), "no error");
     let asked: Vec<FileKind> = dialogs.asked.lock().unwrap().iter().map(|(k, _)| *k).collect();
     assert_eq!(asked, [FileKind::Session, FileKind::Perfetto]);
 
     let bytes = std::fs::read(&trace).unwrap();
     assert_eq!(bytes.first(), Some(&0x0a), "a Trace: its first field is a packet");
-    let session = zescope::session::load(&example).unwrap();
+    let session = zescope_model::session::load(&example).unwrap();
     let contains = |needle: &str| bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
     let mut names = 0;
     for s in &session.streams {

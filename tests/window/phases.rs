@@ -8,8 +8,8 @@ use std::sync::Arc;
 use egui::{Modifiers, PointerButton, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::session::Session;
-use zescope::view::phases::{Column, PhaseRow};
+use zescope_model::session::Session;
+use zescope_model::view::phases::{Column, PhaseRow};
 use zescope_window::ZescopeApp;
 use zescope_window::dialogs::ScriptedDialogs;
 use zescope_window::settings::Settings;
@@ -25,7 +25,7 @@ fn opened() -> Harness<'static, ZescopeApp> {
 
 /// The samples of `metric` in the example session, as saved: (t_ns, value) rows.
 fn saved(metric: &str) -> Vec<(i64, f64)> {
-    let s: Session = zescope::session::load(&example()).unwrap();
+    let s: Session = zescope_model::session::load(&example()).unwrap();
     let st = &s.streams[0];
     let n = st.meta.series.len();
     let k = st.meta.series.iter().position(|m| m.metric == metric).unwrap();
@@ -150,7 +150,8 @@ fn cursors_read_the_stored_samples_and_their_span_is_a_phase() {
     assert_eq!(span.max, inside.iter().copied().fold(f64::MIN, f64::max));
 
     // A drag that starts on A's line moves A, not the time axis.
-    let range = zescope::view::TimeView::range(&h.state().view, zescope::view::data_x(&h.state().store)).unwrap();
+    let range =
+        zescope_model::view::TimeView::range(&h.state().view, zescope_model::view::data_x(&h.state().store)).unwrap();
     let ax = screen_x(frame, range, h.state().store.to_plot_x(a));
     let to = frame.left() + frame.width() * 0.5;
     h.hover_at(Pos2::new(ax, y));
@@ -177,7 +178,8 @@ fn cursors_read_the_stored_samples_and_their_span_is_a_phase() {
     let moved = h.state().cursors.a.unwrap();
     let want = h.state().store.from_plot_x(range.0 + (range.1 - range.0) * 0.5);
     assert!((moved - want).abs() < ((range.1 - range.0) * 1e9 / 200.0) as i64, "A dragged to the middle");
-    let after = zescope::view::TimeView::range(&h.state().view, zescope::view::data_x(&h.state().store)).unwrap();
+    let after =
+        zescope_model::view::TimeView::range(&h.state().view, zescope_model::view::data_x(&h.state().store)).unwrap();
     assert_eq!(after, range, "the drag did not pan");
 
     // Shift+click moves the nearer cursor (B, at three quarters) to where it is clicked.
@@ -239,15 +241,15 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
     // comparison's two seconds after its start, so the comparison moves one second earlier
     // (and the offset still applies).
     let (lo, _) = h.state().store.total_time_range().unwrap();
-    h.state_mut().files.markers.push(zescope::view::Mark {
+    h.state_mut().files.markers.push(zescope_model::view::Mark {
         t_ns: lo + 1_000_000_000,
         label: "M1".into(),
-        span: zescope::view::Span::Instant,
+        span: zescope_model::view::Span::Instant,
     });
     {
         let c = h.state_mut().comparison.as_mut().unwrap();
         let (c_lo, _) = c.store.total_time_range().unwrap();
-        c.markers.push(zescope::session::Marker {
+        c.markers.push(zescope_model::session::Marker {
             t_ns: c_lo + 2_000_000_000,
             label: "M1".into(),
             span: Default::default(),
@@ -285,7 +287,7 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
     let saved = dir.path().join("with-comparison.ron");
     h.state_mut().perform(Some(zescope_window::files::FileAction::Save(saved.clone())));
     crate::support::pump(&mut h, "the save", |a| a.files.current.as_deref() == Some(saved.as_path()));
-    let s = zescope::session::load(&saved).unwrap();
+    let s = zescope_model::session::load(&saved).unwrap();
     let reference = s.comparison.expect("the comparison is saved");
     assert_eq!(reference.path, other.display().to_string());
     assert_eq!(reference.offset_s, 1.5);

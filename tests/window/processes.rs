@@ -8,7 +8,7 @@ use crate::support::pump;
 
 use egui_kittest::kittest::Queryable;
 use ze_sim::config::ProcessesConfig;
-use zescope::view::processes::{NOT_ON_HOST, ProcessColumn};
+use zescope_model::view::processes::{NOT_ON_HOST, ProcessColumn};
 use zescope_window::ZescopeApp;
 
 const GPU: &str = "ze-sim GPU";

@@ -5,7 +5,7 @@
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::store::Store;
+use zescope_store::Store;
 use zescope_window::ZescopeApp;
 use zescope_window::dialogs::NoDialogs;
 use zescope_window::settings::Settings;
@@ -74,7 +74,7 @@ fn without_a_dialog_backend_open_save_and_export_ask_for_a_path() {
     answer(&mut h, &dir.path().join("panes"));
     let png = dir.path().join("panes.png");
     assert!(h.state().files.prompt.is_none(), "{:?}", h.state().files.prompt);
-    crate::support::pump(&mut h, "the export", |a| a.files.exporting().is_none());
+    crate::support::pump(&mut h, "the export", |a| a.files.writing().is_none());
     assert!(png.exists(), "exported to {}", png.display());
     assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
 
@@ -94,7 +94,7 @@ fn without_a_dialog_backend_open_save_and_export_ask_for_a_path() {
     h.get_by_label("OK").click();
     h.step();
     h.step();
-    crate::support::pump(&mut h, "the export", |a| a.files.exporting().is_none());
+    crate::support::pump(&mut h, "the export", |a| a.files.writing().is_none());
     assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG", "replaced");
 
     // Save As (Ctrl+Shift+S) through the prompt; Cancel closes it and does nothing.
@@ -113,7 +113,7 @@ fn without_a_dialog_backend_open_save_and_export_ask_for_a_path() {
     crate::support::pump(&mut h, "the save", |a| {
         a.files.saving().is_none() && a.files.current.as_deref() == Some(&saved)
     });
-    assert!(zescope::session::load(&saved).is_ok_and(|s| s.raw_values() > 0), "a complete session was saved");
+    assert!(zescope_model::session::load(&saved).is_ok_and(|s| s.raw_values() > 0), "a complete session was saved");
 }
 
 #[test]

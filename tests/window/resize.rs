@@ -17,10 +17,10 @@ fn assert_inside(h: &Harness<'_, ZescopeApp>, width: f32, what: &str) {
     let side = (0.35 * width).clamp(180.0, 320.0);
     assert!(splitter.max.x <= side + 25.0, "{what}: the source panel ends at {}, not by {side}", splitter.max.x);
     let closes: Vec<egui::Rect> = h.get_all_by_label("x").map(|n| n.rect()).collect();
-    let exports: Vec<egui::Rect> = h.get_all_by_label("Export").map(|n| n.rect()).collect();
+    let writes: Vec<egui::Rect> = h.get_all_by_label("Export").map(|n| n.rect()).collect();
     let panes = h.state().panes.layout.panes.len();
-    assert!(closes.len() >= panes && exports.len() >= panes, "{what}: every pane has its buttons");
-    for r in closes.iter().chain(&exports) {
+    assert!(closes.len() >= panes && writes.len() >= panes, "{what}: every pane has its buttons");
+    for r in closes.iter().chain(&writes) {
         assert!(r.min.x >= 0.0 && r.max.x <= width, "{what}: a pane button at {r:?} is outside 0..{width}");
     }
     // At 800 px the legend still fits: its last column (the mean) is on screen too. (Narrower,

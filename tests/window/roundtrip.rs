@@ -6,12 +6,12 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-use zescope::record::{RecordArgs, record};
-use zescope::session::{self, Capture, Restored, Session};
+use zescope::commands::record::{RecordArgs, record};
 use zescope::signals::Termination;
-use zescope::store::Store;
-use zescope::view::timeview::{Mode, TimeView, Window};
-use zescope::ze::Source;
+use zescope_model::session::{self, Capture, Restored, Session};
+use zescope_model::view::timeview::{Mode, TimeView, Window};
+use zescope_store::Store;
+use zescope_ze::Source;
 
 /// Record `duration` of the simulated device into a session file through `zescope record`'s code.
 /// One at a time: the built-in simulated driver is one per process.
@@ -146,8 +146,8 @@ fn a_background_save_reports_progress_and_its_outcome() {
 struct NoSampler;
 
 impl zescope_window::link::SamplerLink for NoSampler {
-    fn send(&self, _: zescope::sampler::Command) {}
-    fn try_recv(&self) -> Option<zescope::sampler::Event> {
+    fn send(&self, _: zescope_sampler::Command) {}
+    fn try_recv(&self) -> Option<zescope_sampler::Event> {
         None
     }
     fn shutdown(&mut self, _: Duration) -> Result<(), Duration> {
@@ -167,10 +167,10 @@ fn a_session_opens_in_the_app_and_saves_back_the_same() {
     assert!(app.state.ingest.samples_total > 0);
     let back = zescope_window::session::capture_app(&app, &markers);
     assert_eq!(back, s, "what is shown is what was opened");
-    let spec = zescope_window::session::export_spec(&app, Some(0), false);
+    let spec = zescope_window::session::write_spec(&app, Some(0), false);
     assert_eq!(spec.panes.len(), 1);
     let png = dir.path().join("pane.png");
-    zescope::export::png(&app.store, &spec, &png, (640, 400)).unwrap();
+    zescope_model::write::png(&app.store, &spec, &png, (640, 400)).unwrap();
 }
 
 /// Files written before markers had ranges (`(t_ns, label)` only) still load, as instants; a

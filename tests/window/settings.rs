@@ -6,8 +6,8 @@
 use crate::support::pump;
 
 use egui_kittest::kittest::Queryable;
-use zescope::sampler::DevicePath;
-use zescope::view::{PaneLayout, SeriesKey};
+use zescope_model::view::{PaneLayout, SeriesKey};
+use zescope_sampler::DevicePath;
 use zescope_window::settings::Settings;
 
 fn stale_settings() -> Settings {

@@ -6,7 +6,7 @@
 use crate::support::pump;
 
 use egui_kittest::kittest::Queryable;
-use zescope::sampler::Via;
+use zescope_sampler::Via;
 
 #[test]
 fn choosing_the_streamer_reads_a_streamed_group_into_a_pane() {
@@ -33,7 +33,7 @@ fn choosing_the_streamer_reads_a_streamed_group_into_a_pane() {
     });
     let run = h.state().state.ingest.run.as_ref().unwrap().info.clone();
     assert_eq!(run.config.via, Via::Streamer);
-    assert_eq!(run.streams[0].read_path, zescope::sampler::ReadPath::Streamer);
+    assert_eq!(run.streams[0].read_path, zescope_sampler::ReadPath::Streamer);
     assert!(run.streams[0].layout.starts_with("streamer ("), "{:?}", run.streams[0].layout);
     h.get_by_label_contains("RenderBasic/RenderUtilization");
     crate::support::quit_discarding(&mut h);

@@ -5,8 +5,8 @@
 use egui::{Modifiers, PointerButton, Pos2, Rect};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::view::timeview::Mode;
-use zescope::view::{TimeView, data_x};
+use zescope_model::view::timeview::Mode;
+use zescope_model::view::{TimeView, data_x};
 use zescope_window::ZescopeApp;
 use zescope_window::overview::LABEL;
 use zescope_window::settings::{Settings, Shown};

@@ -7,7 +7,7 @@
 use crate::support::pump;
 
 use egui_kittest::kittest::Queryable;
-use zescope::sampler::ReadPath;
+use zescope_sampler::ReadPath;
 
 #[test]
 fn the_source_panel_shows_the_tracer_group_and_its_series_plot() {

@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
-use zescope::store::Store;
-use zescope::view::timeview::Mode;
+use zescope_model::view::timeview::Mode;
+use zescope_store::Store;
 
 use crate::support::pump;
 
@@ -94,7 +94,7 @@ fn a_trigger_from_the_legend_fires_where_the_data_crosses_it() {
     // Keep: a session of the second before and after, which loads and restores.
     let path = h.state().state.triggers.kept[0].clone();
     assert!(path.starts_with(keep.path()), "{}", path.display());
-    let session = zescope::session::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let session = zescope_model::session::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut store = Store::new(64 << 20);
     session.restore_into(&mut store).expect("restores");
     // Exactly the samples of the second before and after: the first and last the live store

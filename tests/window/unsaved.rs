@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::session::autosave::{Autosaver, Recoverable, find_recoverable_in};
-use zescope::session::{Capture, RunHistory};
-use zescope::store::{SeriesDesc, SeriesKind, Store, StreamDesc};
-use zescope::view::panes::PaneLayout;
-use zescope::view::timeview::TimeView;
+use zescope_model::session::autosave::{Autosaver, Recoverable, find_recoverable_in};
+use zescope_model::session::{Capture, RunHistory};
+use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::timeview::TimeView;
+use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 use zescope_window::ZescopeApp;
 use zescope_window::dialogs::ScriptedDialogs;
 use zescope_window::link::SamplerLink;
@@ -62,7 +62,7 @@ fn open_start_and_quit_ask_before_discarding_unsaved_data() {
     assert!(h.state().files.recording.is_none(), "nothing opened before the answer");
     h.get_by_label("Save…").click();
     pump(&mut h, "the save, then the opened session", |a| a.files.recording.is_some());
-    assert!(zescope::session::load(&saved).is_ok_and(|s| s.raw_values() > 0), "the live data was saved");
+    assert!(zescope_model::session::load(&saved).is_ok_and(|s| s.raw_values() > 0), "the live data was saved");
     assert_eq!(h.state().files.recording.as_deref(), Some(example().as_path()));
     assert!(!h.state().has_unsaved(), "an opened file is saved data");
 
@@ -163,7 +163,7 @@ fn the_question_names_only_what_no_file_holds() {
     // Saved while running; then more samples come.
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
     pump(&mut h, "the save", |a| a.files.current.is_some() && a.files.saving().is_none());
-    let at_save = zescope::session::load(&saved).unwrap().raw_values();
+    let at_save = zescope_model::session::load(&saved).unwrap().raw_values();
     let total = h.state().state.ingest.samples_total;
     pump(&mut h, "more samples", |a| a.state.ingest.samples_total > total + 20);
     let summary = h.state().unsaved_summary().expect("the samples since the save are unsaved");

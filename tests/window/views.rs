@@ -4,8 +4,8 @@
 //! length, held value range, colours and triggers along.
 
 use egui_kittest::kittest::Queryable;
-use zescope::view::Window;
-use zescope::viewfile::ViewFile;
+use zescope_model::view::Window;
+use zescope_model::viewfile::ViewFile;
 
 use crate::support::pump;
 
@@ -108,11 +108,11 @@ fn loading_a_view_keeps_the_users_triggers() {
     let mine = "ComputeBasic/GpuUtilization > 80";
     assert!(h.state_mut().state.triggers.add(mine, None));
     h.step();
-    let firing = zescope::triggers::Firing { trigger: 0, t_ns: 1, series: "x".into(), value: 90.0 };
+    let firing = zescope_model::triggers::Firing { trigger: 0, t_ns: 1, series: "x".into(), value: 90.0 };
     h.state_mut().state.triggers.firings.push(firing.clone());
     let mut view = h.state().current_view("mine");
     view.triggers.clear();
-    let trigger = |expr: &str| zescope::viewfile::ViewTrigger { expr: expr.into(), pre_s: 1.0, post_s: 1.0 };
+    let trigger = |expr: &str| zescope_model::viewfile::ViewTrigger { expr: expr.into(), pre_s: 1.0, post_s: 1.0 };
     view.triggers = vec![trigger("ComputeBasic/GpuFrequency < 500"), trigger(mine)];
     let path = dir.path().join("v.ron");
     view.save(&path).unwrap();

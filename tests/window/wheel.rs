@@ -7,8 +7,8 @@ use crate::support::pump;
 use egui::{Modifiers, MouseWheelSource, MouseWheelUnit, Pos2, TouchPhase, vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use zescope::view::timeview::Mode;
-use zescope::view::{TimeView, data_x};
+use zescope_model::view::timeview::Mode;
+use zescope_model::view::{TimeView, data_x};
 use zescope_window::ZescopeApp;
 use zescope_window::settings::Settings;
 

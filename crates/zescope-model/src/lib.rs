@@ -24,9 +24,9 @@
 #![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
-pub mod export;
 pub mod markers;
 pub mod session;
 pub mod triggers;
 pub mod view;
 pub mod viewfile;
+pub mod write;

@@ -33,7 +33,7 @@ impl ZescopeApp {
                     self.state.push_error(e);
                 }
             }
-            FileAction::Export { kind, path, pane, shown_only } => self.export(kind, &path, pane, shown_only),
+            FileAction::Write { kind, path, pane, shown_only } => self.write_file(kind, &path, pane, shown_only),
             FileAction::Compare(path) => self.compare_with(&path, 0.0, None),
         }
     }
@@ -70,10 +70,10 @@ impl ZescopeApp {
         self.start_opening(path);
     }
 
-    /// Writes `kind` in the background (`export::ExportJob`, the path `zescope export` takes):
+    /// Writes `kind` in the background (`export::WriteJob`, the path `zescope export` takes):
     /// from a capture of what is shown, as a save is, with progress in the status bar.
-    fn export(&mut self, kind: FileKind, path: &std::path::Path, pane: Option<usize>, shown_only: bool) {
-        use zescope_model::export::{ExportJob, ExportRequest, Output};
+    fn write_file(&mut self, kind: FileKind, path: &std::path::Path, pane: Option<usize>, shown_only: bool) {
+        use zescope_model::write::{Output, WriteJob, WriteRequest};
         let what = match kind {
             FileKind::Png => Output::Png,
             FileKind::Svg => Output::Svg,
@@ -84,31 +84,31 @@ impl ZescopeApp {
         };
         if self.store.total_time_range().is_none() {
             return self.state.push_error(UiError::new(
-                UiErrorKind::Export,
+                UiErrorKind::Write,
                 format!("nothing to export to {}: no samples are shown", path.display()),
                 "start a run or open a session first",
             ));
         }
         let range = if shown_only { zescope_model::view::timeview::shown_range(&self.view, &self.store) } else { None };
         let session = capture_app(self, &session::markers_to_file(&self.files.markers));
-        let req = ExportRequest { what, path: path.to_path_buf(), pane, range };
+        let req = WriteRequest { what, path: path.to_path_buf(), pane, range };
         self.files.note = Some(format!("exporting {}…", file_name(path)));
-        self.files.exports.push(ExportJob::spawn(session, req));
+        self.files.writes.push(WriteJob::spawn(session, req));
     }
 
-    /// Collects finished exports: a note, or a banner naming the file and the problem.
-    fn poll_exports(&mut self) {
+    /// Collects finished writes: a note, or a banner naming the file and the problem.
+    fn poll_writes(&mut self) {
         let mut i = 0;
-        while i < self.files.exports.len() {
-            let Some(result) = self.files.exports[i].try_finish() else {
+        while i < self.files.writes.len() {
+            let Some(result) = self.files.writes[i].try_finish() else {
                 i += 1;
                 continue;
             };
-            let job = self.files.exports.remove(i);
+            let job = self.files.writes.remove(i);
             match result {
                 Ok(said) => self.files.note = Some(format!("exported {said}")),
                 Err(e) => self.state.push_error(UiError::new(
-                    UiErrorKind::Export,
+                    UiErrorKind::Write,
                     format!("export to {} failed: {e}", job.path().display()),
                     "choose another place",
                 )),
@@ -158,7 +158,7 @@ impl ZescopeApp {
     /// share of a session being opened, checkpoint a running session when due.
     pub(super) fn file_housekeeping(&mut self) {
         self.poll_opening();
-        self.poll_exports();
+        self.poll_writes();
         match self.files.poll_save() {
             Some(Ok(())) => self.saved_for_pending(true),
             Some(Err(e)) => {

@@ -17,7 +17,7 @@ pub enum UiErrorKind {
     /// A session could not be written (or a save was already running).
     Save,
     /// An image or CSV export could not be written.
-    Export,
+    Write,
     /// A checkpoint could not be written, or this session gets none at all.
     Autosave,
     /// A crashed session's checkpoint could not be loaded.
@@ -90,7 +90,7 @@ impl BannerError {
             BannerError::Ui(e) => match e.kind {
                 UiErrorKind::Open => "Cannot open",
                 UiErrorKind::Save => "Save failed",
-                UiErrorKind::Export => "Export failed",
+                UiErrorKind::Write => "Export failed",
                 UiErrorKind::Autosave => "Autosave failed",
                 UiErrorKind::Recover => "Recovery failed",
                 UiErrorKind::Store => "Samples not stored",

@@ -28,7 +28,7 @@ pub enum FileAction {
     /// Show this session beside the data as a comparison.
     Compare(PathBuf),
     /// Write an image or table of the panes here.
-    Export {
+    Write {
         /// PNG, SVG or CSV.
         kind: FileKind,
         /// Where to write, extension included.
@@ -81,7 +81,7 @@ pub struct Files {
     /// The fingerprint of the save in flight.
     saving_fp: Option<Fingerprint>,
     /// Exports being written, oldest first.
-    pub exports: Vec<zescope_model::export::ExportJob>,
+    pub writes: Vec<zescope_model::write::WriteJob>,
 }
 
 /// What decides whether the data shown was saved: samples taken and markers set.
@@ -117,7 +117,7 @@ fn action(purpose: PromptPurpose, path: PathBuf) -> FileAction {
         PromptPurpose::Open => FileAction::Open(path),
         PromptPurpose::Save => FileAction::Save(path),
         PromptPurpose::Compare => FileAction::Compare(path),
-        PromptPurpose::Export { kind, pane, shown_only } => FileAction::Export { kind, path, pane, shown_only },
+        PromptPurpose::Write { kind, pane, shown_only } => FileAction::Write { kind, path, pane, shown_only },
     }
 }
 
@@ -159,7 +159,7 @@ impl Files {
             prompt: None,
             clean: None,
             saving_fp: None,
-            exports: Vec::new(),
+            writes: Vec::new(),
         }
     }
 
@@ -258,16 +258,16 @@ impl Files {
     /// File → Export, or a pane's context menu: asks where to write `kind` (`pane`: its index,
     /// `None`: all panes; `shown_only`: the range shown rather than all data). `None`: cancelled,
     /// or the path prompt opened instead.
-    pub fn ask_export(&mut self, kind: FileKind, pane: Option<usize>, shown_only: bool) -> Option<FileAction> {
-        let name = self.export_name(kind, pane, shown_only);
+    pub fn ask_write(&mut self, kind: FileKind, pane: Option<usize>, shown_only: bool) -> Option<FileAction> {
+        let name = self.write_name(kind, pane, shown_only);
         let answer = self.dialogs.save(kind, &name);
-        self.answered(answer, PromptPurpose::Export { kind, pane, shown_only }, &name)
+        self.answered(answer, PromptPurpose::Write { kind, pane, shown_only }, &name)
     }
 
     /// The file name an export offers, saying what it holds: the session's name (or
     /// "zescope"), the pane, and for data the range: `run-pane-2.png`, `run-visible.csv`,
     /// `run-all.csv`, `run.pftrace`.
-    pub fn export_name(&self, kind: FileKind, pane: Option<usize>, shown_only: bool) -> String {
+    pub fn write_name(&self, kind: FileKind, pane: Option<usize>, shown_only: bool) -> String {
         let stem = (self.current.as_deref().or(self.recording.as_deref()))
             .and_then(|p| p.file_stem())
             .map_or_else(|| "zescope".to_owned(), |s| s.to_string_lossy().into_owned());
@@ -285,8 +285,8 @@ impl Files {
     }
 
     /// An export in flight: its file and share written.
-    pub fn exporting(&self) -> Option<(&std::path::Path, f32)> {
-        self.exports.first().map(|j| (j.path(), j.progress()))
+    pub fn writing(&self) -> Option<(&std::path::Path, f32)> {
+        self.writes.first().map(|j| (j.path(), j.progress()))
     }
 
     /// A dialog's answer as an action; no dialog: the path prompt opens.

@@ -137,7 +137,7 @@ pub struct ZescopeApp {
     /// Set while the UI wants a repaint for every delivered batch (live view); the sampler's
     /// waker reads it. `None`: no waker, the UI polls.
     wake_on_data: Option<Arc<AtomicBool>>,
-    /// Sessions and exports: dialogs, current file, background save, autosave, recovery.
+    /// Sessions and writes: dialogs, current file, background save, autosave, recovery.
     pub files: files::Files,
     /// The question before unsaved data is discarded.
     pub unsaved: unsaved::Unsaved,
@@ -288,7 +288,7 @@ impl ZescopeApp {
             eprintln!("zescope: {e}");
         }
         // An export being written is finished, not left half written.
-        for job in self.files.exports.drain(..) {
+        for job in self.files.writes.drain(..) {
             if let Err(e) = job.wait() {
                 eprintln!("zescope: export failed: {e}");
             }
@@ -417,8 +417,8 @@ impl ZescopeApp {
                 if let Some(w) = out.plot_width {
                     self.plot_px = w * ui.ctx().pixels_per_point();
                 }
-                if let Some((kind, pane)) = out.export {
-                    let a = self.files.ask_export(kind, Some(pane), true);
+                if let Some((kind, pane)) = out.write {
+                    let a = self.files.ask_write(kind, Some(pane), true);
                     self.perform(a);
                 }
             }
@@ -481,7 +481,7 @@ impl ZescopeApp {
             log::trace!("frame {} more={} causes={causes:?}", ui.ctx().cumulative_pass_nr(), drained.more);
         }
         // A save or export in flight: its progress, and its end, shown within a tenth of a second.
-        if self.files.saving().is_some() || self.files.exporting().is_some() {
+        if self.files.saving().is_some() || self.files.writing().is_some() {
             ui.ctx().request_repaint_after(repaint::FILE_PROGRESS);
         }
         if drained.more || self.opening() {

@@ -86,7 +86,7 @@ impl ZescopeApp {
                     ] {
                         if ui.button(label).clicked() {
                             ui.close();
-                            let a = self.files.ask_export(kind, None, shown);
+                            let a = self.files.ask_write(kind, None, shown);
                             self.perform(a);
                         }
                     }

@@ -10,7 +10,7 @@
 //! While a session opens:
 //! - opening another one cancels this one and opens that;
 //! - starting a run cancels it (the run replaces the recording, as it would once opened);
-//! - saving is refused with a message (the file is only partly shown); exporting exports
+//! - saving is refused with a message (the file is only partly shown); writing a file (File → Export) writes
 //!   what is shown;
 //! - quitting or closing cancels it without asking: the data is all in its file.
 //!

@@ -15,7 +15,7 @@ pub(crate) enum PromptPurpose {
     Open,
     Save,
     Compare,
-    Export { kind: FileKind, pane: Option<usize>, shown_only: bool },
+    Write { kind: FileKind, pane: Option<usize>, shown_only: bool },
 }
 
 impl PromptPurpose {
@@ -24,14 +24,14 @@ impl PromptPurpose {
             PromptPurpose::Open => "Open a session",
             PromptPurpose::Compare => "Compare with a session",
             PromptPurpose::Save => "Save the session",
-            PromptPurpose::Export { .. } => "Export",
+            PromptPurpose::Write { .. } => "Export",
         }
     }
 
     fn kind(self) -> FileKind {
         match self {
             PromptPurpose::Open | PromptPurpose::Save | PromptPurpose::Compare => FileKind::Session,
-            PromptPurpose::Export { kind, .. } => kind,
+            PromptPurpose::Write { kind, .. } => kind,
         }
     }
 }
@@ -144,7 +144,7 @@ pub(crate) fn check_path(purpose: PromptPurpose, text: &str) -> Result<PathBuf, 
             Ok(_) => Ok(path),
             Err(e) => Err(format!("cannot open {}: {}", path.display(), io_reason(&e))),
         },
-        PromptPurpose::Save | PromptPurpose::Export { .. } => {
+        PromptPurpose::Save | PromptPurpose::Write { .. } => {
             if text.ends_with('/') || path.is_dir() {
                 return Err(format!("{} is a folder: add a file name", path.display()));
             }
@@ -196,7 +196,7 @@ mod tests {
     #[test]
     fn writing_needs_an_existing_folder_and_gets_an_extension() {
         let dir = tempfile::tempdir().unwrap();
-        let export = PromptPurpose::Export { kind: FileKind::Csv, pane: None, shown_only: true };
+        let export = PromptPurpose::Write { kind: FileKind::Csv, pane: None, shown_only: true };
         let p = check_path(export, &dir.path().join("data").display().to_string()).unwrap();
         assert_eq!(p, dir.path().join("data.csv"));
         let p = check_path(PromptPurpose::Save, &dir.path().join("run.ron").display().to_string()).unwrap();

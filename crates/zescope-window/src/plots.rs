@@ -43,7 +43,7 @@ pub struct PlotsOutcome {
     /// The x range shown.
     pub shown: Option<(f64, f64)>,
     /// A pane's context menu asked to export it: (what, pane index).
-    pub export: Option<(super::dialogs::FileKind, usize)>,
+    pub write: Option<(super::dialogs::FileKind, usize)>,
     /// The plots' width in points (of the last plot drawn).
     pub plot_width: Option<f32>,
     /// Each pane's plot area, in order; `None` for a pane with nothing to plot.
@@ -422,7 +422,7 @@ pub fn show(
         view.user_moved(r);
         out.shown = Some(r);
     }
-    out.export = export;
+    out.write = export;
     if let Some(id) = remove_pane {
         panes.remove_pane(id);
     }

@@ -1,11 +1,11 @@
-//! Sessions and exports from the window's own state: what it shows captured into a session
+//! Sessions and writes from the window's own state: what it shows captured into a session
 //! (save, autosave), a session opened into it, and an export described from its panes. The
 //! menus and dialogs that call these are in `actions.rs` and `files.rs`.
 
-use zescope_model::export::ExportSpec;
 use zescope_model::session::{Capture, Marker, Session, SessionError};
 use zescope_model::view::Ingest;
 use zescope_model::view::timeview::shown_range;
+use zescope_model::write::WriteSpec;
 use zescope_store::Store;
 
 use super::ZescopeApp;
@@ -46,10 +46,10 @@ pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker
 
 /// What to export from the app: pane number `pane` (0-based, in the order
 /// shown) or all panes; the range shown on screen or all data.
-pub fn export_spec(app: &ZescopeApp, pane: Option<usize>, shown_range_only: bool) -> ExportSpec {
+pub fn write_spec(app: &ZescopeApp, pane: Option<usize>, shown_range_only: bool) -> WriteSpec {
     let range = if shown_range_only { shown_range(&app.view, &app.store) } else { None };
     let which = pane.map(|p| vec![p]);
-    let mut spec = ExportSpec::from_layout(&app.panes.layout, &app.state.ingest.series, which.as_deref(), range);
+    let mut spec = WriteSpec::from_layout(&app.panes.layout, &app.state.ingest.series, which.as_deref(), range);
     spec.markers = app.files.markers.marks().to_vec();
     spec
 }

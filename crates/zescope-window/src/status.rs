@@ -22,7 +22,7 @@ pub fn show(
         if let Some(p) = files.saving() {
             ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
             ui.separator();
-        } else if let Some((path, p)) = files.exporting() {
+        } else if let Some((path, p)) = files.writing() {
             let text = format!("exporting {}", super::files::file_name(path));
             ui.add(egui::ProgressBar::new(p).desired_width(160.0).text(text));
             ui.separator();

@@ -42,8 +42,8 @@ pub fn quit_discarding(h: &mut egui_kittest::Harness<'_, zescope_window::Zescope
 pub struct NoSampler;
 
 impl zescope_window::link::SamplerLink for NoSampler {
-    fn send(&self, _: zescope::sampler::Command) {}
-    fn try_recv(&self) -> Option<zescope::sampler::Event> {
+    fn send(&self, _: zescope_sampler::Command) {}
+    fn try_recv(&self) -> Option<zescope_sampler::Event> {
         None
     }
     fn shutdown(&mut self, _: std::time::Duration) -> Result<(), std::time::Duration> {

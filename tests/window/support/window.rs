@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use egui_kittest::Harness;
 use ze_sim::Sim;
-use zescope::store::Store;
+use zescope_store::Store;
 use zescope_window::ZescopeApp;
 use zescope_window::dialogs::ScriptedDialogs;
 use zescope_window::settings::Settings;

@@ -15,13 +15,11 @@ mod bind;
 mod folder;
 mod limits;
 mod listener;
-mod mark;
 mod sender;
 
 pub use bind::{bind, lock_path};
 pub use limits::Limits;
 pub use listener::{Counts, Listener, Received};
-pub use mark::mark;
 pub use zescope_markers::{ENV, Kind, socket_path};
 
 #[cfg(test)]

@@ -9,14 +9,14 @@
 mod autosave;
 mod corpus;
 mod crash;
-mod export;
-mod export_clip;
 mod flips;
 mod hostile_files;
 mod hostile_mutations;
 mod kinds;
 mod phases;
 mod processes;
+mod write;
+mod write_clip;
 
 /// The name the test harness gives test `name` of the module whose `module_path!()` is
 /// `module` (its path without the binary's own name): what `--exact` takes when a test runs

@@ -6,13 +6,13 @@
 
 use std::path::PathBuf;
 
-use crate::session;
-use crate::view::default_layout;
-use crate::view::phases::{PhaseRange, phase_table};
-use crate::view::timeview::shown_range;
+use zescope_model::session;
+use zescope_model::view::default_layout;
+use zescope_model::view::phases::{PhaseRange, phase_table};
+use zescope_model::view::timeview::shown_range;
 use zescope_store::Store;
 
-use super::{ExportSpec, Output, write_file};
+use zescope_model::write::{Output, WriteSpec, write_file};
 
 /// `--phases` writes at most this many rows (phases × series; about 40 MB): marked ranges past
 /// it are left out, and said so.
@@ -107,6 +107,12 @@ pub struct ExportArgs {
     pub memory_cap: Option<u64>,
 }
 
+/// Writes the files asked for; prints what was written (and notices on stderr).
+pub fn main(args: &ExportArgs) -> Result<std::process::ExitCode, String> {
+    println!("{}", run(args, &mut |n| eprintln!("zescope: {n}"))?);
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
 /// Runs an export: opens the session into a store of the default memory cap (streamed, as the
 /// window opens it: a session past the cap comes in with its older history coarsened, and
 /// `notice` is told so), then writes each requested file. Returns the line to print ("wrote
@@ -148,7 +154,7 @@ pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, St
             Some((a.map_or(lo, |a| store.from_plot_x(a)), b.map_or(hi, |b| store.from_plot_x(b))))
         }
     };
-    let mut spec = ExportSpec::from_layout(&layout, &restored.series, which.as_deref(), range);
+    let mut spec = WriteSpec::from_layout(&layout, &restored.series, which.as_deref(), range);
     spec.markers = session::markers_from_file(&restored.markers).marks().to_vec();
     let mut done = Vec::new();
     let outputs = [(&args.png, Output::Png), (&args.svg, Output::Svg), (&args.csv, Output::Csv)];
@@ -156,7 +162,8 @@ pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, St
         done.push(write_file(&store, &spec, (s, &restored.streams), what, p, args.size, &|_| {})?);
     }
     if let Some(p) = &args.openmetrics {
-        let n = super::openmetrics(s, &store, &restored.streams, p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let n = zescope_model::write::openmetrics(s, &store, &restored.streams, p)
+            .map_err(|e| format!("{}: {e}", p.display()))?;
         done.push(format!("{} ({n} samples)", p.display()));
     }
     if let Some(p) = &args.perfetto {

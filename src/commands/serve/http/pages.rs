@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::request::{Head, negotiate};
 use super::{Answer, Site};
-use crate::serve::latest::{Format, Latest, Published, encode};
+use crate::commands::serve::latest::{Format, Latest, Published, encode};
 
 /// `text/plain` for the short answers.
 pub const PLAIN: &str = "text/plain; charset=utf-8";

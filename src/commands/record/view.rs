@@ -4,17 +4,17 @@
 //! telemetry, which `--no-telemetry` still turns off. A device the view names nothing of is not
 //! recorded; a view that names nothing of any device is an error naming its patterns.
 
-use crate::sampler::{Inventory, Target};
-use crate::viewfile::ViewFile;
+use zescope_model::viewfile::ViewFile;
+use zescope_sampler::{Inventory, Target};
 
 /// A device kind as view files name it: `gpu`, `npu`, `cpu`, `fpga`.
-pub(crate) fn kind_name(kind: crate::ze::DeviceKind) -> String {
+pub(crate) fn kind_name(kind: zescope_ze::DeviceKind) -> String {
     format!("{kind:?}").to_lowercase()
 }
 
 /// Narrows `targets` to the groups and metrics `view` names (see the module docs).
 pub(super) fn narrow(view: &ViewFile, inv: &Inventory, targets: &mut Vec<Target>) -> Result<(), String> {
-    let telemetry = crate::sampler::telemetry::GROUP;
+    let telemetry = zescope_sampler::telemetry::GROUP;
     let patterns: Vec<_> = view.panes.iter().flat_map(|p| &p.series).filter(|s| s.group != telemetry).collect();
     if patterns.is_empty() {
         // Telemetry only: every device's telemetry, with its default group.
@@ -29,14 +29,14 @@ pub(super) fn narrow(view: &ViewFile, inv: &Inventory, targets: &mut Vec<Target>
                 continue;
             }
             for g in d.groups.iter().filter(|g| g.unavailable.is_none()) {
-                if !crate::layout::glob::matches(&p.group, &g.name) {
+                if !zescope_sampler::layout::glob::matches(&p.group, &g.name) {
                     continue;
                 }
                 let named: Vec<&str> = g
                     .metrics
                     .iter()
                     .map(|m| m.name.as_str())
-                    .filter(|m| crate::layout::glob::matches(&p.metric, m))
+                    .filter(|m| zescope_sampler::layout::glob::matches(&p.metric, m))
                     .collect();
                 if named.is_empty() {
                     continue;

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::sampler::{RunInfo, SampleBatch};
-use crate::triggers::{Evaluator, Firing, Keeper, Trigger};
+use zescope_model::triggers::{Evaluator, Firing, Keeper, Trigger};
+use zescope_sampler::{RunInfo, SampleBatch};
 
 /// The most firings `NAME.firings.csv` lists (later ones are counted, not listed).
 const MAX_LISTED: usize = 1_000_000;
@@ -42,7 +42,7 @@ impl Triggered {
     /// A run started: binds the triggers; errs naming any that would watch nothing (with the
     /// names it could mean), before anything is written.
     pub(super) fn started(&mut self, info: &RunInfo) -> Result<(), String> {
-        crate::triggers::names::check(self.eval.triggers(), info)?;
+        zescope_model::triggers::names::check(self.eval.triggers(), info)?;
         self.eval.run_started(info);
         let widths: Vec<usize> = info.streams.iter().map(|s| s.series.len()).collect();
         self.keeper.run_started(info.run, &widths);
@@ -105,7 +105,7 @@ impl Triggered {
     pub(super) fn write_index(&self, out: &Path) -> Result<PathBuf, String> {
         let path = firings_path(out);
         let origin = self.origin.or(self.firings.first().map(|f| f.t_ns)).unwrap_or(0);
-        let text = crate::triggers::firings_csv(&self.firings, self.eval.triggers(), origin);
+        let text = zescope_model::triggers::firings_csv(&self.firings, self.eval.triggers(), origin);
         std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         Ok(path)
     }

@@ -10,8 +10,8 @@
 //! Plain names are taken as they are.
 
 use super::{pick_device, pick_groups};
-use crate::layout::glob;
-use crate::sampler::{DeviceEntry, Inventory, Target, Via};
+use zescope_sampler::layout::glob;
+use zescope_sampler::{DeviceEntry, Inventory, Target, Via};
 
 /// Resolves `devices` (each as `--device` takes it; none: the first sampleable device),
 /// `groups` (`GROUP` or `DEVICE:GROUP`) and `metrics` into one target per device.
@@ -126,7 +126,11 @@ fn expand_groups(d: &DeviceEntry, pattern: &str) -> Result<Vec<String>, String> 
     let hits: Vec<_> = d.groups.iter().filter(|g| glob::matches(pattern, &g.name)).collect();
     if hits.is_empty() {
         let names: Vec<String> = d.groups.iter().map(|g| g.name.clone()).collect();
-        return Err(format!("matches no metric group of {}; its groups: {}", d.name, crate::list::shorten(&names, 12)));
+        return Err(format!(
+            "matches no metric group of {}; its groups: {}",
+            d.name,
+            crate::commands::list::shorten(&names, 12)
+        ));
     }
     for g in &hits {
         let same: Vec<&str> = hits.iter().filter(|o| o.domain == g.domain).map(|o| o.name.as_str()).collect();
@@ -134,7 +138,7 @@ fn expand_groups(d: &DeviceEntry, pattern: &str) -> Result<Vec<String>, String> 
             return Err(format!(
                 "matches {} of {}, all in domain {}: a device samples one group per domain at a time; \
                  narrow the pattern or name one group",
-                crate::list::shorten(&same.iter().map(|s| s.to_string()).collect::<Vec<_>>(), 6),
+                crate::commands::list::shorten(&same.iter().map(|s| s.to_string()).collect::<Vec<_>>(), 6),
                 d.name,
                 g.domain
             ));
@@ -162,7 +166,7 @@ fn has_metric(d: &DeviceEntry, groups: &[String], metric: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sampler::{DevicePath, GroupEntry, GroupExportKind, MetricEntry};
+    use zescope_sampler::{DevicePath, GroupEntry, GroupExportKind, MetricEntry};
     use zescope_ze::DeviceKind;
 
     fn device(index: usize, name: &str, groups: &[(&str, &[&str])]) -> DeviceEntry {

@@ -14,8 +14,8 @@
 
 use std::fmt::Write;
 
-use crate::layout::glob;
-use crate::ze::{Device, GroupExport, Loader, Metric, MetricGroup, Origin, Source};
+use zescope_sampler::layout::glob;
+use zescope_ze::{Device, GroupExport, Loader, Metric, MetricGroup, Origin, Source};
 
 /// What `zescope list` shows.
 #[derive(Clone, Debug, Default)]
@@ -24,6 +24,12 @@ pub struct ListOptions {
     pub metrics: bool,
     /// Only groups whose names match one of these globs (all when empty).
     pub groups: Vec<String>,
+}
+
+/// Prints the listing of `source`.
+pub fn main(source: Source, opts: &ListOptions) -> Result<std::process::ExitCode, String> {
+    print!("{}", list(source, opts)?);
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// The listing of `source`, or why there is none: the loader could not open, or a `--group`
@@ -93,7 +99,7 @@ impl Render<'_> {
                 d.info.version,
                 d.info.api_version.0,
                 d.info.api_version.1,
-                crate::ze::uuid_string(&d.info.uuid)
+                zescope_ze::uuid_string(&d.info.uuid)
             );
             match d.devices() {
                 Ok(devs) if devs.is_empty() => {
@@ -128,7 +134,7 @@ impl Render<'_> {
             i.pci_bdf.as_ref().map(|b| format!(", PCI {b}")).unwrap_or_default(),
             if simulated { "  [SIMULATED]" } else { "" }
         );
-        let _ = match crate::ze::sysman::summary(dev) {
+        let _ = match zescope_ze::sysman::summary(dev) {
             Ok(what) => writeln!(self.out, "{pad}  telemetry: {what}"),
             Err(why) => writeln!(self.out, "{pad}  telemetry: none: {why}"),
         };
@@ -222,7 +228,7 @@ fn row(g: &MetricGroup) -> Row {
     let time_based = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
     // How `auto` reads it (a layout is still needed for exported memory).
     let read = match (exported, time_based) {
-        _ if g.info.tracer_based() && crate::ze::tracer::available(&g.ze).is_ok() => "tracer",
+        _ if g.info.tracer_based() && zescope_ze::tracer::available(&g.ze).is_ok() => "tracer",
         _ if g.info.tracer_based() => "neither (tracer-based)",
         (true, _) => "exported memory",
         (false, true) => "streamer",

@@ -1,7 +1,7 @@
 //! `zescope record`: sample headless for a while and write what was recorded.
 //!
 //! It goes through the same sampler as the GUI, in the run loop it shares with `serve`
-//! (`crate::headless`: termination, the 3 s teardown deadline, notices, errors, the final
+//! (`crate::commands::headless`: termination, the 3 s teardown deadline, notices, errors, the final
 //! shutdown). What is its own is `Recording`, the loop's handler: a CSV header or session head
 //! when the run starts, rows as batches arrive, and the end of recording on its duration (counted
 //! from the run's start) or its workload's exit, besides SIGINT and SIGTERM; everything received
@@ -10,16 +10,16 @@
 //! the end, so a killed recording leaves the last checkpoint. With telemetry, the processes using
 //! the devices go with it: into the session, or beside a CSV as `NAME.processes.csv`.
 //!
-//! While it records it listens for the workload's markers (`crate::markers`) and prints where;
+//! While it records it listens for the workload's markers (`zescope_model::markers`) and prints where;
 //! with a command after `--` it starts that command once sampling runs, with `ZESCOPE_MARKERS`
 //! set, and stops recording when it exits.
 
 use std::time::{Duration, Instant};
 
-use crate::headless::{self, Flow, Handler, say};
-use crate::sampler::{Health, RunConfig, RunInfo, SampleBatch, StopReason};
+use crate::commands::headless::{self, Flow, Handler, say};
 use crate::signals::Termination;
-use crate::ze::Source;
+use zescope_sampler::{Health, RunConfig, RunInfo, SampleBatch, StopReason};
+use zescope_ze::Source;
 
 mod csv_out;
 mod perfetto_out;
@@ -50,7 +50,7 @@ pub struct RecordArgs {
     /// Sampling interval; the sampler clamps it into 100 µs..=10 s.
     pub interval: Duration,
     /// `--via`: exported memory, the time-based streamer, or auto (export where offered).
-    pub via: crate::sampler::Via,
+    pub via: zescope_sampler::Via,
     /// Also record the device's telemetry (Sysman: clocks, power, temperature, engines, memory).
     pub telemetry: bool,
     /// How long to record, counted from the run's start (not from opening the source); with a
@@ -65,16 +65,16 @@ pub struct RecordArgs {
     /// A Perfetto trace written as the run records (`--perfetto`), beside `out` or alone.
     pub perfetto: Option<std::path::PathBuf>,
     /// How many markers the workload may send (rate, burst, count kept).
-    pub markers: crate::markers::Limits,
+    pub markers: zescope_model::markers::Limits,
     /// `--trigger`: when any is given, only the time around their firings is written (`pre`
     /// before, `post` after each), and the firings are listed in `NAME.firings.csv`.
-    pub triggers: Vec<crate::triggers::Trigger>,
+    pub triggers: Vec<zescope_model::triggers::Trigger>,
     /// Time kept before each firing.
     pub pre: Duration,
     /// Time kept after each firing.
     pub post: Duration,
     /// `--view`: record the series this view names (`record/view.rs`).
-    pub view: Option<crate::viewfile::ViewFile>,
+    pub view: Option<zescope_model::viewfile::ViewFile>,
 }
 
 /// What a recording did, for the summary line.
@@ -99,7 +99,7 @@ pub struct Summary {
     pub markers: u64,
     /// What the markers listener dropped (malformed, too fast, queue full, not the user's);
     /// `None`: no listener.
-    pub marker_drops: Option<crate::markers::Counts>,
+    pub marker_drops: Option<zescope_model::markers::Counts>,
     /// Markers refused because the recording held its limit of them already.
     pub markers_over_cap: u64,
     /// That limit.
@@ -162,6 +162,20 @@ impl std::fmt::Display for Summary {
     }
 }
 
+/// Records until the duration, the workload's exit or a signal; prints what was written and
+/// every error of the run (status 1 when there was one or the workload failed).
+pub fn main(args: &RecordArgs) -> Result<std::process::ExitCode, String> {
+    let stop = Termination::install();
+    let summary = record(args, &stop)?;
+    let written: Vec<String> = args.out.iter().chain(&args.perfetto).map(|p| p.display().to_string()).collect();
+    println!("{summary}; wrote {}", written.join(", "));
+    for e in &summary.errors {
+        eprintln!("zescope: {e}");
+    }
+    let workload_failed = summary.workload.is_some_and(|s| !s.success());
+    Ok(super::status(!summary.errors.is_empty() || workload_failed))
+}
+
 /// Runs a recording until `args.duration` has passed since the run started or `stop` is
 /// requested; the CSV or session is at `args.out` afterwards (also on error, with what was
 /// recorded). Errs, with the reason for the user, when no run could start (no device or group
@@ -186,7 +200,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     };
     let out = match &args.out {
         Some(o) if o.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) => {
-            let mut r = crate::session::Recorder::new(o.clone(), inv);
+            let mut r = zescope_model::session::Recorder::new(o.clone(), inv);
             r.set_marker_cap(args.markers.per_recording);
             Some(Out::Session(Box::new(r)))
         }
@@ -230,7 +244,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
 /// A recording in progress: what `record` does with the run's events.
 struct Recording<'a> {
     args: &'a RecordArgs,
-    listener: Option<&'a crate::markers::Listener>,
+    listener: Option<&'a zescope_model::markers::Listener>,
     /// The session or CSV (`--out`), if asked for.
     out: Option<Out>,
     /// The Perfetto trace (`--perfetto`), if asked for.
@@ -265,7 +279,7 @@ impl Recording<'_> {
         let mut c = std::process::Command::new(program);
         c.args(&self.args.command[1..]);
         if let Some(l) = self.listener {
-            c.env(crate::markers::ENV, l.path());
+            c.env(zescope_model::markers::ENV, l.path());
         }
         match c.spawn() {
             Ok(child) => {
@@ -307,7 +321,7 @@ impl Handler for Recording<'_> {
         let fired = t.samples(&b, &mut |kept| write_rows(self.args, out, perfetto, info, &kept))?;
         for f in fired {
             let name = format!("trigger: {}", self.args.triggers.get(f.trigger).map_or("", |t| t.text.as_str()));
-            let m = crate::markers::Received { kind: zescope_markers::Kind::Instant, t_ns: f.t_ns, name };
+            let m = zescope_model::markers::Received { kind: zescope_markers::Kind::Instant, t_ns: f.t_ns, name };
             if let Some(o) = out.as_mut() {
                 o.marker(&m);
             }
@@ -318,7 +332,7 @@ impl Handler for Recording<'_> {
         Ok(())
     }
 
-    fn processes(&mut self, p: crate::sampler::processes::ProcessSnapshot) {
+    fn processes(&mut self, p: zescope_sampler::processes::ProcessSnapshot) {
         if let Some(o) = self.out.as_mut() {
             o.processes(self.run.as_ref(), &p);
         }
@@ -332,7 +346,7 @@ impl Handler for Recording<'_> {
         self.summary.notices.push(message);
     }
 
-    fn markers(&mut self, markers: Vec<crate::markers::Received>) {
+    fn markers(&mut self, markers: Vec<zescope_model::markers::Received>) {
         self.summary.markers += markers.len() as u64;
         if let Some(o) = self.out.as_mut() {
             markers.iter().for_each(|m| o.marker(m));
@@ -400,7 +414,7 @@ impl Handler for Recording<'_> {
         if self.summary.elapsed.is_zero() && self.run.is_some() {
             self.summary.elapsed = self.run_started.elapsed();
         }
-        self.summary.marker_drops = self.listener.map(crate::markers::Listener::counts);
+        self.summary.marker_drops = self.listener.map(zescope_model::markers::Listener::counts);
         let kept = match (&self.out, &self.perfetto) {
             (Some(o), _) => Some(o.markers()),
             (None, Some(p)) => Some(&p.markers),
@@ -435,7 +449,7 @@ fn write_rows(
     out: &mut Option<Out>,
     perfetto: &mut Option<Box<PerfettoOut>>,
     info: &RunInfo,
-    b: &crate::sampler::SampleBatch,
+    b: &zescope_sampler::SampleBatch,
 ) -> Result<(), String> {
     if let Some(p) = perfetto.as_mut() {
         p.rows(info, b).map_err(|e| format!("writing {}: {e}", p.path.display()))?;
@@ -450,7 +464,7 @@ fn write_rows(
 /// Where a recording goes.
 enum Out {
     Csv(Box<CsvOut>),
-    Session(Box<crate::session::Recorder>),
+    Session(Box<zescope_model::session::Recorder>),
 }
 
 impl Out {
@@ -464,14 +478,14 @@ impl Out {
         }
     }
 
-    fn rows(&mut self, info: &RunInfo, b: &crate::sampler::SampleBatch) -> Result<(), String> {
+    fn rows(&mut self, info: &RunInfo, b: &zescope_sampler::SampleBatch) -> Result<(), String> {
         match self {
             Out::Csv(c) => c.rows(info, b).map_err(|e| e.to_string()),
             Out::Session(s) => s.samples(b),
         }
     }
 
-    fn marker(&mut self, m: &crate::markers::Received) {
+    fn marker(&mut self, m: &zescope_model::markers::Received) {
         self.marker_at(m.kind, m.t_ns, &m.name);
     }
 
@@ -485,7 +499,7 @@ impl Out {
     }
 
     /// The markers kept so far.
-    fn markers(&self) -> &crate::view::Markers {
+    fn markers(&self) -> &zescope_model::view::Markers {
         match self {
             Out::Csv(c) => &c.markers,
             Out::Session(s) => s.markers(),
@@ -500,10 +514,10 @@ impl Out {
     }
 
     /// The processes using a device of `run` (the run being recorded).
-    fn processes(&mut self, run: Option<&RunInfo>, p: &crate::sampler::processes::ProcessSnapshot) {
+    fn processes(&mut self, run: Option<&RunInfo>, p: &zescope_sampler::processes::ProcessSnapshot) {
         match self {
             Out::Csv(c) => {
-                c.processes.ingest_of_run(p, run, &crate::view::processes::ProcFs);
+                c.processes.ingest_of_run(p, run, &zescope_model::view::processes::ProcFs);
             }
             Out::Session(s) => s.processes(p),
         }

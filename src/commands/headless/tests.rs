@@ -7,8 +7,8 @@ use ze_sim::Sim;
 use ze_sim::config::{MetricsEnable, SimConfig};
 
 use super::*;
-use crate::sampler::{DevicePath, Options};
-use crate::ze::Loader;
+use zescope_sampler::{DevicePath, Options};
+use zescope_ze::Loader;
 
 /// A sampler on its own simulated device, configured by `tweak`.
 fn sampler(tweak: impl FnOnce(&mut SimConfig)) -> (Arc<Sim>, SamplerHandle) {

@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use zescope_model::export::{self, ExportSpec};
 use zescope_model::view::panes::{PaneLayout, PaneSpec};
 use zescope_model::view::series::{SeriesEntry, SeriesKey};
+use zescope_model::write::{self, WriteSpec};
 use zescope_sampler::SeriesInfo;
 use zescope_sampler::layout::Kind;
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
@@ -82,8 +82,8 @@ fn png_decodes_at_the_requested_size() {
     let f = fixture();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.png");
-    let spec = ExportSpec::from_layout(&f.layout, &f.series, None, None);
-    export::png(&f.store, &spec, &path, (900, 700)).unwrap();
+    let spec = WriteSpec::from_layout(&f.layout, &f.series, None, None);
+    write::png(&f.store, &spec, &path, (900, 700)).unwrap();
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
@@ -93,7 +93,7 @@ fn png_decodes_at_the_requested_size() {
     let has = |rgb: [u8; 3]| px.chunks(3).any(|p| p == rgb);
     assert!(has([200, 10, 10]) && has([10, 10, 200]), "the visible series are drawn in their colours");
     assert!(!has([10, 200, 10]), "the hidden series is not drawn");
-    assert!(export::png(&f.store, &spec, &path, (10, 10)).is_err(), "absurd sizes are refused");
+    assert!(write::png(&f.store, &spec, &path, (10, 10)).is_err(), "absurd sizes are refused");
 }
 
 #[test]
@@ -101,8 +101,8 @@ fn svg_has_one_path_per_visible_series_and_the_axis_labels() {
     let f = fixture();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.svg");
-    let spec = ExportSpec::from_layout(&f.layout, &f.series, None, None);
-    export::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
+    let spec = WriteSpec::from_layout(&f.layout, &f.series, None, None);
+    write::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("valid XML");
     let paths = |color: &str| {
@@ -123,8 +123,8 @@ fn svg_has_one_path_per_visible_series_and_the_axis_labels() {
     assert!(!texts.iter().any(|t| t == "g/temp"), "no legend entry for the hidden series");
 
     // One pane only.
-    let one = ExportSpec::from_layout(&f.layout, &f.series, Some(&[1]), None);
-    export::svg(&f.store, &one, &path, (1000, 400)).unwrap();
+    let one = WriteSpec::from_layout(&f.layout, &f.series, Some(&[1]), None);
+    write::svg(&f.store, &one, &path, (1000, 400)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("#0A0AC8") && !text.contains("#C80A0A"));
 }
@@ -135,8 +135,8 @@ fn csv_has_the_samples_in_range_with_the_stores_values() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d.csv");
     let range = Some((1000 * MS, 1999 * MS));
-    let spec = ExportSpec::from_layout(&f.layout, &f.series, None, range);
-    let rows = export::csv(&f.store, &spec, &path).unwrap();
+    let spec = WriteSpec::from_layout(&f.layout, &f.series, None, range);
+    let rows = write::csv(&f.store, &spec, &path).unwrap();
     let mut r = csv::Reader::from_path(&path).unwrap();
     let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
     assert_eq!(header, ["time_s", "g/power [W]", "g/bytes [B]"], "visible series, stored units");
@@ -173,9 +173,9 @@ fn markers_are_drawn_on_every_pane_as_bands_and_lines_with_their_names() {
     m.end(1500 * MS, "solve");
     m.instant(2000 * MS, "tick");
     m.instant(-5000 * MS, "before the range");
-    let mut spec = ExportSpec::from_layout(&f.layout, &f.series, None, None);
+    let mut spec = WriteSpec::from_layout(&f.layout, &f.series, None, None);
     spec.markers = m.marks().to_vec();
-    export::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
+    write::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("valid XML");
     let hex = |[r, g, b]: [u8; 3]| format!("#{r:02X}{g:02X}{b:02X}");
@@ -211,9 +211,9 @@ fn an_svg_of_100000_markers_holds_at_most_one_line_per_pixel_column() {
         m.instant(k * 30_000, &format!("m{k}"));
     }
     assert_eq!(m.len(), 100_000);
-    let mut spec = ExportSpec::from_layout(&f.layout, &f.series, None, None);
+    let mut spec = WriteSpec::from_layout(&f.layout, &f.series, None, None);
     spec.markers = m.marks().to_vec();
-    export::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
+    write::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("valid XML");
     let lines = doc.descendants().filter(|n| n.has_tag_name("polyline")).count();

@@ -16,7 +16,7 @@
 //!   Prometheus text 0.0.4, as client_golang's `expfmt.Negotiate` and client_python do (no
 //!   `Accept`, `*/*`: text).
 
-use crate::serve::latest::Format;
+use crate::commands::serve::latest::Format;
 
 /// A parsed request head.
 #[derive(Debug, PartialEq)]

@@ -25,11 +25,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::markers::{Limits, Listener, Received};
-use crate::pick::pick_targets;
-use crate::sampler::{self, Command, Event, Health, Inventory, RunInfo, SampleBatch, SamplerHandle, StopReason};
-use crate::sampler::{RunConfig, Target, Via};
+use crate::commands::pick::pick_targets;
 use crate::signals::Termination;
+use zescope_model::markers::{Limits, Listener, Received};
+use zescope_sampler::{
+    self as sampler, Command, Event, Health, Inventory, RunInfo, SampleBatch, SamplerHandle, StopReason,
+};
+use zescope_sampler::{RunConfig, Target, Via};
 
 /// How long the sampler's teardown may take once the run ends (duration, error, SIGINT or
 /// SIGTERM); a second SIGINT exits at once (`signals`).
@@ -59,7 +61,7 @@ pub trait Handler {
     /// The sampler's health report.
     fn health(&mut self, health: Health);
     /// The processes using one device of the run (runs that read telemetry).
-    fn processes(&mut self, _snapshot: crate::sampler::processes::ProcessSnapshot) {}
+    fn processes(&mut self, _snapshot: zescope_sampler::processes::ProcessSnapshot) {}
     /// A notice during run `run`, printed already.
     fn notice(&mut self, run: u64, message: String);
     /// An error of the sampler, with its hint; the loop keeps it in [`Outcome::errors`].
@@ -99,7 +101,7 @@ pub fn teardown_error() -> String {
 /// `devices`, `groups` and `metrics` name (`pick::pick_targets`); errs with the reason for the
 /// user.
 pub fn open(
-    source: crate::ze::Source,
+    source: zescope_ze::Source,
     devices: &[String],
     groups: &[String],
     metrics: &[String],
@@ -117,7 +119,7 @@ pub fn open(
 pub fn listen_for_markers(limits: Limits, required: bool) -> Result<Option<Listener>, String> {
     match Listener::start_default(limits) {
         Ok(l) => {
-            say(&format!("zescope: markers: {}={}", crate::markers::ENV, l.path().display()));
+            say(&format!("zescope: markers: {}={}", zescope_model::markers::ENV, l.path().display()));
             Ok(Some(l))
         }
         Err(e) if required => Err(e),

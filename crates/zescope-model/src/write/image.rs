@@ -39,7 +39,7 @@ use crate::view::format::{si, time_label};
 use crate::view::runs::{column_span, gap_free_runs};
 use zescope_store::{Envelope, EnvelopeColumn, SeriesKind, Store};
 
-use super::{ExportError, ExportPane, ExportSpec};
+use super::{WriteError, WritePane, WriteSpec};
 
 static FONT: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
@@ -62,23 +62,23 @@ fn register() {
     });
 }
 
-fn draw_err(e: impl std::fmt::Display) -> ExportError {
-    ExportError::Draw(e.to_string())
+fn draw_err(e: impl std::fmt::Display) -> WriteError {
+    WriteError::Draw(e.to_string())
 }
 
-fn check_size((w, h): (u32, u32)) -> Result<(), ExportError> {
+fn check_size((w, h): (u32, u32)) -> Result<(), WriteError> {
     if (MIN_SIDE..=MAX_SIDE).contains(&w) && (MIN_SIDE..=MAX_SIDE).contains(&h) {
         Ok(())
     } else {
-        Err(ExportError::Draw(format!("image size {w}x{h} is outside {MIN_SIDE}..={MAX_SIDE} per side")))
+        Err(WriteError::Draw(format!("image size {w}x{h} is outside {MIN_SIDE}..={MAX_SIDE} per side")))
     }
 }
 
 /// Write the panes of `spec` as a PNG of `size` pixels.
-pub fn png(store: &Store, spec: &ExportSpec, path: &Path, size: (u32, u32)) -> Result<(), ExportError> {
+pub fn png(store: &Store, spec: &WriteSpec, path: &Path, size: (u32, u32)) -> Result<(), WriteError> {
     check_size(size)?;
     let buf = rgb(store, spec, size)?.0;
-    let io = |e: std::io::Error| ExportError::Io { path: path.to_owned(), source: e };
+    let io = |e: std::io::Error| WriteError::Io { path: path.to_owned(), source: e };
     let file = std::fs::File::create(path).map_err(io)?;
     let mut enc = png::Encoder::new(BufWriter::new(file), size.0, size.1);
     enc.set_color(png::ColorType::Rgb);
@@ -92,7 +92,7 @@ pub fn png(store: &Store, spec: &ExportSpec, path: &Path, size: (u32, u32)) -> R
 pub(super) type PlotArea = (std::ops::Range<i32>, std::ops::Range<i32>);
 
 /// The panes of `spec` drawn into RGB bytes of `size`, with each pane's plot area.
-pub(super) fn rgb(store: &Store, spec: &ExportSpec, size: (u32, u32)) -> Result<(Vec<u8>, Vec<PlotArea>), ExportError> {
+pub(super) fn rgb(store: &Store, spec: &WriteSpec, size: (u32, u32)) -> Result<(Vec<u8>, Vec<PlotArea>), WriteError> {
     let mut buf = vec![255u8; size.0 as usize * size.1 as usize * 3];
     let areas = {
         let root = BitMapBackend::with_buffer(&mut buf, size).into_drawing_area();
@@ -104,7 +104,7 @@ pub(super) fn rgb(store: &Store, spec: &ExportSpec, size: (u32, u32)) -> Result<
 }
 
 /// Write the panes of `spec` as an SVG of `size` pixels.
-pub fn svg(store: &Store, spec: &ExportSpec, path: &Path, size: (u32, u32)) -> Result<(), ExportError> {
+pub fn svg(store: &Store, spec: &WriteSpec, path: &Path, size: (u32, u32)) -> Result<(), WriteError> {
     check_size(size)?;
     let mut text = String::new();
     {
@@ -112,7 +112,7 @@ pub fn svg(store: &Store, spec: &ExportSpec, path: &Path, size: (u32, u32)) -> R
         draw(&root, store, spec, Stroke::Wide)?;
         root.present().map_err(draw_err)?;
     }
-    std::fs::write(path, text).map_err(|e| ExportError::Io { path: path.to_owned(), source: e })
+    std::fs::write(path, text).map_err(|e| WriteError::Io { path: path.to_owned(), source: e })
 }
 
 /// How a series' 2-pixel line is stroked (module docs).
@@ -127,24 +127,24 @@ enum Stroke {
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     store: &Store,
-    spec: &ExportSpec,
+    spec: &WriteSpec,
     stroke: Stroke,
-) -> Result<Vec<PlotArea>, ExportError> {
+) -> Result<Vec<PlotArea>, WriteError> {
     register();
     if spec.panes.is_empty() {
-        return Err(ExportError::Empty("no pane to draw".into()));
+        return Err(WriteError::Empty("no pane to draw".into()));
     }
     let (w, h) = root.dim_in_pixel();
     let n = spec.panes.len() as u32;
     if h / n < MIN_PANE_HEIGHT {
-        return Err(ExportError::Draw(format!(
+        return Err(WriteError::Draw(format!(
             "{w}x{h} leaves {} pixels for each of {n} panes, fewer than the {MIN_PANE_HEIGHT} a pane needs to be \
              read: make the image at least {} high, or export fewer panes",
             h / n,
             (MIN_PANE_HEIGHT * n).min(MAX_SIDE)
         )));
     }
-    let (t0, t1) = spec.resolved_range(store).ok_or(ExportError::Empty("the session holds no samples".into()))?;
+    let (t0, t1) = spec.resolved_range(store).ok_or(WriteError::Empty("the session holds no samples".into()))?;
     root.fill(&WHITE).map_err(draw_err)?;
     let areas = root.split_evenly((spec.panes.len(), 1));
     spec.panes
@@ -166,11 +166,11 @@ struct Drawn<'a> {
 fn draw_pane<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     store: &Store,
-    pane: &ExportPane,
+    pane: &WritePane,
     marks: &[Mark],
     (t0, t1): (i64, i64),
     stroke: Stroke,
-) -> Result<PlotArea, ExportError> {
+) -> Result<PlotArea, WriteError> {
     let (w, _) = area.dim_in_pixel();
     let columns = w.saturating_sub(2 * MARGIN + Y_LABELS).max(1) as usize;
     let mut drawn = Vec::new();
@@ -274,7 +274,7 @@ fn draw_marks<DB: DrawingBackend>(
     (x0, x1): (f64, f64),
     (lo, hi): (f64, f64),
     px_per_s: f64,
-) -> Result<(), ExportError> {
+) -> Result<(), WriteError> {
     let now = store.total_time_range().map_or(t1, |(_, last)| last);
     let mut label_end = [f64::NEG_INFINITY; 2];
     // (instant, colour, first and last pixel column) of what is drawn.
@@ -379,7 +379,7 @@ mod tests {
 
     /// Three panes of sharp steps (a counter flipping between 0 and 100 every sample, a state,
     /// and big steps between long flat stretches), in colours found nowhere else in the image.
-    fn steep() -> (Store, ExportSpec) {
+    fn steep() -> (Store, WriteSpec) {
         let mut store = Store::new(usize::MAX);
         let gauge = |name: &str| SeriesDesc { name: name.into(), unit: "%".into(), kind: SeriesKind::Gauge };
         let state = SeriesDesc { name: "state".into(), unit: String::new(), kind: SeriesKind::State };
@@ -393,9 +393,9 @@ mod tests {
         store.append(s, &ts, &vals).unwrap();
         let colors = [[220, 0, 0], [0, 0, 230], [0, 150, 0]];
         let panes = (0..3)
-            .map(|k| ExportPane {
+            .map(|k| WritePane {
                 title: format!("Pane {}", k + 1),
-                series: vec![super::super::ExportSeries {
+                series: vec![super::super::WriteSeries {
                     label: format!("s{k}"),
                     unit: "%".into(),
                     raw_unit: "%".into(),
@@ -405,7 +405,7 @@ mod tests {
                 }],
             })
             .collect();
-        (store, ExportSpec { panes, range: None, markers: Vec::new() })
+        (store, WriteSpec { panes, range: None, markers: Vec::new() })
     }
 
     #[test]

@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use zescope_model::export::{self, ExportSpec};
 use zescope_model::view::panes::{PaneLayout, PaneSpec};
 use zescope_model::view::series::{SeriesEntry, SeriesKey};
+use zescope_model::write::{self, WriteSpec};
 use zescope_sampler::SeriesInfo;
 use zescope_sampler::layout::Kind;
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
@@ -87,8 +87,8 @@ fn step_edges_stay_inside_their_plot_area_and_lines_break_at_the_gap() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("steps.svg");
     // A range that cuts through the data, so columns reach past both ends.
-    let spec = ExportSpec::from_layout(&layout, &series, None, Some((333 * MS, 3777 * MS)));
-    export::svg(&store, &spec, &path, (1200, 700)).unwrap();
+    let spec = WriteSpec::from_layout(&layout, &series, None, Some((333 * MS, 3777 * MS)));
+    write::svg(&store, &spec, &path, (1200, 700)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let doc = roxmltree::Document::parse(&text).unwrap();
     for (stroke, band) in [("#C80A0A", (0.0, 350.0)), ("#0A0AC8", (350.0, 700.0))] {

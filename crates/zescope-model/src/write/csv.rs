@@ -23,7 +23,7 @@ use std::path::Path;
 use crate::view::csv_text::csv_text;
 use zescope_store::{SeriesId, Store, StreamId};
 
-use super::{ExportError, ExportSpec};
+use super::{WriteError, WriteSpec};
 
 /// A column's header: `group/metric [unit]` (`label` is `group/metric`, or
 /// `device/group/metric` when series of several devices are exported).
@@ -75,7 +75,7 @@ impl<W: Write> CsvWriter<W> {
 }
 
 /// Write the CSV of `spec` from `store`; returns the number of data rows.
-pub fn csv(store: &Store, spec: &ExportSpec, path: &Path) -> Result<usize, ExportError> {
+pub fn csv(store: &Store, spec: &WriteSpec, path: &Path) -> Result<usize, WriteError> {
     csv_with_progress(store, spec, path, &|_| {})
 }
 
@@ -84,10 +84,10 @@ pub fn csv(store: &Store, spec: &ExportSpec, path: &Path) -> Result<usize, Expor
 /// holds is a block per stream, however long the session.
 pub(super) fn csv_with_progress(
     store: &Store,
-    spec: &ExportSpec,
+    spec: &WriteSpec,
     path: &Path,
     progress: &dyn Fn(f32),
-) -> Result<usize, ExportError> {
+) -> Result<usize, WriteError> {
     // Columns: every visible series once, in pane order.
     let mut columns: Vec<(String, Vec<SeriesId>)> = Vec::new();
     for s in spec.panes.iter().flat_map(|p| &p.series).filter(|s| s.visible) {
@@ -96,7 +96,7 @@ pub(super) fn csv_with_progress(
         }
     }
     if columns.is_empty() {
-        return Err(ExportError::Empty("no visible series".into()));
+        return Err(WriteError::Empty("no visible series".into()));
     }
     // Per stream: (column, series index in the stream).
     let mut feeds: BTreeMap<StreamId, Vec<(usize, usize)>> = BTreeMap::new();
@@ -109,8 +109,8 @@ pub(super) fn csv_with_progress(
     let total: u64 = feeds.keys().map(|&s| store.sample_count(s)).sum::<u64>().max(1);
     let mut cursors: Vec<(zescope_store::RawRows<'_>, &Vec<(usize, usize)>)> =
         feeds.iter().map(|(&s, feed)| (store.raw_rows(s), feed)).collect();
-    let io = |e: std::io::Error| ExportError::Io { path: path.to_owned(), source: e };
-    let err = |e: csv::Error| ExportError::Csv(e.to_string());
+    let io = |e: std::io::Error| WriteError::Io { path: path.to_owned(), source: e };
+    let err = |e: csv::Error| WriteError::Csv(e.to_string());
     let file = std::fs::File::create(path).map_err(io)?;
     let headers: Vec<String> = columns.into_iter().map(|(h, _)| h).collect();
     // Time zero: the store's origin, else the first row written.

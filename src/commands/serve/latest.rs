@@ -17,8 +17,8 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::openmetrics::{Catalog, Labels};
-use crate::sampler::Health;
+use zescope_openmetrics::{Catalog, Labels};
+use zescope_sampler::Health;
 
 /// The newest values and health, as the serve loop last published them.
 #[derive(Clone, Debug, Default)]
@@ -164,7 +164,7 @@ impl Collector for View {
             }
         }
         if s.processes.iter().any(|d| !d.is_empty()) {
-            use crate::openmetrics::processes::{MEMORY_FAMILY, MEMORY_HELP, SHARED_FAMILY, SHARED_HELP};
+            use zescope_openmetrics::processes::{MEMORY_FAMILY, MEMORY_HELP, SHARED_FAMILY, SHARED_HELP};
             for (name, help, shared) in [(MEMORY_FAMILY, MEMORY_HELP, false), (SHARED_FAMILY, SHARED_HELP, true)] {
                 let mut m = enc.encode_descriptor(name, help, Some(&Unit::Bytes), MetricType::Gauge)?;
                 for p in s.processes.iter().flatten() {
@@ -218,9 +218,9 @@ impl Collector for View {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::Kind;
-    use crate::openmetrics::RunDescription;
-    use crate::sampler::{DevicePath, RunConfig, RunInfo, SeriesInfo, StreamInfo};
+    use zescope_openmetrics::RunDescription;
+    use zescope_sampler::layout::Kind;
+    use zescope_sampler::{DevicePath, RunConfig, RunInfo, SeriesInfo, StreamInfo};
 
     fn series(name: &str, unit: &str, kind: Kind) -> SeriesInfo {
         SeriesInfo {
@@ -240,7 +240,7 @@ mod tests {
             group: group.into(),
             layout: "l".into(),
             series,
-            read_path: crate::sampler::ReadPath::Mapped,
+            read_path: zescope_sampler::ReadPath::Mapped,
         };
         RunInfo {
             run: 1,

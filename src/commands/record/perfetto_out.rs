@@ -8,10 +8,10 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
 
-use crate::export::{OpenRange, PerfettoTrace, TraceHead};
-use crate::markers::{Kind, Received};
-use crate::sampler::{Inventory, RunInfo, SampleBatch};
-use crate::session::{ClockRecord, KindRecord, RunHistory, SeriesMeta};
+use zescope_model::markers::{Kind, Received};
+use zescope_model::session::{ClockRecord, KindRecord, RunHistory, SeriesMeta};
+use zescope_model::write::{OpenRange, PerfettoTrace, TraceHead};
+use zescope_sampler::{Inventory, RunInfo, SampleBatch};
 
 pub(super) struct PerfettoOut {
     pub(super) path: PathBuf,
@@ -23,7 +23,7 @@ pub(super) struct PerfettoOut {
     /// The trace's stream of each (run, stream of the run).
     streams: HashMap<(u64, usize), usize>,
     /// The workload's markers, kept to the recording's limit and matched as `record` keeps them.
-    pub(super) markers: crate::view::Markers,
+    pub(super) markers: zescope_model::view::Markers,
     /// Markers that came before the run started (the trace is written from then).
     early: Vec<Received>,
     /// Open ranges by name, newest last.
@@ -41,7 +41,7 @@ impl PerfettoOut {
             trace: None,
             history: RunHistory::default(),
             streams: HashMap::new(),
-            markers: crate::view::Markers::with_cap(marker_cap),
+            markers: zescope_model::view::Markers::with_cap(marker_cap),
             early: Vec::new(),
             open: HashMap::new(),
         })

@@ -5,7 +5,7 @@ mod targets;
 
 pub use targets::pick_targets;
 
-use crate::sampler::{DeviceEntry, Inventory, Via};
+use zescope_sampler::{DeviceEntry, Inventory, Via};
 
 /// Why nothing on `d` can be sampled: one line per group.
 fn why_not(d: &DeviceEntry) -> String {

@@ -1,6 +1,6 @@
 //! The one way a file is written from a session's data, for `zescope export` and the window alike:
 //! [`write_file`] writes one [`Output`] (an image, the CSV with its markers file beside it, a
-//! Perfetto trace); [`ExportJob`] runs it on a thread of its own for the window, from a copy of
+//! Perfetto trace); [`WriteJob`] runs it on a thread of its own for the window, from a copy of
 //! the session, with progress, so a large export never holds the window up.
 
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 
 use zescope_store::{Store, StreamId};
 
-use super::ExportSpec;
+use super::WriteSpec;
 use crate::session::{self, Session};
 use crate::view::{PaneLayout, default_layout};
 
@@ -39,7 +39,7 @@ pub fn default_size(panes: usize) -> (u32, u32) {
 /// markers)". `progress` hears the share done (0.0 to 1.0) now and then.
 pub fn write_file(
     store: &Store,
-    spec: &ExportSpec,
+    spec: &WriteSpec,
     (head, streams): (&Session, &[StreamId]),
     what: Output,
     path: &Path,
@@ -73,9 +73,9 @@ pub fn write_file(
     Ok(format!("{} ({}x{})", path.display(), size.0, size.1))
 }
 
-/// What the window asks an [`ExportJob`] to write.
+/// What the window asks an [`WriteJob`] to write.
 #[derive(Clone, Debug)]
-pub struct ExportRequest {
+pub struct WriteRequest {
     /// What to write.
     pub what: Output,
     /// Where.
@@ -87,16 +87,16 @@ pub struct ExportRequest {
 }
 
 /// An export running on its own thread (see the module docs).
-pub struct ExportJob {
+pub struct WriteJob {
     path: PathBuf,
     progress: Arc<AtomicU32>,
     handle: Option<JoinHandle<Result<String, String>>>,
 }
 
-impl ExportJob {
+impl WriteJob {
     /// Starts writing `req` from `session` (a capture of what the window shows: its panes,
     /// colours, hidden series and markers) on a new thread.
-    pub fn spawn(session: Session, req: ExportRequest) -> ExportJob {
+    pub fn spawn(session: Session, req: WriteRequest) -> WriteJob {
         let progress = Arc::new(AtomicU32::new(0));
         let p = Arc::clone(&progress);
         let path = req.path.clone();
@@ -105,7 +105,7 @@ impl ExportJob {
             .spawn(move || run(session, &req, &|f| p.store(f.to_bits(), Ordering::Relaxed)))
             .map_err(|e| log::error!("cannot start the export thread: {e}"))
             .ok();
-        ExportJob { path, progress, handle }
+        WriteJob { path, progress, handle }
     }
 
     /// The file being written.
@@ -140,7 +140,7 @@ impl ExportJob {
 }
 
 /// The thread: the session into a store of its own, then [`write_file`].
-fn run(mut session: Session, req: &ExportRequest, progress: &dyn Fn(f32)) -> Result<String, String> {
+fn run(mut session: Session, req: &WriteRequest, progress: &dyn Fn(f32)) -> Result<String, String> {
     let mut store = Store::new(usize::MAX);
     let restored = session.restore_into(&mut store).map_err(|e| e.to_string())?;
     // The samples are in the store now; the session keeps what describes them.
@@ -154,7 +154,7 @@ fn run(mut session: Session, req: &ExportRequest, progress: &dyn Fn(f32)) -> Res
         restored.layout.clone()
     };
     let which = req.pane.map(|p| vec![p]);
-    let mut spec = ExportSpec::from_layout(&layout, &restored.series, which.as_deref(), req.range);
+    let mut spec = WriteSpec::from_layout(&layout, &restored.series, which.as_deref(), req.range);
     spec.markers = session::markers_from_file(&restored.markers).marks().to_vec();
     write_file(&store, &spec, (&session, &restored.streams), req.what, &req.path, None, progress)
 }

@@ -13,8 +13,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::export::{CsvWriter, column};
-use crate::sampler::{RunInfo, SampleBatch};
+use zescope_model::write::{CsvWriter, column};
+use zescope_sampler::{RunInfo, SampleBatch};
 
 /// How far behind the newest sample rows may wait for a slower stream (ns).
 const MAX_WAIT: i64 = 2_000_000_000;
@@ -23,9 +23,9 @@ pub(super) struct CsvOut {
     /// Where the samples go; the markers go beside it (`export::markers_path`).
     path: std::path::PathBuf,
     /// The workload's markers that arrived.
-    pub(super) markers: crate::view::Markers,
+    pub(super) markers: zescope_model::view::Markers,
     /// The processes using the devices; they go beside the samples (`export::processes_path`).
-    pub(super) processes: crate::view::Processes,
+    pub(super) processes: zescope_model::view::Processes,
     file: Option<std::fs::File>,
     w: Option<CsvWriter<std::fs::File>>,
     /// First column of each stream.
@@ -42,7 +42,7 @@ impl CsvOut {
     pub(super) fn new(f: std::fs::File, path: std::path::PathBuf, marker_cap: usize) -> CsvOut {
         CsvOut {
             path,
-            markers: crate::view::Markers::with_cap(marker_cap),
+            markers: zescope_model::view::Markers::with_cap(marker_cap),
             processes: Default::default(),
             file: Some(f),
             w: None,
@@ -59,9 +59,9 @@ impl CsvOut {
         if self.markers.is_empty() {
             return Ok(());
         }
-        let path = crate::export::markers_path(&self.path);
+        let path = zescope_model::write::markers_path(&self.path);
         let origin = self.w.as_ref().and_then(CsvWriter::origin);
-        crate::export::write_markers_csv(&path, self.markers.marks(), origin)
+        zescope_model::write::write_markers_csv(&path, self.markers.marks(), origin)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 
@@ -71,9 +71,9 @@ impl CsvOut {
         if self.processes.is_empty() {
             return Ok(());
         }
-        let path = crate::export::processes_path(&self.path);
+        let path = zescope_model::write::processes_path(&self.path);
         let origin = self.w.as_ref().and_then(CsvWriter::origin);
-        crate::export::write_processes_csv(&path, &self.processes, origin)
+        zescope_model::write::write_processes_csv(&path, &self.processes, origin)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 

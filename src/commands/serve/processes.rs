@@ -6,10 +6,10 @@
 
 use std::collections::HashMap;
 
-use crate::openmetrics::Labels;
-use crate::openmetrics::processes::{labels, top};
-use crate::sampler::processes::ProcessSnapshot;
-use crate::view::processes::{Host, NOT_ON_HOST};
+use zescope_model::view::processes::{Host, NOT_ON_HOST};
+use zescope_openmetrics::Labels;
+use zescope_openmetrics::processes::{labels, top};
+use zescope_sampler::processes::ProcessSnapshot;
 
 use super::latest::ProcessSeries;
 
@@ -55,8 +55,8 @@ impl Top {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sampler::processes::ProcessUse;
     use std::cell::Cell;
+    use zescope_sampler::processes::ProcessUse;
 
     /// Pid 1 is this host's "init"; counts the lookups.
     struct Counting(Cell<u32>);

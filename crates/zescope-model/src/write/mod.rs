@@ -1,42 +1,40 @@
 //! Export: PNG and SVG images of plot panes and CSV of the data, from the UI
 //! and from the command line (`zescope export`), without a display.
 //!
-//! Both callers describe what to export the same way: an [`ExportSpec`] of
+//! Both callers describe what to export the same way: an [`WriteSpec`] of
 //! panes, each with its series (label, plotted unit, colour, visibility and
-//! the store series of every run), and a time range. [`ExportSpec::from_layout`]
+//! the store series of every run), and a time range. [`WriteSpec::from_layout`]
 //! builds one from a pane layout and series map (`view`), which is also what a
 //! restored session gives. Images are drawn from the store's envelopes at one
 //! column per pixel, like the screen (`image.rs`); CSV holds the store's
 //! full-resolution samples (`csv.rs`, the one CSV format, which `zescope record`
 //! writes too); a Perfetto trace holds every sample with the markers and metadata (`perfetto.rs`).
 
-mod command;
 mod csv;
 mod image;
+mod job;
 mod markers_csv;
 mod openmetrics;
 mod perfetto;
 mod processes_csv;
-mod write;
 
 use std::collections::BTreeMap;
 
 use crate::view::{PaneLayout, SeriesEntry, SeriesKey};
 use zescope_store::{SeriesId, Store};
 
-pub use command::{ExportArgs, PaneChoice, RangeArg, parse_range, run};
 pub use csv::csv;
 pub use csv::{CsvWriter, column};
 pub use image::{png, svg};
+pub use job::{Output, WriteJob, WriteRequest, default_size, write_file};
 pub use markers_csv::{markers_path, write_markers_csv};
 pub use openmetrics::openmetrics;
 pub use perfetto::{OpenRange, PerfettoSummary, PerfettoTrace, TraceHead, perfetto, perfetto_of};
 pub use processes_csv::{processes_path, write_processes_csv};
-pub use write::{ExportJob, ExportRequest, Output, default_size, write_file};
 
 /// One series of a pane, as the UI shows it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ExportSeries {
+pub struct WriteSeries {
     /// "group/metric".
     pub label: String,
     /// The plotted unit ("ns/s" for a cumulative counter in ns).
@@ -45,7 +43,7 @@ pub struct ExportSeries {
     pub raw_unit: String,
     /// Its colour as sRGB bytes, the one the legend shows.
     pub color: [u8; 3],
-    /// Hidden series (`false`) are left out of images and CSV alike, and of [`ExportPane::units`].
+    /// Hidden series (`false`) are left out of images and CSV alike, and of [`WritePane::units`].
     pub visible: bool,
     /// Its store series, one per run.
     pub ids: Vec<SeriesId>,
@@ -53,14 +51,14 @@ pub struct ExportSeries {
 
 /// One pane.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ExportPane {
+pub struct WritePane {
     /// "Pane 2".
     pub title: String,
     /// Its series in legend order, hidden ones included.
-    pub series: Vec<ExportSeries>,
+    pub series: Vec<WriteSeries>,
 }
 
-impl ExportPane {
+impl WritePane {
     /// The units of the visible series, joined.
     pub fn units(&self) -> String {
         let units: std::collections::BTreeSet<&str> =
@@ -71,9 +69,9 @@ impl ExportPane {
 
 /// What to export.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ExportSpec {
+pub struct WriteSpec {
     /// The panes, in the order they are stacked (top first); an image of none is refused.
-    pub panes: Vec<ExportPane>,
+    pub panes: Vec<WritePane>,
     /// Time range in store ns; `None`: everything held.
     pub range: Option<(i64, i64)>,
     /// Markers drawn on every pane (instants as lines, ranges as bands, named).
@@ -83,7 +81,7 @@ pub struct ExportSpec {
 /// Why an export failed. Its message is meant for the user as it is (the window shows it in a
 /// banner, `zescope export` prints it).
 #[derive(Debug, thiserror::Error)]
-pub enum ExportError {
+pub enum WriteError {
     /// Creating or writing the output file failed.
     #[error("{path}: {source}")]
     Io {
@@ -99,12 +97,12 @@ pub enum ExportError {
     /// There is nothing to write: no pane, no visible series, or no samples in the range.
     #[error("nothing to export: {0}")]
     Empty(String),
-    /// The CSV encoder failed (its text); I/O errors on the file are [`ExportError::Io`].
+    /// The CSV encoder failed (its text); I/O errors on the file are [`WriteError::Io`].
     #[error("writing CSV: {0}")]
     Csv(String),
 }
 
-impl ExportSpec {
+impl WriteSpec {
     /// Panes `which` (indices into the layout, in order; all when `None`) of
     /// a layout, with colours, visibility and store series from `series`.
     pub fn from_layout(
@@ -112,7 +110,7 @@ impl ExportSpec {
         series: &BTreeMap<SeriesKey, SeriesEntry>,
         which: Option<&[usize]>,
         range: Option<(i64, i64)>,
-    ) -> ExportSpec {
+    ) -> WriteSpec {
         // Series of several devices: labels (and CSV columns) name the device.
         let mut devices = series.keys().map(|k| &k.device);
         let several = devices.next().is_some_and(|first| devices.any(|d| d != first));
@@ -121,14 +119,14 @@ impl ExportSpec {
             .iter()
             .enumerate()
             .filter(|(i, _)| which.is_none_or(|w| w.contains(i)))
-            .map(|(i, p)| ExportPane {
+            .map(|(i, p)| WritePane {
                 title: format!("Pane {}", i + 1),
                 series: p
                     .series
                     .iter()
                     .map(|k| {
                         let entry = series.get(k);
-                        ExportSeries {
+                        WriteSeries {
                             label: if several { format!("{}/{}", k.device, k.label()) } else { k.label() },
                             unit: entry.map(SeriesEntry::plotted_unit).unwrap_or_default(),
                             raw_unit: entry.map(|e| e.info.unit.clone()).unwrap_or_default(),
@@ -140,7 +138,7 @@ impl ExportSpec {
                     .collect(),
             })
             .collect();
-        ExportSpec { panes, range, markers: Vec::new() }
+        WriteSpec { panes, range, markers: Vec::new() }
     }
 
     /// The range to export: the requested one, or everything the store holds.

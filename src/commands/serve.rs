@@ -1,7 +1,7 @@
 //! `zescope serve`: the OpenMetrics endpoint Prometheus scrapes.
 //!
 //! The same sampler thread and teardown as the window and `record`, in the run loop it shares
-//! with `record` (`crate::headless`: termination, the teardown deadline, notices, errors, the
+//! with `record` (`crate::commands::headless`: termination, the teardown deadline, notices, errors, the
 //! final shutdown). What is its own is `Serving`, the loop's handler: it files the sampler's
 //! events through [`Ingest`] into a small store of its own and publishes the newest value of
 //! every counter as a [`Latest`]. The HTTP workers ([`http`]) only read those, so no
@@ -25,16 +25,16 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::headless::{self, Flow, Handler};
-use crate::sampler::{self, Health, RunConfig, RunInfo, SampleBatch, StopReason, Via};
+use crate::commands::headless::{self, Flow, Handler};
 use crate::signals::Termination;
-use crate::store::Store;
-use crate::view::Ingest;
-use crate::ze::Source;
+use zescope_model::view::Ingest;
+use zescope_sampler::{self as sampler, Health, RunConfig, RunInfo, SampleBatch, StopReason, Via};
+use zescope_store::Store;
+use zescope_ze::Source;
 
 pub use latest::{Format, Latest, Published, encode};
 
-use crate::openmetrics::{Catalog, RunDescription};
+use zescope_openmetrics::{Catalog, RunDescription};
 
 /// The options of `zescope serve`, as `src/main.rs` takes them from the command line.
 #[derive(Clone, Debug)]
@@ -62,7 +62,7 @@ pub struct ServeArgs {
     /// ones using the most device memory); `None`: no process series.
     pub processes: Option<usize>,
     /// `--trigger`: conditions whose firings are counted (`zescope_trigger_firings_total`).
-    pub triggers: Vec<crate::triggers::Trigger>,
+    pub triggers: Vec<zescope_model::triggers::Trigger>,
 }
 
 /// The store's memory cap: serve keeps only what the newest values need.
@@ -84,6 +84,22 @@ pub struct Summary {
 }
 
 /// Serves until SIGINT/SIGTERM or until the run ends; `listening` is called with the address once
+/// Serves until a signal; prints the address once listening and a summary at the end (status 1
+/// when the run had errors).
+pub fn main(args: &ServeArgs) -> Result<std::process::ExitCode, String> {
+    let stop = Termination::install();
+    // stdout may be a pipe its reader closed (a supervisor that read the address): never a
+    // reason to fail.
+    let say = |line: String| {
+        let mut out = std::io::stdout();
+        let _ = std::io::Write::write_all(&mut out, line.as_bytes()).and_then(|()| std::io::Write::flush(&mut out));
+    };
+    let listening = |addr| say(format!("zescope: serving http://{addr}/metrics\n"));
+    let summary = serve(args, &stop, listening)?;
+    say(format!("zescope: served {} samples, {} markers\n", summary.samples, summary.markers));
+    Ok(super::status(!summary.errors.is_empty()))
+}
+
 /// the endpoint answers. Errs when nothing could be started (no device, group, address).
 pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(SocketAddr)) -> Result<Summary, String> {
     let (h, inv, targets) = headless::open(args.source, &args.devices, &args.groups, &[], args.via)?;
@@ -111,7 +127,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         textfile_every: args.interval.max(TEXTFILE_PERIOD),
         textfile_due: Instant::now(),
         processes: args.processes.map(processes::Top::new),
-        triggers: crate::triggers::Evaluator::new(args.triggers.clone()),
+        triggers: zescope_model::triggers::Evaluator::new(args.triggers.clone()),
         fired: Vec::new(),
     };
     let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut serving);
@@ -137,8 +153,8 @@ struct Serving<'a> {
     /// `--processes`: the top processes of each device, with their commands.
     processes: Option<processes::Top>,
     /// `--trigger`: evaluated on every batch; only their counts are served.
-    triggers: crate::triggers::Evaluator,
-    fired: Vec<crate::triggers::Firing>,
+    triggers: zescope_model::triggers::Evaluator,
+    fired: Vec<zescope_model::triggers::Firing>,
 }
 
 impl Serving<'_> {
@@ -168,7 +184,7 @@ impl Handler for Serving<'_> {
             ..Latest::default()
         };
         // A trigger that would watch nothing is a mistake to say at once, not a silent server.
-        crate::triggers::names::check(self.triggers.triggers(), &info)?;
+        zescope_model::triggers::names::check(self.triggers.triggers(), &info)?;
         self.triggers.run_started(&info);
         self.count_firings();
         self.ingest.run_started(&mut self.store, info);
@@ -206,7 +222,7 @@ impl Handler for Serving<'_> {
             return;
         };
         let Some(device) = catalog.devices.get(snap.target).filter(|_| run.info.run == snap.run) else { return };
-        let served = top.of(&snap, device, &crate::view::processes::ProcFs);
+        let served = top.of(&snap, device, &zescope_model::view::processes::ProcFs);
         let list = &mut self.latest.processes;
         if list.len() <= snap.target {
             list.resize(snap.target + 1, Vec::new());
@@ -226,7 +242,7 @@ impl Handler for Serving<'_> {
         self.publish();
     }
 
-    fn markers(&mut self, markers: Vec<crate::markers::Received>) {
+    fn markers(&mut self, markers: Vec<zescope_model::markers::Received>) {
         self.markers += markers.len() as u64;
         self.fired.clear();
         for m in markers.iter().filter(|m| m.kind != zescope_markers::Kind::End) {
@@ -290,9 +306,9 @@ pub fn write_textfile(dir: &std::path::Path, published: &Published) -> Result<()
     let path = dir.join("zescope.prom");
     let text =
         encode(&published.get(), Instant::now(), Format::PrometheusText).map_err(|e| format!("--textfile: {e}"))?;
-    crate::session::write_atomic(&path, |f| {
+    zescope_model::session::write_atomic(&path, |f| {
         use std::io::Write as _;
-        f.write_all(text.as_bytes()).map_err(|e| crate::session::SessionError::io(&path, "cannot write", e))
+        f.write_all(text.as_bytes()).map_err(|e| zescope_model::session::SessionError::io(&path, "cannot write", e))
     })
     .map_err(|e| format!("--textfile: {e}"))
 }
