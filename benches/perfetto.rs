@@ -1,7 +1,7 @@
 //! Perfetto trace export benchmarks: `perfetto/export_10M` and `perfetto/export_100M` write a
 //! session of 10M and 100M values (one stream of 16 counters x 625 000 / 6.25M samples at 1 kHz,
 //! shaped like GPU counters: `shapes/mod.rs`) to a `.pftrace` file as `zescope export
-//! --perfetto` does (`export::perfetto_of`: the store's raw rows read block by block, encoded
+//! --perfetto` does (`write::perfetto_of`: the store's raw rows read block by block, encoded
 //! packet by packet through a 1 MiB buffer, written to a temporary file, fsync'd and renamed);
 //! `perfetto/encode_10M` does the same into `io::sink()`, the encoding alone.
 //!

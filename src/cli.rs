@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
 
+use zescope_model::write::{FORMATS, Format};
 use zescope_ze::Source;
 
 /// The parsed command line. `src/main.rs` parses it once and dispatches on [`Cli::command`];
@@ -353,27 +354,9 @@ pub struct ExportOptions {
     /// Image size in pixels, WIDTHxHEIGHT. Default: 1600 wide, 320 high per pane.
     #[arg(long, value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
-    /// Write a PNG image here.
-    #[arg(long)]
-    pub png: Option<PathBuf>,
-    /// Write an SVG image here.
-    #[arg(long)]
-    pub svg: Option<PathBuf>,
-    /// Write a CSV of the exported series' samples here.
-    #[arg(long)]
-    pub csv: Option<PathBuf>,
-    /// Write every sample of the session as timestamped OpenMetrics text here, for
-    /// `promtool tsdb create-blocks-from openmetrics` (names as `zescope serve` gives them).
-    #[arg(long, value_name = "OUT.om")]
-    pub openmetrics: Option<PathBuf>,
-    /// Write a Perfetto trace here (open it in ui.perfetto.dev): every sample as counter tracks
-    /// per device and group, markers and throttle reasons as slices, on CLOCK_MONOTONIC.
-    #[arg(long, value_name = "OUT.pftrace")]
-    pub perfetto: Option<PathBuf>,
-    /// Write the phase table here (CSV): per series the mean, min, max, totals and energy over
-    /// the whole session (or --range).
-    #[arg(long, value_name = "OUT.csv")]
-    pub phases: Option<PathBuf>,
+    /// One `--KEY FILE` per file format.
+    #[command(flatten)]
+    pub outputs: Outputs,
     /// Most memory the session's samples may take (e.g. 512M, 4G): past it the oldest history
     /// is summarised, as in a live run, and a note says from when. Default: a quarter of the
     /// machine's memory, at most 1G.
@@ -383,20 +366,42 @@ pub struct ExportOptions {
 
 impl From<ExportOptions> for crate::commands::export::ExportArgs {
     fn from(o: ExportOptions) -> Self {
-        let ExportOptions { session, pane, range, size, png, svg, csv, openmetrics, perfetto, phases, memory_cap } = o;
-        crate::commands::export::ExportArgs {
-            session,
-            pane,
-            range,
-            size,
-            png,
-            svg,
-            csv,
-            openmetrics,
-            perfetto,
-            phases,
-            memory_cap,
-        }
+        let ExportOptions { session, pane, range, size, outputs, memory_cap } = o;
+        crate::commands::export::ExportArgs { session, pane, range, size, outputs: outputs.0, memory_cap }
+    }
+}
+
+/// The files `zescope export` writes: one `--KEY FILE` option per format of
+/// [`zescope_model::write::FORMATS`], in its order, with the format's own value name and help.
+#[derive(Clone, Debug, Default)]
+pub struct Outputs(pub Vec<(&'static dyn Format, PathBuf)>);
+
+impl clap::FromArgMatches for Outputs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(Outputs(FORMATS.iter().filter_map(|&f| Some((f, m.get_one::<PathBuf>(f.key())?.clone()))).collect()))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for Outputs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        FORMATS.iter().fold(cmd, |cmd, f| {
+            cmd.arg(
+                clap::Arg::new(f.key())
+                    .long(f.key())
+                    .value_name(f.value_name())
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help(f.help()),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
     }
 }
 

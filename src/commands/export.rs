@@ -1,5 +1,5 @@
-//! `zescope export SESSION.ron`: images and CSV from a saved session, without
-//! a display. The session is loaded and restored into a store like the UI
+//! `zescope export SESSION.ron`: files from a saved session (one option per format of
+//! `zescope_model::write`), without a display. The session is loaded and restored into a store like the UI
 //! does, so the panes, colours and hidden series are the ones saved. A
 //! session without panes (as `zescope record` writes) gets the UI's default
 //! layout (`view::panes`): one pane per plotted unit, never two units on one axis.
@@ -8,15 +8,10 @@ use std::path::PathBuf;
 
 use zescope_model::session;
 use zescope_model::view::default_layout;
-use zescope_model::view::phases::{PhaseRange, phase_table};
 use zescope_model::view::timeview::shown_range;
 use zescope_store::Store;
 
-use zescope_model::write::{Output, WriteSpec, write_file};
-
-/// `--phases` writes at most this many rows (phases × series; about 40 MB): marked ranges past
-/// it are left out, and said so.
-pub(super) const MAX_PHASE_ROWS: usize = 250_000;
+use zescope_model::write::{FORMATS, Format, Input, WriteSpec};
 
 /// Which panes `zescope export --pane` writes; parsed from "all" or a pane number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,21 +83,8 @@ pub struct ExportArgs {
     /// Image size in pixels (width, height); `None`: 1600 wide, 320 high per pane plus 120,
     /// kept within 480..=4000 high.
     pub size: Option<(u32, u32)>,
-    /// Where to write a PNG image, if anywhere.
-    pub png: Option<PathBuf>,
-    /// Where to write an SVG image, if anywhere.
-    pub svg: Option<PathBuf>,
-    /// Where to write a CSV of the samples, if anywhere.
-    pub csv: Option<PathBuf>,
-    /// Where to write every sample as timestamped OpenMetrics text (for `promtool tsdb
-    /// create-blocks-from openmetrics`), if anywhere.
-    pub openmetrics: Option<PathBuf>,
-    /// Where to write a Perfetto trace (every sample, markers, throttle bands, metadata), if
-    /// anywhere.
-    pub perfetto: Option<PathBuf>,
-    /// Where to write the phase table (CSV), if anywhere: the whole session (or `range`) and each
-    /// marked range.
-    pub phases: Option<PathBuf>,
+    /// The files to write, each in its format, in the order of [`FORMATS`].
+    pub outputs: Vec<(&'static dyn Format, PathBuf)>,
     /// The store's memory cap in bytes; `None`: the default cap (`zescope_store::default_cap`).
     pub memory_cap: Option<u64>,
 }
@@ -119,14 +101,12 @@ pub fn main(args: &ExportArgs) -> Result<std::process::ExitCode, String> {
 /// a.png (1600x800), a.csv (1200 rows)"), or an error naming the session file, the missing
 /// pane, or the file that could not be written; nothing requested at all is an error too.
 pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, String> {
-    if args.png.is_none()
-        && args.svg.is_none()
-        && args.csv.is_none()
-        && args.openmetrics.is_none()
-        && args.perfetto.is_none()
-        && args.phases.is_none()
-    {
-        return Err("nothing to write: give --png, --svg, --csv, --openmetrics, --perfetto and/or --phases".into());
+    if args.outputs.is_empty() {
+        let options: Vec<String> = FORMATS.iter().map(|f| format!("--{}", f.key())).collect();
+        return Err(match options.split_last() {
+            Some((last, rest)) => format!("nothing to write: give {} and/or {last}", rest.join(", ")),
+            None => "nothing to write".into(),
+        });
     }
     let cap = args.memory_cap.map_or_else(zescope_store::default_cap, |c| usize::try_from(c).unwrap_or(usize::MAX));
     let mut store = Store::new(cap);
@@ -156,40 +136,17 @@ pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, St
     };
     let mut spec = WriteSpec::from_layout(&layout, &restored.series, which.as_deref(), range);
     spec.markers = session::markers_from_file(&restored.markers).marks().to_vec();
+    let input = Input {
+        store: &store,
+        spec: &spec,
+        session: s,
+        streams: &restored.streams,
+        series: &restored.series,
+        size: args.size,
+    };
     let mut done = Vec::new();
-    let outputs = [(&args.png, Output::Png), (&args.svg, Output::Svg), (&args.csv, Output::Csv)];
-    for (p, what) in outputs.into_iter().filter_map(|(p, what)| Some((p.as_ref()?, what))) {
-        done.push(write_file(&store, &spec, (s, &restored.streams), what, p, args.size, &|_| {})?);
-    }
-    if let Some(p) = &args.openmetrics {
-        let n = zescope_model::write::openmetrics(s, &store, &restored.streams, p)
-            .map_err(|e| format!("{}: {e}", p.display()))?;
-        done.push(format!("{} ({n} samples)", p.display()));
-    }
-    if let Some(p) = &args.perfetto {
-        done.push(write_file(&store, &spec, (s, &restored.streams), Output::Perfetto, p, args.size, &|_| {})?);
-    }
-    if let Some(p) = &args.phases {
-        let whole = store.total_time_range().ok_or("the session holds no samples")?;
-        let (name, (t0, t1)) = match range {
-            Some(r) if args.range.is_some() => ("range", r),
-            _ => ("session", whole),
-        };
-        // Then each marked range once, as many as keep the table within MAX_PHASE_ROWS.
-        let mut ranges = vec![PhaseRange::new(name, t0, t1)];
-        let marked = session::markers_from_file(&restored.markers);
-        let room = (MAX_PHASE_ROWS / restored.series.len().max(1)).saturating_sub(1);
-        let all = marked.closed_ranges().count();
-        ranges.extend(marked.closed_ranges().take(room).map(|(n, a, b)| PhaseRange::new(n, a, b)));
-        let table = phase_table(&store, &restored.series, &ranges);
-        std::fs::write(p, table.to_csv()).map_err(|e| format!("{}: {e}", p.display()))?;
-        let left = all - (ranges.len() - 1);
-        let note = if left > 0 {
-            format!("; {left} later marked ranges left out, past {MAX_PHASE_ROWS} rows: export a --range")
-        } else {
-            String::new()
-        };
-        done.push(format!("{} ({} phases, {} rows{note})", p.display(), ranges.len(), table.rows.len()));
+    for (format, path) in &args.outputs {
+        done.push(format.write(&input, path, &|_| {})?);
     }
     Ok(format!("wrote {}", done.join(", ")))
 }

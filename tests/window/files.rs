@@ -69,15 +69,15 @@ fn save_open_export_and_leave_a_recording() {
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[1..4], b"PNG");
     let asked: Vec<FileKind> = dialogs.asked.lock().unwrap().iter().map(|(k, _)| *k).collect();
-    assert_eq!(asked, [FileKind::Session, FileKind::Session, FileKind::Png]);
+    assert_eq!(asked, [FileKind::Session, FileKind::Session, FileKind::File(&zescope_model::write::Png)]);
 
     // All data as CSV: written in the background (the frame does not wait for it), with the
     // markers beside it as `zescope export` writes them; the names offered say what each holds.
     let f = &h.state().files;
-    assert_eq!(f.write_name(FileKind::Csv, None, true), "run-visible.csv");
-    assert_eq!(f.write_name(FileKind::Csv, None, false), "run-all.csv");
-    assert_eq!(f.write_name(FileKind::Png, Some(1), false), "run-pane-2.png");
-    let export = h.state_mut().files.ask_write(FileKind::Csv, None, false);
+    assert_eq!(f.write_name(FileKind::File(&zescope_model::write::Csv), None, true), "run-visible.csv");
+    assert_eq!(f.write_name(FileKind::File(&zescope_model::write::Csv), None, false), "run-all.csv");
+    assert_eq!(f.write_name(FileKind::File(&zescope_model::write::Png), Some(1), false), "run-pane-2.png");
+    let export = h.state_mut().files.ask_write(FileKind::File(&zescope_model::write::Csv), None, false);
     h.state_mut().perform(export);
     assert!(h.state().files.writing().is_some(), "the export runs beside the window");
     pump(&mut h, "the CSV export", |a| a.files.writing().is_none());
@@ -118,7 +118,7 @@ fn failed_open_and_export_show_the_windows_own_banners() {
 
     let open = h.state_mut().files.ask_open();
     h.state_mut().perform(open);
-    let export = h.state_mut().files.ask_write(FileKind::Png, None, false);
+    let export = h.state_mut().files.ask_write(FileKind::File(&zescope_model::write::Png), None, false);
     h.state_mut().perform(export);
     pump(&mut h, "the export to fail", |a| a.state.banners.len() == 2);
     let kinds: Vec<UiErrorKind> = h

@@ -40,7 +40,7 @@ fn the_export_menu_writes_a_perfetto_trace() {
     crate::support::pump(&mut h, "the export", |a| trace.exists() && a.files.writing().is_none());
     assert!(h.state().state.banners.is_empty(), "no error");
     let asked: Vec<FileKind> = dialogs.asked.lock().unwrap().iter().map(|(k, _)| *k).collect();
-    assert_eq!(asked, [FileKind::Session, FileKind::Perfetto]);
+    assert_eq!(asked, [FileKind::Session, FileKind::File(&zescope_model::write::Perfetto)]);
 
     let bytes = std::fs::read(&trace).unwrap();
     assert_eq!(bytes.first(), Some(&0x0a), "a Trace: its first field is a packet");

@@ -70,18 +70,12 @@ impl ZescopeApp {
         self.start_opening(path);
     }
 
-    /// Writes `kind` in the background (`export::WriteJob`, the path `zescope export` takes):
+    /// Writes `kind` in the background (`zescope_model::write::WriteJob`, the formats `zescope
+    /// export` writes with):
     /// from a capture of what is shown, as a save is, with progress in the status bar.
     fn write_file(&mut self, kind: FileKind, path: &std::path::Path, pane: Option<usize>, shown_only: bool) {
-        use zescope_model::write::{Output, WriteJob, WriteRequest};
-        let what = match kind {
-            FileKind::Png => Output::Png,
-            FileKind::Svg => Output::Svg,
-            FileKind::Csv => Output::Csv,
-            // Everything held, whatever the panes show: every stream, the markers, the metadata.
-            FileKind::Perfetto => Output::Perfetto,
-            FileKind::Session => return,
-        };
+        use zescope_model::write::{WriteJob, WriteRequest};
+        let FileKind::File(format) = kind else { return };
         if self.store.total_time_range().is_none() {
             return self.state.push_error(UiError::new(
                 UiErrorKind::Write,
@@ -91,7 +85,7 @@ impl ZescopeApp {
         }
         let range = if shown_only { zescope_model::view::timeview::shown_range(&self.view, &self.store) } else { None };
         let session = capture_app(self, &session::markers_to_file(&self.files.markers));
-        let req = WriteRequest { what, path: path.to_path_buf(), pane, range };
+        let req = WriteRequest { format, path: path.to_path_buf(), pane, range };
         self.files.note = Some(format!("exporting {}…", file_name(path)));
         self.files.writes.push(WriteJob::spawn(session, req));
     }

@@ -5,19 +5,15 @@
 
 use std::path::PathBuf;
 
+use zescope_model::write::Format;
+
 /// What a dialog is for, which decides its title, filters and default name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
     /// A zescope session (`.ron`).
     Session,
-    /// A PNG image of panes.
-    Png,
-    /// An SVG image of panes.
-    Svg,
-    /// The samples as a CSV table.
-    Csv,
-    /// Every sample, the markers and the metadata as a Perfetto trace.
-    Perfetto,
+    /// A file written in one of zescope's formats (`zescope_model::write::FORMATS`).
+    File(&'static dyn Format),
 }
 
 impl FileKind {
@@ -25,20 +21,14 @@ impl FileKind {
     pub(crate) fn extension(self) -> &'static str {
         match self {
             FileKind::Session => "ron",
-            FileKind::Png => "png",
-            FileKind::Svg => "svg",
-            FileKind::Csv => "csv",
-            FileKind::Perfetto => "pftrace",
+            FileKind::File(f) => f.extension(),
         }
     }
 
     fn filter_name(self) -> &'static str {
         match self {
             FileKind::Session => "zescope session",
-            FileKind::Png => "PNG image",
-            FileKind::Svg => "SVG image",
-            FileKind::Csv => "CSV table",
-            FileKind::Perfetto => "Perfetto trace",
+            FileKind::File(f) => f.title(),
         }
     }
 }

@@ -13,6 +13,7 @@ use zescope_model::session::{self, SaveJob};
 use super::banner::{UiError, UiErrorKind};
 use super::dialogs::{DialogAnswer, Dialogs, FileKind, NativeDialogs};
 use super::path_prompt::{PathPrompt, PromptOutcome, PromptPurpose};
+use zescope_model::write::Scope;
 
 /// Recent files remembered.
 const RECENT: usize = 8;
@@ -276,10 +277,13 @@ impl Files {
             None => String::new(),
         };
         let what = match kind {
-            FileKind::Png | FileKind::Svg if pane.is_none() => "-panes".to_owned(),
-            FileKind::Png | FileKind::Svg => panes,
-            FileKind::Csv => format!("{panes}-{}", if shown_only { "visible" } else { "all" }),
-            FileKind::Perfetto | FileKind::Session => String::new(),
+            FileKind::File(f) => match f.scope() {
+                Scope::Picture if pane.is_none() => "-panes".to_owned(),
+                Scope::Picture => panes,
+                Scope::Samples => format!("{panes}-{}", if shown_only { "visible" } else { "all" }),
+                Scope::Session => String::new(),
+            },
+            FileKind::Session => String::new(),
         };
         format!("{stem}{what}.{}", kind.extension())
     }

@@ -77,13 +77,7 @@ impl ZescopeApp {
                     self.perform(a);
                 }
                 ui.menu_button("Export", |ui| {
-                    for (label, kind, shown) in [
-                        ("All panes as PNG…", FileKind::Png, true),
-                        ("All panes as SVG…", FileKind::Svg, true),
-                        ("Visible data as CSV…", FileKind::Csv, true),
-                        ("All data as CSV…", FileKind::Csv, false),
-                        ("Perfetto trace…", FileKind::Perfetto, false),
-                    ] {
+                    for (label, kind, shown) in export_items() {
                         if ui.button(label).clicked() {
                             ui.close();
                             let a = self.files.ask_write(kind, None, shown);
@@ -298,4 +292,23 @@ impl ZescopeApp {
             None => {}
         }
     }
+}
+
+/// File → Export's items: (label, what, the shown range only), each format the window offers by
+/// what it holds: images of all panes, the visible or all data, or the whole session.
+fn export_items() -> Vec<(String, FileKind, bool)> {
+    use zescope_model::write::{FORMATS, Scope};
+    let mut items = Vec::new();
+    for &f in FORMATS.iter().filter(|f| f.in_window()) {
+        let kind = FileKind::File(f);
+        match f.scope() {
+            Scope::Picture => items.push((format!("All panes as {}…", f.name()), kind, true)),
+            Scope::Samples => {
+                items.push((format!("Visible data as {}…", f.name()), kind, true));
+                items.push((format!("All data as {}…", f.name()), kind, false));
+            }
+            Scope::Session => items.push((format!("{}…", f.title()), kind, false)),
+        }
+    }
+    items
 }

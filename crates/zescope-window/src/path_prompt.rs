@@ -196,7 +196,8 @@ mod tests {
     #[test]
     fn writing_needs_an_existing_folder_and_gets_an_extension() {
         let dir = tempfile::tempdir().unwrap();
-        let export = PromptPurpose::Write { kind: FileKind::Csv, pane: None, shown_only: true };
+        let export =
+            PromptPurpose::Write { kind: FileKind::File(&zescope_model::write::Csv), pane: None, shown_only: true };
         let p = check_path(export, &dir.path().join("data").display().to_string()).unwrap();
         assert_eq!(p, dir.path().join("data.csv"));
         let p = check_path(PromptPurpose::Save, &dir.path().join("run.ron").display().to_string()).unwrap();

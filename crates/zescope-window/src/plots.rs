@@ -151,15 +151,16 @@ pub fn show(
                         toggle_lock = Some(spec.id);
                     }
                     ui.menu_button("Export", |ui| {
-                        use super::dialogs::FileKind;
-                        for (label, kind) in [
-                            ("PNG image…", FileKind::Png),
-                            ("SVG image…", FileKind::Svg),
-                            ("CSV of the visible data…", FileKind::Csv),
-                        ] {
+                        use zescope_model::write::{FORMATS, Scope};
+                        for f in FORMATS.iter().filter(|f| f.in_window()) {
+                            let label = match f.scope() {
+                                Scope::Picture => format!("{}…", f.title()),
+                                Scope::Samples => format!("{} of the visible data…", f.name()),
+                                Scope::Session => continue,
+                            };
                             if ui.button(label).clicked() {
                                 ui.close();
-                                export = Some((kind, i));
+                                export = Some((super::dialogs::FileKind::File(*f), i));
                             }
                         }
                     });

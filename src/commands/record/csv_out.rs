@@ -1,4 +1,4 @@
-//! `zescope record`'s CSV, in the one CSV format (`export::csv`: time since the first sample, one
+//! `zescope record`'s CSV, in the one CSV format (`write::csv`: time since the first sample, one
 //! column per counter of every stream, named `GROUP/METRIC`, or `DEVICE/GROUP/METRIC` when the
 //! run samples several devices). A row holds one stream's sample; other streams' cells are empty.
 //! The header is written when the run starts.
@@ -9,7 +9,7 @@
 //! file's rows are in time order.
 //!
 //! Beside it go the workload's markers (`NAME.markers.csv`) and the processes that used the
-//! devices (`NAME.processes.csv`, `export::write_processes_csv`), written at the end.
+//! devices (`NAME.processes.csv`, `write::write_processes_csv`), written at the end.
 
 use std::collections::BTreeMap;
 
@@ -20,11 +20,11 @@ use zescope_sampler::{RunInfo, SampleBatch};
 const MAX_WAIT: i64 = 2_000_000_000;
 
 pub(super) struct CsvOut {
-    /// Where the samples go; the markers go beside it (`export::markers_path`).
+    /// Where the samples go; the markers go beside it (`write::markers_path`).
     path: std::path::PathBuf,
     /// The workload's markers that arrived.
     pub(super) markers: zescope_model::view::Markers,
-    /// The processes using the devices; they go beside the samples (`export::processes_path`).
+    /// The processes using the devices; they go beside the samples (`write::processes_path`).
     pub(super) processes: zescope_model::view::Processes,
     file: Option<std::fs::File>,
     w: Option<CsvWriter<std::fs::File>>,

@@ -1,5 +1,5 @@
 //! `zescope record --perfetto OUT.pftrace`: the run written as a Perfetto trace while it records
-//! (`export::PerfettoTrace`: tracks when the run starts, a packet per sample as batches arrive,
+//! (`write::PerfettoTrace`: tracks when the run starts, a packet per sample as batches arrive,
 //! the workload's markers as they come), flushed every second, so the file grows with the
 //! recording and nothing of it is held in memory; a killed recording keeps what was flushed.
 

@@ -23,7 +23,7 @@ use std::path::Path;
 use crate::view::csv_text::csv_text;
 use zescope_store::{SeriesId, Store, StreamId};
 
-use super::{WriteError, WriteSpec};
+use super::{Format, Input, Scope, WriteError, WriteSpec};
 
 /// A column's header: `group/metric [unit]` (`label` is `group/metric`, or
 /// `device/group/metric` when series of several devices are exported).
@@ -140,6 +140,49 @@ pub(super) fn csv_with_progress(
     w.flush().map_err(io)?;
     progress(1.0);
     Ok(rows)
+}
+
+/// The visible series' samples as CSV (`--csv`), with `NAME.markers.csv` beside it when markers
+/// touch the range.
+pub struct Csv;
+
+impl Format for Csv {
+    fn key(&self) -> &'static str {
+        "csv"
+    }
+    fn value_name(&self) -> &'static str {
+        "CSV"
+    }
+    fn help(&self) -> &'static str {
+        "Write a CSV of the exported series' samples here"
+    }
+    fn extension(&self) -> &'static str {
+        "csv"
+    }
+    fn name(&self) -> &'static str {
+        "CSV"
+    }
+    fn title(&self) -> &'static str {
+        "CSV table"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Samples
+    }
+    fn write(&self, input: &Input<'_>, path: &Path, progress: &dyn Fn(f32)) -> Result<String, String> {
+        let (store, spec) = (input.store, input.spec);
+        let rows = csv_with_progress(store, spec, path, progress).map_err(|e| e.to_string())?;
+        let mut said = format!("{} ({rows} rows)", path.display());
+        // The markers that touch the written range, in a file beside it.
+        let (a, b) = spec.resolved_range(store).unwrap_or((i64::MIN, i64::MAX));
+        let now = store.total_time_range().map_or(b, |r| r.1);
+        let marks: Vec<_> = spec.markers.iter().filter(|m| m.end_ns(now) >= a && m.t_ns <= b).cloned().collect();
+        if !marks.is_empty() {
+            let mp = super::markers_path(path);
+            super::write_markers_csv(&mp, &marks, store.origin_ns()).map_err(|e| format!("{}: {e}", mp.display()))?;
+            said += &format!(", {} ({} markers)", mp.display(), marks.len());
+        }
+        Ok(said)
+    }
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ use crate::view::format::{si, time_label};
 use crate::view::runs::{column_span, gap_free_runs};
 use zescope_store::{Envelope, EnvelopeColumn, SeriesKind, Store};
 
-use super::{WriteError, WritePane, WriteSpec};
+use super::{Format, Input, Scope, WriteError, WritePane, WriteSpec};
 
 static FONT: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
@@ -349,6 +349,70 @@ fn runs(
             pts
         })
         .collect()
+}
+
+/// The panes as a PNG image (`--png`).
+pub struct Png;
+
+impl Format for Png {
+    fn key(&self) -> &'static str {
+        "png"
+    }
+    fn value_name(&self) -> &'static str {
+        "PNG"
+    }
+    fn help(&self) -> &'static str {
+        "Write a PNG image here"
+    }
+    fn extension(&self) -> &'static str {
+        "png"
+    }
+    fn name(&self) -> &'static str {
+        "PNG"
+    }
+    fn title(&self) -> &'static str {
+        "PNG image"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Picture
+    }
+    fn write(&self, input: &Input<'_>, path: &Path, _progress: &dyn Fn(f32)) -> Result<String, String> {
+        let size = input.size.unwrap_or_else(|| super::default_size(input.spec.panes.len()));
+        png(input.store, input.spec, path, size).map_err(|e| e.to_string())?;
+        Ok(format!("{} ({}x{})", path.display(), size.0, size.1))
+    }
+}
+
+/// The panes as an SVG image (`--svg`).
+pub struct Svg;
+
+impl Format for Svg {
+    fn key(&self) -> &'static str {
+        "svg"
+    }
+    fn value_name(&self) -> &'static str {
+        "SVG"
+    }
+    fn help(&self) -> &'static str {
+        "Write an SVG image here"
+    }
+    fn extension(&self) -> &'static str {
+        "svg"
+    }
+    fn name(&self) -> &'static str {
+        "SVG"
+    }
+    fn title(&self) -> &'static str {
+        "SVG image"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Picture
+    }
+    fn write(&self, input: &Input<'_>, path: &Path, _progress: &dyn Fn(f32)) -> Result<String, String> {
+        let size = input.size.unwrap_or_else(|| super::default_size(input.spec.panes.len()));
+        svg(input.store, input.spec, path, size).map_err(|e| e.to_string())?;
+        Ok(format!("{} ({}x{})", path.display(), size.0, size.1))
+    }
 }
 
 #[cfg(test)]

@@ -1,31 +1,16 @@
-//! The one way a file is written from a session's data, for `zescope export` and the window alike:
-//! [`write_file`] writes one [`Output`] (an image, the CSV with its markers file beside it, a
-//! Perfetto trace); [`WriteJob`] runs it on a thread of its own for the window, from a copy of
-//! the session, with progress, so a large export never holds the window up.
+//! Writing a file for the window: [`WriteJob`] runs one [`Format`] on a thread of its own, from
+//! a copy of the session, with progress, so a large file never holds the window up.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread::JoinHandle;
 
-use zescope_store::{Store, StreamId};
+use zescope_store::Store;
 
-use super::WriteSpec;
+use super::{Format, Input, WriteSpec};
 use crate::session::{self, Session};
 use crate::view::{PaneLayout, default_layout};
-
-/// What is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Output {
-    /// The panes as a PNG image.
-    Png,
-    /// The panes as an SVG image.
-    Svg,
-    /// The samples as CSV, with `NAME.markers.csv` beside it when markers touch the range.
-    Csv,
-    /// Every sample, the markers and the metadata as a Perfetto trace.
-    Perfetto,
-}
 
 /// An image's size when none is asked for: 1600 wide, 320 high a pane and 120 more.
 pub fn default_size(panes: usize) -> (u32, u32) {
@@ -33,51 +18,11 @@ pub fn default_size(panes: usize) -> (u32, u32) {
     (1600, n.saturating_mul(320).saturating_add(120).clamp(480, super::image::MAX_SIDE))
 }
 
-/// Writes `what` of `spec` from `store` to `path`; `head` and `streams` (the session the store
-/// holds, and its streams in the session's order) are what a Perfetto trace describes. Returns
-/// what was written, for the user: "a.png (1600x800)", "a.csv (1200 rows), a.markers.csv (3
-/// markers)". `progress` hears the share done (0.0 to 1.0) now and then.
-pub fn write_file(
-    store: &Store,
-    spec: &WriteSpec,
-    (head, streams): (&Session, &[StreamId]),
-    what: Output,
-    path: &Path,
-    size: Option<(u32, u32)>,
-    progress: &dyn Fn(f32),
-) -> Result<String, String> {
-    let size = size.unwrap_or_else(|| default_size(spec.panes.len()));
-    match what {
-        Output::Png => super::png(store, spec, path, size).map_err(|e| e.to_string())?,
-        Output::Svg => super::svg(store, spec, path, size).map_err(|e| e.to_string())?,
-        Output::Csv => {
-            let rows = super::csv::csv_with_progress(store, spec, path, progress).map_err(|e| e.to_string())?;
-            let mut said = format!("{} ({rows} rows)", path.display());
-            // The markers that touch the exported range, in a file beside it.
-            let (a, b) = spec.resolved_range(store).unwrap_or((i64::MIN, i64::MAX));
-            let now = store.total_time_range().map_or(b, |r| r.1);
-            let marks: Vec<_> = spec.markers.iter().filter(|m| m.end_ns(now) >= a && m.t_ns <= b).cloned().collect();
-            if !marks.is_empty() {
-                let mp = super::markers_path(path);
-                super::write_markers_csv(&mp, &marks, store.origin_ns())
-                    .map_err(|e| format!("{}: {e}", mp.display()))?;
-                said += &format!(", {} ({} markers)", mp.display(), marks.len());
-            }
-            return Ok(said);
-        }
-        Output::Perfetto => {
-            let w = super::perfetto(head, store, streams, path).map_err(|e| format!("{}: {e}", path.display()))?;
-            return Ok(format!("{} ({} samples, {} values, {} markers)", path.display(), w.rows, w.values, w.markers));
-        }
-    }
-    Ok(format!("{} ({}x{})", path.display(), size.0, size.1))
-}
-
-/// What the window asks an [`WriteJob`] to write.
+/// What the window asks a [`WriteJob`] to write.
 #[derive(Clone, Debug)]
 pub struct WriteRequest {
     /// What to write.
-    pub what: Output,
+    pub format: &'static dyn Format,
     /// Where.
     pub path: PathBuf,
     /// One pane (its index in the session's layout), or all.
@@ -86,7 +31,7 @@ pub struct WriteRequest {
     pub range: Option<(i64, i64)>,
 }
 
-/// An export running on its own thread (see the module docs).
+/// A file being written on its own thread (see the module docs).
 pub struct WriteJob {
     path: PathBuf,
     progress: Arc<AtomicU32>,
@@ -139,7 +84,7 @@ impl WriteJob {
     }
 }
 
-/// The thread: the session into a store of its own, then [`write_file`].
+/// The thread: the session into a store of its own, then the format writes it.
 fn run(mut session: Session, req: &WriteRequest, progress: &dyn Fn(f32)) -> Result<String, String> {
     let mut store = Store::new(usize::MAX);
     let restored = session.restore_into(&mut store).map_err(|e| e.to_string())?;
@@ -156,5 +101,13 @@ fn run(mut session: Session, req: &WriteRequest, progress: &dyn Fn(f32)) -> Resu
     let which = req.pane.map(|p| vec![p]);
     let mut spec = WriteSpec::from_layout(&layout, &restored.series, which.as_deref(), req.range);
     spec.markers = session::markers_from_file(&restored.markers).marks().to_vec();
-    write_file(&store, &spec, (&session, &restored.streams), req.what, &req.path, None, progress)
+    let input = Input {
+        store: &store,
+        spec: &spec,
+        session: &session,
+        streams: &restored.streams,
+        series: &restored.series,
+        size: None,
+    };
+    req.format.write(&input, &req.path, progress)
 }

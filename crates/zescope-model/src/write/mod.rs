@@ -1,21 +1,34 @@
-//! Export: PNG and SVG images of plot panes and CSV of the data, from the UI
-//! and from the command line (`zescope export`), without a display.
+//! Files written from a session's data, by `zescope export` and the window alike, without a
+//! display: PNG and SVG images of plot panes, CSV of the samples, OpenMetrics text, a Perfetto
+//! trace and the phase table. (Here "write" is zescope's word for producing a file; "export" is
+//! the driver's: the DMA-BUF memory a metric group exports.)
 //!
-//! Both callers describe what to export the same way: an [`WriteSpec`] of
-//! panes, each with its series (label, plotted unit, colour, visibility and
-//! the store series of every run), and a time range. [`WriteSpec::from_layout`]
-//! builds one from a pane layout and series map (`view`), which is also what a
-//! restored session gives. Images are drawn from the store's envelopes at one
-//! column per pixel, like the screen (`image.rs`); CSV holds the store's
-//! full-resolution samples (`csv.rs`, the one CSV format, which `zescope record`
-//! writes too); a Perfetto trace holds every sample with the markers and metadata (`perfetto.rs`).
+//! # One trait per format
+//!
+//! Each format is a [`Format`] in its own file, listed once in [`FORMATS`]: `zescope export`
+//! takes one option per format and the window offers those that want to be, both writing
+//! through [`Format::write`] from one [`Input`]. A new format is a file here and a line in
+//! `FORMATS` (`docs/architecture.md`, "Adding a file format").
+//!
+//! # What is written
+//!
+//! Both callers describe the panes the same way: a [`WriteSpec`] of panes, each with its series
+//! (label, plotted unit, colour, visibility and the store series of every run), and a time range.
+//! [`WriteSpec::from_layout`] builds one from a pane layout and series map (`view`), which is
+//! also what a restored session gives. Images are drawn from the store's envelopes at one column
+//! per pixel, like the screen (`image.rs`); CSV holds the store's full-resolution samples
+//! (`csv.rs`, the one CSV format, which `zescope record` writes too); a Perfetto trace holds
+//! every sample with the markers and metadata (`perfetto.rs`). [`WriteJob`] runs a format on a
+//! thread of its own for the window.
 
 mod csv;
+mod format;
 mod image;
 mod job;
 mod markers_csv;
 mod openmetrics;
 mod perfetto;
+mod phases;
 mod processes_csv;
 
 use std::collections::BTreeMap;
@@ -23,13 +36,14 @@ use std::collections::BTreeMap;
 use crate::view::{PaneLayout, SeriesEntry, SeriesKey};
 use zescope_store::{SeriesId, Store};
 
-pub use csv::csv;
-pub use csv::{CsvWriter, column};
-pub use image::{png, svg};
-pub use job::{Output, WriteJob, WriteRequest, default_size, write_file};
+pub use csv::{Csv, CsvWriter, column, csv};
+pub use format::{FORMATS, Format, Input, Scope, format};
+pub use image::{Png, Svg, png, svg};
+pub use job::{WriteJob, WriteRequest, default_size};
 pub use markers_csv::{markers_path, write_markers_csv};
-pub use openmetrics::openmetrics;
-pub use perfetto::{OpenRange, PerfettoSummary, PerfettoTrace, TraceHead, perfetto, perfetto_of};
+pub use openmetrics::{OpenMetrics, openmetrics};
+pub use perfetto::{OpenRange, Perfetto, PerfettoSummary, PerfettoTrace, TraceHead, perfetto, perfetto_of};
+pub use phases::Phases;
 pub use processes_csv::{processes_path, write_processes_csv};
 
 /// One series of a pane, as the UI shows it.

@@ -15,6 +15,7 @@ use std::path::Path;
 use zescope_openmetrics::{Backfill, Catalog, DeviceDescription, RunDescription, SeriesDescription, StreamDescription};
 use zescope_store::{Store, StreamId};
 
+use super::{Format, Input, Scope};
 use crate::session::{DeviceRecord, SeriesMeta, Session};
 
 /// The session's runs as the planner takes them, in the order their first streams come, each
@@ -120,6 +121,42 @@ pub fn openmetrics(session: &Session, store: &Store, streams: &[StreamId], path:
     })
     .map_err(|e| e.to_string())?;
     Ok(written)
+}
+
+/// Every sample as timestamped OpenMetrics text (`--openmetrics`).
+pub struct OpenMetrics;
+
+impl Format for OpenMetrics {
+    fn key(&self) -> &'static str {
+        "openmetrics"
+    }
+    fn value_name(&self) -> &'static str {
+        "OUT.om"
+    }
+    fn help(&self) -> &'static str {
+        "Write every sample of the session as timestamped OpenMetrics text here, for `promtool tsdb \
+         create-blocks-from openmetrics` (names as `zescope serve` gives them)"
+    }
+    fn extension(&self) -> &'static str {
+        "om"
+    }
+    fn name(&self) -> &'static str {
+        "OpenMetrics"
+    }
+    fn title(&self) -> &'static str {
+        "OpenMetrics text"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Session
+    }
+    fn in_window(&self) -> bool {
+        false
+    }
+    fn write(&self, input: &Input<'_>, path: &Path, _progress: &dyn Fn(f32)) -> Result<String, String> {
+        let n = openmetrics(input.session, input.store, input.streams, path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(format!("{} ({n} samples)", path.display()))
+    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
 
+use super::{Format, Input, Scope};
 use zescope_perfetto::{Clock, CounterSet, TraceWriter, TrackId, Value};
 use zescope_store::{Store, StreamId};
 
@@ -460,4 +461,37 @@ pub fn perfetto_of(
     .map_err(|e| e.to_string())?;
     summary.bytes = std::fs::metadata(path).map_or(0, |m| m.len());
     Ok(summary)
+}
+
+/// Every sample, the markers and the metadata as a Perfetto trace (`--perfetto`).
+pub struct Perfetto;
+
+impl Format for Perfetto {
+    fn key(&self) -> &'static str {
+        "perfetto"
+    }
+    fn value_name(&self) -> &'static str {
+        "OUT.pftrace"
+    }
+    fn help(&self) -> &'static str {
+        "Write a Perfetto trace here (open it in ui.perfetto.dev): every sample as counter tracks per device \
+         and group, markers and throttle reasons as slices, on CLOCK_MONOTONIC"
+    }
+    fn extension(&self) -> &'static str {
+        "pftrace"
+    }
+    fn name(&self) -> &'static str {
+        "Perfetto trace"
+    }
+    fn title(&self) -> &'static str {
+        "Perfetto trace"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Session
+    }
+    fn write(&self, input: &Input<'_>, path: &Path, _progress: &dyn Fn(f32)) -> Result<String, String> {
+        let w = perfetto(input.session, input.store, input.streams, path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(format!("{} ({} samples, {} values, {} markers)", path.display(), w.rows, w.values, w.markers))
+    }
 }
