@@ -58,7 +58,7 @@ fn save_open_export_and_leave_a_recording() {
     assert_eq!(a.panes.layout.panes.len(), panes_live);
     assert_eq!(a.files.markers.len(), 1, "markers come back with the session");
     assert!(a.store.memory_used() > 0 && !a.state.ingest.series.is_empty());
-    h.get_by_label(" RECORDING ");
+    h.get_by_label(" FILE ");
 
     // Export the first pane through its menu.
     h.get_all_by_label("Export").next().expect("a pane export menu").click();
@@ -153,7 +153,7 @@ fn a_live_window_takes_the_workloads_markers_and_saves_them() {
     app.files.markers_in = Some(zescope_model::markers::Listener::start(&socket, Default::default()).unwrap());
     let mut h = crate::support::harness_of(app, crate::support::WINDOW);
     pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
-    let m = zescope_markers::Markers::connect_to(Some(socket.clone()));
+    let m = zescope_markers::Sender::connect_to(Some(socket.clone()));
     m.begin("solve");
     m.instant("converged");
     m.end("solve");

@@ -19,7 +19,7 @@ use zescope_window::settings::Settings;
 /// Which of the toolbar's mode badges and buttons are on screen and usable (a control the state
 /// does not offer keeps its place, greyed).
 fn shown(h: &Harness<'_, ZescopeApp>) -> Vec<&'static str> {
-    [" LIVE ", " PAUSED ", " ZOOMED ", " STOPPED ", " RECORDING ", "Pause", "Follow live", "Fit"]
+    [" LIVE ", " PAUSED ", " ZOOMED ", " STOPPED ", " FILE ", "Pause", "Follow live", "Fit"]
         .into_iter()
         .filter(|l| h.query_by_label(l).is_some_and(|n| !format!("{n:?}").contains("disabled: true")))
         .collect()
@@ -70,8 +70,8 @@ fn toolbar_and_status_follow_one_state() {
     h.get_by_label("Discard").click();
     pump(&mut h, "the recording", |a| a.files.recording.is_some());
     h.step();
-    assert_eq!(h.state().activity(), Activity::Recording);
-    assert_eq!(shown(&h), [" RECORDING ", "Fit"], "and its Info button, no live controls");
+    assert_eq!(h.state().activity(), Activity::File);
+    assert_eq!(shown(&h), [" FILE ", "Fit"], "and its Info button, no live controls");
     assert!(h.query_by_label_contains("showing example-session.ron").is_some(), "the status bar names the file");
     let a = h.state();
     let data = data_x(&a.store).expect("the recording has data");
@@ -101,7 +101,7 @@ fn toolbar_and_status_follow_one_state() {
     let a = h.state();
     assert_eq!((a.state.ingest.samples_total, a.store.memory_used(), a.state.ingest.series.len()), before);
     assert!(a.state.ingest.run.is_none());
-    assert_eq!(shown(&h), [" RECORDING ", "Fit"], "and its Info button, no live controls");
+    assert_eq!(shown(&h), [" FILE ", "Fit"], "and its Info button, no live controls");
 
     // Start leaves the recording for a new live run.
     h.get_by_label("Start").click();

@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::os::unix::net::UnixDatagram;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use zescope_markers::Markers;
+use zescope_markers::Sender;
 
 fn send(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("zm-bench-{}", std::process::id()));
@@ -18,7 +18,7 @@ fn send(c: &mut Criterion) {
     let path = dir.join("markers.sock");
     let _ = std::fs::remove_file(&path);
 
-    let nobody = Markers::connect_to(Some(path.clone()));
+    let nobody = Sender::connect_to(Some(path.clone()));
     c.bench_function("markers/instant_nobody_listens", |b| b.iter(|| nobody.instant(black_box("phase 2"))));
 
     let rx = UnixDatagram::bind(&path).unwrap();
@@ -30,7 +30,7 @@ fn send(c: &mut Criterion) {
             }
         }
     });
-    let listened = Markers::connect_to(Some(path.clone()));
+    let listened = Sender::connect_to(Some(path.clone()));
     c.bench_function("markers/instant_listened", |b| b.iter(|| listened.instant(black_box("phase 2"))));
     let stop = UnixDatagram::unbound().unwrap();
     stop.send_to(b"stop", &path).unwrap();

@@ -8,12 +8,12 @@
 //! blocks and never fails the caller. When zescope's queue is full (the kernel queues only
 //! `net.unix.max_dgram_qlen` datagrams, often 10) up to [`PENDING`] markers wait in the sender and
 //! go out in order, with the time they were stamped, before the next marker or on
-//! [`Markers::flush`]; past that, and when nobody listens, markers are dropped and counted
-//! ([`Markers::stats`]). When nobody listens a send costs a clock read and a compare (it tries to
+//! [`Sender::flush`]; past that, and when nobody listens, markers are dropped and counted
+//! ([`Sender::stats`]). When nobody listens a send costs a clock read and a compare (it tries to
 //! connect again at most every 100 ms).
 //!
 //! ```no_run
-//! let m = zescope_markers::Markers::connect();
+//! let m = zescope_markers::Sender::connect();
 //! m.begin("solve");
 //! // ... the work ...
 //! m.end("solve");
@@ -76,7 +76,7 @@ pub struct SendCounts {
 }
 
 /// A sender of markers; cheap to share between threads (`&self` methods, atomic counters).
-pub struct Markers {
+pub struct Sender {
     path: Option<PathBuf>,
     sock: Option<UnixDatagram>,
     connected: AtomicBool,
@@ -91,17 +91,17 @@ pub struct Markers {
     waiting: AtomicUsize,
 }
 
-impl Markers {
+impl Sender {
     /// A sender to [`socket_path`]. Never fails: without a path or a socket, markers are dropped
     /// and counted.
-    pub fn connect() -> Markers {
-        Markers::connect_to(socket_path())
+    pub fn connect() -> Sender {
+        Sender::connect_to(socket_path())
     }
 
     /// A sender to `path` (`None`: drop everything).
-    pub fn connect_to(path: Option<PathBuf>) -> Markers {
+    pub fn connect_to(path: Option<PathBuf>) -> Sender {
         let sock = UnixDatagram::unbound().and_then(|s| s.set_nonblocking(true).map(|()| s)).ok();
-        let m = Markers {
+        let m = Sender {
             path,
             sock,
             connected: AtomicBool::new(false),
@@ -178,7 +178,7 @@ impl Markers {
         true
     }
 
-    /// [`Markers::try_send`] with nobody listening counted: `Some(true)` sent, `Some(false)` nobody
+    /// [`Sender::try_send`] with nobody listening counted: `Some(true)` sent, `Some(false)` nobody
     /// listens (counted), `None` the socket's queue is full (the marker may wait its turn).
     fn send_or_count(&self, msg: &[u8]) -> Option<bool> {
         match self.try_send(msg) {
@@ -257,7 +257,7 @@ impl Markers {
     }
 }
 
-impl Drop for Markers {
+impl Drop for Sender {
     /// One last try for the markers that wait (without waiting for room).
     fn drop(&mut self) {
         self.flush();
@@ -265,10 +265,10 @@ impl Drop for Markers {
 }
 
 /// The process's shared sender, connected on first use: for `zescope_markers::instant("x")`
-/// without keeping a [`Markers`] around.
-pub fn global() -> &'static Markers {
-    static GLOBAL: OnceLock<Markers> = OnceLock::new();
-    GLOBAL.get_or_init(Markers::connect)
+/// without keeping a [`Sender`] around.
+pub fn global() -> &'static Sender {
+    static GLOBAL: OnceLock<Sender> = OnceLock::new();
+    GLOBAL.get_or_init(Sender::connect)
 }
 
 /// Marks an instant through [`global`].
@@ -309,7 +309,7 @@ mod tests {
         let path = dir.path().join("m.sock");
         let _ = std::fs::remove_file(&path);
         // Nobody listens yet: dropped and counted, without an error.
-        let m = Markers::connect_to(Some(path.clone()));
+        let m = Sender::connect_to(Some(path.clone()));
         m.instant("lost");
         assert_eq!(m.counts().not_listening, 1);
         let rx = UnixDatagram::bind(&path).unwrap();

@@ -1,5 +1,5 @@
 //! The metadata panel of an opened recording (View → Recording info, or the Info button beside
-//! the RECORDING badge): where and when it was recorded, the source, each run's device, groups
+//! the FILE badge): where and when it was recorded, the source, each run's device, groups
 //! and interval, how long it lasts, and its markers.
 
 use egui::{RichText, Ui};

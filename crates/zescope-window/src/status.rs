@@ -50,7 +50,7 @@ pub fn show(
             (!names.is_empty()).then(|| names.into_iter().rev().collect::<Vec<_>>().join(" + "))
         };
         match (activity, &state.ingest.run) {
-            (Activity::Recording, _) => {
+            (Activity::File, _) => {
                 let file = files.recording.as_deref().map(super::files::file_name).unwrap_or_default();
                 let on = recorded_on().map(|d| format!(" · recorded on {d}")).unwrap_or_default();
                 ui.label(format!("showing {file}{on} · not sampling"))
@@ -67,7 +67,7 @@ pub fn show(
                 None => ui.label("not sampling"),
             },
         };
-        if let (true, Some(_), Some(s)) = (activity != Activity::Recording, &state.ingest.run, &state.health) {
+        if let (true, Some(_), Some(s)) = (activity != Activity::File, &state.ingest.run, &state.health) {
             ui.separator();
             let (rate, warn) = format::rate(s.achieved_hz, s.requested_hz);
             let r = ui.label(if warn {

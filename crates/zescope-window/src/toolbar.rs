@@ -32,11 +32,11 @@ impl ZescopeApp {
                     .fold(0.0, f32::max);
                 w + 2.0 * ui.spacing().button_padding.x
             };
-            let badges = ["LIVE", "PAUSED", "ZOOMED", "STOPPED", "RECORDING"];
+            let badges = ["LIVE", "PAUSED", "ZOOMED", "STOPPED", "FILE"];
             let badge_w = widest(ui, &badges, true);
             let badge = RichText::new(format!(" {} ", activity.badge())).strong();
             let (badge, hover) = match activity {
-                Activity::Recording => (
+                Activity::File => (
                     badge.color(egui::Color32::BLACK).background_color(egui::Color32::from_rgb(150, 170, 240)),
                     "This is a saved session, not live data. Start begins a new live run.",
                 ),
@@ -51,7 +51,7 @@ impl ZescopeApp {
             ui.add_sized([badge_w, height], egui::Label::new(badge)).on_hover_text(hover);
             let button_w = widest(ui, &["Pause", "Follow live", "Info"], false);
             let (text, hover, enabled) = match activity {
-                Activity::Recording => ("Info", "when, where and what was recorded", true),
+                Activity::File => ("Info", "when, where and what was recorded", true),
                 Activity::Live => ("Pause", "freeze the view; sampling continues (Space)", true),
                 Activity::Paused { .. } => ("Follow live", "back to live data (End)", true),
                 Activity::Stopped => ("Pause", "nothing is sampled", false),
@@ -59,7 +59,7 @@ impl ZescopeApp {
             let button = ui.add_enabled(enabled, egui::Button::new(text).min_size(egui::vec2(button_w, height)));
             if button.on_hover_text(hover).clicked() {
                 match activity {
-                    Activity::Recording => self.show_info = true,
+                    Activity::File => self.show_info = true,
                     Activity::Live => self.view.toggle_pause(data_x(&self.store)),
                     Activity::Paused { .. } => self.view.follow(),
                     Activity::Stopped => {}
@@ -84,7 +84,7 @@ impl ZescopeApp {
                 self.add_marker();
             }
             // Last: what grows and shrinks moves nothing else.
-            if activity == Activity::Recording {
+            if activity == Activity::File {
                 let path = self.files.recording.clone().unwrap_or_default();
                 ui.label(files::file_name(&path)).on_hover_text(path.display().to_string());
             }

@@ -1,6 +1,6 @@
 //! The window's one state, derived from three facts: is a session file shown, does a run go on,
 //! does the time axis follow the newest sample. The toolbar and the status bar both read it, so
-//! they never contradict each other ("LIVE" while stopped, "RECORDING" and "LIVE" together).
+//! they never contradict each other ("LIVE" while stopped, "FILE" and "LIVE" together).
 //!
 //! An opened recording is never mixed with live data: opening a file stops the run first, and a
 //! run that starts while a file is shown replaces it (Start leaves the recording).
@@ -21,7 +21,7 @@ pub enum Activity {
     /// No run and no file: what the last run recorded (if anything) is shown as it is.
     Stopped,
     /// A session file (or a recovered checkpoint) is shown; nothing is sampled into it.
-    Recording,
+    File,
 }
 
 impl Activity {
@@ -29,7 +29,7 @@ impl Activity {
     /// and a time axis in `mode`. A shown file wins: a run cannot add to it.
     pub fn of(recording: bool, running: bool, mode: Mode) -> Activity {
         match (recording, running, mode) {
-            (true, _, _) => Activity::Recording,
+            (true, _, _) => Activity::File,
             (false, false, _) => Activity::Stopped,
             (false, true, Mode::Live) => Activity::Live,
             (false, true, Mode::Paused) => Activity::Paused { zoomed: false },
@@ -44,13 +44,13 @@ impl Activity {
             Activity::Paused { zoomed: false } => "PAUSED",
             Activity::Paused { zoomed: true } => "ZOOMED",
             Activity::Stopped => "STOPPED",
-            Activity::Recording => "RECORDING",
+            Activity::File => "FILE",
         }
     }
 
     /// Whether samples of a run may be filed into what is shown (never into an opened file).
     pub fn takes_samples(self) -> bool {
-        self != Activity::Recording
+        self != Activity::File
     }
 
     /// Whether Pause makes sense (a live run is followed).
@@ -73,7 +73,7 @@ mod tests {
         for mode in [Mode::Live, Mode::Paused, Mode::Zoomed] {
             for running in [false, true] {
                 let a = Activity::of(true, running, mode);
-                assert_eq!(a, Activity::Recording, "a shown file is never live ({running}, {mode:?})");
+                assert_eq!(a, Activity::File, "a shown file is never live ({running}, {mode:?})");
                 assert!(!a.takes_samples() && !a.can_pause() && !a.can_follow());
             }
             let stopped = Activity::of(false, false, mode);
