@@ -230,7 +230,7 @@ fn keys_typed_after_enter_in_a_field_fire_no_shortcut() {
     pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
     h.get_by_label("Start").click();
     pump(&mut h, "samples", |a| a.state.ingest.samples_total > 10);
-    h.state_mut().state.triggers.open = true;
+    h.state_mut().windows.triggers.open = true;
     h.step();
     h.step();
     // The trigger field: the text box right of the source panel's search box.

@@ -203,9 +203,9 @@ fn tables_of_two_devices_name_each_rows_device() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut h = open(&two);
-    h.state_mut().phases.shown = true;
+    h.state_mut().windows.phases.open = true;
     h.run();
-    let rows = h.state().phases.table.rows.clone();
+    let rows = h.state().windows.phases.table.rows.clone();
     let mut seen = std::collections::BTreeSet::new();
     for r in &rows {
         assert!(seen.insert((r.phase.clone(), r.series.clone())), "{} appears twice in {}", r.series, r.phase);

@@ -49,14 +49,14 @@ fn open_table(h: &mut Harness<'_, ZescopeApp>) {
     h.run();
     h.get_by_label("Phase table").click();
     h.run();
-    assert!(h.state().phases.shown);
+    assert!(h.state().windows.phases.open);
 }
 
 #[test]
 fn the_phase_table_shows_sorts_and_copies_what_the_samples_say() {
     let mut h = opened();
     open_table(&mut h);
-    let rows = h.state().phases.table.rows.clone();
+    let rows = h.state().windows.phases.table.rows.clone();
     assert_eq!(rows.len(), 5, "one row per series for the visible range");
 
     // The visible range is the whole recording: a gauge's mean is the mean of its samples,
@@ -79,13 +79,13 @@ fn the_phase_table_shows_sorts_and_copies_what_the_samples_say() {
     // (The legends under the panes have a "mean" heading too: the table's comes last.)
     h.get_all_by_label("mean").last().expect("a mean heading").click();
     h.run();
-    let means: Vec<f64> = h.state().phases.table.rows.iter().map(|r| r.mean).collect();
+    let means: Vec<f64> = h.state().windows.phases.table.rows.iter().map(|r| r.mean).collect();
     assert!(means.windows(2).all(|w| w[0] <= w[1]), "ascending: {means:?}");
     h.get_by_label("mean (up)").click();
     h.run();
-    let means: Vec<f64> = h.state().phases.table.rows.iter().map(|r| r.mean).collect();
+    let means: Vec<f64> = h.state().windows.phases.table.rows.iter().map(|r| r.mean).collect();
     assert!(means.windows(2).all(|w| w[0] >= w[1]), "descending: {means:?}");
-    assert_eq!(h.state().phases.sort, Some((Column::Mean, false)));
+    assert_eq!(h.state().windows.phases.sort, Some((Column::Mean, false)));
 
     // Copy CSV: a header, then the rows in the order shown, numbers as computed.
     h.get_by_label("Copy CSV").click();
@@ -94,7 +94,7 @@ fn the_phase_table_shows_sorts_and_copies_what_the_samples_say() {
     let lines: Vec<&str> = csv.lines().collect();
     assert!(lines[0].starts_with("phase,start_s,duration_s,series,mean,min,max,total"), "{}", lines[0]);
     assert_eq!(lines.len(), 6);
-    let first = &h.state().phases.table.rows[0];
+    let first = &h.state().windows.phases.table.rows[0];
     let cells: Vec<&str> = lines[1].split(',').collect();
     assert_eq!(cells[3], first.series);
     assert_eq!(cells[4].parse::<f64>().unwrap(), first.mean);
@@ -140,9 +140,9 @@ fn cursors_read_the_stored_samples_and_their_span_is_a_phase() {
     assert!(h.query_by_label("B − A").is_some(), "with a column of differences");
 
     // The span A..B is a phase of the table, as long as the cursors are apart.
-    h.state_mut().phases.shown = true;
+    h.state_mut().windows.phases.open = true;
     h.run();
-    let rows = h.state().phases.table.rows.clone();
+    let rows = h.state().windows.phases.table.rows.clone();
     let span = row(&rows, "A..B", "ComputeBasic/GpuFrequency");
     assert!((span.duration_s - (b - a) as f64 * 1e-9).abs() < 1e-12);
     let inside: Vec<f64> = freq.iter().filter(|s| s.0 >= a && s.0 <= b).map(|s| s.1).collect();
@@ -270,16 +270,16 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
 
     // The phase table gets the comparison's columns; the same samples compare as no change.
     h.state_mut().comparison.as_mut().unwrap().offset_s = 0.0;
-    h.state_mut().phases.shown = true;
+    h.state_mut().windows.phases.open = true;
     h.run();
     assert!(h.query_by_label("change_%").is_some() && h.query_by_label("mean_cmp").is_some());
-    let rows = h.state().phases.table.rows.clone();
+    let rows = h.state().windows.phases.table.rows.clone();
     let r = row(&rows, "visible", "ComputeBasic/GpuFrequency");
     assert_eq!(r.other.as_ref().map(|o| o.mean), Some(r.mean));
     assert_eq!(r.change_pct(), Some(0.0));
     h.state_mut().comparison.as_mut().unwrap().offset_s = 1.5;
     h.run();
-    let rows = h.state().phases.table.rows.clone();
+    let rows = h.state().windows.phases.table.rows.clone();
     let r = row(&rows, "visible", "ComputeBasic/GpuFrequency");
     assert!(r.other.as_ref().unwrap().samples < r.samples, "shifted, part of the comparison falls outside");
 
@@ -316,7 +316,7 @@ fn the_phase_tables_headings_stay_put_while_live() {
     let mut h = crate::support::harness_on(&sim);
     h.get_by_label("Start").click();
     crate::support::pump(&mut h, "samples", |a| a.state.ingest.samples_total > 20);
-    h.state_mut().phases.shown = true;
+    h.state_mut().windows.phases.open = true;
     h.step();
     h.step();
     let headings = |h: &Harness<'_, ZescopeApp>| -> Vec<egui::Rect> {

@@ -52,7 +52,7 @@ fn the_process_table_lists_each_process_once_and_sorts_by_a_clicked_column() {
     for _ in 0..4 {
         h.step();
     }
-    assert!(h.state().processes.shown);
+    assert!(h.state().windows.processes.open);
     h.get_by_label(GPU);
 
     // Every process of the GPU has its row; the reused pid two of them, one ended.
@@ -68,10 +68,10 @@ fn the_process_table_lists_each_process_once_and_sorts_by_a_clicked_column() {
 
     // Sorted by memory, most first, to begin with; by pid once its heading is clicked, then the
     // other way round.
-    assert_eq!(h.state().processes.sort, (ProcessColumn::Memory, false));
+    assert_eq!(h.state().windows.processes.sort, (ProcessColumn::Memory, false));
     let memory_order: Vec<u32> = {
         let a = h.state();
-        a.processes.rows(&a.state.history.processes, GPU).iter().map(|p| p.pid).collect()
+        a.windows.processes.rows(&a.state.history.processes, GPU).iter().map(|p| p.pid).collect()
     };
     assert_eq!(drawn_pids(&h), memory_order, "the drawn order is the table's");
     h.get_by_label_contains("PID").click();
@@ -79,7 +79,7 @@ fn the_process_table_lists_each_process_once_and_sorts_by_a_clicked_column() {
     h.step();
     let up = drawn_pids(&h);
     assert!(up.windows(2).all(|w| w[0] <= w[1]), "ascending pids: {up:?}");
-    assert_eq!(h.state().processes.sort, (ProcessColumn::Pid, true));
+    assert_eq!(h.state().windows.processes.sort, (ProcessColumn::Pid, true));
     h.get_by_label_contains("PID").click();
     h.step();
     h.step();
@@ -88,7 +88,7 @@ fn the_process_table_lists_each_process_once_and_sorts_by_a_clicked_column() {
     assert_ne!(up, down);
     h.get_by_label("Memory").click();
     h.step();
-    assert_eq!(h.state().processes.sort, (ProcessColumn::Memory, false), "memory: most first");
+    assert_eq!(h.state().windows.processes.sort, (ProcessColumn::Memory, false), "memory: most first");
 
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());

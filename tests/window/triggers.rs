@@ -50,7 +50,7 @@ fn a_trigger_from_the_legend_fires_where_the_data_crosses_it() {
     h.step();
     h.step();
     let text = h.state().state.triggers.text.clone();
-    assert!(h.state().state.triggers.open, "the Triggers window opened");
+    assert!(h.state().windows.triggers.open, "the Triggers window opened");
     assert!(text.starts_with(&format!("{SERIES} > ")), "offered with its series and last value: {text}");
 
     let keep = tempfile::tempdir().unwrap();
@@ -135,7 +135,7 @@ fn a_trigger_from_the_legend_fires_where_the_data_crosses_it() {
 fn a_bad_expression_says_its_column() {
     let sim = crate::support::sim(|_| {});
     let mut h = crate::support::harness_on(&sim);
-    h.state_mut().state.triggers.open = true;
+    h.state_mut().windows.triggers.open = true;
     h.state_mut().state.triggers.text = format!("{SERIES} >");
     h.step();
     h.step();
@@ -153,7 +153,7 @@ fn a_trigger_naming_no_series_of_the_run_is_refused() {
     let mut h = crate::support::harness_on(&sim);
     h.get_by_label("Start").click();
     crate::support::pump(&mut h, "the run", |a| a.state.ingest.run.is_some());
-    h.state_mut().state.triggers.open = true;
+    h.state_mut().windows.triggers.open = true;
     h.state_mut().state.triggers.text = "ComputeBasic/GpuBusy > 80".into();
     h.step();
     h.step();

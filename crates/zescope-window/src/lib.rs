@@ -27,8 +27,6 @@ pub(crate) mod actions;
 pub(crate) mod axes;
 pub mod banner;
 pub mod compare;
-pub(crate) mod cursor_readout;
-pub(crate) mod diagnostics;
 pub mod dialogs;
 pub(crate) mod drain;
 pub(crate) mod empty_pane;
@@ -44,12 +42,9 @@ pub mod opening;
 pub mod overview;
 pub mod panes;
 pub mod path_prompt;
-pub mod phase_table;
 pub(crate) mod plots;
-pub mod processes;
 pub(crate) mod readout;
 pub(crate) mod reconcile;
-pub(crate) mod recording_info;
 pub(crate) mod repaint;
 pub mod session;
 pub mod settings;
@@ -62,6 +57,7 @@ pub(crate) mod toolbar;
 pub mod triggers;
 pub mod unsaved;
 pub mod views;
+pub mod windows;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -84,23 +80,6 @@ pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 /// The source panel's largest share of the window's width, and its least width.
 const MAX_SIDE: f32 = 0.35;
 const MIN_SIDE: f32 = 180.0;
-
-/// Help → Keyboard shortcuts: (keys, what they do), in the order shown.
-pub(crate) const SHORTCUTS: [(&str, &str); 13] = [
-    ("Space", "pause / resume the view (sampling continues)"),
-    ("End", "follow live data"),
-    ("M", "add a marker at the hovered time (or the newest sample)"),
-    ("A / B", "set cursor A / B at the hovered time"),
-    ("Shift+click on a plot", "set cursor A, then B, then move the nearer one; drag a cursor's line to move it"),
-    ("Ctrl+O / Ctrl+S / Ctrl+Shift+S", "open / save / save as"),
-    ("Ctrl+F", "search groups and metrics"),
-    ("Ctrl+Q", "quit"),
-    ("Ctrl + / Ctrl −", "zoom the interface in / out"),
-    ("Ctrl+0", "reset the interface zoom"),
-    ("wheel on a plot", "zoom the time axis about the pointer (leaves live mode)"),
-    ("Shift+wheel / drag on a plot", "pan the time axis (leaves live mode)"),
-    ("wheel elsewhere", "scroll the pane list"),
-];
 
 /// The whole window's state and its frame ([`ZescopeApp::ui`]): built once by `gui::run` (or by
 /// a test with a scripted [`SamplerLink`]), then driven one frame at a time.
@@ -125,10 +104,6 @@ pub struct ZescopeApp {
     /// The source panel's search index and open groups.
     sources: sources::SourceView,
     hover_x: Option<f64>,
-    pub(crate) show_shortcuts: bool,
-    pub(crate) show_about: bool,
-    /// View → Recording info is open.
-    pub show_info: bool,
     /// Set once quitting started; `Some(Err)` if the teardown overran.
     pub quit: Option<Result<(), Duration>>,
     first_frame: bool,
@@ -141,8 +116,6 @@ pub struct ZescopeApp {
     pub files: files::Files,
     /// The question before unsaved data is discarded.
     pub unsaved: unsaved::Unsaved,
-    /// Help → Diagnostics (also offered by a permission banner).
-    pub(crate) diagnostics: diagnostics::Diagnostics,
     /// View → Frame rate: the most frames a second a live view paints.
     pub frame_cap: repaint::FrameCap,
     /// The whole process's CPU use, for the status bar.
@@ -154,12 +127,10 @@ pub struct ZescopeApp {
     pub plot_frames: Vec<(u64, Option<egui::Rect>)>,
     /// The overview strip of the whole history above the panes (View → Overview strip).
     pub overview: overview::Overview,
-    /// View → Phase table.
-    pub phases: phase_table::PhasePanel,
-    /// View → Processes.
-    pub processes: processes::ProcessPanel,
     /// The A/B cursors on the shared time axis.
     pub cursors: zescope_model::view::cursors::Cursors,
+    /// The floating windows (`windows/`).
+    pub windows: windows::Windows,
     /// A second session shown beside the data (File → Compare with…).
     pub comparison: Option<compare::Comparison>,
     /// View files: one waiting for its series, the name to save under (File → Views).
@@ -191,24 +162,19 @@ impl ZescopeApp {
             title: "zescope".to_owned(),
             sources: sources::SourceView::default(),
             hover_x: None,
-            show_shortcuts: false,
-            show_about: false,
-            show_info: false,
             quit: None,
             first_frame: true,
             auto_start: true,
             wake_on_data: None,
             files: files::Files::default().with_recent(settings.recent).with_marker_limits(settings.markers),
             unsaved: unsaved::Unsaved::default(),
-            diagnostics: diagnostics::Diagnostics::Closed,
             frame_cap: settings.frame_cap,
             cpu: repaint::ProcessCpu::default(),
             plot_px: 1000.0,
             plot_frames: Vec::new(),
             overview: overview::Overview::new(settings.overview == settings::Shown::Yes),
-            phases: phase_table::PhasePanel::default(),
-            processes: processes::ProcessPanel::default(),
             cursors: zescope_model::view::cursors::Cursors::default(),
+            windows: windows::Windows::default(),
             comparison: None,
             views: views::Views::default(),
         }
@@ -374,7 +340,7 @@ impl ZescopeApp {
         egui::CentralPanel::default().frame(bare(egui::Frame::central_panel(&style))).show(ui, |ui| {
             if banner::show(ui, &mut self.state) {
                 let source = self.source();
-                self.diagnostics.open(source);
+                self.windows.diagnostics.open(source);
             }
             self.toolbar(ui);
             if self.panes.layout.panes.is_empty() && self.files.recording.is_none() {
@@ -412,7 +378,7 @@ impl ZescopeApp {
                 if let Some(expr) = out.trigger {
                     self.state.triggers.text = expr;
                     self.state.triggers.error = None;
-                    self.state.triggers.open = true;
+                    self.windows.triggers.open = true;
                 }
                 if let Some(w) = out.plot_width {
                     self.plot_px = w * ui.ctx().pixels_per_point();

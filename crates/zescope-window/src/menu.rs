@@ -2,12 +2,12 @@
 
 use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
-use super::cursor_readout::window as cursor_readout_window;
+use super::ZescopeApp;
 use super::dialogs::FileKind;
 use super::files::{FileAction, PromptAnswer, file_name};
 use super::settings::Theme;
 use super::unsaved::Pending;
-use super::{SHORTCUTS, ZescopeApp};
+use super::windows::{Shared, show};
 use zescope_model::view::Window;
 
 impl ZescopeApp {
@@ -103,7 +103,7 @@ impl ZescopeApp {
                     self.view.toggle_pause(zescope_model::view::data_x(&self.store));
                 }
                 if ui.add_enabled(self.files.recording.is_some(), egui::Button::new("Recording info")).clicked() {
-                    self.show_info = true;
+                    self.windows.info.open = true;
                 }
                 if ui.button("Fit all").clicked() {
                     self.view.fit(zescope_model::view::data_x(&self.store));
@@ -138,11 +138,11 @@ impl ZescopeApp {
                 });
                 ui.checkbox(&mut self.overview.shown, "Overview strip")
                     .on_hover_text("a thin plot of the whole history above the panes, the shown range marked");
-                ui.checkbox(&mut self.phases.shown, "Phase table")
+                ui.checkbox(&mut self.windows.phases.open, "Phase table")
                     .on_hover_text("per phase and series: duration, mean, min, max, totals, energy");
-                ui.checkbox(&mut self.processes.shown, "Processes")
+                ui.checkbox(&mut self.windows.processes.open, "Processes")
                     .on_hover_text("per device, the processes using it: memory, engines; read with the telemetry");
-                ui.checkbox(&mut self.state.triggers.open, "Triggers").on_hover_text(
+                ui.checkbox(&mut self.windows.triggers.open, "Triggers").on_hover_text(
                     "conditions on series, markers or throttle reasons: firings listed and marked on every pane",
                 );
                 if ui.add_enabled(self.cursors != Default::default(), egui::Button::new("Clear cursors")).clicked() {
@@ -167,7 +167,7 @@ impl ZescopeApp {
             });
             ui.menu_button("Help", |ui| {
                 if ui.button("Keyboard shortcuts").clicked() {
-                    self.show_shortcuts = true;
+                    self.windows.shortcuts.open = true;
                 }
                 if ui
                     .button("Diagnostics…")
@@ -175,47 +175,34 @@ impl ZescopeApp {
                     .clicked()
                 {
                     let source = self.source();
-                    self.diagnostics.open(source);
+                    self.windows.diagnostics.open(source);
                 }
                 if ui.button("About zescope").clicked() {
-                    self.show_about = true;
+                    self.windows.about.open = true;
                 }
             });
         });
     }
 
+    /// The floating windows that are open (`windows/`), then the dialogs waiting for an answer.
     pub(super) fn windows(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
-        egui::Window::new("Keyboard shortcuts").open(&mut self.show_shortcuts).resizable(false).show(&ctx, |ui| {
-            egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
-                for (k, what) in SHORTCUTS {
-                    ui.monospace(k);
-                    ui.label(what);
-                    ui.end_row();
-                }
-            });
-        });
-        if self.files.recording.is_some() {
-            let rows = super::recording_info::facts(&self.state.history, &self.store, self.files.markers.marks());
-            egui::Window::new("Recording info")
-                .open(&mut self.show_info)
-                .default_width(480.0)
-                .show(&ctx, |ui| super::recording_info::show(ui, &rows));
+        let phase_ranges = if self.windows.phases.open { self.phase_ranges() } else { Vec::new() };
+        let source = self.source();
+        let mut shared = Shared {
+            store: &self.store,
+            state: &mut self.state,
+            view: &mut self.view,
+            cursors: &mut self.cursors,
+            markers: &self.files.markers,
+            showing_file: self.files.recording.is_some(),
+            source,
+            comparison: self.comparison.as_ref(),
+            phase_ranges,
+        };
+        for w in self.windows.each() {
+            show(w, &ctx, &mut shared);
         }
-        if self.phases.shown {
-            let ranges = self.phase_ranges();
-            let now = ctx.input(|i| i.time);
-            self.phases.refresh(now, &self.store, &self.state.ingest.series, ranges, self.comparison.as_ref());
-            self.phases.window(&ctx);
-        }
-        if self.processes.shown {
-            self.processes.window(&ctx, &self.state.history.processes, &self.store);
-        }
-        if self.state.triggers.open {
-            let run = self.state.ingest.run.as_ref().map(|r| &r.info);
-            self.state.triggers.window(ui, &mut self.view, &self.store, run);
-        }
-        cursor_readout_window(&ctx, &mut self.cursors, &self.store, &self.state.ingest.series);
         self.recovery_window(&ctx);
         match self.files.show_prompt(&ctx) {
             PromptAnswer::Chosen(a) => self.perform(Some(a)),
@@ -224,13 +211,6 @@ impl ZescopeApp {
             PromptAnswer::None | PromptAnswer::Pending => {}
         }
         self.unsaved_modal(&ctx);
-        let source = self.source();
-        let notices = self.state.notices().to_vec();
-        self.diagnostics.window(&ctx, source, &notices);
-        egui::Window::new("About zescope").open(&mut self.show_about).resizable(false).show(&ctx, |ui| {
-            ui.label(format!("zescope {}", env!("CARGO_PKG_VERSION")));
-            ui.label("Live metrics from Level Zero drivers' exported memory (ZET_experimental_metric_export_memory).");
-        });
     }
 
     /// Ctrl+O, Ctrl+S, Ctrl+Shift+S.

@@ -59,7 +59,7 @@ impl ZescopeApp {
             let button = ui.add_enabled(enabled, egui::Button::new(text).min_size(egui::vec2(button_w, height)));
             if button.on_hover_text(hover).clicked() {
                 match activity {
-                    Activity::File => self.show_info = true,
+                    Activity::File => self.windows.info.open = true,
                     Activity::Live => self.view.toggle_pause(data_x(&self.store)),
                     Activity::Paused { .. } => self.view.follow(),
                     Activity::Stopped => {}

@@ -9,8 +9,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use egui::{RichText, Ui};
-
 use zescope_model::session::{Capture, Session};
 use zescope_model::triggers::{Evaluator, Firing, Trigger};
 use zescope_model::view::{Mark, Span, TimeView};
@@ -33,8 +31,6 @@ pub struct Triggers {
     fired: Vec<Firing>,
     /// Firings since the app last looked (pause on trigger, keep).
     fresh: Vec<Firing>,
-    /// The Triggers window is open.
-    pub open: bool,
     /// The expression being written.
     pub text: String,
     /// Why the expression was refused (with its column).
@@ -65,7 +61,6 @@ impl Default for Triggers {
             firings: Vec::new(),
             fired: Vec::new(),
             fresh: Vec::new(),
-            open: false,
             text: String::new(),
             error: None,
             pre: zescope_model::triggers::syntax::DEFAULT_AROUND,
@@ -171,7 +166,7 @@ impl Triggers {
     }
 
     /// Time kept around a firing of trigger `i`: (before, after) in ns.
-    fn around(&self, i: usize) -> (i64, i64) {
+    pub(crate) fn around(&self, i: usize) -> (i64, i64) {
         let ns = |d: Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
         self.eval.triggers().get(i).map_or((0, 0), |t| (ns(t.pre), ns(t.post)))
     }
@@ -253,126 +248,26 @@ impl Triggers {
         errors
     }
 
-    /// The Triggers window.
-    pub(crate) fn window(&mut self, ui: &Ui, view: &mut TimeView, store: &Store, run: Option<&RunInfo>) {
-        let mut open = self.open;
-        egui::Window::new("Triggers").open(&mut open).default_width(560.0).show(ui.ctx(), |ui| {
-            self.contents(ui, view, store, run);
-        });
-        self.open = open;
+    /// Removes trigger `i` with its firings (its later triggers move up one).
+    pub(crate) fn remove(&mut self, i: usize, run: Option<&RunInfo>) {
+        self.eval.remove(i, run);
+        if i < self.unbound.len() {
+            self.unbound.remove(i);
+        }
+        self.firings.retain(|f| f.trigger != i);
+        self.firings.iter_mut().filter(|f| f.trigger > i).for_each(|f| f.trigger -= 1);
+        self.waiting.clear();
     }
 
-    fn contents(&mut self, ui: &mut Ui, view: &mut TimeView, store: &Store, run: Option<&RunInfo>) {
-        ui.horizontal(|ui| {
-            let edit = ui.add(
-                egui::TextEdit::singleline(&mut self.text)
-                    .hint_text("ComputeBasic/GpuUtilization > 80, G/M rise 20 in 500ms, marker NAME, throttle power")
-                    .desired_width(380.0),
-            );
-            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            if ui.button("Add").clicked() || enter {
-                let text = self.text.clone();
-                self.add(&text, run);
-            }
-            if enter {
-                // Ready for the next expression (or the correction of this one).
-                edit.request_focus();
-            }
-        });
-        if let Some(e) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, e);
-        }
-        ui.horizontal(|ui| {
-            let mut pre = self.pre.as_secs_f64();
-            let mut post = self.post.as_secs_f64();
-            ui.label("keep");
-            ui.add(egui::DragValue::new(&mut pre).range(0.0..=3600.0).suffix(" s"));
-            ui.label("before and");
-            ui.add(egui::DragValue::new(&mut post).range(0.0..=3600.0).suffix(" s"));
-            ui.label("after each firing");
-            self.pre = Duration::from_secs_f64(pre);
-            self.post = Duration::from_secs_f64(post);
-        });
-        ui.checkbox(&mut self.pause_on_trigger, "Pause on trigger")
-            .on_hover_text("centre the view on each firing as it comes; sampling goes on");
-        ui.checkbox(&mut self.on_panes, "Show firings on the panes")
-            .on_hover_text("the time kept around each firing, as a strip along the bottom of every pane");
-        ui.horizontal(|ui| {
-            let mut keep = self.keep.is_some();
-            if ui.checkbox(&mut keep, "Keep each firing as a session in").changed() {
-                self.keep = keep.then(default_keep_dir);
-            }
-            if let Some(dir) = &mut self.keep {
-                let mut text = dir.display().to_string();
-                if ui.text_edit_singleline(&mut text).changed() {
-                    *dir = PathBuf::from(text);
-                }
-            }
-        });
-        if !self.kept.is_empty() {
-            ui.label(
-                RichText::new(format!(
-                    "{} kept, the newest {}",
-                    self.kept.len(),
-                    self.kept[self.kept.len() - 1].display()
-                ))
-                .weak(),
-            );
-        }
-        ui.separator();
-        let mut remove = None;
-        for (i, (t, n)) in self.eval.triggers().iter().zip(self.eval.counts()).enumerate() {
-            ui.horizontal(|ui| {
-                if ui.small_button("×").on_hover_text("remove this trigger").clicked() {
-                    remove = Some(i);
-                }
-                ui.monospace(&t.text);
-                ui.label(RichText::new(format!("{n} firings")).weak());
-            });
-            if let Some(Some(why)) = self.unbound.get(i) {
-                ui.colored_label(ui.visuals().warn_fg_color, why);
-            }
-        }
-        if let Some(i) = remove {
-            self.eval.remove(i, run);
-            if i < self.unbound.len() {
-                self.unbound.remove(i);
-            }
-            self.firings.retain(|f| f.trigger != i);
-            self.firings.iter_mut().filter(|f| f.trigger > i).for_each(|f| f.trigger -= 1);
-            self.waiting.clear();
-        }
-        ui.separator();
-        let origin = store.origin_ns();
-        let mut show = None;
-        egui::ScrollArea::vertical().max_height(240.0).show(ui, |ui| {
-            egui::Grid::new("firings").striped(true).show(ui, |ui| {
-                for h in ["", "time", "trigger", "series", "value"] {
-                    ui.label(RichText::new(h).strong());
-                }
-                ui.end_row();
-                for f in self.firings.iter().rev().take(500) {
-                    if ui.small_button("Show").clicked() {
-                        show = Some(f.clone());
-                    }
-                    let t = origin.map_or(0.0, |o| (f.t_ns - o) as f64 * 1e-9);
-                    ui.monospace(format!("{t:.3} s"));
-                    ui.label(self.eval.triggers().get(f.trigger).map_or("", |t| t.text.as_str()));
-                    ui.label(&*f.series);
-                    ui.monospace(if f.value.is_nan() { String::new() } else { round(f.value) });
-                    ui.end_row();
-                }
-            });
-        });
-        if let Some(f) = show {
-            Triggers::show_firing(view, store, f.t_ns, self.around(f.trigger));
-        }
+    /// Why trigger `i` watches nothing of the run in progress, if it does not.
+    pub(crate) fn unbound(&self, i: usize) -> Option<&str> {
+        self.unbound.get(i).and_then(|u| u.as_deref())
     }
 }
 
 /// Where kept firings go unless the user says otherwise: `zescope/triggered` in the user's data
 /// folder, else the current folder.
-fn default_keep_dir() -> PathBuf {
+pub(crate) fn default_keep_dir() -> PathBuf {
     directories::ProjectDirs::from("io.github", "zescope", "zescope")
         .map_or_else(|| PathBuf::from("triggered"), |d| d.data_dir().join("triggered"))
 }

@@ -8,23 +8,31 @@ use zescope_model::view::format::{si, time_label};
 use zescope_model::view::{SeriesEntry, SeriesKey};
 use zescope_store::Store;
 
-/// The readout window, while a cursor is set.
-pub(crate) fn window(
-    ctx: &egui::Context,
-    cursors: &mut Cursors,
-    store: &Store,
-    series: &std::collections::BTreeMap<SeriesKey, SeriesEntry>,
-) {
-    if cursors.a.is_none() && cursors.b.is_none() {
-        return;
+use super::{Shared, Window};
+
+/// The readout window: shown while a cursor is set; closing it removes the cursors.
+#[derive(Default)]
+pub struct CursorReadout;
+
+impl Window for CursorReadout {
+    fn title(&self) -> &'static str {
+        "A/B cursors"
     }
-    let mut open = true;
-    egui::Window::new("A/B cursors")
-        .open(&mut open)
-        .default_width(520.0)
-        .show(ctx, |ui| body(ui, cursors, store, series));
-    if !open {
-        cursors.clear();
+
+    fn is_open(&self, shared: &Shared<'_>) -> bool {
+        shared.cursors.a.is_some() || shared.cursors.b.is_some()
+    }
+
+    fn close(&mut self, shared: &mut Shared<'_>) {
+        shared.cursors.clear();
+    }
+
+    fn frame(&self, _: &egui::Context) -> egui::Window<'static> {
+        egui::Window::new(self.title()).default_width(520.0)
+    }
+
+    fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>) {
+        body(ui, shared.cursors, shared.store, &shared.state.ingest.series);
     }
 }
 

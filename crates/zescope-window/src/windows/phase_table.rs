@@ -6,7 +6,8 @@ use egui::{RichText, Ui};
 
 use zescope_store::Store;
 
-use super::compare::Comparison;
+use super::{Shared, Window};
+use crate::compare::Comparison;
 use zescope_model::view::format::{si, time_label};
 use zescope_model::view::phases::{Column, PhaseRange, PhaseTable, phase_table};
 use zescope_model::view::{SeriesEntry, SeriesKey};
@@ -21,7 +22,7 @@ type Versions = (u64, Option<(u64, u64)>);
 #[derive(Default)]
 pub struct PhasePanel {
     /// View → Phase table is open.
-    pub shown: bool,
+    pub open: bool,
     /// The column the rows are sorted by, ascending when true; `None`: as computed.
     pub sort: Option<(Column, bool)>,
     /// The table as last shown (sorted).
@@ -69,18 +70,6 @@ impl PhasePanel {
         let asc = !matches!(self.sort, Some((s, true)) if s == c);
         self.sort = Some((c, asc));
         self.table.sort(c, asc);
-    }
-
-    /// The panel's window.
-    pub fn window(&mut self, ctx: &egui::Context) {
-        let mut open = self.shown;
-        egui::Window::new("Phase table").open(&mut open).default_width(1040.0).default_height(320.0).show(ctx, |ui| {
-            self.body(ui);
-        });
-        self.shown = open;
-        if !open {
-            self.widths.clear();
-        }
     }
 
     fn body(&mut self, ui: &mut Ui) {
@@ -162,6 +151,32 @@ impl PhasePanel {
         if let Some(c) = clicked {
             self.sort_by(c);
         }
+    }
+}
+
+impl Window for PhasePanel {
+    fn title(&self) -> &'static str {
+        "Phase table"
+    }
+
+    fn is_open(&self, _: &Shared<'_>) -> bool {
+        self.open
+    }
+
+    fn close(&mut self, _: &mut Shared<'_>) {
+        self.open = false;
+        self.widths.clear();
+    }
+
+    fn frame(&self, _: &egui::Context) -> egui::Window<'static> {
+        egui::Window::new(self.title()).default_width(1040.0).default_height(320.0)
+    }
+
+    fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>) {
+        let now = ui.input(|i| i.time);
+        let ranges = std::mem::take(&mut shared.phase_ranges);
+        self.refresh(now, shared.store, &shared.state.ingest.series, ranges, shared.comparison);
+        self.body(ui);
     }
 }
 

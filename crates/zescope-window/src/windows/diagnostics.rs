@@ -8,6 +8,8 @@ use egui::{Color32, RichText, Ui};
 use zescope_doctor::{Check, Status};
 use zescope_ze::Source;
 
+use super::{Shared, Window};
+
 /// The diagnostics window's state.
 #[derive(Default)]
 pub enum Diagnostics {
@@ -47,54 +49,62 @@ impl Diagnostics {
             *self = Diagnostics::Done(checks);
         }
     }
+}
 
-    /// The window; `notices` are the optional features turned off for the current run.
-    pub fn window(&mut self, ctx: &egui::Context, source: Source, notices: &[String]) {
-        if !self.is_open() {
-            return;
-        }
-        self.poll();
-        let mut open = true;
-        let mut rerun = false;
+impl Window for Diagnostics {
+    fn title(&self) -> &'static str {
+        "Diagnostics"
+    }
+
+    fn is_open(&self, _: &Shared<'_>) -> bool {
+        Diagnostics::is_open(self)
+    }
+
+    fn close(&mut self, _: &mut Shared<'_>) {
+        *self = Diagnostics::Closed;
+    }
+
+    fn frame(&self, ctx: &egui::Context) -> egui::Window<'static> {
         let max_w = (ctx.content_rect().width() - 40.0).max(200.0);
-        egui::Window::new("Diagnostics").open(&mut open).default_width(640.0_f32.min(max_w)).max_width(max_w).show(
-            ctx,
-            |ui| match self {
-                Diagnostics::Running(_) => {
-                    ui.horizontal(|ui| {
-                        ui.spinner();
-                        ui.label("Checking the Level Zero setup…");
-                    });
-                    ctx.request_repaint_after(std::time::Duration::from_millis(100));
-                }
-                Diagnostics::Done(checks) => {
-                    if !notices.is_empty() {
-                        ui.label(RichText::new("This run: features the driver does not offer").strong());
-                        for n in notices {
-                            ui.label(format!("• {n}"));
-                        }
-                        ui.separator();
+        egui::Window::new(self.title()).default_width(640.0_f32.min(max_w)).max_width(max_w)
+    }
+
+    /// The checks; the run's notices (optional features turned off for it) first.
+    fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>) {
+        self.poll();
+        let mut rerun = false;
+        match self {
+            Diagnostics::Running(_) => {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label("Checking the Level Zero setup…");
+                });
+                ui.ctx().request_repaint_after(std::time::Duration::from_millis(100));
+            }
+            Diagnostics::Done(checks) => {
+                let notices = shared.state.notices();
+                if !notices.is_empty() {
+                    ui.label(RichText::new("This run: features the driver does not offer").strong());
+                    for n in notices {
+                        ui.label(format!("• {n}"));
                     }
-                    ui.label(
-                        RichText::new("The same checks as `zescope doctor`; each problem comes with its fix.").weak(),
-                    );
-                    egui::ScrollArea::vertical().max_height(480.0).show(ui, |ui| {
-                        for c in checks.iter() {
-                            check(ui, c);
-                        }
-                    });
-                    if ui.button("Check again").clicked() {
-                        rerun = true;
-                    }
+                    ui.separator();
                 }
-                Diagnostics::Closed => {}
-            },
-        );
-        if !open {
+                ui.label(RichText::new("The same checks as `zescope doctor`; each problem comes with its fix.").weak());
+                egui::ScrollArea::vertical().max_height(480.0).show(ui, |ui| {
+                    for c in checks.iter() {
+                        check(ui, c);
+                    }
+                });
+                if ui.button("Check again").clicked() {
+                    rerun = true;
+                }
+            }
+            Diagnostics::Closed => {}
+        }
+        if rerun {
             *self = Diagnostics::Closed;
-        } else if rerun {
-            *self = Diagnostics::Closed;
-            self.open(source);
+            self.open(shared.source);
         }
     }
 }

@@ -8,6 +8,38 @@ use zescope_model::session::RunHistory;
 use zescope_model::view::format::{duration, time_label, utc};
 use zescope_store::Store;
 
+use super::{Shared, Window};
+
+/// The recording info window: shown while a session file is.
+#[derive(Default)]
+pub struct RecordingInfo {
+    /// Asked for (View → Recording info, or the Info button).
+    pub open: bool,
+}
+
+impl Window for RecordingInfo {
+    fn title(&self) -> &'static str {
+        "Recording info"
+    }
+
+    fn is_open(&self, shared: &Shared<'_>) -> bool {
+        self.open && shared.showing_file
+    }
+
+    fn close(&mut self, _: &mut Shared<'_>) {
+        self.open = false;
+    }
+
+    fn frame(&self, _: &egui::Context) -> egui::Window<'static> {
+        egui::Window::new(self.title()).default_width(480.0)
+    }
+
+    fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>) {
+        let rows = facts(&shared.state.history, shared.store, shared.markers.marks());
+        show(ui, &rows);
+    }
+}
+
 /// (what, value) rows describing a recording, in the order shown.
 pub(crate) fn facts(
     history: &RunHistory,
@@ -86,7 +118,7 @@ pub(crate) fn facts(
 }
 
 /// The panel's contents.
-pub(crate) fn show(ui: &mut Ui, rows: &[(String, String)]) {
+fn show(ui: &mut Ui, rows: &[(String, String)]) {
     egui::Grid::new("recording-info").striped(true).num_columns(2).show(ui, |ui| {
         for (what, value) in rows {
             ui.label(RichText::new(what).strong());

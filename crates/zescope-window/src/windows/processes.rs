@@ -11,13 +11,15 @@ use zescope_model::view::format::si;
 use zescope_model::view::processes::{Process, ProcessColumn, Processes, sorted};
 use zescope_store::Store;
 
+use super::{Shared, Window};
+
 /// How many processes per device the memory plot draws.
 pub const PLOTTED: usize = 5;
 
 /// The panel's state.
 pub struct ProcessPanel {
     /// View → Processes is open.
-    pub shown: bool,
+    pub open: bool,
     /// The column the rows are sorted by, ascending when true.
     pub sort: (ProcessColumn, bool),
 }
@@ -25,7 +27,7 @@ pub struct ProcessPanel {
 impl Default for ProcessPanel {
     /// Sorted by memory, most first (as `top` does).
     fn default() -> Self {
-        ProcessPanel { shown: false, sort: (ProcessColumn::Memory, false) }
+        ProcessPanel { open: false, sort: (ProcessColumn::Memory, false) }
     }
 }
 
@@ -43,15 +45,6 @@ impl ProcessPanel {
     /// The rows of `device`'s table, in the order shown.
     pub fn rows<'a>(&self, processes: &'a Processes, device: &str) -> Vec<&'a Process> {
         sorted(processes.on(device).collect(), self.sort.0, self.sort.1)
-    }
-
-    /// The panel's window.
-    pub fn window(&mut self, ctx: &egui::Context, processes: &Processes, store: &Store) {
-        let mut open = self.shown;
-        egui::Window::new("Processes").open(&mut open).default_width(640.0).default_height(420.0).show(ctx, |ui| {
-            self.body(ui, processes, store);
-        });
-        self.shown = open;
     }
 
     fn body(&mut self, ui: &mut Ui, processes: &Processes, store: &Store) {
@@ -111,6 +104,28 @@ impl ProcessPanel {
                 ui.end_row();
             }
         });
+    }
+}
+
+impl Window for ProcessPanel {
+    fn title(&self) -> &'static str {
+        "Processes"
+    }
+
+    fn is_open(&self, _: &Shared<'_>) -> bool {
+        self.open
+    }
+
+    fn close(&mut self, _: &mut Shared<'_>) {
+        self.open = false;
+    }
+
+    fn frame(&self, _: &egui::Context) -> egui::Window<'static> {
+        egui::Window::new(self.title()).default_width(640.0).default_height(420.0)
+    }
+
+    fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>) {
+        self.body(ui, &shared.state.history.processes, shared.store);
     }
 }
 

@@ -1,0 +1,128 @@
+//! The floating windows: one file each, each a [`Window`] drawn from plain state.
+//!
+//! A window owns what is its own (whether it is open, its sorting, its column widths) and reads
+//! and changes the rest through [`Shared`]: the store, the window's state, the time view, the
+//! cursors. [`Windows`] holds one of each and draws those that are open, every frame, through
+//! [`show`]; menus and buttons open them by their field. A new window is a file here, a field of
+//! [`Windows`] with its line in [`Windows::each`], and the menu item that opens it
+//! (`docs/architecture.md`, "Adding a window").
+//!
+//! The dialogs that answer a question of the window's (the path prompt, the unsaved-data
+//! question, the offer to recover a crashed session) are not windows in this sense: they block
+//! what they ask about, and live with it (`path_prompt.rs`, `unsaved.rs`, `menu.rs`).
+
+mod about;
+mod cursors;
+mod diagnostics;
+mod phase_table;
+mod processes;
+mod recording_info;
+mod shortcuts;
+mod triggers;
+
+pub use about::About;
+pub use cursors::CursorReadout;
+pub use diagnostics::Diagnostics;
+pub use phase_table::PhasePanel;
+pub use processes::{PLOTTED, ProcessPanel};
+pub use recording_info::RecordingInfo;
+pub use shortcuts::Shortcuts;
+pub use triggers::TriggersWindow;
+
+use egui::Ui;
+
+use zescope_model::view::cursors::Cursors;
+use zescope_model::view::phases::PhaseRange;
+use zescope_model::view::{Markers, TimeView};
+use zescope_store::Store;
+use zescope_ze::Source;
+
+use crate::compare::Comparison;
+use crate::state::AppState;
+
+/// What the windows read and change besides their own state, borrowed from the app for a frame.
+pub struct Shared<'a> {
+    /// The samples.
+    pub store: &'a Store,
+    /// The window's state: inventory, ingest, run history, triggers, notices.
+    pub state: &'a mut AppState,
+    /// The time axis.
+    pub view: &'a mut TimeView,
+    /// The A/B cursors.
+    pub cursors: &'a mut Cursors,
+    /// The markers shown.
+    pub markers: &'a Markers,
+    /// A session file is shown (not a live run).
+    pub showing_file: bool,
+    /// The source the user asked for (what diagnostics check).
+    pub source: Source,
+    /// The recording compared with, if any.
+    pub comparison: Option<&'a Comparison>,
+    /// The phases of the phase table: the visible range, the cursors' span, each marked range
+    /// (computed only while the table is open).
+    pub phase_ranges: Vec<PhaseRange>,
+}
+
+/// One floating window.
+pub trait Window {
+    /// Its title, which is also its egui id.
+    fn title(&self) -> &'static str;
+    /// Whether it is shown this frame (some follow state elsewhere: the cursors' readout shows
+    /// while a cursor is set).
+    fn is_open(&self, shared: &Shared<'_>) -> bool;
+    /// Its close button was pressed.
+    fn close(&mut self, shared: &mut Shared<'_>);
+    /// The egui window it is drawn in (title, size), before it is opened.
+    fn frame(&self, ctx: &egui::Context) -> egui::Window<'static>;
+    /// Its contents.
+    fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>);
+}
+
+/// Draws `window` if it is open; its close button closes it.
+pub fn show(window: &mut dyn Window, ctx: &egui::Context, shared: &mut Shared<'_>) {
+    if !window.is_open(shared) {
+        return;
+    }
+    let mut open = true;
+    window.frame(ctx).open(&mut open).show(ctx, |ui| window.ui(ui, shared));
+    if !open {
+        window.close(shared);
+    }
+}
+
+/// One of each floating window.
+#[derive(Default)]
+pub struct Windows {
+    /// Help → Keyboard shortcuts.
+    pub shortcuts: Shortcuts,
+    /// View → Recording info (a shown file's metadata).
+    pub info: RecordingInfo,
+    /// View → Phase table.
+    pub phases: PhasePanel,
+    /// View → Processes.
+    pub processes: ProcessPanel,
+    /// View → Triggers.
+    pub triggers: TriggersWindow,
+    /// The A/B cursors' readout.
+    pub cursors: CursorReadout,
+    /// Help → Diagnostics.
+    pub diagnostics: Diagnostics,
+    /// Help → About zescope.
+    pub about: About,
+}
+
+impl Windows {
+    /// Every window, in the order they are drawn (a later one over an earlier one).
+    pub fn each(&mut self) -> [&mut dyn Window; 8] {
+        [
+            &mut self.shortcuts,
+            &mut self.info,
+            &mut self.phases,
+            &mut self.processes,
+            &mut self.triggers,
+            &mut self.cursors,
+            &mut self.diagnostics,
+            &mut self.about,
+        ]
+    }
+}
