@@ -1,0 +1,121 @@
+//! A pane's data: its visible series' store envelopes (and the comparison's) queried and meshed
+//! for the range the time view shows (`envelope_plot`), then drawn in an egui_plot whose x axis
+//! is linked to every other pane's.
+
+use egui::{Color32, Ui};
+use egui_plot::{Plot, PlotPoint, PlotResponse, PlotUi};
+
+use zescope_model::view::SeriesKey;
+use zescope_store::Store;
+
+use super::super::axes;
+use super::super::compare::Comparison;
+use super::super::envelope_plot::{PlotFrame, PlotSeries};
+use super::super::panes::Panes;
+use super::super::state::AppState;
+use super::layout::Layout;
+
+/// The store series a pane plots: each visible series' store series, one per run.
+pub(super) fn items(rows: &[(SeriesKey, Color32, bool)], state: &AppState) -> Vec<PlotSeries> {
+    rows.iter()
+        .filter(|(_, _, visible)| *visible)
+        .flat_map(|(k, c, _)| {
+            let ids = state.ingest.series.get(k).map(|e| e.ids.clone()).unwrap_or_default();
+            ids.into_iter().enumerate().map(move |(run, id)| PlotSeries {
+                series: id,
+                name: format!("{}/{}#{run}", k.device, k.label()),
+                color: *c,
+            })
+        })
+        .collect()
+}
+
+/// One pane's plot, as this frame draws it.
+pub(super) struct PanePlot<'a> {
+    /// The pane.
+    pub id: u64,
+    /// Its rows (for the comparison's matching series).
+    pub rows: &'a [(SeriesKey, Color32, bool)],
+    /// Its store series.
+    pub items: &'a [PlotSeries],
+    /// The x range the time view shows; `None` before any data.
+    pub target: Option<(f64, f64)>,
+    /// Its held y range, if its y axis is locked.
+    pub y_lock: Option<(f64, f64)>,
+    /// The newest time the data may reach (store ns), while paused.
+    pub limit: Option<i64>,
+    /// The y axis' unit ("" when the series' units differ).
+    pub unit: String,
+    /// Every series is a state (named values rather than numbers).
+    pub states_only: bool,
+    /// A cursor is being dragged: the plot does not pan.
+    pub grabbing: bool,
+}
+
+/// Queries, meshes and draws `pane`; `overlay` draws over the data inside the plot. Returns the
+/// plot's response, with the pointer's coordinate.
+pub(super) fn draw(
+    ui: &mut Ui,
+    layout: &Layout,
+    panes: &mut Panes,
+    compare: Option<&mut Comparison>,
+    store: &Store,
+    pane: &PanePlot<'_>,
+    overlay: impl FnOnce(&mut PlotUi<'_>),
+) -> PlotResponse<Option<PlotPoint>> {
+    let y_lock = pane.y_lock;
+    let plot = Plot::new(("pane", pane.id))
+        .height(layout.plot_h)
+        .link_axis(layout.link, [true, false])
+        .allow_zoom([true, y_lock.is_some()])
+        .allow_drag([!pane.grabbing, y_lock.is_some() && !pane.grabbing])
+        .allow_scroll([true, false])
+        .allow_boxed_zoom(false)
+        .allow_double_click_reset(false)
+        .show_x(false)
+        .show_y(false)
+        // The plot area is not filled (the window's clear colour shows through, see `bare` in
+        // lib.rs): a fill shades every pixel of every pane once more per frame. Its outline is
+        // drawn by the overlays.
+        .show_background(false)
+        .grid_spacing(axes::GRID_MIN_PX..=300.0)
+        .custom_y_axes(vec![axes::y_axis(pane.unit.clone(), layout.y_width, pane.states_only)])
+        .y_grid_spacer(axes::y_spacer)
+        .x_axis_formatter(axes::x_label);
+    // The pane's series (and the comparison's) are queried and meshed before the plot is shown,
+    // for the range the time view shows (`envelope_plot`).
+    let frame = PlotFrame { x: pane.target, y: y_lock, limit: pane.limit };
+    let cache = panes.plot(pane.id);
+    cache.query(store, pane.items, frame);
+    let mut theirs = compare.and_then(|c| c.overlay(pane.id, pane.rows, layout.bg));
+    let mut data = cache.data_bounds();
+    if let Some((plot, cstore, citems)) = theirs.as_mut() {
+        plot.query(cstore, citems, PlotFrame { limit: None, ..frame });
+        data.merge(&plot.data_bounds());
+    }
+    if let Some(t) = cache.predict(data) {
+        cache.mesh(store, &t);
+        if let Some((plot, cstore, _)) = theirs.as_mut() {
+            plot.mesh(cstore, &t);
+        }
+    }
+    plot.show(ui, |pui| {
+        if let Some((a, b)) = pane.target {
+            pui.set_plot_bounds_x(a..=b);
+        }
+        // A held range, or the one a flat series gets (`flat_range`, as predicted).
+        match y_lock.or_else(|| super::super::envelope_plot::flat_range(&data)) {
+            Some((lo, hi)) => {
+                pui.set_auto_bounds([false, false]);
+                pui.set_plot_bounds_y(lo..=hi);
+            }
+            None => pui.set_auto_bounds([false, true]),
+        }
+        cache.add_to(pui, store);
+        if let Some((plot, cstore, _)) = theirs {
+            plot.add_to(pui, cstore);
+        }
+        overlay(pui);
+        pui.pointer_coordinate()
+    })
+}

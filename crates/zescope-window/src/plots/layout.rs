@@ -1,0 +1,131 @@
+//! Where the panes go: each plot's height, the shared y-axis width, the pane's number and units,
+//! its series' colours and visibility, and the header row with its buttons.
+
+use egui::{Color32, Id, RichText, Ui};
+
+use zescope_model::view::{PaneSpec, SeriesKey};
+use zescope_model::write::{FORMATS, Scope};
+
+use super::super::axes;
+use super::super::dialogs::FileKind;
+use super::super::panes::Panes;
+use super::super::state::AppState;
+
+/// Height of a pane's plot, at least.
+pub(super) const MIN_PLOT_HEIGHT: f32 = 140.0;
+
+/// The frame's layout of every pane, worked out before the first is drawn.
+pub(super) struct Layout {
+    /// The panes, in order (a copy: the panes change as the frame's actions apply).
+    pub specs: Vec<PaneSpec>,
+    /// Each pane as its menus name it: its number and what it plots ("2 · MHz").
+    pub numbers: Vec<(u64, String)>,
+    /// Each plot's height.
+    pub plot_h: f32,
+    /// The plots' background.
+    pub bg: Color32,
+    /// Where the panes' y ranges are remembered, for the shared y-axis width.
+    pub y_id: Id,
+    /// The y axes' one width, so every plot area starts at the same x.
+    pub y_width: f32,
+    /// What links the plots' time axes.
+    pub link: Id,
+}
+
+impl Layout {
+    pub(super) fn of(ui: &Ui, panes: &Panes, state: &AppState) -> Layout {
+        let specs = panes.layout.panes.clone();
+        let numbers = specs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let units = pane_units_of(p, state);
+                let what = if units.is_empty() { String::new() } else { format!(" · {}", units.join(", ")) };
+                (p.id, format!("{}{what}", i + 1))
+            })
+            .collect();
+        let n = specs.len().max(1) as f32;
+        let legend_h: f32 = specs.iter().map(|p| 22.0 + 18.0 * p.series.len() as f32).sum();
+        let plot_h = ((ui.available_height() - legend_h - 40.0 * n) / n).max(MIN_PLOT_HEIGHT);
+        let y_id = Id::unique("zescope-pane-y-range");
+        let pane_units: Vec<(u64, String)> = specs.iter().map(|p| (p.id, pane_unit(p, state))).collect();
+        let y_width = axes::shared_y_width(ui, y_id, &pane_units);
+        let link = Id::unique("zescope-time-axis");
+        Layout { specs, numbers, plot_h, bg: ui.visuals().extreme_bg_color, y_id, y_width, link }
+    }
+}
+
+/// A pane's series as drawn: (key, colour on the plot's background, visible).
+pub(super) fn rows(spec: &PaneSpec, panes: &mut Panes, bg: Color32) -> Vec<(SeriesKey, Color32, bool)> {
+    spec.series.iter().map(|k| (k.clone(), drawn(panes.color(k), bg), panes.layout.is_visible(k))).collect()
+}
+
+/// What a pane's header row was asked for.
+#[derive(Default)]
+pub(super) struct HeaderClicks {
+    /// Its close button.
+    pub remove: bool,
+    /// Its y lock, toggled.
+    pub toggle_lock: bool,
+    /// A file of it, from its Export menu.
+    pub write: Option<FileKind>,
+}
+
+/// The pane's header: its buttons first, from the right edge, so a narrow window truncates the
+/// title rather than pushing them out of sight.
+pub(super) fn header(ui: &mut Ui, i: usize, spec: &PaneSpec, panes: &Panes, units: &[String]) -> HeaderClicks {
+    let mut clicks = HeaderClicks::default();
+    ui.horizontal(|ui| {
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            if ui.small_button("x").on_hover_text("remove this pane").clicked() {
+                clicks.remove = true;
+            }
+            let locked = panes.y_lock.contains_key(&spec.id);
+            let lock = ui.selectable_label(locked, "y lock").on_hover_text(
+                "hold this pane's value axis where it is; then drag and Ctrl+wheel move and zoom it too",
+            );
+            clicks.toggle_lock = lock.clicked();
+            ui.menu_button("Export", |ui| {
+                for f in FORMATS.iter().filter(|f| f.in_window()) {
+                    let label = match f.scope() {
+                        Scope::Picture => format!("{}…", f.title()),
+                        Scope::Samples => format!("{} of the visible data…", f.name()),
+                        Scope::Session => continue,
+                    };
+                    if ui.button(label).clicked() {
+                        ui.close();
+                        clicks.write = Some(FileKind::File(*f));
+                    }
+                }
+            });
+            ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                ui.label(RichText::new(format!("Pane {}", i + 1)).strong());
+                if !units.is_empty() {
+                    ui.add(egui::Label::new(RichText::new(units.join(", ")).weak()).truncate());
+                }
+            });
+        });
+    });
+    clicks
+}
+
+/// A series colour as drawn on the plot background `bg` (`view::contrast`: no yellow on white).
+pub(crate) fn drawn(c: Color32, bg: Color32) -> Color32 {
+    let [r, g, b] = zescope_model::view::contrast::on_background([c.r(), c.g(), c.b()], [bg.r(), bg.g(), bg.b()]);
+    Color32::from_rgb(r, g, b)
+}
+
+/// The plotted units of a pane's series, each once, sorted.
+pub(super) fn pane_units_of(spec: &PaneSpec, state: &AppState) -> Vec<String> {
+    let units: std::collections::BTreeSet<String> =
+        spec.series.iter().filter_map(|k| state.ingest.series.get(k).map(|e| e.plotted_unit())).collect();
+    units.into_iter().collect()
+}
+
+/// The unit a pane's y axis reads in: its series' one unit, or none when they differ.
+fn pane_unit(spec: &PaneSpec, state: &AppState) -> String {
+    match pane_units_of(spec, state).as_slice() {
+        [one] => one.clone(),
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,144 @@
+//! The plot panes: one egui_plot per pane, fed only by store envelopes (`envelope_plot`), with
+//! one time axis for all (linked x, shared cursor), zoom and pan that leave live mode, the exact
+//! nearest samples on hover, and the legend/statistics table under each pane.
+//!
+//! Double-click on a plot fits the time axis to all the data. The wheel works as in other plot tools (PlotJuggler, rerun): over a plot it zooms the time
+//! axis about the pointer (Ctrl+wheel and pinch too), Shift+wheel and dragging pan in time, and
+//! anywhere else (legends, titles, gaps) it scrolls the pane list.
+
+//!
+//! The work is split by job: `layout.rs` (heights, the shared y-axis width, each pane's header),
+//! `envelopes.rs` (the data: envelopes queried, meshed and drawn), `overlays.rs` (what is drawn
+//! over the data), `interaction.rs` (what the pointer and wheel did, applied after the last pane).
+
+mod envelopes;
+mod interaction;
+mod layout;
+mod overlays;
+
+use egui::Ui;
+
+use zescope_model::view::cursors::Cursors;
+use zescope_model::view::{TimeView, data_x};
+use zescope_store::Store;
+
+use super::compare::Comparison;
+use super::empty_pane;
+use super::legend::{self, LegendRow};
+use super::panes::Panes;
+use super::state::AppState;
+use envelopes::PanePlot;
+use interaction::Gestures;
+use layout::{Layout, MIN_PLOT_HEIGHT};
+
+pub(crate) use layout::drawn;
+
+/// What the panes did this frame.
+#[derive(Default)]
+pub struct PlotsOutcome {
+    /// The hovered time (plot x), for the shared cursor.
+    pub hover_x: Option<f64>,
+    /// The x range shown.
+    pub shown: Option<(f64, f64)>,
+    /// A pane's context menu asked to export it: (what, pane index).
+    pub write: Option<(super::dialogs::FileKind, usize)>,
+    /// The plots' width in points (of the last plot drawn).
+    pub plot_width: Option<f32>,
+    /// Each pane's plot area, in order; `None` for a pane with nothing to plot.
+    pub frames: Vec<(u64, Option<egui::Rect>)>,
+    /// A legend asked for a trigger with this expression (to edit in the Triggers window).
+    pub trigger: Option<String>,
+}
+
+/// What is drawn over the panes besides the data: markers, the A/B cursors (which a
+/// Shift+click or a drag moves), a comparison run.
+pub struct Overlays<'a> {
+    /// The markers.
+    pub markers: &'a [zescope_model::view::Mark],
+    /// The triggers' firings, as bands of the time kept around each.
+    pub firings: &'a [zescope_model::view::Mark],
+    /// The A/B cursors.
+    pub cursors: &'a mut Cursors,
+    /// A second session overlaid in a lighter shade.
+    pub compare: Option<&'a mut Comparison>,
+}
+
+/// Draws every pane: header, plot (or where to drop a metric) and legend; then applies what the
+/// user did to them.
+pub fn show(
+    ui: &mut Ui,
+    panes: &mut Panes,
+    store: &Store,
+    state: &AppState,
+    view: &mut TimeView,
+    hover_x: Option<f64>,
+    overlays: Overlays<'_>,
+) -> PlotsOutcome {
+    let Overlays { markers, firings, cursors, mut compare } = overlays;
+    let mut out = PlotsOutcome::default();
+    if let Some(c) = compare.as_deref_mut() {
+        c.align(store, markers);
+        c.prepare(panes.layout.panes.iter().map(|p| p.id));
+    }
+    let mut gestures = Gestures::begin(ui);
+    let target = view.range(data_x(store));
+    out.shown = target;
+    let layout = Layout::of(ui, panes, state);
+    let area = egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+        for (i, spec) in layout.specs.iter().enumerate() {
+            let rows = layout::rows(spec, panes, layout.bg);
+            let units = layout::pane_units_of(spec, state);
+            let clicks = layout::header(ui, i, spec, panes, &units);
+            gestures.header(i, spec.id, clicks);
+            let items = envelopes::items(&rows, state);
+            let limit = view.data_limit().map(|x| store.from_plot_x(x));
+            let shown = if items.is_empty() {
+                // Nothing to plot: no axes made up for no data, only where to drop a metric.
+                let r = empty_pane::show(ui, MIN_PLOT_HEIGHT, spec.series.is_empty());
+                gestures.drop_and_scroll(&r, spec.id, panes);
+                out.frames.push((spec.id, None));
+                target.unwrap_or((0.0, 1.0))
+            } else {
+                let y_lock = panes.y_lock.get(&spec.id).copied();
+                let pane = PanePlot {
+                    id: spec.id,
+                    rows: &rows,
+                    items: &items,
+                    target,
+                    y_lock,
+                    limit,
+                    unit: if units.len() == 1 { units[0].clone() } else { String::new() },
+                    states_only: !spec.series.is_empty()
+                        && spec.series.iter().all(|k| state.ingest.series.get(k).is_some_and(|e| e.is_state())),
+                    grabbing: gestures.grabbed.is_some(),
+                };
+                let resp = envelopes::draw(ui, &layout, panes, compare.as_deref_mut(), store, &pane, |pui| {
+                    overlays::in_plot(pui, hover_x, cursors, store)
+                });
+                let over = overlays::Over { rows: &rows, markers, firings, cursors };
+                overlays::paint(ui, &resp, state, store, &over);
+                let frame = *resp.transform.frame();
+                super::axes::remember_y(ui, layout.y_id, spec.id, resp.transform.bounds().range_y(), frame.height());
+                out.plot_width = Some(frame.width());
+                let y = resp.transform.bounds().range_y();
+                gestures.y_range(spec.id, (*y.start(), *y.end()), y_lock.is_some(), panes);
+                out.frames.push((spec.id, Some(frame)));
+                let shown = gestures.on_plot(ui, &resp, &pane, cursors, (store, state), &mut out);
+                gestures.drop_and_scroll(&resp.response, spec.id, panes);
+                shown
+            };
+            let t1 = store.from_plot_x(shown.1);
+            let range = Some((store.from_plot_x(shown.0), limit.map_or(t1, |l| l.min(t1))));
+            let legend_rows: Vec<LegendRow> = rows
+                .iter()
+                .map(|(k, c, v)| LegendRow { key: k, color: *c, picked: panes.color(k), visible: *v })
+                .collect();
+            for a in legend::show(ui, spec.id, &legend_rows, &layout.numbers, state, store, range) {
+                gestures.actions.push((spec.id, a));
+            }
+            ui.add_space(8.0);
+        }
+    });
+    gestures.finish(ui, area.inner_rect, view, panes, store, &mut out);
+    out
+}
