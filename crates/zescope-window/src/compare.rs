@@ -124,14 +124,14 @@ impl Comparison {
     pub(crate) fn overlay(
         &mut self,
         pane: u64,
-        rows: &[(SeriesKey, Color32, bool)],
+        rows: &[super::plots::PaneRow<'_>],
         bg: Color32,
     ) -> Option<(&mut EnvelopePlot, &Store, Vec<PlotSeries>)> {
         let plot = self.plots.get_mut(&pane)?;
         let items: Vec<PlotSeries> = rows
             .iter()
-            .filter(|r| r.2)
-            .filter_map(|(k, c, _)| self.series.get(k).map(|e| (k, *c, e)))
+            .filter(|r| r.shown.visible)
+            .filter_map(|r| self.series.get(&r.shown.key).map(|e| (&r.shown.key, r.color, e)))
             .flat_map(|(k, c, e)| {
                 e.ids.iter().enumerate().map(move |(run, &id)| PlotSeries {
                     series: id,

@@ -6,6 +6,7 @@ use egui::{Color32, RichText, Ui};
 
 use zescope_store::{RangeStats, SeriesId, Store};
 
+use super::plots::PaneRow;
 use super::state::AppState;
 use zescope_model::view::SeriesKey;
 use zescope_model::view::format::{row_scale, scaled};
@@ -60,15 +61,6 @@ pub fn combined_stats(store: &Store, ids: &[SeriesId], t0: i64, t1: i64) -> Opti
 
 fn nz(v: f64) -> f64 {
     if v.is_finite() { v } else { 0.0 }
-}
-
-pub struct LegendRow<'a> {
-    pub key: &'a SeriesKey,
-    /// The colour the series is drawn in (`view::contrast`: kept readable on the background).
-    pub color: Color32,
-    /// The colour the user picked (what the colour button shows and edits).
-    pub picked: Color32,
-    pub visible: bool,
 }
 
 /// Column widths of the legend (set from the pane's width, never from the numbers in them, so
@@ -191,7 +183,7 @@ pub(crate) fn shared_scales<'a>(
 pub fn show(
     ui: &mut Ui,
     pane: u64,
-    rows: &[LegendRow],
+    rows: &[PaneRow<'_>],
     other_panes: &[(u64, String)],
     state: &AppState,
     store: &Store,
@@ -214,7 +206,7 @@ fn table(
     ui: &mut Ui,
     pane: u64,
     w: Widths,
-    rows: &[LegendRow],
+    rows: &[PaneRow<'_>],
     other_panes: &[(u64, String)],
     state: &AppState,
     store: &Store,
@@ -244,57 +236,57 @@ fn table(
     // Each row's statistics over the range, then the prefix each unit's rows share.
     let stats: Vec<Option<RangeStats>> = rows
         .iter()
-        .map(|row| match (state.ingest.series.get(row.key), range) {
+        .map(|row| match (row.shown.entry, range) {
             // A state (an id, a flag) has no mean: an average of ids is no id.
             (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1)
                 .map(|s| if e.is_state() { RangeStats { mean: f64::NAN, ..s } } else { s }),
             _ => None,
         })
         .collect();
-    let unit_of = |row: &LegendRow| {
-        let e = state.ingest.series.get(row.key);
-        (e.map(|e| e.plotted_unit()).unwrap_or_default(), e.is_some_and(|e| e.is_state()))
-    };
-    let units: Vec<(String, bool)> = rows.iter().map(unit_of).collect();
+    let units: Vec<(String, bool)> = rows.iter().map(|row| (row.shown.unit.clone(), row.shown.state)).collect();
     let scales = shared_scales(units.iter().zip(&stats).map(|((u, st), s)| (u.as_str(), *st, s.as_ref())));
     // With several devices, each device's rows together under its heading (in the order the
     // devices first come in the pane; a device's rows keep their order).
     let mut order: Vec<usize> = (0..rows.len()).collect();
     if several {
-        let first = |d: &str| rows.iter().position(|r| r.key.device == d).unwrap_or(0);
-        order.sort_by_key(|&i| first(&rows[i].key.device));
+        let first = |d: &str| rows.iter().position(|r| r.shown.key.device == d).unwrap_or(0);
+        order.sort_by_key(|&i| first(&rows[i].shown.key.device));
     }
     let mut device: Option<&str> = None;
     for i in order {
         let row = &rows[i];
-        if several && device != Some(row.key.device.as_str()) {
-            device = Some(row.key.device.as_str());
+        if several && device != Some(row.shown.key.device.as_str()) {
+            device = Some(row.shown.key.device.as_str());
             ui.horizontal(|ui| {
                 ui.add_space(W_CHECK + W_COLOR + 2.0 * GAP);
-                ui.label(RichText::new(&row.key.device).strong());
+                ui.label(RichText::new(&row.shown.key.device).strong());
             });
         }
-        let entry = state.ingest.series.get(row.key);
+        let entry = row.shown.entry;
         let unit = &units[i].0;
         ui.horizontal(|ui| {
             ui.spacing_mut().item_spacing.x = GAP;
-            let mut visible = row.visible;
+            let mut visible = row.shown.visible;
             if cell(ui, W_CHECK, |ui| ui.checkbox(&mut visible, "").on_hover_text("show or hide this series")).changed()
             {
-                actions.push(LegendAction::Visible(row.key.clone(), visible));
+                actions.push(LegendAction::Visible(row.shown.key.clone(), visible));
             }
             // The colour picked, not the one drawn: on a light background a light colour is drawn
             // darker, and editing that would replace the user's choice with the darkened one.
             let mut c = row.picked;
             if cell(ui, W_COLOR, |ui| ui.color_edit_button_srgba(&mut c)).changed() {
-                actions.push(LegendAction::Color(row.key.clone(), c));
+                actions.push(LegendAction::Color(row.shown.key.clone(), c));
             }
             let weak = ui.visuals().weak_text_color();
             let name = cell(ui, w.name, |ui| {
                 ui.add(
-                    egui::Label::new(RichText::new(row.key.label()).color(if visible { row.color } else { weak }))
-                        .truncate()
-                        .sense(egui::Sense::click()),
+                    egui::Label::new(RichText::new(row.shown.key.label()).color(if visible {
+                        row.color
+                    } else {
+                        weak
+                    }))
+                    .truncate()
+                    .sense(egui::Sense::click()),
                 )
                 .on_hover_text("right-click to move it, show it in another pane too, or remove it")
             });
@@ -310,32 +302,32 @@ fn table(
                     .clicked()
                 {
                     let last = stats.as_ref().and_then(|s| s.last).filter(|v| v.is_finite()).unwrap_or(0.0);
-                    let device = if several { format!("{}/", row.key.device) } else { String::new() };
-                    let series = format!("{device}{}", row.key.label());
+                    let device = if several { format!("{}/", row.shown.key.device) } else { String::new() };
+                    let series = format!("{device}{}", row.shown.key.label());
                     let series = if series.contains(char::is_whitespace) { format!("\"{series}\"") } else { series };
                     actions.push(LegendAction::Trigger(format!("{series} > {}", crate::triggers::round(last))));
                 }
                 ui.separator();
                 for (id, n) in other_panes.iter().filter(|(id, _)| *id != pane) {
                     if ui.button(format!("Move to pane {n}")).clicked() {
-                        actions.push(LegendAction::MoveTo(row.key.clone(), Some(*id)));
+                        actions.push(LegendAction::MoveTo(row.shown.key.clone(), Some(*id)));
                     }
                 }
                 if ui.button("Move to a new pane").clicked() {
-                    actions.push(LegendAction::MoveTo(row.key.clone(), None));
+                    actions.push(LegendAction::MoveTo(row.shown.key.clone(), None));
                 }
                 ui.separator();
                 for (id, n) in other_panes.iter().filter(|(id, _)| *id != pane) {
                     if ui.button(format!("Also show in pane {n}")).clicked() {
-                        actions.push(LegendAction::AlsoIn(row.key.clone(), Some(*id)));
+                        actions.push(LegendAction::AlsoIn(row.shown.key.clone(), Some(*id)));
                     }
                 }
                 if ui.button("Also show in a new pane").clicked() {
-                    actions.push(LegendAction::AlsoIn(row.key.clone(), None));
+                    actions.push(LegendAction::AlsoIn(row.shown.key.clone(), None));
                 }
                 ui.separator();
                 if ui.button("Remove from this pane").clicked() {
-                    actions.push(LegendAction::Remove(row.key.clone()));
+                    actions.push(LegendAction::Remove(row.shown.key.clone()));
                 }
             });
             let (shown_unit, cells) = row_cells(stats.as_ref(), unit, scales.get(&units[i]));

@@ -3,31 +3,25 @@
 
 use egui::{Color32, RichText, Ui, vec2};
 
-use zescope_model::view::SeriesKey;
+use zescope_model::view::TimeAxis;
 use zescope_model::view::format::{si, time_label};
 use zescope_store::Store;
 
+use super::plots::PaneRow;
 use super::state::AppState;
 
 /// The exact samples nearest to `t` of every visible series of a pane.
-pub(crate) fn readout(
-    ui: &mut Ui,
-    rows: &[(SeriesKey, Color32, bool)],
-    state: &AppState,
-    store: &Store,
-    t: i64,
-    x: f64,
-) {
+pub(crate) fn readout(ui: &mut Ui, rows: &[PaneRow<'_>], state: &AppState, store: &Store, t: i64, x: f64) {
     ui.label(RichText::new(format!("t = {}", time_label(x))).strong());
     // Columns at least as wide as their widest likely text, so values changing every frame
     // never resize the grid (a grid that resizes asks for one more frame, each frame).
     let font = egui::TextStyle::Monospace.resolve(ui.style());
     let digit = ui.painter().layout_no_wrap("0".into(), font, Color32::WHITE).size().x;
     egui::Grid::new("readout").spacing(vec2(12.0, 2.0)).min_col_width(digit * 18.0).show(ui, |ui| {
-        for (k, c, visible) in rows.iter().filter(|r| r.2) {
-            let _ = visible;
-            let Some(e) = state.ingest.series.get(k) else { continue };
-            let unit = e.plotted_unit();
+        for row in rows.iter().filter(|r| r.shown.visible) {
+            let (k, c) = (&row.shown.key, &row.color);
+            let Some(e) = row.shown.entry else { continue };
+            let unit = &row.shown.unit;
             let nearest = e
                 .ids
                 .iter()
@@ -36,7 +30,7 @@ pub(crate) fn readout(
             ui.label(RichText::new(k.shown(state.ingest.several_devices())).color(*c));
             match nearest {
                 Some((id, s)) => {
-                    ui.monospace(s.value.map_or("no value".to_owned(), |v| si(v, &unit)));
+                    ui.monospace(s.value.map_or("no value".to_owned(), |v| si(v, unit)));
                     if e.info.kind.is_running_total()
                         && let Some(raw) = store.nearest_raw(id, t).and_then(|r| r.value)
                     {
@@ -44,7 +38,7 @@ pub(crate) fn readout(
                     } else {
                         ui.label("");
                     }
-                    ui.label(RichText::new(format!("@ {}", time_label(store.to_plot_x(s.t)))).weak());
+                    ui.label(RichText::new(format!("@ {}", time_label(TimeAxis::of(store).x(s.t)))).weak());
                 }
                 None => {
                     ui.monospace("–");

@@ -13,6 +13,8 @@
 //! - [`phases`]: the phase table (per phase and series: duration, mean/min/max, totals, energy);
 //! - [`processes`]: the processes that used each device over time ([`Processes`]), from the
 //!   sampler's process snapshots;
+//! - [`shown`]: what one frame shows of a pane, each series looked up once ([`ShownSeries`]), and
+//!   the time axis' mapping ([`TimeAxis`]);
 //! - [`timeview`]: which part of the timeline is shown ([`TimeView`]: window, follow/pause,
 //!   zoom);
 //! - [`ticks`]: round axis steps with room for their labels;
@@ -33,6 +35,7 @@ pub mod phases;
 pub mod processes;
 pub mod runs;
 pub mod series;
+pub mod shown;
 pub mod ticks;
 pub mod timeview;
 
@@ -42,4 +45,5 @@ pub use markers::{Mark, Markers, Span};
 pub use panes::{PaneLayout, PaneSpec, default_layout};
 pub use processes::Processes;
 pub use series::{SeriesEntry, SeriesKey, stream_desc};
+pub use shown::{ShownSeries, TimeAxis, shown_series};
 pub use timeview::{Mode, TimeView, Window, data_x};

@@ -2,29 +2,27 @@
 //! for the range the time view shows (`envelope_plot`), then drawn in an egui_plot whose x axis
 //! is linked to every other pane's.
 
-use egui::{Color32, Ui};
+use egui::Ui;
 use egui_plot::{Plot, PlotPoint, PlotResponse, PlotUi};
 
-use zescope_model::view::SeriesKey;
 use zescope_store::Store;
 
 use super::super::axes;
 use super::super::compare::Comparison;
 use super::super::envelope_plot::{PlotFrame, PlotSeries};
 use super::super::panes::Panes;
-use super::super::state::AppState;
-use super::layout::Layout;
+use super::layout::{Layout, PaneRow};
 
 /// The store series a pane plots: each visible series' store series, one per run.
-pub(super) fn items(rows: &[(SeriesKey, Color32, bool)], state: &AppState) -> Vec<PlotSeries> {
+pub(super) fn items(rows: &[PaneRow<'_>]) -> Vec<PlotSeries> {
     rows.iter()
-        .filter(|(_, _, visible)| *visible)
-        .flat_map(|(k, c, _)| {
-            let ids = state.ingest.series.get(k).map(|e| e.ids.clone()).unwrap_or_default();
-            ids.into_iter().enumerate().map(move |(run, id)| PlotSeries {
+        .filter(|r| r.shown.visible)
+        .flat_map(|r| {
+            let k = &r.shown.key;
+            r.shown.ids().iter().enumerate().map(move |(run, &id)| PlotSeries {
                 series: id,
                 name: format!("{}/{}#{run}", k.device, k.label()),
-                color: *c,
+                color: r.color,
             })
         })
         .collect()
@@ -35,7 +33,7 @@ pub(super) struct PanePlot<'a> {
     /// The pane.
     pub id: u64,
     /// Its rows (for the comparison's matching series).
-    pub rows: &'a [(SeriesKey, Color32, bool)],
+    pub rows: &'a [PaneRow<'a>],
     /// Its store series.
     pub items: &'a [PlotSeries],
     /// The x range the time view shows; `None` before any data.

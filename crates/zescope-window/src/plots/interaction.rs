@@ -8,7 +8,7 @@ use egui::{Id, Ui};
 use egui_plot::{PlotPoint, PlotResponse};
 
 use zescope_model::view::cursors::{Cursors, Which};
-use zescope_model::view::{SeriesKey, TimeView, data_x};
+use zescope_model::view::{SeriesKey, TimeAxis, TimeView, data_x};
 use zescope_store::Store;
 
 use super::super::dialogs::FileKind;
@@ -131,14 +131,14 @@ impl Gestures {
         out: &mut PlotsOutcome,
     ) -> (f64, f64) {
         let (target, rows) = (pane.target, pane.rows);
+        let axis = TimeAxis::of(store);
         // Cursors: Shift+click sets them, a drag that starts on a cursor's line moves it.
-        let pointer_t = resp.inner.map(|p| store.from_plot_x(p.x));
+        let pointer_t = resp.inner.map(|p| axis.ns(p.x));
         if resp.response.drag_started()
             && let Some(pos) = resp.response.interact_pointer_pos()
         {
             let near = |t: Option<i64>| {
-                t.map(|t| (resp.transform.position_from_point_x(store.to_plot_x(t)) - pos.x).abs())
-                    .filter(|d| *d <= GRAB_PX)
+                t.map(|t| (resp.transform.position_from_point_x(axis.x(t)) - pos.x).abs()).filter(|d| *d <= GRAB_PX)
             };
             self.grabbed = match (near(cursors.a), near(cursors.b)) {
                 (Some(a), Some(b)) => Some(if a <= b { Which::A } else { Which::B }),
@@ -152,7 +152,7 @@ impl Gestures {
         {
             if let Some(pos) = resp.response.interact_pointer_pos() {
                 let x = resp.transform.value_from_position(pos).x;
-                cursors.set(w, store.from_plot_x(x));
+                cursors.set(w, axis.ns(x));
             }
             self.cursor_moved = true;
         }
@@ -185,7 +185,7 @@ impl Gestures {
             && let Some(p) = resp.inner
         {
             out.hover_x = Some(p.x);
-            let t = store.from_plot_x(p.x);
+            let t = axis.ns(p.x);
             // The readout sits in the plot's top corner away from the pointer, never over the
             // data being read.
             let frame = *resp.transform.frame();

@@ -3,7 +3,7 @@
 
 use egui::{Color32, Id, RichText, Ui};
 
-use zescope_model::view::{PaneSpec, SeriesKey};
+use zescope_model::view::{PaneSpec, ShownSeries, shown_series};
 use zescope_model::write::{FORMATS, Scope};
 
 use super::super::axes;
@@ -14,10 +14,24 @@ use super::super::state::AppState;
 /// Height of a pane's plot, at least.
 pub(super) const MIN_PLOT_HEIGHT: f32 = 140.0;
 
+/// A series of a pane as the frame draws it: what the model resolved once, and its colours.
+pub(crate) struct PaneRow<'a> {
+    /// The series, looked up once this frame (`zescope_model::view::shown`).
+    pub shown: ShownSeries<'a>,
+    /// The colour it is drawn in (`view::contrast`: kept readable on the background).
+    pub color: Color32,
+    /// The colour the user picked (what the colour button shows and edits).
+    pub picked: Color32,
+}
+
 /// The frame's layout of every pane, worked out before the first is drawn.
-pub(super) struct Layout {
+pub(super) struct Layout<'a> {
     /// The panes, in order (a copy: the panes change as the frame's actions apply).
     pub specs: Vec<PaneSpec>,
+    /// Each pane's series, in order.
+    pub rows: Vec<Vec<PaneRow<'a>>>,
+    /// Each pane's plotted units, each once, sorted.
+    pub units: Vec<Vec<String>>,
     /// Each pane as its menus name it: its number and what it plots ("2 · MHz").
     pub numbers: Vec<(u64, String)>,
     /// Each plot's height.
@@ -32,14 +46,30 @@ pub(super) struct Layout {
     pub link: Id,
 }
 
-impl Layout {
-    pub(super) fn of(ui: &Ui, panes: &Panes, state: &AppState) -> Layout {
+impl<'a> Layout<'a> {
+    /// Every pane's series looked up once in `state`'s index, with their colours (a series
+    /// seen for the first time gets its colour here).
+    pub(super) fn of(ui: &Ui, panes: &mut Panes, state: &'a AppState) -> Layout<'a> {
         let specs = panes.layout.panes.clone();
+        let bg = ui.visuals().extreme_bg_color;
+        let rows: Vec<Vec<PaneRow<'a>>> = specs
+            .iter()
+            .map(|p| {
+                shown_series(&p.series, &panes.layout, &state.ingest.series)
+                    .into_iter()
+                    .map(|shown| {
+                        let picked = panes.color(&shown.key);
+                        PaneRow { color: drawn(picked, bg), picked, shown }
+                    })
+                    .collect()
+            })
+            .collect();
+        let units: Vec<Vec<String>> = rows.iter().map(|r| units(r)).collect();
         let numbers = specs
             .iter()
+            .zip(&units)
             .enumerate()
-            .map(|(i, p)| {
-                let units = pane_units_of(p, state);
+            .map(|(i, (p, units))| {
                 let what = if units.is_empty() { String::new() } else { format!(" · {}", units.join(", ")) };
                 (p.id, format!("{}{what}", i + 1))
             })
@@ -48,16 +78,23 @@ impl Layout {
         let legend_h: f32 = specs.iter().map(|p| 22.0 + 18.0 * p.series.len() as f32).sum();
         let plot_h = ((ui.available_height() - legend_h - 40.0 * n) / n).max(MIN_PLOT_HEIGHT);
         let y_id = Id::unique("zescope-pane-y-range");
-        let pane_units: Vec<(u64, String)> = specs.iter().map(|p| (p.id, pane_unit(p, state))).collect();
+        // The unit a pane's y axis reads in: its series' one unit, or none when they differ.
+        let pane_units: Vec<(u64, String)> = specs
+            .iter()
+            .zip(&units)
+            .map(|(p, u)| (p.id, if let [one] = u.as_slice() { one.clone() } else { String::new() }))
+            .collect();
         let y_width = axes::shared_y_width(ui, y_id, &pane_units);
         let link = Id::unique("zescope-time-axis");
-        Layout { specs, numbers, plot_h, bg: ui.visuals().extreme_bg_color, y_id, y_width, link }
+        Layout { specs, rows, units, numbers, plot_h, bg, y_id, y_width, link }
     }
 }
 
-/// A pane's series as drawn: (key, colour on the plot's background, visible).
-pub(super) fn rows(spec: &PaneSpec, panes: &mut Panes, bg: Color32) -> Vec<(SeriesKey, Color32, bool)> {
-    spec.series.iter().map(|k| (k.clone(), drawn(panes.color(k), bg), panes.layout.is_visible(k))).collect()
+/// The plotted units of a pane's described series, each once, sorted.
+fn units(rows: &[PaneRow<'_>]) -> Vec<String> {
+    let units: std::collections::BTreeSet<&str> =
+        rows.iter().filter(|r| r.shown.entry.is_some()).map(|r| r.shown.unit.as_str()).collect();
+    units.into_iter().map(str::to_owned).collect()
 }
 
 /// What a pane's header row was asked for.
@@ -113,19 +150,4 @@ pub(super) fn header(ui: &mut Ui, i: usize, spec: &PaneSpec, panes: &Panes, unit
 pub(crate) fn drawn(c: Color32, bg: Color32) -> Color32 {
     let [r, g, b] = zescope_model::view::contrast::on_background([c.r(), c.g(), c.b()], [bg.r(), bg.g(), bg.b()]);
     Color32::from_rgb(r, g, b)
-}
-
-/// The plotted units of a pane's series, each once, sorted.
-pub(super) fn pane_units_of(spec: &PaneSpec, state: &AppState) -> Vec<String> {
-    let units: std::collections::BTreeSet<String> =
-        spec.series.iter().filter_map(|k| state.ingest.series.get(k).map(|e| e.plotted_unit())).collect();
-    units.into_iter().collect()
-}
-
-/// The unit a pane's y axis reads in: its series' one unit, or none when they differ.
-fn pane_unit(spec: &PaneSpec, state: &AppState) -> String {
-    match pane_units_of(spec, state).as_slice() {
-        [one] => one.clone(),
-        _ => String::new(),
-    }
 }

@@ -19,19 +19,19 @@ mod overlays;
 use egui::Ui;
 
 use zescope_model::view::cursors::Cursors;
-use zescope_model::view::{TimeView, data_x};
+use zescope_model::view::{TimeAxis, TimeView, data_x};
 use zescope_store::Store;
 
 use super::compare::Comparison;
 use super::empty_pane;
-use super::legend::{self, LegendRow};
+use super::legend;
 use super::panes::Panes;
 use super::state::AppState;
 use envelopes::PanePlot;
 use interaction::Gestures;
 use layout::{Layout, MIN_PLOT_HEIGHT};
 
-pub(crate) use layout::drawn;
+pub(crate) use layout::{PaneRow, drawn};
 
 /// What the panes did this frame.
 #[derive(Default)]
@@ -84,14 +84,14 @@ pub fn show(
     let target = view.range(data_x(store));
     out.shown = target;
     let layout = Layout::of(ui, panes, state);
+    let axis = TimeAxis::of(store);
     let area = egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
         for (i, spec) in layout.specs.iter().enumerate() {
-            let rows = layout::rows(spec, panes, layout.bg);
-            let units = layout::pane_units_of(spec, state);
-            let clicks = layout::header(ui, i, spec, panes, &units);
+            let (rows, units) = (&layout.rows[i], &layout.units[i]);
+            let clicks = layout::header(ui, i, spec, panes, units);
             gestures.header(i, spec.id, clicks);
-            let items = envelopes::items(&rows, state);
-            let limit = view.data_limit().map(|x| store.from_plot_x(x));
+            let items = envelopes::items(rows);
+            let limit = view.data_limit().map(|x| axis.ns(x));
             let shown = if items.is_empty() {
                 // Nothing to plot: no axes made up for no data, only where to drop a metric.
                 let r = empty_pane::show(ui, MIN_PLOT_HEIGHT, spec.series.is_empty());
@@ -102,21 +102,20 @@ pub fn show(
                 let y_lock = panes.y_lock.get(&spec.id).copied();
                 let pane = PanePlot {
                     id: spec.id,
-                    rows: &rows,
+                    rows,
                     items: &items,
                     target,
                     y_lock,
                     limit,
                     unit: if units.len() == 1 { units[0].clone() } else { String::new() },
-                    states_only: !spec.series.is_empty()
-                        && spec.series.iter().all(|k| state.ingest.series.get(k).is_some_and(|e| e.is_state())),
+                    states_only: !rows.is_empty() && rows.iter().all(|r| r.shown.state),
                     grabbing: gestures.grabbed.is_some(),
                 };
                 let resp = envelopes::draw(ui, &layout, panes, compare.as_deref_mut(), store, &pane, |pui| {
-                    overlays::in_plot(pui, hover_x, cursors, store)
+                    overlays::in_plot(pui, hover_x, cursors, axis)
                 });
-                let over = overlays::Over { rows: &rows, markers, firings, cursors };
-                overlays::paint(ui, &resp, state, store, &over);
+                let over = overlays::Over { rows, markers, firings, cursors };
+                overlays::paint(ui, &resp, store, &over);
                 let frame = *resp.transform.frame();
                 super::axes::remember_y(ui, layout.y_id, spec.id, resp.transform.bounds().range_y(), frame.height());
                 out.plot_width = Some(frame.width());
@@ -127,13 +126,9 @@ pub fn show(
                 gestures.drop_and_scroll(&resp.response, spec.id, panes);
                 shown
             };
-            let t1 = store.from_plot_x(shown.1);
-            let range = Some((store.from_plot_x(shown.0), limit.map_or(t1, |l| l.min(t1))));
-            let legend_rows: Vec<LegendRow> = rows
-                .iter()
-                .map(|(k, c, v)| LegendRow { key: k, color: *c, picked: panes.color(k), visible: *v })
-                .collect();
-            for a in legend::show(ui, spec.id, &legend_rows, &layout.numbers, state, store, range) {
+            let t1 = axis.ns(shown.1);
+            let range = Some((axis.ns(shown.0), limit.map_or(t1, |l| l.min(t1))));
+            for a in legend::show(ui, spec.id, rows, &layout.numbers, state, store, range) {
                 gestures.actions.push((spec.id, a));
             }
             ui.add_space(8.0);

@@ -6,22 +6,22 @@ use egui::{Color32, Ui};
 use egui_plot::{PlotPoint, PlotResponse, PlotUi, VLine};
 
 use zescope_model::view::cursors::Cursors;
-use zescope_model::view::{Mark, SeriesKey};
+use zescope_model::view::{Mark, TimeAxis};
 use zescope_store::Store;
 
-use super::super::state::AppState;
+use super::layout::PaneRow;
 
 /// Colour of the A/B cursors.
 pub(super) const CURSOR: Color32 = Color32::from_rgb(240, 150, 40);
 
 /// Inside the plot, over the data: the hovered time's line on every pane and the A/B cursors.
-pub(super) fn in_plot(pui: &mut PlotUi<'_>, hover_x: Option<f64>, cursors: &Cursors, store: &Store) {
+pub(super) fn in_plot(pui: &mut PlotUi<'_>, hover_x: Option<f64>, cursors: &Cursors, axis: TimeAxis) {
     if let Some(x) = hover_x {
         pui.vline(VLine::new("cursor", x).color(Color32::from_gray(150)).width(1.0));
     }
     for (name, t) in [("A", cursors.a), ("B", cursors.b)] {
         if let Some(t) = t {
-            pui.vline(VLine::new(name, store.to_plot_x(t)).color(CURSOR).width(1.5));
+            pui.vline(VLine::new(name, axis.x(t)).color(CURSOR).width(1.5));
         }
     }
 }
@@ -29,7 +29,7 @@ pub(super) fn in_plot(pui: &mut PlotUi<'_>, hover_x: Option<f64>, cursors: &Curs
 /// What a pane shows over its plot area besides the data.
 pub(super) struct Over<'a> {
     /// The pane's rows (visible telemetry series bring their throttle reasons).
-    pub rows: &'a [(SeriesKey, Color32, bool)],
+    pub rows: &'a [PaneRow<'a>],
     /// The markers.
     pub markers: &'a [Mark],
     /// The triggers' firings.
@@ -39,19 +39,14 @@ pub(super) struct Over<'a> {
 }
 
 /// Paints `over` onto the plot `resp` drew.
-pub(super) fn paint(ui: &Ui, resp: &PlotResponse<Option<PlotPoint>>, state: &AppState, store: &Store, over: &Over<'_>) {
+pub(super) fn paint(ui: &Ui, resp: &PlotResponse<Option<PlotPoint>>, store: &Store, over: &Over<'_>) {
     let frame = *resp.transform.frame();
     // Throttle reasons of visible telemetry series as labelled bands.
     let throttle: Vec<_> = over
         .rows
         .iter()
-        .filter(|(_, _, visible)| *visible)
-        .filter_map(|(k, _, _)| {
-            let e = state.ingest.series.get(k)?;
-            let names = zescope_sampler::telemetry::throttle_names(&e.info.description);
-            (!names.is_empty()).then(|| e.ids.iter().map(move |&id| (id, names.clone())))
-        })
-        .flatten()
+        .filter(|r| r.shown.visible && !r.shown.throttle.is_empty())
+        .flat_map(|r| r.shown.ids().iter().map(|&id| (id, r.shown.throttle.clone())))
         .collect();
     if !throttle.is_empty() {
         super::super::throttle::paint(ui, frame, &resp.transform, store, &throttle);
@@ -61,7 +56,7 @@ pub(super) fn paint(ui: &Ui, resp: &PlotResponse<Option<PlotPoint>>, state: &App
     super::super::marker_paint::paint_strip(ui, frame, store, over.firings, x_of);
     for (name, t) in [("A", over.cursors.a), ("B", over.cursors.b)] {
         let Some(t) = t else { continue };
-        let x = resp.transform.position_from_point_x(store.to_plot_x(t));
+        let x = resp.transform.position_from_point_x(TimeAxis::of(store).x(t));
         if (frame.left()..=frame.right()).contains(&x) {
             ui.painter_at(frame).text(
                 egui::pos2(x + 3.0, frame.bottom() - 2.0),
