@@ -36,6 +36,7 @@ expected=(
   usr/share/zsh/vendor-completions/_zescope
   usr/share/fish/vendor_completions.d/zescope.fish
   usr/share/doc/zescope/copyright
+  usr/share/doc/zescope/manual.md
   usr/lib/systemd/system/zescope-serve.service
   usr/share/zescope/zescope-dashboard.json
   usr/share/zescope/zescope-rules.yml

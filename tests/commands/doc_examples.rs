@@ -1,5 +1,5 @@
 //! The examples the documentation gives run as written on the simulated device: every command
-//! line of README.md and docs/*.md (inline or in a code block) whose words are all real (no
+//! line of README.md and docs/*.md (the manual among them) (inline or in a code block) whose words are all real (no
 //! placeholder such as NAME or `[--flag]`), every trigger expression of the triggers' table and
 //! the README, and the view file of docs/view-format.md. A flag renamed, a series the simulated
 //! device lacks or a view that no longer loads fails here, not in a reader's terminal.
@@ -163,14 +163,14 @@ fn every_command_line_the_docs_give_runs_on_the_simulated_device() {
     assert!(failed.is_empty(), "examples that do not run as written:\n{}", failed.join("\n"));
 }
 
-/// The expressions of docs/triggers.md's table and of the README.
+/// The expressions of docs/triggers.md's table and of the manual.
 fn documented_triggers() -> Vec<String> {
     let table = std::fs::read_to_string(root().join("docs/triggers.md")).unwrap();
     let mut out: Vec<String> =
         table.lines().filter(|l| l.starts_with("| `")).filter_map(|l| l.split('`').nth(1).map(str::to_owned)).collect();
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let at = readme.find("conditions such as").expect("the README's trigger examples");
-    let sentence = &readme[at..at + readme[at..].find("([`docs/triggers.md`]").unwrap()];
+    let manual = std::fs::read_to_string(root().join("docs/manual.md")).unwrap();
+    let at = manual.find("conditions such as").expect("the manual's trigger examples");
+    let sentence = &manual[at..at + manual[at..].find("([`docs/triggers.md`]").unwrap()];
     out.extend(sentence.split('`').skip(1).step_by(2).map(str::to_owned));
     out
 }

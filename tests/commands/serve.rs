@@ -227,23 +227,24 @@ fn promtool_backfills_an_exported_session() {
     assert!(blocks >= 1, "promtool wrote no block: {said}");
 }
 
-/// The README's YAML block that starts with `first_line`.
-fn readme_block(first_line: &str) -> String {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let start =
-        readme.find(&format!("```yaml\n{first_line}\n")).unwrap_or_else(|| panic!("README has no {first_line}"));
-    let body = &readme[start + "```yaml\n".len()..];
+/// The manual's YAML block that starts with `first_line`.
+fn manual_block(first_line: &str) -> String {
+    let manual = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/manual.md")).unwrap();
+    let start = manual
+        .find(&format!("```yaml\n{first_line}\n"))
+        .unwrap_or_else(|| panic!("docs/manual.md has no {first_line}"));
+    let body = &manual[start + "```yaml\n".len()..];
     body[..body.find("```").unwrap()].to_owned()
 }
 
 #[test]
-fn the_readme_scrape_config_is_valid() {
+fn the_manuals_scrape_config_is_valid() {
     let Some(promtool) = tool("promtool") else { return };
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("prometheus.yml");
-    std::fs::write(&config, readme_block("# prometheus.yml")).unwrap();
+    std::fs::write(&config, manual_block("# prometheus.yml")).unwrap();
     let out = Command::new(&promtool).args(["check", "config", "--syntax-only"]).arg(&config).output().unwrap();
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "promtool check config: {said}");
-    assert!(readme_block("# prometheus.yml").contains("/usr/share/zescope/zescope-rules.yml"), "names the rules");
+    assert!(manual_block("# prometheus.yml").contains("/usr/share/zescope/zescope-rules.yml"), "names the rules");
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use zescope::commands::record::{RecordArgs, record};
 use zescope::signals::Termination;
 use zescope_model::session::{self, Capture, Restored, Session};
-use zescope_model::view::timeview::{Mode, TimeView, Window};
+use zescope_model::view::timeview::{Mode, TimeView, ViewLength};
 use zescope_store::Store;
 use zescope_ze::Source;
 
@@ -68,7 +68,7 @@ fn a_recording_round_trips_with_its_data_and_view() {
     let keys: Vec<_> = r.series.keys().cloned().collect();
     r.layout.hidden.insert(keys[0].clone());
     r.layout.colors.insert(keys[1].clone(), [1, 2, 3]);
-    r.view = TimeView::restored(Mode::Zoomed, Window::Sec10, (0.25, 0.75));
+    r.view = TimeView::restored(Mode::Zoomed, ViewLength::Sec10, (0.25, 0.75));
     r.markers.push(session::Marker {
         t_ns: store.total_time_range().unwrap().0 + 1000,
         label: "spike".into(),
@@ -90,7 +90,7 @@ fn a_recording_round_trips_with_its_data_and_view() {
     assert_eq!(loaded, edited, "load gives back what was saved");
     let (store2, r2) = restore(&loaded);
     assert_eq!(r2.layout, r.layout, "panes, colours, visibility");
-    assert_eq!((r2.view.mode, r2.view.window, r2.view.frozen_range()), (Mode::Zoomed, Window::Sec10, (0.25, 0.75)));
+    assert_eq!((r2.view.mode, r2.view.window, r2.view.frozen_range()), (Mode::Zoomed, ViewLength::Sec10, (0.25, 0.75)));
     assert_eq!(r2.markers, r.markers);
     assert_eq!(r2.series.keys().collect::<BTreeSet<_>>(), r.series.keys().collect::<BTreeSet<_>>());
     for (key, entry) in &r.series {

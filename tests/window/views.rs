@@ -4,7 +4,7 @@
 //! length, held value range, colours and triggers along.
 
 use egui_kittest::kittest::Queryable;
-use zescope_model::view::Window;
+use zescope_model::view::ViewLength;
 use zescope_model::viewfile::ViewFile;
 
 use crate::support::pump;
@@ -27,7 +27,7 @@ fn a_view_saved_on_one_device_lays_out_another() {
     let mut h = started(&sim);
     {
         let a = h.state_mut();
-        a.view.set_window(Window::Sec10);
+        a.view.set_window(ViewLength::Sec10);
         let pane = a.panes.layout.panes[0].id;
         a.panes.y_lock.insert(pane, (0.0, 100.0));
         let first = a.panes.layout.panes[0].series[0].clone();
@@ -71,7 +71,7 @@ fn a_view_saved_on_one_device_lays_out_another() {
     assert_eq!(a.panes.y_lock.get(&a.panes.layout.panes[0].id), Some(&(0.0, 100.0)));
     let first = &a.panes.layout.panes[0].series[0];
     assert_eq!(a.panes.layout.colors.get(first), Some(&[10, 20, 30]));
-    assert_eq!(a.view.window, Window::Sec10);
+    assert_eq!(a.view.window, ViewLength::Sec10);
     assert_eq!(a.state.triggers.eval.triggers()[0].text, "ComputeBasic/GpuUtilization > 80");
     h.get_by_label_contains("names series these devices lack: gpu/ComputeBasic/EuActive");
     crate::support::quit_discarding(&mut h);

@@ -15,7 +15,7 @@ use zescope_sampler::layout::glob::matches;
 
 use crate::triggers::Trigger;
 use crate::view::panes::PaneLayout;
-use crate::view::{SeriesKey, Window};
+use crate::view::{SeriesKey, ViewLength};
 
 /// The version this build writes and reads.
 pub const VERSION: u32 = 1;
@@ -91,7 +91,7 @@ pub struct Applied {
     /// Held value ranges, per pane id of `layout`.
     pub y_lock: BTreeMap<u64, (f64, f64)>,
     /// The window length, when the view sets one.
-    pub window: Option<Window>,
+    pub window: Option<ViewLength>,
     /// The triggers.
     pub triggers: Vec<Trigger>,
     /// Patterns (not optional) that matched no series ("gpu/ComputeBasic/Foo*"), to tell the
@@ -114,23 +114,23 @@ impl SeriesPattern {
 }
 
 /// A window length by its name in a view file.
-pub fn window_named(s: &str) -> Option<Window> {
+pub fn window_named(s: &str) -> Option<ViewLength> {
     match s {
-        "10s" => Some(Window::Sec10),
-        "1min" => Some(Window::Min1),
-        "10min" => Some(Window::Min10),
-        "all" => Some(Window::All),
+        "10s" => Some(ViewLength::Sec10),
+        "1min" => Some(ViewLength::Min1),
+        "10min" => Some(ViewLength::Min10),
+        "all" => Some(ViewLength::All),
         _ => None,
     }
 }
 
 /// A window length's name in a view file.
-pub fn window_name(w: Window) -> &'static str {
+pub fn window_name(w: ViewLength) -> &'static str {
     match w {
-        Window::Sec10 => "10s",
-        Window::Min1 => "1min",
-        Window::Min10 => "10min",
-        Window::All => "all",
+        ViewLength::Sec10 => "10s",
+        ViewLength::Min1 => "1min",
+        ViewLength::Min10 => "10min",
+        ViewLength::All => "all",
     }
 }
 
@@ -152,7 +152,7 @@ impl ViewFile {
         name: &str,
         layout: &PaneLayout,
         y_lock: &BTreeMap<u64, (f64, f64)>,
-        window: Window,
+        window: ViewLength,
         triggers: &[Trigger],
         kind_of: impl Fn(&str) -> Option<String>,
     ) -> ViewFile {
@@ -326,7 +326,7 @@ mod tests {
         let id = layout.panes[0].id;
         let locks = BTreeMap::from([(id, (0.0, 100.0))]);
         let t = Trigger::parse("ComputeBasic/GpuBusy > 80").unwrap();
-        let v = ViewFile::from_layout("busy", &layout, &locks, Window::Sec10, &[t], kind);
+        let v = ViewFile::from_layout("busy", &layout, &locks, ViewLength::Sec10, &[t], kind);
         let text = v.to_text();
         let back = ViewFile::parse(&text).unwrap();
         assert_eq!(back, v);
@@ -341,7 +341,7 @@ mod tests {
         assert_eq!(shown, [&other[0], &other[1]]);
         assert_eq!(a.layout.colors.get(&other[0]), Some(&[1, 2, 3]));
         assert_eq!(a.y_lock.get(&a.layout.panes[0].id), Some(&(0.0, 100.0)));
-        assert_eq!(a.window, Some(Window::Sec10));
+        assert_eq!(a.window, Some(ViewLength::Sec10));
         assert_eq!(a.triggers[0].text, "ComputeBasic/GpuBusy > 80");
         assert!(a.missing.is_empty());
     }

@@ -8,7 +8,7 @@ use super::files::{FileAction, PromptAnswer, file_name};
 use super::settings::Theme;
 use super::unsaved::Pending;
 use super::windows::{Shared, show};
-use zescope_model::view::Window;
+use zescope_model::view::ViewLength;
 
 impl ZescopeApp {
     /// View → Reset layout: the series shown — the run's, else the recording's, in stream
@@ -109,7 +109,7 @@ impl ZescopeApp {
                     self.view.fit(zescope_model::view::data_x(&self.store));
                 }
                 ui.menu_button("Window length", |ui| {
-                    for w in Window::ALL {
+                    for w in ViewLength::ALL {
                         if ui.radio(self.view.window == w, w.label()).clicked() {
                             self.view.set_window(w);
                         }
@@ -161,7 +161,7 @@ impl ZescopeApp {
                     .clicked()
                 {
                     self.reset_layout();
-                    self.view.set_window(Window::default());
+                    self.view.set_window(ViewLength::default());
                     ui.ctx().set_zoom_factor(1.0);
                 }
             });

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::state::Selection;
 use zescope_model::view::PaneLayout;
-use zescope_model::view::Window;
+use zescope_model::view::ViewLength;
 
 /// The key the settings are stored under in eframe's storage; versioned (`-v1`) so that an
 /// incompatible format can take a new key.
@@ -42,7 +42,7 @@ pub struct Settings {
     /// The colour theme.
     pub theme: Theme,
     /// How much history a live view shows.
-    pub window: Window,
+    pub window: ViewLength,
     /// The device, groups, metrics and interval picked last; checked against the devices found
     /// at start (`reconcile.rs`).
     pub selection: Selection,

@@ -3,7 +3,7 @@
 
 use egui::{RichText, Ui};
 
-use zescope_model::view::{Activity, Window, data_x};
+use zescope_model::view::{Activity, ViewLength, data_x};
 
 use super::{ZescopeApp, files};
 
@@ -71,7 +71,7 @@ impl ZescopeApp {
             }
             ui.separator();
             ui.label("Window:");
-            for w in Window::ALL {
+            for w in ViewLength::ALL {
                 if ui.selectable_label(self.view.window == w && self.view.is_live(), w.label()).clicked() {
                     self.view.set_window(w);
                 }

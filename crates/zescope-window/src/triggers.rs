@@ -190,12 +190,12 @@ impl Triggers {
     /// Centres `view` on the firing at `t_ns`, as wide as the live window (or the time kept
     /// around it): the view stops following.
     pub fn show_firing(view: &mut TimeView, store: &Store, t_ns: i64, around: (i64, i64)) {
-        use zescope_model::view::Window;
+        use zescope_model::view::ViewLength;
         let window = match view.window {
-            Window::Sec10 => Some(10.0),
-            Window::Min1 => Some(60.0),
-            Window::Min10 => Some(600.0),
-            Window::All => None,
+            ViewLength::Sec10 => Some(10.0),
+            ViewLength::Min1 => Some(60.0),
+            ViewLength::Min10 => Some(600.0),
+            ViewLength::All => None,
         };
         let half = window.map_or((around.0 + around.1) as f64 * 0.5e-9, |w| w / 2.0).max(0.5);
         let x = store.to_plot_x(t_ns);

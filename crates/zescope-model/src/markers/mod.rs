@@ -4,7 +4,7 @@
 //!
 //! The protocol, the Rust sender and the socket's path are in the `zescope-markers` crate
 //! (`crates/zescope-markers`); `include/zescope_markers.h` is the same sender for C and C++.
-//! README.md, "Markers", is the user's guide.
+//! docs/manual.md, "Markers", is the user's guide.
 //!
 //! Only the user's own processes can mark: the socket's folder must be a private directory of
 //! the user's ([`folder`]), the socket is 0600 and one listener holds a path at a time

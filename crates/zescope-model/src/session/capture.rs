@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::view::{Mode, PaneLayout, PaneSpec, SeriesEntry, SeriesKey, TimeView, Window};
+use crate::view::{Mode, PaneLayout, PaneSpec, SeriesEntry, SeriesKey, TimeView, ViewLength};
 use zescope_sampler::SeriesInfo;
 use zescope_store::{Store, StreamId};
 
@@ -22,7 +22,7 @@ pub struct Capture<'a> {
     pub history: &'a RunHistory,
     /// Panes, hidden series and colours.
     pub layout: &'a PaneLayout,
-    /// Window length, follow/pause/zoom and the range shown when not live.
+    /// ViewLength length, follow/pause/zoom and the range shown when not live.
     pub view: &'a TimeView,
     /// The user's markers.
     pub markers: &'a [Marker],
@@ -75,21 +75,21 @@ fn to_key(r: &SeriesRef) -> SeriesKey {
     SeriesKey { device: r.device.clone(), group: r.group.clone(), metric: r.metric.clone() }
 }
 
-fn window_record(w: Window) -> WindowRecord {
+fn window_record(w: ViewLength) -> WindowRecord {
     match w {
-        Window::Sec10 => WindowRecord::Sec10,
-        Window::Min1 => WindowRecord::Min1,
-        Window::Min10 => WindowRecord::Min10,
-        Window::All => WindowRecord::All,
+        ViewLength::Sec10 => WindowRecord::Sec10,
+        ViewLength::Min1 => WindowRecord::Min1,
+        ViewLength::Min10 => WindowRecord::Min10,
+        ViewLength::All => WindowRecord::All,
     }
 }
 
-fn window(w: WindowRecord) -> Window {
+fn window(w: WindowRecord) -> ViewLength {
     match w {
-        WindowRecord::Sec10 => Window::Sec10,
-        WindowRecord::Min1 => Window::Min1,
-        WindowRecord::Min10 => Window::Min10,
-        WindowRecord::All => Window::All,
+        WindowRecord::Sec10 => ViewLength::Sec10,
+        WindowRecord::Min1 => ViewLength::Min1,
+        WindowRecord::Min10 => ViewLength::Min10,
+        WindowRecord::All => ViewLength::All,
     }
 }
 

@@ -46,4 +46,4 @@ pub use panes::{PaneLayout, PaneSpec, default_layout};
 pub use processes::Processes;
 pub use series::{SeriesEntry, SeriesKey, stream_desc};
 pub use shown::{ShownSeries, TimeAxis, shown_series};
-pub use timeview::{Mode, TimeView, Window, data_x};
+pub use timeview::{Mode, TimeView, ViewLength, data_x};

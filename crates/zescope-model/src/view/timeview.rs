@@ -20,7 +20,7 @@ pub fn shown_range(view: &TimeView, store: &Store) -> Option<(i64, i64)> {
 
 /// Length of the live window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Window {
+pub enum ViewLength {
     /// The last 10 seconds.
     Sec10,
     /// The last minute (the default).
@@ -32,27 +32,27 @@ pub enum Window {
     All,
 }
 
-impl Window {
+impl ViewLength {
     /// Every window length, shortest first, as the menus offer them.
-    pub const ALL: [Window; 4] = [Window::Sec10, Window::Min1, Window::Min10, Window::All];
+    pub const ALL: [ViewLength; 4] = [ViewLength::Sec10, ViewLength::Min1, ViewLength::Min10, ViewLength::All];
 
-    /// Its length in seconds; `None` for [`Window::All`].
+    /// Its length in seconds; `None` for [`ViewLength::All`].
     fn seconds(self) -> Option<f64> {
         match self {
-            Window::Sec10 => Some(10.0),
-            Window::Min1 => Some(60.0),
-            Window::Min10 => Some(600.0),
-            Window::All => None,
+            ViewLength::Sec10 => Some(10.0),
+            ViewLength::Min1 => Some(60.0),
+            ViewLength::Min10 => Some(600.0),
+            ViewLength::All => None,
         }
     }
 
     /// Its name in menus and buttons ("10 s", "1 min", "10 min", "all").
     pub fn label(self) -> &'static str {
         match self {
-            Window::Sec10 => "10 s",
-            Window::Min1 => "1 min",
-            Window::Min10 => "10 min",
-            Window::All => "all",
+            ViewLength::Sec10 => "10 s",
+            ViewLength::Min1 => "1 min",
+            ViewLength::Min10 => "10 min",
+            ViewLength::All => "all",
         }
     }
 }
@@ -75,7 +75,7 @@ pub struct TimeView {
     /// Live, paused or zoomed; change it through the methods, which keep the rest in step.
     pub mode: Mode,
     /// The window length a live view shows.
-    pub window: Window,
+    pub window: ViewLength,
     /// The x range (seconds since the store's origin) while not live.
     frozen: (f64, f64),
     /// Samples that arrived since the view stopped following.
@@ -89,7 +89,7 @@ impl Default for TimeView {
     fn default() -> Self {
         TimeView {
             mode: Mode::Live,
-            window: Window::default(),
+            window: ViewLength::default(),
             frozen: (0.0, 1.0),
             new_since_frozen: 0,
             paused_data_end: None,
@@ -100,7 +100,7 @@ impl Default for TimeView {
 impl TimeView {
     /// A view as a session saved it: mode, window length and the range shown
     /// while not live.
-    pub fn restored(mode: Mode, window: Window, frozen: (f64, f64)) -> TimeView {
+    pub fn restored(mode: Mode, window: ViewLength, frozen: (f64, f64)) -> TimeView {
         TimeView { mode, window, frozen, new_since_frozen: 0, paused_data_end: None }
     }
 
@@ -169,7 +169,7 @@ impl TimeView {
     }
 
     /// Choosing a window length goes back to following.
-    pub fn set_window(&mut self, w: Window) {
+    pub fn set_window(&mut self, w: ViewLength) {
         self.window = w;
         self.follow();
     }
@@ -198,18 +198,18 @@ mod tests {
     fn live_follows_the_newest_sample_with_the_chosen_window() {
         let mut v = TimeView::default();
         assert_eq!(v.range(None), None);
-        v.set_window(Window::Sec10);
+        v.set_window(ViewLength::Sec10);
         assert_eq!(v.range(Some((0.0, 100.0))), Some((90.0, 100.0)));
         assert_eq!(v.range(Some((0.0, 101.0))), Some((91.0, 101.0)));
         assert_eq!(v.range(Some((5.0, 8.0))), Some((5.0, 15.0)), "a young run fills the window from the left");
-        v.set_window(Window::All);
+        v.set_window(ViewLength::All);
         assert_eq!(v.range(Some((3.0, 101.0))), Some((3.0, 101.0)));
     }
 
     #[test]
     fn pause_freezes_counts_new_samples_and_resumes() {
         let mut v = TimeView::default();
-        v.set_window(Window::Sec10);
+        v.set_window(ViewLength::Sec10);
         v.toggle_pause(Some((0.0, 50.0)));
         assert_eq!(v.mode, Mode::Paused);
         assert_eq!(v.data_limit(), Some(50.0), "nothing newer than the pause is shown");

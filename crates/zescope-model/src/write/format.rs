@@ -1,5 +1,5 @@
 //! The file formats zescope writes, behind one trait: each format is a [`Format`] in its own file
-//! of this module, listed once in [`FORMATS`]. `zescope export` takes one option per format
+//! of this module, listed once in [`FORMATS`] (`mod.rs`). `zescope export` takes one option per format
 //! (`--KEY FILE`, in the list's order) and the window offers the formats that say
 //! [`Format::in_window`] in File → Export and the pane menus, by their [`Scope`]; both write
 //! through [`Format::write`], from the same [`Input`].
@@ -79,18 +79,9 @@ impl PartialEq for dyn Format {
 
 impl Eq for dyn Format {}
 
-/// Every format, in the order `zescope export` lists and writes them and the window offers them.
-pub static FORMATS: [&dyn Format; 6] =
-    [&super::Png, &super::Svg, &super::Csv, &super::OpenMetrics, &super::Perfetto, &super::Phases];
-
-/// The format whose key is `key` ("png", "csv", …).
-pub fn format(key: &str) -> Option<&'static dyn Format> {
-    FORMATS.iter().copied().find(|f| f.key() == key)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::{FORMATS, format};
 
     #[test]
     fn keys_and_extensions_name_one_format_each() {

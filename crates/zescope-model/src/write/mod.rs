@@ -37,7 +37,7 @@ use crate::view::{PaneLayout, SeriesEntry, SeriesKey};
 use zescope_store::{SeriesId, Store};
 
 pub use csv::{Csv, CsvWriter, column, csv};
-pub use format::{FORMATS, Format, Input, Scope, format};
+pub use format::{Format, Input, Scope};
 pub use image::{Png, Svg, png, svg};
 pub use job::{WriteJob, WriteRequest, default_size};
 pub use markers_csv::{markers_path, write_markers_csv};
@@ -45,6 +45,14 @@ pub use openmetrics::{OpenMetrics, openmetrics};
 pub use perfetto::{OpenRange, Perfetto, PerfettoSummary, PerfettoTrace, TraceHead, perfetto, perfetto_of};
 pub use phases::Phases;
 pub use processes_csv::{processes_path, write_processes_csv};
+
+/// Every format, in the order `zescope export` lists and writes them and the window offers them.
+pub static FORMATS: [&dyn Format; 6] = [&Png, &Svg, &Csv, &OpenMetrics, &Perfetto, &Phases];
+
+/// The format whose key is `key` ("png", "csv", …).
+pub fn format(key: &str) -> Option<&'static dyn Format> {
+    FORMATS.iter().copied().find(|f| f.key() == key)
+}
 
 /// One series of a pane, as the UI shows it.
 #[derive(Clone, Debug, PartialEq)]
