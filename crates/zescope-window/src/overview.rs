@@ -181,7 +181,7 @@ impl Overview {
             painter.rect_stroke(marked, 0.0, Stroke::new(1.0, sel), egui::StrokeKind::Inside);
             self.marked = Some(marked);
         }
-        log::debug!(target: "zescope::overview", "strip at {:?}", rect);
+        log::debug!("strip at {:?}", rect);
         self.strip = Some(rect);
     }
 
