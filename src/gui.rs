@@ -83,7 +83,11 @@ pub fn run(source: Source, file: Option<std::path::PathBuf>, view: Option<crate:
                     ctx.request_repaint();
                 }
             });
-            let link = sampler::spawn_source(source, Options { waker: Some(waker), ..Options::default() });
+            let link = sampler::spawn_source(
+                source,
+                crate::sim::built_in,
+                Options { waker: Some(waker), ..Options::default() },
+            );
             // Wake the UI when a signal arrives, even if nothing else would repaint it.
             let repaint = cc.egui_ctx.clone();
             stop.on_signal(move || repaint.request_repaint());

@@ -2,8 +2,8 @@
 //! the counters drivers export as DMA-BUF memory (`ZET_experimental_metric_export_memory`).
 //!
 //! This is the top floor, the binary crate: the window (`app`, `gui`), the commands (`record`,
-//! `serve`, `list`, `pick`; `headless` is the run loop `record` and `serve` share) and the
-//! command line (`cli`). The floors below are crates, each depending only on those under it,
+//! `serve`, `list`, `pick`; `headless` is the run loop `record` and `serve` share), the command
+//! line (`cli`) and the built-in simulated device (`sim`, the one crate that links ze-sim). The floors below are crates, each depending only on those under it,
 //! re-exported here under their module names:
 //! `zescope-ze` (`ze`); `zescope-sampler` (`sampler`, `layout`); `zescope-store` (`store`,
 //! `par`); `zescope-doctor` (`doctor`); `zescope-openmetrics` (`openmetrics`); `zescope-model`
@@ -25,6 +25,7 @@ pub mod pick;
 pub mod record;
 pub mod serve;
 pub mod signals;
+pub mod sim;
 
 // The floors below, under the module names the code and tests have always used.
 pub use zescope_doctor as doctor;

@@ -39,7 +39,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Doctor => {
-            let checks = zescope::doctor::run(cli.source);
+            let checks = zescope::doctor::run(cli.source, zescope::sim::built_in);
             print!("{}", zescope::doctor::render(cli.source, &checks));
             if zescope::doctor::failed(&checks) { ExitCode::FAILURE } else { ExitCode::SUCCESS }
         }

@@ -27,7 +27,10 @@ impl Diagnostics {
         if matches!(self, Diagnostics::Running(_)) {
             return;
         }
-        let job = std::thread::Builder::new().name("zescope-doctor".into()).spawn(move || doctor::run(source)).ok();
+        let job = std::thread::Builder::new()
+            .name("zescope-doctor".into())
+            .spawn(move || doctor::run(source, crate::sim::built_in))
+            .ok();
         *self = Diagnostics::Running(job);
     }
 

@@ -35,6 +35,7 @@ mod sysman;
 mod teardown;
 mod tracer;
 
+#[cfg(feature = "testing")]
 pub mod testing;
 mod thread;
 mod timing;

@@ -34,7 +34,7 @@ pub fn sampler_on(sim: &Arc<Sim>) -> SamplerHandle {
 /// A sampler on `sim` with `options`.
 pub fn sampler_with(sim: &Arc<Sim>, options: Options) -> SamplerHandle {
     let s = sim.clone();
-    crate::spawn(Box::new(move || Loader::from_sim(s.clone())), options)
+    crate::spawn(Box::new(move || Loader::in_process(s.in_process())), options)
 }
 
 /// A run of `groups` on the first device, every millisecond.

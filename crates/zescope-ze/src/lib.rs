@@ -22,7 +22,8 @@ pub mod tracer;
 pub use context::{CommandList, Context};
 pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo};
 pub use error::{Error, ZeError, check, hint};
-pub use loader::{Loader, Origin, Source, Ze};
+pub use level_zero_sys::InProcess;
+pub use loader::{BuiltIn, Loader, Origin, Source, Ze};
 pub use metric::{
     ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo, TRACER_BASED_UNREAD,
 };
