@@ -419,7 +419,7 @@ impl State {
     fn stop_run(&mut self, reason: StopReason, outbox: &mut Outbox) {
         let Some(mut run) = self.run.take() else { return };
         if reason != StopReason::Error {
-            run.drain_tracers();
+            run.drain();
             for message in run.take_notices() {
                 log::warn!(target: NOTICE_LOG_TARGET, "{message}");
                 outbox.push(Event::Notice { run: run.info.run, message });
