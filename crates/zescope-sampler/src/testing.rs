@@ -1,5 +1,6 @@
 //! Helpers for tests of the sampler and of the floors above it: a sampler on a private
-//! in-process simulated driver, and waiting for its events with a deadline.
+//! in-process simulated driver, and waiting for its events with a deadline. Behind the `testing`
+//! feature (which brings in ze-sim), turned on by tests and benchmarks only.
 //!
 //! # Panics
 //!
