@@ -47,7 +47,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn start(update_period_us: u64) -> (std::sync::Arc<ze_sim::Sim>, DirectRun) {
     let sim = synthetic_sim(256, update_period_us);
-    let loader = Loader::from_sim(sim.clone()).unwrap();
+    let loader = Loader::in_process(sim.in_process()).unwrap();
     let cfg = RunConfig::single(DevicePath::default(), vec!["Synthetic".into()], Duration::from_millis(1));
     let run = DirectRun::start(&loader, &LayoutSet::built_in(), &cfg).unwrap();
     assert_eq!(run.info().streams[0].series.len(), 256);
@@ -101,7 +101,7 @@ fn read_decode(c: &mut Criterion) {
 
 fn streamer_decode(c: &mut Criterion) {
     let sim = streamed_sim();
-    let loader = Loader::from_sim(sim.clone()).unwrap();
+    let loader = Loader::in_process(sim.in_process()).unwrap();
     let cfg = RunConfig {
         via: Via::Streamer,
         ..RunConfig::single(DevicePath::default(), vec!["Stream16".into()], Duration::from_micros(100))

@@ -117,7 +117,7 @@ fn main() {
         let sim = common::counters_sim(16, s.update_us);
         let sim2 = sim.clone();
         let mut h = sampler::spawn(
-            Box::new(move || Loader::from_sim(sim2.clone())),
+            Box::new(move || Loader::in_process(sim2.in_process())),
             Options { health_period: Duration::from_secs(1), ..Default::default() },
         );
         let mut cfg = RunConfig::single(DevicePath::default(), vec![s.group.into()], s.interval);

@@ -68,7 +68,7 @@ fn report_device_bytes_per_value() {
     let groups = ["ComputeBasic", "MemoryTraffic"];
     let sim =
         Arc::new(Sim::new(SimConfig { metrics: MetricsEnable::Always, update_period_us: 1000, ..Default::default() }));
-    let loader = Loader::from_sim(sim.clone()).expect("the simulated driver loads");
+    let loader = Loader::in_process(sim.in_process()).expect("the simulated driver loads");
     let cfg = RunConfig::single(
         DevicePath::default(),
         groups.iter().map(|g| g.to_string()).collect(),

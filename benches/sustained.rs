@@ -74,7 +74,7 @@ fn main() {
     let sim = synthetic_sim(256, 100);
     let s = sim.clone();
     let mut h = sampler::spawn(
-        Box::new(move || Loader::from_sim(s.clone())),
+        Box::new(move || Loader::in_process(s.in_process())),
         Options { health_period: Duration::from_secs(1), ..Default::default() },
     );
     h.send(Command::Start(RunConfig::single(

@@ -40,7 +40,7 @@ fn decode(c: &mut Criterion) {
         ..Default::default()
     };
     let sim = std::sync::Arc::new(ze_sim::Sim::new(cfg));
-    let loader = Loader::from_sim(sim.clone()).unwrap();
+    let loader = Loader::in_process(sim.in_process()).unwrap();
     let driver = &loader.drivers[0];
     let device = driver.devices().unwrap().remove(0);
     let group = device.metric_groups().unwrap().into_iter().find(|g| g.info.name == "KernelTrace").unwrap();

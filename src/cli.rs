@@ -439,13 +439,10 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((side(w)?, side(h)?))
 }
 
-/// `--via`: auto, export, streamer or tracer.
+/// `--via`: auto, export, streamer or tracer (`Via::names`).
 fn parse_via(s: &str) -> Result<zescope_sampler::Via, String> {
     use zescope_sampler::Via;
-    [Via::Auto, Via::Export, Via::Streamer, Via::Tracer]
-        .into_iter()
-        .find(|v| v.name() == s)
-        .ok_or_else(|| format!("{s:?} is not a way to read groups: use auto, export, streamer or tracer"))
+    Via::from_name(s).ok_or_else(|| format!("{s:?} is not a way to read groups: use {}", Via::names()))
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 //!
 //! This is the top floor: the command line ([`cli`]), the commands that run without a window
 //! ([`commands`]: `list`, `record`, `serve`, `export`, `mark`, `doctor`) and the signals they
-//! and the window end on ([`signals`]). `src/main.rs` opens the window (`zescope-window`) when
+//! and the window end on ([`signals`]), and the built-in simulated device ([`sim`], the only
+//! place outside tests that names ze-sim; the crates below take it as a
+//! [`zescope_ze::BuiltIn`]). `src/main.rs` opens the window (`zescope-window`) when
 //! no command is given. Everything else is in the crates below, each depending only on those
 //! under it, and code names the crate it uses: `zescope-ze` (Level Zero access) →
 //! `zescope-sampler` (the one thread that maps exported memory, layouts from bytes to values) →
@@ -17,3 +19,4 @@
 pub mod cli;
 pub mod commands;
 pub mod signals;
+pub mod sim;

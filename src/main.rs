@@ -22,7 +22,10 @@ fn main() -> ExitCode {
     let Some(command) = cli.command else {
         let source = cli.source;
         return zescope_window::gui::run(zescope_window::gui::Launch {
-            start_sampler: Box::new(move |options| zescope_sampler::spawn_source(source, options)),
+            start_sampler: Box::new(move |options| {
+                zescope_sampler::spawn_source(source, zescope::sim::built_in, options)
+            }),
+            built_in: zescope::sim::built_in,
             interrupt: Box::new(Termination::install()),
             file: cli.file,
             view: cli.view,

@@ -107,7 +107,7 @@ pub fn open(
     metrics: &[String],
     via: Via,
 ) -> Result<(SamplerHandle, Inventory, Vec<Target>), String> {
-    let h = sampler::spawn_source(source, sampler::Options::default());
+    let h = sampler::spawn_source(source, crate::sim::built_in, sampler::Options::default());
     let inv = h.wait_inventory(Duration::from_secs(30))?;
     let targets = pick_targets(&inv, devices, groups, metrics, via)?;
     Ok((h, inv, targets))

@@ -35,7 +35,7 @@ pub fn main(source: Source, opts: &ListOptions) -> Result<std::process::ExitCode
 /// The listing of `source`, or why there is none: the loader could not open, or a `--group`
 /// pattern matches no group.
 pub fn list(source: Source, opts: &ListOptions) -> Result<String, String> {
-    let loader = Loader::open(source).map_err(|e| e.to_string())?;
+    let loader = Loader::open(source, crate::sim::built_in).map_err(|e| e.to_string())?;
     let mut r = Render { opts, out: String::new(), matched: vec![false; opts.groups.len()], names: Vec::new() };
     r.loader(&loader);
     if let Some(i) = r.matched.iter().position(|m| !m) {

@@ -20,6 +20,8 @@
 //!   dependency, so programs using this crate start on machines without Level Zero).
 //! - [`ddi`]: the driver-side DDI tables of `ze_ddi.h`, `zet_ddi.h` and `zes_ddi.h`, generated
 //!   by `gen/ddi.py`.
+//! - [`in_process`]: [`InProcess`], a driver linked into the program (ze-sim's table, handed in
+//!   by the program that links it) with what keeps it valid.
 //!
 //! This layer is thin on purpose (as in `ash` or `nvml-wrapper-sys`): no ownership, no
 //! error types beyond loading. The safe layer lives in zescope's `crates/zescope-ze`; the simulated
@@ -27,7 +29,7 @@
 //!
 //! # How to use it
 //!
-//! Get an [`Api`] ([`Api::load`] for the system loader, or `ze_sim::api()`), then call its
+//! Get an [`Api`] ([`Api::load`] for the system loader, or an [`InProcess`] driver's), then call its
 //! fields as the C functions of the same name: `zeInit`, `zeDriverGet`, … Required fields are
 //! plain function pointers; optional ones (newer or experimental entry points) are `Option`s
 //! that are `None` where the loader does not export them; the experimental metric functions can
@@ -57,6 +59,7 @@
 pub mod api;
 pub mod ddi;
 pub mod exp;
+pub mod in_process;
 pub mod pci;
 pub mod stream;
 pub mod sysman;
@@ -65,6 +68,7 @@ pub mod types;
 
 pub use api::*;
 pub use exp::*;
+pub use in_process::*;
 pub use pci::*;
 pub use stream::*;
 pub use sysman::*;

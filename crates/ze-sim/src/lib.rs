@@ -48,7 +48,10 @@
 //!   [`SimConfig`] and [`Sim::api`] the `level_zero_sys::Api` table of its entry points; call
 //!   them as you would a real driver's, then assert on [`Sim::report`]. zescope's built-in
 //!   "simulated device" is the process-wide instance ([`global`], [`api()`]) configured from
-//!   `ZE_SIM_CONFIG`.
+//!   `ZE_SIM_CONFIG`. A safe layer takes either as a `level_zero_sys::InProcess`
+//!   ([`in_process()`], [`Sim::in_process`]), which carries the promise that the table keeps the
+//!   Level Zero contract and what keeps it valid: zescope's binary hands it to `zescope-ze`,
+//!   which does not depend on this crate.
 //! - **As `libze_sim.so`** (`cdylib`): the real Level Zero loader loads it through
 //!   `ZE_ENABLE_ALT_DRIVERS=/abs/path/libze_sim.so`, via the `*ProcAddrTable` getters in
 //!   [`ddi`]; [`testing::cdylib`] builds it for integration tests.
@@ -114,7 +117,9 @@ mod tracer_decode;
 mod workload;
 mod writer;
 
+use std::any::Any;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use level_zero_sys::*;
@@ -280,6 +285,25 @@ impl Sim {
     pub fn device_handle(&self, index: usize) -> Option<ze_device_handle_t> {
         self.with(|i| i.devices.get(index).map(|d| d.handle as ze_device_handle_t))
     }
+
+    /// This instance as an in-process driver for a safe layer: [`Sim::api`], kept alive by the
+    /// `Arc` (its handles stay valid while any clone lives), its driver reached by [`Sim::init`]
+    /// and [`Sim::drivers`] (the table's `zeInit` reaches the process-wide instance instead).
+    pub fn in_process(self: &Arc<Sim>) -> InProcess {
+        let sim = Arc::clone(self);
+        let start: StartDrivers = Box::new(move || {
+            match sim.init() {
+                ZE_RESULT_SUCCESS => {}
+                result => return Err(InitFailed { call: "zeInit", result }),
+            }
+            sim.drivers().map_err(|result| InitFailed { call: "zeDriverGet", result })
+        });
+        // SAFETY: ze-sim's own entry points, functions of this program: each keeps the Level Zero
+        // contract for arguments that keep theirs (a handle never issued, or of a destroyed
+        // object, answers an error), and this instance's handles stay valid while it is
+        // registered, which the `Arc` in `keep_alive` (and in `start`) ensures.
+        unsafe { InProcess::new(self.api(), Arc::clone(self) as Arc<dyn Any + Send + Sync>, Drivers::Own(start)) }
+    }
 }
 
 impl Drop for Sim {
@@ -333,6 +357,18 @@ pub struct Global {
 /// The process-wide instance (created on first use). Fails if `ZE_SIM_CONFIG` is unusable.
 pub fn global() -> Result<Global, ConfigError> {
     global_id().map(|id| Global { id })
+}
+
+/// The process-wide instance as an in-process driver for a safe layer (zescope's built-in
+/// simulated device): [`api()`], its driver reached through the table's own `zeInit` and
+/// `zeDriverGet`. Fails if `ZE_SIM_CONFIG` is unusable.
+pub fn in_process() -> Result<InProcess, ConfigError> {
+    let global = global()?;
+    // SAFETY: ze-sim's own entry points, functions of this program: each keeps the Level Zero
+    // contract for arguments that keep theirs (a handle never issued, or of a destroyed object,
+    // answers an error), and the process-wide instance is never removed, so its handles stay
+    // valid for the life of the process.
+    Ok(unsafe { InProcess::new(api(), Arc::new(global), Drivers::ThroughApi) })
 }
 
 impl Global {

@@ -11,13 +11,13 @@ use level_zero_sys::{LOADER_LIBRARY, LoadError};
 use super::Check;
 use super::groups::{group_checks, layouts_check};
 use zescope_sampler::layout::LayoutSet;
-use zescope_ze::{Device, Error, Loader, Source};
+use zescope_ze::{BuiltIn, Device, Error, Loader, Source};
 
 const INSTALL_DRIVER: &str = "install the Level Zero driver of your device: Intel GPUs: compute-runtime \
      (Debian 13 / Ubuntu 24.04: sudo apt install libze-intel-gpu1; older: intel-level-zero-gpu from Intel's \
      repository); Intel NPUs: linux-npu-driver (intel-level-zero-npu); then run `zescope doctor` again";
 
-pub(super) fn checks(source: Source) -> Vec<Check> {
+pub(super) fn checks(source: Source, built_in: BuiltIn) -> Vec<Check> {
     let library = std::env::var("ZESCOPE_LEVEL_ZERO_LOADER").unwrap_or_else(|_| LOADER_LIBRARY.to_owned());
     let real = with_trace(Loader::level_zero());
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
@@ -39,7 +39,7 @@ pub(super) fn checks(source: Source) -> Vec<Check> {
     }
     let sim;
     if source == Source::Sim || (source == Source::Auto && !real_has_metrics) {
-        sim = Loader::built_in_sim();
+        sim = Loader::built_in(built_in);
         match &sim {
             Ok(l) => {
                 let why = match (source, &real) {
@@ -326,7 +326,7 @@ pub(crate) fn metrics_env_check(value: Option<&str>, set_by_zescope: bool, runti
                 "unset ZET_ENABLE_METRICS (zescope then sets it to 1 for itself), or: export ZET_ENABLE_METRICS=1"
             } else {
                 "export ZET_ENABLE_METRICS=1 (the zescope binary does this itself; a program using the library \
-                 calls zescope::ze::prepare_environment() first)"
+                 calls zescope_ze::prepare_environment() first)"
             };
             if all_runtime {
                 Check::warn(NAME, format!("{found}; zescope enables them at run time instead ({runtime_text})"), fix)

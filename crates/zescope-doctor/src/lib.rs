@@ -92,11 +92,12 @@ impl Check {
     }
 }
 
-/// Runs every check for `source`. Call [`zescope_ze::prepare_environment`] first, as `main` does.
-/// Opens the source on the calling thread (Level Zero handles are not `Send`) and releases it
-/// before returning; touches no exported memory.
-pub fn run(source: Source) -> Vec<Check> {
-    let mut checks = level_zero::checks(source);
+/// Runs every check for `source`, with `built_in` the simulated device the program links in (the
+/// checks of `sim` and `auto`'s fallback start it). Call [`zescope_ze::prepare_environment`]
+/// first, as `main` does. Opens the source on the calling thread (Level Zero handles are not
+/// `Send`) and releases it before returning; touches no exported memory.
+pub fn run(source: Source, built_in: zescope_ze::BuiltIn) -> Vec<Check> {
+    let mut checks = level_zero::checks(source, built_in);
     let status = ProcStatus::read_self();
     let caps = status.as_ref().map(|s| s.capabilities()).unwrap_or_default();
     let knobs = paranoid::read_all();
@@ -121,7 +122,7 @@ pub fn dialog_backend_found() -> bool {
 fn sim_loader(tweak: impl FnOnce(&mut ze_sim::config::SimConfig)) -> zescope_ze::Loader {
     let mut cfg = ze_sim::config::SimConfig { metrics: ze_sim::config::MetricsEnable::Always, ..Default::default() };
     tweak(&mut cfg);
-    zescope_ze::Loader::from_sim(std::sync::Arc::new(ze_sim::Sim::new(cfg))).unwrap()
+    zescope_ze::Loader::in_process(std::sync::Arc::new(ze_sim::Sim::new(cfg)).in_process()).unwrap()
 }
 
 /// Did any check FAIL? (`zescope doctor` then exits non-zero.)

@@ -180,15 +180,10 @@ pub fn is_counter(kind: Kind) -> bool {
 }
 
 /// The `source` label of a group from the way the sampler reads it (`StreamInfo::read_path`):
-/// exported memory (mapped, read as a file, or copied from the device) is `export`. A new way to
-/// read a group is one more arm here, which the compiler asks for.
+/// its way, [`ReadPath::way`] (exported memory, mapped, read as a file, or copied from the
+/// device, is `export`).
 pub fn source_label(read_path: ReadPath) -> &'static str {
-    match read_path {
-        ReadPath::Mapped | ReadPath::FileRead | ReadPath::DeviceCopy => "export",
-        ReadPath::Streamer => "streamer",
-        ReadPath::Sysman => "sysman",
-        ReadPath::Tracer => "tracer",
-    }
+    read_path.way()
 }
 
 #[cfg(test)]

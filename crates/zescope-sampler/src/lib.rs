@@ -2,9 +2,11 @@
 //! rest of zescope only through channels (`protocol`).
 //!
 //! It opens the source itself, so driver handles never leave it; it sets up a run
-//! (`setup`), reads exported memory on deadline ticks (`timing`, `run`), sends batches
-//! through an `outbox` that never blocks, and ends every run — stop, shutdown, group or device
-//! change, error, panic — through the one teardown (`teardown`).
+//! (`setup`), reads it on deadline ticks (`timing`, `run`) through its read paths (`read`:
+//! exported memory, the metric tracer, the time-based streamer, Sysman telemetry, one trait),
+//! sends batches through an `outbox` that never blocks, and ends every run — stop, shutdown,
+//! group or device change, error, panic — through the one teardown (`teardown`). `testing`
+//! (the `testing` feature) runs it on a private simulated driver for tests.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -25,16 +27,17 @@ mod optional;
 mod outbox;
 mod process_reader;
 pub mod protocol;
+mod read;
 mod report_plan;
 mod report_time;
 mod run;
 mod setup;
 mod streamer;
-mod streamer_setup;
 mod sysman;
 mod teardown;
 mod tracer;
 
+#[cfg(feature = "testing")]
 pub mod testing;
 mod thread;
 mod timing;

@@ -1,62 +1,21 @@
-//! A running sampling run: per stream, snapshot the buffer (or read the streamer), decode,
-//! timestamp, batch.
+//! A running sampling run: each tick, every stream read by its path (`read/`: exported memory
+//! snapshots decoded, streamer reports, tracer entries, telemetry), timestamped, batched.
 
 use std::time::{Duration, Instant};
 
-use crate::layout::Decoder;
 use zescope_ze::Device;
 
-use super::clock::{Clock, Placed};
-use super::dmabuf::ReadError;
 use super::errors;
-use super::host::monotonic_ns;
 use super::protocol::{RunInfo, SampleBatch, SamplerError};
-use super::streamer::StreamerReader;
+use super::read::Io;
 use super::teardown::{RunParts, Teardown};
 
 /// How often the device's status is checked (a lost device stops the run).
 const STATUS_PERIOD: Duration = Duration::from_millis(100);
 
-/// How long `check_first_snapshot` keeps trying for one torn-free snapshot.
-const FIRST_SNAPSHOT_BUDGET: Duration = Duration::from_millis(500);
-
-pub(crate) struct StreamReader {
-    /// The device (in `RunParts`) whose import `buffer` is.
-    device: usize,
-    buffer: usize,
-    decoder: Decoder,
-    snapshot: Vec<u8>,
-    row: Vec<f64>,
-    /// Device time onto host time; `None` when the layout has no timestamp (host read time is
-    /// used).
-    clock: Option<Clock>,
-}
-
-impl StreamReader {
-    pub(crate) fn new(device: usize, buffer: usize, decoder: Decoder) -> StreamReader {
-        let n = decoder.fields.len();
-        StreamReader {
-            device,
-            buffer,
-            snapshot: vec![0; decoder.span],
-            row: vec![0.0; n],
-            clock: decoder.timestamp.as_ref().map(Clock::new),
-            decoder,
-        }
-    }
-}
-
-/// How one stream of a run is read.
-pub(crate) enum Reader {
-    /// Exported memory, through a layout.
-    Export(Box<StreamReader>),
-    /// The time-based metric streamer.
-    Streamer(Box<StreamerReader>),
-    /// Device telemetry through Sysman.
-    Telemetry(super::sysman::TelemetryReader),
-    /// The metric tracer and its decoder.
-    Tracer(Box<super::tracer::TracerReader>),
-}
+/// How long the first checks of a run's streams (`read::Path::check_first`: one torn-free
+/// snapshot of each exported buffer) may take, all together.
+pub(crate) const FIRST_CHECK_BUDGET: Duration = Duration::from_millis(500);
 
 /// A stream's samples not sent yet, in pieces separated by gaps.
 #[derive(Default)]
@@ -129,8 +88,11 @@ pub struct ReadOutcome {
 
 pub(crate) struct Run {
     pub info: RunInfo,
+    /// What the run holds on the driver, and its read paths (`RunParts::paths`).
     parts: RunParts,
-    streams: Vec<Reader>,
+    /// Each stream's path (index in `parts.paths`) and its index among that path's streams, in
+    /// `info.streams` order.
+    streams: Vec<(usize, usize)>,
     pieces: Vec<Pieces>,
     /// Each device of the run, and whether its status is checked: false once
     /// `zeDeviceGetStatus` answered anything but success or DEVICE_LOST (the driver does not
@@ -144,7 +106,7 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    pub(crate) fn new(info: RunInfo, parts: RunParts, streams: Vec<Reader>, devices: Vec<Device>) -> Run {
+    pub(crate) fn new(info: RunInfo, parts: RunParts, streams: Vec<(usize, usize)>, devices: Vec<Device>) -> Run {
         let pieces = streams.iter().map(|_| Pieces::default()).collect();
         Run {
             info,
@@ -169,124 +131,42 @@ impl Run {
         self.processes.take()
     }
 
-    /// Checks the layout's magic against one torn-free snapshot of every stream, trying for up
-    /// to `FIRST_SNAPSHOT_BUDGET`: a wrong layout is always refused, never waved through on a
-    /// torn read.
-    pub(crate) fn check_first_snapshot(&mut self) -> Result<(), SamplerError> {
-        let deadline = Instant::now() + FIRST_SNAPSHOT_BUDGET;
-        for s in &mut self.streams {
-            let Reader::Export(s) = s else { continue };
-            let seqlock = s.decoder.seqlock;
-            let buf = self.parts.buffers_mut(s.device).get_mut(s.buffer);
-            loop {
-                match buf.snapshot(seqlock, &mut s.snapshot) {
-                    Ok(()) => break,
-                    Err(ReadError::Failed(m)) => {
-                        return Err(errors::export(format!("reading {}: {m}", s.decoder.layout)));
-                    }
-                    Err(ReadError::Torn) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-                    Err(ReadError::Torn) => {
-                        return Err(errors::export(format!(
-                            "no consistent snapshot of the exported memory within {FIRST_SNAPSHOT_BUDGET:?}: its \
-                             sequence word (layout {}) never held still",
-                            s.decoder.layout
-                        )));
-                    }
-                }
-            }
-            s.decoder.check_magic(&s.snapshot).map_err(|e| errors::layout(e.to_string()))?;
+    /// Each stream's first check (`read::Path::check_first`: the layout's magic against one
+    /// torn-free snapshot of exported memory), all within `FIRST_CHECK_BUDGET`: a wrong layout is
+    /// always refused, never waved through on a torn read.
+    pub(crate) fn check_first(&mut self) -> Result<(), SamplerError> {
+        let deadline = Instant::now() + FIRST_CHECK_BUDGET;
+        let RunParts { devices, paths } = &mut self.parts;
+        for (i, &(p, s)) in self.streams.iter().enumerate() {
+            let io =
+                Io { devices, info: &self.info.streams[i], notices: &mut self.notices, pieces: &mut self.pieces[i] };
+            paths[p].check_first(s, io, deadline)?;
         }
         Ok(())
     }
 
-    /// One tick: a snapshot of every stream's buffer, decoded and appended to its batch. An
-    /// error means a buffer cannot be read any more: the run must end.
+    /// One tick: every stream read by its path, in the run's order, appended to its batch. An
+    /// error means a stream cannot be read any more: the run must end.
     pub(crate) fn read(&mut self) -> Result<ReadOutcome, SamplerError> {
         let mut out = ReadOutcome::default();
-        for (i, (reader, pieces)) in self.streams.iter_mut().zip(&mut self.pieces).enumerate() {
-            let s = match reader {
-                Reader::Export(s) => s,
-                Reader::Streamer(r) => {
-                    let read = r.read(self.parts.streams(), &mut self.notices, pieces).map_err(|e| {
-                        errors::ze(&format!("reading the streamer of {}", self.info.streams[i].group), &e)
-                    })?;
-                    out.samples += read.reports;
-                    out.unchanged += read.out_of_order;
-                    out.dropped_reports += read.dropped as u64;
-                    continue;
-                }
-                Reader::Telemetry(t) => {
-                    out.samples += t.read(Instant::now(), &mut self.notices, pieces).map_err(|e| {
-                        errors::ze(&format!("reading the telemetry of {}", self.info.streams[i].device), &e)
-                    })?;
-                    continue;
-                }
-                Reader::Tracer(t) => {
-                    let read = t.read(self.parts.tracers(), &mut self.notices, pieces).map_err(|e| {
-                        errors::ze(&format!("reading the metric tracer of {}", self.info.streams[i].group), &e)
-                    })?;
-                    out.samples += read.reports;
-                    out.unchanged += read.out_of_order;
-                    out.dropped_reports += read.dropped as u64;
-                    continue;
-                }
-            };
-            let seqlock = s.decoder.seqlock;
-            let buf = self.parts.buffers_mut(s.device).get_mut(s.buffer);
-            match buf.snapshot(seqlock, &mut s.snapshot) {
-                Ok(()) => {}
-                Err(ReadError::Torn) => {
-                    out.torn += 1;
-                    continue;
-                }
-                Err(ReadError::Failed(m)) => {
-                    return Err(errors::export(format!("reading {}: {m}", self.info.streams[i].group)));
-                }
-            }
-            let now = monotonic_ns();
-            let device_ts = s.decoder.decode(&s.snapshot, &mut s.row);
-            let ts = match (&mut s.clock, device_ts) {
-                (Some(clock), Some(raw)) => {
-                    let before = clock.resets;
-                    let placed = clock.place(raw, now);
-                    out.clock_resets += clock.resets - before;
-                    match placed {
-                        Placed::Unchanged => {
-                            out.unchanged += 1;
-                            continue; // the producer has not written since the last read
-                        }
-                        Placed::At { host_ns, gap } => {
-                            if gap {
-                                pieces.break_batch();
-                            }
-                            host_ns
-                        }
-                    }
-                }
-                _ => now,
-            };
-            if pieces.push(ts, &s.row) {
-                out.samples += 1;
-            } else {
-                out.unchanged += 1;
-            }
+        let RunParts { devices, paths } = &mut self.parts;
+        for (i, &(p, s)) in self.streams.iter().enumerate() {
+            let io =
+                Io { devices, info: &self.info.streams[i], notices: &mut self.notices, pieces: &mut self.pieces[i] };
+            paths[p].read(s, io, &mut out)?;
         }
         self.processes.poll(self.info.run, Instant::now(), &mut self.notices)?;
         Ok(out)
     }
 
-    /// Reads every tracer one last time (before a stop disables them), so the events written up
-    /// to the stop are kept. A failure ends nothing (the run is stopping): it is a notice.
-    pub(crate) fn drain_tracers(&mut self) {
-        for (i, (reader, pieces)) in self.streams.iter_mut().zip(&mut self.pieces).enumerate() {
-            if let Reader::Tracer(t) = reader
-                && let Err(e) = t.read(self.parts.tracers(), &mut self.notices, pieces)
-            {
-                self.notices.push(format!(
-                    "the last read of the metric tracer of {} failed: {e}; events after the previous read are lost",
-                    self.info.streams[i].group
-                ));
-            }
+    /// Each stream's last read before a stop releases it (`read::Path::drain`: the tracer's,
+    /// so the events written up to the stop are kept). A failure ends nothing: it is a notice.
+    pub(crate) fn drain(&mut self) {
+        let RunParts { devices, paths } = &mut self.parts;
+        for (i, &(p, s)) in self.streams.iter().enumerate() {
+            let io =
+                Io { devices, info: &self.info.streams[i], notices: &mut self.notices, pieces: &mut self.pieces[i] };
+            paths[p].drain(s, io);
         }
     }
 

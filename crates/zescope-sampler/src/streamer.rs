@@ -1,18 +1,18 @@
-//! The second way to read a metric group: the time-based metric streamer. On the sampler thread,
-//! like everything else: a host-visible event pool and event, `zetMetricStreamerOpen` (period and
-//! reports per notification as the driver writes them back), then at each tick (or once the
-//! event says reports wait) `zetMetricStreamerReadData` and Calculate; each report becomes one
-//! sample stamped with the report's own time (its timestamp metric, mapped onto the host clock
-//! through `zeDeviceGetGlobalTimestamps`).
+//! The time-based metric streamer's mechanics, for its read path (`read/streamer.rs`). On the
+//! sampler thread, like everything else: a host-visible event pool and event,
+//! `zetMetricStreamerOpen` (period and reports per notification as the driver writes them back),
+//! then at each tick (or once the event says reports wait) `zetMetricStreamerReadData` and
+//! Calculate; each report becomes one sample stamped with the report's own time (its timestamp
+//! metric, mapped onto the host clock through `zeDeviceGetGlobalTimestamps`).
 //!
 //! Values: each report's values are about that report alone, and become samples by metric type
 //! (`report_plan.rs`: counts become per-second rates, busy time a share in %, ratios and states
 //! stay as they are, the timestamp is the time). `ZE_RESULT_WARNING_DROPPED_DATA` is counted
 //! and starts a new piece of the plot (a gap), never ends the run.
 //!
-//! [`Streamers`] owns the streamers, events and pools of a run; the teardown releases it first
-//! (close the streamers, then destroy events, then pools) and only its [`StreamersClosed`] proof
-//! lets groups be deactivated.
+//! [`Streamers`] owns the streamers, events and pools of a run; the teardown releases it with
+//! the other paths, before any import is freed or group deactivated (close the streamers, then
+//! destroy events, then pools).
 
 use level_zero_sys::*;
 
@@ -50,14 +50,11 @@ pub(crate) struct Streamers {
     open: Vec<Open>,
 }
 
-/// Proof that every streamer of the run is closed and its event and pool destroyed.
-pub(crate) struct StreamersClosed(());
-
 impl Streamers {
     /// Closes every streamer, then destroys events, then pools. Each value is consumed by its
     /// call (a handle is never released twice), so a failure is reported and the teardown goes
     /// on: a driver that refuses a deactivation afterwards says so itself.
-    pub(crate) fn release(self, errors: &mut Vec<String>) -> StreamersClosed {
+    pub(crate) fn release(self, errors: &mut Vec<String>) {
         let mut open = self.open;
         for o in &mut open {
             if let Some(s) = o.streamer.take()
@@ -80,7 +77,6 @@ impl Streamers {
                 errors.push(format!("destroying a streamer's event pool: {e}"));
             }
         }
-        StreamersClosed(())
     }
 
     /// Opens a streamer on `group` (already activated): pool, event, then the streamer. What

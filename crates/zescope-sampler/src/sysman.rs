@@ -1,9 +1,9 @@
-//! Device telemetry through Sysman: the third way to read on the sampler thread, beside exported
-//! memory and the metric streamer. One stream per run ("Telemetry", layout and read path
-//! "sysman") whose series are the domains the driver offers: frequency domains (actual,
-//! requested, TDP and efficient clock, throttle reasons), power domains (watts from the energy
-//! counter, and the energy total since the run started), temperature sensors, engine groups
-//! (utilisation from active time) and memory modules (used, total, read and write bandwidth).
+//! Device telemetry through Sysman, for its read path (`read/telemetry.rs`). One stream per
+//! device ("Telemetry", layout and read path "sysman") whose series are the domains the driver
+//! offers: frequency domains (actual, requested, TDP and efficient clock, throttle reasons),
+//! power domains (watts from the energy counter, and the energy total since the run started),
+//! temperature sensors, engine groups (utilisation from active time) and memory modules (used,
+//! total, read and write bandwidth).
 //!
 //! Every piece is optional: one the driver does not offer, or whose first read fails, is left out
 //! and named once in the run's notices; one that fails later gives no values from then on (one

@@ -1,23 +1,26 @@
 //! The ONE teardown of a sampling run, and the types that make its order the only possible one.
 //!
-//! A run's Level Zero state is five layers, released strictly inside-out:
-//! 0. [`Streamers`]: metric streamers, their events and event pools (close every streamer, then
-//!    destroy the events, then the pools);
-//! 0'. [`Tracers`]: metric tracers and their decoders (disable every tracer, then destroy the
-//!    decoders, then the tracers) — releasing them gives the [`TracersClosed`] proof;
-//! 1. [`Buffers`]: mappings and imports of exported memory (unmap, then `zeMemFree`) — releasing
-//!    them requires the [`TracersClosed`] proof;
+//! A run's Level Zero state is four layers, released strictly inside-out:
+//! 0. the read paths' own objects ([`Path`]s, `read/`): metric streamers with their events and
+//!    event pools (close every streamer, then destroy the events, then the pools), then metric
+//!    tracers with their decoders (disable every tracer, then destroy the decoders, then the
+//!    tracers) — `read::release` releases every path and alone makes the [`PathsReleased`]
+//!    proof;
+//! 1. [`Buffers`]: mappings and imports of exported memory (unmap, then `zeMemFree`), which the
+//!    export and tracer paths made on the device — releasing them requires the [`PathsReleased`]
+//!    proof;
 //! 2. [`Activation`]: activated groups and groups created at run time — releasing it requires the
-//!    [`StreamersClosed`] proof of `Streamers::release` and the [`BuffersReleased`] proof that only
-//!    `Buffers::release` can make, and only when every import was freed;
+//!    [`PathsReleased`] proof and the [`BuffersReleased`] proof that only `Buffers::release` can
+//!    make, and only when every import was freed;
 //! 3. [`DeviceContext`]: metrics enabled at run time and the context — releasing it requires
 //!    the [`Deactivated`] proof that only `Activation::release` can make.
 //!
-//! A run over several devices holds layers 1–3 once per device and releases each layer on every
-//! device before the next: every streamer of every device is closed, and every import of every
-//! device freed, before any group is deactivated.
+//! A run over several devices holds layers 1–3 once per device ([`DeviceParts`]) and releases
+//! each layer on every device before the next: every streamer and tracer of every device is
+//! closed, and every import of every device freed, before any group is deactivated.
 //!
-//! [`RunParts`] owns all of them. Stop, shutdown, device or group change, every setup or read
+//! [`RunParts`] owns all of them: the devices' parts, and the paths (which own their objects
+//! for every device of the run). Stop, shutdown, device or group change, every setup or read
 //! error and a panic in the sampler all end in [`RunParts::finish`] (explicitly, or from `Drop`
 //! while unwinding). Within a layer every step is attempted; across layers the order is strict:
 //! when an unmap or a free fails, deactivation and disable wait — the whole remainder comes back
@@ -33,10 +36,9 @@ use zescope_ze::{Context, CreatedGroup, Device};
 
 use super::dmabuf::{Buffers, BuffersReleased, ImportError};
 use super::protocol::DevicePath;
-use super::streamer::{Streamers, StreamersClosed};
-use super::tracer::Tracers;
 #[cfg(doc)]
-use super::tracer::TracersClosed;
+use super::read::Path;
+use super::read::{self, PathsReleased};
 
 /// Groups activated on the device, and groups zescope created for the run.
 pub(crate) struct Activation {
@@ -50,7 +52,7 @@ pub(crate) struct Deactivated(());
 impl Activation {
     pub(crate) fn release(
         self,
-        _: &StreamersClosed,
+        _: &PathsReleased,
         _: BuffersReleased,
         dc: &DeviceContext,
         errors: &mut Vec<String>,
@@ -150,7 +152,7 @@ impl Pending {
     pub(crate) fn describe(&self) -> String {
         match self {
             Pending::Run(parts) => {
-                let names: Vec<&str> = parts.devices.iter().map(|(dc, ..)| dc.device.info.name.as_str()).collect();
+                let names: Vec<&str> = parts.devices.iter().map(|p| p.dc.device.info.name.as_str()).collect();
                 format!(
                     "exported memory on {} could not be freed; its metric groups stay active and metrics enabled",
                     names.join(" and ")
@@ -169,8 +171,8 @@ impl Pending {
         match self {
             Pending::Run(mut parts) => {
                 // Nothing is left to retry in `Drop`: what it holds stays for the driver's exit.
-                for (_, _, buffers) in std::mem::take(&mut parts.devices) {
-                    std::mem::forget(buffers);
+                for p in std::mem::take(&mut parts.devices) {
+                    std::mem::forget(p.buffers);
                 }
             }
             Pending::Disable(_) => {}
@@ -182,7 +184,7 @@ impl Pending {
     pub(crate) fn blocks(&self, path: DevicePath) -> bool {
         match self {
             Pending::Run(parts) => {
-                parts.devices.iter().any(|(dc, ..)| dc.path.driver == path.driver && dc.path.device == path.device)
+                parts.devices.iter().any(|p| p.dc.path.driver == path.driver && p.dc.path.device == path.device)
             }
             Pending::Disable(_) => false,
         }
@@ -215,105 +217,84 @@ pub(crate) fn retry_all(pending: &mut Vec<Pending>, held: &[Pending], errors: &m
     }
 }
 
-/// Everything a run holds on the driver: per device its context, activation and imports.
+/// One device of a run: its context, its activation, its imports of exported memory.
+pub(crate) struct DeviceParts {
+    pub dc: DeviceContext,
+    pub activation: Activation,
+    pub buffers: Buffers,
+}
+
+impl DeviceParts {
+    /// Imports the buffer behind `fd` into the device's context (once per file); its index.
+    pub(crate) fn import(&mut self, fd: i32, size: usize) -> Result<usize, ImportError> {
+        self.buffers.import(&self.dc.ctx, &self.dc.device, fd, size)
+    }
+}
+
+/// Everything a run holds on the driver: per device its context, activation and imports, and
+/// the read paths with what they opened.
 pub(crate) struct RunParts {
-    devices: Vec<(DeviceContext, Activation, Buffers)>,
-    /// Closed first; empty for a run that reads exported memory only.
-    streams: Streamers,
-    /// Disabled and destroyed next, before any import is freed; empty without tracer-based groups.
-    tracers: Tracers,
+    pub devices: Vec<DeviceParts>,
+    /// Released first, before any import is freed (`read::release`); empty of driver objects for
+    /// a run that reads exported memory only.
+    pub paths: Vec<Box<dyn read::Path>>,
 }
 
 impl RunParts {
+    /// No device yet; every read path of [`read::paths`].
     pub(crate) fn new() -> RunParts {
-        RunParts { devices: Vec::new(), streams: Streamers::default(), tracers: Tracers::default() }
+        RunParts { devices: Vec::new(), paths: read::paths() }
     }
 
-    /// The tracers of the run, and the context of device `d` they are created in.
-    pub(crate) fn tracers_mut(&mut self, d: usize) -> (&mut Tracers, &DeviceContext) {
-        (&mut self.tracers, &self.devices[d].0)
-    }
-
-    /// The tracers of the run, to read them.
-    pub(crate) fn tracers(&mut self) -> &mut Tracers {
-        &mut self.tracers
-    }
-
-    /// Adds a device of the run (its context created); its index for the other calls.
+    /// Adds a device of the run (its context created); its index.
     pub(crate) fn add_device(&mut self, dc: DeviceContext) -> usize {
-        self.devices.push((dc, Activation { activated: false, created: Vec::new() }, Buffers::new()));
+        let activation = Activation { activated: false, created: Vec::new() };
+        self.devices.push(DeviceParts { dc, activation, buffers: Buffers::new() });
         self.devices.len() - 1
-    }
-
-    pub(crate) fn streams(&self) -> &Streamers {
-        &self.streams
-    }
-
-    /// The streams and the context of device `d` they are opened in.
-    pub(crate) fn streams_mut(&mut self, d: usize) -> (&mut Streamers, &DeviceContext) {
-        (&mut self.streams, &self.devices[d].0)
-    }
-
-    pub(crate) fn device_context(&self, d: usize) -> &DeviceContext {
-        &self.devices[d].0
-    }
-
-    pub(crate) fn activation_mut(&mut self, d: usize) -> &mut Activation {
-        &mut self.devices[d].1
-    }
-
-    pub(crate) fn buffers_mut(&mut self, d: usize) -> &mut Buffers {
-        &mut self.devices[d].2
     }
 
     /// Imports made on every device.
     pub(crate) fn imports(&self) -> usize {
-        self.devices.iter().map(|(.., b)| b.len()).sum()
+        self.devices.iter().map(|p| p.buffers.len()).sum()
     }
 
-    /// Imports the buffer behind `fd` into device `d`'s context (once per file); its index.
-    pub(crate) fn import(&mut self, d: usize, device: &Device, fd: i32, size: usize) -> Result<usize, ImportError> {
-        let (dc, _, buffers) = &mut self.devices[d];
-        buffers.import(&dc.ctx, device, fd, size)
-    }
-
-    /// The teardown: close every streamer → destroy their events and pools → disable every
-    /// tracer → destroy their decoders → destroy the tracers → on every device unmap and free →
-    /// on every device deactivate, destroy created groups, disable metrics, destroy the context.
-    /// Returns what failed and what is left to retry.
+    /// The teardown: every path releases what it opened (close every streamer → destroy their
+    /// events and pools → disable every tracer → destroy their decoders → destroy the tracers)
+    /// → on every device unmap and free → on every device deactivate, destroy created groups,
+    /// disable metrics, destroy the context. Returns what failed and what is left to retry.
     pub(crate) fn finish(mut self) -> Teardown {
         self.teardown()
     }
 
     fn teardown(&mut self) -> Teardown {
         let mut devices = std::mem::take(&mut self.devices);
+        let mut errors = Vec::new();
+        let released = read::release(std::mem::take(&mut self.paths), &mut errors);
         if devices.is_empty() {
-            return Teardown { errors: Vec::new(), pending: Vec::new() };
+            return Teardown { errors, pending: Vec::new() };
         }
         let several = devices.len() > 1;
-        let mut errors = Vec::new();
-        let closed = std::mem::take(&mut self.streams).release(&mut errors);
-        let traced = std::mem::take(&mut self.tracers).release(&mut errors);
-        let mut released = Vec::new();
-        for (dc, _, buffers) in &mut devices {
+        let mut freed = Vec::new();
+        for p in &mut devices {
             let mut e = Vec::new();
             // A panic part way through leaves every import not yet freed in `buffers` (the
             // release works in place): it counts as a failed free, and the rest waits.
-            let r = std::panic::catch_unwind(AssertUnwindSafe(|| buffers.release(&traced, &dc.ctx, &mut e)))
+            let (buffers, dc) = (&mut p.buffers, &p.dc);
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| buffers.release(&released, &dc.ctx, &mut e)))
                 .unwrap_or_else(|_| {
                     e.push("an internal error interrupted freeing the exported memory".into());
                     None
                 });
-            released.push(r);
-            errors.extend(e.into_iter().map(|e| on_device(several, dc, e)));
+            freed.push(r);
+            errors.extend(e.into_iter().map(|e| on_device(several, &p.dc, e)));
         }
         let missing: Vec<&str> = devices
             .iter()
-            .zip(&released)
+            .zip(&freed)
             .filter(|(_, r)| r.is_none())
-            .map(|((dc, ..), _)| dc.device.info.name.as_str())
+            .map(|(p, _)| p.dc.device.info.name.as_str())
             .collect();
-        let Some(released) = released.into_iter().collect::<Option<Vec<BuffersReleased>>>() else {
+        let Some(freed) = freed.into_iter().collect::<Option<Vec<BuffersReleased>>>() else {
             errors.push(format!(
                 "the metric groups on {} stay active until their exported memory is freed (zescope retries at the \
                  next stop, start and at exit)",
@@ -321,15 +302,15 @@ impl RunParts {
             ));
             // Nothing is deactivated while any import is left: the devices released so far
             // hold no imports and release at once at the retry.
-            let rest = RunParts { devices, streams: Streamers::default(), tracers: Tracers::default() };
+            let rest = RunParts { devices, paths: Vec::new() };
             return Teardown { errors, pending: vec![Pending::Run(rest)] };
         };
         let mut pending = Vec::new();
-        for ((dc, activation, _), r) in devices.into_iter().zip(released) {
+        for (p, r) in devices.into_iter().zip(freed) {
             let mut e = Vec::new();
-            let deactivated = activation.release(&closed, r, &dc, &mut e);
-            let name = dc.device.info.name.clone();
-            pending.extend(dc.release(deactivated, &mut e).map(Pending::Disable));
+            let deactivated = p.activation.release(&released, r, &p.dc, &mut e);
+            let name = p.dc.device.info.name.clone();
+            pending.extend(p.dc.release(deactivated, &mut e).map(Pending::Disable));
             errors.extend(e.into_iter().map(|e| if several { format!("{name}: {e}") } else { e }));
         }
         Teardown { errors, pending }

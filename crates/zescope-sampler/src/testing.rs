@@ -1,5 +1,6 @@
 //! Helpers for tests of the sampler and of the floors above it: a sampler on a private
-//! in-process simulated driver, and waiting for its events with a deadline.
+//! in-process simulated driver, and waiting for its events with a deadline. Behind the `testing`
+//! feature (which brings in ze-sim), turned on by tests and benchmarks only.
 //!
 //! # Panics
 //!
@@ -34,7 +35,7 @@ pub fn sampler_on(sim: &Arc<Sim>) -> SamplerHandle {
 /// A sampler on `sim` with `options`.
 pub fn sampler_with(sim: &Arc<Sim>, options: Options) -> SamplerHandle {
     let s = sim.clone();
-    crate::spawn(Box::new(move || Loader::from_sim(s.clone())), options)
+    crate::spawn(Box::new(move || Loader::in_process(s.in_process())), options)
 }
 
 /// A run of `groups` on the first device, every millisecond.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 use crate::layout::LayoutSet;
-use zescope_ze::{Loader, Source};
+use zescope_ze::{BuiltIn, Loader, Source};
 
 use super::host;
 use super::optional::NOTICE_LOG_TARGET;
@@ -136,10 +136,11 @@ impl Drop for SamplerHandle {
     }
 }
 
-/// Spawns the sampler thread opening `source` (see `spawn`).
-pub fn spawn_source(source: Source, mut options: Options) -> SamplerHandle {
+/// Spawns the sampler thread opening `source` (see `spawn`), with `built_in` the driver the
+/// program links in for `sim` and `auto`'s fallback (`Loader::open`).
+pub fn spawn_source(source: Source, built_in: BuiltIn, mut options: Options) -> SamplerHandle {
     options.requested = source;
-    spawn(Box::new(move || Loader::open(source)), options)
+    spawn(Box::new(move || Loader::open(source, built_in)), options)
 }
 
 /// Spawns the sampler thread; `opener` runs on it, so every Level Zero object is created, used and
@@ -418,7 +419,7 @@ impl State {
     fn stop_run(&mut self, reason: StopReason, outbox: &mut Outbox) {
         let Some(mut run) = self.run.take() else { return };
         if reason != StopReason::Error {
-            run.drain_tracers();
+            run.drain();
             for message in run.take_notices() {
                 log::warn!(target: NOTICE_LOG_TARGET, "{message}");
                 outbox.push(Event::Notice { run: run.info.run, message });

@@ -1,30 +1,29 @@
-//! The fourth way to read a metric group: the metric tracer and its decoder, for tracer-based
-//! groups (sampling type EXP_TRACER_BASED) whose exported memory the workload writes events into,
-//! in the order Intel's conformance suite uses the extension. On the sampler thread, like
-//! everything else: the exported memory's `fd`/`size` are queried and imported BEFORE the
-//! groups are activated (`setup.rs`), then per device one tracer on its tracer-based groups, its
-//! decoder and the decodable metrics, and the tracer enabled. At each tick the tracer's data is
-//! read (no size query: the buffer grows when the driver says it is too small) and decoded; each
-//! entry becomes a sample at its own time (the device timestamp mapped onto the host clock as
-//! streamer reports are, `report_time.rs`), its metric's series set to its value and the others
-//! keeping theirs (an event's value holds until the next: states are drawn as steps). Entries of
-//! one time share a sample. At a stop the tracer is read one last time before the teardown
-//! disables it, so the events written up to the stop are kept.
+//! The metric tracer's mechanics, for its read path (`read/tracer.rs`): the tracer and its
+//! decoder, for tracer-based groups (sampling type EXP_TRACER_BASED) whose exported memory the
+//! workload writes events into, in the order Intel's conformance suite uses the extension. On the
+//! sampler thread, like everything else: the exported memory's `fd`/`size` are queried and
+//! imported BEFORE the groups are activated, then per device one tracer on its tracer-based
+//! groups, its decoder and the decodable metrics, and the tracer enabled. At each tick the
+//! tracer's data is read (no size query: the buffer grows when the driver says it is too small)
+//! and decoded; each entry becomes a sample at its own time (the device timestamp mapped onto the
+//! host clock as streamer reports are, `report_time.rs`), its metric's series set to its value
+//! and the others keeping theirs (an event's value holds until the next: states are drawn as
+//! steps). Entries of one time share a sample. At a stop the tracer is read one last time before
+//! the teardown disables it, so the events written up to the stop are kept.
 //!
-//! [`Tracers`] owns the tracers and decoders of a run; the teardown releases it right after the
-//! streamers (disable every tracer → destroy every decoder → destroy every tracer), and only its
-//! [`TracersClosed`] proof lets imports be freed (`dmabuf::Buffers::release`), before any group
-//! is deactivated.
+//! [`Tracers`] owns the tracers and decoders of a run; the teardown releases it with the other
+//! paths, right after the streamers (disable every tracer → destroy every decoder → destroy every
+//! tracer), before any import is freed (`dmabuf::Buffers::release` takes the paths' proof) or
+//! any group deactivated.
 
 use zescope_ze::tracer::{Decoder, Entry, Tracer, TracerError};
 use zescope_ze::{Context, Device, Metric, MetricGroup, ZeError};
 
 use super::host::monotonic_ns;
-use super::protocol::{ReadPath, SamplerError, SeriesInfo, StreamInfo, Target};
+use super::protocol::SeriesInfo;
 use super::report_time::ReportClock;
 use super::run::Pieces;
 use super::streamer::StreamRead;
-use super::teardown::RunParts;
 use crate::layout::kinds;
 
 /// Raw bytes per notification asked of the driver (it rounds and caps them, and writes back
@@ -44,15 +43,11 @@ pub(crate) struct Tracers {
     open: Vec<Open>,
 }
 
-/// Proof that every tracer of the run is disabled and destroyed, and its decoder destroyed:
-/// what freeing imports requires.
-pub(crate) struct TracersClosed(());
-
 impl Tracers {
     /// Disables every enabled tracer, then destroys every decoder, then every tracer. Each value
     /// is consumed by its call (a handle is never released twice); a failure is reported and the
     /// teardown goes on.
-    pub(crate) fn release(self, errors: &mut Vec<String>) -> TracersClosed {
+    pub(crate) fn release(self, errors: &mut Vec<String>) {
         let mut open = self.open;
         for o in &mut open {
             if o.enabled
@@ -76,7 +71,6 @@ impl Tracers {
                 errors.push(format!("destroying a metric tracer: {e}"));
             }
         }
-        TracersClosed(())
     }
 
     /// Creates a tracer on `groups` (activated on `device` in `ctx`), its decoder, and enables
@@ -230,50 +224,4 @@ fn push(pieces: &mut Pieces, ts: i64, row: &[f64], out: &mut StreamRead) {
     } else {
         out.out_of_order += 1;
     }
-}
-
-/// Creates, enables and plans the tracer of device `on` (its index in the run, the device, its
-/// name in the run) on its tracer-based groups `traced` (activated, their memory imported) for
-/// `target`. A driver that refuses any step turns the tracer off for the run with a notice (an
-/// optional feature; DEVICE_LOST ends the setup).
-pub(crate) fn open(
-    parts: &mut RunParts,
-    on: (usize, &Device, &str),
-    target: &Target,
-    traced: &[&MetricGroup],
-    notices: &mut Vec<String>,
-) -> Result<Option<(TracerReader, StreamInfo)>, SamplerError> {
-    let (d, device, device_name) = on;
-    let names: Vec<&str> = traced.iter().map(|g| g.info.name.as_str()).collect();
-    let names = names.join(" + ");
-    let (tracers, dc) = parts.tracers_mut(d);
-    let i = match tracers.open(&dc.ctx, device, traced) {
-        Ok(i) => i,
-        Err(e) => {
-            let z = e.ze();
-            if super::optional::is_fatal(&z) {
-                return Err(super::errors::ze(&format!("starting the metric tracer of {names}"), &z));
-            }
-            notices.push(format!(
-                "{} (tracer-based group {names} is not read)",
-                super::optional::off("the metric tracer", &z)
-            ));
-            return Ok(None);
-        }
-    };
-    let wanted = if target.custom_group { &[][..] } else { &target.metrics[..] };
-    let (series, columns) = plan(tracers.decodable(i), wanted);
-    if series.is_empty() {
-        return Ok(None);
-    }
-    let info = StreamInfo {
-        index: 0,
-        target: d,
-        device: device_name.to_owned(),
-        group: names,
-        layout: describe(tracers.notify_bytes(i)),
-        series,
-        read_path: ReadPath::Tracer,
-    };
-    Ok(Some((TracerReader::new(i, device.clone(), columns), info)))
 }

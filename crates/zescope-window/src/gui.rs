@@ -28,6 +28,9 @@ pub trait Interrupt {
 pub struct Launch {
     /// Starts the sampler thread on the source the user asked for, with the window's options.
     pub start_sampler: Box<dyn FnOnce(Options) -> SamplerHandle>,
+    /// The simulated device the program links in, which Help → Diagnostics checks for `sim`
+    /// and `auto`'s fallback.
+    pub built_in: zescope_ze::BuiltIn,
     /// The signals that end the process.
     pub interrupt: Box<dyn Interrupt>,
     /// A session file to show instead of sampling at once.
@@ -70,7 +73,7 @@ fn icon() -> Option<egui::IconData> {
 /// Opens the window: samples with the sampler `launch` starts, showing its session file if one is
 /// given; returns when the window is closed.
 pub fn run(launch: Launch) -> ExitCode {
-    let Launch { start_sampler, interrupt: stop, file, view } = launch;
+    let Launch { start_sampler, built_in, interrupt: stop, file, view } = launch;
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("zescope")
         .with_app_id("zescope")
@@ -111,6 +114,7 @@ pub fn run(launch: Launch) -> ExitCode {
             let limits = settings.markers;
             let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
             app.use_wake_flag(flag);
+            app.windows.diagnostics = crate::windows::Diagnostics::with_built_in(built_in);
             match zescope_model::markers::Listener::start_default(limits) {
                 Ok(l) => {
                     log::info!("markers: {}={}", zescope_model::markers::ENV, l.path().display());

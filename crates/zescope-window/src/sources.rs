@@ -209,18 +209,12 @@ impl SourcePanel<'_> {
         ui.horizontal(|ui| {
             ui.label("Read by");
             let mut via = self.state.selection.via;
-            let name = |v: Via| match v {
-                Via::Auto => "auto",
-                Via::Export => "exported memory",
-                Via::Streamer => "streamer",
-                Via::Tracer => "tracer",
-            };
             ui.scope(|ui| {
                 egui::ComboBox::from_id_salt("via")
-                    .selected_text(name(via))
+                    .selected_text(via.describe())
                     .show_ui(ui, |ui| {
-                        for v in [Via::Auto, Via::Export, Via::Streamer, Via::Tracer] {
-                            ui.selectable_value(&mut via, v, name(v));
+                        for v in Via::ALL {
+                            ui.selectable_value(&mut via, v, v.describe());
                         }
                     })
                     .response

@@ -39,7 +39,7 @@ pub struct Driver {
 
 /// Which source answered a call through an [`Entry`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Via {
+pub enum CalledThrough {
     /// The loader's own export (or the in-process driver's `Api`), with the application's handle.
     Loader,
     /// The driver's function from `zeDriverGetExtensionFunctionAddress`, with the driver's handle.
@@ -87,18 +87,18 @@ impl<F: Copy> Entry<F> {
         driver: Option<H>,
         wrapped: bool,
         f: impl Fn(F, H) -> ze_result_t,
-    ) -> Option<Result<Via, ZeError>> {
+    ) -> Option<Result<CalledThrough, ZeError>> {
         let mut last = None;
         if let Some(export) = self.loader {
             let r = f(export, app);
             let not_here = r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || (wrapped && r == ZE_RESULT_ERROR_UNINITIALIZED);
             if !not_here {
-                return Some(check(name, r).map(|()| Via::Loader));
+                return Some(check(name, r).map(|()| CalledThrough::Loader));
             }
             last = Some(Err(ZeError { call: name, code: r }));
         }
         match (self.driver, driver) {
-            (Some(own), Some(h)) => Some(check(name, f(own, h)).map(|()| Via::Driver)),
+            (Some(own), Some(h)) => Some(check(name, f(own, h)).map(|()| CalledThrough::Driver)),
             _ => last,
         }
     }

@@ -1,6 +1,10 @@
 //! The safe layer over Level Zero: sources, drivers, devices, metric groups, metrics, contexts,
 //! with errors that name the failed call, the `ze_result_t`, and what to do.
 //!
+//! A source is the system's loader, or a driver the program links in and hands over as an
+//! [`InProcess`] (zescope's built-in simulated device, a test's private one): this crate knows
+//! no simulator (`Loader::open` takes the program's [`BuiltIn`]).
+//!
 //! Handles are plain values wrapping raw pointers, so they are neither `Send` nor `Sync`: they
 //! stay on the thread that opened the source (the sampler, or the CLI's main thread). Nothing
 //! here destroys anything on Drop; the sampler's teardown orders every release.
@@ -22,7 +26,8 @@ pub mod tracer;
 pub use context::{CommandList, Context};
 pub use device::{Device, DeviceInfo, DeviceKind, Driver, DriverInfo};
 pub use error::{Error, ZeError, check, hint};
-pub use loader::{Loader, Origin, Source, Ze};
+pub use level_zero_sys::InProcess;
+pub use loader::{BuiltIn, Loader, Origin, Source, Ze};
 pub use metric::{
     ExportProps, ExportQueryError, GroupExport, GroupInfo, Metric, MetricGroup, MetricInfo, TRACER_BASED_UNREAD,
 };

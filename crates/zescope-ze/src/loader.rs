@@ -1,7 +1,11 @@
-//! Choosing and opening a source of metrics: the system's Level Zero loader, or the built-in
-//! simulated driver, or (`auto`) the loader when it yields a device with metrics, else the
-//! simulated driver.
+//! Choosing and opening a source of metrics: the system's Level Zero loader, or a driver the
+//! program links in and hands over as an [`InProcess`] (zescope's built-in simulated device), or
+//! (`auto`) the loader when it yields a device with metrics, else the in-process driver.
+//!
+//! This crate does not know the simulated driver: the program that links one passes a
+//! [`BuiltIn`] (a function that starts it) wherever `sim` or `auto` may need it.
 
+use std::any::Any;
 use std::sync::Arc;
 
 use level_zero_sys::*;
@@ -22,17 +26,24 @@ pub enum Source {
     Sim,
 }
 
+/// Starts the driver a program links in (zescope's built-in simulated device), on the thread
+/// that calls it; the error says why it cannot start (an unusable configuration).
+pub type BuiltIn = fn() -> Result<InProcess, String>;
+
 /// The entry points in use, shared by every handle wrapper.
 #[derive(Clone)]
 pub struct Ze {
     /// The loaded entry points; an absent optional one is `None`.
     pub api: Arc<Api>,
+    /// What keeps an in-process driver's entry points and handles valid (`None` for a loaded
+    /// library, which `api` itself keeps loaded): held by every handle, as the table is.
+    _keep_alive: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl Ze {
     /// Wraps a loaded API table.
     pub(crate) fn new(api: Api) -> Ze {
-        Ze { api: Arc::new(api) }
+        Ze { api: Arc::new(api), _keep_alive: None }
     }
 
     /// The driver's own handle behind a loader handle (identity when the loader does not wrap
@@ -60,7 +71,7 @@ impl Ze {
 pub enum Origin {
     /// The system's Level Zero loader.
     LevelZero,
-    /// The simulated driver built into zescope.
+    /// The simulated driver built into zescope: an [`InProcess`] driver the program handed over.
     BuiltInSim,
 }
 
@@ -74,20 +85,20 @@ pub struct Loader {
     pub drivers: Vec<Driver>,
     /// Why `auto` did not use the real loader, when it fell back to the simulated device.
     pub fallback_reason: Option<String>,
-    _sim: Option<Arc<ze_sim::Sim>>,
 }
 
 impl Loader {
-    /// Opens `source`. Call [`super::prepare_environment`] first (before any thread starts).
-    pub fn open(source: Source) -> Result<Loader, Error> {
+    /// Opens `source`, starting `built_in` for `sim` and for `auto`'s fallback. Call
+    /// [`super::prepare_environment`] first (before any thread starts).
+    pub fn open(source: Source, built_in: BuiltIn) -> Result<Loader, Error> {
         match source {
             Source::LevelZero => Self::level_zero(),
-            Source::Sim => Self::built_in_sim(),
+            Source::Sim => Self::built_in(built_in),
             Source::Auto => match Self::level_zero() {
                 Ok(l) if l.has_metrics() => Ok(l),
-                Ok(_) => Self::built_in_sim()
+                Ok(_) => Self::built_in(built_in)
                     .map(|l| l.with_fallback("the Level Zero loader found no device with metric groups")),
-                Err(e) => Self::built_in_sim().map(|l| l.with_fallback(&e.short())),
+                Err(e) => Self::built_in(built_in).map(|l| l.with_fallback(&e.short())),
             },
         }
     }
@@ -125,38 +136,37 @@ impl Loader {
         // SAFETY: handles just returned by zeInitDrivers/zeDriverGet of this loader.
         let drivers =
             handles.into_iter().map(|h| unsafe { Driver::new(ze.clone(), h) }).collect::<Result<Vec<_>, _>>()?;
-        Ok(Loader { ze, origin: Origin::LevelZero, drivers, fallback_reason: None, _sim: None })
+        Ok(Loader { ze, origin: Origin::LevelZero, drivers, fallback_reason: None })
     }
 
-    /// The process-wide simulated driver (configured by `ZE_SIM_CONFIG`).
-    pub fn built_in_sim() -> Result<Loader, Error> {
-        ze_sim::global().map_err(|e| Error::SimConfig(e.to_string()))?;
-        Self::from_api(ze_sim::api(), Origin::BuiltInSim, None)
+    /// The driver the program links in, started by `built_in` (zescope's simulated device,
+    /// configured by `ZE_SIM_CONFIG`); its error is the configuration's.
+    pub fn built_in(built_in: BuiltIn) -> Result<Loader, Error> {
+        Self::in_process(built_in().map_err(Error::SimConfig)?)
     }
 
-    /// A private simulated driver instance (tests): its own devices, faults and report.
-    pub fn from_sim(sim: Arc<ze_sim::Sim>) -> Result<Loader, Error> {
-        let ze = Ze::new(sim.api());
-        check("zeInit", sim.init()).map_err(|e| Error::NoDriver { cause: e.terse() })?;
-        let handles = sim
-            .drivers()
-            .map_err(|code| Error::NoDriver { cause: super::error::ZeError { call: "zeDriverGet", code }.terse() })?;
-        // SAFETY: handles just returned by zeDriverGet of this loader.
+    /// A driver linked into the program (zescope's simulated device, or a test's private
+    /// simulated driver): its drivers, through its table or by its own start.
+    pub fn in_process(driver: InProcess) -> Result<Loader, Error> {
+        let (api, keep_alive, start) = driver.into_parts();
+        let ze = Ze { api: Arc::new(api), _keep_alive: Some(keep_alive) };
+        let handles = match start {
+            Drivers::ThroughApi => {
+                let handles = init_drivers(&ze).map_err(|e| Error::NoDriver { cause: e.terse() })?;
+                if handles.is_empty() {
+                    return Err(Error::NoDriver { cause: "zeDriverGet reported 0 drivers".into() });
+                }
+                handles
+            }
+            Drivers::Own(start) => {
+                start().map_err(|f| Error::NoDriver { cause: ZeError { call: f.call, code: f.result }.terse() })?
+            }
+        };
+        // SAFETY: handles of this driver, just returned by its zeDriverGet (the `InProcess`
+        // promises its start returns its own driver handles).
         let drivers =
             handles.into_iter().map(|h| unsafe { Driver::new(ze.clone(), h) }).collect::<Result<Vec<_>, _>>()?;
-        Ok(Loader { ze, origin: Origin::BuiltInSim, drivers, fallback_reason: None, _sim: Some(sim) })
-    }
-
-    fn from_api(api: Api, origin: Origin, sim: Option<Arc<ze_sim::Sim>>) -> Result<Loader, Error> {
-        let ze = Ze::new(api);
-        let handles = init_drivers(&ze).map_err(|e| Error::NoDriver { cause: e.terse() })?;
-        if handles.is_empty() {
-            return Err(Error::NoDriver { cause: "zeDriverGet reported 0 drivers".into() });
-        }
-        // SAFETY: handles just returned by zeDriverGet of this loader.
-        let drivers =
-            handles.into_iter().map(|h| unsafe { Driver::new(ze.clone(), h) }).collect::<Result<Vec<_>, _>>()?;
-        Ok(Loader { ze, origin, drivers, fallback_reason: None, _sim: sim })
+        Ok(Loader { ze, origin: Origin::BuiltInSim, drivers, fallback_reason: None })
     }
 
     /// Does any device (or sub-device) of any driver report metric groups?

@@ -17,7 +17,7 @@
 
 use level_zero_sys::*;
 
-use super::device::{Device, Entry, Via};
+use super::device::{CalledThrough, Device, Entry};
 use super::error::{ZeError, check};
 use super::metric::{Metric, MetricGroup};
 
@@ -46,7 +46,7 @@ impl Device {
         entry: Entry<F>,
         name: &'static str,
         f: impl Fn(F, ze_device_handle_t) -> ze_result_t,
-    ) -> Result<Option<Via>, ZeError> {
+    ) -> Result<Option<CalledThrough>, ZeError> {
         let driver_handle = self.driver_handle();
         let wrapped = driver_handle != self.handle;
         match entry.call(name, self.handle, Some(driver_handle), wrapped, f) {
@@ -136,7 +136,7 @@ impl Device {
 
 /// A group just created, and which source created it: its later calls go to the same source.
 struct Created {
-    via: Via,
+    via: CalledThrough,
     handle: zet_metric_group_handle_t,
 }
 
@@ -148,8 +148,8 @@ impl Created {
         f: impl Fn(F, zet_metric_group_handle_t) -> ze_result_t,
     ) -> Result<(), ZeError> {
         let source = match self.via {
-            Via::Loader => entry.loader,
-            Via::Driver => entry.driver,
+            CalledThrough::Loader => entry.loader,
+            CalledThrough::Driver => entry.driver,
         };
         let Some(func) = source else {
             return Err(ZeError { call: name, code: ZE_RESULT_ERROR_UNSUPPORTED_FEATURE });
@@ -220,7 +220,7 @@ mod tests {
     }
 
     /// What an entry call answered, and the (source, handle) of every function it called.
-    type Outcome = (Option<Result<Via, ZeError>>, Vec<(&'static str, usize)>);
+    type Outcome = (Option<Result<CalledThrough, ZeError>>, Vec<(&'static str, usize)>);
 
     const APP: usize = 0x1000;
     const DRIVER: usize = 0x2000;
@@ -247,7 +247,7 @@ mod tests {
     #[test]
     fn the_loaders_export_gets_the_application_handle_and_its_answer_stands() {
         let (r, calls) = call(true, true, true, true, ZE_RESULT_SUCCESS);
-        assert_eq!(r, Some(Ok(Via::Loader)));
+        assert_eq!(r, Some(Ok(CalledThrough::Loader)));
         assert_eq!(calls, vec![("loader", APP)], "never a driver handle to the loader, and no second call");
         // A real error from the loader's export is the answer: no fallback.
         let (r, calls) = call(true, true, true, true, ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
@@ -258,11 +258,11 @@ mod tests {
     #[test]
     fn not_supported_here_falls_back_to_the_driver_with_the_driver_handle() {
         let (r, calls) = call(true, true, true, false, ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
-        assert_eq!(r, Some(Ok(Via::Driver)));
+        assert_eq!(r, Some(Ok(CalledThrough::Driver)));
         assert_eq!(calls, vec![("loader", APP), ("driver", DRIVER)]);
         // UNINITIALIZED means "empty slot" only while the loader wraps handles.
         let (r, calls) = call(true, true, true, true, ZE_RESULT_ERROR_UNINITIALIZED);
-        assert_eq!(r, Some(Ok(Via::Driver)));
+        assert_eq!(r, Some(Ok(CalledThrough::Driver)));
         assert_eq!(calls, vec![("loader", APP), ("driver", DRIVER)]);
         let (r, calls) = call(true, true, true, false, ZE_RESULT_ERROR_UNINITIALIZED);
         assert_eq!(r.unwrap().unwrap_err().code, ZE_RESULT_ERROR_UNINITIALIZED);
@@ -272,7 +272,7 @@ mod tests {
     #[test]
     fn without_a_loader_export_the_driver_gets_its_own_handle() {
         let (r, calls) = call(false, true, true, true, ZE_RESULT_SUCCESS);
-        assert_eq!(r, Some(Ok(Via::Driver)));
+        assert_eq!(r, Some(Ok(CalledThrough::Driver)));
         assert_eq!(calls, vec![("driver", DRIVER)]);
         // Nothing to call at all.
         assert_eq!(call(false, false, true, true, ZE_RESULT_SUCCESS).0, None);

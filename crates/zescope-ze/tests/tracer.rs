@@ -17,7 +17,7 @@ fn loader(tweak: impl FnOnce(&mut SimConfig)) -> (Arc<Sim>, Loader) {
     let mut cfg = SimConfig { metrics: MetricsEnable::Always, ..Default::default() };
     tweak(&mut cfg);
     let sim = Arc::new(Sim::new(cfg));
-    let l = Loader::from_sim(sim.clone()).expect("open the simulated driver");
+    let l = Loader::in_process(sim.in_process()).expect("open the simulated driver");
     (sim, l)
 }
 

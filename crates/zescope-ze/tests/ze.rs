@@ -11,7 +11,7 @@ fn loader(tweak: impl FnOnce(&mut SimConfig)) -> (Arc<Sim>, Loader) {
     let mut cfg = SimConfig { metrics: MetricsEnable::Always, ..Default::default() };
     tweak(&mut cfg);
     let sim = Arc::new(Sim::new(cfg));
-    let l = Loader::from_sim(sim.clone()).expect("open the simulated driver");
+    let l = Loader::in_process(sim.in_process()).expect("open the simulated driver");
     (sim, l)
 }
 
@@ -96,7 +96,7 @@ fn a_driver_without_devices_or_init_fails_clearly() {
         faults: ze_sim::config::Faults { init_fails: true, ..Default::default() },
         ..Default::default()
     }));
-    let msg = Loader::from_sim(sim).err().expect("init fails").to_string();
+    let msg = Loader::in_process(sim.in_process()).err().expect("init fails").to_string();
     assert!(
         msg.contains("no Level Zero driver was found") && msg.contains("ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE"),
         "{msg}"
@@ -110,7 +110,7 @@ fn on_profile(
     group: &str,
 ) -> (Arc<Sim>, Loader, zescope_ze::Device, zescope_ze::MetricGroup, zescope_ze::Context) {
     let sim = Arc::new(Sim::new(SimConfig { metrics: MetricsEnable::Always, ..profile.config() }));
-    let l = Loader::from_sim(sim.clone()).expect("open the simulated driver");
+    let l = Loader::in_process(sim.in_process()).expect("open the simulated driver");
     let dev = l.drivers[0].devices().unwrap().remove(0);
     let g = dev.metric_groups().unwrap().into_iter().find(|g| g.info.name == group).unwrap();
     let ctx = zescope_ze::Context::create(&l.drivers[0]).unwrap();

@@ -16,7 +16,7 @@ fn sampler(tweak: impl FnOnce(&mut SimConfig)) -> (Arc<Sim>, SamplerHandle) {
     tweak(&mut cfg);
     let sim = Arc::new(Sim::new(cfg));
     let s = sim.clone();
-    let h = sampler::spawn(Box::new(move || Loader::from_sim(s.clone())), Options::default());
+    let h = sampler::spawn(Box::new(move || Loader::in_process(s.in_process())), Options::default());
     h.wait_inventory(Duration::from_secs(10)).expect("the simulated device's inventory");
     (sim, h)
 }

@@ -74,7 +74,7 @@ impl Mapping {
             return Ok(());
         }
         // SAFETY: our mapping of `len` bytes, unmapped once (ptr is nulled below); nothing reads
-        // it afterwards (the reader holding it is dropped next).
+        // it afterwards (the access holding it is dropped next).
         if unsafe { libc::munmap(self.ptr as *mut c_void, self.len) } != 0 {
             return Err(std::io::Error::last_os_error());
         }
@@ -96,8 +96,9 @@ pub(super) struct Staging {
     pub list: CommandList,
 }
 
-/// How this buffer's bytes reach the host.
-pub(super) enum Reader {
+/// How this buffer's bytes reach the host: what each of exported memory's read paths
+/// (`ReadPath::Mapped`, `FileRead`, `DeviceCopy`) holds.
+pub(super) enum HostAccess {
     Mapped(Mapping),
     File(Dup),
     Copy(Staging),
@@ -115,24 +116,24 @@ pub(crate) struct ImportedBuffer {
     /// The dup handed to the import, kept open until after `zeMemFree` (a driver may close it
     /// at the import or at the free; `Dup`'s drop closes it only if it is still ours).
     pub(super) import_dup: Option<Dup>,
-    pub(super) reader: Option<Reader>,
+    pub(super) access: Option<HostAccess>,
 }
 
 impl Drop for ImportedBuffer {
     fn drop(&mut self) {
         if !self.import.is_null() {
             std::mem::forget(self.import_dup.take());
-            std::mem::forget(self.reader.take());
+            std::mem::forget(self.access.take());
         }
     }
 }
 
 impl ImportedBuffer {
     pub(crate) fn read_path(&self) -> ReadPath {
-        match self.reader {
-            Some(Reader::Mapped(_)) | None => ReadPath::Mapped,
-            Some(Reader::File(_)) => ReadPath::FileRead,
-            Some(Reader::Copy(_)) => ReadPath::DeviceCopy,
+        match self.access {
+            Some(HostAccess::Mapped(_)) | None => ReadPath::Mapped,
+            Some(HostAccess::File(_)) => ReadPath::FileRead,
+            Some(HostAccess::Copy(_)) => ReadPath::DeviceCopy,
         }
     }
 
@@ -164,15 +165,17 @@ impl ImportedBuffer {
             return Err(ReadError::Failed(format!("the seqlock word at offset {s} lies outside the snapshot")));
         }
         let import = self.import;
-        match self.reader.as_mut() {
-            Some(Reader::Mapped(m)) => {
+        match self.access.as_mut() {
+            Some(HostAccess::Mapped(m)) => {
                 Self::sync(m, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
                 let r = mapped_snapshot(m, seqlock, dst);
                 Self::sync(m, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
                 r
             }
-            Some(Reader::File(dup)) => copied_snapshot(seqlock, dst, |offset, out| pread_exact(dup.fd, offset, out)),
-            Some(Reader::Copy(st)) => copied_snapshot(seqlock, dst, |offset, out| {
+            Some(HostAccess::File(dup)) => {
+                copied_snapshot(seqlock, dst, |offset, out| pread_exact(dup.fd, offset, out))
+            }
+            Some(HostAccess::Copy(st)) => copied_snapshot(seqlock, dst, |offset, out| {
                 // SAFETY: `host` and the import are allocations of the run's context with `size`
                 // bytes; offset + out.len() ≤ dst.len() ≤ size (checked above).
                 unsafe { st.list.copy(st.host, import.cast::<u8>().add(offset).cast(), out.len()) }.map_err(|e| {

@@ -10,7 +10,7 @@
 
 use core::ffi::c_void;
 
-use super::buffer::{ImportedBuffer, Mapping, Reader, Staging};
+use super::buffer::{HostAccess, ImportedBuffer, Mapping, Staging};
 use super::fd::{Dup, FileId, Shrinkable, file_id, shrinkable};
 use zescope_ze::{Context, Device, ZeError};
 
@@ -68,21 +68,21 @@ impl Buffers {
             return Ok(i);
         }
         let dup = |what: &str| Dup::of(fd).map_err(|e| ImportError::Fd(format!("dup of fd {fd} ({what}): {e}")));
-        let reader = match shrinkable(fd, size).map_err(|e| ImportError::Fd(format!("fd {fd}: {e}")))? {
+        let access = match shrinkable(fd, size).map_err(|e| ImportError::Fd(format!("fd {fd}: {e}")))? {
             Shrinkable::TooShort(len) => {
                 return Err(ImportError::Fd(format!(
                     "fd {fd} holds {len} bytes, less than the {size} bytes the driver reports"
                 )));
             }
-            Shrinkable::No | Shrinkable::Sealed => map(dup("mapping")?, size).map(Reader::Mapped),
-            Shrinkable::Yes => readable(dup("reading")?).map(Reader::File),
+            Shrinkable::No | Shrinkable::Sealed => map(dup("mapping")?, size).map(HostAccess::Mapped),
+            Shrinkable::Yes => readable(dup("reading")?).map(HostAccess::File),
         };
-        let reader = match reader {
+        let access = match access {
             Some(r) => r,
             None => {
                 log::info!("fd {fd} can be neither mapped nor read by the CPU; reading it by device copy");
                 match self.staging(ctx, device, size) {
-                    Ok(s) => Reader::Copy(s),
+                    Ok(s) => HostAccess::Copy(s),
                     Err(e) => {
                         return Err(ImportError::Fd(format!(
                             "the buffer cannot be mapped or read by the CPU, and copying it through the device is \
@@ -97,7 +97,7 @@ impl Buffers {
         let mut import_dup = match dup("import") {
             Ok(d) => d,
             Err(e) => {
-                self.release_reader(ctx, reader, &mut Vec::new());
+                self.release_access(ctx, access, &mut Vec::new());
                 return Err(e);
             }
         };
@@ -105,14 +105,14 @@ impl Buffers {
             Ok(import) => import,
             Err(e) => {
                 import_dup.check_closed_by_driver();
-                self.release_reader(ctx, reader, &mut Vec::new());
+                self.release_access(ctx, access, &mut Vec::new());
                 return Err(ImportError::Ze(e));
             }
         };
         // A driver that closes the fd it imports did so by now: from here on the number is not
         // ours, whatever it names later.
         import_dup.check_closed_by_driver();
-        self.list.push(ImportedBuffer { id, size, import, import_dup: Some(import_dup), reader: Some(reader) });
+        self.list.push(ImportedBuffer { id, size, import, import_dup: Some(import_dup), access: Some(access) });
         Ok(self.list.len() - 1)
     }
 
@@ -122,11 +122,11 @@ impl Buffers {
     /// host allocation whose free failed, and then there is no proof: what comes after
     /// (deactivation, disable, the context's destruction) must wait for a retry. The work is
     /// done in place, so a panic part way leaves every buffer not yet freed listed here.
-    /// Freeing needs the [`TracersClosed`](crate::tracer::TracersClosed) proof: no tracer reads
-    /// an exported buffer any more.
+    /// Freeing needs the [`PathsReleased`](crate::read::PathsReleased) proof: no tracer or other
+    /// read path uses an exported buffer any more.
     pub(crate) fn release(
         &mut self,
-        _: &crate::tracer::TracersClosed,
+        _: &crate::read::PathsReleased,
         ctx: &Context,
         errors: &mut Vec<String>,
     ) -> Option<BuffersReleased> {
@@ -143,15 +143,15 @@ impl Buffers {
         }
         for i in 0..self.list.len() {
             let b = &mut self.list[i];
-            if let Some(Reader::Mapped(m)) = &mut b.reader
+            if let Some(HostAccess::Mapped(m)) = &mut b.access
                 && let Err(e) = m.unmap()
             {
                 errors.push(format!("munmap of an exported buffer failed: {e}"));
                 continue;
             }
-            // Mapping (already unmapped) and file reader: their dups close here.
-            if let Some(r) = b.reader.take() {
-                self.release_reader(ctx, r, errors);
+            // Mapping (already unmapped) and file read: their dups close here.
+            if let Some(r) = b.access.take() {
+                self.release_access(ctx, r, errors);
             }
             test_hook::before_free();
             let b = &mut self.list[i];
@@ -184,11 +184,11 @@ impl Buffers {
         }
     }
 
-    /// Ends a reader: a mapping is unmapped by its drop (only on error paths: `release`
+    /// Ends a host access: a mapping is unmapped by its drop (only on error paths: `release`
     /// unmaps first), a staging list destroyed and its host memory freed (kept for a retry if
     /// that fails).
-    fn release_reader(&mut self, ctx: &Context, reader: Reader, errors: &mut Vec<String>) {
-        if let Reader::Copy(s) = reader {
+    fn release_access(&mut self, ctx: &Context, access: HostAccess, errors: &mut Vec<String>) {
+        if let HostAccess::Copy(s) = access {
             if let Err(e) = s.list.destroy() {
                 errors.push(e.to_string());
             }

@@ -10,7 +10,7 @@
 //!   right after each of those calls and, once seen closed, never closed by zescope (its number
 //!   may by then name another descriptor of the same buffer); the import's dup lives until
 //!   after the free;
-//! - a buffer is imported last, after its reader (mapping, file read or device-copy staging) is
+//! - a buffer is imported last, after its host access (mapping, file read or device-copy staging) is
 //!   set up, so no error path has an import to free;
 //! - buffers are identified by the file behind the fd (`fstat` dev+ino), never by fd number;
 //! - nothing here can fault: a file that may shrink is never mapped (see `buffers`);

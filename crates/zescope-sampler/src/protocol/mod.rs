@@ -1,7 +1,10 @@
 //! What crosses the channels between the sampler thread and everyone else: plain data only.
 
 pub mod processes;
+mod read_path;
 pub mod telemetry;
+
+pub use read_path::{ReadPath, Via};
 
 use std::time::Duration;
 
@@ -93,41 +96,6 @@ impl RunConfig {
     /// One device's groups (all their metrics), the default way to read them, without telemetry.
     pub fn single(device: DevicePath, groups: Vec<String>, interval: Duration) -> RunConfig {
         RunConfig { targets: vec![Target::new(device, groups)], interval, via: Via::Auto, telemetry: false }
-    }
-}
-
-/// How a run reads its metric groups.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Via {
-    /// Exported memory where the group offers it, else the time-based streamer.
-    #[default]
-    Auto,
-    /// Exported memory only (a group that exports none cannot be read).
-    Export,
-    /// The time-based metric streamer only (`zetMetricStreamer*` + Calculate).
-    Streamer,
-    /// The metric tracer only (`zetMetricTracer*` + decoder): tracer-based groups.
-    Tracer,
-}
-
-impl Via {
-    /// `auto`, `export`, `streamer` or `tracer`: the command line's and the window's word for it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Via::Auto => "auto",
-            Via::Export => "export",
-            Via::Streamer => "streamer",
-            Via::Tracer => "tracer",
-        }
-    }
-
-    /// How a group read this way is described to the user: "exported memory", "streamer",
-    /// "tracer" ("auto" for `Via::Auto`, which no group is read by).
-    pub fn describe(self) -> &'static str {
-        match self {
-            Via::Export => "exported memory",
-            v => v.name(),
-        }
     }
 }
 
@@ -297,71 +265,6 @@ pub struct StreamInfo {
     pub read_path: ReadPath,
 }
 
-/// How a stream's values are read: one of three ways into exported memory, the time-based
-/// metric streamer, Sysman telemetry, or the metric tracer. Shown and compared by
-/// [`ReadPath::name`], the strings zescope has always written ("mmap", "file read", "device
-/// copy", "streamer", "sysman") and "tracer".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ReadPath {
-    /// Exported memory, `mmap(PROT_READ, MAP_SHARED)` of the DMA-BUF, reads bracketed by
-    /// DMA_BUF_IOCTL_SYNC.
-    Mapped,
-    /// Exported memory that is a regular file or a memfd not sealed against shrinking: a
-    /// mapping could fault (SIGBUS) if it shrank, so each read is a `pread`.
-    FileRead,
-    /// Exported memory that cannot be mapped: each read copies the import into host memory on
-    /// the device.
-    DeviceCopy,
-    /// The time-based metric streamer (`zetMetricStreamer*`).
-    Streamer,
-    /// Device telemetry through Sysman.
-    Sysman,
-    /// The metric tracer and its decoder (`zetMetricTracer*`, `zetMetricDecoder*`): each
-    /// decoded event a sample at its own time.
-    Tracer,
-}
-
-impl ReadPath {
-    /// Every way, in the order above.
-    pub const ALL: [ReadPath; 6] = [
-        ReadPath::Mapped,
-        ReadPath::FileRead,
-        ReadPath::DeviceCopy,
-        ReadPath::Streamer,
-        ReadPath::Sysman,
-        ReadPath::Tracer,
-    ];
-
-    /// The name zescope shows and writes: "mmap", "file read", "device copy", "streamer",
-    /// "sysman", "tracer".
-    pub fn name(self) -> &'static str {
-        match self {
-            ReadPath::Mapped => "mmap",
-            ReadPath::FileRead => "file read",
-            ReadPath::DeviceCopy => "device copy",
-            ReadPath::Streamer => "streamer",
-            ReadPath::Sysman => "sysman",
-            ReadPath::Tracer => "tracer",
-        }
-    }
-
-    /// The way named `name` (the inverse of [`ReadPath::name`]).
-    pub fn from_name(name: &str) -> Option<ReadPath> {
-        ReadPath::ALL.into_iter().find(|p| p.name() == name)
-    }
-
-    /// Is it one of the ways into exported memory?
-    pub fn is_exported_memory(self) -> bool {
-        matches!(self, ReadPath::Mapped | ReadPath::FileRead | ReadPath::DeviceCopy)
-    }
-}
-
-impl std::fmt::Display for ReadPath {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// A run that started: what it samples and how (sent as `Event::RunStarted`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunInfo {
@@ -522,21 +425,4 @@ pub enum Event {
     Synced(u64),
     /// The last event: teardown is complete and the thread ends.
     ShutDown,
-}
-
-#[cfg(test)]
-mod read_path_tests {
-    use super::*;
-
-    #[test]
-    fn read_paths_keep_the_names_zescope_has_always_shown() {
-        let names: Vec<&str> = ReadPath::ALL.iter().map(|p| p.name()).collect();
-        assert_eq!(names, ["mmap", "file read", "device copy", "streamer", "sysman", "tracer"]);
-        for p in ReadPath::ALL {
-            assert_eq!(ReadPath::from_name(p.name()), Some(p));
-            assert_eq!(p.to_string(), p.name());
-        }
-        assert_eq!(ReadPath::from_name("map"), None);
-        assert_eq!(ReadPath::ALL.iter().filter(|p| p.is_exported_memory()).count(), 3);
-    }
 }

@@ -77,7 +77,7 @@ fn exports_are_read_whether_queried_before_activation_or_only_while_active() {
 /// ComputeBasic's export (fd, size) through zescope's Level Zero layer, without activating (the
 /// driver must show its groups without run-time enable: `MetricsEnable::Always`).
 fn query_compute_basic(sim: &Arc<Sim>) -> Result<(i32, usize), String> {
-    let l = Loader::from_sim(sim.clone()).map_err(|e| e.to_string())?;
+    let l = Loader::in_process(sim.in_process()).map_err(|e| e.to_string())?;
     let dev = l.drivers[0].devices().map_err(|e| e.to_string())?.remove(0);
     let groups = dev.metric_groups().map_err(|e| e.to_string())?;
     let g = groups.iter().find(|g| g.info.name == "ComputeBasic").ok_or("no ComputeBasic")?;

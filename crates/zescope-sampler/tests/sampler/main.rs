@@ -5,13 +5,15 @@
 //! faults (`props`), drivers that behave as the public NPU driver and compute-runtime do
 //! (`profiles`), the time-based streamer (`streamer`), the processes using each device
 //! (`processes`), the layouts that decode exported bytes (`layout`), and how each metric type
-//! becomes series (`metric_types`), and the metric tracer (`tracer`).
+//! becomes series (`metric_types`), the metric tracer (`tracer`), and every read path in one run
+//! (`paths`).
 
 mod drivers;
 mod layout;
 mod metric_types;
 mod multidev;
 mod panic;
+mod paths;
 mod processes;
 mod profiles;
 mod props;

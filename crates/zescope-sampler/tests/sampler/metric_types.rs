@@ -183,7 +183,7 @@ fn a_layout_declaring_busy_time_in_a_unit_that_is_no_time_is_refused_by_name() {
 fn the_simulated_devices_built_in_groups_report_each_metric_as_what_it_is() {
     use level_zero_sys::*;
     let sim = sim(|c| c.metrics = ze_sim::config::MetricsEnable::Always);
-    let l = zescope_ze::Loader::from_sim(sim.clone()).expect("open the simulated driver");
+    let l = zescope_ze::Loader::in_process(sim.in_process()).expect("open the simulated driver");
     let mut seen = Vec::new();
     for device in l.drivers[0].devices().unwrap() {
         for g in device.metric_groups().unwrap() {

@@ -332,7 +332,7 @@ fn a_slow_consumer_never_blocks_the_sampler_and_drops_are_counted() {
 #[test]
 fn a_direct_run_says_what_its_teardown_left() {
     let sim = sim(|c| c.faults.disable_refused = true);
-    let loader = zescope_ze::Loader::from_sim(sim.clone()).unwrap();
+    let loader = zescope_ze::Loader::in_process(sim.in_process()).unwrap();
     let layouts = zescope_sampler::layout::LayoutSet::built_in();
     let mut run = zescope_sampler::DirectRun::start(&loader, &layouts, &run_config(&["ComputeBasic"])).unwrap();
     run.read().unwrap();

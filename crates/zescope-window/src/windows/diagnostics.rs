@@ -6,13 +6,20 @@ use std::thread::JoinHandle;
 use egui::{Color32, RichText, Ui};
 
 use zescope_doctor::{Check, Status};
-use zescope_ze::Source;
+use zescope_ze::{BuiltIn, Source};
 
 use super::{Shared, Window};
 
-/// The diagnostics window's state.
+/// The diagnostics window: its checks and the simulated device the program links in (which the
+/// checks open for `sim` and `auto`'s fallback).
+pub struct Diagnostics {
+    checks: Checks,
+    built_in: BuiltIn,
+}
+
+/// The checks' state.
 #[derive(Default)]
-pub enum Diagnostics {
+enum Checks {
     /// Not shown.
     #[default]
     Closed,
@@ -23,30 +30,49 @@ pub enum Diagnostics {
     Done(Vec<Check>),
 }
 
+/// A program without a built-in simulated device (a test's window): `sim` says so.
+fn no_built_in() -> Result<zescope_ze::InProcess, String> {
+    Err("this program has no built-in simulated device".to_owned())
+}
+
+impl Default for Diagnostics {
+    fn default() -> Self {
+        Diagnostics { checks: Checks::Closed, built_in: no_built_in }
+    }
+}
+
 impl Diagnostics {
+    /// Closed, checking with the program's built-in simulated device.
+    pub fn with_built_in(built_in: BuiltIn) -> Diagnostics {
+        Diagnostics { checks: Checks::Closed, built_in }
+    }
+
     /// Shows the window and starts the checks for `source` (nothing if they are running).
     pub fn open(&mut self, source: Source) {
-        if matches!(self, Diagnostics::Running(_)) {
+        if matches!(self.checks, Checks::Running(_)) {
             return;
         }
-        let job =
-            std::thread::Builder::new().name("zescope-doctor".into()).spawn(move || zescope_doctor::run(source)).ok();
-        *self = Diagnostics::Running(job);
+        let built_in = self.built_in;
+        let job = std::thread::Builder::new()
+            .name("zescope-doctor".into())
+            .spawn(move || zescope_doctor::run(source, built_in))
+            .ok();
+        self.checks = Checks::Running(job);
     }
 
     /// Whether the window is shown.
     pub fn is_open(&self) -> bool {
-        !matches!(self, Diagnostics::Closed)
+        !matches!(self.checks, Checks::Closed)
     }
 
     fn poll(&mut self) {
-        if let Diagnostics::Running(job) = self
+        if let Checks::Running(job) = &mut self.checks
             && job.as_ref().is_none_or(|j| j.is_finished())
         {
             let checks = job.take().and_then(|j| j.join().ok()).unwrap_or_else(|| {
                 vec![Check::fail("diagnostics", "the checks could not run", "run `zescope doctor` in a terminal")]
             });
-            *self = Diagnostics::Done(checks);
+            self.checks = Checks::Done(checks);
         }
     }
 }
@@ -61,7 +87,7 @@ impl Window for Diagnostics {
     }
 
     fn close(&mut self, _: &mut Shared<'_>) {
-        *self = Diagnostics::Closed;
+        self.checks = Checks::Closed;
     }
 
     fn frame(&self, ctx: &egui::Context) -> egui::Window<'static> {
@@ -73,15 +99,15 @@ impl Window for Diagnostics {
     fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>) {
         self.poll();
         let mut rerun = false;
-        match self {
-            Diagnostics::Running(_) => {
+        match &self.checks {
+            Checks::Running(_) => {
                 ui.horizontal(|ui| {
                     ui.spinner();
                     ui.label("Checking the Level Zero setup…");
                 });
                 ui.ctx().request_repaint_after(std::time::Duration::from_millis(100));
             }
-            Diagnostics::Done(checks) => {
+            Checks::Done(checks) => {
                 let notices = shared.state.notices();
                 if !notices.is_empty() {
                     ui.label(RichText::new("This run: features the driver does not offer").strong());
@@ -100,10 +126,10 @@ impl Window for Diagnostics {
                     rerun = true;
                 }
             }
-            Diagnostics::Closed => {}
+            Checks::Closed => {}
         }
         if rerun {
-            *self = Diagnostics::Closed;
+            self.checks = Checks::Closed;
             self.open(shared.source);
         }
     }

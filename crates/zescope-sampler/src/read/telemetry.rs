@@ -1,0 +1,59 @@
+//! Reading a device's telemetry through Sysman: the device's own stream ("Telemetry",
+//! read path "sysman") after its groups' when the run asks for it (`RunConfig::telemetry`). It
+//! reads no metric group. `crate::sysman` plans the stream from the domains the driver offers and
+//! reads them (at most every `sysman::MIN_PERIOD`); Sysman handles need no release.
+
+use std::time::Instant;
+
+use super::{Claim, Dev, Group, Io, Opened, Path};
+use crate::errors;
+use crate::protocol::telemetry::{GROUP, LAYOUT};
+use crate::protocol::{ReadPath, SamplerError, StreamInfo, Via};
+use crate::run::ReadOutcome;
+use crate::sysman::TelemetryReader;
+
+/// Sysman telemetry, for a whole run: a reader per device that offers any.
+#[derive(Default)]
+pub(crate) struct Telemetry {
+    readers: Vec<TelemetryReader>,
+}
+
+impl Path for Telemetry {
+    /// No group: telemetry is a device's.
+    fn claim(&self, _dev: &Dev<'_>, _g: &Group<'_>, _via: Via) -> Claim {
+        Claim::Passes(None)
+    }
+
+    /// The device's telemetry stream, when the run reads telemetry and the device offers any
+    /// (what it lacks is in the notices).
+    fn open_device(&mut self, dev: &mut Dev<'_>) -> Result<Opened, SamplerError> {
+        if !dev.cfg.telemetry {
+            return Ok(Opened::default());
+        }
+        let planned = crate::sysman::plan(dev.device, dev.cfg.interval, dev.notices)
+            .map_err(|e| errors::ze(&format!("reading the telemetry of {}", dev.device.info.name), &e))?;
+        let Some((reader, series)) = planned else { return Ok(Opened::default()) };
+        let info = StreamInfo {
+            index: 0,
+            target: dev.d,
+            device: dev.name.to_owned(),
+            group: GROUP.to_owned(),
+            layout: LAYOUT.to_owned(),
+            series,
+            read_path: ReadPath::Sysman,
+        };
+        self.readers.push(reader);
+        Ok(Opened::stream(self.readers.len() - 1, info))
+    }
+
+    /// One sample when its period has passed since the last.
+    fn read(&mut self, s: usize, io: Io<'_>, out: &mut ReadOutcome) -> Result<(), SamplerError> {
+        out.samples += self.readers[s]
+            .read(Instant::now(), io.notices, io.pieces)
+            .map_err(|e| errors::ze(&format!("reading the telemetry of {}", io.info.device), &e))?;
+        Ok(())
+    }
+
+    /// Nothing: Sysman handles are not released.
+    fn release(self: Box<Self>, _errors: &mut Vec<String>) {}
+}
