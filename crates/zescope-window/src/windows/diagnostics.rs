@@ -160,3 +160,38 @@ fn check(ui: &mut Ui, c: &Check) {
     }
     ui.add_space(2.0);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checks_of(mut d: Diagnostics, source: Source) -> Vec<Check> {
+        d.open(source);
+        let Checks::Running(job) = &mut d.checks else { panic!("open starts the checks") };
+        job.take().expect("the checks' thread starts").join().expect("the checks do not panic")
+    }
+
+    fn simulated(checks: &[Check]) -> &Check {
+        checks.iter().find(|c| c.name == "simulated device").expect("a sim source checks the simulated device")
+    }
+
+    fn sim() -> Result<zescope_ze::InProcess, String> {
+        ze_sim::in_process().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_window_checks_the_simulated_device_the_program_hands_in() {
+        let checks = checks_of(Diagnostics::with_built_in(sim), Source::Sim);
+        let c = simulated(&checks);
+        assert_eq!(c.status, Status::Ok, "{c:?}");
+        assert!(c.detail.contains("ze-sim GPU"), "{c:?}");
+    }
+
+    #[test]
+    fn without_a_built_in_device_the_window_says_so() {
+        let checks = checks_of(Diagnostics::default(), Source::Sim);
+        let c = simulated(&checks);
+        assert_eq!(c.status, Status::Fail, "{c:?}");
+        assert!(c.detail.contains("no built-in simulated device"), "{c:?}");
+    }
+}
