@@ -307,23 +307,19 @@ fn table(
                     let series = if series.contains(char::is_whitespace) { format!("\"{series}\"") } else { series };
                     actions.push(LegendAction::Trigger(format!("{series} > {}", crate::triggers::round(last))));
                 }
-                ui.separator();
-                for (id, n) in other_panes.iter().filter(|(id, _)| *id != pane) {
-                    if ui.button(format!("Move to pane {n}")).clicked() {
-                        actions.push(LegendAction::MoveTo(row.shown.key.clone(), Some(*id)));
+                for (verb, action) in [
+                    ("Move to", LegendAction::MoveTo as fn(SeriesKey, Option<u64>) -> LegendAction),
+                    ("Also show in", LegendAction::AlsoIn),
+                ] {
+                    ui.separator();
+                    let targets = other_panes.iter().filter(|(id, _)| *id != pane);
+                    let targets = targets.map(|(id, n)| (Some(*id), format!("pane {n}")));
+                    for (id, target) in targets.chain([(None, "a new pane".to_owned())]) {
+                        let label = format!("{verb} {target}");
+                        if ui.button(label).clicked() {
+                            actions.push(action(row.shown.key.clone(), id));
+                        }
                     }
-                }
-                if ui.button("Move to a new pane").clicked() {
-                    actions.push(LegendAction::MoveTo(row.shown.key.clone(), None));
-                }
-                ui.separator();
-                for (id, n) in other_panes.iter().filter(|(id, _)| *id != pane) {
-                    if ui.button(format!("Also show in pane {n}")).clicked() {
-                        actions.push(LegendAction::AlsoIn(row.shown.key.clone(), Some(*id)));
-                    }
-                }
-                if ui.button("Also show in a new pane").clicked() {
-                    actions.push(LegendAction::AlsoIn(row.shown.key.clone(), None));
                 }
                 ui.separator();
                 if ui.button("Remove from this pane").clicked() {
