@@ -103,15 +103,16 @@ fn a_sealed_export_is_exactly_size_long_and_sealed_against_shrinking() {
 
 #[test]
 fn an_unsealed_export_shrinks_while_mapped_and_the_writer_survives() {
-    let f = fixture(|c| {
-        c.quirks.unsealed_export = true;
-        c.faults.shrink_export_after_samples = Some(10);
-    });
+    let f = fixture(|c| c.quirks.unsealed_export = true);
     let (c, d, _, e) = f.running();
     assert_eq!(seals(e.fd) & libc::F_SEAL_SHRINK, 0, "not sealed against shrinking");
     assert_eq!(file_len(e.fd), e.size + 4096, "one page longer than size, page-aligned");
     let dup = dup(e.fd);
     let src = f.raw.import(c, d, dup, e.size).unwrap();
+    // Armed only now, so the length above is checked before any shrink however late this
+    // thread runs (the writer shrinks at the first snapshot at or past the count).
+    let at = f.sim.snapshots_written() + 10;
+    f.sim.configure(|faults, _| faults.shrink_export_after_samples = Some(at));
     assert!(wait_for(|| file_len(e.fd) == 0), "truncated to shrink_export_to (0)");
     let n = f.sim.snapshots_written();
     assert!(wait_for(|| f.sim.snapshots_written() > n + 5), "the writer keeps running without faulting");

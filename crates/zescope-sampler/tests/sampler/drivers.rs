@@ -209,10 +209,19 @@ fn a_narrow_device_clock_wraps_without_gaps_or_resets() {
 
 #[test]
 fn a_device_clock_reset_re_anchors_the_stream_with_a_gap() {
-    let sim = sim(|c| c.faults.timestamp_reset_after_samples = Some(100));
+    let sim = sim(|_| {});
     let h = sampler_on(&sim);
     h.send(Command::Start(run_config(&["ComputeBasic"])));
     started(&h);
+    // Armed once the run reads (a reset before its first read would be no reset to it), for a
+    // snapshot still to come: armed again if the writer passed it meanwhile.
+    loop {
+        let at = sim.snapshots_written() + 100;
+        sim.configure(|faults, _| faults.timestamp_reset_after_samples = Some(at));
+        if sim.snapshots_written() < at {
+            break;
+        }
+    }
     let batches = collect_samples(&h, 400);
     assert!(batches.iter().any(|b| b.gap_before), "the reset shows as a gap");
     let ts: Vec<i64> = batches.iter().flat_map(|b| b.timestamps.clone()).collect();
