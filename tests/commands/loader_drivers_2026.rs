@@ -138,8 +138,10 @@ fn a_driver_of_the_2026_spec_is_read_every_way_without_size_queries() {
         let off: Vec<i64> = times.windows(2).map(|w| w[1] - w[0] - 1_280_000).filter(|d| d.abs() > 5_000).collect();
         assert!(off.is_empty(), "{mode}: {} report steps off the period: {off:?}", off.len());
         for group in ["ComputeBasic", "KernelTrace"] {
-            let n = crate::loader_matrix::rows_of(&csv, group);
-            assert!(n >= 20, "{mode}: {n} rows of {group}:\n{stderr}");
+            let times: Vec<f64> =
+                crate::loader_matrix::times_of(&csv, group).iter().map(|&ns| ns as f64 * 1e-9).collect();
+            let kept = crate::support::kept_recording(&times, std::time::Duration::from_secs(2));
+            assert!(kept.is_ok(), "{mode}: {group}: {}:\n{stderr}", kept.unwrap_err());
         }
     }
 }
@@ -166,7 +168,10 @@ fn combined_group_bits_and_an_unlisted_extension_still_export_and_the_doctor_say
     let (out, _) = run(l, dir.path(), "record", &cfg, &[], &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(crate::loader_matrix::rows_of(&csv, "ComputeBasic") >= 50, "{stderr}");
+    let times: Vec<f64> =
+        crate::loader_matrix::times_of(&csv, "ComputeBasic").iter().map(|&ns| ns as f64 * 1e-9).collect();
+    let kept = crate::support::kept_recording(&times, std::time::Duration::from_secs(1));
+    assert!(kept.is_ok(), "{}:\n{stderr}", kept.unwrap_err());
     assert_eq!(lines(&stderr, "telemetry of engine groups is off for this run"), 1, "{stderr}");
     assert_eq!(lines(&stderr, "only to a privileged user"), 1, "{stderr}");
 

@@ -23,6 +23,9 @@ const MODES: [(&str, &[(&str, &str)]); 4] = [
     ("tracing", &[("ZE_ENABLE_TRACING_LAYER", "1")]),
 ];
 
+/// How long `record` records.
+const RECORDED: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The power the driver simulates, W.
 const WATTS: f64 = 150.0;
 
@@ -50,10 +53,14 @@ impl Recorded {
         Some(self.rows.iter().filter_map(|r| r.get(c)?.parse::<f64>().ok()).collect())
     }
 
-    /// Rows with a value in any column of `group`.
-    fn rows_of(&self, group: &str) -> usize {
+    /// The times (s, the first column) of the rows with a value in any column of `group`.
+    fn times_of(&self, group: &str) -> Vec<f64> {
         let cols: Vec<usize> = (0..self.header.len()).filter(|&i| self.header[i].starts_with(group)).collect();
-        self.rows.iter().filter(|r| cols.iter().any(|&c| r.get(c).is_some_and(|v| !v.is_empty()))).count()
+        self.rows
+            .iter()
+            .filter(|r| cols.iter().any(|&c| r.get(c).is_some_and(|v| !v.is_empty())))
+            .filter_map(|r| r.first()?.parse().ok())
+            .collect()
     }
 }
 
@@ -75,7 +82,9 @@ fn record(
     let report = dir.join(format!("{label}-report.ron"));
     std::fs::write(&cfg, config).unwrap();
     let mut cmd = crate::support::zescope();
-    cmd.args(["record", "--source", "level-zero", "--interval", "10ms", "--duration", "2s", "--out"]).arg(&csv);
+    cmd.args(["record", "--source", "level-zero", "--interval", "10ms", "--duration"])
+        .arg(format!("{}s", RECORDED.as_secs()));
+    cmd.arg("--out").arg(&csv);
     cmd.env_remove("ZET_ENABLE_METRICS").env_remove("ZES_ENABLE_SYSMAN").env_remove("RUST_LOG");
     loader.apply(&mut cmd);
     for (k, v) in env {
@@ -125,8 +134,8 @@ fn check_telemetry(r: &Recorded, case: &str) -> Result<(), String> {
     if energy.windows(2).any(|w| w[1] < w[0]) || energy.last().is_none_or(|&e| e < WATTS * 0.5) {
         return Err(format!("{case}: the energy total must grow to about {WATTS} J/s × 2 s: {energy:?}"));
     }
-    if r.rows_of("ComputeBasic/") < 50 {
-        return Err(format!("{case}: the metric group has {} samples", r.rows_of("ComputeBasic/")));
+    if let Err(e) = crate::support::kept_recording(&r.times_of("ComputeBasic/"), RECORDED) {
+        return Err(format!("{case}: the metric group: {e}"));
     }
     Ok(())
 }
@@ -173,8 +182,8 @@ fn without_zes_enable_sysman_only_zes_init_reaches_telemetry() {
                 "{label}: no zesInit and no ZES_ENABLE_SYSMAN: telemetry must be off and said so:\n{}",
                 r.stderr
             ))
-        } else if r.rows_of("ComputeBasic/") < 50 {
-            Err(format!("{label}: the counters must still record"))
+        } else if let Err(e) = crate::support::kept_recording(&r.times_of("ComputeBasic/"), RECORDED) {
+            Err(format!("{label}: the counters must still record ({e})"))
         } else {
             Ok(())
         };
@@ -235,8 +244,8 @@ fn missing_telemetry_leaves_the_counters_recording_and_says_what_is_missing() {
                     continue;
                 }
             };
-            if r.rows_of("ComputeBasic/") < 50 {
-                failures.push(format!("{label}: the counters must still record ({} rows)", r.rows_of("ComputeBasic/")));
+            if let Err(e) = crate::support::kept_recording(&r.times_of("ComputeBasic/"), RECORDED) {
+                failures.push(format!("{label}: the counters must still record ({e})"));
             }
             for c in *columns {
                 if r.column(c).is_none_or(|v| v.is_empty()) {

@@ -70,7 +70,7 @@ fn a_group_and_a_metric_pattern_record_what_they_match() {
     let expected: Vec<String> = wanted.iter().map(|m| format!("ComputeBasic/{m}")).collect();
     assert_eq!(got, expected, "exactly the matching metrics of the matching group");
     let busy = &cols[got.iter().position(|h| h == "ComputeBasic/GpuBusy").unwrap()];
-    assert!(busy.len() > 50 && busy.iter().all(|v| (0.0..=100.0).contains(v)), "GpuBusy is a percentage");
+    assert!(busy.len() >= 5 && busy.iter().all(|v| (0.0..=100.0).contains(v)), "GpuBusy is a percentage");
     run.assert_clean_report();
 }
 
