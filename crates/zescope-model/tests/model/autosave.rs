@@ -96,7 +96,7 @@ fn checkpoints_are_incremental_and_a_dead_sessions_checkpoint_recovers_it() {
 
     // The process "crashes": the autosaver goes away without discarding.
     drop(saver);
-    let found = find_recoverable_in(root.path());
+    let found = crate::recoverable_once_released(root.path());
     assert_eq!(found.len(), 1);
     let recovered = found[0].load().expect("recover");
     assert_eq!(recovered, Session::capture(&store, ui), "exactly the session at the checkpoint");
@@ -125,7 +125,7 @@ fn coarsening_between_checkpoints_drops_old_chunk_files_and_still_recovers() {
     let raw = retention.spans.iter().find(|s| s.level == 0).unwrap().samples;
     assert!(files <= raw / 4096 + 1, "{files} chunk files for {raw} raw samples: old ones were removed");
     drop(saver);
-    let found = find_recoverable_in(root.path());
+    let found = crate::recoverable_once_released(root.path());
     assert_eq!(found[0].load().unwrap(), Session::capture(&store, ui));
 }
 

@@ -25,3 +25,19 @@ pub fn test_name(module: &str, name: &str) -> String {
     let module = module.split_once("::").map_or("", |(_, m)| m);
     format!("{module}::{name}")
 }
+
+/// The checkpoints under `root` once the lock of an autosaver just dropped is free. Its lock
+/// file is opened close-on-exec, but a child process another test of this binary is starting
+/// (`crash`, `hostile_files`) holds a copy of the descriptor — and with it the lock — until its
+/// exec, and a scan in that moment skips the directory as a running zescope's: the scan is
+/// tried again for up to 5 s while it finds nothing.
+pub fn recoverable_once_released(root: &std::path::Path) -> Vec<zescope_model::session::autosave::Recoverable> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let found = zescope_model::session::autosave::find_recoverable_in(root);
+        if !found.is_empty() || std::time::Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}

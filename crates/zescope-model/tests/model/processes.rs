@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use zescope_model::session::autosave::{Autosaver, find_recoverable_in};
+use zescope_model::session::autosave::Autosaver;
 use zescope_model::session::{self, Capture, LoadEvent, LoadJob, RunHistory, Session};
 use zescope_model::view::panes::PaneLayout;
 use zescope_model::view::processes::{Host, NOT_ON_HOST};
@@ -110,7 +110,7 @@ fn an_autosave_checkpoint_keeps_the_processes() {
     assert!(saver.checkpoint(&store, ui));
     saver.wait().unwrap();
     drop(saver);
-    let found = find_recoverable_in(root.path());
+    let found = crate::recoverable_once_released(root.path());
     let recovered = found.into_iter().next().expect("a checkpoint").load().unwrap();
     assert!(!recovered.processes.is_empty());
     assert_eq!(recovered.processes, captured(&store, &history).processes);
