@@ -7,7 +7,10 @@
 //!   address (IPv6: per /64). A connection that has not yet sent a whole request head is *idle*;
 //!   when the slots it could have are all taken, a new connection displaces the longest idle one
 //!   (closed at once) and is answered `503` only when all of them are busy answering. So silent or
-//!   trickling clients are shed first and cannot keep a scrape out.
+//!   trickling clients are shed first and cannot keep a scrape out. Not covered: a flood of new
+//!   connections from the scrape's own address (a client reconnecting in a tight loop each time
+//!   it is shed) makes a scrape whose head has not arrived yet the longest idle within a few
+//!   connects, and sheds it; per-peer limits cannot tell the two apart.
 //! - The request head (at most [`MAX_HEAD`] bytes: `414` when the request line alone is longer,
 //!   else `431`) must arrive within [`HEAD_DEADLINE`] of the accept (a partial head then gets
 //!   `408`, nothing at all a close); the answer must be written within [`DEADLINE`] of the accept,
