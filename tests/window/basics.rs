@@ -269,3 +269,29 @@ fn keys_typed_after_enter_in_a_field_fire_no_shortcut() {
     assert_eq!(h.state().files.markers.len(), markers + 1);
     crate::support::quit_discarding(&mut h);
 }
+
+/// In a small window (900x600) the hover readout of a pane partly scrolled out of view stays in
+/// the panes' column: it was flipped above the plot and pushed left over the side panel.
+#[test]
+fn the_hover_readout_stays_beside_the_side_panel_in_a_small_window() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_of(app(&sim), [900.0, 600.0]);
+    start(&mut h);
+    h.step();
+    let side_right = h.get_by_role(Role::TextInput).rect().right();
+    // The lowest plot drawn, near its right edge and its top: the pane below the first, cut by
+    // the window's bottom.
+    let frames: Vec<egui::Rect> = h.state().plot_frames.iter().filter_map(|(_, r)| *r).collect();
+    let plot = frames.iter().filter(|r| r.top() < 560.0).max_by(|a, b| a.top().total_cmp(&b.top())).copied();
+    let plot = plot.unwrap_or_else(|| panic!("a plot starting in the window: {frames:?}"));
+    h.hover_at(egui::pos2(plot.right() - 20.0, plot.top() + 10.0));
+    for _ in 0..30 {
+        h.step();
+        if h.query_by_label_contains("t = ").is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let readout = h.get_by_label_contains("t = ").rect();
+    assert!(readout.left() >= side_right, "the readout {readout:?} covers the side panel (to x = {side_right})");
+}

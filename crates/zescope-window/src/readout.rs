@@ -10,43 +10,48 @@ use zescope_store::Store;
 use super::plots::PaneRow;
 use super::state::AppState;
 
-/// The exact samples nearest to `t` of every visible series of a pane.
-pub(crate) fn readout(ui: &mut Ui, rows: &[PaneRow<'_>], state: &AppState, store: &Store, t: i64, x: f64) {
+/// The exact samples nearest to `t` of every visible series of a pane, in at most `width`
+/// points where its texts fit (a narrow window's plot).
+pub(crate) fn readout(ui: &mut Ui, rows: &[PaneRow<'_>], state: &AppState, store: &Store, t: i64, x: f64, width: f32) {
     ui.label(RichText::new(format!("t = {}", time_label(x))).strong());
     // Columns at least as wide as their widest likely text, so values changing every frame
-    // never resize the grid (a grid that resizes asks for one more frame, each frame).
+    // never resize the grid (a grid that resizes asks for one more frame, each frame), narrower
+    // where the plot is narrower than four such columns.
     let font = egui::TextStyle::Monospace.resolve(ui.style());
     let digit = ui.painter().layout_no_wrap("0".into(), font, Color32::WHITE).size().x;
-    egui::Grid::new("readout").spacing(vec2(12.0, 2.0)).min_col_width(digit * 18.0).show(ui, |ui| {
-        for row in rows.iter().filter(|r| r.shown.visible) {
-            let (k, c) = (&row.shown.key, &row.color);
-            let Some(e) = row.shown.entry else { continue };
-            let unit = &row.shown.unit;
-            let nearest = e
-                .ids
-                .iter()
-                .filter_map(|&id| store.nearest(id, t).map(|s| (id, s)))
-                .min_by_key(|(_, s)| (s.t - t).unsigned_abs());
-            ui.label(RichText::new(k.shown(state.ingest.several_devices())).color(*c));
-            match nearest {
-                Some((id, s)) => {
-                    ui.monospace(s.value.map_or("no value".to_owned(), |v| si(v, unit)));
-                    if e.info.kind.is_running_total()
-                        && let Some(raw) = store.nearest_raw(id, t).and_then(|r| r.value)
-                    {
-                        ui.monospace(format!("total {}", si(raw, &e.info.unit)));
-                    } else {
+    egui::Grid::new("readout")
+        .spacing(vec2(12.0, 2.0))
+        .min_col_width((digit * 18.0).min((width - 36.0) / 4.0).max(digit * 6.0))
+        .show(ui, |ui| {
+            for row in rows.iter().filter(|r| r.shown.visible) {
+                let (k, c) = (&row.shown.key, &row.color);
+                let Some(e) = row.shown.entry else { continue };
+                let unit = &row.shown.unit;
+                let nearest = e
+                    .ids
+                    .iter()
+                    .filter_map(|&id| store.nearest(id, t).map(|s| (id, s)))
+                    .min_by_key(|(_, s)| (s.t - t).unsigned_abs());
+                ui.label(RichText::new(k.shown(state.ingest.several_devices())).color(*c));
+                match nearest {
+                    Some((id, s)) => {
+                        ui.monospace(s.value.map_or("no value".to_owned(), |v| si(v, unit)));
+                        if e.info.kind.is_running_total()
+                            && let Some(raw) = store.nearest_raw(id, t).and_then(|r| r.value)
+                        {
+                            ui.monospace(format!("total {}", si(raw, &e.info.unit)));
+                        } else {
+                            ui.label("");
+                        }
+                        ui.label(RichText::new(format!("@ {}", time_label(TimeAxis::of(store).x(s.t)))).weak());
+                    }
+                    None => {
+                        ui.monospace("–");
+                        ui.label("");
                         ui.label("");
                     }
-                    ui.label(RichText::new(format!("@ {}", time_label(TimeAxis::of(store).x(s.t)))).weak());
                 }
-                None => {
-                    ui.monospace("–");
-                    ui.label("");
-                    ui.label("");
-                }
+                ui.end_row();
             }
-            ui.end_row();
-        }
-    });
+        });
 }

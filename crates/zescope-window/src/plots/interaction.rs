@@ -196,8 +196,11 @@ impl Gestures {
                 (frame.right_top() + egui::vec2(-8.0, 4.0), egui::RectAlign::BOTTOM_END)
             };
             let mut tip = egui::containers::Tooltip::for_enabled(&resp.response);
-            tip.popup = tip.popup.anchor(egui::PopupAnchor::Position(at)).align(align);
-            tip.show(|ui| readout::readout(ui, rows, state, store, t, p.x));
+            // Where it was put, even when the plot is partly scrolled out of view: egui's
+            // alternatives would flip it above the plot, over the pane above and the side panel.
+            tip.popup = tip.popup.anchor(egui::PopupAnchor::Position(at)).align(align).align_alternatives(&[]);
+            let width = frame.width() - 16.0;
+            tip.show(|ui| readout::readout(ui, rows, state, store, t, p.x, width));
         }
         shown
     }
