@@ -340,3 +340,115 @@ fn nothing_is_drawn_across_a_pause_or_a_stop_and_start() {
         }
     }
 }
+
+/// Pixel centres that some triangle of `mesh` covers (screen points, one pixel per point).
+fn covered_pixels(mesh: &Mesh) -> Vec<(f32, f32)> {
+    let inside = |p: egui::Pos2, [a, b, c]: [egui::Pos2; 3]| {
+        let cross = |u: egui::Pos2, v: egui::Pos2| (v.x - u.x) * (p.y - u.y) - (v.y - u.y) * (p.x - u.x);
+        let (d1, d2, d3) = (cross(a, b), cross(b, c), cross(c, a));
+        !((d1 < 0.0 || d2 < 0.0 || d3 < 0.0) && (d1 > 0.0 || d2 > 0.0 || d3 > 0.0))
+    };
+    let mut out = Vec::new();
+    for t in mesh.indices.chunks(3) {
+        let tri = [0, 1, 2].map(|k| mesh.vertices[t[k] as usize].pos);
+        let (lo, hi) = tri.iter().fold((tri[0], tri[0]), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        for y in (lo.y - 0.5).ceil() as i32..=(hi.y - 0.5).floor() as i32 {
+            for x in (lo.x - 0.5).ceil() as i32..=(hi.x - 0.5).floor() as i32 {
+                let p = pos2(x as f32 + 0.5, y as f32 + 0.5);
+                if inside(p, tri) {
+                    out.push((p.x, p.y));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Distance from `p` to the polyline through `pts`.
+fn distance_to_line(p: (f32, f32), pts: &[(f32, f32)]) -> f32 {
+    pts.windows(2)
+        .map(|w| {
+            let ((ax, ay), (bx, by)) = (w[0], w[1]);
+            let (dx, dy) = (bx - ax, by - ay);
+            let len2 = dx * dx + dy * dy;
+            let k = if len2 > 0.0 { (((p.0 - ax) * dx + (p.1 - ay) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
+            ((p.0 - ax - k * dx).powi(2) + (p.1 - ay - k * dy).powi(2)).sqrt()
+        })
+        .fold(f32::MAX, f32::min)
+}
+
+/// Zoomed in past a sample per pixel column, a quantity is drawn as the line through its samples,
+/// nothing else: no vertical edge at a sample back toward the previous sample's value (a
+/// monotonic counter got a downward needle at every sample, a power step one back to the old
+/// level), as exported images draw it. A state keeps its steps: its value holds, then steps.
+#[test]
+fn zoomed_in_a_quantity_draws_only_its_line_a_state_its_steps() {
+    for kind in [SeriesKind::Gauge, SeriesKind::State] {
+        let mut store = Store::new(1 << 30);
+        let id = store.begin_stream(StreamDesc {
+            name: "t".into(),
+            series: vec![SeriesDesc { name: "s".into(), unit: "u".into(), kind }],
+        });
+        // An energy counter rising 10 per 100 ms sample, then a power step down from 180 to 60.
+        let value = |i: i64| {
+            if i < 15 {
+                10.0 * i as f64
+            } else if i < 25 {
+                180.0
+            } else {
+                60.0
+            }
+        };
+        for i in 0..40i64 {
+            store.append(id, &[i * 100 * MS], &[value(i)]).unwrap();
+        }
+        let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED }];
+        let ctx = Context::default();
+        let mut plot = EnvelopePlot::new();
+        let x = (0.0, 4.0);
+        let (mut shapes, mut to_screen) = (Vec::new(), None);
+        for _ in 0..2 {
+            let input = RawInput {
+                screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
+                ..RawInput::default()
+            };
+            let out = ctx.run_ui(input, |ui| {
+                plot.prepare(&store, &series, shows(x, (0.0, 200.0)));
+                let r = Plot::new("needles").show(ui, |pu| {
+                    pu.set_plot_bounds_x(x.0..=x.1);
+                    pu.set_plot_bounds_y(0.0..=200.0);
+                    plot.add_to(pu, &store);
+                });
+                to_screen = Some(r.transform);
+            });
+            shapes = painted(out);
+        }
+        let t = to_screen.unwrap();
+        let at = |i: i64, v: f64| (t.position_from_point_x(store.to_plot_x(i * 100 * MS)), t.position_from_point_y(v));
+        // The line a user expects: through the samples (a quantity), or holding each value until
+        // the next sample and stepping there (a state).
+        let mut line = Vec::new();
+        for i in 0..40i64 {
+            if kind == SeriesKind::State && i > 0 {
+                line.push(at(i, value(i - 1)));
+            }
+            line.push(at(i, value(i)));
+        }
+        let pixels: Vec<(f32, f32)> = our_meshes(&shapes).iter().flat_map(|m| covered_pixels(m)).collect();
+        assert!(pixels.len() > 500, "{kind:?}: the band is drawn ({} pixels)", pixels.len());
+        let stray: Vec<_> = pixels.iter().filter(|&&p| distance_to_line(p, &line) > 2.5).collect();
+        assert!(
+            stray.is_empty(),
+            "{kind:?}: {} pixels off the line, e.g. {:?}",
+            stray.len(),
+            &stray[..stray.len().min(5)]
+        );
+        if kind == SeriesKind::State {
+            // The step from 180 to 60 at sample 25 is drawn as a vertical edge.
+            let (sx, top) = at(25, 180.0);
+            let (_, bottom) = at(25, 60.0);
+            let edge = pixels.iter().filter(|&&(px, py)| (px - sx).abs() < 2.0 && py > top + 5.0 && py < bottom - 5.0);
+            assert!(edge.count() > 20, "{kind:?}: the step's vertical edge is drawn");
+        }
+    }
+}

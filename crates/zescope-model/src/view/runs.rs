@@ -11,6 +11,10 @@
 //! - Within a run, consecutive columns are **joined**: where a column's min..max does not overlap
 //!   the previous column's, a vertical edge ([`join_before`]) spans the jump at the column's start,
 //!   so a step change at about one sample per pixel reads as one continuous line with its edge.
+//!   The edge is drawn only where the line would not show the jump by itself: for a state (its
+//!   value holds until the next sample), or where two columns touch on the output (wide columns
+//!   side by side). Samples that stand apart are joined by the slanting line alone, never by an
+//!   edge back toward the previous value (a needle the samples do not hold).
 
 use zescope_store::EnvelopeColumn;
 

@@ -283,8 +283,15 @@ pub(super) fn run(
             held = Some((xb, t, b));
         }
         if sparse || xb != xa {
-            if let Some((lo, hi)) = i.checked_sub(1).and_then(|p| join_before(&run[p], c)) {
-                // A step: its vertical edge, one line wide, at the column's start.
+            // A step's vertical edge, one line wide, at the column's start: for a state (its value
+            // held up to here), or where the previous column ends less than a pixel before this
+            // one starts (wide columns side by side), so the strip between them is too thin to
+            // show the step. Where samples stand apart, the strip and line already slant from one
+            // to the next: an edge there would be a needle back toward the previous value.
+            let abutting = |p: usize| (xa - map.column_xs(&run[p]).1).abs() < 1.0;
+            if let Some((lo, hi)) =
+                i.checked_sub(1).filter(|&p| steps || abutting(p)).and_then(|p| join_before(&run[p], c))
+            {
                 let (top, bottom) = map.rows(lo, hi);
                 joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, top - hw..=bottom + hw));
             }
