@@ -170,3 +170,76 @@ fn a_trigger_naming_no_series_of_the_run_is_refused() {
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// The floating windows open inside the central area, clear of the menu bar (a click on File
+/// must not land on a window's edge) and of the source panel, at 1600x1000 and at 900x600.
+#[test]
+fn floating_windows_open_clear_of_the_menu_bar_and_the_source_panel() {
+    for size in [[1600.0, 1000.0], [900.0, 600.0]] {
+        let path = crate::support::example_session();
+        let mut h = crate::support::showing(&path, zescope_window::settings::Settings::default(), size, None);
+        {
+            let w = &mut h.state_mut().windows;
+            w.triggers.open = true;
+            w.phases.open = true;
+            w.shortcuts.open = true;
+        }
+        h.step();
+        h.step();
+        let central = h.state().central.expect("the central panel's rect");
+        assert!(central.left() > 100.0 && central.top() > 10.0, "under the menu, right of the panel: {central:?}");
+        for title in ["Triggers", "Phase table", "Keyboard shortcuts"] {
+            // The window's title: the top-left of the window, a frame's margin in.
+            let rect = h.get_by_label(title).rect();
+            assert!(
+                rect.top() >= central.top() && rect.left() >= central.left() - 0.5,
+                "{title} at {rect:?} reaches over the menu bar or the source panel ({central:?}) at {size:?}"
+            );
+        }
+    }
+}
+
+/// A trigger that fired is removed only after a question (its firings go with it); one that never
+/// fired goes at once.
+#[test]
+fn removing_a_trigger_with_firings_asks_first() {
+    let path = crate::support::example_session();
+    let mut h = crate::support::showing(&path, zescope_window::settings::Settings::default(), [1280.0, 860.0], None);
+    {
+        let t = &mut h.state_mut().state.triggers;
+        assert!(t.add("marker go", None) && t.add("marker never", None));
+        let mut fired = Vec::new();
+        for k in 0..23 {
+            t.eval.marker("go", k * 1_000_000, &mut fired);
+        }
+        t.firings = fired;
+    }
+    h.state_mut().windows.triggers.open = true;
+    h.step();
+    h.step();
+    h.get_by_label("23 firings");
+    h.get_all_by_label("×").nth(1).unwrap().click();
+    h.step();
+    h.step();
+    assert_eq!(h.state().state.triggers.eval.triggers().len(), 2, "not removed on the first click");
+    h.get_by_label("Remove this trigger and its 23 firings?");
+    h.get_by_label("Keep").click();
+    h.step();
+    h.step();
+    assert_eq!(h.state().state.triggers.eval.triggers().len(), 2, "kept");
+    assert_eq!(h.state().state.triggers.firings.len(), 23);
+    h.get_all_by_label("×").nth(1).unwrap().click();
+    h.step();
+    h.step();
+    h.get_by_label("Remove").click();
+    h.step();
+    h.step();
+    let t = &h.state().state.triggers;
+    assert_eq!(t.eval.triggers().len(), 1, "removed once confirmed");
+    assert!(t.firings.is_empty(), "with its firings");
+    // The one that never fired goes at once.
+    h.get_all_by_label("×").nth(1).unwrap().click();
+    h.step();
+    h.step();
+    assert!(h.state().state.triggers.eval.triggers().is_empty());
+}

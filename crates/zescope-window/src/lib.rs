@@ -125,6 +125,9 @@ pub struct ZescopeApp {
     /// Where each pane's plot area was drawn last frame, in pane order (`None`: the pane had
     /// nothing to plot and showed where to drop a metric).
     pub plot_frames: Vec<(u64, Option<egui::Rect>)>,
+    /// The central panel's rect this frame (under the menu bar, right of the source panel): where
+    /// a floating window opens the first time (`windows::show`).
+    pub central: Option<egui::Rect>,
     /// The overview strip of the whole history above the panes (View → Overview strip).
     pub overview: overview::Overview,
     /// The A/B cursors on the shared time axis.
@@ -172,6 +175,7 @@ impl ZescopeApp {
             cpu: repaint::ProcessCpu::default(),
             plot_px: 1000.0,
             plot_frames: Vec::new(),
+            central: None,
             overview: overview::Overview::new(settings.overview == settings::Shown::Yes),
             cursors: zescope_model::view::cursors::Cursors::default(),
             windows: windows::Windows::default(),
@@ -337,7 +341,7 @@ impl ZescopeApp {
                     }
                 }
             });
-        egui::CentralPanel::default().frame(bare(egui::Frame::central_panel(&style))).show(ui, |ui| {
+        let central = egui::CentralPanel::default().frame(bare(egui::Frame::central_panel(&style))).show(ui, |ui| {
             if banner::show(ui, &mut self.state) {
                 let source = self.source();
                 self.windows.diagnostics.open(source);
@@ -389,6 +393,7 @@ impl ZescopeApp {
                 }
             }
         });
+        self.central = Some(central.response.rect);
         self.windows(ui);
         self.schedule_repaint(ui, drained);
     }

@@ -200,8 +200,9 @@ impl ZescopeApp {
             comparison: self.comparison.as_ref(),
             phase_ranges,
         };
-        for w in self.windows.each() {
-            show(w, &ctx, &mut shared);
+        let area = self.central.unwrap_or_else(|| ctx.content_rect());
+        for (slot, w) in self.windows.each().into_iter().enumerate() {
+            show(w, &ctx, &mut shared, area, slot);
         }
         self.recovery_window(&ctx);
         match self.files.show_prompt(&ctx) {

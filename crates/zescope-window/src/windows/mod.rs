@@ -78,13 +78,30 @@ pub trait Window {
     fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>);
 }
 
-/// Draws `window` if it is open; its close button closes it.
-pub fn show(window: &mut dyn Window, ctx: &egui::Context, shared: &mut Shared<'_>) {
+/// Draws `window` if it is open; its close button closes it. The first time it opens, it opens
+/// inside `area` (the central panel: clear of the menu bar, whose items it would hide, and of the
+/// source panel), a little down and right of its top-left corner and of the window before it in
+/// [`Windows::each`] (`slot`), and no larger than `area`; after that where the user put it within
+/// `area`, which egui remembers (between launches too, with the window's other settings).
+pub fn show(window: &mut dyn Window, ctx: &egui::Context, shared: &mut Shared<'_>, area: egui::Rect, slot: usize) {
     if !window.is_open(shared) {
         return;
     }
     let mut open = true;
-    window.frame(ctx).open(&mut open).show(ctx, |ui| window.ui(ui, shared));
+    let step = 24.0 * (slot % 6) as f32;
+    let pos = area.min + egui::vec2(16.0 + step, 16.0 + step);
+    // Kept inside the central area and no wider or taller than it, so that it covers neither the
+    // menu bar nor the source panel, in a small window too (egui would otherwise push a window
+    // wider than the screen's rest to the screen's left edge, over the panel).
+    let (w, h) = ((area.width() - 32.0 - step).max(200.0), (area.height() - 32.0 - step).max(120.0));
+    window
+        .frame(ctx)
+        .default_pos(pos)
+        .constrain_to(area)
+        .max_width(w)
+        .max_height(h)
+        .open(&mut open)
+        .show(ctx, |ui| window.ui(ui, shared));
     if !open {
         window.close(shared);
     }

@@ -73,7 +73,8 @@ impl PhasePanel {
     }
 
     fn body(&mut self, ui: &mut Ui) {
-        ui.horizontal(|ui| {
+        // Wrapped: a long note must not widen the window past a small window's central area.
+        ui.horizontal_wrapped(|ui| {
             if ui.button("Copy CSV").on_hover_text("the table as CSV, to the clipboard").clicked() {
                 ui.ctx().copy_text(self.table.to_csv());
             }

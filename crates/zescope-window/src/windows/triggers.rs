@@ -20,6 +20,9 @@ use crate::triggers::Triggers;
 pub struct TriggersWindow {
     /// Shown.
     pub open: bool,
+    /// The trigger whose × was pressed while it had firings: removed only once the user says so
+    /// (its firings go with it, and cannot be had back).
+    pub confirm_remove: Option<usize>,
 }
 
 impl Window for TriggersWindow {
@@ -42,11 +45,18 @@ impl Window for TriggersWindow {
     fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>) {
         let state = &mut *shared.state;
         let run = state.ingest.run.as_ref().map(|r| &r.info);
-        contents(&mut state.triggers, ui, shared.view, shared.store, run);
+        contents(&mut state.triggers, &mut self.confirm_remove, ui, shared.view, shared.store, run);
     }
 }
 
-fn contents(tr: &mut Triggers, ui: &mut Ui, view: &mut TimeView, store: &Store, run: Option<&RunInfo>) {
+fn contents(
+    tr: &mut Triggers,
+    confirm: &mut Option<usize>,
+    ui: &mut Ui,
+    view: &mut TimeView,
+    store: &Store,
+    run: Option<&RunInfo>,
+) {
     ui.horizontal(|ui| {
         let edit = ui.add(
             egui::TextEdit::singleline(&mut tr.text)
@@ -101,20 +111,44 @@ fn contents(tr: &mut Triggers, ui: &mut Ui, view: &mut TimeView, store: &Store, 
     }
     ui.separator();
     let mut remove = None;
-    for (i, (t, n)) in tr.eval.triggers().iter().zip(tr.eval.counts()).enumerate() {
+    let count = tr.eval.triggers().len();
+    if confirm.is_some_and(|i| i >= count) {
+        *confirm = None;
+    }
+    for (i, (t, &n)) in tr.eval.triggers().iter().zip(tr.eval.counts()).enumerate() {
         ui.horizontal(|ui| {
             if ui.small_button("×").on_hover_text("remove this trigger").clicked() {
-                remove = Some(i);
+                // A trigger that fired takes its firings with it: ask first.
+                if n > 0 {
+                    *confirm = Some(i);
+                } else {
+                    remove = Some(i);
+                }
             }
             ui.monospace(&t.text);
             ui.label(RichText::new(format!("{n} firings")).weak());
         });
+        if *confirm == Some(i) {
+            ui.horizontal(|ui| {
+                let what = if n == 1 { "its firing".to_string() } else { format!("its {n} firings") };
+                ui.colored_label(ui.visuals().warn_fg_color, format!("Remove this trigger and {what}?"));
+                if ui.button("Remove").clicked() {
+                    remove = Some(i);
+                    *confirm = None;
+                }
+                if ui.button("Keep").clicked() {
+                    *confirm = None;
+                }
+            });
+        }
         if let Some(why) = tr.unbound(i) {
             ui.colored_label(ui.visuals().warn_fg_color, why);
         }
     }
     if let Some(i) = remove {
         tr.remove(i, run);
+        // The question stays with its trigger, which moved up one.
+        *confirm = confirm.and_then(|c| if c > i { Some(c - 1) } else { (c < i).then_some(c) });
     }
     ui.separator();
     let origin = store.origin_ns();
