@@ -173,7 +173,7 @@ fn the_question_names_only_what_no_file_holds() {
     assert!(at_save > 0);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
     settle(&mut h);
-    h.get_by_label_contains("Opening a session discards the ");
+    h.get_by_label_contains("Opening a session discards what no file holds: the ");
     h.get_by_label("Discard").click();
     pump(&mut h, "the opened session", |a| a.files.recording.is_some() && !a.opening());
 
@@ -185,9 +185,40 @@ fn the_question_names_only_what_no_file_holds() {
     assert_eq!(h.state().unsaved_summary().as_deref(), Some("1 new marker"));
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
     settle(&mut h);
-    h.get_by_label("Quitting discards 1 new marker, which no file holds.");
+    h.get_by_label("Quitting discards what no file holds: 1 new marker.");
     h.get_by_label("Discard").click();
     h.step();
     assert!(h.state().quit.is_some());
     assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+/// Markers removed from a saved file: the question names them ("2 markers removed"), not every
+/// sample shown, which the file holds.
+#[test]
+fn the_question_after_clearing_markers_names_the_markers_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("marked.ron");
+    let mut h = harness(Box::new(crate::support::NoSampler), vec![Some(example()), Some(saved.clone())]);
+    h.step();
+    let open = h.state_mut().files.ask_open();
+    h.state_mut().perform(open);
+    pump(&mut h, "the opened session", |a| a.files.recording.is_some() && !a.opening());
+    for _ in 0..2 {
+        h.key_press(egui::Key::M);
+        h.step();
+    }
+    assert_eq!(h.state().unsaved_summary().as_deref(), Some("2 new markers"));
+    h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::S);
+    pump(&mut h, "the save", |a| a.files.current.as_deref() == Some(saved.as_path()) && a.files.saving().is_none());
+    assert_eq!(h.state().unsaved_summary(), None, "saved with its markers");
+
+    h.get_by_label("View").click();
+    settle(&mut h);
+    h.get_by_label("Clear markers").click();
+    settle(&mut h);
+    assert!(h.state().files.markers.is_empty());
+    assert_eq!(h.state().unsaved_summary().as_deref(), Some("2 markers removed"));
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
+    settle(&mut h);
+    h.get_by_label("Quitting discards what no file holds: 2 markers removed.");
 }

@@ -4,6 +4,7 @@
 //! answer them; when no dialog can be shown, the built-in [`PathPrompt`] asks instead, and its
 //! answer is acted on in a later frame (`Files::show_prompt`).
 
+use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -177,7 +178,7 @@ impl Files {
     }
 
     /// What of the data with fingerprint `now` no file holds, for the user ("the 1200 samples
-    /// recorded after 2:14", "1 new marker"); empty when it is all saved. `time` turns a store
+    /// recorded after 2:14", "1 new marker", "2 markers removed"); empty when it is all saved. `time` turns a store
     /// time into the plots' time label.
     pub(crate) fn unsaved(&self, now: Fingerprint, time: impl Fn(i64) -> String) -> Vec<String> {
         if self.is_clean(now) {
@@ -186,8 +187,8 @@ impl Files {
         let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let mut out = Vec::new();
         // The saved data is a prefix of what is shown while the same data goes on (a run after
-        // its save); anything else is unsaved as a whole.
-        let base = self.saved().filter(|c| c.samples <= now.samples && c.marker_count <= now.marker_count);
+        // its save, markers added or removed); anything else is unsaved as a whole.
+        let base = self.saved().filter(|c| c.samples <= now.samples);
         match base {
             Some(c) if now.samples > c.samples => {
                 let after = c.newest_ns.map_or_else(String::new, |t| format!(" after {} (the last save)", time(t)));
@@ -198,8 +199,15 @@ impl Files {
         }
         match base {
             Some(c) if c.markers != now.markers => {
-                let new = (now.marker_count - c.marker_count) as u64;
-                out.push(if new > 0 { plural(new, "new marker", "new markers") } else { "changes to markers".into() });
+                out.push(match now.marker_count.cmp(&c.marker_count) {
+                    Ordering::Greater => {
+                        plural((now.marker_count - c.marker_count) as u64, "new marker", "new markers")
+                    }
+                    Ordering::Less => {
+                        plural((c.marker_count - now.marker_count) as u64, "marker removed", "markers removed")
+                    }
+                    Ordering::Equal => "changes to markers".into(),
+                });
             }
             None if now.marker_count > 0 => out.push(plural(now.marker_count as u64, "marker", "markers")),
             _ => {}

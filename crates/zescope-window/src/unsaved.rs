@@ -125,7 +125,7 @@ impl ZescopeApp {
         let modal = egui::Modal::new(Id::unique("zescope-unsaved")).show(ctx, |ui| {
             ui.set_max_width(420.0);
             ui.label(RichText::new("Unsaved data").strong());
-            ui.label(format!("{} discards {unsaved}, which no file holds.", what.verb()));
+            ui.label(format!("{} discards what no file holds: {unsaved}.", what.verb()));
             ui.horizontal(|ui| {
                 if ui.button("Save…").clicked() {
                     choice = Some(Choice::Save);
