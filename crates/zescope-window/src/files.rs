@@ -178,8 +178,8 @@ impl Files {
     }
 
     /// What of the data with fingerprint `now` no file holds, for the user ("the 1200 samples
-    /// recorded after 2:14", "1 new marker", "2 markers removed"); empty when it is all saved. `time` turns a store
-    /// time into the plots' time label.
+    /// recorded after 2:14", "1 new marker", "2 markers removed"); empty when it is all saved.
+    /// `time` turns a store time into the plots' time label.
     pub(crate) fn unsaved(&self, now: Fingerprint, time: impl Fn(i64) -> String) -> Vec<String> {
         if self.is_clean(now) {
             return Vec::new();
