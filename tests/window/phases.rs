@@ -149,7 +149,12 @@ fn cursors_read_the_stored_samples_and_their_span_is_a_phase() {
     assert_eq!(span.samples, inside.len() as u64);
     assert_eq!(span.max, inside.iter().copied().fold(f64::MIN, f64::max));
 
-    // A drag that starts on A's line moves A, not the time axis.
+    // A drag that starts on A's line moves A, not the time axis: in a pane below the floating
+    // windows, which open in the panes' area.
+    let below =
+        ["Phase table", "A/B cursors"].map(|w| h.get_by_label(w).rect().bottom()).into_iter().fold(0.0, f32::max);
+    let y =
+        h.state().plot_frames.iter().find_map(|(_, r)| r.filter(|r| r.top() > below)).expect("a pane below").center().y;
     let range =
         zescope_model::view::TimeView::range(&h.state().view, zescope_model::view::data_x(&h.state().store)).unwrap();
     let ax = screen_x(frame, range, h.state().store.to_plot_x(a));
