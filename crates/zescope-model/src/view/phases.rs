@@ -9,9 +9,11 @@
 //! increases, wraps handled as for its rate; for busy time, the time busy in its unit); a state
 //! (an id, a flag) has its min and max but no mean, total or energy: it is no quantity; for
 //! energy, the joules spent and the mean power: from a cumulative energy counter
-//! (unit J, mJ, µJ/uJ or kJ) its total and the total over the duration, from a power gauge (W,
-//! mW, µW/uW, kW) its mean and the mean times the duration. A counter sampled in several runs
-//! counts the samples of all of them. The rows come in a long form (one per phase and series),
+//! (unit J, mJ, µJ/uJ or kJ) its total and the total over the duration, from a gauge of energy
+//! since its run started (telemetry's "Package energy", no mean) its last value less its first
+//! within each run, summed over the runs, from a power gauge (W, mW, µW/uW, kW) its mean and the
+//! mean times the duration. A phase with no sample has no total and no energy (blank, not 0). A
+//! counter sampled in several runs counts the samples of all of them. The rows come in a long form (one per phase and series),
 //! sortable by any column ([`PhaseTable::sort`]) and written as CSV or Markdown
 //! ([`PhaseTable::to_csv`], [`PhaseTable::to_markdown`]) for the clipboard and
 //! `zescope export --phases`.
@@ -240,21 +242,32 @@ pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseR
     let cumulative = entry.info.kind.is_running_total();
     // A state (an id, a flag) has no mean: an average of ids is no id.
     let state = entry.info.kind == Kind::State;
-    let total = cumulative.then(|| {
-        let incs: Vec<_> = entry.ids.iter().filter_map(|&id| store.increase(id, t0, t1)).collect();
-        (incs.iter().map(|i| i.total).sum::<f64>(), incs.iter().all(|i| i.exact))
-    });
-    let duration_s = r.duration_s();
     let unit = &entry.info.unit;
-    let (energy_j, power_w) = match (cumulative, unit.ends_with('J'), unit.ends_with('W'), energy_scale(unit)) {
-        _ if state => (None, None),
-        (true, true, _, Some(k)) => {
-            let e = total.map(|t| t.0 * k);
-            (e, e.filter(|_| duration_s > 0.0).map(|e| e / duration_s))
-        }
-        (false, _, true, Some(k)) if stats.count > 0 => (Some(stats.mean * k * duration_s), Some(stats.mean * k)),
-        _ => (None, None),
+    // A gauge of energy since its run started (telemetry's "Package energy"): what was spent is
+    // its last value less its first, within each run (it starts again at 0 with each); its mean
+    // is no quantity.
+    let energy_level = !cumulative && !state && unit.ends_with('J') && energy_scale(unit).is_some();
+    // With no sample in the phase nothing was counted: blank, not 0.
+    let sampled = stats.samples > 0;
+    let total = if cumulative && sampled {
+        let incs: Vec<_> = entry.ids.iter().filter_map(|&id| store.increase(id, t0, t1)).collect();
+        Some((incs.iter().map(|i| i.total).sum::<f64>(), incs.iter().all(|i| i.exact)))
+    } else if energy_level && stats.count > 0 {
+        Some(entry.ids.iter().map(|&id| spent(store, id, t0, t1)).fold((0.0, true), |a, b| (a.0 + b.0, a.1 && b.1)))
+    } else {
+        None
     };
+    let duration_s = r.duration_s();
+    let (energy_j, power_w) =
+        match (cumulative || energy_level, unit.ends_with('J'), unit.ends_with('W'), energy_scale(unit)) {
+            _ if state => (None, None),
+            (true, true, _, Some(k)) => {
+                let e = total.map(|t| t.0 * k);
+                (e, e.filter(|_| duration_s > 0.0).map(|e| e / duration_s))
+            }
+            (false, _, true, Some(k)) if stats.count > 0 => (Some(stats.mean * k * duration_s), Some(stats.mean * k)),
+            _ => (None, None),
+        };
     PhaseRow {
         phase: r.name.clone(),
         start_s: store.to_plot_x(t0),
@@ -263,17 +276,31 @@ pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseR
         series: key.label(),
         key: key.clone(),
         unit: entry.plotted_unit(),
-        mean: if state { f64::NAN } else { stats.mean },
+        mean: if state || energy_level { f64::NAN } else { stats.mean },
         min: stats.min,
         max: stats.max,
         samples: stats.count,
         total: total.map(|t| t.0),
-        total_unit: if cumulative { unit.clone() } else { String::new() },
+        total_unit: if cumulative || energy_level { unit.clone() } else { String::new() },
         energy_j,
         power_w,
         exact: stats.exact && total.is_none_or(|t| t.1),
         other: None,
     }
+}
+
+/// What an energy gauge of one run (energy since the run started) rose by in `t0..=t1`: its last
+/// finite value there less its first, and whether both are exact samples (else the range's max
+/// and min, which they are for energy that only grows). `(0, true)` with no value there.
+fn spent(store: &Store, id: zescope_store::SeriesId, t0: i64, t1: i64) -> (f64, bool) {
+    let s = store.stats(id, t0, t1);
+    if s.count == 0 {
+        return (0.0, true);
+    }
+    let exact_at = |t: i64| store.nearest(id, t).filter(|x| x.t == t).and_then(|x| x.value).filter(|v| v.is_finite());
+    let (first, last) = (exact_at(s.t_first), s.last.filter(|v| v.is_finite()).or_else(|| exact_at(s.t_last)));
+    let exact = first.is_some() && last.is_some() && s.exact;
+    ((last.unwrap_or(s.max) - first.unwrap_or(s.min)).max(0.0), exact)
 }
 
 /// A number as the table shows and writes it: empty for none or NaN, else shortest round-trip.

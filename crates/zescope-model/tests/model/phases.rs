@@ -76,10 +76,12 @@ fn info(k: usize) -> SeriesInfo {
 struct Direct {
     values: Vec<f64>,
     total: f64,
+    /// Samples in the range, with a value or not.
+    raw: usize,
 }
 
 fn direct(runs: &[Run], k: usize, t0: i64, t1: i64) -> Direct {
-    let mut d = Direct { values: vec![], total: 0.0 };
+    let mut d = Direct { values: vec![], total: 0.0, raw: 0 };
     let kind = SERIES[k].2;
     let wrap = kind.rate_wrap();
     for r in runs {
@@ -87,6 +89,7 @@ fn direct(runs: &[Run], k: usize, t0: i64, t1: i64) -> Direct {
             if r.ts[i] < t0 || r.ts[i] > t1 {
                 continue;
             }
+            d.raw += 1;
             let v = r.rows[i][k];
             match wrap {
                 None => d.values.push(v),
@@ -123,6 +126,11 @@ fn check(row: &PhaseRow, d: &Direct, k: usize, duration_s: f64) {
     assert!(close(row.mean, mean), "{}: mean {} vs {mean}", row.series, row.mean);
     assert!(close(row.min, min) && close(row.max, max), "{}: min/max {row:?} vs {min} {max}", row.series);
     assert!(row.exact);
+    if d.raw == 0 {
+        // Nothing sampled in the phase: no total and no energy (blank, not 0).
+        assert_eq!((row.total, row.energy_j, row.power_w), (None, None, None), "{}: an empty phase", row.series);
+        return;
+    }
     match k {
         0 => {
             assert_eq!(row.total, None);
@@ -214,4 +222,64 @@ proptest! {
             }
         }
     }
+}
+
+/// Telemetry's "Package energy" is a gauge of the energy since its run started (it starts again
+/// at 0 with each run): over a phase, what was spent is its last value less its first within each
+/// run, summed over the runs; it has no mean; a phase with no sample has no energy and no total.
+#[test]
+fn energy_since_the_run_started_is_last_less_first_per_run_summed() {
+    let mut store = Store::new(usize::MAX);
+    let mut ids = Vec::new();
+    let desc = || StreamDesc {
+        name: "telemetry".into(),
+        series: vec![
+            SeriesDesc { name: "Package energy".into(), unit: "J".into(), kind: SeriesKind::Gauge },
+            SeriesDesc {
+                name: "busy".into(),
+                unit: "us".into(),
+                kind: SeriesKind::BusyTime { wrap: None, unit_s: 1e-6 },
+            },
+        ],
+    };
+    // Run 1: 0..10 s, 100 J/s from 0; run 2: 20..30 s, 50 J/s from 0 again.
+    for (start, per_s) in [(0i64, 100.0), (20, 50.0)] {
+        let s = store.begin_stream(desc());
+        for i in 0..=10i64 {
+            let t = (start + i) * 1_000_000_000;
+            store.append(s, &[t], &[per_s * i as f64, 1e5 * i as f64]).unwrap();
+        }
+        store.end_stream(s);
+        ids.push(s);
+    }
+    let entry = |k: usize, unit: &str, kind: Kind| SeriesEntry {
+        info: SeriesInfo { name: String::new(), description: String::new(), unit: unit.into(), kind, wrap: None },
+        ids: ids.iter().map(|&s| store.series_id(s, k).unwrap()).collect(),
+    };
+    let key = |m: &str| SeriesKey { device: "d".into(), group: "Telemetry".into(), metric: m.into() };
+    let series: BTreeMap<SeriesKey, SeriesEntry> =
+        [(key("Package energy"), entry(0, "J", Kind::Gauge)), (key("busy"), entry(1, "us", Kind::Busy))]
+            .into_iter()
+            .collect();
+    let s = |x: i64| x * 1_000_000_000;
+    let ranges = [
+        PhaseRange::new("across", s(5), s(25)),
+        PhaseRange::new("within", s(2), s(8)),
+        PhaseRange::new("between runs", s(12), s(18)),
+    ];
+    let table = phase_table(&store, &series, &ranges);
+    let row = |phase: &str, m: &str| table.rows.iter().find(|r| r.phase == phase && r.key.metric == m).unwrap();
+    let across = row("across", "Package energy");
+    // Run 1 from 500 J (5 s) to 1000 J (10 s), run 2 from 0 J (20 s) to 250 J (25 s).
+    assert_eq!(across.energy_j, Some(750.0), "{across:?}");
+    assert_eq!(across.total, Some(750.0));
+    assert_eq!(across.total_unit, "J");
+    assert_eq!(across.power_w, Some(750.0 / 20.0));
+    assert!(across.mean.is_nan(), "no mean of energy since a start: {across:?}");
+    assert_eq!(row("within", "Package energy").energy_j, Some(600.0));
+    let empty = row("between runs", "Package energy");
+    assert_eq!((empty.total, empty.energy_j, empty.power_w), (None, None, None), "{empty:?}");
+    let busy = row("between runs", "busy");
+    assert_eq!(busy.total, None, "no samples: blank, not 0 s ({busy:?})");
+    assert!(row("within", "busy").total.is_some());
 }
