@@ -48,3 +48,32 @@ fn the_telemetry_node_is_ticked_by_default_and_its_series_get_panes_by_unit() {
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// Throttle reasons are a state (a bitmask), not a quantity: stored and drawn as steps, with no
+/// mean in the legend or the phase table.
+#[test]
+fn throttle_reasons_are_a_state_with_no_mean() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.step();
+    h.get_by_label("Start").click();
+    pump(&mut h, "telemetry samples", |a| {
+        a.state.ingest.series.iter().any(|(k, e)| k.metric.contains("throttle reasons") && !e.ids.is_empty())
+            && a.state.ingest.samples_total > 50
+    });
+    let a = h.state();
+    let (key, entry) = a.state.ingest.series.iter().find(|(k, _)| k.metric.contains("throttle reasons")).unwrap();
+    assert_eq!(entry.info.kind, zescope_sampler::layout::Kind::State, "{key:?}");
+    let id = entry.ids[0];
+    assert_eq!(a.store.series_desc(id).unwrap().kind, zescope_store::SeriesKind::State, "drawn as steps");
+    let (t0, t1) = a.store.total_time_range().unwrap();
+    let row = zescope_model::view::phases::phase_row(
+        &a.store,
+        key,
+        entry,
+        &zescope_model::view::phases::PhaseRange::new("all", t0, t1),
+    );
+    assert!(row.samples > 0 && row.mean.is_nan(), "no mean of a bitmask: {row:?}");
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

@@ -232,7 +232,8 @@ impl Builder<'_> {
                 series(format!("{what} requested"), "Clock requested by the driver or the user", "MHz"),
                 series(format!("{what} TDP"), "Highest clock within the thermal design power", "MHz"),
                 series(format!("{what} efficient"), "Efficient minimum clock", "MHz"),
-                series(reasons, &throttle_description(), ""),
+                // A bitmask of reasons: a state (drawn as steps, never averaged), not a quantity.
+                SeriesInfo { kind: Kind::State, ..series(reasons, &throttle_description(), "") },
             ];
             self.push(Source::Freq(d), what, series);
         }
