@@ -1,6 +1,7 @@
 //! Throttle reasons drawn as labelled bands: where a telemetry throttle series (a bitmask whose
 //! description names its bits, `sampler::telemetry::throttle_names`) is non-zero, a translucent
-//! band spans the pane's height, labelled with the reasons of the mask.
+//! band spans the pane's height, labelled with the reasons of the mask (after the device's name in
+//! a pane that shows several devices).
 //!
 //! # What a band covers
 //!
@@ -116,20 +117,30 @@ fn walk(
     out
 }
 
-/// Paints the bands of `series` (store series and their bit names) over `frame`.
-pub(crate) fn paint(
-    ui: &Ui,
-    frame: Rect,
-    transform: &PlotTransform,
-    store: &Store,
-    series: &[(SeriesId, Vec<(u32, String)>)],
-) {
+/// A throttle series to paint: its store series, its bits' names, and its device when the pane
+/// shows several devices (then each band's label names it).
+pub(crate) struct Throttled {
+    pub id: SeriesId,
+    pub names: Vec<(u32, String)>,
+    pub device: Option<String>,
+}
+
+/// A band's label: the reasons of `mask`, after the device's name when one is given.
+pub(crate) fn band_label(mask: u32, names: &[(u32, String)], device: Option<&str>) -> String {
+    match device {
+        Some(d) => format!("{d} · {}", label(mask, names)),
+        None => label(mask, names),
+    }
+}
+
+/// Paints the bands of `series` over `frame`.
+pub(crate) fn paint(ui: &Ui, frame: Rect, transform: &PlotTransform, store: &Store, series: &[Throttled]) {
     let x = transform.bounds().range_x();
     let (t0, t1) = (store.from_plot_x(*x.start()), store.from_plot_x(*x.end()));
     let columns = frame.width().max(1.0) as usize;
     let painter = ui.painter_at(frame);
     let mut env = Envelope::new();
-    for (id, names) in series {
+    for Throttled { id, names, device } in series {
         for b in bands(store, *id, t0, t1, columns, &mut env) {
             let xa = transform.position_from_point_x(store.to_plot_x(b.from));
             let xb = transform.position_from_point_x(store.to_plot_x(b.to)).max(xa + 1.0);
@@ -139,7 +150,7 @@ pub(crate) fn paint(
                 painter.text(
                     egui::pos2(xa + 3.0, frame.bottom() - 3.0),
                     egui::Align2::LEFT_BOTTOM,
-                    label(b.mask, names),
+                    band_label(b.mask, names, device.as_deref()),
                     egui::FontId::proportional(11.0),
                     LABEL,
                 );

@@ -41,12 +41,21 @@ pub(super) struct Over<'a> {
 /// Paints `over` onto the plot `resp` drew.
 pub(super) fn paint(ui: &Ui, resp: &PlotResponse<Option<PlotPoint>>, store: &Store, over: &Over<'_>) {
     let frame = *resp.transform.frame();
-    // Throttle reasons of visible telemetry series as labelled bands.
+    // Throttle reasons of visible telemetry series as labelled bands, naming their device in a
+    // pane of several devices.
+    let first = over.rows.first().map(|r| &r.shown.key.device);
+    let several = over.rows.iter().any(|r| Some(&r.shown.key.device) != first);
     let throttle: Vec<_> = over
         .rows
         .iter()
         .filter(|r| r.shown.visible && !r.shown.throttle.is_empty())
-        .flat_map(|r| r.shown.ids().iter().map(|&id| (id, r.shown.throttle.clone())))
+        .flat_map(|r| {
+            r.shown.ids().iter().map(|&id| super::super::throttle::Throttled {
+                id,
+                names: r.shown.throttle.clone(),
+                device: several.then(|| r.shown.key.device.clone()),
+            })
+        })
         .collect();
     if !throttle.is_empty() {
         super::super::throttle::paint(ui, frame, &resp.transform, store, &throttle);

@@ -102,3 +102,35 @@ fn a_run_set_at_the_newest_sample_ends_there() {
     // With samples after the view, it runs to the view's edge.
     assert_eq!(bands_at(&store, id, 0, 7_500 * MS, 750), [Band { from: 7 * S, to: 7_500 * MS, mask: 1, share: 1.0 }]);
 }
+
+/// In a pane of several devices a band's label names its device: painted, as the window paints it.
+#[test]
+fn a_band_names_its_device_when_given_one() {
+    let (store, id) = store_of(two_runs);
+    let names = vec![(0, "average power cap (PL1)".to_owned())];
+    let ctx = egui::Context::default();
+    let input = egui::RawInput {
+        screen_rect: Some(Rect::from_min_size(egui::pos2(0.0, 0.0), egui::vec2(800.0, 200.0))),
+        ..Default::default()
+    };
+    let texts = |device: Option<&str>| {
+        let mut out = ctx.run_ui(input.clone(), |ui| {
+            let frame = Rect::from_min_size(egui::pos2(0.0, 0.0), egui::vec2(800.0, 200.0));
+            let bounds = egui_plot::PlotBounds::from_min_max([0.0, 0.0], [store.to_plot_x(8 * S), 1.0]);
+            let t = PlotTransform::new(frame, bounds, false);
+            let series = [Throttled { id, names: names.clone(), device: device.map(str::to_owned) }];
+            paint(ui, frame, &t, &store, &series);
+        });
+        out.textures_delta.clear();
+        let mut found = Vec::new();
+        for c in out.shapes {
+            if let egui::Shape::Text(t) = c.shape {
+                found.push(t.galley.text().to_owned());
+            }
+        }
+        found
+    };
+    assert_eq!(texts(Some("ze-sim NPU")), ["ze-sim NPU · average power cap (PL1)"; 2], "both runs, named");
+    assert_eq!(texts(None), ["average power cap (PL1)"; 2]);
+    assert_eq!(band_label(1, &names, Some("GPU")), "GPU · average power cap (PL1)");
+}
