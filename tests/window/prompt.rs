@@ -135,3 +135,30 @@ fn a_failed_save_shows_a_banner() {
     h.get_by_label("Save failed");
     h.get_by_label_contains("xxxx.ron");
 }
+
+/// Enter in the path prompt opens the file and closes the prompt: the single-key shortcuts work
+/// at once after it (they stayed dead until a click), while a field that stays open after its
+/// Enter (the Triggers window's) still keeps them (`basics::keys_typed_after_enter_in_a_field_fire_no_shortcut`).
+#[test]
+fn single_key_shortcuts_work_after_the_prompts_enter() {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let mut h = harness();
+    h.step();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    h.step();
+    h.step();
+    let field = path_field(&h);
+    field.focus();
+    h.step();
+    path_field(&h).set_text_value_accesskit(&example.display().to_string());
+    h.step();
+    h.key_press(egui::Key::Enter);
+    h.step();
+    h.step();
+    crate::support::pump(&mut h, "the session", |a| a.files.recording.is_some() && !a.opening());
+    assert!(h.state().files.prompt.is_none(), "Enter closed the prompt");
+    let markers = h.state().files.markers.len();
+    h.key_press(egui::Key::M);
+    h.step();
+    assert_eq!(h.state().files.markers.len(), markers + 1, "M adds a marker after the prompt's Enter");
+}

@@ -97,8 +97,9 @@ pub struct ZescopeApp {
     /// The source panel's search text.
     pub search: String,
     focus_search: bool,
-    /// A text field lost its focus to Enter, and nothing was clicked since (`shortcuts`).
-    typed_enter: bool,
+    /// A text field (this one) lost its focus to Enter, and nothing was clicked since, and the
+    /// field is still shown (`shortcuts`).
+    typed_enter: Option<egui::Id>,
     /// The window's title as last set: "zescope", or the file shown and "zescope".
     title: String,
     /// The source panel's search index and open groups.
@@ -161,7 +162,7 @@ impl ZescopeApp {
             theme: settings.theme,
             search: String::new(),
             focus_search: false,
-            typed_enter: false,
+            typed_enter: None,
             title: "zescope".to_owned(),
             sources: sources::SourceView::default(),
             hover_x: None,
@@ -469,15 +470,21 @@ impl ZescopeApp {
         let typing = ui.ctx().egui_wants_keyboard_input();
         // Enter in a text field ends the field's focus; what is typed next is meant for a field
         // still, not for the single-letter shortcuts, until the pointer is pressed somewhere or
-        // Escape is.
+        // Escape is, or the field is gone (a prompt that closed on its Enter: nothing is left
+        // to type into).
         let (enter, escape, pressed) =
             ui.input(|i| (i.key_pressed(Key::Enter), i.key_pressed(Key::Escape), i.pointer.any_pressed()));
-        if typing && enter {
-            self.typed_enter = true;
+        let focused = ui.ctx().memory(|m| m.focused());
+        if typing && enter && focused.is_some() {
+            self.typed_enter = focused;
         } else if pressed || escape && !typing {
-            self.typed_enter = false;
+            self.typed_enter = None;
         }
-        let typing = typing || self.typed_enter;
+        // Widgets of the last frame: a field not drawn there was closed.
+        if self.typed_enter.is_some_and(|id| ui.ctx().read_response(id).is_none()) {
+            self.typed_enter = None;
+        }
+        let typing = typing || self.typed_enter.is_some();
         let (quit, find) = ui.input_mut(|i| {
             (
                 i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::Q)),
