@@ -77,3 +77,33 @@ fn throttle_reasons_are_a_state_with_no_mean() {
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// The search reaches the Telemetry node's series: "throttle", "energy", "bandwidth" and
+/// "frequency" show the node, open, with the series they name (and no other); a series with no
+/// unit is written without empty brackets.
+#[test]
+fn the_search_finds_the_telemetry_series() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.step();
+    h.get_by_label("Start").click();
+    pump(&mut h, "telemetry series", |a| {
+        a.state.ingest.series.iter().any(|(k, e)| k.group == "Telemetry" && !e.ids.is_empty())
+    });
+    let cases: [(&str, &str, &str); 4] = [
+        ("throttle", "GPU throttle reasons", "GPU frequency actual [MHz]"),
+        ("energy", "Package energy [J]", "GPU temperature [°C]"),
+        ("bandwidth", "Memory read bandwidth [B/s]", "GPU temperature [°C]"),
+        ("frequency", "GPU frequency actual [MHz]", "Package energy [J]"),
+    ];
+    for (query, found, not) in cases {
+        h.state_mut().search = query.to_owned();
+        h.step();
+        h.step();
+        assert!(h.query_by_label_contains("Telemetry  · Sysman").is_some(), "{query}: the node is shown");
+        assert!(h.query_by_label(found).is_some(), "{query}: {found} is shown");
+        assert!(h.query_by_label(not).is_none(), "{query}: {not} is not");
+    }
+    assert!(h.query_by_label_contains("[]").is_none(), "no empty unit brackets");
+    crate::support::quit_discarding(&mut h);
+}

@@ -115,12 +115,31 @@ pub(crate) fn build(
                 _ => rows.extend((0..group.metrics.len() as u32).map(|m| Row::Metric(d, g, m))),
             }
         }
+        // The telemetry node: while a run reads it, a search finds its series by their names,
+        // descriptions and units (as a group's metrics, with the node's own words); before,
+        // by the kinds of series it reads.
         let telemetry = zescope_sampler::telemetry::GROUP;
-        if words_match(query, &format!("{telemetry} sysman frequency power temperature engines memory")) {
+        let node = format!("{telemetry} sysman");
+        let series: Vec<usize> = match telemetry_stream(state, dev) {
+            Some(s) => (0..s.series.len())
+                .filter(|&i| {
+                    let x = &s.series[i];
+                    !searching || words_match(query, &format!("{node} {} {} {}", x.name, x.description, x.unit))
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let kinds = "frequency clock throttle power energy temperature engines utilisation memory bandwidth fan";
+        let found = if telemetry_stream(state, dev).is_some() {
+            !series.is_empty()
+        } else {
+            words_match(query, &format!("{node} {kinds}"))
+        };
+        if found {
             rows.push(Row::Telemetry(d));
-            if open.open.contains(&(dev.path, telemetry.to_owned())) {
+            if open.is_open(dev.path, telemetry, searching) {
                 match telemetry_stream(state, dev) {
-                    Some(s) => rows.extend((0..s.series.len()).map(|i| Row::TelemetrySeries(d, i))),
+                    Some(_) => rows.extend(series.into_iter().map(|i| Row::TelemetrySeries(d, i))),
                     None => rows.push(Row::TelemetryInfo(d)),
                 }
             }
@@ -202,7 +221,7 @@ impl Painter<'_> {
                 if let Some(x) = telemetry_stream(self.state, dev).and_then(|s| s.series.get(i)) {
                     let group = zescope_sampler::telemetry::GROUP;
                     let key = SeriesKey { device: dev.name.clone(), group: group.to_owned(), metric: x.name.clone() };
-                    drag_label(&mut ui, key, format!("{} [{}]", x.name, x.unit), &x.description);
+                    drag_label(&mut ui, key, with_unit(&x.name, &x.unit), &x.description);
                 }
             }
         }
@@ -302,14 +321,14 @@ impl Painter<'_> {
             self.changes.push(Change::Metric(dev.path, gi, mi, on));
         }
         let key = SeriesKey { device: dev.name.clone(), group: g.name.clone(), metric: m.name.clone() };
-        drag_label(ui, key, format!("{} [{}]", m.name, m.unit), &m.description);
+        drag_label(ui, key, with_unit(&m.name, &m.unit), &m.description);
     }
 
     /// The telemetry node: ticked, the run also reads the device's Sysman telemetry.
     fn telemetry(&mut self, ui: &mut Ui, d: usize) {
         let dev = &self.inv.devices[d];
         let group = zescope_sampler::telemetry::GROUP;
-        let open = self.open.open.contains(&(dev.path, group.to_owned()));
+        let open = self.open.is_open(dev.path, group, self.searching);
         if expander(ui, open, group) {
             self.changes.push(Change::Open(dev.path, group.to_owned(), !open));
         }
@@ -337,6 +356,11 @@ fn row_key(row: Row) -> (u8, usize, usize, u32) {
         Row::TelemetryInfo(d) => (6, d, 0, 0),
         Row::TelemetrySeries(d, i) => (7, d, i, 0),
     }
+}
+
+/// A metric's row text: its name and, when it has one, its unit in brackets (no empty `[]`).
+fn with_unit(name: &str, unit: &str) -> String {
+    if unit.trim().is_empty() { name.to_owned() } else { format!("{name} [{unit}]") }
 }
 
 /// The open/closed arrow before a group; true when clicked. Its accessible name is "expand" or
@@ -435,7 +459,7 @@ pub(crate) fn apply(
             }
             Change::Open(path, name, now) => {
                 let key = (path, name);
-                if searching && key.1 != zescope_sampler::telemetry::GROUP {
+                if searching {
                     if now {
                         open.closed_in_search.remove(&key)
                     } else {
