@@ -251,3 +251,39 @@ fn a_device_ticked_while_running_joins_at_once_keeping_the_history() {
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// A run of the GPU alone under panes that also name the NPU's series (a layout kept from a GPU
+/// + NPU session): a pane that names both devices' series heads each device's rows (two rows
+/// "Telemetry/Package power" are told apart), and a pane of the NPU's series says the NPU is not in
+/// the data shown (not that its series are hidden).
+#[test]
+fn panes_naming_a_device_the_run_lacks_say_so() {
+    let sim = crate::support::sim(|_| {});
+    // Tall enough for every pane to be laid out.
+    let mut h = crate::support::with_inventory(crate::support::app_on(&sim, Settings::default()), [1280.0, 3000.0]);
+    h.step();
+    h.get_by_label("Start").click();
+    pump(&mut h, "the GPU's telemetry in panes", |a| {
+        a.state.ingest.samples_total > 50
+            && a.panes.layout.panes.iter().any(|p| p.series.iter().any(|k| k.metric == "Package power"))
+    });
+    let key = |group: &str, metric: &str| zescope_model::view::SeriesKey {
+        device: "ze-sim NPU".into(),
+        group: group.into(),
+        metric: metric.into(),
+    };
+    {
+        let layout = &mut h.state_mut().panes.layout;
+        let power = layout.panes.iter().find(|p| p.series.iter().any(|k| k.metric == "Package power")).unwrap().id;
+        layout.show_also(&key("Telemetry", "Package power"), Some(power));
+        let npu = layout.add_pane();
+        layout.assign(&key("NpuActivity", "NpuUtilization"), Some(npu));
+    }
+    h.step();
+    h.step();
+    assert!(h.query_by_label_contains("Every series of this pane is hidden").is_none(), "not 'hidden'");
+    h.get_by_label_contains("No data for this pane: ze-sim NPU is not in the data shown");
+    assert!(h.query_all_by_label("ze-sim NPU").count() >= 1, "a legend heading over the NPU's rows");
+    assert!(h.query_all_by_label("ze-sim GPU").count() >= 1, "and over the GPU's");
+    crate::support::quit_discarding(&mut h);
+}

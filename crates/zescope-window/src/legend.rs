@@ -232,7 +232,9 @@ fn table(
     });
     // Series of several devices: each device a heading over its rows, the rows named without it
     // (the name's room goes to the name).
-    let several = state.ingest.several_devices();
+    // Several: the data's, or the pane's own (a pane may name a device the data shown lacks).
+    let several = state.ingest.several_devices()
+        || rows.first().is_some_and(|f| rows.iter().any(|r| r.shown.key.device != f.shown.key.device));
     // Each row's statistics over the range, then the prefix each unit's rows share.
     let stats: Vec<Option<RangeStats>> = rows
         .iter()
