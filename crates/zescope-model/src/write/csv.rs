@@ -9,7 +9,10 @@
 //! - Column names come from drivers and layouts: one that could be taken for a spreadsheet
 //!   formula gets a `'` in front (`view::csv_text`); values are numbers and stay as they are.
 //! - Values exactly as stored, in Rust's shortest round-trip form (they parse back to the same
-//!   `f64`): gauges as read, cumulative counters as their running totals, in the stored unit.
+//!   `f64`): gauges as read, cumulative counters as their running totals, in the stored unit
+//!   ([`Csv`], "raw running totals"). [`CsvShown`] ("as shown", `export --csv-shown`) writes
+//!   what the window plots instead: a cumulative counter's rate per second and busy time's share
+//!   in %, headed with the plotted unit (`ns/s`, `%`); a sample with no rate has an empty cell.
 //! - A row is one sample of one stream (metric group, run); series of other streams have an empty
 //!   cell in it. Rows are in time order.
 //!
@@ -74,9 +77,25 @@ impl<W: Write> CsvWriter<W> {
     }
 }
 
-/// Write the CSV of `spec` from `store`; returns the number of data rows.
+/// Write the CSV of `spec` from `store` (raw values); returns the number of data rows.
 pub fn csv(store: &Store, spec: &WriteSpec, path: &Path) -> Result<usize, WriteError> {
-    csv_with_progress(store, spec, path, &|_| {})
+    csv_with_progress(store, spec, path, Values::Raw, &|_| {})
+}
+
+/// Write the CSV of `spec` from `store` with `values`; returns the number of data rows.
+pub fn csv_of(store: &Store, spec: &WriteSpec, path: &Path, values: Values) -> Result<usize, WriteError> {
+    csv_with_progress(store, spec, path, values, &|_| {})
+}
+
+/// Which values a CSV holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Values {
+    /// As stored: cumulative counters and busy time as their running totals, in the stored unit.
+    Raw,
+    /// As the window shows them: a cumulative counter's rate per second, busy time as a busy
+    /// share in %, each sample's as the store derives it (empty where it has none: a stream's
+    /// first sample, after a gap, at a reset), in the plotted unit; gauges and states as read.
+    Shown,
 }
 
 /// [`csv`], telling `progress` the share of the rows written (0.0 to 1.0) every few thousand
@@ -86,13 +105,15 @@ pub(super) fn csv_with_progress(
     store: &Store,
     spec: &WriteSpec,
     path: &Path,
+    values: Values,
     progress: &dyn Fn(f32),
 ) -> Result<usize, WriteError> {
-    // Columns: every visible series once, in pane order.
+    // Columns: every visible series once, in pane order, headed with the unit of its values.
     let mut columns: Vec<(String, Vec<SeriesId>)> = Vec::new();
     for s in spec.panes.iter().flat_map(|p| &p.series).filter(|s| s.visible) {
         if !columns.iter().any(|(_, ids)| *ids == s.ids) {
-            columns.push((column(&s.label, &s.raw_unit), s.ids.clone()));
+            let unit = if values == Values::Shown { &s.unit } else { &s.raw_unit };
+            columns.push((column(&s.label, unit), s.ids.clone()));
         }
     }
     if columns.is_empty() {
@@ -109,6 +130,8 @@ pub(super) fn csv_with_progress(
     let total: u64 = feeds.keys().map(|&s| store.sample_count(s)).sum::<u64>().max(1);
     let mut cursors: Vec<(zescope_store::RawRows<'_>, &Vec<(usize, usize)>)> =
         feeds.iter().map(|(&s, feed)| (store.raw_rows(s), feed)).collect();
+    // The stream of each cursor (kept in step with `cursors`).
+    let mut feeds_of: Vec<StreamId> = feeds.keys().copied().collect();
     let io = |e: std::io::Error| WriteError::Io { path: path.to_owned(), source: e };
     let err = |e: csv::Error| WriteError::Csv(e.to_string());
     let file = std::fs::File::create(path).map_err(io)?;
@@ -129,12 +152,24 @@ pub(super) fn csv_with_progress(
         if t > t1 {
             // Past the range: this stream has nothing more to give.
             cursors.remove(i);
+            feeds_of.remove(i);
             continue;
         }
         if t < t0 {
             continue;
         }
-        w.row(t, feed.iter().map(|&(c, k)| (c, row.get(k).copied().unwrap_or(f64::NAN)))).map_err(err)?;
+        let stream = feeds_of[i];
+        let value = |k: usize| match values {
+            Values::Shown if derived(store, stream, k) => store
+                .series_id(stream, k)
+                .and_then(|id| store.nearest(id, t))
+                .filter(|s| s.t == t)
+                .and_then(|s| s.value)
+                .unwrap_or(f64::NAN),
+            _ => row.get(k).copied().unwrap_or(f64::NAN),
+        };
+        w.row(t, feed.iter().map(|&(c, k)| (c, value(k))).filter(|&(_, v)| !(values == Values::Shown && v.is_nan())))
+            .map_err(err)?;
         rows += 1;
     }
     w.flush().map_err(io)?;
@@ -142,8 +177,14 @@ pub(super) fn csv_with_progress(
     Ok(rows)
 }
 
-/// The visible series' samples as CSV (`--csv`), with `NAME.markers.csv` beside it when markers
-/// touch the range.
+/// Is series `k` of `stream` shown as a value derived from its samples (a rate, a busy share)
+/// rather than as read?
+fn derived(store: &Store, stream: StreamId, k: usize) -> bool {
+    store.series_id(stream, k).and_then(|id| store.series_desc(id)).is_some_and(|d| d.kind.rate_wrap().is_some())
+}
+
+/// The visible series' samples as CSV (`--csv`): raw values, running totals of cumulative
+/// counters included, with `NAME.markers.csv` beside it when markers touch the range.
 pub struct Csv;
 
 impl Format for Csv {
@@ -154,35 +195,70 @@ impl Format for Csv {
         "CSV"
     }
     fn help(&self) -> &'static str {
-        "Write a CSV of the exported series' samples here"
+        "Write a CSV of the exported series' samples here, as stored (running totals of counters)"
     }
     fn extension(&self) -> &'static str {
         "csv"
     }
     fn name(&self) -> &'static str {
-        "CSV"
+        "CSV (raw running totals)"
     }
     fn title(&self) -> &'static str {
-        "CSV table"
+        "CSV table, raw running totals"
     }
     fn scope(&self) -> Scope {
         Scope::Samples
     }
     fn write(&self, input: &Input<'_>, path: &Path, progress: &dyn Fn(f32)) -> Result<String, String> {
-        let (store, spec) = (input.store, input.spec);
-        let rows = csv_with_progress(store, spec, path, progress).map_err(|e| e.to_string())?;
-        let mut said = format!("{} ({rows} rows)", path.display());
-        // The markers that touch the written range, in a file beside it.
-        let (a, b) = spec.resolved_range(store).unwrap_or((i64::MIN, i64::MAX));
-        let now = store.total_time_range().map_or(b, |r| r.1);
-        let marks: Vec<_> = spec.markers.iter().filter(|m| m.end_ns(now) >= a && m.t_ns <= b).cloned().collect();
-        if !marks.is_empty() {
-            let mp = super::markers_path(path);
-            super::write_markers_csv(&mp, &marks, store.origin_ns()).map_err(|e| format!("{}: {e}", mp.display()))?;
-            said += &format!(", {} ({} markers)", mp.display(), marks.len());
-        }
-        Ok(said)
+        write_csv(input, path, Values::Raw, progress)
     }
+}
+
+/// The visible series' samples as CSV as the window shows them (`--csv-shown`): rates per second
+/// and busy shares in %, headed with the plotted units.
+pub struct CsvShown;
+
+impl Format for CsvShown {
+    fn key(&self) -> &'static str {
+        "csv-shown"
+    }
+    fn value_name(&self) -> &'static str {
+        "CSV"
+    }
+    fn help(&self) -> &'static str {
+        "Write a CSV of the exported series' samples here, as shown (rates per second, busy shares in %)"
+    }
+    fn extension(&self) -> &'static str {
+        "csv"
+    }
+    fn name(&self) -> &'static str {
+        "CSV (as shown: rates, %)"
+    }
+    fn title(&self) -> &'static str {
+        "CSV table, as shown"
+    }
+    fn scope(&self) -> Scope {
+        Scope::Samples
+    }
+    fn write(&self, input: &Input<'_>, path: &Path, progress: &dyn Fn(f32)) -> Result<String, String> {
+        write_csv(input, path, Values::Shown, progress)
+    }
+}
+
+fn write_csv(input: &Input<'_>, path: &Path, values: Values, progress: &dyn Fn(f32)) -> Result<String, String> {
+    let (store, spec) = (input.store, input.spec);
+    let rows = csv_with_progress(store, spec, path, values, progress).map_err(|e| e.to_string())?;
+    let mut said = format!("{} ({rows} rows)", path.display());
+    // The markers that touch the written range, in a file beside it.
+    let (a, b) = spec.resolved_range(store).unwrap_or((i64::MIN, i64::MAX));
+    let now = store.total_time_range().map_or(b, |r| r.1);
+    let marks: Vec<_> = spec.markers.iter().filter(|m| m.end_ns(now) >= a && m.t_ns <= b).cloned().collect();
+    if !marks.is_empty() {
+        let mp = super::markers_path(path);
+        super::write_markers_csv(&mp, &marks, store.origin_ns()).map_err(|e| format!("{}: {e}", mp.display()))?;
+        said += &format!(", {} ({} markers)", mp.display(), marks.len());
+    }
+    Ok(said)
 }
 
 #[cfg(test)]

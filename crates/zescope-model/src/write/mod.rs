@@ -36,7 +36,7 @@ use std::collections::BTreeMap;
 use crate::view::{PaneLayout, SeriesEntry, SeriesKey};
 use zescope_store::{SeriesId, Store};
 
-pub use csv::{Csv, CsvWriter, column, csv};
+pub use csv::{Csv, CsvShown, CsvWriter, Values, column, csv, csv_of};
 pub use format::{Format, Input, Scope};
 pub use image::{Png, Svg, png, svg};
 pub use job::{WriteJob, WriteRequest, default_size};
@@ -47,7 +47,7 @@ pub use phases::Phases;
 pub use processes_csv::{processes_path, write_processes_csv};
 
 /// Every format, in the order `zescope export` lists and writes them and the window offers them.
-pub static FORMATS: [&dyn Format; 6] = [&Png, &Svg, &Csv, &OpenMetrics, &Perfetto, &Phases];
+pub static FORMATS: [&dyn Format; 7] = [&Png, &Svg, &CsvShown, &Csv, &OpenMetrics, &Perfetto, &Phases];
 
 /// The format whose key is `key` ("png", "csv", …).
 pub fn format(key: &str) -> Option<&'static dyn Format> {

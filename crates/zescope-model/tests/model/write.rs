@@ -221,3 +221,33 @@ fn an_svg_of_100000_markers_holds_at_most_one_line_per_pixel_column() {
     assert!(lines <= 2 * 1000 + 10, "{lines} lines");
     assert!(text.len() < 2_000_000, "{} bytes", text.len());
 }
+
+/// The CSV of the visible data offers both: "as shown" holds what the window plots (a cumulative
+/// counter's rate per second, headed with the plotted unit), "raw running totals" the stored
+/// totals; the two are named so in the menu and the export options.
+#[test]
+fn csv_as_shown_holds_rates_raw_holds_running_totals() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let range = Some((1000 * MS, 1999 * MS));
+    let spec = WriteSpec::from_layout(&f.layout, &f.series, None, range);
+    let read = |values| {
+        let path = dir.path().join(format!("{values:?}.csv"));
+        write::csv_of(&f.store, &spec, &path, values).unwrap();
+        let mut r = csv::Reader::from_path(&path).unwrap();
+        let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
+        let bytes: Vec<f64> = r.records().map(Result::unwrap).filter_map(|rec| rec[2].parse().ok()).collect();
+        (header, bytes)
+    };
+    let (header, rates) = read(write::Values::Shown);
+    assert_eq!(header, ["time_s", "g/power [W]", "g/bytes [B/s]"], "plotted units");
+    // 8192 B every 2 ms: 4,096,000 B/s at every sample of the range.
+    assert_eq!(rates.len(), 500);
+    assert!(rates.iter().all(|&r| (r - 4_096_000.0).abs() < 1e-3), "{:?}", &rates[..5]);
+    let (header, totals) = read(write::Values::Raw);
+    assert_eq!(header, ["time_s", "g/power [W]", "g/bytes [B]"]);
+    assert_eq!(totals[0], 1000.0 * 4096.0, "the running total at 1000 ms");
+    let shown = write::format("csv-shown").expect("an export option --csv-shown");
+    assert!(shown.name().contains("as shown"), "{}", shown.name());
+    assert!(write::format("csv").unwrap().name().contains("raw running totals"));
+}
