@@ -452,3 +452,61 @@ fn zoomed_in_a_quantity_draws_only_its_line_a_state_its_steps() {
         }
     }
 }
+
+/// About a sample per pixel, with a stretch of no samples (the sampler late, no gap marked) that
+/// ends in a column holding a step: the stretch is crossed by a line, not by a filled wedge from
+/// the last value to the step's whole height (exported images draw the line).
+#[test]
+fn a_hole_in_dense_samples_is_crossed_by_a_line_not_a_wedge() {
+    let mut store = Store::new(1 << 30);
+    let id = store.begin_stream(StreamDesc {
+        name: "t".into(),
+        series: vec![SeriesDesc { name: "s".into(), unit: "u".into(), kind: SeriesKind::Gauge }],
+    });
+    // 1 kHz at 170 until 3 s, nothing until 5.5 s, then 50 (a step inside the first column) on.
+    let mut value = Vec::new();
+    for i in 0..8000i64 {
+        if (3000..5500).contains(&i) {
+            continue;
+        }
+        let v = if i < 3000 { 170.0 } else { 50.0 };
+        store.append(id, &[i * MS], &[v]).unwrap();
+        value.push((i, v));
+    }
+    let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED }];
+    let ctx = Context::default();
+    let mut plot = EnvelopePlot::new();
+    let x = (0.0, 8.0);
+    let (mut shapes, mut to_screen) = (Vec::new(), None);
+    for _ in 0..2 {
+        let input = RawInput {
+            screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
+            ..RawInput::default()
+        };
+        let out = ctx.run_ui(input, |ui| {
+            plot.prepare(&store, &series, shows(x, (0.0, 200.0)));
+            let r = Plot::new("hole").show(ui, |pu| {
+                pu.set_plot_bounds_x(x.0..=x.1);
+                pu.set_plot_bounds_y(0.0..=200.0);
+                plot.add_to(pu, &store);
+            });
+            to_screen = Some(r.transform);
+        });
+        shapes = painted(out);
+    }
+    let t = to_screen.unwrap();
+    let pt = |i: i64, v: f64| (t.position_from_point_x(store.to_plot_x(i * MS)), t.position_from_point_y(v));
+    // The line a user expects: 170 up to 3 s, straight across the hole to 50 at 5.5 s, 50 on.
+    let line = [pt(0, 170.0), pt(2999, 170.0), pt(5500, 50.0), pt(7999, 50.0)];
+    let pixels: Vec<(f32, f32)> = our_meshes(&shapes).iter().flat_map(|m| covered_pixels(m)).collect();
+    assert!(pixels.len() > 300, "the band is drawn ({} pixels)", pixels.len());
+    let (hole_a, hole_b) = (pt(3100, 0.0).0, pt(5400, 0.0).0);
+    let wedge: Vec<_> =
+        pixels.iter().filter(|&&p| p.0 > hole_a && p.0 < hole_b && distance_to_line(p, &line) > 3.0).collect();
+    assert!(
+        wedge.is_empty(),
+        "{} pixels of a wedge over the hole, e.g. {:?}",
+        wedge.len(),
+        &wedge[..wedge.len().min(5)]
+    );
+}

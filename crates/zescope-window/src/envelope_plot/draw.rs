@@ -300,6 +300,19 @@ pub(super) fn run(
             if xb != xa {
                 strip.edge(xb, top, bottom);
             }
+        } else if let Some(p) = i.checked_sub(1).filter(|&p| !steps && xa - map.column_xs(&run[p]).1 > SPARSE_PX) {
+            // A stretch without samples (no gap marked: a late sampler) in columns otherwise
+            // about a pixel apart: the strip restarts here, and a line crosses the stretch from
+            // the previous column to this one, as exported images draw it; a strip from one
+            // column's edge to the other's, which reaches over the step, would fill a wedge.
+            let (from, to) = (&run[p], c);
+            let a = pos2(map.column_xs(from).1, map.y(from.max));
+            shapes.push(Shape::line_segment([a, pos2(xa, map.y(to.min))], egui::Stroke::new(width, style.color)));
+            let (top, bottom) = map.rows(c.min, c.max);
+            strip.started = false;
+            strip.edge(xa, top, bottom);
+            // Its own min..max, should the next column stand apart too.
+            joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, top - hw..=bottom + hw));
         } else {
             // Columns about a pixel apart: the strip's edge itself reaches over the step
             // (two vertices instead of a rectangle's four).
