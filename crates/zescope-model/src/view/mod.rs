@@ -36,6 +36,7 @@ pub mod processes;
 pub mod runs;
 pub mod series;
 pub mod shown;
+pub mod throttle;
 pub mod ticks;
 pub mod timeview;
 

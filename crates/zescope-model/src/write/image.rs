@@ -219,6 +219,7 @@ fn draw_pane<DB: DrawingBackend>(
         .draw()
         .map_err(draw_err)?;
     let px_per_s = columns as f64 / (x1 - x0);
+    draw_throttle(&mut chart, store, pane, columns, (t0, t1), (x0, x1), (lo, hi))?;
     draw_marks(&mut chart, store, marks, (t0, t1), (x0, x1), (lo, hi), px_per_s)?;
     let plot = chart.plotting_area();
     let (pw, ph) = plot.dim_in_pixel();
@@ -263,6 +264,50 @@ fn passes(stroke: Stroke, px: f64, py: f64) -> Vec<(f64, f64)> {
         Stroke::Passes => vec![(0.0, 0.0), (px, 0.0), (0.0, py)],
     }
 }
+
+/// Throttle reasons of the pane's visible throttle series behind everything, as the window draws
+/// them (`view::throttle`): a translucent amber band over the pane's height where a mask is set,
+/// its opacity the share of the time it is set, named at the bottom where it is wide enough; in
+/// a pane of several devices the name starts with the device.
+fn draw_throttle<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    store: &Store,
+    pane: &WritePane,
+    columns: usize,
+    (t0, t1): (i64, i64),
+    (x0, x1): (f64, f64),
+    (lo, hi): (f64, f64),
+) -> Result<(), WriteError> {
+    let px_per_s = columns as f64 / (x1 - x0);
+    let mut env = Envelope::new();
+    for s in pane.series.iter().filter(|s| s.visible && !s.throttle.is_empty()) {
+        // "device/group/metric" when the pane's export names devices.
+        let device = (s.label.matches('/').count() >= 2).then(|| s.label.split('/').next().unwrap_or_default());
+        for &id in &s.ids {
+            for b in crate::view::throttle::bands(store, id, t0, t1, columns, &mut env) {
+                let (a, e) = (store.to_plot_x(b.from).clamp(x0, x1), store.to_plot_x(b.to).clamp(x0, x1));
+                let e = e.max(a + 1.0 / px_per_s);
+                let fill = THROTTLE.mix(0.22 * f64::from(b.share)).filled();
+                chart.draw_series(std::iter::once(Rectangle::new([(a, lo), (e, hi)], fill))).map_err(draw_err)?;
+                if (e - a) * px_per_s > 40.0 && b.share >= 1.0 {
+                    let reasons = crate::view::throttle::label(b.mask, &s.throttle);
+                    let text = match device {
+                        Some(d) => format!("{d} · {reasons}"),
+                        None => reasons,
+                    };
+                    let at = (a + 3.0 / px_per_s, lo + (hi - lo) * 0.02);
+                    let style = ("sans-serif", 11).into_font().color(&THROTTLE_TEXT);
+                    chart.draw_series(std::iter::once(Text::new(text, at, style))).map_err(draw_err)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Throttle bands' colour (amber, drawn translucent) and their labels', as on screen.
+const THROTTLE: RGBColor = RGBColor(230, 150, 0);
+const THROTTLE_TEXT: RGBColor = RGBColor(160, 100, 10);
 
 /// Markers behind the series: ranges as shaded bands, instants as lines, each named at the top
 /// (a name that would overlap the previous one on its row is left out, as on screen).
@@ -466,6 +511,7 @@ mod tests {
                     color: colors[k],
                     visible: true,
                     ids: vec![store.series_id(s, k).unwrap()],
+                    throttle: Vec::new(),
                 }],
             })
             .collect();

@@ -69,6 +69,9 @@ pub struct WriteSeries {
     pub visible: bool,
     /// Its store series, one per run.
     pub ids: Vec<SeriesId>,
+    /// A throttle-reason bitmask's bit names (`sampler::telemetry::throttle_names`); empty for
+    /// any other series. Images draw its bands (`view::throttle`) as the window does.
+    pub throttle: Vec<(u32, String)>,
 }
 
 /// One pane.
@@ -155,6 +158,9 @@ impl WriteSpec {
                             color: layout.colors.get(k).copied().unwrap_or([0, 114, 178]),
                             visible: !layout.hidden.contains(k),
                             ids: entry.map(|e| e.ids.clone()).unwrap_or_default(),
+                            throttle: entry
+                                .map(|e| zescope_sampler::telemetry::throttle_names(&e.info.description))
+                                .unwrap_or_default(),
                         }
                     })
                     .collect(),

@@ -251,3 +251,57 @@ fn csv_as_shown_holds_rates_raw_holds_running_totals() {
     assert!(shown.name().contains("as shown"), "{}", shown.name());
     assert!(write::format("csv").unwrap().name().contains("raw running totals"));
 }
+
+/// Exported images draw throttle reasons as the window does: an amber band (its reasons named)
+/// where the mask is set, nothing where it is clear. A state: drawn as steps.
+#[test]
+fn images_draw_the_throttle_bands() {
+    let mut store = Store::new(usize::MAX);
+    let desc = SeriesDesc { name: "GPU throttle reasons".into(), unit: String::new(), kind: SeriesKind::State };
+    let s = store.begin_stream(StreamDesc { name: "Telemetry".into(), series: vec![desc] });
+    // PL1 (bit 0) set from 4 s to 6 s of 10 s, clear elsewhere; a sample every 100 ms.
+    for i in 0..=100i64 {
+        let set = (40..60).contains(&i);
+        store.append(s, &[i * 100 * MS], &[if set { 1.0 } else { 0.0 }]).unwrap();
+    }
+    let k = SeriesKey { device: "dev".into(), group: "Telemetry".into(), metric: "GPU throttle reasons".into() };
+    let info = SeriesInfo {
+        name: k.metric.clone(),
+        description: zescope_sampler::telemetry::throttle_description(),
+        unit: String::new(),
+        kind: Kind::State,
+        wrap: None,
+    };
+    let series: BTreeMap<SeriesKey, SeriesEntry> =
+        [(k.clone(), SeriesEntry { info, ids: vec![store.series_id(s, 0).unwrap()] })].into_iter().collect();
+    let layout = PaneLayout {
+        panes: vec![PaneSpec { id: 1, series: vec![k.clone()] }],
+        next_id: 1,
+        hidden: Default::default(),
+        colors: [(k, [10, 10, 200])].into_iter().collect(),
+    };
+    let spec = WriteSpec::from_layout(&layout, &series, None, None);
+    assert_eq!(spec.panes[0].series[0].throttle.len(), zescope_sampler::telemetry::THROTTLE_REASONS.len());
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("t.svg");
+    write::svg(&store, &spec, &svg, (1000, 400)).unwrap();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("average power cap (PL1)"), "the band names its reason");
+    let png = dir.path().join("t.png");
+    write::png(&store, &spec, &png, (1000, 400)).unwrap();
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let frame = reader.next_frame(&mut buf).unwrap();
+    let (w, h) = (frame.width as usize, frame.height as usize);
+    // Amber: red and green well above blue. Count amber pixels per column in the plot's middle row.
+    let amber = |x: usize| {
+        let p = &buf[(h / 2 * w + x) * 3..][..3];
+        let (r, g, b) = (i32::from(p[0]), i32::from(p[1]), i32::from(p[2]));
+        r > b + 20 && g > b + 5
+    };
+    let tinted: Vec<usize> = (0..w).filter(|&x| amber(x)).collect();
+    assert!(tinted.len() > 100, "a band of about a fifth of the plot: {} columns", tinted.len());
+    let (first, last) = (tinted[0], tinted[tinted.len() - 1]);
+    assert!(last - first < w / 3, "one band, 4 s to 6 s of 10: columns {first}..{last}");
+}

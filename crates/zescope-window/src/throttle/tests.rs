@@ -1,4 +1,5 @@
 use super::*;
+use zescope_model::view::throttle::Band;
 use zescope_store::{SeriesDesc, SeriesKind, StreamDesc};
 
 const MS: i64 = 1_000_000;
