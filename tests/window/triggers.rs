@@ -243,3 +243,33 @@ fn removing_a_trigger_with_firings_asks_first() {
     h.step();
     assert!(h.state().state.triggers.eval.triggers().is_empty());
 }
+
+/// The firing list keeps its rows still as firings come (a new one is added below, not at the top
+/// pushing the others down under the pointer), and writes their times as the time axis does.
+#[test]
+fn the_firing_list_keeps_its_rows_still_and_writes_times_as_the_axis_does() {
+    let path = crate::support::example_session();
+    let mut h = crate::support::showing(&path, zescope_window::settings::Settings::default(), [1280.0, 860.0], None);
+    let origin = h.state().store.origin_ns().unwrap();
+    {
+        let t = &mut h.state_mut().state.triggers;
+        assert!(t.add("marker go", None));
+        let mut fired = Vec::new();
+        t.eval.marker("go", origin + 75_500_000_000, &mut fired);
+        t.firings = fired;
+    }
+    h.state_mut().windows.triggers.open = true;
+    h.step();
+    h.step();
+    let before = h.get_by_label("1:15.5").rect();
+    {
+        let t = &mut h.state_mut().state.triggers;
+        let mut fired = Vec::new();
+        t.eval.marker("go", origin + 80_000_000_000, &mut fired);
+        t.firings.extend(fired);
+    }
+    h.step();
+    h.step();
+    h.get_by_label("1:20");
+    assert_eq!(h.get_by_label("1:15.5").rect(), before, "the first firing's row did not move");
+}

@@ -159,12 +159,15 @@ fn contents(
                 ui.label(RichText::new(h).strong());
             }
             ui.end_row();
-            for f in tr.firings.iter().rev().take(500) {
+            // Oldest first: a new firing is added below, and the rows under the pointer stay
+            // where they are (newest first, each firing pushed them all down a row).
+            for f in tr.firings.iter().skip(tr.firings.len().saturating_sub(500)) {
                 if ui.small_button("Show").clicked() {
                     show = Some(f.clone());
                 }
+                // On the plots' time axis, as its labels write it (m:ss past a minute).
                 let t = origin.map_or(0.0, |o| (f.t_ns - o) as f64 * 1e-9);
-                ui.monospace(format!("{t:.3} s"));
+                ui.monospace(zescope_model::view::format::time_label(t));
                 ui.label(tr.eval.triggers().get(f.trigger).map_or("", |t| t.text.as_str()));
                 ui.label(&*f.series);
                 ui.monospace(if f.value.is_nan() { String::new() } else { crate::triggers::round(f.value) });
