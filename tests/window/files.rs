@@ -173,3 +173,37 @@ fn a_live_window_takes_the_workloads_markers_and_saves_them() {
     assert_eq!(spans, vec![("solve", false), ("converged", true), ("still going", false)]);
     assert_eq!(saved.markers[2].span, zescope_model::session::SpanRecord::Open);
 }
+
+/// File menu items keep their places when "Compare with <the last recording>" becomes possible
+/// (a second file in the recent list): the item is always there, disabled until then.
+#[test]
+fn file_menu_items_do_not_move_when_a_comparison_becomes_possible() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = crate::support::example_session();
+    let copy = dir.path().join("copy.ron");
+    let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), Settings::default(), Store::new(64 << 20));
+    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(example), Some(copy.clone())])));
+    app.auto_start = false;
+    let mut h = crate::support::harness_of(app, crate::support::WINDOW);
+    h.step();
+    let open = h.state_mut().files.ask_open();
+    h.state_mut().perform(open);
+    pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.opening());
+    let save_at = |h: &mut egui_kittest::Harness<'_, ZescopeApp>| {
+        h.get_by_label("File").click();
+        h.step();
+        h.step();
+        let compare = h.query_all_by_label_contains("Compare with").count();
+        let r = h.get_all_by_label_contains("Save").next().expect("File → Save").rect();
+        h.key_press(egui::Key::Escape);
+        h.step();
+        h.step();
+        (r, compare)
+    };
+    let (before, _) = save_at(&mut h);
+    h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::S);
+    pump(&mut h, "the save", |a| a.files.current.as_deref() == Some(copy.as_path()) && a.files.saving().is_none());
+    let (after, compare) = save_at(&mut h);
+    assert_eq!(compare, 2, "Compare with… and Compare with example-session.ron");
+    assert_eq!(after.top(), before.top(), "Save did not move down: {before:?} -> {after:?}");
+}

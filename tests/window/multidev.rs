@@ -252,8 +252,8 @@ fn a_device_ticked_while_running_joins_at_once_keeping_the_history() {
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
 
-/// A run of the GPU alone under panes that also name the NPU's series (a layout kept from a GPU
-/// + NPU session): a pane that names both devices' series heads each device's rows (two rows
+/// A run of the GPU alone under panes that also name the NPU's series (a layout kept from a
+/// session of both): a pane that names both devices' series heads each device's rows (two rows
 /// "Telemetry/Package power" are told apart), and a pane of the NPU's series says the NPU is not in
 /// the data shown (not that its series are hidden).
 #[test]

@@ -55,12 +55,18 @@ impl ZescopeApp {
                     let a = self.files.ask_compare();
                     self.perform(a);
                 }
+                // Always there (disabled without a recording to compare with), so that the items
+                // below it do not move when one appears.
                 let last = self.files.recent.iter().find(|p| Some(*p) != self.files.current.as_ref()).cloned();
-                if let Some(p) = last
-                    && ui
-                        .button(format!("Compare with {}", file_name(&p)))
-                        .on_hover_text("the last recording opened")
-                        .clicked()
+                let label = last.as_deref().map_or_else(
+                    || "Compare with the last recording".to_owned(),
+                    |p| format!("Compare with {}", file_name(p)),
+                );
+                if ui
+                    .add_enabled(last.is_some(), egui::Button::new(label))
+                    .on_hover_text("the last recording opened")
+                    .clicked()
+                    && let Some(p) = last
                 {
                     ui.close();
                     self.perform(Some(FileAction::Compare(p)));
