@@ -10,6 +10,7 @@
 use crate::layout::LayoutSet;
 use zescope_ze::{Context, CreateGroupError, Device, Loader, Metric, MetricGroup};
 
+use super::claims::{self, Claim};
 use super::errors;
 use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, StreamInfo};
 use super::read::{self, Dev, Group, Opened, Path, Prepared};
@@ -38,6 +39,7 @@ pub(crate) fn start(
     layouts: &LayoutSet,
     cfg: &RunConfig,
     run: u64,
+    wait: std::time::Duration,
     pending: &mut Vec<Pending>,
 ) -> Result<Run, SamplerError> {
     check_targets(cfg)?;
@@ -52,7 +54,7 @@ pub(crate) fn start(
     let mut simulated = false;
     for (t, target) in cfg.targets.iter().enumerate() {
         let before = notices.len();
-        let set_up = start_device(&mut parts, loader, layouts, cfg, t, &names, (&mut notices, &mut refused));
+        let set_up = start_device(&mut parts, (loader, wait), layouts, cfg, t, &names, (&mut notices, &mut refused));
         let (device, name, sim, opened) = match set_up {
             Ok(x) => x,
             Err((mut e, name)) => {
@@ -146,7 +148,7 @@ impl Streams {
 /// `refused`, with a notice).
 fn start_device(
     parts: &mut RunParts,
-    loader: &Loader,
+    (loader, wait): (&Loader, std::time::Duration),
     layouts: &LayoutSet,
     cfg: &RunConfig,
     t: usize,
@@ -166,9 +168,13 @@ fn start_device(
         device.info.name.clone()
     };
     let fail = |e: SamplerError| (e, Some(name.clone()));
+    // Before the first call on the device: no other thread of this process may touch it while
+    // the run holds it (`claims`).
+    let root = claims::root_of(loader, target.device).map_err(fail)?;
+    let claim = Claim::take(&root, &name, wait).map_err(fail)?;
     let driver = &loader.drivers[target.device.driver];
     let ctx = Context::create(driver).map_err(|e| fail(errors::ze("creating a context", &e)))?;
-    let mut dc = DeviceContext { ctx, device: device.clone(), path: target.device, enabled_metrics: false };
+    let mut dc = DeviceContext { ctx, device: device.clone(), path: target.device, enabled_metrics: false, claim };
     // Where the driver can enable metrics at run time, do (and disable them at teardown). An
     // optional call: a driver without it (or refusing it) has its metrics enabled otherwise.
     match device.enable_metrics() {

@@ -16,7 +16,7 @@ use super::protocol::*;
 use super::run::Run;
 use super::teardown::{self, Pending};
 use super::timing::Ticker;
-use super::{errors, inventory, setup};
+use super::{claims, errors, inventory, setup};
 
 /// Opens the source, on the sampler thread (again on `Refresh` while it is not open).
 pub type Opener = Box<dyn FnMut() -> Result<Loader, zescope_ze::Error> + Send>;
@@ -395,7 +395,7 @@ impl State {
                 Some("zescope retries the free at each start and at exit; if it keeps failing, restart zescope"),
             )));
         }
-        match setup::start(loader, &self.options.layouts, &cfg, id, &mut self.pending) {
+        match setup::start(loader, &self.options.layouts, &cfg, id, claims::SAMPLER_WAIT, &mut self.pending) {
             Ok(run) => {
                 for n in &run.info.notices {
                     log::warn!(target: NOTICE_LOG_TARGET, "{n}");
