@@ -219,11 +219,23 @@ fn build(paths: &mut [Box<dyn Path>], dev: &mut Dev<'_>, refused: &mut Vec<Refus
     let (device, target) = (dev.device, dev.target);
     let all = device.metric_groups().map_err(|e| errors::ze("listing metric groups", &e))?;
     let mut groups: Vec<MetricGroup> = Vec::new();
+    // A driver that hides its groups while metrics are disabled lists none when enabling them
+    // failed: that failure is the reason to name.
+    let enable_failed = match all.is_empty() {
+        true => dev.notices.iter().find(|n| n.starts_with("run-time metrics enable")),
+        false => None,
+    };
     for name in &target.groups {
-        let g = all
-            .iter()
-            .find(|g| &g.info.name == name)
-            .ok_or_else(|| errors::config(format!("device {} has no metric group {name:?}", device.info.name), None))?;
+        let g = all.iter().find(|g| &g.info.name == name).ok_or_else(|| match enable_failed {
+            Some(n) => errors::config(
+                format!(
+                    "device {} lists no metric group (it hides them while metrics are disabled): {n}",
+                    device.info.name
+                ),
+                Some("set ZET_ENABLE_METRICS=1 before starting zescope, or see `zescope doctor`"),
+            ),
+            None => errors::config(format!("device {} has no metric group {name:?}", device.info.name), None),
+        })?;
         if let Some(other) = groups.iter().find(|o| o.info.domain == g.info.domain) {
             return Err(errors::config(
                 format!("metric groups {} and {} are both in domain {}", other.info.name, name, g.info.domain),
