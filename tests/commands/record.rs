@@ -209,6 +209,15 @@ fn slow_teardown(rec: &Recording, ms: u64) -> Child {
         .unwrap()
 }
 
+/// Waits (at most 30 s) until the recording holds `n` rows of its first counter.
+fn wait_for_rows(rec: &Recording, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while rec.first_counter().1.len() < n {
+        assert!(Instant::now() < deadline, "no {n} rows recorded within 30 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn signal(child: &Child, signal: &str) {
     assert!(Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap().success());
 }
@@ -226,9 +235,7 @@ fn wait_at_most(child: &mut Child, limit: Duration) -> Duration {
 fn a_hung_teardown_ends_record_at_its_deadline_with_the_data_kept() {
     let rec = Recording::new();
     let mut child = slow_teardown(&rec, 20_000);
-    while rec.first_counter().1.len() < 50 {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_rows(&rec, 50);
     signal(&child, "INT");
     let took = wait_at_most(&mut child, Duration::from_secs(8));
     assert!(took >= Duration::from_millis(2500), "it waited for the teardown's deadline: {took:?}");
@@ -242,9 +249,7 @@ fn a_hung_teardown_ends_record_at_its_deadline_with_the_data_kept() {
 fn a_second_ctrl_c_exits_at_once() {
     let rec = Recording::new();
     let mut child = slow_teardown(&rec, 20_000);
-    while rec.first_counter().1.len() < 50 {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_rows(&rec, 50);
     signal(&child, "INT");
     // Still tearing down after the first (its teardown takes 20 s): the child says so on
     // stderr, which is only read at the end, so give the signal time to land.
