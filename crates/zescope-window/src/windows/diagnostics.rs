@@ -125,11 +125,6 @@ impl Window for Diagnostics {
                     for s in &run.info.streams {
                         ui.label(format!("• {}: {} — {}", s.device, s.group, s.layout));
                     }
-                    if run.info.config.telemetry {
-                        for d in &run.info.devices {
-                            ui.label(format!("• {d}: telemetry"));
-                        }
-                    }
                     ui.separator();
                 }
                 let notices = shared.state.notices();
