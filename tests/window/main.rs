@@ -13,6 +13,7 @@ mod support;
 
 mod basics;
 mod catalog;
+mod diagnostics;
 mod envelope_plot;
 mod files;
 mod layout;

@@ -37,12 +37,14 @@ fn stale_remembered_settings_are_reconciled_and_said_once() {
     h.get_by_label_contains("NoSuchGroup");
 
     // Refresh lists the devices again: nothing more is dropped, nothing said again.
+    // The inventory shown is marked, so the wait ends on the refreshed one, not the first.
+    let before = "listed before the refresh";
+    h.state_mut().state.inventory.as_mut().unwrap().source.as_mut().unwrap().description = before.into();
     h.get_by_label("Refresh").click();
-    pump(&mut h, "the refreshed inventory", |_| true);
-    for _ in 0..20 {
-        h.step();
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    pump(&mut h, "the refreshed inventory", |a| {
+        a.state.inventory.as_ref().and_then(|i| i.source.as_ref()).is_some_and(|s| s.description != before)
+    });
+    h.step();
     assert_eq!(h.state().state.banners.len(), 1);
     assert_eq!(h.state().state.banners[0].count, 1, "not repeated by a refresh");
 

@@ -62,6 +62,20 @@ pub struct Faults {
     /// After this many streamer reports (counted across the instance's streamers) the device is
     /// lost: reads, waits and other calls answer ZE_RESULT_ERROR_DEVICE_LOST.
     pub device_lost_after_reports: Option<u64>,
+    /// `zetMetricTracerCreateExp` fails with ZE_RESULT_ERROR_UNKNOWN.
+    pub tracer_create_fails: bool,
+    /// `zetMetricDecoderCreateExp` fails with ZE_RESULT_ERROR_UNKNOWN.
+    pub decoder_create_fails: bool,
+    /// `zetMetricTracerEnableExp` fails with ZE_RESULT_ERROR_UNKNOWN (the tracer stays disabled).
+    pub tracer_enable_fails: bool,
+    /// After this many successful `zetMetricTracerReadDataExp` calls (per instance), every read
+    /// fails with ZE_RESULT_ERROR_UNKNOWN.
+    pub tracer_read_fails_after: Option<u64>,
+    /// `zetContextActivateMetricGroups` with groups to activate fails with
+    /// ZE_RESULT_ERROR_UNKNOWN and activates nothing (deactivating, an empty list, still works).
+    pub activate_fails: bool,
+    /// `zetDeviceEnableMetricsExp` fails with ZE_RESULT_ERROR_UNKNOWN and enables nothing.
+    pub enable_metrics_fails: bool,
 }
 
 /// Which frees of imports fail.

@@ -105,6 +105,8 @@ pub(crate) struct Instance {
     pub(crate) signaled: HashSet<usize>,
     /// Successful `zetMetricStreamerReadData` calls (for `streamer_read_fails_after`).
     pub(crate) streamer_reads: u64,
+    /// `zetMetricTracerReadDataExp` calls let through (for `tracer_read_fails_after`).
+    pub(crate) tracer_reads: u64,
     pub(crate) violations: Vec<Entry>,
     /// Read calls of size 0 received (`Report::size_queries`).
     pub(crate) size_queries: u64,
@@ -243,6 +245,7 @@ impl Instance {
             events: HashMap::new(),
             signaled: HashSet::new(),
             streamer_reads: 0,
+            tracer_reads: 0,
             violations: Vec::new(),
             size_queries: 0,
             shared,

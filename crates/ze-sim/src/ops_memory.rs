@@ -183,6 +183,11 @@ impl Instance {
                 if let Some((fd, private)) = taken_fd {
                     self.close_taken_fd(ctx, fd, private);
                 }
+                // Unmap before free: once the last import of the memory is gone, the
+                // application maps none of it.
+                if self.live_imports_of(group) == 0 {
+                    self.check_mappings(group, "zeMemFree of the last import");
+                }
                 if self.groups[group].active_in.is_none() && self.live_imports_of(group) == 0 {
                     self.groups[group].owner = None;
                 }

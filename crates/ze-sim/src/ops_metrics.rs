@@ -234,6 +234,9 @@ impl Instance {
             if !self.metrics_enabled(d) {
                 return Err(ZE_RESULT_ERROR_UNINITIALIZED);
             }
+            if self.config.faults.activate_fails {
+                return Err(ZE_RESULT_ERROR_UNKNOWN);
+            }
         }
         let mut domains = std::collections::HashSet::new();
         for &g in wanted {
@@ -350,6 +353,9 @@ impl Instance {
     pub(crate) fn enable_metrics(&mut self, d: usize) -> R<()> {
         if self.shared.is_lost() {
             return Err(ZE_RESULT_ERROR_DEVICE_LOST);
+        }
+        if self.config.faults.enable_metrics_fails {
+            return Err(ZE_RESULT_ERROR_UNKNOWN);
         }
         self.devices[d].runtime_enabled = true;
         Ok(())

@@ -92,6 +92,9 @@ impl Instance {
         ch: &mut HandleChanges,
     ) -> R<usize> {
         self.device_status()?;
+        if self.config.faults.tracer_create_fails {
+            return Err(ZE_RESULT_ERROR_UNKNOWN);
+        }
         if desc.stype != ZET_STRUCTURE_TYPE_METRIC_TRACER_EXP_DESC {
             self.violation("wrong_stype", ctx, format!("zetMetricTracerCreateExp given stype {:#x}", desc.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
@@ -195,6 +198,10 @@ impl Instance {
     pub(crate) fn tracer_enable(&mut self, h: usize, synchronous: bool) -> R<()> {
         self.device_status()?;
         self.settle(h)?;
+        if self.config.faults.tracer_enable_fails {
+            self.tracer_mut(h)?;
+            return Err(ZE_RESULT_ERROR_UNKNOWN);
+        }
         let later = crate::writer::monotonic_ns() + self.config.update_period_us * 1000;
         match self.tracer_mut(h)?.state {
             State::Disabled if synchronous => self.open_windows(h),
@@ -288,6 +295,12 @@ impl Instance {
     pub(crate) fn tracer_read(&mut self, h: usize, size: &mut usize, data: Option<&mut [u8]>) -> R<()> {
         self.device_status()?;
         self.settle(h)?;
+        if let Some(n) = self.config.faults.tracer_read_fails_after {
+            if self.tracer_reads >= n {
+                return Err(ZE_RESULT_ERROR_UNKNOWN);
+            }
+            self.tracer_reads += 1;
+        }
         let collecting = self.tracer_mut(h)?.enabled() && !matches!(self.tracers[&h].state, State::Enabling { .. });
         let available = self.tracer_available(h)?;
         let Some(buf) = data.filter(|_| *size > 0) else {
@@ -347,6 +360,9 @@ impl Instance {
 
     pub(crate) fn decoder_create(&mut self, tracer: usize, ch: &mut HandleChanges) -> R<usize> {
         let t = self.tracers.get(&tracer).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
+        if self.config.faults.decoder_create_fails {
+            return Err(ZE_RESULT_ERROR_UNKNOWN);
+        }
         let decoder = Decoder { tracer, groups: t.groups.clone(), sub_devices: self.devices[t.device].subs.len() };
         let h = new_handle();
         self.decoders.insert(h, decoder);

@@ -246,3 +246,23 @@ fn destroying_a_created_group_closes_its_fd_and_only_then() {
     f.raw.destroy_context(c).unwrap();
     assert!(f.sim.report().is_clean(), "{:?}", f.sim.report());
 }
+
+/// Unmap before free: freeing the last import of exported memory the application still maps is
+/// a violation at the free, not only later at deactivation or disable.
+#[test]
+fn freeing_the_last_import_of_mapped_memory_is_a_violation() {
+    let f = fixture(|_| {});
+    let (c, d, _, e) = f.running();
+    let dup = dup(e.fd);
+    let p = f.raw.import(c, d, dup, e.size).unwrap();
+    // SAFETY: a read-only shared mapping of the exported fd, unmapped below.
+    let m = unsafe { libc::mmap(std::ptr::null_mut(), e.size, libc::PROT_READ, libc::MAP_SHARED, dup, 0) };
+    assert_ne!(m, libc::MAP_FAILED);
+    f.raw.free(c, p).unwrap();
+    let r = f.sim.report();
+    assert_eq!(r.violation_kinds(), ["exported_memory_still_mapped"], "{r:?}");
+    assert!(r.violations[0].message.starts_with("zeMemFree of the last import"), "{r:?}");
+    // SAFETY: unmapping our own mapping.
+    unsafe { libc::munmap(m, e.size) };
+    close(dup);
+}

@@ -54,6 +54,13 @@ pub(crate) fn group_checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
         let simulated = loader.origin == Origin::BuiltInSim || d.info.simulated;
         let uuid = zescope_ze::uuid_string(&d.info.uuid);
         for dev in d.devices().unwrap_or_default() {
+            if zescope_sampler::claims::held(&dev) {
+                // A run of this process reads it: its groups are the run's to show, and it
+                // samples, so the device has groups zescope can sample.
+                checks.push(super::in_use(format!("metric groups of {}", dev.info.name)));
+                sampleable += 1;
+                continue;
+            }
             let mut all = vec![dev.clone()];
             all.extend(dev.sub_devices().unwrap_or_default());
             for dev in all {

@@ -1,8 +1,9 @@
 //! The Level Zero side of the chain: the loader library, its drivers and devices, whether metrics
 //! are enabled; then the metric groups of the devices zescope would use (`groups`).
 //!
-//! Only properties are read: no export is queried, nothing is activated or enabled, so running
-//! the doctor next to a live sampler is harmless.
+//! Only properties are read here; the streamer check (`stream`) opens and closes a streamer, on
+//! devices no run of this process holds (`zescope_sampler::claims`): running the doctor next to
+//! a live sampler leaves the sampler's devices alone.
 
 use std::path::{Path, PathBuf};
 

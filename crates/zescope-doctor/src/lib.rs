@@ -95,7 +95,8 @@ impl Check {
 /// Runs every check for `source`, with `built_in` the simulated device the program links in (the
 /// checks of `sim` and `auto`'s fallback start it). Call [`zescope_ze::prepare_environment`]
 /// first, as `main` does. Opens the source on the calling thread (Level Zero handles are not
-/// `Send`) and releases it before returning; touches no exported memory.
+/// `Send`) and releases it before returning; touches no exported memory, and no device a run
+/// of this process holds (those are reported as [`IN_USE`]).
 pub fn run(source: Source, built_in: zescope_ze::BuiltIn) -> Vec<Check> {
     let mut checks = level_zero::checks(source, built_in);
     let status = ProcStatus::read_self();
@@ -110,6 +111,18 @@ pub fn run(source: Source, built_in: zescope_ze::BuiltIn) -> Vec<Check> {
     checks.push(desktop::dialog_check(&desktop::DialogEnv::from_system()));
     checks
 }
+
+/// What the per-device checks say of a device a run of this process holds
+/// (`zescope_sampler::claims`): nothing but that run's thread touches it, so it is not probed.
+/// (`zescope doctor` has no run: it probes every device. A doctor in another process probes
+/// with its own handles; the driver keeps each process's objects apart and refuses what only
+/// one process may hold — a busy streamer is reported with the command that finds its owner.)
+fn in_use(name: String) -> Check {
+    Check::ok(name, IN_USE)
+}
+
+/// The detail of a check on a device a run of this process holds.
+pub const IN_USE: &str = "in use by this window's run: not probed while it runs (the run shows what it reads)";
 
 /// Is there a backend for the Open/Save file dialogs (a usable xdg-desktop-portal, or zenity)?
 /// The window asks with its own path prompt when there is none.

@@ -2,7 +2,8 @@
 //! sampling type says TIME_BASED, a streamer is opened (through the sampler's own setup, on this
 //! thread) and closed again. A refused open is explained: the paranoid knobs, CAP_PERFMON,
 //! another process holding the device's stream, access to the render node — each with the
-//! command that fixes it.
+//! command that fixes it. A device a run of this process holds is not opened (`in_use`); if a
+//! run takes one between that look and the open, the open fails without touching it.
 
 use level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED;
 
@@ -32,6 +33,10 @@ pub(crate) fn checks(loader: &Loader, layouts: &LayoutSet) -> Vec<Check> {
                 continue;
             };
             let name = format!("metric streamer on {}", dev.info.name);
+            if zescope_sampler::claims::held(dev) {
+                out.push(super::in_use(name));
+                continue;
+            }
             let device = DevicePath { driver: di, device: i, sub_device: None };
             let interval = std::time::Duration::from_millis(10);
             let cfg =

@@ -21,6 +21,9 @@ pub(crate) fn checks(loader: &Loader) -> Vec<Check> {
     let mut out = Vec::new();
     for driver in &loader.drivers {
         for dev in driver.devices().unwrap_or_default() {
+            if zescope_sampler::claims::held(&dev) {
+                continue;
+            }
             let refused = refused_pieces(&dev);
             if !refused.is_empty() {
                 out.push(check(&dev.info.name, &refused, caps, driver.info.simulated));

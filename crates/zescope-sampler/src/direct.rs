@@ -21,10 +21,12 @@ pub struct DirectRun {
 
 impl DirectRun {
     /// Sets up a run of `cfg` (run number 1) on the caller's thread; fails like `Command::Start`
-    /// would, with what a failed setup's teardown left appended to the message.
+    /// would, with what a failed setup's teardown left appended to the message. A device another
+    /// thread of this process holds (a sampler's run) is not waited for: the start fails at once,
+    /// touching nothing on it (`claims`).
     pub fn start(loader: &Loader, layouts: &LayoutSet, cfg: &RunConfig) -> Result<DirectRun, SamplerError> {
         let mut pending = Vec::new();
-        let run = setup::start(loader, layouts, cfg, 1, &mut pending);
+        let run = setup::start(loader, layouts, cfg, 1, std::time::Duration::ZERO, &mut pending);
         let left = settle(pending);
         match run {
             Ok(run) => {

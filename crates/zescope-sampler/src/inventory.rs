@@ -4,6 +4,7 @@
 use crate::layout::{LayoutSet, Owner};
 use zescope_ze::{Device, GroupExport, Loader, Origin};
 
+use super::claims::{Claim, SAMPLER_WAIT};
 use super::protocol::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry, SourceInfo};
 use super::teardown::{Pending, PendingDisable};
 
@@ -35,22 +36,23 @@ pub(crate) fn build(
         let Ok(devices) = driver.devices() else { continue };
         for (i, dev) in devices.iter().enumerate() {
             let path = DevicePath { driver: di, device: i, sub_device: None };
-            inv.devices.push(entry(dev, path, simulated, &uuid, driver.info.version, layouts, pending));
+            let driver_of = (uuid.as_str(), driver.info.version);
+            inv.devices.push(entry((dev, dev), path, simulated, driver_of, layouts, pending));
             for (s, sub) in dev.sub_devices().unwrap_or_default().iter().enumerate() {
                 let path = DevicePath { sub_device: Some(s), ..path };
-                inv.devices.push(entry(sub, path, simulated, &uuid, driver.info.version, layouts, pending));
+                inv.devices.push(entry((sub, dev), path, simulated, driver_of, layouts, pending));
             }
         }
     }
     inv
 }
 
+/// The entry of `dev` (whose root device is `root`) of a driver (`uuid`, `driver_version`).
 fn entry(
-    dev: &Device,
+    (dev, root): (&Device, &Device),
     path: DevicePath,
     simulated: bool,
-    uuid: &str,
-    driver_version: u32,
+    (uuid, driver_version): (&str, u32),
     layouts: &LayoutSet,
     pending: &mut Vec<Pending>,
 ) -> DeviceEntry {
@@ -67,7 +69,7 @@ fn entry(
         groups: Vec::new(),
         error: None,
     };
-    let groups = match list_groups(dev, path, pending) {
+    let groups = match list_groups((dev, root), path, pending) {
         Ok(g) => g,
         Err(err) => {
             e.error = Some(err.to_string());
@@ -122,9 +124,10 @@ fn entry(
 }
 
 /// The device's groups; where metrics are off but the driver can enable them at run time, they
-/// are enabled just for the listing (and disabled again).
+/// are enabled just for the listing (and disabled again), holding the root device (`claims`):
+/// a device another thread holds is listed as it is.
 fn list_groups(
-    dev: &Device,
+    (dev, root): (&Device, &Device),
     path: DevicePath,
     pending: &mut Vec<Pending>,
 ) -> Result<Vec<zescope_ze::MetricGroup>, zescope_ze::ZeError> {
@@ -132,14 +135,18 @@ fn list_groups(
     // Enabling and disabling on a device whose earlier run could not free its memory would
     // disable under that live import.
     let blocked = pending.iter().any(|p| p.blocks(path));
-    if !groups.is_empty() || blocked || !dev.enable_metrics().unwrap_or(false) {
+    if !groups.is_empty() || blocked {
+        return Ok(groups);
+    }
+    let Ok(claim) = Claim::take(root, &dev.info.name, SAMPLER_WAIT) else { return Ok(groups) };
+    if !dev.enable_metrics().unwrap_or(false) {
         return Ok(groups);
     }
     // Nothing is activated on this device between enable and disable.
     let groups = dev.metric_groups();
     if let Err(e) = dev.disable_metrics() {
         log::warn!("disabling metrics after listing {}: {e}", dev.info.name);
-        pending.push(PendingDisable::new(dev.clone(), path).into());
+        pending.push(PendingDisable::new(dev.clone(), path, claim).into());
     }
     groups
 }

@@ -13,6 +13,7 @@
 // Exported memory is mapped and read only in `dmabuf`: the compiler refuses unsafe elsewhere.
 #![deny(unsafe_code)]
 
+pub mod claims;
 mod clock;
 mod config_compat;
 mod counters;

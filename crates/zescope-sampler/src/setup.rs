@@ -10,6 +10,7 @@
 use crate::layout::LayoutSet;
 use zescope_ze::{Context, CreateGroupError, Device, Loader, Metric, MetricGroup};
 
+use super::claims::{self, Claim};
 use super::errors;
 use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, StreamInfo};
 use super::read::{self, Dev, Group, Opened, Path, Prepared};
@@ -38,6 +39,7 @@ pub(crate) fn start(
     layouts: &LayoutSet,
     cfg: &RunConfig,
     run: u64,
+    wait: std::time::Duration,
     pending: &mut Vec<Pending>,
 ) -> Result<Run, SamplerError> {
     check_targets(cfg)?;
@@ -52,7 +54,7 @@ pub(crate) fn start(
     let mut simulated = false;
     for (t, target) in cfg.targets.iter().enumerate() {
         let before = notices.len();
-        let set_up = start_device(&mut parts, loader, layouts, cfg, t, &names, (&mut notices, &mut refused));
+        let set_up = start_device(&mut parts, (loader, wait), layouts, cfg, t, &names, (&mut notices, &mut refused));
         let (device, name, sim, opened) = match set_up {
             Ok(x) => x,
             Err((mut e, name)) => {
@@ -146,7 +148,7 @@ impl Streams {
 /// `refused`, with a notice).
 fn start_device(
     parts: &mut RunParts,
-    loader: &Loader,
+    (loader, wait): (&Loader, std::time::Duration),
     layouts: &LayoutSet,
     cfg: &RunConfig,
     t: usize,
@@ -166,9 +168,13 @@ fn start_device(
         device.info.name.clone()
     };
     let fail = |e: SamplerError| (e, Some(name.clone()));
+    // Before the first call on the device: no other thread of this process may touch it while
+    // the run holds it (`claims`).
+    let root = claims::root_of(loader, target.device).map_err(fail)?;
+    let claim = Claim::take(&root, &name, wait).map_err(fail)?;
     let driver = &loader.drivers[target.device.driver];
     let ctx = Context::create(driver).map_err(|e| fail(errors::ze("creating a context", &e)))?;
-    let mut dc = DeviceContext { ctx, device: device.clone(), path: target.device, enabled_metrics: false };
+    let mut dc = DeviceContext { ctx, device: device.clone(), path: target.device, enabled_metrics: false, claim };
     // Where the driver can enable metrics at run time, do (and disable them at teardown). An
     // optional call: a driver without it (or refusing it) has its metrics enabled otherwise.
     match device.enable_metrics() {
@@ -213,11 +219,23 @@ fn build(paths: &mut [Box<dyn Path>], dev: &mut Dev<'_>, refused: &mut Vec<Refus
     let (device, target) = (dev.device, dev.target);
     let all = device.metric_groups().map_err(|e| errors::ze("listing metric groups", &e))?;
     let mut groups: Vec<MetricGroup> = Vec::new();
+    // A driver that hides its groups while metrics are disabled lists none when enabling them
+    // failed: that failure is the reason to name.
+    let enable_failed = match all.is_empty() {
+        true => dev.notices.iter().find(|n| n.starts_with("run-time metrics enable")),
+        false => None,
+    };
     for name in &target.groups {
-        let g = all
-            .iter()
-            .find(|g| &g.info.name == name)
-            .ok_or_else(|| errors::config(format!("device {} has no metric group {name:?}", device.info.name), None))?;
+        let g = all.iter().find(|g| &g.info.name == name).ok_or_else(|| match enable_failed {
+            Some(n) => errors::config(
+                format!(
+                    "device {} lists no metric group (it hides them while metrics are disabled): {n}",
+                    device.info.name
+                ),
+                Some("set ZET_ENABLE_METRICS=1 before starting zescope, or see `zescope doctor`"),
+            ),
+            None => errors::config(format!("device {} has no metric group {name:?}", device.info.name), None),
+        })?;
         if let Some(other) = groups.iter().find(|o| o.info.domain == g.info.domain) {
             return Err(errors::config(
                 format!("metric groups {} and {} are both in domain {}", other.info.name, name, g.info.domain),

@@ -34,6 +34,7 @@ use std::panic::AssertUnwindSafe;
 
 use zescope_ze::{Context, CreatedGroup, Device};
 
+use super::claims::Claim;
 use super::dmabuf::{Buffers, BuffersReleased, ImportError};
 use super::protocol::DevicePath;
 #[cfg(doc)]
@@ -80,6 +81,9 @@ pub(crate) struct DeviceContext {
     pub path: DevicePath,
     pub ctx: Context,
     pub enabled_metrics: bool,
+    /// The device's root, held by this thread until the context is gone (and any disable left
+    /// to retry is done).
+    pub claim: Claim,
 }
 
 impl DeviceContext {
@@ -88,7 +92,7 @@ impl DeviceContext {
     pub(crate) fn release(self, _: Deactivated, errors: &mut Vec<String>) -> Option<PendingDisable> {
         let mut pending = None;
         if self.enabled_metrics {
-            pending = PendingDisable::new(self.device.clone(), self.path).retry(errors);
+            pending = PendingDisable::new(self.device.clone(), self.path, self.claim.again()).retry(errors);
         }
         if let Err(e) = self.ctx.destroy() {
             errors.push(format!("destroying the context: {e}"));
@@ -101,11 +105,13 @@ impl DeviceContext {
 pub(crate) struct PendingDisable {
     device: Device,
     path: DevicePath,
+    /// No other thread touches the device until the disable is done.
+    _claim: Claim,
 }
 
 impl PendingDisable {
-    pub(crate) fn new(device: Device, path: DevicePath) -> PendingDisable {
-        PendingDisable { device, path }
+    pub(crate) fn new(device: Device, path: DevicePath, claim: Claim) -> PendingDisable {
+        PendingDisable { device, path, _claim: claim }
     }
 
     /// Tries again (no run holds the device: runs are torn down before retries); gives itself

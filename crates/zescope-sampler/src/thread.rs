@@ -16,7 +16,7 @@ use super::protocol::*;
 use super::run::Run;
 use super::teardown::{self, Pending};
 use super::timing::Ticker;
-use super::{errors, inventory, setup};
+use super::{claims, errors, inventory, setup};
 
 /// Opens the source, on the sampler thread (again on `Refresh` while it is not open).
 pub type Opener = Box<dyn FnMut() -> Result<Loader, zescope_ze::Error> + Send>;
@@ -48,6 +48,11 @@ pub struct Options {
     /// an import, part way through a teardown. Always `None` in zescope.
     #[doc(hidden)]
     pub panic_before_free: Option<u32>,
+    /// Test hook (`crates/zescope-sampler/tests/sampler/run.rs`, the property test): the n-th
+    /// (from 0) munmap of an exported buffer fails once, as a munmap the kernel refused. Always
+    /// `None` in zescope.
+    #[doc(hidden)]
+    pub fail_munmap: Option<u32>,
 }
 
 impl Default for Options {
@@ -59,6 +64,7 @@ impl Default for Options {
             waker: None,
             panic_after_reads: None,
             panic_before_free: None,
+            fail_munmap: None,
             event_capacity: 256,
             max_waiting_values: 8 << 20,
             batch_period: Duration::from_millis(16),
@@ -205,6 +211,7 @@ fn open(opener: &mut Opener, outbox: &mut Outbox) -> Option<Loader> {
 fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command>, events: Sender<Event>) {
     host::precise_timers();
     super::dmabuf::test_hook::panic_before_free(options.panic_before_free);
+    super::dmabuf::test_hook::fail_munmap(options.fail_munmap);
     let mut outbox = Outbox::new(events, options.max_waiting_values).with_waker(options.waker.clone());
     for e in &options.layout_errors {
         outbox.push(Event::Error(errors::layout(format!("{e} (the file is ignored)"))));
@@ -395,7 +402,7 @@ impl State {
                 Some("zescope retries the free at each start and at exit; if it keeps failing, restart zescope"),
             )));
         }
-        match setup::start(loader, &self.options.layouts, &cfg, id, &mut self.pending) {
+        match setup::start(loader, &self.options.layouts, &cfg, id, claims::SAMPLER_WAIT, &mut self.pending) {
             Ok(run) => {
                 for n in &run.info.notices {
                     log::warn!(target: NOTICE_LOG_TARGET, "{n}");

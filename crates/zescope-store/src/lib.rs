@@ -333,6 +333,12 @@ impl Store {
         Some(&self.streams[i].desc.series[k])
     }
 
+    /// Busy shares (series of busy time) clamped to 0–100 % as samples were filed, over every
+    /// stream: each is a sample whose time did not match its counter's (`rate`'s module docs).
+    pub fn busy_clamps(&self) -> u64 {
+        self.streams.iter().map(|st| st.busy_clamps).sum()
+    }
+
     /// Samples ever appended to a stream.
     pub fn sample_count(&self, s: StreamId) -> u64 {
         self.streams.get(s.0 as usize).map_or(0, |st| st.total)

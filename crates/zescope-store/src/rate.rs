@@ -17,7 +17,22 @@
 //!   (`delta + wrap`), and a reset otherwise: a reset sample has no rate;
 //! - a non-finite total on either side gives a NaN rate (counted as non-finite);
 //! - a series of busy time has its rate scaled into a percentage of the elapsed time
-//!   (`SeriesKind::rate_scale`); a plain cumulative counter's scale is 1.
+//!   (`SeriesKind::rate_scale`) and clamped to 0–100 %: a device cannot be busy for longer than
+//!   the time that passed, so a share above 100 % is the two samples' times not matching the
+//!   counter's (see below); the store counts the samples it clamped
+//!   ([`crate::Store::busy_clamps`]). A plain cumulative counter's scale is 1, and it is not
+//!   clamped.
+//!
+//! Whose time a rate is over: a sample's time is the device's timestamp of the snapshot where
+//! the stream has one (the layout's `timestamp`, the streamer's and tracer's reports), mapped
+//! onto the host clock, so the rate is the counter's increase over the device time between the
+//! two snapshots — exact up to the device timer's resolution. Where the exported memory carries
+//! no timestamp, a sample's time is the host's time of the read: the increase is over the
+//! time between the two snapshots the device wrote, but it is divided by the time between the
+//! two reads, and the reads' jitter (a read late after a read early) shows in the rate. Such a
+//! rate is what it is over the read interval, never more exact: a busy share is clamped and
+//! counted; a cumulative rate is shown as derived (the pyramid's means over a longer span
+//! average the jitter out, as the counter's increase over the span is exact).
 
 use super::agg::missing;
 
@@ -33,16 +48,43 @@ pub(crate) fn rate_raw(prev: f64, cur: f64, dt_ns: i64, rule: Rule) -> f64 {
 /// computes it once per sample for every counter of the stream).
 #[inline]
 pub(crate) fn rate_secs(prev: f64, cur: f64, dt_secs: f64, rule: Rule) -> f64 {
-    let delta = delta_raw(prev, cur, rule.wrap);
-    if delta.is_nan() { delta } else { delta / dt_secs * rule.scale }
+    rate_secs_clamped(prev, cur, dt_secs, rule).0
 }
 
-/// How a running total becomes what is plotted: its wrap modulus and the factor its rate per
-/// second is multiplied by (1 for a cumulative counter; `SeriesKind::rate_scale`).
+/// [`rate_secs`], and whether a busy share was out of 0–100 % and clamped.
+#[inline]
+pub(crate) fn rate_secs_clamped(prev: f64, cur: f64, dt_secs: f64, rule: Rule) -> (f64, bool) {
+    let delta = delta_raw(prev, cur, rule.wrap);
+    if delta.is_nan() {
+        return (delta, false);
+    }
+    let r = delta / dt_secs * rule.scale;
+    if rule.share && !(0.0..=100.0).contains(&r) && !r.is_nan() {
+        return (r.clamp(0.0, 100.0), true);
+    }
+    (r, false)
+}
+
+/// How a running total becomes what is plotted: its wrap modulus, the factor its rate per
+/// second is multiplied by (1 for a cumulative counter; `SeriesKind::rate_scale`), and whether
+/// it is a busy share (clamped to 0–100 %).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Rule {
     pub wrap: Option<f64>,
     pub scale: f64,
+    pub share: bool,
+}
+
+impl Rule {
+    /// The rule of a series of `kind` plotted as a rate (`None`: plotted as read).
+    pub(crate) fn of(kind: &crate::SeriesKind) -> Option<Rule> {
+        let wrap = kind.rate_wrap()?;
+        Some(Rule {
+            wrap: wrap.filter(|m| m.is_finite() && *m > 0.0),
+            scale: kind.rate_scale(),
+            share: matches!(kind, crate::SeriesKind::BusyTime { .. }),
+        })
+    }
 }
 
 /// Increase between two consecutive totals: `cur - prev`, plus the modulus across a wrap; NaN
@@ -81,7 +123,14 @@ pub fn rate_between(prev: f64, cur: f64, dt_ns: i64, wrap: Option<f64>) -> Optio
 /// [`rate_between`] multiplied by `scale` (`SeriesKind::rate_scale`: a series of busy time is
 /// plotted as a percentage), as the store derives it.
 pub fn scaled_rate_between(prev: f64, cur: f64, dt_ns: i64, wrap: Option<f64>, scale: f64) -> Option<f64> {
-    super::agg::to_option(rate_raw(prev, cur, dt_ns, Rule { wrap, scale }))
+    super::agg::to_option(rate_raw(prev, cur, dt_ns, Rule { wrap, scale, share: false }))
+}
+
+/// What the store plots between two consecutive raw values of a series of `kind` plotted as a
+/// rate: [`rate_between`] with the kind's wrap and scale, a busy share clamped to 0–100 %.
+/// `None` for a reset, or for a kind plotted as read (gauge, state).
+pub fn kind_rate_between(prev: f64, cur: f64, dt_ns: i64, kind: &crate::SeriesKind) -> Option<f64> {
+    super::agg::to_option(rate_raw(prev, cur, dt_ns, Rule::of(kind)?))
 }
 
 #[cfg(test)]
@@ -122,6 +171,23 @@ mod tests {
         assert!((r - 25.0).abs() < 1e-9, "{r}");
         assert_eq!(crate::SeriesKind::Cumulative { wrap: None }.rate_scale(), 1.0);
         assert_eq!(crate::SeriesKind::State.rate_wrap(), None, "a state is read as it is");
+    }
+
+    #[test]
+    fn a_busy_share_is_clamped_to_the_elapsed_time_and_a_counter_is_not() {
+        // 1.07 ms busy over 1 ms (two reads closer than the snapshots they read): 100 %, said.
+        let ns = crate::SeriesKind::BusyTime { wrap: None, unit_s: 1e-9 };
+        let rule = Rule::of(&ns).unwrap();
+        assert_eq!(rate_secs_clamped(0.0, 1_070_000.0, 1e-3, rule), (100.0, true));
+        assert_eq!(kind_rate_between(0.0, 1_070_000.0, MS, &ns), Some(100.0));
+        let (half, clamped) = rate_secs_clamped(0.0, 500_000.0, 1e-3, rule);
+        assert!((half - 50.0).abs() < 1e-9 && !clamped, "{half}");
+        // A wrap or reset is not a clamp.
+        assert!(!rate_secs_clamped(10.0, 5.0, 1e-3, rule).1);
+        // Cycles are not clamped: 2.23 G over a second is what was derived.
+        let cum = crate::SeriesKind::Cumulative { wrap: None };
+        assert_eq!(kind_rate_between(0.0, 2.23e9, 1_000 * MS, &cum), Some(2.23e9));
+        assert_eq!(kind_rate_between(0.0, 1.0, MS, &crate::SeriesKind::Gauge), None);
     }
 
     #[test]

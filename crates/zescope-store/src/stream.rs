@@ -18,7 +18,7 @@ use super::StreamDesc;
 use super::agg::{Agg, canon, missing};
 use super::column::{BLOCK, Block};
 use super::pyramid::{MAX_LEVEL, NodeMeta, Pyramid, blocks_per_node};
-use super::rate::{Rule, rate_raw, rate_secs};
+use super::rate::{Rule, rate_raw, rate_secs_clamped};
 use super::timeline::TsBlock;
 
 pub(crate) struct StreamStore {
@@ -44,6 +44,8 @@ pub(crate) struct StreamStore {
     pub rate_valid: bool,
     /// Samples ever appended (= the next sample's ordinal).
     pub total: u64,
+    /// Busy shares clamped to 0–100 % at ingest (one per sample and series).
+    pub busy_clamps: u64,
     /// Samples evicted (no longer represented at any resolution).
     pub evicted: u64,
     /// Heap bytes of the blocks in `blocks`.
@@ -67,10 +69,10 @@ impl StreamStore {
             .iter()
             .enumerate()
             .map(|(s, d)| {
-                let wrap = d.kind.rate_wrap()?;
+                let rule = Rule::of(&d.kind)?;
                 cum_slot[s] = n_cum;
                 n_cum += 1;
-                Some(Rule { wrap: wrap.filter(|m| m.is_finite() && *m > 0.0), scale: d.kind.rate_scale() })
+                Some(rule)
             })
             .collect();
         StreamStore {
@@ -87,6 +89,7 @@ impl StreamStore {
             last_raw: vec![f64::NAN; n],
             rate_valid: false,
             total: 0,
+            busy_clamps: 0,
             evicted: 0,
             blocks_heap: 0,
             rate_override: None,
@@ -159,7 +162,7 @@ impl StreamStore {
             return missing();
         }
         let prev = &self.blocks[k - 1];
-        let rule = self.wraps[s].unwrap_or(Rule { wrap: None, scale: 1.0 });
+        let rule = self.wraps[s].unwrap_or(Rule { wrap: None, scale: 1.0, share: false });
         rate_raw(prev.value(s, prev.len - 1), blk.value(s, 0), blk.t_first().saturating_sub(prev.t_last()), rule)
     }
 
@@ -254,7 +257,10 @@ impl StreamStore {
                         let r = match &self.rate_override {
                             Some(o) => o[self.cum_slot[s]],
                             None if self.rate_valid => {
-                                rate_raw(self.last_raw[s], raw, ts[i].saturating_sub(self.last_t.unwrap_or(0)), rule)
+                                let dt = ts[i].saturating_sub(self.last_t.unwrap_or(0)) as f64 * 1e-9;
+                                let (r, clamped) = rate_secs_clamped(self.last_raw[s], raw, dt, rule);
+                                self.busy_clamps += u64::from(clamped);
+                                r
                             }
                             None => missing(),
                         };
@@ -269,7 +275,9 @@ impl StreamStore {
                             *slot = canon(v);
                         }
                         for ((r, p), &dt) in rates[1..m].iter_mut().zip(col.windows(2)).zip(&secs[1..m]) {
-                            *r = rate_secs(p[0], p[1], dt, rule);
+                            let (v, clamped) = rate_secs_clamped(p[0], p[1], dt, rule);
+                            *r = v;
+                            self.busy_clamps += u64::from(clamped);
                         }
                         agg.push_all(&rates[1..m]);
                     }

@@ -119,6 +119,17 @@ pub fn show(
             let text = format!("{n} driver feature{} off", if n == 1 { "" } else { "s" });
             ui.label(RichText::new(text).color(ui.visuals().warn_fg_color)).on_hover_text(state.notices().join("\n"));
         }
+        let clamps = store.busy_clamps();
+        if clamps > 0 {
+            ui.separator();
+            let text = format!("{clamps} busy share{} clamped", if clamps == 1 { "" } else { "s" });
+            ui.label(RichText::new(text).weak()).on_hover_text(
+                "samples of busy time whose share of the time between two samples came out above 100 % (or below \
+                 0): a device cannot be busy longer than the time that passed, so they are drawn at 100 % (0 %). \
+                 Where the exported memory has no device timestamp, a sample's time is the host's time of the read, \
+                 and a read late after a read early makes the interval look shorter than the counter's",
+            );
+        }
         if let Some(l) = &files.markers_in {
             ui.separator();
             let c = l.counts();

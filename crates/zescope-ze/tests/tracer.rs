@@ -128,7 +128,9 @@ fn decodes_whole(keeps_size: bool) {
     });
     let mut t = traced(&l);
     let (mut raw, mut buf) = (Vec::new(), Vec::new());
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while raw.len() < 25_000 * 32 {
+        assert!(std::time::Instant::now() < deadline, "only {} bytes traced in 30 s", raw.len());
         std::thread::sleep(Duration::from_millis(5));
         let r = t.tracer.read(&mut buf).unwrap();
         raw.extend_from_slice(&buf[..r.bytes]);

@@ -58,9 +58,33 @@ pub enum Fault {
     StreamerReadFails,
     /// `faults.device_lost_after_reports: Some(30)`.
     StreamerDeviceLost,
+    /// `faults.tracer_create_fails`.
+    TracerCreateFails,
+    /// `faults.decoder_create_fails`.
+    DecoderCreateFails,
+    /// `faults.tracer_enable_fails`.
+    TracerEnableFails,
+    /// `faults.tracer_read_fails_after: Some(2)`.
+    TracerReadFails,
+    /// `faults.activate_fails`.
+    ActivateFails,
+    /// `faults.enable_metrics_fails`.
+    EnableMetricsFails,
     /// An optional entry point the driver leaves empty (only at the driver's creation).
     Empty(&'static str),
 }
+
+/// Runtime faults of a run's setup and of the metric tracer: each sends a start, or a run of a
+/// tracer-based group, down a teardown path of its own. The sampler's property test draws them
+/// with [`RUNTIME`]'s; they are not in [`all`] (the `record` tests' pairs read no tracer).
+pub const SETUP_AND_TRACER: &[Fault] = &[
+    Fault::TracerCreateFails,
+    Fault::DecoderCreateFails,
+    Fault::TracerEnableFails,
+    Fault::TracerReadFails,
+    Fault::ActivateFails,
+    Fault::EnableMetricsFails,
+];
 
 /// The faults that can be switched on while the driver runs (`Sim::configure`).
 pub const RUNTIME: &[Fault] = &[
@@ -150,6 +174,12 @@ impl Fault {
             Fault::StreamerDenied => x.streamer_open_denied = true,
             Fault::StreamerReadFails => x.streamer_read_fails_after = Some(2),
             Fault::StreamerDeviceLost => x.device_lost_after_reports = Some(30),
+            Fault::TracerCreateFails => x.tracer_create_fails = true,
+            Fault::DecoderCreateFails => x.decoder_create_fails = true,
+            Fault::TracerEnableFails => x.tracer_enable_fails = true,
+            Fault::TracerReadFails => x.tracer_read_fails_after = Some(2),
+            Fault::ActivateFails => x.activate_fails = true,
+            Fault::EnableMetricsFails => x.enable_metrics_fails = true,
             Fault::Empty(_) => {}
         }
     }

@@ -5,7 +5,7 @@
 //! column, so a batch touches only the watches of its own stream: the cost per sample is that of
 //! the watches on its stream, whatever the number of triggers or series elsewhere, and no sample
 //! allocates (a firing pushes onto the caller's vector). A value is what is plotted (the
-//! store's own rules: `zescope_store::rate::scaled_rate_between` for running totals), so a
+//! store's own rules: `zescope_store::rate::kind_rate_between` for running totals, a busy share clamped to 0–100 %), so a
 //! trigger fires where the plot crosses its value. `rise`/`fall` keep a monotonic deque of the
 //! window's values (amortised O(1) per sample; at most [`MAX_WINDOW_SAMPLES`] entries, past
 //! which the window is shortened).
@@ -17,7 +17,8 @@ use zescope_sampler::layout::Kind;
 use zescope_sampler::layout::glob::matches;
 use zescope_sampler::telemetry::throttle_names;
 use zescope_sampler::{RunInfo, SampleBatch};
-use zescope_store::rate::scaled_rate_between;
+use zescope_store::SeriesKind;
+use zescope_store::rate::kind_rate_between;
 
 use super::syntax::{Condition, Test, Trigger, mask_of};
 use crate::view::series::store_kind;
@@ -69,7 +70,7 @@ struct Watch {
 #[derive(Debug)]
 enum Value {
     Level,
-    Rate { wrap: Option<f64>, scale: f64, prev: Option<(i64, f64)> },
+    Rate { kind: SeriesKind, prev: Option<(i64, f64)> },
 }
 
 impl Value {
@@ -77,13 +78,13 @@ impl Value {
     fn plotted(&mut self, t: i64, raw: f64) -> Option<f64> {
         match self {
             Value::Level => (!raw.is_nan()).then_some(raw),
-            Value::Rate { wrap, scale, prev } => {
+            Value::Rate { kind, prev } => {
                 let before = prev.replace((t, raw));
                 let (t0, v0) = before?;
                 if t <= t0 {
                     return None;
                 }
-                scaled_rate_between(v0, raw, t - t0, *wrap, *scale).filter(|v| !v.is_nan())
+                kind_rate_between(v0, raw, t - t0, kind).filter(|v| !v.is_nan())
             }
         }
     }
@@ -242,8 +243,7 @@ impl Evaluator {
                 };
                 let value = match (x.kind, &self.triggers[i].condition) {
                     (Kind::Cumulative | Kind::Busy, Condition::Series { .. }) => {
-                        let kind = store_kind(x);
-                        Value::Rate { wrap: x.wrap, scale: kind.rate_scale(), prev: None }
+                        Value::Rate { kind: store_kind(x), prev: None }
                     }
                     _ => Value::Level,
                 };

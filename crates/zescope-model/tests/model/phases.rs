@@ -11,7 +11,6 @@ use zescope_model::view::phases::{PhaseRange, PhaseRow, phase_table};
 use zescope_model::view::{SeriesEntry, SeriesKey};
 use zescope_sampler::SeriesInfo;
 use zescope_sampler::layout::Kind;
-use zescope_store::rate::{delta_between, scaled_rate_between};
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 
 /// The series of every run: (metric, unit, kind as the store keeps it).
@@ -97,13 +96,26 @@ fn direct(runs: &[Run], k: usize, t0: i64, t1: i64) -> Direct {
                     if i == 0 || r.gap[i] {
                         continue;
                     }
+                    // Written out, not the store's functions, so a fault in them shows: the
+                    // increase (across a wrap, none across a reset) per second, a busy time as
+                    // its share of the elapsed time in % clamped to 0–100.
                     let prev = r.rows[i - 1][k];
-                    if let Some(rate) = scaled_rate_between(prev, v, r.ts[i] - r.ts[i - 1], w, kind.rate_scale()) {
-                        d.values.push(rate);
+                    let mut inc = v - prev;
+                    if inc < 0.0 {
+                        match w {
+                            Some(m) if inc + m >= 0.0 => inc += m,
+                            _ => continue,
+                        }
                     }
-                    if let Some(inc) = delta_between(prev, v, w).filter(|x| x.is_finite()) {
-                        d.total += inc;
+                    if !inc.is_finite() {
+                        continue;
                     }
+                    let per_s = inc / ((r.ts[i] - r.ts[i - 1]) as f64 * 1e-9);
+                    d.values.push(match kind {
+                        SeriesKind::BusyTime { unit_s, .. } => (per_s * unit_s * 100.0).clamp(0.0, 100.0),
+                        _ => per_s,
+                    });
+                    d.total += inc;
                 }
             }
         }

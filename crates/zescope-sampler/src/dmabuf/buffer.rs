@@ -73,6 +73,9 @@ impl Mapping {
         if self.ptr.is_null() {
             return Ok(());
         }
+        if super::buffers::test_hook::munmap_fails() {
+            return Err(std::io::Error::other("test hook: munmap_fails"));
+        }
         // SAFETY: our mapping of `len` bytes, unmapped once (ptr is nulled below); nothing reads
         // it afterwards (the access holding it is dropped next).
         if unsafe { libc::munmap(self.ptr as *mut c_void, self.len) } != 0 {

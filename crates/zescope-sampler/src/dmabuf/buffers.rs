@@ -21,6 +21,10 @@ pub(crate) struct Buffers {
     /// Host memory of the device-copy path whose free failed: freed again at every release, and
     /// while any is left there is no [`BuffersReleased`] proof.
     stranded: Vec<*mut c_void>,
+    /// Mappings of a buffer whose import failed, whose munmap failed: unmapped again at every
+    /// release, and while any is left there is no [`BuffersReleased`] proof (the exporter must
+    /// not be torn down under a mapping of its memory).
+    stranded_maps: Vec<Mapping>,
 }
 
 /// Proof that a run's buffers are unmapped and freed: what deactivation requires. Only
@@ -37,7 +41,7 @@ pub(crate) enum ImportError {
 
 impl Buffers {
     pub(crate) fn new() -> Buffers {
-        Buffers { list: Vec::new(), stranded: Vec::new() }
+        Buffers { list: Vec::new(), stranded: Vec::new(), stranded_maps: Vec::new() }
     }
 
     pub(crate) fn find(&self, id: FileId) -> Option<usize> {
@@ -130,6 +134,13 @@ impl Buffers {
         ctx: &Context,
         errors: &mut Vec<String>,
     ) -> Option<BuffersReleased> {
+        self.stranded_maps.retain_mut(|m| match m.unmap() {
+            Ok(()) => false,
+            Err(e) => {
+                errors.push(format!("munmap of an exported buffer failed: {e}"));
+                true
+            }
+        });
         let mut i = 0;
         while i < self.stranded.len() {
             // SAFETY: host memory of this context whose earlier free failed; nothing uses it.
@@ -169,7 +180,8 @@ impl Buffers {
             }
         }
         self.list.retain(|b| !b.import.is_null());
-        (self.list.is_empty() && self.stranded.is_empty()).then_some(BuffersReleased(()))
+        (self.list.is_empty() && self.stranded.is_empty() && self.stranded_maps.is_empty())
+            .then_some(BuffersReleased(()))
     }
 
     /// Host memory and an immediate command list for the device-copy path.
@@ -188,11 +200,22 @@ impl Buffers {
     /// unmaps first), a staging list destroyed and its host memory freed (kept for a retry if
     /// that fails).
     fn release_access(&mut self, ctx: &Context, access: HostAccess, errors: &mut Vec<String>) {
-        if let HostAccess::Copy(s) = access {
-            if let Err(e) = s.list.destroy() {
-                errors.push(e.to_string());
+        match access {
+            HostAccess::Copy(s) => {
+                if let Err(e) = s.list.destroy() {
+                    errors.push(e.to_string());
+                }
+                self.free_host(ctx, s.host, errors);
             }
-            self.free_host(ctx, s.host, errors);
+            // A mapping not unmapped yet (an import that failed): one whose munmap fails is
+            // kept, to be unmapped again at the next release (and until then there is no proof).
+            HostAccess::Mapped(mut m) => {
+                if let Err(e) = m.unmap() {
+                    errors.push(format!("munmap of an exported buffer failed: {e}"));
+                    self.stranded_maps.push(m);
+                }
+            }
+            HostAccess::File(_) => {}
         }
     }
 
@@ -214,7 +237,7 @@ impl Drop for Buffers {
     /// keeps its dup and mapping (see its `Drop`), and host memory is left allocated — the
     /// driver's own cleanup at exit takes them.
     fn drop(&mut self) {
-        if !self.list.is_empty() || !self.stranded.is_empty() {
+        if !self.list.is_empty() || !self.stranded.is_empty() || !self.stranded_maps.is_empty() {
             log::error!(
                 "{} exported buffer(s) and {} host allocation(s) could not be freed; they are left to the driver",
                 self.list.len(),
@@ -226,7 +249,9 @@ impl Drop for Buffers {
 
 /// Test hook (`crates/zescope-sampler/tests/sampler/panic.rs`, through `sampler::Options::panic_before_free`): a panic
 /// on the sampler thread right before the n-th free of an import, to prove that a panic part
-/// way through a release leaves every import not yet freed tracked. Off unless set.
+/// way through a release leaves every import not yet freed tracked; and a failed munmap
+/// (`sampler::Options::fail_munmap`), to prove its import is not freed under the mapping and the
+/// rest of the teardown waits. Off unless set.
 pub(crate) mod test_hook {
     use std::cell::Cell;
 
@@ -235,6 +260,29 @@ pub(crate) mod test_hook {
     /// Panic right before the `n`-th (from 0) import free on this thread from now on.
     pub(crate) fn panic_before_free(n: Option<u32>) {
         BEFORE_FREE.with(|c| c.set(n));
+    }
+
+    thread_local!(static MUNMAP: Cell<Option<u32>> = const { Cell::new(None) });
+
+    /// Fail the `n`-th (from 0) munmap of an exported buffer on this thread from now on (once:
+    /// the mapping stays, and a later unmap of it succeeds).
+    pub(crate) fn fail_munmap(n: Option<u32>) {
+        MUNMAP.with(|c| c.set(n));
+    }
+
+    /// Whether this munmap is the one to fail.
+    pub(in crate::dmabuf) fn munmap_fails() -> bool {
+        MUNMAP.with(|c| match c.get() {
+            Some(0) => {
+                c.set(None);
+                true
+            }
+            Some(k) => {
+                c.set(Some(k - 1));
+                false
+            }
+            None => false,
+        })
     }
 
     pub(super) fn before_free() {

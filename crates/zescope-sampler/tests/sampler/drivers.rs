@@ -280,11 +280,16 @@ fn quitting_waits_for_one_deadline_however_many_callers_wait() {
     // The window's quit, its exit hook and Drop all wait: together no longer than the first deadline.
     assert!(h.shutdown(Duration::from_secs(3)).is_err());
     drop(h);
+    // Not a second deadline: the second call saw the first one passed and did not wait for
+    // its own 3 s (it would then have seen the 3 s teardown end and answered Ok).
     let waited = t0.elapsed();
-    assert!(waited < Duration::from_millis(1500), "waited {waited:?}");
+    assert!(waited < Duration::from_millis(2900), "waited {waited:?}");
     // The sampler finishes its teardown on its own afterwards.
-    std::thread::sleep(Duration::from_millis(3500));
-    assert!(sim.report().is_clean(), "{:?}", sim.report());
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !sim.report().is_clean() {
+        assert!(std::time::Instant::now() < deadline, "{:?}", sim.report());
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// The fault combination of the hostile review: a buffer that can be neither mapped nor read by

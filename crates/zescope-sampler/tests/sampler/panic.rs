@@ -42,7 +42,11 @@ fn a_panic_mid_run_goes_through_the_teardown() {
     h.send(Command::Start(run_config(&["ComputeBasic"])));
     collect_samples(&h, 20);
     shut_down(&h);
-    std::thread::sleep(Duration::from_millis(10));
+    // The teardown is done before ShutDown is sent; the thread's last drops follow it.
+    let deadline = std::time::Instant::now() + T;
+    while !sim.report().is_clean() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let r = sim.report();
     assert!(r.is_clean(), "after shutdown:\n{}", r.to_ron());
 }

@@ -342,3 +342,34 @@ fn a_direct_run_says_what_its_teardown_left() {
     assert_eq!(sim.live_imports(), 0);
     assert!(sim.report().violations.is_empty(), "{}", sim.report().to_ron());
 }
+
+/// A device the sampler thread's run holds is held for the whole process (`claims`): a run
+/// another thread starts on it fails at once, before any call on the device, and the sampler's
+/// run reads on with a clean report; once the run stopped the device is free again.
+#[test]
+fn a_device_a_run_holds_is_touched_by_no_other_thread() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    wait_for(&h, T, |e| matches!(e, Event::Inventory(_)).then_some(()));
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    wait_for(&h, T, |e| matches!(e, Event::RunStarted(_)).then_some(()));
+    let loader = zescope_ze::Loader::in_process(sim.in_process()).unwrap();
+    let root = loader.drivers[0].devices().unwrap().remove(0);
+    assert!(zescope_sampler::claims::held(&root), "the run's device is held");
+    let npu = loader.drivers[0].devices().unwrap().remove(1);
+    assert!(!zescope_sampler::claims::held(&npu), "the other device is not");
+    let layouts = zescope_sampler::layout::LayoutSet::built_in();
+    let mut streamer = run_config(&["RenderBasic"]);
+    streamer.via = zescope_sampler::Via::Streamer;
+    let err = zescope_sampler::DirectRun::start(&loader, &layouts, &streamer).err().expect("refused");
+    assert!(err.message.contains("in use by another reader in this process"), "{err:?}");
+    collect_samples(&h, 20);
+    assert!(sim.report().violations.is_empty(), "{}", sim.report().to_ron());
+    h.send(Command::Stop);
+    wait_for(&h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
+    assert!(!zescope_sampler::claims::held(&root), "released with the run");
+    let run = zescope_sampler::DirectRun::start(&loader, &layouts, &streamer).expect("free again");
+    assert!(run.stop().is_empty());
+    shut_down(&h);
+    assert!(sim.report().is_clean(), "{}", sim.report().to_ron());
+}

@@ -191,3 +191,41 @@ fn a_device_lost_while_tracing_ends_the_run_through_the_teardown_in_order() {
     assert!(r.leaks.is_empty(), "{r:?}");
     shut_down(&h);
 }
+
+/// Each fault of a run's setup and of the tracer, alone, on a run of the tracer-based group and
+/// of a group read from exported memory: the start fails with a message naming the call the
+/// driver refused (or, for reads that fail, the run stops with one), whatever was set up is
+/// torn down in order, and at the exit nothing is left behind.
+#[test]
+fn each_setup_and_tracer_fault_ends_in_a_named_error_and_a_clean_teardown() {
+    use ze_sim::testing::faults::{Fault, SETUP_AND_TRACER};
+    for &fault in SETUP_AND_TRACER {
+        let sim = sim(|c| fault.apply(c));
+        let h = sampler_on(&sim);
+        wait_for(&h, T, |e| matches!(e, Event::Inventory(_)).then_some(()));
+        let mut cfg = run_config(&["KernelTrace", "ComputeBasic"]);
+        cfg.interval = std::time::Duration::from_millis(2);
+        h.send(Command::Start(cfg));
+        let call = match fault {
+            Fault::TracerCreateFails => "zetMetricTracerCreateExp",
+            Fault::DecoderCreateFails => "zetMetricDecoderCreateExp",
+            Fault::TracerEnableFails => "zetMetricTracerEnableExp",
+            Fault::TracerReadFails => "zetMetricTracerReadDataExp",
+            Fault::ActivateFails => "zetContextActivateMetricGroups",
+            Fault::EnableMetricsFails => "zetDeviceEnableMetricsExp",
+            _ => unreachable!("{fault:?}"),
+        };
+        // What is said: an error, or the run's notices (a group the driver refused is left out
+        // of the run, which goes on with the others).
+        let said = wait_for(&h, T, |e| match e {
+            Event::Error(e) => Some(format!("{e:?}")),
+            Event::RunStarted(i) if !i.notices.is_empty() => Some(i.notices.join("\n")),
+            _ => None,
+        });
+        assert!(said.contains(call), "{fault:?}: {said}");
+        assert!(sim.report().violations.is_empty(), "{fault:?}: {}", sim.report().to_ron());
+        shut_down(&h);
+        let r = sim.report();
+        assert!(r.is_clean(), "{fault:?}: {}", r.to_ron());
+    }
+}

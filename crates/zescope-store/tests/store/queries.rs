@@ -255,3 +255,38 @@ fn many_series_queried_at_once_equal_each_queried_alone() {
         }
     }
 }
+
+/// A device cannot be busy for longer than the time that passed: a sample read early (1.07 ms of
+/// busy time over 1 ms between the two samples' times) is drawn at 100 %, at the leaves and in
+/// every bucket above them, and counted; a cycle counter's rate is not clamped.
+#[test]
+fn a_busy_share_over_the_elapsed_time_is_clamped_and_counted() {
+    let busy = SeriesKind::BusyTime { wrap: None, unit_s: 1e-9 };
+    let cycles = SeriesKind::Cumulative { wrap: None };
+    let mut store = Store::new(1 << 30);
+    let id = store.begin_stream(desc(&[busy, cycles]));
+    // 0.5 ms busy each ms, and 2.1 M cycles; sample 500 comes 0.214 ms after its predecessor
+    // with a whole ms of each.
+    let mut ts = Vec::new();
+    let mut vals = Vec::new();
+    let (mut t, mut b, mut c) = (0i64, 0.0f64, 0.0f64);
+    for i in 0..2000 {
+        let dt = if i == 500 { 214_000 } else { MS };
+        t += dt;
+        b += if i == 500 { 1_070_000.0 } else { 500_000.0 };
+        c += 2.1e6;
+        ts.push(t);
+        vals.extend([b, c]);
+    }
+    store.append(id, &ts, &vals).unwrap();
+    let mut env = Envelope::new();
+    for columns in [3, 100, 5000] {
+        store.envelope(sid(&store, id, 0), ts[0], t, columns, &mut env);
+        let max = env.columns().iter().map(|c| c.max).fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(max, 100.0, "{columns} columns");
+    }
+    assert_eq!(store.busy_clamps(), 1, "the one share over 100 % is counted");
+    store.envelope(sid(&store, id, 1), ts[0], t, 5000, &mut env);
+    let max = env.columns().iter().map(|c| c.max).fold(f64::NEG_INFINITY, f64::max);
+    assert!(max > 9e9, "cycles are not clamped: {max}");
+}

@@ -1,5 +1,9 @@
 //! Help → Diagnostics: the checks of `zescope doctor` in a window, run on a background thread
 //! (they open the Level Zero loader and probe devices, which may take a moment).
+//!
+//! The checks leave every device this window's run holds alone (`zescope_sampler::claims`: only
+//! the run's sampler thread touches them; they say "in use by this window's run"); what the run
+//! reads on them is shown from the run's own state instead.
 
 use std::thread::JoinHandle;
 
@@ -65,6 +69,14 @@ impl Diagnostics {
         !matches!(self.checks, Checks::Closed)
     }
 
+    /// The checks' results once they are done (`None` while they run or the window is closed).
+    pub fn results(&self) -> Option<&[Check]> {
+        match &self.checks {
+            Checks::Done(c) => Some(c),
+            _ => None,
+        }
+    }
+
     fn poll(&mut self) {
         if let Checks::Running(job) = &mut self.checks
             && job.as_ref().is_none_or(|j| j.is_finished())
@@ -108,6 +120,13 @@ impl Window for Diagnostics {
                 ui.ctx().request_repaint_after(std::time::Duration::from_millis(100));
             }
             Checks::Done(checks) => {
+                if let Some(run) = &shared.state.ingest.run {
+                    ui.label(RichText::new("This window's run (its devices are not probed while it runs)").strong());
+                    for s in &run.info.streams {
+                        ui.label(format!("• {}: {} — {}", s.device, s.group, s.layout));
+                    }
+                    ui.separator();
+                }
                 let notices = shared.state.notices();
                 if !notices.is_empty() {
                     ui.label(RichText::new("This run: features the driver does not offer").strong());

@@ -4,8 +4,31 @@
 
 pub mod checks;
 
-use zescope_store::rate::scaled_rate_between;
 use zescope_store::{SeriesDesc, SeriesId, SeriesKind, Store, StreamDesc, StreamId};
+
+/// The rate the store must plot between two raw totals `dt_ns` apart, written out here (not the
+/// store's own function, so a fault in that function shows): the increase (plus `wrap` across a
+/// wrap; `None` for a reset, NaN for a non-finite total) per second; busy time as its share of
+/// the elapsed time in %, clamped to 0–100.
+pub fn rate(prev: f64, cur: f64, dt_ns: i64, wrap: Option<f64>, kind: SeriesKind) -> Option<f64> {
+    if !(prev.is_finite() && cur.is_finite()) {
+        return Some(f64::NAN);
+    }
+    let mut delta = cur - prev;
+    if delta < 0.0 {
+        match wrap.filter(|m| m.is_finite() && *m > 0.0) {
+            Some(m) if delta + m >= 0.0 => delta += m,
+            _ => return None,
+        }
+    }
+    let per_s = delta / (dt_ns as f64 * 1e-9);
+    Some(match kind {
+        SeriesKind::BusyTime { unit_s, .. } if unit_s.is_finite() && unit_s > 0.0 => {
+            (per_s * (unit_s * 100.0)).clamp(0.0, 100.0)
+        }
+        _ => per_s,
+    })
+}
 
 /// Small deterministic PRNG (xorshift64*), so test data needs no dependency.
 pub struct Rng(pub u64);
@@ -97,13 +120,7 @@ impl Model {
         match kind.rate_wrap() {
             None => Some(self.raw[i][s]),
             Some(_) if i == 0 || self.gap[i] => None,
-            Some(wrap) => scaled_rate_between(
-                self.raw[i - 1][s],
-                self.raw[i][s],
-                self.ts[i] - self.ts[i - 1],
-                wrap,
-                kind.rate_scale(),
-            ),
+            Some(wrap) => rate(self.raw[i - 1][s], self.raw[i][s], self.ts[i] - self.ts[i - 1], wrap, kind),
         }
     }
 
