@@ -70,7 +70,8 @@ pub(crate) fn ways() -> Vec<Box<dyn Way>> {
 pub(crate) trait Way {
     /// Before any run, from what the inventory found of a group (`g.ways` still empty): the
     /// `--via` word that asks for this way if it would read the group, else `None` (a way that
-    /// reads no group, as telemetry).
+    /// reads no group, as telemetry). It agrees with [`Way::claim`]: a way listed reads the group
+    /// under its word, and under `auto` when no way before it in [`ways`] lists it.
     fn lists(&self, _g: &GroupEntry) -> Option<Via> {
         None
     }
