@@ -10,7 +10,8 @@ use crate::layout::LayoutSet;
 use zescope_ze::Loader;
 
 use super::protocol::{RunConfig, RunInfo, SampleBatch, SamplerError};
-use super::run::{ReadOutcome, Run};
+use super::read::batch::ReadOutcome;
+use super::run::Run;
 use super::setup;
 use super::teardown::{self, Pending};
 

@@ -1,11 +1,13 @@
 //! The device/group inventory the UI shows: every device and sub-device, its groups, what each
-//! exports, and why a group cannot be sampled when it cannot.
+//! exports, why a group cannot be sampled when it cannot, and which ways read it (each way says
+//! so itself: `read::Way::lists`).
 
 use crate::layout::{LayoutSet, Owner};
 use zescope_ze::{Device, GroupExport, Loader, Origin};
 
 use super::claims::{Claim, SAMPLER_WAIT};
 use super::protocol::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry, SourceInfo};
+use super::read::{self, Way};
 use super::teardown::{Pending, PendingDisable};
 
 /// The inventory. Disables a driver refused after listing are added to `pending` (to retry
@@ -76,6 +78,8 @@ fn entry(
             return e;
         }
     };
+    // Each way says which of the listed groups it reads.
+    let ways: Vec<Box<dyn Way>> = read::ways();
     for g in groups {
         let metrics = g.metrics().unwrap_or_default();
         let per_metric = metrics.iter().any(|m| m.info.exports_dma_buf());
@@ -118,7 +122,10 @@ fn entry(
                 })
                 .collect(),
             unavailable,
+            ways: Vec::new(),
         });
+        let g = e.groups.last_mut().expect("just pushed");
+        g.ways = read::listing(&ways, g);
     }
     e
 }

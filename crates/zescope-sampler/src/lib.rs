@@ -2,8 +2,9 @@
 //! rest of zescope only through channels (`protocol`).
 //!
 //! It opens the source itself, so driver handles never leave it; it sets up a run
-//! (`setup`), reads it on deadline ticks (`timing`, `run`) through its read paths (`read`:
-//! exported memory, the metric tracer, the time-based streamer, Sysman telemetry, one trait),
+//! (`setup`), reads it on deadline ticks (`timing`, `run`) through its ways (`read`, one folder
+//! each: exported memory, the metric tracer, the time-based streamer, Sysman telemetry; one
+//! trait),
 //! sends batches through an `outbox` that never blocks, and ends every run — stop, shutdown,
 //! group or device change, error, panic — through the one teardown (`teardown`). `testing`
 //! (the `testing` feature) runs it on a private simulated driver for tests.
@@ -14,9 +15,7 @@
 #![deny(unsafe_code)]
 
 pub mod claims;
-mod clock;
 mod config_compat;
-mod counters;
 pub mod direct;
 #[allow(unsafe_code)]
 mod dmabuf;
@@ -29,14 +28,9 @@ mod outbox;
 mod process_reader;
 pub mod protocol;
 mod read;
-mod report_plan;
-mod report_time;
 mod run;
 mod setup;
-mod streamer;
-mod sysman;
 mod teardown;
-mod tracer;
 
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -48,6 +42,6 @@ pub use host::{monotonic_ns, process_cpu_time, thread_cpu_time};
 pub use optional::{NOTICE_LOG_TARGET, say_notice};
 pub use outbox::Waker;
 pub use protocol::*;
-pub use run::ReadOutcome;
+pub use read::batch::ReadOutcome;
 pub use thread::spawn_source;
 pub use thread::{Opener, Options, SamplerHandle, spawn};

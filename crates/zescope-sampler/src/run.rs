@@ -1,5 +1,6 @@
-//! A running sampling run: each tick, every stream read by its path (`read/`: exported memory
-//! snapshots decoded, streamer reports, tracer entries, telemetry), timestamped, batched.
+//! A running sampling run: each tick, every stream read by its way (`read/`: exported memory
+//! snapshots decoded, streamer reports, tracer entries, telemetry), timestamped, batched into
+//! each stream's pieces (`read/batch.rs`) and taken as batches.
 
 use std::time::{Duration, Instant};
 
@@ -7,90 +8,18 @@ use zescope_ze::Device;
 
 use super::errors;
 use super::protocol::{RunInfo, SampleBatch, SamplerError};
-use super::read::Io;
+use super::read::batch::{Pieces, ReadOutcome};
+use super::read::{FIRST_CHECK_BUDGET, Io};
 use super::teardown::{RunParts, Teardown};
 
 /// How often the device's status is checked (a lost device stops the run).
 const STATUS_PERIOD: Duration = Duration::from_millis(100);
 
-/// How long the first checks of a run's streams (`read::Path::check_first`: one torn-free
-/// snapshot of each exported buffer) may take, all together.
-pub(crate) const FIRST_CHECK_BUDGET: Duration = Duration::from_millis(500);
-
-/// A stream's samples not sent yet, in pieces separated by gaps.
-#[derive(Default)]
-pub(crate) struct Pieces {
-    timestamps: Vec<i64>,
-    values: Vec<f64>,
-    /// The next sample does not connect to the previous one.
-    gap_next: bool,
-    /// Batches closed early because a gap fell inside them: (timestamps, values, gap_before).
-    closed: Vec<(Vec<i64>, Vec<f64>, bool)>,
-}
-
-impl Pieces {
-    /// The next sample starts a new piece: close what is pending so the gap falls between two
-    /// batches (a batch only knows a gap before its first sample).
-    pub(super) fn break_batch(&mut self) {
-        if !self.timestamps.is_empty() {
-            let gap_before = std::mem::take(&mut self.gap_next);
-            self.closed.push((std::mem::take(&mut self.timestamps), std::mem::take(&mut self.values), gap_before));
-        }
-        self.gap_next = true;
-    }
-
-    /// Appends a sample; false (and nothing appended) when `ts` does not follow the last one:
-    /// the store is never handed a non-increasing timestamp.
-    pub(super) fn push(&mut self, ts: i64, row: &[f64]) -> bool {
-        let last = self.timestamps.last().or_else(|| self.closed.last().and_then(|c| c.0.last()));
-        if last.is_some_and(|&last| ts <= last) {
-            return false;
-        }
-        self.timestamps.push(ts);
-        self.values.extend_from_slice(row);
-        true
-    }
-
-    fn take(&mut self, run: u64, stream: usize, out: &mut Vec<SampleBatch>) {
-        let batch = |(timestamps, values, gap_before)| SampleBatch { run, stream, timestamps, values, gap_before };
-        out.extend(self.closed.drain(..).map(batch));
-        if !self.timestamps.is_empty() {
-            let gap_before = std::mem::take(&mut self.gap_next);
-            // The batch leaves with its buffers; the next one's are taken as large at once (one
-            // allocation each a batch, not a doubling every few ticks).
-            let (n, v) = (self.timestamps.len(), self.values.len());
-            let timestamps = std::mem::replace(&mut self.timestamps, Vec::with_capacity(n));
-            let values = std::mem::replace(&mut self.values, Vec::with_capacity(v));
-            out.push(batch((timestamps, values, gap_before)));
-        }
-    }
-
-    fn pending(&self) -> usize {
-        self.timestamps.len() + self.closed.iter().map(|c| c.0.len()).sum::<usize>()
-    }
-}
-
-/// What one tick's read found.
-#[derive(Default, Debug, Clone, Copy)]
-pub struct ReadOutcome {
-    /// Samples decoded (one per stream that had a fresh snapshot).
-    pub samples: u64,
-    /// Streamers with no torn-free snapshot this tick (no sample).
-    pub torn: u64,
-    /// Streamers whose device timestamp had not moved since the last read (no sample).
-    pub unchanged: u64,
-    /// Device time reset, jumped backwards or leapt: the stream was re-anchored (a gap).
-    pub clock_resets: u64,
-    /// Streamer reads the driver answered with ZE_RESULT_WARNING_DROPPED_DATA (reports lost;
-    /// a gap).
-    pub dropped_reports: u64,
-}
-
 pub(crate) struct Run {
     pub info: RunInfo,
-    /// What the run holds on the driver, and its read paths (`RunParts::paths`).
+    /// What the run holds on the driver, and its ways (`RunParts::ways`).
     parts: RunParts,
-    /// Each stream's path (index in `parts.paths`) and its index among that path's streams, in
+    /// Each stream's way (index in `parts.ways`) and its index among that way's streams, in
     /// `info.streams` order.
     streams: Vec<(usize, usize)>,
     pieces: Vec<Pieces>,
@@ -131,42 +60,42 @@ impl Run {
         self.processes.take()
     }
 
-    /// Each stream's first check (`read::Path::check_first`: the layout's magic against one
+    /// Each stream's first check (`read::Way::check_first`: the layout's magic against one
     /// torn-free snapshot of exported memory), all within `FIRST_CHECK_BUDGET`: a wrong layout is
     /// always refused, never waved through on a torn read.
     pub(crate) fn check_first(&mut self) -> Result<(), SamplerError> {
         let deadline = Instant::now() + FIRST_CHECK_BUDGET;
-        let RunParts { devices, paths } = &mut self.parts;
-        for (i, &(p, s)) in self.streams.iter().enumerate() {
+        let RunParts { devices, ways } = &mut self.parts;
+        for (i, &(w, s)) in self.streams.iter().enumerate() {
             let io =
                 Io { devices, info: &self.info.streams[i], notices: &mut self.notices, pieces: &mut self.pieces[i] };
-            paths[p].check_first(s, io, deadline)?;
+            ways[w].check_first(s, io, deadline)?;
         }
         Ok(())
     }
 
-    /// One tick: every stream read by its path, in the run's order, appended to its batch. An
+    /// One tick: every stream read by its way, in the run's order, appended to its batch. An
     /// error means a stream cannot be read any more: the run must end.
     pub(crate) fn read(&mut self) -> Result<ReadOutcome, SamplerError> {
         let mut out = ReadOutcome::default();
-        let RunParts { devices, paths } = &mut self.parts;
-        for (i, &(p, s)) in self.streams.iter().enumerate() {
+        let RunParts { devices, ways } = &mut self.parts;
+        for (i, &(w, s)) in self.streams.iter().enumerate() {
             let io =
                 Io { devices, info: &self.info.streams[i], notices: &mut self.notices, pieces: &mut self.pieces[i] };
-            paths[p].read(s, io, &mut out)?;
+            ways[w].read(s, io, &mut out)?;
         }
         self.processes.poll(self.info.run, Instant::now(), &mut self.notices)?;
         Ok(out)
     }
 
-    /// Each stream's last read before a stop releases it (`read::Path::drain`: the tracer's,
+    /// Each stream's last read before a stop releases it (`read::Way::drain`: the tracer's,
     /// so the events written up to the stop are kept). A failure ends nothing: it is a notice.
     pub(crate) fn drain(&mut self) {
-        let RunParts { devices, paths } = &mut self.parts;
-        for (i, &(p, s)) in self.streams.iter().enumerate() {
+        let RunParts { devices, ways } = &mut self.parts;
+        for (i, &(w, s)) in self.streams.iter().enumerate() {
             let io =
                 Io { devices, info: &self.info.streams[i], notices: &mut self.notices, pieces: &mut self.pieces[i] };
-            paths[p].drain(s, io);
+            ways[w].drain(s, io);
         }
     }
 

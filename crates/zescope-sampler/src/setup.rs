@@ -1,6 +1,6 @@
 //! Starting a run: per device (target) its context, groups (checked for distinct domains), each
-//! group read by the read path that claims it (`read/`), what the paths need before the
-//! activation, the activation, then each group's streams as its path opens them and the
+//! group read by the way that claims it (`read/`), what the ways need before the
+//! activation, the activation, then each group's streams as its way opens them and the
 //! device's own (telemetry). Whatever was set up when a step fails is torn down by `RunParts`
 //! before the error is returned.
 //!
@@ -13,7 +13,7 @@ use zescope_ze::{Context, CreateGroupError, Device, Loader, Metric, MetricGroup}
 use super::claims::{self, Claim};
 use super::errors;
 use super::protocol::{DevicePath, RunConfig, RunInfo, SamplerError, StreamInfo};
-use super::read::{self, Dev, Group, Opened, Path, Prepared};
+use super::read::{self, Dev, Group, Opened, Prepared, Way};
 use super::run::Run;
 use super::teardown::{DeviceContext, DeviceParts, Pending, RunParts, Teardown};
 
@@ -125,8 +125,8 @@ fn check_targets(cfg: &RunConfig) -> Result<(), SamplerError> {
 
 type DeviceSetup = (Device, String, bool, Streams);
 
-/// A device's streams as set up: each one's path (its index in `RunParts::paths`) and its index
-/// among that path's streams, and what each announces.
+/// A device's streams as set up: each one's way (its index in `RunParts::ways`) and its index
+/// among that way's streams, and what each announces.
 #[derive(Default)]
 struct Streams {
     at: Vec<(usize, usize)>,
@@ -186,7 +186,7 @@ fn start_device(
         Err(e) => notices.push(super::optional::off("run-time metrics enable", &e)),
     }
     let d = parts.add_device(dc);
-    let RunParts { devices, paths } = parts;
+    let RunParts { devices, ways } = parts;
     let mut dev = Dev {
         d,
         device: &device,
@@ -199,7 +199,7 @@ fn start_device(
         parts: &mut devices[d],
         notices,
     };
-    let streams = build(paths, &mut dev, refused).map_err(fail)?;
+    let streams = build(ways, &mut dev, refused).map_err(fail)?;
     Ok((device, name, simulated, streams))
 }
 
@@ -213,9 +213,9 @@ fn with_teardown(mut e: SamplerError, t: Teardown, pending: &mut Vec<Pending>) -
 }
 
 /// The part of a device's setup that can fail after its context exists: its groups, each read
-/// by the path that claims it (`read::resolve`), activated together, then opened in order; the
+/// by the way that claims it (`read::resolve`), activated together, then opened in order; the
 /// device's own streams after them.
-fn build(paths: &mut [Box<dyn Path>], dev: &mut Dev<'_>, refused: &mut Vec<Refused>) -> Result<Streams, SamplerError> {
+fn build(ways: &mut [Box<dyn Way>], dev: &mut Dev<'_>, refused: &mut Vec<Refused>) -> Result<Streams, SamplerError> {
     let (device, target) = (dev.device, dev.target);
     let all = device.metric_groups().map_err(|e| errors::ze("listing metric groups", &e))?;
     let mut groups: Vec<MetricGroup> = Vec::new();
@@ -248,16 +248,16 @@ fn build(paths: &mut [Box<dyn Path>], dev: &mut Dev<'_>, refused: &mut Vec<Refus
         let g = create_group(dev.parts, &groups, &target.metrics)?;
         groups = vec![g];
     }
-    // Each group's metrics and path, and what must exist before the activation (a tracer-based
-    // group's exported memory is imported first); a group its path skips is not activated.
+    // Each group's metrics and way, and what must exist before the activation (a tracer-based
+    // group's exported memory is imported first); a group its way skips is not activated.
     let mut listed: Vec<(MetricGroup, Vec<Metric>, usize)> = Vec::new();
     let mut skipped: Option<SamplerError> = None;
     for g in groups {
         let metrics = g.metrics().map_err(|e| errors::ze(&format!("listing metrics of {}", g.info.name), &e))?;
         let group = Group { group: &g, metrics: &metrics };
-        let p = read::resolve(paths, dev, &group, dev.cfg.via)?;
-        match paths[p].before_activation(dev, &group)? {
-            Prepared::Ready => listed.push((g, metrics, p)),
+        let w = read::resolve(ways, dev, &group, dev.cfg.via)?;
+        match ways[w].before_activation(dev, &group)? {
+            Prepared::Ready => listed.push((g, metrics, w)),
             Prepared::Skip(why) => {
                 skipped.get_or_insert(why);
             }
@@ -272,11 +272,11 @@ fn build(paths: &mut [Box<dyn Path>], dev: &mut Dev<'_>, refused: &mut Vec<Refus
     let mut streams = Streams::default();
     let mut groups_read = false;
     let mut left_out: Option<SamplerError> = None;
-    for (g, metrics, p) in &listed {
+    for (g, metrics, w) in &listed {
         let group = Group { group: g, metrics };
-        let also: Vec<usize> = (0..paths.len()).filter(|&q| q != *p && paths[q].also(dev, &group)).collect();
-        for q in std::iter::once(*p).chain(also) {
-            let mut opened = paths[q].open(dev, &group)?;
+        let also: Vec<usize> = (0..ways.len()).filter(|&q| q != *w && ways[q].also(dev, &group)).collect();
+        for q in std::iter::once(*w).chain(also) {
+            let mut opened = ways[q].open(dev, &group)?;
             groups_read |= opened.reads;
             if let Some(why) = opened.refused.take() {
                 refused.push(Refused { target: dev.d, group: g.info.name.clone() });
@@ -285,8 +285,8 @@ fn build(paths: &mut [Box<dyn Path>], dev: &mut Dev<'_>, refused: &mut Vec<Refus
             streams.add(q, opened);
         }
     }
-    for (q, path) in paths.iter_mut().enumerate() {
-        let opened = path.open_device(dev)?;
+    for (q, way) in ways.iter_mut().enumerate() {
+        let opened = way.open_device(dev)?;
         streams.add(q, opened);
     }
     let none = streams.at.is_empty();

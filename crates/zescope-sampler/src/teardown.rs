@@ -1,16 +1,16 @@
 //! The ONE teardown of a sampling run, and the types that make its order the only possible one.
 //!
 //! A run's Level Zero state is four layers, released strictly inside-out:
-//! 0. the read paths' own objects ([`Path`]s, `read/`): metric streamers with their events and
+//! 0. the ways' own objects ([`Way`]s, `read/`): metric streamers with their events and
 //!    event pools (close every streamer, then destroy the events, then the pools), then metric
 //!    tracers with their decoders (disable every tracer, then destroy the decoders, then the
-//!    tracers) — `read::release` releases every path and alone makes the [`PathsReleased`]
+//!    tracers) — `read::release` releases every way and alone makes the [`WaysReleased`]
 //!    proof;
 //! 1. [`Buffers`]: mappings and imports of exported memory (unmap, then `zeMemFree`), which the
-//!    export and tracer paths made on the device — releasing them requires the [`PathsReleased`]
+//!    export and tracer ways made on the device — releasing them requires the [`WaysReleased`]
 //!    proof;
 //! 2. [`Activation`]: activated groups and groups created at run time — releasing it requires the
-//!    [`PathsReleased`] proof and the [`BuffersReleased`] proof that only `Buffers::release` can
+//!    [`WaysReleased`] proof and the [`BuffersReleased`] proof that only `Buffers::release` can
 //!    make, and only when every import was freed;
 //! 3. [`DeviceContext`]: metrics enabled at run time and the context — releasing it requires
 //!    the [`Deactivated`] proof that only `Activation::release` can make.
@@ -19,7 +19,7 @@
 //! each layer on every device before the next: every streamer and tracer of every device is
 //! closed, and every import of every device freed, before any group is deactivated.
 //!
-//! [`RunParts`] owns all of them: the devices' parts, and the paths (which own their objects
+//! [`RunParts`] owns all of them: the devices' parts, and the ways (which own their objects
 //! for every device of the run). Stop, shutdown, device or group change, every setup or read
 //! error and a panic in the sampler all end in [`RunParts::finish`] (explicitly, or from `Drop`
 //! while unwinding). Within a layer every step is attempted; across layers the order is strict:
@@ -38,8 +38,8 @@ use super::claims::Claim;
 use super::dmabuf::{Buffers, BuffersReleased, ImportError};
 use super::protocol::DevicePath;
 #[cfg(doc)]
-use super::read::Path;
-use super::read::{self, PathsReleased};
+use super::read::Way;
+use super::read::{self, WaysReleased};
 
 /// Groups activated on the device, and groups zescope created for the run.
 pub(crate) struct Activation {
@@ -53,7 +53,7 @@ pub(crate) struct Deactivated(());
 impl Activation {
     pub(crate) fn release(
         self,
-        _: &PathsReleased,
+        _: &WaysReleased,
         _: BuffersReleased,
         dc: &DeviceContext,
         errors: &mut Vec<String>,
@@ -238,18 +238,18 @@ impl DeviceParts {
 }
 
 /// Everything a run holds on the driver: per device its context, activation and imports, and
-/// the read paths with what they opened.
+/// the ways with what they opened.
 pub(crate) struct RunParts {
     pub devices: Vec<DeviceParts>,
     /// Released first, before any import is freed (`read::release`); empty of driver objects for
     /// a run that reads exported memory only.
-    pub paths: Vec<Box<dyn read::Path>>,
+    pub ways: Vec<Box<dyn read::Way>>,
 }
 
 impl RunParts {
-    /// No device yet; every read path of [`read::paths`].
+    /// No device yet; every way of [`read::ways`].
     pub(crate) fn new() -> RunParts {
-        RunParts { devices: Vec::new(), paths: read::paths() }
+        RunParts { devices: Vec::new(), ways: read::ways() }
     }
 
     /// Adds a device of the run (its context created); its index.
@@ -264,7 +264,7 @@ impl RunParts {
         self.devices.iter().map(|p| p.buffers.len()).sum()
     }
 
-    /// The teardown: every path releases what it opened (close every streamer → destroy their
+    /// The teardown: every way releases what it opened (close every streamer → destroy their
     /// events and pools → disable every tracer → destroy their decoders → destroy the tracers)
     /// → on every device unmap and free → on every device deactivate, destroy created groups,
     /// disable metrics, destroy the context. Returns what failed and what is left to retry.
@@ -275,7 +275,7 @@ impl RunParts {
     fn teardown(&mut self) -> Teardown {
         let mut devices = std::mem::take(&mut self.devices);
         let mut errors = Vec::new();
-        let released = read::release(std::mem::take(&mut self.paths), &mut errors);
+        let released = read::release(std::mem::take(&mut self.ways), &mut errors);
         if devices.is_empty() {
             return Teardown { errors, pending: Vec::new() };
         }
@@ -308,7 +308,7 @@ impl RunParts {
             ));
             // Nothing is deactivated while any import is left: the devices released so far
             // hold no imports and release at once at the retry.
-            let rest = RunParts { devices, paths: Vec::new() };
+            let rest = RunParts { devices, ways: Vec::new() };
             return Teardown { errors, pending: vec![Pending::Run(rest)] };
         };
         let mut pending = Vec::new();

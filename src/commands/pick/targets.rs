@@ -183,6 +183,7 @@ mod tests {
                 .collect(),
             unavailable: None,
             export_unavailable: None,
+            ways: vec![zescope_sampler::Via::Export],
         };
         DeviceEntry {
             path: DevicePath { driver: 0, device: index, sub_device: None },

@@ -126,11 +126,11 @@ impl Buffers {
     /// host allocation whose free failed, and then there is no proof: what comes after
     /// (deactivation, disable, the context's destruction) must wait for a retry. The work is
     /// done in place, so a panic part way leaves every buffer not yet freed listed here.
-    /// Freeing needs the [`PathsReleased`](crate::read::PathsReleased) proof: no tracer or other
-    /// read path uses an exported buffer any more.
+    /// Freeing needs the [`WaysReleased`](crate::read::WaysReleased) proof: no tracer or other
+    /// way uses an exported buffer any more.
     pub(crate) fn release(
         &mut self,
-        _: &crate::read::PathsReleased,
+        _: &crate::read::WaysReleased,
         ctx: &Context,
         errors: &mut Vec<String>,
     ) -> Option<BuffersReleased> {

@@ -1,6 +1,6 @@
 //! What a metric's type (`zet_metric_type_t`) and unit say about how its values are shown, for
 //! the two ways that learn kinds from the driver: `MetricOrder` layouts of exported memory
-//! ([`exported_kind`]) and the time-based streamer (`streamer.rs`, per report).
+//! ([`exported_kind`]) and the time-based streamer (`read/streamer/plan.rs`, per report).
 //!
 //! The rules, as a user reads the metrics:
 //!

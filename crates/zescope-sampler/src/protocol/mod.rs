@@ -172,21 +172,19 @@ pub struct GroupEntry {
     pub unavailable: Option<String>,
     /// Why its exported memory cannot be read (none, no layout, ...) when the streamer still can.
     pub export_unavailable: Option<String>,
+    /// The ways that read it, each named by the `--via` word that asks for it, in the order the
+    /// sampler offers a group to its ways: the first reads it under `auto`. Each way says so
+    /// itself, from what is above (the sampler's `read::Way::lists`).
+    pub ways: Vec<Via>,
 }
 
 impl GroupEntry {
-    /// How `via` reads the group: `Via::Tracer` (a tracer-based group), `Via::Export` (its
-    /// exported memory) or `Via::Streamer`, or `None` when it cannot. Never `Via::Auto`: that is
+    /// The way `via` reads the group (`Via::Tracer` for a tracer-based group, `Via::Export` for
+    /// its exported memory, `Via::Streamer`, ...): under `auto` the first of [`GroupEntry::ways`],
+    /// else `via` itself when it is one of them; `None` when it cannot. Never `Via::Auto`: that is
     /// the choice this resolves.
     pub fn read_by(&self, via: Via) -> Option<Via> {
-        let export = self.export_unavailable.is_none() && self.unavailable.is_none();
-        match via {
-            Via::Auto | Via::Tracer if self.tracer => Some(Via::Tracer),
-            Via::Tracer => None,
-            Via::Auto | Via::Export if export => Some(Via::Export),
-            Via::Auto | Via::Streamer if self.streamable => Some(Via::Streamer),
-            _ => None,
-        }
+        self.ways.iter().copied().find(|&w| via == Via::Auto || w == via)
     }
 
     /// Why `via` cannot read the group (`None` when it can).

@@ -1,13 +1,13 @@
-//! The one vocabulary of how zescope reads: [`ReadPath`], the way a stream is read, named as
+//! The one vocabulary of how zescope reads: [`ReadPath`], how a stream is read, named as
 //! sessions, `serve`, the command line and the window name it; and [`Via`], the way a run asks
 //! its groups to be read (`--via`), whose words are the ways' own.
 //!
-//! A way is a reader of the sampler (`crates/zescope-sampler/src/read/`): exported memory, the
-//! time-based streamer, the metric tracer, Sysman telemetry. Exported memory reaches the host one
-//! of three ways, decided per buffer when it is imported; those are three read paths of one way,
-//! "export".
+//! A way is a reader of the sampler, one `read::Way` in its own folder of
+//! `crates/zescope-sampler/src/read/`: exported memory, the time-based streamer, the metric
+//! tracer, Sysman telemetry. Exported memory reaches the host by one of three read paths,
+//! decided per buffer when it is imported: three read paths of one way, "export".
 
-/// How a stream's values are read: one of three ways into exported memory, the time-based
+/// How a stream's values are read: one of three read paths into exported memory, the time-based
 /// metric streamer, Sysman telemetry, or the metric tracer. Shown and compared by
 /// [`ReadPath::name`], the strings zescope has always written ("mmap", "file read", "device
 /// copy", "streamer", "sysman") and "tracer"; grouped into ways by [`ReadPath::way`] ("export",
@@ -70,6 +70,14 @@ impl ReadPath {
     /// "sysman", "tracer"). `serve` labels series with it (`source`), and `--via` takes it.
     pub fn way(self) -> &'static str {
         if self.is_exported_memory() { "export" } else { self.name() }
+    }
+
+    /// How a group read this way is shown beside it: what its stream's `layout` says of how it
+    /// is read (the streamer's "streamer (1 ms, 4 reports per notification)", the tracer's
+    /// "tracer (32 KiB per notification)", any way's own words), except for exported memory,
+    /// whose layout names the memory's format rather than the way: "exported memory".
+    pub fn shown(self, layout: &str) -> &str {
+        if self.is_exported_memory() { Via::Export.describe() } else { layout }
     }
 
     /// The choice that asks for its way (`None` for Sysman: telemetry is asked for on its own,
@@ -177,5 +185,11 @@ mod tests {
         assert_eq!(ReadPath::Sysman.via(), None);
         let described: Vec<&str> = Via::ALL.iter().map(|v| v.describe()).collect();
         assert_eq!(described, ["auto", "exported memory", "streamer", "tracer"], "the window's words");
+        let shown: Vec<&str> = ReadPath::ALL.iter().map(|p| p.shown("its layout")).collect();
+        assert_eq!(
+            shown,
+            ["exported memory", "exported memory", "exported memory", "its layout", "its layout", "its layout"],
+            "a way is shown by what its stream says of itself, exported memory by its way"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The telemetry stream's vocabulary, for whoever reads its samples: the stream's name and
 //! layout, and how the throttle reasons series names the bits of its bitmask. The sampler's
-//! Sysman reader (`sysman.rs`) writes series that follow it; the window, sessions and the
+//! Sysman reader (`read/telemetry/sysman.rs`) writes series that follow it; the window, sessions and the
 //! OpenMetrics naming read them by it.
 
 /// The name of the telemetry stream (`StreamInfo::group`).

@@ -1,48 +1,61 @@
-//! The ways a run reads, behind one trait: [`Path`]. Each way is one file here — exported memory
-//! (`export.rs`), the metric tracer (`tracer.rs`), the time-based metric streamer
-//! (`streamer.rs`), Sysman telemetry (`telemetry.rs`) — and one line of [`paths`], the list a
-//! run is built from.
+//! The ways a run reads, behind one trait: [`Way`]. Each way is one folder here — exported
+//! memory (`export/`: its reader, its queries of the driver's export, its device clock), the
+//! metric tracer (`tracer/`: tracers and decoders, their reader), the time-based metric streamer
+//! (`streamer/`: streamers and their events, the report plan, their reader), Sysman telemetry
+//! (`telemetry/`: the domains and their counters) — and one line of [`ways`], the list a run is
+//! built from and the inventory asks. What the ways share beside the trait: the samples a read
+//! leaves (`batch.rs`), how driver objects are given back each once (`release.rs`), device report
+//! times on the host clock (`report_time.rs`, the streamer's and the tracer's).
 //!
-//! A path takes part in a run's whole life:
+//! A way takes part in a run's whole life:
+//! - **before a run**, in the inventory: which listed groups it reads ([`Way::lists`], the
+//!   inventory's `GroupEntry::ways` in the list's order, which the pickers read);
 //! - **setup**, per device, each group in the target's order: it says whether it reads the group
-//!   ([`Path::claim`], asked in the list's order: the first that reads a group takes it), sets up
-//!   what must exist before the groups are activated ([`Path::before_activation`]: the tracer
+//!   ([`Way::claim`], asked in the list's order: the first that reads a group takes it), sets up
+//!   what must exist before the groups are activated ([`Way::before_activation`]: the tracer
 //!   imports its groups' exported memory), and after the activation opens the group's streams
-//!   ([`Path::open`]); then the device's own streams ([`Path::open_device`]: telemetry);
-//! - **each tick**, one stream at a time in the run's order: [`Path::read`] appends its samples to
+//!   ([`Way::open`]); then the device's own streams ([`Way::open_device`]: telemetry);
+//! - **each tick**, one stream at a time in the run's order: [`Way::read`] appends its samples to
 //!   the stream's [`Pieces`] and counts them in the tick's [`ReadOutcome`]; before the first tick
-//!   [`Path::check_first`] (the layout's magic in exported memory), before a stop
-//!   [`Path::drain`] (the tracer's last read);
-//! - **teardown**: [`Path::release`] gives back every driver object the path holds (streamers and
+//!   [`Way::check_first`] (the layout's magic in exported memory), before a stop
+//!   [`Way::drain`] (the tracer's last read);
+//! - **teardown**: [`Way::release`] gives back every driver object the way holds (streamers and
 //!   their events, tracers and decoders), before any import is freed. [`release`] is the only
-//!   maker of the [`PathsReleased`] proof that freeing imports and deactivating groups require
-//!   (`teardown.rs`), and it releases the paths in the reverse of the list's order.
+//!   maker of the [`WaysReleased`] proof that freeing imports and deactivating groups require
+//!   (`teardown.rs`), and it releases the ways in the reverse of the list's order.
 //!
-//! What a path holds on the driver lives in the path itself, and the paths live in the run's
+//! What a way holds on the driver lives in the way itself, and the ways live in the run's
 //! `RunParts`, the one owner of everything a run holds: a teardown after an error, a panic or a
-//! failed free reaches them as it reaches the imports. What two paths share — a device's
+//! failed free reaches them as it reaches the imports. What two ways share — a device's
 //! context, its activated groups, its imports of exported memory (the tracer's groups' memory
-//! and the export path's buffers are deduplicated together) — stays with the device in
-//! `RunParts` and is released after every path, in the order `teardown.rs` documents.
+//! and the export way's buffers are deduplicated together) — stays with the device in
+//! `RunParts` and is released after every way, in the order `teardown.rs` documents.
 
+pub(crate) mod batch;
 pub(crate) mod export;
+mod release;
+mod report_time;
 pub(crate) mod streamer;
 pub(crate) mod telemetry;
 pub(crate) mod tracer;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::layout::{LayoutSet, Owner};
 use zescope_ze::{Device, Metric, MetricGroup};
 
-use super::protocol::{RunConfig, SamplerError, StreamInfo, Target, Via};
-use super::run::{Pieces, ReadOutcome};
+use super::protocol::{GroupEntry, ReadPath, RunConfig, SamplerError, SeriesInfo, StreamInfo, Target, Via};
 use super::teardown::DeviceParts;
+use batch::{Pieces, ReadOutcome};
+
+/// How long the first checks of a run's streams ([`Way::check_first`]: one torn-free snapshot of
+/// each exported buffer) may take, all together.
+pub(crate) const FIRST_CHECK_BUDGET: Duration = Duration::from_millis(500);
 
 /// Every way to read, in the order a group is offered to them. The tracer first (a
 /// tracer-based group is only the tracer's), exported memory before the streamer (`auto`
 /// prefers it); telemetry reads devices, not groups.
-pub(crate) fn paths() -> Vec<Box<dyn Path>> {
+pub(crate) fn ways() -> Vec<Box<dyn Way>> {
     vec![
         Box::new(tracer::Tracer::default()),
         Box::new(export::Export::default()),
@@ -51,14 +64,22 @@ pub(crate) fn paths() -> Vec<Box<dyn Path>> {
     ]
 }
 
-/// One way of reading, for a whole run: what it sets up on each device, the streams it reads,
-/// and what it gives back at the teardown. A stream is named by its index among the path's own
-/// (as [`Opened::streams`] gave it).
-pub(crate) trait Path {
+/// One way of reading, for a whole run: which listed groups it reads, what it sets up on each
+/// device, the streams it reads, and what it gives back at the teardown. A stream is named by
+/// its index among the way's own (as [`Opened::streams`] gave it).
+pub(crate) trait Way {
+    /// Before any run, from what the inventory found of a group (`g.ways` still empty): the
+    /// `--via` word that asks for this way if it would read the group, else `None` (a way that
+    /// reads no group, as telemetry). It agrees with [`Way::claim`]: a way listed reads the group
+    /// under its word, and under `auto` when no way before it in [`ways`] lists it.
+    fn lists(&self, _g: &GroupEntry) -> Option<Via> {
+        None
+    }
+
     /// Whether it reads `g` on `dev` under `via`.
     fn claim(&self, dev: &Dev<'_>, g: &Group<'_>, via: Via) -> Claim;
 
-    /// Whether it reads `g` too, beside the path that claimed it.
+    /// Whether it reads `g` too, beside the way that claimed it.
     fn also(&self, _dev: &Dev<'_>, _g: &Group<'_>) -> bool {
         false
     }
@@ -98,11 +119,11 @@ pub(crate) trait Path {
     fn release(self: Box<Self>, errors: &mut Vec<String>);
 }
 
-/// A path's answer to "do you read this group?".
+/// A way's answer to "do you read this group?".
 pub(crate) enum Claim {
     /// It does.
     Reads,
-    /// It does not, and says why when no path does (`None`: nothing to say). The first reason
+    /// It does not, and says why when no way does (`None`: nothing to say). The first reason
     /// is the error; the later ones add their message to it as a clause ("..., and it has no
     /// time-based sampling for the metric streamer").
     Passes(Option<SamplerError>),
@@ -110,7 +131,7 @@ pub(crate) enum Claim {
     Refuses(SamplerError),
 }
 
-/// What [`Path::before_activation`] decided for a group.
+/// What [`Way::before_activation`] decided for a group.
 pub(crate) enum Prepared {
     /// Activate it and open it.
     Ready,
@@ -119,10 +140,10 @@ pub(crate) enum Prepared {
     Skip(SamplerError),
 }
 
-/// What [`Path::open`] (or [`Path::open_device`]) gave.
+/// What [`Way::open`] (or [`Way::open_device`]) gave.
 #[derive(Default)]
 pub(crate) struct Opened {
-    /// New streams: their index among the path's, and what each announces (`index` is set by
+    /// New streams: their index among the way's, and what each announces (`index` is set by
     /// the setup).
     pub streams: Vec<(usize, StreamInfo)>,
     /// The group is read even without a stream of its own (a device's one tracer reads all of
@@ -140,10 +161,16 @@ impl Opened {
     }
 }
 
-/// The path that reads `g` under `via`: the first of `paths` that claims it; else the error of
-/// the first that refuses it, or of the reasons the paths passed it by.
-pub(crate) fn resolve(paths: &[Box<dyn Path>], dev: &Dev<'_>, g: &Group<'_>, via: Via) -> Result<usize, SamplerError> {
-    decide(paths.iter().map(|p| p.claim(dev, g, via))).map_err(|why| {
+/// The ways that would read the group the inventory lists as `g` (each named by its `--via`
+/// word), in the order [`ways`] offers a group to them: the first reads it under `auto`.
+pub(crate) fn listing(ways: &[Box<dyn Way>], g: &GroupEntry) -> Vec<Via> {
+    ways.iter().filter_map(|w| w.lists(g)).collect()
+}
+
+/// The way that reads `g` under `via`: the first of `ways` that claims it; else the error of
+/// the first that refuses it, or of the reasons the ways passed it by.
+pub(crate) fn resolve(ways: &[Box<dyn Way>], dev: &Dev<'_>, g: &Group<'_>, via: Via) -> Result<usize, SamplerError> {
+    decide(ways.iter().map(|w| w.claim(dev, g, via))).map_err(|why| {
         why.unwrap_or_else(|| {
             super::errors::config(format!("metric group {}: no way zescope knows reads it", g.group.info.name), None)
         })
@@ -168,18 +195,18 @@ fn decide(claims: impl Iterator<Item = Claim>) -> Result<usize, Option<SamplerEr
     Err(why)
 }
 
-/// Proof that every path of a run gave back its driver objects: what freeing imports and
+/// Proof that every way of a run gave back its driver objects: what freeing imports and
 /// deactivating groups require. Only [`release`] makes one.
-pub(crate) struct PathsReleased(());
+pub(crate) struct WaysReleased(());
 
-/// Releases every path, in the reverse of [`paths`]' order (telemetry, streamers, exported
+/// Releases every way, in the reverse of [`ways`]' order (telemetry, streamers, exported
 /// memory, tracers: the streamers close before the tracers are disabled, as the teardown has
 /// always done; the rules order nothing between them).
-pub(crate) fn release(paths: Vec<Box<dyn Path>>, errors: &mut Vec<String>) -> PathsReleased {
-    for p in paths.into_iter().rev() {
-        p.release(errors);
+pub(crate) fn release(ways: Vec<Box<dyn Way>>, errors: &mut Vec<String>) -> WaysReleased {
+    for w in ways.into_iter().rev() {
+        w.release(errors);
     }
-    PathsReleased(())
+    WaysReleased(())
 }
 
 /// One metric group being set up, as the driver lists it.
@@ -188,7 +215,7 @@ pub(crate) struct Group<'a> {
     pub metrics: &'a [Metric],
 }
 
-/// One device of a run being set up, as a path sees it.
+/// One device of a run being set up, as a way sees it.
 pub(crate) struct Dev<'a> {
     /// Its index in the run (`RunParts`, `RunConfig::targets`).
     pub d: usize,
@@ -222,6 +249,18 @@ impl Dev<'_> {
     pub(crate) fn wanted(&self) -> &[String] {
         if self.target.custom_group { &[] } else { &self.target.metrics }
     }
+
+    /// One stream of this device, read by `read_path`: `group`'s (or the device's own), `layout`
+    /// saying how it is read, its `series` (its `index` is set by the setup).
+    pub(crate) fn stream(
+        &self,
+        group: String,
+        layout: String,
+        series: Vec<SeriesInfo>,
+        read_path: ReadPath,
+    ) -> StreamInfo {
+        StreamInfo { index: 0, target: self.d, device: self.name.to_owned(), group, layout, series, read_path }
+    }
 }
 
 /// What a tick's read of one stream works with.
@@ -245,12 +284,12 @@ mod tests {
     use crate::errors;
 
     #[test]
-    fn a_group_goes_to_the_first_path_that_reads_it_and_no_further() {
+    fn a_group_goes_to_the_first_way_that_reads_it_and_no_further() {
         let asked = RefCell::new(0);
         let claims = [Claim::Passes(None), Claim::Reads, Claim::Refuses(errors::config("not asked", None))];
         let chosen = decide(claims.into_iter().inspect(|_| *asked.borrow_mut() += 1));
         assert_eq!(chosen.map_err(|_| ()), Ok(1));
-        assert_eq!(*asked.borrow(), 2, "the paths after the one that reads are not asked");
+        assert_eq!(*asked.borrow(), 2, "the ways after the one that reads are not asked");
         let e = decide([Claim::Refuses(errors::config("refused", Some("do this"))), Claim::Reads].into_iter())
             .expect_err("a refusal ends the choice")
             .expect("with its error");
@@ -258,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn when_no_path_reads_a_group_their_reasons_make_one_error() {
+    fn when_no_way_reads_a_group_their_reasons_make_one_error() {
         let first = errors::export("metric group X cannot be sampled: it exports no memory".to_owned());
         let claims = [
             Claim::Passes(Some(first)),
@@ -275,10 +314,10 @@ mod tests {
         assert!(decide([Claim::Passes(None)].into_iter()).expect_err("nothing reads it").is_none());
     }
 
-    /// A path that only records when it is released.
+    /// A way that only records when it is released.
     struct Logged(&'static str, Rc<RefCell<Vec<&'static str>>>);
 
-    impl Path for Logged {
+    impl Way for Logged {
         fn claim(&self, _: &Dev<'_>, _: &Group<'_>, _: Via) -> Claim {
             Claim::Passes(None)
         }
@@ -291,15 +330,15 @@ mod tests {
     }
 
     #[test]
-    fn paths_are_released_in_the_reverse_of_the_list() {
+    fn ways_are_released_in_the_reverse_of_the_list() {
         let log = Rc::new(RefCell::new(Vec::new()));
-        let list: Vec<Box<dyn Path>> = ["tracer", "export", "streamer", "telemetry"]
-            .map(|n| Box::new(Logged(n, log.clone())) as Box<dyn Path>)
+        let list: Vec<Box<dyn Way>> = ["tracer", "export", "streamer", "telemetry"]
+            .map(|n| Box::new(Logged(n, log.clone())) as Box<dyn Way>)
             .into();
         let mut errors = Vec::new();
-        let _proof: PathsReleased = release(list, &mut errors);
+        let _proof: WaysReleased = release(list, &mut errors);
         assert_eq!(*log.borrow(), ["telemetry", "streamer", "export", "tracer"], "streamers close before tracers");
         assert!(errors.is_empty());
-        assert_eq!(paths().len(), 4, "one line each: tracer, export, streamer, telemetry");
+        assert_eq!(ways().len(), 4, "one line each: tracer, export, streamer, telemetry");
     }
 }

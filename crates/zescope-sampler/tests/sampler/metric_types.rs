@@ -6,7 +6,7 @@
 //! states `State`). The simulated device's built-in groups report each metric's type for what
 //! it is, its realistic catalogue (Intel's ComputeBasic) is shown by type too, and a layout's
 //! `Busy` needs a unit of time. The exact arithmetic of each conversion
-//! is unit-tested beside it (`report_plan.rs`, the store's `rate.rs`); here every type goes
+//! is unit-tested beside it (`read/streamer/plan.rs`, the store's `rate.rs`); here every type goes
 //! through the whole path.
 
 use std::time::Duration;

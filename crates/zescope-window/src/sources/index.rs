@@ -150,6 +150,7 @@ mod tests {
                 .collect(),
             unavailable: None,
             export_unavailable: None,
+            ways: vec![zescope_sampler::Via::Streamer],
         };
         Inventory {
             source: None,

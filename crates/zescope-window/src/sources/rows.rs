@@ -10,7 +10,7 @@ use egui::{Align, Layout, RichText, Sense, Ui, UiBuilder, vec2};
 
 use super::index::{GroupHit, SearchIndex, words_match};
 use zescope_model::view::SeriesKey;
-use zescope_sampler::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, ReadPath, StreamInfo};
+use zescope_sampler::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, StreamInfo};
 
 use super::super::state::{AppState, Selection};
 
@@ -254,8 +254,7 @@ impl Painter<'_> {
     /// way would read it.
     fn read(&self, dev: &DeviceEntry, g: &GroupEntry) -> String {
         match (stream_of(self.state, dev, &g.name), g.read_by(self.state.selection.via)) {
-            (Some(s), _) if matches!(s.read_path, ReadPath::Streamer | ReadPath::Tracer) => s.layout.clone(),
-            (Some(_), _) => "exported memory".to_owned(),
+            (Some(s), _) => s.read_path.shown(&s.layout).to_owned(),
             (None, Some(how)) => how.describe().to_owned(),
             (None, None) => "cannot be read".to_owned(),
         }

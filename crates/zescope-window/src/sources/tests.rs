@@ -25,6 +25,7 @@ fn inventory() -> Inventory {
             .collect(),
         unavailable: None,
         export_unavailable: None,
+        ways: vec![zescope_sampler::Via::Streamer],
     };
     Inventory {
         source: None,

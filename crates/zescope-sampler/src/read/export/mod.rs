@@ -8,23 +8,25 @@
 //! It reads every group that exports memory (unless `--via` asks otherwise), and beside the
 //! metric tracer a tracer-based group whose memory a layout names. What it holds — imports and
 //! mappings — belongs to the device (`RunParts`), shared with the tracer's imports and released
-//! after every path.
+//! after every way. `memory.rs` queries, checks and imports a group's exported memory (the
+//! tracer's imports too); `clock.rs` places the layout's device timestamps on the host clock.
 
-use std::collections::HashSet;
+mod clock;
+mod memory;
+
 use std::time::{Duration, Instant};
 
 use crate::layout::Decoder;
-use crate::layout::decode::MetricDesc;
-use zescope_ze::{GroupExport, Metric, MetricGroup};
 
-use super::{Claim, Dev, Group, Io, Opened, Path};
-use crate::clock::{Clock, Placed};
-use crate::dmabuf::{self, ImportError, ReadError};
+use super::batch::ReadOutcome;
+use super::{Claim, Dev, Group, Io, Opened, Way};
+use crate::dmabuf::ReadError;
 use crate::errors;
 use crate::host::monotonic_ns;
-use crate::protocol::{SamplerError, SeriesInfo, StreamInfo, Via};
-use crate::run::ReadOutcome;
-use crate::teardown::DeviceParts;
+use crate::protocol::{GroupEntry, SamplerError, SeriesInfo, Via};
+use clock::{Clock, Placed};
+pub(crate) use memory::{export_of, exports, import, validate_export};
+use memory::{metric_descs, time_based};
 
 /// Reads one group's exported memory at each tick, through its layout.
 pub(crate) struct ExportReader {
@@ -59,7 +61,13 @@ pub(crate) struct Export {
     readers: Vec<ExportReader>,
 }
 
-impl Path for Export {
+impl Way for Export {
+    /// A group whose exported memory a layout reads (not a tracer-based one: the tracer's),
+    /// under `export`.
+    fn lists(&self, g: &GroupEntry) -> Option<Via> {
+        (!g.tracer && g.export_unavailable.is_none() && g.unavailable.is_none()).then_some(Via::Export)
+    }
+
     /// Groups that export memory, under `auto` or `export`; a group that exports none is refused
     /// under `export` (and passed by under `auto`, saying why). Tracer-based groups are the
     /// tracer's.
@@ -135,15 +143,7 @@ impl Path for Export {
                 wrap: if f.kind.is_running_total() { f.value.wrap().map(|w| w * f.scale.abs()) } else { None },
             })
             .collect();
-        let info = StreamInfo {
-            index: 0,
-            target: dev.d,
-            device: dev.name.to_owned(),
-            group: name.clone(),
-            layout: decoder.layout.clone(),
-            series,
-            read_path,
-        };
+        let info = dev.stream(name.clone(), decoder.layout.clone(), series, read_path);
         self.readers.push(ExportReader::new(dev.d, buffer, decoder));
         Ok(Opened::stream(self.readers.len() - 1, info))
     }
@@ -165,7 +165,7 @@ impl Path for Export {
                     return Err(errors::export(format!(
                         "no consistent snapshot of the exported memory within {:?}: its sequence word (layout {}) \
                          never held still",
-                        crate::run::FIRST_CHECK_BUDGET,
+                        super::FIRST_CHECK_BUDGET,
                         r.decoder.layout
                     )));
                 }
@@ -220,92 +220,6 @@ impl Path for Export {
         Ok(())
     }
 
-    /// Nothing of its own: its imports are the device's, freed after every path.
+    /// Nothing of its own: its imports are the device's, freed after every way.
     fn release(self: Box<Self>, _errors: &mut Vec<String>) {}
-}
-
-fn metric_descs(metrics: &[Metric]) -> Vec<MetricDesc> {
-    metrics
-        .iter()
-        .map(|m| MetricDesc {
-            name: m.info.name.clone(),
-            description: m.info.description.clone(),
-            unit: m.info.units.clone(),
-            value_type: m.info.value_type,
-            metric_type: m.info.metric_type,
-        })
-        .collect()
-}
-
-/// Does the group's sampling type say TIME_BASED (the streamer can read it)?
-fn time_based(g: &MetricGroup) -> bool {
-    g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0
-}
-
-/// Does `g` export memory (itself or through its metrics)?
-pub(crate) fn exports(g: &MetricGroup, metrics: &[Metric]) -> bool {
-    g.info.export == GroupExport::DmaBuf || metrics.iter().any(|m| m.info.exports_dma_buf())
-}
-
-/// The fd and size a group exports: its own, or the one buffer its metrics share.
-pub(crate) fn export_of(g: &MetricGroup, metrics: &[Metric]) -> Result<(i32, usize), SamplerError> {
-    let name = &g.info.name;
-    if g.info.export == GroupExport::DmaBuf {
-        let e = g.query_export().map_err(|e| errors::export(format!("metric group {name}: {e}")))?;
-        return Ok((e.fd, e.size));
-    }
-    let exporting: Vec<&Metric> = metrics.iter().filter(|m| m.info.exports_dma_buf()).collect();
-    if exporting.is_empty() {
-        let why = match &g.info.export {
-            GroupExport::Unknown(why) => format!("its export properties are unusable ({why})"),
-            _ => "it exports no memory".to_owned(),
-        };
-        return Err(errors::export(format!("metric group {name} cannot be sampled: {why}")));
-    }
-    let mut ids = HashSet::new();
-    let mut chosen: Option<(i32, usize)> = None;
-    for m in exporting {
-        let e = m.query_export().map_err(|e| errors::export(format!("metric {} of {name}: {e}", m.info.name)))?;
-        validate_export(&format!("{name}/{}", m.info.name), e.fd, e.size)?;
-        let id = dmabuf::file_id(e.fd)
-            .map_err(|err| errors::export(format!("metric {}: fd {}: {err}", m.info.name, e.fd)))?;
-        ids.insert(id);
-        // Metrics of one buffer may report different sizes: each was checked against the file,
-        // so the largest is the buffer's.
-        if chosen.is_none_or(|(_, size)| e.size > size) {
-            chosen = Some((e.fd, e.size));
-        }
-    }
-    if ids.len() > 1 {
-        return Err(errors::export(format!(
-            "the metrics of group {name} export {} different buffers; zescope reads one buffer per group",
-            ids.len()
-        )));
-    }
-    chosen.ok_or_else(|| errors::export(format!("metric group {name}: no metric reported its exported memory")))
-}
-
-/// `fd >= 0`, `size > 0`, and `size` no larger than the file behind `fd` (when it has a size).
-pub(crate) fn validate_export(what: &str, fd: i32, size: usize) -> Result<(), SamplerError> {
-    if fd < 0 {
-        return Err(errors::export(format!("{what}: the driver reported fd {fd} for its exported memory")));
-    }
-    if size == 0 {
-        return Err(errors::export(format!("{what}: the driver reported an exported buffer of size 0")));
-    }
-    match dmabuf::file_size(fd) {
-        Err(e) => Err(errors::export(format!("{what}: the exported fd {fd} is not usable: {e}"))),
-        Ok(actual) if actual > 0 && size as u64 > actual => Err(errors::export(format!(
-            "{what}: the driver reports {size} bytes of exported memory but the buffer behind fd {fd} has {actual}"
-        ))),
-        Ok(_) => Ok(()),
-    }
-}
-
-/// Imports the buffer behind `fd` into the device's context (once per file); its index.
-pub(crate) fn import(parts: &mut DeviceParts, fd: i32, size: usize, group: &str) -> Result<usize, SamplerError> {
-    parts.import(fd, size).map_err(|e| match e {
-        ImportError::Fd(m) => errors::export(format!("importing the memory of {group}: {m}")),
-        ImportError::Ze(z) => errors::ze(&format!("importing the memory of {group}"), &z),
-    })
 }

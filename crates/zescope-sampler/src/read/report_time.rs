@@ -89,9 +89,9 @@ impl ReportClock {
         {
             return;
         }
-        let before = super::host::monotonic_ns();
+        let before = crate::host::monotonic_ns();
         let pair = device.global_timestamps();
-        let after = super::host::monotonic_ns();
+        let after = crate::host::monotonic_ns();
         match pair {
             Ok((host, ticks)) => self.set_pair(before, after, host, ticks, now),
             Err(e) => self.lose(&e, notices),
@@ -119,7 +119,7 @@ impl ReportClock {
     fn lose(&mut self, e: &ZeError, notices: &mut Vec<String>) {
         self.pairs = false;
         self.anchor = None;
-        notices.push(super::optional::off("mapping streamer report times onto the host clock", e));
+        notices.push(crate::optional::off("mapping streamer report times onto the host clock", e));
     }
 
     /// The host time of a report stamped `stamp` (in the metric's unit), read at `now`;

@@ -1,16 +1,20 @@
 //! Reading a device's telemetry through Sysman: the device's own stream ("Telemetry",
 //! read path "sysman") after its groups' when the run asks for it (`RunConfig::telemetry`). It
-//! reads no metric group. `crate::sysman` plans the stream from the domains the driver offers and
-//! reads them (at most every `sysman::MIN_PERIOD`); Sysman handles need no release.
+//! reads no metric group. `sysman.rs` plans the stream from the domains the driver offers and
+//! reads them (at most every `sysman::MIN_PERIOD`; `counters.rs`: energy, active time and bytes
+//! that wrap or leap); Sysman handles need no release.
+
+mod counters;
+mod sysman;
 
 use std::time::Instant;
 
-use super::{Claim, Dev, Group, Io, Opened, Path};
+use super::batch::ReadOutcome;
+use super::{Claim, Dev, Group, Io, Opened, Way};
 use crate::errors;
 use crate::protocol::telemetry::{GROUP, LAYOUT};
-use crate::protocol::{ReadPath, SamplerError, StreamInfo, Via};
-use crate::run::ReadOutcome;
-use crate::sysman::TelemetryReader;
+use crate::protocol::{ReadPath, SamplerError, Via};
+use sysman::TelemetryReader;
 
 /// Sysman telemetry, for a whole run: a reader per device that offers any.
 #[derive(Default)]
@@ -18,7 +22,7 @@ pub(crate) struct Telemetry {
     readers: Vec<TelemetryReader>,
 }
 
-impl Path for Telemetry {
+impl Way for Telemetry {
     /// No group: telemetry is a device's.
     fn claim(&self, _dev: &Dev<'_>, _g: &Group<'_>, _via: Via) -> Claim {
         Claim::Passes(None)
@@ -30,18 +34,10 @@ impl Path for Telemetry {
         if !dev.cfg.telemetry {
             return Ok(Opened::default());
         }
-        let planned = crate::sysman::plan(dev.device, dev.cfg.interval, dev.notices)
+        let planned = sysman::plan(dev.device, dev.cfg.interval, dev.notices)
             .map_err(|e| errors::ze(&format!("reading the telemetry of {}", dev.device.info.name), &e))?;
         let Some((reader, series)) = planned else { return Ok(Opened::default()) };
-        let info = StreamInfo {
-            index: 0,
-            target: dev.d,
-            device: dev.name.to_owned(),
-            group: GROUP.to_owned(),
-            layout: LAYOUT.to_owned(),
-            series,
-            read_path: ReadPath::Sysman,
-        };
+        let info = dev.stream(GROUP.to_owned(), LAYOUT.to_owned(), series, ReadPath::Sysman);
         self.readers.push(reader);
         Ok(Opened::stream(self.readers.len() - 1, info))
     }

@@ -2,7 +2,7 @@
 //! groups (sampling type EXP_TRACER_BASED), which nothing else reads. Before the activation each
 //! group's exported memory is imported (the order of Intel's conformance suite); after it, per
 //! device one tracer on all of the device's tracer-based groups, its decoder, and the tracer
-//! enabled (`crate::tracer`: the mechanics, and how entries become samples). At a stop the
+//! enabled (`open.rs`: the tracers and decoders; `reader.rs`: how entries become samples). At a stop the
 //! tracer is read one last time; at the teardown every tracer is disabled, every decoder
 //! destroyed, then every tracer, before the imports are freed.
 //!
@@ -10,14 +10,18 @@
 //! the run with one notice per device; a driver that refuses any step turns the tracer off for
 //! the run with a notice (an optional feature; DEVICE_LOST ends the setup).
 
+mod open;
+mod reader;
+
 use zescope_ze::MetricGroup;
 
+use super::batch::ReadOutcome;
 use super::export::{export_of, exports, import, validate_export};
-use super::{Claim, Dev, Group, Io, Opened, Path, Prepared};
+use super::{Claim, Dev, Group, Io, Opened, Prepared, Way};
 use crate::errors;
-use crate::protocol::{ReadPath, SamplerError, StreamInfo, Via};
-use crate::run::ReadOutcome;
-use crate::tracer::{TracerReader, Tracers, describe, plan};
+use crate::protocol::{GroupEntry, ReadPath, SamplerError, Via};
+use open::{Tracers, describe};
+use reader::{TracerReader, plan};
 
 /// The metric tracer, for a whole run: every tracer and decoder, a reader per stream (one per
 /// device), and while a device is set up, its tracer-based groups.
@@ -34,7 +38,12 @@ pub(crate) struct Tracer {
     told_off: Option<usize>,
 }
 
-impl Path for Tracer {
+impl Way for Tracer {
+    /// A tracer-based group, under `tracer`.
+    fn lists(&self, g: &GroupEntry) -> Option<Via> {
+        g.tracer.then_some(Via::Tracer)
+    }
+
     /// Every tracer-based group, under `auto` or `tracer`; a tracer-based group is refused under
     /// another choice, and any other group under `tracer`.
     fn claim(&self, _dev: &Dev<'_>, g: &Group<'_>, via: Via) -> Claim {
@@ -112,15 +121,7 @@ impl Path for Tracer {
         if series.is_empty() {
             return Ok(read);
         }
-        let info = StreamInfo {
-            index: 0,
-            target: dev.d,
-            device: dev.name.to_owned(),
-            group: names,
-            layout: describe(self.tracers.notify_bytes(i)),
-            series,
-            read_path: ReadPath::Tracer,
-        };
+        let info = dev.stream(names, describe(self.tracers.notify_bytes(i)), series, ReadPath::Tracer);
         self.readers.push(TracerReader::new(i, dev.device.clone(), columns));
         Ok(Opened::stream(self.readers.len() - 1, info))
     }
@@ -128,12 +129,10 @@ impl Path for Tracer {
     /// What the tracer collected since the last read, one sample per entry time (after a gap
     /// where the driver dropped events).
     fn read(&mut self, s: usize, io: Io<'_>, out: &mut ReadOutcome) -> Result<(), SamplerError> {
-        let read = self.readers[s]
+        self.readers[s]
             .read(&mut self.tracers, io.notices, io.pieces)
-            .map_err(|e| errors::ze(&format!("reading the metric tracer of {}", io.info.group), &e))?;
-        out.samples += read.reports;
-        out.unchanged += read.out_of_order;
-        out.dropped_reports += read.dropped as u64;
+            .map_err(|e| errors::ze(&format!("reading the metric tracer of {}", io.info.group), &e))?
+            .count(out);
         Ok(())
     }
 

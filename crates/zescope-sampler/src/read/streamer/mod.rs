@@ -1,9 +1,9 @@
 //! Reading a metric group with the time-based metric streamer, for groups whose
 //! sampling type says TIME_BASED (what today's Intel GPUs and NPUs offer). Per group: the report
-//! plan (`report_plan.rs`), the period asked of the driver, the streamer opened after the
-//! activation (`crate::streamer::Streamers`: pool, event, streamer), its reader
-//! (`crate::streamer::StreamerReader`: reports through Calculate into samples) and the stream it
-//! announces. At the teardown every streamer closes, then the events and pools are destroyed.
+//! plan (`plan.rs`), the period asked of the driver, the streamer opened after the activation
+//! (`open.rs`, [`Streamers`]: pool, event, streamer), its reader (`reader.rs`,
+//! [`StreamerReader`]: reports through Calculate into samples) and the stream it announces. At
+//! the teardown every streamer closes, then the events and pools are destroyed.
 //!
 //! A refused open: a driver that allows one open metric streamer per device (Intel's NPU driver:
 //! one kernel metric stream per device) answers `zetMetricStreamerOpen` for the second streamed
@@ -15,14 +15,19 @@
 //! reads anything else; only when it is all the run would read does the refusal end the setup,
 //! as an error with a hint.
 
+mod open;
+mod plan;
+mod reader;
+
 use level_zero_sys::*;
 use zescope_ze::{Device, MetricGroup, ZeError};
 
-use super::{Claim, Dev, Group, Io, Opened, Path};
+use super::batch::ReadOutcome;
+use super::{Claim, Dev, Group, Io, Opened, Way};
 use crate::errors;
-use crate::protocol::{ErrorKind, ReadPath, SamplerError, StreamInfo, Via};
-use crate::run::ReadOutcome;
-use crate::streamer::{DEFAULT_PERIOD_NS, MIN_PERIOD_NS, StreamerReader, Streamers};
+use crate::protocol::{ErrorKind, GroupEntry, ReadPath, SamplerError, Via};
+use open::{DEFAULT_PERIOD_NS, MIN_PERIOD_NS, Streamers};
+use reader::StreamerReader;
 
 /// The time-based streamer, for a whole run: every streamer, event and pool it opened, and a
 /// reader per stream.
@@ -32,7 +37,12 @@ pub(crate) struct Streamer {
     readers: Vec<StreamerReader>,
 }
 
-impl Path for Streamer {
+impl Way for Streamer {
+    /// A time-based group (not tracer-based) under `streamer`.
+    fn lists(&self, g: &GroupEntry) -> Option<Via> {
+        (g.streamable && !g.tracer).then_some(Via::Streamer)
+    }
+
     /// Time-based groups, under `auto` (after exported memory) or `streamer`; another group is
     /// refused under `streamer` (and passed by under `auto`, saying why).
     fn claim(&self, _dev: &Dev<'_>, g: &Group<'_>, via: Via) -> Claim {
@@ -59,7 +69,7 @@ impl Path for Streamer {
     /// run reads something else (then the group is left out and a notice says why).
     fn open(&mut self, dev: &mut Dev<'_>, g: &Group<'_>) -> Result<Opened, SamplerError> {
         let group = g.group;
-        let Some(plan) = crate::report_plan::plan(g.metrics, dev.wanted(), value_sets(dev.device, group)) else {
+        let Some(plan) = plan::plan(g.metrics, dev.wanted(), value_sets(dev.device, group)) else {
             return Ok(Opened::default());
         };
         // It is all the run reads: no other group on any device, no telemetry.
@@ -106,27 +116,17 @@ impl Path for Streamer {
         let (period, notify) = open.granted(i);
         let series = plan.series.clone();
         let reader = StreamerReader::new(i, open, group.clone(), dev.device.clone(), plan, dev.notices);
-        let info = StreamInfo {
-            index: 0,
-            target: dev.d,
-            device: dev.name.to_owned(),
-            group: group.info.name.clone(),
-            layout: crate::streamer::describe(period, notify),
-            series,
-            read_path: ReadPath::Streamer,
-        };
+        let info = dev.stream(group.info.name.clone(), open::describe(period, notify), series, ReadPath::Streamer);
         self.readers.push(reader);
         Ok(Opened::stream(self.readers.len() - 1, info))
     }
 
     /// The reports the streamer holds, one sample each (after a gap where reports were dropped).
     fn read(&mut self, s: usize, io: Io<'_>, out: &mut ReadOutcome) -> Result<(), SamplerError> {
-        let read = self.readers[s]
+        self.readers[s]
             .read(&self.streamers, io.notices, io.pieces)
-            .map_err(|e| errors::ze(&format!("reading the streamer of {}", io.info.group), &e))?;
-        out.samples += read.reports;
-        out.unchanged += read.out_of_order;
-        out.dropped_reports += read.dropped as u64;
+            .map_err(|e| errors::ze(&format!("reading the streamer of {}", io.info.group), &e))?
+            .count(out);
         Ok(())
     }
 

@@ -1,4 +1,4 @@
-//! Device telemetry through Sysman, for its read path (`read/telemetry.rs`). One stream per
+//! Device telemetry through Sysman, for its way (`mod.rs`). One stream per
 //! device ("Telemetry", layout and read path "sysman") whose series are the domains the driver
 //! offers: frequency domains (actual, requested, TDP and efficient clock, throttle reasons),
 //! power domains (watts from the energy counter, and the energy total since the run started),
@@ -23,10 +23,10 @@ use crate::layout::Kind;
 use zescope_ze::{Device, Domain, Sysman, ZeError};
 
 use super::counters::{Anchor, Ceiling};
-use super::host::monotonic_ns;
-use super::protocol::SeriesInfo;
-use super::protocol::telemetry::throttle_description;
-use super::run::Pieces;
+use crate::host::monotonic_ns;
+use crate::protocol::SeriesInfo;
+use crate::protocol::telemetry::throttle_description;
+use crate::read::batch::Pieces;
 
 /// Shortest time between two telemetry reads (the sampling interval when that is longer).
 pub(crate) const MIN_PERIOD: Duration = Duration::from_millis(100);
@@ -136,9 +136,9 @@ pub(crate) fn plan(
 ) -> Result<Option<(TelemetryReader, Vec<SeriesInfo>)>, ZeError> {
     let sysman = match Sysman::open(device) {
         Ok(s) => s,
-        Err(e) if super::optional::is_fatal(&e) => return Err(e),
+        Err(e) if crate::optional::is_fatal(&e) => return Err(e),
         Err(e) => {
-            notices.push(super::optional::off("telemetry (Sysman)", &e));
+            notices.push(crate::optional::off("telemetry (Sysman)", &e));
             return Ok(None);
         }
     };
@@ -180,7 +180,7 @@ impl Builder<'_> {
                 Ok(v)
             }
             Ok(v) => Ok(v),
-            Err(e) if super::optional::is_fatal(&e) => Err(e),
+            Err(e) if crate::optional::is_fatal(&e) => Err(e),
             // compute-runtime since 2026-05 gives engine groups only to root.
             Err(e) if e.code == ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS => {
                 self.notices.push(format!(
@@ -192,7 +192,7 @@ impl Builder<'_> {
                 Ok(Vec::new())
             }
             Err(e) => {
-                self.notices.push(super::optional::off(&format!("telemetry of {piece}"), &e));
+                self.notices.push(crate::optional::off(&format!("telemetry of {piece}"), &e));
                 Ok(Vec::new())
             }
         }
@@ -202,9 +202,9 @@ impl Builder<'_> {
     fn first<T>(&mut self, label: &str, r: Result<T, ZeError>) -> Result<Option<T>, ZeError> {
         match r {
             Ok(v) => Ok(Some(v)),
-            Err(e) if super::optional::is_fatal(&e) => Err(e),
+            Err(e) if crate::optional::is_fatal(&e) => Err(e),
             Err(e) => {
-                self.notices.push(super::optional::off(&format!("telemetry of {label}"), &e));
+                self.notices.push(crate::optional::off(&format!("telemetry of {label}"), &e));
                 Ok(None)
             }
         }
@@ -313,9 +313,9 @@ impl Builder<'_> {
                     let (r, w) = (Anchor::new(b.readCounter, b.timestamp), Anchor::new(b.writeCounter, b.timestamp));
                     Some((r, w, Ceiling::bandwidth(b.maxBandwidth)))
                 }
-                Err(e) if super::optional::is_fatal(&e) => return Err(e),
+                Err(e) if crate::optional::is_fatal(&e) => return Err(e),
                 Err(e) => {
-                    self.notices.push(super::optional::off(&format!("telemetry of {what} bandwidth"), &e));
+                    self.notices.push(crate::optional::off(&format!("telemetry of {what} bandwidth"), &e));
                     None
                 }
             };
@@ -356,11 +356,11 @@ impl TelemetryReader {
                     ));
                 }
                 Ok(()) => {}
-                Err(e) if super::optional::is_fatal(&e) => return Err(e),
+                Err(e) if crate::optional::is_fatal(&e) => return Err(e),
                 Err(e) => {
                     item.on = false;
                     out.fill(f64::NAN);
-                    notices.push(super::optional::off(&format!("telemetry of {}", item.label), &e));
+                    notices.push(crate::optional::off(&format!("telemetry of {}", item.label), &e));
                 }
             }
         }

@@ -27,7 +27,7 @@ use crate::layout::Kind;
 use crate::layout::kinds::{counts, is_level_unit, is_state, plain_unit, unit_seconds};
 use zescope_ze::Metric;
 
-use super::protocol::SeriesInfo;
+use crate::protocol::SeriesInfo;
 
 /// How far (percentage points) a busy share may exceed 100 % before it is said to be no share:
 /// less is the jitter of report times against the period, drawn at 100 %.

@@ -1,0 +1,114 @@
+//! The samples a way's read leaves, before they are sent: each stream's [`Pieces`] (its samples
+//! not sent yet, split where a gap falls), what a tick's reads found ([`ReadOutcome`]), and
+//! [`Reports`], how one read of a way that drains a driver's buffer of reports (the streamer, the
+//! tracer) appends them and counts them.
+
+use crate::protocol::SampleBatch;
+
+/// A stream's samples not sent yet, in pieces separated by gaps.
+#[derive(Default)]
+pub(crate) struct Pieces {
+    timestamps: Vec<i64>,
+    values: Vec<f64>,
+    /// The next sample does not connect to the previous one.
+    gap_next: bool,
+    /// Batches closed early because a gap fell inside them: (timestamps, values, gap_before).
+    closed: Vec<(Vec<i64>, Vec<f64>, bool)>,
+}
+
+impl Pieces {
+    /// The next sample starts a new piece: close what is pending so the gap falls between two
+    /// batches (a batch only knows a gap before its first sample).
+    pub(crate) fn break_batch(&mut self) {
+        if !self.timestamps.is_empty() {
+            let gap_before = std::mem::take(&mut self.gap_next);
+            self.closed.push((std::mem::take(&mut self.timestamps), std::mem::take(&mut self.values), gap_before));
+        }
+        self.gap_next = true;
+    }
+
+    /// Appends a sample; false (and nothing appended) when `ts` does not follow the last one:
+    /// the store is never handed a non-increasing timestamp.
+    pub(crate) fn push(&mut self, ts: i64, row: &[f64]) -> bool {
+        let last = self.timestamps.last().or_else(|| self.closed.last().and_then(|c| c.0.last()));
+        if last.is_some_and(|&last| ts <= last) {
+            return false;
+        }
+        self.timestamps.push(ts);
+        self.values.extend_from_slice(row);
+        true
+    }
+
+    pub(crate) fn take(&mut self, run: u64, stream: usize, out: &mut Vec<SampleBatch>) {
+        let batch = |(timestamps, values, gap_before)| SampleBatch { run, stream, timestamps, values, gap_before };
+        out.extend(self.closed.drain(..).map(batch));
+        if !self.timestamps.is_empty() {
+            let gap_before = std::mem::take(&mut self.gap_next);
+            // The batch leaves with its buffers; the next one's are taken as large at once (one
+            // allocation each a batch, not a doubling every few ticks).
+            let (n, v) = (self.timestamps.len(), self.values.len());
+            let timestamps = std::mem::replace(&mut self.timestamps, Vec::with_capacity(n));
+            let values = std::mem::replace(&mut self.values, Vec::with_capacity(v));
+            out.push(batch((timestamps, values, gap_before)));
+        }
+    }
+
+    pub(crate) fn pending(&self) -> usize {
+        self.timestamps.len() + self.closed.iter().map(|c| c.0.len()).sum::<usize>()
+    }
+}
+
+/// What one tick's read found.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct ReadOutcome {
+    /// Samples decoded (one per stream that had a fresh snapshot).
+    pub samples: u64,
+    /// Streamers with no torn-free snapshot this tick (no sample).
+    pub torn: u64,
+    /// Streamers whose device timestamp had not moved since the last read (no sample).
+    pub unchanged: u64,
+    /// Device time reset, jumped backwards or leapt: the stream was re-anchored (a gap).
+    pub clock_resets: u64,
+    /// Streamer reads the driver answered with ZE_RESULT_WARNING_DROPPED_DATA (reports lost;
+    /// a gap).
+    pub dropped_reports: u64,
+}
+
+/// What one read of a buffer of reports gave (the streamer's reports, the tracer's entries), as
+/// it appends them to its stream's [`Pieces`].
+#[derive(Default)]
+pub(crate) struct Reports {
+    /// Reports decoded into samples.
+    pub reports: u64,
+    /// Reports whose time did not follow the previous sample's (not stored).
+    pub out_of_order: u64,
+    /// The driver said reports were dropped before these.
+    pub dropped: bool,
+}
+
+impl Reports {
+    /// A read whose driver said `dropped`: the samples it appends start a new piece (a gap).
+    pub(crate) fn begin(dropped: bool, pieces: &mut Pieces) -> Reports {
+        if dropped {
+            pieces.break_batch();
+        }
+        Reports { dropped, ..Reports::default() }
+    }
+
+    /// Appends one sample, counted as a report, or as out of order when `ts` does not follow.
+    pub(crate) fn push(&mut self, pieces: &mut Pieces, ts: i64, row: &[f64]) {
+        if pieces.push(ts, row) {
+            self.reports += 1;
+        } else {
+            self.out_of_order += 1;
+        }
+    }
+
+    /// Counts the read in the tick's outcome: reports as samples, those out of order as
+    /// unchanged, a drop as one dropped read.
+    pub(crate) fn count(self, out: &mut ReadOutcome) {
+        out.samples += self.reports;
+        out.unchanged += self.out_of_order;
+        out.dropped_reports += self.dropped as u64;
+    }
+}

@@ -1,0 +1,183 @@
+//! Reading one streamed group, for the streamer's way (`mod.rs`): at each tick (or once the
+//! event says reports wait) `zetMetricStreamerReadData` and Calculate; each report becomes one
+//! sample stamped with the report's own time (its timestamp metric, mapped onto the host clock
+//! through `zeDeviceGetGlobalTimestamps`, `read/report_time.rs`).
+//!
+//! Values: each report's values are about that report alone, and become samples by metric type
+//! (`plan.rs`: counts become per-second rates, busy time a share in %, ratios and states stay as
+//! they are, the timestamp is the time). `ZE_RESULT_WARNING_DROPPED_DATA` is counted and starts a
+//! new piece of the plot (a gap), never ends the run.
+
+use level_zero_sys::*;
+
+use zescope_ze::streamer::calculate;
+use zescope_ze::{Device, MetricGroup, ZeError};
+
+use super::open::{Streamers, period_text};
+use super::plan::{Column, ReportPlan};
+use crate::host::monotonic_ns;
+use crate::read::batch::{Pieces, Reports};
+use crate::read::report_time::ReportClock;
+
+/// Reads one streamed group at each tick and turns its reports into samples.
+pub(crate) struct StreamerReader {
+    index: usize,
+    group: MetricGroup,
+    device: Device,
+    columns: Vec<Column>,
+    /// The metric name of each plotted column.
+    names: Vec<String>,
+    /// Per plotted column: a value out of what it can be was told already.
+    told_out_of_range: Vec<bool>,
+    period_ns: u64,
+    /// Series of one value set.
+    series: usize,
+    /// Value sets per report the run plots.
+    sets: usize,
+    raw: Vec<u8>,
+    values: Vec<zet_typed_value_t>,
+    /// Value counts per set of the last Calculate, where each set starts, and the row being
+    /// filled: kept from read to read (a read allocates nothing once they are large enough).
+    counts: Vec<u32>,
+    starts: Vec<(usize, usize)>,
+    row: Vec<f64>,
+    clock: ReportClock,
+    /// The driver's set count differed from `sets` (said once).
+    told_sets: bool,
+}
+
+impl StreamerReader {
+    /// A reader of streamer `index` of `streams`, decoding as `plan` says; a notice when its
+    /// report times cannot be mapped onto the host clock.
+    pub(crate) fn new(
+        index: usize,
+        streams: &Streamers,
+        group: MetricGroup,
+        device: Device,
+        plan: ReportPlan,
+        notices: &mut Vec<String>,
+    ) -> Self {
+        let (period, _) = streams.granted(index);
+        let series = plan.columns.iter().filter(|c| matches!(c, Column::Series(_))).count();
+        let (metric, unit) = plan.time.unwrap_or_default();
+        let clock = ReportClock::new(device.timer(), &unit);
+        if !metric.is_empty() {
+            notices.extend(clock.unit_notice(&metric, &unit));
+        }
+        StreamerReader {
+            index,
+            group,
+            device,
+            columns: plan.columns,
+            told_out_of_range: vec![false; plan.names.len()],
+            names: plan.names,
+            period_ns: period.max(1) as u64,
+            series,
+            sets: plan.sets,
+            raw: Vec::new(),
+            values: Vec::new(),
+            counts: Vec::new(),
+            starts: Vec::new(),
+            row: Vec::new(),
+            clock,
+            told_sets: false,
+        }
+    }
+
+    /// Reads what the streamer holds and appends one sample per report to `pieces` (after a
+    /// gap when the driver dropped reports). A notice is added when the clock pair turns out
+    /// to be unavailable, or the driver's value sets are not the sub-devices expected.
+    pub(crate) fn read(
+        &mut self,
+        streams: &Streamers,
+        notices: &mut Vec<String>,
+        pieces: &mut Pieces,
+    ) -> Result<Reports, ZeError> {
+        let s = streams.streamer(self.index);
+        // Only asks (timeout 0): the tick is the wait's upper bound; a signaled event is reset
+        // before the read so a notification during it is not lost.
+        if let Some(event) = streams.event(self.index)
+            && event.wait(0)?
+        {
+            event.reset()?;
+        }
+        let data = s.read(&mut self.raw)?;
+        let now = monotonic_ns().max(0) as u64;
+        let mut out = Reports::begin(data.dropped, pieces);
+        if data.bytes == 0 {
+            return Ok(out);
+        }
+        calculate(&self.group, &self.raw[..data.bytes], &mut self.values, &mut self.counts)?;
+        let counts = &self.counts;
+        let n = self.columns.len();
+        let first = counts.first().copied().unwrap_or(0) as usize;
+        if n == 0 || !first.is_multiple_of(n) {
+            return Ok(out);
+        }
+        if counts.len() != self.sets && !self.told_sets {
+            self.told_sets = true;
+            notices.push(format!(
+                "metric group {}: Calculate gave {} value set(s) where the device has {} sub-device(s); the \
+                 series of a missing set stay empty",
+                self.group.info.name,
+                counts.len(),
+                self.sets
+            ));
+        }
+        // Where each plotted set starts in `values`, and how many reports it holds.
+        let mut starts = std::mem::take(&mut self.starts);
+        starts.clear();
+        let mut at = 0usize;
+        for k in 0..self.sets {
+            let c = counts.get(k).copied().unwrap_or(0) as usize;
+            starts.push((at, if c.is_multiple_of(n) { c / n } else { 0 }));
+            at += c;
+        }
+        self.clock.refresh(&self.device, now, notices);
+        let reports = first / n;
+        let mut row = std::mem::take(&mut self.row);
+        row.clear();
+        row.resize(self.series * self.sets, f64::NAN);
+        let period_s = self.period_ns as f64 / 1e9;
+        for r in 0..reports {
+            let mut device_ts = None;
+            for (k, &(start, held)) in starts.iter().enumerate() {
+                let part = &mut row[k * self.series..(k + 1) * self.series];
+                if r >= held {
+                    part.fill(f64::NAN);
+                    continue;
+                }
+                let vals = &self.values[start + r * n..start + (r + 1) * n];
+                let mut j = 0;
+                for (v, c) in vals.iter().zip(&self.columns) {
+                    match *c {
+                        Column::Time if k == 0 => device_ts = v.as_u64(),
+                        Column::Series(conv) => {
+                            let (x, odd) = conv.apply(v.as_f64().unwrap_or(f64::NAN), period_s);
+                            part[j] = x;
+                            if odd && !self.told_out_of_range[j] {
+                                self.told_out_of_range[j] = true;
+                                notices.push(format!(
+                                    "metric group {}: {} reported {} busy in a report of {}, which is not a share of \
+                                     its time; its busy share is drawn clamped to 0..100 %",
+                                    self.group.info.name,
+                                    self.names[j],
+                                    v.as_f64().unwrap_or(f64::NAN),
+                                    period_text(self.period_ns as u32),
+                                ));
+                            }
+                            j += 1;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            let back = (reports - 1 - r) as u64 * self.period_ns;
+            let ts = self.clock.map(device_ts, now).unwrap_or(now.saturating_sub(back) as i64);
+            out.push(pieces, ts, &row);
+        }
+        self.starts = starts;
+        self.row = row;
+        Ok(out)
+    }
+}
