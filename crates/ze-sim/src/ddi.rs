@@ -218,7 +218,7 @@ fn optional_slot<F: Copy>(empty: &[String], name: &str, f: Option<F>) -> Pfn {
 }
 
 /// Checks a getter's arguments and runs `fill` on the table (panics become UNKNOWN).
-fn tracer_getter<T>(version: ze_api_version_t, table: *mut T, fill: impl FnOnce(&mut T, &[String])) -> ze_result_t {
+fn optional_getter<T>(version: ze_api_version_t, table: *mut T, fill: impl FnOnce(&mut T, &[String])) -> ze_result_t {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // SAFETY: the loader passes null or a writable table of this type.
         let Some(table) = (unsafe { table.as_mut() }) else {
@@ -242,7 +242,7 @@ pub unsafe extern "C" fn zetGetMetricTracerExpProcAddrTable(
     version: ze_api_version_t,
     table: *mut zet_metric_tracer_exp_dditable_t,
 ) -> ze_result_t {
-    tracer_getter(version, table, |t, empty| {
+    optional_getter(version, table, |t, empty| {
         let a = crate::entry::full_api();
         t.pfnCreateExp = optional_slot(empty, "zetMetricTracerCreateExp", a.zetMetricTracerCreateExp);
         t.pfnDestroyExp = optional_slot(empty, "zetMetricTracerDestroyExp", a.zetMetricTracerDestroyExp);
@@ -262,12 +262,52 @@ pub unsafe extern "C" fn zetGetMetricDecoderExpProcAddrTable(
     version: ze_api_version_t,
     table: *mut zet_metric_decoder_exp_dditable_t,
 ) -> ze_result_t {
-    tracer_getter(version, table, |t, empty| {
+    optional_getter(version, table, |t, empty| {
         let a = crate::entry::full_api();
         t.pfnCreateExp = optional_slot(empty, "zetMetricDecoderCreateExp", a.zetMetricDecoderCreateExp);
         t.pfnDestroyExp = optional_slot(empty, "zetMetricDecoderDestroyExp", a.zetMetricDecoderDestroyExp);
         t.pfnGetDecodableMetricsExp =
             optional_slot(empty, "zetMetricDecoderGetDecodableMetricsExp", a.zetMetricDecoderGetDecodableMetricsExp);
+    })
+}
+
+/// `zet_device_exp_dditable_t` (`zet_ddi.h`, API 1.9 and newer): the experimental device
+/// calls, which the 1.4 headers of `level_zero_sys::ddi` lack.
+#[repr(C)]
+pub struct ZetDeviceExpDdiTable {
+    /// `zetDeviceGetConcurrentMetricGroupsExp`
+    pub pfnGetConcurrentMetricGroupsExp: Pfn,
+    /// `zetDeviceCreateMetricGroupsFromMetricsExp` (not implemented: left null)
+    pub pfnCreateMetricGroupsFromMetricsExp: Pfn,
+    /// `zetDeviceEnableMetricsExp`
+    pub pfnEnableMetricsExp: Pfn,
+    /// `zetDeviceDisableMetricsExp`
+    pub pfnDisableMetricsExp: Pfn,
+}
+
+/// Loader entry point (API 1.9): fills the experimental device table, through which the loader
+/// routes `zetDeviceGetConcurrentMetricGroupsExp` and the run-time metrics enable and disable
+/// (without it a loader answers them ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, whatever
+/// `zeDriverGetExtensionFunctionAddress` returns).
+///
+/// # Safety
+/// `table` is null or points to a writable `zet_device_exp_dditable_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zetGetDeviceExpProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ZetDeviceExpDdiTable,
+) -> ze_result_t {
+    optional_getter(version, table, |t, empty| {
+        let concurrent: crate::entry::GetConcurrentGroups = crate::entry::sim_zetDeviceGetConcurrentMetricGroupsExp;
+        let enable: unsafe extern "C" fn(zet_device_handle_t) -> ze_result_t =
+            crate::entry::sim_zetDeviceEnableMetricsExp;
+        let disable: unsafe extern "C" fn(zet_device_handle_t) -> ze_result_t =
+            crate::entry::sim_zetDeviceDisableMetricsExp;
+        t.pfnGetConcurrentMetricGroupsExp =
+            optional_slot(empty, "zetDeviceGetConcurrentMetricGroupsExp", Some(concurrent));
+        t.pfnCreateMetricGroupsFromMetricsExp = None;
+        t.pfnEnableMetricsExp = optional_slot(empty, "zetDeviceEnableMetricsExp", Some(enable));
+        t.pfnDisableMetricsExp = optional_slot(empty, "zetDeviceDisableMetricsExp", Some(disable));
     })
 }
 

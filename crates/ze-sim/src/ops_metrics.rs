@@ -347,11 +347,36 @@ impl Instance {
         v
     }
 
+    /// `zetDeviceGetConcurrentMetricGroupsExp`: `given` (groups of device `d`) split into sets
+    /// that can be activated together, at most one group per domain in each: the first set
+    /// takes the first group of every domain in the order given, the second the second, and so
+    /// on (as many sets as the most groups one domain has). A group of another device, a
+    /// destroyed one or one given twice is INVALID_ARGUMENT.
+    pub(crate) fn concurrent_sets(&self, d: usize, given: &[usize]) -> R<Vec<Vec<usize>>> {
+        if self.shared.is_lost() {
+            return Err(ZE_RESULT_ERROR_DEVICE_LOST);
+        }
+        let mut sets: Vec<Vec<usize>> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for &g in given {
+            let grp = &self.groups[g];
+            if grp.device != d || grp.destroyed || !seen.insert(g) {
+                return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            match sets.iter_mut().find(|s| s.iter().all(|&o| self.groups[o].domain != grp.domain)) {
+                Some(set) => set.push(g),
+                None => sets.push(vec![g]),
+            }
+        }
+        Ok(sets)
+    }
+
     pub(crate) fn enable_metrics(&mut self, d: usize) -> R<()> {
         if self.shared.is_lost() {
             return Err(ZE_RESULT_ERROR_DEVICE_LOST);
         }
         self.devices[d].runtime_enabled = true;
+        self.devices[d].ever_enabled = true;
         Ok(())
     }
 

@@ -217,12 +217,22 @@ fn leaks_are_reported_and_a_clean_run_reports_nothing() {
 fn metrics_follow_zet_enable_metrics_and_runtime_enable_disable() {
     let f = fixture(|c| c.metrics = MetricsEnable::RuntimeOnly);
     let d = f.gpu();
-    assert!(f.raw.groups(d).unwrap().is_empty(), "no groups before metrics are enabled");
+    let tile = f.raw.sub_devices(d).unwrap()[0];
+    // Never enabled: as real drivers (and Intel's conformance suite expects), the listing itself
+    // is unavailable, with a count of 0.
+    let mut count = 7;
+    // SAFETY: a valid device handle and out-pointer, no array.
+    let r = unsafe { (f.raw.api.zetMetricGroupGet)(d, &mut count, std::ptr::null_mut()) };
+    assert_eq!((r, count), (ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE, 0), "no groups before metrics are enabled");
+    assert_eq!(f.raw.groups(tile).err(), Some(ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE));
     f.raw.device_exp(f.drv, zetDeviceEnableMetricsExp_NAME, d).unwrap();
     assert_eq!(f.raw.groups(d).unwrap().len(), 5);
+    assert!(!f.raw.groups(tile).unwrap().is_empty(), "enabling the root device enables its tile");
     assert_eq!(f.sim.report().leaks[0].kind, "metrics_left_enabled");
     f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d).unwrap();
+    // Disabled again: the listing answers, with no groups.
     assert!(f.raw.groups(d).unwrap().is_empty());
+    assert!(f.raw.groups(tile).unwrap().is_empty());
     assert!(f.sim.report().is_clean());
 }
 

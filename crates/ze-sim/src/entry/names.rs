@@ -43,6 +43,7 @@ pub(crate) const OPTIONAL: &[&str] = &[
     "zetMetricGroupDestroyExp",
     "zetDeviceEnableMetricsExp",
     "zetDeviceDisableMetricsExp",
+    "zetDeviceGetConcurrentMetricGroupsExp",
     "zeEventPoolCreate",
     "zeEventPoolDestroy",
     "zeEventCreate",
