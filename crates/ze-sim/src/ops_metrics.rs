@@ -46,6 +46,22 @@ fn export_stype(stype: u32) -> bool {
     stype == ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP || stype == ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES
 }
 
+/// A group's sampling type, a bit field (the header: "a combination of
+/// zet_metric_group_sampling_type_flag_t"): EXP_TRACER_BASED for a tracer-based group,
+/// TIME_BASED for one the metric streamer reads (the configuration keeps tracer groups from
+/// streaming, so the two do not combine today); a group read neither way (exported memory only,
+/// or not at all) says EVENT_BASED. Readers must test bits, never compare the whole value.
+pub(crate) fn sampling_type(tracer: bool, stream: bool) -> zet_metric_group_sampling_type_flags_t {
+    let mut t = 0;
+    if tracer {
+        t |= ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED;
+    }
+    if stream {
+        t |= ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED;
+    }
+    if t == 0 { ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED } else { t }
+}
+
 impl Instance {
     pub(crate) fn visible_groups(&self, d: usize) -> Vec<zet_metric_group_handle_t> {
         if !self.metrics_enabled(d) {
@@ -175,13 +191,7 @@ impl Instance {
         let grp = &self.groups[g];
         put_str(&mut p.name, &grp.name);
         put_str(&mut p.description, &grp.description);
-        p.samplingType = if grp.tracer {
-            ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED
-        } else if grp.stream {
-            ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED
-        } else {
-            ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED
-        };
+        p.samplingType = sampling_type(grp.tracer, grp.stream);
         p.domain = grp.domain;
         p.metricCount = grp.metrics.len() as u32;
         if self.config.quirks.overwrite_pnext {
