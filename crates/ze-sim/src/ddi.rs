@@ -339,6 +339,22 @@ pub unsafe extern "C" fn zesGetGlobalProcAddrTable(
     r.unwrap_or(ZE_RESULT_ERROR_UNKNOWN)
 }
 
+/// `pfnGetGlobalTimestampsExp`, the slot API 1.5 appended to `zet_metric_group_exp_dditable_t`
+/// (after `pfnCalculateMultipleMetricValuesExp`).
+///
+/// SAFETY (for callers): `t` points to a writable `zet_metric_group_exp_dditable_t` as API 1.5
+/// or newer lays it out.
+unsafe fn fill_metric_group_exp_1_5(table: &str, t: *mut c_void) {
+    if table != "zet_metric_group_exp_dditable_t" {
+        return;
+    }
+    let f: crate::entry::GlobalTimestamps = crate::entry::sim_zetMetricGroupGetGlobalTimestampsExp;
+    let value = optional_slot(&empty_entry_points(), "zetMetricGroupGetGlobalTimestampsExp", Some(f));
+    let index = size_of::<ddi::zet_metric_group_exp_dditable_t>() / size_of::<Pfn>();
+    // SAFETY: the caller guarantees the table has the 1.5 slot right after the 1.4 ones.
+    unsafe { t.cast::<Pfn>().add(index).write(value) };
+}
+
 /// `zeInitDrivers`, the slot API 1.10 appended to `ze_global_dditable_t` (after `pfnInit`).
 ///
 /// SAFETY (for callers): `t` points to a writable `ze_global_dditable_t` as API 1.10 or newer
@@ -369,6 +385,8 @@ fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t
         if version >= ze_make_version(1, 5) {
             // SAFETY: a loader of API 1.5 or newer passes the longer tables of its headers.
             unsafe { fill_1_5(table, t) };
+            // SAFETY: as above.
+            unsafe { fill_metric_group_exp_1_5(table, t) };
         }
         if version >= ze_make_version(1, 10) {
             // SAFETY: a loader of API 1.10 or newer passes the global table of its headers.

@@ -10,7 +10,9 @@
 //!   DEPENDENCY_UNAVAILABLE with a count of 0; the run-time enable and disable reach the driver
 //!   (the loader routes them through `zetGetDeviceExpProcAddrTable`), and after the disable the
 //!   listing answers SUCCESS with no groups;
-//! - once enabled, the GPU's tile has a time-based group, and
+//! - once enabled, `zetMetricGroupGetGlobalTimestampsExp` answers host ns or device ticks (the
+//!   loader routes it through API 1.5's slot of the metric-group table), the GPU's tile has a
+//!   time-based group, and
 //!   `zetDeviceGetConcurrentMetricGroupsExp` (the suite's harness calls it before every choice
 //!   of groups) answers sets of one group per domain;
 //! - the tracer: a read with size 0 and no buffer is INVALID_ARGUMENT, destroying it while
@@ -31,6 +33,7 @@ use common::{Raw, ok};
 const CHILD: &str = "ZE_SIM_SUITE_CHILD";
 
 type DeviceCall = unsafe extern "C" fn(zet_device_handle_t) -> ze_result_t;
+type Timestamps = unsafe extern "C" fn(zet_metric_group_handle_t, ze_bool_t, *mut u64, *mut u64) -> ze_result_t;
 type Concurrent =
     unsafe extern "C" fn(zet_device_handle_t, u32, *mut zet_metric_group_handle_t, *mut u32, *mut u32) -> ze_result_t;
 
@@ -105,6 +108,14 @@ fn group_count(raw: &Raw, d: ze_device_handle_t) -> (ze_result_t, u32) {
     (r, n)
 }
 
+/// CLOCK_MONOTONIC in ns, the host clock the driver reports.
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 fn name_of(raw: &Raw, g: zet_metric_group_handle_t) -> String {
     raw.group(g).unwrap().name
 }
@@ -138,6 +149,22 @@ fn the_listing_waits_for_metrics_and_the_run_time_enable_reaches_the_driver() {
             .any(|&g| raw.group(g).unwrap().sampling & ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0),
         "the tile has a time-based group"
     );
+    // The global and metric timestamps of a group, through the loader (API 1.5's slot).
+    let timestamps: Timestamps = export(&path, "zetMetricGroupGetGlobalTimestampsExp");
+    let g = raw.groups(d).unwrap()[0];
+    let (mut global, mut metric) = (0u64, 0u64);
+    let before = monotonic_ns();
+    // SAFETY: a group handle the loader gave, valid out-pointers.
+    assert_eq!(unsafe { timestamps(g, 1, &mut global, &mut metric) }, ZE_RESULT_SUCCESS);
+    let after = monotonic_ns();
+    assert!(
+        (before..=after).contains(&global),
+        "synchronized with the host: host ns ({before} <= {global} <= {after})"
+    );
+    assert!(metric > 0, "metric timestamp in ticks");
+    // SAFETY: as above.
+    assert_eq!(unsafe { timestamps(g, 0, &mut global, &mut metric) }, ZE_RESULT_SUCCESS);
+    assert_eq!(global, metric, "not synchronized: the device's ticks, read at the same instant");
     // SAFETY: as above.
     assert_eq!(unsafe { disable(d) }, ZE_RESULT_SUCCESS, "the loader routes the run-time disable");
     assert_eq!(group_count(&raw, d), (ZE_RESULT_SUCCESS, 0), "disabled again: listed, no groups");

@@ -132,6 +132,34 @@ pub(crate) unsafe extern "C" fn sim_zetDeviceDisableMetricsExp(h: zet_device_han
     })
 }
 
+/// The C signature of `zetMetricGroupGetGlobalTimestampsExp`.
+pub(crate) type GlobalTimestamps =
+    unsafe extern "C" fn(zet_metric_group_handle_t, ze_bool_t, *mut u64, *mut u64) -> ze_result_t;
+
+/// `zetMetricGroupGetGlobalTimestampsExp` (`ZET_experimental_metric_global_timestamps`): the
+/// host's CLOCK_MONOTONIC ns (synchronized with host) or the device's timer ticks, and the
+/// metric timestamp in ticks of the device's timer, read at one instant.
+pub(crate) unsafe extern "C" fn sim_zetMetricGroupGetGlobalTimestampsExp(
+    h: zet_metric_group_handle_t,
+    synchronized_with_host: ze_bool_t,
+    global: *mut u64,
+    metric: *mut u64,
+) -> ze_result_t {
+    guard("zetMetricGroupGetGlobalTimestampsExp", || {
+        // SAFETY: API contract.
+        let (global, metric) = unsafe { (out(global)?, out(metric)?) };
+        with(h, |inst, obj, _| {
+            expect_obj!(obj, Obj::Group(_) => ());
+            inst.device_status()?;
+            let now = crate::writer::monotonic_ns();
+            let ticks = inst.timer_ticks_at(now);
+            *global = if synchronized_with_host != 0 { now } else { ticks };
+            *metric = ticks;
+            Ok(())
+        })
+    })
+}
+
 /// The C signature of `zetDeviceGetConcurrentMetricGroupsExp`.
 pub(crate) type GetConcurrentGroups =
     unsafe extern "C" fn(zet_device_handle_t, u32, *mut zet_metric_group_handle_t, *mut u32, *mut u32) -> ze_result_t;

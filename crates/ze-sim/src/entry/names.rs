@@ -44,6 +44,7 @@ pub(crate) const OPTIONAL: &[&str] = &[
     "zetDeviceEnableMetricsExp",
     "zetDeviceDisableMetricsExp",
     "zetDeviceGetConcurrentMetricGroupsExp",
+    "zetMetricGroupGetGlobalTimestampsExp",
     "zeEventPoolCreate",
     "zeEventPoolDestroy",
     "zeEventCreate",
