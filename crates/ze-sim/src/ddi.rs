@@ -6,7 +6,9 @@
 //! intercept mode). So do the slots of entry points the configuration names in
 //! `empty_entry_points` (read from the process-wide configuration when the loader asks).
 //!
-//! Loaders of API 1.10 and newer also look up `zetGetMetricTracerExpProcAddrTable` and
+//! Newer loaders also look up `zetGetDeviceExpProcAddrTable` (concurrent groups, run-time
+//! metrics enable and disable), and loaders of API 1.10 and newer
+//! `zetGetMetricTracerExpProcAddrTable` and
 //! `zetGetMetricDecoderExpProcAddrTable` (the metric tracer and decoder, tables the 1.4 headers
 //! lack; optional to a loader, so 1.8.12 never asks): exported here from the hand-written tables
 //! of `level_zero_sys::tracer`.
@@ -271,8 +273,8 @@ pub unsafe extern "C" fn zetGetMetricDecoderExpProcAddrTable(
     })
 }
 
-/// `zet_device_exp_dditable_t` (`zet_ddi.h`, API 1.9 and newer): the experimental device
-/// calls, which the 1.4 headers of `level_zero_sys::ddi` lack.
+/// `zet_device_exp_dditable_t` (`zet_ddi.h` of newer APIs): the experimental device calls,
+/// which the 1.4 headers of `level_zero_sys::ddi` lack.
 #[repr(C)]
 pub struct ZetDeviceExpDdiTable {
     /// `zetDeviceGetConcurrentMetricGroupsExp`
@@ -285,7 +287,8 @@ pub struct ZetDeviceExpDdiTable {
     pub pfnDisableMetricsExp: Pfn,
 }
 
-/// Loader entry point (API 1.9): fills the experimental device table, through which the loader
+/// Loader entry point (optional to a loader, looked up by newer ones such as 1.32): fills the
+/// experimental device table, through which the loader
 /// routes `zetDeviceGetConcurrentMetricGroupsExp` and the run-time metrics enable and disable
 /// (without it a loader answers them ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, whatever
 /// `zeDriverGetExtensionFunctionAddress` returns).
