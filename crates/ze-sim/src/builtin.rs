@@ -6,7 +6,7 @@
 //!   DMA-BUF), `EuStallSampling` (domain 2, exports nothing, no streamer), `RenderBasic` (domain
 //!   3, time-based streamer only) and `KernelTrace` (domain 4, tracer-based: the workload writes
 //!   kernel events into its exported memory, read with the metric tracer); the tile has its own
-//!   `ComputeBasic`.
+//!   `ComputeBasic` and `RenderBasic`.
 //! - The GPU at PCI address 0000:03:00.0 (its tile shares it), the NPU at 0000:00:0b.0.
 //! - "ze-sim NPU" (1400 MHz): `NpuActivity` (domain 0, one DMA-BUF) and `NocTraffic` (domain 1,
 //!   time-based streamer only).
@@ -101,14 +101,16 @@ impl Default for SimConfig {
             vendor_id: 0x8086,
             device_id: 0x5a51,
             core_clock_mhz: 2100,
-            groups: vec![compute(), memory.clone(), stall, render, trace],
+            groups: vec![compute(), memory.clone(), stall, render.clone(), trace],
             sub_devices: vec![DeviceConfig {
                 name: "ze-sim GPU tile 0".into(),
                 kind: DeviceKind::Gpu,
                 vendor_id: 0x8086,
                 device_id: 0x5a51,
                 core_clock_mhz: 2100,
-                groups: vec![compute()],
+                // A tile streams time-based as its root does (Intel's GPU driver lists the same
+                // metric sets on the root device and on each tile).
+                groups: vec![compute(), render],
                 sub_devices: Vec::new(),
                 pci_bdf: None,
             }],

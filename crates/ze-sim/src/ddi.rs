@@ -6,7 +6,9 @@
 //! intercept mode). So do the slots of entry points the configuration names in
 //! `empty_entry_points` (read from the process-wide configuration when the loader asks).
 //!
-//! Loaders of API 1.10 and newer also look up `zetGetMetricTracerExpProcAddrTable` and
+//! Newer loaders also look up `zetGetDeviceExpProcAddrTable` (concurrent groups, run-time
+//! metrics enable and disable), and loaders of API 1.10 and newer
+//! `zetGetMetricTracerExpProcAddrTable` and
 //! `zetGetMetricDecoderExpProcAddrTable` (the metric tracer and decoder, tables the 1.4 headers
 //! lack; optional to a loader, so 1.8.12 never asks): exported here from the hand-written tables
 //! of `level_zero_sys::tracer`.
@@ -218,7 +220,7 @@ fn optional_slot<F: Copy>(empty: &[String], name: &str, f: Option<F>) -> Pfn {
 }
 
 /// Checks a getter's arguments and runs `fill` on the table (panics become UNKNOWN).
-fn tracer_getter<T>(version: ze_api_version_t, table: *mut T, fill: impl FnOnce(&mut T, &[String])) -> ze_result_t {
+fn optional_getter<T>(version: ze_api_version_t, table: *mut T, fill: impl FnOnce(&mut T, &[String])) -> ze_result_t {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // SAFETY: the loader passes null or a writable table of this type.
         let Some(table) = (unsafe { table.as_mut() }) else {
@@ -242,7 +244,7 @@ pub unsafe extern "C" fn zetGetMetricTracerExpProcAddrTable(
     version: ze_api_version_t,
     table: *mut zet_metric_tracer_exp_dditable_t,
 ) -> ze_result_t {
-    tracer_getter(version, table, |t, empty| {
+    optional_getter(version, table, |t, empty| {
         let a = crate::entry::full_api();
         t.pfnCreateExp = optional_slot(empty, "zetMetricTracerCreateExp", a.zetMetricTracerCreateExp);
         t.pfnDestroyExp = optional_slot(empty, "zetMetricTracerDestroyExp", a.zetMetricTracerDestroyExp);
@@ -262,12 +264,53 @@ pub unsafe extern "C" fn zetGetMetricDecoderExpProcAddrTable(
     version: ze_api_version_t,
     table: *mut zet_metric_decoder_exp_dditable_t,
 ) -> ze_result_t {
-    tracer_getter(version, table, |t, empty| {
+    optional_getter(version, table, |t, empty| {
         let a = crate::entry::full_api();
         t.pfnCreateExp = optional_slot(empty, "zetMetricDecoderCreateExp", a.zetMetricDecoderCreateExp);
         t.pfnDestroyExp = optional_slot(empty, "zetMetricDecoderDestroyExp", a.zetMetricDecoderDestroyExp);
         t.pfnGetDecodableMetricsExp =
             optional_slot(empty, "zetMetricDecoderGetDecodableMetricsExp", a.zetMetricDecoderGetDecodableMetricsExp);
+    })
+}
+
+/// `zet_device_exp_dditable_t` (`zet_ddi.h` of newer APIs): the experimental device calls,
+/// which the 1.4 headers of `level_zero_sys::ddi` lack.
+#[repr(C)]
+pub struct ZetDeviceExpDdiTable {
+    /// `zetDeviceGetConcurrentMetricGroupsExp`
+    pub pfnGetConcurrentMetricGroupsExp: Pfn,
+    /// `zetDeviceCreateMetricGroupsFromMetricsExp` (not implemented: left null)
+    pub pfnCreateMetricGroupsFromMetricsExp: Pfn,
+    /// `zetDeviceEnableMetricsExp`
+    pub pfnEnableMetricsExp: Pfn,
+    /// `zetDeviceDisableMetricsExp`
+    pub pfnDisableMetricsExp: Pfn,
+}
+
+/// Loader entry point (optional to a loader, looked up by newer ones such as 1.32): fills the
+/// experimental device table, through which the loader
+/// routes `zetDeviceGetConcurrentMetricGroupsExp` and the run-time metrics enable and disable
+/// (without it a loader answers them ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, whatever
+/// `zeDriverGetExtensionFunctionAddress` returns).
+///
+/// # Safety
+/// `table` is null or points to a writable `zet_device_exp_dditable_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zetGetDeviceExpProcAddrTable(
+    version: ze_api_version_t,
+    table: *mut ZetDeviceExpDdiTable,
+) -> ze_result_t {
+    optional_getter(version, table, |t, empty| {
+        let concurrent: crate::entry::GetConcurrentGroups = crate::entry::sim_zetDeviceGetConcurrentMetricGroupsExp;
+        let enable: unsafe extern "C" fn(zet_device_handle_t) -> ze_result_t =
+            crate::entry::sim_zetDeviceEnableMetricsExp;
+        let disable: unsafe extern "C" fn(zet_device_handle_t) -> ze_result_t =
+            crate::entry::sim_zetDeviceDisableMetricsExp;
+        t.pfnGetConcurrentMetricGroupsExp =
+            optional_slot(empty, "zetDeviceGetConcurrentMetricGroupsExp", Some(concurrent));
+        t.pfnCreateMetricGroupsFromMetricsExp = None;
+        t.pfnEnableMetricsExp = optional_slot(empty, "zetDeviceEnableMetricsExp", Some(enable));
+        t.pfnDisableMetricsExp = optional_slot(empty, "zetDeviceDisableMetricsExp", Some(disable));
     })
 }
 
@@ -297,6 +340,22 @@ pub unsafe extern "C" fn zesGetGlobalProcAddrTable(
         ZE_RESULT_SUCCESS
     });
     r.unwrap_or(ZE_RESULT_ERROR_UNKNOWN)
+}
+
+/// `pfnGetGlobalTimestampsExp`, the slot API 1.5 appended to `zet_metric_group_exp_dditable_t`
+/// (after `pfnCalculateMultipleMetricValuesExp`).
+///
+/// SAFETY (for callers): `t` points to a writable `zet_metric_group_exp_dditable_t` as API 1.5
+/// or newer lays it out.
+unsafe fn fill_metric_group_exp_1_5(table: &str, t: *mut c_void) {
+    if table != "zet_metric_group_exp_dditable_t" {
+        return;
+    }
+    let f: crate::entry::GlobalTimestamps = crate::entry::sim_zetMetricGroupGetGlobalTimestampsExp;
+    let value = optional_slot(&empty_entry_points(), "zetMetricGroupGetGlobalTimestampsExp", Some(f));
+    let index = size_of::<ddi::zet_metric_group_exp_dditable_t>() / size_of::<Pfn>();
+    // SAFETY: the caller guarantees the table has the 1.5 slot right after the 1.4 ones.
+    unsafe { t.cast::<Pfn>().add(index).write(value) };
 }
 
 /// `zeInitDrivers`, the slot API 1.10 appended to `ze_global_dditable_t` (after `pfnInit`).
@@ -329,6 +388,8 @@ fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t
         if version >= ze_make_version(1, 5) {
             // SAFETY: a loader of API 1.5 or newer passes the longer tables of its headers.
             unsafe { fill_1_5(table, t) };
+            // SAFETY: as above.
+            unsafe { fill_metric_group_exp_1_5(table, t) };
         }
         if version >= ze_make_version(1, 10) {
             // SAFETY: a loader of API 1.10 or newer passes the global table of its headers.

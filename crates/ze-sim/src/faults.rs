@@ -143,10 +143,11 @@ pub struct Quirks {
     /// the last reports the full (page-aligned) size, the others only the bytes the header and
     /// counters use.
     pub per_metric_sizes_differ: bool,
-    /// `zetMetricTracerReadDataExp` refuses a size query (`*pRawDataSize == 0` or no buffer)
-    /// with ZE_RESULT_ERROR_INVALID_ARGUMENT, as compute-runtime does (Intel's conformance suite
-    /// expects it); by default the query answers the bytes waiting, as the streamer's does.
-    pub tracer_no_size_query: bool,
+    /// `zetMetricTracerReadDataExp` answers a size query (`*pRawDataSize == 0` or no buffer)
+    /// with the bytes waiting, as drivers before the size query's deprecation did. By default it
+    /// is refused with ZE_RESULT_ERROR_INVALID_ARGUMENT, as the specification since its
+    /// deprecation and compute-runtime do (Intel's conformance suite expects the refusal).
+    pub tracer_size_query: bool,
     /// `zetMetricTracerDecodeExp` given fewer entries than the data holds decodes the first ones
     /// but leaves `*pRawDataSize` as it was, instead of lowering it to the bytes it processed:
     /// a caller that decodes in chunks must find out another way that data is left.

@@ -22,6 +22,9 @@ pub(crate) struct Dev {
     pub(crate) groups: Vec<usize>,
     /// Metrics enabled with `zetDeviceEnableMetricsExp` (and not disabled since).
     pub(crate) runtime_enabled: bool,
+    /// Metrics were enabled at run time once (the driver's metric library is loaded): after a
+    /// disable `zetMetricGroupGet` answers SUCCESS with no groups, not DEPENDENCY_UNAVAILABLE.
+    pub(crate) ever_enabled: bool,
 }
 
 #[derive(Clone)]
@@ -157,6 +160,7 @@ impl Instance {
                 subs: Vec::new(),
                 groups: Vec::new(),
                 runtime_enabled: false,
+                ever_enabled: false,
             });
             for gc in &cfg.groups {
                 let g = groups.len();
@@ -270,6 +274,13 @@ impl Instance {
     pub(crate) fn metrics_enabled(&self, device: usize) -> bool {
         let root = self.devices[device].parent.unwrap_or(device);
         self.metrics_from_env || self.devices[device].runtime_enabled || self.devices[root].runtime_enabled
+    }
+
+    /// Whether `zetMetricGroupGet` on `device` answers at all: metrics enabled now, or enabled at
+    /// run time once (on it or its root device) and disabled since.
+    pub(crate) fn metrics_loaded(&self, device: usize) -> bool {
+        let root = self.devices[device].parent.unwrap_or(device);
+        self.metrics_enabled(device) || self.devices[device].ever_enabled || self.devices[root].ever_enabled
     }
 
     pub(crate) fn resolve_metrics_from_env(&mut self) {

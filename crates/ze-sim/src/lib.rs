@@ -35,8 +35,9 @@
 //! ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE) or while the application still maps it, deactivating,
 //! disabling or destroying the context (or the notification event) while a streamer is open, touching one
 //! exporter from two threads, a wrong `stype`; for the tracer: destroying it while enabled, the
-//! teardown order disable → destroy decoders → destroy the tracer → free imports → deactivate →
-//! disable metrics, and a tracer left alive at deactivation, context destroy or disable. The report ([`Report`]: `violations`, `leaks`)
+//! teardown order disable → destroy the tracer (its decoders before or after it) → free imports
+//! → deactivate → disable metrics, and a tracer left alive at deactivation, context destroy or
+//! disable. The report ([`Report`]: `violations`, `leaks`)
 //! is readable in-process and is rewritten atomically as RON to `ZE_SIM_REPORT=path` on every
 //! violation, at every teardown step, and at exit. Faults and real-driver quirks are injected
 //! from the configuration ([`config::Faults`], [`config::Quirks`]); entry points can be left

@@ -140,6 +140,8 @@ impl Instance {
             ("ZET_experimental_metric_export_memory", V1_0),
             ("ZET_experimental_metrics_runtime_enable_disable", V1_0),
             ("ZET_experimental_metric_tracer", V1_0),
+            ("ZET_experimental_concurrent_metric_groups", V1_0),
+            ("ZET_experimental_global_metric_timestamps", V1_0),
             ("ZE_extension_pci_properties", V1_0),
         ]
     }
@@ -216,6 +218,8 @@ pub(crate) fn extension_function(name: &CStr) -> Option<*mut core::ffi::c_void> 
     let f: *mut core::ffi::c_void = match name.to_bytes() {
         b"zetDeviceEnableMetricsExp" => sim_zetDeviceEnableMetricsExp as *mut _,
         b"zetDeviceDisableMetricsExp" => sim_zetDeviceDisableMetricsExp as *mut _,
+        b"zetDeviceGetConcurrentMetricGroupsExp" => sim_zetDeviceGetConcurrentMetricGroupsExp as *mut _,
+        b"zetMetricGroupGetGlobalTimestampsExp" => sim_zetMetricGroupGetGlobalTimestampsExp as *mut _,
         b"zetMetricGroupCreateExp" => sim_zetMetricGroupCreateExp as *mut _,
         b"zetMetricGroupAddMetricExp" => sim_zetMetricGroupAddMetricExp as *mut _,
         b"zetMetricGroupCloseExp" => sim_zetMetricGroupCloseExp as *mut _,

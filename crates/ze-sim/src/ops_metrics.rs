@@ -46,6 +46,22 @@ fn export_stype(stype: u32) -> bool {
     stype == ZET_STRUCTURE_TYPE_METRIC_GROUP_TYPE_EXP || stype == ZET_STRUCTURE_TYPE_EXPORT_DMA_EXP_PROPERTIES
 }
 
+/// A group's sampling type, a bit field (the header: "a combination of
+/// zet_metric_group_sampling_type_flag_t"): EXP_TRACER_BASED for a tracer-based group,
+/// TIME_BASED for one the metric streamer reads (the configuration keeps tracer groups from
+/// streaming, so the two do not combine today); a group read neither way (exported memory only,
+/// or not at all) says EVENT_BASED. Readers must test bits, never compare the whole value.
+pub(crate) fn sampling_type(tracer: bool, stream: bool) -> zet_metric_group_sampling_type_flags_t {
+    let mut t = 0;
+    if tracer {
+        t |= ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED;
+    }
+    if stream {
+        t |= ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED;
+    }
+    if t == 0 { ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED } else { t }
+}
+
 impl Instance {
     pub(crate) fn visible_groups(&self, d: usize) -> Vec<zet_metric_group_handle_t> {
         if !self.metrics_enabled(d) {
@@ -175,13 +191,7 @@ impl Instance {
         let grp = &self.groups[g];
         put_str(&mut p.name, &grp.name);
         put_str(&mut p.description, &grp.description);
-        p.samplingType = if grp.tracer {
-            ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED
-        } else if grp.stream {
-            ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED
-        } else {
-            ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED
-        };
+        p.samplingType = sampling_type(grp.tracer, grp.stream);
         p.domain = grp.domain;
         p.metricCount = grp.metrics.len() as u32;
         if self.config.quirks.overwrite_pnext {
@@ -350,6 +360,30 @@ impl Instance {
         v
     }
 
+    /// `zetDeviceGetConcurrentMetricGroupsExp`: `given` (groups of device `d`) split into sets
+    /// that can be activated together, at most one group per domain in each: the first set
+    /// takes the first group of every domain in the order given, the second the second, and so
+    /// on (as many sets as the most groups one domain has). A group of another device, a
+    /// destroyed one or one given twice is INVALID_ARGUMENT.
+    pub(crate) fn concurrent_sets(&self, d: usize, given: &[usize]) -> R<Vec<Vec<usize>>> {
+        if self.shared.is_lost() {
+            return Err(ZE_RESULT_ERROR_DEVICE_LOST);
+        }
+        let mut sets: Vec<Vec<usize>> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for &g in given {
+            let grp = &self.groups[g];
+            if grp.device != d || grp.destroyed || !seen.insert(g) {
+                return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            match sets.iter_mut().find(|s| s.iter().all(|&o| self.groups[o].domain != grp.domain)) {
+                Some(set) => set.push(g),
+                None => sets.push(vec![g]),
+            }
+        }
+        Ok(sets)
+    }
+
     pub(crate) fn enable_metrics(&mut self, d: usize) -> R<()> {
         if self.shared.is_lost() {
             return Err(ZE_RESULT_ERROR_DEVICE_LOST);
@@ -358,6 +392,7 @@ impl Instance {
             return Err(ZE_RESULT_ERROR_UNKNOWN);
         }
         self.devices[d].runtime_enabled = true;
+        self.devices[d].ever_enabled = true;
         Ok(())
     }
 

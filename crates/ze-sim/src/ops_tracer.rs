@@ -9,18 +9,18 @@
 //! tick (`update_period_us`) later, seen at the next tracer call. `zetMetricTracerReadDataExp`
 //! copies whole 32-byte records, oldest first (several groups merged by time): NOT_READY with
 //! size 0 while disabled with nothing left, SUCCESS otherwise (size 0 while enabled and nothing
-//! came yet); `*pRawDataSize == 0` (or no buffer) asks for the bytes available, unless the quirk
-//! `tracer_no_size_query` refuses that with INVALID_ARGUMENT as compute-runtime does; a buffer
-//! smaller than one record is INVALID_SIZE. Events the ring overwrote before they were read are
+//! came yet); `*pRawDataSize == 0` (or no buffer), the size query the specification deprecated,
+//! is refused with INVALID_ARGUMENT as compute-runtime does, unless the quirk `tracer_size_query`
+//! answers the bytes available (older drivers); a buffer smaller than one record is INVALID_SIZE. Events the ring overwrote before they were read are
 //! lost, and the next read says WARNING_DROPPED_DATA once. The notification event is signaled
 //! while `notifyEveryNBytes` (rounded up to whole records, at most half the smallest ring) wait.
 //!
 //! The rules (violations, each refused with HANDLE_OBJECT_IN_USE): destroying a tracer still
-//! enabled (`tracer_destroyed_while_enabled`); destroying a decoder while its tracer is enabled
-//! or a tracer while a decoder of it lives (`teardown_order`: disable → destroy decoders →
-//! destroy the tracer); deactivating a traced group, destroying the context, disabling metrics
-//! on the device or destroying the notification event while a tracer lives
-//! (`teardown_with_live_tracer`). Freeing an import of a traced group is allowed at any time
+//! enabled (`tracer_destroyed_while_enabled`); deactivating a traced group, destroying the
+//! context, disabling metrics on the device or destroying the notification event while a tracer
+//! lives (`teardown_with_live_tracer`). A decoder and its tracer may be destroyed in either order
+//! (the header orders nothing between them; a decoder keeps what it decodes), and a decoder
+//! outliving everything is a leak at exit, never a violation. Freeing an import of a traced group is allowed at any time
 //! before its exporter is torn down (the extension asks nothing more): Intel's conformance suite
 //! frees it first, then destroys the decoder and the tracer, then deactivates.
 
@@ -67,8 +67,8 @@ pub(crate) struct Tracer {
     dropped: bool,
 }
 
+/// A decoder: what it decodes, copied from its tracer at creation (it may outlive the tracer).
 pub(crate) struct Decoder {
-    pub(crate) tracer: usize,
     pub(crate) groups: Vec<usize>,
     /// Sub-devices of the tracer's device (0 when it has none): one set per sub-device.
     pub(crate) sub_devices: usize,
@@ -305,7 +305,7 @@ impl Instance {
         let available = self.tracer_available(h)?;
         let Some(buf) = data.filter(|_| *size > 0) else {
             self.size_queries += 1;
-            if self.config.quirks.tracer_no_size_query {
+            if !self.config.quirks.tracer_size_query {
                 return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }
             *size = available;
@@ -343,15 +343,8 @@ impl Instance {
             );
             return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         }
-        let decoders = self.decoders.values().filter(|d| d.tracer == h).count();
-        if decoders > 0 {
-            self.violation(
-                "teardown_order",
-                h,
-                format!("zetMetricTracerDestroyExp while {decoders} decoder(s) of it are alive (destroy them first)"),
-            );
-            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
-        }
+        // Its decoders may outlive it: they keep what they decode (the header orders nothing
+        // between the two, and Intel's conformance suite destroys the tracer first).
         self.tracers.remove(&h);
         ch.removed.push(h);
         self.teardown_step();
@@ -363,7 +356,7 @@ impl Instance {
         if self.config.faults.decoder_create_fails {
             return Err(ZE_RESULT_ERROR_UNKNOWN);
         }
-        let decoder = Decoder { tracer, groups: t.groups.clone(), sub_devices: self.devices[t.device].subs.len() };
+        let decoder = Decoder { groups: t.groups.clone(), sub_devices: self.devices[t.device].subs.len() };
         let h = new_handle();
         self.decoders.insert(h, decoder);
         ch.added.push((h, Obj::Decoder));
@@ -371,17 +364,9 @@ impl Instance {
     }
 
     pub(crate) fn decoder_destroy(&mut self, h: usize, ch: &mut HandleChanges) -> R<()> {
-        let tracer = self.decoders.get(&h).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?.tracer;
-        self.settle(tracer)?;
-        if self.tracers[&tracer].enabled() {
-            self.violation(
-                "teardown_order",
-                h,
-                "zetMetricDecoderDestroyExp while its tracer is enabled (disable the tracer first)".into(),
-            );
-            return Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
-        }
-        self.decoders.remove(&h);
+        // Whether or not its tracer still lives or is enabled: a decoder reads nothing the tracer
+        // owns (the header orders nothing between them).
+        self.decoders.remove(&h).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         ch.removed.push(h);
         self.teardown_step();
         Ok(())

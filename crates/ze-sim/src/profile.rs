@@ -33,8 +33,8 @@ pub enum Profile {
     /// zero memory bandwidth, and engine groups refused to a user without root.
     ComputeRuntimeLike,
     /// A GPU driver built to the specification as it stands in 2026: size queries of
-    /// `zetMetricStreamerReadData` and `zetMetricTracerReadDataExp` (`*pRawDataSize == 0`,
-    /// deprecated since 1.16) refused with INVALID_ARGUMENT, a counter-based notification event
+    /// `zetMetricStreamerReadData` (`*pRawDataSize == 0`, deprecated since 1.16) refused with
+    /// INVALID_ARGUMENT (the tracer's are refused by default, in every profile), a counter-based notification event
     /// refused by `zetMetricStreamerOpen` (1.21), and a timer synchronized with the host whose
     /// global timestamp `zeDeviceGetGlobalTimestamps` answers in host ns while metric timestamps
     /// stay ticks (2026-05; the timer counts 19.2 MHz unless the configuration says otherwise).
@@ -131,7 +131,6 @@ impl Profile {
             }
             Profile::Spec2026 => {
                 q.streamer_no_size_query = true;
-                q.tracer_no_size_query = true;
                 q.counter_based_events_refused = true;
                 q.global_timestamps_host_ns = true;
                 q.timer_hz.get_or_insert(19_200_000);
@@ -178,7 +177,7 @@ mod tests {
         assert_eq!(cr.resolved(), cr, "applying twice changes nothing");
         assert!(r.quirks.one_streamer_per_device);
         let new = Profile::Spec2026.config().resolved();
-        assert!(new.quirks.streamer_no_size_query && new.quirks.tracer_no_size_query);
+        assert!(new.quirks.streamer_no_size_query && !new.quirks.tracer_size_query);
         assert!(new.quirks.counter_based_events_refused && new.quirks.global_timestamps_host_ns);
         assert_eq!(new.quirks.timer_hz, Some(19_200_000));
         assert!(new.validate().is_ok(), "{:?}", new.validate());

@@ -217,13 +217,62 @@ fn leaks_are_reported_and_a_clean_run_reports_nothing() {
 fn metrics_follow_zet_enable_metrics_and_runtime_enable_disable() {
     let f = fixture(|c| c.metrics = MetricsEnable::RuntimeOnly);
     let d = f.gpu();
-    assert!(f.raw.groups(d).unwrap().is_empty(), "no groups before metrics are enabled");
+    let tile = f.raw.sub_devices(d).unwrap()[0];
+    // Never enabled: as real drivers (and Intel's conformance suite expects), the listing itself
+    // is unavailable, with a count of 0.
+    let mut count = 7;
+    // SAFETY: a valid device handle and out-pointer, no array.
+    let r = unsafe { (f.raw.api.zetMetricGroupGet)(d, &mut count, std::ptr::null_mut()) };
+    assert_eq!((r, count), (ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE, 0), "no groups before metrics are enabled");
+    assert_eq!(f.raw.groups(tile).err(), Some(ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE));
     f.raw.device_exp(f.drv, zetDeviceEnableMetricsExp_NAME, d).unwrap();
     assert_eq!(f.raw.groups(d).unwrap().len(), 5);
+    assert!(!f.raw.groups(tile).unwrap().is_empty(), "enabling the root device enables its tile");
     assert_eq!(f.sim.report().leaks[0].kind, "metrics_left_enabled");
     f.raw.device_exp(f.drv, zetDeviceDisableMetricsExp_NAME, d).unwrap();
+    // Disabled again: the listing answers, with no groups.
     assert!(f.raw.groups(d).unwrap().is_empty());
+    assert!(f.raw.groups(tile).unwrap().is_empty());
     assert!(f.sim.report().is_clean());
+}
+
+#[test]
+fn concurrent_groups_split_a_domain_across_sets_in_the_order_given() {
+    // Two groups in domain 0 (ComputeBasic and MemoryTraffic): they cannot go together.
+    let mut cfg = SimConfig { metrics: MetricsEnable::Always, ..Default::default() };
+    cfg.devices[0].groups[1].domain = cfg.devices[0].groups[0].domain;
+    let sim = Sim::new(cfg);
+    sim.init();
+    let raw = Raw { api: sim.api() };
+    let drv = sim.drivers().unwrap()[0];
+    let d = raw.devices(drv).unwrap()[0];
+    let f = raw.extension(drv, c"zetDeviceGetConcurrentMetricGroupsExp").unwrap();
+    type Concurrent = unsafe extern "C" fn(
+        zet_device_handle_t,
+        u32,
+        *mut zet_metric_group_handle_t,
+        *mut u32,
+        *mut u32,
+    ) -> ze_result_t;
+    // SAFETY: the driver returned its implementation of this entry point, of this signature.
+    let f: Concurrent = unsafe { std::mem::transmute(f) };
+    let gs = raw.groups(d).unwrap();
+    let mut given = gs.clone();
+    let (mut sets, mut per_set) = (2u32, [0u32; 2]);
+    // SAFETY: `given` holds its length of handles, `per_set` `sets` counts.
+    let r = unsafe { f(d, given.len() as u32, given.as_mut_ptr(), per_set.as_mut_ptr(), &mut sets) };
+    assert_eq!((r, sets, per_set), (ZE_RESULT_SUCCESS, 2, [4, 1]));
+    assert_eq!(given, [gs[0], gs[2], gs[3], gs[4], gs[1]], "the second of domain 0 goes to the second set");
+    // Asked for fewer sets than there are: refused; a handle given twice: refused.
+    let mut sets = 1;
+    // SAFETY: as above, `per_set` holding at least 1.
+    let r = unsafe { f(d, gs.len() as u32, gs.clone().as_mut_ptr(), per_set.as_mut_ptr(), &mut sets) };
+    assert_eq!((r, sets), (ZE_RESULT_ERROR_INVALID_SIZE, 2));
+    let mut twice = vec![gs[0], gs[0]];
+    // SAFETY: as above, no per-set array.
+    let r = unsafe { f(d, 2, twice.as_mut_ptr(), std::ptr::null_mut(), &mut sets) };
+    assert_eq!(r, ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    assert!(sim.report().is_clean());
 }
 
 #[test]

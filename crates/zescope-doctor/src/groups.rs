@@ -249,11 +249,16 @@ mod tests {
 
     #[test]
     fn no_layouts_warn_per_device_and_fail_overall() {
-        // No group the streamer or the tracer could read either.
+        // No group the streamer or the tracer could read either (the tile's time-based group
+        // included).
         let no_stream = |c: &mut ze_sim::SimConfig| {
-            for d in &mut c.devices {
+            let unstreamed = |d: &mut ze_sim::config::DeviceConfig| {
                 d.groups.retain(|g| !g.tracer);
                 d.groups.iter_mut().for_each(|g| g.stream = false);
+            };
+            for d in &mut c.devices {
+                unstreamed(d);
+                d.sub_devices.iter_mut().for_each(unstreamed);
             }
         };
         let checks = group_checks(&sim_loader(no_stream), &LayoutSet::default());

@@ -327,12 +327,20 @@ impl Device {
         handles.into_iter().map(|h| unsafe { Device::new(self.ze.clone(), self.driver, h) }).collect()
     }
 
-    /// The device's metric groups, in the driver's order.
+    /// The device's metric groups, in the driver's order. None while metrics are disabled: a
+    /// driver that hides them answers either no groups or, as compute-runtime does before
+    /// metrics were ever enabled (`ZET_ENABLE_METRICS=1` or `zetDeviceEnableMetricsExp`),
+    /// ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE to the count query; both are an empty list here,
+    /// so callers enable metrics at run time or say how to (`zescope doctor`).
     pub fn metric_groups(&self) -> Result<Vec<MetricGroup>, ZeError> {
         let handles = query_array("zetMetricGroupGet", std::ptr::null_mut(), |n, out| {
             // SAFETY: see query_array.
             unsafe { (self.ze.api.zetMetricGroupGet)(self.handle, n, out) }
-        })?;
+        });
+        let handles = match handles {
+            Err(e) if e.code == ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE => Vec::new(),
+            other => other?,
+        };
         // SAFETY: handles just returned by zetMetricGroupGet for this device.
         handles.into_iter().map(|h| unsafe { MetricGroup::new(self.ze.clone(), self.driver, self.handle, h) }).collect()
     }

@@ -66,13 +66,12 @@ impl Traced {
 #[test]
 fn reads_grow_past_the_first_buffer_without_a_size_query_and_decode_what_was_written() {
     // 800 events a tick at 200 µs (4·10^6/s, the fastest the workload writes): far more than the
-    // first 64 KiB (2048 records) between reads; the driver refuses the size query, so a read
-    // that used it would fail.
+    // first 64 KiB (2048 records) between reads; the driver refuses the size query (its default,
+    // as the specification and compute-runtime), so a read that used it would fail.
     let (sim, l) = loader(|c| {
         c.update_period_us = 200;
         c.tracer_events_per_tick = 800;
         c.tracer_ring_events = 1 << 22;
-        c.quirks.tracer_no_size_query = true;
     });
     let mut t = traced(&l);
     let names: Vec<&str> = t.decoder.metrics.iter().map(|m| m.info.name.as_str()).collect();

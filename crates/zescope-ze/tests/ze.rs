@@ -33,6 +33,26 @@ fn enumerates_devices_sub_devices_groups_and_metrics() {
 }
 
 #[test]
+fn groups_hidden_until_metrics_are_enabled_list_as_none_then_appear() {
+    // Metrics never enabled: the simulated driver answers the count query
+    // ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE, as compute-runtime does; zescope lists no groups
+    // (and enables metrics at run time) instead of failing.
+    let (sim, l) = loader(|c| c.metrics = MetricsEnable::RuntimeOnly);
+    let dev = &l.drivers[0].devices().unwrap()[0];
+    let mut n = 0;
+    // SAFETY: the simulated driver's table; a device handle it gave, a count and no array.
+    let r = unsafe { (sim.api().zetMetricGroupGet)(dev.handle, &mut n, std::ptr::null_mut()) };
+    assert_eq!(r, level_zero_sys::ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE, "what the driver says");
+    assert!(dev.metric_groups().unwrap().is_empty());
+    assert!(!l.has_metrics());
+    assert!(dev.enable_metrics().unwrap());
+    assert_eq!(dev.metric_groups().unwrap().len(), 5);
+    dev.disable_metrics().unwrap();
+    assert!(dev.metric_groups().unwrap().is_empty(), "disabled again: no groups, no error");
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
 fn devices_carry_their_pci_address_where_the_driver_offers_it() {
     let (_sim, l) = loader(|c| c.devices[0].pci_bdf = Some("0001:0a:00.0".into()));
     let devs = l.drivers[0].devices().unwrap();

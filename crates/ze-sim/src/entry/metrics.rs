@@ -21,6 +21,12 @@ pub(crate) unsafe extern "C" fn sim_zetMetricGroupGet(
         let count = unsafe { out(count) }?;
         with(h, |inst, obj, _| {
             let d = expect_obj!(obj, Obj::Device(d) => d);
+            if !inst.metrics_loaded(d) {
+                // Metrics never enabled (no ZET_ENABLE_METRICS=1, no run-time enable): real
+                // drivers have not loaded what lists the groups.
+                *count = 0;
+                return Err(ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE);
+            }
             // SAFETY: API contract.
             fill_array(&inst.visible_groups(d), count, unsafe { out_array(groups, *count) });
             Ok(())
@@ -122,6 +128,91 @@ pub(crate) unsafe extern "C" fn sim_zetDeviceDisableMetricsExp(h: zet_device_han
         with(h, |inst, obj, _| {
             let d = expect_obj!(obj, Obj::Device(d) => d);
             inst.disable_metrics(d)
+        })
+    })
+}
+
+/// The C signature of `zetMetricGroupGetGlobalTimestampsExp`.
+pub(crate) type GlobalTimestamps =
+    unsafe extern "C" fn(zet_metric_group_handle_t, ze_bool_t, *mut u64, *mut u64) -> ze_result_t;
+
+/// `zetMetricGroupGetGlobalTimestampsExp` (`ZET_experimental_metric_global_timestamps`): the
+/// host's CLOCK_MONOTONIC ns (synchronized with host) or the device's timer ticks, and the
+/// metric timestamp in ticks of the device's timer, read at one instant.
+pub(crate) unsafe extern "C" fn sim_zetMetricGroupGetGlobalTimestampsExp(
+    h: zet_metric_group_handle_t,
+    synchronized_with_host: ze_bool_t,
+    global: *mut u64,
+    metric: *mut u64,
+) -> ze_result_t {
+    guard("zetMetricGroupGetGlobalTimestampsExp", || {
+        // SAFETY: API contract.
+        let (global, metric) = unsafe { (out(global)?, out(metric)?) };
+        with(h, |inst, obj, _| {
+            expect_obj!(obj, Obj::Group(_) => ());
+            inst.device_status()?;
+            let now = crate::writer::monotonic_ns();
+            let ticks = inst.timer_ticks_at(now);
+            *global = if synchronized_with_host != 0 { now } else { ticks };
+            *metric = ticks;
+            Ok(())
+        })
+    })
+}
+
+/// The C signature of `zetDeviceGetConcurrentMetricGroupsExp`.
+pub(crate) type GetConcurrentGroups =
+    unsafe extern "C" fn(zet_device_handle_t, u32, *mut zet_metric_group_handle_t, *mut u32, *mut u32) -> ze_result_t;
+
+/// `zetDeviceGetConcurrentMetricGroupsExp` (`ZET_experimental_concurrent_metric_groups`):
+/// reorders `groups` in place into sets that can be activated together (see
+/// `Instance::concurrent_sets`).
+pub(crate) unsafe extern "C" fn sim_zetDeviceGetConcurrentMetricGroupsExp(
+    h: zet_device_handle_t,
+    count: u32,
+    groups: *mut zet_metric_group_handle_t,
+    per_set: *mut u32,
+    set_count: *mut u32,
+) -> ze_result_t {
+    guard("zetDeviceGetConcurrentMetricGroupsExp", || {
+        // SAFETY: API contract.
+        let set_count = unsafe { out(set_count) }?;
+        if count > 0 && groups.is_null() {
+            return Err(ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: API contract: `groups` holds `count` handles.
+        let given: Vec<usize> = (0..count as usize).map(|i| unsafe { *groups.add(i) } as usize).collect();
+        let mut reg = registry::lock();
+        let mut ids = Vec::with_capacity(given.len());
+        for &g in &given {
+            ids.push(reg.with(g, |inst, obj, _| Ok((inst.id, expect_obj!(obj, Obj::Group(g) => g))))?);
+        }
+        reg.with(h as usize, |inst, obj, _| {
+            super::check_not_empty(inst)?;
+            let d = expect_obj!(obj, Obj::Device(d) => d);
+            if ids.iter().any(|(i, _)| *i != inst.id) {
+                return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            let gs: Vec<usize> = ids.iter().map(|(_, g)| *g).collect();
+            let sets = inst.concurrent_sets(d, &gs)?;
+            let asked = *set_count as usize;
+            *set_count = sets.len() as u32;
+            if !per_set.is_null() && asked < sets.len() {
+                return Err(ZE_RESULT_ERROR_INVALID_SIZE);
+            }
+            for (i, &g) in sets.iter().flatten().enumerate() {
+                // SAFETY: API contract: `groups` holds `count` handles; the sets hold exactly
+                // the `count` given.
+                unsafe { *groups.add(i) = inst.groups[g].handle as zet_metric_group_handle_t };
+            }
+            if !per_set.is_null() {
+                for (n, set) in sets.iter().enumerate() {
+                    // SAFETY: API contract: `per_set` holds `*pConcurrentGroupCount` counts (at
+                    // least the sets', checked above).
+                    unsafe { *per_set.add(n) = set.len() as u32 };
+                }
+            }
+            Ok(())
         })
     })
 }

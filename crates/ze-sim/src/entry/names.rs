@@ -43,6 +43,8 @@ pub(crate) const OPTIONAL: &[&str] = &[
     "zetMetricGroupDestroyExp",
     "zetDeviceEnableMetricsExp",
     "zetDeviceDisableMetricsExp",
+    "zetDeviceGetConcurrentMetricGroupsExp",
+    "zetMetricGroupGetGlobalTimestampsExp",
     "zeEventPoolCreate",
     "zeEventPoolDestroy",
     "zeEventCreate",

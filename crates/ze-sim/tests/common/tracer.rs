@@ -89,16 +89,14 @@ impl Raw {
         (r, size)
     }
 
-    /// Size query, then a read of that many bytes: (result of the read, the bytes).
+    /// A read into a buffer of 4 MiB (no size query: the driver refuses it by default): (result
+    /// of the read, the bytes); Err for a result other than SUCCESS.
     pub fn tracer_read(&self, t: zet_metric_tracer_exp_handle_t) -> R<(ze_result_t, Vec<u8>)> {
-        let (r, size) = self.tracer_available(t);
+        let (r, raw) = self.tracer_read_into(t, 4 << 20);
         if r != ZE_RESULT_SUCCESS {
             return Err(r);
         }
-        if size == 0 {
-            return Ok((ZE_RESULT_SUCCESS, Vec::new()));
-        }
-        Ok(self.tracer_read_into(t, size))
+        Ok((r, raw))
     }
 
     pub fn decoder_create(&self, t: zet_metric_tracer_exp_handle_t) -> R<zet_metric_decoder_exp_handle_t> {
