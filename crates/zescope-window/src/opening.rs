@@ -1,6 +1,6 @@
 //! Opening a session progressively ([`LoadJob`]): as soon as the file's head is read, the
 //! window shows its streams, panes and markers, with the view fitted to the session's whole
-//! time range; each frame then moves at most [`PIECES_PER_FRAME`] decoded chunks into the store
+//! time range; each frame then moves at most [`PIECES_PER_FRAME`] decoded pieces into the store
 //! and asks for another frame until all are in. The status bar says "opening NAME … 37 %".
 //!
 //! A frame waits (at most [`WAIT`]) for its first piece, so every frame makes progress and the
@@ -28,7 +28,8 @@ use super::banner::{UiError, UiErrorKind};
 use super::files::file_name;
 use super::session::open_in_app;
 
-/// Decoded chunks (of up to 4096 samples each) moved into the store per frame at most.
+/// Decoded pieces (a chunk of up to 4096 samples, or whole blocks of a wide one: about 4 MiB
+/// each, 8 MiB at most: `session::PIECE_BYTES`) moved into the store per frame at most.
 pub const PIECES_PER_FRAME: usize = 8;
 /// Longest a frame waits for the open's next event.
 pub const WAIT: Duration = Duration::from_secs(2);
@@ -56,7 +57,8 @@ impl ZescopeApp {
     /// Start opening `path` (cancelling an open in progress) and take its first frame's share.
     pub(super) fn start_opening(&mut self, path: &std::path::Path) {
         self.files.opening = None;
-        let job = LoadJob::spawn(path.to_path_buf());
+        // The job refuses a file whose head alone would take the store's cap.
+        let job = LoadJob::spawn_within(path.to_path_buf(), self.store.memory_cap() as u64);
         self.files.opening = Some(Opening { job, ids: Vec::new(), ended: Vec::new(), left: u64::MAX });
         self.poll_opening();
     }

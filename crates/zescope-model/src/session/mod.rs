@@ -51,7 +51,9 @@ pub use history::RunHistory;
 pub use history::unix_ms_now;
 pub use io::{MAX_FILE_BYTES, write_atomic};
 pub use job::SaveJob;
-pub use load_job::{IN_FLIGHT, LoadEvent, LoadHead, LoadJob, Piece};
+pub use load_job::{
+    IN_FLIGHT, IN_FLIGHT_BYTES, LoadEvent, LoadHead, LoadJob, MAX_PIECE_BYTES, MIN_STORE, PIECE_BYTES, Piece,
+};
 pub use markers::{markers_from_file, markers_to_file};
 pub use open::{Opened, open_into};
 pub use processes::ProcessRecord;
