@@ -91,7 +91,7 @@ pub(super) fn decode_rows(
     }
     let to = from
         .checked_add(ts.len())
-        .filter(|&t| t <= expected && from % BLOCK == 0 && (t == expected || ts.len() % BLOCK == 0));
+        .filter(|&t| t <= expected && from.is_multiple_of(BLOCK) && (t == expected || ts.len().is_multiple_of(BLOCK)));
     if to.is_none() || values.len() != ts.len() * n {
         return Err(CodecError("internal: output sized wrongly".into()));
     }
