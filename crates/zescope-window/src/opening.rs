@@ -57,8 +57,7 @@ impl ZescopeApp {
     /// Start opening `path` (cancelling an open in progress) and take its first frame's share.
     pub(super) fn start_opening(&mut self, path: &std::path::Path) {
         self.files.opening = None;
-        // The job refuses a file whose head alone would take the store's cap.
-        let job = LoadJob::spawn_within(path.to_path_buf(), self.store.memory_cap() as u64);
+        let job = LoadJob::spawn(path.to_path_buf());
         self.files.opening = Some(Opening { job, ids: Vec::new(), ended: Vec::new(), left: u64::MAX });
         self.poll_opening();
     }

@@ -23,10 +23,8 @@
 //! Memory: the thread holds the file, its parsed head (each stream's coarse history decoded) and
 //! the pieces in flight; [`LoadHead::held`] says what the first two take, so that a reader
 //! keeping a memory cap for the whole open ([`super::open_into`]) leaves that much of it out of
-//! its store. [`LoadJob::spawn_within`] refuses a file whose head alone would not leave
-//! [`MIN_STORE`] of the cap for the samples, before reading it (its size) and before parsing
-//! it (its text). Every buffer sized by the file's numbers is allocated fallibly: an
-//! allocation that fails ends the job with an error naming what it was for.
+//! its store (down to [`MIN_STORE`]). Every buffer sized by the file's numbers is allocated
+//! fallibly: an allocation that fails ends the job with an error naming what it was for.
 //!
 //! Dropping the job (or [`LoadJob::cancel`]) stops the thread at the next batch; nothing waits
 //! for it.
@@ -59,7 +57,7 @@ pub const MAX_PIECE_BYTES: usize = {
 /// Decoded samples an open holds besides its file, head and the receiver's store at most: the
 /// pieces in the channel, the batch being decoded and the one being taken in.
 pub const IN_FLIGHT_BYTES: usize = (IN_FLIGHT + BATCH + 1) * MAX_PIECE_BYTES;
-/// The least of a memory cap an open leaves its store ([`LoadJob::spawn_within`]).
+/// The least store an open into a store keeps while it holds the file (`super::open_into`).
 pub const MIN_STORE: u64 = 8 << 20;
 
 /// Samples a piece of a stream of `n` series holds (a whole chunk holds at most 4096).
@@ -130,19 +128,12 @@ pub struct LoadJob {
 impl LoadJob {
     /// Start opening `path` on a new thread.
     pub fn spawn(path: PathBuf) -> LoadJob {
-        Self::spawn_within(path, u64::MAX)
-    }
-
-    /// Start opening `path` on a new thread for a reader whose memory cap is `cap` bytes: a file
-    /// whose size, then whose text and parsed head, would leave less than [`MIN_STORE`] of it
-    /// for the samples is refused, before it is read or parsed.
-    pub fn spawn_within(path: PathBuf, cap: u64) -> LoadJob {
         let progress = Arc::new(Progress::default());
         let (tx, rx) = std::sync::mpsc::sync_channel(IN_FLIGHT);
         let (p, target, thread_tx) = (Arc::clone(&progress), path.clone(), tx.clone());
         let spawned = std::thread::Builder::new().name("zescope-open".into()).spawn(move || {
             let tx = thread_tx;
-            if let Err(e) = run(&target, &tx, &p, cap) {
+            if let Err(e) = run(&target, &tx, &p) {
                 // The receiver may be gone (cancelled): nobody to tell then.
                 let _ = tx.send(LoadEvent::Failed(e));
             }
@@ -209,31 +200,11 @@ impl Drop for LoadJob {
     }
 }
 
-/// Refuses holding `held` bytes for the file under a memory cap of `cap` (see
-/// [`LoadJob::spawn_within`]).
-fn within(path: &Path, held: u64, cap: u64, what: &str) -> Result<(), SessionError> {
-    if held.saturating_add(MIN_STORE) <= cap {
-        return Ok(());
-    }
-    let fmt = |b: u64| crate::view::format::bytes(usize::try_from(b).unwrap_or(usize::MAX));
-    let msg = format!(
-        "{what} takes {}, which leaves less than {} of the memory cap of {} for its samples; open it with a \
-         larger memory cap",
-        fmt(held),
-        fmt(MIN_STORE),
-        fmt(cap)
-    );
-    Err(SessionError::OverCap { field: path.display().to_string(), message: msg })
-}
-
 /// The thread: read, check, hand over the head, then the pieces.
-fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress, cap: u64) -> Result<(), SessionError> {
-    let (_, size) = io::open_bounded(path, MAX_FILE_BYTES, true)?;
-    within(path, size, cap, "holding the file")?;
+fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(), SessionError> {
     let bytes = io::read_bytes(path, MAX_FILE_BYTES, true)?;
     let (text, data) = io::split(&bytes)?;
     let parsed = (bytes.len() + text.len()) as u64;
-    within(path, parsed, cap, "holding the file and parsing its text")?;
     let file = io::parse(text)?;
     let Checked { mut session, samples, chunks } = convert::check(&file, data, convert::Budget::NONE)?;
     let coarse: u64 = session
@@ -242,7 +213,6 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress, cap: u64) -
         .map(|s| convert::coarse_bytes(s.data.coarse.len() as u64, s.data.desc.series.len()))
         .fold(0, u64::saturating_add);
     let held = parsed.saturating_add(coarse);
-    within(path, held, cap, "holding the file and its history")?;
     let total: u64 = chunks.iter().flatten().map(|c| c.len() as u64).sum();
     progress.total.store(total.max(1), Ordering::Relaxed);
     let mut raws = Vec::with_capacity(session.streams.len());

@@ -137,7 +137,8 @@ pub fn to_v1_string(session: &Session) -> Result<String, SessionError> {
 }
 
 /// The memory cap a one-shot load holds to unless told another: the store's default cap (a
-/// quarter of physical memory, at most 1 GiB), which the window and the commands use.
+/// quarter of the smallest of physical memory, the address-space limit and the control group's
+/// memory limit, at most 1 GiB), which the window and the commands use.
 pub fn default_memory_cap() -> u64 {
     zescope_store::default_cap() as u64
 }

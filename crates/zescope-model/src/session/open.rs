@@ -5,8 +5,10 @@
 //! store as it comes, so what it holds at once is the file, its head and a few pieces in flight
 //! besides the store. The store's cap is the whole open's: while the file is held, the store
 //! keeps the cap less what the file and its head take ([`LoadHead::held`]), so the open holds
-//! at most the cap and the pieces in flight ([`IN_FLIGHT_BYTES`]); a file whose head leaves less
-//! than [`MIN_STORE`] of the cap is refused with a message saying so. Where the samples outgrow the store's cap, the store coarsens the oldest
+//! at most the cap and the pieces in flight ([`IN_FLIGHT_BYTES`]). A file whose head leaves less
+//! than [`MIN_STORE`] of the cap is still opened (a session past the cap is summarised, never
+//! refused for its size), into a store of [`MIN_STORE`]: then the open holds the file and head
+//! past the cap. Where the samples outgrow the store's cap, the store coarsens the oldest
 //! history as it does for a live run (`zescope_store::cap`), and [`Opened::notice`] says what was
 //! coarsened from when. `zescope export` and *Compare with…* open sessions this way.
 //!
@@ -21,8 +23,8 @@ use zescope_store::{Store, StreamId};
 
 use super::capture::Restored;
 #[cfg(doc)]
-use super::load_job::{IN_FLIGHT_BYTES, LoadHead, MIN_STORE};
-use super::load_job::{LoadEvent, LoadJob};
+use super::load_job::{IN_FLIGHT_BYTES, LoadHead};
+use super::load_job::{LoadEvent, LoadJob, MIN_STORE};
 use super::{Session, SessionError};
 
 /// A session opened into a store.
@@ -57,7 +59,7 @@ pub fn open_into(path: &Path, store: &mut Store) -> Result<Opened, SessionError>
 /// [`open_into`] with the store's cap lowered, while the file is held, by what the open holds.
 fn open_within(path: &Path, store: &mut Store) -> Result<Opened, SessionError> {
     let cap = store.memory_cap();
-    let mut job = LoadJob::spawn_within(path.to_path_buf(), cap as u64);
+    let mut job = LoadJob::spawn(path.to_path_buf());
     let mut got: Option<(Session, Restored, Vec<bool>)> = None;
     let mut expected = Vec::new();
     loop {
@@ -70,8 +72,8 @@ fn open_within(path: &Path, store: &mut Store) -> Result<Opened, SessionError> {
         match event {
             LoadEvent::Head(head) => {
                 let head = *head;
-                // Checked by the job: `held` leaves at least `MIN_STORE` of the cap.
-                store.set_memory_cap(cap.saturating_sub(usize::try_from(head.held).unwrap_or(usize::MAX)));
+                let held = usize::try_from(head.held).unwrap_or(usize::MAX);
+                store.set_memory_cap(cap.saturating_sub(held).max(MIN_STORE as usize).min(cap));
                 if store.origin_ns().is_none()
                     && let Some(t) = head.origin_ns
                 {
