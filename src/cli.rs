@@ -357,9 +357,11 @@ pub struct ExportOptions {
     /// One `--KEY FILE` per file format.
     #[command(flatten)]
     pub outputs: Outputs,
-    /// Most memory the session's samples may take (e.g. 512M, 4G): past it the oldest history
-    /// is summarised, as in a live run, and a note says from when. Default: a quarter of the
-    /// machine's memory, at most 1G.
+    /// Most memory opening the session may take (e.g. 512M, 4G; the file and its head count
+    /// against it, and at most 72 MiB of decoded samples are in flight besides): past it the
+    /// oldest history is summarised, as in a live run, and a note says from when. Default: a
+    /// quarter of the smallest of the machine's memory, the address-space limit and the control
+    /// group's memory limit, at most 1G.
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub memory_cap: Option<u64>,
 }

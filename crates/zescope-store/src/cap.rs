@@ -46,20 +46,21 @@ use super::stream::StreamStore;
 /// Each coarse level's budget is `cap / COARSE_SHARE`.
 pub(crate) const COARSE_SHARE: usize = 32;
 
-/// Default cap: a quarter of physical memory, at most 1 GiB (1 GiB when the
-/// amount of memory can't be read).
+/// Default cap: a quarter of the memory this process may use — the smallest of physical
+/// memory, the address-space limit (`RLIMIT_AS`) and the control group's memory limit
+/// (`limits.rs`) — kept within 16 MiB..=1 GiB (1 GiB when none of them can be read).
 pub fn default_cap() -> usize {
-    const GIB: usize = 1 << 30;
-    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
-        s.lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
-            .map(|kib| kib.saturating_mul(1024))
-    });
-    match total {
+    cap_for(super::limits::memory_limit())
+}
+
+/// [`default_cap`] for a process that may use `limit` bytes.
+pub(crate) fn cap_for(limit: Option<u64>) -> usize {
+    const GIB: u64 = 1 << 30;
+    let cap = match limit {
         Some(bytes) if bytes > 0 => (bytes / 4).clamp(16 << 20, GIB),
         _ => GIB,
-    }
+    };
+    usize::try_from(cap).unwrap_or(usize::MAX)
 }
 
 impl Store {

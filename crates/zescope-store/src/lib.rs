@@ -91,6 +91,7 @@ mod error;
 mod grid;
 mod increase;
 mod lanes;
+mod limits;
 mod locate;
 pub mod pack;
 pub mod par;

@@ -1,6 +1,6 @@
 //! Opening a session progressively ([`LoadJob`]): as soon as the file's head is read, the
 //! window shows its streams, panes and markers, with the view fitted to the session's whole
-//! time range; each frame then moves at most [`PIECES_PER_FRAME`] decoded chunks into the store
+//! time range; each frame then moves at most [`PIECES_PER_FRAME`] decoded pieces into the store
 //! and asks for another frame until all are in. The status bar says "opening NAME … 37 %".
 //!
 //! A frame waits (at most [`WAIT`]) for its first piece, so every frame makes progress and the
@@ -28,7 +28,8 @@ use super::banner::{UiError, UiErrorKind};
 use super::files::file_name;
 use super::session::open_in_app;
 
-/// Decoded chunks (of up to 4096 samples each) moved into the store per frame at most.
+/// Decoded pieces (a chunk of up to 4096 samples, or whole blocks of a wide one: about 4 MiB
+/// each, 8 MiB at most: `session::PIECE_BYTES`) moved into the store per frame at most.
 pub const PIECES_PER_FRAME: usize = 8;
 /// Longest a frame waits for the open's next event.
 pub const WAIT: Duration = Duration::from_secs(2);

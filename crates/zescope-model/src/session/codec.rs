@@ -187,20 +187,38 @@ pub fn encode_raw(ts: &[i64], values: &[f64], n: usize) -> String {
     out
 }
 
-/// Decode one raw chunk of `expected` samples of `n` series, appending to
-/// `ts` and (row-major) to `values`.
+/// Decode a raw chunk of `expected` samples of `n` series into `ts` and (row-major) `values`.
 pub fn decode_raw(text: &str, expected: usize, n: usize, ts: &mut [i64], values: &mut [f64]) -> Result<(), CodecError> {
+    if ts.len() != expected {
+        return err("internal: output sized wrongly");
+    }
+    decode_raw_rows(text, expected, n, 0, ts, values)
+}
+
+/// Decode samples `from..from + ts.len()` of a raw chunk of `expected` samples of `n` series
+/// into `ts` and (row-major) `values`: a piece of a chunk, so that a wide chunk is never decoded
+/// whole at once. Each series' values follow one another in the chunk, so every piece reads
+/// the chunk through (the samples outside the piece are checked and dropped).
+pub fn decode_raw_rows(
+    text: &str,
+    expected: usize,
+    n: usize,
+    from: usize,
+    ts: &mut [i64],
+    values: &mut [f64],
+) -> Result<(), CodecError> {
     let bytes = base64_decode(text)?;
     let mut r = Reader { b: &bytes, pos: 0 };
     let count = r.varint()?;
     if count != expected as u64 {
         return err(format!("holds {count} samples where {expected} are expected"));
     }
-    if ts.len() != expected || values.len() != expected * n {
+    let rows = from..from.saturating_add(ts.len());
+    if rows.end > expected || values.len() != ts.len() * n {
         return err("internal: output sized wrongly");
     }
     let (mut prev, mut prev_d) = (0i64, 0i64);
-    for (i, slot) in ts.iter_mut().enumerate() {
+    for i in 0..expected {
         let v = unzigzag(r.varint()?);
         let t = match i {
             0 => v,
@@ -212,19 +230,23 @@ pub fn decode_raw(text: &str, expected: usize, n: usize, ts: &mut [i64], values:
         if i > 0 && t <= prev {
             return err(format!("timestamp {i} ({t} ns) does not increase (previous {prev} ns)"));
         }
-        *slot = t;
+        if rows.contains(&i) {
+            ts[i - from] = t;
+        }
         prev = t;
     }
     for s in 0..n {
-        let read =
-            xor::decode(&r.b[r.pos..], expected, |i, bits| values[i * n + s] = f64::from_bits(bits)).map_err(|e| {
-                match e {
-                    XorError::Short { .. } => CodecError("chunk ends inside a value".into()),
-                    XorError::Control { index, byte } => {
-                        CodecError(format!("series {s}, value {index}: bad control byte {byte:#04x}"))
-                    }
-                }
-            })?;
+        let keep = |i: usize, bits: u64| {
+            if rows.contains(&i) {
+                values[(i - from) * n + s] = f64::from_bits(bits);
+            }
+        };
+        let read = xor::decode(&r.b[r.pos..], expected, keep).map_err(|e| match e {
+            XorError::Short { .. } => CodecError("chunk ends inside a value".into()),
+            XorError::Control { index, byte } => {
+                CodecError(format!("series {s}, value {index}: bad control byte {byte:#04x}"))
+            }
+        })?;
         r.pos += read;
     }
     r.finish()

@@ -414,6 +414,45 @@ impl Chunk<'_> {
             }
         }
     }
+
+    /// Decodes samples `from..from + ts.len()` of the chunk's `expected` samples of `n` series
+    /// (a piece of it: `from` a multiple of the block size, the piece whole blocks unless it
+    /// ends the chunk). The checksum of a sealed chunk is checked with its first piece (`from`
+    /// 0): a reader hands the pieces of a chunk over in order, so a damaged chunk is refused
+    /// before any of it is used.
+    pub(super) fn decode_rows(
+        &self,
+        expected: usize,
+        n: usize,
+        from: usize,
+        ts: &mut [i64],
+        values: &mut [f64],
+    ) -> Result<(), codec::CodecError> {
+        match *self {
+            Chunk::Text(text) => codec::decode_raw_rows(text, expected, n, from, ts, values),
+            Chunk::Packed(bytes) => packed::decode_rows(bytes, expected, n, from, ts, values),
+            Chunk::Sealed(sealed) => {
+                let bytes = if from == 0 {
+                    crc::open(sealed).map_err(codec::CodecError)?
+                } else {
+                    &sealed[..sealed.len().saturating_sub(crc::CRC_BYTES)]
+                };
+                packed::decode_rows(bytes, expected, n, from, ts, values)
+            }
+        }
+    }
+}
+
+/// `len` zeroed values, or an error naming what they were for when memory for them cannot be
+/// had (the allocation is tried first, never aborted on).
+pub(super) fn zeroed<T: Clone + Default>(len: usize, what: impl FnOnce() -> String) -> Result<Vec<T>, SessionError> {
+    let mut v = Vec::new();
+    if v.try_reserve_exact(len).is_err() {
+        let bytes = crate::view::format::bytes(len.saturating_mul(std::mem::size_of::<T>()));
+        return Err(SessionError::invalid(what(), format!("cannot allocate {bytes} for its samples: out of memory")));
+    }
+    v.resize(len, T::default());
+    Ok(v)
 }
 
 /// What a load may hold in memory: the memory cap, and the bytes of it the input already takes
@@ -454,8 +493,9 @@ pub(super) fn decode(f: SessionFile, data: Option<&[u8]>, budget: Budget) -> Res
         let n = out.data.desc.series.len();
         let raw = &mut out.data.raw;
         // Within the caps `check` applied: what the file's bytes can hold.
-        raw.timestamps = vec![0; samples as usize];
-        raw.values = vec![0.0; samples as usize * n];
+        let field = || format!("streams[{i}].raw");
+        raw.timestamps = zeroed(samples as usize, field)?;
+        raw.values = zeroed(samples as usize * n, field)?;
         let (mut ts, mut vals) = (&mut raw.timestamps[..], &mut raw.values[..]);
         for (c, (size, chunk)) in chunk_sizes(raw.first_ordinal, samples).zip(chunks).enumerate() {
             let (t, rest_t) = ts.split_at_mut(size);

@@ -227,7 +227,11 @@ pub(super) fn open_bounded(path: &Path, max: u64, follow: bool) -> Result<(File,
 /// refused.
 pub(super) fn read_bytes(path: &Path, max: u64, follow: bool) -> Result<Vec<u8>, SessionError> {
     let (f, size) = open_bounded(path, max, follow)?;
-    let mut bytes = Vec::with_capacity(size as usize);
+    let mut bytes = Vec::new();
+    if bytes.try_reserve_exact(size as usize).is_err() {
+        let msg = format!("cannot allocate the {size} bytes it holds to read it: out of memory");
+        return Err(SessionError::invalid(path.display().to_string(), msg));
+    }
     f.take(max + 1).read_to_end(&mut bytes).map_err(|e| SessionError::io(path, "cannot read", e))?;
     if bytes.len() as u64 > max {
         return Err(SessionError::TooLarge { file: path.display().to_string(), size: bytes.len() as u64, max });

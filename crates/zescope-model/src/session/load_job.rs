@@ -6,9 +6,11 @@
 //! and hands that over first ([`LoadEvent::Head`]), with the session's whole time range, taken
 //! from the coarse history and the first and last raw chunk of each stream. Then it decodes the
 //! raw chunks a batch at a time on all cores, in time order (the streams' chunks merged by
-//! their estimated start time, each stream's in file order), and hands them over one chunk per
-//! [`LoadEvent::Piece`] through a bounded channel: it waits while the receiver is that far
-//! behind, so what is in flight stays a few chunks however large the file is. Every chunk is
+//! their estimated start time, each stream's in file order), and hands them over a piece at a
+//! time ([`LoadEvent::Piece`]: whole blocks of 256 samples of one chunk, about [`PIECE_BYTES`]
+//! decoded, never more than one block of the widest stream, 8 MiB) through a bounded channel:
+//! it waits while the receiver is [`IN_FLIGHT`] pieces behind, so what is decoded and not yet
+//! taken is at most [`IN_FLIGHT_BYTES`] however large or wide the file is. Every chunk is
 //! checked as the one-shot [`load`](super::load) checks it; the first problem ends the job
 //! with [`LoadEvent::Failed`] naming the stream and chunk, after the pieces before it.
 //! Progress is the data section's bytes decoded (a version 1 file's chunk text).
@@ -17,6 +19,12 @@
 //! decoded chunk by chunk). Autosave checkpoints keep the one-shot path
 //! ([`Recoverable::load`](super::autosave::Recoverable::load)): they are assembled from a
 //! directory of pieces, and recovering one is rare and small next to opening a file.
+//!
+//! Memory: the thread holds the file, its parsed head (each stream's coarse history decoded) and
+//! the pieces in flight; [`LoadHead::held`] says what the first two take, so that a reader
+//! keeping a memory cap for the whole open ([`super::open_into`]) leaves that much of it out of
+//! its store (down to [`MIN_STORE`]). Every buffer sized by the file's numbers is allocated
+//! fallibly: an allocation that fails ends the job with an error naming what it was for.
 //!
 //! Dropping the job (or [`LoadJob::cancel`]) stops the thread at the next batch; nothing waits
 //! for it.
@@ -29,14 +37,34 @@ use std::time::Duration;
 
 use zescope_store::RawData;
 
-use super::convert::{self, Checked, Chunk, Progress, chunk_sizes};
+use super::codec::CHUNK;
+use super::convert::{self, Checked, Chunk, Progress, chunk_sizes, zeroed};
 use super::io::{self, MAX_FILE_BYTES};
-use super::{Session, SessionError};
+use super::{Session, SessionError, packed};
 
-/// Pieces decoded ahead of the receiver at most (one chunk each, up to 4096 samples).
-pub const IN_FLIGHT: usize = 16;
-/// Chunks decoded at a time, across the cores.
-const BATCH: usize = 8;
+/// Pieces decoded ahead of the receiver at most (the channel's length).
+pub const IN_FLIGHT: usize = 4;
+/// Pieces decoded at a time, across the cores.
+const BATCH: usize = 4;
+/// Decoded bytes a piece holds about: as many whole blocks of a chunk as fit, at least one.
+pub const PIECE_BYTES: usize = 4 << 20;
+/// The most one piece takes decoded: [`PIECE_BYTES`], or one block (256 samples) of a stream
+/// of the most series a file may hold (4096, and a timestamp), whichever is more.
+pub const MAX_PIECE_BYTES: usize = {
+    let block = packed::BLOCK * (convert::MAX_SERIES + 1) * 8;
+    if block > PIECE_BYTES { block } else { PIECE_BYTES }
+};
+/// Decoded samples an open holds besides its file, head and the receiver's store at most: the
+/// pieces in the channel, the batch being decoded and the one being taken in.
+pub const IN_FLIGHT_BYTES: usize = (IN_FLIGHT + BATCH + 1) * MAX_PIECE_BYTES;
+/// The least store an open into a store keeps while it holds the file (`super::open_into`).
+pub const MIN_STORE: u64 = 8 << 20;
+
+/// Samples a piece of a stream of `n` series holds (a whole chunk holds at most 4096).
+fn piece_rows(n: usize) -> usize {
+    let rows = PIECE_BYTES / ((n + 1) * 8) / packed::BLOCK * packed::BLOCK;
+    rows.clamp(packed::BLOCK, CHUNK as usize)
+}
 
 /// What the thread hands over before the samples.
 #[derive(Debug)]
@@ -54,9 +82,12 @@ pub struct LoadHead {
     pub span: Option<(i64, i64)>,
     /// The time origin a one-shot load gives: the saved one, else the first stream's start.
     pub origin_ns: Option<i64>,
+    /// Bytes the open holds until it ends besides the pieces in flight: the file, the strings
+    /// its head was parsed into (at most its text again) and the coarse history decoded.
+    pub held: u64,
 }
 
-/// One decoded raw chunk of one stream.
+/// Decoded samples of one stream: whole blocks of one raw chunk (all of a narrow stream's chunk).
 #[derive(Debug)]
 pub struct Piece {
     /// The stream's index in the session.
@@ -77,7 +108,7 @@ pub struct Piece {
 pub enum LoadEvent {
     /// The session without its samples.
     Head(Box<LoadHead>),
-    /// One decoded chunk.
+    /// Decoded samples (a chunk, or part of a wide one).
     Piece(Piece),
     /// Every sample was handed over.
     Done,
@@ -173,8 +204,15 @@ impl Drop for LoadJob {
 fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(), SessionError> {
     let bytes = io::read_bytes(path, MAX_FILE_BYTES, true)?;
     let (text, data) = io::split(&bytes)?;
+    let parsed = (bytes.len() + text.len()) as u64;
     let file = io::parse(text)?;
     let Checked { mut session, samples, chunks } = convert::check(&file, data, convert::Budget::NONE)?;
+    let coarse: u64 = session
+        .streams
+        .iter()
+        .map(|s| convert::coarse_bytes(s.data.coarse.len() as u64, s.data.desc.series.len()))
+        .fold(0, u64::saturating_add);
+    let held = parsed.saturating_add(coarse);
     let total: u64 = chunks.iter().flatten().map(|c| c.len() as u64).sum();
     progress.total.store(total.max(1), Ordering::Relaxed);
     let mut raws = Vec::with_capacity(session.streams.len());
@@ -192,40 +230,53 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
     let span = spans.iter().flatten().copied().reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
     let origin_ns = session.origin_ns.or_else(|| spans.iter().flatten().next().map(|s| s.0));
     let order = time_order(&session, &samples, &raw_spans);
-    let pieces = order.len() as u64;
-    let head = LoadHead { session, ended, samples: samples.clone(), pieces, span, origin_ns };
+    let pieces: u64 = order.iter().map(|p| p.size.div_ceil(piece_rows(p.n)) as u64).sum();
+    let head = LoadHead { session, ended, samples: samples.clone(), pieces, span, origin_ns, held };
     if tx.send(LoadEvent::Head(Box::new(head))).is_err() {
         return Ok(());
     }
     // Per stream: samples handed over, and the last timestamp.
     let mut at = vec![0u64; raws.len()];
     let mut last_t: Vec<Option<i64>> = vec![None; raws.len()];
-    for batch in order.chunks(BATCH) {
+    let all = order.iter().flat_map(|&c| {
+        let rows = piece_rows(c.n);
+        (0..c.size).step_by(rows).map(move |from| (c, from, rows.min(c.size - from)))
+    });
+    let mut all = all.peekable();
+    while all.peek().is_some() {
         if progress.cancel.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let jobs = batch.iter().map(|&(i, c, size, n)| (size as u64, (i, c, size, n, chunks[i][c]))).collect();
-        let decoded = zescope_store::par::map_weighted(jobs, |(i, c, size, n, chunk)| {
-            let (mut ts, mut values) = (vec![0; size], vec![0.0; size * n]);
-            let r = chunk.decode(&mut ts, &mut values);
-            (i, c, chunk.len(), r.map(|()| (ts, values)))
+        let jobs =
+            all.by_ref().take(BATCH).map(|(c, from, rows)| ((rows * (c.n + 1)) as u64, (c, from, rows))).collect();
+        let decoded = zescope_store::par::map_weighted(jobs, |(c, from, rows)| {
+            let field = || format!("streams[{}].raw.chunks[{}]", c.stream, c.chunk);
+            let out =
+                zeroed(rows, field).and_then(|ts| Ok((ts, zeroed(rows * c.n, field)?))).and_then(|(mut ts, mut v)| {
+                    let chunk = chunks[c.stream][c.chunk];
+                    chunk
+                        .decode_rows(c.size, c.n, from, &mut ts, &mut v)
+                        .map_err(|e| SessionError::invalid(field(), e.0))?;
+                    Ok((ts, v))
+                });
+            (c, from, rows, out)
         });
-        for (i, c, bytes, result) in decoded {
-            let field = format!("streams[{i}].raw.chunks[{c}]");
-            let (ts, values) = result.map_err(|e| SessionError::invalid(field.clone(), e.0))?;
+        for (c, from, rows, result) in decoded {
+            let (i, field) = (c.stream, format!("streams[{}].raw.chunks[{}]", c.stream, c.chunk));
+            let (ts, values) = result?;
             let before = last_t[i].into_iter().chain(ts.iter().copied());
             if let Some((k, (a, b))) = before.clone().zip(before.skip(1)).enumerate().find(|(_, (a, b))| b <= a) {
-                let k = if last_t[i].is_some() { k } else { k + 1 };
+                let k = from + if last_t[i].is_some() { k } else { k + 1 };
                 return Err(SessionError::invalid(field, format!("sample {k} at {b} ns does not come after {a} ns")));
             }
             last_t[i] = ts.last().copied().or(last_t[i]);
-            let from = at[i] as usize;
-            let to = from + ts.len();
+            let from_at = at[i] as usize;
+            let to = from_at + ts.len();
             let whole = &raws[i];
             // The gaps increase (checked): the piece's are one slice of them, found by bisection.
-            let (lo, hi) = (whole.gaps.partition_point(|&g| g < from), whole.gaps.partition_point(|&g| g < to));
-            let gaps = whole.gaps[lo..hi].iter().map(|g| g - from).collect();
-            let first = from == 0;
+            let (lo, hi) = (whole.gaps.partition_point(|&g| g < from_at), whole.gaps.partition_point(|&g| g < to));
+            let gaps = whole.gaps[lo..hi].iter().map(|g| g - from_at).collect();
+            let first = from_at == 0;
             let mut raw = RawData { timestamps: ts, values, gaps, ..RawData::default() };
             if first {
                 raw.first_block = whole.first_block;
@@ -235,7 +286,8 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
             }
             at[i] = to as u64;
             let last = at[i] == samples[i];
-            progress.done.fetch_add(bytes as u64, Ordering::Relaxed);
+            let bytes = chunks[i][c.chunk].len() as u64;
+            progress.done.fetch_add(bytes * rows as u64 / c.size.max(1) as u64, Ordering::Relaxed);
             if tx.send(LoadEvent::Piece(Piece { stream: i, raw, first, last })).is_err() {
                 return Ok(());
             }
@@ -263,11 +315,16 @@ fn raw_span(session: &Session, samples: &[u64], chunks: &[Vec<Chunk<'_>>], i: us
     let s = &session.streams[i];
     let n = s.data.desc.series.len();
     let mut span = None;
-    let sizes: Vec<usize> = chunk_sizes(s.data.raw.first_ordinal, samples[i]).collect();
-    for c in [0, chunks[i].len().saturating_sub(1)] {
-        let (Some(chunk), Some(&size)) = (chunks[i].get(c), sizes.get(c)) else { continue };
-        let (mut ts, mut values) = (vec![0; size], vec![0.0; size * n]);
-        if chunk.decode(&mut ts, &mut values).is_ok()
+    let last = chunks[i].len().saturating_sub(1);
+    let first_size = chunk_sizes(s.data.raw.first_ordinal, samples[i]).next();
+    let last_size = chunk_sizes(s.data.raw.first_ordinal, samples[i]).last();
+    // The first block of the first chunk and the last block of the last one.
+    for (c, size, last_block) in [(0, first_size, false), (last, last_size, true)] {
+        let (Some(chunk), Some(size)) = (chunks[i].get(c), size) else { continue };
+        let from = if last_block { (size - 1) / packed::BLOCK * packed::BLOCK } else { 0 };
+        let rows = (size - from).min(packed::BLOCK);
+        let (mut ts, mut values) = (vec![0; rows], vec![0.0; rows * n]);
+        if chunk.decode_rows(size, n, from, &mut ts, &mut values).is_ok()
             && let (Some(&a), Some(&b)) = (ts.first(), ts.last())
         {
             span = widen(span, (a, b));
@@ -276,14 +333,18 @@ fn raw_span(session: &Session, samples: &[u64], chunks: &[Vec<Chunk<'_>>], i: us
     span
 }
 
-/// The chunks in the order they are decoded: `(stream, chunk, samples, series)`, merged over
-/// the streams by each chunk's start time estimated from its stream's raw span (a stream's
-/// own chunks stay in order).
-fn time_order(
-    session: &Session,
-    samples: &[u64],
-    raw_spans: &[Option<(i64, i64)>],
-) -> Vec<(usize, usize, usize, usize)> {
+/// One raw chunk to decode: its stream and index, samples and the stream's series.
+#[derive(Clone, Copy, Debug)]
+struct ChunkRef {
+    stream: usize,
+    chunk: usize,
+    size: usize,
+    n: usize,
+}
+
+/// The chunks in the order they are decoded, merged over the streams by each chunk's start
+/// time estimated from its stream's raw span (a stream's own chunks stay in order).
+fn time_order(session: &Session, samples: &[u64], raw_spans: &[Option<(i64, i64)>]) -> Vec<ChunkRef> {
     let mut out = Vec::new();
     for (i, s) in session.streams.iter().enumerate() {
         let n = s.data.desc.series.len();
@@ -292,12 +353,12 @@ fn time_order(
         for (c, size) in chunk_sizes(s.data.raw.first_ordinal, samples[i]).enumerate() {
             let share = at as f64 / samples[i].max(1) as f64;
             let t = a as f64 + (b as f64 - a as f64) * share;
-            out.push((t, i, c, size, n));
+            out.push((t, ChunkRef { stream: i, chunk: c, size, n }));
             at += size as u64;
         }
     }
-    out.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
-    out.into_iter().map(|(_, i, c, size, n)| (i, c, size, n)).collect()
+    out.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.stream.cmp(&y.1.stream)).then(x.1.chunk.cmp(&y.1.chunk)));
+    out.into_iter().map(|(_, c)| c).collect()
 }
 
 #[cfg(test)]

@@ -51,7 +51,9 @@ pub use history::RunHistory;
 pub use history::unix_ms_now;
 pub use io::{MAX_FILE_BYTES, write_atomic};
 pub use job::SaveJob;
-pub use load_job::{IN_FLIGHT, LoadEvent, LoadHead, LoadJob, Piece};
+pub use load_job::{
+    IN_FLIGHT, IN_FLIGHT_BYTES, LoadEvent, LoadHead, LoadJob, MAX_PIECE_BYTES, MIN_STORE, PIECE_BYTES, Piece,
+};
 pub use markers::{markers_from_file, markers_to_file};
 pub use open::{Opened, open_into};
 pub use processes::ProcessRecord;
@@ -135,7 +137,8 @@ pub fn to_v1_string(session: &Session) -> Result<String, SessionError> {
 }
 
 /// The memory cap a one-shot load holds to unless told another: the store's default cap (a
-/// quarter of physical memory, at most 1 GiB), which the window and the commands use.
+/// quarter of the smallest of physical memory, the address-space limit and the control group's
+/// memory limit, at most 1 GiB), which the window and the commands use.
 pub fn default_memory_cap() -> u64 {
     zescope_store::default_cap() as u64
 }

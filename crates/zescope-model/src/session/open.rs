@@ -2,8 +2,13 @@
 //!
 //! [`open_into`] reads the file as the window's progressive open does ([`LoadJob`]: the head,
 //! then the samples a chunk at a time, in time order) and moves each chunk into the caller's
-//! store as it comes, so what it holds at once is the file, its head and a few chunks in flight
-//! besides the store. Where the samples outgrow the store's cap, the store coarsens the oldest
+//! store as it comes, so what it holds at once is the file, its head and a few pieces in flight
+//! besides the store. The store's cap is the whole open's: while the file is held, the store
+//! keeps the cap less what the file and its head take ([`LoadHead::held`]), so the open holds
+//! at most the cap and the pieces in flight ([`IN_FLIGHT_BYTES`]). A file whose head leaves less
+//! than [`MIN_STORE`] of the cap is still opened (a session past the cap is summarised, never
+//! refused for its size), into a store of [`MIN_STORE`]: then the open holds the file and head
+//! past the cap. Where the samples outgrow the store's cap, the store coarsens the oldest
 //! history as it does for a live run (`zescope_store::cap`), and [`Opened::notice`] says what was
 //! coarsened from when. `zescope export` and *Compare with…* open sessions this way.
 //!
@@ -17,7 +22,9 @@ use std::time::Duration;
 use zescope_store::{Store, StreamId};
 
 use super::capture::Restored;
-use super::load_job::{LoadEvent, LoadJob};
+#[cfg(doc)]
+use super::load_job::{IN_FLIGHT_BYTES, LoadHead};
+use super::load_job::{LoadEvent, LoadJob, MIN_STORE};
 use super::{Session, SessionError};
 
 /// A session opened into a store.
@@ -40,6 +47,18 @@ pub struct Opened {
 /// session's); see the module docs. The error names the file's problem; on an error the
 /// streams already moved into `store` stay there.
 pub fn open_into(path: &Path, store: &mut Store) -> Result<Opened, SessionError> {
+    let cap = store.memory_cap();
+    let result = open_within(path, store);
+    // The file is let go: the store may have its whole cap again.
+    store.set_memory_cap(cap);
+    let mut opened = result?;
+    opened.notice = notice(store, &opened.restored.streams, &opened.expected);
+    Ok(opened)
+}
+
+/// [`open_into`] with the store's cap lowered, while the file is held, by what the open holds.
+fn open_within(path: &Path, store: &mut Store) -> Result<Opened, SessionError> {
+    let cap = store.memory_cap();
     let mut job = LoadJob::spawn(path.to_path_buf());
     let mut got: Option<(Session, Restored, Vec<bool>)> = None;
     let mut expected = Vec::new();
@@ -53,6 +72,8 @@ pub fn open_into(path: &Path, store: &mut Store) -> Result<Opened, SessionError>
         match event {
             LoadEvent::Head(head) => {
                 let head = *head;
+                let held = usize::try_from(head.held).unwrap_or(usize::MAX);
+                store.set_memory_cap(cap.saturating_sub(held).max(MIN_STORE as usize).min(cap));
                 if store.origin_ns().is_none()
                     && let Some(t) = head.origin_ns
                 {
@@ -78,8 +99,7 @@ pub fn open_into(path: &Path, store: &mut Store) -> Result<Opened, SessionError>
         }
     }
     let (head, restored, _) = got.ok_or_else(|| SessionError::invalid("file", "the open ended before its head"))?;
-    let notice = notice(store, &restored.streams, &expected);
-    Ok(Opened { head, restored, notice, expected })
+    Ok(Opened { head, restored, notice: None, expected })
 }
 
 /// What the cap did to `streams` (of `store`) beyond what the file held coarsened already

@@ -65,13 +65,47 @@ pub(super) fn decode_chunk(
     ts: &mut [i64],
     values: &mut [f64],
 ) -> Result<(), CodecError> {
+    if ts.len() != expected {
+        return Err(CodecError("internal: output sized wrongly".into()));
+    }
+    decode_rows(b, expected, n, 0, ts, values)
+}
+
+/// Decodes samples `from..from + ts.len()` of one chunk of `expected` samples of `n` series into
+/// `ts` and (row-major) `values`: a piece of a chunk, so that decoding a wide chunk never needs
+/// all of it decoded at once. `from` is a multiple of [`BLOCK`] (a column holds a block); the
+/// blocks before it are skipped by their columns' lengths, unread. A piece that ends the chunk
+/// also checks that nothing follows its last column.
+pub(super) fn decode_rows(
+    b: &[u8],
+    expected: usize,
+    n: usize,
+    from: usize,
+    ts: &mut [i64],
+    values: &mut [f64],
+) -> Result<(), CodecError> {
     let mut pos = 0;
     let count = checked_varint(b, &mut pos).ok_or(CodecError("chunk ends inside its sample count".into()))?;
     if count != expected as u64 {
         return Err(CodecError(format!("holds {count} samples where {expected} are expected")));
     }
-    if ts.len() != expected || values.len() != expected * n {
+    let to = from
+        .checked_add(ts.len())
+        .filter(|&t| t <= expected && from.is_multiple_of(BLOCK) && (t == expected || ts.len().is_multiple_of(BLOCK)));
+    if to.is_none() || values.len() != ts.len() * n {
         return Err(CodecError("internal: output sized wrongly".into()));
+    }
+    for k in 0..from / BLOCK {
+        for c in 0..=n {
+            piece(b, &mut pos).ok_or_else(|| {
+                let first = k * BLOCK;
+                let what = match c {
+                    0 => format!("the timestamps of samples {first}.."),
+                    c => format!("series {}, samples {first}..", c - 1),
+                };
+                CodecError(format!("chunk ends inside {what}"))
+            })?;
+        }
     }
     let mut tmp = [0.0f64; BLOCK];
     for (k, t) in ts.chunks_mut(BLOCK).enumerate() {
@@ -81,10 +115,10 @@ pub(super) fn decode_chunk(
             pack::check(col, m).map_err(|e| CodecError(format!("{}: {e}", what())))?;
             Ok::<_, CodecError>(col)
         };
-        let first = k * BLOCK;
+        let (here, first) = (k * BLOCK, from + k * BLOCK);
         let col = column(&|| format!("the timestamps of samples {first}..{}", first + m))?;
         pack::decode_i64(col, t);
-        let rows = &mut values[first * n..(first + m) * n];
+        let rows = &mut values[here * n..(here + m) * n];
         for s in 0..n {
             let col = column(&|| format!("series {s}, samples {first}..{}", first + m))?;
             pack::decode_f64(col, &mut tmp[..m]);
@@ -93,7 +127,7 @@ pub(super) fn decode_chunk(
             }
         }
     }
-    if pos != b.len() {
+    if to == Some(expected) && pos != b.len() {
         return Err(CodecError(format!("{} bytes left over", b.len() - pos)));
     }
     Ok(())

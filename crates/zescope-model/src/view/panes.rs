@@ -219,12 +219,20 @@ impl PaneLayout {
     /// series have.
     fn fresh_color(&self, key: &SeriesKey) -> [u8; 3] {
         let taken: BTreeSet<[u8; 3]> = self.pane_mates(key).filter_map(|k| self.colors.get(k).copied()).collect();
-        let uses = |c: [u8; 3]| self.colors.values().filter(|&&v| v == c).count();
-        (0..PALETTE.len() + taken.len())
-            .map(palette)
+        let mut uses: BTreeMap<[u8; 3], usize> = BTreeMap::new();
+        for &c in self.colors.values() {
+            *uses.entry(c).or_default() += 1;
+        }
+        let uses = |c: &[u8; 3]| uses.get(c).copied().unwrap_or(0);
+        let candidates = || (0..PALETTE.len() + taken.len()).map(palette);
+        // The generated hues round to bytes, so thousands of them repeat some: in a pane of
+        // thousands of series (a session file may hold 4096 a stream) every candidate can be
+        // taken, and then the least used one is shared.
+        candidates()
             .filter(|c| !taken.contains(c))
-            .min_by_key(|&c| uses(c))
-            .expect("more colours than taken ones")
+            .min_by_key(uses)
+            .or_else(|| candidates().min_by_key(uses))
+            .unwrap_or(PALETTE[0])
     }
 
     /// Gives `key` the colour `rgb` (sRGB bytes), replacing any it had.
