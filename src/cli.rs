@@ -306,6 +306,20 @@ pub struct ServeOptions {
     /// zescope_trigger_firings_total{trigger="EXPR"}.
     #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
     pub triggers: Vec<zescope_model::triggers::Trigger>,
+    /// How much of the run the live feed (/live, docs/live-protocol.md) keeps for viewers that
+    /// join late or reconnect, in MiB; the oldest goes first.
+    #[arg(long, value_name = "MIB", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..=65536).map(|m| m as usize))]
+    pub history: usize,
+    /// Offer the live feed beyond loopback to viewers that send this file's token (its first
+    /// line) as `Authorization: Bearer TOKEN`; without it the feed is offered on loopback only
+    /// (watch from another machine through `ssh -L`).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Also record the run as a session (.ron), written when serve ends (and checkpointed as
+    /// `record` does).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
 }
 
 impl ServeOptions {
@@ -323,6 +337,9 @@ impl ServeOptions {
             processes,
             top_processes,
             triggers,
+            history,
+            token_file,
+            save,
         } = self;
         crate::commands::serve::ServeArgs {
             source,
@@ -335,6 +352,9 @@ impl ServeOptions {
             textfile,
             processes: processes.then_some(top_processes),
             triggers,
+            history: history << 20,
+            token_file,
+            save,
         }
     }
 }

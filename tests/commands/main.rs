@@ -27,6 +27,7 @@ mod export;
 mod hostile_bounds;
 mod list;
 mod list_catalog;
+mod live;
 mod loader_drivers_2026;
 mod loader_matrix;
 mod loader_profiles;
