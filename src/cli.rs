@@ -213,6 +213,15 @@ pub struct RecordOptions {
     /// A workload to run while recording, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+    /// Record the run a `zescope serve` on HOST:PORT serves (its live feed,
+    /// docs/live-protocol.md) instead of sampling here; reconnects by itself when the link
+    /// drops. Without --duration: until that run ends or Ctrl-C.
+    #[arg(long, value_name = "HOST:PORT",
+          conflicts_with_all = ["devices", "groups", "metrics", "custom_group", "view", "command", "triggers", "perfetto"])]
+    pub connect: Option<String>,
+    /// With --connect beyond loopback: the file whose first line is the server's token.
+    #[arg(long, value_name = "FILE", requires = "connect")]
+    pub token_file: Option<PathBuf>,
 }
 
 /// `--view FILE`: a view file, read and checked.
@@ -229,8 +238,8 @@ impl RecordOptions {
     /// The recording these options ask for, from `source`: telemetry unless `--no-telemetry`, and
     /// without `--duration` 10 s, or until the workload exits when there is one.
     pub fn into_args(self, source: Source) -> crate::commands::record::RecordArgs {
-        let duration =
-            self.duration.unwrap_or(if self.command.is_empty() { Duration::from_secs(10) } else { Duration::MAX });
+        let open_ended = !self.command.is_empty() || self.connect.is_some();
+        let duration = self.duration.unwrap_or(if open_ended { Duration::MAX } else { Duration::from_secs(10) });
         crate::commands::record::RecordArgs {
             source,
             devices: self.devices,
@@ -253,6 +262,8 @@ impl RecordOptions {
                 burst: self.marker_burst,
                 per_recording: self.max_markers,
             },
+            connect: self.connect,
+            token_file: self.token_file,
         }
     }
 }

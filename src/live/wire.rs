@@ -230,6 +230,167 @@ pub fn decode_batch(bytes: &[u8]) -> Result<Batch, String> {
     Ok(Batch { seq, first, samples })
 }
 
+/// A decoded hello: the run as the server's sampler announced it, and its devices.
+#[derive(Clone, Debug)]
+pub struct Hello {
+    /// The feed's name (`from` counts in it).
+    pub feed: String,
+    /// The run, as `Event::RunStarted` had it on the server.
+    pub info: RunInfo,
+    /// The run's devices, as far as the hello describes them (no groups).
+    pub devices: Vec<DeviceEntry>,
+}
+
+/// A decoded text frame.
+#[derive(Clone, Debug)]
+pub enum Text {
+    /// The hello.
+    Hello(Box<Hello>),
+    /// Event `seq`.
+    Event(u64, Event),
+    /// Events `from..to` are no longer held.
+    Gap(u64, u64),
+    /// A type this version does not know (ignored, as the protocol says).
+    Unknown,
+}
+
+fn field<'v>(v: &'v Value, name: &str) -> Result<&'v Value, String> {
+    v.get(name).ok_or_else(|| format!("a {} frame without {name:?}", v["type"]))
+}
+
+fn u(v: &Value, name: &str) -> Result<u64, String> {
+    field(v, name)?.as_u64().ok_or_else(|| format!("{name:?} of a {} frame is not a whole number", v["type"]))
+}
+
+fn i(v: &Value, name: &str) -> Result<i64, String> {
+    field(v, name)?.as_i64().ok_or_else(|| format!("{name:?} of a {} frame is not a whole number", v["type"]))
+}
+
+fn text(v: &Value, name: &str) -> Result<String, String> {
+    Ok(field(v, name)?.as_str().ok_or_else(|| format!("{name:?} of a {} frame is not text", v["type"]))?.to_owned())
+}
+
+fn float(v: &Value, name: &str) -> f64 {
+    v.get(name).and_then(Value::as_f64).unwrap_or(f64::NAN)
+}
+
+fn from<T: serde::de::DeserializeOwned>(v: &Value, name: &str) -> Result<T, String> {
+    T::deserialize(field(v, name)?).map_err(|e| format!("{name:?} of a {} frame: {e}", v["type"]))
+}
+
+fn decode_hello(v: &Value) -> Result<Hello, String> {
+    let protocol = u(v, "protocol")?;
+    if protocol != PROTOCOL {
+        return Err(format!("the server speaks live protocol {protocol}; this zescope reads {PROTOCOL}"));
+    }
+    let config: zescope_sampler::RunConfig = from(v, "config")?;
+    let mut devices = Vec::new();
+    let mut names = Vec::new();
+    for d in field(v, "devices")?.as_array().ok_or("the hello's devices are not a list")? {
+        let kind = match d.get("kind").and_then(Value::as_str) {
+            Some("Gpu") => zescope_ze::DeviceKind::Gpu,
+            Some("Npu") => zescope_ze::DeviceKind::Npu,
+            Some("Cpu") => zescope_ze::DeviceKind::Cpu,
+            Some("Fpga") => zescope_ze::DeviceKind::Fpga,
+            _ => zescope_ze::DeviceKind::Other,
+        };
+        let name = text(d, "name")?;
+        names.push(name.clone());
+        devices.push(DeviceEntry {
+            path: from(d, "path")?,
+            name,
+            kind,
+            uuid: d.get("uuid").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            vendor_id: d.get("vendor_id").and_then(Value::as_u64).unwrap_or(0) as u32,
+            device_id: d.get("device_id").and_then(Value::as_u64).unwrap_or(0) as u32,
+            pci_bdf: d.get("pci").and_then(Value::as_str).map(str::to_owned),
+            driver_version: d.get("driver_version").and_then(Value::as_u64).unwrap_or(0) as u32,
+            simulated: d.get("simulated").and_then(Value::as_bool).unwrap_or(false),
+            groups: Vec::new(),
+            error: None,
+        });
+    }
+    let mut streams = Vec::new();
+    for s in field(v, "streams")?.as_array().ok_or("the hello's streams are not a list")? {
+        let index = u(s, "index")? as usize;
+        if index != streams.len() {
+            return Err(format!("the hello's stream {index} is not in its place"));
+        }
+        let read_path = text(s, "read_path")?;
+        streams.push(zescope_sampler::StreamInfo {
+            index,
+            target: u(s, "target")? as usize,
+            device: text(s, "device")?,
+            group: text(s, "group")?,
+            layout: text(s, "layout")?,
+            series: from(s, "series")?,
+            read_path: zescope_sampler::ReadPath::from_name(&read_path)
+                .ok_or_else(|| format!("the hello names an unknown read path {read_path:?}"))?,
+        });
+    }
+    let info = RunInfo {
+        run: u(v, "run")?,
+        config,
+        devices: names,
+        simulated: v.get("simulated").and_then(Value::as_bool).unwrap_or(false),
+        streams,
+        imports: v.get("imports").and_then(Value::as_u64).unwrap_or(0) as usize,
+        notices: from(v, "notices").unwrap_or_default(),
+    };
+    Ok(Hello { feed: text(v, "feed")?, info, devices })
+}
+
+/// Decodes a text frame; the error names what is wrong with it.
+pub fn decode_text(frame: &str) -> Result<Text, String> {
+    let v: Value = serde_json::from_str(frame).map_err(|e| format!("a text frame that is not JSON: {e}"))?;
+    let kind = v.get("type").and_then(Value::as_str).ok_or("a text frame without a \"type\"")?;
+    let event = match kind {
+        "hello" => return Ok(Text::Hello(Box::new(decode_hello(&v)?))),
+        "gap" => return Ok(Text::Gap(u(&v, "from")?, u(&v, "to")?)),
+        "marker" => Event::Marker {
+            kind: match text(&v, "kind")?.as_str() {
+                "begin" => zescope_markers::Kind::Begin,
+                "end" => zescope_markers::Kind::End,
+                _ => zescope_markers::Kind::Instant,
+            },
+            t_ns: i(&v, "t_ns")?,
+            name: text(&v, "name")?,
+        },
+        "firing" => Event::Firing {
+            trigger: text(&v, "trigger")?,
+            t_ns: i(&v, "t_ns")?,
+            series: text(&v, "series")?,
+            value: float(&v, "value"),
+        },
+        "notice" => Event::Notice(text(&v, "message")?),
+        "error" => Event::Error(text(&v, "message")?),
+        "health" => Event::Health(Health {
+            run: u(&v, "run")?,
+            requested_hz: float(&v, "requested_hz"),
+            achieved_hz: float(&v, "achieved_hz"),
+            ticks: u(&v, "ticks")?,
+            ticked_for: std::time::Duration::from_nanos(u(&v, "ticked_for_ns")?),
+            late_ticks: u(&v, "late_ticks")?,
+            skipped_ticks: u(&v, "skipped_ticks")?,
+            torn_reads: u(&v, "torn_reads")?,
+            unchanged_reads: u(&v, "unchanged_reads")?,
+            clock_resets: u(&v, "clock_resets")?,
+            dropped_reports: u(&v, "dropped_reports")?,
+            dropped_samples: u(&v, "dropped_samples")?,
+            dropped_batches: u(&v, "dropped_batches")?,
+            cpu_percent: float(&v, "cpu_percent"),
+        }),
+        "stopped" => Event::Stopped(match text(&v, "reason")?.as_str() {
+            "requested" => StopReason::Requested,
+            "replaced" => StopReason::Replaced,
+            "error" => StopReason::Error,
+            _ => StopReason::Shutdown,
+        }),
+        _ => return Ok(Text::Unknown),
+    };
+    Ok(Text::Event(u(&v, "seq")?, event))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,6 +415,79 @@ mod tests {
         assert_eq!(got.samples.timestamps, b.timestamps);
         let same = got.samples.values.iter().zip(&b.values).all(|(a, b)| a.to_bits() == b.to_bits());
         assert!(same, "{:?}", got.samples.values);
+    }
+
+    #[test]
+    fn the_hello_gives_back_the_run_the_server_announced() {
+        use zescope_sampler::{DevicePath, RunConfig, SeriesInfo, StreamInfo, Target, layout::Kind};
+        let path = DevicePath { driver: 0, device: 1, sub_device: Some(0) };
+        let series = SeriesInfo {
+            name: "x".into(),
+            description: "d".into(),
+            unit: "ns".into(),
+            kind: Kind::Busy,
+            wrap: Some(4.0),
+        };
+        let info = RunInfo {
+            run: 3,
+            config: RunConfig {
+                targets: vec![Target::new(path, vec!["G".into()])],
+                interval: std::time::Duration::from_micros(500),
+                via: zescope_sampler::Via::Auto,
+                telemetry: true,
+            },
+            devices: vec!["dev".into()],
+            simulated: true,
+            streams: vec![StreamInfo {
+                index: 0,
+                target: 0,
+                device: "dev".into(),
+                group: "G".into(),
+                layout: "l".into(),
+                series: vec![series],
+                read_path: zescope_sampler::ReadPath::Streamer,
+            }],
+            imports: 2,
+            notices: vec!["n".into()],
+        };
+        let Text::Hello(h) = decode_text(&hello("f", &info, &[])).unwrap() else { panic!("not a hello") };
+        assert_eq!((h.feed.as_str(), &h.info), ("f", &info));
+        assert_eq!((h.devices[0].path, h.devices[0].name.as_str()), (path, "dev"));
+    }
+
+    #[test]
+    fn every_text_frame_reads_back() {
+        let h = Health {
+            run: 1,
+            requested_hz: 1000.0,
+            achieved_hz: 999.5,
+            ticks: 7,
+            dropped_samples: 2,
+            ..Health::default()
+        };
+        let events = [
+            Event::Marker { kind: zescope_markers::Kind::Begin, t_ns: -5, name: "phase \"1\"".into() },
+            Event::Notice("n".into()),
+            Event::Error("e".into()),
+            Event::Health(h),
+            Event::Stopped(StopReason::Error),
+        ];
+        for (seq, e) in events.iter().enumerate() {
+            match decode_text(&event(seq as u64, e)).unwrap() {
+                Text::Event(s, got) => assert_eq!((s, &got), (seq as u64, e)),
+                other => panic!("{other:?}"),
+            }
+        }
+        let f = Event::Firing { trigger: "t".into(), t_ns: 3, series: "marker m".into(), value: f64::NAN };
+        assert!(
+            matches!(decode_text(&event(9, &f)).unwrap(), Text::Event(9, Event::Firing { value, .. }) if value.is_nan())
+        );
+        assert!(matches!(decode_text(&gap(3, 9)).unwrap(), Text::Gap(3, 9)));
+        assert!(matches!(decode_text(r#"{"type":"later","seq":1}"#).unwrap(), Text::Unknown));
+        assert!(decode_text("[1]").is_err());
+        assert!(decode_text(r#"{"type":"notice","message":"m"}"#).unwrap_err().contains("seq"));
+        let old = r#"{"type":"hello","protocol":2}"#;
+        assert!(decode_text(old).unwrap_err().contains("protocol 2"));
     }
 
     #[test]

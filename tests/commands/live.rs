@@ -356,3 +356,99 @@ fn beyond_loopback_only_the_token_gets_in() {
     }
     serve.stop();
 }
+
+/// A TCP relay to `upstream` whose connections can be cut at once (a dropped link).
+struct Relay {
+    addr: SocketAddr,
+    open: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Relay {
+    fn start(upstream: SocketAddr) -> Relay {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let open = Arc::new(Mutex::new(Vec::new()));
+        let keep = Arc::clone(&open);
+        std::thread::spawn(move || {
+            for down in listener.incoming().map_while(Result::ok) {
+                let Ok(up) = TcpStream::connect(upstream) else { continue };
+                let mut o = keep.lock().unwrap();
+                o.push(down.try_clone().unwrap());
+                o.push(up.try_clone().unwrap());
+                for (mut from, mut to) in [(down.try_clone().unwrap(), up.try_clone().unwrap()), (up, down)] {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                }
+            }
+        });
+        Relay { addr, open }
+    }
+
+    fn cut(&self) {
+        for s in self.open.lock().unwrap().drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+#[test]
+fn record_connect_records_the_remote_run_whole_across_a_dropped_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let (saved, recorded) = (dir.path().join("served.ron"), dir.path().join("recorded.ron"));
+    let serve = Serve::start("127.0.0.1:0", &["--save", saved.to_str().unwrap()]);
+    let relay = Relay::start(serve.addr);
+    let mut record = zescope()
+        .args(["record", "--connect", &relay.addr.to_string(), "--out", recorded.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = BufReader::new(record.stdout.take().unwrap());
+    let mut line = String::new();
+    said.read_line(&mut line).unwrap();
+    assert!(line.starts_with("zescope: recording the run served at"), "{line}");
+    let stderr = Arc::new(Mutex::new(String::new()));
+    let (pipe, keep) = (record.stderr.take().unwrap(), Arc::clone(&stderr));
+    std::thread::spawn(move || {
+        for l in BufReader::new(pipe).lines().map_while(Result::ok) {
+            keep.lock().unwrap().push_str(&(l + "\n"));
+        }
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    relay.cut();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !stderr.lock().unwrap().contains("reconnected, resuming") {
+        assert!(Instant::now() < deadline, "record never reconnected: {}", stderr.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(stderr.lock().unwrap().contains("reconnecting"), "the drop was said");
+    std::thread::sleep(Duration::from_millis(500));
+    serve.stop();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = record.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "record did not end with the served run");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "record: {status}: {}", stderr.lock().unwrap());
+    let (served, got) =
+        (zescope_model::session::load(&saved).unwrap(), zescope_model::session::load(&recorded).unwrap());
+    assert_eq!(got.streams.len(), served.streams.len());
+    let mut rows = 0;
+    for (g, s) in got.streams.iter().zip(&served.streams) {
+        assert_eq!((&g.meta.device, &g.meta.group, &g.meta.series), (&s.meta.device, &s.meta.group, &s.meta.series));
+        let (g, s) = (&g.data.raw, &s.data.raw);
+        let (n, m) = (g.timestamps.len(), s.timestamps.len());
+        assert!(g.timestamps == s.timestamps, "every sample, none twice: {n} recorded, {m} served");
+        assert_eq!(g.gaps, s.gaps, "no gap the server's run did not have");
+        let same =
+            g.values.iter().zip(&s.values).all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+        assert!(same && g.values.len() == s.values.len(), "the same values");
+        rows += s.timestamps.len();
+    }
+    assert!(rows > 1000, "a run worth comparing: {rows} samples");
+}
