@@ -20,6 +20,10 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let Some(command) = cli.command else {
+        if let Some(line) = zescope::live::no_display(|v| std::env::var_os(v)) {
+            eprintln!("{line}");
+            return ExitCode::FAILURE;
+        }
         let source = cli.source;
         return zescope_window::gui::run(zescope_window::gui::Launch {
             start_sampler: Box::new(move |options| {

@@ -452,3 +452,15 @@ fn record_connect_records_the_remote_run_whole_across_a_dropped_link() {
     }
     assert!(rows > 1000, "a run worth comparing: {rows} samples");
 }
+
+#[test]
+fn without_a_display_the_window_says_in_one_line_how_to_watch_this_machine_remotely() {
+    let out = zescope().env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    for what in ["zescope serve", "-L 9464:localhost:9464", "--connect"] {
+        assert!(stderr.contains(what), "names {what}: {stderr}");
+    }
+    assert!(!stderr.contains(".cargo") && !stderr.contains(".rs:"), "no path into the build machine: {stderr}");
+}
