@@ -37,6 +37,12 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", value_parser = parse_view)]
     pub view: Option<zescope_model::viewfile::ViewFile>,
 
+    /// Watch the run a `zescope serve` on HOST:PORT serves (its live feed,
+    /// docs/live-protocol.md) in the window, instead of sampling here; reconnects by itself.
+    /// Across machines: `ssh -L 9464:localhost:9464 HOST`, then `--connect localhost:9464`.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "file")]
+    pub connect: Option<String>,
+
     /// The command to run headless; `None` (no command given) opens the window on
     /// [`Cli::source`] (or on [`Cli::file`]).
     #[command(subcommand)]

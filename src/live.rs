@@ -4,6 +4,7 @@
 //! (`commands::serve::live`) and by zescope's own client ([`client`]).
 
 pub mod client;
+pub mod remote;
 pub mod wire;
 
 /// What `zescope` says, in one line, when it is to open the window where there is no display

@@ -25,9 +25,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
         let source = cli.source;
+        let connect = cli.connect.map(|addr| zescope::live::client::Target { addr, token: None });
         return zescope_window::gui::run(zescope_window::gui::Launch {
-            start_sampler: Box::new(move |options| {
-                zescope_sampler::spawn_source(source, zescope::sim::built_in, options)
+            start_sampler: Box::new(move |options| match &connect {
+                Some(target) => zescope::live::remote::spawn(target.clone()),
+                None => zescope_sampler::spawn_source(source, zescope::sim::built_in, options),
             }),
             built_in: zescope::sim::built_in,
             interrupt: Box::new(Termination::install()),
@@ -35,6 +37,10 @@ fn main() -> ExitCode {
             view: cli.view,
         });
     };
+    if cli.connect.is_some() {
+        eprintln!("zescope: --connect opens the window; with `record`, give it after the command");
+        return ExitCode::from(2);
+    }
     if let Some(f) = &cli.file {
         eprintln!("zescope: {} opens in the window; it cannot be given with a command", f.display());
         return ExitCode::from(2);

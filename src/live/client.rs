@@ -9,6 +9,8 @@
 //!   ([`Got::Link`]), waits ([`BACKOFF_FIRST`], doubling up to [`BACKOFF_MOST`]) and reconnects
 //!   with `?from=NEXT&feed=ID`. What the server no longer holds is a gap: the next batch of each
 //!   stream whose ordinal does not follow the last one held is marked `gap_before`.
+//! - With [`Follower::follow_restarts`] (the window) the run ending is not the end: it keeps
+//!   reconnecting, and follows the next server that serves on the address.
 //! - A server that restarted has another feed: its run is announced as a new run
 //!   ([`Got::Started`] again, after [`Got::Stopped`] of the old one); run numbers are the
 //!   client's own, counted from 1, so two servers' "run 1" never mix.
@@ -79,6 +81,9 @@ pub struct Follower {
     ended: bool,
     /// Bytes received (frames' payloads).
     pub bytes: u64,
+    /// The server's run ending is not the end: keep reconnecting, and follow the next server on
+    /// the address (the window); `false` (the default): the feed ends with its run (`record`).
+    pub follow_restarts: bool,
 }
 
 fn connect(target: &Target, feed: Option<&str>, from: u64) -> Result<WebSocket<TcpStream>, String> {
@@ -115,9 +120,17 @@ impl Follower {
     /// Connects to `target` (the first connection must succeed: its error is the caller's).
     pub fn connect(target: Target) -> Result<Follower, String> {
         let ws = connect(&target, None, 0)?;
-        Ok(Follower {
+        let mut f = Follower::new(target);
+        f.ws = Some(ws);
+        Ok(f)
+    }
+
+    /// A follower of `target` that connects in [`Follower::next`] (and keeps trying, with
+    /// backoff, until it gets through).
+    pub fn new(target: Target) -> Follower {
+        Follower {
             target,
-            ws: Some(ws),
+            ws: None,
             feed: None,
             next: 0,
             server_run: None,
@@ -129,7 +142,8 @@ impl Follower {
             queue: Default::default(),
             ended: false,
             bytes: 0,
-        })
+            follow_restarts: false,
+        }
     }
 
     /// The next thing the feed said; `None` once it ended or `stop()`.
@@ -159,7 +173,7 @@ impl Follower {
                 Ok(Message::Close(f)) => {
                     let (code, reason) =
                         f.map(|f| (u16::from(f.code), f.reason.to_string())).unwrap_or((1005, String::new()));
-                    if code == 1000 {
+                    if code == 1000 && !self.follow_restarts {
                         self.ended = true;
                         continue;
                     }

@@ -19,14 +19,14 @@ use crate::support::zescope;
 const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/commands/live_client.py");
 
 /// A `zescope serve --source sim` whose stderr is kept.
-struct Serve {
+pub(crate) struct Serve {
     child: Child,
-    addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
     stderr: Arc<Mutex<String>>,
 }
 
 impl Serve {
-    fn start(listen: &str, extra: &[&str]) -> Serve {
+    pub(crate) fn start(listen: &str, extra: &[&str]) -> Serve {
         let mut child = zescope()
             .args(["--source", "sim", "serve", "--listen", listen, "--interval", "1ms"])
             .args(extra)
@@ -64,7 +64,7 @@ impl Serve {
     }
 
     /// SIGTERM; it must end cleanly within 15 s.
-    fn stop(mut self) {
+    pub(crate) fn stop(mut self) {
         assert!(Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().unwrap().success());
         let deadline = Instant::now() + Duration::from_secs(15);
         let status = loop {
@@ -358,13 +358,13 @@ fn beyond_loopback_only_the_token_gets_in() {
 }
 
 /// A TCP relay to `upstream` whose connections can be cut at once (a dropped link).
-struct Relay {
-    addr: SocketAddr,
+pub(crate) struct Relay {
+    pub(crate) addr: SocketAddr,
     open: Arc<Mutex<Vec<TcpStream>>>,
 }
 
 impl Relay {
-    fn start(upstream: SocketAddr) -> Relay {
+    pub(crate) fn start(upstream: SocketAddr) -> Relay {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let open = Arc::new(Mutex::new(Vec::new()));
@@ -386,7 +386,7 @@ impl Relay {
         Relay { addr, open }
     }
 
-    fn cut(&self) {
+    pub(crate) fn cut(&self) {
         for s in self.open.lock().unwrap().drain(..) {
             let _ = s.shutdown(std::net::Shutdown::Both);
         }
