@@ -28,7 +28,7 @@ fn main() -> ExitCode {
         let connect = cli.connect.map(|addr| zescope::live::client::Target { addr, token: None });
         return zescope_window::gui::run(zescope_window::gui::Launch {
             start_sampler: Box::new(move |options| match &connect {
-                Some(target) => zescope::live::remote::spawn(target.clone()),
+                Some(target) => zescope::live::remote::spawn(target.clone(), options.waker),
                 None => zescope_sampler::spawn_source(source, zescope::sim::built_in, options),
             }),
             built_in: zescope::sim::built_in,

@@ -5,7 +5,8 @@
 //!
 //! - The inventory comes first: its source's description says `REMOTE HOST:PORT` (the window
 //!   shows it where it names the source), with the run's devices once the hello came (an empty
-//!   inventory, "connecting", before).
+//!   inventory, "connecting", before); it comes again, saying "REMOTE reconnecting HOST:PORT", while
+//!   the link is down.
 //! - The feed's events become the sampler's (`RunStarted`, `Samples`, `Health`, `Notice`,
 //!   `Error`, `RunStopped`). The link dropping and coming back are notices: "REMOTE HOST:PORT:
 //!   ... reconnecting" and "... reconnected".
@@ -23,29 +24,60 @@ use super::client::{Follower, Got, Target};
 /// Events waiting for the window at most (the thread waits when the window is behind).
 const EVENTS: usize = 1 << 14;
 
-/// Starts the thread watching `target`.
-pub fn spawn(target: Target) -> SamplerHandle {
+/// The window's event channel, with its waker (the sampler's `Options::waker`): told after each
+/// event, `true` when it was only data, as the sampler's outbox does.
+struct Out {
+    tx: Sender<Event>,
+    waker: Option<zescope_sampler::Waker>,
+}
+
+impl Out {
+    fn send(&self, e: Event) -> Result<(), ()> {
+        let only_data = matches!(e, Event::Samples(_) | Event::Health(_));
+        self.tx.send(e).map_err(|_| ())?;
+        if let Some(w) = &self.waker {
+            w(only_data);
+        }
+        Ok(())
+    }
+
+    fn send_timeout(&self, e: Event, wait: Duration) -> Result<(), ()> {
+        self.tx.send_timeout(e, wait).map_err(|_| ())?;
+        if let Some(w) = &self.waker {
+            w(false);
+        }
+        Ok(())
+    }
+}
+
+/// Starts the thread watching `target`; `waker` as the sampler's `Options::waker`.
+pub fn spawn(target: Target, waker: Option<zescope_sampler::Waker>) -> SamplerHandle {
     let (ctx, crx) = crossbeam_channel::unbounded();
-    let (etx, erx) = crossbeam_channel::bounded(EVENTS);
+    let (tx, erx) = crossbeam_channel::bounded(EVENTS);
     let thread = std::thread::Builder::new()
         .name("zescope-remote".into())
-        .spawn(move || watch(&target, &crx, &etx))
+        .spawn(move || watch(&target, &crx, &Out { tx, waker }))
         .expect("spawn the remote thread");
     SamplerHandle::from_parts(ctx, erx, thread)
 }
+
+/// What the source says while the link is down (first, where a narrow panel keeps it).
+const RECONNECTING: &str = "reconnecting ";
+/// And before the first connection.
+const CONNECTING: &str = "connecting ";
 
 fn source(addr: &str, simulated: bool, state: &str) -> SourceInfo {
     SourceInfo {
         requested: zescope_ze::Source::Auto,
         simulated,
-        description: format!("REMOTE {addr}{state}"),
+        description: format!("REMOTE {state}{addr}"),
         fallback_reason: None,
     }
 }
 
-fn watch(target: &Target, commands: &Receiver<Command>, events: &Sender<Event>) {
+fn watch(target: &Target, commands: &Receiver<Command>, events: &Out) {
     let addr = target.addr.as_str();
-    let inventory = Inventory { source: Some(source(addr, false, " (connecting)")), devices: Vec::new() };
+    let inventory = Inventory { source: Some(source(addr, false, CONNECTING)), devices: Vec::new() };
     let _ = events.send(Event::Inventory(inventory));
     let pending: RefCell<Vec<Command>> = RefCell::new(Vec::new());
     let shutdown = || {
@@ -55,6 +87,12 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Sender<Event>) 
     let mut follower = Follower::new(target.clone());
     follower.follow_restarts = true;
     let (mut run, mut open, mut told_read_only) = (0u64, false, false);
+    // The devices and kind of the run last announced, for the inventory that says the link's state.
+    let mut known: (Vec<zescope_sampler::DeviceEntry>, bool) = (Vec::new(), false);
+    let link = |known: &(Vec<zescope_sampler::DeviceEntry>, bool), state: &str| {
+        let source = Some(source(addr, known.1, state));
+        let _ = events.send(Event::Inventory(Inventory { source, devices: known.0.clone() }));
+    };
     loop {
         let got = follower.next(&shutdown);
         for c in pending.borrow_mut().drain(..) {
@@ -76,8 +114,8 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Sender<Event>) 
         let Some(got) = got else { break };
         let event = match got {
             Got::Started(info, devices) => {
-                let inventory = Inventory { source: Some(source(addr, info.simulated, "")), devices };
-                let _ = events.send(Event::Inventory(inventory));
+                known = (devices, info.simulated);
+                link(&known, "");
                 (run, open) = (info.run, true);
                 Event::RunStarted(*info)
             }
@@ -94,8 +132,14 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Sender<Event>) 
                 Event::RunStopped { run: r, reason }
             }
             Got::Marker(..) => continue,
-            Got::Link(Some(why)) => Event::Notice { run, message: format!("REMOTE {addr}: {why}; reconnecting") },
-            Got::Link(None) => Event::Notice { run, message: format!("REMOTE {addr}: reconnected") },
+            Got::Link(Some(why)) => {
+                link(&known, RECONNECTING);
+                Event::Notice { run, message: format!("REMOTE {addr}: {why}; reconnecting") }
+            }
+            Got::Link(None) => {
+                link(&known, "");
+                Event::Notice { run, message: format!("REMOTE {addr}: reconnected") }
+            }
         };
         if events.send(event).is_err() {
             break;

@@ -18,7 +18,7 @@ fn the_windows_feed_holds_every_sample_across_a_dropped_link_and_says_remote_and
     let saved = dir.path().join("served.ron");
     let serve = Serve::start("127.0.0.1:0", &["--save", saved.to_str().unwrap()]);
     let relay = Relay::start(serve.addr);
-    let mut h = zescope::live::remote::spawn(Target { addr: relay.addr.to_string(), token: None });
+    let mut h = zescope::live::remote::spawn(Target { addr: relay.addr.to_string(), token: None }, None);
     let mut serve = Some(serve);
     let (mut rows, mut notices, mut sources) = (0usize, Vec::<String>::new(), Vec::<String>::new());
     let mut got: BTreeMap<usize, (Vec<i64>, Vec<f64>)> = BTreeMap::new();
@@ -52,7 +52,11 @@ fn the_windows_feed_holds_every_sample_across_a_dropped_link_and_says_remote_and
     }
     assert!(h.shutdown(Duration::from_secs(5)).is_ok(), "the remote thread ends on shutdown");
     let remote = format!("REMOTE {}", relay.addr);
-    assert!(sources.iter().all(|s| s.starts_with(&remote)), "{sources:?}");
+    let addr = relay.addr.to_string();
+    assert!(sources.iter().all(|s| s.starts_with("REMOTE ") && s.ends_with(&addr)), "{sources:?}");
+    let down = format!("REMOTE reconnecting {addr}");
+    assert!(sources.contains(&down), "the source says so while the link is down: {sources:?}");
+    assert_eq!(sources.last(), Some(&remote), "and no more once it is back");
     assert!(notices.iter().any(|n| n.starts_with(&remote) && n.ends_with("reconnecting")), "{notices:?}");
     let session = zescope_model::session::load(&saved).unwrap();
     assert_eq!(got.len(), session.streams.len());
