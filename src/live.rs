@@ -18,7 +18,7 @@ pub fn no_display(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<St
     Some(
         "zescope: no display here (DISPLAY and WAYLAND_DISPLAY are unset). To watch this machine from a desk: \
          `zescope serve` here, `ssh -N -L 9464:localhost:9464 THIS-HOST` there, then \
-         `zescope record --connect localhost:9464 --out run.ron` there (the live feed, docs/live-protocol.md)"
+         `zescope --connect localhost:9464` there (or `zescope record --connect localhost:9464 --out run.ron`)"
             .to_owned(),
     )
 }
