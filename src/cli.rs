@@ -43,6 +43,10 @@ pub struct Cli {
     #[arg(long, value_name = "HOST:PORT", conflicts_with = "file")]
     pub connect: Option<String>,
 
+    /// With --connect beyond loopback: the file whose first line is the server's token.
+    #[arg(long, value_name = "FILE", requires = "connect")]
+    pub token_file: Option<PathBuf>,
+
     /// The command to run headless; `None` (no command given) opens the window on
     /// [`Cli::source`] (or on [`Cli::file`]).
     #[command(subcommand)]

@@ -25,7 +25,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
         let source = cli.source;
-        let connect = cli.connect.map(|addr| zescope::live::client::Target { addr, token: None });
+        let connect = match cli.connect.map(|a| zescope::live::client::Target::new(a, cli.token_file.as_deref())) {
+            Some(Err(e)) => {
+                eprintln!("zescope: {e}");
+                return ExitCode::from(2);
+            }
+            c => c.and_then(Result::ok),
+        };
         return zescope_window::gui::run(zescope_window::gui::Launch {
             start_sampler: Box::new(move |options| match &connect {
                 Some(target) => zescope::live::remote::spawn(target.clone(), options.waker),

@@ -116,6 +116,20 @@ fn connect(target: &Target, feed: Option<&str>, from: u64) -> Result<WebSocket<T
     Ok(ws)
 }
 
+impl Target {
+    /// `addr`, with the token of `token_file` (its first line) if one is given.
+    pub fn new(addr: String, token_file: Option<&std::path::Path>) -> Result<Target, String> {
+        let token = match token_file {
+            Some(f) => {
+                let text = std::fs::read_to_string(f).map_err(|e| format!("--token-file {}: {e}", f.display()))?;
+                Some(text.lines().next().unwrap_or("").trim().to_owned())
+            }
+            None => None,
+        };
+        Ok(Target { addr, token })
+    }
+}
+
 impl Follower {
     /// Connects to `target` (the first connection must succeed: its error is the caller's).
     pub fn connect(target: Target) -> Result<Follower, String> {

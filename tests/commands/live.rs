@@ -354,6 +354,19 @@ fn beyond_loopback_only_the_token_gets_in() {
         assert_eq!(ok.wait_line("").unwrap(), "hello", "{url} {args:?}");
         ok.result();
     }
+    // zescope's own client: refused without the token, recording with it.
+    let (at, out) = (format!("{ip}:{}", serve.addr.port()), dir.path().join("remote.ron"));
+    let record = |extra: &[&str]| {
+        let mut c = zescope();
+        c.args(["record", "--connect", &at, "--duration", "1s", "--out", out.to_str().unwrap()]).args(extra);
+        c.output().unwrap()
+    };
+    let refused = record(&[]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && said.contains("refused: 401"), "{said}");
+    let recorded = record(&["--token-file", token.to_str().unwrap()]);
+    assert!(recorded.status.success(), "{}", String::from_utf8_lossy(&recorded.stderr));
+    assert!(!zescope_model::session::load(&out).unwrap().streams.is_empty());
     serve.stop();
 }
 

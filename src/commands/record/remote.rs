@@ -20,15 +20,9 @@ const FLUSH: Duration = Duration::from_secs(1);
 /// Records the remote run at `addr` into `args.out`.
 pub fn record(args: &RecordArgs, addr: &str, stop: &Termination) -> Result<Summary, String> {
     let Some(path) = args.out.clone() else { return Err("--connect needs --out".into()) };
-    let token = match &args.token_file {
-        Some(f) => {
-            let text = std::fs::read_to_string(f).map_err(|e| format!("--token-file {}: {e}", f.display()))?;
-            Some(text.lines().next().unwrap_or("").trim().to_owned())
-        }
-        None => None,
-    };
+    let target = Target::new(addr.to_owned(), args.token_file.as_deref())?;
     let session = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron"));
-    let mut follower = Follower::connect(Target { addr: addr.to_owned(), token })?;
+    let mut follower = Follower::connect(target)?;
     say(&format!("zescope: recording the run served at {addr}"));
     let mut out: Option<Out> = None;
     let mut run: Option<RunInfo> = None;
