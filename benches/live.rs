@@ -6,10 +6,12 @@
 //! viewer, with 1 and with 4 viewers over loopback (tungstenite clients decoding every frame with
 //! `zescope::live::wire`). Per phase: serve's CPU time (utime + stime of /proc/PID/stat) over the
 //! phase's wall time, the sampler's achieved rate from serve's health metrics, and for the viewers
-//! the bytes received per sample value and the latency from each batch's newest sample
-//! (CLOCK_MONOTONIC, the samples' clock) to its decoding in the viewer (p50, p99, max): the
-//! sample-to-viewer part of sample-to-screen; the window's frame (at most 16 ms at 60 Hz) comes on
-//! top. At the end of the 1-viewer phase a late joiner asks for everything from event 0 and the
+//! the bytes received per sample value and, per stream, the latency from each batch's newest
+//! sample (CLOCK_MONOTONIC, the samples' clock) to its decoding in the viewer (p50, p99, max),
+//! counted once the viewer has caught up with the history it joined with: the sample-to-viewer
+//! part of sample-to-screen; the window's frame (at most 16 ms at 60 Hz) comes on top. A device
+//! stream's timestamps are the device's clock mapped onto CLOCK_MONOTONIC, which may lead it by a
+//! few ms (negative latencies); the telemetry's are read on the host. At the end of the 1-viewer phase a late joiner asks for everything from event 0 and the
 //! time until it holds all that existed when it connected is reported, with the seconds of
 //! history that was, and the 10-minute figure it extrapolates to. Nothing is cached between
 //! phases (a fresh server each); each frame is encoded once by the server, whatever the viewers.
@@ -87,7 +89,8 @@ fn start() -> (Child, SocketAddr) {
 struct Seen {
     bytes: u64,
     values: u64,
-    latencies_us: Vec<i64>,
+    /// Per stream: each batch's newest sample's age when decoded, µs.
+    latencies_us: std::collections::BTreeMap<usize, Vec<i64>>,
     /// The next `seq` after the last event received.
     next: u64,
 }
@@ -99,6 +102,9 @@ fn watch(addr: SocketAddr, from: u64, until: Option<u64>, stop: &AtomicBool, pro
     let url = format!("ws://{addr}/live?from={from}");
     let (mut ws, _) = tungstenite::client(url, stream).expect("handshake");
     let mut seen = Seen { next: from, ..Seen::default() };
+    // Latencies count once the viewer has caught up (a read found nothing waiting): the
+    // history it joined with is old by design.
+    let mut caught_up = false;
     while !stop.load(Ordering::Relaxed) && until.is_none_or(|u| seen.next < u) {
         match ws.read() {
             Ok(tungstenite::Message::Binary(b)) => {
@@ -107,8 +113,8 @@ fn watch(addr: SocketAddr, from: u64, until: Option<u64>, stop: &AtomicBool, pro
                 seen.values += batch.samples.values.len() as u64;
                 seen.next = batch.seq + 1;
                 progress.store(seen.next, Ordering::Relaxed);
-                if let Some(&t) = batch.samples.timestamps.last() {
-                    seen.latencies_us.push((now_ns() - t) / 1000);
+                if let Some(&t) = batch.samples.timestamps.last().filter(|_| caught_up) {
+                    seen.latencies_us.entry(batch.samples.stream).or_default().push((now_ns() - t) / 1000);
                 }
             }
             Ok(tungstenite::Message::Text(t)) => {
@@ -119,7 +125,10 @@ fn watch(addr: SocketAddr, from: u64, until: Option<u64>, stop: &AtomicBool, pro
             }
             Ok(_) => {}
             Err(tungstenite::Error::Io(e))
-                if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
+            {
+                caught_up = true;
+            }
             Err(e) => panic!("the feed failed: {e}"),
         }
     }
@@ -176,17 +185,23 @@ fn main() {
             p.rate
         );
         for (i, s) in p.seen.iter().enumerate() {
-            let mut l = s.latencies_us.clone();
-            l.sort_unstable();
-            let pct = |q: f64| l.get(((l.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default();
             println!(
-                "live/{v} viewers/viewer {i}: {} values, {:.2} bytes/value, latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                "live/{v} viewers/viewer {i}: {} values, {:.2} bytes/value",
                 s.values,
-                s.bytes as f64 / s.values.max(1) as f64,
-                pct(0.5) as f64 / 1000.0,
-                pct(0.99) as f64 / 1000.0,
-                l.last().copied().unwrap_or_default() as f64 / 1000.0
+                s.bytes as f64 / s.values.max(1) as f64
             );
+            for (stream, l) in &s.latencies_us {
+                let mut l = l.clone();
+                l.sort_unstable();
+                let pct = |q: f64| l.get(((l.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default();
+                println!(
+                    "live/{v} viewers/viewer {i}/stream {stream}: {} batches, latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                    l.len(),
+                    pct(0.5) as f64 / 1000.0,
+                    pct(0.99) as f64 / 1000.0,
+                    l.last().copied().unwrap_or_default() as f64 / 1000.0
+                );
+            }
         }
         if let Some((t, values)) = p.late {
             println!(
