@@ -83,7 +83,7 @@ const STORE_CAP: usize = 16 << 20;
 const TEXTFILE_PERIOD: Duration = Duration::from_secs(1);
 
 /// How long serve waits, once its run ended, for viewers to take what is left.
-const VIEWERS_GRACE: Duration = Duration::from_secs(2);
+const VIEWERS_GRACE: Duration = Duration::from_secs(5);
 
 /// What `serve` reports when it ends.
 #[derive(Debug, Default)]

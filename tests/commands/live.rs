@@ -217,6 +217,8 @@ fn a_python_viewer_receives_every_sample_of_the_session_the_server_saved() {
     std::thread::sleep(Duration::from_secs(2));
     let mut late = client(&serve.url(), &dir.path().join("late.json"), &[]).unwrap();
     late.wait_line("hello");
+    // The resuming viewer is back before the run ends (on a loaded machine it may take a while).
+    resumed.wait_line("resumed");
     std::thread::sleep(Duration::from_millis(500));
     serve.stop();
     let session = zescope_model::session::load(&saved).unwrap();

@@ -8,7 +8,8 @@ Connects to URL (ws://HOST:PORT/live), decodes every frame, checks what the prot
 (seq numbers without holes, each stream's ordinals contiguous) and writes what it received to
 OUT.json: the hello, every stream's timestamps and values (values as their IEEE 754 bit
 patterns, so NaN and -0.0 compare exactly), the events by type, gaps, and how the connection
-closed. Prints "hello" once the hello arrived and "closed CODE REASON" at the end.
+closed. Prints "hello" once the hello arrived ("resumed" when it comes again after a reconnect) and
+"closed CODE REASON" at the end.
 
 --resume-after SEQ: once event SEQ arrived, disconnect and reconnect with
 ?from=<next>&feed=<id>, as a viewer whose link dropped. --stop-after SEQ: leave after SEQ.
@@ -73,6 +74,8 @@ class Viewer:
                 raise SystemExit(f"protocol {f['protocol']}, this client reads 1")
             if self.hello is None:
                 print("hello", flush=True)
+            else:
+                print("resumed", flush=True)
             self.hello = f
         elif t == "gap":
             self.gaps.append([f["from"], f["to"]])
