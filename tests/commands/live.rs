@@ -6,7 +6,7 @@
 //! why; beyond loopback only the token gets in.
 
 use std::io::{BufRead, BufReader};
-use std::net::{IpAddr, SocketAddr, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::netns::TestHost;
 use crate::support::zescope;
 
 const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/commands/live_client.py");
@@ -94,21 +95,19 @@ struct Client {
 }
 
 fn client(url: &str, out: &Path, args: &[&str]) -> Option<Client> {
-    let mut child = match Command::new("python3")
-        .arg(CLIENT)
-        .arg(url)
-        .arg(out)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    {
-        Ok(c) => c,
-        Err(e) => {
-            ze_sim::testing::skip("the live feed's Python client", &format!("python3 cannot run: {e}"));
-            return None;
-        }
-    };
+    client_with(Command::new("python3"), url, out, args)
+}
+
+/// [`client`] run by `python3` (a command that runs python3, such as one inside a namespace).
+fn client_with(mut python3: Command, url: &str, out: &Path, args: &[&str]) -> Option<Client> {
+    let mut child =
+        match python3.arg(CLIENT).arg(url).arg(out).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                ze_sim::testing::skip("the live feed's Python client", &format!("python3 cannot run: {e}"));
+                return None;
+            }
+        };
     let (tx, lines) = std::sync::mpsc::channel();
     let stdout = child.stdout.take().unwrap();
     std::thread::spawn(move || {
@@ -319,29 +318,32 @@ fn the_ninth_viewer_is_told_why_and_gets_in_once_a_place_is_free() {
     serve.stop();
 }
 
-/// This machine's address on its default route, if it has one beyond loopback.
-fn outside_address() -> Option<IpAddr> {
-    let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
-    s.connect("192.0.2.1:9").or_else(|_| s.connect("8.8.8.8:53")).ok()?;
-    Some(s.local_addr().ok()?.ip()).filter(|ip| !ip.is_loopback() && !ip.is_unspecified())
-}
-
 #[test]
 fn beyond_loopback_only_the_token_gets_in() {
-    let Some(ip) = outside_address() else {
-        ze_sim::testing::skip(
-            "the live feed's token off loopback",
-            "this machine has no address beyond loopback (the policy's unit tests still run)",
-        );
-        return;
+    // The peer beyond loopback is a test host of this process's own: a network namespace on a
+    // veth pair, the clients run inside it, serve listens on this machine's end of the pair.
+    let host = match TestHost::make() {
+        Ok(h) => h,
+        Err(why) => {
+            ze_sim::testing::skip(
+                "the live feed's token off loopback",
+                &format!("no test host in a network namespace (needs root and `ip netns`): {why}"),
+            );
+            return;
+        }
     };
     let dir = tempfile::tempdir().unwrap();
     let token = dir.path().join("token");
     std::fs::write(&token, "a-long-enough-secret\n").unwrap();
-    let serve = Serve::start("0.0.0.0:0", &["--token-file", token.to_str().unwrap()]);
-    let outside = format!("ws://{ip}:{}/live", serve.addr.port());
+    let with_token = ["--token-file", token.to_str().unwrap()];
+    let serve = Serve::start(&format!("{}:0", host.host_side), &with_token);
+    let outside = format!("ws://{}:{}/live", host.host_side, serve.addr.port());
+    let in_host = |args: &[&str]| {
+        let python3 = host.exec(&Command::new("python3"));
+        client_with(python3, &outside, &dir.path().join("outside.json"), args)
+    };
     let refused = |args: &[&str]| {
-        let mut c = client(&outside, &dir.path().join("refused.json"), args)?;
+        let mut c = in_host(args)?;
         c.wait_line("closed")?;
         Some(c.result())
     };
@@ -351,22 +353,27 @@ fn beyond_loopback_only_the_token_gets_in() {
     let wrong = refused(&["--token", "a-long-enough-secreT"]).unwrap();
     assert_eq!(wrong["refused"], 401, "{wrong}");
     assert!(wrong["body"].as_str().unwrap().contains("not the server's"), "{wrong}");
-    for (url, args) in [(outside.as_str(), &["--token", "a-long-enough-secret"][..]), (&serve.url(), &[][..])] {
-        let mut ok = client(url, &dir.path().join("ok.json"), &[args, &["--stop-after", "5"]].concat()).unwrap();
-        assert_eq!(ok.wait_line("").unwrap(), "hello", "{url} {args:?}");
-        ok.result();
-    }
-    // zescope's own client: refused without the token, recording with it.
-    let (at, out) = (format!("{ip}:{}", serve.addr.port()), dir.path().join("remote.ron"));
+    let mut ok = in_host(&["--token", "a-long-enough-secret", "--stop-after", "5"]).unwrap();
+    assert_eq!(ok.wait_line("").unwrap(), "hello", "beyond loopback with the token");
+    ok.result();
+    // On loopback the same token file asks nothing of the viewer (serve listens on one address,
+    // so a second one on loopback with the same settings answers it).
+    let local = Serve::start("127.0.0.1:0", &with_token);
+    let mut ok = client(&local.url(), &dir.path().join("local.json"), &["--stop-after", "5"]).unwrap();
+    assert_eq!(ok.wait_line("").unwrap(), "hello", "on loopback without the token");
+    ok.result();
+    local.stop();
+    // zescope's own client, in the test host: refused without the token, recording with it.
+    let (at, out) = (format!("{}:{}", host.host_side, serve.addr.port()), dir.path().join("remote.ron"));
     let record = |extra: &[&str]| {
         let mut c = zescope();
         c.args(["record", "--connect", &at, "--duration", "1s", "--out", out.to_str().unwrap()]).args(extra);
-        c.output().unwrap()
+        host.exec(&c).output().unwrap()
     };
     let refused = record(&[]);
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(!refused.status.success() && said.contains("refused: 401"), "{said}");
-    let recorded = record(&["--token-file", token.to_str().unwrap()]);
+    let recorded = record(&with_token);
     assert!(recorded.status.success(), "{}", String::from_utf8_lossy(&recorded.stderr));
     assert!(!zescope_model::session::load(&out).unwrap().streams.is_empty());
     serve.stop();
