@@ -37,6 +37,16 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", value_parser = parse_view)]
     pub view: Option<zescope_model::viewfile::ViewFile>,
 
+    /// Watch the run a `zescope serve` on HOST:PORT serves (its live feed,
+    /// docs/live-protocol.md) in the window, instead of sampling here; reconnects by itself.
+    /// Across machines: `ssh -L 9464:localhost:9464 HOST`, then `--connect localhost:9464`.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "file")]
+    pub connect: Option<String>,
+
+    /// With --connect beyond loopback: the file whose first line is the server's token.
+    #[arg(long, value_name = "FILE", requires = "connect")]
+    pub token_file: Option<PathBuf>,
+
     /// The command to run headless; `None` (no command given) opens the window on
     /// [`Cli::source`] (or on [`Cli::file`]).
     #[command(subcommand)]
@@ -213,6 +223,15 @@ pub struct RecordOptions {
     /// A workload to run while recording, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+    /// Record the run a `zescope serve` on HOST:PORT serves (its live feed,
+    /// docs/live-protocol.md) instead of sampling here; reconnects by itself when the link
+    /// drops. Without --duration: until that run ends or Ctrl-C.
+    #[arg(long, value_name = "HOST:PORT",
+          conflicts_with_all = ["devices", "groups", "metrics", "custom_group", "view", "command", "triggers", "perfetto"])]
+    pub connect: Option<String>,
+    /// With --connect beyond loopback: the file whose first line is the server's token.
+    #[arg(long, value_name = "FILE", requires = "connect")]
+    pub token_file: Option<PathBuf>,
 }
 
 /// `--view FILE`: a view file, read and checked.
@@ -229,8 +248,8 @@ impl RecordOptions {
     /// The recording these options ask for, from `source`: telemetry unless `--no-telemetry`, and
     /// without `--duration` 10 s, or until the workload exits when there is one.
     pub fn into_args(self, source: Source) -> crate::commands::record::RecordArgs {
-        let duration =
-            self.duration.unwrap_or(if self.command.is_empty() { Duration::from_secs(10) } else { Duration::MAX });
+        let open_ended = !self.command.is_empty() || self.connect.is_some();
+        let duration = self.duration.unwrap_or(if open_ended { Duration::MAX } else { Duration::from_secs(10) });
         crate::commands::record::RecordArgs {
             source,
             devices: self.devices,
@@ -253,6 +272,8 @@ impl RecordOptions {
                 burst: self.marker_burst,
                 per_recording: self.max_markers,
             },
+            connect: self.connect,
+            token_file: self.token_file,
         }
     }
 }
@@ -306,6 +327,20 @@ pub struct ServeOptions {
     /// zescope_trigger_firings_total{trigger="EXPR"}.
     #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
     pub triggers: Vec<zescope_model::triggers::Trigger>,
+    /// How much of the run the live feed (/live, docs/live-protocol.md) keeps for viewers that
+    /// join late or reconnect, in MiB; the oldest goes first.
+    #[arg(long, value_name = "MIB", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..=65536).map(|m| m as usize))]
+    pub history: usize,
+    /// Offer the live feed beyond loopback to viewers that send this file's token (its first
+    /// line) as `Authorization: Bearer TOKEN`; without it the feed is offered on loopback only
+    /// (watch from another machine through `ssh -L`).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Also record the run as a session (.ron), written when serve ends (and checkpointed as
+    /// `record` does).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
 }
 
 impl ServeOptions {
@@ -323,6 +358,9 @@ impl ServeOptions {
             processes,
             top_processes,
             triggers,
+            history,
+            token_file,
+            save,
         } = self;
         crate::commands::serve::ServeArgs {
             source,
@@ -335,6 +373,9 @@ impl ServeOptions {
             textfile,
             processes: processes.then_some(top_processes),
             triggers,
+            history: history << 20,
+            token_file,
+            save,
         }
     }
 }

@@ -18,5 +18,6 @@
 
 pub mod cli;
 pub mod commands;
+pub mod live;
 pub mod signals;
 pub mod sim;

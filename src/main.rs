@@ -20,10 +20,22 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let Some(command) = cli.command else {
+        if let Some(line) = zescope::live::no_display(|v| std::env::var_os(v)) {
+            eprintln!("{line}");
+            return ExitCode::FAILURE;
+        }
         let source = cli.source;
+        let connect = match cli.connect.map(|a| zescope::live::client::Target::new(a, cli.token_file.as_deref())) {
+            Some(Err(e)) => {
+                eprintln!("zescope: {e}");
+                return ExitCode::from(2);
+            }
+            c => c.and_then(Result::ok),
+        };
         return zescope_window::gui::run(zescope_window::gui::Launch {
-            start_sampler: Box::new(move |options| {
-                zescope_sampler::spawn_source(source, zescope::sim::built_in, options)
+            start_sampler: Box::new(move |options| match &connect {
+                Some(target) => zescope::live::remote::spawn(target.clone(), options.waker),
+                None => zescope_sampler::spawn_source(source, zescope::sim::built_in, options),
             }),
             built_in: zescope::sim::built_in,
             interrupt: Box::new(Termination::install()),
@@ -31,6 +43,10 @@ fn main() -> ExitCode {
             view: cli.view,
         });
     };
+    if cli.connect.is_some() {
+        eprintln!("zescope: --connect opens the window; with `record`, give it after the command");
+        return ExitCode::from(2);
+    }
     if let Some(f) = &cli.file {
         eprintln!("zescope: {} opens in the window; it cannot be given with a command", f.display());
         return ExitCode::from(2);

@@ -23,6 +23,7 @@ use zescope_ze::Source;
 
 mod csv_out;
 mod perfetto_out;
+mod remote;
 mod triggered;
 mod view;
 use csv_out::CsvOut;
@@ -75,6 +76,10 @@ pub struct RecordArgs {
     pub post: Duration,
     /// `--view`: record the series this view names (`record/view.rs`).
     pub view: Option<zescope_model::viewfile::ViewFile>,
+    /// `--connect HOST:PORT`: record a `serve`'s run from its live feed (`record/remote.rs`).
+    pub connect: Option<String>,
+    /// `--token-file`, with `connect`.
+    pub token_file: Option<std::path::PathBuf>,
 }
 
 /// What a recording did, for the summary line.
@@ -182,6 +187,9 @@ pub fn main(args: &RecordArgs) -> Result<std::process::ExitCode, String> {
 /// matches, the source failed, the sampler did not answer within 30 s) or the output could not be
 /// written; errors during a run are in [`Summary::errors`] instead.
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
+    if let Some(addr) = &args.connect {
+        return remote::record(args, addr, stop);
+    }
     let listener = headless::listen_for_markers(args.markers, !args.command.is_empty())?;
     let (h, inv, mut targets) = headless::open(args.source, &args.devices, &args.groups, &args.metrics, args.via)?;
     if let Some(v) = &args.view {

@@ -16,9 +16,15 @@
 //! `DIR/zescope.prom` for node_exporter's textfile collector, from the loop's tick. With
 //! `--processes`, each device's newest process snapshot gives the top N processes by memory
 //! their own series (`processes.rs`, names from `zescope-openmetrics`' `processes`).
+//!
+//! The same listener offers the run's live feed at `/live` ([`live`], `docs/live-protocol.md`):
+//! every sample, marker, firing, notice and health report, kept within `--history`, to at most
+//! [`live::MAX_VIEWERS`] viewers over a WebSocket (beyond loopback only with `--token-file`'s
+//! token). With `--save FILE` the run is also recorded as a session, written when serve ends.
 
 pub mod http;
 pub mod latest;
+pub mod live;
 mod processes;
 
 use std::net::SocketAddr;
@@ -63,12 +69,21 @@ pub struct ServeArgs {
     pub processes: Option<usize>,
     /// `--trigger`: conditions whose firings are counted (`zescope_trigger_firings_total`).
     pub triggers: Vec<zescope_model::triggers::Trigger>,
+    /// The live feed's history cap, bytes.
+    pub history: usize,
+    /// `--token-file`: viewers beyond loopback must send its token.
+    pub token_file: Option<PathBuf>,
+    /// `--save`: the run recorded as a session, written when serve ends.
+    pub save: Option<PathBuf>,
 }
 
 /// The store's memory cap: serve keeps only what the newest values need.
 const STORE_CAP: usize = 16 << 20;
 /// The textfile is written at most this often (and at least every sampling interval above it).
 const TEXTFILE_PERIOD: Duration = Duration::from_secs(1);
+
+/// How long serve waits, once its run ended, for viewers to take what is left.
+const VIEWERS_GRACE: Duration = Duration::from_secs(5);
 
 /// What `serve` reports when it ends.
 #[derive(Debug, Default)]
@@ -108,9 +123,15 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
     {
         return Err(format!("--textfile {}: no such folder", dir.display()));
     }
+    let access = match &args.token_file {
+        Some(path) => live::access::Access::from_token_file(path)?,
+        None => live::access::Access::loopback_only(),
+    };
+    let feed = live::Feed::new(args.history, access);
     let published = Published::default();
     let max_age = (args.interval * 5).max(Duration::from_secs(5));
-    let server = http::Http::start(args.listen, published.clone(), http::Health { max_age })?;
+    let pages = http::Pages::new(published.clone(), http::Health { max_age }).with_live(std::sync::Arc::clone(&feed));
+    let server = http::Http::start_site(args.listen, std::sync::Arc::new(pages))?;
     listening(server.addr);
     // Workloads may mark while served; only counted (serve keeps no history), but announced like
     // record's, so the same workload runs under either.
@@ -129,9 +150,14 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         processes: args.processes.map(processes::Top::new),
         triggers: zescope_model::triggers::Evaluator::new(args.triggers.clone()),
         fired: Vec::new(),
+        feed: std::sync::Arc::clone(&feed),
+        recorder: args.save.clone().map(|p| zescope_model::session::Recorder::new(p, inv.clone())),
     };
     let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut serving);
+    // Viewers get what is left and a close; serve gives them a moment before it exits.
+    feed.end();
     server.stop();
+    feed.wait_viewers(Instant::now() + VIEWERS_GRACE);
     let outcome = outcome?;
     let (samples, markers) = (serving.latest.samples, serving.markers);
     Ok(Summary { samples, markers, interrupted: outcome.interrupted, errors: outcome.errors })
@@ -155,11 +181,24 @@ struct Serving<'a> {
     /// `--trigger`: evaluated on every batch; only their counts are served.
     triggers: zescope_model::triggers::Evaluator,
     fired: Vec<zescope_model::triggers::Firing>,
+    /// The live feed.
+    feed: std::sync::Arc<live::Feed>,
+    /// `--save`: the run as a session.
+    recorder: Option<zescope_model::session::Recorder>,
 }
 
 impl Serving<'_> {
     fn publish(&self) {
         self.published.publish(self.latest.clone());
+    }
+
+    /// The firings in `fired` to the feed.
+    fn feed_firings(&self) {
+        for f in &self.fired {
+            let trigger = self.triggers.triggers().get(f.trigger).map(|t| t.text.clone()).unwrap_or_default();
+            let e = live::wire_event_firing(trigger, f);
+            self.feed.event(&e);
+        }
     }
 
     /// The triggers' counts into the latest values; true when one changed.
@@ -187,6 +226,10 @@ impl Handler for Serving<'_> {
         zescope_model::triggers::names::check(self.triggers.triggers(), &info)?;
         self.triggers.run_started(&info);
         self.count_firings();
+        self.feed.started(&info, self.devices);
+        if let Some(r) = &mut self.recorder {
+            r.started(&info);
+        }
         self.ingest.run_started(&mut self.store, info);
         self.publish();
         Ok(Flow::Go)
@@ -197,9 +240,16 @@ impl Handler for Serving<'_> {
             log::warn!("serve: {e}");
             0
         });
+        if stored > 0 {
+            self.feed.batch(&b);
+            if let Some(r) = &mut self.recorder {
+                r.samples(&b)?;
+            }
+        }
         self.fired.clear();
         self.triggers.samples(&b, &mut self.fired);
         if !self.fired.is_empty() {
+            self.feed_firings();
             self.count_firings();
         }
         if stored > 0 && newest(&mut self.latest, &self.ingest, &b) {
@@ -211,6 +261,7 @@ impl Handler for Serving<'_> {
     }
 
     fn health(&mut self, s: Health) {
+        self.feed.event(&live::Event::Health(s.clone()));
         self.latest.health = Some(s);
         self.publish();
     }
@@ -221,6 +272,9 @@ impl Handler for Serving<'_> {
         else {
             return;
         };
+        if let Some(r) = &mut self.recorder {
+            r.processes(&snap);
+        }
         let Some(device) = catalog.devices.get(snap.target).filter(|_| run.info.run == snap.run) else { return };
         let served = top.of(&snap, device, &zescope_model::view::processes::ProcFs);
         let list = &mut self.latest.processes;
@@ -232,22 +286,31 @@ impl Handler for Serving<'_> {
     }
 
     fn notice(&mut self, run: u64, message: String) {
+        self.feed.event(&live::Event::Notice(message.clone()));
         self.ingest.notice(run, message);
     }
 
     /// Said at once (the endpoint runs on), and counted on the page.
     fn error(&mut self, message: &str) {
         eprintln!("zescope: {message}");
+        self.feed.event(&live::Event::Error(message.to_owned()));
         self.latest.errors += 1;
         self.publish();
     }
 
     fn markers(&mut self, markers: Vec<zescope_model::markers::Received>) {
         self.markers += markers.len() as u64;
+        for m in &markers {
+            self.feed.event(&live::Event::Marker { kind: m.kind, t_ns: m.t_ns, name: m.name.clone() });
+            if let Some(r) = &mut self.recorder {
+                r.marker(m.kind, m.t_ns, &m.name);
+            }
+        }
         self.fired.clear();
         for m in markers.iter().filter(|m| m.kind != zescope_markers::Kind::End) {
             self.triggers.marker(&m.name, m.t_ns, &mut self.fired);
         }
+        self.feed_firings();
         if !self.fired.is_empty() && self.count_firings() {
             self.publish();
         }
@@ -255,6 +318,10 @@ impl Handler for Serving<'_> {
 
     fn stopped(&mut self, run: u64, reason: StopReason) -> Flow {
         self.ingest.run_stopped(&mut self.store, run);
+        self.feed.event(&live::Event::Stopped(reason.clone()));
+        if let Some(r) = &mut self.recorder {
+            r.stopped(run);
+        }
         self.latest.running = false;
         self.latest.processes.clear();
         self.publish();
@@ -265,8 +332,20 @@ impl Handler for Serving<'_> {
         Flow::Go
     }
 
-    /// Writes the textfile, once the run's layout is known, every `textfile_every`.
+    /// `--save`: the session, written.
+    fn finish(&mut self) -> Result<(), String> {
+        match &mut self.recorder {
+            Some(r) => r.finish(),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the textfile, once the run's layout is known, every `textfile_every`; checkpoints
+    /// `--save`'s session now and then.
     fn tick(&mut self) -> Result<Flow, String> {
+        if let Some(r) = &mut self.recorder {
+            r.checkpoint()?;
+        }
         if let Some(dir) = self.textfile
             && Instant::now() >= self.textfile_due
             && self.latest.catalog.is_some()

@@ -27,6 +27,8 @@ mod export;
 mod hostile_bounds;
 mod list;
 mod list_catalog;
+mod live;
+mod live_window;
 mod loader_drivers_2026;
 mod loader_matrix;
 mod loader_profiles;

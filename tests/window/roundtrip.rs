@@ -36,6 +36,8 @@ fn record_session(path: &Path, duration: Duration) {
         pre: Duration::ZERO,
         post: Duration::ZERO,
         view: None,
+        connect: None,
+        token_file: None,
     };
     let summary = record(&args, &Termination::install()).expect("record");
     assert!(summary.samples > 100, "{summary}");

@@ -102,6 +102,14 @@ impl SamplerHandle {
         }
     }
 
+    /// A handle on a thread other than the sampler that speaks its protocol: it takes
+    /// `commands`' other end, sends `Event`s on `events`' other end (the inventory first, and
+    /// `Event::ShutDown` last, on `Command::Shutdown`), and is `thread`. zescope's window watching
+    /// a remote `zescope serve` is fed this way: the window drains it as it drains a sampler.
+    pub fn from_parts(commands: Sender<Command>, events: Receiver<Event>, thread: JoinHandle<()>) -> SamplerHandle {
+        SamplerHandle { commands, events, thread: Some(thread), deadline: None }
+    }
+
     /// Sends a command; ignored once the thread has ended.
     pub fn send(&self, c: Command) {
         let _ = self.commands.send(c);

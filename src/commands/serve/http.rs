@@ -22,6 +22,10 @@
 //!   close: closing a socket with unread data sends a reset, which can destroy the answer (a `431`
 //!   to a client still sending its over-long head) before the client reads it.
 //! - A slot is a guard ([`slots::Slot`]) that is given back when its thread ends, panics included.
+//! - A `GET` the site takes over ([`Site::upgrade`]: the live feed's WebSocket at `/live`) gets
+//!   its `101` within [`DEADLINE`]; the connection then gives its slot back (it is no longer this
+//!   server's to count or shed: the live feed has limits of its own) and the site serves it on
+//!   the connection's thread.
 //!
 //! Each answer reads the newest published [`Latest`](super::latest::Latest) and encodes it:
 //! a scrape never waits for the sampler and the sampler never waits for a scrape.
@@ -67,6 +71,30 @@ pub const DRAIN_TIME: Duration = Duration::from_secs(1);
 pub trait Site: Send + Sync + 'static {
     /// The answer to `head`.
     fn answer(&self, head: &Head) -> Answer;
+
+    /// What to do with a `GET` from `peer` before it is answered: switch protocols (the live
+    /// feed's WebSocket) or refuse; [`Upgraded::No`] (the default) answers it with
+    /// [`Site::answer`].
+    fn upgrade(&self, _head: &Head, _peer: SocketAddr) -> Upgraded {
+        Upgraded::No
+    }
+}
+
+/// What a [`Site`] makes of a request it may take over.
+pub enum Upgraded {
+    /// Nothing: [`Site::answer`] answers it.
+    No,
+    /// Answer this, as any answer.
+    Refused(Answer),
+    /// Write `response` (a whole `101` head) within the deadline, give the connection's slot back
+    /// (a switched connection is no longer the HTTP server's to count or shed) and hand the
+    /// socket to `then`, on the connection's thread.
+    Switch {
+        /// The response head, blank line included.
+        response: String,
+        /// What serves the connection from then on.
+        then: Box<dyn FnOnce(TcpStream) + Send>,
+    },
 }
 
 /// An answer, as a [`Site`] gives it.
@@ -179,7 +207,7 @@ fn accept_loop(listener: &TcpListener, stop: &AtomicBool, site: &Arc<dyn Site>) 
         // On failure the closure, slot and socket with it, is dropped: the slot comes back.
         let spawned = std::thread::Builder::new()
             .name("zescope-http-conn".into())
-            .spawn(move || connection(stream, &slot, &*site));
+            .spawn(move || connection(stream, slot, peer, &*site));
         if let Err(e) = spawned {
             log::warn!("serve: cannot start a thread for a connection: {e}");
         }
@@ -264,7 +292,7 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-fn connection(mut s: TcpStream, slot: &Slot, site: &dyn Site) {
+fn connection(mut s: TcpStream, slot: Slot, peer: SocketAddr, site: &dyn Site) {
     let accepted = Instant::now();
     let _ = s.set_nodelay(true);
     let got = read_head(&mut s, accepted + HEAD_DEADLINE);
@@ -278,7 +306,12 @@ fn connection(mut s: TcpStream, slot: &Slot, site: &dyn Site) {
         Got::Refused(status) => (Answer::error(status), false),
         Got::Head(bytes) => match parse_head(&bytes) {
             Err(status) => (Answer::error(status), false),
-            Ok(head) if head.method == "GET" || head.method == "HEAD" => (site.answer(&head), head.method == "HEAD"),
+            Ok(head) if head.method == "GET" => match site.upgrade(&head, peer) {
+                Upgraded::No => (site.answer(&head), false),
+                Upgraded::Refused(a) => (a, false),
+                Upgraded::Switch { response, then } => return switch(s, slot, accepted + DEADLINE, &response, then),
+            },
+            Ok(head) if head.method == "HEAD" => (site.answer(&head), true),
             Ok(_) => {
                 let a = Answer::new(405, pages::PLAIN, "only GET and HEAD\n");
                 (Answer { headers: "Allow: GET, HEAD\r\n", ..a }, false)
@@ -287,6 +320,21 @@ fn connection(mut s: TcpStream, slot: &Slot, site: &dyn Site) {
     };
     if send(&mut s, accepted + DEADLINE, &answer, head_only) && slot.idle() {
         drain(&mut s, accepted + DEADLINE);
+    }
+}
+
+/// Writes a `101` head by `by`, gives the slot back and hands the socket over.
+fn switch(mut s: TcpStream, slot: Slot, by: Instant, response: &str, then: Box<dyn FnOnce(TcpStream) + Send>) {
+    let left = by.saturating_duration_since(Instant::now());
+    if left.is_zero() || s.set_write_timeout(Some(left)).is_err() {
+        return;
+    }
+    if s.write_all(response.as_bytes()).and_then(|()| s.flush()).is_err() {
+        return;
+    }
+    drop(slot);
+    if s.set_read_timeout(None).and_then(|()| s.set_write_timeout(None)).is_ok() {
+        then(s);
     }
 }
 

@@ -1,12 +1,13 @@
 //! Helpers for the command-line tests: the one way to start `zescope` (with none of the
 //! environment that would change what it opens), the Level Zero loaders under test
 //! (`loaders`), `record` with a markers socket (`markers`), `zescope serve` as a child with its
-//! HTTP client and promtool (`serve`), a real Prometheus (`prometheus`) and a private X server
-//! (`xvfb`). Nothing a test starts takes a fixed or guessed display, port or folder.
+//! HTTP client and promtool (`serve`), a real Prometheus (`prometheus`), a private X server
+//! (`xvfb`) and a test host in a network namespace of its own (`netns`). Nothing a test starts takes a fixed or guessed display, port or folder.
 #![allow(dead_code, reason = "each test module uses a part")]
 
 pub mod loaders;
 pub mod markers;
+pub mod netns;
 pub mod prometheus;
 pub mod serve;
 pub mod xvfb;

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::request::{Head, negotiate};
-use super::{Answer, Site};
+use super::{Answer, Site, Upgraded};
 use crate::commands::serve::latest::{Format, Latest, Published, encode};
+use crate::commands::serve::live::{self, Feed, viewer};
 
 /// `text/plain` for the short answers.
 pub const PLAIN: &str = "text/plain; charset=utf-8";
@@ -27,6 +28,8 @@ pub struct Pages {
     published: Published,
     health: Health,
     encode: Encoder,
+    /// The live feed (`/live`), when it is offered.
+    live: Option<Arc<Feed>>,
 }
 
 impl Pages {
@@ -37,11 +40,27 @@ impl Pages {
 
     /// The pages of `published`, `/metrics` encoded by `encode`.
     pub fn with_encoder(published: Published, health: Health, encode: Encoder) -> Pages {
-        Pages { published, health, encode }
+        Pages { published, health, encode, live: None }
+    }
+
+    /// The same pages, and `/live`: `feed` to viewers.
+    pub fn with_live(self, feed: Arc<Feed>) -> Pages {
+        Pages { live: Some(feed), ..self }
     }
 }
 
 impl Site for Pages {
+    fn upgrade(&self, head: &Head, peer: std::net::SocketAddr) -> Upgraded {
+        let Some(feed) = self.live.as_ref().filter(|_| head.path == live::PATH) else { return Upgraded::No };
+        match viewer::upgrade(feed, head, peer) {
+            viewer::Upgrade::Refused(a) => Upgraded::Refused(a),
+            viewer::Upgrade::Accepted { response, request } => {
+                let feed = Arc::clone(feed);
+                Upgraded::Switch { response, then: Box::new(move |s| viewer::watch(&feed, s, peer, &request)) }
+            }
+        }
+    }
+
     fn answer(&self, head: &Head) -> Answer {
         let latest = self.published.get();
         match head.path.as_str() {

@@ -25,8 +25,12 @@ pub struct Head {
     pub method: String,
     /// The path, without the query (`/` for an absolute-form target with no path).
     pub path: String,
+    /// The query (after `?`, without a `#` fragment), if any.
+    pub query: Option<String>,
     /// The `Accept` header (several joined with `, `), if any.
     pub accept: Option<String>,
+    /// Every header line, `(name, value)` as sent (value trimmed), in order.
+    pub fields: Vec<(String, String)>,
 }
 
 /// Where the head in `buf` ends: `Ok(Some(n))` when `buf[..n]` is the head and `buf[n..n + 4]` the
@@ -75,8 +79,8 @@ pub fn parse_head(head: &[u8]) -> Result<Head, u16> {
         }
         _ => return Err(400),
     };
-    let path = target_path(target)?;
-    let (mut hosts, mut accept) = (0usize, None::<String>);
+    let (path, query) = target_path(target)?;
+    let (mut hosts, mut accept, mut fields) = (0usize, None::<String>, Vec::new());
     for line in lines {
         let colon = line.iter().position(|&b| b == b':').ok_or(400u16)?;
         let (name, value) = (&line[..colon], &line[colon + 1..]);
@@ -84,6 +88,7 @@ pub fn parse_head(head: &[u8]) -> Result<Head, u16> {
             return Err(400);
         }
         let value = String::from_utf8_lossy(value.trim_ascii());
+        fields.push((String::from_utf8_lossy(name).into_owned(), value.clone().into_owned()));
         if name.eq_ignore_ascii_case(b"host") {
             hosts += 1;
         } else if name.eq_ignore_ascii_case(b"accept") {
@@ -96,12 +101,12 @@ pub fn parse_head(head: &[u8]) -> Result<Head, u16> {
     if hosts > 1 || (minor == b'1' && hosts == 0) {
         return Err(400);
     }
-    Ok(Head { method: String::from_utf8_lossy(method).into_owned(), path, accept })
+    Ok(Head { method: String::from_utf8_lossy(method).into_owned(), path, query, accept, fields })
 }
 
 /// The path a request-target names: origin-form as is, absolute-form (`http`/`https`) by the part
-/// after its authority; the query dropped.
-fn target_path(target: &[u8]) -> Result<String, u16> {
+/// after its authority; and its query.
+fn target_path(target: &[u8]) -> Result<(String, Option<String>), u16> {
     if target.is_empty() || !target.iter().all(|b| b.is_ascii_graphic()) {
         return Err(400);
     }
@@ -119,8 +124,12 @@ fn target_path(target: &[u8]) -> Result<String, u16> {
         }
         &after[authority_end..]
     };
-    let path = rest.split(['?', '#']).next().unwrap_or("");
-    Ok(if path.is_empty() { "/".to_owned() } else { path.to_owned() })
+    let rest = rest.split('#').next().unwrap_or("");
+    let (path, query) = match rest.split_once('?') {
+        Some((p, q)) => (p, Some(q.to_owned())),
+        None => (rest, None),
+    };
+    Ok((if path.is_empty() { "/".to_owned() } else { path.to_owned() }, query))
 }
 
 /// Picks the format for an `Accept` header (see the module docs).
@@ -174,7 +183,8 @@ mod tests {
     #[test]
     fn request_heads_parse_or_name_the_status_to_answer() {
         let h = parse_head(b"GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\naccept: text/plain;version=0.0.4").unwrap();
-        assert_eq!((h.method.as_str(), h.path.as_str()), ("GET", "/metrics"));
+        assert_eq!((h.method.as_str(), h.path.as_str(), h.query.as_deref()), ("GET", "/metrics", Some("x=1")));
+        assert_eq!(h.fields[1], ("accept".to_owned(), "text/plain;version=0.0.4".to_owned()));
         assert_eq!(h.accept.as_deref(), Some("text/plain;version=0.0.4"));
         let h = parse_head(b"GET https://a:1/healthz#x HTTP/1.0\r\nAccept: a/b\r\nAccept: c/d").unwrap();
         assert_eq!((h.path.as_str(), h.accept.as_deref()), ("/healthz", Some("a/b, c/d")));

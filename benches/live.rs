@@ -1,0 +1,214 @@
+//! `zescope serve`'s live feed (`/live`): what watching costs the server, what a value costs on
+//! the wire, how late a sample reaches a viewer, and how fast a late joiner gets the history.
+//!
+//! Runs the built `zescope serve --source sim --interval 1ms` (1 kHz, the simulated GPU's group
+//! and its telemetry) for ZESCOPE_LIVE_BENCH_SECS seconds (default 10) three times: with no
+//! viewer, with 1 and with 4 viewers over loopback (tungstenite clients decoding every frame with
+//! `zescope::live::wire`). Per phase: serve's CPU time (utime + stime of /proc/PID/stat) over the
+//! phase's wall time, the sampler's achieved rate from serve's health metrics, and for the viewers
+//! the bytes received per sample value and, per stream, the latency from each batch's newest
+//! sample (CLOCK_MONOTONIC, the samples' clock) to its decoding in the viewer (p50, p99, max),
+//! counted once the viewer has caught up with the history it joined with: the sample-to-viewer
+//! part of sample-to-screen; the window's frame (at most 16 ms at 60 Hz) comes on top. A device
+//! stream's timestamps are the device's clock mapped onto CLOCK_MONOTONIC, which may lead it by a
+//! few ms (negative latencies); the telemetry's are read on the host. At the end of the 1-viewer phase a late joiner asks for everything from event 0 and the
+//! time until it holds all that existed when it connected is reported, with the seconds of
+//! history that was, and the 10-minute figure it extrapolates to. Nothing is cached between
+//! phases (a fresh server each); each frame is encoded once by the server, whatever the viewers.
+//!
+//!     cargo bench --bench live
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use zescope::live::wire;
+
+/// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn scrape(addr: SocketAddr) -> std::io::Result<String> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")?;
+    let mut text = String::new();
+    s.read_to_string(&mut text)?;
+    Ok(text)
+}
+
+fn ticks(addr: SocketAddr) -> f64 {
+    let page = scrape(addr).expect("scrape");
+    page.lines()
+        .find_map(|l| l.strip_prefix("zescope_sampler_ticks_total ")?.parse().ok())
+        .expect("zescope_sampler_ticks_total in the scrape")
+}
+
+/// CPU time of process `pid` so far (utime + stime, in clock ticks of 10 ms).
+fn cpu(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/PID/stat");
+    let after = &stat[stat.rfind(')').expect("comm") + 2..];
+    let f: Vec<u64> = after.split(' ').filter_map(|x| x.parse().ok()).collect();
+    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the state letter.
+    Duration::from_millis((f[10] + f[11]) * 10)
+}
+
+fn now_ns() -> i64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec * 1_000_000_000 + t.tv_nsec
+}
+
+fn start() -> (Child, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zescope"))
+        .args(["--source", "sim", "serve", "--listen", "127.0.0.1:0", "--interval", "1ms"])
+        .env_remove("ZE_SIM_CONFIG")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("zescope serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("address line");
+    let addr = line
+        .trim()
+        .strip_prefix("zescope: serving http://")
+        .and_then(|a| a.strip_suffix("/metrics"))
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !scrape(addr).is_ok_and(|p| p.contains("zescope_sampler_ticks_total")) {
+        assert!(Instant::now() < deadline, "serve never served its stats");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    (child, addr)
+}
+
+#[derive(Default)]
+struct Seen {
+    bytes: u64,
+    values: u64,
+    /// Per stream: each batch's newest sample's age when decoded, µs.
+    latencies_us: std::collections::BTreeMap<usize, Vec<i64>>,
+    /// The next `seq` after the last event received.
+    next: u64,
+}
+
+/// Reads the feed from event `from` until `stop`, or until it holds events up to `until`.
+fn watch(addr: SocketAddr, from: u64, until: Option<u64>, stop: &AtomicBool, progress: &AtomicU64) -> Seen {
+    let stream = TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_millis(100))).expect("timeout");
+    let url = format!("ws://{addr}/live?from={from}");
+    let (mut ws, _) = tungstenite::client(url, stream).expect("handshake");
+    let mut seen = Seen { next: from, ..Seen::default() };
+    // Latencies count once the viewer has caught up (a read found nothing waiting): the
+    // history it joined with is old by design.
+    let mut caught_up = false;
+    while !stop.load(Ordering::Relaxed) && until.is_none_or(|u| seen.next < u) {
+        match ws.read() {
+            Ok(tungstenite::Message::Binary(b)) => {
+                seen.bytes += b.len() as u64;
+                let batch = wire::decode_batch(&b).expect("a batch");
+                seen.values += batch.samples.values.len() as u64;
+                seen.next = batch.seq + 1;
+                progress.store(seen.next, Ordering::Relaxed);
+                if let Some(&t) = batch.samples.timestamps.last().filter(|_| caught_up) {
+                    seen.latencies_us.entry(batch.samples.stream).or_default().push((now_ns() - t) / 1000);
+                }
+            }
+            Ok(tungstenite::Message::Text(t)) => {
+                seen.bytes += t.len() as u64;
+                if let Ok(wire::Text::Event(seq, _)) = wire::decode_text(t.as_str()) {
+                    seen.next = seq + 1;
+                }
+            }
+            Ok(_) => {}
+            Err(tungstenite::Error::Io(e))
+                if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
+            {
+                caught_up = true;
+            }
+            Err(e) => panic!("the feed failed: {e}"),
+        }
+    }
+    seen
+}
+
+struct Phase {
+    cpu_share: f64,
+    rate: f64,
+    seen: Vec<Seen>,
+    late: Option<(Duration, f64)>,
+}
+
+fn phase(secs: u64, viewers: usize) -> Phase {
+    let (mut child, addr) = start();
+    let stop = Arc::new(AtomicBool::new(false));
+    let head = Arc::new(AtomicU64::new(0));
+    let (t0, c0, k0) = (Instant::now(), cpu(child.id()), ticks(addr));
+    let threads: Vec<_> = (0..viewers)
+        .map(|_| {
+            let (stop, head) = (Arc::clone(&stop), Arc::clone(&head));
+            std::thread::spawn(move || watch(addr, 0, None, &stop, &head))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(secs));
+    // A late joiner (beside the one live viewer): everything from event 0 up to the live head.
+    let late = (viewers == 1).then(|| {
+        let upto = head.load(Ordering::Relaxed);
+        let t = Instant::now();
+        let s = watch(addr, 0, Some(upto), &AtomicBool::new(false), &AtomicU64::new(0));
+        (t.elapsed(), s.values as f64)
+    });
+    let wall = t0.elapsed();
+    let (c1, k1) = (cpu(child.id()), ticks(addr));
+    stop.store(true, Ordering::Relaxed);
+    let seen: Vec<Seen> = threads.into_iter().map(|t| t.join().expect("viewer")).collect();
+    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    let _ = child.wait();
+    Phase { cpu_share: (c1 - c0).as_secs_f64() / wall.as_secs_f64(), rate: (k1 - k0) / wall.as_secs_f64(), seen, late }
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let secs = std::env::var("ZESCOPE_LIVE_BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
+    let phases: Vec<(usize, Phase)> = [0, 1, 4].into_iter().map(|v| (v, phase(secs, v))).collect();
+    let alone = phases[0].1.cpu_share;
+    for (v, p) in &phases {
+        println!(
+            "live/{v} viewers: serve CPU {:.1} % of a core ({:.2}x no viewer), {:.1} ticks/s of 1000",
+            p.cpu_share * 100.0,
+            p.cpu_share / alone,
+            p.rate
+        );
+        for (i, s) in p.seen.iter().enumerate() {
+            println!(
+                "live/{v} viewers/viewer {i}: {} values, {:.2} bytes/value",
+                s.values,
+                s.bytes as f64 / s.values.max(1) as f64
+            );
+            for (stream, l) in &s.latencies_us {
+                let mut l = l.clone();
+                l.sort_unstable();
+                let pct = |q: f64| l.get(((l.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default();
+                println!(
+                    "live/{v} viewers/viewer {i}/stream {stream}: {} batches, latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                    l.len(),
+                    pct(0.5) as f64 / 1000.0,
+                    pct(0.99) as f64 / 1000.0,
+                    l.last().copied().unwrap_or_default() as f64 / 1000.0
+                );
+            }
+        }
+        if let Some((t, values)) = p.late {
+            println!(
+                "live/late joiner: {values} values ({secs} s of history) in {:?}; 10 min of it: about {:.2} s",
+                t,
+                t.as_secs_f64() * 600.0 / secs as f64
+            );
+        }
+    }
+}

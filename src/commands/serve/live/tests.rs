@@ -1,0 +1,88 @@
+use super::*;
+use zescope_sampler::{RunConfig, StreamInfo};
+
+fn run(streams: usize) -> RunInfo {
+    RunInfo {
+        run: 1,
+        config: RunConfig {
+            targets: Vec::new(),
+            interval: Duration::from_millis(1),
+            via: Default::default(),
+            telemetry: false,
+        },
+        devices: Vec::new(),
+        simulated: true,
+        streams: (0..streams)
+            .map(|index| StreamInfo {
+                index,
+                target: 0,
+                device: "d".into(),
+                group: format!("g{index}"),
+                layout: "l".into(),
+                series: Vec::new(),
+                read_path: zescope_sampler::ReadPath::Mapped,
+            })
+            .collect(),
+        imports: 0,
+        notices: Vec::new(),
+    }
+}
+
+fn rows(stream: usize, n: usize) -> SampleBatch {
+    SampleBatch { run: 1, stream, timestamps: (0..n as i64).collect(), values: vec![1.0; n], gap_before: false }
+}
+
+fn batch_of(m: &Message) -> wire::Batch {
+    wire::decode_batch(&m.clone().into_data()).unwrap()
+}
+
+#[test]
+fn events_are_numbered_without_holes_and_batches_carry_their_streams_ordinals() {
+    let feed = Feed::new(1 << 20, access::Access::loopback_only());
+    assert!(feed.hello(Duration::ZERO).is_none());
+    feed.started(&run(2), &[]);
+    assert!(feed.hello(Duration::ZERO).is_some());
+    feed.batch(&rows(0, 3));
+    feed.event(&Event::Notice("n".into()));
+    feed.batch(&rows(1, 2));
+    feed.batch(&rows(0, 4));
+    feed.batch(&rows(9, 4)); // no such stream: not the run's, dropped
+    let t = feed.take(0, usize::MAX, Duration::ZERO);
+    assert_eq!((t.gap, t.first, t.frames.len(), t.ended), (None, 0, 4, false));
+    let b: Vec<(u64, usize, u64)> =
+        [0, 2, 3].iter().map(|&i| batch_of(&t.frames[i])).map(|b| (b.seq, b.samples.stream, b.first)).collect();
+    assert_eq!(b, [(0, 0, 0), (2, 1, 0), (3, 0, 3)]);
+    // Resuming after the second: the third and fourth.
+    let t = feed.take(2, usize::MAX, Duration::ZERO);
+    assert_eq!((t.first, t.frames.len()), (2, 2));
+    feed.end();
+    assert!(feed.take(4, usize::MAX, Duration::ZERO).ended);
+    assert!(feed.take(3, usize::MAX, Duration::ZERO).ended, "the last one taken: nothing comes after");
+    assert!(!feed.take(2, 1, Duration::ZERO).ended, "one taken, one left to send");
+}
+
+#[test]
+fn the_oldest_go_first_and_a_viewer_that_asks_for_them_is_told() {
+    let one = wire::batch(0, 0, &rows(0, 10)).len();
+    let feed = Feed::new(3 * one, access::Access::loopback_only());
+    feed.started(&run(1), &[]);
+    for _ in 0..5 {
+        feed.batch(&rows(0, 10));
+    }
+    assert_eq!(feed.span(), (2, 5));
+    let t = feed.take(0, usize::MAX, Duration::ZERO);
+    assert_eq!((t.gap, t.first, t.frames.len()), (Some((0, 2)), 2, 3));
+    assert_eq!(batch_of(&t.frames[0]).first, 20, "ordinals count the samples no longer held");
+    // A take of at most one frame's bytes still takes one.
+    assert_eq!(feed.take(2, 1, Duration::ZERO).frames.len(), 1);
+}
+
+#[test]
+fn at_most_max_viewers_watch_and_a_place_comes_back() {
+    let feed = Feed::new(1 << 20, access::Access::loopback_only());
+    let places: Vec<Watching> = (0..MAX_VIEWERS).map(|_| feed.watch().expect("a place")).collect();
+    assert!(feed.watch().is_none());
+    drop(places);
+    assert_eq!(feed.viewers(), 0);
+    assert!(feed.watch().is_some());
+}

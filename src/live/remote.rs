@@ -1,0 +1,155 @@
+//! The window on a remote run (`zescope --connect HOST:PORT`): a thread that speaks the sampler's
+//! protocol to the window ([`zescope_sampler::SamplerHandle::from_parts`]) and is fed by the
+//! live feed's client ([`super::client::Follower`]), so the window drains, ingests and draws a
+//! remote run exactly as a local one.
+//!
+//! - The inventory comes first: its source's description says `REMOTE HOST:PORT` (the window
+//!   shows it where it names the source), with the run's devices once the hello came (an empty
+//!   inventory, "connecting", before); it comes again, saying "REMOTE reconnecting HOST:PORT", while
+//!   the link is down.
+//! - The feed's events become the sampler's (`RunStarted`, `Samples`, `Health`, `Notice`,
+//!   `Error`, `RunStopped`). The link dropping and coming back are notices: "REMOTE HOST:PORT:
+//!   ... reconnecting" and "... reconnected".
+//! - It is read-only: `Start`, `Stop`, `SetInterval`, `Pause`, `Resume` and `Refresh` change
+//!   nothing on the server (a notice says so, once); `Sync` is answered; `Shutdown` ends it.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender};
+use zescope_sampler::{Command, ErrorKind, Event, Inventory, SamplerError, SamplerHandle, SourceInfo};
+
+use super::client::{Follower, Got, Target};
+
+/// Events waiting for the window at most (the thread waits when the window is behind).
+const EVENTS: usize = 1 << 14;
+
+/// The window's event channel, with its waker (the sampler's `Options::waker`): told after each
+/// event, `true` when it was only data, as the sampler's outbox does.
+struct Out {
+    tx: Sender<Event>,
+    waker: Option<zescope_sampler::Waker>,
+}
+
+impl Out {
+    fn send(&self, e: Event) -> Result<(), ()> {
+        let only_data = matches!(e, Event::Samples(_) | Event::Health(_));
+        self.tx.send(e).map_err(|_| ())?;
+        if let Some(w) = &self.waker {
+            w(only_data);
+        }
+        Ok(())
+    }
+
+    fn send_timeout(&self, e: Event, wait: Duration) -> Result<(), ()> {
+        self.tx.send_timeout(e, wait).map_err(|_| ())?;
+        if let Some(w) = &self.waker {
+            w(false);
+        }
+        Ok(())
+    }
+}
+
+/// Starts the thread watching `target`; `waker` as the sampler's `Options::waker`.
+pub fn spawn(target: Target, waker: Option<zescope_sampler::Waker>) -> SamplerHandle {
+    let (ctx, crx) = crossbeam_channel::unbounded();
+    let (tx, erx) = crossbeam_channel::bounded(EVENTS);
+    let thread = std::thread::Builder::new()
+        .name("zescope-remote".into())
+        .spawn(move || watch(&target, &crx, &Out { tx, waker }))
+        .expect("spawn the remote thread");
+    SamplerHandle::from_parts(ctx, erx, thread)
+}
+
+/// What the source says while the link is down (first, where a narrow panel keeps it).
+const RECONNECTING: &str = "reconnecting ";
+/// And before the first connection.
+const CONNECTING: &str = "connecting ";
+
+fn source(addr: &str, simulated: bool, state: &str) -> SourceInfo {
+    SourceInfo {
+        requested: zescope_ze::Source::Auto,
+        simulated,
+        description: format!("REMOTE {state}{addr}"),
+        fallback_reason: None,
+    }
+}
+
+fn watch(target: &Target, commands: &Receiver<Command>, events: &Out) {
+    let addr = target.addr.as_str();
+    let inventory = Inventory { source: Some(source(addr, false, CONNECTING)), devices: Vec::new() };
+    let _ = events.send(Event::Inventory(inventory));
+    let pending: RefCell<Vec<Command>> = RefCell::new(Vec::new());
+    let shutdown = || {
+        pending.borrow_mut().extend(commands.try_iter());
+        pending.borrow().iter().any(|c| matches!(c, Command::Shutdown))
+    };
+    let mut follower = Follower::new(target.clone());
+    follower.follow_restarts = true;
+    let (mut run, mut open, mut told_read_only) = (0u64, false, false);
+    // The devices and kind of the run last announced, for the inventory that says the link's state.
+    let mut known: (Vec<zescope_sampler::DeviceEntry>, bool) = (Vec::new(), false);
+    let link = |known: &(Vec<zescope_sampler::DeviceEntry>, bool), state: &str| {
+        let source = Some(source(addr, known.1, state));
+        let _ = events.send(Event::Inventory(Inventory { source, devices: known.0.clone() }));
+    };
+    loop {
+        let got = follower.next(&shutdown);
+        for c in pending.borrow_mut().drain(..) {
+            match c {
+                Command::Sync(n) => {
+                    let _ = events.send(Event::Synced(n));
+                }
+                Command::Shutdown => {}
+                _ if told_read_only => {}
+                _ => {
+                    told_read_only = true;
+                    let message = format!(
+                        "REMOTE {addr}: the run is the server's; it cannot be started, stopped or changed from here"
+                    );
+                    let _ = events.send(Event::Notice { run, message });
+                }
+            }
+        }
+        let Some(got) = got else { break };
+        let event = match got {
+            Got::Started(info, devices) => {
+                known = (devices, info.simulated);
+                link(&known, "");
+                (run, open) = (info.run, true);
+                Event::RunStarted(*info)
+            }
+            Got::Samples(b) => Event::Samples(b),
+            Got::Health(h) => Event::Health(h),
+            Got::Notice(r, message) => Event::Notice { run: r, message },
+            Got::Error(message) => Event::Error(SamplerError {
+                kind: ErrorKind::Driver,
+                message: format!("REMOTE {addr}: {message}"),
+                hint: None,
+            }),
+            Got::Stopped(r, reason) => {
+                open = false;
+                Event::RunStopped { run: r, reason }
+            }
+            Got::Marker(..) => continue,
+            Got::Link(Some(why)) => {
+                link(&known, RECONNECTING);
+                Event::Notice { run, message: format!("REMOTE {addr}: {why}; reconnecting") }
+            }
+            Got::Link(None) => {
+                link(&known, "");
+                Event::Notice { run, message: format!("REMOTE {addr}: reconnected") }
+            }
+        };
+        if events.send(event).is_err() {
+            break;
+        }
+    }
+    if open {
+        let _ = events.send_timeout(
+            Event::RunStopped { run, reason: zescope_sampler::StopReason::Shutdown },
+            Duration::from_millis(100),
+        );
+    }
+    let _ = events.send_timeout(Event::ShutDown, Duration::from_millis(100));
+}

@@ -1,0 +1,70 @@
+//! What the window drains when it watches a remote run (`zescope --connect HOST:PORT`): the
+//! remote thread (`zescope::live::remote`) behind a sampler handle, on a `serve` whose link is cut
+//! mid-run. The handle says REMOTE and "reconnecting", and holds every sample of the run across
+//! the cut: the same rows the server saved (`--save`). (The window itself draws what it drains as
+//! it draws a local run; its screenshot under Xvfb is in the closing note of the change.)
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use zescope::live::client::Target;
+use zescope_sampler::Event;
+
+use crate::live::{Relay, Serve};
+
+#[test]
+fn the_windows_feed_holds_every_sample_across_a_dropped_link_and_says_remote_and_reconnecting() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("served.ron");
+    let serve = Serve::start("127.0.0.1:0", &["--save", saved.to_str().unwrap()]);
+    let relay = Relay::start(serve.addr);
+    let mut h = zescope::live::remote::spawn(Target { addr: relay.addr.to_string(), token: None }, None);
+    let mut serve = Some(serve);
+    let (mut rows, mut notices, mut sources) = (0usize, Vec::<String>::new(), Vec::<String>::new());
+    let mut got: BTreeMap<usize, (Vec<i64>, Vec<f64>)> = BTreeMap::new();
+    let (mut cut, mut stopped) = (false, false);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !stopped {
+        assert!(Instant::now() < deadline, "no end of the run; notices: {notices:?}");
+        let Ok(ev) = h.events.recv_timeout(Duration::from_millis(100)) else { continue };
+        match ev {
+            Event::Inventory(i) => sources.push(i.source.map(|s| s.description).unwrap_or_default()),
+            Event::Samples(b) => {
+                rows += b.timestamps.len();
+                let e = got.entry(b.stream).or_default();
+                e.0.extend(&b.timestamps);
+                e.1.extend(&b.values);
+            }
+            Event::Notice { message, .. } => notices.push(message),
+            Event::RunStopped { .. } => stopped = true,
+            _ => {}
+        }
+        if !cut && rows > 300 {
+            relay.cut();
+            cut = true;
+        }
+        if notices.iter().any(|n| n.ends_with("reconnected"))
+            && let Some(s) = serve.take()
+        {
+            std::thread::sleep(Duration::from_millis(300));
+            s.stop();
+        }
+    }
+    assert!(h.shutdown(Duration::from_secs(5)).is_ok(), "the remote thread ends on shutdown");
+    let remote = format!("REMOTE {}", relay.addr);
+    let addr = relay.addr.to_string();
+    assert!(sources.iter().all(|s| s.starts_with("REMOTE ") && s.ends_with(&addr)), "{sources:?}");
+    let down = format!("REMOTE reconnecting {addr}");
+    assert!(sources.contains(&down), "the source says so while the link is down: {sources:?}");
+    assert_eq!(sources.last(), Some(&remote), "and no more once it is back");
+    assert!(notices.iter().any(|n| n.starts_with(&remote) && n.ends_with("reconnecting")), "{notices:?}");
+    let session = zescope_model::session::load(&saved).unwrap();
+    assert_eq!(got.len(), session.streams.len());
+    for ((stream, (ts, values)), s) in got.iter().zip(&session.streams) {
+        let raw = &s.data.raw;
+        assert!(*ts == raw.timestamps, "stream {stream}: {} drained, {} saved", ts.len(), raw.timestamps.len());
+        let same =
+            values.iter().zip(&raw.values).all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+        assert!(same && values.len() == raw.values.len(), "stream {stream}: the same values");
+    }
+}
