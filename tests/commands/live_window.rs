@@ -1,6 +1,6 @@
 //! What the window drains when it watches a remote run (`zescope --connect HOST:PORT`): the
 //! remote thread (`zescope::live::remote`) behind a sampler handle, on a `serve` whose link is cut
-//! mid-run. The handle says REMOTE and "reconnecting", and holds every sample of the run across
+//! mid-run. The handle says REMOTE (with the link's bytes/s and round trip) and "reconnecting", and holds every sample of the run across
 //! the cut: the same rows the server saved (`--save`). (The window itself draws what it drains as
 //! it draws a local run; its screenshot under Xvfb is in the closing note of the change.)
 
@@ -43,7 +43,9 @@ fn the_windows_feed_holds_every_sample_across_a_dropped_link_and_says_remote_and
             relay.cut();
             cut = true;
         }
+        // Once reconnected, and the link's figures told since (a second of the link up).
         if notices.iter().any(|n| n.ends_with("reconnected"))
+            && sources.last().is_some_and(|s| s.contains(" · rtt "))
             && let Some(s) = serve.take()
         {
             std::thread::sleep(Duration::from_millis(300));
@@ -51,6 +53,11 @@ fn the_windows_feed_holds_every_sample_across_a_dropped_link_and_says_remote_and
         }
     }
     assert!(h.shutdown(Duration::from_secs(5)).is_ok(), "the remote thread ends on shutdown");
+    // While the link is up, the source carries its figures after the address: bytes/s and the
+    // round trip of a ping.
+    let figures = sources.iter().filter(|s| s.contains("/s · rtt ") && s.ends_with(" ms")).count();
+    assert!(figures > 0, "the link's bytes/s and round trip: {sources:?}");
+    let sources: Vec<String> = sources.iter().map(|s| s.split(" · ").next().unwrap().to_owned()).collect();
     let remote = format!("REMOTE {}", relay.addr);
     let addr = relay.addr.to_string();
     assert!(sources.iter().all(|s| s.starts_with("REMOTE ") && s.ends_with(&addr)), "{sources:?}");
