@@ -15,6 +15,8 @@
 //! - The feed's events become the sampler's (`RunStarted`, `Samples`, `Health`, `Notice`,
 //!   `Error`, `RunStopped`). The link dropping and coming back are notices: "REMOTE HOST:PORT:
 //!   ... reconnecting" and "... reconnected".
+//! - The server's markers (`zescope mark` on its host) come as `Event::Marker`: the window
+//!   files them as its own socket's.
 //! - It is read-only: `Start`, `Stop`, `SetInterval`, `Pause`, `Resume` and `Refresh` change
 //!   nothing on the server (a notice says so, once); `Sync` is answered; `Shutdown` ends it.
 
@@ -164,7 +166,7 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Out) {
                 open = false;
                 Event::RunStopped { run: r, reason }
             }
-            Got::Marker(..) => continue,
+            Got::Marker(kind, t_ns, name) => Event::Marker { kind, t_ns, name },
             Got::Link(Some(why)) => {
                 up = false;
                 link(&known, RECONNECTING);
