@@ -27,6 +27,8 @@ use super::wire::{self, Event, Text};
 pub const BACKOFF_FIRST: Duration = Duration::from_millis(100);
 /// The longest.
 pub const BACKOFF_MOST: Duration = Duration::from_secs(5);
+/// How often the link's round trip is measured.
+const PING: Duration = Duration::from_secs(1);
 /// How long a read waits before `stop` is asked again.
 const POLL: Duration = Duration::from_millis(100);
 
@@ -81,6 +83,11 @@ pub struct Follower {
     ended: bool,
     /// Bytes received (frames' payloads).
     pub bytes: u64,
+    /// The link's round trip: the newest WebSocket ping's time to its pong (`None` before the
+    /// first pong, or while the link is down).
+    pub rtt: Option<Duration>,
+    /// When the ping in flight was sent, and when the last was.
+    ping: (Option<Instant>, Option<Instant>),
     /// The server's run ending is not the end: keep reconnecting, and follow the next server on
     /// the address (the window); `false` (the default): the feed ends with its run (`record`).
     pub follow_restarts: bool,
@@ -156,6 +163,8 @@ impl Follower {
             queue: Default::default(),
             ended: false,
             bytes: 0,
+            rtt: None,
+            ping: (None, None),
             follow_restarts: false,
         }
     }
@@ -173,6 +182,14 @@ impl Follower {
                 self.reconnect(stop);
                 continue;
             };
+            // The link's latency: one ping in flight, one a second; the server's WebSocket
+            // answers it with a pong as it reads.
+            if self.ping.0.is_none() && self.ping.1.is_none_or(|t| t.elapsed() >= PING) {
+                let now = Instant::now();
+                if ws.send(Message::Ping(Vec::new().into())).is_ok() {
+                    self.ping = (Some(now), Some(now));
+                }
+            }
             let read = match ws.read() {
                 Ok(Message::Binary(b)) => {
                     self.bytes += b.len() as u64;
@@ -183,6 +200,12 @@ impl Follower {
                     self.bytes += t.len() as u64;
                     self.up();
                     self.text(t.as_str())
+                }
+                Ok(Message::Pong(_)) => {
+                    if let Some(sent) = self.ping.0.take() {
+                        self.rtt = Some(sent.elapsed());
+                    }
+                    Ok(())
                 }
                 Ok(Message::Close(f)) => {
                     let (code, reason) =
@@ -203,6 +226,7 @@ impl Follower {
             };
             if let Err(why) = read {
                 self.ws = None;
+                (self.rtt, self.ping.0) = (None, None);
                 if !self.down {
                     self.down = true;
                     self.queue.push_back(Got::Link(Some(why)));

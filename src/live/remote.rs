@@ -7,9 +7,16 @@
 //!   shows it where it names the source), with the run's devices once the hello came (an empty
 //!   inventory, "connecting", before); it comes again, saying "REMOTE reconnecting HOST:PORT", while
 //!   the link is down.
+//! - Once a second while the link is up, the inventory comes again with the link's figures after
+//!   the address: `REMOTE HOST:PORT · 12.5 KiB/s · rtt 0.4 ms` (bytes/s: the feed's frames
+//!   received over that second; rtt: the round trip of a WebSocket ping, see
+//!   [`Follower::rtt`], which needs no shared clock with the server). The achieved rate is the
+//!   server's, in its health frames, shown as a local run's.
 //! - The feed's events become the sampler's (`RunStarted`, `Samples`, `Health`, `Notice`,
 //!   `Error`, `RunStopped`). The link dropping and coming back are notices: "REMOTE HOST:PORT:
 //!   ... reconnecting" and "... reconnected".
+//! - The server's markers (`zescope mark` on its host) come as `Event::Marker`: the window
+//!   files them as its own socket's.
 //! - It is read-only: `Start`, `Stop`, `SetInterval`, `Pause`, `Resume` and `Refresh` change
 //!   nothing on the server (a notice says so, once); `Sync` is answered; `Shutdown` ends it.
 
@@ -66,6 +73,18 @@ const RECONNECTING: &str = "reconnecting ";
 /// And before the first connection.
 const CONNECTING: &str = "connecting ";
 
+/// How often the link's figures are told.
+const FIGURES: Duration = Duration::from_secs(1);
+
+/// The link's figures after the address: " · 12.5 KiB/s · rtt 0.4 ms" (no rtt before a pong).
+fn figures(bytes_per_s: f64, rtt: Option<Duration>) -> String {
+    let rate = zescope_model::view::format::bytes(bytes_per_s.max(0.0) as usize);
+    match rtt {
+        Some(r) => format!(" · {rate}/s · rtt {:.1} ms", r.as_secs_f64() * 1e3),
+        None => format!(" · {rate}/s"),
+    }
+}
+
 fn source(addr: &str, simulated: bool, state: &str) -> SourceInfo {
     SourceInfo {
         requested: zescope_ze::Source::Auto,
@@ -89,12 +108,28 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Out) {
     let (mut run, mut open, mut told_read_only) = (0u64, false, false);
     // The devices and kind of the run last announced, for the inventory that says the link's state.
     let mut known: (Vec<zescope_sampler::DeviceEntry>, bool) = (Vec::new(), false);
-    let link = |known: &(Vec<zescope_sampler::DeviceEntry>, bool), state: &str| {
-        let source = Some(source(addr, known.1, state));
+    // `tail`: the link's state before the address ("reconnecting "), or its figures after it.
+    let link = |known: &(Vec<zescope_sampler::DeviceEntry>, bool), tail: &str| {
+        let source = if tail.starts_with(' ') {
+            let mut s = source(addr, known.1, "");
+            s.description.push_str(tail);
+            Some(s)
+        } else {
+            Some(source(addr, known.1, tail))
+        };
         let _ = events.send(Event::Inventory(Inventory { source, devices: known.0.clone() }));
     };
+    // The feed's bytes at the last figures, and when.
+    let (mut counted, mut at, mut up) = (0u64, std::time::Instant::now(), false);
     loop {
         let got = follower.next(&shutdown);
+        if at.elapsed() >= FIGURES {
+            let per_s = (follower.bytes - counted) as f64 / at.elapsed().as_secs_f64();
+            (counted, at) = (follower.bytes, std::time::Instant::now());
+            if up {
+                link(&known, &figures(per_s, follower.rtt));
+            }
+        }
         for c in pending.borrow_mut().drain(..) {
             match c {
                 Command::Sync(n) => {
@@ -116,7 +151,7 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Out) {
             Got::Started(info, devices) => {
                 known = (devices, info.simulated);
                 link(&known, "");
-                (run, open) = (info.run, true);
+                (run, open, up) = (info.run, true, true);
                 Event::RunStarted(*info)
             }
             Got::Samples(b) => Event::Samples(b),
@@ -131,12 +166,14 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Out) {
                 open = false;
                 Event::RunStopped { run: r, reason }
             }
-            Got::Marker(..) => continue,
+            Got::Marker(kind, t_ns, name) => Event::Marker { kind, t_ns, name },
             Got::Link(Some(why)) => {
+                up = false;
                 link(&known, RECONNECTING);
                 Event::Notice { run, message: format!("REMOTE {addr}: {why}; reconnecting") }
             }
             Got::Link(None) => {
+                up = true;
                 link(&known, "");
                 Event::Notice { run, message: format!("REMOTE {addr}: reconnected") }
             }

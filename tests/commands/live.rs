@@ -28,9 +28,15 @@ pub(crate) struct Serve {
 
 impl Serve {
     pub(crate) fn start(listen: &str, extra: &[&str]) -> Serve {
+        Serve::start_env(listen, extra, &[])
+    }
+
+    /// As `start`, with these environment variables.
+    pub(crate) fn start_env(listen: &str, extra: &[&str], env: &[(&str, &Path)]) -> Serve {
         let mut child = zescope()
             .args(["--source", "sim", "serve", "--listen", listen, "--interval", "1ms"])
             .args(extra)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

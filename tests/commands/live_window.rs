@@ -1,7 +1,8 @@
 //! What the window drains when it watches a remote run (`zescope --connect HOST:PORT`): the
 //! remote thread (`zescope::live::remote`) behind a sampler handle, on a `serve` whose link is cut
-//! mid-run. The handle says REMOTE and "reconnecting", and holds every sample of the run across
-//! the cut: the same rows the server saved (`--save`). (The window itself draws what it drains as
+//! mid-run. The handle says REMOTE (with the link's bytes/s and round trip) and "reconnecting",
+//! passes on the marker `zescope mark` sent to the server, and holds every sample of the run
+//! across the cut: the same rows the server saved (`--save`). (The window itself draws what it drains as
 //! it draws a local run; its screenshot under Xvfb is in the closing note of the change.)
 
 use std::collections::BTreeMap;
@@ -16,16 +17,26 @@ use crate::live::{Relay, Serve};
 fn the_windows_feed_holds_every_sample_across_a_dropped_link_and_says_remote_and_reconnecting() {
     let dir = tempfile::tempdir().unwrap();
     let saved = dir.path().join("served.ron");
-    let serve = Serve::start("127.0.0.1:0", &["--save", saved.to_str().unwrap()]);
+    // The server's markers socket, where `zescope mark` on its host sends.
+    // (In a folder only this user can use, as the markers socket's rules ask.)
+    let folder = dir.path().join("markers");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let marks = folder.join("markers.sock");
+    let serve = Serve::start_env("127.0.0.1:0", &["--save", saved.to_str().unwrap()], &[("ZESCOPE_MARKERS", &marks)]);
     let relay = Relay::start(serve.addr);
     let mut h = zescope::live::remote::spawn(Target { addr: relay.addr.to_string(), token: None }, None);
     let mut serve = Some(serve);
     let (mut rows, mut notices, mut sources) = (0usize, Vec::<String>::new(), Vec::<String>::new());
     let mut got: BTreeMap<usize, (Vec<i64>, Vec<f64>)> = BTreeMap::new();
-    let (mut cut, mut stopped) = (false, false);
+    let (mut cut, mut stopped, mut marked) = (false, false, Vec::<String>::new());
+    let mut mark_sent = false;
     let deadline = Instant::now() + Duration::from_secs(90);
     while !stopped {
-        assert!(Instant::now() < deadline, "no end of the run; notices: {notices:?}");
+        assert!(
+            Instant::now() < deadline,
+            "no end of the run; notices: {notices:?}, markers {marked:?} (sent: {mark_sent})"
+        );
         let Ok(ev) = h.events.recv_timeout(Duration::from_millis(100)) else { continue };
         match ev {
             Event::Inventory(i) => sources.push(i.source.map(|s| s.description).unwrap_or_default()),
@@ -36,14 +47,25 @@ fn the_windows_feed_holds_every_sample_across_a_dropped_link_and_says_remote_and
                 e.1.extend(&b.values);
             }
             Event::Notice { message, .. } => notices.push(message),
+            Event::Marker { name, .. } => marked.push(name),
             Event::RunStopped { .. } => stopped = true,
             _ => {}
+        }
+        // Once serve listens for markers (it says so after its address).
+        if !mark_sent && rows > 100 && marks.exists() {
+            let out =
+                crate::support::zescope().args(["mark", "served"]).env("ZESCOPE_MARKERS", &marks).output().unwrap();
+            assert!(out.status.success(), "zescope mark: {}", String::from_utf8_lossy(&out.stderr));
+            mark_sent = true;
         }
         if !cut && rows > 300 {
             relay.cut();
             cut = true;
         }
+        // Once reconnected, and the link's figures told since (a second of the link up).
         if notices.iter().any(|n| n.ends_with("reconnected"))
+            && !marked.is_empty()
+            && sources.last().is_some_and(|s| s.contains(" · rtt "))
             && let Some(s) = serve.take()
         {
             std::thread::sleep(Duration::from_millis(300));
@@ -51,6 +73,11 @@ fn the_windows_feed_holds_every_sample_across_a_dropped_link_and_says_remote_and
         }
     }
     assert!(h.shutdown(Duration::from_secs(5)).is_ok(), "the remote thread ends on shutdown");
+    // While the link is up, the source carries its figures after the address: bytes/s and the
+    // round trip of a ping.
+    let figures = sources.iter().filter(|s| s.contains("/s · rtt ") && s.ends_with(" ms")).count();
+    assert!(figures > 0, "the link's bytes/s and round trip: {sources:?}");
+    let sources: Vec<String> = sources.iter().map(|s| s.split(" · ").next().unwrap().to_owned()).collect();
     let remote = format!("REMOTE {}", relay.addr);
     let addr = relay.addr.to_string();
     assert!(sources.iter().all(|s| s.starts_with("REMOTE ") && s.ends_with(&addr)), "{sources:?}");
@@ -58,6 +85,7 @@ fn the_windows_feed_holds_every_sample_across_a_dropped_link_and_says_remote_and
     assert!(sources.contains(&down), "the source says so while the link is down: {sources:?}");
     assert_eq!(sources.last(), Some(&remote), "and no more once it is back");
     assert!(notices.iter().any(|n| n.starts_with(&remote) && n.ends_with("reconnecting")), "{notices:?}");
+    assert_eq!(marked, ["served"], "the server's marker came to the window, once");
     let session = zescope_model::session::load(&saved).unwrap();
     assert_eq!(got.len(), session.streams.len());
     for ((stream, (ts, values)), s) in got.iter().zip(&session.streams) {

@@ -27,6 +27,7 @@ mod phases;
 mod processes;
 mod profiles;
 mod prompt;
+mod remote;
 mod resize;
 mod roundtrip;
 mod settings;

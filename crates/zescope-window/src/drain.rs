@@ -33,6 +33,7 @@ pub fn drain(
     store: &mut Store,
     view: &mut TimeView,
     panes: &mut Panes,
+    markers: &mut Vec<zescope_model::markers::Received>,
 ) -> Drained {
     let mut d = Drained::default();
     while d.events < MAX_EVENTS {
@@ -96,6 +97,8 @@ pub fn drain(
             Event::Error(e) => state.push_error(e),
             Event::Notice { run, message } => state.ingest.notice(run, message),
             Event::Synced(_) => {}
+            // A remote run's markers: filed with the markers socket's (`take_markers`).
+            Event::Marker { kind, t_ns, name } => markers.push(zescope_model::markers::Received { kind, t_ns, name }),
             Event::ShutDown => {
                 state.sampler_gone = true;
                 d.shut_down = true;

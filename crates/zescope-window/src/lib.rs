@@ -277,6 +277,7 @@ impl ZescopeApp {
                 ui.ctx().set_zoom_factor(1.0);
             }
         }
+        let mut remote_markers = Vec::new();
         let drained = drain::drain(
             &*self.link,
             self.activity().takes_samples(),
@@ -284,8 +285,9 @@ impl ZescopeApp {
             &mut self.store,
             &mut self.view,
             &mut self.panes,
+            &mut remote_markers,
         );
-        self.take_markers();
+        self.take_markers(remote_markers);
         self.triggers_after_drain();
         self.apply_pending_view();
         self.file_housekeeping();
@@ -539,12 +541,13 @@ impl ZescopeApp {
         out
     }
 
-    /// The workload's markers that arrived (a bounded number per frame); dropped while an opened
-    /// recording is shown, whose time axis is another run's.
-    fn take_markers(&mut self) {
-        let Some(l) = &self.files.markers_in else { return };
+    /// The workload's markers that arrived (a bounded number per frame from the markers socket;
+    /// `remote`: a remote run's); dropped while an opened recording is shown, whose time axis is
+    /// another run's.
+    fn take_markers(&mut self, remote: Vec<zescope_model::markers::Received>) {
+        let local = self.files.markers_in.as_ref().map(|l| l.drain(10_000)).unwrap_or_default();
         let live = self.files.recording.is_none();
-        for m in l.drain(10_000) {
+        for m in remote.into_iter().chain(local) {
             if live {
                 self.files.markers.apply(m.kind, m.t_ns, &m.name);
                 if m.kind != zescope_model::markers::Kind::End {

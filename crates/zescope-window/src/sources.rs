@@ -174,6 +174,11 @@ impl SourcePanel<'_> {
         };
         ui.horizontal(|ui| {
             ui.label("Source:");
+            if super::status::is_remote(&src) {
+                let badge = RichText::new(" REMOTE ").strong().color(Color32::BLACK);
+                let r = ui.label(badge.background_color(Color32::from_rgb(120, 170, 240)));
+                r.on_hover_text("A run of another machine's `zescope serve`, watched over its live feed: read-only here.");
+            }
             if src.simulated {
                 let r = ui.label(RichText::new(" SIMULATED ").strong().color(Color32::BLACK).background_color(Color32::from_rgb(240, 200, 80)));
                 r.on_hover_text(match &src.fallback_reason {

@@ -1,4 +1,4 @@
-//! The status bar: source and device, achieved vs requested rate, late ticks, drops, store
+//! The status bar: source (a remote one with its link's figures) and device, achieved vs requested rate, late ticks, drops, store
 //! memory against its cap, and whether older history was coarsened or evicted.
 
 use egui::{RichText, Ui};
@@ -35,6 +35,8 @@ pub fn show(
         }
         let src = state.inventory.as_ref().and_then(|i| i.source.as_ref());
         match src {
+            // A remote run's source names the server and the link's figures (`--connect`).
+            Some(s) if is_remote(s) => ui.label(RichText::new(&s.description).strong()),
             Some(s) if s.simulated => ui.label(RichText::new("simulated device").color(ui.visuals().warn_fg_color)),
             Some(_) => ui.label("Level Zero"),
             None => ui.label("no source"),
@@ -187,6 +189,12 @@ pub fn coarsening_note(store: &Store) -> Option<String> {
     } else {
         format!("history before {at} was dropped ({evicted} samples) to stay under the memory cap")
     })
+}
+
+/// The source is a remote `zescope serve`'s live feed: its description starts with "REMOTE "
+/// (then the server's address, the link's state or figures).
+pub(crate) fn is_remote(s: &zescope_sampler::SourceInfo) -> bool {
+    s.description.starts_with("REMOTE ")
 }
 
 /// What a run samples: "DEVICE · GROUP, GROUP", one such part per device (joined by " · ").

@@ -419,6 +419,17 @@ pub enum Event {
         /// The feature, what happened, and what still works.
         message: String,
     },
+    /// A workload's marker of a remote run (`zescope --connect`: `zescope mark` on the server's
+    /// host), on the run's clock. The sampler itself never sends it: a local run's markers come
+    /// through the markers socket.
+    Marker {
+        /// Instant, begin or end.
+        kind: zescope_markers::Kind,
+        /// When, on the run's clock.
+        t_ns: i64,
+        /// The marker's (or range's) name.
+        name: String,
+    },
     /// Answer to `Command::Sync`.
     Synced(u64),
     /// The last event: teardown is complete and the thread ends.
