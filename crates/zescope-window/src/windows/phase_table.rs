@@ -119,7 +119,7 @@ impl PhasePanel {
                         Some((s, false)) if s == c => " (down)",
                         _ => "",
                     };
-                    let title = format!("{}{arrow}", c.title());
+                    let title = format!("{}{arrow}", c.heading());
                     let b = cell(ui, i, false, &mut |ui| ui.button(&title));
                     if b.on_hover_text("sort by this column").clicked() {
                         clicked = Some(c);
