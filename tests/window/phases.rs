@@ -348,3 +348,38 @@ fn the_phase_tables_headings_stay_put_while_live() {
     assert!(h.query_by_label_contains(".000000").is_none());
     crate::support::quit_discarding(&mut h);
 }
+
+/// The phase table's headings stay at its top while its rows scroll under them.
+#[test]
+fn the_phase_tables_headings_stay_while_its_rows_scroll() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.get_by_label("Start").click();
+    crate::support::pump(&mut h, "many series", |a| {
+        a.state.ingest.samples_total > 20 && a.state.ingest.series.len() > 12
+    });
+    h.state_mut().windows.phases.open = true;
+    for _ in 0..4 {
+        h.step();
+    }
+    let heading = h.get_by_label("duration").rect();
+    let first_row = |h: &Harness<'_, ZescopeApp>| {
+        h.get_all_by_label("visible").map(|n| n.rect().top()).fold(f32::INFINITY, f32::min)
+    };
+    let before = first_row(&h);
+    h.hover_at(egui::pos2(heading.center().x, heading.bottom() + 80.0));
+    h.step();
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, -200.0),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: egui::Modifiers::NONE,
+    });
+    for _ in 0..30 {
+        h.step();
+    }
+    assert!(first_row(&h) < before - 50.0, "the rows scrolled: {before} -> {}", first_row(&h));
+    assert_eq!(h.get_by_label("duration").rect(), heading, "the headings stayed");
+    crate::support::quit_discarding(&mut h);
+}
