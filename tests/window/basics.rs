@@ -328,3 +328,25 @@ fn the_hover_readout_covers_little_of_a_wide_plot() {
         plot.width()
     );
 }
+
+/// The status bar's note of the last outcome stays on the bar's one line however long, and
+/// "saved …" goes once samples come in that the file does not hold.
+#[test]
+fn the_status_note_keeps_one_line_and_a_save_note_goes_with_new_samples() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_of(app(&sim), [900.0, 600.0]);
+    start(&mut h);
+    let long = format!("exported {}.csv", "a-long-file-name-".repeat(8));
+    h.state_mut().files.note = Some(long.clone());
+    h.step();
+    h.step();
+    let source = h.get_by_label("simulated device").rect();
+    let note = h.get_by_label(&long).rect();
+    assert!((note.center().y - source.center().y).abs() < 2.0, "one line: note {note:?}, source {source:?}");
+    h.state_mut().files.note = Some("saved run.ron".into());
+    let n = h.state().state.ingest.samples_total;
+    pump(&mut h, "samples after the note", |a| a.state.ingest.samples_total > n);
+    h.step();
+    assert!(h.query_by_label("saved run.ron").is_none(), "the note outlived the samples after it");
+    crate::support::quit_discarding(&mut h);
+}
