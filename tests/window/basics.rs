@@ -295,3 +295,58 @@ fn the_hover_readout_stays_beside_the_side_panel_in_a_small_window() {
     let readout = h.get_by_label_contains("t = ").rect();
     assert!(readout.left() >= side_right, "the readout {readout:?} covers the side panel (to x = {side_right})");
 }
+
+/// At 1600 wide the hover readout covers what it must and no more: under 40 % of the plot's width
+/// (it was ~600 px, its columns sized for texts far longer than a value and a time).
+#[test]
+fn the_hover_readout_covers_little_of_a_wide_plot() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_of(app(&sim), [1600.0, 1000.0]);
+    start(&mut h);
+    h.step();
+    let plot = h.state().plot_frames.iter().find_map(|(_, r)| *r).expect("a plot");
+    h.hover_at(egui::pos2(plot.right() - 20.0, plot.top() + 10.0));
+    for _ in 0..30 {
+        h.step();
+        if h.query_all_by_label_contains("t = ").count() > 0 && h.query_all_by_label_contains("@ ").count() > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let inside = |r: egui::Rect| plot.contains(r.center());
+    let left = h.get_all_by_label_contains("t = ").map(|n| n.rect()).filter(|r| inside(*r)).map(|r| r.left());
+    let left = left.fold(f32::INFINITY, f32::min);
+    // Its rightmost texts: the sample times and how old a sample is (the pointer is past the last).
+    let times = h.get_all_by_label_contains("@ ").chain(h.get_all_by_label_contains(" s before"));
+    let right = times.map(|n| n.rect()).filter(|r| inside(*r)).map(|r| r.right());
+    let right = right.fold(left, f32::max);
+    assert!(left.is_finite(), "a readout in the plot");
+    let width = right - left;
+    assert!(
+        width < 0.4 * plot.width() && width < 480.0,
+        "the readout is {width} wide over a plot {} wide",
+        plot.width()
+    );
+}
+
+/// The status bar's note of the last outcome stays on the bar's one line however long, and
+/// "saved …" goes once samples come in that the file does not hold.
+#[test]
+fn the_status_note_keeps_one_line_and_a_save_note_goes_with_new_samples() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_of(app(&sim), [900.0, 600.0]);
+    start(&mut h);
+    let long = format!("exported {}.csv", "a-long-file-name-".repeat(8));
+    h.state_mut().files.note = Some(long.clone());
+    h.step();
+    h.step();
+    let source = h.get_by_label("simulated device").rect();
+    let note = h.get_by_label(&long).rect();
+    assert!((note.center().y - source.center().y).abs() < 2.0, "one line: note {note:?}, source {source:?}");
+    h.state_mut().files.note = Some("saved run.ron".into());
+    let n = h.state().state.ingest.samples_total;
+    pump(&mut h, "samples after the note", |a| a.state.ingest.samples_total > n);
+    h.step();
+    assert!(h.query_by_label("saved run.ron").is_none(), "the note outlived the samples after it");
+    crate::support::quit_discarding(&mut h);
+}

@@ -277,7 +277,7 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
     h.state_mut().comparison.as_mut().unwrap().offset_s = 0.0;
     h.state_mut().windows.phases.open = true;
     h.run();
-    assert!(h.query_by_label("change_%").is_some() && h.query_by_label("mean_cmp").is_some());
+    assert!(h.query_by_label("change").is_some() && h.query_by_label("mean (cmp)").is_some());
     let rows = h.state().windows.phases.table.rows.clone();
     let r = row(&rows, "visible", "ComputeBasic/GpuFrequency");
     assert_eq!(r.other.as_ref().map(|o| o.mean), Some(r.mean));
@@ -325,7 +325,7 @@ fn the_phase_tables_headings_stay_put_while_live() {
     h.step();
     h.step();
     let headings = |h: &Harness<'_, ZescopeApp>| -> Vec<egui::Rect> {
-        ["phase", "start_s", "duration_s", "total", "energy_J", "mean_power_W"]
+        ["phase", "start", "duration", "total", "energy", "mean power"]
             .iter()
             .map(|l| h.get_by_label(l).rect())
             .collect()
@@ -339,7 +339,47 @@ fn the_phase_tables_headings_stay_put_while_live() {
         frames += 1;
         assert_eq!(headings(&h), first, "frame {frames}: the headings moved");
     }
+    // Headings are words, not the CSV's column names: a cell of "energy" says its unit ("20.1 kJ")
+    // where "energy_J" claimed joules.
+    for csv_name in ["start_s", "duration_s", "energy_J", "mean_power_W"] {
+        assert!(h.query_by_label(csv_name).is_none(), "the heading {csv_name}");
+    }
     // The start reads as a time, not as ten decimals.
     assert!(h.query_by_label_contains(".000000").is_none());
+    crate::support::quit_discarding(&mut h);
+}
+
+/// The phase table's headings stay at its top while its rows scroll under them.
+#[test]
+fn the_phase_tables_headings_stay_while_its_rows_scroll() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.get_by_label("Start").click();
+    crate::support::pump(&mut h, "many series", |a| {
+        a.state.ingest.samples_total > 20 && a.state.ingest.series.len() > 12
+    });
+    h.state_mut().windows.phases.open = true;
+    for _ in 0..4 {
+        h.step();
+    }
+    let heading = h.get_by_label("duration").rect();
+    let first_row = |h: &Harness<'_, ZescopeApp>| {
+        h.get_all_by_label("visible").map(|n| n.rect().top()).fold(f32::INFINITY, f32::min)
+    };
+    let before = first_row(&h);
+    h.hover_at(egui::pos2(heading.center().x, heading.bottom() + 80.0));
+    h.step();
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, -200.0),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: egui::Modifiers::NONE,
+    });
+    for _ in 0..30 {
+        h.step();
+    }
+    assert!(first_row(&h) < before - 50.0, "the rows scrolled: {before} -> {}", first_row(&h));
+    assert_eq!(h.get_by_label("duration").rect(), heading, "the headings stayed");
     crate::support::quit_discarding(&mut h);
 }

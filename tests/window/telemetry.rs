@@ -107,3 +107,25 @@ fn the_search_finds_the_telemetry_series() {
     assert!(h.query_by_label_contains("[]").is_none(), "no empty unit brackets");
     crate::support::quit_discarding(&mut h);
 }
+
+/// A pane's header names the unit its legend's numbers are in: clocks of ~1 GHz read "GHz" over
+/// rows in GHz, not the stored "MHz".
+#[test]
+fn a_pane_header_says_the_unit_of_its_rows() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.step();
+    h.get_by_label("Start").click();
+    pump(&mut h, "clock samples in a pane", |a| {
+        a.state.ingest.series.iter().any(|(k, e)| k.metric == "GPU frequency actual" && !e.ids.is_empty())
+            && a.state.ingest.series.keys().all(|k| a.panes.layout.contains(k))
+            && a.state.ingest.samples_total > 50
+    });
+    h.step();
+    h.step();
+    let ghz = h.query_all_by_label("GHz").count();
+    assert!(ghz >= 2, "the legend's rows and the header both in GHz: {ghz}");
+    assert!(h.query_by_label("MHz").is_none(), "no header says MHz over rows in GHz");
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

@@ -29,7 +29,7 @@ pub(crate) fn y_axis<'a>(unit: String, width: f32, states: bool) -> AxisHints<'a
             if states {
                 format!("{} {unit}", zescope_model::view::format::scaled(m.value)).trim_end().to_owned()
             } else {
-                si(m.value, &unit)
+                zescope_model::view::format::si_tick(m.value, m.step_size, &unit)
             }
         })
         .min_thickness(width)

@@ -270,7 +270,7 @@ impl EnvelopePlot {
     pub fn predict(&self, data: PlotBounds) -> Option<PlotTransform> {
         let ((rect, _), (x0, x1)) = (self.screen?, self.frame.x?);
         let mut b = PlotBounds::from_min_max([x0, f64::INFINITY], [x1, f64::NEG_INFINITY]);
-        match self.frame.y.or_else(|| flat_range(&data)) {
+        match self.frame.y.or_else(|| fixed_y_range(&data)) {
             Some((lo, hi)) => b = PlotBounds::from_min_max([x0, lo], [x1, hi]),
             None => {
                 b.merge_y(&data);
@@ -363,14 +363,20 @@ impl EnvelopePlot {
     }
 }
 
-/// The value axis for data that never moves (`data`'s values are all one value `v`, a count that
-/// stayed put, a state that held): around `v` by a tenth of it (at least 1), never below 0 for a
-/// value that is not, rather than the ±20 egui_plot makes of an empty range. `None` for data that
-/// moves, or none.
-pub fn flat_range(data: &PlotBounds) -> Option<(f64, f64)> {
+/// The value axis the plot is given rather than egui_plot's auto bounds, if any. For data that
+/// never moves (`data`'s values are all one value `v`, a count that stayed put, a state that
+/// held): around `v` by a tenth of it (at least 1), never below 0 for a value that is not, rather
+/// than the ±20 egui_plot makes of an empty range. For data that moves and is never negative (a
+/// rate, a share, bytes) and whose margin would reach below 0: from 0, with egui_plot's margin
+/// above, so no axis reads "-2 GB/s". `None` (auto bounds) otherwise, or for no data.
+pub fn fixed_y_range(data: &PlotBounds) -> Option<(f64, f64)> {
     let (lo, hi) = (data.min()[1], data.max()[1]);
-    if !(lo.is_finite() && hi.is_finite()) || hi > lo {
+    if !(lo.is_finite() && hi.is_finite()) {
         return None;
+    }
+    if hi > lo {
+        let margin = (hi - lo) * AUTO_MARGIN as f64;
+        return (lo >= 0.0 && lo - margin < 0.0).then_some((0.0, hi + margin));
     }
     let pad = (lo.abs() * 0.1).max(1.0);
     let below = if lo >= 0.0 { (lo - pad).max(0.0) } else { lo - pad };

@@ -179,6 +179,17 @@ pub(crate) fn shared_scales<'a>(
         .collect()
 }
 
+/// Where a pane's legend leaves the units its rows' numbers are in (prefixed as shown), for the
+/// pane's header: a header says GHz over rows in GHz, not the stored MHz.
+pub(crate) fn shown_units_id(pane: u64) -> egui::Id {
+    egui::Id::unique(("zescope-legend-shown-units", pane))
+}
+
+/// The units `pane`'s legend last showed its numbers in, if it was drawn.
+pub(crate) fn shown_units(ui: &egui::Ui, pane: u64) -> Option<Vec<String>> {
+    ui.data(|d| d.get_temp::<Vec<String>>(shown_units_id(pane)))
+}
+
 /// Draws the legend table of one pane; returns what the user changed.
 pub fn show(
     ui: &mut Ui,
@@ -247,6 +258,14 @@ fn table(
         .collect();
     let units: Vec<(String, bool)> = rows.iter().map(|row| (row.shown.unit.clone(), row.shown.state)).collect();
     let scales = shared_scales(units.iter().zip(&stats).map(|((u, st), s)| (u.as_str(), *st, s.as_ref())));
+    // The units the rows' numbers are in, for the pane's header (drawn above, next frame).
+    let shown: std::collections::BTreeSet<String> = rows
+        .iter()
+        .zip(&units)
+        .filter(|(r, _)| r.shown.entry.is_some())
+        .map(|(_, u)| scales.get(u).map_or_else(|| u.0.clone(), |s| s.1.clone()))
+        .collect();
+    ui.data_mut(|d| d.insert_temp(shown_units_id(pane), shown.into_iter().collect::<Vec<String>>()));
     // With several devices, each device's rows together under its heading (in the order the
     // devices first come in the pane; a device's rows keep their order).
     let mut order: Vec<usize> = (0..rows.len()).collect();

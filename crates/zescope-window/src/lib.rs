@@ -309,6 +309,10 @@ impl ZescopeApp {
         self.file_shortcuts(ui);
         let style = ui.style().clone();
         egui::Panel::top("menu").frame(bare(egui::Frame::side_top_panel(&style))).show(ui, |ui| self.menu(ui));
+        // "saved run.ron" holds until something is recorded after the save.
+        if self.files.note.as_deref().is_some_and(|n| n.starts_with("saved ")) && self.has_unsaved() {
+            self.files.note = None;
+        }
         egui::Panel::bottom("status").frame(bare(egui::Frame::side_top_panel(&style))).show(ui, |ui| {
             let activity = self.activity();
             self.cpu.update();

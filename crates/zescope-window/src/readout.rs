@@ -14,14 +14,17 @@ use super::state::AppState;
 /// points where its texts fit (a narrow window's plot).
 pub(crate) fn readout(ui: &mut Ui, rows: &[PaneRow<'_>], state: &AppState, store: &Store, t: i64, x: f64, width: f32) {
     ui.label(RichText::new(format!("t = {}", time_label(x))).strong());
-    // Columns at least as wide as their widest likely text, so values changing every frame
-    // never resize the grid (a grid that resizes asks for one more frame, each frame), narrower
-    // where the plot is narrower than four such columns.
+    // Columns at least as wide as a value's likely text ("-12.34 ms/s", "@ 1:23.456"), so values
+    // changing every frame never resize the grid (a grid that resizes asks for one more frame,
+    // each frame), narrower where the plot is narrower than those columns; no "total" column
+    // unless a row has a running total. A readout covers as little of the plot as it can.
+    let totals = rows.iter().any(|r| r.shown.visible && r.shown.entry.is_some_and(|e| e.info.kind.is_running_total()));
+    let columns = if totals { 4.0 } else { 3.0 };
     let font = egui::TextStyle::Monospace.resolve(ui.style());
     let digit = ui.painter().layout_no_wrap("0".into(), font, Color32::WHITE).size().x;
     egui::Grid::new("readout")
         .spacing(vec2(12.0, 2.0))
-        .min_col_width((digit * 18.0).min((width - 36.0) / 4.0).max(digit * 6.0))
+        .min_col_width((digit * 11.0).min((width - 36.0) / columns).max(digit * 6.0))
         .show(ui, |ui| {
             for row in rows.iter().filter(|r| r.shown.visible) {
                 let (k, c) = (&row.shown.key, &row.color);
@@ -32,7 +35,10 @@ pub(crate) fn readout(ui: &mut Ui, rows: &[PaneRow<'_>], state: &AppState, store
                     .iter()
                     .filter_map(|&id| store.nearest(id, t).map(|s| (id, s)))
                     .min_by_key(|(_, s)| (s.t - t).unsigned_abs());
-                ui.label(RichText::new(k.shown(state.ingest.several_devices())).color(*c));
+                // A long name cut short (its whole text on hover): the name is what widens a readout.
+                let name =
+                    egui::Label::new(RichText::new(k.shown(state.ingest.several_devices())).color(*c)).truncate();
+                ui.allocate_ui(vec2(digit * 20.0, ui.spacing().interact_size.y), |ui| ui.add(name));
                 match nearest {
                     Some((id, s)) => {
                         ui.monospace(s.value.map_or("no value".to_owned(), |v| si(v, unit)));
@@ -40,19 +46,30 @@ pub(crate) fn readout(ui: &mut Ui, rows: &[PaneRow<'_>], state: &AppState, store
                             && let Some(raw) = store.nearest_raw(id, t).and_then(|r| r.value)
                         {
                             ui.monospace(format!("total {}", si(raw, &e.info.unit)));
-                        } else {
+                        } else if totals {
                             ui.label("");
                         }
                         let at = format!("@ {}", time_label(TimeAxis::of(store).x(s.t)));
                         match far_from_pointer(t, s.t) {
                             // Past the last sample (or before the first): say how old the value is.
-                            Some(far) => ui.colored_label(ui.visuals().warn_fg_color, format!("{at}, {far}")),
-                            None => ui.label(RichText::new(at).weak()),
-                        };
+                            // (under the time, so the note does not widen the readout).
+                            Some(far) => {
+                                let warn = ui.visuals().warn_fg_color;
+                                ui.vertical(|ui| {
+                                    ui.colored_label(warn, at);
+                                    ui.colored_label(warn, far);
+                                });
+                            }
+                            None => {
+                                ui.label(RichText::new(at).weak());
+                            }
+                        }
                     }
                     None => {
                         ui.monospace("–");
-                        ui.label("");
+                        if totals {
+                            ui.label("");
+                        }
                         ui.label("");
                     }
                 }

@@ -10,6 +10,9 @@ use super::state::AppState;
 use zescope_model::view::format;
 use zescope_model::view::format::time_label;
 
+/// The most width the last outcome's note takes in the bar.
+const NOTE_WIDTH: f32 = 280.0;
+
 pub fn show(
     ui: &mut Ui,
     activity: Activity,
@@ -30,7 +33,11 @@ pub fn show(
             ui.label(o.status());
             ui.separator();
         } else if let Some(n) = &files.note {
-            ui.label(RichText::new(n).weak());
+            // Cut short (whole on hover): a long path must not wrap the bar onto a second line.
+            let h = ui.spacing().interact_size.y;
+            ui.allocate_ui(egui::vec2(NOTE_WIDTH, h), |ui| {
+                ui.add(egui::Label::new(RichText::new(n).weak()).truncate())
+            });
             ui.separator();
         }
         let src = state.inventory.as_ref().and_then(|i| i.source.as_ref());

@@ -42,6 +42,24 @@ pub fn base_unit(unit: &str) -> String {
 /// Percent and °C are never prefixed; prefixed units are re-prefixed (2100 MHz → 2.1 GHz).
 /// NaN/inf are spelled out.
 pub fn si(value: f64, unit: &str) -> String {
+    si_digits(value, unit, 3)
+}
+
+/// An axis tick's label: [`si`], with more significant digits where three would give this tick
+/// the label of its neighbours `step` away (deep zoom: "20.1 kJ" three times becomes "20.098 kJ",
+/// "20.1 kJ", "20.102 kJ").
+pub fn si_tick(value: f64, step: f64, unit: &str) -> String {
+    let label = |v: f64, digits: usize| si_digits(v, unit, digits);
+    if !(step.is_finite() && step > 0.0) {
+        return si(value, unit);
+    }
+    (3..=9)
+        .map(|d| (label(value - step, d), label(value, d), label(value + step, d)))
+        .find(|(a, b, c)| a != b && b != c)
+        .map_or_else(|| si(value, unit), |(_, b, _)| b)
+}
+
+fn si_digits(value: f64, unit: &str, digits: usize) -> String {
     let (value, unit) = normalize(value, unit);
     let unit = unit.as_str();
     if !value.is_finite() {
@@ -49,7 +67,7 @@ pub fn si(value: f64, unit: &str) -> String {
     }
     let no_prefix = matches!(unit, "%" | "°C" | "C" | "") || unit.starts_with('%');
     if no_prefix || value == 0.0 {
-        return format!("{} {unit}", trim(value, 3)).trim_end().to_owned();
+        return format!("{} {unit}", trim(value, digits)).trim_end().to_owned();
     }
     const PREFIXES: [(f64, &str); 9] = [
         (1e12, "T"),
@@ -64,7 +82,7 @@ pub fn si(value: f64, unit: &str) -> String {
     ];
     let a = value.abs();
     let (scale, p) = PREFIXES.iter().find(|(s, _)| a >= *s * 0.9995).copied().unwrap_or((1e-12, "p"));
-    format!("{} {p}{unit}", trim(value / scale, 3))
+    format!("{} {p}{unit}", trim(value / scale, digits))
 }
 
 /// One prefixed unit for a table row of values in `unit` (the legend's last/min/max/mean): the
@@ -224,6 +242,14 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deep_zoom_ticks_get_the_digits_that_tell_them_apart() {
+        let ticks: Vec<String> = [20_098.0, 20_100.0, 20_102.0].iter().map(|&v| si_tick(v, 2.0, "J")).collect();
+        assert_eq!(ticks, ["20.098 kJ", "20.1 kJ", "20.102 kJ"], "not '20.1 kJ' three times");
+        assert_eq!(si_tick(20_000.0, 5_000.0, "J"), si(20_000.0, "J"), "three digits where they tell ticks apart");
+        assert_eq!(si_tick(1.5, f64::NAN, "W"), si(1.5, "W"));
+    }
 
     #[test]
     fn base_units_drop_only_si_prefixes() {

@@ -142,7 +142,22 @@ impl Column {
         Column::Power,
     ];
 
-    /// Its heading.
+    /// Its heading in the window, whose cells carry their units ("20.1 kJ"): words, not the
+    /// CSV's column names (`energy_J` over a cell in kJ would say the wrong unit).
+    pub fn heading(self) -> &'static str {
+        match self {
+            Column::Start => "start",
+            Column::Duration => "duration",
+            Column::Energy => "energy",
+            Column::Power => "mean power",
+            Column::OtherMean => "mean (cmp)",
+            Column::OtherTotal => "total (cmp)",
+            Column::Change => "change",
+            _ => self.title(),
+        }
+    }
+
+    /// Its heading in CSV and Markdown (the unit its plain numbers are in, where fixed).
     pub fn title(self) -> &'static str {
         match self {
             Column::Phase => "phase",

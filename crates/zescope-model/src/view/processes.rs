@@ -12,7 +12,10 @@
 //! them apart and does not guess). For a pid of this host, its start time (`/proc/PID/stat`) is
 //! also compared at each snapshot, so a pid reused between two snapshots is two processes too;
 //! a pid of another host (or pid namespace) reused between two snapshots, a second apart, cannot
-//! be told apart and stays one process. When a run stops, its processes end.
+//! be told apart and stays one process. When a run stops, its processes end; a process listed
+//! when a run stopped and again in its device's first snapshot of the next run (with the same
+//! start time, for a pid of this host) is the same process going on: one row per pid, not one
+//! per run ([`Process::run`] then names the newest run it was seen in).
 //!
 //! A process's command is looked up once, when it is first listed: `/proc/PID/comm` (else the
 //! first word of `/proc/PID/cmdline`). A pid not on this host — the driver's answer for another
@@ -141,6 +144,9 @@ impl Host for ProcFs {
 pub struct Processes {
     list: Vec<Process>,
     samples: usize,
+    /// The processes listed when their run stopped, (device, pid): each goes on if its
+    /// device's first snapshot of the next run lists it again.
+    at_stop: Vec<(String, u32)>,
 }
 
 impl Processes {
@@ -149,7 +155,7 @@ impl Processes {
         list.retain(|p| !p.samples.is_empty());
         list.iter_mut().for_each(|p| p.alive = false);
         let samples = list.iter().map(|p| p.samples.len()).sum();
-        let mut out = Processes { list, samples };
+        let mut out = Processes { list, samples, at_stop: Vec::new() };
         out.enforce_bounds();
         out
     }
@@ -216,6 +222,24 @@ impl Processes {
                 shared_bytes: u.shared_bytes,
                 engines: u.engines,
             };
+            let carried = self.at_stop.contains(&(device.to_owned(), u.pid));
+            let going_on = |p: &Process| {
+                carried
+                    && !p.alive
+                    && p.run != snap.run
+                    && p.device == device
+                    && p.pid == u.pid
+                    && p.host_start == host.start_time(u.pid)
+            };
+            if let Some(p) = self.list.iter_mut().rev().find(|p| going_on(p))
+                && p.last_ns() < sample.t_ns
+            {
+                p.run = snap.run;
+                p.alive = true;
+                p.samples.push(sample);
+                self.samples += 1;
+                continue;
+            }
             match self.list.iter_mut().find(|p| of_device(p) && p.pid == u.pid) {
                 Some(p) if p.last_ns() < sample.t_ns => {
                     p.samples.push(sample);
@@ -236,6 +260,8 @@ impl Processes {
                 }
             }
         }
+        // Only the next run's first snapshot of the device continues a process.
+        self.at_stop.retain(|(d, _)| d != device);
         self.enforce_bounds();
     }
 
@@ -251,7 +277,11 @@ impl Processes {
 
     /// Run `run` stopped: its processes end.
     pub fn run_stopped(&mut self, run: u64) {
-        self.list.iter_mut().filter(|p| p.run == run).for_each(|p| p.alive = false);
+        self.at_stop.clear();
+        for p in self.list.iter_mut().filter(|p| p.run == run && p.alive) {
+            p.alive = false;
+            self.at_stop.push((p.device.clone(), p.pid));
+        }
     }
 
     fn enforce_bounds(&mut self) {

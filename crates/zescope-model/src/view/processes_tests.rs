@@ -46,10 +46,30 @@ fn processes_come_and_go_and_a_pid_listed_again_is_another_process() {
     assert_eq!(p.top_by_peak("GPU", 1)[0].pid, 20, "the first pid 20 peaked at 210");
     p.run_stopped(1);
     assert!(p.list().iter().all(|x| !x.alive));
-    // The next run's processes are its own, even with the same pids.
+    // A process listed when the run stopped and again at the next run's start goes on: one row
+    // per pid, not one per run.
     p.ingest(&snap(2, 5, &[(10, 1)]), "GPU", &host);
-    assert_eq!(p.list().len(), 4);
+    assert_eq!(p.list().len(), 3, "pid 10 goes on in run 2: {:?}", p.list());
+    assert_eq!((p.list()[0].run, p.list()[0].alive, p.list()[0].samples.len()), (2, true, 5));
+    p.ingest(&snap(2, 6, &[(10, 2), (20, 9)]), "GPU", &host);
+    assert_eq!(p.list().len(), 4, "pid 20 was not listed at run 2's start: another process");
     assert_eq!(p.list()[3].run, 2);
+}
+
+#[test]
+fn a_host_pid_started_anew_between_runs_is_another_process() {
+    let host = FakeHost::default();
+    host.set(7, "trainer", 1000);
+    let mut p = Processes::default();
+    p.ingest(&snap(1, 1, &[(7, 1)]), "GPU", &host);
+    p.run_stopped(1);
+    host.set(7, "other", 2000);
+    p.ingest(&snap(2, 2, &[(7, 1)]), "GPU", &host);
+    let sevens: Vec<&str> = p.on("GPU").map(|x| x.command_text()).collect();
+    assert_eq!(sevens, ["trainer", "other"], "another start time: another process");
+    p.run_stopped(2);
+    p.ingest(&snap(3, 3, &[(7, 1)]), "GPU", &host);
+    assert_eq!(p.list().len(), 2, "the same start time in run 3: the same process");
 }
 
 #[test]

@@ -64,7 +64,8 @@ fn show(
             if let Some((a, b)) = frame.x {
                 pu.set_plot_bounds_x(a..=b);
             }
-            match frame.y {
+            // As the window's panes do (`plots/envelopes.rs`).
+            match frame.y.or_else(|| fixed_y_range(&plot.data_bounds())) {
                 Some((lo, hi)) => {
                     pu.set_auto_bounds([false, false]);
                     pu.set_plot_bounds_y(lo..=hi);
@@ -148,10 +149,12 @@ fn items_hand_over_what_was_meshed_before_show_when_the_prediction_holds() {
         let meshed = plot.meshed.expect("meshed before show");
         assert!(item::same_transform(&meshed, &shown.transform), "{meshed:?} / {:?}", shown.transform);
         if y.is_none() {
-            // Auto bounds fit this frame's envelopes, with egui_plot's margin.
+            // Auto bounds fit this frame's envelopes, with egui_plot's margin (none below 0 for
+            // data that never is: `fixed_y_range`).
             let (d, b) = (plot.data_bounds(), shown.transform.bounds());
             let pad = f64::from(AUTO_MARGIN) * d.height();
-            assert!(d.height() > 1.0 && b.min()[1] == d.min()[1] - pad && b.max()[1] == d.max()[1] + pad, "{b:?}");
+            let lo = if d.min()[1] >= 0.0 { (d.min()[1] - pad).max(0.0) } else { d.min()[1] - pad };
+            assert!(d.height() > 1.0 && b.min()[1] == lo && b.max()[1] == d.max()[1] + pad, "{b:?}");
         }
         assert_eq!(plot.last_query().map(|q| (q.0, q.1)), Some((store.from_plot_x(x.0), store.from_plot_x(x.1))));
         if x.1 - x.0 < 1.0 {

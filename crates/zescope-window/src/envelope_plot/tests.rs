@@ -253,10 +253,22 @@ fn series_drawn_together_on_two_threads_equal_each_drawn_alone() {
 
 #[test]
 fn a_flat_series_gets_an_axis_around_its_value_never_below_zero_for_a_count() {
-    let flat = |v: f64| flat_range(&PlotBounds::from_min_max([0.0, v], [1.0, v]));
+    let flat = |v: f64| fixed_y_range(&PlotBounds::from_min_max([0.0, v], [1.0, v]));
     assert_eq!(flat(0.0), Some((0.0, 1.0)), "an event count that stayed 0: 0..1, not -20..20");
     assert_eq!(flat(50.0), Some((45.0, 55.0)));
     assert_eq!(flat(-3.0), Some((-4.0, -2.0)));
-    assert_eq!(flat_range(&PlotBounds::from_min_max([0.0, 1.0], [1.0, 2.0])), None, "data that moves");
-    assert_eq!(flat_range(&PlotBounds::NOTHING), None);
+    assert_eq!(fixed_y_range(&PlotBounds::from_min_max([0.0, 1.0], [1.0, 2.0])), None, "data that moves");
+    assert_eq!(fixed_y_range(&PlotBounds::NOTHING), None);
+}
+
+#[test]
+fn data_never_below_zero_gets_no_negative_axis() {
+    // (egui_plot's margin is an f32: compared to a millionth.)
+    let moving = |lo: f64, hi: f64| {
+        fixed_y_range(&PlotBounds::from_min_max([0.0, lo], [1.0, hi])).map(|(a, b)| (a, (b * 1e6).round() / 1e6))
+    };
+    assert_eq!(moving(0.0, 40.0), Some((0.0, 42.0)), "a rate from 0: no '-2 GB/s' below it");
+    assert_eq!(moving(1.0, 41.0), Some((0.0, 43.0)), "its margin would reach below 0");
+    assert_eq!(moving(10.0, 50.0), None, "far from 0: egui_plot's auto bounds");
+    assert_eq!(moving(-5.0, 40.0), None, "data below 0 keeps its margin below");
 }

@@ -101,8 +101,9 @@ pub(super) fn draw(
         if let Some((a, b)) = pane.target {
             pui.set_plot_bounds_x(a..=b);
         }
-        // A held range, or the one a flat series gets (`flat_range`, as predicted).
-        match y_lock.or_else(|| super::super::envelope_plot::flat_range(&data)) {
+        // A held range, or the one a flat or never negative series gets (`fixed_y_range`, as
+        // predicted).
+        match y_lock.or_else(|| super::super::envelope_plot::fixed_y_range(&data)) {
             Some((lo, hi)) => {
                 pui.set_auto_bounds([false, false]);
                 pui.set_plot_bounds_y(lo..=hi);

@@ -137,8 +137,10 @@ pub(super) fn header(ui: &mut Ui, i: usize, spec: &PaneSpec, panes: &Panes, unit
             });
             ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
                 ui.label(RichText::new(format!("Pane {}", i + 1)).strong());
-                if !units.is_empty() {
-                    ui.add(egui::Label::new(RichText::new(units.join(", ")).weak()).truncate());
+                // As the legend's rows read them (GHz, kJ), once it was drawn; else as stored.
+                let shown = super::super::legend::shown_units(ui, spec.id).unwrap_or_else(|| units.to_vec());
+                if !shown.is_empty() {
+                    ui.add(egui::Label::new(RichText::new(shown.join(", ")).weak()).truncate());
                 }
             });
         });

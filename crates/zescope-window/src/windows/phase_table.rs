@@ -90,12 +90,15 @@ impl PhasePanel {
             return;
         }
         let mut clicked = None;
-        egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+        // Sideways, headings and rows scroll together; up and down, only the rows: the headings
+        // stay at the top, over the columns they name (the cells' widths are the columns').
+        egui::ScrollArea::horizontal().auto_shrink([false, false]).show(ui, |ui| {
             let columns = self.table.columns();
             if self.widths.len() != columns.len() {
                 self.widths = first_widths(ui, &columns, &self.table);
             }
             let height = ui.spacing().interact_size.y;
+            let widths_before = self.widths.clone();
             let widths = &mut self.widths;
             // A cell at least as wide as its column has been; text at its left, numbers at its
             // right.
@@ -112,42 +115,50 @@ impl PhasePanel {
                 widths[i] = widths[i].max(r.response.rect.width());
                 r.inner
             };
-            egui::Grid::new("phase-table").striped(true).num_columns(columns.len()).show(ui, |ui| {
+            egui::Grid::new("phase-table-headings").num_columns(columns.len()).show(ui, |ui| {
                 for (i, &c) in columns.iter().enumerate() {
                     let arrow = match self.sort {
                         Some((s, true)) if s == c => " (up)",
                         Some((s, false)) if s == c => " (down)",
                         _ => "",
                     };
-                    let title = format!("{}{arrow}", c.title());
+                    let title = format!("{}{arrow}", c.heading());
                     let b = cell(ui, i, false, &mut |ui| ui.button(&title));
                     if b.on_hover_text("sort by this column").clicked() {
                         clicked = Some(c);
                     }
                 }
                 ui.end_row();
-                for r in &self.table.rows {
-                    for (i, (c, text)) in columns.iter().zip(self.table.cells(r)).enumerate() {
-                        let unit = match c {
-                            Column::Mean | Column::Min | Column::Max | Column::OtherMean => Some(r.unit.as_str()),
-                            Column::Total | Column::OtherTotal => Some(r.total_unit.as_str()),
-                            Column::Change => Some("%"),
-                            Column::Energy => Some("J"),
-                            Column::Power => Some("W"),
-                            _ => None,
-                        };
-                        let shown = match (c, unit, text.parse::<f64>()) {
-                            (Column::Start, _, Ok(v)) => time_label(v),
-                            (Column::Duration, _, Ok(v)) => si(v, "s"),
-                            (_, Some(u), Ok(v)) => si(v, u),
-                            _ => text,
-                        };
-                        let right = !matches!(c, Column::Phase | Column::Series);
-                        cell(ui, i, right, &mut |ui| ui.monospace(&shown));
-                    }
-                    ui.end_row();
-                }
             });
+            egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+                egui::Grid::new("phase-table").striped(true).num_columns(columns.len()).show(ui, |ui| {
+                    for r in &self.table.rows {
+                        for (i, (c, text)) in columns.iter().zip(self.table.cells(r)).enumerate() {
+                            let unit = match c {
+                                Column::Mean | Column::Min | Column::Max | Column::OtherMean => Some(r.unit.as_str()),
+                                Column::Total | Column::OtherTotal => Some(r.total_unit.as_str()),
+                                Column::Change => Some("%"),
+                                Column::Energy => Some("J"),
+                                Column::Power => Some("W"),
+                                _ => None,
+                            };
+                            let shown = match (c, unit, text.parse::<f64>()) {
+                                (Column::Start, _, Ok(v)) => time_label(v),
+                                (Column::Duration, _, Ok(v)) => si(v, "s"),
+                                (_, Some(u), Ok(v)) => si(v, u),
+                                _ => text,
+                            };
+                            let right = !matches!(c, Column::Phase | Column::Series);
+                            cell(ui, i, right, &mut |ui| ui.monospace(&shown));
+                        }
+                        ui.end_row();
+                    }
+                });
+            });
+            // A column the rows widened: draw again, so its heading is over it in the frame shown.
+            if *widths != widths_before {
+                ui.ctx().request_discard("phase table columns widened");
+            }
         });
         if let Some(c) = clicked {
             self.sort_by(c);
