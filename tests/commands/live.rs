@@ -41,15 +41,7 @@ impl Serve {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("zescope: serving http://")
-            .and_then(|a| a.strip_suffix("/metrics"))
-            .unwrap_or_else(|| panic!("serve's first line names its address: {line:?}"))
-            .parse()
-            .unwrap();
+        let addr = crate::support::serve::served_at(&mut child);
         let stderr = Arc::new(Mutex::new(String::new()));
         let (pipe, keep) = (child.stderr.take().unwrap(), Arc::clone(&stderr));
         std::thread::spawn(move || {

@@ -41,15 +41,7 @@ impl Serve {
             child.env("ZE_SIM_CONFIG", path);
         }
         let mut child = child.spawn().unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("zescope: serving http://")
-            .and_then(|a| a.strip_suffix("/metrics"))
-            .unwrap_or_else(|| panic!("serve's first line names its address: {line:?}"))
-            .parse()
-            .unwrap();
+        let addr = served_at(&mut child);
         let s = Serve { child, addr, report, _dir: dir };
         let deadline = Instant::now() + Duration::from_secs(20);
         while get(s.addr, "/healthz", None).0 != 200 {
@@ -85,6 +77,18 @@ impl Drop for Serve {
 }
 
 /// One HTTP/1.1 request; (status, headers, body).
+/// The address a starting `serve` names on its first line of standard output (piped).
+pub fn served_at(child: &mut Child) -> SocketAddr {
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    line.trim()
+        .strip_prefix("zescope: serving http://")
+        .and_then(|a| a.strip_suffix("/metrics"))
+        .unwrap_or_else(|| panic!("serve's first line names its address: {line:?}"))
+        .parse()
+        .unwrap()
+}
+
 pub fn request(addr: SocketAddr, raw: &str) -> (u16, String, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
