@@ -1,14 +1,14 @@
-//! The menu bar, the help and recovery windows, and what their file commands do.
+//! The menu bar and what its file commands do (Ctrl+O, Ctrl+S, a dropped file too), and the offer
+//! to recover a crashed session.
 
 use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
 use super::ZescopeApp;
 use super::dialogs::FileKind;
 use super::dialogs::file_name;
-use super::files::{FileAction, PromptAnswer};
+use super::files::FileAction;
 use super::settings::Theme;
 use super::unsaved::Pending;
-use super::windows::{Shared, show};
 use zescope_model::view::ViewLength;
 
 impl ZescopeApp {
@@ -191,36 +191,6 @@ impl ZescopeApp {
         });
     }
 
-    /// The floating windows that are open (`windows/`), then the dialogs waiting for an answer.
-    pub(super) fn windows(&mut self, ui: &mut Ui) {
-        let ctx = ui.ctx().clone();
-        let phase_ranges = if self.windows.phases.open { self.phase_ranges() } else { Vec::new() };
-        let source = self.source();
-        let mut shared = Shared {
-            store: &self.store,
-            state: &mut self.state,
-            view: &mut self.view,
-            cursors: &mut self.cursors,
-            markers: &self.files.markers,
-            showing_file: self.files.recording.is_some(),
-            source,
-            comparison: self.comparison.as_ref(),
-            phase_ranges,
-        };
-        let area = self.central.unwrap_or_else(|| ctx.content_rect());
-        for (slot, w) in self.windows.each().into_iter().enumerate() {
-            show(w, &ctx, &mut shared, area, slot);
-        }
-        self.recovery_window(&ctx);
-        match self.files.show_prompt(&ctx) {
-            PromptAnswer::Chosen(a) => self.perform(Some(a)),
-            // A save chosen in the unsaved-data question was cancelled: so is what waited for it.
-            PromptAnswer::Cancelled => self.unsaved.after_save = None,
-            PromptAnswer::None | PromptAnswer::Pending => {}
-        }
-        self.unsaved_modal(&ctx);
-    }
-
     /// Ctrl+O, Ctrl+S, Ctrl+Shift+S.
     pub(super) fn file_shortcuts(&mut self, ui: &mut Ui) {
         let (open, save_as, save) = ui.input_mut(|i| {
@@ -248,7 +218,7 @@ impl ZescopeApp {
         }
     }
 
-    fn recovery_window(&mut self, ctx: &egui::Context) {
+    pub(super) fn recovery_window(&mut self, ctx: &egui::Context) {
         let Some(rec) = &self.files.recover else { return };
         let age = (zescope_model::session::unix_ms_now() - rec.saved_unix_ms).max(0) / 1000;
         let mut choice = None;
