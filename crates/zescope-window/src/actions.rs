@@ -28,7 +28,7 @@ impl ZescopeApp {
                 "save once the status bar says it has opened",
             )),
             FileAction::Save(path) => {
-                let session = capture_app(self, &session::markers_to_file(&self.files.markers));
+                let session = capture_app(self, &session::markers_to_file(&self.markers));
                 let fp = self.fingerprint();
                 if let Err(e) = self.files.start_save(session, path, fp) {
                     self.state.push_error(e);
@@ -85,7 +85,7 @@ impl ZescopeApp {
             ));
         }
         let range = if shown_only { zescope_model::view::timeview::shown_range(&self.view, &self.store) } else { None };
-        let session = capture_app(self, &session::markers_to_file(&self.files.markers));
+        let session = capture_app(self, &session::markers_to_file(&self.markers));
         let req = WriteRequest { format, path: path.to_path_buf(), pane, range };
         self.files.note = Some(format!("exporting {}…", file_name(path)));
         self.files.writes.push(WriteJob::spawn(session, req));
@@ -117,7 +117,7 @@ impl ZescopeApp {
         self.files.opening = None;
         match rec.load().and_then(|s| open_in_app(self, &s)) {
             Ok(markers) => {
-                self.files.markers = session::markers_from_file(&markers);
+                self.markers = session::markers_from_file(&markers);
                 self.files.recording = Some(rec.dir.join("recovered"));
                 self.view.fit(zescope_model::view::data_x(&self.store));
                 self.files.current = None;
@@ -145,7 +145,7 @@ impl ZescopeApp {
         self.state.ingest = Default::default();
         self.state.history = Default::default();
         self.files.current = None;
-        self.files.markers = zescope_model::view::Markers::with_cap(self.files.live_marker_cap());
+        self.markers = zescope_model::view::Markers::with_cap(self.marker_limits.per_recording);
         self.files.reset_autosave();
     }
 
@@ -178,7 +178,7 @@ impl ZescopeApp {
         }
         let now = Instant::now();
         if self.state.ingest.run.is_some() && self.files.checkpoint_due(now) {
-            let markers = session::markers_to_file(&self.files.markers);
+            let markers = session::markers_to_file(&self.markers);
             if let Some(mut a) = self.files.autosave.take() {
                 a.checkpoint(&self.store, app_capture(self, &markers));
                 self.files.autosave = Some(a);

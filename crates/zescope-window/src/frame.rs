@@ -53,7 +53,8 @@ impl ZescopeApp {
             // Shown while sampling, when the window paints at least once a second: a figure left
             // on a window that paints only on input would be an old second's.
             let cpu = self.state.ingest.run.as_ref().and(self.cpu.percent);
-            status::show(ui, activity, cpu, &self.state, &self.store, &self.files)
+            let markers = (&self.markers, self.markers_in.as_ref());
+            status::show(ui, activity, cpu, &self.state, &self.store, &self.files, markers)
         });
         // The source panel never takes more than MAX_SIDE of the window, whatever width was
         // remembered from a wider window: the panes keep the rest.
@@ -137,7 +138,7 @@ impl ZescopeApp {
             return;
         }
         if let Some(c) = &mut self.comparison
-            && !c.bar(ui, self.files.markers.marks())
+            && !c.bar(ui, self.markers.marks())
         {
             self.comparison = None;
         }
@@ -155,7 +156,7 @@ impl ZescopeApp {
             &mut self.view,
             self.hover_x,
             plots::Overlays {
-                markers: self.files.markers.marks(),
+                markers: self.markers.marks(),
                 firings: &if self.state.triggers.on_panes { self.state.triggers.bands() } else { Vec::new() },
                 cursors: &mut self.cursors,
                 compare: self.comparison.as_mut(),
@@ -187,7 +188,7 @@ impl ZescopeApp {
             state: &mut self.state,
             view: &mut self.view,
             cursors: &mut self.cursors,
-            markers: &self.files.markers,
+            markers: &self.markers,
             showing_file: self.files.recording.is_some(),
             source,
             comparison: self.comparison.as_ref(),
@@ -412,11 +413,11 @@ impl ZescopeApp {
     /// `remote`: a remote run's); dropped while an opened recording is shown, whose time axis is
     /// another run's.
     fn take_markers(&mut self, remote: Vec<zescope_model::markers::Received>) {
-        let local = self.files.markers_in.as_ref().map(|l| l.drain(10_000)).unwrap_or_default();
+        let local = self.markers_in.as_ref().map(|l| l.drain(10_000)).unwrap_or_default();
         let live = self.files.recording.is_none();
         for m in remote.into_iter().chain(local) {
             if live {
-                self.files.markers.apply(m.kind, m.t_ns, &m.name);
+                self.markers.apply(m.kind, m.t_ns, &m.name);
                 if m.kind != zescope_model::markers::Kind::End {
                     self.state.triggers.marker(&m.name, m.t_ns);
                 }
@@ -431,7 +432,7 @@ impl ZescopeApp {
         if !self.state.triggers.waiting() {
             return;
         }
-        let markers = zescope_model::session::markers_to_file(&self.files.markers);
+        let markers = zescope_model::session::markers_to_file(&self.markers);
         let ended = self.state.ingest.run.is_none();
         let ui = zescope_model::session::Capture {
             history: &self.state.history,

@@ -11,8 +11,8 @@
 //!
 //! # Where a value goes
 //!
-//! Sampler events → `drain.rs` (through `zescope_model::view::Ingest`) → store → `plots.rs`
-//! (envelopes via [`envelope_plot`]) → egui_plot.
+//! Sampler events → `drain.rs` (through `zescope_model::view::Ingest`) → store → `plots/`
+//! (envelopes via [`envelope_plot`]) → egui_plot; one frame is `frame.rs`, in the order drawn.
 //!
 //! # Floors
 //!
@@ -115,6 +115,14 @@ pub struct ZescopeApp {
     wake_on_data: Option<Arc<AtomicBool>>,
     /// Sessions and writes: dialogs, current file, background save, autosave, recovery.
     pub files: files::Files,
+    /// The markers on the data shown (set with M or + Marker, sent by the workload, or
+    /// opened); saved with the session.
+    pub markers: zescope_model::view::Markers,
+    /// Where the workload's markers come from (`zescope_model::markers`); `None`: not listening.
+    pub markers_in: Option<zescope_model::markers::Listener>,
+    /// The bounds on the workload's markers, from the settings (kept for the next launch); a
+    /// live recording keeps at most `per_recording` markers.
+    pub marker_limits: zescope_model::markers::Limits,
     /// The question before unsaved data is discarded.
     pub unsaved: unsaved::Unsaved,
     /// View → Frame rate: the most frames a second a live view paints.
@@ -170,7 +178,10 @@ impl ZescopeApp {
             first_frame: true,
             auto_start: true,
             wake_on_data: None,
-            files: files::Files::default().with_recent(settings.recent).with_marker_limits(settings.markers),
+            files: files::Files::default().with_recent(settings.recent),
+            markers: zescope_model::view::Markers::with_cap(settings.markers.per_recording),
+            markers_in: None,
+            marker_limits: settings.markers,
             unsaved: unsaved::Unsaved::default(),
             frame_cap: settings.frame_cap,
             cpu: repaint::ProcessCpu::default(),
@@ -215,7 +226,7 @@ impl ZescopeApp {
             recent: self.files.recent.clone(),
             frame_cap: self.frame_cap,
             overview: if self.overview.shown { settings::Shown::Yes } else { settings::Shown::No },
-            markers: self.files.marker_limits,
+            markers: self.marker_limits,
         }
     }
 
@@ -291,7 +302,7 @@ impl ZescopeApp {
             out.push(PhaseRange::new("visible", TimeAxis::of(&self.store).ns(a), TimeAxis::of(&self.store).ns(b)));
         }
         out.extend(self.cursors.span());
-        out.extend(self.files.markers.closed_ranges().map(|(n, a, b)| PhaseRange::new(n, a, b)));
+        out.extend(self.markers.closed_ranges().map(|(n, a, b)| PhaseRange::new(n, a, b)));
         out
     }
 
@@ -302,8 +313,8 @@ impl ZescopeApp {
             None => self.store.total_time_range().map(|(_, last)| last),
         };
         if let Some(t_ns) = t {
-            let label = format!("M{}", self.files.markers.len() + 1);
-            self.files.markers.instant(t_ns, &label);
+            let label = format!("M{}", self.markers.len() + 1);
+            self.markers.instant(t_ns, &label);
         }
     }
 }

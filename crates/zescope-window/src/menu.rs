@@ -158,8 +158,8 @@ impl ZescopeApp {
                 if ui.button("Add pane").clicked() {
                     self.panes.add_pane();
                 }
-                if ui.add_enabled(!self.files.markers.is_empty(), egui::Button::new("Clear markers")).clicked() {
-                    self.files.markers.clear();
+                if ui.add_enabled(!self.markers.is_empty(), egui::Button::new("Clear markers")).clicked() {
+                    self.markers.clear();
                 }
                 ui.separator();
                 if ui

@@ -112,7 +112,7 @@ impl ZescopeApp {
                     let p = path.parent().unwrap_or(std::path::Path::new(".")).join(&c.path);
                     self.compare_with(&p, c.offset_s, c.align_marker.clone());
                 }
-                self.files.markers = session::markers_from_file(&markers);
+                self.markers = session::markers_from_file(&markers);
                 self.files.recording = Some(path);
                 self.files.current = None;
                 self.files.note = None;
