@@ -1,15 +1,18 @@
-//! The menu bar and what its file commands do (Ctrl+O, Ctrl+S, a dropped file too), and the offer
-//! to recover a crashed session.
+//! The menu bar (File → Views too) and what its file commands do (Ctrl+O, Ctrl+S, a dropped file
+//! too), and the offer to recover a crashed session.
 
 use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
 use super::ZescopeApp;
+use super::banner::{UiError, UiErrorKind};
 use super::dialogs::FileKind;
 use super::dialogs::file_name;
 use super::files::FileAction;
 use super::settings::Theme;
 use super::unsaved::Pending;
+use super::views::{dirs, list};
 use zescope_model::view::ViewLength;
+use zescope_model::viewfile::ViewFile;
 
 impl ZescopeApp {
     /// View → Reset layout: the series shown — the run's, else the recording's, in stream
@@ -249,6 +252,41 @@ impl ZescopeApp {
             }
             None => {}
         }
+    }
+
+    /// File → Views.
+    pub(crate) fn views_menu(&mut self, ui: &mut Ui) {
+        ui.menu_button("Views", |ui| {
+            let files = list(&dirs());
+            if files.is_empty() {
+                ui.label(egui::RichText::new("no view files yet").weak());
+            }
+            for f in files {
+                // Listed by the name the view gives itself; a file that does not load by its name.
+                let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let label = ViewFile::load(&f).ok().map(|v| v.name).filter(|n| !n.trim().is_empty()).unwrap_or(stem);
+                if ui.button(&label).on_hover_text(f.display().to_string()).clicked() {
+                    match ViewFile::load(&f) {
+                        Ok(v) => self.load_view(v),
+                        Err(e) => self.state.push_error(UiError::new(UiErrorKind::Open, e, "fix or remove the file")),
+                    }
+                    ui.close();
+                }
+            }
+            ui.separator();
+            ui.horizontal(|ui| {
+                ui.add(egui::TextEdit::singleline(&mut self.views.name).hint_text("name").desired_width(140.0));
+                let name = self.views.name.trim().to_owned();
+                let ok = !name.is_empty() && !name.contains(['/', '\0']);
+                if ui.add_enabled(ok, egui::Button::new("Save current view")).clicked() {
+                    self.save_view(&name);
+                    ui.close();
+                }
+            });
+            if let Some(s) = &self.views.said {
+                ui.label(egui::RichText::new(s).weak());
+            }
+        });
     }
 }
 
