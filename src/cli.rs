@@ -170,10 +170,8 @@ pub struct RecordOptions {
     /// Sampling interval, 100us to 10s.
     #[arg(long, default_value = "1ms", value_parser = zescope_model::view::format::parse_duration)]
     pub interval: Duration,
-    /// How to read the groups: `export` (exported memory), `streamer` (the time-based metric
-    /// streamer), `tracer` (the metric tracer: tracer-based groups) or `auto` (the tracer for
-    /// tracer-based groups, else exported memory where a group offers it, else the streamer).
-    #[arg(long, default_value = "auto", value_parser = parse_via)]
+    /// How to read the groups (`via_help`: the ways' own list).
+    #[arg(long, default_value = "auto", value_parser = parse_via, help = via_help())]
     pub via: zescope_sampler::Via,
     /// Also record the device's telemetry through Sysman (clocks, throttle reasons, power,
     /// energy, temperatures, engine utilisation, memory): on by default.
@@ -480,6 +478,22 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not a size like 1600x900"))?;
     let side = |v: &str| v.trim().parse::<u32>().map_err(|_| format!("{v:?} in {s:?} is not a number of pixels"));
     Ok((side(w)?, side(h)?))
+}
+
+/// `--via`'s help: each way that reads groups, by its word and what it reads with, in the order
+/// `auto` offers a group to them (`zescope_sampler::group_ways`, from the ways themselves), then
+/// `auto`.
+fn via_help() -> String {
+    use zescope_sampler::Via;
+    let ways = zescope_sampler::group_ways();
+    let each: Vec<String> = ways.iter().map(|v| format!("`{}` ({})", v.name(), v.help())).collect();
+    let order: Vec<&str> = ways.iter().map(|v| v.name()).collect();
+    format!(
+        "How to read the groups: {} or `auto` ({}, in the order {})",
+        each.join(", "),
+        Via::Auto.help(),
+        order.join(", ")
+    )
 }
 
 /// `--via`: auto, export, streamer or tracer (`Via::names`).

@@ -226,13 +226,24 @@ fn row(g: &MetricGroup) -> Row {
     };
     let exported = per_metric > 0 || g.info.export == GroupExport::DmaBuf;
     let time_based = g.info.sampling & level_zero_sys::ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED != 0;
-    // How `auto` reads it (a layout is still needed for exported memory).
-    let read = match (exported, time_based) {
-        _ if g.info.tracer_based() && zescope_ze::tracer::available(&g.ze).is_ok() => "tracer",
-        _ if g.info.tracer_based() => "neither (tracer-based)",
-        (true, _) => "exported memory",
-        (false, true) => "streamer",
-        (false, false) => "neither",
+    // How `auto` reads it: the first of the ways that list it, asked as the inventory asks them
+    // (`zescope_sampler::listed_ways`; a layout is still needed for exported memory).
+    let described = zescope_sampler::GroupEntry {
+        name: g.info.name.clone(),
+        description: String::new(),
+        domain: g.info.domain,
+        exports: if exported { zescope_sampler::GroupExportKind::Group } else { zescope_sampler::GroupExportKind::None },
+        streamable: time_based,
+        tracer: g.info.tracer_based(),
+        metrics: Vec::new(),
+        unavailable: None,
+        export_unavailable: (!exported).then(|| "this group exports no memory".to_owned()),
+        ways: Vec::new(),
+    };
+    let read = match zescope_sampler::listed_ways(&described).first() {
+        Some(zescope_sampler::Via::Tracer) if zescope_ze::tracer::available(&g.ze).is_err() => "neither (tracer-based)",
+        Some(way) => way.describe(),
+        None => "neither",
     };
     Row {
         name: g.info.name.clone(),

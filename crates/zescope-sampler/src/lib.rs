@@ -43,5 +43,6 @@ pub use optional::{NOTICE_LOG_TARGET, say_notice};
 pub use outbox::Waker;
 pub use protocol::*;
 pub use read::batch::ReadOutcome;
+pub use read::{group_ways, listed_ways};
 pub use thread::spawn_source;
 pub use thread::{Opener, Options, SamplerHandle, spawn};

@@ -142,6 +142,18 @@ impl Via {
         }
     }
 
+    /// What the way reads with, for `--via`'s help: "exported memory", "the time-based metric
+    /// streamer", "the metric tracer: tracer-based groups" ("the first way that reads the
+    /// group" for `Via::Auto`).
+    pub fn help(self) -> &'static str {
+        match self {
+            Via::Auto => "the first way that reads the group",
+            Via::Export => "exported memory",
+            Via::Streamer => "the time-based metric streamer",
+            Via::Tracer => "the metric tracer: tracer-based groups",
+        }
+    }
+
     /// How a group read this way is described to the user: "exported memory", "streamer",
     /// "tracer" ("auto" for `Via::Auto`, which no group is read by).
     pub fn describe(self) -> &'static str {

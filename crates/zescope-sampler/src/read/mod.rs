@@ -68,6 +68,12 @@ pub(crate) fn ways() -> Vec<Box<dyn Way>> {
 /// device, the streams it reads, and what it gives back at the teardown. A stream is named by
 /// its index among the way's own (as [`Opened::streams`] gave it).
 pub(crate) trait Way {
+    /// The `--via` word that asks for this way (`None`: it reads devices, not groups, as
+    /// telemetry): what `--via`'s help lists, in [`ways`]' order ([`group_ways`]).
+    fn via(&self) -> Option<Via> {
+        None
+    }
+
     /// Before any run, from what the inventory found of a group (`g.ways` still empty): the
     /// `--via` word that asks for this way if it would read the group, else `None` (a way that
     /// reads no group, as telemetry). It agrees with [`Way::claim`]: a way listed reads the group
@@ -159,6 +165,20 @@ impl Opened {
     pub(crate) fn stream(s: usize, info: StreamInfo) -> Opened {
         Opened { streams: vec![(s, info)], reads: true, refused: None }
     }
+}
+
+/// The `--via` word of every way that reads groups, in the order a group is offered to them:
+/// under `auto` a group is read by the first of them that reads it. From the ways themselves
+/// ([`Way::via`]), so `--via`'s help names a new way without being edited.
+pub fn group_ways() -> Vec<Via> {
+    ways().iter().filter_map(|w| w.via()).collect()
+}
+
+/// The ways that would read a group described as `g` (its `ways` left aside), each named by its
+/// `--via` word, the one `auto` takes first: what the inventory fills [`GroupEntry::ways`] with,
+/// for a caller that describes a group without a sampler (`zescope list`).
+pub fn listed_ways(g: &GroupEntry) -> Vec<Via> {
+    listing(&ways(), g)
 }
 
 /// The ways that would read the group the inventory lists as `g` (each named by its `--via`

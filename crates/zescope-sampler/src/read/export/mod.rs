@@ -64,6 +64,10 @@ pub(crate) struct Export {
 impl Way for Export {
     /// A group whose exported memory a layout reads (not a tracer-based one: the tracer's),
     /// under `export`.
+    fn via(&self) -> Option<Via> {
+        Some(Via::Export)
+    }
+
     fn lists(&self, g: &GroupEntry) -> Option<Via> {
         (!g.tracer && g.export_unavailable.is_none() && g.unavailable.is_none()).then_some(Via::Export)
     }

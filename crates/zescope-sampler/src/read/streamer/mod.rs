@@ -39,6 +39,10 @@ pub(crate) struct Streamer {
 
 impl Way for Streamer {
     /// A time-based group (not tracer-based) under `streamer`.
+    fn via(&self) -> Option<Via> {
+        Some(Via::Streamer)
+    }
+
     fn lists(&self, g: &GroupEntry) -> Option<Via> {
         (g.streamable && !g.tracer).then_some(Via::Streamer)
     }

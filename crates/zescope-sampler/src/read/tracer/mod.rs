@@ -40,6 +40,10 @@ pub(crate) struct Tracer {
 
 impl Way for Tracer {
     /// A tracer-based group, under `tracer`.
+    fn via(&self) -> Option<Via> {
+        Some(Via::Tracer)
+    }
+
     fn lists(&self, g: &GroupEntry) -> Option<Via> {
         g.tracer.then_some(Via::Tracer)
     }
