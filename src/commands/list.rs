@@ -232,7 +232,11 @@ fn row(g: &MetricGroup) -> Row {
         name: g.info.name.clone(),
         description: String::new(),
         domain: g.info.domain,
-        exports: if exported { zescope_sampler::GroupExportKind::Group } else { zescope_sampler::GroupExportKind::None },
+        exports: if exported {
+            zescope_sampler::GroupExportKind::Group
+        } else {
+            zescope_sampler::GroupExportKind::None
+        },
         streamable: time_based,
         tracer: g.info.tracer_based(),
         metrics: Vec::new(),
