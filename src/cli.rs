@@ -168,7 +168,7 @@ pub struct RecordOptions {
     #[arg(long)]
     pub custom_group: bool,
     /// Sampling interval, 100us to 10s.
-    #[arg(long, default_value = "1ms", value_parser = zescope_model::view::format::parse_duration)]
+    #[arg(long, default_value = "1ms", value_parser = zescope_model::view::text::parse_duration)]
     pub interval: Duration,
     /// How to read the groups (`via_help`: the ways' own list).
     #[arg(long, default_value = "auto", value_parser = parse_via, help = via_help())]
@@ -181,7 +181,7 @@ pub struct RecordOptions {
     #[arg(long, overrides_with = "telemetry")]
     pub no_telemetry: bool,
     /// How long to record (default 10s; with a command, until it exits).
-    #[arg(long, value_parser = zescope_model::view::format::parse_duration)]
+    #[arg(long, value_parser = zescope_model::view::text::parse_duration)]
     pub duration: Option<Duration>,
     /// Output file: .ron writes a session (open it in zescope, or `zescope export` it), any
     /// other extension a CSV.
@@ -213,10 +213,10 @@ pub struct RecordOptions {
     #[arg(long, value_name = "FILE", value_parser = parse_view, conflicts_with_all = ["groups", "metrics"])]
     pub view: Option<zescope_model::viewfile::ViewFile>,
     /// With --trigger: time kept before each firing.
-    #[arg(long, default_value = "5s", value_parser = zescope_model::view::format::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = zescope_model::view::text::parse_duration)]
     pub pre: Duration,
     /// With --trigger: time kept after each firing.
-    #[arg(long, default_value = "5s", value_parser = zescope_model::view::format::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = zescope_model::view::text::parse_duration)]
     pub post: Duration,
     /// A workload to run while recording, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
@@ -302,7 +302,7 @@ pub struct ServeOptions {
     #[arg(long, overrides_with = "telemetry")]
     pub no_telemetry: bool,
     /// Sampling interval, 100us to 10s; each scrape serves the newest sample.
-    #[arg(long, default_value = "100ms", value_parser = zescope_model::view::format::parse_duration)]
+    #[arg(long, default_value = "100ms", value_parser = zescope_model::view::text::parse_duration)]
     pub interval: Duration,
     /// How to read the groups: `export`, `streamer`, `tracer` or `auto`, as for `record`.
     #[arg(long, default_value = "auto", value_parser = parse_via)]

@@ -78,7 +78,7 @@ const FIGURES: Duration = Duration::from_secs(1);
 
 /// The link's figures after the address: " · 12.5 KiB/s · rtt 0.4 ms" (no rtt before a pong).
 fn figures(bytes_per_s: f64, rtt: Option<Duration>) -> String {
-    let rate = zescope_model::view::format::bytes(bytes_per_s.max(0.0) as usize);
+    let rate = zescope_model::view::text::bytes(bytes_per_s.max(0.0) as usize);
     match rtt {
         Some(r) => format!(" · {rate}/s · rtt {:.1} ms", r.as_secs_f64() * 1e3),
         None => format!(" · {rate}/s"),

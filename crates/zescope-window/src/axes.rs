@@ -7,7 +7,7 @@ use std::ops::RangeInclusive;
 use egui::{Id, TextStyle, Ui};
 use egui_plot::{AxisHints, GridInput, GridMark};
 
-use zescope_model::view::format::{si, time_label};
+use zescope_model::view::text::{si, time_label};
 use zescope_model::view::ticks;
 
 /// Least distance between two y labels, in points (a line of text and some air).
@@ -27,9 +27,9 @@ pub(crate) fn y_axis<'a>(unit: String, width: f32, states: bool) -> AxisHints<'a
         // States (ids, flags) are read as they are: no "125 kkernel id".
         .formatter(move |m: GridMark, _| {
             if states {
-                format!("{} {unit}", zescope_model::view::format::scaled(m.value)).trim_end().to_owned()
+                format!("{} {unit}", zescope_model::view::text::scaled(m.value)).trim_end().to_owned()
             } else {
-                zescope_model::view::format::si_tick(m.value, m.step_size, &unit)
+                zescope_model::view::text::si_tick(m.value, m.step_size, &unit)
             }
         })
         .min_thickness(width)

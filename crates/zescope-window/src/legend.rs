@@ -9,7 +9,7 @@ use zescope_store::{RangeStats, SeriesId, Store};
 use super::pane_row::PaneRow;
 use super::state::AppState;
 use zescope_model::view::SeriesKey;
-use zescope_model::view::format::{row_scale, scaled};
+use zescope_model::view::text::{row_scale, scaled};
 
 /// What the user asked for in a legend.
 pub enum LegendAction {

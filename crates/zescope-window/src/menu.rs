@@ -228,7 +228,7 @@ impl ZescopeApp {
         egui::Window::new("Recover the last session?").collapsible(false).resizable(false).show(ctx, |ui| {
             ui.label(format!(
                 "zescope did not exit cleanly last time. A checkpoint of that session was saved {} ago.",
-                zescope_model::view::format::duration(std::time::Duration::from_secs(age as u64))
+                zescope_model::view::text::duration(std::time::Duration::from_secs(age as u64))
             ));
             ui.horizontal(|ui| {
                 if ui.button("Recover").clicked() {

@@ -4,7 +4,7 @@
 use egui::{Color32, RichText, Ui, vec2};
 
 use zescope_model::view::TimeAxis;
-use zescope_model::view::format::{si, time_label};
+use zescope_model::view::text::{si, time_label};
 use zescope_store::Store;
 
 use super::pane_row::PaneRow;

@@ -21,7 +21,7 @@ use egui::{Color32, RichText, Ui};
 use zescope_sampler::{Command, MAX_INTERVAL, MIN_INTERVAL, Via};
 
 use super::state::AppState;
-use zescope_model::view::format;
+use zescope_model::view::text;
 
 /// What the panel asks the app to do.
 #[derive(Debug)]
@@ -252,8 +252,8 @@ impl SourcePanel<'_> {
             let mut us = self.state.selection.interval.as_micros() as f64;
             let slider = egui::Slider::new(&mut us, MIN_INTERVAL.as_micros() as f64..=MAX_INTERVAL.as_micros() as f64)
                 .logarithmic(true)
-                .custom_formatter(|v, _| format::duration(Duration::from_micros(v as u64)))
-                .custom_parser(|s| zescope_model::view::format::parse_duration(s).ok().map(|d| d.as_micros() as f64));
+                .custom_formatter(|v, _| text::duration(Duration::from_micros(v as u64)))
+                .custom_parser(|s| zescope_model::view::text::parse_duration(s).ok().map(|d| d.as_micros() as f64));
             if ui.add(slider).on_hover_text("sampling interval, 100 µs to 10 s; applies live. Click the value to type one (\"250us\", \"5 ms\")").changed() {
                 let d = Duration::from_micros(us as u64).clamp(MIN_INTERVAL, MAX_INTERVAL);
                 self.state.selection.interval = d;

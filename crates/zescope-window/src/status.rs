@@ -8,8 +8,8 @@ use zescope_store::Store;
 
 use super::state::AppState;
 use zescope_model::view::TimeAxis;
-use zescope_model::view::format;
-use zescope_model::view::format::time_label;
+use zescope_model::view::text;
+use zescope_model::view::text::time_label;
 
 /// The most width the last outcome's note takes in the bar.
 const NOTE_WIDTH: f32 = 280.0;
@@ -81,7 +81,7 @@ pub fn show(
         };
         if let (true, Some(_), Some(s)) = (activity != Activity::File, &state.ingest.run, &state.health) {
             ui.separator();
-            let (rate, warn) = format::rate(s.achieved_hz, s.requested_hz);
+            let (rate, warn) = text::rate(s.achieved_hz, s.requested_hz);
             let r = ui.label(if warn {
                 RichText::new(rate).color(ui.visuals().warn_fg_color)
             } else {
@@ -168,7 +168,7 @@ pub fn show(
             ));
         }
         ui.separator();
-        ui.label(format!("memory {} of {}", format::bytes(store.memory_used()), format::bytes(store.memory_cap())));
+        ui.label(format!("memory {} of {}", text::bytes(store.memory_used()), text::bytes(store.memory_cap())));
         if let Some(note) = coarsening_note(store) {
             ui.separator();
             ui.label(RichText::new(note).color(ui.visuals().warn_fg_color));
@@ -194,7 +194,7 @@ pub fn coarsening_note(store: &Store) -> Option<String> {
     Some(if bucket > 0 {
         format!(
             "history before {at} is at ~{} resolution",
-            format::duration(std::time::Duration::from_nanos(bucket as u64))
+            text::duration(std::time::Duration::from_nanos(bucket as u64))
         )
     } else {
         format!("history before {at} was dropped ({evicted} samples) to stay under the memory cap")

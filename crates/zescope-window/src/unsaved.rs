@@ -63,7 +63,7 @@ impl ZescopeApp {
     pub fn unsaved_summary(&self) -> Option<String> {
         let parts = self
             .files
-            .unsaved(self.fingerprint(), |t| zescope_model::view::format::time_label(TimeAxis::of(&self.store).x(t)));
+            .unsaved(self.fingerprint(), |t| zescope_model::view::text::time_label(TimeAxis::of(&self.store).x(t)));
         match parts.len() {
             0 => None,
             1 => Some(parts[0].clone()),

@@ -448,7 +448,7 @@ impl Chunk<'_> {
 pub(super) fn zeroed<T: Clone + Default>(len: usize, what: impl FnOnce() -> String) -> Result<Vec<T>, SessionError> {
     let mut v = Vec::new();
     if v.try_reserve_exact(len).is_err() {
-        let bytes = crate::view::format::bytes(len.saturating_mul(std::mem::size_of::<T>()));
+        let bytes = crate::view::text::bytes(len.saturating_mul(std::mem::size_of::<T>()));
         return Err(SessionError::invalid(what(), format!("cannot allocate {bytes} for its samples: out of memory")));
     }
     v.resize(len, T::default());
@@ -593,7 +593,7 @@ pub(super) fn check<'a>(
         let claim = decoded_bytes(raw.samples, n).saturating_add(coarse_bytes(s.coarse.buckets, n));
         used = used.saturating_add(claim);
         if used > budget.cap {
-            let fmt = |b: u64| crate::view::format::bytes(usize::try_from(b).unwrap_or(usize::MAX));
+            let fmt = |b: u64| crate::view::text::bytes(usize::try_from(b).unwrap_or(usize::MAX));
             let msg = format!(
                 "decodes to {} of samples and history ({} samples x {n} series; {} with the file and the \
                  streams before it), more than the memory cap of {} allows",

@@ -123,10 +123,10 @@ pub(super) fn notice(store: &Store, streams: &[StreamId], expected: &[(u64, u64)
     if from.is_none() && evicted == 0 {
         return None;
     }
-    let cap = crate::view::format::bytes(store.memory_cap());
+    let cap = crate::view::text::bytes(store.memory_cap());
     let mut said = format!("the session holds more than the memory cap of {cap} keeps at full resolution");
     if let Some(t) = from {
-        let at = crate::view::format::time_label(TimeAxis::of(store).x(t));
+        let at = crate::view::text::time_label(TimeAxis::of(store).x(t));
         said += &format!(": history before {at} is summarised (up to {coarsest} samples a bucket, min/max/mean kept)");
     }
     if evicted > 0 {

@@ -20,7 +20,7 @@
 //!   zoom);
 //! - [`ticks`]: round axis steps with room for their labels;
 //! - `runs`: how an envelope is cut into gap-free strokes, for the plot and for images;
-//! - `format`: numbers, units, times and durations for people.
+//! - `text`: numbers, units, times and durations as text for people.
 //!
 //! How counters are named for Prometheus is not the view's business: `zescope-openmetrics`.
 
@@ -28,7 +28,6 @@ pub mod activity;
 pub mod contrast;
 pub mod csv_text;
 pub mod cursors;
-pub mod format;
 pub mod ingest;
 pub mod markers;
 pub mod panes;
@@ -37,6 +36,7 @@ pub mod processes;
 pub mod runs;
 pub mod series;
 pub mod shown;
+pub mod text;
 pub mod throttle;
 pub mod ticks;
 pub mod timeview;

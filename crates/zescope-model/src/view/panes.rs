@@ -18,8 +18,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::format::base_unit;
 use super::series::{SeriesEntry, SeriesKey};
+use super::text::base_unit;
 
 /// Distinct, colour-blind-friendlier series colours (Okabe–Ito, then Tableau); drawn through
 /// `view::contrast` so the light ones stay readable on a light background.

@@ -35,8 +35,8 @@ use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
 use crate::view::Mark;
-use crate::view::format::{si, time_label};
 use crate::view::runs::{column_span, gap_free_runs};
+use crate::view::text::{si, time_label};
 use zescope_store::{Envelope, EnvelopeColumn, SeriesKind, Store};
 
 use super::{Format, Input, Scope, WriteError, WritePane, WriteSpec};

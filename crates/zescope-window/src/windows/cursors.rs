@@ -4,7 +4,7 @@
 use egui::{RichText, Ui, vec2};
 
 use zescope_model::view::cursors::Cursors;
-use zescope_model::view::format::{si, time_label};
+use zescope_model::view::text::{si, time_label};
 use zescope_model::view::{SeriesEntry, SeriesKey};
 use zescope_store::Store;
 

@@ -8,8 +8,8 @@ use zescope_store::Store;
 
 use super::{Shared, Window};
 use crate::compare::Comparison;
-use zescope_model::view::format::{si, time_label};
 use zescope_model::view::phases::{Column, PhaseRange, PhaseTable, phase_table};
+use zescope_model::view::text::{si, time_label};
 use zescope_model::view::{SeriesEntry, SeriesKey};
 
 /// Seconds between recomputations while the data changes (a live run).

@@ -7,8 +7,8 @@
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Line, Plot};
 
-use zescope_model::view::format::si;
 use zescope_model::view::processes::{Process, ProcessColumn, Processes, sorted};
+use zescope_model::view::text::si;
 use zescope_store::Store;
 
 use super::{Shared, Window};

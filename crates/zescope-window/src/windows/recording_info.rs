@@ -5,7 +5,7 @@
 use egui::{RichText, Ui};
 
 use zescope_model::session::RunHistory;
-use zescope_model::view::format::{duration, time_label, utc};
+use zescope_model::view::text::{duration, time_label, utc};
 use zescope_store::Store;
 
 use super::{Shared, Window};

@@ -167,7 +167,7 @@ fn contents(
                 }
                 // On the plots' time axis, as its labels write it (m:ss past a minute).
                 let t = origin.map_or(0.0, |o| (f.t_ns - o) as f64 * 1e-9);
-                ui.monospace(zescope_model::view::format::time_label(t));
+                ui.monospace(zescope_model::view::text::time_label(t));
                 ui.label(tr.eval.triggers().get(f.trigger).map_or("", |t| t.text.as_str()));
                 ui.label(&*f.series);
                 ui.monospace(if f.value.is_nan() { String::new() } else { crate::triggers::round(f.value) });

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable;
 use ze_sim::catalog::{Catalog, realistic_groups};
-use zescope_model::view::format::base_unit;
+use zescope_model::view::text::base_unit;
 use zescope_window::ZescopeApp;
 use zescope_window::settings::Settings;
 
