@@ -342,7 +342,7 @@ fn nothing_is_drawn_across_a_pause_or_a_stop_and_start() {
 }
 
 /// Pixel centres that some triangle of `mesh` covers (screen points, one pixel per point).
-fn covered_pixels(mesh: &Mesh) -> Vec<(f32, f32)> {
+pub(crate) fn covered_pixels(mesh: &Mesh) -> Vec<(f32, f32)> {
     let inside = |p: egui::Pos2, [a, b, c]: [egui::Pos2; 3]| {
         let cross = |u: egui::Pos2, v: egui::Pos2| (v.x - u.x) * (p.y - u.y) - (v.y - u.y) * (p.x - u.x);
         let (d1, d2, d3) = (cross(a, b), cross(b, c), cross(c, a));

@@ -110,10 +110,12 @@ pub(super) fn draw(
             }
             None => pui.set_auto_bounds([false, true]),
         }
-        cache.add_to(pui, store);
+        // The comparison first, the data over it: its shade (halfway to the background) is
+        // dimmer than the data's colours in the dark theme and would hide them where they meet.
         if let Some((plot, cstore, _)) = theirs {
             plot.add_to(pui, cstore);
         }
+        cache.add_to(pui, store);
         overlay(pui);
         pui.pointer_coordinate()
     })
