@@ -80,8 +80,17 @@ impl ZescopeApp {
             if ui.button("+ Pane").on_hover_text("add an empty plot pane").clicked() {
                 self.panes.add_pane();
             }
-            if ui.button("+ Marker").on_hover_text("mark the newest sample (M marks the hovered time)").clicked() {
+            if ui
+                .button("+ Marker")
+                .on_hover_text("mark the newest sample and name it (M marks the hovered time)")
+                .clicked()
+            {
                 self.add_marker();
+            }
+            if let Some(naming) = self.marker_name.as_mut()
+                && naming.ui(ui, &mut self.files.markers)
+            {
+                self.marker_name = None;
             }
             // Last: what grows and shrinks moves nothing else.
             if activity == Activity::File {
