@@ -161,6 +161,8 @@ struct Drawn<'a> {
     envs: Vec<Envelope>,
     /// A state: drawn as steps.
     steps: bool,
+    /// An identifier: a lane at mid-height where it has samples (`view::series::is_identifier`).
+    lane: bool,
 }
 
 fn draw_pane<DB: DrawingBackend>(
@@ -179,10 +181,16 @@ fn draw_pane<DB: DrawingBackend>(
         store.envelopes(&s.ids, t0, t1, columns, &mut envs);
         let [r, g, b] = crate::view::contrast::on_background(s.color, crate::view::contrast::WHITE);
         let steps = s.ids.iter().any(|&id| store.series_desc(id).is_some_and(|d| d.kind == SeriesKind::State));
-        drawn.push(Drawn { label: &s.label, color: RGBColor(r, g, b), envs, steps });
+        let lane = s.ids.iter().any(|&id| store.series_desc(id).is_some_and(crate::view::series::is_identifier));
+        drawn.push(Drawn { label: &s.label, color: RGBColor(r, g, b), envs, steps, lane });
     }
     let cols = || drawn.iter().flat_map(|d| d.envs.iter().flat_map(Envelope::columns)).filter(|c| c.count > 0);
-    let data = cols().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| (lo.min(c.min), hi.max(c.max)));
+    let ids_only = !drawn.is_empty() && drawn.iter().all(|d| d.lane);
+    let data = if ids_only {
+        (0.25, 0.75)
+    } else {
+        cols().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| (lo.min(c.min), hi.max(c.max)))
+    };
     let (lo, mut hi) = match data {
         (lo, hi) if !(lo.is_finite() && hi.is_finite()) => (0.0, 1.0),
         (lo, hi) if hi - lo <= f64::EPSILON * hi.abs().max(1.0) => {
@@ -195,13 +203,22 @@ fn draw_pane<DB: DrawingBackend>(
         x1 = x0 + 1e-6;
     }
     let px_per_s = columns as f64 / (x1 - x0);
-    let axes = Axes { store, pane, marks, columns, t: (t0, t1), x: (x0, x1) };
+    let axes = Axes { store, pane, marks, columns, t: (t0, t1), x: (x0, x1), values: !ids_only };
     let mut chart = axes.chart(area, (lo, hi))?;
     let lines = |(lo, hi): (f64, f64)| -> Vec<Vec<Vec<(f64, f64)>>> {
         drawn
             .iter()
             .map(|d| {
-                d.envs.iter().flat_map(|e| runs(store, e.columns(), d.steps, px_per_s, (x0, x1), (lo, hi))).collect()
+                d.envs
+                    .iter()
+                    .flat_map(|e| runs(store, e.columns(), d.steps, px_per_s, (x0, x1), (lo, hi)))
+                    .map(|mut run| {
+                        if d.lane {
+                            run.iter_mut().for_each(|p| p.1 = 0.5 * (lo + hi));
+                        }
+                        run
+                    })
+                    .collect()
             })
             .collect()
     };
@@ -270,6 +287,8 @@ struct Axes<'a> {
     columns: usize,
     t: (i64, i64),
     x: (f64, f64),
+    /// The y axis is labelled with values (not for a pane of identifiers only).
+    values: bool,
 }
 
 impl Axes<'_> {
@@ -280,7 +299,7 @@ impl Axes<'_> {
         area: &DrawingArea<DB, Shift>,
         (lo, hi): (f64, f64),
     ) -> Result<ChartContext<'b, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, WriteError> {
-        let Axes { store, pane, marks, columns, t: (t0, t1), x: (x0, x1) } = *self;
+        let Axes { store, pane, marks, columns, t: (t0, t1), x: (x0, x1), values } = *self;
         let units = pane.units();
         let title = if units.is_empty() { pane.title.clone() } else { format!("{} — {units}", pane.title) };
         let mut chart = ChartBuilder::on(area)
@@ -292,7 +311,7 @@ impl Axes<'_> {
             .map_err(draw_err)?;
         let y_unit = if units.contains(", ") { String::new() } else { units.clone() };
         let x_fmt = |x: &f64| time_label(*x);
-        let y_fmt = |y: &f64| si(*y, &y_unit);
+        let y_fmt = |y: &f64| if values { si(*y, &y_unit) } else { String::new() };
         chart
             .configure_mesh()
             .light_line_style(BLACK.mix(0.06))
@@ -608,3 +627,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "image_ids_tests.rs"]
+mod ids_tests;

@@ -56,12 +56,18 @@ pub(super) fn series(
     let mut joins = Vec::new();
     // A state (an id, a flag) holds each value until the next sample: drawn as steps.
     let steps = store.series_desc(series).is_some_and(|d| d.kind == SeriesKind::State);
+    // An identifier (a kernel id) is a label: a lane at mid-height where it has samples.
+    let lane = store.series_desc(series).is_some_and(zescope_model::view::series::is_identifier);
     for _ in 0..2 {
         let (cols, exact) = (env.columns(), env.is_exact());
         let Some(first) = cols.first() else {
             break;
         };
-        let map = ScreenMap::new(store, transform, first.t_start);
+        let mut map = ScreenMap::new(store, transform, first.t_start);
+        if lane {
+            map.y_scale = 0.0;
+            map.y_ref = 0.5 * (map.y_clip.0 + map.y_clip.1);
+        }
         // Every column, and so every step between two, lies above (or below) the plot: no
         // band is drawn (each column would be culled), only sparse runs' lines (clipped).
         // (Columns without a value have NaN bounds, which these comparisons pass over.) Some
