@@ -63,6 +63,8 @@ impl MarkerName {
         if !escape && same_marker {
             markers.rename(self.index, &self.text);
         }
+        // The field goes at once, not at the next frame a paused view asks for.
+        ui.ctx().request_repaint();
         true
     }
 }

@@ -350,3 +350,35 @@ fn the_status_note_keeps_one_line_and_a_save_note_goes_with_new_samples() {
     assert!(h.query_by_label("saved run.ron").is_none(), "the note outlived the samples after it");
     crate::support::quit_discarding(&mut h);
 }
+
+/// A run over several devices and groups: its description is cut short on the status bar (whole
+/// on hover), so the bar's figures (memory last) stay on its one line.
+#[test]
+fn a_long_run_description_keeps_the_status_bar_on_one_line() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_of(app(&sim), [1600.0, 1000.0]);
+    start(&mut h);
+    // As a GPU + NPU + tile run names itself: each device with its groups.
+    {
+        let info = &mut h.state_mut().state.ingest.run.as_mut().unwrap().info;
+        let (t, d) = (info.config.targets[0].clone(), info.devices[0].clone());
+        for k in 0..4 {
+            let mut t = t.clone();
+            t.groups.push(format!("KernelTrace{k}"));
+            info.config.targets.push(t);
+            info.devices.push(format!("{d} tile {k}"));
+        }
+    }
+    h.step();
+    h.step();
+    let source = h.get_by_label("simulated device").rect();
+    // The status bar's memory figure: the lowest label "memory … of …".
+    let memory = h
+        .get_all_by_label_contains(" of ")
+        .map(|n| n.rect())
+        .filter(|r| r.center().y > source.top() - 40.0)
+        .max_by(|a, b| a.right().total_cmp(&b.right()))
+        .expect("the memory figure");
+    assert!((memory.center().y - source.center().y).abs() < 2.0, "one line: memory {memory:?}, source {source:?}");
+    crate::support::quit_discarding(&mut h);
+}
