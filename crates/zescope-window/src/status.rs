@@ -22,6 +22,9 @@ pub fn show(
     files: &super::files::Files,
 ) {
     ui.horizontal_wrapped(|ui| {
+        // An item that does not fit moves to the next line whole: "requested" alone on a
+        // second line read as its own item.
+        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
         if let Some(p) = files.saving() {
             ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
             ui.separator();

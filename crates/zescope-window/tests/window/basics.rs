@@ -382,3 +382,27 @@ fn a_long_run_description_keeps_the_status_bar_on_one_line() {
     assert!((memory.center().y - source.center().y).abs() < 2.0, "one line: memory {memory:?}, source {source:?}");
     crate::support::quit_discarding(&mut h);
 }
+
+/// In a small window the status bar's items wrap whole: no item is split over two lines ("…
+/// of 100 Hz" on one, "requested" on the next).
+#[test]
+fn status_bar_items_wrap_whole_in_a_small_window() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_of(app(&sim), [900.0, 600.0]);
+    start(&mut h);
+    // Notes of every length up to the bar's cut: one of them puts the rate at the bar's end.
+    for n in 0..24 {
+        h.state_mut().files.note = Some(format!("exported {}", "x".repeat(n * 2)));
+        h.step();
+        h.step();
+        let source = h.get_by_label("simulated device").rect();
+        // The bar's figures ("… Hz of 100 Hz requested", "memory … of …"): each on one line.
+        for r in h.get_all_by_label_contains(" of ").map(|n| n.rect()).filter(|r| r.top() >= source.top() - 10.0) {
+            assert!(
+                r.height() < 1.5 * source.height(),
+                "note of {n}: an item split over lines: {r:?}, a line is {source:?}"
+            );
+        }
+    }
+    crate::support::quit_discarding(&mut h);
+}
