@@ -406,3 +406,21 @@ fn status_bar_items_wrap_whole_in_a_small_window() {
     }
     crate::support::quit_discarding(&mut h);
 }
+
+/// Help → Keyboard shortcuts in a small window: every line is inside the window (was cut at the
+/// screen's right edge at 900x600).
+#[test]
+fn the_shortcuts_fit_a_small_window() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_of(app(&sim), [900.0, 600.0]);
+    h.step();
+    h.get_by_label("Help").click();
+    h.run();
+    h.get_by_label("Keyboard shortcuts").click();
+    h.run();
+    h.step();
+    for (_, what) in zescope_window::windows::SHORTCUTS {
+        let r = h.get_by_label(what).rect();
+        assert!(r.right() <= 900.0, "{what:?} runs off the window: {r:?}");
+    }
+}
