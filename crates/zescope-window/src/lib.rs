@@ -75,6 +75,7 @@ use link::SamplerLink;
 use panes::Panes;
 use settings::{Settings, Theme, ZOOM_RANGE};
 use state::AppState;
+use zescope_model::view::TimeAxis;
 
 /// How long quitting waits for the sampler's teardown.
 pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
@@ -526,7 +527,7 @@ impl ZescopeApp {
         }
         for (pressed, w) in [(a, zescope_model::view::cursors::Which::A), (b, zescope_model::view::cursors::Which::B)] {
             if pressed && let Some(x) = self.hover_x {
-                self.cursors.set(w, self.store.from_plot_x(x));
+                self.cursors.set(w, TimeAxis::of(&self.store).ns(x));
             }
         }
         let activity = self.activity();
@@ -543,7 +544,7 @@ impl ZescopeApp {
         use zescope_model::view::phases::PhaseRange;
         let mut out = Vec::new();
         if let Some((a, b)) = self.view.range(data_x(&self.store)) {
-            out.push(PhaseRange::new("visible", self.store.from_plot_x(a), self.store.from_plot_x(b)));
+            out.push(PhaseRange::new("visible", TimeAxis::of(&self.store).ns(a), TimeAxis::of(&self.store).ns(b)));
         }
         out.extend(self.cursors.span());
         out.extend(self.files.markers.closed_ranges().map(|(n, a, b)| PhaseRange::new(n, a, b)));
@@ -594,7 +595,7 @@ impl ZescopeApp {
     /// toolbar's name field opened on it (`marker_name.rs`); saved with the session.
     pub(crate) fn add_marker(&mut self) {
         let t = match self.hover_x {
-            Some(x) => Some(self.store.from_plot_x(x)),
+            Some(x) => Some(TimeAxis::of(&self.store).ns(x)),
             None => self.store.total_time_range().map(|(_, last)| last),
         };
         if let Some(t_ns) = t {

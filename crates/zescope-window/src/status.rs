@@ -7,6 +7,7 @@ use zescope_model::view::Activity;
 use zescope_store::Store;
 
 use super::state::AppState;
+use zescope_model::view::TimeAxis;
 use zescope_model::view::format;
 use zescope_model::view::format::time_label;
 
@@ -192,7 +193,7 @@ pub fn coarsening_note(store: &Store) -> Option<String> {
         }
     }
     let (before, bucket, evicted) = worst?;
-    let at = time_label(store.to_plot_x(before));
+    let at = time_label(TimeAxis::of(store).x(before));
     Some(if bucket > 0 {
         format!(
             "history before {at} is at ~{} resolution",
