@@ -575,3 +575,54 @@ fn kernel_ids_are_drawn_as_a_lane_not_a_climbing_line() {
         );
     }
 }
+
+/// KernelStart and KernelEnd in one pane: each its own lane (a third and two thirds down), not
+/// one over the other.
+#[test]
+fn two_identifiers_get_two_lanes() {
+    let mut store = Store::new(1 << 30);
+    let desc = |n: &str| SeriesDesc { name: n.into(), unit: "kernel id".into(), kind: SeriesKind::State };
+    let id = store.begin_stream(StreamDesc { name: "t".into(), series: vec![desc("KernelStart"), desc("KernelEnd")] });
+    for i in 0..4_000i64 {
+        store.append(id, &[i * MS], &[i as f64, i as f64]).unwrap();
+    }
+    let blue = Color32::from_rgb(30, 30, 200);
+    let series = vec![
+        PlotSeries { series: store.series_id(id, 0).unwrap(), name: "a".into(), color: RED, steps: true },
+        PlotSeries { series: store.series_id(id, 1).unwrap(), name: "b".into(), color: blue, steps: true },
+    ];
+    let ctx = Context::default();
+    let mut plot = EnvelopePlot::new();
+    let (mut shapes, mut frame) = (Vec::new(), None);
+    for _ in 0..2 {
+        let input = RawInput {
+            screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
+            ..RawInput::default()
+        };
+        let out = ctx.run_ui(input, |ui| {
+            plot.prepare(&store, &series, shows((0.0, 4.0), (0.0, 1.0)));
+            let r = Plot::new("lanes").show(ui, |pu| {
+                pu.set_plot_bounds_x(0.0..=4.0);
+                pu.set_plot_bounds_y(0.0..=1.0);
+                plot.add_to(pu, &store);
+            });
+            frame = Some(*r.transform.frame());
+        });
+        shapes = painted(out);
+    }
+    let f = frame.unwrap();
+    for (color, share) in [(RED, 0.25), (blue, 0.75)] {
+        let ys: Vec<f32> = shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Mesh(m) if m.vertices.iter().any(|v| v.color == color) => Some(covered_pixels(m)),
+                _ => None,
+            })
+            .flatten()
+            .map(|p| p.1)
+            .collect();
+        let want = f.top() + share * f.height();
+        assert!(!ys.is_empty(), "{color:?} is drawn");
+        assert!(ys.iter().all(|y| (y - want).abs() < 2.5), "{color:?} on its lane at {want}: {:?}", &ys[..5]);
+    }
+}
