@@ -400,6 +400,9 @@ impl ZescopeApp {
                 if let Some(w) = out.plot_width {
                     self.plot_px = w * ui.ctx().pixels_per_point();
                 }
+                if let Some(i) = out.rename_marker {
+                    self.marker_name = marker_name::MarkerName::of(&self.files.markers, i);
+                }
                 if let Some((kind, pane)) = out.write {
                     let a = self.files.ask_write(kind, Some(pane), true);
                     self.perform(a);

@@ -101,3 +101,38 @@ impl super::ZescopeApp {
         });
     }
 }
+
+/// How near (points) a right-click must be to a marker's line for the plot's context menu to
+/// offer renaming it.
+const NEAR_PX: f32 = 8.0;
+
+/// A plot's context menu (right-click on the plot): "Rename marker NAME…" for each marker whose
+/// line (or range's start) is within [`NEAR_PX`] of where it was opened; `x_of` maps a marker's
+/// time (ns) to screen x. The marker picked, if one was.
+pub(crate) fn context_menu(
+    resp: &egui::Response,
+    marks: &[zescope_model::view::Mark],
+    x_of: impl Fn(i64) -> f32,
+) -> Option<usize> {
+    let at = resp.id.with("zescope-marker-menu-x");
+    if resp.secondary_clicked()
+        && let Some(p) = resp.interact_pointer_pos()
+    {
+        resp.ctx.data_mut(|d| d.insert_temp(at, p.x));
+    }
+    let x = resp.ctx.data(|d| d.get_temp::<f32>(at))?;
+    let near: Vec<usize> = (0..marks.len()).filter(|&i| (x_of(marks[i].t_ns) - x).abs() <= NEAR_PX).collect();
+    if near.is_empty() {
+        return None;
+    }
+    let mut picked = None;
+    resp.context_menu(|ui| {
+        for &i in near.iter().rev().take(LISTED) {
+            if ui.button(format!("Rename marker {}…", marks[i].label)).clicked() {
+                picked = Some(i);
+                ui.close();
+            }
+        }
+    });
+    picked
+}

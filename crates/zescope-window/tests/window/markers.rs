@@ -91,3 +91,46 @@ fn a_marker_is_named_as_it_is_set_and_renamed_from_the_view_menu() {
     let names: Vec<&str> = file.markers.iter().map(|m| m.label.as_str()).collect();
     assert_eq!(&names[n..], ["compute", &format!("M{}", n + 2), &format!("M{}", n + 3)]);
 }
+
+/// A right-click on a plot at a marker's line offers to rename it; the pick opens the name field.
+#[test]
+fn a_marker_is_renamed_from_the_plots_context_menu() {
+    let mut h = crate::support::showing(
+        &crate::support::example_session(),
+        Settings::default(),
+        crate::support::WINDOW,
+        Some(0.05),
+    );
+    h.step();
+    let plot = h.state().plot_frames.iter().find_map(|(_, r)| *r).expect("a plot");
+    let at = plot.center();
+    h.hover_at(at);
+    h.step();
+    h.key_press(egui::Key::M);
+    h.step();
+    h.key_press(egui::Key::Escape);
+    h.step();
+    let n = labels(&h).len();
+    let mark = labels(&h)[n - 1].clone();
+    // Right-click 3 points beside the line.
+    let beside = at + egui::vec2(3.0, 0.0);
+    h.hover_at(beside);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: beside,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    }
+    h.run();
+    h.get_by_label(&format!("Rename marker {mark}…")).click();
+    h.run();
+    assert_eq!(h.state().marker_name.as_ref().map(|m| m.index), Some(n - 1), "the field opens on that marker");
+    type_text(&mut h, "spike");
+    h.key_press(egui::Key::Enter);
+    h.step();
+    h.step();
+    assert_eq!(labels(&h)[n - 1], "spike");
+}
