@@ -76,7 +76,7 @@ impl super::ZescopeApp {
     /// View → Rename marker: the newest markers by name and time; one picked opens the
     /// toolbar's name field on it.
     pub(crate) fn rename_marker_menu(&mut self, ui: &mut Ui) {
-        let marks = self.files.markers.marks();
+        let marks = self.markers.marks();
         ui.add_enabled_ui(!marks.is_empty(), |ui| {
             ui.menu_button("Rename marker", |ui| {
                 let mut picked = None;
@@ -94,7 +94,7 @@ impl super::ZescopeApp {
                     }
                 });
                 if let Some(i) = picked {
-                    self.marker_name = MarkerName::of(&self.files.markers, i);
+                    self.marker_name = MarkerName::of(&self.markers, i);
                     ui.close();
                 }
             });

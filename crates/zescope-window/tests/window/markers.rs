@@ -12,7 +12,7 @@ use zescope_window::dialogs::ScriptedDialogs;
 use zescope_window::settings::Settings;
 
 fn labels(h: &Harness<'_, ZescopeApp>) -> Vec<String> {
-    h.state().files.markers.marks().iter().map(|m| m.label.clone()).collect()
+    h.state().markers.marks().iter().map(|m| m.label.clone()).collect()
 }
 
 fn type_text(h: &mut Harness<'_, ZescopeApp>, text: &str) {
