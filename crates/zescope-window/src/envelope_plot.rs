@@ -311,16 +311,21 @@ impl EnvelopePlot {
         let (series, ids, axis) = (&self.series[..], &self.ids[..], self.axis);
         let (ea, eb) = self.envs.split_at_mut(half);
         let (da, db) = self.drawn.split_at_mut(half);
-        let part = |series: &[PlotSeries], ids: &[SeriesId], envs: &mut [Envelope], drawn: &mut [draw::Drawn]| {
-            for (((s, &id), env), out) in series.iter().zip(ids).zip(envs).zip(drawn) {
-                let style = Style { color: s.color, width: LINE_WIDTH, steps: s.steps };
+        let lanes = lanes(store, ids);
+        let part = |series: &[PlotSeries],
+                    ids: &[SeriesId],
+                    lanes: &[Option<f32>],
+                    envs: &mut [Envelope],
+                    drawn: &mut [draw::Drawn]| {
+            for ((((s, &id), &lane), env), out) in series.iter().zip(ids).zip(lanes).zip(envs).zip(drawn) {
+                let style = Style { color: s.color, width: LINE_WIDTH, steps: s.steps, lane };
                 draw::series(store, axis, id, env, style, transform, out);
             }
         };
         zescope_store::par::join(
             banded && zescope_store::par::worth_it(total),
-            || part(&series[..half], &ids[..half], ea, da),
-            || part(&series[half..], &ids[half..], eb, db),
+            || part(&series[..half], &ids[..half], &lanes[..half], ea, da),
+            || part(&series[half..], &ids[half..], &lanes[half..], eb, db),
         );
         self.meshed = Some(*transform);
     }
@@ -344,6 +349,7 @@ impl EnvelopePlot {
         // this frame's rect when there was none.
         let query = this.asked;
         let pixels = query.map_or_else(|| pixel_columns(screen.0.width(), screen.1), |q| q.pixels);
+        let lanes = lanes(store, &this.ids);
         for (i, (s, lines)) in this.series.iter().zip(lines).enumerate() {
             plot_ui.add(EnvelopeItem {
                 base: PlotItemBase::new(s.name.clone()),
@@ -352,6 +358,7 @@ impl EnvelopePlot {
                 series: s.series,
                 color: s.color,
                 steps: s.steps,
+                lane: lanes[i],
                 env: &this.envs[i],
                 bounds: this.bounds[i],
                 mesh: this.drawn[i].mesh.as_ref(),
@@ -412,3 +419,19 @@ pub fn pixel_columns(width_points: f32, pixels_per_point: f32) -> usize {
 
 #[cfg(test)]
 mod tests;
+
+/// Each series' lane if it is an identifier (a kernel id: `view::series::is_identifier`): the
+/// k-th of n identifiers at (k + ½) / n of the plot's height from its top.
+fn lanes(store: &Store, ids: &[SeriesId]) -> Vec<Option<f32>> {
+    let is_id = |&id: &SeriesId| store.series_desc(id).is_some_and(zescope_model::view::series::is_identifier);
+    let n = ids.iter().filter(|id| is_id(id)).count() as f32;
+    let mut k = 0.0;
+    ids.iter()
+        .map(|id| {
+            is_id(id).then(|| {
+                k += 1.0;
+                (k - 0.5) / n
+            })
+        })
+        .collect()
+}

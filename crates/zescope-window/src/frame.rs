@@ -172,6 +172,9 @@ impl ZescopeApp {
         if let Some(w) = out.plot_width {
             self.plot_px = w * ui.ctx().pixels_per_point();
         }
+        if let Some(i) = out.rename_marker {
+            self.marker_name = super::marker_name::MarkerName::of(&self.markers, i);
+        }
         if let Some((kind, pane)) = out.write {
             let a = self.files.ask_write(kind, Some(pane), true);
             self.perform(a);
@@ -278,8 +281,17 @@ impl ZescopeApp {
             if ui.button("+ Pane").on_hover_text("add an empty plot pane").clicked() {
                 self.panes.add_pane();
             }
-            if ui.button("+ Marker").on_hover_text("mark the newest sample (M marks the hovered time)").clicked() {
+            if ui
+                .button("+ Marker")
+                .on_hover_text("mark the newest sample and name it (M marks the hovered time)")
+                .clicked()
+            {
                 self.add_marker();
+            }
+            if let Some(naming) = self.marker_name.as_mut()
+                && naming.ui(ui, &mut self.markers)
+            {
+                self.marker_name = None;
             }
             // Last: what grows and shrinks moves nothing else.
             if activity == Activity::File {

@@ -37,6 +37,7 @@ pub mod gui;
 pub(crate) mod legend;
 pub mod link;
 pub mod logwatch;
+pub mod marker_name;
 pub(crate) mod marker_paint;
 pub(crate) mod menu;
 pub mod opening;
@@ -147,6 +148,8 @@ pub struct ZescopeApp {
     pub comparison: Option<compare::Comparison>,
     /// View files: one waiting for its series, the name to save under (File → Views).
     pub views: views::Views,
+    /// The marker being named in the toolbar's field (`marker_name.rs`).
+    pub marker_name: Option<marker_name::MarkerName>,
 }
 
 impl ZescopeApp {
@@ -193,6 +196,7 @@ impl ZescopeApp {
             windows: windows::Windows::default(),
             comparison: None,
             views: views::Views::default(),
+            marker_name: None,
         }
     }
 
@@ -306,7 +310,8 @@ impl ZescopeApp {
         out
     }
 
-    /// M: a marker at the hovered time, else at the newest sample; saved with the session.
+    /// M: a marker at the hovered time, else at the newest sample, named "M<n>" and the
+    /// toolbar's name field opened on it (`marker_name.rs`); saved with the session.
     pub(crate) fn add_marker(&mut self) {
         let t = match self.hover_x {
             Some(x) => Some(TimeAxis::of(&self.store).ns(x)),
@@ -314,7 +319,9 @@ impl ZescopeApp {
         };
         if let Some(t_ns) = t {
             let label = format!("M{}", self.markers.len() + 1);
-            self.markers.instant(t_ns, &label);
+            if self.markers.instant(t_ns, &label) {
+                self.marker_name = marker_name::MarkerName::of(&self.markers, self.markers.len() - 1);
+            }
         }
     }
 }

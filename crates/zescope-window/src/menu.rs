@@ -161,6 +161,7 @@ impl ZescopeApp {
                 if ui.button("Add pane").clicked() {
                     self.panes.add_pane();
                 }
+                self.rename_marker_menu(ui);
                 if ui.add_enabled(!self.markers.is_empty(), egui::Button::new("Clear markers")).clicked() {
                     self.markers.clear();
                 }

@@ -25,6 +25,9 @@ pub fn show(
 ) {
     let (marks, listener) = markers;
     ui.horizontal_wrapped(|ui| {
+        // An item that does not fit moves to the next line whole: "requested" alone on a
+        // second line read as its own item.
+        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
         if let Some(p) = files.saving() {
             ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
             ui.separator();
@@ -72,7 +75,9 @@ pub fn show(
                     Activity::Paused { .. } => " · view frozen, sampling continues",
                     _ => "",
                 };
-                ui.label(format!("{}{view}", sampling(&r.info)))
+                // Cut short (whole on hover): a run over several devices and groups must not
+                // push the bar's figures onto a second line.
+                cut(ui, &format!("{}{view}", sampling(&r.info)), RUN_WIDTH)
             }
             _ => match &state.last_device {
                 Some(d) => ui.label(format!("{d} · stopped")),
@@ -199,6 +204,20 @@ pub fn coarsening_note(store: &Store) -> Option<String> {
     } else {
         format!("history before {at} was dropped ({evicted} samples) to stay under the memory cap")
     })
+}
+
+/// The most a run's description takes of the bar, in points.
+const RUN_WIDTH: f32 = 420.0;
+
+/// `text` as a label at most `max` points wide, cut short with "…" (the whole text on hover).
+fn cut(ui: &mut Ui, text: &str, max: f32) -> egui::Response {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let width = ui.painter().layout_no_wrap(text.to_owned(), font, egui::Color32::WHITE).size().x;
+    if width <= max {
+        return ui.label(text);
+    }
+    let h = ui.spacing().interact_size.y;
+    ui.allocate_ui(egui::vec2(max, h), |ui| ui.add(egui::Label::new(text).truncate())).inner.on_hover_text(text)
 }
 
 /// The source is a remote `zescope serve`'s live feed: its description starts with "REMOTE "

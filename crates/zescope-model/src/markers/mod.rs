@@ -20,6 +20,7 @@ mod sender;
 pub use bind::{bind, lock_path};
 pub use limits::Limits;
 pub use listener::{Counts, Listener, Received};
+pub use zescope_markers::protocol::MAX_NAME;
 pub use zescope_markers::{ENV, Kind, socket_path};
 
 #[cfg(test)]

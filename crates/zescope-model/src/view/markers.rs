@@ -192,6 +192,25 @@ impl Markers {
         }
     }
 
+    /// Names marker `index` `label` (trimmed; a workload's name rules: 1 to
+    /// `zescope_markers::protocol::MAX_NAME` bytes, no control characters). An open range keeps
+    /// waiting for its workload's `end` under the name it began with. `false` when there is no
+    /// such marker, the name breaks the rules or is already its name.
+    pub fn rename(&mut self, index: usize, label: &str) -> bool {
+        let label = label.trim();
+        if zescope_markers::protocol::check_name(label).is_err() {
+            return false;
+        }
+        match self.marks.get_mut(index) {
+            Some(m) if m.label != label => {
+                m.label = label.to_owned();
+                self.revision += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Every marker, in the order set.
     pub fn marks(&self) -> &[Mark] {
         &self.marks
@@ -232,6 +251,27 @@ impl Markers {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rename_changes_the_name_and_the_revision_and_keeps_an_open_range_closable() {
+        let mut m = Markers::default();
+        m.instant(5, "M1");
+        m.begin(10, "phase");
+        let r = m.revision();
+        assert!(m.rename(0, "  warm-up "));
+        assert_eq!(m.marks()[0].label, "warm-up");
+        assert!(m.revision() > r, "a rename is a change to save");
+        let r = m.revision();
+        for bad in ["", "   ", "a\nb", &"x".repeat(201)] {
+            assert!(!m.rename(0, bad), "{bad:?} refused");
+        }
+        assert!(!m.rename(0, "warm-up"), "the same name changes nothing");
+        assert!(!m.rename(7, "x"), "no such marker");
+        assert_eq!((m.revision(), m.marks()[0].label.as_str()), (r, "warm-up"));
+        assert!(m.rename(1, "compute"));
+        assert!(m.end(20, "phase"), "the workload ends its range by the name it began with");
+        assert_eq!(m.closed_ranges().collect::<Vec<_>>(), vec![("compute", 10, 20)]);
+    }
 
     #[test]
     fn ends_close_the_newest_open_range_of_their_name() {

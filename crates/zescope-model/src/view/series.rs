@@ -43,6 +43,20 @@ pub fn several_devices<V>(series: &std::collections::BTreeMap<SeriesKey, V>) -> 
     devices.next().is_some_and(|first| devices.any(|d| d != first))
 }
 
+/// Is a state in `unit` an identifier ("kernel id", "context id", "id")? An identifier is a
+/// label, not a quantity: its values name things (the metric tracer's kernel ids climb by one
+/// per kernel), so it is drawn as a lane at one height where it has samples, never at the height
+/// of its value (a climbing line read as a quantity). Its value is read on hover.
+pub fn is_identifier_unit(unit: &str) -> bool {
+    let u = unit.trim().to_ascii_lowercase();
+    u == "id" || u == "ids" || u.ends_with(" id") || u.ends_with("_id")
+}
+
+/// Is a store series of `desc` an identifier ([`is_identifier_unit`])?
+pub fn is_identifier(desc: &zescope_store::SeriesDesc) -> bool {
+    desc.kind == zescope_store::SeriesKind::State && is_identifier_unit(&desc.unit)
+}
+
 /// Everything known about one counter: its description and its series in the store (one per
 /// run that sampled it).
 #[derive(Clone, Debug)]

@@ -1,12 +1,11 @@
 //! PNG and SVG of plot panes, drawn with plotters from store envelopes.
 //!
-//! Each pane is one chart, stacked top to bottom: a title with the pane's
-//! units, time on x (seconds since the session's first sample), the plotted
-//! unit on y, a legend, and each visible series in its screen colour. A
-//! series is drawn like on screen, from its envelope at one column per pixel
-//! of the plot area: one polyline per gap-free run through each column's min
-//! and max, so a dense stretch reads as the min..max band and a sparse one as
-//! a line through the samples, and spikes survive at any width.
+//! Each pane is one chart, stacked top to bottom: a title with the pane's units, time on x
+//! (seconds since the session's first sample), the plotted unit on y, a legend where it hides
+//! no data (`legend.rs`), and each visible series in its screen colour. A series is drawn like
+//! on screen, from its envelope at one column per pixel of the plot area: one polyline per
+//! gap-free run through each column's min and max, so a dense stretch reads as the min..max
+//! band and a sparse one as a line through the samples, and spikes survive at any width.
 //!
 //! Lines stay inside their plot area, in PNG and SVG alike: every point is clamped to the area.
 //! In a PNG a line is stroked as 1-pixel paths side by side rather than as one wide path:
@@ -39,6 +38,7 @@ use crate::view::runs::{column_span, gap_free_runs};
 use crate::view::text::{si, time_label};
 use zescope_store::{Envelope, EnvelopeColumn, SeriesKind, Store};
 
+use super::legend::Placement;
 use super::{Format, Input, Scope, WriteError, WritePane, WriteSpec};
 use crate::view::TimeAxis;
 
@@ -162,6 +162,8 @@ struct Drawn<'a> {
     envs: Vec<Envelope>,
     /// A state: drawn as steps.
     steps: bool,
+    /// An identifier: a lane at mid-height where it has samples (`view::series::is_identifier`).
+    lane: bool,
 }
 
 fn draw_pane<DB: DrawingBackend>(
@@ -180,11 +182,17 @@ fn draw_pane<DB: DrawingBackend>(
         store.envelopes(&s.ids, t0, t1, columns, &mut envs);
         let [r, g, b] = crate::view::contrast::on_background(s.color, crate::view::contrast::WHITE);
         let steps = s.ids.iter().any(|&id| store.series_desc(id).is_some_and(|d| d.kind == SeriesKind::State));
-        drawn.push(Drawn { label: &s.label, color: RGBColor(r, g, b), envs, steps });
+        let lane = s.ids.iter().any(|&id| store.series_desc(id).is_some_and(crate::view::series::is_identifier));
+        drawn.push(Drawn { label: &s.label, color: RGBColor(r, g, b), envs, steps, lane });
     }
     let cols = || drawn.iter().flat_map(|d| d.envs.iter().flat_map(Envelope::columns)).filter(|c| c.count > 0);
-    let (lo, hi) = cols().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| (lo.min(c.min), hi.max(c.max)));
-    let (lo, hi) = match (lo, hi) {
+    let ids_only = !drawn.is_empty() && drawn.iter().all(|d| d.lane);
+    let data = if ids_only {
+        (0.25, 0.75)
+    } else {
+        cols().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| (lo.min(c.min), hi.max(c.max)))
+    };
+    let (lo, mut hi) = match data {
         (lo, hi) if !(lo.is_finite() && hi.is_finite()) => (0.0, 1.0),
         (lo, hi) if hi - lo <= f64::EPSILON * hi.abs().max(1.0) => {
             (lo - lo.abs().max(1.0) * 0.1, hi + hi.abs().max(1.0) * 0.1)
@@ -195,41 +203,53 @@ fn draw_pane<DB: DrawingBackend>(
     if x1 <= x0 {
         x1 = x0 + 1e-6;
     }
-    let units = pane.units();
-    let title = if units.is_empty() { pane.title.clone() } else { format!("{} — {units}", pane.title) };
-    let mut chart = ChartBuilder::on(area)
-        .margin(MARGIN)
-        .caption(title, ("sans-serif", 18))
-        .x_label_area_size(X_LABELS)
-        .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(x0..x1, lo..hi)
-        .map_err(draw_err)?;
-    let y_unit = if units.contains(", ") { String::new() } else { units.clone() };
-    let x_fmt = |x: &f64| time_label(*x);
-    let y_fmt = |y: &f64| si(*y, &y_unit);
-    chart
-        .configure_mesh()
-        .light_line_style(BLACK.mix(0.06))
-        .bold_line_style(BLACK.mix(0.15))
-        .x_desc("time since the first sample")
-        .y_desc(if units.is_empty() { "value".to_owned() } else { units.clone() })
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .label_style(("sans-serif", 12))
-        .axis_desc_style(("sans-serif", 14))
-        .draw()
-        .map_err(draw_err)?;
     let px_per_s = columns as f64 / (x1 - x0);
-    draw_throttle(&mut chart, store, pane, columns, (t0, t1), (x0, x1), (lo, hi))?;
-    draw_marks(&mut chart, store, marks, (t0, t1), (x0, x1), (lo, hi), px_per_s)?;
+    let axes = Axes { store, pane, marks, columns, t: (t0, t1), x: (x0, x1), values: !ids_only };
+    let mut chart = axes.chart(area, (lo, hi))?;
+    let lines = |(lo, hi): (f64, f64)| -> Vec<Vec<Vec<(f64, f64)>>> {
+        drawn
+            .iter()
+            .map(|d| {
+                d.envs
+                    .iter()
+                    .flat_map(|e| runs(store, e.columns(), d.steps, px_per_s, (x0, x1), (lo, hi)))
+                    .map(|mut run| {
+                        if d.lane {
+                            run.iter_mut().for_each(|p| p.1 = 0.5 * (lo + hi));
+                        }
+                        run
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let mut drawn_lines = lines((lo, hi));
+    // The legend where it hides no data (`legend.rs`).
+    let mut position = SeriesLabelPosition::UpperRight;
+    if !drawn.is_empty() {
+        let labels: Vec<&str> = drawn.iter().map(|d| d.label).collect();
+        let size = super::legend::size(&labels, &("sans-serif", LEGEND_FONT).into_font().into());
+        let (pw, ph) = chart.plotting_area().dim_in_pixel();
+        let (pw, ph) = (f64::from(pw), f64::from(ph));
+        let to_px = |&(x, y): &(f64, f64)| ((x - x0) / (x1 - x0) * pw, (hi - y) / (hi - lo) * ph);
+        let px: Vec<Vec<(f64, f64)>> = drawn_lines.iter().flatten().map(|l| l.iter().map(to_px).collect()).collect();
+        match super::legend::place(size, (pw, ph), &px, data, (lo, hi)) {
+            Placement::Clear(p) | Placement::Least(p) => position = p,
+            Placement::Raise(top) => {
+                // Drawn again on a taller y range, the data under the legend.
+                hi = top;
+                area.fill(&WHITE).map_err(draw_err)?;
+                chart = axes.chart(area, (lo, hi))?;
+                drawn_lines = lines((lo, hi));
+            }
+        }
+    }
     let plot = chart.plotting_area();
     let (pw, ph) = plot.dim_in_pixel();
     let (ax, ay) = plot.get_pixel_range();
     // One pixel of the plot area in plot coordinates, each way.
     let (px, py) = ((x1 - x0) / f64::from(pw.max(1)), (hi - lo) / f64::from(ph.max(1)));
-    for d in &drawn {
-        let runs: Vec<Vec<(f64, f64)>> =
-            d.envs.iter().flat_map(|e| runs(store, e.columns(), d.steps, px_per_s, (x0, x1), (lo, hi))).collect();
+    for (d, runs) in drawn.iter().zip(&drawn_lines) {
         // Two pixels wide: the path, and the path a pixel right and a pixel up, each 1 pixel
         // wide (module docs) and clamped to the area again.
         let style = d.color.stroke_width(if stroke == Stroke::Wide { 2 } else { 1 });
@@ -247,14 +267,69 @@ fn draw_pane<DB: DrawingBackend>(
     if !drawn.is_empty() {
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
+            .position(position)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.3))
-            .label_font(("sans-serif", 12))
+            .label_font(("sans-serif", LEGEND_FONT))
             .draw()
             .map_err(draw_err)?;
     }
     Ok((ax, ay))
+}
+
+/// The legend's font size.
+const LEGEND_FONT: u32 = 12;
+
+/// What a pane's axes, grid, throttle bands and markers are drawn from.
+struct Axes<'a> {
+    store: &'a Store,
+    pane: &'a WritePane,
+    marks: &'a [Mark],
+    columns: usize,
+    t: (i64, i64),
+    x: (f64, f64),
+    /// The y axis is labelled with values (not for a pane of identifiers only).
+    values: bool,
+}
+
+impl Axes<'_> {
+    /// The pane's chart on the y range `lo..hi`: title, axes, grid, throttle bands and markers
+    /// drawn.
+    fn chart<'b, DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        (lo, hi): (f64, f64),
+    ) -> Result<ChartContext<'b, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, WriteError> {
+        let Axes { store, pane, marks, columns, t: (t0, t1), x: (x0, x1), values } = *self;
+        let units = pane.units();
+        let title = if units.is_empty() { pane.title.clone() } else { format!("{} — {units}", pane.title) };
+        let mut chart = ChartBuilder::on(area)
+            .margin(MARGIN)
+            .caption(title, ("sans-serif", 18))
+            .x_label_area_size(X_LABELS)
+            .y_label_area_size(Y_LABELS)
+            .build_cartesian_2d(x0..x1, lo..hi)
+            .map_err(draw_err)?;
+        let y_unit = if units.contains(", ") { String::new() } else { units.clone() };
+        let x_fmt = |x: &f64| time_label(*x);
+        let y_fmt = |y: &f64| if values { si(*y, &y_unit) } else { String::new() };
+        chart
+            .configure_mesh()
+            .light_line_style(BLACK.mix(0.06))
+            .bold_line_style(BLACK.mix(0.15))
+            .x_desc("time since the first sample")
+            .y_desc(if units.is_empty() { "value".to_owned() } else { units.clone() })
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt)
+            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", 14))
+            .draw()
+            .map_err(draw_err)?;
+        let px_per_s = columns as f64 / (x1 - x0);
+        draw_throttle(&mut chart, store, pane, columns, (t0, t1), (x0, x1), (lo, hi))?;
+        draw_marks(&mut chart, store, marks, (t0, t1), (x0, x1), (lo, hi), px_per_s)?;
+        Ok(chart)
+    }
 }
 
 /// The shifts (plot units) a series' line is stroked at: none for one wide path, else none, a
@@ -553,3 +628,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "image_ids_tests.rs"]
+mod ids_tests;

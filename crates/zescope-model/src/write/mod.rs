@@ -25,6 +25,7 @@ mod csv;
 mod format;
 mod image;
 mod job;
+mod legend;
 mod markers_csv;
 mod openmetrics;
 mod perfetto;

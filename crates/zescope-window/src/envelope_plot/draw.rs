@@ -31,6 +31,9 @@ pub(super) struct Style {
     pub width: f32,
     /// A state's steps (`PlotSeries::steps`).
     pub steps: bool,
+    /// An identifier (a kernel id) is a label: drawn as a lane where it has samples, at this
+    /// share of the plot's height from its top, not at its value.
+    pub lane: Option<f32>,
 }
 
 /// Draw `env` (of `series`) into `out`: band and lines of every gap-free run. Where a sparse run
@@ -65,7 +68,11 @@ pub(super) fn series(
         let Some(first) = cols.first() else {
             break;
         };
-        let map = ScreenMap::new(axis, transform, first.t_start);
+        let mut map = ScreenMap::new(axis, transform, first.t_start);
+        if let Some(share) = style.lane {
+            map.y_scale = 0.0;
+            map.y_ref = map.y_clip.0 + share * (map.y_clip.1 - map.y_clip.0);
+        }
         // Every column, and so every step between two, lies above (or below) the plot: no
         // band is drawn (each column would be culled), only sparse runs' lines (clipped).
         // (Columns without a value have NaN bounds, which these comparisons pass over.) Some

@@ -27,6 +27,8 @@ pub struct EnvelopeItem<'a> {
     pub(super) color: Color32,
     /// Drawn as a state's steps.
     pub(super) steps: bool,
+    /// An identifier's lane (`Style::lane`).
+    pub(super) lane: Option<f32>,
     /// The frame's envelope of this series, its extent, and its band mesh.
     pub(super) env: &'a Envelope,
     pub(super) bounds: PlotBounds,
@@ -52,7 +54,7 @@ pub struct EnvelopeItem<'a> {
 impl EnvelopeItem<'_> {
     fn style(&self) -> Style {
         let width = if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH };
-        Style { color: self.color, width, steps: self.steps }
+        Style { color: self.color, width, steps: self.steps, lane: self.lane }
     }
 
     /// The envelope drawn this frame: the item's own, or the one queried before `show`.

@@ -121,7 +121,7 @@ fn drawn_alone(store: &Store, series: &[PlotSeries], envs: &mut [Envelope], tran
     let mut want = Shown { meshes: Vec::new(), lines: Vec::new(), transform: *transform };
     for (s, env) in series.iter().zip(envs) {
         let mut d = Drawn::default();
-        let style = Style { color: s.color, width: LINE_WIDTH, steps: s.steps };
+        let style = Style { color: s.color, width: LINE_WIDTH, steps: s.steps, lane: None };
         draw::series(store, TimeAxis::of(store), s.series, env, style, transform, &mut d);
         want.meshes.extend(d.mesh.filter(|m| !m.is_empty()));
         want.lines.append(&mut d.lines);

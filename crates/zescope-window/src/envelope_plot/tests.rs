@@ -9,7 +9,7 @@ use zescope_model::view::TimeAxis;
 use zescope_model::view::runs::gap_free_runs;
 use zescope_store::EnvelopeColumn;
 
-const STYLE: Style = Style { color: Color32::RED, width: LINE_WIDTH, steps: false };
+const STYLE: Style = Style { color: Color32::RED, width: LINE_WIDTH, steps: false, lane: None };
 
 /// `n` columns `spacing` ns apart (`span` ns wide each) of a walk that wanders far above and below
 /// the view, with jumps.
@@ -241,7 +241,7 @@ fn series_drawn_together_on_two_threads_equal_each_drawn_alone() {
     plot.mesh(&store, &transform);
     for (s, p) in series.iter().enumerate() {
         let got = &plot.drawn[s];
-        let style = Style { color: p.color, width: LINE_WIDTH, steps: p.steps };
+        let style = Style { color: p.color, width: LINE_WIDTH, steps: p.steps, lane: None };
         let (mut env, mut alone) = (plot.envs[s].clone(), draw::Drawn::default());
         draw::series(&store, TimeAxis::of(&store), p.series, &mut env, style, &transform, &mut alone);
         let (a, b) = (got.mesh.as_deref().expect("a band"), alone.mesh.as_deref().expect("a band"));

@@ -63,12 +63,14 @@ pub(super) fn draw(
     pane: &PanePlot<'_>,
     overlay: impl FnOnce(&mut PlotUi<'_>),
 ) -> PlotResponse<Option<PlotPoint>> {
-    let y_lock = pane.y_lock;
+    // Identifiers only: lanes (`draw.rs`), no value axis.
+    let ids_only = pane.states_only && zescope_model::view::series::is_identifier_unit(&pane.unit);
+    let y_lock = pane.y_lock.or(ids_only.then_some((0.0, 1.0)));
     let plot = Plot::new(("pane", pane.id))
         .height(layout.plot_h)
         .link_axis(layout.link, [true, false])
-        .allow_zoom([true, y_lock.is_some()])
-        .allow_drag([!pane.grabbing, y_lock.is_some() && !pane.grabbing])
+        .allow_zoom([true, pane.y_lock.is_some()])
+        .allow_drag([!pane.grabbing, pane.y_lock.is_some() && !pane.grabbing])
         .allow_scroll([true, false])
         .allow_boxed_zoom(false)
         .allow_double_click_reset(false)
@@ -79,7 +81,11 @@ pub(super) fn draw(
         // drawn by the overlays.
         .show_background(false)
         .grid_spacing(axes::GRID_MIN_PX..=300.0)
-        .custom_y_axes(vec![axes::y_axis(pane.unit.clone(), layout.y_width, pane.states_only)])
+        .custom_y_axes(vec![if ids_only {
+            axes::y_axis(String::new(), layout.y_width, true).formatter(|_, _| String::new())
+        } else {
+            axes::y_axis(pane.unit.clone(), layout.y_width, pane.states_only)
+        }])
         .y_grid_spacer(axes::y_spacer)
         .x_axis_formatter(axes::x_label);
     // The pane's series (and the comparison's) are queried and meshed before the plot is shown,
@@ -112,10 +118,12 @@ pub(super) fn draw(
             }
             None => pui.set_auto_bounds([false, true]),
         }
-        cache.add_to(pui, store);
+        // The comparison first, the data over it: its shade (halfway to the background) is
+        // dimmer than the data's colours in the dark theme and would hide them where they meet.
         if let Some((plot, cstore, _)) = theirs {
             plot.add_to(pui, cstore);
         }
+        cache.add_to(pui, store);
         overlay(pui);
         pui.pointer_coordinate()
     })

@@ -46,6 +46,8 @@ pub struct PlotsOutcome {
     pub frames: Vec<(u64, Option<egui::Rect>)>,
     /// A legend asked for a trigger with this expression (to edit in the Triggers window).
     pub trigger: Option<String>,
+    /// A plot's context menu asked to rename this marker (its index).
+    pub rename_marker: Option<usize>,
 }
 
 /// What is drawn over the panes besides the data: markers, the A/B cursors (which a
@@ -116,6 +118,10 @@ pub fn show(
                 });
                 let over = overlays::Over { rows, markers, firings, cursors };
                 overlays::paint(ui, &resp, store, &over);
+                let to_x = |t: i64| resp.transform.position_from_point_x(axis.x(t)) as f32;
+                if let Some(i) = super::marker_name::context_menu(&resp.response, markers, to_x) {
+                    out.rename_marker = Some(i);
+                }
                 let frame = *resp.transform.frame();
                 super::axes::remember_y(ui, layout.y_id, spec.id, resp.transform.bounds().range_y(), frame.height());
                 out.plot_width = Some(frame.width());

@@ -45,7 +45,10 @@ fn body(ui: &mut Ui, cursors: &Cursors, store: &Store, series: &std::collections
     if let Some(d) = cursors.delta_s() {
         ui.label(RichText::new(format!("Δt = {}", si(d, "s"))).strong());
     }
-    let cell = |v: Option<f64>, unit: &str| v.map_or("–".to_owned(), |v| si(v, unit));
+    // A state (an id, a flag) is read as it is: "107021 kernel id", not "107 kkernel id".
+    let cell = |v: Option<f64>, unit: &str, state: bool| {
+        v.map_or("–".to_owned(), |v| if state { as_read(v, unit) } else { si(v, unit) })
+    };
     egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
         egui::Grid::new("cursor-readout").striped(true).spacing(vec2(14.0, 2.0)).show(ui, |ui| {
             for h in ["series", "at A", "at B", "B − A"] {
@@ -54,11 +57,17 @@ fn body(ui: &mut Ui, cursors: &Cursors, store: &Store, series: &std::collections
             ui.end_row();
             for r in cursors.readout(store, series) {
                 ui.label(&r.series);
-                ui.monospace(cell(r.at_a, &r.unit));
-                ui.monospace(cell(r.at_b, &r.unit));
-                ui.monospace(cell(r.diff(), &r.unit));
+                ui.monospace(cell(r.at_a, &r.unit, r.state));
+                ui.monospace(cell(r.at_b, &r.unit, r.state));
+                ui.monospace(cell(r.diff(), &r.unit, r.state));
                 ui.end_row();
             }
         });
     });
+}
+
+/// A state's value as read, with its unit: whole numbers in full ("107021 kernel id").
+fn as_read(v: f64, unit: &str) -> String {
+    let n = if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { v.to_string() };
+    format!("{n} {unit}").trim_end().to_owned()
 }

@@ -27,7 +27,7 @@ pub use diagnostics::Diagnostics;
 pub use phase_table::PhasePanel;
 pub use processes::{PLOTTED, ProcessPanel};
 pub use recording_info::RecordingInfo;
-pub use shortcuts::Shortcuts;
+pub use shortcuts::{SHORTCUTS, Shortcuts};
 pub use triggers::TriggersWindow;
 
 use egui::Ui;

@@ -5,10 +5,13 @@ use egui::Ui;
 use super::{Shared, Window};
 
 /// Help → Keyboard shortcuts: (keys, what they do), in the order shown.
-pub(crate) const SHORTCUTS: [(&str, &str); 13] = [
+pub const SHORTCUTS: [(&str, &str); 13] = [
     ("Space", "pause / resume the view (sampling continues)"),
     ("End", "follow live data"),
-    ("M", "add a marker at the hovered time (or the newest sample)"),
+    (
+        "M",
+        "add a marker at the hovered time (or the newest sample) and name it (Enter keeps the name, Esc the default)",
+    ),
     ("A / B", "set cursor A / B at the hovered time"),
     ("Shift+click on a plot", "set cursor A, then B, then move the nearer one; drag a cursor's line to move it"),
     ("Ctrl+O / Ctrl+S / Ctrl+Shift+S", "open / save / save as"),
@@ -49,7 +52,8 @@ impl Window for Shortcuts {
         egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
             for (k, what) in SHORTCUTS {
                 ui.monospace(k);
-                ui.label(what);
+                // Wrapped to the window (kept inside the central area): cut off at 900x600.
+                ui.add(egui::Label::new(what).wrap());
                 ui.end_row();
             }
         });

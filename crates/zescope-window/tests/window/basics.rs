@@ -351,3 +351,77 @@ fn the_status_note_keeps_one_line_and_a_save_note_goes_with_new_samples() {
     assert!(h.query_by_label("saved run.ron").is_none(), "the note outlived the samples after it");
     crate::support::quit_discarding(&mut h);
 }
+
+/// A run over several devices and groups: its description is cut short on the status bar (whole
+/// on hover), so the bar's figures (memory last) stay on its one line.
+#[test]
+fn a_long_run_description_keeps_the_status_bar_on_one_line() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_of(app(&sim), [1600.0, 1000.0]);
+    start(&mut h);
+    // As a GPU + NPU + tile run names itself: each device with its groups.
+    {
+        let info = &mut h.state_mut().state.ingest.run.as_mut().unwrap().info;
+        let (t, d) = (info.config.targets[0].clone(), info.devices[0].clone());
+        for k in 0..4 {
+            let mut t = t.clone();
+            t.groups.push(format!("KernelTrace{k}"));
+            info.config.targets.push(t);
+            info.devices.push(format!("{d} tile {k}"));
+        }
+    }
+    h.step();
+    h.step();
+    let source = h.get_by_label("simulated device").rect();
+    // The status bar's memory figure: the lowest label "memory … of …".
+    let memory = h
+        .get_all_by_label_contains(" of ")
+        .map(|n| n.rect())
+        .filter(|r| r.center().y > source.top() - 40.0)
+        .max_by(|a, b| a.right().total_cmp(&b.right()))
+        .expect("the memory figure");
+    assert!((memory.center().y - source.center().y).abs() < 2.0, "one line: memory {memory:?}, source {source:?}");
+    crate::support::quit_discarding(&mut h);
+}
+
+/// In a small window the status bar's items wrap whole: no item is split over two lines ("…
+/// of 100 Hz" on one, "requested" on the next).
+#[test]
+fn status_bar_items_wrap_whole_in_a_small_window() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_of(app(&sim), [900.0, 600.0]);
+    start(&mut h);
+    // Notes of every length up to the bar's cut: one of them puts the rate at the bar's end.
+    for n in 0..24 {
+        h.state_mut().files.note = Some(format!("exported {}", "x".repeat(n * 2)));
+        h.step();
+        h.step();
+        let source = h.get_by_label("simulated device").rect();
+        // The bar's figures ("… Hz of 100 Hz requested", "memory … of …"): each on one line.
+        for r in h.get_all_by_label_contains(" of ").map(|n| n.rect()).filter(|r| r.top() >= source.top() - 10.0) {
+            assert!(
+                r.height() < 1.5 * source.height(),
+                "note of {n}: an item split over lines: {r:?}, a line is {source:?}"
+            );
+        }
+    }
+    crate::support::quit_discarding(&mut h);
+}
+
+/// Help → Keyboard shortcuts in a small window: every line is inside the window (was cut at the
+/// screen's right edge at 900x600).
+#[test]
+fn the_shortcuts_fit_a_small_window() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_of(app(&sim), [900.0, 600.0]);
+    h.step();
+    h.get_by_label("Help").click();
+    h.run();
+    h.get_by_label("Keyboard shortcuts").click();
+    h.run();
+    h.step();
+    for (_, what) in zescope_window::windows::SHORTCUTS {
+        let r = h.get_by_label(what).rect();
+        assert!(r.right() <= 900.0, "{what:?} runs off the window: {r:?}");
+    }
+}

@@ -351,7 +351,7 @@ fn nothing_is_drawn_across_a_pause_or_a_stop_and_start() {
 }
 
 /// Pixel centres that some triangle of `mesh` covers (screen points, one pixel per point).
-fn covered_pixels(mesh: &Mesh) -> Vec<(f32, f32)> {
+pub(crate) fn covered_pixels(mesh: &Mesh) -> Vec<(f32, f32)> {
     let inside = |p: egui::Pos2, [a, b, c]: [egui::Pos2; 3]| {
         let cross = |u: egui::Pos2, v: egui::Pos2| (v.x - u.x) * (p.y - u.y) - (v.y - u.y) * (p.x - u.x);
         let (d1, d2, d3) = (cross(a, b), cross(b, c), cross(c, a));
@@ -526,4 +526,103 @@ fn a_hole_in_dense_samples_is_crossed_by_a_line_not_a_wedge() {
         wedge.len(),
         &wedge[..wedge.len().min(5)]
     );
+}
+
+/// The metric tracer's kernel ids (a state in "kernel id", climbing by one per kernel) are
+/// labels, not a quantity: drawn as one lane at the plot's mid-height where they have samples,
+/// at a 10 s view and zoomed in, never as a line climbing with the ids' values.
+#[test]
+fn kernel_ids_are_drawn_as_a_lane_not_a_climbing_line() {
+    let mut store = Store::new(1 << 30);
+    let id = store.begin_stream(StreamDesc {
+        name: "t".into(),
+        series: vec![SeriesDesc { name: "KernelStart".into(), unit: "kernel id".into(), kind: SeriesKind::State }],
+    });
+    for i in 0..10_000i64 {
+        store.append(id, &[i * MS], &[5_000.0 + i as f64]).unwrap();
+    }
+    let series =
+        vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED, steps: true }];
+    for x in [(0.0, 10.0), (4.0, 4.05)] {
+        let ctx = Context::default();
+        let mut plot = EnvelopePlot::new();
+        let (mut shapes, mut frame) = (Vec::new(), None);
+        for _ in 0..2 {
+            let input = RawInput {
+                screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
+                ..RawInput::default()
+            };
+            let out = ctx.run_ui(input, |ui| {
+                plot.prepare(&store, &series, shows(x, (4_000.0, 16_000.0)));
+                let r = Plot::new("ids").show(ui, |pu| {
+                    pu.set_plot_bounds_x(x.0..=x.1);
+                    pu.set_plot_bounds_y(4_000.0..=16_000.0);
+                    plot.add_to(pu, &store);
+                });
+                frame = Some(*r.transform.frame());
+            });
+            shapes = painted(out);
+        }
+        let mid = frame.unwrap().center().y;
+        let pixels: Vec<(f32, f32)> = our_meshes(&shapes).iter().flat_map(|m| covered_pixels(m)).collect();
+        assert!(pixels.len() > 300, "{x:?}: drawn ({} pixels)", pixels.len());
+        let off: Vec<_> = pixels.iter().filter(|p| (p.1 - mid).abs() > 2.5).collect();
+        assert!(
+            off.is_empty(),
+            "{x:?}: {} pixels off the lane at y {mid}, e.g. {:?}",
+            off.len(),
+            &off[..off.len().min(5)]
+        );
+    }
+}
+
+/// KernelStart and KernelEnd in one pane: each its own lane (a third and two thirds down), not
+/// one over the other.
+#[test]
+fn two_identifiers_get_two_lanes() {
+    let mut store = Store::new(1 << 30);
+    let desc = |n: &str| SeriesDesc { name: n.into(), unit: "kernel id".into(), kind: SeriesKind::State };
+    let id = store.begin_stream(StreamDesc { name: "t".into(), series: vec![desc("KernelStart"), desc("KernelEnd")] });
+    for i in 0..4_000i64 {
+        store.append(id, &[i * MS], &[i as f64, i as f64]).unwrap();
+    }
+    let blue = Color32::from_rgb(30, 30, 200);
+    let series = vec![
+        PlotSeries { series: store.series_id(id, 0).unwrap(), name: "a".into(), color: RED, steps: true },
+        PlotSeries { series: store.series_id(id, 1).unwrap(), name: "b".into(), color: blue, steps: true },
+    ];
+    let ctx = Context::default();
+    let mut plot = EnvelopePlot::new();
+    let (mut shapes, mut frame) = (Vec::new(), None);
+    for _ in 0..2 {
+        let input = RawInput {
+            screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
+            ..RawInput::default()
+        };
+        let out = ctx.run_ui(input, |ui| {
+            plot.prepare(&store, &series, shows((0.0, 4.0), (0.0, 1.0)));
+            let r = Plot::new("lanes").show(ui, |pu| {
+                pu.set_plot_bounds_x(0.0..=4.0);
+                pu.set_plot_bounds_y(0.0..=1.0);
+                plot.add_to(pu, &store);
+            });
+            frame = Some(*r.transform.frame());
+        });
+        shapes = painted(out);
+    }
+    let f = frame.unwrap();
+    for (color, share) in [(RED, 0.25), (blue, 0.75)] {
+        let ys: Vec<f32> = shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Mesh(m) if m.vertices.iter().any(|v| v.color == color) => Some(covered_pixels(m)),
+                _ => None,
+            })
+            .flatten()
+            .map(|p| p.1)
+            .collect();
+        let want = f.top() + share * f.height();
+        assert!(!ys.is_empty(), "{color:?} is drawn");
+        assert!(ys.iter().all(|y| (y - want).abs() < 2.5), "{color:?} on its lane at {want}: {:?}", &ys[..5]);
+    }
 }

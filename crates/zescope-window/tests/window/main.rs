@@ -20,6 +20,7 @@ mod diagnostics;
 mod envelope_plot;
 mod files;
 mod layout;
+mod markers;
 mod metric_types;
 mod modes;
 mod multidev;

@@ -384,3 +384,80 @@ fn the_phase_tables_headings_stay_while_its_rows_scroll() {
     assert_eq!(h.get_by_label("duration").rect(), heading, "the headings stayed");
     crate::support::quit_discarding(&mut h);
 }
+
+/// In the dark theme the comparison's shade (halfway to the background) is dimmer than the
+/// data's colours: where the two runs' lines meet, the data's line is the one on top. The same
+/// recording compared with itself lines up sample for sample, so every pixel of the overlay is
+/// also a pixel of the data; painted in the frame's order, the data's colour must win there.
+#[test]
+fn the_comparison_is_drawn_under_the_data_in_the_dark_theme() {
+    use egui::epaint::{Mesh, Shape};
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.ron");
+    std::fs::copy(example(), &other).unwrap();
+    let settings = Settings { theme: zescope_window::settings::Theme::Dark, ..Settings::default() };
+    let mut h = crate::support::showing(&example(), settings, [1400.0, 900.0], Some(0.05));
+    h.step();
+    h.state_mut().compare_with(&other, 0.0, None);
+    h.run();
+    h.step();
+    assert!(h.state().comparison.is_some(), "the comparison is open");
+    let bg = h.ctx.global_style().visuals.extreme_bg_color;
+    assert!(h.ctx.global_style().visuals.dark_mode, "the dark theme");
+
+    let mut shapes = Vec::new();
+    fn flatten(s: Shape, out: &mut Vec<Shape>) {
+        match s {
+            Shape::Vec(v) => v.into_iter().for_each(|s| flatten(s, out)),
+            s => out.push(s),
+        }
+    }
+    h.output().shapes.iter().for_each(|c| flatten(c.shape.clone(), &mut shapes));
+    // The plots' line and band meshes (untextured, one colour each), in paint order.
+    let meshes: Vec<(&Mesh, egui::Color32)> = shapes
+        .iter()
+        .filter_map(|s| match s {
+            Shape::Mesh(m) if m.texture_id == egui::TextureId::default() && m.indices.len() >= 30 => {
+                let c = m.vertices.first()?.color;
+                m.vertices.iter().all(|v| v.color == c).then_some((&**m, c))
+            }
+            _ => None,
+        })
+        .collect();
+    let halfway = |c: egui::Color32| {
+        let mix = |a: u8, b: u8| ((a as u16 + b as u16) / 2) as u8;
+        egui::Color32::from_rgb(mix(c.r(), bg.r()), mix(c.g(), bg.g()), mix(c.b(), bg.b()))
+    };
+    let colors: std::collections::BTreeSet<[u8; 4]> = meshes.iter().map(|(_, c)| c.to_array()).collect();
+    let pairs: Vec<(egui::Color32, egui::Color32)> = colors
+        .iter()
+        .map(|c| egui::Color32::from_rgba_premultiplied(c[0], c[1], c[2], c[3]))
+        .filter(|&c| colors.contains(&halfway(c).to_array()) && halfway(c) != c)
+        .map(|c| (c, halfway(c)))
+        .collect();
+    assert!(!pairs.is_empty(), "the data's lines and the comparison's shades of them are drawn: {colors:?}");
+
+    // The colour painted last at each pixel.
+    let mut top: std::collections::HashMap<(i32, i32), egui::Color32> = Default::default();
+    for (m, c) in &meshes {
+        for p in crate::envelope_plot::covered_pixels(m) {
+            top.insert((p.0 as i32, p.1 as i32), *c);
+        }
+    }
+    for (ours, theirs) in pairs {
+        let covered: std::collections::HashSet<(i32, i32)> = meshes
+            .iter()
+            .filter(|(_, c)| *c == ours)
+            .flat_map(|(m, _)| crate::envelope_plot::covered_pixels(m))
+            .map(|p| (p.0 as i32, p.1 as i32))
+            .collect();
+        let hidden = covered.iter().filter(|p| top.get(p) == Some(&theirs)).count();
+        assert!(covered.len() > 100, "{ours:?} is drawn ({} pixels)", covered.len());
+        assert_eq!(
+            hidden,
+            0,
+            "{hidden} of the {} pixels of the data's {ours:?} are under the comparison's {theirs:?}",
+            covered.len()
+        );
+    }
+}

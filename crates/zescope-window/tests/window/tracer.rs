@@ -6,7 +6,7 @@
 
 use crate::support::pump;
 
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use zescope_sampler::ReadPath;
 
 #[test]
@@ -39,6 +39,20 @@ fn the_source_panel_shows_the_tracer_group_and_its_series_plot() {
     // Its series are plotted: the legend lists them.
     h.get_by_label_contains("KernelTrace/KernelStart");
     h.get_by_label_contains("KernelTrace/KernelBytes");
+    // The A/B cursors read a kernel id as it is ("1234 kernel id"), not scaled ("1.23 kkernel id").
+    let (t0, t1) = h.state().store.total_time_range().unwrap();
+    h.state_mut().cursors.set(zescope_model::view::cursors::Which::A, t0 + (t1 - t0) / 2);
+    h.state_mut().cursors.set(zescope_model::view::cursors::Which::B, t1);
+    h.step();
+    h.step();
+    assert!(h.query_by_label("A/B cursors").is_some(), "the cursors' window is open");
+    assert_eq!(h.query_all_by_label_contains("kkernel id").count(), 0, "no SI prefix on a kernel id");
+    let ids: Vec<String> = h
+        .get_all_by_label_contains(" kernel id")
+        .filter_map(|n| n.accesskit_node().value())
+        .filter(|l| l.split_once(' ').is_some_and(|(n, _)| n.parse::<u64>().is_ok()))
+        .collect();
+    assert!(!ids.is_empty(), "the kernel ids at A and B, whole");
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
