@@ -341,6 +341,11 @@ pub struct ServeOptions {
     /// `record` does).
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
+    /// Which names the page serves (docs/otel.md): `zescope` (zescope_*), `xpumd` (the
+    /// telemetry under xpumd's hw_* names and attributes, as its dashboards and alert rules read
+    /// them; everything else zescope_*), or both, comma-separated.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "zescope")]
+    pub names: Vec<crate::commands::serve::xpumd::Names>,
 }
 
 impl ServeOptions {
@@ -361,8 +366,10 @@ impl ServeOptions {
             history,
             token_file,
             save,
+            names,
         } = self;
         crate::commands::serve::ServeArgs {
+            names: crate::commands::serve::xpumd::Names::set(&names),
             source,
             listen,
             devices,

@@ -26,6 +26,7 @@ pub mod http;
 pub mod latest;
 pub mod live;
 mod processes;
+pub mod xpumd;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -75,6 +76,8 @@ pub struct ServeArgs {
     pub token_file: Option<PathBuf>,
     /// `--save`: the run recorded as a session, written when serve ends.
     pub save: Option<PathBuf>,
+    /// `--names`: which names the page serves.
+    pub names: xpumd::NameSet,
 }
 
 /// The store's memory cap: serve keeps only what the newest values need.
@@ -152,6 +155,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         fired: Vec::new(),
         feed: std::sync::Arc::clone(&feed),
         recorder: args.save.clone().map(|p| zescope_model::session::Recorder::new(p, inv.clone())),
+        names: args.names,
     };
     let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut serving);
     // Viewers get what is left and a close; serve gives them a moment before it exits.
@@ -185,6 +189,8 @@ struct Serving<'a> {
     feed: std::sync::Arc<live::Feed>,
     /// `--save`: the run as a session.
     recorder: Option<zescope_model::session::Recorder>,
+    /// `--names`.
+    names: xpumd::NameSet,
 }
 
 impl Serving<'_> {
@@ -214,9 +220,13 @@ impl Serving<'_> {
 impl Handler for Serving<'_> {
     /// Fresh latest values laid out for the run's series, all unknown yet.
     fn started(&mut self, info: RunInfo) -> Result<Flow, String> {
-        let catalog = Catalog::new(&RunDescription::live(&info, self.devices));
+        let run = RunDescription::live(&info, self.devices);
+        let catalog = Catalog::new(&run);
+        let otel = xpumd::plan(&run, &catalog, &info, self.devices);
         self.latest = Latest {
             values: vec![f64::NAN; catalog.width],
+            names: self.names,
+            otel: Some(std::sync::Arc::new(otel)),
             catalog: Some(std::sync::Arc::new(catalog)),
             running: true,
             errors: self.latest.errors,

@@ -51,4 +51,5 @@ mod session_streamer;
 mod session_telemetry;
 mod session_tracer;
 mod triggers;
+mod xpumd;
 mod xvfb;
