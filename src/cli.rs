@@ -346,6 +346,11 @@ pub struct ServeOptions {
     /// them; everything else zescope_*), or both, comma-separated.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "zescope")]
     pub names: Vec<crate::commands::serve::xpumd::Names>,
+    /// Also push every series to an OpenTelemetry Collector over OTLP (HTTP/protobuf) at URL
+    /// (`http://HOST:4318`; without URL: OTEL_EXPORTER_OTLP_ENDPOINT, else localhost:4318),
+    /// every OTEL_METRIC_EXPORT_INTERVAL ms (60 s). docs/otel.md.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    pub otlp: Option<String>,
 }
 
 impl ServeOptions {
@@ -367,8 +372,10 @@ impl ServeOptions {
             token_file,
             save,
             names,
+            otlp,
         } = self;
         crate::commands::serve::ServeArgs {
+            otlp: otlp.map(otlp_config),
             names: crate::commands::serve::xpumd::Names::set(&names),
             source,
             listen,
@@ -493,6 +500,12 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 fn parse_via(s: &str) -> Result<zescope_sampler::Via, String> {
     use zescope_sampler::Via;
     Via::from_name(s).ok_or_else(|| format!("{s:?} is not a way to read groups: use {}", Via::names()))
+}
+
+/// `--otlp [URL]` as the exporter's configuration (no URL: the SDK's environment variables).
+fn otlp_config(url: String) -> zescope_otlp::Config {
+    let endpoint = Some(url).filter(|u| !u.trim().is_empty());
+    zescope_otlp::Config { endpoint, interval: None }
 }
 
 #[cfg(test)]

@@ -38,6 +38,7 @@ mod man_pages;
 mod markers;
 mod open;
 mod openmetrics_same_series;
+mod otlp;
 mod perfetto;
 mod processes;
 mod record;

@@ -44,6 +44,8 @@ pub struct Latest {
     pub triggers: Vec<(String, u64)>,
     /// `--names`: which names the page serves.
     pub names: super::xpumd::NameSet,
+    /// `--otlp`: the export's counts (`zescope_otlp_*`).
+    pub otlp: Option<Arc<zescope_otlp::Stats>>,
     /// The run's OTel plan (xpumd's names, `super::xpumd`); `None` before the run started.
     pub otel: Option<Arc<zescope_openmetrics::otel::Plan>>,
 }
@@ -192,6 +194,13 @@ impl Collector for View {
                 let labels: Labels = vec![("trigger".into(), text.clone())];
                 ConstCounter::new(*n).encode(m.encode_family(&labels)?)?;
             }
+        }
+        if let Some(o) = &s.otlp {
+            let help = "Data points an OTLP collector took (--otlp).";
+            counter(&mut enc, "zescope_otlp_exported", help, o.exported())?;
+            let help = "Data points of OTLP exports that failed (--otlp): the collector down, slower than the timeout, or refusing.";
+            counter(&mut enc, "zescope_otlp_dropped", help, o.dropped())?;
+            counter(&mut enc, "zescope_otlp_failed_exports", "OTLP exports that failed (--otlp).", o.failed())?;
         }
         let up = if s.running { 1.0 } else { 0.0 };
         gauge(&mut enc, "zescope_sampler_running", "1 while the sampler's run is going.", None, up)?;
