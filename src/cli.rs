@@ -232,6 +232,10 @@ pub struct RecordOptions {
     /// With --connect beyond loopback: the file whose first line is the server's token.
     #[arg(long, value_name = "FILE", requires = "connect")]
     pub token_file: Option<PathBuf>,
+    /// Also push every series to an OpenTelemetry Collector over OTLP (HTTP/protobuf) at URL
+    /// while recording, as `serve --otlp` does (docs/otel.md).
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", conflicts_with = "connect")]
+    pub otlp: Option<String>,
 }
 
 /// `--view FILE`: a view file, read and checked.
@@ -274,6 +278,7 @@ impl RecordOptions {
             },
             connect: self.connect,
             token_file: self.token_file,
+            otlp: self.otlp.map(otlp_config),
         }
     }
 }
