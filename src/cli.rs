@@ -230,6 +230,10 @@ pub struct RecordOptions {
     /// With --connect beyond loopback: the file whose first line is the server's token.
     #[arg(long, value_name = "FILE", requires = "connect")]
     pub token_file: Option<PathBuf>,
+    /// Also push every series to an OpenTelemetry Collector over OTLP (HTTP/protobuf) at URL
+    /// while recording, as `serve --otlp` does (docs/otel.md).
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", conflicts_with = "connect")]
+    pub otlp: Option<String>,
 }
 
 /// `--view FILE`: a view file, read and checked.
@@ -272,6 +276,7 @@ impl RecordOptions {
             },
             connect: self.connect,
             token_file: self.token_file,
+            otlp: self.otlp.map(otlp_config),
         }
     }
 }
@@ -339,6 +344,16 @@ pub struct ServeOptions {
     /// `record` does).
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
+    /// Which names the page serves (docs/otel.md): `zescope` (zescope_*), `xpumd` (the
+    /// telemetry under xpumd's hw_* names and attributes, as its dashboards and alert rules read
+    /// them; everything else zescope_*), or both, comma-separated.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "zescope")]
+    pub names: Vec<crate::commands::serve::xpumd::Names>,
+    /// Also push every series to an OpenTelemetry Collector over OTLP (HTTP/protobuf) at URL
+    /// (`http://HOST:4318`; without URL: OTEL_EXPORTER_OTLP_ENDPOINT, else localhost:4318),
+    /// every OTEL_METRIC_EXPORT_INTERVAL ms (60 s). docs/otel.md.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    pub otlp: Option<String>,
 }
 
 impl ServeOptions {
@@ -359,8 +374,12 @@ impl ServeOptions {
             history,
             token_file,
             save,
+            names,
+            otlp,
         } = self;
         crate::commands::serve::ServeArgs {
+            otlp: otlp.map(otlp_config),
+            names: crate::commands::serve::xpumd::Names::set(&names),
             source,
             listen,
             devices,
@@ -500,6 +519,12 @@ fn via_help() -> String {
 fn parse_via(s: &str) -> Result<zescope_sampler::Via, String> {
     use zescope_sampler::Via;
     Via::from_name(s).ok_or_else(|| format!("{s:?} is not a way to read groups: use {}", Via::names()))
+}
+
+/// `--otlp [URL]` as the exporter's configuration (no URL: the SDK's environment variables).
+fn otlp_config(url: String) -> zescope_otlp::Config {
+    let endpoint = Some(url).filter(|u| !u.trim().is_empty());
+    zescope_otlp::Config { endpoint, interval: None }
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub mod export;
 mod headless;
 pub mod list;
 pub mod mark;
+pub mod otlp;
 pub mod pick;
 pub mod record;
 pub mod serve;

@@ -80,6 +80,8 @@ pub struct RecordArgs {
     pub connect: Option<String>,
     /// `--token-file`, with `connect`.
     pub token_file: Option<std::path::PathBuf>,
+    /// `--otlp`: the run also pushed to an OpenTelemetry Collector (docs/otel.md).
+    pub otlp: Option<zescope_otlp::Config>,
 }
 
 /// What a recording did, for the summary line.
@@ -202,6 +204,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     if args.out.is_none() && args.perfetto.is_none() {
         return Err("nothing to write: give --out and/or --perfetto".into());
     }
+    let push = args.otlp.clone().map(|c| (crate::commands::otlp::Push::new(c), inv.devices.clone()));
     let perfetto = match &args.perfetto {
         Some(p) => Some(Box::new(PerfettoOut::create(p.clone(), inv.clone(), args.markers.per_recording)?)),
         None => None,
@@ -230,6 +233,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         summary: Summary::default(),
         triggered: (!args.triggers.is_empty())
             .then(|| triggered::Triggered::new(args.triggers.clone(), args.pre, args.post)),
+        push,
     };
     let outcome = match headless::run(h, cfg, listener.as_ref(), stop, &mut rec) {
         Ok(o) => o,
@@ -266,6 +270,8 @@ struct Recording<'a> {
     summary: Summary,
     /// `--trigger`: what decides which samples are written.
     triggered: Option<triggered::Triggered>,
+    /// `--otlp`: the export, and the inventory's devices it names.
+    push: Option<(crate::commands::otlp::Push, Vec<zescope_sampler::DeviceEntry>)>,
 }
 
 impl Recording<'_> {
@@ -313,6 +319,10 @@ impl Handler for Recording<'_> {
             let r = p.started(&info);
             self.traced(r)?;
         }
+        if let Some((p, devices)) = &mut self.push {
+            let (catalog, plan) = crate::commands::otlp::plan(&info, devices);
+            p.started(&info, &catalog, std::sync::Arc::new(plan))?;
+        }
         self.summary.notices.extend(info.notices.iter().cloned());
         self.run_started = Instant::now();
         self.run = Some(info);
@@ -322,6 +332,9 @@ impl Handler for Recording<'_> {
     fn samples(&mut self, b: SampleBatch) -> Result<(), String> {
         let Some(info) = &self.run else { return Ok(()) };
         self.summary.samples += b.timestamps.len() as u64;
+        if let Some((p, _)) = &mut self.push {
+            p.samples(&b);
+        }
         let (out, perfetto) = (&mut self.out, &mut self.perfetto);
         let Some(t) = &mut self.triggered else {
             return write_rows(self.args, out, perfetto, info, &b);
@@ -419,6 +432,18 @@ impl Handler for Recording<'_> {
 
     /// Fills in the summary's markers and writes the rest of the output.
     fn finish(&mut self) -> Result<(), String> {
+        if let Some((p, _)) = &mut self.push {
+            let stats = p.stats();
+            p.stop();
+            if let Some(s) = stats {
+                say(&format!(
+                    "OTLP: {} points exported, {} dropped ({} exports failed)",
+                    s.exported(),
+                    s.dropped(),
+                    s.failed()
+                ));
+            }
+        }
         if self.summary.elapsed.is_zero() && self.run.is_some() {
             self.summary.elapsed = self.run_started.elapsed();
         }

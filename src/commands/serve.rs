@@ -26,6 +26,7 @@ pub mod http;
 pub mod latest;
 pub mod live;
 mod processes;
+pub mod xpumd;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -75,6 +76,10 @@ pub struct ServeArgs {
     pub token_file: Option<PathBuf>,
     /// `--save`: the run recorded as a session, written when serve ends.
     pub save: Option<PathBuf>,
+    /// `--names`: which names the page serves.
+    pub names: xpumd::NameSet,
+    /// `--otlp`: the run also pushed to an OpenTelemetry Collector.
+    pub otlp: Option<zescope_otlp::Config>,
 }
 
 /// The store's memory cap: serve keeps only what the newest values need.
@@ -152,6 +157,8 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         fired: Vec::new(),
         feed: std::sync::Arc::clone(&feed),
         recorder: args.save.clone().map(|p| zescope_model::session::Recorder::new(p, inv.clone())),
+        names: args.names,
+        push: args.otlp.clone().map(crate::commands::otlp::Push::new),
     };
     let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut serving);
     // Viewers get what is left and a close; serve gives them a moment before it exits.
@@ -185,6 +192,10 @@ struct Serving<'a> {
     feed: std::sync::Arc<live::Feed>,
     /// `--save`: the run as a session.
     recorder: Option<zescope_model::session::Recorder>,
+    /// `--names`.
+    names: xpumd::NameSet,
+    /// `--otlp`.
+    push: Option<crate::commands::otlp::Push>,
 }
 
 impl Serving<'_> {
@@ -214,9 +225,17 @@ impl Serving<'_> {
 impl Handler for Serving<'_> {
     /// Fresh latest values laid out for the run's series, all unknown yet.
     fn started(&mut self, info: RunInfo) -> Result<Flow, String> {
-        let catalog = Catalog::new(&RunDescription::live(&info, self.devices));
+        let run = RunDescription::live(&info, self.devices);
+        let catalog = Catalog::new(&run);
+        let otel = std::sync::Arc::new(xpumd::plan(&run, &catalog, &info, self.devices));
+        if let Some(p) = &mut self.push {
+            p.started(&info, &catalog, std::sync::Arc::clone(&otel))?;
+        }
         self.latest = Latest {
+            otlp: self.push.as_ref().and_then(crate::commands::otlp::Push::stats),
             values: vec![f64::NAN; catalog.width],
+            names: self.names,
+            otel: Some(otel),
             catalog: Some(std::sync::Arc::new(catalog)),
             running: true,
             errors: self.latest.errors,
@@ -241,6 +260,9 @@ impl Handler for Serving<'_> {
             0
         });
         if stored > 0 {
+            if let Some(p) = &mut self.push {
+                p.samples(&b);
+            }
             self.feed.batch(&b);
             if let Some(r) = &mut self.recorder {
                 r.samples(&b)?;
@@ -332,8 +354,11 @@ impl Handler for Serving<'_> {
         Flow::Go
     }
 
-    /// `--save`: the session, written.
+    /// `--save`: the session, written; `--otlp`: the last export.
     fn finish(&mut self) -> Result<(), String> {
+        if let Some(p) = &mut self.push {
+            p.stop();
+        }
         match &mut self.recorder {
             Some(r) => r.finish(),
             None => Ok(()),

@@ -115,7 +115,7 @@ fn alerts(text: &str) -> Vec<(String, String)> {
 
 /// `expr` with `bool` after each comparison operator outside label matchers and strings: the
 /// comparison then yields 0 or 1 for every series instead of filtering.
-fn with_bool(expr: &str) -> String {
+pub(crate) fn with_bool(expr: &str) -> String {
     let b = expr.as_bytes();
     let mut out = String::new();
     let (mut braces, mut quote) = (0usize, None::<u8>);
@@ -265,14 +265,14 @@ fn url_encoded(s: &str) -> String {
 }
 
 /// A GET as HTTP/1.0, so the answer comes whole rather than chunked: (status, body).
-fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+pub(crate) fn get(addr: SocketAddr, path: &str) -> (u16, String) {
     let (status, _, body) = request(addr, &format!("GET {path} HTTP/1.0\r\nHost: prometheus\r\n\r\n"));
     (status, body)
 }
 
 /// Prometheus' answer to an instant query: the result's series, or what went wrong (also: it
 /// does not listen yet).
-fn query(prom: SocketAddr, q: &str) -> Result<Vec<Value>, String> {
+pub(crate) fn query(prom: SocketAddr, q: &str) -> Result<Vec<Value>, String> {
     std::net::TcpStream::connect(prom).map_err(|e| format!("Prometheus at {prom}: {e}"))?;
     let (status, body) = get(prom, &format!("/api/v1/query?query={}", url_encoded(q)));
     let v: Value = serde_json::from_str(&body).map_err(|e| format!("HTTP {status}, not JSON ({e}): {body}"))?;

@@ -22,7 +22,7 @@ const CONFIG: &[&str] =
 type Series = (String, BTreeMap<String, String>);
 
 /// The labels of `{a="x",b="y\"z"}` (OpenMetrics escapes: `\\`, `\"`, `\n`).
-fn labels(text: &str) -> BTreeMap<String, String> {
+pub(crate) fn labels(text: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut rest = text;
     while let Some((key, tail)) = rest.split_once("=\"") {

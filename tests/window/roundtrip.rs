@@ -38,6 +38,7 @@ fn record_session(path: &Path, duration: Duration) {
         post: Duration::ZERO,
         view: None,
         connect: None,
+        otlp: None,
         token_file: None,
     };
     let summary = record(&args, &Termination::install()).expect("record");

@@ -31,6 +31,7 @@
 pub mod backfill;
 pub mod catalog;
 pub mod names;
+pub mod otel;
 pub mod processes;
 pub mod telemetry;
 

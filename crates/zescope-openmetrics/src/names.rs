@@ -127,11 +127,13 @@ pub fn family_name(metric: &str, unit: &BaseUnit) -> String {
 
 /// Names zescope gives its own metrics (`zescope_device_info`, `zescope_build_info`, the
 /// sampler's health `zescope_sampler_*`, the processes' `zescope_process_memory_bytes` and
-/// `zescope_process_shared_memory_bytes`): a counter's family never takes one.
+/// `zescope_process_shared_memory_bytes`, the OTLP export's `zescope_otlp_*`): a counter's
+/// family never takes one.
 pub fn reserved(name: &str) -> bool {
     name == "zescope_device"
         || name == "zescope_build"
         || name.starts_with("zescope_sampler")
+        || name.starts_with("zescope_otlp")
         || name == crate::processes::MEMORY_FAMILY
         || name == crate::processes::SHARED_FAMILY
 }

@@ -42,6 +42,12 @@ pub struct Latest {
     pub processes: Vec<Vec<ProcessSeries>>,
     /// `--trigger`: each trigger's text and its firings so far (`zescope_trigger_firings_total`).
     pub triggers: Vec<(String, u64)>,
+    /// `--names`: which names the page serves.
+    pub names: super::xpumd::NameSet,
+    /// `--otlp`: the export's counts (`zescope_otlp_*`).
+    pub otlp: Option<Arc<zescope_otlp::Stats>>,
+    /// The run's OTel plan (xpumd's names, `super::xpumd`); `None` before the run started.
+    pub otel: Option<Arc<zescope_openmetrics::otel::Plan>>,
 }
 
 /// One process's samples (`serve --processes`).
@@ -134,6 +140,11 @@ impl Collector for View {
         let build: Labels = vec![("version".into(), env!("CARGO_PKG_VERSION").into())];
         enc.encode_descriptor("zescope_build", "zescope's version.", None, MetricType::Info)?.encode_info(&build)?;
         if let Some(catalog) = &s.catalog {
+            // `--names xpumd` alone: the values xpumd's names cover are served under those only.
+            let hidden = match &s.otel {
+                Some(plan) if !s.names.zescope => super::xpumd::covered(plan, catalog.width),
+                _ => Vec::new(),
+            };
             {
                 let help = "A device zescope samples.";
                 let mut info = enc.encode_descriptor("zescope_device", help, None, MetricType::Info)?;
@@ -145,7 +156,7 @@ impl Collector for View {
                 let mut values = catalog
                     .rules
                     .iter()
-                    .filter(|rule| rule.family == fi)
+                    .filter(|rule| rule.family == fi && !hidden.get(rule.value).copied().unwrap_or(false))
                     .filter_map(|rule| Some((rule, catalog.sample(rule, *s.values.get(rule.value)?)?)))
                     .peekable();
                 if values.peek().is_none() {
@@ -162,6 +173,9 @@ impl Collector for View {
                     }
                 }
             }
+        }
+        if let Some(plan) = s.otel.as_ref().filter(|_| s.names.xpumd) {
+            super::xpumd::encode(&mut enc, plan, &s.values)?;
         }
         if s.processes.iter().any(|d| !d.is_empty()) {
             use zescope_openmetrics::processes::{MEMORY_FAMILY, MEMORY_HELP, SHARED_FAMILY, SHARED_HELP};
@@ -180,6 +194,13 @@ impl Collector for View {
                 let labels: Labels = vec![("trigger".into(), text.clone())];
                 ConstCounter::new(*n).encode(m.encode_family(&labels)?)?;
             }
+        }
+        if let Some(o) = &s.otlp {
+            let help = "Data points an OTLP collector took (--otlp).";
+            counter(&mut enc, "zescope_otlp_exported", help, o.exported())?;
+            let help = "Data points of OTLP exports that failed (--otlp): the collector down, slower than the timeout, or refusing.";
+            counter(&mut enc, "zescope_otlp_dropped", help, o.dropped())?;
+            counter(&mut enc, "zescope_otlp_failed_exports", "OTLP exports that failed (--otlp).", o.failed())?;
         }
         let up = if s.running { 1.0 } else { 0.0 };
         gauge(&mut enc, "zescope_sampler_running", "1 while the sampler's run is going.", None, up)?;

@@ -31,6 +31,12 @@ const CHOSEN_BY_TESTS: &[&str] = &[
     "ZET_ENABLE_METRICS",
     "ZES_ENABLE_SYSMAN",
     "RUST_LOG",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_METRIC_EXPORT_INTERVAL",
+    "OTEL_RESOURCE_ATTRIBUTES",
+    "OTEL_SERVICE_NAME",
 ];
 
 /// Clears what [`CHOSEN_BY_TESTS`] lists from `c`'s environment and asks for backtraces.
