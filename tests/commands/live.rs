@@ -381,6 +381,8 @@ fn beyond_loopback_only_the_token_gets_in() {
 pub(crate) struct Relay {
     pub(crate) addr: SocketAddr,
     open: Arc<Mutex<Vec<TcpStream>>>,
+    /// While set, connections are closed as they come: the link is down.
+    down: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Relay {
@@ -388,9 +390,13 @@ impl Relay {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let open = Arc::new(Mutex::new(Vec::new()));
-        let keep = Arc::clone(&open);
+        let down = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (keep, held) = (Arc::clone(&open), Arc::clone(&down));
         std::thread::spawn(move || {
             for down in listener.incoming().map_while(Result::ok) {
+                if held.load(std::sync::atomic::Ordering::SeqCst) {
+                    continue;
+                }
                 let Ok(up) = TcpStream::connect(upstream) else { continue };
                 let mut o = keep.lock().unwrap();
                 o.push(down.try_clone().unwrap());
@@ -403,12 +409,22 @@ impl Relay {
                 }
             }
         });
-        Relay { addr, open }
+        Relay { addr, open, down }
     }
 
+    /// Cuts the connections open now (new ones go through).
     pub(crate) fn cut(&self) {
         for s in self.open.lock().unwrap().drain(..) {
             let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+
+    /// Cuts the link and keeps it down (`true`: new connections are closed at once), or lets
+    /// connections through again (`false`).
+    pub(crate) fn hold(&self, down: bool) {
+        self.down.store(down, std::sync::atomic::Ordering::SeqCst);
+        if down {
+            self.cut();
         }
     }
 }
