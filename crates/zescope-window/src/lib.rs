@@ -27,6 +27,7 @@ pub(crate) mod actions;
 pub(crate) mod axes;
 pub mod banner;
 pub mod compare;
+pub mod connect;
 pub mod dialogs;
 pub(crate) mod drain;
 pub(crate) mod empty_pane;
@@ -139,6 +140,12 @@ pub struct ZescopeApp {
     pub comparison: Option<compare::Comparison>,
     /// View files: one waiting for its series, the name to save under (File → Views).
     pub views: views::Views,
+    /// File → Connect…'s dialog.
+    pub connect: connect::ConnectDialog,
+    /// The servers connected to lately, newest first (File → Connect…).
+    pub recent_remotes: Vec<connect::Remote>,
+    /// Opens a link to a remote run (File → Connect…); `None`: the window cannot.
+    pub connector: Option<connect::Connector>,
 }
 
 impl ZescopeApp {
@@ -182,6 +189,9 @@ impl ZescopeApp {
             windows: windows::Windows::default(),
             comparison: None,
             views: views::Views::default(),
+            connect: connect::ConnectDialog::default(),
+            recent_remotes: settings.recent_remotes,
+            connector: None,
         }
     }
 
@@ -216,6 +226,7 @@ impl ZescopeApp {
             frame_cap: self.frame_cap,
             overview: if self.overview.shown { settings::Shown::Yes } else { settings::Shown::No },
             markers: self.files.marker_limits,
+            recent_remotes: self.recent_remotes.clone(),
         }
     }
 
