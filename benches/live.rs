@@ -79,8 +79,8 @@ fn watch(addr: SocketAddr, from: u64, until: Option<u64>, stop: &AtomicBool, pro
     let url = format!("ws://{addr}/live?protocol={}&from={from}", wire::PROTOCOL);
     let (mut ws, _) = tungstenite::client(url, stream).expect("handshake");
     let mut seen = Seen { next: from, ..Seen::default() };
-    // Latencies count once the viewer has caught up (a read found nothing waiting): the
-    // history it joined with is old by design.
+    // Latencies count once the viewer has caught up (a read found nothing waiting, or a batch
+    // came less than 100 ms after its newest sample): the history it joined with is old by design.
     let mut caught_up = false;
     while !stop.load(Ordering::Relaxed) && until.is_none_or(|u| seen.next < u) {
         match ws.read() {
@@ -90,7 +90,10 @@ fn watch(addr: SocketAddr, from: u64, until: Option<u64>, stop: &AtomicBool, pro
                 seen.values += batch.samples.values.len() as u64;
                 seen.next = batch.seq + 1;
                 progress.store(seen.next, Ordering::Relaxed);
-                if let Some(&t) = batch.samples.timestamps.last().filter(|_| caught_up) {
+                // Caught up: a batch whose newest sample is less than 100 ms old.
+                let newest = batch.samples.timestamps.last().copied();
+                caught_up |= newest.is_some_and(|t| now_ns() - t < 100_000_000);
+                if let Some(t) = newest.filter(|_| caught_up) {
                     seen.latencies_us.entry(batch.samples.stream).or_default().push((now_ns() - t) / 1000);
                 }
                 if keep {
