@@ -13,38 +13,35 @@
 //! stream's timestamps are the device's clock mapped onto CLOCK_MONOTONIC, which may lead it by a
 //! few ms (negative latencies); the telemetry's are read on the host. At the end of the 1-viewer phase a late joiner asks for everything from event 0 and the
 //! time until it holds all that existed when it connected is reported, with the seconds of
-//! history that was, and the 10-minute figure it extrapolates to. Nothing is cached between
+//! history that was, and the 10-minute figure it extrapolates to. A 10-minute late joiner is then
+//! measured in this process (`late_joiner`): serve's own feed and viewer thread, their history
+//! the 1-viewer phase's batches (as the server sent them) repeated to span 10 minutes, a viewer
+//! decoding all of it over loopback (the window's ingest of what it decoded is not counted).
+//! Nothing is cached between
 //! phases (a fresh server each); each frame is encoded once by the server, whatever the viewers.
 //!
 //!     cargo bench --bench live
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use zescope::commands::serve::live::{Feed, access::Access, viewer};
 use zescope::live::wire;
+use zescope_sampler::{RunInfo, SampleBatch};
+
+#[path = "support/served.rs"]
+mod served;
+use served::{scrape, start, value};
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn scrape(addr: SocketAddr) -> std::io::Result<String> {
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")?;
-    let mut text = String::new();
-    s.read_to_string(&mut text)?;
-    Ok(text)
-}
-
 fn ticks(addr: SocketAddr) -> f64 {
-    let page = scrape(addr).expect("scrape");
-    page.lines()
-        .find_map(|l| l.strip_prefix("zescope_sampler_ticks_total ")?.parse().ok())
-        .expect("zescope_sampler_ticks_total in the scrape")
+    value(&scrape(addr).expect("scrape"), "zescope_sampler_ticks_total")
 }
 
 /// CPU time of process `pid` so far (utime + stime, in clock ticks of 10 ms).
@@ -61,30 +58,6 @@ fn now_ns() -> i64 {
     t.tv_sec * 1_000_000_000 + t.tv_nsec
 }
 
-fn start() -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zescope"))
-        .args(["--source", "sim", "serve", "--listen", "127.0.0.1:0", "--interval", "1ms"])
-        .env_remove("ZE_SIM_CONFIG")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("zescope serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("address line");
-    let addr = line
-        .trim()
-        .strip_prefix("zescope: serving http://")
-        .and_then(|a| a.strip_suffix("/metrics"))
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !scrape(addr).is_ok_and(|p| p.contains("zescope_sampler_ticks_total")) {
-        assert!(Instant::now() < deadline, "serve never served its stats");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_secs(1));
-    (child, addr)
-}
-
 #[derive(Default)]
 struct Seen {
     bytes: u64,
@@ -93,17 +66,21 @@ struct Seen {
     latencies_us: std::collections::BTreeMap<usize, Vec<i64>>,
     /// The next `seq` after the last event received.
     next: u64,
+    /// The run, from the hello.
+    run: Option<RunInfo>,
+    /// Every batch, as sent (when kept).
+    batches: Vec<SampleBatch>,
 }
 
 /// Reads the feed from event `from` until `stop`, or until it holds events up to `until`.
-fn watch(addr: SocketAddr, from: u64, until: Option<u64>, stop: &AtomicBool, progress: &AtomicU64) -> Seen {
+fn watch(addr: SocketAddr, from: u64, until: Option<u64>, stop: &AtomicBool, progress: &AtomicU64, keep: bool) -> Seen {
     let stream = TcpStream::connect(addr).expect("connect");
     stream.set_read_timeout(Some(Duration::from_millis(100))).expect("timeout");
-    let url = format!("ws://{addr}/live?from={from}");
+    let url = format!("ws://{addr}/live?protocol={}&from={from}", wire::PROTOCOL);
     let (mut ws, _) = tungstenite::client(url, stream).expect("handshake");
     let mut seen = Seen { next: from, ..Seen::default() };
-    // Latencies count once the viewer has caught up (a read found nothing waiting): the
-    // history it joined with is old by design.
+    // Latencies count once the viewer has caught up (a read found nothing waiting, or a batch
+    // came less than 100 ms after its newest sample): the history it joined with is old by design.
     let mut caught_up = false;
     while !stop.load(Ordering::Relaxed) && until.is_none_or(|u| seen.next < u) {
         match ws.read() {
@@ -113,14 +90,22 @@ fn watch(addr: SocketAddr, from: u64, until: Option<u64>, stop: &AtomicBool, pro
                 seen.values += batch.samples.values.len() as u64;
                 seen.next = batch.seq + 1;
                 progress.store(seen.next, Ordering::Relaxed);
-                if let Some(&t) = batch.samples.timestamps.last().filter(|_| caught_up) {
+                // Caught up: a batch whose newest sample is less than 100 ms old.
+                let newest = batch.samples.timestamps.last().copied();
+                caught_up |= newest.is_some_and(|t| now_ns() - t < 100_000_000);
+                if let Some(t) = newest.filter(|_| caught_up) {
                     seen.latencies_us.entry(batch.samples.stream).or_default().push((now_ns() - t) / 1000);
+                }
+                if keep {
+                    seen.batches.push(batch.samples);
                 }
             }
             Ok(tungstenite::Message::Text(t)) => {
                 seen.bytes += t.len() as u64;
-                if let Ok(wire::Text::Event(seq, _)) = wire::decode_text(t.as_str()) {
-                    seen.next = seq + 1;
+                match wire::decode_text(t.as_str()) {
+                    Ok(wire::Text::Event(seq, _)) => seen.next = seq + 1,
+                    Ok(wire::Text::Hello(h)) => seen.run = Some(h.info),
+                    _ => {}
                 }
             }
             Ok(_) => {}
@@ -150,7 +135,7 @@ fn phase(secs: u64, viewers: usize) -> Phase {
     let threads: Vec<_> = (0..viewers)
         .map(|_| {
             let (stop, head) = (Arc::clone(&stop), Arc::clone(&head));
-            std::thread::spawn(move || watch(addr, 0, None, &stop, &head))
+            std::thread::spawn(move || watch(addr, 0, None, &stop, &head, viewers == 1))
         })
         .collect();
     std::thread::sleep(Duration::from_secs(secs));
@@ -158,7 +143,7 @@ fn phase(secs: u64, viewers: usize) -> Phase {
     let late = (viewers == 1).then(|| {
         let upto = head.load(Ordering::Relaxed);
         let t = Instant::now();
-        let s = watch(addr, 0, Some(upto), &AtomicBool::new(false), &AtomicU64::new(0));
+        let s = watch(addr, 0, Some(upto), &AtomicBool::new(false), &AtomicU64::new(0), false);
         (t.elapsed(), s.values as f64)
     });
     let wall = t0.elapsed();
@@ -170,12 +155,72 @@ fn phase(secs: u64, viewers: usize) -> Phase {
     Phase { cpu_share: (c1 - c0).as_secs_f64() / wall.as_secs_f64(), rate: (k1 - k0) / wall.as_secs_f64(), seen, late }
 }
 
+/// A late joiner of a 10-minute run: a feed in this process (serve's own `Feed`, `viewer::watch`
+/// on a loopback socket) whose history is `batches` — the frames a viewer received from the real
+/// server, as it sent them — repeated with their timestamps shifted until they span `secs`
+/// seconds; then a viewer asks for everything from event 0 and decodes every frame. Returns the
+/// time to the first batch, the time to the last, the values and the bytes received.
+fn late_joiner(info: &RunInfo, batches: &[SampleBatch], secs: u64) -> (Duration, Duration, u64, u64) {
+    let feed = Feed::batching(usize::MAX / 2, Access::loopback_only(), Duration::ZERO);
+    feed.started(info, &[]);
+    let (t0, t1) =
+        batches.iter().flat_map(|b| b.timestamps.iter()).fold((i64::MAX, i64::MIN), |(a, b), &t| (a.min(t), b.max(t)));
+    let span = (t1 - t0 + 1_000_000).max(1);
+    let copies = (secs as i64 * 1_000_000_000 + span - 1) / span;
+    for c in 0..copies {
+        for b in batches {
+            let mut b = b.clone();
+            b.timestamps.iter_mut().for_each(|t| *t += c * span);
+            feed.batch(&b);
+        }
+    }
+    feed.end();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let client = TcpStream::connect(listener.local_addr().expect("addr")).expect("connect");
+    let (socket, peer) = listener.accept().expect("accept");
+    let server = Arc::clone(&feed);
+    let request = viewer::Request { from: 0, feed: None, protocol: wire::PROTOCOL };
+    let thread = std::thread::spawn(move || viewer::watch(&server, socket, peer, &request));
+    let config = tungstenite::protocol::WebSocketConfig::default().max_message_size(Some(256 << 20));
+    let mut ws = tungstenite::WebSocket::from_raw_socket(client, tungstenite::protocol::Role::Client, Some(config));
+    let t = Instant::now();
+    let (mut first, mut values, mut bytes) = (None, 0u64, 0u64);
+    loop {
+        match ws.read() {
+            Ok(tungstenite::Message::Binary(b)) => {
+                bytes += b.len() as u64;
+                values += wire::decode_batch(&b).expect("a batch").samples.values.len() as u64;
+                first.get_or_insert_with(|| t.elapsed());
+            }
+            Ok(m) => bytes += m.len() as u64,
+            Err(_) => break,
+        }
+    }
+    let all = t.elapsed();
+    let _ = thread.join();
+    (first.unwrap_or_default(), all, values, bytes)
+}
+
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
     let secs = std::env::var("ZESCOPE_LIVE_BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
     let phases: Vec<(usize, Phase)> = [0, 1, 4].into_iter().map(|v| (v, phase(secs, v))).collect();
+    let kept = &phases[1].1.seen[0];
+    if let Some(info) = &kept.run {
+        let minutes = 10;
+        let (first, all, values, bytes) = late_joiner(info, &kept.batches, minutes * 60);
+        println!(
+            "live/late joiner of {minutes} min (in process, {} s of the run repeated): first batch after {:.1} ms, \
+             all {values} values ({:.1} MB, {:.2} bytes/value) decoded in {:.3} s",
+            secs,
+            first.as_secs_f64() * 1e3,
+            bytes as f64 / 1e6,
+            bytes as f64 / values.max(1) as f64,
+            all.as_secs_f64()
+        );
+    }
     let alone = phases[0].1.cpu_share;
     for (v, p) in &phases {
         println!(

@@ -12,10 +12,13 @@
 //!
 //!     cargo bench --bench serve
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::net::SocketAddr;
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+#[path = "support/served.rs"]
+mod served;
+use served::{scrape, start, value};
 
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
 #[global_allocator]
@@ -23,21 +26,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const CLIENTS: usize = 4;
 const PER_CLIENT_HZ: u32 = 50;
-
-fn scrape(addr: SocketAddr) -> std::io::Result<String> {
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")?;
-    let mut text = String::new();
-    s.read_to_string(&mut text)?;
-    Ok(text)
-}
-
-fn value(page: &str, name: &str) -> f64 {
-    page.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or_else(|| panic!("{name} missing from the scrape"))
-}
 
 struct Health {
     at: Instant,
@@ -54,31 +42,6 @@ fn health(addr: SocketAddr) -> Health {
         late: value(&page, "zescope_sampler_late_ticks_total"),
         dropped: value(&page, "zescope_sampler_dropped_samples_total"),
     }
-}
-
-fn start() -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_zescope"))
-        .args(["--source", "sim", "serve", "--listen", "127.0.0.1:0", "--interval", "1ms"])
-        .env_remove("ZE_SIM_CONFIG")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("zescope serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("address line");
-    let addr = line
-        .trim()
-        .strip_prefix("zescope: serving http://")
-        .and_then(|a| a.strip_suffix("/metrics"))
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    // Until the health of the run is served (the first health window), then one more second.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !scrape(addr).is_ok_and(|p| p.contains("zescope_sampler_ticks_total")) {
-        assert!(Instant::now() < deadline, "serve never served its stats");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_secs(1));
-    (child, addr)
 }
 
 struct Phase {

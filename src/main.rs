@@ -37,6 +37,10 @@ fn main() -> ExitCode {
                 Some(target) => zescope::live::remote::spawn(target.clone(), options.waker),
                 None => zescope_sampler::spawn_source(source, zescope::sim::built_in, options),
             }),
+            connect: Box::new(|r, options| {
+                let target = zescope::live::client::Target::new(r.addr.clone(), r.token_file.as_deref())?;
+                Ok(zescope::live::remote::spawn(target, options.waker))
+            }),
             built_in: zescope::sim::built_in,
             interrupt: Box::new(Termination::install()),
             file: cli.file,

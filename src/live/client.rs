@@ -103,8 +103,8 @@ fn connect(target: &Target, feed: Option<&str>, from: u64) -> Result<WebSocket<T
     let _ = stream.set_nodelay(true);
     stream.set_read_timeout(Some(Duration::from_secs(10))).map_err(|e| e.to_string())?;
     let query = match feed {
-        Some(f) => format!("?from={from}&feed={f}"),
-        None => String::new(),
+        Some(f) => format!("?protocol={}&from={from}&feed={f}", wire::PROTOCOL),
+        None => format!("?protocol={}", wire::PROTOCOL),
     };
     let mut request = format!("ws://{}/live{query}", target.addr).into_client_request().map_err(|e| e.to_string())?;
     if let Some(t) = &target.token {

@@ -14,17 +14,21 @@
 use serde_json::{Value, json};
 use zescope_sampler::{DeviceEntry, Health, RunInfo, SampleBatch, StopReason};
 
-/// The protocol's version, `"protocol"` in the hello.
-pub const PROTOCOL: u64 = 1;
-/// The first bytes of a batch frame.
+/// The protocol's newest version, `"protocol"` in the hello: batches packed
+/// ([`super::packed`]). A viewer asks for it with `?protocol=2`; one that does not ask gets
+/// version 1, whose batches are plain `f64` columns ([`batch`]).
+pub const PROTOCOL: u64 = 2;
+/// The versions this zescope speaks.
+pub const PROTOCOLS: [u64; 2] = [1, 2];
+/// The first bytes of a version 1 batch frame.
 pub const MAGIC: [u8; 4] = *b"ZSL1";
 /// Bytes before a batch's timestamps.
 pub const HEADER: usize = 40;
 /// The flag bit of a batch whose first row does not connect to the stream's previous one.
 pub const GAP_BEFORE: u8 = 1;
 
-/// The hello: what a viewer needs before the first batch (JSON text).
-pub fn hello(feed: &str, info: &RunInfo, inventory: &[DeviceEntry]) -> String {
+/// The hello of version `protocol`: what a viewer needs before the first batch (JSON text).
+pub fn hello(feed: &str, info: &RunInfo, inventory: &[DeviceEntry], protocol: u64) -> String {
     let devices: Vec<Value> = info
         .config
         .targets
@@ -62,7 +66,7 @@ pub fn hello(feed: &str, info: &RunInfo, inventory: &[DeviceEntry]) -> String {
         .collect();
     json!({
         "type": "hello",
-        "protocol": PROTOCOL,
+        "protocol": protocol,
         "server": concat!("zescope ", env!("CARGO_PKG_VERSION")),
         "feed": feed,
         "run": info.run,
@@ -203,8 +207,11 @@ fn le<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
     a
 }
 
-/// Decodes a binary frame; the error names what is wrong with it.
+/// Decodes a binary frame of either version; the error names what is wrong with it.
 pub fn decode_batch(bytes: &[u8]) -> Result<Batch, String> {
+    if bytes.starts_with(&super::packed::MAGIC) {
+        return super::packed::decode(bytes);
+    }
     if bytes.len() < HEADER || bytes[..4] != MAGIC {
         return Err(format!("a binary frame of {} bytes is not a batch (no {HEADER}-byte ZSL1 header)", bytes.len()));
     }
@@ -280,8 +287,8 @@ fn from<T: serde::de::DeserializeOwned>(v: &Value, name: &str) -> Result<T, Stri
 
 fn decode_hello(v: &Value) -> Result<Hello, String> {
     let protocol = u(v, "protocol")?;
-    if protocol != PROTOCOL {
-        return Err(format!("the server speaks live protocol {protocol}; this zescope reads {PROTOCOL}"));
+    if !PROTOCOLS.contains(&protocol) {
+        return Err(format!("the server speaks live protocol {protocol}; this zescope reads 1 and 2"));
     }
     let config: zescope_sampler::RunConfig = from(v, "config")?;
     let mut devices = Vec::new();
@@ -450,7 +457,7 @@ mod tests {
             imports: 2,
             notices: vec!["n".into()],
         };
-        let Text::Hello(h) = decode_text(&hello("f", &info, &[])).unwrap() else { panic!("not a hello") };
+        let Text::Hello(h) = decode_text(&hello("f", &info, &[], PROTOCOL)).unwrap() else { panic!("not a hello") };
         assert_eq!((h.feed.as_str(), &h.info), ("f", &info));
         assert_eq!((h.devices[0].path, h.devices[0].name.as_str()), (path, "dev"));
     }
@@ -486,8 +493,8 @@ mod tests {
         assert!(matches!(decode_text(r#"{"type":"later","seq":1}"#).unwrap(), Text::Unknown));
         assert!(decode_text("[1]").is_err());
         assert!(decode_text(r#"{"type":"notice","message":"m"}"#).unwrap_err().contains("seq"));
-        let old = r#"{"type":"hello","protocol":2}"#;
-        assert!(decode_text(old).unwrap_err().contains("protocol 2"));
+        let newer = r#"{"type":"hello","protocol":3}"#;
+        assert!(decode_text(newer).unwrap_err().contains("protocol 3"));
     }
 
     #[test]

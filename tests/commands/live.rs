@@ -208,7 +208,10 @@ fn a_python_viewer_receives_every_sample_of_the_session_the_server_saved() {
     // One viewer from the start, one that drops its link and resumes from where it was.
     let Some(mut early) = client(&serve.url(), &dir.path().join("early.json"), &[]) else { return };
     let Some(_) = early.wait_line("hello") else { return };
-    let mut resumed = client(&serve.url(), &dir.path().join("resumed.json"), &["--resume-after", "200"]).unwrap();
+    // It speaks protocol 1 (plain f64 batches, what a viewer gets that asks for no version); the
+    // others protocol 2 (packed batches).
+    let args = ["--resume-after", "200", "--protocol", "1"];
+    let mut resumed = client(&serve.url(), &dir.path().join("resumed.json"), &args).unwrap();
     resumed.wait_line("hello");
     // A late joiner, once the run has a history.
     std::thread::sleep(Duration::from_secs(2));
@@ -226,9 +229,13 @@ fn a_python_viewer_receives_every_sample_of_the_session_the_server_saved() {
         assert_eq!(got["gaps"], serde_json::json!([]), "{who}: nothing was missing");
         assert_eq!(got["events"]["stopped"].as_array().map(Vec::len), Some(1), "{who}");
         same_as_session(&got, &session);
+        let protocol = if who == "resumed" { 1 } else { 2 };
+        assert_eq!(got["hello"]["protocol"], protocol, "{who}");
         if who == "resumed" {
             assert_eq!(got["connects"], 2, "it reconnected");
         }
+        let per_value = got["binary_bytes"].as_f64().unwrap() / got["values"].as_f64().unwrap();
+        eprintln!("{who}: protocol {protocol}, {per_value:.2} bytes of batch frames a value");
     }
 }
 
@@ -381,6 +388,8 @@ fn beyond_loopback_only_the_token_gets_in() {
 pub(crate) struct Relay {
     pub(crate) addr: SocketAddr,
     open: Arc<Mutex<Vec<TcpStream>>>,
+    /// While set, connections are closed as they come: the link is down.
+    down: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Relay {
@@ -388,9 +397,13 @@ impl Relay {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let open = Arc::new(Mutex::new(Vec::new()));
-        let keep = Arc::clone(&open);
+        let down = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (keep, held) = (Arc::clone(&open), Arc::clone(&down));
         std::thread::spawn(move || {
             for down in listener.incoming().map_while(Result::ok) {
+                if held.load(std::sync::atomic::Ordering::SeqCst) {
+                    continue;
+                }
                 let Ok(up) = TcpStream::connect(upstream) else { continue };
                 let mut o = keep.lock().unwrap();
                 o.push(down.try_clone().unwrap());
@@ -403,12 +416,22 @@ impl Relay {
                 }
             }
         });
-        Relay { addr, open }
+        Relay { addr, open, down }
     }
 
+    /// Cuts the connections open now (new ones go through).
     pub(crate) fn cut(&self) {
         for s in self.open.lock().unwrap().drain(..) {
             let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+
+    /// Cuts the link and keeps it down (`true`: new connections are closed at once), or lets
+    /// connections through again (`false`).
+    pub(crate) fn hold(&self, down: bool) {
+        self.down.store(down, std::sync::atomic::Ordering::SeqCst);
+        if down {
+            self.cut();
         }
     }
 }
@@ -444,7 +467,8 @@ fn record_connect_records_the_remote_run_whole_across_a_dropped_link() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(stderr.lock().unwrap().contains("reconnecting"), "the drop was said");
-    std::thread::sleep(Duration::from_millis(500));
+    // Long enough for a run worth comparing, on a loaded machine too.
+    std::thread::sleep(Duration::from_millis(1500));
     serve.stop();
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {

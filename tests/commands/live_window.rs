@@ -3,7 +3,7 @@
 //! mid-run. The handle says REMOTE (with the link's bytes/s and round trip) and "reconnecting",
 //! passes on the marker `zescope mark` sent to the server, and holds every sample of the run
 //! across the cut: the same rows the server saved (`--save`). (The window itself draws what it drains as
-//! it draws a local run; its screenshot under Xvfb is in the closing note of the change.)
+//! it draws a local run; `live_xvfb` watches it do so under Xvfb.)
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

@@ -11,7 +11,8 @@
 //! Python protos (`perfetto`, `perfetto_check.py`), the processes using each device in `record`'s
 //! files and `serve --processes` (`processes`), sessions written by `record` from the streamer,
 //! telemetry and the metric tracer (`session_*`), triggers in `record` and `serve` (`triggers`),
-//! the window under Xvfb (`xvfb`), and every source through the real Level Zero loaders
+//! the window under Xvfb (`xvfb`; on a remote run whose link drops, `live_xvfb`), the live feed
+//! (`live`, `live_window`), and every source through the real Level Zero loaders
 //! (`loader_*`; `loader_profiles`: drivers that behave as Intel's NPU driver and compute-runtime
 //! do, found by the loader's own discovery; `loader_tracer`: a tracer-based group read with the
 //! metric tracer, or without it on an older loader; `loader_drivers_2026`: drivers as they are in
@@ -29,6 +30,7 @@ mod list;
 mod list_catalog;
 mod live;
 mod live_window;
+mod live_xvfb;
 mod loader_drivers_2026;
 mod loader_matrix;
 mod loader_profiles;

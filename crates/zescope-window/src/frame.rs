@@ -202,7 +202,7 @@ impl ZescopeApp {
     }
 
     /// The dialogs waiting for an answer, over everything: the offer to recover a crashed
-    /// session, the path prompt, the unsaved-data question.
+    /// session, the path prompt, File → Connect…, the unsaved-data question.
     fn dialogs(&mut self, ctx: &egui::Context) {
         self.recovery_window(ctx);
         match self.files.show_prompt(ctx) {
@@ -211,6 +211,7 @@ impl ZescopeApp {
             PromptAnswer::Cancelled => self.unsaved.after_save = None,
             PromptAnswer::None | PromptAnswer::Pending => {}
         }
+        self.connect_dialog(ctx);
         self.unsaved_modal(ctx);
     }
 

@@ -24,10 +24,16 @@ pub trait Interrupt {
     fn on_signal(&self, wake: Box<dyn Fn() + Send>);
 }
 
+/// Starts a link to a remote run with the window's options; the error says why not.
+pub type StartRemote = Box<dyn Fn(&crate::connect::Remote, Options) -> Result<SamplerHandle, String>>;
+
 /// What the binary hands the window.
 pub struct Launch {
     /// Starts the sampler thread on the source the user asked for, with the window's options.
     pub start_sampler: Box<dyn FnOnce(Options) -> SamplerHandle>,
+    /// Opens a link to a remote run instead (File → Connect…), with the window's options; the
+    /// error says why not.
+    pub connect: StartRemote,
     /// The simulated device the program links in, which Help → Diagnostics checks for `sim`
     /// and `auto`'s fallback.
     pub built_in: zescope_ze::BuiltIn,
@@ -73,7 +79,7 @@ fn icon() -> Option<egui::IconData> {
 /// Opens the window: samples with the sampler `launch` starts, showing its session file if one is
 /// given; returns when the window is closed.
 pub fn run(launch: Launch) -> ExitCode {
-    let Launch { start_sampler, built_in, interrupt: stop, file, view } = launch;
+    let Launch { start_sampler, connect, built_in, interrupt: stop, file, view } = launch;
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("zescope")
         .with_app_id("zescope")
@@ -107,13 +113,17 @@ pub fn run(launch: Launch) -> ExitCode {
                     ctx.request_repaint();
                 }
             });
-            let link = start_sampler(Options { waker: Some(waker), ..Options::default() });
+            let link = start_sampler(Options { waker: Some(Arc::clone(&waker)), ..Options::default() });
             // Wake the UI when a signal arrives, even if nothing else would repaint it.
             let repaint = cc.egui_ctx.clone();
             stop.on_signal(Box::new(move || repaint.request_repaint()));
             let limits = settings.markers;
             let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
             app.use_wake_flag(flag);
+            app.connector = Some(Box::new(move |r| {
+                let options = Options { waker: Some(Arc::clone(&waker)), ..Options::default() };
+                connect(r, options).map(|h| Box::new(h) as Box<dyn crate::link::SamplerLink>)
+            }));
             app.windows.diagnostics = crate::windows::Diagnostics::with_built_in(built_in);
             match zescope_model::markers::Listener::start_default(limits) {
                 Ok(l) => {

@@ -27,6 +27,7 @@ pub(crate) mod actions;
 pub(crate) mod axes;
 pub mod banner;
 pub mod compare;
+pub mod connect;
 pub mod dialogs;
 pub(crate) mod drain;
 pub(crate) mod empty_pane;
@@ -150,6 +151,12 @@ pub struct ZescopeApp {
     pub views: views::Views,
     /// The marker being named in the toolbar's field (`marker_name.rs`).
     pub marker_name: Option<marker_name::MarkerName>,
+    /// File → Connect…'s dialog.
+    pub connect: connect::ConnectDialog,
+    /// The servers connected to lately, newest first (File → Connect…).
+    pub recent_remotes: Vec<connect::Remote>,
+    /// Opens a link to a remote run (File → Connect…); `None`: the window cannot.
+    pub connector: Option<connect::Connector>,
 }
 
 impl ZescopeApp {
@@ -197,6 +204,9 @@ impl ZescopeApp {
             comparison: None,
             views: views::Views::default(),
             marker_name: None,
+            connect: connect::ConnectDialog::default(),
+            recent_remotes: settings.recent_remotes,
+            connector: None,
         }
     }
 
@@ -231,6 +241,7 @@ impl ZescopeApp {
             frame_cap: self.frame_cap,
             overview: if self.overview.shown { settings::Shown::Yes } else { settings::Shown::No },
             markers: self.marker_limits,
+            recent_remotes: self.recent_remotes.clone(),
         }
     }
 

@@ -54,6 +54,11 @@ impl ZescopeApp {
                         }
                     });
                 });
+                let connect = ui.button("Connect…").on_hover_text("watch a run served by `zescope serve` elsewhere");
+                if connect.clicked() {
+                    ui.close();
+                    self.connect.open_with(&self.recent_remotes);
+                }
                 if ui.button("Compare with…").on_hover_text("overlay a second session on the same panes").clicked() {
                     ui.close();
                     let a = self.files.ask_compare();

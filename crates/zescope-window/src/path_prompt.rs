@@ -161,7 +161,7 @@ pub(crate) fn check_path(purpose: PromptPurpose, text: &str) -> Result<PathBuf, 
     }
 }
 
-fn expand_home(text: &str) -> PathBuf {
+pub(crate) fn expand_home(text: &str) -> PathBuf {
     match (text.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => Path::new(&home).join(rest),
         _ => PathBuf::from(text),

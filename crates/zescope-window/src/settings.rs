@@ -58,6 +58,8 @@ pub struct Settings {
     /// How many markers the workload may send: rate, burst, count per recording
     /// (`zescope_model::markers::Limits`; only in this file, no menu).
     pub markers: zescope_model::markers::Limits,
+    /// Servers connected to lately (File → Connect…), newest first.
+    pub recent_remotes: Vec<crate::connect::Remote>,
 }
 
 /// A part of the window the user may hide; shown unless hidden.

@@ -1,5 +1,6 @@
 //! Asking before recorded data that was never saved is thrown away. Open (which replaces what is
-//! shown), Start over an opened recording (which replaces the recording) and Quit (Ctrl+Q, the
+//! shown), Connect (which replaces the source), Start over an opened recording (which replaces
+//! the recording) and Quit (Ctrl+Q, the
 //! menu, the window's close button) first show a modal: Save, Discard or Cancel. Save goes
 //! through the save dialog (or the path prompt) and carries on once the file is written; a save
 //! that fails or is cancelled carries on with nothing. SIGINT and SIGTERM never ask.
@@ -26,6 +27,8 @@ pub enum Pending {
     Start(Command),
     /// Quit the window.
     Quit,
+    /// Watch this server's run instead (File → Connect…).
+    Connect(crate::connect::Remote),
 }
 
 impl Pending {
@@ -34,6 +37,7 @@ impl Pending {
             Pending::Open(_) => "Opening a session",
             Pending::Start(_) => "Starting a new run",
             Pending::Quit => "Quitting",
+            Pending::Connect(_) => "Connecting to a server",
         }
     }
 }
@@ -80,7 +84,7 @@ impl ZescopeApp {
     /// Does `what` now, or first asks when it would discard unsaved data.
     pub(super) fn guarded(&mut self, what: Pending) {
         let discards = match &what {
-            Pending::Open(_) | Pending::Quit => true,
+            Pending::Open(_) | Pending::Quit | Pending::Connect(_) => true,
             Pending::Start(_) => self.files.recording.is_some(),
         };
         if discards && self.has_unsaved() {
@@ -95,6 +99,7 @@ impl ZescopeApp {
             Pending::Open(path) => self.open(path),
             Pending::Start(c) => self.start(c),
             Pending::Quit => self.quit(),
+            Pending::Connect(r) => self.connect_to(r),
         }
     }
 

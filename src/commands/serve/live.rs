@@ -3,9 +3,15 @@
 //!
 //! The contract:
 //! - [`Feed`] is filled by serve's run loop (the thread that takes the sampler's events) and read
-//!   by the viewers' threads ([`viewer`]). Filling encodes the event once ([`crate::live::wire`])
-//!   and appends it under a mutex held for a push: the run loop never waits for a viewer, and a
-//!   viewer never holds the lock while it writes to its socket.
+//!   by the viewers' threads ([`viewer`]). Filling encodes the event once ([`crate::live::wire`];
+//!   batches packed, protocol 2's [`crate::live::packed`]) and appends it under a mutex held for
+//!   a push: the run loop never waits for a viewer, and a viewer never holds the lock while it
+//!   writes to its socket. A viewer of protocol 1 turns the packed batches it takes into plain
+//!   ones on its own thread.
+//! - A stream's rows are sent in batches of at most [`BATCH_ROWS`] rows, each sent once it is full
+//!   or its first row waited [`BATCH_WAIT`] (the sampler delivers a few rows at a time at 1 kHz,
+//!   and a packed column's header costs the same for 3 rows as for 256), and before any other
+//!   event: rows and the other events keep the order they came in, per stream.
 //! - The history holds every event from the oldest still held to the newest, numbered by `seq`
 //!   without holes; when its frames exceed the cap ([`DEFAULT_HISTORY`] unless `--history`), the
 //!   oldest go first. A viewer that asks for events no longer held is told so (a `gap` frame)
@@ -40,6 +46,11 @@ pub const PATH: &str = "/live";
 pub const MAX_VIEWERS: usize = 8;
 /// The history's default cap (bytes of encoded frames).
 pub const DEFAULT_HISTORY: usize = 256 << 20;
+/// The most rows a batch of the feed holds (a packed block).
+pub const BATCH_ROWS: usize = crate::live::packed::BLOCK;
+/// How long a stream's rows wait for more before they are sent: well under a frame of the
+/// window at 60 Hz, so the sample-to-screen latency grows by at most this.
+pub const BATCH_WAIT: Duration = Duration::from_millis(16);
 
 /// The feed of one `serve`.
 pub struct Feed {
@@ -51,11 +62,14 @@ pub struct Feed {
     state: Mutex<State>,
     changed: Condvar,
     viewers: AtomicUsize,
+    /// [`BATCH_WAIT`], or less (tests).
+    wait: Duration,
 }
 
 #[derive(Default)]
 struct State {
-    hello: Option<Message>,
+    /// The hello, in protocols 1 and 2.
+    hello: Option<[Message; 2]>,
     /// Held events, oldest first; `frames[i]` is event `oldest + i`.
     frames: VecDeque<Message>,
     oldest: u64,
@@ -63,6 +77,8 @@ struct State {
     cap: usize,
     /// Per stream of the run: the ordinal its next row will have.
     ordinals: Vec<u64>,
+    /// Per stream: rows not yet sent, and since when the first of them waits.
+    pending: Vec<Option<(SampleBatch, Instant)>>,
     ended: bool,
 }
 
@@ -100,10 +116,16 @@ impl Drop for Watching {
 impl Feed {
     /// An empty feed keeping at most `cap` bytes of history.
     pub fn new(cap: usize, access: access::Access) -> Arc<Feed> {
+        Feed::batching(cap, access, BATCH_WAIT)
+    }
+
+    /// As [`Feed::new`], a stream's rows waiting at most `wait` for more.
+    pub fn batching(cap: usize, access: access::Access, wait: Duration) -> Arc<Feed> {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
         let id = format!("{:016x}", (nanos as u64) ^ (u64::from(std::process::id()) << 40));
         let state = State { cap, ..State::default() };
-        Arc::new(Feed { id, access, state: Mutex::new(state), changed: Condvar::new(), viewers: AtomicUsize::new(0) })
+        let viewers = AtomicUsize::new(0);
+        Arc::new(Feed { id, access, state: Mutex::new(state), changed: Condvar::new(), viewers, wait })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -112,10 +134,11 @@ impl Feed {
 
     /// The run started: its hello.
     pub fn started(&self, info: &RunInfo, inventory: &[DeviceEntry]) {
-        let hello = Message::text(wire::hello(&self.id, info, inventory));
+        let hello = [1, 2].map(|p| Message::text(wire::hello(&self.id, info, inventory, p)));
         let mut s = self.lock();
         s.hello = Some(hello);
         s.ordinals = vec![0; info.streams.len()];
+        s.pending = vec![None; info.streams.len()];
         drop(s);
         self.changed.notify_all();
     }
@@ -131,21 +154,70 @@ impl Feed {
         }
     }
 
-    /// A batch of samples of the run.
-    pub fn batch(&self, b: &SampleBatch) {
-        let mut s = self.lock();
-        let Some(next) = s.ordinals.get_mut(b.stream) else { return };
-        let first = *next;
-        *next += b.timestamps.len() as u64;
-        let frame = Message::binary(wire::batch(s.next(), first, b));
-        self.push(&mut s, frame);
-        drop(s);
-        self.changed.notify_all();
+    /// Sends stream `i`'s pending rows as a batch; whether there were any.
+    fn send_pending(&self, s: &mut State, i: usize) -> bool {
+        let Some((b, _)) = s.pending.get_mut(i).and_then(Option::take) else { return false };
+        let first = s.ordinals[i];
+        s.ordinals[i] += b.timestamps.len() as u64;
+        let frame = Message::binary(crate::live::packed::batch(s.next(), first, &b));
+        self.push(s, frame);
+        true
     }
 
-    /// Any other event of the run.
+    /// Sends the pending rows that are due (all of them with `all`); whether any were.
+    fn send_due(&self, s: &mut State, all: bool) -> bool {
+        let due: Vec<usize> = (0..s.pending.len())
+            .filter(|&i| s.pending[i].as_ref().is_some_and(|(_, since)| all || since.elapsed() >= self.wait))
+            .collect();
+        for &i in &due {
+            let _ = self.send_pending(s, i);
+        }
+        !due.is_empty()
+    }
+
+    /// A batch of samples of the run: its rows join the stream's pending ones (sent when full,
+    /// or due).
+    pub fn batch(&self, b: &SampleBatch) {
+        let mut s = self.lock();
+        let n = b.timestamps.len();
+        if b.stream >= s.ordinals.len() || n == 0 {
+            return;
+        }
+        let k = b.values.len() / n;
+        // A gap starts a batch of its own (the flag is its first row's).
+        let mut sent = b.gap_before && self.send_pending(&mut s, b.stream);
+        let mut rows = 0;
+        while rows < n {
+            let (p, _) = s.pending[b.stream].get_or_insert_with(|| {
+                let gap_before = b.gap_before && rows == 0;
+                let empty = SampleBatch {
+                    run: b.run,
+                    stream: b.stream,
+                    timestamps: Vec::new(),
+                    values: Vec::new(),
+                    gap_before,
+                };
+                (empty, Instant::now())
+            });
+            let take = (BATCH_ROWS - p.timestamps.len()).min(n - rows);
+            p.timestamps.extend_from_slice(&b.timestamps[rows..rows + take]);
+            p.values.extend_from_slice(&b.values[rows * k..(rows + take) * k]);
+            rows += take;
+            if p.timestamps.len() >= BATCH_ROWS {
+                sent |= self.send_pending(&mut s, b.stream);
+            }
+        }
+        sent |= self.send_due(&mut s, false);
+        drop(s);
+        if sent {
+            self.changed.notify_all();
+        }
+    }
+
+    /// Any other event of the run (after the rows that came before it).
     pub fn event(&self, e: &wire::Event) {
         let mut s = self.lock();
+        self.send_due(&mut s, true);
         let frame = Message::text(wire::event(s.next(), e));
         self.push(&mut s, frame);
         drop(s);
@@ -154,25 +226,32 @@ impl Feed {
 
     /// The run ended: nothing more will come.
     pub fn end(&self) {
-        self.lock().ended = true;
+        let mut s = self.lock();
+        self.send_due(&mut s, true);
+        s.ended = true;
+        drop(s);
         self.changed.notify_all();
     }
 
-    /// The hello, waiting at most `wait` for the run to start; `None` when it has not (or the
-    /// feed ended without a run).
-    pub fn hello(&self, wait: Duration) -> Option<Message> {
+    /// The hello of `protocol` (1 or 2), waiting at most `wait` for the run to start; `None`
+    /// when it has not (or the feed ended without a run).
+    pub fn hello(&self, wait: Duration, protocol: u64) -> Option<Message> {
         let s = self.lock();
         let (s, _) = self
             .changed
             .wait_timeout_while(s, wait, |s| s.hello.is_none() && !s.ended)
             .unwrap_or_else(|p| p.into_inner());
-        s.hello.clone()
+        s.hello.as_ref().map(|h| h[usize::from(protocol != 1)].clone())
     }
 
     /// Events from `from` on, at most about `max_bytes` of them (at least one), waiting at most
     /// `wait` for one to come.
     pub fn take(&self, from: u64, max_bytes: usize, wait: Duration) -> Taken {
-        let s = self.lock();
+        let mut s = self.lock();
+        // Rows that waited long enough go now, though no more came (a stalled sampler).
+        if self.send_due(&mut s, false) {
+            self.changed.notify_all();
+        }
         let (s, _) = self
             .changed
             .wait_timeout_while(s, wait, |s| s.next() <= from && !s.ended)

@@ -63,3 +63,94 @@ fn a_remote_runs_markers_land_on_the_windows_markers() {
         "the server's markers, as the socket's are filed"
     );
 }
+
+/// A link that says when it was shut down.
+struct Watched(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl zescope_window::link::SamplerLink for Watched {
+    fn send(&self, _: zescope_sampler::Command) {}
+    fn try_recv(&self) -> Option<zescope_sampler::Event> {
+        None
+    }
+    fn shutdown(&mut self, _: std::time::Duration) -> Result<(), std::time::Duration> {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+/// File → Connect…: the dialog offers the servers connected to lately (the newest filled in),
+/// refuses an address without a port and a connector's refusal in place, and on Connect
+/// replaces the source with the link the connector opened (the old one shut down), whose
+/// inventory then shows REMOTE; the server goes first in the remembered addresses.
+#[test]
+fn file_connect_offers_recent_servers_and_replaces_the_source_with_the_remote_link() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use zescope_window::connect::Remote;
+    let remote = |a: &str| Remote { addr: a.to_owned(), token_file: None };
+    let settings =
+        Settings { recent_remotes: vec![remote("gpu-box:9464"), remote("npu-rig:9464")], ..Settings::default() };
+    let old_down = Arc::new(AtomicBool::new(false));
+    let mut app = ZescopeApp::new(Box::new(Watched(Arc::clone(&old_down))), settings, Store::new(64 << 20));
+    app.auto_start = false;
+    let asked = Arc::new(Mutex::new(Vec::<Remote>::new()));
+    let log = Arc::clone(&asked);
+    app.connector = Some(Box::new(move |r: &Remote| {
+        log.lock().unwrap().push(r.clone());
+        if r.addr.starts_with("refused") {
+            return Err("refused: cannot read the token file".to_owned());
+        }
+        let description = format!("REMOTE {}", r.addr);
+        let source =
+            SourceInfo { requested: zescope_ze::Source::Auto, simulated: false, description, fallback_reason: None };
+        let inv = zescope_sampler::Event::Inventory(Inventory { source: Some(source), devices: Vec::new() });
+        Ok(Box::new(Events(std::sync::Mutex::new([inv].into_iter().collect()))) as Box<_>)
+    }));
+    let mut h = crate::support::harness_of(app, crate::support::WINDOW);
+    h.step();
+    h.get_by_label("File").click();
+    h.step();
+    h.step();
+    h.get_by_label("Connect…").click();
+    h.step();
+    h.step();
+    assert!(h.state().connect.open, "the dialog opened");
+    assert_eq!(h.state().connect.addr, "gpu-box:9464", "filled in with the newest server");
+    h.get_by_label("npu-rig:9464").click();
+    h.step();
+    assert_eq!(h.state().connect.addr, "npu-rig:9464", "a recent server fills the address in");
+    let field = |h: &egui_kittest::Harness<'static, ZescopeApp>, text: &str| {
+        h.get_by_label("Server address (HOST:PORT):").set_text_value_accesskit(text);
+    };
+    field(&h, "no-port");
+    h.step();
+    h.get_by_label("Connect").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("is not HOST:PORT");
+    assert!(asked.lock().unwrap().is_empty(), "an address without a port is refused before connecting");
+    field(&h, "refused:1");
+    h.step();
+    h.get_by_label("Connect").click();
+    h.step();
+    h.step();
+    h.get_by_label_contains("cannot read the token file");
+    assert!(h.state().connect.open && !old_down.load(Ordering::SeqCst), "a refusal keeps the dialog and the source");
+    field(&h, "lab-7:9500");
+    h.step();
+    h.get_by_label("Connect").click();
+    for _ in 0..4 {
+        h.step();
+    }
+    assert_eq!(asked.lock().unwrap().last(), Some(&remote("lab-7:9500")));
+    assert!(old_down.load(Ordering::SeqCst), "the old source was shut down");
+    assert!(!h.state().connect.open, "the dialog closed");
+    h.get_by_label(" REMOTE ");
+    assert_eq!(h.query_all_by_label("REMOTE lab-7:9500").count(), 2, "the source panel and the status bar");
+    let recent: Vec<&str> = h.state().recent_remotes.iter().map(|r| r.addr.as_str()).collect();
+    assert_eq!(recent, ["lab-7:9500", "gpu-box:9464", "npu-rig:9464"], "remembered first, once");
+    // Remembered in the settings file as the other recents are.
+    let text = ron::to_string(&Settings { recent_remotes: h.state().recent_remotes.clone(), ..Settings::default() });
+    let back: Settings = ron::from_str(&text.unwrap()).unwrap();
+    assert_eq!(back.recent_remotes, h.state().recent_remotes);
+}

@@ -38,10 +38,10 @@ fn batch_of(m: &Message) -> wire::Batch {
 
 #[test]
 fn events_are_numbered_without_holes_and_batches_carry_their_streams_ordinals() {
-    let feed = Feed::new(1 << 20, access::Access::loopback_only());
-    assert!(feed.hello(Duration::ZERO).is_none());
+    let feed = Feed::batching(1 << 20, access::Access::loopback_only(), Duration::ZERO);
+    assert!(feed.hello(Duration::ZERO, 2).is_none());
     feed.started(&run(2), &[]);
-    assert!(feed.hello(Duration::ZERO).is_some());
+    assert!(feed.hello(Duration::ZERO, 2).is_some());
     feed.batch(&rows(0, 3));
     feed.event(&Event::Notice("n".into()));
     feed.batch(&rows(1, 2));
@@ -63,8 +63,8 @@ fn events_are_numbered_without_holes_and_batches_carry_their_streams_ordinals() 
 
 #[test]
 fn the_oldest_go_first_and_a_viewer_that_asks_for_them_is_told() {
-    let one = wire::batch(0, 0, &rows(0, 10)).len();
-    let feed = Feed::new(3 * one, access::Access::loopback_only());
+    let one = crate::live::packed::batch(0, 0, &rows(0, 10)).len();
+    let feed = Feed::batching(3 * one, access::Access::loopback_only(), Duration::ZERO);
     feed.started(&run(1), &[]);
     for _ in 0..5 {
         feed.batch(&rows(0, 10));
@@ -85,4 +85,51 @@ fn at_most_max_viewers_watch_and_a_place_comes_back() {
     drop(places);
     assert_eq!(feed.viewers(), 0);
     assert!(feed.watch().is_some());
+}
+
+#[test]
+fn rows_wait_for_a_full_batch_or_their_time_and_never_pass_another_event() {
+    let feed = Feed::batching(1 << 20, access::Access::loopback_only(), Duration::from_secs(3600));
+    feed.started(&run(2), &[]);
+    for _ in 0..100 {
+        feed.batch(&rows(0, 3));
+    }
+    feed.batch(&rows(1, 2));
+    let t = feed.take(0, usize::MAX, Duration::ZERO);
+    let got: Vec<(usize, u64, usize)> =
+        t.frames.iter().map(batch_of).map(|b| (b.samples.stream, b.first, b.samples.timestamps.len())).collect();
+    assert_eq!(got, [(0, 0, BATCH_ROWS)], "one full batch; the rest waits");
+    // Another event sends what waits first, in the order the streams are numbered.
+    feed.event(&Event::Notice("n".into()));
+    let mut gap = rows(0, 2);
+    gap.gap_before = true;
+    feed.batch(&rows(0, 1));
+    feed.batch(&gap);
+    feed.end();
+    let t = feed.take(1, usize::MAX, Duration::ZERO);
+    let n = t.frames.len();
+    let batches: Vec<(usize, u64, usize, bool)> = t
+        .frames
+        .iter()
+        .filter(|f| f.is_binary())
+        .map(batch_of)
+        .map(|b| (b.samples.stream, b.first, b.samples.timestamps.len(), b.samples.gap_before))
+        .collect();
+    assert_eq!(
+        batches,
+        [(0, 256, 44, false), (1, 0, 2, false), (0, 300, 1, false), (0, 301, 2, true)],
+        "a gap starts a batch of its own; the end sends the rest"
+    );
+    assert!(t.frames[2].is_text() && n == 5 && t.ended);
+}
+
+#[test]
+fn rows_that_waited_their_time_go_though_nothing_more_comes() {
+    let feed = Feed::batching(1 << 20, access::Access::loopback_only(), Duration::from_millis(20));
+    feed.started(&run(1), &[]);
+    feed.batch(&rows(0, 3));
+    assert!(feed.take(0, usize::MAX, Duration::ZERO).frames.is_empty(), "they wait");
+    std::thread::sleep(Duration::from_millis(40));
+    let t = feed.take(0, usize::MAX, Duration::ZERO);
+    assert_eq!(t.frames.iter().map(batch_of).map(|b| b.samples.timestamps.len()).collect::<Vec<_>>(), [3]);
 }

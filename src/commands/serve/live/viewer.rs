@@ -49,16 +49,24 @@ pub const TOO_SLOW: u16 = 4001;
 pub const FELL_BEHIND: u16 = 4002;
 
 /// What a viewer asked for in its request's query.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
     /// The first event wanted.
     pub from: u64,
     /// The feed `from` is of.
     pub feed: Option<String>,
+    /// The protocol version asked for (`protocol=`; 1 when not asked).
+    pub protocol: u64,
+}
+
+impl Default for Request {
+    fn default() -> Request {
+        Request { from: 0, feed: None, protocol: 1 }
+    }
 }
 
 impl Request {
-    /// From a request's query (`from=SEQ&feed=ID`; anything else ignored).
+    /// From a request's query (`from=SEQ&feed=ID&protocol=N`; anything else ignored).
     pub fn parse(query: &str) -> Result<Request, String> {
         let mut r = Request::default();
         for pair in query.split('&').filter(|p| !p.is_empty()) {
@@ -66,6 +74,11 @@ impl Request {
             match k {
                 "from" => r.from = v.parse().map_err(|_| format!("from={v:?} is not an event number"))?,
                 "feed" => r.feed = Some(v.to_owned()),
+                "protocol" => {
+                    r.protocol = v.parse().ok().filter(|p| wire::PROTOCOLS.contains(p)).ok_or_else(|| {
+                        format!("protocol={v:?} is not served: this server speaks live protocol 1 and 2")
+                    })?
+                }
                 _ => {}
             }
         }
@@ -212,7 +225,7 @@ pub fn watch(feed: &Arc<Feed>, socket: TcpStream, peer: SocketAddr, request: &Re
         if v.pump().is_err() {
             return;
         }
-        if let Some(h) = feed.hello(Duration::from_millis(100)) {
+        if let Some(h) = feed.hello(Duration::from_millis(100), request.protocol) {
             break h;
         }
         if feed.take(u64::MAX, 0, Duration::ZERO).ended {
@@ -255,6 +268,16 @@ pub fn watch(feed: &Arc<Feed>, socket: TcpStream, peer: SocketAddr, request: &Re
         let mut all = true;
         for f in taken.frames {
             next += 1;
+            let f = match f {
+                Message::Binary(b) if request.protocol == 1 => match wire::decode_batch(&b) {
+                    Ok(p) => Message::binary(wire::batch(p.seq, p.first, &p.samples)),
+                    Err(e) => {
+                        log::error!("serve: a batch of the feed does not decode: {e}");
+                        return v.drop_with(1011, "the server cannot read its own history");
+                    }
+                },
+                f => f,
+            };
             match v.write(f) {
                 Ok(true) => {}
                 Ok(false) => {
@@ -280,7 +303,10 @@ mod tests {
     #[test]
     fn the_query_names_where_to_resume() {
         assert_eq!(Request::parse("").unwrap(), Request::default());
-        assert_eq!(Request::parse("from=42&feed=ab&x=1").unwrap(), Request { from: 42, feed: Some("ab".into()) });
+        let r = Request::parse("from=42&feed=ab&x=1").unwrap();
+        assert_eq!(r, Request { from: 42, feed: Some("ab".into()), protocol: 1 });
+        assert_eq!(Request::parse("protocol=2").unwrap().protocol, 2);
+        assert!(Request::parse("protocol=3").unwrap_err().contains("speaks live protocol 1 and 2"));
         assert!(Request::parse("from=-1").unwrap_err().contains("from=\"-1\""));
     }
 }

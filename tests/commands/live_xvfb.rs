@@ -1,0 +1,175 @@
+//! The window on a remote run, as a user sees it: `zescope --connect` under Xvfb, watching a
+//! `serve` in another process through a TCP relay the test holds down for a while mid-run. What
+//! is on the screen is read back with OCR (tesseract): REMOTE and the server's address while the
+//! link is up, "reconnecting" while it is down. After the run, the window's own session — saved
+//! with Ctrl+Shift+S and the path prompt, keys sent with xdotool — holds every sample the server
+//! saved (`--save`), value for value: nothing was lost across the cut.
+//!
+//! Needs Xvfb, ImageMagick's `import`, xdotool and tesseract (`apt install xvfb imagemagick
+//! xdotool tesseract-ocr`); without them it skips loudly (a failure under
+//! ZESCOPE_STRICT_TESTS=1). The screenshots are kept beside the smoke test's
+//! (`target/zescope-remote-{up,down,back}.png`) to look at.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ze_sim::testing;
+
+use crate::live::{Relay, Serve};
+use crate::support::have;
+use crate::support::xvfb::Xvfb;
+
+/// Where a screenshot named `name` is kept.
+fn kept(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.ancestors().nth(3).unwrap().join(format!("zescope-remote-{name}.png"))
+}
+
+/// The part of the screen read for the status bar: its lowest 200 px (`convert -crop`).
+const STATUS_BAR: &str = "1280x200+0+660";
+/// The middle, where the path prompt opens.
+const MIDDLE: &str = "800x300+240+280";
+
+/// The text in `area` of the screen: a screenshot into `png`, that area read by tesseract (at
+/// twice the size, where its reading of the window's small type is reliable; a part, not the
+/// whole screen, so reading it takes the server less of the machine's CPU).
+fn screen_text(display: &str, png: &Path, area: &str) -> String {
+    let status = Command::new("import").args(["-display", display, "-window", "root"]).arg(png).status().unwrap();
+    assert!(status.success(), "import failed");
+    let big = png.with_extension("x2.png");
+    let status = Command::new("convert")
+        .arg(png)
+        .args(["-crop", area, "+repage", "-resize", "200%"])
+        .arg(&big)
+        .status()
+        .unwrap();
+    assert!(status.success(), "convert failed");
+    let out = Command::new("tesseract").arg(&big).arg("-").stderr(Stdio::null()).output().unwrap();
+    let _ = std::fs::remove_file(&big);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Screenshots until the text in `area` passes `check` (then that text), or panics after a minute.
+fn wait_screen(display: &str, png: &Path, area: &str, what: &str, check: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = screen_text(display, png, area);
+        if check(&text) {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "the screen never showed {what}; it read:\n{text}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+fn xdotool(display: &str, args: &[&str]) {
+    let status = Command::new("xdotool").args(args).env("DISPLAY", display).status().unwrap();
+    assert!(status.success(), "xdotool {args:?} failed");
+}
+
+/// Ends the window on drop, whatever the test's outcome.
+struct Window(Child);
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_remote_window_says_reconnecting_when_the_link_drops_and_holds_every_sample_after() {
+    for tool in ["Xvfb", "import", "convert", "xdotool", "tesseract"] {
+        if !have(tool) {
+            let why = format!("{tool} is not installed (apt install xvfb imagemagick xdotool tesseract-ocr)");
+            return testing::skip("the remote window under Xvfb", &why);
+        }
+    }
+    let x = match Xvfb::start(1280, 860) {
+        Ok(x) => x,
+        Err(why) => return testing::skip("the remote window under Xvfb", &why),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("served.ron");
+    let serve = Serve::start("127.0.0.1:0", &["--save", saved.to_str().unwrap()]);
+    let relay = Relay::start(serve.addr);
+    let addr = relay.addr.to_string();
+    // The window's folder: its path prompt offers a file there.
+    let here = dir.path().join("window");
+    std::fs::create_dir(&here).unwrap();
+    let log = dir.path().join("window.log");
+    let app = crate::support::zescope()
+        .args(["--connect", &addr])
+        .current_dir(&here)
+        .env("DISPLAY", &x.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("ZESCOPE_FILE_DIALOG", "prompt")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start zescope --connect");
+    let mut app = Window(app);
+    let up = kept("up");
+    let port = relay.addr.port().to_string();
+    // The status bar names the server with the link's figures once samples flow.
+    let text = wait_screen(&x.display, &up, STATUS_BAR, "REMOTE and the link's figures", |t| {
+        t.contains("REMOTE") && t.contains(&port) && t.contains("rtt")
+    });
+    assert!(!text.contains("reconnecting"), "the link is up: {text}");
+    // Mid-run, the link goes down, and stays down a while.
+    relay.hold(true);
+    let down = kept("down");
+    let text = wait_screen(&x.display, &down, STATUS_BAR, "\"reconnecting\"", |t| t.contains("reconnecting"));
+    assert!(text.contains("REMOTE"), "still REMOTE while down: {text}");
+    std::thread::sleep(Duration::from_secs(2));
+    relay.hold(false);
+    // Back: the link's figures again, "reconnecting" gone.
+    let back = kept("back");
+    wait_screen(&x.display, &back, STATUS_BAR, "the link back", |t| {
+        t.contains("REMOTE") && t.contains("rtt") && !t.contains("reconnecting")
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    serve.stop();
+    assert!(app.0.try_wait().unwrap().is_none(), "the window runs: {}", std::fs::read_to_string(&log).unwrap());
+
+    // The window saves its session: Ctrl+Shift+S, the path prompt (a file in its folder), Enter.
+    let out = Command::new("xdotool").args(["search", "--name", "^zescope"]).env("DISPLAY", &x.display).output();
+    let ids = String::from_utf8_lossy(&out.unwrap().stdout).into_owned();
+    let id = ids.lines().last().unwrap_or_else(|| panic!("no zescope window on {}", x.display)).trim().to_owned();
+    xdotool(&x.display, &["windowfocus", "--sync", &id]);
+    xdotool(&x.display, &["key", "--clearmodifiers", "ctrl+shift+s"]);
+    let prompt = kept("save");
+    wait_screen(&x.display, &prompt, MIDDLE, "the save prompt", |t| t.contains("Save the session"));
+    xdotool(&x.display, &["key", "Return"]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let window = loop {
+        let ron = std::fs::read_dir(&here)
+            .unwrap()
+            .map_while(Result::ok)
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "ron"));
+        if let Some(s) = ron.and_then(|p| zescope_model::session::load(&p).ok()) {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "the window saved no session in {}", here.display());
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let served = zescope_model::session::load(&saved).unwrap();
+    let rows = served.streams.first().map_or(0, |s| s.data.raw.timestamps.len());
+    assert!(rows > 2000, "a run long enough to cut: {rows} rows of its first stream");
+    assert_eq!(window.streams.len(), served.streams.len(), "the window holds the run's streams");
+    for (i, (w, s)) in window.streams.iter().zip(&served.streams).enumerate() {
+        let (w, s) = (&w.data.raw, &s.data.raw);
+        assert!(
+            w.timestamps == s.timestamps,
+            "stream {i}: {} rows in the window, {} saved",
+            w.timestamps.len(),
+            s.timestamps.len()
+        );
+        let same = w.values.len() == s.values.len()
+            && w.values.iter().zip(&s.values).all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+        assert!(same, "stream {i}: the same values");
+    }
+    eprintln!("screenshots: {} {} {} {}", up.display(), down.display(), back.display(), prompt.display());
+}
