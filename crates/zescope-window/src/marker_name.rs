@@ -82,7 +82,7 @@ impl super::ZescopeApp {
                 let mut picked = None;
                 egui::ScrollArea::vertical().max_height(400.0).show(ui, |ui| {
                     for (i, m) in marks.iter().enumerate().rev().take(LISTED) {
-                        let at = zescope_model::view::format::time_label(
+                        let at = zescope_model::view::text::time_label(
                             zescope_model::view::TimeAxis::of(&self.store).x(m.t_ns),
                         );
                         if ui.button(format!("{} · {at}…", m.label)).clicked() {
