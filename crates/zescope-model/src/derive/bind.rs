@@ -230,7 +230,7 @@ impl Deriver {
                 target: s.target,
                 device: s.device.clone(),
                 group: GROUP.into(),
-                layout: format!("derived from {}", s.group),
+                layout: format!("{}{}", super::LAYOUT_PREFIX, s.group),
                 series: out.series.iter().map(|&b| added[b].1.clone()).collect(),
                 read_path: s.read_path,
             };

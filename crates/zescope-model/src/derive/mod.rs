@@ -29,14 +29,22 @@ pub use bind::Deriver;
 use crate::triggers::expr::Expr;
 use crate::triggers::syntax::TriggerError;
 
-/// The group of derived series' streams.
-pub const GROUP: &str = "Derived";
+/// The group of derived series' streams (the OpenMetrics catalog knows it by this name).
+pub const GROUP: &str = zescope_openmetrics::catalog::DERIVED_GROUP;
 
 /// How long another stream's latest sample counts for a tick of the driving stream (1 s).
 pub const HOLD_NS: i64 = 1_000_000_000;
 
 /// The start of a derived series' description; the definition follows (sessions keep it there).
-pub const DESCRIPTION_PREFIX: &str = "derived: ";
+pub const DESCRIPTION_PREFIX: &str = zescope_openmetrics::catalog::DERIVED_PREFIX;
+
+/// Is `s` a stream of derived series (added by a [`Deriver`])?
+pub fn is_derived(s: &zescope_sampler::StreamInfo) -> bool {
+    s.group == GROUP && s.layout.starts_with(LAYOUT_PREFIX)
+}
+
+/// The start of a derived stream's layout ("derived from GROUP").
+pub const LAYOUT_PREFIX: &str = "derived from ";
 
 /// One derived series: its name, its unit if the user named it, and its expression.
 #[derive(Clone, Debug, PartialEq)]
