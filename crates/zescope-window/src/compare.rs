@@ -19,8 +19,8 @@ use zescope_model::view::phases::PhaseRange;
 use zescope_model::view::{SeriesEntry, SeriesKey};
 use zescope_store::Store;
 
+use super::dialogs::file_name;
 use super::envelope_plot::{EnvelopePlot, PlotSeries};
-use super::files::file_name;
 
 /// A second session shown beside the data (see the module docs).
 pub struct Comparison {
@@ -124,7 +124,7 @@ impl Comparison {
     pub(crate) fn overlay(
         &mut self,
         pane: u64,
-        rows: &[super::plots::PaneRow<'_>],
+        rows: &[super::pane_row::PaneRow<'_>],
         bg: Color32,
     ) -> Option<(&mut EnvelopePlot, &Store, Vec<PlotSeries>)> {
         let plot = self.plots.get_mut(&pane)?;

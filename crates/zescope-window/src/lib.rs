@@ -40,6 +40,7 @@ pub(crate) mod marker_paint;
 pub(crate) mod menu;
 pub mod opening;
 pub mod overview;
+pub(crate) mod pane_row;
 pub mod panes;
 pub mod path_prompt;
 pub(crate) mod plots;
@@ -349,7 +350,7 @@ impl ZescopeApp {
                 }
             });
         let central = egui::CentralPanel::default().frame(bare(egui::Frame::central_panel(&style))).show(ui, |ui| {
-            if banner::show(ui, &mut self.state) {
+            if banner::show(ui, &mut self.state.banners) {
                 let source = self.source();
                 self.windows.diagnostics.open(source);
             }
@@ -418,7 +419,7 @@ impl ZescopeApp {
         let title = match file {
             Some(p) => {
                 let changed = if self.has_unsaved() { "• " } else { "" };
-                format!("{changed}{} — zescope", files::file_name(p))
+                format!("{changed}{} — zescope", dialogs::file_name(p))
             }
             None => "zescope".to_owned(),
         };

@@ -25,7 +25,7 @@ use zescope_store::StreamId;
 
 use super::ZescopeApp;
 use super::banner::{UiError, UiErrorKind};
-use super::files::file_name;
+use super::dialogs::file_name;
 use super::session::open_in_app;
 
 /// Decoded pieces (a chunk of up to 4096 samples, or whole blocks of a wide one: about 4 MiB

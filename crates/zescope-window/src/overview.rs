@@ -198,7 +198,7 @@ impl Overview {
                     continue;
                 }
                 if let Some(e) = state.ingest.series.get(k).filter(|e| !e.ids.is_empty()) {
-                    series.push((e.ids.clone(), super::plots::drawn(panes.color(k), bg)));
+                    series.push((e.ids.clone(), super::pane_row::drawn(panes.color(k), bg)));
                 }
             }
             if !series.is_empty() {

@@ -26,7 +26,7 @@ pub fn show(
             ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
             ui.separator();
         } else if let Some((path, p)) = files.writing() {
-            let text = format!("exporting {}", super::files::file_name(path));
+            let text = format!("exporting {}", super::dialogs::file_name(path));
             ui.add(egui::ProgressBar::new(p).desired_width(160.0).text(text));
             ui.separator();
         } else if let Some(o) = &files.opening {
@@ -60,7 +60,7 @@ pub fn show(
         };
         match (activity, &state.ingest.run) {
             (Activity::File, _) => {
-                let file = files.recording.as_deref().map(super::files::file_name).unwrap_or_default();
+                let file = files.recording.as_deref().map(super::dialogs::file_name).unwrap_or_default();
                 let on = recorded_on().map(|d| format!(" · recorded on {d}")).unwrap_or_default();
                 ui.label(format!("showing {file}{on} · not sampling"))
             }
