@@ -27,6 +27,7 @@ pub(crate) mod actions;
 pub(crate) mod axes;
 pub mod banner;
 pub mod compare;
+pub mod derived;
 pub mod dialogs;
 pub(crate) mod drain;
 pub(crate) mod empty_pane;
@@ -278,6 +279,11 @@ impl ZescopeApp {
                 ui.ctx().set_zoom_factor(1.0);
             }
         }
+        if std::mem::take(&mut self.state.derived.requested) {
+            let state = &mut self.state;
+            let keys = state.derived.add(&mut state.ingest, &mut self.store, &mut state.history);
+            self.panes.place_new(&keys, &self.state);
+        }
         let mut remote_markers = Vec::new();
         let drained = drain::drain(
             &*self.link,
@@ -387,6 +393,11 @@ impl ZescopeApp {
                 );
                 self.hover_x = out.hover_x;
                 self.plot_frames = out.frames;
+                if let Some(def) = out.derive {
+                    self.state.derived.text = def;
+                    self.state.derived.said = None;
+                    self.windows.derived.open = true;
+                }
                 if let Some(expr) = out.trigger {
                     self.state.triggers.text = expr;
                     self.state.triggers.error = None;

@@ -33,7 +33,7 @@ impl<H: Handler> Handler for Derived<'_, H> {
     fn samples(&mut self, batch: SampleBatch) -> Result<(), String> {
         let derived = self.deriver.samples(&batch);
         self.inner.samples(batch)?;
-        derived.map_or(Ok(()), |d| self.inner.samples(d))
+        derived.into_iter().try_for_each(|d| self.inner.samples(d))
     }
 
     fn health(&mut self, health: Health) {

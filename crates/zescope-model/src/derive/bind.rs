@@ -38,8 +38,8 @@ struct InputStream {
     width: usize,
     /// (derivation, input) fed by this stream's samples.
     feeds: Vec<(usize, usize)>,
-    /// The derived stream it drives (index into `outs`).
-    drives: Option<usize>,
+    /// The derived streams it drives (indices into `outs`).
+    drives: Vec<usize>,
 }
 
 #[derive(Debug)]
@@ -47,6 +47,10 @@ struct OutStream {
     stream: usize,
     series: Vec<usize>,
 }
+
+/// A derivation bound to a run: its node and inputs, each input's stream (the first drives it),
+/// its series' description.
+type Binding = (Bound, Vec<usize>, SeriesInfo);
 
 #[derive(Debug)]
 struct Bound {
@@ -117,180 +121,226 @@ impl Deriver {
             info.streams.iter().map(|s| InputStream { width: s.series.len(), ..InputStream::default() }).collect();
         self.series.clear();
         self.outs.clear();
-        let offered = offered(info);
         let mut problems = Vec::new();
-        let mut added: Vec<(usize, SeriesInfo)> = Vec::new();
+        let mut bound = Vec::new();
         for (di, d) in self.defs.iter().enumerate() {
             if self.defs[..di].iter().any(|o| o.name == d.name) {
                 problems.push(format!("derived series '{}' is defined twice", d.name));
                 continue;
             }
-            // Each series named, resolved to (stream, column).
-            let mut at = Vec::new();
-            for e in d.expr.series() {
-                let Expr::Series { pattern: p, text, .. } = e else { continue };
-                let hits: Vec<(usize, usize)> = info
-                    .streams
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(si, s)| s.series.iter().enumerate().map(move |(ci, x)| (si, ci, s, x)))
-                    .filter(|(_, _, s, x)| {
-                        p.device.as_deref().is_none_or(|dv| matches(dv, &s.device))
-                            && matches(&p.group, &s.group)
-                            && matches(&p.metric, &x.name)
-                    })
-                    .map(|(si, ci, _, _)| (si, ci))
-                    .collect();
-                match hits.as_slice() {
-                    [one] => at.push(*one),
-                    [] => {
-                        let close = closest(p, &offered);
-                        problems.push(format!(
-                            "derived series '{}' names '{text}', no series of this run; it could mean {}",
-                            d.name,
-                            close.join(", ")
-                        ));
-                    }
-                    many => {
-                        let names: Vec<String> = many
-                            .iter()
-                            .take(5)
-                            .map(|&(si, ci)| {
-                                let s = &info.streams[si];
-                                quoted(&format!("{}/{}/{}", s.device, s.group, s.series[ci].name))
-                            })
-                            .collect();
-                        problems.push(format!(
-                            "derived series '{}' names '{text}', which is {} series ({}); name one",
-                            d.name,
-                            many.len(),
-                            names.join(", ")
-                        ));
-                    }
-                }
+            match bind(d, info) {
+                Ok(b) => bound.push(b),
+                Err(e) => problems.push(e),
             }
-            if at.len() != d.expr.series().len() {
-                continue;
-            }
-            let Some(&(driving, _)) = at.first() else {
-                problems.push(format!("derived series '{}' names no series: it has no samples to tick with", d.name));
-                continue;
-            };
-            let mut holds = Vec::new();
-            let node = build(&d.expr, info, &at, &mut holds, false);
-            let info_of = |e: &Expr| {
-                let i = d.expr.series().iter().position(|x| std::ptr::eq(*x, e)).unwrap_or(0);
-                let (si, ci) = at[i];
-                &info.streams[si].series[ci]
-            };
-            let unit = d.unit.clone().or_else(|| {
-                unit_of(&d.expr, &|e, raw| {
-                    let x = info_of(e);
-                    if raw { x.unit.clone() } else { plotted_unit(x) }
-                })
-            });
-            for (k, h) in holds.iter().enumerate() {
-                self.inputs[h.1].feeds.push((di, k));
-            }
-            let inputs: Vec<Held> = holds.into_iter().map(|h| h.0).collect();
-            let values = vec![None; inputs.len()];
-            self.series.push(Bound { node, inputs, values });
-            let out = match self.inputs[driving].drives {
-                Some(o) => o,
-                None => {
-                    self.outs.push(OutStream { stream: 0, series: Vec::new() });
-                    self.inputs[driving].drives = Some(self.outs.len() - 1);
-                    self.outs.len() - 1
-                }
-            };
-            self.outs[out].series.push(self.series.len() - 1);
-            added.push((
-                driving,
-                SeriesInfo {
-                    name: d.name.clone(),
-                    description: format!("{DESCRIPTION_PREFIX}{}", d.definition()),
-                    unit: unit.unwrap_or_default(),
-                    kind: Kind::Gauge,
-                    wrap: None,
-                },
-            ));
         }
         if !problems.is_empty() {
-            self.outs.clear();
-            self.series.clear();
-            self.inputs.iter_mut().for_each(|i| (i.feeds.clear(), i.drives = None).1);
             return Err(problems.join("; "));
         }
-        // Bound's index = position among the accepted derivations; `added` in the same order.
-        for (oi, out) in self.outs.iter_mut().enumerate() {
-            let driving = self.inputs.iter().position(|i| i.drives == Some(oi)).unwrap_or(0);
-            let s = &info.streams[driving];
-            let stream = StreamInfo {
-                index: info.streams.len(),
-                target: s.target,
-                device: s.device.clone(),
-                group: GROUP.into(),
-                layout: format!("{}{}", super::LAYOUT_PREFIX, s.group),
-                series: out.series.iter().map(|&b| added[b].1.clone()).collect(),
-                read_path: s.read_path,
-            };
-            out.stream = stream.index;
-            info.streams.push(stream);
+        // One derived stream per driving stream, in the order first driven.
+        let mut by_driving: Vec<(usize, Vec<Binding>)> = Vec::new();
+        for b in bound {
+            match by_driving.iter_mut().find(|(d, _)| *d == b.1[0]) {
+                Some((_, v)) => v.push(b),
+                None => by_driving.push((b.1[0], vec![b])),
+            }
+        }
+        for (driving, group) in by_driving {
+            self.open(info, driving, group);
         }
         Ok(())
     }
 
-    /// The derived batch a batch of the bound run drives (`None` for a batch that drives no
-    /// derived series, or of another run).
-    pub fn samples(&mut self, b: &SampleBatch) -> Option<SampleBatch> {
-        if b.run != self.run {
-            return None;
+    /// Adds derivation `def` to the run in progress (`info`, as passed on, which gains its
+    /// stream, returned): a series derived from then on, in a derived stream of its own. Errs as
+    /// [`Deriver::run_started`] does, and for a name taken already; nothing changes then.
+    pub fn add(&mut self, def: Derivation, info: &mut RunInfo) -> Result<StreamInfo, String> {
+        if self.defs.iter().any(|o| o.name == def.name) {
+            return Err(format!("derived series '{}' is defined already", def.name));
         }
-        let input = self.inputs.get_mut(b.stream)?;
+        if info.run != self.run || self.inputs.is_empty() {
+            self.defs.push(def);
+            return Err("no run in progress: it is derived from the next run on".into());
+        }
+        let b = bind(&def, info)?;
+        self.defs.push(def);
+        let driving = b.1[0];
+        self.open(info, driving, vec![b]);
+        Ok(info.streams.last().cloned().expect("opened"))
+    }
+
+    /// Adds `def` to those bound when the next run starts; errs for a name taken already.
+    pub fn define(&mut self, def: Derivation) -> Result<(), String> {
+        if self.defs.iter().any(|o| o.name == def.name) {
+            return Err(format!("derived series '{}' is defined already", def.name));
+        }
+        self.defs.push(def);
+        Ok(())
+    }
+
+    /// Removes the derivation named `name` from those bound at the next run (the run in progress
+    /// keeps deriving it).
+    pub fn remove(&mut self, name: &str) {
+        self.defs.retain(|d| d.name != name);
+    }
+
+    /// Opens a derived stream driven by stream `driving` for `group`, adding it to `info`.
+    fn open(&mut self, info: &mut RunInfo, driving: usize, group: Vec<Binding>) {
+        let out = self.outs.len();
+        let mut series = Vec::new();
+        let mut infos = Vec::new();
+        for (bound, streams, si) in group {
+            let bi = self.series.len();
+            for (k, &stream) in streams.iter().enumerate() {
+                self.inputs[stream].feeds.push((bi, k));
+            }
+            self.series.push(bound);
+            series.push(bi);
+            infos.push(si);
+        }
+        self.inputs[driving].drives.push(out);
+        let s = &info.streams[driving];
+        let stream = StreamInfo {
+            index: info.streams.len(),
+            target: s.target,
+            device: s.device.clone(),
+            group: GROUP.into(),
+            layout: format!("{}{}", super::LAYOUT_PREFIX, s.group),
+            series: infos,
+            read_path: s.read_path,
+        };
+        self.outs.push(OutStream { stream: stream.index, series });
+        info.streams.push(stream);
+    }
+
+    /// The derived batches a batch of the bound run drives, one per derived stream it drives
+    /// (none for a batch that drives no derived series, or of another run).
+    pub fn samples(&mut self, b: &SampleBatch) -> Vec<SampleBatch> {
+        let Some(input) = self.inputs.get(b.stream).filter(|_| b.run == self.run) else { return Vec::new() };
         let width = input.width;
         if width == 0 || b.values.len() != b.timestamps.len() * width {
-            return None;
+            return Vec::new();
         }
         if b.gap_before {
             for &(di, k) in &input.feeds {
                 self.series[di].inputs[k].prev = None;
             }
-        }
-        let Some(out) = input.drives.map(|o| &self.outs[o]) else {
-            // Only feeds: hold the values for the driving streams' ticks.
-            for (row, &t) in b.values.chunks_exact(width).zip(&b.timestamps) {
-                for &(di, k) in &input.feeds {
-                    let h = &mut self.series[di].inputs[k];
-                    h.take(t, row[h.column]);
-                }
+            for &o in &input.drives {
+                self.outs[o].series.iter().for_each(|&di| self.series[di].node.break_continuity());
             }
-            return None;
-        };
-        if b.gap_before {
-            out.series.iter().for_each(|&di| self.series[di].node.break_continuity());
         }
-        let mut values = Vec::with_capacity(b.timestamps.len() * out.series.len());
+        let mut out: Vec<Vec<f64>> =
+            input.drives.iter().map(|&o| Vec::with_capacity(b.timestamps.len() * self.outs[o].series.len())).collect();
         for (row, &t) in b.values.chunks_exact(width).zip(&b.timestamps) {
             for &(di, k) in &input.feeds {
                 let h = &mut self.series[di].inputs[k];
                 h.take(t, row[h.column]);
             }
-            for &di in &out.series {
-                let s = &mut self.series[di];
-                for (v, h) in s.values.iter_mut().zip(&mut s.inputs) {
-                    *v = h.at(t);
+            for (values, &o) in out.iter_mut().zip(&input.drives) {
+                for &di in &self.outs[o].series {
+                    let s = &mut self.series[di];
+                    for (v, h) in s.values.iter_mut().zip(&mut s.inputs) {
+                        *v = h.at(t);
+                    }
+                    values.push(s.node.eval(t, &s.values).unwrap_or(f64::NAN));
                 }
-                values.push(s.node.eval(t, &s.values).unwrap_or(f64::NAN));
             }
         }
-        Some(SampleBatch {
-            run: b.run,
-            stream: out.stream,
-            timestamps: b.timestamps.clone(),
-            values,
-            gap_before: b.gap_before,
-        })
+        out.into_iter()
+            .zip(&input.drives)
+            .map(|(values, &o)| SampleBatch {
+                run: b.run,
+                stream: self.outs[o].stream,
+                timestamps: b.timestamps.clone(),
+                values,
+                gap_before: b.gap_before,
+            })
+            .collect()
     }
+}
+
+/// Binds `d` to run `info`: its node and inputs, the stream of each input (the first drives it),
+/// and the description of its series. Errs naming what a series name could mean.
+fn bind(d: &Derivation, info: &RunInfo) -> Result<Binding, String> {
+    // Sampled series only: a derived series is not fed back (write its expression out instead).
+    let sampled: Vec<bool> = info.streams.iter().map(|s| !super::is_derived(s)).collect();
+    let offered: Vec<_> = offered(info).into_iter().filter(|o| o.group != GROUP).collect();
+    let mut problems = Vec::new();
+    // Each series named, resolved to (stream, column).
+    let mut at = Vec::new();
+    for e in d.expr.series() {
+        let Expr::Series { pattern: p, text, .. } = e else { continue };
+        let hits: Vec<(usize, usize)> = info
+            .streams
+            .iter()
+            .enumerate()
+            .flat_map(|(si, s)| s.series.iter().enumerate().map(move |(ci, x)| (si, ci, s, x)))
+            .filter(|(si, _, s, x)| {
+                sampled[*si]
+                    && p.device.as_deref().is_none_or(|dv| matches(dv, &s.device))
+                    && matches(&p.group, &s.group)
+                    && matches(&p.metric, &x.name)
+            })
+            .map(|(si, ci, _, _)| (si, ci))
+            .collect();
+        match hits.as_slice() {
+            [one] => at.push(*one),
+            [] => {
+                let close = closest(p, &offered);
+                problems.push(format!(
+                    "derived series '{}' names '{text}', no series of this run; it could mean {}",
+                    d.name,
+                    close.join(", ")
+                ));
+            }
+            many => {
+                let names: Vec<String> = many
+                    .iter()
+                    .take(5)
+                    .map(|&(si, ci)| {
+                        let s = &info.streams[si];
+                        quoted(&format!("{}/{}/{}", s.device, s.group, s.series[ci].name))
+                    })
+                    .collect();
+                problems.push(format!(
+                    "derived series '{}' names '{text}', which is {} series ({}); name one",
+                    d.name,
+                    many.len(),
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("; "));
+    }
+    if at.is_empty() {
+        return Err(format!("derived series '{}' names no series: it has no samples to tick with", d.name));
+    }
+    let mut holds = Vec::new();
+    let node = build(&d.expr, info, &at, &mut holds, false);
+    let named = d.expr.series();
+    let info_of = |e: &Expr| {
+        let i = named.iter().position(|x| std::ptr::eq(*x, e)).unwrap_or(0);
+        let (si, ci) = at[i];
+        &info.streams[si].series[ci]
+    };
+    let unit = d.unit.clone().or_else(|| {
+        unit_of(&d.expr, &|e, raw| {
+            let x = info_of(e);
+            if raw { x.unit.clone() } else { plotted_unit(x) }
+        })
+    });
+    let streams: Vec<usize> = holds.iter().map(|h| h.1).collect();
+    let inputs: Vec<Held> = holds.into_iter().map(|h| h.0).collect();
+    let values = vec![None; inputs.len()];
+    let series = SeriesInfo {
+        name: d.name.clone(),
+        description: format!("{DESCRIPTION_PREFIX}{}", d.definition()),
+        unit: unit.unwrap_or_default(),
+        kind: Kind::Gauge,
+        wrap: None,
+    };
+    Ok((Bound { node, inputs, values }, streams, series))
 }
 
 /// The node of `e`, with one held input per series it names (in the order written: `at`).

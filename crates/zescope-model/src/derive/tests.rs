@@ -67,7 +67,9 @@ fn feed_a(d: &mut Deriver, rows: &[(i64, [f64; 3])], gap_before: bool) -> Vec<Ve
         values: rows.iter().flat_map(|r| r.1).collect(),
         gap_before,
     };
-    let out = d.samples(&b).expect("stream A drives");
+    let mut outs = d.samples(&b);
+    assert_eq!(outs.len(), 1, "stream A drives one derived stream");
+    let out = outs.remove(0);
     assert_eq!(out.timestamps, b.timestamps);
     let w = out.values.len() / rows.len();
     out.values.chunks(w).map(<[f64]>::to_vec).collect()
@@ -220,8 +222,8 @@ fn series_on_another_clock_count_with_their_latest_sample() {
     };
     let rows = |from: i64| -> Vec<(i64, [f64; 3])> { (from..from + 5).map(|t| (t, [1.0, 0.0, 0.0])).collect() };
     assert_close(&feed_a(&mut d, &rows(1), false).concat(), &[f64::NAN; 5], "no y yet: a gap");
-    assert!(d.samples(&s(3, 10.0)).is_none(), "S drives nothing");
-    assert!(d.samples(&s(8, 20.0)).is_none());
+    assert!(d.samples(&s(3, 10.0)).is_empty(), "S drives nothing");
+    assert!(d.samples(&s(8, 20.0)).is_empty());
     assert_close(
         &feed_a(&mut d, &rows(6), false).concat(),
         &[11.0, 11.0, 21.0, 21.0, 21.0],
@@ -258,4 +260,21 @@ fn definitions_parse_and_name_the_column() {
     assert_eq!(Derivation::parse("A/x * 2").unwrap_err().column, 1);
     assert!(Derivation::parse("a/b=1").unwrap_err().message.contains("no name for a series"));
     assert_eq!(Derivation::parse("v[W=A/x").unwrap_err().column, 4);
+}
+
+#[test]
+fn a_derivation_added_mid_run_gets_a_stream_of_its_own() {
+    let (mut d, mut run) = bound(&["a=A/x * 2"]);
+    let s = d.add(Derivation::parse("b=A/x + 1").unwrap(), &mut run).unwrap();
+    assert_eq!((s.index, run.streams.len()), (3, 4));
+    assert!(d.add(Derivation::parse("b=A/x").unwrap(), &mut run).unwrap_err().contains("defined already"));
+    let e = d.add(Derivation::parse("c=A/xx").unwrap(), &mut run).unwrap_err();
+    assert!(e.contains("could mean A/x"), "{e}");
+    let e = d.add(Derivation::parse("c=Derived/a * 2").unwrap(), &mut run).unwrap_err();
+    assert!(e.contains("names 'Derived/a', no series of this run"), "derived series are not fed back: {e}");
+    let b = SampleBatch { run: 1, stream: 0, timestamps: vec![MS], values: vec![3.0, 0.0, 0.0], gap_before: false };
+    let out = d.samples(&b);
+    let got: Vec<(usize, Vec<f64>)> = out.into_iter().map(|b| (b.stream, b.values)).collect();
+    assert_eq!(got, [(2, vec![6.0]), (3, vec![4.0])]);
+    assert_eq!(d.derivations().len(), 2, "the refused ones are not kept");
 }

@@ -130,27 +130,17 @@ impl RunHistory {
             });
         }
         for (s, &id) in info.streams.iter().zip(streams) {
-            let series = s
-                .series
-                .iter()
-                .map(|x| SeriesMeta {
-                    metric: x.name.clone(),
-                    unit: x.unit.clone(),
-                    kind: super::KindRecord::of(x.kind, x.wrap),
-                    description: x.description.clone(),
-                })
-                .collect();
-            let name = format!("{} / {} (run {})", s.device, s.group, info.run);
-            let meta = StreamMeta {
-                name,
-                run: info.run,
-                device: s.device.clone(),
-                group: s.group.clone(),
-                layout: s.layout.clone(),
-                series,
-                read_path: Some(s.read_path.name().to_owned()),
-            };
-            self.streams.insert(id, meta);
+            self.streams.insert(id, stream_meta(info.run, s));
+        }
+    }
+
+    /// A stream added to run `run` after it started (a derived series defined then, filed as
+    /// store stream `id`): its meta, and its definitions in the run's `derived`.
+    pub fn stream_added(&mut self, run: u64, s: &zescope_sampler::StreamInfo, id: StreamId) {
+        self.streams.insert(id, stream_meta(run, s));
+        let defs = s.series.iter().filter_map(|x| x.description.strip_prefix(DESCRIPTION_PREFIX).map(str::to_owned));
+        if let Some(r) = self.runs.iter_mut().rev().find(|r| r.run == run) {
+            r.derived.extend(defs);
         }
     }
 
@@ -163,5 +153,28 @@ impl RunHistory {
             zescope_version: env!("CARGO_PKG_VERSION").to_owned(),
             clocks: None,
         })
+    }
+}
+
+/// How a stream of run `run` is described in the session file.
+fn stream_meta(run: u64, s: &zescope_sampler::StreamInfo) -> StreamMeta {
+    let series = s
+        .series
+        .iter()
+        .map(|x| SeriesMeta {
+            metric: x.name.clone(),
+            unit: x.unit.clone(),
+            kind: super::KindRecord::of(x.kind, x.wrap),
+            description: x.description.clone(),
+        })
+        .collect();
+    StreamMeta {
+        name: format!("{} / {} (run {})", s.device, s.group, run),
+        run,
+        device: s.device.clone(),
+        group: s.group.clone(),
+        layout: s.layout.clone(),
+        series,
+        read_path: Some(s.read_path.name().to_owned()),
     }
 }

@@ -46,6 +46,8 @@ pub struct PlotsOutcome {
     pub frames: Vec<(u64, Option<egui::Rect>)>,
     /// A legend asked for a trigger with this expression (to edit in the Triggers window).
     pub trigger: Option<String>,
+    /// A legend asked for a derived series with this definition (to edit in its window).
+    pub derive: Option<String>,
 }
 
 /// What is drawn over the panes besides the data: markers, the A/B cursors (which a
