@@ -24,6 +24,7 @@ pub(super) fn items(rows: &[PaneRow<'_>]) -> Vec<PlotSeries> {
                 series: id,
                 name: format!("{}/{}#{run}", k.device, k.label()),
                 color: r.color,
+                steps: r.shown.state,
             })
         })
         .collect()

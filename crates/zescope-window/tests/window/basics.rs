@@ -11,6 +11,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use ze_sim::Sim;
+use zescope_model::view::TimeAxis;
 use zescope_model::view::timeview::Mode;
 use zescope_window::ZescopeApp;
 use zescope_window::settings::Settings;
@@ -63,7 +64,7 @@ fn pause_freezes_the_view_while_sampling_continues() {
     });
     assert_eq!(h.state().view.range(None), frozen, "the view did not move");
     let limit = h.state().view.data_limit().expect("a paused view has a data limit");
-    let limit_ns = h.state().store.from_plot_x(limit);
+    let limit_ns = TimeAxis::of(&h.state().store).ns(limit);
     let pane = h.state().panes.layout.panes[0].id;
     let (_, t1, _) = h.state_mut().panes.plot(pane).last_query().expect("the pane drew");
     assert!(t1 <= limit_ns, "nothing newer than the pause is drawn ({t1} > {limit_ns})");
@@ -251,13 +252,13 @@ fn keys_typed_after_enter_in_a_field_fire_no_shortcut() {
     h.step();
     h.step();
     assert_eq!(h.state().state.triggers.eval.triggers().len(), 1, "{:?}", h.state().state.triggers.error);
-    let markers = h.state().files.markers.len();
+    let markers = h.state().markers.len();
     let live = h.state().view.is_live();
     for key in [egui::Key::M, egui::Key::Space, egui::Key::A] {
         h.key_press(key);
         h.step();
     }
-    assert_eq!(h.state().files.markers.len(), markers, "no marker from an m typed for the field");
+    assert_eq!(h.state().markers.len(), markers, "no marker from an m typed for the field");
     assert_eq!(h.state().view.is_live(), live, "no pause from a space typed for the field");
     assert!(h.state().cursors.a.is_none(), "no cursor from an a typed for the field");
     // A click elsewhere ends the typing: M adds a marker again.
@@ -266,7 +267,7 @@ fn keys_typed_after_enter_in_a_field_fire_no_shortcut() {
     h.step();
     h.key_press(egui::Key::M);
     h.step();
-    assert_eq!(h.state().files.markers.len(), markers + 1);
+    assert_eq!(h.state().markers.len(), markers + 1);
     crate::support::quit_discarding(&mut h);
 }
 
