@@ -208,6 +208,11 @@ pub struct RecordOptions {
     /// 'throttle power'; the firings are listed in NAME.firings.csv beside the output.
     #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
     pub triggers: Vec<zescope_model::triggers::Trigger>,
+    /// Also record a series derived from the others (repeatable; docs/derived-series.md):
+    /// NAME=EXPR or NAME[UNIT]=EXPR, e.g. 'bw=rate(MemoryTraffic/BytesRead) / 1e9',
+    /// 'energy=integral("Telemetry/Package power")'; recorded as Derived/NAME.
+    #[arg(long = "derive", value_name = "NAME=EXPR", value_parser = parse_derivation)]
+    pub derive: Vec<zescope_model::derive::Derivation>,
     /// Record the series this view file names (docs/view-format.md): each device the groups
     /// and metrics its kind's patterns match, instead of --group/--metric.
     #[arg(long, value_name = "FILE", value_parser = parse_view, conflicts_with_all = ["groups", "metrics"])]
@@ -225,7 +230,7 @@ pub struct RecordOptions {
     /// docs/live-protocol.md) instead of sampling here; reconnects by itself when the link
     /// drops. Without --duration: until that run ends or Ctrl-C.
     #[arg(long, value_name = "HOST:PORT",
-          conflicts_with_all = ["devices", "groups", "metrics", "custom_group", "view", "command", "triggers", "perfetto"])]
+          conflicts_with_all = ["devices", "groups", "metrics", "custom_group", "view", "command", "triggers", "derive", "perfetto"])]
     pub connect: Option<String>,
     /// With --connect beyond loopback: the file whose first line is the server's token.
     #[arg(long, value_name = "FILE", requires = "connect")]
@@ -239,6 +244,11 @@ pub struct RecordOptions {
 /// `--view FILE`: a view file, read and checked.
 fn parse_view(s: &str) -> Result<zescope_model::viewfile::ViewFile, String> {
     zescope_model::viewfile::ViewFile::load(std::path::Path::new(s))
+}
+
+/// `--derive NAME=EXPR`: a derived series; its error names the column.
+fn parse_derivation(s: &str) -> Result<zescope_model::derive::Derivation, String> {
+    zescope_model::derive::Derivation::parse(s).map_err(|e| format!("{e} of '{s}'"))
 }
 
 /// `--trigger EXPR`: a trigger expression; its error names the column.
@@ -266,6 +276,7 @@ impl RecordOptions {
             perfetto: self.perfetto,
             command: self.command,
             triggers: self.triggers.into_iter().map(|t| t.around(self.pre, self.post)).collect(),
+            derive: self.derive,
             view: self.view,
             pre: self.pre,
             post: self.post,
@@ -330,6 +341,10 @@ pub struct ServeOptions {
     /// zescope_trigger_firings_total{trigger="EXPR"}.
     #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
     pub triggers: Vec<zescope_model::triggers::Trigger>,
+    /// Also serve a series derived from the others (repeatable; docs/derived-series.md):
+    /// NAME=EXPR or NAME[UNIT]=EXPR, served with the label derived="NAME".
+    #[arg(long = "derive", value_name = "NAME=EXPR", value_parser = parse_derivation)]
+    pub derive: Vec<zescope_model::derive::Derivation>,
     /// How much of the run the live feed (/live, docs/live-protocol.md) keeps for viewers that
     /// join late or reconnect, in MiB; the oldest goes first.
     #[arg(long, value_name = "MIB", default_value_t = 256,
@@ -371,6 +386,7 @@ impl ServeOptions {
             processes,
             top_processes,
             triggers,
+            derive,
             history,
             token_file,
             save,
@@ -390,6 +406,7 @@ impl ServeOptions {
             textfile,
             processes: processes.then_some(top_processes),
             triggers,
+            derive,
             history: history << 20,
             token_file,
             save,

@@ -265,5 +265,7 @@ pub fn say(line: &str) {
     let _ = writeln!(out, "{line}").and_then(|()| out.flush());
 }
 
+pub mod derived;
+
 #[cfg(test)]
 mod tests;

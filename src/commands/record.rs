@@ -70,6 +70,8 @@ pub struct RecordArgs {
     /// `--trigger`: when any is given, only the time around their firings is written (`pre`
     /// before, `post` after each), and the firings are listed in `NAME.firings.csv`.
     pub triggers: Vec<zescope_model::triggers::Trigger>,
+    /// `--derive`: series derived from the others, recorded as `Derived/NAME`.
+    pub derive: Vec<zescope_model::derive::Derivation>,
     /// Time kept before each firing.
     pub pre: Duration,
     /// Time kept after each firing.
@@ -235,7 +237,14 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
             .then(|| triggered::Triggered::new(args.triggers.clone(), args.pre, args.post)),
         push,
     };
-    let outcome = match headless::run(h, cfg, listener.as_ref(), stop, &mut rec) {
+    let ran = headless::run(
+        h,
+        cfg,
+        listener.as_ref(),
+        stop,
+        &mut headless::derived::Derived::new(args.derive.clone(), &mut rec),
+    );
+    let outcome = match ran {
         Ok(o) => o,
         Err(e) => {
             // Refused before a line was written (a trigger naming nothing): no empty CSV is left.

@@ -70,6 +70,8 @@ pub struct ServeArgs {
     pub processes: Option<usize>,
     /// `--trigger`: conditions whose firings are counted (`zescope_trigger_firings_total`).
     pub triggers: Vec<zescope_model::triggers::Trigger>,
+    /// `--derive`: series derived from the others, served with a `derived` label.
+    pub derive: Vec<zescope_model::derive::Derivation>,
     /// The live feed's history cap, bytes.
     pub history: usize,
     /// `--token-file`: viewers beyond loopback must send its token.
@@ -160,7 +162,8 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         names: args.names,
         push: args.otlp.clone().map(crate::commands::otlp::Push::new),
     };
-    let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut serving);
+    let mut derived = headless::derived::Derived::new(args.derive.clone(), &mut serving);
+    let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut derived);
     // Viewers get what is left and a close; serve gives them a moment before it exits.
     feed.end();
     server.stop();

@@ -59,8 +59,10 @@ fn examples(doc: &str) -> Vec<Vec<String>> {
         .into_iter()
         .filter_map(|c| {
             let words = shell_words(c.trim().strip_prefix("zescope ")?)?;
+            // A derivation's named unit (`NAME[UNIT]=EXPR`) is no placeholder.
             let placeholder = |w: &String| {
-                w.contains(['[', ']', '…', '|'])
+                (w.contains(['[', ']']) && !w.contains("]="))
+                    || w.contains(['…', '|'])
                     || w.starts_with('<') && w.ends_with('>')
                     || w.len() > 1 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c == '.')
             };
@@ -210,6 +212,14 @@ fn the_view_file_of_the_docs_loads_and_records() {
     let s = zescope_model::session::load(&dir.path().join("run.ron")).unwrap();
     let metrics: Vec<&str> = s.streams.iter().flat_map(|x| x.meta.series.iter().map(|m| m.metric.as_str())).collect();
     assert!(metrics.contains(&"GpuUtilization") && metrics.contains(&"Package power"), "{metrics:?}");
+}
+
+#[test]
+fn the_derived_series_doc_gives_five_examples_to_run() {
+    let doc = std::fs::read_to_string(root().join("docs/derived-series.md")).unwrap();
+    let derives: Vec<Vec<String>> = examples(&doc).into_iter().filter(|e| e.iter().any(|w| w == "--derive")).collect();
+    assert!(derives.len() >= 5, "docs/derived-series.md: {derives:?}");
+    assert!(derives.iter().flatten().any(|w| w.contains("]=")), "one names its unit");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The command line's tests, one binary: each module runs the `zescope` binary as a user does
 //! (`support::zescope`, with a clean environment) and checks what a feature does —
 //! `doc_examples` (every command line, trigger and view the docs give, run on the simulated device),
-//! `dashboard` (the Grafana dashboard and alert rules of `dist/`, against a real Prometheus
+//! `derive` (derived series in `record`, every export and `serve`), `dashboard` (the Grafana dashboard and alert rules of `dist/`, against a real Prometheus
 //! scraping `serve`), `doctor`, `export` and `hostile_bounds` (memory bounds of a load),
 //! `man_pages` (man pages and completions), `list` (and on a realistic catalogue,
 //! `list_catalog`), `open` (a file argument), `record` (and its globs on a realistic catalogue,
@@ -22,6 +22,7 @@
 mod support;
 
 mod dashboard;
+mod derive;
 mod doc_examples;
 mod doctor;
 mod export;

@@ -34,6 +34,7 @@ fn record_session(path: &Path, duration: Duration) {
         command: vec![],
         markers: Default::default(),
         triggers: vec![],
+        derive: vec![],
         pre: Duration::ZERO,
         post: Duration::ZERO,
         view: None,

@@ -7,6 +7,8 @@
 //!   turns sampler events into store appends.
 //! - [`session`]: saving and loading whole sessions (RON heads, packed chunks), autosave,
 //!   recording to disk.
+//! - [`derive`]: derived series — expressions over series computed as the samples arrive,
+//!   added to the run as series like any other.
 //! - [`markers`]: the markers socket's listener (instants and ranges sent by a workload).
 //! - [`triggers`]: conditions on series, markers and throttle reasons evaluated on ingest, and
 //!   keeping only the time around their firings.
@@ -25,6 +27,7 @@
 #![warn(unreachable_pub)]
 #![forbid(unsafe_code)]
 
+pub mod derive;
 pub mod markers;
 pub mod session;
 pub mod triggers;

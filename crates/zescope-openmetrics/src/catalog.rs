@@ -91,6 +91,13 @@ impl From<&SeriesInfo> for SeriesDescription {
     }
 }
 
+/// The group of derived series' streams (`zescope_model::derive::GROUP`): their series are served
+/// with `source="derived"` and a `derived` label holding their definition.
+pub const DERIVED_GROUP: &str = "Derived";
+/// The start of a derived series' description; its definition (`NAME=EXPR`) follows
+/// (`zescope_model::derive::DESCRIPTION_PREFIX`).
+pub const DERIVED_PREFIX: &str = "derived: ";
+
 /// One stream of a run: a metric group (or the telemetry) of one device.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamDescription {
@@ -226,15 +233,22 @@ impl Catalog {
                 None => vec![("device".into(), String::new())],
             };
             base.push(("group".into(), s.group.clone()));
-            base.push(("source".into(), names::source_label(s.read_path).to_owned()));
-            let sysman = s.read_path == ReadPath::Sysman;
+            let derived = s.group == DERIVED_GROUP;
+            let source = if derived { "derived" } else { names::source_label(s.read_path) };
+            base.push(("source".into(), source.to_owned()));
+            let sysman = s.read_path == ReadPath::Sysman && !derived;
             for x in &s.series {
                 let value = self.width;
                 self.width += 1;
                 let named = sysman.then(|| telemetry::telemetry(&x.name, &x.description, &x.unit)).flatten();
-                let rules = match named {
-                    Some(n) => self.telemetry_rules(n, &base, value),
-                    None => vec![self.counter_rule(x, &s.group, &base, value)],
+                let rules = match (named, x.description.strip_prefix(DERIVED_PREFIX).filter(|_| derived)) {
+                    (Some(n), _) => self.telemetry_rules(n, &base, value),
+                    (None, Some(definition)) => {
+                        let mut rule = self.counter_rule(x, &s.group, &base, value);
+                        rule.labels.push(("derived".into(), definition.to_owned()));
+                        vec![rule]
+                    }
+                    (None, None) => vec![self.counter_rule(x, &s.group, &base, value)],
                 };
                 for mut rule in rules {
                     if !taken.insert((rule.family, rule.labels.clone())) {

@@ -141,6 +141,23 @@ fn telemetry_gets_its_families_domains_and_one_sample_per_reason() {
 }
 
 #[test]
+fn derived_series_are_labelled_derived_and_never_taken_for_telemetry() {
+    // A derived series whose driving stream is the telemetry's, named as a telemetry series is.
+    let mut energy = series("Package energy", "J", Kind::Gauge);
+    energy.description = format!("{DERIVED_PREFIX}Package energy=integral(\"Telemetry/Package power\")");
+    let run = RunDescription {
+        devices: vec![device("Card")],
+        streams: vec![stream(DERIVED_GROUP, ReadPath::Sysman, vec![energy])],
+    };
+    let c = Catalog::new(&run);
+    assert_eq!(c.rules.len(), 1);
+    assert_eq!(label(&c.rules[0], "source"), Some("derived"));
+    assert_eq!(label(&c.rules[0], "derived"), Some("Package energy=integral(\"Telemetry/Package power\")"));
+    assert_eq!(label(&c.rules[0], "domain"), None, "not the telemetry's energy family's labels");
+    assert!(!c.families[0].counter, "a derived series is a gauge");
+}
+
+#[test]
 fn a_live_run_takes_each_devices_identity_from_the_inventory() {
     let entry = |device: usize, uuid: &str| zescope_sampler::DeviceEntry {
         path: DevicePath { driver: 0, device, sub_device: None },

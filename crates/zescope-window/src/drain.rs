@@ -56,7 +56,14 @@ pub fn drain(
                 log::info!("run {} started while a recording is shown: stopped", info.run);
                 link.send(zescope_sampler::Command::Stop);
             }
-            Event::RunStarted(info) => {
+            Event::RunStarted(mut info) => {
+                if let Err(e) = state.derived.deriver.run_started(&mut info) {
+                    state.push_error(UiError::new(
+                        UiErrorKind::Settings,
+                        e,
+                        "View → New derived series…: the run has no such series; this run derives none",
+                    ));
+                }
                 let run = state.ingest.run_started(store, info);
                 state.triggers.run_started(&run.info);
                 let keys = run.keys.concat();
@@ -66,19 +73,25 @@ pub fn drain(
                 state.health = None;
                 state.banners.retain(|b| !b.error.cleared_by_start());
             }
-            Event::Samples(b) => match state.ingest.samples(store, &b) {
-                Ok(n) => {
-                    d.samples += n;
-                    view.on_samples(n);
-                    // Evaluated on ingest: every sample, whatever the plots show.
-                    state.triggers.samples(&b);
+            Event::Samples(b) => {
+                // The derived batches it drives follow it, filed as any other.
+                let derived = state.derived.deriver.samples(&b);
+                for b in std::iter::once(b).chain(derived) {
+                    match state.ingest.samples(store, &b) {
+                        Ok(n) => {
+                            d.samples += n;
+                            view.on_samples(n);
+                            // Evaluated on ingest: every sample, whatever the plots show.
+                            state.triggers.samples(&b);
+                        }
+                        Err(e) => state.push_error(UiError::new(
+                            UiErrorKind::Store,
+                            format!("samples could not be stored: {e}"),
+                            "stop the run and report this",
+                        )),
+                    }
                 }
-                Err(e) => state.push_error(UiError::new(
-                    UiErrorKind::Store,
-                    format!("samples could not be stored: {e}"),
-                    "stop the run and report this",
-                )),
-            },
+            }
             Event::Health(s) => {
                 if state.ingest.run.as_ref().is_some_and(|r| r.info.run == s.run) {
                     state.health = Some(s);

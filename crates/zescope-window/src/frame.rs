@@ -76,6 +76,11 @@ impl ZescopeApp {
     /// model's ingest), the workload's markers, the triggers' firings, a view file waiting for
     /// its series, the file jobs; and the first run started once the devices are known.
     fn take_in(&mut self) -> drain::Drained {
+        if std::mem::take(&mut self.state.derived.requested) {
+            let state = &mut self.state;
+            let keys = state.derived.add(&mut state.ingest, &mut self.store, &mut state.history);
+            self.panes.place_new(&keys, &self.state);
+        }
         let mut remote_markers = Vec::new();
         let drained = drain::drain(
             &*self.link,
@@ -164,6 +169,11 @@ impl ZescopeApp {
         );
         self.hover_x = out.hover_x;
         self.plot_frames = out.frames;
+        if let Some(def) = out.derive {
+            self.state.derived.text = def;
+            self.state.derived.said = None;
+            self.windows.derived.open = true;
+        }
         if let Some(expr) = out.trigger {
             self.state.triggers.text = expr;
             self.state.triggers.error = None;

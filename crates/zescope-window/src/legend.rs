@@ -21,6 +21,8 @@ pub enum LegendAction {
     Remove(SeriesKey),
     /// Open the Triggers window with this expression to edit and add.
     Trigger(String),
+    /// Open the derived series' window with this definition to edit and add.
+    Derive(String),
 }
 
 /// Statistics of all runs of one counter over `[t0, t1]`, merged.
@@ -327,6 +329,23 @@ fn table(
                     let series = format!("{device}{}", row.shown.key.label());
                     let series = if series.contains(char::is_whitespace) { format!("\"{series}\"") } else { series };
                     actions.push(LegendAction::Trigger(format!("{series} > {}", crate::triggers::round(last))));
+                }
+                // Derived series of this one, to finish in the derived series' window.
+                let device = if several { format!("{}/", row.shown.key.device) } else { String::new() };
+                let series = zescope_model::triggers::names::quoted(&format!("{device}{}", row.shown.key.label()));
+                let name: String = row.shown.key.metric.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect();
+                for (label, def) in [
+                    ("Rate of…", format!("rate_{name}=rate({series})")),
+                    ("Ratio to…", format!("ratio_{name}={series} / ")),
+                    ("Moving average…", format!("avg_{name}=avg({series}, 1s)")),
+                ] {
+                    if ui
+                        .button(label)
+                        .on_hover_text("a derived series of this one: New derived series window")
+                        .clicked()
+                    {
+                        actions.push(LegendAction::Derive(def));
+                    }
                 }
                 for (verb, action) in [
                     ("Move to", LegendAction::MoveTo as fn(SeriesKey, Option<u64>) -> LegendAction),

@@ -28,6 +28,7 @@ pub(crate) mod axes;
 pub mod banner;
 pub mod compare;
 pub mod connect;
+pub mod derived;
 pub mod dialogs;
 pub(crate) mod drain;
 pub(crate) mod empty_pane;

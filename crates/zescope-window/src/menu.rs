@@ -157,6 +157,14 @@ impl ZescopeApp {
                     .on_hover_text("per phase and series: duration, mean, min, max, totals, energy");
                 ui.checkbox(&mut self.windows.processes.open, "Processes")
                     .on_hover_text("per device, the processes using it: memory, engines; read with the telemetry");
+                if ui
+                    .button("New derived series…")
+                    .on_hover_text("a series computed from others: rates, ratios, moving averages, integrals")
+                    .clicked()
+                {
+                    self.windows.derived.open = true;
+                    ui.close();
+                }
                 ui.checkbox(&mut self.windows.triggers.open, "Triggers").on_hover_text(
                     "conditions on series, markers or throttle reasons: firings listed and marked on every pane",
                 );

@@ -170,6 +170,8 @@ pub struct AppState {
     pub history: zescope_model::session::RunHistory,
     /// The triggers, evaluated on every batch filed, and their firings.
     pub triggers: super::triggers::Triggers,
+    /// The derived series, evaluated on every batch filed, and their editor's fields.
+    pub derived: super::derived::Derived,
 }
 
 impl AppState {

@@ -247,6 +247,10 @@ fn check_metadata(f: &SessionFile) -> Result<(), SessionError> {
             ));
         }
         check_len(&format!("runs[{i}].notices"), r.notices.len(), MAX_STREAMS)?;
+        check_len(&format!("runs[{i}].derived"), r.derived.len(), MAX_STREAMS)?;
+        for (k, d) in r.derived.iter().enumerate() {
+            check_len(&format!("runs[{i}].derived[{k}]"), d.len(), 4096)?;
+        }
         if r.layouts.len() > r.groups.len() + r.telemetry as usize {
             return Err(SessionError::invalid(format!("runs[{i}].layouts"), "more layouts than groups"));
         }

@@ -189,6 +189,11 @@ pub struct RunRecord {
     /// said nothing, and in files older than it: empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
+    /// The derived series of this device's part of the run (`docs/derived-series.md`), as
+    /// defined: `NAME=EXPR` or `NAME[UNIT]=EXPR`. Their values are a stream of group `Derived`
+    /// like any other (not in `layouts`). Absent when there were none, and in older files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<String>,
 }
 
 fn auto() -> String {

@@ -67,6 +67,8 @@ pub(super) fn device_record(d: &DeviceEntry) -> DeviceRecord {
     }
 }
 
+use crate::derive::{DESCRIPTION_PREFIX, is_derived};
+
 impl RunHistory {
     /// Record a run that started: per device (looked up in `inventory` by its path) one
     /// `RunRecord` with that device's configuration and layouts (a run over several devices
@@ -84,6 +86,8 @@ impl RunHistory {
             clocks: Some(super::ClockRecord::now()),
         });
         let u32_of = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        // The streams sampled (those of derived series are listed in `derived`, not `layouts`).
+        let sampled = || info.streams.iter().filter(|s| !is_derived(s));
         for (t, target) in info.config.targets.iter().enumerate() {
             let entry = inventory.and_then(|i| i.devices.iter().find(|d| d.path == target.device));
             let name = info.devices.get(t).cloned().unwrap_or_default();
@@ -111,38 +115,32 @@ impl RunHistory {
                 metrics: target.metrics.clone(),
                 custom_group: target.custom_group,
                 interval_ns: info.config.interval.as_nanos().min(u64::MAX as u128) as u64,
-                layouts: info.streams.iter().filter(|s| s.target == t).map(|s| s.layout.clone()).collect(),
+                layouts: sampled().filter(|s| s.target == t).map(|s| s.layout.clone()).collect(),
                 via: info.config.via.name().to_owned(),
-                telemetry: info
-                    .streams
-                    .iter()
-                    .any(|s| s.target == t && s.read_path == zescope_sampler::ReadPath::Sysman),
+                telemetry: sampled().any(|s| s.target == t && s.read_path == zescope_sampler::ReadPath::Sysman),
                 started_unix_ms: now,
                 notices: if t == 0 { info.notices.clone() } else { Vec::new() },
+                derived: info
+                    .streams
+                    .iter()
+                    .filter(|s| s.target == t && is_derived(s))
+                    .flat_map(|s| s.series.iter())
+                    .filter_map(|x| x.description.strip_prefix(DESCRIPTION_PREFIX).map(str::to_owned))
+                    .collect(),
             });
         }
         for (s, &id) in info.streams.iter().zip(streams) {
-            let series = s
-                .series
-                .iter()
-                .map(|x| SeriesMeta {
-                    metric: x.name.clone(),
-                    unit: x.unit.clone(),
-                    kind: super::KindRecord::of(x.kind, x.wrap),
-                    description: x.description.clone(),
-                })
-                .collect();
-            let name = format!("{} / {} (run {})", s.device, s.group, info.run);
-            let meta = StreamMeta {
-                name,
-                run: info.run,
-                device: s.device.clone(),
-                group: s.group.clone(),
-                layout: s.layout.clone(),
-                series,
-                read_path: Some(s.read_path.name().to_owned()),
-            };
-            self.streams.insert(id, meta);
+            self.streams.insert(id, stream_meta(info.run, s));
+        }
+    }
+
+    /// A stream added to run `run` after it started (a derived series defined then, filed as
+    /// store stream `id`): its meta, and its definitions in the run's `derived`.
+    pub fn stream_added(&mut self, run: u64, s: &zescope_sampler::StreamInfo, id: StreamId) {
+        self.streams.insert(id, stream_meta(run, s));
+        let defs = s.series.iter().filter_map(|x| x.description.strip_prefix(DESCRIPTION_PREFIX).map(str::to_owned));
+        if let Some(r) = self.runs.iter_mut().rev().find(|r| r.run == run) {
+            r.derived.extend(defs);
         }
     }
 
@@ -155,5 +153,28 @@ impl RunHistory {
             zescope_version: env!("CARGO_PKG_VERSION").to_owned(),
             clocks: None,
         })
+    }
+}
+
+/// How a stream of run `run` is described in the session file.
+fn stream_meta(run: u64, s: &zescope_sampler::StreamInfo) -> StreamMeta {
+    let series = s
+        .series
+        .iter()
+        .map(|x| SeriesMeta {
+            metric: x.name.clone(),
+            unit: x.unit.clone(),
+            kind: super::KindRecord::of(x.kind, x.wrap),
+            description: x.description.clone(),
+        })
+        .collect();
+    StreamMeta {
+        name: format!("{} / {} (run {})", s.device, s.group, run),
+        run,
+        device: s.device.clone(),
+        group: s.group.clone(),
+        layout: s.layout.clone(),
+        series,
+        read_path: Some(s.read_path.name().to_owned()),
     }
 }

@@ -3,7 +3,8 @@
 //! kept before and after its firings. Evaluated on ingest, on every sample, wherever the window,
 //! `record` or `serve` receive the sampler's batches, never on the plot.
 //!
-//! - [`syntax`]: the expression syntax ([`Trigger::parse`], errors naming the column);
+//! - [`syntax`]: the trigger syntax ([`Trigger::parse`], errors naming the column);
+//! - [`expr`]: expressions over series, the language triggers and derived series share;
 //! - [`eval`]: the [`Evaluator`], O(1) per sample per watched series, no allocation per sample;
 //! - [`keep`]: the [`Keeper`] that passes on only the samples around firings (`record
 //!   --trigger`);
@@ -11,6 +12,7 @@
 //! - [`firings_csv`]: the index of firings `record` writes beside its output.
 
 pub mod eval;
+pub mod expr;
 pub mod keep;
 pub mod names;
 pub mod syntax;
@@ -51,7 +53,7 @@ mod tests {
 
     #[test]
     fn the_index_names_each_firing() {
-        let triggers = vec![Trigger::parse("G/a,b > 1").unwrap(), Trigger::parse("marker =x").unwrap()];
+        let triggers = vec![Trigger::parse("\"G/a,b\" > 1").unwrap(), Trigger::parse("marker =x").unwrap()];
         let firings = vec![
             Firing { trigger: 0, t_ns: 3_500_000_000, series: "G/a,b".into(), value: 2.5 },
             Firing { trigger: 1, t_ns: 4_000_000_000, series: "marker =x".into(), value: f64::NAN },
@@ -59,7 +61,7 @@ mod tests {
         assert_eq!(
             firings_csv(&firings, &triggers, 1_000_000_000),
             "time_s,t_ns,trigger,series,value\n\
-             2.500000,3500000000,\"G/a,b > 1\",\"G/a,b\",2.5\n\
+             2.500000,3500000000,\"\"\"G/a,b\"\" > 1\",\"G/a,b\",2.5\n\
              3.000000,4000000000,marker =x,marker =x,\n"
         );
     }

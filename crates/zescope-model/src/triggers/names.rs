@@ -84,20 +84,7 @@ pub fn unmatched(t: &Trigger, series: &[Offered]) -> Option<String> {
             if series.iter().any(hit) {
                 return None;
             }
-            let wanted = format!("{}/{}", p.group, p.metric).to_lowercase().replace(['*', '?'], "");
-            // Names that hold what was typed (or are held by it) first, then by edits.
-            let mut names: Vec<((bool, usize), String)> = series
-                .iter()
-                .map(|s| {
-                    let name = format!("{}/{}", s.group, s.metric);
-                    let low = name.to_lowercase();
-                    let within = low.contains(&wanted) || wanted.contains(&low);
-                    ((!within, distance(&wanted, &low)), name)
-                })
-                .collect();
-            names.sort();
-            names.dedup_by(|a, b| a.1 == b.1);
-            let close: Vec<String> = names.into_iter().take(SUGGESTIONS).map(|(_, n)| quoted(&n)).collect();
+            let close = closest(p, series);
             Some(if close.is_empty() {
                 format!("trigger '{}' names a series, and nothing is sampled", t.text)
             } else {
@@ -107,9 +94,30 @@ pub fn unmatched(t: &Trigger, series: &[Offered]) -> Option<String> {
     }
 }
 
-/// A series name as an expression takes it: in double quotes when it holds a space.
-fn quoted(name: &str) -> String {
-    if name.contains(' ') { format!("\"{name}\"") } else { name.to_owned() }
+/// The names of `series` closest to what `p` asks for (at most five): those that hold what was
+/// typed (or are held by it) first, then the fewest edits away, case ignored; quoted as an
+/// expression takes them.
+pub fn closest(p: &super::SeriesPattern, series: &[Offered]) -> Vec<String> {
+    let wanted = format!("{}/{}", p.group, p.metric).to_lowercase().replace(['*', '?'], "");
+    // Names that hold what was typed (or are held by it) first, then by edits.
+    let mut names: Vec<((bool, usize), String)> = series
+        .iter()
+        .map(|s| {
+            let name = format!("{}/{}", s.group, s.metric);
+            let low = name.to_lowercase();
+            let within = low.contains(&wanted) || wanted.contains(&low);
+            ((!within, distance(&wanted, &low)), name)
+        })
+        .collect();
+    names.sort();
+    names.dedup_by(|a, b| a.1 == b.1);
+    names.into_iter().take(SUGGESTIONS).map(|(_, n)| quoted(&n)).collect()
+}
+
+/// A series name as an expression takes it: in double quotes when it holds a space, a
+/// parenthesis, a comma or a comparison.
+pub fn quoted(name: &str) -> String {
+    if name.contains([' ', '(', ')', ',', '<', '>']) { format!("\"{name}\"") } else { name.to_owned() }
 }
 
 /// Edits (insert, delete, replace a character) that turn `a` into `b`.

@@ -120,16 +120,24 @@ impl Trigger {
     }
 }
 
+/// A token of the expression language.
 #[derive(Clone, Debug, PartialEq)]
-enum Tok {
+pub(crate) enum Tok {
     Word(String),
     Quoted(String),
     Greater,
     Less,
+    GreaterEq,
+    LessEq,
+    Open,
+    Close,
+    Comma,
 }
 
-/// Tokens with their 1-based columns.
-fn tokens(text: &str) -> Result<Vec<(usize, Tok)>, TriggerError> {
+/// Tokens with their 1-based columns. Words end at whitespace, quotes, `<`, `>`, parentheses and
+/// commas; `/`, `*`, `-` and `+` belong to words (series names, globs, numbers) unless they stand
+/// alone.
+pub(crate) fn tokens(text: &str) -> Result<Vec<(usize, Tok)>, TriggerError> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -139,7 +147,26 @@ fn tokens(text: &str) -> Result<Vec<(usize, Tok)>, TriggerError> {
         if c.is_whitespace() {
             i += 1;
         } else if c == '>' || c == '<' {
-            out.push((column, if c == '>' { Tok::Greater } else { Tok::Less }));
+            let eq = chars.get(i + 1) == Some(&'=');
+            out.push((
+                column,
+                match (c, eq) {
+                    ('>', false) => Tok::Greater,
+                    ('>', true) => Tok::GreaterEq,
+                    (_, false) => Tok::Less,
+                    (_, true) => Tok::LessEq,
+                },
+            ));
+            i += 1 + usize::from(eq);
+        } else if matches!(c, '(' | ')' | ',') {
+            out.push((
+                column,
+                match c {
+                    '(' => Tok::Open,
+                    ')' => Tok::Close,
+                    _ => Tok::Comma,
+                },
+            ));
             i += 1;
         } else if c == '"' {
             let end = chars[i + 1..]
@@ -156,7 +183,8 @@ fn tokens(text: &str) -> Result<Vec<(usize, Tok)>, TriggerError> {
             return Err(TriggerError { column, message: format!("unexpected control character {c:?}") });
         } else {
             let start = i;
-            while i < chars.len() && !chars[i].is_whitespace() && !matches!(chars[i], '>' | '<' | '"') {
+            while i < chars.len() && !chars[i].is_whitespace() && !matches!(chars[i], '>' | '<' | '"' | '(' | ')' | ',')
+            {
                 i += 1;
             }
             out.push((column, Tok::Word(chars[start..i].iter().collect())));
@@ -165,19 +193,36 @@ fn tokens(text: &str) -> Result<Vec<(usize, Tok)>, TriggerError> {
     Ok(out)
 }
 
-fn err<T>(column: usize, message: impl Into<String>) -> Result<T, TriggerError> {
+pub(crate) fn err<T>(column: usize, message: impl Into<String>) -> Result<T, TriggerError> {
     Err(TriggerError { column, message: message.into() })
 }
 
 /// The tokens and where the text ends (for "missing X" errors).
-struct Cursor {
-    toks: std::vec::IntoIter<(usize, Tok)>,
-    end: usize,
+pub(crate) struct Cursor {
+    toks: Vec<(usize, Tok)>,
+    at: usize,
+    pub(crate) end: usize,
 }
 
 impl Cursor {
-    fn next(&mut self) -> Option<(usize, Tok)> {
-        self.toks.next()
+    /// The tokens of `text`.
+    pub(crate) fn new(text: &str) -> Result<Cursor, TriggerError> {
+        Ok(Cursor { toks: tokens(text)?, at: 0, end: text.chars().count() + 1 })
+    }
+
+    pub(crate) fn next(&mut self) -> Option<(usize, Tok)> {
+        let t = self.toks.get(self.at).cloned();
+        self.at += usize::from(t.is_some());
+        t
+    }
+
+    pub(crate) fn peek(&self) -> Option<&(usize, Tok)> {
+        self.toks.get(self.at)
+    }
+
+    /// The column of the next token (or of the text's end).
+    pub(crate) fn column(&self) -> usize {
+        self.peek().map_or(self.end, |t| t.0)
     }
 
     fn number(&mut self, after: &str) -> Result<f64, TriggerError> {
@@ -199,29 +244,34 @@ impl Cursor {
     }
 }
 
-fn shown(t: &Tok) -> String {
+/// A token as an error message shows it.
+pub(crate) fn shown(t: &Tok) -> String {
     match t {
         Tok::Word(w) => format!("'{w}'"),
         Tok::Quoted(q) => format!("\"{q}\""),
         Tok::Greater => "'>'".into(),
         Tok::Less => "'<'".into(),
+        Tok::GreaterEq => "'>='".into(),
+        Tok::LessEq => "'<='".into(),
+        Tok::Open => "'('".into(),
+        Tok::Close => "')'".into(),
+        Tok::Comma => "','".into(),
     }
 }
 
 fn parse_condition(text: &str) -> Result<Condition, TriggerError> {
-    let toks = tokens(text)?;
-    let end = text.chars().count() + 1;
-    let mut cur = Cursor { toks: toks.into_iter(), end };
-    let Some((column, first)) = cur.next() else {
+    let mut cur = Cursor::new(text)?;
+    let end = cur.end;
+    let Some((column, first)) = cur.peek().cloned() else {
         return err(1, "empty trigger: expected a series (GROUP/METRIC), 'marker' or 'throttle'");
     };
     let condition = match first {
-        Tok::Word(w) if w == "marker" => match cur.next() {
+        Tok::Word(w) if w == "marker" => match cur.next().and(cur.next()) {
             Some((_, Tok::Word(n) | Tok::Quoted(n))) => Condition::Marker(n),
             Some((c, t)) => return err(c, format!("expected a marker name after 'marker', found {}", shown(&t))),
             None => return err(end, "expected a marker name after 'marker'"),
         },
-        Tok::Word(w) if w == "throttle" => match cur.next() {
+        Tok::Word(w) if w == "throttle" => match cur.next().and(cur.next()) {
             Some((c, Tok::Word(r) | Tok::Quoted(r))) => {
                 if throttle_mask(&r).is_none() {
                     return err(
@@ -234,18 +284,27 @@ fn parse_condition(text: &str) -> Result<Condition, TriggerError> {
             Some((c, t)) => return err(c, format!("expected a throttle reason after 'throttle', found {}", shown(&t))),
             None => return err(end, "expected a throttle reason after 'throttle' (any, power, thermal, …)"),
         },
-        Tok::Word(s) | Tok::Quoted(s) => {
-            let pattern = series_pattern(&s, column)?;
-            let test = parse_test(&mut cur, column + s.chars().count())?;
+        _ => {
+            // The left side is an expression of the derived series' language; a trigger tests
+            // one series (a derived series is one).
+            let left = super::expr::parse_sum(&mut cur)?;
+            let after = cur.column();
+            let super::expr::Expr::Series { pattern, .. } = left else {
+                return err(
+                    column,
+                    "a trigger tests one series (GROUP/METRIC); derive the expression first (NAME=EXPR) and \
+                     test Derived/NAME",
+                );
+            };
+            let test = parse_test(&mut cur, after)?;
             Condition::Series { pattern, test }
         }
-        t => return err(column, format!("expected a series (GROUP/METRIC) first, found {}", shown(&t))),
     };
     cur.done()?;
     Ok(condition)
 }
 
-fn series_pattern(s: &str, column: usize) -> Result<SeriesPattern, TriggerError> {
+pub(crate) fn series_pattern(s: &str, column: usize) -> Result<SeriesPattern, TriggerError> {
     let parts: Vec<&str> = s.split('/').collect();
     let (device, group, metric) = match parts.as_slice() {
         [g, m] => (None, *g, *m),

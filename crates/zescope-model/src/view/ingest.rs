@@ -83,6 +83,32 @@ impl Ingest {
         self.run.insert(ActiveRun { info, streams, keys })
     }
 
+    /// Adds stream `s` (a derived series' stream, `derive::Deriver::add`, already pushed onto
+    /// the run's `info.streams` by it) to the run in progress: opens its store stream and files
+    /// its series; returns their keys (empty without a run in progress).
+    pub fn add_stream(&mut self, store: &mut Store, s: &zescope_sampler::StreamInfo) -> Vec<SeriesKey> {
+        let Some(run) = self.run.as_mut() else { return Vec::new() };
+        if run.info.streams.len() == run.streams.len() {
+            run.info.streams.push(s.clone());
+        }
+        let id = store.begin_stream(stream_desc(&run.info, s));
+        let mut ks = Vec::with_capacity(s.series.len());
+        for (i, x) in s.series.iter().enumerate() {
+            let key = SeriesKey { device: s.device.clone(), group: s.group.clone(), metric: x.name.clone() };
+            if !self.series.contains_key(&key) {
+                self.order.push(key.clone());
+            }
+            let entry =
+                self.series.entry(key.clone()).or_insert_with(|| SeriesEntry { info: x.clone(), ids: Vec::new() });
+            entry.info = x.clone();
+            entry.ids.extend(store.series_id(id, i));
+            ks.push(key);
+        }
+        run.streams.push(id);
+        run.keys.push(ks.clone());
+        ks
+    }
+
     /// Stores a batch of the run in progress; returns the samples stored (0 for a late batch).
     pub fn samples(&mut self, store: &mut Store, b: &SampleBatch) -> Result<u64, StoreError> {
         let Some(&stream) = self.run.as_ref().filter(|r| r.info.run == b.run).and_then(|r| r.streams.get(b.stream))

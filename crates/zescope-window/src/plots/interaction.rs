@@ -251,6 +251,7 @@ impl Gestures {
                 LegendAction::AlsoIn(k, to) => panes.layout.show_also(&k, to),
                 LegendAction::Remove(k) => panes.layout.remove_series(pane, &k),
                 LegendAction::Trigger(expr) => out.trigger = Some(expr),
+                LegendAction::Derive(def) => out.derive = Some(def),
             }
         }
     }

@@ -48,6 +48,8 @@ pub struct PlotsOutcome {
     pub trigger: Option<String>,
     /// A plot's context menu asked to rename this marker (its index).
     pub rename_marker: Option<usize>,
+    /// A legend asked for a derived series with this definition (to edit in its window).
+    pub derive: Option<String>,
 }
 
 /// What is drawn over the panes besides the data: markers, the A/B cursors (which a

@@ -14,6 +14,7 @@
 
 mod about;
 mod cursors;
+mod derived;
 mod diagnostics;
 mod phase_table;
 mod processes;
@@ -23,6 +24,7 @@ mod triggers;
 
 pub use about::About;
 pub use cursors::CursorReadout;
+pub use derived::DerivedWindow;
 pub use diagnostics::Diagnostics;
 pub use phase_table::PhasePanel;
 pub use processes::{PLOTTED, ProcessPanel};
@@ -129,6 +131,8 @@ pub struct Windows {
     pub processes: ProcessPanel,
     /// View → Triggers.
     pub triggers: TriggersWindow,
+    /// View → New derived series….
+    pub derived: DerivedWindow,
     /// The A/B cursors' readout.
     pub cursors: CursorReadout,
     /// Help → Diagnostics.
@@ -139,13 +143,14 @@ pub struct Windows {
 
 impl Windows {
     /// Every window, in the order they are drawn (a later one over an earlier one).
-    pub fn each(&mut self) -> [&mut dyn Window; 8] {
+    pub fn each(&mut self) -> [&mut dyn Window; 9] {
         [
             &mut self.shortcuts,
             &mut self.info,
             &mut self.phases,
             &mut self.processes,
             &mut self.triggers,
+            &mut self.derived,
             &mut self.cursors,
             &mut self.diagnostics,
             &mut self.about,

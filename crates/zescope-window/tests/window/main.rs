@@ -16,6 +16,7 @@ mod support;
 
 mod basics;
 mod catalog;
+mod derived;
 mod diagnostics;
 mod envelope_plot;
 mod files;

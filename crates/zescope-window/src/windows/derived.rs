@@ -1,0 +1,65 @@
+//! View → New derived series… (or a legend row's "Rate of…", "Ratio to…", "Moving average…"):
+//! write `NAME=EXPR` (`docs/derived-series.md`), checked as it is typed (errors name the column,
+//! or the series the run lacks with what they could mean), added to the run in progress and every
+//! run after; the definitions listed. The series themselves live in `crate::derived`.
+
+use egui::{RichText, Ui};
+
+use super::{Shared, Window};
+
+/// The derived series' window.
+#[derive(Default)]
+pub struct DerivedWindow {
+    /// Shown.
+    pub open: bool,
+}
+
+impl Window for DerivedWindow {
+    fn title(&self) -> &'static str {
+        "Derived series"
+    }
+
+    fn is_open(&self, _: &Shared<'_>) -> bool {
+        self.open
+    }
+
+    fn close(&mut self, _: &mut Shared<'_>) {
+        self.open = false;
+    }
+
+    fn frame(&self, _: &egui::Context) -> egui::Window<'static> {
+        egui::Window::new(self.title()).default_width(560.0)
+    }
+
+    fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>) {
+        let state = &mut *shared.state;
+        let run = state.ingest.run.as_ref().map(|r| &r.info);
+        let problem = state.derived.check(run);
+        let mut add = false;
+        ui.horizontal(|ui| {
+            let edit = ui.add(
+                egui::TextEdit::singleline(&mut state.derived.text)
+                    .hint_text("bw[GB/s]=rate(MemoryTraffic/BytesRead) / 1e9")
+                    .desired_width(420.0),
+            );
+            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            let ok = problem.is_none() && !state.derived.text.trim().is_empty();
+            add = (ui.add_enabled(ok, egui::Button::new("Add")).clicked() || enter) && ok;
+        });
+        if let Some(p) = &problem {
+            ui.colored_label(ui.visuals().error_fg_color, p);
+        } else if let Some(s) = &state.derived.said {
+            ui.label(RichText::new(s).weak());
+        }
+        if add {
+            state.derived.requested = true;
+        }
+        ui.separator();
+        for d in state.derived.deriver.derivations() {
+            ui.label(RichText::new(format!("Derived/{}", d.definition())).monospace());
+        }
+        if state.derived.deriver.derivations().is_empty() {
+            ui.label(RichText::new("none yet: NAME=EXPR, e.g. energy=integral(\"Telemetry/Package power\")").weak());
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Derived series from the command line (`docs/derived-series.md`): `record --derive` records
+//! them into a session whose every export carries them, with values checked against references
+//! computed here from the same file's sampled columns; `serve --derive` serves them with a
+//! `derived` label; a derivation naming nothing is refused with what it could mean.
+
+use std::time::{Duration, Instant};
+
+use crate::support::serve::{Serve, get};
+
+/// Three derivations with independent references: twice a level, a running total's rate from
+/// its raw column, and the package power integrated against the simulated energy counter.
+const DERIVE: [&str; 3] = [
+    "twice=ComputeBasic/GpuUtilization * 2",
+    "busy[%]=rate(ComputeBasic/GpuTime) / 1e7",
+    r#"energy=integral("Telemetry/Package power")"#,
+];
+
+/// The CSV's columns by header prefix: (time_s, value) for every row where it has one.
+fn column(csv: &str, prefix: &str) -> Vec<(f64, f64)> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| h.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix} in {header:?}"));
+    lines
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            Some((c[0].parse().ok()?, c.get(col)?.parse::<f64>().ok().filter(|v| v.is_finite())?))
+        })
+        .collect()
+}
+
+/// The value of `col` at time `t` (s), if it has one there.
+fn at(col: &[(f64, f64)], t: f64) -> Option<f64> {
+    col.iter().find(|r| (r.0 - t).abs() < 1e-9).map(|r| r.1)
+}
+
+#[test]
+fn record_derives_into_a_session_that_every_export_carries() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    let mut cmd = crate::support::zescope();
+    cmd.args(["--source", "sim", "record", "--interval", "5ms", "--duration", "3s", "--out"]).arg(p("run.ron"));
+    DERIVE.iter().for_each(|d| {
+        cmd.args(["--derive", d]);
+    });
+    let o = cmd.env_remove("ZE_SIM_CONFIG").output().unwrap();
+    assert!(o.status.success(), "{}", crate::support::text(&o));
+
+    // The session keeps the definitions (its runs' `derived`) and the values (a Derived stream).
+    let head = String::from_utf8_lossy(&std::fs::read(p("run.ron")).unwrap()).into_owned();
+    assert!(head.contains("derived: [") && head.contains("twice=ComputeBasic/GpuUtilization * 2"), "{head:.3000}");
+
+    let o = crate::support::zescope()
+        .arg("export")
+        .arg(p("run.ron"))
+        .args(["--csv"])
+        .arg(p("raw.csv"))
+        .args(["--svg"])
+        .arg(p("a.svg"))
+        .args(["--png"])
+        .arg(p("a.png"))
+        .args(["--openmetrics"])
+        .arg(p("a.om"))
+        .args(["--perfetto"])
+        .arg(p("a.pftrace"))
+        .args(["--phases"])
+        .arg(p("phases.csv"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", crate::support::text(&o));
+    let csv = std::fs::read_to_string(p("raw.csv")).unwrap();
+
+    // twice: at every tick of ComputeBasic, twice its utilisation (as read: a gauge).
+    let util = column(&csv, "ComputeBasic/GpuUtilization");
+    let twice = column(&csv, "Derived/twice [%]");
+    assert!(twice.len() > 50 && twice.len() >= util.len() - 1, "{} of {} ticks", twice.len(), util.len());
+    for &(t, v) in &twice {
+        let u = at(&util, t).unwrap_or_else(|| panic!("no utilisation at {t}"));
+        assert!((v - 2.0 * u).abs() <= 1e-9 * v.abs().max(1.0), "at {t}: {v} vs 2 × {u}");
+    }
+    // busy: the raw GpuTime column's increase per second between consecutive rows, / 1e7 (ns/s → %).
+    let gpu_time = column(&csv, "ComputeBasic/GpuTime");
+    let busy = column(&csv, "Derived/busy [%]");
+    let mut checked = 0;
+    for w in gpu_time.windows(2) {
+        let ((t0, v0), (t1, v1)) = (w[0], w[1]);
+        let Some(b) = at(&busy, t1) else { continue };
+        let want = (v1 - v0) / (t1 - t0) / 1e7;
+        assert!((b - want).abs() <= 1e-6 * want.abs().max(1.0), "at {t1}: {b} vs {want}");
+        checked += 1;
+    }
+    assert!(checked > 50, "{checked} rates checked");
+    // energy: the trapezoids of the power column, summed here; and against the simulated energy
+    // counter (whose increase the telemetry's power is, over each interval: a trapezoid sum
+    // differs from it by half the change of power over an interval at the ends, a few %).
+    let power = column(&csv, "Telemetry/Package power");
+    let energy = column(&csv, "Derived/energy [J]");
+    let trapezoids: f64 = power.windows(2).map(|w| (w[0].1 + w[1].1) / 2.0 * (w[1].0 - w[0].0)).sum();
+    let e = energy.last().unwrap().1 - energy[0].1;
+    assert!(power.len() > 5 && (e - trapezoids).abs() <= 1e-6 * trapezoids, "{e} J vs {trapezoids} J");
+    let counter = column(&csv, "Telemetry/Package energy");
+    let c = counter.last().unwrap().1 - counter[0].1;
+    assert!(c > 1.0 && (e - c).abs() <= 0.1 * c, "integral of the power {e} J, energy counter {c} J");
+
+    // Every other export carries them.
+    let svg = std::fs::read_to_string(p("a.svg")).unwrap();
+    assert!(svg.contains("Derived/twice") && svg.contains("Derived/energy"), "the SVG's legends name them");
+    assert!(std::fs::metadata(p("a.png")).unwrap().len() > 1000);
+    let om = std::fs::read_to_string(p("a.om")).unwrap();
+    assert!(om.contains("source=\"derived\",derived=\"twice=ComputeBasic/GpuUtilization * 2\"}"), "{om:.2000}");
+    assert!(om.contains("# UNIT zescope_derived_energy_joules joules"), "the computed unit J is the family's");
+    let trace = std::fs::read(p("a.pftrace")).unwrap();
+    let holds = |needle: &str| trace.windows(needle.len()).any(|w| w == needle.as_bytes());
+    assert!(holds("twice") && holds("energy") && holds("Derived"), "the trace has their counter tracks");
+    let phases = std::fs::read_to_string(p("phases.csv")).unwrap();
+    let row = phases.lines().find(|l| l.contains(",Derived/energy,")).expect("a phase row for energy");
+    assert!(row.contains(",J,"), "{row}");
+}
+
+#[test]
+fn a_derivation_naming_nothing_is_refused_with_what_it_could_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = crate::support::zescope()
+        .args(["--source", "sim", "record", "--no-telemetry", "--duration", "1s", "--out"])
+        .arg(dir.path().join("run.csv"))
+        .args(["--derive", "x=rate(ComputeBasic/GpuTim)"])
+        .env_remove("ZE_SIM_CONFIG")
+        .output()
+        .unwrap();
+    let said = crate::support::text(&o);
+    assert!(!o.status.success(), "{said}");
+    assert!(
+        said.contains(
+            "derived series 'x' names 'ComputeBasic/GpuTim', no series of this run; it could mean ComputeBasic/GpuTime"
+        ),
+        "{said}"
+    );
+    // A definition that does not parse is refused before anything runs, naming the column.
+    let o = crate::support::run(&["--source", "sim", "record", "--out", "x.csv", "--derive", "x=avg(A/b)"]);
+    assert!(
+        crate::support::text(&o).contains("column 3: avg takes an operand and a window"),
+        "{}",
+        crate::support::text(&o)
+    );
+}
+
+#[test]
+fn serve_serves_them_with_a_derived_label() {
+    let s = Serve::start(&["--derive", "twice=ComputeBasic/GpuUtilization * 2"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let want = "derived=\"twice=ComputeBasic/GpuUtilization * 2\"";
+    let om = loop {
+        let (status, _, om) = get(s.addr, "/metrics", None);
+        assert_eq!(status, 200);
+        if om.lines().any(|l| l.contains(want) && !l.ends_with("NaN")) || Instant::now() > deadline {
+            break om;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let line = om.lines().find(|l| l.contains(want)).unwrap_or_else(|| panic!("no derived series in\n{om}"));
+    // Named as any series in % is: a ratio, in its base unit.
+    assert!(line.starts_with("zescope_twice_ratio{") && line.contains("group=\"Derived\""), "{line}");
+    s.stop();
+}
