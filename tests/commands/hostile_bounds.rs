@@ -130,9 +130,11 @@ fn write_hostile() {
 }
 
 /// The child's side: load `BOUNDS_PATH` within `BOUNDS_CAP` bytes; print the outcome and peak.
+/// Ignored in an ordinary run (it checks nothing by itself); [`run`] runs it with `--ignored`.
 #[test]
+#[ignore = "the child process of the load bounds tests, run by them with --ignored"]
 fn child() {
-    let (Ok(path), Ok(cap)) = (std::env::var("BOUNDS_PATH"), std::env::var("BOUNDS_CAP")) else { return };
+    let (path, cap) = (child_var("BOUNDS_PATH"), child_var("BOUNDS_CAP"));
     let outcome = session::load_with_cap(Path::new(&path), cap.parse().unwrap());
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     let hwm = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
@@ -143,10 +145,16 @@ fn child() {
     println!("{hwm}");
 }
 
+/// A child's input, which only its parent sets: run by hand without it, the child fails saying so.
+fn child_var(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} unset: this is a child process, which its parent test runs"))
+}
+
 /// Run [`child`] on `path` with a memory cap of `cap`: its outcome line and peak RSS in bytes.
 fn run(path: &Path, cap: u64) -> (String, u64) {
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", &crate::support::test_name(module_path!(), "child"), "--nocapture", "--test-threads=1"])
+        .args(["--exact", &crate::support::test_name(module_path!(), "child"), "--ignored", "--nocapture"])
+        .arg("--test-threads=1")
         .env("BOUNDS_PATH", path)
         .env("BOUNDS_CAP", cap.to_string())
         .output()
@@ -222,11 +230,13 @@ fn a_load_stays_within_twice_the_file_plus_what_it_decodes_and_the_cap() {
 
 /// The child's side of the export checks: `zescope export EXPORT_PATH --csv EXPORT_OUT
 /// --memory-cap EXPORT_CAP`, through the command's own code; prints the outcome and peak.
+/// Ignored in an ordinary run (it checks nothing by itself); [`run_export`] runs it with
+/// `--ignored`.
 #[test]
+#[ignore = "the child process of the export bounds tests, run by them with --ignored"]
 fn export_child() {
     use zescope::commands::export::{ExportArgs, PaneChoice, run};
-    let var = |k: &str| std::env::var(k);
-    let (Ok(path), Ok(out), Ok(cap)) = (var("EXPORT_PATH"), var("EXPORT_OUT"), var("EXPORT_CAP")) else { return };
+    let (path, out, cap) = (child_var("EXPORT_PATH"), child_var("EXPORT_OUT"), child_var("EXPORT_CAP"));
     let csv = *zescope_model::write::FORMATS.iter().find(|f| f.key() == "csv").unwrap();
     let args = ExportArgs {
         session: path.into(),
@@ -253,7 +263,7 @@ fn run_export(path: &Path, out: &Path, cap: u64, limit: u64) -> (String, u64) {
     let got = Command::new("prlimit")
         .arg(format!("--as={limit}"))
         .arg(std::env::current_exe().unwrap())
-        .args(["--exact", &crate::support::test_name(module_path!(), "export_child"), "--nocapture"])
+        .args(["--exact", &crate::support::test_name(module_path!(), "export_child"), "--ignored", "--nocapture"])
         .arg("--test-threads=1")
         .env("EXPORT_PATH", path)
         .env("EXPORT_OUT", out)
