@@ -108,9 +108,15 @@ fn serve_serves_the_top_processes_of_each_device_only_when_asked() {
     // Short jobs every 400 ms: up to four processes at once on the GPU, and new pids all along.
     let jobs = "(sysman: (processes: (job_period_ms: 400)))";
     let s = Serve::start_with(&["--device", "0,1", "--processes", "--top-processes", "2"], Some(jobs));
+    // Scraped until the NPU's process and two of the GPU's were seen (60 s at most), each scrape
+    // checked on the way.
     let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
-    let deadline = Instant::now() + Duration::from_secs(4);
-    while Instant::now() < deadline {
+    let enough = |seen: &BTreeSet<(String, String)>| {
+        seen.iter().any(|(d, _)| d == "ze-sim NPU") && seen.iter().filter(|(d, _)| d == "ze-sim GPU").count() >= 2
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !enough(&seen) {
+        assert!(Instant::now() < deadline, "within 60 s, only {seen:?}");
         let (status, _, page) = get(s.addr, "/metrics", Some(OPENMETRICS));
         assert_eq!(status, 200);
         let memory = process_samples(&page, "zescope_process_memory_bytes");
@@ -120,14 +126,31 @@ fn serve_serves_the_top_processes_of_each_device_only_when_asked() {
             assert!(memory.iter().filter(|(d, _)| d == device).count() <= 2, "at most 2 for {device}:\n{page}");
         }
         seen.extend(memory);
-        std::thread::sleep(Duration::from_millis(200));
+        std::thread::sleep(Duration::from_millis(100));
     }
     s.stop();
-    assert!(seen.iter().any(|(d, _)| d == "ze-sim NPU") && seen.iter().filter(|(d, _)| d == "ze-sim GPU").count() >= 2);
 
+    // Without --processes: the sampler reads the processes on a run's first tick and sends them
+    // with its first samples; once a later publication counts more samples than the first, that
+    // snapshot has been taken in, and the page must not show it.
     let plain = Serve::start(&[]);
-    std::thread::sleep(Duration::from_millis(1500));
-    let (_, _, page) = get(plain.addr, "/metrics", Some(OPENMETRICS));
+    let count = |page: &str| -> f64 {
+        page.lines().find_map(|l| l.strip_prefix("zescope_sampler_samples_total ")).map_or(0.0, |v| v.parse().unwrap())
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut first = 0.0;
+    let page = loop {
+        let (_, _, page) = get(plain.addr, "/metrics", Some(OPENMETRICS));
+        let n = count(&page);
+        if first > 0.0 && n > first {
+            break page;
+        }
+        if first == 0.0 {
+            first = n;
+        }
+        assert!(Instant::now() < deadline, "no two publications with samples within 60 s:\n{page}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
     assert!(!page.contains("zescope_process_"), "off by default:\n{page}");
     plain.stop();
 

@@ -110,7 +110,9 @@ fn bad_requests_and_bad_clients_leave_it_answering() {
     let (status, _, body) = get(s.addr, "/metrics", None);
     assert_eq!(status, 200);
     assert!(body.contains("zescope_gpu_time_seconds_total"), "{body}");
-    assert!(started.elapsed() < Duration::from_secs(5), "answered within its deadline: {:?}", started.elapsed());
+    // Not after the idle clients: a server that took its clients one at a time would answer only
+    // once their 2 s head deadlines had run out, 32 s for the 16 (a generous bound, not a speed).
+    assert!(started.elapsed() < Duration::from_secs(20), "answered beside the idle clients: {:?}", started.elapsed());
     // The sampler went on: the sample count grows while the idle clients hang on.
     let count = |b: &str| -> f64 {
         b.lines().find_map(|l| l.strip_prefix("zescope_sampler_samples_total ")).unwrap().parse().unwrap()
@@ -121,14 +123,14 @@ fn bad_requests_and_bad_clients_leave_it_answering() {
         assert!(Instant::now() < deadline, "no sample counted in 20 s while idle clients hang on");
         std::thread::sleep(Duration::from_millis(50));
     }
-    // A client that says nothing is dropped by the server within its 2 s head deadline, and the
-    // server goes on accepting after that.
+    // A client that says nothing is dropped by the server (its head deadline is 2 s; the read
+    // waits 30 s, then fails with a timeout rather than the end of the stream), and the server
+    // goes on accepting after that.
     let mut silent = idle.into_iter().next().unwrap();
-    silent.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let waited = Instant::now();
+    silent.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let mut buf = [0u8; 64];
-    assert_eq!(silent.read(&mut buf).unwrap(), 0, "closed without an answer");
-    assert!(waited.elapsed() < Duration::from_secs(5), "dropped after {:?}", waited.elapsed());
+    let read = silent.read(&mut buf);
+    assert!(matches!(read, Ok(0)), "closed without an answer, not {read:?}");
     assert_eq!(get(s.addr, "/metrics", None).0, 200);
     s.stop();
 }
@@ -178,8 +180,12 @@ fn a_real_prometheus_scrapes_it() {
         assert!(Instant::now() < deadline, "Prometheus never saw up == 1 and {counter}; its log:\n{}", prom.log());
         std::thread::sleep(Duration::from_millis(250));
     };
-    std::thread::sleep(Duration::from_millis(2500));
-    let second = query(&promtool, &server, counter);
+    // A later scrape counts more (waited for: Prometheus scrapes on its own schedule).
+    let mut second = None;
+    while !second.is_some_and(|v| v > first) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(250));
+        second = query(&promtool, &server, counter);
+    }
     // Both devices, with their telemetry, as series of their own.
     let devices = query(&promtool, &server, "count(zescope_device_info{job=\"zescope\"})");
     let npu_temp = query(&promtool, &server, "max(zescope_temperature_celsius{device=\"ze-sim NPU\",sensor=\"gpu\"})");

@@ -1,7 +1,8 @@
 //! Smoke test of the real binary in a real window: start `zescope` on the simulated device under
-//! Xvfb, let it sample for a few seconds, take a screenshot of the screen, narrow the window to
-//! 800 px (xdotool) and check it still draws at that size, end it with SIGTERM, and check a clean
-//! exit and a clean report from the simulated driver. (Where the pane buttons land in a narrow
+//! Xvfb, screenshot its window until every pane on screen shows pixels of its lines' colours
+//! inside its plot (the places and colours from the window's debug log), narrow the window to
+//! 800 px (xdotool) and check the same at that size, end it with SIGTERM, and check a clean exit
+//! and a clean report from the simulated driver. (Where the pane buttons land in a narrow
 //! window is checked by `gui_resize.rs`: the real window exposes no widget positions.)
 //!
 //! Needs Xvfb, ImageMagick's `import`, xdotool and xwininfo (`apt install xvfb imagemagick
@@ -51,9 +52,95 @@ fn window_size(display: &str, id: &str) -> Option<(u32, u32)> {
     Some((field("Width:")?, field("Height:")?))
 }
 
+/// One pane's plot as the window's debug log last gave it (`zescope_window::plots`): where it
+/// is in the window and the colours its lines are drawn in.
+#[derive(Debug)]
+struct PlotSeen {
+    pane: u64,
+    rect: [f32; 4],
+    colours: Vec<[u8; 3]>,
+}
+
+/// The last place of each pane's plot in `log` ("pane 1 plot at [[x0 y0] - [x1 y1]] colours
+/// [[r, g, b, a], …]"), by pane.
+fn plots_in_log(log: &str) -> Vec<PlotSeen> {
+    let numbers = |t: &str| -> Vec<f32> {
+        t.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|s| !s.is_empty())
+            .filter_map(|s| s.parse().ok())
+            .collect()
+    };
+    let mut seen: Vec<PlotSeen> = Vec::new();
+    for l in log.lines() {
+        let Some((_, rest)) = l.split_once("pane ") else { continue };
+        let Some((pane, rest)) = rest.split_once(" plot at ") else { continue };
+        let Some((rect, colours)) = rest.split_once(" colours ") else { continue };
+        let Ok(pane) = pane.trim().parse::<u64>() else { continue };
+        let [x0, y0, x1, y1] = numbers(rect)[..] else { continue };
+        let colours = numbers(colours).chunks_exact(4).map(|c| [c[0] as u8, c[1] as u8, c[2] as u8]).collect();
+        let plot = PlotSeen { pane, rect: [x0, y0, x1, y1], colours };
+        match seen.iter_mut().find(|p| p.pane == pane) {
+            Some(p) => *p = plot,
+            None => seen.push(plot),
+        }
+    }
+    seen
+}
+
+/// Checks that every pane's plot wholly inside the window (`size`, less the status bar) has
+/// pixels of its lines' colours in the screenshot `shot` of the window: the lines were drawn.
+/// Returns how many panes were checked, or what is missing.
+fn lines_in_every_pane(shot: &Path, plots: &[PlotSeen], size: (u32, u32)) -> Result<usize, String> {
+    let inside: Vec<&PlotSeen> =
+        plots.iter().filter(|p| p.rect[2] <= size.0 as f32 && p.rect[3] + 40.0 <= size.1 as f32).collect();
+    if inside.is_empty() {
+        return Err(format!("no pane's plot wholly inside the {size:?} window: {plots:?}"));
+    }
+    for p in &inside {
+        let [x0, y0, x1, y1] = p.rect;
+        let rect = (x0 as u32 + 2, y0 as u32 + 2, (x1 - x0) as u32 - 4, (y1 - y0) as u32 - 4);
+        let near = |px: &[u8; 3]| p.colours.iter().any(|c| (0..3).all(|i| px[i].abs_diff(c[i]) <= 24));
+        let lit = pixels(shot, rect).iter().flatten().filter(|px| near(px)).count();
+        // A line across a few seconds of a minute's window: dozens of pixels at least.
+        if lit < 30 {
+            return Err(format!(
+                "pane {}: {lit} pixels of its lines' colours {:?} in its plot {rect:?}",
+                p.pane, p.colours
+            ));
+        }
+    }
+    Ok(inside.len())
+}
+
+/// Screenshots the window `id` to `shot` until [`lines_in_every_pane`] holds for the plots the
+/// log gives after byte `from` (60 s at most: a loaded machine draws late); returns the panes
+/// checked.
+fn wait_for_lines(display: &str, id: &str, shot: &Path, log: &Path, from: usize, size: (u32, u32)) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = std::fs::read(log).unwrap();
+        let plots = plots_in_log(&String::from_utf8_lossy(&text[from.min(text.len())..]));
+        // Before the window is mapped and drawn, `import` fails: that is waited for too.
+        let out = Command::new("import").args(["-display", display, "-window", id]).arg(shot).output().unwrap();
+        let drawn = if plots.is_empty() {
+            Err("no pane's plot in the window's log yet".to_owned())
+        } else if !out.status.success() {
+            Err(format!("import failed: {}", String::from_utf8_lossy(&out.stderr)))
+        } else {
+            assert_eq!(png_size(shot), Some(size), "a PNG of the window at {}", shot.display());
+            lines_in_every_pane(shot, &plots, size)
+        };
+        match drawn {
+            Ok(n) => return n,
+            Err(why) if Instant::now() > deadline => panic!("{why} (screenshot {})", shot.display()),
+            Err(_) => std::thread::sleep(Duration::from_millis(500)),
+        }
+    }
+}
+
 #[test]
 fn the_window_runs_on_the_simulated_device_and_exits_cleanly_on_sigterm() {
-    for tool in ["Xvfb", "import", "xdotool", "xwininfo"] {
+    for tool in ["Xvfb", "import", "xdotool", "xwininfo", "convert"] {
         if !have(tool) {
             return testing::skip(
                 "the Xvfb smoke test",
@@ -67,57 +154,64 @@ fn the_window_runs_on_the_simulated_device_and_exits_cleanly_on_sigterm() {
     };
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("report.ron");
+    // Where each pane's plot is comes from the window's own debug log; it goes to a file, so a
+    // full pipe never holds the window up.
+    let log = dir.path().join("log.txt");
     let mut app = crate::support::zescope()
         .args(["--source", "sim"])
         .env("DISPLAY", &x.display)
         .env_remove("WAYLAND_DISPLAY")
         .env("ZE_SIM_REPORT", &report)
+        .env("RUST_LOG", "warn,zescope_window::plots=debug")
         .env_remove("ZE_SIM_CONFIG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .expect("start zescope");
-    // Let it open the window and sample for a while.
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(6) {
+    let logged = || std::fs::read_to_string(&log).unwrap_or_default();
+    // Its window, once it is there (60 s: a loaded machine starts it late).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let id = loop {
         if let Some(status) = app.try_wait().unwrap() {
-            let out = app.wait_with_output().unwrap();
-            panic!("zescope exited early with {status}: {}", String::from_utf8_lossy(&out.stderr));
+            panic!("zescope exited early with {status}: {}", logged());
         }
+        let out = Command::new("xdotool").args(["search", "--name", "^zescope$"]).env("DISPLAY", &x.display).output();
+        if let Some(id) = out.ok().and_then(|o| String::from_utf8_lossy(&o.stdout).lines().last().map(str::to_owned)) {
+            break id.trim().to_owned();
+        }
+        assert!(Instant::now() < deadline, "no zescope window within 60 s: {}", logged());
         std::thread::sleep(Duration::from_millis(100));
-    }
+    };
+    // Every pane on screen draws its lines, sampled from the simulated device.
     let shot = screenshot_path();
-    let status = Command::new("import").args(["-display", &x.display, "-window", "root"]).arg(&shot).status().unwrap();
-    assert!(status.success(), "import failed");
-    assert_eq!(png_size(&shot), Some((1280, 860)), "a PNG of the screen at {}", shot.display());
-    let bytes = std::fs::metadata(&shot).unwrap().len();
-    assert!(bytes > 20_000, "the screenshot holds a drawn window, not a blank screen ({bytes} bytes)");
-    eprintln!("screenshot: {}", shot.display());
+    let size = window_size(&x.display, &id).expect("xwininfo gives the window's size");
+    let panes = wait_for_lines(&x.display, &id, &shot, &log, 0, size);
+    assert!(panes >= 2, "the default layout shows at least two panes whole at {size:?}: {panes}");
+    eprintln!("screenshot: {} ({panes} panes with lines)", shot.display());
 
-    // Narrower: the window takes the new size and goes on drawing.
-    let id = window_id(&x.display);
+    // Narrower: the window takes the new size and goes on drawing every pane's lines.
+    let from = std::fs::metadata(&log).unwrap().len() as usize;
     let status = Command::new("xdotool").args(["windowsize", &id, "800", "600"]).env("DISPLAY", &x.display).status();
     assert!(status.unwrap().success(), "xdotool windowsize failed");
-    std::thread::sleep(Duration::from_millis(1500));
-    assert_eq!(window_size(&x.display, &id), Some((800, 600)), "the window was narrowed");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while window_size(&x.display, &id) != Some((800, 600)) {
+        assert!(Instant::now() < deadline, "the window was not narrowed: {:?}", window_size(&x.display, &id));
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let narrow = shot.with_extension("narrow.png");
-    let status = Command::new("import").args(["-display", &x.display, "-window", &id]).arg(&narrow).status().unwrap();
-    assert!(status.success(), "import of the narrowed window failed");
-    assert_eq!(png_size(&narrow), Some((800, 600)));
-    let bytes = std::fs::metadata(&narrow).unwrap().len();
-    assert!(bytes > 10_000, "the narrowed window is drawn ({bytes} bytes)");
+    let panes = wait_for_lines(&x.display, &id, &narrow, &log, from, (800, 600));
     assert!(app.try_wait().unwrap().is_none(), "zescope is still running after the resize");
-    eprintln!("narrowed window: {}", narrow.display());
+    eprintln!("narrowed window: {} ({panes} panes with lines)", narrow.display());
 
     assert!(Command::new("kill").arg("-TERM").arg(app.id().to_string()).status().unwrap().success());
     let t = Instant::now();
     while app.try_wait().unwrap().is_none() {
-        assert!(t.elapsed() < Duration::from_secs(10), "zescope did not exit after SIGTERM");
+        assert!(t.elapsed() < Duration::from_secs(30), "zescope did not exit after SIGTERM");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let out = app.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "exit status {}: {stderr}", out.status);
+    let status = app.wait().unwrap();
+    let stderr = logged();
+    assert!(status.success(), "exit status {status}: {stderr}");
     assert!(!stderr.contains("did not finish its teardown"), "{stderr}");
     let text = std::fs::read_to_string(&report).expect("the simulated driver wrote its report at exit");
     let r: ze_sim::Report = ron::from_str(&text).unwrap();

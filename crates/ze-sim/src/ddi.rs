@@ -358,6 +358,22 @@ unsafe fn fill_metric_group_exp_1_5(table: &str, t: *mut c_void) {
     unsafe { t.cast::<Pfn>().add(index).write(value) };
 }
 
+/// `pfnGetExportDataExp`, the slot API 1.6 appended to `zet_metric_group_exp_dditable_t` (after
+/// 1.5's `pfnGetGlobalTimestampsExp`).
+///
+/// SAFETY (for callers): `t` points to a writable `zet_metric_group_exp_dditable_t` as API 1.6
+/// or newer lays it out.
+unsafe fn fill_metric_group_exp_1_6(table: &str, t: *mut c_void) {
+    if table != "zet_metric_group_exp_dditable_t" {
+        return;
+    }
+    let f: crate::entry::GetExportData = crate::entry::sim_zetMetricGroupGetExportDataExp;
+    let value = optional_slot(&empty_entry_points(), "zetMetricGroupGetExportDataExp", Some(f));
+    let index = size_of::<ddi::zet_metric_group_exp_dditable_t>() / size_of::<Pfn>() + 1;
+    // SAFETY: the caller guarantees the table has the 1.6 slot right after the 1.5 one.
+    unsafe { t.cast::<Pfn>().add(index).write(value) };
+}
+
 /// `zeInitDrivers`, the slot API 1.10 appended to `ze_global_dditable_t` (after `pfnInit`).
 ///
 /// SAFETY (for callers): `t` points to a writable `ze_global_dditable_t` as API 1.10 or newer
@@ -390,6 +406,10 @@ fn getter(version: ze_api_version_t, table: &str, t: *mut c_void) -> ze_result_t
             unsafe { fill_1_5(table, t) };
             // SAFETY: as above.
             unsafe { fill_metric_group_exp_1_5(table, t) };
+        }
+        if version >= ze_make_version(1, 6) {
+            // SAFETY: a loader of API 1.6 or newer passes the longer table of its headers.
+            unsafe { fill_metric_group_exp_1_6(table, t) };
         }
         if version >= ze_make_version(1, 10) {
             // SAFETY: a loader of API 1.10 or newer passes the global table of its headers.

@@ -95,6 +95,7 @@ mod copy_env;
 pub mod ddi;
 mod entry;
 pub mod export;
+pub mod export_data;
 mod faults;
 pub mod fdcheck;
 mod instance;

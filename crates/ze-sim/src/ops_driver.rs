@@ -220,6 +220,7 @@ pub(crate) fn extension_function(name: &CStr) -> Option<*mut core::ffi::c_void> 
         b"zetDeviceDisableMetricsExp" => sim_zetDeviceDisableMetricsExp as *mut _,
         b"zetDeviceGetConcurrentMetricGroupsExp" => sim_zetDeviceGetConcurrentMetricGroupsExp as *mut _,
         b"zetMetricGroupGetGlobalTimestampsExp" => sim_zetMetricGroupGetGlobalTimestampsExp as *mut _,
+        b"zetMetricGroupGetExportDataExp" => sim_zetMetricGroupGetExportDataExp as *mut _,
         b"zetMetricGroupCreateExp" => sim_zetMetricGroupCreateExp as *mut _,
         b"zetMetricGroupAddMetricExp" => sim_zetMetricGroupAddMetricExp as *mut _,
         b"zetMetricGroupCloseExp" => sim_zetMetricGroupCloseExp as *mut _,

@@ -200,6 +200,32 @@ impl Instance {
         Ok(())
     }
 
+    /// What `zetMetricGroupGetExportDataExp` says of group `g` (`export_data.rs`): its
+    /// properties and its metrics' as the property queries answer them.
+    pub(crate) fn export_description(&mut self, g: usize) -> R<crate::export_data::ExportedGroup> {
+        let mut p =
+            zet_metric_group_properties_t { stype: ZET_STRUCTURE_TYPE_METRIC_GROUP_PROPERTIES, ..Default::default() };
+        self.group_properties(g, &mut p)?;
+        let mut metrics = Vec::new();
+        for i in 0..self.groups[g].metrics.len() {
+            let mut m = zet_metric_properties_t { stype: ZET_STRUCTURE_TYPE_METRIC_PROPERTIES, ..Default::default() };
+            self.metric_properties(g, i, &mut m)?;
+            metrics.push(crate::export_data::ExportedMetric {
+                name: self.groups[g].metrics[i].cfg.name.clone(),
+                metric_type: m.metricType,
+                result_type: m.resultType,
+                unit: self.groups[g].metrics[i].cfg.signal.unit().to_owned(),
+            });
+        }
+        Ok(crate::export_data::ExportedGroup {
+            device_id: self.devices[self.groups[g].device].cfg.device_id,
+            domain: p.domain,
+            sampling: p.samplingType,
+            name: self.groups[g].name.clone(),
+            metrics,
+        })
+    }
+
     pub(crate) fn metrics_of(&self, g: usize) -> Vec<zet_metric_handle_t> {
         self.groups[g].metrics.iter().map(|m| m.handle as zet_metric_handle_t).collect()
     }

@@ -111,7 +111,10 @@ fn an_exported_group_holds_each_metric_in_its_result_type() {
     let f = realistic();
     let (c, d, g, e) = f.running_group("EngineActivity");
     assert!(e.fd >= 0 && e.size >= 4096);
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    // Two more snapshots (counted by the driver; a loaded machine may take long): the running
+    // totals have moved past zero.
+    let written = f.sim.snapshots_written();
+    common::wait_until("two more snapshots", || f.sim.snapshots_written() >= written + 2);
     // Deactivated, the buffer keeps its last snapshot.
     f.raw.activate(c, d, &[]).unwrap();
     let ts = read_mapped_u64(e.fd, e.size, ze_sim::export::OFFSET_TIMESTAMP);

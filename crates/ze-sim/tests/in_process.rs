@@ -122,7 +122,9 @@ fn counters_and_device_timestamp_advance_under_a_seqlock() {
     let (c, d, _, e) = f.running();
     let ts1 = read_mapped_u64(e.fd, e.size, export::OFFSET_TIMESTAMP);
     let busy1 = read_mapped_u64(e.fd, e.size, export::OFFSET_COUNTERS);
-    std::thread::sleep(std::time::Duration::from_millis(30));
+    // Two more snapshots written (counted by the driver): both have moved on.
+    let written = f.sim.snapshots_written();
+    common::wait_until("two more snapshots", || f.sim.snapshots_written() >= written + 2);
     let ts2 = read_mapped_u64(e.fd, e.size, export::OFFSET_TIMESTAMP);
     let busy2 = read_mapped_u64(e.fd, e.size, export::OFFSET_COUNTERS);
     let seq = read_mapped_u64(e.fd, e.size, export::OFFSET_SEQUENCE);

@@ -11,7 +11,8 @@
 //!   (the loader routes them through `zetGetDeviceExpProcAddrTable`), and after the disable the
 //!   listing answers SUCCESS with no groups;
 //! - once enabled, `zetMetricGroupGetGlobalTimestampsExp` answers host ns or device ticks (the
-//!   loader routes it through API 1.5's slot of the metric-group table), the GPU's tile has a
+//!   loader routes it through API 1.5's slot of the metric-group table), so does
+//!   `zetMetricGroupGetExportDataExp` (API 1.6's slot), the GPU's tile has a
 //!   time-based group, and
 //!   `zetDeviceGetConcurrentMetricGroupsExp` (the suite's harness calls it before every choice
 //!   of groups) answers sets of one group per domain;
@@ -34,6 +35,7 @@ const CHILD: &str = "ZE_SIM_SUITE_CHILD";
 
 type DeviceCall = unsafe extern "C" fn(zet_device_handle_t) -> ze_result_t;
 type Timestamps = unsafe extern "C" fn(zet_metric_group_handle_t, ze_bool_t, *mut u64, *mut u64) -> ze_result_t;
+type ExportData = unsafe extern "C" fn(zet_metric_group_handle_t, *const u8, usize, *mut usize, *mut u8) -> ze_result_t;
 type Concurrent =
     unsafe extern "C" fn(zet_device_handle_t, u32, *mut zet_metric_group_handle_t, *mut u32, *mut u32) -> ze_result_t;
 
@@ -165,6 +167,20 @@ fn the_listing_waits_for_metrics_and_the_run_time_enable_reaches_the_driver() {
     // SAFETY: as above.
     assert_eq!(unsafe { timestamps(g, 0, &mut global, &mut metric) }, ZE_RESULT_SUCCESS);
     assert_eq!(global, metric, "not synchronized: the device's ticks, read at the same instant");
+    // The export data of a group's raw data, through the loader (API 1.6's slot).
+    let export_data: ExportData = export(&path, "zetMetricGroupGetExportDataExp");
+    let (report, mut size) = ([0u8; 64], 0usize);
+    // SAFETY: a group handle the loader gave, 64 bytes of raw data, a size query.
+    let r = unsafe { export_data(g, report.as_ptr(), report.len(), &mut size, std::ptr::null_mut()) };
+    assert_eq!(r, ZE_RESULT_SUCCESS);
+    let mut data = vec![0u8; size];
+    // SAFETY: `data` holds `size` bytes.
+    let r = unsafe { export_data(g, report.as_ptr(), report.len(), &mut size, data.as_mut_ptr()) };
+    assert_eq!(
+        (r, &data[..8]),
+        (ZE_RESULT_SUCCESS, &ze_sim::export_data::MAGIC[..]),
+        "the loader routes the export data"
+    );
     // SAFETY: as above.
     assert_eq!(unsafe { disable(d) }, ZE_RESULT_SUCCESS, "the loader routes the run-time disable");
     assert_eq!(group_count(&raw, d), (ZE_RESULT_SUCCESS, 0), "disabled again: listed, no groups");

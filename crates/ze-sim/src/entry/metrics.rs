@@ -160,6 +160,51 @@ pub(crate) unsafe extern "C" fn sim_zetMetricGroupGetGlobalTimestampsExp(
     })
 }
 
+/// The C signature of `zetMetricGroupGetExportDataExp`.
+pub(crate) type GetExportData =
+    unsafe extern "C" fn(zet_metric_group_handle_t, *const u8, usize, *mut usize, *mut u8) -> ze_result_t;
+
+/// `zetMetricGroupGetExportDataExp` (`ZET_experimental_metric_export_data`): the group's raw
+/// data with its description (`export_data.rs`). With `*size` 0 it answers the bytes needed;
+/// with more it writes them and answers how many it wrote; with fewer it refuses the call
+/// (INVALID_ARGUMENT, one of the spec's listed errors; the spec says nothing of a short buffer).
+pub(crate) unsafe extern "C" fn sim_zetMetricGroupGetExportDataExp(
+    h: zet_metric_group_handle_t,
+    raw: *const u8,
+    raw_size: usize,
+    size: *mut usize,
+    export: *mut u8,
+) -> ze_result_t {
+    guard("zetMetricGroupGetExportDataExp", || {
+        // SAFETY: API contract.
+        let size = unsafe { out(size) }?;
+        if raw.is_null() {
+            return Err(ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+        }
+        // SAFETY: API contract: `raw` holds `raw_size` bytes.
+        let raw = unsafe { std::slice::from_raw_parts(raw, raw_size) };
+        with(h, |inst, obj, _| {
+            let g = expect_obj!(obj, Obj::Group(g) => g);
+            inst.device_status()?;
+            let data = crate::export_data::encode(&inst.export_description(g)?, raw);
+            if *size == 0 {
+                *size = data.len();
+                return Ok(());
+            }
+            if *size < data.len() {
+                return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            }
+            if export.is_null() {
+                return Err(ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+            }
+            // SAFETY: API contract: `export` holds `*size` bytes, at least `data.len()`.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), export, data.len()) };
+            *size = data.len();
+            Ok(())
+        })
+    })
+}
+
 /// The C signature of `zetDeviceGetConcurrentMetricGroupsExp`.
 pub(crate) type GetConcurrentGroups =
     unsafe extern "C" fn(zet_device_handle_t, u32, *mut zet_metric_group_handle_t, *mut u32, *mut u32) -> ze_result_t;

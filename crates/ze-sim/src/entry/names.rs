@@ -45,6 +45,7 @@ pub(crate) const OPTIONAL: &[&str] = &[
     "zetDeviceDisableMetricsExp",
     "zetDeviceGetConcurrentMetricGroupsExp",
     "zetMetricGroupGetGlobalTimestampsExp",
+    "zetMetricGroupGetExportDataExp",
     "zeEventPoolCreate",
     "zeEventPoolDestroy",
     "zeEventCreate",

@@ -239,6 +239,16 @@ impl Raw {
 }
 
 /// Reads the u64 at `offset` of a read-only mapping of `fd` (`size` bytes).
+/// Waits for `done` within 30 s (the workload's ticks come late on a loaded machine); fails
+/// naming `what` after that.
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "{what}: not within 30 s");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
 pub fn read_mapped_u64(fd: i32, size: usize, offset: usize) -> u64 {
     assert!(offset + 8 <= size);
     // SAFETY: a fresh read-only shared mapping of the exported fd, unmapped below.

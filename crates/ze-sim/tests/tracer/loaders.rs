@@ -139,6 +139,7 @@ fn tour(loader: &str, mode: &str) {
     };
     check(&first);
     raw.tracer_disable(t, true).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
         let (r, bytes) = raw.tracer_read_into(t, 1 << 20);
         if r == ZE_RESULT_NOT_READY {
@@ -146,6 +147,7 @@ fn tour(loader: &str, mode: &str) {
         }
         assert_eq!(r, ZE_RESULT_SUCCESS, "{mode}");
         check(&bytes);
+        assert!(std::time::Instant::now() < deadline, "{mode}: a disabled tracer still reads data after 20 s");
     }
     raw.decoder_destroy(dec).unwrap();
     raw.tracer_destroy(t).unwrap();
@@ -199,8 +201,11 @@ fn absent(loader: &str) {
     let fd = dup(e.fd);
     let p = raw.import(c, d, fd, e.size).unwrap();
     raw.activate(c, d, &[g]).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    assert!(!events_in_mapping(fd, e.size).is_empty(), "the workload writes its ring all the same");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while events_in_mapping(fd, e.size).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the workload writes its ring all the same (20 s)");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
     raw.free(c, p).unwrap();
     close(fd);
     raw.activate(c, d, &[]).unwrap();

@@ -22,6 +22,8 @@ use zescope_sampler::ReadPath;
 use zescope_store::par::map_weighted;
 use zescope_store::{RawData, SeriesDesc, SeriesKind, StreamData, StreamDesc};
 
+use super::chunks::packed_chunks;
+pub(super) use super::chunks::{Chunk, DataSection, SEALED_VERSION, StreamChunks, zeroed};
 use super::codec::{self, CHUNK, COARSE_CHUNK};
 use super::error::SessionError;
 use super::format::*;
@@ -339,45 +341,6 @@ struct DecodeJob<'a> {
     values: &'a mut [f64],
 }
 
-/// One raw chunk as the file holds it.
-#[derive(Clone, Copy)]
-pub(super) enum Chunk<'a> {
-    /// Version 1: base64 text of the XOR encoding (`codec.rs`), inline in the RON.
-    Text(&'a str),
-    /// Versions 2 and 3: bytes of the data section (`packed.rs`).
-    Packed(&'a [u8]),
-    /// Version 4: bytes of the data section followed by their CRC-32C (`crc.rs`).
-    Sealed(&'a [u8]),
-}
-
-/// The first version whose data chunks carry checksums.
-pub(super) const SEALED_VERSION: u32 = 4;
-
-/// Splits stream `i`'s chunks off the front of the data section `data` (`sealed`: version 4's,
-/// each with its checksum).
-fn packed_chunks<'a>(
-    field: &str,
-    raw: &RawFile,
-    data: &mut &'a [u8],
-    sealed: bool,
-) -> Result<Vec<Chunk<'a>>, SessionError> {
-    if !raw.chunks.is_empty() {
-        let msg = "a file with a data section keeps its chunks there; this list must be empty";
-        return Err(SessionError::invalid(format!("{field}.raw.chunks"), msg));
-    }
-    let mut out = Vec::new();
-    let mut pos = 0;
-    // Each chunk takes at least one byte, so this stops within the data section's length.
-    for (c, _) in chunk_sizes(raw.first_ordinal, raw.samples).enumerate() {
-        let b = packed::piece(data, &mut pos).ok_or_else(|| {
-            SessionError::invalid(format!("{field}.raw.chunks[{c}]"), "the data section ends inside or before it")
-        })?;
-        out.push(if sealed { Chunk::Sealed(b) } else { Chunk::Packed(b) });
-    }
-    *data = &data[pos..];
-    Ok(out)
-}
-
 /// A checked file whose raw samples are not decoded yet ([`check`]).
 pub(super) struct Checked<'a> {
     /// The session with every stream's raw samples left out: `raw.timestamps` and `raw.values`
@@ -386,77 +349,7 @@ pub(super) struct Checked<'a> {
     /// Per stream, the raw samples the file holds.
     pub samples: Vec<u64>,
     /// Per stream, its raw chunks, still encoded, oldest first.
-    pub chunks: Vec<Vec<Chunk<'a>>>,
-}
-
-impl Chunk<'_> {
-    /// Bytes of the file the chunk takes (its base64 text in version 1).
-    pub(super) fn len(&self) -> usize {
-        match self {
-            Chunk::Text(t) => t.len(),
-            Chunk::Packed(b) | Chunk::Sealed(b) => b.len(),
-        }
-    }
-
-    /// Bytes of encoded samples: [`len`](Self::len) without the checksum.
-    fn data_len(&self) -> usize {
-        match self {
-            Chunk::Sealed(b) => b.len().saturating_sub(crc::CRC_BYTES),
-            c => c.len(),
-        }
-    }
-
-    /// Decodes the chunk's `ts.len()` samples of `values.len() / ts.len()` series.
-    pub(super) fn decode(&self, ts: &mut [i64], values: &mut [f64]) -> Result<(), codec::CodecError> {
-        let n = if ts.is_empty() { 0 } else { values.len() / ts.len() };
-        match *self {
-            Chunk::Text(text) => codec::decode_raw(text, ts.len(), n, ts, values),
-            Chunk::Packed(bytes) => packed::decode_chunk(bytes, ts.len(), n, ts, values),
-            Chunk::Sealed(sealed) => {
-                let bytes = crc::open(sealed).map_err(codec::CodecError)?;
-                packed::decode_chunk(bytes, ts.len(), n, ts, values)
-            }
-        }
-    }
-
-    /// Decodes samples `from..from + ts.len()` of the chunk's `expected` samples of `n` series
-    /// (a piece of it: `from` a multiple of the block size, the piece whole blocks unless it
-    /// ends the chunk). The checksum of a sealed chunk is checked with its first piece (`from`
-    /// 0): a reader hands the pieces of a chunk over in order, so a damaged chunk is refused
-    /// before any of it is used.
-    pub(super) fn decode_rows(
-        &self,
-        expected: usize,
-        n: usize,
-        from: usize,
-        ts: &mut [i64],
-        values: &mut [f64],
-    ) -> Result<(), codec::CodecError> {
-        match *self {
-            Chunk::Text(text) => codec::decode_raw_rows(text, expected, n, from, ts, values),
-            Chunk::Packed(bytes) => packed::decode_rows(bytes, expected, n, from, ts, values),
-            Chunk::Sealed(sealed) => {
-                let bytes = if from == 0 {
-                    crc::open(sealed).map_err(codec::CodecError)?
-                } else {
-                    &sealed[..sealed.len().saturating_sub(crc::CRC_BYTES)]
-                };
-                packed::decode_rows(bytes, expected, n, from, ts, values)
-            }
-        }
-    }
-}
-
-/// `len` zeroed values, or an error naming what they were for when memory for them cannot be
-/// had (the allocation is tried first, never aborted on).
-pub(super) fn zeroed<T: Clone + Default>(len: usize, what: impl FnOnce() -> String) -> Result<Vec<T>, SessionError> {
-    let mut v = Vec::new();
-    if v.try_reserve_exact(len).is_err() {
-        let bytes = crate::view::text::bytes(len.saturating_mul(std::mem::size_of::<T>()));
-        return Err(SessionError::invalid(what(), format!("cannot allocate {bytes} for its samples: out of memory")));
-    }
-    v.resize(len, T::default());
-    Ok(v)
+    pub chunks: Vec<StreamChunks<'a>>,
 }
 
 /// What a load may hold in memory: the memory cap, and the bytes of it the input already takes
@@ -491,7 +384,7 @@ pub(super) fn coarse_bytes(buckets: u64, n: usize) -> u64 {
 /// Check and decode a parsed file; `data` is the data section of versions 2 to 4 (`None`:
 /// version 1, whose chunks are inline); `budget`: what the decoded samples may take.
 pub(super) fn decode(f: SessionFile, data: Option<&[u8]>, budget: Budget) -> Result<Session, SessionError> {
-    let Checked { mut session, samples, chunks } = check(&f, data, budget)?;
+    let Checked { mut session, samples, chunks } = check(&f, data.map(DataSection::Bytes), budget)?;
     let mut jobs = Vec::new();
     for (i, ((out, samples), chunks)) in session.streams.iter_mut().zip(samples).zip(chunks).enumerate() {
         let n = out.data.desc.series.len();
@@ -501,6 +394,9 @@ pub(super) fn decode(f: SessionFile, data: Option<&[u8]>, budget: Budget) -> Res
         raw.timestamps = zeroed(samples as usize, field)?;
         raw.values = zeroed(samples as usize * n, field)?;
         let (mut ts, mut vals) = (&mut raw.timestamps[..], &mut raw.values[..]);
+        let StreamChunks::Listed(chunks) = chunks else {
+            return Err(SessionError::invalid(field(), "internal: chunks left in the file"));
+        };
         for (c, (size, chunk)) in chunk_sizes(raw.first_ordinal, samples).zip(chunks).enumerate() {
             let (t, rest_t) = ts.split_at_mut(size);
             let (v, rest_v) = vals.split_at_mut(size * n);
@@ -529,7 +425,7 @@ pub(super) fn decode(f: SessionFile, data: Option<&[u8]>, budget: Budget) -> Res
 /// decoded only once its claim is within the budget.
 pub(super) fn check<'a>(
     f: &'a SessionFile,
-    data: Option<&'a [u8]>,
+    data: Option<DataSection<'a>>,
     budget: Budget,
 ) -> Result<Checked<'a>, SessionError> {
     if f.format != FORMAT_NAME {
@@ -576,11 +472,11 @@ pub(super) fn check<'a>(
                 // value and one for its timestamp.
                 let bytes: u64 = raw.chunks.iter().map(|c| c.len() as u64 / 4 * 3).sum();
                 let fits = raw.samples.saturating_mul(n as u64 + 1) <= bytes;
-                (raw.chunks.iter().map(|c| Chunk::Text(c)).collect::<Vec<_>>(), fits)
+                (StreamChunks::Listed(raw.chunks.iter().map(|c| Chunk::Text(c)).collect()), fits)
             }
             Some(rest) => {
                 let chunks = packed_chunks(&field, raw, rest, sealed)?;
-                let bytes: u64 = chunks.iter().map(|c| c.data_len() as u64).sum();
+                let bytes = chunks.data_bytes();
                 // A block of up to 256 samples takes at least `MIN_COLUMN_BYTES` per column
                 // (timestamps and each series): count what the bytes can hold in the same units.
                 let blocks = raw.samples.div_ceil(packed::BLOCK as u64);
@@ -662,8 +558,8 @@ pub(super) fn check<'a>(
         samples.push(raw.samples);
         all_chunks.push(chunks);
     }
-    if let Some(rest) = rest.filter(|r| !r.is_empty()) {
-        let msg = format!("{} bytes after the last stream's chunks", rest.len());
+    if let Some(rest) = rest.map(|r| r.remaining()).filter(|&r| r > 0) {
+        let msg = format!("{rest} bytes after the last stream's chunks");
         return Err(SessionError::invalid("data section", msg));
     }
     let session = Session {

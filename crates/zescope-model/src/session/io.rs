@@ -96,6 +96,37 @@ pub(super) fn split(bytes: &[u8]) -> Result<(&str, Option<&[u8]>), SessionError>
     std::str::from_utf8(bytes).map(|t| (t, None)).map_err(|e| not_text(e.valid_up_to()))
 }
 
+/// The head of the file `f` of `size` bytes, read without its data section: the two comment
+/// lines and the RON text of a file with a data section (whose data starts where the head
+/// ends), or all of a version 1 file (all text). Allocated fallibly, for its size.
+pub(super) fn read_head(f: &File, size: u64, path: &Path) -> Result<Vec<u8>, SessionError> {
+    use std::os::unix::fs::FileExt;
+    let read = |len: u64| -> Result<Vec<u8>, SessionError> {
+        let len = usize::try_from(len).unwrap_or(usize::MAX);
+        let mut bytes = Vec::new();
+        if bytes.try_reserve_exact(len).is_err() {
+            let msg = format!("cannot allocate the {len} bytes of its text to read it: out of memory");
+            return Err(SessionError::invalid(path.display().to_string(), msg));
+        }
+        bytes.resize(len, 0);
+        f.read_exact_at(&mut bytes, 0).map_err(|e| SessionError::io(path, "cannot read", e))?;
+        Ok(bytes)
+    };
+    let lines = (FILE_COMMENT.len() + DATA_LINE.len() + 21) as u64;
+    let first = read(size.min(lines))?;
+    let head = FILE_COMMENT.len() + DATA_LINE.len();
+    if !(first.starts_with(FILE_COMMENT.as_bytes()) && first[FILE_COMMENT.len()..].starts_with(DATA_LINE.as_bytes())) {
+        return read(size);
+    }
+    let digits = first[head..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let len = std::str::from_utf8(&first[head..head + digits]).ok().and_then(|d| d.parse::<u64>().ok());
+    match (len.and_then(|l| l.checked_add((head + digits + 1) as u64)), first.get(head + digits)) {
+        // `split` says what is wrong with either.
+        (Some(end), Some(b'\n')) if end <= size => read(end),
+        _ => Ok(first),
+    }
+}
+
 /// Serialise a file to a string (tests, the example).
 pub(super) fn to_ron_string(file: &SessionFile) -> Result<String, SessionError> {
     let mut out = Vec::new();

@@ -1,7 +1,8 @@
 //! Opening a session on a background thread, progressively, so a large one shows its first
 //! frame long before all of it is decoded.
 //!
-//! The thread reads the file, parses and checks its head (everything but the raw samples:
+//! The thread reads the file's head (never its data section whole: `chunks.rs`), parses and
+//! checks it (everything but the raw samples:
 //! streams, series, runs, layout, markers, comparison; the coarse history is decoded with it)
 //! and hands that over first ([`LoadEvent::Head`]), with the session's whole time range, taken
 //! from the coarse history and the first and last raw chunk of each stream. Then it decodes the
@@ -20,8 +21,9 @@
 //! ([`Recoverable::load`](super::autosave::Recoverable::load)): they are assembled from a
 //! directory of pieces, and recovering one is rare and small next to opening a file.
 //!
-//! Memory: the thread holds the file, its parsed head (each stream's coarse history decoded) and
-//! the pieces in flight; [`LoadHead::held`] says what the first two take, so that a reader
+//! Memory: the thread holds the file's head, parsed (each stream's coarse history decoded), the
+//! chunks it has read to decode ([`HELD_CHUNK_BYTES`]) and the pieces in flight;
+//! [`LoadHead::held`] says what the first three take, so that a reader
 //! keeping a memory cap for the whole open ([`super::open_into`]) leaves that much of it out of
 //! its store (down to [`MIN_STORE`]). Every buffer sized by the file's numbers is allocated
 //! fallibly: an allocation that fails ends the job with an error naming what it was for.
@@ -37,8 +39,9 @@ use std::time::Duration;
 
 use zescope_store::RawData;
 
+use super::chunks::{ChunkCursor, Extent, FileScan, read_chunk};
 use super::codec::CHUNK;
-use super::convert::{self, Checked, Chunk, Progress, chunk_sizes, zeroed};
+use super::convert::{self, Checked, Chunk, DataSection, Progress, SEALED_VERSION, StreamChunks, chunk_sizes, zeroed};
 use super::io::{self, MAX_FILE_BYTES};
 use super::{Session, SessionError, packed};
 
@@ -57,8 +60,13 @@ pub const MAX_PIECE_BYTES: usize = {
 /// Decoded samples an open holds besides its file, head and the receiver's store at most: the
 /// pieces in the channel, the batch being decoded and the one being taken in.
 pub const IN_FLIGHT_BYTES: usize = (IN_FLIGHT + BATCH + 1) * MAX_PIECE_BYTES;
-/// The least store an open into a store keeps while it holds the file (`super::open_into`).
+/// The least store an open into a store keeps while it holds the file's head
+/// (`super::open_into`).
 pub const MIN_STORE: u64 = 8 << 20;
+/// Encoded chunks read from the file and held while their pieces are decoded: at most this
+/// many bytes, or one chunk if a single one is larger (a chunk takes about what its samples
+/// decode to at most; a file's usual chunks take far less).
+pub const HELD_CHUNK_BYTES: u64 = 8 << 20;
 
 /// Samples a piece of a stream of `n` series holds (a whole chunk holds at most 4096).
 fn piece_rows(n: usize) -> usize {
@@ -82,8 +90,9 @@ pub struct LoadHead {
     pub span: Option<(i64, i64)>,
     /// The time origin a one-shot load gives: the saved one, else the first stream's start.
     pub origin_ns: Option<i64>,
-    /// Bytes the open holds until it ends besides the pieces in flight: the file, the strings
-    /// its head was parsed into (at most its text again) and the coarse history decoded.
+    /// Bytes the open holds until it ends besides the pieces in flight: the head, the strings it
+    /// was parsed into (at most its text again), the coarse history decoded and the chunks read
+    /// to decode ([`HELD_CHUNK_BYTES`]).
     pub held: u64,
 }
 
@@ -202,18 +211,30 @@ impl Drop for LoadJob {
 
 /// The thread: read, check, hand over the head, then the pieces.
 fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(), SessionError> {
-    let bytes = io::read_bytes(path, MAX_FILE_BYTES, true)?;
-    let (text, data) = io::split(&bytes)?;
-    let parsed = (bytes.len() + text.len()) as u64;
+    // The head only: the data section stays in the file, scanned for where each stream's
+    // chunks are, each chunk read (and its checksum checked) when its samples are decoded.
+    let (f, size) = io::open_bounded(path, MAX_FILE_BYTES, true)?;
+    let head_bytes = io::read_head(&f, size, path)?;
+    let (text, data) = io::split(&head_bytes)?;
+    // The head's bytes and the strings parsing them makes (at most as many again).
+    let parsed = 2 * head_bytes.len() as u64;
     let file = io::parse(text)?;
-    let Checked { mut session, samples, chunks } = convert::check(&file, data, convert::Budget::NONE)?;
+    let sealed = file.version >= SEALED_VERSION;
+    let section = match data {
+        Some(_) => {
+            let scan = f.try_clone().and_then(|c| FileScan::new(c, head_bytes.len() as u64, size));
+            Some(DataSection::File(scan.map_err(|e| SessionError::io(path, "cannot read", e))?))
+        }
+        None => None,
+    };
+    let Checked { mut session, samples, chunks } = convert::check(&file, section, convert::Budget::NONE)?;
     let coarse: u64 = session
         .streams
         .iter()
         .map(|s| convert::coarse_bytes(s.data.coarse.len() as u64, s.data.desc.series.len()))
         .fold(0, u64::saturating_add);
-    let held = parsed.saturating_add(coarse);
-    let total: u64 = chunks.iter().flatten().map(|c| c.len() as u64).sum();
+    let held = parsed.saturating_add(coarse).saturating_add(HELD_CHUNK_BYTES);
+    let total: u64 = chunks.iter().map(|c| c.bytes()).sum();
     progress.total.store(total.max(1), Ordering::Relaxed);
     let mut raws = Vec::with_capacity(session.streams.len());
     let mut ended = Vec::with_capacity(session.streams.len());
@@ -224,7 +245,7 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
         ended.push(std::mem::replace(&mut s.data.ended, false));
     }
     let raw_spans: Vec<Option<(i64, i64)>> =
-        (0..chunks.len()).map(|i| raw_span(&session, &samples, &chunks, i)).collect();
+        (0..chunks.len()).map(|i| raw_span(&session, &samples, &chunks, (&f, sealed), i)).collect();
     let spans: Vec<Option<(i64, i64)>> =
         raw_spans.iter().enumerate().map(|(i, &r)| stream_span(&session, i, r)).collect();
     let span = spans.iter().flatten().copied().reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
@@ -243,17 +264,57 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
         (0..c.size).step_by(rows).map(move |from| (c, from, rows.min(c.size - from)))
     });
     let mut all = all.peekable();
-    while all.peek().is_some() {
+    // Chunks of streams left in the file: each stream's read in order, the next one's extent
+    // once looked at, and those read for the pieces being decoded.
+    let mut cursors: Vec<Option<ChunkCursor>> =
+        chunks.iter().map(|c| if let StreamChunks::InFile(s) = c { Some(ChunkCursor::new(s)) } else { None }).collect();
+    let mut peeked: Vec<Option<Extent>> = vec![None; chunks.len()];
+    let mut held: Vec<((usize, usize), Vec<u8>)> = Vec::new();
+    while let Some(&(next, _, _)) = all.peek() {
         if progress.cancel.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let jobs =
-            all.by_ref().take(BATCH).map(|(c, from, rows)| ((rows * (c.n + 1)) as u64, (c, from, rows))).collect();
+        // A batch: up to BATCH pieces, whose chunks read from the file take HELD_CHUNK_BYTES at
+        // most (or one chunk, if larger). A chunk whose pieces go on stays held.
+        held.retain(|(k, _)| *k == (next.stream, next.chunk));
+        let mut bytes_held: u64 = held.iter().map(|h| h.1.len() as u64).sum();
+        let mut jobs = Vec::new();
+        while jobs.len() < BATCH {
+            let Some(&(c, from, rows)) = all.peek() else { break };
+            let key = (c.stream, c.chunk);
+            if let Some(cursor) = cursors[c.stream].as_mut()
+                && !held.iter().any(|h| h.0 == key)
+            {
+                let field = format!("streams[{}].raw.chunks[{}]", c.stream, c.chunk);
+                let e = match peeked[c.stream] {
+                    Some(e) => e,
+                    None => cursor.next_extent(&f).map_err(|e| SessionError::invalid(&field, e.to_string()))?,
+                };
+                peeked[c.stream] = Some(e);
+                if !jobs.is_empty() && bytes_held.saturating_add(e.len) > HELD_CHUNK_BYTES {
+                    break;
+                }
+                let bytes = read_chunk(&f, e, sealed, &field)?;
+                peeked[c.stream] = None;
+                bytes_held += bytes.len() as u64;
+                held.push((key, bytes));
+            }
+            all.next();
+            jobs.push(((rows * (c.n + 1)) as u64, (c, from, rows)));
+        }
+        let held = &held;
         let decoded = zescope_store::par::map_weighted(jobs, |(c, from, rows)| {
             let field = || format!("streams[{}].raw.chunks[{}]", c.stream, c.chunk);
             let out =
                 zeroed(rows, field).and_then(|ts| Ok((ts, zeroed(rows * c.n, field)?))).and_then(|(mut ts, mut v)| {
-                    let chunk = chunks[c.stream][c.chunk];
+                    let chunk = match &chunks[c.stream] {
+                        StreamChunks::Listed(list) => list[c.chunk],
+                        // Read with its checksum checked (`read_chunk`).
+                        StreamChunks::InFile(_) => match held.iter().find(|h| h.0 == (c.stream, c.chunk)) {
+                            Some(h) => Chunk::Packed(&h.1),
+                            None => return Err(SessionError::invalid(field(), "internal: the chunk was not read")),
+                        },
+                    };
                     chunk
                         .decode_rows(c.size, c.n, from, &mut ts, &mut v)
                         .map_err(|e| SessionError::invalid(field(), e.0))?;
@@ -286,7 +347,10 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
             }
             at[i] = to as u64;
             let last = at[i] == samples[i];
-            let bytes = chunks[i][c.chunk].len() as u64;
+            let bytes = match &chunks[i] {
+                StreamChunks::Listed(list) => list[c.chunk].len() as u64,
+                StreamChunks::InFile(_) => held.iter().find(|h| h.0 == (i, c.chunk)).map_or(0, |h| h.1.len() as u64),
+            };
             progress.done.fetch_add(bytes * rows as u64 / c.size.max(1) as u64, Ordering::Relaxed);
             if tx.send(LoadEvent::Piece(Piece { stream: i, raw, first, last })).is_err() {
                 return Ok(());
@@ -311,16 +375,38 @@ fn stream_span(session: &Session, i: usize, raw: Option<(i64, i64)>) -> Option<(
 
 /// The time range of stream `i`'s raw samples, from its first and last chunks (decoded here
 /// once more; a chunk that does not decode is left out and refused in its turn).
-fn raw_span(session: &Session, samples: &[u64], chunks: &[Vec<Chunk<'_>>], i: usize) -> Option<(i64, i64)> {
+/// Chunks left in the file are read for it (`file`, `sealed`: with their checksums), one at a
+/// time.
+fn raw_span(
+    session: &Session,
+    samples: &[u64],
+    chunks: &[StreamChunks<'_>],
+    (file, sealed): (&std::fs::File, bool),
+    i: usize,
+) -> Option<(i64, i64)> {
     let s = &session.streams[i];
     let n = s.data.desc.series.len();
     let mut span = None;
-    let last = chunks[i].len().saturating_sub(1);
     let first_size = chunk_sizes(s.data.raw.first_ordinal, samples[i]).next();
     let last_size = chunk_sizes(s.data.raw.first_ordinal, samples[i]).last();
+    let (first, last) = match &chunks[i] {
+        StreamChunks::Listed(list) => (list.first().copied().map(Ok), list.last().copied().map(Ok)),
+        StreamChunks::InFile(f) => (f.first.map(Err), f.last.map(Err)),
+    };
     // The first block of the first chunk and the last block of the last one.
-    for (c, size, last_block) in [(0, first_size, false), (last, last_size, true)] {
-        let (Some(chunk), Some(size)) = (chunks[i].get(c), size) else { continue };
+    for (chunk, size, last_block) in [(first, first_size, false), (last, last_size, true)] {
+        let (Some(chunk), Some(size)) = (chunk, size) else { continue };
+        let bytes;
+        let chunk = match chunk {
+            Ok(c) => c,
+            Err(e) => match read_chunk(file, e, sealed, "") {
+                Ok(b) => {
+                    bytes = b;
+                    Chunk::Packed(&bytes)
+                }
+                Err(_) => continue,
+            },
+        };
         let from = if last_block { (size - 1) / packed::BLOCK * packed::BLOCK } else { 0 };
         let rows = (size - from).min(packed::BLOCK);
         let (mut ts, mut values) = (vec![0; rows], vec![0.0; rows * n]);
@@ -362,174 +448,4 @@ fn time_order(session: &Session, samples: &[u64], raw_spans: &[Option<(i64, i64)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::session::{Capture, RunHistory};
-    use crate::view::{PaneLayout, TimeView};
-    use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
-
-    /// Two streams over the same time, counters and gauges, pauses, in a store whose cap has
-    /// coarsened the oldest history (so the raw part starts after coarse buckets, with a first
-    /// gap and first rates).
-    fn session() -> Session {
-        let mut store = Store::new(3 << 20);
-        let desc = |name: &str, n: usize| StreamDesc {
-            name: name.into(),
-            series: (0..n)
-                .map(|s| SeriesDesc {
-                    name: format!("{name}{s}"),
-                    unit: "u".into(),
-                    kind: if s % 2 == 0 { SeriesKind::Cumulative { wrap: Some(65536.0) } } else { SeriesKind::Gauge },
-                })
-                .collect(),
-        };
-        let ids = [store.begin_stream(desc("a", 6)), store.begin_stream(desc("b", 3))];
-        for k in 0..60i64 {
-            for (j, &id) in ids.iter().enumerate() {
-                let n = if j == 0 { 6 } else { 3 };
-                if k % 7 == 3 {
-                    store.mark_gap(id);
-                }
-                let ts: Vec<i64> = (0..5000).map(|i| (k * 6000 + i) * 1_000_000 + j as i64 * 333 + i % 13).collect();
-                let vals: Vec<f64> = (0..5000 * n).map(|v| ((v as i64 * (k + 1) * 37) % 70000) as f64).collect();
-                store.append(id, &ts, &vals).unwrap();
-            }
-        }
-        store.end_stream(ids[0]);
-        let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-        Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] })
-    }
-
-    /// Everything the job hands over, applied as the window applies it, into a store of `cap`
-    /// bytes (never over it, checked after every piece).
-    fn open_progressively(path: &Path, cap: usize) -> (Store, Vec<usize>, Option<(i64, i64)>) {
-        let mut job = LoadJob::spawn(path.to_path_buf());
-        let mut store = Store::new(cap);
-        let (mut ended, mut order, mut span) = (Vec::new(), Vec::new(), None);
-        loop {
-            match job.next(Duration::from_secs(30)).expect("an event") {
-                LoadEvent::Head(h) => {
-                    h.session.restore_into(&mut store).unwrap();
-                    if store.origin_ns().is_none()
-                        && let Some(o) = h.origin_ns
-                    {
-                        store.set_origin(o);
-                    }
-                    (ended, span) = (h.ended, h.span);
-                }
-                LoadEvent::Piece(p) => {
-                    let id = store.streams().nth(p.stream).unwrap().id;
-                    store.restore_more(id, &p.raw, p.first).unwrap();
-                    assert!(store.memory_used() <= cap, "{} bytes over a cap of {cap}", store.memory_used());
-                    if p.last && ended[p.stream] {
-                        store.end_stream(id);
-                    }
-                    order.push(p.stream);
-                }
-                LoadEvent::Done => return (store, order, span),
-                LoadEvent::Failed(e) => panic!("{e}"),
-            }
-        }
-    }
-
-    #[test]
-    fn pieces_rebuild_what_a_one_shot_load_gives_for_both_versions() {
-        let s = session();
-        assert!(s.streams.iter().all(|x| !x.data.coarse.is_empty()), "the cap coarsened some history");
-        assert!(s.streams.iter().all(|x| x.data.raw.gaps.len() > 2 && !x.data.raw.first_rates.is_empty()));
-        let dir = tempfile::tempdir().unwrap();
-        let v2 = dir.path().join("v2.ron");
-        crate::session::save(&v2, &s).unwrap();
-        let v1 = dir.path().join("v1.ron");
-        std::fs::write(&v1, crate::session::to_v1_string(&s).unwrap()).unwrap();
-        let mut whole = Store::new(usize::MAX);
-        crate::session::load(&v2).unwrap().restore_into(&mut whole).unwrap();
-        for path in [&v2, &v1] {
-            let (store, order, span) = open_progressively(path, usize::MAX);
-            assert_eq!(store.origin_ns(), whole.origin_ns());
-            assert_eq!(span, whole.total_time_range(), "the head knows the whole time range");
-            for (a, b) in whole.streams().zip(store.streams()) {
-                assert_eq!(store.stream_data(b.id), whole.stream_data(a.id), "{}", path.display());
-            }
-            // In time order: the streams' chunks alternate (they cover the same time).
-            let switches = order.windows(2).filter(|w| w[0] != w[1]).count();
-            assert!(switches > order.len() / 4, "{switches} switches in {} pieces", order.len());
-        }
-    }
-
-    #[test]
-    fn a_session_over_the_cap_opens_within_it_as_a_one_shot_open_does() {
-        let s = session();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.ron");
-        crate::session::save(&path, &s).unwrap();
-        let mut exact = Store::new(usize::MAX);
-        s.restore_into(&mut exact).unwrap();
-        let cap = exact.memory_used() / 3;
-        let (store, _, span) = open_progressively(&path, cap);
-        let mut one_shot = Store::new(cap);
-        crate::session::load(&path).unwrap().restore_into(&mut one_shot).unwrap();
-        assert!(one_shot.memory_used() <= cap);
-        assert_eq!(span, exact.total_time_range());
-        assert_eq!(store.total_time_range(), one_shot.total_time_range(), "the same history kept");
-        for ((a, b), c) in store.streams().zip(one_shot.streams()).zip(exact.streams()) {
-            assert_eq!(a.appended, c.appended, "every sample went through the store");
-            assert_eq!(store.time_range(a.id), one_shot.time_range(b.id));
-            for k in (1..store.series(a.id).count()).step_by(2) {
-                // Gauges: coarsening keeps every bucket's extremes, however it went.
-                let (t0, t1) = store.time_range(a.id).unwrap();
-                let [x, y, z] = [(&store, a.id), (&one_shot, b.id), (&exact, c.id)]
-                    .map(|(st, id)| st.stats(st.series_id(id, k).unwrap(), t0, t1));
-                assert_eq!((x.min, x.max), (y.min, y.max), "stream {:?} series {k}", a.id);
-                assert_eq!((x.min, x.max), (z.min, z.max), "stream {:?} series {k}: the exact extremes", a.id);
-            }
-        }
-    }
-
-    #[test]
-    fn a_chunk_damaged_part_way_ends_the_job_naming_it_after_the_good_ones() {
-        let s = session();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.ron");
-        crate::session::save(&path, &s).unwrap();
-        let mut bytes = std::fs::read(&path).unwrap();
-        // Junk three quarters into the data section, over more bytes than a column takes (so a
-        // column's length and mode are hit, not only packed bits that decode to other values);
-        // the chunks' lengths stay as they were.
-        let (text, data) = io::split(&bytes).unwrap();
-        let at = text.len() + data.unwrap().len() * 3 / 4;
-        bytes[at..at + 8192].fill(0xff);
-        std::fs::write(&path, &bytes).unwrap();
-        let mut job = LoadJob::spawn(path.clone());
-        let mut pieces = 0;
-        let e = loop {
-            match job.next(Duration::from_secs(30)).expect("an event") {
-                LoadEvent::Head(_) => {}
-                LoadEvent::Piece(_) => pieces += 1,
-                LoadEvent::Done => panic!("damage not found"),
-                LoadEvent::Failed(e) => break e.to_string(),
-            }
-        };
-        assert!(pieces > 10, "the good chunks before it came first: {pieces}");
-        assert!(e.contains("streams[") && e.contains("].raw.chunks["), "{e}");
-        assert!(job.next(Duration::ZERO).is_none() && job.is_over());
-        assert!(crate::session::load(&path).is_err(), "the one-shot load refuses it too");
-    }
-
-    #[test]
-    fn a_cancelled_or_dropped_job_stops() {
-        let s = session();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.ron");
-        crate::session::save(&path, &s).unwrap();
-        let mut job = LoadJob::spawn(path.clone());
-        assert!(matches!(job.next(Duration::from_secs(30)), Some(LoadEvent::Head(_))));
-        job.stop();
-        drop(LoadJob::spawn(path));
-        let e = match LoadJob::spawn(dir.path().join("missing.ron")).next(Duration::from_secs(30)) {
-            Some(LoadEvent::Failed(e)) => e.to_string(),
-            other => panic!("{other:?}"),
-        };
-        assert!(e.contains("missing.ron"), "{e}");
-    }
-}
+mod tests;

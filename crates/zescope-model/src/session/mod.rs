@@ -21,6 +21,7 @@
 
 pub mod autosave;
 mod capture;
+mod chunks;
 pub mod codec;
 mod convert;
 mod crc;
@@ -52,7 +53,8 @@ pub use history::unix_ms_now;
 pub use io::{MAX_FILE_BYTES, write_atomic};
 pub use job::SaveJob;
 pub use load_job::{
-    IN_FLIGHT, IN_FLIGHT_BYTES, LoadEvent, LoadHead, LoadJob, MAX_PIECE_BYTES, MIN_STORE, PIECE_BYTES, Piece,
+    HELD_CHUNK_BYTES, IN_FLIGHT, IN_FLIGHT_BYTES, LoadEvent, LoadHead, LoadJob, MAX_PIECE_BYTES, MIN_STORE,
+    PIECE_BYTES, Piece,
 };
 pub use markers::{markers_from_file, markers_to_file};
 pub use open::{Opened, open_into};

@@ -2,12 +2,13 @@
 //!
 //! [`open_into`] reads the file as the window's progressive open does ([`LoadJob`]: the head,
 //! then the samples a chunk at a time, in time order) and moves each chunk into the caller's
-//! store as it comes, so what it holds at once is the file, its head and a few pieces in flight
-//! besides the store. The store's cap is the whole open's: while the file is held, the store
-//! keeps the cap less what the file and its head take ([`LoadHead::held`]), so the open holds
+//! store as it comes, so what it holds at once is the file's head, the chunks being decoded and
+//! a few pieces in flight besides the store (never the whole file). The store's cap is the whole
+//! open's: while the open runs, the store keeps the cap less what the head and the chunks held
+//! take ([`LoadHead::held`]), so the open holds
 //! at most the cap and the pieces in flight ([`IN_FLIGHT_BYTES`]). A file whose head leaves less
 //! than [`MIN_STORE`] of the cap is still opened (a session past the cap is summarised, never
-//! refused for its size), into a store of [`MIN_STORE`]: then the open holds the file and head
+//! refused for its size), into a store of [`MIN_STORE`]: then the open holds the head
 //! past the cap. Where the samples outgrow the store's cap, the store coarsens the oldest
 //! history as it does for a live run (`zescope_store::cap`), and [`Opened::notice`] says what was
 //! coarsened from when. `zescope export` and *Compare with…* open sessions this way.
@@ -57,7 +58,7 @@ pub fn open_into(path: &Path, store: &mut Store) -> Result<Opened, SessionError>
     Ok(opened)
 }
 
-/// [`open_into`] with the store's cap lowered, while the file is held, by what the open holds.
+/// [`open_into`] with the store's cap lowered, while the open runs, by what it holds.
 fn open_within(path: &Path, store: &mut Store) -> Result<Opened, SessionError> {
     let cap = store.memory_cap();
     let mut job = LoadJob::spawn(path.to_path_buf());

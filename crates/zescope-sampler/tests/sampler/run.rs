@@ -92,7 +92,22 @@ fn pause_stops_reading_and_resume_marks_a_gap() {
     collect_samples(&h, 5);
     h.send(Command::Pause);
     sync(&h, 1);
-    std::thread::sleep(Duration::from_millis(30));
+    // Time passes on the sampler while paused: two health reports come (each after a batch
+    // period, when whatever had been read would have been sent), the device writes snapshots
+    // meanwhile, and no read is made (the tick count holds) nor any sample sent.
+    let written = sim.snapshots_written();
+    let (mut health, mut samples) = (Vec::new(), 0);
+    wait_for(&h, T, |e| {
+        match e {
+            Event::Samples(b) => samples += b.timestamps.len(),
+            Event::Health(s) => health.push(s.clone()),
+            _ => {}
+        }
+        (health.len() >= 2 && sim.snapshots_written() > written).then_some(())
+    });
+    assert_eq!(samples, 0, "no samples while paused");
+    assert_eq!(health[0].ticks, health.last().unwrap().ticks, "no reads while paused: {health:?}");
+    assert_eq!(health.last().unwrap().achieved_hz, 0.0);
     let during = sync(&h, 2);
     assert!(!during.iter().any(|e| matches!(e, Event::Samples(_))), "no samples while paused");
     h.send(Command::Resume);

@@ -125,6 +125,14 @@ pub fn show(
                     out.rename_marker = Some(i);
                 }
                 let frame = *resp.transform.frame();
+                // Where each pane's plot is and in which colours its lines are drawn, for tests
+                // of the real window (which exposes no widget positions).
+                log::debug!(
+                    "pane {} plot at {:?} colours {:?}",
+                    spec.id,
+                    frame,
+                    items.iter().map(|s| s.color.to_array()).collect::<Vec<_>>()
+                );
                 super::axes::remember_y(ui, layout.y_id, spec.id, resp.transform.bounds().range_y(), frame.height());
                 out.plot_width = Some(frame.width());
                 let y = resp.transform.bounds().range_y();
