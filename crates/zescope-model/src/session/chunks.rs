@@ -230,7 +230,7 @@ fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> 
 pub(super) fn zeroed<T: Clone + Default>(len: usize, what: impl FnOnce() -> String) -> Result<Vec<T>, SessionError> {
     let mut v = Vec::new();
     if v.try_reserve_exact(len).is_err() {
-        let bytes = crate::view::format::bytes(len.saturating_mul(std::mem::size_of::<T>()));
+        let bytes = crate::view::text::bytes(len.saturating_mul(std::mem::size_of::<T>()));
         return Err(SessionError::invalid(what(), format!("cannot allocate {bytes} for its samples: out of memory")));
     }
     v.resize(len, T::default());
