@@ -45,3 +45,4 @@ pub use protocol::*;
 pub use read::batch::ReadOutcome;
 pub use thread::spawn_source;
 pub use thread::{Opener, Options, SamplerHandle, spawn};
+pub use timing::BATCH_INTERVAL;
