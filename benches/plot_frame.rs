@@ -152,7 +152,7 @@ fn plot_series(store: &Store) -> Vec<PlotSeries> {
     store
         .series(store.streams().next().unwrap().id)
         .enumerate()
-        .map(|(s, (id, d))| PlotSeries { series: id, name: d.name.clone(), color: color(s % SERIES) })
+        .map(|(s, (id, d))| PlotSeries { series: id, name: d.name.clone(), color: color(s % SERIES), steps: false })
         .collect()
 }
 

@@ -11,6 +11,7 @@ use zescope_model::view::default_layout;
 use zescope_model::view::timeview::shown_range;
 use zescope_store::Store;
 
+use zescope_model::view::TimeAxis;
 use zescope_model::write::{FORMATS, Format, Input, WriteSpec};
 
 /// Which panes `zescope export --pane` writes; parsed from "all" or a pane number.
@@ -131,7 +132,7 @@ pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, St
         Some(RangeArg::View) => shown_range(&restored.view, &store),
         Some(RangeArg::Seconds(a, b)) => {
             let (lo, hi) = store.total_time_range().ok_or("the session holds no samples")?;
-            Some((a.map_or(lo, |a| store.from_plot_x(a)), b.map_or(hi, |b| store.from_plot_x(b))))
+            Some((a.map_or(lo, |a| TimeAxis::of(&store).ns(a)), b.map_or(hi, |b| TimeAxis::of(&store).ns(b))))
         }
     };
     let mut spec = WriteSpec::from_layout(&layout, &restored.series, which.as_deref(), range);

@@ -1,41 +1,15 @@
-//! The window's tests, one binary: the egui app driven by egui_kittest without a display
-//! (`support` builds windows on a private simulated driver or showing a recording), each module
-//! a feature of the window — the basics (`basics`), the source panel on a realistic catalogue
-//! (`catalog`), envelope plots (`envelope_plot`), files and the path prompt (`files`, `prompt`,
-//! `open_progressive`, `unsaved`, `roundtrip`; File → Export → Perfetto trace…: `perfetto`), panes and their layout (`panes`, `layout`,
-//! `resize`), live/paused/recording modes (`modes`), several devices (`multidev`), how metric
-//! types are shown (`metric_types`), the phase table (`phases`), the process table
-//! (`processes`), drivers that behave as Intel's NPU driver and compute-runtime do
-//! (`profiles`), settings (`settings`), the streamer, tracer and
-//! telemetry sources (`streamer`, `tracer`, `telemetry`), and the time axis (`time_axis`, `wheel`).
+//! The window's tests that need the root package: the window's own tests live in the window crate
+//! (`crates/zescope-window/tests/window/`, one binary); these few open what the `zescope` binary
+//! or `zescope record`'s code (`zescope::commands::record`) wrote, which the window crate cannot
+//! build or call (the root package depends on it, not the other way). They share the window
+//! crate's test support (`support`): sampler helpers, harnesses, the example recording.
+//! - `multidev`: two-device recordings from `zescope record --device 0,1` open with each row's
+//!   device named (legends, the phase table, the A/B window).
+//! - `roundtrip`: a recording from `zescope record`'s code saved, loaded and restored gives back
+//!   the same samples, view and bytes; a background save of it reports progress.
 
+#[path = "../../crates/zescope-window/tests/window/support/mod.rs"]
 mod support;
 
-mod basics;
-mod catalog;
-mod diagnostics;
-mod envelope_plot;
-mod files;
-mod layout;
-mod metric_types;
-mod modes;
 mod multidev;
-mod open_progressive;
-mod panes;
-mod perfetto;
-mod phases;
-mod processes;
-mod profiles;
-mod prompt;
-mod remote;
-mod resize;
 mod roundtrip;
-mod settings;
-mod streamer;
-mod telemetry;
-mod time_axis;
-mod tracer;
-mod triggers;
-mod unsaved;
-mod views;
-mod wheel;

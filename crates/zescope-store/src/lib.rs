@@ -70,7 +70,8 @@
 //!
 //! Time is `i64` nanoseconds on one monotonic timeline. The store's *origin*
 //! is the first timestamp ever appended (or set explicitly); plots use `f64`
-//! seconds since the origin ([`Store::to_plot_x`], [`Store::from_plot_x`]).
+//! seconds since the origin, mapped by the model's `TimeAxis` (`zescope_model::view::TimeAxis`),
+//! the one time ↔ plot mapping.
 
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
@@ -187,21 +188,6 @@ impl Store {
     pub fn set_origin(&mut self, ns: i64) {
         self.version += 1;
         self.origin = Some(ns);
-    }
-
-    /// Plot x (seconds since the origin) of a time.
-    pub fn to_plot_x(&self, ns: i64) -> f64 {
-        let origin = self.origin.unwrap_or(0);
-        match ns.checked_sub(origin) {
-            Some(d) => d as f64 * 1e-9,
-            None => (ns as i128 - origin as i128) as f64 * 1e-9,
-        }
-    }
-
-    /// Time of a plot x (saturating at the ends of the timeline).
-    pub fn from_plot_x(&self, x: f64) -> i64 {
-        let ns = (x * 1e9).round() + self.origin.unwrap_or(0) as f64;
-        if ns.is_nan() { self.origin.unwrap_or(0) } else { ns as i64 }
     }
 
     /// Start a stream (one sampler run).

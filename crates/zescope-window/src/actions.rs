@@ -11,7 +11,8 @@ use zescope_store::Store;
 use super::ZescopeApp;
 use super::banner::{UiError, UiErrorKind};
 use super::dialogs::FileKind;
-use super::files::{FileAction, file_name};
+use super::dialogs::file_name;
+use super::files::FileAction;
 use super::session::{app_capture, capture_app, open_in_app};
 use super::unsaved::Pending;
 

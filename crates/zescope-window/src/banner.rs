@@ -7,8 +7,6 @@ use egui::{Color32, RichText, Ui};
 
 use zescope_sampler::{ErrorKind, SamplerError};
 
-use super::state::AppState;
-
 /// What the window itself failed to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UiErrorKind {
@@ -139,10 +137,10 @@ pub struct Banner {
 }
 
 /// Draws the banners; returns true if the user asked for the diagnostics window.
-pub(crate) fn show(ui: &mut Ui, state: &mut AppState) -> bool {
+pub(crate) fn show(ui: &mut Ui, banners: &mut Vec<Banner>) -> bool {
     let mut dismissed = Vec::new();
     let mut diagnostics = false;
-    for b in &state.banners {
+    for b in banners.iter() {
         let fill =
             if ui.visuals().dark_mode { Color32::from_rgb(90, 30, 30) } else { Color32::from_rgb(255, 225, 220) };
         egui::Frame::new().fill(fill).inner_margin(6.0).corner_radius(4.0).show(ui, |ui| {
@@ -164,8 +162,6 @@ pub(crate) fn show(ui: &mut Ui, state: &mut AppState) -> bool {
             });
         });
     }
-    for id in dismissed {
-        state.dismiss(id);
-    }
+    banners.retain(|b| !dismissed.contains(&b.id));
     diagnostics
 }

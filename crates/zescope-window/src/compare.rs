@@ -19,8 +19,9 @@ use zescope_model::view::phases::PhaseRange;
 use zescope_model::view::{SeriesEntry, SeriesKey};
 use zescope_store::Store;
 
+use super::dialogs::file_name;
 use super::envelope_plot::{EnvelopePlot, PlotSeries};
-use super::files::file_name;
+use zescope_model::view::TimeAxis;
 
 /// A second session shown beside the data (see the module docs).
 pub struct Comparison {
@@ -84,8 +85,8 @@ impl Comparison {
         let mine = self.markers.iter().find(|m| Some(m.label.as_str()) == label).map(|m| m.t_ns);
         let theirs = main_markers.iter().find(|m| Some(m.label.as_str()) == label).map(|m| m.t_ns);
         let (anchor, at_x) = match (mine, theirs) {
-            (Some(c), Some(m)) => (c, main.to_plot_x(m)),
-            _ => (self.start_ns, main.total_time_range().map_or(0.0, |(a, _)| main.to_plot_x(a))),
+            (Some(c), Some(m)) => (c, TimeAxis::of(main).x(m)),
+            _ => (self.start_ns, main.total_time_range().map_or(0.0, |(a, _)| TimeAxis::of(main).x(a))),
         };
         let origin = anchor.saturating_sub(((at_x + self.offset_s) * 1e9).round() as i64);
         if self.store.origin_ns() != Some(origin) {
@@ -106,7 +107,7 @@ impl Comparison {
 
     /// A phase of the shown axis as the same span of the comparison's own clock.
     pub fn range_of(&self, main: &Store, r: &PhaseRange) -> PhaseRange {
-        let own = |t: i64| self.store.from_plot_x(main.to_plot_x(t));
+        let own = |t: i64| TimeAxis::of(&self.store).ns(TimeAxis::of(main).x(t));
         PhaseRange { name: r.name.clone(), start_ns: own(r.start_ns), end_ns: own(r.end_ns) }
     }
 
@@ -124,19 +125,20 @@ impl Comparison {
     pub(crate) fn overlay(
         &mut self,
         pane: u64,
-        rows: &[super::plots::PaneRow<'_>],
+        rows: &[super::pane_row::PaneRow<'_>],
         bg: Color32,
     ) -> Option<(&mut EnvelopePlot, &Store, Vec<PlotSeries>)> {
         let plot = self.plots.get_mut(&pane)?;
         let items: Vec<PlotSeries> = rows
             .iter()
             .filter(|r| r.shown.visible)
-            .filter_map(|r| self.series.get(&r.shown.key).map(|e| (&r.shown.key, r.color, e)))
-            .flat_map(|(k, c, e)| {
+            .filter_map(|r| self.series.get(&r.shown.key).map(|e| (r, e)))
+            .flat_map(|(r, e)| {
                 e.ids.iter().enumerate().map(move |(run, &id)| PlotSeries {
                     series: id,
-                    name: format!("{} (compared)#{run}", k.label()),
-                    color: lighter(c, bg),
+                    name: format!("{} (compared)#{run}", r.shown.key.label()),
+                    color: lighter(r.color, bg),
+                    steps: r.shown.state,
                 })
             })
             .collect();

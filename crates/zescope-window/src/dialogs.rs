@@ -222,3 +222,8 @@ impl<T: Dialogs + ?Sized> Dialogs for std::sync::Arc<T> {
         (**self).save(kind, suggested)
     }
 }
+
+/// The file name of `p` for labels and notes (the whole path if it has none).
+pub(crate) fn file_name(p: &std::path::Path) -> String {
+    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+}

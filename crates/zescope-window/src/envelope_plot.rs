@@ -93,6 +93,7 @@ use egui_plot::{PlotBounds, PlotItemBase, PlotPoint, PlotTransform, PlotUi};
 
 use draw::Style;
 pub use item::EnvelopeItem;
+use zescope_model::view::TimeAxis;
 use zescope_store::{Envelope, EnvelopeColumn, SeriesId, Store};
 
 mod draw;
@@ -113,6 +114,9 @@ pub struct PlotSeries {
     pub name: String,
     /// Colour of the band and line.
     pub color: Color32,
+    /// A state (an id, a flag) holds each value until the next sample: drawn as steps, no mean.
+    /// From the pane's row (`ShownSeries::state`): the plot does not ask the store.
+    pub steps: bool,
 }
 
 /// What a plot shows this frame, as decided before `Plot::show`; the caller sets the same
@@ -149,8 +153,8 @@ struct Query {
 impl Query {
     /// `(t0, t1, columns)` to ask the store for, and the unlimited end of the view: the same
     /// pixel columns, only fewer of them where a time limit ends the view early.
-    fn span(&self, store: &Store) -> (i64, i64, usize, i64) {
-        let (t0, mut t1) = (store.from_plot_x(self.x.0), store.from_plot_x(self.x.1));
+    fn span(&self, axis: TimeAxis) -> (i64, i64, usize, i64) {
+        let (t0, mut t1) = (axis.ns(self.x.0), axis.ns(self.x.1));
         let full = t1;
         let mut columns = self.pixels;
         if let Some(limit) = self.limit
@@ -178,6 +182,9 @@ pub struct EnvelopePlot {
     exact: Vec<OnceCell<Envelope>>,
     /// What the last [`EnvelopePlot::query`] was told.
     frame: PlotFrame,
+    /// The time axis of that query's store, read once per query: every time ↔ plot x of the
+    /// plot's envelopes, extents and meshes goes through it.
+    axis: TimeAxis,
     /// How this frame's envelopes were asked for (`None`: they were not).
     asked: Option<Query>,
     /// `(t0, t1, columns, store version)` the envelopes hold.
@@ -220,6 +227,7 @@ impl EnvelopePlot {
             self.key = None;
         }
         self.frame = frame;
+        self.axis = TimeAxis::of(store);
         self.asked = None;
         self.meshed = None;
         let n = series.len();
@@ -233,7 +241,7 @@ impl EnvelopePlot {
     }
 
     fn fill(&mut self, store: &Store, query: Query) {
-        let (t0, t1, columns, full) = query.span(store);
+        let (t0, t1, columns, full) = query.span(self.axis);
         let key = (t0, t1, columns, store.version());
         if self.key != Some(key) {
             if !self.kept.fill(store, &self.ids, (t0, full), query.pixels, query.limit, &mut self.envs) {
@@ -250,7 +258,7 @@ impl EnvelopePlot {
             }
         }
         for (b, env) in self.bounds.iter_mut().zip(&self.envs) {
-            *b = extent(store, env.columns());
+            *b = extent(self.axis, env.columns());
         }
         self.asked = Some(query);
     }
@@ -300,12 +308,13 @@ impl EnvelopePlot {
         // Exact ones were queried here, and handing half of them to another core costs more
         // than drawing them here (measured: `plot_frame/zoomed` 15 % slower split).
         let banded = self.envs.iter().all(|e| !e.is_exact());
-        let (series, ids) = (&self.series[..], &self.ids[..]);
+        let (series, ids, axis) = (&self.series[..], &self.ids[..], self.axis);
         let (ea, eb) = self.envs.split_at_mut(half);
         let (da, db) = self.drawn.split_at_mut(half);
         let part = |series: &[PlotSeries], ids: &[SeriesId], envs: &mut [Envelope], drawn: &mut [draw::Drawn]| {
             for (((s, &id), env), out) in series.iter().zip(ids).zip(envs).zip(drawn) {
-                draw::series(store, id, env, Style { color: s.color, width: LINE_WIDTH }, transform, out);
+                let style = Style { color: s.color, width: LINE_WIDTH, steps: s.steps };
+                draw::series(store, axis, id, env, style, transform, out);
             }
         };
         zescope_store::par::join(
@@ -339,8 +348,10 @@ impl EnvelopePlot {
             plot_ui.add(EnvelopeItem {
                 base: PlotItemBase::new(s.name.clone()),
                 store,
+                axis: this.axis,
                 series: s.series,
                 color: s.color,
+                steps: s.steps,
                 env: &this.envs[i],
                 bounds: this.bounds[i],
                 mesh: this.drawn[i].mesh.as_ref(),
@@ -384,11 +395,11 @@ pub fn fixed_y_range(data: &PlotBounds) -> Option<(f64, f64)> {
 }
 
 /// The extent (plot x, value) of the columns that hold a value.
-fn extent(store: &Store, columns: &[EnvelopeColumn]) -> PlotBounds {
+fn extent(axis: TimeAxis, columns: &[EnvelopeColumn]) -> PlotBounds {
     let mut b = PlotBounds::NOTHING;
     for c in columns.iter().filter(|c| c.count > 0) {
-        b.extend_with(&PlotPoint::new(store.to_plot_x(c.t_start), c.min));
-        b.extend_with(&PlotPoint::new(store.to_plot_x(c.t_end), c.max));
+        b.extend_with(&PlotPoint::new(axis.x(c.t_start), c.min));
+        b.extend_with(&PlotPoint::new(axis.x(c.t_end), c.max));
     }
     b
 }

@@ -12,7 +12,7 @@ use zescope_model::session::autosave::{Autosaver, Recoverable};
 use zescope_model::session::{self, SaveJob};
 
 use super::banner::{UiError, UiErrorKind};
-use super::dialogs::{DialogAnswer, Dialogs, FileKind, NativeDialogs};
+use super::dialogs::{DialogAnswer, Dialogs, FileKind, NativeDialogs, file_name};
 use super::path_prompt::{PathPrompt, PromptOutcome, PromptPurpose};
 use zescope_model::write::Scope;
 
@@ -121,11 +121,6 @@ fn action(purpose: PromptPurpose, path: PathBuf) -> FileAction {
         PromptPurpose::Compare => FileAction::Compare(path),
         PromptPurpose::Write { kind, pane, shown_only } => FileAction::Write { kind, path, pane, shown_only },
     }
-}
-
-/// The file name of `p` for labels and notes (the whole path if it has none).
-pub(crate) fn file_name(p: &Path) -> String {
-    p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 impl Files {

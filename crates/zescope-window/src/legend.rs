@@ -6,7 +6,7 @@ use egui::{Color32, RichText, Ui};
 
 use zescope_store::{RangeStats, SeriesId, Store};
 
-use super::plots::PaneRow;
+use super::pane_row::PaneRow;
 use super::state::AppState;
 use zescope_model::view::SeriesKey;
 use zescope_model::view::format::{row_scale, scaled};

@@ -40,6 +40,7 @@ pub(crate) mod marker_paint;
 pub(crate) mod menu;
 pub mod opening;
 pub mod overview;
+pub(crate) mod pane_row;
 pub mod panes;
 pub mod path_prompt;
 pub(crate) mod plots;
@@ -73,6 +74,7 @@ use link::SamplerLink;
 use panes::Panes;
 use settings::{Settings, Theme, ZOOM_RANGE};
 use state::AppState;
+use zescope_model::view::TimeAxis;
 
 /// How long quitting waits for the sampler's teardown.
 pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
@@ -349,7 +351,7 @@ impl ZescopeApp {
                 }
             });
         let central = egui::CentralPanel::default().frame(bare(egui::Frame::central_panel(&style))).show(ui, |ui| {
-            if banner::show(ui, &mut self.state) {
+            if banner::show(ui, &mut self.state.banners) {
                 let source = self.source();
                 self.windows.diagnostics.open(source);
             }
@@ -418,7 +420,7 @@ impl ZescopeApp {
         let title = match file {
             Some(p) => {
                 let changed = if self.has_unsaved() { "• " } else { "" };
-                format!("{changed}{} — zescope", files::file_name(p))
+                format!("{changed}{} — zescope", dialogs::file_name(p))
             }
             None => "zescope".to_owned(),
         };
@@ -521,7 +523,7 @@ impl ZescopeApp {
         }
         for (pressed, w) in [(a, zescope_model::view::cursors::Which::A), (b, zescope_model::view::cursors::Which::B)] {
             if pressed && let Some(x) = self.hover_x {
-                self.cursors.set(w, self.store.from_plot_x(x));
+                self.cursors.set(w, TimeAxis::of(&self.store).ns(x));
             }
         }
         let activity = self.activity();
@@ -538,7 +540,7 @@ impl ZescopeApp {
         use zescope_model::view::phases::PhaseRange;
         let mut out = Vec::new();
         if let Some((a, b)) = self.view.range(data_x(&self.store)) {
-            out.push(PhaseRange::new("visible", self.store.from_plot_x(a), self.store.from_plot_x(b)));
+            out.push(PhaseRange::new("visible", TimeAxis::of(&self.store).ns(a), TimeAxis::of(&self.store).ns(b)));
         }
         out.extend(self.cursors.span());
         out.extend(self.files.markers.closed_ranges().map(|(n, a, b)| PhaseRange::new(n, a, b)));
@@ -588,7 +590,7 @@ impl ZescopeApp {
     /// M: a marker at the hovered time, else at the newest sample; saved with the session.
     pub(crate) fn add_marker(&mut self) {
         let t = match self.hover_x {
-            Some(x) => Some(self.store.from_plot_x(x)),
+            Some(x) => Some(TimeAxis::of(&self.store).ns(x)),
             None => self.store.total_time_range().map(|(_, last)| last),
         };
         if let Some(t_ns) = t {

@@ -5,6 +5,7 @@
 
 use egui::{Align2, Color32, FontId, Rect, Shape, Stroke, Ui, pos2};
 
+use zescope_model::view::TimeAxis;
 use zescope_model::view::{Mark, Span};
 use zescope_store::Store;
 
@@ -25,8 +26,8 @@ pub(crate) fn paint_strip(ui: &Ui, frame: Rect, store: &Store, marks: &[Mark], t
     let strip = frame.bottom() - STRIP..=frame.bottom();
     let mut label_end = f32::NEG_INFINITY;
     for m in marks {
-        let x0 = to_screen_x(store.to_plot_x(m.t_ns));
-        let x1 = to_screen_x(store.to_plot_x(m.end_ns(now)));
+        let x0 = to_screen_x(TimeAxis::of(store).x(m.t_ns));
+        let x1 = to_screen_x(TimeAxis::of(store).x(m.end_ns(now)));
         if x1 < frame.left() || x0 > frame.right() || !x0.is_finite() || !x1.is_finite() {
             continue;
         }
@@ -54,8 +55,8 @@ pub(crate) fn paint(ui: &Ui, frame: Rect, store: &Store, marks: &[Mark], to_scre
     // Right edge of the last name painted, per row (ranges' names sit one row below instants').
     let mut label_end = [f32::NEG_INFINITY; 2];
     for m in marks {
-        let x0 = to_screen_x(store.to_plot_x(m.t_ns));
-        let x1 = to_screen_x(store.to_plot_x(m.end_ns(now)));
+        let x0 = to_screen_x(TimeAxis::of(store).x(m.t_ns));
+        let x1 = to_screen_x(TimeAxis::of(store).x(m.end_ns(now)));
         if x1 < frame.left() || x0 > frame.right() || !x0.is_finite() || !x1.is_finite() {
             continue;
         }

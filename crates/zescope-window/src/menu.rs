@@ -4,7 +4,8 @@ use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
 use super::ZescopeApp;
 use super::dialogs::FileKind;
-use super::files::{FileAction, PromptAnswer, file_name};
+use super::dialogs::file_name;
+use super::files::{FileAction, PromptAnswer};
 use super::settings::Theme;
 use super::unsaved::Pending;
 use super::windows::{Shared, show};

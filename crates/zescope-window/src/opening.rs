@@ -25,8 +25,9 @@ use zescope_store::StreamId;
 
 use super::ZescopeApp;
 use super::banner::{UiError, UiErrorKind};
-use super::files::file_name;
+use super::dialogs::file_name;
 use super::session::open_in_app;
+use zescope_model::view::TimeAxis;
 
 /// Decoded pieces (a chunk of up to 4096 samples, or whole blocks of a wide one: about 4 MiB
 /// each, 8 MiB at most: `session::PIECE_BYTES`) moved into the store per frame at most.
@@ -117,7 +118,7 @@ impl ZescopeApp {
                 self.files.note = None;
                 self.files.reset_autosave();
                 // A recording is shown whole, whatever view it was saved with.
-                let span = head.span.map(|(a, b)| (self.store.to_plot_x(a), self.store.to_plot_x(b)));
+                let span = head.span.map(|(a, b)| (TimeAxis::of(&self.store).x(a), TimeAxis::of(&self.store).x(b)));
                 self.view.fit(span.or_else(|| zescope_model::view::data_x(&self.store)));
                 // A fresh store: its streams are the session's, in order.
                 let ids = self.store.streams().map(|s| s.id).collect();

@@ -21,6 +21,7 @@ use zescope_store::{Envelope, SeriesId, Store};
 
 use super::panes::Panes;
 use super::state::AppState;
+use zescope_model::view::TimeAxis;
 
 /// Height of the strip in points, at least (a lane per pane: more panes make it taller, up to
 /// [`MAX_HEIGHT`]).
@@ -118,7 +119,7 @@ impl Overview {
         let painter = ui.painter_at(rect);
         painter.rect_filled(rect, 2.0, bg);
         let pixels = super::envelope_plot::pixel_columns(rect.width(), ui.ctx().pixels_per_point());
-        let (t0, t1) = (store.from_plot_x(first), store.from_plot_x(last));
+        let (t0, t1) = (TimeAxis::of(store).ns(first), TimeAxis::of(store).ns(last));
         let ids: Vec<SeriesId> =
             self.lanes.iter().flat_map(|lane| lane.series.iter().flat_map(|(ids, _)| ids.iter().copied())).collect();
         let key = (t0, t1, pixels, store.version(), ids);
@@ -163,7 +164,7 @@ impl Overview {
             let mut rects = Vec::new();
             for (envs, (_, color)) in mine.iter().zip(&lane.series) {
                 for env in envs.iter() {
-                    band(env, |c| to_x(store.to_plot_x(c)), &y, &mut |r| {
+                    band(env, |c| to_x(TimeAxis::of(store).x(c)), &y, &mut |r| {
                         mesh.add_colored_rect(r, *color);
                         rects.push(r);
                     });
@@ -198,7 +199,7 @@ impl Overview {
                     continue;
                 }
                 if let Some(e) = state.ingest.series.get(k).filter(|e| !e.ids.is_empty()) {
-                    series.push((e.ids.clone(), super::plots::drawn(panes.color(k), bg)));
+                    series.push((e.ids.clone(), super::pane_row::drawn(panes.color(k), bg)));
                 }
             }
             if !series.is_empty() {

@@ -7,7 +7,7 @@ use zescope_model::view::TimeAxis;
 use zescope_model::view::format::{si, time_label};
 use zescope_store::Store;
 
-use super::plots::PaneRow;
+use super::pane_row::PaneRow;
 use super::state::AppState;
 
 /// The exact samples nearest to `t` of every visible series of a pane, in at most `width`

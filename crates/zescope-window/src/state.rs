@@ -193,11 +193,6 @@ impl AppState {
         }
     }
 
-    /// Removes banner `id` (the user closed it); an unknown id changes nothing.
-    pub(crate) fn dismiss(&mut self, id: u64) {
-        self.banners.retain(|b| b.id != id);
-    }
-
     /// The run configuration the current selection describes, if it is complete: one target
     /// per picked device, in the order picked.
     pub(crate) fn run_config(&self) -> Result<RunConfig, String> {

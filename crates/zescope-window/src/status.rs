@@ -7,6 +7,7 @@ use zescope_model::view::Activity;
 use zescope_store::Store;
 
 use super::state::AppState;
+use zescope_model::view::TimeAxis;
 use zescope_model::view::format;
 use zescope_model::view::format::time_label;
 
@@ -26,7 +27,7 @@ pub fn show(
             ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
             ui.separator();
         } else if let Some((path, p)) = files.writing() {
-            let text = format!("exporting {}", super::files::file_name(path));
+            let text = format!("exporting {}", super::dialogs::file_name(path));
             ui.add(egui::ProgressBar::new(p).desired_width(160.0).text(text));
             ui.separator();
         } else if let Some(o) = &files.opening {
@@ -60,7 +61,7 @@ pub fn show(
         };
         match (activity, &state.ingest.run) {
             (Activity::File, _) => {
-                let file = files.recording.as_deref().map(super::files::file_name).unwrap_or_default();
+                let file = files.recording.as_deref().map(super::dialogs::file_name).unwrap_or_default();
                 let on = recorded_on().map(|d| format!(" · recorded on {d}")).unwrap_or_default();
                 ui.label(format!("showing {file}{on} · not sampling"))
             }
@@ -191,7 +192,7 @@ pub fn coarsening_note(store: &Store) -> Option<String> {
         }
     }
     let (before, bucket, evicted) = worst?;
-    let at = time_label(store.to_plot_x(before));
+    let at = time_label(TimeAxis::of(store).x(before));
     Some(if bucket > 0 {
         format!(
             "history before {at} is at ~{} resolution",

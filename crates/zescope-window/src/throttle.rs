@@ -8,6 +8,7 @@
 use egui::{Color32, Rect, Ui};
 use egui_plot::PlotTransform;
 
+use zescope_model::view::TimeAxis;
 pub(crate) use zescope_model::view::throttle::{bands, label};
 use zescope_store::{Envelope, SeriesId, Store};
 
@@ -35,14 +36,14 @@ pub(crate) fn band_label(mask: u32, names: &[(u32, String)], device: Option<&str
 /// Paints the bands of `series` over `frame`.
 pub(crate) fn paint(ui: &Ui, frame: Rect, transform: &PlotTransform, store: &Store, series: &[Throttled]) {
     let x = transform.bounds().range_x();
-    let (t0, t1) = (store.from_plot_x(*x.start()), store.from_plot_x(*x.end()));
+    let (t0, t1) = (TimeAxis::of(store).ns(*x.start()), TimeAxis::of(store).ns(*x.end()));
     let columns = frame.width().max(1.0) as usize;
     let painter = ui.painter_at(frame);
     let mut env = Envelope::new();
     for Throttled { id, names, device } in series {
         for b in bands(store, *id, t0, t1, columns, &mut env) {
-            let xa = transform.position_from_point_x(store.to_plot_x(b.from));
-            let xb = transform.position_from_point_x(store.to_plot_x(b.to)).max(xa + 1.0);
+            let xa = transform.position_from_point_x(TimeAxis::of(store).x(b.from));
+            let xb = transform.position_from_point_x(TimeAxis::of(store).x(b.to)).max(xa + 1.0);
             let r = Rect::from_x_y_ranges(xa..=xb, frame.y_range());
             painter.rect_filled(r, 0.0, BAND.gamma_multiply(b.share));
             if xb - xa > 40.0 && b.share >= 1.0 {

@@ -5,7 +5,7 @@ use egui::{RichText, Ui};
 
 use zescope_model::view::{Activity, ViewLength, data_x};
 
-use super::{ZescopeApp, files};
+use super::ZescopeApp;
 
 impl ZescopeApp {
     /// The window's one state (see [`Activity`]): the toolbar and the status bar both show it.
@@ -86,7 +86,7 @@ impl ZescopeApp {
             // Last: what grows and shrinks moves nothing else.
             if activity == Activity::File {
                 let path = self.files.recording.clone().unwrap_or_default();
-                ui.label(files::file_name(&path)).on_hover_text(path.display().to_string());
+                ui.label(super::dialogs::file_name(&path)).on_hover_text(path.display().to_string());
             }
             if matches!(activity, Activity::Paused { .. }) && self.view.new_since_frozen > 0 {
                 ui.label(format!("{} new samples", self.view.new_since_frozen));

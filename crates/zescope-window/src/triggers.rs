@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use zescope_model::session::{Capture, Session};
 use zescope_model::triggers::{Evaluator, Firing, Trigger};
+use zescope_model::view::TimeAxis;
 use zescope_model::view::{Mark, Span, TimeView};
 use zescope_sampler::{RunInfo, SampleBatch};
 use zescope_store::Store;
@@ -198,7 +199,7 @@ impl Triggers {
             ViewLength::All => None,
         };
         let half = window.map_or((around.0 + around.1) as f64 * 0.5e-9, |w| w / 2.0).max(0.5);
-        let x = store.to_plot_x(t_ns);
+        let x = TimeAxis::of(store).x(t_ns);
         view.user_moved((x - half, x + half));
     }
 

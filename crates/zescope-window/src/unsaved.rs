@@ -15,6 +15,7 @@ use zescope_sampler::Command;
 
 use super::ZescopeApp;
 use super::files::{FileAction, Fingerprint};
+use zescope_model::view::TimeAxis;
 
 /// What waits for the user's answer (or for the save they chose).
 #[derive(Clone, Debug)]
@@ -62,7 +63,7 @@ impl ZescopeApp {
     pub fn unsaved_summary(&self) -> Option<String> {
         let parts = self
             .files
-            .unsaved(self.fingerprint(), |t| zescope_model::view::format::time_label(self.store.to_plot_x(t)));
+            .unsaved(self.fingerprint(), |t| zescope_model::view::format::time_label(TimeAxis::of(&self.store).x(t)));
         match parts.len() {
             0 => None,
             1 => Some(parts[0].clone()),

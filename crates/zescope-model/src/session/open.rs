@@ -26,6 +26,7 @@ use super::capture::Restored;
 use super::load_job::{IN_FLIGHT_BYTES, LoadHead};
 use super::load_job::{LoadEvent, LoadJob, MIN_STORE};
 use super::{Session, SessionError};
+use crate::view::TimeAxis;
 
 /// A session opened into a store.
 #[derive(Debug)]
@@ -125,7 +126,7 @@ pub(super) fn notice(store: &Store, streams: &[StreamId], expected: &[(u64, u64)
     let cap = crate::view::format::bytes(store.memory_cap());
     let mut said = format!("the session holds more than the memory cap of {cap} keeps at full resolution");
     if let Some(t) = from {
-        let at = crate::view::format::time_label(store.to_plot_x(t));
+        let at = crate::view::format::time_label(TimeAxis::of(store).x(t));
         said += &format!(": history before {at} is summarised (up to {coarsest} samples a bucket, min/max/mean kept)");
     }
     if evicted > 0 {

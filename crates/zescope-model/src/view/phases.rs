@@ -24,6 +24,7 @@ use zescope_sampler::layout::Kind;
 use zescope_store::{RangeStats, Store};
 
 use super::series::{SeriesEntry, SeriesKey};
+use crate::view::TimeAxis;
 
 /// A closed time range to summarise: a marked range, the cursors' span, the visible range.
 #[derive(Clone, Debug, PartialEq)]
@@ -285,8 +286,8 @@ pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseR
         };
     PhaseRow {
         phase: r.name.clone(),
-        start_s: store.to_plot_x(t0),
-        end_s: store.to_plot_x(t1),
+        start_s: TimeAxis::of(store).x(t0),
+        end_s: TimeAxis::of(store).x(t1),
         duration_s,
         series: key.label(),
         key: key.clone(),

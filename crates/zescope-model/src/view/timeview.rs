@@ -4,18 +4,19 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::view::TimeAxis;
 use zescope_store::Store;
 
 /// The data's x extent (seconds since the store's origin), over every stream: what a live view
 /// follows and what "all" means.
 pub fn data_x(store: &Store) -> Option<(f64, f64)> {
     let (a, b) = store.total_time_range()?;
-    Some((store.to_plot_x(a), store.to_plot_x(b)))
+    Some((TimeAxis::of(store).x(a), TimeAxis::of(store).x(b)))
 }
 
 /// The time range (store ns) `view` shows of `store`'s data; `None` when live with no data.
 pub fn shown_range(view: &TimeView, store: &Store) -> Option<(i64, i64)> {
-    view.range(data_x(store)).map(|(a, b)| (store.from_plot_x(a), store.from_plot_x(b)))
+    view.range(data_x(store)).map(|(a, b)| (TimeAxis::of(store).ns(a), TimeAxis::of(store).ns(b)))
 }
 
 /// Length of the live window.

@@ -40,6 +40,7 @@ use crate::view::runs::{column_span, gap_free_runs};
 use zescope_store::{Envelope, EnvelopeColumn, SeriesKind, Store};
 
 use super::{Format, Input, Scope, WriteError, WritePane, WriteSpec};
+use crate::view::TimeAxis;
 
 static FONT: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
@@ -190,7 +191,7 @@ fn draw_pane<DB: DrawingBackend>(
         }
         (lo, hi) => (lo - (hi - lo) * 0.05, hi + (hi - lo) * 0.05),
     };
-    let (x0, mut x1) = (store.to_plot_x(t0), store.to_plot_x(t1));
+    let (x0, mut x1) = (TimeAxis::of(store).x(t0), TimeAxis::of(store).x(t1));
     if x1 <= x0 {
         x1 = x0 + 1e-6;
     }
@@ -285,7 +286,7 @@ fn draw_throttle<DB: DrawingBackend>(
         let device = (s.label.matches('/').count() >= 2).then(|| s.label.split('/').next().unwrap_or_default());
         for &id in &s.ids {
             for b in crate::view::throttle::bands(store, id, t0, t1, columns, &mut env) {
-                let (a, e) = (store.to_plot_x(b.from).clamp(x0, x1), store.to_plot_x(b.to).clamp(x0, x1));
+                let (a, e) = (TimeAxis::of(store).x(b.from).clamp(x0, x1), TimeAxis::of(store).x(b.to).clamp(x0, x1));
                 let e = e.max(a + 1.0 / px_per_s);
                 let fill = THROTTLE.mix(0.22 * f64::from(b.share)).filled();
                 chart.draw_series(std::iter::once(Rectangle::new([(a, lo), (e, hi)], fill))).map_err(draw_err)?;
@@ -329,7 +330,7 @@ fn draw_marks<DB: DrawingBackend>(
         if end < t0 || start > t1 {
             continue;
         }
-        let (a, b) = (store.to_plot_x(start).max(x0), store.to_plot_x(end).min(x1));
+        let (a, b) = (TimeAxis::of(store).x(start).max(x0), TimeAxis::of(store).x(end).min(x1));
         let [r, g, bl] = crate::view::markers::mark_rgb(m);
         let pixels = (((a - x0) * px_per_s).floor() as i64, ((b - x0) * px_per_s).ceil() as i64);
         if !drawn.insert((m.is_instant(), [r, g, bl], pixels)) {
@@ -369,7 +370,7 @@ fn runs(
     (x0, x1): (f64, f64),
     (y0, y1): (f64, f64),
 ) -> Vec<Vec<(f64, f64)>> {
-    let clamp = |t: i64| store.to_plot_x(t).clamp(x0, x1);
+    let clamp = |t: i64| TimeAxis::of(store).x(t).clamp(x0, x1);
     let y = |v: f64| v.clamp(y0, y1);
     let px_per_ns = px_per_s * 1e-9;
     gap_free_runs(cols)
@@ -476,7 +477,7 @@ mod tests {
         let mut env = Envelope::new();
         store.envelope(id, 0, 20_000_000, 21, &mut env);
         let px_per_s = 1000.0;
-        let x = |t: i64| store.to_plot_x(t);
+        let x = |t: i64| TimeAxis::of(&store).x(t);
         let area = ((x(0), x(20_000_000)), (0.0, 10.0));
         let stepped = runs(&store, env.columns(), true, px_per_s, area.0, area.1);
         let pts = &stepped[0];

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use zescope_model::view::TimeAxis;
 use zescope_model::view::panes::{PaneLayout, PaneSpec};
 use zescope_model::view::series::{SeriesEntry, SeriesKey};
 use zescope_model::write::{self, WriteSpec};
@@ -156,7 +157,7 @@ fn csv_has_the_samples_in_range_with_the_stores_values() {
     expected.sort_by_key(|e| e.0);
     for (rec, (t, col, v)) in records.iter().zip(&expected) {
         let time: f64 = rec[0].parse().unwrap();
-        assert!((time - f.store.to_plot_x(*t)).abs() < 1e-9);
+        assert!((time - TimeAxis::of(&f.store).x(*t)).abs() < 1e-9);
         assert_eq!(rec[1 + col].parse::<f64>().unwrap(), *v, "at {t}");
         assert!(rec[2 - col].is_empty(), "the other stream's cell is empty");
     }

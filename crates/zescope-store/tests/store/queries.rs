@@ -159,15 +159,14 @@ fn the_envelope_buffer_is_reused() {
 }
 
 #[test]
-fn plot_x_is_seconds_since_the_origin() {
+fn the_origin_is_the_first_time_appended() {
     let mut store = Store::new(1 << 30);
+    assert_eq!(store.origin_ns(), None, "none while empty");
     let id = store.begin_stream(desc(&[GAUGE]));
     store.append(id, &[5_000_000_000, 6_500_000_000], &[0.0, 1.0]).unwrap();
     assert_eq!(store.origin_ns(), Some(5_000_000_000));
-    assert_eq!(store.to_plot_x(6_500_000_000), 1.5);
-    assert_eq!(store.from_plot_x(1.5), 6_500_000_000);
-    assert_eq!(store.from_plot_x(f64::INFINITY), i64::MAX);
-    assert_eq!(store.from_plot_x(f64::NEG_INFINITY), i64::MIN);
+    store.append(id, &[7_000_000_000], &[2.0]).unwrap();
+    assert_eq!(store.origin_ns(), Some(5_000_000_000), "later samples leave it");
     assert_eq!(store.time_range(id), Some((5_000_000_000, 6_500_000_000)));
 }
 

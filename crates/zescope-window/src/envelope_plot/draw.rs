@@ -7,8 +7,9 @@ use egui::epaint::{Mesh, PathStroke, Vertex, WHITE_UV};
 use egui::{Color32, Pos2, Shape, pos2};
 use egui_plot::PlotTransform;
 
+use zescope_model::view::TimeAxis;
 use zescope_model::view::runs::{column_span, gap_free_runs, join_before};
-use zescope_store::{Envelope, EnvelopeColumn, SeriesId, SeriesKind, Store};
+use zescope_store::{Envelope, EnvelopeColumn, SeriesId, Store};
 
 /// Columns further apart than this (in points) also get a stroked line.
 const SPARSE_PX: f32 = 2.0;
@@ -28,6 +29,8 @@ pub(super) struct Drawn {
 pub(super) struct Style {
     pub color: Color32,
     pub width: f32,
+    /// A state's steps (`PlotSeries::steps`).
+    pub steps: bool,
 }
 
 /// Draw `env` (of `series`) into `out`: band and lines of every gap-free run. Where a sparse run
@@ -35,6 +38,7 @@ pub(super) struct Style {
 /// request and drawn again.
 pub(super) fn series(
     store: &Store,
+    axis: TimeAxis,
     series: SeriesId,
     env: &mut Envelope,
     style: Style,
@@ -55,13 +59,13 @@ pub(super) fn series(
     let shapes = &mut out.lines;
     let mut joins = Vec::new();
     // A state (an id, a flag) holds each value until the next sample: drawn as steps.
-    let steps = store.series_desc(series).is_some_and(|d| d.kind == SeriesKind::State);
+    let steps = style.steps;
     for _ in 0..2 {
         let (cols, exact) = (env.columns(), env.is_exact());
         let Some(first) = cols.first() else {
             break;
         };
-        let map = ScreenMap::new(store, transform, first.t_start);
+        let map = ScreenMap::new(axis, transform, first.t_start);
         // Every column, and so every step between two, lies above (or below) the plot: no
         // band is drawn (each column would be culled), only sparse runs' lines (clipped).
         // (Columns without a value have NaN bounds, which these comparisons pass over.) Some
@@ -115,11 +119,11 @@ pub(super) enum Side {
 }
 
 impl ScreenMap {
-    pub(super) fn new(store: &Store, transform: &PlotTransform, t_ref: i64) -> ScreenMap {
+    pub(super) fn new(axis: TimeAxis, transform: &PlotTransform, t_ref: i64) -> ScreenMap {
         let v_ref = transform.bounds().min()[1];
         ScreenMap {
             t_ref,
-            x_ref: transform.position_from_point_x(store.to_plot_x(t_ref)),
+            x_ref: transform.position_from_point_x(axis.x(t_ref)),
             x_scale: transform.dpos_dvalue_x() * 1e-9,
             v_ref,
             y_ref: transform.position_from_point_y(v_ref),

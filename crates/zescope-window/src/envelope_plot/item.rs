@@ -14,14 +14,19 @@ use egui_plot::{PlotBounds, PlotGeometry, PlotItem, PlotItemBase, PlotPoint, Plo
 
 use super::draw::{self, Style};
 use super::{LINE_WIDTH, Query};
+use zescope_model::view::TimeAxis;
 use zescope_store::{Envelope, SeriesId, Store};
 
 /// One series drawn from its envelope (see the module docs of `envelope_plot`).
 pub struct EnvelopeItem<'a> {
     pub(super) base: PlotItemBase,
     pub(super) store: &'a Store,
+    /// The plot's time axis (`EnvelopePlot::query`'s).
+    pub(super) axis: TimeAxis,
     pub(super) series: SeriesId,
     pub(super) color: Color32,
+    /// Drawn as a state's steps.
+    pub(super) steps: bool,
     /// The frame's envelope of this series, its extent, and its band mesh.
     pub(super) env: &'a Envelope,
     pub(super) bounds: PlotBounds,
@@ -47,7 +52,7 @@ pub struct EnvelopeItem<'a> {
 impl EnvelopeItem<'_> {
     fn style(&self) -> Style {
         let width = if self.highlighted() { 2.0 * LINE_WIDTH } else { LINE_WIDTH };
-        Style { color: self.color, width }
+        Style { color: self.color, width, steps: self.steps }
     }
 
     /// The envelope drawn this frame: the item's own, or the one queried before `show`.
@@ -82,7 +87,7 @@ impl PlotItem for EnvelopeItem<'_> {
         // The final bounds are not the predicted ones: this series is drawn here, for them.
         let mut env = self.envelope().clone();
         let mut drawn = draw::Drawn::default();
-        draw::series(self.store, self.series, &mut env, self.style(), transform, &mut drawn);
+        draw::series(self.store, self.axis, self.series, &mut env, self.style(), transform, &mut drawn);
         if let Some(mesh) = drawn.mesh.filter(|m| !m.is_empty()) {
             shapes.push(Shape::Mesh(mesh));
         }
@@ -97,7 +102,7 @@ impl PlotItem for EnvelopeItem<'_> {
         // Not the range queried before `show` (the user moved the plot inside it): this
         // series' envelope for the range shown.
         let query = Query { x, pixels: self.pixels, limit: self.limit };
-        let (t0, t1, columns, _) = query.span(self.store);
+        let (t0, t1, columns, _) = query.span(self.axis);
         let mut env = Envelope::new();
         self.store.draw_envelopes(&[self.series], t0, t1, columns, std::slice::from_mut(&mut env));
         self.own = Some(env);
@@ -128,7 +133,7 @@ impl PlotItem for EnvelopeItem<'_> {
             env.columns()
                 .iter()
                 .filter(|c| c.count > 0)
-                .map(|c| PlotPoint::new(self.store.to_plot_x(c.t_mid()), c.mean))
+                .map(|c| PlotPoint::new(self.axis.x(c.t_mid()), c.mean))
                 .collect()
         }))
     }

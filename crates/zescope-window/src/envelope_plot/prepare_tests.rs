@@ -11,6 +11,7 @@ use egui_plot::{Plot, PlotUi};
 
 use super::draw::{Drawn, Style};
 use super::*;
+use zescope_model::view::TimeAxis;
 use zescope_store::{SeriesDesc, SeriesKind, StreamDesc};
 
 const MS: i64 = 1_000_000;
@@ -32,7 +33,12 @@ fn store(n: usize) -> (Store, Vec<PlotSeries>) {
         }
     }
     let series = (0..2)
-        .map(|s| PlotSeries { series: store.series_id(id, s).unwrap(), name: format!("s{s}"), color: COLORS[s] })
+        .map(|s| PlotSeries {
+            series: store.series_id(id, s).unwrap(),
+            name: format!("s{s}"),
+            color: COLORS[s],
+            steps: false,
+        })
         .collect();
     (store, series)
 }
@@ -115,7 +121,8 @@ fn drawn_alone(store: &Store, series: &[PlotSeries], envs: &mut [Envelope], tran
     let mut want = Shown { meshes: Vec::new(), lines: Vec::new(), transform: *transform };
     for (s, env) in series.iter().zip(envs) {
         let mut d = Drawn::default();
-        draw::series(store, s.series, env, Style { color: s.color, width: LINE_WIDTH }, transform, &mut d);
+        let style = Style { color: s.color, width: LINE_WIDTH, steps: s.steps };
+        draw::series(store, TimeAxis::of(store), s.series, env, style, transform, &mut d);
         want.meshes.extend(d.mesh.filter(|m| !m.is_empty()));
         want.lines.append(&mut d.lines);
     }
@@ -156,7 +163,10 @@ fn items_hand_over_what_was_meshed_before_show_when_the_prediction_holds() {
             let lo = if d.min()[1] >= 0.0 { (d.min()[1] - pad).max(0.0) } else { d.min()[1] - pad };
             assert!(d.height() > 1.0 && b.min()[1] == lo && b.max()[1] == d.max()[1] + pad, "{b:?}");
         }
-        assert_eq!(plot.last_query().map(|q| (q.0, q.1)), Some((store.from_plot_x(x.0), store.from_plot_x(x.1))));
+        assert_eq!(
+            plot.last_query().map(|q| (q.0, q.1)),
+            Some((TimeAxis::of(&store).ns(x.0), TimeAxis::of(&store).ns(x.1)))
+        );
         if x.1 - x.0 < 1.0 {
             assert!(shown.lines.len() > 2 * 50, "a line and a dot per sample: {}", shown.lines.len());
         }
@@ -184,9 +194,13 @@ fn a_drag_inside_show_is_drawn_for_the_final_range_that_frame_and_predicted_the_
     assert!(moved.0 > x.0 + 0.5 && (moved.1 - moved.0 - (x.1 - x.0)).abs() < 1e-9, "a pan to {moved:?}");
     assert!(!handed_over(&plot, &dragged), "the meshes made for the predicted range are not drawn");
     let (t0, t1, columns) = plot.last_query().expect("queried before show");
-    assert_eq!((t0, t1), (store.from_plot_x(x.0), store.from_plot_x(x.1)), "queried for the predicted range");
+    assert_eq!(
+        (t0, t1),
+        (TimeAxis::of(&store).ns(x.0), TimeAxis::of(&store).ns(x.1)),
+        "queried for the predicted range"
+    );
     // Each item drew its own series for the range shown, at the same pixel columns.
-    let (a, b) = (store.from_plot_x(moved.0), store.from_plot_x(moved.1));
+    let (a, b) = (TimeAxis::of(&store).ns(moved.0), TimeAxis::of(&store).ns(moved.1));
     let mut envs = vec![Envelope::new(); series.len()];
     for (s, env) in series.iter().zip(&mut envs) {
         store.draw_envelopes(&[s.series], a, b, columns, std::slice::from_mut(env));
@@ -233,7 +247,7 @@ fn hover_points_come_from_the_exact_envelope_which_the_next_frame_draws() {
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
     let size = vec2(500.0, 300.0);
-    let end = store.to_plot_x(store.total_time_range().expect("data").1);
+    let end = TimeAxis::of(&store).x(store.total_time_range().expect("data").1);
     let frame = x_frame((0.0, end), Some((-1.0, 40.0)));
     let data = (&store, &series[..]);
     for _ in 0..2 {

@@ -5,10 +5,11 @@ use egui::{Pos2, Shape, pos2};
 
 use super::draw::{ScreenMap, Style, run};
 use super::*;
+use zescope_model::view::TimeAxis;
 use zescope_model::view::runs::gap_free_runs;
 use zescope_store::EnvelopeColumn;
 
-const STYLE: Style = Style { color: Color32::RED, width: LINE_WIDTH };
+const STYLE: Style = Style { color: Color32::RED, width: LINE_WIDTH, steps: false };
 
 /// `n` columns `spacing` ns apart (`span` ns wide each) of a walk that wanders far above and below
 /// the view, with jumps.
@@ -223,13 +224,14 @@ fn series_drawn_together_on_two_threads_equal_each_drawn_alone() {
             series: store.series_id(id, s).unwrap(),
             name: format!("s{s}"),
             color: Color32::from_gray(s as u8),
+            steps: false,
         })
         .collect();
     assert!(zescope_store::par::worth_it(k * cols) || zescope_store::par::cores() == 1);
     // The plot's rect, as the last frame shown left it: one pixel column per point.
     let rect = egui::Rect::from_min_size(pos2(10.0, 20.0), egui::vec2(cols as f32, 400.0));
     let mut plot = EnvelopePlot { screen: Some((rect, 1.0)), ..EnvelopePlot::default() };
-    let x = (store.to_plot_x(0), store.to_plot_x((n as i64 - 1) * 1_000_000));
+    let x = (TimeAxis::of(&store).x(0), TimeAxis::of(&store).x((n as i64 - 1) * 1_000_000));
     plot.query(&store, &series, PlotFrame { x: Some(x), y: Some((-20.0, 480.0)), limit: None });
     assert!(plot.envs.iter().all(|e| !e.is_exact()), "the columns come from the drawing bands");
     assert!(plot.envs.iter().all(|e| e.request().2 == cols), "one column per pixel of the last frame's rect");
@@ -239,9 +241,9 @@ fn series_drawn_together_on_two_threads_equal_each_drawn_alone() {
     plot.mesh(&store, &transform);
     for (s, p) in series.iter().enumerate() {
         let got = &plot.drawn[s];
-        let style = Style { color: p.color, width: LINE_WIDTH };
+        let style = Style { color: p.color, width: LINE_WIDTH, steps: p.steps };
         let (mut env, mut alone) = (plot.envs[s].clone(), draw::Drawn::default());
-        draw::series(&store, p.series, &mut env, style, &transform, &mut alone);
+        draw::series(&store, TimeAxis::of(&store), p.series, &mut env, style, &transform, &mut alone);
         let (a, b) = (got.mesh.as_deref().expect("a band"), alone.mesh.as_deref().expect("a band"));
         assert!(a.vertices.len() > cols, "series {s}: {} vertices", a.vertices.len());
         assert_eq!(a.indices, b.indices, "series {s}");

@@ -10,8 +10,9 @@ use zescope_store::Store;
 use super::super::axes;
 use super::super::compare::Comparison;
 use super::super::envelope_plot::{PlotFrame, PlotSeries};
+use super::super::pane_row::PaneRow;
 use super::super::panes::Panes;
-use super::layout::{Layout, PaneRow};
+use super::layout::Layout;
 
 /// The store series a pane plots: each visible series' store series, one per run.
 pub(super) fn items(rows: &[PaneRow<'_>]) -> Vec<PlotSeries> {
@@ -23,6 +24,7 @@ pub(super) fn items(rows: &[PaneRow<'_>]) -> Vec<PlotSeries> {
                 series: id,
                 name: format!("{}/{}#{run}", k.device, k.label()),
                 color: r.color,
+                steps: r.shown.state,
             })
         })
         .collect()

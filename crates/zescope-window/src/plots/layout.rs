@@ -3,26 +3,17 @@
 
 use egui::{Color32, Id, RichText, Ui};
 
-use zescope_model::view::{PaneSpec, ShownSeries, shown_series};
+use zescope_model::view::{PaneSpec, shown_series};
 use zescope_model::write::{FORMATS, Scope};
 
 use super::super::axes;
 use super::super::dialogs::FileKind;
+use super::super::pane_row::{PaneRow, drawn};
 use super::super::panes::Panes;
 use super::super::state::AppState;
 
 /// Height of a pane's plot, at least.
 pub(super) const MIN_PLOT_HEIGHT: f32 = 140.0;
-
-/// A series of a pane as the frame draws it: what the model resolved once, and its colours.
-pub(crate) struct PaneRow<'a> {
-    /// The series, looked up once this frame (`zescope_model::view::shown`).
-    pub shown: ShownSeries<'a>,
-    /// The colour it is drawn in (`view::contrast`: kept readable on the background).
-    pub color: Color32,
-    /// The colour the user picked (what the colour button shows and edits).
-    pub picked: Color32,
-}
 
 /// The frame's layout of every pane, worked out before the first is drawn.
 pub(super) struct Layout<'a> {
@@ -146,10 +137,4 @@ pub(super) fn header(ui: &mut Ui, i: usize, spec: &PaneSpec, panes: &Panes, unit
         });
     });
     clicks
-}
-
-/// A series colour as drawn on the plot background `bg` (`view::contrast`: no yellow on white).
-pub(crate) fn drawn(c: Color32, bg: Color32) -> Color32 {
-    let [r, g, b] = zescope_model::view::contrast::on_background([c.r(), c.g(), c.b()], [bg.r(), bg.g(), bg.b()]);
-    Color32::from_rgb(r, g, b)
 }

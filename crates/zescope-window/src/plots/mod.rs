@@ -31,8 +31,6 @@ use envelopes::PanePlot;
 use interaction::Gestures;
 use layout::{Layout, MIN_PLOT_HEIGHT};
 
-pub(crate) use layout::{PaneRow, drawn};
-
 /// What the panes did this frame.
 #[derive(Default)]
 pub struct PlotsOutcome {

@@ -9,7 +9,7 @@ use zescope_model::view::cursors::Cursors;
 use zescope_model::view::{Mark, TimeAxis};
 use zescope_store::Store;
 
-use super::layout::PaneRow;
+use super::super::pane_row::PaneRow;
 
 /// Colour of the A/B cursors.
 pub(super) const CURSOR: Color32 = Color32::from_rgb(240, 150, 40);

@@ -1,4 +1,5 @@
 use super::*;
+use zescope_model::view::TimeAxis;
 use zescope_model::view::throttle::Band;
 use zescope_store::{SeriesDesc, SeriesKind, StreamDesc};
 
@@ -117,7 +118,7 @@ fn a_band_names_its_device_when_given_one() {
     let texts = |device: Option<&str>| {
         let mut out = ctx.run_ui(input.clone(), |ui| {
             let frame = Rect::from_min_size(egui::pos2(0.0, 0.0), egui::vec2(800.0, 200.0));
-            let bounds = egui_plot::PlotBounds::from_min_max([0.0, 0.0], [store.to_plot_x(8 * S), 1.0]);
+            let bounds = egui_plot::PlotBounds::from_min_max([0.0, 0.0], [TimeAxis::of(&store).x(8 * S), 1.0]);
             let t = PlotTransform::new(frame, bounds, false);
             let series = [Throttled { id, names: names.clone(), device: device.map(str::to_owned) }];
             paint(ui, frame, &t, &store, &series);

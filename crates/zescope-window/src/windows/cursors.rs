@@ -9,6 +9,7 @@ use zescope_model::view::{SeriesEntry, SeriesKey};
 use zescope_store::Store;
 
 use super::{Shared, Window};
+use zescope_model::view::TimeAxis;
 
 /// The readout window: shown while a cursor is set; closing it removes the cursors.
 #[derive(Default)]
@@ -37,8 +38,9 @@ impl Window for CursorReadout {
 }
 
 fn body(ui: &mut Ui, cursors: &Cursors, store: &Store, series: &std::collections::BTreeMap<SeriesKey, SeriesEntry>) {
-    let at =
-        |t: Option<i64>| t.map_or("not set (press A or B over a plot)".to_owned(), |t| time_label(store.to_plot_x(t)));
+    let at = |t: Option<i64>| {
+        t.map_or("not set (press A or B over a plot)".to_owned(), |t| time_label(TimeAxis::of(store).x(t)))
+    };
     ui.label(format!("A = {}   B = {}", at(cursors.a), at(cursors.b)));
     if let Some(d) = cursors.delta_s() {
         ui.label(RichText::new(format!("Δt = {}", si(d, "s"))).strong());

@@ -12,6 +12,7 @@ use zescope_model::view::processes::{Process, ProcessColumn, Processes, sorted};
 use zescope_store::Store;
 
 use super::{Shared, Window};
+use zescope_model::view::TimeAxis;
 
 /// How many processes per device the memory plot draws.
 pub const PLOTTED: usize = 5;
@@ -94,7 +95,7 @@ impl ProcessPanel {
                 ui.monospace(si(latest.memory_bytes as f64, "B"));
                 ui.monospace(si(latest.shared_bytes as f64, "B"));
                 ui.label(weak(p.engines_text()));
-                let since = format!("{:.1} s", store.to_plot_x(p.first_ns()));
+                let since = format!("{:.1} s", TimeAxis::of(store).x(p.first_ns()));
                 let since = if p.alive { since } else { format!("{since}, ended") };
                 ui.label(weak(since)).on_hover_text(if p.alive {
                     "listed in the newest snapshot"
@@ -137,7 +138,7 @@ fn memory_plot(ui: &mut Ui, processes: &Processes, device: &str, store: &Store) 
         |p| {
             for (i, proc_) in top.iter().enumerate() {
                 let points: Vec<[f64; 2]> =
-                    proc_.samples.iter().map(|s| [store.to_plot_x(s.t_ns), s.memory_bytes as f64]).collect();
+                    proc_.samples.iter().map(|s| [TimeAxis::of(store).x(s.t_ns), s.memory_bytes as f64]).collect();
                 let name = format!("{} {}", proc_.pid, proc_.command_text());
                 p.line(Line::new(name, points).color(color(i)));
             }

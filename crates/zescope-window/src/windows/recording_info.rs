@@ -9,6 +9,7 @@ use zescope_model::view::format::{duration, time_label, utc};
 use zescope_store::Store;
 
 use super::{Shared, Window};
+use zescope_model::view::TimeAxis;
 
 /// The recording info window: shown while a session file is.
 #[derive(Default)]
@@ -100,11 +101,11 @@ pub(crate) fn facts(
         .iter()
         .take(LISTED)
         .map(|m| {
-            let at = time_label(store.to_plot_x(m.t_ns));
+            let at = time_label(TimeAxis::of(store).x(m.t_ns));
             match m.span {
                 zescope_model::view::Span::Instant => format!("{} at {at}", m.label),
                 zescope_model::view::Span::Range { end_ns } => {
-                    format!("{} from {at} to {}", m.label, time_label(store.to_plot_x(end_ns)))
+                    format!("{} from {at} to {}", m.label, time_label(TimeAxis::of(store).x(end_ns)))
                 }
                 zescope_model::view::Span::Open => format!("{} from {at} (open)", m.label),
             }

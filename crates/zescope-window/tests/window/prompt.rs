@@ -38,7 +38,7 @@ fn answer(h: &mut Harness<'_, ZescopeApp>, path: &std::path::Path) {
 #[test]
 fn without_a_dialog_backend_open_save_and_export_ask_for_a_path() {
     let dir = tempfile::tempdir().unwrap();
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let example = crate::support::example_session();
     let mut h = harness();
     h.step();
 
@@ -119,7 +119,7 @@ fn without_a_dialog_backend_open_save_and_export_ask_for_a_path() {
 #[test]
 fn a_failed_save_shows_a_banner() {
     let dir = tempfile::tempdir().unwrap();
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let example = crate::support::example_session();
     let mut h = harness();
     h.state_mut().perform(Some(zescope_window::files::FileAction::Open(example)));
     h.step();
@@ -141,7 +141,7 @@ fn a_failed_save_shows_a_banner() {
 /// Enter (the Triggers window's) still keeps them (`basics::keys_typed_after_enter_in_a_field_fire_no_shortcut`).
 #[test]
 fn single_key_shortcuts_work_after_the_prompts_enter() {
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let example = crate::support::example_session();
     let mut h = harness();
     h.step();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);

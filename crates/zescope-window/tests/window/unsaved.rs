@@ -33,7 +33,7 @@ fn settle(h: &mut Harness<'_, ZescopeApp>) {
 }
 
 fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron")
+    crate::support::example_session()
 }
 
 #[test]

@@ -103,7 +103,7 @@ fn failed_open_and_export_show_the_windows_own_banners() {
     let dir = tempfile::tempdir().unwrap();
     let not_a_session = dir.path().join("notes.ron");
     std::fs::write(&not_a_session, "hello").unwrap();
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let example = crate::support::example_session();
     let unwritable = dir.path().join("no/such/dir/pane.png");
     let dialogs = ScriptedDialogs::answering([Some(example), Some(not_a_session), Some(unwritable)]);
     let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), Settings::default(), Store::new(64 << 20));

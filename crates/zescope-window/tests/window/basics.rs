@@ -11,6 +11,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use ze_sim::Sim;
+use zescope_model::view::TimeAxis;
 use zescope_model::view::timeview::Mode;
 use zescope_window::ZescopeApp;
 use zescope_window::settings::Settings;
@@ -63,7 +64,7 @@ fn pause_freezes_the_view_while_sampling_continues() {
     });
     assert_eq!(h.state().view.range(None), frozen, "the view did not move");
     let limit = h.state().view.data_limit().expect("a paused view has a data limit");
-    let limit_ns = h.state().store.from_plot_x(limit);
+    let limit_ns = TimeAxis::of(&h.state().store).ns(limit);
     let pane = h.state().panes.layout.panes[0].id;
     let (_, t1, _) = h.state_mut().panes.plot(pane).last_query().expect("the pane drew");
     assert!(t1 <= limit_ns, "nothing newer than the pause is drawn ({t1} > {limit_ns})");

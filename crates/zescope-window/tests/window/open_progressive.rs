@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope_model::session::{self, Capture, RunHistory, Session};
+use zescope_model::view::TimeAxis;
 use zescope_model::view::panes::PaneLayout;
 use zescope_model::view::timeview::TimeView;
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc, StreamId};
@@ -129,7 +130,7 @@ fn a_large_session_shows_a_first_share_then_all_of_it() {
     assert!(a.files.recording.as_deref() == Some(&path) && a.files.current.is_none());
     let (x0, x1) = a.view.frozen_range();
     let (t0, t1) = original.total_time_range().unwrap();
-    let whole = (a.store.to_plot_x(t0), a.store.to_plot_x(t1));
+    let whole = (TimeAxis::of(&a.store).x(t0), TimeAxis::of(&a.store).x(t1));
     assert!((x0 - whole.0).abs() < 1e-6 && (x1 - whole.1).abs() < 1e-6, "fitted to all of it: {x0}..{x1} vs {whole:?}");
     assert!(!a.has_unsaved(), "nothing to lose while it opens");
     let pct = shown_percent(&h, "big.ron");

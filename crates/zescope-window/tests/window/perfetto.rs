@@ -12,7 +12,7 @@ use std::sync::Arc;
 #[test]
 fn the_export_menu_writes_a_perfetto_trace() {
     let dir = tempfile::tempdir().unwrap();
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let example = crate::support::example_session();
     let trace = dir.path().join("run.pftrace");
     let dialogs = Arc::new(ScriptedDialogs::answering([Some(example.clone()), Some(trace.clone())]));
     let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), Settings::default(), Store::new(64 << 20));

@@ -60,9 +60,20 @@ pub fn showing(path: &Path, settings: Settings, size: [f32; 2], step_dt: Option<
     h
 }
 
-/// The example recording that ships in `assets/`.
+/// The example recording that ships in the workspace's `assets/` (found from the package these
+/// tests are built in: the window crate's, or the root package's for the few tests that need it).
 pub fn example_session() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron")
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file = here.ancestors().map(|dir| dir.join("assets/example-session.ron")).find(|f| f.is_file());
+    file.unwrap_or_else(|| panic!("no assets/example-session.ron above {}", here.display()))
+}
+
+/// A legend heads `device`'s rows with its name and names the row `series` without it.
+pub fn legend_has(h: &Harness<'_, ZescopeApp>, device: &str, series: &str) {
+    use egui_kittest::kittest::Queryable;
+    assert!(h.query_all_by_label(device).count() >= 1, "a legend heading {device}");
+    assert!(h.query_all_by_label(series).count() >= 1, "a legend row {series}");
+    assert!(h.query_by_label(&format!("{device} · {series}")).is_none(), "the row names no device");
 }
 
 /// A primary click at `pos`: the pointer moves there, presses and releases.

@@ -12,6 +12,7 @@ use zescope_model::view::timeview::Mode;
 use zescope_store::Store;
 
 use crate::support::pump;
+use zescope_model::view::TimeAxis;
 
 const SERIES: &str = "ComputeBasic/GpuUtilization";
 
@@ -86,7 +87,7 @@ fn a_trigger_from_the_legend_fires_where_the_data_crosses_it() {
     // Pause on trigger: the view stopped following, the firing in the middle.
     assert_eq!(a.view.mode, Mode::Zoomed);
     let (x0, x1) = a.view.range(None).unwrap();
-    let at = a.store.to_plot_x(firings.last().unwrap().t_ns);
+    let at = TimeAxis::of(&a.store).x(firings.last().unwrap().t_ns);
     assert!(((x0 + x1) / 2.0 - at).abs() < 1e-6, "centred: {x0}..{x1} around {at}");
     let samples = a.state.ingest.samples_total;
     pump(&mut h, "sampling goes on", |a| a.state.ingest.samples_total > samples + 50);
@@ -126,7 +127,7 @@ fn a_trigger_from_the_legend_fires_where_the_data_crosses_it() {
     h.step();
     let a = h.state();
     let (x0, x1) = a.view.range(None).unwrap();
-    assert!(((x0 + x1) / 2.0 - a.store.to_plot_x(first)).abs() < 1e-6, "Show centres the first firing");
+    assert!(((x0 + x1) / 2.0 - TimeAxis::of(&a.store).x(first)).abs() < 1e-6, "Show centres the first firing");
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }

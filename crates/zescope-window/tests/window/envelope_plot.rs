@@ -6,6 +6,7 @@
 use egui::epaint::{Mesh, Shape};
 use egui::{Color32, Context, RawInput, Rect, pos2, vec2};
 use egui_plot::Plot;
+use zescope_model::view::TimeAxis;
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 use zescope_window::envelope_plot::{EnvelopePlot, PlotFrame, PlotSeries, pixel_columns};
 
@@ -29,7 +30,8 @@ fn store() -> (Store, Vec<PlotSeries>) {
         store.append(id, &[t], &[if i == 5_000 { 100.0 } else { 1.0 }]).unwrap();
         t += MS;
     }
-    let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED }];
+    let series =
+        vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED, steps: false }];
     (store, series)
 }
 
@@ -83,7 +85,7 @@ fn the_band_reaches_the_spike_and_never_bridges_the_pause() {
     let (store, series) = store();
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
-    let end = store.to_plot_x(store.total_time_range().unwrap().1);
+    let end = TimeAxis::of(&store).x(store.total_time_range().unwrap().1);
     let mut shapes = Vec::new();
     for _ in 0..2 {
         shapes = frame(&ctx, &mut plot, &store, &series, (0.0, end));
@@ -95,7 +97,7 @@ fn the_band_reaches_the_spike_and_never_bridges_the_pause() {
     let (top, bottom) = (ys.iter().cloned().fold(f32::MAX, f32::min), ys.iter().cloned().fold(f32::MIN, f32::max));
     assert!(bottom - top > 250.0, "the spike spans most of the 400 px plot: {top}..{bottom}");
     // The pause is 5 s of a 25 s view: no triangle may span it.
-    let pause = (store.to_plot_x(12_000 * MS - MS), store.to_plot_x(12_000 * MS + 5_000 * MS));
+    let pause = (TimeAxis::of(&store).x(12_000 * MS - MS), TimeAxis::of(&store).x(12_000 * MS + 5_000 * MS));
     let xs: Vec<f32> = mesh.vertices.iter().map(|v| v.pos.x).collect();
     let x_max_before = xs.iter().cloned().filter(|&x| x < 400.0).fold(f32::MIN, f32::max);
     let x_min_after = xs.iter().cloned().filter(|&x| x > x_max_before).fold(f32::MAX, f32::min);
@@ -116,7 +118,7 @@ fn zoomed_in_it_draws_a_line_through_the_samples() {
     let (store, series) = store();
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
-    let x = (store.to_plot_x(4_990 * MS), store.to_plot_x(5_010 * MS));
+    let x = (TimeAxis::of(&store).x(4_990 * MS), TimeAxis::of(&store).x(5_010 * MS));
     let mut shapes = Vec::new();
     for _ in 0..2 {
         shapes = frame(&ctx, &mut plot, &store, &series, x);
@@ -133,7 +135,7 @@ fn zoomed_in_it_draws_a_line_through_the_samples() {
     let dots = shapes.iter().filter(|s| matches!(s, Shape::Circle(c) if c.fill == RED)).count();
     assert_eq!(dots, 23, "a dot per sample when zoomed in this far");
     // At one sample per pixel there are none.
-    let wide = frame(&ctx, &mut plot, &store, &series, (store.to_plot_x(0), store.to_plot_x(9_000 * MS)));
+    let wide = frame(&ctx, &mut plot, &store, &series, (TimeAxis::of(&store).x(0), TimeAxis::of(&store).x(9_000 * MS)));
     assert!(!wide.iter().any(|s| matches!(s, Shape::Circle(_))), "no dots at one sample per pixel");
 }
 
@@ -145,7 +147,7 @@ fn each_frame_queries_the_range_egui_plot_settles_on() {
     for (a, b) in [(0.0, 10.0), (2.0, 3.0), (1.0, 30.0)] {
         frame(&ctx, &mut plot, &store, &series, (a, b));
         let (t0, t1, columns) = plot.last_query().unwrap();
-        assert_eq!((t0, t1), (store.from_plot_x(a), store.from_plot_x(b)), "the same frame's range");
+        assert_eq!((t0, t1), (TimeAxis::of(&store).ns(a), TimeAxis::of(&store).ns(b)), "the same frame's range");
         assert!((600..=800).contains(&columns), "about one column per pixel: {columns}");
     }
 }
@@ -184,7 +186,8 @@ fn extreme_values_and_ranges_draw_without_panicking() {
     let vals = [f64::MAX, f64::MIN, f64::NAN, f64::INFINITY, 1e300, -1e300, 0.0];
     let ts: Vec<i64> = (0..vals.len() as i64).map(|i| i * MS).collect();
     store.append(id, &ts, &vals).unwrap();
-    let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED }];
+    let series =
+        vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED, steps: false }];
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
     for x in [(0.0, 0.01), (-1e12, 1e12), (f64::MIN, f64::MAX), (0.003, 0.003)] {
@@ -208,7 +211,8 @@ fn large_values_map_to_the_full_plot_height() {
         let v = if (i / 500) % 2 == 0 { 1.0e7 } else { 9.5e8 };
         store.append(id, &[i * MS], &[v]).unwrap();
     }
-    let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "rate".into(), color: RED }];
+    let series =
+        vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "rate".into(), color: RED, steps: false }];
     let ctx = Context::default();
     let input =
         RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))), ..RawInput::default() };
@@ -278,7 +282,12 @@ fn nothing_is_drawn_across_a_pause_or_a_stop_and_start() {
     let series: Vec<PlotSeries> = [run1, run2]
         .iter()
         .enumerate()
-        .map(|(n, &s)| PlotSeries { series: store.series_id(s, 0).unwrap(), name: format!("s#{n}"), color: RED })
+        .map(|(n, &s)| PlotSeries {
+            series: store.series_id(s, 0).unwrap(),
+            name: format!("s#{n}"),
+            color: RED,
+            steps: false,
+        })
         .collect();
     // The gaps' middles, in seconds: a pause in run 1 (after 2.0 s), the stop (after 4.0 s).
     let gaps = [2.5, 4.5];
@@ -402,7 +411,12 @@ fn zoomed_in_a_quantity_draws_only_its_line_a_state_its_steps() {
         for i in 0..40i64 {
             store.append(id, &[i * 100 * MS], &[value(i)]).unwrap();
         }
-        let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED }];
+        let series = vec![PlotSeries {
+            series: store.series_id(id, 0).unwrap(),
+            name: "s".into(),
+            color: RED,
+            steps: kind == SeriesKind::State,
+        }];
         let ctx = Context::default();
         let mut plot = EnvelopePlot::new();
         let x = (0.0, 4.0);
@@ -424,7 +438,9 @@ fn zoomed_in_a_quantity_draws_only_its_line_a_state_its_steps() {
             shapes = painted(out);
         }
         let t = to_screen.unwrap();
-        let at = |i: i64, v: f64| (t.position_from_point_x(store.to_plot_x(i * 100 * MS)), t.position_from_point_y(v));
+        let at = |i: i64, v: f64| {
+            (t.position_from_point_x(TimeAxis::of(&store).x(i * 100 * MS)), t.position_from_point_y(v))
+        };
         // The line a user expects: through the samples (a quantity), or holding each value until
         // the next sample and stepping there (a state).
         let mut line = Vec::new();
@@ -473,7 +489,8 @@ fn a_hole_in_dense_samples_is_crossed_by_a_line_not_a_wedge() {
         store.append(id, &[i * MS], &[v]).unwrap();
         value.push((i, v));
     }
-    let series = vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED }];
+    let series =
+        vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED, steps: false }];
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
     let x = (0.0, 8.0);
@@ -495,7 +512,7 @@ fn a_hole_in_dense_samples_is_crossed_by_a_line_not_a_wedge() {
         shapes = painted(out);
     }
     let t = to_screen.unwrap();
-    let pt = |i: i64, v: f64| (t.position_from_point_x(store.to_plot_x(i * MS)), t.position_from_point_y(v));
+    let pt = |i: i64, v: f64| (t.position_from_point_x(TimeAxis::of(&store).x(i * MS)), t.position_from_point_y(v));
     // The line a user expects: 170 up to 3 s, straight across the hole to 50 at 5.5 s, 50 on.
     let line = [pt(0, 170.0), pt(2999, 170.0), pt(5500, 50.0), pt(7999, 50.0)];
     let pixels: Vec<(f32, f32)> = our_meshes(&shapes).iter().flat_map(|m| covered_pixels(m)).collect();

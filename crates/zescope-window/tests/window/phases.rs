@@ -15,6 +15,7 @@ use zescope_window::dialogs::ScriptedDialogs;
 use zescope_window::settings::Settings;
 
 use crate::support::example_session as example;
+use zescope_model::view::TimeAxis;
 
 /// An app showing the example recording, fitted whole.
 fn opened() -> Harness<'static, ZescopeApp> {
@@ -157,7 +158,7 @@ fn cursors_read_the_stored_samples_and_their_span_is_a_phase() {
         h.state().plot_frames.iter().find_map(|(_, r)| r.filter(|r| r.top() > below)).expect("a pane below").center().y;
     let range =
         zescope_model::view::TimeView::range(&h.state().view, zescope_model::view::data_x(&h.state().store)).unwrap();
-    let ax = screen_x(frame, range, h.state().store.to_plot_x(a));
+    let ax = screen_x(frame, range, TimeAxis::of(&h.state().store).x(a));
     let to = frame.left() + frame.width() * 0.5;
     h.hover_at(Pos2::new(ax, y));
     h.step();
@@ -181,7 +182,7 @@ fn cursors_read_the_stored_samples_and_their_span_is_a_phase() {
     h.step();
     h.step();
     let moved = h.state().cursors.a.unwrap();
-    let want = h.state().store.from_plot_x(range.0 + (range.1 - range.0) * 0.5);
+    let want = TimeAxis::of(&h.state().store).ns(range.0 + (range.1 - range.0) * 0.5);
     assert!((moved - want).abs() < ((range.1 - range.0) * 1e9 / 200.0) as i64, "A dragged to the middle");
     let after =
         zescope_model::view::TimeView::range(&h.state().view, zescope_model::view::data_x(&h.state().store)).unwrap();

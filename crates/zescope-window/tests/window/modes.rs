@@ -27,7 +27,7 @@ fn shown(h: &Harness<'_, ZescopeApp>) -> Vec<&'static str> {
 
 #[test]
 fn toolbar_and_status_follow_one_state() {
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let example = crate::support::example_session();
     let sim = crate::support::sim(|_| {});
     let mut app =
         ZescopeApp::new(Box::new(crate::support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
@@ -146,7 +146,7 @@ fn toolbar_controls_stay_where_they_are_in_every_state() {
 /// The window's title names the file shown, marked while it holds unsaved changes.
 #[test]
 fn the_title_names_the_file_shown() {
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let example = crate::support::example_session();
     let mut h = crate::support::showing(&example, Settings::default(), crate::support::WINDOW, None);
     h.step();
     assert_eq!(h.state().title(), "example-session.ron — zescope");
@@ -163,7 +163,7 @@ fn an_idle_window_schedules_no_frame() {
     let delay = |h: &Harness<'_, ZescopeApp>| {
         h.output().viewport_output.get(&egui::ViewportId::ROOT).map_or(std::time::Duration::MAX, |v| v.repaint_delay)
     };
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/example-session.ron");
+    let example = crate::support::example_session();
     let mut h = crate::support::showing(&example, Settings::default(), crate::support::WINDOW, None);
     h.run();
     h.step();
