@@ -30,7 +30,8 @@ pub struct Options {
     pub event_capacity: usize,
     /// Sample values that may wait for a slow consumer before whole batches are dropped.
     pub max_waiting_values: usize,
-    /// How often accumulated samples are sent.
+    /// How often accumulated samples are sent: at the first read after this period (a run read
+    /// in batches sends after every read), never on a wakeup of its own.
     pub batch_period: Duration,
     /// How often `Event::Health` is sent.
     pub health_period: Duration,
