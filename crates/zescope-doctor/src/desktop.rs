@@ -1,7 +1,7 @@
 //! What the GUI needs from the desktop: a display to open a window on, and a backend for the
 //! Open/Save file dialogs. rfd (zescope's dialogs) asks the xdg-desktop-portal FileChooser over
 //! D-Bus and falls back to running `zenity`, so either one is enough; without both, the window
-//! asks for paths with its own prompt (`app::path_prompt`).
+//! asks for paths with its own prompt (`zescope-window`'s `path_prompt.rs`).
 //!
 //! Both are WARN at worst: `zescope list`, `record`, `export` and `doctor` run without them.
 

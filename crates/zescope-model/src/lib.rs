@@ -12,8 +12,9 @@
 //!   keeping only the time around their firings.
 //! - [`viewfile`]: view files — panes, colours, held ranges, window and triggers by series
 //!   patterns, put onto any run.
-//! - [`export`]: plots to PNG and SVG, data to CSV and OpenMetrics text (named and written by
-//!   `zescope-openmetrics`, as `zescope serve` names its scrapes).
+//! - [`write`]: the file formats — plots to PNG and SVG, data to CSV and OpenMetrics text (named
+//!   and written by `zescope-openmetrics`, as `zescope serve` names its scrapes), Perfetto
+//!   traces, the phase table.
 //!
 //! # Floors
 //!

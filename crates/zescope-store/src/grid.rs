@@ -6,7 +6,7 @@
 //! width)` ns of store time, whatever the range asked for: an item (a raw sample or a pyramid
 //! node) belongs to the column of its middle, found by integer division, so it lands in the same
 //! column in every query whose walk reaches it. A view can then keep the columns it computed and
-//! ask only for the ones it lacks (`app/envelope_plot/grid.rs`):
+//! ask only for the ones it lacks (`zescope-window`'s `envelope_plot/grid.rs`):
 //!
 //! - [`GridSpan`] is the view (its snapped range and the column width). The pyramid level walked
 //!   is chosen from the whole span, as a fresh query of it would, and each [`Envelope`] says

@@ -1,10 +1,14 @@
 //! What file commands do to the app: open a session (after stopping a run; asking first when it
-//! would discard unsaved data, `unsaved.rs`; progressively, `opening.rs`), save one in the background, export, recover a
-//! crashed session, autosave a running one, and leave a recording when a new run starts.
+//! would discard unsaved data, `unsaved.rs`; progressively, as `opening.rs` describes: the
+//! pieces a frame moves into the store, here), save one in the background, export, recover a
+//! crashed session, autosave a running one, leave a recording when a new run starts, and load,
+//! apply and save view files (`views.rs`).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use zescope_model::session;
+use zescope_model::session::{self, LoadEvent, LoadHead, LoadJob, Piece};
+use zescope_model::view::TimeAxis;
+use zescope_model::viewfile::ViewFile;
 use zescope_sampler::Command;
 use zescope_store::Store;
 
@@ -13,8 +17,10 @@ use super::banner::{UiError, UiErrorKind};
 use super::dialogs::FileKind;
 use super::dialogs::file_name;
 use super::files::FileAction;
+use super::opening::{Opening, PIECES_PER_FRAME, WAIT};
 use super::session::{app_capture, capture_app, open_in_app};
 use super::unsaved::Pending;
+use super::views::user_dir;
 
 impl ZescopeApp {
     /// Carries out a file command (nothing when the user cancelled the dialog).
@@ -28,7 +34,7 @@ impl ZescopeApp {
                 "save once the status bar says it has opened",
             )),
             FileAction::Save(path) => {
-                let session = capture_app(self, &session::markers_to_file(&self.files.markers));
+                let session = capture_app(self, &session::markers_to_file(&self.markers));
                 let fp = self.fingerprint();
                 if let Err(e) = self.files.start_save(session, path, fp) {
                     self.state.push_error(e);
@@ -85,7 +91,7 @@ impl ZescopeApp {
             ));
         }
         let range = if shown_only { zescope_model::view::timeview::shown_range(&self.view, &self.store) } else { None };
-        let session = capture_app(self, &session::markers_to_file(&self.files.markers));
+        let session = capture_app(self, &session::markers_to_file(&self.markers));
         let req = WriteRequest { format, path: path.to_path_buf(), pane, range };
         self.files.note = Some(format!("exporting {}…", file_name(path)));
         self.files.writes.push(WriteJob::spawn(session, req));
@@ -117,7 +123,7 @@ impl ZescopeApp {
         self.files.opening = None;
         match rec.load().and_then(|s| open_in_app(self, &s)) {
             Ok(markers) => {
-                self.files.markers = session::markers_from_file(&markers);
+                self.markers = session::markers_from_file(&markers);
                 self.files.recording = Some(rec.dir.join("recovered"));
                 self.view.fit(zescope_model::view::data_x(&self.store));
                 self.files.current = None;
@@ -145,7 +151,7 @@ impl ZescopeApp {
         self.state.ingest = Default::default();
         self.state.history = Default::default();
         self.files.current = None;
-        self.files.markers = zescope_model::view::Markers::with_cap(self.files.live_marker_cap());
+        self.markers = zescope_model::view::Markers::with_cap(self.marker_limits.per_recording);
         self.files.reset_autosave();
     }
 
@@ -178,12 +184,208 @@ impl ZescopeApp {
         }
         let now = Instant::now();
         if self.state.ingest.run.is_some() && self.files.checkpoint_due(now) {
-            let markers = session::markers_to_file(&self.files.markers);
+            let markers = session::markers_to_file(&self.markers);
             if let Some(mut a) = self.files.autosave.take() {
                 a.checkpoint(&self.store, app_capture(self, &markers));
                 self.files.autosave = Some(a);
             }
             self.files.checkpointed(now);
+        }
+    }
+
+    /// Start opening `path` (cancelling an open in progress) and take its first frame's share.
+    pub(super) fn start_opening(&mut self, path: &std::path::Path) {
+        self.files.opening = None;
+        let job = LoadJob::spawn(path.to_path_buf());
+        self.files.opening = Some(Opening { job, ids: Vec::new(), ended: Vec::new(), left: u64::MAX });
+        self.poll_opening();
+    }
+
+    /// Is a session being opened?
+    pub fn opening(&self) -> bool {
+        self.files.opening.is_some()
+    }
+
+    /// Per frame: the head, then up to [`PIECES_PER_FRAME`] pieces, then the end.
+    pub(super) fn poll_opening(&mut self) {
+        let mut applied = 0;
+        while let Some(o) = &mut self.files.opening {
+            // Wait for the head and the frame's first piece; later pieces only if ready. The
+            // end is waited for too once every piece is in (it follows at once).
+            let wait = if applied == 0 || o.left == 0 { WAIT } else { Duration::ZERO };
+            if applied == PIECES_PER_FRAME && o.left > 0 {
+                return;
+            }
+            let Some(event) = o.job.next(wait) else {
+                if o.job.is_over() {
+                    self.files.opening = None;
+                }
+                return;
+            };
+            match event {
+                LoadEvent::Head(head) => self.opened_head(*head),
+                LoadEvent::Piece(p) => {
+                    applied += 1;
+                    self.opened_piece(p);
+                }
+                LoadEvent::Done => self.opened_all(),
+                LoadEvent::Failed(e) => self.open_failed(&e),
+            }
+        }
+    }
+
+    fn opened_head(&mut self, head: LoadHead) {
+        let Some(o) = &self.files.opening else { return };
+        let path = o.job.path().to_path_buf();
+        match open_in_app(self, &head.session) {
+            Ok(markers) => {
+                if self.store.origin_ns().is_none()
+                    && let Some(t) = head.origin_ns
+                {
+                    self.store.set_origin(t);
+                }
+                self.comparison = None;
+                if let Some(c) = &head.session.comparison {
+                    // A relative path is relative to the session file's folder.
+                    let p = path.parent().unwrap_or(std::path::Path::new(".")).join(&c.path);
+                    self.compare_with(&p, c.offset_s, c.align_marker.clone());
+                }
+                self.markers = session::markers_from_file(&markers);
+                self.files.recording = Some(path);
+                self.files.current = None;
+                self.files.note = None;
+                self.files.reset_autosave();
+                // A recording is shown whole, whatever view it was saved with.
+                let span = head.span.map(|(a, b)| (TimeAxis::of(&self.store).x(a), TimeAxis::of(&self.store).x(b)));
+                self.view.fit(span.or_else(|| zescope_model::view::data_x(&self.store)));
+                // A fresh store: its streams are the session's, in order.
+                let ids = self.store.streams().map(|s| s.id).collect();
+                if let Some(o) = &mut self.files.opening {
+                    o.left = head.pieces;
+                    o.ids = ids;
+                    o.ended = head.ended;
+                }
+            }
+            Err(e) => self.open_failed(&e),
+        }
+    }
+
+    fn opened_piece(&mut self, p: Piece) {
+        let Some(o) = &mut self.files.opening else { return };
+        o.left = o.left.saturating_sub(1);
+        let Some(&id) = o.ids.get(p.stream) else { return };
+        let ends = p.last && o.ended.get(p.stream).copied().unwrap_or(false);
+        if let Err(e) = self.store.restore_more(id, &p.raw, p.first) {
+            let e = session::SessionError::invalid(format!("streams[{}]", p.stream), e.to_string());
+            return self.open_failed(&e);
+        }
+        if ends {
+            self.store.end_stream(id);
+        }
+        self.state.ingest.samples_total = self.store.streams().map(|s| s.appended).sum();
+    }
+
+    fn opened_all(&mut self) {
+        let Some(o) = self.files.opening.take() else { return };
+        let path = o.job.path().to_path_buf();
+        self.files.current = Some(path.clone());
+        self.files.remember(&path);
+        self.files.note = Some(format!("opened {}", file_name(&path)));
+        self.files.reset_autosave();
+        let fp = self.fingerprint();
+        self.files.mark_clean(Some(fp));
+    }
+
+    /// The open stopped at `e`: what was shown stays, but is not the file.
+    fn open_failed(&mut self, e: &session::SessionError) {
+        let Some(o) = self.files.opening.take() else { return };
+        let path = o.job.path();
+        let shown = o.left != u64::MAX;
+        let (msg, hint) = if shown {
+            for &id in &o.ids {
+                self.store.end_stream(id);
+            }
+            (
+                format!("{} could not be opened completely: {e}", path.display()),
+                "the part before the problem is shown; it is not saved as that file (Save asks for a new name)",
+            )
+        } else {
+            (
+                format!("cannot open {}: {e}", path.display()),
+                "check that it is a zescope session file (.ron); nothing shown was changed",
+            )
+        };
+        self.state.push_error(UiError::new(UiErrorKind::Open, msg, hint));
+    }
+
+    /// Loads a view onto what is shown (now if its series are known, else when they are).
+    pub fn load_view(&mut self, view: ViewFile) {
+        self.views.pending = Some(view);
+        self.apply_pending_view();
+    }
+
+    /// The device kind (`gpu`, `npu`, …) of a series' device, by its name in the inventory.
+    fn kind_of(&self, device: &str) -> Option<String> {
+        let inv = self.state.inventory.as_ref()?;
+        let d = inv.devices.iter().find(|d| d.name == device || device.starts_with(&format!("{} (", d.name)))?;
+        Some(format!("{:?}", d.kind).to_lowercase())
+    }
+
+    /// Lays out the waiting view once series are known; says what it names that is missing.
+    pub(crate) fn apply_pending_view(&mut self) {
+        if self.views.pending.is_none() || self.state.ingest.order.is_empty() {
+            return;
+        }
+        let Some(view) = self.views.pending.take() else { return };
+        let applied = view.apply(&self.state.ingest.order, |d| self.kind_of(d));
+        let mut panes = super::panes::Panes::with_layout(applied.layout);
+        panes.y_lock = applied.y_lock.into_iter().collect();
+        self.panes = panes;
+        if let Some(w) = applied.window {
+            self.view.set_window(w);
+        }
+        // The view's triggers join the user's (theirs and their firings stay).
+        let run = self.state.ingest.run.as_ref().map(|r| &r.info);
+        let offered = applied.triggers.len();
+        let added = self.state.triggers.merge(applied.triggers, run);
+        let name = if view.name.is_empty() { "the view".to_owned() } else { format!("the view \"{}\"", view.name) };
+        if !applied.missing.is_empty() {
+            self.state.push_error(UiError::new(
+                UiErrorKind::Settings,
+                format!("{name} names series these devices lack: {}; the rest is shown", applied.missing.join(", ")),
+                "tick the groups on the left that have them, or pick another view",
+            ));
+        }
+        self.views.said = Some(match (offered, added) {
+            (0, _) => format!("{name} is shown"),
+            (n, a) if a == n => format!("{name} is shown, with its {n} trigger(s) added to yours"),
+            (n, a) => format!("{name} is shown; {a} of its {n} triggers added ({} you had already)", n - a),
+        });
+    }
+
+    /// What is shown as a view file.
+    pub fn current_view(&self, name: &str) -> ViewFile {
+        let locks = self.panes.y_lock.iter().map(|(&k, &v)| (k, v)).collect();
+        ViewFile::from_layout(
+            name,
+            &self.panes.layout,
+            &locks,
+            self.view.window,
+            self.state.triggers.eval.triggers(),
+            |d| self.kind_of(d),
+        )
+    }
+
+    /// Saves what is shown as the user's view `name`.
+    pub fn save_view(&mut self, name: &str) {
+        let Some(dir) = user_dir() else { return };
+        let path = dir.join(format!("{name}.ron"));
+        let saved = std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))
+            .and_then(|()| self.current_view(name).save(&path));
+        match saved {
+            Ok(()) => self.views.said = Some(format!("saved {}", path.display())),
+            Err(e) => self.state.push_error(UiError::new(UiErrorKind::Save, e, "check the folder's permissions")),
         }
     }
 }

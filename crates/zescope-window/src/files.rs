@@ -53,13 +53,6 @@ pub struct Files {
     pub recording: Option<PathBuf>,
     /// Sessions opened or saved lately, newest first (at most 8; remembered in the settings).
     pub(crate) recent: Vec<PathBuf>,
-    /// The markers on the data shown (set with M or + Marker, sent by the workload, or
-    /// opened); saved with the session.
-    pub markers: zescope_model::view::Markers,
-    /// Where the workload's markers come from (`zescope_model::markers`); `None`: not listening.
-    pub markers_in: Option<zescope_model::markers::Listener>,
-    /// The bounds on the workload's markers, from the settings (kept for the next launch).
-    pub marker_limits: zescope_model::markers::Limits,
     save: Option<SaveJob>,
     /// The session being opened, until all of it is in (`opening.rs`).
     pub(crate) opening: Option<super::opening::Opening>,
@@ -124,27 +117,12 @@ fn action(purpose: PromptPurpose, path: PathBuf) -> FileAction {
 }
 
 impl Files {
-    /// How many markers a live recording keeps.
-    pub(crate) fn live_marker_cap(&self) -> usize {
-        self.marker_limits.per_recording
-    }
-
-    /// Markers within `limits` (the settings'); the live list keeps at most their count.
-    pub(crate) fn with_marker_limits(mut self, limits: zescope_model::markers::Limits) -> Files {
-        self.marker_limits = limits;
-        self.markers = zescope_model::view::Markers::with_cap(limits.per_recording);
-        self
-    }
-
     pub(crate) fn new(dialogs: Box<dyn Dialogs>) -> Files {
         Files {
             dialogs,
             current: None,
             recording: None,
             recent: Vec::new(),
-            markers: Default::default(),
-            markers_in: None,
-            marker_limits: Default::default(),
             save: None,
             opening: None,
             note: None,

@@ -118,7 +118,7 @@ pub fn run(launch: Launch) -> ExitCode {
             match zescope_model::markers::Listener::start_default(limits) {
                 Ok(l) => {
                     log::info!("markers: {}={}", zescope_model::markers::ENV, l.path().display());
-                    app.files.markers_in = Some(l);
+                    app.markers_in = Some(l);
                 }
                 Err(e) => log::warn!("not listening for markers: {e}"),
             }

@@ -11,8 +11,8 @@
 //!
 //! # Where a value goes
 //!
-//! Sampler events → `drain.rs` (through `zescope_model::view::Ingest`) → store → `plots.rs`
-//! (envelopes via [`envelope_plot`]) → egui_plot.
+//! Sampler events → `drain.rs` (through `zescope_model::view::Ingest`) → store → `plots/`
+//! (envelopes via [`envelope_plot`]) → egui_plot; one frame is `frame.rs`, in the order drawn.
 //!
 //! # Floors
 //!
@@ -32,6 +32,7 @@ pub(crate) mod drain;
 pub(crate) mod empty_pane;
 pub mod envelope_plot;
 pub mod files;
+pub(crate) mod frame;
 pub mod gui;
 pub(crate) mod legend;
 pub mod link;
@@ -54,25 +55,22 @@ pub(crate) mod sources;
 pub mod state;
 pub(crate) mod status;
 pub(crate) mod throttle;
-pub(crate) mod toolbar;
 pub mod triggers;
 pub mod unsaved;
 pub mod views;
 pub mod windows;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use egui::{Key, KeyboardShortcut, Modifiers, RichText, Ui};
-
-use zescope_model::view::{TimeView, data_x};
+use zescope_model::view::{Activity, TimeView, data_x};
 use zescope_sampler::Command;
 use zescope_store::Store;
 
 use link::SamplerLink;
 use panes::Panes;
-use settings::{Settings, Theme, ZOOM_RANGE};
+use settings::{Settings, Theme};
 use state::AppState;
 use zescope_model::view::TimeAxis;
 
@@ -117,6 +115,14 @@ pub struct ZescopeApp {
     wake_on_data: Option<Arc<AtomicBool>>,
     /// Sessions and writes: dialogs, current file, background save, autosave, recovery.
     pub files: files::Files,
+    /// The markers on the data shown (set with M or + Marker, sent by the workload, or
+    /// opened); saved with the session.
+    pub markers: zescope_model::view::Markers,
+    /// Where the workload's markers come from (`zescope_model::markers`); `None`: not listening.
+    pub markers_in: Option<zescope_model::markers::Listener>,
+    /// The bounds on the workload's markers, from the settings (kept for the next launch); a
+    /// live recording keeps at most `per_recording` markers.
+    pub marker_limits: zescope_model::markers::Limits,
     /// The question before unsaved data is discarded.
     pub unsaved: unsaved::Unsaved,
     /// View → Frame rate: the most frames a second a live view paints.
@@ -172,7 +178,10 @@ impl ZescopeApp {
             first_frame: true,
             auto_start: true,
             wake_on_data: None,
-            files: files::Files::default().with_recent(settings.recent).with_marker_limits(settings.markers),
+            files: files::Files::default().with_recent(settings.recent),
+            markers: zescope_model::view::Markers::with_cap(settings.markers.per_recording),
+            markers_in: None,
+            marker_limits: settings.markers,
             unsaved: unsaved::Unsaved::default(),
             frame_cap: settings.frame_cap,
             cpu: repaint::ProcessCpu::default(),
@@ -217,7 +226,7 @@ impl ZescopeApp {
             recent: self.files.recent.clone(),
             frame_cap: self.frame_cap,
             overview: if self.overview.shown { settings::Shown::Yes } else { settings::Shown::No },
-            markers: self.files.marker_limits,
+            markers: self.marker_limits,
         }
     }
 
@@ -269,142 +278,9 @@ impl ZescopeApp {
         self.files.discard_autosave();
     }
 
-    /// One frame.
-    pub fn ui(&mut self, ui: &mut Ui) {
-        if self.first_frame {
-            self.first_frame = false;
-            ui.ctx().set_theme(self.theme.preference());
-            let z = ui.ctx().zoom_factor();
-            if !ZOOM_RANGE.contains(&z) {
-                ui.ctx().set_zoom_factor(1.0);
-            }
-        }
-        let mut remote_markers = Vec::new();
-        let drained = drain::drain(
-            &*self.link,
-            self.activity().takes_samples(),
-            &mut self.state,
-            &mut self.store,
-            &mut self.view,
-            &mut self.panes,
-            &mut remote_markers,
-        );
-        self.take_markers(remote_markers);
-        self.triggers_after_drain();
-        self.apply_pending_view();
-        self.file_housekeeping();
-        if self.auto_start && self.state.inventory.is_some() && self.files.recover.is_none() {
-            self.auto_start = false;
-            if self.state.ingest.run.is_none()
-                && let Ok(cfg) = self.state.run_config()
-            {
-                self.link.send(Command::Start(cfg));
-            }
-        }
-        self.shortcuts(ui);
-        self.set_title(ui);
-        self.close_requested(ui);
-        if self.quit.is_some() {
-            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
-            return;
-        }
-        self.file_shortcuts(ui);
-        let style = ui.style().clone();
-        egui::Panel::top("menu").frame(bare(egui::Frame::side_top_panel(&style))).show(ui, |ui| self.menu(ui));
-        // "saved run.ron" holds until something is recorded after the save.
-        if self.files.note.as_deref().is_some_and(|n| n.starts_with("saved ")) && self.has_unsaved() {
-            self.files.note = None;
-        }
-        egui::Panel::bottom("status").frame(bare(egui::Frame::side_top_panel(&style))).show(ui, |ui| {
-            let activity = self.activity();
-            self.cpu.update();
-            // Shown while sampling, when the window paints at least once a second: a figure left
-            // on a window that paints only on input would be an old second's.
-            let cpu = self.state.ingest.run.as_ref().and(self.cpu.percent);
-            status::show(ui, activity, cpu, &self.state, &self.store, &self.files)
-        });
-        // The source panel never takes more than MAX_SIDE of the window, whatever width was
-        // remembered from a wider window: the panes keep the rest.
-        let side_max = (ui.available_width() * MAX_SIDE).max(MIN_SIDE);
-        egui::Panel::left("sources")
-            .frame(bare(egui::Frame::side_top_panel(&style)))
-            .default_size(320.0_f32.min(side_max))
-            .size_range(MIN_SIDE..=side_max)
-            .show(ui, |ui| {
-                // Text that does not fit is cut short (its hover shows it whole) rather than
-                // widening the panel, which would move the panes and the toolbar under the pointer.
-                ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
-                let mut panel = sources::SourcePanel {
-                    state: &mut self.state,
-                    search: &mut self.search,
-                    focus_search: self.focus_search,
-                    view: &mut self.sources,
-                };
-                let actions = panel.ui(ui);
-                self.focus_search = false;
-                for sources::SourceAction::Send(c) in actions {
-                    if matches!(c, Command::Start(_)) {
-                        self.guarded(unsaved::Pending::Start(c));
-                    } else {
-                        self.link.send(c);
-                    }
-                }
-            });
-        let central = egui::CentralPanel::default().frame(bare(egui::Frame::central_panel(&style))).show(ui, |ui| {
-            if banner::show(ui, &mut self.state.banners) {
-                let source = self.source();
-                self.windows.diagnostics.open(source);
-            }
-            self.toolbar(ui);
-            if self.panes.layout.panes.is_empty() && self.files.recording.is_none() {
-                ui.centered_and_justified(|ui| {
-                    ui.label(RichText::new("Pick a device and a metric group on the left and press Start.\nPanes appear with the first samples; drag metrics onto them to rearrange.").weak());
-                });
-            } else {
-                if let Some(c) = &mut self.comparison
-                    && !c.bar(ui, self.files.markers.marks())
-                {
-                    self.comparison = None;
-                }
-                if self.overview.shown {
-                    // Over the plots' time axis as drawn last frame.
-                    let axis = self.plot_frames.iter().find_map(|(_, r)| r.map(|r| (r.left(), r.right())));
-                    self.overview.show(ui, &mut self.panes, &self.state, &self.store, &mut self.view, axis);
-                    ui.add_space(4.0);
-                }
-                let out = plots::show(
-                    ui,
-                    &mut self.panes,
-                    &self.store,
-                    &self.state,
-                    &mut self.view,
-                    self.hover_x,
-                    plots::Overlays {
-                        markers: self.files.markers.marks(),
-                        firings: &if self.state.triggers.on_panes { self.state.triggers.bands() } else { Vec::new() },
-                        cursors: &mut self.cursors,
-                        compare: self.comparison.as_mut(),
-                    },
-                );
-                self.hover_x = out.hover_x;
-                self.plot_frames = out.frames;
-                if let Some(expr) = out.trigger {
-                    self.state.triggers.text = expr;
-                    self.state.triggers.error = None;
-                    self.windows.triggers.open = true;
-                }
-                if let Some(w) = out.plot_width {
-                    self.plot_px = w * ui.ctx().pixels_per_point();
-                }
-                if let Some((kind, pane)) = out.write {
-                    let a = self.files.ask_write(kind, Some(pane), true);
-                    self.perform(a);
-                }
-            }
-        });
-        self.central = Some(central.response.rect);
-        self.windows(ui);
-        self.schedule_repaint(ui, drained);
+    /// The window's one state (see [`Activity`]): the toolbar and the status bar both show it.
+    pub fn activity(&self) -> Activity {
+        Activity::of(self.files.recording.is_some(), self.state.ingest.run.is_some(), self.view.mode)
     }
 
     /// The colour the window is cleared to before each frame: the panels' own, which they then
@@ -413,126 +289,9 @@ impl ZescopeApp {
         visuals.panel_fill.to_normalized_gamma_f32()
     }
 
-    /// The window's title names the file shown ("run.ron — zescope"), with a "•" while what is
-    /// shown holds unsaved changes to it.
-    fn set_title(&mut self, ui: &Ui) {
-        let file = self.files.current.as_deref().or(self.files.recording.as_deref());
-        let title = match file {
-            Some(p) => {
-                let changed = if self.has_unsaved() { "• " } else { "" };
-                format!("{changed}{} — zescope", dialogs::file_name(p))
-            }
-            None => "zescope".to_owned(),
-        };
-        if title != self.title {
-            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
-            self.title = title;
-        }
-    }
-
     /// The window's title as last set.
     pub fn title(&self) -> &str {
         &self.title
-    }
-
-    /// The window's close button: asks first when unsaved data would be lost.
-    fn close_requested(&mut self, ui: &Ui) {
-        if self.quit.is_none() && ui.input(|i| i.viewport().close_requested()) && self.has_unsaved() {
-            ui.ctx().send_viewport_cmd(egui::ViewportCommand::CancelClose);
-            self.unsaved.asking = Some(unsaved::Pending::Quit);
-        }
-    }
-
-    /// When to paint next (`repaint.rs`): a live view when its axis has moved a pixel, within
-    /// the frame-rate cap; a frozen one with a run going on once a second; otherwise on input.
-    fn schedule_repaint(&self, ui: &Ui, drained: drain::Drained) {
-        let running = self.state.ingest.run.is_some();
-        let live = running && self.view.is_live();
-        let data = data_x(&self.store);
-        // A live view's frames are timed by its pixels, not by every batch; only a live view
-        // with nothing to show yet is woken by the sampler's first data.
-        let wait_for_data = live && data.is_none() && self.wake_on_data.is_some();
-        if let Some(flag) = &self.wake_on_data {
-            flag.store(wait_for_data, Ordering::Relaxed);
-        }
-        if log::log_enabled!(log::Level::Trace) {
-            // RUST_LOG=zescope_window=trace: why each frame was painted (to find repaint loops).
-            let causes = ui.ctx().repaint_causes();
-            log::trace!("frame {} more={} causes={causes:?}", ui.ctx().cumulative_pass_nr(), drained.more);
-        }
-        // A save or export in flight: its progress, and its end, shown within a tenth of a second.
-        if self.files.saving().is_some() || self.files.writing().is_some() {
-            ui.ctx().request_repaint_after(repaint::FILE_PROGRESS);
-        }
-        if drained.more || self.opening() {
-            ui.ctx().request_repaint();
-        } else if live && !wait_for_data {
-            let span = self.view.range(data).map_or(0.0, |(a, b)| b - a);
-            ui.ctx().request_repaint_after(repaint::live_period(span, self.plot_px, self.frame_cap));
-        } else if running {
-            ui.ctx().request_repaint_after(repaint::FROZEN);
-        }
-    }
-
-    fn shortcuts(&mut self, ui: &mut Ui) {
-        let typing = ui.ctx().egui_wants_keyboard_input();
-        // Enter in a text field ends the field's focus; what is typed next is meant for a field
-        // still, not for the single-letter shortcuts, until the pointer is pressed somewhere or
-        // Escape is, or the field is gone (a prompt that closed on its Enter: nothing is left
-        // to type into).
-        let (enter, escape, pressed) =
-            ui.input(|i| (i.key_pressed(Key::Enter), i.key_pressed(Key::Escape), i.pointer.any_pressed()));
-        let focused = ui.ctx().memory(|m| m.focused());
-        if typing && enter && focused.is_some() {
-            self.typed_enter = focused;
-        } else if pressed || escape && !typing {
-            self.typed_enter = None;
-        }
-        // Widgets of the last frame: a field not drawn there was closed.
-        if self.typed_enter.is_some_and(|id| ui.ctx().read_response(id).is_none()) {
-            self.typed_enter = None;
-        }
-        let typing = typing || self.typed_enter.is_some();
-        let (quit, find) = ui.input_mut(|i| {
-            (
-                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::Q)),
-                i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, Key::F)),
-            )
-        });
-        if quit {
-            self.guarded(unsaved::Pending::Quit);
-            return;
-        }
-        if find {
-            self.focus_search = true;
-        }
-        if typing {
-            return;
-        }
-        let (space, end, mark, a, b) = ui.input_mut(|i| {
-            (
-                i.consume_key(Modifiers::NONE, Key::Space),
-                i.consume_key(Modifiers::NONE, Key::End),
-                i.consume_key(Modifiers::NONE, Key::M),
-                i.consume_key(Modifiers::NONE, Key::A),
-                i.consume_key(Modifiers::NONE, Key::B),
-            )
-        });
-        if mark {
-            self.add_marker();
-        }
-        for (pressed, w) in [(a, zescope_model::view::cursors::Which::A), (b, zescope_model::view::cursors::Which::B)] {
-            if pressed && let Some(x) = self.hover_x {
-                self.cursors.set(w, TimeAxis::of(&self.store).ns(x));
-            }
-        }
-        let activity = self.activity();
-        if space && (activity.can_pause() || activity.can_follow()) {
-            self.view.toggle_pause(data_x(&self.store));
-        }
-        if end && activity.can_follow() {
-            self.view.follow();
-        }
     }
 
     /// The phase table's ranges: the visible range, the cursors' span, then each marked range.
@@ -543,48 +302,8 @@ impl ZescopeApp {
             out.push(PhaseRange::new("visible", TimeAxis::of(&self.store).ns(a), TimeAxis::of(&self.store).ns(b)));
         }
         out.extend(self.cursors.span());
-        out.extend(self.files.markers.closed_ranges().map(|(n, a, b)| PhaseRange::new(n, a, b)));
+        out.extend(self.markers.closed_ranges().map(|(n, a, b)| PhaseRange::new(n, a, b)));
         out
-    }
-
-    /// The workload's markers that arrived (a bounded number per frame from the markers socket;
-    /// `remote`: a remote run's); dropped while an opened recording is shown, whose time axis is
-    /// another run's.
-    fn take_markers(&mut self, remote: Vec<zescope_model::markers::Received>) {
-        let local = self.files.markers_in.as_ref().map(|l| l.drain(10_000)).unwrap_or_default();
-        let live = self.files.recording.is_none();
-        for m in remote.into_iter().chain(local) {
-            if live {
-                self.files.markers.apply(m.kind, m.t_ns, &m.name);
-                if m.kind != zescope_model::markers::Kind::End {
-                    self.state.triggers.marker(&m.name, m.t_ns);
-                }
-            }
-        }
-    }
-
-    /// The frame's firings: pause on the newest (with "pause on trigger"), keep the windows whose
-    /// time after has passed (with "keep"); a window that cannot be kept is a banner.
-    fn triggers_after_drain(&mut self) {
-        self.state.triggers.pause(&mut self.view, &self.store);
-        if !self.state.triggers.waiting() {
-            return;
-        }
-        let markers = zescope_model::session::markers_to_file(&self.files.markers);
-        let ended = self.state.ingest.run.is_none();
-        let ui = zescope_model::session::Capture {
-            history: &self.state.history,
-            layout: &self.panes.layout,
-            view: &self.view,
-            markers: &markers,
-        };
-        for e in self.state.triggers.keep(&self.store, &ui, ended) {
-            self.state.push_error(banner::UiError::new(
-                banner::UiErrorKind::Save,
-                e,
-                "check the folder in the Triggers window",
-            ));
-        }
     }
 
     /// M: a marker at the hovered time, else at the newest sample; saved with the session.
@@ -594,8 +313,8 @@ impl ZescopeApp {
             None => self.store.total_time_range().map(|(_, last)| last),
         };
         if let Some(t_ns) = t {
-            let label = format!("M{}", self.files.markers.len() + 1);
-            self.files.markers.instant(t_ns, &label);
+            let label = format!("M{}", self.markers.len() + 1);
+            self.markers.instant(t_ns, &label);
         }
     }
 }

@@ -1,15 +1,18 @@
-//! The menu bar, the help and recovery windows, and what their file commands do.
+//! The menu bar (File → Views too) and what its file commands do (Ctrl+O, Ctrl+S, a dropped file
+//! too), and the offer to recover a crashed session.
 
 use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
 use super::ZescopeApp;
+use super::banner::{UiError, UiErrorKind};
 use super::dialogs::FileKind;
 use super::dialogs::file_name;
-use super::files::{FileAction, PromptAnswer};
+use super::files::FileAction;
 use super::settings::Theme;
 use super::unsaved::Pending;
-use super::windows::{Shared, show};
+use super::views::{dirs, list};
 use zescope_model::view::ViewLength;
+use zescope_model::viewfile::ViewFile;
 
 impl ZescopeApp {
     /// View → Reset layout: the series shown — the run's, else the recording's, in stream
@@ -158,8 +161,8 @@ impl ZescopeApp {
                 if ui.button("Add pane").clicked() {
                     self.panes.add_pane();
                 }
-                if ui.add_enabled(!self.files.markers.is_empty(), egui::Button::new("Clear markers")).clicked() {
-                    self.files.markers.clear();
+                if ui.add_enabled(!self.markers.is_empty(), egui::Button::new("Clear markers")).clicked() {
+                    self.markers.clear();
                 }
                 ui.separator();
                 if ui
@@ -191,36 +194,6 @@ impl ZescopeApp {
         });
     }
 
-    /// The floating windows that are open (`windows/`), then the dialogs waiting for an answer.
-    pub(super) fn windows(&mut self, ui: &mut Ui) {
-        let ctx = ui.ctx().clone();
-        let phase_ranges = if self.windows.phases.open { self.phase_ranges() } else { Vec::new() };
-        let source = self.source();
-        let mut shared = Shared {
-            store: &self.store,
-            state: &mut self.state,
-            view: &mut self.view,
-            cursors: &mut self.cursors,
-            markers: &self.files.markers,
-            showing_file: self.files.recording.is_some(),
-            source,
-            comparison: self.comparison.as_ref(),
-            phase_ranges,
-        };
-        let area = self.central.unwrap_or_else(|| ctx.content_rect());
-        for (slot, w) in self.windows.each().into_iter().enumerate() {
-            show(w, &ctx, &mut shared, area, slot);
-        }
-        self.recovery_window(&ctx);
-        match self.files.show_prompt(&ctx) {
-            PromptAnswer::Chosen(a) => self.perform(Some(a)),
-            // A save chosen in the unsaved-data question was cancelled: so is what waited for it.
-            PromptAnswer::Cancelled => self.unsaved.after_save = None,
-            PromptAnswer::None | PromptAnswer::Pending => {}
-        }
-        self.unsaved_modal(&ctx);
-    }
-
     /// Ctrl+O, Ctrl+S, Ctrl+Shift+S.
     pub(super) fn file_shortcuts(&mut self, ui: &mut Ui) {
         let (open, save_as, save) = ui.input_mut(|i| {
@@ -248,7 +221,7 @@ impl ZescopeApp {
         }
     }
 
-    fn recovery_window(&mut self, ctx: &egui::Context) {
+    pub(super) fn recovery_window(&mut self, ctx: &egui::Context) {
         let Some(rec) = &self.files.recover else { return };
         let age = (zescope_model::session::unix_ms_now() - rec.saved_unix_ms).max(0) / 1000;
         let mut choice = None;
@@ -279,6 +252,41 @@ impl ZescopeApp {
             }
             None => {}
         }
+    }
+
+    /// File → Views.
+    pub(crate) fn views_menu(&mut self, ui: &mut Ui) {
+        ui.menu_button("Views", |ui| {
+            let files = list(&dirs());
+            if files.is_empty() {
+                ui.label(egui::RichText::new("no view files yet").weak());
+            }
+            for f in files {
+                // Listed by the name the view gives itself; a file that does not load by its name.
+                let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let label = ViewFile::load(&f).ok().map(|v| v.name).filter(|n| !n.trim().is_empty()).unwrap_or(stem);
+                if ui.button(&label).on_hover_text(f.display().to_string()).clicked() {
+                    match ViewFile::load(&f) {
+                        Ok(v) => self.load_view(v),
+                        Err(e) => self.state.push_error(UiError::new(UiErrorKind::Open, e, "fix or remove the file")),
+                    }
+                    ui.close();
+                }
+            }
+            ui.separator();
+            ui.horizontal(|ui| {
+                ui.add(egui::TextEdit::singleline(&mut self.views.name).hint_text("name").desired_width(140.0));
+                let name = self.views.name.trim().to_owned();
+                let ok = !name.is_empty() && !name.contains(['/', '\0']);
+                if ui.add_enabled(ok, egui::Button::new("Save current view")).clicked() {
+                    self.save_view(&name);
+                    ui.close();
+                }
+            });
+            if let Some(s) = &self.views.said {
+                ui.label(egui::RichText::new(s).weak());
+            }
+        });
     }
 }
 

@@ -50,6 +50,6 @@ pub fn write_spec(app: &ZescopeApp, pane: Option<usize>, shown_range_only: bool)
     let range = if shown_range_only { shown_range(&app.view, &app.store) } else { None };
     let which = pane.map(|p| vec![p]);
     let mut spec = WriteSpec::from_layout(&app.panes.layout, &app.state.ingest.series, which.as_deref(), range);
-    spec.markers = app.files.markers.marks().to_vec();
+    spec.markers = app.markers.marks().to_vec();
     spec
 }

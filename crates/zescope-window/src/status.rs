@@ -21,7 +21,9 @@ pub fn show(
     state: &AppState,
     store: &Store,
     files: &super::files::Files,
+    markers: (&zescope_model::view::Markers, Option<&zescope_model::markers::Listener>),
 ) {
+    let (marks, listener) = markers;
     ui.horizontal_wrapped(|ui| {
         if let Some(p) = files.saving() {
             ui.add(egui::ProgressBar::new(p).desired_width(120.0).text("saving"));
@@ -144,10 +146,10 @@ pub fn show(
                  and a read late after a read early makes the interval look shorter than the counter's",
             );
         }
-        if let Some(l) = &files.markers_in {
+        if let Some(l) = listener {
             ui.separator();
             let c = l.counts();
-            let over_cap = files.markers.over_cap;
+            let over_cap = marks.over_cap;
             let dropped = c.dropped() + over_cap;
             let text = if dropped > 0 { format!("markers ({dropped} dropped)") } else { "markers".to_owned() };
             let limits = l.limits();
@@ -164,7 +166,7 @@ pub fn show(
                 limits.burst,
                 c.queue_full,
                 over_cap,
-                files.markers.cap(),
+                marks.cap(),
                 c.other_user,
                 c.no_credentials
             ));

@@ -52,8 +52,8 @@ impl ZescopeApp {
     pub(crate) fn fingerprint(&self) -> Fingerprint {
         Fingerprint {
             samples: self.state.ingest.samples_total,
-            markers: self.files.markers.revision(),
-            marker_count: self.files.markers.len(),
+            markers: self.markers.revision(),
+            marker_count: self.markers.len(),
             newest_ns: self.store.total_time_range().map(|r| r.1),
         }
     }

@@ -1,5 +1,6 @@
-//! The one path from sampler events to store writes, shared by the window (`app`), `zescope
-//! record` and the headless session recorder (`session::Recorder`), and meant for `serve`.
+//! The one path from sampler events to store writes, shared by the window (`zescope-window`'s
+//! `drain.rs`), `zescope record` and the headless session recorder (`session::Recorder`), and
+//! `zescope serve`.
 //!
 //! [`Ingest`] keeps what a consumer of the sampler needs to file its batches: the run in
 //! progress (its store streams, one per metric group, and its series keys) and every counter

@@ -1,6 +1,7 @@
 //! The view model: what the window, the files and the commands share about what is shown, with
-//! no egui. Above `store`, `sampler` and `layout`; below `session`, `export`, `app`, `record`
-//! and `serve`, which all build on it and none of which it knows.
+//! no egui. Above the store and the sampler (and its `layout`); below the model's `session`,
+//! `write`, `markers`, `triggers` and `viewfile`, the window (`zescope-window`) and the commands
+//! (`record`, `serve`, `export`), which all build on it and none of which it knows.
 //!
 //! - [`activity`]: the window's one state (live, paused, stopped, recording open);
 //! - [`contrast`]: series colours kept readable on the background;

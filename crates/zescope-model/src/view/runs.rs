@@ -1,5 +1,5 @@
-//! How an envelope is drawn, wherever it is drawn (the window's plot, `app/envelope_plot.rs`, and
-//! exported images, `export/image.rs`): which columns join into one unbroken stroke, and where a
+//! How an envelope is drawn, wherever it is drawn (the window's plot, `zescope-window`'s
+//! `envelope_plot/`, and written images, `write/image.rs`): which columns join into one unbroken stroke, and where a
 //! column sits on the time axis.
 //!
 //! - A **gap-free run** is a maximal stretch of columns that hold a finite value with no gap

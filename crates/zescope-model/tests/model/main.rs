@@ -1,5 +1,5 @@
 //! The model's integration tests, one binary, each module a feature: images and CSV of panes
-//! (`export`, `export_clip`), the phase table against a brute-force model (`phases`), busy time
+//! (`write`, `write_clip`), the phase table against a brute-force model (`phases`), busy time
 //! and states through files and the phase table (`kinds`), session files — the processes they
 //! keep (`processes`), autosave checkpoints (`autosave`), malformed files (`corpus`), a save
 //! killed midway (`crash`), flipped bytes (`flips`) — and hostile input: crafted files and

@@ -167,7 +167,7 @@ fn the_origin_is_the_first_time_appended() {
     assert_eq!(store.origin_ns(), Some(5_000_000_000));
     store.append(id, &[7_000_000_000], &[2.0]).unwrap();
     assert_eq!(store.origin_ns(), Some(5_000_000_000), "later samples leave it");
-    assert_eq!(store.time_range(id), Some((5_000_000_000, 6_500_000_000)));
+    assert_eq!(store.time_range(id), Some((5_000_000_000, 7_000_000_000)));
 }
 
 #[test]

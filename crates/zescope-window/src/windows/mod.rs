@@ -2,14 +2,15 @@
 //!
 //! A window owns what is its own (whether it is open, its sorting, its column widths) and reads
 //! and changes the rest through [`Shared`]: the store, the window's state, the time view, the
-//! cursors. [`Windows`] holds one of each and draws those that are open, every frame, through
-//! [`show`]; menus and buttons open them by their field. A new window is a file here, a field of
+//! cursors. [`Windows`] holds one of each; [`show_all`], called once a frame by the frame
+//! (`frame.rs`), draws those that are open; menus and buttons open them by their field. A new window is a file here, a field of
 //! [`Windows`] with its line in [`Windows::each`], and the menu item that opens it
 //! (`docs/architecture.md`, "Adding a window").
 //!
 //! The dialogs that answer a question of the window's (the path prompt, the unsaved-data
 //! question, the offer to recover a crashed session) are not windows in this sense: they block
-//! what they ask about, and live with it (`path_prompt.rs`, `unsaved.rs`, `menu.rs`).
+//! what they ask about, and live with it (`path_prompt.rs`, `unsaved.rs`, `menu.rs`); the frame
+//! shows them over everything after the windows.
 
 mod about;
 mod cursors;
@@ -104,6 +105,14 @@ pub fn show(window: &mut dyn Window, ctx: &egui::Context, shared: &mut Shared<'_
         .show(ctx, |ui| window.ui(ui, shared));
     if !open {
         window.close(shared);
+    }
+}
+
+/// Draws every open window of `windows`, in [`Windows::each`]'s order, inside `area` (see
+/// [`show`]): the one loop that draws the floating windows, once a frame.
+pub fn show_all(windows: &mut Windows, ctx: &egui::Context, shared: &mut Shared<'_>, area: egui::Rect) {
+    for (slot, w) in windows.each().into_iter().enumerate() {
+        show(w, ctx, shared, area, slot);
     }
 }
 

@@ -252,13 +252,13 @@ fn keys_typed_after_enter_in_a_field_fire_no_shortcut() {
     h.step();
     h.step();
     assert_eq!(h.state().state.triggers.eval.triggers().len(), 1, "{:?}", h.state().state.triggers.error);
-    let markers = h.state().files.markers.len();
+    let markers = h.state().markers.len();
     let live = h.state().view.is_live();
     for key in [egui::Key::M, egui::Key::Space, egui::Key::A] {
         h.key_press(key);
         h.step();
     }
-    assert_eq!(h.state().files.markers.len(), markers, "no marker from an m typed for the field");
+    assert_eq!(h.state().markers.len(), markers, "no marker from an m typed for the field");
     assert_eq!(h.state().view.is_live(), live, "no pause from a space typed for the field");
     assert!(h.state().cursors.a.is_none(), "no cursor from an a typed for the field");
     // A click elsewhere ends the typing: M adds a marker again.
@@ -267,7 +267,7 @@ fn keys_typed_after_enter_in_a_field_fire_no_shortcut() {
     h.step();
     h.key_press(egui::Key::M);
     h.step();
-    assert_eq!(h.state().files.markers.len(), markers + 1);
+    assert_eq!(h.state().markers.len(), markers + 1);
     crate::support::quit_discarding(&mut h);
 }
 

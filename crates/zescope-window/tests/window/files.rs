@@ -30,7 +30,7 @@ fn save_open_export_and_leave_a_recording() {
     pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
     h.key_press(egui::Key::M);
     h.step();
-    assert_eq!(h.state().files.markers.len(), 1, "M adds a marker");
+    assert_eq!(h.state().markers.len(), 1, "M adds a marker");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
     pump(&mut h, "the save to finish", |a| a.files.current.is_some());
     let saved = zescope_model::session::load(&session).expect("the saved session loads");
@@ -56,7 +56,7 @@ fn save_open_export_and_leave_a_recording() {
     assert!(a.state.ingest.run.is_none());
     assert_eq!(sim.live_imports(), 0, "the live run was torn down before opening");
     assert_eq!(a.panes.layout.panes.len(), panes_live);
-    assert_eq!(a.files.markers.len(), 1, "markers come back with the session");
+    assert_eq!(a.markers.len(), 1, "markers come back with the session");
     assert!(a.store.memory_used() > 0 && !a.state.ingest.series.is_empty());
     h.get_by_label(" FILE ");
 
@@ -150,7 +150,7 @@ fn a_live_window_takes_the_workloads_markers_and_saves_them() {
     let mut app =
         ZescopeApp::new(Box::new(crate::support::sampler_on(&sim)), Settings::default(), Store::new(64 << 20));
     app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(session.clone())])));
-    app.files.markers_in = Some(zescope_model::markers::Listener::start(&socket, Default::default()).unwrap());
+    app.markers_in = Some(zescope_model::markers::Listener::start(&socket, Default::default()).unwrap());
     let mut h = crate::support::harness_of(app, crate::support::WINDOW);
     pump(&mut h, "samples", |a| a.state.ingest.samples_total > 50);
     let m = zescope_markers::Sender::connect_to(Some(socket.clone()));
@@ -158,12 +158,12 @@ fn a_live_window_takes_the_workloads_markers_and_saves_them() {
     m.instant("converged");
     m.end("solve");
     m.begin("still going");
-    pump(&mut h, "the markers", |a| a.files.markers.len() == 3);
+    pump(&mut h, "the markers", |a| a.markers.len() == 3);
     let a = h.state();
-    let ranges: Vec<&str> = a.files.markers.closed_ranges().map(|r| r.0).collect();
+    let ranges: Vec<&str> = a.markers.closed_ranges().map(|r| r.0).collect();
     assert_eq!(ranges, vec!["solve"]);
     let (first, last) = a.store.total_time_range().unwrap();
-    let solve = &a.files.markers.marks()[0];
+    let solve = &a.markers.marks()[0];
     assert!(solve.t_ns > first && solve.t_ns <= last + 50_000_000, "on the samples' time axis");
     h.step();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);

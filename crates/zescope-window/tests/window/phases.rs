@@ -247,7 +247,7 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
     // comparison's two seconds after its start, so the comparison moves one second earlier
     // (and the offset still applies).
     let (lo, _) = h.state().store.total_time_range().unwrap();
-    h.state_mut().files.markers.push(zescope_model::view::Mark {
+    h.state_mut().markers.push(zescope_model::view::Mark {
         t_ns: lo + 1_000_000_000,
         label: "M1".into(),
         span: zescope_model::view::Span::Instant,
@@ -272,7 +272,7 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
         c.align_marker = None;
         c.markers.clear();
     }
-    h.state_mut().files.markers.clear();
+    h.state_mut().markers.clear();
 
     // The phase table gets the comparison's columns; the same samples compare as no change.
     h.state_mut().comparison.as_mut().unwrap().offset_s = 0.0;

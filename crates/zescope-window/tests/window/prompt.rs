@@ -157,8 +157,8 @@ fn single_key_shortcuts_work_after_the_prompts_enter() {
     h.step();
     crate::support::pump(&mut h, "the session", |a| a.files.recording.is_some() && !a.opening());
     assert!(h.state().files.prompt.is_none(), "Enter closed the prompt");
-    let markers = h.state().files.markers.len();
+    let markers = h.state().markers.len();
     h.key_press(egui::Key::M);
     h.step();
-    assert_eq!(h.state().files.markers.len(), markers + 1, "M adds a marker after the prompt's Enter");
+    assert_eq!(h.state().markers.len(), markers + 1, "M adds a marker after the prompt's Enter");
 }

@@ -55,7 +55,7 @@ fn a_remote_runs_markers_land_on_the_windows_markers() {
     app.auto_start = false;
     let mut h = crate::support::harness_of(app, crate::support::WINDOW);
     h.step();
-    let marks = h.state().files.markers.marks();
+    let marks = h.state().markers.marks();
     let got: Vec<_> = marks.iter().map(|m| (m.label.as_str(), m.t_ns, m.end_ns(i64::MAX))).collect();
     assert_eq!(
         got,

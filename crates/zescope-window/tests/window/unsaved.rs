@@ -216,7 +216,7 @@ fn the_question_after_clearing_markers_names_the_markers_removed() {
     settle(&mut h);
     h.get_by_label("Clear markers").click();
     settle(&mut h);
-    assert!(h.state().files.markers.is_empty());
+    assert!(h.state().markers.is_empty());
     assert_eq!(h.state().unsaved_summary().as_deref(), Some("2 markers removed"));
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
     settle(&mut h);
