@@ -8,12 +8,17 @@
 //!
 //! Settings (the simulated device, `zescope` as built for the bench, i.e. release):
 //! - `record` at 1 kHz and 10 kHz, the exported-memory path (`--group ComputeBasic --via export`)
-//!   and the streamer path (`--group RenderBasic --via streamer`), telemetry on, writing a session;
+//!   with telemetry on, and the streamer path alone (`--group RenderBasic --via streamer
+//!   --no-telemetry`: 1 kHz asks 100 µs reports, which the simulated device rounds to 160 µs,
+//!   6.25k reports/s; 10 kHz asks and gets 10 µs, 100k reports/s), writing a session;
 //! - `serve` at 1 kHz with telemetry, scraped every second over HTTP;
 //! - the window, live, at 1600x1000 with four panes of the simulated GPU at 100 Hz, under Xvfb
 //!   (skipped, with a line saying why, without Xvfb);
 //! - the floor: a process that does nothing but wake at 1 kHz (10 kHz) and sleep again, which is
 //!   the least any sampler polling at that rate can cost here (a context switch each way).
+//!
+//! Wakeups a second: the sampler thread's context switches (voluntary and not, from
+//! `/proc/PID/task/TID/status`) over the workload's wall time; for the floor, its one thread's.
 //!
 //! zescope's CPU is split by thread: the sampler's, and the simulated device's writer
 //! (`ze-sim-writer`, which writes the counters the way a GPU does in hardware: it exists only on
@@ -23,6 +28,7 @@
 //! stopped after it. Caches: the workload's buffers are warm after the calibration run; zescope
 //! is started afresh for each pair. Pairs: `ZESCOPE_OVERHEAD_PAIRS` (default 5); the workload's
 //! size is calibrated to about `ZESCOPE_OVERHEAD_SECONDS` (default 3) alone.
+//! `ZESCOPE_OVERHEAD_ONLY=TEXT|TEXT` runs the settings whose name holds one of the TEXTs.
 //!
 //! On a machine with a Level Zero GPU, `ZESCOPE_OVERHEAD_SOURCE=level-zero` runs `record` and
 //! `serve` on it instead of the simulated device (the groups named above must exist there: on a
@@ -97,6 +103,29 @@ fn named(before: &[(String, Duration)], after: &[(String, Duration)], name: &str
     sum(after) - sum(before)
 }
 
+/// Context switches (voluntary + involuntary) so far of the threads of `pid` named `name` (any
+/// thread when `name` is empty): each is a wakeup of a thread that slept or was preempted.
+fn switches(pid: u32, name: &str) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return 0 };
+    tasks
+        .flatten()
+        .filter_map(|t| {
+            let dir = t.path();
+            let comm = std::fs::read_to_string(dir.join("comm")).ok()?;
+            if !name.is_empty() && comm.trim() != name {
+                return None;
+            }
+            let status = std::fs::read_to_string(dir.join("status")).ok()?;
+            let n: u64 = status
+                .lines()
+                .filter(|l| l.starts_with("voluntary_ctxt_switches") || l.starts_with("nonvoluntary_ctxt_switches"))
+                .filter_map(|l| l.split_whitespace().last()?.parse::<u64>().ok())
+                .sum();
+            Some(n)
+        })
+        .sum()
+}
+
 /// The floor's child: wakes every `us` microseconds on a deadline grid, does nothing, forever.
 fn sleeper(us: u64) -> ! {
     let period = Duration::from_micros(us);
@@ -112,7 +141,7 @@ fn sleeper(us: u64) -> ! {
 /// What runs beside the workload.
 #[derive(Clone, Copy)]
 enum Beside {
-    Record { interval: &'static str, group: &'static str, via: &'static str },
+    Record { interval: &'static str, group: &'static str, via: &'static str, telemetry: bool },
     Serve,
     Window,
     Floor { us: u64 },
@@ -121,9 +150,16 @@ enum Beside {
 impl Beside {
     fn name(self) -> String {
         match self {
-            Beside::Record { interval, via, .. } => {
+            Beside::Record { interval, via, telemetry, .. } => {
                 let hz = if interval == "1ms" { "1 kHz" } else { "10 kHz" };
-                format!("record {hz}, {via}, telemetry")
+                match (via, telemetry) {
+                    ("streamer", false) => {
+                        let reports = if interval == "1ms" { "6.25k" } else { "100k" };
+                        format!("record {hz}, streamer alone ({reports} reports/s)")
+                    }
+                    (_, true) => format!("record {hz}, {via}, telemetry"),
+                    _ => format!("record {hz}, {via}"),
+                }
             }
             Beside::Serve => "serve 1 kHz, telemetry, scraped every 1 s".into(),
             Beside::Window => "window, live, 1600x1000, 4 panes, 100 Hz".into(),
@@ -215,7 +251,7 @@ fn start(beside: Beside) -> Result<Running, String> {
             .stdout(Stdio::null())
             .spawn()
             .map_err(|e| e.to_string())?,
-        Beside::Record { interval, group, via } => zescope(dir.path())
+        Beside::Record { interval, group, via, telemetry } => zescope(dir.path())
             .args([
                 "--source",
                 &source(),
@@ -226,7 +262,7 @@ fn start(beside: Beside) -> Result<Running, String> {
                 &group_of(group),
                 "--via",
                 via,
-                "--telemetry",
+                if telemetry { "--telemetry" } else { "--no-telemetry" },
             ])
             .args(["--duration", "1h", "--out"])
             .arg(dir.path().join("run.ron"))
@@ -329,21 +365,25 @@ fn main() {
     workload(rounds);
     println!("overhead: workload of {rounds} rounds on every core; {pairs} pairs (alone, beside) per setting");
     println!(
-        "| beside the workload | slowdown (median of {pairs}) | spread | its CPU (cores) | sampler | simulated device |"
+        "| beside the workload | slowdown (median of {pairs}) | spread | its CPU (cores) | sampler | simulated device | \
+         sampler wakeups/s |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     let settings = [
         Beside::Floor { us: 1000 },
         Beside::Floor { us: 100 },
-        Beside::Record { interval: "1ms", group: "ComputeBasic", via: "export" },
-        Beside::Record { interval: "100us", group: "ComputeBasic", via: "export" },
-        Beside::Record { interval: "1ms", group: "RenderBasic", via: "streamer" },
-        Beside::Record { interval: "100us", group: "RenderBasic", via: "streamer" },
+        Beside::Record { interval: "1ms", group: "ComputeBasic", via: "export", telemetry: true },
+        Beside::Record { interval: "100us", group: "ComputeBasic", via: "export", telemetry: true },
+        Beside::Record { interval: "1ms", group: "RenderBasic", via: "streamer", telemetry: false },
+        Beside::Record { interval: "100us", group: "RenderBasic", via: "streamer", telemetry: false },
         Beside::Serve,
         Beside::Window,
     ];
-    for beside in settings {
+    let only = std::env::var("ZESCOPE_OVERHEAD_ONLY").unwrap_or_default();
+    for beside in settings.into_iter().filter(|b| only.split('|').any(|o| b.name().contains(o))) {
         let (mut ratios, mut cores, mut sampler, mut device) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut wakeups = Vec::new();
+        let thread = if matches!(beside, Beside::Floor { .. }) { "" } else { "zescope-sampler" };
         let mut skipped = None;
         for _ in 0..pairs {
             let alone = workload(rounds).as_secs_f64();
@@ -354,9 +394,10 @@ fn main() {
                     break;
                 }
             };
-            let (c0, t0) = (cpu_time(z.child.id()), thread_times(z.child.id()));
+            let (c0, t0, w0) = (cpu_time(z.child.id()), thread_times(z.child.id()), switches(z.child.id(), thread));
             let with = workload(rounds).as_secs_f64();
-            let (c1, t1) = (cpu_time(z.child.id()), thread_times(z.child.id()));
+            let (c1, t1, w1) = (cpu_time(z.child.id()), thread_times(z.child.id()), switches(z.child.id(), thread));
+            wakeups.push(w1.saturating_sub(w0) as f64 / with);
             z.stop();
             ratios.push(with / alone);
             cores.push(c1.saturating_sub(c0).as_secs_f64() / with);
@@ -364,16 +405,16 @@ fn main() {
             device.push(named(&t0, &t1, "ze-sim-writer") / with);
         }
         if let Some(why) = skipped {
-            println!("| {} | skipped: {why} | | | | |", beside.name());
+            println!("| {} | skipped: {why} | | | | | |", beside.name());
             continue;
         }
         let (lo, hi) =
             (ratios.iter().copied().fold(f64::INFINITY, f64::min), ratios.iter().copied().fold(0.0, f64::max));
         let m = median(&mut ratios);
         let c = median(&mut cores);
-        let (s, d) = (median(&mut sampler), median(&mut device));
+        let (s, d, w) = (median(&mut sampler), median(&mut device), median(&mut wakeups));
         println!(
-            "| {} | {:+.1} % | {:+.1} … {:+.1} % | {c:.3} | {s:.3} | {d:.3} |",
+            "| {} | {:+.1} % | {:+.1} … {:+.1} % | {c:.3} | {s:.3} | {d:.3} | {w:.0} |",
             beside.name(),
             (m - 1.0) * 100.0,
             (lo - 1.0) * 100.0,

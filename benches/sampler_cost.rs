@@ -14,6 +14,10 @@
 //!   sent every flush (50 ms) is an allocation, so the figure is not zero, but it must not grow
 //!   with the rate (the read path allocates nothing per tick).
 //!
+//! - Wakeups a second: the sampler thread's own count (`Health::wakeups`) over the steady
+//!   seconds. A run of the streamer alone wakes on its notification event or every batch
+//!   interval (20 ms), however many reports a second it reads.
+//!
 //! `ZESCOPE_SAMPLER_COST_ONLY=TEXT` runs the settings whose name holds TEXT.
 //!
 //! Caches: the device's buffer is re-read each tick (memory written by the simulated device's
@@ -110,8 +114,10 @@ fn main() {
         .unwrap();
         println!("floor: a bare thread waking every {us} µs costs {ns:.0} CPU ns a wakeup");
     }
-    println!("| setting | samples/s | sampler CPU ns per sample | sampler CPU (% of a core) | allocations per tick |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| setting | samples/s | sampler CPU ns per sample | sampler CPU (% of a core) | allocations per tick | wakeups/s |"
+    );
+    println!("|---|---|---|---|---|---|");
     let only = std::env::var("ZESCOPE_SAMPLER_COST_ONLY").unwrap_or_default();
     for s in settings.into_iter().filter(|s| s.name.contains(only.as_str())) {
         let sim = common::counters_sim(16, s.update_us);
@@ -124,15 +130,17 @@ fn main() {
         cfg.via = s.via;
         h.send(Command::Start(cfg));
         let start = Instant::now();
-        let mut steady: Option<(Instant, u64, u64, u64)> = None; // since, samples, ticks, allocations
+        let mut steady: Option<(Instant, u64, u64, u64, u64)> = None; // since, samples, ticks, allocations, wakeups
         let (mut samples, mut last) = (0u64, None);
         let mut cpu = Vec::new();
+        let mut first_for = Duration::ZERO;
         while start.elapsed() < Duration::from_secs(secs) {
             match h.events.recv_timeout(Duration::from_millis(100)) {
                 Ok(Event::Samples(b)) => samples += b.timestamps.len() as u64,
                 Ok(Event::Health(x)) => {
                     if steady.is_none() {
-                        steady = Some((Instant::now(), samples, x.ticks, allocations()));
+                        steady = Some((Instant::now(), samples, x.ticks, allocations(), x.wakeups));
+                        first_for = x.ticked_for;
                     } else {
                         cpu.push(x.cpu_percent);
                     }
@@ -145,15 +153,17 @@ fn main() {
         let allocations = allocations();
         h.send(Command::Stop);
         let _ = h.shutdown(Duration::from_secs(3));
-        let (Some((t0, s0, k0, a0)), Some(x)) = (steady, last) else {
-            println!("| {} | no steady state | | | |", s.name);
+        let (Some((t0, s0, k0, a0, w0)), Some(x)) = (steady, last) else {
+            println!("| {} | no steady state | | | | |", s.name);
             continue;
         };
         let rate = (samples - s0) as f64 / t0.elapsed().as_secs_f64();
+        // Wakeups between the first and the last health report (the last one's count).
+        let wakeups = (x.wakeups - w0) as f64 / (x.ticked_for.saturating_sub(first_for)).as_secs_f64().max(1e-3);
         let cpu_pct = cpu.iter().sum::<f64>() / cpu.len().max(1) as f64;
         let ns = cpu_pct / 100.0 * 1e9 / rate.max(1.0);
         let per_tick = (allocations - a0) as f64 / (x.ticks - k0).max(1) as f64;
-        println!("| {} | {rate:.0} | {ns:.0} | {cpu_pct:.2} | {per_tick:.3} |", s.name);
+        println!("| {} | {rate:.0} | {ns:.0} | {cpu_pct:.2} | {per_tick:.3} | {wakeups:.0} |", s.name);
         assert!(sim.report().is_clean(), "{:?}", sim.report());
     }
 }

@@ -154,6 +154,7 @@ pub fn event(seq: u64, e: &Event) -> String {
             "unchanged_reads": h.unchanged_reads, "clock_resets": h.clock_resets,
             "dropped_reports": h.dropped_reports, "dropped_samples": h.dropped_samples,
             "dropped_batches": h.dropped_batches, "cpu_percent": finite(h.cpu_percent),
+            "wakeups": h.wakeups, "latency_ns": u64::try_from(h.latency.as_nanos()).unwrap_or(u64::MAX),
         }),
         Event::Stopped(r) => json!({"type": "stopped", "seq": seq, "reason": stop_reason(r)}),
     };
@@ -386,6 +387,9 @@ pub fn decode_text(frame: &str) -> Result<Text, String> {
             dropped_samples: u(&v, "dropped_samples")?,
             dropped_batches: u(&v, "dropped_batches")?,
             cpu_percent: float(&v, "cpu_percent"),
+            // Later in version 1: a server before them leaves them out.
+            wakeups: v.get("wakeups").and_then(Value::as_u64).unwrap_or(0),
+            latency: std::time::Duration::from_nanos(v.get("latency_ns").and_then(Value::as_u64).unwrap_or(0)),
         }),
         "stopped" => Event::Stopped(match text(&v, "reason")?.as_str() {
             "requested" => StopReason::Requested,
@@ -470,6 +474,8 @@ mod tests {
             achieved_hz: 999.5,
             ticks: 7,
             dropped_samples: 2,
+            wakeups: 40,
+            latency: std::time::Duration::from_millis(20),
             ..Health::default()
         };
         let events = [

@@ -18,7 +18,7 @@ fn a_streamed_session_saves_reopens_and_exports() {
     let s = session::load(&dir.path().join("s.ron")).expect("record wrote a session");
     assert_eq!(s.runs[0].groups, ["RenderBasic"]);
     // The streamed group, then the device's telemetry (recorded by default).
-    assert_eq!(s.runs[0].layouts, ["streamer (1.28 ms, 10 reports per notification)", "sysman"]);
+    assert_eq!(s.runs[0].layouts, ["streamer (1.28 ms, 16 reports per notification)", "sysman"]);
     assert!(s.runs[0].telemetry);
     let n = s.streams[0].data.raw.timestamps.len();
     assert!(n > 500, "about 780 reports in 1 s, got {n}");

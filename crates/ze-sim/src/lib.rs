@@ -272,6 +272,11 @@ impl Sim {
         self.with(|i| i.shared.snapshots.load(Ordering::Acquire))
     }
 
+    /// Reports the metric streamers of this instance made so far (every one a read could get).
+    pub fn streamer_reports_made(&self) -> u64 {
+        self.with(|i| i.shared.streamer_reports_made())
+    }
+
     /// Has the fault `device_lost_after_samples` fired (and not been undone by
     /// [`Sim::recover_device`])?
     pub fn is_device_lost(&self) -> bool {

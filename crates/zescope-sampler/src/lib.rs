@@ -46,3 +46,4 @@ pub use read::batch::ReadOutcome;
 pub use read::{group_ways, listed_ways};
 pub use thread::spawn_source;
 pub use thread::{Opener, Options, SamplerHandle, spawn};
+pub use timing::BATCH_INTERVAL;

@@ -88,6 +88,21 @@ impl Run {
         Ok(out)
     }
 
+    /// Whether every stream of the run is read from the driver's buffer (`read::Way::buffered`:
+    /// the streamer's, the tracer's), so the run is read in batches, not on every tick
+    /// (`timing.rs`).
+    pub(crate) fn buffered(&self) -> bool {
+        !self.streams.is_empty() && self.streams.iter().all(|&(w, _)| self.parts.ways[w].buffered())
+    }
+
+    /// Waits, at most `timeout`, for the first notification a way offers to wait on
+    /// (`read::Way::wait_notified`); `None` when none does.
+    pub(crate) fn wait_notified(&mut self, timeout: Duration) -> Option<bool> {
+        let mut waited: Vec<usize> = self.streams.iter().map(|&(w, _)| w).collect();
+        waited.dedup();
+        waited.into_iter().find_map(|w| self.parts.ways[w].wait_notified(timeout))
+    }
+
     /// Each stream's last read before a stop releases it (`read::Way::drain`: the tracer's,
     /// so the events written up to the stop are kept). A failure ends nothing: it is a notice.
     pub(crate) fn drain(&mut self) {

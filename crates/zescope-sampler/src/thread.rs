@@ -30,7 +30,8 @@ pub struct Options {
     pub event_capacity: usize,
     /// Sample values that may wait for a slow consumer before whole batches are dropped.
     pub max_waiting_values: usize,
-    /// How often accumulated samples are sent.
+    /// How often accumulated samples are sent: at the first read after this period (a run read
+    /// in batches sends after every read), never on a wakeup of its own.
     pub batch_period: Duration,
     /// How often `Event::Health` is sent.
     pub health_period: Duration,
@@ -53,6 +54,12 @@ pub struct Options {
     /// `None` in zescope.
     #[doc(hidden)]
     pub fail_munmap: Option<u32>,
+    /// Test hook (`crates/zescope-sampler/tests/sampler/streamer_wake.rs`): a run of streamers
+    /// ticks at its interval and reads every streamer on every tick (as before reads were apart
+    /// from the sampling rate), to compare with the notification-driven run. Always `false` in
+    /// zescope.
+    #[doc(hidden)]
+    pub poll_streamer: bool,
 }
 
 impl Default for Options {
@@ -65,6 +72,7 @@ impl Default for Options {
             panic_after_reads: None,
             panic_before_free: None,
             fail_munmap: None,
+            poll_streamer: false,
             event_capacity: 256,
             max_waiting_values: 8 << 20,
             batch_period: Duration::from_millis(16),
@@ -188,6 +196,8 @@ struct State {
     unchanged: u64,
     clock_resets: u64,
     dropped_reports: u64,
+    /// Times the thread woke since the run started (`Health::wakeups`).
+    wakeups: u64,
 }
 
 /// Counters at the start of the current health window.
@@ -220,6 +230,7 @@ fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command
     host::precise_timers();
     super::dmabuf::test_hook::panic_before_free(options.panic_before_free);
     super::dmabuf::test_hook::fail_munmap(options.fail_munmap);
+    super::read::streamer::test_hook::poll_every_tick(options.poll_streamer);
     let mut outbox = Outbox::new(events, options.max_waiting_values).with_waker(options.waker.clone());
     for e in &options.layout_errors {
         outbox.push(Event::Error(errors::layout(format!("{e} (the file is ignored)"))));
@@ -242,18 +253,20 @@ fn sampler_main(mut opener: Opener, options: Options, commands: Receiver<Command
         unchanged: 0,
         clock_resets: 0,
         dropped_reports: 0,
+        wakeups: 0,
     };
     st.send_inventory(&mut outbox);
     loop {
         let deadline = st.next_deadline();
-        let received = wait(&commands, deadline);
         let flow = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let (received, notified) = st.wait(&commands, deadline);
+            st.wakeups += 1;
             let flow = match received {
                 Ok(c) => st.handle(c, &mut outbox),
                 Err(RecvTimeoutError::Timeout) => Flow::Continue,
                 Err(RecvTimeoutError::Disconnected) => Flow::Exit,
             };
-            st.on_time(Instant::now(), &mut outbox);
+            st.on_time(Instant::now(), notified, &mut outbox);
             flow
         }));
         match flow {
@@ -294,10 +307,14 @@ fn wait(commands: &Receiver<Command>, deadline: Instant) -> Result<Command, Recv
     if !left.is_zero() {
         std::thread::sleep(left);
     }
-    commands.try_recv().map_err(|e| match e {
+    commands.try_recv().map_err(timeout_or_gone)
+}
+
+fn timeout_or_gone(e: TryRecvError) -> RecvTimeoutError {
+    match e {
         TryRecvError::Empty => RecvTimeoutError::Timeout,
         TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
-    })
+    }
 }
 
 fn report_teardown(failures: Vec<String>, outbox: &mut Outbox) {
@@ -319,13 +336,34 @@ fn internal(m: &str) -> SamplerError {
 }
 
 impl State {
+    /// When the thread must wake next: the run's next read or health report. Samples read are
+    /// sent at the first read after the batch period (a run read in batches: after each read),
+    /// so sending costs no wakeup of its own.
     fn next_deadline(&self) -> Instant {
         let idle = Instant::now() + Duration::from_millis(250);
         match (&self.run, &self.ticker) {
-            (Some(_), Some(t)) if !self.paused => t.next_deadline().min(self.next_flush).min(self.next_stats),
+            (Some(_), Some(t)) if !self.paused => t.next_deadline().min(self.next_stats),
             (Some(_), _) => self.next_stats.min(idle),
             _ => idle,
         }
+    }
+
+    /// The next command, or `Timeout` at `deadline`. A run read in batches whose streamer has a
+    /// notification event sleeps on the event instead (`zeEventHostSynchronize` with a timeout
+    /// up to the deadline: a command then waits at most a batch interval); `true` says the
+    /// notification came.
+    fn wait(&mut self, commands: &Receiver<Command>, deadline: Instant) -> (Result<Command, RecvTimeoutError>, bool) {
+        let batched = !self.paused && self.ticker.as_ref().is_some_and(Ticker::is_batched);
+        if let (true, Some(run)) = (batched, &mut self.run) {
+            let now = match commands.try_recv() {
+                Err(TryRecvError::Empty) => Instant::now(),
+                got => return (got.map_err(timeout_or_gone), false),
+            };
+            if let Some(notified) = run.wait_notified(deadline.saturating_duration_since(now)) {
+                return (commands.try_recv().map_err(timeout_or_gone), notified);
+            }
+        }
+        (wait(commands, deadline), false)
     }
 
     fn send_inventory(&mut self, outbox: &mut Outbox) {
@@ -417,7 +455,12 @@ impl State {
                 }
                 outbox.push(Event::RunStarted(run.info.clone()));
                 let now = Instant::now();
-                self.ticker = Some(Ticker::new(cfg.interval, now));
+                self.ticker = Some(if run.buffered() && !self.options.poll_streamer {
+                    Ticker::batched(cfg.interval, now)
+                } else {
+                    Ticker::new(cfg.interval, now)
+                });
+                self.wakeups = 0;
                 self.window = Window { at: now, ticks: 0, cpu: host::thread_cpu_time() };
                 self.torn = 0;
                 self.unchanged = 0;
@@ -461,14 +504,18 @@ impl State {
         report_teardown(errors, outbox);
     }
 
-    fn on_time(&mut self, now: Instant, outbox: &mut Outbox) {
+    /// After a wakeup at `now` (`notified`: the streamer's notification woke it): the read if
+    /// one is due, the device check, notices, sending and health.
+    fn on_time(&mut self, now: Instant, notified: bool, outbox: &mut Outbox) {
         if self.run.is_none() {
             return;
         }
+        let mut batch_read = false;
         if !self.paused
             && let (Some(run), Some(t)) = (&mut self.run, &mut self.ticker)
-            && now >= t.next_deadline()
+            && (now >= t.next_deadline() || notified)
         {
+            batch_read = t.is_batched();
             let read = run.read();
             t.fire(Instant::now());
             match &mut self.options.panic_after_reads {
@@ -501,7 +548,7 @@ impl State {
             }
         }
         let pending = self.run.as_ref().map_or(0, |r| r.pending_samples());
-        if now >= self.next_flush || pending >= 8192 {
+        if now >= self.next_flush || pending >= 8192 || (batch_read && pending > 0) {
             self.next_flush = now + self.options.batch_period;
             if let Some(run) = &mut self.run {
                 send_batches(run, outbox);
@@ -541,6 +588,8 @@ impl State {
             dropped_samples: outbox.dropped_samples,
             dropped_batches: outbox.dropped_batches,
             cpu_percent: (cpu.saturating_sub(self.window.cpu)).as_secs_f64() / dt * 100.0,
+            wakeups: self.wakeups,
+            latency: t.latency(),
         };
         self.window = Window { at: now, ticks: t.ticks, cpu };
         outbox.push(Event::Health(stats));

@@ -1,12 +1,35 @@
-//! Deadline-based ticks: tick k is due at `start + k · interval`, so waking late never shifts
-//! later ticks (no cumulative drift). A tick found later than a whole interval is late; the
-//! ticks it overran are skipped, not burst.
+//! When a run is read. A run with a stream read from a live snapshot (exported memory, telemetry)
+//! ticks: deadline-based reads, tick k due at `start + k · interval`, so waking late never shifts
+//! later ticks (no cumulative drift); a tick found later than a whole interval is late, the ticks
+//! it overran are skipped, not burst.
+//!
+//! A run whose streams are all read from the driver's buffers (the streamer's reports, the
+//! tracer's entries: each sample carries the hardware's own time) is read in batches: when the
+//! streamer's notification event says reports wait, else at most [`BATCH_INTERVAL`] after the
+//! last read, however high its sampling rate. Its ticks are then the sampling intervals its reads
+//! have served (a read serves every interval up to it: the samples waited in the buffer), so its
+//! rate is the sampling rate asked, and a read more than a batch interval after its deadline is
+//! late. The sampler wakes about 1 / [`BATCH_INTERVAL`] times a second instead of 1 / interval.
 
 use std::time::{Duration, Instant};
+
+/// The longest a run read in batches leaves its samples in the driver's buffer: its live latency,
+/// and how often it is read when no notification comes sooner. A streamed group read beside
+/// exported memory is read this often too (or when its notification comes), not on every tick.
+pub const BATCH_INTERVAL: Duration = Duration::from_millis(20);
+
+/// The time's worth of reports the streamer's notification is asked for: a little under
+/// [`BATCH_INTERVAL`], so the event, where the driver has one, wakes the sampler before the
+/// batch deadline would.
+pub(crate) const NOTIFY_SPAN: Duration = Duration::from_millis(16);
 
 pub(crate) struct Ticker {
     start: Instant,
     interval: Duration,
+    /// Runs read in batches: the batch interval, and ticks counted before `start`.
+    batch: Option<(Duration, u64)>,
+    /// When the last read was (runs read in batches).
+    last_read: Instant,
     k: u64,
     pub ticks: u64,
     pub late: u64,
@@ -17,7 +40,29 @@ pub(crate) struct Ticker {
 
 impl Ticker {
     pub(crate) fn new(interval: Duration, now: Instant) -> Ticker {
-        Ticker { start: now, interval, k: 0, ticks: 0, late: 0, skipped: 0 }
+        Ticker { start: now, interval, batch: None, last_read: now, k: 0, ticks: 0, late: 0, skipped: 0 }
+    }
+
+    /// A run read in batches at most a batch interval apart ([`BATCH_INTERVAL`], or the sampling
+    /// interval when that is longer); the first read at once.
+    pub(crate) fn batched(interval: Duration, now: Instant) -> Ticker {
+        let batch = BATCH_INTERVAL.max(interval);
+        Ticker {
+            batch: Some((batch, 0)),
+            last_read: now.checked_sub(batch).unwrap_or(now),
+            ..Ticker::new(interval, now)
+        }
+    }
+
+    /// The longest a sample waits in the device before it is read: the interval of a ticked run,
+    /// the batch interval of a run read in batches.
+    pub(crate) fn latency(&self) -> Duration {
+        self.batch.map_or(self.interval, |(b, _)| b)
+    }
+
+    /// Is this run read in batches?
+    pub(crate) fn is_batched(&self) -> bool {
+        self.batch.is_some()
     }
 
     /// When the ticker started (the run's start on the sampler's clock).
@@ -30,11 +75,25 @@ impl Ticker {
     }
 
     pub(crate) fn next_deadline(&self) -> Instant {
-        self.deadline(self.k)
+        match self.batch {
+            Some((b, _)) => self.last_read + b,
+            None => self.deadline(self.k),
+        }
     }
 
-    /// Call when `next_deadline` has passed: counts the tick and schedules the next.
+    /// Call when `next_deadline` has passed (or, read in batches, when the notification came):
+    /// counts the tick(s) and schedules the next.
     pub(crate) fn fire(&mut self, now: Instant) {
+        if let Some((b, before)) = self.batch {
+            if now.saturating_duration_since(self.last_read + b) > b {
+                self.late += 1;
+            }
+            let served =
+                (now.saturating_duration_since(self.start).as_nanos() / self.interval.as_nanos().max(1)) as u64;
+            self.ticks = self.ticks.max(before + served);
+            self.last_read = now;
+            return;
+        }
         let due = self.deadline(self.k);
         self.ticks += 1;
         if now.saturating_duration_since(due) > self.interval {
@@ -58,6 +117,11 @@ impl Ticker {
         self.interval = interval;
         self.start = now;
         self.k = 1;
+        if let Some((batch, before)) = &mut self.batch {
+            *batch = BATCH_INTERVAL.max(interval);
+            *before = self.ticks;
+            self.last_read = now;
+        }
     }
 }
 
@@ -91,6 +155,32 @@ mod tests {
         assert_eq!((t.ticks, t.skipped), (1, 3));
         t.fire(t0 + Duration::from_millis(40));
         assert_eq!((t.ticks, t.late, t.skipped), (2, 1, 3), "an on-time tick skips nothing");
+    }
+
+    #[test]
+    fn a_run_read_in_batches_counts_the_intervals_its_reads_served() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let mut t = Ticker::batched(Duration::from_micros(100), t0);
+        assert_eq!(t.next_deadline(), t0, "the first read at once");
+        t.fire(t0);
+        assert_eq!(t.next_deadline(), t0 + ms(20));
+        // A notification 16 ms in: the read serves 160 intervals of 100 µs; the next deadline
+        // is a batch interval after it.
+        t.fire(t0 + ms(16));
+        assert_eq!((t.ticks, t.late, t.skipped), (160, 0, 0));
+        assert_eq!(t.next_deadline(), t0 + ms(36));
+        // A read 50 ms after its deadline is late; nothing is skipped (the samples waited).
+        t.fire(t0 + ms(86));
+        assert_eq!((t.ticks, t.late, t.skipped), (860, 1, 0));
+        assert_eq!(t.latency(), ms(20));
+        // An interval change counts on from the ticks served; a sampling interval longer than
+        // the batch interval is the batch interval.
+        t.set_interval(ms(1), t0 + ms(86));
+        t.fire(t0 + ms(96));
+        assert_eq!(t.ticks, 870);
+        t.set_interval(ms(100), t0 + ms(96));
+        assert_eq!((t.latency(), t.next_deadline()), (ms(100), t0 + ms(196)));
     }
 
     #[test]

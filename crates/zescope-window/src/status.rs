@@ -93,8 +93,12 @@ pub fn show(
                 RichText::new(rate)
             });
             r.on_hover_text(format!(
-                "{} ticks, {} torn reads retried out, {} reads found nothing new, {} device clock resets",
-                s.ticks, s.torn_reads, s.unchanged_reads, s.clock_resets
+                "{} ticks, {} torn reads retried out, {} reads found nothing new, {} device clock resets\n{}",
+                s.ticks,
+                s.torn_reads,
+                s.unchanged_reads,
+                s.clock_resets,
+                latency(s)
             ));
             ui.separator();
             ui.label(format!("late ticks {}", s.late_ticks));
@@ -232,4 +236,40 @@ pub(crate) fn sampling(info: &zescope_sampler::RunInfo) -> String {
         .map(|(t, name)| format!("{name} · {}", t.groups.join(", ")))
         .collect();
     parts.join(" · ")
+}
+
+/// The live latency and the sampler's wakeups, for the rate's tooltip.
+pub(crate) fn latency(s: &zescope_sampler::Health) -> String {
+    let every = format::duration(s.latency);
+    let secs = s.ticked_for.as_secs_f64();
+    let wakes = if secs > 0.0 { s.wakeups as f64 / secs } else { 0.0 };
+    let how = if s.latency.as_secs_f64() * s.requested_hz > 1.001 {
+        "read in batches (every sample keeps the hardware's time)"
+    } else {
+        "read on every tick"
+    };
+    format!("{how}: live latency at most {every}; the sampler woke {wakes:.0} times a second")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    #[test]
+    fn the_rate_tooltip_says_how_the_run_is_read_and_its_live_latency() {
+        let batched = zescope_sampler::Health {
+            requested_hz: 10_000.0,
+            latency: Duration::from_millis(20),
+            wakeups: 100,
+            ticked_for: Duration::from_secs(2),
+            ..Default::default()
+        };
+        assert_eq!(
+            super::latency(&batched),
+            "read in batches (every sample keeps the hardware's time): live latency at most 20 ms; the sampler woke \
+             50 times a second"
+        );
+        let ticked = zescope_sampler::Health { latency: Duration::from_micros(100), ..batched };
+        assert!(super::latency(&ticked).starts_with("read on every tick: live latency at most 100 µs"));
+    }
 }

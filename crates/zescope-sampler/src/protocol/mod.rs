@@ -338,6 +338,14 @@ pub struct Health {
     pub dropped_batches: u64,
     /// The sampler thread's CPU time over the last window, in % of one core.
     pub cpu_percent: f64,
+    /// Times the sampler thread woke since the run started (to read, to send, to report, for a
+    /// command): a run read in batches wakes about 1 / `latency` times a second, however high
+    /// its sampling rate; a ticked run about once a tick.
+    pub wakeups: u64,
+    /// The longest a sample waits in the device before the sampler reads it: the interval of a
+    /// run read on ticks (exported memory, telemetry), the batch interval of a run read in
+    /// batches (its streams are all the streamer's or the tracer's; `BATCH_INTERVAL`).
+    pub latency: std::time::Duration,
 }
 
 /// Why a run ended.

@@ -120,6 +120,20 @@ pub(crate) trait Way {
     /// The last read of stream `s` before a stop releases it (a failure is a notice).
     fn drain(&mut self, _s: usize, _io: Io<'_>) {}
 
+    /// Whether its streams are read from the driver's buffer, every sample with the hardware's
+    /// own time (the streamer's reports, the tracer's entries), so a run of nothing else is
+    /// read in batches (`timing.rs`) rather than on every tick.
+    fn buffered(&self) -> bool {
+        false
+    }
+
+    /// Waits, at most `timeout`, for the driver's notification that data waits to be read:
+    /// `Some(true)` when it came, `Some(false)` when the time ran out, `None` when the way has
+    /// no notification to wait on (the caller sleeps to its deadline instead).
+    fn wait_notified(&mut self, _timeout: Duration) -> Option<bool> {
+        None
+    }
+
     /// Gives back every driver object it holds, each once, attempting all of them (failures go
     /// to `errors`). Called only by [`release`], before any import is freed.
     fn release(self: Box<Self>, errors: &mut Vec<String>);

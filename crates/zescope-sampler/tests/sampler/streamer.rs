@@ -38,7 +38,8 @@ fn a_streamed_and_an_exported_group_run_together_and_tear_down_clean() {
     assert_eq!(info.streams[0].read_path, zescope_sampler::ReadPath::Mapped);
     let s = &info.streams[1];
     assert_eq!(s.read_path, zescope_sampler::ReadPath::Streamer);
-    assert_eq!(s.layout, "streamer (1.28 ms, 10 reports per notification)", "period and count the driver granted");
+    // 1 ms asked (ten a 10 ms interval), 16 ms of them per notification (`NOTIFY_SPAN`).
+    assert_eq!(s.layout, "streamer (1.28 ms, 16 reports per notification)", "period and count the driver granted");
     let names: Vec<&str> = s.series.iter().map(|x| x.name.as_str()).collect();
     assert_eq!(names, ["RenderBusyTime", "RenderBusyCycles", "RenderFrequency", "RenderUtilization", "L3BytesRead"]);
     let units: Vec<&str> = s.series.iter().map(|x| x.unit.as_str()).collect();

@@ -26,6 +26,7 @@ use super::batch::ReadOutcome;
 use super::{Claim, Dev, Group, Io, Opened, Way};
 use crate::errors;
 use crate::protocol::{ErrorKind, GroupEntry, ReadPath, SamplerError, Via};
+use crate::timing::NOTIFY_SPAN;
 use open::{DEFAULT_PERIOD_NS, MIN_PERIOD_NS, Streamers};
 use reader::StreamerReader;
 
@@ -125,18 +126,70 @@ impl Way for Streamer {
         Ok(Opened::stream(self.readers.len() - 1, info))
     }
 
-    /// The reports the streamer holds, one sample each (after a gap where reports were dropped).
+    /// The reports the streamer holds, one sample each (after a gap where reports were dropped),
+    /// when they are due (`reader.rs`).
     fn read(&mut self, s: usize, io: Io<'_>, out: &mut ReadOutcome) -> Result<(), SamplerError> {
         self.readers[s]
-            .read(&self.streamers, io.notices, io.pieces)
+            .read(&self.streamers, test_hook::polled(), io.notices, io.pieces)
             .map_err(|e| errors::ze(&format!("reading the streamer of {}", io.info.group), &e))?
             .count(out);
         Ok(())
     }
 
+    /// One last read before a stop closes the streamer, so the reports made up to the stop are
+    /// kept; a failure ends nothing (the run is stopping): it is a notice.
+    fn drain(&mut self, s: usize, io: Io<'_>) {
+        if let Err(e) = self.readers[s].read(&self.streamers, true, io.notices, io.pieces) {
+            io.notices.push(format!(
+                "the last read of the streamer of {} failed: {e}; reports after the previous read are lost",
+                io.info.group
+            ));
+        }
+    }
+
+    /// The reports wait in the driver's buffer with their own times: a run of streamers is read in
+    /// batches.
+    fn buffered(&self) -> bool {
+        true
+    }
+
+    /// Waits on the first streamer's notification event (`zeEventHostSynchronize` with a
+    /// timeout); every streamer is read when it comes. `None` when no streamer has an event, or
+    /// its wait failed (then the batch interval paces the reads; the reader says why).
+    fn wait_notified(&mut self, timeout: std::time::Duration) -> Option<bool> {
+        let r = self.readers.iter().find(|r| r.notified())?;
+        match self.streamers.event(r.index())?.wait(timeout.as_nanos().min(u64::MAX as u128) as u64) {
+            Ok(ready) => Some(ready),
+            // Device lost: the read that follows says so and ends the run.
+            Err(e) if crate::optional::is_fatal(&e) => Some(true),
+            // The reader finds the same failure at its read, turns the event off and says so.
+            Err(_) => Some(true),
+        }
+    }
+
     /// Closes every streamer, then destroys the events, then the pools.
     fn release(self: Box<Self>, errors: &mut Vec<String>) {
         self.streamers.release(errors);
+    }
+}
+
+/// Test hook (`crates/zescope-sampler/tests/sampler/streamer_wake.rs`, through
+/// `sampler::Options::poll_streamer`): the streamer read on every tick of the run's interval, as
+/// before reads were apart from the sampling rate, to compare with the notification-driven
+/// reads. Off unless set.
+pub(crate) mod test_hook {
+    use std::cell::Cell;
+
+    thread_local!(static POLLED: Cell<bool> = const { Cell::new(false) });
+
+    /// Read the streamer on every tick on this thread from now on.
+    pub(crate) fn poll_every_tick(on: bool) {
+        POLLED.with(|c| c.set(on));
+    }
+
+    /// Whether the streamer is read on every tick.
+    pub(crate) fn polled() -> bool {
+        POLLED.with(Cell::get)
     }
 }
 
@@ -152,11 +205,13 @@ fn value_sets(device: &Device, group: &MetricGroup) -> usize {
 
 /// The period (ns) and reports per notification to ask for at sampling interval `interval`: ten
 /// reports per interval (a finer plot than one sample per tick), at least 10 µs and at most
-/// 1 ms apart; a notification once per interval.
+/// 1 ms apart; a notification per [`NOTIFY_SPAN`] of reports (per interval when it is longer),
+/// so the sampler wakes at the batch rate however high the sampling rate.
 fn streamer_request(interval: std::time::Duration) -> (u32, u32) {
     let interval_ns = interval.as_nanos().clamp(1, u32::MAX as u128) as u32;
     let period = (interval_ns / 10).clamp(MIN_PERIOD_NS, DEFAULT_PERIOD_NS);
-    (period, (interval_ns / period).max(1))
+    let span = interval.max(NOTIFY_SPAN).as_nanos().min(u32::MAX as u128) as u32;
+    (period, (span / period).max(1))
 }
 
 /// A refused `zetMetricStreamerOpen`, with what usually causes it and how to fix it.

@@ -1,7 +1,10 @@
-//! Reading one streamed group, for the streamer's way (`mod.rs`): at each tick (or once the
-//! event says reports wait) `zetMetricStreamerReadData` and Calculate; each report becomes one
+//! Reading one streamed group, for the streamer's way (`mod.rs`): once its notification event
+//! says reports wait, or [`NOTIFY_SPAN`] after its last read when it has said nothing (a driver
+//! without the event, or one that notifies seldom), `zetMetricStreamerReadData` and Calculate;
+//! a tick in between asks the event (timeout 0) and reads nothing more. Each report becomes one
 //! sample stamped with the report's own time (its timestamp metric, mapped onto the host clock
-//! through `zeDeviceGetGlobalTimestamps`, `read/report_time.rs`).
+//! through `zeDeviceGetGlobalTimestamps`, `read/report_time.rs`), so when it is read changes no
+//! sample.
 //!
 //! Values: each report's values are about that report alone, and become samples by metric type
 //! (`plan.rs`: counts become per-second rates, busy time a share in %, ratios and states stay as
@@ -13,11 +16,14 @@ use level_zero_sys::*;
 use zescope_ze::streamer::calculate;
 use zescope_ze::{Device, MetricGroup, ZeError};
 
+use std::time::Instant;
+
 use super::open::{Streamers, period_text};
 use super::plan::{Column, ReportPlan};
 use crate::host::monotonic_ns;
 use crate::read::batch::{Pieces, Reports};
 use crate::read::report_time::ReportClock;
+use crate::timing::NOTIFY_SPAN;
 
 /// Reads one streamed group at each tick and turns its reports into samples.
 pub(crate) struct StreamerReader {
@@ -44,6 +50,10 @@ pub(crate) struct StreamerReader {
     clock: ReportClock,
     /// The driver's set count differed from `sets` (said once).
     told_sets: bool,
+    /// When the reports were last read (`None`: not yet).
+    last_read: Option<Instant>,
+    /// The notification event's wait failed (the driver lacks it): reads are paced by time.
+    notify_off: bool,
 }
 
 impl StreamerReader {
@@ -81,26 +91,61 @@ impl StreamerReader {
             row: Vec::new(),
             clock,
             told_sets: false,
+            last_read: None,
+            notify_off: streams.event(index).is_none(),
         }
     }
 
-    /// Reads what the streamer holds and appends one sample per report to `pieces` (after a
-    /// gap when the driver dropped reports). A notice is added when the clock pair turns out
-    /// to be unavailable, or the driver's value sets are not the sub-devices expected.
+    /// Its streamer's index in the run's [`Streamers`].
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Whether its notification event is waited on (the driver gave one and its wait works).
+    pub(crate) fn notified(&self) -> bool {
+        !self.notify_off
+    }
+
+    /// Does the streamer hold reports to read now? Its event signaled (reset here, before the
+    /// read, so a notification during the read is not lost), or nothing said for
+    /// [`NOTIFY_SPAN`] since the last read, or `every_call` (the last read before a stop, and
+    /// the test hook that reads on every tick). A failed wait turns the event off with a notice
+    /// (DEVICE_LOST is an error).
+    fn due(&mut self, streams: &Streamers, every_call: bool, notices: &mut Vec<String>) -> Result<bool, ZeError> {
+        let now = Instant::now();
+        let mut due = every_call || self.last_read.is_none_or(|t| now.duration_since(t) >= NOTIFY_SPAN);
+        if let Some(event) = streams.event(self.index).filter(|_| !self.notify_off) {
+            match event.wait(0).and_then(|ready| if ready { event.reset().map(|()| true) } else { Ok(false) }) {
+                Ok(ready) => due |= ready,
+                Err(e) if crate::optional::is_fatal(&e) => return Err(e),
+                Err(e) => {
+                    self.notify_off = true;
+                    notices.push(crate::optional::off("the streamer's notification event", &e));
+                    due = true;
+                }
+            }
+        }
+        if due {
+            self.last_read = Some(now);
+        }
+        Ok(due)
+    }
+
+    /// When reports are due (see `due`; always with `every_call`), reads what the streamer
+    /// holds and appends one sample per report to `pieces` (after a gap when the driver dropped
+    /// reports). A notice is added when the clock pair turns out to be unavailable, or the
+    /// driver's value sets are not the sub-devices expected.
     pub(crate) fn read(
         &mut self,
         streams: &Streamers,
+        every_call: bool,
         notices: &mut Vec<String>,
         pieces: &mut Pieces,
     ) -> Result<Reports, ZeError> {
-        let s = streams.streamer(self.index);
-        // Only asks (timeout 0): the tick is the wait's upper bound; a signaled event is reset
-        // before the read so a notification during it is not lost.
-        if let Some(event) = streams.event(self.index)
-            && event.wait(0)?
-        {
-            event.reset()?;
+        if !self.due(streams, every_call, notices)? {
+            return Ok(Reports::begin(false, pieces));
         }
+        let s = streams.streamer(self.index);
         let data = s.read(&mut self.raw)?;
         let now = monotonic_ns().max(0) as u64;
         let mut out = Reports::begin(data.dropped, pieces);

@@ -151,6 +151,12 @@ impl Way for Tracer {
         }
     }
 
+    /// The tracer's entries wait in its buffer with their own times: a run of tracers is read in
+    /// batches.
+    fn buffered(&self) -> bool {
+        true
+    }
+
     /// Disables every tracer, then destroys every decoder, then every tracer.
     fn release(self: Box<Self>, errors: &mut Vec<String>) {
         self.tracers.release(errors);

@@ -1,0 +1,97 @@
+//! How a run of streamers is read: on the driver's notification event, at most a batch interval
+//! apart, however high its sampling rate; with the very samples (count and timestamps) a run
+//! read on every tick gets from the same simulated device.
+
+use std::time::Duration;
+
+use zescope_sampler::testing::*;
+use zescope_sampler::{BATCH_INTERVAL, Command, Event, Health, Options};
+
+/// What one run of RenderBasic at 100 µs (10 µs reports, 100k a second) delivered by its stop.
+struct Got {
+    /// Every sample's time, in order.
+    ts: Vec<i64>,
+    /// Batches after the first that said a gap came before them.
+    gaps: usize,
+    /// Reports the device made during the run.
+    made: u64,
+    /// The last health report.
+    health: Health,
+}
+
+/// What a run's events said so far.
+#[derive(Default)]
+struct Seen {
+    ts: Vec<i64>,
+    gaps: usize,
+    health: Option<Health>,
+    stopped: bool,
+}
+
+impl Seen {
+    fn take(&mut self, e: &Event) {
+        match e {
+            Event::Samples(b) => {
+                self.gaps += usize::from(b.gap_before && !self.ts.is_empty());
+                self.ts.extend_from_slice(&b.timestamps);
+            }
+            Event::Health(x) => self.health = Some(x.clone()),
+            Event::Error(e) => panic!("{e:?}"),
+            Event::RunStopped { .. } => self.stopped = true,
+            _ => {}
+        }
+    }
+}
+
+fn run(sim: &std::sync::Arc<ze_sim::Sim>, poll_streamer: bool, want: usize) -> Got {
+    let h =
+        sampler_with(sim, Options { poll_streamer, health_period: Duration::from_millis(100), ..Default::default() });
+    wait_for(&h, T, |e| matches!(e, Event::Inventory(_)).then_some(()));
+    let made = sim.streamer_reports_made();
+    let mut cfg = run_config(&["RenderBasic"]);
+    cfg.interval = Duration::from_micros(100);
+    h.send(Command::Start(cfg));
+    let mut got = Seen::default();
+    wait_for(&h, T, |e| {
+        got.take(e);
+        (got.ts.len() >= want && got.health.as_ref().is_some_and(|x| x.ticks > 0)).then_some(())
+    });
+    h.send(Command::Stop);
+    wait_for(&h, T, |e| {
+        got.take(e);
+        got.stopped.then_some(())
+    });
+    shut_down(&h);
+    let Seen { ts, gaps, health, .. } = got;
+    Got { ts, gaps, made: sim.streamer_reports_made() - made, health: health.expect("a health report") }
+}
+
+#[test]
+fn a_notification_driven_run_has_the_samples_of_a_run_read_every_tick() {
+    // A buffer that holds seconds of reports: a loaded machine delays reads, it drops nothing.
+    let sim = sim(|c| c.streamer_buffer_reports = 1 << 20);
+    let polled = run(&sim, true, 20_000);
+    let notified = run(&sim, false, 20_000);
+    for (name, got) in [("read every tick", &polled), ("notification-driven", &notified)] {
+        assert_eq!(got.gaps, 0, "{name}: no report dropped");
+        assert_eq!(got.ts.len() as u64, got.made, "{name}: every report the device made is a sample, once");
+        let off: Vec<i64> = got.ts.iter().map(|t| t - got.ts[0]).collect();
+        let first_wrong = off.iter().enumerate().find(|&(i, &o)| o != i as i64 * 10_000);
+        assert_eq!(first_wrong, None, "{name}: one sample per 10 µs report, at the report's own time");
+    }
+    let n = polled.ts.len().min(notified.ts.len());
+    let rel = |g: &Got| g.ts[..n].iter().map(|t| t - g.ts[0]).collect::<Vec<_>>();
+    assert_eq!(rel(&polled), rel(&notified), "the same samples, whenever they were read");
+    // Woken per notification (1,600 reports) or batch interval (2,000 reports), and for health
+    // reports: a count, not a rate, so a loaded machine only lowers it.
+    assert_eq!(notified.health.latency, BATCH_INTERVAL);
+    assert_eq!(polled.health.latency, Duration::from_micros(100));
+    let most = notified.ts.len() as u64 / 1_000 + 20;
+    assert!(
+        notified.health.wakeups <= most,
+        "{} wakeups for {} samples: more than one per 1,000 reports",
+        notified.health.wakeups,
+        notified.ts.len()
+    );
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
