@@ -240,7 +240,7 @@ pub(crate) fn sampling(info: &zescope_sampler::RunInfo) -> String {
 
 /// The live latency and the sampler's wakeups, for the rate's tooltip.
 pub(crate) fn latency(s: &zescope_sampler::Health) -> String {
-    let every = format::duration(s.latency);
+    let every = text::duration(s.latency);
     let secs = s.ticked_for.as_secs_f64();
     let wakes = if secs > 0.0 { s.wakeups as f64 / secs } else { 0.0 };
     let how = if s.latency.as_secs_f64() * s.requested_hz > 1.001 {
