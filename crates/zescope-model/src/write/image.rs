@@ -302,7 +302,14 @@ impl Axes<'_> {
     ) -> Result<ChartContext<'b, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, WriteError> {
         let Axes { store, pane, marks, columns, t: (t0, t1), x: (x0, x1), values } = *self;
         let units = pane.units();
-        let title = if units.is_empty() { pane.title.clone() } else { format!("{} — {units}", pane.title) };
+        // The title and the axis name the unit as the axis's largest ticks print it ("GHz" over
+        // ticks of 2.1 GHz, not the driver's "MHz"), as the window's pane header does.
+        let shown = if units.is_empty() || units.contains(", ") {
+            units.clone()
+        } else {
+            crate::view::text::row_scale(&[lo, hi], &units).1
+        };
+        let title = if shown.is_empty() { pane.title.clone() } else { format!("{} — {shown}", pane.title) };
         let mut chart = ChartBuilder::on(area)
             .margin(MARGIN)
             .caption(title, ("sans-serif", 18))
@@ -318,7 +325,7 @@ impl Axes<'_> {
             .light_line_style(BLACK.mix(0.06))
             .bold_line_style(BLACK.mix(0.15))
             .x_desc("time since the first sample")
-            .y_desc(if units.is_empty() { "value".to_owned() } else { units.clone() })
+            .y_desc(if shown.is_empty() { "value".to_owned() } else { shown.clone() })
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
             .label_style(("sans-serif", 12))

@@ -118,7 +118,8 @@ fn svg_has_one_path_per_visible_series_and_the_axis_labels() {
         .filter_map(|n| n.text())
         .map(|t| t.trim().to_owned())
         .collect();
-    for want in ["time since the first sample", "W", "B/s", "g/power", "g/bytes"] {
+    // Titles and axis names say the unit the ticks print (2 MB/s of bytes: "MB/s", not "B/s").
+    for want in ["time since the first sample", "Pane 1 — W", "W", "Pane 2 — MB/s", "MB/s", "g/power", "g/bytes"] {
         assert!(texts.iter().any(|t| t == want), "{want:?} in {texts:?}");
     }
     assert!(!texts.iter().any(|t| t == "g/temp"), "no legend entry for the hidden series");
