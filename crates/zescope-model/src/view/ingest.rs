@@ -65,20 +65,8 @@ impl Ingest {
         let mut keys = Vec::with_capacity(info.streams.len());
         for s in &info.streams {
             let id = store.begin_stream(stream_desc(&info, s));
-            let mut ks = Vec::with_capacity(s.series.len());
-            for (i, x) in s.series.iter().enumerate() {
-                let key = SeriesKey { device: s.device.clone(), group: s.group.clone(), metric: x.name.clone() };
-                if !self.series.contains_key(&key) {
-                    self.order.push(key.clone());
-                }
-                let entry =
-                    self.series.entry(key.clone()).or_insert_with(|| SeriesEntry { info: x.clone(), ids: Vec::new() });
-                entry.info = x.clone();
-                entry.ids.extend(store.series_id(id, i));
-                ks.push(key);
-            }
+            keys.push(file_series(&mut self.series, &mut self.order, store, id, s));
             streams.push(id);
-            keys.push(ks);
         }
         self.run.insert(ActiveRun { info, streams, keys })
     }
@@ -92,18 +80,7 @@ impl Ingest {
             run.info.streams.push(s.clone());
         }
         let id = store.begin_stream(stream_desc(&run.info, s));
-        let mut ks = Vec::with_capacity(s.series.len());
-        for (i, x) in s.series.iter().enumerate() {
-            let key = SeriesKey { device: s.device.clone(), group: s.group.clone(), metric: x.name.clone() };
-            if !self.series.contains_key(&key) {
-                self.order.push(key.clone());
-            }
-            let entry =
-                self.series.entry(key.clone()).or_insert_with(|| SeriesEntry { info: x.clone(), ids: Vec::new() });
-            entry.info = x.clone();
-            entry.ids.extend(store.series_id(id, i));
-            ks.push(key);
-        }
+        let ks = file_series(&mut self.series, &mut self.order, store, id, s);
         run.streams.push(id);
         run.keys.push(ks.clone());
         ks
@@ -141,6 +118,29 @@ impl Ingest {
             None => false,
         }
     }
+}
+
+/// Files the series of stream `s` (store stream `id`) under their keys, a key not seen before at
+/// the end of `order`; returns the keys in the stream's order.
+fn file_series(
+    series: &mut BTreeMap<SeriesKey, SeriesEntry>,
+    order: &mut Vec<SeriesKey>,
+    store: &Store,
+    id: StreamId,
+    s: &zescope_sampler::StreamInfo,
+) -> Vec<SeriesKey> {
+    let mut ks = Vec::with_capacity(s.series.len());
+    for (i, x) in s.series.iter().enumerate() {
+        let key = SeriesKey { device: s.device.clone(), group: s.group.clone(), metric: x.name.clone() };
+        if !series.contains_key(&key) {
+            order.push(key.clone());
+        }
+        let entry = series.entry(key.clone()).or_insert_with(|| SeriesEntry { info: x.clone(), ids: Vec::new() });
+        entry.info = x.clone();
+        entry.ids.extend(store.series_id(id, i));
+        ks.push(key);
+    }
+    ks
 }
 
 #[cfg(test)]
