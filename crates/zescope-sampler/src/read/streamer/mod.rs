@@ -160,9 +160,8 @@ impl Way for Streamer {
         let r = self.readers.iter().find(|r| r.notified())?;
         match self.streamers.event(r.index())?.wait(timeout.as_nanos().min(u64::MAX as u128) as u64) {
             Ok(ready) => Some(ready),
-            // Device lost: the read that follows says so and ends the run.
-            Err(e) if crate::optional::is_fatal(&e) => Some(true),
-            // The reader finds the same failure at its read, turns the event off and says so.
+            // Read at once: the reader's own wait meets the same failure and answers it (device
+            // lost ends the run; any other turns the event off with a notice).
             Err(_) => Some(true),
         }
     }
