@@ -128,7 +128,7 @@ impl Deriver {
                 problems.push(format!("derived series '{}' is defined twice", d.name));
                 continue;
             }
-            match bind(d, info) {
+            match bind(d, info, &self.defs) {
                 Ok(b) => bound.push(b),
                 Err(e) => problems.push(e),
             }
@@ -161,7 +161,7 @@ impl Deriver {
             self.defs.push(def);
             return Err("no run in progress: it is derived from the next run on".into());
         }
-        let b = bind(&def, info)?;
+        let b = bind(&def, info, &self.defs)?;
         self.defs.push(def);
         let driving = b.1[0];
         self.open(info, driving, vec![b]);
@@ -181,6 +181,13 @@ impl Deriver {
     /// keeps deriving it).
     pub fn remove(&mut self, name: &str) {
         self.defs.retain(|d| d.name != name);
+    }
+
+    /// The streams of the bound run (as sampled, by index) that feed or drive a derived series:
+    /// those a computation over recorded data has to read.
+    pub fn streams_read(&self) -> Vec<usize> {
+        let used = |i: &InputStream| !i.feeds.is_empty() || !i.drives.is_empty();
+        self.inputs.iter().enumerate().filter(|(_, i)| used(i)).map(|(k, _)| k).collect()
     }
 
     /// Opens a derived stream driven by stream `driving` for `group`, adding it to `info`.
@@ -259,8 +266,9 @@ impl Deriver {
 }
 
 /// Binds `d` to run `info`: its node and inputs, the stream of each input (the first drives it),
-/// and the description of its series. Errs naming what a series name could mean.
-fn bind(d: &Derivation, info: &RunInfo) -> Result<Binding, String> {
+/// and the description of its series. Errs naming what a series name could mean, or, for a
+/// derived series (of `info` or of `defs`), why it is not taken and what to write instead.
+fn bind(d: &Derivation, info: &RunInfo, defs: &[Derivation]) -> Result<Binding, String> {
     // Sampled series only: a derived series is not fed back (write its expression out instead).
     let sampled: Vec<bool> = info.streams.iter().map(|s| !super::is_derived(s)).collect();
     let offered: Vec<_> = offered(info).into_iter().filter(|o| o.group != GROUP).collect();
@@ -284,6 +292,11 @@ fn bind(d: &Derivation, info: &RunInfo) -> Result<Binding, String> {
             .collect();
         match hits.as_slice() {
             [one] => at.push(*one),
+            [] if let Some(other) = derived_named(p, info, defs) => problems.push(format!(
+                "derived series '{}' names '{text}', itself a derived series: a derivation names sampled \
+                 series only, so write its expression out instead ({other})",
+                d.name
+            )),
             [] => {
                 let close = closest(p, &offered);
                 problems.push(format!(
@@ -341,6 +354,16 @@ fn bind(d: &Derivation, info: &RunInfo) -> Result<Binding, String> {
         wrap: None,
     };
     Ok((Bound { node, inputs, values }, streams, series))
+}
+
+/// The definition of the derived series pattern `p` names, among those of run `info` and `defs`.
+fn derived_named(p: &crate::triggers::SeriesPattern, info: &RunInfo, defs: &[Derivation]) -> Option<String> {
+    if !matches(&p.group, GROUP) {
+        return None;
+    }
+    let of_run = info.streams.iter().filter(|s| super::is_derived(s)).flat_map(|s| &s.series);
+    let mut known = of_run.filter_map(|x| Derivation::from_description(&x.description)).chain(defs.iter().cloned());
+    known.find(|k| matches(&p.metric, &k.name)).map(|k| format!("{} = {}", k.name, k.text))
 }
 
 /// The node of `e`, with one held input per series it names (in the order written: `at`).
