@@ -114,6 +114,21 @@ fn computed_over_a_recording_it_gives_what_a_live_run_gave() {
     assert!(want.iter().filter(|v| v.1.is_nan()).count() < 100, "gaps only where the rules put them");
     // Kept for a session saved: the run's definitions and the stream's meta.
     assert!(history.runs.iter().any(|r| r.derived.iter().any(|d| d.starts_with("later="))));
+    // The wrapping counter's rate over the recording, against its closed form: c grows by
+    // 37 + t mod 5 bytes each ms (wrapping at 1000 every 25 ms or so); after the pause, a gap.
+    let (mut fill, _) =
+        Backfill::start(&Derivation::parse("wr=rate(A/c)").unwrap(), &mut history, &mut store, &mut ingest).unwrap();
+    fill.run_to_end(&mut store).unwrap();
+    let got = values_of(&store, &ingest, "wr");
+    assert_eq!(got.len(), want.len());
+    for &(t, v) in &got {
+        let ms = t / MS;
+        if ms == 1 || ms == 12_300 {
+            assert!(v.is_nan(), "at {ms} ms nothing to move from: {v}");
+        } else {
+            assert_eq!(v, (37 + ms % 5) as f64 * 1000.0, "at {ms} ms, across the wraps");
+        }
+    }
     // Again: refused, naming it.
     let e = Backfill::start(&def, &mut history, &mut store, &mut ingest).unwrap_err();
     assert!(e.contains("Derived/later is shown already"), "{e}");
