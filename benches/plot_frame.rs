@@ -10,7 +10,7 @@
 //!   never returns to a range it showed (as in live follow mode), so every
 //!   frame misses both caches keyed by the range: the widget's envelopes
 //!   (`EnvelopePlot`, keyed by range, width and store version) and the store's
-//!   column-layout cache (`Store::envelopes`, keyed by stream, range, width and
+//!   column-plan cache (`Store::envelopes`, keyed by stream, range, width and
 //!   version). Its end moves 2 ms, so the zoom changes every frame too: the
 //!   columns a plot keeps on a fixed time grid while its zoom holds
 //!   (`crates/zescope-window/src/envelope_plot/grid.rs`, which serves views at raw or level-1
@@ -33,7 +33,7 @@
 //!   (640M values) in a store capped at 2 GiB, which holds them at full
 //!   resolution (checked); one frame draws 4 plots of 16 series each, over the
 //!   whole history, moving 1 ms every frame. The 4 plots show one stream over
-//!   one range at one width, so within a frame they share the column layout
+//!   one range at one width, so within a frame they share the column plan
 //!   the first one works out (that is what the layout cache is for); across
 //!   frames nothing is reused (it reads the drawing bands, which kept columns
 //!   never serve, and its zoom changes every frame as `decimated`'s does).

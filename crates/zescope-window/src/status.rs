@@ -160,7 +160,7 @@ pub fn show(
             let limits = l.limits();
             ui.label(RichText::new(text).weak()).on_hover_text(format!(
                 "the workload's markers arrive at {}={}\n{} received, {} malformed, {} over the rate limit ({}/s, \
-                 bursts of {}), {} over the queue, {} over the limit of {} per recording, {} from other users, {} \
+                 bursts of {}), {} over the queue, {} over the limit of {} per session, {} from other users, {} \
                  without credentials",
                 zescope_model::markers::ENV,
                 l.path().display(),
