@@ -14,7 +14,7 @@ fn a_derived_series_from_the_legend_is_plotted_and_listed() {
     let sim = crate::support::sim(|_| {});
     let mut h = crate::support::harness_on(&sim);
     h.get_by_label("Start").click();
-    pump(&mut h, "samples in a pane", |a| a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty());
+    pump(&mut h, "samples in a pane", |a| a.state.ingest.samples_total > 20 && !a.panes.arrangement.panes.is_empty());
 
     h.step();
     h.get_by_label(SERIES).click_secondary();
@@ -72,7 +72,10 @@ fn a_derived_series_from_the_legend_is_plotted_and_listed() {
         checked += 1;
     });
     assert!(checked > 20, "{checked}");
-    assert!(a.panes.layout.panes.iter().any(|p| p.series.iter().any(|k| k.group == "Derived")), "placed in a pane");
+    assert!(
+        a.panes.arrangement.panes.iter().any(|p| p.series.iter().any(|k| k.group == "Derived")),
+        "placed in a pane"
+    );
 }
 
 /// Every stored value of `Derived/NAME` is `f` of GpuUtilization's at the same time; how many.
@@ -107,10 +110,10 @@ fn a_view_with_a_derived_series_re_creates_it_on_a_new_run() {
     let sim = crate::support::sim(|_| {});
     let mut h = crate::support::harness_on(&sim);
     h.get_by_label("Start").click();
-    pump(&mut h, "samples in a pane", |a| a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty());
+    pump(&mut h, "samples in a pane", |a| a.state.ingest.samples_total > 20 && !a.panes.arrangement.panes.is_empty());
     h.state_mut().state.derived.text = format!("twice={SERIES} * 2");
     h.state_mut().state.derived.requested = true;
-    pump(&mut h, "Derived/twice in a pane", |a| a.panes.layout.contains(&key("Derived", "twice")));
+    pump(&mut h, "Derived/twice in a pane", |a| a.panes.arrangement.contains(&key("Derived", "twice")));
     let view = h.state().current_view("derived");
     assert_eq!(view.derived, [format!("twice={SERIES} * 2")]);
     assert_eq!(view.version, 2);
@@ -123,7 +126,7 @@ fn a_view_with_a_derived_series_re_creates_it_on_a_new_run() {
     h.state_mut().load_view(zescope_model::viewfile::ViewFile::load(&path).unwrap());
     h.get_by_label("Start").click();
     pump(&mut h, "derived samples in the view's pane", |a| {
-        a.panes.layout.contains(&key("Derived", "twice"))
+        a.panes.arrangement.contains(&key("Derived", "twice"))
             && a.state
                 .ingest
                 .series
@@ -142,7 +145,7 @@ fn a_view_with_a_derived_series_re_creates_it_on_a_new_run() {
 #[test]
 fn over_an_opened_session_a_derived_series_is_computed_once_with_progress() {
     use zescope_model::session::{self, Capture, RunHistory, Session};
-    use zescope_model::view::{Ingest, PaneLayout, TimeView};
+    use zescope_model::view::{Arrangement, Ingest, TimeView};
     // A recorded run of the simulated GPU's ComputeBasic, 200 000 samples (a few seconds' work
     // in a debug build: many frames).
     let sim = crate::support::sim(|_| {});
@@ -170,9 +173,10 @@ fn over_an_opened_session_a_derived_series_is_computed_once_with_progress() {
         ingest.samples(&mut store, &b).unwrap();
     }
     ingest.run_stopped(&mut store, info.run);
-    let (mut layout, view) = (PaneLayout::default(), TimeView::default());
-    layout.place_new(&ingest.order, &std::collections::BTreeMap::new());
-    let s = Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] });
+    let (mut arrangement, view) = (Arrangement::default(), TimeView::default());
+    arrangement.place_new(&ingest.order, &std::collections::BTreeMap::new());
+    let s =
+        Session::capture(&store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] });
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.ron");
     session::save(&path, &s).unwrap();
