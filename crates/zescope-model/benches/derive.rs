@@ -7,7 +7,8 @@
 //!   a running total of bytes), 1 kHz, restored into a fresh store before each iteration (not
 //!   timed), so every iteration starts from what opening the session gives. Caches: the
 //!   recording's blocks are decoded once each, in order; nothing of the previous iteration is
-//!   kept. Goal: at most 1 s.
+//!   kept. Goal: at most 1 s. Printed after: three runs each with the wall time beside the
+//!   thread's CPU time (on a shared machine the wall time holds other processes' turns).
 //! - `live` (printed after): the simulated GPU (ComputeBasic, MemoryTraffic) and NPU
 //!   (NpuActivity) sampled at 1 kHz by the sampler on its thread, each batch stored as the window
 //!   and `record` do (`view::Ingest`), for `ZESCOPE_DERIVE_SECS` (5) seconds without derived
@@ -99,8 +100,30 @@ fn recording() -> (StreamData, RunInfo) {
     (store.stream_data(id).unwrap(), info)
 }
 
+/// The recording, made once.
+fn the_recording() -> &'static (StreamData, RunInfo) {
+    static R: std::sync::OnceLock<(StreamData, RunInfo)> = std::sync::OnceLock::new();
+    R.get_or_init(recording)
+}
+
+/// One derivation of `def` over the recording: (wall, this thread's CPU) in seconds.
+fn derive_once(def: &Derivation) -> (f64, f64) {
+    let (data, info) = the_recording();
+    // What opening the session gives (not timed).
+    let mut store = Store::new(4 << 30);
+    let id = store.restore_stream(data).unwrap();
+    let mut history = RunHistory::default();
+    history.run_started(info, None, &[id]);
+    let mut ingest = Ingest::default();
+    let (t, c) = (Instant::now(), thread_cpu());
+    let (mut fill, _) = Backfill::start(def, &mut history, &mut store, &mut ingest).unwrap();
+    fill.run_to_end(&mut store).unwrap();
+    let out = (t.elapsed().as_secs_f64(), thread_cpu() - c);
+    black_box(&store);
+    out
+}
+
 fn over_recording(c: &mut Criterion) {
-    let (data, info) = recording();
     let mut g = c.benchmark_group("derive/over_recording");
     g.sample_size(10);
     for (name, def) in
@@ -108,23 +131,7 @@ fn over_recording(c: &mut Criterion) {
     {
         let def = Derivation::parse(def).unwrap();
         g.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                let mut spent = Duration::ZERO;
-                for _ in 0..iters {
-                    // What opening the session gives (not timed).
-                    let mut store = Store::new(4 << 30);
-                    let id = store.restore_stream(&data).unwrap();
-                    let mut history = RunHistory::default();
-                    history.run_started(&info, None, &[id]);
-                    let mut ingest = Ingest::default();
-                    let t = Instant::now();
-                    let (mut fill, _) = Backfill::start(&def, &mut history, &mut store, &mut ingest).unwrap();
-                    fill.run_to_end(&mut store).unwrap();
-                    spent += t.elapsed();
-                    black_box(&store);
-                }
-                spent
-            })
+            b.iter_custom(|iters| (0..iters).map(|_| Duration::from_secs_f64(derive_once(&def).0)).sum())
         });
     }
     g.finish();
@@ -215,6 +222,21 @@ fn live_phase(defs: Vec<Derivation>, secs: u64) -> (f64, f64, f64, u64) {
     (achieved, 100.0 * cpu / wall, 100.0 * deriving.as_secs_f64() / wall, stored)
 }
 
+/// The derivation over the recording again, wall time beside the thread's CPU time (on a
+/// shared machine the wall time holds the time other processes had the core).
+fn over_recording_cpu() {
+    println!("| derive/over_recording (10M samples) | wall s | thread CPU s |");
+    println!("|---|---|---|");
+    for (name, def) in
+        [("avg_1s", "x=avg(ComputeBasic/GpuPower, 1s)"), ("rate", "x=rate(ComputeBasic/BytesRead) / 1e9")]
+    {
+        for _ in 0..3 {
+            let (wall, cpu) = derive_once(&Derivation::parse(def).unwrap());
+            println!("| {name} | {wall:.3} | {cpu:.2} |");
+        }
+    }
+}
+
 fn live() {
     let secs: u64 = std::env::var("ZESCOPE_DERIVE_SECS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
     println!("derive/live: the simulated GPU + NPU at 1 kHz, {secs} s per phase (the first second left out)");
@@ -241,5 +263,6 @@ fn main() {
     }
     benches();
     Criterion::default().configure_from_args().final_summary();
+    over_recording_cpu();
     live();
 }

@@ -17,7 +17,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use zescope_sampler::{DevicePath, RunConfig, RunInfo, SampleBatch, StreamInfo};
+use zescope_sampler::{DevicePath, RunConfig, RunInfo, StreamInfo};
 use zescope_store::{RawPiece, Store, StoreError, StreamId};
 
 use super::{Derivation, Deriver, GROUP};
@@ -213,15 +213,11 @@ impl RunJob {
         while to < p.timestamps.len() && bound.is_none_or(|b| (p.timestamps[to], drives) < b) {
             to += 1;
         }
-        let batch = SampleBatch {
-            run: self.run,
-            stream: k,
-            timestamps: p.timestamps[from..to].to_vec(),
-            values: p.values[from * width..to * width].to_vec(),
-            gap_before: from == 0 && p.gap_before,
-        };
+        let gap_before = from == 0 && p.gap_before;
+        let out =
+            self.deriver.rows(self.run, k, &p.timestamps[from..to], &p.values[from * width..to * width], gap_before);
         input.at = to;
-        for b in self.deriver.samples(&batch) {
+        for b in out {
             let Some(&id) = b.stream.checked_sub(self.first_out).and_then(|i| self.outs.get(i)) else { continue };
             if b.gap_before {
                 store.mark_gap(id);

@@ -3,7 +3,7 @@
 
 use super::*;
 use zescope_sampler::layout::Kind;
-use zescope_sampler::{ReadPath, SeriesInfo};
+use zescope_sampler::{ReadPath, SampleBatch, SeriesInfo};
 
 const MS: i64 = 1_000_000;
 

@@ -222,12 +222,24 @@ impl Deriver {
     /// The derived batches a batch of the bound run drives, one per derived stream it drives
     /// (none for a batch that drives no derived series, or of another run).
     pub fn samples(&mut self, b: &SampleBatch) -> Vec<SampleBatch> {
-        let Some(input) = self.inputs.get(b.stream).filter(|_| b.run == self.run) else { return Vec::new() };
+        self.rows(b.run, b.stream, &b.timestamps, &b.values, b.gap_before)
+    }
+
+    /// As [`Deriver::samples`], for a batch given as its parts (rows read from a store).
+    pub fn rows(
+        &mut self,
+        run: u64,
+        stream: usize,
+        timestamps: &[i64],
+        values: &[f64],
+        gap_before: bool,
+    ) -> Vec<SampleBatch> {
+        let Some(input) = self.inputs.get(stream).filter(|_| run == self.run) else { return Vec::new() };
         let width = input.width;
-        if width == 0 || b.values.len() != b.timestamps.len() * width {
+        if width == 0 || values.len() != timestamps.len() * width {
             return Vec::new();
         }
-        if b.gap_before {
+        if gap_before {
             for &(di, k) in &input.feeds {
                 self.series[di].inputs[k].prev = None;
             }
@@ -236,8 +248,8 @@ impl Deriver {
             }
         }
         let mut out: Vec<Vec<f64>> =
-            input.drives.iter().map(|&o| Vec::with_capacity(b.timestamps.len() * self.outs[o].series.len())).collect();
-        for (row, &t) in b.values.chunks_exact(width).zip(&b.timestamps) {
+            input.drives.iter().map(|&o| Vec::with_capacity(timestamps.len() * self.outs[o].series.len())).collect();
+        for (row, &t) in values.chunks_exact(width).zip(timestamps) {
             for &(di, k) in &input.feeds {
                 let h = &mut self.series[di].inputs[k];
                 h.take(t, row[h.column]);
@@ -255,11 +267,11 @@ impl Deriver {
         out.into_iter()
             .zip(&input.drives)
             .map(|(values, &o)| SampleBatch {
-                run: b.run,
+                run,
                 stream: self.outs[o].stream,
-                timestamps: b.timestamps.clone(),
+                timestamps: timestamps.to_vec(),
                 values,
-                gap_before: b.gap_before,
+                gap_before,
             })
             .collect()
     }
