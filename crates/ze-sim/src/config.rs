@@ -214,14 +214,14 @@ pub struct GroupConfig {
 
 impl GroupConfig {
     /// Is it an IP-sampling group: one holding a metric of type IP (`Modelled` with `ty: Ip`)?
-    /// Such a group streams (its sampling type TIME_BASED only), exports nothing and has no
-    /// timestamp metric added.
+    /// The streamer adds no timestamp metric to such a group (the built-in `EuStallSampling`
+    /// streams and exports nothing, as compute-runtime's does).
     pub fn ip_sampling(&self) -> bool {
         self.metrics.iter().any(|m| m.signal.metric_type() == level_zero_sys::ZET_METRIC_TYPE_IP_EXP)
     }
 
     /// Does the streamer add its timestamp metric `QueryBeginTime` to this group?
-    pub(crate) fn has_stream_timestamp(&self) -> bool {
+    pub fn has_stream_timestamp(&self) -> bool {
         self.stream && !self.ip_sampling()
     }
 }
@@ -513,11 +513,6 @@ impl SimConfig {
                             if g.tracer { "in a tracer group" } else { "outside a tracer group" }
                         ));
                     }
-                }
-                if g.ip_sampling() && (!g.stream || g.export != Export::None || g.tracer) {
-                    return Err(format!(
-                        "{gp}: an IP-sampling group (a metric of type IP) streams and exports nothing"
-                    ));
                 }
                 if g.tracer && (g.export != Export::Group || g.stream || g.synthetic_counters > 0) {
                     return Err(format!(
