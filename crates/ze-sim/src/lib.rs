@@ -21,9 +21,9 @@
 //! event pools and events for its notifications; one streamer per domain of a device.
 //!
 //! Groups configured with `tracer: true` (the built-in `KernelTrace` on the GPU, in the
-//! IP-sampling domain behind `EuStallSampling`) are tracer-based, as Intel's conformance suite finds them: their sampling type says
-//! EXP_TRACER_BASED only, they export one DMA-BUF for the group, and while they are activated
-//! the workload writes kernel events into that memory, a ring with a write index ([`ring`]
+//! IP-sampling domain behind `EuStallSampling`) are tracer-based, as Intel's conformance suite
+//! finds them: their sampling type says EXP_TRACER_BASED only, they export one DMA-BUF for the
+//! group, and while they are activated the workload writes kernel events into that memory, a ring with a write index ([`ring`]
 //! documents its bytes; `tracer_events_per_tick` sets the rate). The metric tracer
 //! (`zetMetricTracer*Exp`) reads the events written while it is enabled as raw records, a decoder
 //! (`zetMetricDecoder*Exp`) lists the decodable metrics and `zetMetricTracerDecodeExp` turns the
