@@ -264,3 +264,37 @@ fn a_root_device_with_two_sub_devices_gives_one_series_set_each() {
     shut_down(&h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// The IP-sampling group (time-based only, no timestamp metric: reports are placed by their
+/// period) streams the sampled instruction pointer and the stall counts, and tears down clean.
+#[test]
+fn the_ip_sampling_group_streams_instruction_pointers_and_stall_counts() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["EuStallSampling"]);
+    cfg.interval = Duration::from_millis(10);
+    h.send(Command::Start(cfg));
+    let info = started(&h);
+    let s = &info.streams[0];
+    assert_eq!(s.read_path, zescope_sampler::ReadPath::Streamer);
+    let names: Vec<&str> = s.series.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names.len(), 10, "{names:?}");
+    assert_eq!(names[0], "IP");
+    let mut rows = Vec::new();
+    wait_for(&h, T, |e| {
+        if let Event::Samples(b) = e {
+            rows.extend(b.values.chunks(10).map(|r| r.to_vec()));
+        }
+        (rows.len() >= 50).then_some(())
+    });
+    assert!(
+        rows.iter().all(|r| (0x1000..0x1400).contains(&(r[0] as u64)) && (r[0] as u64).is_multiple_of(16)),
+        "each sample an instruction of the kernel"
+    );
+    assert!(rows.iter().any(|r| r[1] > 0.0), "samples taken while active");
+    h.send(Command::Stop);
+    wait_for(&h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+    shut_down(&h);
+}
