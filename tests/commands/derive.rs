@@ -179,6 +179,9 @@ fn column_ns(csv: &str, prefix: &str) -> Vec<(i64, f64)> {
         .collect()
 }
 
+/// A reference value at row `i` of a series' (time ns, value) rows; `None`: a gap.
+type Reference<'a> = dyn Fn(usize, &[(i64, f64)]) -> Option<f64> + 'a;
+
 #[test]
 fn every_function_matches_a_reference_computed_from_the_csv() {
     const U: &str = "ComputeBasic/GpuUtilization";
@@ -215,7 +218,7 @@ fn every_function_matches_a_reference_computed_from_the_csv() {
     let p_at: std::collections::HashMap<i64, f64> = p.iter().copied().collect();
 
     // Each derived value against `want` at its time; how many were checked.
-    let check = |name: &str, want: &dyn Fn(usize, &[(i64, f64)]) -> Option<f64>, input: &[(i64, f64)], tol: f64| {
+    let check = |name: &str, want: &Reference<'_>, input: &[(i64, f64)], tol: f64| {
         let got = column_ns(&csv, &format!("Derived/{name} "));
         let at: std::collections::HashMap<i64, f64> = got.iter().copied().collect();
         let mut n = 0;
