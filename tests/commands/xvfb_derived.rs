@@ -191,12 +191,16 @@ fn a_derived_series_made_in_the_window_is_plotted_listed_saved_and_reopened() {
     xdotool(d, &["mousemove", &vx.to_string(), &vy.to_string(), "click", "1"]);
     let (nx, ny) = find_word(d, &shot, (500, 500, 0, 0), "derived");
     xdotool(d, &["mousemove", &nx.to_string(), &ny.to_string(), "click", "1"]);
-    // The editor takes the keyboard as it opens.
+    // The editor's field (below its title), typed into; Enter once the screen shows the text,
+    // and the editor lists the definition once it is added.
     let (tx, ty) = find_word(d, &shot, (900, 100, 250, 120), "Derived");
     focus(d);
+    xdotool(d, &["mousemove", &(tx - 100).to_string(), &(ty + 34).to_string(), "click", "1"]);
     xdotool(d, &["type", "--delay", "20", DEFINITION]);
+    let editor = (900, 140, 250, 150);
+    find_word(d, &shot, editor, "twice=ComputeBasic");
     xdotool(d, &["key", "Return"]);
-    std::thread::sleep(Duration::from_secs(1));
+    find_word(d, &shot, editor, "Derived/twice=ComputeBasic");
     // Closed (its close button, right of its title), so the pane below is seen whole.
     let close = (tx + CLOSE_FROM_TITLE).to_string();
     xdotool(d, &["mousemove", &close, &ty.to_string(), "click", "1"]);
