@@ -476,6 +476,12 @@ fn a_collector_down_mid_run_costs_only_its_exports_and_they_resume() {
     let rx = Receiver::start(&dir.path().join("second.jsonl"), port);
     rx.wait_exports(2, "exports after the collector came back");
     assert!(counter(addr, "zescope_otlp_exported_total") > exported);
+    // Drops were the collector's absence only: with it back, two more exports drop nothing.
+    let (dropped, failed) =
+        (counter(addr, "zescope_otlp_dropped_total"), counter(addr, "zescope_otlp_failed_exports_total"));
+    rx.wait_exports(4, "more exports after the collector came back");
+    assert_eq!(counter(addr, "zescope_otlp_dropped_total"), dropped);
+    assert_eq!(counter(addr, "zescope_otlp_failed_exports_total"), failed);
     stop(child);
 }
 
