@@ -3,11 +3,11 @@
 //! Runs the built `zescope serve --source sim --device 0,1 --interval 1ms` (1 kHz, both simulated
 //! devices, telemetry on) for ZESCOPE_OTLP_BENCH_SECS seconds a phase (default 10), alternately
 //! alone and with `--otlp` to a receiver in this process (a loopback listener that reads each
-//! POST and answers 200; an export a second, `OTEL_METRIC_EXPORT_INTERVAL=1000`), two phases of
-//! each, a fresh serve per phase. The cost is the serving process's CPU time (utime + stime of
-//! /proc/PID/stat) over the phase's wall-clock time, as a share of one core: `--otlp` minus
-//! alone, the mean of the two pairs. Also the sampler's achieved rate (serve's health) and what
-//! the receiver took. Nothing is cached between phases but the binary in the page cache; the
+//! POST and answers 200; an export a second, `OTEL_METRIC_EXPORT_INTERVAL=1000`), in
+//! ZESCOPE_OTLP_BENCH_ROUNDS rounds (default 4) of one phase each, a fresh serve per phase. The
+//! cost is the serving process's CPU time (utime + stime of /proc/PID/stat) over the phase's
+//! wall-clock time, as a share of one core: `--otlp` minus alone, per round and the mean of the
+//! rounds. Also the sampler's achieved rate (serve's health) and what the receiver took. Nothing is cached between phases but the binary in the page cache; the
 //! export's encoding runs once a second on data that stays in the CPU caches.
 //!
 //!     cargo bench --bench otlp
@@ -113,9 +113,10 @@ fn main() {
         return;
     }
     let secs: u64 = std::env::var("ZESCOPE_OTLP_BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
+    let rounds: usize = std::env::var("ZESCOPE_OTLP_BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(4);
     let (rx, got) = receiver();
     let mut extra = Vec::new();
-    for round in 0..2 {
+    for round in 0..rounds.max(1) {
         let alone = phase(secs, None);
         let before = got.load(Ordering::Relaxed);
         let pushed = phase(secs, Some(rx));
