@@ -4,14 +4,14 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::view::{Ingest, TimeView, default_layout};
+use crate::view::{Ingest, TimeView, default_arrangement};
 use zescope_sampler::{Inventory, RunInfo, SampleBatch};
 use zescope_store::Store;
 
 use super::{Capture, RunHistory, SaveJob, Session};
 
 /// A session built from sampler events without a window (`zescope record --out run.ron`): the
-/// same store, run history and default pane layout the window would have, saved atomically every
+/// same store, run history and default pane arrangement the window would have, saved atomically every
 /// `SESSION_CHECKPOINT` (in the background) and at the end.
 pub struct Recorder {
     path: PathBuf,
@@ -91,12 +91,12 @@ impl Recorder {
         self.history.processes.run_stopped(run);
     }
 
-    /// The session as recorded so far, with the default pane layout and a live view.
+    /// The session as recorded so far, with the default pane arrangement and a live view.
     pub fn session(&self) -> Session {
-        let layout = default_layout(&self.ingest.order, &self.ingest.series);
+        let arrangement = default_arrangement(&self.ingest.order, &self.ingest.series);
         let view = TimeView::default();
         let markers = super::markers_to_file(&self.markers);
-        let ui = Capture { history: &self.history, layout: &layout, view: &view, markers: &markers };
+        let ui = Capture { history: &self.history, arrangement: &arrangement, view: &view, markers: &markers };
         Session::capture(&self.store, ui)
     }
 

@@ -14,15 +14,15 @@ fn the_source_panel_shows_the_tracer_group_and_its_series_plot() {
     let sim = crate::support::sim(|_| {});
     let mut h = crate::support::harness_on(&sim);
     h.step();
-    assert!(h.query_by_label_contains("KernelTrace  · domain 4 · tracer").is_some(), "the group says how it is read");
-    h.get_by_label_contains("KernelTrace  · domain 4").click();
+    assert!(h.query_by_label_contains("KernelTrace  · domain 100 · tracer").is_some(), "the group says how it is read");
+    h.get_by_label_contains("KernelTrace  · domain 100").click();
     h.step();
     assert!(h.state().state.selection.groups.contains("KernelTrace"));
     h.get_by_label("Start").click();
     pump(&mut h, "traced samples in a pane", |a| {
         a.state.ingest.run.as_ref().is_some_and(|r| r.info.streams.iter().any(|s| s.read_path == ReadPath::Tracer))
             && a.state.ingest.samples_total > 200
-            && !a.panes.layout.panes.is_empty()
+            && !a.panes.arrangement.panes.is_empty()
     });
     let run = h.state().state.ingest.run.as_ref().unwrap().info.clone();
     let traced = run.streams.iter().find(|s| s.group == "KernelTrace").expect("the traced stream");
@@ -33,7 +33,7 @@ fn the_source_panel_shows_the_tracer_group_and_its_series_plot() {
     }
     // While running, the panel names what the driver granted.
     assert!(
-        h.query_by_label_contains("KernelTrace  · domain 4 · tracer").is_some(),
+        h.query_by_label_contains("KernelTrace  · domain 100 · tracer").is_some(),
         "the running group still says tracer"
     );
     // Its series are plotted: the legend lists them.
