@@ -187,7 +187,9 @@ impl Journal {
         if self.busy() {
             return false;
         }
-        let _ = self.poll();
+        if let Some(Err(e)) = self.poll() {
+            log::warn!("{}: a checkpoint failed: {e}", self.path.display());
+        }
         let Some(mut state) = self.state.take() else { return false };
         let plan = plan(&state, store, ui);
         let (path, hook, compact_min) = (self.path.clone(), self.hook.clone(), self.compact_min);
