@@ -132,6 +132,7 @@ fn hour_child(cap: usize, before: bool) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.ron");
     let mut rec = recorder(path.clone(), cap);
+    let at_rest = status_mb("VmRSS");
     let (mut walls, mut cpus) = (Vec::new(), Vec::new());
     let start = Instant::now();
     feed(&mut rec, 0, HOUR, |rec| {
@@ -158,13 +159,14 @@ fn hour_child(cap: usize, before: bool) {
     let total_cpu: Duration = cpus.iter().sum();
     let file = std::fs::metadata(&path).unwrap().len() as f64 / 1e6;
     println!(
-        "cap={} MiB way={}: {} checkpoints; peak RSS {:.0} MB during the hour, {:.0} MB with the final save \
+        "cap={} MiB way={}: {} checkpoints; RSS at rest {:.0} MB, peak {:.0} MB during the hour, {:.0} MB with the final save \
          ({:.0} MB at the end); checkpoints: {:.2} s wall in all (last {:.0} ms, largest {:.0} ms), \
          {:.2} s CPU in all = {:.3} % of a core over the hour; final save {:.0} ms; store {:.0} MB; file {:.0} MB; \
          simulated in {:.1} s",
         cap >> 20,
         if before { "before (whole save)" } else { "journal" },
         walls.len(),
+        at_rest,
         peak_run,
         status_mb("VmHWM"),
         status_mb("VmRSS"),
