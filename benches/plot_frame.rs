@@ -10,7 +10,7 @@
 //!   never returns to a range it showed (as in live follow mode), so every
 //!   frame misses both caches keyed by the range: the widget's envelopes
 //!   (`EnvelopePlot`, keyed by range, width and store version) and the store's
-//!   column-layout cache (`Store::envelopes`, keyed by stream, range, width and
+//!   column-plan cache (`Store::envelopes`, keyed by stream, range, width and
 //!   version). Its end moves 2 ms, so the zoom changes every frame too: the
 //!   columns a plot keeps on a fixed time grid while its zoom holds
 //!   (`crates/zescope-window/src/envelope_plot/grid.rs`, which serves views at raw or level-1
@@ -26,15 +26,15 @@
 //!   and by then the cache has replaced it (64 MiB hold ~200 frames' blocks);
 //!   the bench prints the cache's hits to show it. What a
 //!   frame may reuse is what the decimated frames may (egui's font atlas,
-//!   allocations kept across frames); the envelope and layout caches always
+//!   allocations kept across frames); the envelope and column-plan caches always
 //!   miss. It does pay for filling the cache.
 //! - `plot_frame/window/64x10M`: the scale a long recording reaches: one
 //!   stream of 64 counter-shaped series (`shapes/mod.rs`) x 10M samples
 //!   (640M values) in a store capped at 2 GiB, which holds them at full
 //!   resolution (checked); one frame draws 4 plots of 16 series each, over the
 //!   whole history, moving 1 ms every frame. The 4 plots show one stream over
-//!   one range at one width, so within a frame they share the column layout
-//!   the first one works out (that is what the layout cache is for); across
+//!   one range at one width, so within a frame they share the column plan
+//!   the first one works out (that is what the plan cache is for); across
 //!   frames nothing is reused (it reads the drawing bands, which kept columns
 //!   never serve, and its zoom changes every frame as `decimated`'s does).
 //! - `plot_frame/window/64x10M_last100s`: the same window zoomed in to the last 100 s
@@ -42,7 +42,7 @@
 //!   frame (back every 1,000 frames), so that kept columns never serve it. Columns that
 //!   narrow are finer than a pyramid node, so every frame reads raw samples: 6.4M values,
 //!   decoded once into the store's cache of decoded blocks (`crates/zescope-store/src/decoded.rs`), which
-//!   serves the frames after (the bench prints its hits); the envelope and layout caches miss.
+//!   serves the frames after (the bench prints its hits); the envelope and column-plan caches miss.
 //! - `plot_frame/naive/100k`, `plot_frame/naive/1M`: the same 16 series handed
 //!   to egui_plot as raw points (`Line` over borrowed `PlotPoint`s).
 //!

@@ -28,7 +28,7 @@ mod shapes;
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use shapes::SERIES;
 use zescope_model::session::{self, Capture, LoadEvent, LoadJob, RunHistory, Session};
-use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::panes::Arrangement;
 use zescope_model::view::timeview::TimeView;
 use zescope_store::Store;
 use zescope_window::files::FileAction;
@@ -43,8 +43,8 @@ fn session(worst_case: bool, samples: usize) -> Session {
     let mut store = Store::new(usize::MAX);
     let id = store.begin_stream(shapes::desc(SERIES));
     shapes::generate(SERIES, samples, 4096, worst_case, |ts, vals| store.append(id, ts, vals).unwrap());
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] })
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    Session::capture(&store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] })
 }
 
 /// Starts opening `path` progressively and waits for the head and the first piece: the time

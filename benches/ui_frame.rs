@@ -10,7 +10,7 @@
 //! query of the same grid gives. The first two frames (and the two after any change of the
 //! stored history) compute the whole minute: the store's cache of decoded blocks (`crates/zescope-store/src/decoded.rs`)
 //! serves those blocks (the bench prints its hits). The envelope cache keyed by range and the
-//! layout cache miss: the range moves every frame.
+//! column-plan cache miss: the range moves every frame.
 //!
 //!     cargo bench --bench ui_frame
 

@@ -199,8 +199,8 @@ pub struct RecordOptions {
     #[arg(long, value_name = "N", default_value_t = zescope_model::markers::Limits::default().burst,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub marker_burst: u32,
-    /// Markers kept in the recording at most (up to 1048576); more are dropped and counted.
-    #[arg(long, value_name = "N", default_value_t = zescope_model::markers::Limits::default().per_recording,
+    /// Markers kept in the session at most (up to 1048576); more are dropped and counted.
+    #[arg(long, value_name = "N", default_value_t = zescope_model::markers::Limits::default().per_session,
           value_parser = parse_max_markers)]
     pub max_markers: usize,
     /// Keep only the time around this trigger's firings (repeatable; docs/triggers.md), e.g.
@@ -283,7 +283,7 @@ impl RecordOptions {
             markers: zescope_model::markers::Limits {
                 per_second: self.marker_rate,
                 burst: self.marker_burst,
-                per_recording: self.max_markers,
+                per_session: self.max_markers,
             },
             connect: self.connect,
             token_file: self.token_file,

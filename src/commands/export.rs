@@ -2,12 +2,12 @@
 //! `zescope_model::write`), without a display. The session is loaded and restored into a store like the UI
 //! does, so the panes, colours and hidden series are the ones saved. A
 //! session without panes (as `zescope record` writes) gets the UI's default
-//! layout (`view::panes`): one pane per plotted unit, never two units on one axis.
+//! arrangement (`view::panes`): one pane per plotted unit, never two units on one axis.
 
 use std::path::PathBuf;
 
 use zescope_model::session;
-use zescope_model::view::default_layout;
+use zescope_model::view::default_arrangement;
 use zescope_model::view::timeview::shown_range;
 use zescope_store::Store;
 
@@ -117,15 +117,15 @@ pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, St
         notice(&format!("{}: {n}", args.session.display()));
     }
     let (s, restored) = (&opened.head, &opened.restored);
-    let layout = if restored.layout.panes.is_empty() {
-        default_layout(&restored.keys_in_order(), &restored.series)
+    let arrangement = if restored.arrangement.panes.is_empty() {
+        default_arrangement(&restored.keys_in_order(), &restored.series)
     } else {
-        restored.layout.clone()
+        restored.arrangement.clone()
     };
     let which = match args.pane {
         PaneChoice::All => None,
-        PaneChoice::One(k) if k <= layout.panes.len() => Some(vec![k - 1]),
-        PaneChoice::One(k) => return Err(format!("there is no pane {k}: the session has {}", layout.panes.len())),
+        PaneChoice::One(k) if k <= arrangement.panes.len() => Some(vec![k - 1]),
+        PaneChoice::One(k) => return Err(format!("there is no pane {k}: the session has {}", arrangement.panes.len())),
     };
     let range = match args.range {
         None => None,
@@ -135,7 +135,7 @@ pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, St
             Some((a.map_or(lo, |a| TimeAxis::of(&store).ns(a)), b.map_or(hi, |b| TimeAxis::of(&store).ns(b))))
         }
     };
-    let mut spec = WriteSpec::from_layout(&layout, &restored.series, which.as_deref(), range);
+    let mut spec = WriteSpec::from_arrangement(&arrangement, &restored.series, which.as_deref(), range);
     spec.markers = session::markers_from_file(&restored.markers).marks().to_vec();
     let input = Input {
         store: &store,

@@ -2,13 +2,14 @@
 //!
 //! It goes through the same sampler as the GUI, in the run loop it shares with `serve`
 //! (`crate::commands::headless`: termination, the 3 s teardown deadline, notices, errors, the final
-//! shutdown). What is its own is `Recording`, the loop's handler: a CSV header or session head
-//! when the run starts, rows as batches arrive, and the end of recording on its duration (counted
+//! shutdown). What is its own is `RecordRun`, the loop's handler: a CSV header or session head
+//! when the run starts, rows as batches arrive, and the end on its duration (counted
 //! from the run's start) or its workload's exit, besides SIGINT and SIGTERM; everything received
-//! up to then is written. CSV rows are flushed every second, so even a killed recording keeps
+//! up to then is written. CSV rows are flushed every second, so even a killed `record` keeps
 //! what came before; a session (`.ron`) is checkpointed every 30 s in the background, each
-//! checkpoint appending what is new to the file (a journal, `zescope_model::session::journal`), and
-//! written whole at the end, so a recording killed at any moment leaves its last checkpoint. With telemetry, the processes using
+//! checkpoint appending what is new to the file (a journal, `zescope_model::session::journal`),
+//! and written whole at the end, so a `record` killed at any moment leaves its last checkpoint.
+//! With telemetry, the processes using
 //! the devices go with it: into the session, or beside a CSV as `NAME.processes.csv`.
 //!
 //! While it records it listens for the workload's markers (`zescope_model::markers`) and prints where;
@@ -87,17 +88,17 @@ pub struct RecordArgs {
     pub otlp: Option<zescope_otlp::Config>,
 }
 
-/// What a recording did, for the summary line.
+/// What a `record` did, for the summary line.
 #[derive(Debug, Default)]
 pub struct Summary {
     /// Sample rows received, summed over streams (a tick that reads two streams counts twice).
     pub samples: u64,
-    /// How long the run went, from its start to the end of recording (zero if it never started).
+    /// How long the run went, from its start to the end of sampling (zero if it never started).
     pub elapsed: Duration,
     /// The sampler's last health report; `None` when none arrived (a run shorter than one
     /// health period).
     pub health: Option<Health>,
-    /// The recording ended on SIGINT or SIGTERM rather than after its duration.
+    /// The `record` ended on SIGINT or SIGTERM rather than after its duration.
     pub interrupted: bool,
     /// Errors the sampler reported during the run, and a teardown that missed its deadline, one
     /// line each; the output file still holds what was recorded. `zescope record` exits non-zero
@@ -110,7 +111,7 @@ pub struct Summary {
     /// What the markers listener dropped (malformed, too fast, queue full, not the user's);
     /// `None`: no listener.
     pub marker_drops: Option<zescope_model::markers::Counts>,
-    /// Markers refused because the recording held its limit of them already.
+    /// Markers refused because the session held its limit of them already.
     pub markers_over_cap: u64,
     /// That limit.
     pub marker_cap: usize,
@@ -147,7 +148,7 @@ impl std::fmt::Display for Summary {
             if c.dropped() + self.markers_over_cap > 0 {
                 write!(
                     f,
-                    " ({} malformed, {} over the rate limit, {} over the queue, {} over the limit of {} per recording, \
+                    " ({} malformed, {} over the rate limit, {} over the queue, {} over the limit of {} per session, \
                      {} from other users, {} without credentials dropped)",
                     c.malformed,
                     c.over_rate,
@@ -186,7 +187,7 @@ pub fn main(args: &RecordArgs) -> Result<std::process::ExitCode, String> {
     Ok(super::status(!summary.errors.is_empty() || workload_failed))
 }
 
-/// Runs a recording until `args.duration` has passed since the run started or `stop` is
+/// Runs a `record` until `args.duration` has passed since the run started or `stop` is
 /// requested; the CSV or session is at `args.out` afterwards (also on error, with what was
 /// recorded). Errs, with the reason for the user, when no run could start (no device or group
 /// matches, the source failed, the sampler did not answer within 30 s) or the output could not be
@@ -209,22 +210,22 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     }
     let push = args.otlp.clone().map(|c| (crate::commands::otlp::Push::new(c), inv.devices.clone()));
     let perfetto = match &args.perfetto {
-        Some(p) => Some(Box::new(PerfettoOut::create(p.clone(), inv.clone(), args.markers.per_recording)?)),
+        Some(p) => Some(Box::new(PerfettoOut::create(p.clone(), inv.clone(), args.markers.per_session)?)),
         None => None,
     };
     let out = match &args.out {
         Some(o) if o.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) => {
             let mut r = zescope_model::session::Recorder::new(o.clone(), inv);
-            r.set_marker_cap(args.markers.per_recording);
+            r.set_marker_cap(args.markers.per_session);
             Some(Out::Session(Box::new(r)))
         }
         Some(o) => {
             let file = std::fs::File::create(o).map_err(|e| format!("cannot create {}: {e}", o.display()))?;
-            Some(Out::Csv(Box::new(CsvOut::new(file, o.clone(), args.markers.per_recording))))
+            Some(Out::Csv(Box::new(CsvOut::new(file, o.clone(), args.markers.per_session))))
         }
         None => None,
     };
-    let mut rec = Recording {
+    let mut rec = RecordRun {
         args,
         listener: listener.as_ref(),
         out,
@@ -263,8 +264,8 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     Ok(Summary { interrupted: outcome.interrupted, errors: outcome.errors, ..rec.summary })
 }
 
-/// A recording in progress: what `record` does with the run's events.
-struct Recording<'a> {
+/// A `record` in progress: what `record` does with the run's events.
+struct RecordRun<'a> {
     args: &'a RecordArgs,
     listener: Option<&'a zescope_model::markers::Listener>,
     /// The session or CSV (`--out`), if asked for.
@@ -284,7 +285,7 @@ struct Recording<'a> {
     push: Option<(crate::commands::otlp::Push, Vec<zescope_sampler::DeviceEntry>)>,
 }
 
-impl Recording<'_> {
+impl RecordRun<'_> {
     /// An error writing `--out`, for the user.
     fn written<T>(&self, r: Result<T, String>) -> Result<T, String> {
         let path = self.args.out.as_deref().unwrap_or(std::path::Path::new("the output"));
@@ -315,7 +316,7 @@ impl Recording<'_> {
     }
 }
 
-impl Handler for Recording<'_> {
+impl Handler for RecordRun<'_> {
     /// Writes the header and starts the workload.
     fn started(&mut self, info: RunInfo) -> Result<Flow, String> {
         if let Some(t) = &mut self.triggered {
@@ -504,7 +505,7 @@ fn write_rows(
     Ok(())
 }
 
-/// Where a recording goes.
+/// Where a `record` writes.
 enum Out {
     Csv(Box<CsvOut>),
     Session(Box<zescope_model::session::Recorder>),

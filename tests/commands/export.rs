@@ -11,7 +11,7 @@ fn record_a_session_then_export_images_and_csv() {
     assert!(out.status.success(), "{}", text(&out));
     let s = zescope_model::session::load(&dir.path().join("run.ron")).expect("record wrote a session");
     let stamps: Vec<f64> = s.streams[0].data.raw.timestamps.iter().map(|&t| t as f64 * 1e-9).collect();
-    crate::support::kept_recording(&stamps, std::time::Duration::from_secs(1)).unwrap();
+    crate::support::kept_sampling(&stamps, std::time::Duration::from_secs(1)).unwrap();
     assert!(!s.view.panes.is_empty(), "with the default layout");
 
     let out = zescope(&[
@@ -39,7 +39,7 @@ fn record_a_session_then_export_images_and_csv() {
     let csv = std::fs::read_to_string(dir.path().join("d.csv")).unwrap();
     let times: Vec<f64> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
     assert!(times.iter().all(|t| (0.1..=0.6).contains(t)), "only the range");
-    crate::support::kept_recording(&times, std::time::Duration::from_millis(500)).expect("the whole range");
+    crate::support::kept_sampling(&times, std::time::Duration::from_millis(500)).expect("the whole range");
     // The recording's time 0: its first sample of any stream.
     let origin = s.streams.iter().filter_map(|st| st.data.raw.timestamps.first()).min().unwrap();
     let origin = *origin as f64 * 1e-9;
@@ -105,7 +105,7 @@ fn recorded_and_exported_csv_share_columns_and_time_origin() {
         for times in [&rec_times, &exp_times] {
             assert_eq!(times[0], 0.0, "time 0 is the first sample");
             assert!(times.windows(2).all(|w| w[0] <= w[1]), "in time order");
-            crate::support::kept_recording(times, std::time::Duration::from_millis(500)).unwrap();
+            crate::support::kept_sampling(times, std::time::Duration::from_millis(500)).unwrap();
         }
     }
 }
@@ -211,7 +211,7 @@ fn a_session_past_the_memory_cap_is_exported_with_a_note() {
     }
     store.end_stream(id);
     let (history, layout, view) = (RunHistory::default(), Default::default(), Default::default());
-    let s = Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] });
+    let s = Session::capture(&store, Capture { history: &history, arrangement: &layout, view: &view, markers: &[] });
     let path = dir.path().join("big.ron");
     zescope_model::session::save(&path, &s).unwrap();
     let p = |f: &str| dir.path().join(f).to_string_lossy().into_owned();

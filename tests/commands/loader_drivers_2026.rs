@@ -140,7 +140,7 @@ fn a_driver_of_the_2026_spec_is_read_every_way_without_size_queries() {
         for group in ["ComputeBasic", "KernelTrace"] {
             let times: Vec<f64> =
                 crate::loader_matrix::times_of(&csv, group).iter().map(|&ns| ns as f64 * 1e-9).collect();
-            let kept = crate::support::kept_recording(&times, std::time::Duration::from_secs(2));
+            let kept = crate::support::kept_sampling(&times, std::time::Duration::from_secs(2));
             assert!(kept.is_ok(), "{mode}: {group}: {}:\n{stderr}", kept.unwrap_err());
         }
     }
@@ -170,7 +170,7 @@ fn combined_group_bits_and_an_unlisted_extension_still_export_and_the_doctor_say
     assert!(out.status.success(), "{stderr}");
     let times: Vec<f64> =
         crate::loader_matrix::times_of(&csv, "ComputeBasic").iter().map(|&ns| ns as f64 * 1e-9).collect();
-    let kept = crate::support::kept_recording(&times, std::time::Duration::from_secs(1));
+    let kept = crate::support::kept_sampling(&times, std::time::Duration::from_secs(1));
     assert!(kept.is_ok(), "{}:\n{stderr}", kept.unwrap_err());
     assert_eq!(lines(&stderr, "telemetry of engine groups is off for this run"), 1, "{stderr}");
     assert_eq!(lines(&stderr, "only to a privileged user"), 1, "{stderr}");

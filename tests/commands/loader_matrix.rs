@@ -1,5 +1,5 @@
 //! `zescope record` through two real Level Zero loaders — Debian's 1.8.12 and the upstream
-//! release v1.32.0 built from `third_party/` (see `loaders/mod.rs`) — with `libze_sim.so` as the
+//! release v1.32.0 built from `third_party/` (see `support/loaders.rs`) — with `libze_sim.so` as the
 //! driver, in the same modes for both: direct, loader intercept, validation layer with parameter
 //! validation, tracing layer, and two drivers at once (`libze_sim.so` plus a copy
 //! `libze_sim_npu.so` with its own config and report, as on a laptop with a GPU and an NPU),
@@ -285,7 +285,7 @@ fn record_through_both_loaders_in_every_mode_and_with_two_drivers() {
             let csv = run.csv(&label);
             for group in ["ze-sim GPU/ComputeBasic", "ze-sim NPU copy/NpuOnly"] {
                 let times: Vec<f64> = times_of(&csv, group).iter().map(|&ns| ns as f64 * 1e-9).collect();
-                crate::support::kept_recording(&times, std::time::Duration::from_secs(1))
+                crate::support::kept_sampling(&times, std::time::Duration::from_secs(1))
                     .map_err(|e| format!("{label}: {group}: {e} in {}", csv.display()))?;
             }
             Ok(())

@@ -134,7 +134,7 @@ fn check_telemetry(r: &Recorded, case: &str) -> Result<(), String> {
     if energy.windows(2).any(|w| w[1] < w[0]) || energy.last().is_none_or(|&e| e < WATTS * 0.5) {
         return Err(format!("{case}: the energy total must grow to about {WATTS} J/s × 2 s: {energy:?}"));
     }
-    if let Err(e) = crate::support::kept_recording(&r.times_of("ComputeBasic/"), RECORDED) {
+    if let Err(e) = crate::support::kept_sampling(&r.times_of("ComputeBasic/"), RECORDED) {
         return Err(format!("{case}: the metric group: {e}"));
     }
     Ok(())
@@ -182,7 +182,7 @@ fn without_zes_enable_sysman_only_zes_init_reaches_telemetry() {
                 "{label}: no zesInit and no ZES_ENABLE_SYSMAN: telemetry must be off and said so:\n{}",
                 r.stderr
             ))
-        } else if let Err(e) = crate::support::kept_recording(&r.times_of("ComputeBasic/"), RECORDED) {
+        } else if let Err(e) = crate::support::kept_sampling(&r.times_of("ComputeBasic/"), RECORDED) {
             Err(format!("{label}: the counters must still record ({e})"))
         } else {
             Ok(())
@@ -244,7 +244,7 @@ fn missing_telemetry_leaves_the_counters_recording_and_says_what_is_missing() {
                     continue;
                 }
             };
-            if let Err(e) = crate::support::kept_recording(&r.times_of("ComputeBasic/"), RECORDED) {
+            if let Err(e) = crate::support::kept_sampling(&r.times_of("ComputeBasic/"), RECORDED) {
                 failures.push(format!("{label}: the counters must still record ({e})"));
             }
             for c in *columns {

@@ -81,7 +81,7 @@ fn record_reads_the_tracer_through_the_upstream_loader_direct_and_intercepted() 
         assert!(starts.windows(2).all(|w| w[1] >= w[0]), "{mode}: kernel ids go forward");
         assert!(starts.last().unwrap() - starts[0] >= 10.0, "{mode}: many kernels: {starts:?}");
         let busy = numbers(&header, &rows, "ComputeBasic/").unwrap_or_default();
-        // However many ticks the machine gave the sampler (kept_recording: 16 test threads on 2 cores).
+        // However many ticks the machine gave the sampler (kept_sampling: 16 test threads on 2 cores).
         assert!(busy.len() >= 5, "{mode}: ComputeBasic is recorded beside it:\n{stderr}");
     }
 }

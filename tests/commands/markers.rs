@@ -277,7 +277,7 @@ fn record_holds_markers_to_its_rate_and_count_and_says_what_it_dropped() {
     }
     let summary = finish(rec);
     assert!(
-        summary.contains("2 over the rate limit") && summary.contains("3 over the limit of 5 per recording"),
+        summary.contains("2 over the rate limit") && summary.contains("3 over the limit of 5 per session"),
         "{summary}"
     );
     let s = session::load(&out).unwrap();

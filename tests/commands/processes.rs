@@ -27,7 +27,7 @@ fn record(dir: &std::path::Path, out: &str, extra: &[&str]) -> std::process::Out
 }
 
 #[test]
-fn a_csv_recording_writes_the_processes_beside_it() {
+fn record_to_csv_writes_the_processes_beside_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = record(dir.path(), "run.csv", &[]);
     assert!(out.status.success(), "{}", text(&out));
@@ -67,7 +67,7 @@ fn a_csv_recording_writes_the_processes_beside_it() {
 }
 
 #[test]
-fn a_session_recording_keeps_the_processes() {
+fn record_to_a_session_keeps_the_processes() {
     let dir = tempfile::tempdir().unwrap();
     let out = record(dir.path(), "run.ron", &[]);
     assert!(out.status.success(), "{}", text(&out));

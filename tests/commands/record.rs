@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 use ze_sim::testing;
 
-struct Recording {
+struct RecordDir {
     dir: tempfile::TempDir,
 }
 
-impl Recording {
-    fn new() -> Recording {
-        Recording { dir: tempfile::tempdir().unwrap() }
+impl RecordDir {
+    fn new() -> RecordDir {
+        RecordDir { dir: tempfile::tempdir().unwrap() }
     }
     fn csv(&self) -> PathBuf {
         self.dir.path().join("run.csv")
@@ -73,7 +73,7 @@ fn loader_so() -> Option<PathBuf> {
 /// Rows a recording must hold: more than this.
 const ROWS: usize = 100;
 
-fn interrupt(mut child: Child, signal: &str, rec: &Recording) -> std::process::Output {
+fn interrupt(mut child: Child, signal: &str, rec: &RecordDir) -> std::process::Output {
     // Signal once the file holds the rows a recording must keep (what was written before the
     // signal stays): how many ticks a loaded machine fits into a fixed wait is not the question.
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -92,7 +92,7 @@ fn interrupt(mut child: Child, signal: &str, rec: &Recording) -> std::process::O
 
 #[test]
 fn records_the_simulated_device_for_a_duration() {
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let out = rec.command(&["--source", "sim", "--duration", "1s", "--interval", "1ms"], None).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
@@ -112,8 +112,8 @@ fn achieved_hz(summary: &str) -> f64 {
 }
 
 #[test]
-fn a_short_recording_reports_its_whole_run_rate() {
-    let rec = Recording::new();
+fn a_short_record_reports_its_whole_run_rate() {
+    let rec = RecordDir::new();
     let out = rec.command(&["--source", "sim", "--duration", "700ms", "--interval", "1ms"], None).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
@@ -124,7 +124,7 @@ fn a_short_recording_reports_its_whole_run_rate() {
 
 #[test]
 fn a_device_with_nothing_to_sample_says_why_for_each_group() {
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let config = rec.dir.path().join("sim.ron");
     std::fs::write(
         &config,
@@ -145,7 +145,7 @@ fn a_device_with_nothing_to_sample_says_why_for_each_group() {
 
 #[test]
 fn sigterm_ends_a_recording_through_the_teardown_and_keeps_the_data() {
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let child = rec
         .command(&["--source", "sim", "--duration", "60s"], None)
         .stdout(Stdio::piped())
@@ -162,7 +162,7 @@ fn sigterm_ends_a_recording_through_the_teardown_and_keeps_the_data() {
 #[test]
 fn records_through_the_real_loader_for_two_seconds() {
     let Some(so) = loader_so() else { return };
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let out = rec.command(&["--source", "level-zero", "--duration", "2s"], Some(&so)).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     rec.assert_counters_move();
@@ -172,7 +172,7 @@ fn records_through_the_real_loader_for_two_seconds() {
 #[test]
 fn sigint_mid_run_through_the_real_loader_leaves_a_clean_report() {
     let Some(so) = loader_so() else { return };
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let child = rec
         .command(&["--source", "level-zero", "--duration", "60s", "--group", "MemoryTraffic"], Some(&so))
         .stdout(Stdio::piped())
@@ -189,7 +189,7 @@ fn sigint_mid_run_through_the_real_loader_leaves_a_clean_report() {
 
 #[test]
 fn a_missing_group_is_a_clear_error() {
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let out = rec.command(&["--source", "sim", "--group", "NoSuchGroup", "--duration", "1s"], None).output().unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -198,7 +198,7 @@ fn a_missing_group_is_a_clear_error() {
 }
 
 /// A recording on a simulated device whose teardown hangs for `ms` in its last step.
-fn slow_teardown(rec: &Recording, ms: u64) -> Child {
+fn slow_teardown(rec: &RecordDir, ms: u64) -> Child {
     let config = rec.dir.path().join("slow.ron");
     std::fs::write(&config, format!("(faults: (context_destroy_delay_ms: {ms}))")).unwrap();
     rec.command(&["--source", "sim", "--duration", "60s"], None)
@@ -210,7 +210,7 @@ fn slow_teardown(rec: &Recording, ms: u64) -> Child {
 }
 
 /// Waits (at most 30 s) until the recording holds `n` rows of its first counter.
-fn wait_for_rows(rec: &Recording, n: usize) {
+fn wait_for_rows(rec: &RecordDir, n: usize) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while rec.first_counter().1.len() < n {
         assert!(Instant::now() < deadline, "no {n} rows recorded within 30 s");
@@ -233,7 +233,7 @@ fn wait_at_most(child: &mut Child, limit: Duration) -> Duration {
 
 #[test]
 fn a_hung_teardown_ends_record_at_its_deadline_with_the_data_kept() {
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let mut child = slow_teardown(&rec, 20_000);
     wait_for_rows(&rec, 50);
     signal(&child, "INT");
@@ -247,7 +247,7 @@ fn a_hung_teardown_ends_record_at_its_deadline_with_the_data_kept() {
 
 #[test]
 fn a_second_ctrl_c_exits_at_once() {
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let mut child = slow_teardown(&rec, 20_000);
     wait_for_rows(&rec, 50);
     signal(&child, "INT");
@@ -272,7 +272,7 @@ fn a_second_ctrl_c_exits_at_once() {
 #[test]
 fn a_feature_turned_off_is_said_once_whatever_the_log_level() {
     for rust_log in [None, Some("off")] {
-        let rec = Recording::new();
+        let rec = RecordDir::new();
         let config = rec.dir.path().join("empty.ron");
         std::fs::write(&config, r#"(empty_entry_points: ["zeDeviceGetStatus"])"#).unwrap();
         let mut c = rec.command(&["--source", "sim", "--duration", "1s"], None);
@@ -301,7 +301,7 @@ fn column_values(csv: &str, prefix: &str) -> Vec<f64> {
 
 #[test]
 fn records_two_devices_together_with_the_device_in_each_header() {
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let args =
         ["--source", "sim", "--device", "0,NPU", "--group", "NPU:NpuActivity", "--duration", "1s", "--interval", "1ms"];
     let out = rec.command(&args, None).output().unwrap();
@@ -312,13 +312,13 @@ fn records_two_devices_together_with_the_device_in_each_header() {
     // The GPU takes its default group, the NPU the one named for it.
     let gpu = column_values(&csv, "ze-sim GPU/ComputeBasic/GpuTime [ns]");
     let npu = column_values(&csv, "ze-sim NPU/NpuActivity/NpuBusyTime [ns]");
-    // However many ticks the machine gave the sampler (kept_recording: 16 test threads on 2 cores).
+    // However many ticks the machine gave the sampler (kept_sampling: 16 test threads on 2 cores).
     assert!(gpu.len() >= 5 && npu.len() >= 5, "{} GPU and {} NPU rows", gpu.len(), npu.len());
     assert!(gpu.last() > gpu.first() && npu.last() > npu.first(), "both devices' counters move");
     rec.assert_clean_report();
 
     // The same with --device repeated and a plain group that only one of the devices has.
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let args =
         ["--source", "sim", "--device", "GPU", "--device", "1", "--group", "ComputeBasic", "--duration", "500ms"];
     let out = rec.command(&args, None).output().unwrap();
@@ -331,7 +331,7 @@ fn records_two_devices_together_with_the_device_in_each_header() {
 
 #[test]
 fn a_group_for_a_device_not_recorded_or_on_no_device_is_refused_by_name() {
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let out = rec.command(&["--source", "sim", "--device", "0", "--group", "NPU:NpuActivity"], None).output().unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -344,7 +344,7 @@ fn a_group_for_a_device_not_recorded_or_on_no_device_is_refused_by_name() {
 
 #[test]
 fn a_two_device_session_keeps_a_run_record_per_device() {
-    let rec = Recording::new();
+    let rec = RecordDir::new();
     let out_ron = rec.dir.path().join("two.ron");
     let out = crate::support::zescope()
         .args(["--source", "sim", "record", "--device", "0,1", "--duration", "500ms", "--out"])

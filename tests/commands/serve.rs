@@ -221,7 +221,7 @@ fn promtool_backfills_an_exported_session() {
     let samples: Vec<&str> = text.lines().filter(|l| l.starts_with("zescope_gpu_time_seconds_total{")).collect();
     let stamp = |l: &str| -> f64 { l.rsplit(' ').next().unwrap().parse().unwrap() };
     let stamps: Vec<f64> = samples.iter().map(|l| stamp(l)).collect();
-    crate::support::kept_recording(&stamps, std::time::Duration::from_secs(1)).expect("samples of GpuTime");
+    crate::support::kept_sampling(&stamps, std::time::Duration::from_secs(1)).expect("samples of GpuTime");
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
     assert!((now - stamp(samples[0])).abs() < 60.0, "wall-clock timestamps: {}", samples[0]);
     assert!(samples.windows(2).all(|w| stamp(w[0]) < stamp(w[1])), "in time order");

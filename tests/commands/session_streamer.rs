@@ -28,7 +28,7 @@ fn a_streamed_session_saves_reopens_and_exports() {
     assert!(r.series.keys().any(|k| k.metric == "RenderUtilization"));
     let again = session::Session::capture(
         &store,
-        Capture { history: &r.history, layout: &r.layout, view: &r.view, markers: &r.markers },
+        Capture { history: &r.history, arrangement: &r.arrangement, view: &r.view, markers: &r.markers },
     );
     session::save(&dir.path().join("again.ron"), &again).unwrap();
     session::save(&dir.path().join("same.ron"), &s).unwrap();

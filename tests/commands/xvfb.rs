@@ -3,7 +3,8 @@
 //! inside its plot (the places and colours from the window's debug log), narrow the window to
 //! 800 px (xdotool) and check the same at that size, end it with SIGTERM, and check a clean exit
 //! and a clean report from the simulated driver. (Where the pane buttons land in a narrow
-//! window is checked by `gui_resize.rs`: the real window exposes no widget positions.)
+//! window is checked by the window crate's `tests/window/resize.rs`: the real window exposes no
+//! widget positions.)
 //!
 //! Needs Xvfb, ImageMagick's `import`, xdotool and xwininfo (`apt install xvfb imagemagick
 //! xdotool x11-utils`); without them it skips loudly (a failure under ZESCOPE_STRICT_TESTS=1). The screenshot goes to

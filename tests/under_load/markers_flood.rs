@@ -105,7 +105,7 @@ fn a_flood_of_bad_and_good_markers_does_not_stall_sampling_and_is_counted() {
     // Not stalled: the flooded recording kept recording through its 3 s.
     let s = session::load(&dir.path().join("flood.ron")).unwrap();
     let stamps: Vec<f64> = s.streams[0].data.raw.timestamps.iter().map(|&t| t as f64 * 1e-9).collect();
-    crate::support::kept_recording(&stamps, Duration::from_secs(3)).expect("sampling went on under the flood");
+    crate::support::kept_sampling(&stamps, Duration::from_secs(3)).expect("sampling went on under the flood");
     // Counted: malformed (fuzz, oversized) and over the rate, and what was kept is bounded.
     let (malformed, over_rate) = drops(&flooded);
     assert!(malformed > 0 && over_rate + refused > 0, "{flooded}");

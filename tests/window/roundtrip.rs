@@ -53,7 +53,7 @@ fn restore(s: &Session) -> (Store, Restored) {
 }
 
 fn capture(store: &Store, r: &Restored) -> Session {
-    let ui = Capture { history: &r.history, layout: &r.layout, view: &r.view, markers: &r.markers };
+    let ui = Capture { history: &r.history, arrangement: &r.arrangement, view: &r.view, markers: &r.markers };
     Session::capture(store, ui)
 }
 
@@ -71,8 +71,8 @@ fn a_recording_round_trips_with_its_data_and_view() {
     // Change the view as a user would: pause on a range, hide a series, recolour one.
     let (store, mut r) = restore(&first);
     let keys: Vec<_> = r.series.keys().cloned().collect();
-    r.layout.hidden.insert(keys[0].clone());
-    r.layout.colors.insert(keys[1].clone(), [1, 2, 3]);
+    r.arrangement.hidden.insert(keys[0].clone());
+    r.arrangement.colors.insert(keys[1].clone(), [1, 2, 3]);
     r.view = TimeView::restored(Mode::Zoomed, ViewLength::Sec10, (0.25, 0.75));
     r.markers.push(session::Marker {
         t_ns: store.total_time_range().unwrap().0 + 1000,
@@ -94,7 +94,7 @@ fn a_recording_round_trips_with_its_data_and_view() {
     let loaded = session::load(&saved).unwrap();
     assert_eq!(loaded, edited, "load gives back what was saved");
     let (store2, r2) = restore(&loaded);
-    assert_eq!(r2.layout, r.layout, "panes, colours, visibility");
+    assert_eq!(r2.arrangement, r.arrangement, "panes, colours, visibility");
     assert_eq!((r2.view.mode, r2.view.window, r2.view.frozen_range()), (Mode::Zoomed, ViewLength::Sec10, (0.25, 0.75)));
     assert_eq!(r2.markers, r.markers);
     assert_eq!(r2.series.keys().collect::<BTreeSet<_>>(), r.series.keys().collect::<BTreeSet<_>>());

@@ -3,10 +3,10 @@
 //!
 //! # Modules
 //!
-//! - [`view`]: the view model — series, panes, the time view, formatting, the one ingest that
-//!   turns sampler events into store appends.
+//! - [`view`]: the view model — series, panes, the time view, text for people (`view::text`),
+//!   the one ingest that turns sampler events into store appends.
 //! - [`session`]: saving and loading whole sessions (RON heads, packed chunks), autosave,
-//!   recording to disk.
+//!   `record`'s session written as it samples (`session::Recorder`).
 //! - [`derive`]: derived series — expressions over series computed as the samples arrive,
 //!   added to the run as series like any other.
 //! - [`markers`]: the markers socket's listener (instants and ranges sent by a workload).

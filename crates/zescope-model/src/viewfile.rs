@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use zescope_sampler::layout::glob::matches;
 
 use crate::triggers::Trigger;
-use crate::view::panes::PaneLayout;
+use crate::view::panes::Arrangement;
 use crate::view::{SeriesKey, ViewLength};
 
 /// The version this build writes and reads.
@@ -87,8 +87,8 @@ pub struct ViewTrigger {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Applied {
     /// The panes, with the series found (a pane whose patterns found none is left out).
-    pub layout: PaneLayout,
-    /// Held value ranges, per pane id of `layout`.
+    pub arrangement: Arrangement,
+    /// Held value ranges, per pane id of `arrangement`.
     pub y_lock: BTreeMap<u64, (f64, f64)>,
     /// The window length, when the view sets one.
     pub window: Option<ViewLength>,
@@ -145,12 +145,12 @@ fn parse_hex(s: &str) -> Option<[u8; 3]> {
 }
 
 impl ViewFile {
-    /// The view of `layout`: each pane's series by their device's kind (`kind_of`, lower case),
+    /// The view of `arrangement`: each pane's series by their device's kind (`kind_of`, lower case),
     /// group and metric; colours, hidden series, held ranges (`y_lock` by pane id), the window
     /// and the triggers.
-    pub fn from_layout(
+    pub fn from_arrangement(
         name: &str,
-        layout: &PaneLayout,
+        arrangement: &Arrangement,
         y_lock: &BTreeMap<u64, (f64, f64)>,
         window: ViewLength,
         triggers: &[Trigger],
@@ -160,7 +160,7 @@ impl ViewFile {
             version: VERSION,
             name: name.to_owned(),
             window: Some(window_name(window).to_owned()),
-            panes: layout
+            panes: arrangement
                 .panes
                 .iter()
                 .map(|p| ViewPane {
@@ -171,8 +171,8 @@ impl ViewFile {
                             device: kind_of(&k.device),
                             group: k.group.clone(),
                             metric: k.metric.clone(),
-                            color: layout.colors.get(k).map(|&c| hex(c)),
-                            hidden: layout.hidden.contains(k),
+                            color: arrangement.colors.get(k).map(|&c| hex(c)),
+                            hidden: arrangement.hidden.contains(k),
                             optional: false,
                         })
                         .collect(),
@@ -257,14 +257,14 @@ impl ViewFile {
                     out.missing.push(s.shown());
                 }
                 for k in hits {
-                    if found.contains(k) || out.layout.contains(k) {
+                    if found.contains(k) || out.arrangement.contains(k) {
                         continue;
                     }
                     if let Some(c) = s.color.as_deref().and_then(parse_hex) {
-                        out.layout.colors.insert(k.clone(), c);
+                        out.arrangement.colors.insert(k.clone(), c);
                     }
                     if s.hidden {
-                        out.layout.hidden.insert(k.clone());
+                        out.arrangement.hidden.insert(k.clone());
                     }
                     found.push(k.clone());
                 }
@@ -272,8 +272,8 @@ impl ViewFile {
             if found.is_empty() {
                 continue;
             }
-            let id = out.layout.add_pane();
-            if let Some(pane) = out.layout.panes.iter_mut().find(|x| x.id == id) {
+            let id = out.arrangement.add_pane();
+            if let Some(pane) = out.arrangement.panes.iter_mut().find(|x| x.id == id) {
                 pane.series = found;
             }
             if let Some(r) = p.y_lock {
@@ -320,13 +320,13 @@ mod tests {
     #[test]
     fn a_view_saved_on_one_device_fits_another() {
         let gpu = [key("GPU A", "ComputeBasic", "GpuBusy"), key("GPU A", "Telemetry", "Package power")];
-        let mut layout = PaneLayout::default();
-        layout.place_new(&gpu, &BTreeMap::new());
-        layout.colors.insert(gpu[0].clone(), [1, 2, 3]);
-        let id = layout.panes[0].id;
+        let mut arrangement = Arrangement::default();
+        arrangement.place_new(&gpu, &BTreeMap::new());
+        arrangement.colors.insert(gpu[0].clone(), [1, 2, 3]);
+        let id = arrangement.panes[0].id;
         let locks = BTreeMap::from([(id, (0.0, 100.0))]);
         let t = Trigger::parse("ComputeBasic/GpuBusy > 80").unwrap();
-        let v = ViewFile::from_layout("busy", &layout, &locks, ViewLength::Sec10, &[t], kind);
+        let v = ViewFile::from_arrangement("busy", &arrangement, &locks, ViewLength::Sec10, &[t], kind);
         let text = v.to_text();
         let back = ViewFile::parse(&text).unwrap();
         assert_eq!(back, v);
@@ -337,10 +337,10 @@ mod tests {
             key("NPU", "ComputeBasic", "GpuBusy"),
         ];
         let a = back.apply(&other, kind);
-        let shown: Vec<&SeriesKey> = a.layout.panes.iter().flat_map(|p| &p.series).collect();
+        let shown: Vec<&SeriesKey> = a.arrangement.panes.iter().flat_map(|p| &p.series).collect();
         assert_eq!(shown, [&other[0], &other[1]]);
-        assert_eq!(a.layout.colors.get(&other[0]), Some(&[1, 2, 3]));
-        assert_eq!(a.y_lock.get(&a.layout.panes[0].id), Some(&(0.0, 100.0)));
+        assert_eq!(a.arrangement.colors.get(&other[0]), Some(&[1, 2, 3]));
+        assert_eq!(a.y_lock.get(&a.arrangement.panes[0].id), Some(&(0.0, 100.0)));
         assert_eq!(a.window, Some(ViewLength::Sec10));
         assert_eq!(a.triggers[0].text, "ComputeBasic/GpuBusy > 80");
         assert!(a.missing.is_empty());
@@ -357,8 +357,8 @@ mod tests {
         .unwrap();
         let a = v.apply(&[key("GPU", "ComputeBasic", "GpuTime"), key("GPU", "Other", "X")], kind);
         assert_eq!(a.missing, ["npu/NpuActivity/*"]);
-        assert_eq!(a.layout.panes.len(), 1);
-        assert_eq!(a.layout.panes[0].series, [key("GPU", "ComputeBasic", "GpuTime")]);
+        assert_eq!(a.arrangement.panes.len(), 1);
+        assert_eq!(a.arrangement.panes[0].series, [key("GPU", "ComputeBasic", "GpuTime")]);
     }
 
     #[test]
@@ -384,7 +384,7 @@ mod tests {
         for text in shipped {
             let v = ViewFile::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
             let a = v.apply(&all, kind);
-            assert!(!a.layout.panes.is_empty(), "{} shows something on the simulated devices", v.name);
+            assert!(!a.arrangement.panes.is_empty(), "{} shows something on the simulated devices", v.name);
             assert!(a.missing.is_empty(), "{}: {:?}", v.name, a.missing);
         }
     }

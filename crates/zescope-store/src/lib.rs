@@ -64,7 +64,7 @@
 //! it reads fewer than 16·N buckets plus O(16 · levels) to find the start:
 //! the same at 1M and at 10M samples. Spikes survive at every zoom level
 //! because every bucket keeps its exact min and max. [`Store::envelopes`]
-//! shares the column layout between the series of a stream.
+//! shares the column plan between the series of a stream.
 //!
 //! # Time
 //!
@@ -128,7 +128,7 @@ pub struct Store {
     version: u64,
     /// Changes when stored data does, not on appends (`grid.rs`).
     history: u64,
-    /// Recent column layouts: plot panes showing one stream over one range at one width share
+    /// Recent column plans: plot panes showing one stream over one range at one width share
     /// a layout, so it is worked out once per frame, not once per pane.
     plans: std::sync::Mutex<Vec<(PlanKey, plan::QueryPlan)>>,
     /// Decoded sealed blocks reused from query to query (`decoded.rs`).
@@ -360,7 +360,7 @@ impl Store {
 
     /// Envelopes of several series over the same range and columns, in one
     /// pass per stream: consecutive series of the same stream share the
-    /// column layout, so 16 counters cost little more than one.
+    /// column plan, so 16 counters cost little more than one.
     /// `outs[k]` receives `series[k]` (extra series or outputs are ignored).
     pub fn envelopes(&self, series: &[SeriesId], t0: i64, t1: i64, columns: usize, outs: &mut [Envelope]) {
         self.envelopes_for(series, t0, t1, columns, outs, false);

@@ -1,4 +1,4 @@
-//! The column layout of an envelope query (see `envelope.rs`).
+//! The column plan of an envelope query (see `envelope.rs`).
 //!
 //! Laying out columns needs only what all series of a stream share: node time
 //! spans, sample counts, gaps. So it is done once per stream and query: walk
@@ -34,7 +34,7 @@ pub(crate) struct PlanCol {
     pub parts_end: usize,
 }
 
-/// The column layout of one query on one stream (see the module docs).
+/// The column plan of one query on one stream (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct QueryPlan {
     pub cols: Vec<PlanCol>,

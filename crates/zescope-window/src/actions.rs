@@ -151,7 +151,7 @@ impl ZescopeApp {
         self.state.ingest = Default::default();
         self.state.history = Default::default();
         self.files.current = None;
-        self.markers = zescope_model::view::Markers::with_cap(self.marker_limits.per_recording);
+        self.markers = zescope_model::view::Markers::with_cap(self.marker_limits.per_session);
         self.files.reset_autosave();
     }
 
@@ -338,7 +338,7 @@ impl ZescopeApp {
         }
         let Some(view) = self.views.pending.take() else { return };
         let applied = view.apply(&self.state.ingest.order, |d| self.kind_of(d));
-        let mut panes = super::panes::Panes::with_layout(applied.layout);
+        let mut panes = super::panes::Panes::with_arrangement(applied.arrangement);
         panes.y_lock = applied.y_lock.into_iter().collect();
         self.panes = panes;
         if let Some(w) = applied.window {
@@ -366,9 +366,9 @@ impl ZescopeApp {
     /// What is shown as a view file.
     pub fn current_view(&self, name: &str) -> ViewFile {
         let locks = self.panes.y_lock.iter().map(|(&k, &v)| (k, v)).collect();
-        ViewFile::from_layout(
+        ViewFile::from_arrangement(
             name,
-            &self.panes.layout,
+            &self.panes.arrangement,
             &locks,
             self.view.window,
             self.state.triggers.eval.triggers(),

@@ -50,7 +50,7 @@
 //!    the caller sets it as the plot's bounds) at the plot's width in physical pixels *of the
 //!    previous frame* (the rect [`EnvelopePlot::add_to`] saw last; a width change shows next
 //!    frame, as egui_plot's own last transform would have it). `Store::draw_envelopes` works out
-//!    one column layout per stream and then makes a cheap pass per series over the pyramid's
+//!    one column plan per stream and then makes a cheap pass per series over the pyramid's
 //!    compact drawing bands, whose min and max enclose the exact ones, on two threads for many
 //!    series; a view at raw samples or the finest pyramid nodes (which have no drawing bands)
 //!    keeps its columns from frame to frame instead (`grid.rs`): columns on a fixed time grid,

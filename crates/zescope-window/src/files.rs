@@ -35,7 +35,7 @@ pub enum FileAction {
         kind: FileKind,
         /// Where to write, extension included.
         path: PathBuf,
-        /// The pane's index in the layout; `None`: all panes.
+        /// The pane's index in the arrangement; `None`: all panes.
         pane: Option<usize>,
         /// Only the time range shown (else all the data held).
         shown_only: bool,

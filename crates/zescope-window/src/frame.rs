@@ -136,7 +136,7 @@ impl ZescopeApp {
             self.windows.diagnostics.open(source);
         }
         self.toolbar(ui);
-        if self.panes.layout.panes.is_empty() && self.files.recording.is_none() {
+        if self.panes.arrangement.panes.is_empty() && self.files.recording.is_none() {
             ui.centered_and_justified(|ui| {
                 ui.label(RichText::new("Pick a device and a metric group on the left and press Start.\nPanes appear with the first samples; drag metrics onto them to rearrange.").weak());
             });
@@ -459,7 +459,7 @@ impl ZescopeApp {
         let ended = self.state.ingest.run.is_none();
         let ui = zescope_model::session::Capture {
             history: &self.state.history,
-            layout: &self.panes.layout,
+            arrangement: &self.panes.arrangement,
             view: &self.view,
             markers: &markers,
         };

@@ -124,7 +124,7 @@ pub struct ZescopeApp {
     /// Where the workload's markers come from (`zescope_model::markers`); `None`: not listening.
     pub markers_in: Option<zescope_model::markers::Listener>,
     /// The bounds on the workload's markers, from the settings (kept for the next launch); a
-    /// live recording keeps at most `per_recording` markers.
+    /// live session keeps at most `per_session` markers.
     pub marker_limits: zescope_model::markers::Limits,
     /// The question before unsaved data is discarded.
     pub unsaved: unsaved::Unsaved,
@@ -162,7 +162,7 @@ pub struct ZescopeApp {
 
 impl ZescopeApp {
     /// An app that talks to the sampler through `link`, starting from remembered `settings`
-    /// (theme, window length, selection, pane layout, recent files) and filing samples into
+    /// (theme, window length, selection, pane arrangement, recent files) and filing samples into
     /// `store`. Nothing is sent from here; the first frame that knows the devices starts
     /// sampling the selection, unless [`ZescopeApp::auto_start`] is cleared or a crashed
     /// session's checkpoint is offered first.
@@ -171,13 +171,13 @@ impl ZescopeApp {
         state.selection = settings.selection;
         let mut view = TimeView::default();
         view.window = settings.window;
-        let settings_layout = settings.layout;
+        let settings_arrangement = settings.arrangement;
         ZescopeApp {
             link,
             state,
             store,
             view,
-            panes: Panes::with_layout(settings_layout),
+            panes: Panes::with_arrangement(settings_arrangement),
             theme: settings.theme,
             search: String::new(),
             focus_search: false,
@@ -190,7 +190,7 @@ impl ZescopeApp {
             auto_start: true,
             wake_on_data: None,
             files: files::Files::default().with_recent(settings.recent),
-            markers: zescope_model::view::Markers::with_cap(settings.markers.per_recording),
+            markers: zescope_model::view::Markers::with_cap(settings.markers.per_session),
             markers_in: None,
             marker_limits: settings.markers,
             unsaved: unsaved::Unsaved::default(),
@@ -236,8 +236,8 @@ impl ZescopeApp {
         Settings {
             theme: self.theme,
             window: self.view.window,
-            selection: self.state.selection.clone(),
-            layout: self.panes.layout.clone(),
+            selection: self.state.own_selection.as_ref().unwrap_or(&self.state.selection).clone(),
+            arrangement: self.panes.arrangement.clone(),
             recent: self.files.recent.clone(),
             frame_cap: self.frame_cap,
             overview: if self.overview.shown { settings::Shown::Yes } else { settings::Shown::No },

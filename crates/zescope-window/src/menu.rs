@@ -17,7 +17,7 @@ use zescope_model::viewfile::ViewFile;
 impl ZescopeApp {
     /// View → Reset layout: the series shown — the run's, else the recording's, in stream
     /// order — laid out again by unit (`view::panes`).
-    pub fn reset_layout(&mut self) {
+    pub fn reset_arrangement(&mut self) {
         self.panes.reset();
         let keys = match &self.state.ingest.run {
             Some(r) => r.keys.concat(),
@@ -184,7 +184,7 @@ impl ZescopeApp {
                     .on_hover_text("panes, window length and interface zoom back to defaults")
                     .clicked()
                 {
-                    self.reset_layout();
+                    self.reset_arrangement();
                     self.view.set_window(ViewLength::default());
                     ui.ctx().set_zoom_factor(1.0);
                 }

@@ -189,13 +189,13 @@ impl Overview {
     /// Each pane's visible series that have data (at most [`MAX_PER_PANE`]), colours and y lock.
     fn pick(&mut self, panes: &mut Panes, state: &AppState, bg: Color32) {
         self.lanes.clear();
-        for pane in panes.layout.panes.clone() {
+        for pane in panes.arrangement.panes.clone() {
             let mut series: Vec<(Vec<SeriesId>, Color32)> = Vec::new();
             for k in &pane.series {
                 if series.len() == MAX_PER_PANE {
                     break;
                 }
-                if !panes.layout.is_visible(k) {
+                if !panes.arrangement.is_visible(k) {
                     continue;
                 }
                 if let Some(e) = state.ingest.series.get(k).filter(|e| !e.ids.is_empty()) {

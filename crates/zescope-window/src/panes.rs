@@ -1,21 +1,21 @@
-//! The window's panes: the user's [`PaneLayout`] (`view::panes`: placement, colours,
+//! The window's panes: the user's [`Arrangement`] (`view::panes`: placement, colours,
 //! visibility) plus what only the screen needs, each pane's plot cache and egui colours.
 
 use std::collections::HashMap;
 
 use egui::Color32;
 
-use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::panes::Arrangement;
 use zescope_model::view::series::SeriesKey;
 
 use super::envelope_plot::EnvelopePlot;
 use super::state::AppState;
 
-/// The layout plus the per-pane plot caches (not saved).
+/// The arrangement plus the per-pane plot caches (not saved).
 #[derive(Default)]
 pub struct Panes {
     /// Placement, colours and visibility of the series: what sessions and settings save.
-    pub layout: PaneLayout,
+    pub arrangement: Arrangement,
     plots: HashMap<u64, EnvelopePlot>,
     /// A pane to bring into view on the next frame (one just added).
     pub(crate) scroll_to: Option<u64>,
@@ -24,9 +24,9 @@ pub struct Panes {
 }
 
 impl Panes {
-    /// Panes laid out as `layout`, with empty plot caches.
-    pub(crate) fn with_layout(layout: PaneLayout) -> Panes {
-        Panes { layout, plots: HashMap::new(), scroll_to: None, y_lock: HashMap::new() }
+    /// Panes laid out as `arrangement`, with empty plot caches.
+    pub(crate) fn with_arrangement(arrangement: Arrangement) -> Panes {
+        Panes { arrangement, plots: HashMap::new(), scroll_to: None, y_lock: HashMap::new() }
     }
 
     /// Pane `pane`'s plot cache, kept across frames.
@@ -36,19 +36,19 @@ impl Panes {
 
     /// New series get panes by the default placement policy.
     pub(crate) fn place_new(&mut self, keys: &[SeriesKey], state: &AppState) {
-        self.layout.place_new(keys, &state.ingest.series);
+        self.arrangement.place_new(keys, &state.ingest.series);
     }
 
     /// Adds an empty pane at the end and scrolls to it on the next frame; returns its id.
     pub fn add_pane(&mut self) -> u64 {
-        let id = self.layout.add_pane();
+        let id = self.arrangement.add_pane();
         self.scroll_to = Some(id);
         id
     }
 
     /// Removes pane `id` with its series and its plot cache; an unknown id changes nothing.
     pub(crate) fn remove_pane(&mut self, id: u64) {
-        self.layout.remove_pane(id);
+        self.arrangement.remove_pane(id);
         self.plots.remove(&id);
         self.y_lock.remove(&id);
     }
@@ -64,23 +64,23 @@ impl Panes {
     /// Moves series `key` out of wherever it was into pane `to`; `None` or an unknown id puts it
     /// in a new pane at the end.
     pub fn assign(&mut self, key: &SeriesKey, to: Option<u64>) {
-        self.layout.assign(key, to);
+        self.arrangement.assign(key, to);
     }
 
     /// The series' colour (assigned from the palette the first time it is asked for).
     pub(crate) fn color(&mut self, key: &SeriesKey) -> Color32 {
-        let [r, g, b] = self.layout.color(key);
+        let [r, g, b] = self.arrangement.color(key);
         Color32::from_rgb(r, g, b)
     }
 
-    /// Sets the series' colour (alpha is dropped: the layout keeps RGB).
+    /// Sets the series' colour (alpha is dropped: the arrangement keeps RGB).
     pub(crate) fn set_color(&mut self, key: &SeriesKey, c: Color32) {
-        self.layout.set_color(key, [c.r(), c.g(), c.b()]);
+        self.arrangement.set_color(key, [c.r(), c.g(), c.b()]);
     }
 
     /// Back to no panes (the next run lays them out again); colours are kept.
     pub(crate) fn reset(&mut self) {
-        self.layout.reset();
+        self.arrangement.reset();
         self.plots.clear();
         self.y_lock.clear();
     }

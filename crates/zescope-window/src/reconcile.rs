@@ -1,4 +1,4 @@
-//! Remembered settings against the devices actually found: a selection and a pane layout saved
+//! Remembered settings against the devices actually found: a selection and a pane arrangement saved
 //! on another machine (or with another driver) must not block Start nor leave stale legends.
 //!
 //! Contract of [`reconcile`], run on every inventory:
@@ -17,7 +17,7 @@ use zescope_sampler::{DeviceEntry, Inventory};
 use super::panes::Panes;
 use super::state::AppState;
 
-/// Reconciles the selection and the layout with `inv` (module docs); returns what was dropped.
+/// Reconciles the selection and the arrangement with `inv` (module docs); returns what was dropped.
 pub fn reconcile(state: &mut AppState, panes: &mut Panes, inv: &Inventory) -> Option<String> {
     let mut dropped: Vec<String> = Vec::new();
     let sampleable = |d: &DeviceEntry| d.groups.iter().any(|g| g.unavailable.is_none());
@@ -65,7 +65,7 @@ pub fn reconcile(state: &mut AppState, panes: &mut Panes, inv: &Inventory) -> Op
             }
         }
     }
-    let stale = prune_layout(state, panes, inv);
+    let stale = prune_arrangement(state, panes, inv);
     if stale > 0 {
         dropped.push(format!("{stale} plotted series this machine does not have"));
     }
@@ -78,16 +78,16 @@ pub fn reconcile(state: &mut AppState, panes: &mut Panes, inv: &Inventory) -> Op
 }
 
 /// Removes pane series this machine lacks and that hold no recorded data; returns how many.
-fn prune_layout(state: &AppState, panes: &mut Panes, inv: &Inventory) -> usize {
+fn prune_arrangement(state: &AppState, panes: &mut Panes, inv: &Inventory) -> usize {
     let exists = |k: &zescope_model::view::SeriesKey| {
         inv.devices.iter().any(|d| {
-            // Device and group: a layout's series names may differ from the group's metric list.
+            // Device and group: an arrangement's series names may differ from the group's metric list.
             d.name == k.device && d.groups.iter().any(|g| g.name == k.group)
         })
     };
     let mut removed = 0;
     let mut emptied = Vec::new();
-    for p in &mut panes.layout.panes {
+    for p in &mut panes.arrangement.panes {
         let before = p.series.len();
         p.series.retain(|k| exists(k) || state.ingest.series.contains_key(k));
         removed += before - p.series.len();

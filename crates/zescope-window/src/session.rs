@@ -13,7 +13,7 @@ use super::panes::Panes;
 
 /// What the app knows besides its store, for [`Session::capture`] and autosave.
 pub(crate) fn app_capture<'a>(app: &'a ZescopeApp, markers: &'a [Marker]) -> Capture<'a> {
-    Capture { history: &app.state.history, layout: &app.panes.layout, view: &app.view, markers }
+    Capture { history: &app.state.history, arrangement: &app.panes.arrangement, view: &app.view, markers }
 }
 
 /// The app's session: everything recorded, the view as shown.
@@ -39,7 +39,7 @@ pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker
     app.state.ingest = Ingest { series: restored.series, order, run: None, samples_total };
     app.state.history = restored.history;
     app.state.health = None;
-    app.panes = Panes::with_layout(restored.layout);
+    app.panes = Panes::with_arrangement(restored.arrangement);
     app.view = restored.view;
     Ok(restored.markers)
 }
@@ -49,7 +49,8 @@ pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker
 pub fn write_spec(app: &ZescopeApp, pane: Option<usize>, shown_range_only: bool) -> WriteSpec {
     let range = if shown_range_only { shown_range(&app.view, &app.store) } else { None };
     let which = pane.map(|p| vec![p]);
-    let mut spec = WriteSpec::from_layout(&app.panes.layout, &app.state.ingest.series, which.as_deref(), range);
+    let mut spec =
+        WriteSpec::from_arrangement(&app.panes.arrangement, &app.state.ingest.series, which.as_deref(), range);
     spec.markers = app.markers.marks().to_vec();
     spec
 }

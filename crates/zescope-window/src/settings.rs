@@ -1,10 +1,10 @@
 //! What is remembered between launches (eframe persistence): theme, window length, the source
-//! selection and the pane layout. UI zoom is egui's own and is reset with the layout.
+//! selection and the pane arrangement. UI zoom is egui's own and is reset with the arrangement.
 
 use serde::{Deserialize, Serialize};
 
 use super::state::Selection;
-use zescope_model::view::PaneLayout;
+use zescope_model::view::Arrangement;
 use zescope_model::view::ViewLength;
 
 /// The key the settings are stored under in eframe's storage; versioned (`-v1`) so that an
@@ -48,14 +48,15 @@ pub struct Settings {
     pub selection: Selection,
     /// The panes and their series; series of devices or groups this machine lacks are dropped
     /// once the devices are found.
-    pub layout: PaneLayout,
+    #[serde(rename = "layout")]
+    pub arrangement: Arrangement,
     /// Sessions opened or saved lately, newest first.
     pub recent: Vec<std::path::PathBuf>,
     /// The most frames a second a live view paints (View → Frame rate).
     pub frame_cap: super::repaint::FrameCap,
     /// Whether the overview strip of the whole history is shown (View → Overview strip).
     pub overview: Shown,
-    /// How many markers the workload may send: rate, burst, count per recording
+    /// How many markers the workload may send: rate, burst, count per session
     /// (`zescope_model::markers::Limits`; only in this file, no menu).
     pub markers: zescope_model::markers::Limits,
     /// Servers connected to lately (File → Connect…), newest first.
@@ -74,3 +75,26 @@ pub enum Shown {
 
 /// Zoom factors outside this range are treated as stale (fonts unusably large or small).
 pub(crate) const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.5..=3.0;
+
+#[cfg(test)]
+mod tests {
+    use super::Settings;
+
+    /// Settings written before the code said "arrangement" and "per session" (the keys users have
+    /// in their settings file, `layout` and `per_recording`) load with their panes and marker cap,
+    /// and are written back under the same keys.
+    #[test]
+    fn the_keys_users_already_have_still_load_and_are_written_back() {
+        let text = r#"(
+            layout: (panes: [(id: 1, series: [(device: "GPU", group: "G", metric: "M")])], next_id: 1, hidden: [], colors: {}),
+            markers: (per_second: 10, burst: 20, per_recording: 7),
+        )"#;
+        let s: Settings = ron::from_str(text).expect("an older settings file");
+        assert_eq!(s.arrangement.panes.len(), 1, "the panes of `layout`");
+        assert_eq!(s.arrangement.panes[0].series[0].metric, "M");
+        assert_eq!(s.markers.per_session, 7, "the cap of `per_recording`");
+        let out = ron::to_string(&s).unwrap();
+        assert!(out.contains("layout:") && out.contains("per_recording:"), "{out}");
+        assert!(!out.contains("arrangement") && !out.contains("per_session"), "{out}");
+    }
+}

@@ -160,7 +160,7 @@ pub fn show(
             let limits = l.limits();
             ui.label(RichText::new(text).weak()).on_hover_text(format!(
                 "the workload's markers arrive at {}={}\n{} received, {} malformed, {} over the rate limit ({}/s, \
-                 bursts of {}), {} over the queue, {} over the limit of {} per recording, {} from other users, {} \
+                 bursts of {}), {} over the queue, {} over the limit of {} per session, {} from other users, {} \
                  without credentials",
                 zescope_model::markers::ENV,
                 l.path().display(),
@@ -228,6 +228,11 @@ fn cut(ui: &mut Ui, text: &str, max: f32) -> egui::Response {
 /// (then the server's address, the link's state or figures).
 pub(crate) fn is_remote(s: &zescope_sampler::SourceInfo) -> bool {
     s.description.starts_with("REMOTE ")
+}
+
+/// The remote feed was left (the window's "Disconnect"): the server's run goes on, unwatched.
+pub(crate) fn is_disconnected(s: &zescope_sampler::SourceInfo) -> bool {
+    s.description.starts_with("REMOTE disconnected ")
 }
 
 /// What a run samples: "DEVICE · GROUP, GROUP", one such part per device (joined by " · ").

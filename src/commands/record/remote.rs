@@ -26,7 +26,7 @@ pub fn record(args: &RecordArgs, addr: &str, stop: &Termination) -> Result<Summa
     say(&format!("zescope: recording the run served at {addr}"));
     let mut out: Option<Out> = None;
     let mut run: Option<RunInfo> = None;
-    let mut summary = Summary { marker_cap: args.markers.per_recording, ..Summary::default() };
+    let mut summary = Summary { marker_cap: args.markers.per_session, ..Summary::default() };
     let mut started: Option<Instant> = None;
     let mut flushed = Instant::now();
     let over = |started: Option<Instant>| started.is_some_and(|s| s.elapsed() >= args.duration);
@@ -42,12 +42,12 @@ pub fn record(args: &RecordArgs, addr: &str, stop: &Termination) -> Result<Summa
                     out = Some(if session {
                         let inventory = Inventory { source: None, devices };
                         let mut r = zescope_model::session::Recorder::new(path.clone(), inventory);
-                        r.set_marker_cap(args.markers.per_recording);
+                        r.set_marker_cap(args.markers.per_session);
                         Out::Session(Box::new(r))
                     } else {
                         let file = std::fs::File::create(&path)
                             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-                        Out::Csv(Box::new(CsvOut::new(file, path.clone(), args.markers.per_recording)))
+                        Out::Csv(Box::new(CsvOut::new(file, path.clone(), args.markers.per_session)))
                     });
                 } else if !session {
                     summary.errors.push("the server started another run; a CSV holds one run, so it ends here".into());

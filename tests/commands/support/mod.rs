@@ -158,12 +158,12 @@ pub fn realistic_catalog(dir: &std::path::Path) -> std::path::PathBuf {
     path
 }
 
-/// Whether a recording asked to last `duration` kept recording: at least 5 rows with values,
+/// Whether a `record` asked to last `duration` kept sampling: at least 5 rows with values,
 /// spread over at least half of it (`times_s`: their times in seconds, in order). How many rows a
-/// recording gets depends on the CPU its sampler got — with 16 test threads on 2 cores a 10 ms
+/// `record` gets depends on the CPU its sampler got — with 16 test threads on 2 cores a 10 ms
 /// tick came a tenth as often — so a test that means "the counters are recorded" asks this
-/// instead of a rate; a recording that stops early or stalls fails it as it failed a count.
-pub fn kept_recording(times_s: &[f64], duration: std::time::Duration) -> Result<(), String> {
+/// instead of a rate; a `record` that stops early or stalls fails it as it failed a count.
+pub fn kept_sampling(times_s: &[f64], duration: std::time::Duration) -> Result<(), String> {
     let span = match (times_s.first(), times_s.last()) {
         (Some(a), Some(b)) => b - a,
         _ => 0.0,
@@ -171,6 +171,6 @@ pub fn kept_recording(times_s: &[f64], duration: std::time::Duration) -> Result<
     if times_s.len() >= 5 && span >= duration.as_secs_f64() / 2.0 {
         Ok(())
     } else {
-        Err(format!("{} rows over {span:.3} s of a {:?} recording", times_s.len(), duration))
+        Err(format!("{} rows over {span:.3} s of a {:?} record", times_s.len(), duration))
     }
 }

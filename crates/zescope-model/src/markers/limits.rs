@@ -1,11 +1,11 @@
 //! How many markers a workload may send: a sustained rate with a burst (a token bucket in the
-//! listener: `burst` markers at once, refilled at `per_second`), and a count per recording (kept
-//! by the recording's marker list, `view::Markers`). What goes past either is dropped and counted
+//! listener: `burst` markers at once, refilled at `per_second`), and a count per session (kept
+//! by the session's marker list, `view::Markers`). What goes past either is dropped and counted
 //! (the listener's [`super::Counts::over_rate`], the list's `refused`), and shown in the status
 //! bar and `record`'s summary. So whatever scales with markers (the session, an SVG with its
 //! markers drawn, `export --phases`) stays bounded too.
 //!
-//! Defaults: 1000 a second sustained, bursts of 5000, 100 000 per recording (about 10 MB of SVG
+//! Defaults: 1000 a second sustained, bursts of 5000, 100 000 per session (about 10 MB of SVG
 //! marks). `zescope record` takes `--marker-rate`, `--marker-burst`, `--max-markers`; the window
 //! keeps them in its settings (`markers` in `app.ron`); `serve` keeps no markers and uses the
 //! default rate.
@@ -22,13 +22,14 @@ pub struct Limits {
     pub per_second: u32,
     /// Markers accepted at once after a quiet spell.
     pub burst: u32,
-    /// Markers kept per recording (the window's live data, one `record`).
-    pub per_recording: usize,
+    /// Markers kept per session (the window's live data, one `record`).
+    #[serde(rename = "per_recording")]
+    pub per_session: usize,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { per_second: 1000, burst: 5000, per_recording: crate::view::markers::DEFAULT_MAX_MARKS }
+        Limits { per_second: 1000, burst: 5000, per_session: crate::view::markers::DEFAULT_MAX_MARKS }
     }
 }
 
@@ -69,7 +70,7 @@ mod tests {
 
     #[test]
     fn a_burst_passes_then_the_sustained_rate() {
-        let l = Limits { per_second: 1000, burst: 5000, per_recording: 10 };
+        let l = Limits { per_second: 1000, burst: 5000, per_session: 10 };
         let t0 = Instant::now();
         let mut b = Bucket::new(&l, t0);
         assert_eq!((0..6000).filter(|_| b.take(t0)).count(), 5000, "the burst, no more");
@@ -86,7 +87,7 @@ mod tests {
 
     #[test]
     fn a_rate_of_zero_takes_only_the_burst() {
-        let l = Limits { per_second: 0, burst: 3, per_recording: 10 };
+        let l = Limits { per_second: 0, burst: 3, per_session: 10 };
         let t0 = Instant::now();
         let mut b = Bucket::new(&l, t0);
         assert_eq!((0..10).filter(|k| b.take(t0 + Duration::from_secs(*k))).count(), 3);

@@ -136,7 +136,7 @@ impl Listener {
         &self.path
     }
 
-    /// The bounds it listens within (the count per recording is its consumer's to keep).
+    /// The bounds it listens within (the count per session is its consumer's to keep).
     pub fn limits(&self) -> Limits {
         self.limits
     }
@@ -315,7 +315,7 @@ mod tests {
     fn past_the_burst_markers_are_counted_and_dropped() {
         let s = Shared::default();
         let (tx, rx) = crossbeam_channel::bounded(QUEUE);
-        let limits = Limits { per_second: 0, burst: 300, per_recording: 10 };
+        let limits = Limits { per_second: 0, burst: 300, per_session: 10 };
         let mut rate = rate(&limits);
         for _ in 0..800 {
             assert!(take(b"zm1 I 1 x\n", Some(1000), &tx, &s, &mut rate));
@@ -363,7 +363,7 @@ mod tests {
     fn a_flood_past_the_burst_is_held_to_it_and_counted() {
         let dir = private_tempdir();
         let path = dir.path().join("m.sock");
-        let l = Listener::start(&path, Limits { per_second: 0, burst: 50, per_recording: 10 }).unwrap();
+        let l = Listener::start(&path, Limits { per_second: 0, burst: 50, per_session: 10 }).unwrap();
         let tx = UnixDatagram::unbound().unwrap();
         // Paced so the kernel's small queue never refuses one: every datagram reaches the listener.
         for k in 0..200 {

@@ -148,7 +148,7 @@ type Outcome = Result<BTreeMap<StreamId, Vec<Cached>>, SessionError>;
 struct Work {
     dir: PathBuf,
     session: Session,
-    /// Per stream: chunk files kept, and where the copied samples start in the chunk layout.
+    /// Per stream: chunk files kept, and where the copied samples start among the chunks.
     kept: Vec<Vec<Cached>>,
     /// Per stream: a key for file names.
     keys: Vec<u64>,
@@ -230,13 +230,13 @@ impl Autosaver {
         let session = Session::capture_with(store, ui, |id| {
             let total = store.sample_count(id);
             let raw = store.retention(id)?.spans.iter().find(|s| s.level == 0).map_or(0, |s| s.samples);
-            let layout = layout_of(total - raw, raw);
+            let bounds = chunks_of(total - raw, raw);
             let cached = self.cache.get(&id).map_or(&[][..], Vec::as_slice);
-            // Chunks whose place in the layout is unchanged and complete stay in their files.
+            // Chunks whose bounds are unchanged and complete stay in their files.
             // (Cached chunks are complete, so a match is never the growing last chunk.)
-            let reuse = cached.iter().zip(&layout).take_while(|(c, l)| c.0 == **l).count();
+            let reuse = cached.iter().zip(&bounds).take_while(|(c, l)| c.0 == **l).count();
             let keep: Vec<Cached> = cached[..reuse].to_vec();
-            let from = layout.get(reuse).map_or(total, |l| l.0);
+            let from = bounds.get(reuse).map_or(total, |l| l.0);
             kept.push(keep);
             keys.push(id_key(id, self.epoch));
             store.stream_data_from(id, from)
@@ -284,7 +284,7 @@ fn id_key(id: StreamId, epoch: u64) -> u64 {
 }
 
 /// `(first ordinal, samples)` of each chunk of raw samples `first..first + n`.
-fn layout_of(first: u64, n: u64) -> Vec<(u64, usize)> {
+fn chunks_of(first: u64, n: u64) -> Vec<(u64, usize)> {
     let mut at = first;
     chunk_sizes(first, n)
         .map(|k| {
@@ -306,11 +306,11 @@ fn write_checkpoint(w: Work) -> Result<Vec<Vec<Cached>>, SessionError> {
         let raw_first = d.raw.first_ordinal;
         let copied = d.raw.timestamps.len() as u64;
         let start = keep.last().map_or(raw_first, |c| c.0.0 + c.0.1 as u64);
-        let layout = layout_of(start, copied);
+        let bounds = chunks_of(start, copied);
         let mut files = keep;
         let mut at = 0usize;
         let mut bytes = Vec::new();
-        for &(ord, k) in &layout {
+        for &(ord, k) in &bounds {
             bytes.clear();
             convert::encode_chunk(&d.raw.timestamps[at..at + k], &d.raw.values[at * n..(at + k) * n], n, &mut bytes);
             at += k;

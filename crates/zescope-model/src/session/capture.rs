@@ -1,11 +1,11 @@
 //! Between a store with its view model and a [`Session`]: capture takes the store's
-//! streams and the view's plain state (run history, pane layout, time view,
+//! streams and the view's plain state (run history, pane arrangement, time view,
 //! markers); restore rebuilds store streams from a session and hands back the
-//! UI state that goes with them (series keys to store ids, layout, view).
+//! UI state that goes with them (series keys to store ids, arrangement, view).
 
 use std::collections::BTreeMap;
 
-use crate::view::{Mode, PaneLayout, PaneSpec, SeriesEntry, SeriesKey, TimeView, ViewLength};
+use crate::view::{Arrangement, Mode, PaneSpec, SeriesEntry, SeriesKey, TimeView, ViewLength};
 use zescope_sampler::SeriesInfo;
 use zescope_store::{Store, StreamId};
 
@@ -15,13 +15,13 @@ use super::history::RunHistory;
 use super::{Session, SessionError, SessionStream};
 
 /// What the UI knows besides the store, borrowed for [`Session::capture`]. A headless caller
-/// (`zescope record`, tests) passes a default layout and view.
+/// (`zescope record`, tests) passes a default arrangement and view.
 #[derive(Clone, Copy)]
 pub struct Capture<'a> {
     /// Source, devices and runs, and what each store stream is.
     pub history: &'a RunHistory,
     /// Panes, hidden series and colours.
-    pub layout: &'a PaneLayout,
+    pub arrangement: &'a Arrangement,
     /// ViewLength length, follow/pause/zoom and the range shown when not live.
     pub view: &'a TimeView,
     /// The user's markers.
@@ -38,7 +38,7 @@ pub struct Restored {
     /// The saved source, devices and runs, with the new store streams' descriptions.
     pub history: RunHistory,
     /// The saved panes, hidden series and colours (no panes if none were saved).
-    pub layout: PaneLayout,
+    pub arrangement: Arrangement,
     /// The saved view, its range moved onto the store's time origin.
     pub view: TimeView,
     /// The saved markers, as they were.
@@ -93,18 +93,18 @@ fn window(w: WindowRecord) -> ViewLength {
     }
 }
 
-/// The view part of a session, from the UI's layout and time view.
-pub(super) fn view_record(layout: &PaneLayout, view: &TimeView) -> ViewRecord {
+/// The view part of a session, from the UI's arrangement and time view.
+pub(super) fn view_record(arrangement: &Arrangement, view: &TimeView) -> ViewRecord {
     let (start_s, end_s) = view.frozen_range();
     ViewRecord {
-        panes: layout
+        panes: arrangement
             .panes
             .iter()
             .map(|p| PaneRecord { id: p.id, series: p.series.iter().map(to_ref).collect() })
             .collect(),
-        next_pane_id: layout.next_id,
-        colors: layout.colors.iter().map(|(k, &c)| (to_ref(k), color_hex(c))).collect(),
-        hidden: layout.hidden.iter().map(to_ref).collect(),
+        next_pane_id: arrangement.next_id,
+        colors: arrangement.colors.iter().map(|(k, &c)| (to_ref(k), color_hex(c))).collect(),
+        hidden: arrangement.hidden.iter().map(to_ref).collect(),
         window: window_record(view.window),
         mode: match view.mode {
             Mode::Live => ModeRecord::Live,
@@ -166,7 +166,7 @@ impl Session {
             source: h.source.clone(),
             devices: h.devices.clone(),
             runs: h.runs.clone(),
-            view: view_record(ui.layout, ui.view),
+            view: view_record(ui.arrangement, ui.view),
             markers: ui.markers.to_vec(),
             origin_ns: store.origin_ns(),
             comparison: None,
@@ -196,7 +196,7 @@ impl Session {
                 streams: BTreeMap::new(),
                 processes: super::processes::processes(&self.processes),
             },
-            layout: self.layout(),
+            arrangement: self.arrangement(),
             view: TimeView::default(),
             markers: self.markers.clone(),
         };
@@ -238,10 +238,10 @@ impl Session {
         Ok(out)
     }
 
-    /// The pane layout of the session's view.
-    pub fn layout(&self) -> PaneLayout {
+    /// The pane arrangement of the session's view.
+    pub fn arrangement(&self) -> Arrangement {
         let v = &self.view;
-        PaneLayout {
+        Arrangement {
             panes: v
                 .panes
                 .iter()

@@ -236,7 +236,7 @@ impl Journal {
 }
 
 /// `(first ordinal, samples)` of each chunk of raw samples `first..first + n`.
-fn layout_of(first: u64, n: u64) -> impl Iterator<Item = (u64, usize)> {
+fn chunks_of(first: u64, n: u64) -> impl Iterator<Item = (u64, usize)> {
     let mut at = first;
     chunk_sizes(first, n).map(move |k| {
         let c = (at, k);
@@ -258,7 +258,7 @@ fn plan(state: &State, store: &Store, ui: Capture<'_>) -> Plan {
         let n = file.meta.series.len();
         let sealed = state.sealed.get(&id);
         let mut list = Vec::new();
-        for (ord, k) in layout_of(first, count) {
+        for (ord, k) in chunks_of(first, count) {
             if let Some(w) = sealed.and_then(|m| m.get(&(ord, k))) {
                 list.push(Piece::Old { key: (ord, k), w: *w });
                 continue;

@@ -3,7 +3,7 @@
 //!
 //! The thread reads the file's head (never its data section whole: `chunks.rs`), parses and
 //! checks it (everything but the raw samples:
-//! streams, series, runs, layout, markers, comparison; the coarse history is decoded with it)
+//! streams, series, runs, arrangement, markers, comparison; the coarse history is decoded with it)
 //! and hands that over first ([`LoadEvent::Head`]), with the session's whole time range, taken
 //! from the coarse history and the first and last raw chunk of each stream. Then it decodes the
 //! raw chunks a batch at a time on all cores, in time order (the streams' chunks merged by

@@ -6,16 +6,16 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::view::{Ingest, TimeView, default_layout};
+use crate::view::{Ingest, TimeView, default_arrangement};
 use zescope_sampler::{Inventory, RunInfo, SampleBatch};
 use zescope_store::Store;
 
 use super::journal::Journal;
 use super::{Capture, Marker, RunHistory, Session};
-use crate::view::PaneLayout;
+use crate::view::Arrangement;
 
 /// A session built from sampler events without a window (`zescope record --out run.ron`): the
-/// same store, run history and default pane layout the window would have, checkpointed every
+/// same store, run history and default pane arrangement the window would have, checkpointed every
 /// `SESSION_CHECKPOINT` (in the background, appending what is new) and saved at the end.
 pub struct Recorder {
     inventory: Inventory,
@@ -105,17 +105,17 @@ impl Recorder {
         self.history.processes.run_stopped(run);
     }
 
-    /// The session as recorded so far, with the default pane layout and a live view.
+    /// The session as recorded so far, with the default pane arrangement and a live view.
     pub fn session(&self) -> Session {
-        let (layout, view, markers) = self.ui();
-        let ui = Capture { history: &self.history, layout: &layout, view: &view, markers: &markers };
+        let (arrangement, view, markers) = self.ui();
+        let ui = Capture { history: &self.history, arrangement: &arrangement, view: &view, markers: &markers };
         Session::capture(&self.store, ui)
     }
 
-    /// What the session shows besides the store: the default layout, a live view, the markers.
-    fn ui(&self) -> (PaneLayout, TimeView, Vec<Marker>) {
+    /// What the session shows besides the store: the default arrangement, a live view, the markers.
+    fn ui(&self) -> (Arrangement, TimeView, Vec<Marker>) {
         (
-            default_layout(&self.ingest.order, &self.ingest.series),
+            default_arrangement(&self.ingest.order, &self.ingest.series),
             TimeView::default(),
             super::markers_to_file(&self.markers),
         )
@@ -142,8 +142,8 @@ impl Recorder {
             return Ok(());
         }
         self.last_save = Instant::now();
-        let (layout, view, markers) = self.ui();
-        let ui = Capture { history: &self.history, layout: &layout, view: &view, markers: &markers };
+        let (arrangement, view, markers) = self.ui();
+        let ui = Capture { history: &self.history, arrangement: &arrangement, view: &view, markers: &markers };
         self.journal.checkpoint(&self.store, ui);
         Ok(())
     }
@@ -157,8 +157,8 @@ impl Recorder {
     /// ordinary session file (from the journal's chunks and the samples since); errs with what
     /// kept the file from being written.
     pub fn finish(&mut self) -> Result<(), String> {
-        let (layout, view, markers) = self.ui();
-        let ui = Capture { history: &self.history, layout: &layout, view: &view, markers: &markers };
+        let (arrangement, view, markers) = self.ui();
+        let ui = Capture { history: &self.history, arrangement: &arrangement, view: &view, markers: &markers };
         self.journal.finish(&self.store, ui).map_err(|e| e.to_string())
     }
 }

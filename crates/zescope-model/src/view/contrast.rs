@@ -1,6 +1,6 @@
 //! Series colours that stay readable on the theme's background: a colour too close to the
 //! background in brightness (yellow on white) is darkened (or, on a dark background, lightened)
-//! just enough, keeping its hue. The layout keeps the colour the user picked; this is how it is
+//! just enough, keeping its hue. The arrangement keeps the colour the user picked; this is how it is
 //! drawn.
 
 /// The least contrast ratio (WCAG) of a drawn line against its background: 3:1, the ratio for

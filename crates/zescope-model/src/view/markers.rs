@@ -7,7 +7,7 @@
 //! drawn up to the newest sample. An `end` that matches no open range is counted and dropped.
 //!
 //! A list holds at most its cap of markers ([`Markers::with_cap`]; [`DEFAULT_MAX_MARKS`] for a
-//! recording unless the user set another, [`MAX_MARKS`] for a saved session's list, as many as
+//! live session unless the user set another, [`MAX_MARKS`] for a saved session's list, as many as
 //! a session file may hold); more are counted in `refused` and dropped, so whatever is made of
 //! the list (a session, an SVG with its markers, the phase table) stays bounded.
 
@@ -18,7 +18,7 @@ use zescope_markers::Kind;
 /// At most this many markers are kept in any list (as many as a session file may hold).
 pub const MAX_MARKS: usize = 1 << 20;
 
-/// At most this many markers are kept per recording unless the user sets another bound
+/// At most this many markers are kept per session unless the user sets another bound
 /// (`crate::markers::Limits`).
 pub const DEFAULT_MAX_MARKS: usize = 100_000;
 
@@ -99,7 +99,7 @@ pub struct Markers {
 }
 
 impl Default for Markers {
-    /// An empty list with the cap of a recording, [`DEFAULT_MAX_MARKS`].
+    /// An empty list with the cap of a session, [`DEFAULT_MAX_MARKS`].
     fn default() -> Markers {
         Markers::with_cap(DEFAULT_MAX_MARKS)
     }

@@ -10,7 +10,7 @@
 //!   the store keeps it, and the store's description of a run's stream ([`stream_desc`]);
 //! - [`ingest`]: the ONE path from sampler events to store writes ([`Ingest`]);
 //! - [`markers`]: instants and named ranges on the samples' time axis ([`Markers`]);
-//! - [`panes`]: the pane layout ([`PaneLayout`], [`PaneSpec`]) and its default placement;
+//! - [`panes`]: the pane arrangement ([`Arrangement`], [`PaneSpec`]) and its default placement;
 //! - [`phases`]: the phase table (per phase and series: duration, mean/min/max, totals, energy);
 //! - [`processes`]: the processes that used each device over time ([`Processes`]), from the
 //!   sampler's process snapshots;
@@ -44,7 +44,7 @@ pub mod timeview;
 pub use activity::Activity;
 pub use ingest::{ActiveRun, Ingest};
 pub use markers::{Mark, Markers, Span};
-pub use panes::{PaneLayout, PaneSpec, default_layout};
+pub use panes::{Arrangement, PaneSpec, default_arrangement};
 pub use processes::Processes;
 pub use series::{SeriesEntry, SeriesKey, stream_desc};
 pub use shown::{ShownSeries, TimeAxis, shown_series};

@@ -1,8 +1,8 @@
-//! Which series go in which plot pane, and their colours and visibility: the user's layout.
-//! Series are named by [`SeriesKey`] (device/group/metric), so a layout survives stopping and
+//! Which series go in which plot pane, and their colours and visibility: the user's arrangement.
+//! Series are named by [`SeriesKey`] (device/group/metric), so an arrangement survives stopping and
 //! starting runs and is saved with sessions.
 //!
-//! The default placement policy ([`PaneLayout::place_new`]) is what the window does with a new
+//! The default placement policy ([`Arrangement::place_new`]) is what the window does with a new
 //! run's series (and with every series on "Reset layout"), what `zescope record` saves and what
 //! `zescope export` uses for a session without panes: a series not yet in a pane joins the first
 //! pane whose series all share its unit, compared without SI prefixes (MB/s with B/s, % with %),
@@ -10,7 +10,7 @@
 //!
 //! Colours are distinct within a pane and stable per series: a series gets its colour when it is
 //! first placed (or asked for), the palette's first colour no series of its panes has, of those
-//! the one fewest series have; it keeps it for as long as the layout lives, unless it is placed
+//! the one fewest series have; it keeps it for as long as the arrangement lives, unless it is placed
 //! in a pane where another series has that colour already (then it gets a new one). The palette
 //! has 12 hand-picked colours, then as many more as a pane needs.
 
@@ -62,10 +62,10 @@ fn palette(i: usize) -> [u8; 3] {
     [byte(r), byte(g), byte(b)]
 }
 
-/// One plot pane: its id (stable while the layout lives) and its series, in legend order.
+/// One plot pane: its id (stable while the arrangement lives) and its series, in legend order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PaneSpec {
-    /// Unique within its layout, never reused (taken from [`PaneLayout::next_id`]).
+    /// Unique within its arrangement, never reused (taken from [`Arrangement::next_id`]).
     pub id: u64,
     /// Its series, in legend order; a series is in at most one pane.
     pub series: Vec<SeriesKey>,
@@ -73,7 +73,7 @@ pub struct PaneSpec {
 
 /// Panes in display order, hidden series and colours.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PaneLayout {
+pub struct Arrangement {
     /// The panes, top to bottom.
     pub panes: Vec<PaneSpec>,
     /// The id last given to a pane (0: none yet); the next pane gets one more. Saved with
@@ -81,18 +81,18 @@ pub struct PaneLayout {
     pub next_id: u64,
     /// Series the user hid: kept in their pane and legend, not drawn or exported.
     pub hidden: BTreeSet<SeriesKey>,
-    /// Each series' colour as sRGB bytes, once assigned (see [`PaneLayout::color`]).
+    /// Each series' colour as sRGB bytes, once assigned (see [`Arrangement::color`]).
     pub colors: BTreeMap<SeriesKey, [u8; 3]>,
 }
 
-/// The default layout for series `keys` (in stream order): see [`PaneLayout::place_new`].
-pub fn default_layout(keys: &[SeriesKey], series: &BTreeMap<SeriesKey, SeriesEntry>) -> PaneLayout {
-    let mut layout = PaneLayout::default();
-    layout.place_new(keys, series);
-    layout
+/// The default arrangement for series `keys` (in stream order): see [`Arrangement::place_new`].
+pub fn default_arrangement(keys: &[SeriesKey], series: &BTreeMap<SeriesKey, SeriesEntry>) -> Arrangement {
+    let mut arrangement = Arrangement::default();
+    arrangement.place_new(keys, series);
+    arrangement
 }
 
-impl PaneLayout {
+impl Arrangement {
     /// Is `key` in some pane?
     pub fn contains(&self, key: &SeriesKey) -> bool {
         self.panes.iter().any(|p| p.series.contains(key))
@@ -176,7 +176,7 @@ impl PaneLayout {
         }
     }
 
-    /// Is `key` drawn, i.e. not hidden by the user? (True for keys the layout does not know.)
+    /// Is `key` drawn, i.e. not hidden by the user? (True for keys the arrangement does not know.)
     pub fn is_visible(&self, key: &SeriesKey) -> bool {
         !self.hidden.contains(key)
     }
@@ -289,7 +289,7 @@ mod tests {
     #[test]
     fn new_series_get_one_pane_per_plotted_unit() {
         let st = series(&[("t", "ns", Kind::Cumulative), ("p", "W", Kind::Gauge), ("q", "W", Kind::Gauge)]);
-        let mut p = PaneLayout::default();
+        let mut p = Arrangement::default();
         p.place_new(&[key("t"), key("p"), key("q")], &st);
         let panes: Vec<Vec<&str>> =
             p.panes.iter().map(|p| p.series.iter().map(|k| k.metric.as_str()).collect()).collect();
@@ -297,10 +297,10 @@ mod tests {
         // Placing again changes nothing: they already have a pane.
         p.place_new(&[key("t"), key("p")], &st);
         assert_eq!(p.panes.len(), 2);
-        assert_eq!(default_layout(&[key("t"), key("p"), key("q")], &st).panes.len(), 2);
+        assert_eq!(default_arrangement(&[key("t"), key("p"), key("q")], &st).panes.len(), 2);
     }
 
-    fn metrics(p: &PaneLayout) -> Vec<Vec<&str>> {
+    fn metrics(p: &Arrangement) -> Vec<Vec<&str>> {
         p.panes.iter().map(|p| p.series.iter().map(|k| k.metric.as_str()).collect()).collect()
     }
 
@@ -310,7 +310,7 @@ mod tests {
         let spec: Vec<(&str, &str, Kind)> = units.iter().map(|(m, u)| (m.as_str(), u.as_str(), Kind::Gauge)).collect();
         let st = series(&spec);
         let keys: Vec<SeriesKey> = units.iter().map(|(m, _)| key(m)).collect();
-        let p = default_layout(&keys, &st);
+        let p = default_arrangement(&keys, &st);
         assert_eq!(p.panes.len(), 9);
         assert!(p.panes.iter().all(|pane| pane.series.len() == 1));
     }
@@ -324,7 +324,7 @@ mod tests {
             ("write", "MB/s", Kind::Gauge),
             ("temp", "°C", Kind::Gauge),
         ]);
-        let mut p = PaneLayout::default();
+        let mut p = Arrangement::default();
         p.place_new(&[key("util"), key("read")], &st);
         assert_eq!(metrics(&p), [vec!["util"], vec!["read"]]);
         // A second group: % joins %, MB/s joins B/s (same base unit), °C gets a pane of its own.
@@ -335,7 +335,7 @@ mod tests {
     #[test]
     fn mixed_or_empty_panes_are_not_joined() {
         let st = series(&[("a", "W", Kind::Gauge), ("b", "%", Kind::Gauge), ("c", "W", Kind::Gauge)]);
-        let mut p = PaneLayout::default();
+        let mut p = Arrangement::default();
         let empty = p.add_pane();
         let mixed = p.add_pane();
         p.assign(&key("a"), Some(mixed));
@@ -350,7 +350,7 @@ mod tests {
     fn reset_then_place_groups_by_unit_again() {
         let st = series(&[("r", "B", Kind::Cumulative), ("t", "°C", Kind::Gauge), ("w", "B", Kind::Cumulative)]);
         let keys = [key("r"), key("t"), key("w")];
-        let mut p = PaneLayout::default();
+        let mut p = Arrangement::default();
         let one = p.add_pane();
         for k in &keys {
             p.assign(k, Some(one));
@@ -363,7 +363,7 @@ mod tests {
     #[test]
     fn assign_moves_between_panes_and_to_a_new_one() {
         let st = series(&[("a", "W", Kind::Gauge), ("b", "W", Kind::Gauge)]);
-        let mut p = PaneLayout::default();
+        let mut p = Arrangement::default();
         p.place_new(&[key("a"), key("b")], &st);
         let first = p.panes[0].id;
         p.assign(&key("b"), None);
@@ -378,7 +378,7 @@ mod tests {
     #[test]
     fn a_series_shown_also_in_another_pane_stays_where_it_was() {
         let st = series(&[("a", "W", Kind::Gauge), ("b", "W", Kind::Gauge)]);
-        let mut p = PaneLayout::default();
+        let mut p = Arrangement::default();
         p.place_new(&[key("a"), key("b")], &st);
         let first = p.panes[0].id;
         p.show_also(&key("b"), None);
@@ -396,7 +396,7 @@ mod tests {
 
     #[test]
     fn colours_are_stable_and_distinct_and_visibility_toggles() {
-        let mut p = PaneLayout::default();
+        let mut p = Arrangement::default();
         let a = p.color(&key("a"));
         let b = p.color(&key("b"));
         assert_ne!(a, b);
@@ -407,7 +407,7 @@ mod tests {
         assert!(p.is_visible(&key("a")));
     }
 
-    fn distinct_in_each_pane(p: &PaneLayout) {
+    fn distinct_in_each_pane(p: &Arrangement) {
         for pane in &p.panes {
             let colors: Vec<[u8; 3]> = pane.series.iter().map(|k| p.colors[k]).collect();
             let set: BTreeSet<[u8; 3]> = colors.iter().copied().collect();
@@ -425,7 +425,7 @@ mod tests {
         units.extend((0..30).map(|i| (format!("c{i}"), "B")));
         let st = series(&units.iter().map(|(m, u)| (m.as_str(), *u, Kind::Gauge)).collect::<Vec<_>>());
         let keys: Vec<SeriesKey> = units.iter().map(|(m, _)| key(m)).collect();
-        let mut p = PaneLayout::default();
+        let mut p = Arrangement::default();
         p.place_new(&keys[..16], &st);
         distinct_in_each_pane(&p);
         let before = p.colors.clone();

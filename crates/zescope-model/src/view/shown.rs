@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use zescope_store::{SeriesId, Store};
 
-use super::{PaneLayout, SeriesEntry, SeriesKey};
+use super::{Arrangement, SeriesEntry, SeriesKey};
 
 /// One series of a pane, as a frame shows it.
 #[derive(Clone, Debug)]
@@ -16,7 +16,7 @@ pub struct ShownSeries<'a> {
     pub key: SeriesKey,
     /// Its entry, once a run (or the opened session) has described it.
     pub entry: Option<&'a SeriesEntry>,
-    /// Drawn (not hidden in the layout).
+    /// Drawn (not hidden in the arrangement).
     pub visible: bool,
     /// The unit it is plotted in ("" before it is described).
     pub unit: String,
@@ -33,10 +33,10 @@ impl ShownSeries<'_> {
     }
 }
 
-/// The series `keys` of a pane under `layout`, each looked up once in `index`.
+/// The series `keys` of a pane under `arrangement`, each looked up once in `index`.
 pub fn shown_series<'a>(
     keys: &[SeriesKey],
-    layout: &PaneLayout,
+    arrangement: &Arrangement,
     index: &'a BTreeMap<SeriesKey, SeriesEntry>,
 ) -> Vec<ShownSeries<'a>> {
     keys.iter()
@@ -45,7 +45,7 @@ pub fn shown_series<'a>(
             ShownSeries {
                 key: key.clone(),
                 entry,
-                visible: layout.is_visible(key),
+                visible: arrangement.is_visible(key),
                 unit: entry.map(SeriesEntry::plotted_unit).unwrap_or_default(),
                 state: entry.is_some_and(SeriesEntry::is_state),
                 throttle: entry
@@ -87,7 +87,7 @@ impl TimeAxis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::panes::PaneLayout;
+    use crate::view::panes::Arrangement;
     use zescope_sampler::SeriesInfo;
     use zescope_sampler::layout::Kind;
 
@@ -113,9 +113,9 @@ mod tests {
         index.insert(key("clock"), entry("MHz", Kind::Gauge, ""));
         let throttle = format!("{}bit 0: power; bit 3: thermal", zescope_sampler::telemetry::THROTTLE_DESCRIPTION);
         index.insert(key("reasons"), entry("", Kind::State, &throttle));
-        let mut layout = PaneLayout::default();
-        layout.hidden.insert(key("clock"));
-        let shown = shown_series(&keys, &layout, &index);
+        let mut arrangement = Arrangement::default();
+        arrangement.hidden.insert(key("clock"));
+        let shown = shown_series(&keys, &arrangement, &index);
         let units: Vec<&str> = shown.iter().map(|s| s.unit.as_str()).collect();
         assert_eq!(units, ["ns/s", "MHz", "", ""]);
         assert_eq!(shown.iter().map(|s| s.visible).collect::<Vec<_>>(), [true, false, true, true]);

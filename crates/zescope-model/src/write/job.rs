@@ -10,7 +10,7 @@ use zescope_store::Store;
 
 use super::{Format, Input, WriteSpec};
 use crate::session::{self, Session};
-use crate::view::{PaneLayout, default_layout};
+use crate::view::{Arrangement, default_arrangement};
 
 /// An image's size when none is asked for: 1600 wide, 320 high a pane and 120 more.
 pub fn default_size(panes: usize) -> (u32, u32) {
@@ -25,7 +25,7 @@ pub struct WriteRequest {
     pub format: &'static dyn Format,
     /// Where.
     pub path: PathBuf,
-    /// One pane (its index in the session's layout), or all.
+    /// One pane (its index in the session's arrangement), or all.
     pub pane: Option<usize>,
     /// The time range (store ns), or everything.
     pub range: Option<(i64, i64)>,
@@ -93,13 +93,13 @@ fn run(mut session: Session, req: &WriteRequest, progress: &dyn Fn(f32)) -> Resu
         s.data.raw = Default::default();
         s.data.coarse = Vec::new();
     }
-    let layout: PaneLayout = if restored.layout.panes.is_empty() {
-        default_layout(&restored.keys_in_order(), &restored.series)
+    let arrangement: Arrangement = if restored.arrangement.panes.is_empty() {
+        default_arrangement(&restored.keys_in_order(), &restored.series)
     } else {
-        restored.layout.clone()
+        restored.arrangement.clone()
     };
     let which = req.pane.map(|p| vec![p]);
-    let mut spec = WriteSpec::from_layout(&layout, &restored.series, which.as_deref(), req.range);
+    let mut spec = WriteSpec::from_arrangement(&arrangement, &restored.series, which.as_deref(), req.range);
     spec.markers = session::markers_from_file(&restored.markers).marks().to_vec();
     let input = Input {
         store: &store,

@@ -14,7 +14,7 @@
 //!
 //! Both callers describe the panes the same way: a [`WriteSpec`] of panes, each with its series
 //! (label, plotted unit, colour, visibility and the store series of every run), and a time range.
-//! [`WriteSpec::from_layout`] builds one from a pane layout and series map (`view`), which is
+//! [`WriteSpec::from_arrangement`] builds one from a pane arrangement and series map (`view`), which is
 //! also what a restored session gives. Images are drawn from the store's envelopes at one column
 //! per pixel, like the screen (`image.rs`); CSV holds the store's full-resolution samples
 //! (`csv.rs`, the one CSV format, which `zescope record` writes too); a Perfetto trace holds
@@ -34,7 +34,7 @@ mod processes_csv;
 
 use std::collections::BTreeMap;
 
-use crate::view::{PaneLayout, SeriesEntry, SeriesKey};
+use crate::view::{Arrangement, SeriesEntry, SeriesKey};
 use zescope_store::{SeriesId, Store};
 
 pub use csv::{Csv, CsvShown, CsvWriter, Values, column, csv, csv_of};
@@ -129,10 +129,10 @@ pub enum WriteError {
 }
 
 impl WriteSpec {
-    /// Panes `which` (indices into the layout, in order; all when `None`) of
-    /// a layout, with colours, visibility and store series from `series`.
-    pub fn from_layout(
-        layout: &PaneLayout,
+    /// Panes `which` (indices into the arrangement, in order; all when `None`) of
+    /// an arrangement, with colours, visibility and store series from `series`.
+    pub fn from_arrangement(
+        arrangement: &Arrangement,
         series: &BTreeMap<SeriesKey, SeriesEntry>,
         which: Option<&[usize]>,
         range: Option<(i64, i64)>,
@@ -140,7 +140,7 @@ impl WriteSpec {
         // Series of several devices: labels (and CSV columns) name the device.
         let mut devices = series.keys().map(|k| &k.device);
         let several = devices.next().is_some_and(|first| devices.any(|d| d != first));
-        let panes = layout
+        let panes = arrangement
             .panes
             .iter()
             .enumerate()
@@ -156,8 +156,8 @@ impl WriteSpec {
                             label: if several { format!("{}/{}", k.device, k.label()) } else { k.label() },
                             unit: entry.map(SeriesEntry::plotted_unit).unwrap_or_default(),
                             raw_unit: entry.map(|e| e.info.unit.clone()).unwrap_or_default(),
-                            color: layout.colors.get(k).copied().unwrap_or([0, 114, 178]),
-                            visible: !layout.hidden.contains(k),
+                            color: arrangement.colors.get(k).copied().unwrap_or([0, 114, 178]),
+                            visible: !arrangement.hidden.contains(k),
                             ids: entry.map(|e| e.ids.clone()).unwrap_or_default(),
                             throttle: entry
                                 .map(|e| zescope_sampler::telemetry::throttle_names(&e.info.description))

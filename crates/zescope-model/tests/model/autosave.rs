@@ -7,7 +7,7 @@ use std::path::Path;
 
 use zescope_model::session::autosave::{Autosaver, find_recoverable_in};
 use zescope_model::session::{Capture, RunHistory, Session};
-use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::panes::Arrangement;
 use zescope_model::view::timeview::TimeView;
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc, StreamId};
 
@@ -54,8 +54,8 @@ fn chunk_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 #[test]
 fn checkpoints_are_incremental_and_a_dead_sessions_checkpoint_recovers_it() {
     let root = tempfile::tempdir().unwrap();
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    let ui = Capture { history: &history, layout: &layout, view: &view, markers: &[] };
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    let ui = Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] };
     let mut store = Store::new(usize::MAX);
     let id = stream(&mut store);
     let mut feed = Feed { t: 0, i: 0 };
@@ -107,8 +107,8 @@ fn checkpoints_are_incremental_and_a_dead_sessions_checkpoint_recovers_it() {
 #[test]
 fn coarsening_between_checkpoints_drops_old_chunk_files_and_still_recovers() {
     let root = tempfile::tempdir().unwrap();
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    let ui = Capture { history: &history, layout: &layout, view: &view, markers: &[] };
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    let ui = Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] };
     // 240 000 samples x 3 series take more than 1 MiB even in sealed blocks: the cap coarsens.
     let mut store = Store::new(1 << 20);
     let id = stream(&mut store);
@@ -132,8 +132,8 @@ fn coarsening_between_checkpoints_drops_old_chunk_files_and_still_recovers() {
 #[test]
 fn a_clean_exit_leaves_nothing_to_recover() {
     let root = tempfile::tempdir().unwrap();
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    let ui = Capture { history: &history, layout: &layout, view: &view, markers: &[] };
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    let ui = Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] };
     let mut store = Store::new(usize::MAX);
     let id = stream(&mut store);
     Feed { t: 0, i: 0 }.push(&mut store, id, 100);

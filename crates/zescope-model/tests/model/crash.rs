@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use zescope_model::session::{self, Capture, RunHistory, Session};
-use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::panes::Arrangement;
 use zescope_model::view::timeview::TimeView;
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 
@@ -26,8 +26,8 @@ fn make_session(samples: usize, seed: f64) -> Session {
     let ts: Vec<i64> = (0..samples as i64).map(|i| i * 1_000_000).collect();
     let vals: Vec<f64> = (0..samples * 8).map(|i| (i as f64 * seed).sin()).collect();
     store.append(id, &ts, &vals).unwrap();
-    let (h, l, v) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    Session::capture(&store, Capture { history: &h, layout: &l, view: &v, markers: &[] })
+    let (h, l, v) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    Session::capture(&store, Capture { history: &h, arrangement: &l, view: &v, markers: &[] })
 }
 
 fn temp_files(dir: &Path) -> usize {

@@ -5,7 +5,7 @@
 //! checksums, most such flips loaded silently with other values.
 
 use zescope_model::session::{self, Capture, RunHistory, Session};
-use zescope_model::view::{PaneLayout, TimeView};
+use zescope_model::view::{Arrangement, TimeView};
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 
 /// A session with two streams from a store of `cap` bytes: stream `a` of 3 series over two raw
@@ -32,8 +32,8 @@ fn session(cap: usize, rounds: i64, per: i64) -> Session {
             store.append(id, &ts, &vals).unwrap();
         }
     }
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] })
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    Session::capture(&store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] })
 }
 
 fn bits(s: &Session) -> Vec<(Vec<i64>, Vec<u64>, usize)> {

@@ -76,7 +76,7 @@ fn current_checkpoint_seed() -> (Vec<u8>, BTreeMap<String, Vec<u8>>) {
     let r = session.restore_into(&mut store).unwrap();
     let root = tempfile::tempdir().unwrap();
     let mut saver = Autosaver::in_root(root.path()).unwrap();
-    let ui = Capture { history: &r.history, layout: &r.layout, view: &r.view, markers: &r.markers };
+    let ui = Capture { history: &r.history, arrangement: &r.arrangement, view: &r.view, markers: &r.markers };
     assert!(saver.checkpoint(&store, ui));
     saver.wait().unwrap();
     let dir = saver.dir().to_path_buf();

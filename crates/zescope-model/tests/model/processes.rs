@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use zescope_model::session::autosave::Autosaver;
 use zescope_model::session::{self, Capture, LoadEvent, LoadJob, RunHistory, Session};
-use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::panes::Arrangement;
 use zescope_model::view::processes::{Host, NOT_ON_HOST};
 use zescope_model::view::timeview::TimeView;
 use zescope_sampler::processes::{ProcessSnapshot, ProcessUse};
@@ -52,7 +52,7 @@ fn recorded() -> (Store, RunHistory) {
 fn captured(store: &Store, history: &RunHistory) -> Session {
     Session::capture(
         store,
-        Capture { history, layout: &PaneLayout::default(), view: &TimeView::default(), markers: &[] },
+        Capture { history, arrangement: &Arrangement::default(), view: &TimeView::default(), markers: &[] },
     )
 }
 
@@ -105,8 +105,8 @@ fn an_autosave_checkpoint_keeps_the_processes() {
     let (store, history) = recorded();
     let root = tempfile::tempdir().unwrap();
     let mut saver = Autosaver::in_root(root.path()).unwrap();
-    let (layout, view) = (PaneLayout::default(), TimeView::default());
-    let ui = Capture { history: &history, layout: &layout, view: &view, markers: &[] };
+    let (arrangement, view) = (Arrangement::default(), TimeView::default());
+    let ui = Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] };
     assert!(saver.checkpoint(&store, ui));
     saver.wait().unwrap();
     drop(saver);

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use zescope_model::view::TimeAxis;
-use zescope_model::view::panes::{PaneLayout, PaneSpec};
+use zescope_model::view::panes::{Arrangement, PaneSpec};
 use zescope_model::view::series::{SeriesEntry, SeriesKey};
 use zescope_model::write::{self, WriteSpec};
 use zescope_sampler::SeriesInfo;
@@ -16,7 +16,7 @@ const MS: i64 = 1_000_000;
 
 struct Fixture {
     store: Store,
-    layout: PaneLayout,
+    arrangement: Arrangement,
     series: BTreeMap<SeriesKey, SeriesEntry>,
 }
 
@@ -64,7 +64,7 @@ fn fixture() -> Fixture {
         key("bytes"),
         SeriesEntry { info: info("bytes", "B", Kind::Cumulative), ids: vec![store.series_id(b, 0).unwrap()] },
     );
-    let layout = PaneLayout {
+    let arrangement = Arrangement {
         panes: vec![
             PaneSpec { id: 1, series: vec![key("power"), key("temp")] },
             PaneSpec { id: 2, series: vec![key("bytes")] },
@@ -75,7 +75,7 @@ fn fixture() -> Fixture {
             .into_iter()
             .collect(),
     };
-    Fixture { store, layout, series }
+    Fixture { store, arrangement, series }
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn png_decodes_at_the_requested_size() {
     let f = fixture();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.png");
-    let spec = WriteSpec::from_layout(&f.layout, &f.series, None, None);
+    let spec = WriteSpec::from_arrangement(&f.arrangement, &f.series, None, None);
     write::png(&f.store, &spec, &path, (900, 700)).unwrap();
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let mut reader = decoder.read_info().unwrap();
@@ -102,7 +102,7 @@ fn svg_has_one_path_per_visible_series_and_the_axis_labels() {
     let f = fixture();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.svg");
-    let spec = WriteSpec::from_layout(&f.layout, &f.series, None, None);
+    let spec = WriteSpec::from_arrangement(&f.arrangement, &f.series, None, None);
     write::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("valid XML");
@@ -125,7 +125,7 @@ fn svg_has_one_path_per_visible_series_and_the_axis_labels() {
     assert!(!texts.iter().any(|t| t == "g/temp"), "no legend entry for the hidden series");
 
     // One pane only.
-    let one = WriteSpec::from_layout(&f.layout, &f.series, Some(&[1]), None);
+    let one = WriteSpec::from_arrangement(&f.arrangement, &f.series, Some(&[1]), None);
     write::svg(&f.store, &one, &path, (1000, 400)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("#0A0AC8") && !text.contains("#C80A0A"));
@@ -137,7 +137,7 @@ fn csv_has_the_samples_in_range_with_the_stores_values() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d.csv");
     let range = Some((1000 * MS, 1999 * MS));
-    let spec = WriteSpec::from_layout(&f.layout, &f.series, None, range);
+    let spec = WriteSpec::from_arrangement(&f.arrangement, &f.series, None, range);
     let rows = write::csv(&f.store, &spec, &path).unwrap();
     let mut r = csv::Reader::from_path(&path).unwrap();
     let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
@@ -175,7 +175,7 @@ fn markers_are_drawn_on_every_pane_as_bands_and_lines_with_their_names() {
     m.end(1500 * MS, "solve");
     m.instant(2000 * MS, "tick");
     m.instant(-5000 * MS, "before the range");
-    let mut spec = WriteSpec::from_layout(&f.layout, &f.series, None, None);
+    let mut spec = WriteSpec::from_arrangement(&f.arrangement, &f.series, None, None);
     spec.markers = m.marks().to_vec();
     write::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
@@ -213,7 +213,7 @@ fn an_svg_of_100000_markers_holds_at_most_one_line_per_pixel_column() {
         m.instant(k * 30_000, &format!("m{k}"));
     }
     assert_eq!(m.len(), 100_000);
-    let mut spec = WriteSpec::from_layout(&f.layout, &f.series, None, None);
+    let mut spec = WriteSpec::from_arrangement(&f.arrangement, &f.series, None, None);
     spec.markers = m.marks().to_vec();
     write::svg(&f.store, &spec, &path, (1000, 800)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
@@ -232,7 +232,7 @@ fn csv_as_shown_holds_rates_raw_holds_running_totals() {
     let f = fixture();
     let dir = tempfile::tempdir().unwrap();
     let range = Some((1000 * MS, 1999 * MS));
-    let spec = WriteSpec::from_layout(&f.layout, &f.series, None, range);
+    let spec = WriteSpec::from_arrangement(&f.arrangement, &f.series, None, range);
     let read = |values| {
         let path = dir.path().join(format!("{values:?}.csv"));
         write::csv_of(&f.store, &spec, &path, values).unwrap();
@@ -276,13 +276,13 @@ fn images_draw_the_throttle_bands() {
     };
     let series: BTreeMap<SeriesKey, SeriesEntry> =
         [(k.clone(), SeriesEntry { info, ids: vec![store.series_id(s, 0).unwrap()] })].into_iter().collect();
-    let layout = PaneLayout {
+    let arrangement = Arrangement {
         panes: vec![PaneSpec { id: 1, series: vec![k.clone()] }],
         next_id: 1,
         hidden: Default::default(),
         colors: [(k, [10, 10, 200])].into_iter().collect(),
     };
-    let spec = WriteSpec::from_layout(&layout, &series, None, None);
+    let spec = WriteSpec::from_arrangement(&arrangement, &series, None, None);
     assert_eq!(spec.panes[0].series[0].throttle.len(), zescope_sampler::telemetry::THROTTLE_REASONS.len());
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("t.svg");

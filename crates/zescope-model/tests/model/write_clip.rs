@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use zescope_model::view::panes::{PaneLayout, PaneSpec};
+use zescope_model::view::panes::{Arrangement, PaneSpec};
 use zescope_model::view::series::{SeriesEntry, SeriesKey};
 use zescope_model::write::{self, WriteSpec};
 use zescope_sampler::SeriesInfo;
@@ -19,7 +19,7 @@ fn key(m: &str) -> SeriesKey {
 
 /// A frequency stepping between 300 and 1600 MHz every 40 ms and a busy flag toggling every
 /// 7 ms, 1 ms apart, with a gap (sampling paused) between 2 s and 2.5 s.
-fn fixture() -> (Store, PaneLayout, BTreeMap<SeriesKey, SeriesEntry>) {
+fn fixture() -> (Store, Arrangement, BTreeMap<SeriesKey, SeriesEntry>) {
     let mut store = Store::new(usize::MAX);
     let gauge = |n: &str, u: &str| SeriesDesc { name: n.into(), unit: u.into(), kind: SeriesKind::Gauge };
     let a = store.begin_stream(StreamDesc { name: "a".into(), series: vec![gauge("freq", "MHz"), gauge("busy", "")] });
@@ -42,13 +42,13 @@ fn fixture() -> (Store, PaneLayout, BTreeMap<SeriesKey, SeriesEntry>) {
     for (i, (n, u)) in [("freq", "MHz"), ("busy", "")].into_iter().enumerate() {
         series.insert(key(n), SeriesEntry { info: info(n, u), ids: vec![store.series_id(a, i).unwrap()] });
     }
-    let layout = PaneLayout {
+    let arrangement = Arrangement {
         panes: vec![PaneSpec { id: 1, series: vec![key("freq")] }, PaneSpec { id: 2, series: vec![key("busy")] }],
         next_id: 2,
         hidden: Default::default(),
         colors: [(key("freq"), [200, 10, 10]), (key("busy"), [10, 10, 200])].into_iter().collect(),
     };
-    (store, layout, series)
+    (store, arrangement, series)
 }
 
 /// The points of every polyline drawn in `stroke`.
@@ -83,11 +83,11 @@ fn plot_area(doc: &roxmltree::Document, band: (f64, f64)) -> (f64, f64, f64, f64
 
 #[test]
 fn step_edges_stay_inside_their_plot_area_and_lines_break_at_the_gap() {
-    let (store, layout, series) = fixture();
+    let (store, arrangement, series) = fixture();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("steps.svg");
     // A range that cuts through the data, so columns reach past both ends.
-    let spec = WriteSpec::from_layout(&layout, &series, None, Some((333 * MS, 3777 * MS)));
+    let spec = WriteSpec::from_arrangement(&arrangement, &series, None, Some((333 * MS, 3777 * MS)));
     write::svg(&store, &spec, &path, (1200, 700)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let doc = roxmltree::Document::parse(&text).unwrap();

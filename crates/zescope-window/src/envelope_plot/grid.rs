@@ -2,8 +2,8 @@
 //!
 //! A live view slides a little every frame while its zoom and width stay put, and only its newest
 //! columns get new samples. [`KeptColumns`] lays the columns on the store's fixed grid
-//! (`store/grid.rs`: column `k` covers `[k * w, (k + 1) * w)` ns, `w` the view's span over its
-//! pixel columns, held while the zoom and the width do not change), snaps the visible range to
+//! (`crates/zescope-store/src/grid.rs`: column `k` covers `[k * w, (k + 1) * w)` ns, `w` the
+//! view's span over its pixel columns, held while the zoom and the width do not change), snaps the visible range to
 //! that grid and keeps, per series, the columns that can no longer change: those before the
 //! store's frontier (the newest sample, or the newest node of the level walked) and inside the
 //! range they were computed for. A frame then asks the store only for the columns after them

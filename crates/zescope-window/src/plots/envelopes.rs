@@ -12,7 +12,7 @@ use super::super::compare::Comparison;
 use super::super::envelope_plot::{PlotFrame, PlotSeries};
 use super::super::pane_row::PaneRow;
 use super::super::panes::Panes;
-use super::layout::Layout;
+use super::geometry::Geometry;
 
 /// The store series a pane plots: each visible series' store series, one per run.
 pub(super) fn items(rows: &[PaneRow<'_>]) -> Vec<PlotSeries> {
@@ -56,7 +56,7 @@ pub(super) struct PanePlot<'a> {
 /// plot's response, with the pointer's coordinate.
 pub(super) fn draw(
     ui: &mut Ui,
-    layout: &Layout,
+    geometry: &Geometry,
     panes: &mut Panes,
     compare: Option<&mut Comparison>,
     store: &Store,
@@ -67,8 +67,8 @@ pub(super) fn draw(
     let ids_only = pane.states_only && zescope_model::view::series::is_identifier_unit(&pane.unit);
     let y_lock = pane.y_lock.or(ids_only.then_some((0.0, 1.0)));
     let plot = Plot::new(("pane", pane.id))
-        .height(layout.plot_h)
-        .link_axis(layout.link, [true, false])
+        .height(geometry.plot_h)
+        .link_axis(geometry.link, [true, false])
         .allow_zoom([true, pane.y_lock.is_some()])
         .allow_drag([!pane.grabbing, pane.y_lock.is_some() && !pane.grabbing])
         .allow_scroll([true, false])
@@ -82,9 +82,9 @@ pub(super) fn draw(
         .show_background(false)
         .grid_spacing(axes::GRID_MIN_PX..=300.0)
         .custom_y_axes(vec![if ids_only {
-            axes::y_axis(String::new(), layout.y_width, true).formatter(|_, _| String::new())
+            axes::y_axis(String::new(), geometry.y_width, true).formatter(|_, _| String::new())
         } else {
-            axes::y_axis(pane.unit.clone(), layout.y_width, pane.states_only)
+            axes::y_axis(pane.unit.clone(), geometry.y_width, pane.states_only)
         }])
         .y_grid_spacer(axes::y_spacer)
         .x_axis_formatter(axes::x_label);
@@ -93,7 +93,7 @@ pub(super) fn draw(
     let frame = PlotFrame { x: pane.target, y: y_lock, limit: pane.limit };
     let cache = panes.plot(pane.id);
     cache.query(store, pane.items, frame);
-    let mut theirs = compare.and_then(|c| c.overlay(pane.id, pane.rows, layout.bg));
+    let mut theirs = compare.and_then(|c| c.overlay(pane.id, pane.rows, geometry.bg));
     let mut data = cache.data_bounds();
     if let Some((plot, cstore, citems)) = theirs.as_mut() {
         plot.query(cstore, citems, PlotFrame { limit: None, ..frame });

@@ -18,7 +18,7 @@ use super::super::readout;
 use super::super::state::AppState;
 use super::PlotsOutcome;
 use super::envelopes::PanePlot;
-use super::layout::HeaderClicks;
+use super::geometry::HeaderClicks;
 
 /// How near (points) a press must be to a cursor's line to drag it.
 const GRAB_PX: f32 = 6.0;
@@ -245,11 +245,11 @@ impl Gestures {
         }
         for (pane, a) in self.actions {
             match a {
-                LegendAction::Visible(k, v) => panes.layout.set_visible(&k, v),
+                LegendAction::Visible(k, v) => panes.arrangement.set_visible(&k, v),
                 LegendAction::Color(k, c) => panes.set_color(&k, c),
                 LegendAction::MoveTo(k, to) => panes.assign(&k, to),
-                LegendAction::AlsoIn(k, to) => panes.layout.show_also(&k, to),
-                LegendAction::Remove(k) => panes.layout.remove_series(pane, &k),
+                LegendAction::AlsoIn(k, to) => panes.arrangement.show_also(&k, to),
+                LegendAction::Remove(k) => panes.arrangement.remove_series(pane, &k),
                 LegendAction::Trigger(expr) => out.trigger = Some(expr),
                 LegendAction::Derive(def) => out.derive = Some(def),
             }

@@ -7,13 +7,13 @@
 //! anywhere else (legends, titles, gaps) it scrolls the pane list.
 
 //!
-//! The work is split by job: `layout.rs` (heights, the shared y-axis width, each pane's header),
+//! The work is split by job: `geometry.rs` (heights, the shared y-axis width, each pane's header),
 //! `envelopes.rs` (the data: envelopes queried, meshed and drawn), `overlays.rs` (what is drawn
 //! over the data), `interaction.rs` (what the pointer and wheel did, applied after the last pane).
 
 mod envelopes;
+mod geometry;
 mod interaction;
-mod layout;
 mod overlays;
 
 use egui::Ui;
@@ -28,8 +28,8 @@ use super::legend;
 use super::panes::Panes;
 use super::state::AppState;
 use envelopes::PanePlot;
+use geometry::{Geometry, MIN_PLOT_HEIGHT};
 use interaction::Gestures;
-use layout::{Layout, MIN_PLOT_HEIGHT};
 
 /// What the panes did this frame.
 #[derive(Default)]
@@ -80,17 +80,17 @@ pub fn show(
     let mut out = PlotsOutcome::default();
     if let Some(c) = compare.as_deref_mut() {
         c.align(store, markers);
-        c.prepare(panes.layout.panes.iter().map(|p| p.id));
+        c.prepare(panes.arrangement.panes.iter().map(|p| p.id));
     }
     let mut gestures = Gestures::begin(ui);
     let target = view.range(data_x(store));
     out.shown = target;
-    let layout = Layout::of(ui, panes, state);
+    let geometry = Geometry::of(ui, panes, state);
     let axis = TimeAxis::of(store);
     let area = egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-        for (i, spec) in layout.specs.iter().enumerate() {
-            let (rows, units) = (&layout.rows[i], &layout.units[i]);
-            let clicks = layout::header(ui, i, spec, panes, units);
+        for (i, spec) in geometry.specs.iter().enumerate() {
+            let (rows, units) = (&geometry.rows[i], &geometry.units[i]);
+            let clicks = geometry::header(ui, i, spec, panes, units);
             gestures.header(i, spec.id, clicks);
             let items = envelopes::items(rows);
             let limit = view.data_limit().map(|x| axis.ns(x));
@@ -115,7 +115,7 @@ pub fn show(
                     states_only: !rows.is_empty() && rows.iter().all(|r| r.shown.state),
                     grabbing: gestures.grabbed.is_some(),
                 };
-                let resp = envelopes::draw(ui, &layout, panes, compare.as_deref_mut(), store, &pane, |pui| {
+                let resp = envelopes::draw(ui, &geometry, panes, compare.as_deref_mut(), store, &pane, |pui| {
                     overlays::in_plot(pui, hover_x, cursors, axis)
                 });
                 let over = overlays::Over { rows, markers, firings, cursors };
@@ -133,7 +133,7 @@ pub fn show(
                     frame,
                     items.iter().map(|s| s.color.to_array()).collect::<Vec<_>>()
                 );
-                super::axes::remember_y(ui, layout.y_id, spec.id, resp.transform.bounds().range_y(), frame.height());
+                super::axes::remember_y(ui, geometry.y_id, spec.id, resp.transform.bounds().range_y(), frame.height());
                 out.plot_width = Some(frame.width());
                 let y = resp.transform.bounds().range_y();
                 gestures.y_range(spec.id, (*y.start(), *y.end()), y_lock.is_some(), panes);
@@ -144,7 +144,7 @@ pub fn show(
             };
             let t1 = axis.ns(shown.1);
             let range = Some((axis.ns(shown.0), limit.map_or(t1, |l| l.min(t1))));
-            for a in legend::show(ui, spec.id, rows, &layout.numbers, state, store, range) {
+            for a in legend::show(ui, spec.id, rows, &geometry.numbers, state, store, range) {
                 gestures.actions.push((spec.id, a));
             }
             ui.add_space(8.0);

@@ -28,7 +28,7 @@ fn start(h: &mut Harness<'_, ZescopeApp>) {
     pump(h, "the inventory", |a| a.state.inventory.is_some());
     h.get_by_label("Start").click();
     pump(h, "a run with samples in a pane", |a| {
-        a.state.ingest.run.is_some() && a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty()
+        a.state.ingest.run.is_some() && a.state.ingest.samples_total > 20 && !a.panes.arrangement.panes.is_empty()
     });
 }
 
@@ -39,7 +39,7 @@ fn start_shows_data_in_panes_and_quit_tears_down() {
     start(&mut h);
     let a = h.state();
     assert_eq!(a.state.ingest.run.as_ref().unwrap().info.streams[0].group, "ComputeBasic");
-    assert!(a.panes.layout.panes.len() >= 3, "one pane per unit");
+    assert!(a.panes.arrangement.panes.len() >= 3, "one pane per unit");
     assert!(a.store.memory_used() > 0);
     h.get_by_label_contains("ComputeBasic/GpuPower");
     assert_eq!(sim.live_imports(), 1);
@@ -65,7 +65,7 @@ fn pause_freezes_the_view_while_sampling_continues() {
     assert_eq!(h.state().view.range(None), frozen, "the view did not move");
     let limit = h.state().view.data_limit().expect("a paused view has a data limit");
     let limit_ns = TimeAxis::of(&h.state().store).ns(limit);
-    let pane = h.state().panes.layout.panes[0].id;
+    let pane = h.state().panes.arrangement.panes[0].id;
     let (_, t1, _) = h.state_mut().panes.plot(pane).last_query().expect("the pane drew");
     assert!(t1 <= limit_ns, "nothing newer than the pause is drawn ({t1} > {limit_ns})");
     h.get_by_label_contains("new samples");
@@ -148,13 +148,13 @@ fn a_series_moves_to_a_new_pane_from_its_legend_menu() {
     let mut h = harness(app(&sim));
     start(&mut h);
     h.step();
-    let before = h.state().panes.layout.panes.len();
+    let before = h.state().panes.arrangement.panes.len();
     h.get_by_label("ComputeBasic/GpuTime").click_secondary();
     h.step();
     h.step();
     h.get_by_label("Move to a new pane").click();
     h.step();
-    let panes = &h.state().panes.layout.panes;
+    let panes = &h.state().panes.arrangement.panes;
     assert_eq!(panes.len(), before + 1);
     assert_eq!(panes.last().unwrap().series.iter().map(|k| k.metric.as_str()).collect::<Vec<_>>(), ["GpuTime"]);
     assert!(panes[..before].iter().all(|p| p.series.iter().all(|k| k.metric != "GpuTime")), "moved, not copied");
@@ -166,7 +166,7 @@ fn a_series_is_also_shown_in_a_new_pane_and_stays_in_its_own() {
     let mut h = harness(app(&sim));
     start(&mut h);
     h.step();
-    let before = h.state().panes.layout.panes.clone();
+    let before = h.state().panes.arrangement.panes.clone();
     let home = before.iter().position(|p| p.series.iter().any(|k| k.metric == "GpuTime")).expect("plotted");
     h.get_by_label("ComputeBasic/GpuTime").click_secondary();
     h.step();
@@ -174,7 +174,7 @@ fn a_series_is_also_shown_in_a_new_pane_and_stays_in_its_own() {
     h.get_by_label("Also show in a new pane").click();
     h.step();
     h.step();
-    let panes = &h.state().panes.layout.panes;
+    let panes = &h.state().panes.arrangement.panes;
     assert_eq!(panes.len(), before.len() + 1);
     assert_eq!(panes.last().unwrap().series.iter().map(|k| k.metric.as_str()).collect::<Vec<_>>(), ["GpuTime"]);
     assert_eq!(panes[home].series, before[home].series, "still in its own pane");

@@ -19,7 +19,7 @@ use crate::support::pump;
 /// Each pane's units without SI prefixes (what decides which series share a pane).
 fn pane_units(a: &ZescopeApp) -> Vec<BTreeSet<String>> {
     let series = &a.state.ingest.series;
-    let panes = &a.panes.layout.panes;
+    let panes = &a.panes.arrangement.panes;
     panes
         .iter()
         .map(|p| p.series.iter().filter_map(|k| series.get(k)).map(|e| base_unit(&e.plotted_unit())).collect())
@@ -80,7 +80,7 @@ fn a_searched_and_ticked_compute_basic_runs_into_one_pane_per_unit() {
         a.state.ingest.run.as_ref().is_some_and(|r| r.info.streams.len() == 1)
             && a.state.ingest.samples_total > 100
             && !a.state.ingest.series.is_empty()
-            && a.state.ingest.series.keys().all(|k| a.panes.layout.contains(k))
+            && a.state.ingest.series.keys().all(|k| a.panes.arrangement.contains(k))
     });
     let a = h.state();
     let run = &a.state.ingest.run.as_ref().unwrap().info;

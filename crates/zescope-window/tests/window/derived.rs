@@ -14,7 +14,7 @@ fn a_derived_series_from_the_legend_is_plotted_and_listed() {
     let sim = crate::support::sim(|_| {});
     let mut h = crate::support::harness_on(&sim);
     h.get_by_label("Start").click();
-    pump(&mut h, "samples in a pane", |a| a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty());
+    pump(&mut h, "samples in a pane", |a| a.state.ingest.samples_total > 20 && !a.panes.arrangement.panes.is_empty());
 
     h.step();
     h.get_by_label(SERIES).click_secondary();
@@ -72,5 +72,8 @@ fn a_derived_series_from_the_legend_is_plotted_and_listed() {
         checked += 1;
     });
     assert!(checked > 20, "{checked}");
-    assert!(a.panes.layout.panes.iter().any(|p| p.series.iter().any(|k| k.group == "Derived")), "placed in a pane");
+    assert!(
+        a.panes.arrangement.panes.iter().any(|p| p.series.iter().any(|k| k.group == "Derived")),
+        "placed in a pane"
+    );
 }

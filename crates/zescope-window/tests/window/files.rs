@@ -35,7 +35,7 @@ fn save_open_export_and_leave_a_recording() {
     pump(&mut h, "the save to finish", |a| a.files.current.is_some());
     let saved = zescope_model::session::load(&session).expect("the saved session loads");
     assert!(saved.raw_values() > 0);
-    let panes_live = h.state().panes.layout.panes.len();
+    let panes_live = h.state().panes.arrangement.panes.len();
     assert_eq!(saved.view.panes.len(), panes_live, "the view is in the file");
     assert_eq!(saved.markers.len(), 1, "markers are in the file");
 
@@ -55,7 +55,7 @@ fn save_open_export_and_leave_a_recording() {
     let a = h.state();
     assert!(a.state.ingest.run.is_none());
     assert_eq!(sim.live_imports(), 0, "the live run was torn down before opening");
-    assert_eq!(a.panes.layout.panes.len(), panes_live);
+    assert_eq!(a.panes.arrangement.panes.len(), panes_live);
     assert_eq!(a.markers.len(), 1, "markers come back with the session");
     assert!(a.store.memory_used() > 0 && !a.state.ingest.series.is_empty());
     h.get_by_label(" FILE ");
@@ -114,7 +114,7 @@ fn failed_open_and_export_show_the_windows_own_banners() {
     h.state_mut().perform(open);
     h.step();
     assert!(h.state().state.banners.is_empty(), "the example session opens");
-    let panes = h.state().panes.layout.panes.clone();
+    let panes = h.state().panes.arrangement.panes.clone();
 
     let open = h.state_mut().files.ask_open();
     h.state_mut().perform(open);
@@ -135,7 +135,7 @@ fn failed_open_and_export_show_the_windows_own_banners() {
     h.get_by_label("Cannot open");
     h.get_by_label("Export failed");
     h.get_by_label_contains("no/such/dir");
-    assert_eq!(h.state().panes.layout.panes, panes, "what was shown is left as it was");
+    assert_eq!(h.state().panes.arrangement.panes, panes, "what was shown is left as it was");
 }
 
 /// The workload's markers reach a live window: a range and an instant sent through the markers

@@ -2,7 +2,7 @@
 //! (`support` builds windows on a private simulated driver or showing a recording), each module
 //! a feature of the window — the basics (`basics`), the source panel on a realistic catalogue
 //! (`catalog`), envelope plots (`envelope_plot`), files and the path prompt (`files`, `prompt`,
-//! `open_progressive`, `unsaved`, `roundtrip`; File → Export → Perfetto trace…: `perfetto`), panes and their layout (`panes`, `layout`,
+//! `open_progressive`, `unsaved`, `roundtrip`; File → Export → Perfetto trace…: `perfetto`), panes and their arrangement (`panes`, `arrangement`,
 //! `resize`), live/paused/recording modes (`modes`), several devices (`multidev`), how metric
 //! types are shown (`metric_types`), the phase table (`phases`), the process table
 //! (`processes`), drivers that behave as Intel's NPU driver and compute-runtime do
@@ -14,13 +14,13 @@
 
 mod support;
 
+mod arrangement;
 mod basics;
 mod catalog;
 mod derived;
 mod diagnostics;
 mod envelope_plot;
 mod files;
-mod layout;
 mod markers;
 mod metric_types;
 mod modes;

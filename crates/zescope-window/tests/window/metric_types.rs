@@ -13,11 +13,12 @@ fn the_default_run_shows_gpu_time_as_a_busy_percentage() {
     pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
     h.get_by_label("Start").click();
     pump(&mut h, "a second of samples", |a| {
-        a.state.ingest.run.is_some() && a.state.ingest.samples_total > 200 && !a.panes.layout.panes.is_empty()
+        a.state.ingest.run.is_some() && a.state.ingest.samples_total > 200 && !a.panes.arrangement.panes.is_empty()
     });
     h.step();
     let a = h.state();
-    let pane = a.panes.layout.panes.iter().find(|p| p.series.iter().any(|k| k.metric == "GpuTime")).expect("plotted");
+    let pane =
+        a.panes.arrangement.panes.iter().find(|p| p.series.iter().any(|k| k.metric == "GpuTime")).expect("plotted");
     let shown: Vec<(&str, String)> =
         pane.series.iter().map(|k| (k.metric.as_str(), a.state.ingest.series[k].plotted_unit())).collect();
     assert!(shown.iter().all(|(_, u)| u == "%"), "busy time in the percentage pane: {shown:?}");

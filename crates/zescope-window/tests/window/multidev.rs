@@ -37,7 +37,7 @@ fn ticking_groups_of_two_devices_runs_both_on_one_time_axis_and_stop_tears_both_
     h.step();
     h.get_by_label("Start").click();
     pump(&mut h, "samples of both devices in panes", |a| {
-        let plotted = |dev: &str| a.panes.layout.panes.iter().any(|p| p.series.iter().any(|k| k.device == dev));
+        let plotted = |dev: &str| a.panes.arrangement.panes.iter().any(|p| p.series.iter().any(|k| k.device == dev));
         a.state.ingest.run.is_some()
             && a.state.ingest.samples_total > 300
             && plotted("ze-sim GPU")
@@ -96,7 +96,7 @@ fn unticking_the_first_device_leaves_the_other_with_its_groups() {
     assert_eq!(h.state().state.ingest.run.as_ref().unwrap().info.devices, ["ze-sim NPU"]);
     h.step();
     // One device: legends as before, without the device.
-    pump(&mut h, "a plotted series", |a| a.panes.layout.panes.iter().any(|p| !p.series.is_empty()));
+    pump(&mut h, "a plotted series", |a| a.panes.arrangement.panes.iter().any(|p| !p.series.is_empty()));
     h.step();
     assert!(h.query_by_label("ze-sim NPU").is_none(), "no device heading");
     h.get_by_label("Stop").click();
@@ -164,7 +164,7 @@ fn a_device_ticked_while_running_joins_at_once_keeping_the_history() {
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
 
-/// A run of the GPU alone under panes that also name the NPU's series (a layout kept from a
+/// A run of the GPU alone under panes that also name the NPU's series (an arrangement kept from a
 /// session of both): a pane that names both devices' series heads each device's rows (two rows
 /// "Telemetry/Package power" are told apart), and a pane of the NPU's series says the NPU is not in
 /// the data shown (not that its series are hidden).
@@ -177,7 +177,7 @@ fn panes_naming_a_device_the_run_lacks_say_so() {
     h.get_by_label("Start").click();
     pump(&mut h, "the GPU's telemetry in panes", |a| {
         a.state.ingest.samples_total > 50
-            && a.panes.layout.panes.iter().any(|p| p.series.iter().any(|k| k.metric == "Package power"))
+            && a.panes.arrangement.panes.iter().any(|p| p.series.iter().any(|k| k.metric == "Package power"))
     });
     let key = |group: &str, metric: &str| zescope_model::view::SeriesKey {
         device: "ze-sim NPU".into(),
@@ -185,11 +185,11 @@ fn panes_naming_a_device_the_run_lacks_say_so() {
         metric: metric.into(),
     };
     {
-        let layout = &mut h.state_mut().panes.layout;
-        let power = layout.panes.iter().find(|p| p.series.iter().any(|k| k.metric == "Package power")).unwrap().id;
-        layout.show_also(&key("Telemetry", "Package power"), Some(power));
-        let npu = layout.add_pane();
-        layout.assign(&key("NpuActivity", "NpuUtilization"), Some(npu));
+        let arrangement = &mut h.state_mut().panes.arrangement;
+        let power = arrangement.panes.iter().find(|p| p.series.iter().any(|k| k.metric == "Package power")).unwrap().id;
+        arrangement.show_also(&key("Telemetry", "Package power"), Some(power));
+        let npu = arrangement.add_pane();
+        arrangement.assign(&key("NpuActivity", "NpuUtilization"), Some(npu));
     }
     h.step();
     h.step();

@@ -9,7 +9,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope_model::session::{self, Capture, RunHistory, Session};
 use zescope_model::view::TimeAxis;
-use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::panes::Arrangement;
 use zescope_model::view::timeview::TimeView;
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc, StreamId};
 use zescope_window::ZescopeApp;
@@ -62,8 +62,9 @@ fn recorded() -> (Store, Session) {
     fill(&mut store, a, 16, 150_000, 0);
     store.end_stream(a);
     fill(&mut store, b, 4, 100_000, 3 * MS / 2);
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    let s = Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] });
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    let s =
+        Session::capture(&store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] });
     (store, s)
 }
 
@@ -231,8 +232,9 @@ fn opening_saving_and_quitting_while_a_session_opens_are_safe() {
     let mut store = Store::new(usize::MAX);
     let id = store.begin_stream(desc("c", 2));
     fill(&mut store, id, 2, 5_000, 0);
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    let s = Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] });
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    let s =
+        Session::capture(&store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] });
     session::save(&small, &s).unwrap();
 
     let mut h = window(vec![]);

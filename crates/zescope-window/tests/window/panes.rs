@@ -20,7 +20,9 @@ fn panes_line_up_and_a_new_pane_is_brought_into_view() {
     settings.selection.groups = ["ComputeBasic".to_owned(), "MemoryTraffic".to_owned()].into_iter().collect();
     let app = ZescopeApp::new(Box::new(crate::support::sampler_on(&sim)), settings, Store::new(64 << 20));
     let mut h = crate::support::harness_of(app, SIZE);
-    pump(&mut h, "samples in several panes", |a| a.state.ingest.samples_total > 50 && a.panes.layout.panes.len() >= 3);
+    pump(&mut h, "samples in several panes", |a| {
+        a.state.ingest.samples_total > 50 && a.panes.arrangement.panes.len() >= 3
+    });
     for _ in 0..3 {
         h.step();
     }
@@ -34,7 +36,7 @@ fn panes_line_up_and_a_new_pane_is_brought_into_view() {
     }
 
     // y lock holds the first pane's value axis while data goes on arriving; again lets it fit.
-    let first = h.state().panes.layout.panes[0].id;
+    let first = h.state().panes.arrangement.panes[0].id;
     h.get_all_by_label("y lock").next().unwrap().click();
     h.step();
     h.step();
@@ -48,7 +50,7 @@ fn panes_line_up_and_a_new_pane_is_brought_into_view() {
     assert!(h.state().panes.y_lock.is_empty(), "unlocked");
 
     // Panes are added below the fold; each is scrolled into view, as an empty drop target.
-    let before = h.state().panes.layout.panes.len();
+    let before = h.state().panes.arrangement.panes.len();
     for n in 1..=3 {
         h.get_by_label("+ Pane").click();
         for _ in 0..4 {
@@ -57,7 +59,7 @@ fn panes_line_up_and_a_new_pane_is_brought_into_view() {
         let title = format!("Pane {}", before + n);
         let r = h.get_by_label(&title).rect();
         assert!(r.top() >= 0.0 && r.bottom() <= SIZE[1], "{title} is on screen: {r:?}");
-        let id = h.state().panes.layout.panes.last().unwrap().id;
+        let id = h.state().panes.arrangement.panes.last().unwrap().id;
         let drawn = h.state().plot_frames.iter().find(|(p, _)| *p == id).map(|(_, r)| *r);
         assert_eq!(drawn, Some(None), "the empty pane has no plot axes");
     }
@@ -75,8 +77,8 @@ fn the_colour_button_shows_the_colour_picked_not_the_one_drawn() {
 
     let settings = Settings { theme: Theme::Light, ..Settings::default() };
     let mut h = crate::support::showing(&crate::support::example_session(), settings, SIZE, None);
-    let key = h.state().panes.layout.panes[0].series[0].clone();
-    h.state_mut().panes.layout.set_color(&key, [YELLOW.r(), YELLOW.g(), YELLOW.b()]);
+    let key = h.state().panes.arrangement.panes[0].series[0].clone();
+    h.state_mut().panes.arrangement.set_color(&key, [YELLOW.r(), YELLOW.g(), YELLOW.b()]);
     h.step();
     h.step();
 
@@ -93,5 +95,5 @@ fn the_colour_button_shows_the_colour_picked_not_the_one_drawn() {
     let plotted_yellow =
         shapes.iter().any(|s| matches!(s, egui::Shape::Mesh(m) if m.vertices.iter().any(|v| v.color == YELLOW)));
     assert!(!plotted_yellow, "the plot draws it darker on white");
-    assert_eq!(h.state().panes.layout.clone().color(&key), [YELLOW.r(), YELLOW.g(), YELLOW.b()], "kept as picked");
+    assert_eq!(h.state().panes.arrangement.clone().color(&key), [YELLOW.r(), YELLOW.g(), YELLOW.b()], "kept as picked");
 }

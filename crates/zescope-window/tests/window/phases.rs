@@ -211,7 +211,7 @@ fn cursors_read_the_stored_samples_and_their_span_is_a_phase() {
 
 /// `(t0, t1, columns)` the first pane's envelopes of the data and of the comparison asked for.
 fn queries(h: &mut Harness<'_, ZescopeApp>) -> ((i64, i64, usize), (i64, i64, usize)) {
-    let id = h.state().panes.layout.panes[0].id;
+    let id = h.state().panes.arrangement.panes[0].id;
     let main = h.state_mut().panes.plot(id).last_query().expect("the pane drew its data");
     let cmp =
         h.state().comparison.as_ref().expect("a comparison").last_query(id).expect("the pane drew the comparison");

@@ -18,7 +18,7 @@ fn assert_inside(h: &Harness<'_, ZescopeApp>, width: f32, what: &str) {
     assert!(splitter.max.x <= side + 25.0, "{what}: the source panel ends at {}, not by {side}", splitter.max.x);
     let closes: Vec<egui::Rect> = h.get_all_by_label("x").map(|n| n.rect()).collect();
     let writes: Vec<egui::Rect> = h.get_all_by_label("Export").map(|n| n.rect()).collect();
-    let panes = h.state().panes.layout.panes.len();
+    let panes = h.state().panes.arrangement.panes.len();
     assert!(closes.len() >= panes && writes.len() >= panes, "{what}: every pane has its buttons");
     for r in closes.iter().chain(&writes) {
         assert!(r.min.x >= 0.0 && r.max.x <= width, "{what}: a pane button at {r:?} is outside 0..{width}");
@@ -36,7 +36,7 @@ fn narrowing_the_window_keeps_the_right_hand_controls_inside() {
     let sim = crate::support::sim(|_| {});
     let mut h = crate::support::with_inventory(crate::support::app_on(&sim, Settings::default()), [1600.0, 900.0]);
     h.get_by_label("Start").click();
-    pump(&mut h, "panes with data", |a| a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty());
+    pump(&mut h, "panes with data", |a| a.state.ingest.samples_total > 20 && !a.panes.arrangement.panes.is_empty());
     h.step();
     assert_inside(&h, 1600.0, "at 1600 px");
 

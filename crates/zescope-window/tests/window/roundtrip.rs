@@ -13,7 +13,7 @@ fn a_session_opens_in_the_app_and_saves_back_the_same() {
     let mut app =
         zescope_window::ZescopeApp::new(Box::new(crate::support::NoSampler), Default::default(), Store::new(1 << 30));
     let markers = zescope_window::session::open_in_app(&mut app, &s).expect("open");
-    assert_eq!(app.panes.layout.panes.len(), s.view.panes.len());
+    assert_eq!(app.panes.arrangement.panes.len(), s.view.panes.len());
     assert_eq!(app.state.ingest.series.len(), s.streams[0].meta.series.len());
     assert!(app.state.ingest.samples_total > 0);
     let back = zescope_window::session::capture_app(&app, &markers);

@@ -6,7 +6,7 @@
 use crate::support::pump;
 
 use egui_kittest::kittest::Queryable;
-use zescope_model::view::{PaneLayout, SeriesKey};
+use zescope_model::view::{Arrangement, SeriesKey};
 use zescope_sampler::DevicePath;
 use zescope_window::settings::Settings;
 
@@ -15,10 +15,10 @@ fn stale_settings() -> Settings {
     s.selection.device = Some(DevicePath::default());
     s.selection.groups.insert("NoSuchGroup".into());
     s.selection.excluded.entry("NoSuchGroup".into()).or_default().insert("Gone".into());
-    let mut layout = PaneLayout::default();
+    let mut arrangement = Arrangement::default();
     let stale = SeriesKey { device: "Some other GPU".into(), group: "NoSuchGroup".into(), metric: "Gone".into() };
-    layout.assign(&stale, None);
-    s.layout = layout;
+    arrangement.assign(&stale, None);
+    s.arrangement = arrangement;
     s
 }
 
@@ -31,7 +31,7 @@ fn stale_remembered_settings_are_reconciled_and_said_once() {
     assert!(!a.state.selection.groups.contains("NoSuchGroup"), "the stale group is dropped");
     assert!(a.state.selection.groups.contains("ComputeBasic"), "the first sampleable group is chosen");
     assert!(a.state.selection.excluded.is_empty(), "stale unticked metrics are dropped");
-    assert!(a.panes.layout.panes.is_empty(), "the stale pane and its legend are gone");
+    assert!(a.panes.arrangement.panes.is_empty(), "the stale pane and its legend are gone");
     assert_eq!(a.state.banners.len(), 1, "said once");
     h.get_by_label("Remembered settings adjusted");
     h.get_by_label_contains("NoSuchGroup");
@@ -70,9 +70,9 @@ fn layout_series_with_recorded_data_or_present_on_this_machine_are_kept() {
     let sim = crate::support::sim(|_| {});
     let mut settings = Settings::default();
     let here = SeriesKey { device: "ze-sim GPU".into(), group: "ComputeBasic".into(), metric: "GpuTime".into() };
-    settings.layout.assign(&here, None);
+    settings.arrangement.assign(&here, None);
     let mut h = crate::support::with_inventory(crate::support::app_on(&sim, settings), crate::support::WINDOW);
     h.step();
-    assert_eq!(h.state().panes.layout.panes.len(), 1, "a series this machine has stays");
+    assert_eq!(h.state().panes.arrangement.panes.len(), 1, "a series this machine has stays");
     assert!(h.state().state.banners.is_empty(), "nothing to say");
 }

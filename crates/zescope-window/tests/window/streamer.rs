@@ -29,7 +29,7 @@ fn choosing_the_streamer_reads_a_streamed_group_into_a_pane() {
     h.step();
     h.get_by_label("Start").click();
     pump(&mut h, "streamed samples in a pane", |a| {
-        a.state.ingest.run.is_some() && a.state.ingest.samples_total > 100 && !a.panes.layout.panes.is_empty()
+        a.state.ingest.run.is_some() && a.state.ingest.samples_total > 100 && !a.panes.arrangement.panes.is_empty()
     });
     let run = h.state().state.ingest.run.as_ref().unwrap().info.clone();
     assert_eq!(run.config.via, Via::Streamer);

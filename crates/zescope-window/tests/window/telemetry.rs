@@ -22,11 +22,11 @@ fn the_telemetry_node_is_ticked_by_default_and_its_series_get_panes_by_unit() {
     pump(&mut h, "telemetry in panes", |a| {
         has_telemetry(a)
             && a.state.ingest.series.iter().any(|(k, e)| k.group == "Telemetry" && !e.ids.is_empty())
-            && a.state.ingest.series.keys().all(|k| a.panes.layout.contains(k))
+            && a.state.ingest.series.keys().all(|k| a.panes.arrangement.contains(k))
     });
     let a = h.state();
     let units = |metric: &str| {
-        let pane = a.panes.layout.panes.iter().find(|p| p.series.iter().any(|k| k.metric == metric)).unwrap();
+        let pane = a.panes.arrangement.panes.iter().find(|p| p.series.iter().any(|k| k.metric == metric)).unwrap();
         let mut u: Vec<String> =
             pane.series.iter().map(|k| a.state.ingest.series[k].plotted_unit()).collect::<Vec<_>>();
         u.dedup();
@@ -118,7 +118,7 @@ fn a_pane_header_says_the_unit_of_its_rows() {
     h.get_by_label("Start").click();
     pump(&mut h, "clock samples in a pane", |a| {
         a.state.ingest.series.iter().any(|(k, e)| k.metric == "GPU frequency actual" && !e.ids.is_empty())
-            && a.state.ingest.series.keys().all(|k| a.panes.layout.contains(k))
+            && a.state.ingest.series.keys().all(|k| a.panes.arrangement.contains(k))
             && a.state.ingest.samples_total > 50
     });
     h.step();

@@ -164,7 +164,8 @@ fn the_overview_strip_draws_a_band_per_pane_across_the_plots_time_axis() {
     let strip = a.overview.strip.expect("drawn");
     let plot = a.plot_frames.iter().find_map(|(_, r)| *r).expect("a plot");
     assert_eq!((strip.left(), strip.right()), (plot.left(), plot.right()), "over the plots' time axis");
-    let drawn = a.panes.layout.panes.iter().filter(|p| p.series.iter().any(|k| a.panes.layout.is_visible(k))).count();
+    let drawn =
+        a.panes.arrangement.panes.iter().filter(|p| p.series.iter().any(|k| a.panes.arrangement.is_visible(k))).count();
     assert_eq!(a.overview.bands.len(), drawn, "one lane per pane with a visible series");
     for (lane, rects) in a.overview.bands.iter().enumerate() {
         assert!(!rects.is_empty(), "lane {lane} is drawn");

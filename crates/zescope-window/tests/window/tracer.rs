@@ -22,7 +22,7 @@ fn the_source_panel_shows_the_tracer_group_and_its_series_plot() {
     pump(&mut h, "traced samples in a pane", |a| {
         a.state.ingest.run.as_ref().is_some_and(|r| r.info.streams.iter().any(|s| s.read_path == ReadPath::Tracer))
             && a.state.ingest.samples_total > 200
-            && !a.panes.layout.panes.is_empty()
+            && !a.panes.arrangement.panes.is_empty()
     });
     let run = h.state().state.ingest.run.as_ref().unwrap().info.clone();
     let traced = run.streams.iter().find(|s| s.group == "KernelTrace").expect("the traced stream");

@@ -41,7 +41,7 @@ fn a_trigger_from_the_legend_fires_where_the_data_crosses_it() {
     let sim = crate::support::sim(|_| {});
     let mut h = crate::support::harness_on(&sim);
     h.get_by_label("Start").click();
-    pump(&mut h, "samples in a pane", |a| a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty());
+    pump(&mut h, "samples in a pane", |a| a.state.ingest.samples_total > 20 && !a.panes.arrangement.panes.is_empty());
 
     h.step();
     h.get_by_label(SERIES).click_secondary();

@@ -11,7 +11,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope_model::session::autosave::{Autosaver, Recoverable, find_recoverable_in};
 use zescope_model::session::{Capture, RunHistory};
-use zescope_model::view::panes::PaneLayout;
+use zescope_model::view::panes::Arrangement;
 use zescope_model::view::timeview::TimeView;
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 use zescope_window::ZescopeApp;
@@ -92,9 +92,11 @@ fn crashed_checkpoint(root: &Path) -> Recoverable {
     let ts: Vec<i64> = (1..=500).map(|i| i * 1_000_000).collect();
     let vals: Vec<f64> = (1..=500).map(f64::from).collect();
     store.append(id, &ts, &vals).unwrap();
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
     let mut saver = Autosaver::in_root(root).unwrap();
-    assert!(saver.checkpoint(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] }));
+    assert!(
+        saver.checkpoint(&store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] })
+    );
     saver.wait().unwrap();
     drop(saver); // no discard: as if the process died
     let mut found = find_recoverable_in(root);

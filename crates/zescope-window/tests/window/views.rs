@@ -12,7 +12,7 @@ use crate::support::pump;
 fn started(sim: &std::sync::Arc<ze_sim::Sim>) -> egui_kittest::Harness<'static, zescope_window::ZescopeApp> {
     let mut h = crate::support::harness_on(sim);
     h.get_by_label("Start").click();
-    pump(&mut h, "samples in panes", |a| a.state.ingest.samples_total > 20 && !a.panes.layout.panes.is_empty());
+    pump(&mut h, "samples in panes", |a| a.state.ingest.samples_total > 20 && !a.panes.arrangement.panes.is_empty());
     h
 }
 
@@ -28,10 +28,10 @@ fn a_view_saved_on_one_device_lays_out_another() {
     {
         let a = h.state_mut();
         a.view.set_window(ViewLength::Sec10);
-        let pane = a.panes.layout.panes[0].id;
+        let pane = a.panes.arrangement.panes[0].id;
         a.panes.y_lock.insert(pane, (0.0, 100.0));
-        let first = a.panes.layout.panes[0].series[0].clone();
-        a.panes.layout.colors.insert(first, [10, 20, 30]);
+        let first = a.panes.arrangement.panes[0].series[0].clone();
+        a.panes.arrangement.colors.insert(first, [10, 20, 30]);
         assert!(a.state.triggers.add("ComputeBasic/GpuUtilization > 80", None));
     }
     h.step();
@@ -43,7 +43,7 @@ fn a_view_saved_on_one_device_lays_out_another() {
     let shape: Vec<Vec<(String, String)>> = h
         .state()
         .panes
-        .layout
+        .arrangement
         .panes
         .iter()
         .map(|p| p.series.iter().map(|k| (k.group.clone(), k.metric.clone())).collect())
@@ -61,16 +61,16 @@ fn a_view_saved_on_one_device_lays_out_another() {
     let a = h.state();
     let now: Vec<Vec<(String, String)>> = a
         .panes
-        .layout
+        .arrangement
         .panes
         .iter()
         .map(|p| p.series.iter().map(|k| (k.group.clone(), k.metric.clone())).collect())
         .collect();
     assert_eq!(now, shape, "the same panes");
-    assert!(a.panes.layout.panes.iter().flat_map(|p| &p.series).all(|k| k.device == "Another GPU"));
-    assert_eq!(a.panes.y_lock.get(&a.panes.layout.panes[0].id), Some(&(0.0, 100.0)));
-    let first = &a.panes.layout.panes[0].series[0];
-    assert_eq!(a.panes.layout.colors.get(first), Some(&[10, 20, 30]));
+    assert!(a.panes.arrangement.panes.iter().flat_map(|p| &p.series).all(|k| k.device == "Another GPU"));
+    assert_eq!(a.panes.y_lock.get(&a.panes.arrangement.panes[0].id), Some(&(0.0, 100.0)));
+    let first = &a.panes.arrangement.panes[0].series[0];
+    assert_eq!(a.panes.arrangement.colors.get(first), Some(&[10, 20, 30]));
     assert_eq!(a.view.window, ViewLength::Sec10);
     assert_eq!(a.state.triggers.eval.triggers()[0].text, "ComputeBasic/GpuUtilization > 80");
     h.get_by_label_contains("names series these devices lack: gpu/ComputeBasic/EuActive");
@@ -92,7 +92,8 @@ fn the_shipped_views_are_listed_and_one_loads() {
     h.state_mut().load_view(ViewFile::load(path).unwrap());
     h.step();
     let a = h.state();
-    let metrics: Vec<&str> = a.panes.layout.panes.iter().flat_map(|p| &p.series).map(|k| k.metric.as_str()).collect();
+    let metrics: Vec<&str> =
+        a.panes.arrangement.panes.iter().flat_map(|p| &p.series).map(|k| k.metric.as_str()).collect();
     assert_eq!(metrics, ["GpuUtilization", "GpuFrequency"], "what the built-in GPU has of it");
     assert!(a.state.banners.is_empty(), "its patterns are optional: nothing to say");
     crate::support::quit_discarding(&mut h);

@@ -43,7 +43,7 @@ fn the_wheel_zooms_over_a_plot_pans_with_shift_and_scrolls_the_panes_elsewhere()
     // Low enough that the panes do not fit: the pane list can scroll.
     let mut h = crate::support::with_inventory(crate::support::app_on(&sim, Settings::default()), [1280.0, 600.0]);
     h.get_by_label("Start").click();
-    pump(&mut h, "panes with data", |a| a.state.ingest.samples_total > 50 && !a.panes.layout.panes.is_empty());
+    pump(&mut h, "panes with data", |a| a.state.ingest.samples_total > 50 && !a.panes.arrangement.panes.is_empty());
     h.step();
     // Pause, so the range only moves when the wheel moves it.
     h.key_press(egui::Key::Space);
@@ -93,7 +93,7 @@ fn paused_at(sim: &std::sync::Arc<ze_sim::Sim>, dt: f32) -> Harness<'static, Zes
         .build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);
     pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
     h.get_by_label("Start").click();
-    pump(&mut h, "panes with data", |a| a.state.ingest.samples_total > 50 && a.panes.layout.panes.len() > 3);
+    pump(&mut h, "panes with data", |a| a.state.ingest.samples_total > 50 && a.panes.arrangement.panes.len() > 3);
     h.step();
     h.key_press(egui::Key::Space);
     h.step();

@@ -1,6 +1,6 @@
 use super::*;
 use crate::session::{self, RunHistory};
-use crate::view::{PaneLayout, TimeView};
+use crate::view::{Arrangement, TimeView};
 use zescope_store::{SeriesDesc, SeriesKind, StreamDesc};
 
 const SERIES: usize = 3;
@@ -28,8 +28,8 @@ fn append(store: &mut Store, id: StreamId, from: u64, to: u64) {
 }
 
 fn checkpoint(j: &mut Journal, store: &Store) {
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    assert!(j.checkpoint(store, Capture { history: &history, layout: &layout, view: &view, markers: &[] }));
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    assert!(j.checkpoint(store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] }));
     while j.busy() {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
@@ -37,8 +37,8 @@ fn checkpoint(j: &mut Journal, store: &Store) {
 }
 
 fn capture(store: &Store) -> Session {
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    Session::capture(store, Capture { history: &history, layout: &layout, view: &view, markers: &[] })
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    Session::capture(store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] })
 }
 
 /// Timestamps and value bits of the session's first stream.
@@ -104,8 +104,8 @@ fn the_finished_file_is_the_save_of_the_store_byte_for_byte() {
     append(&mut store, id, 5000, 12_000);
     checkpoint(&mut j, &store);
     append(&mut store, id, 12_000, 12_345);
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    j.finish(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] }).unwrap();
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    j.finish(&store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] }).unwrap();
     let want = session::to_bytes(&capture(&store)).unwrap();
     assert!(std::fs::read(&path).unwrap() == want, "the finished file is what a save writes");
 }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::session::{Capture, RunHistory};
-use crate::view::{PaneLayout, TimeView};
+use crate::view::{Arrangement, TimeView};
 use zescope_store::{SeriesDesc, SeriesKind, Store, StreamDesc};
 
 /// Two streams over the same time, counters and gauges, pauses, in a store whose cap has
@@ -33,8 +33,8 @@ fn session() -> Session {
         }
     }
     store.end_stream(ids[0]);
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] })
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    Session::capture(&store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] })
 }
 
 /// Everything the job hands over, applied as the window applies it, into a store of `cap`

@@ -1,6 +1,6 @@
 use super::*;
 use crate::session::{Capture, RunHistory, load_reporting, save};
-use crate::view::{PaneLayout, TimeView};
+use crate::view::{Arrangement, TimeView};
 use zescope_store::{SeriesDesc, SeriesKind, StreamDesc};
 
 /// A session of 8 gauges × 200 000 samples at 1 kHz (12.8 MiB of values decoded, ~14 MiB with
@@ -18,8 +18,9 @@ fn saved(dir: &Path) -> (std::path::PathBuf, u64) {
         store.append(id, &ts, &vals).unwrap();
     }
     store.end_stream(id);
-    let (history, layout, view) = (RunHistory::default(), PaneLayout::default(), TimeView::default());
-    let s = Session::capture(&store, Capture { history: &history, layout: &layout, view: &view, markers: &[] });
+    let (history, arrangement, view) = (RunHistory::default(), Arrangement::default(), TimeView::default());
+    let s =
+        Session::capture(&store, Capture { history: &history, arrangement: &arrangement, view: &view, markers: &[] });
     let path = dir.join("big.ron");
     save(&path, &s).unwrap();
     (path, (samples * n) as u64)

@@ -15,7 +15,7 @@ use zescope_window::settings::Settings;
 fn pane_units(a: &ZescopeApp) -> Vec<BTreeSet<String>> {
     let series = &a.state.ingest.series;
     a.panes
-        .layout
+        .arrangement
         .panes
         .iter()
         .map(|p| p.series.iter().filter_map(|k| series.get(k)).map(|e| e.plotted_unit()).collect())
@@ -37,8 +37,10 @@ fn a_second_group_goes_to_panes_of_its_units_and_reset_groups_by_unit() {
     app.state.selection.telemetry = false;
     let mut h = crate::support::with_inventory(app, crate::support::WINDOW);
     h.get_by_label("Start").click();
-    pump(&mut h, "ComputeBasic's panes", |a| a.state.ingest.samples_total > 10 && !a.panes.layout.panes.is_empty());
-    let first = h.state().panes.layout.panes.clone();
+    pump(&mut h, "ComputeBasic's panes", |a| {
+        a.state.ingest.samples_total > 10 && !a.panes.arrangement.panes.is_empty()
+    });
+    let first = h.state().panes.arrangement.panes.clone();
     assert_one_unit_per_pane(h.state(), "ComputeBasic");
     h.step();
     h.get_by_label("Stop").click();
@@ -51,18 +53,22 @@ fn a_second_group_goes_to_panes_of_its_units_and_reset_groups_by_unit() {
     h.get_by_label("Start").click();
     pump(&mut h, "a run of both groups", |a| {
         a.state.ingest.run.as_ref().is_some_and(|r| r.info.streams.len() == 2)
-            && a.state.ingest.series.keys().all(|k| a.panes.layout.contains(k))
+            && a.state.ingest.series.keys().all(|k| a.panes.arrangement.contains(k))
     });
     assert_one_unit_per_pane(h.state(), "after ticking MemoryTraffic");
     let units = pane_units(h.state());
     let flat: Vec<&String> = units.iter().flatten().collect();
     assert!(flat.contains(&&"B/s".to_owned()) && flat.contains(&&"°C".to_owned()), "{units:?}");
-    assert_eq!(h.state().panes.layout.panes[..first.len()], first[..], "the first group's panes stay as they were");
+    assert_eq!(
+        h.state().panes.arrangement.panes[..first.len()],
+        first[..],
+        "the first group's panes stay as they were"
+    );
 
     // Move a temperature into the B/s pane by hand, then Reset layout: by unit again.
     let temp = h.state().state.ingest.series.keys().find(|k| k.metric == "MemoryTemperature").unwrap().clone();
     let bytes_pane =
-        h.state().panes.layout.panes.iter().find(|p| p.series.iter().any(|k| k.metric == "BytesRead")).unwrap().id;
+        h.state().panes.arrangement.panes.iter().find(|p| p.series.iter().any(|k| k.metric == "BytesRead")).unwrap().id;
     h.state_mut().panes.assign(&temp, Some(bytes_pane));
     h.step();
     h.get_by_label("View").click();
@@ -87,7 +93,7 @@ fn reset_layout_on_an_opened_recording_keeps_its_series_in_panes() {
         None,
     );
     let keys: std::collections::BTreeSet<_> = h.state().state.ingest.series.keys().cloned().collect();
-    assert!(!h.state().panes.layout.panes.is_empty());
+    assert!(!h.state().panes.arrangement.panes.is_empty());
     h.get_by_label("View").click();
     h.step();
     h.step();
@@ -95,7 +101,7 @@ fn reset_layout_on_an_opened_recording_keeps_its_series_in_panes() {
     h.step();
     h.step();
     let placed: std::collections::BTreeSet<_> =
-        h.state().panes.layout.panes.iter().flat_map(|p| p.series.iter().cloned()).collect();
+        h.state().panes.arrangement.panes.iter().flat_map(|p| p.series.iter().cloned()).collect();
     assert_eq!(placed, keys, "every series of the recording is in a pane again");
     assert_one_unit_per_pane(h.state(), "after Reset layout of a recording");
     assert!(!h.state().plot_frames.is_empty(), "and drawn");

@@ -15,8 +15,8 @@ use super::super::state::AppState;
 /// Height of a pane's plot, at least.
 pub(super) const MIN_PLOT_HEIGHT: f32 = 140.0;
 
-/// The frame's layout of every pane, worked out before the first is drawn.
-pub(super) struct Layout<'a> {
+/// The frame's geometry of every pane, worked out before the first is drawn.
+pub(super) struct Geometry<'a> {
     /// The panes, in order (a copy: the panes change as the frame's actions apply).
     pub specs: Vec<PaneSpec>,
     /// Each pane's series, in order.
@@ -37,16 +37,16 @@ pub(super) struct Layout<'a> {
     pub link: Id,
 }
 
-impl<'a> Layout<'a> {
+impl<'a> Geometry<'a> {
     /// Every pane's series looked up once in `state`'s index, with their colours (a series
     /// seen for the first time gets its colour here).
-    pub(super) fn of(ui: &Ui, panes: &mut Panes, state: &'a AppState) -> Layout<'a> {
-        let specs = panes.layout.panes.clone();
+    pub(super) fn of(ui: &Ui, panes: &mut Panes, state: &'a AppState) -> Geometry<'a> {
+        let specs = panes.arrangement.panes.clone();
         let bg = ui.visuals().extreme_bg_color;
         let rows: Vec<Vec<PaneRow<'a>>> = specs
             .iter()
             .map(|p| {
-                shown_series(&p.series, &panes.layout, &state.ingest.series)
+                shown_series(&p.series, &panes.arrangement, &state.ingest.series)
                     .into_iter()
                     .map(|shown| {
                         let picked = panes.color(&shown.key);
@@ -77,7 +77,7 @@ impl<'a> Layout<'a> {
             .collect();
         let y_width = axes::shared_y_width(ui, y_id, &pane_units);
         let link = Id::unique("zescope-time-axis");
-        Layout { specs, rows, units, numbers, plot_h, bg, y_id, y_width, link }
+        Geometry { specs, rows, units, numbers, plot_h, bg, y_id, y_width, link }
     }
 }
 
