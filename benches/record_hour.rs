@@ -17,7 +17,8 @@
 //! the store coarsens its oldest history and stays at its cap: there the goal is peak RSS ≤ the
 //! cap + 64 MB. With `ZESCOPE_BENCH_BEFORE=1` the same hour is also run with checkpoints as they
 //! were before the journal (the whole session captured from the store and saved: decoded, 8 bytes
-//! a value, and rewritten), for a before/after in one sitting.
+//! a value, and rewritten), for a before/after in one sitting. `way=ingest` is the same hour with no
+//! checkpoint at all (and one whole save at the end): what the ingest and the store hold alone.
 //!
 //! `record_hour/checkpoint_30s_at_1h` (criterion): one checkpoint of 30 s of new samples on top of
 //! an hour (wall time, start to synced, the ingest waiting); its share of a core is that time over
@@ -105,7 +106,7 @@ fn status_mb(key: &str) -> f64 {
 }
 
 /// Waits until `rec`'s checkpoint is over (its error, if any, shows at the next).
-fn settle(rec: &Recorder) {
+fn settle(rec: &mut Recorder) {
     while rec.checkpointing() {
         std::thread::sleep(Duration::from_micros(200));
     }
@@ -128,7 +129,8 @@ fn feed(rec: &mut Recorder, from: usize, samples: usize, mut at_checkpoint: impl
 
 /// The simulated hour in this process (`ZESCOPE_BENCH_HOUR=CAP`, `ZESCOPE_BENCH_WAY`): prints
 /// one line of figures.
-fn hour_child(cap: usize, before: bool) {
+fn hour_child(cap: usize, way: &str) {
+    let (before, none) = (way == "before", way == "ingest");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.ron");
     let mut rec = recorder(path.clone(), cap);
@@ -137,6 +139,9 @@ fn hour_child(cap: usize, before: bool) {
     let start = Instant::now();
     feed(&mut rec, 0, HOUR, |rec| {
         let (t, c) = (Instant::now(), cpu());
+        if none {
+            return;
+        }
         if before {
             session::save(&path, &rec.session()).unwrap();
         } else {
@@ -148,7 +153,7 @@ fn hour_child(cap: usize, before: bool) {
     });
     let peak_run = status_mb("VmHWM");
     let t = Instant::now();
-    if before {
+    if none || before {
         session::save(&path, &rec.session()).unwrap();
     } else {
         rec.checkpoint_if(false).unwrap();
@@ -164,15 +169,15 @@ fn hour_child(cap: usize, before: bool) {
          {:.2} s CPU in all = {:.3} % of a core over the hour; final save {:.0} ms; store {:.0} MB; file {:.0} MB; \
          simulated in {:.1} s",
         cap >> 20,
-        if before { "before (whole save)" } else { "journal" },
+        way,
         walls.len(),
         at_rest,
         peak_run,
         status_mb("VmHWM"),
         status_mb("VmRSS"),
         total.as_secs_f64(),
-        walls.last().unwrap().as_secs_f64() * 1e3,
-        walls.iter().max().unwrap().as_secs_f64() * 1e3,
+        walls.last().copied().unwrap_or_default().as_secs_f64() * 1e3,
+        walls.iter().max().copied().unwrap_or_default().as_secs_f64() * 1e3,
         total_cpu.as_secs_f64(),
         total_cpu.as_secs_f64() / 3600.0 * 100.0,
         finish.as_secs_f64() * 1e3,
@@ -187,7 +192,7 @@ fn hours() {
     let exe = std::env::current_exe().unwrap();
     let before = std::env::var_os("ZESCOPE_BENCH_BEFORE").is_some();
     for cap in [zescope_store::default_cap(), 64 << 20] {
-        for way in if before { &["journal", "before"][..] } else { &["journal"][..] } {
+        for way in if before { &["ingest", "journal", "before"][..] } else { &["ingest", "journal"][..] } {
             let out = std::process::Command::new(&exe)
                 .env("ZESCOPE_BENCH_HOUR", cap.to_string())
                 .env("ZESCOPE_BENCH_WAY", way)
@@ -230,8 +235,7 @@ fn checkpoint_at_an_hour(c: &mut Criterion) {
 
 fn main() {
     if let Ok(cap) = std::env::var("ZESCOPE_BENCH_HOUR") {
-        let before = std::env::var("ZESCOPE_BENCH_WAY").is_ok_and(|w| w == "before");
-        hour_child(cap.parse().unwrap(), before);
+        hour_child(cap.parse().unwrap(), &std::env::var("ZESCOPE_BENCH_WAY").unwrap_or_default());
         return;
     }
     hours();

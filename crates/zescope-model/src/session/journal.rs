@@ -141,17 +141,44 @@ struct Plan {
 pub struct Journal {
     path: PathBuf,
     state: Option<State>,
-    job: Option<JoinHandle<(State, Result<(), SessionError>)>>,
+    /// The writer thread, started with the first checkpoint: one for the journal's life, so
+    /// what it allocates stays in one heap (a thread per checkpoint left the allocator holding
+    /// ~60 MB of freed memory after an hour, `benches/record_hour.rs`).
+    worker: Option<Worker>,
+    /// A checkpoint was handed to the worker and its outcome not yet taken.
+    pending: bool,
     hook: Option<PathBuf>,
     /// [`COMPACT_MIN`] (tests lower it).
     compact_min: u64,
+}
+
+/// What the writer thread is given and gives back.
+type Job = Box<(State, Plan)>;
+type Outcome = (State, Result<(), SessionError>);
+
+/// The writer thread and its two channels.
+struct Worker {
+    tx: Option<std::sync::mpsc::Sender<Job>>,
+    rx: std::sync::mpsc::Receiver<Outcome>,
+    /// The last outcome, received by [`Journal::busy`] before it was asked for.
+    ready: Option<Outcome>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 impl Journal {
     /// A journal for `path`; nothing is written before the first checkpoint.
     pub fn new(path: PathBuf) -> Journal {
         let hook = std::env::var_os(HOOK_ENV).map(PathBuf::from);
-        Journal { path, state: Some(State::default()), job: None, hook, compact_min: COMPACT_MIN }
+        Journal { path, state: Some(State::default()), worker: None, pending: false, hook, compact_min: COMPACT_MIN }
     }
 
     /// The test hook's directory, when set (a recorder then checkpoints at every chance).
@@ -160,22 +187,45 @@ impl Journal {
     }
 
     /// A checkpoint is being written.
-    pub fn busy(&self) -> bool {
-        self.job.as_ref().is_some_and(|j| !j.is_finished())
+    pub fn busy(&mut self) -> bool {
+        if !self.pending {
+            return false;
+        }
+        let Some(w) = self.worker.as_mut() else { return false };
+        if w.ready.is_none() {
+            match w.rx.try_recv() {
+                Ok(o) => w.ready = Some(o),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return true,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    w.ready = Some((State::default(), Err(SessionError::Encode("checkpoint panicked".into()))));
+                }
+            }
+        }
+        false
     }
 
     /// The outcome of the last background checkpoint, once it is over (then once).
     pub fn poll(&mut self) -> Option<Result<(), SessionError>> {
-        if !self.job.as_ref().is_some_and(JoinHandle::is_finished) {
+        if !self.pending || self.busy() {
             return None;
         }
         Some(self.join())
     }
 
+    /// Waits for the checkpoint in progress, if any: its outcome.
     fn join(&mut self) -> Result<(), SessionError> {
-        let Some(job) = self.job.take() else { return Ok(()) };
-        let (state, result) =
-            job.join().unwrap_or_else(|_| (State::default(), Err(SessionError::Encode("checkpoint panicked".into()))));
+        if !self.pending {
+            return Ok(());
+        }
+        self.pending = false;
+        let Some(w) = self.worker.as_mut() else { return Ok(()) };
+        let (state, result) = match w.ready.take() {
+            Some(o) => o,
+            None => {
+                w.rx.recv()
+                    .unwrap_or_else(|_| (State::default(), Err(SessionError::Encode("checkpoint panicked".into()))))
+            }
+        };
         // A failed checkpoint leaves the file as the last good one; the next starts a new file.
         self.state = Some(if result.is_ok() { state } else { State { count: state.count, ..State::default() } });
         result
@@ -190,14 +240,36 @@ impl Journal {
         if let Some(Err(e)) = self.poll() {
             log::warn!("{}: a checkpoint failed: {e}", self.path.display());
         }
-        let Some(mut state) = self.state.take() else { return false };
+        let Some(state) = self.state.take() else { return false };
         let plan = plan(&state, store, ui);
-        let (path, hook, compact_min) = (self.path.clone(), self.hook.clone(), self.compact_min);
-        self.job = Some(std::thread::spawn(move || {
-            let result = write_checkpoint(&mut state, plan, &path, (hook.as_deref(), compact_min));
-            (state, result)
-        }));
-        true
+        let worker = self.worker.get_or_insert_with(|| {
+            let (tx, jobs) = std::sync::mpsc::channel::<Job>();
+            let (done, rx) = std::sync::mpsc::channel::<Outcome>();
+            let (path, hook, compact_min) = (self.path.clone(), self.hook.clone(), self.compact_min);
+            let thread = std::thread::Builder::new().name("checkpoint".into()).spawn(move || {
+                for job in jobs {
+                    let (mut state, plan) = *job;
+                    let result = write_checkpoint(&mut state, plan, &path, (hook.as_deref(), compact_min));
+                    if done.send((state, result)).is_err() {
+                        return;
+                    }
+                }
+            });
+            Worker { tx: Some(tx), rx, ready: None, thread: thread.ok() }
+        });
+        match worker.tx.as_ref().map(|tx| tx.send(Box::new((state, plan))).is_ok()) {
+            Some(true) => {
+                self.pending = true;
+                true
+            }
+            // No thread: the next checkpoint tries again, on a new file.
+            _ => {
+                self.worker = None;
+                self.state = Some(State::default());
+                log::warn!("{}: cannot start the checkpoint thread", self.path.display());
+                false
+            }
+        }
     }
 
     /// Waits for the checkpoint in progress, then writes the whole recording to the path as a

@@ -149,7 +149,7 @@ impl Recorder {
     }
 
     /// Whether a checkpoint is being written.
-    pub fn checkpointing(&self) -> bool {
+    pub fn checkpointing(&mut self) -> bool {
         self.journal.busy()
     }
 
