@@ -6,8 +6,10 @@
 //! when the run starts, rows as batches arrive, and the end on its duration (counted
 //! from the run's start) or its workload's exit, besides SIGINT and SIGTERM; everything received
 //! up to then is written. CSV rows are flushed every second, so even a killed `record` keeps
-//! what came before; a session (`.ron`) is saved atomically every 30 s in the background and at
-//! the end, so a killed `record` leaves the last checkpoint. With telemetry, the processes using
+//! what came before; a session (`.ron`) is checkpointed every 30 s in the background, each
+//! checkpoint appending what is new to the file (a journal, `zescope_model::session::journal`),
+//! and written whole at the end, so a `record` killed at any moment leaves its last checkpoint.
+//! With telemetry, the processes using
 //! the devices go with it: into the session, or beside a CSV as `NAME.processes.csv`.
 //!
 //! While it records it listens for the workload's markers (`zescope_model::markers`) and prints where;
@@ -565,7 +567,8 @@ impl Out {
         }
     }
 
-    /// CSV: flush the rows so far. Session: checkpoint the file in the background now and then.
+    /// CSV: flush the rows so far. Session: checkpoint the file in the background now and then
+    /// (appending what is new).
     fn flush(&mut self) -> Result<(), String> {
         match self {
             Out::Csv(c) => c.flush().map_err(|e| e.to_string()),

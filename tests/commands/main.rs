@@ -5,7 +5,7 @@
 //! scraping `serve`), `doctor`, `export` and `hostile_bounds` (memory bounds of a load),
 //! `man_pages` (man pages and completions), `list` (and on a realistic catalogue,
 //! `list_catalog`), `open` (a file argument), `record` (and its globs on a realistic catalogue,
-//! `record_globs`), `markers`, `serve`, several devices, faults, the series it lays out and the
+//! `record_globs`; killed in the middle of a checkpoint, `record_kill`), `markers`, `serve`, several devices, faults, the series it lays out and the
 //! groups a big catalogue exposes (`serve*`), the same series live and backfilled
 //! (`openmetrics_same_series`), Perfetto traces of `export` and `record` read back with Perfetto's
 //! Python protos (`perfetto`, `perfetto_check.py`), the processes using each device in `record`'s
@@ -46,6 +46,7 @@ mod perfetto;
 mod processes;
 mod record;
 mod record_globs;
+mod record_kill;
 mod serve;
 mod serve_catalog;
 mod serve_devices;

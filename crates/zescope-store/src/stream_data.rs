@@ -104,13 +104,12 @@ fn bad(msg: String) -> StoreError {
 
 impl StreamStore {
     pub(crate) fn to_data(&self) -> StreamData {
-        self.to_data_from(0)
+        self.to_data_between(0, u64::MAX)
     }
 
-    /// The history with only the raw samples from ordinal `from` on (see
-    /// `Store::stream_data_from`).
-    pub(crate) fn to_data_from(&self, from: u64) -> StreamData {
-        let n = self.n_series();
+    /// The history with only the raw samples of ordinals `from..to` (see
+    /// `Store::stream_data_between`): blocks outside that range are not decoded.
+    pub(crate) fn to_data_between(&self, from: u64, to: u64) -> StreamData {
         let mut coarse = Vec::new();
         for l in (1..=self.pyramid.top()).rev() {
             let nodes = self.pyramid.exclusive_nodes(l, self.finer_start(l));
@@ -144,6 +143,14 @@ impl StreamStore {
                 });
             }
         }
+        let raw = self.raw_between(from, to);
+        StreamData { desc: self.desc.clone(), ended: self.ended, evicted_samples: self.evicted, coarse, raw }
+    }
+
+    /// The raw part of [`Self::to_data_between`]: the samples of ordinals `from..to`, with the
+    /// gaps, first gap and first rates of the whole raw history.
+    pub(crate) fn raw_between(&self, from: u64, to: u64) -> RawData {
+        let n = self.n_series();
         let mut raw = RawData {
             first_block: self.first_block,
             first_ordinal: self.blocks.front().map_or(self.total, |b| b.first_ordinal),
@@ -158,18 +165,22 @@ impl StreamStore {
                 raw.gaps.push(index);
             }
             let skip = from.saturating_sub(blk.first_ordinal).min(blk.len as u64) as usize;
+            let end = to.saturating_sub(blk.first_ordinal).min(blk.len as u64) as usize;
+            index += blk.len;
+            if skip >= end {
+                continue;
+            }
             let mut tbuf = [0i64; BLOCK];
-            raw.timestamps.extend_from_slice(&blk.timestamps(&mut tbuf)[skip..]);
+            raw.timestamps.extend_from_slice(&blk.timestamps(&mut tbuf)[skip..end]);
             let at = raw.values.len();
-            raw.values.resize(at + (blk.len - skip) * n, 0.0);
+            raw.values.resize(at + (end - skip) * n, 0.0);
             let mut cbuf = [0.0; BLOCK];
             for s in 0..n {
                 let col = blk.col(s, &mut cbuf);
-                for (k, &v) in col[skip..].iter().enumerate() {
+                for (k, &v) in col[skip..end].iter().enumerate() {
                     raw.values[at + k * n + s] = v;
                 }
             }
-            index += blk.len;
         }
         if !self.blocks.is_empty() {
             raw.first_rates = (0..n)
@@ -179,7 +190,7 @@ impl StreamStore {
                 })
                 .collect();
         }
-        StreamData { desc: self.desc.clone(), ended: self.ended, evicted_samples: self.evicted, coarse, raw }
+        raw
     }
 
     /// Build a stream from validated-on-the-way data.
@@ -356,9 +367,22 @@ impl Store {
     /// hold only the samples from ordinal `from` on (from the first held one
     /// if that is later); every other field, `raw.gaps` indices included,
     /// describes the whole history. For incremental checkpoints, which already
-    /// have the older samples: the cost is that of the samples returned.
+    /// have the older samples: the cost is that of the samples returned (and of
+    /// the coarse history), the blocks before `from` are not decoded.
     pub fn stream_data_from(&self, s: StreamId, from: u64) -> Option<StreamData> {
-        self.streams.get(s.0 as usize).map(|st| st.to_data_from(from))
+        self.stream_data_between(s, from, u64::MAX)
+    }
+
+    /// Like [`Self::stream_data_from`], with only the raw samples of ordinals
+    /// `from..to` (those of them held); `from == to` gives the history without
+    /// a raw sample. Only the blocks holding those samples are decoded.
+    pub fn stream_data_between(&self, s: StreamId, from: u64, to: u64) -> Option<StreamData> {
+        self.streams.get(s.0 as usize).map(|st| st.to_data_between(from, to))
+    }
+
+    /// The raw part of [`Self::stream_data_between`] alone (no coarse history copied).
+    pub fn raw_between(&self, s: StreamId, from: u64, to: u64) -> Option<RawData> {
+        self.streams.get(s.0 as usize).map(|st| st.raw_between(from, to))
     }
 
     /// Add a stream rebuilt from its plain data, as a new stream of this store.

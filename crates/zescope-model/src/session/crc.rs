@@ -40,7 +40,12 @@ const fn tables() -> [[u32; 256]; 8] {
 
 /// The CRC-32C of `bytes`.
 pub fn crc32c(bytes: &[u8]) -> u32 {
-    let mut c = !0u32;
+    !update(!0, bytes)
+}
+
+/// The CRC-32C of bytes given in pieces: `!update(update(!0, a), b) == crc32c(a ++ b)`.
+pub(super) fn update(state: u32, bytes: &[u8]) -> u32 {
+    let mut c = state;
     let mut words = bytes.chunks_exact(8);
     for w in &mut words {
         let lo = u32::from_le_bytes([w[0], w[1], w[2], w[3]]) ^ c;
@@ -57,7 +62,7 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
     for &b in words.remainder() {
         c = (c >> 8) ^ TABLES[0][((c ^ b as u32) & 0xff) as usize];
     }
-    !c
+    c
 }
 
 /// Bytes a checksum takes after the data it covers (little-endian).

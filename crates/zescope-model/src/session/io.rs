@@ -204,24 +204,38 @@ pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut File) -> Result<(), SessionError>,
 ) -> Result<(), SessionError> {
+    replace_keeping(path, write).map(drop)
+}
+
+/// [`write_atomic`], returning the new file, open for reading and writing (a recording's
+/// journal goes on appending to it: `journal.rs`).
+pub(super) fn replace_keeping(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> Result<(), SessionError>,
+) -> Result<File, SessionError> {
     let target = save_target(path)?;
     let old = std::fs::metadata(&target).ok();
     let tmp = temp_path(&target);
     let result = (|| {
-        let mut f = File::create_new(&tmp).map_err(|e| SessionError::io(&tmp, "cannot create", e))?;
+        let mut f = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| SessionError::io(&tmp, "cannot create", e))?;
         if let Some(old) = &old {
             keep_mode_and_owner(&f, &tmp, old, &target)?;
         }
         write(&mut f)?;
         f.sync_all().map_err(|e| SessionError::io(&tmp, "cannot sync", e))?;
-        drop(f);
         std::fs::rename(&tmp, &target).map_err(|e| SessionError::io(&target, "cannot replace", e))?;
         let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
         // Make the rename itself durable.
-        File::open(dir).and_then(|d| d.sync_all()).map_err(|e| SessionError::io(dir, "cannot sync directory", e))
+        File::open(dir).and_then(|d| d.sync_all()).map_err(|e| SessionError::io(dir, "cannot sync directory", e))?;
+        Ok(f)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

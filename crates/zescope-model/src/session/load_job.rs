@@ -43,7 +43,7 @@ use super::chunks::{ChunkCursor, Extent, FileScan, read_chunk};
 use super::codec::CHUNK;
 use super::convert::{self, Checked, Chunk, DataSection, Progress, SEALED_VERSION, StreamChunks, chunk_sizes, zeroed};
 use super::io::{self, MAX_FILE_BYTES};
-use super::{Session, SessionError, packed};
+use super::{Session, SessionError, journal, journal_read, packed};
 
 /// Pieces decoded ahead of the receiver at most (the channel's length).
 pub const IN_FLIGHT: usize = 4;
@@ -216,16 +216,30 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
     let (f, size) = io::open_bounded(path, MAX_FILE_BYTES, true)?;
     let head_bytes = io::read_head(&f, size, path)?;
     let (text, data) = io::split(&head_bytes)?;
-    // The head's bytes and the strings parsing them makes (at most as many again).
-    let parsed = 2 * head_bytes.len() as u64;
+    // A recording's journal: its last whole checkpoint, as the version 4 file it stands for, in
+    // memory (`journal_read.rs`).
+    let image = match data {
+        Some(_) if journal::is_journal(text) => {
+            Some(journal_read::image(&f, head_bytes.len() as u64, size, MAX_FILE_BYTES)?)
+        }
+        _ => None,
+    };
+    let (text, data) = match &image {
+        Some(i) => io::split(i)?,
+        None => (text, data),
+    };
+    // The head's bytes and the strings parsing them makes (at most as many again), and a
+    // journal's image.
+    let parsed = 2 * head_bytes.len() as u64 + image.as_ref().map_or(0, |i| 2 * i.len() as u64);
     let file = io::parse(text)?;
     let sealed = file.version >= SEALED_VERSION;
-    let section = match data {
-        Some(_) => {
+    let section = match (data, &image) {
+        (Some(d), Some(_)) => Some(DataSection::Bytes(d)),
+        (Some(_), None) => {
             let scan = f.try_clone().and_then(|c| FileScan::new(c, head_bytes.len() as u64, size));
             Some(DataSection::File(scan.map_err(|e| SessionError::io(path, "cannot read", e))?))
         }
-        None => None,
+        (None, _) => None,
     };
     let Checked { mut session, samples, chunks } = convert::check(&file, section, convert::Budget::NONE)?;
     let coarse: u64 = session

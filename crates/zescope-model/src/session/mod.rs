@@ -16,6 +16,8 @@
 //! - [`LoadJob`] opens one on a thread progressively: the head first, then the samples in
 //!   time order, a chunk at a time.
 //! - [`autosave`] checkpoints a running session for crash recovery.
+//! - [`journal`] keeps a recording's file recoverable while it records (format version 5),
+//!   each checkpoint appending what is new.
 //!
 //! Why the data is not plain RON numbers: see `codec.rs`.
 
@@ -30,6 +32,8 @@ pub mod format;
 mod history;
 mod io;
 mod job;
+pub mod journal;
+mod journal_read;
 mod load_job;
 mod markers;
 mod open;
@@ -215,6 +219,14 @@ pub fn from_slice_with_cap(bytes: &[u8], cap: u64) -> Result<Session, SessionErr
         return Err(SessionError::TooLarge { file: "input".into(), size: bytes.len() as u64, max: MAX_FILE_BYTES });
     }
     let (text, data) = io::split(bytes)?;
+    if data.is_some() && journal::is_journal(text) {
+        // A recording's journal: its last whole checkpoint, as the version 4 file it stands for.
+        let max = cap.saturating_sub(bytes.len() as u64);
+        let image = journal_read::image(bytes, text.len() as u64, bytes.len() as u64, max)?;
+        let (text, data) = io::split(&image)?;
+        let held = (bytes.len() + image.len() + text.len()) as u64;
+        return convert::decode(io::parse(text)?, data, convert::Budget { cap, held });
+    }
     // The bytes, and the strings parsing the RON text makes (at most its length again).
     let held = (bytes.len() + text.len()) as u64;
     convert::decode(io::parse(text)?, data, convert::Budget { cap, held })

@@ -1,5 +1,7 @@
 //! Recording a session headless: sampler events in (through the view's [`Ingest`]), a session
-//! file out.
+//! file out: checkpointed as a journal while it records (`journal.rs`: each checkpoint appends
+//! what is new, and the file recovers after a kill at any moment), written as an ordinary
+//! session file at the end.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -8,18 +10,19 @@ use crate::view::{Ingest, TimeView, default_arrangement};
 use zescope_sampler::{Inventory, RunInfo, SampleBatch};
 use zescope_store::Store;
 
-use super::{Capture, RunHistory, SaveJob, Session};
+use super::journal::Journal;
+use super::{Capture, Marker, RunHistory, Session};
+use crate::view::Arrangement;
 
 /// A session built from sampler events without a window (`zescope record --out run.ron`): the
-/// same store, run history and default pane arrangement the window would have, saved atomically every
-/// `SESSION_CHECKPOINT` (in the background) and at the end.
+/// same store, run history and default pane arrangement the window would have, checkpointed every
+/// `SESSION_CHECKPOINT` (in the background, appending what is new) and saved at the end.
 pub struct Recorder {
-    path: PathBuf,
     inventory: Inventory,
     store: Store,
     history: RunHistory,
     ingest: Ingest,
-    job: Option<SaveJob>,
+    journal: Journal,
     last_save: Instant,
     /// How long until the next checkpoint may start: [`SESSION_CHECKPOINT`], or longer once a
     /// save takes a noticeable share of it.
@@ -29,9 +32,8 @@ pub struct Recorder {
 
 const SESSION_CHECKPOINT: Duration = Duration::from_secs(30);
 
-/// A checkpoint rewrites the whole file (and copies the store's data to do so): the time until
-/// the next is at least this many times what the last took, so a long recording spends at most
-/// about a twentieth of its time (and of its CPU) checkpointing rather than ever more of it.
+/// The time until the next checkpoint is at least this many times what the last took, so a
+/// recording spends at most about a twentieth of its time writing checkpoints, whatever the disk.
 const CHECKPOINT_SHARE: u32 = 20;
 
 impl Recorder {
@@ -39,17 +41,29 @@ impl Recorder {
     /// `Event::Inventory`). Nothing is written until [`Recorder::checkpoint`] or
     /// [`Recorder::finish`].
     pub fn new(path: PathBuf, inventory: Inventory) -> Recorder {
+        Recorder::with_store(path, inventory, Store::with_default_cap())
+    }
+
+    /// [`Recorder::new`] into `store` (a fresh one: benchmarks give it their memory cap).
+    pub fn with_store(path: PathBuf, inventory: Inventory, store: Store) -> Recorder {
+        let journal = Journal::new(path);
+        // The test hook checkpoints at every chance (`journal.rs`).
+        let every = if journal.hooked() { Duration::ZERO } else { SESSION_CHECKPOINT };
         Recorder {
-            path,
             inventory,
-            store: Store::with_default_cap(),
+            store,
             history: Default::default(),
             ingest: Ingest::default(),
-            job: None,
+            journal,
             last_save: Instant::now(),
-            every: SESSION_CHECKPOINT,
+            every,
             markers: Default::default(),
         }
+    }
+
+    /// The store the recording goes to.
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// A run started (`Event::RunStarted`): opens its streams and records its configuration.
@@ -93,36 +107,58 @@ impl Recorder {
 
     /// The session as recorded so far, with the default pane arrangement and a live view.
     pub fn session(&self) -> Session {
-        let arrangement = default_arrangement(&self.ingest.order, &self.ingest.series);
-        let view = TimeView::default();
-        let markers = super::markers_to_file(&self.markers);
+        let (arrangement, view, markers) = self.ui();
         let ui = Capture { history: &self.history, arrangement: &arrangement, view: &view, markers: &markers };
         Session::capture(&self.store, ui)
     }
 
-    /// Called often: starts a background save when the last one is over and
+    /// What the session shows besides the store: the default arrangement, a live view, the markers.
+    fn ui(&self) -> (Arrangement, TimeView, Vec<Marker>) {
+        (
+            default_arrangement(&self.ingest.order, &self.ingest.series),
+            TimeView::default(),
+            super::markers_to_file(&self.markers),
+        )
+    }
+
+    /// Called often: starts a background checkpoint when the last one is over and
     /// `SESSION_CHECKPOINT` has passed since it started. Errs with the previous background
-    /// save's error, if it failed.
+    /// checkpoint's error, if it failed.
     pub fn checkpoint(&mut self) -> Result<(), String> {
-        if let Some(result) = self.job.as_mut().and_then(|j| j.try_finish()) {
+        self.checkpoint_if(false)
+    }
+
+    /// [`Recorder::checkpoint`], now (`now`: whatever the time since the last; still not while
+    /// one is being written). Benchmarks drive a simulated hour this way.
+    pub fn checkpoint_if(&mut self, now: bool) -> Result<(), String> {
+        if let Some(result) = self.journal.poll() {
             // Finished: the next waits for this one's cost times the share, or the base period.
-            self.every = SESSION_CHECKPOINT.max(self.last_save.elapsed() * CHECKPOINT_SHARE);
+            if !self.every.is_zero() {
+                self.every = SESSION_CHECKPOINT.max(self.last_save.elapsed() * CHECKPOINT_SHARE);
+            }
             result.map_err(|e| e.to_string())?;
         }
-        if self.job.as_ref().is_some_and(|j| !j.is_finished()) || self.last_save.elapsed() < self.every {
+        if self.journal.busy() || (!now && self.last_save.elapsed() < self.every) {
             return Ok(());
         }
         self.last_save = Instant::now();
-        self.job = Some(SaveJob::spawn(self.session(), self.path.clone()));
+        let (arrangement, view, markers) = self.ui();
+        let ui = Capture { history: &self.history, arrangement: &arrangement, view: &view, markers: &markers };
+        self.journal.checkpoint(&self.store, ui);
         Ok(())
     }
 
-    /// Waits for a background save, then saves the whole recording atomically; errs with what
+    /// Whether a checkpoint is being written.
+    pub fn checkpointing(&mut self) -> bool {
+        self.journal.busy()
+    }
+
+    /// Waits for a background checkpoint, then saves the whole recording atomically as an
+    /// ordinary session file (from the journal's chunks and the samples since); errs with what
     /// kept the file from being written.
     pub fn finish(&mut self) -> Result<(), String> {
-        if let Some(job) = self.job.take() {
-            let _ = job.wait();
-        }
-        super::save(&self.path, &self.session()).map_err(|e| e.to_string())
+        let (arrangement, view, markers) = self.ui();
+        let ui = Capture { history: &self.history, arrangement: &arrangement, view: &view, markers: &markers };
+        self.journal.finish(&self.store, ui).map_err(|e| e.to_string())
     }
 }

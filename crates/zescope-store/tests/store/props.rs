@@ -275,6 +275,27 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
+    /// A range of raw samples (what an incremental checkpoint copies) is exactly that slice of
+    /// the whole export, and the rest of the history is the same.
+    #[test]
+    fn a_range_of_raw_samples_is_that_slice_of_the_whole(p in plan(), a in 0.0f64..1.2, b in 0.0f64..1.2) {
+        let (store, streams) = build(&p);
+        let (id, _) = streams.last().unwrap();
+        let whole = store.stream_data(*id).unwrap();
+        let (first, held) = (whole.raw.first_ordinal, whole.raw.timestamps.len() as u64);
+        let at = |x: f64| first.saturating_sub(8) + (x * (held + 16) as f64) as u64;
+        let (from, to) = (at(a.min(b)), at(a.max(b)));
+        let part = store.stream_data_between(*id, from, to).unwrap();
+        let (lo, hi) = (from.clamp(first, first + held) - first, to.clamp(first, first + held) - first);
+        let n = whole.desc.series.len();
+        prop_assert_eq!(&part.raw.timestamps[..], &whole.raw.timestamps[lo as usize..hi as usize]);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&part.raw.values), bits(&whole.raw.values[lo as usize * n..hi as usize * n]));
+        prop_assert_eq!(&part.raw.gaps, &whole.raw.gaps);
+        prop_assert_eq!((part.raw.first_ordinal, part.raw.first_block), (whole.raw.first_ordinal, whole.raw.first_block));
+        prop_assert_eq!(part.coarse.len(), whole.coarse.len());
+    }
+
     /// Session files are untrusted: whatever a mutated `StreamData` says,
     /// importing it returns an error or a store that answers queries; it
     /// never panics.
