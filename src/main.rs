@@ -25,13 +25,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
         let source = cli.source;
-        let connect = match cli.connect.map(|a| zescope::live::client::Target::new(a, cli.token_file.as_deref())) {
-            Some(Err(e)) => {
-                eprintln!("zescope: {e}");
-                return ExitCode::from(2);
-            }
-            c => c.and_then(Result::ok),
-        };
+        let connect =
+            match cli.connect.clone().map(|a| zescope::live::client::Target::new(a, cli.token_file.as_deref())) {
+                Some(Err(e)) => {
+                    eprintln!("zescope: {e}");
+                    return ExitCode::from(2);
+                }
+                c => c.and_then(Result::ok),
+            };
+        let remote = connect.as_ref().map(|_| zescope_window::connect::Remote {
+            addr: cli.connect.clone().unwrap_or_default(),
+            token_file: cli.token_file.clone(),
+        });
         return zescope_window::gui::run(zescope_window::gui::Launch {
             start_sampler: Box::new(move |options| match &connect {
                 Some(target) => zescope::live::remote::spawn(target.clone(), options.waker),
@@ -45,6 +50,7 @@ fn main() -> ExitCode {
             interrupt: Box::new(Termination::install()),
             file: cli.file,
             view: cli.view,
+            remote,
         });
     };
     if cli.connect.is_some() {

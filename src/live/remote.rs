@@ -17,8 +17,11 @@
 //!   ... reconnecting" and "... reconnected".
 //! - The server's markers (`zescope mark` on its host) come as `Event::Marker`: the window
 //!   files them as its own socket's.
-//! - It is read-only: `Start`, `Stop`, `SetInterval`, `Pause`, `Resume` and `Refresh` change
-//!   nothing on the server (a notice says so, once); `Sync` is answered; `Shutdown` ends it.
+//! - It is read-only: `Start`, `SetInterval`, `Pause`, `Resume` and `Refresh` change nothing on
+//!   the server (a notice says so, once); `Sync` is answered; `Shutdown` ends it. `Stop` leaves
+//!   the feed (the window's "Disconnect", or opening a file): the run stops here (`RunStopped`,
+//!   `Requested`) while the server's goes on; the source then says "REMOTE disconnected
+//!   HOST:PORT" and the thread only answers `Sync` until `Shutdown`.
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -72,6 +75,8 @@ pub fn spawn(target: Target, waker: Option<zescope_sampler::Waker>) -> SamplerHa
 const RECONNECTING: &str = "reconnecting ";
 /// And before the first connection.
 const CONNECTING: &str = "connecting ";
+/// And after the window's `Stop` left the feed (the server's run goes on).
+const DISCONNECTED: &str = "disconnected ";
 
 /// How often the link's figures are told.
 const FIGURES: Duration = Duration::from_secs(1);
@@ -99,9 +104,11 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Out) {
     let inventory = Inventory { source: Some(source(addr, false, CONNECTING)), devices: Vec::new() };
     let _ = events.send(Event::Inventory(inventory));
     let pending: RefCell<Vec<Command>> = RefCell::new(Vec::new());
+    // `Stop` ends the watching (not the server's run): once seen, the feed is left.
+    let disconnect = std::cell::Cell::new(false);
     let shutdown = || {
         pending.borrow_mut().extend(commands.try_iter());
-        pending.borrow().iter().any(|c| matches!(c, Command::Shutdown))
+        disconnect.get() || pending.borrow().iter().any(|c| matches!(c, Command::Shutdown | Command::Stop))
     };
     let mut follower = Follower::new(target.clone());
     follower.follow_restarts = true;
@@ -136,6 +143,7 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Out) {
                     let _ = events.send(Event::Synced(n));
                 }
                 Command::Shutdown => {}
+                Command::Stop => disconnect.set(true),
                 _ if told_read_only => {}
                 _ => {
                     told_read_only = true;
@@ -182,11 +190,32 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Out) {
             break;
         }
     }
+    let stopped = match disconnect.get() {
+        true => zescope_sampler::StopReason::Requested,
+        false => zescope_sampler::StopReason::Shutdown,
+    };
     if open {
-        let _ = events.send_timeout(
-            Event::RunStopped { run, reason: zescope_sampler::StopReason::Shutdown },
-            Duration::from_millis(100),
-        );
+        let _ = events.send_timeout(Event::RunStopped { run, reason: stopped }, Duration::from_millis(100));
+    }
+    if disconnect.get() && !pending.borrow().iter().any(|c| matches!(c, Command::Shutdown)) {
+        drop(follower);
+        link(&known, DISCONNECTED);
+        let message =
+            format!("REMOTE {addr}: disconnected; the server's run goes on (File → Connect… to watch it again)");
+        let _ = events.send(Event::Notice { run, message });
+        idle(commands, events);
     }
     let _ = events.send_timeout(Event::ShutDown, Duration::from_millis(100));
+}
+
+/// After a disconnect: answers `Sync` until `Shutdown` (or the window is gone); nothing else
+/// can be done from here (a new connection is a new window source, File → Connect…).
+fn idle(commands: &Receiver<Command>, events: &Out) {
+    while let Ok(c) = commands.recv() {
+        match c {
+            Command::Sync(n) if events.send(Event::Synced(n)).is_err() => return,
+            Command::Shutdown => return,
+            _ => {}
+        }
+    }
 }

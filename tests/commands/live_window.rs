@@ -96,3 +96,56 @@ fn the_windows_feed_holds_every_sample_across_a_dropped_link_and_says_remote_and
         assert!(same && values.len() == raw.values.len(), "stream {stream}: the same values");
     }
 }
+
+/// The window's Disconnect (or opening a file) sends `Stop`: the remote thread leaves the feed and
+/// stops the run on the window's side (`Requested`), says so, and names its source "REMOTE
+/// disconnected HOST:PORT", while the server's run goes on (its `/metrics` still counts up);
+/// then it answers `Sync` and ends on `Shutdown`. Before, `Stop` was ignored, so File → Open
+/// during a remote run waited for a stop that never came.
+#[test]
+fn stop_leaves_the_feed_and_the_servers_run_goes_on() {
+    use zescope_sampler::{Command, StopReason};
+    let serve = Serve::start("127.0.0.1:0", &[]);
+    let h = zescope::live::remote::spawn(Target { addr: serve.addr.to_string(), token: None }, None);
+    let (mut rows, mut sources, mut notices, mut reason) = (0usize, Vec::<String>::new(), Vec::<String>::new(), None);
+    let mut synced = false;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !synced {
+        assert!(Instant::now() < deadline, "no stop; sources {sources:?}, notices {notices:?}");
+        let Ok(ev) = h.events.recv_timeout(Duration::from_millis(100)) else { continue };
+        match ev {
+            Event::Samples(b) => {
+                rows += b.timestamps.len();
+                if rows > 50 && reason.is_none() {
+                    h.send(Command::Stop);
+                }
+            }
+            Event::Inventory(i) => sources.push(i.source.map(|s| s.description).unwrap_or_default()),
+            Event::Notice { message, .. } => notices.push(message),
+            Event::RunStopped { reason: r, .. } => {
+                reason = Some(r);
+                h.send(Command::Sync(7));
+            }
+            Event::Synced(7) => synced = true,
+            _ => {}
+        }
+    }
+    assert_eq!(reason, Some(StopReason::Requested), "the run stopped here, as asked");
+    let down = format!("REMOTE disconnected {}", serve.addr);
+    assert_eq!(sources.last(), Some(&down), "the source says so: {sources:?}");
+    assert!(notices.iter().any(|n| n.contains("disconnected; the server's run goes on")), "{notices:?}");
+    // The server's run goes on: its achieved samples keep counting.
+    let count = || -> u64 {
+        let (_, _, page) = crate::support::serve::get(serve.addr, "/metrics", None);
+        page.lines().find_map(|l| l.strip_prefix("zescope_sampler_samples_total ")).map_or(0, |v| v.parse().unwrap())
+    };
+    let before = count();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while count() <= before {
+        assert!(Instant::now() < deadline, "the server's run did not go on after the disconnect");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut h = h;
+    assert!(h.shutdown(Duration::from_secs(5)).is_ok(), "the idle remote thread ends on shutdown");
+    serve.stop();
+}

@@ -64,6 +64,14 @@ pub fn drain(
                         "View → New derived series…: the run has no such series; this run derives none",
                     ));
                 }
+                // A remote server's run: the source panel shows what it samples (the user's own
+                // choice is kept aside for the settings).
+                let source = state.inventory.as_ref().and_then(|i| i.source.as_ref());
+                if source.is_some_and(crate::status::is_remote) {
+                    let theirs = crate::state::Selection::of_run(&info.config, state.inventory.as_ref());
+                    let own = std::mem::replace(&mut state.selection, theirs);
+                    state.own_selection.get_or_insert(own);
+                }
                 let run = state.ingest.run_started(store, info);
                 state.triggers.run_started(&run.info);
                 let keys = run.keys.concat();

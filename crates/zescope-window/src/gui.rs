@@ -43,6 +43,9 @@ pub struct Launch {
     pub file: Option<std::path::PathBuf>,
     /// A view file to lay the panes out by.
     pub view: Option<ViewFile>,
+    /// The remote run `start_sampler` watches (`--connect`): put first among the recent
+    /// addresses File → Connect… offers.
+    pub remote: Option<crate::connect::Remote>,
 }
 
 struct GuiApp {
@@ -79,7 +82,7 @@ fn icon() -> Option<egui::IconData> {
 /// Opens the window: samples with the sampler `launch` starts, showing its session file if one is
 /// given; returns when the window is closed.
 pub fn run(launch: Launch) -> ExitCode {
-    let Launch { start_sampler, connect, built_in, interrupt: stop, file, view } = launch;
+    let Launch { start_sampler, connect, built_in, interrupt: stop, file, view, remote } = launch;
     let mut viewport = egui::ViewportBuilder::default()
         .with_title("zescope")
         .with_app_id("zescope")
@@ -120,6 +123,9 @@ pub fn run(launch: Launch) -> ExitCode {
             let limits = settings.markers;
             let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
             app.use_wake_flag(flag);
+            if let Some(r) = &remote {
+                crate::connect::remember(&mut app.recent_remotes, r);
+            }
             app.connector = Some(Box::new(move |r| {
                 let options = Options { waker: Some(Arc::clone(&waker)), ..Options::default() };
                 connect(r, options).map(|h| Box::new(h) as Box<dyn crate::link::SamplerLink>)

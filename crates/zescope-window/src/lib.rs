@@ -236,7 +236,7 @@ impl ZescopeApp {
         Settings {
             theme: self.theme,
             window: self.view.window,
-            selection: self.state.selection.clone(),
+            selection: self.state.own_selection.as_ref().unwrap_or(&self.state.selection).clone(),
             arrangement: self.panes.arrangement.clone(),
             recent: self.files.recent.clone(),
             frame_cap: self.frame_cap,

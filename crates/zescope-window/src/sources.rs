@@ -142,6 +142,8 @@ impl SourcePanel<'_> {
             index: &self.view.index,
             open: &self.view.open,
             searching,
+            // (The inventory is out of the state for the frame: asked of `inv`.)
+            read_only: inv.source.as_ref().is_some_and(super::status::is_remote),
             height,
             changes: Vec::new(),
         };
@@ -208,7 +210,46 @@ impl SourcePanel<'_> {
         }
     }
 
+    /// The remote server's source, when the run shown is one (its controls are read-only).
+    fn remote(&self) -> Option<&zescope_sampler::SourceInfo> {
+        let source = self.state.inventory.as_ref().and_then(|i| i.source.as_ref());
+        source.filter(|s| super::status::is_remote(s))
+    }
+
+    /// A remote run's controls: the server's way and interval, shown; Disconnect (the server's
+    /// run goes on).
+    fn remote_controls(&self, ui: &mut Ui, disconnected: bool) -> Vec<SourceAction> {
+        let mut actions = Vec::new();
+        let s = &self.state.selection;
+        ui.horizontal(|ui| {
+            ui.label("Read by");
+            ui.label(RichText::new(s.via.describe()).strong()).on_hover_text(rows::READ_ONLY);
+        });
+        ui.horizontal(|ui| {
+            ui.label("Interval");
+            ui.label(RichText::new(text::duration(s.interval)).strong()).on_hover_text(rows::READ_ONLY);
+            ui.label(RichText::new("(the server's)").weak());
+        });
+        ui.horizontal(|ui| {
+            if self.state.ingest.run.is_some() {
+                let stop = ui.button("Disconnect").on_hover_text(
+                    "stop watching: what arrived stays here; the server's run goes on (File → Connect… to watch it again)",
+                );
+                if stop.clicked() {
+                    actions.push(SourceAction::Send(Command::Stop));
+                }
+            } else if disconnected {
+                ui.label(RichText::new("Disconnected: File → Connect… to watch it again").weak());
+            }
+        });
+        actions
+    }
+
     fn controls(&mut self, ui: &mut Ui) -> Vec<SourceAction> {
+        if let Some(s) = self.remote() {
+            let disconnected = super::status::is_disconnected(s);
+            return self.remote_controls(ui, disconnected);
+        }
         let mut actions = Vec::new();
         let running = self.state.ingest.run.is_some();
         ui.horizontal(|ui| {

@@ -133,6 +133,35 @@ impl Selection {
     }
 }
 
+impl Selection {
+    /// What `config` samples, as the source panel shows it (a remote server's run: the window
+    /// shows its ticks and cannot change them). Unticked metrics are those of each group that
+    /// `config` leaves out, as `inv` lists them; interval, way and telemetry are the run's.
+    pub fn of_run(config: &RunConfig, inv: Option<&Inventory>) -> Selection {
+        let mut sel = Selection {
+            interval: config.interval,
+            via: config.via,
+            telemetry: config.telemetry,
+            ..Selection::default()
+        };
+        for t in &config.targets {
+            let groups: BTreeSet<String> = t.groups.iter().cloned().collect();
+            sel.pick(t.device, groups);
+            let dev = inv.and_then(|i| i.devices.iter().find(|d| d.path == t.device));
+            let (Some(dev), false) = (dev, t.metrics.is_empty()) else { continue };
+            let Some(choice) = sel.choice_mut(t.device) else { continue };
+            for g in dev.groups.iter().filter(|g| choice.groups.contains(&g.name)) {
+                let left: BTreeSet<String> =
+                    g.metrics.iter().filter(|m| !t.metrics.contains(&m.name)).map(|m| m.name.clone()).collect();
+                if !left.is_empty() {
+                    choice.excluded.insert(g.name.clone(), left);
+                }
+            }
+        }
+        sel
+    }
+}
+
 impl Default for Selection {
     fn default() -> Self {
         Selection {
@@ -153,8 +182,10 @@ impl Default for Selection {
 pub struct AppState {
     /// The source and devices the sampler found; `None` until its first inventory arrives.
     pub inventory: Option<Inventory>,
-    /// What the user picked in the source panel.
+    /// What the user picked in the source panel (a remote run's own, while one is watched).
     pub selection: Selection,
+    /// The user's own selection while a remote run's is shown: what the settings keep.
+    pub(crate) own_selection: Option<Selection>,
     /// The run in progress and every series seen, as filed into the store.
     pub ingest: Ingest,
     /// The running sampler's latest statistics; `None` before the first report.

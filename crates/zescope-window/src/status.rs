@@ -230,6 +230,11 @@ pub(crate) fn is_remote(s: &zescope_sampler::SourceInfo) -> bool {
     s.description.starts_with("REMOTE ")
 }
 
+/// The remote feed was left (the window's "Disconnect"): the server's run goes on, unwatched.
+pub(crate) fn is_disconnected(s: &zescope_sampler::SourceInfo) -> bool {
+    s.description.starts_with("REMOTE disconnected ")
+}
+
 /// What a run samples: "DEVICE · GROUP, GROUP", one such part per device (joined by " · ").
 pub(crate) fn sampling(info: &zescope_sampler::RunInfo) -> String {
     let parts: Vec<String> = (info.config.targets.iter().zip(&info.devices))

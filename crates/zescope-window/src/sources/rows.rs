@@ -166,9 +166,15 @@ pub(crate) struct Painter<'a> {
     pub(crate) index: &'a SearchIndex,
     pub(crate) open: &'a OpenGroups,
     pub(crate) searching: bool,
+    /// A remote server's run: its ticks are shown, not changed.
+    pub(crate) read_only: bool,
     pub(crate) height: f32,
     pub(crate) changes: Vec<Change>,
 }
+
+/// Why a remote run's ticks cannot be changed.
+pub(crate) const READ_ONLY: &str =
+    "The run is the remote server's: `zescope serve` on its host chooses what it samples; this window only watches.";
 
 /// Indentation of one level of the tree, in points.
 const INDENT: f32 = 14.0;
@@ -237,7 +243,7 @@ impl Painter<'_> {
         let picked = self.state.selection.is_picked(dev.path);
         let mut on = picked;
         let label = format!("{} [{:?}]{}", dev.name, dev.kind, if dev.simulated { " (simulated)" } else { "" });
-        let r = ui.add(egui::Checkbox::new(&mut on, label));
+        let r = ui.add_enabled(!self.read_only, egui::Checkbox::new(&mut on, label)).on_disabled_hover_text(READ_ONLY);
         let r = r.on_hover_text(format!(
             "{:04x}:{:04x}  uuid {}\nTick several devices to sample them together.{}",
             dev.vendor_id,
@@ -291,11 +297,14 @@ impl Painter<'_> {
         };
         let text = RichText::new(format!("{}  · domain {} · {tag}{matching}", g.name, g.domain));
         let mut on = ticked;
-        let enabled = unreadable.is_none();
+        let enabled = unreadable.is_none() && !self.read_only;
         let r = ui.add_enabled(enabled, egui::Checkbox::new(&mut on, text).indeterminate(partial));
         let n = g.metrics.len();
         let r = match &unreadable {
             Some(why) => r.on_disabled_hover_text(format!("Cannot be sampled: {why}")),
+            None if self.read_only => {
+                r.on_disabled_hover_text(format!("{}\n{n} metrics, read by {read}\n{READ_ONLY}", g.description))
+            }
             None => r.on_hover_text(format!(
                 "{}\n{n} metrics, read by {read}\nTick to sample all of them (one group per domain).{}",
                 g.description,
@@ -315,7 +324,7 @@ impl Painter<'_> {
         let sel = &self.state.selection;
         let ticked = sel.groups_of(dev.path).is_some_and(|c| c.contains(&g.name));
         let mut on = ticked && !excluded(sel, dev.path, &g.name).is_some_and(|e| e.contains(&m.name));
-        let enabled = g.unreadable_by(sel.via).is_none();
+        let enabled = g.unreadable_by(sel.via).is_none() && !self.read_only;
         if ui.add_enabled(enabled, egui::Checkbox::without_text(&mut on)).changed() {
             self.changes.push(Change::Metric(dev.path, gi, mi, on));
         }
@@ -333,7 +342,7 @@ impl Painter<'_> {
         }
         let mut on = self.state.selection.telemetry;
         let text = RichText::new(format!("{group}  · Sysman"));
-        let r = ui.add(egui::Checkbox::new(&mut on, text));
+        let r = ui.add_enabled(!self.read_only, egui::Checkbox::new(&mut on, text)).on_disabled_hover_text(READ_ONLY);
         let what = "Clocks, throttle reasons, power and energy, temperatures, engine utilisation and memory, \
                     read through Sysman at most every 100 ms";
         let r = r.on_hover_text(format!("{what}{}", if self.running() { RESTARTS } else { "" }));

@@ -154,3 +154,82 @@ fn file_connect_offers_recent_servers_and_replaces_the_source_with_the_remote_li
     let back: Settings = ron::from_str(&text.unwrap()).unwrap();
     assert_eq!(back.recent_remotes, h.state().recent_remotes);
 }
+
+/// A sampler on a private simulated driver whose source says `REMOTE gpu-box:9464` (as the live
+/// feed's thread names it): the run the test starts (while `server` is set) stands for the
+/// server's; the window's own commands are logged and only `Sync` and `Stop` go through.
+struct AsRemote {
+    inner: zescope_sampler::SamplerHandle,
+    sent: std::sync::Arc<std::sync::Mutex<Vec<zescope_sampler::Command>>>,
+    server: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl zescope_window::link::SamplerLink for AsRemote {
+    fn send(&self, c: zescope_sampler::Command) {
+        use zescope_sampler::Command;
+        if self.server.load(std::sync::atomic::Ordering::SeqCst) {
+            return self.inner.send(c);
+        }
+        self.sent.lock().unwrap().push(c.clone());
+        if matches!(c, Command::Sync(_) | Command::Stop) {
+            self.inner.send(c);
+        }
+    }
+    fn try_recv(&self) -> Option<zescope_sampler::Event> {
+        let mut e = zescope_window::link::SamplerLink::try_recv(&self.inner)?;
+        if let zescope_sampler::Event::Inventory(inv) = &mut e
+            && let Some(s) = &mut inv.source
+        {
+            s.description = "REMOTE gpu-box:9464".to_owned();
+        }
+        Some(e)
+    }
+    fn shutdown(&mut self, timeout: std::time::Duration) -> Result<(), std::time::Duration> {
+        zescope_window::link::SamplerLink::shutdown(&mut self.inner, timeout)
+    }
+}
+
+/// A remote run is the server's: the source panel ticks what the server samples (not the
+/// user's own choice, which the settings keep), shows its way and interval as text, greys every
+/// tick, and offers Disconnect instead of Stop, Start or an interval slider. Before, the slider
+/// and Stop were there and did nothing.
+#[test]
+fn a_remote_runs_source_panel_shows_the_servers_choice_read_only() {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+    use zescope_sampler::{Command, DevicePath, RunConfig};
+    let sim = crate::support::sim(|_| {});
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let server = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let link =
+        AsRemote { inner: crate::support::sampler_on(&sim), sent: Arc::clone(&sent), server: Arc::clone(&server) };
+    // The user's own choice: 10 ms, the default.
+    let mut app = ZescopeApp::new(Box::new(link), Settings::default(), Store::new(64 << 20));
+    app.auto_start = false;
+    let mut h = crate::support::with_inventory(app, crate::support::WINDOW);
+    // The server's run: ComputeBasic every 3 ms.
+    let cfg = RunConfig::single(DevicePath::default(), vec!["ComputeBasic".to_owned()], Duration::from_millis(3));
+    server.store(true, std::sync::atomic::Ordering::SeqCst);
+    h.state_mut().send(Command::Start(cfg));
+    server.store(false, std::sync::atomic::Ordering::SeqCst);
+    crate::support::pump(&mut h, "the server's run", |a| a.state.ingest.samples_total > 10);
+    h.step();
+    let sel = &h.state().state.selection;
+    assert_eq!(sel.interval, Duration::from_millis(3), "the server's interval, not the user's 10 ms");
+    assert!(sel.groups.contains("ComputeBasic") && sel.groups.len() == 1, "the server's groups: {:?}", sel.groups);
+    h.get_by_label("(the server's)");
+    h.get_by_label("Disconnect");
+    assert!(h.query_by_label("Stop").is_none() && h.query_by_label("Start").is_none(), "no Stop or Start");
+    assert!(h.query_by_label("Interval").is_some(), "the interval is named");
+    let group = h.get_by_label_contains("ComputeBasic  · domain");
+    assert!(format!("{group:?}").contains("disabled: true"), "the server's group tick is greyed: {group:?}");
+    // Disconnect: the run stops here.
+    h.get_by_label("Disconnect").click();
+    crate::support::pump(&mut h, "the run stopped", |a| a.state.ingest.run.is_none());
+    let sent = sent.lock().unwrap();
+    assert!(sent.iter().any(|c| matches!(c, Command::Stop)), "Disconnect sent Stop");
+    assert!(
+        !sent.iter().any(|c| matches!(c, Command::Start(_) | Command::SetInterval(_))),
+        "the window never asked the server to start or change: {sent:?}"
+    );
+}
