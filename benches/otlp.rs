@@ -3,18 +3,18 @@
 //! Runs the built `zescope serve --source sim --device 0,1 --interval 1ms` (1 kHz, both simulated
 //! devices, telemetry on) for ZESCOPE_OTLP_BENCH_SECS seconds a phase (default 10), alternately
 //! alone and with `--otlp` to a receiver in this process (a loopback listener that reads each
-//! POST and answers 200; an export a second, `OTEL_METRIC_EXPORT_INTERVAL=1000`), two phases of
-//! each, a fresh serve per phase. The cost is the serving process's CPU time (utime + stime of
-//! /proc/PID/stat) over the phase's wall-clock time, as a share of one core: `--otlp` minus
-//! alone, the mean of the two pairs. Also the sampler's achieved rate (serve's health) and what
-//! the receiver took. Nothing is cached between phases but the binary in the page cache; the
+//! POST and answers 200; an export a second, `OTEL_METRIC_EXPORT_INTERVAL=1000`), in
+//! ZESCOPE_OTLP_BENCH_ROUNDS rounds (default 4) of one phase each, a fresh serve per phase. The
+//! cost is the serving process's CPU time (utime + stime of /proc/PID/stat) over the phase's
+//! wall-clock time, as a share of one core: `--otlp` minus alone, per round and the mean of the
+//! rounds. Also the sampler's achieved rate (serve's health) and what the receiver took. Nothing is cached between phases but the binary in the page cache; the
 //! export's encoding runs once a second on data that stays in the CPU caches.
 //!
 //!     cargo bench --bench otlp
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener};
+use std::process::{Child, Command};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -23,17 +23,13 @@ use std::time::{Duration, Instant};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn get(addr: SocketAddr) -> String {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n").unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    text
-}
+#[path = "support/served.rs"]
+mod served;
+use served::{start_with, value, value_if};
 
-fn value(page: &str, name: &str) -> f64 {
-    page.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok()).unwrap_or(0.0)
+/// One scrape of serve's page.
+fn get(addr: SocketAddr) -> String {
+    served::scrape(addr).expect("scrape")
 }
 
 /// CPU seconds the process used so far (utime + stime).
@@ -79,31 +75,12 @@ fn receiver() -> (SocketAddr, Arc<AtomicU64>) {
     (addr, got)
 }
 
+/// serve on both simulated devices at 1 kHz, an export a second, with `--otlp` to `otlp` if given.
 fn start(otlp: Option<SocketAddr>) -> (Child, SocketAddr) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_zescope"));
-    c.args(["--source", "sim", "serve", "--listen", "127.0.0.1:0", "--interval", "1ms", "--device", "0,1"])
-        .env_remove("ZE_SIM_CONFIG")
-        .env("OTEL_METRIC_EXPORT_INTERVAL", "1000")
-        .stdout(Stdio::piped());
-    if let Some(a) = otlp {
-        c.arg("--otlp").arg(format!("http://{a}"));
-    }
-    let mut child = c.spawn().expect("zescope serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("zescope: serving http://")
-        .and_then(|a| a.strip_suffix("/metrics"))
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !get(addr).contains("zescope_sampler_ticks_total") {
-        assert!(Instant::now() < deadline, "serve never served its stats");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_secs(2));
-    (child, addr)
+    let url = otlp.map(|a| format!("http://{a}"));
+    let mut args = vec!["--device", "0,1"];
+    args.extend(url.as_deref().map(|u| ["--otlp", u]).into_iter().flatten());
+    start_with(&args, &[("OTEL_METRIC_EXPORT_INTERVAL", "1000")], Duration::from_secs(2))
 }
 
 struct Phase {
@@ -123,7 +100,11 @@ fn phase(secs: u64, otlp: Option<SocketAddr>) -> Phase {
     let _ = child.wait();
     let wall = t1.duration_since(t0).as_secs_f64();
     let ticks = value(&p1, "zescope_sampler_ticks_total") - value(&p0, "zescope_sampler_ticks_total");
-    Phase { share: (c1 - c0) / wall, rate: ticks / (wall + 0.6), dropped: value(&p1, "zescope_otlp_dropped_total") }
+    Phase {
+        share: (c1 - c0) / wall,
+        rate: ticks / (wall + 0.6),
+        dropped: value_if(&p1, "zescope_otlp_dropped_total").unwrap_or(0.0),
+    }
 }
 
 fn main() {
@@ -132,9 +113,10 @@ fn main() {
         return;
     }
     let secs: u64 = std::env::var("ZESCOPE_OTLP_BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(10);
+    let rounds: usize = std::env::var("ZESCOPE_OTLP_BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(4);
     let (rx, got) = receiver();
     let mut extra = Vec::new();
-    for round in 0..2 {
+    for round in 0..rounds.max(1) {
         let alone = phase(secs, None);
         let before = got.load(Ordering::Relaxed);
         let pushed = phase(secs, Some(rx));

@@ -538,7 +538,7 @@ fn parse_via(s: &str) -> Result<zescope_sampler::Via, String> {
     Via::from_name(s).ok_or_else(|| format!("{s:?} is not a way to read groups: use {}", Via::names()))
 }
 
-/// `--otlp [URL]` as the exporter's configuration (no URL: the SDK's environment variables).
+/// `--otlp [URL]` as the exporter's configuration (no URL: the OTLP exporter's environment variables).
 fn otlp_config(url: String) -> zescope_otlp::Config {
     let endpoint = Some(url).filter(|u| !u.trim().is_empty());
     zescope_otlp::Config { endpoint, interval: None }

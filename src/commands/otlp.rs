@@ -3,9 +3,11 @@
 //!
 //! [`Push`] sits in the run loop's handler, on the consumer's thread: when the run starts it
 //! starts an exporter for the run's OTel plan; on each batch it keeps the newest value of each of
-//! the batch's series in a slot the exporter reads at its export interval (a copy under a lock
-//! held for that copy only). Nothing here waits on the collector: the exporter's threads post,
-//! and count what a collector did not take.
+//! the batch's series, with the time it was read (the sample's `CLOCK_MONOTONIC` time on the wall
+//! clock, through the clocks read together when the run started, as a saved session relates
+//! them), in a slot the exporter reads at its export interval (a copy under a lock held for that
+//! copy only). Nothing here waits on the collector: the exporter's thread posts, and counts what
+//! a collector did not take.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -26,12 +28,22 @@ pub fn plan(info: &RunInfo, inventory: &[DeviceEntry]) -> (Catalog, Plan) {
     (catalog, plan)
 }
 
+/// The newest value of each series of the run and the time it was read.
+#[derive(Default)]
+struct Slot {
+    values: Vec<f64>,
+    times: Vec<u64>,
+}
+
 /// The export of a run, fed by the consumer.
 pub struct Push {
     config: Config,
     exporter: Option<Exporter>,
-    /// The newest values, read by the exporter.
-    slot: Arc<Mutex<Vec<f64>>>,
+    /// The newest values and the times they were read (ns since the Unix epoch), read by the
+    /// exporter.
+    slot: Arc<Mutex<Slot>>,
+    /// Wall clock minus `CLOCK_MONOTONIC`, read when the run started (ns).
+    wall_minus_monotonic: i64,
     /// Where each stream's values start, and how many it has.
     streams: Vec<(usize, usize)>,
 }
@@ -39,14 +51,17 @@ pub struct Push {
 impl Push {
     /// Nothing exported until [`Push::started`].
     pub fn new(config: Config) -> Push {
-        Push { config, exporter: None, slot: Arc::default(), streams: Vec::new() }
+        Push { config, exporter: None, slot: Arc::default(), wall_minus_monotonic: 0, streams: Vec::new() }
     }
 
     /// The run started: exports `plan` (laid out by `catalog`) from now on; errs when the
     /// exporter cannot start (its endpoint).
     pub fn started(&mut self, info: &RunInfo, catalog: &Catalog, plan: Arc<Plan>) -> Result<(), String> {
         self.stop();
-        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = vec![f64::NAN; catalog.width];
+        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) =
+            Slot { values: vec![f64::NAN; catalog.width], times: vec![0; catalog.width] };
+        let clocks = zescope_model::session::ClockRecord::now();
+        self.wall_minus_monotonic = clocks.realtime_ns - clocks.monotonic_ns;
         self.streams = info
             .streams
             .iter()
@@ -54,25 +69,34 @@ impl Push {
             .map(|(s, st)| (catalog.stream_starts.get(s).copied().unwrap_or(usize::MAX), st.series.len()))
             .collect();
         let slot = Arc::clone(&self.slot);
-        let source: zescope_otlp::Source = Arc::new(move |visit: &mut dyn FnMut(&[f64])| {
-            let values = slot.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            visit(&values);
+        let source: zescope_otlp::Source = Arc::new(move |visit: &mut dyn FnMut(&[f64], &[u64])| {
+            let (values, times) = {
+                let s = slot.lock().unwrap_or_else(|p| p.into_inner());
+                (s.values.clone(), s.times.clone())
+            };
+            visit(&values, &times);
         });
         self.exporter = Some(Exporter::start(&self.config, plan, source)?);
         Ok(())
     }
 
-    /// Keeps the newest readable value of each series of `b`.
+    /// Keeps the newest readable value of each series of `b`, and when it was read.
     pub fn samples(&mut self, b: &SampleBatch) {
         let Some(&(start, k)) = self.streams.get(b.stream) else { return };
         if k == 0 || b.values.len() < k {
             return;
         }
+        let offset = self.wall_minus_monotonic;
         let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(values) = slot.get_mut(start..start + k) else { return };
-        for (i, v) in values.iter_mut().enumerate() {
-            if let Some(x) = b.values.chunks_exact(k).rev().map(|row| row[i]).find(|x| !x.is_nan()) {
-                *v = x;
+        let Slot { values, times } = &mut *slot;
+        let (Some(values), Some(times)) = (values.get_mut(start..start + k), times.get_mut(start..start + k)) else {
+            return;
+        };
+        for (i, (v, t)) in values.iter_mut().zip(times).enumerate() {
+            let newest = b.values.chunks_exact(k).zip(&b.timestamps).rev().find(|(row, _)| !row[i].is_nan());
+            if let Some((row, &at)) = newest {
+                *v = row[i];
+                *t = u64::try_from(at.saturating_add(offset)).unwrap_or(0);
             }
         }
     }

@@ -66,10 +66,12 @@ fn the_simulated_path_has_no_failures() {
     assert!(!out.contains("\nFAIL"), "{out}");
     line(&out, "OK    simulated device: zescope will show the built-in simulated device [SIMULATED]");
     line(&out, "OK    metrics enabled: ZET_ENABLE_METRICS=1 (set by zescope)");
-    assert!(line(&out, "OK    metric groups of ze-sim GPU:").contains("4 of 5 groups can be sampled"), "{out}");
+    assert!(line(&out, "OK    metric groups of ze-sim GPU:").contains("5 of 5 groups can be sampled"), "{out}");
     assert!(out.contains("KernelTrace: tracer-based; read with the metric tracer"), "{out}");
     assert!(out.contains("ComputeBasic: exports one DMA-BUF for the group, layout \"ze-sim ComputeBasic\""), "{out}");
-    assert!(out.contains("MemoryTraffic: 3 of 3 metrics export DMA-BUF, layout"), "{out}");
+    // The streamer's timestamp metric of the (also time-based) group exports nothing.
+    assert!(out.contains("MemoryTraffic: 3 of 4 metrics export DMA-BUF, layout"), "{out}");
+    assert!(out.contains("EuStallSampling: exports no memory; read with the time-based metric streamer"), "{out}");
     line(&out, "OK    metric groups of ze-sim NPU:");
     // the missing loader is reported, but cannot fail the simulated path
     let loader = line(&out, "WARN  Level Zero loader: /nonexistent/libze_loader.so.1 could not be opened");
@@ -145,7 +147,7 @@ fn the_real_loader_with_the_simulated_driver_reports_versions_devices_and_groups
     );
     assert!(out.contains("fix: unset ZE_ENABLE_ALT_DRIVERS"), "{out}");
     // The system's loader (Debian's 1.8.12) has no metric tracer: the tracer-based group is not read.
-    assert!(line(&out, "OK    metric groups of ze-sim GPU:").contains("3 of 5 groups can be sampled"), "{out}");
+    assert!(line(&out, "OK    metric groups of ze-sim GPU:").contains("4 of 5 groups can be sampled"), "{out}");
     assert!(
         out.contains("KernelTrace: tracer-based, but the Level Zero loader lacks zetMetricTracerCreateExp"),
         "{out}"

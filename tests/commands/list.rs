@@ -30,23 +30,38 @@ fn lists_the_simulated_device_marked_as_simulated() {
     assert!(o.status.success(), "{err}");
     assert!(out.contains("built-in simulated driver"), "{out}");
     assert!(out.contains("ze-sim GPU") && out.contains("[SIMULATED]"), "{out}");
-    assert!(out.contains("group ComputeBasic: domain 0") && out.contains("exports: DMA-BUF (whole group)"), "{out}");
-    assert!(out.contains("exports: DMA-BUF per metric (3 of 3 metrics)"), "{out}");
-    assert!(out.contains("group EuStallSampling") && out.contains("exports: none"), "{out}");
-    assert!(out.contains("exports: DMA-BUF (whole group), read by: exported memory"), "{out}");
+    // Exported and time-based (the streamer's timestamp last, exporting nothing): auto reads the memory.
+    assert!(
+        out.contains(
+            "group ComputeBasic: domain 0, time+event, 6 metrics, exports: DMA-BUF (whole group), read by: exported memory"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "group MemoryTraffic: domain 1, time+event, 4 metrics, exports: DMA-BUF per metric (3 of 4 metrics)"
+        ),
+        "{out}"
+    );
+    // The IP-sampling group, as compute-runtime publishes it: time-based only, read by the streamer.
+    assert!(
+        out.contains("group EuStallSampling: domain 100, time-based, 10 metrics, exports: none, read by: streamer"),
+        "{out}"
+    );
+    assert!(line_with(&out, " IP ").split_whitespace().take(4).eq(["IP", "Address", "ip", "u64"]), "{out}");
     assert!(
         out.contains("group RenderBasic: domain 3, time-based, 6 metrics, exports: none, read by: streamer"),
         "{out}"
     );
-    assert!(out.contains("read by: neither (no exported memory, no time-based sampling)"), "{out}");
     // The tracer-based group exports the memory its events go into: read with the metric tracer.
     assert!(
         out.contains(
-            "group KernelTrace: domain 4, tracer-based, 4 metrics, exports: DMA-BUF (whole group), read by: tracer \
+            "group KernelTrace: domain 100, tracer-based, 4 metrics, exports: DMA-BUF (whole group), read by: tracer \
              (the metric tracer and its decoder: each event a sample at its own time)"
         ),
         "{out}"
     );
+    assert!(!out.contains("read by: neither"), "every built-in group can be read: {out}");
     // The telemetry each device offers, and how Sysman was reached.
     assert!(
         out.contains("telemetry: frequency ×1, power ×1, temperature ×2, engines ×2, memory ×1 (through zesInit)"),
@@ -77,6 +92,37 @@ fn lists_the_simulated_device_marked_as_simulated() {
     assert!(out.contains(", PCI 0000:00:0b.0]"), "{out}");
     assert!(
         line_with(&out, "BytesRead ").split_whitespace().take(4).eq(["BytesRead", "bytes", "export-dma-buf", "u64"]),
+        "{out}"
+    );
+}
+
+/// A group no way reads (the simulated driver's test-only group) is listed, saying why.
+#[test]
+fn a_group_no_way_reads_is_listed_with_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("unreadable.ron");
+    std::fs::write(&cfg, "(unreadable_group: true)").unwrap();
+    let o = zescope(&["list", "--source", "sim"], &[("ZE_SIM_CONFIG", cfg.to_str().unwrap())]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        line_with(&out, " Unreadable ").split_whitespace().eq([
+            "Unreadable",
+            "5",
+            "event-based",
+            "1",
+            "none",
+            "neither"
+        ]),
+        "{out}"
+    );
+    let o = zescope(&["list", "--source", "sim", "--metrics"], &[("ZE_SIM_CONFIG", cfg.to_str().unwrap())]);
+    let (out, _) = text(&o);
+    assert!(
+        line_with(&out, "group Unreadable").contains(
+            "domain 5, event-based, 1 metrics, exports: none, read by: neither (no exported memory, no time-based \
+             sampling)"
+        ),
         "{out}"
     );
 }

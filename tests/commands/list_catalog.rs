@@ -32,7 +32,7 @@ fn the_default_listing_is_one_row_per_group() {
     let (ok, out, err) = list(&[]);
     assert!(ok, "{err}");
     let groups = realistic_groups();
-    let metrics: usize = groups.iter().map(|g| g.metrics.len() + usize::from(g.stream)).sum();
+    let metrics: usize = groups.iter().map(|g| g.metrics.len() + usize::from(g.has_stream_timestamp())).sum();
     assert!(out.contains(&format!("{} metric groups, {metrics} metrics:", groups.len())), "{out}");
     let rows = section(&out, "Device 0: ze-sim GPU", "Sub-device 0");
     let header = rows.iter().position(|l| l.split_whitespace().next() == Some("GROUP")).expect("a table header");
@@ -40,7 +40,7 @@ fn the_default_listing_is_one_row_per_group() {
     assert_eq!(table.len(), groups.len(), "one row per group:\n{out}");
     for (row, g) in table.iter().zip(&groups) {
         let cells: Vec<&str> = row.split_whitespace().collect();
-        let n = g.metrics.len() + usize::from(g.stream);
+        let n = g.metrics.len() + usize::from(g.has_stream_timestamp());
         assert_eq!(
             (cells[0], cells[1], cells[3]),
             (g.name.as_str(), g.domain.to_string().as_str(), n.to_string().as_str()),

@@ -6,8 +6,8 @@ It listens on 127.0.0.1 (port: argv[2], 0 for any), prints `listening PORT` once
 answers each POST to /v1/metrics (application/x-protobuf, an ExportMetricsServiceRequest) with
 an ExportMetricsServiceResponse. Every data point it decodes is appended to the file argv[1] as
 one JSON line: the resource's attributes, the scope, the metric's name, unit, description and
-kind (`gauge`, or `sum` with `monotonic` and `temporality`), the point's attributes, value and
-time. A request it cannot decode is answered 400 and written as {"error": ...}.
+kind (`gauge`, or `sum` with `monotonic` and `temporality`), the point's attributes, value
+(as text: Python's `repr` of the double, which parses back to the same bits) and times. A request it cannot decode is answered 400 and written as {"error": ...}.
 """
 
 import json
@@ -49,7 +49,7 @@ def points(request):
                         "monotonic": getattr(body, "is_monotonic", None),
                         "temporality": getattr(body, "aggregation_temporality", None),
                         "attributes": attrs(p.attributes),
-                        "value": v,
+                        "value": repr(float(v)),
                         "time": p.time_unix_nano,
                         "start": p.start_time_unix_nano,
                     }

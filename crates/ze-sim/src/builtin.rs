@@ -1,15 +1,22 @@
 //! The built-in model: what `SimConfig::default()` describes and what zescope shows as its
-//! simulated device when no configuration is given.
+//! simulated device when no configuration is given. Its catalogue is shaped as a real driver
+//! publishes one (a group's sampling type a bit field; see docs/ze-sim.md):
 //!
 //! - "ze-sim GPU" (2100 MHz) with one sub-device "ze-sim GPU tile 0": `ComputeBasic` (domain 0,
-//!   one DMA-BUF for the group), `MemoryTraffic` (domain 1, each metric exports the shared
-//!   DMA-BUF), `EuStallSampling` (domain 2, exports nothing, no streamer), `RenderBasic` (domain
-//!   3, time-based streamer only) and `KernelTrace` (domain 4, tracer-based: the workload writes
-//!   kernel events into its exported memory, read with the metric tracer); the tile has its own
-//!   `ComputeBasic` and `RenderBasic`.
+//!   one DMA-BUF for the group, and time-based: the streamer reads it too), `MemoryTraffic`
+//!   (domain 1, each metric exports the shared DMA-BUF, and time-based), `EuStallSampling`
+//!   (domain 100, an IP-sampling group as compute-runtime publishes it: time-based only, the
+//!   instruction pointer and nine stall counts per sample, exporting nothing), `RenderBasic`
+//!   (domain 3, time-based streamer only) and `KernelTrace` (domain 100 after `EuStallSampling`,
+//!   tracer-based: the workload writes kernel events into its exported memory, read with the
+//!   metric tracer; the EU's sampling serves one of the two at a time); the tile has its own
+//!   `ComputeBasic`, `EuStallSampling` and `RenderBasic`.
 //! - The GPU at PCI address 0000:03:00.0 (its tile shares it), the NPU at 0000:00:0b.0.
 //! - "ze-sim NPU" (1400 MHz): `NpuActivity` (domain 0, one DMA-BUF) and `NocTraffic` (domain 1,
 //!   time-based streamer only).
+//!
+//! Every domain's first group can be read by the streamer, as Intel's
+//! conformance suite assumes of a device (it opens a streamer on the first group of each domain).
 
 use crate::config::{
     DeviceConfig, DeviceKind, Export, Faults, GroupConfig, MetricConfig, MetricsEnable, Quirks, Signal, SimConfig,
@@ -25,7 +32,7 @@ impl Default for SimConfig {
         };
         let compute = || GroupConfig {
             name: "ComputeBasic".into(),
-            description: "Engine activity, clocks and power (exported as one DMA-BUF)".into(),
+            description: "Engine activity, clocks and power (exported as one DMA-BUF; time-based too)".into(),
             domain: 0,
             export: Export::Group,
             metrics: vec![
@@ -36,12 +43,12 @@ impl Default for SimConfig {
                 m("GpuPower", "Package power", Signal::PowerWatts),
             ],
             synthetic_counters: 0,
-            stream: false,
+            stream: true,
             tracer: false,
         };
         let memory = GroupConfig {
             name: "MemoryTraffic".into(),
-            description: "Device memory traffic (each metric exports the shared DMA-BUF)".into(),
+            description: "Device memory traffic (each metric exports the shared DMA-BUF; time-based too)".into(),
             domain: 1,
             export: Export::PerMetric,
             metrics: vec![
@@ -50,7 +57,7 @@ impl Default for SimConfig {
                 m("MemoryTemperature", "Memory temperature", Signal::TemperatureC),
             ],
             synthetic_counters: 0,
-            stream: false,
+            stream: true,
             tracer: false,
         };
         let render = GroupConfig {
@@ -69,21 +76,12 @@ impl Default for SimConfig {
             stream: true,
             tracer: false,
         };
-        let stall = GroupConfig {
-            name: "EuStallSampling".into(),
-            description: "Instruction-pointer stall sampling (no exported memory)".into(),
-            domain: 2,
-            export: Export::None,
-            metrics: vec![m("StallSamples", "Stall samples taken", Signal::Synthetic)],
-            synthetic_counters: 0,
-            stream: false,
-            tracer: false,
-        };
+        let stall = crate::catalog::eu_stall_sampling;
         let trace = GroupConfig {
             name: "KernelTrace".into(),
             description: "Kernel events written into exported memory (tracer-based: read with the metric tracer)"
                 .into(),
-            domain: 4,
+            domain: crate::catalog::EU_SAMPLING_DOMAIN,
             export: Export::Group,
             metrics: vec![
                 m("KernelStart", "A kernel began (value: its id)", Signal::KernelStart),
@@ -101,16 +99,17 @@ impl Default for SimConfig {
             vendor_id: 0x8086,
             device_id: 0x5a51,
             core_clock_mhz: 2100,
-            groups: vec![compute(), memory.clone(), stall, render.clone(), trace],
+            groups: vec![compute(), memory.clone(), stall(), render.clone(), trace],
             sub_devices: vec![DeviceConfig {
                 name: "ze-sim GPU tile 0".into(),
                 kind: DeviceKind::Gpu,
                 vendor_id: 0x8086,
                 device_id: 0x5a51,
                 core_clock_mhz: 2100,
-                // A tile streams time-based as its root does (Intel's GPU driver lists the same
-                // metric sets on the root device and on each tile).
-                groups: vec![compute(), render],
+                // A tile streams time-based and samples instruction pointers as its root does
+                // (Intel's GPU driver lists the same metric sets on the root device and on each
+                // tile).
+                groups: vec![compute(), stall(), render],
                 sub_devices: Vec::new(),
                 pci_bdf: None,
             }],
@@ -172,6 +171,7 @@ impl Default for SimConfig {
             sysman: SysmanConfig::default(),
             profile: None,
             catalog: crate::catalog::Catalog::Builtin,
+            unreadable_group: false,
         }
     }
 }

@@ -95,6 +95,11 @@ pub struct SimConfig {
     /// Intel GPU's in their place (34 groups, about 1,300 metrics; `crate::catalog` describes
     /// it). NPUs keep their groups.
     pub catalog: Catalog,
+    /// For tests of clients: adds [`crate::catalog::UNREADABLE_GROUP`] to the first GPU (after its
+    /// other groups, domain 5): event-based only, exporting no memory, no streamer, no tracer — a
+    /// group a client lists but no way of reading reaches (as a query-only metric set is to a
+    /// client without metric queries). Off by default: the built-in model holds no such group.
+    pub unreadable_group: bool,
 }
 
 /// When metric groups are visible to the application (`zetMetricGroupGet` answers them).
@@ -190,8 +195,12 @@ pub struct GroupConfig {
     /// Adds this many synthetic gauge counters after `metrics` (for large-buffer benchmarks).
     pub synthetic_counters: u32,
     /// The group can be read with the time-based metric streamer (`zetMetricStreamerOpen`):
-    /// its sampling type says TIME_BASED and a timestamp metric `QueryBeginTime` comes first in
-    /// its metrics (so it has one more metric than `metrics` lists). Without it the group says
+    /// its sampling type says TIME_BASED (and EVENT_BASED as well when it also exports memory)
+    /// and a timestamp metric `QueryBeginTime` is added to its metrics (so it has one more metric
+    /// than `metrics` lists): first when it exports nothing, last when it also exports memory (so
+    /// its exported counters keep their slots). An IP-sampling group (one holding a metric of
+    /// type IP, [`GroupConfig::ip_sampling`]) gets none: its reports are samples of instruction
+    /// pointers, as compute-runtime's `EuStallSampling`'s are. Without `stream` the group says
     /// EVENT_BASED only and a streamer on it is refused. Default false.
     pub stream: bool,
     /// The group is tracer-based (sampling type EXP_TRACER_BASED only, as Intel's conformance
@@ -201,6 +210,20 @@ pub struct GroupConfig {
     /// `Group`, not stream, and hold only the kernel-event signals (`KernelStart`, `KernelEnd`,
     /// `KernelBytes`, `KernelMarker`). Default false.
     pub tracer: bool,
+}
+
+impl GroupConfig {
+    /// Is it an IP-sampling group: one holding a metric of type IP (`Modelled` with `ty: Ip`)?
+    /// The streamer adds no timestamp metric to such a group (the built-in `EuStallSampling`
+    /// streams and exports nothing, as compute-runtime's does).
+    pub fn ip_sampling(&self) -> bool {
+        self.metrics.iter().any(|m| m.signal.metric_type() == level_zero_sys::ZET_METRIC_TYPE_IP_EXP)
+    }
+
+    /// Does the streamer add its timestamp metric `QueryBeginTime` to this group?
+    pub fn has_stream_timestamp(&self) -> bool {
+        self.stream && !self.ip_sampling()
+    }
 }
 
 impl Default for GroupConfig {
@@ -475,7 +498,7 @@ impl SimConfig {
                 if g.name.is_empty() || g.name.len() >= 256 || g.description.len() >= 256 {
                     return Err(format!("{gp}: name must be 1..=255 bytes, description at most 255"));
                 }
-                let n = g.metrics.len() + g.synthetic_counters as usize + g.stream as usize;
+                let n = g.metrics.len() + g.synthetic_counters as usize + g.has_stream_timestamp() as usize;
                 if n == 0 || n > 4096 {
                     return Err(format!("{gp}: needs 1..=4096 metrics, has {n}"));
                 }

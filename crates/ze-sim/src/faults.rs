@@ -165,10 +165,11 @@ pub struct Quirks {
     /// `zetMetricStreamerOpen` writes nothing back into the descriptor: the period is used as
     /// asked (not rounded) and the caller's `notifyEveryNReports` stays (Intel's NPU driver).
     pub streamer_desc_untouched: bool,
-    /// A size query of `zetMetricStreamerReadData` (`*pRawDataSize == 0`) answers the most the
-    /// streamer can hold (its buffer, or `maxReportCount` reports), not what is there to read
-    /// (compute-runtime; the behaviour the 1.16 spec keeps for the deprecated size query).
-    pub streamer_size_query_maximum: bool,
+    /// The old behaviour: a size query of `zetMetricStreamerReadData` (`*pRawDataSize == 0`)
+    /// answers the bytes of the reports there to read (Intel's NPU driver). By default it answers
+    /// the most the streamer can hold (its buffer, or `maxReportCount` reports), as the
+    /// specification keeps the deprecated size query since 1.16 and compute-runtime does.
+    pub streamer_size_query_available: bool,
     /// `zetMetricStreamerReadData` copies at most the bytes the previous size query answered
     /// (nothing before the first), as Intel's NPU driver does.
     pub streamer_read_limited_to_size_query: bool,

@@ -42,7 +42,8 @@ pub(crate) struct Group {
     pub(crate) description: String,
     pub(crate) domain: u32,
     pub(crate) export: Export,
-    /// Readable with the time-based streamer (its first metric is the timestamp).
+    /// Readable with the time-based streamer (with a timestamp metric, `QueryBeginTime`, unless it
+    /// is an IP-sampling group).
     pub(crate) stream: bool,
     /// Tracer-based: its exported memory is a ring of kernel events the metric tracer reads.
     pub(crate) tracer: bool,
@@ -166,14 +167,18 @@ impl Instance {
                 let g = groups.len();
                 let gh = new_handle();
                 handles.push((gh, Obj::Group(g)));
-                let timestamp = gc.stream.then(|| MetricConfig {
+                let timestamp = gc.has_stream_timestamp().then(|| MetricConfig {
                     name: "QueryBeginTime".into(),
                     description: "Device time at the end of the report's period".into(),
                     signal: Signal::Timestamp,
                 });
-                let mut metrics: Vec<MetricRef> = timestamp
+                // First in a group only the streamer reads; last in one that also exports memory,
+                // so the exported counters keep their slots (the timestamp is found by its type).
+                let (lead, tail) = if gc.export == Export::None { (timestamp, None) } else { (None, timestamp) };
+                let mut metrics: Vec<MetricRef> = lead
                     .iter()
                     .chain(gc.metrics.iter())
+                    .chain(tail.iter())
                     .enumerate()
                     .map(|(i, m)| MetricRef { handle: new_handle(), cfg: m.clone(), index: i })
                     .collect();

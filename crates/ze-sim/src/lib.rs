@@ -13,16 +13,17 @@
 //! the driver closes the fd when it tears the exporter down (destroy of a created group,
 //! run-time disable of metrics), never because the application asked.
 //!
-//! Groups configured with `stream: true` (the built-in `RenderBasic` and `NocTraffic`, which export
-//! nothing, as on today's drivers) can also be read with the time-based metric streamer: opaque
-//! raw reports, one per sampling period while it is open, that only Calculate decodes
+//! Groups configured with `stream: true` (in the built-in model `ComputeBasic` and `MemoryTraffic`,
+//! which export memory too, the IP-sampling `EuStallSampling`, and `RenderBasic` and `NocTraffic`,
+//! which export nothing, as on today's drivers) can be read with the time-based metric streamer:
+//! opaque raw reports, one per sampling period while it is open, that only Calculate decodes
 //! ([`ops_stream`] documents the period rounding, the bounded buffer and the report bytes), with
-//! event pools and events for its notifications; one streamer per device.
+//! event pools and events for its notifications; one streamer per domain of a device.
 //!
-//! Groups configured with `tracer: true` (the built-in `KernelTrace` on the GPU, in a domain of
-//! its own) are tracer-based, as Intel's conformance suite finds them: their sampling type says
-//! EXP_TRACER_BASED only, they export one DMA-BUF for the group, and while they are activated
-//! the workload writes kernel events into that memory, a ring with a write index ([`ring`]
+//! Groups configured with `tracer: true` (the built-in `KernelTrace` on the GPU, in the
+//! IP-sampling domain behind `EuStallSampling`) are tracer-based, as Intel's conformance suite
+//! finds them: their sampling type says EXP_TRACER_BASED only, they export one DMA-BUF for the
+//! group, and while they are activated the workload writes kernel events into that memory, a ring with a write index ([`ring`]
 //! documents its bytes; `tracer_events_per_tick` sets the rate). The metric tracer
 //! (`zetMetricTracer*Exp`) reads the events written while it is enabled as raw records, a decoder
 //! (`zetMetricDecoder*Exp`) lists the decodable metrics and `zetMetricTracerDecodeExp` turns the

@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use level_zero_sys::*;
 
-use crate::config::Export;
+use crate::config::{Export, Signal};
 use crate::export::{Content, CounterSpec, ExportBuffer};
-use crate::instance::Instance;
+use crate::instance::{Instance, MetricRef};
 use crate::ops_driver::{R, put_str};
 use crate::ring::RingSpec;
 
@@ -47,19 +47,23 @@ fn export_stype(stype: u32) -> bool {
 }
 
 /// A group's sampling type, a bit field (the header: "a combination of
-/// zet_metric_group_sampling_type_flag_t"): EXP_TRACER_BASED for a tracer-based group,
-/// TIME_BASED for one the metric streamer reads (the configuration keeps tracer groups from
-/// streaming, so the two do not combine today); a group read neither way (exported memory only,
-/// or not at all) says EVENT_BASED. Readers must test bits, never compare the whole value.
-pub(crate) fn sampling_type(tracer: bool, stream: bool) -> zet_metric_group_sampling_type_flags_t {
-    let mut t = 0;
+/// zet_metric_group_sampling_type_flag_t"): EXP_TRACER_BASED alone for a tracer-based group;
+/// TIME_BASED for one the metric streamer reads; EVENT_BASED for one that exports memory or is
+/// read neither way. A group both exported and streamed says EVENT_BASED | TIME_BASED (where
+/// compute-runtime lists such a metric set twice, once per bit). Readers must test bits, never
+/// compare the whole value.
+pub(crate) fn sampling_type(tracer: bool, stream: bool, export: Export) -> zet_metric_group_sampling_type_flags_t {
     if tracer {
-        t |= ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED;
+        return ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EXP_TRACER_BASED;
     }
+    let mut t = 0;
     if stream {
         t |= ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED;
     }
-    if t == 0 { ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED } else { t }
+    if !stream || export != Export::None {
+        t |= ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED;
+    }
+    t
 }
 
 impl Instance {
@@ -191,7 +195,7 @@ impl Instance {
         let grp = &self.groups[g];
         put_str(&mut p.name, &grp.name);
         put_str(&mut p.description, &grp.description);
-        p.samplingType = sampling_type(grp.tracer, grp.stream);
+        p.samplingType = sampling_type(grp.tracer, grp.stream, grp.export);
         p.domain = grp.domain;
         p.metricCount = grp.metrics.len() as u32;
         if self.config.quirks.overwrite_pnext {
@@ -236,9 +240,15 @@ impl Instance {
             self.violation("wrong_stype", h, format!("zetMetricGetProperties given base stype {:#x}", p.stype));
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
-        let per_metric = self.groups[g].export == Export::PerMetric;
-        let n = self.groups[g].metrics.len();
-        let export = per_metric.then_some(if i + 1 == n && n > 1 { WhichFd::Second } else { WhichFd::Primary });
+        // Per-metric export: every counter reports the buffer, the last one through a second fd;
+        // the streamer's timestamp metric is no counter and exports nothing.
+        let grp = &self.groups[g];
+        let counter = |m: &MetricRef| m.cfg.signal != Signal::Timestamp;
+        let per_metric = grp.export == Export::PerMetric && counter(&grp.metrics[i]);
+        let counters = grp.metrics.iter().filter(|m| counter(m)).count();
+        let last = grp.metrics.iter().rposition(counter);
+        let export =
+            per_metric.then_some(if Some(i) == last && counters > 1 { WhichFd::Second } else { WhichFd::Primary });
         self.fill_chain(p.pNext, g, export, 0)?;
         let grp = &self.groups[g];
         let m = &grp.metrics[i];

@@ -272,7 +272,7 @@ impl Instance {
         }
         self.streamer_advance(h, crate::writer::monotonic_ns())?;
         let q = &self.config.quirks;
-        let (maximum, limited) = (q.streamer_size_query_maximum, q.streamer_read_limited_to_size_query);
+        let (maximum, limited) = (!q.streamer_size_query_available, q.streamer_read_limited_to_size_query);
         let cap = self.config.streamer_buffer_reports as usize;
         let s = self.streamers.get_mut(&h).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         let report_bytes = 8 * report_words(self.groups[s.group].metrics.len());

@@ -103,6 +103,7 @@ impl Profile {
                 q.streamer_notify_floor.get_or_insert(1024);
                 q.streamer_desc_untouched = true;
                 q.streamer_read_limited_to_size_query = true;
+                q.streamer_size_query_available = true;
                 q.one_streamer_per_device = true;
                 for name in NPU_EMPTY {
                     if !cfg.empty_entry_points.iter().any(|e| e == name) {
@@ -112,7 +113,6 @@ impl Profile {
             }
             Profile::ComputeRuntimeLike => {
                 q.invalid_argument_on_unknown_chain = true;
-                q.streamer_size_query_maximum = true;
                 if q.import_fd == ImportFd::Kept {
                     q.import_fd = ImportFd::ClosedByImport;
                 }
@@ -169,7 +169,7 @@ mod tests {
         assert_eq!(r.resolved(), r, "applying twice changes nothing");
         assert!(r.validate().is_ok(), "{:?}", r.validate());
         let cr = Profile::ComputeRuntimeLike.config().resolved();
-        assert!(cr.quirks.invalid_argument_on_unknown_chain && cr.quirks.streamer_size_query_maximum);
+        assert!(cr.quirks.invalid_argument_on_unknown_chain && !cr.quirks.streamer_size_query_available);
         assert!(cr.sysman.no_temperature_sensors && cr.sysman.zero_memory_bandwidth);
         assert!(cr.sysman.energy_drop.is_some());
         assert!(cr.devices.iter().all(|d| d.kind == DeviceKind::Gpu));

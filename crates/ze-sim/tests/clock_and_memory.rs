@@ -157,11 +157,16 @@ fn shrinking_to_one_page_keeps_the_header_moving() {
 fn per_metric_sizes_differ_across_metrics_of_one_file() {
     let f = fixture(|c| c.quirks.per_metric_sizes_differ = true);
     let (c, d, g, _) = f.running_group("MemoryTraffic");
-    let exports: Vec<Export> = f.raw.metrics(g).unwrap().into_iter().map(|m| f.raw.metric(m).unwrap().2).collect();
+    let metrics: Vec<_> = f.raw.metrics(g).unwrap().into_iter().map(|m| f.raw.metric(m).unwrap()).collect();
+    // The streamer's timestamp (last, as the group also exports) is no counter: it exports nothing.
+    let (name, ty, stamp) = metrics.last().unwrap();
+    assert_eq!((name.as_str(), *ty, stamp.fd, stamp.size), ("QueryBeginTime", ZET_METRIC_TYPE_TIMESTAMP, -1, 0));
+    let exports: Vec<&Export> = metrics[..3].iter().map(|m| &m.2).collect();
     let ids: Vec<_> = exports.iter().map(|e| export::file_id(e.fd)).collect();
     assert!(ids.iter().all(|i| i.is_some() && *i == ids[0]), "one file");
     let sizes: Vec<usize> = exports.iter().map(|e| e.size).collect();
-    assert_eq!(sizes, [export::OFFSET_COUNTERS + 3 * 8, export::OFFSET_COUNTERS + 3 * 8, 4096]);
+    // Three counters and the timestamp's slot.
+    assert_eq!(sizes, [export::OFFSET_COUNTERS + 4 * 8, export::OFFSET_COUNTERS + 4 * 8, 4096]);
     for e in &exports {
         let dup = dup(e.fd);
         let p = f.raw.import(c, d, dup, e.size).unwrap();

@@ -23,8 +23,15 @@ fn models_a_gpu_with_a_sub_device_and_an_npu() {
         f.raw.groups(devices[0]).unwrap().into_iter().map(|g| f.raw.group(g).unwrap()).collect();
     let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
     assert_eq!(names, ["ComputeBasic", "MemoryTraffic", "EuStallSampling", "RenderBasic", "KernelTrace"]);
-    let domains: std::collections::HashSet<u32> = groups.iter().map(|g| g.domain).collect();
-    assert_eq!(domains.len(), 5, "groups are in distinct domains");
+    let domains: Vec<u32> = groups.iter().map(|g| g.domain).collect();
+    // The tracer-based group shares the IP-sampling domain, after the IP-sampling group.
+    assert_eq!(domains, [0, 1, 100, 3, 100]);
+    // A domain's first group is time-based (a streamer opens on it), as real catalogues have it;
+    // the exported ones say EVENT_BASED too, the IP-sampling and render groups only TIME_BASED.
+    let (time, event) =
+        (ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED, ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED);
+    let sampling: Vec<u32> = groups[..4].iter().map(|g| g.sampling).collect();
+    assert_eq!(sampling, [time | event, time | event, time, time]);
     assert_ne!(groups[0].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF, 0);
     assert_eq!(groups[1].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF, 0);
     assert_eq!(groups[2].type_flags & ZET_METRIC_GROUP_TYPE_EXP_FLAG_EXPORT_DMA_BUF, 0);
@@ -100,14 +107,16 @@ fn per_metric_exports_share_one_buffer_through_the_same_and_a_different_fd() {
     let c = f.raw.context(f.drv).unwrap();
     f.raw.activate(c, d, &[g]).unwrap();
     let metrics = f.raw.metrics(g).unwrap();
-    assert_eq!(metrics.len(), 3);
-    let exports: Vec<(u32, Export)> = metrics
+    assert_eq!(metrics.len(), 4, "three counters and the streamer's timestamp, last");
+    let exports: Vec<(u32, Export)> = metrics[..3]
         .iter()
         .map(|&m| {
             let (_, t, e) = f.raw.metric(m).unwrap();
             (t, e)
         })
         .collect();
+    let (name, t, e) = f.raw.metric(metrics[3]).unwrap();
+    assert_eq!((name.as_str(), t, e.fd), ("QueryBeginTime", ZET_METRIC_TYPE_TIMESTAMP, -1), "no counter, no export");
     assert!(exports.iter().all(|(t, _)| *t == ZET_METRIC_TYPE_EXP_EXPORT_DMA_BUF));
     assert_eq!(exports[0].1.fd, exports[1].1.fd, "two metrics report the same fd");
     assert_ne!(exports[0].1.fd, exports[2].1.fd, "a third reports another fd ...");
@@ -240,7 +249,8 @@ fn metrics_follow_zet_enable_metrics_and_runtime_enable_disable() {
 
 #[test]
 fn concurrent_groups_split_a_domain_across_sets_in_the_order_given() {
-    // Two groups in domain 0 (ComputeBasic and MemoryTraffic): they cannot go together.
+    // Two groups in domain 0 (ComputeBasic and MemoryTraffic): they cannot go together; nor can
+    // EuStallSampling and KernelTrace, of domain 100.
     let mut cfg = SimConfig { metrics: MetricsEnable::Always, ..Default::default() };
     cfg.devices[0].groups[1].domain = cfg.devices[0].groups[0].domain;
     let sim = Sim::new(cfg);
@@ -263,8 +273,8 @@ fn concurrent_groups_split_a_domain_across_sets_in_the_order_given() {
     let (mut sets, mut per_set) = (2u32, [0u32; 2]);
     // SAFETY: `given` holds its length of handles, `per_set` `sets` counts.
     let r = unsafe { f(d, given.len() as u32, given.as_mut_ptr(), per_set.as_mut_ptr(), &mut sets) };
-    assert_eq!((r, sets, per_set), (ZE_RESULT_SUCCESS, 2, [4, 1]));
-    assert_eq!(given, [gs[0], gs[2], gs[3], gs[4], gs[1]], "the second of domain 0 goes to the second set");
+    assert_eq!((r, sets, per_set), (ZE_RESULT_SUCCESS, 2, [3, 2]));
+    assert_eq!(given, [gs[0], gs[2], gs[3], gs[1], gs[4]], "the second of each domain goes to the second set");
     // Asked for fewer sets than there are: refused; a handle given twice: refused.
     let mut sets = 1;
     // SAFETY: as above, `per_set` holding at least 1.

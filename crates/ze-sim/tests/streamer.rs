@@ -6,6 +6,7 @@ mod common;
 
 use common::fixture::fixture;
 use common::stream::stream_tour;
+use common::wait_until;
 use level_zero_sys::*;
 
 #[test]
@@ -19,8 +20,8 @@ fn streams_reports_that_calculate_decodes_and_records_the_one_refusal() {
 
 #[test]
 fn groups_without_time_based_sampling_refuse_a_streamer() {
-    let f = fixture(|_| {});
-    let (c, d, g, _) = f.running();
+    let f = fixture(|c| c.unreadable_group = true);
+    let (c, d, g, _) = f.running_group(ze_sim::catalog::UNREADABLE_GROUP);
     assert_eq!(f.raw.group(g).unwrap().sampling, ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_EVENT_BASED);
     assert_eq!(f.raw.open(c, d, g, 100_000, 1, std::ptr::null_mut()).err(), Some(ZE_RESULT_ERROR_INVALID_ARGUMENT));
     f.clean_teardown(c, d);
@@ -135,4 +136,59 @@ fn faults_refuse_the_open_fail_reads_and_lose_the_device() {
     f.raw.close_streamer(o.streamer).unwrap();
     f.clean_teardown(c, d);
     assert!(f.sim.report().is_clean());
+}
+
+/// As Intel's conformance suite assumes of a device (root and tile): the first group of every
+/// domain opens a streamer once activated (the built-in model had exported-only groups first).
+#[test]
+fn every_domains_first_group_opens_a_streamer_on_root_and_tile() {
+    let f = fixture(|_| {});
+    let root = f.gpu();
+    let tile = f.raw.sub_devices(root).unwrap()[0];
+    let c = f.raw.context(f.drv).unwrap();
+    for d in [root, tile] {
+        let mut seen = std::collections::HashSet::new();
+        let firsts: Vec<_> =
+            f.raw.groups(d).unwrap().into_iter().filter(|&g| seen.insert(f.raw.group(g).unwrap().domain)).collect();
+        assert!(firsts.len() >= 3, "{} domains", firsts.len());
+        f.raw.activate(c, d, &firsts).unwrap();
+        for &g in &firsts {
+            let info = f.raw.group(g).unwrap();
+            assert_ne!(info.sampling & ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED, 0, "{}", info.name);
+            let o = f.raw.open(c, d, g, 100_000, 1, std::ptr::null_mut()).unwrap();
+            f.raw.close_streamer(o.streamer).unwrap();
+        }
+        f.raw.activate(c, d, &[]).unwrap();
+    }
+    f.raw.destroy_context(c).unwrap();
+    assert!(f.sim.report().is_clean(), "{:?}", f.sim.report());
+}
+
+/// `EuStallSampling` is an IP-sampling group as compute-runtime publishes it: time-based only,
+/// no timestamp metric, `IP` (type IP) then nine EVENT counts; each report one sample.
+#[test]
+fn the_ip_sampling_group_streams_instruction_pointers_and_their_stall_counts() {
+    let f = fixture(|_| {});
+    let (c, d, g, e) = f.running_group("EuStallSampling");
+    assert_eq!((e.fd, e.size), (-1, 0), "it exports nothing");
+    let info = f.raw.group(g).unwrap();
+    assert_eq!((info.sampling, info.domain), (ZET_METRIC_GROUP_SAMPLING_TYPE_FLAG_TIME_BASED, 100));
+    let metrics: Vec<_> = f.raw.metrics(g).unwrap().into_iter().map(|m| f.raw.metric(m).unwrap()).collect();
+    assert_eq!(metrics.len(), 10);
+    assert_eq!((metrics[0].0.as_str(), metrics[0].1), ("IP", ZET_METRIC_TYPE_IP_EXP));
+    assert!(metrics[1..].iter().all(|m| m.1 == ZET_METRIC_TYPE_EVENT), "the counts are EVENTs");
+    assert!(metrics.iter().all(|m| m.1 != ZET_METRIC_TYPE_TIMESTAMP), "no timestamp metric");
+    let o = f.raw.open(c, d, g, 1_000_000, 1, std::ptr::null_mut()).unwrap();
+    wait_until("a few samples", || {
+        let (_, bytes) = f.raw.read(o.streamer).unwrap();
+        let values = f.raw.calculate(g, &bytes).unwrap();
+        values.chunks(10).any(|s| {
+            let ip = s[0] as u64;
+            assert!((0x1000..0x1400).contains(&ip) && ip.is_multiple_of(16), "an instruction of the kernel: {ip:#x}");
+            s[1] > 0.0
+        })
+    });
+    f.raw.close_streamer(o.streamer).unwrap();
+    f.clean_teardown(c, d);
+    assert!(f.sim.report().is_clean(), "{:?}", f.sim.report());
 }

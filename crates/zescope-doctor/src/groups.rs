@@ -221,7 +221,7 @@ mod tests {
         let loader = sim_loader(|c| c.empty_entry_points = vec!["zetMetricTracerDecodeExp".into()]);
         let checks = group_checks(&loader, &LayoutSet::built_in());
         let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
-        assert!(gpu.detail.starts_with("3 of 5 groups can be sampled"), "{}", gpu.detail);
+        assert!(gpu.detail.starts_with("4 of 5 groups can be sampled"), "{}", gpu.detail);
         assert!(
             gpu.detail.contains("KernelTrace: tracer-based, but the Level Zero loader lacks zetMetricTracerDecodeExp"),
             "{}",
@@ -234,17 +234,30 @@ mod tests {
         let checks = group_checks(&sim_loader(|_| {}), &LayoutSet::built_in());
         assert!(checks.iter().all(|c| c.status == Status::Ok), "{checks:#?}");
         let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
-        assert!(gpu.detail.starts_with("4 of 5 groups can be sampled"), "{}", gpu.detail);
+        assert!(gpu.detail.starts_with("5 of 5 groups can be sampled"), "{}", gpu.detail);
         assert!(gpu.detail.contains("KernelTrace: tracer-based; read with the metric tracer"), "{}", gpu.detail);
+        assert!(
+            gpu.detail.contains("EuStallSampling: exports no memory; read with the time-based metric streamer"),
+            "{}",
+            gpu.detail
+        );
         assert!(
             gpu.detail.contains("RenderBasic: exports no memory; read with the time-based metric streamer"),
             "{}",
             gpu.detail
         );
         assert!(gpu.detail.contains("ComputeBasic: exports one DMA-BUF for the group, layout"), "{}", gpu.detail);
-        assert!(gpu.detail.contains("MemoryTraffic: 3 of 3 metrics export DMA-BUF"), "{}", gpu.detail);
-        assert!(gpu.detail.contains("EuStallSampling: exports no memory"), "{}", gpu.detail);
+        // The streamer's timestamp metric exports nothing.
+        assert!(gpu.detail.contains("MemoryTraffic: 3 of 4 metrics export DMA-BUF"), "{}", gpu.detail);
         assert!(checks.iter().any(|c| c.name == "metric groups of ze-sim GPU tile 0"));
+    }
+
+    #[test]
+    fn a_group_no_way_reads_is_named_with_why() {
+        let checks = group_checks(&sim_loader(|c| c.unreadable_group = true), &LayoutSet::built_in());
+        let gpu = checks.iter().find(|c| c.name == "metric groups of ze-sim GPU").unwrap();
+        assert!(gpu.detail.starts_with("5 of 6 groups can be sampled"), "{}", gpu.detail);
+        assert!(gpu.detail.contains("Unreadable: exports no memory"), "{}", gpu.detail);
     }
 
     #[test]

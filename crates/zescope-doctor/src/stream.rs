@@ -78,7 +78,11 @@ mod tests {
         let c = checks(&sim_loader(|_| {}), &LayoutSet::built_in());
         let gpu = c.iter().find(|c| c.name == "metric streamer on ze-sim GPU").unwrap();
         assert_eq!(gpu.status, Status::Ok, "{gpu:?}");
-        assert!(gpu.detail.contains("RenderBasic: streamer (1.28 ms, 16 reports per notification)"), "{gpu:?}");
+        // The first time-based group: ComputeBasic, exported and time-based.
+        assert!(
+            gpu.detail.contains("opened and closed on ComputeBasic: streamer (1.28 ms, 16 reports per notification)"),
+            "{gpu:?}"
+        );
         assert!(c.iter().any(|c| c.name == "metric streamer on ze-sim NPU" && c.status == Status::Ok));
     }
 

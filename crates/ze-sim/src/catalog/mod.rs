@@ -24,8 +24,8 @@
 //!   `GpuCoreClocks`, `AvgGpuCoreFrequencyMHz`, `GpuBusy` and ends with the frequencies, the
 //!   raw report words and the FLAG `CoreFrequencyChanged`; most hold per-unit families
 //!   (16 XeCores, 16 L3 banks, 8 slices, 8 memory channels, 8 Xe Links).
-//! - `EuStallSampling` (domain 1): event-based only, so zescope cannot read it (as a real IP
-//!   sampling group it needs its own reader).
+//! - `EuStallSampling` (domain 100): the IP-sampling group ([`eu_stall_sampling`]), time-based
+//!   only, as compute-runtime publishes it.
 //! - The built-in model's tracer-based `KernelTrace` is not in it: a realistic GPU's groups are
 //!   what the time-based streamer and exported memory read.
 //! - `EngineActivity` (domain 2) and `MemoryBandwidth` (domain 3): exported as one DMA-BUF each
@@ -43,6 +43,7 @@
 //! result type ([`retype`]). Counts are integrated like the built-in cumulative signals.
 
 mod compute;
+mod ip_sampling;
 mod kit;
 mod memory;
 pub mod model;
@@ -50,6 +51,8 @@ mod render;
 
 use level_zero_sys::*;
 use serde::{Deserialize, Serialize};
+
+pub use ip_sampling::{EU_SAMPLING_DOMAIN, eu_stall_sampling};
 
 use crate::config::{DeviceKind, GroupConfig, Signal, SimConfig};
 use crate::instance::MetricRef;
@@ -74,8 +77,30 @@ pub fn realistic_groups() -> Vec<GroupConfig> {
     groups
 }
 
-/// `config` with its GPU devices' groups replaced by the realistic catalogue when it asks for it
-/// (the model builder calls this first).
+/// The name of the test-only group `SimConfig::unreadable_group` adds.
+pub const UNREADABLE_GROUP: &str = "Unreadable";
+
+/// The test-only group no way reads (`SimConfig::unreadable_group`).
+fn unreadable_group() -> GroupConfig {
+    GroupConfig {
+        name: UNREADABLE_GROUP.into(),
+        description: "Test-only: event-based only, no exported memory (no way of reading it)".into(),
+        domain: 5,
+        export: crate::config::Export::None,
+        metrics: vec![crate::config::MetricConfig {
+            name: "UnreadableSamples".into(),
+            description: "Samples nothing reads".into(),
+            signal: Signal::Synthetic,
+        }],
+        synthetic_counters: 0,
+        stream: false,
+        tracer: false,
+    }
+}
+
+/// `config` with its GPU devices' groups replaced by the realistic catalogue when it asks for it,
+/// and the test-only unreadable group added when it asks for that (the model builder calls this
+/// first).
 pub(crate) fn apply(mut config: SimConfig) -> SimConfig {
     if config.catalog == Catalog::Realistic {
         let groups = realistic_groups();
@@ -88,6 +113,12 @@ pub(crate) fn apply(mut config: SimConfig) -> SimConfig {
             gpu(d);
             d.sub_devices.iter_mut().for_each(gpu);
         }
+    }
+    if config.unreadable_group
+        && let Some(gpu) = config.devices.iter_mut().find(|d| d.kind == DeviceKind::Gpu)
+        && !gpu.groups.iter().any(|g| g.name == UNREADABLE_GROUP)
+    {
+        gpu.groups.push(unreadable_group());
     }
     config
 }

@@ -47,6 +47,8 @@ pub enum MetricType {
     Ratio,
     /// ZET_METRIC_TYPE_RAW: a raw register value (report reason, context id, frequencies).
     Raw,
+    /// ZET_METRIC_TYPE_IP: an instruction pointer (the address an IP-sampling report is about).
+    Ip,
 }
 
 impl MetricType {
@@ -60,6 +62,7 @@ impl MetricType {
             MetricType::Flag => ZET_METRIC_TYPE_FLAG,
             MetricType::Ratio => ZET_METRIC_TYPE_RATIO,
             MetricType::Raw => ZET_METRIC_TYPE_RAW,
+            MetricType::Ip => ZET_METRIC_TYPE_IP_EXP,
         }
     }
 }
@@ -149,6 +152,8 @@ pub enum Unit {
     Instructions,
     /// "requests".
     Requests,
+    /// "Address" (an instruction pointer, as compute-runtime names the unit of `IP`).
+    Address,
 }
 
 impl Unit {
@@ -169,6 +174,7 @@ impl Unit {
             Unit::Events => "events",
             Unit::Instructions => "instructions",
             Unit::Requests => "requests",
+            Unit::Address => "Address",
         }
     }
 }
@@ -239,7 +245,15 @@ pub enum Value {
     Constant(u32),
     /// 1 in the 50 ms after the workload changes phase (the core frequency changes then), else 0.
     Changed,
+    /// The instruction pointer a sample is about: one of the [`IP_SLOTS`] instructions of the
+    /// workload's kernel, 16 bytes apart from [`IP_BASE`], picked by the sample's noise.
+    InstructionPointer,
 }
+
+/// The address of the workload kernel's first instruction (an `InstructionPointer` value).
+pub const IP_BASE: u64 = 0x1000;
+/// How many instructions of the kernel an `InstructionPointer` value picks from.
+pub const IP_SLOTS: u64 = 64;
 
 impl Model {
     /// Counts grow (the writer and the streamer integrate their rate); levels do not.
@@ -262,6 +276,10 @@ impl Model {
             Value::Clock => clock(),
             Value::Constant(c) => c as f64,
             Value::Changed => f64::from(u8::from(workload::phase_at(t) != workload::phase_at((t - 0.05).max(0.0)))),
+            Value::InstructionPointer => {
+                let slot = (((n + 1.0) * 0.5 * IP_SLOTS as f64) as u64).min(IP_SLOTS - 1);
+                (IP_BASE + 16 * slot) as f64
+            }
         }
     }
 }
@@ -313,5 +331,25 @@ mod tests {
         assert_eq!((v.as_f64(), w), (Some(1e12), 1_000_000_000_000));
         let (_, w, _) = ResultType::F64.encode(-1.25);
         assert_eq!(f64::from_bits(w), -1.25);
+    }
+
+    #[test]
+    fn instruction_pointers_are_instructions_of_the_kernel() {
+        let ip = Model {
+            ty: MetricType::Ip,
+            result: ResultType::U64,
+            unit: Unit::Address,
+            value: Value::InstructionPointer,
+        };
+        assert_eq!(ip.ty.zet(), ZET_METRIC_TYPE_IP_EXP);
+        assert!(!ip.is_cumulative(), "an address is not a count");
+        let mut seen = std::collections::BTreeSet::new();
+        for k in 0..=200 {
+            let n = -1.0 + k as f64 / 100.0;
+            let a = ip.level(DeviceKind::Gpu, 1600.0, 3.0, n, 0) as u64;
+            assert!((IP_BASE..IP_BASE + 16 * IP_SLOTS).contains(&a) && a.is_multiple_of(16), "{a:#x}");
+            seen.insert(a);
+        }
+        assert_eq!(seen.len() as u64, IP_SLOTS, "the noise reaches every instruction");
     }
 }

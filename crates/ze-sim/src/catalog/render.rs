@@ -3,7 +3,7 @@
 //! outside the OA domain: stall sampling, and two groups that export their memory.
 
 use super::kit::*;
-use super::model::{Load, MetricType, Model, ResultType, Unit, Value};
+use super::model::{Load, Unit};
 use crate::config::{Export, GroupConfig};
 
 /// Render, rasterizer, sampler and thread-dispatch groups.
@@ -207,33 +207,8 @@ fn tdl(n: usize, description: &str) -> GroupConfig {
 
 /// The groups outside the OA domain.
 pub(super) fn other_domains() -> Vec<GroupConfig> {
-    let ip = Model {
-        ty: MetricType::Event,
-        result: ResultType::U64,
-        unit: Unit::Events,
-        value: Value::Count { per_s: 2_000_000, load: Load::Stall },
-    };
     vec![
-        GroupConfig {
-            name: "EuStallSampling".into(),
-            description: "EU stall sampling by instruction pointer (event-based: neither streamed nor exported here)"
-                .into(),
-            domain: 1,
-            export: Export::None,
-            metrics: vec![
-                m("IP", "The instruction pointer of the sample.", raw(0)),
-                m("Active", "Samples taken while the thread was active.", ip),
-                m("ControlStall", "Samples taken while the thread waited on control flow.", ip),
-                m("PipeStall", "Samples taken while the thread waited for a busy pipe.", ip),
-                m("SendStall", "Samples taken while the thread waited for a send.", ip),
-                m("DistStall", "Samples taken while the thread waited on a distance dependency.", ip),
-                m("SbidStall", "Samples taken while the thread waited on an SBID token.", ip),
-                m("SyncStall", "Samples taken while the thread waited on a synchronisation.", ip),
-                m("InstrFetchStall", "Samples taken while the thread waited for an instruction fetch.", ip),
-                m("OtherStall", "Samples taken while the thread stalled for another reason.", ip),
-            ],
-            ..GroupConfig::default()
-        },
+        super::eu_stall_sampling(),
         GroupConfig {
             name: "EngineActivity".into(),
             description: "Engine busy time, clocks and utilization (exported as one DMA-BUF)".into(),

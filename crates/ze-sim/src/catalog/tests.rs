@@ -19,8 +19,8 @@ fn modelled(g: &GroupConfig, name: &str) -> model::Model {
 fn the_catalogue_is_the_size_of_a_real_gpus() {
     let groups = realistic_groups();
     assert!(groups.len() >= 30, "{} groups", groups.len());
-    // A streamable group also reports QueryBeginTime.
-    let metrics: usize = groups.iter().map(|g| g.metrics.len() + usize::from(g.stream)).sum();
+    // A streamable group also reports QueryBeginTime (an IP-sampling one does not).
+    let metrics: usize = groups.iter().map(|g| g.metrics.len() + usize::from(g.has_stream_timestamp())).sum();
     assert!(metrics >= 1000, "{metrics} metrics");
     let names: HashSet<&str> = groups.iter().map(|g| g.name.as_str()).collect();
     assert_eq!(names.len(), groups.len(), "group names are unique");
@@ -149,7 +149,7 @@ fn the_documented_modelled_metrics_parse_and_validate() {
 #[test]
 fn the_documented_size_is_the_size() {
     let groups = realistic_groups();
-    let metrics: usize = groups.iter().map(|g| g.metrics.len() + usize::from(g.stream)).sum();
+    let metrics: usize = groups.iter().map(|g| g.metrics.len() + usize::from(g.has_stream_timestamp())).sum();
     let doc = include_str!("../../../../docs/ze-sim.md");
     let flat = doc.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(

@@ -5,17 +5,17 @@
 use std::time::Duration;
 
 use zescope_sampler::testing::*;
-use zescope_sampler::{Command, ErrorKind, Event, StopReason};
+use zescope_sampler::{Command, ErrorKind, Event, StopReason, Via};
 
 #[test]
 fn a_run_streams_decoded_samples_and_stops_through_the_teardown() {
-    let sim = sim(|_| {});
+    let sim = sim(|c| c.unreadable_group = true);
     let h = sampler_on(&sim);
     let inv = wait_for(&h, T, |e| if let Event::Inventory(i) = e { Some(i.clone()) } else { None });
     assert!(inv.source.as_ref().unwrap().simulated);
     assert_eq!(inv.devices.len(), 3, "GPU, its sub-device, NPU");
-    let eu = inv.devices[0].groups.iter().find(|g| g.name == "EuStallSampling").unwrap();
-    assert!(eu.unavailable.as_deref().unwrap().contains("exports no memory"));
+    let none = inv.devices[0].groups.iter().find(|g| g.name == "Unreadable").unwrap();
+    assert!(none.unavailable.as_deref().unwrap().contains("exports no memory"));
     h.send(Command::Start(run_config(&["ComputeBasic"])));
     let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
     assert_eq!(info.imports, 1);
@@ -62,12 +62,13 @@ fn decoded_values_equal_what_the_driver_wrote() {
     h.send(Command::Start(cfg));
     wait_for(&h, T, |e| matches!(e, Event::RunStarted(_)).then_some(()));
     let batches = collect_samples(&h, 40);
+    // Each snapshot also holds the streamer's timestamp, last: the five counters come first.
     let history = sim.history("ComputeBasic");
     let mut offsets = std::collections::HashSet::new();
     let mut matched = 0;
     for b in &batches {
         for (i, row) in b.values.chunks(5).enumerate() {
-            let found = history.iter().find(|(_, v)| v.as_slice() == row);
+            let found = history.iter().find(|(_, v)| &v[..5] == row);
             if let Some((device_ts, _)) = found {
                 offsets.insert(b.timestamps[i] - *device_ts as i64);
                 matched += 1;
@@ -174,10 +175,24 @@ fn fault_case(
     kind: ErrorKind,
     needle: &str,
 ) {
+    fault_case_via(group, Via::Auto, set, kind, needle)
+}
+
+/// [`fault_case`] reading the group only `via` (ComputeBasic is time-based too: under auto a
+/// group whose export fails is read by the streamer).
+fn fault_case_via(
+    group: &str,
+    via: Via,
+    set: impl FnOnce(&mut ze_sim::config::Faults, &mut ze_sim::config::Quirks),
+    kind: ErrorKind,
+    needle: &str,
+) {
     let sim = sim(|_| {});
     sim.configure(set);
     let h = sampler_on(&sim);
-    h.send(Command::Start(run_config(&[group])));
+    let mut cfg = run_config(&[group]);
+    cfg.via = via;
+    h.send(Command::Start(cfg));
     let events = sync(&h, 1);
     let e = first_error(&events).unwrap_or_else(|| panic!("no error for {needle}: {events:?}"));
     assert_eq!(e.kind, kind, "{}", e.message);
@@ -187,7 +202,9 @@ fn fault_case(
         *f = Default::default();
         *q = Default::default();
     });
-    h.send(Command::Start(run_config(&[group])));
+    let mut cfg = run_config(&[group]);
+    cfg.via = via;
+    h.send(Command::Start(cfg));
     collect_samples(&h, 3);
     h.send(Command::Shutdown);
     wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
@@ -227,13 +244,20 @@ fn fault_no_devices() {
 
 #[test]
 fn quirk_overwritten_pnext_makes_the_export_unavailable() {
-    fault_case("ComputeBasic", |_, q| q.overwrite_pnext = true, ErrorKind::Export, "overwrote the query's pNext chain");
+    fault_case_via(
+        "ComputeBasic",
+        Via::Export,
+        |_, q| q.overwrite_pnext = true,
+        ErrorKind::Export,
+        "overwrote the query's pNext chain",
+    );
 }
 
 #[test]
 fn quirk_driver_without_export_support() {
-    fault_case(
+    fault_case_via(
         "ComputeBasic",
+        Via::Export,
         |_, q| {
             q.no_export_extension = true;
             q.invalid_argument_on_unknown_chain = true;
@@ -241,6 +265,21 @@ fn quirk_driver_without_export_support() {
         ErrorKind::Export,
         "exports no memory",
     );
+}
+
+/// Without the export extension, auto reads ComputeBasic, time-based too, with the streamer.
+#[test]
+fn quirk_driver_without_export_support_streams_a_time_based_group_under_auto() {
+    let sim = sim(|c| c.quirks.no_export_extension = true);
+    let h = sampler_on(&sim);
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
+    assert_eq!(info.streams[0].read_path, zescope_sampler::ReadPath::Streamer);
+    assert_eq!(info.imports, 0);
+    collect_samples(&h, 5);
+    h.send(Command::Shutdown);
+    wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
 
 #[test]
@@ -317,8 +356,11 @@ fn quirk_unmappable_export_is_read_by_device_copy() {
     assert_eq!(info.streams[0].read_path, zescope_sampler::ReadPath::DeviceCopy);
     let batches = collect_samples(&h, 20);
     let history = sim.history("ComputeBasic");
-    let exact =
-        batches.iter().flat_map(|b| b.values.chunks(5)).filter(|row| history.iter().any(|(_, v)| v == row)).count();
+    let exact = batches
+        .iter()
+        .flat_map(|b| b.values.chunks(5))
+        .filter(|row| history.iter().any(|(_, v)| &v[..5] == *row))
+        .count();
     assert!(exact >= 15, "copied snapshots are exact: {exact}");
     h.send(Command::Shutdown);
     wait_for(&h, T, |e| matches!(e, Event::ShutDown).then_some(()));

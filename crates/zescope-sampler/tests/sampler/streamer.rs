@@ -17,7 +17,7 @@ fn started(h: &zescope_sampler::SamplerHandle) -> zescope_sampler::RunInfo {
 
 #[test]
 fn a_streamed_and_an_exported_group_run_together_and_tear_down_clean() {
-    let sim = sim(|_| {});
+    let sim = sim(|c| c.unreadable_group = true);
     let h = sampler_on(&sim);
     let inv = wait_for(&h, T, |e| if let Event::Inventory(i) = e { Some(i.clone()) } else { None });
     let gpu = &inv.devices[0];
@@ -25,11 +25,15 @@ fn a_streamed_and_an_exported_group_run_together_and_tear_down_clean() {
     assert!(render.streamable && render.unavailable.is_none(), "{render:?}");
     assert_eq!(render.read_by(Via::Auto), Some(Via::Streamer));
     assert_eq!(render.read_by(Via::Export), None);
+    // Exported and time-based: auto reads its memory, `--via streamer` its reports.
     let compute = gpu.groups.iter().find(|g| g.name == "ComputeBasic").unwrap();
     assert_eq!(compute.read_by(Via::Auto), Some(Via::Export));
-    assert!(compute.unreadable_by(Via::Streamer).unwrap().contains("no time-based sampling"));
+    assert_eq!(compute.read_by(Via::Streamer), Some(Via::Streamer));
+    // The IP-sampling group is time-based only.
     let eu = gpu.groups.iter().find(|g| g.name == "EuStallSampling").unwrap();
-    assert!(eu.unavailable.as_deref().unwrap().contains("no time-based sampling"), "{eu:?}");
+    assert_eq!(eu.read_by(Via::Auto), Some(Via::Streamer), "{eu:?}");
+    let none = gpu.groups.iter().find(|g| g.name == "Unreadable").unwrap();
+    assert!(none.unavailable.as_deref().unwrap().contains("no time-based sampling"), "{none:?}");
 
     let mut cfg = run_config(&["ComputeBasic", "RenderBasic"]);
     cfg.interval = Duration::from_millis(10);
@@ -80,12 +84,12 @@ fn a_streamed_and_an_exported_group_run_together_and_tear_down_clean() {
 
 #[test]
 fn via_chooses_the_way_and_explains_a_group_it_cannot_read() {
-    let sim = sim(|_| {});
+    let sim = sim(|c| c.unreadable_group = true);
     let h = sampler_on(&sim);
     for (groups, via, expect) in [
         (&["RenderBasic"][..], Via::Export, "exports no memory"),
-        (&["ComputeBasic"][..], Via::Streamer, "no time-based sampling"),
-        (&["EuStallSampling"][..], Via::Auto, "exports no memory, and it has no time-based sampling"),
+        (&["Unreadable"][..], Via::Streamer, "no time-based sampling"),
+        (&["Unreadable"][..], Via::Auto, "exports no memory, and it has no time-based sampling"),
     ] {
         let mut cfg = run_config(groups);
         cfg.via = via;
@@ -259,4 +263,38 @@ fn a_root_device_with_two_sub_devices_gives_one_series_set_each() {
     h.send(Command::Stop);
     shut_down(&h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+/// The IP-sampling group (time-based only, no timestamp metric: reports are placed by their
+/// period) streams the sampled instruction pointer and the stall counts, and tears down clean.
+#[test]
+fn the_ip_sampling_group_streams_instruction_pointers_and_stall_counts() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["EuStallSampling"]);
+    cfg.interval = Duration::from_millis(10);
+    h.send(Command::Start(cfg));
+    let info = started(&h);
+    let s = &info.streams[0];
+    assert_eq!(s.read_path, zescope_sampler::ReadPath::Streamer);
+    let names: Vec<&str> = s.series.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names.len(), 10, "{names:?}");
+    assert_eq!(names[0], "IP");
+    let mut rows = Vec::new();
+    wait_for(&h, T, |e| {
+        if let Event::Samples(b) = e {
+            rows.extend(b.values.chunks(10).map(|r| r.to_vec()));
+        }
+        (rows.len() >= 50).then_some(())
+    });
+    assert!(
+        rows.iter().all(|r| (0x1000..0x1400).contains(&(r[0] as u64)) && (r[0] as u64).is_multiple_of(16)),
+        "each sample an instruction of the kernel"
+    );
+    assert!(rows.iter().any(|r| r[1] > 0.0), "samples taken while active");
+    h.send(Command::Stop);
+    wait_for(&h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+    shut_down(&h);
 }

@@ -15,6 +15,10 @@ fn choosing_the_streamer_reads_a_streamed_group_into_a_pane() {
     h.step();
     assert!(h.query_by_label_contains("RenderBasic  · domain 3 · streamer").is_some(), "the group says how");
     assert!(h.state().state.selection.groups.contains("ComputeBasic"), "auto ticks the first group");
+    // The tracer-based group, which the streamer cannot read.
+    h.get_by_label_contains("KernelTrace  · domain 100").click();
+    h.step();
+    assert!(h.state().state.selection.groups.contains("KernelTrace"));
     h.get_by_role(egui::accesskit::Role::ComboBox).click();
     for _ in 0..3 {
         h.step();
@@ -24,7 +28,8 @@ fn choosing_the_streamer_reads_a_streamed_group_into_a_pane() {
     h.step();
     let sel = &h.state().state.selection;
     assert_eq!(sel.via, Via::Streamer);
-    assert!(!sel.groups.contains("ComputeBasic"), "a group the streamer cannot read is unticked");
+    assert!(!sel.groups.contains("KernelTrace"), "a group the streamer cannot read is unticked");
+    assert!(sel.groups.contains("ComputeBasic"), "exported and time-based: the streamer reads it too");
     h.get_by_label_contains("RenderBasic  · domain 3").click();
     h.step();
     h.get_by_label("Start").click();
@@ -33,8 +38,13 @@ fn choosing_the_streamer_reads_a_streamed_group_into_a_pane() {
     });
     let run = h.state().state.ingest.run.as_ref().unwrap().info.clone();
     assert_eq!(run.config.via, Via::Streamer);
-    assert_eq!(run.streams[0].read_path, zescope_sampler::ReadPath::Streamer);
-    assert!(run.streams[0].layout.starts_with("streamer ("), "{:?}", run.streams[0].layout);
+    // ComputeBasic and RenderBasic (domains 0 and 3) by the streamer, and the device's telemetry.
+    let groups: Vec<&str> = run.streams.iter().map(|s| s.group.as_str()).collect();
+    assert_eq!(groups, ["ComputeBasic", "RenderBasic", "Telemetry"]);
+    for s in &run.streams[..2] {
+        assert_eq!(s.read_path, zescope_sampler::ReadPath::Streamer, "{}", s.group);
+        assert!(s.layout.starts_with("streamer ("), "{:?}", s.layout);
+    }
     h.get_by_label_contains("RenderBasic/RenderUtilization");
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());

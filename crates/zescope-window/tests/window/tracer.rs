@@ -14,8 +14,8 @@ fn the_source_panel_shows_the_tracer_group_and_its_series_plot() {
     let sim = crate::support::sim(|_| {});
     let mut h = crate::support::harness_on(&sim);
     h.step();
-    assert!(h.query_by_label_contains("KernelTrace  · domain 4 · tracer").is_some(), "the group says how it is read");
-    h.get_by_label_contains("KernelTrace  · domain 4").click();
+    assert!(h.query_by_label_contains("KernelTrace  · domain 100 · tracer").is_some(), "the group says how it is read");
+    h.get_by_label_contains("KernelTrace  · domain 100").click();
     h.step();
     assert!(h.state().state.selection.groups.contains("KernelTrace"));
     h.get_by_label("Start").click();
@@ -33,7 +33,7 @@ fn the_source_panel_shows_the_tracer_group_and_its_series_plot() {
     }
     // While running, the panel names what the driver granted.
     assert!(
-        h.query_by_label_contains("KernelTrace  · domain 4 · tracer").is_some(),
+        h.query_by_label_contains("KernelTrace  · domain 100 · tracer").is_some(),
         "the running group still says tracer"
     );
     // Its series are plotted: the legend lists them.
