@@ -242,7 +242,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         cfg,
         listener.as_ref(),
         stop,
-        &mut headless::derived::Derived::new(args.derive.clone(), &mut rec),
+        &mut headless::derived::Derived::new(view::derivations(&args.derive, args.view.as_ref()), &mut rec),
     );
     let outcome = match ran {
         Ok(o) => o,

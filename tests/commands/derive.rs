@@ -161,3 +161,110 @@ fn serve_serves_them_with_a_derived_label() {
     assert!(line.starts_with("zescope_twice_ratio{") && line.contains("group=\"Derived\""), "{line}");
     s.stop();
 }
+
+/// The CSV's column by header prefix: (time in ns, value) for every row where it has a finite one.
+fn column_ns(csv: &str, prefix: &str) -> Vec<(i64, f64)> {
+    let ns = |s: &str| -> Option<i64> {
+        let (a, b) = s.split_once('.')?;
+        Some(a.parse::<i64>().ok()? * 1_000_000_000 + format!("{b:0<9}")[..9].parse::<i64>().ok()?)
+    };
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| h.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix} in {header:?}"));
+    lines
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            Some((ns(c[0])?, c.get(col)?.parse::<f64>().ok().filter(|v| v.is_finite())?))
+        })
+        .collect()
+}
+
+/// A reference value at row `i` of a series' (time ns, value) rows; `None`: a gap.
+type Reference<'a> = dyn Fn(usize, &[(i64, f64)]) -> Option<f64> + 'a;
+
+#[test]
+fn every_function_matches_a_reference_computed_from_the_csv() {
+    const U: &str = "ComputeBasic/GpuUtilization";
+    const P: &str = "ComputeBasic/GpuPower";
+    const B: &str = "MemoryTraffic/BytesRead";
+    let defs = [
+        format!("avg=avg({U}, 100ms)"),
+        format!("max=max({U}, 100ms)"),
+        format!("min=min({U}, 30ms)"),
+        format!("rms=rms({U}, 100ms)"),
+        format!("sd=stddev({U}, 100ms)"),
+        format!("cumsum=cumsum({U})"),
+        format!("abs=abs({U} - 5)"),
+        format!("clamp=clamp({U}, 2, 4)"),
+        format!("hi=max({U}, {P})"),
+        format!("lo=min({U}, {P})"),
+        format!("gt={U} > 3"),
+        format!("delta=delta({B})"),
+        format!("rate=rate({B})"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.csv");
+    let mut cmd = crate::support::zescope();
+    cmd.args(["--source", "sim", "record", "--no-telemetry", "--group", "ComputeBasic", "--group", "MemoryTraffic"]);
+    cmd.args(["--interval", "5ms", "--duration", "2s", "--out"]).arg(&out);
+    defs.iter().for_each(|d| {
+        cmd.args(["--derive", d]);
+    });
+    let o = cmd.env_remove("ZE_SIM_CONFIG").output().unwrap();
+    assert!(o.status.success(), "{}", crate::support::text(&o));
+    let csv = std::fs::read_to_string(&out).unwrap();
+    let (u, p, b) = (column_ns(&csv, U), column_ns(&csv, P), column_ns(&csv, B));
+    assert!(u.len() > 100 && b.len() > 100, "{} and {} samples", u.len(), b.len());
+    let p_at: std::collections::HashMap<i64, f64> = p.iter().copied().collect();
+
+    // Each derived value against `want` at its time; how many were checked.
+    let check = |name: &str, want: &Reference<'_>, input: &[(i64, f64)], tol: f64| {
+        let got = column_ns(&csv, &format!("Derived/{name} "));
+        let at: std::collections::HashMap<i64, f64> = got.iter().copied().collect();
+        let mut n = 0;
+        for i in 0..input.len() {
+            let (t, w) = (input[i].0, want(i, input));
+            match (at.get(&t), w) {
+                (Some(g), Some(w)) => {
+                    assert!((g - w).abs() <= tol * w.abs().max(1.0), "{name} at {t} ns: {g}, want {w}");
+                    n += 1;
+                }
+                (None, None) => {}
+                (g, w) => panic!("{name} at {t} ns: {g:?}, want {w:?}"),
+            }
+        }
+        assert!(n > 100, "{name}: {n} values checked");
+    };
+    // The window (t − T, t] over the utilisation's own samples, recomputed in full at each tick.
+    let window = |ms: i64, f: fn(&[f64]) -> f64| {
+        move |i: usize, s: &[(i64, f64)]| -> Option<f64> {
+            let t = s[i].0;
+            let w: Vec<f64> = s[..=i].iter().filter(|x| x.0 > t - ms * 1_000_000).map(|x| x.1).collect();
+            Some(f(&w))
+        }
+    };
+    check("avg", &window(100, |w| w.iter().sum::<f64>() / w.len() as f64), &u, 1e-9);
+    check("max", &window(100, |w| w.iter().copied().fold(f64::MIN, f64::max)), &u, 0.0);
+    check("min", &window(30, |w| w.iter().copied().fold(f64::MAX, f64::min)), &u, 0.0);
+    check("rms", &window(100, |w| (w.iter().map(|v| v * v).sum::<f64>() / w.len() as f64).sqrt()), &u, 1e-9);
+    check(
+        "sd",
+        &window(100, |w| {
+            let m = w.iter().sum::<f64>() / w.len() as f64;
+            (w.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / w.len() as f64).sqrt()
+        }),
+        &u,
+        1e-6,
+    );
+    check("cumsum", &|i, s| Some(s[..=i].iter().map(|x| x.1).sum()), &u, 1e-9);
+    check("abs", &|i, s| Some((s[i].1 - 5.0).abs()), &u, 1e-12);
+    check("clamp", &|i, s| Some(s[i].1.clamp(2.0, 4.0)), &u, 0.0);
+    check("hi", &|i, s| Some(s[i].1.max(p_at[&s[i].0])), &u, 0.0);
+    check("lo", &|i, s| Some(s[i].1.min(p_at[&s[i].0])), &u, 0.0);
+    check("gt", &|i, s| Some(if s[i].1 > 3.0 { 1.0 } else { 0.0 }), &u, 0.0);
+    // The raw running total's increase since the row before (a u64 counter: no wrap in a run;
+    // the wrap is checked where a counter wraps, `derive` and `backfill` unit tests).
+    let d = |i: usize, s: &[(i64, f64)]| (i > 0).then(|| s[i].1 - s[i - 1].1);
+    check("delta", &d, &b, 1e-12);
+    check("rate", &|i, s| d(i, s).map(|d| d / ((s[i].0 - s[i - 1].0) as f64 * 1e-9)), &b, 1e-9);
+}

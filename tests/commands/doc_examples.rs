@@ -212,6 +212,7 @@ fn the_view_file_of_the_docs_loads_and_records() {
     let s = zescope_model::session::load(&dir.path().join("run.ron")).unwrap();
     let metrics: Vec<&str> = s.streams.iter().flat_map(|x| x.meta.series.iter().map(|m| m.metric.as_str())).collect();
     assert!(metrics.contains(&"GpuUtilization") && metrics.contains(&"Package power"), "{metrics:?}");
+    assert!(metrics.contains(&"idle"), "the view's derived series recorded: {metrics:?}");
 }
 
 #[test]

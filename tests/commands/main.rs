@@ -57,3 +57,4 @@ mod session_tracer;
 mod triggers;
 mod xpumd;
 mod xvfb;
+mod xvfb_derived;

@@ -56,15 +56,15 @@ fn window_size(display: &str, id: &str) -> Option<(u32, u32)> {
 /// One pane's plot as the window's debug log last gave it (`zescope_window::plots`): where it
 /// is in the window and the colours its lines are drawn in.
 #[derive(Debug)]
-struct PlotSeen {
-    pane: u64,
-    rect: [f32; 4],
-    colours: Vec<[u8; 3]>,
+pub(crate) struct PlotSeen {
+    pub(crate) pane: u64,
+    pub(crate) rect: [f32; 4],
+    pub(crate) colours: Vec<[u8; 3]>,
 }
 
 /// The last place of each pane's plot in `log` ("pane 1 plot at [[x0 y0] - [x1 y1]] colours
 /// [[r, g, b, a], …]"), by pane.
-fn plots_in_log(log: &str) -> Vec<PlotSeen> {
+pub(crate) fn plots_in_log(log: &str) -> Vec<PlotSeen> {
     let numbers = |t: &str| -> Vec<f32> {
         t.split(|c: char| !(c.is_ascii_digit() || c == '.'))
             .filter(|s| !s.is_empty())
@@ -221,7 +221,7 @@ fn the_window_runs_on_the_simulated_device_and_exits_cleanly_on_sigterm() {
 
 /// The pixels of `rect` (x, y, width, height) of the PNG at `png`, row by row (ImageMagick's
 /// `convert … txt:`).
-fn pixels(png: &Path, (x, y, w, h): (u32, u32, u32, u32)) -> Vec<Vec<[u8; 3]>> {
+pub(crate) fn pixels(png: &Path, (x, y, w, h): (u32, u32, u32, u32)) -> Vec<Vec<[u8; 3]>> {
     let out = Command::new("convert")
         .arg(png)
         .args(["-crop", &format!("{w}x{h}+{x}+{y}"), "+repage", "-depth", "8", "txt:-"])

@@ -1,5 +1,6 @@
 //! View files: a way of looking at a run — which series in which pane, their colours and
-//! visibility, each pane's held value range, the window length and the triggers — saved apart
+//! visibility, each pane's held value range, the window length, the triggers and the derived
+//! series' definitions — saved apart
 //! from any data, so it can be put onto another live run or recording, on another machine
 //! (`docs/view-format.md` is the format's description for users).
 //!
@@ -13,12 +14,17 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use zescope_sampler::layout::glob::matches;
 
+use crate::derive::Derivation;
 use crate::triggers::Trigger;
 use crate::view::panes::Arrangement;
 use crate::view::{SeriesKey, ViewLength};
 
-/// The version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The newest version this build reads and writes: 2 added `derived`. A view without derived
+/// series is written as version 1, which every zescope that reads views reads; one with them as
+/// version 2 (an older zescope then refuses it, naming the version, rather than dropping them).
+pub const VERSION: u32 = 2;
+/// The oldest version this build reads.
+pub const OLDEST: u32 = 1;
 /// The largest view file read (bytes): a view names patterns, not data.
 pub const MAX_BYTES: u64 = 1 << 20;
 
@@ -38,6 +44,10 @@ pub struct ViewFile {
     /// Triggers (`docs/triggers.md`) and the time kept around their firings.
     #[serde(default)]
     pub triggers: Vec<ViewTrigger>,
+    /// Derived series (`docs/derived-series.md`), as definitions `NAME=EXPR` or
+    /// `NAME[UNIT]=EXPR` (version 2 on): re-created on the run the view is put onto.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<String>,
 }
 
 /// One pane of a view.
@@ -97,6 +107,11 @@ pub struct Applied {
     /// Patterns (not optional) that matched no series ("gpu/ComputeBasic/Foo*"), to tell the
     /// user.
     pub missing: Vec<String>,
+}
+
+/// The derived series' definitions of `v`, parsed (already checked by [`ViewFile::parse`]).
+pub fn derivations(v: &ViewFile) -> Vec<Derivation> {
+    v.derived.iter().filter_map(|d| Derivation::parse(d).ok()).collect()
 }
 
 impl SeriesPattern {
@@ -183,7 +198,16 @@ impl ViewFile {
                 .iter()
                 .map(|t| ViewTrigger { expr: t.text.clone(), pre_s: t.pre.as_secs_f64(), post_s: t.post.as_secs_f64() })
                 .collect(),
+            derived: Vec::new(),
         }
+        .with_derived(&[])
+    }
+
+    /// The view keeping the derived series `defs` too (version 2 with any, 1 without).
+    pub fn with_derived(mut self, defs: &[Derivation]) -> ViewFile {
+        self.derived = defs.iter().map(Derivation::definition).collect();
+        self.version = if self.derived.is_empty() { OLDEST } else { VERSION };
+        self
     }
 
     /// Reads and checks a view file; the error names the file and the problem.
@@ -201,8 +225,19 @@ impl ViewFile {
     /// Parses and checks view file text.
     pub fn parse(text: &str) -> Result<ViewFile, String> {
         let v: ViewFile = ron::from_str(text).map_err(|e| format!("not a view file: {e}"))?;
-        if v.version != VERSION {
-            return Err(format!("version {} is not one this zescope reads ({VERSION})", v.version));
+        if !(OLDEST..=VERSION).contains(&v.version) {
+            return Err(format!("version {} is not one this zescope reads ({OLDEST} to {VERSION})", v.version));
+        }
+        if v.version < 2 && !v.derived.is_empty() {
+            return Err(format!("derived series came with version 2: this file says version {}", v.version));
+        }
+        let mut names: Vec<String> = Vec::new();
+        for d in &v.derived {
+            let def = Derivation::parse(d).map_err(|e| format!("derived series \"{d}\": {e}"))?;
+            if names.contains(&def.name) {
+                return Err(format!("derived series '{}' is defined twice", def.name));
+            }
+            names.push(def.name);
         }
         if let Some(w) = v.window.as_deref().filter(|w| window_named(w).is_none()) {
             return Err(format!("window \"{w}\" is none of 10s, 1min, 10min, all"));
@@ -392,7 +427,7 @@ mod tests {
     #[test]
     fn bad_files_say_what_is_wrong() {
         let e = |t: &str| ViewFile::parse(t).unwrap_err();
-        assert!(e("(version: 2, panes: [])").contains("version 2"));
+        assert!(e("(version: 3, panes: [])").contains("version 3 is not one this zescope reads (1 to 2)"));
         assert!(e(r#"(version: 1, window: Some("5s"), panes: [])"#).contains("\"5s\""));
         assert!(
             e(r#"(version: 1, panes: [(series: [(group: "G", metric: "M", color: Some("red"))])])"#).contains("red")
@@ -401,5 +436,31 @@ mod tests {
         let t = e(r#"(version: 1, panes: [], triggers: [(expr: "G/M >", pre_s: 1.0, post_s: 1.0)])"#);
         assert!(t.contains("column 6"), "{t}");
         assert!(e("nonsense").starts_with("not a view file"));
+    }
+
+    #[test]
+    fn derived_series_are_kept_from_version_2_on() {
+        let defs = [
+            Derivation::parse("bw[GB/s]=rate(MemoryTraffic/BytesRead) / 1e9").unwrap(),
+            Derivation::parse("idle=100 - ComputeBasic/GpuTime").unwrap(),
+        ];
+        let arrangement = Arrangement::default();
+        let plain = ViewFile::from_arrangement("v", &arrangement, &BTreeMap::new(), ViewLength::Sec10, &[], kind);
+        assert_eq!(plain.version, 1, "without derived series, readable by every zescope that reads views");
+        assert!(!plain.to_text().contains("derived"), "{}", plain.to_text());
+        let v = plain.with_derived(&defs);
+        assert_eq!(v.version, 2);
+        let back = ViewFile::parse(&v.to_text()).unwrap();
+        assert_eq!(back, v);
+        assert_eq!(derivations(&back), defs, "the definitions, parsed back");
+        // A version 1 file from before derived series still reads.
+        assert!(ViewFile::parse("(version: 1, panes: [])").unwrap().derived.is_empty());
+        let e = |t: &str| ViewFile::parse(t).unwrap_err();
+        let old = e(r#"(version: 1, panes: [], derived: ["x=A/b"])"#);
+        assert!(old.contains("derived series came with version 2"), "{old}");
+        let bad = e(r#"(version: 2, panes: [], derived: ["x=rate(A/b"])"#);
+        assert!(bad.contains("derived series \"x=rate(A/b\": column 11"), "{bad}");
+        let twice = e(r#"(version: 2, panes: [], derived: ["x=A/b", "x=A/c"])"#);
+        assert!(twice.contains("'x' is defined twice"), "{twice}");
     }
 }

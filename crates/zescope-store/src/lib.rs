@@ -96,6 +96,7 @@ mod limits;
 mod locate;
 pub mod pack;
 pub mod par;
+mod piece;
 mod plan;
 mod pyramid;
 mod query;
@@ -112,6 +113,7 @@ pub use envelope::{Envelope, EnvelopeColumn};
 pub use error::StoreError;
 pub use grid::GridSpan;
 pub use increase::Increase;
+pub use piece::RawPiece;
 pub use query::{Bucket, RangeStats, Sample};
 pub use stream_data::{BucketStats, CoarseBucket, RawData, RawRows, StreamData};
 

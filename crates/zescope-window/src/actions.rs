@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use zescope_model::derive::GROUP as DERIVED;
 use zescope_model::session::{self, LoadEvent, LoadHead, LoadJob, Piece};
 use zescope_model::view::TimeAxis;
 use zescope_model::viewfile::ViewFile;
@@ -144,6 +145,8 @@ impl ZescopeApp {
     /// A new run replaces an opened recording: a fresh store, the same panes.
     pub(crate) fn leave_recording(&mut self) {
         self.files.opening = None;
+        // Derived series computed over what was shown stop (its store may be replaced below).
+        self.state.derived.backfills.clear();
         if self.files.recording.take().is_none() {
             return;
         }
@@ -320,6 +323,12 @@ impl ZescopeApp {
 
     /// Loads a view onto what is shown (now if its series are known, else when they are).
     pub fn load_view(&mut self, view: ViewFile) {
+        // Nothing shown yet: its derived series are bound to the first run from its start.
+        if self.state.ingest.order.is_empty() && self.state.ingest.run.is_none() {
+            for def in zescope_model::viewfile::derivations(&view) {
+                let _ = self.state.derived.deriver.define(def);
+            }
+        }
         self.views.pending = Some(view);
         self.apply_pending_view();
     }
@@ -336,7 +345,12 @@ impl ZescopeApp {
         if self.views.pending.is_none() || self.state.ingest.order.is_empty() {
             return;
         }
+        // Derived series are computed over a recording once all of it is in.
+        if self.opening() && self.views.pending.as_ref().is_some_and(|v| !v.derived.is_empty()) {
+            return;
+        }
         let Some(view) = self.views.pending.take() else { return };
+        self.view_derived(&view);
         let applied = view.apply(&self.state.ingest.order, |d| self.kind_of(d));
         let mut panes = super::panes::Panes::with_arrangement(applied.arrangement);
         panes.y_lock = applied.y_lock.into_iter().collect();
@@ -363,7 +377,32 @@ impl ZescopeApp {
         });
     }
 
-    /// What is shown as a view file.
+    /// Re-creates the derived series of `view` that are not there yet (`Derived::create`: in the
+    /// run in progress, over the recording shown, or from the next run on); a banner names
+    /// those refused and why.
+    fn view_derived(&mut self, view: &ViewFile) {
+        let mut refused = Vec::new();
+        for def in zescope_model::viewfile::derivations(view) {
+            if self.state.ingest.series.keys().any(|k| k.group == DERIVED && k.metric == def.name) {
+                continue;
+            }
+            // Defined when the view was loaded, before what it is put onto was known.
+            let state = &mut self.state;
+            state.derived.deriver.remove(&def.name);
+            if let Err(e) = state.derived.create(def, &mut state.ingest, &mut self.store, &mut state.history) {
+                refused.push(e);
+            }
+        }
+        if !refused.is_empty() {
+            self.state.push_error(UiError::new(
+                UiErrorKind::Settings,
+                format!("the view's derived series: {}", refused.join("; ")),
+                "View → New derived series… to write them for these devices",
+            ));
+        }
+    }
+
+    /// What is shown as a view file, with the derived series' definitions.
     pub fn current_view(&self, name: &str) -> ViewFile {
         let locks = self.panes.y_lock.iter().map(|(&k, &v)| (k, v)).collect();
         ViewFile::from_arrangement(
@@ -374,6 +413,7 @@ impl ZescopeApp {
             self.state.triggers.eval.triggers(),
             |d| self.kind_of(d),
         )
+        .with_derived(self.state.derived.deriver.derivations())
     }
 
     /// Saves what is shown as the user's view `name`.

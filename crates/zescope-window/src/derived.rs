@@ -1,13 +1,23 @@
-//! The window's derived series (View → New derived series…, or a legend row's "Rate of…",
-//! "Ratio to…", "Moving average…"): definitions (`docs/derived-series.md`) bound to each run as
-//! it starts, and to the run in progress when added, evaluated on every batch `drain.rs` files
-//! (`derive::Deriver`), their values filed into the store as series like any other.
+//! The window's derived series (View → New derived series…, a legend row's "Rate of…",
+//! "Ratio to…", "Moving average…", or a view file's `derived`): definitions
+//! (`docs/derived-series.md`) bound to each run as it starts, and to the run in progress when
+//! added, evaluated on every batch `drain.rs` files (`derive::Deriver`), their values filed into
+//! the store as series like any other. One added while a recording is shown (an opened session)
+//! is computed over it once, a slice per frame within [`BACKFILL_BUDGET`], with its progress in
+//! the status bar (`derive::Backfill`).
 
-use zescope_model::derive::{Derivation, Deriver};
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use zescope_model::derive::{Backfill, Derivation, Deriver};
+use zescope_model::session::RunHistory;
 use zescope_model::view::Ingest;
 use zescope_model::view::series::SeriesKey;
 use zescope_sampler::RunInfo;
 use zescope_store::Store;
+
+/// The time a frame spends computing derived series over a recording, at most (about).
+pub const BACKFILL_BUDGET: Duration = Duration::from_millis(8);
 
 /// The window's derived series and the editor's fields.
 #[derive(Debug, Default)]
@@ -21,6 +31,8 @@ pub struct Derived {
     /// The editor's Add was pressed: the app adds `text` (it holds the store) before its next
     /// drain.
     pub requested: bool,
+    /// Derived series being computed over the recording shown, the first one first.
+    pub backfills: VecDeque<Backfill>,
 }
 
 impl Derived {
@@ -42,14 +54,8 @@ impl Derived {
         Deriver::new(vec![def]).run_started(&mut info).err()
     }
 
-    /// Adds the definition written: to the run in progress (its series filed into `store` and
-    /// returned, to place in panes) and to every run from now on.
-    pub fn add(
-        &mut self,
-        ingest: &mut Ingest,
-        store: &mut Store,
-        history: &mut zescope_model::session::RunHistory,
-    ) -> Vec<SeriesKey> {
+    /// Adds the definition written (see [`Derived::create`]); the keys of the series made.
+    pub fn add(&mut self, ingest: &mut Ingest, store: &mut Store, history: &mut RunHistory) -> Vec<SeriesKey> {
         let def = match Derivation::parse(self.text.trim()) {
             Ok(d) => d,
             Err(e) => {
@@ -57,22 +63,8 @@ impl Derived {
                 return Vec::new();
             }
         };
-        let Some(run) = ingest.run.as_mut() else {
-            self.said = Some(match self.deriver.define(def) {
-                Ok(()) => "no run in progress: derived from the next run on".into(),
-                Err(e) => e,
-            });
-            self.text.clear();
-            return Vec::new();
-        };
-        let run_id = run.info.run;
-        match self.deriver.add(def, &mut run.info) {
-            Ok(s) => {
-                let keys = ingest.add_stream(store, &s);
-                if let Some(id) = ingest.run.as_ref().and_then(|r| r.streams.last()) {
-                    history.stream_added(run_id, &s, *id);
-                }
-                self.said = None;
+        match self.create(def, ingest, store, history) {
+            Ok(keys) => {
                 self.text.clear();
                 keys
             }
@@ -81,5 +73,70 @@ impl Derived {
                 Vec::new()
             }
         }
+    }
+
+    /// Makes derived series `def`: in the run in progress from now on (its series filed into
+    /// `store` and returned, to place in panes); over the recording shown, computed in the
+    /// background from its start; with neither, from the next run on. It is bound to every run
+    /// after. Errs, changing nothing, for a name taken or a series it names that is lacking.
+    pub fn create(
+        &mut self,
+        def: Derivation,
+        ingest: &mut Ingest,
+        store: &mut Store,
+        history: &mut RunHistory,
+    ) -> Result<Vec<SeriesKey>, String> {
+        if self.deriver.derivations().iter().any(|d| d.name == def.name) {
+            return Err(format!("derived series '{}' is defined already", def.name));
+        }
+        if let Some(run) = ingest.run.as_mut() {
+            let run_id = run.info.run;
+            let s = self.deriver.add(def, &mut run.info)?;
+            let keys = ingest.add_stream(store, &s);
+            if let Some(id) = ingest.run.as_ref().and_then(|r| r.streams.last()) {
+                history.stream_added(run_id, &s, *id);
+            }
+            self.said = None;
+            return Ok(keys);
+        }
+        if history.streams.is_empty() {
+            self.deriver.define(def)?;
+            self.said = Some("no run in progress: derived from the next run on".into());
+            return Ok(Vec::new());
+        }
+        let (fill, keys) = Backfill::start(&def, history, store, ingest)?;
+        self.said = Some(match fill.skipped() {
+            [] => format!("Derived/{}: computing over the recording shown", def.name),
+            s => format!("Derived/{}: computing over the recording shown; not in {}", def.name, s.join("; ")),
+        });
+        self.deriver.define(def)?;
+        self.backfills.push_back(fill);
+        Ok(keys)
+    }
+
+    /// Computes derived series over the recording shown for about `budget`; whether any is left
+    /// (another frame is wanted). A store error stops that one, said.
+    pub fn step_backfills(&mut self, store: &mut Store, budget: Duration) -> bool {
+        let Some(fill) = self.backfills.front_mut() else { return false };
+        match fill.step(store, budget) {
+            Ok(false) => {}
+            Ok(true) => {
+                self.said = Some(format!("Derived/{}: computed over the recording shown", fill.name()));
+                self.backfills.pop_front();
+            }
+            Err(e) => {
+                self.said = Some(format!("Derived/{}: could not be stored: {e}", fill.name()));
+                self.backfills.pop_front();
+            }
+        }
+        !self.backfills.is_empty()
+    }
+
+    /// The status bar's text while a derived series is computed over the recording shown:
+    /// "deriving NAME … 37 %" and the share done.
+    pub fn progress(&self) -> Option<(String, f32)> {
+        let f = self.backfills.front()?;
+        let p = f.progress();
+        Some((format!("deriving {} … {:.0} %", f.name(), (p * 100.0).floor().min(99.0)), p as f32))
     }
 }

@@ -78,9 +78,16 @@ impl ZescopeApp {
     fn take_in(&mut self) -> drain::Drained {
         if std::mem::take(&mut self.state.derived.requested) {
             let state = &mut self.state;
-            let keys = state.derived.add(&mut state.ingest, &mut self.store, &mut state.history);
+            let keys = if self.files.opening.is_some() {
+                state.derived.said = Some("the session is still opening: add it once it has opened".into());
+                Vec::new()
+            } else {
+                state.derived.add(&mut state.ingest, &mut self.store, &mut state.history)
+            };
             self.panes.place_new(&keys, &self.state);
         }
+        // A derived series computed over the recording shown: a slice per frame.
+        self.state.derived.step_backfills(&mut self.store, super::derived::BACKFILL_BUDGET);
         let mut remote_markers = Vec::new();
         let drained = drain::drain(
             &*self.link,
@@ -422,7 +429,7 @@ impl ZescopeApp {
         if self.files.saving().is_some() || self.files.writing().is_some() {
             ui.ctx().request_repaint_after(repaint::FILE_PROGRESS);
         }
-        if drained.more || self.opening() {
+        if drained.more || self.opening() || !self.state.derived.backfills.is_empty() {
             ui.ctx().request_repaint();
         } else if live && !wait_for_data {
             let span = self.view.range(data).map_or(0.0, |(a, b)| b - a);

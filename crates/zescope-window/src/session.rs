@@ -39,6 +39,8 @@ pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker
     app.state.ingest = Ingest { series: restored.series, order, run: None, samples_total };
     app.state.history = restored.history;
     app.state.health = None;
+    // Those computed over what was shown are over: the store they filled is gone.
+    app.state.derived.backfills.clear();
     app.panes = Panes::with_arrangement(restored.arrangement);
     app.view = restored.view;
     Ok(restored.markers)

@@ -38,6 +38,9 @@ pub fn show(
         } else if let Some(o) = &files.opening {
             ui.label(o.status());
             ui.separator();
+        } else if let Some((text, p)) = state.derived.progress() {
+            ui.add(egui::ProgressBar::new(p).desired_width(200.0).text(text));
+            ui.separator();
         } else if let Some(n) = &files.note {
             // Cut short (whole on hover): a long path must not wrap the bar onto a second line.
             let h = ui.spacing().interact_size.y;

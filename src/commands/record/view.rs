@@ -2,7 +2,9 @@
 //! groups and metrics its kind's patterns name (`viewfile::SeriesPattern`: device kind, group and
 //! metric globs), one group per domain; telemetry patterns (`Telemetry/…`) are read by the
 //! telemetry, which `--no-telemetry` still turns off. A device the view names nothing of is not
-//! recorded; a view that names nothing of any device is an error naming its patterns.
+//! recorded; a view that names nothing of any device is an error naming its patterns. The view's
+//! derived series are recorded as `--derive` ones are ([`derivations`]; those `--derive` names
+//! again are its own).
 
 use zescope_model::viewfile::ViewFile;
 use zescope_sampler::{Inventory, Target};
@@ -15,7 +17,10 @@ pub(crate) fn kind_name(kind: zescope_ze::DeviceKind) -> String {
 /// Narrows `targets` to the groups and metrics `view` names (see the module docs).
 pub(super) fn narrow(view: &ViewFile, inv: &Inventory, targets: &mut Vec<Target>) -> Result<(), String> {
     let telemetry = zescope_sampler::telemetry::GROUP;
-    let patterns: Vec<_> = view.panes.iter().flat_map(|p| &p.series).filter(|s| s.group != telemetry).collect();
+    // Derived series are not read from a device: `record` derives them (`derivations`).
+    let derived = zescope_model::derive::GROUP;
+    let patterns: Vec<_> =
+        view.panes.iter().flat_map(|p| &p.series).filter(|s| s.group != telemetry && s.group != derived).collect();
     if patterns.is_empty() {
         // Telemetry only: every device's telemetry, with its default group.
         return Ok(());
@@ -67,4 +72,18 @@ pub(super) fn narrow(view: &ViewFile, inv: &Inventory, targets: &mut Vec<Target>
         return Err(format!("the view names no series of the devices to record: {}", named.join(", ")));
     }
     Ok(())
+}
+
+/// The derived series to record: `given` (`--derive`), then those of `view` of other names.
+pub(super) fn derivations(
+    given: &[zescope_model::derive::Derivation],
+    view: Option<&ViewFile>,
+) -> Vec<zescope_model::derive::Derivation> {
+    let mut out = given.to_vec();
+    for d in view.map(zescope_model::viewfile::derivations).unwrap_or_default() {
+        if !out.iter().any(|o| o.name == d.name) {
+            out.push(d);
+        }
+    }
+    out
 }

@@ -128,7 +128,7 @@ impl Deriver {
                 problems.push(format!("derived series '{}' is defined twice", d.name));
                 continue;
             }
-            match bind(d, info) {
+            match bind(d, info, &self.defs) {
                 Ok(b) => bound.push(b),
                 Err(e) => problems.push(e),
             }
@@ -161,7 +161,7 @@ impl Deriver {
             self.defs.push(def);
             return Err("no run in progress: it is derived from the next run on".into());
         }
-        let b = bind(&def, info)?;
+        let b = bind(&def, info, &self.defs)?;
         self.defs.push(def);
         let driving = b.1[0];
         self.open(info, driving, vec![b]);
@@ -181,6 +181,13 @@ impl Deriver {
     /// keeps deriving it).
     pub fn remove(&mut self, name: &str) {
         self.defs.retain(|d| d.name != name);
+    }
+
+    /// The streams of the bound run (as sampled, by index) that feed or drive a derived series:
+    /// those a computation over recorded data has to read.
+    pub fn streams_read(&self) -> Vec<usize> {
+        let used = |i: &InputStream| !i.feeds.is_empty() || !i.drives.is_empty();
+        self.inputs.iter().enumerate().filter(|(_, i)| used(i)).map(|(k, _)| k).collect()
     }
 
     /// Opens a derived stream driven by stream `driving` for `group`, adding it to `info`.
@@ -215,12 +222,24 @@ impl Deriver {
     /// The derived batches a batch of the bound run drives, one per derived stream it drives
     /// (none for a batch that drives no derived series, or of another run).
     pub fn samples(&mut self, b: &SampleBatch) -> Vec<SampleBatch> {
-        let Some(input) = self.inputs.get(b.stream).filter(|_| b.run == self.run) else { return Vec::new() };
+        self.rows(b.run, b.stream, &b.timestamps, &b.values, b.gap_before)
+    }
+
+    /// As [`Deriver::samples`], for a batch given as its parts (rows read from a store).
+    pub fn rows(
+        &mut self,
+        run: u64,
+        stream: usize,
+        timestamps: &[i64],
+        values: &[f64],
+        gap_before: bool,
+    ) -> Vec<SampleBatch> {
+        let Some(input) = self.inputs.get(stream).filter(|_| run == self.run) else { return Vec::new() };
         let width = input.width;
-        if width == 0 || b.values.len() != b.timestamps.len() * width {
+        if width == 0 || values.len() != timestamps.len() * width {
             return Vec::new();
         }
-        if b.gap_before {
+        if gap_before {
             for &(di, k) in &input.feeds {
                 self.series[di].inputs[k].prev = None;
             }
@@ -229,8 +248,8 @@ impl Deriver {
             }
         }
         let mut out: Vec<Vec<f64>> =
-            input.drives.iter().map(|&o| Vec::with_capacity(b.timestamps.len() * self.outs[o].series.len())).collect();
-        for (row, &t) in b.values.chunks_exact(width).zip(&b.timestamps) {
+            input.drives.iter().map(|&o| Vec::with_capacity(timestamps.len() * self.outs[o].series.len())).collect();
+        for (row, &t) in values.chunks_exact(width).zip(timestamps) {
             for &(di, k) in &input.feeds {
                 let h = &mut self.series[di].inputs[k];
                 h.take(t, row[h.column]);
@@ -248,19 +267,20 @@ impl Deriver {
         out.into_iter()
             .zip(&input.drives)
             .map(|(values, &o)| SampleBatch {
-                run: b.run,
+                run,
                 stream: self.outs[o].stream,
-                timestamps: b.timestamps.clone(),
+                timestamps: timestamps.to_vec(),
                 values,
-                gap_before: b.gap_before,
+                gap_before,
             })
             .collect()
     }
 }
 
 /// Binds `d` to run `info`: its node and inputs, the stream of each input (the first drives it),
-/// and the description of its series. Errs naming what a series name could mean.
-fn bind(d: &Derivation, info: &RunInfo) -> Result<Binding, String> {
+/// and the description of its series. Errs naming what a series name could mean, or, for a
+/// derived series (of `info` or of `defs`), why it is not taken and what to write instead.
+fn bind(d: &Derivation, info: &RunInfo, defs: &[Derivation]) -> Result<Binding, String> {
     // Sampled series only: a derived series is not fed back (write its expression out instead).
     let sampled: Vec<bool> = info.streams.iter().map(|s| !super::is_derived(s)).collect();
     let offered: Vec<_> = offered(info).into_iter().filter(|o| o.group != GROUP).collect();
@@ -284,6 +304,11 @@ fn bind(d: &Derivation, info: &RunInfo) -> Result<Binding, String> {
             .collect();
         match hits.as_slice() {
             [one] => at.push(*one),
+            [] if let Some(other) = derived_named(p, info, defs) => problems.push(format!(
+                "derived series '{}' names '{text}', itself a derived series: a derivation names sampled \
+                 series only, so write its expression out instead ({other})",
+                d.name
+            )),
             [] => {
                 let close = closest(p, &offered);
                 problems.push(format!(
@@ -341,6 +366,16 @@ fn bind(d: &Derivation, info: &RunInfo) -> Result<Binding, String> {
         wrap: None,
     };
     Ok((Bound { node, inputs, values }, streams, series))
+}
+
+/// The definition of the derived series pattern `p` names, among those of run `info` and `defs`.
+fn derived_named(p: &crate::triggers::SeriesPattern, info: &RunInfo, defs: &[Derivation]) -> Option<String> {
+    if !matches(&p.group, GROUP) {
+        return None;
+    }
+    let of_run = info.streams.iter().filter(|s| super::is_derived(s)).flat_map(|s| &s.series);
+    let mut known = of_run.filter_map(|x| Derivation::from_description(&x.description)).chain(defs.iter().cloned());
+    known.find(|k| matches(&p.metric, &k.name)).map(|k| format!("{} = {}", k.name, k.text))
 }
 
 /// The node of `e`, with one held input per series it names (in the order written: `at`).

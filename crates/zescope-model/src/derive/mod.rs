@@ -18,12 +18,14 @@
 //! `rate`, `delta` and `integral` (sums and windows go on). Cost: O(size of the expression) per
 //! derived series per sample, no history recomputed.
 
+mod backfill;
 mod bind;
 pub mod node;
 pub mod units;
 
 use std::fmt;
 
+pub use backfill::{Backfill, PIECE_ROWS};
 pub use bind::Deriver;
 
 use crate::triggers::expr::Expr;

@@ -271,10 +271,17 @@ fn a_derivation_added_mid_run_gets_a_stream_of_its_own() {
     let e = d.add(Derivation::parse("c=A/xx").unwrap(), &mut run).unwrap_err();
     assert!(e.contains("could mean A/x"), "{e}");
     let e = d.add(Derivation::parse("c=Derived/a * 2").unwrap(), &mut run).unwrap_err();
-    assert!(e.contains("names 'Derived/a', no series of this run"), "derived series are not fed back: {e}");
+    assert!(
+        e.contains("names 'Derived/a', itself a derived series: a derivation names sampled series only, so write its expression out instead (a = A/x * 2)"),
+        "derived series are not fed back, and the refusal says why and what to write: {e}"
+    );
     let b = SampleBatch { run: 1, stream: 0, timestamps: vec![MS], values: vec![3.0, 0.0, 0.0], gap_before: false };
     let out = d.samples(&b);
     let got: Vec<(usize, Vec<f64>)> = out.into_iter().map(|b| (b.stream, b.values)).collect();
     assert_eq!(got, [(2, vec![6.0]), (3, vec![4.0])]);
     assert_eq!(d.derivations().len(), 2, "the refused ones are not kept");
+    // Defined together, before any is bound: the same reason.
+    let mut d = Deriver::new(vec![Derivation::parse("a=A/x").unwrap(), Derivation::parse("b=Derived/a + 1").unwrap()]);
+    let e = d.run_started(&mut info()).unwrap_err();
+    assert!(e.contains("'Derived/a', itself a derived series") && e.contains("(a = A/x)"), "{e}");
 }

@@ -86,6 +86,12 @@ impl Ingest {
         ks
     }
 
+    /// Files the series of stream `s`, opened in `store` as `id` apart from any run in progress
+    /// (a derived series computed over recorded data, `derive::Backfill`); returns their keys.
+    pub fn file_stream(&mut self, store: &Store, id: StreamId, s: &zescope_sampler::StreamInfo) -> Vec<SeriesKey> {
+        file_series(&mut self.series, &mut self.order, store, id, s)
+    }
+
     /// Stores a batch of the run in progress; returns the samples stored (0 for a late batch).
     pub fn samples(&mut self, store: &mut Store, b: &SampleBatch) -> Result<u64, StoreError> {
         let Some(&stream) = self.run.as_ref().filter(|r| r.info.run == b.run).and_then(|r| r.streams.get(b.stream))

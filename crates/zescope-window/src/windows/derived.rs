@@ -12,6 +12,9 @@ use super::{Shared, Window};
 pub struct DerivedWindow {
     /// Shown.
     pub open: bool,
+    /// The pass it was last drawn in: drawn after a pause, it has just opened (its field takes
+    /// the keyboard then, so the definition can be typed at once).
+    last_pass: Option<u64>,
 }
 
 impl Window for DerivedWindow {
@@ -42,6 +45,11 @@ impl Window for DerivedWindow {
                     .hint_text("bw[GB/s]=rate(MemoryTraffic/BytesRead) / 1e9")
                     .desired_width(420.0),
             );
+            let pass = ui.ctx().cumulative_pass_nr();
+            if self.last_pass.is_none_or(|p| pass > p + 1) {
+                edit.request_focus();
+            }
+            self.last_pass = Some(pass);
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             let ok = problem.is_none() && !state.derived.text.trim().is_empty();
             add = (ui.add_enabled(ok, egui::Button::new("Add")).clicked() || enter) && ok;
