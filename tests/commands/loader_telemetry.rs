@@ -195,7 +195,7 @@ fn without_zes_enable_sysman_only_zes_init_reaches_telemetry() {
 }
 
 #[test]
-fn missing_telemetry_leaves_the_counters_recording_and_says_what_is_missing() {
+fn missing_telemetry_leaves_the_counters_sampled_and_says_what_is_missing() {
     let Some((loaders, so)) = setup("missing telemetry") else { return };
     let dir = tempfile::tempdir().unwrap();
     // Every zes entry point the driver implements.

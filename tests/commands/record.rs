@@ -144,7 +144,7 @@ fn a_device_with_nothing_to_sample_says_why_for_each_group() {
 }
 
 #[test]
-fn sigterm_ends_a_recording_through_the_teardown_and_keeps_the_data() {
+fn sigterm_ends_record_through_the_teardown_and_keeps_the_data() {
     let rec = RecordDir::new();
     let child = rec
         .command(&["--source", "sim", "--duration", "60s"], None)

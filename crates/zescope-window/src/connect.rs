@@ -10,10 +10,7 @@
 //! the remote run comes in as a local one would. A connector that refuses (an unreadable token
 //! file) says why in the dialog, which stays open.
 
-use std::path::PathBuf;
-
 use egui::{Key, RichText};
-use serde::{Deserialize, Serialize};
 
 use super::ZescopeApp;
 use super::link::SamplerLink;
@@ -21,15 +18,8 @@ use super::link::SamplerLink;
 /// How many addresses File → Connect… remembers.
 pub const RECENT_REMOTES: usize = 8;
 
-/// A server to watch: its address and, beyond loopback, its token's file.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Remote {
-    /// `HOST:PORT` of the server's listener.
-    pub addr: String,
-    /// The file whose first line is the server's token.
-    pub token_file: Option<PathBuf>,
-}
+/// A server to watch (remembered in the settings, which hold its type).
+pub use super::settings::Remote;
 
 /// Opens a link to a remote run; the error says why not.
 pub type Connector = Box<dyn Fn(&Remote) -> Result<Box<dyn SamplerLink>, String>>;

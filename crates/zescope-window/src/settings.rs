@@ -1,5 +1,6 @@
 //! What is remembered between launches (eframe persistence): theme, window length, the source
-//! selection and the pane arrangement. UI zoom is egui's own and is reset with the arrangement.
+//! selection, the pane arrangement and the servers connected to. UI zoom is egui's own and is reset
+//! with View → Reset layout.
 
 use serde::{Deserialize, Serialize};
 
@@ -60,7 +61,17 @@ pub struct Settings {
     /// (`zescope_model::markers::Limits`; only in this file, no menu).
     pub markers: zescope_model::markers::Limits,
     /// Servers connected to lately (File → Connect…), newest first.
-    pub recent_remotes: Vec<crate::connect::Remote>,
+    pub recent_remotes: Vec<Remote>,
+}
+
+/// A server to watch (File → Connect…): its address and, beyond loopback, its token's file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Remote {
+    /// `HOST:PORT` of the server's listener.
+    pub addr: String,
+    /// The file whose first line is the server's token.
+    pub token_file: Option<std::path::PathBuf>,
 }
 
 /// A part of the window the user may hide; shown unless hidden.

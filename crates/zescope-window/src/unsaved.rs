@@ -28,7 +28,7 @@ pub enum Pending {
     /// Quit the window.
     Quit,
     /// Watch this server's run instead (File → Connect…).
-    Connect(crate::connect::Remote),
+    Connect(crate::settings::Remote),
 }
 
 impl Pending {
