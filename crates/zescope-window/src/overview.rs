@@ -11,7 +11,9 @@
 //! are more than 1/[`BRIDGE_SHARE`] of the history apart, so a series reads as a band, not as
 //! dots; a longer time without values is a pause in the data and stays a gap. The strip spans the plots' time axis exactly (their plot area's left
 //! and right, as drawn last frame), so a time is at the same x on the strip as on a plot showing
-//! all of it. The envelopes are computed again only when the store or the strip's width changes.
+//! all of it. The envelopes are computed again when the strip's series, width or start change,
+//! when stored data changes other than at the end, and when the history grew at its end by one
+//! column's time ([`still_shows`]): not at every sample of a live run.
 
 use egui::epaint::Mesh;
 use egui::{Color32, Rect, Sense, Stroke, Ui, pos2, vec2};
@@ -123,7 +125,7 @@ impl Overview {
         let ids: Vec<SeriesId> =
             self.lanes.iter().flat_map(|lane| lane.series.iter().flat_map(|(ids, _)| ids.iter().copied())).collect();
         let key = (t0, t1, pixels, store.version(), ids);
-        if self.key.as_ref() != Some(&key) {
+        if !self.key.as_ref().is_some_and(|k| still_shows(k, &key)) {
             self.envs.clear();
             for lane in &self.lanes {
                 for (run_ids, _) in &lane.series {
@@ -209,6 +211,25 @@ impl Overview {
     }
 }
 
+/// Whether the envelopes computed for `old` still show the store as `new` finds it: the same
+/// series, width and start, and either nothing stored since or only a growth at the end by less
+/// than one of the strip's columns (their columns are drawn at their own times, so that growth is
+/// under a pixel not yet drawn). A live run so redraws the strip from the store once a column's
+/// time (a second for a quarter hour on 1000 pixels), not at every sample: a spike shows on the
+/// strip within one column's time. Any other change (a start evicted, data filled in while the
+/// end stays, another width) computes them again.
+fn still_shows(old: &(i64, i64, usize, u64, Vec<SeriesId>), new: &(i64, i64, usize, u64, Vec<SeriesId>)) -> bool {
+    let (t0, t1, pixels, version, ids) = old;
+    if (t0, pixels, ids) != (&new.0, &new.2, &new.4) {
+        return false;
+    }
+    if (t1, version) == (&new.1, &new.3) {
+        return true;
+    }
+    let column = (t1 - t0) / (*pixels).max(1) as i64;
+    new.1 > *t1 && new.1 - t1 < column
+}
+
 /// The band of one envelope: per column with samples, a rectangle from its min to its max,
 /// stretched to reach the column with samples before it (so consecutive columns touch, also
 /// across columns without a value) unless the time between them is longer than 1/[`BRIDGE_SHARE`]
@@ -237,5 +258,26 @@ fn band(env: &Envelope, x: impl Fn(i64) -> f32, y: &impl Fn(f64) -> f32, out: &m
         let (top, bottom) = (y(hi), y(lo));
         out(Rect::from_min_max(pos2(xa, top.min(bottom - 1.0)), pos2(xb, bottom)));
         prev = Some((c.t_end, c.min, c.max));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::still_shows;
+    use zescope_store::SeriesId;
+
+    #[test]
+    fn envelopes_are_kept_only_while_the_history_grew_by_less_than_a_column() {
+        let ids: Vec<SeriesId> = Vec::new();
+        // 1000 pixels over 0..1e9 ns: a column is 1 ms.
+        let old = (0, 1_000_000_000, 1000, 7, ids.clone());
+        let grown = |dt: i64, version: u64| (0, 1_000_000_000 + dt, 1000, version, ids.clone());
+        assert!(still_shows(&old, &old.clone()), "nothing changed");
+        assert!(still_shows(&old, &grown(999_999, 8)), "grown by less than a column");
+        assert!(!still_shows(&old, &grown(1_000_000, 8)), "grown by a column: computed again");
+        assert!(!still_shows(&old, &grown(0, 8)), "data changed while the end stayed (filled in)");
+        assert!(!still_shows(&old, &grown(-5, 8)), "the end moved back");
+        assert!(!still_shows(&old, &(1, 1_000_000_000, 1000, 7, ids.clone())), "the start moved (evicted)");
+        assert!(!still_shows(&old, &(0, 1_000_000_000, 999, 7, ids.clone())), "another width");
     }
 }
