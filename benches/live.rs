@@ -16,7 +16,9 @@
 //! history that was, and the 10-minute figure it extrapolates to. A 10-minute late joiner is then
 //! measured in this process (`late_joiner`): serve's own feed and viewer thread, their history
 //! the 1-viewer phase's batches (as the server sent them) repeated to span 10 minutes, a viewer
-//! decoding all of it over loopback (the window's ingest of what it decoded is not counted).
+//! decoding all of it over loopback and filing each batch into a store as the window does
+//! (`zescope_model::view::ingest::Ingest`, the default memory cap): what the window holds once
+//! the last batch is in, before its next frame draws it.
 //! Nothing is cached between
 //! phases (a fresh server each); each frame is encoded once by the server, whatever the viewers.
 //!
@@ -30,7 +32,9 @@ use std::time::{Duration, Instant};
 
 use zescope::commands::serve::live::{Feed, access::Access, viewer};
 use zescope::live::wire;
+use zescope_model::view::ingest::Ingest;
 use zescope_sampler::{RunInfo, SampleBatch};
+use zescope_store::Store;
 
 #[path = "support/served.rs"]
 mod served;
@@ -158,8 +162,9 @@ fn phase(secs: u64, viewers: usize) -> Phase {
 /// A late joiner of a 10-minute run: a feed in this process (serve's own `Feed`, `viewer::watch`
 /// on a loopback socket) whose history is `batches` — the frames a viewer received from the real
 /// server, as it sent them — repeated with their timestamps shifted until they span `secs`
-/// seconds; then a viewer asks for everything from event 0 and decodes every frame. Returns the
-/// time to the first batch, the time to the last, the values and the bytes received.
+/// seconds; then a viewer asks for everything from event 0, decodes every frame and files its
+/// batch into a store through the window's ingest. Returns the time to the first batch, the time
+/// until the last is stored, the values and the bytes received.
 fn late_joiner(info: &RunInfo, batches: &[SampleBatch], secs: u64) -> (Duration, Duration, u64, u64) {
     let feed = Feed::batching(usize::MAX / 2, Access::loopback_only(), Duration::ZERO);
     feed.started(info, &[]);
@@ -185,11 +190,17 @@ fn late_joiner(info: &RunInfo, batches: &[SampleBatch], secs: u64) -> (Duration,
     let mut ws = tungstenite::WebSocket::from_raw_socket(client, tungstenite::protocol::Role::Client, Some(config));
     let t = Instant::now();
     let (mut first, mut values, mut bytes) = (None, 0u64, 0u64);
+    let mut store = Store::with_default_cap();
+    let mut ingest = Ingest::default();
+    ingest.run_started(&mut store, info.clone());
     loop {
         match ws.read() {
             Ok(tungstenite::Message::Binary(b)) => {
                 bytes += b.len() as u64;
-                values += wire::decode_batch(&b).expect("a batch").samples.values.len() as u64;
+                let mut batch = wire::decode_batch(&b).expect("a batch").samples;
+                batch.run = info.run;
+                values += batch.values.len() as u64;
+                ingest.samples(&mut store, &batch).expect("stored");
                 first.get_or_insert_with(|| t.elapsed());
             }
             Ok(m) => bytes += m.len() as u64,
@@ -213,7 +224,7 @@ fn main() {
         let (first, all, values, bytes) = late_joiner(info, &kept.batches, minutes * 60);
         println!(
             "live/late joiner of {minutes} min (in process, {} s of the run repeated): first batch after {:.1} ms, \
-             all {values} values ({:.1} MB, {:.2} bytes/value) decoded in {:.3} s",
+             all {values} values ({:.1} MB, {:.2} bytes/value) decoded and stored in {:.3} s",
             secs,
             first.as_secs_f64() * 1e3,
             bytes as f64 / 1e6,

@@ -267,6 +267,8 @@ pub(super) fn run(
     let (mut prev, mut here) = (None, reach(0));
     // The right edge and rows of the last column drawn, for a state's hold.
     let mut held: Option<(f32, f32, f32)> = None;
+    // The previous column's right edge on screen (each column is mapped once).
+    let mut prev_xb = f32::NAN;
     for (i, c) in run.iter().enumerate() {
         let next = (i + 1 < run.len()).then(|| reach(i + 1));
         let (top, bottom, side) = here;
@@ -280,9 +282,11 @@ pub(super) fn run(
             // plot: every triangle touching its edges, and its step edge, would be clipped
             // away. The strip starts afresh after it.
             strip.started = false;
+            prev_xb = map.column_xs(c).1;
             continue;
         }
         let (xa, xb) = map.column_xs(c);
+        let before_xb = std::mem::replace(&mut prev_xb, xb);
         if steps {
             if let Some((x, t, b)) = held
                 && (xa - x).abs() > 1.0
@@ -299,7 +303,7 @@ pub(super) fn run(
             // one starts (wide columns side by side), so the strip between them is too thin to
             // show the step. Where samples stand apart, the strip and line already slant from one
             // to the next: an edge there would be a needle back toward the previous value.
-            let abutting = |p: usize| (xa - map.column_xs(&run[p]).1).abs() < 1.0;
+            let abutting = |_: usize| (xa - before_xb).abs() < 1.0;
             if let Some((lo, hi)) =
                 i.checked_sub(1).filter(|&p| steps || abutting(p)).and_then(|p| join_before(&run[p], c))
             {
@@ -311,13 +315,13 @@ pub(super) fn run(
             if xb != xa {
                 strip.edge(xb, top, bottom);
             }
-        } else if let Some(p) = i.checked_sub(1).filter(|&p| !steps && xa - map.column_xs(&run[p]).1 > SPARSE_PX) {
+        } else if let Some(p) = i.checked_sub(1).filter(|_| !steps && xa - before_xb > SPARSE_PX) {
             // A stretch without samples (no gap marked: a late sampler) in columns otherwise
             // about a pixel apart: the strip restarts here, and a line crosses the stretch from
             // the previous column to this one, as exported images draw it; a strip from one
             // column's edge to the other's, which reaches over the step, would fill a wedge.
             let (from, to) = (&run[p], c);
-            let a = pos2(map.column_xs(from).1, map.y(from.max));
+            let a = pos2(before_xb, map.y(from.max));
             shapes.push(Shape::line_segment([a, pos2(xa, map.y(to.min))], egui::Stroke::new(width, style.color)));
             let (top, bottom) = map.rows(c.min, c.max);
             strip.started = false;
