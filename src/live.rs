@@ -4,6 +4,7 @@
 //! (`commands::serve::live`) and by zescope's own client ([`client`]).
 
 pub mod client;
+pub mod groups;
 pub mod packed;
 pub mod remote;
 pub mod wire;

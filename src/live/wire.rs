@@ -46,6 +46,7 @@ pub fn hello(feed: &str, info: &RunInfo, inventory: &[DeviceEntry], protocol: u6
                 "pci": e.and_then(|d| d.pci_bdf.clone()),
                 "driver_version": e.map(|d| d.driver_version),
                 "simulated": e.is_some_and(|d| d.simulated),
+                "groups": super::groups::to_json(e.map_or(&[][..], |d| &d.groups[..])),
             })
         })
         .collect();
@@ -245,7 +246,8 @@ pub struct Hello {
     pub feed: String,
     /// The run, as `Event::RunStarted` had it on the server.
     pub info: RunInfo,
-    /// The run's devices, as far as the hello describes them (no groups).
+    /// The run's devices, as far as the hello describes them (their groups too, from a server
+    /// that sends them).
     pub devices: Vec<DeviceEntry>,
 }
 
@@ -314,7 +316,7 @@ fn decode_hello(v: &Value) -> Result<Hello, String> {
             pci_bdf: d.get("pci").and_then(Value::as_str).map(str::to_owned),
             driver_version: d.get("driver_version").and_then(Value::as_u64).unwrap_or(0) as u32,
             simulated: d.get("simulated").and_then(Value::as_bool).unwrap_or(false),
-            groups: Vec::new(),
+            groups: super::groups::from_json(d)?,
             error: None,
         });
     }
@@ -464,6 +466,38 @@ mod tests {
         let Text::Hello(h) = decode_text(&hello("f", &info, &[], PROTOCOL)).unwrap() else { panic!("not a hello") };
         assert_eq!((h.feed.as_str(), &h.info), ("f", &info));
         assert_eq!((h.devices[0].path, h.devices[0].name.as_str()), (path, "dev"));
+        assert!(h.devices[0].groups.is_empty(), "no inventory entry, no groups");
+        // The server's catalogue of the device goes with it: the window lists it as a local one.
+        let g = zescope_sampler::GroupEntry {
+            name: "G".into(),
+            description: "g".into(),
+            domain: 1,
+            exports: zescope_sampler::GroupExportKind::Group,
+            streamable: true,
+            tracer: false,
+            metrics: Vec::new(),
+            unavailable: None,
+            export_unavailable: None,
+            ways: vec![zescope_sampler::Via::Export],
+        };
+        let device = DeviceEntry {
+            path,
+            name: "dev".into(),
+            kind: zescope_ze::DeviceKind::Gpu,
+            uuid: String::new(),
+            vendor_id: 0,
+            device_id: 0,
+            pci_bdf: None,
+            driver_version: 0,
+            simulated: true,
+            groups: vec![g],
+            error: None,
+        };
+        let Text::Hello(h) = decode_text(&hello("f", &info, &[device], PROTOCOL)).unwrap() else {
+            panic!("not a hello")
+        };
+        let names: Vec<&str> = h.devices[0].groups.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(names, ["G"]);
     }
 
     #[test]

@@ -41,7 +41,10 @@ pub fn drain(
         d.events += 1;
         match ev {
             Event::Inventory(inv) => {
-                if let Some(msg) = reconcile(state, panes, &inv) {
+                // A server's devices are not this machine's: the user's remembered choice is kept
+                // as it is for the next local run (a remote run shows the server's choice).
+                let remote = inv.source.as_ref().is_some_and(crate::status::is_remote);
+                if let Some(msg) = (!remote).then(|| reconcile(state, panes, &inv)).flatten() {
                     state.push_error(UiError::new(
                         UiErrorKind::Settings,
                         msg,

@@ -233,3 +233,40 @@ fn a_remote_runs_source_panel_shows_the_servers_choice_read_only() {
         "the window never asked the server to start or change: {sent:?}"
     );
 }
+
+/// A server's inventory (its devices, here without the group the user remembers) is not this
+/// machine's: the user's own choice stays as it was, and no "remembered settings adjusted" banner
+/// tells them to press a Start a remote run does not have.
+#[test]
+fn a_remote_inventory_leaves_the_users_remembered_choice_alone() {
+    use zescope_sampler::{DeviceEntry, DevicePath, Event};
+    let path = DevicePath::default();
+    let device = DeviceEntry {
+        path,
+        name: "ze-sim GPU".into(),
+        kind: zescope_ze::DeviceKind::Gpu,
+        uuid: String::new(),
+        vendor_id: 0,
+        device_id: 0,
+        pci_bdf: None,
+        driver_version: 0,
+        simulated: true,
+        groups: Vec::new(),
+        error: None,
+    };
+    let description = "REMOTE gpu-box:9464".to_owned();
+    let source =
+        SourceInfo { requested: zescope_ze::Source::Auto, simulated: true, description, fallback_reason: None };
+    let inventory = Inventory { source: Some(source), devices: vec![device] };
+    let link = Events(std::sync::Mutex::new([Event::Inventory(inventory)].into_iter().collect()));
+    let mut app = ZescopeApp::new(Box::new(link), Settings::default(), Store::new(64 << 20));
+    app.auto_start = false;
+    app.state.selection.pick(path, ["ComputeBasic".to_owned()].into_iter().collect());
+    let before = app.state.selection.clone();
+    let mut h = crate::support::harness_of(app, crate::support::WINDOW);
+    h.step();
+    h.step();
+    h.get_by_label(" REMOTE ");
+    assert!(h.query_by_label("Remembered settings adjusted").is_none(), "no banner about the user's settings");
+    assert_eq!(h.state().state.selection, before, "the user's choice, untouched");
+}
