@@ -152,7 +152,13 @@ fn plot_series(store: &Store) -> Vec<PlotSeries> {
     store
         .series(store.streams().next().unwrap().id)
         .enumerate()
-        .map(|(s, (id, d))| PlotSeries { series: id, name: d.name.clone(), color: color(s % SERIES), steps: false })
+        .map(|(s, (id, d))| PlotSeries {
+            series: id,
+            name: d.name.clone(),
+            color: color(s % SERIES),
+            steps: false,
+            identifier: false,
+        })
         .collect()
 }
 

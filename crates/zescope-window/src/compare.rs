@@ -139,6 +139,7 @@ impl Comparison {
                     name: format!("{} (compared)#{run}", r.shown.key.label()),
                     color: lighter(r.color, bg),
                     steps: r.shown.state,
+                    identifier: r.shown.state && zescope_model::view::series::is_identifier_unit(&r.shown.unit),
                 })
             })
             .collect();

@@ -117,6 +117,10 @@ pub struct PlotSeries {
     /// A state (an id, a flag) holds each value until the next sample: drawn as steps, no mean.
     /// From the pane's row (`ShownSeries::state`): the plot does not ask the store.
     pub steps: bool,
+    /// An identifier (a kernel id: a state whose unit names an id,
+    /// `view::series::is_identifier_unit`): drawn on a lane where it has samples, not at its
+    /// value. From the pane's row too.
+    pub identifier: bool,
 }
 
 /// What a plot shows this frame, as decided before `Plot::show`; the caller sets the same
@@ -311,7 +315,7 @@ impl EnvelopePlot {
         let (series, ids, axis) = (&self.series[..], &self.ids[..], self.axis);
         let (ea, eb) = self.envs.split_at_mut(half);
         let (da, db) = self.drawn.split_at_mut(half);
-        let lanes = lanes(store, ids);
+        let lanes = lanes(series);
         let part = |series: &[PlotSeries],
                     ids: &[SeriesId],
                     lanes: &[Option<f32>],
@@ -349,7 +353,7 @@ impl EnvelopePlot {
         // this frame's rect when there was none.
         let query = this.asked;
         let pixels = query.map_or_else(|| pixel_columns(screen.0.width(), screen.1), |q| q.pixels);
-        let lanes = lanes(store, &this.ids);
+        let lanes = lanes(&this.series);
         for (i, (s, lines)) in this.series.iter().zip(lines).enumerate() {
             plot_ui.add(EnvelopeItem {
                 base: PlotItemBase::new(s.name.clone()),
@@ -420,15 +424,15 @@ pub fn pixel_columns(width_points: f32, pixels_per_point: f32) -> usize {
 #[cfg(test)]
 mod tests;
 
-/// Each series' lane if it is an identifier (a kernel id: `view::series::is_identifier`): the
-/// k-th of n identifiers at (k + ½) / n of the plot's height from its top.
-fn lanes(store: &Store, ids: &[SeriesId]) -> Vec<Option<f32>> {
-    let is_id = |&id: &SeriesId| store.series_desc(id).is_some_and(zescope_model::view::series::is_identifier);
-    let n = ids.iter().filter(|id| is_id(id)).count() as f32;
+/// Each series' lane if it is an identifier ([`PlotSeries::identifier`]): the k-th of n
+/// identifiers at (k + ½) / n of the plot's height from its top.
+fn lanes(series: &[PlotSeries]) -> Vec<Option<f32>> {
+    let n = series.iter().filter(|s| s.identifier).count() as f32;
     let mut k = 0.0;
-    ids.iter()
-        .map(|id| {
-            is_id(id).then(|| {
+    series
+        .iter()
+        .map(|s| {
+            s.identifier.then(|| {
                 k += 1.0;
                 (k - 0.5) / n
             })

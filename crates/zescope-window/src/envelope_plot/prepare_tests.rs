@@ -38,6 +38,7 @@ fn store(n: usize) -> (Store, Vec<PlotSeries>) {
             name: format!("s{s}"),
             color: COLORS[s],
             steps: false,
+            identifier: false,
         })
         .collect();
     (store, series)

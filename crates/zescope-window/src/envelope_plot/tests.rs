@@ -225,6 +225,7 @@ fn series_drawn_together_on_two_threads_equal_each_drawn_alone() {
             name: format!("s{s}"),
             color: Color32::from_gray(s as u8),
             steps: false,
+            identifier: false,
         })
         .collect();
     assert!(zescope_store::par::worth_it(k * cols) || zescope_store::par::cores() == 1);

@@ -25,6 +25,7 @@ pub(super) fn items(rows: &[PaneRow<'_>]) -> Vec<PlotSeries> {
                 name: format!("{}/{}#{run}", k.device, k.label()),
                 color: r.color,
                 steps: r.shown.state,
+                identifier: r.shown.state && zescope_model::view::series::is_identifier_unit(&r.shown.unit),
             })
         })
         .collect()

@@ -30,8 +30,13 @@ fn store() -> (Store, Vec<PlotSeries>) {
         store.append(id, &[t], &[if i == 5_000 { 100.0 } else { 1.0 }]).unwrap();
         t += MS;
     }
-    let series =
-        vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED, steps: false }];
+    let series = vec![PlotSeries {
+        series: store.series_id(id, 0).unwrap(),
+        name: "s".into(),
+        color: RED,
+        steps: false,
+        identifier: false,
+    }];
     (store, series)
 }
 
@@ -186,8 +191,13 @@ fn extreme_values_and_ranges_draw_without_panicking() {
     let vals = [f64::MAX, f64::MIN, f64::NAN, f64::INFINITY, 1e300, -1e300, 0.0];
     let ts: Vec<i64> = (0..vals.len() as i64).map(|i| i * MS).collect();
     store.append(id, &ts, &vals).unwrap();
-    let series =
-        vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED, steps: false }];
+    let series = vec![PlotSeries {
+        series: store.series_id(id, 0).unwrap(),
+        name: "s".into(),
+        color: RED,
+        steps: false,
+        identifier: false,
+    }];
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
     for x in [(0.0, 0.01), (-1e12, 1e12), (f64::MIN, f64::MAX), (0.003, 0.003)] {
@@ -211,8 +221,13 @@ fn large_values_map_to_the_full_plot_height() {
         let v = if (i / 500) % 2 == 0 { 1.0e7 } else { 9.5e8 };
         store.append(id, &[i * MS], &[v]).unwrap();
     }
-    let series =
-        vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "rate".into(), color: RED, steps: false }];
+    let series = vec![PlotSeries {
+        series: store.series_id(id, 0).unwrap(),
+        name: "rate".into(),
+        color: RED,
+        steps: false,
+        identifier: false,
+    }];
     let ctx = Context::default();
     let input =
         RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))), ..RawInput::default() };
@@ -287,6 +302,7 @@ fn nothing_is_drawn_across_a_pause_or_a_stop_and_start() {
             name: format!("s#{n}"),
             color: RED,
             steps: false,
+            identifier: false,
         })
         .collect();
     // The gaps' middles, in seconds: a pause in run 1 (after 2.0 s), the stop (after 4.0 s).
@@ -416,6 +432,7 @@ fn zoomed_in_a_quantity_draws_only_its_line_a_state_its_steps() {
             name: "s".into(),
             color: RED,
             steps: kind == SeriesKind::State,
+            identifier: false,
         }];
         let ctx = Context::default();
         let mut plot = EnvelopePlot::new();
@@ -489,8 +506,13 @@ fn a_hole_in_dense_samples_is_crossed_by_a_line_not_a_wedge() {
         store.append(id, &[i * MS], &[v]).unwrap();
         value.push((i, v));
     }
-    let series =
-        vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED, steps: false }];
+    let series = vec![PlotSeries {
+        series: store.series_id(id, 0).unwrap(),
+        name: "s".into(),
+        color: RED,
+        steps: false,
+        identifier: false,
+    }];
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
     let x = (0.0, 8.0);
@@ -541,8 +563,13 @@ fn kernel_ids_are_drawn_as_a_lane_not_a_climbing_line() {
     for i in 0..10_000i64 {
         store.append(id, &[i * MS], &[5_000.0 + i as f64]).unwrap();
     }
-    let series =
-        vec![PlotSeries { series: store.series_id(id, 0).unwrap(), name: "s".into(), color: RED, steps: true }];
+    let series = vec![PlotSeries {
+        series: store.series_id(id, 0).unwrap(),
+        name: "s".into(),
+        color: RED,
+        steps: true,
+        identifier: true,
+    }];
     for x in [(0.0, 10.0), (4.0, 4.05)] {
         let ctx = Context::default();
         let mut plot = EnvelopePlot::new();
@@ -588,8 +615,20 @@ fn two_identifiers_get_two_lanes() {
     }
     let blue = Color32::from_rgb(30, 30, 200);
     let series = vec![
-        PlotSeries { series: store.series_id(id, 0).unwrap(), name: "a".into(), color: RED, steps: true },
-        PlotSeries { series: store.series_id(id, 1).unwrap(), name: "b".into(), color: blue, steps: true },
+        PlotSeries {
+            series: store.series_id(id, 0).unwrap(),
+            name: "a".into(),
+            color: RED,
+            steps: true,
+            identifier: true,
+        },
+        PlotSeries {
+            series: store.series_id(id, 1).unwrap(),
+            name: "b".into(),
+            color: blue,
+            steps: true,
+            identifier: true,
+        },
     ];
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
