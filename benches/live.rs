@@ -200,7 +200,8 @@ fn late_joiner(info: &RunInfo, batches: &[SampleBatch], secs: u64) -> (Duration,
                 let mut batch = wire::decode_batch(&b).expect("a batch").samples;
                 batch.run = info.run;
                 values += batch.values.len() as u64;
-                ingest.samples(&mut store, &batch).expect("stored");
+                let stored = ingest.samples(&mut store, &batch).expect("stored");
+                assert_eq!(stored, batch.timestamps.len() as u64, "every row of the history is stored");
                 first.get_or_insert_with(|| t.elapsed());
             }
             Ok(m) => bytes += m.len() as u64,

@@ -303,9 +303,8 @@ pub(super) fn run(
             // one starts (wide columns side by side), so the strip between them is too thin to
             // show the step. Where samples stand apart, the strip and line already slant from one
             // to the next: an edge there would be a needle back toward the previous value.
-            let abutting = |_: usize| (xa - before_xb).abs() < 1.0;
-            if let Some((lo, hi)) =
-                i.checked_sub(1).filter(|&p| steps || abutting(p)).and_then(|p| join_before(&run[p], c))
+            let abutting = (xa - before_xb).abs() < 1.0;
+            if let Some((lo, hi)) = i.checked_sub(1).filter(|_| steps || abutting).and_then(|p| join_before(&run[p], c))
             {
                 let (top, bottom) = map.rows(lo, hi);
                 joins.push(egui::Rect::from_x_y_ranges(xa - hw..=xa + hw, top - hw..=bottom + hw));
