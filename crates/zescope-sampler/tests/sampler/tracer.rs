@@ -56,6 +56,7 @@ fn every_traced_event_is_a_sample_at_its_own_time_with_the_value_written() {
         "events are states, a growing value a rate"
     );
     assert_eq!(s.series[1].wrap, Some(4_294_967_296.0), "a u32 running total wraps at 2^32");
+    assert_eq!(s.series[2].unit, "events", "a timestamp-only event is counted");
 
     let mut got = collect_samples(&h, 400);
     // What the workload wrote before the stop was asked for (the ring, read while the group is
@@ -97,6 +98,23 @@ fn every_traced_event_is_a_sample_at_its_own_time_with_the_value_written() {
         }
     }
     assert!(checked > 100, "{checked} changes checked");
+    // KernelMarker (EVENT_EXP_TIMESTAMP: a time, no value) counts its events: from one sample
+    // to the next its column steps up by the markers written at that time, never to a value
+    // the workload did not write.
+    let marker = 2;
+    let mut counted = 0;
+    for (i, row) in rows.iter().enumerate().skip(first_start + 1) {
+        let device_ts = (ts[i] - offset) as u64;
+        if device_ts > last_written {
+            continue;
+        }
+        let was = if rows[i - 1][marker].is_nan() { 0.0 } else { rows[i - 1][marker] };
+        let now = if row[marker].is_nan() { 0.0 } else { row[marker] };
+        let written = events.iter().filter(|e| e.timestamp_ns == device_ts && usize::from(e.metric) == marker).count();
+        assert_eq!(now - was, written as f64, "sample {i}: the markers written at that time");
+        counted += written;
+    }
+    assert!(counted > 10, "{counted} markers counted");
     // One sample per distinct event time from the first sample to the event written before the
     // stop (the last read at the stop kept them).
     let first_dev = (ts[first_start] - offset) as u64;

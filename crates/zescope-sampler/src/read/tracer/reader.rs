@@ -3,9 +3,13 @@
 //! entry becomes a sample at its own time (the device timestamp mapped onto the host clock as
 //! streamer reports are, `read/report_time.rs`), its metric's series set to its value and the
 //! others keeping theirs (an event's value holds until the next: states are drawn as steps).
+//! An event that carries only its time (EVENT_EXP_TIMESTAMP, whose value means nothing) is kept
+//! as the number of such events since the run started, in "events": a state that steps up by one
+//! at each, rather than a value the driver never meant.
 //! Entries of one time share a sample. At a stop the tracer is read one last time before the
 //! teardown disables it, so the events written up to the stop are kept.
 
+use level_zero_sys::ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP;
 use zescope_ze::tracer::Entry;
 use zescope_ze::{Device, Metric, ZeError};
 
@@ -16,9 +20,17 @@ use crate::protocol::SeriesInfo;
 use crate::read::batch::{Pieces, Reports};
 use crate::read::report_time::ReportClock;
 
+/// Where a decodable metric's entries go: its series' column, and whether the column counts
+/// the entries (a timestamp-only event) rather than holding their values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Column {
+    pub at: usize,
+    pub counts: bool,
+}
+
 /// The series of a tracer's decodable metrics (`wanted` by name; empty: all), and for each
 /// decodable metric its series' column.
-pub(crate) fn plan(decodable: &[Metric], wanted: &[String]) -> (Vec<SeriesInfo>, Vec<Option<usize>>) {
+pub(crate) fn plan(decodable: &[Metric], wanted: &[String]) -> (Vec<SeriesInfo>, Vec<Option<Column>>) {
     let mut series = Vec::new();
     let columns = decodable
         .iter()
@@ -27,14 +39,15 @@ pub(crate) fn plan(decodable: &[Metric], wanted: &[String]) -> (Vec<SeriesInfo>,
                 return None;
             }
             let (kind, wrap) = kinds::tracer_kind(m.info.metric_type, &m.info.units, m.info.value_type);
+            let counts = m.info.metric_type == ZET_METRIC_TYPE_EVENT_EXP_TIMESTAMP;
             series.push(SeriesInfo {
                 name: m.info.name.clone(),
                 description: m.info.description.clone(),
-                unit: kinds::plain_unit(&m.info.units),
+                unit: if counts { "events".to_owned() } else { kinds::plain_unit(&m.info.units) },
                 kind,
                 wrap,
             });
-            Some(series.len() - 1)
+            Some(Column { at: series.len() - 1, counts })
         })
         .collect();
     (series, columns)
@@ -45,7 +58,7 @@ pub(crate) struct TracerReader {
     index: usize,
     device: Device,
     /// Per decodable metric, its column in a sample (None: not plotted).
-    columns: Vec<Option<usize>>,
+    columns: Vec<Option<Column>>,
     /// Each series' latest value (NaN before its first event).
     row: Vec<f64>,
     raw: Vec<u8>,
@@ -55,7 +68,7 @@ pub(crate) struct TracerReader {
 
 impl TracerReader {
     /// A reader of tracer `index`, its entries going to `columns` (see [`plan`]).
-    pub(crate) fn new(index: usize, device: Device, columns: Vec<Option<usize>>) -> TracerReader {
+    pub(crate) fn new(index: usize, device: Device, columns: Vec<Option<Column>>) -> TracerReader {
         let series = columns.iter().flatten().count();
         // Entry timestamps are device time in ns of the global timer, as a streamer report's
         // timestamp metric.
@@ -100,7 +113,8 @@ impl TracerReader {
                 }
                 at = Some(ts);
             }
-            self.row[col] = e.value;
+            // A count starts at 0 (NaN before its first event: `max` takes the 0).
+            self.row[col.at] = if col.counts { self.row[col.at].max(0.0) + 1.0 } else { e.value };
         }
         if let Some(t) = at {
             out.push(pieces, t, &self.row);
