@@ -104,9 +104,9 @@ pub struct Applied {
     pub window: Option<ViewLength>,
     /// The triggers.
     pub triggers: Vec<Trigger>,
-    /// Patterns (not optional) that matched no series ("gpu/ComputeBasic/Foo*"), to tell the
-    /// user.
-    pub missing: Vec<String>,
+    /// Patterns (not optional) that matched no series (shown as "gpu/ComputeBasic/Foo*"), to
+    /// tell the user.
+    pub missing: Vec<SeriesPattern>,
 }
 
 /// The derived series' definitions of `v`, parsed (already checked by [`ViewFile::parse`]).
@@ -118,6 +118,14 @@ impl SeriesPattern {
     /// `kind/group/metric` as the user reads it (`*` for any device).
     pub fn shown(&self) -> String {
         format!("{}/{}/{}", self.device.as_deref().unwrap_or("*"), self.group, self.metric)
+    }
+
+    /// Does it name metric `metric` of group `group` of a device of `kind` (lower case: `gpu`,
+    /// `npu`, …)? For a device's catalogue, before any run sampled it.
+    pub fn names(&self, group: &str, metric: &str, kind: Option<&str>) -> bool {
+        self.device.as_deref().is_none_or(|d| kind.is_some_and(|k| d.eq_ignore_ascii_case(k)))
+            && matches(&self.group, group)
+            && matches(&self.metric, metric)
     }
 
     /// Does it name `key`, whose device is of `kind` (lower case: `gpu`, `npu`, …)?
@@ -289,7 +297,7 @@ impl ViewFile {
                 let kind = |k: &SeriesKey| kind_of(&k.device);
                 let hits: Vec<&SeriesKey> = keys.iter().filter(|k| s.matches(k, kind(k).as_deref())).collect();
                 if hits.is_empty() && !s.optional {
-                    out.missing.push(s.shown());
+                    out.missing.push(s.clone());
                 }
                 for k in hits {
                     if found.contains(k) || out.arrangement.contains(k) {
@@ -391,7 +399,10 @@ mod tests {
         )
         .unwrap();
         let a = v.apply(&[key("GPU", "ComputeBasic", "GpuTime"), key("GPU", "Other", "X")], kind);
-        assert_eq!(a.missing, ["npu/NpuActivity/*"]);
+        let missing: Vec<String> = a.missing.iter().map(SeriesPattern::shown).collect();
+        assert_eq!(missing, ["npu/NpuActivity/*"]);
+        assert!(a.missing[0].names("NpuActivity", "Inferences", Some("npu")));
+        assert!(!a.missing[0].names("NpuActivity", "Inferences", Some("gpu")), "another kind of device");
         assert_eq!(a.arrangement.panes.len(), 1);
         assert_eq!(a.arrangement.panes[0].series, [key("GPU", "ComputeBasic", "GpuTime")]);
     }

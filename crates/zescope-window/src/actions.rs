@@ -333,6 +333,21 @@ impl ZescopeApp {
         self.apply_pending_view();
     }
 
+    /// `missing` split into the patterns naming a metric some device here has in its catalogue
+    /// (its group not sampled now) and the rest.
+    fn groups_of<'p>(
+        &self,
+        missing: &'p [zescope_model::viewfile::SeriesPattern],
+    ) -> (Vec<&'p zescope_model::viewfile::SeriesPattern>, Vec<&'p zescope_model::viewfile::SeriesPattern>) {
+        let devices = self.state.inventory.as_ref().map_or(&[][..], |i| &i.devices[..]);
+        missing.iter().partition(|p| {
+            devices.iter().any(|d| {
+                let kind = format!("{:?}", d.kind).to_lowercase();
+                d.groups.iter().any(|g| g.metrics.iter().any(|m| p.names(&g.name, &m.name, Some(&kind))))
+            })
+        })
+    }
+
     /// The device kind (`gpu`, `npu`, …) of a series' device, by its name in the inventory.
     fn kind_of(&self, device: &str) -> Option<String> {
         let inv = self.state.inventory.as_ref()?;
@@ -363,11 +378,27 @@ impl ZescopeApp {
         let offered = applied.triggers.len();
         let added = self.state.triggers.merge(applied.triggers, run);
         let name = if view.name.is_empty() { "the view".to_owned() } else { format!("the view \"{}\"", view.name) };
-        if !applied.missing.is_empty() {
+        // What the view names and nothing shows: groups a device has but no run sampled yet
+        // (the user ticks them), or that no device here has.
+        let (unsampled, lacking) = self.groups_of(&applied.missing);
+        let shown = |ps: &[&zescope_model::viewfile::SeriesPattern]| {
+            ps.iter().map(|p| p.shown()).collect::<Vec<_>>().join(", ")
+        };
+        if !unsampled.is_empty() {
+            let mut groups: Vec<&str> = unsampled.iter().map(|p| p.group.as_str()).collect();
+            groups.sort_unstable();
+            groups.dedup();
             self.state.push_error(UiError::new(
                 UiErrorKind::Settings,
-                format!("{name} names series these devices lack: {}; the rest is shown", applied.missing.join(", ")),
-                "tick the groups on the left that have them, or pick another view",
+                format!("{name} names series of groups not sampled now: {}; the rest is shown", shown(&unsampled)),
+                &format!("tick {} on the left: the device has it", groups.join(", ")),
+            ));
+        }
+        if !lacking.is_empty() {
+            self.state.push_error(UiError::new(
+                UiErrorKind::Settings,
+                format!("{name} names series these devices lack: {}; the rest is shown", shown(&lacking)),
+                "pick another view, or open it where its devices are",
             ));
         }
         self.views.said = Some(match (offered, added) {

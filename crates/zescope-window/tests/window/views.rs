@@ -134,3 +134,25 @@ fn loading_a_view_keeps_the_users_triggers() {
     h.run();
     crate::support::quit_discarding(&mut h);
 }
+
+/// A view naming series of a group the device has but the run does not sample says so, and
+/// which group to tick; one naming a metric no device has says the devices lack it.
+#[test]
+fn a_view_says_which_groups_to_tick_apart_from_what_the_devices_lack() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = started(&sim);
+    let view = ViewFile::parse(
+        r#"(version: 1, name: "kt", panes: [
+            (series: [(group: "KernelTrace", metric: "KernelMarker")]),
+            (series: [(group: "ComputeBasic", metric: "NoSuchMetric")]),
+        ])"#,
+    )
+    .unwrap();
+    h.state_mut().load_view(view);
+    h.step();
+    h.step();
+    h.get_by_label_contains("names series of groups not sampled now: */KernelTrace/KernelMarker");
+    h.get_by_label_contains("tick KernelTrace on the left");
+    h.get_by_label_contains("names series these devices lack: */ComputeBasic/NoSuchMetric");
+    crate::support::quit_discarding(&mut h);
+}
