@@ -333,19 +333,20 @@ impl ZescopeApp {
         self.apply_pending_view();
     }
 
-    /// `missing` split into the patterns naming a metric some device here has in its catalogue
-    /// (its group not sampled now) and the rest.
-    fn groups_of<'p>(
-        &self,
-        missing: &'p [zescope_model::viewfile::SeriesPattern],
-    ) -> (Vec<&'p zescope_model::viewfile::SeriesPattern>, Vec<&'p zescope_model::viewfile::SeriesPattern>) {
+    /// The groups of this machine's devices that hold a metric `p` names (in their catalogues,
+    /// sampled or not), by name.
+    fn groups_of(&self, p: &zescope_model::viewfile::SeriesPattern) -> Vec<String> {
         let devices = self.state.inventory.as_ref().map_or(&[][..], |i| &i.devices[..]);
-        missing.iter().partition(|p| {
-            devices.iter().any(|d| {
-                let kind = format!("{:?}", d.kind).to_lowercase();
-                d.groups.iter().any(|g| g.metrics.iter().any(|m| p.names(&g.name, &m.name, Some(&kind))))
-            })
-        })
+        let mut names = Vec::new();
+        for d in devices {
+            let kind = format!("{:?}", d.kind).to_lowercase();
+            for g in &d.groups {
+                if g.metrics.iter().any(|m| p.names(&g.name, &m.name, Some(&kind))) && !names.contains(&g.name) {
+                    names.push(g.name.clone());
+                }
+            }
+        }
+        names
     }
 
     /// The device kind (`gpu`, `npu`, …) of a series' device, by its name in the inventory.
@@ -380,24 +381,32 @@ impl ZescopeApp {
         let name = if view.name.is_empty() { "the view".to_owned() } else { format!("the view \"{}\"", view.name) };
         // What the view names and nothing shows: groups a device has but no run sampled yet
         // (the user ticks them), or that no device here has.
-        let (unsampled, lacking) = self.groups_of(&applied.missing);
-        let shown = |ps: &[&zescope_model::viewfile::SeriesPattern]| {
-            ps.iter().map(|p| p.shown()).collect::<Vec<_>>().join(", ")
-        };
+        let (mut unsampled, mut lacking, mut groups) = (Vec::new(), Vec::new(), Vec::<String>::new());
+        for p in &applied.missing {
+            let has = self.groups_of(p);
+            if has.is_empty() {
+                lacking.push(p.shown());
+            } else {
+                unsampled.push(p.shown());
+                for g in has {
+                    if !groups.contains(&g) {
+                        groups.push(g);
+                    }
+                }
+            }
+        }
         if !unsampled.is_empty() {
-            let mut groups: Vec<&str> = unsampled.iter().map(|p| p.group.as_str()).collect();
-            groups.sort_unstable();
-            groups.dedup();
+            let them = if groups.len() == 1 { "it" } else { "them" };
             self.state.push_error(UiError::new(
                 UiErrorKind::Settings,
-                format!("{name} names series of groups not sampled now: {}; the rest is shown", shown(&unsampled)),
-                &format!("tick {} on the left: the device has it", groups.join(", ")),
+                format!("{name} names series of groups not sampled now: {}; the rest is shown", unsampled.join(", ")),
+                &format!("tick {} on the left: the device has {them}", groups.join(", ")),
             ));
         }
         if !lacking.is_empty() {
             self.state.push_error(UiError::new(
                 UiErrorKind::Settings,
-                format!("{name} names series these devices lack: {}; the rest is shown", shown(&lacking)),
+                format!("{name} names series these devices lack: {}; the rest is shown", lacking.join(", ")),
                 "pick another view, or open it where its devices are",
             ));
         }
