@@ -144,8 +144,15 @@ impl ZescopeApp {
         }
         self.toolbar(ui);
         if self.panes.arrangement.panes.is_empty() && self.files.recording.is_none() {
+            // Before any series, what to do first; after (a view that named none of them, or
+            // every pane closed), how to show them again: samples keep coming either way.
+            let text = if self.state.ingest.order.is_empty() {
+                "Pick a device and a metric group on the left and press Start.\nPanes appear with the first samples; drag metrics onto them to rearrange."
+            } else {
+                "No pane shows the series sampled: the view laid out names none of them, or every pane was closed.\nPress + Pane and drag a metric onto it from the source panel, or tick the groups a view names."
+            };
             ui.centered_and_justified(|ui| {
-                ui.label(RichText::new("Pick a device and a metric group on the left and press Start.\nPanes appear with the first samples; drag metrics onto them to rearrange.").weak());
+                ui.label(RichText::new(text).weak());
             });
             return;
         }

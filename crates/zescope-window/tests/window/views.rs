@@ -154,5 +154,8 @@ fn a_view_says_which_groups_to_tick_apart_from_what_the_devices_lack() {
     h.get_by_label_contains("names series of groups not sampled now: */KernelTrace/KernelMarker");
     h.get_by_label_contains("tick KernelTrace on the left");
     h.get_by_label_contains("names series these devices lack: */ComputeBasic/NoSuchMetric");
+    // No pane of the view found a series, while the run goes on: not "press Start".
+    h.get_by_label_contains("No pane shows the series sampled");
+    assert!(h.query_by_label_contains("press Start").is_none());
     crate::support::quit_discarding(&mut h);
 }
