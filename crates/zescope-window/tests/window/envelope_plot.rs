@@ -13,6 +13,11 @@ use zescope_window::envelope_plot::{EnvelopePlot, PlotFrame, PlotSeries, pixel_c
 const MS: i64 = 1_000_000;
 const RED: Color32 = Color32::from_rgb(200, 30, 30);
 
+/// A series of the test drawn at its values (not an identifier's lane).
+fn plotted(series: zescope_store::SeriesId, name: &str, color: Color32, steps: bool) -> PlotSeries {
+    PlotSeries { series, name: name.into(), color, steps, identifier: false }
+}
+
 /// 20k samples at 1 kHz of a flat 1.0 with a 100.0 spike at sample 5000,
 /// and a 5 s pause after sample 12000.
 fn store() -> (Store, Vec<PlotSeries>) {
@@ -30,13 +35,7 @@ fn store() -> (Store, Vec<PlotSeries>) {
         store.append(id, &[t], &[if i == 5_000 { 100.0 } else { 1.0 }]).unwrap();
         t += MS;
     }
-    let series = vec![PlotSeries {
-        series: store.series_id(id, 0).unwrap(),
-        name: "s".into(),
-        color: RED,
-        steps: false,
-        identifier: false,
-    }];
+    let series = vec![plotted(store.series_id(id, 0).unwrap(), "s", RED, false)];
     (store, series)
 }
 
@@ -191,13 +190,7 @@ fn extreme_values_and_ranges_draw_without_panicking() {
     let vals = [f64::MAX, f64::MIN, f64::NAN, f64::INFINITY, 1e300, -1e300, 0.0];
     let ts: Vec<i64> = (0..vals.len() as i64).map(|i| i * MS).collect();
     store.append(id, &ts, &vals).unwrap();
-    let series = vec![PlotSeries {
-        series: store.series_id(id, 0).unwrap(),
-        name: "s".into(),
-        color: RED,
-        steps: false,
-        identifier: false,
-    }];
+    let series = vec![plotted(store.series_id(id, 0).unwrap(), "s", RED, false)];
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
     for x in [(0.0, 0.01), (-1e12, 1e12), (f64::MIN, f64::MAX), (0.003, 0.003)] {
@@ -221,13 +214,7 @@ fn large_values_map_to_the_full_plot_height() {
         let v = if (i / 500) % 2 == 0 { 1.0e7 } else { 9.5e8 };
         store.append(id, &[i * MS], &[v]).unwrap();
     }
-    let series = vec![PlotSeries {
-        series: store.series_id(id, 0).unwrap(),
-        name: "rate".into(),
-        color: RED,
-        steps: false,
-        identifier: false,
-    }];
+    let series = vec![plotted(store.series_id(id, 0).unwrap(), "rate", RED, false)];
     let ctx = Context::default();
     let input =
         RawInput { screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))), ..RawInput::default() };
@@ -427,13 +414,7 @@ fn zoomed_in_a_quantity_draws_only_its_line_a_state_its_steps() {
         for i in 0..40i64 {
             store.append(id, &[i * 100 * MS], &[value(i)]).unwrap();
         }
-        let series = vec![PlotSeries {
-            series: store.series_id(id, 0).unwrap(),
-            name: "s".into(),
-            color: RED,
-            steps: kind == SeriesKind::State,
-            identifier: false,
-        }];
+        let series = vec![plotted(store.series_id(id, 0).unwrap(), "s", RED, kind == SeriesKind::State)];
         let ctx = Context::default();
         let mut plot = EnvelopePlot::new();
         let x = (0.0, 4.0);
@@ -506,13 +487,7 @@ fn a_hole_in_dense_samples_is_crossed_by_a_line_not_a_wedge() {
         store.append(id, &[i * MS], &[v]).unwrap();
         value.push((i, v));
     }
-    let series = vec![PlotSeries {
-        series: store.series_id(id, 0).unwrap(),
-        name: "s".into(),
-        color: RED,
-        steps: false,
-        identifier: false,
-    }];
+    let series = vec![plotted(store.series_id(id, 0).unwrap(), "s", RED, false)];
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
     let x = (0.0, 8.0);
