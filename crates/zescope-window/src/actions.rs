@@ -398,14 +398,14 @@ impl ZescopeApp {
         if !unsampled.is_empty() {
             let them = if groups.len() == 1 { "it" } else { "them" };
             self.state.push_error(UiError::new(
-                UiErrorKind::Settings,
+                UiErrorKind::View,
                 format!("{name} names series of groups not sampled now: {}; the rest is shown", unsampled.join(", ")),
                 &format!("tick {} on the left: the device has {them}", groups.join(", ")),
             ));
         }
         if !lacking.is_empty() {
             self.state.push_error(UiError::new(
-                UiErrorKind::Settings,
+                UiErrorKind::View,
                 format!("{name} names series these devices lack: {}; the rest is shown", lacking.join(", ")),
                 "pick another view, or open it where its devices are",
             ));
@@ -435,7 +435,7 @@ impl ZescopeApp {
         }
         if !refused.is_empty() {
             self.state.push_error(UiError::new(
-                UiErrorKind::Settings,
+                UiErrorKind::View,
                 format!("the view's derived series: {}", refused.join("; ")),
                 "View → New derived series… to write them for these devices",
             ));

@@ -24,6 +24,13 @@ pub enum UiErrorKind {
     Store,
     /// Remembered settings that did not match the devices found (shown until a run starts).
     Settings,
+    /// A view laid out in part: series or derived series it names that the run lacks (shown
+    /// until a run starts).
+    View,
+    /// Derived series a run could not compute (shown until a run starts).
+    Derived,
+    /// A selection no run can sample stopped the sampling (shown until a run starts).
+    Stopped,
 }
 
 /// An error of the window's own (see the module docs).
@@ -93,6 +100,9 @@ impl BannerError {
                 UiErrorKind::Recover => "Recovery failed",
                 UiErrorKind::Store => "Samples not stored",
                 UiErrorKind::Settings => "Remembered settings adjusted",
+                UiErrorKind::View => "View shown in part",
+                UiErrorKind::Derived => "Derived series not computed",
+                UiErrorKind::Stopped => "Sampling stopped",
             },
         }
     }
@@ -115,7 +125,10 @@ impl BannerError {
     pub(crate) fn cleared_by_start(&self) -> bool {
         match self {
             BannerError::Sampler(e) => e.kind == ErrorKind::Config,
-            BannerError::Ui(e) => e.kind == UiErrorKind::Settings,
+            BannerError::Ui(e) => matches!(
+                e.kind,
+                UiErrorKind::Settings | UiErrorKind::View | UiErrorKind::Derived | UiErrorKind::Stopped
+            ),
         }
     }
 

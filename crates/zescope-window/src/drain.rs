@@ -62,7 +62,7 @@ pub fn drain(
             Event::RunStarted(mut info) => {
                 if let Err(e) = state.derived.deriver.run_started(&mut info) {
                     state.push_error(UiError::new(
-                        UiErrorKind::Settings,
+                        UiErrorKind::Derived,
                         e,
                         "View → New derived series…: the run has no such series; this run derives none",
                     ));

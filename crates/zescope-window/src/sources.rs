@@ -201,7 +201,7 @@ impl SourcePanel<'_> {
             Ok(cfg) => SourceAction::Send(Command::Start(cfg)),
             Err(why) => {
                 self.state.push_error(super::banner::UiError::new(
-                    super::banner::UiErrorKind::Settings,
+                    super::banner::UiErrorKind::Stopped,
                     format!("sampling stopped: {why}"),
                     "tick a group (or the telemetry) and Start",
                 ));

@@ -152,6 +152,8 @@ fn a_view_says_which_groups_to_tick_apart_from_what_the_devices_lack() {
     h.step();
     h.step();
     h.get_by_label_contains("names series of groups not sampled now: */KernelTrace/KernelMarker");
+    assert!(h.query_all_by_label("View shown in part").count() == 2, "titled for what it is, not settings");
+    assert!(h.query_by_label("Remembered settings adjusted").is_none());
     h.get_by_label_contains("tick KernelTrace on the left");
     h.get_by_label_contains("names series these devices lack: */ComputeBasic/NoSuchMetric");
     // No pane of the view found a series, while the run goes on: not "press Start".
