@@ -480,19 +480,7 @@ mod tests {
             export_unavailable: None,
             ways: vec![zescope_sampler::Via::Export],
         };
-        let device = DeviceEntry {
-            path,
-            name: "dev".into(),
-            kind: zescope_ze::DeviceKind::Gpu,
-            uuid: String::new(),
-            vendor_id: 0,
-            device_id: 0,
-            pci_bdf: None,
-            driver_version: 0,
-            simulated: true,
-            groups: vec![g],
-            error: None,
-        };
+        let device = zescope_sampler::testing::gpu_entry(path, "dev", vec![g]);
         let Text::Hello(h) = decode_text(&hello("f", &info, &[device], PROTOCOL)).unwrap() else {
             panic!("not a hello")
         };

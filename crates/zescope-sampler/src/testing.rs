@@ -100,3 +100,21 @@ pub fn shut_down(h: &SamplerHandle) {
     h.send(Command::Shutdown);
     wait_for(h, T, |e| matches!(e, Event::ShutDown).then_some(()));
 }
+
+/// An inventory entry of a simulated GPU at `path` named `name`, listing `groups` (no PCI
+/// address, UUID or ids): what tests of the inventory's readers describe a device with.
+pub fn gpu_entry(path: DevicePath, name: &str, groups: Vec<crate::GroupEntry>) -> crate::DeviceEntry {
+    crate::DeviceEntry {
+        path,
+        name: name.into(),
+        kind: zescope_ze::DeviceKind::Gpu,
+        uuid: String::new(),
+        vendor_id: 0,
+        device_id: 0,
+        pci_bdf: None,
+        driver_version: 0,
+        simulated: true,
+        groups,
+        error: None,
+    }
+}

@@ -127,7 +127,7 @@ pub(crate) fn words_match(query: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zescope_sampler::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, MetricEntry};
+    use zescope_sampler::{DevicePath, GroupEntry, GroupExportKind, MetricEntry};
 
     /// A group: name, description, (metric, unit) pairs.
     type Group<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
@@ -154,19 +154,11 @@ mod tests {
         };
         Inventory {
             source: None,
-            devices: vec![DeviceEntry {
-                path: DevicePath { driver: 0, device: 0, sub_device: None },
-                name: "GPU".into(),
-                kind: zescope_ze::DeviceKind::Gpu,
-                uuid: String::new(),
-                vendor_id: 0,
-                device_id: 0,
-                pci_bdf: None,
-                driver_version: 0,
-                simulated: true,
-                groups: groups.iter().map(group).collect(),
-                error: None,
-            }],
+            devices: vec![zescope_sampler::testing::gpu_entry(
+                DevicePath { driver: 0, device: 0, sub_device: None },
+                "GPU",
+                groups.iter().map(group).collect(),
+            )],
         }
     }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use super::super::state::AppState;
 use super::index::SearchIndex;
 use super::rows::{Change, OpenGroups, Row, apply, build};
-use zescope_sampler::{DeviceEntry, DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry};
+use zescope_sampler::{DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry};
 
 const GPU: DevicePath = DevicePath { driver: 0, device: 0, sub_device: None };
 
@@ -29,23 +29,15 @@ fn inventory() -> Inventory {
     };
     Inventory {
         source: None,
-        devices: vec![DeviceEntry {
-            path: GPU,
-            name: "GPU".into(),
-            kind: zescope_ze::DeviceKind::Gpu,
-            uuid: String::new(),
-            vendor_id: 0,
-            device_id: 0,
-            pci_bdf: None,
-            driver_version: 0,
-            simulated: true,
-            groups: vec![
+        devices: vec![zescope_sampler::testing::gpu_entry(
+            GPU,
+            "GPU",
+            vec![
                 group("ComputeBasic", 0, &["GpuTime", "GpuBusy", "EuActive"]),
                 group("L3_1", 0, &["L3Bank00Hits", "GpuBusy"]),
                 group("Engine", 2, &["EngineBusy"]),
             ],
-            error: None,
-        }],
+        )],
     }
 }
 

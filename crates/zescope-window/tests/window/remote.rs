@@ -239,21 +239,9 @@ fn a_remote_runs_source_panel_shows_the_servers_choice_read_only() {
 /// tells them to press a Start a remote run does not have.
 #[test]
 fn a_remote_inventory_leaves_the_users_remembered_choice_alone() {
-    use zescope_sampler::{DeviceEntry, DevicePath, Event};
+    use zescope_sampler::{DevicePath, Event};
     let path = DevicePath::default();
-    let device = DeviceEntry {
-        path,
-        name: "ze-sim GPU".into(),
-        kind: zescope_ze::DeviceKind::Gpu,
-        uuid: String::new(),
-        vendor_id: 0,
-        device_id: 0,
-        pci_bdf: None,
-        driver_version: 0,
-        simulated: true,
-        groups: Vec::new(),
-        error: None,
-    };
+    let device = zescope_sampler::testing::gpu_entry(path, "ze-sim GPU", Vec::new());
     let description = "REMOTE gpu-box:9464".to_owned();
     let source =
         SourceInfo { requested: zescope_ze::Source::Auto, simulated: true, description, fallback_reason: None };
