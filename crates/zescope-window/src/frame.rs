@@ -6,8 +6,6 @@
 //! windows in their one loop (`windows/`), the dialogs over everything, and when to paint next
 //! (`repaint.rs`).
 
-use std::sync::atomic::Ordering;
-
 use egui::{Key, KeyboardShortcut, Modifiers, RichText, Ui};
 
 use zescope_model::view::{Activity, TimeAxis, ViewLength, data_x};
@@ -24,6 +22,7 @@ impl ZescopeApp {
     /// keyboard, then the menu bar, the status bar, the source panel and the panes, the floating
     /// windows over them, the dialogs over everything, and when to paint next.
     pub fn ui(&mut self, ui: &mut Ui) {
+        let started = zescope_sampler::monotonic_ns();
         if self.first_frame {
             self.first_frame = false;
             ui.ctx().set_theme(self.theme.preference());
@@ -69,7 +68,7 @@ impl ZescopeApp {
         self.central = Some(central.response.rect);
         self.floating_windows(ui.ctx());
         self.dialogs(ui.ctx());
-        self.schedule_repaint(ui, drained);
+        self.schedule_repaint(ui, drained, started);
     }
 
     /// What came in since the last frame: the sampler's events (into the store, through the
@@ -417,16 +416,16 @@ impl ZescopeApp {
 
     /// When to paint next (`repaint.rs`): a live view when its axis has moved a pixel, within
     /// the frame-rate cap; a frozen one with a run going on once a second; otherwise on input.
-    fn schedule_repaint(&self, ui: &Ui, drained: drain::Drained) {
+    /// `started`: when this frame began (CLOCK_MONOTONIC ns), which the next one counts from.
+    fn schedule_repaint(&self, ui: &Ui, drained: drain::Drained, started: i64) {
         let running = self.state.ingest.run.is_some();
         let live = running && self.view.is_live();
         let data = data_x(&self.store);
-        // A live view's frames are timed by its pixels, not by every batch; only a live view
-        // with nothing to show yet is woken by the sampler's first data.
-        let wait_for_data = live && data.is_none() && self.wake_on_data.is_some();
-        if let Some(flag) = &self.wake_on_data {
-            flag.store(wait_for_data, Ordering::Relaxed);
-        }
+        // A live view's frames are timed by its pixels, and meet the data's deliveries when
+        // the window has a waker (`wake.rs`); a live view with nothing to show yet is woken by
+        // the sampler's first data.
+        let wait_for_data = live && data.is_none() && self.wake.is_some();
+        let mut frame_at = None;
         if log::log_enabled!(log::Level::Trace) {
             // RUST_LOG=zescope_window=trace: why each frame was painted (to find repaint loops).
             let causes = ui.ctx().repaint_causes();
@@ -440,9 +439,19 @@ impl ZescopeApp {
             ui.ctx().request_repaint();
         } else if live && !wait_for_data {
             let span = self.view.range(data).map_or(0.0, |(a, b)| b - a);
-            ui.ctx().request_repaint_after(repaint::live_period(span, self.plot_px, self.frame_cap));
+            let period = repaint::live_period(span, self.plot_px, self.frame_cap);
+            if self.wake.is_some() {
+                let early = period.mul_f64(1.0 - repaint::MEET_DATA).as_nanos() as i64;
+                frame_at = Some(started + early);
+                ui.ctx().request_repaint_after(period + repaint::DATA_SLACK);
+            } else {
+                ui.ctx().request_repaint_after(period);
+            }
         } else if running {
             ui.ctx().request_repaint_after(repaint::FROZEN);
+        }
+        if let Some(w) = &self.wake {
+            w.set(wait_for_data, frame_at);
         }
     }
 

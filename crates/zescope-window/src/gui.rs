@@ -6,13 +6,12 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::ZescopeApp;
 use crate::settings::{STORAGE_KEY, Settings};
 use crate::settings_file;
 use zescope_model::viewfile::ViewFile;
-use zescope_sampler::{self as sampler, Options, SamplerHandle};
+use zescope_sampler::{Options, SamplerHandle};
 use zescope_store::Store;
 
 /// SIGINT and SIGTERM as the binary watches them: the window ends through its normal shutdown
@@ -108,21 +107,15 @@ pub fn run(launch: Launch) -> ExitCode {
         options,
         Box::new(move |cc| {
             let settings: Settings = cc.storage.and_then(|s| eframe::get_value(s, STORAGE_KEY)).unwrap_or_default();
-            let flag = Arc::new(AtomicBool::new(false));
-            let ctx = cc.egui_ctx.clone();
-            let wake = Arc::clone(&flag);
-            let waker: sampler::Waker = Arc::new(move |only_data| {
-                if !only_data || wake.load(Ordering::Relaxed) {
-                    ctx.request_repaint();
-                }
-            });
+            let wake = crate::wake::Wake::default();
+            let waker = wake.waker(cc.egui_ctx.clone());
             let link = start_sampler(Options { waker: Some(Arc::clone(&waker)), ..Options::default() });
             // Wake the UI when a signal arrives, even if nothing else would repaint it.
             let repaint = cc.egui_ctx.clone();
             stop.on_signal(Box::new(move || repaint.request_repaint()));
             let limits = settings.markers;
             let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
-            app.use_wake_flag(flag);
+            app.use_wake(wake);
             if let Some(r) = &remote {
                 crate::connect::remember(&mut app.recent_remotes, r);
             }

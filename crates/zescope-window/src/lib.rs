@@ -61,10 +61,9 @@ pub(crate) mod throttle;
 pub mod triggers;
 pub mod unsaved;
 pub mod views;
+pub mod wake;
 pub mod windows;
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use zescope_model::view::{Activity, TimeView, data_x};
@@ -115,7 +114,7 @@ pub struct ZescopeApp {
     pub auto_start: bool,
     /// Set while the UI wants a repaint for every delivered batch (live view); the sampler's
     /// waker reads it. `None`: no waker, the UI polls.
-    wake_on_data: Option<Arc<AtomicBool>>,
+    wake: Option<wake::Wake>,
     /// Sessions and writes: dialogs, current file, background save, autosave, recovery.
     pub files: files::Files,
     /// The markers on the data shown (set with M or + Marker, sent by the workload, or
@@ -188,7 +187,7 @@ impl ZescopeApp {
             quit: None,
             first_frame: true,
             auto_start: true,
-            wake_on_data: None,
+            wake: None,
             files: files::Files::default().with_recent(settings.recent),
             markers: zescope_model::view::Markers::with_cap(settings.markers.per_session),
             markers_in: None,
@@ -211,11 +210,10 @@ impl ZescopeApp {
         }
     }
 
-    /// Hands the app the flag its sampler's waker checks before waking the UI (see
-    /// `sampler::Waker`): then a live view that shows nothing yet paints as its first data
-    /// arrives instead of polling.
-    pub(crate) fn use_wake_flag(&mut self, flag: Arc<AtomicBool>) {
-        self.wake_on_data = Some(flag);
+    /// Hands the app the [`wake::Wake`] whose waker its sampler (or remote link) calls: then a
+    /// live view paints as data arrives ([`wake`]) instead of on a timer of its own.
+    pub fn use_wake(&mut self, wake: wake::Wake) {
+        self.wake = Some(wake);
     }
 
     /// Opens (`true`) or closes every metric group of every device in the source panel, as its

@@ -1,7 +1,13 @@
 //! When the window paints: a live view when its time axis has moved [`STEP_PX`] pixels, or (at
-//! least every [`FRESH`]) for new values in the legend, and never faster than the frame-rate cap
-//! (30 a second unless View → Frame rate says otherwise). A frozen view with a run going on takes
-//! in data once a second; without a run nothing is scheduled.
+//! least every [`FRESH`]) for new values in the legend, and at most as often as the frame-rate cap
+//! (30 a second unless View → Frame rate says otherwise). Where the window has a [`Wake`]
+//! (`crate::wake`), such a frame follows the data: it comes with the first delivery after
+//! [`MEET_DATA`] of its period short of the period (so a frame may be a tenth early, and a sample
+//! waits for the frame after its arrival at most one delivery, 16 ms, not a whole period), or
+//! [`DATA_SLACK`] after the period without data. A frozen view with a run going on takes in data
+//! once a second; without a run nothing is scheduled.
+//!
+//! [`Wake`]: crate::wake::Wake
 //!
 //! Why three pixels and 30 frames: under a software GL (Mesa's llvmpipe, as in a VM or a remote
 //! desktop) a frame of a 1600x1000 window costs ~20 ms of CPU whatever changed in it (shading,
@@ -23,6 +29,11 @@ pub(crate) const STEP_PX: f64 = 3.0;
 /// The longest a live view waits between frames, so its legend's numbers stay fresh even when a
 /// pixel of the time axis is longer than this (a 10-minute window).
 pub(crate) const FRESH: Duration = Duration::from_millis(250);
+/// How much of its period a live view's frame may come early to meet a delivery of data.
+pub(crate) const MEET_DATA: f64 = 0.1;
+/// How long past its period a live view's frame waits for data before it paints without (the
+/// sampler delivers every 16 ms in a run).
+pub(crate) const DATA_SLACK: Duration = Duration::from_millis(20);
 /// A frozen view with a run going on repaints this often (the "new samples" hint).
 pub(crate) const FROZEN: Duration = Duration::from_secs(1);
 /// How often a save's or export's progress is shown while it runs.

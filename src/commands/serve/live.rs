@@ -9,9 +9,13 @@
 //!   writes to its socket. A viewer of protocol 1 turns the packed batches it takes into plain
 //!   ones on its own thread.
 //! - A stream's rows are sent in batches of at most [`BATCH_ROWS`] rows, each sent once it is full
-//!   or its first row waited [`BATCH_WAIT`] (the sampler delivers a few rows at a time at 1 kHz,
-//!   and a packed column's header costs the same for 3 rows as for 256), and before any other
-//!   event: rows and the other events keep the order they came in, per stream.
+//!   or its first row is [`BATCH_WAIT`] old (a packed column's header costs the same for 3 rows as
+//!   for 256), and before any other event: rows and the other events keep the order they came in,
+//!   per stream. A row's age counts from its sample's time (CLOCK_MONOTONIC), or from when it
+//!   came in if that is later (a device clock mapped a little ahead): the sampler delivers rows
+//!   in batches of its own (every 16 ms at 1 kHz), and those go out as they come, without
+//!   waiting a second time. Due rows go out on time though no more come (a viewer waiting for
+//!   events wakes when the first pending row is due).
 //! - The history holds every event from the oldest still held to the newest, numbered by `seq`
 //!   without holes; when its frames exceed the cap ([`DEFAULT_HISTORY`] unless `--history`), the
 //!   oldest go first. A viewer that asks for events no longer held is told so (a `gap` frame)
@@ -48,9 +52,17 @@ pub const MAX_VIEWERS: usize = 8;
 pub const DEFAULT_HISTORY: usize = 256 << 20;
 /// The most rows a batch of the feed holds (a packed block).
 pub const BATCH_ROWS: usize = crate::live::packed::BLOCK;
-/// How long a stream's rows wait for more before they are sent: well under a frame of the
-/// window at 60 Hz, so the sample-to-screen latency grows by at most this.
-pub const BATCH_WAIT: Duration = Duration::from_millis(16);
+/// How old a stream's first pending row gets before its rows are sent: half the sampler's own
+/// batch period (16 ms), so the batches it delivers go out at once, and a trickle of fresh rows
+/// waits at most this (well under a frame of the window at 60 Hz).
+pub const BATCH_WAIT: Duration = Duration::from_millis(8);
+
+/// The instant a row sampled at `t_ns` (CLOCK_MONOTONIC) was read; now if that is later.
+fn sampled(t_ns: i64) -> Instant {
+    let age = zescope_sampler::monotonic_ns().saturating_sub(t_ns).max(0);
+    let now = Instant::now();
+    now.checked_sub(Duration::from_nanos(age.unsigned_abs())).unwrap_or(now)
+}
 
 /// The feed of one `serve`.
 pub struct Feed {
@@ -77,7 +89,8 @@ struct State {
     cap: usize,
     /// Per stream of the run: the ordinal its next row will have.
     ordinals: Vec<u64>,
-    /// Per stream: rows not yet sent, and since when the first of them waits.
+    /// Per stream: rows not yet sent, and since when the first of them waits (its sample's
+    /// time, or when it came in if that is later).
     pending: Vec<Option<(SampleBatch, Instant)>>,
     ended: bool,
 }
@@ -164,6 +177,11 @@ impl Feed {
         true
     }
 
+    /// When the first pending row that is not yet due will be.
+    fn next_due(&self, s: &State) -> Option<Instant> {
+        s.pending.iter().flatten().map(|(_, since)| *since + self.wait).min()
+    }
+
     /// Sends the pending rows that are due (all of them with `all`); whether any were.
     fn send_due(&self, s: &mut State, all: bool) -> bool {
         let due: Vec<usize> = (0..s.pending.len())
@@ -197,7 +215,7 @@ impl Feed {
                     values: Vec::new(),
                     gap_before,
                 };
-                (empty, Instant::now())
+                (empty, sampled(b.timestamps[rows]))
             });
             let take = (BATCH_ROWS - p.timestamps.len()).min(n - rows);
             p.timestamps.extend_from_slice(&b.timestamps[rows..rows + take]);
@@ -247,15 +265,22 @@ impl Feed {
     /// Events from `from` on, at most about `max_bytes` of them (at least one), waiting at most
     /// `wait` for one to come.
     pub fn take(&self, from: u64, max_bytes: usize, wait: Duration) -> Taken {
+        let deadline = Instant::now() + wait;
         let mut s = self.lock();
-        // Rows that waited long enough go now, though no more came (a stalled sampler).
-        if self.send_due(&mut s, false) {
-            self.changed.notify_all();
+        loop {
+            // Rows that waited long enough go now, though no more came (a sampler between
+            // deliveries, or stalled).
+            if self.send_due(&mut s, false) {
+                self.changed.notify_all();
+            }
+            let now = Instant::now();
+            if s.next() > from || s.ended || now >= deadline {
+                break;
+            }
+            let until = self.next_due(&s).map_or(deadline, |d| d.min(deadline));
+            let left = until.saturating_duration_since(now).max(Duration::from_micros(100));
+            s = self.changed.wait_timeout(s, left).unwrap_or_else(|p| p.into_inner()).0;
         }
-        let (s, _) = self
-            .changed
-            .wait_timeout_while(s, wait, |s| s.next() <= from && !s.ended)
-            .unwrap_or_else(|p| p.into_inner());
         let gap = (from < s.oldest).then_some((from, s.oldest));
         let first = from.max(s.oldest);
         let mut frames = Vec::new();

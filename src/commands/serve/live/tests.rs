@@ -28,8 +28,21 @@ fn run(streams: usize) -> RunInfo {
     }
 }
 
+/// `n` rows of `stream` sampled `age` ago.
+fn rows_aged(stream: usize, n: usize, age: Duration) -> SampleBatch {
+    let t0 = zescope_sampler::monotonic_ns() - age.as_nanos() as i64;
+    SampleBatch {
+        run: 1,
+        stream,
+        timestamps: (0..n as i64).map(|i| t0 + i).collect(),
+        values: vec![1.0; n],
+        gap_before: false,
+    }
+}
+
+/// `n` fresh rows of `stream`.
 fn rows(stream: usize, n: usize) -> SampleBatch {
-    SampleBatch { run: 1, stream, timestamps: (0..n as i64).collect(), values: vec![1.0; n], gap_before: false }
+    rows_aged(stream, n, Duration::ZERO)
 }
 
 fn batch_of(m: &Message) -> wire::Batch {
@@ -132,4 +145,29 @@ fn rows_that_waited_their_time_go_though_nothing_more_comes() {
     std::thread::sleep(Duration::from_millis(40));
     let t = feed.take(0, usize::MAX, Duration::ZERO);
     assert_eq!(t.frames.iter().map(batch_of).map(|b| b.samples.timestamps.len()).collect::<Vec<_>>(), [3]);
+}
+
+#[test]
+fn rows_count_their_age_from_their_samples_time() {
+    let feed = Feed::batching(1 << 20, access::Access::loopback_only(), Duration::from_millis(500));
+    feed.started(&run(2), &[]);
+    // A batch the sampler gathered over the last second: old enough already, sent as it comes.
+    feed.batch(&rows_aged(0, 3, Duration::from_secs(1)));
+    // Fresh rows, and rows stamped ahead of the host's clock (a device clock mapped a little
+    // ahead): they wait, the latter from when they came in.
+    feed.batch(&rows(1, 2));
+    let ahead = SampleBatch { timestamps: vec![zescope_sampler::monotonic_ns() + 60_000_000_000], ..rows(1, 1) };
+    feed.batch(&ahead);
+    let t = feed.take(0, usize::MAX, Duration::ZERO);
+    let got: Vec<(usize, usize)> =
+        t.frames.iter().map(batch_of).map(|b| (b.samples.stream, b.samples.timestamps.len())).collect();
+    assert_eq!(got, [(0, 3)]);
+    // A viewer waiting for more is woken when they are due, not at the end of its wait.
+    let asked = Instant::now();
+    let t = feed.take(1, usize::MAX, Duration::from_secs(30));
+    let waited = asked.elapsed();
+    let got: Vec<(usize, usize)> =
+        t.frames.iter().map(batch_of).map(|b| (b.samples.stream, b.samples.timestamps.len())).collect();
+    assert_eq!(got, [(1, 3)]);
+    assert!(waited >= Duration::from_millis(400) && waited < Duration::from_secs(20), "woken after {waited:?}");
 }
