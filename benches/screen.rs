@@ -70,6 +70,10 @@ impl SamplerLink for Noted {
     }
 }
 
+/// Per stream: each sample's latency to the screen, and to the start of the frame that took it
+/// (ns).
+type Latencies = std::collections::BTreeMap<usize, (Vec<i64>, Vec<i64>)>;
+
 /// A repaint asked for by another thread (eframe's wake-up): when, at the latest, to paint.
 #[derive(Default)]
 struct Asked {
@@ -93,10 +97,10 @@ fn watch(
     drained: &Mutex<Vec<(usize, i64, i64)>>,
     asked: &Asked,
     secs: u64,
-) -> (std::collections::BTreeMap<usize, (Vec<i64>, Vec<i64>)>, u64) {
+) -> (Latencies, u64) {
     let settle = Instant::now() + Duration::from_secs(2);
     let end = settle + Duration::from_secs(secs);
-    let mut latencies = std::collections::BTreeMap::<usize, (Vec<i64>, Vec<i64>)>::new();
+    let mut latencies = Latencies::new();
     let mut frames = 0;
     while Instant::now() < end {
         let input = RawInput {
