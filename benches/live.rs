@@ -4,8 +4,9 @@
 //! Runs the built `zescope serve --source sim --interval 1ms` (1 kHz, the simulated GPU's group
 //! and its telemetry) for ZESCOPE_LIVE_BENCH_SECS seconds (default 10) three times: with no
 //! viewer, with 1 and with 4 viewers over loopback (tungstenite clients decoding every frame with
-//! `zescope::live::wire`). Per phase: serve's CPU time (utime + stime of /proc/PID/stat) over the
-//! phase's wall time, the sampler's achieved rate from serve's health metrics, and for the viewers
+//! `zescope::live::wire`). Per phase: serve's CPU time (utime + stime of /proc/PID/stat, in 10 ms
+//! ticks; fresh servers differ by more than viewers do, so the ratios to publish are the rounds'
+//! below) over the phase's wall time, the sampler's achieved rate from serve's health metrics, and for the viewers
 //! the bytes received per sample value and, per stream, the latency from each batch's newest
 //! sample (CLOCK_MONOTONIC, the samples' clock) to its decoding in the viewer (p50, p99, max),
 //! counted once the viewer has caught up with the history it joined with: the sample-to-viewer
@@ -19,8 +20,11 @@
 //! decoding all of it over loopback and filing each batch into a store as the window does
 //! (`zescope_model::view::ingest::Ingest`, the default memory cap): what the window holds once
 //! the last batch is in, before its next frame draws it.
-//! Nothing is cached between
-//! phases (a fresh server each); each frame is encoded once by the server, whatever the viewers.
+//! Then the CPU rounds (`cpu_rounds`): one server, ZESCOPE_LIVE_BENCH_ROUNDS rounds (default 4)
+//! of no viewer, 1, none, 4, each window 5 s (at most ZESCOPE_LIVE_BENCH_SECS), every thread's
+//! CPU from /proc/PID/task/*/schedstat (ns): per round the ratio to the windows without viewers
+//! around it, and the median. Nothing is cached between phases (a fresh server each); each frame
+//! is encoded once by the server, whatever the viewers.
 //!
 //!     cargo bench --bench live
 
@@ -159,6 +163,55 @@ fn phase(secs: u64, viewers: usize) -> Phase {
     Phase { cpu_share: (c1 - c0).as_secs_f64() / wall.as_secs_f64(), rate: (k1 - k0) / wall.as_secs_f64(), seen, late }
 }
 
+/// CPU time (ns on a CPU) of every thread of process `pid` alive now (`/proc/PID/task/*/schedstat`).
+fn threads_cpu_ns(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return 0 };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// serve's CPU with viewers against without, in one server: `rounds` rounds of none, 1, none, 4
+/// viewers, `secs` seconds each (after a second for the viewers to take the history in), each
+/// window's CPU from every thread's schedstat (ns), taken while its viewers still watch. Returns
+/// per round the ratios 1 viewer / none and 4 viewers / none (each against the mean of the two
+/// windows without viewers around it).
+fn cpu_rounds(secs: u64, rounds: usize) -> Vec<(f64, f64)> {
+    let (mut child, addr) = start();
+    let pid = child.id();
+    let window = |viewers: usize| {
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads: Vec<_> = (0..viewers)
+            .map(|_| {
+                let stop = Arc::clone(&stop);
+                std::thread::spawn(move || watch(addr, 0, None, &stop, &AtomicU64::new(0), false))
+            })
+            .collect();
+        std::thread::sleep(Duration::from_secs(1));
+        let (t0, c0) = (Instant::now(), threads_cpu_ns(pid));
+        std::thread::sleep(Duration::from_secs(secs));
+        let share = (threads_cpu_ns(pid) - c0) as f64 / t0.elapsed().as_nanos() as f64;
+        stop.store(true, Ordering::Relaxed);
+        threads.into_iter().for_each(|t| drop(t.join()));
+        share
+    };
+    let mut ratios = Vec::new();
+    let mut none = window(0);
+    for _ in 0..rounds {
+        let one = window(1);
+        let none_1 = window(0);
+        let four = window(4);
+        let none_2 = window(0);
+        ratios.push((one / ((none + none_1) / 2.0), four / ((none_1 + none_2) / 2.0)));
+        none = none_2;
+    }
+    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    let _ = child.wait();
+    ratios
+}
+
 /// A late joiner of a 10-minute run: a feed in this process (serve's own `Feed`, `viewer::watch`
 /// on a loopback socket) whose history is `batches` — the frames a viewer received from the real
 /// server, as it sent them — repeated with their timestamps shifted until they span `secs`
@@ -233,6 +286,26 @@ fn main() {
             all.as_secs_f64()
         );
     }
+    let rounds = std::env::var("ZESCOPE_LIVE_BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(4);
+    let mut ratios = cpu_rounds(secs.min(5), rounds);
+    for (i, (one, four)) in ratios.iter().enumerate() {
+        println!("live/cpu round {i}: serve CPU with 1 viewer {one:.3}x none, with 4 viewers {four:.3}x none");
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2] + v[(v.len() - 1) / 2]) / 2.0
+    };
+    let (mut ones, mut fours): (Vec<f64>, Vec<f64>) = ratios.drain(..).unzip();
+    println!(
+        "live/cpu: serve CPU with 1 viewer median {:.3}x none (range {:.3}-{:.3}), with 4 viewers median {:.3}x \
+         (range {:.3}-{:.3}), {rounds} rounds in one server",
+        median(&mut ones),
+        ones[0],
+        ones[ones.len() - 1],
+        median(&mut fours),
+        fours[0],
+        fours[fours.len() - 1]
+    );
     let alone = phases[0].1.cpu_share;
     for (v, p) in &phases {
         println!(

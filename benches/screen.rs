@@ -162,9 +162,16 @@ fn main() {
     app.use_wake(wake);
     for view in [ViewLength::Sec10, ViewLength::Min1] {
         app.view.set_window(view);
+        let ticks = served::value(&served::scrape(addr).expect("scrape"), "zescope_sampler_ticks_total");
         let (latencies, frames) = watch(&ctx, &mut app, &drained, &asked, secs);
+        let ticked = served::value(&served::scrape(addr).expect("scrape"), "zescope_sampler_ticks_total") - ticks;
         assert!(!latencies.is_empty(), "the window drew no sample of the remote run");
-        println!("screen/{}: {:.1} frames a second", view.label(), frames as f64 / secs as f64);
+        println!(
+            "screen/{}: {:.1} frames a second; the server's sampler {:.0} ticks a second",
+            view.label(),
+            frames as f64 / secs as f64,
+            ticked / (secs + 2) as f64
+        );
         for (stream, (mut l, mut taken)) in latencies {
             l.sort_unstable();
             taken.sort_unstable();

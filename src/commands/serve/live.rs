@@ -13,8 +13,8 @@
 //!   for 256), and before any other event: rows and the other events keep the order they came in,
 //!   per stream. A row's age counts from its sample's time (CLOCK_MONOTONIC), or from when it
 //!   came in if that is later (a device clock mapped a little ahead): the sampler delivers rows
-//!   in batches of its own (every 16 ms at 1 kHz), and those go out as they come, without
-//!   waiting a second time. Due rows go out on time though no more come (a viewer waiting for
+//!   in batches of its own (every 16 ms), and those go out as they come, without waiting a
+//!   second time. Due rows go out on time though no more come (a viewer waiting for
 //!   events wakes when the first pending row is due).
 //! - The history holds every event from the oldest still held to the newest, numbered by `seq`
 //!   without holes; when its frames exceed the cap ([`DEFAULT_HISTORY`] unless `--history`), the
@@ -52,10 +52,12 @@ pub const MAX_VIEWERS: usize = 8;
 pub const DEFAULT_HISTORY: usize = 256 << 20;
 /// The most rows a batch of the feed holds (a packed block).
 pub const BATCH_ROWS: usize = crate::live::packed::BLOCK;
-/// How old a stream's first pending row gets before its rows are sent: half the sampler's own
-/// batch period (16 ms), so the batches it delivers go out at once, and a trickle of fresh rows
-/// waits at most this (well under a frame of the window at 60 Hz).
-pub const BATCH_WAIT: Duration = Duration::from_millis(8);
+/// How old a stream's first pending row gets before its rows are sent. The sampler hands serve
+/// a stream's rows every 16 ms (its batch period; a batch-read run after each read), so rows
+/// arrive batched already and go out as they come; this only gathers rows that come fresh, a
+/// few at a time, and keeps them from waiting for a frame of the window (`docs/benchmarks.md`,
+/// "Sample to screen").
+pub const BATCH_WAIT: Duration = Duration::from_millis(2);
 
 /// The instant a row sampled at `t_ns` (CLOCK_MONOTONIC) was read; now if that is later.
 fn sampled(t_ns: i64) -> Instant {
