@@ -29,8 +29,9 @@ pub mod access;
 pub mod viewer;
 
 use std::collections::VecDeque;
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use tungstenite::Message;
@@ -75,6 +76,8 @@ pub struct Feed {
     pub access: access::Access,
     state: Mutex<State>,
     changed: Condvar,
+    /// The viewers' bells ([`Feed::bell`]), rung with `changed`.
+    bells: Mutex<Vec<Weak<OwnedFd>>>,
     viewers: AtomicUsize,
     /// [`BATCH_WAIT`], or less (tests).
     wait: Duration,
@@ -140,7 +143,39 @@ impl Feed {
         let id = format!("{:016x}", (nanos as u64) ^ (u64::from(std::process::id()) << 40));
         let state = State { cap, ..State::default() };
         let viewers = AtomicUsize::new(0);
-        Arc::new(Feed { id, access, state: Mutex::new(state), changed: Condvar::new(), viewers, wait })
+        let bells = Mutex::new(Vec::new());
+        Arc::new(Feed { id, access, state: Mutex::new(state), changed: Condvar::new(), bells, viewers, wait })
+    }
+
+    /// Tells whoever waits that the feed changed: the threads waiting on `changed`, and each
+    /// viewer's bell (a viewer gone drops its bell).
+    fn ring(&self) {
+        self.changed.notify_all();
+        let mut bells = self.bells.lock().unwrap_or_else(|p| p.into_inner());
+        bells.retain(|b| match b.upgrade() {
+            Some(fd) => {
+                // A full count (never, in practice) still leaves the bell readable: it rang.
+                let _ = rustix::io::write(&*fd, &1u64.to_ne_bytes());
+                true
+            }
+            None => false,
+        });
+    }
+
+    /// A bell (an eventfd, non-blocking) rung whenever the feed changes, for a viewer that waits
+    /// on its socket and the feed at once (`poll`); `None` if the system gives none.
+    pub fn bell(&self) -> Option<Arc<OwnedFd>> {
+        let flags = rustix::event::EventfdFlags::NONBLOCK | rustix::event::EventfdFlags::CLOEXEC;
+        let fd = Arc::new(rustix::event::eventfd(0, flags).ok()?);
+        self.bells.lock().unwrap_or_else(|p| p.into_inner()).push(Arc::downgrade(&fd));
+        Some(fd)
+    }
+
+    /// How long until the first pending row is due (`None`: none pending); a viewer that waits
+    /// on its own wakes by then, so due rows go out though no more come.
+    pub fn due_in(&self) -> Option<Duration> {
+        let s = self.lock();
+        self.next_due(&s).map(|d| d.saturating_duration_since(Instant::now()))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -155,7 +190,7 @@ impl Feed {
         s.ordinals = vec![0; info.streams.len()];
         s.pending = vec![None; info.streams.len()];
         drop(s);
-        self.changed.notify_all();
+        self.ring();
     }
 
     fn push(&self, s: &mut State, frame: Message) {
@@ -230,7 +265,7 @@ impl Feed {
         sent |= self.send_due(&mut s, false);
         drop(s);
         if sent {
-            self.changed.notify_all();
+            self.ring();
         }
     }
 
@@ -241,7 +276,7 @@ impl Feed {
         let frame = Message::text(wire::event(s.next(), e));
         self.push(&mut s, frame);
         drop(s);
-        self.changed.notify_all();
+        self.ring();
     }
 
     /// The run ended: nothing more will come.
@@ -250,7 +285,7 @@ impl Feed {
         self.send_due(&mut s, true);
         s.ended = true;
         drop(s);
-        self.changed.notify_all();
+        self.ring();
     }
 
     /// The hello of `protocol` (1 or 2), waiting at most `wait` for the run to start; `None`
@@ -273,7 +308,7 @@ impl Feed {
             // Rows that waited long enough go now, though no more came (a sampler between
             // deliveries, or stalled).
             if self.send_due(&mut s, false) {
-                self.changed.notify_all();
+                self.ring();
             }
             let now = Instant::now();
             if s.next() > from || s.ended || now >= deadline {

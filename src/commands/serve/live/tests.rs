@@ -171,3 +171,40 @@ fn rows_count_their_age_from_their_samples_time() {
     assert_eq!(got, [(1, 3)]);
     assert!(waited >= Duration::from_millis(400) && waited < Duration::from_secs(20), "woken after {waited:?}");
 }
+
+#[test]
+fn a_viewer_s_ping_is_answered_as_it_comes_not_after_the_feed_s_next_event() {
+    // An idle feed (a run, no events): the viewer's thread waits on the feed; a ping must not
+    // wait for the feed's next event or the thread's timeout (50 ms) to be answered, or the
+    // window's "rtt" tells the server's waiting, not the link.
+    let feed = Feed::new(1 << 20, access::Access::loopback_only());
+    feed.started(&run(1), &[]);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    let (socket, peer) = listener.accept().unwrap();
+    let server = Arc::clone(&feed);
+    let request = viewer::Request { from: 0, feed: None, protocol: 2 };
+    let thread = std::thread::spawn(move || viewer::watch(&server, socket, peer, &request));
+    client.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut ws = tungstenite::WebSocket::from_raw_socket(client, tungstenite::protocol::Role::Client, None);
+    assert!(ws.read().unwrap().is_text(), "the hello");
+    let mut rtts: Vec<Duration> = (0..10)
+        .map(|i| {
+            std::thread::sleep(Duration::from_millis(7 + 3 * i));
+            let sent = Instant::now();
+            ws.send(Message::Ping(Vec::new().into())).unwrap();
+            loop {
+                match ws.read().unwrap() {
+                    Message::Pong(_) => return sent.elapsed(),
+                    m => panic!("only the pong can come from an idle feed, not {m:?}"),
+                }
+            }
+        })
+        .collect();
+    rtts.sort();
+    // Waiting for the feed, the answers would spread over the 50 ms wait (median ~25 ms).
+    assert!(rtts[5] < Duration::from_millis(10), "pings answered after {rtts:?}");
+    feed.end();
+    drop(ws);
+    thread.join().unwrap();
+}

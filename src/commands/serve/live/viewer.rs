@@ -17,13 +17,17 @@
 //! The close frame queues behind what is in flight; the thread tries for [`CLOSE_GRACE`] to get
 //! it out (a viewer that reads again gets it), then shuts the socket. The run ending closes with
 //! `1000` once everything was sent. Anything a viewer sends is read and ignored (pings are
-//! answered): the feed is read-only.
+//! answered): the feed is read-only. Between events the thread waits on the viewer's socket and
+//! the feed's bell ([`Feed::bell`]) at once, so a ping is answered as it comes (the window's
+//! "rtt" is the link's), not after the feed's next event.
 
 use std::io::ErrorKind;
 use std::net::{SocketAddr, TcpStream};
+use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rustix::event::{PollFd, PollFlags};
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 use tungstenite::{Message, WebSocket};
@@ -40,6 +44,8 @@ pub const TAKE_BYTES: usize = 1 << 20;
 pub const STALL: Duration = Duration::from_secs(5);
 /// How long a dropped viewer's close frame may take to get out.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(10);
+/// The longest a viewer's thread waits for the feed or its socket before it looks again.
+const WAIT: Duration = Duration::from_millis(50);
 /// The largest message a viewer may send (they are ignored anyway).
 const MAX_INCOMING: usize = 64 << 10;
 
@@ -186,6 +192,19 @@ impl Viewer {
         Ok(())
     }
 
+    /// Waits until the viewer sent something (a ping is answered as it comes, not after the
+    /// feed's next event), the feed rang `bell`, or `timeout` passed; then quiets the bell.
+    fn wait(&self, bell: &OwnedFd, timeout: Duration) {
+        let timeout = rustix::event::Timespec {
+            tv_sec: i64::try_from(timeout.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: timeout.subsec_nanos().into(),
+        };
+        let mut fds = [PollFd::new(self.ws.get_ref(), PollFlags::IN), PollFd::new(bell, PollFlags::IN)];
+        let _ = rustix::event::poll(&mut fds, Some(&timeout));
+        let mut count = [0u8; 8];
+        let _ = rustix::io::read(bell, &mut count);
+    }
+
     /// Closes with `code` and `reason`, trying for at most `grace` to get the close frame out.
     fn close(mut self, code: CloseCode, reason: &str, grace: Duration) {
         let frame = CloseFrame { code, reason: reason.into() };
@@ -239,6 +258,9 @@ pub fn watch(feed: &Arc<Feed>, socket: TcpStream, peer: SocketAddr, request: &Re
     if v.write(hello).is_err() {
         return;
     }
+    // Waiting on the socket and the feed at once; without a bell, on the feed for at most
+    // [`WAIT`] (a ping is then answered after the feed's next event).
+    let bell = feed.bell();
     let mut caught_up_once = false;
     loop {
         if v.pump().is_err() {
@@ -251,7 +273,15 @@ pub fn watch(feed: &Arc<Feed>, socket: TcpStream, peer: SocketAddr, request: &Re
             std::thread::sleep(Duration::from_millis(5));
             continue;
         }
-        let taken = feed.take(next, TAKE_BYTES, Duration::from_millis(50));
+        let taken = feed.take(next, TAKE_BYTES, if bell.is_some() { Duration::ZERO } else { WAIT });
+        if let Some(bell) = &bell
+            && taken.frames.is_empty()
+            && taken.gap.is_none()
+            && !taken.ended
+        {
+            v.wait(bell, feed.due_in().map_or(WAIT, |d| d.min(WAIT)));
+            continue;
+        }
         if let Some((from, to)) = taken.gap {
             if caught_up_once {
                 return v.drop_with(
