@@ -335,6 +335,40 @@ impl Instance {
         Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)
     }
 
+    /// What Calculate's count query answers for `raw` of group `g`: the values one set holds,
+    /// from the size alone (as Intel's driver does, `getCalculatedMetricCount`), after checking
+    /// that `raw` is whole reports and that the first and last are this group's: a count query
+    /// costs no decoding, so asking first and then calculating decodes once.
+    pub(crate) fn calculate_count(&self, g: usize, ty: zet_metric_group_calculation_type_t, raw: &[u8]) -> R<usize> {
+        if ty > ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES {
+            return Err(ZE_RESULT_ERROR_INVALID_ENUMERATION);
+        }
+        let grp = &self.groups[g];
+        let report_bytes = 8 * report_words(grp.metrics.len());
+        if !raw.len().is_multiple_of(report_bytes) {
+            return Err(ZE_RESULT_ERROR_INVALID_SIZE);
+        }
+        let ours = |r: &[u8]| {
+            let word = |i: usize| u64::from_le_bytes(r[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+            word(0) as u32 == REPORT_MAGIC && (word(0) >> 32) as usize == grp.metrics.len() && word(1) == g as u64 + 1
+        };
+        let reports = raw.len() / report_bytes;
+        if reports > 0 && !(ours(&raw[..report_bytes]) && ours(&raw[raw.len() - report_bytes..])) {
+            return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        }
+        Ok(match ty {
+            ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES if reports > 0 => grp.metrics.len(),
+            ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES => 0,
+            _ => reports * grp.metrics.len(),
+        })
+    }
+
+    /// The value sets `zetMetricGroupCalculateMultipleMetricValuesExp` gives for group `g`: one
+    /// per sub-device of a root device with several, else one.
+    pub(crate) fn calculate_set_count(&self, g: usize) -> usize {
+        self.devices[self.groups[g].device].subs.len().max(1)
+    }
+
     /// Calculate: decodes whole raw reports of group `g` into one set of values (metric order,
     /// report after report). Anything that is not this group's reports is refused.
     pub(crate) fn calculate(

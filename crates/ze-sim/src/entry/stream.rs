@@ -196,11 +196,11 @@ pub(crate) unsafe extern "C" fn sim_zetMetricGroupCalculateMetricValues(
         let (raw, count) = unsafe { (raw_data(raw, size)?, out(count)?) };
         with(h, |inst, obj, _| {
             let g = expect_obj!(obj, Obj::Group(g) => g);
-            let all = inst.calculate(g, ty, raw)?;
             if *count == 0 || values.is_null() {
-                *count = all.len() as u32;
+                *count = inst.calculate_count(g, ty, raw)? as u32;
                 return Ok(());
             }
+            let all = inst.calculate(g, ty, raw)?;
             let n = (*count as usize).min(all.len());
             // SAFETY: API contract: `values` holds `*count` elements.
             unsafe { std::ptr::copy_nonoverlapping(all.as_ptr(), values, n) };
@@ -225,13 +225,13 @@ pub(crate) unsafe extern "C" fn sim_zetMetricGroupCalculateMultipleMetricValuesE
         let (raw, sets, total) = unsafe { (raw_data(raw, size)?, out(sets)?, out(total)?) };
         with(h, |inst, obj, _| {
             let g = expect_obj!(obj, Obj::Group(g) => g);
-            let all = inst.calculate_sets(g, ty, raw)?;
-            let need: usize = all.iter().map(Vec::len).sum();
             if *sets == 0 || *total == 0 || values.is_null() {
-                *sets = all.len() as u32;
-                *total = need as u32;
+                let n = inst.calculate_set_count(g);
+                *sets = n as u32;
+                *total = (inst.calculate_count(g, ty, raw)? * n) as u32;
                 return Ok(());
             }
+            let all = inst.calculate_sets(g, ty, raw)?;
             // As the single Calculate does, a smaller buffer gets only what fits: whole sets in
             // order, the last one cut short.
             let (mut room, mut given, mut at) = (*total as usize, 0u32, 0usize);

@@ -167,6 +167,18 @@ pub fn stream_tour(raw: &Raw, drv: ze_driver_handle_t, d: ze_device_handle_t, na
         Some(ZE_RESULT_ERROR_INVALID_SIZE),
         "{what}: a torn report is refused"
     );
+    // The count query checks without decoding (the first and the last report), as the data call
+    // checks every report: another group's first or last report is refused by both.
+    let report = bytes.len() / stamps.len();
+    for at in [8, bytes.len() - report + 8] {
+        let mut foreign = bytes.clone();
+        foreign[at] ^= 0x40;
+        assert_eq!(
+            raw.calculate(g, &foreign).err(),
+            Some(ZE_RESULT_ERROR_INVALID_ARGUMENT),
+            "{what}: a report of another group at byte {at} is refused"
+        );
+    }
     assert_eq!(
         raw.activate(c, d, &[]).err(),
         Some(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE),
