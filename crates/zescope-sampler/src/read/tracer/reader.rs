@@ -5,7 +5,9 @@
 //! others keeping theirs (an event's value holds until the next: states are drawn as steps).
 //! An event that carries only its time (EVENT_EXP_TIMESTAMP, whose value means nothing) is kept
 //! as the number of such events since the run started, in "events": a state that steps up by one
-//! at each, rather than a value the driver never meant.
+//! at each, rather than a value the driver never meant. It counts the events read: where the
+//! driver dropped events (its read said so, and the next sample is marked as after a gap), the
+//! count goes on from what was read, so it is then lower than the events the workload wrote.
 //! Entries of one time share a sample. At a stop the tracer is read one last time before the
 //! teardown disables it, so the events written up to the stop are kept.
 
