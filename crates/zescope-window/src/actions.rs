@@ -333,6 +333,28 @@ impl ZescopeApp {
         self.apply_pending_view();
     }
 
+    /// A banner's "Sample …": ticks `groups` on every device that has them (as the source
+    /// panel's ticks do: one group per domain), restarts a run going on with them, and lays the
+    /// view that named them out again once the new run's series are known.
+    pub(crate) fn sample_groups(&mut self, groups: &[String]) {
+        super::sources::tick_groups(&mut self.state, groups);
+        let run = self.state.ingest.run.as_ref().map(|r| r.info.run);
+        if let Some(view) = self.views.partial.take() {
+            self.views.pending = Some(view);
+            self.views.after_run = Some(run);
+        }
+        if run.is_some() {
+            match self.state.run_config() {
+                Ok(cfg) => self.send(Command::Start(cfg)),
+                Err(why) => self.state.push_error(UiError::new(
+                    UiErrorKind::Stopped,
+                    format!("cannot sample {}: {why}", groups.join(", ")),
+                    "tick the groups on the left and Start",
+                )),
+            }
+        }
+    }
+
     /// The groups of this machine's devices that hold a metric `p` names (in their catalogues,
     /// sampled or not), by name.
     fn groups_of(&self, p: &zescope_model::viewfile::SeriesPattern) -> Vec<String> {
@@ -365,6 +387,11 @@ impl ZescopeApp {
         if self.opening() && self.views.pending.as_ref().is_some_and(|v| !v.derived.is_empty()) {
             return;
         }
+        let run = self.state.ingest.run.as_ref().map(|r| r.info.run);
+        if self.views.after_run.is_some_and(|old| run.is_none() || run == old) {
+            return;
+        }
+        self.views.after_run = None;
         let Some(view) = self.views.pending.take() else { return };
         self.view_derived(&view);
         let applied = view.apply(&self.state.ingest.order, |d| self.kind_of(d));
@@ -397,11 +424,16 @@ impl ZescopeApp {
         }
         if !unsampled.is_empty() {
             let them = if groups.len() == 1 { "it" } else { "them" };
-            self.state.push_error(UiError::new(
+            let error = UiError::new(
                 UiErrorKind::View,
                 format!("{name} names series of groups not sampled now: {}; the rest is shown", unsampled.join(", ")),
                 &format!("tick {} on the left: the device has {them}", groups.join(", ")),
-            ));
+            );
+            // A remote run is the server's: nothing to tick here.
+            let remote =
+                self.state.inventory.as_ref().and_then(|i| i.source.as_ref()).is_some_and(super::status::is_remote);
+            self.state.push_error(if remote { error } else { error.offering(groups) });
+            self.views.partial = Some(view.clone());
         }
         if !lacking.is_empty() {
             self.state.push_error(UiError::new(

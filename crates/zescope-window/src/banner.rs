@@ -42,12 +42,20 @@ pub struct UiError {
     pub message: String,
     /// What to try.
     pub hint: Option<String>,
+    /// Metric groups the banner offers to sample (a button): a view names their series.
+    pub sample: Vec<String>,
 }
 
 impl UiError {
     /// An error with a hint (what to try) — the window's errors always have one.
     pub(crate) fn new(kind: UiErrorKind, message: String, hint: &str) -> UiError {
-        UiError { kind, message, hint: Some(hint.to_owned()) }
+        UiError { kind, message, hint: Some(hint.to_owned()), sample: Vec::new() }
+    }
+
+    /// The same, offering to sample `groups` (a "Sample …" button).
+    pub(crate) fn offering(mut self, groups: Vec<String>) -> UiError {
+        self.sample = groups;
+        self
     }
 }
 
@@ -136,6 +144,23 @@ impl BannerError {
     fn is_permission(&self) -> bool {
         matches!(self, BannerError::Sampler(e) if e.kind == ErrorKind::Permission)
     }
+
+    /// The groups the banner offers to sample.
+    fn sample(&self) -> &[String] {
+        match self {
+            BannerError::Ui(e) => &e.sample,
+            BannerError::Sampler(_) => &[],
+        }
+    }
+}
+
+/// What the user asked of the banners this frame.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Asked {
+    /// The diagnostics window.
+    pub diagnostics: bool,
+    /// To sample these groups (the banner that offered it is gone).
+    pub sample: Vec<String>,
 }
 
 /// An error shown as a banner until dismissed.
@@ -149,10 +174,10 @@ pub struct Banner {
     pub count: u32,
 }
 
-/// Draws the banners; returns true if the user asked for the diagnostics window.
-pub(crate) fn show(ui: &mut Ui, banners: &mut Vec<Banner>) -> bool {
+/// Draws the banners; what the user asked of them.
+pub(crate) fn show(ui: &mut Ui, banners: &mut Vec<Banner>) -> Asked {
     let mut dismissed = Vec::new();
-    let mut diagnostics = false;
+    let mut asked = Asked::default();
     for b in banners.iter() {
         let fill =
             if ui.visuals().dark_mode { Color32::from_rgb(90, 30, 30) } else { Color32::from_rgb(255, 225, 220) };
@@ -167,7 +192,15 @@ pub(crate) fn show(ui: &mut Ui, banners: &mut Vec<Banner>) -> bool {
                     ui.label(RichText::new(format!("Try: {h}")).italics());
                 }
                 if b.error.is_permission() && ui.button("Diagnostics…").clicked() {
-                    diagnostics = true;
+                    asked.diagnostics = true;
+                }
+                let sample = b.error.sample();
+                if !sample.is_empty() {
+                    let r = ui.button(format!("Sample {}", sample.join(", ")));
+                    if r.on_hover_text("Tick these groups on the left (a run going on restarts with them)").clicked() {
+                        asked.sample = sample.to_vec();
+                        dismissed.push(b.id);
+                    }
                 }
                 if ui.small_button("x").on_hover_text("dismiss").clicked() {
                     dismissed.push(b.id);
@@ -176,5 +209,5 @@ pub(crate) fn show(ui: &mut Ui, banners: &mut Vec<Banner>) -> bool {
         });
     }
     banners.retain(|b| !dismissed.contains(&b.id));
-    diagnostics
+    asked
 }

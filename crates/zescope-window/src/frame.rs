@@ -137,9 +137,13 @@ impl ZescopeApp {
     /// The central panel: the banners, the toolbar, then the panes (with the comparison's bar and
     /// the overview strip above them), or what to do first when there is nothing to plot.
     fn panes(&mut self, ui: &mut Ui) {
-        if banner::show(ui, &mut self.state.banners) {
+        let asked = banner::show(ui, &mut self.state.banners);
+        if asked.diagnostics {
             let source = self.source();
             self.windows.diagnostics.open(source);
+        }
+        if !asked.sample.is_empty() {
+            self.sample_groups(&asked.sample);
         }
         self.toolbar(ui);
         if self.panes.arrangement.panes.is_empty() && self.files.recording.is_none() {

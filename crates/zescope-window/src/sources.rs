@@ -29,6 +29,23 @@ pub enum SourceAction {
     Send(Command),
 }
 
+/// Ticks the groups named `groups` on every device of the inventory that has them, picking a
+/// device not picked yet (as the panel's ticks do: one group per domain).
+pub(crate) fn tick_groups(state: &mut AppState, groups: &[String]) {
+    let Some(inv) = state.inventory.take() else { return };
+    let mut changes = Vec::new();
+    for dev in &inv.devices {
+        for (gi, _) in dev.groups.iter().enumerate().filter(|(_, g)| groups.contains(&g.name)) {
+            if !state.selection.is_picked(dev.path) {
+                state.selection.pick(dev.path, Default::default());
+            }
+            changes.push(rows::Change::Group(dev.path, gi, true));
+        }
+    }
+    rows::apply(changes, &inv, state, &mut rows::OpenGroups::default(), false);
+    state.inventory = Some(inv);
+}
+
 /// What the panel keeps from frame to frame: the search's index and which groups are open.
 #[derive(Default)]
 pub struct SourceView {

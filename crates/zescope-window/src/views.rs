@@ -21,6 +21,12 @@ pub const SHIPPED: &str = "/usr/share/zescope/views";
 pub struct Views {
     /// A view to lay out once the series it is for are known.
     pub pending: Option<ViewFile>,
+    /// The last view laid out in part for groups not sampled: laid out again once they are
+    /// (its banner's "Sample …").
+    pub partial: Option<ViewFile>,
+    /// Set while `pending` waits for a new run: the run it must not be laid out on (the one
+    /// going on when the groups were ticked; `None`: there was none).
+    pub after_run: Option<Option<u64>>,
     /// The name typed for "Save current view".
     pub name: String,
     /// What the last save or load said.

@@ -159,5 +159,19 @@ fn a_view_says_which_groups_to_tick_apart_from_what_the_devices_lack() {
     // No pane of the view found a series, while the run goes on: not "press Start".
     h.get_by_label_contains("No pane shows the series sampled");
     assert!(h.query_by_label_contains("press Start").is_none());
+    // The banner offers to sample the group: the run restarts with it, and the view is laid
+    // out again on the new run, its pane showing the series it named.
+    let run = h.state().state.ingest.run.as_ref().map(|r| r.info.run);
+    h.get_by_label("Sample KernelTrace").click();
+    h.step();
+    let gpu = h.state().state.inventory.as_ref().unwrap().devices[0].path;
+    assert!(h.state().state.selection.groups_of(gpu).is_some_and(|g| g.contains("KernelTrace")), "ticked");
+    pump(&mut h, "the new run lays the view out", |app| {
+        app.state.ingest.run.as_ref().map(|r| r.info.run) != run && app.views.pending.is_none()
+    });
+    let shown: Vec<String> =
+        h.state().panes.arrangement.panes.iter().flat_map(|p| p.series.iter().map(|k| k.metric.clone())).collect();
+    assert!(shown.contains(&"KernelMarker".to_owned()), "the view's pane shows it: {shown:?}");
+    assert!(h.query_by_label_contains("groups not sampled now").is_none(), "the banner went with the offer");
     crate::support::quit_discarding(&mut h);
 }
