@@ -333,8 +333,8 @@ impl ZescopeApp {
         self.apply_pending_view();
     }
 
-    /// A banner's "Sample …": ticks `groups` on every device that has them (as the source
-    /// panel's ticks do: one group per domain), restarts a run going on with them, and lays the
+    /// A banner's "Sample …": ticks `groups` (`sources::tick_groups`: on the picked devices that
+    /// have them, else the first that does), restarts a run going on with them, and lays the
     /// view that named them out again once the new run's series are known.
     pub(crate) fn sample_groups(&mut self, groups: &[String]) {
         super::sources::tick_groups(&mut self.state, groups);

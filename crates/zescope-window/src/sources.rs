@@ -29,17 +29,23 @@ pub enum SourceAction {
     Send(Command),
 }
 
-/// Ticks the groups named `groups` on every device of the inventory that has them, picking a
-/// device not picked yet (as the panel's ticks do: one group per domain).
+/// Ticks each group named in `groups` on the picked devices that have it, or, where none does,
+/// on the first device that has it (picking it; a root device comes before its tiles), as the
+/// panel's ticks do: one group per domain.
 pub(crate) fn tick_groups(state: &mut AppState, groups: &[String]) {
     let Some(inv) = state.inventory.take() else { return };
     let mut changes = Vec::new();
-    for dev in &inv.devices {
-        for (gi, _) in dev.groups.iter().enumerate().filter(|(_, g)| groups.contains(&g.name)) {
+    for name in groups {
+        let has = |d: &&zescope_sampler::DeviceEntry| d.groups.iter().any(|g| &g.name == name);
+        let picked: Vec<_> = inv.devices.iter().filter(has).filter(|d| state.selection.is_picked(d.path)).collect();
+        let devices = if picked.is_empty() { inv.devices.iter().find(has).into_iter().collect() } else { picked };
+        for dev in devices {
             if !state.selection.is_picked(dev.path) {
                 state.selection.pick(dev.path, Default::default());
             }
-            changes.push(rows::Change::Group(dev.path, gi, true));
+            if let Some(gi) = dev.groups.iter().position(|g| &g.name == name) {
+                changes.push(rows::Change::Group(dev.path, gi, true));
+            }
         }
     }
     rows::apply(changes, &inv, state, &mut rows::OpenGroups::default(), false);
