@@ -444,10 +444,13 @@ impl ZescopeApp {
         } else if live && !wait_for_data {
             let span = self.view.range(data).map_or(0.0, |(a, b)| b - a);
             let period = repaint::live_period(span, self.plot_px, self.frame_cap);
-            if self.wake.is_some() {
+            if let Some(w) = &self.wake {
                 let early = period.mul_f64(1.0 - repaint::MEET_DATA).as_nanos() as i64;
-                frame_at = Some(started + early);
-                ui.ctx().request_repaint_after(period + repaint::DATA_SLACK);
+                frame_at = Some(w.frame_base(started) + early);
+                // Data came with this frame: the next waits a little for the next delivery.
+                // None came (a slow run): the axis moves at the period, as without a waker.
+                let slack = if drained.samples > 0 { repaint::DATA_SLACK } else { std::time::Duration::ZERO };
+                ui.ctx().request_repaint_after(period + slack);
             } else {
                 ui.ctx().request_repaint_after(period);
             }

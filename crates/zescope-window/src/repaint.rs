@@ -3,9 +3,11 @@
 //! (30 a second unless View → Frame rate says otherwise). Where the window has a [`Wake`]
 //! (`crate::wake`), such a frame follows the data: it comes with the first delivery after
 //! [`MEET_DATA`] of its period short of the period (so a frame may be a tenth early, and a sample
-//! waits for the frame after its arrival at most one delivery, 16 ms, not a whole period), or
-//! [`DATA_SLACK`] after the period without data. A frozen view with a run going on takes in data
-//! once a second; without a run nothing is scheduled.
+//! waits for the frame after its arrival at most one delivery, 16 ms, not a whole period), or,
+//! when no delivery comes, [`DATA_SLACK`] after the period if the last frame had data (at the
+//! period if it had none: a run slower than the frame rate moves its axis as smoothly as without
+//! a waker). A frozen view with a run going on takes in data once a second; without a run
+//! nothing is scheduled.
 //!
 //! [`Wake`]: crate::wake::Wake
 //!
@@ -31,8 +33,8 @@ pub(crate) const STEP_PX: f64 = 3.0;
 pub(crate) const FRESH: Duration = Duration::from_millis(250);
 /// How much of its period a live view's frame may come early to meet a delivery of data.
 pub(crate) const MEET_DATA: f64 = 0.1;
-/// How long past its period a live view's frame waits for data before it paints without (the
-/// sampler delivers every 16 ms in a run).
+/// How long past its period a live view's frame that had data waits for more before it paints
+/// without (the sampler delivers every 16 ms in a run).
 pub(crate) const DATA_SLACK: Duration = Duration::from_millis(20);
 /// A frozen view with a run going on repaints this often (the "new samples" hint).
 pub(crate) const FROZEN: Duration = Duration::from_secs(1);

@@ -8,7 +8,8 @@
 //!   ([`repaint::MEET_DATA`](crate::repaint::MEET_DATA) of its period early at most): its frames
 //!   follow the deliveries instead of a timer of their own, so a sample waits for the next frame
 //!   after it arrives at most one delivery period, not a whole frame period. Without data the
-//!   frame's own timer paints it ([`repaint::DATA_SLACK`](crate::repaint::DATA_SLACK) later).
+//!   frame's own timer paints it (at the period, or
+//!   [`repaint::DATA_SLACK`](crate::repaint::DATA_SLACK) later when the last frame had data).
 //!
 //! Everything else (a frozen view, no run) is not woken by data.
 
@@ -26,6 +27,10 @@ struct Inner {
     first_data: AtomicBool,
     /// When (CLOCK_MONOTONIC ns) data may paint the next frame; 0: never.
     frame_at: AtomicI64,
+    /// When data last asked for a frame (CLOCK_MONOTONIC ns; 0: never).
+    woke: AtomicI64,
+    /// When the last live frame began (CLOCK_MONOTONIC ns).
+    began: AtomicI64,
 }
 
 impl Wake {
@@ -37,6 +42,7 @@ impl Wake {
             if !only_data {
                 ctx.request_repaint();
             } else if wake.wanted(true) {
+                wake.0.woke.store(zescope_sampler::monotonic_ns(), Ordering::Relaxed);
                 // One frame: egui's `request_repaint` paints two (to let layouts settle), which
                 // would double a live view's frames.
                 ctx.request_repaint_after(Duration::from_nanos(1));
@@ -51,6 +57,16 @@ impl Wake {
         }
         let at = self.0.frame_at.load(Ordering::Relaxed);
         at != 0 && zescope_sampler::monotonic_ns() >= at
+    }
+
+    /// When the live frame that began at `started` (CLOCK_MONOTONIC ns) counts its period from:
+    /// the delivery that asked for it (one since the last live frame began), else its start.
+    /// Counted from the delivery, the frame after comes with the delivery one frame period later
+    /// however late this frame began (a busy thread), instead of missing it for the next.
+    pub(crate) fn frame_base(&self, started: i64) -> i64 {
+        let woke = self.0.woke.load(Ordering::Relaxed);
+        let before = self.0.began.swap(started, Ordering::Relaxed);
+        if woke > before && woke <= started { woke } else { started }
     }
 
     /// Set by each frame: whether a live view waits for its first data, and from when (CLOCK_MONOTONIC
@@ -83,5 +99,10 @@ mod tests {
         ctx.set_request_repaint_callback(move |_| seen.store(true, Ordering::Relaxed));
         (w.waker(ctx))(true);
         assert!(asked.load(Ordering::Relaxed), "the waker asks the context for a frame");
+        // The frame it asked for counts its period from the delivery, not from its own start.
+        let woke = w.0.woke.load(Ordering::Relaxed);
+        assert!(woke >= now);
+        assert_eq!(w.frame_base(woke + 3_000_000), woke, "begun 3 ms after the delivery");
+        assert_eq!(w.frame_base(woke + 40_000_000), woke + 40_000_000, "the next frame: not asked by data");
     }
 }
