@@ -345,7 +345,8 @@ impl ZescopeApp {
         }
         if run.is_some() {
             match self.state.run_config() {
-                Ok(cfg) => self.send(Command::Start(cfg)),
+                // As the source panel's ticks restart a run.
+                Ok(cfg) => self.guarded(super::unsaved::Pending::Start(Command::Start(cfg))),
                 Err(why) => self.state.push_error(UiError::new(
                     UiErrorKind::Stopped,
                     format!("cannot sample {}: {why}", groups.join(", ")),
