@@ -136,6 +136,16 @@ fn cell_aligned<R>(ui: &mut Ui, w: f32, right: bool, add: impl FnOnce(&mut Ui) -
     .inner
 }
 
+/// What a row's statistics show: a state (an id, a flag) has no mean, an average of ids being no
+/// id; an identifier (a kernel or context id) has no least or greatest either, only its last.
+fn shown_stats(s: RangeStats, state: bool, identifier: bool) -> RangeStats {
+    match (state, identifier) {
+        (true, true) => RangeStats { min: f64::NAN, max: f64::NAN, mean: f64::NAN, ..s },
+        (true, false) => RangeStats { mean: f64::NAN, ..s },
+        _ => s,
+    }
+}
+
 /// A row's last, min, max and mean, in that order.
 fn values(s: &RangeStats) -> [f64; 4] {
     [s.last.unwrap_or(f64::NAN), s.min, s.max, s.mean]
@@ -252,9 +262,10 @@ fn table(
     let stats: Vec<Option<RangeStats>> = rows
         .iter()
         .map(|row| match (row.shown.entry, range) {
-            // A state (an id, a flag) has no mean: an average of ids is no id.
-            (Some(e), Some((t0, t1))) => combined_stats(store, &e.ids, t0, t1)
-                .map(|s| if e.is_state() { RangeStats { mean: f64::NAN, ..s } } else { s }),
+            (Some(e), Some((t0, t1))) => {
+                let id = zescope_model::view::series::is_identifier_unit(&row.shown.unit);
+                combined_stats(store, &e.ids, t0, t1).map(|s| shown_stats(s, e.is_state(), id))
+            }
             _ => None,
         })
         .collect();
@@ -380,7 +391,7 @@ fn table(
 
 #[cfg(test)]
 mod tests {
-    use super::{Widths, row_cells, shared_scales};
+    use super::{Widths, row_cells, shared_scales, shown_stats};
     use zescope_store::RangeStats;
 
     #[test]
@@ -403,6 +414,15 @@ mod tests {
         assert_eq!(cells, ["0.957", "0.25", "1.2", "0.6"].map(String::from), "numbers only, no unit run in");
         let (unit, cells) = row_cells(None, "W", None);
         assert_eq!((unit.as_str(), cells[0].as_str()), ("W", "–"));
+    }
+
+    #[test]
+    fn an_identifier_shows_its_last_only_and_a_state_no_mean() {
+        let s = RangeStats { last: Some(7.0), min: 3.0, max: 9.0, mean: 6.0, count: 4, ..RangeStats::default() };
+        let cells = |st: bool, id: bool| row_cells(Some(&shown_stats(s, st, id)), "id", None).1;
+        assert_eq!(cells(true, true), ["7", "–", "–", "–"]);
+        assert_eq!(cells(true, false), ["7", "3", "9", "–"]);
+        assert_eq!(cells(false, false), ["7", "3", "9", "6"]);
     }
 
     #[test]
