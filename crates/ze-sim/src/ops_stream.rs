@@ -335,25 +335,36 @@ impl Instance {
         Err(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE)
     }
 
+    /// A Calculate call's checks before any report is read: its type, and that `raw` is whole
+    /// reports of group `g` (their size in bytes).
+    fn report_bytes(&self, g: usize, ty: zet_metric_group_calculation_type_t, raw: &[u8]) -> R<usize> {
+        if ty > ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES {
+            return Err(ZE_RESULT_ERROR_INVALID_ENUMERATION);
+        }
+        let report_bytes = 8 * report_words(self.groups[g].metrics.len());
+        if !raw.len().is_multiple_of(report_bytes) {
+            return Err(ZE_RESULT_ERROR_INVALID_SIZE);
+        }
+        Ok(report_bytes)
+    }
+
+    /// Whether the report at the start of `r` is one of group `g`'s (its magic, metric count and
+    /// group).
+    fn is_report_of(&self, g: usize, r: &[u8]) -> bool {
+        let word = |i: usize| u64::from_le_bytes(r[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        let head = word(0);
+        head as u32 == REPORT_MAGIC && (head >> 32) as usize == self.groups[g].metrics.len() && word(1) == g as u64 + 1
+    }
+
     /// What Calculate's count query answers for `raw` of group `g`: the values one set holds,
     /// from the size alone (as Intel's driver does, `getCalculatedMetricCount`), after checking
     /// that `raw` is whole reports and that the first and last are this group's: a count query
     /// costs no decoding, so asking first and then calculating decodes once.
     pub(crate) fn calculate_count(&self, g: usize, ty: zet_metric_group_calculation_type_t, raw: &[u8]) -> R<usize> {
-        if ty > ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES {
-            return Err(ZE_RESULT_ERROR_INVALID_ENUMERATION);
-        }
+        let report_bytes = self.report_bytes(g, ty, raw)?;
         let grp = &self.groups[g];
-        let report_bytes = 8 * report_words(grp.metrics.len());
-        if !raw.len().is_multiple_of(report_bytes) {
-            return Err(ZE_RESULT_ERROR_INVALID_SIZE);
-        }
-        let ours = |r: &[u8]| {
-            let word = |i: usize| u64::from_le_bytes(r[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-            word(0) as u32 == REPORT_MAGIC && (word(0) >> 32) as usize == grp.metrics.len() && word(1) == g as u64 + 1
-        };
         let reports = raw.len() / report_bytes;
-        if reports > 0 && !(ours(&raw[..report_bytes]) && ours(&raw[raw.len() - report_bytes..])) {
+        if reports > 0 && !(self.is_report_of(g, raw) && self.is_report_of(g, &raw[raw.len() - report_bytes..])) {
             return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
         }
         Ok(match ty {
@@ -377,20 +388,13 @@ impl Instance {
         ty: zet_metric_group_calculation_type_t,
         raw: &[u8],
     ) -> R<Vec<zet_typed_value_t>> {
-        if ty > ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES {
-            return Err(ZE_RESULT_ERROR_INVALID_ENUMERATION);
-        }
+        let report_bytes = self.report_bytes(g, ty, raw)?;
         let grp = &self.groups[g];
-        let report_bytes = 8 * report_words(grp.metrics.len());
-        if !raw.len().is_multiple_of(report_bytes) {
-            return Err(ZE_RESULT_ERROR_INVALID_SIZE);
-        }
         let word = |r: &[u8], i: usize| u64::from_le_bytes(r[8 * i..8 * i + 8].try_into().expect("8 bytes"));
         let mut out = Vec::with_capacity(raw.len() / 8);
         let mut max = vec![f64::MIN; grp.metrics.len()];
         for r in raw.chunks_exact(report_bytes) {
-            let head = word(r, 0);
-            if head as u32 != REPORT_MAGIC || (head >> 32) as usize != grp.metrics.len() || word(r, 1) != g as u64 + 1 {
+            if !self.is_report_of(g, r) {
                 return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }
             for (i, m) in grp.metrics.iter().enumerate() {
