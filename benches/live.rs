@@ -37,6 +37,7 @@ use std::time::{Duration, Instant};
 use zescope::commands::serve::live::{Feed, access::Access, viewer};
 use zescope::live::wire;
 use zescope_model::view::ingest::Ingest;
+use zescope_sampler::monotonic_ns;
 use zescope_sampler::{RunInfo, SampleBatch};
 use zescope_store::Store;
 
@@ -59,11 +60,6 @@ fn cpu(pid: u32) -> Duration {
     let f: Vec<u64> = after.split(' ').filter_map(|x| x.parse().ok()).collect();
     // Fields 14 and 15 (utime, stime) are the 12th and 13th after the state letter.
     Duration::from_millis((f[10] + f[11]) * 10)
-}
-
-fn now_ns() -> i64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    t.tv_sec * 1_000_000_000 + t.tv_nsec
 }
 
 #[derive(Default)]
@@ -100,9 +96,9 @@ fn watch(addr: SocketAddr, from: u64, until: Option<u64>, stop: &AtomicBool, pro
                 progress.store(seen.next, Ordering::Relaxed);
                 // Caught up: a batch whose newest sample is less than 100 ms old.
                 let newest = batch.samples.timestamps.last().copied();
-                caught_up |= newest.is_some_and(|t| now_ns() - t < 100_000_000);
+                caught_up |= newest.is_some_and(|t| monotonic_ns() - t < 100_000_000);
                 if let Some(t) = newest.filter(|_| caught_up) {
-                    seen.latencies_us.entry(batch.samples.stream).or_default().push((now_ns() - t) / 1000);
+                    seen.latencies_us.entry(batch.samples.stream).or_default().push((monotonic_ns() - t) / 1000);
                 }
                 if keep {
                     seen.batches.push(batch.samples);

@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use egui::{Context, RawInput, Rect, ViewportId, pos2, vec2};
 use zescope_model::view::timeview::ViewLength;
+use zescope_sampler::monotonic_ns;
 use zescope_sampler::{Command, Event, SamplerHandle};
 use zescope_store::Store;
 use zescope_window::ZescopeApp;
@@ -39,11 +40,6 @@ mod served;
 /// The app's allocator (`src/main.rs`), so allocations cost what they cost there.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn now_ns() -> i64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    t.tv_sec * 1_000_000_000 + t.tv_nsec
-}
 
 /// The remote link, noting the time of every sample the app drains from it.
 struct Noted {
@@ -60,7 +56,7 @@ impl SamplerLink for Noted {
         let e = self.link.try_recv()?;
         if let Event::Samples(b) = &e {
             let mut d = self.drained.lock().expect("lock");
-            let now = now_ns();
+            let now = monotonic_ns();
             d.extend(b.timestamps.iter().map(|&t| (b.stream, t, now)));
         }
         Some(e)
@@ -110,7 +106,7 @@ fn watch(
         let out = ctx.run_ui(input, |ui| app.ui(ui));
         let delay = out.viewport_output.get(&ViewportId::ROOT).map_or(Duration::from_secs(1), |v| v.repaint_delay);
         std::hint::black_box(ctx.tessellate(out.shapes, out.pixels_per_point).len());
-        let shown = now_ns();
+        let shown = monotonic_ns();
         let counted = Instant::now() >= settle;
         frames += u64::from(counted);
         for (stream, t, taken) in drained.lock().expect("lock").drain(..) {
