@@ -75,8 +75,10 @@ impl Receiver {
     /// What it decoded so far: (export headers, points); a request it could not decode fails.
     fn read(&self) -> (Vec<Value>, Vec<Value>) {
         let text = std::fs::read_to_string(&self.out).unwrap_or_default();
+        // Whole lines only: the receiver may be writing the last one (read again at the next poll).
+        let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
         let (mut exports, mut points) = (Vec::new(), Vec::new());
-        for line in text.lines() {
+        for line in whole.lines() {
             let v: Value = serde_json::from_str(line).unwrap();
             assert!(v.get("error").is_none(), "the receiver could not decode an export: {v}");
             match v.get("export") {
