@@ -113,7 +113,7 @@ pub enum Command {
     /// after --duration, or on Ctrl-C/SIGTERM, keeping everything recorded. With a command after
     /// `--` (`zescope record --out run.ron -- ./workload args`) it starts the command once
     /// sampling runs, with ZESCOPE_MARKERS set, and ends when the command exits.
-    Record(RecordOptions),
+    Record(Box<RecordOptions>),
     /// Mark an instant (or, with --begin/--end, a range) on a running zescope's plots: the
     /// window, `record` or `serve`, found through ZESCOPE_MARKERS or
     /// $XDG_RUNTIME_DIR/zescope/markers.sock.
@@ -239,6 +239,13 @@ pub struct RecordOptions {
     /// while recording, as `serve --otlp` does (docs/otel.md).
     #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "", conflicts_with = "connect")]
     pub otlp: Option<String>,
+    /// Most memory the recording's samples may take (e.g. 256M, 2G): past it the oldest history
+    /// is summarised (each series' least, greatest and mean over coarser spans, as in a live
+    /// run), in the session written too; opening it says from when. Default: a quarter of the
+    /// smallest of the machine's memory, the address-space limit and the control group's memory
+    /// limit, at most 1G.
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub memory_cap: Option<u64>,
 }
 
 /// `--view FILE`: a view file, read and checked.
@@ -288,6 +295,7 @@ impl RecordOptions {
             connect: self.connect,
             token_file: self.token_file,
             otlp: self.otlp.map(otlp_config),
+            memory_cap: self.memory_cap,
         }
     }
 }

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use crate::commands::headless::{self, Flow, Handler, say};
 use crate::signals::Termination;
-use zescope_sampler::{Health, RunConfig, RunInfo, SampleBatch, StopReason};
+use zescope_sampler::{Health, Inventory, RunConfig, RunInfo, SampleBatch, StopReason};
 use zescope_ze::Source;
 
 mod csv_out;
@@ -86,6 +86,18 @@ pub struct RecordArgs {
     pub token_file: Option<std::path::PathBuf>,
     /// `--otlp`: the run also pushed to an OpenTelemetry Collector (docs/otel.md).
     pub otlp: Option<zescope_otlp::Config>,
+    /// `--memory-cap`: the store's cap in bytes; `None`: `zescope_store::default_cap`.
+    pub memory_cap: Option<u64>,
+}
+
+impl RecordArgs {
+    /// A recorder of a session to `path` with the store this recording's memory cap allows.
+    fn recorder(&self, path: std::path::PathBuf, inventory: Inventory) -> zescope_model::session::Recorder {
+        let cap = self.memory_cap.map_or_else(zescope_store::default_cap, |c| usize::try_from(c).unwrap_or(usize::MAX));
+        let mut r = zescope_model::session::Recorder::with_store(path, inventory, zescope_store::Store::new(cap));
+        r.set_marker_cap(self.markers.per_session);
+        r
+    }
 }
 
 /// What a `record` did, for the summary line.
@@ -215,9 +227,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     };
     let out = match &args.out {
         Some(o) if o.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) => {
-            let mut r = zescope_model::session::Recorder::new(o.clone(), inv);
-            r.set_marker_cap(args.markers.per_session);
-            Some(Out::Session(Box::new(r)))
+            Some(Out::Session(Box::new(args.recorder(o.clone(), inv))))
         }
         Some(o) => {
             let file = std::fs::File::create(o).map_err(|e| format!("cannot create {}: {e}", o.display()))?;

@@ -26,11 +26,14 @@ fn families(page: &str) -> Vec<String> {
 }
 
 fn page(s: &Serve) -> String {
-    // Until telemetry arrived.
+    // Until telemetry arrived, its power too (a rate: from the second read on).
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let (_, _, body) = crate::support::serve::get(s.addr, "/metrics", None);
-        if body.contains("temperature") && !body.contains("zescope_sampler_samples_total 0") {
+        if body.contains("temperature")
+            && body.contains("hw_power_watts{")
+            && !body.contains("zescope_sampler_samples_total 0")
+        {
             return body;
         }
         assert!(Instant::now() < deadline, "no telemetry on the page:\n{body}");

@@ -41,6 +41,7 @@ fn record_session(path: &Path, duration: Duration) {
         connect: None,
         otlp: None,
         token_file: None,
+        memory_cap: None,
     };
     let summary = record(&args, &Termination::install()).expect("record");
     assert!(summary.samples > 100, "{summary}");

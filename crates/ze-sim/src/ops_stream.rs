@@ -57,8 +57,11 @@ pub(crate) struct Streamer {
     opened: u64,
     /// Reports made so far (the next one's k).
     made: u64,
-    /// Reports waiting to be read, oldest first.
-    pending: VecDeque<Vec<u64>>,
+    /// Words of one report (`report_words` of the group's metrics).
+    words: usize,
+    /// Reports waiting to be read, oldest first, word after word (`words` a report): one
+    /// buffer, as a hardware ring is, so making a report allocates nothing.
+    pending: VecDeque<u64>,
     /// Reports were dropped since the last read.
     dropped: bool,
     /// Per EVENT metric: the running total (fractional) for whole counts per report.
@@ -66,6 +69,13 @@ pub(crate) struct Streamer {
     /// What the last size query answered (bytes): the most a read copies with
     /// `quirks.streamer_read_limited_to_size_query`.
     learned: usize,
+}
+
+impl Streamer {
+    /// Whole reports waiting to be read.
+    fn reports(&self) -> usize {
+        self.pending.len() / self.words
+    }
 }
 
 /// The sampling period the driver uses for a requested one (ns).
@@ -165,6 +175,7 @@ impl Instance {
                 notify_every,
                 opened: crate::writer::monotonic_ns(),
                 made: 0,
+                words: report_words(metrics),
                 pending: VecDeque::new(),
                 dropped: false,
                 totals: vec![0.0; metrics],
@@ -202,13 +213,19 @@ impl Instance {
         let dev = &self.devices[grp.device].cfg;
         let seed = self.shared.seed();
         let period_s = s.period_ns as f64 / 1e9;
+        let words = s.words;
+        let head = REPORT_MAGIC as u64 | ((grp.metrics.len() as u64) << 32);
+        s.pending.reserve((new as usize).min(cap) * words);
         for _ in 0..new {
             let k = s.made;
             let end = s.opened + (k + 1) * s.period_ns;
             let t = self.shared.seconds_at(end);
-            let mut words = Vec::with_capacity(report_words(grp.metrics.len()));
-            words.push(REPORT_MAGIC as u64 | ((grp.metrics.len() as u64) << 32));
-            words.push(s.group as u64 + 1);
+            if s.pending.len() >= cap * words {
+                s.pending.drain(..words);
+                s.dropped = true;
+            }
+            s.pending.push_back(head);
+            s.pending.push_back(s.group as u64 + 1);
             for (i, m) in grp.metrics.iter().enumerate() {
                 let w = match m.cfg.signal {
                     Signal::Timestamp => self.shared.report_time_at(end),
@@ -226,20 +243,20 @@ impl Instance {
                         }
                     }
                 };
-                words.push(w);
+                s.pending.push_back(w);
             }
-            s.pending.push_back(words);
             s.made += 1;
-            if s.pending.len() > cap {
-                s.pending.pop_front();
-                s.dropped = true;
-            }
             if lost_after.is_some_and(|n| self.shared.streamer_reports_made() + 1 >= n) {
-                self.shared.count_streamer_report();
+                self.shared.count_streamer_reports(1);
                 self.shared.lose_device();
                 return Err(ZE_RESULT_ERROR_DEVICE_LOST);
             }
-            self.shared.count_streamer_report();
+            if lost_after.is_some() {
+                self.shared.count_streamer_reports(1);
+            }
+        }
+        if lost_after.is_none() {
+            self.shared.count_streamer_reports(new);
         }
         Ok(())
     }
@@ -247,13 +264,13 @@ impl Instance {
     /// Unread reports of streamer `h` (after making the due ones).
     pub(crate) fn streamer_pending(&mut self, h: usize) -> R<usize> {
         self.streamer_advance(h, crate::writer::monotonic_ns())?;
-        Ok(self.streamers.get(&h).map_or(0, |s| s.pending.len()))
+        Ok(self.streamers.get(&h).map_or(0, Streamer::reports))
     }
 
     /// Host time at which streamer `h` will hold `n` unread reports.
     pub(crate) fn streamer_ready_at(&self, h: usize, n: usize) -> Option<u64> {
         let s = self.streamers.get(&h)?;
-        let missing = n.saturating_sub(s.pending.len()) as u64;
+        let missing = n.saturating_sub(s.reports()) as u64;
         Some(s.opened + (s.made + missing) * s.period_ns)
     }
 
@@ -276,7 +293,7 @@ impl Instance {
         let cap = self.config.streamer_buffer_reports as usize;
         let s = self.streamers.get_mut(&h).ok_or(ZE_RESULT_ERROR_INVALID_NULL_HANDLE)?;
         let report_bytes = 8 * report_words(self.groups[s.group].metrics.len());
-        let available = s.pending.len().min(max_reports as usize);
+        let available = s.reports().min(max_reports as usize);
         let Some(buf) = data.filter(|_| *size > 0) else {
             self.size_queries += 1;
             if q.streamer_no_size_query {
@@ -288,11 +305,8 @@ impl Instance {
         };
         let room = if limited { buf.len().min(s.learned) } else { buf.len() };
         let n = available.min(room / report_bytes);
-        for (i, words) in s.pending.drain(..n).enumerate() {
-            for (j, w) in words.iter().enumerate() {
-                let at = i * report_bytes + 8 * j;
-                buf[at..at + 8].copy_from_slice(&w.to_le_bytes());
-            }
+        for (out, w) in buf[..n * report_bytes].chunks_exact_mut(8).zip(s.pending.drain(..n * s.words)) {
+            out.copy_from_slice(&w.to_le_bytes());
         }
         *size = n * report_bytes;
         self.streamer_reads += 1;
@@ -391,34 +405,26 @@ impl Instance {
         let report_bytes = self.report_bytes(g, ty, raw)?;
         let grp = &self.groups[g];
         let word = |r: &[u8], i: usize| u64::from_le_bytes(r[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        // How each metric's word reads, once a call rather than once a value.
+        let reads: Vec<Read> = grp.metrics.iter().map(|m| Read::of(m.cfg.signal)).collect();
+        let max_values = ty == ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES;
         let mut out = Vec::with_capacity(raw.len() / 8);
         let mut max = vec![f64::MIN; grp.metrics.len()];
         for r in raw.chunks_exact(report_bytes) {
             if !self.is_report_of(g, r) {
                 return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }
-            for (i, m) in grp.metrics.iter().enumerate() {
+            for (i, read) in reads.iter().enumerate() {
                 let w = word(r, 2 + i);
-                // As the report holds it (`streamer_advance`): counts, times and built-in ids as
-                // integers, a built-in flag as bool8, any other level as f64 bits (a modelled
-                // metric is then put in its result type by `retype`).
-                let sig = m.cfg.signal;
-                let integer = sig == Signal::Timestamp || sig.is_cumulative() || sig.is_integer_level();
-                let v = match sig.result_type() {
-                    ZET_VALUE_TYPE_BOOL8 if sig.is_integer_level() => {
-                        zet_typed_value_t { r#type: ZET_VALUE_TYPE_BOOL8, value: zet_value_t { b8: u8::from(w != 0) } }
-                    }
-                    _ if integer => zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: w } },
-                    _ => zet_typed_value_t {
-                        r#type: ZET_VALUE_TYPE_FLOAT64,
-                        value: zet_value_t { fp64: f64::from_bits(w) },
-                    },
-                };
-                max[i] = max[i].max(v.as_f64().unwrap_or(0.0));
-                out.push(v);
+                if max_values {
+                    max[i] = max[i].max(read.value(w).as_f64().unwrap_or(0.0));
+                    out.push(read.value(w));
+                } else {
+                    out.push(read.result(w));
+                }
             }
         }
-        if ty == ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES && !out.is_empty() {
+        if max_values && !out.is_empty() {
             let n = grp.metrics.len();
             let mut last: Vec<zet_typed_value_t> = out[out.len() - n..].to_vec();
             for (v, m) in last.iter_mut().zip(max) {
@@ -432,8 +438,58 @@ impl Instance {
             crate::catalog::retype(&grp.metrics, &mut last);
             return Ok(last);
         }
-        crate::catalog::retype(&grp.metrics, &mut out);
         Ok(out)
+    }
+}
+
+/// How Calculate reads one metric's word of a report, as `streamer_advance` wrote it: counts,
+/// times and built-in ids as integers, a built-in flag as bool8, any other level as f64 bits;
+/// a modelled metric's value is then put in its result type (`catalog::retype`).
+#[derive(Clone, Copy)]
+enum Read {
+    /// A built-in flag: bool8.
+    Flag,
+    /// An integer (u64); a modelled metric's in its result type.
+    Integer(Option<crate::catalog::model::ResultType>),
+    /// f64 bits; a modelled metric's in its result type.
+    Float(Option<crate::catalog::model::ResultType>),
+}
+
+impl Read {
+    fn of(sig: Signal) -> Read {
+        let result = match sig {
+            Signal::Modelled(m) => Some(m.result),
+            _ => None,
+        };
+        if sig.result_type() == ZET_VALUE_TYPE_BOOL8 && sig.is_integer_level() {
+            Read::Flag
+        } else if sig == Signal::Timestamp || sig.is_cumulative() || sig.is_integer_level() {
+            Read::Integer(result)
+        } else {
+            Read::Float(result)
+        }
+    }
+
+    /// The word as the report holds it (before `retype`).
+    fn value(self, w: u64) -> zet_typed_value_t {
+        match self {
+            Read::Flag => {
+                zet_typed_value_t { r#type: ZET_VALUE_TYPE_BOOL8, value: zet_value_t { b8: u8::from(w != 0) } }
+            }
+            Read::Integer(_) => zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: w } },
+            Read::Float(_) => {
+                zet_typed_value_t { r#type: ZET_VALUE_TYPE_FLOAT64, value: zet_value_t { fp64: f64::from_bits(w) } }
+            }
+        }
+    }
+
+    /// The word as Calculate gives it: [`Read::value`] then `retype`, in one step.
+    fn result(self, w: u64) -> zet_typed_value_t {
+        match self {
+            Read::Integer(Some(r)) => r.encode(w as f64).0,
+            Read::Float(Some(r)) => r.encode(f64::from_bits(w)).0,
+            _ => self.value(w),
+        }
     }
 }
 

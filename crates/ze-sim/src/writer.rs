@@ -160,9 +160,9 @@ impl Shared {
         self.stream_reports.load(Ordering::Acquire)
     }
 
-    /// Counts one streamer report.
-    pub(crate) fn count_streamer_report(&self) {
-        self.stream_reports.fetch_add(1, Ordering::AcqRel);
+    /// Counts `n` streamer reports made.
+    pub(crate) fn count_streamer_reports(&self, n: u64) {
+        self.stream_reports.fetch_add(n, Ordering::AcqRel);
     }
 
     /// Marks the device lost now (a fault counted in streamer reports).

@@ -94,6 +94,8 @@ pub(crate) mod event {
     pub(crate) const NAME: u32 = 23;
     /// `double double_counter_value = 44`.
     pub(crate) const DOUBLE_COUNTER_VALUE: u32 = 44;
+    /// `repeated uint64 extra_double_counter_track_uuids = 45` (a row's own, over the defaults').
+    pub(crate) const EXTRA_DOUBLE_COUNTER_TRACK_UUIDS: u32 = 45;
     /// `repeated double extra_double_counter_values = 46` (not packed: proto2).
     pub(crate) const EXTRA_DOUBLE_COUNTER_VALUES: u32 = 46;
     /// `Type.TYPE_SLICE_BEGIN`.

@@ -14,7 +14,8 @@
 //! size takes the memory of one packet. The values of one stream's series share a packet: a
 //! [`CounterSet`] is a packet sequence whose `TrackEventDefaults` name its counter tracks (the
 //! first as `track_uuid`, the rest as `extra_double_counter_track_uuids`), so a row costs its
-//! timestamp and 10 bytes a value.
+//! timestamp and 10 bytes a value. A NaN (a series with no value at that time) is no point on
+//! its track: that row names its tracks itself.
 //!
 //! ```no_run
 //! use zescope_perfetto::{Clock, TraceWriter};

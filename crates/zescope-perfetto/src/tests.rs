@@ -121,6 +121,37 @@ fn counter_rows_use_their_sequences_defaults() {
 }
 
 #[test]
+fn a_nan_is_no_point_on_its_track_and_a_row_of_nan_is_no_packet() {
+    let mut w = TraceWriter::new(Vec::new());
+    let dev = w.track(None, "GPU", "").unwrap();
+    let tracks: Vec<TrackId> =
+        ["a", "b", "c"].iter().map(|n| w.counter_track(Some(dev), n, "W", "").unwrap()).collect();
+    let set2 = w.counter_set(&tracks).unwrap();
+    // The device's track, three counter tracks, the set's defaults; uuids 1 (device), 2, 3, 4.
+    let before = 5;
+    w.counters(&set2, 10, &[f64::NAN, 2.0, 3.0]).unwrap();
+    w.counters(&set2, 20, &[1.0, f64::NAN, f64::NAN]).unwrap();
+    w.counters(&set2, 30, &[f64::NAN; 3]).unwrap();
+    let p = packets(&w.into_inner().unwrap());
+    assert_eq!(p.len(), before + 2, "the row of NaN only wrote nothing");
+    let uuid = |k: usize| F::V(2 + k as u64);
+    // At 10: b on the event's own track, c as its one extra track (the defaults' list overridden).
+    let row = fields(bytes(&get(&p[before], 11)[0]));
+    assert_eq!(get(&p[before], 8), [F::V(10)]);
+    assert_eq!(get(&row, 9), [F::V(4)]);
+    assert_eq!(get(&row, 11), [uuid(1)]);
+    assert_eq!(get(&row, 44), [F::D(2.0f64.to_bits())]);
+    assert_eq!(get(&row, 45), [uuid(2)]);
+    assert_eq!(get(&row, 46), [F::D(3.0f64.to_bits())]);
+    // At 20: a alone; its empty list of extra tracks would mean the defaults', so it has none
+    // and no extra value either.
+    let row = fields(bytes(&get(&p[before + 1], 11)[0]));
+    assert_eq!(get(&row, 11), [uuid(0)]);
+    assert_eq!(get(&row, 44), [F::D(1.0f64.to_bits())]);
+    assert_eq!((get(&row, 45), get(&row, 46)), (vec![], vec![]));
+}
+
+#[test]
 fn slices_instants_and_the_clock_snapshot() {
     let mut w = TraceWriter::new(Vec::new());
     w.clock_snapshot(&[(Clock::Monotonic, 10), (Clock::Boottime, 20), (Clock::Realtime, 30)], None).unwrap();

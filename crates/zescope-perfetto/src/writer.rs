@@ -43,18 +43,18 @@ pub enum Value {
 #[derive(Debug)]
 pub struct CounterSet {
     sequence: u32,
-    tracks: usize,
+    tracks: Vec<TrackId>,
 }
 
 impl CounterSet {
     /// How many values each row takes.
     pub fn len(&self) -> usize {
-        self.tracks
+        self.tracks.len()
     }
 
     /// A set of no tracks (never made: [`TraceWriter::counter_set`] refuses it).
     pub fn is_empty(&self) -> bool {
-        self.tracks == 0
+        self.tracks.is_empty()
     }
 }
 
@@ -218,18 +218,24 @@ impl<W: Write> TraceWriter<W> {
         wire::uint(&mut self.packet, packet::SEQUENCE_FLAGS, packet::SEQ_INCREMENTAL_STATE_CLEARED);
         wire::bytes(&mut self.packet, packet::TRACE_PACKET_DEFAULTS, &self.body);
         self.emit()?;
-        Ok(CounterSet { sequence, tracks: tracks.len() })
+        Ok(CounterSet { sequence, tracks: tracks.to_vec() })
     }
 
-    /// One row of a counter set: `values[k]` for its `k`-th track at `t_ns`. A row of another
-    /// length than the set's is refused.
+    /// One row of a counter set: `values[k]` for its `k`-th track at `t_ns`. A NaN is no value
+    /// (a series with nothing at that time): its track gets no point, since a counter track has
+    /// no gap and a NaN is no value anything took; a row of NaN only writes nothing. A row of
+    /// another length than the set's is refused.
     pub fn counters(&mut self, set: &CounterSet, t_ns: u64, values: &[f64]) -> io::Result<()> {
-        let Some((first, rest)) = values.split_first().filter(|_| values.len() == set.tracks) else {
+        if values.len() != set.tracks.len() || values.is_empty() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!("a row of {} values for a counter set of {} tracks", values.len(), set.tracks),
+                format!("a row of {} values for a counter set of {} tracks", values.len(), set.tracks.len()),
             ));
-        };
+        }
+        if values.iter().any(|v| v.is_nan()) {
+            return self.counters_in_part(set, t_ns, values);
+        }
+        let (first, rest) = values.split_first().expect("not empty");
         wire::uint(&mut self.packet, packet::TIMESTAMP, t_ns);
         wire::uint(&mut self.packet, packet::TRUSTED_PACKET_SEQUENCE_ID, u64::from(set.sequence));
         wire::uint(&mut self.packet, packet::SEQUENCE_FLAGS, packet::SEQ_NEEDS_INCREMENTAL_STATE);
@@ -244,6 +250,28 @@ impl<W: Write> TraceWriter<W> {
             wire::double(&mut self.packet, event::EXTRA_DOUBLE_COUNTER_VALUES, v);
         }
         debug_assert_eq!(self.packet.len() - start, body);
+        self.emit()
+    }
+
+    /// A row with NaNs: the values there are, each with its track named in the event (which
+    /// stands instead of the set's defaults for this row).
+    fn counters_in_part(&mut self, set: &CounterSet, t_ns: u64, values: &[f64]) -> io::Result<()> {
+        let mut there = set.tracks.iter().zip(values).filter(|(_, v)| !v.is_nan());
+        let Some((first_track, first)) = there.next() else { return Ok(()) };
+        self.body.clear();
+        wire::uint(&mut self.body, event::TYPE, event::TYPE_COUNTER);
+        wire::uint(&mut self.body, event::TRACK_UUID, first_track.0);
+        wire::double(&mut self.body, event::DOUBLE_COUNTER_VALUE, *first);
+        self.inner.clear();
+        for (t, &v) in there {
+            wire::uint(&mut self.body, event::EXTRA_DOUBLE_COUNTER_TRACK_UUIDS, t.0);
+            wire::double(&mut self.inner, event::EXTRA_DOUBLE_COUNTER_VALUES, v);
+        }
+        self.body.extend_from_slice(&self.inner);
+        wire::uint(&mut self.packet, packet::TIMESTAMP, t_ns);
+        wire::uint(&mut self.packet, packet::TRUSTED_PACKET_SEQUENCE_ID, u64::from(set.sequence));
+        wire::uint(&mut self.packet, packet::SEQUENCE_FLAGS, packet::SEQ_NEEDS_INCREMENTAL_STATE);
+        wire::bytes(&mut self.packet, packet::TRACK_EVENT, &self.body);
         self.emit()
     }
 

@@ -41,9 +41,7 @@ pub fn record(args: &RecordArgs, addr: &str, stop: &Termination) -> Result<Summa
                 if out.is_none() {
                     out = Some(if session {
                         let inventory = Inventory { source: None, devices };
-                        let mut r = zescope_model::session::Recorder::new(path.clone(), inventory);
-                        r.set_marker_cap(args.markers.per_session);
-                        Out::Session(Box::new(r))
+                        Out::Session(Box::new(args.recorder(path.clone(), inventory)))
                     } else {
                         let file = std::fs::File::create(&path)
                             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;

@@ -278,3 +278,12 @@ pub fn fd_is_open(fd: i32) -> bool {
     // SAFETY: F_GETFD on any number is harmless.
     unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
 }
+
+/// The file `fd` refers to (device, inode), if it is open.
+pub fn file_of(fd: i32) -> Option<(u64, u64)> {
+    // SAFETY: fstat on any number is harmless; `st` is written only on success.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        (libc::fstat(fd, &mut st) == 0).then_some((st.st_dev, st.st_ino))
+    }
+}

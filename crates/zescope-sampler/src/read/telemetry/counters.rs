@@ -8,7 +8,11 @@
 //! - a counter that went backwards gives no rate for that read (a gap), never a negative one;
 //! - a rate above what the device can do (its [`Ceiling`]) gives none either: the counter leapt;
 //! - either way the next read goes on from the new value (the counter is re-anchored), so a
-//!   counter that fell for good resumes at once and a glitch costs two reads.
+//!   counter that fell for good resumes at once and a glitch costs two reads;
+//! - a read less than [`MIN_SPAN_US`] after the last gives no rate and keeps the anchor: the
+//!   timestamps are whole µs and counters move in steps (an energy counter every ~1 ms on some
+//!   devices), so a rate over tens of µs is off by percents or steps (the run's first read comes
+//!   right after the one taken at set-up: on the simulated device it said 148 W of a steady 150).
 
 /// The part of a counter that came since `prev`; `None` when it went backwards (wrapped or reset).
 pub(crate) fn counter_delta(prev: u64, now: u64) -> Option<u64> {
@@ -22,6 +26,10 @@ pub(crate) fn rate(delta: Option<u64>, dt: u64, scale: f64) -> f64 {
         _ => f64::NAN,
     }
 }
+
+/// The shortest span a rate is given over (µs); a read sooner than this after the anchor waits
+/// for the next.
+pub(crate) const MIN_SPAN_US: u64 = 10_000;
 
 /// Power a device is taken to reach at most when its power domain gives no limit: above any
 /// single accelerator card or module sold.
@@ -71,6 +79,9 @@ impl Anchor {
     /// leapt, which re-anchors. Anchored at this read either way.
     pub(crate) fn advance(&mut self, value: u64, timestamp: u64, scale: f64, ceiling: Ceiling) -> (f64, Option<u64>) {
         let delta = counter_delta(self.last.0, value);
+        if delta.is_some() && timestamp.saturating_sub(self.last.1) < MIN_SPAN_US {
+            return (f64::NAN, None);
+        }
         let r = ceiling.check(rate(delta, timestamp.saturating_sub(self.last.1), scale));
         self.last = (value, timestamp);
         if delta.is_none() || (r.is_nan() && delta.is_some_and(|d| d > 0)) {
@@ -92,6 +103,23 @@ mod tests {
         assert!(rate(None, 100, 1.0).is_nan());
         assert!(rate(Some(5), 0, 1.0).is_nan());
         assert_eq!(rate(Some(500), 100, 1.0), 5.0);
+    }
+
+    #[test]
+    fn a_read_right_after_the_anchor_waits_for_a_span_a_rate_can_be_believed_over() {
+        // 150 W read 62 µs after the anchor, the counter at whole µJ and the time at whole µs:
+        // 9297 µJ over "62" µs (62.x really) would say 149.95 W, or 148 W one µs off.
+        let ceiling = Ceiling::power(216_000, 180_000);
+        let mut a = Anchor::new(114_213, 20_792_996_500);
+        let (w, d) = a.advance(123_510, 20_792_996_562, 1.0, ceiling);
+        assert!(w.is_nan() && d.is_none(), "no rate over 62 µs: {w} {d:?}");
+        // The next read goes on from the anchor: the whole span, the whole energy.
+        let (w, d) = a.advance(15_114_213, 20_793_096_500, 1.0, ceiling);
+        assert_eq!((w, d), (150.0, Some(15_000_000)));
+        assert_eq!(a.reanchored, 0);
+        // A counter that went backwards soon after is still a re-anchor (not a wait).
+        assert!(a.advance(5, 20_793_096_600, 1.0, ceiling).0.is_nan());
+        assert_eq!(a.reanchored, 1);
     }
 
     #[test]
@@ -121,7 +149,7 @@ mod tests {
         assert!(Ceiling::bandwidth(1_000).check(5_000.0).is_nan());
         // An idle counter (no increase) is not a leap, whatever the ceiling.
         let mut a = Anchor::new(5, 0);
-        assert_eq!(a.advance(5, 100, 1.0, Ceiling(0.0)), (0.0, Some(0)));
+        assert_eq!(a.advance(5, 100_000, 1.0, Ceiling(0.0)), (0.0, Some(0)));
         assert_eq!(a.reanchored, 0);
     }
 }
