@@ -525,3 +525,41 @@ fn a_recording_past_its_memory_cap_keeps_its_span_with_the_oldest_history_summar
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--memory-cap"), "{}", String::from_utf8_lossy(&bad.stderr));
 }
+
+/// A ticked run stopped for longer than a second (here SIGSTOP; a suspended machine or a starved
+/// process alike) lost the snapshots of that time: the session starts a new segment after the
+/// hole, so nothing is drawn across it, and the samples either side are all kept.
+#[test]
+fn a_recording_stopped_for_seconds_keeps_a_hole_not_a_line_across_it() {
+    let rec = RecordDir::new();
+    let path = rec.dir.path().join("stopped.ron");
+    let mut child = crate::support::zescope()
+        .args(["--source", "sim", "record", "--group", "ComputeBasic", "--no-telemetry", "--duration", "5s", "--out"])
+        .arg(&path)
+        .env_remove("ZE_SIM_CONFIG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, "STOP");
+    std::thread::sleep(Duration::from_millis(1800));
+    signal(&child, "CONT");
+    assert!(child.wait().unwrap().success());
+    let mut store = zescope_store::Store::new(1 << 30);
+    let restored = zescope_model::session::load(&path).unwrap().restore_into(&mut store).unwrap();
+    let s = restored.streams[0];
+    let (mut p, mut from, mut holes, mut rows) = (zescope_store::RawPiece::default(), 0, Vec::new(), 0);
+    let mut last = None;
+    while store.raw_piece(s, from, 4096, &mut p) {
+        if p.gap_before {
+            holes.push((p.timestamps[0] - last.unwrap_or(0)) as f64 / 1e9);
+        }
+        rows += p.timestamps.len();
+        last = p.timestamps.last().copied();
+        from = p.next;
+    }
+    assert_eq!(holes.len(), 1, "one hole: {holes:?}");
+    assert!(holes[0] > 1.5, "the stop's ~1.8 s: {holes:?}");
+    assert!(rows > 2500, "the ~3.2 s either side at 1 kHz: {rows}");
+}
