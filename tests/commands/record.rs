@@ -534,7 +534,7 @@ fn a_recording_stopped_for_seconds_keeps_a_hole_not_a_line_across_it() {
     let rec = RecordDir::new();
     let path = rec.dir.path().join("stopped.ron");
     let mut child = crate::support::zescope()
-        .args(["--source", "sim", "record", "--group", "ComputeBasic", "--no-telemetry", "--duration", "5s", "--out"])
+        .args(["--source", "sim", "record", "--group", "ComputeBasic", "--duration", "5s", "--out"])
         .arg(&path)
         .env_remove("ZE_SIM_CONFIG")
         .stdout(Stdio::null())
@@ -546,20 +546,36 @@ fn a_recording_stopped_for_seconds_keeps_a_hole_not_a_line_across_it() {
     std::thread::sleep(Duration::from_millis(1800));
     signal(&child, "CONT");
     assert!(child.wait().unwrap().success());
+    let session = zescope_model::session::load(&path).unwrap();
     let mut store = zescope_store::Store::new(1 << 30);
-    let restored = zescope_model::session::load(&path).unwrap().restore_into(&mut store).unwrap();
-    let s = restored.streams[0];
-    let (mut p, mut from, mut holes, mut rows) = (zescope_store::RawPiece::default(), 0, Vec::new(), 0);
-    let mut last = None;
-    while store.raw_piece(s, from, 4096, &mut p) {
-        if p.gap_before {
-            holes.push((p.timestamps[0] - last.unwrap_or(0)) as f64 / 1e9);
+    let restored = session.restore_into(&mut store).unwrap();
+    // Per stream: the holes (s) and the first two rows after each, and the rows in all.
+    let walk = |s: zescope_store::StreamId| {
+        let (mut p, mut from, mut holes, mut rows) = (zescope_store::RawPiece::default(), 0, Vec::new(), 0);
+        let mut last = None;
+        while store.raw_piece(s, from, 4096, &mut p) {
+            if let (true, Some(last)) = (p.gap_before, last) {
+                let width = p.values.len() / p.timestamps.len();
+                let first_rows: Vec<Vec<f64>> = p.values.chunks(width).take(2).map(<[f64]>::to_vec).collect();
+                holes.push(((p.timestamps[0] - last) as f64 / 1e9, first_rows));
+            }
+            rows += p.timestamps.len();
+            last = p.timestamps.last().copied();
+            from = p.next;
         }
-        rows += p.timestamps.len();
-        last = p.timestamps.last().copied();
-        from = p.next;
-    }
+        (holes, rows)
+    };
+    let (holes, rows) = walk(restored.streams[0]);
     assert_eq!(holes.len(), 1, "one hole: {holes:?}");
-    assert!(holes[0] > 1.5, "the stop's ~1.8 s: {holes:?}");
+    assert!(holes[0].0 > 1.5, "the stop's ~1.8 s: {holes:?}");
     assert!(rows > 2500, "the ~3.2 s either side at 1 kHz: {rows}");
+    // The telemetry has the hole too, and its rates start after it: the first read's power
+    // would be the hole's average drawn as the value after it.
+    let telemetry = session.streams.iter().position(|s| s.meta.group == "Telemetry").expect("telemetry");
+    let power =
+        session.streams[telemetry].meta.series.iter().position(|x| x.metric.starts_with("Package power")).unwrap();
+    let (holes, _) = walk(restored.streams[telemetry]);
+    assert_eq!(holes.len(), 1, "{holes:?}");
+    let after = &holes[0].1;
+    assert!(after[0][power].is_nan() && (100.0..200.0).contains(&after[1][power]), "power after the hole: {after:?}");
 }

@@ -64,6 +64,8 @@ impl Ceiling {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Anchor {
     last: (u64, u64),
+    /// The next read follows a hole in the run (`Anchor::after_hole`).
+    after_hole: bool,
     /// Reads whose counter went backwards or leapt past the ceiling.
     pub(crate) reanchored: u64,
 }
@@ -71,7 +73,14 @@ pub(crate) struct Anchor {
 impl Anchor {
     /// Anchored at a first read.
     pub(crate) fn new(value: u64, timestamp: u64) -> Anchor {
-        Anchor { last: (value, timestamp), reanchored: 0 }
+        Anchor { last: (value, timestamp), after_hole: false, reanchored: 0 }
+    }
+
+    /// The run had a hole since the last read (stopped, starved, paused: its samples start a new
+    /// segment there): the next read gives no rate, which would be the hole's average drawn as
+    /// the value after it, but still its increase (the energy used meanwhile was used).
+    pub(crate) fn after_hole(&mut self) {
+        self.after_hole = true;
     }
 
     /// The rate (per second × `scale` per unit of counter per µs) since the last read, within
@@ -79,6 +88,10 @@ impl Anchor {
     /// leapt, which re-anchors. Anchored at this read either way.
     pub(crate) fn advance(&mut self, value: u64, timestamp: u64, scale: f64, ceiling: Ceiling) -> (f64, Option<u64>) {
         let delta = counter_delta(self.last.0, value);
+        if std::mem::take(&mut self.after_hole) {
+            self.last = (value, timestamp);
+            return (f64::NAN, delta);
+        }
         if delta.is_some() && timestamp.saturating_sub(self.last.1) < MIN_SPAN_US {
             return (f64::NAN, None);
         }
@@ -120,6 +133,20 @@ mod tests {
         // A counter that went backwards soon after is still a re-anchor (not a wait).
         assert!(a.advance(5, 20_793_096_600, 1.0, ceiling).0.is_nan());
         assert_eq!(a.reanchored, 1);
+    }
+
+    #[test]
+    fn the_read_after_a_hole_gives_its_increase_but_no_rate() {
+        let ceiling = Ceiling::power(216_000, 180_000);
+        let mut a = Anchor::new(0, 0);
+        assert_eq!(a.advance(15_000_000, 100_000, 1.0, ceiling), (150.0, Some(15_000_000)));
+        // 4 s stopped at 150 W, then 100 ms at 50 W.
+        a.after_hole();
+        let (w, d) = a.advance(615_000_000, 4_100_000, 1.0, ceiling);
+        assert!(w.is_nan(), "the hole's average is no value at its end: {w}");
+        assert_eq!(d, Some(600_000_000), "the energy used meanwhile still counts");
+        assert_eq!(a.advance(620_000_000, 4_200_000, 1.0, ceiling), (50.0, Some(5_000_000)));
+        assert_eq!(a.reanchored, 0);
     }
 
     #[test]

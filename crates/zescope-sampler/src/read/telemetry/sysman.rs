@@ -40,6 +40,19 @@ enum Source {
 }
 
 impl Source {
+    /// The run had a hole since the last read: no rate from the next (`Anchor::after_hole`).
+    fn after_hole(&mut self) {
+        match self {
+            Source::Power { energy, .. } => energy.after_hole(),
+            Source::Engine { active, .. } => active.after_hole(),
+            Source::Memory { bandwidth: Some((r, w, _)), .. } => {
+                r.after_hole();
+                w.after_hole();
+            }
+            _ => {}
+        }
+    }
+
     /// Reads whose counter went backwards or leapt, so far.
     fn reanchored(&self) -> u64 {
         match self {
@@ -337,6 +350,11 @@ impl TelemetryReader {
     ) -> Result<u64, ZeError> {
         if self.last_read.is_some_and(|t| now.duration_since(t) < self.period) {
             return Ok(0);
+        }
+        // As long a wait as makes a ticked run's hole (`Ticker::stalled`), or a pause.
+        let hole = crate::timing::STALL_MIN.max(self.period.saturating_mul(crate::timing::STALL_INTERVALS));
+        if self.last_read.is_some_and(|t| now.duration_since(t) > hole) {
+            self.items.iter_mut().for_each(|i| i.source.after_hole());
         }
         self.last_read = Some(now);
         self.row.fill(f64::NAN);
