@@ -147,6 +147,9 @@ pub struct Processes {
     /// The processes listed when their run stopped, (device, pid): each goes on if its
     /// device's first snapshot of the next run lists it again.
     at_stop: Vec<(String, u32)>,
+    /// Each (device, run)'s first snapshot time: a process first listed then was already
+    /// running when the run started ([`Processes::listed_from_start`]).
+    firsts: Vec<(String, u64, i64)>,
 }
 
 impl Processes {
@@ -155,7 +158,16 @@ impl Processes {
         list.retain(|p| !p.samples.is_empty());
         list.iter_mut().for_each(|p| p.alive = false);
         let samples = list.iter().map(|p| p.samples.len()).sum();
-        let mut out = Processes { list, samples, at_stop: Vec::new() };
+        // A file keeps processes, not snapshots: each (device, run)'s first listing stands for
+        // its first snapshot (a run whose first snapshot listed nobody is then misread).
+        let mut firsts: Vec<(String, u64, i64)> = Vec::new();
+        for p in &list {
+            match firsts.iter_mut().find(|(d, r, _)| *d == p.device && *r == p.run) {
+                Some(f) => f.2 = f.2.min(p.first_ns()),
+                None => firsts.push((p.device.clone(), p.run, p.first_ns())),
+            }
+        }
+        let mut out = Processes { list, samples, at_stop: Vec::new(), firsts };
         out.enforce_bounds();
         out
     }
@@ -205,8 +217,17 @@ impl Processes {
         v
     }
 
+    /// Was `p` listed in its device's first snapshot of a run: already running when the run
+    /// started (its first time is the run's, not its own start)?
+    pub fn listed_from_start(&self, p: &Process) -> bool {
+        self.firsts.iter().any(|(d, _, t)| *d == p.device && *t == p.first_ns())
+    }
+
     /// Files one snapshot of the device the run names `device` (see the module docs).
     pub fn ingest(&mut self, snap: &ProcessSnapshot, device: &str, host: &dyn Host) {
+        if !self.firsts.iter().any(|(d, r, _)| d == device && *r == snap.run) {
+            self.firsts.push((device.to_owned(), snap.run, snap.at_ns));
+        }
         let of_device = |p: &Process| p.alive && p.run == snap.run && p.device == device;
         for p in self.list.iter_mut().filter(|p| of_device(p)) {
             let listed = snap.processes.iter().any(|u| u.pid == p.pid);

@@ -136,3 +136,21 @@ fn this_hosts_own_process_is_found_in_proc() {
     assert!(ProcFs.start_time(me).is_some_and(|t| t > 0));
     assert_eq!(ProcFs.command(u32::MAX), None, "no such pid");
 }
+
+#[test]
+fn a_process_in_a_runs_first_snapshot_was_there_from_the_start_and_a_later_one_was_not() {
+    let host = FakeHost::default();
+    let mut p = Processes::default();
+    p.ingest(&snap(1, 10, &[]), "NPU", &host);
+    p.ingest(&snap(1, 10, &[(10, 100)]), "GPU", &host);
+    p.ingest(&snap(1, 20, &[(10, 100), (20, 5)]), "GPU", &host);
+    p.ingest(&snap(1, 20, &[(30, 7)]), "NPU", &host);
+    let from_start = |pid: u32| p.listed_from_start(p.list().iter().find(|x| x.pid == pid).unwrap());
+    assert!(from_start(10), "listed in the GPU's first snapshot");
+    assert!(!from_start(20), "came a second later");
+    assert!(!from_start(30), "the NPU's first snapshot listed nobody");
+    // A file keeps processes only: the earliest of each device and run stands for its start.
+    let restored = Processes::from_list(p.list().to_vec());
+    let from_start = |pid: u32| restored.listed_from_start(restored.list().iter().find(|x| x.pid == pid).unwrap());
+    assert!(from_start(10) && !from_start(20));
+}

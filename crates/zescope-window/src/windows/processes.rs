@@ -95,13 +95,24 @@ impl ProcessPanel {
                 ui.monospace(si(latest.memory_bytes as f64, "B"));
                 ui.monospace(si(latest.shared_bytes as f64, "B"));
                 ui.label(weak(p.engines_text()));
-                let since = format!("{:.1} s", TimeAxis::of(store).x(p.first_ns()));
+                let from_start = processes.listed_from_start(p);
+                let since = if from_start {
+                    "the start".to_owned()
+                } else {
+                    format!("{:.1} s", TimeAxis::of(store).x(p.first_ns()))
+                };
                 let since = if p.alive { since } else { format!("{since}, ended") };
-                ui.label(weak(since)).on_hover_text(if p.alive {
+                let first = if from_start {
+                    "listed in the run's first snapshot: it was running when the run started"
+                } else {
+                    "first listed then (on the plots' time axis)"
+                };
+                let now = if p.alive {
                     "listed in the newest snapshot"
                 } else {
                     "no longer listed (a pid listed again later is another process, another row)"
-                });
+                };
+                ui.label(weak(since)).on_hover_text(format!("{first}; {now}"));
                 ui.end_row();
             }
         });
