@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use zescope_ze::Device;
 
 use super::errors;
-use super::protocol::{RunInfo, SampleBatch, SamplerError};
+use super::protocol::{ReadPath, RunInfo, SampleBatch, SamplerError};
 use super::read::batch::{Pieces, ReadOutcome};
 use super::read::{FIRST_CHECK_BUDGET, Io};
 use super::teardown::{RunParts, Teardown};
@@ -36,7 +36,14 @@ pub(crate) struct Run {
 
 impl Run {
     pub(crate) fn new(info: RunInfo, parts: RunParts, streams: Vec<(usize, usize)>, devices: Vec<Device>) -> Run {
-        let pieces = streams.iter().map(|_| Pieces::default()).collect();
+        // A hole (`timing::STALL_MIN`): a tracer's events come when kernels run, so no span
+        // between them is one.
+        let hole = crate::timing::STALL_MIN.max(info.config.interval.saturating_mul(crate::timing::STALL_INTERVALS));
+        let pieces = info
+            .streams
+            .iter()
+            .map(|s| if s.read_path == ReadPath::Tracer { Pieces::default() } else { Pieces::with_holes(hole) })
+            .collect();
         Run {
             info,
             parts,

@@ -516,9 +516,6 @@ impl State {
             && (now >= t.next_deadline() || notified)
         {
             batch_read = t.is_batched();
-            if t.stalled(now) {
-                run.mark_gap();
-            }
             let read = run.read();
             t.fire(Instant::now());
             match &mut self.options.panic_after_reads {

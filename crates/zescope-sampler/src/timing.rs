@@ -23,11 +23,13 @@ pub const BATCH_INTERVAL: Duration = Duration::from_millis(20);
 /// batch deadline would.
 pub(crate) const NOTIFY_SPAN: Duration = Duration::from_millis(16);
 
-/// The least time past its deadline that makes a ticked run's wait a hole in its data
-/// ([`Ticker::stalled`]): a busy machine's late ticks (a few ms) are not one.
+/// The least span without samples that is a hole in a stream's data (the process stopped or
+/// starved, the machine suspended, reports dropped): its samples either side do not connect
+/// (`read::batch::Pieces::with_holes`), and the telemetry's rates start again after it. A busy
+/// machine's late ticks (a few ms) are not one.
 pub(crate) const STALL_MIN: Duration = Duration::from_secs(1);
 
-/// The least number of intervals past its deadline that makes a ticked run's wait a hole.
+/// The least number of sampling intervals that is a hole, when longer than [`STALL_MIN`].
 pub(crate) const STALL_INTERVALS: u32 = 10;
 
 pub(crate) struct Ticker {
@@ -86,16 +88,6 @@ impl Ticker {
             Some((b, _)) => self.last_read + b,
             None => self.deadline(self.k),
         }
-    }
-
-    /// A ticked run woken at `now` this long after its deadline lost the snapshots in between
-    /// (the process was stopped, the machine suspended or starved): what it reads next starts a
-    /// new segment, so no line is drawn across the hole as if values had been there. Longer than
-    /// [`STALL_MIN`] and than [`STALL_INTERVALS`] intervals; a run read in batches never (its
-    /// samples wait in the driver's buffer, and one the buffer dropped says so itself).
-    pub(crate) fn stalled(&self, now: Instant) -> bool {
-        let span = STALL_MIN.max(self.interval.saturating_mul(STALL_INTERVALS));
-        self.batch.is_none() && now.saturating_duration_since(self.next_deadline()) > span
     }
 
     /// Call when `next_deadline` has passed (or, read in batches, when the notification came):
@@ -172,20 +164,6 @@ mod tests {
         assert_eq!((t.ticks, t.skipped), (1, 3));
         t.fire(t0 + Duration::from_millis(40));
         assert_eq!((t.ticks, t.late, t.skipped), (2, 1, 3), "an on-time tick skips nothing");
-    }
-
-    #[test]
-    fn a_wait_past_a_second_and_ten_intervals_is_a_hole_and_a_late_tick_is_not() {
-        let t0 = Instant::now();
-        let ms = Duration::from_millis;
-        let t = Ticker::new(ms(1), t0);
-        assert!(!t.stalled(t0 + ms(40)), "40 ms late at 1 kHz: late, not a hole");
-        assert!(!t.stalled(t0 + ms(1000)));
-        assert!(t.stalled(t0 + ms(1001)), "past a second");
-        let slow = Ticker::new(ms(500), t0);
-        assert!(!slow.stalled(t0 + ms(4000)), "8 intervals of 500 ms");
-        assert!(slow.stalled(t0 + ms(5001)), "past ten intervals");
-        assert!(!Ticker::batched(ms(1), t0).stalled(t0 + ms(60_000)), "reports wait in the buffer");
     }
 
     #[test]

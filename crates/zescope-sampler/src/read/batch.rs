@@ -14,9 +14,22 @@ pub(crate) struct Pieces {
     gap_next: bool,
     /// Batches closed early because a gap fell inside them: (timestamps, values, gap_before).
     closed: Vec<(Vec<i64>, Vec<f64>, bool)>,
+    /// Two samples further apart than this (ns) have a hole between them ([`Pieces::with_holes`]).
+    hole_ns: Option<i64>,
+    /// The time of the last sample appended, sent or not.
+    last_ts: Option<i64>,
 }
 
 impl Pieces {
+    /// Pieces in which two samples more than `hole` apart, by their own times, have a gap
+    /// between them: the data of that time was lost (the process stopped or starved, a snapshot
+    /// read late, reports the driver dropped), and no line should be drawn across it. Decided by
+    /// the samples' times, not by when the sampler woke: a snapshot written just before a stop
+    /// and read just after it is on the near side of the hole.
+    pub(crate) fn with_holes(hole: std::time::Duration) -> Pieces {
+        Pieces { hole_ns: Some(i64::try_from(hole.as_nanos()).unwrap_or(i64::MAX)), ..Pieces::default() }
+    }
+
     /// The next sample starts a new piece: close what is pending so the gap falls between two
     /// batches (a batch only knows a gap before its first sample).
     pub(crate) fn break_batch(&mut self) {
@@ -34,6 +47,12 @@ impl Pieces {
         if last.is_some_and(|&last| ts <= last) {
             return false;
         }
+        if let (Some(hole), Some(last)) = (self.hole_ns, self.last_ts)
+            && ts.saturating_sub(last) > hole
+        {
+            self.break_batch();
+        }
+        self.last_ts = Some(ts);
         self.timestamps.push(ts);
         self.values.extend_from_slice(row);
         true
@@ -110,5 +129,36 @@ impl Reports {
         out.samples += self.reports;
         out.unchanged += self.out_of_order;
         out.dropped_reports += self.dropped as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn samples_further_apart_than_a_hole_are_split_there_across_sends_too() {
+        let mut p = Pieces::with_holes(Duration::from_secs(1));
+        let ms = 1_000_000i64;
+        assert!(p.push(0, &[1.0]) && p.push(2 * ms, &[2.0]));
+        // Sent: the next sample still knows the last one's time.
+        let mut out = Vec::new();
+        p.take(1, 0, &mut out);
+        assert!(p.push(3 * ms, &[3.0]), "1 ms on: no hole");
+        // A snapshot written just before a stop of 1.8 s, then the first one after it.
+        assert!(p.push(4 * ms, &[4.0]) && p.push(1804 * ms, &[5.0]) && p.push(1805 * ms, &[6.0]));
+        p.take(1, 0, &mut out);
+        let batches: Vec<(Vec<i64>, bool)> = out.iter().map(|b| (b.timestamps.clone(), b.gap_before)).collect();
+        assert_eq!(
+            batches,
+            [(vec![0, 2 * ms], false), (vec![3 * ms, 4 * ms], false), (vec![1804 * ms, 1805 * ms], true)]
+        );
+        // Without holes (a tracer's events), any span connects.
+        let mut t = Pieces::default();
+        assert!(t.push(0, &[1.0]) && t.push(3_600_000 * ms, &[2.0]));
+        let mut out = Vec::new();
+        t.take(1, 0, &mut out);
+        assert_eq!(out.iter().map(|b| b.gap_before).collect::<Vec<_>>(), [false]);
     }
 }
