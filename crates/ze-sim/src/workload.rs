@@ -24,6 +24,11 @@ pub(crate) fn phase_at(t: f64) -> Phase {
     // a streamer asks this for every value of every report, where `rem_euclid`'s `fmod` was a
     // tenth of the simulated device's cost.
     let p = if (0.0..1e15).contains(&t) { t - ((t / CYCLE_S) as u64) as f64 * CYCLE_S } else { t.rem_euclid(CYCLE_S) };
+    phase_in_cycle(p)
+}
+
+/// The phase `p` seconds into a cycle.
+fn phase_in_cycle(p: f64) -> Phase {
     if p < 2.0 {
         Phase::Idle
     } else if p < 5.0 {
@@ -116,16 +121,7 @@ mod tests {
 
     #[test]
     fn phases_by_truncation_agree_with_the_euclidean_remainder() {
-        let by_remainder = |t: f64| {
-            let p = t.rem_euclid(CYCLE_S);
-            if p < 2.0 {
-                Phase::Idle
-            } else if p < 5.0 {
-                Phase::Compute
-            } else {
-                Phase::MemoryBound
-            }
-        };
+        let by_remainder = |t: f64| phase_in_cycle(t.rem_euclid(CYCLE_S));
         // Edges of every phase over many cycles, a report period apart, and far-off times.
         for k in 0..20_000u64 {
             for edge in [0.0, 2.0, 5.0] {
