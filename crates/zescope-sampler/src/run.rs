@@ -36,9 +36,8 @@ pub(crate) struct Run {
 
 impl Run {
     pub(crate) fn new(info: RunInfo, parts: RunParts, streams: Vec<(usize, usize)>, devices: Vec<Device>) -> Run {
-        // A hole (`timing::STALL_MIN`): a tracer's events come when kernels run, so no span
-        // between them is one.
-        let hole = crate::timing::STALL_MIN.max(info.config.interval.saturating_mul(crate::timing::STALL_INTERVALS));
+        // A tracer's events come when kernels run, so no span between them is a hole.
+        let hole = crate::timing::hole(info.config.interval);
         let pieces = info
             .streams
             .iter()

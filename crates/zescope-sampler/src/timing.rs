@@ -27,10 +27,15 @@ pub(crate) const NOTIFY_SPAN: Duration = Duration::from_millis(16);
 /// starved, the machine suspended, reports dropped): its samples either side do not connect
 /// (`read::batch::Pieces::with_holes`), and the telemetry's rates start again after it. A busy
 /// machine's late ticks (a few ms) are not one.
-pub(crate) const STALL_MIN: Duration = Duration::from_secs(1);
+const HOLE_MIN: Duration = Duration::from_secs(1);
 
-/// The least number of sampling intervals that is a hole, when longer than [`STALL_MIN`].
-pub(crate) const STALL_INTERVALS: u32 = 10;
+/// The least number of sampling intervals that is a hole, when longer than [`HOLE_MIN`].
+const HOLE_INTERVALS: u32 = 10;
+
+/// The span without samples that is a hole in a run sampled every `interval`.
+pub(crate) fn hole(interval: Duration) -> Duration {
+    HOLE_MIN.max(interval.saturating_mul(HOLE_INTERVALS))
+}
 
 pub(crate) struct Ticker {
     start: Instant,

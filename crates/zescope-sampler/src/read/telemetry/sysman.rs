@@ -351,8 +351,8 @@ impl TelemetryReader {
         if self.last_read.is_some_and(|t| now.duration_since(t) < self.period) {
             return Ok(0);
         }
-        // As long a wait as makes a hole in a stream (`timing::STALL_MIN`), or a pause.
-        let hole = crate::timing::STALL_MIN.max(self.period.saturating_mul(crate::timing::STALL_INTERVALS));
+        // As long a wait as makes a hole in a stream, or a pause.
+        let hole = crate::timing::hole(self.period);
         if self.last_read.is_some_and(|t| now.duration_since(t) > hole) {
             self.items.iter_mut().for_each(|i| i.source.after_hole());
         }
