@@ -392,9 +392,10 @@ impl ExportBuffer {
         let mut values = st.history.next_slot(timestamp_ns);
         let mut words = std::mem::take(&mut st.words);
         words.clear();
+        let at = workload::Moment::at(t);
         for (i, c) in self.counters.iter().enumerate() {
             let n = workload::noise(seed, self.stream * 4096 + i as u64, step);
-            let level = workload::level(c.signal, self.device_kind, self.clock_mhz, t, n, c.index);
+            let level = workload::level(c.signal, self.device_kind, self.clock_mhz, at, n, c.index);
             if c.signal.is_cumulative() {
                 st.accum[i] += level * dt;
                 let raw = st.accum[i] as u64;

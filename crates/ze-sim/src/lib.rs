@@ -100,6 +100,7 @@ pub mod export_data;
 mod faults;
 pub mod fdcheck;
 mod instance;
+mod ops_calculate;
 mod ops_driver;
 mod ops_events;
 mod ops_memory;

@@ -48,10 +48,27 @@ pub(crate) fn noise(seed: u64, stream: u64, step: u64) -> f64 {
     (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
 }
 
-/// The instantaneous level of a signal at time `t` (seconds since the driver started): a gauge's
-/// value, or a cumulative counter's rate per second.
-pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, t: f64, n: f64, index: usize) -> f64 {
-    let phase = phase_at(t);
+/// A time (seconds since the driver started) and the phase it falls in, worked out once for all
+/// the values made at that time (a report's, a snapshot's).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Moment {
+    /// Seconds since the driver started.
+    pub(crate) t: f64,
+    /// The workload's phase then.
+    pub(crate) phase: Phase,
+}
+
+impl Moment {
+    /// The moment `t` seconds after the driver started.
+    pub(crate) fn at(t: f64) -> Moment {
+        Moment { t, phase: phase_at(t) }
+    }
+}
+
+/// The instantaneous level of a signal at moment `at`: a gauge's value, or a cumulative counter's
+/// rate per second.
+pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, at: Moment, n: f64, index: usize) -> f64 {
+    let (t, phase) = (at.t, at.phase);
     let util = match phase {
         Phase::Idle => 3.0 + 2.0 * n,
         Phase::Compute => 95.0 + 3.0 * n,
@@ -103,7 +120,7 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, t: f64, n:
             let period = 1.0 + (index % 17) as f64 * 0.37;
             50.0 + 40.0 * (std::f64::consts::TAU * t / period).sin() + 2.0 * n
         }
-        Signal::Modelled(m) => m.level(kind, clock_mhz, t, n, index),
+        Signal::Modelled(m) => m.level(kind, clock_mhz, at, n, index),
     }
 }
 
@@ -150,14 +167,14 @@ mod tests {
 
     #[test]
     fn compute_phase_is_busier_and_hotter_than_idle() {
-        let idle = level(Signal::UtilizationPercent, DeviceKind::Gpu, 2000.0, 1.0, 0.0, 0);
-        let busy = level(Signal::UtilizationPercent, DeviceKind::Gpu, 2000.0, 3.0, 0.0, 0);
+        let idle = level(Signal::UtilizationPercent, DeviceKind::Gpu, 2000.0, Moment::at(1.0), 0.0, 0);
+        let busy = level(Signal::UtilizationPercent, DeviceKind::Gpu, 2000.0, Moment::at(3.0), 0.0, 0);
         assert!(busy > 10.0 * idle);
-        let p_idle = level(Signal::PowerWatts, DeviceKind::Gpu, 2000.0, 1.0, 0.0, 0);
-        let p_busy = level(Signal::PowerWatts, DeviceKind::Gpu, 2000.0, 3.0, 0.0, 0);
+        let p_idle = level(Signal::PowerWatts, DeviceKind::Gpu, 2000.0, Moment::at(1.0), 0.0, 0);
+        let p_busy = level(Signal::PowerWatts, DeviceKind::Gpu, 2000.0, Moment::at(3.0), 0.0, 0);
         assert!(p_busy > p_idle);
-        let bw_mem = level(Signal::BytesRead, DeviceKind::Gpu, 2000.0, 6.0, 0.0, 0);
-        let bw_cmp = level(Signal::BytesRead, DeviceKind::Gpu, 2000.0, 3.0, 0.0, 0);
+        let bw_mem = level(Signal::BytesRead, DeviceKind::Gpu, 2000.0, Moment::at(6.0), 0.0, 0);
+        let bw_cmp = level(Signal::BytesRead, DeviceKind::Gpu, 2000.0, Moment::at(3.0), 0.0, 0);
         assert!(bw_mem > bw_cmp);
     }
 }

@@ -107,6 +107,43 @@ fn compute_basic_streams_values_of_the_types_its_properties_say() {
 }
 
 #[test]
+fn every_sub_devices_set_is_the_same_whether_the_buffer_holds_all_sets_or_not() {
+    // A buffer with room for every set is filled in one pass; a smaller one takes the general
+    // path (whole sets in order, the last cut short). The values must not depend on which.
+    let f = fixture(|c| {
+        c.catalog = Catalog::Realistic;
+        let tile = c.devices[0].sub_devices[0].clone();
+        c.devices[0].sub_devices.push(tile);
+    });
+    let gpu = f.gpu();
+    let g = f.raw.group_by_name(gpu, "ComputeBasic").unwrap();
+    let c = f.raw.context(f.drv).unwrap();
+    f.raw.activate(c, gpu, &[g]).unwrap();
+    let o = f.raw.open(c, gpu, g, 100_000, 1, std::ptr::null_mut()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let (_, raw) = f.raw.read(o.streamer).unwrap();
+    let (sets, counts, all) = f.raw.calculate_sets_into(g, &raw, u32::MAX >> 8).unwrap();
+    assert!(sets >= 2, "the root device gives a set per sub-device: {sets}");
+    assert!(counts.iter().all(|&n| n == counts[0] && n > 0), "{counts:?}");
+    let short = all.len() as u32 - 1;
+    let (short_sets, short_counts, part) = f.raw.calculate_sets_into(g, &raw, short).unwrap();
+    assert_eq!(short_sets, sets);
+    assert_eq!(short_counts.last().copied(), Some(counts[0] - 1), "the last set cut short");
+    let bits = |v: &zet_typed_value_t| (v.r#type, v.as_u64(), v.as_f64().map(f64::to_bits));
+    assert_eq!(part.len(), all.len() - 1);
+    for (i, (a, b)) in all.iter().zip(&part).enumerate() {
+        assert_eq!(bits(a), bits(b), "value {i} of {}", all.len());
+    }
+    // Sub-device 1 of 2 reports three quarters of what sub-device 0 does, times and states alike.
+    let n = counts[0] as usize;
+    let scaled = (0..n).filter(|&i| bits(&all[i]) != bits(&all[n + i])).count();
+    assert!(scaled > 0 && scaled < n, "{scaled} of {n} values differ between the sets");
+    f.raw.close_streamer(o.streamer).unwrap();
+    f.clean_teardown(c, gpu);
+    assert!(f.sim.report().is_clean());
+}
+
+#[test]
 fn an_exported_group_holds_each_metric_in_its_result_type() {
     let f = realistic();
     let (c, d, g, e) = f.running_group("EngineActivity");

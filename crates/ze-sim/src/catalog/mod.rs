@@ -142,15 +142,22 @@ pub(crate) fn retype(metrics: &[MetricRef], values: &mut [zet_typed_value_t]) {
         return;
     }
     for (i, v) in values.iter_mut().enumerate() {
-        if let Signal::Modelled(m) = metrics[i % metrics.len()].cfg.signal {
-            // Integers exactly (a u64 does not fit an f64's 53 bits), anything else as it is.
-            let x = match v.r#type {
-                ZET_VALUE_TYPE_UINT32 | ZET_VALUE_TYPE_UINT64 => v.as_u64().map_or(0.0, |u| u as f64),
-                _ => v.as_f64().unwrap_or(0.0),
-            };
-            *v = m.result.encode(x).0;
-        }
+        *v = retyped(&metrics[i % metrics.len()], *v);
     }
+}
+
+/// Calculate's value `v` of `metric` in its result type when the metric is modelled; any other
+/// as it is.
+pub(crate) fn retyped(metric: &MetricRef, v: zet_typed_value_t) -> zet_typed_value_t {
+    let Signal::Modelled(m) = metric.cfg.signal else {
+        return v;
+    };
+    // Integers exactly (a u64 does not fit an f64's 53 bits), anything else as it is.
+    let x = match v.r#type {
+        ZET_VALUE_TYPE_UINT32 | ZET_VALUE_TYPE_UINT64 => v.as_u64().map_or(0.0, |u| u as f64),
+        _ => v.as_f64().unwrap_or(0.0),
+    };
+    m.result.encode(x).0
 }
 
 #[cfg(test)]

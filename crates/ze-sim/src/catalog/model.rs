@@ -12,7 +12,7 @@ use level_zero_sys::*;
 use serde::{Deserialize, Serialize};
 
 use crate::config::DeviceKind;
-use crate::workload::{self, Phase};
+use crate::workload::{self, Moment, Phase};
 
 /// A modelled counter: what its properties say and how its value moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -263,19 +263,19 @@ impl Model {
 
     /// The value at `t` seconds (a rate per second for counts) with noise `n` in [-1, 1], for
     /// the metric at `index` in its group.
-    pub(crate) fn level(&self, kind: DeviceKind, clock_mhz: f64, t: f64, n: f64, index: usize) -> f64 {
-        let phase = workload::phase_at(t);
+    pub(crate) fn level(&self, kind: DeviceKind, clock_mhz: f64, at: Moment, n: f64, index: usize) -> f64 {
+        let phase = at.phase;
         // Metrics of one family (banks, slices) differ by up to ±20 %, the same way every time.
         let skew = 0.8 + 0.4 * ((index * 37 % 17) as f64 / 16.0);
         let share = |load: Load| (load.share(phase) * skew * (1.0 + 0.04 * n)).clamp(0.0, 1.0);
-        let clock = || workload::level(crate::config::Signal::FrequencyMhz, kind, clock_mhz, t, n, index);
+        let clock = || workload::level(crate::config::Signal::FrequencyMhz, kind, clock_mhz, at, n, index);
         match self.value {
             Value::Count { per_s, load } => per_s as f64 * share(load),
             Value::Cycles => clock() * 1e6 * share(Load::Busy),
             Value::Level { max, load } => max as f64 * share(load),
             Value::Clock => clock(),
             Value::Constant(c) => c as f64,
-            Value::Changed => f64::from(u8::from(workload::phase_at(t) != workload::phase_at((t - 0.05).max(0.0)))),
+            Value::Changed => f64::from(u8::from(phase != workload::phase_at((at.t - 0.05).max(0.0)))),
             Value::InstructionPointer => {
                 let slot = (((n + 1.0) * 0.5 * IP_SLOTS as f64) as u64).min(IP_SLOTS - 1);
                 (IP_BASE + 16 * slot) as f64
@@ -296,7 +296,7 @@ mod tests {
     fn levels_follow_their_load_through_the_phases() {
         let busy = model(Value::Level { max: 100, load: Load::Busy }, ResultType::F32);
         let stall = model(Value::Level { max: 100, load: Load::Stall }, ResultType::F32);
-        let at = |m: &Model, t| m.level(DeviceKind::Gpu, 1600.0, t, 0.0, 0);
+        let at = |m: &Model, t| m.level(DeviceKind::Gpu, 1600.0, Moment::at(t), 0.0, 0);
         assert!(at(&busy, 3.0) > 10.0 * at(&busy, 1.0), "busy when compute-bound");
         assert!(at(&stall, 6.0) > 2.0 * at(&stall, 3.0), "stalled when memory-bound");
         let graphics = model(Value::Count { per_s: 1_000_000, load: Load::Graphics }, ResultType::U64);
@@ -309,7 +309,7 @@ mod tests {
     #[test]
     fn flags_rise_only_just_after_a_phase_change() {
         let flag = model(Value::Changed, ResultType::Bool8);
-        let at = |t| flag.level(DeviceKind::Gpu, 1600.0, t, 0.0, 0);
+        let at = |t| flag.level(DeviceKind::Gpu, 1600.0, Moment::at(t), 0.0, 0);
         assert_eq!(at(2.01), 1.0);
         assert_eq!(at(2.2), 0.0);
         assert_eq!(at(5.03), 1.0);
@@ -346,7 +346,7 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for k in 0..=200 {
             let n = -1.0 + k as f64 / 100.0;
-            let a = ip.level(DeviceKind::Gpu, 1600.0, 3.0, n, 0) as u64;
+            let a = ip.level(DeviceKind::Gpu, 1600.0, Moment::at(3.0), n, 0) as u64;
             assert!((IP_BASE..IP_BASE + 16 * IP_SLOTS).contains(&a) && a.is_multiple_of(16), "{a:#x}");
             seen.insert(a);
         }

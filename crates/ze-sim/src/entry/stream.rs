@@ -231,6 +231,20 @@ pub(crate) unsafe extern "C" fn sim_zetMetricGroupCalculateMultipleMetricValuesE
                 *total = (inst.calculate_count(g, ty, raw)? * n) as u32;
                 return Ok(());
             }
+            if inst.calculate_set_count(g) <= *sets as usize {
+                // SAFETY: API contract: `values` holds `*total` elements.
+                let out = unsafe { std::slice::from_raw_parts_mut(values, *total as usize) };
+                if let Some(per_set) = inst.calculate_sets_into(g, ty, raw, out)? {
+                    let n = inst.calculate_set_count(g);
+                    if !counts.is_null() {
+                        // SAFETY: API contract: `counts` holds `*sets` elements, and `n` ≤ `*sets`.
+                        unsafe { std::slice::from_raw_parts_mut(counts, n) }.fill(per_set as u32);
+                    }
+                    *sets = n as u32;
+                    *total = (n * per_set) as u32;
+                    return Ok(());
+                }
+            }
             let all = inst.calculate_sets(g, ty, raw)?;
             // As the single Calculate does, a smaller buffer gets only what fits: whole sets in
             // order, the last one cut short.
