@@ -578,4 +578,17 @@ fn a_recording_stopped_for_seconds_keeps_a_hole_not_a_line_across_it() {
     assert_eq!(holes.len(), 1, "{holes:?}");
     let after = &holes[0].1;
     assert!(after[0][power].is_nan() && (100.0..200.0).contains(&after[1][power]), "power after the hole: {after:?}");
+    // So do the engines' busy shares (a missing rate is no share, not a full one).
+    let engines: Vec<usize> = session.streams[telemetry]
+        .meta
+        .series
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x.metric.contains("engines utilisation"))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(!engines.is_empty(), "the simulated GPU reports its engines");
+    for e in engines {
+        assert!(after[0][e].is_nan() && (0.0..=100.0).contains(&after[1][e]), "engine share after the hole: {after:?}");
+    }
 }

@@ -119,6 +119,7 @@ pub struct zet_typed_value_t {
 
 impl zet_typed_value_t {
     /// The value as `f64`, whatever its type (a boolean is 0 or 1); `None` for an unknown type.
+    #[inline]
     pub fn as_f64(&self) -> Option<f64> {
         // SAFETY: `type` says which member the driver wrote; every member is plain data.
         unsafe {
@@ -135,6 +136,7 @@ impl zet_typed_value_t {
 
     /// The value as an exact `u64` for integer types (a timestamp in ns does not fit an `f64`'s
     /// 53 bits after 104 days); a float is truncated when it is finite and not negative.
+    #[inline]
     pub fn as_u64(&self) -> Option<u64> {
         // SAFETY: `type` says which member the driver wrote; every member is plain data.
         unsafe {

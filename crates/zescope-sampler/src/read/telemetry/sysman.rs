@@ -408,8 +408,7 @@ fn read_item(source: &mut Source, out: &mut [f64]) -> Result<(), ZeError> {
         Source::Engine { d, active } => {
             let a = d.activity()?;
             let (busy, _) = active.advance(a.activeTime, a.timestamp, 100.0, BUSY_CEILING);
-            // Never more than 100 %: a driver's two clocks may disagree slightly.
-            out[0] = busy.min(100.0);
+            out[0] = share(busy);
         }
         Source::Memory { d, bandwidth } => {
             let s = d.state()?;
@@ -426,9 +425,23 @@ fn read_item(source: &mut Source, out: &mut [f64]) -> Result<(), ZeError> {
     Ok(())
 }
 
+/// An engine's busy share from its rate: never more than 100 % (a driver's two clocks may
+/// disagree slightly), and no share where there is no rate (after a hole, a re-anchor or too
+/// short a span; `f64::min` would make that NaN a full 100 %).
+fn share(busy: f64) -> f64 {
+    if busy > 100.0 { 100.0 } else { busy }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_rate_is_no_share_and_a_share_never_passes_100() {
+        assert!(share(f64::NAN).is_nan());
+        assert_eq!(share(100.4), 100.0);
+        assert_eq!(share(37.5), 37.5);
+    }
 
     #[test]
     fn single_engines_are_numbered_per_kind() {
