@@ -4,7 +4,8 @@
 //! zescope process, alternating (alone, beside) in pairs so the machine's drift falls on both
 //! alike. Printed per setting: the median ratio of the workload's time beside zescope to its time
 //! alone, the spread of the ratios (min … max), and zescope's own CPU over the runs beside it
-//! (its user + system time from `/proc/PID/stat` over the workload's wall time, in cores).
+//! (its threads' time on a CPU, from `/proc/PID/task/TID/schedstat` in ns, over the workload's
+//! wall time, in cores).
 //!
 //! Settings (the simulated device, `zescope` as built for the bench, i.e. release):
 //! - `record` at 1 kHz and 10 kHz, the exported-memory path (`--group ComputeBasic --via export`)
@@ -71,28 +72,37 @@ fn workload(rounds: u64) -> Duration {
     t.elapsed()
 }
 
-/// A process's user + system CPU time so far.
-fn cpu_time(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks: u64 =
-        f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0) + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
-    Duration::from_secs_f64(ticks as f64 / 100.0)
+/// A thread's CPU time so far: its time on a CPU in ns from `schedstat` (exact), or where the
+/// kernel lacks it its user + system time from `stat` (10 ms ticks, which over a 3 s run are
+/// steps of 0.003 cores and charge a short wakeup a whole tick or nothing).
+fn task_time(dir: &std::path::Path) -> Option<Duration> {
+    if let Some(ns) = std::fs::read_to_string(dir.join("schedstat"))
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()))
+    {
+        return Some(Duration::from_nanos(ns));
+    }
+    let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+    let f: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_secs_f64(ticks as f64 / 100.0))
 }
 
-/// Per thread of `pid`: its name and user + system time so far.
+/// A process's CPU time so far: the sum of its threads' ([`task_time`]). A thread that ended
+/// between two readings is not counted; zescope's threads live for the whole run.
+fn cpu_time(pid: u32) -> Duration {
+    thread_times(pid).iter().map(|(_, d)| *d).sum()
+}
+
+/// Per thread of `pid`: its name and CPU time so far ([`task_time`]).
 fn thread_times(pid: u32) -> Vec<(String, Duration)> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
     tasks
         .flatten()
         .filter_map(|t| {
-            let tid: u32 = t.file_name().to_str()?.parse().ok()?;
-            let comm = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm")).ok()?;
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
-            let f: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-            let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
-            Some((comm.trim().to_owned(), Duration::from_secs_f64(ticks as f64 / 100.0)))
+            let dir = t.path();
+            let comm = std::fs::read_to_string(dir.join("comm")).ok()?;
+            Some((comm.trim().to_owned(), task_time(&dir)?))
         })
         .collect()
 }
