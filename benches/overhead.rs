@@ -16,7 +16,13 @@
 //! - the window, live, at 1600x1000 with four panes of the simulated GPU at 100 Hz, under Xvfb
 //!   (skipped, with a line saying why, without Xvfb);
 //! - the floor: a process that does nothing but wake at 1 kHz (10 kHz) and sleep again, which is
-//!   the least any sampler polling at that rate can cost here (a context switch each way).
+//!   the least any sampler polling at that rate can cost here (a context switch each way);
+//! - the floor beside the simulated device: the same process, and a zescope that samples every
+//!   10 s (`record --interval 10s --group ComputeBasic --via export --no-telemetry`), so the
+//!   simulated device's writer writes its exported memory every millisecond as it does under any
+//!   `record` of it, while zescope itself all but sleeps: what the exported-memory rows cost
+//!   before zescope's own sampling on this device (on a GPU the hardware writes, and the floor
+//!   alone is the floor). Its CPU is both processes'; its wakeups the bare process's.
 //!
 //! Wakeups a second: the sampler thread's context switches (voluntary and not, from
 //! `/proc/PID/task/TID/status`) over the workload's wall time; for the floor, its one thread's.
@@ -155,6 +161,7 @@ enum Beside {
     Serve,
     Window,
     Floor { us: u64 },
+    FloorBesideDevice { us: u64 },
 }
 
 impl Beside {
@@ -174,6 +181,9 @@ impl Beside {
             Beside::Serve => "serve 1 kHz, telemetry, scraped every 1 s".into(),
             Beside::Window => "window, live, 1600x1000, 4 panes, 100 Hz".into(),
             Beside::Floor { us } => format!("floor: a process waking at {} kHz, doing nothing", 1000 / us),
+            Beside::FloorBesideDevice { us } => {
+                format!("floor beside the simulated device: waking at {} kHz, the device writing", 1000 / us)
+            }
         }
     }
 }
@@ -184,6 +194,8 @@ struct Running {
     _dir: tempfile::TempDir,
     _xvfb: Option<Child>,
     scrape: Option<(std::sync::Arc<std::sync::atomic::AtomicBool>, std::thread::JoinHandle<()>)>,
+    /// The zescope that keeps the simulated device writing beside a floor (its CPU counts).
+    device: Option<Child>,
 }
 
 impl Running {
@@ -199,6 +211,15 @@ impl Running {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(mut d) = self.device.take() {
+            let _ = Command::new("kill").arg("-TERM").arg(d.id().to_string()).status();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while d.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = d.kill();
+            let _ = d.wait();
+        }
         if let Some(mut x) = self._xvfb.take() {
             let _ = x.kill();
             let _ = x.wait();
@@ -255,12 +276,26 @@ fn start(beside: Beside) -> Result<Running, String> {
     let dir = tempfile::tempdir().unwrap();
     let mut xvfb_child = None;
     let mut scrape = None;
-    let child = match beside {
-        Beside::Floor { us } => Command::new(std::env::current_exe().unwrap())
+    let mut device = None;
+    let sleeper = |us: u64| {
+        Command::new(std::env::current_exe().unwrap())
             .env("ZESCOPE_OVERHEAD_SLEEPER", us.to_string())
             .stdout(Stdio::null())
             .spawn()
-            .map_err(|e| e.to_string())?,
+            .map_err(|e| e.to_string())
+    };
+    let child = match beside {
+        Beside::Floor { us } => sleeper(us)?,
+        Beside::FloorBesideDevice { us } => {
+            let d = zescope(dir.path())
+                .args(["--source", "sim", "record", "--interval", "10s", "--group", "ComputeBasic"])
+                .args(["--via", "export", "--no-telemetry", "--duration", "1h", "--out"])
+                .arg(dir.path().join("run.ron"))
+                .spawn()
+                .map_err(|e| e.to_string())?;
+            device = Some(d);
+            sleeper(us)?
+        }
         Beside::Record { interval, group, via, telemetry } => zescope(dir.path())
             .args([
                 "--source",
@@ -351,7 +386,7 @@ fn start(beside: Beside) -> Result<Running, String> {
     };
     // Past its start-up: sampling (and drawing) steadily.
     std::thread::sleep(Duration::from_secs(if matches!(beside, Beside::Window) { 6 } else { 2 }));
-    Ok(Running { child, _dir: dir, _xvfb: xvfb_child, scrape })
+    Ok(Running { child, _dir: dir, _xvfb: xvfb_child, scrape, device })
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -382,6 +417,8 @@ fn main() {
     let settings = [
         Beside::Floor { us: 1000 },
         Beside::Floor { us: 100 },
+        Beside::FloorBesideDevice { us: 1000 },
+        Beside::FloorBesideDevice { us: 100 },
         Beside::Record { interval: "1ms", group: "ComputeBasic", via: "export", telemetry: true },
         Beside::Record { interval: "100us", group: "ComputeBasic", via: "export", telemetry: true },
         Beside::Record { interval: "1ms", group: "RenderBasic", via: "streamer", telemetry: false },
@@ -393,7 +430,11 @@ fn main() {
     for beside in settings.into_iter().filter(|b| only.split('|').any(|o| b.name().contains(o))) {
         let (mut ratios, mut cores, mut sampler, mut device) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut wakeups = Vec::new();
-        let thread = if matches!(beside, Beside::Floor { .. }) { "" } else { "zescope-sampler" };
+        let thread = if matches!(beside, Beside::Floor { .. } | Beside::FloorBesideDevice { .. }) {
+            ""
+        } else {
+            "zescope-sampler"
+        };
         let mut skipped = None;
         for _ in 0..pairs {
             let alone = workload(rounds).as_secs_f64();
@@ -404,9 +445,12 @@ fn main() {
                     break;
                 }
             };
-            let (c0, t0, w0) = (cpu_time(z.child.id()), thread_times(z.child.id()), switches(z.child.id(), thread));
+            let pids: Vec<u32> = std::iter::once(z.child.id()).chain(z.device.as_ref().map(Child::id)).collect();
+            let cpu = || pids.iter().map(|&p| cpu_time(p)).sum::<Duration>();
+            let threads = || pids.iter().flat_map(|&p| thread_times(p)).collect::<Vec<_>>();
+            let (c0, t0, w0) = (cpu(), threads(), switches(z.child.id(), thread));
             let with = workload(rounds).as_secs_f64();
-            let (c1, t1, w1) = (cpu_time(z.child.id()), thread_times(z.child.id()), switches(z.child.id(), thread));
+            let (c1, t1, w1) = (cpu(), threads(), switches(z.child.id(), thread));
             wakeups.push(w1.saturating_sub(w0) as f64 / with);
             z.stop();
             ratios.push(with / alone);
