@@ -204,27 +204,26 @@ impl Running {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             let _ = t.join();
         }
-        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while self.child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        terminate(&mut self.child);
         if let Some(mut d) = self.device.take() {
-            let _ = Command::new("kill").arg("-TERM").arg(d.id().to_string()).status();
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while d.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = d.kill();
-            let _ = d.wait();
+            terminate(&mut d);
         }
         if let Some(mut x) = self._xvfb.take() {
             let _ = x.kill();
             let _ = x.wait();
         }
     }
+}
+
+/// Stops `child` with SIGTERM (zescope ends its run and writes its session), SIGKILL after 10 s.
+fn terminate(child: &mut Child) {
+    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 fn zescope(dir: &std::path::Path) -> Command {
