@@ -588,7 +588,13 @@ fn a_recording_stopped_for_seconds_keeps_a_hole_not_a_line_across_it() {
         .map(|(i, _)| i)
         .collect();
     assert!(!engines.is_empty(), "the simulated GPU reports its engines");
+    let mut first = zescope_store::RawPiece::default();
+    assert!(store.raw_piece(restored.streams[telemetry], 0, 2, &mut first));
+    let width = first.values.len() / first.timestamps.len();
     for e in engines {
         assert!(after[0][e].is_nan() && (0.0..=100.0).contains(&after[1][e]), "engine share after the hole: {after:?}");
+        // The run's first read has nothing to take a rate against either.
+        let rows = &first.values[..2 * width];
+        assert!(rows[e].is_nan() && (0.0..=100.0).contains(&rows[width + e]), "the first two reads: {rows:?}");
     }
 }

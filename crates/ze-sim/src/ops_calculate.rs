@@ -185,10 +185,10 @@ impl Instance {
         Ok(sets)
     }
 
-    /// Calculate's values of every set straight into `out` (set after set, each `per_set`
-    /// long), when the type is plain values and `out` holds every set: the values of each set,
-    /// or `None` when the call must take the general path ([`Instance::calculate_sets`]). The
-    /// same checks and the same values as that path.
+    /// Calculate's values of every set straight into `out` (set after set, each as long), when
+    /// the type is plain values and `out` holds every set: how many values each set holds, or
+    /// `None` when the call must take the general path ([`Instance::calculate_sets`]). The same
+    /// checks and the same values as that path.
     pub(crate) fn calculate_sets_into(
         &self,
         g: usize,
