@@ -32,18 +32,19 @@ mod run;
 mod setup;
 mod teardown;
 
+mod handle;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod thread;
 mod timing;
 
 pub use direct::DirectRun;
+pub use handle::spawn_source;
+pub use handle::{Opener, Options, SamplerHandle, spawn};
 pub use host::{monotonic_ns, process_cpu_time, thread_cpu_time};
 pub use optional::{NOTICE_LOG_TARGET, say_notice};
 pub use outbox::Waker;
 pub use protocol::*;
 pub use read::batch::ReadOutcome;
 pub use read::{group_ways, listed_ways};
-pub use thread::spawn_source;
-pub use thread::{Opener, Options, SamplerHandle, spawn};
 pub use timing::BATCH_INTERVAL;
