@@ -60,14 +60,15 @@ pub(crate) enum Conv {
 }
 
 impl Conv {
-    /// The value plotted for `x` of a report `report_s` seconds long, and whether it was out of
-    /// what it can be (a busy share beyond 100 % and its slack, or below 0: clamped to 0..=100).
-    pub(crate) fn apply(self, x: f64, report_s: f64) -> (f64, bool) {
+    /// The value plotted for `x` of a report of a period at which `per_s` reports make a
+    /// second ([`per_second`]), and whether it was out of what it can be (a busy share beyond
+    /// 100 % and its slack, or below 0: clamped to 0..=100).
+    pub(crate) fn apply(self, x: f64, per_s: f64) -> (f64, bool) {
         match self {
             Conv::AsIs => (x, false),
-            Conv::Rate => (x / report_s, false),
+            Conv::Rate => (x * per_s, false),
             Conv::Share { unit_s } => {
-                let pct = x * unit_s / report_s * 100.0;
+                let pct = x * unit_s * per_s * 100.0;
                 if pct.is_nan() {
                     return (pct, false);
                 }
@@ -75,6 +76,14 @@ impl Conv {
             }
         }
     }
+}
+
+/// Reports a second at a period of `period_ns`: exact for the periods streamers give (10 µs ×
+/// 2^k divides 10^9 into a binary fraction), so a count times it is the exact rate (a count of
+/// a 10 µs report times 100 000 is an integer, which the store packs as one; dividing by the
+/// period in seconds, 1e-5 not being exact, missed it in more than half of the counts).
+pub(crate) fn per_second(period_ns: u64) -> f64 {
+    1e9 / period_ns.max(1) as f64
 }
 
 /// The series a metric gives and how its values become theirs: `None` for a metric that is no
@@ -184,11 +193,25 @@ mod tests {
         (c, s.unit, s.kind)
     }
 
-    /// `conv` of `x` in a report of `report_s` is `want` (to 1e-9 relative), told or not.
-    fn gives(conv: Conv, x: f64, report_s: f64, want: f64, told: bool) {
-        let (v, t) = conv.apply(x, report_s);
-        assert!((v - want).abs() <= 1e-9 * want.abs().max(1.0), "{conv:?} of {x} in {report_s} s: {v}, not {want}");
+    /// `conv` of `x` in a report of `ns` is `want` (to 1e-9 relative), told or not.
+    fn gives(conv: Conv, x: f64, ns: u64, want: f64, told: bool) {
+        let (v, t) = conv.apply(x, per_second(ns));
+        assert!((v - want).abs() <= 1e-9 * want.abs().max(1.0), "{conv:?} of {x} in {ns} ns: {v}, not {want}");
         assert_eq!(t, told, "{conv:?} of {x}");
+    }
+
+    #[test]
+    fn a_count_in_a_report_of_a_streamer_period_is_an_exact_rate() {
+        // Every period a streamer gives (10 µs × 2^k): counts times reports a second, exactly.
+        for k in 0..=16 {
+            let ns = 10_000u64 << k;
+            for x in [1.0, 7.0, 12_345.0, 99_999.0, 1_234_567.0] {
+                let (v, _) = Conv::Rate.apply(x, per_second(ns));
+                assert_eq!(v, x * 1e9 / ns as f64, "{x} in {ns} ns");
+            }
+        }
+        // At 10 µs a count gives an integer rate (the store packs it as an integer).
+        assert!((1..200_000u64).all(|x| Conv::Rate.apply(x as f64, per_second(10_000)).0 == (x * 100_000) as f64));
     }
 
     #[test]
@@ -196,19 +219,19 @@ mod tests {
         let (conv, unit, kind) = col(ZET_METRIC_TYPE_DURATION, "ns");
         assert_eq!((unit.as_str(), kind), ("%", Kind::Gauge));
         // 640 µs busy in a 1.28 ms report.
-        gives(conv, 640_000.0, 1.28e-3, 50.0, false);
+        gives(conv, 640_000.0, 1_280_000, 50.0, false);
         // In µs, the same.
         let (conv, _, _) = col(ZET_METRIC_TYPE_DURATION, "us");
-        gives(conv, 640.0, 1.28e-3, 50.0, false);
+        gives(conv, 640.0, 1_280_000, 50.0, false);
     }
 
     #[test]
     fn busy_shares_over_the_whole_report_are_clamped_and_nonsense_is_told() {
         let (conv, _, _) = col(ZET_METRIC_TYPE_DURATION, "ns");
-        gives(conv, 1_300_000.0, 1.28e-3, 100.0, false); // 101.6 %: jitter of report times
-        gives(conv, 3_000_000.0, 1.28e-3, 100.0, true); // more than twice the report
-        gives(conv, -5.0, 1.28e-3, 0.0, true);
-        let (v, told) = conv.apply(f64::NAN, 1.28e-3);
+        gives(conv, 1_300_000.0, 1_280_000, 100.0, false); // 101.6 %: jitter of report times
+        gives(conv, 3_000_000.0, 1_280_000, 100.0, true); // more than twice the report
+        gives(conv, -5.0, 1_280_000, 0.0, true);
+        let (v, told) = conv.apply(f64::NAN, per_second(1_280_000));
         assert!(v.is_nan() && !told, "no value stays none");
     }
 
@@ -216,10 +239,10 @@ mod tests {
     fn an_event_of_n_per_report_is_n_over_the_duration_per_second() {
         let (conv, unit, kind) = col(ZET_METRIC_TYPE_EVENT, "cycles");
         assert_eq!((unit.as_str(), kind), ("cycles/s", Kind::Gauge));
-        gives(conv, 1000.0, 0.5e-3, 2_000_000.0, false);
+        gives(conv, 1000.0, 500_000, 2_000_000.0, false);
         let (conv, unit, _) = col(ZET_METRIC_TYPE_THROUGHPUT, "bytes");
         assert_eq!(unit, "bytes/s");
-        gives(conv, 64.0, 1e-3, 64_000.0, false);
+        gives(conv, 64.0, 1_000_000, 64_000.0, false);
         assert_eq!(col(ZET_METRIC_TYPE_EVENT_WITH_RANGE, "").1, "events/s");
     }
 

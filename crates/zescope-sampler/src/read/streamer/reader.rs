@@ -19,7 +19,7 @@ use zescope_ze::{Device, MetricGroup, ZeError};
 use std::time::Instant;
 
 use super::open::{Streamers, period_text};
-use super::plan::{Column, ReportPlan};
+use super::plan::{Column, ReportPlan, per_second};
 use crate::host::monotonic_ns;
 use crate::read::batch::{Pieces, Reports};
 use crate::read::report_time::ReportClock;
@@ -183,7 +183,7 @@ impl StreamerReader {
         let mut row = std::mem::take(&mut self.row);
         row.clear();
         row.resize(self.series * self.sets, f64::NAN);
-        let period_s = self.period_ns as f64 / 1e9;
+        let per_s = per_second(self.period_ns);
         for r in 0..reports {
             let mut device_ts = None;
             for (k, &(start, held)) in starts.iter().enumerate() {
@@ -198,7 +198,7 @@ impl StreamerReader {
                     match *c {
                         Column::Time if k == 0 => device_ts = v.as_u64(),
                         Column::Series(conv) => {
-                            let (x, odd) = conv.apply(v.as_f64().unwrap_or(f64::NAN), period_s);
+                            let (x, odd) = conv.apply(v.as_f64().unwrap_or(f64::NAN), per_s);
                             part[j] = x;
                             if odd && !self.told_out_of_range[j] {
                                 self.told_out_of_range[j] = true;
