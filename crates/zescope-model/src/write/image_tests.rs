@@ -1,0 +1,92 @@
+//! Tests of a pane's drawing (`image.rs`): a state in steps and a quantity with slopes, and
+//! lines kept inside their plot areas.
+
+use super::*;
+use zescope_store::{SeriesDesc, StreamDesc};
+
+#[test]
+fn a_state_is_drawn_in_steps_and_a_quantity_with_slopes() {
+    // A context id 7, 7, 9 sampled 10 ms apart, drawn 1 pixel per ms.
+    let mut store = Store::new(usize::MAX);
+    let desc = SeriesDesc { name: "ContextId".into(), unit: String::new(), kind: SeriesKind::State };
+    let s = store.begin_stream(StreamDesc { name: "g".into(), series: vec![desc] });
+    store.append(s, &[0, 10_000_000, 20_000_000], &[7.0, 7.0, 9.0]).unwrap();
+    let id = store.series_id(s, 0).unwrap();
+    let mut env = Envelope::new();
+    store.envelope(id, 0, 20_000_000, 21, &mut env);
+    let px_per_s = 1000.0;
+    let x = |t: i64| TimeAxis::of(&store).x(t);
+    let area = ((x(0), x(20_000_000)), (0.0, 10.0));
+    let stepped = runs(&store, env.columns(), true, px_per_s, area.0, area.1);
+    let pts = &stepped[0];
+    assert!(pts.windows(2).all(|w| w[0].0 == w[1].0 || w[0].1 == w[1].1), "flat or upright only: {pts:?}");
+    assert!(pts.contains(&(x(20_000_000), 7.0)), "7 holds until the sample that is 9: {pts:?}");
+    let sloped = runs(&store, env.columns(), false, px_per_s, area.0, area.1);
+    assert!(sloped[0].windows(2).any(|w| w[0].0 != w[1].0 && w[0].1 != w[1].1), "{:?}", sloped[0]);
+}
+
+/// Three panes of sharp steps (a counter flipping between 0 and 100 every sample, a state,
+/// and big steps between long flat stretches), in colours found nowhere else in the image.
+fn steep() -> (Store, WriteSpec) {
+    let mut store = Store::new(usize::MAX);
+    let gauge = |name: &str| SeriesDesc { name: name.into(), unit: "%".into(), kind: SeriesKind::Gauge };
+    let state = SeriesDesc { name: "state".into(), unit: String::new(), kind: SeriesKind::State };
+    let s = store.begin_stream(StreamDesc { name: "g".into(), series: vec![gauge("flip"), state, gauge("step")] });
+    let n = 5_000usize;
+    let ts: Vec<i64> = (0..n as i64).map(|i| i * 1_000_000).collect();
+    let mut vals = Vec::with_capacity(3 * n);
+    for i in 0..n {
+        vals.extend([(i % 2) as f64 * 100.0, ((i / 7) % 5) as f64, if (i / 400) % 2 == 0 { 1.0 } else { 1e6 }]);
+    }
+    store.append(s, &ts, &vals).unwrap();
+    let colors = [[220, 0, 0], [0, 0, 230], [0, 150, 0]];
+    let panes = (0..3)
+        .map(|k| WritePane {
+            title: format!("Pane {}", k + 1),
+            series: vec![super::super::WriteSeries {
+                label: format!("s{k}"),
+                unit: "%".into(),
+                raw_unit: "%".into(),
+                color: colors[k],
+                visible: true,
+                ids: vec![store.series_id(s, k).unwrap()],
+                throttle: Vec::new(),
+            }],
+        })
+        .collect();
+    (store, WriteSpec { panes, range: None, markers: Vec::new() })
+}
+
+#[test]
+fn lines_stay_inside_their_plot_areas() {
+    let (store, spec) = steep();
+    let drawn: Vec<[u8; 3]> = spec
+        .panes
+        .iter()
+        .map(|p| crate::view::contrast::on_background(p.series[0].color, crate::view::contrast::WHITE))
+        .collect();
+    for size in [(1600, 1200), (900, 600), (300, 450), (2000, 450)] {
+        let (buf, areas) = rgb(&store, &spec, size).unwrap();
+        assert_eq!(areas.len(), 3);
+        let (mut inside, mut outside) = (0usize, Vec::new());
+        for (i, px) in buf.chunks_exact(3).enumerate() {
+            if !drawn.iter().any(|c| c == px) {
+                continue;
+            }
+            let (x, y) = ((i % size.0 as usize) as i32, (i / size.0 as usize) as i32);
+            // The legend's swatches are inside the plot area too.
+            if areas.iter().any(|(ax, ay)| (ax.start..=ax.end).contains(&x) && (ay.start..=ay.end).contains(&y)) {
+                inside += 1;
+            } else {
+                outside.push((x, y));
+            }
+        }
+        assert!(inside > 1_000, "{size:?}: the series are drawn ({inside} pixels)");
+        assert!(
+            outside.is_empty(),
+            "{size:?}: {} series pixels outside the plots, e.g. {:?}",
+            outside.len(),
+            &outside[..outside.len().min(8)]
+        );
+    }
+}
