@@ -92,29 +92,18 @@ impl Raw {
     }
     /// Calculate with the multiple-set function: the values as f64, the set count.
     pub fn calculate_sets(&self, g: zet_metric_group_handle_t, raw: &[u8]) -> R<(Vec<f64>, u32)> {
-        let f = opt(self.api.zetMetricGroupCalculateMultipleMetricValuesExp, "CalculateMultiple");
-        let (mut sets, mut total) = (0u32, 0u32);
-        let ty = ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES;
-        // SAFETY: count query.
-        ok(unsafe {
-            f(g, ty, raw.len(), raw.as_ptr(), &mut sets, &mut total, std::ptr::null_mut(), std::ptr::null_mut())
-        })?;
-        let mut counts = vec![0u32; sets as usize];
-        let mut values = vec![zet_typed_value_t::default(); total as usize];
-        // SAFETY: buffers of the sizes asked for.
-        ok(unsafe {
-            f(g, ty, raw.len(), raw.as_ptr(), &mut sets, &mut total, counts.as_mut_ptr(), values.as_mut_ptr())
-        })?;
-        assert_eq!(counts.iter().sum::<u32>(), total);
-        Ok((values[..total as usize].iter().map(|v| v.as_f64().expect("known type")).collect(), sets))
+        let (sets, counts, values) = self.calculate_sets_into(g, raw, None)?;
+        assert_eq!(counts.iter().sum::<u32>() as usize, values.len());
+        Ok((values.iter().map(|v| v.as_f64().expect("known type")).collect(), sets))
     }
-    /// Calculate with the multiple-set function into a buffer of `room` values (a count query
-    /// first): the sets given, each set's count and the values written.
+    /// Calculate with the multiple-set function into a buffer of `room` values (`None`: as many
+    /// as the count query asks for, which comes first): the sets given, each set's count and the
+    /// values written.
     pub fn calculate_sets_into(
         &self,
         g: zet_metric_group_handle_t,
         raw: &[u8],
-        room: u32,
+        room: Option<u32>,
     ) -> R<(u32, Vec<u32>, Vec<zet_typed_value_t>)> {
         let f = opt(self.api.zetMetricGroupCalculateMultipleMetricValuesExp, "CalculateMultiple");
         let (mut sets, mut total) = (0u32, 0u32);
@@ -123,9 +112,9 @@ impl Raw {
         ok(unsafe {
             f(g, ty, raw.len(), raw.as_ptr(), &mut sets, &mut total, std::ptr::null_mut(), std::ptr::null_mut())
         })?;
+        total = room.unwrap_or(total);
         let mut counts = vec![0u32; sets as usize];
-        let mut values = vec![zet_typed_value_t::default(); room as usize];
-        total = room;
+        let mut values = vec![zet_typed_value_t::default(); total as usize];
         // SAFETY: `counts` holds `sets` counts and `values` `total` values.
         ok(unsafe {
             f(g, ty, raw.len(), raw.as_ptr(), &mut sets, &mut total, counts.as_mut_ptr(), values.as_mut_ptr())
