@@ -168,7 +168,7 @@ pub struct RecordOptions {
     #[arg(long)]
     pub custom_group: bool,
     /// Sampling interval, 100us to 10s.
-    #[arg(long, default_value = "1ms", value_parser = zescope_model::view::text::parse_duration)]
+    #[arg(long, default_value = "1ms", value_parser = parse_interval)]
     pub interval: Duration,
     /// How to read the groups (`via_help`: the ways' own list).
     #[arg(long, default_value = "auto", value_parser = parse_via, help = via_help())]
@@ -326,7 +326,7 @@ pub struct ServeOptions {
     #[arg(long, overrides_with = "telemetry")]
     pub no_telemetry: bool,
     /// Sampling interval, 100us to 10s; each scrape serves the newest sample.
-    #[arg(long, default_value = "100ms", value_parser = zescope_model::view::text::parse_duration)]
+    #[arg(long, default_value = "100ms", value_parser = parse_interval)]
     pub interval: Duration,
     /// How to read the groups: `export`, `streamer`, `tracer` or `auto`, as for `record`.
     #[arg(long, default_value = "auto", value_parser = parse_via)]
@@ -541,6 +541,19 @@ fn via_help() -> String {
 }
 
 /// `--via`: auto, export, streamer or tracer (`Via::names`).
+/// `--interval`: a duration the sampler samples at, or what range it must be in (the sampler
+/// would clamp it, and the run then sample at another rate than the one asked for).
+fn parse_interval(s: &str) -> Result<Duration, String> {
+    use zescope_sampler::{MAX_INTERVAL, MIN_INTERVAL};
+    let d = zescope_model::view::text::parse_duration(s)?;
+    if (MIN_INTERVAL..=MAX_INTERVAL).contains(&d) {
+        return Ok(d);
+    }
+    Err(format!(
+        "{s} is outside 100us to 10s, the intervals zescope samples at (a streamer reports every tenth of one, down to 10us)"
+    ))
+}
+
 fn parse_via(s: &str) -> Result<zescope_sampler::Via, String> {
     use zescope_sampler::Via;
     Via::from_name(s).ok_or_else(|| format!("{s:?} is not a way to read groups: use {}", Via::names()))
@@ -553,39 +566,5 @@ fn otlp_config(url: String) -> zescope_otlp::Config {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(std::iter::once("zescope").chain(args.iter().copied()))
-    }
-
-    #[test]
-    fn a_session_file_alone_opens_the_window_on_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("run.ron");
-        std::fs::write(&f, "(format: \"zescope-session\")").unwrap();
-        let cli = parse(&[f.to_str().unwrap()]).unwrap();
-        assert_eq!(cli.file.as_deref(), Some(f.as_path()));
-        assert!(cli.command.is_none());
-        let cli = parse(&["--source", "sim", f.to_str().unwrap()]).unwrap();
-        assert_eq!((cli.file.as_deref(), cli.source), (Some(f.as_path()), Source::Sim));
-        // Commands still parse as commands, with or without options before them.
-        assert!(matches!(parse(&["list"]).unwrap().command, Some(Command::List { metrics: false, .. })));
-        let cli = parse(&["--source", "sim", "record", "--duration", "1s", "--out", "r.ron"]).unwrap();
-        assert!(matches!(cli.command, Some(Command::Record(_))) && cli.file.is_none());
-        assert!(parse(&[]).unwrap().file.is_none());
-    }
-
-    #[test]
-    fn a_bad_session_path_is_refused_with_what_is_wrong() {
-        let dir = tempfile::tempdir().unwrap();
-        let missing = dir.path().join("missing.ron");
-        let e = parse(&[missing.to_str().unwrap()]).unwrap_err().to_string();
-        assert!(e.contains("no such file") && e.contains("missing.ron"), "{e}");
-        let e = parse(&[dir.path().to_str().unwrap()]).unwrap_err().to_string();
-        assert!(e.contains("is a folder"), "{e}");
-        let e = parse(&["lst"]).unwrap_err().to_string();
-        assert!(e.contains("neither a file nor a command") && e.contains("list"), "{e}");
-    }
-}
+#[path = "cli_tests.rs"]
+mod tests;

@@ -1,0 +1,49 @@
+//! The command line's parsing (`cli.rs`).
+
+use super::*;
+
+fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+    Cli::try_parse_from(std::iter::once("zescope").chain(args.iter().copied()))
+}
+
+#[test]
+fn a_session_file_alone_opens_the_window_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("run.ron");
+    std::fs::write(&f, "(format: \"zescope-session\")").unwrap();
+    let cli = parse(&[f.to_str().unwrap()]).unwrap();
+    assert_eq!(cli.file.as_deref(), Some(f.as_path()));
+    assert!(cli.command.is_none());
+    let cli = parse(&["--source", "sim", f.to_str().unwrap()]).unwrap();
+    assert_eq!((cli.file.as_deref(), cli.source), (Some(f.as_path()), Source::Sim));
+    // Commands still parse as commands, with or without options before them.
+    assert!(matches!(parse(&["list"]).unwrap().command, Some(Command::List { metrics: false, .. })));
+    let cli = parse(&["--source", "sim", "record", "--duration", "1s", "--out", "r.ron"]).unwrap();
+    assert!(matches!(cli.command, Some(Command::Record(_))) && cli.file.is_none());
+    assert!(parse(&[]).unwrap().file.is_none());
+}
+
+#[test]
+fn a_bad_session_path_is_refused_with_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.ron");
+    let e = parse(&[missing.to_str().unwrap()]).unwrap_err().to_string();
+    assert!(e.contains("no such file") && e.contains("missing.ron"), "{e}");
+    let e = parse(&[dir.path().to_str().unwrap()]).unwrap_err().to_string();
+    assert!(e.contains("is a folder"), "{e}");
+    let e = parse(&["lst"]).unwrap_err().to_string();
+    assert!(e.contains("neither a file nor a command") && e.contains("list"), "{e}");
+}
+
+#[test]
+fn an_interval_outside_what_the_sampler_does_is_refused_with_the_range() {
+    for bad in ["10us", "99us", "11s"] {
+        for cmd in ["record", "serve"] {
+            let e = parse(&[cmd, "--interval", bad]).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains(bad) && e.contains("100us to 10s"), "{cmd} --interval {bad}: {e}");
+        }
+    }
+    for good in ["100us", "1ms", "10s"] {
+        assert!(parse(&["record", "--interval", good, "--out", "r.ron"]).is_ok(), "{good}");
+    }
+}
