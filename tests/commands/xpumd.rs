@@ -26,12 +26,15 @@ fn families(page: &str) -> Vec<String> {
 }
 
 fn page(s: &Serve) -> String {
-    // Until telemetry arrived, its power too (a rate: from the second read on).
+    // Until telemetry arrived, its rates too: power and the engines' busy shares come from the
+    // second read on, and each read of a counter waits for a span a rate can be believed over
+    // (so on a loaded machine one may come a read after the other).
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let (_, _, body) = crate::support::serve::get(s.addr, "/metrics", None);
         if body.contains("temperature")
             && body.contains("hw_power_watts{")
+            && body.contains("hw_gpu_utilization_ratio{")
             && !body.contains("zescope_sampler_samples_total 0")
         {
             return body;
