@@ -60,6 +60,36 @@ fn frame(ctx: &Context, plot: &mut EnvelopePlot, store: &Store, series: &[PlotSe
     painted(out)
 }
 
+/// Two 800 x 400 frames of a plot over `x` seconds and `y` (the second laid out as the first
+/// settled it): the shapes the second painted, and where its plot maps data on screen.
+fn settled(
+    ctx: &Context,
+    plot: &mut EnvelopePlot,
+    store: &Store,
+    series: &[PlotSeries],
+    x: (f64, f64),
+    y: (f64, f64),
+) -> (Vec<Shape>, egui_plot::PlotTransform) {
+    let (mut shapes, mut to_screen) = (Vec::new(), None);
+    for _ in 0..2 {
+        let input = RawInput {
+            screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
+            ..RawInput::default()
+        };
+        let out = ctx.run_ui(input, |ui| {
+            plot.prepare(store, series, shows(x, y));
+            let r = Plot::new("settled").show(ui, |pu| {
+                pu.set_plot_bounds_x(x.0..=x.1);
+                pu.set_plot_bounds_y(y.0..=y.1);
+                plot.add_to(pu, store);
+            });
+            to_screen = Some(r.transform);
+        });
+        shapes = painted(out);
+    }
+    (shapes, to_screen.expect("a frame ran"))
+}
+
 /// The shapes of a frame's output, nested `Shape::Vec`s flattened.
 fn painted(mut out: egui::FullOutput) -> Vec<Shape> {
     out.textures_delta.clear();
@@ -297,25 +327,7 @@ fn nothing_is_drawn_across_a_pause_or_a_stop_and_start() {
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
     for (x, lines) in [((0.0, 7.0), true), ((-20.0, 27.0), false)] {
-        let mut shapes = Vec::new();
-        let mut to_screen = None;
-        for _ in 0..2 {
-            let input = RawInput {
-                screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
-                ..RawInput::default()
-            };
-            let out = ctx.run_ui(input, |ui| {
-                plot.prepare(&store, &series, shows(x, (0.0, 100.0)));
-                let r = Plot::new("gaps").show(ui, |pu| {
-                    pu.set_plot_bounds_x(x.0..=x.1);
-                    pu.set_plot_bounds_y(0.0..=100.0);
-                    plot.add_to(pu, &store);
-                });
-                to_screen = Some(r.transform);
-            });
-            shapes = painted(out);
-        }
-        let t = to_screen.unwrap();
+        let (shapes, t) = settled(&ctx, &mut plot, &store, &series, x, (0.0, 100.0));
         let gap_xs: Vec<f32> = gaps.iter().map(|&g| t.position_from_point_x(g)).collect();
         let crosses = |xs: &[f32]| {
             let (lo, hi) = xs.iter().fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));

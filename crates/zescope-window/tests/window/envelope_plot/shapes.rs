@@ -46,24 +46,7 @@ fn zoomed_in_a_quantity_draws_only_its_line_a_state_its_steps() {
         let ctx = Context::default();
         let mut plot = EnvelopePlot::new();
         let x = (0.0, 4.0);
-        let (mut shapes, mut to_screen) = (Vec::new(), None);
-        for _ in 0..2 {
-            let input = RawInput {
-                screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
-                ..RawInput::default()
-            };
-            let out = ctx.run_ui(input, |ui| {
-                plot.prepare(&store, &series, shows(x, (0.0, 200.0)));
-                let r = Plot::new("needles").show(ui, |pu| {
-                    pu.set_plot_bounds_x(x.0..=x.1);
-                    pu.set_plot_bounds_y(0.0..=200.0);
-                    plot.add_to(pu, &store);
-                });
-                to_screen = Some(r.transform);
-            });
-            shapes = painted(out);
-        }
-        let t = to_screen.unwrap();
+        let (shapes, t) = settled(&ctx, &mut plot, &store, &series, x, (0.0, 200.0));
         let at = |i: i64, v: f64| {
             (t.position_from_point_x(TimeAxis::of(&store).x(i * 100 * MS)), t.position_from_point_y(v))
         };
@@ -119,24 +102,7 @@ fn a_hole_in_dense_samples_is_crossed_by_a_line_not_a_wedge() {
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
     let x = (0.0, 8.0);
-    let (mut shapes, mut to_screen) = (Vec::new(), None);
-    for _ in 0..2 {
-        let input = RawInput {
-            screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
-            ..RawInput::default()
-        };
-        let out = ctx.run_ui(input, |ui| {
-            plot.prepare(&store, &series, shows(x, (0.0, 200.0)));
-            let r = Plot::new("hole").show(ui, |pu| {
-                pu.set_plot_bounds_x(x.0..=x.1);
-                pu.set_plot_bounds_y(0.0..=200.0);
-                plot.add_to(pu, &store);
-            });
-            to_screen = Some(r.transform);
-        });
-        shapes = painted(out);
-    }
-    let t = to_screen.unwrap();
+    let (shapes, t) = settled(&ctx, &mut plot, &store, &series, x, (0.0, 200.0));
     let pt = |i: i64, v: f64| (t.position_from_point_x(TimeAxis::of(&store).x(i * MS)), t.position_from_point_y(v));
     // The line a user expects: 170 up to 3 s, straight across the hole to 50 at 5.5 s, 50 on.
     let line = [pt(0, 170.0), pt(2999, 170.0), pt(5500, 50.0), pt(7999, 50.0)];
@@ -176,24 +142,8 @@ fn kernel_ids_are_drawn_as_a_lane_not_a_climbing_line() {
     for x in [(0.0, 10.0), (4.0, 4.05)] {
         let ctx = Context::default();
         let mut plot = EnvelopePlot::new();
-        let (mut shapes, mut frame) = (Vec::new(), None);
-        for _ in 0..2 {
-            let input = RawInput {
-                screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
-                ..RawInput::default()
-            };
-            let out = ctx.run_ui(input, |ui| {
-                plot.prepare(&store, &series, shows(x, (4_000.0, 16_000.0)));
-                let r = Plot::new("ids").show(ui, |pu| {
-                    pu.set_plot_bounds_x(x.0..=x.1);
-                    pu.set_plot_bounds_y(4_000.0..=16_000.0);
-                    plot.add_to(pu, &store);
-                });
-                frame = Some(*r.transform.frame());
-            });
-            shapes = painted(out);
-        }
-        let mid = frame.unwrap().center().y;
+        let (shapes, t) = settled(&ctx, &mut plot, &store, &series, x, (4_000.0, 16_000.0));
+        let mid = t.frame().center().y;
         let pixels: Vec<(f32, f32)> = our_meshes(&shapes).iter().flat_map(|m| covered_pixels(m)).collect();
         assert!(pixels.len() > 300, "{x:?}: drawn ({} pixels)", pixels.len());
         let off: Vec<_> = pixels.iter().filter(|p| (p.1 - mid).abs() > 2.5).collect();
@@ -235,24 +185,8 @@ fn two_identifiers_get_two_lanes() {
     ];
     let ctx = Context::default();
     let mut plot = EnvelopePlot::new();
-    let (mut shapes, mut frame) = (Vec::new(), None);
-    for _ in 0..2 {
-        let input = RawInput {
-            screen_rect: Some(Rect::from_min_size(pos2(0.0, 0.0), vec2(800.0, 400.0))),
-            ..RawInput::default()
-        };
-        let out = ctx.run_ui(input, |ui| {
-            plot.prepare(&store, &series, shows((0.0, 4.0), (0.0, 1.0)));
-            let r = Plot::new("lanes").show(ui, |pu| {
-                pu.set_plot_bounds_x(0.0..=4.0);
-                pu.set_plot_bounds_y(0.0..=1.0);
-                plot.add_to(pu, &store);
-            });
-            frame = Some(*r.transform.frame());
-        });
-        shapes = painted(out);
-    }
-    let f = frame.unwrap();
+    let (shapes, t) = settled(&ctx, &mut plot, &store, &series, (0.0, 4.0), (0.0, 1.0));
+    let f = *t.frame();
     for (color, share) in [(RED, 0.25), (blue, 0.75)] {
         let ys: Vec<f32> = shapes
             .iter()
