@@ -16,7 +16,8 @@ pub(crate) struct Pieces {
     closed: Vec<(Vec<i64>, Vec<f64>, bool)>,
     /// Two samples further apart than this (ns) have a hole between them ([`Pieces::with_holes`]).
     hole_ns: Option<i64>,
-    /// The time of the last sample appended, sent or not.
+    /// The time of the last sample appended, sent or not: the order and the holes are checked
+    /// against it.
     last_ts: Option<i64>,
 }
 
@@ -40,17 +41,16 @@ impl Pieces {
         self.gap_next = true;
     }
 
-    /// Appends a sample; false (and nothing appended) when `ts` does not follow the last one:
-    /// the store is never handed a non-increasing timestamp.
+    /// Appends a sample; false (and nothing appended) when `ts` does not follow the last one,
+    /// sent or not: the store is never handed a non-increasing timestamp.
     pub(crate) fn push(&mut self, ts: i64, row: &[f64]) -> bool {
-        let last = self.timestamps.last().or_else(|| self.closed.last().and_then(|c| c.0.last()));
-        if last.is_some_and(|&last| ts <= last) {
-            return false;
-        }
-        if let (Some(hole), Some(last)) = (self.hole_ns, self.last_ts)
-            && ts.saturating_sub(last) > hole
-        {
-            self.break_batch();
+        if let Some(last) = self.last_ts {
+            if ts <= last {
+                return false;
+            }
+            if self.hole_ns.is_some_and(|hole| ts.saturating_sub(last) > hole) {
+                self.break_batch();
+            }
         }
         self.last_ts = Some(ts);
         self.timestamps.push(ts);
@@ -154,6 +154,8 @@ mod tests {
             batches,
             [(vec![0, 2 * ms], false), (vec![3 * ms, 4 * ms], false), (vec![1804 * ms, 1805 * ms], true)]
         );
+        // A sample not after the last one is refused, after a send too.
+        assert!(!p.push(1805 * ms, &[7.0]) && !p.push(3 * ms, &[7.0]));
         // Without holes (a tracer's events), any span connects.
         let mut t = Pieces::default();
         assert!(t.push(0, &[1.0]) && t.push(3_600_000 * ms, &[2.0]));
