@@ -321,20 +321,13 @@ impl Instance {
     pub(crate) fn freq_state(&self, d: usize, s: &mut zes_freq_state_t) -> R<()> {
         self.failing(SysmanPiece::Frequency)?;
         let (t, us) = self.sysman_now();
-        let n = noise(self.shared.seed(), 9001 + d as u64, us / 100_000);
         let clock = self.devices[d].cfg.core_clock_mhz as f64;
-        // In the second half of the compute phase the clock is held down by the power limit.
-        let r = t.rem_euclid(8.0);
-        let (request, actual, reasons) = match phase_at(t) {
-            Phase::Idle => (300.0, 300.0 + 5.0 * n.abs(), 0),
-            Phase::Compute if r >= 3.5 => (clock, 0.85 * clock + 10.0 * n, ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP),
-            Phase::Compute => (clock, clock - 15.0 * n.abs(), 0),
-            Phase::MemoryBound => (0.8 * clock, 0.8 * clock + 10.0 * n, 0),
-        };
+        let Clocks { request, actual, tdp, reasons } =
+            clocks_at(t, clock, noise(self.shared.seed(), 9001 + d as u64, us / 100_000));
         *s = zes_freq_state_t {
             currentVoltage: 0.7 + 0.3 * actual / clock,
             request,
-            tdp: 0.9 * clock,
+            tdp,
             efficient: 0.5 * clock,
             actual,
             throttleReasons: reasons,
@@ -482,9 +475,60 @@ impl Instance {
     }
 }
 
+/// A frequency domain's clocks (MHz) and throttle reasons at a moment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Clocks {
+    request: f64,
+    actual: f64,
+    /// The highest clock the power limit allows now.
+    tdp: f64,
+    reasons: zes_freq_throttle_reason_flags_t,
+}
+
+/// The clocks of a device whose top clock is `clock` MHz, `t` seconds after the driver started,
+/// with noise `n` in [-1, 1]. In the second half of the compute phase the power limit holds the
+/// clock down: the TDP clock falls to where the actual clock runs, and the reason says so;
+/// otherwise the limit is far off and allows the full clock. The actual clock is never above the
+/// TDP clock nor the request above the top clock.
+fn clocks_at(t: f64, clock: f64, n: f64) -> Clocks {
+    let capped = 0.85 * clock;
+    let (request, actual, tdp, reasons) = match phase_at(t) {
+        Phase::Idle => (300.0, 300.0 + 5.0 * n.abs(), clock, 0),
+        Phase::Compute if t.rem_euclid(8.0) >= 3.5 => {
+            (clock, capped - 10.0 * n.abs(), capped, ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP)
+        }
+        Phase::Compute => (clock, clock - 15.0 * n.abs(), clock, 0),
+        Phase::MemoryBound => (0.8 * clock, 0.8 * clock + 10.0 * n, clock, 0),
+    };
+    Clocks { request, actual, tdp, reasons }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_actual_clock_is_never_above_the_tdp_clock_and_a_capped_clock_says_why() {
+        let clock = 2100.0;
+        let mut capped = 0;
+        for k in 0..1600 {
+            let t = k as f64 * 0.01;
+            for n in [-1.0, -0.3, 0.0, 0.6, 1.0] {
+                let c = clocks_at(t, clock, n);
+                assert!(c.actual <= c.tdp && c.tdp <= clock && c.request <= clock, "at {t} s: {c:?}");
+                assert!(c.actual > 0.0 && c.actual <= c.request + 10.0, "at {t} s: {c:?}");
+                if c.tdp < clock {
+                    capped += 1;
+                    assert_eq!(c.reasons, ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP, "at {t} s: {c:?}");
+                    assert!(c.actual < c.request, "held below its request: {c:?}");
+                } else {
+                    assert_eq!(c.reasons, 0, "at {t} s: {c:?}");
+                }
+            }
+        }
+        // 1.5 s of each 8 s cycle, two cycles, five noises each.
+        assert_eq!(capped, 2 * 150 * 5);
+    }
 
     #[test]
     fn phase_integral_sums_each_phase_and_whole_cycles() {
