@@ -21,7 +21,7 @@ use crate::instance::Instance;
 use crate::ops_driver::R;
 pub use crate::processes::ProcessesConfig;
 use crate::registry::{Obj, new_handle};
-use crate::workload::{Phase, noise, phase_at};
+use crate::workload::{HELD_CLOCK, Moment, Phase, noise, phase_at};
 
 /// A piece of Sysman telemetry, for [`SysmanConfig::failing`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -486,17 +486,16 @@ struct Clocks {
 }
 
 /// The clocks of a device whose top clock is `clock` MHz, `t` seconds after the driver started,
-/// with noise `n` in [-1, 1]. In the second half of the compute phase the power limit holds the
-/// clock down: the TDP clock falls to where the actual clock runs, and the reason says so;
-/// otherwise the limit is far off and allows the full clock. The actual clock is never above the
-/// TDP clock nor the request above the top clock.
+/// with noise `n` in [-1, 1]: where the power limit holds the clock down ([`Moment::held`], as
+/// the metrics' frequency is), the TDP clock falls to where the actual clock runs and the reason
+/// says so; otherwise the limit is far off and allows the full clock. The actual clock is never
+/// above the TDP clock nor the request above the top clock.
 fn clocks_at(t: f64, clock: f64, n: f64) -> Clocks {
-    let capped = 0.85 * clock;
-    let (request, actual, tdp, reasons) = match phase_at(t) {
+    let at = Moment::at(t);
+    let held = HELD_CLOCK * clock;
+    let (request, actual, tdp, reasons) = match at.phase {
         Phase::Idle => (300.0, 300.0 + 5.0 * n.abs(), clock, 0),
-        Phase::Compute if t.rem_euclid(8.0) >= 3.5 => {
-            (clock, capped - 10.0 * n.abs(), capped, ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP)
-        }
+        Phase::Compute if at.held => (clock, held - 10.0 * n.abs(), held, ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP),
         Phase::Compute => (clock, clock - 15.0 * n.abs(), clock, 0),
         Phase::MemoryBound => (0.8 * clock, 0.8 * clock + 10.0 * n, clock, 0),
     };

@@ -20,11 +20,15 @@ const CYCLE_S: f64 = 8.0;
 
 /// The phase at `t` seconds since the driver started.
 pub(crate) fn phase_at(t: f64) -> Phase {
+    phase_in_cycle(in_cycle(t))
+}
+
+/// Seconds into the cycle at `t` seconds since the driver started.
+fn in_cycle(t: f64) -> f64 {
     // Whole cycles by truncation where `t` allows it: exact (t / 8 is, and so is t − 8k), and
-    // a streamer asks this for every value of every report, where `rem_euclid`'s `fmod` was a
-    // tenth of the simulated device's cost.
-    let p = if (0.0..1e15).contains(&t) { t - ((t / CYCLE_S) as u64) as f64 * CYCLE_S } else { t.rem_euclid(CYCLE_S) };
-    phase_in_cycle(p)
+    // a streamer asks this for every report, where `rem_euclid`'s `fmod` was a tenth of the
+    // simulated device's cost.
+    if (0.0..1e15).contains(&t) { t - ((t / CYCLE_S) as u64) as f64 * CYCLE_S } else { t.rem_euclid(CYCLE_S) }
 }
 
 /// The phase `p` seconds into a cycle.
@@ -38,6 +42,13 @@ fn phase_in_cycle(p: f64) -> Phase {
     }
 }
 
+/// When in its cycle the compute phase's power reaches the limit and the clock is held down
+/// (to [`HELD_CLOCK`] of the top clock, throttle reason: average power cap), until the phase ends.
+const HELD_FROM_S: f64 = 3.5;
+
+/// The share of the top clock the power limit holds the clock to.
+pub(crate) const HELD_CLOCK: f64 = 0.85;
+
 /// Deterministic noise in [-1, 1] for (seed, stream, step).
 pub(crate) fn noise(seed: u64, stream: u64, step: u64) -> f64 {
     // splitmix64 over the three inputs
@@ -48,20 +59,25 @@ pub(crate) fn noise(seed: u64, stream: u64, step: u64) -> f64 {
     (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
 }
 
-/// A time (seconds since the driver started) and the phase it falls in, worked out once for all
-/// the values made at that time (a report's, a snapshot's).
+/// A time (seconds since the driver started), the phase it falls in and whether the power limit
+/// holds the clock down then, worked out once for all the values made at that time (a report's,
+/// a snapshot's, a Sysman read's).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Moment {
     /// Seconds since the driver started.
     pub(crate) t: f64,
     /// The workload's phase then.
     pub(crate) phase: Phase,
+    /// The power limit holds the clock at [`HELD_CLOCK`] (late in the compute phase).
+    pub(crate) held: bool,
 }
 
 impl Moment {
     /// The moment `t` seconds after the driver started.
     pub(crate) fn at(t: f64) -> Moment {
-        Moment { t, phase: phase_at(t) }
+        let p = in_cycle(t);
+        let phase = phase_in_cycle(p);
+        Moment { t, phase, held: phase == Phase::Compute && p >= HELD_FROM_S }
     }
 }
 
@@ -78,6 +94,7 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, at: Moment
     let npu = kind == DeviceKind::Npu;
     let freq = match phase {
         Phase::Idle => 300.0 + 20.0 * n,
+        Phase::Compute if at.held => HELD_CLOCK * clock_mhz - 10.0 * n.abs(),
         Phase::Compute => clock_mhz - 15.0 * n.abs(),
         Phase::MemoryBound => 0.8 * clock_mhz + 10.0 * n,
     };
@@ -115,7 +132,7 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, at: Moment
             Phase::Compute => 0x21 as f64,
             Phase::MemoryBound => 0x22 as f64,
         },
-        Signal::Throttled => f64::from(u8::from(phase == Phase::Compute)),
+        Signal::Throttled => f64::from(u8::from(at.held)),
         Signal::Synthetic => {
             let period = 1.0 + (index % 17) as f64 * 0.37;
             50.0 + 40.0 * (std::f64::consts::TAU * t / period).sin() + 2.0 * n
@@ -134,6 +151,20 @@ mod tests {
         assert_eq!(phase_at(3.0), Phase::Compute);
         assert_eq!(phase_at(6.0), Phase::MemoryBound);
         assert_eq!(phase_at(8.5), Phase::Idle);
+    }
+
+    #[test]
+    fn the_clock_is_held_late_in_the_compute_phase_and_only_then() {
+        let clock = |t: f64| level(Signal::FrequencyMhz, DeviceKind::Gpu, 2000.0, Moment::at(t), 1.0, 0);
+        for t in [2.0, 3.0, 3.49, 10.0, 11.49] {
+            assert!(!Moment::at(t).held && clock(t) >= 1985.0, "free at {t} s: {}", clock(t));
+        }
+        for t in [3.5, 4.0, 4.99, 11.5, 12.99] {
+            assert!(Moment::at(t).held && clock(t) == HELD_CLOCK * 2000.0 - 10.0, "held at {t} s: {}", clock(t));
+        }
+        for t in [0.5, 5.0, 7.9] {
+            assert!(!Moment::at(t).held, "{t} s is not in the compute phase");
+        }
     }
 
     #[test]
