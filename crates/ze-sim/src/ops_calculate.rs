@@ -207,18 +207,25 @@ impl Instance {
         let reads: Vec<Read> = grp.metrics.iter().map(|m| Read::of(m.cfg.signal)).collect();
         let scales: Vec<f64> = (0..sets).map(|k| set_scale(k, sets)).collect();
         let (first, others) = out[..sets * per_set].split_at_mut(per_set);
-        for (r, report) in raw.chunks_exact(report_bytes).enumerate() {
+        for (r, (report, whole)) in raw.chunks_exact(report_bytes).zip(first.chunks_exact_mut(n)).enumerate() {
             if !self.is_report_of(g, report) {
                 return Err(ZE_RESULT_ERROR_INVALID_ARGUMENT);
             }
             let words = report[16..].chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
-            for (i, (read, w)) in reads.iter().zip(words).enumerate() {
-                let v = read.result(w);
-                let at = r * n + i;
-                first[at] = if sets < 2 { v } else { in_set(&grp.metrics[i], v, scales[0]) };
-                for (k, set) in others.chunks_exact_mut(per_set).enumerate() {
-                    set[at] = in_set(&grp.metrics[i], v, scales[k + 1]);
+            for ((read, w), v) in reads.iter().zip(words).zip(whole.iter_mut()) {
+                *v = read.result(w);
+            }
+            if sets < 2 {
+                continue;
+            }
+            // Every sub-device's set from the device's values (the first's in place).
+            for (k, set) in others.chunks_exact_mut(per_set).enumerate() {
+                for (i, (m, v)) in grp.metrics.iter().zip(&whole[..]).enumerate() {
+                    set[r * n + i] = in_set(m, *v, scales[k + 1]);
                 }
+            }
+            for (m, v) in grp.metrics.iter().zip(whole.iter_mut()) {
+                *v = in_set(m, *v, scales[0]);
             }
         }
         Ok(Some(per_set))

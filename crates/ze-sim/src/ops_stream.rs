@@ -78,6 +78,27 @@ impl Streamer {
     }
 }
 
+/// How `streamer_advance` makes one metric's word of a report.
+#[derive(Clone, Copy)]
+enum Make {
+    /// The report's timestamp (device ns).
+    Time,
+    /// The workload's level of `sig` (noise stream `stream`, the metric's `index` in its family),
+    /// written as `word` says.
+    Level { sig: Signal, stream: u64, index: usize, word: Word },
+}
+
+/// How a level becomes a report's word.
+#[derive(Clone, Copy)]
+enum Word {
+    /// A counter: the whole counts of the report's period (the fraction carried to the next).
+    Count,
+    /// An id or flag: the integer.
+    Integer,
+    /// Any other level: the bits of the `f64`.
+    Float,
+}
+
 /// The sampling period the driver uses for a requested one (ns).
 pub(crate) fn rounded_period(requested: u32) -> u64 {
     let mut p = PERIOD_BASE_NS;
@@ -214,7 +235,28 @@ impl Instance {
         let seed = self.shared.seed();
         let period_s = s.period_ns as f64 / 1e9;
         let words = s.words;
-        let head = REPORT_MAGIC as u64 | ((grp.metrics.len() as u64) << 32);
+        // How each metric's word is made, decided once a call rather than once a report.
+        let makes: Vec<Make> = grp
+            .metrics
+            .iter()
+            .enumerate()
+            .map(|(i, m)| match m.cfg.signal {
+                Signal::Timestamp => Make::Time,
+                sig => {
+                    let word = if sig.is_cumulative() {
+                        Word::Count
+                    } else if sig.is_integer_level() {
+                        Word::Integer
+                    } else {
+                        Word::Float
+                    };
+                    Make::Level { sig, stream: (s.group as u64 + 1) * 4096 + i as u64, index: m.index, word }
+                }
+            })
+            .collect();
+        // One report's words, made here and appended to the ring in one copy.
+        let mut row = Vec::with_capacity(words);
+        row.extend([REPORT_MAGIC as u64 | ((grp.metrics.len() as u64) << 32), s.group as u64 + 1]);
         s.pending.reserve((new as usize).min(cap) * words);
         for _ in 0..new {
             let k = s.made;
@@ -224,27 +266,26 @@ impl Instance {
                 s.pending.drain(..words);
                 s.dropped = true;
             }
-            s.pending.push_back(head);
-            s.pending.push_back(s.group as u64 + 1);
-            for (i, m) in grp.metrics.iter().enumerate() {
-                let w = match m.cfg.signal {
-                    Signal::Timestamp => self.shared.report_time_at(end),
-                    sig => {
-                        let n = workload::noise(seed, (s.group as u64 + 1) * 4096 + i as u64, k);
-                        let level = workload::level(sig, dev.kind, dev.core_clock_mhz as f64, at, n, m.index);
-                        if sig.is_cumulative() {
-                            let before = s.totals[i] as u64;
-                            s.totals[i] += level * period_s;
-                            s.totals[i] as u64 - before
-                        } else if sig.is_integer_level() {
-                            level as u64
-                        } else {
-                            level.to_bits()
+            row.truncate(2);
+            for (i, make) in makes.iter().enumerate() {
+                row.push(match *make {
+                    Make::Time => self.shared.report_time_at(end),
+                    Make::Level { sig, stream, index, word } => {
+                        let n = workload::noise(seed, stream, k);
+                        let level = workload::level(sig, dev.kind, dev.core_clock_mhz as f64, at, n, index);
+                        match word {
+                            Word::Count => {
+                                let before = s.totals[i] as u64;
+                                s.totals[i] += level * period_s;
+                                s.totals[i] as u64 - before
+                            }
+                            Word::Integer => level as u64,
+                            Word::Float => level.to_bits(),
                         }
                     }
-                };
-                s.pending.push_back(w);
+                });
             }
+            s.pending.extend(&row);
             s.made += 1;
             if lost_after.is_some_and(|n| self.shared.streamer_reports_made() + 1 >= n) {
                 self.shared.count_streamer_reports(1);
