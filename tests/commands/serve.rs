@@ -188,12 +188,13 @@ fn a_real_prometheus_scrapes_it() {
     }
     // Both devices, with their telemetry, as series of their own.
     let devices = query(&promtool, &server, "count(zescope_device_info{job=\"zescope\"})");
-    let npu_temp = query(&promtool, &server, "max(zescope_temperature_celsius{device=\"ze-sim NPU\",sensor=\"gpu\"})");
+    let npu_busy =
+        query(&promtool, &server, "max(zescope_engine_busy_ratio{device=\"ze-sim NPU\",engine=\"compute\"})");
     let throttled = query(&promtool, &server, "count(zescope_gpu_throttle_reason{device=\"ze-sim GPU\"})");
     let exited = prom.stop();
     assert!(second.is_some_and(|v| v > first), "{counter}: {first} then {second:?}");
     assert_eq!(devices, Some(2.0), "zescope_device_info per device");
-    assert!(npu_temp.is_some_and(|t| (0.0..150.0).contains(&t)), "the NPU's temperature: {npu_temp:?}");
+    assert!(npu_busy.is_some_and(|b| (0.0..=1.0).contains(&b)), "the NPU's compute engines: {npu_busy:?}");
     assert_eq!(throttled, Some(7.0), "one throttle gauge per reason");
     assert!(exited.success(), "prometheus ended with {exited}");
     s.stop();

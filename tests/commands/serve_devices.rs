@@ -118,7 +118,9 @@ fn two_devices_are_served_each_with_its_own_labels_and_telemetry() {
     let of = |name: &str, dev: &str| -> Vec<&Sample> {
         all.iter().filter(|x| x.name == name && label(x, "device") == dev).collect()
     };
-    for dev in ["ze-sim GPU", "ze-sim NPU"] {
+    // The GPU: every piece of its Sysman.
+    {
+        let dev = "ze-sim GPU";
         let clocks = of("zescope_gpu_frequency_hertz", dev);
         let actual = clocks.iter().find(|x| label(x, "clock") == "actual").unwrap_or_else(|| panic!("{page}"));
         assert!((1e8..1e10).contains(&actual.value), "a clock in Hz: {actual:?}");
@@ -147,9 +149,17 @@ fn two_devices_are_served_each_with_its_own_labels_and_telemetry() {
         assert!(used.len() == 1 && used[0].value > 0.0 && used[0].value <= size[0].value, "{used:?}");
         assert!(!of("zescope_memory_read_bytes_per_second", dev).is_empty(), "{page}");
     }
-    // The GPU draws more than the NPU (×0.06 in the simulated driver).
-    let watts = |dev| of("zescope_power_watts", dev)[0].value;
-    assert!(watts("ze-sim GPU") > watts("ze-sim NPU"), "{page}");
+    // The NPU: what Intel's NPU driver's Sysman has, its compute engines' busy share, and none of
+    // a GPU's clocks, power, temperatures or memory under its name.
+    let engines = of("zescope_engine_busy_ratio", "ze-sim NPU");
+    assert_eq!(engines.iter().map(|x| label(x, "engine")).collect::<Vec<_>>(), ["compute"], "{page}");
+    assert!(engines.iter().all(|x| (0.0..=1.0).contains(&x.value)), "{engines:?}");
+    let npu_telemetry: Vec<&str> = all
+        .iter()
+        .filter(|x| label(x, "device") == "ze-sim NPU" && label(x, "source") == "sysman")
+        .map(|x| x.name.as_str())
+        .collect();
+    assert!(npu_telemetry.iter().all(|n| *n == "zescope_engine_busy_ratio"), "{npu_telemetry:?}\n{page}");
     for want in [
         "# TYPE zescope_energy_joules counter",
         "# UNIT zescope_energy_joules joules",
@@ -172,7 +182,7 @@ fn two_devices_are_served_each_with_its_own_labels_and_telemetry() {
         assert_eq!(check_metrics(&promtool, &text), "", "on\n{text}");
         // The textfile has both devices and their telemetry too.
         let file = dir.path().join("zescope.prom");
-        let text = textfile_with(&file, "zescope_temperature_celsius{device=\"ze-sim NPU\"");
+        let text = textfile_with(&file, "zescope_engine_busy_ratio{device=\"ze-sim NPU\"");
         assert_eq!(samples(&text).iter().filter(|x| x.name == "zescope_device_info").count(), 2, "{text}");
         assert_eq!(check_metrics(&promtool, &text), "", "on\n{text}");
     }
@@ -241,19 +251,25 @@ fn an_exported_two_device_session_with_telemetry_backfills() {
     assert!(exp.status.success(), "{}", String::from_utf8_lossy(&exp.stderr));
     let text = std::fs::read_to_string(&om).unwrap();
     let all = samples(&text);
-    for dev in ["ze-sim GPU", "ze-sim NPU"] {
-        for name in ["zescope_power_watts", "zescope_temperature_celsius", "zescope_gpu_throttle_reason"] {
-            let mine: Vec<&Sample> = all.iter().filter(|x| x.name == name && label(x, "device") == dev).collect();
+    // Each device's telemetry as its driver offers it: the GPU's power, temperature and throttle
+    // reasons; the NPU's engines only (as Intel's NPU driver).
+    for (dev, names) in [
+        ("ze-sim GPU", &["zescope_power_watts", "zescope_temperature_celsius", "zescope_gpu_throttle_reason"][..]),
+        ("ze-sim NPU", &["zescope_engine_busy_ratio"][..]),
+    ] {
+        for name in names {
+            let mine: Vec<&Sample> = all.iter().filter(|x| x.name == *name && label(x, "device") == dev).collect();
             assert!(!mine.is_empty(), "no {name} of {dev}");
             assert!(mine.iter().all(|x| label(x, "source") == "sysman" && label(x, "group") == "Telemetry"));
         }
-        let energy: Vec<f64> = all
-            .iter()
-            .filter(|x| x.name == "zescope_energy_joules_total" && label(x, "device") == dev)
-            .map(|x| x.value)
-            .collect();
-        assert!(energy.len() > 3 && energy.windows(2).all(|w| w[0] <= w[1]), "{dev}: {energy:?}");
     }
+    let energy: Vec<f64> = all
+        .iter()
+        .filter(|x| x.name == "zescope_energy_joules_total" && label(x, "device") == "ze-sim GPU")
+        .map(|x| x.value)
+        .collect();
+    assert!(energy.len() > 3 && energy.windows(2).all(|w| w[0] <= w[1]), "{energy:?}");
+    assert!(!all.iter().any(|x| x.name == "zescope_energy_joules_total" && label(x, "device") == "ze-sim NPU"));
     assert!(text.contains("# TYPE zescope_energy_joules counter\n"), "{text}");
     assert!(all.iter().any(|x| x.name == "zescope_gpu_throttle_reason" && label(x, "reason") == "thermal_limit"));
     let Some(promtool) = tool("promtool") else { return };

@@ -1,11 +1,12 @@
-//! Sysman (`zes*`) of the simulated driver: per device one GPU frequency domain, one package
-//! power domain, two temperature sensors (GPU, memory), two engine groups (compute, copy) and
-//! one device memory module, with values that follow the workload (`workload::phase_at`), and
-//! the processes using the device (`processes`).
+//! Sysman (`zes*`) of the simulated driver: per GPU one GPU frequency domain, one package power
+//! domain, two temperature sensors (GPU, memory), two engine groups (compute, copy) and one
+//! device memory module, per NPU one engine group (compute) as Intel's NPU driver has, with
+//! values that follow the workload (`workload::phase_at`), and the processes using the device
+//! (`processes`).
 //!
 //! Counters (energy, engine active time, memory read/write bytes) are exact integrals of
 //! noiseless phase levels, so a client's rates are checkable: the package power is 8 W idle,
-//! 180 W compute-bound and 120 W memory-bound (×0.06 on an NPU), or `fixed_power_w`. Gauges
+//! 180 W compute-bound and 120 W memory-bound, or `fixed_power_w`. Gauges
 //! (frequency, temperature, memory use) carry the workload's noise.
 //!
 //! Two ways in, as on Intel's driver: `zesInit` + `zesDriverGet` + `zesDeviceGet` (Sysman's
@@ -278,12 +279,11 @@ impl Instance {
         (self.shared.seconds_at(ns), ns / 1000)
     }
 
-    fn power_levels(&self, d: usize) -> [f64; 3] {
+    fn power_levels(&self) -> [f64; 3] {
         if let Some(p) = self.config.sysman.fixed_power_w {
             return [p; 3];
         }
-        let scale = if self.devices[d].cfg.kind == DeviceKind::Npu { 0.06 } else { 1.0 };
-        [8.0 * scale, 180.0 * scale, 120.0 * scale]
+        [8.0, 180.0, 120.0]
     }
 
     /// A counter's raw value: `counter_start` plus `total`, wrapped at `counter_wrap`.
@@ -296,8 +296,8 @@ impl Instance {
     }
 
     /// Package power (W) at `t`: what the energy counter integrates.
-    fn power_at(&self, d: usize, t: f64) -> f64 {
-        let [i, c, m] = self.power_levels(d);
+    fn power_at(&self, t: f64) -> f64 {
+        let [i, c, m] = self.power_levels();
         match phase_at(t) {
             Phase::Idle => i,
             Phase::Compute => c,
@@ -338,7 +338,7 @@ impl Instance {
 
     pub(crate) fn power_properties(&self, d: usize, p: &mut zes_power_properties_t) -> R<()> {
         self.sysman_available()?;
-        let max = self.power_levels(d)[1] * 1000.0 * 1.2;
+        let max = self.power_levels()[1] * 1000.0 * 1.2;
         *p = zes_power_properties_t {
             onSubdevice: self.devices[d].parent.is_some() as ze_bool_t,
             defaultLimit: max as i32,
@@ -349,10 +349,10 @@ impl Instance {
         Ok(())
     }
 
-    pub(crate) fn energy_counter(&self, d: usize, e: &mut zes_power_energy_counter_t) -> R<()> {
+    pub(crate) fn energy_counter(&self, e: &mut zes_power_energy_counter_t) -> R<()> {
         self.failing(SysmanPiece::Power)?;
         let (t, us) = self.sysman_now();
-        let levels = self.power_levels(d);
+        let levels = self.power_levels();
         let joules = phase_integral(t, levels);
         let energy = match &self.config.sysman.energy_drop {
             Some(drop) if t * 1e3 >= drop.at_ms as f64 => {
@@ -369,9 +369,38 @@ impl Instance {
         Ok(())
     }
 
+    /// Device `d` is an NPU: its Sysman is what Intel's NPU driver offers, engine groups only (one,
+    /// COMPUTE_ALL; `zesGetDeviceProcAddrTable` of intel/linux-npu-driver leaves frequency, power,
+    /// temperature and memory `nullptr`). In this driver, which may serve a GPU beside it, those
+    /// enumerations answer no domains for the NPU.
+    fn npu(&self, d: usize) -> bool {
+        self.devices[d].cfg.kind == DeviceKind::Npu
+    }
+
+    /// The frequency domains `zesDeviceEnumFrequencyDomains` answers for device `d`.
+    pub(crate) fn freq_domains(&self, d: usize) -> &[usize] {
+        if self.npu(d) { &[] } else { std::slice::from_ref(&self.sysman.devices[d].freq) }
+    }
+
+    /// The power domains `zesDeviceEnumPowerDomains` answers for device `d`.
+    pub(crate) fn power_domains(&self, d: usize) -> &[usize] {
+        if self.npu(d) { &[] } else { std::slice::from_ref(&self.sysman.devices[d].power) }
+    }
+
+    /// The memory modules `zesDeviceEnumMemoryModules` answers for device `d`.
+    pub(crate) fn memory_modules(&self, d: usize) -> &[usize] {
+        if self.npu(d) { &[] } else { std::slice::from_ref(&self.sysman.devices[d].memory) }
+    }
+
+    /// The engine groups `zesDeviceEnumEngineGroups` answers for device `d`.
+    pub(crate) fn engine_groups(&self, d: usize) -> &[usize] {
+        let all = &self.sysman.devices[d].engines;
+        if self.npu(d) { &all[..1] } else { all }
+    }
+
     /// The temperature sensors `zesDeviceEnumTemperatureSensors` answers for device `d`.
     pub(crate) fn temp_sensors(&self, d: usize) -> &[usize] {
-        if self.config.sysman.no_temperature_sensors { &[] } else { &self.sysman.devices[d].temps }
+        if self.config.sysman.no_temperature_sensors || self.npu(d) { &[] } else { &self.sysman.devices[d].temps }
     }
 
     pub(crate) fn temp_properties(&self, d: usize, i: usize, p: &mut zes_temp_properties_t) -> R<()> {
@@ -389,7 +418,7 @@ impl Instance {
         self.failing(SysmanPiece::Temperature)?;
         let (t, us) = self.sysman_now();
         let n = noise(self.shared.seed(), 9100 + d as u64 * 2 + i as u64, us / 100_000);
-        let p = self.power_at(d, t);
+        let p = self.power_at(t);
         Ok(if i == 0 { 40.0 + 0.2 * p + 0.5 * n } else { 35.0 + 0.1 * p + 0.3 * n })
     }
 

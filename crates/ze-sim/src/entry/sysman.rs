@@ -95,12 +95,10 @@ enumerate!(
     "zesDeviceEnumFrequencyDomains",
     Frequency,
     zes_freq_handle_t,
-    |inst, d| [inst.sysman.devices[d].freq]
+    |inst, d| inst.freq_domains(d)
 );
-enumerate!(sim_zesDeviceEnumPowerDomains, "zesDeviceEnumPowerDomains", Power, zes_pwr_handle_t, |inst, d| [inst
-    .sysman
-    .devices[d]
-    .power]);
+enumerate!(sim_zesDeviceEnumPowerDomains, "zesDeviceEnumPowerDomains", Power, zes_pwr_handle_t, |inst, d| inst
+    .power_domains(d));
 enumerate!(
     sim_zesDeviceEnumTemperatureSensors,
     "zesDeviceEnumTemperatureSensors",
@@ -109,13 +107,9 @@ enumerate!(
     |inst, d| inst.temp_sensors(d)
 );
 enumerate!(sim_zesDeviceEnumEngineGroups, "zesDeviceEnumEngineGroups", Engines, zes_engine_handle_t, |inst, d| inst
-    .sysman
-    .devices[d]
-    .engines);
-enumerate!(sim_zesDeviceEnumMemoryModules, "zesDeviceEnumMemoryModules", Memory, zes_mem_handle_t, |inst, d| [inst
-    .sysman
-    .devices[d]
-    .memory]);
+    .engine_groups(d));
+enumerate!(sim_zesDeviceEnumMemoryModules, "zesDeviceEnumMemoryModules", Memory, zes_mem_handle_t, |inst, d| inst
+    .memory_modules(d));
 
 pub(crate) unsafe extern "C" fn sim_zesDeviceProcessesGetState(
     h: zes_device_handle_t,
@@ -158,7 +152,7 @@ query!(sim_zesFrequencyGetState, "zesFrequencyGetState", zes_freq_handle_t, zes_
 query!(sim_zesPowerGetProperties, "zesPowerGetProperties", zes_pwr_handle_t, zes_power_properties_t,
     |inst, p| Obj::Sysman(SysObj::Power(d)) => inst.power_properties(d, p));
 query!(sim_zesPowerGetEnergyCounter, "zesPowerGetEnergyCounter", zes_pwr_handle_t, zes_power_energy_counter_t,
-    |inst, p| Obj::Sysman(SysObj::Power(d)) => inst.energy_counter(d, p));
+    |inst, p| Obj::Sysman(SysObj::Power(_)) => inst.energy_counter(p));
 query!(sim_zesTemperatureGetProperties, "zesTemperatureGetProperties", zes_temp_handle_t, zes_temp_properties_t,
     |inst, p| Obj::Sysman(SysObj::Temp(d, i)) => inst.temp_properties(d, i, p));
 query!(sim_zesTemperatureGetState, "zesTemperatureGetState", zes_temp_handle_t, f64,
