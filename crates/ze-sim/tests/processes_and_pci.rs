@@ -2,7 +2,8 @@
 //! (`zesDeviceProcessesGetState`), in-process on a private instance: configured and default
 //! addresses, a tile sharing its root's, an empty entry point; processes that come and go on the
 //! configured schedule, a pid given to a new process, the application itself while it holds a
-//! context, a count too small, the same list for the same seed.
+//! context, a count too small, the same list for the same seed, no more memory held by the
+//! processes than the device has in use.
 
 mod common;
 
@@ -169,6 +170,33 @@ fn the_application_is_listed_while_it_holds_a_context_with_what_it_imported() {
     f.raw.free(c, p).unwrap();
     f.clean_teardown(c, d);
     assert!(!pids(&processes(&f.raw.api, d).unwrap()).contains(&me), "gone with its context");
+}
+
+/// The device memory in use (size − free) by `zesMemoryGetState` of the device's one module.
+fn memory_used(api: &Api, d: ze_device_handle_t) -> u64 {
+    let (mut n, mut m) = (1u32, std::ptr::null_mut());
+    // SAFETY: a core device handle (Sysman on core handles), room for one handle.
+    ok(unsafe { (api.zesDeviceEnumMemoryModules.unwrap())(d.cast(), &mut n, &mut m) }).unwrap();
+    let mut s = zes_mem_state_t::default();
+    // SAFETY: an enumerated handle and a valid out-struct.
+    ok(unsafe { (api.zesMemoryGetState.unwrap())(m, &mut s) }).unwrap();
+    s.size - s.free
+}
+
+#[test]
+fn the_processes_hold_no_more_memory_than_the_device_has_in_use() {
+    let f = fixture(|_| {});
+    let (c, d, _g, _e) = f.running();
+    for _ in 0..50 {
+        // Read between two reads of the device's memory: at a phase change the device's use moves
+        // while the list is read, and the list belongs to one side of it.
+        let before = memory_used(&f.raw.api, d);
+        let held: u64 = processes(&f.raw.api, d).unwrap().iter().map(|p| p.memSize).sum();
+        let after = memory_used(&f.raw.api, d);
+        assert!(held <= before.max(after), "processes hold {held} B, the device has {before} / {after} B in use");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    f.clean_teardown(c, d);
 }
 
 #[test]
