@@ -93,7 +93,7 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, at: Moment
     .clamp(0.0, 100.0);
     let npu = kind == DeviceKind::Npu;
     let freq = match phase {
-        Phase::Idle => 300.0 + 20.0 * n,
+        Phase::Idle => 300.0 + 5.0 * n.abs(),
         Phase::Compute if at.held => HELD_CLOCK * clock_mhz - 10.0 * n.abs(),
         Phase::Compute => clock_mhz - 15.0 * n.abs(),
         Phase::MemoryBound => 0.8 * clock_mhz + 10.0 * n,
@@ -151,6 +151,22 @@ mod tests {
         assert_eq!(phase_at(3.0), Phase::Compute);
         assert_eq!(phase_at(6.0), Phase::MemoryBound);
         assert_eq!(phase_at(8.5), Phase::Idle);
+    }
+
+    #[test]
+    fn the_clock_is_within_the_devices_range_and_as_sysman_gives_it() {
+        // zesFrequencyGetProperties says 300 MHz ..= the core clock; Sysman's actual clock idles
+        // at 300 + 5 |n| MHz.
+        for k in 0..1600 {
+            let t = k as f64 * 0.01;
+            for n in [-1.0, -0.4, 0.0, 0.7, 1.0] {
+                let f = level(Signal::FrequencyMhz, DeviceKind::Gpu, 2000.0, Moment::at(t), n, 0);
+                assert!((300.0..=2000.0).contains(&f), "{f} MHz at {t} s");
+                if phase_at(t) == Phase::Idle {
+                    assert_eq!(f, 300.0 + 5.0 * f64::abs(n), "at {t} s");
+                }
+            }
+        }
     }
 
     #[test]
