@@ -54,7 +54,7 @@ impl Default for SimConfig {
             metrics: vec![
                 m("BytesRead", "Bytes read from device memory", Signal::BytesRead),
                 m("BytesWritten", "Bytes written to device memory", Signal::BytesWritten),
-                m("MemoryTemperature", "Memory temperature", Signal::TemperatureC),
+                m("MemoryTemperature", "Memory temperature", Signal::MemoryTemperatureC),
             ],
             synthetic_counters: 0,
             stream: true,

@@ -258,8 +258,11 @@ pub enum Signal {
     UtilizationPercent,
     /// Gauge: power, W.
     PowerWatts,
-    /// Gauge: temperature, degrees Celsius.
+    /// Gauge: temperature, degrees Celsius (the GPU sensor's, as Sysman's GPU sensor reads it).
     TemperatureC,
+    /// Gauge: the device memory's temperature, degrees Celsius (as Sysman's memory sensor reads
+    /// it).
+    MemoryTemperatureC,
     /// Cumulative inferences (NPU).
     Inferences,
     /// A deterministic wave, for synthetic counters.
@@ -267,8 +270,8 @@ pub enum Signal {
     /// A state: the id of the context the engine runs (0 while idle, one id per phase of the
     /// workload), a RAW metric with u64 results, as real drivers report `ContextId`.
     ContextId,
-    /// A state: 1 while the engine is held at its power limit (the compute phase), else 0; a
-    /// FLAG metric with bool8 results.
+    /// A state: 1 while the engine is held at its power limit (late in the compute phase, as
+    /// Sysman's throttle reasons say), else 0; a FLAG metric with bool8 results.
     Throttled,
     /// The device time of a report, ns (the timestamp metric of a streamable group).
     Timestamp,
@@ -310,7 +313,7 @@ impl Signal {
             Signal::FrequencyMhz => "MHz",
             Signal::UtilizationPercent => "%",
             Signal::PowerWatts => "W",
-            Signal::TemperatureC => "C",
+            Signal::TemperatureC | Signal::MemoryTemperatureC => "C",
             Signal::Inferences => "inferences",
             Signal::ContextId | Signal::Throttled => "",
             Signal::Synthetic => "units",

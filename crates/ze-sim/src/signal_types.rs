@@ -20,7 +20,7 @@ impl Signal {
             Signal::BytesRead | Signal::BytesWritten => ZET_METRIC_TYPE_THROUGHPUT,
             Signal::FrequencyMhz | Signal::PowerWatts => ZET_METRIC_TYPE_THROUGHPUT,
             Signal::UtilizationPercent | Signal::Synthetic => ZET_METRIC_TYPE_RATIO,
-            Signal::TemperatureC | Signal::ContextId => ZET_METRIC_TYPE_RAW,
+            Signal::TemperatureC | Signal::MemoryTemperatureC | Signal::ContextId => ZET_METRIC_TYPE_RAW,
             Signal::Throttled => ZET_METRIC_TYPE_FLAG,
             Signal::Timestamp => ZET_METRIC_TYPE_TIMESTAMP,
             Signal::KernelStart => ZET_METRIC_TYPE_EVENT_EXP_START,

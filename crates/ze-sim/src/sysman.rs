@@ -22,7 +22,7 @@ use crate::instance::Instance;
 use crate::ops_driver::R;
 pub use crate::processes::ProcessesConfig;
 use crate::registry::{Obj, new_handle};
-use crate::workload::{HELD_CLOCK, Moment, Phase, noise, phase_at};
+use crate::workload::{HELD_CLOCK, Moment, Phase, Sensor, noise, phase_at, temperature};
 
 /// A piece of Sysman telemetry, for [`SysmanConfig::failing`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -419,7 +419,7 @@ impl Instance {
         let (t, us) = self.sysman_now();
         let n = noise(self.shared.seed(), 9100 + d as u64 * 2 + i as u64, us / 100_000);
         let p = self.power_at(t);
-        Ok(if i == 0 { 40.0 + 0.2 * p + 0.5 * n } else { 35.0 + 0.1 * p + 0.3 * n })
+        Ok(temperature(if i == 0 { Sensor::Gpu } else { Sensor::Memory }, p, n))
     }
 
     pub(crate) fn engine_properties(&self, d: usize, i: usize, p: &mut zes_engine_properties_t) -> R<()> {

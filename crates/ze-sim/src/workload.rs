@@ -81,6 +81,24 @@ impl Moment {
     }
 }
 
+/// A temperature sensor of a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sensor {
+    /// The GPU's.
+    Gpu,
+    /// The device memory's.
+    Memory,
+}
+
+/// What `sensor` reads (°C) while the device draws `power` W, with noise `n`: one definition for
+/// the metrics and Sysman's sensors, so both say the same.
+pub(crate) fn temperature(sensor: Sensor, power: f64, n: f64) -> f64 {
+    match sensor {
+        Sensor::Gpu => 40.0 + 0.2 * power + 0.5 * n,
+        Sensor::Memory => 35.0 + 0.1 * power + 0.3 * n,
+    }
+}
+
 /// The instantaneous level of a signal at moment `at`: a gauge's value, or a cumulative counter's
 /// rate per second.
 pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, at: Moment, n: f64, index: usize) -> f64 {
@@ -112,7 +130,8 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, at: Moment
         Signal::UtilizationPercent => util,
         Signal::FrequencyMhz => freq,
         Signal::PowerWatts => power,
-        Signal::TemperatureC => 40.0 + power * 0.2 + 0.5 * n,
+        Signal::TemperatureC => temperature(Sensor::Gpu, power, n),
+        Signal::MemoryTemperatureC => temperature(Sensor::Memory, power, n),
         Signal::GpuTime => util / 100.0 * 1e9,
         Signal::BusyCycles => util / 100.0 * freq * 1e6,
         Signal::BytesRead => read_bw,
