@@ -236,7 +236,10 @@ impl Deriver {
     ) -> Vec<SampleBatch> {
         let Some(input) = self.inputs.get(stream).filter(|_| run == self.run) else { return Vec::new() };
         let width = input.width;
-        if width == 0 || values.len() != timestamps.len() * width {
+        // A stream no derived series reads (every stream of a run without any): nothing to do
+        // per row.
+        if width == 0 || values.len() != timestamps.len() * width || (input.feeds.is_empty() && input.drives.is_empty())
+        {
             return Vec::new();
         }
         if gap_before {
