@@ -341,7 +341,7 @@ pub const ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC: ze_structure_type_t = 0x0002_
 pub type zes_init_flags_t = u32;
 
 /// `ze_init_driver_type_desc_t` (Level Zero 1.10), the descriptor of `zeInitDrivers`. Not in the
-/// 1.4 headers; compared with the 1.32 headers by `tests/layout.rs`.
+/// 1.4 headers; compared with the 1.32 headers by `tests/layout/`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ze_init_driver_type_desc_t {

@@ -2,7 +2,7 @@
 //! Driver DDI tables: what a driver fills when the loader calls its `*ProcAddrTable` getters.
 //!
 //! Each `*_dditable_t` mirrors the C struct of the same name in `ze_ddi.h`, `zet_ddi.h` or
-//! `zes_ddi.h` one to one: the same slots in the same order (`tests/layout.rs` compares every
+//! `zes_ddi.h` one to one: the same slots in the same order (`tests/layout/` compares every
 //! size and offset with the C headers). A slot holds the driver's implementation of one entry
 //! point, or null where the driver has none (the loader then answers that call itself). Every
 //! slot is the type-erased [`Pfn`]: only a driver writes them, and it knows each function's real

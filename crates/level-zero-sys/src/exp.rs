@@ -10,7 +10,7 @@
 //! `zeDriverGetExtensionFunctionAddress`; the names are the `*_NAME` constants below, and the
 //! typed pointers are in [`crate::pfn`] and the optional fields of [`crate::Api`].
 //! Names, values and field order are the specification's, as newer `zet_api.h` headers declare
-//! them; sizes and offsets are checked by `tests/layout.rs`.
+//! them; sizes and offsets are checked by `tests/layout/`.
 //!
 //! # The extension's rules (`ZET_experimental_metric_export_memory`)
 //!

@@ -48,7 +48,7 @@
 //!
 //! # Testing
 //!
-//! `tests/layout.rs` compares the size and every field offset of each `#[repr(C)]` struct
+//! `tests/layout/` compares the size and every field offset of each `#[repr(C)]` struct
 //! (including every DDI table) with the C headers, compiled by the system C compiler against
 //! `/usr/include/level_zero` (`libze-dev`); under `ZESCOPE_STRICT_TESTS=1` (CI) a missing
 //! compiler or header fails instead of skipping. The entry points themselves are exercised by

@@ -1,6 +1,6 @@
 //! The PCI properties extension (`ZE_extension_pci_properties`, `zeDevicePciGetPropertiesExt`):
 //! where a device sits on the PCI bus (domain, bus, device, function) and its fastest link.
-//! Declared in the 1.4 headers already; compared with the 1.32 headers by `tests/layout.rs`.
+//! Declared in the 1.4 headers already; compared with the 1.32 headers by `tests/layout/`.
 //!
 //! A driver may leave the entry point empty (an NPU driver, a driver older than the extension):
 //! the `Api` field is then `None`, or the call answers ZE_RESULT_ERROR_UNSUPPORTED_FEATURE.

@@ -3,7 +3,7 @@
 //! Calculate fills, and their flags and enumerations.
 //!
 //! As in [`crate::types`], every item mirrors the C declaration of the same name one to one
-//! (`tests/layout.rs` compares sizes, offsets and values with the headers); fields keep the
+//! (`tests/layout/` compares sizes, offsets and values with the headers); fields keep the
 //! headers' names and the specification's meaning, so they are not documented again.
 #![allow(missing_docs)]
 

@@ -1,7 +1,7 @@
 //! Sysman (`zes_api.h`): the device telemetry types zescope reads — device properties, frequency
 //! domains, power domains, temperature sensors, engine groups, memory modules and the processes
 //! using the device — as in the 1.4 headers (Debian's loader 1.8.12), compared with them by
-//! `tests/layout.rs`.
+//! `tests/layout/`.
 //!
 //! Two ways lead to these calls: `zesInit` + `zesDriverGet` + `zesDeviceGet` (loaders 1.5 and
 //! newer export them; the device handles are Sysman's own), or `ZES_ENABLE_SYSMAN=1` in the

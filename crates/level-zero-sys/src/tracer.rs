@@ -16,7 +16,7 @@
 //! The entry points are optional fields of [`crate::Api`]: loaders of API 1.10 and newer export
 //! them and reach a driver through the DDI tables below (`zetGetMetricTracerExpProcAddrTable`,
 //! `zetGetMetricDecoderExpProcAddrTable`); Debian's loader 1.8.12 has neither. As in the other
-//! modules, names, values and field order are the headers'; `tests/layout.rs` compares sizes,
+//! modules, names, values and field order are the headers'; `tests/layout/` compares sizes,
 //! offsets, constants and the C signatures with the 1.32 headers.
 
 use core::ffi::c_void;

@@ -4,7 +4,7 @@
 //! Every item mirrors the C declaration of the same name one to one: `ze_*` from `ze_api.h`
 //! (core), `zet_*` from `zet_api.h` (tools), `zel_*` from `loader/ze_loader.h` — same names,
 //! same field order, same integer widths, `#[repr(C)]`. Sizes and offsets are checked against
-//! the C headers by `tests/layout.rs`. Only the subset zescope and ze-sim use is declared.
+//! the C headers by `tests/layout/`. Only the subset zescope and ze-sim use is declared.
 //!
 //! Each struct, handle, type and group of constants says what it is for; the individual struct
 //! fields and enumeration values are not documented again: their names are the headers' and
