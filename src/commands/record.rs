@@ -202,8 +202,9 @@ pub fn main(args: &RecordArgs) -> Result<std::process::ExitCode, String> {
 /// Runs a `record` until `args.duration` has passed since the run started or `stop` is
 /// requested; the CSV or session is at `args.out` afterwards (also on error, with what was
 /// recorded). Errs, with the reason for the user, when no run could start (no device or group
-/// matches, the source failed, the sampler did not answer within 30 s) or the output could not be
-/// written; errors during a run are in [`Summary::errors`] instead.
+/// matches, the source failed, the sampler did not answer within 30 s, the output cannot be
+/// created: checked before sampling) or the output could not be written; errors during a run are
+/// in [`Summary::errors`] instead.
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     if let Some(addr) = &args.connect {
         return remote::record(args, addr, stop);
@@ -227,6 +228,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     };
     let out = match &args.out {
         Some(o) if o.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) => {
+            zescope_model::session::check_writable(o).map_err(|e| format!("cannot write --out: {e}"))?;
             Some(Out::Session(Box::new(args.recorder(o.clone(), inv))))
         }
         Some(o) => {

@@ -122,13 +122,18 @@ pub fn main(args: &ServeArgs) -> Result<std::process::ExitCode, String> {
     Ok(super::status(!summary.errors.is_empty()))
 }
 
-/// the endpoint answers. Errs when nothing could be started (no device, group, address).
+/// Serves until `stop` is requested, calling `listening` with the address as soon as the
+/// endpoint answers. Errs when nothing could be started (no device, group, address, or a
+/// `--save` file that cannot be written).
 pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(SocketAddr)) -> Result<Summary, String> {
     let (h, inv, targets) = headless::open(args.source, &args.devices, &args.groups, &[], args.via)?;
     if let Some(dir) = &args.textfile
         && !dir.is_dir()
     {
         return Err(format!("--textfile {}: no such folder", dir.display()));
+    }
+    if let Some(save) = &args.save {
+        zescope_model::session::check_writable(save).map_err(|e| format!("cannot write --save: {e}"))?;
     }
     let access = match &args.token_file {
         Some(path) => live::access::Access::from_token_file(path)?,

@@ -4,7 +4,8 @@
 //! `derive` (derived series in `record`, every export and `serve`), `dashboard` (the Grafana dashboard and alert rules of `dist/`, against a real Prometheus
 //! scraping `serve`), `doctor`, `export` and `hostile_bounds` (memory bounds of a load),
 //! `man_pages` (man pages and completions), `list` (and on a realistic catalogue,
-//! `list_catalog`), `open` (a file argument), `record` (and its globs on a realistic catalogue,
+//! `list_catalog`), `open` (a file argument), `out_paths` (a session file that cannot be written is refused
+//! before sampling), `record` (and its globs on a realistic catalogue,
 //! `record_globs`; killed in the middle of a checkpoint, `record_kill`), `markers`, `serve`, several devices, faults, the series it lays out and the
 //! groups a big catalogue exposes (`serve*`), the same series live and backfilled
 //! (`openmetrics_same_series`), Perfetto traces of `export` and `record` read back with Perfetto's
@@ -42,6 +43,7 @@ mod markers;
 mod open;
 mod openmetrics_same_series;
 mod otlp;
+mod out_paths;
 mod perfetto;
 mod processes;
 mod record;

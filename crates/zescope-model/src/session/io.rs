@@ -197,6 +197,20 @@ fn keep_mode_and_owner(f: &File, tmp: &Path, old: &std::fs::Metadata, target: &P
         .map_err(|e| SessionError::io(tmp, "cannot set permissions", e))
 }
 
+/// Whether a save of `path` could be written: its target resolved as a save resolves it
+/// ([`save_target`]) and the temporary file a save writes first created and removed again. A
+/// recording checks this before it samples, so a mistyped directory is refused at once rather
+/// than when the recording is written.
+pub fn check_writable(path: &Path) -> Result<(), SessionError> {
+    let target = save_target(path)?;
+    let tmp = temp_path(&target);
+    File::options().write(true).create_new(true).open(&tmp).map_err(|e| {
+        let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        SessionError::invalid(target.display().to_string(), format!("cannot be written in {}: {e}", dir.display()))
+    })?;
+    std::fs::remove_file(&tmp).map_err(|e| SessionError::io(&tmp, "cannot remove", e))
+}
+
 /// Replace `path` atomically with what `write` produces (see the module docs). When `path` is a
 /// symbolic link, its target is replaced ([`save_target`]); an existing file keeps its mode
 /// and owner.

@@ -54,7 +54,7 @@ pub use format::{
 };
 pub use history::RunHistory;
 pub use history::unix_ms_now;
-pub use io::{MAX_FILE_BYTES, write_atomic};
+pub use io::{MAX_FILE_BYTES, check_writable, write_atomic};
 pub use job::SaveJob;
 pub use load_job::{
     HELD_CHUNK_BYTES, IN_FLIGHT, IN_FLIGHT_BYTES, LoadEvent, LoadHead, LoadJob, MAX_PIECE_BYTES, MIN_STORE,
