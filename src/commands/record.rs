@@ -20,15 +20,18 @@ use std::time::{Duration, Instant};
 
 use crate::commands::headless::{self, Flow, Handler, say};
 use crate::signals::Termination;
+use zescope_model::session::Recorder;
 use zescope_sampler::{Health, Inventory, RunConfig, RunInfo, SampleBatch, StopReason};
 use zescope_ze::Source;
 
 mod csv_out;
+mod out;
 mod perfetto_out;
 mod remote;
 mod triggered;
 mod view;
 use csv_out::CsvOut;
+use out::{Out, write_rows};
 use perfetto_out::PerfettoOut;
 
 /// What to record and where: the options of `zescope record`, as `src/main.rs` takes them from
@@ -91,12 +94,14 @@ pub struct RecordArgs {
 }
 
 impl RecordArgs {
-    /// A recorder of a session to `path` with the store this recording's memory cap allows.
-    fn recorder(&self, path: std::path::PathBuf, inventory: Inventory) -> zescope_model::session::Recorder {
+    /// A recorder of a session to `path` with the store this recording's memory cap allows, once
+    /// `path` is known to be writable (before a sample is taken, not when the recording ends).
+    fn recorder(&self, path: std::path::PathBuf, inventory: Inventory) -> Result<Recorder, String> {
+        zescope_model::session::check_writable(&path).map_err(|e| format!("cannot write --out: {e}"))?;
         let cap = self.memory_cap.map_or_else(zescope_store::default_cap, |c| usize::try_from(c).unwrap_or(usize::MAX));
-        let mut r = zescope_model::session::Recorder::with_store(path, inventory, zescope_store::Store::new(cap));
+        let mut r = Recorder::with_store(path, inventory, zescope_store::Store::new(cap));
         r.set_marker_cap(self.markers.per_session);
-        r
+        Ok(r)
     }
 }
 
@@ -227,8 +232,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     };
     let out = match &args.out {
         Some(o) if o.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) => {
-            zescope_model::session::check_writable(o).map_err(|e| format!("cannot write --out: {e}"))?;
-            Some(Out::Session(Box::new(args.recorder(o.clone(), inv))))
+            Some(Out::Session(Box::new(args.recorder(o.clone(), inv)?)))
         }
         Some(o) => {
             let file = std::fs::File::create(o).map_err(|e| format!("cannot create {}: {e}", o.display()))?;
@@ -494,108 +498,5 @@ impl Handler for RecordRun<'_> {
         let Some(o) = self.out.as_mut() else { return Ok(()) };
         let finished = o.finish();
         self.written(finished)
-    }
-}
-
-/// Writes `b` to the session or CSV and to the Perfetto trace, whichever are asked for; an
-/// error names the file.
-fn write_rows(
-    args: &RecordArgs,
-    out: &mut Option<Out>,
-    perfetto: &mut Option<Box<PerfettoOut>>,
-    info: &RunInfo,
-    b: &zescope_sampler::SampleBatch,
-) -> Result<(), String> {
-    if let Some(p) = perfetto.as_mut() {
-        p.rows(info, b).map_err(|e| format!("writing {}: {e}", p.path.display()))?;
-    }
-    if let Some(o) = out.as_mut() {
-        let path = args.out.as_deref().unwrap_or(std::path::Path::new("the output"));
-        o.rows(info, b).map_err(|e| format!("writing {}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// Where a `record` writes.
-enum Out {
-    Csv(Box<CsvOut>),
-    Session(Box<zescope_model::session::Recorder>),
-}
-
-impl Out {
-    fn header(&mut self, info: &RunInfo) -> Result<(), String> {
-        match self {
-            Out::Csv(c) => c.header(info).map_err(|e| e.to_string()),
-            Out::Session(s) => {
-                s.started(info);
-                Ok(())
-            }
-        }
-    }
-
-    fn rows(&mut self, info: &RunInfo, b: &zescope_sampler::SampleBatch) -> Result<(), String> {
-        match self {
-            Out::Csv(c) => c.rows(info, b).map_err(|e| e.to_string()),
-            Out::Session(s) => s.samples(b),
-        }
-    }
-
-    fn marker(&mut self, m: &zescope_model::markers::Received) {
-        self.marker_at(m.kind, m.t_ns, &m.name);
-    }
-
-    fn marker_at(&mut self, kind: zescope_markers::Kind, t_ns: i64, name: &str) {
-        match self {
-            Out::Csv(c) => {
-                c.markers.apply(kind, t_ns, name);
-            }
-            Out::Session(s) => s.marker(kind, t_ns, name),
-        }
-    }
-
-    /// The markers kept so far.
-    fn markers(&self) -> &zescope_model::view::Markers {
-        match self {
-            Out::Csv(c) => &c.markers,
-            Out::Session(s) => s.markers(),
-        }
-    }
-
-    fn stopped(&mut self, run: u64) {
-        match self {
-            Out::Csv(c) => c.processes.run_stopped(run),
-            Out::Session(s) => s.stopped(run),
-        }
-    }
-
-    /// The processes using a device of `run` (the run being recorded).
-    fn processes(&mut self, run: Option<&RunInfo>, p: &zescope_sampler::processes::ProcessSnapshot) {
-        match self {
-            Out::Csv(c) => {
-                c.processes.ingest_of_run(p, run, &zescope_model::view::processes::ProcFs);
-            }
-            Out::Session(s) => s.processes(p),
-        }
-    }
-
-    /// CSV: flush the rows so far. Session: checkpoint the file in the background now and then
-    /// (appending what is new).
-    fn flush(&mut self) -> Result<(), String> {
-        match self {
-            Out::Csv(c) => c.flush().map_err(|e| e.to_string()),
-            Out::Session(s) => s.checkpoint(),
-        }
-    }
-
-    /// Everything written and durable.
-    fn finish(&mut self) -> Result<(), String> {
-        match self {
-            Out::Csv(c) => {
-                c.finish().map_err(|e| e.to_string())?;
-                c.write_markers()?;
-                c.write_processes()
-            }
-            Out::Session(s) => s.finish(),
-        }
     }
 }

@@ -41,7 +41,7 @@ pub fn record(args: &RecordArgs, addr: &str, stop: &Termination) -> Result<Summa
                 if out.is_none() {
                     out = Some(if session {
                         let inventory = Inventory { source: None, devices };
-                        Out::Session(Box::new(args.recorder(path.clone(), inventory)))
+                        Out::Session(Box::new(args.recorder(path.clone(), inventory)?))
                     } else {
                         let file = std::fs::File::create(&path)
                             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
