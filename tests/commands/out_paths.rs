@@ -1,6 +1,6 @@
-//! Where a recording goes: a session file `record --out` or `serve --save` cannot write is
-//! refused before a sample is taken, naming the file and the folder, and nothing is left behind;
-//! a folder that takes the file leaves no probe in it either.
+//! Where a recording goes: a session file `record --out` (sampling here or `--connect`ed to a
+//! serve) or `serve --save` cannot write is refused before a sample is taken, naming the file and
+//! the folder, and nothing is left behind; a folder that takes the file keeps no probe either.
 
 use crate::support::zescope;
 
@@ -38,4 +38,19 @@ fn a_folder_that_takes_the_file_keeps_only_the_recording() {
     let names: Vec<String> =
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names, ["run.ron"], "the write check leaves no temporary file");
+}
+
+#[test]
+fn a_remote_recording_to_a_missing_folder_is_refused_before_its_first_sample() {
+    let serve = crate::support::serve::Serve::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("gone");
+    let file = missing.join("remote.ron");
+    let path = file.to_str().unwrap();
+    let at = serve.addr.to_string();
+    let (stdout, stderr) = refused(&["record", "--connect", &at, "--duration", "2s", "--out", path]);
+    let want = format!("cannot write --out: {path}: cannot be written in {}: No such file", missing.display());
+    assert!(stderr.contains(&want), "{stderr}");
+    assert!(!stdout.contains("recorded"), "it recorded first: {stdout}");
+    serve.stop();
 }
