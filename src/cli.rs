@@ -431,7 +431,8 @@ pub struct ExportOptions {
     #[arg(long, default_value = "all")]
     pub pane: crate::commands::export::PaneChoice,
     /// Time range in seconds since the first sample, e.g. 2..10, 5.., ..30; or "view" for the
-    /// range the saved view showed. Default: all data.
+    /// range the saved view showed. Default: all data. A range wholly before the first sample or
+    /// after the last is refused.
     #[arg(long, value_parser = crate::commands::export::parse_range)]
     pub range: Option<crate::commands::export::RangeArg>,
     /// Image size in pixels, WIDTHxHEIGHT. Default: 1600 wide, 320 high per pane.

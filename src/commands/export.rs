@@ -132,7 +132,19 @@ pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, St
         Some(RangeArg::View) => shown_range(&restored.view, &store),
         Some(RangeArg::Seconds(a, b)) => {
             let (lo, hi) = store.total_time_range().ok_or("the session holds no samples")?;
-            Some((a.map_or(lo, |a| TimeAxis::of(&store).ns(a)), b.map_or(hi, |b| TimeAxis::of(&store).ns(b))))
+            let axis = TimeAxis::of(&store);
+            let (from, to) = (a.map_or(lo, |a| axis.ns(a)), b.map_or(hi, |b| axis.ns(b)));
+            // A range wholly past either end holds nothing: named, not written as empty files.
+            if from > hi || to < lo {
+                return Err(format!(
+                    "--range {}..{}: no samples there; the session's samples run from {:.3} s to {:.3} s",
+                    a.map_or(String::new(), |a| a.to_string()),
+                    b.map_or(String::new(), |b| b.to_string()),
+                    axis.x(lo),
+                    axis.x(hi)
+                ));
+            }
+            Some((from, to))
         }
     };
     let mut spec = WriteSpec::from_arrangement(&arrangement, &restored.series, which.as_deref(), range);

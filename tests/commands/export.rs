@@ -56,6 +56,11 @@ fn export_refuses_bad_requests_with_a_reason() {
         (vec!["export", example], "nothing to write"),
         (vec!["export", example, "--pane", "9", "--png", &png], "there is no pane 9"),
         (vec!["export", example, "--range", "5..2", "--png", &png], "is empty"),
+        (
+            vec!["export", example, "--range", "100000..", "--png", &png],
+            "no samples there; the session's samples run from 0.000 s to",
+        ),
+        (vec!["export", example, "--range", "..-5", "--png", &png], "no samples there"),
         (vec!["export", example, "--size", "10x10", "--png", &png], "outside"),
         (vec!["export", example, "--size", "900x140", "--png", &png], "fewer than the 150 a pane needs"),
         (vec!["export", example, "--memory-cap", "1K", "--png", &png], "at least 16M"),
@@ -65,6 +70,7 @@ fn export_refuses_bad_requests_with_a_reason() {
         let out = zescope(&args);
         assert!(!out.status.success(), "{args:?}");
         assert!(text(&out).contains(want), "{args:?}: expected {want:?} in {}", text(&out));
+        assert!(!std::path::Path::new(&png).exists(), "{args:?} wrote an image");
     }
 }
 
