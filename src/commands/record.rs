@@ -28,6 +28,8 @@ mod csv_out;
 mod out;
 mod perfetto_out;
 mod remote;
+#[cfg(test)]
+mod summary_tests;
 mod triggered;
 mod view;
 use csv_out::CsvOut;
@@ -145,12 +147,18 @@ impl std::fmt::Display for Summary {
             // Whole-run figures: ticks over the sampler's own time up to the last health report (not
             // the last health window's rate, nor the time this thread heard of the run: under load
             // its start event can arrive tens of milliseconds after the first tick).
+            // A run shorter than two intervals has no rate to speak of (`--duration 0s` gave
+            // "512032.8 Hz achieved").
             let secs = s.ticked_for.as_secs_f64();
-            let achieved = if secs > 0.0 { s.ticks as f64 / secs } else { 0.0 };
+            if secs * s.requested_hz >= 2.0 {
+                write!(f, ": {:.1} Hz achieved of {:.1} Hz requested", s.ticks as f64 / secs, s.requested_hz)?;
+            } else {
+                write!(f, ": too short for a rate ({:.1} Hz requested)", s.requested_hz)?;
+            }
             write!(
                 f,
-                ": {:.1} Hz achieved of {:.1} Hz requested, {} late ticks, {} dropped samples, {} torn reads",
-                achieved, s.requested_hz, s.late_ticks, s.dropped_samples, s.torn_reads
+                ", {} late ticks, {} dropped samples, {} torn reads",
+                s.late_ticks, s.dropped_samples, s.torn_reads
             )?;
             if s.unchanged_reads > 0 || s.clock_resets > 0 {
                 write!(f, ", {} unchanged reads, {} device clock resets", s.unchanged_reads, s.clock_resets)?;

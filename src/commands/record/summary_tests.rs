@@ -1,0 +1,30 @@
+//! The summary line `record` ends with: the whole run's rate, or none for a run too short to
+//! have one.
+
+use std::time::Duration;
+
+use zescope_sampler::Health;
+
+use super::Summary;
+
+fn line(ticks: u64, ticked_for: Duration) -> String {
+    let health = Health { requested_hz: 1000.0, ticks, ticked_for, ..Health::default() };
+    Summary { samples: ticks, elapsed: ticked_for, health: Some(health), ..Summary::default() }.to_string()
+}
+
+#[test]
+fn a_whole_run_gives_its_rate() {
+    let s = line(990, Duration::from_secs(1));
+    assert!(s.contains(": 990.0 Hz achieved of 1000.0 Hz requested, 0 late ticks"), "{s}");
+}
+
+#[test]
+fn a_run_shorter_than_two_intervals_gives_no_rate() {
+    // `--duration 0s`: a tick or two within microseconds, which made "512032.8 Hz achieved".
+    let s = line(1, Duration::from_micros(2));
+    assert!(s.contains(": too short for a rate (1000.0 Hz requested), 0 late ticks"), "{s}");
+    assert!(!s.contains("achieved"), "{s}");
+    // Two intervals are enough.
+    let s = line(2, Duration::from_millis(2));
+    assert!(s.contains(": 1000.0 Hz achieved of 1000.0 Hz requested"), "{s}");
+}
