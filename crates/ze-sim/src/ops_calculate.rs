@@ -136,6 +136,7 @@ impl Read {
     }
 
     /// The word as the report holds it (before `retype`).
+    #[inline]
     fn value(self, w: u64) -> zet_typed_value_t {
         match self {
             Read::Flag => {
@@ -149,6 +150,7 @@ impl Read {
     }
 
     /// The word as Calculate gives it: [`Read::value`] then `retype`, in one step.
+    #[inline]
     fn result(self, w: u64) -> zet_typed_value_t {
         match self {
             Read::Integer(Some(r)) => r.encode(w as f64).0,

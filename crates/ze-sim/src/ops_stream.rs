@@ -3,8 +3,12 @@
 //! A streamer makes one report per sampling period while it is open, the way an OA stream does;
 //! reports are made lazily (when the application reads, waits or queries), each stamped with the
 //! time its period ended, so no thread is needed and a stalled reader sees exactly what a
-//! hardware buffer would hold. The buffer keeps at most `streamer_buffer_reports` reports: older
-//! ones are dropped and the next read answers ZE_RESULT_WARNING_DROPPED_DATA.
+//! hardware buffer would hold. A report's values are a function of its index alone (its time,
+//! the workload then, seeded noise), so the buffer holds indices, and a read writes the reports'
+//! words straight into the caller's memory (one pass, nothing copied twice); only a counter's
+//! carried fraction runs from one read report to the next. The buffer keeps at most
+//! `streamer_buffer_reports` reports: older ones are dropped and the next read answers
+//! ZE_RESULT_WARNING_DROPPED_DATA.
 //!
 //! Period: rounded up to 10 µs × 2^k (k ≤ 16, so 10 µs ..= 655.36 ms) as OA's exponent is, and
 //! written back; `notifyEveryNReports` is clamped to 1 ..= half the buffer and written back.
@@ -27,8 +31,6 @@
 //! one `u64` per metric in metric order: the timestamp metric as device ns, a counter (EVENT,
 //! THROUGHPUT, DURATION) as the count in the report's period, an id or flag as its value, any
 //! other as the bits of an `f64`.
-
-use std::collections::VecDeque;
 
 use level_zero_sys::*;
 
@@ -57,14 +59,12 @@ pub(crate) struct Streamer {
     opened: u64,
     /// Reports made so far (the next one's k).
     made: u64,
-    /// Words of one report (`report_words` of the group's metrics).
-    words: usize,
-    /// Reports waiting to be read, oldest first, word after word (`words` a report): one
-    /// buffer, as a hardware ring is, so making a report allocates nothing.
-    pending: VecDeque<u64>,
+    /// The oldest report not yet read: reports `next ..made` wait in the buffer.
+    next: u64,
     /// Reports were dropped since the last read.
     dropped: bool,
-    /// Per EVENT metric: the running total (fractional) for whole counts per report.
+    /// Per counter metric: the running total (fractional) of the reports read, for whole counts
+    /// per report.
     totals: Vec<f64>,
     /// What the last size query answered (bytes): the most a read copies with
     /// `quirks.streamer_read_limited_to_size_query`.
@@ -74,7 +74,7 @@ pub(crate) struct Streamer {
 impl Streamer {
     /// Whole reports waiting to be read.
     fn reports(&self) -> usize {
-        self.pending.len() / self.words
+        (self.made - self.next) as usize
     }
 }
 
@@ -196,8 +196,7 @@ impl Instance {
                 notify_every,
                 opened: crate::writer::monotonic_ns(),
                 made: 0,
-                words: report_words(metrics),
-                pending: VecDeque::new(),
+                next: 0,
                 dropped: false,
                 totals: vec![0.0; metrics],
                 learned: 0,
@@ -207,10 +206,10 @@ impl Instance {
         Ok(h)
     }
 
-    /// Makes every report whose period has ended by host time `now`; drops the oldest beyond the
-    /// buffer (reports that would be dropped at once are not made at all).
+    /// Makes every report whose period has ended by host time `now` (counts it into the buffer);
+    /// drops the oldest beyond the buffer.
     pub(crate) fn streamer_advance(&mut self, h: usize, now: u64) -> R<()> {
-        let cap = self.config.streamer_buffer_reports as usize;
+        let cap = self.config.streamer_buffer_reports as u64;
         let lost_after = self.config.faults.device_lost_after_reports;
         let Some(s) = self.streamers.get_mut(&h) else {
             return Err(ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
@@ -222,20 +221,34 @@ impl Instance {
         if due <= s.made {
             return Ok(());
         }
-        let mut new = due - s.made;
-        if new as usize > cap {
-            let skipped = new - cap as u64;
-            s.made += skipped;
-            s.pending.clear();
+        // Reports that would be dropped at once are not counted as made.
+        let new = (due - s.made).min(cap);
+        // The report that brings the device's count to `lost_after` is its last.
+        let fatal = lost_after.map(|n| n.saturating_sub(self.shared.streamer_reports_made()).max(1));
+        let lost = fatal.is_some_and(|f| f <= new);
+        let made = if lost { due - new + fatal.unwrap_or(new) } else { due };
+        s.made = made;
+        if s.made - s.next > cap {
+            s.next = s.made - cap;
             s.dropped = true;
-            new = cap as u64;
         }
+        self.shared.count_streamer_reports(made - (due - new));
+        if lost {
+            self.shared.lose_device();
+            return Err(ZE_RESULT_ERROR_DEVICE_LOST);
+        }
+        Ok(())
+    }
+
+    /// Writes reports `next ..next + out.len() / report bytes` of streamer `h` into `out`, word
+    /// after word, little endian (the format in the module's docs), and marks them read.
+    fn streamer_write(&mut self, h: usize, out: &mut [u8]) {
+        let Some(s) = self.streamers.get_mut(&h) else { return };
         let grp = &self.groups[s.group];
         let dev = &self.devices[grp.device].cfg;
         let seed = self.shared.seed();
         let period_s = s.period_ns as f64 / 1e9;
-        let words = s.words;
-        // How each metric's word is made, decided once a call rather than once a report.
+        // How each metric's word is made, decided once a read rather than once a report.
         let makes: Vec<Make> = grp
             .metrics
             .iter()
@@ -254,52 +267,37 @@ impl Instance {
                 }
             })
             .collect();
-        // One report's words, made here and appended to the ring in one copy.
-        let mut row = Vec::with_capacity(words);
-        row.extend([REPORT_MAGIC as u64 | ((grp.metrics.len() as u64) << 32), s.group as u64 + 1]);
-        s.pending.reserve((new as usize).min(cap) * words);
-        for _ in 0..new {
-            let k = s.made;
+        let head = REPORT_MAGIC as u64 | ((grp.metrics.len() as u64) << 32);
+        let tag = s.group as u64 + 1;
+        let report_bytes = 8 * report_words(makes.len());
+        for report in out.chunks_exact_mut(report_bytes) {
+            let k = s.next;
             let end = s.opened + (k + 1) * s.period_ns;
             let at = workload::Moment::at(self.shared.seconds_at(end));
-            if s.pending.len() >= cap * words {
-                s.pending.drain(..words);
-                s.dropped = true;
-            }
-            row.truncate(2);
-            for (i, make) in makes.iter().enumerate() {
-                row.push(match *make {
+            let (front, words) = report.split_at_mut(16);
+            front[..8].copy_from_slice(&head.to_le_bytes());
+            front[8..].copy_from_slice(&tag.to_le_bytes());
+            for ((make, total), w) in makes.iter().zip(&mut s.totals).zip(words.chunks_exact_mut(8)) {
+                let word = match *make {
                     Make::Time => self.shared.report_time_at(end),
                     Make::Level { sig, stream, index, word } => {
                         let n = workload::noise(seed, stream, k);
                         let level = workload::level(sig, dev.kind, dev.core_clock_mhz as f64, at, n, index);
                         match word {
                             Word::Count => {
-                                let before = s.totals[i] as u64;
-                                s.totals[i] += level * period_s;
-                                s.totals[i] as u64 - before
+                                let before = *total as u64;
+                                *total += level * period_s;
+                                *total as u64 - before
                             }
                             Word::Integer => level as u64,
                             Word::Float => level.to_bits(),
                         }
                     }
-                });
+                };
+                w.copy_from_slice(&word.to_le_bytes());
             }
-            s.pending.extend(&row);
-            s.made += 1;
-            if lost_after.is_some_and(|n| self.shared.streamer_reports_made() + 1 >= n) {
-                self.shared.count_streamer_reports(1);
-                self.shared.lose_device();
-                return Err(ZE_RESULT_ERROR_DEVICE_LOST);
-            }
-            if lost_after.is_some() {
-                self.shared.count_streamer_reports(1);
-            }
+            s.next += 1;
         }
-        if lost_after.is_none() {
-            self.shared.count_streamer_reports(new);
-        }
-        Ok(())
     }
 
     /// Unread reports of streamer `h` (after making the due ones).
@@ -346,12 +344,11 @@ impl Instance {
         };
         let room = if limited { buf.len().min(s.learned) } else { buf.len() };
         let n = available.min(room / report_bytes);
-        for (out, w) in buf[..n * report_bytes].chunks_exact_mut(8).zip(s.pending.drain(..n * s.words)) {
-            out.copy_from_slice(&w.to_le_bytes());
-        }
+        let dropped = std::mem::take(&mut s.dropped);
+        self.streamer_write(h, &mut buf[..n * report_bytes]);
         *size = n * report_bytes;
         self.streamer_reads += 1;
-        if std::mem::take(&mut s.dropped) {
+        if dropped {
             return Err(ZE_RESULT_WARNING_DROPPED_DATA);
         }
         Ok(())

@@ -100,42 +100,51 @@ pub(crate) fn temperature(sensor: Sensor, power: f64, n: f64) -> f64 {
 }
 
 /// The instantaneous level of a signal at moment `at`: a gauge's value, or a cumulative counter's
-/// rate per second.
+/// rate per second. Each quantity is worked out only for the signals that read it (a streamer asks
+/// this for every metric of every report).
+#[inline]
 pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, at: Moment, n: f64, index: usize) -> f64 {
     let (t, phase) = (at.t, at.phase);
-    let util = match phase {
-        Phase::Idle => 3.0 + 2.0 * n,
-        Phase::Compute => 95.0 + 3.0 * n,
-        Phase::MemoryBound => 70.0 + 5.0 * n,
-    }
-    .clamp(0.0, 100.0);
-    let npu = kind == DeviceKind::Npu;
-    let freq = match phase {
+    let util = || {
+        match phase {
+            Phase::Idle => 3.0 + 2.0 * n,
+            Phase::Compute => 95.0 + 3.0 * n,
+            Phase::MemoryBound => 70.0 + 5.0 * n,
+        }
+        .clamp(0.0, 100.0)
+    };
+    let freq = || match phase {
         Phase::Idle => 300.0 + 5.0 * n.abs(),
         Phase::Compute if at.held => HELD_CLOCK * clock_mhz - 10.0 * n.abs(),
         Phase::Compute => clock_mhz - 15.0 * n.abs(),
         Phase::MemoryBound => 0.8 * clock_mhz + 10.0 * n,
     };
-    let power = match phase {
-        Phase::Idle => 8.0 + n,
-        Phase::Compute => 180.0 + 6.0 * n,
-        Phase::MemoryBound => 120.0 + 5.0 * n,
-    } * if npu { 0.06 } else { 1.0 };
-    let read_bw = match phase {
-        Phase::Idle => 1.0e8,
-        Phase::Compute => 5.0e9,
-        Phase::MemoryBound => 4.0e10,
-    } * (1.0 + 0.05 * n);
+    let power = || {
+        let watts = match phase {
+            Phase::Idle => 8.0 + n,
+            Phase::Compute => 180.0 + 6.0 * n,
+            Phase::MemoryBound => 120.0 + 5.0 * n,
+        };
+        watts * if kind == DeviceKind::Npu { 0.06 } else { 1.0 }
+    };
+    let read_bw = || {
+        let bytes = match phase {
+            Phase::Idle => 1.0e8,
+            Phase::Compute => 5.0e9,
+            Phase::MemoryBound => 4.0e10,
+        };
+        bytes * (1.0 + 0.05 * n)
+    };
     match signal {
-        Signal::UtilizationPercent => util,
-        Signal::FrequencyMhz => freq,
-        Signal::PowerWatts => power,
-        Signal::TemperatureC => temperature(Sensor::Gpu, power, n),
-        Signal::MemoryTemperatureC => temperature(Sensor::Memory, power, n),
-        Signal::GpuTime => util / 100.0 * 1e9,
-        Signal::BusyCycles => util / 100.0 * freq * 1e6,
-        Signal::BytesRead => read_bw,
-        Signal::BytesWritten => 0.4 * read_bw,
+        Signal::UtilizationPercent => util(),
+        Signal::FrequencyMhz => freq(),
+        Signal::PowerWatts => power(),
+        Signal::TemperatureC => temperature(Sensor::Gpu, power(), n),
+        Signal::MemoryTemperatureC => temperature(Sensor::Memory, power(), n),
+        Signal::GpuTime => util() / 100.0 * 1e9,
+        Signal::BusyCycles => util() / 100.0 * freq() * 1e6,
+        Signal::BytesRead => read_bw(),
+        Signal::BytesWritten => 0.4 * read_bw(),
         Signal::Inferences => match phase {
             Phase::Idle => 0.0,
             Phase::Compute => 2000.0 * (1.0 + 0.05 * n),
