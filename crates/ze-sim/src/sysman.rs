@@ -22,7 +22,7 @@ use crate::instance::Instance;
 use crate::ops_driver::R;
 pub use crate::processes::ProcessesConfig;
 use crate::registry::{Obj, new_handle};
-use crate::workload::{HELD_CLOCK, Moment, Phase, Sensor, noise, phase_at, temperature};
+use crate::workload::{self, HELD_CLOCK, Moment, Phase, Sensor, noise, phase_at, temperature};
 
 /// A piece of Sysman telemetry, for [`SysmanConfig::failing`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -520,16 +520,19 @@ struct Clocks {
 /// The clocks of a device whose top clock is `clock` MHz, `t` seconds after the driver started,
 /// with noise `n` in [-1, 1]: where the power limit holds the clock down ([`Moment::held`], as
 /// the metrics' frequency is), the TDP clock falls to where the actual clock runs and the reason
-/// says so; otherwise the limit is far off and allows the full clock. The actual clock is never
-/// above the TDP clock nor the request above the top clock.
+/// says so; otherwise the limit is far off and allows the full clock. The actual clock
+/// ([`workload::clock`], whole MHz) is never above the request nor the TDP clock, nor the request
+/// above the top clock.
 fn clocks_at(t: f64, clock: f64, n: f64) -> Clocks {
     let at = Moment::at(t);
     let held = HELD_CLOCK * clock;
-    let (request, actual, tdp, reasons) = match at.phase {
-        Phase::Idle => (300.0, 300.0 + 5.0 * n.abs(), clock, 0),
-        Phase::Compute if at.held => (clock, held - 10.0 * n.abs(), held, ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP),
-        Phase::Compute => (clock, clock - 15.0 * n.abs(), clock, 0),
-        Phase::MemoryBound => (0.8 * clock, 0.8 * clock + 10.0 * n, clock, 0),
+    let actual = workload::clock(at, clock, n);
+    let (request, tdp, reasons) = match at.phase {
+        // Idle, the driver asks for a little over the floor and gets it.
+        Phase::Idle => (actual, clock, 0),
+        Phase::Compute if at.held => (clock, held, ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP),
+        Phase::Compute => (clock, clock, 0),
+        Phase::MemoryBound => (0.8 * clock, clock, 0),
     };
     Clocks { request, actual, tdp, reasons }
 }
@@ -547,7 +550,8 @@ mod tests {
             for n in [-1.0, -0.3, 0.0, 0.6, 1.0] {
                 let c = clocks_at(t, clock, n);
                 assert!(c.actual <= c.tdp && c.tdp <= clock && c.request <= clock, "at {t} s: {c:?}");
-                assert!(c.actual > 0.0 && c.actual <= c.request + 10.0, "at {t} s: {c:?}");
+                assert!(c.actual > 0.0 && c.actual <= c.request, "at {t} s: {c:?}");
+                assert_eq!(c.actual, c.actual.round(), "whole MHz at {t} s: {c:?}");
                 if c.tdp < clock {
                     capped += 1;
                     assert_eq!(c.reasons, ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP, "at {t} s: {c:?}");

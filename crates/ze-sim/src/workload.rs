@@ -81,6 +81,20 @@ impl Moment {
     }
 }
 
+/// The clock (MHz) the GPU runs at at moment `at`, its top clock `top_mhz`, with noise `n`: in
+/// whole MHz, as drivers report a clock, and never above what was requested (300 MHz idle, the
+/// top clock computing, 80 % of it memory-bound), held to [`HELD_CLOCK`] late in the compute phase.
+/// One definition for the metrics' frequency and Sysman's actual clock, so both say the same.
+pub(crate) fn clock(at: Moment, top_mhz: f64, n: f64) -> f64 {
+    let mhz = match at.phase {
+        Phase::Idle => 300.0 + 5.0 * n.abs(),
+        Phase::Compute if at.held => HELD_CLOCK * top_mhz - 10.0 * n.abs(),
+        Phase::Compute => top_mhz - 15.0 * n.abs(),
+        Phase::MemoryBound => 0.8 * top_mhz - 10.0 * n.abs(),
+    };
+    mhz.round()
+}
+
 /// A temperature sensor of a device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Sensor {
@@ -113,12 +127,7 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, at: Moment
         }
         .clamp(0.0, 100.0)
     };
-    let freq = || match phase {
-        Phase::Idle => 300.0 + 5.0 * n.abs(),
-        Phase::Compute if at.held => HELD_CLOCK * clock_mhz - 10.0 * n.abs(),
-        Phase::Compute => clock_mhz - 15.0 * n.abs(),
-        Phase::MemoryBound => 0.8 * clock_mhz + 10.0 * n,
-    };
+    let freq = || clock(at, clock_mhz, n);
     let power = || {
         let watts = match phase {
             Phase::Idle => 8.0 + n,
@@ -190,8 +199,9 @@ mod tests {
             for n in [-1.0, -0.4, 0.0, 0.7, 1.0] {
                 let f = level(Signal::FrequencyMhz, DeviceKind::Gpu, 2000.0, Moment::at(t), n, 0);
                 assert!((300.0..=2000.0).contains(&f), "{f} MHz at {t} s");
+                assert_eq!(f, f.round(), "whole MHz at {t} s");
                 if phase_at(t) == Phase::Idle {
-                    assert_eq!(f, 300.0 + 5.0 * f64::abs(n), "at {t} s");
+                    assert_eq!(f, (300.0 + 5.0 * f64::abs(n)).round(), "at {t} s");
                 }
             }
         }
@@ -204,7 +214,11 @@ mod tests {
             assert!(!Moment::at(t).held && clock(t) >= 1985.0, "free at {t} s: {}", clock(t));
         }
         for t in [3.5, 4.0, 4.99, 11.5, 12.99] {
-            assert!(Moment::at(t).held && clock(t) == HELD_CLOCK * 2000.0 - 10.0, "held at {t} s: {}", clock(t));
+            assert!(
+                Moment::at(t).held && clock(t) == (HELD_CLOCK * 2000.0 - 10.0).round(),
+                "held at {t} s: {}",
+                clock(t)
+            );
         }
         for t in [0.5, 5.0, 7.9] {
             assert!(!Moment::at(t).held, "{t} s is not in the compute phase");

@@ -68,7 +68,10 @@ impl Conv {
             Conv::AsIs => (x, false),
             Conv::Rate => (x * per_s, false),
             Conv::Share { unit_s } => {
-                let pct = x * unit_s * per_s * 100.0;
+                // Divided by the report's length in the value's units (a whole number for the
+                // periods streamers give): 398 ns of 10 µs is 3.98 %, where multiplying by
+                // 1e-9 × 1e5 × 100 gave 3.9800000000000004.
+                let pct = x * 100.0 / report_units(unit_s, per_s);
                 if pct.is_nan() {
                     return (pct, false);
                 }
@@ -76,6 +79,14 @@ impl Conv {
             }
         }
     }
+}
+
+/// A report's length in units of `unit_s` seconds, at `per_s` reports a second: the nearest whole
+/// number where it is one to within rounding (10 000 ns at 100 000 reports a second).
+fn report_units(unit_s: f64, per_s: f64) -> f64 {
+    let units = 1.0 / (unit_s * per_s);
+    let whole = units.round();
+    if (units - whole).abs() <= 1e-9 * whole { whole } else { units }
 }
 
 /// Reports a second at a period of `period_ns`: exact for the periods streamers give (10 µs ×
@@ -212,6 +223,24 @@ mod tests {
         }
         // At 10 µs a count gives an integer rate (the store packs it as an integer).
         assert!((1..200_000u64).all(|x| Conv::Rate.apply(x as f64, per_second(10_000)).0 == (x * 100_000) as f64));
+    }
+
+    #[test]
+    fn a_busy_share_of_whole_units_is_the_nearest_double_to_its_decimal_value() {
+        // ns busy of a 10 µs report: n / 100 %, the double a reader would write for it ("3.98",
+        // not "3.9800000000000004"); the same for every streamer period and for µs.
+        let share = |unit_s: f64, x: u64, ns: u64| Conv::Share { unit_s }.apply(x as f64, per_second(ns)).0;
+        for x in 0..=10_000u64 {
+            assert_eq!(share(1e-9, x, 10_000), x as f64 / 100.0, "{x} ns of 10 µs");
+        }
+        for k in 0..=16 {
+            let ns = 10_000u64 << k;
+            for x in [1u64, 398, 4_999, ns / 3, ns] {
+                assert_eq!(share(1e-9, x, ns), (x * 100) as f64 / ns as f64, "{x} ns of {ns} ns");
+            }
+            assert_eq!(share(1e-6, 7, ns), 700.0 / (ns / 1000) as f64, "7 µs of {ns} ns");
+        }
+        assert_eq!(format!("{}", share(1e-9, 398, 10_000)), "3.98");
     }
 
     #[test]
