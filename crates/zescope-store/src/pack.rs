@@ -16,21 +16,31 @@
 //!   in a block takes a few bytes instead of a packed column;
 //! - **line** (timestamps only): each word minus the line through the first and
 //!   last words, bit-packed like frame of reference: a clock with jitter takes
-//!   the bits of the jitter, one bit fewer than its steps' range in delta form.
+//!   the bits of the jitter, one bit fewer than its steps' range in delta form;
+//! - **scaled**: values that are integers over a power of ten (a busy share of
+//!   3.98 %, 398 / 10^2) or multiples of a common factor (a streamer's rate, its
+//!   count times 100 000 reports a second), as those integers divided by the
+//!   factor, in one of the forms above: the bits of the integers, not of the
+//!   floats (ALP's idea, decimal exponent and factor per column and block).
 //!
 //! The words: a column whose values are all integers below 2^53 in magnitude
 //! (no `-0.0`) is packed as `i64`s, so a counter's step costs the bits of the
 //! step, not of its float representation; any other column as its `f64` bits.
-//! Timestamps are `i64`s. Every form round-trips bit-exactly.
+//! Timestamps are `i64`s. Every form round-trips bit-exactly. A scaled column is
+//! chosen only where it is smaller than the plain one (both are written, the
+//! larger dropped) and only where every value comes back to the bit:
+//! `(q × factor) as f64 / 10^e` is the value for each packed integer `q`.
 //!
 //! Layout: one mode byte (form, and whether the words are integers), then
 //! for frame of reference the width and the minimum (zigzag LEB128), for
 //! delta the width, the first word and the smallest difference, then the
 //! packed bits (LSB first); for runs the run count, then per run the length
 //! minus one and the zigzagged difference (LEB128); for a line the width, the
-//! first word, the slope and the smallest residual, then the packed residuals.
-//! Runs and lines are newer than the other three forms: columns written before
-//! them never use them. A frame-of-reference or line column reads any value
+//! first word, the slope and the smallest residual, then the packed residuals;
+//! for scaled the mode byte, the decimal exponent `e` (0 ..= [`MAX_DECIMALS`])
+//! as one byte and the factor (LEB128, at least 1), then a whole integer column
+//! of the quotients in one of the other forms. Runs and lines are newer than the
+//! other three forms, scaled newer than them: columns written before never use them. A frame-of-reference or line column reads any value
 //! directly; the others decode from the start of the column.
 //!
 //! The store writes and reads these bytes itself; a mode it did not write
@@ -48,6 +58,12 @@ const DELTA: u8 = 1;
 const XOR: u8 = 2;
 const RUNS: u8 = 3;
 const LINE: u8 = 8;
+/// A scaled column: exponent, factor, then an integer column of another form.
+const SCALED: u8 = 16;
+/// Most decimal places a scaled column is tried with (10^4: a share to 0.0001 %).
+pub const MAX_DECIMALS: u8 = 4;
+/// Powers of ten a scaled column divides by (every one exact in `f64`).
+const POW10: [f64; MAX_DECIMALS as usize + 1] = [1.0, 10.0, 100.0, 1_000.0, 10_000.0];
 /// Mode flag: the words are `i64`s of integer values.
 const INT: u8 = 4;
 
@@ -182,12 +198,32 @@ fn int_ranges(vals: &[f64]) -> Option<Ranges> {
 
 /// [`encode_words`] with the words' [`Ranges`] already known.
 fn encode_ranged(words: &[u64], int: bool, line: bool, ranges: Ranges, out: &mut Vec<u8>) {
-    let Some(&first) = words.first() else {
-        out.push(FOR | if int { INT } else { 0 });
-        out.push(0);
-        put_varint(out, 0);
-        return;
-    };
+    let (form, _) = plan(words, int, line, ranges);
+    write(words, int, ranges, form, out);
+}
+
+/// The form a column is written in, with what it needs beyond the words and their [`Ranges`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// An empty column.
+    Empty,
+    /// Frame of reference.
+    For,
+    /// Delta.
+    Delta,
+    /// Runs of equal words.
+    Runs,
+    /// XOR of consecutive words.
+    Xor,
+    /// The line through the first and last words: its slope, smallest residual and width.
+    Line(i64, i64, u32),
+}
+
+/// The smallest form for `words` (integer words when `int`; `line` also tries the line form) and
+/// its exact size in bytes, mode byte included. Ties go to frame of reference (it reads one value
+/// without decoding the others).
+fn plan(words: &[u64], int: bool, line: bool, ranges: Ranges) -> (Form, usize) {
+    let Some(&first) = words.first() else { return (Form::Empty, 3) };
     let flip = if int { 1u64 << 63 } else { 0 };
     let Ranges { lo, hi, dlo, dhi, changes } = ranges;
     let range = hi - lo;
@@ -207,58 +243,126 @@ fn encode_ranged(words: &[u64], int: bool, line: bool, ranges: Ranges, out: &mut
             + (n * width as usize).div_ceil(8)
     });
     if let Some((slope, rlo, width)) = line_form.filter(|_| line_len < for_len.min(delta_len)) {
-        out.push(LINE | if int { INT } else { 0 });
-        out.push(width as u8);
-        put_varint(out, zigzag(first as i64));
-        put_varint(out, zigzag(slope));
-        put_varint(out, zigzag(rlo));
-        let mut base = first.wrapping_add(rlo as u64);
-        pack(
-            words.iter().map(|&w| {
-                let r = w.wrapping_sub(base);
-                base = base.wrapping_add(slope as u64);
-                r
-            }),
-            width,
-            out,
-        );
-        return;
+        return (Form::Line(slope, rlo, width), line_len);
     }
     let packed = for_len.min(delta_len);
     // Runs are for columns that rarely change (a run costs at least 2 bytes): only count their
     // bytes exactly when there are few and they may win.
     let runs_len = if changes < n / 8 && 2 * (changes + 1) + 2 < packed { runs_encoded_len(words) } else { usize::MAX };
-    // Ties go to frame of reference (it reads one value without decoding the others).
     let xor_len =
         if int || packed.min(runs_len) < n { usize::MAX } else { 1 + xor::encoded_len(words.iter().copied()) };
-    let flag = if int { INT } else { 0 };
     if runs_len < packed && runs_len <= xor_len {
-        out.push(RUNS | flag);
-        put_varint(out, changes as u64 + 1);
-        for_runs(words, |len, d| {
-            put_varint(out, len as u64 - 1);
-            put_varint(out, zigzag(d));
-        });
+        (Form::Runs, runs_len)
     } else if xor_len < packed {
-        out.push(XOR | flag);
-        xor::encode(words.iter().copied(), out);
+        (Form::Xor, xor_len)
     } else if delta_len < for_len {
-        out.push(DELTA | flag);
-        out.push(delta_width as u8);
-        put_varint(out, zigzag(first as i64));
-        put_varint(out, zigzag(dlo));
-        pack(words.windows(2).map(|p| (p[1].wrapping_sub(p[0]) as i64).wrapping_sub(dlo) as u64), delta_width, out);
+        (Form::Delta, delta_len)
     } else {
-        out.push(FOR | flag);
-        out.push(for_width as u8);
-        put_varint(out, zigzag(lo as i64));
-        pack(words.iter().map(|&w| w.wrapping_sub(lo)), for_width, out);
+        (Form::For, for_len)
     }
 }
 
-/// Calls `f(i, word)` for the `n` words of an encoded column; returns whether they are integer words.
+/// Appends `words` in `form` (from [`plan`] of the same words and ranges).
+fn write(words: &[u64], int: bool, ranges: Ranges, form: Form, out: &mut Vec<u8>) {
+    let flag = if int { INT } else { 0 };
+    let first = words.first().copied().unwrap_or(0);
+    match form {
+        Form::Empty => {
+            out.push(FOR | flag);
+            out.push(0);
+            put_varint(out, 0);
+        }
+        Form::Line(slope, rlo, width) => {
+            out.push(LINE | flag);
+            out.push(width as u8);
+            put_varint(out, zigzag(first as i64));
+            put_varint(out, zigzag(slope));
+            put_varint(out, zigzag(rlo));
+            let mut base = first.wrapping_add(rlo as u64);
+            pack(
+                words.iter().map(|&w| {
+                    let r = w.wrapping_sub(base);
+                    base = base.wrapping_add(slope as u64);
+                    r
+                }),
+                width,
+                out,
+            );
+        }
+        Form::Runs => {
+            out.push(RUNS | flag);
+            put_varint(out, ranges.changes as u64 + 1);
+            for_runs(words, |len, d| {
+                put_varint(out, len as u64 - 1);
+                put_varint(out, zigzag(d));
+            });
+        }
+        Form::Xor => {
+            out.push(XOR | flag);
+            xor::encode(words.iter().copied(), out);
+        }
+        Form::Delta => {
+            let (dlo, dhi) = if words.len() > 1 { (ranges.dlo, ranges.dhi) } else { (0, 0) };
+            let width = if words.len() > 1 { width_of(dhi.wrapping_sub(dlo) as u64) } else { 0 };
+            out.push(DELTA | flag);
+            out.push(width as u8);
+            put_varint(out, zigzag(first as i64));
+            put_varint(out, zigzag(dlo));
+            pack(words.windows(2).map(|p| (p[1].wrapping_sub(p[0]) as i64).wrapping_sub(dlo) as u64), width, out);
+        }
+        Form::For => {
+            let flip = if int { 1u64 << 63 } else { 0 };
+            let lo = ranges.lo ^ flip;
+            let width = width_of(ranges.hi - ranges.lo);
+            out.push(FOR | flag);
+            out.push(width as u8);
+            put_varint(out, zigzag(lo as i64));
+            pack(words.iter().map(|&w| w.wrapping_sub(lo)), width, out);
+        }
+    }
+}
+
+/// The header of a scaled column `b` (its mode byte first): the decimal exponent, the factor
+/// and where its inner column starts; `None` when `b` is not a well-formed scaled column with an
+/// integer column inside (never a scaled one: one level only).
+fn scaled_header(b: &[u8]) -> Option<(usize, i64, usize)> {
+    let e = *b.get(1)? as usize;
+    let mut pos = 2;
+    let factor = checked_varint(b, &mut pos)?;
+    let inner = *b.get(pos)?;
+    let ok = e <= MAX_DECIMALS as usize
+        && (1..=MAX_INT as u64).contains(&factor)
+        && inner & INT != 0
+        && inner & !INT != SCALED;
+    ok.then_some((e, factor as i64, pos))
+}
+
+/// The value a scaled column's quotient `q` stands for: `q × factor` over `10^e`. The encoder
+/// keeps a scaled column only where this gives every value back to the bit.
+#[inline(always)]
+fn scaled_value(q: u64, factor: i64, e: usize) -> f64 {
+    (q as i64).wrapping_mul(factor) as f64 / POW10[e]
+}
+
+/// Calls `f(i, word)` for the `n` words of an encoded column; returns whether they are integer
+/// words (a scaled column's are its values' `f64` bits).
 #[inline]
 fn decode_words(b: &[u8], n: usize, mut f: impl FnMut(usize, u64)) -> bool {
+    if b.first().is_some_and(|&m| m & !INT == SCALED) {
+        match scaled_header(b) {
+            Some((e, factor, inner)) => {
+                decode_plain(&b[inner..], n, |i, q| f(i, scaled_value(q, factor, e).to_bits()));
+            }
+            None => (0..n).for_each(|i| f(i, missing().to_bits())),
+        }
+        return false;
+    }
+    decode_plain(b, n, f)
+}
+
+/// [`decode_words`] of a column of any form but scaled.
+#[inline]
+fn decode_plain(b: &[u8], n: usize, mut f: impl FnMut(usize, u64)) -> bool {
     let Some(&mode) = b.first() else {
         (0..n).for_each(|i| f(i, missing().to_bits()));
         return false;
@@ -379,19 +483,128 @@ fn integer_words(vals: &[f64], words: &mut [u64]) -> bool {
     true
 }
 
-/// Appends the encoding of a column of values.
+/// Appends the encoding of a column of values: the smaller of its plain form and, where its
+/// values allow one, its scaled form (only the one written).
 pub fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
     let mut words = [0u64; BLOCK];
     let n = vals.len().min(BLOCK);
-    if integer_words(&vals[..n], &mut words[..n]) {
-        let ranges = int_ranges(&vals[..n]).unwrap_or_else(|| word_ranges(&words[..n], 1 << 63));
-        encode_ranged(&words[..n], true, false, ranges, out);
-        return;
+    let vals = &vals[..n];
+    // Integers (the values times 10^e) that a scaled form would pack.
+    let mut ints = [0.0f64; BLOCK];
+    let int = integer_words(vals, &mut words[..n]);
+    let ranges = if int {
+        int_ranges(vals).unwrap_or_else(|| word_ranges(&words[..n], 1 << 63))
+    } else {
+        for (w, &v) in words.iter_mut().zip(vals) {
+            *w = v.to_bits();
+        }
+        word_ranges(&words[..n], 0)
+    };
+    let (form, len) = plan(&words[..n], int, false, ranges);
+    let e = if int {
+        ints[..n].copy_from_slice(vals);
+        Some(0)
+    } else {
+        decimals(vals, &mut ints[..n])
+    };
+    if let Some(e) = e {
+        let mut q = [0u64; BLOCK];
+        let factor = common_factor(&mut ints[..n], &mut q[..n]);
+        let whole = factor > 1 || (e > 0 && integer_words(&ints[..n], &mut q[..n]));
+        if whole {
+            let q = &q[..n];
+            // An integer column's quotients range over its ranges divided by the factor.
+            let q_ranges = if e == 0 {
+                divided(ranges, factor)
+            } else {
+                int_ranges(&ints[..n]).unwrap_or_else(|| word_ranges(q, 1 << 63))
+            };
+            let (q_form, q_len) = plan(q, true, false, q_ranges);
+            let header = 2 + varint_len(factor as u64);
+            if header + q_len < len {
+                out.push(SCALED);
+                out.push(e as u8);
+                put_varint(out, factor as u64);
+                write(q, true, q_ranges, q_form, out);
+                return;
+            }
+        }
     }
-    for (w, &v) in words.iter_mut().zip(&vals[..n]) {
-        *w = v.to_bits();
+    write(&words[..n], int, ranges, form, out);
+}
+
+/// The fewest decimal places `e` (1 ..= [`MAX_DECIMALS`]) at which every value is an integer
+/// over 10^e that [`scaled_value`] gives back to the bit, with those integers in `ints`; `None`
+/// for a column that has none (a value stops each try at the first that fails, so noise costs
+/// a few operations).
+fn decimals(vals: &[f64], ints: &mut [f64]) -> Option<usize> {
+    'e: for (e, &p) in POW10.iter().enumerate().skip(1) {
+        for (d, &v) in ints.iter_mut().zip(vals) {
+            let x = v * p;
+            // Also refuses NaN and the infinities.
+            if x.abs().partial_cmp(&ROUND_LIMIT) != Some(std::cmp::Ordering::Less) {
+                continue 'e;
+            }
+            let r = (x + ROUND) - ROUND;
+            if (r / p).to_bits() != v.to_bits() {
+                continue 'e;
+            }
+            *d = r;
+        }
+        return Some(e);
     }
-    encode_words(&words[..n], false, false, out);
+    None
+}
+
+/// The [`Ranges`] of integer words divided by `factor`, which divides every one of them (and so
+/// their differences): the same order and changes, the bounds divided.
+fn divided(r: Ranges, factor: i64) -> Ranges {
+    let flip = 1u64 << 63;
+    let div = |w: u64| (((w ^ flip) as i64) / factor) as u64 ^ flip;
+    let diff = |d: i64| if d == i64::MAX || d == i64::MIN { d } else { d / factor };
+    Ranges { lo: div(r.lo), hi: div(r.hi), dlo: diff(r.dlo), dhi: diff(r.dhi), changes: r.changes }
+}
+
+/// The largest factor common to the integers `ints` (below 2^53 in magnitude) that the first
+/// of them suggest: the greatest common divisor of the first few nonzero ones, kept when every
+/// value is a multiple of it, and `ints` divided by it then, the quotients' integer words in
+/// `words`; 1 otherwise (`ints` and `words` unchanged). A quotient is the value times the
+/// factor's reciprocal, rounded, and checked by multiplying back (exact for integers below
+/// 2^51; anything larger keeps the factor 1).
+fn common_factor(ints: &mut [f64], words: &mut [u64]) -> i64 {
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let mut g = 0u64;
+    for &v in ints.iter().filter(|v| **v != 0.0).take(8) {
+        if v.abs() >= ROUND_LIMIT || v.is_nan() {
+            return 1;
+        }
+        g = gcd(g, v.abs() as u64);
+        if g == 1 {
+            return 1;
+        }
+    }
+    if g < 2 {
+        return 1;
+    }
+    let (f, inv) = (g as f64, 1.0 / g as f64);
+    let mut multiples = true;
+    for &v in ints.iter() {
+        let q = (v * inv + ROUND) - ROUND;
+        multiples &= (v.abs() < ROUND_LIMIT) & (q * f == v);
+    }
+    if !multiples {
+        return 1;
+    }
+    for (v, w) in ints.iter_mut().zip(words) {
+        *v = (*v * inv + ROUND) - ROUND;
+        *w = *v as i64 as u64;
+    }
+    g as i64
 }
 
 /// Appends the encoding of a column of timestamps.
@@ -420,8 +633,19 @@ pub fn decode_i64(b: &[u8], out: &mut [i64]) {
     decode_words(b, out.len(), |i, w| out[i] = w as i64);
 }
 
-/// Word `i` of a column of `n` words.
+/// Word `i` of a column of `n` words (of a scaled column, value `i`'s `f64` bits).
 fn word_at(b: &[u8], n: usize, i: usize) -> u64 {
+    if b.first().is_some_and(|&m| m & !INT == SCALED) {
+        return match scaled_header(b) {
+            Some((e, factor, inner)) => scaled_value(plain_word_at(&b[inner..], n, i), factor, e).to_bits(),
+            None => missing().to_bits(),
+        };
+    }
+    plain_word_at(b, n, i)
+}
+
+/// [`word_at`] of a column of any form but scaled.
+fn plain_word_at(b: &[u8], n: usize, i: usize) -> u64 {
     let form = b.first().map(|m| m & !INT);
     if form == Some(FOR) || form == Some(LINE) {
         let width = b.get(1).copied().unwrap_or(0).min(64) as u32;
@@ -443,7 +667,7 @@ fn word_at(b: &[u8], n: usize, i: usize) -> u64 {
         return first.wrapping_add(sum).wrapping_add(dlo.wrapping_mul(i as u64));
     }
     let mut out = missing().to_bits();
-    decode_words(b, n.min(i + 1), |k, w| {
+    decode_plain(b, n.min(i + 1), |k, w| {
         if k == i {
             out = w;
         }
@@ -465,6 +689,15 @@ pub(crate) fn i64_at(b: &[u8], n: usize, i: usize) -> i64 {
 /// session file): a known mode, a width of at most 64 bits, complete headers, and exactly the
 /// bytes the words need. A column that passes decodes without reading past its end.
 pub fn check(b: &[u8], n: usize) -> Result<(), String> {
+    if b.first().is_some_and(|&m| m == SCALED) {
+        let (_, _, inner) = scaled_header(b).ok_or_else(|| {
+            format!(
+                "scaled column: a bad header (decimals above {MAX_DECIMALS}, a factor of 0 or beyond 2^53, or no \
+                 integer column inside)"
+            )
+        })?;
+        return check(&b[inner..], n).map_err(|e| format!("scaled column: {e}"));
+    }
     let Some(&mode) = b.first() else { return Err("empty column".into()) };
     if !matches!(mode & !INT, FOR | DELTA | XOR | RUNS | LINE) {
         return Err(format!("unknown column mode {mode:#04x}"));

@@ -215,7 +215,7 @@ fn check_accepts_what_encode_writes_and_names_what_is_wrong() {
     modes.dedup();
     assert_eq!(modes, [FOR, DELTA, XOR, RUNS], "every form checked");
     assert!(check(&[], 1).unwrap_err().contains("empty"));
-    assert!(check(&[0x10], 1).unwrap_err().contains("mode"));
+    assert!(check(&[0x20], 1).unwrap_err().contains("mode"));
     assert!(check(&[RUNS, 2, 0, 1, 0, 1], 3).unwrap_err().contains("cover 2 of 3"));
     assert!(check(&[RUNS, 2, 0, 1, 5, 1], 3).unwrap_err().contains("past"));
     assert!(check(&[RUNS, 4, 0, 1, 0, 1], 3).unwrap_err().contains("4 runs"));
@@ -270,4 +270,148 @@ fn unknown_or_truncated_bytes_decode_as_missing_without_panicking() {
     decode_f64(&[RUNS, 5, 1, 2], &mut out);
     assert!(crate::agg::is_missing(out[3]), "runs that end early leave the rest missing");
     let _ = f64_at(&[FOR, 64], 4, 3);
+}
+
+/// The encoding of `vals` (checked, and round-tripped bit for bit by [`round_trip`]).
+fn encoded(vals: &[f64]) -> Vec<u8> {
+    round_trip(vals);
+    let mut b = Vec::new();
+    encode_f64(vals, &mut b);
+    assert_eq!(check(&b, vals.len()), Ok(()), "mode {:#x}", b[0]);
+    b
+}
+
+#[test]
+fn decimals_and_common_factors_pack_as_their_integers() {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    // A busy share of whole ns of a 10 µs report: n / 100 %, n in 0 ..= 10 000.
+    let shares: Vec<f64> = (0..BLOCK).map(|_| (rnd() % 10_001) as f64 / 100.0).collect();
+    let b = encoded(&shares);
+    assert_eq!((b[0], b[1]), (SCALED, 2), "two decimals");
+    assert!(b.len() <= 5 + BLOCK * 14 / 8 + 4, "{} bytes: 14 bits a share", b.len());
+    // A streamer's rate: a count of 0 ..= 200 times 100 000 reports a second.
+    let rates: Vec<f64> = (0..BLOCK).map(|_| ((rnd() % 201) * 100_000) as f64).collect();
+    let b = encoded(&rates);
+    assert_eq!(b[0], SCALED);
+    assert!(b.len() <= 8 + BLOCK, "{} bytes: 8 bits a rate", b.len());
+    let mut plain = Vec::new();
+    let mut words: Vec<u64> = rates.iter().map(|&v| v as i64 as u64).collect();
+    encode_words(&mut words, true, false, &mut plain);
+    assert!(b.len() * 2 < plain.len(), "scaled {} bytes, plain {}", b.len(), plain.len());
+    // Tenths of a degree, negative too, with a factor on top (steps of 0.5).
+    let temps: Vec<f64> = (0..BLOCK).map(|_| ((rnd() % 400) as f64 - 200.0) * 5.0 / 10.0).collect();
+    let b = encoded(&temps);
+    assert_eq!((b[0], b[1]), (SCALED, 1));
+    // A constant stays plain (a scaled header would only add bytes).
+    assert_ne!(encoded(&vec![2_500_000.0; BLOCK])[0], SCALED);
+}
+
+#[test]
+fn a_column_that_is_not_exactly_scaled_stays_plain_and_round_trips() {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let base: Vec<f64> = (0..BLOCK).map(|_| (rnd() % 10_001) as f64 / 100.0).collect();
+    let odd = [
+        f64::NAN,
+        -0.0,
+        f64::INFINITY,
+        1e300,
+        0.1 + 0.2,
+        3.9800000000000004,
+        1.0 / 3.0,
+        1e-5,
+        9_007_199_254_740_992.0,
+        4_503_599_627_370_497.0,
+    ];
+    for (k, v) in odd.into_iter().enumerate() {
+        for at in [0, 7, BLOCK - 1] {
+            let mut vals = base.clone();
+            vals[at] = v;
+            let b = encoded(&vals);
+            assert_ne!(b[0], SCALED, "{v} at {at} ({k})");
+        }
+    }
+    // Multiples of 100 000 but one: plain integers.
+    let mut rates: Vec<f64> = (0..BLOCK).map(|i| (i as u64 % 7 * 100_000) as f64).collect();
+    rates[200] += 1.0;
+    assert_eq!(encoded(&rates)[0] & !INT, FOR);
+    // Large multiples near 2^53 round-trip whichever form they take.
+    let big: Vec<f64> = (0..BLOCK).map(|i| (4_503_599_627_370_496 - 3 * i as i64) as f64).collect();
+    encoded(&big);
+    // Random decimals of every place and random factors.
+    for e in 0..=MAX_DECIMALS as usize {
+        for _ in 0..50 {
+            let f = 1 + rnd() % 1000;
+            let vals: Vec<f64> =
+                (0..BLOCK).map(|_| ((rnd() % 100_000) as i64 - 50_000) as f64 * f as f64 / POW10[e]).collect();
+            encoded(&vals);
+        }
+    }
+}
+
+#[test]
+fn a_scaled_column_with_a_bad_header_is_refused_by_name_and_decodes_as_missing() {
+    let shares: Vec<f64> = (0..BLOCK).map(|i| (i * 37 % 10_001) as f64 / 100.0).collect();
+    let good = encoded(&shares);
+    assert_eq!(good[0], SCALED);
+    let mut bad_e = good.clone();
+    bad_e[1] = MAX_DECIMALS + 1;
+    let mut zero = vec![SCALED, 2, 0];
+    zero.extend_from_slice(&good[3..]);
+    let nested = [&[SCALED, 0, 1][..], &good[..]].concat();
+    let mut float_inside = good.clone();
+    float_inside[3] &= !INT;
+    for (what, b) in [("decimals", bad_e), ("factor 0", zero), ("nested", nested), ("float inside", float_inside)] {
+        let e = check(&b, shares.len()).unwrap_err();
+        assert!(e.contains("scaled column: a bad header"), "{what}: {e}");
+        let mut out = vec![0.0; shares.len()];
+        decode_f64(&b, &mut out);
+        assert!(out.iter().all(|v| crate::agg::is_missing(*v)), "{what}");
+        assert!(crate::agg::is_missing(f64_at(&b, shares.len(), 9)), "{what}");
+    }
+    let e = check(&good[..good.len() - 1], shares.len()).unwrap_err();
+    assert!(e.starts_with("scaled column: "), "{e}");
+    let mut out = vec![0.0; 4];
+    decode_f64(&[SCALED], &mut out);
+    decode_f64(&[SCALED, 2], &mut out);
+    decode_f64(&[SCALED, 2, 100, INT | DELTA, 64], &mut out);
+    let _ = f64_at(&[SCALED, 2, 100, INT | FOR, 64], 4, 3);
+}
+
+#[test]
+fn the_ranges_of_quotients_are_the_ranges_divided() {
+    let mut x = 0x0123_4567_89AB_CDEFu64;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for n in [1, 2, 3, 5, 17, BLOCK] {
+        for f in [2i64, 7, 100_000, 6_250] {
+            let q: Vec<i64> = (0..n).map(|_| (rnd() % 20_001) as i64 - 10_000).collect();
+            let vals: Vec<f64> = q.iter().map(|&q| (q * f) as f64).collect();
+            let mut words = vec![0u64; n];
+            assert!(integer_words(&vals, &mut words));
+            let ranges = int_ranges(&vals).unwrap();
+            let mut ints = vals.clone();
+            let mut q_words = vec![0u64; n];
+            let g = common_factor(&mut ints, &mut q_words);
+            assert!(vals.iter().zip(&ints).all(|(v, i)| (i * g as f64) == *v));
+            let qw: Vec<u64> = ints.iter().map(|&i| i as i64 as u64).collect();
+            assert_eq!(q_words, qw, "n {n}, factor {f}");
+            assert_eq!(divided(ranges, g), word_ranges(&qw, 1 << 63), "n {n}, factor {f} (found {g})");
+        }
+    }
 }

@@ -15,8 +15,10 @@ use zescope_sampler::ReadPath;
 
 /// The `format` field of every session file.
 pub(crate) const FORMAT_NAME: &str = "zescope-session";
-/// The version this build writes (4: version 3 with a CRC-32C after every data chunk).
-pub(crate) const CURRENT_VERSION: u32 = 4;
+/// The version this build writes (6: version 4 with the store's scaled column form; 4 was
+/// version 3 with a CRC-32C after every data chunk; 5 is a recording's journal, not a file of
+/// this shape).
+pub(crate) const CURRENT_VERSION: u32 = 6;
 
 /// A whole session file, fields in the order they are written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

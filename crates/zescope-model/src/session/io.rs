@@ -334,7 +334,13 @@ pub(super) fn parse(text: &str) -> Result<SessionFile, SessionError> {
     match header.version {
         // Version 1 has the same fields; its data chunks are inline (see `convert::decode`).
         // Version 2 is version 3 without the runs and line column forms; version 3 is version 4
-        // without the chunks' checksums (`convert::SEALED_VERSION`).
+        // without the chunks' checksums (`convert::SEALED_VERSION`); version 4 is version 6
+        // without the scaled column form. Version 5 is a recording's journal (`journal.rs`),
+        // recognised by its whole first line before this: here it is one whose start is damaged.
+        5 => Err(SessionError::invalid(
+            "version",
+            "5 is a recording's journal, and this one's first line is damaged: its checkpoints cannot be found",
+        )),
         1..=CURRENT_VERSION => first.map_err(SessionError::from_ron),
         v if v > CURRENT_VERSION => Err(SessionError::TooNew { found: v, supported: CURRENT_VERSION }),
         v => upgrade(v, text),
@@ -357,6 +363,8 @@ mod tests {
     fn the_header_explains_what_the_body_could_not() {
         let e = parse("(format: \"zescope-session\", version: 9, anything: [1, 2])").unwrap_err();
         assert!(matches!(e, SessionError::TooNew { found: 9, supported: CURRENT_VERSION }), "{e}");
+        let e = parse("(format: \"zescope-session\", version: 5, anything: 1)").unwrap_err();
+        assert!(e.to_string().contains("journal"), "{e}");
         let e = parse("(format: \"zescope-session\", version: 0)").unwrap_err();
         assert!(matches!(e, SessionError::UnknownVersion(0)), "{e}");
         let e = parse("(format: \"layout\", version: 1)").unwrap_err();

@@ -5,9 +5,9 @@
 //! The file is a session file whose RON text says only `version: 5`, followed by frames, each
 //! appended once and never changed: a frame is its kind (`C` a raw chunk, `H` a head), its
 //! payload's length (u64, little-endian), the payload and the CRC-32C of all of that. A chunk
-//! frame holds the bytes a version 4 data section holds for one chunk (packed columns and their
-//! CRC-32C); a head frame holds the session's RON head of version 4 and, per stream, the offsets
-//! of the chunk frames that make its raw samples. A checkpoint appends the chunks sealed since
+//! frame holds the bytes a data section (version 4 and later) holds for one chunk (packed columns
+//! and their CRC-32C); a head frame holds the session's RON head of the current file version (6)
+//! and, per stream, the offsets of the chunk frames that make its raw samples. A checkpoint appends the chunks sealed since
 //! the last one (written once), the growing last chunk of each stream (again each time, the old
 //! copy left behind) and a head; then it syncs the file. The session is the last head such that
 //! it and every frame before it are whole and check: a checkpoint cut short at any byte (`kill -9`,
@@ -24,7 +24,7 @@
 //! it names and [`COMPACT_MIN`], the next checkpoint writes the file anew the same way, copying
 //! the chunks it keeps as they are (no decoding): the file stays within about twice its session.
 //!
-//! At the end ([`Journal::finish`]) the recording is written as an ordinary version 4 file
+//! At the end ([`Journal::finish`]) the recording is written as an ordinary version 6 file
 //! (atomically, as a save), its chunks copied from the journal as they are and only the samples
 //! since the last checkpoint encoded.
 //!
@@ -79,7 +79,8 @@ pub(super) fn is_journal(text: &str) -> bool {
 pub(super) struct JournalHead {
     /// Per stream of `session`, in order: the offsets in the file of its chunk frames.
     pub chunks: Vec<Vec<u64>>,
-    /// The session's head, version 4, its raw chunks left to the chunk frames.
+    /// The session's head, of the current file version (6), its raw chunks left to the chunk
+    /// frames.
     pub session: SessionFile,
 }
 
@@ -273,7 +274,7 @@ impl Journal {
     }
 
     /// Waits for the checkpoint in progress, then writes the whole recording to the path as a
-    /// version 4 file (atomically): the chunks in the journal copied, the rest encoded from the
+    /// version 6 file (atomically): the chunks in the journal copied, the rest encoded from the
     /// store a chunk at a time. Errs with what kept the file from being written.
     pub fn finish(&mut self, store: &Store, ui: Capture<'_>) -> Result<(), SessionError> {
         if let Err(e) = self.join() {

@@ -41,6 +41,13 @@ impl Pieces {
         self.gap_next = true;
     }
 
+    /// Room for `samples` more samples of `width` values each (a read that drains a buffer of
+    /// reports grows its buffers once, not report by report).
+    pub(crate) fn reserve(&mut self, samples: usize, width: usize) {
+        self.timestamps.reserve(samples);
+        self.values.reserve(samples.saturating_mul(width));
+    }
+
     /// Appends a sample; false (and nothing appended) when `ts` does not follow the last one,
     /// sent or not: the store is never handed a non-increasing timestamp.
     pub(crate) fn push(&mut self, ts: i64, row: &[f64]) -> bool {

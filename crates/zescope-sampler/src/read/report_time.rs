@@ -62,6 +62,8 @@ pub(crate) fn unit_ns(unit: &str) -> Option<u64> {
 /// Maps report times of one streamed group onto the host clock.
 pub(crate) struct ReportClock {
     timer: Timer,
+    /// The timer's wrap in ns (`Timer::wrap_ns`), worked out once: `map` runs per report.
+    wrap_ns: Option<i128>,
     /// ns per unit of the report's timestamp metric; `None`: not a time unit.
     unit_ns: Option<u64>,
     /// (host ns, device ns) of the last pair.
@@ -76,7 +78,8 @@ pub(crate) struct ReportClock {
 impl ReportClock {
     /// A clock for reports whose timestamp metric is in `unit`, on a device with `timer`.
     pub(crate) fn new(timer: Timer, unit: &str) -> ReportClock {
-        ReportClock { timer, unit_ns: unit_ns(unit), anchor: None, anchored_at: 0, pairs: true, unit: None }
+        let wrap_ns = timer.wrap_ns();
+        ReportClock { timer, wrap_ns, unit_ns: unit_ns(unit), anchor: None, anchored_at: 0, pairs: true, unit: None }
     }
 
     /// Reads a new pair when one is due (`now`: CLOCK_MONOTONIC ns). The first failure turns
@@ -124,14 +127,19 @@ impl ReportClock {
 
     /// The host time of a report stamped `stamp` (in the metric's unit), read at `now`;
     /// `None` when it cannot be placed (see the module doc).
+    #[inline]
     pub(crate) fn map(&self, stamp: Option<u64>, now: u64) -> Option<i64> {
         let (host, dev) = self.anchor?;
         let report = i128::from(stamp?) * i128::from(self.unit_ns?);
         let mut d = report - dev;
-        if let Some(w) = self.timer.wrap_ns() {
-            d = d.rem_euclid(w);
-            if d > w / 2 {
-                d -= w;
+        if let Some(w) = self.wrap_ns {
+            // Within half a wrap of the anchor already (a report read soon after its pair): no
+            // 128-bit division.
+            if !(-w / 2 < d && d <= w / 2) {
+                d = d.rem_euclid(w);
+                if d > w / 2 {
+                    d -= w;
+                }
             }
         }
         let t = host + d;

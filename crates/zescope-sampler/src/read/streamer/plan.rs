@@ -57,9 +57,24 @@ pub(crate) enum Conv {
         /// Seconds per unit of the value.
         unit_s: f64,
     },
+    /// [`Conv::Share`] bound to a period ([`Conv::at`]): time busy within a report `units` of the
+    /// value's units long, in %.
+    ShareOf {
+        /// The report's length in the value's units.
+        units: f64,
+    },
 }
 
 impl Conv {
+    /// The conversion for reports of a period at which `per_s` reports make a second, with what
+    /// depends on the period worked out once ([`Conv::apply`] of the result gives the same).
+    pub(crate) fn at(self, per_s: f64) -> Conv {
+        match self {
+            Conv::Share { unit_s } => Conv::ShareOf { units: report_units(unit_s, per_s) },
+            c => c,
+        }
+    }
+
     /// The value plotted for `x` of a report of a period at which `per_s` reports make a
     /// second ([`per_second`]), and whether it was out of what it can be (a busy share beyond
     /// 100 % and its slack, or below 0: clamped to 0..=100).
@@ -67,11 +82,12 @@ impl Conv {
         match self {
             Conv::AsIs => (x, false),
             Conv::Rate => (x * per_s, false),
-            Conv::Share { unit_s } => {
+            Conv::Share { unit_s } => Conv::ShareOf { units: report_units(unit_s, per_s) }.apply(x, per_s),
+            Conv::ShareOf { units } => {
                 // Divided by the report's length in the value's units (a whole number for the
                 // periods streamers give): 398 ns of 10 µs is 3.98 %, where multiplying by
                 // 1e-9 × 1e5 × 100 gave 3.9800000000000004.
-                let pct = x * 100.0 / report_units(unit_s, per_s);
+                let pct = x * 100.0 / units;
                 if pct.is_nan() {
                     return (pct, false);
                 }
@@ -241,6 +257,14 @@ mod tests {
             assert_eq!(share(1e-6, 7, ns), 700.0 / (ns / 1000) as f64, "7 µs of {ns} ns");
         }
         assert_eq!(format!("{}", share(1e-9, 398, 10_000)), "3.98");
+        // Bound to its period once, the same values.
+        for (unit_s, ns) in [(1e-9, 10_000u64), (1e-9, 40_000), (1e-6, 10_000 << 16), (1e-3, 80_000)] {
+            let per_s = per_second(ns);
+            for x in [0.0, 1.0, 398.0, 7_777.0, 1e9] {
+                let free = Conv::Share { unit_s }.apply(x, per_s);
+                assert_eq!(Conv::Share { unit_s }.at(per_s).apply(x, per_s), free, "{x} of {ns} ns");
+            }
+        }
     }
 
     #[test]

@@ -74,11 +74,20 @@ impl StreamerReader {
         if !metric.is_empty() {
             notices.extend(clock.unit_notice(&metric, &unit));
         }
+        let per_s = per_second(period.max(1) as u64);
+        let columns = plan
+            .columns
+            .into_iter()
+            .map(|c| match c {
+                Column::Series(conv) => Column::Series(conv.at(per_s)),
+                c => c,
+            })
+            .collect();
         StreamerReader {
             index,
             group,
             device,
-            columns: plan.columns,
+            columns,
             told_out_of_range: vec![false; plan.names.len()],
             names: plan.names,
             period_ns: period.max(1) as u64,
@@ -184,6 +193,7 @@ impl StreamerReader {
         row.clear();
         row.resize(self.series * self.sets, f64::NAN);
         let per_s = per_second(self.period_ns);
+        pieces.reserve(reports, row.len());
         for r in 0..reports {
             let mut device_ts = None;
             for (k, &(start, held)) in starts.iter().enumerate() {
