@@ -43,7 +43,8 @@ pub fn batch(seq: u64, first: u64, b: &SampleBatch) -> Vec<u8> {
             values.clear();
             values.extend(b.values[start * k..end * k].iter().skip(c).step_by(k));
             column.clear();
-            pack::encode_f64(&values, &mut column);
+            // Version 2 predates the scaled form: its readers do not know it.
+            pack::encode_f64_unscaled(&values, &mut column);
             put_varint(&mut out, column.len() as u64);
             out.extend_from_slice(&column);
         }

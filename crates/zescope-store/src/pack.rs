@@ -486,6 +486,17 @@ fn integer_words(vals: &[f64], words: &mut [u64]) -> bool {
 /// Appends the encoding of a column of values: the smaller of its plain form and, where its
 /// values allow one, its scaled form (only the one written).
 pub fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
+    encode_f64_in(vals, true, out);
+}
+
+/// Appends the encoding of a column of values in every form but scaled: for readers that predate
+/// it (the live feed's version 2, `docs/live-protocol.md`).
+pub fn encode_f64_unscaled(vals: &[f64], out: &mut Vec<u8>) {
+    encode_f64_in(vals, false, out);
+}
+
+/// [`encode_f64`], the scaled form tried only when `scaled`.
+fn encode_f64_in(vals: &[f64], scaled: bool, out: &mut Vec<u8>) {
     let mut words = [0u64; BLOCK];
     let n = vals.len().min(BLOCK);
     let vals = &vals[..n];
@@ -501,7 +512,9 @@ pub fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
         word_ranges(&words[..n], 0)
     };
     let (form, len) = plan(&words[..n], int, false, ranges);
-    let e = if int {
+    let e = if !scaled {
+        None
+    } else if int {
         ints[..n].copy_from_slice(vals);
         Some(0)
     } else {
