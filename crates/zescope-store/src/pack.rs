@@ -500,8 +500,6 @@ fn encode_f64_in(vals: &[f64], scaled: bool, out: &mut Vec<u8>) {
     let mut words = [0u64; BLOCK];
     let n = vals.len().min(BLOCK);
     let vals = &vals[..n];
-    // Integers (the values times 10^e) that a scaled form would pack.
-    let mut ints = [0.0f64; BLOCK];
     let int = integer_words(vals, &mut words[..n]);
     let ranges = if int {
         int_ranges(vals).unwrap_or_else(|| word_ranges(&words[..n], 1 << 63))
@@ -512,61 +510,128 @@ fn encode_f64_in(vals: &[f64], scaled: bool, out: &mut Vec<u8>) {
         word_ranges(&words[..n], 0)
     };
     let (form, len) = plan(&words[..n], int, false, ranges);
-    let e = if !scaled {
-        None
-    } else if int {
-        ints[..n].copy_from_slice(vals);
-        Some(0)
-    } else {
-        decimals(vals, &mut ints[..n])
-    };
-    if let Some(e) = e {
-        let mut q = [0u64; BLOCK];
-        let factor = common_factor(&mut ints[..n], &mut q[..n]);
-        let whole = factor > 1 || (e > 0 && integer_words(&ints[..n], &mut q[..n]));
-        if whole {
-            let q = &q[..n];
-            // An integer column's quotients range over its ranges divided by the factor.
-            let q_ranges = if e == 0 {
-                divided(ranges, factor)
-            } else {
-                int_ranges(&ints[..n]).unwrap_or_else(|| word_ranges(q, 1 << 63))
-            };
-            let (q_form, q_len) = plan(q, true, false, q_ranges);
-            let header = 2 + varint_len(factor as u64);
-            if header + q_len < len {
-                out.push(SCALED);
-                out.push(e as u8);
-                put_varint(out, factor as u64);
-                write(q, true, q_ranges, q_form, out);
-                return;
-            }
-        }
+    if scaled && write_scaled(vals, int, ranges, len, out) {
+        return;
     }
     write(&words[..n], int, ranges, form, out);
 }
 
-/// The fewest decimal places `e` (1 ..= [`MAX_DECIMALS`]) at which every value is an integer
-/// over 10^e that [`scaled_value`] gives back to the bit, with those integers in `ints`; `None`
-/// for a column that has none (a value stops each try at the first that fails, so noise costs
-/// a few operations).
-fn decimals(vals: &[f64], ints: &mut [f64]) -> Option<usize> {
-    'e: for (e, &p) in POW10.iter().enumerate().skip(1) {
-        for (d, &v) in ints.iter_mut().zip(vals) {
-            let x = v * p;
-            // Also refuses NaN and the infinities.
-            if x.abs().partial_cmp(&ROUND_LIMIT) != Some(std::cmp::Ordering::Less) {
-                continue 'e;
-            }
-            let r = (x + ROUND) - ROUND;
-            if (r / p).to_bits() != v.to_bits() {
-                continue 'e;
-            }
-            *d = r;
-        }
-        return Some(e);
+/// Writes `vals` (at most [`BLOCK`]; integers when `int`, with those `ranges`) in the scaled form
+/// when that is smaller than `plain` bytes; whether it did. What most columns are not (noise, a
+/// counter's totals) is told from their first values, before any pass over the column.
+fn write_scaled(vals: &[f64], int: bool, ranges: Ranges, plain: usize, out: &mut Vec<u8>) -> bool {
+    let n = vals.len();
+    let Some(&first) = vals.first() else { return false };
+    // A column at a bit a value or less (a constant, a frequency in a few runs) has nothing to
+    // save that would pay for the scaled header.
+    if plain <= n / 8 + 4 {
+        return false;
     }
-    None
+    let start = if int {
+        if factor_hint(vals) < 2 {
+            return false;
+        }
+        0
+    } else {
+        match (1..=MAX_DECIMALS as usize).find(|&e| decimal(first, e).is_some()) {
+            Some(e) => e,
+            None => return false,
+        }
+    };
+    // The integers (the values times 10^e) the scaled form packs, and their words.
+    let mut ints = [0.0f64; BLOCK];
+    let e = if int {
+        ints[..n].copy_from_slice(vals);
+        0
+    } else {
+        match (start..=MAX_DECIMALS as usize).find(|&e| decimals(vals, e, &mut ints[..n])) {
+            Some(e) => e,
+            None => return false,
+        }
+    };
+    let mut q = [0u64; BLOCK];
+    let factor = common_factor(&mut ints[..n], &mut q[..n]);
+    if factor == 1 && (e == 0 || !integer_words(&ints[..n], &mut q[..n])) {
+        return false;
+    }
+    let q = &q[..n];
+    // An integer column's quotients range over its ranges divided by the factor.
+    let q_ranges = if e == 0 {
+        divided(ranges, factor)
+    } else {
+        int_ranges(&ints[..n]).unwrap_or_else(|| word_ranges(q, 1 << 63))
+    };
+    let (q_form, q_len) = plan(q, true, false, q_ranges);
+    if 2 + varint_len(factor as u64) + q_len >= plain {
+        return false;
+    }
+    out.push(SCALED);
+    out.push(e as u8);
+    put_varint(out, factor as u64);
+    write(q, true, q_ranges, q_form, out);
+    true
+}
+
+/// `v` times 10^e when that is an integer below 2^51 in magnitude that [`scaled_value`] over
+/// 10^e gives back to the bit (never for NaN, the infinities or `-0.0`).
+#[inline(always)]
+fn decimal(v: f64, e: usize) -> Option<f64> {
+    let p = POW10[e];
+    let x = v * p;
+    if x.abs().partial_cmp(&ROUND_LIMIT) != Some(std::cmp::Ordering::Less) {
+        return None;
+    }
+    let r = (x + ROUND) - ROUND;
+    ((r / p).to_bits() == v.to_bits()).then_some(r)
+}
+
+/// Whether every value is an integer over 10^e ([`decimal`]), those integers written to `ints`
+/// (stopping at the first that is not).
+fn decimals(vals: &[f64], e: usize, ints: &mut [f64]) -> bool {
+    for (d, &v) in ints.iter_mut().zip(vals) {
+        match decimal(v, e) {
+            Some(r) => *d = r,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The greatest common divisor of `a` and `b` (Stein's binary algorithm: shifts and
+/// subtractions, no division, a few ns for two random 40-bit numbers where Euclid's takes ~25
+/// 64-bit divisions).
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    if a == 0 || b == 0 {
+        return a | b;
+    }
+    let shift = (a | b).trailing_zeros();
+    a >>= a.trailing_zeros();
+    loop {
+        b >>= b.trailing_zeros();
+        if a > b {
+            std::mem::swap(&mut a, &mut b);
+        }
+        b -= a;
+        if b == 0 {
+            return a << shift;
+        }
+    }
+}
+
+/// The greatest common divisor of the first few nonzero values of `ints` (integers; 1 when one
+/// is not below 2^51 in magnitude, 0 when all are zero): the factor a column may have.
+fn factor_hint(ints: &[f64]) -> u64 {
+    let mut g = 0u64;
+    for &v in ints.iter().filter(|v| **v != 0.0).take(8) {
+        if v.abs() >= ROUND_LIMIT || v.is_nan() {
+            return 1;
+        }
+        g = gcd(g, v.abs() as u64);
+        if g == 1 {
+            return 1;
+        }
+    }
+    g
 }
 
 /// The [`Ranges`] of integer words divided by `factor`, which divides every one of them (and so
@@ -585,22 +650,7 @@ fn divided(r: Ranges, factor: i64) -> Ranges {
 /// factor's reciprocal, rounded, and checked by multiplying back (exact for integers below
 /// 2^51; anything larger keeps the factor 1).
 fn common_factor(ints: &mut [f64], words: &mut [u64]) -> i64 {
-    let gcd = |mut a: u64, mut b: u64| {
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
-        a
-    };
-    let mut g = 0u64;
-    for &v in ints.iter().filter(|v| **v != 0.0).take(8) {
-        if v.abs() >= ROUND_LIMIT || v.is_nan() {
-            return 1;
-        }
-        g = gcd(g, v.abs() as u64);
-        if g == 1 {
-            return 1;
-        }
-    }
+    let g = factor_hint(ints);
     if g < 2 {
         return 1;
     }

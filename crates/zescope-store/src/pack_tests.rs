@@ -430,3 +430,31 @@ fn unscaled_encoding_never_writes_the_scaled_form_and_round_trips() {
         assert_eq!(encoded(&vals)[0], SCALED, "the same values scale where allowed");
     }
 }
+
+#[test]
+fn the_binary_gcd_is_euclids() {
+    let euclid = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let (a, b) = (x >> (x % 40), (x.rotate_left(17) >> (x % 23)) << (x % 5));
+        assert_eq!(gcd(a, b), euclid(a, b), "{a} {b}");
+    }
+    for (a, b, g) in [
+        (0, 0, 0),
+        (0, 7, 7),
+        (12, 0, 12),
+        (100_000, 6_250, 6_250),
+        (100_000, 6_000, 2_000),
+        (1 << 40, 1 << 12, 1 << 12),
+    ] {
+        assert_eq!(gcd(a, b), g);
+    }
+}
