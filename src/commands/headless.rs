@@ -17,7 +17,14 @@
 //!   (`sampler::say_notice`); errors are kept with their hint, one line each, and handed to
 //!   [`Handler::error`] as they arrive;
 //! - [`Handler::tick`] runs every turn, at least every 50 ms, for periodic work and for ends of
-//!   the command's own (a duration, a workload that exited).
+//!   the command's own (a duration, a workload that exited);
+//! - a handler whose events may wait ([`Handler::pace`]: `record`, whose samples nobody watches
+//!   live) is not woken by each event: when none waits the loop sleeps for the pace (no longer
+//!   than [`Handler::due_in`], when the handler has something of its own to do sooner) and then
+//!   takes everything that arrived. The sampler then sends without waking this thread, and this
+//!   thread wakes 20 times a second instead of once a batch (the streamer's ~60); a stop or a
+//!   marker waits at most the pace. Until the run started (the handler counts its duration from
+//!   that event) and once it ends the loop waits on events.
 //!
 //! After the loop [`Handler::finish`] runs, then the final shutdown waits for the teardown
 //! within what is left of the same deadline. A handler's `Err` (its output cannot be written)
@@ -72,6 +79,16 @@ pub trait Handler {
     fn stopped(&mut self, run: u64, reason: StopReason) -> Flow;
     /// Every turn of the loop (at least every 50 ms), also during the teardown. `Err`: fatal.
     fn tick(&mut self) -> Result<Flow, String>;
+    /// How long events may wait for this handler (the module docs): `None`, the default, takes
+    /// each as it arrives.
+    fn pace(&self) -> Option<Duration> {
+        None
+    }
+    /// How soon this handler has something of its own to do (its `tick` ends the run), when it
+    /// knows: a paced loop sleeps no longer.
+    fn due_in(&self) -> Option<Duration> {
+        None
+    }
     /// The loop armed the teardown deadline (called once, whatever the reason).
     fn ending(&mut self) {}
     /// After the loop and its last markers, before the final shutdown. `Err`: `run`'s error.
@@ -188,7 +205,7 @@ impl Loop<'_> {
                 self.out.errors.push(teardown_error());
                 return Ok(());
             }
-            let ev = match self.h.events.recv_timeout(POLL) {
+            let ev = match self.next_event(handler) {
                 Ok(ev) => ev,
                 Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
                 Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return Ok(()),
@@ -225,6 +242,25 @@ impl Loop<'_> {
                 }
                 Event::ShutDown => return Ok(()),
                 _ => {}
+            }
+        }
+    }
+
+    /// The next event: as it arrives (within [`POLL`]); for a paced handler once the run started
+    /// and while it goes on, one that waits already, or none after a sleep of the pace (or less,
+    /// `due_in`).
+    fn next_event(&self, handler: &impl Handler) -> Result<Event, crossbeam_channel::RecvTimeoutError> {
+        use crossbeam_channel::{RecvTimeoutError, TryRecvError};
+        // Not before the run started: a handler counts its time from that event.
+        let Some(pace) = handler.pace().filter(|_| self.out.started && self.deadline.is_none()) else {
+            return self.h.events.recv_timeout(POLL);
+        };
+        match self.h.events.try_recv() {
+            Ok(ev) => Ok(ev),
+            Err(TryRecvError::Disconnected) => Err(RecvTimeoutError::Disconnected),
+            Err(TryRecvError::Empty) => {
+                std::thread::sleep(handler.due_in().map_or(pace, |d| d.min(pace)).min(POLL));
+                Err(RecvTimeoutError::Timeout)
             }
         }
     }

@@ -198,6 +198,9 @@ impl std::fmt::Display for Summary {
     }
 }
 
+/// How long a recording's samples may wait for the main thread (`Handler::pace`).
+const RECORD_PACE: Duration = Duration::from_millis(50);
+
 /// Records until the duration, the workload's exit or a signal; prints what was written and
 /// every error of the run (status 1 when there was one or the workload failed).
 pub fn main(args: &RecordArgs) -> Result<std::process::ExitCode, String> {
@@ -431,6 +434,17 @@ impl Handler for RecordRun<'_> {
             o.stopped(run);
         }
         Flow::Go
+    }
+
+    /// Samples are not watched live: they may wait for the loop (`headless`, pacing), which
+    /// wakes the main thread 20 times a second instead of once per batch.
+    fn pace(&self) -> Option<Duration> {
+        Some(RECORD_PACE)
+    }
+
+    /// The duration's end, once the run started.
+    fn due_in(&self) -> Option<Duration> {
+        self.run.is_some().then(|| self.args.duration.saturating_sub(self.run_started.elapsed()))
     }
 
     /// Ends on the duration or the workload's exit; flushes the output every second.

@@ -7,6 +7,8 @@ use zescope_model::derive::{Derivation, Deriver};
 use zescope_model::markers::Received;
 use zescope_sampler::{Health, RunInfo, SampleBatch, StopReason};
 
+use std::time::Duration;
+
 use super::{Flow, Handler};
 
 /// `inner` with the derived series of its derivations (see the module docs).
@@ -62,6 +64,14 @@ impl<H: Handler> Handler for Derived<'_, H> {
 
     fn tick(&mut self) -> Result<Flow, String> {
         self.inner.tick()
+    }
+
+    fn pace(&self) -> Option<Duration> {
+        self.inner.pace()
+    }
+
+    fn due_in(&self) -> Option<Duration> {
+        self.inner.due_in()
     }
 
     fn ending(&mut self) {

@@ -38,6 +38,13 @@ struct Probe {
     mark_on_ending: Option<std::path::PathBuf>,
     /// End from every tick after this long, so a loop that never ends fails its test.
     give_up: Option<Instant>,
+    /// Let events wait this long (`Handler::pace`).
+    pace: Option<Duration>,
+    /// End from the first tick at or after this, said through `Handler::due_in`.
+    end_at: Option<Instant>,
+    /// Loop turns (ticks) before the ending, and the samples each `samples` call brought.
+    ticks: u32,
+    batches: Vec<u64>,
     started: u32,
     samples: u64,
     errors: Vec<String>,
@@ -61,6 +68,7 @@ impl Handler for Probe {
     }
     fn samples(&mut self, b: SampleBatch) -> Result<(), String> {
         self.samples += b.timestamps.len() as u64;
+        self.batches.push(b.timestamps.len() as u64);
         if let Some(t) = &self.interrupt {
             t.request();
         }
@@ -79,8 +87,19 @@ impl Handler for Probe {
         Flow::Go
     }
     fn tick(&mut self) -> Result<Flow, String> {
+        let now = Instant::now();
+        if self.endings.is_empty() {
+            self.ticks += 1;
+        }
         let enough = self.end_after_samples.is_some_and(|n| self.samples >= n);
-        Ok(if enough || self.give_up.is_some_and(|t| Instant::now() >= t) { Flow::End } else { Flow::Go })
+        let due = self.end_at.is_some_and(|t| now >= t);
+        Ok(if enough || due || self.give_up.is_some_and(|t| now >= t) { Flow::End } else { Flow::Go })
+    }
+    fn pace(&self) -> Option<Duration> {
+        self.pace
+    }
+    fn due_in(&self) -> Option<Duration> {
+        self.end_at.map(|t| t.saturating_duration_since(Instant::now()))
     }
     fn ending(&mut self) {
         self.endings.push(Instant::now());
@@ -171,4 +190,29 @@ fn markers_sent_up_to_the_end_reach_the_handler() {
     let out = run(h, compute_basic(), Some(&listener), &Termination::unwatched(), &mut p).expect("no fatal error");
     assert!(out.errors.is_empty(), "{:?}", out.errors);
     assert_eq!(p.markers, ["first", "last"]);
+}
+
+/// A paced handler takes the run's batches a pace at a time, waking about once a pace (not once
+/// a batch), and still ends when it said it would, not a pace later.
+#[test]
+fn a_paced_handler_wakes_once_a_pace_and_ends_when_due() {
+    let run_for = Duration::from_millis(1200);
+    let (_sim, h) = sampler(|_| {});
+    let mut p = Probe { pace: Some(Duration::from_millis(50)), end_at: Some(Instant::now() + run_for), ..Probe::new() };
+    let out = run(h, compute_basic(), None, &Termination::unwatched(), &mut p).expect("no fatal error");
+    assert!(out.started && out.errors.is_empty(), "{out:?}");
+    assert_eq!(p.endings.len(), 1);
+    let late = p.endings[0].saturating_duration_since(p.end_at.unwrap());
+    assert!(late < Duration::from_millis(45), "ended {late:?} after it was due (the pace is 50 ms)");
+    // 1 kHz for 1.2 s: ~1200 samples in batches the sampler sends every few ms; the loop turns
+    // about once a pace while the run goes, plus once for each event it takes.
+    assert!(p.samples > 900, "{} samples", p.samples);
+    let events = p.batches.len() as u32;
+    let sleeps = p.ticks.saturating_sub(events);
+    assert!(
+        sleeps <= 1200 / 50 + 8,
+        "{sleeps} sleeps in 1.2 s at a pace of 50 ms ({} ticks, {events} batches)",
+        p.ticks
+    );
+    assert!(sleeps >= 1200 / 50 / 2, "it slept between batches: {sleeps} sleeps, {} ticks", p.ticks);
 }
