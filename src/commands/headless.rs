@@ -114,17 +114,19 @@ pub fn teardown_error() -> String {
     format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?}")
 }
 
-/// Spawns the sampler on `source`, waits (30 s at most) for its inventory and picks the targets
-/// `devices`, `groups` and `metrics` name (`pick::pick_targets`); errs with the reason for the
-/// user.
+/// Spawns the sampler on `source` (a run read in batches read every `batch` at most:
+/// `sampler::Options::batch_interval`), waits (30 s at most) for its inventory and picks the
+/// targets `devices`, `groups` and `metrics` name (`pick::pick_targets`); errs with the reason for
+/// the user.
 pub fn open(
-    source: zescope_ze::Source,
+    (source, batch): (zescope_ze::Source, Duration),
     devices: &[String],
     groups: &[String],
     metrics: &[String],
     via: Via,
 ) -> Result<(SamplerHandle, Inventory, Vec<Target>), String> {
-    let h = sampler::spawn_source(source, crate::sim::built_in, sampler::Options::default());
+    let options = sampler::Options { batch_interval: batch, ..sampler::Options::default() };
+    let h = sampler::spawn_source(source, crate::sim::built_in, options);
     let inv = h.wait_inventory(Duration::from_secs(30))?;
     let targets = pick_targets(&inv, devices, groups, metrics, via)?;
     Ok((h, inv, targets))

@@ -200,6 +200,10 @@ impl std::fmt::Display for Summary {
 
 /// How long a recording's samples may wait for the main thread (`Handler::pace`).
 const RECORD_PACE: Duration = Duration::from_millis(50);
+/// How long a recording's streamed reports may wait in the driver's buffer
+/// (`sampler::Options::batch_interval`): nobody watches them live, so the sampler wakes for them
+/// 20 times a second instead of 50 (the window's and `serve`'s `sampler::BATCH_INTERVAL`).
+const RECORD_BATCH: Duration = Duration::from_millis(50);
 
 /// Records until the duration, the workload's exit or a signal; prints what was written and
 /// every error of the run (status 1 when there was one or the workload failed).
@@ -225,7 +229,8 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         return remote::record(args, addr, stop);
     }
     let listener = headless::listen_for_markers(args.markers, !args.command.is_empty())?;
-    let (h, inv, mut targets) = headless::open(args.source, &args.devices, &args.groups, &args.metrics, args.via)?;
+    let (h, inv, mut targets) =
+        headless::open((args.source, RECORD_BATCH), &args.devices, &args.groups, &args.metrics, args.via)?;
     if let Some(v) = &args.view {
         view::narrow(v, &inv, &mut targets)?;
     }

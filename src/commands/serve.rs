@@ -126,7 +126,8 @@ pub fn main(args: &ServeArgs) -> Result<std::process::ExitCode, String> {
 /// endpoint answers. Errs when nothing could be started (no device, group, address, or a
 /// `--save` file that cannot be written).
 pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(SocketAddr)) -> Result<Summary, String> {
-    let (h, inv, targets) = headless::open(args.source, &args.devices, &args.groups, &[], args.via)?;
+    let (h, inv, targets) =
+        headless::open((args.source, sampler::BATCH_INTERVAL), &args.devices, &args.groups, &[], args.via)?;
     if let Some(dir) = &args.textfile
         && !dir.is_dir()
     {

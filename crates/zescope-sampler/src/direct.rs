@@ -27,7 +27,14 @@ impl DirectRun {
     /// touching nothing on it (`claims`).
     pub fn start(loader: &Loader, layouts: &LayoutSet, cfg: &RunConfig) -> Result<DirectRun, SamplerError> {
         let mut pending = Vec::new();
-        let run = setup::start(loader, layouts, cfg, 1, std::time::Duration::ZERO, &mut pending);
+        let run = setup::start(
+            loader,
+            (layouts, crate::timing::BATCH_INTERVAL),
+            cfg,
+            1,
+            std::time::Duration::ZERO,
+            &mut pending,
+        );
         let left = settle(pending);
         match run {
             Ok(run) => {

@@ -29,6 +29,11 @@ pub struct Options {
     pub batch_period: Duration,
     /// How often `Event::Health` is sent.
     pub health_period: Duration,
+    /// The longest a run read in batches (its streams all the streamer's or the tracer's) leaves
+    /// samples in the driver's buffer: its live latency, and about how often the sampler wakes
+    /// for it ([`crate::BATCH_INTERVAL`] by default; `record`, which nobody watches live, asks
+    /// more).
+    pub batch_interval: Duration,
     /// What `Inventory::source.requested` says.
     pub requested: Source,
     /// Layout files that could not be used, reported when the sampler starts.
@@ -71,6 +76,7 @@ impl Default for Options {
             max_waiting_values: 8 << 20,
             batch_period: Duration::from_millis(16),
             health_period: Duration::from_millis(500),
+            batch_interval: crate::timing::BATCH_INTERVAL,
             requested: Source::Auto,
         }
     }

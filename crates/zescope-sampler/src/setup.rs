@@ -36,7 +36,7 @@ pub(crate) fn find_device(loader: &Loader, path: DevicePath) -> Result<(Device, 
 /// refused is added to `pending`).
 pub(crate) fn start(
     loader: &Loader,
-    layouts: &LayoutSet,
+    (layouts, batch): (&LayoutSet, std::time::Duration),
     cfg: &RunConfig,
     run: u64,
     wait: std::time::Duration,
@@ -54,7 +54,8 @@ pub(crate) fn start(
     let mut simulated = false;
     for (t, target) in cfg.targets.iter().enumerate() {
         let before = notices.len();
-        let set_up = start_device(&mut parts, (loader, wait), layouts, cfg, t, &names, (&mut notices, &mut refused));
+        let set_up =
+            start_device(&mut parts, (loader, wait), (layouts, batch), cfg, t, &names, (&mut notices, &mut refused));
         let (device, name, sim, opened) = match set_up {
             Ok(x) => x,
             Err((mut e, name)) => {
@@ -149,7 +150,7 @@ impl Streams {
 fn start_device(
     parts: &mut RunParts,
     (loader, wait): (&Loader, std::time::Duration),
-    layouts: &LayoutSet,
+    (layouts, batch): (&LayoutSet, std::time::Duration),
     cfg: &RunConfig,
     t: usize,
     earlier: &[String],
@@ -195,6 +196,7 @@ fn start_device(
         simulated,
         layouts,
         cfg,
+        batch,
         target,
         parts: &mut devices[d],
         notices,

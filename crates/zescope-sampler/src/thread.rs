@@ -289,7 +289,14 @@ impl State {
                 Some("zescope retries the free at each start and at exit; if it keeps failing, restart zescope"),
             )));
         }
-        match setup::start(loader, &self.options.layouts, &cfg, id, claims::SAMPLER_WAIT, &mut self.pending) {
+        match setup::start(
+            loader,
+            (&self.options.layouts, self.options.batch_interval),
+            &cfg,
+            id,
+            claims::SAMPLER_WAIT,
+            &mut self.pending,
+        ) {
             Ok(run) => {
                 for n in &run.info.notices {
                     log::warn!(target: NOTICE_LOG_TARGET, "{n}");
@@ -297,7 +304,7 @@ impl State {
                 outbox.push(Event::RunStarted(run.info.clone()));
                 let now = Instant::now();
                 self.ticker = Some(if run.buffered() && !self.options.poll_streamer {
-                    Ticker::batched(cfg.interval, now)
+                    Ticker::batched(cfg.interval, self.options.batch_interval, now)
                 } else {
                     Ticker::new(cfg.interval, now)
                 });

@@ -18,10 +18,12 @@ use std::time::{Duration, Instant};
 /// exported memory is read this often too (or when its notification comes), not on every tick.
 pub const BATCH_INTERVAL: Duration = Duration::from_millis(20);
 
-/// The time's worth of reports the streamer's notification is asked for: a little under
-/// [`BATCH_INTERVAL`], so the event, where the driver has one, wakes the sampler before the
-/// batch deadline would.
-pub(crate) const NOTIFY_SPAN: Duration = Duration::from_millis(16);
+/// The time's worth of reports the streamer's notification is asked for at batch interval
+/// `batch`: a little under it (16 ms of [`BATCH_INTERVAL`]), so the event, where the driver has
+/// one, wakes the sampler before the batch deadline would.
+pub(crate) fn notify_span(batch: Duration) -> Duration {
+    batch * 4 / 5
+}
 
 /// The least span without samples that is a hole in a stream's data (the process stopped or
 /// starved, the machine suspended, reports dropped): its samples either side do not connect
@@ -42,6 +44,8 @@ pub(crate) struct Ticker {
     interval: Duration,
     /// Runs read in batches: the batch interval, and ticks counted before `start`.
     batch: Option<(Duration, u64)>,
+    /// The batch interval asked for (before the sampling interval may lengthen it).
+    asked_batch: Duration,
     /// When the last read was (runs read in batches).
     last_read: Instant,
     k: u64,
@@ -54,15 +58,28 @@ pub(crate) struct Ticker {
 
 impl Ticker {
     pub(crate) fn new(interval: Duration, now: Instant) -> Ticker {
-        Ticker { start: now, interval, batch: None, last_read: now, k: 0, ticks: 0, late: 0, skipped: 0 }
+        Ticker {
+            start: now,
+            interval,
+            batch: None,
+            asked_batch: BATCH_INTERVAL,
+            last_read: now,
+            k: 0,
+            ticks: 0,
+            late: 0,
+            skipped: 0,
+        }
     }
 
-    /// A run read in batches at most a batch interval apart ([`BATCH_INTERVAL`], or the sampling
-    /// interval when that is longer); the first read at once.
-    pub(crate) fn batched(interval: Duration, now: Instant) -> Ticker {
-        let batch = BATCH_INTERVAL.max(interval);
+    /// A run read in batches at most `batch` apart (the sampler's batch interval,
+    /// [`BATCH_INTERVAL`] unless its options say otherwise, or the sampling interval when that
+    /// is longer); the first read at once.
+    pub(crate) fn batched(interval: Duration, batch: Duration, now: Instant) -> Ticker {
+        let asked_batch = batch;
+        let batch = batch.max(interval);
         Ticker {
             batch: Some((batch, 0)),
+            asked_batch,
             last_read: now.checked_sub(batch).unwrap_or(now),
             ..Ticker::new(interval, now)
         }
@@ -131,8 +148,9 @@ impl Ticker {
         self.interval = interval;
         self.start = now;
         self.k = 1;
+        let asked = self.asked_batch;
         if let Some((batch, before)) = &mut self.batch {
-            *batch = BATCH_INTERVAL.max(interval);
+            *batch = asked.max(interval);
             *before = self.ticks;
             self.last_read = now;
         }
@@ -175,7 +193,7 @@ mod tests {
     fn a_run_read_in_batches_counts_the_intervals_its_reads_served() {
         let t0 = Instant::now();
         let ms = Duration::from_millis;
-        let mut t = Ticker::batched(Duration::from_micros(100), t0);
+        let mut t = Ticker::batched(Duration::from_micros(100), BATCH_INTERVAL, t0);
         assert_eq!(t.next_deadline(), t0, "the first read at once");
         t.fire(t0);
         assert_eq!(t.next_deadline(), t0 + ms(20));

@@ -261,6 +261,8 @@ pub(crate) struct Dev<'a> {
     pub simulated: bool,
     pub layouts: &'a LayoutSet,
     pub cfg: &'a RunConfig,
+    /// The run's batch interval, should it be read in batches (`Options::batch_interval`).
+    pub batch: std::time::Duration,
     pub target: &'a Target,
     /// Its context, activation and imports.
     pub parts: &'a mut DeviceParts,

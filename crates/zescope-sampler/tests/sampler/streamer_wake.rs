@@ -44,8 +44,11 @@ impl Seen {
 }
 
 fn run(sim: &std::sync::Arc<ze_sim::Sim>, poll_streamer: bool, want: usize) -> Got {
-    let h =
-        sampler_with(sim, Options { poll_streamer, health_period: Duration::from_millis(100), ..Default::default() });
+    run_with(sim, Options { poll_streamer, ..Default::default() }, want)
+}
+
+fn run_with(sim: &std::sync::Arc<ze_sim::Sim>, options: Options, want: usize) -> Got {
+    let h = sampler_with(sim, Options { health_period: Duration::from_millis(100), ..options });
     wait_for(&h, T, |e| matches!(e, Event::Inventory(_)).then_some(()));
     let made = sim.streamer_reports_made();
     let mut cfg = run_config(&["RenderBasic"]);
@@ -93,5 +96,22 @@ fn a_notification_driven_run_has_the_samples_of_a_run_read_every_tick() {
         notified.health.wakeups,
         notified.ts.len()
     );
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+/// A longer batch interval (`record`'s 50 ms): the same samples, read about a third as often.
+#[test]
+fn a_longer_batch_interval_reads_the_same_reports_in_fewer_wakeups() {
+    let sim = sim(|c| c.streamer_buffer_reports = 1 << 20);
+    let batch = Duration::from_millis(50);
+    let got = run_with(&sim, Options { batch_interval: batch, ..Default::default() }, 100_000);
+    assert_eq!(got.gaps, 0, "no report dropped");
+    assert_eq!(got.ts.len() as u64, got.made, "every report the device made is a sample, once");
+    assert!(got.ts.windows(2).all(|w| w[1] - w[0] == 10_000), "one sample per 10 µs report, in order");
+    assert_eq!(got.health.latency, batch, "the latency said is the batch interval asked");
+    // A notification per 40 ms of reports (4,000), and a health report per 100 ms: ~35 in a
+    // second of reports, where the default interval (a notification per 1,600) wakes ~70 times.
+    let most = got.ts.len() as u64 / 2_500 + 15;
+    assert!(got.health.wakeups <= most, "{} wakeups for {} samples", got.health.wakeups, got.ts.len());
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }

@@ -26,7 +26,7 @@ use super::batch::ReadOutcome;
 use super::{Claim, Dev, Group, Io, Opened, Way};
 use crate::errors;
 use crate::protocol::{ErrorKind, GroupEntry, ReadPath, SamplerError, Via};
-use crate::timing::NOTIFY_SPAN;
+use crate::timing::notify_span;
 use open::{DEFAULT_PERIOD_NS, MIN_PERIOD_NS, Streamers};
 use reader::StreamerReader;
 
@@ -80,7 +80,8 @@ impl Way for Streamer {
         // It is all the run reads: no other group on any device, no telemetry.
         let cfg = dev.cfg;
         let alone = !cfg.telemetry && cfg.targets.iter().map(|t| t.groups.len()).sum::<usize>() == 1;
-        let request = streamer_request(cfg.interval);
+        let span = notify_span(dev.batch);
+        let request = streamer_request(cfg.interval, span);
         let open = &mut self.streamers;
         let i = match open.open(&dev.parts.dc.ctx, dev.device, group, request, dev.d, dev.notices) {
             Ok(i) => i,
@@ -120,7 +121,7 @@ impl Way for Streamer {
         };
         let (period, notify) = open.granted(i);
         let series = plan.series.clone();
-        let reader = StreamerReader::new(i, open, group.clone(), dev.device.clone(), plan, dev.notices);
+        let reader = StreamerReader::new(i, open, group.clone(), dev.device.clone(), (plan, span), dev.notices);
         let info = dev.stream(group.info.name.clone(), open::describe(period, notify), series, ReadPath::Streamer);
         self.readers.push(reader);
         Ok(Opened::stream(self.readers.len() - 1, info))
@@ -204,12 +205,13 @@ fn value_sets(device: &Device, group: &MetricGroup) -> usize {
 
 /// The period (ns) and reports per notification to ask for at sampling interval `interval`: ten
 /// reports per interval (a finer plot than one sample per tick), at least 10 µs and at most
-/// 1 ms apart; a notification per [`NOTIFY_SPAN`] of reports (per interval when it is longer),
-/// so the sampler wakes at the batch rate however high the sampling rate.
-fn streamer_request(interval: std::time::Duration) -> (u32, u32) {
+/// 1 ms apart; a notification per `span` of reports (per interval when it is longer; `span` is
+/// [`notify_span`] of the batch interval), so the sampler wakes at the batch rate however high
+/// the sampling rate.
+fn streamer_request(interval: std::time::Duration, span: std::time::Duration) -> (u32, u32) {
     let interval_ns = interval.as_nanos().clamp(1, u32::MAX as u128) as u32;
     let period = (interval_ns / 10).clamp(MIN_PERIOD_NS, DEFAULT_PERIOD_NS);
-    let span = interval.max(NOTIFY_SPAN).as_nanos().min(u32::MAX as u128) as u32;
+    let span = interval.max(span).as_nanos().min(u32::MAX as u128) as u32;
     (period, (span / period).max(1))
 }
 

@@ -1,5 +1,6 @@
 //! Reading one streamed group, for the streamer's way (`mod.rs`): once its notification event
-//! says reports wait, or [`NOTIFY_SPAN`] after its last read when it has said nothing (a driver
+//! says reports wait, or its notification span (`timing::notify_span` of the batch interval)
+//! after its last read when it has said nothing (a driver
 //! without the event, or one that notifies seldom), `zetMetricStreamerReadData` and Calculate;
 //! a tick in between asks the event (timeout 0) and reads nothing more. Each report becomes one
 //! sample stamped with the report's own time (its timestamp metric, mapped onto the host clock
@@ -23,7 +24,6 @@ use super::plan::{Column, ReportPlan, per_second};
 use crate::host::monotonic_ns;
 use crate::read::batch::{Pieces, Reports};
 use crate::read::report_time::ReportClock;
-use crate::timing::NOTIFY_SPAN;
 
 /// Reads one streamed group at each tick and turns its reports into samples.
 pub(crate) struct StreamerReader {
@@ -54,6 +54,9 @@ pub(crate) struct StreamerReader {
     last_read: Option<Instant>,
     /// The notification event's wait failed (the driver lacks it): reads are paced by time.
     notify_off: bool,
+    /// The time's worth of reports a notification stands for: the longest between reads when
+    /// none comes.
+    span: std::time::Duration,
 }
 
 impl StreamerReader {
@@ -64,7 +67,7 @@ impl StreamerReader {
         streams: &Streamers,
         group: MetricGroup,
         device: Device,
-        plan: ReportPlan,
+        (plan, span): (ReportPlan, std::time::Duration),
         notices: &mut Vec<String>,
     ) -> Self {
         let (period, _) = streams.granted(index);
@@ -102,6 +105,7 @@ impl StreamerReader {
             told_sets: false,
             last_read: None,
             notify_off: streams.event(index).is_none(),
+            span,
         }
     }
 
@@ -117,12 +121,12 @@ impl StreamerReader {
 
     /// Does the streamer hold reports to read now? Its event signaled (reset here, before the
     /// read, so a notification during the read is not lost), or nothing said for
-    /// [`NOTIFY_SPAN`] since the last read, or `every_call` (the last read before a stop, and
+    /// its notification span since the last read, or `every_call` (the last read before a stop, and
     /// the test hook that reads on every tick). A failed wait turns the event off with a notice
     /// (DEVICE_LOST is an error).
     fn due(&mut self, streams: &Streamers, every_call: bool, notices: &mut Vec<String>) -> Result<bool, ZeError> {
         let now = Instant::now();
-        let mut due = every_call || self.last_read.is_none_or(|t| now.duration_since(t) >= NOTIFY_SPAN);
+        let mut due = every_call || self.last_read.is_none_or(|t| now.duration_since(t) >= self.span);
         if let Some(event) = streams.event(self.index).filter(|_| !self.notify_off) {
             match event.wait(0).and_then(|ready| if ready { event.reset().map(|()| true) } else { Ok(false) }) {
                 Ok(ready) => due |= ready,
