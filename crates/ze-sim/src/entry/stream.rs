@@ -79,7 +79,10 @@ pub(crate) unsafe extern "C" fn sim_zeEventHostReset(h: ze_event_handle_t) -> ze
 }
 
 /// Longest single sleep of a host wait: the lock is retaken this often to see closes and losses.
-const WAIT_SLICE_NS: u64 = 20_000_000;
+/// Longer than a client's batch interval (`record` waits up to 50 ms), so a wait for a streamer's
+/// notification sleeps once until the reports are due, as a driver's sleeps in the kernel until
+/// the event is signaled (20 ms woke such a waiter twice and more per notification).
+const WAIT_SLICE_NS: u64 = 100_000_000;
 
 pub(crate) unsafe extern "C" fn sim_zeEventHostSynchronize(h: ze_event_handle_t, timeout: u64) -> ze_result_t {
     guard("zeEventHostSynchronize", || {
