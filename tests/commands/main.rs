@@ -47,6 +47,7 @@ mod out_paths;
 mod perfetto;
 mod processes;
 mod record;
+mod record_cap;
 mod record_globs;
 mod record_kill;
 mod serve;

@@ -47,11 +47,18 @@
 //! decodes as "missing" values (never a panic).
 
 use super::agg::missing;
-use super::bits::{
-    checked_varint, pack, put_varint, sum_packed, unpack, unpack_one, unzigzag, varint, varint_len, width_of, zigzag,
-};
+use super::bits::{pack, put_varint, sum_packed, unpack, unpack_one, unzigzag, varint, varint_len, width_of, zigzag};
 use super::column::BLOCK;
 use super::xor;
+
+#[path = "pack_check.rs"]
+mod check;
+#[path = "pack_scaled.rs"]
+mod scaled;
+pub use check::check;
+#[cfg(test)]
+use scaled::{common_factor, divided, gcd};
+use scaled::{scaled_header, scaled_value, write_scaled};
 
 const FOR: u8 = 0;
 const DELTA: u8 = 1;
@@ -322,28 +329,6 @@ fn write(words: &[u64], int: bool, ranges: Ranges, form: Form, out: &mut Vec<u8>
     }
 }
 
-/// The header of a scaled column `b` (its mode byte first): the decimal exponent, the factor
-/// and where its inner column starts; `None` when `b` is not a well-formed scaled column with an
-/// integer column inside (never a scaled one: one level only).
-fn scaled_header(b: &[u8]) -> Option<(usize, i64, usize)> {
-    let e = *b.get(1)? as usize;
-    let mut pos = 2;
-    let factor = checked_varint(b, &mut pos)?;
-    let inner = *b.get(pos)?;
-    let ok = e <= MAX_DECIMALS as usize
-        && (1..=MAX_INT as u64).contains(&factor)
-        && inner & INT != 0
-        && inner & !INT != SCALED;
-    ok.then_some((e, factor as i64, pos))
-}
-
-/// The value a scaled column's quotient `q` stands for: `q × factor` over `10^e`. The encoder
-/// keeps a scaled column only where this gives every value back to the bit.
-#[inline(always)]
-fn scaled_value(q: u64, factor: i64, e: usize) -> f64 {
-    (q as i64).wrapping_mul(factor) as f64 / POW10[e]
-}
-
 /// Calls `f(i, word)` for the `n` words of an encoded column; returns whether they are integer
 /// words (a scaled column's are its values' `f64` bits).
 #[inline]
@@ -516,160 +501,6 @@ fn encode_f64_in(vals: &[f64], scaled: bool, out: &mut Vec<u8>) {
     write(&words[..n], int, ranges, form, out);
 }
 
-/// Writes `vals` (at most [`BLOCK`]; integers when `int`, with those `ranges`) in the scaled form
-/// when that is smaller than `plain` bytes; whether it did. What most columns are not (noise, a
-/// counter's totals) is told from their first values, before any pass over the column.
-fn write_scaled(vals: &[f64], int: bool, ranges: Ranges, plain: usize, out: &mut Vec<u8>) -> bool {
-    let n = vals.len();
-    let Some(&first) = vals.first() else { return false };
-    // A column at a bit a value or less (a constant, a frequency in a few runs) has nothing to
-    // save that would pay for the scaled header.
-    if plain <= n / 8 + 4 {
-        return false;
-    }
-    let start = if int {
-        if factor_hint(vals) < 2 {
-            return false;
-        }
-        0
-    } else {
-        match (1..=MAX_DECIMALS as usize).find(|&e| decimal(first, e).is_some()) {
-            Some(e) => e,
-            None => return false,
-        }
-    };
-    // The integers (the values times 10^e) the scaled form packs, and their words.
-    let mut ints = [0.0f64; BLOCK];
-    let e = if int {
-        ints[..n].copy_from_slice(vals);
-        0
-    } else {
-        match (start..=MAX_DECIMALS as usize).find(|&e| decimals(vals, e, &mut ints[..n])) {
-            Some(e) => e,
-            None => return false,
-        }
-    };
-    let mut q = [0u64; BLOCK];
-    let factor = common_factor(&mut ints[..n], &mut q[..n]);
-    if factor == 1 && (e == 0 || !integer_words(&ints[..n], &mut q[..n])) {
-        return false;
-    }
-    let q = &q[..n];
-    // An integer column's quotients range over its ranges divided by the factor.
-    let q_ranges = if e == 0 {
-        divided(ranges, factor)
-    } else {
-        int_ranges(&ints[..n]).unwrap_or_else(|| word_ranges(q, 1 << 63))
-    };
-    let (q_form, q_len) = plan(q, true, false, q_ranges);
-    if 2 + varint_len(factor as u64) + q_len >= plain {
-        return false;
-    }
-    out.push(SCALED);
-    out.push(e as u8);
-    put_varint(out, factor as u64);
-    write(q, true, q_ranges, q_form, out);
-    true
-}
-
-/// `v` times 10^e when that is an integer below 2^51 in magnitude that [`scaled_value`] over
-/// 10^e gives back to the bit (never for NaN, the infinities or `-0.0`).
-#[inline(always)]
-fn decimal(v: f64, e: usize) -> Option<f64> {
-    let p = POW10[e];
-    let x = v * p;
-    if x.abs().partial_cmp(&ROUND_LIMIT) != Some(std::cmp::Ordering::Less) {
-        return None;
-    }
-    let r = (x + ROUND) - ROUND;
-    ((r / p).to_bits() == v.to_bits()).then_some(r)
-}
-
-/// Whether every value is an integer over 10^e ([`decimal`]), those integers written to `ints`
-/// (stopping at the first that is not).
-fn decimals(vals: &[f64], e: usize, ints: &mut [f64]) -> bool {
-    for (d, &v) in ints.iter_mut().zip(vals) {
-        match decimal(v, e) {
-            Some(r) => *d = r,
-            None => return false,
-        }
-    }
-    true
-}
-
-/// The greatest common divisor of `a` and `b` (Stein's binary algorithm: shifts and
-/// subtractions, no division, a few ns for two random 40-bit numbers where Euclid's takes ~25
-/// 64-bit divisions).
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    if a == 0 || b == 0 {
-        return a | b;
-    }
-    let shift = (a | b).trailing_zeros();
-    a >>= a.trailing_zeros();
-    loop {
-        b >>= b.trailing_zeros();
-        if a > b {
-            std::mem::swap(&mut a, &mut b);
-        }
-        b -= a;
-        if b == 0 {
-            return a << shift;
-        }
-    }
-}
-
-/// The greatest common divisor of the first few nonzero values of `ints` (integers; 1 when one
-/// is not below 2^51 in magnitude, 0 when all are zero): the factor a column may have.
-fn factor_hint(ints: &[f64]) -> u64 {
-    let mut g = 0u64;
-    for &v in ints.iter().filter(|v| **v != 0.0).take(8) {
-        if v.abs() >= ROUND_LIMIT || v.is_nan() {
-            return 1;
-        }
-        g = gcd(g, v.abs() as u64);
-        if g == 1 {
-            return 1;
-        }
-    }
-    g
-}
-
-/// The [`Ranges`] of integer words divided by `factor`, which divides every one of them (and so
-/// their differences): the same order and changes, the bounds divided.
-fn divided(r: Ranges, factor: i64) -> Ranges {
-    let flip = 1u64 << 63;
-    let div = |w: u64| (((w ^ flip) as i64) / factor) as u64 ^ flip;
-    let diff = |d: i64| if d == i64::MAX || d == i64::MIN { d } else { d / factor };
-    Ranges { lo: div(r.lo), hi: div(r.hi), dlo: diff(r.dlo), dhi: diff(r.dhi), changes: r.changes }
-}
-
-/// The largest factor common to the integers `ints` (below 2^53 in magnitude) that the first
-/// of them suggest: the greatest common divisor of the first few nonzero ones, kept when every
-/// value is a multiple of it, and `ints` divided by it then, the quotients' integer words in
-/// `words`; 1 otherwise (`ints` and `words` unchanged). A quotient is the value times the
-/// factor's reciprocal, rounded, and checked by multiplying back (exact for integers below
-/// 2^51; anything larger keeps the factor 1).
-fn common_factor(ints: &mut [f64], words: &mut [u64]) -> i64 {
-    let g = factor_hint(ints);
-    if g < 2 {
-        return 1;
-    }
-    let (f, inv) = (g as f64, 1.0 / g as f64);
-    let mut multiples = true;
-    for &v in ints.iter() {
-        let q = (v * inv + ROUND) - ROUND;
-        multiples &= (v.abs() < ROUND_LIMIT) & (q * f == v);
-    }
-    if !multiples {
-        return 1;
-    }
-    for (v, w) in ints.iter_mut().zip(words) {
-        *v = (*v * inv + ROUND) - ROUND;
-        *w = *v as i64 as u64;
-    }
-    g as i64
-}
-
 /// Appends the encoding of a column of timestamps.
 pub fn encode_i64(vals: &[i64], out: &mut Vec<u8>) {
     let mut words = [0u64; BLOCK];
@@ -746,81 +577,6 @@ pub(crate) fn f64_at(b: &[u8], n: usize, i: usize) -> f64 {
 /// Timestamp `i` of an encoded column of `n` timestamps.
 pub(crate) fn i64_at(b: &[u8], n: usize, i: usize) -> i64 {
     word_at(b, n, i) as i64
-}
-
-/// Checks that `b` is exactly one encoded column of `n` words (as read from outside, e.g. a
-/// session file): a known mode, a width of at most 64 bits, complete headers, and exactly the
-/// bytes the words need. A column that passes decodes without reading past its end.
-pub fn check(b: &[u8], n: usize) -> Result<(), String> {
-    if b.first().is_some_and(|&m| m == SCALED) {
-        let (_, _, inner) = scaled_header(b).ok_or_else(|| {
-            format!(
-                "scaled column: a bad header (decimals above {MAX_DECIMALS}, a factor of 0 or beyond 2^53, or no \
-                 integer column inside)"
-            )
-        })?;
-        return check(&b[inner..], n).map_err(|e| format!("scaled column: {e}"));
-    }
-    let Some(&mode) = b.first() else { return Err("empty column".into()) };
-    if !matches!(mode & !INT, FOR | DELTA | XOR | RUNS | LINE) {
-        return Err(format!("unknown column mode {mode:#04x}"));
-    }
-    let mut pos = 1;
-    let (width, words) = match mode & !INT {
-        XOR => {
-            return match xor::decode(&b[1..], n, |_, _| {}) {
-                Ok(read) if read + 1 == b.len() => Ok(()),
-                Ok(read) => Err(format!("{} bytes left over after {n} values", b.len() - 1 - read)),
-                Err(xor::XorError::Short { index }) => Err(format!("column ends inside value {index}")),
-                Err(xor::XorError::Control { index, byte }) => {
-                    Err(format!("value {index}: bad control byte {byte:#04x}"))
-                }
-            };
-        }
-        RUNS => {
-            let runs = checked_varint(b, &mut pos).ok_or("column ends in its run count, or it overflows")?;
-            if runs > n as u64 || (runs == 0) != (n == 0) {
-                return Err(format!("{runs} runs for {n} values"));
-            }
-            let mut covered = 0u64;
-            for r in 0..runs {
-                let len = checked_varint(b, &mut pos).ok_or_else(|| format!("column ends inside run {r}"))?;
-                checked_varint(b, &mut pos).ok_or_else(|| format!("column ends inside run {r}"))?;
-                covered = covered.saturating_add(len).saturating_add(1);
-                if covered > n as u64 {
-                    return Err(format!("run {r} reaches past the {n} values"));
-                }
-            }
-            if covered != n as u64 {
-                return Err(format!("runs cover {covered} of {n} values"));
-            }
-            return match b.len() - pos {
-                0 => Ok(()),
-                left => Err(format!("{left} bytes left over after {n} values")),
-            };
-        }
-        form => {
-            let width = *b.get(pos).ok_or("column ends in its header")?;
-            pos += 1;
-            let heads = match form {
-                DELTA => 2,
-                LINE => 3,
-                _ => 1,
-            };
-            for _ in 0..heads {
-                checked_varint(b, &mut pos).ok_or("column ends in its header, or a number overflows")?;
-            }
-            (width as usize, if form == DELTA { n.saturating_sub(1) } else { n })
-        }
-    };
-    if width > 64 {
-        return Err(format!("width of {width} bits"));
-    }
-    let want = (words * width).div_ceil(8);
-    if b.len() - pos != want {
-        return Err(format!("{} bytes of packed words where {want} are needed", b.len() - pos));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -2,6 +2,16 @@
 
 use super::*;
 
+/// A xorshift64 generator from `seed`: the tests' columns, the same every run.
+fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
 fn round_trip(vals: &[f64]) -> usize {
     let mut b = Vec::new();
     encode_f64(vals, &mut b);
@@ -17,13 +27,7 @@ fn round_trip(vals: &[f64]) -> usize {
 
 #[test]
 fn every_form_round_trips_bit_exactly() {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
     let constant = vec![42.0; BLOCK];
     assert!(round_trip(&constant) <= 12, "a constant column takes a header only");
     let mut total = 4_294_000_000.0f64;
@@ -54,13 +58,7 @@ fn every_form_round_trips_bit_exactly() {
 
 #[test]
 fn ranges_from_integer_values_equal_those_from_their_words() {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rnd = xorshift(0x2545_F491_4F6C_DD1D);
     let mut columns: Vec<Vec<f64>> = vec![
         vec![7.0],
         vec![0.0, 0.0],
@@ -164,12 +162,10 @@ fn timestamps_round_trip_and_a_steady_clock_takes_no_bits() {
     assert!(b.len() <= 22, "{}", b.len());
     // Up to 20 µs of jitter (none at the ends): steps spread over 40 µs (16 bits), the
     // residuals around the line over 20 µs (15 bits).
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
     let jitter: Vec<i64> = (0..BLOCK as i64)
         .map(|i| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rnd();
             let j = if i == 0 || i == BLOCK as i64 - 1 { 0 } else { (x % 20_000) as i64 };
             i64::MAX - 1_000_000_000 + i * 1_000_000 + j
         })
@@ -227,17 +223,14 @@ fn check_accepts_what_encode_writes_and_names_what_is_wrong() {
 
 #[test]
 fn one_delta_value_reads_as_the_whole_column_decodes_even_when_truncated() {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
     let mut seen = 0;
     for bits in [1u32, 2, 5, 13, 31, 50, 55, 56, 57, 60, 63] {
         // Steady steps with noise of `bits` bits: the delta form wins.
         let mut w = 1u64 << 40;
         let words: Vec<u64> = (0..BLOCK)
             .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                w = w.wrapping_add(1_000_000 + (x >> (64 - bits)));
+                w = w.wrapping_add(1_000_000 + (rnd() >> (64 - bits)));
                 w
             })
             .collect();
@@ -283,13 +276,7 @@ fn encoded(vals: &[f64]) -> Vec<u8> {
 
 #[test]
 fn decimals_and_common_factors_pack_as_their_integers() {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rnd = xorshift(0x2545_F491_4F6C_DD1D);
     // A busy share of whole ns of a 10 µs report: n / 100 %, n in 0 ..= 10 000.
     let shares: Vec<f64> = (0..BLOCK).map(|_| (rnd() % 10_001) as f64 / 100.0).collect();
     let b = encoded(&shares);
@@ -314,13 +301,7 @@ fn decimals_and_common_factors_pack_as_their_integers() {
 
 #[test]
 fn a_column_that_is_not_exactly_scaled_stays_plain_and_round_trips() {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
     let base: Vec<f64> = (0..BLOCK).map(|_| (rnd() % 10_001) as f64 / 100.0).collect();
     let odd = [
         f64::NAN,
@@ -391,13 +372,7 @@ fn a_scaled_column_with_a_bad_header_is_refused_by_name_and_decodes_as_missing()
 
 #[test]
 fn the_ranges_of_quotients_are_the_ranges_divided() {
-    let mut x = 0x0123_4567_89AB_CDEFu64;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rnd = xorshift(0x0123_4567_89AB_CDEF);
     for n in [1, 2, 3, 5, 17, BLOCK] {
         for f in [2i64, 7, 100_000, 6_250] {
             let q: Vec<i64> = (0..n).map(|_| (rnd() % 20_001) as i64 - 10_000).collect();
@@ -439,11 +414,9 @@ fn the_binary_gcd_is_euclids() {
         }
         a
     };
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
     for _ in 0..20_000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        let x = rnd();
         let (a, b) = (x >> (x % 40), (x.rotate_left(17) >> (x % 23)) << (x % 5));
         assert_eq!(gcd(a, b), euclid(a, b), "{a} {b}");
     }
