@@ -223,17 +223,18 @@ impl Instance {
         }
         // Reports that would be dropped at once are not counted as made.
         let new = (due - s.made).min(cap);
-        // The report that brings the device's count to `lost_after` is its last.
-        let fatal = lost_after.map(|n| n.saturating_sub(self.shared.streamer_reports_made()).max(1));
-        let lost = fatal.is_some_and(|f| f <= new);
-        let made = if lost { due - new + fatal.unwrap_or(new) } else { due };
-        s.made = made;
+        // The report that brings the device's count to `lost_after` is its last: of the new ones,
+        // those up to it are made.
+        let fatal =
+            lost_after.map(|n| n.saturating_sub(self.shared.streamer_reports_made()).max(1)).filter(|&f| f <= new);
+        let made_now = fatal.unwrap_or(new);
+        s.made = due - new + made_now;
         if s.made - s.next > cap {
             s.next = s.made - cap;
             s.dropped = true;
         }
-        self.shared.count_streamer_reports(made - (due - new));
-        if lost {
+        self.shared.count_streamer_reports(made_now);
+        if fatal.is_some() {
             self.shared.lose_device();
             return Err(ZE_RESULT_ERROR_DEVICE_LOST);
         }

@@ -85,7 +85,7 @@ impl ReportClock {
     /// Reads a new pair when one is due (`now`: CLOCK_MONOTONIC ns). The first failure turns
     /// the mapping off for the run, with a notice.
     pub(crate) fn refresh(&mut self, device: &Device, now: u64, notices: &mut Vec<String>) {
-        let short = self.timer.wrap_ns().is_some_and(|w| w < SHORT_WRAP_NS);
+        let short = self.wrap_ns.is_some_and(|w| w < SHORT_WRAP_NS);
         if self.unit_ns.is_none()
             || !self.pairs
             || (!short && self.anchor.is_some() && now.saturating_sub(self.anchored_at) < REFRESH_NS)
