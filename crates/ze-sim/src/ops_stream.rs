@@ -63,9 +63,9 @@ pub(crate) struct Streamer {
     next: u64,
     /// Reports were dropped since the last read.
     dropped: bool,
-    /// Per counter metric: the running total (fractional) of the reports read, for whole counts
-    /// per report.
-    totals: Vec<f64>,
+    /// Per counter metric: the running total (fractional) of the reports read and its whole
+    /// part (what the reports so far carried), for whole counts per report.
+    totals: Vec<(f64, u64)>,
     /// What the last size query answered (bytes): the most a read copies with
     /// `quirks.streamer_read_limited_to_size_query`.
     learned: usize,
@@ -97,6 +97,12 @@ enum Word {
     Integer,
     /// Any other level: the bits of the `f64`.
     Float,
+}
+
+/// `x as u64` (saturating, NaN 0), through i64 where that is exact: one instruction where u64's
+/// conversion is several on the baseline x86-64, and a streamer converts every count it makes.
+fn to_u64(x: f64) -> u64 {
+    if (0.0..9.2e18).contains(&x) { x as i64 as u64 } else { x as u64 }
 }
 
 /// The sampling period the driver uses for a requested one (ns).
@@ -198,7 +204,7 @@ impl Instance {
                 made: 0,
                 next: 0,
                 dropped: false,
-                totals: vec![0.0; metrics],
+                totals: vec![(0.0, 0); metrics],
                 learned: 0,
             },
         );
@@ -274,7 +280,7 @@ impl Instance {
         for report in out.chunks_exact_mut(report_bytes) {
             let k = s.next;
             let end = s.opened + (k + 1) * s.period_ns;
-            let at = workload::Moment::at(self.shared.seconds_at(end));
+            let at = workload::Moment::at_ns(self.shared.since_start_ns(end));
             let (front, words) = report.split_at_mut(16);
             front[..8].copy_from_slice(&head.to_le_bytes());
             front[8..].copy_from_slice(&tag.to_le_bytes());
@@ -286,11 +292,12 @@ impl Instance {
                         let level = workload::level(sig, dev.kind, dev.core_clock_mhz as f64, at, n, index);
                         match word {
                             Word::Count => {
-                                let before = *total as u64;
-                                *total += level * period_s;
-                                *total as u64 - before
+                                let (sum, whole) = total;
+                                *sum += level * period_s;
+                                let before = std::mem::replace(whole, to_u64(*sum));
+                                *whole - before
                             }
-                            Word::Integer => level as u64,
+                            Word::Integer => to_u64(level),
                             Word::Float => level.to_bits(),
                         }
                     }
@@ -392,6 +399,14 @@ impl Instance {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_convert_as_u64_does() {
+        let edges = [0.0, -0.0, 0.5, 1.0, 2.5, 1e15, 9.2e18, 9.3e18, 1.8e19, 2e19, -1.0, f64::INFINITY];
+        for x in edges.into_iter().chain([f64::NEG_INFINITY, f64::NAN, (1u64 << 63) as f64]) {
+            assert_eq!(to_u64(x), x as u64, "{x}");
+        }
+    }
 
     #[test]
     fn periods_round_up_to_a_power_of_two_of_the_base_and_clamp() {

@@ -147,7 +147,12 @@ impl Shared {
 
     /// Seconds since the driver started at host time `host_ns`: the workload's `t`.
     pub(crate) fn seconds_at(&self, host_ns: u64) -> f64 {
-        host_ns.saturating_sub(self.start_ns) as f64 / 1e9
+        self.since_start_ns(host_ns) as f64 / 1e9
+    }
+
+    /// Nanoseconds since the driver started at host time `host_ns` (0 before).
+    pub(crate) fn since_start_ns(&self, host_ns: u64) -> u64 {
+        host_ns.saturating_sub(self.start_ns)
     }
 
     /// The workload's noise seed.

@@ -31,8 +31,12 @@ const QUEUE: usize = 1 << 16;
 /// While datagrams keep coming, the queue is drained this often (the kernel queues few datagrams
 /// per socket, `net.unix.max_dgram_qlen`, often 10; senders queue the rest and resend).
 const BATCH: Duration = Duration::from_micros(500);
-/// How often the thread looks at its stop flag when nothing arrives.
-const POLL: Duration = Duration::from_millis(100);
+/// How often the thread looks at its stop flag when nothing arrives, should the stop's wake-up
+/// (shutting the socket's reading down) not reach it: it is woken when stopped, so this is a
+/// safety net, not a poll.
+const POLL: Duration = Duration::from_secs(1);
+/// How long the thread waits after a read of the socket failed before it reads again.
+const RETRY: Duration = Duration::from_millis(100);
 
 /// A marker as it arrived.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +76,8 @@ impl Counts {
 #[derive(Default)]
 struct Shared {
     stop: AtomicBool,
+    /// Times the idle wait returned (a datagram, the safety net's timeout, an error, the stop).
+    wakes: AtomicU64,
     accepted: AtomicU64,
     malformed: AtomicU64,
     over_rate: AtomicU64,
@@ -87,6 +93,9 @@ pub struct Listener {
     ino: (u64, u64),
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
+    /// The socket (another descriptor of it): stopping shuts its reading down, which wakes the
+    /// thread from its wait.
+    waker: UnixDatagram,
     rx: Receiver<Received>,
     limits: Limits,
     /// The path's lock, released (and its file removed) after the socket is removed.
@@ -97,7 +106,9 @@ impl Listener {
     /// Listens at `path` ([`super::bind`]'s rules) within `limits`; the error is for the user.
     pub fn start(path: &Path, limits: Limits) -> Result<Listener, String> {
         let (sock, lock) = super::bind(path)?;
-        sock.set_read_timeout(Some(POLL)).map_err(|e| format!("cannot set up the markers socket: {e}"))?;
+        let setup = |e: std::io::Error| format!("cannot set up the markers socket: {e}");
+        sock.set_read_timeout(Some(POLL)).map_err(setup)?;
+        let waker = sock.try_clone().map_err(setup)?;
         let meta = std::fs::symlink_metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let shared = Arc::new(Shared::default());
         let (tx, rx) = crossbeam_channel::bounded(QUEUE);
@@ -111,6 +122,7 @@ impl Listener {
             ino: (meta.dev(), meta.ino()),
             shared,
             thread: Some(thread),
+            waker,
             rx,
             limits,
             _lock: lock,
@@ -168,6 +180,8 @@ impl Listener {
 impl Drop for Listener {
     fn drop(&mut self) {
         self.shared.stop.store(true, Relaxed);
+        // A reader waiting on a socket whose reading is shut down returns at once.
+        let _ = self.waker.shutdown(std::net::Shutdown::Read);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -185,8 +199,13 @@ fn run(sock: &UnixDatagram, tx: &Sender<Received>, s: &Shared, limits: &Limits) 
     let now = Instant::now();
     let mut rate = Rate { window: now, read: 0, bucket: Bucket::new(limits, now), me: super::folder::my_uid() };
     while !s.stop.load(Relaxed) {
-        // Idle: block until a datagram comes (or it is time to look at the stop flag).
-        match sender::recv(sock, &mut buf) {
+        // Idle: block until a datagram comes or the listener stops.
+        let got = sender::recv(sock, &mut buf);
+        s.wakes.fetch_add(1, Relaxed);
+        if s.stop.load(Relaxed) {
+            return;
+        }
+        match got {
             Ok((n, uid)) => {
                 if !take(&buf[..n], uid, tx, s, &mut rate) {
                     return;
@@ -195,7 +214,7 @@ fn run(sock: &UnixDatagram, tx: &Sender<Received>, s: &Shared, limits: &Limits) 
             Err(e) if is_nothing(&e) => continue,
             Err(e) => {
                 log::warn!("markers socket: {e}");
-                std::thread::sleep(POLL);
+                std::thread::sleep(RETRY);
                 continue;
             }
         }
@@ -209,6 +228,7 @@ fn run(sock: &UnixDatagram, tx: &Sender<Received>, s: &Shared, limits: &Limits) 
             let mut got = 0;
             loop {
                 match sender::recv(sock, &mut buf) {
+                    _ if s.stop.load(Relaxed) => return,
                     Ok((n, uid)) => {
                         got += 1;
                         if !take(&buf[..n], uid, tx, s, &mut rate) {
@@ -357,6 +377,24 @@ mod tests {
         drop(l);
         assert!(!path.exists(), "the socket is removed at exit");
         assert!(!super::super::bind::lock_path(&path).exists(), "and its lock file");
+    }
+
+    #[test]
+    fn an_idle_listener_sleeps_until_a_marker_or_its_stop_comes() {
+        let dir = private_tempdir();
+        let path = dir.path().join("m.sock");
+        let l = Listener::start(&path, Limits::default()).unwrap();
+        // Woken by nothing for longer than the old 100 ms poll (which woke it 3 times here).
+        std::thread::sleep(Duration::from_millis(350));
+        assert_eq!(l.shared.wakes.load(Relaxed), 0, "no wake-up while nothing arrives");
+        send(&path, b"zm1 I 1 one\n");
+        assert_eq!(wait_for(&l, |c| c.accepted == 1).accepted, 1);
+        assert_eq!(l.shared.wakes.load(Relaxed), 1, "one wake-up for the marker");
+        // The stop wakes it: dropping returns well before the safety net's second.
+        let t = Instant::now();
+        drop(l);
+        assert!(t.elapsed() < POLL / 2, "the stop took {:?}", t.elapsed());
+        assert!(!path.exists());
     }
 
     #[test]

@@ -51,6 +51,25 @@ impl Pieces {
     /// Appends a sample; false (and nothing appended) when `ts` does not follow the last one,
     /// sent or not: the store is never handed a non-increasing timestamp.
     pub(crate) fn push(&mut self, ts: i64, row: &[f64]) -> bool {
+        self.push_with(ts, row.len(), |slot| slot.copy_from_slice(row))
+    }
+
+    /// [`Pieces::push`] of a sample of `width` values that `fill` writes in place (given NaNs),
+    /// called only when the sample is appended.
+    pub(crate) fn push_with(&mut self, ts: i64, width: usize, fill: impl FnOnce(&mut [f64])) -> bool {
+        if !self.follows(ts) {
+            return false;
+        }
+        self.timestamps.push(ts);
+        let at = self.values.len();
+        self.values.resize(at + width, f64::NAN);
+        fill(&mut self.values[at..]);
+        true
+    }
+
+    /// Whether a sample at `ts` may be appended (after the last one; a new piece begins when a
+    /// hole falls before it), taking `ts` as the last time when it may.
+    fn follows(&mut self, ts: i64) -> bool {
         if let Some(last) = self.last_ts {
             if ts <= last {
                 return false;
@@ -60,8 +79,6 @@ impl Pieces {
             }
         }
         self.last_ts = Some(ts);
-        self.timestamps.push(ts);
-        self.values.extend_from_slice(row);
         true
     }
 
@@ -123,7 +140,12 @@ impl Reports {
 
     /// Appends one sample, counted as a report, or as out of order when `ts` does not follow.
     pub(crate) fn push(&mut self, pieces: &mut Pieces, ts: i64, row: &[f64]) {
-        if pieces.push(ts, row) {
+        self.push_with(pieces, ts, row.len(), |slot| slot.copy_from_slice(row));
+    }
+
+    /// [`Reports::push`] of a sample that `fill` writes in place ([`Pieces::push_with`]).
+    pub(crate) fn push_with(&mut self, pieces: &mut Pieces, ts: i64, width: usize, fill: impl FnOnce(&mut [f64])) {
+        if pieces.push_with(ts, width, fill) {
             self.reports += 1;
         } else {
             self.out_of_order += 1;

@@ -20,7 +20,7 @@ use zescope_ze::{Device, MetricGroup, ZeError};
 use std::time::Instant;
 
 use super::open::{Streamers, period_text};
-use super::plan::{Column, ReportPlan, per_second};
+use super::plan::{Column, Conv, ReportPlan, per_second};
 use crate::host::monotonic_ns;
 use crate::read::batch::{Pieces, Reports};
 use crate::read::report_time::ReportClock;
@@ -30,7 +30,11 @@ pub(crate) struct StreamerReader {
     index: usize,
     group: MetricGroup,
     device: Device,
-    columns: Vec<Column>,
+    /// The values of a report (a value set's length).
+    width: usize,
+    /// Where in a value set the report's time is, and each plotted value with its conversion.
+    time_col: Option<usize>,
+    series_cols: Vec<(usize, Conv)>,
     /// The metric name of each plotted column.
     names: Vec<String>,
     /// Per plotted column: a value out of what it can be was told already.
@@ -42,11 +46,10 @@ pub(crate) struct StreamerReader {
     sets: usize,
     raw: Vec<u8>,
     values: Vec<zet_typed_value_t>,
-    /// Value counts per set of the last Calculate, where each set starts, and the row being
-    /// filled: kept from read to read (a read allocates nothing once they are large enough).
+    /// Value counts per set of the last Calculate and where each set starts: kept from read to
+    /// read (a read allocates nothing once they are large enough).
     counts: Vec<u32>,
     starts: Vec<(usize, usize)>,
-    row: Vec<f64>,
     clock: ReportClock,
     /// The driver's set count differed from `sets` (said once).
     told_sets: bool,
@@ -78,19 +81,20 @@ impl StreamerReader {
             notices.extend(clock.unit_notice(&metric, &unit));
         }
         let per_s = per_second(period.max(1) as u64);
-        let columns = plan
-            .columns
-            .into_iter()
-            .map(|c| match c {
-                Column::Series(conv) => Column::Series(conv.at(per_s)),
-                c => c,
+        let time_col = plan.columns.iter().position(|c| matches!(c, Column::Time));
+        let series_cols = (plan.columns.iter().enumerate())
+            .filter_map(|(i, c)| match c {
+                Column::Series(conv) => Some((i, conv.at(per_s))),
+                _ => None,
             })
             .collect();
         StreamerReader {
             index,
             group,
             device,
-            columns,
+            width: plan.columns.len(),
+            time_col,
+            series_cols,
             told_out_of_range: vec![false; plan.names.len()],
             names: plan.names,
             period_ns: period.max(1) as u64,
@@ -100,7 +104,6 @@ impl StreamerReader {
             values: Vec::new(),
             counts: Vec::new(),
             starts: Vec::new(),
-            row: Vec::new(),
             clock,
             told_sets: false,
             last_read: None,
@@ -167,7 +170,7 @@ impl StreamerReader {
         }
         calculate(&self.group, &self.raw[..data.bytes], &mut self.values, &mut self.counts)?;
         let counts = &self.counts;
-        let n = self.columns.len();
+        let n = self.width;
         let first = counts.first().copied().unwrap_or(0) as usize;
         if n == 0 || !first.is_multiple_of(n) {
             return Ok(out);
@@ -193,50 +196,42 @@ impl StreamerReader {
         }
         self.clock.refresh(&self.device, now, notices);
         let reports = first / n;
-        let mut row = std::mem::take(&mut self.row);
-        row.clear();
-        row.resize(self.series * self.sets, f64::NAN);
+        let (series, row_len) = (self.series, self.series * self.sets);
         let per_s = per_second(self.period_ns);
-        pieces.reserve(reports, row.len());
+        pieces.reserve(reports, row_len);
         for r in 0..reports {
-            let mut device_ts = None;
-            for (k, &(start, held)) in starts.iter().enumerate() {
-                let part = &mut row[k * self.series..(k + 1) * self.series];
-                if r >= held {
-                    part.fill(f64::NAN);
-                    continue;
-                }
-                let vals = &self.values[start + r * n..start + (r + 1) * n];
-                let mut j = 0;
-                for (v, c) in vals.iter().zip(&self.columns) {
-                    match *c {
-                        Column::Time if k == 0 => device_ts = v.as_u64(),
-                        Column::Series(conv) => {
-                            let (x, odd) = conv.apply(v.as_f64().unwrap_or(f64::NAN), per_s);
-                            part[j] = x;
-                            if odd && !self.told_out_of_range[j] {
-                                self.told_out_of_range[j] = true;
-                                notices.push(format!(
-                                    "metric group {}: {} reported {} busy in a report of {}, which is not a share of \
-                                     its time; its busy share is drawn clamped to 0..100 %",
-                                    self.group.info.name,
-                                    self.names[j],
-                                    v.as_f64().unwrap_or(f64::NAN),
-                                    period_text(self.period_ns as u32),
-                                ));
-                            }
-                            j += 1;
-                        }
-                        _ => {}
-                    }
-                }
-            }
+            // The report's time: the first set's time value (the first set holds them all).
+            let device_ts = self.time_col.and_then(|c| self.values[starts[0].0 + r * n + c].as_u64());
             let back = (reports - 1 - r) as u64 * self.period_ns;
             let ts = self.clock.map(device_ts, now).unwrap_or(now.saturating_sub(back) as i64);
-            out.push(pieces, ts, &row);
+            // Each set's series, written straight into the batch (NaN for a set that ended).
+            let fill = |row: &mut [f64]| {
+                for (&(start, held), part) in starts.iter().zip(row.chunks_exact_mut(series)) {
+                    if r >= held {
+                        part.fill(f64::NAN);
+                        continue;
+                    }
+                    let vals = &self.values[start + r * n..start + (r + 1) * n];
+                    for (j, (&(c, conv), x)) in self.series_cols.iter().zip(part).enumerate() {
+                        let v = vals[c].as_f64().unwrap_or(f64::NAN);
+                        let odd;
+                        (*x, odd) = conv.apply(v, per_s);
+                        if odd && !self.told_out_of_range[j] {
+                            self.told_out_of_range[j] = true;
+                            notices.push(format!(
+                                "metric group {}: {} reported {v} busy in a report of {}, which is not a share of \
+                                 its time; its busy share is drawn clamped to 0..100 %",
+                                self.group.info.name,
+                                self.names[j],
+                                period_text(self.period_ns as u32),
+                            ));
+                        }
+                    }
+                }
+            };
+            out.push_with(pieces, ts, row_len, fill);
         }
         self.starts = starts;
-        self.row = row;
         Ok(out)
     }
 }
