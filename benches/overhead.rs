@@ -24,6 +24,19 @@
 //!   before zescope's own sampling on this device (on a GPU the hardware writes, and the floor
 //!   alone is the floor). Its CPU is both processes'; its wakeups the bare process's.
 //!
+//! The median's interval: the order statistics that hold the true median with at least 95 %
+//! confidence whatever the ratios' distribution (the k-th smallest and k-th largest of n pairs,
+//! k the largest with P(Binomial(n, ½) < k) ≤ 2.5 %; with its coverage, which is below 95 % for
+//! fewer than 6 pairs, where it is the whole spread): this machine's noise is several points a
+//! pair, and a goal of 1 % needs the interval, not the median alone (24 pairs give the 7th and
+//! 18th ratios).
+//!
+//! Where zescope's threads run: `ZESCOPE_OVERHEAD_PLACE=same` pins every thread of the zescope
+//! beside the workload to the first CPU, `split` its sampler to the first and the others to the
+//! second (with `taskset`, once it runs; unset: the scheduler's choice). The workload waits for
+//! its slowest thread, and a thread's time grows by what runs on its core, so whether zescope's
+//! two busy threads share a core could matter; this shows whether it does (`docs/benchmarks.md`).
+//!
 //! Wakeups a second: the sampler thread's context switches (voluntary and not, from
 //! `/proc/PID/task/TID/status`) over the workload's wall time; for the floor, its one thread's.
 //!
@@ -388,6 +401,36 @@ fn start(beside: Beside) -> Result<Running, String> {
     Ok(Running { child, _dir: dir, _xvfb: xvfb_child, scrape, device })
 }
 
+/// The interval of sorted `v` that holds its distribution's median with at least 95 %
+/// confidence (order statistics; the module's docs), and that confidence.
+fn median_interval(v: &[f64]) -> (f64, f64, f64) {
+    let n = v.len();
+    // P(Binomial(n, 1/2) <= j) for j = 0, 1, ...: the tail below the k-th order statistic.
+    let mut tail = Vec::with_capacity(n + 1);
+    let (mut c, mut sum) = (1.0f64, 0.0f64);
+    for j in 0..=n {
+        sum += c * 0.5f64.powi(n as i32);
+        tail.push(sum);
+        c = c * (n - j) as f64 / (j + 1) as f64;
+    }
+    let k = (1..=n / 2).rev().find(|&k| tail[k - 1] <= 0.025).unwrap_or(1);
+    let coverage = 1.0 - 2.0 * tail[k - 1];
+    (v[k - 1], v[n - k], coverage)
+}
+
+/// Pins the threads of `pid` as `ZESCOPE_OVERHEAD_PLACE` says (the module's docs): `same`, every
+/// thread to CPU 0; `split`, the sampler to CPU 0 and the others to CPU 1.
+fn place(pid: u32, how: &str) {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return };
+    for t in tasks.flatten() {
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+        let cpu = if how == "split" && comm.trim() != "zescope-sampler" { "1" } else { "0" };
+        let tid = t.file_name().to_string_lossy().into_owned();
+        let ok = Command::new("taskset").args(["-p", "-c", cpu, &tid]).stdout(Stdio::null()).status();
+        assert!(ok.is_ok_and(|s| s.success()), "taskset -p -c {cpu} {tid} failed");
+    }
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
@@ -407,12 +450,19 @@ fn main() {
     let probe = workload(20).as_secs_f64();
     let rounds = ((target / probe) * 20.0).max(20.0) as u64;
     workload(rounds);
-    println!("overhead: workload of {rounds} rounds on every core; {pairs} pairs (alone, beside) per setting");
+    let placed = std::env::var("ZESCOPE_OVERHEAD_PLACE").ok().filter(|p| !p.is_empty());
+    if let Some(p) = placed.as_deref() {
+        assert!(matches!(p, "same" | "split"), "ZESCOPE_OVERHEAD_PLACE is same or split, not {p:?}");
+    }
+    let place_text = placed.as_deref().map_or(String::new(), |p| format!("; zescope's threads placed: {p}"));
     println!(
-        "| beside the workload | slowdown (median of {pairs}) | spread | its CPU (cores) | sampler | simulated device | \
-         sampler wakeups/s |"
+        "overhead: workload of {rounds} rounds on every core; {pairs} pairs (alone, beside) per setting{place_text}"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| beside the workload | slowdown (median of {pairs}) | the median's interval | spread | its CPU (cores) | \
+         sampler | simulated device | sampler wakeups/s |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     let settings = [
         Beside::Floor { us: 1000 },
         Beside::Floor { us: 100 },
@@ -444,6 +494,9 @@ fn main() {
                     break;
                 }
             };
+            if let Some(how) = placed.as_deref() {
+                place(z.child.id(), how);
+            }
             let pids: Vec<u32> = std::iter::once(z.child.id()).chain(z.device.as_ref().map(Child::id)).collect();
             let cpu = || pids.iter().map(|&p| cpu_time(p)).sum::<Duration>();
             let threads = || pids.iter().flat_map(|&p| thread_times(p)).collect::<Vec<_>>();
@@ -458,20 +511,25 @@ fn main() {
             device.push(named(&t0, &t1, "ze-sim-writer") / with);
         }
         if let Some(why) = skipped {
-            println!("| {} | skipped: {why} | | | | | |", beside.name());
+            println!("| {} | skipped: {why} | | | | | | |", beside.name());
             continue;
         }
         let (lo, hi) =
             (ratios.iter().copied().fold(f64::INFINITY, f64::min), ratios.iter().copied().fold(0.0, f64::max));
         let m = median(&mut ratios);
+        let (ilo, ihi, coverage) = median_interval(&ratios);
         let c = median(&mut cores);
         let (s, d, w) = (median(&mut sampler), median(&mut device), median(&mut wakeups));
+        let pct = |r: f64| (r - 1.0) * 100.0;
         println!(
-            "| {} | {:+.1} % | {:+.1} … {:+.1} % | {c:.3} | {s:.3} | {d:.3} | {w:.0} |",
+            "| {} | {:+.1} % | {:+.1} … {:+.1} % ({:.1} %) | {:+.1} … {:+.1} % | {c:.3} | {s:.3} | {d:.3} | {w:.0} |",
             beside.name(),
-            (m - 1.0) * 100.0,
-            (lo - 1.0) * 100.0,
-            (hi - 1.0) * 100.0
+            pct(m),
+            pct(ilo),
+            pct(ihi),
+            coverage * 100.0,
+            pct(lo),
+            pct(hi)
         );
     }
 }

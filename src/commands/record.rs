@@ -150,16 +150,36 @@ impl std::fmt::Display for Summary {
             // A run shorter than two intervals has no rate to speak of (`--duration 0s` gave
             // "512032.8 Hz achieved").
             let secs = s.ticked_for.as_secs_f64();
-            if secs * s.requested_hz >= 2.0 {
-                write!(f, ": {:.1} Hz achieved of {:.1} Hz requested", s.ticks as f64 / secs, s.requested_hz)?;
+            if s.batched {
+                // No tick: the streamer's (or tracer's) reports, read in batches. Its samples a
+                // second are the device's reports a second (ten an interval for a streamer), which
+                // "Hz achieved" of the ticks it served did not say (a 10 kHz run recorded 100 000
+                // samples a second and read "10000.0 Hz achieved").
+                let all = self.elapsed.as_secs_f64();
+                if all * s.requested_hz >= 2.0 {
+                    write!(f, ": {:.1} samples a second", self.samples as f64 / all)?;
+                } else {
+                    write!(f, ": too short for a rate")?;
+                }
+                write!(
+                    f,
+                    ", read in batches at most {} apart ({:.1} Hz requested), {} dropped samples",
+                    zescope_model::view::text::duration(s.latency),
+                    s.requested_hz,
+                    s.dropped_samples
+                )?;
             } else {
-                write!(f, ": too short for a rate ({:.1} Hz requested)", s.requested_hz)?;
+                if secs * s.requested_hz >= 2.0 {
+                    write!(f, ": {:.1} Hz achieved of {:.1} Hz requested", s.ticks as f64 / secs, s.requested_hz)?;
+                } else {
+                    write!(f, ": too short for a rate ({:.1} Hz requested)", s.requested_hz)?;
+                }
+                write!(
+                    f,
+                    ", {} late ticks, {} dropped samples, {} torn reads",
+                    s.late_ticks, s.dropped_samples, s.torn_reads
+                )?;
             }
-            write!(
-                f,
-                ", {} late ticks, {} dropped samples, {} torn reads",
-                s.late_ticks, s.dropped_samples, s.torn_reads
-            )?;
             if s.unchanged_reads > 0 || s.clock_resets > 0 {
                 write!(f, ", {} unchanged reads, {} device clock resets", s.unchanged_reads, s.clock_resets)?;
             }

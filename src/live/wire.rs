@@ -156,6 +156,7 @@ pub fn event(seq: u64, e: &Event) -> String {
             "dropped_reports": h.dropped_reports, "dropped_samples": h.dropped_samples,
             "dropped_batches": h.dropped_batches, "cpu_percent": finite(h.cpu_percent),
             "wakeups": h.wakeups, "latency_ns": u64::try_from(h.latency.as_nanos()).unwrap_or(u64::MAX),
+            "batched": h.batched,
         }),
         Event::Stopped(r) => json!({"type": "stopped", "seq": seq, "reason": stop_reason(r)}),
     };
@@ -392,6 +393,7 @@ pub fn decode_text(frame: &str) -> Result<Text, String> {
             // Later in version 1: a server before them leaves them out.
             wakeups: v.get("wakeups").and_then(Value::as_u64).unwrap_or(0),
             latency: std::time::Duration::from_nanos(v.get("latency_ns").and_then(Value::as_u64).unwrap_or(0)),
+            batched: v.get("batched").and_then(Value::as_bool).unwrap_or(false),
         }),
         "stopped" => Event::Stopped(match text(&v, "reason")?.as_str() {
             "requested" => StopReason::Requested,
@@ -498,6 +500,7 @@ mod tests {
             dropped_samples: 2,
             wakeups: 40,
             latency: std::time::Duration::from_millis(20),
+            batched: true,
             ..Health::default()
         };
         let events = [

@@ -426,6 +426,7 @@ impl State {
             requested_hz: 1.0 / t.interval().as_secs_f64(),
             achieved_hz: if self.paused { 0.0 } else { (t.ticks - self.window.ticks) as f64 / dt },
             ticks: t.ticks,
+            batched: t.is_batched(),
             ticked_for: now.saturating_duration_since(t.started()),
             late_ticks: t.late,
             skipped_ticks: t.skipped,

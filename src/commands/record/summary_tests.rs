@@ -28,3 +28,25 @@ fn a_run_shorter_than_two_intervals_gives_no_rate() {
     let s = line(2, Duration::from_millis(2));
     assert!(s.contains(": 1000.0 Hz achieved of 1000.0 Hz requested"), "{s}");
 }
+
+#[test]
+fn a_run_read_in_batches_gives_its_samples_a_second_and_no_ticks() {
+    // A streamer at 10 µs reports for a 10 kHz request: 100 000 samples a second, read every 50 ms.
+    let health = Health {
+        requested_hz: 10_000.0,
+        ticks: 20_000,
+        ticked_for: Duration::from_secs(2),
+        batched: true,
+        latency: Duration::from_millis(50),
+        ..Health::default()
+    };
+    let s = Summary { samples: 200_000, elapsed: Duration::from_secs(2), health: Some(health), ..Summary::default() }
+        .to_string();
+    assert!(
+        s.contains(
+            ": 100000.0 samples a second, read in batches at most 50 ms apart (10000.0 Hz requested), 0 dropped samples"
+        ),
+        "{s}"
+    );
+    assert!(!s.contains("achieved") && !s.contains("late ticks") && !s.contains("torn"), "{s}");
+}

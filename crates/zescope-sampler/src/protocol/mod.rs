@@ -310,8 +310,12 @@ pub struct Health {
     pub requested_hz: f64,
     /// Reads per second done over the window (0 while paused).
     pub achieved_hz: f64,
-    /// Ticks since the run started.
+    /// Ticks since the run started: reads of a ticked run; of a run read in batches
+    /// (`batched`), the intervals its reads served so far.
     pub ticks: u64,
+    /// The run is read in batches (its streams are all the streamer's or the tracer's): it has
+    /// no tick to be late for, and its samples a second are the device's reports a second.
+    pub batched: bool,
     /// The time `ticks` were counted over, on the sampler's clock (from the run's start to this
     /// report): `ticks / ticked_for` is the whole run's rate, however late its events arrive.
     pub ticked_for: std::time::Duration,
