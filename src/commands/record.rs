@@ -219,11 +219,13 @@ impl std::fmt::Display for Summary {
 }
 
 /// How long a recording's samples may wait for the main thread (`Handler::pace`).
-const RECORD_PACE: Duration = Duration::from_millis(50);
+const RECORD_PACE: Duration = Duration::from_millis(100);
 /// How long a recording's streamed reports may wait in the driver's buffer
 /// (`sampler::Options::batch_interval`): nobody watches them live, so the sampler wakes for them
-/// 20 times a second instead of 50 (the window's and `serve`'s `sampler::BATCH_INTERVAL`).
-const RECORD_BATCH: Duration = Duration::from_millis(50);
+/// 10 times a second instead of 50 (the window's and `serve`'s `sampler::BATCH_INTERVAL`). Each
+/// wake-up costs a workload on that core a context switch each way and its caches: at 100k
+/// reports a second a wake-up is ~30 µs of the kernel's switching alone (`docs/benchmarks.md`).
+const RECORD_BATCH: Duration = Duration::from_millis(100);
 
 /// Records until the duration, the workload's exit or a signal; prints what was written and
 /// every error of the run (status 1 when there was one or the workload failed).
@@ -462,7 +464,7 @@ impl Handler for RecordRun<'_> {
     }
 
     /// Samples are not watched live: they may wait for the loop (`headless`, pacing), which
-    /// wakes the main thread 20 times a second instead of once per batch.
+    /// wakes the main thread 10 times a second instead of once per batch.
     fn pace(&self) -> Option<Duration> {
         Some(RECORD_PACE)
     }

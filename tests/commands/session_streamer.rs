@@ -18,8 +18,8 @@ fn a_streamed_session_saves_reopens_and_exports() {
     let s = session::load(&dir.path().join("s.ron")).expect("record wrote a session");
     assert_eq!(s.runs[0].groups, ["RenderBasic"]);
     // The streamed group, then the device's telemetry (recorded by default); a notification per
-    // 40 ms of 1 ms reports asked (`record`'s 50 ms batch interval).
-    assert_eq!(s.runs[0].layouts, ["streamer (1.28 ms, 40 reports per notification)", "sysman"]);
+    // 80 ms of 1 ms reports asked (`record`'s 100 ms batch interval).
+    assert_eq!(s.runs[0].layouts, ["streamer (1.28 ms, 80 reports per notification)", "sysman"]);
     assert!(s.runs[0].telemetry);
     let n = s.streams[0].data.raw.timestamps.len();
     assert!(n > 500, "about 780 reports in 1 s, got {n}");
