@@ -316,16 +316,16 @@ impl Streamer {
 /// count of each set into `counts`. Uses `zetMetricGroupCalculateMultipleMetricValuesExp` and
 /// falls back to `zetMetricGroupCalculateMetricValues` (one set) where the driver lacks it. Both
 /// buffers are the caller's, kept from call to call (a read allocates nothing once they are as
-/// large as it needs).
+/// large as it needs, and not filled anew: only what a call needs beyond the last one's length).
 pub fn calculate(
     group: &MetricGroup,
     raw: &[u8],
     out: &mut Vec<zet_typed_value_t>,
     counts: &mut Vec<u32>,
 ) -> Result<(), ZeError> {
-    out.clear();
-    counts.clear();
     if raw.is_empty() {
+        out.clear();
+        counts.clear();
         return Ok(());
     }
     let ty = ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES;
@@ -335,8 +335,8 @@ pub fn calculate(
         // SAFETY: count query over `raw`.
         let r = unsafe { f(group.handle, ty, raw.len(), raw.as_ptr(), &mut sets, &mut total, null, null.cast()) };
         if r == ZE_RESULT_SUCCESS {
-            counts.resize(sets as usize, 0);
-            out.resize(total as usize, zet_typed_value_t::default());
+            fit(counts, sets as usize);
+            fit(out, total as usize);
             // SAFETY: buffers of the sizes the driver asked for.
             check("zetMetricGroupCalculateMultipleMetricValuesExp", unsafe {
                 f(
@@ -364,7 +364,8 @@ pub fn calculate(
     check("zetMetricGroupCalculateMetricValues", unsafe {
         f(group.handle, ty, raw.len(), raw.as_ptr(), &mut n, std::ptr::null_mut())
     })?;
-    out.resize(n as usize, zet_typed_value_t::default());
+    fit(out, n as usize);
+    counts.clear();
     // SAFETY: a buffer of `n` values.
     check("zetMetricGroupCalculateMetricValues", unsafe {
         f(group.handle, ty, raw.len(), raw.as_ptr(), &mut n, out.as_mut_ptr())
@@ -372,6 +373,17 @@ pub fn calculate(
     out.truncate(n as usize);
     counts.push(n);
     Ok(())
+}
+
+/// `v` at length `n` for a driver to write: grown with defaults where it is shorter, else cut.
+/// Not cleared first: a read of thousands of reports re-zeroed every value before the driver
+/// wrote it (a memset of ~100 bytes a report at 100k reports a second).
+fn fit<T: Clone + Default>(v: &mut Vec<T>, n: usize) {
+    if v.len() < n {
+        v.resize(n, T::default());
+    } else {
+        v.truncate(n);
+    }
 }
 
 /// The device's global timer: how fast it counts and how many of its bits are valid.
