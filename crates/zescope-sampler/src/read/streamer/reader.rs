@@ -201,7 +201,8 @@ impl StreamerReader {
         pieces.reserve(reports, row_len);
         for r in 0..reports {
             // The report's time: the first set's time value (the first set holds them all).
-            let device_ts = self.time_col.and_then(|c| self.values[starts[0].0 + r * n + c].as_u64());
+            let first_set = starts.first().map_or(0, |&(start, _)| start);
+            let device_ts = self.time_col.and_then(|c| self.values[first_set + r * n + c].as_u64());
             let back = (reports - 1 - r) as u64 * self.period_ns;
             let ts = self.clock.map(device_ts, now).unwrap_or(now.saturating_sub(back) as i64);
             // Each set's series, written straight into the batch (NaN for a set that ended).
