@@ -156,7 +156,7 @@ pub fn event(seq: u64, e: &Event) -> String {
             "dropped_reports": h.dropped_reports, "dropped_samples": h.dropped_samples,
             "dropped_batches": h.dropped_batches, "cpu_percent": finite(h.cpu_percent),
             "wakeups": h.wakeups, "latency_ns": u64::try_from(h.latency.as_nanos()).unwrap_or(u64::MAX),
-            "batched": h.batched,
+            "batched": h.batched, "samples": h.samples,
         }),
         Event::Stopped(r) => json!({"type": "stopped", "seq": seq, "reason": stop_reason(r)}),
     };
@@ -394,6 +394,7 @@ pub fn decode_text(frame: &str) -> Result<Text, String> {
             wakeups: v.get("wakeups").and_then(Value::as_u64).unwrap_or(0),
             latency: std::time::Duration::from_nanos(v.get("latency_ns").and_then(Value::as_u64).unwrap_or(0)),
             batched: v.get("batched").and_then(Value::as_bool).unwrap_or(false),
+            samples: v.get("samples").and_then(Value::as_u64).unwrap_or(0),
         }),
         "stopped" => Event::Stopped(match text(&v, "reason")?.as_str() {
             "requested" => StopReason::Requested,
@@ -501,6 +502,7 @@ mod tests {
             wakeups: 40,
             latency: std::time::Duration::from_millis(20),
             batched: true,
+            samples: 123_456,
             ..Health::default()
         };
         let events = [

@@ -33,6 +33,7 @@ struct State {
     next_stats: Instant,
     window: Window,
     /// Whole-run read counters, reported in `Health`.
+    samples: u64,
     torn: u64,
     unchanged: u64,
     clock_resets: u64,
@@ -90,6 +91,7 @@ pub(crate) fn sampler_main(mut opener: Opener, options: Options, commands: Recei
         next_flush: now,
         next_stats: now,
         window: Window { at: now, ticks: 0, cpu: host::thread_cpu_time() },
+        samples: 0,
         torn: 0,
         unchanged: 0,
         clock_resets: 0,
@@ -310,6 +312,7 @@ impl State {
                 });
                 self.wakeups = 0;
                 self.window = Window { at: now, ticks: 0, cpu: host::thread_cpu_time() };
+                self.samples = 0;
                 self.torn = 0;
                 self.unchanged = 0;
                 self.clock_resets = 0;
@@ -376,6 +379,7 @@ impl State {
             }
             match read {
                 Ok(r) => {
+                    self.samples += r.samples;
                     self.torn += r.torn;
                     self.unchanged += r.unchanged;
                     self.clock_resets += r.clock_resets;
@@ -427,6 +431,7 @@ impl State {
             achieved_hz: if self.paused { 0.0 } else { (t.ticks - self.window.ticks) as f64 / dt },
             ticks: t.ticks,
             batched: t.is_batched(),
+            samples: self.samples,
             ticked_for: now.saturating_duration_since(t.started()),
             late_ticks: t.late,
             skipped_ticks: t.skipped,

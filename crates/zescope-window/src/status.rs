@@ -89,22 +89,30 @@ pub fn show(
         };
         if let (true, Some(_), Some(s)) = (activity != Activity::File, &state.ingest.run, &state.health) {
             ui.separator();
-            let (rate, warn) = text::rate(s.achieved_hz, s.requested_hz);
+            let (rate, warn) =
+                if s.batched { (batched_rate(s), false) } else { text::rate(s.achieved_hz, s.requested_hz) };
             let r = ui.label(if warn {
                 RichText::new(rate).color(ui.visuals().warn_fg_color)
             } else {
                 RichText::new(rate)
             });
-            r.on_hover_text(format!(
-                "{} ticks, {} torn reads retried out, {} reads found nothing new, {} device clock resets\n{}",
-                s.ticks,
-                s.torn_reads,
-                s.unchanged_reads,
-                s.clock_resets,
-                latency(s)
-            ));
-            ui.separator();
-            ui.label(format!("late ticks {}", s.late_ticks));
+            r.on_hover_text(if s.batched {
+                format!("{} samples read, {} reads found nothing new\n{}", s.samples, s.unchanged_reads, latency(s))
+            } else {
+                format!(
+                    "{} ticks, {} torn reads retried out, {} reads found nothing new, {} device clock resets\n{}",
+                    s.ticks,
+                    s.torn_reads,
+                    s.unchanged_reads,
+                    s.clock_resets,
+                    latency(s)
+                )
+            });
+            // A run read in batches has no tick to be late for.
+            if !s.batched {
+                ui.separator();
+                ui.label(format!("late ticks {}", s.late_ticks));
+            }
             if s.dropped_reports > 0 {
                 ui.separator();
                 ui.label(
@@ -246,6 +254,24 @@ pub(crate) fn sampling(info: &zescope_sampler::RunInfo) -> String {
     parts.join(" · ")
 }
 
+/// The rate of a run read in batches: its samples a second over the run (a streamer takes ten
+/// reports an interval; the intervals its reads served say nothing a user can check), and what
+/// was asked.
+pub(crate) fn batched_rate(s: &zescope_sampler::Health) -> String {
+    let secs = s.ticked_for.as_secs_f64();
+    let per_s = if secs > 0.0 { (s.samples as f64 / secs).round() as u64 } else { 0 };
+    // Digits in groups of three: "100,020 samples/s".
+    let digits = per_s.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{grouped} samples/s · {} requested", text::hz(s.requested_hz))
+}
+
 /// The live latency and the sampler's wakeups, for the rate's tooltip.
 pub(crate) fn latency(s: &zescope_sampler::Health) -> String {
     let every = text::duration(s.latency);
@@ -276,5 +302,21 @@ mod tests {
         );
         let ticked = zescope_sampler::Health { latency: Duration::from_micros(100), batched: false, ..batched };
         assert!(super::latency(&ticked).starts_with("read on every tick: live latency at most 100 µs"));
+    }
+
+    #[test]
+    fn a_run_read_in_batches_shows_its_samples_a_second() {
+        // A streamer at 10 µs reports for a 10 kHz request, 2 s in: 100 000 samples a second.
+        let s = zescope_sampler::Health {
+            requested_hz: 10_000.0,
+            ticks: 20_000,
+            samples: 200_000,
+            ticked_for: Duration::from_secs(2),
+            batched: true,
+            ..Default::default()
+        };
+        assert_eq!(super::batched_rate(&s), "100,000 samples/s · 10 kHz requested");
+        let few = zescope_sampler::Health { samples: 1_250, ..s };
+        assert_eq!(super::batched_rate(&few), "625 samples/s · 10 kHz requested");
     }
 }

@@ -316,6 +316,10 @@ pub struct Health {
     /// The run is read in batches (its streams are all the streamer's or the tracer's): it has
     /// no tick to be late for, and its samples a second are the device's reports a second.
     pub batched: bool,
+    /// Samples read since the run started (every stream's): over `ticked_for`, the run's samples
+    /// a second, which for a run read in batches is what its rate is (a streamer takes ten
+    /// reports an interval).
+    pub samples: u64,
     /// The time `ticks` were counted over, on the sampler's clock (from the run's start to this
     /// report): `ticks / ticked_for` is the whole run's rate, however late its events arrive.
     pub ticked_for: std::time::Duration,
