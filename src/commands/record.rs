@@ -155,6 +155,8 @@ impl std::fmt::Display for Summary {
                 // second are the device's reports a second (ten an interval for a streamer), which
                 // "Hz achieved" of the ticks it served did not say (a 10 kHz run recorded 100 000
                 // samples a second and read "10000.0 Hz achieved").
+                // The run's own count over its own time, both complete at the end (the sampler's
+                // count in `Health` is as of its last report, up to a batch behind its time).
                 let all = self.elapsed.as_secs_f64();
                 if all * s.requested_hz >= 2.0 {
                     write!(f, ": {:.1} samples a second", self.samples as f64 / all)?;

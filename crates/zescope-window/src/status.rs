@@ -258,10 +258,11 @@ pub(crate) fn sampling(info: &zescope_sampler::RunInfo) -> String {
 /// reports an interval; the intervals its reads served say nothing a user can check), and what
 /// was asked.
 pub(crate) fn batched_rate(s: &zescope_sampler::Health) -> String {
-    let secs = s.ticked_for.as_secs_f64();
-    let per_s = if secs > 0.0 { (s.samples as f64 / secs).round() as u64 } else { 0 };
+    let Some(per_s) = s.samples_per_second() else {
+        return format!("too short for a rate · {} requested", text::hz(s.requested_hz));
+    };
     // Digits in groups of three: "100,020 samples/s".
-    let digits = per_s.to_string();
+    let digits = (per_s.round() as u64).to_string();
     let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {
@@ -318,5 +319,7 @@ mod tests {
         assert_eq!(super::batched_rate(&s), "100,000 samples/s · 10 kHz requested");
         let few = zescope_sampler::Health { samples: 1_250, ..s };
         assert_eq!(super::batched_rate(&few), "625 samples/s · 10 kHz requested");
+        let early = zescope_sampler::Health { ticked_for: Duration::from_micros(150), ..s };
+        assert_eq!(super::batched_rate(&early), "too short for a rate · 10 kHz requested");
     }
 }

@@ -35,6 +35,7 @@ fn a_run_read_in_batches_gives_its_samples_a_second_and_no_ticks() {
     let health = Health {
         requested_hz: 10_000.0,
         ticks: 20_000,
+        samples: 200_000,
         ticked_for: Duration::from_secs(2),
         batched: true,
         latency: Duration::from_millis(50),

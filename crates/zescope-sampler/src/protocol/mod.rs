@@ -356,6 +356,17 @@ pub struct Health {
     pub latency: std::time::Duration,
 }
 
+impl Health {
+    /// The run's samples a second so far (`samples` over `ticked_for`): what a run read in
+    /// batches shows as its rate, live (low by up to a batch interval over the run's length: the
+    /// samples are counted at the last read, the time now). `None` for a run shorter than two
+    /// intervals, too short for one.
+    pub fn samples_per_second(&self) -> Option<f64> {
+        let secs = self.ticked_for.as_secs_f64();
+        (secs * self.requested_hz >= 2.0).then(|| self.samples as f64 / secs)
+    }
+}
+
 /// Why a run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StopReason {
