@@ -109,6 +109,8 @@ pub(crate) struct Instance {
     pub(crate) signaled: HashSet<usize>,
     /// Successful `zetMetricStreamerReadData` calls (for `streamer_read_fails_after`).
     pub(crate) streamer_reads: u64,
+    /// The most reports one `zetMetricStreamerReadData` call copied (`Sim::most_reports_read`).
+    pub(crate) most_reports_read: usize,
     /// `zetMetricTracerReadDataExp` calls let through (for `tracer_read_fails_after`).
     pub(crate) tracer_reads: u64,
     pub(crate) violations: Vec<Entry>,
@@ -254,6 +256,7 @@ impl Instance {
             events: HashMap::new(),
             signaled: HashSet::new(),
             streamer_reads: 0,
+            most_reports_read: 0,
             tracer_reads: 0,
             violations: Vec::new(),
             size_queries: 0,

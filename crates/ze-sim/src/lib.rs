@@ -279,6 +279,13 @@ impl Sim {
         self.with(|i| i.shared.streamer_reports_made())
     }
 
+    /// Successful `zetMetricStreamerReadData` calls that copied reports or could have (a size
+    /// query is not one), and the most reports one of them copied: how a client takes a full
+    /// buffer, at once or in parts.
+    pub fn streamer_reads(&self) -> (u64, usize) {
+        self.with(|i| (i.streamer_reads, i.most_reports_read))
+    }
+
     /// Has the fault `device_lost_after_samples` fired (and not been undone by
     /// [`Sim::recover_device`])?
     pub fn is_device_lost(&self) -> bool {

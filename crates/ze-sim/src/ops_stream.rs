@@ -356,6 +356,7 @@ impl Instance {
         self.streamer_write(h, &mut buf[..n * report_bytes]);
         *size = n * report_bytes;
         self.streamer_reads += 1;
+        self.most_reports_read = self.most_reports_read.max(n);
         if dropped {
             return Err(ZE_RESULT_WARNING_DROPPED_DATA);
         }

@@ -199,12 +199,12 @@ impl Streamer {
         })
     }
 
-    /// `zetMetricStreamerReadData` of up to `*size` bytes into `data` (null: a size query);
-    /// Ok(true) when the driver said reports were dropped.
-    fn read_call(&self, size: &mut usize, data: *mut u8) -> Result<bool, ZeError> {
+    /// `zetMetricStreamerReadData` of up to `max_reports` reports and `*size` bytes into `data`
+    /// (null: a size query); Ok(true) when the driver said reports were dropped.
+    fn read_call(&self, max_reports: u32, size: &mut usize, data: *mut u8) -> Result<bool, ZeError> {
         let f = call!(self.ze, zetMetricStreamerReadData);
         // SAFETY: our streamer; `data` is null (a size query) or holds `*size` writable bytes.
-        match unsafe { f(self.handle, u32::MAX, size, data) } {
+        match unsafe { f(self.handle, max_reports, size, data) } {
             ZE_RESULT_SUCCESS => Ok(false),
             ZE_RESULT_WARNING_DROPPED_DATA => Ok(true),
             code => Err(ZeError { call: "zetMetricStreamerReadData", code }),
@@ -224,13 +224,21 @@ impl Streamer {
     /// from then on. A driver that refuses the query (INVALID_ARGUMENT, the newer specification)
     /// or answers nothing keeps its fixed reads.
     pub fn read(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
+        self.read_at_most(buf, u32::MAX)
+    }
+
+    /// [`Streamer::read`] asking the driver for at most `max_reports` reports a call (its
+    /// `maxReportCount`): a reader that takes a full buffer in parts, each decoded before the
+    /// next is read, keeps its working set small. A driver may give fewer (or, ignoring the
+    /// count, more); the reports left wait for the next read.
+    pub fn read_at_most(&self, buf: &mut Vec<u8>, max_reports: u32) -> Result<ReadData, ZeError> {
         match self.sizing.get() {
-            Sizing::Queried => self.read_queried(buf),
-            Sizing::Fixed { .. } => self.read_fixed(buf),
+            Sizing::Queried => self.read_queried(buf, max_reports),
+            Sizing::Fixed { .. } => self.read_fixed(buf, max_reports),
         }
     }
 
-    fn read_fixed(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
+    fn read_fixed(&self, buf: &mut Vec<u8>, max_reports: u32) -> Result<ReadData, ZeError> {
         let (mut total, mut dropped) = (0usize, false);
         for _ in 0..MAX_READS {
             let Sizing::Fixed { room, proven, empty, asked } = self.sizing.get() else { break };
@@ -242,7 +250,7 @@ impl Streamer {
                 region.fill(CANARY);
             }
             let mut got = room;
-            dropped |= self.read_call(&mut got, region.as_mut_ptr())?;
+            dropped |= self.read_call(max_reports, &mut got, region.as_mut_ptr())?;
             let mut got = got.min(room);
             if !proven && got > 0 && region[..got].iter().all(|&b| b == CANARY) {
                 got = 0; // a size answered, nothing copied
@@ -262,24 +270,24 @@ impl Streamer {
         {
             self.sizing.set(Sizing::Fixed { room, proven: false, empty, asked: true });
             let mut size = 0usize;
-            if self.read_call(&mut size, std::ptr::null_mut()).is_ok_and(|_| size > 0) {
+            if self.read_call(max_reports, &mut size, std::ptr::null_mut()).is_ok_and(|_| size > 0) {
                 log::warn!(
                     "the metric streamer's driver copies reports only after the size query the 1.16 specification \
                      deprecated (it copied nothing to {empty} reads of a fixed buffer): its reads follow one"
                 );
                 self.sizing.set(Sizing::Queried);
-                return self.read_queried(buf);
+                return self.read_queried(buf, max_reports);
             }
         }
         Ok(ReadData { bytes: total, dropped })
     }
 
     /// Reads each after a size query (drivers that copy nothing otherwise, see [`Streamer::read`]).
-    fn read_queried(&self, buf: &mut Vec<u8>) -> Result<ReadData, ZeError> {
+    fn read_queried(&self, buf: &mut Vec<u8>, max_reports: u32) -> Result<ReadData, ZeError> {
         let (mut total, mut dropped) = (0usize, false);
         for _ in 0..MAX_READS {
             let mut want = 0usize;
-            dropped |= self.read_call(&mut want, std::ptr::null_mut())?;
+            dropped |= self.read_call(max_reports, &mut want, std::ptr::null_mut())?;
             let want = want.min(MAX_READ_BYTES);
             if want == 0 {
                 break;
@@ -288,7 +296,7 @@ impl Streamer {
                 buf.resize(total + want, 0);
             }
             let mut got = want;
-            dropped |= self.read_call(&mut got, buf[total..].as_mut_ptr())?;
+            dropped |= self.read_call(max_reports, &mut got, buf[total..].as_mut_ptr())?;
             let got = got.min(want);
             total += got;
             if got < want || total >= MAX_READ_BYTES {

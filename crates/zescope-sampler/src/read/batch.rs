@@ -152,6 +152,13 @@ impl Reports {
         }
     }
 
+    /// Adds what a later part of the same read gave.
+    pub(crate) fn add(&mut self, part: Reports) {
+        self.reports += part.reports;
+        self.out_of_order += part.out_of_order;
+        self.dropped |= part.dropped;
+    }
+
     /// Counts the read in the tick's outcome: reports as samples, those out of order as
     /// unchanged, a drop as one dropped read.
     pub(crate) fn count(self, out: &mut ReadOutcome) {

@@ -113,5 +113,10 @@ fn a_longer_batch_interval_reads_the_same_reports_in_fewer_wakeups() {
     // second of reports, where the default interval (a notification per 1,600) wakes ~70 times.
     let most = got.ts.len() as u64 / 2_500 + 15;
     assert!(got.health.wakeups <= most, "{} wakeups for {} samples", got.health.wakeups, got.ts.len());
+    // Each wake's ~4,000 reports are read in parts of ~8,192 values (1,365 reports of 6), each
+    // decoded before the next is read, not all at once.
+    let (reads, most_in_one) = sim.streamer_reads();
+    assert!((1..=1_400).contains(&most_in_one), "{most_in_one} reports in one read");
+    assert!(reads >= got.made / 1_400, "{reads} reads for {} reports", got.made);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
