@@ -2,41 +2,10 @@
 //! start gave: across pieces, streams on two clocks (equal times included), a gap, a wrap.
 
 use super::*;
-use zescope_sampler::layout::Kind;
-use zescope_sampler::{ReadPath, SampleBatch, SeriesInfo};
+use crate::derive::tests::info as run;
+use zescope_sampler::SampleBatch;
 
 const MS: i64 = 1_000_000;
-
-fn run() -> RunInfo {
-    let series = |name: &str, unit: &str, kind: Kind, wrap: Option<f64>| SeriesInfo {
-        name: name.into(),
-        description: String::new(),
-        unit: unit.into(),
-        kind,
-        wrap,
-    };
-    let stream = |index: usize, group: &str, series: Vec<SeriesInfo>| StreamInfo {
-        index,
-        target: 0,
-        device: "dev".into(),
-        group: group.into(),
-        layout: "l".into(),
-        series,
-        read_path: ReadPath::Mapped,
-    };
-    RunInfo {
-        run: 7,
-        config: RunConfig::single(DevicePath::default(), vec!["A".into(), "S".into()], Duration::from_millis(1)),
-        devices: vec!["dev".into()],
-        simulated: true,
-        streams: vec![
-            stream(0, "A", vec![series("x", "W", Kind::Gauge, None), series("c", "B", Kind::Cumulative, Some(1000.0))]),
-            stream(1, "S", vec![series("y", "%", Kind::Gauge, None)]),
-        ],
-        imports: 2,
-        notices: Vec::new(),
-    }
-}
 
 /// The derived values of the Derived stream holding `name`: (time, value) in order.
 fn values_of(store: &Store, ingest: &Ingest, name: &str) -> Vec<(i64, f64)> {
@@ -70,7 +39,7 @@ fn computed_over_a_recording_it_gives_what_a_live_run_gave() {
         if t % 7 == 0 {
             let y = (t % 100) as f64;
             batches.push(SampleBatch {
-                run: 7,
+                run: 1,
                 stream: 1,
                 timestamps: vec![t * MS],
                 values: vec![y],
@@ -80,10 +49,10 @@ fn computed_over_a_recording_it_gives_what_a_live_run_gave() {
         c = (c + 37.0 + (t % 5) as f64) % 1000.0;
         let x = 10.0 + (t % 13) as f64;
         batches.push(SampleBatch {
-            run: 7,
+            run: 1,
             stream: 0,
             timestamps: vec![t * MS],
-            values: vec![x, c],
+            values: vec![x, c, 0.0],
             gap_before: t == 12_300,
         });
     }
@@ -92,7 +61,7 @@ fn computed_over_a_recording_it_gives_what_a_live_run_gave() {
             ingest.samples(&mut store, &b).unwrap();
         }
     }
-    ingest.run_stopped(&mut store, 7);
+    ingest.run_stopped(&mut store, 1);
     ingest.run = None;
 
     let def = Derivation::parse(&format!("later={text}")).unwrap();
@@ -132,7 +101,7 @@ fn computed_over_a_recording_it_gives_what_a_live_run_gave() {
     // Again: refused, naming it.
     let e = Backfill::start(&def, &mut history, &mut store, &mut ingest).unwrap_err();
     assert!(e.contains("Derived/later is shown already"), "{e}");
-    let bad = Derivation::parse("b=A/xx * 2").unwrap();
+    let bad = Derivation::parse("bad=A/xx * 2").unwrap();
     let e = Backfill::start(&bad, &mut history, &mut store, &mut ingest).unwrap_err();
-    assert!(e.contains("run 7: derived series 'b' names 'A/xx', no series of this run; it could mean A/x"), "{e}");
+    assert!(e.contains("run 1: derived series 'bad' names 'A/xx', no series of this run; it could mean A/x"), "{e}");
 }

@@ -12,8 +12,8 @@ fn series(name: &str, unit: &str, kind: Kind, wrap: Option<f64>) -> SeriesInfo {
 }
 
 /// A run of two streams: `A` (x: W gauge, c: B cumulative wrapping at 1000, b: ns busy) and
-/// `S` (y: % gauge).
-fn info() -> RunInfo {
+/// `S` (y: % gauge). Run 1.
+pub(super) fn info() -> RunInfo {
     let stream = |index: usize, group: &str, series: Vec<SeriesInfo>| StreamInfo {
         index,
         target: 0,
