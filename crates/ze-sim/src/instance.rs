@@ -109,7 +109,7 @@ pub(crate) struct Instance {
     pub(crate) signaled: HashSet<usize>,
     /// Successful `zetMetricStreamerReadData` calls (for `streamer_read_fails_after`).
     pub(crate) streamer_reads: u64,
-    /// The most reports one `zetMetricStreamerReadData` call copied (`Sim::most_reports_read`).
+    /// The most reports one `zetMetricStreamerReadData` call copied (`Sim::streamer_reads`).
     pub(crate) most_reports_read: usize,
     /// `zetMetricTracerReadDataExp` calls let through (for `tracer_read_fails_after`).
     pub(crate) tracer_reads: u64,

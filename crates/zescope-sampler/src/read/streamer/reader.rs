@@ -67,9 +67,8 @@ pub(crate) struct StreamerReader {
     /// The time's worth of reports a notification stands for: the longest between reads when
     /// none comes.
     span: std::time::Duration,
-    /// Reports a read asks for at most, so that a part's raw reports and values stay near
-    /// [`PART_VALUES`] values (the reader loops while parts come full).
-    chunk: u32,
+    /// Reports a part of a read asks for at most: about [`PART_VALUES`] values.
+    part_reports: u32,
 }
 
 /// The values (of every set) a part of a read holds about: 8 192 values are 128 KiB of
@@ -126,7 +125,7 @@ impl StreamerReader {
             last_read: None,
             notify_off: streams.event(index).is_none(),
             span,
-            chunk: (PART_VALUES / (plan.columns.len() * plan.sets).max(1)).clamp(64, 1 << 16) as u32,
+            part_reports: (PART_VALUES / (plan.columns.len() * plan.sets).max(1)).clamp(64, 1 << 16) as u32,
         }
     }
 
@@ -179,33 +178,31 @@ impl StreamerReader {
         if !self.due(streams, every_call, notices)? {
             return Ok(Reports::begin(false, pieces));
         }
-        // In parts of `chunk` reports, each decoded before the next is read, while the last
-        // part was full (a driver holding more): a batch interval's reports at 100 000 a second
-        // would take megabytes of raw reports and values at once. Reports without a time of
-        // their own are stamped back from the read's time, so those are read whole.
-        let chunk = if self.time_col.is_some() { self.chunk } else { u32::MAX };
+        // In parts while they come full (the module's docs); reports without a time of their own
+        // whole.
+        let most = if self.time_col.is_some() { self.part_reports } else { u32::MAX };
         let mut total = Reports::begin(false, pieces);
         for _ in 0..MAX_PARTS {
-            let (part, reports) = self.read_part(streams, chunk, notices, pieces)?;
+            let (part, reports) = self.read_part(streams, most, notices, pieces)?;
             total.add(part);
-            if reports < chunk as usize {
+            if reports < most as usize {
                 break;
             }
         }
         Ok(total)
     }
 
-    /// One read of at most `chunk` reports (the driver's `maxReportCount`), appended to `pieces`;
+    /// One read of at most `most` reports (the driver's `maxReportCount`), appended to `pieces`;
     /// with the number of reports the driver gave.
     fn read_part(
         &mut self,
         streams: &Streamers,
-        chunk: u32,
+        most: u32,
         notices: &mut Vec<String>,
         pieces: &mut Pieces,
     ) -> Result<(Reports, usize), ZeError> {
         let s = streams.streamer(self.index);
-        let data = s.read_at_most(&mut self.raw, chunk)?;
+        let data = s.read_at_most(&mut self.raw, most)?;
         let now = monotonic_ns().max(0) as u64;
         let mut out = Reports::begin(data.dropped, pieces);
         if data.bytes == 0 {
