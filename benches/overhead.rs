@@ -23,6 +23,13 @@
 //!   `record` of it, while zescope itself all but sleeps: what the exported-memory rows cost
 //!   before zescope's own sampling on this device (on a GPU the hardware writes, and the floor
 //!   alone is the floor). Its CPU is both processes'; its wakeups the bare process's.
+//! - the floor beside the simulated streamer: a process of this bench that holds the simulated
+//!   device in itself, opens `RenderBasic`'s streamer at 10 µs (100k reports/s) and every 100 ms
+//!   reads what it made, in parts as zescope does (`Streamer::read_at_most`), then drops it: no
+//!   Calculate, no samples, no store. On this device a streamer's reports are made when they are
+//!   read, on the reading thread, so this is what the 100k-reports row costs before zescope's own
+//!   work (on a GPU the hardware makes them, and Calculate, which stays in the row, is the
+//!   driver's). Its wakeups are its threads' (the reading one, and the device's writer).
 //!
 //! The median's interval: the order statistics that hold the true median with at least 95 %
 //! confidence whatever the ratios' distribution (the k-th smallest and k-th largest of n pairs,
@@ -156,6 +163,26 @@ fn switches(pid: u32, name: &str) -> u64 {
 }
 
 /// The floor's child: wakes every `us` microseconds on a deadline grid, does nothing, forever.
+/// The floor beside the simulated streamer (the module's docs): reads `RenderBasic`'s 100k
+/// reports a second every 100 ms in parts of 1,365 reports (zescope's for this group), until
+/// killed.
+fn streamer_floor() -> ! {
+    use ze_sim::config::{MetricsEnable, SimConfig};
+    let sim = std::sync::Arc::new(ze_sim::Sim::new(SimConfig { metrics: MetricsEnable::Always, ..Default::default() }));
+    let l = zescope_ze::Loader::in_process(sim.in_process()).expect("the simulated driver opens");
+    let dev = l.drivers[0].devices().expect("devices").remove(0);
+    let g =
+        dev.metric_groups().expect("groups").into_iter().find(|g| g.info.name == "RenderBasic").expect("RenderBasic");
+    let ctx = zescope_ze::Context::create(&l.drivers[0]).expect("a context");
+    ctx.activate(&dev, &[&g]).expect("activated");
+    let s = zescope_ze::streamer::Streamer::open(&ctx, &dev, &g, 10_000, 8_000, None).expect("a streamer");
+    let mut buf = Vec::new();
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        while s.read_at_most(&mut buf, 1_365).expect("a read").bytes > 0 {}
+    }
+}
+
 fn sleeper(us: u64) -> ! {
     let period = Duration::from_micros(us);
     let mut next = Instant::now();
@@ -175,6 +202,7 @@ enum Beside {
     Window,
     Floor { us: u64 },
     FloorBesideDevice { us: u64 },
+    FloorBesideStreamer,
 }
 
 impl Beside {
@@ -196,6 +224,9 @@ impl Beside {
             Beside::Floor { us } => format!("floor: a process waking at {} kHz, doing nothing", 1000 / us),
             Beside::FloorBesideDevice { us } => {
                 format!("floor beside the simulated device: waking at {} kHz, the device writing", 1000 / us)
+            }
+            Beside::FloorBesideStreamer => {
+                "floor beside the simulated streamer: 100k reports/s made and read, nothing after".into()
             }
         }
     }
@@ -298,6 +329,11 @@ fn start(beside: Beside) -> Result<Running, String> {
     };
     let child = match beside {
         Beside::Floor { us } => sleeper(us)?,
+        Beside::FloorBesideStreamer => Command::new(std::env::current_exe().unwrap())
+            .env("ZESCOPE_OVERHEAD_STREAMER_FLOOR", "1")
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| e.to_string())?,
         Beside::FloorBesideDevice { us } => {
             let d = zescope(dir.path())
                 .args(["--source", "sim", "record", "--interval", "10s", "--group", "ComputeBasic"])
@@ -441,6 +477,9 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
+    if std::env::var_os("ZESCOPE_OVERHEAD_STREAMER_FLOOR").is_some() {
+        streamer_floor();
+    }
     if let Some(us) = std::env::var("ZESCOPE_OVERHEAD_SLEEPER").ok().and_then(|v| v.parse().ok()) {
         sleeper(us);
     }
@@ -468,6 +507,7 @@ fn main() {
         Beside::Floor { us: 100 },
         Beside::FloorBesideDevice { us: 1000 },
         Beside::FloorBesideDevice { us: 100 },
+        Beside::FloorBesideStreamer,
         Beside::Record { interval: "1ms", group: "ComputeBasic", via: "export", telemetry: true },
         Beside::Record { interval: "100us", group: "ComputeBasic", via: "export", telemetry: true },
         Beside::Record { interval: "1ms", group: "RenderBasic", via: "streamer", telemetry: false },
@@ -479,7 +519,10 @@ fn main() {
     for beside in settings.into_iter().filter(|b| only.split('|').any(|o| b.name().contains(o))) {
         let (mut ratios, mut cores, mut sampler, mut device) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut wakeups = Vec::new();
-        let thread = if matches!(beside, Beside::Floor { .. } | Beside::FloorBesideDevice { .. }) {
+        let thread = if matches!(
+            beside,
+            Beside::Floor { .. } | Beside::FloorBesideDevice { .. } | Beside::FloorBesideStreamer
+        ) {
             ""
         } else {
             "zescope-sampler"
