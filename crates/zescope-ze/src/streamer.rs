@@ -147,12 +147,21 @@ const SILENT_PERIODS: u32 = 8;
 /// What a read buffer holds before a read while the driver has not been seen to copy.
 const CANARY: u8 = 0xa5;
 
+/// Driver calls one read makes at most: [`MAX_READS`] for a whole read, one for a part
+/// ([`Streamer::read_at_most`] of fewer than `u32::MAX` reports).
+fn calls(max_reports: u32) -> usize {
+    if max_reports == u32::MAX { MAX_READS } else { 1 }
+}
+
 /// What one read found.
 pub struct ReadData {
     /// Bytes of raw reports now in the buffer.
     pub bytes: usize,
     /// The driver answered ZE_RESULT_WARNING_DROPPED_DATA: reports were lost before these.
     pub dropped: bool,
+    /// The last call filled all it was given (the buffer, or what a size query answered): the
+    /// driver may hold more reports.
+    pub more: bool,
 }
 
 impl Streamer {
@@ -227,10 +236,11 @@ impl Streamer {
         self.read_at_most(buf, u32::MAX)
     }
 
-    /// [`Streamer::read`] asking the driver for at most `max_reports` reports a call (its
-    /// `maxReportCount`): a reader that takes a full buffer in parts, each decoded before the
-    /// next is read, keeps its working set small. A driver may give fewer (or, ignoring the
-    /// count, more); the reports left wait for the next read.
+    /// One call of [`Streamer::read`] asking the driver for at most `max_reports` reports (its
+    /// `maxReportCount`; `u32::MAX`: the whole read): a reader that takes a full buffer in parts,
+    /// each decoded before the next is read, keeps its working set small. A driver may give fewer
+    /// (or, ignoring the count, more); the reports left wait for the next part, which
+    /// [`ReadData::more`] says may be worth asking for.
     pub fn read_at_most(&self, buf: &mut Vec<u8>, max_reports: u32) -> Result<ReadData, ZeError> {
         match self.sizing.get() {
             Sizing::Queried => self.read_queried(buf, max_reports),
@@ -239,8 +249,8 @@ impl Streamer {
     }
 
     fn read_fixed(&self, buf: &mut Vec<u8>, max_reports: u32) -> Result<ReadData, ZeError> {
-        let (mut total, mut dropped) = (0usize, false);
-        for _ in 0..MAX_READS {
+        let (mut total, mut dropped, mut more) = (0usize, false, false);
+        for _ in 0..calls(max_reports) {
             let Sizing::Fixed { room, proven, empty, asked } = self.sizing.get() else { break };
             if buf.len() < total + room {
                 buf.resize(total + room, 0);
@@ -256,7 +266,8 @@ impl Streamer {
                 got = 0; // a size answered, nothing copied
             }
             total += got;
-            let full = got == room && room < MAX_READ_BYTES;
+            more = got == room;
+            let full = more && room < MAX_READ_BYTES;
             let grown = if full { (room * 2).min(MAX_READ_BYTES) } else { room };
             let empty = if total == 0 && !proven { empty + 1 } else { 0 };
             self.sizing.set(Sizing::Fixed { room: grown, proven: proven || got > 0, empty, asked });
@@ -279,13 +290,13 @@ impl Streamer {
                 return self.read_queried(buf, max_reports);
             }
         }
-        Ok(ReadData { bytes: total, dropped })
+        Ok(ReadData { bytes: total, dropped, more })
     }
 
     /// Reads each after a size query (drivers that copy nothing otherwise, see [`Streamer::read`]).
     fn read_queried(&self, buf: &mut Vec<u8>, max_reports: u32) -> Result<ReadData, ZeError> {
-        let (mut total, mut dropped) = (0usize, false);
-        for _ in 0..MAX_READS {
+        let (mut total, mut dropped, mut more) = (0usize, false, false);
+        for _ in 0..calls(max_reports) {
             let mut want = 0usize;
             dropped |= self.read_call(max_reports, &mut want, std::ptr::null_mut())?;
             let want = want.min(MAX_READ_BYTES);
@@ -299,11 +310,12 @@ impl Streamer {
             dropped |= self.read_call(max_reports, &mut got, buf[total..].as_mut_ptr())?;
             let got = got.min(want);
             total += got;
+            more = got == want;
             if got < want || total >= MAX_READ_BYTES {
                 break;
             }
         }
-        Ok(ReadData { bytes: total, dropped })
+        Ok(ReadData { bytes: total, dropped, more })
     }
 
     /// Whether reads go without a size query: always, except on a driver that copies nothing

@@ -177,6 +177,40 @@ fn streamer_reads_work_whatever_a_size_query_answers() {
 }
 
 #[test]
+fn a_streamer_read_in_parts_gives_every_report_once_whatever_a_size_query_answers() {
+    use ze_sim::config::Profile;
+    use zescope_ze::streamer::{Streamer, calculate};
+    for (profile, group) in [(Profile::NpuDriverLike, "NocTraffic"), (Profile::ComputeRuntimeLike, "RenderBasic")] {
+        let (sim, _l, dev, g, ctx) = on_profile(profile, group);
+        ctx.activate(&dev, &[&g]).unwrap();
+        let opened = std::time::Instant::now();
+        let s = Streamer::open(&ctx, &dev, &g, 1_000_000, 1, None).unwrap();
+        let per_report = g.metrics().unwrap().len();
+        let (mut buf, mut values, mut counts, mut reports, mut most) = (Vec::new(), Vec::new(), Vec::new(), 0, 0);
+        for _ in 0..4 {
+            std::thread::sleep(std::time::Duration::from_millis(25));
+            // Parts of at most 8 reports until the streamer holds none.
+            for _ in 0..1_000 {
+                let data = s.read_at_most(&mut buf, 8).unwrap();
+                calculate(&g, &buf[..data.bytes], &mut values, &mut counts).unwrap();
+                let got = counts.first().map_or(0, |&n| n as usize / per_report);
+                (reports, most) = (reports + got, most.max(got));
+                if got == 0 {
+                    break;
+                }
+            }
+        }
+        let made = (opened.elapsed().as_nanos() / s.period_ns as u128) as usize;
+        assert!(reports + 3 >= made && reports <= made, "{}: {reports} reports of {made}", profile.name());
+        assert!((1..=8).contains(&most), "{}: {most} reports in one part", profile.name());
+        s.close().unwrap();
+        ctx.activate(&dev, &[]).unwrap();
+        ctx.destroy().unwrap();
+        assert!(sim.report().is_clean(), "{:?}", sim.report());
+    }
+}
+
+#[test]
 fn a_streamer_on_a_group_not_activated_is_not_ready_and_says_why() {
     let (sim, _l, dev, g, ctx) = on_profile(ze_sim::config::Profile::NpuDriverLike, "NocTraffic");
     let e = zescope_ze::streamer::Streamer::open(&ctx, &dev, &g, 1_000_000, 1, None).err().expect("not activated");

@@ -183,9 +183,9 @@ impl StreamerReader {
         let most = if self.time_col.is_some() { self.part_reports } else { u32::MAX };
         let mut total = Reports::begin(false, pieces);
         for _ in 0..MAX_PARTS {
-            let (part, reports) = self.read_part(streams, most, notices, pieces)?;
+            let (part, more) = self.read_part(streams, most, notices, pieces)?;
             total.add(part);
-            if reports < most as usize {
+            if !more {
                 break;
             }
         }
@@ -193,27 +193,27 @@ impl StreamerReader {
     }
 
     /// One read of at most `most` reports (the driver's `maxReportCount`), appended to `pieces`;
-    /// with the number of reports the driver gave.
+    /// with whether the driver may hold more (it gave `most`, or filled what it was given).
     fn read_part(
         &mut self,
         streams: &Streamers,
         most: u32,
         notices: &mut Vec<String>,
         pieces: &mut Pieces,
-    ) -> Result<(Reports, usize), ZeError> {
+    ) -> Result<(Reports, bool), ZeError> {
         let s = streams.streamer(self.index);
         let data = s.read_at_most(&mut self.raw, most)?;
         let now = monotonic_ns().max(0) as u64;
         let mut out = Reports::begin(data.dropped, pieces);
         if data.bytes == 0 {
-            return Ok((out, 0));
+            return Ok((out, false));
         }
         calculate(&self.group, &self.raw[..data.bytes], &mut self.values, &mut self.counts)?;
         let counts = &self.counts;
         let n = self.width;
         let first = counts.first().copied().unwrap_or(0) as usize;
         if n == 0 || !first.is_multiple_of(n) {
-            return Ok((out, 0));
+            return Ok((out, false));
         }
         if counts.len() != self.sets && !self.told_sets {
             self.told_sets = true;
@@ -273,6 +273,6 @@ impl StreamerReader {
             out.push_with(pieces, ts, row_len, fill);
         }
         self.starts = starts;
-        Ok((out, reports))
+        Ok((out, reports >= most as usize || data.more))
     }
 }
