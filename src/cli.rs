@@ -104,8 +104,8 @@ pub enum Command {
         #[arg(long, short)]
         metrics: bool,
         /// Only the groups whose names match GLOB (`*` any run of characters, `?` one);
-        /// repeatable. A pattern that matches no group is an error.
-        #[arg(long = "group", value_name = "GLOB")]
+        /// repeat it or give a comma list. A pattern that matches no group is an error.
+        #[arg(long = "group", value_name = "GLOB", value_delimiter = ',')]
         groups: Vec<String>,
     },
     /// Sample without a window and write a session (--out run.ron) or a CSV (--out run.csv: time
@@ -154,15 +154,15 @@ pub struct RecordOptions {
     /// Default: the first device with a group zescope can sample.
     #[arg(long = "device", value_delimiter = ',')]
     pub devices: Vec<String>,
-    /// Metric group to sample (repeat for groups of other domains): GROUP, or DEVICE:GROUP
-    /// for one of several devices (a plain GROUP goes to every device that has it). GROUP may
-    /// be a glob ('Compute*', 'L3_?'): every group it matches, at most one per domain.
-    /// Default: each device's first group that exports memory.
-    #[arg(long = "group")]
+    /// Metric group to sample (repeat it, or give a comma list, for groups of other domains):
+    /// GROUP, or DEVICE:GROUP for one of several devices (a plain GROUP goes to every device that
+    /// has it). GROUP may be a glob ('Compute*', 'L3_?'): every group it matches, at most one per
+    /// domain. Default: each device's first group that exports memory.
+    #[arg(long = "group", value_delimiter = ',')]
     pub groups: Vec<String>,
-    /// Only these metrics (repeatable); a glob ('Gpu*') stands for every metric of the groups
-    /// it matches. Default: all metrics of the groups.
-    #[arg(long = "metric")]
+    /// Only these metrics (repeat it or give a comma list); a glob ('Gpu*') stands for every
+    /// metric of the groups it matches. Default: all metrics of the groups.
+    #[arg(long = "metric", value_delimiter = ',')]
     pub metrics: Vec<String>,
     /// Combine the --metric list into one metric group created for the run.
     #[arg(long)]
@@ -313,10 +313,10 @@ pub struct ServeOptions {
     /// its device. Default: the first device with a group zescope can sample.
     #[arg(long = "device", value_delimiter = ',')]
     pub devices: Vec<String>,
-    /// Metric group to sample (repeat for groups of other domains): GROUP, or DEVICE:GROUP
-    /// for one of several devices, as for `record` (globs too). Default: each device's first
-    /// group that exports memory.
-    #[arg(long = "group")]
+    /// Metric group to sample (repeat it, or give a comma list, for groups of other domains):
+    /// GROUP, or DEVICE:GROUP for one of several devices, as for `record` (globs too). Default:
+    /// each device's first group that exports memory.
+    #[arg(long = "group", value_delimiter = ',')]
     pub groups: Vec<String>,
     /// Also serve the devices' telemetry through Sysman (clocks, throttle reasons, power,
     /// energy, temperatures, engine utilisation, memory): on by default.

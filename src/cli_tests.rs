@@ -47,3 +47,27 @@ fn an_interval_outside_what_the_sampler_does_is_refused_with_the_range() {
         assert!(parse(&["record", "--interval", good, "--out", "r.ron"]).is_ok(), "{good}");
     }
 }
+
+#[test]
+fn groups_and_metrics_take_comma_lists_as_devices_do() {
+    let Some(Command::Record(r)) =
+        parse(&["record", "--group", "RenderBasic,0:ComputeBasic", "--group", "Mem*", "--out", "r.ron"])
+            .unwrap()
+            .command
+    else {
+        panic!("record")
+    };
+    assert_eq!(r.groups, ["RenderBasic", "0:ComputeBasic", "Mem*"]);
+    let Some(Command::Record(r)) =
+        parse(&["record", "--metric", "GpuTime,Eu*", "--metric", "Power", "--out", "r.ron"]).unwrap().command
+    else {
+        panic!("record")
+    };
+    assert_eq!(r.metrics, ["GpuTime", "Eu*", "Power"]);
+    let Some(Command::Serve(s)) = parse(&["serve", "--group", "A,B"]).unwrap().command else { panic!("serve") };
+    assert_eq!(s.groups, ["A", "B"]);
+    let Some(Command::List { groups, .. }) = parse(&["list", "--group", "A*,B?"]).unwrap().command else {
+        panic!("list")
+    };
+    assert_eq!(groups, ["A*", "B?"]);
+}
