@@ -97,14 +97,15 @@ pub fn show(
                 RichText::new(rate)
             });
             r.on_hover_text(if s.batched {
-                format!("{} samples read, {} reads found nothing new\n{}", s.samples, s.unchanged_reads, latency(s))
+                let (samples, unchanged) = (text::count(s.samples), text::count(s.unchanged_reads));
+                format!("{samples} samples read, {unchanged} reads found nothing new\n{}", latency(s))
             } else {
                 format!(
                     "{} ticks, {} torn reads retried out, {} reads found nothing new, {} device clock resets\n{}",
-                    s.ticks,
-                    s.torn_reads,
-                    s.unchanged_reads,
-                    s.clock_resets,
+                    text::count(s.ticks),
+                    text::count(s.torn_reads),
+                    text::count(s.unchanged_reads),
+                    text::count(s.clock_resets),
                     latency(s)
                 )
             });
@@ -261,16 +262,7 @@ pub(crate) fn batched_rate(s: &zescope_sampler::Health) -> String {
     let Some(per_s) = s.samples_per_second() else {
         return format!("too short for a rate · {} requested", text::hz(s.requested_hz));
     };
-    // Digits in groups of three: "100,020 samples/s".
-    let digits = (per_s.round() as u64).to_string();
-    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("{grouped} samples/s · {} requested", text::hz(s.requested_hz))
+    format!("{} samples/s · {} requested", text::count(per_s.round() as u64), text::hz(s.requested_hz))
 }
 
 /// The live latency and the sampler's wakeups, for the rate's tooltip.

@@ -192,6 +192,19 @@ pub fn utc(unix_ms: i64) -> String {
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
+/// A count with its digits in groups of three: "1,349,881".
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    grouped
+}
+
 /// Bytes with binary prefixes: "512 MiB".
 pub fn bytes(b: usize) -> String {
     let b = b as f64;
@@ -307,6 +320,15 @@ mod tests {
         assert_eq!(si(1.5, "cycles"), "1.5 cycles");
         assert_eq!(si(f64::NAN, "W"), "NaN W");
         assert_eq!(si(1.0, ""), "1");
+    }
+
+    #[test]
+    fn counts_group_their_digits_in_threes() {
+        let cases = [(0, "0"), (999, "999"), (1_000, "1,000"), (99_963, "99,963"), (1_349_881, "1,349,881")];
+        for (n, want) in cases {
+            assert_eq!(count(n), want);
+        }
+        assert_eq!(count(u64::MAX), "18,446,744,073,709,551,615");
     }
 
     #[test]
