@@ -224,9 +224,10 @@ impl std::fmt::Display for Summary {
 const RECORD_PACE: Duration = Duration::from_millis(100);
 /// How long a recording's streamed reports may wait in the driver's buffer
 /// (`sampler::Options::batch_interval`): nobody watches them live, so the sampler wakes for them
-/// 10 times a second instead of 50 (the window's and `serve`'s `sampler::BATCH_INTERVAL`). Each
-/// wake-up costs a workload on that core a context switch each way and its caches: at 100k
-/// reports a second a wake-up is ~30 µs of the kernel's switching alone (`docs/benchmarks.md`).
+/// 10 times a second instead of 50 (the window's and `serve`'s `sampler::BATCH_INTERVAL`): at
+/// 100k reports a second 15 wake-ups a second where 50 ms gave 27 (`docs/benchmarks.md`, "The
+/// 100k-reports row with the median's interval"; the slowdown did not move with them there: the
+/// row's cost is per report).
 const RECORD_BATCH: Duration = Duration::from_millis(100);
 
 /// Records until the duration, the workload's exit or a signal; prints what was written and

@@ -181,7 +181,7 @@ impl StreamerReader {
         // In parts while they come full (the module's docs); reports without a time of their own
         // whole.
         let most = if self.time_col.is_some() { self.part_reports } else { u32::MAX };
-        let mut total = Reports::begin(false, pieces);
+        let mut total = Reports::default();
         for _ in 0..MAX_PARTS {
             let (part, more) = self.read_part(streams, most, notices, pieces)?;
             total.add(part);
@@ -239,9 +239,9 @@ impl StreamerReader {
         let (series, row_len) = (self.series, self.series * self.sets);
         let per_s = per_second(self.period_ns);
         pieces.reserve(reports, row_len);
+        // The reports' times are the first set's time values (the first set holds them all).
+        let first_set = starts.first().map_or(0, |&(start, _)| start);
         for r in 0..reports {
-            // The report's time: the first set's time value (the first set holds them all).
-            let first_set = starts.first().map_or(0, |&(start, _)| start);
             let device_ts = self.time_col.and_then(|c| self.values[first_set + r * n + c].as_u64());
             let back = (reports - 1 - r) as u64 * self.period_ns;
             let ts = self.clock.map(device_ts, now).unwrap_or(now.saturating_sub(back) as i64);
