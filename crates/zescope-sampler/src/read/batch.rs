@@ -51,19 +51,11 @@ impl Pieces {
     /// Appends a sample; false (and nothing appended) when `ts` does not follow the last one,
     /// sent or not: the store is never handed a non-increasing timestamp.
     pub(crate) fn push(&mut self, ts: i64, row: &[f64]) -> bool {
-        self.push_with(ts, row.len(), |slot| slot.copy_from_slice(row))
-    }
-
-    /// [`Pieces::push`] of a sample of `width` values that `fill` writes in place (given NaNs),
-    /// called only when the sample is appended.
-    pub(crate) fn push_with(&mut self, ts: i64, width: usize, fill: impl FnOnce(&mut [f64])) -> bool {
         if !self.follows(ts) {
             return false;
         }
         self.timestamps.push(ts);
-        let at = self.values.len();
-        self.values.resize(at + width, f64::NAN);
-        fill(&mut self.values[at..]);
+        self.values.extend_from_slice(row);
         true
     }
 
@@ -140,12 +132,7 @@ impl Reports {
 
     /// Appends one sample, counted as a report, or as out of order when `ts` does not follow.
     pub(crate) fn push(&mut self, pieces: &mut Pieces, ts: i64, row: &[f64]) {
-        self.push_with(pieces, ts, row.len(), |slot| slot.copy_from_slice(row));
-    }
-
-    /// [`Reports::push`] of a sample that `fill` writes in place ([`Pieces::push_with`]).
-    pub(crate) fn push_with(&mut self, pieces: &mut Pieces, ts: i64, width: usize, fill: impl FnOnce(&mut [f64])) {
-        if pieces.push_with(ts, width, fill) {
+        if pieces.push(ts, row) {
             self.reports += 1;
         } else {
             self.out_of_order += 1;

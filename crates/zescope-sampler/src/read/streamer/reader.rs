@@ -57,6 +57,8 @@ pub(crate) struct StreamerReader {
     /// read (a read allocates nothing once they are large enough).
     counts: Vec<u32>,
     starts: Vec<(usize, usize)>,
+    /// The converted rows of the last read (kept from read to read, as `counts`).
+    rows: Vec<f64>,
     clock: ReportClock,
     /// The driver's set count differed from `sets` (said once).
     told_sets: bool,
@@ -120,6 +122,7 @@ impl StreamerReader {
             values: Vec::new(),
             counts: Vec::new(),
             starts: Vec::new(),
+            rows: Vec::new(),
             clock,
             told_sets: false,
             last_read: None,
@@ -238,6 +241,28 @@ impl StreamerReader {
         let reports = first / n;
         let (series, row_len) = (self.series, self.series * self.sets);
         let per_s = per_second(self.period_ns);
+        // The samples' rows, converted column by column (one conversion chosen per column, not
+        // per value), NaN where a set ended.
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.clear();
+        rows.resize(reports * row_len, f64::NAN);
+        for (k, &(start, held)) in starts.iter().enumerate() {
+            for (j, &(c, conv)) in self.series_cols.iter().enumerate() {
+                let column = self.values.get(start + c..).unwrap_or(&[]).iter().step_by(n).take(held.min(reports));
+                let out = rows.get_mut(k * series + j..).unwrap_or(&mut []).iter_mut().step_by(row_len);
+                let Some(v) = convert(column, conv, per_s, out) else { continue };
+                if !self.told_out_of_range[j] {
+                    self.told_out_of_range[j] = true;
+                    notices.push(format!(
+                        "metric group {}: {} reported {v} busy in a report of {}, which is not a share of its \
+                         time; its busy share is drawn clamped to 0..100 %",
+                        self.group.info.name,
+                        self.names[j],
+                        period_text(self.period_ns as u32),
+                    ));
+                }
+            }
+        }
         pieces.reserve(reports, row_len);
         // The reports' times are the first set's time values (the first set holds them all).
         let first_set = starts.first().map_or(0, |&(start, _)| start);
@@ -245,34 +270,82 @@ impl StreamerReader {
             let device_ts = self.time_col.and_then(|c| self.values[first_set + r * n + c].as_u64());
             let back = (reports - 1 - r) as u64 * self.period_ns;
             let ts = self.clock.map(device_ts, now).unwrap_or(now.saturating_sub(back) as i64);
-            // Each set's series, written straight into the batch (NaN for a set that ended).
-            let fill = |row: &mut [f64]| {
-                for (&(start, held), part) in starts.iter().zip(row.chunks_exact_mut(series)) {
-                    if r >= held {
-                        part.fill(f64::NAN);
-                        continue;
-                    }
-                    let vals = &self.values[start + r * n..start + (r + 1) * n];
-                    for (j, (&(c, conv), x)) in self.series_cols.iter().zip(part).enumerate() {
-                        let v = vals[c].as_f64().unwrap_or(f64::NAN);
-                        let odd;
-                        (*x, odd) = conv.apply(v, per_s);
-                        if odd && !self.told_out_of_range[j] {
-                            self.told_out_of_range[j] = true;
-                            notices.push(format!(
-                                "metric group {}: {} reported {v} busy in a report of {}, which is not a share of \
-                                 its time; its busy share is drawn clamped to 0..100 %",
-                                self.group.info.name,
-                                self.names[j],
-                                period_text(self.period_ns as u32),
-                            ));
-                        }
-                    }
-                }
-            };
-            out.push_with(pieces, ts, row_len, fill);
+            out.push(pieces, ts, &rows[r * row_len..(r + 1) * row_len]);
         }
+        self.rows = rows;
         self.starts = starts;
         Ok((out, reports >= most as usize || data.more))
+    }
+}
+
+/// Writes the plotted values of one column (`column`, a metric's typed values report after
+/// report) into `out` as `conv` says; the first value that was out of what it can be, if one was
+/// ([`Conv::apply`]). A value of an unknown type is NaN.
+fn convert<'a>(
+    column: impl Iterator<Item = &'a zet_typed_value_t>,
+    conv: Conv,
+    per_s: f64,
+    out: impl Iterator<Item = &'a mut f64>,
+) -> Option<f64> {
+    let values = column.map(|v| v.as_f64().unwrap_or(f64::NAN));
+    match conv {
+        Conv::AsIs => out.zip(values).for_each(|(x, v)| *x = v),
+        Conv::Rate => out.zip(values).for_each(|(x, v)| *x = v * per_s),
+        Conv::Share { .. } | Conv::ShareOf { .. } => {
+            let mut odd = None;
+            for (x, v) in out.zip(values) {
+                let bad;
+                (*x, bad) = conv.apply(v, per_s);
+                if bad && odd.is_none() {
+                    odd = Some(v);
+                }
+            }
+            return odd;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u64s(v: &[u64]) -> Vec<zet_typed_value_t> {
+        v.iter().map(|&x| zet_typed_value_t { r#type: ZET_VALUE_TYPE_UINT64, value: zet_value_t { ui64: x } }).collect()
+    }
+
+    /// Converts every `stride`-th value of `values` from `at` into every second slot of a row
+    /// buffer (two series a row), as `read_part` does for one column.
+    fn column(values: &[zet_typed_value_t], at: usize, stride: usize, conv: Conv) -> (Vec<f64>, Option<f64>) {
+        let mut rows = vec![f64::NAN; values.len() / stride * 2];
+        let odd = convert(values[at..].iter().step_by(stride), conv, 100_000.0, rows.iter_mut().step_by(2));
+        (rows.iter().step_by(2).copied().collect(), odd)
+    }
+
+    #[test]
+    fn a_column_converts_as_apply_does_value_by_value_and_names_its_first_impossible_share() {
+        // Two metrics a report: busy ns of a 10 µs report, and a count.
+        let raw = u64s(&[398, 7, 10_000, 8, 10_400, 9, 12_000, 10, 10_600, 11]);
+        let share = Conv::Share { unit_s: 1e-9 }.at(100_000.0);
+        let (busy, odd) = column(&raw, 0, 2, share);
+        let by_value: Vec<f64> =
+            [398.0, 10_000.0, 10_400.0, 12_000.0, 10_600.0].iter().map(|&x| share.apply(x, 100_000.0).0).collect();
+        assert_eq!(busy, by_value);
+        assert_eq!(busy[..3], [3.98, 100.0, 100.0], "jitter within the slack is drawn at 100 %");
+        assert_eq!(odd, Some(12_000.0), "the first share past the slack, not a later one");
+        let (rates, odd) = column(&raw, 1, 2, Conv::Rate);
+        assert_eq!((rates, odd), (vec![700_000.0, 800_000.0, 900_000.0, 1_000_000.0, 1_100_000.0], None));
+    }
+
+    #[test]
+    fn a_value_of_an_unknown_type_is_nan_and_a_short_column_leaves_the_rest() {
+        let mut raw = u64s(&[5, 6, 7]);
+        raw[1].r#type = 0x7fff_0000;
+        let mut rows = [-1.0; 4];
+        let odd = convert(raw.iter(), Conv::AsIs, 1.0, rows.iter_mut());
+        assert_eq!(odd, None);
+        assert_eq!(rows[0], 5.0);
+        assert!(rows[1].is_nan());
+        assert_eq!(rows[2..], [7.0, -1.0], "a set that ended keeps what the rows were given (NaN in a read)");
     }
 }
