@@ -102,7 +102,20 @@ enum Word {
 /// `x as u64` (saturating, NaN 0), through i64 where that is exact: one instruction where u64's
 /// conversion is several on the baseline x86-64, and a streamer converts every count it makes.
 fn to_u64(x: f64) -> u64 {
-    if (0.0..9.2e18).contains(&x) { x as i64 as u64 } else { x as u64 }
+    if (0.0..9.2e18).contains(&x) {
+        // SAFETY: `x` is finite and within 0..9.2e18, so its truncation fits an i64.
+        unsafe { x.to_int_unchecked::<i64>() as u64 }
+    } else {
+        to_u64_beyond(x)
+    }
+}
+
+/// [`to_u64`] of a value outside 0..9.2e18 (a saturating conversion; kept out of the loop that
+/// makes reports, so the common case is one instruction, not both paths and their selects).
+#[cold]
+#[inline(never)]
+fn to_u64_beyond(x: f64) -> u64 {
+    x as u64
 }
 
 /// The sampling period the driver uses for a requested one (ns).

@@ -177,8 +177,10 @@ pub(crate) fn level(signal: Signal, kind: DeviceKind, clock_mhz: f64, at: Moment
         Signal::PowerWatts => power(),
         Signal::TemperatureC => temperature(Sensor::Gpu, power(), n),
         Signal::MemoryTemperatureC => temperature(Sensor::Memory, power(), n),
-        Signal::GpuTime => util() / 100.0 * 1e9,
-        Signal::BusyCycles => util() / 100.0 * freq() * 1e6,
+        // Multiplied, not divided by 100 (a streamer makes these for every report; a division
+        // is several times a multiplication's latency): within an ulp of the quotient.
+        Signal::GpuTime => util() * 1e7,
+        Signal::BusyCycles => util() * freq() * 1e4,
         Signal::BytesRead => read_bw(),
         Signal::BytesWritten => 0.4 * read_bw(),
         Signal::Inferences => match phase {
