@@ -59,6 +59,34 @@ impl Pieces {
         true
     }
 
+    /// [`Pieces::push`] of sample `i` of `ts` with row `rows[i * width..(i + 1) * width]`, for
+    /// each: the rows of consecutive samples that follow are copied at once, not row by row.
+    /// How many were appended, and how many refused.
+    pub(crate) fn push_rows(&mut self, ts: &[i64], rows: &[f64], width: usize) -> (u64, u64) {
+        let (mut refused, mut from) = (0u64, 0usize);
+        for (i, &t) in ts.iter().enumerate() {
+            let last = self.last_ts;
+            let follows = last.is_none_or(|l| t > l);
+            let hole = follows && last.is_some_and(|l| self.hole_ns.is_some_and(|h| t.saturating_sub(l) > h));
+            if !follows || hole {
+                // The rows appended so far go in before the piece closes (or the refused row).
+                self.values.extend_from_slice(&rows[from * width..i * width]);
+                from = if follows { i } else { i + 1 };
+            }
+            if !follows {
+                refused += 1;
+                continue;
+            }
+            if hole {
+                self.break_batch();
+            }
+            self.last_ts = Some(t);
+            self.timestamps.push(t);
+        }
+        self.values.extend_from_slice(&rows[from * width..ts.len() * width]);
+        (ts.len() as u64 - refused, refused)
+    }
+
     /// Whether a sample at `ts` may be appended (after the last one; a new piece begins when a
     /// hole falls before it), taking `ts` as the last time when it may.
     fn follows(&mut self, ts: i64) -> bool {
@@ -80,10 +108,11 @@ impl Pieces {
         if !self.timestamps.is_empty() {
             let gap_before = std::mem::take(&mut self.gap_next);
             // The batch leaves with its buffers; the next one's are taken as large at once (one
-            // allocation each a batch, not a doubling every few ticks).
+            // allocation each a batch, not a doubling every few ticks; a quarter over, so a batch a little
+            // larger than the last is not copied to grow).
             let (n, v) = (self.timestamps.len(), self.values.len());
-            let timestamps = std::mem::replace(&mut self.timestamps, Vec::with_capacity(n));
-            let values = std::mem::replace(&mut self.values, Vec::with_capacity(v));
+            let timestamps = std::mem::replace(&mut self.timestamps, Vec::with_capacity(n + n / 4));
+            let values = std::mem::replace(&mut self.values, Vec::with_capacity(v + v / 4));
             out.push(batch((timestamps, values, gap_before)));
         }
     }
@@ -139,6 +168,13 @@ impl Reports {
         }
     }
 
+    /// [`Reports::push`] of each of `ts` with its row ([`Pieces::push_rows`]).
+    pub(crate) fn push_rows(&mut self, pieces: &mut Pieces, ts: &[i64], rows: &[f64], width: usize) {
+        let (appended, refused) = pieces.push_rows(ts, rows, width);
+        self.reports += appended;
+        self.out_of_order += refused;
+    }
+
     /// Adds what a later part of the same read gave.
     pub(crate) fn add(&mut self, part: Reports) {
         self.reports += part.reports;
@@ -185,5 +221,36 @@ mod tests {
         let mut out = Vec::new();
         t.take(1, 0, &mut out);
         assert_eq!(out.iter().map(|b| b.gap_before).collect::<Vec<_>>(), [false]);
+    }
+
+    #[test]
+    fn rows_pushed_at_once_make_the_pieces_rows_pushed_one_by_one_make() {
+        let ms = 1_000_000i64;
+        // In order, a repeat, one from the past, a hole of 2 s, the same again right after it.
+        let ts = [5 * ms, 6 * ms, 6 * ms, 2 * ms, 7 * ms, 2007 * ms, 2008 * ms, 2008 * ms, 2009 * ms];
+        let rows: Vec<f64> = (0..ts.len() * 2).map(|v| v as f64).collect();
+        let (mut one, mut all) =
+            (Pieces::with_holes(Duration::from_secs(1)), Pieces::with_holes(Duration::from_secs(1)));
+        assert!(one.push(ms, &[-1.0, -2.0]) && all.push(ms, &[-1.0, -2.0]));
+        let mut pushed = (0u64, 0u64);
+        for (t, row) in ts.iter().zip(rows.chunks_exact(2)) {
+            if one.push(*t, row) {
+                pushed.0 += 1;
+            } else {
+                pushed.1 += 1;
+            }
+        }
+        assert_eq!(all.push_rows(&ts, &rows, 2), pushed);
+        assert_eq!(pushed, (6, 3));
+        let batches = |p: &mut Pieces| {
+            let mut out = Vec::new();
+            p.take(1, 0, &mut out);
+            out.into_iter().map(|b| (b.timestamps, b.values, b.gap_before)).collect::<Vec<_>>()
+        };
+        let expected = batches(&mut one);
+        assert_eq!(batches(&mut all), expected);
+        assert_eq!(expected.len(), 2, "the hole splits them");
+        assert_eq!(expected[1].1, [10.0, 11.0, 12.0, 13.0, 16.0, 17.0]);
+        assert!(expected[1].2, "a gap before the piece after the hole");
     }
 }

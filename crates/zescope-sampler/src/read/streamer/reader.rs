@@ -57,8 +57,9 @@ pub(crate) struct StreamerReader {
     /// read (a read allocates nothing once they are large enough).
     counts: Vec<u32>,
     starts: Vec<(usize, usize)>,
-    /// The converted rows of the last read (kept from read to read, as `counts`).
+    /// The converted rows of the last read and their times (kept from read to read, as `counts`).
     rows: Vec<f64>,
+    times: Vec<i64>,
     clock: ReportClock,
     /// The driver's set count differed from `sets` (said once).
     told_sets: bool,
@@ -123,6 +124,7 @@ impl StreamerReader {
             counts: Vec::new(),
             starts: Vec::new(),
             rows: Vec::new(),
+            times: Vec::new(),
             clock,
             told_sets: false,
             last_read: None,
@@ -266,13 +268,15 @@ impl StreamerReader {
         pieces.reserve(reports, row_len);
         // The reports' times are the first set's time values (the first set holds them all).
         let first_set = starts.first().map_or(0, |&(start, _)| start);
-        for r in 0..reports {
+        let mut times = std::mem::take(&mut self.times);
+        times.clear();
+        times.extend((0..reports).map(|r| {
             let device_ts = self.time_col.and_then(|c| self.values[first_set + r * n + c].as_u64());
             let back = (reports - 1 - r) as u64 * self.period_ns;
-            let ts = self.clock.map(device_ts, now).unwrap_or(now.saturating_sub(back) as i64);
-            out.push(pieces, ts, &rows[r * row_len..(r + 1) * row_len]);
-        }
-        self.rows = rows;
+            self.clock.map(device_ts, now).unwrap_or(now.saturating_sub(back) as i64)
+        }));
+        out.push_rows(pieces, &times, &rows, row_len);
+        (self.rows, self.times) = (rows, times);
         self.starts = starts;
         Ok((out, reports >= most as usize || data.more))
     }
