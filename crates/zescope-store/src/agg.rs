@@ -99,8 +99,40 @@ impl Agg {
     #[inline]
     pub(crate) fn push_all(&mut self, vs: &[f64]) {
         let Some(&last) = vs.last() else { return };
+        self.push_each(vs.iter().copied(), last);
+    }
+
+    /// Writes [`canon`] of each of `vs` into `out` (as many as both hold) and [`Self::push`]es
+    /// it, in one pass (a store's ingest copies and summarises a column at once).
+    #[inline]
+    pub(crate) fn copy_and_push(&mut self, out: &mut [f64], vs: impl Iterator<Item = f64>) {
+        let mut written = 0;
+        let values = out.iter_mut().zip(vs).map(|(slot, v)| {
+            *slot = canon(v);
+            written += 1;
+            *slot
+        });
         let (mut min, mut max, mut sum, mut n, mut nf) = (self.min, self.max, self.sum, self.n, self.nf);
-        for &v in vs {
+        for v in values {
+            if v.is_finite() {
+                min = if v < min { v } else { min };
+                max = if v > max { v } else { max };
+                sum += v;
+                n += 1;
+            } else {
+                nf += u32::from(!is_missing(v));
+            }
+        }
+        if written > 0 {
+            *self = Agg { min, max, sum, last: out[written - 1], n, nf };
+        }
+    }
+
+    /// The loop of [`Self::push_all`]: `last` is the last of `vs`.
+    #[inline(always)]
+    fn push_each(&mut self, vs: impl Iterator<Item = f64>, last: f64) {
+        let (mut min, mut max, mut sum, mut n, mut nf) = (self.min, self.max, self.sum, self.n, self.nf);
+        for v in vs {
             if v.is_finite() {
                 min = if v < min { v } else { min };
                 max = if v > max { v } else { max };
@@ -168,6 +200,25 @@ mod tests {
                 let bits = |a: &Agg| (a.min.to_bits(), a.max.to_bits(), a.sum.to_bits(), a.last.to_bits(), a.n, a.nf);
                 assert_eq!(bits(&all), bits(&one), "{start}..{end}");
             }
+        }
+    }
+
+    #[test]
+    fn copy_and_push_writes_the_canonical_values_and_sums_them_as_push_all_does() {
+        let odd_nan = f64::from_bits(f64::NAN.to_bits() ^ 0x5);
+        let xs = [2.0, odd_nan, -0.0, missing(), f64::INFINITY, 7.25, -3.0, f64::NEG_INFINITY, 1e300];
+        let bits = |a: &Agg| (a.min.to_bits(), a.max.to_bits(), a.sum.to_bits(), a.last.to_bits(), a.n, a.nf);
+        for end in 0..=xs.len() {
+            let mut out = [9.0; 12];
+            let mut fused = Agg::of(1.5);
+            fused.copy_and_push(&mut out[..end], xs.iter().copied());
+            let canon: Vec<f64> = xs[..end].iter().map(|&v| canon(v)).collect();
+            let mut two = Agg::of(1.5);
+            two.push_all(&canon);
+            assert_eq!(bits(&fused), bits(&two), "..{end}");
+            let written: Vec<u64> = out[..end].iter().map(|v| v.to_bits()).collect();
+            assert_eq!(written, canon.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "..{end}");
+            assert!(out[end..].iter().all(|&v| v == 9.0), "nothing written past the slots given");
         }
     }
 

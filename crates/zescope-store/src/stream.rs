@@ -243,11 +243,9 @@ impl StreamStore {
                 let col = &mut values[s * BLOCK + off..s * BLOCK + off + m];
                 match self.wraps[s] {
                     None => {
-                        // Series `s` of each row, without an index check per value.
-                        for (slot, &v) in col.iter_mut().zip(vals[i * n + s..].iter().step_by(n)) {
-                            *slot = canon(v);
-                        }
-                        agg.push_all(col);
+                        // Series `s` of each row, without an index check per value, copied and
+                        // summarised in one pass.
+                        agg.copy_and_push(col, vals[i * n + s..].iter().step_by(n).copied());
                     }
                     Some(rule) => {
                         // The first sample of the slice takes its rate against
