@@ -225,7 +225,7 @@ impl SourcePanel<'_> {
             Err(why) => {
                 self.state.push_error(super::banner::UiError::new(
                     super::banner::UiErrorKind::Stopped,
-                    format!("sampling stopped: {why}"),
+                    format!("the new selection cannot be sampled: {why}"),
                     "tick a group (or the telemetry) and Start",
                 ));
                 SourceAction::Send(Command::Stop)

@@ -129,3 +129,28 @@ fn a_pane_header_says_the_unit_of_its_rows() {
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// Unticking the last thing a run samples stops it, and the banner says why once: its title says
+/// the sampling stopped, its text what about the selection cannot be sampled (it read "Sampling
+/// stopped — sampling stopped: …").
+#[test]
+fn unticking_the_last_group_and_the_telemetry_stops_the_run_saying_why_once() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.step();
+    let groups: Vec<String> = h.state().state.selection.groups.iter().cloned().collect();
+    assert_eq!(groups, ["ComputeBasic"], "the default selection");
+    h.get_by_label("Start").click();
+    pump(&mut h, "a run", |a| a.state.ingest.run.is_some() && a.state.ingest.samples_total > 0);
+    h.get_by_label_contains("Telemetry  · Sysman").click();
+    h.step();
+    pump(&mut h, "the run again without telemetry", |a| a.state.ingest.run.as_ref().is_some_and(|_| !has_telemetry(a)));
+    h.get_by_label_contains("ComputeBasic  · domain 0").click();
+    pump(&mut h, "the run to stop", |a| a.state.ingest.run.is_none());
+    h.step();
+    h.get_by_label("Sampling stopped");
+    h.get_by_label_contains("the new selection cannot be sampled: tick at least one metric group, or the telemetry");
+    assert!(h.query_by_label_contains("sampling stopped:").is_none(), "said once, in the title");
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
