@@ -132,16 +132,26 @@ fn trim(v: f64, digits: usize) -> String {
     if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_owned() } else { s }
 }
 
-/// A duration for status texts: "250 µs", "1 ms", "2.5 s", "1 min 30 s".
+/// A duration for status texts: "250 µs", "1 ms", "2.5 s", "1 min 30 s", "1 h 46 min", "2 d 3 h":
+/// to the second below an hour, to the minute below a day, to the hour beyond.
 pub fn duration(d: std::time::Duration) -> String {
     let s = d.as_secs_f64();
-    if s >= 60.0 {
-        let m = (s / 60.0).floor();
-        let rest = s - m * 60.0;
-        if rest < 0.5 { format!("{m} min") } else { format!("{m} min {} s", rest.round()) }
-    } else {
-        si(s, "s")
+    if s < 60.0 {
+        return si(s, "s");
     }
+    let secs = d.as_secs() + u64::from(d.subsec_nanos() >= 500_000_000);
+    if secs < 3600 {
+        let (m, rest) = (secs / 60, secs % 60);
+        return if rest == 0 { format!("{m} min") } else { format!("{m} min {rest} s") };
+    }
+    let mins = (secs + 30) / 60;
+    if mins < 24 * 60 {
+        let (h, m) = (mins / 60, mins % 60);
+        return if m == 0 { format!("{h} h") } else { format!("{h} h {m} min") };
+    }
+    let hours = (mins + 30) / 60;
+    let (days, h) = (hours / 24, hours % 24);
+    if h == 0 { format!("{days} d") } else { format!("{days} d {h} h") }
 }
 
 /// A rate in Hz as "10 kHz".
@@ -335,6 +345,14 @@ mod tests {
     fn durations_rates_and_bytes() {
         assert_eq!(duration(std::time::Duration::from_micros(100)), "100 µs");
         assert_eq!(duration(std::time::Duration::from_secs(90)), "1 min 30 s");
+        let secs = |s: f64| duration(std::time::Duration::from_secs_f64(s));
+        assert_eq!(secs(119.6), "2 min", "never '1 min 60 s'");
+        assert_eq!(secs(3599.4), "59 min 59 s");
+        assert_eq!(secs(3599.6), "1 h");
+        assert_eq!(secs(6350.0), "1 h 46 min", "a checkpoint's age of 105 min 50 s");
+        assert_eq!(secs(86_369.0), "23 h 59 min");
+        assert_eq!(secs(86_399.0), "1 d");
+        assert_eq!(secs(2.0 * 86_400.0 + 3.0 * 3600.0 + 100.0), "2 d 3 h");
         assert_eq!(hz(10_000.0), "10 kHz");
         assert_eq!(bytes(512 << 20), "512 MiB");
         assert_eq!(bytes(100), "100 B");
