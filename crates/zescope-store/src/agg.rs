@@ -98,40 +98,24 @@ impl Agg {
     /// [`Self::push`] each of `vs` in order, with the running summary kept in registers.
     #[inline]
     pub(crate) fn push_all(&mut self, vs: &[f64]) {
-        let Some(&last) = vs.last() else { return };
-        self.push_each(vs.iter().copied(), last);
+        self.push_each(vs.iter().copied());
     }
 
     /// Writes [`canon`] of each of `vs` into `out` (as many as both hold) and [`Self::push`]es
     /// it, in one pass (a store's ingest copies and summarises a column at once).
     #[inline]
     pub(crate) fn copy_and_push(&mut self, out: &mut [f64], vs: impl Iterator<Item = f64>) {
-        let mut written = 0;
-        let values = out.iter_mut().zip(vs).map(|(slot, v)| {
+        self.push_each(out.iter_mut().zip(vs).map(|(slot, v)| {
             *slot = canon(v);
-            written += 1;
             *slot
-        });
-        let (mut min, mut max, mut sum, mut n, mut nf) = (self.min, self.max, self.sum, self.n, self.nf);
-        for v in values {
-            if v.is_finite() {
-                min = if v < min { v } else { min };
-                max = if v > max { v } else { max };
-                sum += v;
-                n += 1;
-            } else {
-                nf += u32::from(!is_missing(v));
-            }
-        }
-        if written > 0 {
-            *self = Agg { min, max, sum, last: out[written - 1], n, nf };
-        }
+        }));
     }
 
-    /// The loop of [`Self::push_all`]: `last` is the last of `vs`.
+    /// The loop of [`Self::push_all`] and [`Self::copy_and_push`] (no values: unchanged).
     #[inline(always)]
-    fn push_each(&mut self, vs: impl Iterator<Item = f64>, last: f64) {
-        let (mut min, mut max, mut sum, mut n, mut nf) = (self.min, self.max, self.sum, self.n, self.nf);
+    fn push_each(&mut self, vs: impl Iterator<Item = f64>) {
+        let (mut min, mut max, mut sum, mut n, mut nf, mut last) =
+            (self.min, self.max, self.sum, self.n, self.nf, self.last);
         for v in vs {
             if v.is_finite() {
                 min = if v < min { v } else { min };
@@ -141,6 +125,7 @@ impl Agg {
             } else {
                 nf += u32::from(!is_missing(v));
             }
+            last = v;
         }
         *self = Agg { min, max, sum, last, n, nf };
     }
