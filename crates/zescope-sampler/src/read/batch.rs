@@ -65,23 +65,17 @@ impl Pieces {
     pub(crate) fn push_rows(&mut self, ts: &[i64], rows: &[f64], width: usize) -> (u64, u64) {
         let (mut refused, mut from) = (0u64, 0usize);
         for (i, &t) in ts.iter().enumerate() {
-            let last = self.last_ts;
-            let follows = last.is_none_or(|l| t > l);
-            let hole = follows && last.is_some_and(|l| self.hole_ns.is_some_and(|h| t.saturating_sub(l) > h));
-            if !follows || hole {
-                // The rows appended so far go in before the piece closes (or the refused row).
+            let place = self.place(t);
+            if place != Place::Next {
+                // The rows taken so far go in before a piece closes, or a row is refused.
                 self.values.extend_from_slice(&rows[from * width..i * width]);
-                from = if follows { i } else { i + 1 };
+                from = i + usize::from(place == Place::Refused);
             }
-            if !follows {
+            if self.enter(t, place) {
+                self.timestamps.push(t);
+            } else {
                 refused += 1;
-                continue;
             }
-            if hole {
-                self.break_batch();
-            }
-            self.last_ts = Some(t);
-            self.timestamps.push(t);
         }
         self.values.extend_from_slice(&rows[from * width..ts.len() * width]);
         (ts.len() as u64 - refused, refused)
@@ -90,13 +84,24 @@ impl Pieces {
     /// Whether a sample at `ts` may be appended (after the last one; a new piece begins when a
     /// hole falls before it), taking `ts` as the last time when it may.
     fn follows(&mut self, ts: i64) -> bool {
-        if let Some(last) = self.last_ts {
-            if ts <= last {
-                return false;
-            }
-            if self.hole_ns.is_some_and(|hole| ts.saturating_sub(last) > hole) {
-                self.break_batch();
-            }
+        self.enter(ts, self.place(ts))
+    }
+
+    /// Where a sample at `ts` would go.
+    fn place(&self, ts: i64) -> Place {
+        match self.last_ts {
+            Some(last) if ts <= last => Place::Refused,
+            Some(last) if self.hole_ns.is_some_and(|hole| ts.saturating_sub(last) > hole) => Place::AfterHole,
+            _ => Place::Next,
+        }
+    }
+
+    /// [`Pieces::follows`] of a sample at `ts` whose [`Pieces::place`] is `place`.
+    fn enter(&mut self, ts: i64, place: Place) -> bool {
+        match place {
+            Place::Refused => return false,
+            Place::AfterHole => self.break_batch(),
+            Place::Next => {}
         }
         self.last_ts = Some(ts);
         true
@@ -120,6 +125,17 @@ impl Pieces {
     pub(crate) fn pending(&self) -> usize {
         self.timestamps.len() + self.closed.iter().map(|c| c.0.len()).sum::<usize>()
     }
+}
+
+/// Where a sample goes in its stream's [`Pieces`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// On from the last sample.
+    Next,
+    /// A new piece: a hole falls between it and the last sample.
+    AfterHole,
+    /// Nowhere: not after the last sample.
+    Refused,
 }
 
 /// What one tick's read found.
