@@ -58,7 +58,7 @@ mod scaled;
 pub use check::check;
 #[cfg(test)]
 use scaled::{common_factor, divided, gcd};
-use scaled::{scaled_header, scaled_value, write_scaled};
+use scaled::{scaled_header, scaled_value, write_quotients, write_scaled};
 
 const FOR: u8 = 0;
 const DELTA: u8 = 1;
@@ -105,6 +105,7 @@ fn runs_encoded_len(words: &[u64]) -> usize {
 
 /// The line through the first and last of `words` (at least 2): its slope, and the smallest
 /// residual and the width of the residuals' range around it.
+#[cfg(test)]
 fn line_fit(words: &[u64]) -> (i64, i64, u32) {
     let first = words[0];
     let slope = (words[words.len() - 1].wrapping_sub(first) as i64) / (words.len() as i64 - 1);
@@ -120,9 +121,13 @@ fn line_fit(words: &[u64]) -> (i64, i64, u32) {
 
 /// Appends the encoding of `words` (integer words when `int`), in its smallest form; `line`
 /// also tries the line form (for timestamps, which follow one).
+#[cfg(test)]
 fn encode_words(words: &[u64], int: bool, line: bool, out: &mut Vec<u8>) {
     let flip = if int { 1u64 << 63 } else { 0 };
-    encode_ranged(words, int, line, word_ranges(words, flip), out);
+    let ranges = word_ranges(words, flip);
+    let found = Found { line: (line && words.len() > 2).then(|| line_fit(words)), xor_len: None };
+    let (form, _) = plan(words, int, ranges, found);
+    write(words, int, ranges, form, out);
 }
 
 /// What picks a column's form, from one pass over its words (see [`word_ranges`]).
@@ -159,34 +164,96 @@ fn word_ranges(words: &[u64], flip: u64) -> Ranges {
     Ranges { lo, hi, dlo, dhi, changes }
 }
 
+/// [`word_ranges`] of integer words (at least 3) and, in the same pass, the [`line_fit`] around
+/// the line through the first and last: a block's timestamps.
+fn time_ranges(words: &[u64]) -> (Ranges, (i64, i64, u32)) {
+    let flip = 1u64 << 63;
+    let first = words[0];
+    let slope = (words[words.len() - 1].wrapping_sub(first) as i64) / (words.len() as i64 - 1);
+    let (mut lo, mut hi) = (first ^ flip, first ^ flip);
+    let (mut dlo, mut dhi) = (i64::MAX, i64::MIN);
+    // The first word lies on the line: residual 0.
+    let (mut rlo, mut rhi, mut base) = (0i64, 0i64, first);
+    let (mut prev, mut changes) = (first, 0usize);
+    for &w in &words[1..] {
+        let d = w.wrapping_sub(prev) as i64;
+        dlo = dlo.min(d);
+        dhi = dhi.max(d);
+        lo = lo.min(w ^ flip);
+        hi = hi.max(w ^ flip);
+        changes += usize::from(d != 0);
+        base = base.wrapping_add(slope as u64);
+        let r = w.wrapping_sub(base) as i64;
+        rlo = rlo.min(r);
+        rhi = rhi.max(r);
+        prev = w;
+    }
+    let ranges = Ranges { lo, hi, dlo, dhi, changes };
+    (ranges, (slope, rlo, width_of(rhi.wrapping_sub(rlo) as u64)))
+}
+
+/// [`word_ranges`] of `f64` bits and, in the same pass, the bytes of their XOR form (mode byte
+/// included): for a column of floats both are needed.
+fn float_ranges(words: &[u64]) -> (Ranges, usize) {
+    let first = words.first().copied().unwrap_or(0);
+    let (mut lo, mut hi) = (first, first);
+    let (mut dlo, mut dhi) = (i64::MAX, i64::MIN);
+    let (mut prev, mut changes) = (first, 0usize);
+    let mut xor_len = 1 + xor::encoded_len(std::iter::once(first));
+    for &w in words.iter().skip(1) {
+        let d = w.wrapping_sub(prev) as i64;
+        dlo = dlo.min(d);
+        dhi = dhi.max(d);
+        lo = lo.min(w);
+        hi = hi.max(w);
+        changes += usize::from(d != 0);
+        let x = w ^ prev;
+        xor_len += if x == 0 { 1 } else { 9 - (x.leading_zeros() / 8 + x.trailing_zeros() / 8) as usize };
+        prev = w;
+    }
+    (Ranges { lo, hi, dlo, dhi, changes }, xor_len)
+}
+
 /// [`word_ranges`] of the integer words of `vals` (values [`integer_words`] accepts), computed on
-/// the values themselves in four lanes (plain `f64` compares, which vectorise where 64-bit
-/// integer ones do not); `None` when they span more than 2^53 (a difference might then round).
+/// the values themselves: the bounds in one pass and the differences' in another, each over eight
+/// lanes of plain `f64` compares (which vectorise where 64-bit integer ones do not; one pass doing
+/// both spilled its lanes and took half as long again), and the changes counted as values that
+/// differ from the one before. `None` when they span more than 2^53 (a difference might then
+/// round).
 fn int_ranges(vals: &[f64]) -> Option<Ranges> {
-    const LANES: usize = 4;
+    const LANES: usize = 8;
     let &first = vals.first()?;
     let (mut lo, mut hi) = ([first; LANES], [first; LANES]);
+    let groups = vals.chunks_exact(LANES);
+    let rest = groups.remainder();
+    for g in groups {
+        for k in 0..LANES {
+            lo[k] = if g[k] < lo[k] { g[k] } else { lo[k] };
+            hi[k] = if g[k] > hi[k] { g[k] } else { hi[k] };
+        }
+    }
+    for &v in rest {
+        lo[0] = if v < lo[0] { v } else { lo[0] };
+        hi[0] = if v > hi[0] { v } else { hi[0] };
+    }
     let (mut dlo, mut dhi) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
-    let mut changes = [0.0f64; LANES];
-    let mut step = |k: usize, prev: f64, v: f64| {
-        let d = v - prev;
-        lo[k] = if v < lo[k] { v } else { lo[k] };
-        hi[k] = if v > hi[k] { v } else { hi[k] };
-        dlo[k] = if d < dlo[k] { d } else { dlo[k] };
-        dhi[k] = if d > dhi[k] { d } else { dhi[k] };
-        changes[k] += if d != 0.0 { 1.0 } else { 0.0 };
-    };
     let (cur, prev) = (&vals[1..], &vals[..vals.len() - 1]);
     let (cur_groups, prev_groups) = (cur.chunks_exact(LANES), prev.chunks_exact(LANES));
     let (cur_rest, prev_rest) = (cur_groups.remainder(), prev_groups.remainder());
     for (c, p) in cur_groups.zip(prev_groups) {
         for k in 0..LANES {
-            step(k, p[k], c[k]);
+            let d = c[k] - p[k];
+            dlo[k] = if d < dlo[k] { d } else { dlo[k] };
+            dhi[k] = if d > dhi[k] { d } else { dhi[k] };
         }
     }
     for (&c, &p) in cur_rest.iter().zip(prev_rest) {
-        step(0, p, c);
+        let d = c - p;
+        dlo[0] = if d < dlo[0] { d } else { dlo[0] };
+        dhi[0] = if d > dhi[0] { d } else { dhi[0] };
     }
+    // Integers below 2^53 differ by at least 1 where they differ: `c != p` is `c - p != 0`.
+    let changes = cur.iter().zip(prev).filter(|(c, p)| c != p).count();
     let fold = |a: [f64; LANES], f: fn(f64, f64) -> f64| a.into_iter().reduce(f).unwrap_or(0.0);
     let (lo, hi) = (fold(lo, f64::min) as i64, fold(hi, f64::max) as i64);
     if hi.checked_sub(lo).is_none_or(|r| r > MAX_INT as i64) {
@@ -199,14 +266,18 @@ fn int_ranges(vals: &[f64]) -> Option<Ranges> {
         // An empty lane's infinities saturate to the one-word sentinels.
         dlo: fold(dlo, f64::min) as i64,
         dhi: fold(dhi, f64::max) as i64,
-        changes: fold(changes, |a, b| a + b) as usize,
+        changes,
     })
 }
 
-/// [`encode_words`] with the words' [`Ranges`] already known.
-fn encode_ranged(words: &[u64], int: bool, line: bool, ranges: Ranges, out: &mut Vec<u8>) {
-    let (form, _) = plan(words, int, line, ranges);
-    write(words, int, ranges, form, out);
+/// What [`plan`] is given, found in the pass that found the words' [`Ranges`], instead of a pass
+/// of its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Found {
+    /// The line form's fit ([`line_fit`]); `None`: the line form is not tried.
+    line: Option<(i64, i64, u32)>,
+    /// Bytes of the XOR form, mode byte included; `None`: counted when it may win.
+    xor_len: Option<usize>,
 }
 
 /// The form a column is written in, with what it needs beyond the words and their [`Ranges`].
@@ -226,10 +297,10 @@ enum Form {
     Line(i64, i64, u32),
 }
 
-/// The smallest form for `words` (integer words when `int`; `line` also tries the line form) and
-/// its exact size in bytes, mode byte included. Ties go to frame of reference (it reads one value
-/// without decoding the others).
-fn plan(words: &[u64], int: bool, line: bool, ranges: Ranges) -> (Form, usize) {
+/// The smallest form for `words` (integer words when `int`; the line form tried when `found` has
+/// its fit) and its exact size in bytes, mode byte included. Ties go to frame of reference (it
+/// reads one value without decoding the others).
+fn plan(words: &[u64], int: bool, ranges: Ranges, found: Found) -> (Form, usize) {
     let Some(&first) = words.first() else { return (Form::Empty, 3) };
     let flip = if int { 1u64 << 63 } else { 0 };
     let Ranges { lo, hi, dlo, dhi, changes } = ranges;
@@ -242,7 +313,7 @@ fn plan(words: &[u64], int: bool, line: bool, ranges: Ranges) -> (Form, usize) {
     let dlo = if n > 1 { dlo } else { 0 };
     let delta_len =
         2 + varint_len(zigzag(first as i64)) + varint_len(zigzag(dlo)) + ((n - 1) * delta_width as usize).div_ceil(8);
-    let line_form = if line && n > 2 { Some(line_fit(words)) } else { None };
+    let line_form = found.line.filter(|_| n > 2);
     let line_len = line_form.map_or(usize::MAX, |(slope, rlo, width)| {
         2 + varint_len(zigzag(first as i64))
             + varint_len(zigzag(slope))
@@ -256,8 +327,11 @@ fn plan(words: &[u64], int: bool, line: bool, ranges: Ranges) -> (Form, usize) {
     // Runs are for columns that rarely change (a run costs at least 2 bytes): only count their
     // bytes exactly when there are few and they may win.
     let runs_len = if changes < n / 8 && 2 * (changes + 1) + 2 < packed { runs_encoded_len(words) } else { usize::MAX };
-    let xor_len =
-        if int || packed.min(runs_len) < n { usize::MAX } else { 1 + xor::encoded_len(words.iter().copied()) };
+    let xor_len = if int || packed.min(runs_len) < n {
+        usize::MAX
+    } else {
+        found.xor_len.unwrap_or_else(|| 1 + xor::encoded_len(words.iter().copied()))
+    };
     if runs_len < packed && runs_len <= xor_len {
         (Form::Runs, runs_len)
     } else if xor_len < packed {
@@ -468,6 +542,49 @@ fn integer_words(vals: &[f64], words: &mut [u64]) -> bool {
     true
 }
 
+/// [`integer_words`], and for a column of integers that may all be multiples of `factor` (at
+/// least 2, from [`scaled::factor_hint`]) their quotients in the same pass: whether the values are
+/// integers, and whether they are all multiples of `factor` below 2^51 in magnitude, the
+/// quotients' integer words then in `quotients`. The quotient of `v` is `v` times the factor's
+/// reciprocal rounded, kept when it multiplies back to `v` (as [`scaled::common_factor`]).
+fn integer_and_quotient_words(vals: &[f64], words: &mut [u64], factor: u64, quotients: &mut [u64]) -> (bool, bool) {
+    const GROUP: usize = 8;
+    let (f, inv) = (factor as f64, 1.0 / factor as f64);
+    let quotient = |x: f64| {
+        let r = x * inv + ROUND;
+        ((r - ROUND) * f == x, r.to_bits().wrapping_sub(ROUND.to_bits()))
+    };
+    let mut multiples = true;
+    let mut groups = words.chunks_exact_mut(GROUP).zip(quotients.chunks_exact_mut(GROUP)).zip(vals.chunks_exact(GROUP));
+    for ((w, q), v) in &mut groups {
+        let mut ok = true;
+        for ((slot, q_slot), &x) in w.iter_mut().zip(q.iter_mut()).zip(v) {
+            let r = x + ROUND;
+            ok &= (x.abs() < ROUND_LIMIT) & (r - ROUND == x) & (x.to_bits() != (-0.0f64).to_bits());
+            *slot = r.to_bits().wrapping_sub(ROUND.to_bits());
+            let (m, qw) = quotient(x);
+            multiples &= m;
+            *q_slot = qw;
+        }
+        if !ok {
+            // A value at or beyond 2^51 (never scaled) or not an integer: the plain path decides.
+            return (integer_words(vals, words), false);
+        }
+    }
+    let done = vals.len() / GROUP * GROUP;
+    for ((slot, q_slot), &x) in words[done..].iter_mut().zip(&mut quotients[done..]).zip(&vals[done..]) {
+        let (ok, i) = as_integer(x);
+        if !ok || x.abs() >= ROUND_LIMIT {
+            return (integer_words(vals, words), false);
+        }
+        *slot = i as u64;
+        let (m, qw) = quotient(x);
+        multiples &= m;
+        *q_slot = qw;
+    }
+    (true, multiples)
+}
+
 /// Appends the encoding of a column of values: the smaller of its plain form and, where its
 /// values allow one, its scaled form (only the one written).
 pub fn encode_f64(vals: &[f64], out: &mut Vec<u8>) {
@@ -485,16 +602,35 @@ fn encode_f64_in(vals: &[f64], scaled: bool, out: &mut Vec<u8>) {
     let mut words = [0u64; BLOCK];
     let n = vals.len().min(BLOCK);
     let vals = &vals[..n];
+    // A column of integers with a common factor (a streamer's rate) takes its quotients in the
+    // pass that finds its integer words: three passes (words, ranges, the packing) instead of six.
+    let factor = match vals.first() {
+        Some(&v) if scaled && as_integer(v).0 => scaled::factor_hint(vals),
+        _ => 1,
+    };
+    if factor >= 2 {
+        let mut q = [0u64; BLOCK];
+        let (int, multiples) = integer_and_quotient_words(vals, &mut words[..n], factor, &mut q[..n]);
+        if int {
+            let ranges = int_ranges(vals).unwrap_or_else(|| word_ranges(&words[..n], 1 << 63));
+            let (form, len) = plan(&words[..n], true, ranges, Found::default());
+            if multiples && write_quotients(&q[..n], factor as i64, ranges, len, out) {
+                return;
+            }
+            return write(&words[..n], true, ranges, form, out);
+        }
+    }
     let int = integer_words(vals, &mut words[..n]);
-    let ranges = if int {
-        int_ranges(vals).unwrap_or_else(|| word_ranges(&words[..n], 1 << 63))
+    let (ranges, found) = if int {
+        (int_ranges(vals).unwrap_or_else(|| word_ranges(&words[..n], 1 << 63)), Found::default())
     } else {
         for (w, &v) in words.iter_mut().zip(vals) {
             *w = v.to_bits();
         }
-        word_ranges(&words[..n], 0)
+        let (ranges, xor_len) = float_ranges(&words[..n]);
+        (ranges, Found { line: None, xor_len: Some(xor_len) })
     };
-    let (form, len) = plan(&words[..n], int, false, ranges);
+    let (form, len) = plan(&words[..n], int, ranges, found);
     if scaled && write_scaled(vals, int, ranges, len, out) {
         return;
     }
@@ -508,7 +644,15 @@ pub fn encode_i64(vals: &[i64], out: &mut Vec<u8>) {
     for (w, &v) in words.iter_mut().zip(&vals[..n]) {
         *w = v as u64;
     }
-    encode_words(&words[..n], true, true, out);
+    let words = &words[..n];
+    let (ranges, found) = if n > 2 {
+        let (ranges, fit) = time_ranges(words);
+        (ranges, Found { line: Some(fit), xor_len: None })
+    } else {
+        (word_ranges(words, 1 << 63), Found::default())
+    };
+    let (form, _) = plan(words, true, ranges, found);
+    write(words, true, ranges, form, out);
 }
 
 #[inline]

@@ -3,8 +3,8 @@
 //! from one that may not, the integers and their factor, and how a quotient reads back.
 
 use super::{
-    BLOCK, INT, MAX_DECIMALS, MAX_INT, POW10, ROUND, ROUND_LIMIT, Ranges, SCALED, int_ranges, integer_words, plan,
-    word_ranges, write,
+    BLOCK, Found, INT, MAX_DECIMALS, MAX_INT, POW10, ROUND, ROUND_LIMIT, Ranges, SCALED, int_ranges, plan, word_ranges,
+    write,
 };
 use crate::bits::{checked_varint, put_varint, varint_len};
 
@@ -53,19 +53,18 @@ pub(super) fn write_scaled(vals: &[f64], int: bool, ranges: Ranges, plain: usize
         }
     };
     // The integers (the values times 10^e) the scaled form packs, and their words.
-    let mut ints = [0.0f64; BLOCK];
+    let (mut ints, mut q) = ([0.0f64; BLOCK], [0u64; BLOCK]);
     let e = if int {
         ints[..n].copy_from_slice(vals);
         0
     } else {
-        match (start..=MAX_DECIMALS as usize).find(|&e| decimals(vals, e, &mut ints[..n])) {
+        match (start..=MAX_DECIMALS as usize).find(|&e| decimals(vals, e, &mut ints[..n], &mut q[..n])) {
             Some(e) => e,
             None => return false,
         }
     };
-    let mut q = [0u64; BLOCK];
     let factor = common_factor(&mut ints[..n], &mut q[..n]);
-    if factor == 1 && (e == 0 || !integer_words(&ints[..n], &mut q[..n])) {
+    if factor == 1 && e == 0 {
         return false;
     }
     let q = &q[..n];
@@ -75,12 +74,31 @@ pub(super) fn write_scaled(vals: &[f64], int: bool, ranges: Ranges, plain: usize
     } else {
         int_ranges(&ints[..n]).unwrap_or_else(|| word_ranges(q, 1 << 63))
     };
-    let (q_form, q_len) = plan(q, true, false, q_ranges);
+    let (q_form, q_len) = plan(q, true, q_ranges, Found::default());
     if 2 + varint_len(factor as u64) + q_len >= plain {
         return false;
     }
     out.push(SCALED);
     out.push(e as u8);
+    put_varint(out, factor as u64);
+    write(q, true, q_ranges, q_form, out);
+    true
+}
+
+/// Writes a column of integers that are all multiples of `factor` (at least 2; their quotients'
+/// integer words `q`, the integers' `ranges`) in the scaled form when that is smaller than `plain`
+/// bytes; whether it did. The bytes [`write_scaled`] gives the same integers.
+pub(super) fn write_quotients(q: &[u64], factor: i64, ranges: Ranges, plain: usize, out: &mut Vec<u8>) -> bool {
+    if plain <= q.len() / 8 + 4 {
+        return false;
+    }
+    let q_ranges = divided(ranges, factor);
+    let (q_form, q_len) = plan(q, true, q_ranges, Found::default());
+    if 2 + varint_len(factor as u64) + q_len >= plain {
+        return false;
+    }
+    out.push(SCALED);
+    out.push(0);
     put_varint(out, factor as u64);
     write(q, true, q_ranges, q_form, out);
     true
@@ -100,11 +118,16 @@ fn decimal(v: f64, e: usize) -> Option<f64> {
 }
 
 /// Whether every value is an integer over 10^e ([`decimal`]), those integers written to `ints`
-/// (stopping at the first that is not).
-fn decimals(vals: &[f64], e: usize, ints: &mut [f64]) -> bool {
-    for (d, &v) in ints.iter_mut().zip(vals) {
+/// and their integer words to `words` (stopping at the first that is not). An integer from
+/// [`decimal`] is below 2^51 in magnitude and never `-0.0`: its word is its bits above
+/// [`ROUND`]'s, as in [`super::integer_words`].
+fn decimals(vals: &[f64], e: usize, ints: &mut [f64], words: &mut [u64]) -> bool {
+    for ((d, w), &v) in ints.iter_mut().zip(words).zip(vals) {
         match decimal(v, e) {
-            Some(r) => *d = r,
+            Some(r) => {
+                *d = r;
+                *w = (r + ROUND).to_bits().wrapping_sub(ROUND.to_bits());
+            }
             None => return false,
         }
     }
@@ -134,7 +157,7 @@ pub(super) fn gcd(mut a: u64, mut b: u64) -> u64 {
 
 /// The greatest common divisor of the first few nonzero values of `ints` (integers; 1 when one
 /// is not below 2^51 in magnitude, 0 when all are zero): the factor a column may have.
-fn factor_hint(ints: &[f64]) -> u64 {
+pub(super) fn factor_hint(ints: &[f64]) -> u64 {
     let mut g = 0u64;
     for &v in ints.iter().filter(|v| **v != 0.0).take(8) {
         if v.abs() >= ROUND_LIMIT || v.is_nan() {

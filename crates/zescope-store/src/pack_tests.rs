@@ -392,6 +392,96 @@ fn the_ranges_of_quotients_are_the_ranges_divided() {
 }
 
 #[test]
+fn ranges_found_with_the_line_or_the_xor_length_match_their_own_passes() {
+    let mut rnd = xorshift(0xD1B5_4A32_D192_ED03);
+    for n in [3, 4, 9, 100, BLOCK] {
+        for _ in 0..200 {
+            // Timestamps: steady, jittered, stepping back, across the sign and the i64 edges.
+            let (start, step, jitter) = match rnd() % 4 {
+                0 => (78_710_835_076_744i64, 10_000i64, 0u64),
+                1 => (rnd() as i64 >> 2, (rnd() % 1_000_000) as i64, 1 + rnd() % 64),
+                2 => (-(rnd() as i64 >> 3), -((rnd() % 5_000) as i64), 1 + rnd() % 1_000),
+                _ => (i64::MAX - (rnd() % 1_000) as i64, (rnd() % 3) as i64, 1 + rnd() % 3),
+            };
+            let words: Vec<u64> = (0..n as i64)
+                .map(|i| start.wrapping_add(i.wrapping_mul(step)).wrapping_add((rnd() % (jitter + 1)) as i64) as u64)
+                .collect();
+            assert_eq!(time_ranges(&words), (word_ranges(&words, 1 << 63), line_fit(&words)), "{words:?}");
+            // Floats: noise, decimals, repeats, signs, NaN and the infinities.
+            let floats: Vec<u64> = (0..n)
+                .map(|_| match rnd() % 6 {
+                    0 => f64::from_bits(rnd()).to_bits(),
+                    1 => ((rnd() % 10_001) as f64 / 100.0).to_bits(),
+                    2 => 2.5f64.to_bits(),
+                    3 => (-((rnd() % 77) as f64) / 7.0).to_bits(),
+                    4 => [f64::NAN, f64::INFINITY, -0.0][(rnd() % 3) as usize].to_bits(),
+                    _ => (rnd() as f64 * 1e-9).to_bits(),
+                })
+                .collect();
+            let want = (word_ranges(&floats, 0), 1 + xor::encoded_len(floats.iter().copied()));
+            assert_eq!(float_ranges(&floats), want, "{floats:?}");
+        }
+    }
+    assert_eq!(float_ranges(&[7]).1, 1 + xor::encoded_len([7u64].into_iter()));
+}
+
+/// The encoding of `vals` the general way: integer words, their ranges and plan, then the scaled
+/// form tried from the values ([`write_scaled`]), as before integers took their quotients in the
+/// pass that finds their words.
+fn encoded_generally(vals: &[f64]) -> Vec<u8> {
+    let mut words = vec![0u64; vals.len()];
+    let mut b = Vec::new();
+    let int = integer_words(vals, &mut words);
+    let ranges = if int {
+        int_ranges(vals).unwrap_or_else(|| word_ranges(&words, 1 << 63))
+    } else {
+        words = vals.iter().map(|v| v.to_bits()).collect();
+        word_ranges(&words, 0)
+    };
+    let (form, len) = plan(&words, int, ranges, Found::default());
+    if !write_scaled(vals, int, ranges, len, &mut b) {
+        write(&words, int, ranges, form, &mut b);
+    }
+    b
+}
+
+#[test]
+fn integers_take_their_quotients_in_one_pass_with_the_same_bytes() {
+    let mut rnd = xorshift(0x5851_F42D_4C95_7F2D);
+    let mut columns: Vec<Vec<f64>> = Vec::new();
+    for n in [1, 2, 7, 8, 9, 17, 100, BLOCK] {
+        for f in [2u64, 3, 7, 6_250, 100_000, 1 << 40] {
+            let q = |r: u64| (r % 401) as i64 - 200;
+            columns.push((0..n).map(|_| (q(rnd()) * f as i64) as f64).collect());
+            columns.push((0..n).map(|_| ((rnd() % 5) * f) as f64).collect());
+            let mut zero_first: Vec<f64> = (0..n).map(|_| ((rnd() % 3) * f) as f64).collect();
+            zero_first[0] = 0.0;
+            columns.push(zero_first);
+            // One value off the factor, at the start, in the groups of 8 and in their remainder.
+            for at in [0, n / 2, n - 1] {
+                let mut off: Vec<f64> = (0..n).map(|_| ((1 + rnd() % 9) * f) as f64).collect();
+                off[at] += 1.0;
+                columns.push(off);
+            }
+            // Beyond 2^51 (never scaled), a fraction and -0.0 among the multiples.
+            for odd in [4_503_599_627_370_496.0, 2.0 * f as f64 + 0.5, -0.0] {
+                let mut c: Vec<f64> = (0..n).map(|_| ((1 + rnd() % 9) * f) as f64).collect();
+                c[n - 1] = odd;
+                columns.push(c);
+            }
+        }
+    }
+    let mut scaled = 0;
+    for vals in &columns {
+        let b = encoded(vals);
+        assert_eq!(b, encoded_generally(vals), "{vals:?}");
+        scaled += usize::from(b[0] == SCALED);
+    }
+    // A third are whole columns of multiples; the shortest of them stay plain.
+    assert!(scaled >= columns.len() / 4, "{scaled} of {} columns scaled", columns.len());
+}
+
+#[test]
 fn unscaled_encoding_never_writes_the_scaled_form_and_round_trips() {
     let shares: Vec<f64> = (0..BLOCK).map(|i| (i * 37 % 10_001) as f64 / 100.0).collect();
     let rates: Vec<f64> = (0..BLOCK).map(|i| (i % 9 * 100_000) as f64).collect();
