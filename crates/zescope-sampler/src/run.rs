@@ -94,11 +94,18 @@ impl Run {
         Ok(out)
     }
 
-    /// Whether every stream of the run is read from the driver's buffer (`read::Way::buffered`:
-    /// the streamer's, the tracer's), so the run is read in batches, not on every tick
-    /// (`timing.rs`).
-    pub(crate) fn buffered(&self) -> bool {
-        !self.streams.is_empty() && self.streams.iter().all(|&(w, _)| self.parts.ways[w].buffered())
+    /// Whether the run is read in batches, not on every tick (`timing.rs`): a stream of it is read
+    /// from the driver's buffer (`read::Way::buffered`: the streamer's, the tracer's) and none
+    /// needs the tick at every sampling interval (`read::Way::needs_ticks`: exported memory;
+    /// telemetry, read at most every 100 ms, does not).
+    pub(crate) fn read_in_batches(&self) -> bool {
+        let ways = || self.streams.iter().map(|&(w, _)| &self.parts.ways[w]);
+        ways().any(|w| w.buffered()) && ways().all(|w| !w.needs_ticks())
+    }
+
+    /// The earliest time a way asks to be read besides the run's ticks (`read::Way::next_due`).
+    pub(crate) fn next_due(&self) -> Option<Instant> {
+        self.streams.iter().filter_map(|&(w, _)| self.parts.ways[w].next_due()).min()
     }
 
     /// Waits, at most `timeout`, for the first notification a way offers to wait on

@@ -153,6 +153,13 @@ fn wait(commands: &Receiver<Command>, deadline: Instant) -> Result<Command, Recv
     commands.try_recv().map_err(timeout_or_gone)
 }
 
+/// When `run` is next read: its ticker's deadline, and in a run read in batches also when a way
+/// asks (telemetry's period: `read::Way::next_due`).
+fn read_deadline(run: &Run, t: &Ticker) -> Instant {
+    let due = if t.is_batched() { run.next_due() } else { None };
+    due.map_or(t.next_deadline(), |d| d.min(t.next_deadline()))
+}
+
 fn timeout_or_gone(e: TryRecvError) -> RecvTimeoutError {
     match e {
         TryRecvError::Empty => RecvTimeoutError::Timeout,
@@ -185,7 +192,7 @@ impl State {
     fn next_deadline(&self) -> Instant {
         let idle = Instant::now() + Duration::from_millis(250);
         match (&self.run, &self.ticker) {
-            (Some(_), Some(t)) if !self.paused => t.next_deadline().min(self.next_stats),
+            (Some(run), Some(t)) if !self.paused => read_deadline(run, t).min(self.next_stats),
             (Some(_), _) => self.next_stats.min(idle),
             _ => idle,
         }
@@ -305,7 +312,7 @@ impl State {
                 }
                 outbox.push(Event::RunStarted(run.info.clone()));
                 let now = Instant::now();
-                self.ticker = Some(if run.buffered() && !self.options.poll_streamer {
+                self.ticker = Some(if run.read_in_batches() && !self.options.poll_streamer {
                     Ticker::batched(cfg.interval, self.options.batch_interval, now)
                 } else {
                     Ticker::new(cfg.interval, now)
@@ -364,7 +371,7 @@ impl State {
         let mut batch_read = false;
         if !self.paused
             && let (Some(run), Some(t)) = (&mut self.run, &mut self.ticker)
-            && (now >= t.next_deadline() || notified)
+            && (now >= read_deadline(run, t) || notified)
         {
             batch_read = t.is_batched();
             let read = run.read();

@@ -1,10 +1,11 @@
-//! When a run is read. A run with a stream read from a live snapshot (exported memory, telemetry)
-//! ticks: deadline-based reads, tick k due at `start + k · interval`, so waking late never shifts
-//! later ticks (no cumulative drift); a tick found later than a whole interval is late, the ticks
-//! it overran are skipped, not burst.
+//! When a run is read. A run with a stream read from a live snapshot at the sampling rate
+//! (exported memory) ticks: deadline-based reads, tick k due at `start + k · interval`, so waking
+//! late never shifts later ticks (no cumulative drift); a tick found later than a whole interval
+//! is late, the ticks it overran are skipped, not burst.
 //!
-//! A run whose streams are all read from the driver's buffers (the streamer's reports, the
-//! tracer's entries: each sample carries the hardware's own time) is read in batches: when the
+//! A run of streams read from the driver's buffers (the streamer's reports, the tracer's entries:
+//! each sample carries the hardware's own time), with or without telemetry (a snapshot, but read
+//! at most every 100 ms whatever the interval), is read in batches: when the
 //! streamer's notification event says reports wait, else at most [`BATCH_INTERVAL`] after the
 //! last read, however high its sampling rate. Its ticks are then the sampling intervals its reads
 //! have served (a read serves every interval up to it: the samples waited in the buffer), so its

@@ -351,8 +351,8 @@ pub struct Health {
     /// its sampling rate; a ticked run about once a tick.
     pub wakeups: u64,
     /// The longest a sample waits in the device before the sampler reads it: the interval of a
-    /// run read on ticks (exported memory, telemetry), the batch interval of a run read in
-    /// batches (its streams are all the streamer's or the tracer's; `BATCH_INTERVAL`).
+    /// run read on ticks (one with exported memory), the batch interval of a run read in batches
+    /// (its streams the streamer's or the tracer's, with or without telemetry; `BATCH_INTERVAL`).
     pub latency: std::time::Duration,
 }
 

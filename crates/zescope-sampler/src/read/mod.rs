@@ -121,10 +121,25 @@ pub(crate) trait Way {
     fn drain(&mut self, _s: usize, _io: Io<'_>) {}
 
     /// Whether its streams are read from the driver's buffer, every sample with the hardware's
-    /// own time (the streamer's reports, the tracer's entries), so a run of nothing else is
-    /// read in batches (`timing.rs`) rather than on every tick.
+    /// own time (the streamer's reports, the tracer's entries), so a run of them is read in
+    /// batches (`timing.rs`) rather than on every tick, unless another stream
+    /// [needs the ticks](Way::needs_ticks).
     fn buffered(&self) -> bool {
         false
+    }
+
+    /// Whether its streams must be read at every sampling interval: a live snapshot read at the
+    /// sampling rate (exported memory). Those read from the driver's buffer need not, nor a
+    /// stream read at most every period longer than a batch interval (telemetry): a run of such
+    /// streams only is read in batches.
+    fn needs_ticks(&self) -> bool {
+        !self.buffered()
+    }
+
+    /// When a stream of it must next be read, where that is not the run's tick nor its batch
+    /// deadline (telemetry's period in a run read in batches); `None`: no such time.
+    fn next_due(&self) -> Option<Instant> {
+        None
     }
 
     /// Waits, at most `timeout`, for the driver's notification that data waits to be read:

@@ -120,3 +120,55 @@ fn a_longer_batch_interval_reads_the_same_reports_in_fewer_wakeups() {
     assert!(reads >= got.made / 1_400, "{reads} reads for {} reports", got.made);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// Telemetry beside a streamer, as a run has it unless told otherwise: read every 100 ms, it does
+/// not put the run back on a tick per sampling interval (10,000 wakeups a second at 100 µs), and
+/// the run wakes for it when it is due rather than leaving it to the next batch (record's 100 ms
+/// batch interval would read it every 160–200 ms).
+#[test]
+fn telemetry_beside_a_streamer_keeps_its_period_and_the_run_its_batches() {
+    let sim = sim(|c| c.streamer_buffer_reports = 1 << 20);
+    let batch = Duration::from_millis(100);
+    let options = Options { health_period: Duration::from_millis(100), batch_interval: batch, ..Default::default() };
+    let h = sampler_with(&sim, options);
+    wait_for(&h, T, |e| matches!(e, Event::Inventory(_)).then_some(()));
+    let mut cfg = run_config(&["RenderBasic"]);
+    cfg.interval = Duration::from_micros(100);
+    cfg.telemetry = true;
+    h.send(Command::Start(cfg));
+    let info = wait_for(&h, T, |e| match e {
+        Event::RunStarted(i) => Some(i.clone()),
+        Event::Error(e) => panic!("{e:?}"),
+        _ => None,
+    });
+    let telemetry = info.streams.iter().position(|s| s.group == "Telemetry").expect("a telemetry stream");
+    let (mut reports, mut read_at, mut health) = (0usize, Vec::new(), None);
+    wait_for(&h, T, |e| {
+        match e {
+            Event::Samples(b) if b.stream == telemetry => read_at.extend_from_slice(&b.timestamps),
+            Event::Samples(b) => reports += b.timestamps.len(),
+            Event::Health(x) => health = Some(x.clone()),
+            Event::Error(e) => panic!("{e:?}"),
+            _ => {}
+        }
+        (read_at.len() >= 16 && health.is_some()).then_some(())
+    });
+    h.send(Command::Stop);
+    wait_for(&h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
+    shut_down(&h);
+    let health = health.unwrap();
+    assert_eq!(health.latency, batch, "read in batches, not on a tick per 100 µs");
+    let gaps: Vec<i64> = read_at.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(gaps.iter().all(|&g| g >= 99_000_000), "telemetry at most every 100 ms: {gaps:?}");
+    let mean = gaps.iter().sum::<i64>() / gaps.len() as i64;
+    assert!(mean < 130_000_000, "telemetry read when due, not at the next batch: {gaps:?}");
+    // About 1.6 s: ~16 telemetry reads, ~20 notifications, ~16 health reports.
+    let seconds = reports as f64 / 100_000.0;
+    assert!(seconds > 1.0, "{reports} reports");
+    assert!(
+        (health.wakeups as f64) < 100.0 * seconds,
+        "{} wakeups in {seconds:.1} s of reports: more than 100 a second",
+        health.wakeups
+    );
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

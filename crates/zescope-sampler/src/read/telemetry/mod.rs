@@ -17,6 +17,10 @@ use crate::protocol::{ReadPath, SamplerError, Via};
 use sysman::TelemetryReader;
 
 /// Sysman telemetry, for a whole run: a reader per device that offers any.
+// A run of streamers with telemetry is read in batches (`Way::needs_ticks`): telemetry's period
+// must not be shorter than a batch interval.
+const _: () = assert!(sysman::MIN_PERIOD.as_nanos() >= crate::timing::BATCH_INTERVAL.as_nanos());
+
 #[derive(Default)]
 pub(crate) struct Telemetry {
     readers: Vec<TelemetryReader>,
@@ -48,6 +52,19 @@ impl Way for Telemetry {
             .read(Instant::now(), io.notices, io.pieces)
             .map_err(|e| errors::ze(&format!("reading the telemetry of {}", io.info.device), &e))?;
         Ok(())
+    }
+
+    /// No: telemetry is read at most every `sysman::MIN_PERIOD` (100 ms, five batch intervals),
+    /// whatever the sampling interval, so it does not keep a run of streamers on every tick; read
+    /// in batches, the run wakes when its period is due ([`Way::next_due`]).
+    fn needs_ticks(&self) -> bool {
+        false
+    }
+
+    /// The earliest of its readers' next reads: a run read in batches wakes for it too, so
+    /// telemetry keeps its period however seldom the streamers need reading.
+    fn next_due(&self) -> Option<Instant> {
+        self.readers.iter().filter_map(TelemetryReader::next_due).min()
     }
 
     /// Nothing: Sysman handles are not released.

@@ -339,6 +339,11 @@ impl Builder<'_> {
 }
 
 impl TelemetryReader {
+    /// When its next read is due (`None` before the first: at once).
+    pub(crate) fn next_due(&self) -> Option<Instant> {
+        self.last_read.map(|t| t + self.period)
+    }
+
     /// One read when `MIN_PERIOD` (or the interval) has passed since the last: a sample appended
     /// to `pieces`. Returns the samples added (0 or 1). A domain that stops answering is turned
     /// off with a notice; only a lost device is an error.
