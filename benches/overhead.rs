@@ -11,7 +11,9 @@
 //! - `record` at 1 kHz and 10 kHz, the exported-memory path (`--group ComputeBasic --via export`)
 //!   with telemetry on, and the streamer path alone (`--group RenderBasic --via streamer
 //!   --no-telemetry`: 1 kHz asks 100 µs reports, which the simulated device rounds to 160 µs,
-//!   6.25k reports/s; 10 kHz asks and gets 10 µs, 100k reports/s), writing a session;
+//!   6.25k reports/s; 10 kHz asks and gets 10 µs, 100k reports/s), writing a session; and the
+//!   streamer at 10 kHz with telemetry, as `record` runs unless told otherwise (telemetry is read
+//!   every 100 ms; the run stays read in batches);
 //! - `serve` at 1 kHz with telemetry, scraped every second over HTTP;
 //! - the window, live, at 1600x1000 with four panes of the simulated GPU at 100 Hz, under Xvfb
 //!   (skipped, with a line saying why, without Xvfb);
@@ -210,11 +212,10 @@ impl Beside {
         match self {
             Beside::Record { interval, via, telemetry, .. } => {
                 let hz = if interval == "1ms" { "1 kHz" } else { "10 kHz" };
+                let reports = if interval == "1ms" { "6.25k" } else { "100k" };
                 match (via, telemetry) {
-                    ("streamer", false) => {
-                        let reports = if interval == "1ms" { "6.25k" } else { "100k" };
-                        format!("record {hz}, streamer alone ({reports} reports/s)")
-                    }
+                    ("streamer", false) => format!("record {hz}, streamer alone ({reports} reports/s)"),
+                    ("streamer", true) => format!("record {hz}, streamer and telemetry ({reports} reports/s)"),
                     (_, true) => format!("record {hz}, {via}, telemetry"),
                     _ => format!("record {hz}, {via}"),
                 }
@@ -512,6 +513,7 @@ fn main() {
         Beside::Record { interval: "100us", group: "ComputeBasic", via: "export", telemetry: true },
         Beside::Record { interval: "1ms", group: "RenderBasic", via: "streamer", telemetry: false },
         Beside::Record { interval: "100us", group: "RenderBasic", via: "streamer", telemetry: false },
+        Beside::Record { interval: "100us", group: "RenderBasic", via: "streamer", telemetry: true },
         Beside::Serve,
         Beside::Window,
     ];
