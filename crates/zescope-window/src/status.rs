@@ -270,7 +270,11 @@ pub(crate) fn latency(s: &zescope_sampler::Health) -> String {
     let every = text::duration(s.latency);
     let secs = s.ticked_for.as_secs_f64();
     let wakes = if secs > 0.0 { s.wakeups as f64 / secs } else { 0.0 };
-    let how = if s.batched { "read in batches (every sample keeps the hardware's time)" } else { "read on every tick" };
+    let how = if s.batched {
+        "read in batches (the streamer's and the tracer's samples keep the hardware's time)"
+    } else {
+        "read on every tick"
+    };
     format!("{how}: live latency at most {every}; the sampler woke {wakes:.0} times a second")
 }
 
@@ -290,8 +294,8 @@ mod tests {
         };
         assert_eq!(
             super::latency(&batched),
-            "read in batches (every sample keeps the hardware's time): live latency at most 20 ms; the sampler woke \
-             50 times a second"
+            "read in batches (the streamer's and the tracer's samples keep the hardware's time): live latency at most \
+             20 ms; the sampler woke 50 times a second"
         );
         let ticked = zescope_sampler::Health { latency: Duration::from_micros(100), batched: false, ..batched };
         assert!(super::latency(&ticked).starts_with("read on every tick: live latency at most 100 µs"));
