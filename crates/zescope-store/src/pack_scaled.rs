@@ -74,15 +74,7 @@ pub(super) fn write_scaled(vals: &[f64], int: bool, ranges: Ranges, plain: usize
     } else {
         int_ranges(&ints[..n]).unwrap_or_else(|| word_ranges(q, 1 << 63))
     };
-    let (q_form, q_len) = plan(q, true, q_ranges, Found::default());
-    if 2 + varint_len(factor as u64) + q_len >= plain {
-        return false;
-    }
-    out.push(SCALED);
-    out.push(e as u8);
-    put_varint(out, factor as u64);
-    write(q, true, q_ranges, q_form, out);
-    true
+    write_if_smaller(q, e, factor, q_ranges, plain, out)
 }
 
 /// Writes a column of integers that are all multiples of `factor` (at least 2; their quotients'
@@ -92,13 +84,18 @@ pub(super) fn write_quotients(q: &[u64], factor: i64, ranges: Ranges, plain: usi
     if plain <= q.len() / 8 + 4 {
         return false;
     }
-    let q_ranges = divided(ranges, factor);
+    write_if_smaller(q, 0, factor, divided(ranges, factor), plain, out)
+}
+
+/// Writes the scaled column of quotients `q` (with `q_ranges`), exponent `e` and `factor`, when
+/// it is smaller than `plain` bytes; whether it did.
+fn write_if_smaller(q: &[u64], e: usize, factor: i64, q_ranges: Ranges, plain: usize, out: &mut Vec<u8>) -> bool {
     let (q_form, q_len) = plan(q, true, q_ranges, Found::default());
     if 2 + varint_len(factor as u64) + q_len >= plain {
         return false;
     }
     out.push(SCALED);
-    out.push(0);
+    out.push(e as u8);
     put_varint(out, factor as u64);
     write(q, true, q_ranges, q_form, out);
     true

@@ -188,8 +188,8 @@ impl ReportClock {
 }
 
 /// A pair's anchor in `i64`: most reports lie within half a wrap of it, where their time is
-/// `host + (stamp × unit − dev)` without a remainder, in 64 bits (128-bit arithmetic was a
-/// tenth of the sampler's time at 100k reports a second).
+/// `host + (stamp × unit − dev)` without a remainder, in 64 bits (stamping in 128 bits was
+/// 3.5 % of `record`'s CPU at 100k reports a second).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Near {
     host: i64,

@@ -16,11 +16,11 @@ use crate::protocol::telemetry::{GROUP, LAYOUT};
 use crate::protocol::{ReadPath, SamplerError, Via};
 use sysman::TelemetryReader;
 
-/// Sysman telemetry, for a whole run: a reader per device that offers any.
 // A run of streamers with telemetry is read in batches (`Way::needs_ticks`): telemetry's period
 // must not be shorter than a batch interval.
 const _: () = assert!(sysman::MIN_PERIOD.as_nanos() >= crate::timing::BATCH_INTERVAL.as_nanos());
 
+/// Sysman telemetry, for a whole run: a reader per device that offers any.
 #[derive(Default)]
 pub(crate) struct Telemetry {
     readers: Vec<TelemetryReader>,
