@@ -147,6 +147,13 @@ struct Ranges {
 /// Integer words are ordered as signed: flipping the sign bit makes that the unsigned order, and
 /// differences of flipped words equal differences of the words (mod 2^64).
 fn word_ranges(words: &[u64], flip: u64) -> Ranges {
+    ranges_and(words, flip, |_, _| {})
+}
+
+/// [`word_ranges`], calling `also(previous word, word)` for every word after the first in the
+/// same pass: what else a column's form needs found without a pass of its own.
+#[inline(always)]
+fn ranges_and(words: &[u64], flip: u64, mut also: impl FnMut(u64, u64)) -> Ranges {
     let first = words.first().copied().unwrap_or(0);
     let (mut lo, mut hi) = (first ^ flip, first ^ flip);
     let (mut dlo, mut dhi) = (i64::MAX, i64::MIN);
@@ -159,6 +166,7 @@ fn word_ranges(words: &[u64], flip: u64) -> Ranges {
         lo = lo.min(w ^ flip);
         hi = hi.max(w ^ flip);
         changes += usize::from(d != 0);
+        also(prev, w);
         prev = w;
     }
     Ranges { lo, hi, dlo, dhi, changes }
@@ -167,28 +175,16 @@ fn word_ranges(words: &[u64], flip: u64) -> Ranges {
 /// [`word_ranges`] of integer words (at least 3) and, in the same pass, the [`line_fit`] around
 /// the line through the first and last: a block's timestamps.
 fn time_ranges(words: &[u64]) -> (Ranges, (i64, i64, u32)) {
-    let flip = 1u64 << 63;
     let first = words[0];
     let slope = (words[words.len() - 1].wrapping_sub(first) as i64) / (words.len() as i64 - 1);
-    let (mut lo, mut hi) = (first ^ flip, first ^ flip);
-    let (mut dlo, mut dhi) = (i64::MAX, i64::MIN);
     // The first word lies on the line: residual 0.
     let (mut rlo, mut rhi, mut base) = (0i64, 0i64, first);
-    let (mut prev, mut changes) = (first, 0usize);
-    for &w in &words[1..] {
-        let d = w.wrapping_sub(prev) as i64;
-        dlo = dlo.min(d);
-        dhi = dhi.max(d);
-        lo = lo.min(w ^ flip);
-        hi = hi.max(w ^ flip);
-        changes += usize::from(d != 0);
+    let ranges = ranges_and(words, 1 << 63, |_, w| {
         base = base.wrapping_add(slope as u64);
         let r = w.wrapping_sub(base) as i64;
         rlo = rlo.min(r);
         rhi = rhi.max(r);
-        prev = w;
-    }
-    let ranges = Ranges { lo, hi, dlo, dhi, changes };
+    });
     (ranges, (slope, rlo, width_of(rhi.wrapping_sub(rlo) as u64)))
 }
 
@@ -196,22 +192,9 @@ fn time_ranges(words: &[u64]) -> (Ranges, (i64, i64, u32)) {
 /// included): for a column of floats both are needed.
 fn float_ranges(words: &[u64]) -> (Ranges, usize) {
     let first = words.first().copied().unwrap_or(0);
-    let (mut lo, mut hi) = (first, first);
-    let (mut dlo, mut dhi) = (i64::MAX, i64::MIN);
-    let (mut prev, mut changes) = (first, 0usize);
-    let mut xor_len = 1 + xor::encoded_len(std::iter::once(first));
-    for &w in words.iter().skip(1) {
-        let d = w.wrapping_sub(prev) as i64;
-        dlo = dlo.min(d);
-        dhi = dhi.max(d);
-        lo = lo.min(w);
-        hi = hi.max(w);
-        changes += usize::from(d != 0);
-        let x = w ^ prev;
-        xor_len += if x == 0 { 1 } else { 9 - (x.leading_zeros() / 8 + x.trailing_zeros() / 8) as usize };
-        prev = w;
-    }
-    (Ranges { lo, hi, dlo, dhi, changes }, xor_len)
+    let mut len = 1 + xor::value_len(first);
+    let ranges = ranges_and(words, 0, |prev, w| len += xor::value_len(w ^ prev));
+    (ranges, len)
 }
 
 /// [`word_ranges`] of the integer words of `vals` (values [`integer_words`] accepts), computed on

@@ -34,11 +34,16 @@ pub(crate) fn encoded_len(bits: impl Iterator<Item = u64>) -> usize {
     let mut prev = 0u64;
     let mut len = 0;
     for v in bits {
-        let x = v ^ prev;
+        len += value_len(v ^ prev);
         prev = v;
-        len += if x == 0 { 1 } else { 9 - (x.leading_zeros() / 8 + x.trailing_zeros() / 8) as usize };
     }
     len
+}
+
+/// Bytes [`encode`] writes for a value whose bits XOR the previous value's to `x`.
+#[inline(always)]
+pub(crate) fn value_len(x: u64) -> usize {
+    if x == 0 { 1 } else { 9 - (x.leading_zeros() / 8 + x.trailing_zeros() / 8) as usize }
 }
 
 /// What is wrong with an encoded run.
