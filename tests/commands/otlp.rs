@@ -242,6 +242,7 @@ fn series_of(p: &Value) -> Option<(String, BTreeMap<String, String>)> {
             "s" => "_seconds",
             "By" => "_bytes",
             "By/s" => "_bytes_per_second",
+            "1/s" => "_per_second",
             "J" => "_joules",
             "W" => "_watts",
             "Hz" => "_hertz",

@@ -37,6 +37,17 @@ pub fn base_unit(unit: &str) -> BaseUnit {
         "KB" => return known("bytes", 1e3),
         _ => {}
     }
+    // A rate, as the streamer gives a count within each report: bytes a second ("GB/s" too), or
+    // a count of something (cycles, events) a second. The value stays; its name says per second.
+    if let Some(per) = u.strip_suffix("/s") {
+        let inner = if per == "bytes" { known("bytes", 1.0) } else { base_unit(per) };
+        let counted = !per.is_empty() && per.chars().all(|c| c.is_ascii_alphabetic());
+        return match inner.unit {
+            Some("bytes") => known("bytes_per_second", inner.scale),
+            None if counted => known("per_second", 1.0),
+            _ => BaseUnit { unit: None, scale: 1.0 },
+        };
+    }
     // An SI prefix on a base unit.
     let (factor, base) = match u.char_indices().nth(1) {
         Some((i, _)) => {
@@ -208,6 +219,13 @@ mod tests {
             ("cycles", None, 1.0),
             ("", None, 1.0),
             ("ms/frame", None, 1.0),
+            // The streamer's rates: a count within each report, a second.
+            ("bytes/s", Some("bytes_per_second"), 1.0),
+            ("GB/s", Some("bytes_per_second"), 1e9),
+            ("cycles/s", Some("per_second"), 1.0),
+            ("events/s", Some("per_second"), 1.0),
+            ("J/s", None, 1.0),
+            ("%/s", None, 1.0),
         ];
         for (unit, want, scale) in cases {
             let b = base_unit(unit);
@@ -228,6 +246,12 @@ mod tests {
         assert_eq!(family_name("BusySeconds", &base_unit("s")), "zescope_busy");
         assert_eq!(family_name("Inferences", &base_unit("inferences")), "zescope_inferences");
         assert_eq!(family_name("Bytes", &base_unit("B")), "zescope");
+        // A rate's family says so (the encoder adds the unit): not `zescope_l3_bytes_read`, a
+        // gauge of bytes a second that reads as bytes.
+        assert_eq!(family_name("L3BytesRead", &base_unit("bytes/s")), "zescope_l3_bytes_read");
+        assert_eq!(base_unit("bytes/s").unit, Some("bytes_per_second"));
+        assert_eq!(family_name("RenderBusyCycles", &base_unit("cycles/s")), "zescope_render_busy_cycles");
+        assert_eq!(family_name("MemoryBandwidth", &base_unit("bytes/s")), "zescope_memory_bandwidth");
     }
 
     #[test]

@@ -238,6 +238,7 @@ pub fn ucum(base: Option<&str>) -> &'static str {
         Some("seconds") => "s",
         Some("bytes") => "By",
         Some("bytes_per_second") => "By/s",
+        Some("per_second") => "1/s",
         Some("joules") => "J",
         Some("watts") => "W",
         Some("volts") => "V",
@@ -271,7 +272,7 @@ pub fn attributes(labels: &Labels) -> Labels {
 /// `prometheusremotewrite`, `translation_strategy: UnderscoreEscapingWithSuffixes`, the default)
 /// gives a metric: dots and other invalid characters become `_`, the unit's word is added as a
 /// suffix unless the name already ends in it (`By` → `bytes`, `Cel` → `celsius`, `By/s` →
-/// `bytes_per_second`, a unit in braces is dropped), a gauge of unit `1` ends in `_ratio`, and a
+/// `bytes_per_second`, `1/s` → `per_second`, a unit in braces is dropped), a gauge of unit `1` ends in `_ratio`, and a
 /// monotonic sum in `_total`. `hw.gpu.utilization` → `hw_gpu_utilization_ratio`, `hw.energy` →
 /// `hw_energy_joules_total`, `hw.gpu.info` → `hw_gpu_info`.
 pub fn prometheus_name(m: &Metric) -> String {
@@ -282,6 +283,7 @@ pub fn prometheus_name(m: &Metric) -> String {
         "s" => "seconds",
         "By" => "bytes",
         "By/s" => "bytes_per_second",
+        "1/s" => "per_second",
         "J" => "joules",
         "W" => "watts",
         "V" => "volts",
