@@ -247,10 +247,15 @@ pub(crate) fn is_disconnected(s: &zescope_sampler::SourceInfo) -> bool {
     s.description.starts_with("REMOTE disconnected ")
 }
 
-/// What a run samples: "DEVICE · GROUP, GROUP", one such part per device (joined by " · ").
+/// What a run samples: "DEVICE · GROUP, GROUP", one such part per device (joined by " · "); a
+/// device in the run for its telemetry alone "DEVICE · telemetry".
 pub(crate) fn sampling(info: &zescope_sampler::RunInfo) -> String {
     let parts: Vec<String> = (info.config.targets.iter().zip(&info.devices))
-        .map(|(t, name)| format!("{name} · {}", t.groups.join(", ")))
+        .map(|(t, name)| match (t.groups.is_empty(), info.config.telemetry) {
+            (false, _) => format!("{name} · {}", t.groups.join(", ")),
+            (true, true) => format!("{name} · telemetry"),
+            (true, false) => name.clone(),
+        })
         .collect();
     parts.join(" · ")
 }
@@ -299,6 +304,22 @@ mod tests {
         );
         let ticked = zescope_sampler::Health { latency: Duration::from_micros(100), batched: false, ..batched };
         assert!(super::latency(&ticked).starts_with("read on every tick: live latency at most 100 µs"));
+    }
+
+    #[test]
+    fn a_device_in_the_run_for_its_telemetry_alone_says_so() {
+        use zescope_sampler::{DevicePath, RunConfig, RunInfo, Target};
+        let mut config =
+            RunConfig::single(DevicePath::default(), vec!["RenderBasic".into()], Duration::from_millis(10));
+        config.targets.push(Target::new(DevicePath::default(), Vec::new()));
+        config.telemetry = true;
+        let devices = vec!["ze-sim GPU".to_owned(), "ze-sim NPU".to_owned()];
+        let info =
+            RunInfo { run: 1, config, devices, simulated: true, streams: Vec::new(), imports: 0, notices: Vec::new() };
+        assert_eq!(super::sampling(&info), "ze-sim GPU · RenderBasic · ze-sim NPU · telemetry");
+        let mut without = info.clone();
+        without.config.telemetry = false;
+        assert_eq!(super::sampling(&without), "ze-sim GPU · RenderBasic · ze-sim NPU");
     }
 
     #[test]
