@@ -362,7 +362,7 @@ fn encode_f64_in(vals: &[f64], scaled: bool, out: &mut Vec<u8>) {
         Some(&v) if scaled && as_integer(v).0 => scaled::factor_hint(vals),
         _ => 1,
     };
-    if factor >= 2 {
+    let int = if factor >= 2 {
         let mut q = [0u64; BLOCK];
         let (int, multiples) = integer_and_quotient_words(vals, &mut words[..n], factor, &mut q[..n]);
         if int {
@@ -373,8 +373,10 @@ fn encode_f64_in(vals: &[f64], scaled: bool, out: &mut Vec<u8>) {
             }
             return write(&words[..n], true, ranges, form, out);
         }
-    }
-    let int = integer_words(vals, &mut words[..n]);
+        false
+    } else {
+        integer_words(vals, &mut words[..n])
+    };
     let (ranges, found) = if int {
         (int_ranges(vals).unwrap_or_else(|| word_ranges(&words[..n], 1 << 63)), Found::default())
     } else {
@@ -385,7 +387,8 @@ fn encode_f64_in(vals: &[f64], scaled: bool, out: &mut Vec<u8>) {
         (ranges, Found { line: None, xor_len: Some(xor_len) })
     };
     let (form, len) = plan(&words[..n], int, ranges, found);
-    if scaled && write_scaled(vals, int, ranges, len, out) {
+    // Integers took the scaled form above if any could (a common factor); floats may be decimals.
+    if scaled && !int && write_scaled(vals, len, out) {
         return;
     }
     write(&words[..n], int, ranges, form, out);

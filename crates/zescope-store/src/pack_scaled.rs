@@ -30,10 +30,10 @@ pub(super) fn scaled_value(q: u64, factor: i64, e: usize) -> f64 {
     (q as i64).wrapping_mul(factor) as f64 / POW10[e]
 }
 
-/// Writes `vals` (at most [`BLOCK`]; integers when `int`, with those `ranges`) in the scaled form
-/// when that is smaller than `plain` bytes; whether it did. What most columns are not (noise, a
-/// counter's totals) is told from their first values, before any pass over the column.
-pub(super) fn write_scaled(vals: &[f64], int: bool, ranges: Ranges, plain: usize, out: &mut Vec<u8>) -> bool {
+/// Writes `vals` (at most [`BLOCK`], not all integers: those take [`write_quotients`]) in the
+/// scaled form, as decimals, when that is smaller than `plain` bytes; whether it did. What most
+/// columns are not (noise) is told from their first value, before any pass over the column.
+pub(super) fn write_scaled(vals: &[f64], plain: usize, out: &mut Vec<u8>) -> bool {
     let n = vals.len();
     let Some(&first) = vals.first() else { return false };
     // A column at a bit a value or less (a constant, a frequency in a few runs) has nothing to
@@ -41,39 +41,15 @@ pub(super) fn write_scaled(vals: &[f64], int: bool, ranges: Ranges, plain: usize
     if plain <= n / 8 + 4 {
         return false;
     }
-    let start = if int {
-        if factor_hint(vals) < 2 {
-            return false;
-        }
-        0
-    } else {
-        match (1..=MAX_DECIMALS as usize).find(|&e| decimal(first, e).is_some()) {
-            Some(e) => e,
-            None => return false,
-        }
-    };
+    let Some(start) = (1..=MAX_DECIMALS as usize).find(|&e| decimal(first, e).is_some()) else { return false };
     // The integers (the values times 10^e) the scaled form packs, and their words.
     let (mut ints, mut q) = ([0.0f64; BLOCK], [0u64; BLOCK]);
-    let e = if int {
-        ints[..n].copy_from_slice(vals);
-        0
-    } else {
-        match (start..=MAX_DECIMALS as usize).find(|&e| decimals(vals, e, &mut ints[..n], &mut q[..n])) {
-            Some(e) => e,
-            None => return false,
-        }
+    let Some(e) = (start..=MAX_DECIMALS as usize).find(|&e| decimals(vals, e, &mut ints[..n], &mut q[..n])) else {
+        return false;
     };
     let factor = common_factor(&mut ints[..n], &mut q[..n]);
-    if factor == 1 && e == 0 {
-        return false;
-    }
     let q = &q[..n];
-    // An integer column's quotients range over its ranges divided by the factor.
-    let q_ranges = if e == 0 {
-        divided(ranges, factor)
-    } else {
-        int_ranges(&ints[..n]).unwrap_or_else(|| word_ranges(q, 1 << 63))
-    };
+    let q_ranges = int_ranges(&ints[..n]).unwrap_or_else(|| word_ranges(q, 1 << 63));
     write_if_smaller(q, e, factor, q_ranges, plain, out)
 }
 

@@ -425,9 +425,10 @@ fn ranges_found_with_the_line_or_the_xor_length_match_their_own_passes() {
     assert_eq!(float_ranges(&[7]).1, 1 + xor::encoded_len([7u64].into_iter()));
 }
 
-/// The encoding of `vals` the general way: integer words, their ranges and plan, then the scaled
-/// form tried from the values ([`write_scaled`]), as before integers took their quotients in the
-/// pass that finds their words.
+/// The encoding of `vals` the general way: integer words, their ranges and plan, then for
+/// integers the common factor found in passes of its own ([`common_factor`]: the check, then the
+/// division) and for floats the decimals, as before integers took their quotients in the pass
+/// that finds their words.
 fn encoded_generally(vals: &[f64]) -> Vec<u8> {
     let mut words = vec![0u64; vals.len()];
     let mut b = Vec::new();
@@ -439,7 +440,14 @@ fn encoded_generally(vals: &[f64]) -> Vec<u8> {
         word_ranges(&words, 0)
     };
     let (form, len) = plan(&words, int, ranges, Found::default());
-    if !write_scaled(vals, int, ranges, len, &mut b) {
+    let scaled = if int {
+        let (mut ints, mut q) = (vals.to_vec(), vec![0u64; vals.len()]);
+        let factor = common_factor(&mut ints, &mut q);
+        factor > 1 && write_quotients(&q, factor, ranges, len, &mut b)
+    } else {
+        write_scaled(vals, len, &mut b)
+    };
+    if !scaled {
         write(&words, int, ranges, form, &mut b);
     }
     b

@@ -143,6 +143,15 @@ pub(super) const ROUND: f64 = 6_755_399_441_055_744.0;
 /// Below this magnitude (2^51) [`ROUND`] holds every integer exactly.
 pub(super) const ROUND_LIMIT: f64 = 2_251_799_813_685_248.0;
 
+/// Whether `x` is an integer below 2^51 in magnitude, not `-0.0`, and its integer word (its bits
+/// above [`ROUND`]'s; garbage when it is not one): one branch-free step of a group of values.
+#[inline(always)]
+fn rounded(x: f64) -> (bool, u64) {
+    let r = x + ROUND;
+    let ok = (x.abs() < ROUND_LIMIT) & (r - ROUND == x) & (x.to_bits() != (-0.0f64).to_bits());
+    (ok, r.to_bits().wrapping_sub(ROUND.to_bits()))
+}
+
 /// The integer words of `vals` into `words` when every value is one [`as_integer`] accepts;
 /// false otherwise (`words` then holds garbage). Branch-free over groups of 8 values with
 /// [`ROUND`] (no conversion per value), falling back to [`as_integer`] for a column it cannot
@@ -155,9 +164,9 @@ pub(super) fn integer_words(vals: &[f64], words: &mut [u64]) -> bool {
     for (w, v) in (&mut w).zip(&mut v) {
         let mut ok = true;
         for (slot, &x) in w.iter_mut().zip(v) {
-            let r = x + ROUND;
-            ok &= (x.abs() < ROUND_LIMIT) & (r - ROUND == x) & (x.to_bits() != (-0.0f64).to_bits());
-            *slot = r.to_bits().wrapping_sub(ROUND.to_bits());
+            let (integer, word) = rounded(x);
+            ok &= integer;
+            *slot = word;
         }
         if !ok {
             fast = false;
@@ -206,9 +215,9 @@ pub(super) fn integer_and_quotient_words(
     for ((w, q), v) in &mut groups {
         let mut ok = true;
         for ((slot, q_slot), &x) in w.iter_mut().zip(q.iter_mut()).zip(v) {
-            let r = x + ROUND;
-            ok &= (x.abs() < ROUND_LIMIT) & (r - ROUND == x) & (x.to_bits() != (-0.0f64).to_bits());
-            *slot = r.to_bits().wrapping_sub(ROUND.to_bits());
+            let (integer, word) = rounded(x);
+            ok &= integer;
+            *slot = word;
             let (m, qw) = quotient(x);
             multiples &= m;
             *q_slot = qw;
