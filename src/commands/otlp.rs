@@ -6,14 +6,15 @@
 //! the batch's series, with the time it was read (the sample's `CLOCK_MONOTONIC` time on the wall
 //! clock, through the clocks read together when the run started, as a saved session relates
 //! them), in a slot the exporter reads at its export interval (a copy under a lock held for that
-//! copy only). Nothing here waits on the collector: the exporter's thread posts, and counts what
+//! copy only). A streamer's count is kept as the running sum of its reports' counts
+//! (`zescope_openmetrics::Totals`), exported as a monotonic sum. Nothing here waits on the collector: the exporter's thread posts, and counts what
 //! a collector did not take.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use zescope_openmetrics::otel::Plan;
-use zescope_openmetrics::{Catalog, RunDescription};
+use zescope_openmetrics::{Catalog, RunDescription, Totals};
 use zescope_otlp::{Config, Exporter, Stats};
 use zescope_sampler::{DeviceEntry, RunInfo, SampleBatch};
 
@@ -46,12 +47,21 @@ pub struct Push {
     wall_minus_monotonic: i64,
     /// Where each stream's values start, and how many it has.
     streams: Vec<(usize, usize)>,
+    /// The run's summed values (the streamer's counts).
+    totals: Option<Totals>,
 }
 
 impl Push {
     /// Nothing exported until [`Push::started`].
     pub fn new(config: Config) -> Push {
-        Push { config, exporter: None, slot: Arc::default(), wall_minus_monotonic: 0, streams: Vec::new() }
+        Push {
+            config,
+            exporter: None,
+            slot: Arc::default(),
+            wall_minus_monotonic: 0,
+            streams: Vec::new(),
+            totals: None,
+        }
     }
 
     /// The run started: exports `plan` (laid out by `catalog`) from now on; errs when the
@@ -62,6 +72,7 @@ impl Push {
             Slot { values: vec![f64::NAN; catalog.width], times: vec![0; catalog.width] };
         let clocks = zescope_model::session::ClockRecord::now();
         self.wall_minus_monotonic = clocks.realtime_ns - clocks.monotonic_ns;
+        self.totals = Some(Totals::new(catalog));
         self.streams = info
             .streams
             .iter()
@@ -80,11 +91,15 @@ impl Push {
         Ok(())
     }
 
-    /// Keeps the newest readable value of each series of `b`, and when it was read.
+    /// Keeps the newest readable value of each series of `b` (of a summed one, its running
+    /// total), and when it was read.
     pub fn samples(&mut self, b: &SampleBatch) {
         let Some(&(start, k)) = self.streams.get(b.stream) else { return };
         if k == 0 || b.values.len() < k {
             return;
+        }
+        if let Some(totals) = &mut self.totals {
+            totals.add(b.stream, &b.timestamps, &b.values);
         }
         let offset = self.wall_minus_monotonic;
         let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
@@ -95,7 +110,7 @@ impl Push {
         for (i, (v, t)) in values.iter_mut().zip(times).enumerate() {
             let newest = b.values.chunks_exact(k).zip(&b.timestamps).rev().find(|(row, _)| !row[i].is_nan());
             if let Some((row, &at)) = newest {
-                *v = row[i];
+                *v = self.totals.as_ref().and_then(|x| x.total(start + i)).unwrap_or(row[i]);
                 *t = u64::try_from(at.saturating_add(offset)).unwrap_or(0);
             }
         }

@@ -11,6 +11,9 @@
 //!   UCUM; each device is a resource of its own with the host's and its own attributes; the
 //!   exporter's variables are honoured (`OTEL_EXPORTER_OTLP_ENDPOINT` for a bare `--otlp`,
 //!   `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_RESOURCE_ATTRIBUTES`).
+//! - A streamer's count (`RenderBasic`'s `L3BytesRead`): a monotonic sum in bytes whose every
+//!   point is, to the bit, the sum of the saved session's reports up to the point's time, as
+//!   `export --openmetrics` sums them.
 //! - The collector killed mid-run: the run goes on (samples keep coming, `/metrics` answers),
 //!   `zescope_otlp_dropped_total` and `zescope_otlp_failed_exports_total` count what it missed,
 //!   and exports resume once a collector listens on the port again.
@@ -535,4 +538,53 @@ fn record_pushes_the_run_too_and_says_what_the_collector_took() {
     let exported: usize = line["OTLP: ".len()..].split(' ').next().unwrap().parse().unwrap();
     assert_eq!(exported, points.len(), "{line}: the receiver decoded {} points", points.len());
     assert!(line.contains(", 0 dropped"), "{line}");
+}
+
+#[test]
+fn a_streamers_counts_are_exported_as_the_sums_of_the_saved_sessions_reports() {
+    if !have_proto() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rx = Receiver::start(&dir.path().join("got.jsonl"), 0);
+    let session = dir.path().join("run.ron");
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://127.0.0.1:{}", rx.port)),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "300".to_owned()),
+    ];
+    let args = ["--group", "RenderBasic", "--via", "streamer", "--no-telemetry", "--otlp", "--save"];
+    let (child, _) = serve(&[&args[..], &[session.to_str().unwrap()]].concat(), &env);
+    rx.wait_exports(4, "exports while serving");
+    stop(child);
+    let om = dir.path().join("run.om");
+    let exp = crate::support::zescope().arg("export").arg(&session).arg("--openmetrics").arg(&om).output().unwrap();
+    assert!(exp.status.success(), "export: {}", String::from_utf8_lossy(&exp.stderr));
+    let text = std::fs::read_to_string(&om).unwrap();
+    assert!(text.contains("# TYPE zescope_l3_bytes_read_bytes counter\n"), "the backfill sums it too");
+    let saved = backfill(&text);
+    let timeline = Timeline::of(&std::fs::read(&session).unwrap());
+    let (_, points) = rx.read();
+    let counts: Vec<&Value> = points.iter().filter(|p| p["name"] == "zescope.l3_bytes_read").collect();
+    assert!(counts.len() >= 3, "{} points of zescope.l3_bytes_read", counts.len());
+    let mut last = 0.0;
+    for p in &counts {
+        assert_eq!(
+            (p["kind"].as_str(), p["monotonic"].as_bool(), p["unit"].as_str()),
+            (Some("sum"), Some(true), Some("By"))
+        );
+        // The sum of every report up to the one the point was read at, as the backfill of the
+        // session's reports sums them, to the bit.
+        let (family, labels) = series_of(p).unwrap();
+        assert_eq!(family, "zescope_l3_bytes_read_bytes_total");
+        let ms = timeline.backfill_ms(p["time"].as_i64().unwrap());
+        let want = series_in(&saved, &family, &labels).and_then(|(_, s)| samples_at(s, &ms)).unwrap();
+        assert!(
+            want.iter().any(|(_, w)| w.to_bits() == value(p).to_bits()),
+            "{} where the session has {want:?}",
+            value(p)
+        );
+        assert!(value(p) >= last, "a sum never falls: {} after {last}", value(p));
+        last = value(p);
+    }
+    assert!(last > 0.0, "bytes were read");
 }

@@ -72,6 +72,21 @@ fn a_streamed_group_is_served_with_source_streamer() {
     assert!(om.contains("group=\"RenderBasic\""), "no RenderBasic series in\n{om}");
     assert!(om.contains("source=\"streamer\""), "streamed series not labelled source=\"streamer\" in\n{om}");
     assert!(!om.contains("source=\"export\""), "nothing here is read from exported memory:\n{om}");
+    // The streamer's counts are counters of their reports' sum, so rate() over a scrape interval
+    // is the bytes read in it, not the last report's rate: it grows between two scrapes at a rate
+    // within what the simulated device reads (1e8 bytes/s idle to 4e10 memory-bound, ±5 %).
+    let (_, _, om) = get(s.addr, "/metrics", Some(OPENMETRICS));
+    assert!(om.contains("# TYPE zescope_l3_bytes_read_bytes counter\n"), "{om}");
+    assert!(!om.contains("per_second"), "no gauge of one report's rate:\n{om}");
+    let bytes_read = |om: &str| -> f64 {
+        let line = om.lines().find(|l| l.starts_with("zescope_l3_bytes_read_bytes_total{")).expect("the counter");
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let (first, at) = (bytes_read(&om), Instant::now());
+    std::thread::sleep(Duration::from_millis(1500));
+    let (_, _, later) = get(s.addr, "/metrics", Some(OPENMETRICS));
+    let per_s = (bytes_read(&later) - first) / at.elapsed().as_secs_f64();
+    assert!((0.5e8..6e10).contains(&per_s), "the counter grew {per_s} bytes a second");
     let (_, _, text) = get(s.addr, "/metrics", Some("text/plain;version=0.0.4"));
     let mut check = Command::new(&promtool)
         .args(["check", "metrics"])

@@ -31,6 +31,7 @@ pub fn base_unit(unit: &str) -> BaseUnit {
     match u {
         "%" => return known("ratio", 0.01),
         "°C" | "C" | "degC" | "celsius" => return known("celsius", 1.0),
+        "bytes" => return known("bytes", 1.0),
         "KiB" => return known("bytes", 1024.0),
         "MiB" => return known("bytes", 1024.0 * 1024.0),
         "GiB" => return known("bytes", 1024.0 * 1024.0 * 1024.0),
@@ -40,7 +41,7 @@ pub fn base_unit(unit: &str) -> BaseUnit {
     // A rate, as the streamer gives a count within each report: bytes a second ("GB/s" too), or
     // a count of something (cycles, events) a second. The value stays; its name says per second.
     if let Some(per) = u.strip_suffix("/s") {
-        let inner = if per == "bytes" { known("bytes", 1.0) } else { base_unit(per) };
+        let inner = base_unit(per);
         let counted = !per.is_empty() && per.chars().all(|c| c.is_ascii_alphabetic());
         return match inner.unit {
             Some("bytes") => known("bytes_per_second", inner.scale),
@@ -209,6 +210,7 @@ mod tests {
             ("ns", Some("seconds"), 1e-9),
             ("ms", Some("seconds"), 1e-3),
             ("B", Some("bytes"), 1.0),
+            ("bytes", Some("bytes"), 1.0),
             ("MB", Some("bytes"), 1e6),
             ("MiB", Some("bytes"), 1048576.0),
             ("%", Some("ratio"), 0.01),
