@@ -7,8 +7,8 @@
 //! clock, through the clocks read together when the run started, as a saved session relates
 //! them), in a slot the exporter reads at its export interval (a copy under a lock held for that
 //! copy only). A streamer's count is kept as the running sum of its reports' counts
-//! (`zescope_openmetrics::Totals`), exported as a monotonic sum. Nothing here waits on the collector: the exporter's thread posts, and counts what
-//! a collector did not take.
+//! (`zescope_openmetrics::Totals`), exported as a monotonic sum. Nothing here waits on the
+//! collector: the exporter's thread posts, and counts what a collector did not take.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
