@@ -193,7 +193,13 @@ fn a_missing_group_is_a_clear_error() {
     let out = rec.command(&["--source", "sim", "--group", "NoSuchGroup", "--duration", "1s"], None).output().unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("has no metric group \"NoSuchGroup\""), "{err}");
+    assert!(err.contains("has no metric group \"NoSuchGroup\"; its groups: ComputeBasic, MemoryTraffic,"), "{err}");
+    rec.assert_clean_report();
+    // A name in another case is named back as the device spells it.
+    let out = rec.command(&["--source", "sim", "--group", "renderbasic", "--duration", "1s"], None).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no metric group \"renderbasic\"; did you mean \"RenderBasic\"?"), "{err}");
     rec.assert_clean_report();
 }
 

@@ -214,6 +214,20 @@ fn with_teardown(mut e: SamplerError, t: Teardown, pending: &mut Vec<Pending>) -
     e
 }
 
+/// What to say after "has no metric group NAME": the group of that name in another case, or the
+/// device's groups (the first eight).
+fn groups_named(all: &[MetricGroup], name: &str) -> String {
+    if let Some(g) = all.iter().find(|g| g.info.name.eq_ignore_ascii_case(name)) {
+        return format!("; did you mean {:?}? (group names are case-sensitive)", g.info.name);
+    }
+    if all.is_empty() {
+        return "; it lists none".to_owned();
+    }
+    let names: Vec<&str> = all.iter().take(8).map(|g| g.info.name.as_str()).collect();
+    let more = if all.len() > 8 { format!(" and {} more", all.len() - 8) } else { String::new() };
+    format!("; its groups: {}{more}", names.join(", "))
+}
+
 /// The part of a device's setup that can fail after its context exists: its groups, each read
 /// by the way that claims it (`read::resolve`), activated together, then opened in order; the
 /// device's own streams after them.
@@ -236,7 +250,10 @@ fn build(ways: &mut [Box<dyn Way>], dev: &mut Dev<'_>, refused: &mut Vec<Refused
                 ),
                 Some("set ZET_ENABLE_METRICS=1 before starting zescope, or see `zescope doctor`"),
             ),
-            None => errors::config(format!("device {} has no metric group {name:?}", device.info.name), None),
+            None => errors::config(
+                format!("device {} has no metric group {name:?}{}", device.info.name, groups_named(&all, name)),
+                Some("`zescope list` shows each device's groups and their metrics"),
+            ),
         })?;
         if let Some(other) = groups.iter().find(|o| o.info.domain == g.info.domain) {
             return Err(errors::config(
