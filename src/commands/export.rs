@@ -111,8 +111,7 @@ pub fn run(args: &ExportArgs, notice: &mut dyn FnMut(&str)) -> Result<String, St
     }
     let cap = args.memory_cap.map_or_else(zescope_store::default_cap, |c| usize::try_from(c).unwrap_or(usize::MAX));
     let mut store = Store::new(cap);
-    let opened =
-        session::open_into(&args.session, &mut store).map_err(|e| format!("{}: {e}", args.session.display()))?;
+    let opened = session::open_into(&args.session, &mut store).map_err(|e| e.of_file(&args.session))?;
     if let Some(n) = &opened.notice {
         notice(&format!("{}: {n}", args.session.display()));
     }

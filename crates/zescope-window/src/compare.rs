@@ -51,7 +51,7 @@ impl Comparison {
         // Streamed into its own store, as an open is: a session past the cap comes in coarsened.
         let mut store = Store::new(cap);
         let restored = session::open_into(path, &mut store)
-            .map_err(|e| format!("cannot compare with {}: {e}", path.display()))?
+            .map_err(|e| format!("cannot compare with {}", e.of_file(path)))?
             .restored;
         let (start_ns, _) = store
             .total_time_range()

@@ -100,8 +100,34 @@ impl SessionError {
         SessionError::Io { path: path.into(), what, source }
     }
 
+    /// The message about the file at `path`: `path: ` and the error, unless the error names that
+    /// file itself (an I/O error on it), so the path is said once.
+    pub fn of_file(&self, path: &std::path::Path) -> String {
+        match self {
+            SessionError::Io { path: p, .. } if p == path => self.to_string(),
+            e => format!("{}: {e}", path.display()),
+        }
+    }
+
     /// From RON's error, with the position it gives.
     pub(crate) fn from_ron(e: ron::error::SpannedError) -> SessionError {
         SessionError::Syntax { line: e.span.start.line, column: e.span.start.col, message: e.code.to_string() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_about_a_file_names_it_once() {
+        let path = std::path::Path::new("/tmp/run.ron");
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let e = SessionError::io(path, "cannot open", missing);
+        assert_eq!(e.of_file(path).matches("/tmp/run.ron").count(), 1, "{}", e.of_file(path));
+        let other = SessionError::io("/tmp/run.ron.part", "cannot read", std::io::Error::other("x"));
+        assert_eq!(other.of_file(path), "/tmp/run.ron: /tmp/run.ron.part: cannot read: x");
+        let syntax = SessionError::Syntax { line: 1, column: 1, message: "Expected struct".into() };
+        assert_eq!(syntax.of_file(path), "/tmp/run.ron: line 1, column 1: Expected struct");
     }
 }

@@ -325,6 +325,13 @@ pub(super) fn parse(text: &str) -> Result<SessionFile, SessionError> {
             Err(h) if matches!(&h.code, ron::Error::MissingStructField { field: "format", .. }) => {
                 return Err(SessionError::NotASession("it has no `format` field".into()));
             }
+            // Text that never names the format is some other file, not a damaged session.
+            Err(_) if !text.contains(FORMAT_NAME) => {
+                return Err(SessionError::NotASession(format!(
+                    "it never says `format: \"{FORMAT_NAME}\"` ({})",
+                    SessionError::from_ron(e.clone())
+                )));
+            }
             Err(_) => return Err(SessionError::from_ron(e.clone())),
         },
     };
