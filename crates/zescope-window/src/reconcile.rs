@@ -8,10 +8,13 @@
 //!   unticked metrics the device does not have; with no group left, the device's first
 //!   sampleable group is ticked;
 //! - pane series whose device or group this machine does not have are removed unless
-//!   the store holds recorded data for them; panes emptied that way are removed;
+//!   the store holds recorded data for them; panes emptied that way are removed (a device's
+//!   telemetry is not one of its metric groups but is its own: a device here has it, read or
+//!   not);
 //! - what was dropped is said in one message (the caller shows it once, as a banner that goes
 //!   away after a successful start); nothing dropped, no message.
 
+use zescope_sampler::telemetry;
 use zescope_sampler::{DeviceEntry, Inventory};
 
 use super::panes::Panes;
@@ -82,7 +85,7 @@ fn prune_arrangement(state: &AppState, panes: &mut Panes, inv: &Inventory) -> us
     let exists = |k: &zescope_model::view::SeriesKey| {
         inv.devices.iter().any(|d| {
             // Device and group: an arrangement's series names may differ from the group's metric list.
-            d.name == k.device && d.groups.iter().any(|g| g.name == k.group)
+            d.name == k.device && (k.group == telemetry::GROUP || d.groups.iter().any(|g| g.name == k.group))
         })
     };
     let mut removed = 0;

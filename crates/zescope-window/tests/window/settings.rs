@@ -71,8 +71,13 @@ fn layout_series_with_recorded_data_or_present_on_this_machine_are_kept() {
     let mut settings = Settings::default();
     let here = SeriesKey { device: "ze-sim GPU".into(), group: "ComputeBasic".into(), metric: "GpuTime".into() };
     settings.arrangement.assign(&here, None);
+    // The device's telemetry is no metric group of it, yet it is this machine's.
+    let power = SeriesKey { device: "ze-sim GPU".into(), group: "Telemetry".into(), metric: "Package power".into() };
+    settings.arrangement.assign(&power, None);
     let mut h = crate::support::with_inventory(crate::support::app_on(&sim, settings), crate::support::WINDOW);
     h.step();
-    assert_eq!(h.state().panes.arrangement.panes.len(), 1, "a series this machine has stays");
+    let panes = &h.state().panes.arrangement.panes;
+    let kept: Vec<&SeriesKey> = panes.iter().flat_map(|p| &p.series).collect();
+    assert_eq!(kept, [&here, &power], "series this machine has stay");
     assert!(h.state().state.banners.is_empty(), "nothing to say");
 }
