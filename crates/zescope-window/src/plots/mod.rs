@@ -87,7 +87,13 @@ pub fn show(
     out.shown = target;
     let geometry = Geometry::of(ui, panes, state);
     let axis = TimeAxis::of(store);
+    // The panes' scroll bar gets room of its own: floating over the panes (egui's default), its
+    // thin form covered the plots' last pixel columns while the pointer was over them, where a
+    // live view draws the newest samples. Scroll areas inside the panes keep the default.
+    let scroll = ui.spacing().scroll;
+    ui.spacing_mut().scroll.floating_allocated_width = scroll.floating_width + scroll.bar_inner_margin;
     let area = egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+        ui.spacing_mut().scroll = scroll;
         for (i, spec) in geometry.specs.iter().enumerate() {
             let (rows, units) = (&geometry.rows[i], &geometry.units[i]);
             let clicks = geometry::header(ui, i, spec, panes, units);
@@ -150,6 +156,7 @@ pub fn show(
             ui.add_space(8.0);
         }
     });
+    ui.spacing_mut().scroll = scroll;
     gestures.finish(ui, area.inner_rect, view, panes, store, &mut out);
     out
 }
