@@ -336,6 +336,31 @@ pub(super) fn run(
     for r in joins.drain(..) {
         strip.mesh.add_colored_rect(r, style.color);
     }
+    if let ([first, second, .., before, last], false) = (run, sparse) {
+        // A run's ends, where columns are about a pixel apart: a column narrower than a line
+        // where the strip stops, and the column next to it, are slivers that may cover no
+        // pixel's centre (the newest samples at a live view's right edge, the oldest at a fitted
+        // view's left): a bar a line wide inward from the end shows the values of both (of the
+        // end column alone where its neighbour stands apart).
+        let both = |end: &EnvelopeColumn, next: &EnvelopeColumn| {
+            let (ea, eb) = map.column_xs(end);
+            let (na, nb) = map.column_xs(next);
+            let apart = (ea.min(eb) - na.max(nb)).abs().min((na.min(nb) - ea.max(eb)).abs()) >= width;
+            if apart { (end.min, end.max) } else { (end.min.min(next.min), end.max.max(next.max)) }
+        };
+        for (c, inward, (lo, hi)) in [(first, 1.0, both(first, second)), (last, -1.0, both(last, before))] {
+            let (xa, xb) = map.column_xs(c);
+            if (xb - xa).abs() < width && map.side(lo, hi, hw) == Side::Inside {
+                let (top, bottom) = map.rows(lo, hi);
+                let x = if inward > 0.0 { xa.min(xb) } else { xa.max(xb) };
+                let rect = egui::Rect::from_x_y_ranges(
+                    x.min(x + inward * width)..=x.max(x + inward * width),
+                    top - hw..=bottom + hw,
+                );
+                strip.mesh.add_colored_rect(rect, style.color);
+            }
+        }
+    }
     if let [c] = run
         && map.side(c.min, c.max, 0.5 * width) == Side::Inside
     {

@@ -274,3 +274,41 @@ fn hover_points_come_from_the_exact_envelope_which_the_next_frame_draws() {
     show(&ctx, &mut plot, data, size, frame, vec![pointer]);
     assert!(plot.envs.iter().all(Envelope::is_exact), "drawn from the exact envelopes");
 }
+
+#[test]
+fn the_newest_samples_at_a_views_right_edge_are_drawn_a_line_wide() {
+    // 2 s at 6.25 kHz, the last seven samples far above the rest (a phase that began 1 ms
+    // before the recording ended), the view fitted to the data: the columns holding them are
+    // slivers at the plot's right edge, narrower than a pixel, which no-one would see.
+    let mut store = Store::new(1 << 30);
+    let desc = SeriesDesc { name: "s".into(), unit: "u".into(), kind: SeriesKind::Gauge };
+    let id = store.begin_stream(StreamDesc { name: "t".into(), series: vec![desc] });
+    let n = 12_500;
+    let ts: Vec<i64> = (0..n).map(|i| i * 160_000).collect();
+    let vals: Vec<f64> = (0..n).map(|i| if i >= n - 7 { 95.0 } else { 3.0 }).collect();
+    store.append(id, &ts, &vals).unwrap();
+    let series = [PlotSeries {
+        series: store.series_id(id, 0).unwrap(),
+        name: "s".into(),
+        color: COLORS[0],
+        steps: false,
+        identifier: false,
+    }];
+    let (a, b) = store.total_time_range().unwrap();
+    let axis = TimeAxis::of(&store);
+    let frame = x_frame((axis.x(a), axis.x(b)), Some((0.0, 100.0)));
+    let ctx = Context::default();
+    let mut plot = EnvelopePlot::new();
+    for size in [vec2(843.3, 120.0), vec2(846.0, 120.0), vec2(1600.7, 300.0)] {
+        let mut shown = show(&ctx, &mut plot, (&store, &series[..]), size, frame, Vec::new());
+        for _ in 0..2 {
+            shown = show(&ctx, &mut plot, (&store, &series[..]), size, frame, Vec::new());
+        }
+        let right = shown.transform.frame().right();
+        let y = |v: f64| shown.transform.position_from_point(&egui_plot::PlotPoint::new(0.0, v)).y;
+        // The mesh reaches 95 at least a line's width (1.5 points) inside the right edge.
+        let reach = shown.meshes.iter().flat_map(|m| m.vertices.iter()).filter(|v| v.pos.y <= y(94.0));
+        let leftmost = reach.map(|v| v.pos.x).fold(f32::INFINITY, f32::min);
+        assert!(leftmost <= right - 1.5, "at {size:?}: 95 is drawn from x {leftmost}, the plot ends at {right}");
+    }
+}
