@@ -141,6 +141,14 @@ fn stop(mut child: Child) {
     assert!(status.success(), "serve ended with {status}");
 }
 
+/// The saved session at `session` through `export --openmetrics` (the text), and its timeline.
+fn exported(session: &Path) -> (String, Timeline) {
+    let om = session.with_extension("om");
+    let exp = crate::support::zescope().arg("export").arg(session).arg("--openmetrics").arg(&om).output().unwrap();
+    assert!(exp.status.success(), "export: {}", String::from_utf8_lossy(&exp.stderr));
+    (std::fs::read_to_string(&om).unwrap(), Timeline::of(&std::fs::read(session).unwrap()))
+}
+
 /// One counter of serve's page (Prometheus text), 0 when absent.
 fn counter(addr: std::net::SocketAddr, name: &str) -> f64 {
     let (_, _, page) = get(addr, "/metrics", None);
@@ -380,11 +388,8 @@ fn every_exported_point_is_the_saved_sessions_value_at_its_time() {
     assert_eq!(counter(addr, "zescope_otlp_dropped_total"), 0.0);
     assert_eq!(counter(addr, "zescope_otlp_failed_exports_total"), 0.0);
     stop(child);
-    let om = dir.path().join("run.om");
-    let exp = crate::support::zescope().arg("export").arg(&session).arg("--openmetrics").arg(&om).output().unwrap();
-    assert!(exp.status.success(), "export: {}", String::from_utf8_lossy(&exp.stderr));
-    let saved = backfill(&std::fs::read_to_string(&om).unwrap());
-    let timeline = Timeline::of(&std::fs::read(&session).unwrap());
+    let (text, timeline) = exported(&session);
+    let saved = backfill(&text);
 
     let (exports, points) = rx.read();
     for e in &exports {
@@ -556,13 +561,9 @@ fn a_streamers_counts_are_exported_as_the_sums_of_the_saved_sessions_reports() {
     let (child, _) = serve(&[&args[..], &[session.to_str().unwrap()]].concat(), &env);
     rx.wait_exports(4, "exports while serving");
     stop(child);
-    let om = dir.path().join("run.om");
-    let exp = crate::support::zescope().arg("export").arg(&session).arg("--openmetrics").arg(&om).output().unwrap();
-    assert!(exp.status.success(), "export: {}", String::from_utf8_lossy(&exp.stderr));
-    let text = std::fs::read_to_string(&om).unwrap();
+    let (text, timeline) = exported(&session);
     assert!(text.contains("# TYPE zescope_l3_bytes_read_bytes counter\n"), "the backfill sums it too");
     let saved = backfill(&text);
-    let timeline = Timeline::of(&std::fs::read(&session).unwrap());
     let (_, points) = rx.read();
     let counts: Vec<&Value> = points.iter().filter(|p| p["name"] == "zescope.l3_bytes_read").collect();
     assert!(counts.len() >= 3, "{} points of zescope.l3_bytes_read", counts.len());
