@@ -20,7 +20,7 @@ fn a_recording_past_its_memory_cap_keeps_its_span_with_the_oldest_history_summar
             .args(["--interval", "100us", "--duration", "7s", "--out"])
             .arg(&path)
             .env_remove("ZE_SIM_CONFIG")
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some(cap) = cap {
             c.args(["--memory-cap", cap]);
@@ -30,23 +30,34 @@ fn a_recording_past_its_memory_cap_keeps_its_span_with_the_oldest_history_summar
     let kept = |(path, child): (PathBuf, Child)| {
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // What record says it recorded, every stream's samples.
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        let recorded: u64 = said
+            .lines()
+            .find_map(|l| l.strip_prefix("recorded ")?.split(' ').next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no 'recorded N samples' in {said}"));
         let mut store = zescope_store::Store::new(1 << 30);
         zescope_model::session::load(&path).unwrap().restore_into(&mut store).unwrap();
-        let r = store.coarsening().into_iter().map(|(_, r)| r).next().expect("a stream");
-        let samples: u64 = r.spans.iter().map(|s| s.samples).sum::<u64>() + r.evicted_samples;
+        let streams: Vec<_> = store.coarsening().into_iter().map(|(_, r)| r).collect();
+        let held = |r: &zescope_store::Retention| r.spans.iter().map(|s| s.samples).sum::<u64>() + r.evicted_samples;
+        assert_eq!(streams.iter().map(held).sum::<u64>(), recorded, "the session stands for every sample recorded");
+        let r = streams.first().expect("a stream");
         let span_s = match (r.spans.first(), r.spans.last()) {
             (Some(a), Some(b)) => (b.t_last - a.t_first) as f64 / 1e9,
             _ => 0.0,
         };
-        (r.coarsened_before(), samples, span_s)
+        (r.coarsened_before(), held(r), span_s)
     };
     let (whole, capped) = (start("whole.ron", None), start("capped.ron", Some("16M")));
     let (whole, capped) = (kept(whole), kept(capped));
     assert!(whole.0.is_none(), "the default cap holds 7 s whole: {whole:?}");
     assert!(capped.0.is_some(), "16 MiB holds 7 s of three streamed groups only summarised: {capped:?}");
-    // Both recorded ~7 s at 100k reports a second, and the capped session still stands for them.
+    // Both recorded ~7 s of a group streamed at 100k reports a second (at least 30k a second
+    // read on a machine as busy as CI's, where the simulated device, which makes its reports on
+    // the reading thread, falls behind), and the capped session still stands for them (above:
+    // every sample recorded is held, summarised or not).
     for (what, k) in [("whole", whole), ("capped", capped)] {
-        assert!(k.1 > 500_000 && k.2 > 6.0, "{what}: {k:?}");
+        assert!(k.1 > 200_000 && k.2 > 6.0, "{what}: {k:?}");
     }
     let bad = crate::support::zescope()
         .args(["--source", "sim", "record", "--memory-cap", "lots", "--out"])
