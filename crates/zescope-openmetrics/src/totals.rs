@@ -39,8 +39,6 @@ pub struct Totals {
 struct Stream {
     start: usize,
     len: usize,
-    /// Any of its values is summed.
-    summed: bool,
     last: Option<i64>,
     span: Option<i64>,
 }
@@ -52,8 +50,7 @@ impl Totals {
         let streams = (catalog.stream_starts.iter().enumerate())
             .map(|(s, &start)| {
                 let end = catalog.stream_starts.get(s + 1).copied().unwrap_or(catalog.width).max(start);
-                let summed = totals[start..end].iter().any(Option::is_some);
-                Stream { start, len: end - start, summed, ..Stream::default() }
+                Stream { start, len: end - start, ..Stream::default() }
             })
             .collect();
         Totals { totals, streams }
@@ -62,8 +59,11 @@ impl Totals {
     /// Adds the reports of stream `stream`: `times` (ns, increasing) and their values, row-major
     /// (one row of the stream's series a report).
     pub fn add(&mut self, stream: usize, times: &[i64], values: &[f64]) {
-        let Some(s) = self.streams.get_mut(stream).filter(|s| s.summed && s.len > 0) else { return };
+        let Some(s) = self.streams.get_mut(stream).filter(|s| s.len > 0) else { return };
         let totals = &mut self.totals[s.start..s.start + s.len];
+        if totals.iter().all(Option::is_none) {
+            return;
+        }
         for (&t, row) in times.iter().zip(values.chunks_exact(s.len)) {
             let Some(span) = s.span_of(t) else { continue };
             let secs = span as f64 * 1e-9;

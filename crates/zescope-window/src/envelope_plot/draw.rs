@@ -342,21 +342,18 @@ pub(super) fn run(
         // pixel's centre (the newest samples at a live view's right edge, the oldest at a fitted
         // view's left): a bar a line wide inward from the end shows the values of both (of the
         // end column alone where its neighbour stands apart).
-        let both = |end: &EnvelopeColumn, next: &EnvelopeColumn| {
+        let ends = [(first, second, false), (last, before, true)];
+        for (end, next, right) in ends {
             let (ea, eb) = map.column_xs(end);
             let (na, nb) = map.column_xs(next);
-            let apart = (ea.min(eb) - na.max(nb)).abs().min((na.min(nb) - ea.max(eb)).abs()) >= width;
-            if apart { (end.min, end.max) } else { (end.min.min(next.min), end.max.max(next.max)) }
-        };
-        for (c, inward, (lo, hi)) in [(first, 1.0, both(first, second)), (last, -1.0, both(last, before))] {
-            let (xa, xb) = map.column_xs(c);
-            if (xb - xa).abs() < width && map.side(lo, hi, hw) == Side::Inside {
+            // The screen distance between the two columns' spans (below zero where they overlap).
+            let apart = (ea.min(eb) - na.max(nb)).max(na.min(nb) - ea.max(eb)) >= width;
+            let (lo, hi) = if apart { (end.min, end.max) } else { (end.min.min(next.min), end.max.max(next.max)) };
+            if (eb - ea).abs() < width && map.side(lo, hi, hw) == Side::Inside {
                 let (top, bottom) = map.rows(lo, hi);
-                let x = if inward > 0.0 { xa.min(xb) } else { xa.max(xb) };
-                let rect = egui::Rect::from_x_y_ranges(
-                    x.min(x + inward * width)..=x.max(x + inward * width),
-                    top - hw..=bottom + hw,
-                );
+                // From the end's outer edge, a line's width inward.
+                let (x0, x1) = if right { (ea.max(eb) - width, ea.max(eb)) } else { (ea.min(eb), ea.min(eb) + width) };
+                let rect = egui::Rect::from_x_y_ranges(x0..=x1, top - hw..=bottom + hw);
                 strip.mesh.add_colored_rect(rect, style.color);
             }
         }
