@@ -541,11 +541,15 @@ fn via_help() -> String {
     )
 }
 
-/// `--via`: auto, export, streamer or tracer (`Via::names`).
-/// `--interval`: a duration the sampler samples at, or what range it must be in (the sampler
-/// would clamp it, and the run then sample at another rate than the one asked for).
+/// `--interval`: a duration the sampler samples at, with its unit, or what range it must be in
+/// (the sampler would clamp it, and the run then sample at another rate than the one asked for).
 fn parse_interval(s: &str) -> Result<Duration, String> {
     use zescope_sampler::{MAX_INTERVAL, MIN_INTERVAL};
+    let bare = s.trim();
+    if !bare.is_empty() && bare.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        // A bare number would be seconds (as for --duration), which `--interval 5` rarely means.
+        return Err(format!("{bare} has no unit: give the interval with one, as {bare}ms, {bare}s or {bare}us"));
+    }
     let d = zescope_model::view::text::parse_duration(s)?;
     if (MIN_INTERVAL..=MAX_INTERVAL).contains(&d) {
         return Ok(d);
@@ -555,6 +559,7 @@ fn parse_interval(s: &str) -> Result<Duration, String> {
     ))
 }
 
+/// `--via`: auto, export, streamer or tracer (`Via::names`).
 fn parse_via(s: &str) -> Result<zescope_sampler::Via, String> {
     use zescope_sampler::Via;
     Via::from_name(s).ok_or_else(|| format!("{s:?} is not a way to read groups: use {}", Via::names()))

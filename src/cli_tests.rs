@@ -43,9 +43,19 @@ fn an_interval_outside_what_the_sampler_does_is_refused_with_the_range() {
             assert!(e.contains(bad) && e.contains("100us to 10s"), "{cmd} --interval {bad}: {e}");
         }
     }
-    for good in ["100us", "1ms", "10s"] {
+    for good in ["100us", "1ms", "10s", "2.5ms"] {
         assert!(parse(&["record", "--interval", good, "--out", "r.ron"]).is_ok(), "{good}");
     }
+}
+
+#[test]
+fn an_interval_without_a_unit_is_refused_rather_than_taken_as_seconds() {
+    for cmd in ["record", "serve"] {
+        let e = parse(&[cmd, "--interval", "5"]).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("5 has no unit") && e.contains("5ms"), "{cmd} --interval 5: {e}");
+    }
+    // --duration keeps its bare seconds.
+    assert!(parse(&["record", "--duration", "5", "--out", "r.ron"]).is_ok());
 }
 
 #[test]
