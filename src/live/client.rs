@@ -112,15 +112,34 @@ fn connect(target: &Target, feed: Option<&str>, from: u64) -> Result<WebSocket<T
         request.headers_mut().insert("authorization", value);
     }
     let config = tungstenite::protocol::WebSocketConfig::default().max_message_size(Some(256 << 20));
-    let (ws, _) = tungstenite::client::client_with_config(request, stream, Some(config)).map_err(|e| match e {
-        tungstenite::HandshakeError::Failure(tungstenite::Error::Http(r)) => {
-            let body = r.body().as_ref().map(|b| String::from_utf8_lossy(b).trim().to_owned()).unwrap_or_default();
-            format!("{} refused: {} {body}", target.addr, r.status())
-        }
-        e => format!("{}: {e}", target.addr),
-    })?;
+    let (ws, _) = tungstenite::client::client_with_config(request, stream, Some(config))
+        .map_err(|e| handshake_error(&target.addr, e))?;
     ws.get_ref().set_read_timeout(Some(POLL)).map_err(|e| e.to_string())?;
     Ok(ws)
+}
+
+/// What a failed handshake with `addr` says: a zescope `serve`'s refusal is its one line of plain
+/// text (too many viewers, a token wanted); any other answer (a web page, another protocol) says
+/// that `addr` is not a zescope `serve`, without the page.
+fn handshake_error(addr: &str, e: tungstenite::HandshakeError<tungstenite::ClientHandshake<TcpStream>>) -> String {
+    let not_serve = |what: String| format!("{addr} is not a zescope serve's live feed: {what}");
+    match e {
+        tungstenite::HandshakeError::Failure(tungstenite::Error::Http(r)) => {
+            let plain = r
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("text/plain"));
+            let body = r.body().as_ref().map(|b| String::from_utf8_lossy(b).trim().to_owned()).unwrap_or_default();
+            if plain && !body.is_empty() && body.len() <= 300 && !body.contains('\n') {
+                format!("{addr} refused: {} {body}", r.status())
+            } else {
+                not_serve(format!("/live answered {}", r.status()))
+            }
+        }
+        tungstenite::HandshakeError::Failure(tungstenite::Error::Protocol(p)) => not_serve(p.to_string()),
+        e => format!("{addr}: {e}"),
+    }
 }
 
 impl Target {

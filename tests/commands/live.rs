@@ -508,3 +508,33 @@ fn without_a_display_the_window_says_in_one_line_how_to_watch_this_machine_remot
     }
     assert!(!stderr.contains(".cargo") && !stderr.contains(".rs:"), "no path into the build machine: {stderr}");
 }
+
+#[test]
+fn connecting_to_a_web_server_that_is_not_zescope_says_so_in_one_line_without_its_page() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let at = listener.local_addr().unwrap().to_string();
+    // A web server of another kind: an HTML page for every request, as a dashboard's port answers.
+    let server = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut head = [0u8; 4096];
+        let _ = s.read(&mut head);
+        let page = "<!DOCTYPE html>\n<html><body><h1>Not Found</h1>\n<p>Nothing here.</p></body></html>\n";
+        let answer = format!(
+            "HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{page}",
+            page.len()
+        );
+        s.write_all(answer.as_bytes()).unwrap();
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = zescope()
+        .args(["record", "--connect", &at, "--duration", "1s", "--out"])
+        .arg(dir.path().join("r.ron"))
+        .output()
+        .unwrap();
+    server.join().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains(&format!("{at} is not a zescope serve's live feed: /live answered 404 Not Found")), "{said}");
+    assert!(!said.contains("<html") && said.trim().lines().count() == 1, "one line, not the page: {said}");
+}
