@@ -39,12 +39,37 @@ fn a_streamed_session_saves_reopens_and_exports() {
         "restored and captured again, same bytes"
     );
 
-    let out = zescope(&["export", &p("s.ron"), "--pane", "1", "--png", &p("p.png"), "--csv", &p("d.csv")]);
+    let out = zescope(&[
+        "export",
+        &p("s.ron"),
+        "--pane",
+        "1",
+        "--png",
+        &p("p.png"),
+        "--csv",
+        &p("d.csv"),
+        "--csv-shown",
+        &p("shown.csv"),
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let csv = std::fs::read_to_string(dir.path().join("d.csv")).unwrap();
-    // Busy time (a DURATION) is each report's busy share: a % column beside the utilisation.
+    // Busy time (a DURATION) is kept as exported memory keeps it: stored, its running total in
+    // ns; shown, its busy share in % beside the utilisation.
     let header = csv.lines().next().unwrap();
-    assert!(header.contains("RenderBasic/RenderBusyTime [%]") && header.contains("RenderUtilization [%]"), "{header}");
+    assert!(header.contains("RenderBasic/RenderBusyTime [ns]"), "{header}");
+    let shown = std::fs::read_to_string(dir.path().join("shown.csv")).unwrap();
+    let head: Vec<&str> = shown.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| h.starts_with(name)).unwrap_or_else(|| panic!("{name}: {head:?}"));
+    let (busy, util) = (col("RenderBasic/RenderBusyTime [%]"), col("RenderBasic/RenderUtilization [%]"));
+    let mut compared = 0;
+    for line in shown.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let (Ok(b), Ok(u)) = (cells[busy].parse::<f64>(), cells[util].parse::<f64>()) else { continue };
+        // The same workload, each with its own noise: the share is the utilisation's.
+        assert!((0.0..=100.0).contains(&b) && (b - u).abs() <= 10.5, "busy {b} % against utilisation {u} %");
+        compared += 1;
+    }
+    assert!(compared > 500, "{compared} reports' busy shares");
     assert!(csv.lines().count() > 500);
     assert!(std::fs::metadata(dir.path().join("p.png")).unwrap().len() > 1000);
 }

@@ -1,7 +1,8 @@
 //! Metric types as a user reads them, on the simulated driver: one group holding a metric of
 //! every type (DURATION, EVENT, THROUGHPUT, RATIO, RAW, FLAG and the streamer's TIMESTAMP), read
 //! with the time-based streamer (each report's values about that report alone: counts per
-//! second, busy time a share in %, states as read) and through exported memory with the generic
+//! second, busy time its running total as exported memory gives it, states as read) and through
+//! exported memory with the generic
 //! `MetricOrder` layout (running totals kept for the store: counts cumulative, busy time `Busy`,
 //! states `State`). The simulated device's built-in groups report each metric's type for what
 //! it is, its realistic catalogue (Intel's ComputeBasic) is shown by type too, and a layout's
@@ -70,6 +71,15 @@ fn column(batches: &[SampleBatch], n: usize, k: usize) -> Vec<f64> {
     batches.iter().flat_map(|b| b.values.chunks(n).map(|r| r[k]).collect::<Vec<_>>()).collect()
 }
 
+/// The busy shares (%) a running total of busy ns in column `k` gives from each sample to the
+/// next: its growth over the time between them.
+fn busy_shares(batches: &[SampleBatch], n: usize, k: usize) -> Vec<f64> {
+    let totals = column(batches, n, k);
+    let times: Vec<i64> = batches.iter().flat_map(|b| b.timestamps.iter().copied()).collect();
+    assert!(totals.windows(2).all(|w| w[1] >= w[0]), "a running total of busy time: {totals:?}");
+    (1..totals.len()).map(|i| (totals[i] - totals[i - 1]) / (times[i] - times[i - 1]) as f64 * 100.0).collect()
+}
+
 fn stop(h: &SamplerHandle, sim: &ze_sim::Sim) {
     h.send(Command::Stop);
     wait_for(h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
@@ -78,7 +88,7 @@ fn stop(h: &SamplerHandle, sim: &ze_sim::Sim) {
 }
 
 #[test]
-fn a_streamer_shows_counts_per_second_busy_time_as_a_share_and_states_as_read() {
+fn a_streamer_shows_counts_per_second_busy_time_as_its_running_total_and_states_as_read() {
     let sim = sim_with_every_type();
     let h = sampler_on(&sim);
     let info = start(&h, "Streamed", Via::Streamer);
@@ -87,7 +97,7 @@ fn a_streamer_shows_counts_per_second_busy_time_as_a_share_and_states_as_read() 
     assert_eq!(
         got,
         [
-            ("Busy", "%", Kind::Gauge),
+            ("Busy", "ns", Kind::Busy),
             ("Cycles", "cycles/s", Kind::Gauge),
             ("Bytes", "bytes/s", Kind::Gauge),
             ("Frequency", "MHz", Kind::Gauge),
@@ -101,12 +111,18 @@ fn a_streamer_shows_counts_per_second_busy_time_as_a_share_and_states_as_read() 
     let n = s.series.len();
     let batches = collect_samples(&h, 400);
     let col = |k| column(&batches, n, k);
-    let (busy, cycles, bytes, freq, util) = (col(0), col(1), col(2), col(3), col(4));
-    for i in 0..busy.len() {
+    assert_eq!(s.series[0].wrap, None, "a total zescope keeps in a double does not wrap");
+    let busy = busy_shares(&batches, n, 0);
+    let (cycles, bytes, freq, util) = (col(1), col(2), col(3), col(4));
+    for i in 0..cycles.len() {
         // Busy time and utilisation follow the same workload, each with its own noise (at most
-        // 5 points in any phase): the busy share is the utilisation, not ns per second.
-        assert!((0.0..=100.0).contains(&busy[i]), "a share: {}", busy[i]);
-        assert!((busy[i] - util[i]).abs() <= 10.5, "busy {} % against utilisation {} %", busy[i], util[i]);
+        // 5 points in any phase): the busy share of a report (the total's growth from the
+        // report before) is the utilisation, so each report added its own busy ns.
+        if i > 0 {
+            let b = busy[i - 1];
+            assert!((0.0..=100.0).contains(&b), "a share: {b}");
+            assert!((b - util[i]).abs() <= 10.5, "busy {b} % against utilisation {} %", util[i]);
+        }
         // Busy cycles per second over the clock (MHz): the utilisation again, so the count per
         // report was divided by the report's duration, not left per report.
         let share = cycles[i] / (freq[i] * 1e6) * 100.0;
@@ -230,7 +246,7 @@ fn the_realistic_catalogue_is_shown_by_type() {
     };
     assert!(s.series.iter().all(|x| x.name != "QueryBeginTime"), "the TIMESTAMP is the reports' time");
     let (busy, unit, kind) = get("GpuTime");
-    assert_eq!((unit, kind), ("%", Kind::Gauge), "DURATION ns: the busy share");
+    assert_eq!((unit, kind), ("ns", Kind::Busy), "DURATION ns: busy time, as exported memory gives it");
     assert_eq!(get("GpuCoreClocks").1, "cycles/s", "EVENT: per second");
     assert_eq!(get("AvgGpuCoreFrequencyMHz").1, "MHz", "an EVENT in MHz is an average, shown as it is");
     assert_eq!((get("GpuBusy").1, get("GpuBusy").2), ("%", Kind::Gauge), "RATIO in percent");
@@ -242,8 +258,8 @@ fn the_realistic_catalogue_is_shown_by_type() {
     let (gpu_busy, _, _) = get("GpuBusy");
     let n = s.series.len();
     let batches = collect_samples(&h, 100);
-    let shares = column(&batches, n, busy);
-    assert!(shares.iter().all(|v| (0.0..=100.0).contains(v)), "{shares:?}");
+    let shares = busy_shares(&batches, n, busy);
+    assert!(!shares.is_empty() && shares.iter().all(|v| (0.0..=100.0).contains(v)), "{shares:?}");
     assert!(column(&batches, n, ctx).iter().all(|&v| v == 32.0), "the context id as read, never scaled");
     assert!(column(&batches, n, gpu_busy).iter().any(|v| v.fract() != 0.0), "a f32 percentage keeps its fraction");
     stop(&h, &sim);

@@ -8,11 +8,13 @@
 //! - EVENT, EVENT_WITH_RANGE, THROUGHPUT: a rate, the value divided by the report's duration,
 //!   unit "X/s" ("events/s" without a unit); a unit that is already a level or a rate (MHz, %,
 //!   W, "…/s") as it is;
-//! - DURATION in a unit of time: the share of the report's duration it was busy, unit "%",
-//!   clamped to 0..=100 %; a share up to [`SHARE_SLACK_PCT`] over 100 % is report-timing jitter,
-//!   anything further (or below 0) is not a busy share at all, and a notice says so once per
-//!   metric ([`Conv::apply`] tells the caller); a DURATION in percent as it is, in another unit
-//!   as a rate;
+//! - DURATION in a unit of time: busy time, as exported memory gives it: a running total of the
+//!   reports' busy time in the metric's unit (`Kind::Busy`; the store plots it as the share of
+//!   the time between two reports it grew by, Prometheus serves it as busy seconds), each
+//!   report's time clamped to 0..= the report's length; a report busy up to [`SHARE_SLACK_PCT`] %
+//!   longer than itself is report-timing jitter, anything further (or below 0) is no busy time
+//!   of the report at all, and a notice says so once per metric ([`Conv::apply`] tells the
+//!   caller); a DURATION in percent as it is, in another unit as a rate;
 //! - RATIO: as it is;
 //! - TIMESTAMP: the first one is the report's time, none is a series;
 //! - RAW, FLAG (and instruction pointers): states, as they are (`Kind::State`: drawn as steps,
@@ -29,8 +31,9 @@ use zescope_ze::Metric;
 
 use crate::protocol::SeriesInfo;
 
-/// How far (percentage points) a busy share may exceed 100 % before it is said to be no share:
-/// less is the jitter of report times against the period, drawn at 100 %.
+/// How far (percent of the report's length) a report's busy time may exceed the report before it
+/// is said to be no busy time of it: less is the jitter of report times against the period,
+/// counted as the whole report.
 pub(crate) const SHARE_SLACK_PCT: f64 = 5.0;
 
 /// What to do with one metric's value of a report.
@@ -51,15 +54,15 @@ pub(crate) enum Conv {
     AsIs,
     /// A count within the report: divided by the report's duration, per second.
     Rate,
-    /// Time busy within the report, in units of `unit_s` seconds: its share of the report's
-    /// duration, in %.
-    Share {
+    /// Time busy within the report, in units of `unit_s` seconds: clamped to the report's
+    /// length, it is added to the column's running total (the reader keeps it).
+    Busy {
         /// Seconds per unit of the value.
         unit_s: f64,
     },
-    /// [`Conv::Share`] bound to a period ([`Conv::at`]): time busy within a report `units` of the
-    /// value's units long, in %.
-    ShareOf {
+    /// [`Conv::Busy`] bound to a period ([`Conv::at`]): time busy within a report `units` of the
+    /// value's units long.
+    BusyOf {
         /// The report's length in the value's units.
         units: f64,
     },
@@ -70,28 +73,25 @@ impl Conv {
     /// depends on the period worked out once ([`Conv::apply`] of the result gives the same).
     pub(crate) fn at(self, per_s: f64) -> Conv {
         match self {
-            Conv::Share { unit_s } => Conv::ShareOf { units: report_units(unit_s, per_s) },
+            Conv::Busy { unit_s } => Conv::BusyOf { units: report_units(unit_s, per_s) },
             c => c,
         }
     }
 
-    /// The value plotted for `x` of a report of a period at which `per_s` reports make a
-    /// second ([`per_second`]), and whether it was out of what it can be (a busy share beyond
-    /// 100 % and its slack, or below 0: clamped to 0..=100).
+    /// The value of the report for `x` (for busy time, the time added to its running total) at
+    /// a period at which `per_s` reports make a second ([`per_second`]), and whether it was out
+    /// of what it can be (busy time beyond the report's length and its slack, or below 0:
+    /// clamped to 0..= the report's length).
     pub(crate) fn apply(self, x: f64, per_s: f64) -> (f64, bool) {
         match self {
             Conv::AsIs => (x, false),
             Conv::Rate => (x * per_s, false),
-            Conv::Share { unit_s } => Conv::ShareOf { units: report_units(unit_s, per_s) }.apply(x, per_s),
-            Conv::ShareOf { units } => {
-                // Divided by the report's length in the value's units (a whole number for the
-                // periods streamers give): 398 ns of 10 µs is 3.98 %, where multiplying by
-                // 1e-9 × 1e5 × 100 gave 3.9800000000000004.
-                let pct = x * 100.0 / units;
-                if pct.is_nan() {
-                    return (pct, false);
+            Conv::Busy { unit_s } => Conv::BusyOf { units: report_units(unit_s, per_s) }.apply(x, per_s),
+            Conv::BusyOf { units } => {
+                if x.is_nan() {
+                    return (x, false);
                 }
-                (pct.clamp(0.0, 100.0), !(0.0..=100.0 + SHARE_SLACK_PCT).contains(&pct))
+                (x.clamp(0.0, units), !(0.0..=units * (1.0 + SHARE_SLACK_PCT / 100.0)).contains(&x))
             }
         }
     }
@@ -136,7 +136,7 @@ pub(crate) fn column_of(
     Some(match metric_type {
         ZET_METRIC_TYPE_TIMESTAMP => return None,
         ZET_METRIC_TYPE_DURATION => match unit_seconds(units) {
-            Some(unit_s) => (Conv::Share { unit_s }, series("%".into(), Kind::Gauge)),
+            Some(unit_s) => (Conv::Busy { unit_s }, series(units.trim().to_owned(), Kind::Busy)),
             None if is_level_unit(units) => as_is(Kind::Gauge),
             None => rate(),
         },
@@ -242,47 +242,42 @@ mod tests {
     }
 
     #[test]
-    fn a_busy_share_of_whole_units_is_the_nearest_double_to_its_decimal_value() {
-        // ns busy of a 10 µs report: n / 100 %, the double a reader would write for it ("3.98",
-        // not "3.9800000000000004"); the same for every streamer period and for µs.
-        let share = |unit_s: f64, x: u64, ns: u64| Conv::Share { unit_s }.apply(x as f64, per_second(ns)).0;
-        for x in 0..=10_000u64 {
-            assert_eq!(share(1e-9, x, 10_000), x as f64 / 100.0, "{x} ns of 10 µs");
-        }
+    fn a_reports_busy_time_is_bounded_by_the_report_of_its_period_in_its_unit() {
+        // The report's length in the value's unit, a whole number for every streamer period
+        // (10 µs × 2^k) in ns and µs: 10 000 ns busy of a 10 µs report is all of it, not
+        // 9 999.999999999998 of it.
         for k in 0..=16 {
             let ns = 10_000u64 << k;
-            for x in [1u64, 398, 4_999, ns / 3, ns] {
-                assert_eq!(share(1e-9, x, ns), (x * 100) as f64 / ns as f64, "{x} ns of {ns} ns");
-            }
-            assert_eq!(share(1e-6, 7, ns), 700.0 / (ns / 1000) as f64, "7 µs of {ns} ns");
+            assert_eq!(Conv::Busy { unit_s: 1e-9 }.at(per_second(ns)), Conv::BusyOf { units: ns as f64 });
+            assert_eq!(Conv::Busy { unit_s: 1e-6 }.at(per_second(ns)), Conv::BusyOf { units: (ns / 1000) as f64 });
+            assert_eq!(Conv::Busy { unit_s: 1e-9 }.apply(ns as f64, per_second(ns)), (ns as f64, false));
         }
-        assert_eq!(format!("{}", share(1e-9, 398, 10_000)), "3.98");
         // Bound to its period once, the same values.
         for (unit_s, ns) in [(1e-9, 10_000u64), (1e-9, 40_000), (1e-6, 10_000 << 16), (1e-3, 80_000)] {
             let per_s = per_second(ns);
             for x in [0.0, 1.0, 398.0, 7_777.0, 1e9] {
-                let free = Conv::Share { unit_s }.apply(x, per_s);
-                assert_eq!(Conv::Share { unit_s }.at(per_s).apply(x, per_s), free, "{x} of {ns} ns");
+                let free = Conv::Busy { unit_s }.apply(x, per_s);
+                assert_eq!(Conv::Busy { unit_s }.at(per_s).apply(x, per_s), free, "{x} of {ns} ns");
             }
         }
     }
 
     #[test]
-    fn a_duration_of_half_the_report_is_half_busy() {
+    fn a_duration_is_busy_time_kept_as_a_running_total_in_its_unit() {
         let (conv, unit, kind) = col(ZET_METRIC_TYPE_DURATION, "ns");
-        assert_eq!((unit.as_str(), kind), ("%", Kind::Gauge));
-        // 640 µs busy in a 1.28 ms report.
-        gives(conv, 640_000.0, 1_280_000, 50.0, false);
-        // In µs, the same.
-        let (conv, _, _) = col(ZET_METRIC_TYPE_DURATION, "us");
-        gives(conv, 640.0, 1_280_000, 50.0, false);
+        assert_eq!((unit.as_str(), kind), ("ns", Kind::Busy), "busy time, as exported memory gives it");
+        // 640 µs busy in a 1.28 ms report: 640 µs added.
+        gives(conv, 640_000.0, 1_280_000, 640_000.0, false);
+        let (conv, unit, kind) = col(ZET_METRIC_TYPE_DURATION, "us");
+        assert_eq!((unit.as_str(), kind), ("us", Kind::Busy));
+        gives(conv, 640.0, 1_280_000, 640.0, false);
     }
 
     #[test]
-    fn busy_shares_over_the_whole_report_are_clamped_and_nonsense_is_told() {
+    fn busy_time_beyond_the_report_is_clamped_to_it_and_nonsense_is_told() {
         let (conv, _, _) = col(ZET_METRIC_TYPE_DURATION, "ns");
-        gives(conv, 1_300_000.0, 1_280_000, 100.0, false); // 101.6 %: jitter of report times
-        gives(conv, 3_000_000.0, 1_280_000, 100.0, true); // more than twice the report
+        gives(conv, 1_300_000.0, 1_280_000, 1_280_000.0, false); // 1.6 % over: jitter of report times
+        gives(conv, 3_000_000.0, 1_280_000, 1_280_000.0, true); // more than twice the report
         gives(conv, -5.0, 1_280_000, 0.0, true);
         let (v, told) = conv.apply(f64::NAN, per_second(1_280_000));
         assert!(v.is_nan() && !told, "no value stays none");

@@ -15,8 +15,8 @@
 //! sample.
 //!
 //! Values: each report's values are about that report alone, and become samples by metric type
-//! (`plan.rs`: counts become per-second rates, busy time a share in %, ratios and states stay as
-//! they are, the timestamp is the time). `ZE_RESULT_WARNING_DROPPED_DATA` is counted and starts a
+//! (`plan.rs`: counts become per-second rates, busy time a running total of the reports' busy
+//! time, ratios and states stay as they are, the timestamp is the time). `ZE_RESULT_WARNING_DROPPED_DATA` is counted and starts a
 //! new piece of the plot (a gap), never ends the run.
 
 use level_zero_sys::*;
@@ -46,6 +46,9 @@ pub(crate) struct StreamerReader {
     names: Vec<String>,
     /// Per plotted column: a value out of what it can be was told already.
     told_out_of_range: Vec<bool>,
+    /// Per plotted column of each value set (set after set): the running total of a busy time
+    /// column (`Conv::Busy`) since the run began; unused for the others.
+    busy_totals: Vec<f64>,
     period_ns: u64,
     /// Series of one value set.
     series: usize,
@@ -115,6 +118,7 @@ impl StreamerReader {
             time_col,
             series_cols,
             told_out_of_range: vec![false; plan.names.len()],
+            busy_totals: vec![0.0; series * plan.sets],
             names: plan.names,
             period_ns: period.max(1) as u64,
             series,
@@ -252,12 +256,14 @@ impl StreamerReader {
             for (j, &(c, conv)) in self.series_cols.iter().enumerate() {
                 let column = self.values.get(start + c..).unwrap_or(&[]).iter().step_by(n).take(held.min(reports));
                 let out = rows.get_mut(k * series + j..).unwrap_or(&mut []).iter_mut().step_by(row_len);
-                let Some(v) = convert(column, conv, per_s, out) else { continue };
+                let total = &mut self.busy_totals[k * series + j];
+                let Some(v) = convert(column, conv, per_s, out, total) else { continue };
                 if !self.told_out_of_range[j] {
                     self.told_out_of_range[j] = true;
                     notices.push(format!(
-                        "metric group {}: {} reported {v} busy in a report of {}, which is not a share of its \
-                         time; its busy share is drawn clamped to 0..100 %",
+                        "metric group {}: {} reported {v} busy in a report of {}, which is not busy time of the \
+                         report; it counts as busy for none (below 0) or all of the report, its busy share drawn \
+                         within 0..100 %",
                         self.group.info.name,
                         self.names[j],
                         period_text(self.period_ns as u32),
@@ -284,26 +290,35 @@ impl StreamerReader {
 
 /// Writes the plotted values of one column (`column`, a metric's typed values report after
 /// report) into `out` as `conv` says; the first value that was out of what it can be, if one was
-/// ([`Conv::apply`]). A value of an unknown type is NaN.
+/// ([`Conv::apply`]). Busy time adds each report's to `total` and writes the total. A value of an
+/// unknown type is NaN (busy time: the report's total is NaN, and the running total goes on
+/// without it).
 fn convert<'a>(
     column: impl Iterator<Item = &'a zet_typed_value_t>,
     conv: Conv,
     per_s: f64,
     out: impl Iterator<Item = &'a mut f64>,
+    total: &mut f64,
 ) -> Option<f64> {
     let values = column.map(|v| v.as_f64().unwrap_or(f64::NAN));
     match conv {
         Conv::AsIs => out.zip(values).for_each(|(x, v)| *x = v),
         Conv::Rate => out.zip(values).for_each(|(x, v)| *x = v * per_s),
-        Conv::Share { .. } | Conv::ShareOf { .. } => {
-            let mut odd = None;
+        Conv::Busy { .. } | Conv::BusyOf { .. } => {
+            let (mut odd, mut sum) = (None, *total);
             for (x, v) in out.zip(values) {
-                let bad;
-                (*x, bad) = conv.apply(v, per_s);
+                let (busy, bad) = conv.apply(v, per_s);
+                if busy.is_nan() {
+                    *x = busy;
+                    continue;
+                }
+                sum += busy;
+                *x = sum;
                 if bad && odd.is_none() {
                     odd = Some(v);
                 }
             }
+            *total = sum;
             return odd;
         }
     }
@@ -319,26 +334,49 @@ mod tests {
     }
 
     /// Converts every `stride`-th value of `values` from `at` into every second slot of a row
-    /// buffer (two series a row), as `read_part` does for one column.
-    fn column(values: &[zet_typed_value_t], at: usize, stride: usize, conv: Conv) -> (Vec<f64>, Option<f64>) {
+    /// buffer (two series a row), as `read_part` does for one column, busy time from `total`.
+    fn column(
+        values: &[zet_typed_value_t],
+        at: usize,
+        stride: usize,
+        conv: Conv,
+        total: &mut f64,
+    ) -> (Vec<f64>, Option<f64>) {
         let mut rows = vec![f64::NAN; values.len() / stride * 2];
-        let odd = convert(values[at..].iter().step_by(stride), conv, 100_000.0, rows.iter_mut().step_by(2));
+        let odd = convert(values[at..].iter().step_by(stride), conv, 100_000.0, rows.iter_mut().step_by(2), total);
         (rows.iter().step_by(2).copied().collect(), odd)
     }
 
     #[test]
-    fn a_column_converts_as_apply_does_value_by_value_and_names_its_first_impossible_share() {
+    fn a_busy_column_is_the_running_total_of_each_reports_clamped_busy_time_and_names_its_first_impossible_one() {
         // Two metrics a report: busy ns of a 10 µs report, and a count.
         let raw = u64s(&[398, 7, 10_000, 8, 10_400, 9, 12_000, 10, 10_600, 11]);
-        let share = Conv::Share { unit_s: 1e-9 }.at(100_000.0);
-        let (busy, odd) = column(&raw, 0, 2, share);
-        let by_value: Vec<f64> =
-            [398.0, 10_000.0, 10_400.0, 12_000.0, 10_600.0].iter().map(|&x| share.apply(x, 100_000.0).0).collect();
-        assert_eq!(busy, by_value);
-        assert_eq!(busy[..3], [3.98, 100.0, 100.0], "jitter within the slack is drawn at 100 %");
-        assert_eq!(odd, Some(12_000.0), "the first share past the slack, not a later one");
-        let (rates, odd) = column(&raw, 1, 2, Conv::Rate);
+        let busy_time = Conv::Busy { unit_s: 1e-9 }.at(100_000.0);
+        let mut total = 1_000.0;
+        let (busy, odd) = column(&raw, 0, 2, busy_time, &mut total);
+        let mut by_value = vec![];
+        let mut sum = 1_000.0;
+        for x in [398.0, 10_000.0, 10_400.0, 12_000.0, 10_600.0] {
+            sum += busy_time.apply(x, 100_000.0).0;
+            by_value.push(sum);
+        }
+        assert_eq!(busy, by_value, "what apply gives, added up from the total before the read");
+        assert_eq!(busy[..3], [1_398.0, 11_398.0, 21_398.0], "jitter within the slack counts as the whole report");
+        assert_eq!(total, 41_398.0, "the total goes on at the next read");
+        assert_eq!(odd, Some(12_000.0), "the first busy time past the slack, not a later one");
+        let (rates, odd) = column(&raw, 1, 2, Conv::Rate, &mut 0.0);
         assert_eq!((rates, odd), (vec![700_000.0, 800_000.0, 900_000.0, 1_000_000.0, 1_100_000.0], None));
+    }
+
+    #[test]
+    fn a_busy_time_of_an_unknown_type_is_nan_and_the_total_goes_on_without_it() {
+        let mut raw = u64s(&[5, 6, 7]);
+        raw[1].r#type = 0x7fff_0000;
+        let mut rows = [-1.0; 3];
+        let mut total = 0.0;
+        convert(raw.iter(), Conv::BusyOf { units: 10.0 }, 1.0, rows.iter_mut(), &mut total);
+        assert_eq!((rows[0], rows[2], total), (5.0, 12.0, 12.0));
+        assert!(rows[1].is_nan());
     }
 
     #[test]
@@ -346,7 +384,7 @@ mod tests {
         let mut raw = u64s(&[5, 6, 7]);
         raw[1].r#type = 0x7fff_0000;
         let mut rows = [-1.0; 4];
-        let odd = convert(raw.iter(), Conv::AsIs, 1.0, rows.iter_mut());
+        let odd = convert(raw.iter(), Conv::AsIs, 1.0, rows.iter_mut(), &mut 0.0);
         assert_eq!(odd, None);
         assert_eq!(rows[0], 5.0);
         assert!(rows[1].is_nan());
