@@ -11,7 +11,7 @@
 //! - DURATION in a unit of time: busy time, as exported memory gives it: a running total of the
 //!   reports' busy time in the metric's unit (`Kind::Busy`; the store plots it as the share of
 //!   the time between two reports it grew by, Prometheus serves it as busy seconds), each
-//!   report's time clamped to 0..= the report's length; a report busy up to [`SHARE_SLACK_PCT`] %
+//!   report's time clamped to 0..= the report's length; a report busy up to [`BUSY_SLACK_PCT`] %
 //!   longer than itself is report-timing jitter, anything further (or below 0) is no busy time
 //!   of the report at all, and a notice says so once per metric ([`Conv::apply`] tells the
 //!   caller); a DURATION in percent as it is, in another unit as a rate;
@@ -34,7 +34,7 @@ use crate::protocol::SeriesInfo;
 /// How far (percent of the report's length) a report's busy time may exceed the report before it
 /// is said to be no busy time of it: less is the jitter of report times against the period,
 /// counted as the whole report.
-pub(crate) const SHARE_SLACK_PCT: f64 = 5.0;
+pub(crate) const BUSY_SLACK_PCT: f64 = 5.0;
 
 /// What to do with one metric's value of a report.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,7 +91,7 @@ impl Conv {
                 if x.is_nan() {
                     return (x, false);
                 }
-                (x.clamp(0.0, units), !(0.0..=units * (1.0 + SHARE_SLACK_PCT / 100.0)).contains(&x))
+                (x.clamp(0.0, units), !(0.0..=units * (1.0 + BUSY_SLACK_PCT / 100.0)).contains(&x))
             }
         }
     }

@@ -16,8 +16,9 @@
 //!
 //! Values: each report's values are about that report alone, and become samples by metric type
 //! (`plan.rs`: counts become per-second rates, busy time a running total of the reports' busy
-//! time, ratios and states stay as they are, the timestamp is the time). `ZE_RESULT_WARNING_DROPPED_DATA` is counted and starts a
-//! new piece of the plot (a gap), never ends the run.
+//! time, ratios and states stay as they are, the timestamp is the time).
+//! `ZE_RESULT_WARNING_DROPPED_DATA` is counted and starts a new piece of the plot (a gap), never
+//! ends the run.
 
 use level_zero_sys::*;
 
