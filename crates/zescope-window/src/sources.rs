@@ -313,12 +313,13 @@ impl SourcePanel<'_> {
             // Wide enough that each decade (100 µs … 10 s) gets ~40 px: a log slider that is
             // usable across its range; the value box beside it takes a typed "250us" or "5 ms".
             ui.spacing_mut().slider_width = (ui.available_width() - 90.0).clamp(120.0, 240.0);
-            let mut us = self.state.selection.interval.as_micros() as f64;
+            let shown = self.state.selection.interval;
+            let mut us = shown.as_micros() as f64;
             let slider = egui::Slider::new(&mut us, MIN_INTERVAL.as_micros() as f64..=MAX_INTERVAL.as_micros() as f64)
                 .logarithmic(true)
                 .custom_formatter(|v, _| text::duration(Duration::from_micros(v as u64)))
-                .custom_parser(|s| zescope_model::view::text::parse_duration(s).ok().map(|d| d.as_micros() as f64));
-            if ui.add(slider).on_hover_text("sampling interval, 100 µs to 10 s; applies live. Click the value to type one (\"250us\", \"5 ms\")").changed() {
+                .custom_parser(|s| typed_interval(s, shown).map(|d| d.as_micros() as f64));
+            if ui.add(slider).on_hover_text("sampling interval, 100 µs to 10 s; applies live. Click the value to type one (\"250us\", \"5 ms\"; a bare number is in the unit shown)").changed() {
                 let d = Duration::from_micros(us as u64).clamp(MIN_INTERVAL, MAX_INTERVAL);
                 self.state.selection.interval = d;
                 if running {
@@ -349,6 +350,18 @@ impl SourcePanel<'_> {
         });
         actions
     }
+}
+
+/// The interval typed into the slider's value box: "250us", "5 ms", or a bare number in the unit
+/// the box showed (`5` where it showed "10 ms" is 5 ms, not 5 s).
+fn typed_interval(typed: &str, shown: Duration) -> Option<Duration> {
+    let typed = typed.trim();
+    if !typed.is_empty() && typed.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        let shown = text::duration(shown);
+        let unit = shown.rsplit(' ').next().unwrap_or("s");
+        return text::parse_duration(&format!("{typed} {unit}")).ok();
+    }
+    text::parse_duration(typed).ok()
 }
 
 #[cfg(test)]

@@ -124,3 +124,16 @@ fn a_metrics_tick_takes_its_group_alone_and_the_last_one_unticked_drops_it() {
     let run = s.run_config();
     assert!(run.is_ok(), "the telemetry alone still runs: {run:?}");
 }
+
+#[test]
+fn a_bare_number_typed_for_the_interval_is_in_the_unit_the_box_showed() {
+    use super::typed_interval;
+    use std::time::Duration;
+    let ms = Duration::from_millis;
+    assert_eq!(typed_interval("5", ms(10)), Some(ms(5)), "the box showed 10 ms");
+    assert_eq!(typed_interval(" 2.5 ", ms(1500)), Some(Duration::from_micros(2_500_000)), "it showed 1.5 s");
+    assert_eq!(typed_interval("250", Duration::from_micros(100)), Some(Duration::from_micros(250)), "100 µs");
+    assert_eq!(typed_interval("250us", ms(10)), Some(Duration::from_micros(250)), "a unit typed wins");
+    assert_eq!(typed_interval("5 ms", Duration::from_secs(2)), Some(ms(5)));
+    assert_eq!(typed_interval("fast", ms(10)), None);
+}
