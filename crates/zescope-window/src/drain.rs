@@ -70,7 +70,8 @@ pub fn drain(
                 // A remote server's run: the source panel shows what it samples (the user's own
                 // choice is kept aside for the settings).
                 let source = state.inventory.as_ref().and_then(|i| i.source.as_ref());
-                if source.is_some_and(crate::status::is_remote) {
+                let remote = source.is_some_and(crate::status::is_remote);
+                if remote {
                     let theirs = crate::state::Selection::of_run(&info.config, state.inventory.as_ref());
                     let own = std::mem::replace(&mut state.selection, theirs);
                     state.own_selection.get_or_insert(own);
@@ -80,6 +81,9 @@ pub fn drain(
                 let keys = run.keys.concat();
                 state.history.run_started(&run.info, state.inventory.as_ref(), &run.streams);
                 state.last_device = Some(run.info.devices.join(" + "));
+                if remote {
+                    panes.remote_run(|k| state.ingest.series.contains_key(k));
+                }
                 panes.place_new(&keys, state);
                 state.health = None;
                 state.banners.retain(|b| !b.error.cleared_by_start());

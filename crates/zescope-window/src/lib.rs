@@ -230,12 +230,12 @@ impl ZescopeApp {
     }
 
     /// What to remember for the next launch (eframe's `save` stores it).
-    pub(crate) fn settings(&self) -> Settings {
+    pub fn settings(&self) -> Settings {
         Settings {
             theme: self.theme,
             window: self.view.window,
             selection: self.state.own_selection.as_ref().unwrap_or(&self.state.selection).clone(),
-            arrangement: self.panes.arrangement.clone(),
+            arrangement: self.panes.own.as_ref().unwrap_or(&self.panes.arrangement).clone(),
             recent: self.files.recent.clone(),
             frame_cap: self.frame_cap,
             overview: if self.overview.shown { settings::Shown::Yes } else { settings::Shown::No },

@@ -16,6 +16,8 @@ use super::state::AppState;
 pub struct Panes {
     /// Placement, colours and visibility of the series: what sessions and settings save.
     pub arrangement: Arrangement,
+    /// The user's own arrangement while a remote run's is shown: what the settings keep.
+    pub(crate) own: Option<Arrangement>,
     plots: HashMap<u64, EnvelopePlot>,
     /// A pane to bring into view on the next frame (one just added).
     pub(crate) scroll_to: Option<u64>,
@@ -26,7 +28,7 @@ pub struct Panes {
 impl Panes {
     /// Panes laid out as `arrangement`, with empty plot caches.
     pub(crate) fn with_arrangement(arrangement: Arrangement) -> Panes {
-        Panes { arrangement, plots: HashMap::new(), scroll_to: None, y_lock: HashMap::new() }
+        Panes { arrangement, own: None, plots: HashMap::new(), scroll_to: None, y_lock: HashMap::new() }
     }
 
     /// Pane `pane`'s plot cache, kept across frames.
@@ -37,6 +39,26 @@ impl Panes {
     /// New series get panes by the default placement policy.
     pub(crate) fn place_new(&mut self, keys: &[SeriesKey], state: &AppState) {
         self.arrangement.place_new(keys, &state.ingest.series);
+    }
+
+    /// A remote run starts: the panes show what the window holds data of. The user's own
+    /// arrangement is kept aside for the settings (once, across the server's runs), and series
+    /// with no data here (`seen` lacks them: a remembered layout of other groups) leave the
+    /// panes, panes emptied so going with them, so the server's series are not placed below
+    /// panes that can show nothing.
+    pub(crate) fn remote_run(&mut self, seen: impl Fn(&SeriesKey) -> bool) {
+        self.own.get_or_insert_with(|| self.arrangement.clone());
+        let mut emptied = Vec::new();
+        for p in &mut self.arrangement.panes {
+            let before = p.series.len();
+            p.series.retain(|k| seen(k));
+            if before > 0 && p.series.is_empty() {
+                emptied.push(p.id);
+            }
+        }
+        for id in emptied {
+            self.remove_pane(id);
+        }
     }
 
     /// Adds an empty pane at the end and scrolls to it on the next frame; returns its id.

@@ -102,7 +102,8 @@ pub fn show(
             let limit = view.data_limit().map(|x| axis.ns(x));
             let shown = if items.is_empty() {
                 // Nothing to plot: no axes made up for no data, only where to drop a metric.
-                let shown = rows.iter().filter(|r| r.shown.visible).map(|r| r.shown.key.device.as_str());
+                let shown = (rows.iter().filter(|r| r.shown.visible))
+                    .map(|r| (r.shown.key.device.as_str(), r.shown.key.group.as_str()));
                 let why = empty_pane::Empty::of(!spec.series.is_empty(), shown);
                 let r = empty_pane::show(ui, MIN_PLOT_HEIGHT, &why);
                 gestures.drop_and_scroll(&r, spec.id, panes);

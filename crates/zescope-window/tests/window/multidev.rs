@@ -194,7 +194,7 @@ fn panes_naming_a_device_the_run_lacks_say_so() {
     h.step();
     h.step();
     assert!(h.query_by_label_contains("Every series of this pane is hidden").is_none(), "not 'hidden'");
-    h.get_by_label_contains("No data for this pane: ze-sim NPU is not in the data shown");
+    h.get_by_label_contains("No data for this pane: NpuActivity of ze-sim NPU is not in the data shown. Pick it");
     assert!(h.query_all_by_label("ze-sim NPU").count() >= 1, "a legend heading over the NPU's rows");
     assert!(h.query_all_by_label("ze-sim GPU").count() >= 1, "and over the GPU's");
     crate::support::quit_discarding(&mut h);

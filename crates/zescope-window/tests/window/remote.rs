@@ -258,3 +258,48 @@ fn a_remote_inventory_leaves_the_users_remembered_choice_alone() {
     assert!(h.query_by_label("Remembered settings adjusted").is_none(), "no banner about the user's settings");
     assert_eq!(h.state().state.selection, before, "the user's choice, untouched");
 }
+
+/// A remembered layout of other groups (ComputeBasic and the telemetry, from the user's own
+/// runs) does not stand above a server's run of RenderBasic as panes that can show nothing: the
+/// server's series fill the panes from the top, and the user's layout is what the settings keep.
+#[test]
+fn a_remote_run_of_other_groups_is_shown_from_the_top_and_the_users_layout_is_kept_for_the_settings() {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+    use zescope_model::view::SeriesKey;
+    use zescope_sampler::{Command, DevicePath, RunConfig};
+    let sim = crate::support::sim(|_| {});
+    let server = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let link = AsRemote {
+        inner: crate::support::sampler_on(&sim),
+        sent: Arc::new(Mutex::new(Vec::new())),
+        server: Arc::clone(&server),
+    };
+    let key = |group: &str, metric: &str| SeriesKey {
+        device: "ze-sim GPU".into(),
+        group: group.into(),
+        metric: metric.into(),
+    };
+    let mut settings = Settings::default();
+    settings.arrangement.assign(&key("ComputeBasic", "GpuTime"), None);
+    settings.arrangement.assign(&key("Telemetry", "Package power"), None);
+    let own = settings.arrangement.clone();
+    let mut app = ZescopeApp::new(Box::new(link), settings, Store::new(64 << 20));
+    app.auto_start = false;
+    let mut h = crate::support::with_inventory(app, [1280.0, 3000.0]);
+    let cfg = RunConfig::single(DevicePath::default(), vec!["RenderBasic".to_owned()], Duration::from_millis(3));
+    server.store(true, std::sync::atomic::Ordering::SeqCst);
+    h.state_mut().send(Command::Start(cfg));
+    server.store(false, std::sync::atomic::Ordering::SeqCst);
+    crate::support::pump(&mut h, "the server's run", |a| a.state.ingest.samples_total > 10);
+    h.step();
+    h.step();
+    let panes = &h.state().panes.arrangement.panes;
+    assert!(!panes.is_empty(), "the server's series are in panes");
+    assert!(
+        panes.iter().all(|p| !p.series.is_empty() && p.series.iter().all(|k| k.group == "RenderBasic")),
+        "only the server's series, none of the remembered groups: {panes:?}"
+    );
+    assert!(h.query_by_label_contains("No data for this pane").is_none(), "no pane that can show nothing");
+    assert_eq!(h.state().settings().arrangement, own, "the user's own layout is what the settings keep");
+}
