@@ -189,30 +189,42 @@ impl zescope_window::link::SamplerLink for AsRemote {
     }
 }
 
+/// A window with `settings` on a link that acts as a remote one (`AsRemote`), whose server runs
+/// `group` every 3 ms; returns it once samples came, with the commands the window sent.
+fn watching(
+    settings: Settings,
+    group: &str,
+    size: [f32; 2],
+) -> (egui_kittest::Harness<'static, ZescopeApp>, std::sync::Arc<std::sync::Mutex<Vec<zescope_sampler::Command>>>) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use zescope_sampler::{Command, DevicePath, RunConfig};
+    let sim = crate::support::sim(|_| {});
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let server = Arc::new(AtomicBool::new(false));
+    let link =
+        AsRemote { inner: crate::support::sampler_on(&sim), sent: Arc::clone(&sent), server: Arc::clone(&server) };
+    let mut app = ZescopeApp::new(Box::new(link), settings, Store::new(64 << 20));
+    app.auto_start = false;
+    let mut h = crate::support::with_inventory(app, size);
+    let cfg = RunConfig::single(DevicePath::default(), vec![group.to_owned()], std::time::Duration::from_millis(3));
+    server.store(true, Ordering::SeqCst);
+    h.state_mut().send(Command::Start(cfg));
+    server.store(false, Ordering::SeqCst);
+    crate::support::pump(&mut h, "the server's run", |a| a.state.ingest.samples_total > 10);
+    (h, sent)
+}
+
 /// A remote run is the server's: the source panel ticks what the server samples (not the
 /// user's own choice, which the settings keep), shows its way and interval as text, greys every
 /// tick, and offers Disconnect instead of Stop, Start or an interval slider. Before, the slider
 /// and Stop were there and did nothing.
 #[test]
 fn a_remote_runs_source_panel_shows_the_servers_choice_read_only() {
-    use std::sync::{Arc, Mutex};
     use std::time::Duration;
-    use zescope_sampler::{Command, DevicePath, RunConfig};
-    let sim = crate::support::sim(|_| {});
-    let sent = Arc::new(Mutex::new(Vec::new()));
-    let server = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let link =
-        AsRemote { inner: crate::support::sampler_on(&sim), sent: Arc::clone(&sent), server: Arc::clone(&server) };
-    // The user's own choice: 10 ms, the default.
-    let mut app = ZescopeApp::new(Box::new(link), Settings::default(), Store::new(64 << 20));
-    app.auto_start = false;
-    let mut h = crate::support::with_inventory(app, crate::support::WINDOW);
-    // The server's run: ComputeBasic every 3 ms.
-    let cfg = RunConfig::single(DevicePath::default(), vec!["ComputeBasic".to_owned()], Duration::from_millis(3));
-    server.store(true, std::sync::atomic::Ordering::SeqCst);
-    h.state_mut().send(Command::Start(cfg));
-    server.store(false, std::sync::atomic::Ordering::SeqCst);
-    crate::support::pump(&mut h, "the server's run", |a| a.state.ingest.samples_total > 10);
+    use zescope_sampler::Command;
+    // The user's own choice: 10 ms, the default; the server's run: ComputeBasic every 3 ms.
+    let (mut h, sent) = watching(Settings::default(), "ComputeBasic", crate::support::WINDOW);
     h.step();
     let sel = &h.state().state.selection;
     assert_eq!(sel.interval, Duration::from_millis(3), "the server's interval, not the user's 10 ms");
@@ -264,17 +276,7 @@ fn a_remote_inventory_leaves_the_users_remembered_choice_alone() {
 /// server's series fill the panes from the top, and the user's layout is what the settings keep.
 #[test]
 fn a_remote_run_of_other_groups_is_shown_from_the_top_and_the_users_layout_is_kept_for_the_settings() {
-    use std::sync::{Arc, Mutex};
-    use std::time::Duration;
     use zescope_model::view::SeriesKey;
-    use zescope_sampler::{Command, DevicePath, RunConfig};
-    let sim = crate::support::sim(|_| {});
-    let server = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let link = AsRemote {
-        inner: crate::support::sampler_on(&sim),
-        sent: Arc::new(Mutex::new(Vec::new())),
-        server: Arc::clone(&server),
-    };
     let key = |group: &str, metric: &str| SeriesKey {
         device: "ze-sim GPU".into(),
         group: group.into(),
@@ -284,14 +286,7 @@ fn a_remote_run_of_other_groups_is_shown_from_the_top_and_the_users_layout_is_ke
     settings.arrangement.assign(&key("ComputeBasic", "GpuTime"), None);
     settings.arrangement.assign(&key("Telemetry", "Package power"), None);
     let own = settings.arrangement.clone();
-    let mut app = ZescopeApp::new(Box::new(link), settings, Store::new(64 << 20));
-    app.auto_start = false;
-    let mut h = crate::support::with_inventory(app, [1280.0, 3000.0]);
-    let cfg = RunConfig::single(DevicePath::default(), vec!["RenderBasic".to_owned()], Duration::from_millis(3));
-    server.store(true, std::sync::atomic::Ordering::SeqCst);
-    h.state_mut().send(Command::Start(cfg));
-    server.store(false, std::sync::atomic::Ordering::SeqCst);
-    crate::support::pump(&mut h, "the server's run", |a| a.state.ingest.samples_total > 10);
+    let (mut h, _) = watching(settings, "RenderBasic", [1280.0, 3000.0]);
     h.step();
     h.step();
     let panes = &h.state().panes.arrangement.panes;
