@@ -152,6 +152,21 @@ fn exported(session: &Path) -> (String, Timeline) {
     (std::fs::read_to_string(&om).unwrap(), Timeline::of(&std::fs::read(session).unwrap()))
 }
 
+/// `serve --otlp … --save SESSION` (with `args` before `--save`) exporting every 300 ms to a
+/// receiver started in `dir` (`env` besides): the receiver, the session's path, the server and
+/// its address.
+fn serve_saving(dir: &Path, args: &[&str], env: &[(&str, String)]) -> (Receiver, PathBuf, Child, std::net::SocketAddr) {
+    let rx = Receiver::start(&dir.join("got.jsonl"), 0);
+    let session = dir.join("run.ron");
+    let mut all = vec![
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://127.0.0.1:{}", rx.port)),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "300".to_owned()),
+    ];
+    all.extend(env.iter().cloned());
+    let (child, addr) = serve(&[args, &["--otlp", "--save", session.to_str().unwrap()]].concat(), &all);
+    (rx, session, child, addr)
+}
+
 /// One counter of serve's page (Prometheus text), 0 when absent.
 fn counter(addr: std::net::SocketAddr, name: &str) -> f64 {
     let (_, _, page) = get(addr, "/metrics", None);
@@ -283,15 +298,11 @@ fn every_exported_point_is_the_saved_sessions_value_at_its_time() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let rx = Receiver::start(&dir.path().join("got.jsonl"), 0);
-    let session = dir.path().join("run.ron");
     let env = [
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://127.0.0.1:{}", rx.port)),
         ("OTEL_EXPORTER_OTLP_HEADERS", "x-site-token=t0k3n".to_owned()),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "300".to_owned()),
         ("OTEL_RESOURCE_ATTRIBUTES", "site=lab1,deployment.environment=test".to_owned()),
     ];
-    let (child, addr) = serve(&["--otlp", "--save", session.to_str().unwrap()], &env);
+    let (rx, session, child, addr) = serve_saving(dir.path(), &[], &env);
     // Exports from both devices, a few times each.
     rx.wait_exports(6, "exports while serving");
     // The collector took every export: nothing dropped (the last export, at the end, is checked
@@ -479,46 +490,47 @@ fn record_pushes_the_run_too_and_says_what_the_collector_took() {
 }
 
 #[test]
-fn a_streamers_counts_are_exported_as_the_sums_of_the_saved_sessions_reports() {
+fn a_streamers_counts_and_busy_time_are_exported_as_the_saved_sessions_running_totals() {
     if !have_proto() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let rx = Receiver::start(&dir.path().join("got.jsonl"), 0);
-    let session = dir.path().join("run.ron");
-    let env = [
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://127.0.0.1:{}", rx.port)),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "300".to_owned()),
-    ];
-    let args = ["--group", "RenderBasic", "--via", "streamer", "--no-telemetry", "--otlp", "--save"];
-    let (child, _) = serve(&[&args[..], &[session.to_str().unwrap()]].concat(), &env);
+    let args = ["--group", "RenderBasic", "--via", "streamer", "--no-telemetry"];
+    let (rx, session, child, _) = serve_saving(dir.path(), &args, &[]);
     rx.wait_exports(4, "exports while serving");
     stop(child);
     let (text, timeline) = exported(&session);
     assert!(text.contains("# TYPE zescope_l3_bytes_read_bytes counter\n"), "the backfill sums it too");
+    assert!(text.contains("# TYPE zescope_render_busy_time_seconds counter\n"), "busy time is busy seconds");
     let saved = backfill(&text);
     let (_, points) = rx.read();
-    let counts: Vec<&Value> = points.iter().filter(|p| p["name"] == "zescope.l3_bytes_read").collect();
-    assert!(counts.len() >= 3, "{} points of zescope.l3_bytes_read", counts.len());
-    let mut last = 0.0;
-    for p in &counts {
-        assert_eq!(
-            (p["kind"].as_str(), p["monotonic"].as_bool(), p["unit"].as_str()),
-            (Some("sum"), Some(true), Some("By"))
-        );
-        // The sum of every report up to the one the point was read at, as the backfill of the
-        // session's reports sums them, to the bit.
-        let (family, labels) = series_of(p).unwrap();
-        assert_eq!(family, "zescope_l3_bytes_read_bytes_total");
-        let ms = timeline.backfill_ms(p["time"].as_i64().unwrap());
-        let want = series_in(&saved, &family, &labels).and_then(|(_, s)| samples_at(s, &ms)).unwrap();
-        assert!(
-            want.iter().any(|(_, w)| w.to_bits() == value(p).to_bits()),
-            "{} where the session has {want:?}",
-            value(p)
-        );
-        assert!(value(p) >= last, "a sum never falls: {} after {last}", value(p));
-        last = value(p);
+    // A count the streamer gives per report, summed; busy time, kept as its running total.
+    for (name, unit, family_name) in [
+        ("zescope.l3_bytes_read", "By", "zescope_l3_bytes_read_bytes_total"),
+        ("zescope.render_busy_time", "s", "zescope_render_busy_time_seconds_total"),
+    ] {
+        let totals: Vec<&Value> = points.iter().filter(|p| p["name"] == name).collect();
+        assert!(totals.len() >= 3, "{} points of {name}", totals.len());
+        let mut last = 0.0;
+        for p in &totals {
+            assert_eq!(
+                (p["kind"].as_str(), p["monotonic"].as_bool(), p["unit"].as_str()),
+                (Some("sum"), Some(true), Some(unit))
+            );
+            // The total up to the report the point was read at, as the backfill of the session's
+            // reports has it, to the bit.
+            let (family, labels) = series_of(p).unwrap();
+            assert_eq!(family, family_name);
+            let ms = timeline.backfill_ms(p["time"].as_i64().unwrap());
+            let want = series_in(&saved, &family, &labels).and_then(|(_, s)| samples_at(s, &ms)).unwrap();
+            assert!(
+                want.iter().any(|(_, w)| w.to_bits() == value(p).to_bits()),
+                "{name}: {} where the session has {want:?}",
+                value(p)
+            );
+            assert!(value(p) >= last, "{name}: a total never falls: {} after {last}", value(p));
+            last = value(p);
+        }
+        assert!(last > 0.0, "{name} grew");
     }
-    assert!(last > 0.0, "bytes were read");
 }
