@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use zescope_openmetrics::otel::Plan;
-use zescope_openmetrics::{Catalog, RunDescription, Totals};
+use zescope_openmetrics::{Catalog, RunDescription};
 use zescope_otlp::{Config, Exporter, Stats};
 use zescope_sampler::{DeviceEntry, RunInfo, SampleBatch};
 
@@ -47,21 +47,12 @@ pub struct Push {
     wall_minus_monotonic: i64,
     /// Where each stream's values start, and how many it has.
     streams: Vec<(usize, usize)>,
-    /// The run's summed values (the streamer's counts).
-    totals: Option<Totals>,
 }
 
 impl Push {
     /// Nothing exported until [`Push::started`].
     pub fn new(config: Config) -> Push {
-        Push {
-            config,
-            exporter: None,
-            slot: Arc::default(),
-            wall_minus_monotonic: 0,
-            streams: Vec::new(),
-            totals: None,
-        }
+        Push { config, exporter: None, slot: Arc::default(), wall_minus_monotonic: 0, streams: Vec::new() }
     }
 
     /// The run started: exports `plan` (laid out by `catalog`) from now on; errs when the
@@ -72,7 +63,6 @@ impl Push {
             Slot { values: vec![f64::NAN; catalog.width], times: vec![0; catalog.width] };
         let clocks = zescope_model::session::ClockRecord::now();
         self.wall_minus_monotonic = clocks.realtime_ns - clocks.monotonic_ns;
-        self.totals = Some(Totals::new(catalog));
         self.streams = info
             .streams
             .iter()
@@ -91,15 +81,11 @@ impl Push {
         Ok(())
     }
 
-    /// Keeps the newest readable value of each series of `b` (of a summed one, its running
-    /// total), and when it was read.
+    /// Keeps the newest readable value of each series of `b`, and when it was read.
     pub fn samples(&mut self, b: &SampleBatch) {
         let Some(&(start, k)) = self.streams.get(b.stream) else { return };
         if k == 0 || b.values.len() < k {
             return;
-        }
-        if let Some(totals) = &mut self.totals {
-            totals.add(b.stream, &b.timestamps, &b.values);
         }
         let offset = self.wall_minus_monotonic;
         let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
@@ -110,7 +96,7 @@ impl Push {
         for (i, (v, t)) in values.iter_mut().zip(times).enumerate() {
             let newest = b.values.chunks_exact(k).zip(&b.timestamps).rev().find(|(row, _)| !row[i].is_nan());
             if let Some((row, &at)) = newest {
-                *v = self.totals.as_ref().and_then(|x| x.total(start + i)).unwrap_or(row[i]);
+                *v = row[i];
                 *t = u64::try_from(at.saturating_add(offset)).unwrap_or(0);
             }
         }

@@ -41,7 +41,7 @@ use zescope_ze::Source;
 
 pub use latest::{Format, Latest, Published, encode};
 
-use zescope_openmetrics::{Catalog, RunDescription, Totals};
+use zescope_openmetrics::{Catalog, RunDescription};
 
 /// The options of `zescope serve`, as `src/main.rs` takes them from the command line.
 #[derive(Clone, Debug)]
@@ -167,7 +167,6 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         recorder: args.save.clone().map(|p| zescope_model::session::Recorder::new(p, inv.clone())),
         names: args.names,
         push: args.otlp.clone().map(crate::commands::otlp::Push::new),
-        totals: None,
     };
     let mut derived = headless::derived::Derived::new(args.derive.clone(), &mut serving);
     let outcome = headless::run(h, cfg, markers.as_ref(), stop, &mut derived);
@@ -206,8 +205,6 @@ struct Serving<'a> {
     names: xpumd::NameSet,
     /// `--otlp`.
     push: Option<crate::commands::otlp::Push>,
-    /// The run's summed values (the streamer's counts as running totals).
-    totals: Option<Totals>,
 }
 
 impl Serving<'_> {
@@ -243,7 +240,6 @@ impl Handler for Serving<'_> {
         if let Some(p) = &mut self.push {
             p.started(&info, &catalog, std::sync::Arc::clone(&otel))?;
         }
-        self.totals = Some(Totals::new(&catalog));
         self.latest = Latest {
             otlp: self.push.as_ref().and_then(crate::commands::otlp::Push::stats),
             values: vec![f64::NAN; catalog.width],
@@ -287,7 +283,7 @@ impl Handler for Serving<'_> {
             self.feed_firings();
             self.count_firings();
         }
-        if stored > 0 && newest(&mut self.latest, self.totals.as_mut(), &self.ingest, &b) {
+        if stored > 0 && newest(&mut self.latest, &self.ingest, &b) {
             self.latest.samples += stored;
             self.latest.last_sample = Some(Instant::now());
             self.publish();
@@ -397,9 +393,9 @@ impl Handler for Serving<'_> {
     }
 }
 
-/// Takes the newest readable value of each series of `b` into `latest`, and of a summed one its
-/// running total (`totals`); false when the batch is not of the run in progress.
-fn newest(latest: &mut Latest, totals: Option<&mut Totals>, ingest: &Ingest, b: &sampler::SampleBatch) -> bool {
+/// Takes the newest readable value of each series of `b` into `latest`; false when the batch is
+/// not of the run in progress.
+fn newest(latest: &mut Latest, ingest: &Ingest, b: &sampler::SampleBatch) -> bool {
     let (Some(catalog), Some(run)) = (&latest.catalog, &ingest.run) else { return false };
     let (Some(&start), Some(stream)) = (catalog.stream_starts.get(b.stream), run.info.streams.get(b.stream)) else {
         return false;
@@ -412,14 +408,6 @@ fn newest(latest: &mut Latest, totals: Option<&mut Totals>, ingest: &Ingest, b: 
         // The newest row that has this value (NaN: that read could not be decoded).
         if let Some(x) = b.values.chunks_exact(k).rev().map(|row| row[i]).find(|x| !x.is_nan()) {
             *v = x;
-        }
-    }
-    if let Some(totals) = totals {
-        totals.add(b.stream, &b.timestamps, &b.values);
-        for i in start..start + k {
-            if let (Some(total), Some(v)) = (totals.total(i), latest.values.get_mut(i)) {
-                *v = total;
-            }
         }
     }
     true

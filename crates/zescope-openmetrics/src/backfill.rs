@@ -5,8 +5,7 @@
 //! spells the format out: families not interleaved, each `# TYPE`, `# UNIT` (when the family has
 //! a unit) and `# HELP` once, each label set's samples in time order, label values escaped
 //! (`\\`, `\"`, `\n`), `# EOF` last. Counters are written as their running totals (`_total`),
-//! everything in base units, as [`Catalog::sample`] gives them; a streamer's count as the sum of
-//! its reports' counts up to each report ([`crate::Totals`]). Prometheus keeps milliseconds,
+//! everything in base units, as [`Catalog::sample`] gives them. Prometheus keeps milliseconds,
 //! so of several samples of one series within one millisecond the last is written. Rules of
 //! several runs with one family and one label set (a session's runs of one configuration) are
 //! one series.
@@ -15,7 +14,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::catalog::{Catalog, Labels};
-use crate::totals::Totals;
 
 /// Collects samples of a catalog's rules, then writes them as one text.
 #[derive(Debug)]
@@ -26,8 +24,6 @@ pub struct Backfill<'a> {
     /// Per value of the run: the first rule that shows it and how many do (rules are in value
     /// order).
     rules_of: Vec<(usize, usize)>,
-    /// The summed values' running totals.
-    totals: Totals,
 }
 
 impl<'a> Backfill<'a> {
@@ -42,20 +38,16 @@ impl<'a> Backfill<'a> {
                 slot.1 += 1;
             }
         }
-        Backfill { catalog, points: vec![Vec::new(); catalog.rules.len()], rules_of, totals: Totals::new(catalog) }
+        Backfill { catalog, points: vec![Vec::new(); catalog.rules.len()], rules_of }
     }
 
-    /// One row of stream `stream` (its series' values in the driver's units) at `ns` on the
-    /// recording's clock, written at `unix_ms`; a stream's rows in time order. A stream the
+    /// One row of stream `stream` (its series' values in the driver's units), written at
+    /// `unix_ms`; a stream's rows in time order. A stream the
     /// catalog does not have, and values past its series, are ignored.
-    pub fn row(&mut self, stream: usize, ns: i64, unix_ms: i64, row: &[f64]) {
+    pub fn row(&mut self, stream: usize, unix_ms: i64, row: &[f64]) {
         let Some(&start) = self.catalog.stream_starts.get(stream) else { return };
         let end = self.catalog.stream_starts.get(stream + 1).copied().unwrap_or(self.catalog.width);
-        if row.len() >= end - start {
-            self.totals.add(stream, &[ns], &row[..end - start]);
-        }
         for (value, &raw) in (start..end).zip(row) {
-            let raw = self.totals.total(value).unwrap_or(raw);
             let (first, n) = self.rules_of[value];
             for i in first..first + n {
                 let rule = &self.catalog.rules[i];
@@ -147,11 +139,11 @@ mod tests {
     fn families_once_samples_in_time_order_one_per_millisecond() {
         let catalog = Catalog::new(&run("dev \"q\"\nx"));
         let mut b = Backfill::new(&catalog);
-        b.row(0, 2_000_000_000, 2000, &[3e9, 50.0]);
-        b.row(0, 1_000_000_000, 1000, &[1e9, f64::NAN]);
-        b.row(0, 1_000_000_000, 1000, &[2e9, 25.0]);
-        b.row(0, 3_000_000_000, 3000, &[-1.0, 75.0]);
-        b.row(7, 3_000_000_000, 3000, &[1.0]);
+        b.row(0, 2000, &[3e9, 50.0]);
+        b.row(0, 1000, &[1e9, f64::NAN]);
+        b.row(0, 1000, &[2e9, 25.0]);
+        b.row(0, 3000, &[-1.0, 75.0]);
+        b.row(7, 3000, &[1.0]);
         let (text, n) = b.finish();
         let labels = r#"{device="dev \"q\"\nx",simulated="true",group="G",source="export"}"#;
         let want = format!(
@@ -173,8 +165,8 @@ mod tests {
         assert_eq!(catalog.families.len(), 2);
         assert!(catalog.rules.iter().all(|r| !r.labels.iter().any(|(k, _)| k == "series")), "not a clash");
         let mut b = Backfill::new(&catalog);
-        b.row(0, 1_000_000_000, 1000, &[1e9, 10.0]);
-        b.row(1, 5_000_000_000, 5000, &[4e9, 20.0]);
+        b.row(0, 1000, &[1e9, 10.0]);
+        b.row(1, 5000, &[4e9, 20.0]);
         let (text, n) = b.finish();
         assert_eq!(n, 4);
         assert_eq!(text.matches("# TYPE").count(), 2, "{text}");
@@ -184,28 +176,33 @@ mod tests {
     }
 
     #[test]
-    fn a_streamers_count_is_written_as_the_sum_of_its_reports_up_to_each() {
+    fn a_streamers_count_is_its_running_total_and_an_old_sessions_rate_a_gauge() {
         let mut run = run("d");
         run.streams[0].read_path = ReadPath::Streamer;
-        run.streams[0].series = vec![SeriesDescription {
-            name: "BytesRead".into(),
+        let series = |name: &str, unit: &str, kind| SeriesDescription {
+            name: name.into(),
             description: String::new(),
-            unit: "GB/s".into(),
-            kind: Kind::Gauge,
-        }];
+            unit: unit.into(),
+            kind,
+        };
+        run.streams[0].series = vec![series("BytesRead", "GB", Kind::Cumulative), series("Old", "GB/s", Kind::Gauge)];
         let catalog = Catalog::new(&run);
         let mut b = Backfill::new(&catalog);
-        // Reports every 500 ms at 2, 4 and 6 GB/s: the first has no span, then 2 GB and 3 GB.
-        for (k, gbs) in [2.0, 4.0, 6.0].into_iter().enumerate() {
-            let ms = 1000 + 500 * k as i64;
-            b.row(0, ms * 1_000_000, ms, &[gbs]);
+        for (k, (total, rate)) in [(2.0, 4.0), (6.0, 8.0)].into_iter().enumerate() {
+            b.row(0, 1000 + 500 * k as i64, &[total, rate]);
         }
         let (text, n) = b.finish();
-        assert_eq!(n, 3);
+        assert_eq!(n, 4);
         let samples: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
-        assert_eq!(samples.len(), 3, "{text}");
-        for (line, want) in samples.iter().zip([" 0 1.000", " 2000000000 1.500", " 5000000000 2.000"]) {
-            assert!(line.starts_with("zescope_bytes_read_bytes_total{") && line.ends_with(want), "{line} for {want}");
+        let want = [
+            ("zescope_bytes_read_bytes_total{", " 2000000000 1.000"),
+            ("zescope_bytes_read_bytes_total{", " 6000000000 1.500"),
+            ("zescope_old_bytes_per_second{", " 4000000000 1.000"),
+            ("zescope_old_bytes_per_second{", " 8000000000 1.500"),
+        ];
+        assert_eq!(samples.len(), want.len(), "{text}");
+        for (line, (name, end)) in samples.iter().zip(want) {
+            assert!(line.starts_with(name) && line.ends_with(end), "{line} for {name}…{end}");
         }
     }
 }

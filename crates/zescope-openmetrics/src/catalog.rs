@@ -18,9 +18,9 @@
 //!   or unit becomes `zescope_telemetry_…`.
 //! - Any other series is `zescope_` + its snake_case name ([`names::family_name`]), in its base
 //!   unit; one name of two kinds or units gets the group's name in front for the later one.
-//! - A streamer's count (a unit "X/s": the count of each report, a second) is a counter of X
-//!   (`zescope_l3_bytes_read_bytes_total`): the sum of its reports' counts, which whoever holds
-//!   the values keeps with [`crate::Totals`] ([`Catalog::summed`]).
+//! - A running total is a counter (`_total`) whatever reads it: exported memory's counters and
+//!   busy time, and a streamer's counts and busy time, which the sampler keeps as running totals
+//!   of its reports (`zescope_l3_bytes_read_bytes_total`).
 //! - No family takes a name zescope keeps for itself ([`names::reserved`]).
 //! - Two samples of one run that would get one family and one label set (two series that name
 //!   the same thing) are told apart by a `series` label on the later, with its series' name.
@@ -34,7 +34,6 @@ use zescope_sampler::{DeviceEntry, ReadPath, RunInfo, SeriesInfo};
 
 use crate::names::{self, BaseUnit};
 use crate::telemetry;
-use crate::totals;
 
 /// Labels as (name, value) pairs, in the order they are written.
 pub type Labels = Vec<(String, String)>;
@@ -215,9 +214,6 @@ pub struct Catalog {
     pub width: usize,
     /// Each device's labels (`zescope_device_info`), runs and devices in order.
     pub devices: Vec<Labels>,
-    /// Per value of the runs: served as the running sum of its reports' counts
-    /// ([`crate::Totals`]), not as the value itself.
-    pub summed: Vec<bool>,
 }
 
 impl Catalog {
@@ -244,12 +240,9 @@ impl Catalog {
             let source = if derived { "derived" } else { names::source_label(s.read_path) };
             base.push(("source".into(), source.to_owned()));
             let sysman = s.read_path == ReadPath::Sysman && !derived;
-            let streamer = s.read_path == ReadPath::Streamer && !derived;
             for x in &s.series {
                 let value = self.width;
                 self.width += 1;
-                let counts = streamer.then(|| totals::count_unit(&x.unit)).flatten().filter(|_| x.kind == Kind::Gauge);
-                self.summed.push(counts.is_some());
                 let named = sysman.then(|| telemetry::telemetry(&x.name, &x.description, &x.unit)).flatten();
                 let rules = match (named, x.description.strip_prefix(DERIVED_PREFIX).filter(|_| derived)) {
                     (Some(n), _) => self.telemetry_rules(n, &base, value),
@@ -258,10 +251,7 @@ impl Catalog {
                         rule.labels.push(("derived".into(), definition.to_owned()));
                         vec![rule]
                     }
-                    (None, None) => match counts {
-                        Some(count) => vec![self.sum_rule(x, count, &s.group, &base, value)],
-                        None => vec![self.counter_rule(x, &s.group, &base, value)],
-                    },
+                    (None, None) => vec![self.counter_rule(x, &s.group, &base, value)],
                 };
                 for mut rule in rules {
                     if !taken.insert((rule.family, rule.labels.clone())) {
@@ -272,11 +262,6 @@ impl Catalog {
                 }
             }
         }
-    }
-
-    /// Whether value `value` of the runs is served as the running sum of its reports' counts.
-    pub fn summed(&self, value: usize) -> bool {
-        self.summed.get(value).copied().unwrap_or(false)
     }
 
     /// The sample a rule gives for the raw value `raw` (in the driver's unit), in its family's
@@ -320,19 +305,6 @@ impl Catalog {
         let alt = || names::family_name(&format!("{group} {}", x.name), &unit);
         let counter = names::is_counter(x.kind);
         let family = self.family(names::family_name(&x.name, &unit), alt, help, &unit, counter);
-        SampleRule { family, labels: base.clone(), scale: unit.scale, value, bit: None }
-    }
-
-    /// The rule of a streamer's count of `count` (its unit "`count`/s"): a counter of its sum.
-    fn sum_rule(&mut self, x: &SeriesDescription, count: &str, group: &str, base: &Labels, value: usize) -> SampleRule {
-        let unit = names::base_unit(count);
-        let help = names::help_text(&x.description, &x.name);
-        let help = match unit.unit {
-            Some(_) => format!("{help} (summed over the streamer's reports)"),
-            None => format!("{help} (in {}, summed over the streamer's reports)", names::help_text(count, "")),
-        };
-        let alt = || names::family_name(&format!("{group} {}", x.name), &unit);
-        let family = self.family(names::family_name(&x.name, &unit), alt, help, &unit, true);
         SampleRule { family, labels: base.clone(), scale: unit.scale, value, bit: None }
     }
 

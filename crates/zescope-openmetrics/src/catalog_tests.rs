@@ -253,7 +253,7 @@ fn busy_time_is_a_counter_of_seconds_and_a_state_a_gauge() {
 }
 
 #[test]
-fn a_streamers_counts_are_counters_of_their_sum_and_other_rates_stay_gauges() {
+fn a_streamers_counts_are_counters_as_exported_memorys_and_rates_stay_gauges() {
     let run = RunDescription {
         devices: vec![device("Card")],
         streams: vec![
@@ -261,12 +261,17 @@ fn a_streamers_counts_are_counters_of_their_sum_and_other_rates_stay_gauges() {
                 "RenderBasic",
                 ReadPath::Streamer,
                 vec![
-                    series("L3BytesRead", "GB/s", Kind::Gauge),
-                    series("RenderBusyCycles", "cycles/s", Kind::Gauge),
+                    series("L3BytesRead", "GB", Kind::Cumulative),
+                    series("RenderBusyCycles", "cycles", Kind::Cumulative),
                     series("RenderBusy", "%", Kind::Gauge),
+                    series("OldRate", "cycles/s", Kind::Gauge),
                 ],
             ),
-            stream("MemoryTraffic", ReadPath::Mapped, vec![series("ReadBandwidth", "GB/s", Kind::Gauge)]),
+            stream(
+                "MemoryTraffic",
+                ReadPath::Mapped,
+                vec![series("ReadBandwidth", "GB/s", Kind::Gauge), series("BytesWritten", "GB", Kind::Cumulative)],
+            ),
             stream(DERIVED_GROUP, ReadPath::Streamer, vec![series("twice", "bytes/s", Kind::Gauge)]),
         ],
     };
@@ -276,15 +281,19 @@ fn a_streamers_counts_are_counters_of_their_sum_and_other_rates_stay_gauges() {
         let f = &c.families[r.family];
         (f.full_name(), f.counter, r.scale)
     };
-    assert_eq!(fam(0), ("zescope_l3_bytes_read_bytes".into(), true, 1e9), "GB a second sums to bytes");
+    assert_eq!(fam(0), ("zescope_l3_bytes_read_bytes".into(), true, 1e9), "GB counted, in bytes");
     assert_eq!(fam(1), ("zescope_render_busy_cycles".into(), true, 1.0));
     assert_eq!(fam(2), ("zescope_render_busy_ratio".into(), false, 0.01), "a share stays the report's");
-    assert_eq!(fam(3), ("zescope_read_bandwidth_bytes_per_second".into(), false, 1e9), "exported memory's rate");
-    assert!(!fam(4).1, "a derived series is served as it is");
-    assert_eq!(c.summed, [true, true, false, false, false]);
-    assert!(
-        c.families[c.rules[1].family].help.ends_with("(in cycles, summed over the streamer's reports)"),
-        "{:?}",
-        c.families[c.rules[1].family]
+    assert_eq!(
+        fam(3),
+        ("zescope_old_rate_per_second".into(), false, 1.0),
+        "a rate (a session from before counts were totals) is a gauge, as recorded"
     );
+    assert_eq!(fam(4), ("zescope_read_bandwidth_bytes_per_second".into(), false, 1e9), "exported memory's rate");
+    assert_eq!(
+        (fam(5), fam(0).1),
+        (("zescope_bytes_written_bytes".into(), true, 1e9), true),
+        "one rule for a count, whichever way it was read"
+    );
+    assert!(!fam(6).1, "a derived series is served as it is");
 }

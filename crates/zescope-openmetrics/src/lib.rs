@@ -15,9 +15,6 @@
 //!   it into samples (factor, bitmask bit).
 //! - [`processes`]: the processes using each device (`serve --processes`): their families,
 //!   labels and the top N by memory.
-//! - [`totals`]: the streamer's counts as running totals ([`Totals`]: each report's rate times
-//!   its span, summed), kept by whoever holds a run's values (serve, its OTLP export, the
-//!   backfill).
 //! - [`backfill`]: the timestamped OpenMetrics text `promtool tsdb create-blocks-from
 //!   openmetrics` reads.
 //!
@@ -37,10 +34,8 @@ pub mod names;
 pub mod otel;
 pub mod processes;
 pub mod telemetry;
-pub mod totals;
 
 pub use backfill::Backfill;
 pub use catalog::{
     Catalog, DeviceDescription, Family, Labels, RunDescription, SampleRule, SeriesDescription, StreamDescription,
 };
-pub use totals::Totals;

@@ -109,7 +109,7 @@ pub fn openmetrics(session: &Session, store: &Store, streams: &[StreamId], path:
     for (stream, &i) in order.iter().enumerate() {
         let Some(&id) = streams.get(i) else { continue };
         store.for_each_raw_row(id, |t, row| {
-            backfill.row(stream, t, start_ms + (t - origin).div_euclid(1_000_000), row);
+            backfill.row(stream, start_ms + (t - origin).div_euclid(1_000_000), row);
         });
     }
     let (text, written) = backfill.finish();

@@ -74,10 +74,16 @@ fn column(batches: &[SampleBatch], n: usize, k: usize) -> Vec<f64> {
 /// The busy shares (%) a running total of busy ns in column `k` gives from each sample to the
 /// next: its growth over the time between them.
 fn busy_shares(batches: &[SampleBatch], n: usize, k: usize) -> Vec<f64> {
+    per_second(batches, n, k).into_iter().map(|r| r * 1e-9 * 100.0).collect()
+}
+
+/// What running total `k` grew by per second of its samples' times, from the second sample on
+/// (asserting it is one: it never goes down).
+fn per_second(batches: &[SampleBatch], n: usize, k: usize) -> Vec<f64> {
     let totals = column(batches, n, k);
     let times: Vec<i64> = batches.iter().flat_map(|b| b.timestamps.iter().copied()).collect();
-    assert!(totals.windows(2).all(|w| w[1] >= w[0]), "a running total of busy time: {totals:?}");
-    (1..totals.len()).map(|i| (totals[i] - totals[i - 1]) / (times[i] - times[i - 1]) as f64 * 100.0).collect()
+    assert!(totals.windows(2).all(|w| w[1] >= w[0]), "a running total: {totals:?}");
+    (1..totals.len()).map(|i| (totals[i] - totals[i - 1]) / (times[i] - times[i - 1]) as f64 * 1e9).collect()
 }
 
 fn stop(h: &SamplerHandle, sim: &ze_sim::Sim) {
@@ -88,7 +94,7 @@ fn stop(h: &SamplerHandle, sim: &ze_sim::Sim) {
 }
 
 #[test]
-fn a_streamer_shows_counts_per_second_busy_time_as_its_running_total_and_states_as_read() {
+fn a_streamer_keeps_counts_and_busy_time_as_running_totals_and_states_as_read() {
     let sim = sim_with_every_type();
     let h = sampler_on(&sim);
     let info = start(&h, "Streamed", Via::Streamer);
@@ -98,8 +104,8 @@ fn a_streamer_shows_counts_per_second_busy_time_as_its_running_total_and_states_
         got,
         [
             ("Busy", "ns", Kind::Busy),
-            ("Cycles", "cycles/s", Kind::Gauge),
-            ("Bytes", "bytes/s", Kind::Gauge),
+            ("Cycles", "cycles", Kind::Cumulative),
+            ("Bytes", "bytes", Kind::Cumulative),
             ("Frequency", "MHz", Kind::Gauge),
             ("Utilization", "%", Kind::Gauge),
             ("Temperature", "C", Kind::Gauge),
@@ -111,24 +117,23 @@ fn a_streamer_shows_counts_per_second_busy_time_as_its_running_total_and_states_
     let n = s.series.len();
     let batches = collect_samples(&h, 400);
     let col = |k| column(&batches, n, k);
-    assert_eq!(s.series[0].wrap, None, "a total zescope keeps in a double does not wrap");
+    assert!(s.series[..3].iter().all(|x| x.wrap.is_none()), "a total zescope keeps in a double does not wrap");
     let busy = busy_shares(&batches, n, 0);
-    let (cycles, bytes, freq, util) = (col(1), col(2), col(3), col(4));
-    for i in 0..cycles.len() {
+    let (cycles, bytes) = (per_second(&batches, n, 1), per_second(&batches, n, 2));
+    let (freq, util) = (col(3), col(4));
+    for i in 1..freq.len() {
         // Busy time and utilisation follow the same workload, each with its own noise (at most
         // 5 points in any phase): the busy share of a report (the total's growth from the
         // report before) is the utilisation, so each report added its own busy ns.
-        if i > 0 {
-            let b = busy[i - 1];
-            assert!((0.0..=100.0).contains(&b), "a share: {b}");
-            assert!((b - util[i]).abs() <= 10.5, "busy {b} % against utilisation {} %", util[i]);
-        }
-        // Busy cycles per second over the clock (MHz): the utilisation again, so the count per
-        // report was divided by the report's duration, not left per report.
-        let share = cycles[i] / (freq[i] * 1e6) * 100.0;
-        assert!((share - util[i]).abs() <= 12.0, "cycles/s {} at {} MHz: {share} % busy", cycles[i], freq[i]);
+        let b = busy[i - 1];
+        assert!((0.0..=100.0).contains(&b), "a share: {b}");
+        assert!((b - util[i]).abs() <= 10.5, "busy {b} % against utilisation {} %", util[i]);
+        // Busy cycles a second over the clock (MHz): the utilisation again, so each report
+        // added its own count to the total.
+        let share = cycles[i - 1] / (freq[i] * 1e6) * 100.0;
+        assert!((share - util[i]).abs() <= 12.0, "cycles/s {} at {} MHz: {share} % busy", cycles[i - 1], freq[i]);
         // Memory read between 0.1 and 40 GB/s in every phase (±5 %).
-        assert!((0.9e8..=4.3e10).contains(&bytes[i]), "bytes/s {}", bytes[i]);
+        assert!((0.9e8..=4.3e10).contains(&bytes[i - 1]), "bytes/s {}", bytes[i - 1]);
         assert!((250.0..=2150.0).contains(&freq[i]), "MHz as the driver gives them: {}", freq[i]);
     }
     assert!(col(6).iter().all(|v| [0.0, 33.0, 34.0].contains(v)), "context ids as read: {:?}", col(6));
@@ -247,7 +252,11 @@ fn the_realistic_catalogue_is_shown_by_type() {
     assert!(s.series.iter().all(|x| x.name != "QueryBeginTime"), "the TIMESTAMP is the reports' time");
     let (busy, unit, kind) = get("GpuTime");
     assert_eq!((unit, kind), ("ns", Kind::Busy), "DURATION ns: busy time, as exported memory gives it");
-    assert_eq!(get("GpuCoreClocks").1, "cycles/s", "EVENT: per second");
+    assert_eq!(
+        (get("GpuCoreClocks").1, get("GpuCoreClocks").2),
+        ("cycles", Kind::Cumulative),
+        "EVENT: a count, kept as its running total"
+    );
     assert_eq!(get("AvgGpuCoreFrequencyMHz").1, "MHz", "an EVENT in MHz is an average, shown as it is");
     assert_eq!((get("GpuBusy").1, get("GpuBusy").2), ("%", Kind::Gauge), "RATIO in percent");
     for state in ["ReportReason", "ContextId"] {

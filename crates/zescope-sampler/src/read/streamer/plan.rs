@@ -5,16 +5,18 @@
 //! time busy within it. So, by metric type (the rules of `layout::kinds`, applied per report;
 //! the report's duration is the sampling period the driver granted):
 //!
-//! - EVENT, EVENT_WITH_RANGE, THROUGHPUT: a rate, the value divided by the report's duration,
-//!   unit "X/s" ("events/s" without a unit); a unit that is already a level or a rate (MHz, %,
-//!   W, "…/s") as it is;
+//! - EVENT, EVENT_WITH_RANGE, THROUGHPUT: a count, kept as exported memory gives it: the running
+//!   total of the reports' counts (`Kind::Cumulative` in the metric's unit, "events" without one;
+//!   the store plots its rate per second, Prometheus serves it as a counter), so a report's count
+//!   is never divided by a period and every path treats a count alike; a unit that is already a
+//!   level or a rate (MHz, %, W, "…/s") as it is;
 //! - DURATION in a unit of time: busy time, as exported memory gives it: a running total of the
 //!   reports' busy time in the metric's unit (`Kind::Busy`; the store plots it as the share of
 //!   the time between two reports it grew by, Prometheus serves it as busy seconds), each
 //!   report's time clamped to 0..= the report's length; a report busy up to [`BUSY_SLACK_PCT`] %
 //!   longer than itself is report-timing jitter, anything further (or below 0) is no busy time
 //!   of the report at all, and a notice says so once per metric ([`Conv::apply`] tells the
-//!   caller); a DURATION in percent as it is, in another unit as a rate;
+//!   caller); a DURATION in percent as it is, in another unit as a count;
 //! - RATIO: as it is;
 //! - TIMESTAMP: the first one is the report's time, none is a series;
 //! - RAW, FLAG (and instruction pointers): states, as they are (`Kind::State`: drawn as steps,
@@ -52,8 +54,8 @@ pub(crate) enum Column {
 pub(crate) enum Conv {
     /// As it is (ratios, levels, states).
     AsIs,
-    /// A count within the report: divided by the report's duration, per second.
-    Rate,
+    /// A count within the report: added to the column's running total (the reader keeps it).
+    Count,
     /// Time busy within the report, in units of `unit_s` seconds: clamped to the report's
     /// length, it is added to the column's running total (the reader keeps it).
     Busy {
@@ -78,14 +80,16 @@ impl Conv {
         }
     }
 
-    /// The value of the report for `x` (for busy time, the time added to its running total) at
-    /// a period at which `per_s` reports make a second ([`per_second`]), and whether it was out
-    /// of what it can be (busy time beyond the report's length and its slack, or below 0:
-    /// clamped to 0..= the report's length).
+    /// The value of the report for `x` (for a count and busy time, what is added to its running
+    /// total) at a period at which `per_s` reports make a second ([`per_second`]), and whether
+    /// it was out of what it can be (busy time beyond the report's length and its slack, or
+    /// below 0: clamped to 0..= the report's length; a count below 0: none, NaN).
     pub(crate) fn apply(self, x: f64, per_s: f64) -> (f64, bool) {
         match self {
             Conv::AsIs => (x, false),
-            Conv::Rate => (x * per_s, false),
+            // A count below zero is none: no report counts less than nothing.
+            Conv::Count if x < 0.0 => (f64::NAN, true),
+            Conv::Count => (x, false),
             Conv::Busy { unit_s } => Conv::BusyOf { units: report_units(unit_s, per_s) }.apply(x, per_s),
             Conv::BusyOf { units } => {
                 if x.is_nan() {
@@ -106,9 +110,8 @@ fn report_units(unit_s: f64, per_s: f64) -> f64 {
 }
 
 /// Reports a second at a period of `period_ns`: exact for the periods streamers give (10 µs ×
-/// 2^k divides 10^9 into a binary fraction), so a count times it is the exact rate (a count of
-/// a 10 µs report times 100 000 is an integer, which the store packs as one; dividing by the
-/// period in seconds, 1e-5 not being exact, missed it in more than half of the counts).
+/// 2^k divides 10^9 into a binary fraction), so a report's length in a unit of time worked out
+/// from it is the whole number it is ([`Conv::at`]).
 pub(crate) fn per_second(period_ns: u64) -> f64 {
     1e9 / period_ns.max(1) as f64
 }
@@ -128,9 +131,9 @@ pub(crate) fn column_of(
         kind,
         wrap: None,
     };
-    let rate = || {
-        let unit = format!("{}/s", if units.trim().is_empty() { "events" } else { units });
-        (Conv::Rate, series(unit, Kind::Gauge))
+    let count = || {
+        let unit = if units.trim().is_empty() { "events" } else { units.trim() };
+        (Conv::Count, series(unit.to_owned(), Kind::Cumulative))
     };
     let as_is = |kind| (Conv::AsIs, series(plain_unit(units), kind));
     Some(match metric_type {
@@ -138,10 +141,10 @@ pub(crate) fn column_of(
         ZET_METRIC_TYPE_DURATION => match unit_seconds(units) {
             Some(unit_s) => (Conv::Busy { unit_s }, series(units.trim().to_owned(), Kind::Busy)),
             None if is_level_unit(units) => as_is(Kind::Gauge),
-            None => rate(),
+            None => count(),
         },
         t if counts(t) && is_level_unit(units) => as_is(Kind::Gauge),
-        t if counts(t) => rate(),
+        t if counts(t) => count(),
         t if is_state(t, units) => as_is(Kind::State),
         _ => as_is(Kind::Gauge),
     })
@@ -228,17 +231,23 @@ mod tests {
     }
 
     #[test]
-    fn a_count_in_a_report_of_a_streamer_period_is_an_exact_rate() {
-        // Every period a streamer gives (10 µs × 2^k): counts times reports a second, exactly.
+    fn a_count_is_added_to_its_running_total_as_it_is_whatever_the_period() {
+        let (conv, unit, kind) = col(ZET_METRIC_TYPE_EVENT, "cycles");
+        assert_eq!(
+            (conv, unit.as_str(), kind),
+            (Conv::Count, "cycles", Kind::Cumulative),
+            "as exported memory gives it"
+        );
         for k in 0..=16 {
             let ns = 10_000u64 << k;
-            for x in [1.0, 7.0, 12_345.0, 99_999.0, 1_234_567.0] {
-                let (v, _) = Conv::Rate.apply(x, per_second(ns));
-                assert_eq!(v, x * 1e9 / ns as f64, "{x} in {ns} ns");
+            for x in [0.0, 1.0, 7.0, 12_345.0, 1_234_567.0] {
+                gives(conv, x, ns, x, false);
             }
         }
-        // At 10 µs a count gives an integer rate (the store packs it as an integer).
-        assert!((1..200_000u64).all(|x| Conv::Rate.apply(x as f64, per_second(10_000)).0 == (x * 100_000) as f64));
+        let (v, told) = conv.apply(-3.0, per_second(10_000));
+        assert!(v.is_nan() && told, "a count below zero is none, and told");
+        let (v, told) = conv.apply(f64::NAN, per_second(10_000));
+        assert!(v.is_nan() && !told, "no value stays none");
     }
 
     #[test]
@@ -284,14 +293,13 @@ mod tests {
     }
 
     #[test]
-    fn an_event_of_n_per_report_is_n_over_the_duration_per_second() {
-        let (conv, unit, kind) = col(ZET_METRIC_TYPE_EVENT, "cycles");
-        assert_eq!((unit.as_str(), kind), ("cycles/s", Kind::Gauge));
-        gives(conv, 1000.0, 500_000, 2_000_000.0, false);
-        let (conv, unit, _) = col(ZET_METRIC_TYPE_THROUGHPUT, "bytes");
-        assert_eq!(unit, "bytes/s");
-        gives(conv, 64.0, 1_000_000, 64_000.0, false);
-        assert_eq!(col(ZET_METRIC_TYPE_EVENT_WITH_RANGE, "").1, "events/s");
+    fn events_throughputs_and_durations_not_in_time_are_counts_in_their_unit() {
+        let (conv, unit, kind) = col(ZET_METRIC_TYPE_THROUGHPUT, "bytes");
+        assert_eq!((conv, unit.as_str(), kind), (Conv::Count, "bytes", Kind::Cumulative));
+        assert_eq!(col(ZET_METRIC_TYPE_EVENT_WITH_RANGE, "").1, "events", "a count without a unit counts events");
+        assert_eq!(col(ZET_METRIC_TYPE_EVENT, " cycles ").1, "cycles");
+        let (conv, unit, kind) = col(ZET_METRIC_TYPE_DURATION, "cycles");
+        assert_eq!((conv, unit.as_str(), kind), (Conv::Count, "cycles", Kind::Cumulative), "a duration in cycles");
     }
 
     #[test]

@@ -15,8 +15,8 @@
 //! sample.
 //!
 //! Values: each report's values are about that report alone, and become samples by metric type
-//! (`plan.rs`: counts become per-second rates, busy time a running total of the reports' busy
-//! time, ratios and states stay as they are, the timestamp is the time).
+//! (`plan.rs`: counts become the running total of the reports' counts, busy time that of their
+//! busy time, ratios and states stay as they are, the timestamp is the time).
 //! `ZE_RESULT_WARNING_DROPPED_DATA` is counted and starts a new piece of the plot (a gap), never
 //! ends the run.
 
@@ -47,9 +47,9 @@ pub(crate) struct StreamerReader {
     names: Vec<String>,
     /// Per plotted column: a value out of what it can be was told already.
     told_out_of_range: Vec<bool>,
-    /// Per plotted column of each value set (set after set): the running total of a busy time
-    /// column (`Conv::Busy`) since the run began; unused for the others.
-    busy_totals: Vec<f64>,
+    /// Per plotted column of each value set (set after set): the running total of a count or
+    /// busy time column (`Conv::Count`, `Conv::Busy`) since the run began; unused for the others.
+    totals: Vec<f64>,
     period_ns: u64,
     /// Series of one value set.
     series: usize,
@@ -119,7 +119,7 @@ impl StreamerReader {
             time_col,
             series_cols,
             told_out_of_range: vec![false; plan.names.len()],
-            busy_totals: vec![0.0; series * plan.sets],
+            totals: vec![0.0; series * plan.sets],
             names: plan.names,
             period_ns: period.max(1) as u64,
             series,
@@ -257,18 +257,23 @@ impl StreamerReader {
             for (j, &(c, conv)) in self.series_cols.iter().enumerate() {
                 let column = self.values.get(start + c..).unwrap_or(&[]).iter().step_by(n).take(held.min(reports));
                 let out = rows.get_mut(k * series + j..).unwrap_or(&mut []).iter_mut().step_by(row_len);
-                let total = &mut self.busy_totals[k * series + j];
+                let total = &mut self.totals[k * series + j];
                 let Some(v) = convert(column, conv, per_s, out, total) else { continue };
                 if !self.told_out_of_range[j] {
                     self.told_out_of_range[j] = true;
-                    notices.push(format!(
-                        "metric group {}: {} reported {v} busy in a report of {}, which is not busy time of the \
-                         report; it counts as busy for none (below 0) or all of the report, its busy share drawn \
-                         within 0..100 %",
-                        self.group.info.name,
-                        self.names[j],
-                        period_text(self.period_ns as u32),
-                    ));
+                    let (group, name, period) =
+                        (&self.group.info.name, &self.names[j], period_text(self.period_ns as u32));
+                    notices.push(match conv {
+                        Conv::Count => format!(
+                            "metric group {group}: {name} reported a count of {v} in a report of {period}, below \
+                             zero: that report counts nothing (a gap in its rate), the running total goes on"
+                        ),
+                        _ => format!(
+                            "metric group {group}: {name} reported {v} busy in a report of {period}, which is not \
+                             busy time of the report; it counts as busy for none (below 0) or all of the report, its \
+                             busy share drawn within 0..100 %"
+                        ),
+                    });
                 }
             }
         }
@@ -291,9 +296,9 @@ impl StreamerReader {
 
 /// Writes the plotted values of one column (`column`, a metric's typed values report after
 /// report) into `out` as `conv` says; the first value that was out of what it can be, if one was
-/// ([`Conv::apply`]). Busy time adds each report's to `total` and writes the total. A value of an
-/// unknown type is NaN (busy time: the report's total is NaN, and the running total goes on
-/// without it).
+/// ([`Conv::apply`]). A count and busy time add each report's to `total` and write the total. A
+/// value of an unknown type is NaN (a count or busy time: the report's total is NaN, and the
+/// running total goes on without it), as is a count below zero.
 fn convert<'a>(
     column: impl Iterator<Item = &'a zet_typed_value_t>,
     conv: Conv,
@@ -304,20 +309,19 @@ fn convert<'a>(
     let values = column.map(|v| v.as_f64().unwrap_or(f64::NAN));
     match conv {
         Conv::AsIs => out.zip(values).for_each(|(x, v)| *x = v),
-        Conv::Rate => out.zip(values).for_each(|(x, v)| *x = v * per_s),
-        Conv::Busy { .. } | Conv::BusyOf { .. } => {
+        Conv::Count | Conv::Busy { .. } | Conv::BusyOf { .. } => {
             let (mut odd, mut sum) = (None, *total);
             for (x, v) in out.zip(values) {
-                let (busy, bad) = conv.apply(v, per_s);
-                if busy.is_nan() {
-                    *x = busy;
-                    continue;
-                }
-                sum += busy;
-                *x = sum;
+                let (added, bad) = conv.apply(v, per_s);
                 if bad && odd.is_none() {
                     odd = Some(v);
                 }
+                if added.is_nan() {
+                    *x = added;
+                    continue;
+                }
+                sum += added;
+                *x = sum;
             }
             *total = sum;
             return odd;
@@ -365,8 +369,10 @@ mod tests {
         assert_eq!(busy[..3], [1_398.0, 11_398.0, 21_398.0], "jitter within the slack counts as the whole report");
         assert_eq!(total, 41_398.0, "the total goes on at the next read");
         assert_eq!(odd, Some(12_000.0), "the first busy time past the slack, not a later one");
-        let (rates, odd) = column(&raw, 1, 2, Conv::Rate, &mut 0.0);
-        assert_eq!((rates, odd), (vec![700_000.0, 800_000.0, 900_000.0, 1_000_000.0, 1_100_000.0], None));
+        let mut counted = 100.0;
+        let (counts, odd) = column(&raw, 1, 2, Conv::Count, &mut counted);
+        assert_eq!((counts, odd), (vec![107.0, 115.0, 124.0, 134.0, 145.0], None), "a count's running total");
+        assert_eq!(counted, 145.0, "the count's total goes on at the next read");
     }
 
     #[test]
@@ -378,6 +384,21 @@ mod tests {
         convert(raw.iter(), Conv::BusyOf { units: 10.0 }, 1.0, rows.iter_mut(), &mut total);
         assert_eq!((rows[0], rows[2], total), (5.0, 12.0, 12.0));
         assert!(rows[1].is_nan());
+    }
+
+    #[test]
+    fn a_count_below_zero_or_of_an_unknown_type_is_none_and_the_total_goes_on_without_it() {
+        let mut raw: Vec<zet_typed_value_t> = [4.0, -2.0, 6.0, 1.0]
+            .iter()
+            .map(|&x| zet_typed_value_t { r#type: ZET_VALUE_TYPE_FLOAT64, value: zet_value_t { fp64: x } })
+            .collect();
+        raw[3].r#type = 0x7fff_0000;
+        let mut rows = [-1.0; 4];
+        let mut total = 10.0;
+        let odd = convert(raw.iter(), Conv::Count, 1.0, rows.iter_mut(), &mut total);
+        assert_eq!((rows[0], rows[2], total), (14.0, 20.0, 20.0));
+        assert!(rows[1].is_nan() && rows[3].is_nan(), "{rows:?}");
+        assert_eq!(odd, Some(-2.0), "the count below zero is told");
     }
 
     #[test]
