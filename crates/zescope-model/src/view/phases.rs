@@ -2,17 +2,22 @@
 //! the A/B cursors, or a marked range.
 //!
 //! A phase is a closed time range `(name, start_ns, end_ns)` ([`PhaseRange`]). Per phase and per
-//! series ([`phase_table`]): the phase's duration; the mean, min and max of what is plotted
+//! series ([`phase_table`]): the phase's duration, and the time the series was measured in it
+//! (its samples' span there: each run's first sample in the phase to its last, summed over the
+//! runs; a phase reaching past the data, or over the time between two runs, is longer than what
+//! was measured); the mean, min and max of what is plotted
 //! (the value of a gauge, the rate of a cumulative counter, the busy share of busy time) over the
 //! stored samples in the range (`Store::stats`, full resolution where it is held); for a
 //! cumulative counter its total over the phase (`Store::increase`: the running total's
 //! increases, wraps handled as for its rate; for busy time, the time busy in its unit); a state
 //! (an id, a flag) has its min and max but no mean, total or energy: it is no quantity; for
-//! energy, the joules spent and the mean power: from a cumulative energy counter
-//! (unit J, mJ, µJ/uJ or kJ) its total and the total over the duration, from a gauge of energy
-//! since its run started (telemetry's "Package energy", no mean) its last value less its first
-//! within each run, summed over the runs, from a power gauge (W, mW, µW/uW, kW) its mean and the
-//! mean times the duration. A phase with no sample has no total and no energy (blank, not 0). A
+//! energy, the joules spent and the mean power, both over the time measured (never made up for
+//! time without samples): from a cumulative energy counter (unit J, mJ, µJ/uJ or kJ) its total
+//! and the total over the time measured, from a gauge of energy since its run started
+//! (telemetry's "Package energy", no mean) its last value less its first within each run,
+//! summed over the runs, and that over the time measured, from a power gauge (W, mW, µW/uW, kW)
+//! its mean and the mean times the time measured. A phase with no sample has no total and no
+//! energy (blank, not 0), nor a mean power from energy where it spans no time (one sample). A
 //! counter sampled in several runs counts the samples of all of them. The rows come in a long form (one per phase and series),
 //! sortable by any column ([`PhaseTable::sort`]) and written as CSV or Markdown
 //! ([`PhaseTable::to_csv`], [`PhaseTable::to_markdown`]) for the clipboard and
@@ -45,7 +50,7 @@ impl PhaseRange {
 
     /// Duration in seconds.
     pub fn duration_s(&self) -> f64 {
-        (self.end_ns as i128 - self.start_ns as i128) as f64 * 1e-9
+        seconds(self.end_ns as i128 - self.start_ns as i128)
     }
 }
 
@@ -60,6 +65,10 @@ pub struct PhaseRow {
     pub end_s: f64,
     /// `end_s - start_s`, computed from the nanoseconds.
     pub duration_s: f64,
+    /// The time the series was measured in the phase, s: each run's first sample in it to its
+    /// last, summed over the runs (0 with fewer than two samples). Energy and mean power are over
+    /// it.
+    pub measured_s: f64,
     /// The series ("group/metric"; "device · group/metric" in a table of several devices).
     pub series: String,
     /// Which series it is.
@@ -80,7 +89,7 @@ pub struct PhaseRow {
     pub total_unit: String,
     /// Energy spent in the phase, J.
     pub energy_j: Option<f64>,
-    /// Mean power over the phase, W.
+    /// Mean power over the time measured in the phase, W.
     pub power_w: Option<f64>,
     /// False when part of the phase lies in coarsened history (the numbers cover buckets there).
     pub exact: bool,
@@ -106,6 +115,8 @@ pub enum Column {
     Start,
     /// Duration, s.
     Duration,
+    /// The time the series was measured in the phase, s.
+    Measured,
     /// Series label.
     Series,
     /// Mean.
@@ -130,10 +141,11 @@ pub enum Column {
 
 impl Column {
     /// Every column, left to right.
-    pub const ALL: [Column; 10] = [
+    pub const ALL: [Column; 11] = [
         Column::Phase,
         Column::Start,
         Column::Duration,
+        Column::Measured,
         Column::Series,
         Column::Mean,
         Column::Min,
@@ -149,6 +161,7 @@ impl Column {
         match self {
             Column::Start => "start",
             Column::Duration => "duration",
+            Column::Measured => "measured",
             Column::Energy => "energy",
             Column::Power => "mean power",
             Column::OtherMean => "mean (cmp)",
@@ -164,6 +177,7 @@ impl Column {
             Column::Phase => "phase",
             Column::Start => "start_s",
             Column::Duration => "duration_s",
+            Column::Measured => "measured_s",
             Column::Series => "series",
             Column::Mean => "mean",
             Column::Min => "min",
@@ -182,6 +196,7 @@ impl Column {
             Column::Phase | Column::Series => None,
             Column::Start => Some(r.start_s),
             Column::Duration => Some(r.duration_s),
+            Column::Measured => Some(r.measured_s),
             Column::Mean => Some(r.mean),
             Column::Min => Some(r.min),
             Column::Max => Some(r.max),
@@ -254,7 +269,12 @@ pub fn phase_table(store: &Store, series: &BTreeMap<SeriesKey, SeriesEntry>, ran
 /// One series over one range.
 pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseRange) -> PhaseRow {
     let (t0, t1) = (r.start_ns, r.end_ns);
-    let stats = entry.ids.iter().map(|&id| store.stats(id, t0, t1)).fold(RangeStats::EMPTY, merge);
+    let per_run: Vec<RangeStats> = entry.ids.iter().map(|&id| store.stats(id, t0, t1)).collect();
+    let stats = per_run.iter().copied().fold(RangeStats::EMPTY, merge);
+    // What was measured: each run's samples' span in the phase (none between runs, before the
+    // first sample or after the last).
+    let measured_s: f64 =
+        per_run.iter().filter(|s| s.samples > 1).map(|s| seconds(s.t_last as i128 - s.t_first as i128)).sum();
     let cumulative = entry.info.kind.is_running_total();
     // A state (an id, a flag) has no mean: an average of ids is no id.
     let state = entry.info.kind == Kind::State;
@@ -273,22 +293,23 @@ pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseR
     } else {
         None
     };
-    let duration_s = r.duration_s();
+    let over = (measured_s > 0.0).then_some(measured_s);
     let (energy_j, power_w) =
         match (cumulative || energy_level, unit.ends_with('J'), unit.ends_with('W'), energy_scale(unit)) {
             _ if state => (None, None),
             (true, true, _, Some(k)) => {
                 let e = total.map(|t| t.0 * k);
-                (e, e.filter(|_| duration_s > 0.0).map(|e| e / duration_s))
+                (e, e.zip(over).map(|(e, s)| e / s))
             }
-            (false, _, true, Some(k)) if stats.count > 0 => (Some(stats.mean * k * duration_s), Some(stats.mean * k)),
+            (false, _, true, Some(k)) if stats.count > 0 => (over.map(|s| stats.mean * k * s), Some(stats.mean * k)),
             _ => (None, None),
         };
     PhaseRow {
         phase: r.name.clone(),
         start_s: TimeAxis::of(store).x(t0),
         end_s: TimeAxis::of(store).x(t1),
-        duration_s,
+        duration_s: r.duration_s(),
+        measured_s,
         series: key.label(),
         key: key.clone(),
         unit: entry.plotted_unit(),
@@ -317,6 +338,12 @@ fn spent(store: &Store, id: zescope_store::SeriesId, t0: i64, t1: i64) -> (f64, 
     let (first, last) = (exact_at(s.t_first), s.last.filter(|v| v.is_finite()).or_else(|| exact_at(s.t_last)));
     let exact = first.is_some() && last.is_some() && s.exact;
     ((last.unwrap_or(s.max) - first.unwrap_or(s.min)).max(0.0), exact)
+}
+
+/// `ns` nanoseconds in seconds, the nearest double (divided, not multiplied by 1e-9: a minute is
+/// 60, not 60.00000000000001).
+fn seconds(ns: i128) -> f64 {
+    ns as f64 / 1e9
 }
 
 /// A number as the table shows and writes it: empty for none or NaN, else shortest round-trip.
@@ -475,6 +502,7 @@ mod tests {
             start_s: 0.0,
             end_s: 1.0,
             duration_s: 1.0,
+            measured_s: 1.0,
             series: series.into(),
             key: SeriesKey { device: "d".into(), group: "g".into(), metric: series.into() },
             unit: "W".into(),
@@ -505,8 +533,8 @@ mod tests {
     fn csv_quotes_what_needs_it_and_sorting_puts_empty_cells_last() {
         let mut t = PhaseTable { rows: vec![row("a,b", "g/\"x\"", 2.0), row("p", "g/y", f64::NAN)], compared: false };
         let csv = t.to_csv();
-        assert!(csv.lines().nth(1).unwrap().starts_with("\"a,b\",0,1,\"g/\"\"x\"\"\",2,"), "{csv}");
-        assert_eq!(csv.lines().nth(2).unwrap().split(',').nth(4), Some(""), "NaN is an empty cell");
+        assert!(csv.lines().nth(1).unwrap().starts_with("\"a,b\",0,1,1,\"g/\"\"x\"\"\",2,"), "{csv}");
+        assert_eq!(csv.lines().nth(2).unwrap().split(',').nth(5), Some(""), "NaN is an empty cell");
         t.sort(Column::Mean, false);
         assert_eq!(t.rows[0].series, "g/\"x\"");
         t.sort(Column::Mean, true);
@@ -524,7 +552,7 @@ mod tests {
         let t = PhaseTable { rows: vec![r], compared: false };
         let csv = t.to_csv();
         let line = csv.lines().nth(1).unwrap();
-        assert!(line.starts_with("'=1+1,0,1,'-g/x,-2.5,"), "{csv}");
+        assert!(line.starts_with("'=1+1,0,1,1,'-g/x,-2.5,"), "{csv}");
         assert!(line.contains(",'@W,"), "{csv}");
         assert!(t.to_markdown().contains("| =1+1 |"), "Markdown is not a spreadsheet: left as it is");
     }

@@ -77,13 +77,19 @@ struct Direct {
     total: f64,
     /// Samples in the range, with a value or not.
     raw: usize,
+    /// Seconds from each run's first sample in the range to its last, summed over the runs.
+    measured_s: f64,
 }
 
 fn direct(runs: &[Run], k: usize, t0: i64, t1: i64) -> Direct {
-    let mut d = Direct { values: vec![], total: 0.0, raw: 0 };
+    let mut d = Direct { values: vec![], total: 0.0, raw: 0, measured_s: 0.0 };
     let kind = SERIES[k].2;
     let wrap = kind.rate_wrap();
     for r in runs {
+        let inside: Vec<i64> = r.ts.iter().copied().filter(|t| (t0..=t1).contains(t)).collect();
+        if let (Some(first), Some(last)) = (inside.first(), inside.last()) {
+            d.measured_s += (last - first) as f64 / 1e9;
+        }
         for i in 0..r.ts.len() {
             if r.ts[i] < t0 || r.ts[i] > t1 {
                 continue;
@@ -139,7 +145,7 @@ fn total_is(total: Option<f64>, d: &Direct) -> bool {
     }
 }
 
-fn check(row: &PhaseRow, d: &Direct, k: usize, duration_s: f64) {
+fn check(row: &PhaseRow, d: &Direct, k: usize) {
     let n = d.values.len();
     assert_eq!(row.samples, n as u64, "{}: samples", row.series);
     let state = matches!(SERIES[k].2, SeriesKind::State);
@@ -149,6 +155,7 @@ fn check(row: &PhaseRow, d: &Direct, k: usize, duration_s: f64) {
     assert!(close(row.mean, mean), "{}: mean {} vs {mean}", row.series, row.mean);
     assert!(close(row.min, min) && close(row.max, max), "{}: min/max {row:?} vs {min} {max}", row.series);
     assert!(row.exact);
+    assert!(close(row.measured_s, d.measured_s), "{}: measured {} s vs {} s", row.series, row.measured_s, d.measured_s);
     if d.raw == 0 {
         // Nothing sampled in the phase: no total and no energy (blank, not 0).
         assert_eq!((row.total, row.energy_j, row.power_w), (None, None, None), "{}: an empty phase", row.series);
@@ -161,7 +168,12 @@ fn check(row: &PhaseRow, d: &Direct, k: usize, duration_s: f64) {
                 assert_eq!((row.energy_j, row.power_w), (None, None));
             } else {
                 assert!(close(row.power_w.unwrap(), mean), "mean power of a W gauge is its mean");
-                assert!(close(row.energy_j.unwrap(), mean * duration_s));
+                // Over the time measured, never over time without samples (a phase reaching
+                // past the data, the time between two runs).
+                match row.energy_j {
+                    Some(e) => assert!(close(e, mean * d.measured_s), "{e} J vs {mean} W over {} s", d.measured_s),
+                    None => assert_eq!(d.measured_s, 0.0, "no energy only where no time was measured"),
+                }
             }
         }
         1 => {
@@ -171,8 +183,9 @@ fn check(row: &PhaseRow, d: &Direct, k: usize, duration_s: f64) {
                 return;
             }
             assert!(close(row.energy_j.unwrap(), d.total * 1e-3), "mJ counter in J");
-            if duration_s > 0.0 {
-                assert!(close(row.power_w.unwrap(), d.total * 1e-3 / duration_s));
+            match row.power_w {
+                Some(w) => assert!(close(w, d.total * 1e-3 / d.measured_s), "{w} W over {} s", d.measured_s),
+                None => assert_eq!(d.measured_s, 0.0),
             }
         }
         2 => {
@@ -245,7 +258,7 @@ proptest! {
                 let row = table.rows.iter().find(|x| x.phase == r.name && x.series == key.label()).unwrap();
                 prop_assert!(close(row.duration_s, (r.end_ns - r.start_ns) as f64 * 1e-9));
                 prop_assert_eq!(&row.unit, &entry.plotted_unit());
-                check(row, &direct(&runs, k, r.start_ns, r.end_ns), k, row.duration_s);
+                check(row, &direct(&runs, k, r.start_ns, r.end_ns), k);
             }
         }
     }
@@ -297,11 +310,13 @@ fn energy_since_the_run_started_is_last_less_first_per_run_summed() {
     let table = phase_table(&store, &series, &ranges);
     let row = |phase: &str, m: &str| table.rows.iter().find(|r| r.phase == phase && r.key.metric == m).unwrap();
     let across = row("across", "Package energy");
-    // Run 1 from 500 J (5 s) to 1000 J (10 s), run 2 from 0 J (20 s) to 250 J (25 s).
+    // Run 1 from 500 J (5 s) to 1000 J (10 s), run 2 from 0 J (20 s) to 250 J (25 s): 750 J in
+    // the 10 s measured of the phase's 20 (nothing was measured between the runs).
     assert_eq!(across.energy_j, Some(750.0), "{across:?}");
     assert_eq!(across.total, Some(750.0));
     assert_eq!(across.total_unit, "J");
-    assert_eq!(across.power_w, Some(750.0 / 20.0));
+    assert_eq!((across.duration_s, across.measured_s), (20.0, 10.0));
+    assert_eq!(across.power_w, Some(75.0), "over the time measured, not 37.5 W over the phase");
     assert!(across.mean.is_nan(), "no mean of energy since a start: {across:?}");
     assert_eq!(row("within", "Package energy").energy_j, Some(600.0));
     let empty = row("between runs", "Package energy");

@@ -144,7 +144,7 @@ impl PhasePanel {
                             };
                             let shown = match (c, unit, text.parse::<f64>()) {
                                 (Column::Start, _, Ok(v)) => time_label(v),
-                                (Column::Duration, _, Ok(v)) => si(v, "s"),
+                                (Column::Duration | Column::Measured, _, Ok(v)) => si(v, "s"),
                                 (_, Some(u), Ok(v)) => si(v, u),
                                 _ => text,
                             };
@@ -207,7 +207,7 @@ fn first_widths(ui: &Ui, columns: &[Column], table: &PhaseTable) -> Vec<f32> {
                 Column::Mean | Column::Min | Column::Max | Column::OtherMean => longest(&|r| r.unit.chars().count()),
                 Column::Total | Column::OtherTotal => longest(&|r| r.total_unit.chars().count()),
                 Column::Start => 6,
-                Column::Duration | Column::Change | Column::Energy | Column::Power => 2,
+                Column::Duration | Column::Measured | Column::Change | Column::Energy | Column::Power => 2,
                 Column::Phase | Column::Series => return 0.0,
             };
             // "-123.4 k" and the unit.

@@ -74,7 +74,9 @@ fn the_phase_table_shows_sorts_and_copies_what_the_samples_say() {
     let r = row(&rows, "visible", "ComputeBasic/GpuPower");
     let watts = power.iter().map(|s| s.1).sum::<f64>() / power.len() as f64;
     assert!((r.power_w.unwrap() - watts).abs() < 1e-9 * watts);
-    assert!((r.energy_j.unwrap() - watts * r.duration_s).abs() < 1e-6 * watts * r.duration_s);
+    assert!((r.energy_j.unwrap() - watts * r.measured_s).abs() < 1e-6 * watts * r.measured_s);
+    let span = (power.last().unwrap().0 - power[0].0) as f64 / 1e9;
+    assert!((r.measured_s - span).abs() < 1e-9, "the samples' span: {} s against {span} s", r.measured_s);
 
     // Sorting: a click on "mean" sorts ascending, a second click descending.
     // (The legends under the panes have a "mean" heading too: the table's comes last.)
@@ -93,12 +95,12 @@ fn the_phase_table_shows_sorts_and_copies_what_the_samples_say() {
     h.step();
     let csv = copied(&h).expect("Copy CSV put text on the clipboard");
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("phase,start_s,duration_s,series,mean,min,max,total"), "{}", lines[0]);
+    assert!(lines[0].starts_with("phase,start_s,duration_s,measured_s,series,mean,min,max,total"), "{}", lines[0]);
     assert_eq!(lines.len(), 6);
     let first = &h.state().windows.phases.table.rows[0];
     let cells: Vec<&str> = lines[1].split(',').collect();
-    assert_eq!(cells[3], first.series);
-    assert_eq!(cells[4].parse::<f64>().unwrap(), first.mean);
+    assert_eq!(cells[4], first.series);
+    assert_eq!(cells[5].parse::<f64>().unwrap(), first.mean);
     h.get_by_label("Copy Markdown").click();
     h.step();
     let md = copied(&h).expect("Copy Markdown put text on the clipboard");
@@ -342,7 +344,7 @@ fn the_phase_tables_headings_stay_put_while_live() {
     }
     // Headings are words, not the CSV's column names: a cell of "energy" says its unit ("20.1 kJ")
     // where "energy_J" claimed joules.
-    for csv_name in ["start_s", "duration_s", "energy_J", "mean_power_W"] {
+    for csv_name in ["start_s", "duration_s", "measured_s", "energy_J", "mean_power_W"] {
         assert!(h.query_by_label(csv_name).is_none(), "the heading {csv_name}");
     }
     // The start reads as a time, not as ten decimals.
