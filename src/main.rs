@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         let remote = connect.as_ref().map(|_| zescope_window::connect::Remote {
             addr: cli.connect.clone().unwrap_or_default(),
             token_file: cli.token_file.clone(),
+            layout: None,
         });
         return zescope_window::gui::run(zescope_window::gui::Launch {
             start_sampler: Box::new(move |options| match &connect {

@@ -398,6 +398,8 @@ impl ZescopeApp {
         let applied = view.apply(&self.state.ingest.order, |d| self.kind_of(d));
         let mut panes = super::panes::Panes::with_arrangement(applied.arrangement);
         panes.y_lock = applied.y_lock.into_iter().collect();
+        // A view put on a remote run is that run's panes: the user's own stay aside.
+        (panes.own, panes.remote_layout) = (self.panes.own.take(), self.panes.remote_layout.take());
         self.panes = panes;
         if let Some(w) = applied.window {
             self.view.set_window(w);

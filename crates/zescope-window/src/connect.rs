@@ -68,7 +68,7 @@ impl ConnectDialog {
         {
             return Err(format!("no token file at {}", t.display()));
         }
-        Ok(Remote { addr: addr.to_owned(), token_file })
+        Ok(Remote { addr: addr.to_owned(), token_file, layout: None })
     }
 
     /// Draws the dialog while open; the server to connect to once Connect (or Enter) is pressed
@@ -127,10 +127,12 @@ impl ConnectDialog {
     }
 }
 
-/// Puts `r` first in `recent`, once, keeping at most [`RECENT_REMOTES`].
+/// Puts `r` first in `recent`, once (with the panes remembered for its address when `r` has
+/// none), keeping at most [`RECENT_REMOTES`].
 pub(crate) fn remember(recent: &mut Vec<Remote>, r: &Remote) {
+    let layout = recent.iter().find(|x| x.addr == r.addr).and_then(|x| x.layout.clone());
     recent.retain(|x| x.addr != r.addr);
-    recent.insert(0, r.clone());
+    recent.insert(0, Remote { layout: r.layout.clone().or(layout), ..r.clone() });
     recent.truncate(RECENT_REMOTES);
 }
 
@@ -178,7 +180,14 @@ impl ZescopeApp {
         }
         self.link = link;
         self.connect.open = false;
+        // The server left keeps its panes; the user's own come back, and the next server's
+        // remembered ones are what its run starts in.
+        self.recent_remotes = self.remotes_with_panes();
+        if let Some(own) = self.panes.own.take() {
+            self.panes = crate::panes::Panes::with_arrangement(own);
+        }
         remember(&mut self.recent_remotes, &r);
+        self.panes.remote_layout = self.recent_remotes.first().and_then(|x| x.layout.clone());
         self.leave_recording();
         self.store = zescope_store::Store::new(self.store.memory_cap());
         self.state.ingest = Default::default();
@@ -190,5 +199,27 @@ impl ZescopeApp {
         // The server's run starts by itself.
         self.auto_start = false;
         self.view.follow();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_connected_to_again_goes_first_with_its_remembered_panes() {
+        let mut panes = zescope_model::view::Arrangement::default();
+        panes.add_pane();
+        let r = |addr: &str, layout: Option<&zescope_model::view::Arrangement>| Remote {
+            addr: addr.into(),
+            token_file: None,
+            layout: layout.cloned(),
+        };
+        let mut recent = vec![r("a:1", None), r("b:2", Some(&panes))];
+        remember(&mut recent, &r("b:2", None));
+        assert_eq!(recent, [r("b:2", Some(&panes)), r("a:1", None)], "first, its panes kept");
+        let other = zescope_model::view::Arrangement::default();
+        remember(&mut recent, &r("b:2", Some(&other)));
+        assert_eq!(recent[0].layout.as_ref(), Some(&other), "panes given win over those remembered");
     }
 }

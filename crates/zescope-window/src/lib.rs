@@ -170,13 +170,15 @@ impl ZescopeApp {
         state.selection = settings.selection;
         let mut view = TimeView::default();
         view.window = settings.window;
-        let settings_arrangement = settings.arrangement;
+        let mut panes = Panes::with_arrangement(settings.arrangement);
+        // Used only if the window watches a server: the last one connected to comes first.
+        panes.remote_layout = settings.recent_remotes.first().and_then(|r| r.layout.clone());
         ZescopeApp {
             link,
             state,
             store,
             view,
-            panes: Panes::with_arrangement(settings_arrangement),
+            panes,
             theme: settings.theme,
             search: String::new(),
             focus_search: false,
@@ -240,8 +242,18 @@ impl ZescopeApp {
             frame_cap: self.frame_cap,
             overview: if self.overview.shown { settings::Shown::Yes } else { settings::Shown::No },
             markers: self.marker_limits,
-            recent_remotes: self.recent_remotes.clone(),
+            recent_remotes: self.remotes_with_panes(),
         }
+    }
+
+    /// The servers connected to lately, the one watched now (the first: connecting puts it
+    /// there) with the panes shown while a remote run is up.
+    pub(crate) fn remotes_with_panes(&self) -> Vec<connect::Remote> {
+        let mut recent = self.recent_remotes.clone();
+        if let (Some(_), Some(first)) = (&self.panes.own, recent.first_mut()) {
+            first.layout = Some(self.panes.arrangement.clone());
+        }
+        recent
     }
 
     /// The source the user asked for (what diagnostics should check).

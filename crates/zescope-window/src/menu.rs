@@ -154,7 +154,7 @@ impl ZescopeApp {
                 ui.checkbox(&mut self.overview.shown, "Overview strip")
                     .on_hover_text("a thin plot of the whole history above the panes, the shown range marked");
                 ui.checkbox(&mut self.windows.phases.open, "Phase table")
-                    .on_hover_text("per phase and series: duration, mean, min, max, totals, energy");
+                    .on_hover_text("per phase and series: duration, time measured, mean, min, max, totals, energy");
                 ui.checkbox(&mut self.windows.processes.open, "Processes")
                     .on_hover_text("per device, the processes using it: memory, engines; read with the telemetry");
                 if ui

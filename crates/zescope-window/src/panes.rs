@@ -18,6 +18,9 @@ pub struct Panes {
     pub arrangement: Arrangement,
     /// The user's own arrangement while a remote run's is shown: what the settings keep.
     pub(crate) own: Option<Arrangement>,
+    /// The panes remembered for the server watched (`settings::Remote::layout`): what its first
+    /// run shown starts in.
+    pub(crate) remote_layout: Option<Arrangement>,
     plots: HashMap<u64, EnvelopePlot>,
     /// A pane to bring into view on the next frame (one just added).
     pub(crate) scroll_to: Option<u64>,
@@ -28,7 +31,14 @@ pub struct Panes {
 impl Panes {
     /// Panes laid out as `arrangement`, with empty plot caches.
     pub(crate) fn with_arrangement(arrangement: Arrangement) -> Panes {
-        Panes { arrangement, own: None, plots: HashMap::new(), scroll_to: None, y_lock: HashMap::new() }
+        Panes {
+            arrangement,
+            own: None,
+            remote_layout: None,
+            plots: HashMap::new(),
+            scroll_to: None,
+            y_lock: HashMap::new(),
+        }
     }
 
     /// Pane `pane`'s plot cache, kept across frames.
@@ -42,12 +52,20 @@ impl Panes {
     }
 
     /// A remote run starts: the panes show what the window holds data of. The user's own
-    /// arrangement is kept aside for the settings (once, across the server's runs), and series
-    /// with no data here (`seen` lacks them: a remembered layout of other groups) leave the
-    /// panes, panes emptied so going with them, so the server's series are not placed below
-    /// panes that can show nothing.
+    /// arrangement is kept aside for the settings (once, across the server's runs), the panes
+    /// remembered for this server (if any) are put up instead, and series with no data here
+    /// (`seen` lacks them: a remembered layout of other groups) leave the panes, panes emptied
+    /// so going with them, so the server's series are not placed below panes that can show
+    /// nothing.
     pub(crate) fn remote_run(&mut self, seen: impl Fn(&SeriesKey) -> bool) {
-        self.own.get_or_insert_with(|| self.arrangement.clone());
+        if self.own.is_none() {
+            self.own = Some(self.arrangement.clone());
+            if let Some(theirs) = self.remote_layout.take() {
+                self.arrangement = theirs;
+                self.plots.clear();
+                self.y_lock.clear();
+            }
+        }
         let mut emptied = Vec::new();
         for p in &mut self.arrangement.panes {
             let before = p.series.len();

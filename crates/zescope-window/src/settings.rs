@@ -1,5 +1,6 @@
 //! What is remembered between launches (eframe persistence): theme, window length, the source
-//! selection, the pane arrangement and the servers connected to. UI zoom is egui's own and is reset
+//! selection, the pane arrangement and the servers connected to, each with the panes last used
+//! while watching it. UI zoom is egui's own and is reset
 //! with View → Reset layout.
 
 use serde::{Deserialize, Serialize};
@@ -64,14 +65,19 @@ pub struct Settings {
     pub recent_remotes: Vec<Remote>,
 }
 
-/// A server to watch (File → Connect…): its address and, beyond loopback, its token's file.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// A server to watch (File → Connect…): its address, beyond loopback its token's file, and the
+/// panes the user last had while watching it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Remote {
     /// `HOST:PORT` of the server's listener.
     pub addr: String,
     /// The file whose first line is the server's token.
     pub token_file: Option<std::path::PathBuf>,
+    /// The panes and their series as they were when the window last watched this server: the
+    /// server's next run starts in them (series it no longer serves leave, new ones are placed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Arrangement>,
 }
 
 /// A part of the window the user may hide; shown unless hidden.

@@ -1,5 +1,5 @@
 //! View → Phase table: per phase (the visible range, the A/B cursors' span, each marked range) and
-//! per series the duration, mean, min, max, totals and energy (`view::phases`), sortable by a
+//! per series the duration, time measured, mean, min, max, totals and energy (`view::phases`), sortable by a
 //! click on a column's heading, copied to the clipboard as CSV or Markdown.
 
 use egui::{RichText, Ui};

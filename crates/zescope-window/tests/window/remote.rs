@@ -87,7 +87,7 @@ fn file_connect_offers_recent_servers_and_replaces_the_source_with_the_remote_li
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, Mutex};
     use zescope_window::connect::Remote;
-    let remote = |a: &str| Remote { addr: a.to_owned(), token_file: None };
+    let remote = |a: &str| Remote { addr: a.to_owned(), token_file: None, layout: None };
     let settings =
         Settings { recent_remotes: vec![remote("gpu-box:9464"), remote("npu-rig:9464")], ..Settings::default() };
     let old_down = Arc::new(AtomicBool::new(false));
@@ -297,4 +297,49 @@ fn a_remote_run_of_other_groups_is_shown_from_the_top_and_the_users_layout_is_ke
     );
     assert!(h.query_by_label_contains("No data for this pane").is_none(), "no pane that can show nothing");
     assert_eq!(h.state().settings().arrangement, own, "the user's own layout is what the settings keep");
+}
+
+/// The panes a user arranged while watching a server come back the next time the window watches
+/// it: its run starts in them (a series the server no longer serves leaves them, one it serves
+/// anew is placed after), and the settings keep them with the server beside the user's own.
+#[test]
+fn a_servers_panes_are_remembered_with_it_and_its_next_run_starts_in_them() {
+    use zescope_model::view::SeriesKey;
+    use zescope_window::connect::Remote;
+    let key = |group: &str, metric: &str| SeriesKey {
+        device: "ze-sim GPU".into(),
+        group: group.into(),
+        metric: metric.into(),
+    };
+    let mut theirs = zescope_model::view::Arrangement::default();
+    // As the user left them: two counts together, the utilisation alone, and a series of a
+    // group the server served then.
+    let together = theirs.add_pane();
+    theirs.assign(&key("RenderBasic", "L3BytesRead"), Some(together));
+    theirs.assign(&key("RenderBasic", "RenderBusyCycles"), Some(together));
+    theirs.assign(&key("RenderBasic", "RenderUtilization"), None);
+    theirs.assign(&key("ComputeBasic", "GpuTime"), None);
+    let mut settings = Settings::default();
+    settings.arrangement.assign(&key("Telemetry", "Package power"), None);
+    let own = settings.arrangement.clone();
+    settings.recent_remotes =
+        vec![Remote { addr: "gpu-box:9464".into(), token_file: None, layout: Some(theirs.clone()) }];
+    let (mut h, _) = watching(settings, "RenderBasic", [1280.0, 3000.0]);
+    h.step();
+    let panes = h.state().panes.arrangement.panes.clone();
+    let series: Vec<Vec<&str>> = panes.iter().map(|p| p.series.iter().map(|k| k.metric.as_str()).collect()).collect();
+    assert_eq!(series[0], ["L3BytesRead", "RenderBusyCycles"], "the remembered panes first: {series:?}");
+    assert_eq!(series[1][0], "RenderUtilization", "{series:?}");
+    let all: Vec<&str> = series.concat();
+    assert!(!all.contains(&"GpuTime"), "a series the server no longer serves left: {series:?}");
+    for m in ["RenderBusyTime", "RenderFrequency"] {
+        assert!(all.contains(&m), "{m}, served but not remembered, is placed: {series:?}");
+    }
+    let saved = h.state().settings();
+    assert_eq!(saved.arrangement, own, "the user's own panes are what the settings keep for local runs");
+    assert_eq!(
+        saved.recent_remotes[0].layout.as_ref(),
+        Some(&h.state().panes.arrangement),
+        "and the server's panes, as shown, with the server"
+    );
 }
