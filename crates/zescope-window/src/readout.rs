@@ -50,7 +50,7 @@ pub(crate) fn readout(ui: &mut Ui, rows: &[PaneRow<'_>], state: &AppState, store
                             ui.label("");
                         }
                         let at = format!("@ {}", time_label(TimeAxis::of(store).x(s.t)));
-                        match far_from_pointer(t, s.t) {
+                        match zescope_model::view::cursors::far_from(t, s.t) {
                             // Past the last sample (or before the first): say how old the value is.
                             // (under the time, so the note does not widen the readout).
                             Some(far) => {
@@ -76,23 +76,4 @@ pub(crate) fn readout(ui: &mut Ui, rows: &[PaneRow<'_>], state: &AppState, store
                 ui.end_row();
             }
         });
-}
-
-/// How far the sample read at `sample` (ns) lies from the pointer's time `t`, when that is more
-/// than a second ("12.3 s before", "2.0 s after"): a readout past a series' last sample shows an
-/// old value, and says so. `None` when it is close.
-pub(crate) fn far_from_pointer(t: i64, sample: i64) -> Option<String> {
-    let d = (t as i128 - sample as i128) as f64 * 1e-9;
-    (d.abs() > 1.0).then(|| format!("{:.1} s {}", d.abs(), if d > 0.0 { "before" } else { "after" }))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_sample_far_from_the_pointer_says_how_far() {
-        const S: i64 = 1_000_000_000;
-        assert_eq!(super::far_from_pointer(30 * S, 10 * S).as_deref(), Some("20.0 s before"));
-        assert_eq!(super::far_from_pointer(10 * S, 12 * S + S / 2).as_deref(), Some("2.5 s after"));
-        assert_eq!(super::far_from_pointer(10 * S, 10 * S - S / 2), None, "close: nothing to say");
-    }
 }

@@ -5,7 +5,10 @@
 //! A value at a cursor is the stored sample nearest to it (`Store::nearest`: the value of a
 //! gauge, the rate of a cumulative counter), from the newest run that holds one; in coarsened
 //! history, where no single sample is kept, the mean of the bucket there (of a state, which has
-//! no mean, its last value). A state's B − A is no difference and is not given.
+//! no mean, its last value). A sample more than a second from its cursor ([`far_from`]: a cursor
+//! past a series' last sample, before its first, between two runs) is no value *at* the cursor:
+//! the readout says how far it is, as a plot's hover does, and B − A is not given, nor is it for
+//! a state, whose B − A is no difference.
 
 use std::collections::BTreeMap;
 
@@ -46,18 +49,45 @@ pub struct CursorRow {
     pub at_a: Option<f64>,
     /// The value at B.
     pub at_b: Option<f64>,
+    /// When the sample read for A was taken, ns (`None`: from a bucket of coarsened history, or
+    /// none), and for B.
+    pub sample_a: Option<i64>,
+    /// See `sample_a`.
+    pub sample_b: Option<i64>,
+    /// Where the cursors were when read, ns.
+    pub cursors: Cursors,
     /// A state (an id, a flag): its values are not quantities, B − A means nothing.
     pub state: bool,
 }
 
 impl CursorRow {
-    /// B − A, when both are known; never for a state.
+    /// B − A, when both are known and each read at its cursor (not more than a second away);
+    /// never for a state.
     pub fn diff(&self) -> Option<f64> {
-        if self.state {
+        if self.state || self.far(Which::A).is_some() || self.far(Which::B).is_some() {
             return None;
         }
         Some(self.at_b? - self.at_a?)
     }
+
+    /// How far the sample read for cursor `w` lies from it, when more than a second
+    /// ([`far_from`]).
+    pub fn far(&self, w: Which) -> Option<String> {
+        let sample = match w {
+            Which::A => self.sample_a,
+            Which::B => self.sample_b,
+        };
+        far_from(self.cursors.get(w)?, sample?)
+    }
+}
+
+/// How far a sample at `sample` (ns) lies from the time `t` it is read for, when that is more
+/// than a second ("12.3 s before", "2.0 s after"): read past a series' last sample (or before its
+/// first, or between runs), it is an old value, and the reader says so. `None` when it is close.
+/// The one rule for a plot's hover and the cursors.
+pub fn far_from(t: i64, sample: i64) -> Option<String> {
+    let d = (t as i128 - sample as i128) as f64 * 1e-9;
+    (d.abs() > 1.0).then(|| format!("{:.1} s {}", d.abs(), if d > 0.0 { "before" } else { "after" }))
 }
 
 impl Cursors {
@@ -113,26 +143,48 @@ impl Cursors {
         let several = super::series::several_devices(series);
         series
             .iter()
-            .map(|(k, e)| CursorRow {
-                series: k.shown(several),
-                unit: e.plotted_unit(),
-                at_a: self.a.and_then(|t| value_at(store, e, t)),
-                at_b: self.b.and_then(|t| value_at(store, e, t)),
-                state: e.is_state(),
+            .map(|(k, e)| {
+                let (at_a, sample_a) = self.a.and_then(|t| value_at(store, e, t)).unwrap_or_default();
+                let (at_b, sample_b) = self.b.and_then(|t| value_at(store, e, t)).unwrap_or_default();
+                CursorRow {
+                    series: k.shown(several),
+                    unit: e.plotted_unit(),
+                    at_a,
+                    at_b,
+                    sample_a,
+                    sample_b,
+                    cursors: *self,
+                    state: e.is_state(),
+                }
             })
             .collect()
     }
 }
 
 /// The value of a series at `t` (see the module docs): from the newest run whose data covers
-/// `t`, else the nearest held sample of any run.
-pub fn value_at(store: &Store, e: &SeriesEntry, t: i64) -> Option<f64> {
+/// `t`, else the nearest held sample of any run; with the time of the sample read (`None` for a
+/// bucket of coarsened history). `None` when nothing is held there.
+pub fn value_at(store: &Store, e: &SeriesEntry, t: i64) -> Option<(Option<f64>, Option<i64>)> {
     let covers = |id: &zescope_store::SeriesId| store.time_range(id.stream()).is_some_and(|(a, b)| a <= t && t <= b);
     let id = e.ids.iter().rev().find(|id| covers(id)).or(e.ids.last())?;
     match store.nearest(*id, t) {
-        Some(s) => s.value,
+        Some(s) => Some((s.value, Some(s.t))),
         // A state's bucket has no meaningful mean: its last value held on.
-        None if e.is_state() => store.bucket_at(*id, t).and_then(|b| b.stats.last),
-        None => store.bucket_at(*id, t).map(|b| b.stats.mean).filter(|m| !m.is_nan()),
+        None if e.is_state() => Some((store.bucket_at(*id, t).and_then(|b| b.stats.last), None)),
+        None => Some((store.bucket_at(*id, t).map(|b| b.stats.mean).filter(|m| !m.is_nan()), None)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_far_from_where_it_is_read_says_how_far() {
+        const S: i64 = 1_000_000_000;
+        assert_eq!(far_from(30 * S, 10 * S).as_deref(), Some("20.0 s before"));
+        assert_eq!(far_from(10 * S, 12 * S + S / 2).as_deref(), Some("2.5 s after"));
+        assert_eq!(far_from(10 * S, 10 * S - S / 2), None, "close: nothing to say");
+        assert_eq!(far_from(10 * S, 11 * S), None, "a second is close");
     }
 }

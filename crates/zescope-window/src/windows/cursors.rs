@@ -1,9 +1,10 @@
 //! The A/B cursors' readout: where A and B are, Δt, and every series' value at A, at B and the
-//! difference (`view::cursors`). Shown while a cursor is set; closing it removes the cursors.
+//! difference (`view::cursors`); a value read from a sample more than a second from its cursor
+//! says how far it is, and has no difference. Shown while a cursor is set; closing it removes the cursors.
 
 use egui::{RichText, Ui, vec2};
 
-use zescope_model::view::cursors::Cursors;
+use zescope_model::view::cursors::{Cursors, Which};
 use zescope_model::view::text::{si, time_label};
 use zescope_model::view::{SeriesEntry, SeriesKey};
 use zescope_store::Store;
@@ -57,8 +58,19 @@ fn body(ui: &mut Ui, cursors: &Cursors, store: &Store, series: &std::collections
             ui.end_row();
             for r in cursors.readout(store, series) {
                 ui.label(&r.series);
-                ui.monospace(cell(r.at_a, &r.unit, r.state));
-                ui.monospace(cell(r.at_b, &r.unit, r.state));
+                for w in [Which::A, Which::B] {
+                    let v = cell(if w == Which::A { r.at_a } else { r.at_b }, &r.unit, r.state);
+                    match r.far(w) {
+                        // Not at the cursor: an older (or later) sample, and how far it is.
+                        Some(far) => {
+                            let warn = ui.visuals().warn_fg_color;
+                            ui.colored_label(warn, RichText::new(format!("{v} ({far})")).monospace());
+                        }
+                        None => {
+                            ui.monospace(v);
+                        }
+                    }
+                }
                 ui.monospace(cell(r.diff(), &r.unit, r.state));
                 ui.end_row();
             }

@@ -108,6 +108,28 @@ fn the_phase_table_shows_sorts_and_copies_what_the_samples_say() {
     assert_eq!(md.lines().count(), 7);
 }
 
+/// A cursor past the recording's last sample reads that sample, and says how far it is instead
+/// of passing it off as the value at the cursor; B − A is not given then (it was the difference to
+/// a value seconds before B).
+#[test]
+fn a_cursor_past_the_data_says_how_old_its_value_is_and_gives_no_difference() {
+    use zescope_model::view::cursors::Which;
+    let mut h = opened();
+    let freq = saved("GpuFrequency");
+    let (mid, last) = (freq[freq.len() / 2], freq[freq.len() - 1]);
+    h.state_mut().cursors.set(Which::A, mid.0);
+    h.state_mut().cursors.set(Which::B, last.0 + 5_000_000_000);
+    h.step();
+    h.step();
+    let st = h.state();
+    let rows = st.cursors.readout(&st.store, &st.state.ingest.series);
+    let r = rows.iter().find(|r| r.series == "ComputeBasic/GpuFrequency").unwrap();
+    assert_eq!((r.at_a, r.at_b), (Some(mid.1), Some(last.1)), "the nearest samples");
+    assert_eq!((r.far(Which::A), r.far(Which::B).as_deref()), (None, Some("5.0 s before")));
+    assert_eq!(r.diff(), None, "no B − A where B read a sample 5 s before it");
+    assert!(h.query_all_by_label_contains("(5.0 s before)").count() >= 1, "the readout says so");
+}
+
 /// Screen x of plot x `x` on a plot spanning `frame`, the view showing `range`.
 fn screen_x(frame: egui::Rect, range: (f64, f64), x: f64) -> f32 {
     frame.left() + ((x - range.0) / (range.1 - range.0)) as f32 * frame.width()
