@@ -125,8 +125,11 @@ pub struct Summary {
     pub errors: Vec<String>,
     /// Optional features the driver lacks, turned off for the run.
     pub notices: Vec<String>,
-    /// Markers received from the workload.
+    /// Markers the recording holds (an instant, a range: its begin and end are one), or with no
+    /// output keeping them, the messages received.
     pub markers: u64,
+    /// Ends received for a range of a name none was begun of (ignored).
+    pub unmatched_ends: u64,
     /// What the markers listener dropped (malformed, too fast, queue full, not the user's);
     /// `None`: no listener.
     pub marker_drops: Option<zescope_model::markers::Counts>,
@@ -190,8 +193,12 @@ impl std::fmt::Display for Summary {
             }
         }
         let c = self.marker_drops.unwrap_or_default();
-        if self.markers > 0 || c.dropped() + self.markers_over_cap > 0 {
+        if self.markers + self.unmatched_ends > 0 || c.dropped() + self.markers_over_cap > 0 {
             write!(f, "; {} markers", self.markers)?;
+            if self.unmatched_ends > 0 {
+                let n = self.unmatched_ends;
+                write!(f, " ({n} {} of a range never begun ignored)", if n == 1 { "end" } else { "ends" })?;
+            }
             if c.dropped() + self.markers_over_cap > 0 {
                 write!(
                     f,
@@ -533,6 +540,7 @@ impl Handler for RecordRun<'_> {
         };
         if let Some(kept) = kept {
             (self.summary.markers_over_cap, self.summary.marker_cap) = (kept.over_cap, kept.cap());
+            (self.summary.markers, self.summary.unmatched_ends) = (kept.len() as u64, kept.unmatched_ends);
         }
         if let Some(c) = &self.workload {
             say(&format!("zescope: the workload (pid {}) still runs", c.id()));

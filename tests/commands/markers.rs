@@ -81,7 +81,7 @@ fn a_c_workload_marks_1000_ranges_and_every_one_is_saved_in_order() {
     assert!(run.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&run.stderr));
     assert!(stdout.contains(&format!("ZESCOPE_MARKERS={}", socket.display())), "the socket is announced: {stdout}");
     assert!(stdout.contains("sent 2000 dropped 0"), "the workload dropped nothing: {stdout}");
-    assert!(stdout.contains("2000 markers"), "{stdout}");
+    assert!(stdout.contains("; 1000 markers"), "a range is one marker: {stdout}");
     assert!(!socket.exists(), "the socket is removed at exit");
 
     let s = session::load(&out).unwrap();
@@ -128,13 +128,15 @@ fn zescope_mark_reaches_a_running_record_and_says_when_nobody_listens() {
 
     let out = dir.path().join("run.ron");
     let rec = start_record(&socket, &out, "2s");
-    for args in [&["--begin", "load"][..], &["checkpoint 1"], &["--end", "load"]] {
+    for args in [&["--begin", "load"][..], &["checkpoint 1"], &["--end", "load"], &["--end", "never begun"]] {
         let r = mark(args);
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
     let bad = mark(&["two\nlines"]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("control characters"));
-    finish(rec);
+    let said = finish(rec);
+    // What the session holds: a range and an instant, not the four messages.
+    assert!(said.contains("; 2 markers (1 end of a range never begun ignored)"), "{said}");
     let s = session::load(&out).unwrap();
     let got: Vec<(&str, bool)> = s.markers.iter().map(|m| (m.label.as_str(), m.span.is_instant())).collect();
     assert_eq!(got, vec![("load", false), ("checkpoint 1", true)]);
