@@ -435,7 +435,7 @@ pub struct ExportOptions {
     /// after the last is refused.
     #[arg(long, value_parser = crate::commands::export::parse_range)]
     pub range: Option<crate::commands::export::RangeArg>,
-    /// Image size in pixels, WIDTHxHEIGHT. Default: 1600 wide, 320 high per pane.
+    /// Image size in pixels, WIDTHxHEIGHT. Default: 1600 wide, 320 high per pane (more for a pane whose legend needs it).
     #[arg(long, value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
     /// One `--KEY FILE` per file format.

@@ -81,8 +81,8 @@ pub struct ExportArgs {
     pub pane: PaneChoice,
     /// The time range to export; `None`: all data the session holds.
     pub range: Option<RangeArg>,
-    /// Image size in pixels (width, height); `None`: 1600 wide, 320 high per pane plus 120,
-    /// kept within 480..=4000 high.
+    /// Image size in pixels (width, height); `None`: `zescope_model::write::default_size` (1600
+    /// wide, 320 high per pane or what its legend needs, plus 120).
     pub size: Option<(u32, u32)>,
     /// The files to write, each in its format, in the order of [`FORMATS`].
     pub outputs: Vec<(&'static dyn Format, PathBuf)>,

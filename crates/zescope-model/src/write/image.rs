@@ -51,9 +51,36 @@ const Y_LABELS: u32 = 110;
 /// Smallest and largest image side accepted.
 pub(super) const MIN_SIDE: u32 = 64;
 pub(super) const MAX_SIDE: u32 = 16384;
-/// Smallest height a pane is drawn at: its title, axis labels and margins take about 90 pixels,
-/// and a plot needs room left for its lines to read.
+/// Smallest height a pane is drawn at: its title, axis labels and margins take
+/// [`PANE_CHROME`] pixels, and a plot needs room left for its lines to read.
 pub(super) const MIN_PANE_HEIGHT: u32 = 150;
+/// A pane's title, x axis labels and margins, pixels.
+const PANE_CHROME: u32 = 96;
+/// Pixels between value labels on the y axis, at least.
+const Y_LABEL_PITCH: u32 = 28;
+/// A pane's height when the image's is not given, unless its legend needs more.
+const DEFAULT_PANE_HEIGHT: u32 = 320;
+
+/// The height pane `pane` needs to be read: [`MIN_PANE_HEIGHT`], or more for a legend that would
+/// not fit its plot (seven series' names need about 225 pixels: drawn in 160, the names past the
+/// fourth ran out of the legend's box over the axis below).
+pub(super) fn pane_height(pane: &WritePane) -> u32 {
+    register();
+    let labels: Vec<&str> = pane.series.iter().filter(|s| s.visible).map(|s| s.label.as_str()).collect();
+    if labels.is_empty() {
+        return MIN_PANE_HEIGHT;
+    }
+    let (_, legend) = super::legend::size(&labels, &("sans-serif", LEGEND_FONT).into_font().into());
+    MIN_PANE_HEIGHT.max(PANE_CHROME + legend.ceil() as u32 + 2 * super::legend::INSET as u32)
+}
+
+/// An image's size when none is asked for: 1600 wide, 320 high a pane (more where a pane's
+/// legend needs it: [`pane_height`]) and 120 more.
+pub fn default_size(spec: &WriteSpec) -> (u32, u32) {
+    let each = spec.panes.iter().map(pane_height).max().unwrap_or(0).max(DEFAULT_PANE_HEIGHT);
+    let n = u32::try_from(spec.panes.len().max(1)).unwrap_or(u32::MAX);
+    (1600, n.saturating_mul(each).saturating_add(120).clamp(480, MAX_SIDE))
+}
 
 fn register() {
     REGISTER.call_once(|| {
@@ -137,12 +164,14 @@ fn draw<DB: DrawingBackend>(
     }
     let (w, h) = root.dim_in_pixel();
     let n = spec.panes.len() as u32;
-    if h / n < MIN_PANE_HEIGHT {
+    let need = spec.panes.iter().map(pane_height).max().unwrap_or(MIN_PANE_HEIGHT);
+    if h / n < need {
+        let why = if need > MIN_PANE_HEIGHT { " (its title, axes and legend)" } else { "" };
         return Err(WriteError::Draw(format!(
-            "{w}x{h} leaves {} pixels for each of {n} panes, fewer than the {MIN_PANE_HEIGHT} a pane needs to be \
-             read: make the image at least {} high, or export fewer panes",
+            "{w}x{h} leaves {} pixels for each of {n} panes, fewer than the {need} a pane needs to be read{why}: \
+             make the image at least {} high, or export fewer panes",
             h / n,
-            (MIN_PANE_HEIGHT * n).min(MAX_SIDE)
+            need.saturating_mul(n).min(MAX_SIDE)
         )));
     }
     let (t0, t1) = spec.resolved_range(store).ok_or(WriteError::Empty("the session holds no samples".into()))?;
@@ -320,8 +349,12 @@ impl Axes<'_> {
         let y_unit = if units.contains(", ") { String::new() } else { units.clone() };
         let x_fmt = |x: &f64| time_label(*x);
         let y_fmt = |y: &f64| if values { si(*y, &y_unit) } else { String::new() };
+        // As many value labels as stand apart (12-pixel text about 28 pixels apart), at most
+        // plotters' ten: a low pane's ten overlapped into one smudge.
+        let (_, ph) = chart.plotting_area().dim_in_pixel();
         chart
             .configure_mesh()
+            .y_labels((ph / Y_LABEL_PITCH).clamp(2, 10) as usize)
             .light_line_style(BLACK.mix(0.06))
             .bold_line_style(BLACK.mix(0.15))
             .x_desc("time since the first sample")
@@ -505,7 +538,7 @@ impl Format for Png {
         Scope::Picture
     }
     fn write(&self, input: &Input<'_>, path: &Path, _progress: &dyn Fn(f32)) -> Result<String, String> {
-        let size = input.size.unwrap_or_else(|| super::default_size(input.spec.panes.len()));
+        let size = input.size.unwrap_or_else(|| default_size(&input.spec));
         png(input.store, input.spec, path, size).map_err(|e| e.to_string())?;
         Ok(format!("{} ({}x{})", path.display(), size.0, size.1))
     }
@@ -537,7 +570,7 @@ impl Format for Svg {
         Scope::Picture
     }
     fn write(&self, input: &Input<'_>, path: &Path, _progress: &dyn Fn(f32)) -> Result<String, String> {
-        let size = input.size.unwrap_or_else(|| super::default_size(input.spec.panes.len()));
+        let size = input.size.unwrap_or_else(|| default_size(&input.spec));
         svg(input.store, input.spec, path, size).map_err(|e| e.to_string())?;
         Ok(format!("{} ({}x{})", path.display(), size.0, size.1))
     }

@@ -90,3 +90,40 @@ fn lines_stay_inside_their_plot_areas() {
         );
     }
 }
+
+/// A pane of seven series is drawn at least as tall as its legend needs (drawn in 160 pixels, the
+/// names past the fourth ran out of the legend's box over the axis below), or refused with the
+/// height it needs; the default size gives every pane that much.
+#[test]
+fn a_pane_is_drawn_tall_enough_for_its_legend_or_refused_saying_how_tall() {
+    let mut store = Store::new(usize::MAX);
+    let names: Vec<String> = (0..7).map(|k| format!("ze-sim GPU/Telemetry/Compute engines utilisation {k}")).collect();
+    let desc = |n: &String| SeriesDesc { name: n.clone(), unit: "%".into(), kind: SeriesKind::Gauge };
+    let s = store.begin_stream(StreamDesc { name: "g".into(), series: names.iter().map(desc).collect() });
+    for i in 0..100i64 {
+        store.append(s, &[i * 1_000_000], &[(i % 50) as f64; 7]).unwrap();
+    }
+    let series = (0..7)
+        .map(|k| super::super::WriteSeries {
+            label: names[k].clone(),
+            unit: "%".into(),
+            raw_unit: "%".into(),
+            color: [(30 * k) as u8, 0, 200],
+            visible: true,
+            ids: vec![store.series_id(s, k).unwrap()],
+            throttle: Vec::new(),
+        })
+        .collect();
+    let spec =
+        WriteSpec { panes: vec![WritePane { title: "Pane 1".into(), series }], range: None, markers: Vec::new() };
+    let need = pane_height(&spec.panes[0]);
+    assert!(need > MIN_PANE_HEIGHT, "seven names need more than the least pane: {need}");
+    let labels: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (_, legend) = super::super::legend::size(&labels, &("sans-serif", LEGEND_FONT).into_font().into());
+    let (_, areas) = rgb(&store, &spec, (1600, need)).unwrap();
+    let plot = (areas[0].1.end - areas[0].1.start) as f64;
+    assert!(plot >= legend + 2.0 * super::super::legend::INSET, "a {plot}-pixel plot holds a {legend}-pixel legend");
+    let refused = rgb(&store, &spec, (1600, need - 1)).err().expect("refused").to_string();
+    assert!(refused.contains(&format!("fewer than the {need} a pane needs")), "{refused}");
+    assert!(default_size(&spec).1 >= need, "{:?} for {need}", default_size(&spec));
+}

@@ -12,12 +12,6 @@ use super::{Format, Input, WriteSpec};
 use crate::session::{self, Session};
 use crate::view::{Arrangement, default_arrangement};
 
-/// An image's size when none is asked for: 1600 wide, 320 high a pane and 120 more.
-pub fn default_size(panes: usize) -> (u32, u32) {
-    let n = u32::try_from(panes.max(1)).unwrap_or(u32::MAX);
-    (1600, n.saturating_mul(320).saturating_add(120).clamp(480, super::image::MAX_SIDE))
-}
-
 /// What the window asks a [`WriteJob`] to write.
 #[derive(Clone, Debug)]
 pub struct WriteRequest {

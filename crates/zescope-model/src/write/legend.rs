@@ -12,7 +12,7 @@ use plotters::element::MultiLineText;
 use plotters::prelude::*;
 
 /// Pixels between the legend and the plot area's edges (as plotters places it).
-const INSET: f64 = 5.0;
+pub(super) const INSET: f64 = 5.0;
 /// Pixels kept clear around the legend box.
 const CLEAR: f64 = 2.0;
 

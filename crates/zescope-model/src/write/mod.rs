@@ -39,8 +39,9 @@ use zescope_store::{SeriesId, Store};
 
 pub use csv::{Csv, CsvShown, CsvWriter, Values, column, csv, csv_of};
 pub use format::{Format, Input, Scope};
+pub use image::default_size;
 pub use image::{Png, Svg, png, svg};
-pub use job::{WriteJob, WriteRequest, default_size};
+pub use job::{WriteJob, WriteRequest};
 pub use markers_csv::{markers_path, write_markers_csv};
 pub use openmetrics::{OpenMetrics, openmetrics};
 pub use perfetto::{OpenRange, Perfetto, PerfettoSummary, PerfettoTrace, TraceHead, perfetto, perfetto_of};
