@@ -538,7 +538,7 @@ impl Format for Png {
         Scope::Picture
     }
     fn write(&self, input: &Input<'_>, path: &Path, _progress: &dyn Fn(f32)) -> Result<String, String> {
-        let size = input.size.unwrap_or_else(|| default_size(&input.spec));
+        let size = input.size.unwrap_or_else(|| default_size(input.spec));
         png(input.store, input.spec, path, size).map_err(|e| e.to_string())?;
         Ok(format!("{} ({}x{})", path.display(), size.0, size.1))
     }
@@ -570,7 +570,7 @@ impl Format for Svg {
         Scope::Picture
     }
     fn write(&self, input: &Input<'_>, path: &Path, _progress: &dyn Fn(f32)) -> Result<String, String> {
-        let size = input.size.unwrap_or_else(|| default_size(&input.spec));
+        let size = input.size.unwrap_or_else(|| default_size(input.spec));
         svg(input.store, input.spec, path, size).map_err(|e| e.to_string())?;
         Ok(format!("{} ({}x{})", path.display(), size.0, size.1))
     }

@@ -123,7 +123,7 @@ fn a_pane_is_drawn_tall_enough_for_its_legend_or_refused_saying_how_tall() {
     let (_, areas) = rgb(&store, &spec, (1600, need)).unwrap();
     let plot = (areas[0].1.end - areas[0].1.start) as f64;
     assert!(plot >= legend + 2.0 * super::super::legend::INSET, "a {plot}-pixel plot holds a {legend}-pixel legend");
-    let refused = rgb(&store, &spec, (1600, need - 1)).err().expect("refused").to_string();
+    let refused = rgb(&store, &spec, (1600, need - 1)).map(|_| ()).expect_err("refused").to_string();
     assert!(refused.contains(&format!("fewer than the {need} a pane needs")), "{refused}");
     assert!(default_size(&spec).1 >= need, "{:?} for {need}", default_size(&spec));
 }
