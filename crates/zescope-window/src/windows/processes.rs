@@ -141,20 +141,28 @@ impl Window for ProcessPanel {
     }
 }
 
+/// The width of the memory plot's value axis, points: room for "512 MB" and its title.
+const MEMORY_AXIS_PX: f32 = 76.0;
+
 /// The device memory of `device`'s top processes over time, one line each.
 fn memory_plot(ui: &mut Ui, processes: &Processes, device: &str, store: &Store) {
     let top = processes.top_by_peak(device, PLOTTED);
-    Plot::new(("process-memory", device)).height(140.0).allow_scroll(false).y_axis_label("device memory (B)").show(
-        ui,
-        |p| {
+    // Labelled as the panes are: sizes in B with SI prefixes on round steps, times as on the
+    // panes' axis (it had neither: lines of 5 GB with no number on either axis).
+    Plot::new(("process-memory", device))
+        .height(140.0)
+        .allow_scroll(false)
+        .custom_y_axes(vec![crate::axes::y_axis("B".to_owned(), MEMORY_AXIS_PX, false).label("device memory")])
+        .y_grid_spacer(crate::axes::y_spacer)
+        .x_axis_formatter(crate::axes::x_label)
+        .show(ui, |p| {
             for (i, proc_) in top.iter().enumerate() {
                 let points: Vec<[f64; 2]> =
                     proc_.samples.iter().map(|s| [TimeAxis::of(store).x(s.t_ns), s.memory_bytes as f64]).collect();
                 let name = format!("{} {}", proc_.pid, proc_.command_text());
                 p.line(Line::new(name, points).color(color(i)));
             }
-        },
-    );
+        });
 }
 
 /// The `i`-th line's colour (the Okabe–Ito palette's first five).
