@@ -49,13 +49,11 @@ pub struct CursorRow {
     pub at_a: Option<f64>,
     /// The value at B.
     pub at_b: Option<f64>,
-    /// When the sample read for A was taken, ns (`None`: from a bucket of coarsened history, or
-    /// none), and for B.
-    pub sample_a: Option<i64>,
-    /// See `sample_a`.
-    pub sample_b: Option<i64>,
-    /// Where the cursors were when read, ns.
-    pub cursors: Cursors,
+    /// How far from A the sample read for it lies, when more than a second ([`far_from`]:
+    /// "24.0 s before"); `None` when it is at A (or is a bucket of coarsened history there).
+    pub far_a: Option<String>,
+    /// The same for B.
+    pub far_b: Option<String>,
     /// A state (an id, a flag): its values are not quantities, B − A means nothing.
     pub state: bool,
 }
@@ -64,20 +62,10 @@ impl CursorRow {
     /// B − A, when both are known and each read at its cursor (not more than a second away);
     /// never for a state.
     pub fn diff(&self) -> Option<f64> {
-        if self.state || self.far(Which::A).is_some() || self.far(Which::B).is_some() {
+        if self.state || self.far_a.is_some() || self.far_b.is_some() {
             return None;
         }
         Some(self.at_b? - self.at_a?)
-    }
-
-    /// How far the sample read for cursor `w` lies from it, when more than a second
-    /// ([`far_from`]).
-    pub fn far(&self, w: Which) -> Option<String> {
-        let sample = match w {
-            Which::A => self.sample_a,
-            Which::B => self.sample_b,
-        };
-        far_from(self.cursors.get(w)?, sample?)
     }
 }
 
@@ -144,16 +132,20 @@ impl Cursors {
         series
             .iter()
             .map(|(k, e)| {
-                let (at_a, sample_a) = self.a.and_then(|t| value_at(store, e, t)).unwrap_or_default();
-                let (at_b, sample_b) = self.b.and_then(|t| value_at(store, e, t)).unwrap_or_default();
+                // The value at a cursor, and how far from it the sample read lies.
+                let read = |t: Option<i64>| {
+                    let Some(t) = t else { return (None, None) };
+                    let (v, sample) = value_at(store, e, t).unwrap_or_default();
+                    (v, sample.and_then(|s| far_from(t, s)))
+                };
+                let ((at_a, far_a), (at_b, far_b)) = (read(self.a), read(self.b));
                 CursorRow {
                     series: k.shown(several),
                     unit: e.plotted_unit(),
                     at_a,
                     at_b,
-                    sample_a,
-                    sample_b,
-                    cursors: *self,
+                    far_a,
+                    far_b,
                     state: e.is_state(),
                 }
             })

@@ -4,7 +4,7 @@
 
 use egui::{RichText, Ui, vec2};
 
-use zescope_model::view::cursors::{Cursors, Which};
+use zescope_model::view::cursors::Cursors;
 use zescope_model::view::text::{si, time_label};
 use zescope_model::view::{SeriesEntry, SeriesKey};
 use zescope_store::Store;
@@ -58,9 +58,9 @@ fn body(ui: &mut Ui, cursors: &Cursors, store: &Store, series: &std::collections
             ui.end_row();
             for r in cursors.readout(store, series) {
                 ui.label(&r.series);
-                for w in [Which::A, Which::B] {
-                    let v = cell(if w == Which::A { r.at_a } else { r.at_b }, &r.unit, r.state);
-                    match r.far(w) {
+                for (at, far) in [(r.at_a, &r.far_a), (r.at_b, &r.far_b)] {
+                    let v = cell(at, &r.unit, r.state);
+                    match far {
                         // Not at the cursor: an older (or later) sample, and how far it is.
                         Some(far) => {
                             let warn = ui.visuals().warn_fg_color;

@@ -125,7 +125,7 @@ fn a_cursor_past_the_data_says_how_old_its_value_is_and_gives_no_difference() {
     let rows = st.cursors.readout(&st.store, &st.state.ingest.series);
     let r = rows.iter().find(|r| r.series == "ComputeBasic/GpuFrequency").unwrap();
     assert_eq!((r.at_a, r.at_b), (Some(mid.1), Some(last.1)), "the nearest samples");
-    assert_eq!((r.far(Which::A), r.far(Which::B).as_deref()), (None, Some("5.0 s before")));
+    assert_eq!((r.far_a.as_deref(), r.far_b.as_deref()), (None, Some("5.0 s before")));
     assert_eq!(r.diff(), None, "no B − A where B read a sample 5 s before it");
     assert!(h.query_all_by_label_contains("(5.0 s before)").count() >= 1, "the readout says so");
 }
