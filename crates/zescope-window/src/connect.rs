@@ -129,7 +129,7 @@ impl ConnectDialog {
 
 /// Puts `r` first in `recent`, once (with the panes remembered for its address when `r` has
 /// none), keeping at most [`RECENT_REMOTES`].
-pub(crate) fn remember(recent: &mut Vec<Remote>, r: &Remote) {
+fn remember(recent: &mut Vec<Remote>, r: &Remote) {
     let layout = recent.iter().find(|x| x.addr == r.addr).and_then(|x| x.layout.clone());
     recent.retain(|x| x.addr != r.addr);
     recent.insert(0, Remote { layout: r.layout.clone().or(layout), ..r.clone() });
@@ -137,6 +137,13 @@ pub(crate) fn remember(recent: &mut Vec<Remote>, r: &Remote) {
 }
 
 impl ZescopeApp {
+    /// `r` is the server watched: first among the recent ones, and its remembered panes are what
+    /// its first run shown starts in.
+    pub(crate) fn watching(&mut self, r: &Remote) {
+        remember(&mut self.recent_remotes, r);
+        self.panes.remote_layout = self.recent_remotes.first().and_then(|x| x.layout.clone());
+    }
+
     /// File → Connect…'s dialog, while open.
     pub(crate) fn connect_dialog(&mut self, ctx: &egui::Context) {
         if !self.connect.open {
@@ -186,8 +193,7 @@ impl ZescopeApp {
         if let Some(own) = self.panes.own.take() {
             self.panes = crate::panes::Panes::with_arrangement(own);
         }
-        remember(&mut self.recent_remotes, &r);
-        self.panes.remote_layout = self.recent_remotes.first().and_then(|x| x.layout.clone());
+        self.watching(&r);
         self.leave_recording();
         self.store = zescope_store::Store::new(self.store.memory_cap());
         self.state.ingest = Default::default();

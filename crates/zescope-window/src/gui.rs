@@ -117,8 +117,7 @@ pub fn run(launch: Launch) -> ExitCode {
             let mut app = ZescopeApp::new(Box::new(link), settings, Store::with_default_cap());
             app.use_wake(wake);
             if let Some(r) = &remote {
-                crate::connect::remember(&mut app.recent_remotes, r);
-                app.panes.remote_layout = app.recent_remotes.first().and_then(|x| x.layout.clone());
+                app.watching(r);
             }
             app.connector = Some(Box::new(move |r| {
                 let options = Options { waker: Some(Arc::clone(&waker)), ..Options::default() };
