@@ -110,8 +110,13 @@ impl RecordArgs {
 /// What a `record` did, for the summary line.
 #[derive(Debug, Default)]
 pub struct Summary {
-    /// Sample rows received, summed over streams (a tick that reads two streams counts twice).
+    /// Sample rows received of the run's groups, summed over streams (a tick that reads two
+    /// groups counts twice).
     pub samples: u64,
+    /// Telemetry reads received (rows of the Sysman streams), counted apart from `samples`: at
+    /// most ten a second, they are not the groups' rate ("5010 samples in 5.00 s: 997.2 Hz"
+    /// read as a contradiction).
+    pub telemetry: u64,
     /// How long the run went, from its start to the end of sampling (zero if it never started).
     pub elapsed: Duration,
     /// The sampler's last health report; `None` when none arrived (a run shorter than one
@@ -143,9 +148,22 @@ pub struct Summary {
     pub triggered: Option<(u64, usize, u64, std::path::PathBuf)>,
 }
 
+impl Summary {
+    /// Counts `b`'s rows: as telemetry reads for a Sysman stream, else as samples.
+    pub(crate) fn count(&mut self, info: &RunInfo, b: &SampleBatch) {
+        let telemetry = info.streams.get(b.stream).is_some_and(|s| s.read_path == zescope_sampler::ReadPath::Sysman);
+        *if telemetry { &mut self.telemetry } else { &mut self.samples } += b.timestamps.len() as u64;
+    }
+}
+
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "recorded {} samples in {:.2} s", self.samples, self.elapsed.as_secs_f64())?;
+        write!(f, "recorded {} samples", self.samples)?;
+        if self.telemetry > 0 {
+            let reads = if self.telemetry == 1 { "read" } else { "reads" };
+            write!(f, " and {} telemetry {reads}", self.telemetry)?;
+        }
+        write!(f, " in {:.2} s", self.elapsed.as_secs_f64())?;
         if let Some(s) = &self.health {
             // Whole-run figures: ticks over the sampler's own time up to the last health report (not
             // the last health window's rate, nor the time this thread heard of the run: under load
@@ -405,7 +423,7 @@ impl Handler for RecordRun<'_> {
 
     fn samples(&mut self, b: SampleBatch) -> Result<(), String> {
         let Some(info) = &self.run else { return Ok(()) };
-        self.summary.samples += b.timestamps.len() as u64;
+        self.summary.count(info, &b);
         if let Some((p, _)) = &mut self.push {
             p.samples(&b);
         }

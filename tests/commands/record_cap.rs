@@ -30,8 +30,10 @@ fn a_recording_past_its_memory_cap_keeps_its_span_with_the_oldest_history_summar
     let kept = |(path, child): (PathBuf, Child)| {
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        // What record says it recorded, every stream's samples.
+        // What record says it recorded, every stream's samples (`--no-telemetry`: no telemetry
+        // reads counted apart).
         let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(!said.contains("telemetry"), "{said}");
         let recorded: u64 = said
             .lines()
             .find_map(|l| l.strip_prefix("recorded ")?.split(' ').next()?.parse().ok())

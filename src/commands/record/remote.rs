@@ -61,7 +61,7 @@ pub fn record(args: &RecordArgs, addr: &str, stop: &Termination) -> Result<Summa
             Got::Samples(b) => {
                 if let (Some(o), Some(info)) = (out.as_mut(), run.as_ref()) {
                     o.rows(info, &b).map_err(|e| format!("writing {}: {e}", path.display()))?;
-                    summary.samples += b.timestamps.len() as u64;
+                    summary.count(info, &b);
                 }
             }
             Got::Marker(kind, t_ns, name) => {

@@ -51,3 +51,52 @@ fn a_run_read_in_batches_gives_its_samples_a_second_and_no_ticks() {
     );
     assert!(!s.contains("achieved") && !s.contains("late ticks") && !s.contains("torn"), "{s}");
 }
+
+#[test]
+fn telemetry_reads_are_counted_apart_from_the_groups_samples() {
+    // `record` of ComputeBasic at 1 kHz with telemetry for 5 s printed "recorded 5010 samples in
+    // 5.00 s: 997.2 Hz achieved": 4960 samples of the group and 50 telemetry reads, one sum.
+    let stream = |index, group: &str, read_path| zescope_sampler::StreamInfo {
+        index,
+        target: 0,
+        device: "GPU".into(),
+        group: group.into(),
+        layout: String::new(),
+        series: Vec::new(),
+        read_path,
+    };
+    let info = zescope_sampler::RunInfo {
+        run: 1,
+        config: zescope_sampler::RunConfig::single(
+            zescope_sampler::DevicePath::default(),
+            vec!["ComputeBasic".into()],
+            Duration::from_millis(1),
+        ),
+        devices: vec!["GPU".into()],
+        simulated: true,
+        streams: vec![
+            stream(0, "ComputeBasic", zescope_sampler::ReadPath::Mapped),
+            stream(1, "Telemetry", zescope_sampler::ReadPath::Sysman),
+        ],
+        imports: 1,
+        notices: Vec::new(),
+    };
+    let batch = |stream, rows: usize| zescope_sampler::SampleBatch {
+        run: 1,
+        stream,
+        timestamps: (0..rows as i64).collect(),
+        values: Vec::new(),
+        gap_before: false,
+    };
+    let mut s = Summary { elapsed: Duration::from_secs(5), ..Summary::default() };
+    for (stream, rows) in [(0, 2480), (1, 25), (0, 2480), (1, 25)] {
+        s.count(&info, &batch(stream, rows));
+    }
+    assert_eq!((s.samples, s.telemetry), (4960, 50));
+    let health =
+        Health { requested_hz: 1000.0, ticks: 4960, ticked_for: Duration::from_millis(4974), ..Health::default() };
+    let line = Summary { health: Some(health), ..s }.to_string();
+    assert!(line.starts_with("recorded 4960 samples and 50 telemetry reads in 5.00 s: 997.2 Hz achieved"), "{line}");
+    let s = Summary { samples: 7, elapsed: Duration::from_secs(1), ..Summary::default() }.to_string();
+    assert!(s.starts_with("recorded 7 samples in 1.00 s") && !s.contains("telemetry"), "{s}");
+}
