@@ -2,7 +2,8 @@
 //! Sysman once a second in runs with telemetry, or restored from a session) — pid, command (or
 //! "(not on this host)"), device and shared memory and engines as last listed, when it was first
 //! listed — sortable by a click on a column's heading (again: the other way), and the device
-//! memory of its top processes (the most at their peak) over time, on the plots' time axis.
+//! memory of its top processes (the most at their peak) over time, on the plots' time axis, each
+//! line's colour beside its process's pid.
 
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Line, Plot};
@@ -75,6 +76,10 @@ impl ProcessPanel {
         store: &Store,
         clicked: &mut Option<ProcessColumn>,
     ) {
+        // Which line of the memory plot below is a row's: its colour, beside the pid (the lines
+        // had no key: five coloured lines and a table of pids, nothing to tell which was which).
+        let plotted = processes.top_by_peak(device, PLOTTED);
+        let line_of = |p: &Process| plotted.iter().position(|q| std::ptr::eq(*q, p));
         egui::Grid::new(("processes", device)).striped(true).num_columns(ProcessColumn::ALL.len()).show(ui, |ui| {
             for c in ProcessColumn::ALL {
                 let arrow = match self.sort {
@@ -90,7 +95,16 @@ impl ProcessPanel {
             for p in self.rows(processes, device) {
                 let latest = p.latest();
                 let weak = |t: String| if p.alive { RichText::new(t) } else { RichText::new(t).weak() };
-                ui.label(weak(p.pid.to_string()));
+                ui.horizontal(|ui| {
+                    let (rect, swatch) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+                    if let Some(i) = line_of(p) {
+                        ui.painter().rect_filled(rect, 2.0, color(i));
+                        let what = format!("line {} of the device memory plot", i + 1);
+                        swatch.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &what));
+                        swatch.on_hover_text("its line in the device memory plot below");
+                    }
+                    ui.label(weak(p.pid.to_string()));
+                });
                 ui.label(weak(p.command_text().to_owned()));
                 ui.monospace(si(latest.memory_bytes as f64, "B"));
                 ui.monospace(si(latest.shared_bytes as f64, "B"));
@@ -144,7 +158,8 @@ impl Window for ProcessPanel {
 /// The width of the memory plot's value axis, points: room for "512 MB" and its title.
 const MEMORY_AXIS_PX: f32 = 76.0;
 
-/// The device memory of `device`'s top processes over time, one line each.
+/// The device memory of `device`'s top processes over time, one line each, in the colour beside
+/// its pid in the table.
 fn memory_plot(ui: &mut Ui, processes: &Processes, device: &str, store: &Store) {
     let top = processes.top_by_peak(device, PLOTTED);
     // Labelled as the panes are: sizes in B with SI prefixes on round steps, times as on the

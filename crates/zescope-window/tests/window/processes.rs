@@ -65,6 +65,14 @@ fn the_process_table_lists_each_process_once_and_sorts_by_a_clicked_column() {
     assert!(h.get_all_by_label(NOT_ON_HOST).count() >= 3, "simulated pids are not this host's");
     h.get_by_label("media, copy");
     h.get_by_label("render");
+    // The memory plot's lines are keyed: the processes most at their peak have their line's
+    // colour beside their pid, one each, and no other row has one.
+    let plotted = processes.len().min(zescope_window::windows::PLOTTED);
+    let keys = h.get_all_by_label_contains("of the device memory plot").count();
+    assert_eq!(keys, plotted, "one key per line");
+    for i in 1..=plotted {
+        h.get_by_label(&format!("line {i} of the device memory plot"));
+    }
 
     // Sorted by memory, most first, to begin with; by pid once its heading is clicked, then the
     // other way round.
