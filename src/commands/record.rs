@@ -5,7 +5,8 @@
 //! shutdown). What is its own is `RecordRun`, the loop's handler: a CSV header or session head
 //! when the run starts, rows as batches arrive, and the end on its duration (counted
 //! from the run's start) or its workload's exit, besides SIGINT and SIGTERM; everything received
-//! up to then is written. CSV rows are flushed every second, so even a killed `record` keeps
+//! up to then is written (a sample stamped after the duration's end, which the last read of a
+//! run read in batches brings, is not). CSV rows are flushed every second, so even a killed `record` keeps
 //! what came before; a session (`.ron`) is checkpointed every 30 s in the background, each
 //! checkpoint appending what is new to the file (a journal, `zescope_model::session::journal`),
 //! and written whole at the end, so a `record` killed at any moment leaves its last checkpoint.
@@ -313,6 +314,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         perfetto,
         run: None,
         run_started: Instant::now(),
+        until_ns: i64::MAX,
         last_flush: Instant::now(),
         workload: None,
         summary: Summary::default(),
@@ -356,6 +358,11 @@ struct RecordRun<'a> {
     /// The run being recorded, once it started.
     run: Option<RunInfo>,
     run_started: Instant,
+    /// Where `--duration` ends on the samples' clock (CLOCK_MONOTONIC ns), once the run started:
+    /// later samples are not recorded. (A run read in batches stops at its next read, up to a
+    /// batch interval after the end, and that read drains the driver: a `--duration 1s` of a
+    /// streamer recorded 1.10 s and said "6860 samples a second" of a device that makes 6250.)
+    until_ns: i64,
     last_flush: Instant,
     /// The command after `--`, while it runs.
     workload: Option<std::process::Child>,
@@ -397,6 +404,18 @@ impl RecordRun<'_> {
     }
 }
 
+/// Drops the rows of `b` stamped after `until_ns` (its rows are in time order); false when
+/// every row was (a batch of none stays: it may carry a gap).
+fn keep_until(b: &mut SampleBatch, until_ns: i64) -> bool {
+    let (rows, keep) = (b.timestamps.len(), b.timestamps.partition_point(|&t| t <= until_ns));
+    if keep < rows {
+        let series = b.values.len() / rows;
+        b.timestamps.truncate(keep);
+        b.values.truncate(keep * series);
+    }
+    keep > 0 || rows == 0
+}
+
 impl Handler for RecordRun<'_> {
     /// Writes the header and starts the workload.
     fn started(&mut self, info: RunInfo) -> Result<Flow, String> {
@@ -417,12 +436,17 @@ impl Handler for RecordRun<'_> {
         }
         self.summary.notices.extend(info.notices.iter().cloned());
         self.run_started = Instant::now();
+        let duration_ns = i64::try_from(self.args.duration.as_nanos()).unwrap_or(i64::MAX);
+        self.until_ns = zescope_sampler::monotonic_ns().saturating_add(duration_ns);
         self.run = Some(info);
         Ok(if self.workload.is_none() { self.start_workload() } else { Flow::Go })
     }
 
-    fn samples(&mut self, b: SampleBatch) -> Result<(), String> {
+    fn samples(&mut self, mut b: SampleBatch) -> Result<(), String> {
         let Some(info) = &self.run else { return Ok(()) };
+        if !keep_until(&mut b, self.until_ns) {
+            return Ok(());
+        }
         self.summary.count(info, &b);
         if let Some((p, _)) = &mut self.push {
             p.samples(&b);
@@ -527,9 +551,10 @@ impl Handler for RecordRun<'_> {
         Ok(flow)
     }
 
+    /// The run's time: to now, or at most its duration (what came later is not recorded).
     fn ending(&mut self) {
         if self.run.is_some() {
-            self.summary.elapsed = self.run_started.elapsed();
+            self.summary.elapsed = self.run_started.elapsed().min(self.args.duration);
         }
     }
 
@@ -548,7 +573,7 @@ impl Handler for RecordRun<'_> {
             }
         }
         if self.summary.elapsed.is_zero() && self.run.is_some() {
-            self.summary.elapsed = self.run_started.elapsed();
+            self.summary.elapsed = self.run_started.elapsed().min(self.args.duration);
         }
         self.summary.marker_drops = self.listener.map(zescope_model::markers::Listener::counts);
         let kept = match (&self.out, &self.perfetto) {
