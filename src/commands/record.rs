@@ -120,6 +120,10 @@ pub struct Summary {
     pub telemetry: u64,
     /// How long the run went, from its start to the end of sampling (zero if it never started).
     pub elapsed: Duration,
+    /// `record --connect`: the time the samples received span, on the server's clock. It starts
+    /// at the oldest sample the server still held, so it may be longer than `elapsed` ("501
+    /// samples in 3.00 s" of a 100 Hz run said nothing of the 2 s held from before).
+    pub served: Option<Duration>,
     /// The sampler's last health report; `None` when none arrived (a run shorter than one
     /// health period).
     pub health: Option<Health>,
@@ -165,6 +169,13 @@ impl std::fmt::Display for Summary {
             write!(f, " and {} telemetry {reads}", self.telemetry)?;
         }
         write!(f, " in {:.2} s", self.elapsed.as_secs_f64())?;
+        if let Some(span) = self.served {
+            write!(
+                f,
+                " ({:.2} s of the served run, from the oldest sample its server still held)",
+                span.as_secs_f64()
+            )?;
+        }
         if let Some(s) = &self.health {
             // Whole-run figures: ticks over the sampler's own time up to the last health report (not
             // the last health window's rate, nor the time this thread heard of the run: under load

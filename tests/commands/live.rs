@@ -495,6 +495,22 @@ fn record_connect_records_the_remote_run_whole_across_a_dropped_link() {
         rows += s.timestamps.len();
     }
     assert!(rows > 1000, "a run worth comparing: {rows} samples");
+    // The summary counts what the file holds, and says how long a stretch of the served run that
+    // is (it began at the oldest sample the server held, before the recording did).
+    let mut summary = String::new();
+    std::io::Read::read_to_string(&mut said, &mut summary).unwrap();
+    let number = |before: &str| -> f64 {
+        let head = summary.split(before).next().unwrap_or("");
+        head.rsplit(' ')
+            .next()
+            .and_then(|n| n.trim_start_matches('(').parse().ok())
+            .unwrap_or_else(|| panic!("no {before:?}: {summary}"))
+    };
+    assert_eq!(number(" samples") + number(" telemetry reads"), rows as f64, "{summary}");
+    let times = got.streams.iter().flat_map(|s| s.data.raw.timestamps.iter().copied());
+    let (first, last) = times.fold((i64::MAX, i64::MIN), |(a, z), t| (a.min(t), z.max(t)));
+    let span = (last - first) as f64 / 1e9;
+    assert!((number(" s of the served run") - span).abs() < 0.006, "{span} s held: {summary}");
 }
 
 #[test]

@@ -28,6 +28,8 @@ pub fn record(args: &RecordArgs, addr: &str, stop: &Termination) -> Result<Summa
     let mut run: Option<RunInfo> = None;
     let mut summary = Summary { marker_cap: args.markers.per_session, ..Summary::default() };
     let mut started: Option<Instant> = None;
+    // The first and last time of the samples received (the server's clock).
+    let mut span: Option<(i64, i64)> = None;
     let mut flushed = Instant::now();
     let over = |started: Option<Instant>| started.is_some_and(|s| s.elapsed() >= args.duration);
     loop {
@@ -62,6 +64,9 @@ pub fn record(args: &RecordArgs, addr: &str, stop: &Termination) -> Result<Summa
                 if let (Some(o), Some(info)) = (out.as_mut(), run.as_ref()) {
                     o.rows(info, &b).map_err(|e| format!("writing {}: {e}", path.display()))?;
                     summary.count(info, &b);
+                    if let (Some(&first), Some(&last)) = (b.timestamps.first(), b.timestamps.last()) {
+                        span = Some(span.map_or((first, last), |(a, z)| (a.min(first), z.max(last))));
+                    }
                 }
             }
             Got::Marker(kind, t_ns, name) => {
@@ -96,6 +101,8 @@ pub fn record(args: &RecordArgs, addr: &str, stop: &Termination) -> Result<Summa
     }
     summary.interrupted = stop.requested();
     summary.elapsed = started.map(|s| s.elapsed()).unwrap_or_default();
+    summary.served =
+        Some(span.map_or(Duration::ZERO, |(a, z)| Duration::from_nanos(z.saturating_sub(a).max(0) as u64)));
     let Some(mut o) = out else {
         return Err(format!("{addr}: the server's run never started"));
     };
