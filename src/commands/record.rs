@@ -163,7 +163,7 @@ impl Summary {
 
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "recorded {} samples", self.samples)?;
+        write!(f, "recorded {} {}", self.samples, if self.samples == 1 { "sample" } else { "samples" })?;
         if self.telemetry > 0 {
             let reads = if self.telemetry == 1 { "read" } else { "reads" };
             write!(f, " and {} telemetry {reads}", self.telemetry)?;

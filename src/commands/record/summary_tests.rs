@@ -99,4 +99,6 @@ fn telemetry_reads_are_counted_apart_from_the_groups_samples() {
     assert!(line.starts_with("recorded 4960 samples and 50 telemetry reads in 5.00 s: 997.2 Hz achieved"), "{line}");
     let s = Summary { samples: 7, elapsed: Duration::from_secs(1), ..Summary::default() }.to_string();
     assert!(s.starts_with("recorded 7 samples in 1.00 s") && !s.contains("telemetry"), "{s}");
+    let s = Summary { samples: 1, telemetry: 1, ..Summary::default() }.to_string();
+    assert!(s.starts_with("recorded 1 sample and 1 telemetry read in 0.00 s"), "{s}");
 }
