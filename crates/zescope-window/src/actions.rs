@@ -142,7 +142,7 @@ impl ZescopeApp {
         self.files.reset_autosave();
     }
 
-    /// A new run replaces an opened recording: a fresh store, the same panes.
+    /// A new run replaces an opened recording: a fresh store, the user's own panes back.
     pub(crate) fn leave_recording(&mut self) {
         self.files.opening = None;
         // Derived series computed over what was shown stop (its store may be replaced below).
@@ -150,6 +150,7 @@ impl ZescopeApp {
         if self.files.recording.take().is_none() {
             return;
         }
+        self.panes.leave_file();
         self.store = Store::new(self.store.memory_cap());
         self.state.ingest = Default::default();
         self.state.history = Default::default();
@@ -399,7 +400,8 @@ impl ZescopeApp {
         let mut panes = super::panes::Panes::with_arrangement(applied.arrangement);
         panes.y_lock = applied.y_lock.into_iter().collect();
         // A view put on a remote run is that run's panes: the user's own stay aside.
-        (panes.own, panes.remote_layout) = (self.panes.own.take(), self.panes.remote_layout.take());
+        (panes.own, panes.remote_layout, panes.of_file) =
+            (self.panes.own.take(), self.panes.remote_layout.take(), self.panes.of_file);
         self.panes = panes;
         if let Some(w) = applied.window {
             self.view.set_window(w);

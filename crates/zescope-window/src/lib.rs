@@ -250,7 +250,7 @@ impl ZescopeApp {
     /// there) with the panes shown while a remote run is up.
     pub(crate) fn remotes_with_panes(&self) -> Vec<connect::Remote> {
         let mut recent = self.recent_remotes.clone();
-        if let (Some(_), Some(first)) = (&self.panes.own, recent.first_mut()) {
+        if let (Some(_), false, Some(first)) = (&self.panes.own, self.panes.of_file, recent.first_mut()) {
             first.layout = Some(self.panes.arrangement.clone());
         }
         recent

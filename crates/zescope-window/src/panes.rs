@@ -21,6 +21,9 @@ pub struct Panes {
     /// The panes remembered for the server watched (`settings::Remote::layout`): what its first
     /// run shown starts in.
     pub(crate) remote_layout: Option<Arrangement>,
+    /// The arrangement shown is an opened recording's (its session's panes): `own` holds the
+    /// user's, which the next live run comes back to.
+    pub(crate) of_file: bool,
     plots: HashMap<u64, EnvelopePlot>,
     /// A pane to bring into view on the next frame (one just added).
     pub(crate) scroll_to: Option<u64>,
@@ -35,10 +38,33 @@ impl Panes {
             arrangement,
             own: None,
             remote_layout: None,
+            of_file: false,
             plots: HashMap::new(),
             scroll_to: None,
             y_lock: HashMap::new(),
         }
+    }
+
+    /// Shows `file`'s panes, an opened recording's: the user's own are kept aside (once: they may
+    /// be aside already, under a remote run's or another recording's) for the settings and the
+    /// next live run ([`Self::leave_file`]).
+    pub(crate) fn show_file(&mut self, file: Arrangement) {
+        let own = self.own.take().unwrap_or_else(|| std::mem::take(&mut self.arrangement));
+        let remote_layout = self.remote_layout.take();
+        *self = Panes::with_arrangement(file);
+        (self.own, self.remote_layout, self.of_file) = (Some(own), remote_layout, true);
+    }
+
+    /// A live run replaces the recording shown: the user's own panes come back (a recording's
+    /// panes stayed, and the settings kept them: a live run of other groups started under panes
+    /// that could show nothing).
+    pub(crate) fn leave_file(&mut self) {
+        if !self.of_file {
+            return;
+        }
+        let remote_layout = self.remote_layout.take();
+        *self = Panes::with_arrangement(self.own.take().unwrap_or_default());
+        self.remote_layout = remote_layout;
     }
 
     /// Pane `pane`'s plot cache, kept across frames.

@@ -9,7 +9,6 @@ use zescope_model::write::WriteSpec;
 use zescope_store::Store;
 
 use super::ZescopeApp;
-use super::panes::Panes;
 
 /// What the app knows besides its store, for [`Session::capture`] and autosave.
 pub(crate) fn app_capture<'a>(app: &'a ZescopeApp, markers: &'a [Marker]) -> Capture<'a> {
@@ -41,7 +40,9 @@ pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker
     app.state.health = None;
     // Those computed over what was shown are over: the store they filled is gone.
     app.state.derived.backfills.clear();
-    app.panes = Panes::with_arrangement(restored.arrangement);
+    // A server's panes shown until now are remembered with it first (as leaving it does).
+    app.recent_remotes = app.remotes_with_panes();
+    app.panes.show_file(restored.arrangement);
     app.view = restored.view;
     Ok(restored.markers)
 }

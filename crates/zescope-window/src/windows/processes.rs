@@ -57,9 +57,10 @@ impl ProcessPanel {
         let mut clicked = None;
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             for device in processes.devices() {
+                // The plot first: below a table of many processes it was out of sight.
                 ui.heading(device);
-                self.table(ui, processes, device, store, &mut clicked);
                 memory_plot(ui, processes, device, store);
+                self.table(ui, processes, device, store, &mut clicked);
                 ui.separator();
             }
         });
@@ -76,7 +77,7 @@ impl ProcessPanel {
         store: &Store,
         clicked: &mut Option<ProcessColumn>,
     ) {
-        // Which line of the memory plot below is a row's: its colour, beside the pid (the lines
+        // Which line of the memory plot above is a row's: its colour, beside the pid (the lines
         // had no key: five coloured lines and a table of pids, nothing to tell which was which).
         let plotted = processes.top_by_peak(device, PLOTTED);
         let line_of = |p: &Process| plotted.iter().position(|q| std::ptr::eq(*q, p));
@@ -101,7 +102,7 @@ impl ProcessPanel {
                         ui.painter().rect_filled(rect, 2.0, color(i));
                         let what = format!("line {} of the device memory plot", i + 1);
                         swatch.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &what));
-                        swatch.on_hover_text("its line in the device memory plot below");
+                        swatch.on_hover_text("its line in the device memory plot above");
                     }
                     ui.label(weak(p.pid.to_string()));
                 });

@@ -207,3 +207,49 @@ fn file_menu_items_do_not_move_when_a_comparison_becomes_possible() {
     assert_eq!(compare, 2, "Compare with… and Compare with example-session.ron");
     assert_eq!(after.top(), before.top(), "Save did not move down: {before:?} -> {after:?}");
 }
+
+/// An opened recording is shown in its own panes, and the user's stay aside: the settings keep
+/// them, and the next live run comes back to them. (The recording's panes were kept: a live run
+/// of ComputeBasic after a RenderBasic recording, or at the next launch, started under panes
+/// saying "RenderBasic of ze-sim GPU is not in the data shown".)
+#[test]
+fn a_recordings_panes_are_its_own_and_the_next_live_run_comes_back_to_the_users() {
+    use zescope_model::view::SeriesKey;
+    let key = |group: &str, metric: &str| SeriesKey {
+        device: "ze-sim GPU".into(),
+        group: group.into(),
+        metric: metric.into(),
+    };
+    let mut settings = Settings::default();
+    settings.arrangement.assign(&key("ComputeBasic", "GpuFrequency"), None);
+    settings.arrangement.assign(&key("ComputeBasic", "GpuPower"), None);
+    let own = settings.arrangement.clone();
+    let file = crate::support::example_session();
+    let theirs = zescope_model::session::load(&file).unwrap().view;
+    let sim = crate::support::sim(|_| {});
+    let mut app = crate::support::app_on(&sim, settings);
+    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(file)])));
+    let mut h = crate::support::with_inventory(app, crate::support::WINDOW);
+    let open = h.state_mut().files.ask_open();
+    h.state_mut().perform(open);
+    pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.opening());
+    let names = |k: (&str, &str, &str)| format!("{}/{}/{}", k.0, k.1, k.2);
+    let shown: Vec<Vec<String>> = (h.state().panes.arrangement.panes.iter())
+        .map(|p| p.series.iter().map(|k| names((&k.device, &k.group, &k.metric))).collect())
+        .collect();
+    let saved: Vec<Vec<String>> = (theirs.panes.iter())
+        .map(|p| p.series.iter().map(|k| names((&k.device, &k.group, &k.metric))).collect())
+        .collect();
+    assert_eq!(shown, saved, "the recording's panes");
+    assert_eq!(h.state().settings().arrangement, own, "the settings keep the user's own");
+
+    h.get_by_label("Start").click();
+    pump(&mut h, "a live run", |a| a.state.ingest.run.is_some() && a.state.ingest.samples_total > 5);
+    h.step();
+    let panes = &h.state().panes.arrangement.panes;
+    let first: Vec<&str> = panes[0].series.iter().map(|k| k.metric.as_str()).collect();
+    let second: Vec<&str> = panes[1].series.iter().map(|k| k.metric.as_str()).collect();
+    assert_eq!((first[0], second[0]), ("GpuFrequency", "GpuPower"), "the user's panes are back: {panes:?}");
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
