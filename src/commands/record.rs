@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use crate::commands::headless::{self, Flow, Handler, say};
 use crate::signals::Termination;
 use zescope_model::session::Recorder;
+use zescope_model::view::text::plural;
 use zescope_sampler::{Health, Inventory, RunConfig, RunInfo, SampleBatch, StopReason};
 use zescope_ze::Source;
 
@@ -163,10 +164,9 @@ impl Summary {
 
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "recorded {} {}", self.samples, if self.samples == 1 { "sample" } else { "samples" })?;
+        write!(f, "recorded {}", plural(self.samples, "sample", "samples"))?;
         if self.telemetry > 0 {
-            let reads = if self.telemetry == 1 { "read" } else { "reads" };
-            write!(f, " and {} telemetry {reads}", self.telemetry)?;
+            write!(f, " and {}", plural(self.telemetry, "telemetry read", "telemetry reads"))?;
         }
         write!(f, " in {:.2} s", self.elapsed.as_secs_f64())?;
         if let Some(span) = self.served {
@@ -224,7 +224,7 @@ impl std::fmt::Display for Summary {
         }
         let c = self.marker_drops.unwrap_or_default();
         if self.markers + self.unmatched_ends > 0 || c.dropped() + self.markers_over_cap > 0 {
-            write!(f, "; {} markers", self.markers)?;
+            write!(f, "; {}", plural(self.markers, "marker", "markers"))?;
             if self.unmatched_ends > 0 {
                 let n = self.unmatched_ends;
                 write!(f, " ({n} {} of a range never begun ignored)", if n == 1 { "end" } else { "ends" })?;

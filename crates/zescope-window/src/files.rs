@@ -157,7 +157,7 @@ impl Files {
         if self.is_clean(now) {
             return Vec::new();
         }
-        let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        use zescope_model::view::text::plural;
         let mut out = Vec::new();
         // The saved data is a prefix of what is shown while the same data goes on (a run after
         // its save, markers added or removed); anything else is unsaved as a whole.

@@ -1,6 +1,6 @@
 //! Numbers and times for people, the same on screen, in exported images and on the command
 //! line: SI prefixes and units ([`si`]), time-axis labels ([`time_label`]), durations both ways
-//! ([`duration`], [`parse_duration`]), rates and byte counts.
+//! ([`duration`], [`parse_duration`]), rates and byte counts, and counts of things ([`plural`]).
 
 /// Base units that may carry an SI prefix in a driver's unit string ("MHz", "ns", "mW").
 const BASES: [&str; 6] = ["Hz", "W", "s", "B", "J", "V"];
@@ -215,6 +215,11 @@ pub fn count(n: u64) -> String {
     grouped
 }
 
+/// `n` and the word for that many: "1 marker", "2 markers" (`one`, `many`).
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Bytes with binary prefixes: "512 MiB".
 pub fn bytes(b: usize) -> String {
     let b = b as f64;
@@ -265,6 +270,13 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_thing_is_singular_and_none_or_many_plural() {
+        assert_eq!(plural(1, "marker", "markers"), "1 marker");
+        assert_eq!(plural(0, "marker", "markers"), "0 markers");
+        assert_eq!(plural(2, "telemetry read", "telemetry reads"), "2 telemetry reads");
+    }
 
     #[test]
     fn deep_zoom_ticks_get_the_digits_that_tell_them_apart() {

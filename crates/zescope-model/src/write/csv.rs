@@ -256,7 +256,7 @@ fn write_csv(input: &Input<'_>, path: &Path, values: Values, progress: &dyn Fn(f
     if !marks.is_empty() {
         let mp = super::markers_path(path);
         super::write_markers_csv(&mp, &marks, store.origin_ns()).map_err(|e| format!("{}: {e}", mp.display()))?;
-        said += &format!(", {} ({} markers)", mp.display(), marks.len());
+        said += &format!(", {} ({})", mp.display(), crate::view::text::plural(marks.len() as u64, "marker", "markers"));
     }
     Ok(said)
 }

@@ -492,6 +492,9 @@ impl Format for Perfetto {
     fn write(&self, input: &Input<'_>, path: &Path, _progress: &dyn Fn(f32)) -> Result<String, String> {
         let w = perfetto(input.session, input.store, input.streams, path)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(format!("{} ({} samples, {} values, {} markers)", path.display(), w.rows, w.values, w.markers))
+        let n = crate::view::text::plural;
+        let (rows, values, markers) =
+            (n(w.rows, "sample", "samples"), n(w.values, "value", "values"), n(w.markers, "marker", "markers"));
+        Ok(format!("{} ({rows}, {values}, {markers})", path.display()))
     }
 }

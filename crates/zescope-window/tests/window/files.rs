@@ -85,7 +85,7 @@ fn save_open_export_and_leave_a_recording() {
     assert!(csv.exists() && markers.exists(), "the CSV and its markers file");
     let lines = std::fs::read_to_string(&markers).unwrap();
     assert_eq!(lines.lines().count(), 2, "a header and the one marker: {lines}");
-    assert!(h.state().files.note.as_deref().is_some_and(|n| n.contains("all.markers.csv (1 markers)")));
+    assert!(h.state().files.note.as_deref().is_some_and(|n| n.contains("all.markers.csv (1 marker)")));
 
     // Start: a new live run replaces the recording.
     h.get_by_label("Start").click();
