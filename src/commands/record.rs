@@ -6,12 +6,12 @@
 //! when the run starts, rows as batches arrive, and the end on its duration (counted
 //! from the run's start) or its workload's exit, besides SIGINT and SIGTERM; everything received
 //! up to then is written (a sample stamped after the duration's end, which the last read of a
-//! run read in batches brings, is not). CSV rows are flushed every second, so even a killed `record` keeps
-//! what came before; a session (`.ron`) is checkpointed every 30 s in the background, each
-//! checkpoint appending what is new to the file (a journal, `zescope_model::session::journal`),
-//! and written whole at the end, so a `record` killed at any moment leaves its last checkpoint.
-//! With telemetry, the processes using
-//! the devices go with it: into the session, or beside a CSV as `NAME.processes.csv`.
+//! run read in batches brings, is not). CSV rows are flushed every second, so even a killed
+//! `record` keeps what came before; a session (`.ron`) is checkpointed every 30 s in the
+//! background, each checkpoint appending what is new to the file (a journal,
+//! `zescope_model::session::journal`), and written whole at the end, so a `record` killed at any
+//! moment leaves its last checkpoint. With telemetry, the processes using the devices go with it:
+//! into the session, or beside a CSV as `NAME.processes.csv`.
 //!
 //! While it records it listens for the workload's markers (`zescope_model::markers`) and prints where;
 //! with a command after `--` it starts that command once sampling runs, with `ZESCOPE_MARKERS`
