@@ -107,6 +107,7 @@ pub fn run(launch: Launch) -> ExitCode {
         options,
         Box::new(move |cc| {
             let settings: Settings = cc.storage.and_then(|s| eframe::get_value(s, STORAGE_KEY)).unwrap_or_default();
+            cc.egui_ctx.set_fonts(crate::fonts::definitions());
             let wake = crate::wake::Wake::default();
             let waker = wake.waker(cc.egui_ctx.clone());
             let link = start_sampler(Options { waker: Some(Arc::clone(&waker)), ..Options::default() });

@@ -34,6 +34,7 @@ pub(crate) mod drain;
 pub(crate) mod empty_pane;
 pub mod envelope_plot;
 pub mod files;
+pub mod fonts;
 pub(crate) mod frame;
 pub mod gui;
 pub(crate) mod legend;

@@ -42,7 +42,9 @@ use super::legend::Placement;
 use super::{Format, Input, Scope, WriteError, WritePane, WriteSpec};
 use crate::view::TimeAxis;
 
-static FONT: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
+/// DejaVu Sans, bundled: the exported images' text, and the window's fallback for the glyphs
+/// its default fonts lack ("→", "›").
+pub static FONT: &[u8] = include_bytes!("../../../../assets/fonts/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
 
 const MARGIN: u32 = 12;

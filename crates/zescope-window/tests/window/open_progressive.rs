@@ -78,7 +78,7 @@ fn saved(dir: &Path, name: &str) -> (Store, PathBuf) {
 fn window(answers: Vec<Option<PathBuf>>) -> Harness<'static, ZescopeApp> {
     let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), Settings::default(), Store::new(1 << 30));
     app.files.dialogs = Box::new(ScriptedDialogs::answering(answers));
-    Harness::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app)
+    crate::support::builder().with_size([1280.0, 860.0]).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app)
 }
 
 fn samples_in(app: &ZescopeApp) -> u64 {

@@ -87,7 +87,7 @@ fn the_wheel_zooms_over_a_plot_pans_with_shift_and_scrolls_the_panes_elsewhere()
 /// A window at `dt` seconds a frame, paused, showing more panes than fit.
 fn paused_at(sim: &std::sync::Arc<ze_sim::Sim>, dt: f32) -> Harness<'static, ZescopeApp> {
     let app = crate::support::app_on(sim, Settings::default());
-    let mut h = Harness::builder()
+    let mut h = crate::support::builder()
         .with_size([1280.0, 600.0])
         .with_step_dt(dt)
         .build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app);

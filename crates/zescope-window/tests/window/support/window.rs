@@ -26,9 +26,15 @@ pub fn app_on(sim: &Arc<Sim>, settings: Settings) -> ZescopeApp {
 /// that never settles still fails.
 const MAX_STEPS: u64 = 16;
 
+/// A harness builder with the window's fonts (`zescope_window::fonts`, as `gui` installs them):
+/// kittest refuses to draw a glyph its fonts lack, as the window would draw a box.
+pub fn builder() -> egui_kittest::HarnessBuilder<ZescopeApp> {
+    Harness::builder().with_context_setup(|ctx| ctx.set_fonts(zescope_window::fonts::definitions()))
+}
+
 /// A window of `size` around `app`.
 pub fn harness_of(app: ZescopeApp, size: [f32; 2]) -> Harness<'static, ZescopeApp> {
-    Harness::builder().with_size(size).with_max_steps(MAX_STEPS).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app)
+    builder().with_size(size).with_max_steps(MAX_STEPS).build_ui_state(|ui, a: &mut ZescopeApp| a.ui(ui), app)
 }
 
 /// A window of `size` around `app`, once its sampler has listed the devices.
@@ -48,7 +54,7 @@ pub fn harness_on(sim: &Arc<Sim>) -> Harness<'static, ZescopeApp> {
 pub fn showing(path: &Path, settings: Settings, size: [f32; 2], step_dt: Option<f32>) -> Harness<'static, ZescopeApp> {
     let mut app = ZescopeApp::new(Box::new(super::NoSampler), settings, Store::new(64 << 20));
     app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(path.to_path_buf())])));
-    let mut builder = Harness::builder().with_size(size).with_max_steps(MAX_STEPS);
+    let mut builder = builder().with_size(size).with_max_steps(MAX_STEPS);
     if let Some(dt) = step_dt {
         builder = builder.with_step_dt(dt);
     }
