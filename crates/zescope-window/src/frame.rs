@@ -134,6 +134,26 @@ impl ZescopeApp {
         }
     }
 
+    /// What the central panel says while the window watches a server whose run has not come
+    /// (connecting, or the link down before it): its panes, the user's own or those remembered
+    /// for the server, showed "No data … pick them on the left and start a run", advice a
+    /// remote source cannot take. `None` once a run is shown, or for a local source.
+    fn waiting_for_server(&self) -> Option<String> {
+        let source = self.state.inventory.as_ref()?.source.as_ref()?;
+        if !status::is_remote(source) || !self.state.ingest.order.is_empty() || self.files.recording.is_some() {
+            return None;
+        }
+        let said = source.description.trim_start_matches("REMOTE ");
+        Some(if status::is_disconnected(source) {
+            format!("Not watching: {said}.\nFile → Connect… watches a server again.")
+        } else {
+            format!(
+                "Watching a zescope serve: {said}, no run received yet.\nIt shows the server's run as it comes, \
+                 reconnecting by itself; File → Connect… watches another server."
+            )
+        })
+    }
+
     /// The central panel: the banners, the toolbar, then the panes (with the comparison's bar and
     /// the overview strip above them), or what to do first when there is nothing to plot.
     fn panes(&mut self, ui: &mut Ui) {
@@ -146,6 +166,12 @@ impl ZescopeApp {
             self.sample_groups(&asked.sample);
         }
         self.toolbar(ui);
+        if let Some(text) = self.waiting_for_server() {
+            ui.centered_and_justified(|ui| {
+                ui.label(RichText::new(text).weak());
+            });
+            return;
+        }
         if self.panes.arrangement.panes.is_empty() && self.files.recording.is_none() {
             // Before any series, what to do first; after (a view that named none of them, or
             // every pane closed), how to show them again: samples keep coming either way.

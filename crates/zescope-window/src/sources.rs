@@ -156,7 +156,12 @@ impl SourcePanel<'_> {
         }
         ui.add_space(4.0);
         if inv.devices.is_empty() {
-            ui.label(RichText::new("No devices found.").color(ui.visuals().warn_fg_color));
+            if inv.source.as_ref().is_some_and(super::status::is_remote) {
+                // A server's devices come with its run: none yet is no fault found here.
+                ui.label(RichText::new("The server's devices come with its run.").weak());
+            } else {
+                ui.label(RichText::new("No devices found.").color(ui.visuals().warn_fg_color));
+            }
         }
         let height = ui.spacing().interact_size.y;
         let mut painter = rows::Painter {
@@ -197,6 +202,10 @@ impl SourcePanel<'_> {
             ui.label("Source: opening…");
             return;
         };
+        // A server's kind (a GPU's driver or the simulated one) comes with its run's devices:
+        // before them, no badge says one (it said "Level Zero" of a server not yet reached).
+        let kind_unknown =
+            super::status::is_remote(&src) && self.state.inventory.as_ref().is_some_and(|i| i.devices.is_empty());
         ui.horizontal(|ui| {
             ui.label("Source:");
             if super::status::is_remote(&src) {
@@ -210,7 +219,7 @@ impl SourcePanel<'_> {
                     Some(why) => format!("No real Level Zero device is used: {why}.\nThese counters come from zescope's built-in simulated device."),
                     None => "These counters come from zescope's built-in simulated device, not hardware.".to_owned(),
                 });
-            } else {
+            } else if !kind_unknown {
                 ui.label(RichText::new(" Level Zero ").strong().color(Color32::BLACK).background_color(Color32::from_rgb(120, 200, 120)));
             }
             ui.label(RichText::new(&src.description).weak());

@@ -27,6 +27,37 @@ fn a_remote_source_shows_the_remote_badge_and_the_links_figures_in_the_status_ba
     h.get_by_label(" SIMULATED ");
 }
 
+/// Before a server's run comes (connecting, or the link down), the window says it waits for one:
+/// it showed the user's own panes, each "No data … Pick them on the left and start a run" (no
+/// Start exists for a remote source), "No devices found." in warning colour, and a "Level Zero"
+/// badge for a server it had not reached.
+#[test]
+fn a_server_not_yet_reached_is_said_to_be_awaited_not_shown_as_empty_panes() {
+    let mut settings = Settings::default();
+    let key = |metric: &str| zescope_model::view::SeriesKey {
+        device: "ze-sim GPU".into(),
+        group: "ComputeBasic".into(),
+        metric: metric.into(),
+    };
+    settings.arrangement.assign(&key("GpuTime"), None);
+    settings.arrangement.assign(&key("GpuPower"), None);
+    let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), settings, Store::new(64 << 20));
+    app.auto_start = false;
+    let description = "REMOTE connecting gpu-box:9464".to_owned();
+    let source =
+        SourceInfo { requested: zescope_ze::Source::Auto, simulated: false, description, fallback_reason: None };
+    app.state.inventory = Some(Inventory { source: Some(source), devices: Vec::new() });
+    let mut h = crate::support::harness_of(app, crate::support::WINDOW);
+    h.step();
+    h.step();
+    h.get_by_label_contains("Watching a zescope serve: connecting gpu-box:9464, no run received yet.");
+    assert!(h.query_by_label_contains("No data for this pane").is_none(), "no empty panes");
+    h.get_by_label("The server's devices come with its run.");
+    assert!(h.query_by_label("No devices found.").is_none());
+    assert!(h.query_by_label(" Level Zero ").is_none(), "no kind said of a server not reached");
+    h.get_by_label(" REMOTE ");
+}
+
 /// A link that hands over the events given, once.
 struct Events(std::sync::Mutex<std::collections::VecDeque<zescope_sampler::Event>>);
 
