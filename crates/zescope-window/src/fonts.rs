@@ -25,8 +25,8 @@ mod tests {
         if let Some(f) = fonts {
             ctx.set_fonts(f);
         }
-        // Fonts set take effect at the next pass.
-        let _ = ctx.run_ui(egui::RawInput::default(), |_| {});
+        // Fonts set take effect at the next pass; its texture updates have no renderer to go to.
+        ctx.run_ui(egui::RawInput::default(), |_| {}).textures_delta.clear();
         [egui::FontId::proportional(14.0), egui::FontId::monospace(14.0)]
             .iter()
             .all(|id| ctx.fonts_mut(|f| f.has_glyphs(id, text)))
