@@ -22,7 +22,6 @@ use std::time::{Duration, Instant};
 use crate::commands::headless::{self, Flow, Handler, say};
 use crate::signals::Termination;
 use zescope_model::session::Recorder;
-use zescope_model::view::text::plural;
 use zescope_sampler::{Health, Inventory, RunConfig, RunInfo, SampleBatch, StopReason};
 use zescope_ze::Source;
 
@@ -30,6 +29,7 @@ mod csv_out;
 mod out;
 mod perfetto_out;
 mod remote;
+mod summary;
 #[cfg(test)]
 mod summary_tests;
 mod triggered;
@@ -37,6 +37,7 @@ mod view;
 use csv_out::CsvOut;
 use out::{Out, write_rows};
 use perfetto_out::PerfettoOut;
+pub use summary::Summary;
 
 /// What to record and where: the options of `zescope record`, as `src/main.rs` takes them from
 /// the command line.
@@ -106,154 +107,6 @@ impl RecordArgs {
         let mut r = Recorder::with_store(path, inventory, zescope_store::Store::new(cap));
         r.set_marker_cap(self.markers.per_session);
         Ok(r)
-    }
-}
-
-/// What a `record` did, for the summary line.
-#[derive(Debug, Default)]
-pub struct Summary {
-    /// Sample rows received of the run's groups, summed over streams (a tick that reads two
-    /// groups counts twice).
-    pub samples: u64,
-    /// Telemetry reads received (rows of the Sysman streams), counted apart from `samples`: at
-    /// most ten a second, they are not the groups' rate ("5010 samples in 5.00 s: 997.2 Hz"
-    /// read as a contradiction).
-    pub telemetry: u64,
-    /// How long the run went, from its start to the end of sampling (zero if it never started).
-    pub elapsed: Duration,
-    /// `record --connect`: the time the samples received span, on the server's clock. It starts
-    /// at the oldest sample the server still held, so it may be longer than `elapsed` ("501
-    /// samples in 3.00 s" of a 100 Hz run said nothing of the 2 s held from before).
-    pub served: Option<Duration>,
-    /// The sampler's last health report; `None` when none arrived (a run shorter than one
-    /// health period).
-    pub health: Option<Health>,
-    /// The `record` ended on SIGINT or SIGTERM rather than after its duration.
-    pub interrupted: bool,
-    /// Errors the sampler reported during the run, and a teardown that missed its deadline, one
-    /// line each; the output file still holds what was recorded. `zescope record` exits non-zero
-    /// when there is any.
-    pub errors: Vec<String>,
-    /// Optional features the driver lacks, turned off for the run.
-    pub notices: Vec<String>,
-    /// Markers the recording holds (an instant, a range: its begin and end are one), or with no
-    /// output keeping them, the messages received.
-    pub markers: u64,
-    /// Ends received for a range of a name none was begun of (ignored).
-    pub unmatched_ends: u64,
-    /// What the markers listener dropped (malformed, too fast, queue full, not the user's);
-    /// `None`: no listener.
-    pub marker_drops: Option<zescope_model::markers::Counts>,
-    /// Markers refused because the session held its limit of them already.
-    pub markers_over_cap: u64,
-    /// That limit.
-    pub marker_cap: usize,
-    /// How the command after `--` ended; `None` when there was none or it still runs.
-    pub workload: Option<std::process::ExitStatus>,
-    /// With triggers: firings, windows kept, samples written, and the index's path.
-    pub triggered: Option<(u64, usize, u64, std::path::PathBuf)>,
-}
-
-impl Summary {
-    /// Counts `b`'s rows: as telemetry reads for a Sysman stream, else as samples.
-    pub(crate) fn count(&mut self, info: &RunInfo, b: &SampleBatch) {
-        let telemetry = info.streams.get(b.stream).is_some_and(|s| s.read_path == zescope_sampler::ReadPath::Sysman);
-        *if telemetry { &mut self.telemetry } else { &mut self.samples } += b.timestamps.len() as u64;
-    }
-}
-
-impl std::fmt::Display for Summary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "recorded {}", plural(self.samples, "sample", "samples"))?;
-        if self.telemetry > 0 {
-            write!(f, " and {}", plural(self.telemetry, "telemetry read", "telemetry reads"))?;
-        }
-        write!(f, " in {:.2} s", self.elapsed.as_secs_f64())?;
-        if let Some(span) = self.served {
-            write!(
-                f,
-                " ({:.2} s of the served run, from the oldest sample its server still held)",
-                span.as_secs_f64()
-            )?;
-        }
-        if let Some(s) = &self.health {
-            // Whole-run figures: ticks over the sampler's own time up to the last health report (not
-            // the last health window's rate, nor the time this thread heard of the run: under load
-            // its start event can arrive tens of milliseconds after the first tick).
-            // A run shorter than two intervals has no rate to speak of (`--duration 0s` gave
-            // "512032.8 Hz achieved").
-            let secs = s.ticked_for.as_secs_f64();
-            if s.batched {
-                // No tick: the streamer's (or tracer's) reports, read in batches. Its samples a
-                // second are the device's reports a second (ten an interval for a streamer), which
-                // "Hz achieved" of the ticks it served did not say (a 10 kHz run recorded 100 000
-                // samples a second and read "10000.0 Hz achieved").
-                // The run's own count over its own time, both complete at the end (the sampler's
-                // count in `Health` is as of its last report, up to a batch behind its time).
-                let all = self.elapsed.as_secs_f64();
-                if all * s.requested_hz >= 2.0 {
-                    write!(f, ": {:.1} samples a second", self.samples as f64 / all)?;
-                } else {
-                    write!(f, ": too short for a rate")?;
-                }
-                write!(
-                    f,
-                    ", read in batches at most {} apart ({:.1} Hz requested), {} dropped samples",
-                    zescope_model::view::text::duration(s.latency),
-                    s.requested_hz,
-                    s.dropped_samples
-                )?;
-            } else {
-                if secs * s.requested_hz >= 2.0 {
-                    write!(f, ": {:.1} Hz achieved of {:.1} Hz requested", s.ticks as f64 / secs, s.requested_hz)?;
-                } else {
-                    write!(f, ": too short for a rate ({:.1} Hz requested)", s.requested_hz)?;
-                }
-                write!(
-                    f,
-                    ", {} late ticks, {} dropped samples, {} torn reads",
-                    s.late_ticks, s.dropped_samples, s.torn_reads
-                )?;
-            }
-            if s.unchanged_reads > 0 || s.clock_resets > 0 {
-                write!(f, ", {} unchanged reads, {} device clock resets", s.unchanged_reads, s.clock_resets)?;
-            }
-            if s.dropped_reports > 0 {
-                write!(f, ", {} streamer reads said the driver dropped reports", s.dropped_reports)?;
-            }
-        }
-        let c = self.marker_drops.unwrap_or_default();
-        if self.markers + self.unmatched_ends > 0 || c.dropped() + self.markers_over_cap > 0 {
-            write!(f, "; {}", plural(self.markers, "marker", "markers"))?;
-            if self.unmatched_ends > 0 {
-                let n = self.unmatched_ends;
-                write!(f, " ({n} {} of a range never begun ignored)", if n == 1 { "end" } else { "ends" })?;
-            }
-            if c.dropped() + self.markers_over_cap > 0 {
-                write!(
-                    f,
-                    " ({} malformed, {} over the rate limit, {} over the queue, {} over the limit of {} per session, \
-                     {} from other users, {} without credentials dropped)",
-                    c.malformed,
-                    c.over_rate,
-                    c.queue_full,
-                    self.markers_over_cap,
-                    self.marker_cap,
-                    c.other_user,
-                    c.no_credentials
-                )?;
-            }
-        }
-        if let Some((firings, windows, kept, index)) = &self.triggered {
-            write!(f, "; {firings} firings, {windows} windows kept ({kept} samples), listed in {}", index.display())?;
-        }
-        if let Some(s) = self.workload {
-            write!(f, "; the workload exited with {s}")?;
-        }
-        if self.interrupted {
-            write!(f, " (interrupted)")?;
-        }
-        Ok(())
     }
 }
 
