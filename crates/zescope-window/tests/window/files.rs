@@ -214,12 +214,7 @@ fn file_menu_items_do_not_move_when_a_comparison_becomes_possible() {
 /// saying "RenderBasic of ze-sim GPU is not in the data shown".)
 #[test]
 fn a_recordings_panes_are_its_own_and_the_next_live_run_comes_back_to_the_users() {
-    use zescope_model::view::SeriesKey;
-    let key = |group: &str, metric: &str| SeriesKey {
-        device: "ze-sim GPU".into(),
-        group: group.into(),
-        metric: metric.into(),
-    };
+    let key = crate::support::gpu_key;
     let mut settings = Settings::default();
     settings.arrangement.assign(&key("ComputeBasic", "GpuFrequency"), None);
     settings.arrangement.assign(&key("ComputeBasic", "GpuPower"), None);

@@ -34,13 +34,8 @@ fn a_remote_source_shows_the_remote_badge_and_the_links_figures_in_the_status_ba
 #[test]
 fn a_server_not_yet_reached_is_said_to_be_awaited_not_shown_as_empty_panes() {
     let mut settings = Settings::default();
-    let key = |metric: &str| zescope_model::view::SeriesKey {
-        device: "ze-sim GPU".into(),
-        group: "ComputeBasic".into(),
-        metric: metric.into(),
-    };
-    settings.arrangement.assign(&key("GpuTime"), None);
-    settings.arrangement.assign(&key("GpuPower"), None);
+    settings.arrangement.assign(&crate::support::gpu_key("ComputeBasic", "GpuTime"), None);
+    settings.arrangement.assign(&crate::support::gpu_key("ComputeBasic", "GpuPower"), None);
     let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), settings, Store::new(64 << 20));
     app.auto_start = false;
     let description = "REMOTE connecting gpu-box:9464".to_owned();
@@ -307,12 +302,7 @@ fn a_remote_inventory_leaves_the_users_remembered_choice_alone() {
 /// server's series fill the panes from the top, and the user's layout is what the settings keep.
 #[test]
 fn a_remote_run_of_other_groups_is_shown_from_the_top_and_the_users_layout_is_kept_for_the_settings() {
-    use zescope_model::view::SeriesKey;
-    let key = |group: &str, metric: &str| SeriesKey {
-        device: "ze-sim GPU".into(),
-        group: group.into(),
-        metric: metric.into(),
-    };
+    let key = crate::support::gpu_key;
     let mut settings = Settings::default();
     settings.arrangement.assign(&key("ComputeBasic", "GpuTime"), None);
     settings.arrangement.assign(&key("Telemetry", "Package power"), None);
@@ -335,13 +325,8 @@ fn a_remote_run_of_other_groups_is_shown_from_the_top_and_the_users_layout_is_ke
 /// anew is placed after), and the settings keep them with the server beside the user's own.
 #[test]
 fn a_servers_panes_are_remembered_with_it_and_its_next_run_starts_in_them() {
-    use zescope_model::view::SeriesKey;
     use zescope_window::connect::Remote;
-    let key = |group: &str, metric: &str| SeriesKey {
-        device: "ze-sim GPU".into(),
-        group: group.into(),
-        metric: metric.into(),
-    };
+    let key = crate::support::gpu_key;
     let mut theirs = zescope_model::view::Arrangement::default();
     // As the user left them: two counts together, the utilisation alone, and a series of a
     // group the server served then.

@@ -74,6 +74,11 @@ pub fn example_session() -> std::path::PathBuf {
     file.unwrap_or_else(|| panic!("no assets/example-session.ron above {}", here.display()))
 }
 
+/// The key of `group`/`metric` on the simulated GPU ("ze-sim GPU").
+pub fn gpu_key(group: &str, metric: &str) -> zescope_model::view::SeriesKey {
+    zescope_model::view::SeriesKey { device: "ze-sim GPU".into(), group: group.into(), metric: metric.into() }
+}
+
 /// A legend heads `device`'s rows with its name and names the row `series` without it.
 pub fn legend_has(h: &Harness<'_, ZescopeApp>, device: &str, series: &str) {
     use egui_kittest::kittest::Queryable;
