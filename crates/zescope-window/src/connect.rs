@@ -190,9 +190,7 @@ impl ZescopeApp {
         // The server left keeps its panes; the user's own come back, and the next server's
         // remembered ones are what its run starts in.
         self.recent_remotes = self.remotes_with_panes();
-        if let Some(own) = self.panes.own.take() {
-            self.panes = crate::panes::Panes::with_arrangement(own);
-        }
+        self.panes.back_to_own();
         self.watching(&r);
         self.leave_recording();
         self.store = zescope_store::Store::new(self.store.memory_cap());

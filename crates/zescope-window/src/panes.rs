@@ -59,11 +59,17 @@ impl Panes {
     /// panes stayed, and the settings kept them: a live run of other groups started under panes
     /// that could show nothing).
     pub(crate) fn leave_file(&mut self) {
-        if !self.of_file {
-            return;
+        if self.of_file {
+            self.back_to_own();
         }
+    }
+
+    /// The user's own panes, when another's (a server's run, a recording) are shown, shown
+    /// again; the panes remembered for the server watched stay.
+    pub(crate) fn back_to_own(&mut self) {
+        let Some(own) = self.own.take() else { return };
         let remote_layout = self.remote_layout.take();
-        *self = Panes::with_arrangement(self.own.take().unwrap_or_default());
+        *self = Panes::with_arrangement(own);
         self.remote_layout = remote_layout;
     }
 

@@ -1,6 +1,7 @@
 //! The A/B cursors' readout: where A and B are, Δt, and every series' value at A, at B and the
 //! difference (`view::cursors`); a value read from a sample more than a second from its cursor
-//! says how far it is, and has no difference. Shown while a cursor is set; closing it removes the cursors.
+//! says how far it is, and has no difference. Shown while a cursor is set; closing it removes
+//! the cursors.
 
 use egui::{RichText, Ui, vec2};
 
