@@ -129,9 +129,16 @@ impl ZescopeApp {
         };
         let mut choice = None;
         let modal = egui::Modal::new(Id::unique("zescope-unsaved")).show(ctx, |ui| {
-            ui.set_max_width(420.0);
+            // The sentence changes while a live run adds samples: the modal keeps one size (as
+            // wide as the sentence may wrap, as tall as two of its lines), so it stays centred
+            // in one place and its buttons do not move under the pointer.
+            ui.set_width(QUESTION_WIDTH);
             ui.label(RichText::new("Unsaved data").strong());
-            ui.label(format!("{} discards what no file holds: {unsaved}.", what.verb()));
+            let lines = 2.0 * ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
+            ui.allocate_ui(egui::vec2(QUESTION_WIDTH, lines), |ui| {
+                ui.set_min_height(lines);
+                ui.label(format!("{} discards what no file holds: {unsaved}.", what.verb()));
+            });
             ui.horizontal(|ui| {
                 if ui.button("Save…").clicked() {
                     choice = Some(Choice::Save);
@@ -165,6 +172,9 @@ impl ZescopeApp {
         }
     }
 }
+
+/// The unsaved-data question's width, in points.
+const QUESTION_WIDTH: f32 = 420.0;
 
 enum Choice {
     Save,

@@ -227,3 +227,32 @@ fn the_question_after_clearing_markers_names_the_markers_removed() {
     settle(&mut h);
     h.get_by_label("Quitting discards what no file holds: 2 markers removed.");
 }
+
+/// The question over a live run keeps its buttons where they are while the count of unsaved
+/// samples it names grows (a button that moves under the pointer takes a click meant for its
+/// neighbour, or none).
+#[test]
+fn the_question_over_a_live_run_keeps_its_buttons_still() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = harness(Box::new(crate::support::sampler_on(&sim)), vec![]);
+    pump(&mut h, "the inventory", |a| a.state.inventory.is_some());
+    h.get_by_label("Start").click();
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 20);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
+    settle(&mut h);
+    let buttons = ["Save…", "Discard", "Cancel"];
+    let at_first: Vec<_> = buttons.iter().map(|b| h.get_by_label(b).rect()).collect();
+    let mut texts = std::collections::BTreeSet::new();
+    for _ in 0..60 {
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        h.step();
+        texts.insert(h.state().unsaved_summary().unwrap());
+        let now: Vec<_> = buttons.iter().map(|b| h.get_by_label(b).rect()).collect();
+        assert_eq!(now, at_first, "the buttons moved as the question changed: {texts:?}");
+    }
+    assert!(texts.len() > 5, "the count grew while asking: {texts:?}");
+    h.get_by_label("Discard").click();
+    h.step();
+    assert!(h.state().quit.is_some(), "Discard quits");
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}

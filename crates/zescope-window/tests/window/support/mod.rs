@@ -33,9 +33,20 @@ pub fn quit_discarding(h: &mut egui_kittest::Harness<'_, zescope_window::Zescope
     h.step();
     h.step();
     assert!(h.state().quit.is_none(), "quit with unsaved data asks first");
-    h.get_by_label("Discard").click();
+    let discard = h.get_by_label("Discard");
+    let at = discard.rect();
+    discard.click();
     h.step();
-    assert!(h.state().quit.is_some(), "Discard quits");
+    if h.state().quit.is_none() {
+        // What the window showed instead, for a failure that does not reproduce at will.
+        let a = h.state();
+        let now = h.query_by_label("Discard").map(|n| n.rect());
+        panic!(
+            "Discard quits: clicked at {at:?}; now asking {:?}, path prompt {}, Discard at {now:?}",
+            a.unsaved.asking,
+            a.files.prompt.is_some()
+        );
+    }
 }
 
 /// A link to no sampler, for an app that only shows files.
