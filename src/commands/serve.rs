@@ -35,6 +35,7 @@ use std::time::{Duration, Instant};
 use crate::commands::headless::{self, Flow, Handler};
 use crate::signals::Termination;
 use zescope_model::view::Ingest;
+use zescope_model::view::text::plural;
 use zescope_sampler::{self as sampler, Health, RunConfig, RunInfo, SampleBatch, StopReason, Via};
 use zescope_store::Store;
 use zescope_ze::Source;
@@ -95,8 +96,11 @@ const VIEWERS_GRACE: Duration = Duration::from_secs(5);
 /// What `serve` reports when it ends.
 #[derive(Debug, Default)]
 pub struct Summary {
-    /// Samples received.
+    /// Sample rows received of the run's groups, summed over streams.
     pub samples: u64,
+    /// Telemetry reads received (rows of the Sysman streams), counted apart from `samples` as
+    /// `record` counts them: at most ten a second, they are not the groups' rate.
+    pub telemetry: u64,
     /// Markers received from workloads (counted; serve keeps no history to put them on).
     pub markers: u64,
     /// Ended by SIGINT/SIGTERM.
@@ -118,7 +122,7 @@ pub fn main(args: &ServeArgs) -> Result<std::process::ExitCode, String> {
     };
     let listening = |addr| say(format!("zescope: serving http://{addr}/metrics\n"));
     let summary = serve(args, &stop, listening)?;
-    say(format!("zescope: served {} samples, {} markers\n", summary.samples, summary.markers));
+    say(format!("zescope: {summary}\n"));
     Ok(super::status(!summary.errors.is_empty()))
 }
 
@@ -156,6 +160,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         store: Store::new(STORE_CAP),
         ingest: Ingest::default(),
         latest: Latest::default(),
+        received: (0, 0),
         markers: 0,
         textfile: args.textfile.as_deref(),
         textfile_every: args.interval.max(TEXTFILE_PERIOD),
@@ -175,8 +180,19 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
     server.stop();
     feed.wait_viewers(Instant::now() + VIEWERS_GRACE);
     let outcome = outcome?;
-    let (samples, markers) = (serving.latest.samples, serving.markers);
-    Ok(Summary { samples, markers, interrupted: outcome.interrupted, errors: outcome.errors })
+    let ((samples, telemetry), markers) = (serving.received, serving.markers);
+    Ok(Summary { samples, telemetry, markers, interrupted: outcome.interrupted, errors: outcome.errors })
+}
+
+impl std::fmt::Display for Summary {
+    /// "served 4960 samples and 50 telemetry reads, 2 markers".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "served {}", plural(self.samples, "sample", "samples"))?;
+        if self.telemetry > 0 {
+            write!(f, " and {}", plural(self.telemetry, "telemetry read", "telemetry reads"))?;
+        }
+        write!(f, ", {}", plural(self.markers, "marker", "markers"))
+    }
 }
 
 /// What `serve` does with the run's events: keeps the newest values and publishes them.
@@ -188,6 +204,8 @@ struct Serving<'a> {
     ingest: Ingest,
     /// What was published last.
     latest: Latest,
+    /// Rows stored: (samples of the groups, telemetry reads), for the summary.
+    received: (u64, u64),
     markers: u64,
     textfile: Option<&'a std::path::Path>,
     textfile_every: Duration,
@@ -269,6 +287,11 @@ impl Handler for Serving<'_> {
             0
         });
         if stored > 0 {
+            let run = self.ingest.run.as_ref();
+            let telemetry = run
+                .and_then(|r| r.info.streams.get(b.stream))
+                .is_some_and(|s| s.read_path == sampler::ReadPath::Sysman);
+            *if telemetry { &mut self.received.1 } else { &mut self.received.0 } += stored;
             if let Some(p) = &mut self.push {
                 p.samples(&b);
             }

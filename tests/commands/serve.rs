@@ -57,6 +57,7 @@ fn a_scrape_passes_promtool_check_metrics_in_both_formats() {
 #[test]
 fn a_streamed_group_is_served_with_source_streamer() {
     let Some(promtool) = tool("promtool") else { return };
+    let began = Instant::now();
     let s = Serve::start(&["--group", "RenderBasic", "--via", "streamer"]);
     // /healthz says ok at the first sample of any stream (the telemetry's may come first): the
     // streamer's first reports follow within its period, later on a loaded machine.
@@ -98,7 +99,21 @@ fn a_streamed_group_is_served_with_source_streamer() {
     check.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
     let out = check.wait_with_output().unwrap();
     assert!(out.status.success(), "promtool check metrics: {}", String::from_utf8_lossy(&out.stdout));
-    s.stop();
+    // Its summary counts the streamer's samples apart from the telemetry's reads (at most ten a
+    // second), as record's does.
+    let said = s.stop();
+    let counts: Vec<u64> = said
+        .lines()
+        .find_map(|l| l.strip_prefix("zescope: served "))
+        .unwrap_or_else(|| panic!("no summary in {said:?}"))
+        .split(' ')
+        .filter_map(|w| w.trim_end_matches(',').parse().ok())
+        .collect();
+    assert!(said.contains(" samples and ") && said.contains(" telemetry reads, 0 markers"), "{said}");
+    let [samples, telemetry, 0] = counts[..] else { panic!("{said}") };
+    let took = began.elapsed().as_secs_f64();
+    assert!(telemetry > 0 && telemetry as f64 <= 10.0 * took + 1.0, "ten telemetry reads a second at most: {said}");
+    assert!(samples > 20 * telemetry, "the streamer's reports outnumber the telemetry's reads: {said}");
 }
 
 #[test]

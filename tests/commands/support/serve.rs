@@ -14,6 +14,8 @@ use ze_sim::testing;
 pub struct Serve {
     pub child: Child,
     pub addr: SocketAddr,
+    /// The rest of its standard output (its summary comes at the end).
+    out: BufReader<std::process::ChildStdout>,
     report: PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -41,8 +43,9 @@ impl Serve {
             child.env("ZE_SIM_CONFIG", path);
         }
         let mut child = child.spawn().unwrap();
-        let addr = served_at(&mut child);
-        let s = Serve { child, addr, report, _dir: dir };
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let addr = address_in(&mut out);
+        let s = Serve { child, addr, out, report, _dir: dir };
         let deadline = Instant::now() + Duration::from_secs(20);
         while get(s.addr, "/healthz", None).0 != 200 {
             assert!(Instant::now() < deadline, "/healthz never said ok");
@@ -51,8 +54,8 @@ impl Serve {
         s
     }
 
-    /// SIGTERM, then the exit status and the driver's report.
-    pub fn stop(mut self) {
+    /// SIGTERM, then the exit status and the driver's report; what serve said as it ended.
+    pub fn stop(mut self) -> String {
         assert!(Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().unwrap().success());
         let deadline = Instant::now() + Duration::from_secs(10);
         let status = loop {
@@ -66,6 +69,9 @@ impl Serve {
         let text = std::fs::read_to_string(&self.report).expect("the driver wrote ZE_SIM_REPORT at exit");
         let r: ze_sim::Report = ron::from_str(&text).unwrap();
         assert!(r.is_clean(), "{text}");
+        let mut said = String::new();
+        self.out.read_to_string(&mut said).unwrap();
+        said
     }
 }
 
@@ -79,8 +85,13 @@ impl Drop for Serve {
 /// One HTTP/1.1 request; (status, headers, body).
 /// The address a starting `serve` names on its first line of standard output (piped).
 pub fn served_at(child: &mut Child) -> SocketAddr {
+    address_in(&mut BufReader::new(child.stdout.take().unwrap()))
+}
+
+/// The address on the first line of `out`, a starting `serve`'s standard output.
+fn address_in(out: &mut impl BufRead) -> SocketAddr {
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    out.read_line(&mut line).unwrap();
     line.trim()
         .strip_prefix("zescope: serving http://")
         .and_then(|a| a.strip_suffix("/metrics"))
