@@ -275,22 +275,12 @@ impl Painter<'_> {
         if expander(ui, open, &g.name) {
             self.changes.push(Change::Open(dev.path, g.name.clone(), !open));
         }
-        let export = match g.exports {
-            GroupExportKind::Group => "DMA-BUF",
-            GroupExportKind::PerMetric => "DMA-BUF per metric",
-            GroupExportKind::None => "no export",
-            GroupExportKind::Unknown => "export unknown",
-        };
         let read = self.read(dev, g);
         let unreadable = g.unreadable_by(self.state.selection.via);
         let sel = &self.state.selection;
         let ticked = sel.groups_of(dev.path).is_some_and(|c| c.contains(&g.name));
         let partial = ticked && excluded(sel, dev.path, &g.name).is_some_and(|e| !e.is_empty());
-        let tag = match read.as_str() {
-            "exported memory" | "cannot be read" => export,
-            r if r.starts_with("tracer") => "tracer",
-            _ => "streamer",
-        };
+        let tag = tag(&read, sel.via, g.exports);
         let matching = match self.index.hit(d, gi) {
             GroupHit::Some(ms) if self.searching => format!(" · {} of {} match", ms.len(), g.metrics.len()),
             _ => String::new(),
@@ -481,5 +471,25 @@ pub(crate) fn apply(
             }
             Change::Telemetry(on) => sel.telemetry = on,
         }
+    }
+}
+
+/// A group row's word for how it is read (`read`, from [`Painter::read`]): its export (`DMA-BUF`,
+/// `DMA-BUF per metric`) when exported memory reads it, `streamer` or `tracer`; when the way
+/// chosen (`via`) cannot read it, that it is not read that way (`not by streamer`), where its
+/// export kind would read as the way it is read; with `auto`, what its export lacks.
+pub(super) fn tag(read: &str, via: zescope_sampler::Via, exports: GroupExportKind) -> String {
+    let export = match exports {
+        GroupExportKind::Group => "DMA-BUF",
+        GroupExportKind::PerMetric => "DMA-BUF per metric",
+        GroupExportKind::None => "no export",
+        GroupExportKind::Unknown => "export unknown",
+    };
+    match read {
+        "exported memory" => export.to_owned(),
+        "cannot be read" if via != zescope_sampler::Via::Auto => format!("not by {}", via.describe()),
+        "cannot be read" => export.to_owned(),
+        r if r.starts_with("tracer") => "tracer".to_owned(),
+        _ => "streamer".to_owned(),
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use super::super::state::AppState;
 use super::index::SearchIndex;
-use super::rows::{Change, OpenGroups, Row, apply, build};
+use super::rows::{Change, OpenGroups, Row, apply, build, tag};
 use zescope_sampler::{DevicePath, GroupEntry, GroupExportKind, Inventory, MetricEntry};
 
 const GPU: DevicePath = DevicePath { driver: 0, device: 0, sub_device: None };
@@ -136,4 +136,19 @@ fn a_bare_number_typed_for_the_interval_is_in_the_unit_the_box_showed() {
     assert_eq!(typed_interval("250us", ms(10)), Some(Duration::from_micros(250)), "a unit typed wins");
     assert_eq!(typed_interval("5 ms", Duration::from_secs(2)), Some(ms(5)));
     assert_eq!(typed_interval("fast", ms(10)), None);
+}
+
+/// A group the way chosen cannot read says so ("not by streamer"), not its export kind, which
+/// read as the way it would be read (a tracer-based group under a server's `--via streamer`
+/// showed "DMA-BUF"); with auto, its export kind says what it lacks.
+#[test]
+fn a_group_the_chosen_way_cannot_read_says_so_not_its_export() {
+    use zescope_sampler::Via;
+    assert_eq!(tag("cannot be read", Via::Streamer, GroupExportKind::Group), "not by streamer");
+    assert_eq!(tag("cannot be read", Via::Export, GroupExportKind::Group), "not by exported memory");
+    assert_eq!(tag("cannot be read", Via::Tracer, GroupExportKind::None), "not by tracer");
+    assert_eq!(tag("cannot be read", Via::Auto, GroupExportKind::None), "no export");
+    assert_eq!(tag("exported memory", Via::Auto, GroupExportKind::PerMetric), "DMA-BUF per metric");
+    assert_eq!(tag("tracer (4 events)", Via::Auto, GroupExportKind::Group), "tracer");
+    assert_eq!(tag("streamer, 160 µs", Via::Streamer, GroupExportKind::None), "streamer");
 }
