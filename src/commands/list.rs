@@ -14,6 +14,7 @@
 
 use std::fmt::Write;
 
+use zescope_model::view::text::plural;
 use zescope_sampler::layout::glob;
 use zescope_ze::{Device, GroupExport, Loader, Metric, MetricGroup, Origin, Source};
 
@@ -48,10 +49,6 @@ pub fn list(source: Source, opts: &ListOptions) -> Result<String, String> {
 }
 
 /// "1 group", "2 groups".
-fn plural(n: usize, what: &str) -> String {
-    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
-}
-
 /// `names` joined, at most `n` of them, then how many more.
 pub(crate) fn shorten(names: &[String], n: usize) -> String {
     if names.len() <= n {
@@ -180,15 +177,19 @@ impl Render<'_> {
         let rows: Vec<Row> = groups.iter().filter(|g| self.wanted(&g.info.name)).map(row).collect();
         let total = groups.len();
         if rows.is_empty() {
-            let _ = writeln!(out, "  none of its {} matches --group", plural(total, "metric group"));
+            let _ = writeln!(
+                out,
+                "  none of its {} matches --group",
+                plural(total as u64, "metric group", "metric groups")
+            );
             return out;
         }
         let metrics: u32 = rows.iter().map(|r| r.metric_count).sum();
         let shown = match rows.len() {
-            n if n == total => plural(n, "metric group"),
-            n => format!("{n} of {}", plural(total, "metric group")),
+            n if n == total => plural(n as u64, "metric group", "metric groups"),
+            n => format!("{n} of {}", plural(total as u64, "metric group", "metric groups")),
         };
-        let _ = writeln!(out, "  {shown}, {}:", plural(metrics as usize, "metric"));
+        let _ = writeln!(out, "  {shown}, {}:", plural(metrics as u64, "metric", "metrics"));
         if self.opts.metrics {
             for r in &rows {
                 full(&mut out, r);
