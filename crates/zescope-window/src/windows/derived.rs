@@ -37,8 +37,7 @@ impl Window for DerivedWindow {
     fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>) {
         let state = &mut *shared.state;
         let run = state.ingest.run.as_ref().map(|r| &r.info);
-        let problem = state.derived.check(run);
-        let mut add = false;
+        let (mut add, mut problem) = (false, None);
         ui.horizontal(|ui| {
             let edit = ui.add(
                 egui::TextEdit::singleline(&mut state.derived.text)
@@ -51,6 +50,9 @@ impl Window for DerivedWindow {
             }
             self.last_pass = Some(pass);
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            // Checked as the text stands after this frame's keys: the last keystroke and Enter
+            // can come in one frame.
+            problem = state.derived.check(run);
             let ok = problem.is_none() && !state.derived.text.trim().is_empty();
             add = (ui.add_enabled(ok, egui::Button::new("Add")).clicked() || enter) && ok;
         });

@@ -79,6 +79,38 @@ fn a_derived_series_from_the_legend_is_plotted_and_listed() {
 }
 
 /// Every stored value of `Derived/NAME` is `f` of GpuUtilization's at the same time; how many.
+/// Enter pressed in the frame that also brings the definition's last keystroke adds it: the
+/// definition is checked as it stands after the edit (it was checked before it, so "twice=… * "
+/// refused the Enter that came with its "2").
+#[test]
+fn enter_with_the_last_keystroke_adds_the_definition() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.get_by_label("Start").click();
+    pump(&mut h, "samples", |a| a.state.ingest.samples_total > 20);
+    h.state_mut().windows.derived.open = true;
+    h.state_mut().state.derived.text = format!("twice={SERIES} * ");
+    h.step();
+    h.step();
+    h.get_by_label_contains("column 36: expected a series, a number or a function");
+    // One frame's input, as a fast typist's or a paste's: kittest's queued events take a frame
+    // each.
+    let key = |pressed| egui::Event::Key {
+        key: egui::Key::Enter,
+        physical_key: None,
+        pressed,
+        repeat: false,
+        modifiers: egui::Modifiers::NONE,
+    };
+    h.input_mut().events.extend([egui::Event::Text("2".into()), key(true), key(false)]);
+    h.step();
+    h.step();
+    assert_eq!(h.state().state.derived.text, "");
+    let added: Vec<String> = h.state().state.derived.deriver.derivations().iter().map(|d| d.definition()).collect();
+    assert_eq!(added, [format!("twice={SERIES} * 2")], "{:?}", h.state().state.derived.said);
+    crate::support::quit_discarding(&mut h);
+}
+
 fn check_against_util(a: &zescope_window::ZescopeApp, name: &str, f: impl Fn(f64) -> f64) -> usize {
     let util = &a.state.ingest.series[&key("ComputeBasic", "GpuUtilization")];
     let derived = &a.state.ingest.series[&key("Derived", name)];
