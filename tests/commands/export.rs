@@ -125,7 +125,7 @@ fn export_phases_writes_the_phase_table() {
     let out_csv = dir.path().join("phases.csv");
     let out = zescope(&["export", example, "--phases", &out_csv.to_string_lossy()]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("phases.csv (1 phases, 5 rows)"), "{}", text(&out));
+    assert!(text(&out).contains("phases.csv (1 phase, 5 rows)"), "{}", text(&out));
     let csv = std::fs::read_to_string(&out_csv).unwrap();
     let lines: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
     let col = |name: &str| lines[0].iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));

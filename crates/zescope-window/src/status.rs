@@ -98,7 +98,11 @@ pub fn show(
             });
             r.on_hover_text(if s.batched {
                 let (samples, unchanged) = (text::count(s.samples), text::count(s.unchanged_reads));
-                format!("{samples} samples read, {unchanged} reads found nothing new\n{}", latency(s))
+                let (sample, read) = (
+                    if s.samples == 1 { "sample" } else { "samples" },
+                    if s.unchanged_reads == 1 { "read" } else { "reads" },
+                );
+                format!("{samples} {sample} read, {unchanged} {read} found nothing new\n{}", latency(s))
             } else {
                 format!(
                     "{} ticks, {} torn reads retried out, {} reads found nothing new, {} device clock resets\n{}",

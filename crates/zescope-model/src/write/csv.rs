@@ -248,7 +248,7 @@ impl Format for CsvShown {
 fn write_csv(input: &Input<'_>, path: &Path, values: Values, progress: &dyn Fn(f32)) -> Result<String, String> {
     let (store, spec) = (input.store, input.spec);
     let rows = csv_with_progress(store, spec, path, values, progress).map_err(|e| e.to_string())?;
-    let mut said = format!("{} ({rows} rows)", path.display());
+    let mut said = format!("{} ({})", path.display(), crate::view::text::plural(rows as u64, "row", "rows"));
     // The markers that touch the written range, in a file beside it.
     let (a, b) = spec.resolved_range(store).unwrap_or((i64::MIN, i64::MAX));
     let now = store.total_time_range().map_or(b, |r| r.1);

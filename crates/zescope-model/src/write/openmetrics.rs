@@ -155,7 +155,7 @@ impl Format for OpenMetrics {
     fn write(&self, input: &Input<'_>, path: &Path, _progress: &dyn Fn(f32)) -> Result<String, String> {
         let n = openmetrics(input.session, input.store, input.streams, path)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(format!("{} ({n} samples)", path.display()))
+        Ok(format!("{} ({})", path.display(), crate::view::text::plural(n, "sample", "samples")))
     }
 }
 

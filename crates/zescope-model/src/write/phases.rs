@@ -70,6 +70,9 @@ impl Format for Phases {
         } else {
             String::new()
         };
-        Ok(format!("{} ({} phases, {} rows{note})", path.display(), ranges.len(), table.rows.len()))
+        let (phases, rows) = (ranges.len() as u64, table.rows.len() as u64);
+        let (phases, rows) =
+            (crate::view::text::plural(phases, "phase", "phases"), crate::view::text::plural(rows, "row", "rows"));
+        Ok(format!("{} ({phases}, {rows}{note})", path.display()))
     }
 }

@@ -293,11 +293,12 @@ impl Painter<'_> {
         let r = match &unreadable {
             Some(why) => r.on_disabled_hover_text(format!("Cannot be sampled: {why}")),
             None if self.read_only => {
-                r.on_disabled_hover_text(format!("{}\n{n} metrics, read by {read}\n{READ_ONLY}", g.description))
+                r.on_disabled_hover_text(format!("{}\n{}, read by {read}\n{READ_ONLY}", g.description, metrics(n)))
             }
             None => r.on_hover_text(format!(
-                "{}\n{n} metrics, read by {read}\nTick to sample all of them (one group per domain).{}",
+                "{}\n{}, read by {read}\nTick to sample all of them (one group per domain).{}",
                 g.description,
+                metrics(n),
                 if self.running() { RESTARTS } else { "" }
             )),
         };
@@ -492,4 +493,9 @@ pub(super) fn tag(read: &str, via: zescope_sampler::Via, exports: GroupExportKin
         r if r.starts_with("tracer") => "tracer".to_owned(),
         _ => "streamer".to_owned(),
     }
+}
+
+/// "1 metric", "45 metrics".
+fn metrics(n: usize) -> String {
+    zescope_model::view::text::plural(n as u64, "metric", "metrics")
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use egui::{RichText, Ui};
 
 use zescope_model::view::TimeView;
+use zescope_model::view::text::plural;
 use zescope_sampler::RunInfo;
 use zescope_store::Store;
 
@@ -126,7 +127,7 @@ fn contents(
                 }
             }
             ui.monospace(&t.text);
-            ui.label(RichText::new(format!("{n} firings")).weak());
+            ui.label(RichText::new(plural(n, "firing", "firings")).weak());
         });
         if *confirm == Some(i) {
             ui.horizontal(|ui| {

@@ -201,34 +201,37 @@ fn floating_windows_open_clear_of_the_menu_bar_and_the_source_panel() {
 }
 
 /// A trigger that fired is removed only after a question (its firings go with it); one that never
-/// fired goes at once.
+/// fired goes at once. Each row counts its firings ("1 firing", "23 firings").
 #[test]
 fn removing_a_trigger_with_firings_asks_first() {
     let path = crate::support::example_session();
     let mut h = crate::support::showing(&path, zescope_window::settings::Settings::default(), [1280.0, 860.0], None);
     {
         let t = &mut h.state_mut().state.triggers;
-        assert!(t.add("marker go", None) && t.add("marker never", None));
+        assert!(t.add("marker go", None) && t.add("marker never", None) && t.add("marker once", None));
         let mut fired = Vec::new();
         for k in 0..23 {
             t.eval.marker("go", k * 1_000_000, &mut fired);
         }
+        t.eval.marker("once", 5_000_000, &mut fired);
         t.firings = fired;
     }
     h.state_mut().windows.triggers.open = true;
     h.step();
     h.step();
     h.get_by_label("23 firings");
+    h.get_by_label("0 firings");
+    h.get_by_label("1 firing");
     h.get_all_by_label("×").nth(1).unwrap().click();
     h.step();
     h.step();
-    assert_eq!(h.state().state.triggers.eval.triggers().len(), 2, "not removed on the first click");
+    assert_eq!(h.state().state.triggers.eval.triggers().len(), 3, "not removed on the first click");
     h.get_by_label("Remove this trigger and its 23 firings?");
     h.get_by_label("Keep").click();
     h.step();
     h.step();
-    assert_eq!(h.state().state.triggers.eval.triggers().len(), 2, "kept");
-    assert_eq!(h.state().state.triggers.firings.len(), 23);
+    assert_eq!(h.state().state.triggers.eval.triggers().len(), 3, "kept");
+    assert_eq!(h.state().state.triggers.firings.len(), 24);
     h.get_all_by_label("×").nth(1).unwrap().click();
     h.step();
     h.step();
@@ -236,13 +239,14 @@ fn removing_a_trigger_with_firings_asks_first() {
     h.step();
     h.step();
     let t = &h.state().state.triggers;
-    assert_eq!(t.eval.triggers().len(), 1, "removed once confirmed");
-    assert!(t.firings.is_empty(), "with its firings");
+    assert_eq!(t.eval.triggers().len(), 2, "removed once confirmed");
+    assert_eq!(t.firings.len(), 1, "with its firings, not the others'");
     // The one that never fired goes at once.
     h.get_all_by_label("×").nth(1).unwrap().click();
     h.step();
     h.step();
-    assert!(h.state().state.triggers.eval.triggers().is_empty());
+    let left: Vec<_> = h.state().state.triggers.eval.triggers().iter().map(|t| t.text.clone()).collect();
+    assert_eq!(left, ["marker once"]);
 }
 
 /// The firing list keeps its rows still as firings come (a new one is added below, not at the top
