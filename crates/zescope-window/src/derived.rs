@@ -140,3 +140,9 @@ impl Derived {
         Some((format!("deriving {} … {:.0} %", f.name(), (p * 100.0).floor().min(99.0)), p as f32))
     }
 }
+
+/// A name for a series made from `key`'s: its metric's letters, digits and underscores
+/// (`avg_GpuUtilization`).
+pub(crate) fn name_of(key: &SeriesKey) -> String {
+    key.metric.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect()
+}

@@ -330,21 +330,17 @@ fn table(
             };
             let stats = stats[i];
             name.context_menu(|ui| {
+                let series = row.shown.key.in_expression(several);
                 if ui
                     .button("Trigger on this series…")
                     .on_hover_text("fire when it crosses a value: Triggers window")
                     .clicked()
                 {
                     let last = stats.as_ref().and_then(|s| s.last).filter(|v| v.is_finite()).unwrap_or(0.0);
-                    let device = if several { format!("{}/", row.shown.key.device) } else { String::new() };
-                    let series = format!("{device}{}", row.shown.key.label());
-                    let series = if series.contains(char::is_whitespace) { format!("\"{series}\"") } else { series };
                     actions.push(LegendAction::Trigger(format!("{series} > {}", crate::triggers::round(last))));
                 }
                 // Derived series of this one, to finish in the derived series' window.
-                let device = if several { format!("{}/", row.shown.key.device) } else { String::new() };
-                let series = zescope_model::triggers::names::quoted(&format!("{device}{}", row.shown.key.label()));
-                let name: String = row.shown.key.metric.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect();
+                let name = crate::derived::name_of(&row.shown.key);
                 for (label, def) in [
                     ("Rate of…", format!("rate_{name}=rate({series})")),
                     ("Ratio to…", format!("ratio_{name}={series} / ")),

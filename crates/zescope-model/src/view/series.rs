@@ -26,6 +26,14 @@ impl SeriesKey {
         format!("{}/{}", self.group, self.metric)
     }
 
+    /// The series as a trigger or a derived series' definition names it: `GROUP/METRIC`, or with
+    /// `device` (a run of several devices) `DEVICE/GROUP/METRIC`, in quotes where the name needs
+    /// them (`"Telemetry/Package power"`).
+    pub fn in_expression(&self, device: bool) -> String {
+        let name = if device { format!("{}/{}", self.device, self.label()) } else { self.label() };
+        crate::triggers::names::quoted(&name)
+    }
+
     /// What a legend shows: `label`, after the device's name when series of several devices
     /// are known ("ze-sim NPU · NpuActivity/NpuPower").
     pub fn shown(&self, several_devices: bool) -> String {

@@ -40,9 +40,7 @@ impl Window for DerivedWindow {
         let (mut add, mut problem) = (false, None);
         ui.horizontal(|ui| {
             let edit = ui.add(
-                egui::TextEdit::singleline(&mut state.derived.text)
-                    .hint_text("bw[GB/s]=rate(MemoryTraffic/BytesRead) / 1e9")
-                    .desired_width(420.0),
+                egui::TextEdit::singleline(&mut state.derived.text).hint_text(hint(&state.ingest)).desired_width(420.0),
             );
             let pass = ui.ctx().cumulative_pass_nr();
             if self.last_pass.is_none_or(|p| pass > p + 1) {
@@ -71,5 +69,33 @@ impl Window for DerivedWindow {
         if state.derived.deriver.derivations().is_empty() {
             ui.label(RichText::new("none yet: NAME=EXPR, e.g. energy=integral(\"Telemetry/Package power\")").weak());
         }
+    }
+}
+
+/// The field's example, on a series of the run where it has one (a moving average, as the
+/// legend's "Moving average…" writes it), else on a group's counter.
+fn hint(ingest: &zescope_model::view::Ingest) -> String {
+    match ingest.order.iter().find(|k| k.group != zescope_model::derive::GROUP) {
+        Some(k) => format!("avg_{}=avg({}, 1s)", crate::derived::name_of(k), k.in_expression(ingest.several_devices())),
+        None => "bw[GB/s]=rate(MemoryTraffic/BytesRead) / 1e9".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hint;
+    use zescope_model::view::{Ingest, SeriesKey};
+
+    /// The example is written on the run's first series (not a derived one), with its device
+    /// once the run has several, quoted where its name needs it; before a run, a generic one.
+    #[test]
+    fn the_fields_example_names_a_series_of_the_run() {
+        let key = |d: &str, g: &str, m: &str| SeriesKey { device: d.into(), group: g.into(), metric: m.into() };
+        let mut ingest = Ingest::default();
+        assert_eq!(hint(&ingest), "bw[GB/s]=rate(MemoryTraffic/BytesRead) / 1e9");
+        ingest.order = vec![key("GPU", "Derived", "twice"), key("GPU", "Telemetry", "Package power")];
+        assert_eq!(hint(&ingest), "avg_Packagepower=avg(\"Telemetry/Package power\", 1s)");
+        ingest.order.push(key("NPU", "NpuActivity", "NpuBusyTime"));
+        assert_eq!(hint(&ingest), "avg_Packagepower=avg(\"GPU/Telemetry/Package power\", 1s)");
     }
 }
