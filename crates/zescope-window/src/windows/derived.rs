@@ -42,8 +42,10 @@ impl Window for DerivedWindow {
             let edit = ui.add(
                 egui::TextEdit::singleline(&mut state.derived.text).hint_text(hint(&state.ingest)).desired_width(420.0),
             );
+            // Focus on opening, and never requested again while held: a request also interrupts
+            // an input method's composition in progress (egui's `request_focus`).
             let pass = ui.ctx().cumulative_pass_nr();
-            if self.last_pass.is_none_or(|p| pass > p + 1) {
+            if self.last_pass.is_none_or(|p| pass > p + 1) && !edit.has_focus() {
                 edit.request_focus();
             }
             self.last_pass = Some(pass);
