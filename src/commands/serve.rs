@@ -287,10 +287,7 @@ impl Handler for Serving<'_> {
             0
         });
         if stored > 0 {
-            let run = self.ingest.run.as_ref();
-            let telemetry = run
-                .and_then(|r| r.info.streams.get(b.stream))
-                .is_some_and(|s| s.read_path == sampler::ReadPath::Sysman);
+            let telemetry = self.ingest.run.as_ref().is_some_and(|r| r.info.is_telemetry(b.stream));
             *if telemetry { &mut self.received.1 } else { &mut self.received.0 } += stored;
             if let Some(p) = &mut self.push {
                 p.samples(&b);

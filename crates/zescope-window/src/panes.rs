@@ -50,9 +50,8 @@ impl Panes {
     /// next live run ([`Self::leave_file`]).
     pub(crate) fn show_file(&mut self, file: Arrangement) {
         let own = self.own.take().unwrap_or_else(|| std::mem::take(&mut self.arrangement));
-        let remote_layout = self.remote_layout.take();
-        *self = Panes::with_arrangement(file);
-        (self.own, self.remote_layout, self.of_file) = (Some(own), remote_layout, true);
+        self.show(file);
+        (self.own, self.of_file) = (Some(own), true);
     }
 
     /// A live run replaces the recording shown: the user's own panes come back (a recording's
@@ -68,8 +67,14 @@ impl Panes {
     /// again; the panes remembered for the server watched stay.
     pub(crate) fn back_to_own(&mut self) {
         let Some(own) = self.own.take() else { return };
+        self.show(own);
+    }
+
+    /// `arrangement` shown afresh (no plot caches, no y locks, nobody's panes aside), the panes
+    /// remembered for the server watched kept.
+    fn show(&mut self, arrangement: Arrangement) {
         let remote_layout = self.remote_layout.take();
-        *self = Panes::with_arrangement(own);
+        *self = Panes::with_arrangement(arrangement);
         self.remote_layout = remote_layout;
     }
 

@@ -54,8 +54,7 @@ pub struct Summary {
 impl Summary {
     /// Counts `b`'s rows: as telemetry reads for a Sysman stream, else as samples.
     pub(crate) fn count(&mut self, info: &RunInfo, b: &SampleBatch) {
-        let telemetry = info.streams.get(b.stream).is_some_and(|s| s.read_path == zescope_sampler::ReadPath::Sysman);
-        *if telemetry { &mut self.telemetry } else { &mut self.samples } += b.timestamps.len() as u64;
+        *if info.is_telemetry(b.stream) { &mut self.telemetry } else { &mut self.samples } += b.timestamps.len() as u64;
     }
 }
 
@@ -123,8 +122,7 @@ impl std::fmt::Display for Summary {
         if self.markers + self.unmatched_ends > 0 || c.dropped() + self.markers_over_cap > 0 {
             write!(f, "; {}", plural(self.markers, "marker", "markers"))?;
             if self.unmatched_ends > 0 {
-                let n = self.unmatched_ends;
-                write!(f, " ({n} {} of a range never begun ignored)", if n == 1 { "end" } else { "ends" })?;
+                write!(f, " ({} of a range never begun ignored)", plural(self.unmatched_ends, "end", "ends"))?;
             }
             if c.dropped() + self.markers_over_cap > 0 {
                 write!(
@@ -142,7 +140,10 @@ impl std::fmt::Display for Summary {
             }
         }
         if let Some((firings, windows, kept, index)) = &self.triggered {
-            write!(f, "; {firings} firings, {windows} windows kept ({kept} samples), listed in {}", index.display())?;
+            let (firings, windows) =
+                (plural(*firings, "firing", "firings"), plural(*windows as u64, "window", "windows"));
+            let kept = plural(*kept, "sample", "samples");
+            write!(f, "; {firings}, {windows} kept ({kept}), listed in {}", index.display())?;
         }
         if let Some(s) = self.workload {
             write!(f, "; the workload exited with {s}")?;

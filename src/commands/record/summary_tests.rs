@@ -102,3 +102,13 @@ fn telemetry_reads_are_counted_apart_from_the_groups_samples() {
     let s = Summary { samples: 1, telemetry: 1, ..Summary::default() }.to_string();
     assert!(s.starts_with("recorded 1 sample and 1 telemetry read in 0.00 s"), "{s}");
 }
+
+#[test]
+fn a_trigger_that_fired_once_is_said_in_the_singular() {
+    let triggered = Some((1, 1, 1, std::path::PathBuf::from("run.triggers.csv")));
+    let s = Summary { triggered, ..Summary::default() }.to_string();
+    assert!(s.contains("; 1 firing, 1 window kept (1 sample), listed in run.triggers.csv"), "{s}");
+    let triggered = Some((7, 5, 5100, std::path::PathBuf::from("run.triggers.csv")));
+    let s = Summary { triggered, ..Summary::default() }.to_string();
+    assert!(s.contains("; 7 firings, 5 windows kept (5100 samples), listed in"), "{s}");
+}

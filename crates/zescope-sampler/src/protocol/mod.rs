@@ -284,6 +284,14 @@ pub struct RunInfo {
     pub notices: Vec<String>,
 }
 
+impl RunInfo {
+    /// Stream `stream` is a device's telemetry (read through Sysman), not a metric group's: its
+    /// rows are telemetry reads, at most ten a second, counted apart from the groups' samples.
+    pub fn is_telemetry(&self, stream: usize) -> bool {
+        self.streams.get(stream).is_some_and(|s| s.read_path == ReadPath::Sysman)
+    }
+}
+
 /// Samples of one stream, row-major: `values.len() == timestamps.len() * series`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleBatch {
