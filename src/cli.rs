@@ -546,11 +546,12 @@ fn via_help() -> String {
 fn parse_interval(s: &str) -> Result<Duration, String> {
     use zescope_sampler::{MAX_INTERVAL, MIN_INTERVAL};
     let bare = s.trim();
-    if !bare.is_empty() && bare.chars().all(|c| c.is_ascii_digit() || c == '.') {
+    let zero = bare.parse::<f64>().is_ok_and(|v| v == 0.0);
+    if !zero && !bare.is_empty() && bare.chars().all(|c| c.is_ascii_digit() || c == '.') {
         // A bare number would be seconds (as for --duration), which `--interval 5` rarely means.
         return Err(format!("{bare} has no unit: give the interval with one, as {bare}ms, {bare}s or {bare}us"));
     }
-    let d = zescope_model::view::text::parse_duration(s)?;
+    let d = if zero { Duration::ZERO } else { zescope_model::view::text::parse_duration(s)? };
     if (MIN_INTERVAL..=MAX_INTERVAL).contains(&d) {
         return Ok(d);
     }

@@ -56,6 +56,12 @@ fn an_interval_without_a_unit_is_refused_rather_than_taken_as_seconds() {
     }
     // --duration keeps its bare seconds.
     assert!(parse(&["record", "--duration", "5", "--out", "r.ron"]).is_ok());
+    // Zero in any unit is out of range, not missing one.
+    for zero in ["0", "0.0", "0ms"] {
+        let e =
+            parse(&["record", "--interval", zero, "--out", "r.ron"]).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("outside 100us to 10s") && !e.contains("no unit"), "--interval {zero}: {e}");
+    }
 }
 
 #[test]
