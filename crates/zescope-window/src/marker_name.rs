@@ -102,16 +102,14 @@ impl super::ZescopeApp {
     }
 }
 
-/// How near (points) a right-click must be to a marker's line for the plot's context menu to
-/// offer renaming it.
-const NEAR_PX: f32 = 8.0;
-
-/// A plot's context menu (right-click on the plot): "Rename marker NAME…" for each marker whose
-/// line (or range's start) is within [`NEAR_PX`] of where it was opened; `x_of` maps a marker's
-/// time (ns) to screen x. The marker picked, if one was.
+/// A plot's context menu (right-click on the plot): "Rename marker NAME…" for each marker under
+/// where it was opened (`marker_paint::under`: an instant's line near it, a range's band around
+/// it; an open range reaches `now_ns`); `x_of` maps a marker's time (ns) to screen x. The marker
+/// picked, if one was.
 pub(crate) fn context_menu(
     resp: &egui::Response,
     marks: &[zescope_model::view::Mark],
+    now_ns: i64,
     x_of: impl Fn(i64) -> f32,
 ) -> Option<usize> {
     let at = resp.id.with("zescope-marker-menu-x");
@@ -121,7 +119,7 @@ pub(crate) fn context_menu(
         resp.ctx.data_mut(|d| d.insert_temp(at, p.x));
     }
     let x = resp.ctx.data(|d| d.get_temp::<f32>(at))?;
-    let near: Vec<usize> = (0..marks.len()).filter(|&i| (x_of(marks[i].t_ns) - x).abs() <= NEAR_PX).collect();
+    let near = super::marker_paint::under(marks, now_ns, x_of, x);
     if near.is_empty() {
         return None;
     }

@@ -1,7 +1,8 @@
 //! Markers on a plot pane: instants as dashed vertical lines, ranges as shaded bands, each named
 //! at the top of the pane. Painted over the plot's frame (plot items would count in the y bounds
 //! and cost a plot item each); only markers in view are painted, and a name that would overlap
-//! the one before it is left out.
+//! the one before it is left out (the hover readout names every marker under the pointer,
+//! [`under`]).
 
 use egui::{Align2, Color32, FontId, Rect, Shape, Stroke, Ui, pos2};
 
@@ -14,6 +15,28 @@ fn color(m: &Mark) -> Color32 {
     Color32::from_rgb(r, g, b)
 }
 
+/// The newest sample's time, where an open range ends for now.
+pub(crate) fn newest(store: &Store) -> i64 {
+    store.total_time_range().map_or(i64::MIN, |(_, last)| last)
+}
+
+/// How near (points) the pointer must be to an instant's line, or to a range's band, to be over
+/// that marker.
+pub(crate) const NEAR_PX: f32 = 8.0;
+
+/// The markers of `marks` under screen x `x` (indices, in `marks`' order): an instant whose line
+/// is within [`NEAR_PX`] of it, a range whose band (open: up to `now_ns`) holds it or is within
+/// [`NEAR_PX`]; `x_of` maps a time (ns) to screen x.
+pub(crate) fn under(marks: &[Mark], now_ns: i64, x_of: impl Fn(i64) -> f32, x: f32) -> Vec<usize> {
+    (0..marks.len())
+        .filter(|&i| {
+            let m = &marks[i];
+            let (a, b) = (x_of(m.t_ns), x_of(m.end_ns(now_ns)));
+            a - NEAR_PX <= x && x <= b + NEAR_PX
+        })
+        .collect()
+}
+
 /// Height of the strip a trigger's firings are drawn in, at the bottom of a plot.
 const STRIP: f32 = 6.0;
 
@@ -22,7 +45,7 @@ const STRIP: f32 = 6.0;
 /// it and hide the data.
 pub(crate) fn paint_strip(ui: &Ui, frame: Rect, store: &Store, marks: &[Mark], to_screen_x: impl Fn(f64) -> f32) {
     let painter = ui.painter_at(frame);
-    let now = store.total_time_range().map_or(i64::MIN, |(_, last)| last);
+    let now = newest(store);
     let strip = frame.bottom() - STRIP..=frame.bottom();
     let mut label_end = f32::NEG_INFINITY;
     for m in marks {
@@ -50,7 +73,7 @@ pub(crate) fn paint_strip(ui: &Ui, frame: Rect, store: &Store, marks: &[Mark], t
 /// Paints `marks` into `frame`, where plot x maps to screen x through `to_screen_x`.
 pub(crate) fn paint(ui: &Ui, frame: Rect, store: &Store, marks: &[Mark], to_screen_x: impl Fn(f64) -> f32) {
     let painter = ui.painter_at(frame);
-    let now = store.total_time_range().map_or(i64::MIN, |(_, last)| last);
+    let now = newest(store);
     let font = FontId::proportional(11.0);
     // Right edge of the last name painted, per row (ranges' names sit one row below instants').
     let mut label_end = [f32::NEG_INFINITY; 2];

@@ -1,10 +1,12 @@
 //! The hover readout of a pane: the exact stored samples nearest the pointer's time, one row per
-//! visible series (value in its plotted unit, a cumulative counter's total, and when).
+//! visible series (value in its plotted unit, a cumulative counter's total, and when), then the
+//! markers under the pointer, by name and time (a name the plot left out where names overlap is
+//! read here).
 
 use egui::{Color32, RichText, Ui, vec2};
 
-use zescope_model::view::TimeAxis;
 use zescope_model::view::text::{si, time_label};
+use zescope_model::view::{Mark, Span, TimeAxis};
 use zescope_store::Store;
 
 use super::pane_row::PaneRow;
@@ -76,4 +78,32 @@ pub(crate) fn readout(ui: &mut Ui, rows: &[PaneRow<'_>], state: &AppState, store
                 ui.end_row();
             }
         });
+}
+
+/// The markers `marks` (those under the pointer) below the samples: each by its name, in its
+/// colour, and its time, or a range's start, end and length (an open range: "going on").
+pub(crate) fn markers<'a>(ui: &mut Ui, marks: impl Iterator<Item = &'a Mark>, store: &Store, width: f32) {
+    let axis = TimeAxis::of(store);
+    let mut first = true;
+    for m in marks {
+        if std::mem::take(&mut first) {
+            ui.separator();
+        }
+        let at = |t: i64| time_label(axis.x(t));
+        let when = match m.span {
+            Span::Instant => format!("@ {}", at(m.t_ns)),
+            Span::Range { end_ns } => {
+                let secs = end_ns.saturating_sub(m.t_ns) as f64 / 1e9;
+                format!("{} – {} ({})", at(m.t_ns), at(end_ns), si(secs, "s"))
+            }
+            Span::Open => format!("from {}, going on", at(m.t_ns)),
+        };
+        let [r, g, b] = zescope_model::view::markers::mark_rgb(m);
+        ui.horizontal(|ui| {
+            ui.set_max_width(width);
+            let name = egui::Label::new(RichText::new(&m.label).color(Color32::from_rgb(r, g, b))).truncate();
+            ui.add(name);
+            ui.label(RichText::new(when).weak());
+        });
+    }
 }

@@ -51,6 +51,8 @@ pub(super) struct PanePlot<'a> {
     pub states_only: bool,
     /// A cursor is being dragged: the plot does not pan.
     pub grabbing: bool,
+    /// The markers, for the hover readout to name those under the pointer.
+    pub markers: &'a [zescope_model::view::Mark],
 }
 
 /// Queries, meshes and draws `pane`; `overlay` draws over the data inside the plot. Returns the

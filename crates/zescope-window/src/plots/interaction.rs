@@ -200,7 +200,14 @@ impl Gestures {
             // alternatives would flip it above the plot, over the pane above and the side panel.
             tip.popup = tip.popup.anchor(egui::PopupAnchor::Position(at)).align(align).align_alternatives(&[]);
             let width = frame.width() - 16.0;
-            tip.show(|ui| readout::readout(ui, rows, state, store, t, p.x, width));
+            let x_of = |t: i64| resp.transform.position_from_point_x(axis.x(t));
+            let pointer_x = resp.transform.position_from_point_x(p.x);
+            let now = super::super::marker_paint::newest(store);
+            let marks = super::super::marker_paint::under(pane.markers, now, x_of, pointer_x);
+            tip.show(|ui| {
+                readout::readout(ui, rows, state, store, t, p.x, width);
+                readout::markers(ui, marks.iter().map(|&i| &pane.markers[i]), store, width);
+            });
         }
         shown
     }

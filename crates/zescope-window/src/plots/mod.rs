@@ -121,6 +121,7 @@ pub fn show(
                     unit: if units.len() == 1 { units[0].clone() } else { String::new() },
                     states_only: !rows.is_empty() && rows.iter().all(|r| r.shown.state),
                     grabbing: gestures.grabbed.is_some(),
+                    markers,
                 };
                 let resp = envelopes::draw(ui, &geometry, panes, compare.as_deref_mut(), store, &pane, |pui| {
                     overlays::in_plot(pui, hover_x, cursors, axis)
@@ -128,7 +129,8 @@ pub fn show(
                 let over = overlays::Over { rows, markers, firings, cursors };
                 overlays::paint(ui, &resp, store, &over);
                 let to_x = |t: i64| resp.transform.position_from_point_x(axis.x(t)) as f32;
-                if let Some(i) = super::marker_name::context_menu(&resp.response, markers, to_x) {
+                let now = super::marker_paint::newest(store);
+                if let Some(i) = super::marker_name::context_menu(&resp.response, markers, now, to_x) {
                     out.rename_marker = Some(i);
                 }
                 let frame = *resp.transform.frame();

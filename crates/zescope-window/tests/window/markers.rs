@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use zescope_window::ZescopeApp;
 use zescope_window::dialogs::ScriptedDialogs;
 use zescope_window::settings::Settings;
@@ -133,4 +133,62 @@ fn a_marker_is_renamed_from_the_plots_context_menu() {
     h.step();
     h.step();
     assert_eq!(labels(&h)[n - 1], "spike");
+}
+
+/// Rests the pointer at `pos` until the plot's hover readout shows (a tooltip waits for the
+/// pointer to rest).
+fn hover(h: &mut Harness<'_, ZescopeApp>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    for _ in 0..50 {
+        h.step();
+        if h.query_all_by_label_contains("t = ").count() > 0 {
+            h.step();
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("no hover readout at {pos:?}");
+}
+
+/// The hover readout names the markers under the pointer, with their times: an instant whose
+/// name the plot leaves out (it would overlap its neighbour's) is read there, and a range the
+/// pointer is inside with its start, end and length; a marker away from the pointer is not listed.
+#[test]
+fn the_hover_readout_names_the_markers_under_the_pointer() {
+    let mut h = crate::support::showing(
+        &crate::support::example_session(),
+        Settings::default(),
+        crate::support::WINDOW,
+        Some(0.05),
+    );
+    h.step();
+    let plot = h.state().plot_frames.iter().find_map(|(_, r)| *r).expect("a plot");
+    let at = plot.center();
+    h.hover_at(at);
+    h.step();
+    h.key_press(egui::Key::M);
+    h.step();
+    h.key_press(egui::Key::Escape);
+    h.step();
+    let set = h.state().markers.marks().last().cloned().expect("M set a marker");
+    // A second instant a microsecond later (its name would overlap the first's on the plot) and
+    // a range of two seconds around both.
+    let beside = "a second marker beside the first, whose name the plot leaves out";
+    let markers = &mut h.state_mut().markers;
+    assert!(markers.instant(set.t_ns + 1_000, beside));
+    assert!(markers.begin(set.t_ns - 1_000_000_000, "phase-a"));
+    assert!(markers.end(set.t_ns + 1_000_000_000, "phase-a"));
+    hover(&mut h, at + egui::vec2(2.0, 0.0));
+    h.get_by_label(&set.label);
+    h.get_by_label(beside);
+    h.get_by_label("phase-a");
+    let range = h.query_all_by_label_contains(" – ").filter_map(|n| n.accesskit_node().value()).collect::<Vec<_>>();
+    assert!(range.iter().any(|l| l.ends_with("(2 s)")), "the range's start, end and length: {range:?}");
+    let at_time = h.query_all_by_label_contains("@ ").filter_map(|n| n.accesskit_node().value()).count();
+    assert!(at_time > 2, "each sample's time and each instant's");
+
+    // Far from the instants, still inside the range: the range alone.
+    hover(&mut h, at - egui::vec2(30.0, 0.0));
+    assert!(h.query_by_label(beside).is_none(), "a marker away from the pointer is not listed");
+    h.get_by_label("phase-a");
 }
