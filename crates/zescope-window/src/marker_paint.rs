@@ -58,16 +58,30 @@ pub(crate) fn paint_strip(ui: &Ui, frame: Rect, store: &Store, marks: &[Mark], t
         let (a, b) = (x0.max(frame.left()), x1.min(frame.right()).max(x0 + 1.0));
         painter.rect_filled(Rect::from_x_y_ranges(a..=b, strip.clone()), 0.0, c.gamma_multiply(0.7));
         if a >= label_end {
-            let r = painter.text(
-                pos2(a + 2.0, frame.bottom() - STRIP - 1.0),
-                Align2::LEFT_BOTTOM,
-                &m.label,
-                FontId::proportional(10.0),
-                c,
-            );
+            let pos = pos2(a + 2.0, frame.bottom() - STRIP - 1.0);
+            let r = name(ui, &painter, pos, Align2::LEFT_BOTTOM, &m.label, FontId::proportional(10.0), c);
             label_end = r.right() + 4.0;
         }
     }
+}
+
+/// Paints a marker's (or a firing's) name `text` at `pos`, on a patch of the plot's background
+/// so that it reads where the data runs under it (a busy share near 100 % runs along the top of
+/// its pane, where the names are); the rectangle it took.
+fn name(
+    ui: &Ui,
+    painter: &egui::Painter,
+    pos: egui::Pos2,
+    align: Align2,
+    text: &str,
+    font: FontId,
+    c: Color32,
+) -> Rect {
+    let galley = painter.layout_no_wrap(text.to_owned(), font, c);
+    let rect = align.anchor_size(pos, galley.size());
+    painter.rect_filled(rect.expand(1.0), 2.0, ui.visuals().extreme_bg_color.gamma_multiply(0.85));
+    painter.galley(rect.min, galley, c);
+    rect
 }
 
 /// Paints `marks` into `frame`, where plot x maps to screen x through `to_screen_x`.
@@ -112,7 +126,7 @@ pub(crate) fn paint(ui: &Ui, frame: Rect, store: &Store, marks: &[Mark], to_scre
         // Near the right edge the name goes left of its line rather than being cut.
         let (dx, align) = if at > frame.right() - 40.0 { (-3.0, Align2::RIGHT_TOP) } else { (3.0, Align2::LEFT_TOP) };
         let y = frame.top() + 2.0 + 13.0 * row as f32;
-        let r = painter.text(pos2(at + dx, y), align, &m.label, font.clone(), color);
+        let r = name(ui, &painter, pos2(at + dx, y), align, &m.label, font.clone(), color);
         label_end[row] = r.right() + 4.0;
     }
 }
