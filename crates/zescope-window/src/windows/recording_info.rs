@@ -1,6 +1,7 @@
 //! The metadata panel of an opened recording (View → Recording info, or the Info button beside
 //! the FILE badge): where and when it was recorded, the source, each run's device, groups
-//! and interval, how long it lasts, and its markers.
+//! (how each was read), metrics, telemetry, derived series, interval and notices, how long it
+//! lasts, and its markers.
 
 use egui::{RichText, Ui};
 
@@ -85,15 +86,33 @@ pub(crate) fn facts(
                 None => g.clone(),
             })
             .collect();
+        // What else the run read and made: only these metrics (a group made of them), the
+        // device's telemetry, series derived from the others.
+        let mut also = Vec::new();
+        if !run.metrics.is_empty() {
+            let made = if run.custom_group { ", in one group made for the run" } else { "" };
+            also.push(format!("only {}{made}", run.metrics.join(", ")));
+        }
+        if run.telemetry {
+            also.push("telemetry through Sysman".to_owned());
+        }
+        if !run.derived.is_empty() {
+            also.push(format!("derived {}", run.derived.join(", ")));
+        }
+        let also = if also.is_empty() { String::new() } else { format!(" · {}", also.join(" · ")) };
         rows.push((
             format!("Run {n}"),
             format!(
-                "{device} · {} · every {interval} · via {} · from {}",
+                "{device} · {}{also} · every {interval} · via {} · from {}",
                 groups.join("; "),
                 if run.via.is_empty() { "auto" } else { &run.via },
                 utc(run.started_unix_ms)
             ),
         ));
+        // What the sampler said as the run started (features off, a group left out and why).
+        if !run.notices.is_empty() {
+            rows.push((format!("Run {n} notices"), run.notices.join("\n")));
+        }
     }
     // The first few; a workload may have set thousands.
     const LISTED: usize = 20;
@@ -127,4 +146,46 @@ fn show(ui: &mut Ui, rows: &[(String, String)]) {
             ui.end_row();
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use zescope_model::session::{RunHistory, RunRecord};
+
+    /// A run's row says what it read and made beside its groups, and what the sampler said.
+    #[test]
+    fn a_runs_row_names_its_metrics_telemetry_derived_series_and_notices() {
+        let run = RunRecord {
+            groups: vec!["ComputeBasic".into()],
+            metrics: vec!["GpuTime".into(), "GpuPower".into()],
+            custom_group: true,
+            layouts: vec!["ze-sim ComputeBasic".into(), "sysman".into()],
+            telemetry: true,
+            derived: vec!["w=ComputeBasic/GpuPower * 2".into()],
+            notices: vec!["telemetry: the driver offers no power domains".into()],
+            interval_ns: 1_000_000,
+            ..RunRecord::default()
+        };
+        let history = RunHistory { runs: vec![run], ..RunHistory::default() };
+        let store = zescope_store::Store::new(1 << 20);
+        let rows = super::facts(&history, &store, &[]);
+        let row = |what: &str| rows.iter().find(|(w, _)| w == what).map(|(_, v)| v.clone());
+        let run = row("Run 1").expect("a row for the run");
+        for part in [
+            "ComputeBasic: exported memory, layout ze-sim ComputeBasic",
+            "only GpuTime, GpuPower, in one group made for the run",
+            "telemetry through Sysman",
+            "derived w=ComputeBasic/GpuPower * 2",
+            "every 1 ms",
+        ] {
+            assert!(run.contains(part), "{part:?} in {run:?}");
+        }
+        assert_eq!(row("Run 1 notices").as_deref(), Some("telemetry: the driver offers no power domains"));
+        // A run that read its groups alone says so by saying nothing more.
+        let plain = RunRecord { groups: vec!["RenderBasic".into()], interval_ns: 1_000_000, ..RunRecord::default() };
+        let rows = super::facts(&RunHistory { runs: vec![plain], ..RunHistory::default() }, &store, &[]);
+        let run = &rows.iter().find(|(w, _)| w == "Run 1").expect("a row").1;
+        assert!(!run.contains("telemetry") && !run.contains("only") && !run.contains("derived"), "{run}");
+        assert!(!rows.iter().any(|(w, _)| w.contains("notices")));
+    }
 }
