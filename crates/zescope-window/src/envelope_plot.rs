@@ -390,7 +390,8 @@ impl EnvelopePlot {
 /// held): around `v` by a tenth of it (at least 1), never below 0 for a value that is not, rather
 /// than the ±20 egui_plot makes of an empty range. For data that moves and is never negative (a
 /// rate, a share, bytes) and whose margin would reach below 0: from 0, with egui_plot's margin
-/// above, so no axis reads "-2 GB/s". `None` (auto bounds) otherwise, or for no data.
+/// above, so no axis reads "-2 GB/s". "From 0" is from a sliver below it ([`BASELINE`]) so that
+/// a line at 0 is seen. `None` (auto bounds) otherwise, or for no data.
 pub fn fixed_y_range(data: &PlotBounds) -> Option<(f64, f64)> {
     let (lo, hi) = (data.min()[1], data.max()[1]);
     if !(lo.is_finite() && hi.is_finite()) {
@@ -398,11 +399,22 @@ pub fn fixed_y_range(data: &PlotBounds) -> Option<(f64, f64)> {
     }
     if hi > lo {
         let margin = (hi - lo) * AUTO_MARGIN as f64;
-        return (lo >= 0.0 && lo - margin < 0.0).then_some((0.0, hi + margin));
+        return (lo >= 0.0 && lo - margin < 0.0).then(|| (below_zero(hi + margin), hi + margin));
     }
     let pad = (lo.abs() * 0.1).max(1.0);
-    let below = if lo >= 0.0 { (lo - pad).max(0.0) } else { lo - pad };
+    let below = if lo >= 0.0 && lo - pad <= 0.0 { below_zero(hi + pad) } else { lo - pad };
     Some((below, hi + pad))
+}
+
+/// How far below 0 a never negative axis reaching `top` starts, as a share of `top`: a value of
+/// 0 is drawn a few pixels above the plot's bottom edge (on the edge, the frame's stroke covered
+/// its line: an event count that stayed 0 looked like no data), and no labelled tick falls below
+/// 0 (ticks are labelled tens of pixels apart).
+const BASELINE: f64 = 0.03;
+
+/// The bottom of a never negative axis whose top is `top` ([`BASELINE`]).
+fn below_zero(top: f64) -> f64 {
+    -BASELINE * top
 }
 
 /// The extent (plot x, value) of the columns that hold a value.

@@ -157,12 +157,13 @@ fn items_hand_over_what_was_meshed_before_show_when_the_prediction_holds() {
         let meshed = plot.meshed.expect("meshed before show");
         assert!(item::same_transform(&meshed, &shown.transform), "{meshed:?} / {:?}", shown.transform);
         if y.is_none() {
-            // Auto bounds fit this frame's envelopes, with egui_plot's margin (none below 0 for
-            // data that never is: `fixed_y_range`).
+            // Auto bounds fit this frame's envelopes, with egui_plot's margin (for data that
+            // never is below 0, a sliver below 0 of the top instead: `fixed_y_range`).
             let (d, b) = (plot.data_bounds(), shown.transform.bounds());
             let pad = f64::from(AUTO_MARGIN) * d.height();
-            let lo = if d.min()[1] >= 0.0 { (d.min()[1] - pad).max(0.0) } else { d.min()[1] - pad };
-            assert!(d.height() > 1.0 && b.min()[1] == lo && b.max()[1] == d.max()[1] + pad, "{b:?}");
+            let top = d.max()[1] + pad;
+            let lo = if d.min()[1] >= 0.0 && d.min()[1] - pad < 0.0 { -0.03 * top } else { d.min()[1] - pad };
+            assert!(d.height() > 1.0 && b.min()[1] == lo && b.max()[1] == top, "{b:?}");
         }
         assert_eq!(
             plot.last_query().map(|q| (q.0, q.1)),

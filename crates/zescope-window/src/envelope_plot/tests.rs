@@ -257,8 +257,17 @@ fn series_drawn_together_on_two_threads_equal_each_drawn_alone() {
 #[test]
 fn a_flat_series_gets_an_axis_around_its_value_never_below_zero_for_a_count() {
     let flat = |v: f64| fixed_y_range(&PlotBounds::from_min_max([0.0, v], [1.0, v]));
-    assert_eq!(flat(0.0), Some((0.0, 1.0)), "an event count that stayed 0: 0..1, not -20..20");
+    assert_eq!(
+        flat(0.0),
+        Some((-0.03, 1.0)),
+        "an event count that stayed 0: 0..1 (its line above the edge), not -20..20"
+    );
+    assert_eq!(flat(0.5), Some((-0.045, 1.5)), "0.5 with a pad of 1: from 0");
     assert_eq!(flat(50.0), Some((45.0, 55.0)));
+    // On a plot 100 pixels high the line at 0 is clear of the frame's bottom edge (its stroke
+    // covered a line on the edge).
+    let (lo, hi) = flat(0.0).unwrap();
+    assert!((0.0 - lo) / (hi - lo) * 100.0 > 2.5, "0 is drawn {} px above the edge", (0.0 - lo) / (hi - lo) * 100.0);
     assert_eq!(flat(-3.0), Some((-4.0, -2.0)));
     assert_eq!(fixed_y_range(&PlotBounds::from_min_max([0.0, 1.0], [1.0, 2.0])), None, "data that moves");
     assert_eq!(fixed_y_range(&PlotBounds::NOTHING), None);
@@ -268,10 +277,11 @@ fn a_flat_series_gets_an_axis_around_its_value_never_below_zero_for_a_count() {
 fn data_never_below_zero_gets_no_negative_axis() {
     // (egui_plot's margin is an f32: compared to a millionth.)
     let moving = |lo: f64, hi: f64| {
-        fixed_y_range(&PlotBounds::from_min_max([0.0, lo], [1.0, hi])).map(|(a, b)| (a, (b * 1e6).round() / 1e6))
+        let round = |v: f64| (v * 1e6).round() / 1e6;
+        fixed_y_range(&PlotBounds::from_min_max([0.0, lo], [1.0, hi])).map(|(a, b)| (round(a), round(b)))
     };
-    assert_eq!(moving(0.0, 40.0), Some((0.0, 42.0)), "a rate from 0: no '-2 GB/s' below it");
-    assert_eq!(moving(1.0, 41.0), Some((0.0, 43.0)), "its margin would reach below 0");
+    assert_eq!(moving(0.0, 40.0), Some((-1.26, 42.0)), "a rate from 0: no '-2 GB/s' below it, 0 above the edge");
+    assert_eq!(moving(1.0, 41.0), Some((-1.29, 43.0)), "its margin would reach below 0");
     assert_eq!(moving(10.0, 50.0), None, "far from 0: egui_plot's auto bounds");
     assert_eq!(moving(-5.0, 40.0), None, "data below 0 keeps its margin below");
 }
