@@ -152,11 +152,23 @@ impl Comparison {
         self.plots.get(&pane)?.last_query()
     }
 
-    /// The comparison bar: which file, its offset (a drag value), and a button to close it.
+    /// How many of the comparison's series the shown data holds too (those it can overlay).
+    pub fn in_common(&self, main: &BTreeMap<SeriesKey, SeriesEntry>) -> usize {
+        self.series.keys().filter(|k| main.contains_key(*k)).count()
+    }
+
+    /// The comparison bar: which file, its offset (a drag value), how many series it shares with
+    /// the shown data (none: said as a warning, with what it holds), and a button to close it.
     /// Returns false when the user closed the comparison.
-    pub(crate) fn bar(&mut self, ui: &mut Ui, main_markers: &[zescope_model::view::Mark]) -> bool {
+    pub(crate) fn bar(
+        &mut self,
+        ui: &mut Ui,
+        main_markers: &[zescope_model::view::Mark],
+        main_series: &BTreeMap<SeriesKey, SeriesEntry>,
+    ) -> bool {
         let mut keep = true;
         let shared = self.shared_markers(main_markers);
+        let common = self.in_common(main_series);
         ui.horizontal(|ui| {
             ui.label(egui::RichText::new("Compare with").weak());
             ui.label(file_name(&self.path)).on_hover_text(self.path.display().to_string());
@@ -178,6 +190,17 @@ impl Comparison {
                 .on_hover_text("shift the comparison run in time (its start is aligned with this one's)");
             if ui.small_button("x").on_hover_text("stop comparing").clicked() {
                 keep = false;
+            }
+            if common == 0 {
+                // Series match by device, group and metric: another device's run overlays nothing.
+                let mut held: Vec<String> = self.series.keys().map(|k| format!("{} · {}", k.device, k.group)).collect();
+                held.dedup();
+                // Cut short where the window is narrow rather than widening the panes past it.
+                let warn = egui::RichText::new("no series in common").color(ui.visuals().warn_fg_color);
+                ui.add(egui::Label::new(warn).truncate())
+                    .on_hover_text(format!("nothing to overlay: it holds {}", held.join(", ")));
+            } else {
+                ui.add(egui::Label::new(egui::RichText::new(format!("{common} series in common")).weak()).truncate());
             }
         });
         keep

@@ -186,7 +186,7 @@ impl ZescopeApp {
             return;
         }
         if let Some(c) = &mut self.comparison
-            && !c.bar(ui, self.markers.marks())
+            && !c.bar(ui, self.markers.marks(), &self.state.ingest.series)
         {
             self.comparison = None;
         }

@@ -255,6 +255,9 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
     h.run();
     assert!(h.state().comparison.is_some(), "File → Compare with… opened the other session");
     assert!(h.query_by_label("other.ron").is_some(), "the comparison bar names it");
+    let n = h.state().state.ingest.series.len();
+    assert!(n > 1);
+    h.get_by_label(&format!("{n} series in common"));
 
     // The same recording, aligned on its start: the overlay asks for exactly the data's range.
     let (main, cmp) = queries(&mut h);
@@ -331,6 +334,26 @@ fn a_comparison_run_is_overlaid_shifted_tabulated_and_saved_as_a_reference() {
     reopen(&mut h);
     let c = h.state().comparison.as_ref().expect("reopened with its comparison");
     assert_eq!((c.path.clone(), c.offset_s), (other.clone(), 1.5));
+
+    // A comparison that shares no series with the data (another device's run) says so, rather
+    // than overlaying nothing without a word, and its note does not widen the panes.
+    let rights = |h: &Harness<'_, ZescopeApp>| -> Vec<f32> {
+        h.state().plot_frames.iter().filter_map(|(_, r)| r.map(|r| r.right())).collect()
+    };
+    let before = rights(&h);
+    let c = h.state_mut().comparison.as_mut().unwrap();
+    let keys: Vec<_> = c.series.keys().cloned().collect();
+    for k in keys {
+        let e = c.series.remove(&k).unwrap();
+        c.series.insert(zescope_model::view::SeriesKey { device: "another device".into(), ..k }, e);
+    }
+    h.run();
+    h.get_by_label_contains("no series in common");
+    assert_eq!(rights(&h), before, "the plots keep their width");
+    assert!(
+        h.query_by_label_contains("series in common")
+            .is_some_and(|_| h.query_by_label(&format!("{n} series in common")).is_none())
+    );
 
     // The comparison's file is gone: the session opens, a banner says what is missing.
     std::fs::remove_file(&other).unwrap();
