@@ -27,6 +27,11 @@ pub struct Panes {
     plots: HashMap<u64, EnvelopePlot>,
     /// A pane to bring into view on the next frame (one just added).
     pub(crate) scroll_to: Option<u64>,
+    /// The panes are shown from their top on the next frame: they were laid out afresh (a
+    /// recording opened, a run's own panes back, the window launched), and the scroll offset
+    /// kept from other panes (or from the last launch, in egui's remembered state) would open
+    /// them in the middle.
+    pub(crate) scroll_to_top: bool,
     /// Panes whose value axis is held (y lock), with the range it is held at.
     pub y_lock: HashMap<u64, (f64, f64)>,
 }
@@ -41,6 +46,7 @@ impl Panes {
             of_file: false,
             plots: HashMap::new(),
             scroll_to: None,
+            scroll_to_top: true,
             y_lock: HashMap::new(),
         }
     }
@@ -160,5 +166,6 @@ impl Panes {
         self.arrangement.reset();
         self.plots.clear();
         self.y_lock.clear();
+        self.scroll_to_top = true;
     }
 }

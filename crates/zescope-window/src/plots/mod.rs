@@ -92,7 +92,11 @@ pub fn show(
     // live view draws the newest samples. Scroll areas inside the panes keep the default.
     let scroll = ui.spacing().scroll;
     ui.spacing_mut().scroll.floating_allocated_width = scroll.floating_width + scroll.bar_inner_margin;
-    let area = egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+    let mut area = egui::ScrollArea::vertical().auto_shrink([false, false]);
+    if std::mem::take(&mut panes.scroll_to_top) {
+        area = area.vertical_scroll_offset(0.0);
+    }
+    let area = area.show(ui, |ui| {
         ui.spacing_mut().scroll = scroll;
         for (i, spec) in geometry.specs.iter().enumerate() {
             let (rows, units) = (&geometry.rows[i], &geometry.units[i]);

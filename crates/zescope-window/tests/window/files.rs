@@ -248,3 +248,41 @@ fn a_recordings_panes_are_its_own_and_the_next_live_run_comes_back_to_the_users(
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// A recording opened is shown from its first pane, whatever the panes shown before were
+/// scrolled to (a recording opened after another scrolled to its third pane opened in the middle,
+/// and so did the window at launch, from egui's remembered state).
+#[test]
+fn a_recording_opens_at_its_first_pane() {
+    let file = crate::support::example_session();
+    let mut h = crate::support::showing(&file, Settings::default(), [900.0, 600.0], Some(0.05));
+    h.step();
+    let first_top = |h: &egui_kittest::Harness<'_, ZescopeApp>| {
+        let id = h.state().panes.arrangement.panes[0].id;
+        h.state().plot_frames.iter().find(|(p, _)| *p == id).and_then(|(_, r)| r.map(|r| r.top()))
+    };
+    let top = first_top(&h).expect("the first pane's plot is drawn");
+    assert!(h.state().panes.arrangement.panes.len() > 2, "panes to scroll through");
+    // Scroll the panes down (the wheel over the first pane's legend, not a plot, which zooms).
+    let plot = h.state().plot_frames.iter().find_map(|(_, r)| *r).unwrap();
+    h.hover_at(egui::pos2(plot.center().x, plot.bottom() + 40.0));
+    for _ in 0..10 {
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, -120.0),
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Wheel,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    }
+    h.run();
+    assert!(first_top(&h).is_none_or(|t| t < top - 100.0), "scrolled down: {:?} from {top}", first_top(&h));
+    // The same recording opened again: from its first pane.
+    h.state_mut().files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(file.clone())])));
+    let open = h.state_mut().files.ask_open();
+    h.state_mut().perform(open);
+    pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.opening());
+    h.run();
+    assert_eq!(first_top(&h), Some(top), "the first pane where it was at the first opening");
+}
