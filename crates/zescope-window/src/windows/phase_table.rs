@@ -82,7 +82,10 @@ impl PhasePanel {
                 ui.ctx().copy_text(self.table.to_markdown());
             }
             ui.label(
-                RichText::new("phases: the visible range, A..B between the cursors (A, B keys or Shift+click)").weak(),
+                RichText::new(
+                    "phases: the visible range, A..B between the cursors (A, B keys or Shift+click), each marked range",
+                )
+                .weak(),
             );
         });
         if self.table.rows.is_empty() {
