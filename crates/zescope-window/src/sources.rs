@@ -147,12 +147,7 @@ impl SourcePanel<'_> {
         let mut tree = std::mem::take(&mut self.view.rows);
         let shown = rows::build(&mut tree, &inv, self.state, &self.view.index, &self.view.open, &query);
         if searching {
-            let text = match shown {
-                0 => "no metric of the ticked devices matches".to_owned(),
-                1 => "1 metric matches".to_owned(),
-                n => format!("{n} metrics match"),
-            };
-            ui.label(RichText::new(text).weak().small());
+            ui.label(RichText::new(shown.text()).weak().small());
         }
         ui.add_space(4.0);
         if inv.devices.is_empty() {

@@ -75,8 +75,34 @@ impl OpenGroups {
     }
 }
 
+/// What a search of the source panel finds on the picked devices (shown open or not).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Shown {
+    /// Metrics of the groups.
+    pub(crate) metrics: usize,
+    /// Series of the telemetry a run reads.
+    pub(crate) telemetry: usize,
+}
+
+impl Shown {
+    /// What the panel says under the search box: "2 metrics and 5 telemetry series match".
+    pub(crate) fn text(self) -> String {
+        use zescope_model::view::text::plural;
+        let metrics = plural(self.metrics as u64, "metric", "metrics");
+        let telemetry = format!("{} telemetry series", self.telemetry);
+        match (self.metrics, self.telemetry) {
+            (0, 0) => "no metric of the ticked devices matches".to_owned(),
+            (1, 0) => format!("{metrics} matches"),
+            (_, 0) => format!("{metrics} match"),
+            (0, 1) => format!("{telemetry} matches"),
+            (0, _) => format!("{telemetry} match"),
+            _ => format!("{metrics} and {telemetry} match"),
+        }
+    }
+}
+
 /// Fills `rows` with the tree as `selection`, `open` and the search (`index`, `query`) show it;
-/// returns how many metrics of the picked devices the search shows (open or not).
+/// returns what of the picked devices the search shows (open or not).
 pub(crate) fn build(
     rows: &mut Vec<Row>,
     inv: &Inventory,
@@ -84,9 +110,9 @@ pub(crate) fn build(
     index: &SearchIndex,
     open: &OpenGroups,
     query: &str,
-) -> usize {
+) -> Shown {
     rows.clear();
-    let mut shown = 0;
+    let mut shown = Shown::default();
     let searching = !query.trim().is_empty();
     for (d, dev) in inv.devices.iter().enumerate() {
         rows.push(Row::Device(d));
@@ -101,7 +127,7 @@ pub(crate) fn build(
             if *hit == GroupHit::Hidden {
                 continue;
             }
-            shown += match hit {
+            shown.metrics += match hit {
                 GroupHit::Some(ms) => ms.len(),
                 _ => group.metrics.len(),
             };
@@ -136,6 +162,7 @@ pub(crate) fn build(
             words_match(query, &format!("{node} {kinds}"))
         };
         if found {
+            shown.telemetry += series.len();
             rows.push(Row::Telemetry(d));
             if open.is_open(dev.path, telemetry, searching) {
                 match telemetry_stream(state, dev) {

@@ -55,7 +55,7 @@ fn rows(s: &AppState, open: &OpenGroups, query: &str) -> (Vec<Row>, usize) {
     ix.update(inv, query);
     let mut rows = Vec::new();
     let shown = build(&mut rows, inv, s, &ix, open, query);
-    (rows, shown)
+    (rows, shown.metrics)
 }
 
 fn ticked(s: &AppState) -> (BTreeSet<String>, Vec<(String, Vec<String>)>) {
@@ -151,4 +151,15 @@ fn a_group_the_chosen_way_cannot_read_says_so_not_its_export() {
     assert_eq!(tag("exported memory", Via::Auto, GroupExportKind::PerMetric), "DMA-BUF per metric");
     assert_eq!(tag("tracer (4 events)", Via::Auto, GroupExportKind::Group), "tracer");
     assert_eq!(tag("streamer, 160 µs", Via::Streamer, GroupExportKind::None), "streamer");
+}
+
+#[test]
+fn the_search_says_how_many_metrics_and_telemetry_series_it_found() {
+    let said = |metrics, telemetry| super::rows::Shown { metrics, telemetry }.text();
+    assert_eq!(said(0, 0), "no metric of the ticked devices matches");
+    assert_eq!(said(1, 0), "1 metric matches");
+    assert_eq!(said(2, 0), "2 metrics match");
+    assert_eq!(said(0, 1), "1 telemetry series matches");
+    assert_eq!(said(0, 4), "4 telemetry series match");
+    assert_eq!(said(2, 5), "2 metrics and 5 telemetry series match");
 }

@@ -103,6 +103,8 @@ fn the_search_finds_the_telemetry_series() {
         assert!(h.query_by_label_contains("Telemetry  · Sysman").is_some(), "{query}: the node is shown");
         assert!(h.query_by_label(found).is_some(), "{query}: {found} is shown");
         assert!(h.query_by_label(not).is_none(), "{query}: {not} is not");
+        // The count under the box counts the telemetry series shown too.
+        assert!(h.query_by_label_contains("telemetry series match").is_some(), "{query}: the series counted");
     }
     assert!(h.query_by_label_contains("[]").is_none(), "no empty unit brackets");
     crate::support::quit_discarding(&mut h);
