@@ -24,7 +24,7 @@ impl Format for Phases {
     }
     fn help(&self) -> &'static str {
         "Write the phase table here (CSV): per series the mean, min, max, totals and energy over the whole \
-         session (or --range)"
+         session (or --range) and over each marked range (`zescope mark --begin/--end`)"
     }
     fn extension(&self) -> &'static str {
         "csv"
