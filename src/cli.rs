@@ -112,7 +112,8 @@ pub enum Command {
     /// column + one column per counter, units in the header; markers in run.markers.csv). Ends
     /// after --duration, or on Ctrl-C/SIGTERM, keeping everything recorded. With a command after
     /// `--` (`zescope record --out run.ron -- ./workload args`) it starts the command once
-    /// sampling runs, with ZESCOPE_MARKERS set, and ends when the command exits.
+    /// sampling runs, with ZESCOPE_MARKERS set, and ends when the command exits, with its exit
+    /// status.
     Record(Box<RecordOptions>),
     /// Mark an instant (or, with --begin/--end, a range) on a running zescope's plots: the
     /// window, `record` or `serve`, found through ZESCOPE_MARKERS or

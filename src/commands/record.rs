@@ -34,6 +34,7 @@ mod summary;
 mod summary_tests;
 mod triggered;
 mod view;
+mod workload;
 use csv_out::CsvOut;
 use out::{Out, write_rows};
 use perfetto_out::PerfettoOut;
@@ -121,7 +122,8 @@ const RECORD_PACE: Duration = Duration::from_millis(100);
 const RECORD_BATCH: Duration = Duration::from_millis(100);
 
 /// Records until the duration, the workload's exit or a signal; prints what was written and
-/// every error of the run (status 1 when there was one or the workload failed).
+/// every error of the run (status 1 when there was one, else the workload's status: its code, or
+/// 128 + the signal that ended it).
 pub fn main(args: &RecordArgs) -> Result<std::process::ExitCode, String> {
     let stop = Termination::install();
     let summary = record(args, &stop)?;
@@ -130,8 +132,12 @@ pub fn main(args: &RecordArgs) -> Result<std::process::ExitCode, String> {
     for e in &summary.errors {
         eprintln!("zescope: {e}");
     }
-    let workload_failed = summary.workload.is_some_and(|s| !s.success());
-    Ok(super::status(!summary.errors.is_empty() || workload_failed))
+    if !summary.errors.is_empty() {
+        return Ok(super::status(true));
+    }
+    // The workload's own status, as `time` and `strace` give it: a script can test the workload
+    // through zescope (`zescope record --out r.ron -- make test && …`).
+    Ok(summary.workload.map_or(std::process::ExitCode::SUCCESS, workload::exit_code))
 }
 
 /// Runs a `record` until `args.duration` has passed since the run started or `stop` is
@@ -142,6 +148,10 @@ pub fn main(args: &RecordArgs) -> Result<std::process::ExitCode, String> {
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     if let Some(addr) = &args.connect {
         return remote::record(args, addr, stop);
+    }
+    // The workload is looked for first: a typo in it neither samples nor truncates --out.
+    if let Some(program) = args.command.first() {
+        workload::find(program)?;
     }
     let listener = headless::listen_for_markers(args.markers, !args.command.is_empty())?;
     let (h, inv, mut targets) =
