@@ -111,7 +111,7 @@ impl ZescopeApp {
                 Ok(said) => self.files.note = Some(format!("exported {said}")),
                 Err(e) => self.state.push_error(UiError::new(
                     UiErrorKind::Write,
-                    format!("export to {} failed: {e}", job.path().display()),
+                    format!("{}: {e}", job.path().display()),
                     "choose another place",
                 )),
             }
@@ -182,7 +182,7 @@ impl ZescopeApp {
         {
             self.state.push_error(UiError::new(
                 UiErrorKind::Autosave,
-                format!("autosave failed: {e}"),
+                e.to_string(),
                 "save the session by hand (Ctrl+S)",
             ));
         }
@@ -315,7 +315,8 @@ impl ZescopeApp {
             )
         } else {
             (
-                format!("cannot open {}: {e}", path.display()),
+                // Under the banner's title "Cannot open": the file and why, not "cannot open" again.
+                format!("{}: {e}", path.display()),
                 "check that it is a zescope session file (.ron); nothing shown was changed",
             )
         };

@@ -101,7 +101,7 @@ pub fn drain(
                         }
                         Err(e) => state.push_error(UiError::new(
                             UiErrorKind::Store,
-                            format!("samples could not be stored: {e}"),
+                            e.to_string(),
                             "stop the run and report this",
                         )),
                     }

@@ -342,7 +342,7 @@ impl Files {
                 self.note = None;
                 Some(Err(UiError::new(
                     UiErrorKind::Save,
-                    format!("saving {} failed: {e}", path.display()),
+                    format!("{}: {e}", path.display()),
                     "the previous file, if any, is intact; choose another place or free disk space",
                 )))
             }
