@@ -105,7 +105,7 @@ fn failed_open_and_export_show_the_windows_own_banners() {
     std::fs::write(&not_a_session, "hello").unwrap();
     let example = crate::support::example_session();
     let unwritable = dir.path().join("no/such/dir/pane.png");
-    let dialogs = ScriptedDialogs::answering([Some(example), Some(not_a_session), Some(unwritable)]);
+    let dialogs = ScriptedDialogs::answering([Some(example), Some(not_a_session.clone()), Some(unwritable.clone())]);
     let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), Settings::default(), Store::new(64 << 20));
     app.files.dialogs = Box::new(dialogs);
     let mut h = crate::support::harness_of(app, crate::support::WINDOW);
@@ -135,6 +135,16 @@ fn failed_open_and_export_show_the_windows_own_banners() {
     h.get_by_label("Cannot open");
     h.get_by_label("Export failed");
     h.get_by_label_contains("no/such/dir");
+    // Under each title the file and why, the title not said again ("Cannot open · cannot open …").
+    let said: Vec<String> = (h.state().state.banners.iter())
+        .map(|b| match &b.error {
+            BannerError::Ui(e) => e.message.clone(),
+            BannerError::Sampler(e) => e.message.clone(),
+        })
+        .collect();
+    assert!(said[0].starts_with(&format!("{}: ", not_a_session.display())), "{said:?}");
+    assert!(said[1].starts_with(&format!("{}: ", unwritable.display())), "{said:?}");
+    assert!(said.iter().all(|m| !m.contains("cannot open") && !m.contains("failed")), "{said:?}");
     assert_eq!(h.state().panes.arrangement.panes, panes, "what was shown is left as it was");
 }
 
