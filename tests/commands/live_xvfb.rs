@@ -50,15 +50,16 @@ fn screen_text(display: &str, png: &Path, area: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Screenshots until the text in `area` passes `check` (then that text), or panics after a minute.
-fn wait_screen(display: &str, png: &Path, area: &str, what: &str, check: impl Fn(&str) -> bool) -> String {
+/// Screenshots until the text in `area` passes `check` (then that text), or panics after a minute
+/// (saying whether the X server `x` was still there).
+fn wait_screen(x: &mut Xvfb, png: &Path, area: &str, what: &str, check: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let text = screen_text(display, png, area);
+        let text = screen_text(&x.display, png, area);
         if check(&text) {
             return text;
         }
-        assert!(Instant::now() < deadline, "the screen never showed {what}; it read:\n{text}");
+        assert!(Instant::now() < deadline, "the screen never showed {what} ({}); it read:\n{text}", x.health());
         std::thread::sleep(Duration::from_millis(300));
     }
 }
@@ -86,7 +87,7 @@ fn the_remote_window_says_reconnecting_when_the_link_drops_and_holds_every_sampl
             return testing::skip("the remote window under Xvfb", &why);
         }
     }
-    let x = match Xvfb::start(1280, 860) {
+    let mut x = match Xvfb::start(1280, 860) {
         Ok(x) => x,
         Err(why) => return testing::skip("the remote window under Xvfb", &why),
     };
@@ -113,20 +114,20 @@ fn the_remote_window_says_reconnecting_when_the_link_drops_and_holds_every_sampl
     let up = kept("up");
     let port = relay.addr.port().to_string();
     // The status bar names the server with the link's figures once samples flow.
-    let text = wait_screen(&x.display, &up, STATUS_BAR, "REMOTE and the link's figures", |t| {
+    let text = wait_screen(&mut x, &up, STATUS_BAR, "REMOTE and the link's figures", |t| {
         t.contains("REMOTE") && t.contains(&port) && t.contains("rtt")
     });
     assert!(!text.contains("reconnecting"), "the link is up: {text}");
     // Mid-run, the link goes down, and stays down a while.
     relay.hold(true);
     let down = kept("down");
-    let text = wait_screen(&x.display, &down, STATUS_BAR, "\"reconnecting\"", |t| t.contains("reconnecting"));
+    let text = wait_screen(&mut x, &down, STATUS_BAR, "\"reconnecting\"", |t| t.contains("reconnecting"));
     assert!(text.contains("REMOTE"), "still REMOTE while down: {text}");
     std::thread::sleep(Duration::from_secs(2));
     relay.hold(false);
     // Back: the link's figures again, "reconnecting" gone.
     let back = kept("back");
-    wait_screen(&x.display, &back, STATUS_BAR, "the link back", |t| {
+    wait_screen(&mut x, &back, STATUS_BAR, "the link back", |t| {
         t.contains("REMOTE") && t.contains("rtt") && !t.contains("reconnecting")
     });
     std::thread::sleep(Duration::from_secs(1));
@@ -140,7 +141,7 @@ fn the_remote_window_says_reconnecting_when_the_link_drops_and_holds_every_sampl
     xdotool(&x.display, &["windowfocus", "--sync", &id]);
     xdotool(&x.display, &["key", "--clearmodifiers", "ctrl+shift+s"]);
     let prompt = kept("save");
-    wait_screen(&x.display, &prompt, MIDDLE, "the save prompt", |t| t.contains("Save the session"));
+    wait_screen(&mut x, &prompt, MIDDLE, "the save prompt", |t| t.contains("Save the session"));
     xdotool(&x.display, &["key", "Return"]);
     let deadline = Instant::now() + Duration::from_secs(60);
     let window = loop {

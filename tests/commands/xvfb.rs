@@ -149,7 +149,7 @@ fn the_window_runs_on_the_simulated_device_and_exits_cleanly_on_sigterm() {
             );
         }
     }
-    let x = match Xvfb::start(1280, 860) {
+    let mut x = match Xvfb::start(1280, 860) {
         Ok(x) => x,
         Err(why) => return testing::skip("the Xvfb smoke test", &why),
     };
@@ -174,7 +174,7 @@ fn the_window_runs_on_the_simulated_device_and_exits_cleanly_on_sigterm() {
     let deadline = Instant::now() + Duration::from_secs(60);
     let id = loop {
         if let Some(status) = app.try_wait().unwrap() {
-            panic!("zescope exited early with {status}: {}", logged());
+            panic!("zescope exited early with {status} ({}): {}", x.health(), logged());
         }
         let out = Command::new("xdotool").args(["search", "--name", "^zescope$"]).env("DISPLAY", &x.display).output();
         if let Some(id) = out.ok().and_then(|o| String::from_utf8_lossy(&o.stdout).lines().last().map(str::to_owned)) {

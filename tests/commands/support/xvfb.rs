@@ -51,6 +51,29 @@ impl Xvfb {
     }
 }
 
+impl Xvfb {
+    /// Whether the server still runs and answers, for a test's failure message ("alive and
+    /// answering", "ended with …", "alive, not answering"): a window that could not connect, or
+    /// a screen that read nothing, says whether the server under it was there.
+    pub fn health(&mut self) -> String {
+        match self.child.try_wait() {
+            Ok(Some(status)) => return format!("the X server {} ended with {status}", self.display),
+            Err(e) => return format!("the X server {}: {e}", self.display),
+            Ok(None) => {}
+        }
+        let answers = Command::new("xdpyinfo").env("DISPLAY", &self.display).output();
+        match answers {
+            Ok(o) if o.status.success() => format!("the X server {} is alive and answering", self.display),
+            Ok(o) => format!(
+                "the X server {} is alive, not answering: {}",
+                self.display,
+                String::from_utf8_lossy(&o.stderr).trim()
+            ),
+            Err(e) => format!("the X server {} is alive (xdpyinfo: {e})", self.display),
+        }
+    }
+}
+
 impl Drop for Xvfb {
     fn drop(&mut self) {
         let _ = self.child.kill();
