@@ -142,8 +142,8 @@ pub fn main(args: &RecordArgs) -> Result<std::process::ExitCode, String> {
 
 /// Runs a `record` until `args.duration` has passed since the run started or `stop` is
 /// requested; the CSV or session is at `args.out` afterwards (also on error, with what was
-/// recorded). Errs, for the user, when no run could start (no device or group matches, the source
-/// failed, the sampler did not answer within 30 s, `--out` cannot be created: checked first) or
+/// recorded). Errs, for the user, when no run could start (the workload after `--` cannot be
+/// found, no device or group matches, the source failed, the sampler did not answer within 30 s, `--out` cannot be created: checked first) or
 /// the output could not be written; errors during a run are in [`Summary::errors`] instead.
 pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> {
     if let Some(addr) = &args.connect {

@@ -10,7 +10,8 @@ use zescope_model::view::TimeAxis;
 use zescope_model::view::{Mark, Span};
 use zescope_store::Store;
 
-fn color(m: &Mark) -> Color32 {
+/// The colour marker `m` is drawn (and named) in.
+pub(crate) fn color(m: &Mark) -> Color32 {
     let [r, g, b] = zescope_model::view::markers::mark_rgb(m);
     Color32::from_rgb(r, g, b)
 }
@@ -22,7 +23,7 @@ pub(crate) fn newest(store: &Store) -> i64 {
 
 /// How near (points) the pointer must be to an instant's line, or to a range's band, to be over
 /// that marker.
-pub(crate) const NEAR_PX: f32 = 8.0;
+const NEAR_PX: f32 = 8.0;
 
 /// The markers of `marks` under screen x `x` (indices, in `marks`' order): an instant whose line
 /// is within [`NEAR_PX`] of it, a range whose band (open: up to `now_ns`) holds it or is within

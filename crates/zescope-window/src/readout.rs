@@ -98,13 +98,12 @@ pub(crate) fn markers<'a>(ui: &mut Ui, marks: impl Iterator<Item = &'a Mark>, st
             }
             Span::Open => format!("from {}, going on", at(m.t_ns)),
         };
-        let [r, g, b] = zescope_model::view::markers::mark_rgb(m);
         // The time whole; the name cut short (its whole text on hover) where both do not fit.
         let font = egui::TextStyle::Body.resolve(ui.style());
         let when_width = ui.painter().layout_no_wrap(when.clone(), font, Color32::WHITE).size().x;
         let room = (width - when_width - 2.0 * ui.spacing().item_spacing.x).max(40.0);
         ui.horizontal(|ui| {
-            let name = egui::Label::new(RichText::new(&m.label).color(Color32::from_rgb(r, g, b))).truncate();
+            let name = egui::Label::new(RichText::new(&m.label).color(super::marker_paint::color(m))).truncate();
             ui.allocate_ui(vec2(room, ui.spacing().interact_size.y), |ui| ui.add(name));
             ui.label(RichText::new(when).weak());
         });
