@@ -275,17 +275,7 @@ fn a_recording_opens_at_its_first_pane() {
     assert!(h.state().panes.arrangement.panes.len() > 2, "panes to scroll through");
     // Scroll the panes down (the wheel over the first pane's legend, not a plot, which zooms).
     let plot = h.state().plot_frames.iter().find_map(|(_, r)| *r).unwrap();
-    h.hover_at(egui::pos2(plot.center().x, plot.bottom() + 40.0));
-    for _ in 0..10 {
-        h.event(egui::Event::MouseWheel {
-            unit: egui::MouseWheelUnit::Point,
-            delta: egui::vec2(0.0, -120.0),
-            phase: egui::TouchPhase::Move,
-            source: egui::MouseWheelSource::Wheel,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.step();
-    }
+    crate::support::wheel(&mut h, egui::pos2(plot.center().x, plot.bottom() + 40.0), -1200.0, egui::Modifiers::NONE);
     h.run();
     assert!(first_top(&h).is_none_or(|t| t < top - 100.0), "scrolled down: {:?} from {top}", first_top(&h));
     // The same recording opened again: from its first pane.

@@ -92,9 +92,9 @@ fn a_marker_is_named_as_it_is_set_and_renamed_from_the_view_menu() {
     assert_eq!(&names[n..], ["compute", &format!("M{}", n + 2), &format!("M{}", n + 3)]);
 }
 
-/// A right-click on a plot at a marker's line offers to rename it; the pick opens the name field.
-#[test]
-fn a_marker_is_renamed_from_the_plots_context_menu() {
+/// The example recording with a marker set with M (its default name kept) at the first plot's
+/// centre, and that point.
+fn a_marker_at_the_plots_centre() -> (Harness<'static, ZescopeApp>, egui::Pos2) {
     let mut h = crate::support::showing(
         &crate::support::example_session(),
         Settings::default(),
@@ -110,6 +110,13 @@ fn a_marker_is_renamed_from_the_plots_context_menu() {
     h.step();
     h.key_press(egui::Key::Escape);
     h.step();
+    (h, at)
+}
+
+/// A right-click on a plot at a marker's line offers to rename it; the pick opens the name field.
+#[test]
+fn a_marker_is_renamed_from_the_plots_context_menu() {
+    let (mut h, at) = a_marker_at_the_plots_centre();
     let n = labels(&h).len();
     let mark = labels(&h)[n - 1].clone();
     // Right-click 3 points beside the line.
@@ -155,21 +162,7 @@ fn hover(h: &mut Harness<'_, ZescopeApp>, pos: egui::Pos2) {
 /// pointer is inside with its start, end and length; a marker away from the pointer is not listed.
 #[test]
 fn the_hover_readout_names_the_markers_under_the_pointer() {
-    let mut h = crate::support::showing(
-        &crate::support::example_session(),
-        Settings::default(),
-        crate::support::WINDOW,
-        Some(0.05),
-    );
-    h.step();
-    let plot = h.state().plot_frames.iter().find_map(|(_, r)| *r).expect("a plot");
-    let at = plot.center();
-    h.hover_at(at);
-    h.step();
-    h.key_press(egui::Key::M);
-    h.step();
-    h.key_press(egui::Key::Escape);
-    h.step();
+    let (mut h, at) = a_marker_at_the_plots_centre();
     let set = h.state().markers.marks().last().cloned().expect("M set a marker");
     // A second instant a microsecond later (its name would overlap the first's on the plot) and
     // a range of two seconds around both.

@@ -415,18 +415,8 @@ fn the_phase_tables_headings_stay_while_its_rows_scroll() {
         h.get_all_by_label("visible").map(|n| n.rect().top()).fold(f32::INFINITY, f32::min)
     };
     let before = first_row(&h);
-    h.hover_at(egui::pos2(heading.center().x, heading.bottom() + 80.0));
-    h.step();
-    h.event(egui::Event::MouseWheel {
-        unit: egui::MouseWheelUnit::Point,
-        delta: egui::vec2(0.0, -200.0),
-        phase: egui::TouchPhase::Move,
-        source: egui::MouseWheelSource::Wheel,
-        modifiers: egui::Modifiers::NONE,
-    });
-    for _ in 0..30 {
-        h.step();
-    }
+    let over_rows = egui::pos2(heading.center().x, heading.bottom() + 80.0);
+    crate::support::wheel(&mut h, over_rows, -200.0, egui::Modifiers::NONE);
     assert!(first_row(&h) < before - 50.0, "the rows scrolled: {before} -> {}", first_row(&h));
     assert_eq!(h.get_by_label("duration").rect(), heading, "the headings stayed");
     crate::support::quit_discarding(&mut h);

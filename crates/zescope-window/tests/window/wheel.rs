@@ -2,31 +2,15 @@
 //! over a plot it zooms the time axis (and the pane list stays put), Shift+wheel over a plot pans
 //! in time, and over a legend it scrolls the pane list (and the time axis stays put).
 
-use crate::support::pump;
+use crate::support::{pump, wheel};
 
-use egui::{Modifiers, MouseWheelSource, MouseWheelUnit, Pos2, TouchPhase, vec2};
+use egui::{Modifiers, MouseWheelSource, MouseWheelUnit, TouchPhase, vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use zescope_model::view::timeview::Mode;
 use zescope_model::view::{TimeView, data_x};
 use zescope_window::ZescopeApp;
 use zescope_window::settings::Settings;
-
-fn wheel(h: &mut Harness<'_, ZescopeApp>, at: Pos2, dy: f32, modifiers: Modifiers) {
-    h.hover_at(at);
-    h.step();
-    h.event(egui::Event::MouseWheel {
-        unit: MouseWheelUnit::Point,
-        delta: vec2(0.0, dy),
-        phase: TouchPhase::Move,
-        source: MouseWheelSource::Wheel,
-        modifiers,
-    });
-    // egui spreads a wheel step over a few frames.
-    for _ in 0..30 {
-        h.step();
-    }
-}
 
 fn range(a: &ZescopeApp) -> (f64, f64) {
     TimeView::range(&a.view, data_x(&a.store)).expect("data is shown")

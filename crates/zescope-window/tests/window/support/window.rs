@@ -99,3 +99,20 @@ pub fn click_at<S>(h: &mut Harness<'_, S>, pos: egui::Pos2) {
         });
     }
 }
+
+/// One turn of the mouse wheel by `dy` points at `at` (with `modifiers` held), then the frames
+/// egui spreads a wheel step over.
+pub fn wheel(h: &mut Harness<'_, ZescopeApp>, at: egui::Pos2, dy: f32, modifiers: egui::Modifiers) {
+    h.hover_at(at);
+    h.step();
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, dy),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers,
+    });
+    for _ in 0..30 {
+        h.step();
+    }
+}
