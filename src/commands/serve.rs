@@ -286,8 +286,8 @@ impl Handler for Serving<'_> {
             log::warn!("serve: {e}");
             0
         });
+        let telemetry = self.ingest.run.as_ref().is_some_and(|r| r.info.is_telemetry(b.stream));
         if stored > 0 {
-            let telemetry = self.ingest.run.as_ref().is_some_and(|r| r.info.is_telemetry(b.stream));
             *if telemetry { &mut self.received.1 } else { &mut self.received.0 } += stored;
             if let Some(p) = &mut self.push {
                 p.samples(&b);
@@ -305,6 +305,9 @@ impl Handler for Serving<'_> {
         }
         if stored > 0 && newest(&mut self.latest, &self.ingest, &b) {
             self.latest.samples += stored;
+            if telemetry {
+                self.latest.telemetry_reads += stored;
+            }
             self.latest.last_sample = Some(Instant::now());
             self.publish();
         }

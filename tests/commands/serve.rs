@@ -99,6 +99,11 @@ fn a_streamed_group_is_served_with_source_streamer() {
     check.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
     let out = check.wait_with_output().unwrap();
     assert!(out.status.success(), "promtool check metrics: {}", String::from_utf8_lossy(&out.stdout));
+    // The page at / says the streamer's samples and the telemetry's reads apart, as the summary.
+    let (status, _, page) = get(s.addr, "/", None);
+    assert_eq!(status, 200);
+    let said = page.split("sampling, ").nth(1).unwrap_or_else(|| panic!("no counts on the page: {page}"));
+    assert!(said.contains(" samples and ") && said.contains(" telemetry reads so far"), "{page}");
     // Its summary counts the streamer's samples apart from the telemetry's reads (at most ten a
     // second), as record's does.
     let said = s.stop();

@@ -33,8 +33,11 @@ pub struct Latest {
     pub health: Option<Health>,
     /// When the newest sample arrived.
     pub last_sample: Option<Instant>,
-    /// Samples received since the run started.
+    /// Samples received since the run started (`zescope_sampler_samples_total`: every stream's).
     pub samples: u64,
+    /// Of `samples`, the rows of the telemetry streams (Sysman reads): the page at `/` says them
+    /// apart, as the exit summary does.
+    pub telemetry_reads: u64,
     /// The run is going (started, not stopped).
     pub running: bool,
     /// Errors the sampler reported.
