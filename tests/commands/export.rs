@@ -188,6 +188,18 @@ fn export_phases_stays_within_its_bound_of_rows() {
     let csv = std::fs::read_to_string(&out_csv).unwrap();
     assert_eq!(csv.lines().count(), 250_001);
     assert!(csv.lines().nth(6).unwrap().starts_with("'=1+1,"), "{}", csv.lines().nth(6).unwrap());
+    // What the note advises: a --range holds the marked ranges within it, the part within it. All
+    // 60 000 end by 1.06 ms after the first sample: none from 2 ms, every one cut at 0.5 ms.
+    let out =
+        zescope(&["export", &session.to_string_lossy(), "--range", "0.002..", "--phases", &out_csv.to_string_lossy()]);
+    assert!(text(&out).contains("(1 phase, 5 rows)"), "{}", text(&out));
+    let out =
+        zescope(&["export", &session.to_string_lossy(), "--range", "..0.0005", "--phases", &out_csv.to_string_lossy()]);
+    assert!(text(&out).contains("(50000 phases, 250000 rows; 10001 later"), "{}", text(&out));
+    let csv = std::fs::read_to_string(&out_csv).unwrap();
+    let cut = csv.lines().find(|l| l.starts_with("r1,")).expect("the range r1");
+    let duration: f64 = cut.split(',').nth(2).unwrap().parse().unwrap();
+    assert!((duration - (0.0005 - 1e-9)).abs() < 1e-9, "r1 from 1 ns to its cut at 0.5 ms: {cut}");
 }
 
 /// A session larger than the memory cap is exported, not refused: its older history comes in

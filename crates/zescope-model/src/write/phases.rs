@@ -1,5 +1,6 @@
 //! The phase table as CSV (`zescope export --phases`): per series the mean, min, max, totals and
-//! energy over the whole session (or the range asked for), then over each marked range.
+//! energy over the whole session (or the range asked for), then over each marked range within it
+//! (the part within it).
 
 use std::path::Path;
 
@@ -24,7 +25,7 @@ impl Format for Phases {
     }
     fn help(&self) -> &'static str {
         "Write the phase table here (CSV): per series the mean, min, max, totals and energy over the whole \
-         session (or --range) and over each marked range (`zescope mark --begin/--end`)"
+         session (or --range) and over each marked range (`zescope mark --begin/--end`) within it"
     }
     fn extension(&self) -> &'static str {
         "csv"
@@ -49,14 +50,17 @@ impl Format for Phases {
             Some(r) => ("range", r),
             None => ("session", whole),
         };
-        // Then each marked range once, as many as keep the table within MAX_PHASE_ROWS.
+        // Then each marked range once, the part of it within that range (one wholly outside is
+        // left out), as many as keep the table within MAX_PHASE_ROWS.
         let mut ranges = vec![PhaseRange::new(name, t0, t1)];
         let marked: Vec<(&str, i64, i64)> = input
             .spec
             .markers
             .iter()
             .filter_map(|m| match m.span {
-                Span::Range { end_ns } => Some((m.label.as_str(), m.t_ns, end_ns)),
+                Span::Range { end_ns } if end_ns > t0 && m.t_ns < t1 => {
+                    Some((m.label.as_str(), m.t_ns.max(t0), end_ns.min(t1)))
+                }
                 _ => None,
             })
             .collect();
