@@ -50,6 +50,7 @@ mod record;
 mod record_cap;
 mod record_globs;
 mod record_kill;
+mod record_workload;
 mod serve;
 mod serve_catalog;
 mod serve_devices;

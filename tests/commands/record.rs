@@ -232,43 +232,6 @@ fn a_missing_group_is_a_clear_error() {
     rec.assert_clean_report();
 }
 
-/// A workload after `--` that cannot be started is refused before anything is sampled or
-/// written: the output an earlier recording left at `--out` stays (it was truncated, and the new
-/// run's two samples written over it).
-#[test]
-fn a_workload_that_cannot_start_leaves_the_earlier_output_alone() {
-    let rec = RecordDir::new();
-    let earlier = "time_s,a\n0,1\n";
-    for (program, why) in [
-        ("/nonexistent/prog", "cannot start /nonexistent/prog: No such file or directory"),
-        ("zescope-no-such-program", "cannot start zescope-no-such-program: no such program in PATH"),
-    ] {
-        std::fs::write(rec.csv(), earlier).unwrap();
-        let out = rec.command(&["--source", "sim", "--duration", "5s"], None).arg("--").arg(program).output().unwrap();
-        assert!(!out.status.success());
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(why), "{err}");
-        assert!(!String::from_utf8_lossy(&out.stdout).contains("recorded"), "nothing was sampled");
-        assert_eq!(std::fs::read_to_string(rec.csv()).unwrap(), earlier, "{program}: the earlier CSV is kept");
-    }
-}
-
-/// `record` exits with its workload's status: a script tests the workload through zescope.
-#[test]
-fn record_exits_with_the_workloads_status() {
-    let rec = RecordDir::new();
-    for (script, code) in [("exit 0", 0), ("exit 3", 3), ("kill -KILL $$", 128 + 9)] {
-        let out = rec
-            .command(&["--source", "sim", "--duration", "20s"], None)
-            .args(["--", "sh", "-c", script])
-            .output()
-            .unwrap();
-        let said = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(code), "{script}: {said}{}", String::from_utf8_lossy(&out.stderr));
-        assert!(said.contains("wrote "), "{script}: the recording is written whatever the workload's status: {said}");
-    }
-}
-
 /// A recording on a simulated device whose teardown hangs for `ms` in its last step.
 fn slow_teardown(rec: &RecordDir, ms: u64) -> Child {
     let config = rec.dir.path().join("slow.ron");
