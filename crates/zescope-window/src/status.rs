@@ -96,23 +96,7 @@ pub fn show(
             } else {
                 RichText::new(rate)
             });
-            r.on_hover_text(if s.batched {
-                let (samples, unchanged) = (text::count(s.samples), text::count(s.unchanged_reads));
-                let (sample, read) = (
-                    if s.samples == 1 { "sample" } else { "samples" },
-                    if s.unchanged_reads == 1 { "read" } else { "reads" },
-                );
-                format!("{samples} {sample} read, {unchanged} {read} found nothing new\n{}", latency(s))
-            } else {
-                format!(
-                    "{} ticks, {} torn reads retried out, {} reads found nothing new, {} device clock resets\n{}",
-                    text::count(s.ticks),
-                    text::count(s.torn_reads),
-                    text::count(s.unchanged_reads),
-                    text::count(s.clock_resets),
-                    latency(s)
-                )
-            });
+            r.on_hover_text(rate_tooltip(s));
             // A run read in batches has no tick to be late for.
             if !s.batched {
                 ui.separator();
@@ -274,6 +258,23 @@ pub(crate) fn batched_rate(s: &zescope_sampler::Health) -> String {
     format!("{} samples/s · {} requested", text::count(per_s.round() as u64), text::hz(s.requested_hz))
 }
 
+/// The rate's tooltip: the sampler's counts (one and many each in its number), then how the run
+/// is read ([`latency`]).
+pub(crate) fn rate_tooltip(s: &zescope_sampler::Health) -> String {
+    let unchanged = text::counted(s.unchanged_reads, "read", "reads");
+    if s.batched {
+        let samples = text::counted(s.samples, "sample", "samples");
+        return format!("{samples} read, {unchanged} found nothing new\n{}", latency(s));
+    }
+    format!(
+        "{}, {} retried out, {unchanged} found nothing new, {}\n{}",
+        text::counted(s.ticks, "tick", "ticks"),
+        text::counted(s.torn_reads, "torn read", "torn reads"),
+        text::counted(s.clock_resets, "device clock reset", "device clock resets"),
+        latency(s)
+    )
+}
+
 /// The live latency and the sampler's wakeups, for the rate's tooltip.
 pub(crate) fn latency(s: &zescope_sampler::Health) -> String {
     let every = text::duration(s.latency);
@@ -308,6 +309,26 @@ mod tests {
         );
         let ticked = zescope_sampler::Health { latency: Duration::from_micros(100), batched: false, ..batched };
         assert!(super::latency(&ticked).starts_with("read on every tick: live latency at most 100 µs"));
+    }
+
+    #[test]
+    fn the_rate_tooltip_counts_one_and_many_each_in_its_number() {
+        let ticked = zescope_sampler::Health {
+            ticks: 12_345,
+            torn_reads: 1,
+            unchanged_reads: 0,
+            clock_resets: 1,
+            ..Default::default()
+        };
+        let said = super::rate_tooltip(&ticked);
+        assert!(
+            said.starts_with(
+                "12,345 ticks, 1 torn read retried out, 0 reads found nothing new, 1 device clock reset\n"
+            ),
+            "{said}"
+        );
+        let batched = zescope_sampler::Health { samples: 1, unchanged_reads: 1, batched: true, ..ticked };
+        assert!(super::rate_tooltip(&batched).starts_with("1 sample read, 1 read found nothing new\n"));
     }
 
     #[test]

@@ -220,6 +220,11 @@ pub fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `n` with its digits grouped ([`count`]) and the word for that many: "1 tick", "12,345 ticks".
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
 /// Bytes with binary prefixes: "512 MiB".
 pub fn bytes(b: usize) -> String {
     let b = b as f64;
@@ -276,6 +281,8 @@ mod tests {
         assert_eq!(plural(1, "marker", "markers"), "1 marker");
         assert_eq!(plural(0, "marker", "markers"), "0 markers");
         assert_eq!(plural(2, "telemetry read", "telemetry reads"), "2 telemetry reads");
+        assert_eq!(counted(1, "tick", "ticks"), "1 tick");
+        assert_eq!(counted(12_345, "tick", "ticks"), "12,345 ticks");
     }
 
     #[test]
