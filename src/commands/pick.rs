@@ -2,6 +2,9 @@
 //! `--group` resolved against the inventory, with an error that says why nothing fits.
 
 mod targets;
+#[cfg(test)]
+mod testing;
+pub mod unrecorded;
 
 pub use targets::pick_targets;
 

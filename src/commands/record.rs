@@ -20,6 +20,7 @@
 use std::time::{Duration, Instant};
 
 use crate::commands::headless::{self, Flow, Handler, say};
+use crate::commands::pick::unrecorded;
 use crate::signals::Termination;
 use zescope_model::session::Recorder;
 use zescope_sampler::{Health, Inventory, RunConfig, RunInfo, SampleBatch, StopReason};
@@ -162,6 +163,9 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     for t in &mut targets {
         t.custom_group = args.custom_group;
     }
+    // A name of a group, metric or device the run leaves out is said before anything is written.
+    let derive = view::derivations(&args.derive, args.view.as_ref());
+    unrecorded::check(&inv, &targets, args.via, &unrecorded::named(&derive, &args.triggers))?;
     let cfg = RunConfig { targets, interval: args.interval, via: args.via, telemetry: args.telemetry };
     if args.out.is_none() && args.perfetto.is_none() {
         return Err("nothing to write: give --out and/or --perfetto".into());
@@ -196,13 +200,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
             .then(|| triggered::Triggered::new(args.triggers.clone(), args.pre, args.post)),
         push,
     };
-    let ran = headless::run(
-        h,
-        cfg,
-        listener.as_ref(),
-        stop,
-        &mut headless::derived::Derived::new(view::derivations(&args.derive, args.view.as_ref()), &mut rec),
-    );
+    let ran = headless::run(h, cfg, listener.as_ref(), stop, &mut headless::derived::Derived::new(derive, &mut rec));
     let outcome = match ran {
         Ok(o) => o,
         Err(e) => {

@@ -33,6 +33,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::commands::headless::{self, Flow, Handler};
+use crate::commands::pick::unrecorded;
 use crate::signals::Termination;
 use zescope_model::view::Ingest;
 use zescope_model::view::text::plural;
@@ -132,6 +133,8 @@ pub fn main(args: &ServeArgs) -> Result<std::process::ExitCode, String> {
 pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(SocketAddr)) -> Result<Summary, String> {
     let (h, inv, targets) =
         headless::open((args.source, sampler::BATCH_INTERVAL), &args.devices, &args.groups, &[], args.via)?;
+    // A name of a group or device the run leaves out is said before anything is served.
+    unrecorded::check(&inv, &targets, args.via, &unrecorded::named(&args.derive, &args.triggers))?;
     if let Some(dir) = &args.textfile
         && !dir.is_dir()
     {

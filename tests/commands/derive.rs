@@ -143,6 +143,36 @@ fn a_derivation_naming_nothing_is_refused_with_what_it_could_mean() {
     );
 }
 
+/// A name of a group or device the run does not record is refused before anything is written,
+/// saying what to add; the command line it offers then records.
+#[test]
+fn a_derivation_naming_a_group_left_out_says_what_to_add() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.ron");
+    let record = |extra: &[&str]| {
+        crate::support::zescope()
+            .args(["--source", "sim", "record", "--no-telemetry", "--duration", "300ms", "--out"])
+            .arg(&out)
+            .args(["--derive", "x=NpuActivity/Inferences * 2"])
+            .args(extra)
+            .env_remove("ZE_SIM_CONFIG")
+            .output()
+            .unwrap()
+    };
+    let o = record(&[]);
+    let said = crate::support::text(&o);
+    assert!(!o.status.success(), "{said}");
+    let want = "derived series 'x' names 'NpuActivity/Inferences', a metric of ze-sim NPU (device 1), which this \
+                run does not record: add --device 0,1 --group 1:NpuActivity";
+    assert!(said.contains(want), "{said}");
+    assert!(!out.exists(), "nothing was written");
+    let o = record(&["--device", "0,1", "--group", "1:NpuActivity"]);
+    assert!(o.status.success(), "{}", crate::support::text(&o));
+    let s = zescope_model::session::load(&out).expect("the session loads");
+    let derived = s.streams.iter().find(|st| st.meta.group == "Derived").expect("the derived series was recorded");
+    assert!(!derived.data.raw.timestamps.is_empty(), "with samples");
+}
+
 #[test]
 fn serve_serves_them_with_a_derived_label() {
     let s = Serve::start(&["--derive", "twice=ComputeBasic/GpuUtilization * 2"]);

@@ -11,7 +11,7 @@ use zescope_model::session;
 /// (achieved Hz, late ticks) from record's summary line.
 fn timeliness(summary: &str) -> (f64, u64) {
     let hz = summary.split(" Hz achieved").next().and_then(|s| s.rsplit(' ').next()).and_then(|s| s.parse().ok());
-    let late = summary.split(" late ticks").next().and_then(|s| s.rsplit(' ').next()).and_then(|s| s.parse().ok());
+    let late = summary.split(" late tick").next().and_then(|s| s.rsplit(' ').next()).and_then(|s| s.parse().ok());
     (hz.unwrap_or_else(|| panic!("no rate in {summary}")), late.unwrap_or_else(|| panic!("no late ticks in {summary}")))
 }
 

@@ -166,45 +166,7 @@ fn has_metric(d: &DeviceEntry, groups: &[String], metric: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zescope_sampler::{DevicePath, GroupEntry, GroupExportKind, MetricEntry};
-    use zescope_ze::DeviceKind;
-
-    fn device(index: usize, name: &str, groups: &[(&str, &[&str])]) -> DeviceEntry {
-        let group = |(g, metrics): &(&str, &[&str])| GroupEntry {
-            name: g.to_string(),
-            description: String::new(),
-            domain: 0,
-            exports: GroupExportKind::Group,
-            streamable: false,
-            tracer: false,
-            metrics: metrics
-                .iter()
-                .map(|m| MetricEntry { name: m.to_string(), description: String::new(), unit: String::new() })
-                .collect(),
-            unavailable: None,
-            export_unavailable: None,
-            ways: vec![zescope_sampler::Via::Export],
-        };
-        DeviceEntry {
-            path: DevicePath { driver: 0, device: index, sub_device: None },
-            name: name.into(),
-            kind: DeviceKind::Gpu,
-            uuid: String::new(),
-            vendor_id: 0x8086,
-            device_id: 0,
-            pci_bdf: None,
-            driver_version: 0,
-            simulated: true,
-            groups: groups.iter().map(group).collect(),
-            error: None,
-        }
-    }
-
-    fn inventory() -> Inventory {
-        let gpu = device(0, "GPU", &[("Compute", &["Busy", "Power"]), ("Odd:Name", &["Busy"])]);
-        let npu = device(1, "NPU", &[("Npu", &["Inferences", "Power"])]);
-        Inventory { source: None, devices: vec![gpu, npu] }
-    }
+    use crate::commands::pick::testing::{device, inventory};
 
     /// (root device index, groups, metrics) per target.
     type Picked = Vec<(usize, Vec<String>, Vec<String>)>;

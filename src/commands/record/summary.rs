@@ -94,10 +94,10 @@ impl std::fmt::Display for Summary {
                 }
                 write!(
                     f,
-                    ", read in batches at most {} apart ({:.1} Hz requested), {} dropped samples",
+                    ", read in batches at most {} apart ({:.1} Hz requested), {}",
                     zescope_model::view::text::duration(s.latency),
                     s.requested_hz,
-                    s.dropped_samples
+                    plural(s.dropped_samples, "dropped sample", "dropped samples")
                 )?;
             } else {
                 if secs * s.requested_hz >= 2.0 {
@@ -107,15 +107,19 @@ impl std::fmt::Display for Summary {
                 }
                 write!(
                     f,
-                    ", {} late ticks, {} dropped samples, {} torn reads",
-                    s.late_ticks, s.dropped_samples, s.torn_reads
+                    ", {}, {}, {}",
+                    plural(s.late_ticks, "late tick", "late ticks"),
+                    plural(s.dropped_samples, "dropped sample", "dropped samples"),
+                    plural(s.torn_reads, "torn read", "torn reads")
                 )?;
             }
             if s.unchanged_reads > 0 || s.clock_resets > 0 {
-                write!(f, ", {} unchanged reads, {} device clock resets", s.unchanged_reads, s.clock_resets)?;
+                let unchanged = plural(s.unchanged_reads, "unchanged read", "unchanged reads");
+                write!(f, ", {unchanged}, {}", plural(s.clock_resets, "device clock reset", "device clock resets"))?;
             }
             if s.dropped_reports > 0 {
-                write!(f, ", {} streamer reads said the driver dropped reports", s.dropped_reports)?;
+                let reads = plural(s.dropped_reports, "streamer read", "streamer reads");
+                write!(f, ", {reads} said the driver dropped reports")?;
             }
         }
         let c = self.marker_drops.unwrap_or_default();

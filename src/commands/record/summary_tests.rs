@@ -112,3 +112,22 @@ fn a_trigger_that_fired_once_is_said_in_the_singular() {
     let s = Summary { triggered, ..Summary::default() }.to_string();
     assert!(s.contains("; 7 firings, 5 windows kept (5100 samples), listed in"), "{s}");
 }
+
+#[test]
+fn one_of_each_count_is_said_in_the_singular() {
+    let health = Health {
+        requested_hz: 1000.0,
+        ticks: 1000,
+        ticked_for: Duration::from_secs(1),
+        late_ticks: 1,
+        dropped_samples: 1,
+        torn_reads: 1,
+        clock_resets: 1,
+        dropped_reports: 1,
+        ..Health::default()
+    };
+    let s = Summary { samples: 1000, elapsed: Duration::from_secs(1), health: Some(health), ..Summary::default() };
+    let s = s.to_string();
+    assert!(s.contains(", 1 late tick, 1 dropped sample, 1 torn read, 0 unchanged reads, 1 device clock reset"), "{s}");
+    assert!(s.contains(", 1 streamer read said the driver dropped reports"), "{s}");
+}
