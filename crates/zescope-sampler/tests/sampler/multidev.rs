@@ -150,3 +150,27 @@ fn a_refused_free_on_one_device_keeps_every_device_active_until_the_retry() {
     shut_down(&h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
+
+/// A device whose driver offers none of several telemetry pieces (the NPU: engines only) gets one
+/// notice naming them all, not one warning each.
+#[test]
+fn the_telemetry_pieces_a_device_lacks_are_said_in_one_notice() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    let mut cfg = gpu_and_npu(&["NpuActivity"]);
+    cfg.telemetry = true;
+    h.send(Command::Start(cfg));
+    let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
+    let notices = info.notices;
+    let absent: Vec<&String> = notices.iter().filter(|n| n.contains("the driver offers no")).collect();
+    assert_eq!(
+        absent.iter().map(|n| n.as_str()).collect::<Vec<_>>(),
+        [
+            "ze-sim NPU: telemetry: the driver offers no frequency domains, power domains, temperature sensors or memory modules"
+        ],
+        "{notices:?}"
+    );
+    h.send(Command::Stop);
+    wait_for(&h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
+    shut_down(&h);
+}

@@ -141,7 +141,8 @@ fn tile(on_sub: ze_bool_t, id: u32) -> String {
 }
 
 /// The telemetry stream of `device`: a reader and its series, or `None` when the device offers
-/// none (why is in `notices`, one line per missing piece). An error only for a lost device.
+/// none (why is in `notices`: one line for the pieces the driver offers none of, one for each it
+/// refused). An error only for a lost device.
 pub(crate) fn plan(
     device: &Device,
     interval: Duration,
@@ -155,13 +156,22 @@ pub(crate) fn plan(
             return Ok(None);
         }
     };
-    let mut b = Builder { items: Vec::new(), series: Vec::new(), notices };
+    let mut b = Builder { items: Vec::new(), series: Vec::new(), notices, absent: Vec::new() };
     b.frequency(&sysman)?;
     b.power(&sysman)?;
     b.temperature(&sysman)?;
     b.engines(&sysman)?;
     b.memory(&sysman)?;
-    let Builder { items, mut series, .. } = b;
+    let Builder { items, mut series, notices, absent } = b;
+    // One line for what an NPU, say, has none of ("no power domains, temperature sensors or
+    // memory modules"), where each was a warning of its own.
+    if let Some((last, rest)) = absent.split_last() {
+        let list = match rest {
+            [] => last.to_string(),
+            _ => format!("{} or {last}", rest.join(", ")),
+        };
+        notices.push(format!("telemetry: the driver offers no {list}"));
+    }
     if items.is_empty() {
         return Ok(None);
     }
@@ -182,14 +192,16 @@ struct Builder<'a> {
     items: Vec<Item>,
     series: Vec<SeriesInfo>,
     notices: &'a mut Vec<String>,
+    /// The pieces the driver offers none of, said in one notice at the end.
+    absent: Vec<&'static str>,
 }
 
 impl Builder<'_> {
     /// The domains of one piece, or a notice and none.
-    fn domains<T>(&mut self, piece: &str, r: Result<Vec<T>, ZeError>) -> Result<Vec<T>, ZeError> {
+    fn domains<T>(&mut self, piece: &'static str, r: Result<Vec<T>, ZeError>) -> Result<Vec<T>, ZeError> {
         match r {
             Ok(v) if v.is_empty() => {
-                self.notices.push(format!("telemetry: the driver offers no {piece}"));
+                self.absent.push(piece);
                 Ok(v)
             }
             Ok(v) => Ok(v),
