@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use zescope_model::derive::{Backfill, Derivation, Deriver};
 use zescope_model::session::RunHistory;
+use zescope_model::triggers::left_out::named;
 use zescope_model::view::Ingest;
 use zescope_model::view::series::SeriesKey;
-use zescope_sampler::RunInfo;
+use zescope_sampler::{Inventory, RunInfo};
 use zescope_store::Store;
 
 /// The time a frame spends computing derived series over a recording, at most (about).
@@ -37,8 +38,9 @@ pub struct Derived {
 
 impl Derived {
     /// What is wrong with `text` as a definition for `run` (the column where it does not parse,
-    /// or the series it names that the run lacks, with what they could mean); `None`: fine.
-    pub fn check(&self, run: Option<&RunInfo>) -> Option<String> {
+    /// or the series it names that the run lacks: what to tick in the source list where `inv`,
+    /// the window's own, has it, else what they could mean); `None`: fine.
+    pub fn check(&self, run: Option<&RunInfo>, inv: Option<&Inventory>) -> Option<String> {
         let text = self.text.trim();
         if text.is_empty() {
             return None;
@@ -50,8 +52,11 @@ impl Derived {
         if self.deriver.derivations().iter().any(|d| d.name == def.name) {
             return Some(format!("'{}' is taken: name it otherwise", def.name));
         }
-        let mut info = run?.clone();
-        Deriver::new(vec![def]).run_started(&mut info).err()
+        let run = run?;
+        let mut info = run.clone();
+        let e = Deriver::new(vec![def.clone()]).run_started(&mut info).err()?;
+        let defs = [def];
+        Some(crate::left_out::advice(inv, run, &named(&defs, &[])).unwrap_or(e))
     }
 
     /// Adds the definition written (see [`Derived::create`]); the keys of the series made.

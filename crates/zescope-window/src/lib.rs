@@ -37,6 +37,7 @@ pub mod files;
 pub mod fonts;
 pub(crate) mod frame;
 pub mod gui;
+mod left_out;
 pub(crate) mod legend;
 pub mod link;
 pub mod logwatch;

@@ -1,6 +1,8 @@
 use super::*;
 use crate::commands::pick::pick_targets;
 use crate::commands::pick::testing::{device, inventory};
+use zescope_model::derive::Derivation;
+use zescope_model::triggers::Trigger;
 
 /// The inventory of the pick tests with a third GPU group, `Traffic` (BytesRead), in domain 1.
 fn with_traffic() -> Inventory {

@@ -9,11 +9,13 @@
 //! - [`keep`]: the [`Keeper`] that passes on only the samples around firings (`record
 //!   --trigger`);
 //! - [`names`]: whether a trigger names anything sampled, and what it could have meant;
+//! - [`left_out`]: a name of the source's that a run leaves out (its group, metric or device);
 //! - [`firings_csv`]: the index of firings `record` writes beside its output.
 
 pub mod eval;
 pub mod expr;
 pub mod keep;
+pub mod left_out;
 pub mod names;
 pub mod syntax;
 

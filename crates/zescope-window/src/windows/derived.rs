@@ -52,7 +52,7 @@ impl Window for DerivedWindow {
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             // Checked as the text stands after this frame's keys: the last keystroke and Enter
             // can come in one frame.
-            problem = state.derived.check(run);
+            problem = state.derived.check(run, state.inventory.as_ref());
             let ok = problem.is_none() && !state.derived.text.trim().is_empty();
             add = (ui.add_enabled(ok, egui::Button::new("Add")).clicked() || enter) && ok;
         });

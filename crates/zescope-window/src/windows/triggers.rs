@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use egui::{RichText, Ui};
 
+use zescope_model::triggers::left_out::named;
 use zescope_model::view::TimeView;
 use zescope_model::view::text::plural;
-use zescope_sampler::RunInfo;
+use zescope_sampler::{Inventory, RunInfo};
 use zescope_store::Store;
 
 use super::{Shared, Window};
@@ -46,7 +47,8 @@ impl Window for TriggersWindow {
     fn ui(&mut self, ui: &mut Ui, shared: &mut Shared<'_>) {
         let state = &mut *shared.state;
         let run = state.ingest.run.as_ref().map(|r| &r.info);
-        contents(&mut state.triggers, &mut self.confirm_remove, ui, shared.view, shared.store, run);
+        let inv = state.inventory.as_ref();
+        contents(&mut state.triggers, &mut self.confirm_remove, ui, shared.view, shared.store, (run, inv));
     }
 }
 
@@ -56,7 +58,7 @@ fn contents(
     ui: &mut Ui,
     view: &mut TimeView,
     store: &Store,
-    run: Option<&RunInfo>,
+    (run, inv): (Option<&RunInfo>, Option<&Inventory>),
 ) {
     ui.horizontal(|ui| {
         let edit = ui.add(
@@ -67,7 +69,13 @@ fn contents(
         let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if ui.button("Add").clicked() || enter {
             let text = tr.text.clone();
-            tr.add(&text, run);
+            // A series the device has and the run leaves out: what to tick, not a typo's near names.
+            if !tr.add(&text, run)
+                && let (Some(info), Ok(t)) = (run, zescope_model::triggers::Trigger::parse(&text))
+                && let Some(advice) = crate::left_out::advice(inv, info, &named(&[], &[t]))
+            {
+                tr.error = Some(advice);
+            }
         }
         if enter {
             // Ready for the next expression (or the correction of this one).

@@ -172,6 +172,46 @@ fn a_trigger_naming_no_series_of_the_run_is_refused() {
     assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
 
+/// A trigger or a derived series naming a metric of a group the run does not sample says which
+/// group to tick (not the run's nearest names); ticked, the run restarts with it and both are
+/// taken.
+#[test]
+fn a_name_of_a_group_left_out_says_what_to_tick() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = crate::support::harness_on(&sim);
+    h.get_by_label("Start").click();
+    crate::support::pump(&mut h, "the run", |a| a.state.ingest.run.is_some());
+    h.state_mut().windows.triggers.open = true;
+    h.state_mut().state.triggers.text = "MemoryTraffic/BytesRead > 5".into();
+    h.step();
+    h.step();
+    h.get_by_label("Add").click();
+    h.step();
+    h.step();
+    h.get_by_label(
+        "trigger 'MemoryTraffic/BytesRead > 5' names 'MemoryTraffic/BytesRead', a metric of group MemoryTraffic of \
+         ze-sim GPU, which this run does not sample: tick MemoryTraffic in the source list",
+    );
+    h.state_mut().windows.derived.open = true;
+    h.state_mut().state.derived.text = "bw=rate(MemoryTraffic/BytesRead)".into();
+    h.step();
+    h.step();
+    h.get_by_label_contains("derived series 'bw' names 'MemoryTraffic/BytesRead', a metric of group MemoryTraffic");
+    h.get_by_label_contains("MemoryTraffic  · domain 1").click();
+    crate::support::pump(&mut h, "a run of both groups", |a| {
+        a.state.ingest.run.as_ref().is_some_and(|r| r.info.streams.iter().any(|s| s.group == "MemoryTraffic"))
+    });
+    h.step();
+    assert_eq!(h.state().state.derived.check(h.state().state.ingest.run.as_ref().map(|r| &r.info), None), None);
+    h.state_mut().windows.derived.open = false;
+    h.step();
+    h.get_by_label("Add").click();
+    h.step();
+    assert_eq!(h.state().state.triggers.eval.triggers().len(), 1, "the trigger is taken");
+    crate::support::quit_discarding(&mut h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
 /// The floating windows open inside the central area, clear of the menu bar (a click on File
 /// must not land on a window's edge) and of the source panel, at 1600x1000 and at 900x600.
 #[test]
