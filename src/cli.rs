@@ -219,10 +219,10 @@ pub struct RecordOptions {
     #[arg(long, value_name = "FILE", value_parser = parse_view, conflicts_with_all = ["groups", "metrics"])]
     pub view: Option<zescope_model::viewfile::ViewFile>,
     /// With --trigger: time kept before each firing.
-    #[arg(long, default_value = "5s", value_parser = zescope_model::view::text::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = zescope_model::view::text::parse_duration, requires = "triggers")]
     pub pre: Duration,
     /// With --trigger: time kept after each firing.
-    #[arg(long, default_value = "5s", value_parser = zescope_model::view::text::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = zescope_model::view::text::parse_duration, requires = "triggers")]
     pub post: Duration,
     /// A workload to run while recording, after `--`.
     #[arg(last = true, value_name = "COMMAND")]

@@ -87,3 +87,13 @@ fn groups_and_metrics_take_comma_lists_as_devices_do() {
     };
     assert_eq!(groups, ["A*", "B?"]);
 }
+
+#[test]
+fn pre_and_post_without_a_trigger_are_refused_rather_than_ignored() {
+    for flag in ["--pre", "--post"] {
+        let e = parse(&["record", "--out", "r.ron", flag, "1s"]).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("--trigger <EXPR>"), "{flag}: {e}");
+        assert!(parse(&["record", "--out", "r.ron", flag, "1s", "--trigger", "marker go"]).is_ok(), "{flag}");
+    }
+    assert!(parse(&["record", "--out", "r.ron"]).is_ok(), "their defaults ask for no trigger");
+}

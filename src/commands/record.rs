@@ -23,6 +23,7 @@ use crate::commands::headless::{self, Flow, Handler, say};
 use crate::commands::pick::unrecorded;
 use crate::signals::Termination;
 use zescope_model::session::Recorder;
+use zescope_model::view::text::plural;
 use zescope_sampler::{Health, Inventory, RunConfig, RunInfo, SampleBatch, StopReason};
 use zescope_ze::Source;
 
@@ -437,10 +438,10 @@ impl Handler for RecordRun<'_> {
             p.stop();
             if let Some(s) = stats {
                 say(&format!(
-                    "OTLP: {} points exported, {} dropped ({} exports failed)",
-                    s.exported(),
+                    "OTLP: {} exported, {} dropped ({} failed)",
+                    plural(s.exported(), "point", "points"),
                     s.dropped(),
-                    s.failed()
+                    plural(s.failed(), "export", "exports")
                 ));
             }
         }
