@@ -19,7 +19,8 @@
 //! this works headless on any machine.
 //!
 //! Markers are drawn on every pane behind the series: ranges as shaded bands, instants as
-//! lines, in the window's colours, each named at the top. A marker that would cover the same
+//! lines, in the window's colours, each named at the top over the series, on a patch of the
+//! background (left of its line near the right edge), as on screen. A marker that would cover the same
 //! pixel columns in the same colour as one drawn already is not drawn again, so an image holds
 //! at most one instant per pixel column however many markers fall there (an SVG stays bounded
 //! by its width, not by the markers' number).
@@ -236,7 +237,7 @@ fn draw_pane<DB: DrawingBackend>(
     }
     let px_per_s = columns as f64 / (x1 - x0);
     let axes = Axes { store, pane, marks, columns, t: (t0, t1), x: (x0, x1), values: !ids_only };
-    let mut chart = axes.chart(area, (lo, hi))?;
+    let (mut chart, mut names) = axes.chart(area, (lo, hi))?;
     let lines = |(lo, hi): (f64, f64)| -> Vec<Vec<Vec<(f64, f64)>>> {
         drawn
             .iter()
@@ -270,7 +271,7 @@ fn draw_pane<DB: DrawingBackend>(
                 // Drawn again on a taller y range, the data under the legend.
                 hi = top;
                 area.fill(&WHITE).map_err(draw_err)?;
-                chart = axes.chart(area, (lo, hi))?;
+                (chart, names) = axes.chart(area, (lo, hi))?;
                 drawn_lines = lines((lo, hi));
             }
         }
@@ -295,6 +296,7 @@ fn draw_pane<DB: DrawingBackend>(
             .label(d.label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 16, y + 4)], color.filled()));
     }
+    draw_names(&mut chart, &names, (lo, hi), px_per_s)?;
     if !drawn.is_empty() {
         chart
             .configure_series_labels()
@@ -311,6 +313,9 @@ fn draw_pane<DB: DrawingBackend>(
 /// The legend's font size.
 const LEGEND_FONT: u32 = 12;
 
+/// A pane's chart: plot x (seconds) against the value.
+type Chart<'b, DB> = ChartContext<'b, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
 /// What a pane's axes, grid, throttle bands and markers are drawn from.
 struct Axes<'a> {
     store: &'a Store,
@@ -325,12 +330,12 @@ struct Axes<'a> {
 
 impl Axes<'_> {
     /// The pane's chart on the y range `lo..hi`: title, axes, grid, throttle bands and markers
-    /// drawn.
+    /// drawn; and the markers' names, to draw over the series.
     fn chart<'b, DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         (lo, hi): (f64, f64),
-    ) -> Result<ChartContext<'b, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, WriteError> {
+    ) -> Result<(Chart<'b, DB>, Vec<Name>), WriteError> {
         let Axes { store, pane, marks, columns, t: (t0, t1), x: (x0, x1), values } = *self;
         let units = pane.units();
         // The title and the axis name the unit as the axis's largest ticks print it ("GHz" over
@@ -369,8 +374,8 @@ impl Axes<'_> {
             .map_err(draw_err)?;
         let px_per_s = columns as f64 / (x1 - x0);
         draw_throttle(&mut chart, store, pane, columns, (t0, t1), (x0, x1), (lo, hi))?;
-        draw_marks(&mut chart, store, marks, (t0, t1), (x0, x1), (lo, hi), px_per_s)?;
-        Ok(chart)
+        let names = draw_marks(&mut chart, store, marks, (t0, t1), (x0, x1), (lo, hi), px_per_s)?;
+        Ok((chart, names))
     }
 }
 
@@ -427,8 +432,9 @@ fn draw_throttle<DB: DrawingBackend>(
 const THROTTLE: RGBColor = RGBColor(230, 150, 0);
 const THROTTLE_TEXT: RGBColor = RGBColor(160, 100, 10);
 
-/// Markers behind the series: ranges as shaded bands, instants as lines, each named at the top
-/// (a name that would overlap the previous one on its row is left out, as on screen).
+/// Markers behind the series: ranges as shaded bands, instants as lines; the names to draw at
+/// the top over the series (a name that would overlap the previous one on its row is left out,
+/// as on screen).
 fn draw_marks<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     store: &Store,
@@ -437,9 +443,10 @@ fn draw_marks<DB: DrawingBackend>(
     (x0, x1): (f64, f64),
     (lo, hi): (f64, f64),
     px_per_s: f64,
-) -> Result<(), WriteError> {
+) -> Result<Vec<Name>, WriteError> {
     let now = store.total_time_range().map_or(t1, |(_, last)| last);
     let mut label_end = [f64::NEG_INFINITY; 2];
+    let mut names = Vec::new();
     // (instant, colour, first and last pixel column) of what is drawn.
     let mut drawn = std::collections::HashSet::new();
     for m in marks {
@@ -465,9 +472,54 @@ fn draw_marks<DB: DrawingBackend>(
         if px < label_end[row] {
             continue;
         }
-        label_end[row] = px + 7.0 * m.label.chars().count() as f64 + 6.0;
-        let y = hi - (hi - lo) * (0.01 + 0.07 * row as f64);
-        let text = Text::new(m.label.clone(), (a, y), ("sans-serif", 11).into_font().color(&color));
+        let (w, h) = chart
+            .plotting_area()
+            .estimate_text_size(&m.label, &name_font(color))
+            .unwrap_or((7 * m.label.chars().count() as u32, 11));
+        // Near the right edge the name goes left of its line rather than being cut, as on screen.
+        let left = px + f64::from(w) + 4.0 > (x1 - x0) * px_per_s;
+        label_end[row] = if left { px + 4.0 } else { px + f64::from(w) + 6.0 };
+        names.push(Name { text: m.label.clone(), x: a, row, color, size: (w, h), left });
+    }
+    Ok(names)
+}
+
+/// A marker's name, drawn over the series once they are drawn ([`draw_names`]).
+struct Name {
+    text: String,
+    /// Its line (the range's start), in plot x.
+    x: f64,
+    /// 0 for an instant's, 1 for a range's (one row below).
+    row: usize,
+    color: RGBColor,
+    /// Its size in pixels.
+    size: (u32, u32),
+    /// Drawn left of its line (near the right edge).
+    left: bool,
+}
+
+/// The font of markers' names.
+fn name_font(color: RGBColor) -> TextStyle<'static> {
+    ("sans-serif", 11).into_font().color(&color)
+}
+
+/// Paints `names` at the top of the plot, each on a patch of the background, as on screen: a
+/// name over a series of a close colour (a busy share near 100 % runs along the top, where the
+/// names are) reads all the same.
+fn draw_names<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    names: &[Name],
+    (lo, hi): (f64, f64),
+    px_per_s: f64,
+) -> Result<(), WriteError> {
+    let per_px = (hi - lo) / f64::from(chart.plotting_area().dim_in_pixel().1.max(1));
+    for n in names {
+        let (w, h) = (f64::from(n.size.0), f64::from(n.size.1));
+        let y = hi - (hi - lo) * (0.01 + 0.07 * n.row as f64);
+        let start = if n.left { n.x - (w + 3.0) / px_per_s } else { n.x + 2.0 / px_per_s };
+        let patch = [(start - 1.0 / px_per_s, y + per_px), (start + (w + 1.0) / px_per_s, y - (h + 1.0) * per_px)];
+        chart.draw_series(std::iter::once(Rectangle::new(patch, WHITE.mix(0.85).filled()))).map_err(draw_err)?;
+        let text = Text::new(n.text.clone(), (start, y), name_font(n.color));
         chart.draw_series(std::iter::once(text)).map_err(draw_err)?;
     }
     Ok(())

@@ -1,5 +1,5 @@
-//! Tests of a pane's drawing (`image.rs`): a state in steps and a quantity with slopes, and
-//! lines kept inside their plot areas.
+//! Tests of a pane's drawing (`image.rs`): a state in steps and a quantity with slopes, lines
+//! kept inside their plot areas, markers' names over the series.
 
 use super::*;
 use zescope_store::{SeriesDesc, StreamDesc};
@@ -126,4 +126,51 @@ fn a_pane_is_drawn_tall_enough_for_its_legend_or_refused_saying_how_tall() {
     let refused = rgb(&store, &spec, (1600, need - 1)).map(|_| ()).expect_err("refused").to_string();
     assert!(refused.contains(&format!("fewer than the {need} a pane needs")), "{refused}");
     assert!(default_size(&spec).1 >= need, "{:?} for {need}", default_size(&spec));
+}
+
+/// A marker's name is drawn over the series on a patch of the background (a series along the
+/// top ran through it, pink on pink), and one at the right edge left of its line, not cut off.
+#[test]
+fn markers_names_read_over_the_series_and_at_the_right_edge() {
+    use crate::view::markers::{INSTANT_RGB, Mark, Span};
+    let mut store = Store::new(usize::MAX);
+    let desc = SeriesDesc { name: "busy".into(), unit: "%".into(), kind: SeriesKind::Gauge };
+    let s = store.begin_stream(StreamDesc { name: "g".into(), series: vec![desc] });
+    // 0 for the first tenth, then 100: the line runs along the top, where the names are.
+    let ts: Vec<i64> = (0..1000i64).map(|i| i * 1_000_000).collect();
+    let vals: Vec<f64> = (0..1000).map(|i| if i < 100 { 0.0 } else { 100.0 }).collect();
+    store.append(s, &ts, &vals).unwrap();
+    let color = [220, 0, 0];
+    let series = super::super::WriteSeries {
+        label: "busy".into(),
+        unit: "%".into(),
+        raw_unit: "%".into(),
+        color,
+        visible: true,
+        ids: vec![store.series_id(s, 0).unwrap()],
+        throttle: Vec::new(),
+    };
+    let instant = |t_ns: i64, label: &str| Mark { t_ns, label: label.into(), span: Span::Instant };
+    let markers = vec![instant(500_000_000, "MMMMMMMM"), instant(999_000_000, "WWWWWWWW")];
+    let spec = WriteSpec { panes: vec![WritePane { title: "P".into(), series: vec![series] }], range: None, markers };
+    let size = (1000, 320);
+    let (buf, areas) = rgb(&store, &spec, size).unwrap();
+    let (ax, ay) = areas[0].clone();
+    let x_of = |t_ns: i64| ax.start + ((ax.end - ax.start) as f64 * t_ns as f64 / 999e6).round() as i32;
+    let line = crate::view::contrast::on_background(color, crate::view::contrast::WHITE);
+    // Pixels of `rgb` (or within 60 of it each way: text is anti-aliased) in columns `xs`, in
+    // the plot's top 16 rows.
+    let count = |xs: std::ops::Range<i32>, rgb: [u8; 3]| {
+        let near = |p: &[u8]| p.iter().zip(rgb).all(|(&a, b)| a.abs_diff(b) <= 60);
+        xs.flat_map(|x| (ay.start..ay.start + 16).map(move |y| (x, y)))
+            .filter(|&(x, y)| near(&buf[3 * (y as usize * size.0 as usize + x as usize)..][..3]))
+            .count()
+    };
+    let middle = x_of(500_000_000);
+    let name = middle + 4..middle + 50;
+    assert!(count(name.clone(), INSTANT_RGB) > 20, "the name is drawn");
+    assert_eq!(count(name.clone(), line), 0, "the series does not run through the name");
+    assert!(count(middle + 60..middle + 120, line) > 40, "the series runs along the top beside it");
+    let edge = x_of(999_000_000);
+    assert!(count(edge - 50..edge - 4, INSTANT_RGB) > 20, "the last name is left of its line");
 }
