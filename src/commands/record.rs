@@ -164,9 +164,13 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     for t in &mut targets {
         t.custom_group = args.custom_group;
     }
-    // A name of a group, metric or device the run leaves out is said before anything is written.
+    // A name of a group, metric or device the run leaves out is said before anything is written
+    // (with --view the view file picks the groups, and --group is refused: the run's own check
+    // names what is near).
     let derive = view::derivations(&args.derive, args.view.as_ref());
-    unrecorded::check(&inv, &targets, args.via, &unrecorded::named(&derive, &args.triggers))?;
+    if args.view.is_none() {
+        unrecorded::check(&inv, &targets, args.via, &unrecorded::named(&derive, &args.triggers))?;
+    }
     let cfg = RunConfig { targets, interval: args.interval, via: args.via, telemetry: args.telemetry };
     if args.out.is_none() && args.perfetto.is_none() {
         return Err("nothing to write: give --out and/or --perfetto".into());

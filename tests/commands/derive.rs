@@ -166,6 +166,10 @@ fn a_derivation_naming_a_group_left_out_says_what_to_add() {
                 run does not record: add --device 0,1 --group 1:NpuActivity";
     assert!(said.contains(want), "{said}");
     assert!(!out.exists(), "nothing was written");
+    // With --view the view file picks the groups (--group is refused beside it): not that advice.
+    let view = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/views/compute-occupancy.ron");
+    let said = crate::support::text(&record(&["--view", view]));
+    assert!(said.contains("names 'NpuActivity/Inferences', no series of this run"), "{said}");
     let o = record(&["--device", "0,1", "--group", "1:NpuActivity"]);
     assert!(o.status.success(), "{}", crate::support::text(&o));
     let s = zescope_model::session::load(&out).expect("the session loads");
