@@ -433,8 +433,8 @@ const THROTTLE: RGBColor = RGBColor(230, 150, 0);
 const THROTTLE_TEXT: RGBColor = RGBColor(160, 100, 10);
 
 /// Markers behind the series: ranges as shaded bands, instants as lines; the names to draw at
-/// the top over the series (a name that would overlap the previous one on its row is left out,
-/// as on screen).
+/// the top over the series (a name that would overlap the last one on its row takes a second
+/// row of its kind, and is left out where that is taken too).
 fn draw_marks<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     store: &Store,
@@ -445,7 +445,8 @@ fn draw_marks<DB: DrawingBackend>(
     px_per_s: f64,
 ) -> Result<Vec<Name>, WriteError> {
     let now = store.total_time_range().map_or(t1, |(_, last)| last);
-    let mut label_end = [f64::NEG_INFINITY; 2];
+    // The right edge of the last name in each row: instants', ranges', then a second of each.
+    let mut label_end = [f64::NEG_INFINITY; 4];
     let mut names = Vec::new();
     // (instant, colour, first and last pixel column) of what is drawn.
     let mut drawn = std::collections::HashSet::new();
@@ -467,18 +468,19 @@ fn draw_marks<DB: DrawingBackend>(
             chart.draw_series(std::iter::once(Rectangle::new([(a, lo), (b, hi)], color.mix(0.16).filled())))
         };
         row.map_err(draw_err)?;
-        let row = usize::from(!m.is_instant());
         let px = (a - x0) * px_per_s;
-        if px < label_end[row] {
-            continue;
-        }
         let (w, h) = chart
             .plotting_area()
             .estimate_text_size(&m.label, &name_font(color))
             .unwrap_or((7 * m.label.chars().count() as u32, 11));
         // Near the right edge the name goes left of its line rather than being cut, as on screen.
         let left = px + f64::from(w) + 4.0 > (x1 - x0) * px_per_s;
-        label_end[row] = if left { px + 4.0 } else { px + f64::from(w) + 6.0 };
+        let start = if left { px - f64::from(w) - 3.0 } else { px + 2.0 };
+        // Its kind's row, or where that is taken the row below the other kind's (an image has no
+        // pointer to hover the names it leaves out, as the window's readout does).
+        let kind = usize::from(!m.is_instant());
+        let Some(row) = [kind, kind + 2].into_iter().find(|&r| start >= label_end[r]) else { continue };
+        label_end[row] = start + f64::from(w) + 4.0;
         names.push(Name { text: m.label.clone(), x: a, row, color, size: (w, h), left });
     }
     Ok(names)
@@ -489,7 +491,7 @@ struct Name {
     text: String,
     /// Its line (the range's start), in plot x.
     x: f64,
-    /// 0 for an instant's, 1 for a range's (one row below).
+    /// 0 for an instant's, 1 for a range's (one row below); 2 and 3 where those are taken.
     row: usize,
     color: RGBColor,
     /// Its size in pixels.

@@ -129,7 +129,8 @@ fn a_pane_is_drawn_tall_enough_for_its_legend_or_refused_saying_how_tall() {
 }
 
 /// A marker's name is drawn over the series on a patch of the background (a series along the
-/// top ran through it, pink on pink), and one at the right edge left of its line, not cut off.
+/// top ran through it, pink on pink), one at the right edge left of its line, not cut off, and
+/// one that would overlap another in the row below (it was left out).
 #[test]
 fn markers_names_read_over_the_series_and_at_the_right_edge() {
     use crate::view::markers::{INSTANT_RGB, Mark, Span};
@@ -151,7 +152,8 @@ fn markers_names_read_over_the_series_and_at_the_right_edge() {
         throttle: Vec::new(),
     };
     let instant = |t_ns: i64, label: &str| Mark { t_ns, label: label.into(), span: Span::Instant };
-    let markers = vec![instant(500_000_000, "MMMMMMMM"), instant(999_000_000, "WWWWWWWW")];
+    let markers =
+        vec![instant(500_000_000, "MMMMMMMM"), instant(501_000_000, "MMMMMMMM"), instant(999_000_000, "WWWWWWWW")];
     let spec = WriteSpec { panes: vec![WritePane { title: "P".into(), series: vec![series] }], range: None, markers };
     let size = (1000, 320);
     let (buf, areas) = rgb(&store, &spec, size).unwrap();
@@ -159,13 +161,14 @@ fn markers_names_read_over_the_series_and_at_the_right_edge() {
     let x_of = |t_ns: i64| ax.start + ((ax.end - ax.start) as f64 * t_ns as f64 / 999e6).round() as i32;
     let line = crate::view::contrast::on_background(color, crate::view::contrast::WHITE);
     // Pixels of `rgb` (or within 60 of it each way: text is anti-aliased) in columns `xs`, in
-    // the plot's top 16 rows.
-    let count = |xs: std::ops::Range<i32>, rgb: [u8; 3]| {
+    // the plot's rows `ys` from its top (the first 16 unless said).
+    let count_in = |xs: std::ops::Range<i32>, ys: std::ops::Range<i32>, rgb: [u8; 3]| {
         let near = |p: &[u8]| p.iter().zip(rgb).all(|(&a, b)| a.abs_diff(b) <= 60);
-        xs.flat_map(|x| (ay.start..ay.start + 16).map(move |y| (x, y)))
+        xs.flat_map(|x| ys.clone().map(move |y| (x, ay.start + y)))
             .filter(|&(x, y)| near(&buf[3 * (y as usize * size.0 as usize + x as usize)..][..3]))
             .count()
     };
+    let count = |xs, rgb| count_in(xs, 0..16, rgb);
     let middle = x_of(500_000_000);
     let name = middle + 4..middle + 50;
     assert!(count(name.clone(), INSTANT_RGB) > 20, "the name is drawn");
@@ -173,4 +176,8 @@ fn markers_names_read_over_the_series_and_at_the_right_edge() {
     assert!(count(middle + 60..middle + 120, line) > 40, "the series runs along the top beside it");
     let edge = x_of(999_000_000);
     assert!(count(edge - 50..edge - 4, INSTANT_RGB) > 20, "the last name is left of its line");
+    // The second name, a millisecond on, two rows below (the row between is ranges').
+    let pitch = (0.07 * f64::from(ay.end - ay.start)) as i32;
+    let second = x_of(501_000_000) + 4..x_of(501_000_000) + 50;
+    assert!(count_in(second, 2 * pitch..2 * pitch + 16, INSTANT_RGB) > 20, "the name that overlapped is drawn");
 }
