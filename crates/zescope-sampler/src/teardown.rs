@@ -17,7 +17,9 @@
 //!
 //! A run over several devices holds layers 1–3 once per device ([`DeviceParts`]) and releases
 //! each layer on every device before the next: every streamer and tracer of every device is
-//! closed, and every import of every device freed, before any group is deactivated.
+//! closed, and every import of every device freed, before any group is deactivated; every
+//! device's groups are deactivated before metrics are disabled on any (a root device and its
+//! sub-device may be recorded together, and the tile's groups are the root's too).
 //!
 //! [`RunParts`] owns all of them: the devices' parts, and the ways (which own their objects
 //! for every device of the run). Stop, shutdown, device or group change, every setup or read
@@ -266,8 +268,8 @@ impl RunParts {
 
     /// The teardown: every way releases what it opened (close every streamer → destroy their
     /// events and pools → disable every tracer → destroy their decoders → destroy the tracers)
-    /// → on every device unmap and free → on every device deactivate, destroy created groups,
-    /// disable metrics, destroy the context. Returns what failed and what is left to retry.
+    /// → on every device unmap and free → on every device deactivate and destroy created groups
+    /// → on every device disable metrics and destroy the context. Returns what failed and what is left to retry.
     pub(crate) fn finish(mut self) -> Teardown {
         self.teardown()
     }
@@ -311,12 +313,21 @@ impl RunParts {
             let rest = RunParts { devices, ways: Vec::new() };
             return Teardown { errors, pending: vec![Pending::Run(rest)] };
         };
-        let mut pending = Vec::new();
+        // Every device's groups deactivated before metrics are disabled on any: a sub-device's
+        // groups are its root device's too (recording "0" and "0.0" disabled metrics on the root
+        // while the tile's group was still active).
+        let mut deactivated = Vec::new();
         for (p, r) in devices.into_iter().zip(freed) {
             let mut e = Vec::new();
-            let deactivated = p.activation.release(&released, r, &p.dc, &mut e);
-            let name = p.dc.device.info.name.clone();
-            pending.extend(p.dc.release(deactivated, &mut e).map(Pending::Disable));
+            let proof = p.activation.release(&released, r, &p.dc, &mut e);
+            errors.extend(e.into_iter().map(|e| on_device(several, &p.dc, e)));
+            deactivated.push((p.dc, proof));
+        }
+        let mut pending = Vec::new();
+        for (dc, proof) in deactivated {
+            let mut e = Vec::new();
+            let name = dc.device.info.name.clone();
+            pending.extend(dc.release(proof, &mut e).map(Pending::Disable));
             errors.extend(e.into_iter().map(|e| if several { format!("{name}: {e}") } else { e }));
         }
         Teardown { errors, pending }

@@ -174,3 +174,29 @@ fn the_telemetry_pieces_a_device_lacks_are_said_in_one_notice() {
     wait_for(&h, T, |e| matches!(e, Event::RunStopped { .. }).then_some(()));
     shut_down(&h);
 }
+
+/// A root device and its sub-device in one run, either order: every device's groups are
+/// deactivated before metrics are disabled on any (the root's disable came while the tile's
+/// group was still active, which the simulated driver refuses as a teardown-order violation).
+#[test]
+fn a_device_and_its_tile_are_torn_down_layer_by_layer() {
+    const TILE: DevicePath = DevicePath { driver: 0, device: 0, sub_device: Some(0) };
+    for order in [[GPU, TILE], [TILE, GPU]] {
+        let sim = sim(|_| {});
+        let h = sampler_on(&sim);
+        let targets = order.iter().map(|&d| Target::new(d, vec!["ComputeBasic".into()])).collect();
+        let cfg = RunConfig { targets, interval: Duration::from_millis(2), via: Default::default(), telemetry: false };
+        h.send(Command::Start(cfg));
+        let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
+        assert_eq!(info.streams.len(), 2, "{order:?}");
+        collect_samples(&h, 20);
+        h.send(Command::Stop);
+        let events = sync(&h, 1);
+        assert!(events.iter().any(|e| matches!(e, Event::RunStopped { .. })), "{order:?}: {events:?}");
+        assert_eq!(first_error(&events), None, "{order:?}: the teardown failed nothing");
+        assert_eq!(sim.live_imports(), 0);
+        let r = sim.report();
+        assert!(r.is_clean(), "{order:?}: {r:?}");
+        shut_down(&h);
+    }
+}
