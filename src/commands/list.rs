@@ -48,7 +48,6 @@ pub fn list(source: Source, opts: &ListOptions) -> Result<String, String> {
     Ok(r.out)
 }
 
-/// "1 group", "2 groups".
 /// `names` joined, at most `n` of them, then how many more.
 pub(crate) fn shorten(names: &[String], n: usize) -> String {
     if names.len() <= n {

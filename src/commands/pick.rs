@@ -6,7 +6,7 @@ mod targets;
 mod testing;
 pub mod unrecorded;
 
-pub use targets::pick_targets;
+pub use targets::{check_metrics, pick_targets};
 
 use zescope_sampler::{DeviceEntry, Inventory, Via};
 
@@ -98,8 +98,25 @@ pub fn pick_groups(device: &DeviceEntry, wanted: &[String], via: Via) -> Result<
         return Ok(wanted.to_vec());
     }
     let exported = device.groups.iter().find(|g| g.read_by(via) == Some(Via::Export));
-    let g = exported
-        .or_else(|| device.groups.iter().find(|g| g.read_by(via).is_some()))
-        .ok_or_else(|| format!("no metric group of this device can be sampled: {}\n{DOCTOR}", why_not(device)))?;
+    let g = exported.or_else(|| device.groups.iter().find(|g| g.read_by(via).is_some()));
+    let Some(g) = g else {
+        // A way that reads none of them, when another would: each group's reason, and the way.
+        if via != Via::Auto
+            && let Some(other) = device.groups.iter().find(|g| g.read_by(Via::Auto).is_some())
+        {
+            let each: Vec<String> = device
+                .groups
+                .iter()
+                .map(|g| format!("  {}: {}", g.name, g.unreadable_by(via).unwrap_or_default()))
+                .collect();
+            return Err(format!(
+                "--via {} reads no metric group of this device:\n{}\n--via auto reads {}",
+                via.name(),
+                each.join("\n"),
+                other.name
+            ));
+        }
+        return Err(format!("no metric group of this device can be sampled: {}\n{DOCTOR}", why_not(device)));
+    };
     Ok(vec![g.name.clone()])
 }

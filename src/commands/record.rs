@@ -164,6 +164,7 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     for t in &mut targets {
         t.custom_group = args.custom_group;
     }
+    crate::commands::pick::check_metrics(&inv, &targets)?;
     // A name of a group, metric or device the run leaves out is said before anything is written
     // (with --view the view file picks the groups, and --group is refused: the run's own check
     // names what is near).

@@ -73,6 +73,14 @@ impl Outbox {
         self.flush();
     }
 
+    /// A run's last health, queued in order (ahead of its stop, which a consumer may stop
+    /// listening at) in place of a health still waiting for room.
+    pub(crate) fn push_last_health(&mut self, s: crate::Health) {
+        self.stats = None;
+        self.queue.push_back(Event::Health(s));
+        self.flush();
+    }
+
     fn push_samples(&mut self, mut b: SampleBatch) {
         if b.timestamps.is_empty() {
             return;

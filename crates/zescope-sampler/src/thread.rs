@@ -333,6 +333,11 @@ impl State {
 
     /// Sends what the run has read, tears it down, and reports how it ended.
     fn stop_run(&mut self, reason: StopReason, outbox: &mut Outbox) {
+        // The run's last health, over its whole time, ahead of its stop: a run shorter than the
+        // health period had none, and `record` said "too short for a rate" of 300 ms at 1 kHz.
+        if let Some(last) = self.health(Instant::now(), outbox) {
+            outbox.push_last_health(last);
+        }
         let Some(mut run) = self.run.take() else { return };
         if reason != StopReason::Error {
             run.drain();
@@ -426,10 +431,18 @@ impl State {
     }
 
     fn push_stats(&mut self, now: Instant, outbox: &mut Outbox) {
-        let (Some(run), Some(t)) = (&self.run, &self.ticker) else { return };
+        if let Some(stats) = self.health(now, outbox) {
+            outbox.push(Event::Health(stats));
+        }
+    }
+
+    /// The run's health at `now` (its rate and CPU over the time since the last), or `None`
+    /// without a run or time since.
+    fn health(&mut self, now: Instant, outbox: &Outbox) -> Option<Health> {
+        let (Some(run), Some(t)) = (&self.run, &self.ticker) else { return None };
         let dt = now.duration_since(self.window.at).as_secs_f64();
         if dt <= 0.0 {
-            return;
+            return None;
         }
         let cpu = host::thread_cpu_time();
         let stats = Health {
@@ -453,7 +466,7 @@ impl State {
             latency: t.latency(),
         };
         self.window = Window { at: now, ticks: t.ticks, cpu };
-        outbox.push(Event::Health(stats));
+        Some(stats)
     }
 }
 

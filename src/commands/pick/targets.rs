@@ -120,6 +120,33 @@ pub fn pick_targets(
     Ok(targets)
 }
 
+/// Refuses a `--metric` name that none of its target's groups has, by name: with the group of
+/// the device that has it, or the metrics the groups have. (The sampler keeps the names its
+/// groups have and drops the rest without a word, so `--metric GpuPower,Nope` recorded GpuPower
+/// alone, and `--metric Nope` said only that no chosen metric belongs to the chosen groups.)
+/// A run that creates its own group is left to the sampler, which knows the domain's metrics.
+pub fn check_metrics(inv: &Inventory, targets: &[Target]) -> Result<(), String> {
+    for t in targets.iter().filter(|t| !t.custom_group) {
+        let Some(d) = inv.devices.iter().find(|d| d.path == t.device) else { continue };
+        let Some(m) = t.metrics.iter().find(|m| !has_metric(d, &t.groups, m)) else { continue };
+        let of = if targets.len() > 1 { format!("{}:", super::label(inv, d)) } else { String::new() };
+        if let Some(g) = d.groups.iter().find(|g| g.metrics.iter().any(|x| &x.name == m)) {
+            return Err(format!(
+                "--metric {m}: a metric of group {}, which this run does not record: add --group {of}{}",
+                g.name, g.name
+            ));
+        }
+        let names: Vec<String> = metric_names(d, &t.groups).map(str::to_owned).collect();
+        return Err(format!(
+            "--metric {m}: matches no metric of the groups to record ({}); their metrics: {} (`zescope list \
+             --metrics` lists every group's)",
+            t.groups.join(", "),
+            crate::commands::list::shorten(&names, 12)
+        ));
+    }
+    Ok(())
+}
+
 /// The groups of `d` whose names `pattern` matches, or why none can be taken: none matches, or
 /// several of one domain do.
 fn expand_groups(d: &DeviceEntry, pattern: &str) -> Result<Vec<String>, String> {
@@ -187,6 +214,53 @@ mod tests {
         // A device named twice counts once; a device without a --group takes its default.
         let both = picked(&["0", "GPU", "1"], &["Compute"], &["Power", "Busy"]).unwrap();
         assert_eq!(both, [(0, v(&["Compute"]), v(&["Power", "Busy"])), (1, v(&["Npu"]), v(&["Power"]))]);
+    }
+
+    #[test]
+    fn a_metric_no_group_of_the_run_has_is_refused_by_name() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let inv = inventory();
+        let check = |devices: &[&str], groups: &[&str], metrics: &[&str]| {
+            let targets = pick_targets(&inv, &s(devices), &s(groups), &s(metrics), Via::Auto).unwrap();
+            check_metrics(&inv, &targets)
+        };
+        // Beside a name that is there, a name that is not was dropped without a word.
+        assert_eq!(
+            check(&[], &[], &["Power", "Nope"]).unwrap_err(),
+            "--metric Nope: matches no metric of the groups to record (Compute); their metrics: Busy, Power \
+             (`zescope list --metrics` lists every group's)"
+        );
+        // Another group's metric: which group to add.
+        let inv2 = {
+            let mut i = inventory();
+            i.devices[0].groups.push(device(0, "GPU", &[("Traffic", &["BytesRead"])]).groups.remove(0));
+            i
+        };
+        let targets = pick_targets(&inv2, &[], &[], &s(&["BytesRead"]), Via::Auto).unwrap();
+        let e = check_metrics(&inv2, &targets).unwrap_err();
+        assert_eq!(
+            e,
+            "--metric BytesRead: a metric of group Traffic, which this run does not record: add --group Traffic"
+        );
+        assert_eq!(check(&[], &[], &["Power", "Busy"]), Ok(()));
+        assert_eq!(check(&["0", "1"], &[], &["Power", "Inferences"]), Ok(()), "each device takes its own");
+        // A run that creates its group is the sampler's to judge.
+        let mut targets = pick_targets(&inv, &[], &[], &s(&["Nope"]), Via::Auto).unwrap();
+        targets[0].custom_group = true;
+        assert_eq!(check_metrics(&inv, &targets), Ok(()));
+    }
+
+    /// A way that reads none of a device's groups is said as that, with each group's reason and
+    /// the way that reads one (it said "no metric group of this device can be sampled", listing
+    /// each group as "can be sampled").
+    #[test]
+    fn a_way_that_reads_no_group_says_why_and_which_way_does() {
+        let e = pick_targets(&inventory(), &["1".into()], &[], &[], Via::Tracer).unwrap_err();
+        assert_eq!(
+            e,
+            "NPU: --via tracer reads no metric group of this device:\n  Npu: not tracer-based: the metric tracer \
+             cannot read it\n--via auto reads Npu"
+        );
     }
 
     #[test]

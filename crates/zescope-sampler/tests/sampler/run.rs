@@ -38,6 +38,27 @@ fn a_run_streams_decoded_samples_and_stops_through_the_teardown() {
     assert!(r.is_clean(), "{r:?}");
 }
 
+/// A run's last health comes ahead of its stop and covers its whole time, also for a run shorter
+/// than the health period (`record --duration 300ms` said "too short for a rate").
+#[test]
+fn a_run_shorter_than_the_health_period_ends_with_its_health() {
+    let sim = sim(|_| {});
+    let options = zescope_sampler::Options { health_period: Duration::from_secs(60), ..Default::default() };
+    let h = sampler_with(&sim, options);
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    let info = wait_for(&h, T, |e| if let Event::RunStarted(i) = e { Some(i.clone()) } else { None });
+    collect_samples(&h, 100);
+    h.send(Command::Stop);
+    let events = sync(&h, 1);
+    let stopped = events.iter().position(|e| matches!(e, Event::RunStopped { .. })).expect("the run stopped");
+    let health = events[..stopped].iter().rev().find_map(|e| if let Event::Health(s) = e { Some(s) } else { None });
+    let health = health.expect("a health before the stop");
+    assert_eq!(health.run, info.run);
+    assert!(health.ticks >= 100 && !health.ticked_for.is_zero(), "{health:?}");
+    assert!(!events[stopped..].iter().any(|e| matches!(e, Event::Health(_))), "none after the stop");
+    shut_down(&h);
+}
+
 #[test]
 fn two_metrics_reporting_one_shared_buffer_give_one_import_and_one_mapping() {
     let sim = sim(|_| {});
