@@ -269,7 +269,8 @@ impl RunParts {
     /// The teardown: every way releases what it opened (close every streamer → destroy their
     /// events and pools → disable every tracer → destroy their decoders → destroy the tracers)
     /// → on every device unmap and free → on every device deactivate and destroy created groups
-    /// → on every device disable metrics and destroy the context. Returns what failed and what is left to retry.
+    /// → on every device disable metrics and destroy the context. Returns what failed and what
+    /// is left to retry.
     pub(crate) fn finish(mut self) -> Teardown {
         self.teardown()
     }

@@ -129,11 +129,11 @@ pub fn check_metrics(inv: &Inventory, targets: &[Target]) -> Result<(), String> 
     for t in targets.iter().filter(|t| !t.custom_group) {
         let Some(d) = inv.devices.iter().find(|d| d.path == t.device) else { continue };
         let Some(m) = t.metrics.iter().find(|m| !has_metric(d, &t.groups, m)) else { continue };
-        let of = if targets.len() > 1 { format!("{}:", super::label(inv, d)) } else { String::new() };
+        // (Only a run of one device gets here: with several, each takes the names its groups have.)
         if let Some(g) = d.groups.iter().find(|g| g.metrics.iter().any(|x| &x.name == m)) {
+            let g = &g.name;
             return Err(format!(
-                "--metric {m}: a metric of group {}, which this run does not record: add --group {of}{}",
-                g.name, g.name
+                "--metric {m}: a metric of group {g}, which this run does not record: add --group {g}"
             ));
         }
         let names: Vec<String> = metric_names(d, &t.groups).map(str::to_owned).collect();

@@ -20,10 +20,10 @@
 //!
 //! Markers are drawn on every pane behind the series: ranges as shaded bands, instants as
 //! lines, in the window's colours, each named at the top over the series, on a patch of the
-//! background (left of its line near the right edge), as on screen. A marker that would cover the same
-//! pixel columns in the same colour as one drawn already is not drawn again, so an image holds
-//! at most one instant per pixel column however many markers fall there (an SVG stays bounded
-//! by its width, not by the markers' number).
+//! background (left of its line near the right edge), as on screen. A marker that would cover
+//! the same pixel columns in the same colour as one drawn already is not drawn again, so an
+//! image holds at most one instant per pixel column however many markers fall there (an SVG
+//! stays bounded by its width, not by the markers' number).
 
 use std::io::BufWriter;
 use std::path::Path;
@@ -436,7 +436,7 @@ const THROTTLE_TEXT: RGBColor = RGBColor(160, 100, 10);
 /// the top over the series (a name that would overlap the last one on its row takes a second
 /// row of its kind, and is left out where that is taken too).
 fn draw_marks<DB: DrawingBackend>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    chart: &mut Chart<'_, DB>,
     store: &Store,
     marks: &[Mark],
     (t0, t1): (i64, i64),
