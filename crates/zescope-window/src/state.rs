@@ -99,7 +99,8 @@ impl Selection {
         Some(ChoiceMut { groups: &mut c.groups, excluded: &mut c.excluded })
     }
 
-    /// Adds `path` to the devices to sample with `groups` ticked (nothing if it is picked).
+    /// Adds `path` to the devices to sample with `groups` ticked (nothing if it is picked); the
+    /// devices after the first are kept in the source list's order.
     pub fn pick(&mut self, path: DevicePath, groups: BTreeSet<String>) {
         if self.is_picked(path) {
             return;
@@ -110,6 +111,9 @@ impl Selection {
             self.excluded.clear();
         } else {
             self.more.push(DeviceChoice { device: path, groups, excluded: BTreeMap::new() });
+            // In the source list's order (a tile beside its device), not the order ticked: the
+            // run's streams, the legend and the panes follow it.
+            self.more.sort_by_key(|c| (c.device.driver, c.device.device, c.device.sub_device));
         }
     }
 

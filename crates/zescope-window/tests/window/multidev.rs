@@ -199,3 +199,17 @@ fn panes_naming_a_device_the_run_lacks_say_so() {
     assert!(h.query_all_by_label("ze-sim GPU").count() >= 1, "and over the GPU's");
     crate::support::quit_discarding(&mut h);
 }
+
+/// Devices ticked after the first follow the source list's order, whatever the order ticked: a
+/// tile ticked last comes beside its device, not after the NPU (its streams, legend and panes
+/// came after the NPU's).
+#[test]
+fn devices_ticked_later_keep_the_source_lists_order() {
+    let tile = DevicePath { driver: 0, device: 0, sub_device: Some(0) };
+    let mut s = zescope_window::state::Selection::default();
+    for d in [DevicePath::default(), NPU, tile] {
+        s.pick(d, Default::default());
+    }
+    let order: Vec<DevicePath> = s.picked().iter().map(|p| p.0).collect();
+    assert_eq!(order, [DevicePath::default(), tile, NPU]);
+}
