@@ -83,7 +83,7 @@ fn parse_index(w: &str) -> Option<(Option<usize>, usize, Option<usize>)> {
 
 /// How `--device` names `d`: its index, after its driver's where the inventory has several
 /// drivers ("1/0.1").
-fn label(inv: &Inventory, d: &DeviceEntry) -> String {
+pub(crate) fn label(inv: &Inventory, d: &DeviceEntry) -> String {
     let index = index_of(d);
     match inv.devices.iter().any(|o| o.path.driver != d.path.driver) {
         true => format!("{}/{index}", d.path.driver),

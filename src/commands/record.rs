@@ -159,6 +159,11 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
     let (h, inv, mut targets) =
         headless::open((args.source, RECORD_BATCH), &args.devices, &args.groups, &args.metrics, args.via)?;
     if let Some(v) = &args.view {
+        // Without --device: the devices the view names something of, not the first one found.
+        let named = view::devices(v, &inv);
+        if args.devices.is_empty() && !named.is_empty() {
+            targets = crate::commands::pick::pick_targets(&inv, &named, &[], &[], args.via)?;
+        }
         view::narrow(v, &inv, &mut targets)?;
     }
     for t in &mut targets {

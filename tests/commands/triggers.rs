@@ -195,4 +195,17 @@ fn record_view_records_the_series_the_view_names() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(!refused.status.success());
     assert!(stderr.contains("the view names no series of the devices to record: npu/NpuActivity/*"), "{stderr}");
+    // Without --device: the device the view names (it was the first GPU, and refused).
+    let npu_csv = dir.path().join("npu.csv");
+    let o = crate::support::zescope()
+        .args(["--source", "sim", "record", "--no-telemetry", "--duration", "500ms", "--view"])
+        .arg(&npu_only)
+        .arg("--out")
+        .arg(&npu_csv)
+        .env_remove("ZE_SIM_CONFIG")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let header = std::fs::read_to_string(&npu_csv).unwrap().lines().next().unwrap().to_owned();
+    assert!(header.starts_with("time_s,NpuActivity/") && !header.contains("ComputeBasic"), "{header}");
 }

@@ -1,8 +1,11 @@
 //! `record --view FILE`: the view's series are what is recorded. Each device to record takes the
 //! groups and metrics its kind's patterns name (`viewfile::SeriesPattern`: device kind, group and
 //! metric globs), one group per domain; telemetry patterns (`Telemetry/…`) are read by the
-//! telemetry, which `--no-telemetry` still turns off. A device the view names nothing of is not
-//! recorded; a view that names nothing of any device is an error naming its patterns. The view's
+//! telemetry, which `--no-telemetry` still turns off. Without `--device` the devices are the
+//! root devices the view names a metric of ([`devices`]: `npu-inference.ron` records the NPU,
+//! not the first GPU, which it names nothing of), else the default device. A device the view
+//! names nothing of is not recorded; a view that names nothing of any device is an error naming
+//! its patterns. The view's
 //! derived series are recorded as `--derive` ones are ([`derivations`]; those `--derive` names
 //! again are its own).
 
@@ -12,6 +15,28 @@ use zescope_sampler::{Inventory, Target};
 /// A device kind as view files name it: `gpu`, `npu`, `cpu`, `fpga`.
 pub(crate) fn kind_name(kind: zescope_ze::DeviceKind) -> String {
     format!("{kind:?}").to_lowercase()
+}
+
+/// The root devices of `inv` that `view` names a metric of (not telemetry nor a derived
+/// series), as `--device` takes them; empty when it names none.
+pub(super) fn devices(view: &ViewFile, inv: &Inventory) -> Vec<String> {
+    let (telemetry, derived) = (zescope_sampler::telemetry::GROUP, zescope_model::derive::GROUP);
+    let patterns: Vec<_> =
+        view.panes.iter().flat_map(|p| &p.series).filter(|s| s.group != telemetry && s.group != derived).collect();
+    inv.devices
+        .iter()
+        .filter(|d| d.path.sub_device.is_none())
+        .filter(|d| {
+            let kind = kind_name(d.kind);
+            let metrics = d
+                .groups
+                .iter()
+                .filter(|g| g.unavailable.is_none())
+                .flat_map(|g| g.metrics.iter().map(move |m| (g.name.as_str(), m.name.as_str())));
+            metrics.into_iter().any(|(g, m)| patterns.iter().any(|p| p.names(g, m, Some(&kind))))
+        })
+        .map(|d| crate::commands::pick::label(inv, d))
+        .collect()
 }
 
 /// Narrows `targets` to the groups and metrics `view` names (see the module docs).
