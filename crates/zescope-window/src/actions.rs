@@ -398,6 +398,11 @@ impl ZescopeApp {
         let Some(view) = self.views.pending.take() else { return };
         self.view_derived(&view);
         let applied = view.apply(&self.state.ingest.order, |d| self.kind_of(d));
+        // What the banners say of the rest: shown, or (a view of a device not sampled) nothing.
+        let rest = match applied.arrangement.panes.iter().any(|p| !p.series.is_empty()) {
+            true => "the rest is shown",
+            false => "none of its series is sampled now",
+        };
         let mut panes = super::panes::Panes::with_arrangement(applied.arrangement);
         panes.y_lock = applied.y_lock.into_iter().collect();
         // A view put on a remote run is that run's panes: the user's own stay aside.
@@ -432,7 +437,7 @@ impl ZescopeApp {
             let them = if groups.len() == 1 { "it" } else { "them" };
             let error = UiError::new(
                 UiErrorKind::View,
-                format!("{name} names series of groups not sampled now: {}; the rest is shown", unsampled.join(", ")),
+                format!("{name} names series of groups not sampled now: {}; {rest}", unsampled.join(", ")),
                 &format!("tick {} on the left: the device has {them}", groups.join(", ")),
             );
             // A remote run is the server's: nothing to tick here.
@@ -444,7 +449,7 @@ impl ZescopeApp {
         if !lacking.is_empty() {
             self.state.push_error(UiError::new(
                 UiErrorKind::View,
-                format!("{name} names series these devices lack: {}; the rest is shown", lacking.join(", ")),
+                format!("{name} names series these devices lack: {}; {rest}", lacking.join(", ")),
                 "pick another view, or open it where its devices are",
             ));
         }

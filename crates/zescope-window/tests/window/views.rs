@@ -156,8 +156,11 @@ fn a_view_says_which_groups_to_tick_apart_from_what_the_devices_lack() {
     assert!(h.query_by_label("Remembered settings adjusted").is_none());
     h.get_by_label_contains("tick KernelTrace on the left");
     h.get_by_label_contains("names series these devices lack: */ComputeBasic/NoSuchMetric");
-    // No pane of the view found a series, while the run goes on: not "press Start".
+    // No pane of the view found a series, while the run goes on: not "press Start", and the
+    // banners do not say "the rest is shown" of nothing.
     h.get_by_label_contains("No pane shows the series sampled");
+    h.get_by_label_contains("*/KernelTrace/KernelMarker; none of its series is sampled now");
+    assert!(h.query_by_label_contains("the rest is shown").is_none());
     assert!(h.query_by_label_contains("press Start").is_none());
     // The banner offers to sample the group: the run restarts with it, and the view is laid
     // out again on the new run, its pane showing the series it named.
@@ -173,5 +176,24 @@ fn a_view_says_which_groups_to_tick_apart_from_what_the_devices_lack() {
         h.state().panes.arrangement.panes.iter().flat_map(|p| p.series.iter().map(|k| k.metric.clone())).collect();
     assert!(shown.contains(&"KernelMarker".to_owned()), "the view's pane shows it: {shown:?}");
     assert!(h.query_by_label_contains("groups not sampled now").is_none(), "the banner went with the offer");
+    crate::support::quit_discarding(&mut h);
+}
+
+/// A view shown in part says the rest is shown.
+#[test]
+fn a_view_shown_in_part_says_the_rest_is_shown() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = started(&sim);
+    let view = ViewFile::parse(
+        r#"(version: 1, name: "part", panes: [
+            (series: [(group: "ComputeBasic", metric: "GpuUtilization")]),
+            (series: [(group: "ComputeBasic", metric: "NoSuchMetric")]),
+        ])"#,
+    )
+    .unwrap();
+    h.state_mut().load_view(view);
+    h.step();
+    h.step();
+    h.get_by_label_contains("names series these devices lack: */ComputeBasic/NoSuchMetric; the rest is shown");
     crate::support::quit_discarding(&mut h);
 }
