@@ -147,20 +147,29 @@ fn a_bad_expression_says_its_column() {
     assert!(h.state().state.triggers.eval.triggers().is_empty());
 }
 
-/// With a run going, an expression naming none of its series is refused, naming the closest.
-#[test]
-fn a_trigger_naming_no_series_of_the_run_is_refused() {
-    let sim = crate::support::sim(|_| {});
-    let mut h = crate::support::harness_on(&sim);
+/// A window on `sim` with a run going, the Triggers window open and `text` added there.
+fn added_in_a_run(
+    sim: &std::sync::Arc<ze_sim::Sim>,
+    text: &str,
+) -> egui_kittest::Harness<'static, zescope_window::ZescopeApp> {
+    let mut h = crate::support::harness_on(sim);
     h.get_by_label("Start").click();
     crate::support::pump(&mut h, "the run", |a| a.state.ingest.run.is_some());
     h.state_mut().windows.triggers.open = true;
-    h.state_mut().state.triggers.text = "ComputeBasic/GpuBusy > 80".into();
+    h.state_mut().state.triggers.text = text.into();
     h.step();
     h.step();
     h.get_by_label("Add").click();
     h.step();
     h.step();
+    h
+}
+
+/// With a run going, an expression naming none of its series is refused, naming the closest.
+#[test]
+fn a_trigger_naming_no_series_of_the_run_is_refused() {
+    let sim = crate::support::sim(|_| {});
+    let mut h = added_in_a_run(&sim, "ComputeBasic/GpuBusy > 80");
     h.get_by_label_contains("names no series of this run; it could mean ComputeBasic/GpuBusyCycles");
     assert!(h.state().state.triggers.eval.triggers().is_empty());
     assert_eq!(h.state().state.triggers.text, "ComputeBasic/GpuBusy > 80", "kept to correct");
@@ -178,16 +187,7 @@ fn a_trigger_naming_no_series_of_the_run_is_refused() {
 #[test]
 fn a_name_of_a_group_left_out_says_what_to_tick() {
     let sim = crate::support::sim(|_| {});
-    let mut h = crate::support::harness_on(&sim);
-    h.get_by_label("Start").click();
-    crate::support::pump(&mut h, "the run", |a| a.state.ingest.run.is_some());
-    h.state_mut().windows.triggers.open = true;
-    h.state_mut().state.triggers.text = "MemoryTraffic/BytesRead > 5".into();
-    h.step();
-    h.step();
-    h.get_by_label("Add").click();
-    h.step();
-    h.step();
+    let mut h = added_in_a_run(&sim, "MemoryTraffic/BytesRead > 5");
     h.get_by_label(
         "trigger 'MemoryTraffic/BytesRead > 5' names 'MemoryTraffic/BytesRead', a metric of group MemoryTraffic of \
          ze-sim GPU, which this run does not sample: tick MemoryTraffic in the source list",

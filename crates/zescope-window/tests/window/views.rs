@@ -135,22 +135,23 @@ fn loading_a_view_keeps_the_users_triggers() {
     crate::support::quit_discarding(&mut h);
 }
 
+/// Loads a view of one pane per (group, metric) of `panes`, and lets the window lay it out.
+fn load(h: &mut egui_kittest::Harness<'static, zescope_window::ZescopeApp>, panes: [(&str, &str); 2]) {
+    let panes: Vec<String> =
+        panes.iter().map(|(g, m)| format!(r#"(series: [(group: "{g}", metric: "{m}")])"#)).collect();
+    let view = ViewFile::parse(&format!("(version: 1, name: \"v\", panes: [{}])", panes.join(", "))).unwrap();
+    h.state_mut().load_view(view);
+    h.step();
+    h.step();
+}
+
 /// A view naming series of a group the device has but the run does not sample says so, and
 /// which group to tick; one naming a metric no device has says the devices lack it.
 #[test]
 fn a_view_says_which_groups_to_tick_apart_from_what_the_devices_lack() {
     let sim = crate::support::sim(|_| {});
     let mut h = started(&sim);
-    let view = ViewFile::parse(
-        r#"(version: 1, name: "kt", panes: [
-            (series: [(group: "KernelTrace", metric: "KernelMarker")]),
-            (series: [(group: "ComputeBasic", metric: "NoSuchMetric")]),
-        ])"#,
-    )
-    .unwrap();
-    h.state_mut().load_view(view);
-    h.step();
-    h.step();
+    load(&mut h, [("KernelTrace", "KernelMarker"), ("ComputeBasic", "NoSuchMetric")]);
     h.get_by_label_contains("names series of groups not sampled now: */KernelTrace/KernelMarker");
     assert!(h.query_all_by_label("View shown in part").count() == 2, "titled for what it is, not settings");
     assert!(h.query_by_label("Remembered settings adjusted").is_none());
@@ -184,16 +185,7 @@ fn a_view_says_which_groups_to_tick_apart_from_what_the_devices_lack() {
 fn a_view_shown_in_part_says_the_rest_is_shown() {
     let sim = crate::support::sim(|_| {});
     let mut h = started(&sim);
-    let view = ViewFile::parse(
-        r#"(version: 1, name: "part", panes: [
-            (series: [(group: "ComputeBasic", metric: "GpuUtilization")]),
-            (series: [(group: "ComputeBasic", metric: "NoSuchMetric")]),
-        ])"#,
-    )
-    .unwrap();
-    h.state_mut().load_view(view);
-    h.step();
-    h.step();
+    load(&mut h, [("ComputeBasic", "GpuUtilization"), ("ComputeBasic", "NoSuchMetric")]);
     h.get_by_label_contains("names series these devices lack: */ComputeBasic/NoSuchMetric; the rest is shown");
     crate::support::quit_discarding(&mut h);
 }
