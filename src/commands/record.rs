@@ -160,8 +160,8 @@ pub fn record(args: &RecordArgs, stop: &Termination) -> Result<Summary, String> 
         headless::open((args.source, RECORD_BATCH), &args.devices, &args.groups, &args.metrics, args.via)?;
     if let Some(v) = &args.view {
         // Without --device: the devices the view names something of, not the first one found.
-        let named = view::devices(v, &inv);
-        if args.devices.is_empty() && !named.is_empty() {
+        let named = if args.devices.is_empty() { view::devices(v, &inv) } else { Vec::new() };
+        if !named.is_empty() {
             targets = crate::commands::pick::pick_targets(&inv, &named, &[], &[], args.via)?;
         }
         view::narrow(v, &inv, &mut targets)?;

@@ -17,23 +17,28 @@ pub(crate) fn kind_name(kind: zescope_ze::DeviceKind) -> String {
     format!("{kind:?}").to_lowercase()
 }
 
+/// The patterns of `view` that name a device's metrics: not telemetry (read by the telemetry)
+/// nor derived series (not read from a device: `record` derives them, [`derivations`]).
+fn device_patterns(view: &ViewFile) -> Vec<&zescope_model::viewfile::SeriesPattern> {
+    let (telemetry, derived) = (zescope_sampler::telemetry::GROUP, zescope_model::derive::GROUP);
+    view.panes.iter().flat_map(|p| &p.series).filter(|s| s.group != telemetry && s.group != derived).collect()
+}
+
 /// The root devices of `inv` that `view` names a metric of (not telemetry nor a derived
 /// series), as `--device` takes them; empty when it names none.
 pub(super) fn devices(view: &ViewFile, inv: &Inventory) -> Vec<String> {
-    let (telemetry, derived) = (zescope_sampler::telemetry::GROUP, zescope_model::derive::GROUP);
-    let patterns: Vec<_> =
-        view.panes.iter().flat_map(|p| &p.series).filter(|s| s.group != telemetry && s.group != derived).collect();
+    let patterns = device_patterns(view);
     inv.devices
         .iter()
         .filter(|d| d.path.sub_device.is_none())
         .filter(|d| {
             let kind = kind_name(d.kind);
-            let metrics = d
+            let mut metrics = d
                 .groups
                 .iter()
                 .filter(|g| g.unavailable.is_none())
                 .flat_map(|g| g.metrics.iter().map(move |m| (g.name.as_str(), m.name.as_str())));
-            metrics.into_iter().any(|(g, m)| patterns.iter().any(|p| p.names(g, m, Some(&kind))))
+            metrics.any(|(g, m)| patterns.iter().any(|p| p.names(g, m, Some(&kind))))
         })
         .map(|d| crate::commands::pick::label(inv, d))
         .collect()
@@ -41,11 +46,7 @@ pub(super) fn devices(view: &ViewFile, inv: &Inventory) -> Vec<String> {
 
 /// Narrows `targets` to the groups and metrics `view` names (see the module docs).
 pub(super) fn narrow(view: &ViewFile, inv: &Inventory, targets: &mut Vec<Target>) -> Result<(), String> {
-    let telemetry = zescope_sampler::telemetry::GROUP;
-    // Derived series are not read from a device: `record` derives them (`derivations`).
-    let derived = zescope_model::derive::GROUP;
-    let patterns: Vec<_> =
-        view.panes.iter().flat_map(|p| &p.series).filter(|s| s.group != telemetry && s.group != derived).collect();
+    let patterns = device_patterns(view);
     if patterns.is_empty() {
         // Telemetry only: every device's telemetry, with its default group.
         return Ok(());
