@@ -210,8 +210,9 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// Optional features the driver does not offer, turned off for the current run (shown in
-    /// the status bar and the diagnostics window); empty without a run.
+    /// What the current run has said (`RunInfo::notices`: features turned off, groups left out,
+    /// values out of range, a remote link's drops), shown in the status bar and the diagnostics
+    /// window; empty without a run.
     pub(crate) fn notices(&self) -> &[String] {
         self.ingest.run.as_ref().map_or(&[], |r| &r.info.notices)
     }

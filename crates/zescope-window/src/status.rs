@@ -137,8 +137,10 @@ pub fn show(
         if !state.notices().is_empty() {
             ui.separator();
             let n = state.notices().len();
-            let text = format!("{n} driver feature{} off", if n == 1 { "" } else { "s" });
-            ui.label(RichText::new(text).color(ui.visuals().warn_fg_color)).on_hover_text(state.notices().join("\n"));
+            let text = format!("{n} notice{}", if n == 1 { "" } else { "s" });
+            let list = state.notices().join("\n");
+            ui.label(RichText::new(text).color(ui.visuals().warn_fg_color))
+                .on_hover_text(format!("what the run has said (also in Help → Diagnostics):\n{list}"));
         }
         let clamps = store.busy_clamps();
         if clamps > 0 {

@@ -31,7 +31,8 @@ pub struct Summary {
     /// line each; the output file still holds what was recorded. `zescope record` exits non-zero
     /// when there is any.
     pub errors: Vec<String>,
-    /// Optional features the driver lacks, turned off for the run.
+    /// What the run said (features the driver lacks, turned off for it; groups left out; values
+    /// out of range; a remote link's drops), one line each.
     pub notices: Vec<String>,
     /// Markers the recording holds (an instant, a range: its begin and end are one), or with no
     /// output keeping them, the messages received.

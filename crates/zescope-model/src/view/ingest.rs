@@ -13,8 +13,9 @@
 //!   run, or of a stream the run does not have, is ignored: it is late), marking a gap first when
 //!   the sampler says one came before; it returns how many samples were stored.
 //! - [`Ingest::run_stopped`] ends the run's streams, if it is the run in progress.
-//! - [`Ingest::notice`] adds an optional feature turned off mid-run to the run's
-//!   `info.notices` (those known at its start are there already).
+//! - [`Ingest::notice`] adds what the run says mid-run (a feature turned off, a value out of
+//!   range, a remote link's drop) to its `info.notices` (those known at its start are there
+//!   already).
 //!
 //! What else the caller does with an event (inventory, statistics, errors, run history, pane
 //! placement) is the caller's. The store is passed in rather than owned, since the window
@@ -107,7 +108,7 @@ impl Ingest {
         Ok(n)
     }
 
-    /// Records that an optional feature was turned off during run `run` (ignored for another run).
+    /// Adds a notice of run `run` (ignored for another run).
     pub fn notice(&mut self, run: u64, message: String) {
         if let Some(r) = self.run.as_mut().filter(|r| r.info.run == run) {
             r.info.notices.push(message);

@@ -280,7 +280,10 @@ pub struct RunInfo {
     pub streams: Vec<StreamInfo>,
     /// Imports made (one per distinct exported buffer of each device).
     pub imports: usize,
-    /// Optional features the driver does not offer, turned off for this run (one line each).
+    /// What the run says to its user, one line each: optional features the driver does not
+    /// offer, turned off for this run; a group left out and why; a period the driver refused. A
+    /// consumer adds what is said later (`Event::Notice`: values out of range, a remote link's
+    /// drops).
     pub notices: Vec<String>,
 }
 

@@ -120,8 +120,17 @@ impl Window for Diagnostics {
                 ui.ctx().request_repaint_after(std::time::Duration::from_millis(100));
             }
             Checks::Done(checks) => {
+                let source = shared.state.inventory.as_ref().and_then(|i| i.source.as_ref());
+                // "REMOTE [STATE ]HOST:PORT": the server's address is the last word.
+                let remote = source
+                    .filter(|s| crate::status::is_remote(s))
+                    .map(|s| s.description.rsplit(' ').next().unwrap_or_default().to_owned());
                 if let Some(run) = &shared.state.ingest.run {
-                    ui.label(RichText::new("This window's run (its devices are not probed while it runs)").strong());
+                    let title = match &remote {
+                        Some(addr) => format!("The run this window watches, on the server {addr}"),
+                        None => "This window's run (its devices are not probed while it runs)".to_owned(),
+                    };
+                    ui.label(RichText::new(title).strong());
                     for s in &run.info.streams {
                         ui.label(format!("• {}: {} — {}", s.device, s.group, s.layout));
                     }
@@ -129,13 +138,19 @@ impl Window for Diagnostics {
                 }
                 let notices = shared.state.notices();
                 if !notices.is_empty() {
-                    ui.label(RichText::new("This run: features the driver does not offer").strong());
+                    ui.label(RichText::new("What the run has said").strong());
                     for n in notices {
                         ui.label(format!("• {n}"));
                     }
                     ui.separator();
                 }
-                ui.label(RichText::new("The same checks as `zescope doctor`; each problem comes with its fix.").weak());
+                let checks_of = match &remote {
+                    Some(_) => {
+                        "The same checks as `zescope doctor`, of this machine (the window's), not of the server:                          `zescope doctor` there checks its devices. Each problem comes with its fix."
+                    }
+                    None => "The same checks as `zescope doctor`; each problem comes with its fix.",
+                };
+                ui.label(RichText::new(checks_of).weak());
                 egui::ScrollArea::vertical().max_height(480.0).show(ui, |ui| {
                     for c in checks.iter() {
                         check(ui, c);

@@ -47,7 +47,7 @@ fn run(profile: Profile, groups: &[&str]) -> Vec<String> {
         before = a.state.ingest.samples_total;
     }
     let n = notices(h.state());
-    let shown = format!("{} driver feature{} off", n.len(), if n.len() == 1 { "" } else { "s" });
+    let shown = format!("{} notice{}", n.len(), if n.len() == 1 { "" } else { "s" });
     h.get_by_label(&shown);
     crate::support::quit_discarding(&mut h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());

@@ -359,3 +359,34 @@ fn a_servers_panes_are_remembered_with_it_and_its_next_run_starts_in_them() {
         "and the server's panes, as shown, with the server"
     );
 }
+
+/// What a remote run says is not "driver features off": a link that dropped and came back is
+/// counted as the run's notices in the status bar and listed under what the run has said in Help →
+/// Diagnostics, whose checks are said to be this machine's, not the server's (before, the status
+/// bar read "2 driver features off" and the Diagnostics window named the server's run "this
+/// window's run" above a red FAIL for this machine's missing GPU).
+#[test]
+fn a_remote_runs_link_notices_and_diagnostics_name_what_they_are_of() {
+    let (mut h, _) = watching(Settings::default(), "ComputeBasic", crate::support::WINDOW);
+    let info = &h.state().state.ingest.run.as_ref().unwrap().info;
+    let (run, before) = (info.run, info.notices.len());
+    for m in ["the link dropped: connection reset; reconnecting", "reconnected"] {
+        h.state_mut().state.ingest.notice(run, format!("REMOTE gpu-box:9464: {m}"));
+    }
+    h.step();
+    let n = before + 2;
+    h.get_by_label(&format!("{n} notices"));
+    assert!(h.query_by_label_contains("driver feature").is_none(), "a link's drop is no driver feature");
+    h.get_by_label("Help").click();
+    h.step();
+    h.step();
+    h.get_by_label("Diagnostics…").click();
+    crate::support::pump(&mut h, "the checks", |a| a.windows.diagnostics.results().is_some());
+    h.step();
+    h.get_by_label("The run this window watches, on the server gpu-box:9464");
+    assert!(h.query_by_label_contains("This window's run").is_none(), "the run is the server's");
+    h.get_by_label("What the run has said");
+    h.get_by_label("• REMOTE gpu-box:9464: reconnected");
+    h.get_by_label_contains("of this machine (the window's), not of the server");
+    crate::support::quit_discarding(&mut h);
+}
