@@ -232,6 +232,13 @@ pub(crate) fn is_remote(s: &zescope_sampler::SourceInfo) -> bool {
     s.description.starts_with("REMOTE ")
 }
 
+/// The address of a remote source's server: "REMOTE [STATE ]HOST:PORT[ · FIGURES]" gives
+/// HOST:PORT (`None` for a source not remote).
+pub(crate) fn remote_address(s: &zescope_sampler::SourceInfo) -> Option<&str> {
+    let rest = s.description.strip_prefix("REMOTE ")?;
+    rest.split(" · ").next()?.rsplit(' ').next()
+}
+
 /// The remote feed was left (the window's "Disconnect"): the server's run goes on, unwatched.
 pub(crate) fn is_disconnected(s: &zescope_sampler::SourceInfo) -> bool {
     s.description.starts_with("REMOTE disconnected ")
@@ -293,6 +300,29 @@ pub(crate) fn latency(s: &zescope_sampler::Health) -> String {
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
+
+    #[test]
+    fn a_remote_sources_address_is_found_in_every_state_of_the_link() {
+        let of = |description: &str| {
+            let s = zescope_sampler::SourceInfo {
+                requested: zescope_ze::Source::Auto,
+                simulated: false,
+                description: description.to_owned(),
+                fallback_reason: None,
+            };
+            super::remote_address(&s).map(str::to_owned)
+        };
+        for d in [
+            "REMOTE gpu-box:9464",
+            "REMOTE connecting gpu-box:9464",
+            "REMOTE reconnecting gpu-box:9464",
+            "REMOTE gpu-box:9464 · 12.5 KiB/s · rtt 0.4 ms",
+            "REMOTE gpu-box:9464 · 12.5 KiB/s",
+        ] {
+            assert_eq!(of(d).as_deref(), Some("gpu-box:9464"), "{d}");
+        }
+        assert_eq!(of("Level Zero 1.20 · ze-sim"), None);
+    }
 
     #[test]
     fn the_rate_tooltip_says_how_the_run_is_read_and_its_live_latency() {

@@ -121,10 +121,7 @@ impl Window for Diagnostics {
             }
             Checks::Done(checks) => {
                 let source = shared.state.inventory.as_ref().and_then(|i| i.source.as_ref());
-                // "REMOTE [STATE ]HOST:PORT": the server's address is the last word.
-                let remote = source
-                    .filter(|s| crate::status::is_remote(s))
-                    .map(|s| s.description.rsplit(' ').next().unwrap_or_default().to_owned());
+                let remote = source.and_then(crate::status::remote_address).map(str::to_owned);
                 if let Some(run) = &shared.state.ingest.run {
                     let title = match &remote {
                         Some(addr) => format!("The run this window watches, on the server {addr}"),

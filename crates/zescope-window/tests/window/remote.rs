@@ -370,6 +370,9 @@ fn a_remote_runs_link_notices_and_diagnostics_name_what_they_are_of() {
     let (mut h, _) = watching(Settings::default(), "ComputeBasic", crate::support::WINDOW);
     let info = &h.state().state.ingest.run.as_ref().unwrap().info;
     let (run, before) = (info.run, info.notices.len());
+    // As the link tells its figures.
+    let source = h.state_mut().state.inventory.as_mut().and_then(|i| i.source.as_mut()).unwrap();
+    source.description = "REMOTE gpu-box:9464 · 12.5 KiB/s · rtt 0.4 ms".to_owned();
     for m in ["the link dropped: connection reset; reconnecting", "reconnected"] {
         h.state_mut().state.ingest.notice(run, format!("REMOTE gpu-box:9464: {m}"));
     }
