@@ -146,8 +146,11 @@ fn a_short_record_reports_its_whole_run_rate() {
     let out = rec.command(&["--source", "sim", "--duration", "700ms", "--interval", "1ms"], None).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    // The last health window alone can be a few ticks over microseconds; the summary is not.
-    assert!(achieved_hz(&stdout) <= 1050.0, "{stdout}");
+    // The last health window alone can be a few ticks over microseconds; the summary is not,
+    // and the deadlines served of those passed are never more than asked (ticks over the time
+    // were one tick high: "1000.2 Hz achieved of 1000.0 Hz requested").
+    let hz = achieved_hz(&stdout);
+    assert!(hz <= 1000.0 && hz > 500.0, "{stdout}");
     rec.assert_clean_report();
 }
 

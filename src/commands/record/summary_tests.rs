@@ -8,14 +8,29 @@ use zescope_sampler::Health;
 use super::Summary;
 
 fn line(ticks: u64, ticked_for: Duration) -> String {
-    let health = Health { requested_hz: 1000.0, ticks, ticked_for, ..Health::default() };
+    missing(ticks, 0, ticked_for)
+}
+
+fn missing(ticks: u64, skipped_ticks: u64, ticked_for: Duration) -> String {
+    let health = Health { requested_hz: 1000.0, ticks, skipped_ticks, ticked_for, ..Health::default() };
     Summary { samples: ticks, elapsed: ticked_for, health: Some(health), ..Summary::default() }.to_string()
 }
 
 #[test]
 fn a_whole_run_gives_its_rate() {
-    let s = line(990, Duration::from_secs(1));
+    let s = missing(990, 10, Duration::from_secs(1));
     assert!(s.contains(": 990.0 Hz achieved of 1000.0 Hz requested, 0 late ticks"), "{s}");
+}
+
+/// A tick is due at the start and every interval after: 4 s at 1 kHz are 4001 ticks if the last
+/// falls on the end (the run ends a little after it). Ticks over the time read "1000.2 Hz
+/// achieved of 1000.0 Hz requested" for a run that missed nothing.
+#[test]
+fn a_run_that_missed_no_deadline_achieved_what_it_asked_not_more() {
+    for (ticks, secs) in [(4001, 4.0002), (4000, 4.0), (3, 0.0025), (10_001, 10.0009)] {
+        let s = line(ticks, Duration::from_secs_f64(secs));
+        assert!(s.contains(": 1000.0 Hz achieved of 1000.0 Hz requested"), "{ticks} ticks in {secs} s: {s}");
+    }
 }
 
 #[test]
@@ -93,8 +108,13 @@ fn telemetry_reads_are_counted_apart_from_the_groups_samples() {
         s.count(&info, &batch(stream, rows));
     }
     assert_eq!((s.samples, s.telemetry), (4960, 50));
-    let health =
-        Health { requested_hz: 1000.0, ticks: 4960, ticked_for: Duration::from_millis(4974), ..Health::default() };
+    let health = Health {
+        requested_hz: 1000.0,
+        ticks: 4960,
+        skipped_ticks: 14,
+        ticked_for: Duration::from_millis(4974),
+        ..Health::default()
+    };
     let line = Summary { health: Some(health), ..s }.to_string();
     assert!(line.starts_with("recorded 4960 samples and 50 telemetry reads in 5.00 s: 997.2 Hz achieved"), "{line}");
     let s = Summary { samples: 7, elapsed: Duration::from_secs(1), ..Summary::default() }.to_string();

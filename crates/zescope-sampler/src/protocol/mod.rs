@@ -332,7 +332,9 @@ pub struct Health {
     /// reports an interval).
     pub samples: u64,
     /// The time `ticks` were counted over, on the sampler's clock (from the run's start to this
-    /// report): `ticks / ticked_for` is the whole run's rate, however late its events arrive.
+    /// report), however late its events arrive. A tick is due at the start and every interval
+    /// after, so the whole run's rate is `ticks / (ticks + skipped_ticks)` of the requested one
+    /// (`ticks / ticked_for` is one tick high).
     pub ticked_for: std::time::Duration,
     /// Ticks found more than a whole interval after their deadline (and skipped ahead).
     pub late_ticks: u64,
