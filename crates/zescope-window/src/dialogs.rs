@@ -3,7 +3,7 @@
 //! dialog can be shown, the answer says so and the window asks with its own path prompt
 //! (`path_prompt.rs`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use zescope_model::write::Format;
 
@@ -53,10 +53,10 @@ impl From<Option<PathBuf>> for DialogAnswer {
 /// Asks the user for a file: native dialogs in the window, scripted answers in tests. Called on
 /// the UI thread and may block it while a native dialog is open.
 pub trait Dialogs {
-    /// A file to open.
-    fn open(&self, kind: FileKind) -> DialogAnswer;
-    /// Where to save. `suggested` is a file name.
-    fn save(&self, kind: FileKind, suggested: &str) -> DialogAnswer;
+    /// A file to open; the dialog starts in `dir` where one is given.
+    fn open(&self, kind: FileKind, dir: Option<&Path>) -> DialogAnswer;
+    /// Where to save. `suggested` is a file name; the dialog starts in `dir` where one is given.
+    fn save(&self, kind: FileKind, suggested: &str, dir: Option<&Path>) -> DialogAnswer;
 }
 
 /// The variable that chooses between native dialogs and the built-in path prompt.
@@ -139,18 +139,18 @@ impl Default for NativeDialogs {
 }
 
 impl Dialogs for NativeDialogs {
-    fn open(&self, kind: FileKind) -> DialogAnswer {
+    fn open(&self, kind: FileKind, dir: Option<&Path>) -> DialogAnswer {
         self.run(|| {
-            rfd::FileDialog::new()
+            in_dir(rfd::FileDialog::new(), dir)
                 .set_title("Open a zescope session")
                 .add_filter(kind.filter_name(), &[kind.extension()])
                 .pick_file()
         })
     }
 
-    fn save(&self, kind: FileKind, suggested: &str) -> DialogAnswer {
+    fn save(&self, kind: FileKind, suggested: &str, dir: Option<&Path>) -> DialogAnswer {
         let answer = self.run(|| {
-            rfd::FileDialog::new()
+            in_dir(rfd::FileDialog::new(), dir)
                 .set_title(match kind {
                     FileKind::Session => "Save the session",
                     _ => "Export",
@@ -169,15 +169,23 @@ impl Dialogs for NativeDialogs {
     }
 }
 
+/// `dialog` starting in `dir`, if one is given.
+fn in_dir(dialog: rfd::FileDialog, dir: Option<&Path>) -> rfd::FileDialog {
+    match dir {
+        Some(d) => dialog.set_directory(d),
+        None => dialog,
+    }
+}
+
 /// No dialog backend at all (tests of the path prompt).
 pub struct NoDialogs;
 
 impl Dialogs for NoDialogs {
-    fn open(&self, _: FileKind) -> DialogAnswer {
+    fn open(&self, _: FileKind, _: Option<&Path>) -> DialogAnswer {
         DialogAnswer::Unavailable("No file dialog backend: type the path.".into())
     }
 
-    fn save(&self, _: FileKind, _: &str) -> DialogAnswer {
+    fn save(&self, _: FileKind, _: &str, _: Option<&Path>) -> DialogAnswer {
         DialogAnswer::Unavailable("No file dialog backend: type the path.".into())
     }
 }
@@ -189,37 +197,44 @@ pub struct ScriptedDialogs {
     pub answers: std::sync::Mutex<std::collections::VecDeque<Option<PathBuf>>>,
     /// What was asked, for assertions: (kind, "open" or "save").
     pub asked: std::sync::Mutex<Vec<(FileKind, &'static str)>>,
+    /// The folder each dialog was to start in, in the same order.
+    pub dirs: std::sync::Mutex<Vec<Option<PathBuf>>>,
 }
 
 impl ScriptedDialogs {
     /// Dialogs that answer `answers` in order (`None`: cancelled), then cancel.
     pub fn answering(answers: impl IntoIterator<Item = Option<PathBuf>>) -> ScriptedDialogs {
-        ScriptedDialogs { answers: std::sync::Mutex::new(answers.into_iter().collect()), asked: Default::default() }
+        ScriptedDialogs {
+            answers: std::sync::Mutex::new(answers.into_iter().collect()),
+            asked: Default::default(),
+            dirs: Default::default(),
+        }
     }
 
-    fn next(&self, kind: FileKind, what: &'static str) -> Option<PathBuf> {
+    fn next(&self, kind: FileKind, what: &'static str, dir: Option<&Path>) -> Option<PathBuf> {
         self.asked.lock().unwrap_or_else(|e| e.into_inner()).push((kind, what));
+        self.dirs.lock().unwrap_or_else(|e| e.into_inner()).push(dir.map(Path::to_path_buf));
         self.answers.lock().unwrap_or_else(|e| e.into_inner()).pop_front().flatten()
     }
 }
 
 impl Dialogs for ScriptedDialogs {
-    fn open(&self, kind: FileKind) -> DialogAnswer {
-        self.next(kind, "open").into()
+    fn open(&self, kind: FileKind, dir: Option<&Path>) -> DialogAnswer {
+        self.next(kind, "open", dir).into()
     }
 
-    fn save(&self, kind: FileKind, _suggested: &str) -> DialogAnswer {
-        self.next(kind, "save").into()
+    fn save(&self, kind: FileKind, _suggested: &str, dir: Option<&Path>) -> DialogAnswer {
+        self.next(kind, "save", dir).into()
     }
 }
 
 impl<T: Dialogs + ?Sized> Dialogs for std::sync::Arc<T> {
-    fn open(&self, kind: FileKind) -> DialogAnswer {
-        (**self).open(kind)
+    fn open(&self, kind: FileKind, dir: Option<&Path>) -> DialogAnswer {
+        (**self).open(kind, dir)
     }
 
-    fn save(&self, kind: FileKind, suggested: &str) -> DialogAnswer {
-        (**self).save(kind, suggested)
+    fn save(&self, kind: FileKind, suggested: &str, dir: Option<&Path>) -> DialogAnswer {
+        (**self).save(kind, suggested, dir)
     }
 }
 

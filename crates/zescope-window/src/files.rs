@@ -210,16 +210,28 @@ impl Files {
         self.save.as_ref().map(SaveJob::progress)
     }
 
+    /// The folder a dialog starts in: that of the session worked on, else of the recording
+    /// shown, else of the session opened or saved last (one that still exists); `None`: the
+    /// dialog's own choice (the prompt's: the current directory).
+    pub fn start_dir(&self) -> Option<PathBuf> {
+        (self.current.iter().chain(&self.recording).chain(self.recent.first()))
+            .filter_map(|p| p.parent())
+            .find(|d| !d.as_os_str().is_empty() && d.is_dir())
+            .map(Path::to_path_buf)
+    }
+
     /// File → Open… (`None`: cancelled, or the path prompt opened instead).
     pub fn ask_open(&mut self) -> Option<FileAction> {
-        let answer = self.dialogs.open(FileKind::Session);
-        self.answered(answer, PromptPurpose::Open, "")
+        let dir = self.start_dir();
+        let answer = self.dialogs.open(FileKind::Session, dir.as_deref());
+        self.answered(answer, PromptPurpose::Open, "", dir)
     }
 
     /// File → Compare with… (`None`: cancelled, or the path prompt opened instead).
     pub fn ask_compare(&mut self) -> Option<FileAction> {
-        let answer = self.dialogs.open(FileKind::Session);
-        self.answered(answer, PromptPurpose::Compare, "")
+        let dir = self.start_dir();
+        let answer = self.dialogs.open(FileKind::Session, dir.as_deref());
+        self.answered(answer, PromptPurpose::Compare, "", dir)
     }
 
     /// File → Save (to the current file, else as Save As).
@@ -233,8 +245,9 @@ impl Files {
     /// File → Save As… (`None`: cancelled, or the path prompt opened instead).
     pub(crate) fn ask_save_as(&mut self) -> Option<FileAction> {
         const NAME: &str = "zescope-session.ron";
-        let answer = self.dialogs.save(FileKind::Session, NAME);
-        self.answered(answer, PromptPurpose::Save, NAME)
+        let dir = self.start_dir();
+        let answer = self.dialogs.save(FileKind::Session, NAME, dir.as_deref());
+        self.answered(answer, PromptPurpose::Save, NAME, dir)
     }
 
     /// File → Export, or a pane's context menu: asks where to write `kind` (`pane`: its index,
@@ -242,8 +255,9 @@ impl Files {
     /// or the path prompt opened instead.
     pub fn ask_write(&mut self, kind: FileKind, pane: Option<usize>, shown_only: bool) -> Option<FileAction> {
         let name = self.write_name(kind, pane, shown_only);
-        let answer = self.dialogs.save(kind, &name);
-        self.answered(answer, PromptPurpose::Write { kind, pane, shown_only }, &name)
+        let dir = self.start_dir();
+        let answer = self.dialogs.save(kind, &name, dir.as_deref());
+        self.answered(answer, PromptPurpose::Write { kind, pane, shown_only }, &name, dir)
     }
 
     /// The file name an export offers, saying what it holds: the session's name (or
@@ -274,13 +288,19 @@ impl Files {
         self.writes.first().map(|j| (j.path(), j.progress()))
     }
 
-    /// A dialog's answer as an action; no dialog: the path prompt opens.
-    fn answered(&mut self, answer: DialogAnswer, purpose: PromptPurpose, suggested: &str) -> Option<FileAction> {
+    /// A dialog's answer as an action; no dialog: the path prompt opens (in `dir`, where given).
+    fn answered(
+        &mut self,
+        answer: DialogAnswer,
+        purpose: PromptPurpose,
+        suggested: &str,
+        dir: Option<PathBuf>,
+    ) -> Option<FileAction> {
         match answer {
             DialogAnswer::Picked(path) => Some(action(purpose, path)),
             DialogAnswer::Cancelled => None,
             DialogAnswer::Unavailable(why) => {
-                self.prompt = Some(PathPrompt::new(purpose, suggested, why));
+                self.prompt = Some(PathPrompt::new(purpose, suggested, why, dir));
                 None
             }
         }

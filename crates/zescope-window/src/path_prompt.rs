@@ -58,9 +58,9 @@ pub(crate) enum PromptOutcome {
 }
 
 impl PathPrompt {
-    /// A prompt for `purpose`, prefilled with `suggested` in the current directory.
-    pub(crate) fn new(purpose: PromptPurpose, suggested: &str, reason: String) -> PathPrompt {
-        let dir = std::env::current_dir().unwrap_or_default();
+    /// A prompt for `purpose`, prefilled with `suggested` in `dir` (else the current directory).
+    pub(crate) fn new(purpose: PromptPurpose, suggested: &str, reason: String, dir: Option<PathBuf>) -> PathPrompt {
+        let dir = dir.or_else(|| std::env::current_dir().ok()).unwrap_or_default();
         let text = if suggested.is_empty() {
             format!("{}/", dir.display())
         } else {

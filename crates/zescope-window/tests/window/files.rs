@@ -286,3 +286,46 @@ fn a_recording_opens_at_its_first_pane() {
     h.run();
     assert_eq!(first_top(&h), Some(top), "the first pane where it was at the first opening");
 }
+
+/// A file dialog starts where the user works: in the folder of the recording shown (Compare
+/// with…, Export), and once saved elsewhere in that session's folder; the built-in path prompt
+/// is filled in there too. Before, the prompt was filled in with the directory the window was
+/// started from, and the native dialog started wherever the desktop chose.
+#[test]
+fn file_dialogs_start_in_the_folder_of_the_session_worked_on() {
+    let recordings = tempfile::tempdir().unwrap();
+    let saves = tempfile::tempdir().unwrap();
+    let shown = recordings.path().join("run.ron");
+    std::fs::copy(crate::support::example_session(), &shown).unwrap();
+    let copy = saves.path().join("copy.ron");
+    let dialogs = Arc::new(ScriptedDialogs::answering([Some(shown.clone()), None, Some(copy.clone()), None]));
+    let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), Settings::default(), Store::new(64 << 20));
+    app.files.dialogs = Box::new(dialogs.clone());
+    app.auto_start = false;
+    let mut h = crate::support::harness_of(app, crate::support::WINDOW);
+    h.step();
+    // Nothing worked on yet: the dialog's own choice.
+    let open = h.state_mut().files.ask_open();
+    h.state_mut().perform(open);
+    pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.opening());
+    let compare = h.state_mut().files.ask_compare();
+    assert!(compare.is_none(), "cancelled");
+    h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::S);
+    pump(&mut h, "the save", |a| a.files.current.as_deref() == Some(copy.as_path()) && a.files.saving().is_none());
+    let export = h.state_mut().files.ask_write(FileKind::File(&zescope_model::write::Png), None, false);
+    assert!(export.is_none(), "cancelled");
+    let dirs = dialogs.dirs.lock().unwrap().clone();
+    let (r, s) = (Some(recordings.path().to_path_buf()), Some(saves.path().to_path_buf()));
+    assert_eq!(dirs, [None, r.clone(), r, s], "open, compare, save as, export");
+
+    // Without a dialog, the prompt is filled in with the same folder.
+    h.state_mut().files.dialogs = Box::new(zescope_window::dialogs::NoDialogs);
+    let compare = h.state_mut().files.ask_compare();
+    assert!(compare.is_none(), "the prompt opened instead");
+    h.step();
+    h.step();
+    h.get_by_label("Compare with a session");
+    let field = h.get_by_role_and_label(egui::accesskit::Role::TextInput, "Path of the session file (.ron) to open:");
+    let typed = format!("{}/", saves.path().display());
+    assert_eq!(field.value().as_deref(), Some(typed.as_str()), "the prompt starts in the session's folder");
+}
