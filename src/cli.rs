@@ -24,7 +24,9 @@ use zescope_ze::Source;
 pub struct Cli {
     /// Where metrics come from: the real Level Zero loader if it has a device with metrics, else
     /// the simulated device (auto); only the loader (level-zero); only the simulated device (sim).
-    #[arg(long, default_value = "auto", global = true, value_parser = source_parser())]
+    /// Also taken by the commands that sample (`list`, `doctor`, `record`, `serve`), before or
+    /// after their name.
+    #[arg(long, default_value = "auto", value_parser = source_parser())]
     pub source: Source,
 
     /// A session file (.ron) to open in the window instead of starting to sample; refused
@@ -92,6 +94,25 @@ fn source_parser() -> impl clap::builder::TypedValueParser<Value = Source> {
     })
 }
 
+/// `--source` of a command that samples (`list`, `doctor`, `record`, `serve`): given after the
+/// command's name, it wins over one given before it. Not global: `mark` and `export` read no
+/// device, and their help offered it.
+#[derive(clap::Args, Debug, Default, Clone, Copy)]
+pub struct SourceChoice {
+    /// Where metrics come from: the real Level Zero loader if it has a device with metrics, else
+    /// the simulated device (auto, the default); only the loader (level-zero); only the
+    /// simulated device (sim).
+    #[arg(long = "source", value_name = "SOURCE", value_parser = source_parser())]
+    pub source: Option<Source>,
+}
+
+impl SourceChoice {
+    /// The source chosen here, else `before` (the one given before the command's name).
+    pub fn or(self, before: Source) -> Source {
+        self.source.unwrap_or(before)
+    }
+}
+
 /// A command that runs without a window. Each variant's fields are its options exactly as
 /// clap parsed them (durations already converted, paths not yet checked); `src/main.rs`
 /// hands them to [`crate::commands::list`], [`crate::commands::record`], [`zescope_doctor`] or [`zescope_model::write`].
@@ -107,6 +128,9 @@ pub enum Command {
         /// repeat it or give a comma list. A pattern that matches no group is an error.
         #[arg(long = "group", value_name = "GLOB", value_delimiter = ',')]
         groups: Vec<String>,
+        /// `--source` given after the command's name.
+        #[command(flatten)]
+        from: SourceChoice,
     },
     /// Sample without a window and write a session (--out run.ron) or a CSV (--out run.csv: time
     /// column + one column per counter, units in the header; markers in run.markers.csv). Ends
@@ -139,7 +163,11 @@ pub enum Command {
     /// knobs, access to /dev/dri/renderD*, CAP_PERFMON, the display and the file dialog backend.
     /// Prints OK / WARN / FAIL per check with the exact fix; exits with status 1 when a check FAILs.
     /// With --source sim, checks that matter only for real hardware are at most WARN.
-    Doctor,
+    Doctor {
+        /// `--source` given after the command's name.
+        #[command(flatten)]
+        from: SourceChoice,
+    },
     /// Write images (PNG, SVG) of a saved session's plot panes and/or a CSV of its data, without
     /// a window.
     Export(ExportOptions),
@@ -149,6 +177,9 @@ pub enum Command {
 /// what [`crate::commands::record::record`] takes.
 #[derive(clap::Args, Debug)]
 pub struct RecordOptions {
+    /// `--source` given after the command's name.
+    #[command(flatten)]
+    pub from: SourceChoice,
     /// Device: an index from `zescope list` ("0"; "1/0" for device 0 of driver 1), a sub-device
     /// ("0.0"), or part of its name (a whole name first).
     /// Repeat it (or give a comma list) to record several devices on one time axis.
@@ -265,13 +296,14 @@ fn parse_trigger(s: &str) -> Result<zescope_model::triggers::Trigger, String> {
 }
 
 impl RecordOptions {
-    /// The recording these options ask for, from `source`: telemetry unless `--no-telemetry`, and
+    /// The recording these options ask for, from `source` (unless `--source` came after
+    /// `record`): telemetry unless `--no-telemetry`, and
     /// without `--duration` 10 s, or until the workload exits when there is one.
     pub fn into_args(self, source: Source) -> crate::commands::record::RecordArgs {
         let open_ended = !self.command.is_empty() || self.connect.is_some();
         let duration = self.duration.unwrap_or(if open_ended { Duration::MAX } else { Duration::from_secs(10) });
         crate::commands::record::RecordArgs {
-            source,
+            source: self.from.or(source),
             devices: self.devices,
             groups: self.groups,
             metrics: self.metrics,
@@ -308,6 +340,9 @@ pub struct ServeOptions {
     /// Address and port to listen on (port 0: any free port, printed at start).
     #[arg(long, default_value = "127.0.0.1:9464")]
     pub listen: std::net::SocketAddr,
+    /// `--source` given after the command's name.
+    #[command(flatten)]
+    pub from: SourceChoice,
     /// Device: an index from `zescope list` ("0"; "1/0" for device 0 of driver 1), a sub-device
     /// ("0.0"), or part of its name (a whole name first).
     /// Repeat it (or give a comma list) to serve several devices, each series labelled with
@@ -381,10 +416,12 @@ pub struct ServeOptions {
 }
 
 impl ServeOptions {
-    /// The serving these options ask for, from `source`: telemetry unless `--no-telemetry`.
+    /// The serving these options ask for, from `source` (unless `--source` came after `serve`):
+    /// telemetry unless `--no-telemetry`.
     pub fn into_args(self, source: Source) -> crate::commands::serve::ServeArgs {
         let ServeOptions {
             listen,
+            from,
             devices,
             groups,
             telemetry: _,
@@ -405,7 +442,7 @@ impl ServeOptions {
         crate::commands::serve::ServeArgs {
             otlp: otlp.map(otlp_config),
             names: crate::commands::serve::xpumd::Names::set(&names),
-            source,
+            source: from.or(source),
             listen,
             devices,
             groups,

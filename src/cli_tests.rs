@@ -97,3 +97,34 @@ fn pre_and_post_without_a_trigger_are_refused_rather_than_ignored() {
     }
     assert!(parse(&["record", "--out", "r.ron"]).is_ok(), "their defaults ask for no trigger");
 }
+
+/// `--source` is taken before a command's name (as the window takes it) and, by the commands
+/// that sample, after it, where it wins; `mark` and `export` read no device and refuse it (their
+/// help offered it, a global option).
+#[test]
+fn the_source_is_an_option_of_the_commands_that_sample_only() {
+    let source = |args: &[&str]| {
+        let cli = parse(args).unwrap();
+        match cli.command.expect("a command") {
+            Command::List { from, .. } | Command::Doctor { from } => from.or(cli.source),
+            Command::Record(o) => o.into_args(cli.source).source,
+            Command::Serve(o) => o.into_args(cli.source).source,
+            c => panic!("{c:?}"),
+        }
+    };
+    for cmd in [&["list"][..], &["doctor"], &["record", "--out", "r.ron"], &["serve"]] {
+        let (name, rest) = (cmd[0], &cmd[1..]);
+        let after: Vec<&str> = [name, "--source", "sim"].iter().chain(rest).copied().collect();
+        assert_eq!(source(&after), Source::Sim, "{after:?}");
+        let before: Vec<&str> = ["--source", "sim", name].iter().chain(rest).copied().collect();
+        assert_eq!(source(&before), Source::Sim, "{before:?}");
+        let both: Vec<&str> = ["--source", "sim", name, "--source", "level-zero"].iter().chain(rest).copied().collect();
+        assert_eq!(source(&both), Source::LevelZero, "the one after the name wins: {both:?}");
+        let neither: Vec<&str> = cmd.to_vec();
+        assert_eq!(source(&neither), Source::Auto, "{neither:?}");
+    }
+    for refused in [&["export", "--source", "sim", "x.ron"][..], &["mark", "--source", "sim", "solve"]] {
+        let e = parse(refused).unwrap_err().to_string();
+        assert!(e.contains("unexpected argument '--source'"), "{refused:?}: {e}");
+    }
+}

@@ -32,8 +32,8 @@ use crate::cli::Command;
 /// Runs `command` on `source`: the exit status, or the error to print (`zescope: ERROR`, status 1).
 pub fn run(command: Command, source: Source) -> Result<ExitCode, String> {
     match command {
-        Command::List { metrics, groups } => list::main(source, &list::ListOptions { metrics, groups }),
-        Command::Doctor => Ok(doctor::main(source)),
+        Command::List { metrics, groups, from } => list::main(from.or(source), &list::ListOptions { metrics, groups }),
+        Command::Doctor { from } => Ok(doctor::main(from.or(source))),
         Command::Record(options) => record::main(&options.into_args(source)),
         Command::Mark { begin, end, name } => mark::main(begin, end, &name),
         Command::Serve(options) => serve::main(&options.into_args(source)),
