@@ -133,7 +133,8 @@ fn zescope_mark_reaches_a_running_record_and_says_when_nobody_listens() {
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
     let bad = mark(&["two\nlines"]);
-    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("control characters"));
+    let said = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success() && said.contains("the name holds a control character (U+000A"), "{said}");
     let said = finish(rec);
     // What the session holds: a range and an instant, not the four messages.
     assert!(said.contains("; 2 markers (1 end of a range never begun ignored)"), "{said}");

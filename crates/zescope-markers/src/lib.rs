@@ -289,7 +289,9 @@ pub fn end(name: &str) {
 /// Sends one marker to `path` now and says why not when it could not: for a command line
 /// (`zescope mark`), which should tell its user that nobody listens rather than drop silently.
 pub fn send_once(path: &Path, kind: Kind, name: &str) -> io::Result<()> {
-    protocol::check_name(name).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("the name {e}")))?;
+    if let Some(problem) = protocol::name_problem(name) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("the name {problem}")));
+    }
     let sock = UnixDatagram::unbound()?;
     sock.set_nonblocking(true)?;
     sock.connect(path)?;

@@ -88,10 +88,23 @@ impl std::error::Error for Malformed {}
 
 /// Checks a name: 1..=[`MAX_NAME`] bytes, no control characters.
 pub fn check_name(name: &str) -> Result<(), Malformed> {
-    if name.is_empty() || name.len() > MAX_NAME || name.chars().any(char::is_control) {
-        return Err(Malformed::BadName);
+    match name_problem(name) {
+        Some(_) => Err(Malformed::BadName),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// What is wrong with `name` as a marker's name, said for its sender ("is empty", "is 250 bytes
+/// long, over the 200 a name may have", "holds a control character (U+000A)"); `None`: nothing.
+pub fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("is empty".to_owned());
+    }
+    if name.len() > MAX_NAME {
+        return Some(format!("is {} bytes long, over the {MAX_NAME} a name may have", name.len()));
+    }
+    let c = name.chars().find(|c| c.is_control())?;
+    Some(format!("holds a control character (U+{:04X}; a name is one line of text)", u32::from(c)))
 }
 
 /// Writes `zm1 <kind> <t_ns> <name>\n` into `buf`; returns its length. The name must have passed
@@ -215,5 +228,21 @@ mod tests {
         long_name.extend(std::iter::repeat_n(b'a', MAX_NAME + 1));
         long_name.push(b'\n');
         assert_eq!(parse(&long_name), Err(Malformed::BadName));
+    }
+
+    /// A sender is told which rule its name breaks (`zescope mark ""` printed "the name the name
+    /// is empty, longer than 200 bytes, not UTF-8 or holds control characters").
+    #[test]
+    fn a_bad_name_is_told_what_is_wrong_with_it() {
+        assert_eq!(name_problem(""), Some("is empty".to_owned()));
+        assert_eq!(name_problem(&"é".repeat(101)), Some("is 202 bytes long, over the 200 a name may have".to_owned()));
+        let tab = name_problem("a\tb").unwrap();
+        assert_eq!(tab, "holds a control character (U+0009; a name is one line of text)");
+        for good in ["a", "phase 2 (ü)", &"n".repeat(MAX_NAME)] {
+            assert_eq!((name_problem(good), check_name(good)), (None, Ok(())), "{good:?}");
+        }
+        for bad in ["", "two\nlines", &"n".repeat(MAX_NAME + 1)] {
+            assert_eq!(check_name(bad), Err(Malformed::BadName), "{bad:?}");
+        }
     }
 }
