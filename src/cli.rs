@@ -75,6 +75,39 @@ pub fn parse_session_path(s: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// `record --out`: a session (.ron) or a CSV; a file named for another format zescope writes is
+/// refused with the option that writes it (`--out run.pftrace` wrote a CSV that ui.perfetto.dev
+/// could not open).
+fn parse_record_out(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let instead = match ext.as_str() {
+        "pftrace" | "perfetto-trace" => {
+            format!("a Perfetto trace is written by --perfetto {s} (with or without --out)")
+        }
+        "png" | "svg" => {
+            format!("images are written from a session: --out run.ron, then `zescope export run.ron --{ext} {s}`")
+        }
+        "om" => format!(
+            "OpenMetrics is written from a session: --out run.ron, then `zescope export run.ron --openmetrics {s}`"
+        ),
+        _ => return Ok(path),
+    };
+    Err(format!("--out writes a session (.ron) or a CSV (.csv); {instead}"))
+}
+
+/// `record --perfetto`: a trace, not a file named for a session or a CSV (which `--out` writes).
+fn parse_record_perfetto(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    match ext.as_str() {
+        "ron" | "csv" => {
+            Err(format!("--perfetto writes a Perfetto trace (.pftrace); a {ext} file is written by --out {s}"))
+        }
+        _ => Ok(path),
+    }
+}
+
 /// `--max-markers`: a count a session can hold (`view::markers::MAX_MARKS`).
 fn parse_max_markers(s: &str) -> Result<usize, String> {
     let max = zescope_model::view::markers::MAX_MARKS;
@@ -216,13 +249,14 @@ pub struct RecordOptions {
     #[arg(long, value_parser = zescope_model::view::text::parse_duration)]
     pub duration: Option<Duration>,
     /// Output file: .ron writes a session (open it in zescope, or `zescope export` it), any
-    /// other extension a CSV.
-    #[arg(long, required_unless_present = "perfetto")]
+    /// other extension a CSV (not one of another format zescope writes: .pftrace, .png, .svg,
+    /// .om are refused, saying which option writes it).
+    #[arg(long, required_unless_present = "perfetto", value_parser = parse_record_out)]
     pub out: Option<PathBuf>,
     /// Also (or only) write a Perfetto trace here as the run records (open it in
     /// ui.perfetto.dev): counter tracks per device and group, markers and throttle reasons as
     /// slices, on CLOCK_MONOTONIC.
-    #[arg(long, value_name = "OUT.pftrace")]
+    #[arg(long, value_name = "OUT.pftrace", value_parser = parse_record_perfetto)]
     pub perfetto: Option<PathBuf>,
     /// Markers the workload may send per second, sustained; faster ones are dropped and counted.
     #[arg(long, value_name = "N", default_value_t = zescope_model::markers::Limits::default().per_second)]

@@ -128,3 +128,33 @@ fn the_source_is_an_option_of_the_commands_that_sample_only() {
         assert!(e.contains("unexpected argument '--source'"), "{refused:?}: {e}");
     }
 }
+
+/// `record --out` writes a session or a CSV: a name of another format zescope writes is refused
+/// with the option that writes it (`--out run.pftrace` wrote a CSV by that name), and
+/// `--perfetto` refuses a session's or a CSV's name.
+#[test]
+fn record_refuses_an_output_named_for_another_format_and_says_which_option_writes_it() {
+    let record = |args: &[&str]| {
+        let all: Vec<&str> = ["record"].iter().chain(args).copied().collect();
+        parse(&all).map(|c| match c.command {
+            Some(Command::Record(o)) => (o.out, o.perfetto),
+            c => panic!("{c:?}"),
+        })
+    };
+    for (out, says) in [
+        ("run.pftrace", "a Perfetto trace is written by --perfetto run.pftrace"),
+        ("RUN.PNG", "zescope export run.ron --png RUN.PNG"),
+        ("a/run.svg", "zescope export run.ron --svg a/run.svg"),
+        ("run.om", "zescope export run.ron --openmetrics run.om"),
+    ] {
+        let e = record(&["--out", out]).unwrap_err().to_string();
+        assert!(e.contains("--out writes a session (.ron) or a CSV (.csv)") && e.contains(says), "{out}: {e}");
+    }
+    for out in ["run.ron", "run.csv", "run.txt", "run"] {
+        assert_eq!(record(&["--out", out]).unwrap().0.as_deref(), Some(std::path::Path::new(out)));
+    }
+    let e = record(&["--perfetto", "run.ron"]).unwrap_err().to_string();
+    assert!(e.contains("a ron file is written by --out run.ron"), "{e}");
+    let (out, trace) = record(&["--perfetto", "run.pftrace"]).unwrap();
+    assert_eq!((out, trace.as_deref()), (None, Some(std::path::Path::new("run.pftrace"))));
+}
