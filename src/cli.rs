@@ -548,11 +548,12 @@ impl clap::FromArgMatches for Outputs {
 impl clap::Args for Outputs {
     fn augment_args(cmd: clap::Command) -> clap::Command {
         FORMATS.iter().fold(cmd, |cmd, f| {
+            let (key, extension) = (f.key(), f.extension());
             cmd.arg(
-                clap::Arg::new(f.key())
-                    .long(f.key())
+                clap::Arg::new(key)
+                    .long(key)
                     .value_name(f.value_name())
-                    .value_parser(clap::value_parser!(PathBuf))
+                    .value_parser(move |s: &str| named_for(key, extension, s))
                     .help(f.help()),
             )
         })
@@ -560,6 +561,30 @@ impl clap::Args for Outputs {
 
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
         Self::augment_args(cmd)
+    }
+}
+
+/// `export --KEY FILE`, for the format of `key` whose files end in `.extension`: a file named
+/// for another format zescope writes is refused with the option that writes that one (`--png
+/// x.svg` wrote a PNG under an SVG's name); any other name is taken as given.
+fn named_for(key: &str, extension: &str, s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    if ext.is_empty() || ext == extension {
+        return Ok(path);
+    }
+    if ext == "ron" {
+        return Err(format!("{s} is named for a session: export writes from one, and --{key} writes a .{extension}"));
+    }
+    let writers: Vec<String> =
+        FORMATS.iter().filter(|f| f.extension() == ext).map(|f| format!("--{}", f.key())).collect();
+    match writers.as_slice() {
+        [] => Ok(path),
+        [one] => Err(format!("{s} is a .{ext} name, which {one} writes; --{key} writes a .{extension}")),
+        [most @ .., last] => Err(format!(
+            "{s} is a .{ext} name, which {} or {last} write; --{key} writes a .{extension}",
+            most.join(", ")
+        )),
     }
 }
 

@@ -158,3 +158,30 @@ fn record_refuses_an_output_named_for_another_format_and_says_which_option_write
     let (out, trace) = record(&["--perfetto", "run.pftrace"]).unwrap();
     assert_eq!((out, trace.as_deref()), (None, Some(std::path::Path::new("run.pftrace"))));
 }
+
+/// `export --KEY FILE` refuses a file named for another format zescope writes, naming the option
+/// that writes it (`--png x.svg` wrote a PNG under an SVG's name); its own extension, in any case,
+/// or one zescope does not write, is taken as given.
+#[test]
+fn export_refuses_a_file_named_for_another_format() {
+    let export = |args: &[&str]| {
+        let all: Vec<&str> = ["export", "s.ron"].iter().chain(args).copied().collect();
+        parse(&all).map(|c| match c.command {
+            Some(Command::Export(o)) => o.outputs.0.into_iter().map(|(f, p)| (f.key(), p)).collect::<Vec<_>>(),
+            c => panic!("{c:?}"),
+        })
+    };
+    for (args, says) in [
+        (&["--png", "x.svg"][..], "x.svg is a .svg name, which --svg writes; --png writes a .png"),
+        (&["--svg", "x.PNG"], "x.PNG is a .png name, which --png writes; --svg writes a .svg"),
+        (&["--perfetto", "x.csv"], "x.csv is a .csv name, which --csv-shown, --csv or --phases write"),
+        (&["--csv", "x.ron"], "x.ron is named for a session: export writes from one"),
+        (&["--openmetrics", "x.pftrace"], "which --perfetto writes; --openmetrics writes a .om"),
+    ] {
+        let e = export(args).unwrap_err().to_string();
+        assert!(e.contains(says), "{args:?}: {e}");
+    }
+    let taken = export(&["--png", "a.PNG", "--csv", "b.txt", "--phases", "c.csv", "--svg", "plot"]).unwrap();
+    let keys: Vec<&str> = taken.iter().map(|(k, _)| *k).collect();
+    assert_eq!(keys.len(), 4, "{taken:?}");
+}
