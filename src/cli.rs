@@ -96,6 +96,23 @@ fn parse_record_out(s: &str) -> Result<PathBuf, String> {
     Err(format!("--out writes a session (.ron) or a CSV (.csv); {instead}"))
 }
 
+/// `serve --save`: a session; a file named for a format `export` writes is refused with the
+/// command that writes it from the session (`--save run.csv` wrote a session under a CSV's name).
+fn parse_session_out(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    // The format named as its extension first (`--csv`, not `--csv-shown`, for a .csv).
+    let writes = FORMATS.iter().find(|f| f.key() == ext).or_else(|| FORMATS.iter().find(|f| f.extension() == ext));
+    match writes {
+        Some(f) => Err(format!(
+            "--save writes a session (.ron); a .{ext} file is written from it: --save run.ron, then `zescope export \
+             run.ron --{} {s}`",
+            f.key()
+        )),
+        None => Ok(path),
+    }
+}
+
 /// `record --perfetto`: a trace, not a file named for a session or a CSV (which `--out` writes).
 fn parse_record_perfetto(s: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(s);
@@ -435,7 +452,7 @@ pub struct ServeOptions {
     pub token_file: Option<PathBuf>,
     /// Also record the run as a session (.ron), written when serve ends (and checkpointed as
     /// `record` does).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = parse_session_out)]
     pub save: Option<PathBuf>,
     /// Which names the page serves (docs/otel.md): `zescope` (zescope_*), `xpumd` (the
     /// telemetry under xpumd's hw_* names and attributes, as its dashboards and alert rules read

@@ -185,3 +185,19 @@ fn export_refuses_a_file_named_for_another_format() {
     let keys: Vec<&str> = taken.iter().map(|(k, _)| *k).collect();
     assert_eq!(keys.len(), 4, "{taken:?}");
 }
+
+/// `serve --save` writes a session: a name of a format `export` writes is refused with the way
+/// to get that file (`--save run.csv` wrote a session under a CSV's name).
+#[test]
+fn serve_saves_only_to_a_session_name() {
+    let save = |name: &str| {
+        parse(&["serve", "--save", name]).map(|c| match c.command {
+            Some(Command::Serve(o)) => o.save,
+            c => panic!("{c:?}"),
+        })
+    };
+    let e = save("run.csv").unwrap_err().to_string();
+    assert!(e.contains("--save writes a session (.ron)") && e.contains("zescope export run.ron --csv run.csv"), "{e}");
+    assert!(save("run.pftrace").unwrap_err().to_string().contains("--perfetto run.pftrace"));
+    assert_eq!(save("run.ron").unwrap().as_deref(), Some(std::path::Path::new("run.ron")));
+}
