@@ -75,55 +75,9 @@ pub fn parse_session_path(s: &str) -> Result<PathBuf, String> {
     }
 }
 
-/// `record --out`: a session (.ron) or a CSV; a file named for another format zescope writes is
-/// refused with the option that writes it (`--out run.pftrace` wrote a CSV that ui.perfetto.dev
-/// could not open).
-fn parse_record_out(s: &str) -> Result<PathBuf, String> {
-    let path = PathBuf::from(s);
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-    let instead = match ext.as_str() {
-        "pftrace" | "perfetto-trace" => {
-            format!("a Perfetto trace is written by --perfetto {s} (with or without --out)")
-        }
-        "png" | "svg" => {
-            format!("images are written from a session: --out run.ron, then `zescope export run.ron --{ext} {s}`")
-        }
-        "om" => format!(
-            "OpenMetrics is written from a session: --out run.ron, then `zescope export run.ron --openmetrics {s}`"
-        ),
-        _ => return Ok(path),
-    };
-    Err(format!("--out writes a session (.ron) or a CSV (.csv); {instead}"))
-}
-
-/// `serve --save`: a session; a file named for a format `export` writes is refused with the
-/// command that writes it from the session (`--save run.csv` wrote a session under a CSV's name).
-fn parse_session_out(s: &str) -> Result<PathBuf, String> {
-    let path = PathBuf::from(s);
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-    // The format named as its extension first (`--csv`, not `--csv-shown`, for a .csv).
-    let writes = FORMATS.iter().find(|f| f.key() == ext).or_else(|| FORMATS.iter().find(|f| f.extension() == ext));
-    match writes {
-        Some(f) => Err(format!(
-            "--save writes a session (.ron); a .{ext} file is written from it: --save run.ron, then `zescope export \
-             run.ron --{} {s}`",
-            f.key()
-        )),
-        None => Ok(path),
-    }
-}
-
-/// `record --perfetto`: a trace, not a file named for a session or a CSV (which `--out` writes).
-fn parse_record_perfetto(s: &str) -> Result<PathBuf, String> {
-    let path = PathBuf::from(s);
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-    match ext.as_str() {
-        "ron" | "csv" => {
-            Err(format!("--perfetto writes a Perfetto trace (.pftrace); a {ext} file is written by --out {s}"))
-        }
-        _ => Ok(path),
-    }
-}
+#[path = "cli_outputs.rs"]
+mod outputs;
+use outputs::{named_for, parse_record_out, parse_record_perfetto, parse_session_out};
 
 /// `--max-markers`: a count a session can hold (`view::markers::MAX_MARKS`).
 fn parse_max_markers(s: &str) -> Result<usize, String> {
@@ -578,30 +532,6 @@ impl clap::Args for Outputs {
 
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
         Self::augment_args(cmd)
-    }
-}
-
-/// `export --KEY FILE`, for the format of `key` whose files end in `.extension`: a file named
-/// for another format zescope writes is refused with the option that writes that one (`--png
-/// x.svg` wrote a PNG under an SVG's name); any other name is taken as given.
-fn named_for(key: &str, extension: &str, s: &str) -> Result<PathBuf, String> {
-    let path = PathBuf::from(s);
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-    if ext.is_empty() || ext == extension {
-        return Ok(path);
-    }
-    if ext == "ron" {
-        return Err(format!("{s} is named for a session: export writes from one, and --{key} writes a .{extension}"));
-    }
-    let writers: Vec<String> =
-        FORMATS.iter().filter(|f| f.extension() == ext).map(|f| format!("--{}", f.key())).collect();
-    match writers.as_slice() {
-        [] => Ok(path),
-        [one] => Err(format!("{s} is a .{ext} name, which {one} writes; --{key} writes a .{extension}")),
-        [most @ .., last] => Err(format!(
-            "{s} is a .{ext} name, which {} or {last} write; --{key} writes a .{extension}",
-            most.join(", ")
-        )),
     }
 }
 

@@ -1,0 +1,83 @@
+//! The files the commands write, checked by name as they are parsed: each option writes one
+//! format, and a file named for another format zescope writes is refused with the option (or
+//! command) that writes that one. A name without an extension, or with one zescope does not
+//! write, is taken as given (`record --out run.txt` is a CSV).
+
+use std::path::{Path, PathBuf};
+
+use zescope_model::write::FORMATS;
+
+/// The extension of the file `s` names, in lower case ("" without one).
+fn extension_of(s: &str) -> String {
+    Path::new(s).extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
+}
+
+/// `record --out`: a session (.ron) or a CSV; a file named for another format zescope writes is
+/// refused with the option that writes it (`--out run.pftrace` wrote a CSV that ui.perfetto.dev
+/// could not open).
+pub(super) fn parse_record_out(s: &str) -> Result<PathBuf, String> {
+    let (path, ext) = (PathBuf::from(s), extension_of(s));
+    let instead = match ext.as_str() {
+        "pftrace" | "perfetto-trace" => {
+            format!("a Perfetto trace is written by --perfetto {s} (with or without --out)")
+        }
+        "png" | "svg" => {
+            format!("images are written from a session: --out run.ron, then `zescope export run.ron --{ext} {s}`")
+        }
+        "om" => format!(
+            "OpenMetrics is written from a session: --out run.ron, then `zescope export run.ron --openmetrics {s}`"
+        ),
+        _ => return Ok(path),
+    };
+    Err(format!("--out writes a session (.ron) or a CSV (.csv); {instead}"))
+}
+
+/// `serve --save`: a session; a file named for a format `export` writes is refused with the
+/// command that writes it from the session (`--save run.csv` wrote a session under a CSV's name).
+pub(super) fn parse_session_out(s: &str) -> Result<PathBuf, String> {
+    let (path, ext) = (PathBuf::from(s), extension_of(s));
+    // The format named as its extension first (`--csv`, not `--csv-shown`, for a .csv).
+    let writes = FORMATS.iter().find(|f| f.key() == ext).or_else(|| FORMATS.iter().find(|f| f.extension() == ext));
+    match writes {
+        Some(f) => Err(format!(
+            "--save writes a session (.ron); a .{ext} file is written from it: --save run.ron, then `zescope export \
+             run.ron --{} {s}`",
+            f.key()
+        )),
+        None => Ok(path),
+    }
+}
+
+/// `record --perfetto`: a trace, not a file named for a session or a CSV (which `--out` writes).
+pub(super) fn parse_record_perfetto(s: &str) -> Result<PathBuf, String> {
+    let (path, ext) = (PathBuf::from(s), extension_of(s));
+    match ext.as_str() {
+        "ron" | "csv" => {
+            Err(format!("--perfetto writes a Perfetto trace (.pftrace); a {ext} file is written by --out {s}"))
+        }
+        _ => Ok(path),
+    }
+}
+
+/// `export --KEY FILE`, for the format of `key` whose files end in `.extension`: a file named
+/// for another format zescope writes is refused with the option that writes that one (`--png
+/// x.svg` wrote a PNG under an SVG's name); any other name is taken as given.
+pub(super) fn named_for(key: &str, extension: &str, s: &str) -> Result<PathBuf, String> {
+    let (path, ext) = (PathBuf::from(s), extension_of(s));
+    if ext.is_empty() || ext == extension {
+        return Ok(path);
+    }
+    if ext == "ron" {
+        return Err(format!("{s} is named for a session: export writes from one, and --{key} writes a .{extension}"));
+    }
+    let writers: Vec<String> =
+        FORMATS.iter().filter(|f| f.extension() == ext).map(|f| format!("--{}", f.key())).collect();
+    match writers.as_slice() {
+        [] => Ok(path),
+        [one] => Err(format!("{s} is a .{ext} name, which {one} writes; --{key} writes a .{extension}")),
+        [most @ .., last] => Err(format!(
+            "{s} is a .{ext} name, which {} or {last} write; --{key} writes a .{extension}",
+            most.join(", ")
+        )),
+    }
+}
