@@ -104,6 +104,13 @@ fn a_streamed_group_is_served_with_source_streamer() {
     assert_eq!(status, 200);
     let said = page.split("sampling, ").nth(1).unwrap_or_else(|| panic!("no counts on the page: {page}"));
     assert!(said.contains(" samples and ") && said.contains(" telemetry reads so far"), "{page}");
+    // It names the live feed, which a browser is told is a WebSocket (the status line said
+    // "426 Error", and the page did not name /live).
+    assert!(page.contains("/live: the live feed (a WebSocket"), "{page}");
+    let (status, head, body) = get(s.addr, "/live", None);
+    assert_eq!(status, 426);
+    assert!(head.starts_with("HTTP/1.1 426 Upgrade Required\r\n"), "{head}");
+    assert!(body.contains("the live feed is a WebSocket"), "{body}");
     // Its summary counts the streamer's samples apart from the telemetry's reads (at most ten a
     // second), as record's does.
     let said = s.stop();

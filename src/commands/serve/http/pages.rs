@@ -83,13 +83,13 @@ impl Site for Pages {
                 };
                 Answer::new(status, PLAIN, text)
             }
-            "/" => Answer::new(200, "text/html; charset=utf-8", index_page(&latest)),
+            "/" => Answer::new(200, "text/html; charset=utf-8", index_page(&latest, self.live.is_some())),
             _ => Answer::new(404, PLAIN, "not found: try /metrics, /healthz or /\n"),
         }
     }
 }
 
-fn index_page(latest: &Latest) -> String {
+fn index_page(latest: &Latest, live: bool) -> String {
     let names: Vec<String> = latest
         .catalog
         .iter()
@@ -106,7 +106,13 @@ fn index_page(latest: &Latest) -> String {
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>zescope serve</title></head><body>\n\
          <h1>zescope serve</h1>\n<p>{device}: {state}, {samples} and {reads} so far.</p>\n\
          <ul><li><a href=\"/metrics\">/metrics</a> (Prometheus text; OpenMetrics for clients that ask for it)</li>\n\
-         <li><a href=\"/healthz\">/healthz</a></li></ul>\n</body></html>\n"
+         <li><a href=\"/healthz\">/healthz</a></li>\n{live}</ul>\n</body></html>\n",
+        live = if live {
+            "<li>/live: the live feed (a WebSocket, docs/live-protocol.md), which <code>zescope --connect \
+             HOST:PORT</code> watches and <code>zescope record --connect HOST:PORT</code> records</li>\n"
+        } else {
+            ""
+        }
     )
 }
 
