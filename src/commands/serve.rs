@@ -121,7 +121,11 @@ pub fn main(args: &ServeArgs) -> Result<std::process::ExitCode, String> {
         let mut out = std::io::stdout();
         let _ = std::io::Write::write_all(&mut out, line.as_bytes()).and_then(|()| std::io::Write::flush(&mut out));
     };
-    let listening = |addr| say(format!("zescope: serving http://{addr}/metrics\n"));
+    let token = args.token_file.is_some();
+    let listening = |addr: SocketAddr| {
+        say(format!("zescope: serving http://{addr}/metrics\n"));
+        eprintln!("zescope: {}", live_line(addr, token));
+    };
     let summary = serve(args, &stop, listening)?;
     say(format!("zescope: {summary}\n"));
     Ok(super::status(!summary.errors.is_empty()))
@@ -185,6 +189,18 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
     let outcome = outcome?;
     let ((samples, telemetry), markers) = (serving.received, serving.markers);
     Ok(Summary { samples, telemetry, markers, interrupted: outcome.interrupted, errors: outcome.errors })
+}
+
+/// Who may watch the live feed at `addr` (`token`: `--token-file` given), said at start: a
+/// server listening beyond loopback without a token answers remote viewers 403, which its user
+/// learnt only from the viewer.
+fn live_line(addr: SocketAddr, token: bool) -> String {
+    let feed = format!("live feed at ws://{addr}{} (`zescope --connect HOST:PORT` watches it)", live::PATH);
+    match (addr.ip().is_loopback(), token) {
+        (true, _) => feed,
+        (false, false) => format!("{feed}: on loopback only (an `ssh -L` tunnel); --token-file lets others watch"),
+        (false, true) => format!("{feed}: on loopback, and beyond it for viewers with the token of --token-file"),
+    }
 }
 
 impl std::fmt::Display for Summary {
@@ -450,4 +466,19 @@ pub fn write_textfile(dir: &std::path::Path, published: &Published) -> Result<()
         f.write_all(text.as_bytes()).map_err(|e| zescope_model::session::SessionError::io(&path, "cannot write", e))
     })
     .map_err(|e| format!("--textfile: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_start_says_who_may_watch_the_live_feed() {
+        let at = |a: &str| a.parse().unwrap();
+        let local = super::live_line(at("127.0.0.1:9464"), false);
+        assert_eq!(local, "live feed at ws://127.0.0.1:9464/live (`zescope --connect HOST:PORT` watches it)");
+        let open = super::live_line(at("0.0.0.0:9464"), false);
+        assert!(open.ends_with(": on loopback only (an `ssh -L` tunnel); --token-file lets others watch"), "{open}");
+        let token = super::live_line(at("[::]:9464"), true);
+        assert!(token.starts_with("live feed at ws://[::]:9464/live"), "{token}");
+        assert!(token.ends_with("beyond it for viewers with the token of --token-file"), "{token}");
+    }
 }
