@@ -9,6 +9,8 @@
 //!   ([`Got::Link`]), waits ([`BACKOFF_FIRST`], doubling up to [`BACKOFF_MOST`]) and reconnects
 //!   with `?from=NEXT&feed=ID`. What the server no longer holds is a gap: the next batch of each
 //!   stream whose ordinal does not follow the last one held is marked `gap_before`.
+//! - A try to connect that fails says why ([`Got::Unreachable`]), once per reason, so a server
+//!   that refuses the viewer (no token, loopback only) is not silently tried forever.
 //! - With [`Follower::follow_restarts`] (the window) the run ending is not the end: it keeps
 //!   reconnecting, and follows the next server that serves on the address.
 //! - A server that restarted has another feed: its run is announced as a new run
@@ -51,6 +53,9 @@ pub enum Got {
     Stopped(u64, StopReason),
     /// The link's state changed: `Some(why)` it dropped (reconnecting), `None` it is back.
     Link(Option<String>),
+    /// A try to connect failed, and why (the server refused the viewer: a token wanted, loopback
+    /// only; or nothing answered): said once per reason until a try gets through.
+    Unreachable(String),
 }
 
 /// Where to connect and with what.
@@ -78,6 +83,9 @@ pub struct Follower {
     ordinals: Vec<u64>,
     backoff: Duration,
     down: bool,
+    /// Why the last try to connect failed, once said ([`Got::Unreachable`]); `None` once one got
+    /// through.
+    unreachable: Option<String>,
     /// What was decoded and not yet returned.
     queue: std::collections::VecDeque<Got>,
     ended: bool,
@@ -179,6 +187,7 @@ impl Follower {
             ordinals: Vec::new(),
             backoff: BACKOFF_FIRST,
             down: false,
+            unreachable: None,
             queue: Default::default(),
             ended: false,
             bytes: 0,
@@ -271,8 +280,17 @@ impl Follower {
         }
         self.backoff = (self.backoff * 2).min(BACKOFF_MOST);
         match connect(&self.target, self.feed.as_deref(), self.next) {
-            Ok(ws) => self.ws = Some(ws),
-            Err(e) => log::info!("live: reconnecting: {e}"),
+            Ok(ws) => {
+                self.ws = Some(ws);
+                self.unreachable = None;
+            }
+            Err(e) => {
+                log::info!("live: reconnecting: {e}");
+                if self.unreachable.as_ref() != Some(&e) {
+                    self.queue.push_back(Got::Unreachable(e.clone()));
+                    self.unreachable = Some(e);
+                }
+            }
         }
     }
 

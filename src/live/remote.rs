@@ -14,7 +14,9 @@
 //!   server's, in its health frames, shown as a local run's.
 //! - The feed's events become the sampler's (`RunStarted`, `Samples`, `Health`, `Notice`,
 //!   `Error`, `RunStopped`). The link dropping and coming back are notices: "REMOTE HOST:PORT:
-//!   ... reconnecting" and "... reconnected".
+//!   ... reconnecting" and "... reconnected". A try to connect that fails while no run is open
+//!   (the first connection, or waiting for a server to come back) is an error of kind `Link`,
+//!   once per reason: why (a refusal says what to do), where the window said "connecting" only.
 //! - The server's markers (`zescope mark` on its host) come as `Event::Marker`: the window
 //!   files them as its own socket's.
 //! - It is read-only: `Start`, `SetInterval`, `Pause`, `Resume` and `Refresh` change nothing on
@@ -185,6 +187,15 @@ fn watch(target: &Target, commands: &Receiver<Command>, events: &Out) {
                 link(&known, "");
                 Event::Notice { run, message: format!("REMOTE {addr}: reconnected") }
             }
+            // During a run the drop's notice says the link is down; before one (or after the
+            // server's ended) nothing else would: the window said "connecting" forever to a
+            // server that refused it.
+            Got::Unreachable(why) if !open => Event::Error(SamplerError {
+                kind: ErrorKind::Link,
+                message: format!("REMOTE {why}"),
+                hint: Some("File → Connect… for another server (this one is tried again every few seconds)".into()),
+            }),
+            Got::Unreachable(_) => continue,
         };
         if events.send(event).is_err() {
             break;

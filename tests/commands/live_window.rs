@@ -149,3 +149,61 @@ fn stop_leaves_the_feed_and_the_servers_run_goes_on() {
     assert!(h.shutdown(Duration::from_secs(5)).is_ok(), "the idle remote thread ends on shutdown");
     serve.stop();
 }
+
+/// A server that refuses the viewer (here: what `serve` answers beyond loopback without
+/// `--token-file`) is an error the window shows, once per reason, while it keeps trying; and a
+/// server nobody runs says so too. Before, the window said "connecting HOST:PORT, no run received
+/// yet" for ever, the reason only in the log.
+#[test]
+fn a_server_that_refuses_the_viewer_is_said_once_while_the_window_keeps_trying() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let tries = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&tries);
+    std::thread::spawn(move || {
+        for mut s in listener.incoming().flatten() {
+            let mut head = [0u8; 4096];
+            let _ = s.read(&mut head);
+            let body = "the live feed is offered on loopback only: start serve with --token-file\n";
+            let answer = format!(
+                "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = s.write_all(answer.as_bytes());
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    let mut h = zescope::live::remote::spawn(Target { addr: addr.to_string(), token: None }, None);
+    let mut errors = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while tries.load(std::sync::atomic::Ordering::SeqCst) < 4 {
+        assert!(Instant::now() < deadline, "it stopped trying: {errors:?}");
+        if let Ok(Event::Error(e)) = h.events.recv_timeout(Duration::from_millis(100)) {
+            errors.push(e);
+        }
+    }
+    errors.extend(h.events.try_iter().filter_map(|e| match e {
+        Event::Error(e) => Some(e),
+        _ => None,
+    }));
+    assert_eq!(errors.len(), 1, "said once, however many tries: {errors:?}");
+    let e = &errors[0];
+    assert_eq!(e.kind, zescope_sampler::ErrorKind::Link);
+    let said = format!("REMOTE {addr} refused: 403 Forbidden the live feed is offered on loopback only");
+    assert!(e.message.starts_with(&said), "{e:?}");
+    assert!(h.shutdown(Duration::from_secs(5)).is_ok());
+
+    // Nobody listens: that is said too.
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let mut h = zescope::live::remote::spawn(Target { addr: gone.to_string(), token: None }, None);
+    let e = loop {
+        assert!(Instant::now() < deadline, "no error for a server nobody runs");
+        if let Ok(Event::Error(e)) = h.events.recv_timeout(Duration::from_millis(100)) {
+            break e;
+        }
+    };
+    assert!(e.kind == zescope_sampler::ErrorKind::Link && e.message.starts_with(&format!("REMOTE {gone}: ")), "{e:?}");
+    assert!(h.shutdown(Duration::from_secs(5)).is_ok());
+}

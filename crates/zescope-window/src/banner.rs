@@ -99,6 +99,7 @@ impl BannerError {
                 ErrorKind::Teardown => "Release problem",
                 ErrorKind::Driver => "Driver error",
                 ErrorKind::Internal => "Internal error",
+                ErrorKind::Link => "Cannot watch the server",
             },
             BannerError::Ui(e) => match e.kind {
                 UiErrorKind::Open => "Cannot open",
@@ -132,7 +133,7 @@ impl BannerError {
     /// Stale once a run started: settings notices and errors that kept a run from starting.
     pub(crate) fn cleared_by_start(&self) -> bool {
         match self {
-            BannerError::Sampler(e) => e.kind == ErrorKind::Config,
+            BannerError::Sampler(e) => matches!(e.kind, ErrorKind::Config | ErrorKind::Link),
             BannerError::Ui(e) => matches!(
                 e.kind,
                 UiErrorKind::Settings | UiErrorKind::View | UiErrorKind::Derived | UiErrorKind::Stopped

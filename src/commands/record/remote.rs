@@ -91,6 +91,7 @@ pub fn record(args: &RecordArgs, addr: &str, stop: &Termination) -> Result<Summa
             }
             Got::Link(Some(why)) => eprintln!("zescope: {addr}: {why}; reconnecting"),
             Got::Link(None) => eprintln!("zescope: {addr}: reconnected, resuming"),
+            Got::Unreachable(why) => eprintln!("zescope: {why}; still trying"),
         }
         if flushed.elapsed() >= FLUSH
             && let Some(o) = out.as_mut()

@@ -426,6 +426,9 @@ pub enum ErrorKind {
     Teardown,
     /// A bug in zescope (e.g. the sampler thread panicked).
     Internal,
+    /// A remote server's live feed could not be reached, or refused the viewer (`zescope
+    /// --connect`).
+    Link,
 }
 
 /// What the sampler thread sends, in order, on `SamplerHandle::events`.
