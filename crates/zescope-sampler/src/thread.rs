@@ -243,6 +243,17 @@ impl State {
             Command::Stop => self.stop_run(StopReason::Requested, outbox),
             Command::SetInterval(i) => {
                 let i = i.clamp(MIN_INTERVAL, MAX_INTERVAL);
+                // A streamer samples at the period it was opened with (a tenth of the interval):
+                // a run that streams a group starts again at the new interval, its streamers
+                // opened at the new period. It kept the old one: the window said "10 kHz
+                // requested" over 781 reports a second.
+                let streams = |r: &Run| r.info.streams.iter().any(|s| s.read_path == ReadPath::Streamer);
+                let again = self.run.as_ref().filter(|r| r.info.config.interval != i && streams(r));
+                if let Some(cfg) = again.map(|r| RunConfig { interval: i, ..r.info.config.clone() }) {
+                    self.stop_run(StopReason::Replaced, outbox);
+                    self.start_run(cfg, outbox);
+                    return Flow::Continue;
+                }
                 if let Some(t) = &mut self.ticker {
                     t.set_interval(i, Instant::now());
                 }

@@ -323,7 +323,7 @@ impl SourcePanel<'_> {
                 .logarithmic(true)
                 .custom_formatter(|v, _| text::duration(Duration::from_micros(v as u64)))
                 .custom_parser(|s| typed_interval(s, shown).map(|d| d.as_micros() as f64));
-            if ui.add(slider).on_hover_text("sampling interval, 100 µs to 10 s; applies live. Click the value to type one (\"250us\", \"5 ms\"; a bare number is in the unit shown)").changed() {
+            if ui.add(slider).on_hover_text("sampling interval, 100 µs to 10 s; applies live (a run that streams a group starts again at it). Click the value to type one (\"250us\", \"5 ms\"; a bare number is in the unit shown)").changed() {
                 let d = Duration::from_micros(us as u64).clamp(MIN_INTERVAL, MAX_INTERVAL);
                 self.state.selection.interval = d;
                 if running {

@@ -26,7 +26,9 @@ pub enum Command {
     Start(RunConfig),
     /// Stop the current run through the teardown (answered by `Event::RunStopped`).
     Stop,
-    /// Change the sampling interval of the current and later runs.
+    /// Change the sampling interval of the current and later runs. A run that reads a group
+    /// through the streamer starts again at it (`RunStopped` `Replaced`, then `RunStarted`): its
+    /// streamers sample at a period fixed when they open.
     SetInterval(Duration),
     /// Stop/continue reading; the run (and its imports) stays up.
     Pause,

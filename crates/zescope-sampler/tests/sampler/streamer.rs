@@ -298,3 +298,52 @@ fn the_ip_sampling_group_streams_instruction_pointers_and_stall_counts() {
     assert!(r.is_clean(), "{r:?}");
     shut_down(&h);
 }
+
+/// A new interval reaches a streamed group: the run starts again with its streamer opened at the
+/// new period (ten reports an interval), where it kept the old period while the window said the
+/// new rate was requested. A run of exported memory alone keeps going at the new interval.
+#[test]
+fn a_new_interval_reopens_the_streamer_at_its_period_and_leaves_an_exported_run_going() {
+    let sim = sim(|_| {});
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["ComputeBasic", "RenderBasic"]);
+    cfg.interval = Duration::from_millis(10);
+    h.send(Command::Start(cfg));
+    let first = started(&h);
+    assert_eq!(first.streams[1].layout, "streamer (1.28 ms, 16 reports per notification)");
+    h.send(Command::SetInterval(Duration::from_millis(1)));
+    let reason =
+        wait_for(&h, T, |e| if let Event::RunStopped { reason, .. } = e { Some(reason.clone()) } else { None });
+    assert_eq!(reason, StopReason::Replaced);
+    let again = started(&h);
+    assert!(again.run > first.run, "a new run");
+    assert_eq!(again.config.interval, Duration::from_millis(1));
+    assert_eq!(again.config.targets, first.config.targets, "the same groups");
+    assert_eq!(again.streams[1].layout, "streamer (160 µs, 160 reports per notification)", "the new period");
+    let mut ts = Vec::new();
+    wait_for(&h, T, |e| {
+        if let Event::Samples(b) = e
+            && (b.run, b.stream) == (again.run, 1)
+        {
+            ts.extend_from_slice(&b.timestamps);
+        }
+        (ts.len() >= 200).then_some(())
+    });
+    assert!(ts.windows(2).all(|w| w[1] - w[0] == 160_000), "reports 160 µs apart");
+    // Exported memory alone: the same run, at the new interval.
+    h.send(Command::Start(run_config(&["ComputeBasic"])));
+    let exported = started(&h);
+    h.send(Command::SetInterval(Duration::from_millis(2)));
+    h.send(Command::Sync(9));
+    wait_for(&h, T, |e| match e {
+        Event::RunStopped { .. } | Event::RunStarted(_) => panic!("an exported run is not started again: {e:?}"),
+        Event::Synced(9) => Some(()),
+        _ => None,
+    });
+    h.send(Command::Stop);
+    let stopped = wait_for(&h, T, |e| if let Event::RunStopped { run, .. } = e { Some(*run) } else { None });
+    assert_eq!(stopped, exported.run);
+    let r = sim.report();
+    assert!(r.is_clean(), "{r:?}");
+    shut_down(&h);
+}
