@@ -186,19 +186,26 @@ fn a_live_window_takes_the_workloads_markers_and_saves_them() {
 
 /// File menu items keep their places when "Compare with <the last recording>" becomes possible
 /// (a second file in the recent list): the item is always there, disabled until then.
-#[test]
-fn file_menu_items_do_not_move_when_a_comparison_becomes_possible() {
-    let dir = tempfile::tempdir().unwrap();
-    let example = crate::support::example_session();
-    let copy = dir.path().join("copy.ron");
+/// A window without a run, its dialogs `dialogs`, once File → Open… opened the recording their
+/// first answer names.
+fn opened(dialogs: Box<dyn zescope_window::dialogs::Dialogs>) -> egui_kittest::Harness<'static, ZescopeApp> {
     let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), Settings::default(), Store::new(64 << 20));
-    app.files.dialogs = Box::new(Arc::new(ScriptedDialogs::answering([Some(example), Some(copy.clone())])));
+    app.files.dialogs = dialogs;
     app.auto_start = false;
     let mut h = crate::support::harness_of(app, crate::support::WINDOW);
     h.step();
     let open = h.state_mut().files.ask_open();
     h.state_mut().perform(open);
     pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.opening());
+    h
+}
+
+#[test]
+fn file_menu_items_do_not_move_when_a_comparison_becomes_possible() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = crate::support::example_session();
+    let copy = dir.path().join("copy.ron");
+    let mut h = opened(Box::new(Arc::new(ScriptedDialogs::answering([Some(example), Some(copy.clone())]))));
     let save_at = |h: &mut egui_kittest::Harness<'_, ZescopeApp>| {
         h.get_by_label("File").click();
         h.step();
@@ -299,15 +306,8 @@ fn file_dialogs_start_in_the_folder_of_the_session_worked_on() {
     std::fs::copy(crate::support::example_session(), &shown).unwrap();
     let copy = saves.path().join("copy.ron");
     let dialogs = Arc::new(ScriptedDialogs::answering([Some(shown.clone()), None, Some(copy.clone()), None]));
-    let mut app = ZescopeApp::new(Box::new(crate::support::NoSampler), Settings::default(), Store::new(64 << 20));
-    app.files.dialogs = Box::new(dialogs.clone());
-    app.auto_start = false;
-    let mut h = crate::support::harness_of(app, crate::support::WINDOW);
-    h.step();
-    // Nothing worked on yet: the dialog's own choice.
-    let open = h.state_mut().files.ask_open();
-    h.state_mut().perform(open);
-    pump(&mut h, "the recording", |a| a.files.recording.is_some() && !a.opening());
+    // Nothing worked on yet when it opens: the dialog's own choice.
+    let mut h = opened(Box::new(dialogs.clone()));
     let compare = h.state_mut().files.ask_compare();
     assert!(compare.is_none(), "cancelled");
     h.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::S);
