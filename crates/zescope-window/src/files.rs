@@ -297,6 +297,14 @@ impl Files {
         dir: Option<PathBuf>,
     ) -> Option<FileAction> {
         match answer {
+            // A name the prompt would refuse (another format's) is refused here too.
+            DialogAnswer::Picked(path) if purpose.writes() => match super::path_prompt::named_for(purpose, &path) {
+                Ok(()) => Some(action(purpose, path)),
+                Err(e) => {
+                    self.prompt = Some(PathPrompt::refused(purpose, &path, e));
+                    None
+                }
+            },
             DialogAnswer::Picked(path) => Some(action(purpose, path)),
             DialogAnswer::Cancelled => None,
             DialogAnswer::Unavailable(why) => {

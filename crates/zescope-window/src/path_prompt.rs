@@ -28,6 +28,11 @@ impl PromptPurpose {
         }
     }
 
+    /// Whether the path is one to write (save or export), not one to open.
+    pub(crate) fn writes(self) -> bool {
+        !matches!(self, PromptPurpose::Open | PromptPurpose::Compare)
+    }
+
     fn kind(self) -> FileKind {
         match self {
             PromptPurpose::Open | PromptPurpose::Save | PromptPurpose::Compare => FileKind::Session,
@@ -69,6 +74,14 @@ impl PathPrompt {
         PathPrompt { purpose, text, error: None, reason, focus: true, replacing: None }
     }
 
+    /// A prompt for `purpose` holding `path`, a file dialog's answer that [`check_path`] refused
+    /// with `error`: the user types another.
+    pub(crate) fn refused(purpose: PromptPurpose, path: &Path, error: String) -> PathPrompt {
+        let reason = "The file dialog's answer cannot be used: change it here.".to_owned();
+        let text = path.display().to_string();
+        PathPrompt { purpose, text, error: Some(error), reason, focus: true, replacing: None }
+    }
+
     /// Draws the prompt; Enter is OK, Escape is Cancel.
     pub(crate) fn show(&mut self, ctx: &egui::Context) -> PromptOutcome {
         let mut outcome = PromptOutcome::Pending;
@@ -101,7 +114,7 @@ impl PathPrompt {
                 }
                 ui.horizontal(|ui| {
                     if ui.button("OK").clicked() || enter {
-                        let writes = !matches!(self.purpose, PromptPurpose::Open | PromptPurpose::Compare);
+                        let writes = self.purpose.writes();
                         match check_path(self.purpose, &self.text) {
                             // Writing over a file asks once: OK again on the same path replaces it.
                             Ok(p) if writes && p.is_file() && self.replacing.as_ref() != Some(&p) => {
@@ -151,6 +164,7 @@ pub(crate) fn check_path(purpose: PromptPurpose, text: &str) -> Result<PathBuf, 
             if path.extension().is_none() {
                 path.set_extension(purpose.kind().extension());
             }
+            named_for(purpose, &path)?;
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("/"));
             match std::fs::metadata(parent) {
                 Ok(m) if m.is_dir() => Ok(path),
@@ -159,6 +173,19 @@ pub(crate) fn check_path(purpose: PromptPurpose, text: &str) -> Result<PathBuf, 
             }
         }
     }
+}
+
+/// Refuses writing `purpose`'s file under a name of another format zescope writes (a session or
+/// an export format): it would hold this one's bytes (a PNG named .svg), as `zescope export`
+/// refuses. Any other name is taken.
+pub(crate) fn named_for(purpose: PromptPurpose, path: &Path) -> Result<(), String> {
+    let own = purpose.kind().extension();
+    let Some(ext) = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()) else { return Ok(()) };
+    let other = ext == "ron" || zescope_model::write::FORMATS.iter().any(|f| f.extension() == ext);
+    if ext != own && other {
+        return Err(format!("{} is a .{ext} name: this writes a .{own}", path.display()));
+    }
+    Ok(())
 }
 
 pub(crate) fn expand_home(text: &str) -> PathBuf {
@@ -206,5 +233,21 @@ mod tests {
         assert!(e.contains("no/such") && e.contains("no such file or folder"), "{e}");
         let e = check_path(PromptPurpose::Save, &format!("{}/", dir.path().display())).unwrap_err();
         assert!(e.contains("add a file name"), "{e}");
+    }
+
+    /// A name of another format zescope writes is refused (a PNG under an SVG's name, a session
+    /// under a CSV's), as `zescope export` refuses it; any other name is taken.
+    #[test]
+    fn writing_refuses_a_name_of_another_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str| dir.path().join(name).display().to_string();
+        let png =
+            PromptPurpose::Write { kind: FileKind::File(&zescope_model::write::Png), pane: None, shown_only: false };
+        let e = check_path(png, &at("plot.svg")).unwrap_err();
+        assert!(e.ends_with("plot.svg is a .svg name: this writes a .png"), "{e}");
+        let e = check_path(PromptPurpose::Save, &at("run.csv")).unwrap_err();
+        assert!(e.ends_with("run.csv is a .csv name: this writes a .ron"), "{e}");
+        assert_eq!(check_path(png, &at("plot.PNG")), Ok(dir.path().join("plot.PNG")));
+        assert_eq!(check_path(png, &at("plot.image")), Ok(dir.path().join("plot.image")));
     }
 }

@@ -329,3 +329,32 @@ fn file_dialogs_start_in_the_folder_of_the_session_worked_on() {
     let typed = format!("{}/", saves.path().display());
     assert_eq!(field.value().as_deref(), Some(typed.as_str()), "the prompt starts in the session's folder");
 }
+
+/// A dialog's answer named for another format than the one written (a PNG export answered with
+/// plot.svg) is not written under it: the path prompt opens holding it, saying why, and takes a
+/// right name. Before, the PNG was written as plot.svg.
+#[test]
+fn an_export_answered_with_another_formats_name_asks_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrong = dir.path().join("plot.svg");
+    let mut h = opened(Box::new(Arc::new(ScriptedDialogs::answering([
+        Some(crate::support::example_session()),
+        Some(wrong.clone()),
+    ]))));
+    let png = FileKind::File(&zescope_model::write::Png);
+    let export = h.state_mut().files.ask_write(png, None, false);
+    assert!(export.is_none(), "not written under plot.svg");
+    h.step();
+    h.step();
+    h.get_by_label_contains("plot.svg is a .svg name: this writes a .png");
+    let field = h.get_by_role_and_label(egui::accesskit::Role::TextInput, "Path of the file to write:");
+    assert_eq!(field.value().as_deref(), Some(wrong.display().to_string().as_str()), "the answer, to change");
+    let right = dir.path().join("plot.png");
+    field.set_text_value_accesskit(&right.display().to_string());
+    h.step();
+    h.step();
+    h.get_by_label("OK").click();
+    pump(&mut h, "the export", |a| right.exists() && a.files.writing().is_none());
+    assert!(!wrong.exists(), "nothing under the wrong name");
+    assert_eq!(&std::fs::read(&right).unwrap()[1..4], b"PNG");
+}
