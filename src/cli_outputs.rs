@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use zescope_model::write::FORMATS;
+use zescope_model::write::{format, formats_named};
 
 /// The extension of the file `s` names, in lower case ("" without one).
 fn extension_of(s: &str) -> String {
@@ -37,7 +37,7 @@ pub(super) fn parse_record_out(s: &str) -> Result<PathBuf, String> {
 pub(super) fn parse_session_out(s: &str) -> Result<PathBuf, String> {
     let (path, ext) = (PathBuf::from(s), extension_of(s));
     // The format named as its extension first (`--csv`, not `--csv-shown`, for a .csv).
-    let writes = FORMATS.iter().find(|f| f.key() == ext).or_else(|| FORMATS.iter().find(|f| f.extension() == ext));
+    let writes = format(&ext).or_else(|| formats_named(&ext).next());
     match writes {
         Some(f) => Err(format!(
             "--save writes a session (.ron); a .{ext} file is written from it: --save run.ron, then `zescope export \
@@ -70,8 +70,7 @@ pub(super) fn named_for(key: &str, extension: &str, s: &str) -> Result<PathBuf, 
     if ext == "ron" {
         return Err(format!("{s} is named for a session: export writes from one, and --{key} writes a .{extension}"));
     }
-    let writers: Vec<String> =
-        FORMATS.iter().filter(|f| f.extension() == ext).map(|f| format!("--{}", f.key())).collect();
+    let writers: Vec<String> = formats_named(&ext).map(|f| format!("--{}", f.key())).collect();
     match writers.as_slice() {
         [] => Ok(path),
         [one] => Err(format!("{s} is a .{ext} name, which {one} writes; --{key} writes a .{extension}")),

@@ -181,7 +181,7 @@ pub(crate) fn check_path(purpose: PromptPurpose, text: &str) -> Result<PathBuf, 
 pub(crate) fn named_for(purpose: PromptPurpose, path: &Path) -> Result<(), String> {
     let own = purpose.kind().extension();
     let Some(ext) = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()) else { return Ok(()) };
-    let other = ext == "ron" || zescope_model::write::FORMATS.iter().any(|f| f.extension() == ext);
+    let other = ext == "ron" || zescope_model::write::formats_named(&ext).next().is_some();
     if ext != own && other {
         return Err(format!("{} is a .{ext} name: this writes a .{own}", path.display()));
     }

@@ -56,6 +56,13 @@ pub fn format(key: &str) -> Option<&'static dyn Format> {
     FORMATS.iter().copied().find(|f| f.key() == key)
 }
 
+/// The formats whose files end in `.ext` (lower case), in [`FORMATS`]' order: "csv" gives both
+/// CSVs and the phase table. The command line and the window refuse writing one format under
+/// another's name with it.
+pub fn formats_named(ext: &str) -> impl Iterator<Item = &'static dyn Format> + '_ {
+    FORMATS.iter().copied().filter(move |f| f.extension() == ext)
+}
+
 /// One series of a pane, as the UI shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WriteSeries {
