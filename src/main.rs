@@ -62,6 +62,13 @@ fn main() -> ExitCode {
         eprintln!("zescope: {} opens in the window; it cannot be given with a command", f.display());
         return ExitCode::from(2);
     }
+    // Taken and ignored before: `zescope --view v.ron record …` recorded the default groups.
+    if cli.view.is_some() {
+        eprintln!(
+            "zescope: --view before the command lays out the window; `record --view FILE` records what a view names"
+        );
+        return ExitCode::from(2);
+    }
     match zescope::commands::run(command, cli.source) {
         Ok(status) => status,
         Err(e) => {

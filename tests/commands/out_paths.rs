@@ -54,3 +54,25 @@ fn a_remote_recording_to_a_missing_folder_is_refused_before_its_first_sample() {
     assert!(!stdout.contains("recorded"), "it recorded first: {stdout}");
     serve.stop();
 }
+
+/// The window's own options before a command are refused, not ignored: `zescope --view v.ron
+/// record …` recorded the default groups without a word (record takes `--view` after its name);
+/// `--connect` and a session file were refused already.
+#[test]
+fn the_windows_options_before_a_command_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let view = dir.path().join("v.ron");
+    std::fs::write(&view, r#"(version: 1, name: "v", panes: [(series: [(group: "ComputeBasic", metric: "*")])])"#)
+        .unwrap();
+    let out = dir.path().join("run.ron");
+    let (o, e) = (out.to_str().unwrap(), view.to_str().unwrap());
+    for (args, says) in [
+        (vec!["--view", e, "record", "--duration", "1s", "--out", o], "`record --view FILE` records what a view names"),
+        (vec!["--connect", "127.0.0.1:9", "record", "--duration", "1s", "--out", o], "give it after the command"),
+    ] {
+        let (stdout, stderr) = refused(&args);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!stdout.contains("recorded"), "{args:?} sampled: {stdout}");
+    }
+    assert!(!out.exists(), "nothing written");
+}
