@@ -124,8 +124,10 @@ pub enum Error {
     /// The loader found no driver that initialised.
     #[error(
         "no Level Zero driver was found ({cause}). Check that a Level Zero GPU or NPU driver is installed \
-         (e.g. intel-level-zero-gpu), that ZE_ENABLE_ALT_DRIVERS, if set, names an existing absolute path, \
-         that libze1 is installed, and that you can open /dev/dri/renderD* (the `render` group); \
+         (Intel GPUs: libze-intel-gpu1, or intel-level-zero-gpu from Intel's repository; Intel NPUs: \
+         intel-level-zero-npu), that ZE_ENABLE_ALT_DRIVERS, if set, names an existing absolute path, \
+         that libze1 is installed, and that you can open /dev/dri/renderD* or /dev/accel/accel* (the \
+         `render` group); \
          `zescope doctor` checks these"
     )]
     NoDriver {
