@@ -6,7 +6,6 @@ use std::time::Duration;
 use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
 
-use zescope_model::write::{FORMATS, Format};
 use zescope_ze::Source;
 
 /// The parsed command line. `src/main.rs` parses it once and dispatches on [`Cli::command`];
@@ -77,7 +76,8 @@ pub fn parse_session_path(s: &str) -> Result<PathBuf, String> {
 
 #[path = "cli_outputs.rs"]
 mod outputs;
-use outputs::{named_for, parse_record_out, parse_record_perfetto, parse_session_out};
+pub use outputs::Outputs;
+use outputs::{parse_record_out, parse_record_perfetto, parse_session_out};
 
 /// `--max-markers`: a count a session can hold (`view::markers::MAX_MARKS`).
 fn parse_max_markers(s: &str) -> Result<usize, String> {
@@ -497,41 +497,6 @@ impl From<ExportOptions> for crate::commands::export::ExportArgs {
     fn from(o: ExportOptions) -> Self {
         let ExportOptions { session, pane, range, size, outputs, memory_cap } = o;
         crate::commands::export::ExportArgs { session, pane, range, size, outputs: outputs.0, memory_cap }
-    }
-}
-
-/// The files `zescope export` writes: one `--KEY FILE` option per format of
-/// [`zescope_model::write::FORMATS`], in its order, with the format's own value name and help.
-#[derive(Clone, Debug, Default)]
-pub struct Outputs(pub Vec<(&'static dyn Format, PathBuf)>);
-
-impl clap::FromArgMatches for Outputs {
-    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
-        Ok(Outputs(FORMATS.iter().filter_map(|&f| Some((f, m.get_one::<PathBuf>(f.key())?.clone()))).collect()))
-    }
-
-    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
-        *self = Self::from_arg_matches(m)?;
-        Ok(())
-    }
-}
-
-impl clap::Args for Outputs {
-    fn augment_args(cmd: clap::Command) -> clap::Command {
-        FORMATS.iter().fold(cmd, |cmd, f| {
-            let (key, extension) = (f.key(), f.extension());
-            cmd.arg(
-                clap::Arg::new(key)
-                    .long(key)
-                    .value_name(f.value_name())
-                    .value_parser(move |s: &str| named_for(key, extension, s))
-                    .help(f.help()),
-            )
-        })
-    }
-
-    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
-        Self::augment_args(cmd)
     }
 }
 

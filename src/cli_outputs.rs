@@ -1,11 +1,12 @@
 //! The files the commands write, checked by name as they are parsed: each option writes one
 //! format, and a file named for another format zescope writes is refused with the option (or
 //! command) that writes that one. A name without an extension, or with one zescope does not
-//! write, is taken as given (`record --out run.txt` is a CSV).
+//! write, is taken as given (`record --out run.txt` is a CSV). `export`'s options, one per
+//! format, are [`Outputs`].
 
 use std::path::{Path, PathBuf};
 
-use zescope_model::write::{format, formats_named};
+use zescope_model::write::{FORMATS, Format, format, formats_named};
 
 /// The extension of the file `s` names, in lower case ("" without one).
 fn extension_of(s: &str) -> String {
@@ -62,7 +63,7 @@ pub(super) fn parse_record_perfetto(s: &str) -> Result<PathBuf, String> {
 /// `export --KEY FILE`, for the format of `key` whose files end in `.extension`: a file named
 /// for another format zescope writes is refused with the option that writes that one (`--png
 /// x.svg` wrote a PNG under an SVG's name); any other name is taken as given.
-pub(super) fn named_for(key: &str, extension: &str, s: &str) -> Result<PathBuf, String> {
+fn named_for(key: &str, extension: &str, s: &str) -> Result<PathBuf, String> {
     let (path, ext) = (PathBuf::from(s), extension_of(s));
     if ext.is_empty() || ext == extension {
         return Ok(path);
@@ -78,5 +79,40 @@ pub(super) fn named_for(key: &str, extension: &str, s: &str) -> Result<PathBuf, 
             "{s} is a .{ext} name, which {} or {last} write; --{key} writes a .{extension}",
             most.join(", ")
         )),
+    }
+}
+
+/// The files `zescope export` writes: one `--KEY FILE` option per format of
+/// [`zescope_model::write::FORMATS`], in its order, with the format's own value name and help.
+#[derive(Clone, Debug, Default)]
+pub struct Outputs(pub Vec<(&'static dyn Format, PathBuf)>);
+
+impl clap::FromArgMatches for Outputs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(Outputs(FORMATS.iter().filter_map(|&f| Some((f, m.get_one::<PathBuf>(f.key())?.clone()))).collect()))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for Outputs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        FORMATS.iter().fold(cmd, |cmd, f| {
+            let (key, extension) = (f.key(), f.extension());
+            cmd.arg(
+                clap::Arg::new(key)
+                    .long(key)
+                    .value_name(f.value_name())
+                    .value_parser(move |s: &str| named_for(key, extension, s))
+                    .help(f.help()),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
     }
 }
