@@ -74,7 +74,7 @@ impl PathPrompt {
         PathPrompt { purpose, text, error: None, reason, focus: true, replacing: None }
     }
 
-    /// A prompt for `purpose` holding `path`, a file dialog's answer that [`check_path`] refused
+    /// A prompt for `purpose` holding `path`, a file dialog's answer that [`named_for`] refused
     /// with `error`: the user types another.
     pub(crate) fn refused(purpose: PromptPurpose, path: &Path, error: String) -> PathPrompt {
         let reason = "The file dialog's answer cannot be used: change it here.".to_owned();

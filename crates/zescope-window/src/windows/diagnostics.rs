@@ -143,7 +143,8 @@ impl Window for Diagnostics {
                 }
                 let checks_of = match &remote {
                     Some(_) => {
-                        "The same checks as `zescope doctor`, of this machine (the window's), not of the server:                          `zescope doctor` there checks its devices. Each problem comes with its fix."
+                        "The same checks as `zescope doctor`, of this machine (the window's), not of the server: \
+                         `zescope doctor` there checks its devices. Each problem comes with its fix."
                     }
                     None => "The same checks as `zescope doctor`; each problem comes with its fix.",
                 };

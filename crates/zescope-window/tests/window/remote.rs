@@ -390,6 +390,8 @@ fn a_remote_runs_link_notices_and_diagnostics_name_what_they_are_of() {
     assert!(h.query_by_label_contains("This window's run").is_none(), "the run is the server's");
     h.get_by_label("What the run has said");
     h.get_by_label("• REMOTE gpu-box:9464: reconnected");
-    h.get_by_label_contains("of this machine (the window's), not of the server");
+    h.get_by_label_contains(
+        "of this machine (the window's), not of the server: `zescope doctor` there checks its devices",
+    );
     crate::support::quit_discarding(&mut h);
 }
