@@ -146,7 +146,7 @@ impl ZescopeApp {
     pub(crate) fn leave_recording(&mut self) {
         self.files.opening = None;
         // Derived series computed over what was shown stop (its store may be replaced below).
-        self.state.derived.backfills.clear();
+        self.state.derived.stop_computing();
         if self.files.recording.take().is_none() {
             return;
         }

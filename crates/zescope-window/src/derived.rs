@@ -2,14 +2,15 @@
 //! "Ratio to…", "Moving average…", or a view file's `derived`): definitions
 //! (`docs/derived-series.md`) bound to each run as it starts, and to the run in progress when
 //! added, evaluated on every batch `drain.rs` files (`derive::Deriver`), their values filed into
-//! the store as series like any other. One added while a recording is shown (an opened session)
-//! is computed over it once, a slice per frame within [`BACKFILL_BUDGET`], with its progress in
-//! the status bar (`derive::Backfill`).
+//! the store as series like any other. One added during a run is computed first over what the
+//! run recorded before it was added, then taken live (`derive::CatchUp`); one added while a
+//! recording is shown (an opened session) is computed over it once (`derive::Backfill`): either
+//! a slice per frame within [`BACKFILL_BUDGET`], with its progress in the status bar.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use zescope_model::derive::{Backfill, Derivation, Deriver};
+use zescope_model::derive::{Backfill, CatchUp, Derivation, Deriver};
 use zescope_model::session::RunHistory;
 use zescope_model::triggers::left_out::named;
 use zescope_model::view::Ingest;
@@ -34,6 +35,8 @@ pub struct Derived {
     pub requested: bool,
     /// Derived series being computed over the recording shown, the first one first.
     pub backfills: VecDeque<Backfill>,
+    /// Derived series added during the run, being computed over what it recorded before.
+    pub catch_ups: VecDeque<CatchUp>,
 }
 
 impl Derived {
@@ -80,10 +83,11 @@ impl Derived {
         }
     }
 
-    /// Makes derived series `def`: in the run in progress from now on (its series filed into
-    /// `store` and returned, to place in panes); over the recording shown, computed in the
-    /// background from its start; with neither, from the next run on. It is bound to every run
-    /// after. Errs, changing nothing, for a name taken or a series it names that is lacking.
+    /// Makes derived series `def`: in the run in progress from the run's start (computed in the
+    /// background over what the run recorded, then live; its series filed into `store` and
+    /// returned, to place in panes); over the recording shown, computed in the background from
+    /// its start; with neither, from the next run on. It is bound to every run after. Errs,
+    /// changing nothing, for a name taken or a series it names that is lacking.
     pub fn create(
         &mut self,
         def: Derivation,
@@ -94,14 +98,10 @@ impl Derived {
         if self.deriver.derivations().iter().any(|d| d.name == def.name) {
             return Err(format!("derived series '{}' is defined already", def.name));
         }
-        if let Some(run) = ingest.run.as_mut() {
-            let run_id = run.info.run;
-            let s = self.deriver.add(def, &mut run.info)?;
-            let keys = ingest.add_stream(store, &s);
-            if let Some(id) = ingest.run.as_ref().and_then(|r| r.streams.last()) {
-                history.stream_added(run_id, &s, *id);
-            }
+        if ingest.run.is_some() {
+            let (up, keys) = CatchUp::start(&def, &mut self.deriver, ingest, store, history)?;
             self.said = None;
+            self.catch_ups.push_back(up);
             return Ok(keys);
         }
         if history.streams.is_empty() {
@@ -119,9 +119,18 @@ impl Derived {
         Ok(keys)
     }
 
-    /// Computes derived series over the recording shown for about `budget`; whether any is left
-    /// (another frame is wanted). A store error stops that one, said.
+    /// Computes derived series over the run so far, then over the recording shown, for about
+    /// `budget`; whether any is left (another frame is wanted). A store error stops that one,
+    /// said (one added during the run is then derived from the next batch on).
     pub fn step_backfills(&mut self, store: &mut Store, budget: Duration) -> bool {
+        if let Some(up) = self.catch_ups.front_mut() {
+            let step = up.step(store, budget, &mut self.deriver);
+            if !matches!(step, Ok(false)) {
+                self.said = step.err().map(|e| format!("Derived/{}: derived from now on only: {e}", up.name()));
+                self.catch_ups.pop_front();
+            }
+            return !self.catch_ups.is_empty() || !self.backfills.is_empty();
+        }
         let Some(fill) = self.backfills.front_mut() else { return false };
         match fill.step(store, budget) {
             Ok(false) => {}
@@ -137,12 +146,36 @@ impl Derived {
         !self.backfills.is_empty()
     }
 
-    /// The status bar's text while a derived series is computed over the recording shown:
-    /// "deriving NAME … 37 %" and the share done.
+    /// Finishes the derived series added during run `run` that are still computed over what it
+    /// recorded before (its streams are about to end).
+    pub fn run_stopping(&mut self, store: &mut Store, run: u64) {
+        while let Some(k) = self.catch_ups.iter().position(|u| u.run() == run) {
+            let mut up = self.catch_ups.remove(k).expect("found");
+            if let Err(e) = up.finish(store, &mut self.deriver) {
+                self.said = Some(format!("Derived/{}: derived from now on only: {e}", up.name()));
+            }
+        }
+    }
+
+    /// Stops computing derived series over what was shown (the store is replaced).
+    pub fn stop_computing(&mut self) {
+        self.backfills.clear();
+        self.catch_ups.clear();
+    }
+
+    /// Is a derived series being computed in the background?
+    pub fn computing(&self) -> bool {
+        !self.backfills.is_empty() || !self.catch_ups.is_empty()
+    }
+
+    /// The status bar's text while a derived series is computed over the run so far or the
+    /// recording shown: "deriving NAME … 37 %" and the share done.
     pub fn progress(&self) -> Option<(String, f32)> {
-        let f = self.backfills.front()?;
-        let p = f.progress();
-        Some((format!("deriving {} … {:.0} %", f.name(), (p * 100.0).floor().min(99.0)), p as f32))
+        let (name, p) = match self.catch_ups.front() {
+            Some(u) => (u.name(), u.progress()),
+            None => self.backfills.front().map(|f| (f.name(), f.progress()))?,
+        };
+        Some((format!("deriving {name} … {:.0} %", (p * 100.0).floor().min(99.0)), p as f32))
     }
 }
 

@@ -119,6 +119,7 @@ pub fn drain(
             Event::Processes(_) => {}
             Event::RunStopped { run, .. } => {
                 state.history.processes.run_stopped(run);
+                state.derived.run_stopping(store, run);
                 state.ingest.run_stopped(store, run);
                 state.triggers.eval.run_stopped(run);
             }

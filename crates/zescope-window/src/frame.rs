@@ -465,7 +465,7 @@ impl ZescopeApp {
         if self.files.saving().is_some() || self.files.writing().is_some() {
             ui.ctx().request_repaint_after(repaint::FILE_PROGRESS);
         }
-        if drained.more || self.opening() || !self.state.derived.backfills.is_empty() {
+        if drained.more || self.opening() || self.state.derived.computing() {
             ui.ctx().request_repaint();
         } else if live && !wait_for_data {
             let span = self.view.range(data).map_or(0.0, |(a, b)| b - a);

@@ -39,7 +39,7 @@ pub fn open_in_app(app: &mut ZescopeApp, session: &Session) -> Result<Vec<Marker
     app.state.history = restored.history;
     app.state.health = None;
     // Those computed over what was shown are over: the store they filled is gone.
-    app.state.derived.backfills.clear();
+    app.state.derived.stop_computing();
     // A server's panes shown until now are remembered with it first (as leaving it does).
     app.recent_remotes = app.remotes_with_panes();
     app.panes.show_file(restored.arrangement);

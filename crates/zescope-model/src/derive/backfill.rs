@@ -40,9 +40,9 @@ pub struct Backfill {
 
 /// One run's share: its deriver, the streams it reads, the derived streams it fills.
 #[derive(Debug)]
-struct RunJob {
-    run: u64,
-    deriver: Deriver,
+pub(super) struct RunJob {
+    pub(super) run: u64,
+    pub(super) deriver: Deriver,
     /// Per stream of the run as recorded (by index): where it is read from, if it is read.
     inputs: Vec<Option<Input>>,
     /// Does the stream drive a derived series (by index)?
@@ -58,21 +58,24 @@ struct Input {
     piece: RawPiece,
     /// Rows of `piece` fed already.
     at: usize,
-    /// Where the next piece starts; `None` at the end.
-    next: Option<u64>,
+    /// Where the next piece starts.
+    next: u64,
 }
 
 impl Input {
-    /// The time of the next row to feed, reading a piece when the last is used up.
+    fn new(id: StreamId) -> Input {
+        Input { id, piece: RawPiece::default(), at: 0, next: 0 }
+    }
+
+    /// The time of the next row to feed, reading a piece when the last is used up; `None` when
+    /// the store holds no more (a run in progress may append more: asked again, it reads them).
     fn head(&mut self, store: &Store) -> Option<i64> {
         if self.at == self.piece.timestamps.len() {
-            let from = self.next?;
-            if !store.raw_piece(self.id, from, PIECE_ROWS, &mut self.piece) {
-                self.next = None;
+            self.at = 0;
+            if !store.raw_piece(self.id, self.next, PIECE_ROWS, &mut self.piece) {
                 return None;
             }
-            self.next = Some(self.piece.next);
-            self.at = 0;
+            self.next = self.piece.next;
         }
         self.piece.timestamps.get(self.at).copied()
     }
@@ -127,15 +130,9 @@ impl Backfill {
                 history.stream_added(info.run, s, id);
                 outs.push(id);
             }
-            let read = deriver.streams_read();
-            let mut inputs: Vec<Option<Input>> = (0..first_out).map(|_| None).collect();
-            for &k in read.iter().filter(|&&k| k < first_out) {
-                out.total += store.sample_count(ids[k]);
-                inputs[k] = Some(Input { id: ids[k], piece: RawPiece::default(), at: 0, next: Some(0) });
-            }
-            let drives =
-                (0..first_out).map(|k| info.streams[first_out..].iter().any(|s| driven_by(s, &info, k))).collect();
-            out.jobs.push_back(RunJob { run: info.run, deriver, inputs, drives, outs, first_out });
+            let (job, rows) = RunJob::new(&info, &ids, deriver, outs, store);
+            out.total += rows;
+            out.jobs.push_back(job);
         }
         Ok((out, keys))
     }
@@ -192,9 +189,36 @@ fn driven_by(s: &StreamInfo, info: &RunInfo, k: usize) -> bool {
 }
 
 impl RunJob {
+    /// The job of `deriver`, bound to run `info` (as recorded: its streams `ids` in `store`, then
+    /// the derived ones, filed as `outs`); with the rows it reads now.
+    pub(super) fn new(
+        info: &RunInfo,
+        ids: &[StreamId],
+        deriver: Deriver,
+        outs: Vec<StreamId>,
+        store: &Store,
+    ) -> (RunJob, u64) {
+        let first_out = ids.len();
+        let mut rows = 0;
+        let mut inputs: Vec<Option<Input>> = (0..first_out).map(|_| None).collect();
+        for k in deriver.streams_read().into_iter().filter(|&k| k < first_out) {
+            rows += store.sample_count(ids[k]);
+            inputs[k] = Some(Input::new(ids[k]));
+        }
+        let drives = (0..first_out).map(|k| info.streams[first_out..].iter().any(|s| driven_by(s, info, k))).collect();
+        (RunJob { run: info.run, deriver, inputs, drives, outs, first_out }, rows)
+    }
+
+    /// Rows the store holds that are not fed yet.
+    pub(super) fn rows_left(&self, store: &Store) -> u64 {
+        let left =
+            |i: &Input| store.sample_count(i.id).saturating_sub(i.next) + (i.piece.timestamps.len() - i.at) as u64;
+        self.inputs.iter().flatten().map(left).sum()
+    }
+
     /// Feeds the next rows in time order (one stream's, up to the next row of another); the
     /// rows fed, `None` at the end.
-    fn feed_one(&mut self, store: &mut Store) -> Result<Option<usize>, StoreError> {
+    pub(super) fn feed_one(&mut self, store: &mut Store) -> Result<Option<usize>, StoreError> {
         // (time, drives) of each stream's next row: at equal times, one that only feeds first.
         let mut heads: Vec<(i64, bool, usize)> = Vec::new();
         for (k, input) in self.inputs.iter_mut().enumerate() {

@@ -54,6 +54,11 @@ type Binding = (Bound, Vec<usize>, SeriesInfo);
 
 #[derive(Debug)]
 struct Bound {
+    /// The derivation's name.
+    name: String,
+    /// Not fed yet: it is being computed over what the run recorded before it was added
+    /// (`CatchUp`), which hands its state over ([`Deriver::take_over`]).
+    paused: bool,
     node: Node,
     inputs: Vec<Held>,
     /// The inputs' values at the tick being evaluated.
@@ -151,7 +156,8 @@ impl Deriver {
     }
 
     /// Adds derivation `def` to the run in progress (`info`, as passed on, which gains its
-    /// stream, returned): a series derived from then on, in a derived stream of its own. Errs as
+    /// stream, returned): a series derived from then on, in a derived stream of its own (from the
+    /// run's start with [`super::CatchUp`], which holds it back and hands it over). Errs as
     /// [`Deriver::run_started`] does, and for a name taken already; nothing changes then.
     pub fn add(&mut self, def: Derivation, info: &mut RunInfo) -> Result<StreamInfo, String> {
         if self.defs.iter().any(|o| o.name == def.name) {
@@ -166,6 +172,25 @@ impl Deriver {
         let driving = b.1[0];
         self.open(info, driving, vec![b]);
         Ok(info.streams.last().cloned().expect("opened"))
+    }
+
+    /// Holds derivation `name` (of the run in progress) back from the batches that follow, or
+    /// lets it take them again.
+    pub(crate) fn set_paused(&mut self, name: &str, paused: bool) {
+        self.series.iter_mut().filter(|b| b.name == name).for_each(|b| b.paused = paused);
+    }
+
+    /// Derivation `name` goes on from where `from`'s left off (its running sums, windows and
+    /// the values held for its ticks; `from` bound it to the same run), and takes the batches
+    /// that follow.
+    pub(crate) fn take_over(&mut self, name: &str, from: &mut Deriver) {
+        let theirs = from.series.iter_mut().find(|b| b.name == name);
+        if let (Some(ours), Some(theirs)) = (self.series.iter_mut().find(|b| b.name == name), theirs) {
+            std::mem::swap(&mut ours.node, &mut theirs.node);
+            std::mem::swap(&mut ours.inputs, &mut theirs.inputs);
+            std::mem::swap(&mut ours.values, &mut theirs.values);
+            ours.paused = false;
+        }
     }
 
     /// Adds `def` to those bound when the next run starts; errs for a name taken already.
@@ -242,22 +267,33 @@ impl Deriver {
         {
             return Vec::new();
         }
+        // A derivation paused is neither fed nor evaluated (one is alone in its stream).
+        let series = &self.series;
+        let drives: Vec<usize> = input
+            .drives
+            .iter()
+            .copied()
+            .filter(|&o| self.outs[o].series.iter().any(|&di| !series[di].paused))
+            .collect();
         if gap_before {
             for &(di, k) in &input.feeds {
                 self.series[di].inputs[k].prev = None;
             }
-            for &o in &input.drives {
+            for &o in &drives {
                 self.outs[o].series.iter().for_each(|&di| self.series[di].node.break_continuity());
             }
         }
         let mut out: Vec<Vec<f64>> =
-            input.drives.iter().map(|&o| Vec::with_capacity(timestamps.len() * self.outs[o].series.len())).collect();
+            drives.iter().map(|&o| Vec::with_capacity(timestamps.len() * self.outs[o].series.len())).collect();
         for (row, &t) in values.chunks_exact(width).zip(timestamps) {
             for &(di, k) in &input.feeds {
-                let h = &mut self.series[di].inputs[k];
-                h.take(t, row[h.column]);
+                let s = &mut self.series[di];
+                if !s.paused {
+                    let h = &mut s.inputs[k];
+                    h.take(t, row[h.column]);
+                }
             }
-            for (values, &o) in out.iter_mut().zip(&input.drives) {
+            for (values, &o) in out.iter_mut().zip(&drives) {
                 for &di in &self.outs[o].series {
                     let s = &mut self.series[di];
                     for (v, h) in s.values.iter_mut().zip(&mut s.inputs) {
@@ -268,7 +304,7 @@ impl Deriver {
             }
         }
         out.into_iter()
-            .zip(&input.drives)
+            .zip(&drives)
             .map(|(values, &o)| SampleBatch {
                 run,
                 stream: self.outs[o].stream,
@@ -368,7 +404,7 @@ fn bind(d: &Derivation, info: &RunInfo, defs: &[Derivation]) -> Result<Binding, 
         kind: Kind::Gauge,
         wrap: None,
     };
-    Ok((Bound { node, inputs, values }, streams, series))
+    Ok((Bound { name: d.name.clone(), paused: false, node, inputs, values }, streams, series))
 }
 
 /// The definition of the derived series pattern `p` names, among those of run `info` and `defs`.

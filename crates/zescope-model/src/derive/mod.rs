@@ -20,6 +20,7 @@
 
 mod backfill;
 mod bind;
+mod catch_up;
 pub mod node;
 pub mod units;
 
@@ -27,6 +28,7 @@ use std::fmt;
 
 pub use backfill::{Backfill, PIECE_ROWS};
 pub use bind::Deriver;
+pub use catch_up::CatchUp;
 
 use crate::triggers::expr::Expr;
 use crate::triggers::syntax::TriggerError;

@@ -1,7 +1,8 @@
 //! Derived series in the window: one started from a legend row's "Moving average…" is offered
 //! with its series, a definition is checked as it is typed (a misspelt series names what it could
-//! mean, a syntax error its column), and once added the series is filed into the store as the run
-//! goes on, placed in a pane and listed in its legend, its values those of its definition.
+//! mean, a syntax error its column), and once added the series is filed into the store from the
+//! run's start and as the run goes on, placed in a pane and listed in its legend, its values those
+//! of its definition.
 
 use egui_kittest::kittest::Queryable;
 
@@ -65,12 +66,17 @@ fn a_derived_series_from_the_legend_is_plotted_and_listed() {
     a.store.for_each_raw_row(run.streams[cb], |t, row| {
         util.insert(t, row[col]);
     });
-    let mut checked = 0;
+    let (mut checked, mut last) = (0, i64::MIN);
     a.store.for_each_raw_row(run.streams[dv], |t, row| {
         let u = util[&t];
         assert!((row[0] - 2.0 * u).abs() <= 1e-9 * u.abs().max(1.0), "at {t}: {} vs 2 × {u}", row[0]);
         checked += 1;
+        last = t;
     });
+    // Added after 20 samples, derived from the run's start: a value for every sample up to
+    // its newest, those before it was added too.
+    let before_add = util.keys().filter(|&&t| t <= last).count();
+    assert_eq!(checked, before_add, "derived from the run's start");
     assert!(checked > 20, "{checked}");
     assert!(
         a.panes.arrangement.panes.iter().any(|p| p.series.iter().any(|k| k.group == "Derived")),

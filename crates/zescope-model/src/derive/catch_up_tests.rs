@@ -1,0 +1,118 @@
+//! A derived series added to a run in progress gives the values the run gave deriving it from
+//! its start: over the rows recorded before it was added, across batches that arrive while it
+//! catches up, and after the hand-over (an integral goes on from its sum).
+
+use super::*;
+use crate::derive::tests::info as run;
+use zescope_sampler::SampleBatch;
+
+const MS: i64 = 1_000_000;
+
+/// The derived values of series `name` of group Derived: (time, value) in order.
+fn values_of(store: &Store, ingest: &Ingest, name: &str) -> Vec<(i64, f64)> {
+    let key = SeriesKey { device: "dev".into(), group: super::super::GROUP.into(), metric: name.into() };
+    let id = ingest.series[&key].ids[0];
+    let mut out = Vec::new();
+    store.for_each_raw_row(id.stream(), |t, row| out.push((t, row[id.index()])));
+    out
+}
+
+/// A every ms for 20 s, its counter wrapping; S every 7 ms; a pause of 300 ms in A at 12 s.
+fn batches() -> Vec<SampleBatch> {
+    let mut out = Vec::new();
+    let mut c = 0.0;
+    for t in 1..20_000i64 {
+        if (12_000..12_300).contains(&t) {
+            continue;
+        }
+        if t % 7 == 0 {
+            let y = (t % 100) as f64;
+            out.push(SampleBatch { run: 1, stream: 1, timestamps: vec![t * MS], values: vec![y], gap_before: false });
+        }
+        c = (c + 37.0 + (t % 5) as f64) % 1000.0;
+        let x = 10.0 + (t % 13) as f64;
+        out.push(SampleBatch {
+            run: 1,
+            stream: 0,
+            timestamps: vec![t * MS],
+            values: vec![x, c, 0.0],
+            gap_before: t == 12_300,
+        });
+    }
+    out
+}
+
+fn same(got: &[(i64, f64)], want: &[(i64, f64)], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!(g.0, w.0, "{what}");
+        assert!(g.1 == w.1 || (g.1.is_nan() && w.1.is_nan()), "{what} at {} ms: {} vs {}", g.0 / MS, g.1, w.1);
+    }
+}
+
+#[test]
+fn added_during_a_run_it_gives_what_the_run_gave_deriving_it_from_its_start() {
+    let text = "rate(A/c) + S/y * avg(A/x, 50ms) - integral(A/x)";
+    let mut store = Store::new(1 << 28);
+    let mut ingest = Ingest::default();
+    let mut history = RunHistory::default();
+    let mut live = Deriver::new(vec![Derivation::parse(&format!("live={text}")).unwrap()]);
+    let mut info = run();
+    live.run_started(&mut info).unwrap();
+    let r = ingest.run_started(&mut store, info.clone());
+    history.run_started(&info, None, &r.streams);
+    let file = |b: &SampleBatch, live: &mut Deriver, ingest: &mut Ingest, store: &mut Store| {
+        for b in std::iter::once(b.clone()).chain(live.samples(b)) {
+            ingest.samples(store, &b).unwrap();
+        }
+    };
+    let all = batches();
+    let (before, after) = all.split_at(9_000);
+    for b in before {
+        file(b, &mut live, &mut ingest, &mut store);
+    }
+
+    let def = Derivation::parse(&format!("later={text}")).unwrap();
+    let (mut up, keys) = CatchUp::start(&def, &mut live, &mut ingest, &mut store, &mut history).unwrap();
+    assert_eq!(keys.iter().map(SeriesKey::label).collect::<Vec<_>>(), ["Derived/later"]);
+    assert_eq!((up.name(), up.run(), up.progress()), ("later", 1, 0.0));
+    // A name taken, or one the run lacks: refused, nothing added.
+    let shown = ingest.series.len();
+    let e = CatchUp::start(&def, &mut live, &mut ingest, &mut store, &mut history).unwrap_err();
+    assert!(e.contains("'later' is defined already"), "{e}");
+    let bad = Derivation::parse("bad=A/xx * 2").unwrap();
+    let e = CatchUp::start(&bad, &mut live, &mut ingest, &mut store, &mut history).unwrap_err();
+    assert!(e.contains("names 'A/xx', no series of this run; it could mean A/x"), "{e}");
+    assert_eq!(ingest.series.len(), shown);
+
+    // One slice between batches (a zero budget: one feed each), so batches arrive while it
+    // catches up, and it hands over part way through the rest.
+    let mut handed_over = None;
+    let mut fin = None;
+    for (i, b) in after.iter().enumerate() {
+        if handed_over.is_none() && up.step(&mut store, Duration::ZERO, &mut live).unwrap() {
+            handed_over = Some(i);
+        }
+        if i == 6_000 {
+            // Added and finished at once (what a run's stop does), then taken live.
+            let def = Derivation::parse(&format!("fin={text}")).unwrap();
+            let (mut f, _) = CatchUp::start(&def, &mut live, &mut ingest, &mut store, &mut history).unwrap();
+            f.finish(&mut store, &mut live).unwrap();
+            assert_eq!(f.progress(), 1.0);
+            fin = Some(f);
+        }
+        file(b, &mut live, &mut ingest, &mut store);
+    }
+    let at = handed_over.expect("caught up before the run's end");
+    assert!(at > 100 && at < 5_000, "handed over after {at} batches");
+    assert!(fin.is_some());
+    ingest.run_stopped(&mut store, 1);
+
+    let want = values_of(&store, &ingest, "live");
+    assert!(want.len() > 19_000, "{}", want.len());
+    assert!(want.iter().filter(|v| v.1.is_nan()).count() < 100, "gaps only where the rules put them");
+    same(&values_of(&store, &ingest, "later"), &want, "later");
+    same(&values_of(&store, &ingest, "fin"), &want, "fin");
+    // Kept for a session saved.
+    assert!(history.runs.iter().any(|r| r.derived.iter().any(|d| d.starts_with("later="))));
+}
