@@ -297,4 +297,4 @@ fn run_info(run: u64, ids: &[StreamId], history: &RunHistory) -> RunInfo {
 
 #[cfg(test)]
 #[path = "backfill_tests.rs"]
-mod tests;
+pub(super) mod tests;

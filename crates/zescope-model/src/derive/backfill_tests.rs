@@ -8,7 +8,7 @@ use zescope_sampler::SampleBatch;
 const MS: i64 = 1_000_000;
 
 /// The derived values of the Derived stream holding `name`: (time, value) in order.
-fn values_of(store: &Store, ingest: &Ingest, name: &str) -> Vec<(i64, f64)> {
+pub(in crate::derive) fn values_of(store: &Store, ingest: &Ingest, name: &str) -> Vec<(i64, f64)> {
     let key = SeriesKey { device: "dev".into(), group: GROUP.into(), metric: name.into() };
     let id = ingest.series[&key].ids[0];
     let mut out = Vec::new();
@@ -16,26 +16,16 @@ fn values_of(store: &Store, ingest: &Ingest, name: &str) -> Vec<(i64, f64)> {
     out
 }
 
-#[test]
-fn computed_over_a_recording_it_gives_what_a_live_run_gave() {
-    let text = "rate(A/c) + S/y * avg(A/x, 50ms) - integral(A/x)";
-    let mut store = Store::new(1 << 28);
-    let mut ingest = Ingest::default();
-    let mut history = RunHistory::default();
-    let mut live = Deriver::new(vec![Derivation::parse(&format!("live={text}")).unwrap()]);
-    let mut info = run();
-    live.run_started(&mut info).unwrap();
-    let r = ingest.run_started(&mut store, info.clone());
-    history.run_started(&info, None, &r.streams);
-    // A every ms for 20 000 ms (several pieces), wrapping; S every 7 ms, sometimes at A's times;
-    // a pause of 300 ms in A at 12 s.
+/// A every ms for 20 000 ms (several pieces), its counter wrapping; S every 7 ms, sometimes at
+/// A's times (first, so that live its sample counts "at or before"); a pause of 300 ms in A at
+/// 12 s.
+pub(in crate::derive) fn batches() -> Vec<SampleBatch> {
     let mut batches = Vec::new();
     let mut c = 0.0;
     for t in 1..20_000i64 {
         if (12_000..12_300).contains(&t) {
             continue;
         }
-        // At equal times S arrives first here, so that live its sample counts "at or before".
         if t % 7 == 0 {
             let y = (t % 100) as f64;
             batches.push(SampleBatch {
@@ -56,10 +46,39 @@ fn computed_over_a_recording_it_gives_what_a_live_run_gave() {
             gap_before: t == 12_300,
         });
     }
-    for b in &batches {
-        for b in std::iter::once(b.clone()).chain(live.samples(b)) {
-            ingest.samples(&mut store, &b).unwrap();
-        }
+    batches
+}
+
+/// The expression the tests derive: a rate across wraps, two clocks, a window, an integral.
+pub(in crate::derive) const TEXT: &str = "rate(A/c) + S/y * avg(A/x, 50ms) - integral(A/x)";
+
+/// Run 1 started in a store, its ingest and history, and its deriver deriving `live=TEXT` from
+/// its start.
+pub(in crate::derive) fn live_run() -> (Store, Ingest, RunHistory, Deriver) {
+    let mut store = Store::new(1 << 28);
+    let mut ingest = Ingest::default();
+    let mut history = RunHistory::default();
+    let mut live = Deriver::new(vec![Derivation::parse(&format!("live={TEXT}")).unwrap()]);
+    let mut info = run();
+    live.run_started(&mut info).unwrap();
+    let r = ingest.run_started(&mut store, info.clone());
+    history.run_started(&info, None, &r.streams);
+    (store, ingest, history, live)
+}
+
+/// Files batch `b` of the run and the derived batches it drives, as the window does.
+pub(in crate::derive) fn file(b: &SampleBatch, live: &mut Deriver, ingest: &mut Ingest, store: &mut Store) {
+    for b in std::iter::once(b.clone()).chain(live.samples(b)) {
+        ingest.samples(store, &b).unwrap();
+    }
+}
+
+#[test]
+fn computed_over_a_recording_it_gives_what_a_live_run_gave() {
+    let text = TEXT;
+    let (mut store, mut ingest, mut history, mut live) = live_run();
+    for b in &batches() {
+        file(b, &mut live, &mut ingest, &mut store);
     }
     ingest.run_stopped(&mut store, 1);
     ingest.run = None;

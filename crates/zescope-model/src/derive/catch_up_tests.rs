@@ -3,44 +3,9 @@
 //! catches up, and after the hand-over (an integral goes on from its sum).
 
 use super::*;
-use crate::derive::tests::info as run;
-use zescope_sampler::SampleBatch;
+use crate::derive::backfill::tests::{TEXT, batches, file, live_run, values_of};
 
 const MS: i64 = 1_000_000;
-
-/// The derived values of series `name` of group Derived: (time, value) in order.
-fn values_of(store: &Store, ingest: &Ingest, name: &str) -> Vec<(i64, f64)> {
-    let key = SeriesKey { device: "dev".into(), group: super::super::GROUP.into(), metric: name.into() };
-    let id = ingest.series[&key].ids[0];
-    let mut out = Vec::new();
-    store.for_each_raw_row(id.stream(), |t, row| out.push((t, row[id.index()])));
-    out
-}
-
-/// A every ms for 20 s, its counter wrapping; S every 7 ms; a pause of 300 ms in A at 12 s.
-fn batches() -> Vec<SampleBatch> {
-    let mut out = Vec::new();
-    let mut c = 0.0;
-    for t in 1..20_000i64 {
-        if (12_000..12_300).contains(&t) {
-            continue;
-        }
-        if t % 7 == 0 {
-            let y = (t % 100) as f64;
-            out.push(SampleBatch { run: 1, stream: 1, timestamps: vec![t * MS], values: vec![y], gap_before: false });
-        }
-        c = (c + 37.0 + (t % 5) as f64) % 1000.0;
-        let x = 10.0 + (t % 13) as f64;
-        out.push(SampleBatch {
-            run: 1,
-            stream: 0,
-            timestamps: vec![t * MS],
-            values: vec![x, c, 0.0],
-            gap_before: t == 12_300,
-        });
-    }
-    out
-}
 
 fn same(got: &[(i64, f64)], want: &[(i64, f64)], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}");
@@ -52,20 +17,8 @@ fn same(got: &[(i64, f64)], want: &[(i64, f64)], what: &str) {
 
 #[test]
 fn added_during_a_run_it_gives_what_the_run_gave_deriving_it_from_its_start() {
-    let text = "rate(A/c) + S/y * avg(A/x, 50ms) - integral(A/x)";
-    let mut store = Store::new(1 << 28);
-    let mut ingest = Ingest::default();
-    let mut history = RunHistory::default();
-    let mut live = Deriver::new(vec![Derivation::parse(&format!("live={text}")).unwrap()]);
-    let mut info = run();
-    live.run_started(&mut info).unwrap();
-    let r = ingest.run_started(&mut store, info.clone());
-    history.run_started(&info, None, &r.streams);
-    let file = |b: &SampleBatch, live: &mut Deriver, ingest: &mut Ingest, store: &mut Store| {
-        for b in std::iter::once(b.clone()).chain(live.samples(b)) {
-            ingest.samples(store, &b).unwrap();
-        }
-    };
+    let text = TEXT;
+    let (mut store, mut ingest, mut history, mut live) = live_run();
     let all = batches();
     let (before, after) = all.split_at(9_000);
     for b in before {
