@@ -18,17 +18,18 @@ fn extension_of(s: &str) -> String {
 /// could not open).
 pub(super) fn parse_record_out(s: &str) -> Result<PathBuf, String> {
     let (path, ext) = (PathBuf::from(s), extension_of(s));
-    let instead = match ext.as_str() {
-        "pftrace" | "perfetto-trace" => {
+    // Perfetto's own tools name traces .perfetto-trace too.
+    let named = if ext == "perfetto-trace" { "pftrace" } else { ext.as_str() };
+    let instead = match formats_named(named).find(|f| f.extension() != "csv") {
+        None => return Ok(path),
+        Some(f) if f.key() == "perfetto" => {
             format!("a Perfetto trace is written by --perfetto {s} (with or without --out)")
         }
-        "png" | "svg" => {
-            format!("images are written from a session: --out run.ron, then `zescope export run.ron --{ext} {s}`")
-        }
-        "om" => format!(
-            "OpenMetrics is written from a session: --out run.ron, then `zescope export run.ron --openmetrics {s}`"
+        Some(f) => format!(
+            "a .{ext} file ({}) is written from a session: --out run.ron, then `zescope export run.ron --{} {s}`",
+            f.title(),
+            f.key()
         ),
-        _ => return Ok(path),
     };
     Err(format!("--out writes a session (.ron) or a CSV (.csv); {instead}"))
 }
@@ -53,9 +54,10 @@ pub(super) fn parse_session_out(s: &str) -> Result<PathBuf, String> {
 pub(super) fn parse_record_perfetto(s: &str) -> Result<PathBuf, String> {
     let (path, ext) = (PathBuf::from(s), extension_of(s));
     match ext.as_str() {
-        "ron" | "csv" => {
-            Err(format!("--perfetto writes a Perfetto trace (.pftrace); a {ext} file is written by --out {s}"))
+        "ron" => {
+            Err(format!("--perfetto writes a Perfetto trace (.pftrace); a session (.ron) is written by --out {s}"))
         }
+        "csv" => Err(format!("--perfetto writes a Perfetto trace (.pftrace); a CSV (.csv) is written by --out {s}")),
         _ => Ok(path),
     }
 }

@@ -145,7 +145,11 @@ fn record_refuses_an_output_named_for_another_format_and_says_which_option_write
         ("run.pftrace", "a Perfetto trace is written by --perfetto run.pftrace"),
         ("RUN.PNG", "zescope export run.ron --png RUN.PNG"),
         ("a/run.svg", "zescope export run.ron --svg a/run.svg"),
-        ("run.om", "zescope export run.ron --openmetrics run.om"),
+        (
+            "run.om",
+            "a .om file (OpenMetrics text) is written from a session: --out run.ron, then `zescope export run.ron --openmetrics run.om`",
+        ),
+        ("run.perfetto-trace", "a Perfetto trace is written by --perfetto run.perfetto-trace"),
     ] {
         let e = record(&["--out", out]).unwrap_err().to_string();
         assert!(e.contains("--out writes a session (.ron) or a CSV (.csv)") && e.contains(says), "{out}: {e}");
@@ -154,7 +158,9 @@ fn record_refuses_an_output_named_for_another_format_and_says_which_option_write
         assert_eq!(record(&["--out", out]).unwrap().0.as_deref(), Some(std::path::Path::new(out)));
     }
     let e = record(&["--perfetto", "run.ron"]).unwrap_err().to_string();
-    assert!(e.contains("a ron file is written by --out run.ron"), "{e}");
+    assert!(e.contains("a session (.ron) is written by --out run.ron"), "{e}");
+    let e = record(&["--perfetto", "run.CSV"]).unwrap_err().to_string();
+    assert!(e.contains("a CSV (.csv) is written by --out run.CSV"), "{e}");
     let (out, trace) = record(&["--perfetto", "run.pftrace"]).unwrap();
     assert_eq!((out, trace.as_deref()), (None, Some(std::path::Path::new("run.pftrace"))));
 }
