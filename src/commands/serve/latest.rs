@@ -224,7 +224,7 @@ impl Collector for View {
                 Some(&hz),
                 st.requested_hz,
             )?;
-            let help = "Reads per second done over the last health window.";
+            let help = "Reads per second done over the last health window: the requested rate times the share of its deadlines a read was done for.";
             gauge(&mut enc, "zescope_sampler_achieved_rate", help, Some(&hz), st.achieved_hz)?;
             let help = "The sampler thread's CPU time over the last health window, as a share of one core.";
             gauge(&mut enc, "zescope_sampler_cpu", help, Some(&Unit::Other("ratio".into())), st.cpu_percent / 100.0)?;

@@ -321,7 +321,9 @@ pub struct Health {
     pub run: u64,
     /// Reads per second asked for (1 / interval).
     pub requested_hz: f64,
-    /// Reads per second done over the window (0 while paused).
+    /// Reads per second done over the window: the requested rate times the share of the window's
+    /// deadlines a read was done for (of the run's so far when none fell in the window; 0 while
+    /// paused).
     pub achieved_hz: f64,
     /// Ticks since the run started: reads of a ticked run; of a run read in batches
     /// (`batched`), the intervals its reads served so far.

@@ -59,6 +59,38 @@ fn a_run_shorter_than_the_health_period_ends_with_its_health() {
     shut_down(&h);
 }
 
+/// The achieved rate counts deadlines, not the window's wall time: at 10 Hz a health window of
+/// a second and a bit holds 10 or 11 reads, which over its length read as 9.88 or 10.09 Hz where
+/// every read was done.
+#[test]
+fn a_run_that_misses_no_deadline_achieves_exactly_its_rate() {
+    let sim = sim(|_| {});
+    let options = zescope_sampler::Options { health_period: Duration::from_millis(450), ..Default::default() };
+    let h = sampler_with(&sim, options);
+    let mut cfg = run_config(&["ComputeBasic"]);
+    cfg.interval = Duration::from_millis(100);
+    h.send(Command::Start(cfg));
+    let mut health = Vec::new();
+    wait_for(&h, T, |e| {
+        if let Event::Health(s) = e {
+            health.push(s.clone());
+        }
+        (health.len() >= 5).then_some(())
+    });
+    shut_down(&h);
+    let mut exact = 0;
+    for w in health.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        assert_eq!(b.requested_hz, 10.0);
+        assert!(b.achieved_hz <= b.requested_hz, "never more than asked: {b:?}");
+        if b.skipped_ticks == a.skipped_ticks && b.ticks > a.ticks {
+            assert_eq!(b.achieved_hz, 10.0, "no deadline missed in the window: {b:?}");
+            exact += 1;
+        }
+    }
+    assert!(exact >= 1, "a window without a missed deadline: {health:?}");
+}
+
 #[test]
 fn two_metrics_reporting_one_shared_buffer_give_one_import_and_one_mapping() {
     let sim = sim(|_| {});
