@@ -190,10 +190,18 @@ impl ZescopeApp {
         {
             self.comparison = None;
         }
+        // The plots' time axis as drawn last frame: the strip is drawn over it.
+        let axis_of = |frames: &[(u64, Option<egui::Rect>)]| frames.iter().find_map(|(_, r)| r.map(|r| r.x_range()));
+        let axis = axis_of(&self.plot_frames);
         if self.overview.shown {
-            // Over the plots' time axis as drawn last frame.
-            let axis = self.plot_frames.iter().find_map(|(_, r)| r.map(|r| (r.left(), r.right())));
-            self.overview.show(ui, &mut self.panes, &self.state, &self.store, &mut self.view, axis);
+            self.overview.show(
+                ui,
+                &mut self.panes,
+                &self.state,
+                &self.store,
+                &mut self.view,
+                axis.map(|r| (r.min, r.max)),
+            );
             ui.add_space(4.0);
         }
         let out = plots::show(
@@ -212,6 +220,16 @@ impl ZescopeApp {
         );
         self.hover_x = out.hover_x;
         self.plot_frames = out.frames;
+        // The axis moved (the window resized, a legend or a value label grew): the strip, drawn
+        // over where it was, is drawn again over where it is, or it stays short until the next
+        // input (a recording shown repaints on input only).
+        let moved = |a: egui::Rangef, b: egui::Rangef| (a.min - b.min).abs() > 0.5 || (a.max - b.max).abs() > 0.5;
+        if self.overview.shown
+            && let (Some(before), Some(now)) = (axis, axis_of(&self.plot_frames))
+            && moved(before, now)
+        {
+            ui.ctx().request_repaint();
+        }
         if let Some(def) = out.derive {
             self.state.derived.text = def;
             self.state.derived.said = None;

@@ -64,6 +64,27 @@ fn assert_marked_is_the_view(h: &Harness<'_, ZescopeApp>) {
     );
 }
 
+/// The strip is drawn over the plots' time axis as drawn the frame before; a resize moves the
+/// axis, and the frames that follow it (a recording shown repaints on input only) draw the strip
+/// over the axis where it is now: it read 87 % of the plots' width after the window grew.
+#[test]
+fn after_a_resize_the_overview_strip_spans_the_plots_axis_again() {
+    let mut h = opened(Settings::default());
+    h.run();
+    let axis = |h: &Harness<'_, ZescopeApp>| {
+        h.state().plot_frames.iter().find_map(|(_, r)| *r).expect("a plot drawn").x_range()
+    };
+    for width in [1100.0, 1500.0, 900.0] {
+        h.set_size(egui::vec2(width, crate::support::WINDOW[1]));
+        h.run();
+        let (strip, plots) = (h.get_by_label(LABEL).rect().x_range(), axis(&h));
+        assert!(
+            (strip.min - plots.min).abs() <= 0.5 && (strip.max - plots.max).abs() <= 0.5,
+            "at {width} px: the strip {strip:?}, the plots' axis {plots:?}"
+        );
+    }
+}
+
 #[test]
 fn the_overview_strip_marks_the_view_and_moves_it_where_clicked_or_dragged() {
     let mut h = opened(Settings::default());
