@@ -456,7 +456,19 @@ fn build(e: &Expr, info: &RunInfo, at: &[(usize, usize)], holds: &mut Vec<(Held,
                         prev: None,
                     }
                 }
-                Func::Integral => Node::Integral { x: b(x, holds), prev: None, sum: 0.0 },
+                Func::Integral => {
+                    // A running total read as its rate, and a `rate`, are means over the time
+                    // since the tick before (`Node::Integral`'s `means`).
+                    let means = match x {
+                        Expr::Series { .. } => {
+                            let (si, ci) = at[holds.len()];
+                            info.streams[si].series[ci].kind.is_running_total()
+                        }
+                        Expr::Call { func: Func::Rate, .. } => true,
+                        _ => false,
+                    };
+                    Node::Integral { x: b(x, holds), prev: None, sum: 0.0, means }
+                }
                 Func::Cumsum => Node::Cumsum { x: b(x, holds), sum: 0.0 },
                 Func::Abs => Node::Abs(b(x, holds)),
                 Func::Clamp => {

@@ -29,11 +29,14 @@ pub(crate) enum Node {
         running_total: bool,
         prev: Option<(i64, f64)>,
     },
-    /// Trapezoids between consecutive values.
+    /// Trapezoids between consecutive values; of interval means (`means`: a running total read
+    /// as its rate, or `rate(…)`), each value times the time since the tick before, which that
+    /// value is the mean over (the total's increase, exactly).
     Integral {
         x: Box<Node>,
         prev: Option<(i64, f64)>,
         sum: f64,
+        means: bool,
     },
     Cumsum {
         x: Box<Node>,
@@ -172,7 +175,17 @@ impl Node {
                 }
                 finite(if *per_second { d / ((t - t0) as f64 * 1e-9) } else { d })
             }
-            Node::Integral { x, prev, sum } => {
+            Node::Integral { x, prev, sum, means: true } => {
+                let v = x.eval(t, inputs);
+                // The tick's time whatever its value: the next value is the mean since it.
+                let before = prev.replace((t, f64::NAN));
+                let v = v?;
+                if let Some((t0, _)) = before.filter(|&(t0, _)| t > t0) {
+                    *sum += v * ((t - t0) as f64 * 1e-9);
+                }
+                Some(*sum)
+            }
+            Node::Integral { x, prev, sum, means: false } => {
                 let v = x.eval(t, inputs);
                 let before = std::mem::replace(prev, v.map(|v| (t, v)));
                 let v = v?;

@@ -143,6 +143,33 @@ fn integral_and_cumsum_match_their_closed_forms() {
     assert_close(&over_x("s=cumsum(A/x)", &ones), &want, "cumsum");
 }
 
+#[test]
+fn the_integral_of_a_running_total_is_its_increase() {
+    // c grows by 37 + i mod 5 bytes at ticks 1 to 3 ms apart, wrapping at 1000. Read as its rate
+    // (B/s), each value is the mean since the tick before: its integral is the bytes added since
+    // the first sample, exactly, as is the integral of `rate`; trapezoids put half of each
+    // change in rate into the next interval (and drop the first), a few bytes off.
+    let (mut d, _) = bound(&["i=integral(A/c)", "r=integral(rate(A/c))", "g=integral(A/x)"]);
+    let (mut t, mut c, mut added) = (1i64, 950.0f64, 0.0);
+    let (mut rows, mut want) = (Vec::new(), Vec::new());
+    for i in 0..500i64 {
+        if i > 0 {
+            let inc = (37 + i % 5) as f64;
+            t += 1 + i % 3;
+            c = (c + inc) % 1000.0;
+            added += inc;
+        }
+        rows.push((t, [1.0, c, 0.0]));
+        want.push(if i == 0 { [f64::NAN, f64::NAN] } else { [added, added] });
+    }
+    let out = feed_a(&mut d, &rows, false);
+    let got: Vec<f64> = out.iter().flat_map(|r| [r[0], r[1]]).collect();
+    assert_close(&got, &want.concat(), "the bytes added, across the wraps");
+    // A gauge of 1 over the same irregular ticks: trapezoids, its seconds.
+    let secs: Vec<f64> = rows.iter().map(|r| (r.0 - 1) as f64 * 1e-3).collect();
+    assert_close(&out.iter().map(|r| r[2]).collect::<Vec<_>>(), &secs, "a gauge by trapezoids");
+}
+
 /// The brute-force window over `xs` (1 ms apart): the values of the last `ms` ms at each tick.
 fn brute(xs: &[f64], ms: usize, f: impl Fn(&[f64]) -> f64) -> Vec<f64> {
     (0..xs.len()).map(|i| f(&xs[(i + 1).saturating_sub(ms)..=i])).collect()

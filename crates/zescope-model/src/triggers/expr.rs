@@ -45,7 +45,8 @@ pub enum Func {
     Rate,
     /// `delta(x)`: increase since the previous sample (wrap-aware on a running total).
     Delta,
-    /// `integral(x)`: trapezoidal integral over time, in unit·s.
+    /// `integral(x)`: integral over time, in unit·s (trapezoids; of a running total or a rate,
+    /// each value times the time since the tick before).
     Integral,
     /// `cumsum(x)`: running sum of the values.
     Cumsum,
