@@ -303,6 +303,54 @@ pub fn say(line: &str) {
     let _ = writeln!(out, "{line}").and_then(|()| out.flush());
 }
 
+/// The rows a headless command received, counted apart by what they are: the groups' samples
+/// (their rate is the run's), telemetry reads (at most ten a second) and derived samples (one per
+/// sample of the stream that drives them): one sum read as a contradiction ("12 502 samples a
+/// second" of a run whose device made 6 250 reports a second and one derived series).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rows {
+    /// Rows of the run's groups, summed over streams.
+    pub samples: u64,
+    /// Rows of the Sysman streams.
+    pub telemetry: u64,
+    /// Rows of the derived streams (`--derive`).
+    pub derived: u64,
+}
+
+impl Rows {
+    /// Counts `n` rows of stream `stream` of run `info`.
+    pub fn count(&mut self, info: &RunInfo, stream: usize, n: u64) {
+        let s = info.streams.get(stream);
+        *if s.is_some_and(zescope_model::derive::is_derived) {
+            &mut self.derived
+        } else if info.is_telemetry(stream) {
+            &mut self.telemetry
+        } else {
+            &mut self.samples
+        } += n;
+    }
+}
+
+impl std::fmt::Display for Rows {
+    /// "4960 samples", "4960 samples and 50 telemetry reads", "4960 samples, 50 telemetry reads
+    /// and 4960 derived samples".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use zescope_model::view::text::plural;
+        let mut parts = vec![plural(self.samples, "sample", "samples")];
+        if self.telemetry > 0 {
+            parts.push(plural(self.telemetry, "telemetry read", "telemetry reads"));
+        }
+        if self.derived > 0 {
+            parts.push(plural(self.derived, "derived sample", "derived samples"));
+        }
+        let last = parts.pop().unwrap_or_default();
+        match parts.is_empty() {
+            true => write!(f, "{last}"),
+            false => write!(f, "{} and {last}", parts.join(", ")),
+        }
+    }
+}
+
 pub mod derived;
 
 #[cfg(test)]

@@ -97,11 +97,9 @@ const VIEWERS_GRACE: Duration = Duration::from_secs(5);
 /// What `serve` reports when it ends.
 #[derive(Debug, Default)]
 pub struct Summary {
-    /// Sample rows received of the run's groups, summed over streams.
-    pub samples: u64,
-    /// Telemetry reads received (rows of the Sysman streams), counted apart from `samples` as
-    /// `record` counts them: at most ten a second, they are not the groups' rate.
-    pub telemetry: u64,
+    /// Rows received: the groups' samples, telemetry reads and derived samples apart, as
+    /// `record` counts them.
+    pub rows: headless::Rows,
     /// Markers received from workloads (counted; serve keeps no history to put them on).
     pub markers: u64,
     /// Ended by SIGINT/SIGTERM.
@@ -167,7 +165,7 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
         store: Store::new(STORE_CAP),
         ingest: Ingest::default(),
         latest: Latest::default(),
-        received: (0, 0),
+        received: headless::Rows::default(),
         markers: 0,
         textfile: args.textfile.as_deref(),
         textfile_every: args.interval.max(TEXTFILE_PERIOD),
@@ -187,8 +185,8 @@ pub fn serve(args: &ServeArgs, stop: &Termination, listening: impl FnOnce(Socket
     server.stop();
     feed.wait_viewers(Instant::now() + VIEWERS_GRACE);
     let outcome = outcome?;
-    let ((samples, telemetry), markers) = (serving.received, serving.markers);
-    Ok(Summary { samples, telemetry, markers, interrupted: outcome.interrupted, errors: outcome.errors })
+    let (rows, markers) = (serving.received, serving.markers);
+    Ok(Summary { rows, markers, interrupted: outcome.interrupted, errors: outcome.errors })
 }
 
 /// Who may watch the live feed at `addr` (`token`: `--token-file` given), said at start: a
@@ -204,13 +202,10 @@ fn live_line(addr: SocketAddr, token: bool) -> String {
 }
 
 impl std::fmt::Display for Summary {
-    /// "served 4960 samples and 50 telemetry reads, 2 markers".
+    /// "served 4960 samples and 50 telemetry reads, 2 markers" (and derived samples, with
+    /// `--derive`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "served {}", plural(self.samples, "sample", "samples"))?;
-        if self.telemetry > 0 {
-            write!(f, " and {}", plural(self.telemetry, "telemetry read", "telemetry reads"))?;
-        }
-        write!(f, ", {}", plural(self.markers, "marker", "markers"))
+        write!(f, "served {}, {}", self.rows, plural(self.markers, "marker", "markers"))
     }
 }
 
@@ -223,8 +218,8 @@ struct Serving<'a> {
     ingest: Ingest,
     /// What was published last.
     latest: Latest,
-    /// Rows stored: (samples of the groups, telemetry reads), for the summary.
-    received: (u64, u64),
+    /// Rows stored, for the summary.
+    received: headless::Rows,
     markers: u64,
     textfile: Option<&'a std::path::Path>,
     textfile_every: Duration,
@@ -305,9 +300,10 @@ impl Handler for Serving<'_> {
             log::warn!("serve: {e}");
             0
         });
-        let telemetry = self.ingest.run.as_ref().is_some_and(|r| r.info.is_telemetry(b.stream));
         if stored > 0 {
-            *if telemetry { &mut self.received.1 } else { &mut self.received.0 } += stored;
+            if let Some(r) = &self.ingest.run {
+                self.received.count(&r.info, b.stream, stored);
+            }
             if let Some(p) = &mut self.push {
                 p.samples(&b);
             }
@@ -324,9 +320,7 @@ impl Handler for Serving<'_> {
         }
         if stored > 0 && newest(&mut self.latest, &self.ingest, &b) {
             self.latest.samples += stored;
-            if telemetry {
-                self.latest.telemetry_reads += stored;
-            }
+            self.latest.rows = self.received;
             self.latest.last_sample = Some(Instant::now());
             self.publish();
         }

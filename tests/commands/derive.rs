@@ -44,6 +44,16 @@ fn record_derives_into_a_session_that_every_export_carries() {
     });
     let o = cmd.env_remove("ZE_SIM_CONFIG").output().unwrap();
     assert!(o.status.success(), "{}", crate::support::text(&o));
+    // The summary counts the derived samples apart: two series driven by ComputeBasic, one by the
+    // telemetry, a derived sample for each sample of the stream that drives it (counted as samples,
+    // they doubled the groups' samples a second).
+    let said = String::from_utf8_lossy(&o.stdout).into_owned();
+    let number = |what: &str| -> u64 {
+        let end = said.find(what).unwrap_or_else(|| panic!("no {what:?} in {said}"));
+        said[..end].rsplit([' ', ',']).next().unwrap().parse().unwrap()
+    };
+    let (samples, reads, derived) = (number(" samples,"), number(" telemetry reads and"), number(" derived samples"));
+    assert_eq!(derived, samples + reads, "{said}");
 
     // The session keeps the definitions (its runs' `derived`) and the values (a Derived stream).
     let head = String::from_utf8_lossy(&std::fs::read(p("run.ron")).unwrap()).into_owned();

@@ -44,7 +44,7 @@ fn record_session(path: &Path, duration: Duration) {
         memory_cap: None,
     };
     let summary = record(&args, &Termination::install()).expect("record");
-    assert!(summary.samples > 100, "{summary}");
+    assert!(summary.rows.samples > 100, "{summary}");
 }
 
 fn restore(s: &Session) -> (Store, Restored) {

@@ -6,16 +6,16 @@ use std::time::Duration;
 use zescope_model::view::text::plural;
 use zescope_sampler::{Health, RunInfo, SampleBatch};
 
+use crate::commands::headless::Rows;
+
 /// What a `record` did, for the summary line.
 #[derive(Debug, Default)]
 pub struct Summary {
-    /// Sample rows received of the run's groups, summed over streams (a tick that reads two
-    /// groups counts twice).
-    pub samples: u64,
-    /// Telemetry reads received (rows of the Sysman streams), counted apart from `samples`: at
-    /// most ten a second, they are not the groups' rate ("5010 samples in 5.00 s: 997.2 Hz"
-    /// read as a contradiction).
-    pub telemetry: u64,
+    /// Rows received: the groups' samples (a tick that reads two groups counts twice), telemetry
+    /// reads and derived samples apart: telemetry at most ten a second and derived samples one per
+    /// sample of their stream are not the groups' rate ("5010 samples in 5.00 s: 997.2 Hz" read as
+    /// a contradiction).
+    pub rows: Rows,
     /// How long the run went, from its start to the end of sampling (zero if it never started).
     pub elapsed: Duration,
     /// `record --connect`: the time the samples received span, on the server's clock. It starts
@@ -53,19 +53,16 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Counts `b`'s rows: as telemetry reads for a Sysman stream, else as samples.
+    /// Counts `b`'s rows: as telemetry reads for a Sysman stream, derived samples for a derived
+    /// one, else as samples.
     pub(crate) fn count(&mut self, info: &RunInfo, b: &SampleBatch) {
-        *if info.is_telemetry(b.stream) { &mut self.telemetry } else { &mut self.samples } += b.timestamps.len() as u64;
+        self.rows.count(info, b.stream, b.timestamps.len() as u64);
     }
 }
 
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "recorded {}", plural(self.samples, "sample", "samples"))?;
-        if self.telemetry > 0 {
-            write!(f, " and {}", plural(self.telemetry, "telemetry read", "telemetry reads"))?;
-        }
-        write!(f, " in {:.2} s", self.elapsed.as_secs_f64())?;
+        write!(f, "recorded {} in {:.2} s", self.rows, self.elapsed.as_secs_f64())?;
         if let Some(span) = self.served {
             write!(
                 f,
@@ -89,7 +86,7 @@ impl std::fmt::Display for Summary {
                 // count in `Health` is as of its last report, up to a batch behind its time).
                 let all = self.elapsed.as_secs_f64();
                 if all * s.requested_hz >= 2.0 {
-                    write!(f, ": {:.1} samples a second", self.samples as f64 / all)?;
+                    write!(f, ": {:.1} samples a second", self.rows.samples as f64 / all)?;
                 } else {
                     write!(f, ": too short for a rate")?;
                 }

@@ -6,6 +6,12 @@ use std::time::Duration;
 use zescope_sampler::Health;
 
 use super::Summary;
+use crate::commands::headless::Rows;
+
+/// `n` samples of the groups, nothing else.
+fn samples(n: u64) -> Rows {
+    Rows { samples: n, ..Rows::default() }
+}
 
 fn line(ticks: u64, ticked_for: Duration) -> String {
     missing(ticks, 0, ticked_for)
@@ -13,7 +19,7 @@ fn line(ticks: u64, ticked_for: Duration) -> String {
 
 fn missing(ticks: u64, skipped_ticks: u64, ticked_for: Duration) -> String {
     let health = Health { requested_hz: 1000.0, ticks, skipped_ticks, ticked_for, ..Health::default() };
-    Summary { samples: ticks, elapsed: ticked_for, health: Some(health), ..Summary::default() }.to_string()
+    Summary { rows: samples(ticks), elapsed: ticked_for, health: Some(health), ..Summary::default() }.to_string()
 }
 
 #[test]
@@ -56,8 +62,9 @@ fn a_run_read_in_batches_gives_its_samples_a_second_and_no_ticks() {
         latency: Duration::from_millis(50),
         ..Health::default()
     };
-    let s = Summary { samples: 200_000, elapsed: Duration::from_secs(2), health: Some(health), ..Summary::default() }
-        .to_string();
+    let s =
+        Summary { rows: samples(200_000), elapsed: Duration::from_secs(2), health: Some(health), ..Summary::default() }
+            .to_string();
     assert!(
         s.contains(
             ": 100000.0 samples a second, read in batches at most 50 ms apart (10000.0 Hz requested), 0 dropped samples"
@@ -92,6 +99,16 @@ fn telemetry_reads_are_counted_apart_from_the_groups_samples() {
         streams: vec![
             stream(0, "ComputeBasic", zescope_sampler::ReadPath::Mapped),
             stream(1, "Telemetry", zescope_sampler::ReadPath::Sysman),
+            // `--derive`'s streams, one driven by each: derived samples, neither samples nor
+            // telemetry reads (a derived series doubled a streamer run's samples a second).
+            zescope_sampler::StreamInfo {
+                layout: "derived from ComputeBasic".into(),
+                ..stream(2, "Derived", zescope_sampler::ReadPath::Mapped)
+            },
+            zescope_sampler::StreamInfo {
+                layout: "derived from Telemetry".into(),
+                ..stream(3, "Derived", zescope_sampler::ReadPath::Sysman)
+            },
         ],
         imports: 1,
         notices: Vec::new(),
@@ -107,7 +124,14 @@ fn telemetry_reads_are_counted_apart_from_the_groups_samples() {
     for (stream, rows) in [(0, 2480), (1, 25), (0, 2480), (1, 25)] {
         s.count(&info, &batch(stream, rows));
     }
-    assert_eq!((s.samples, s.telemetry), (4960, 50));
+    assert_eq!((s.rows.samples, s.rows.telemetry), (4960, 50));
+    let mut d = Summary { elapsed: Duration::from_secs(5), ..Summary::default() };
+    for (stream, rows) in [(0, 2480), (2, 2480), (1, 25), (3, 25)] {
+        d.count(&info, &batch(stream, rows));
+    }
+    assert_eq!(d.rows, Rows { samples: 2480, telemetry: 25, derived: 2505 });
+    let said = d.to_string();
+    assert!(said.starts_with("recorded 2480 samples, 25 telemetry reads and 2505 derived samples in 5.00 s"), "{said}");
     let health = Health {
         requested_hz: 1000.0,
         ticks: 4960,
@@ -117,9 +141,9 @@ fn telemetry_reads_are_counted_apart_from_the_groups_samples() {
     };
     let line = Summary { health: Some(health), ..s }.to_string();
     assert!(line.starts_with("recorded 4960 samples and 50 telemetry reads in 5.00 s: 997.2 Hz achieved"), "{line}");
-    let s = Summary { samples: 7, elapsed: Duration::from_secs(1), ..Summary::default() }.to_string();
+    let s = Summary { rows: samples(7), elapsed: Duration::from_secs(1), ..Summary::default() }.to_string();
     assert!(s.starts_with("recorded 7 samples in 1.00 s") && !s.contains("telemetry"), "{s}");
-    let s = Summary { samples: 1, telemetry: 1, ..Summary::default() }.to_string();
+    let s = Summary { rows: Rows { samples: 1, telemetry: 1, derived: 0 }, ..Summary::default() }.to_string();
     assert!(s.starts_with("recorded 1 sample and 1 telemetry read in 0.00 s"), "{s}");
 }
 
@@ -146,7 +170,8 @@ fn one_of_each_count_is_said_in_the_singular() {
         dropped_reports: 1,
         ..Health::default()
     };
-    let s = Summary { samples: 1000, elapsed: Duration::from_secs(1), health: Some(health), ..Summary::default() };
+    let s =
+        Summary { rows: samples(1000), elapsed: Duration::from_secs(1), health: Some(health), ..Summary::default() };
     let s = s.to_string();
     assert!(s.contains(", 1 late tick, 1 dropped sample, 1 torn read, 0 unchanged reads, 1 device clock reset"), "{s}");
     assert!(s.contains(", 1 streamer read said the driver dropped reports"), "{s}");

@@ -35,9 +35,9 @@ pub struct Latest {
     pub last_sample: Option<Instant>,
     /// Samples received since the run started (`zescope_sampler_samples_total`: every stream's).
     pub samples: u64,
-    /// Of `samples`, the rows of the telemetry streams (Sysman reads): the page at `/` says them
-    /// apart, as the exit summary does.
-    pub telemetry_reads: u64,
+    /// `samples` by what they are (the groups' samples, telemetry reads, derived samples): the page
+    /// at `/` says them apart, as the exit summary does.
+    pub rows: crate::commands::headless::Rows,
     /// The run is going (started, not stopped).
     pub running: bool,
     /// Errors the sampler reported.

@@ -98,13 +98,11 @@ fn index_page(latest: &Latest, live: bool) -> String {
         .collect();
     let device = if names.is_empty() { "(no run yet)".to_owned() } else { names.join(", ") };
     let state = if latest.running { "sampling" } else { "not sampling" };
-    // As the exit summary says them: the groups' samples and the telemetry reads apart.
-    use zescope_model::view::text::plural;
-    let samples = plural(latest.samples - latest.telemetry_reads, "sample", "samples");
-    let reads = plural(latest.telemetry_reads, "telemetry read", "telemetry reads");
+    // As the exit summary says them: the groups' samples, telemetry reads and derived samples apart.
+    let rows = latest.rows;
     format!(
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>zescope serve</title></head><body>\n\
-         <h1>zescope serve</h1>\n<p>{device}: {state}, {samples} and {reads} so far.</p>\n\
+         <h1>zescope serve</h1>\n<p>{device}: {state}, {rows} so far.</p>\n\
          <ul><li><a href=\"/metrics\">/metrics</a> (Prometheus text; OpenMetrics for clients that ask for it)</li>\n\
          <li><a href=\"/healthz\">/healthz</a></li>\n{live}</ul>\n</body></html>\n",
         live = if live {
