@@ -148,6 +148,26 @@ fn telemetry_goes_under_xpumds_names_and_the_rest_under_zescope() {
     );
 }
 
+/// A derived series the telemetry drives (its stream takes the telemetry's read path) is the
+/// user's, not the device's: `GPU power avg` in W went out as `hw.power` of a "gpu_power" sensor.
+#[test]
+fn a_derived_series_of_the_telemetry_is_not_named_as_the_devices() {
+    let mut run = run();
+    run.streams.push(StreamDescription {
+        device: 0,
+        group: crate::catalog::DERIVED_GROUP.into(),
+        read_path: ReadPath::Sysman,
+        series: vec![gauge("GPU power avg", "W")],
+    });
+    let catalog = Catalog::new(&run);
+    let plan = Plan::new(&run, &catalog, vec![Device::new(&run.devices[0], Some(0x8086), "gpu")]);
+    let page = page(&plan, &[1.0; 18]);
+    let power: Vec<&String> = page.iter().filter(|l| l.starts_with("hw_power")).collect();
+    assert_eq!(power.len(), 1, "the package's power alone: {power:#?}");
+    let derived: Vec<&String> = page.iter().filter(|l| l.contains("Derived")).collect();
+    assert!(derived.len() == 1 && derived[0].starts_with("zescope_"), "{derived:#?}");
+}
+
 #[test]
 fn a_point_is_unknown_until_all_its_values_are() {
     let plan = plan();

@@ -61,7 +61,9 @@ pub fn plan(run: &RunDescription, plan: &mut Plan) -> HashSet<usize> {
         for x in &s.series {
             let v = value;
             value += 1;
-            if s.read_path != ReadPath::Sysman {
+            // The telemetry's own series; a derived one it drives (`--derive`, whose stream takes
+            // the telemetry's read path) is the user's, named under zescope's names.
+            if s.read_path != ReadPath::Sysman || s.group == crate::catalog::DERIVED_GROUP {
                 continue;
             }
             let Some(named) = telemetry::telemetry(&x.name, &x.description, &x.unit) else { continue };
