@@ -159,14 +159,13 @@ fn telemetry_beside_a_streamer_keeps_its_period_and_the_run_its_batches() {
     let health = health.unwrap();
     assert_eq!(health.latency, batch, "read in batches, not on a tick per 100 µs");
     let gaps: Vec<i64> = read_at.windows(2).map(|w| w[1] - w[0]).collect();
-    // Never ahead of its period: any read at least k periods after the one k reads before it,
-    // less 5 ms (a read's time is taken once its values are in, so one that took longer than the
-    // next, as the first, cold read did by 1.75 ms on CI, is followed by a gap a little under the
-    // period; a read that came late is followed by one on time).
-    let ahead = (0..read_at.len())
-        .flat_map(|i| (i + 1..read_at.len()).map(move |j| (i, j)))
-        .find(|&(i, j)| read_at[j] - read_at[i] < (j - i) as i64 * 100_000_000 - 5_000_000);
-    assert!(ahead.is_none(), "telemetry at most every 100 ms: reads {ahead:?} too close in {gaps:?}");
+    // Never ahead of its period: read k at least k periods after the first, less 5 ms (the reads
+    // keep to deadlines a whole number of periods after the first; a read's time is taken once
+    // its values are in, so one that took longer than the next, as the first, cold read did by
+    // 1.75 ms on CI, is followed by a gap a little under the period; a read that came late is
+    // followed by one on its deadline, not a period after it).
+    let ahead = read_at.iter().enumerate().find(|&(k, &t)| t - read_at[0] < k as i64 * 100_000_000 - 5_000_000);
+    assert!(ahead.is_none(), "telemetry at most every 100 ms: read {ahead:?} ahead of its deadline in {gaps:?}");
     let mean = gaps.iter().sum::<i64>() / gaps.len() as i64;
     assert!(mean < 130_000_000, "telemetry read when due, not at the next batch: {gaps:?}");
     // About 1.6 s: ~16 telemetry reads, ~20 notifications, ~16 health reports.

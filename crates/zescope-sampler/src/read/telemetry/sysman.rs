@@ -86,7 +86,12 @@ pub(crate) struct TelemetryReader {
     items: Vec<Item>,
     row: Vec<f64>,
     period: Duration,
+    /// Half the run's interval: a tick this much before a read's deadline takes it (ticks come
+    /// a little late or early; the deadline is on the grid of the first read).
+    slack: Duration,
     last_read: Option<Instant>,
+    /// The next read's deadline: the first read's time plus whole periods.
+    due: Option<Instant>,
 }
 
 /// A frequency in MHz, or NaN where the driver says "unknown" (negative).
@@ -185,7 +190,7 @@ pub(crate) fn plan(
         }
     }
     let row = vec![f64::NAN; series.len()];
-    Ok(Some((TelemetryReader { items, row, period: interval.max(MIN_PERIOD), last_read: None }, series)))
+    Ok(Some((TelemetryReader::new(items, row, interval), series)))
 }
 
 struct Builder<'a> {
@@ -351,13 +356,21 @@ impl Builder<'_> {
 }
 
 impl TelemetryReader {
-    /// When its next read is due (`None` before the first: at once).
-    pub(crate) fn next_due(&self) -> Option<Instant> {
-        self.last_read.map(|t| t + self.period)
+    fn new(items: Vec<Item>, row: Vec<f64>, interval: Duration) -> TelemetryReader {
+        let period = interval.max(MIN_PERIOD);
+        TelemetryReader { items, row, period, slack: interval / 2, last_read: None, due: None }
     }
 
-    /// One read when `MIN_PERIOD` (or the interval) has passed since the last: a sample appended
-    /// to `pieces`. Returns the samples added (0 or 1). A domain that stops answering is turned
+    /// When its next read is due (`None` before the first: at once).
+    pub(crate) fn next_due(&self) -> Option<Instant> {
+        self.due
+    }
+
+    /// One read when its deadline has come, within half an interval: a sample appended to
+    /// `pieces`. Returns the samples added (0 or 1). The deadlines are the first read's time
+    /// plus whole periods, so reads keep `MIN_PERIOD` (or the interval) on average whatever the
+    /// ticks' jitter: a read due "100 ms after the last" missed every other tick of a 100 ms run
+    /// that came a little early (6.5 reads a second). A domain that stops answering is turned
     /// off with a notice; only a lost device is an error.
     pub(crate) fn read(
         &mut self,
@@ -365,7 +378,7 @@ impl TelemetryReader {
         notices: &mut Vec<String>,
         pieces: &mut Pieces,
     ) -> Result<u64, ZeError> {
-        if self.last_read.is_some_and(|t| now.duration_since(t) < self.period) {
+        if self.due.is_some_and(|due| now + self.slack < due) {
             return Ok(0);
         }
         // As long a wait as makes a hole in a stream, or a pause.
@@ -374,6 +387,11 @@ impl TelemetryReader {
             self.items.iter_mut().for_each(|i| i.source.after_hole());
         }
         self.last_read = Some(now);
+        // The next deadline on the grid; after a stall (a whole period past it), from now.
+        self.due = Some(match self.due {
+            Some(due) if now < due + self.period => due + self.period,
+            _ => now + self.period,
+        });
         self.row.fill(f64::NAN);
         for item in &mut self.items {
             if !item.on {
@@ -452,6 +470,30 @@ fn share(busy: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads at `ticks` (ms after a start, as a run's ticks come: a little late, a little
+    /// early); how many read.
+    fn reads_at(interval_ms: u64, ticks: impl Iterator<Item = f64>) -> u64 {
+        let mut r = TelemetryReader::new(Vec::new(), Vec::new(), Duration::from_millis(interval_ms));
+        let (start, mut pieces, mut notices) = (Instant::now(), Pieces::default(), Vec::new());
+        ticks.map(|ms| r.read(start + Duration::from_secs_f64(ms / 1e3), &mut notices, &mut pieces).unwrap()).sum()
+    }
+
+    #[test]
+    fn telemetry_keeps_its_period_whatever_the_ticks_jitter() {
+        // Ticks 0.3 ms late then 0.2 ms late by turns: every 100 ms tick reads (it read 6.5 a
+        // second: a tick 99.9 ms after the last read waited for the next).
+        let jitter = |k: u64| if k.is_multiple_of(2) { 0.3 } else { 0.2 };
+        assert_eq!(reads_at(100, (0..60).map(|k| k as f64 * 100.0 + jitter(k))), 60);
+        // At 50 ms, every other tick; at 30 ms, ten reads a second on average (the ticks nearest
+        // the deadlines), not every fourth tick (120 ms).
+        assert_eq!(reads_at(50, (0..120).map(|k| k as f64 * 50.0 + jitter(k))), 60);
+        assert_eq!(reads_at(30, (0..200).map(|k| k as f64 * 30.0 + jitter(k))), 60);
+        // At 1 ms, one read each 100 ticks; after a stall of a second, the next tick reads and the
+        // grid starts again from there.
+        let ticks = (0..1000).chain(2000..3000).map(|k| k as f64 + jitter(k));
+        assert_eq!(reads_at(1, ticks), 20);
+    }
 
     #[test]
     fn a_missing_rate_is_no_share_and_a_share_never_passes_100() {
