@@ -157,10 +157,11 @@ impl Derived {
         }
     }
 
-    /// Stops computing derived series over what was shown (the store is replaced).
+    /// Stops computing derived series over what was shown (the store is replaced); one added
+    /// during a run is derived from its next batch on.
     pub fn stop_computing(&mut self) {
         self.backfills.clear();
-        self.catch_ups.clear();
+        self.catch_ups.drain(..).for_each(|u| u.abandon(&mut self.deriver));
     }
 
     /// Is a derived series being computed in the background?

@@ -101,6 +101,12 @@ impl CatchUp {
         }
     }
 
+    /// Stops computing it: the run's deriver derives it from the next batch on (the store it
+    /// read is being replaced).
+    pub fn abandon(self, live: &mut Deriver) {
+        live.set_paused(&self.name, false);
+    }
+
     /// Computes what is left and hands it over (before its run's streams end).
     pub fn finish(&mut self, store: &mut Store, live: &mut Deriver) -> Result<(), StoreError> {
         while !self.step(store, Duration::from_secs(3600), live)? {}

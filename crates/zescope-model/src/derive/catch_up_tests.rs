@@ -53,6 +53,10 @@ fn added_during_a_run_it_gives_what_the_run_gave_deriving_it_from_its_start() {
             f.finish(&mut store, &mut live).unwrap();
             assert_eq!(f.progress(), 1.0);
             fin = Some(f);
+            // Added and abandoned (the window's store replaced): derived from the next batch on.
+            let def = Derivation::parse(&format!("ab={text}")).unwrap();
+            let (a, _) = CatchUp::start(&def, &mut live, &mut ingest, &mut store, &mut history).unwrap();
+            a.abandon(&mut live);
         }
         file(b, &mut live, &mut ingest, &mut store);
     }
@@ -66,6 +70,9 @@ fn added_during_a_run_it_gives_what_the_run_gave_deriving_it_from_its_start() {
     assert!(want.iter().filter(|v| v.1.is_nan()).count() < 100, "gaps only where the rules put them");
     same(&values_of(&store, &ingest, "later"), &want, "later");
     same(&values_of(&store, &ingest, "fin"), &want, "fin");
+    let ab = values_of(&store, &ingest, "ab");
+    let first = after[6_000].timestamps[0];
+    assert!(!ab.is_empty() && ab[0].0 == first, "abandoned: from the next batch on, {:?}", ab.first());
     // Kept for a session saved.
     assert!(history.runs.iter().any(|r| r.derived.iter().any(|d| d.starts_with("later="))));
 }
