@@ -1,6 +1,7 @@
 //! Reading the processes that use each device of a run (`zesDeviceProcessesGetState`, Sysman) on
-//! the sampler thread, for runs that read telemetry: at most once every
-//! [`PERIOD`](super::protocol::processes::PERIOD) per device, on the tick, each read a
+//! the sampler thread, for runs that read telemetry: once every
+//! [`PERIOD`](super::protocol::processes::PERIOD) per device, on the first tick at or after each
+//! deadline (a whole number of periods after the first read), each read a
 //! [`ProcessSnapshot`] stamped with the run's clock, sent with the samples.
 //!
 //! Optional, as every Sysman call: a device whose driver lacks the entry point, or whose first
@@ -85,11 +86,12 @@ impl ProcessReaders {
         Ok(out)
     }
 
-    /// On a tick: reads each device whose period has passed. A failing read turns its device's
-    /// list off with a notice; a lost device is an error.
+    /// On a tick: reads each device whose deadline has come (a whole number of periods after its
+    /// first read: a tick a little early for one reads at the next, and the grid stays). A
+    /// failing read turns its device's list off with a notice; a lost device is an error.
     pub(crate) fn poll(&mut self, run: u64, now: Instant, notices: &mut Vec<String>) -> Result<(), SamplerError> {
         for r in self.readers.iter_mut().filter(|r| r.on && now >= r.next) {
-            r.next = now + PERIOD;
+            r.next = crate::timing::next_deadline(Some(r.next), now, PERIOD);
             match snapshot(&r.sysman) {
                 Ok(processes) => {
                     self.pending.push(ProcessSnapshot { run, target: r.target, at_ns: monotonic_ns(), processes })

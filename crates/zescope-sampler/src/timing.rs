@@ -40,6 +40,17 @@ pub(crate) fn hole(interval: Duration) -> Duration {
     HOLE_MIN.max(interval.saturating_mul(HOLE_INTERVALS))
 }
 
+/// The deadline after `due` for a read done at `now` that comes every `period`: on the grid of
+/// the first read's time (`due + period`), so a read taken a little after its deadline does not
+/// push the next one back (a read "a period after the last" missed every other tick that came a
+/// little early); after a stall of a whole period past it, a period from now.
+pub(crate) fn next_deadline(due: Option<Instant>, now: Instant, period: Duration) -> Instant {
+    match due {
+        Some(due) if now < due + period => due + period,
+        _ => now + period,
+    }
+}
+
 pub(crate) struct Ticker {
     start: Instant,
     interval: Duration,
@@ -161,6 +172,18 @@ impl Ticker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deadlines_stay_on_the_grid_of_the_first_read() {
+        let (t0, p, ms) = (Instant::now(), Duration::from_millis(100), Duration::from_millis(1));
+        assert_eq!(next_deadline(None, t0, p), t0 + p);
+        // Read a little after its deadline: the next is a period after the deadline, not after
+        // the read.
+        assert_eq!(next_deadline(Some(t0), t0 + ms, p), t0 + p);
+        assert_eq!(next_deadline(Some(t0 + p), t0 + p + 99 * ms, p), t0 + 2 * p);
+        // A whole period past it (a stall): a period from now.
+        assert_eq!(next_deadline(Some(t0), t0 + p * 5 / 2, p), t0 + p * 7 / 2);
+    }
 
     #[test]
     fn deadlines_do_not_drift_when_ticks_wake_late() {

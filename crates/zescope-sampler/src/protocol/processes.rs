@@ -1,5 +1,6 @@
-//! The processes using a device, as the sampler reads them (`zesDeviceProcessesGetState`, at
-//! most once every [`PERIOD`] per device of a run that reads telemetry) and sends them:
+//! The processes using a device, as the sampler reads them (`zesDeviceProcessesGetState`, once
+//! every [`PERIOD`] per device of a run that reads telemetry, on the first tick at or after each
+//! deadline) and sends them:
 //! `Event::Processes` with one [`ProcessSnapshot`] per device and read, stamped on the run's one
 //! clock (CLOCK_MONOTONIC ns, the samples' time axis).
 //!
@@ -11,7 +12,8 @@ use std::time::Duration;
 
 use level_zero_sys::*;
 
-/// Shortest time between two reads of one device's processes.
+/// Time between the deadlines of one device's reads of its processes (each read on the first
+/// tick at or after one).
 pub const PERIOD: Duration = Duration::from_secs(1);
 
 /// One process using a device, as the driver reports it.

@@ -28,7 +28,8 @@ use crate::protocol::SeriesInfo;
 use crate::protocol::telemetry::throttle_description;
 use crate::read::batch::Pieces;
 
-/// Shortest time between two telemetry reads (the sampling interval when that is longer).
+/// Time between the deadlines of two telemetry reads (the sampling interval when that is longer;
+/// each read on the first tick within half an interval of its deadline).
 pub(crate) const MIN_PERIOD: Duration = Duration::from_millis(100);
 
 enum Source {
@@ -387,11 +388,7 @@ impl TelemetryReader {
             self.items.iter_mut().for_each(|i| i.source.after_hole());
         }
         self.last_read = Some(now);
-        // The next deadline on the grid; after a stall (a whole period past it), from now.
-        self.due = Some(match self.due {
-            Some(due) if now < due + self.period => due + self.period,
-            _ => now + self.period,
-        });
+        self.due = Some(crate::timing::next_deadline(self.due, now, self.period));
         self.row.fill(f64::NAN);
         for item in &mut self.items {
             if !item.on {
