@@ -246,7 +246,7 @@ pub struct RecordOptions {
     #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
     pub triggers: Vec<zescope_model::triggers::Trigger>,
     /// Also record a series derived from the others (repeatable; docs/derived-series.md):
-    /// NAME=EXPR or NAME[UNIT]=EXPR, e.g. 'bw=rate(MemoryTraffic/BytesRead) / 1e9',
+    /// `NAME=EXPR` or `NAME[UNIT]=EXPR`, e.g. 'bw=rate(MemoryTraffic/BytesRead) / 1e9',
     /// 'energy=integral("Telemetry/Package power")'; recorded as Derived/NAME.
     #[arg(long = "derive", value_name = "NAME=EXPR", value_parser = parse_derivation)]
     pub derive: Vec<zescope_model::derive::Derivation>,
@@ -391,7 +391,7 @@ pub struct ServeOptions {
     #[arg(long = "trigger", value_name = "EXPR", value_parser = parse_trigger)]
     pub triggers: Vec<zescope_model::triggers::Trigger>,
     /// Also serve a series derived from the others (repeatable; docs/derived-series.md):
-    /// NAME=EXPR or NAME[UNIT]=EXPR, served with the label derived="NAME".
+    /// `NAME=EXPR` or `NAME[UNIT]=EXPR`, served with the label derived="NAME".
     #[arg(long = "derive", value_name = "NAME=EXPR", value_parser = parse_derivation)]
     pub derive: Vec<zescope_model::derive::Derivation>,
     /// How much of the run the live feed (/live, docs/live-protocol.md) keeps for viewers that

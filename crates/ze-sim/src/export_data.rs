@@ -19,7 +19,7 @@
 
 /// The first bytes of ze-sim's export data.
 pub const MAGIC: &[u8; 8] = b"ZESIMEXD";
-/// The version [`encode`] writes.
+/// The version `encode` writes.
 pub const VERSION: u32 = 1;
 
 /// One metric as the export data describes it.

@@ -9,7 +9,7 @@
 //! `net.unix.max_dgram_qlen` datagrams, often 10) up to [`PENDING`] markers wait in the sender and
 //! go out in order, with the time they were stamped, before the next marker or on
 //! [`Sender::flush`]; past that, and when nobody listens, markers are dropped and counted
-//! ([`Sender::stats`]). When nobody listens a send costs a clock read and a compare (it tries to
+//! ([`Sender::counts`]). When nobody listens a send costs a clock read and a compare (it tries to
 //! connect again at most every 100 ms).
 //!
 //! ```no_run

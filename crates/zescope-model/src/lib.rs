@@ -7,14 +7,14 @@
 //!   the one ingest that turns sampler events into store appends.
 //! - [`session`]: saving and loading whole sessions (RON heads, packed chunks), autosave,
 //!   `record`'s session written as it samples (`session::Recorder`).
-//! - [`derive`]: derived series — expressions over series computed as the samples arrive,
+//! - [`derive`](mod@derive): derived series — expressions over series computed as the samples arrive,
 //!   added to the run as series like any other.
 //! - [`markers`]: the markers socket's listener (instants and ranges sent by a workload).
 //! - [`triggers`]: conditions on series, markers and throttle reasons evaluated on ingest, and
 //!   keeping only the time around their firings.
 //! - [`viewfile`]: view files — panes, colours, held ranges, window and triggers by series
 //!   patterns, put onto any run.
-//! - [`write`]: the file formats — plots to PNG and SVG, data to CSV and OpenMetrics text (named
+//! - [`write`](mod@write): the file formats — plots to PNG and SVG, data to CSV and OpenMetrics text (named
 //!   and written by `zescope-openmetrics`, as `zescope serve` names its scrapes), Perfetto
 //!   traces, the phase table.
 //!

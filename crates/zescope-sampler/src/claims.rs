@@ -11,7 +11,7 @@
 //! the device and released when the last object on it is gone: the run's context, and any
 //! leftover (an import not freed, a disable refused) that keeps the device's teardown open.
 //!
-//! The sampler thread claims with a wait ([`SAMPLER_WAIT`]: another thread's probe takes a
+//! The sampler thread claims with a wait (`SAMPLER_WAIT`: another thread's probe takes a
 //! moment); a [`crate::DirectRun`] does not wait. [`held`] tells a thread that checks devices
 //! (Help → Diagnostics) which ones to leave alone.
 

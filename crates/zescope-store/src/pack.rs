@@ -1,4 +1,4 @@
-//! The encoding of one column of a sealed block: at most [`BLOCK`] values of
+//! The encoding of one column of a sealed block: at most `BLOCK` values of
 //! one series (or the block's shared timestamps), in the smallest of four
 //! forms, chosen per column and block at ingest from the exact byte counts:
 //!

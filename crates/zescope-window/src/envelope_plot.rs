@@ -5,7 +5,7 @@
 //! the store to one [`EnvelopeColumn`] per physical pixel column (or a coarser
 //! bucket in coarsened history) and drawn as one [`EnvelopeItem`]:
 //!
-//! - the **envelope band**: an egui [`Mesh`] strip through each column's min
+//! - the **envelope band**: an egui [`Mesh`](egui::epaint::Mesh) strip through each column's min
 //!   and max, in the series colour, widened to the line width so a flat signal
 //!   reads as an ordinary line. One strip per gap-free run: a `Polygon` would
 //!   need to be convex, a mesh does not. A single-sample spike is the max of
@@ -29,7 +29,7 @@
 //! of their real width; columns with no finite value (only NaN/inf, or rates
 //! that don't exist) and gaps break the band and the line: nothing is drawn
 //! across a pause. The column means are the hover points
-//! ([`PlotItem::geometry`]), so egui_plot's tooltip reads a column mean; exact
+//! ([`PlotItem::geometry`](egui_plot::PlotItem::geometry)), so egui_plot's tooltip reads a column mean; exact
 //! readouts come from `Store::nearest`.
 //!
 //! Columns that lie wholly above or below the plot, with both neighbours on the same side, are
@@ -390,7 +390,7 @@ impl EnvelopePlot {
 /// held): around `v` by a tenth of it (at least 1), never below 0 for a value that is not, rather
 /// than the ±20 egui_plot makes of an empty range. For data that moves and is never negative (a
 /// rate, a share, bytes) and whose margin would reach below 0: from 0, with egui_plot's margin
-/// above, so no axis reads "-2 GB/s". "From 0" is from a sliver below it ([`BASELINE`]) so that
+/// above, so no axis reads "-2 GB/s". "From 0" is from a sliver below it (`BASELINE`) so that
 /// a line at 0 is seen. `None` (auto bounds) otherwise, or for no data.
 pub fn fixed_y_range(data: &PlotBounds) -> Option<(f64, f64)> {
     let (lo, hi) = (data.min()[1], data.max()[1]);

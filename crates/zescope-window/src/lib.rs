@@ -312,7 +312,7 @@ impl ZescopeApp {
     }
 
     /// The colour the window is cleared to before each frame: the panels' own, which they then
-    /// do not paint (see [`bare`]).
+    /// do not paint (see `bare`).
     pub fn clear_color(visuals: &egui::Visuals) -> [f32; 4] {
         visuals.panel_fill.to_normalized_gamma_f32()
     }

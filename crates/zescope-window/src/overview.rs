@@ -13,7 +13,7 @@
 //! and right, as drawn last frame), so a time is at the same x on the strip as on a plot showing
 //! all of it. The envelopes are computed again when the strip's series, width or start change,
 //! when stored data changes other than at the end, and when the history grew at its end by one
-//! column's time ([`still_shows`]): not at every sample of a live run.
+//! column's time (`still_shows`): not at every sample of a live run.
 
 use egui::epaint::Mesh;
 use egui::{Color32, Rect, Sense, Stroke, Ui, pos2, vec2};

@@ -5,11 +5,11 @@
 //! - events other than samples and health (a run started, an error) always do;
 //! - a live view with nothing to show yet paints as its first data arrives;
 //! - a live view paints as data arrives once its next frame is nearly due
-//!   ([`repaint::MEET_DATA`](crate::repaint::MEET_DATA) of its period early at most): its frames
+//!   (`repaint::MEET_DATA` of its period early at most): its frames
 //!   follow the deliveries instead of a timer of their own, so a sample waits for the next frame
 //!   after it arrives at most one delivery period, not a whole frame period. Without data the
 //!   frame's own timer paints it (at the period, or
-//!   [`repaint::DATA_SLACK`](crate::repaint::DATA_SLACK) later when the last frame had data).
+//!   `repaint::DATA_SLACK` later when the last frame had data).
 //!
 //! Everything else (a frozen view, no run) is not woken by data.
 

@@ -26,7 +26,7 @@ pub struct Latest {
     /// The run's families and sample rules; `None` before the run started.
     pub catalog: Option<Arc<Catalog>>,
     /// The newest value of each series of the run (streams in order), in the driver's unit; NaN
-    /// until one arrived. A summed series ([`Catalog::summed`]) holds its running total instead,
+    /// until one arrived. A summed series (`Catalog::summed`) holds its running total instead,
     /// in its count's unit.
     pub values: Vec<f64>,
     /// The sampler's newest health report.

@@ -38,9 +38,9 @@
 //! # What the catalogue changes in the driver
 //!
 //! A modelled metric ([`crate::config::Signal::Modelled`]) reports its own metric type, result
-//! type and unit ([`override_types`]); its level is written into an exported buffer in the low
-//! bytes of its 8-byte slot as its result type ([`gauge`]); Calculate answers its values in its
-//! result type ([`retype`]). Counts are integrated like the built-in cumulative signals.
+//! type and unit (`override_types`); its level is written into an exported buffer in the low
+//! bytes of its 8-byte slot as its result type (`gauge`); Calculate answers its values in its
+//! result type (`retype`). Counts are integrated like the built-in cumulative signals.
 
 mod compute;
 mod ip_sampling;

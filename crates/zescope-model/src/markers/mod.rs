@@ -7,8 +7,8 @@
 //! docs/manual.md, "Markers", is the user's guide.
 //!
 //! Only the user's own processes can mark: the socket's folder must be a private directory of
-//! the user's ([`folder`]), the socket is 0600 and one listener holds a path at a time
-//! ([`bind`]), and every datagram's sender is checked ([`sender`]). How many markers are taken
+//! the user's (`folder`), the socket is 0600 and one listener holds a path at a time
+//! ([`bind`]), and every datagram's sender is checked (`sender`). How many markers are taken
 //! is bounded ([`Limits`]).
 
 mod bind;

@@ -198,7 +198,7 @@ fn keep_mode_and_owner(f: &File, tmp: &Path, old: &std::fs::Metadata, target: &P
 }
 
 /// Whether a save of `path` could be written: its target resolved as a save resolves it
-/// ([`save_target`]) and the temporary file a save writes first created and removed again. A
+/// (`save_target`) and the temporary file a save writes first created and removed again. A
 /// recording checks this before it samples, so a mistyped directory is refused at once rather
 /// than when the recording is written.
 pub fn check_writable(path: &Path) -> Result<(), SessionError> {
@@ -212,7 +212,7 @@ pub fn check_writable(path: &Path) -> Result<(), SessionError> {
 }
 
 /// Replace `path` atomically with what `write` produces (see the module docs). When `path` is a
-/// symbolic link, its target is replaced ([`save_target`]); an existing file keeps its mode
+/// symbolic link, its target is replaced (`save_target`); an existing file keeps its mode
 /// and owner.
 pub fn write_atomic(
     path: &Path,

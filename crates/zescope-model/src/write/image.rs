@@ -78,7 +78,7 @@ pub(super) fn pane_height(pane: &WritePane) -> u32 {
 }
 
 /// An image's size when none is asked for: 1600 wide, 320 high a pane (more where a pane's
-/// legend needs it: [`pane_height`]) and 120 more.
+/// legend needs it: `pane_height`) and 120 more.
 pub fn default_size(spec: &WriteSpec) -> (u32, u32) {
     let each = spec.panes.iter().map(pane_height).max().unwrap_or(0).max(DEFAULT_PANE_HEIGHT);
     let n = u32::try_from(spec.panes.len().max(1)).unwrap_or(u32::MAX);

@@ -198,7 +198,7 @@ impl Opened {
 
 /// The `--via` word of every way that reads groups, in the order a group is offered to them:
 /// under `auto` a group is read by the first of them that reads it. From the ways themselves
-/// ([`Way::via`]), so `--via`'s help names a new way without being edited.
+/// (`Way::via`), so `--via`'s help names a new way without being edited.
 pub fn group_ways() -> Vec<Via> {
     ways().iter().filter_map(|w| w.via()).collect()
 }

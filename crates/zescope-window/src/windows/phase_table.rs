@@ -36,7 +36,7 @@ pub struct PhasePanel {
 
 impl PhasePanel {
     /// Recomputes the table when its ranges changed, or when the data did and the last
-    /// computation is older than [`REFRESH_S`].
+    /// computation is older than `REFRESH_S`.
     pub fn refresh(
         &mut self,
         now: f64,
