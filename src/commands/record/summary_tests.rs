@@ -74,6 +74,28 @@ fn a_run_read_in_batches_gives_its_samples_a_second_and_no_ticks() {
     assert!(!s.contains("achieved") && !s.contains("late ticks") && !s.contains("torn"), "{s}");
 }
 
+/// `record --connect` of a streamed run: its samples a second are over the time they span on the
+/// server, which held samples from before the recording started.
+#[test]
+fn a_served_run_read_in_batches_gives_its_samples_a_second_over_their_span() {
+    let health = Health {
+        requested_hz: 1000.0,
+        batched: true,
+        latency: Duration::from_millis(20),
+        ticked_for: Duration::from_millis(7020),
+        ..Health::default()
+    };
+    let s = Summary {
+        rows: samples(43_877),
+        elapsed: Duration::from_millis(4020),
+        served: Some(Duration::from_millis(7020)),
+        health: Some(health),
+        ..Summary::default()
+    }
+    .to_string();
+    assert!(s.contains("(7.02 s of the served run") && s.contains(": 6250.3 samples a second"), "{s}");
+}
+
 #[test]
 fn telemetry_reads_are_counted_apart_from_the_groups_samples() {
     // `record` of ComputeBasic at 1 kHz with telemetry for 5 s printed "recorded 5010 samples in
