@@ -26,21 +26,68 @@ fn kept(name: &str) -> PathBuf {
     exe.ancestors().nth(3).unwrap().join(format!("zescope-remote-{name}.png"))
 }
 
-/// The part of the screen read for the status bar: its lowest 200 px (`convert -crop`).
-const STATUS_BAR: &str = "1280x200+0+660";
-/// The middle, where the path prompt opens.
-const MIDDLE: &str = "800x300+240+280";
+/// A part of the window read with OCR: its status bar, or the middle, where the path prompt
+/// opens.
+#[derive(Clone, Copy)]
+enum Area {
+    StatusBar,
+    Middle,
+}
 
-/// The text in `area` of the screen: a screenshot into `png`, that area read by tesseract (at
+/// The window's geometry on `display` (x, y, width, height): the largest window named
+/// `zescope…`, or `None` before it is mapped.
+fn window_geometry(display: &str) -> Option<(i64, i64, i64, i64)> {
+    let out = Command::new("xdotool")
+        .args(["search", "--name", "^zescope", "getwindowgeometry", "--shell", "%@"])
+        .env("DISPLAY", display)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (mut best, mut cur) = (None::<(i64, i64, i64, i64)>, [0i64; 4]);
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else { continue };
+        let Ok(v) = value.trim().parse::<i64>() else { continue };
+        match key {
+            "X" => cur[0] = v,
+            "Y" => cur[1] = v,
+            "WIDTH" => cur[2] = v,
+            "HEIGHT" => {
+                cur[3] = v;
+                if best.is_none_or(|b| b.2 * b.3 < cur[2] * cur[3]) {
+                    best = Some((cur[0], cur[1], cur[2], cur[3]));
+                }
+            }
+            _ => {}
+        }
+    }
+    best.filter(|b| b.2 > 0 && b.3 > 0)
+}
+
+impl Area {
+    /// The crop (`convert -crop`) of this area of a window at `g`: the status bar is the
+    /// window's lowest 34 px, and nothing else — tesseract's page layout reads a taller strip
+    /// that holds a plot's grid as a picture and returns no text at all for it, now and then.
+    fn crop(self, g: (i64, i64, i64, i64)) -> String {
+        let (x, y, w, h) = g;
+        match self {
+            Area::StatusBar => format!("{w}x34+{x}+{}", y + h - 34),
+            Area::Middle => format!("800x300+{}+{}", x + (w - 800).max(0) / 2, y + (h - 300).max(0) / 2),
+        }
+    }
+}
+
+/// The text in `area` of the window: a screenshot into `png`, that area read by tesseract (at
 /// twice the size, where its reading of the window's small type is reliable; a part, not the
-/// whole screen, so reading it takes the server less of the machine's CPU).
-fn screen_text(display: &str, png: &Path, area: &str) -> String {
+/// whole screen, so reading it takes the server less of the machine's CPU). Empty while no
+/// window is mapped.
+fn screen_text(display: &str, png: &Path, area: Area) -> String {
+    let Some(geometry) = window_geometry(display) else { return String::new() };
     let status = Command::new("import").args(["-display", display, "-window", "root"]).arg(png).status().unwrap();
     assert!(status.success(), "import failed");
     let big = png.with_extension("x2.png");
     let status = Command::new("convert")
         .arg(png)
-        .args(["-crop", area, "+repage", "-resize", "200%"])
+        .args(["-crop", &area.crop(geometry), "+repage", "-resize", "200%"])
         .arg(&big)
         .status()
         .unwrap();
@@ -51,15 +98,22 @@ fn screen_text(display: &str, png: &Path, area: &str) -> String {
 }
 
 /// Screenshots until the text in `area` passes `check` (then that text), or panics after a minute
-/// (saying whether the X server `x` was still there).
-fn wait_screen(x: &mut Xvfb, png: &Path, area: &str, what: &str, check: impl Fn(&str) -> bool) -> String {
+/// with every text read (saying whether the X server `x` was still there).
+fn wait_screen(x: &mut Xvfb, png: &Path, area: Area, what: &str, check: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(60);
+    let mut read = Vec::new();
     loop {
         let text = screen_text(&x.display, png, area);
         if check(&text) {
             return text;
         }
-        assert!(Instant::now() < deadline, "the screen never showed {what} ({}); it read:\n{text}", x.health());
+        read.push(text.trim().replace('\n', " | "));
+        assert!(
+            Instant::now() < deadline,
+            "the screen never showed {what} ({}); it read, screenshot after screenshot:\n{}",
+            x.health(),
+            read.join("\n")
+        );
         std::thread::sleep(Duration::from_millis(300));
     }
 }
@@ -114,20 +168,20 @@ fn the_remote_window_says_reconnecting_when_the_link_drops_and_holds_every_sampl
     let up = kept("up");
     let port = relay.addr.port().to_string();
     // The status bar names the server with the link's figures once samples flow.
-    let text = wait_screen(&mut x, &up, STATUS_BAR, "REMOTE and the link's figures", |t| {
+    let text = wait_screen(&mut x, &up, Area::StatusBar, "REMOTE and the link's figures", |t| {
         t.contains("REMOTE") && t.contains(&port) && t.contains("rtt")
     });
     assert!(!text.contains("reconnecting"), "the link is up: {text}");
     // Mid-run, the link goes down, and stays down a while.
     relay.hold(true);
     let down = kept("down");
-    let text = wait_screen(&mut x, &down, STATUS_BAR, "\"reconnecting\"", |t| t.contains("reconnecting"));
+    let text = wait_screen(&mut x, &down, Area::StatusBar, "\"reconnecting\"", |t| t.contains("reconnecting"));
     assert!(text.contains("REMOTE"), "still REMOTE while down: {text}");
     std::thread::sleep(Duration::from_secs(2));
     relay.hold(false);
     // Back: the link's figures again, "reconnecting" gone.
     let back = kept("back");
-    wait_screen(&mut x, &back, STATUS_BAR, "the link back", |t| {
+    wait_screen(&mut x, &back, Area::StatusBar, "the link back", |t| {
         t.contains("REMOTE") && t.contains("rtt") && !t.contains("reconnecting")
     });
     std::thread::sleep(Duration::from_secs(1));
@@ -141,7 +195,7 @@ fn the_remote_window_says_reconnecting_when_the_link_drops_and_holds_every_sampl
     xdotool(&x.display, &["windowfocus", "--sync", &id]);
     xdotool(&x.display, &["key", "--clearmodifiers", "ctrl+shift+s"]);
     let prompt = kept("save");
-    wait_screen(&mut x, &prompt, MIDDLE, "the save prompt", |t| t.contains("Save the session"));
+    wait_screen(&mut x, &prompt, Area::Middle, "the save prompt", |t| t.contains("Save the session"));
     xdotool(&x.display, &["key", "Return"]);
     let deadline = Instant::now() + Duration::from_secs(60);
     let window = loop {
