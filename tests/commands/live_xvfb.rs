@@ -64,14 +64,16 @@ fn window_geometry(display: &str) -> Option<(i64, i64, i64, i64)> {
 }
 
 impl Area {
-    /// The crop (`convert -crop`) of this area of a window at `g`: the status bar is the
-    /// window's lowest 34 px, and nothing else — tesseract's page layout reads a taller strip
-    /// that holds a plot's grid as a picture and returns no text at all for it, now and then.
-    fn crop(self, g: (i64, i64, i64, i64)) -> String {
+    /// The crops (`convert -crop`) read for this area of a window at `g`, their texts joined.
+    /// The status bar: the window's lowest 34 px, and its lowest 64 (where it wraps onto a
+    /// second line, the first one is cut by the shorter crop) — a low strip, not more:
+    /// tesseract's page layout reads a taller one that holds a plot's grid as a picture and
+    /// returns no text at all for it, now and then.
+    fn crops(self, g: (i64, i64, i64, i64)) -> Vec<String> {
         let (x, y, w, h) = g;
         match self {
-            Area::StatusBar => format!("{w}x34+{x}+{}", y + h - 34),
-            Area::Middle => format!("800x300+{}+{}", x + (w - 800).max(0) / 2, y + (h - 300).max(0) / 2),
+            Area::StatusBar => [34, 64].iter().map(|&bar| format!("{w}x{bar}+{x}+{}", y + h - bar)).collect(),
+            Area::Middle => vec![format!("800x300+{}+{}", x + (w - 800).max(0) / 2, y + (h - 300).max(0) / 2)],
         }
     }
 }
@@ -85,16 +87,21 @@ fn screen_text(display: &str, png: &Path, area: Area) -> String {
     let status = Command::new("import").args(["-display", display, "-window", "root"]).arg(png).status().unwrap();
     assert!(status.success(), "import failed");
     let big = png.with_extension("x2.png");
-    let status = Command::new("convert")
-        .arg(png)
-        .args(["-crop", &area.crop(geometry), "+repage", "-resize", "200%"])
-        .arg(&big)
-        .status()
-        .unwrap();
-    assert!(status.success(), "convert failed");
-    let out = Command::new("tesseract").arg(&big).arg("-").stderr(Stdio::null()).output().unwrap();
+    let mut text = String::new();
+    for crop in area.crops(geometry) {
+        let status = Command::new("convert")
+            .arg(png)
+            .args(["-crop", &crop, "+repage", "-resize", "200%"])
+            .arg(&big)
+            .status()
+            .unwrap();
+        assert!(status.success(), "convert failed");
+        let out = Command::new("tesseract").arg(&big).arg("-").stderr(Stdio::null()).output().unwrap();
+        text.push_str(&String::from_utf8_lossy(&out.stdout));
+        text.push('\n');
+    }
     let _ = std::fs::remove_file(&big);
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    text
 }
 
 /// Screenshots until the text in `area` passes `check` (then that text), or panics after a minute
