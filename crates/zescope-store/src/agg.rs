@@ -14,7 +14,14 @@
 //! Incoming NaNs are canonicalised at ingest ([`canon`]) so data can never
 //! collide with that payload.
 //!
-//! 40 bytes per node per series: min, max, sum, last (f64) and two u32 counts.
+//! A rate (of a cumulative counter) is the mean over the interval since the sample before, so
+//! the mean of rates over a span is their time-weighted mean, Σ rate·interval / Σ interval (the
+//! counter's increase over the time it took), not the mean of the values: a read that came late
+//! covers more time than one on time. An [`Agg`] of rates keeps both sums ([`Agg::area`],
+//! [`Agg::dur`], from [`Agg::push_rate`]); of other values they stay 0, and the mean is the
+//! mean of the values ([`Agg::mean`]).
+//!
+//! 56 bytes per node per series: min, max, sum, last, area, dur (f64) and two u32 counts.
 //! u32 is enough because the coarsest pyramid node spans 2^28 samples.
 
 /// Bit pattern of the "no value" marker (a quiet NaN with a payload).
@@ -56,6 +63,10 @@ pub(crate) struct Agg {
     pub n: u32,
     /// Non-finite values (NaN, ±inf), excluding [`missing`].
     pub nf: u32,
+    /// Of rates: Σ value × interval (s) over the finite values with an interval; 0 otherwise.
+    pub area: f64,
+    /// Of rates: Σ interval (s) over the same values; 0 otherwise.
+    pub dur: f64,
 }
 
 impl Default for Agg {
@@ -66,8 +77,16 @@ impl Default for Agg {
 
 impl Agg {
     /// Summary of no samples; merging it changes nothing but `last`.
-    pub(crate) const EMPTY: Agg =
-        Agg { min: f64::INFINITY, max: f64::NEG_INFINITY, sum: 0.0, last: f64::from_bits(MISSING_BITS), n: 0, nf: 0 };
+    pub(crate) const EMPTY: Agg = Agg {
+        min: f64::INFINITY,
+        max: f64::NEG_INFINITY,
+        sum: 0.0,
+        last: f64::from_bits(MISSING_BITS),
+        n: 0,
+        nf: 0,
+        area: 0.0,
+        dur: 0.0,
+    };
 
     /// Summary of one sample.
     #[inline]
@@ -93,6 +112,52 @@ impl Agg {
             self.nf += 1;
         }
         self.last = v;
+    }
+
+    /// Add one rate, the mean over the `secs` seconds since the sample before (0 or less: not
+    /// known, as for an imported first rate; the value then counts in the mean of values
+    /// only).
+    #[inline]
+    pub(crate) fn push_rate(&mut self, v: f64, secs: f64) {
+        self.push(v);
+        if v.is_finite() && secs > 0.0 {
+            self.area += v * secs;
+            self.dur += secs;
+        }
+    }
+
+    /// [`Self::push_rate`] each of `vs` with its interval of `secs`, in order.
+    #[inline]
+    pub(crate) fn push_rates(&mut self, vs: &[f64], secs: &[f64]) {
+        self.push_all(vs);
+        let (mut area, mut dur) = (self.area, self.dur);
+        for (&v, &dt) in vs.iter().zip(secs) {
+            if v.is_finite() && dt > 0.0 {
+                area += v * dt;
+                dur += dt;
+            }
+        }
+        (self.area, self.dur) = (area, dur);
+    }
+
+    /// The mean: of rates with intervals, time-weighted (`area / dur`); else of the finite
+    /// values; NaN for none.
+    #[inline]
+    pub(crate) fn mean(&self) -> f64 {
+        if self.dur > 0.0 {
+            self.area / self.dur
+        } else if self.n > 0 {
+            self.sum / self.n as f64
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// What [`Self::mean`] averages over, to merge two means: seconds of intervals, or the
+    /// count of values.
+    #[inline]
+    pub(crate) fn weight(&self) -> f64 {
+        if self.dur > 0.0 { self.dur } else { self.n as f64 }
     }
 
     /// [`Self::push`] each of `vs` in order, with the running summary kept in registers.
@@ -127,7 +192,7 @@ impl Agg {
             }
             last = v;
         }
-        *self = Agg { min, max, sum, last, n, nf };
+        *self = Agg { min, max, sum, last, n, nf, ..*self };
     }
 
     /// Add a run of samples that follows the ones already summarised.
@@ -143,6 +208,8 @@ impl Agg {
         self.sum += o.sum;
         self.n += o.n;
         self.nf += o.nf;
+        self.area += o.area;
+        self.dur += o.dur;
         self.last = o.last;
     }
 }

@@ -213,6 +213,7 @@ impl StreamStore {
     pub(crate) fn coarsen_raw_front(&mut self) {
         if self.blocks.len() >= 2 {
             let next = &self.blocks[1];
+            self.head_before = (next.gap_before == 0).then(|| self.blocks[0].t_last());
             for s in 0..self.n_series() {
                 if self.wraps[s].is_some() {
                     self.head_rate[self.cum_slot[s]] = self.first_rate(next, s);

@@ -53,7 +53,10 @@ pub struct EnvelopeColumn {
     pub min: f64,
     /// Largest finite value in the column (NaN when `count` is 0).
     pub max: f64,
-    /// Mean of the finite values.
+    /// Mean of the finite values, the point a line through a column is drawn at: of a
+    /// counter's rates too, the mean of the values (not time-weighted as
+    /// [`crate::RangeStats::mean`] is: a column is a pixel wide, and its raw values are read
+    /// without their times).
     pub mean: f64,
     /// Finite values.
     pub count: u64,
@@ -234,7 +237,7 @@ impl StreamStore {
         }
         let bands = plan.uniform.filter(|_| draw).and_then(|l| self.pyramid.level(l as usize).bands.get(s));
         if let (Some(bands), Some(aggs)) = (bands, plan.uniform.and_then(|l| levels[l as usize])) {
-            // Drawing a long history: 8 bytes a node instead of an `Agg`'s 40, read one storage
+            // Drawing a long history: 8 bytes a node instead of an `Agg`'s 56, read one storage
             // run at a time (`run`, nodes from `first`, offsets from `base`) as below.
             out.banded = true;
             out.columns.reserve(plan.cols.len());

@@ -26,12 +26,18 @@ pub struct Sample {
 /// Statistics over a time range (see `Store::stats`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RangeStats {
-    /// Min/max/mean of the finite values; NaN when `count` is 0.
+    /// Min/max of the finite values; NaN when `count` is 0.
     pub min: f64,
     /// See `min`.
     pub max: f64,
-    /// See `min`.
+    /// The mean of the finite values; of a cumulative counter's rates, time-weighted: Σ rate ×
+    /// interval / Σ interval, what the counter rose by over the time that took (a rate is the
+    /// mean over the interval since the sample before; a late read covers more time than one on
+    /// time). NaN when `count` is 0.
     pub mean: f64,
+    /// What `mean` averages over, to merge it with another's ([`RangeStats::merge`]): seconds
+    /// of intervals for a counter's rates, the count of finite values otherwise.
+    pub weight: f64,
     /// Value of the last sample in the range (`None`: no samples, or the last
     /// one has no value).
     pub last: Option<f64>,
@@ -56,6 +62,7 @@ impl RangeStats {
         min: f64::NAN,
         max: f64::NAN,
         mean: f64::NAN,
+        weight: 0.0,
         last: None,
         count: 0,
         non_finite: 0,
@@ -64,6 +71,41 @@ impl RangeStats {
         t_last: 0,
         exact: true,
     };
+}
+
+impl RangeStats {
+    /// The statistics of this range and `other` together (two runs of one series, or two
+    /// parts of a range): the mean weighted by each one's [`RangeStats::weight`], the last
+    /// value the later one's (by `t_last`) where it has one.
+    pub fn merge(self, other: RangeStats) -> RangeStats {
+        if other.samples == 0 {
+            return RangeStats { exact: self.exact && other.exact, ..self };
+        }
+        if self.samples == 0 {
+            return RangeStats { exact: self.exact && other.exact, ..other };
+        }
+        let weight = self.weight + other.weight;
+        let mean = match (self.count > 0, other.count > 0) {
+            (true, true) if weight > 0.0 => self.mean * (self.weight / weight) + other.mean * (other.weight / weight),
+            (true, _) => self.mean,
+            (false, true) => other.mean,
+            (false, false) => f64::NAN,
+        };
+        let later = other.t_last >= self.t_last;
+        RangeStats {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+            mean,
+            weight,
+            last: if later { other.last.or(self.last) } else { self.last.or(other.last) },
+            count: self.count + other.count,
+            non_finite: self.non_finite + other.non_finite,
+            samples: self.samples + other.samples,
+            t_first: self.t_first.min(other.t_first),
+            t_last: self.t_last.max(other.t_last),
+            exact: self.exact && other.exact,
+        }
+    }
 }
 
 impl Default for RangeStats {
@@ -111,15 +153,12 @@ impl RangeAcc {
         let Some((t_first, t_last)) = self.span else {
             return RangeStats::EMPTY;
         };
-        let (min, max, mean) = if self.n > 0 {
-            (self.agg.min, self.agg.max, self.agg.sum / self.n as f64)
-        } else {
-            (f64::NAN, f64::NAN, f64::NAN)
-        };
+        let (min, max) = if self.n > 0 { (self.agg.min, self.agg.max) } else { (f64::NAN, f64::NAN) };
         RangeStats {
             min,
             max,
-            mean,
+            mean: self.agg.mean(),
+            weight: self.agg.weight(),
             last: to_option(self.agg.last),
             count: self.n,
             non_finite: self.nf,
@@ -190,9 +229,33 @@ impl StreamStore {
         let (mut tbuf, mut vbuf) = ([0i64; BLOCK], [0.0; BLOCK]);
         let ts = blk.timestamps(&mut tbuf);
         let vals = self.block_values(blk, s, &mut vbuf);
+        let rate = self.wraps[s].is_some();
         for j in lo..hi {
-            acc.add(ts[j], ts[j], &Agg::of(vals[j]), 1);
+            let mut a = Agg::EMPTY;
+            if rate {
+                a.push_rate(vals[j], self.secs_before(blk, ts, j));
+            } else {
+                a.push(vals[j]);
+            }
+            acc.add(ts[j], ts[j], &a, 1);
         }
+    }
+
+    /// Seconds between sample `j` of `blk` (times `ts`) and the one before it, which its rate
+    /// is taken against (0: none, at the stream's start or after a gap).
+    fn secs_before(&self, blk: &Block, ts: &[i64], j: usize) -> f64 {
+        let before = match j {
+            0 if blk.gap_before > 0 => None,
+            0 => {
+                let k = self.blocks.partition_point(|b| b.first_ordinal < blk.first_ordinal);
+                match k.checked_sub(1) {
+                    Some(k) => self.blocks.get(k).map(|p| p.t_last()),
+                    None => self.head_before,
+                }
+            }
+            _ => Some(ts[j - 1]),
+        };
+        before.map_or(0.0, |t| ts[j].saturating_sub(t) as f64 * 1e-9)
     }
 
     /// The stored sample at ordinal `o` (value or raw total), if held raw.

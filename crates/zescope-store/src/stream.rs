@@ -57,6 +57,8 @@ pub(crate) struct StreamStore {
     /// (its predecessor may be coarsened away; every later block takes the
     /// rate of its first sample against the block before it).
     pub head_rate: Vec<f64>,
+    /// The time of the sample `head_rate` was taken against (`None`: not known, or no rate).
+    pub head_before: Option<i64>,
 }
 
 impl StreamStore {
@@ -94,6 +96,7 @@ impl StreamStore {
             blocks_heap: 0,
             rate_override: None,
             head_rate: vec![missing(); n_cum],
+            head_before: None,
         }
     }
 
@@ -229,6 +232,9 @@ impl StreamStore {
                 continue;
             };
             tsb.write(off, &ts[i..i + m]);
+            if off == 0 && head {
+                self.head_before = self.last_t.filter(|_| self.rate_valid || self.rate_override.is_some());
+            }
             // Seconds between consecutive samples of the slice, shared by every cumulative series
             // (the same expression `rate_raw` evaluates, so the rates are bit for bit the same).
             let mut secs = [0.0f64; BLOCK];
@@ -252,20 +258,24 @@ impl StreamStore {
                         // the previous slice (or has none, or an imported one).
                         let raw = canon(vals[i * n + s]);
                         col[0] = raw;
-                        let r = match &self.rate_override {
-                            Some(o) => o[self.cum_slot[s]],
+                        // With the seconds since the sample before (0: not known).
+                        let since = |lt: Option<i64>| lt.map_or(0.0, |lt| ts[i].saturating_sub(lt) as f64 * 1e-9);
+                        let (r, since) = match &self.rate_override {
+                            // An imported rate: against the sample before the history held
+                            // raw, whose time is known when coarse history or a gap says it.
+                            Some(o) => (o[self.cum_slot[s]], since(self.last_t)),
                             None if self.rate_valid => {
                                 let dt = ts[i].saturating_sub(self.last_t.unwrap_or(0)) as f64 * 1e-9;
                                 let (r, clamped) = rate_secs_clamped(self.last_raw[s], raw, dt, rule);
                                 self.busy_clamps += u64::from(clamped);
-                                r
+                                (r, dt)
                             }
-                            None => missing(),
+                            None => (missing(), 0.0),
                         };
                         if off == 0 && head {
                             self.head_rate[self.cum_slot[s]] = r;
                         }
-                        agg.push(r);
+                        agg.push_rate(r, since);
                         // The totals first, then their rates (no chain from one rate to the
                         // next), then the rates' summary.
                         let rows = vals.get((i + 1) * n + s..).unwrap_or(&[]).iter().step_by(n);
@@ -277,7 +287,7 @@ impl StreamStore {
                             *r = v;
                             self.busy_clamps += u64::from(clamped);
                         }
-                        agg.push_all(&rates[1..m]);
+                        agg.push_rates(&rates[1..m], &secs[1..m]);
                     }
                 }
                 self.pyramid.add(b_idx, s, &agg);

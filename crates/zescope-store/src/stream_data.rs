@@ -69,6 +69,13 @@ pub struct BucketStats {
     pub count: u32,
     /// Values that were NaN or infinite (not in min/max/sum).
     pub non_finite: u32,
+    /// Of a counter's rates: Σ rate × interval (s) over its finite rates with an interval (what
+    /// the counter rose by, in its plotted unit × s); 0 for other series. NaN: not known (a
+    /// file from before session format version 7), estimated on import.
+    pub area: f64,
+    /// Of a counter's rates: Σ interval (s) over the same rates, which a time-weighted mean
+    /// divides `area` by; 0 for other series, NaN as for `area`.
+    pub dur: f64,
 }
 
 /// Full-resolution samples.
@@ -137,6 +144,8 @@ impl StreamStore {
                                 last: to_option(a.last),
                                 count: a.n,
                                 non_finite: a.nf,
+                                area: a.area,
+                                dur: a.dur,
                             }
                         })
                         .collect(),
@@ -238,6 +247,28 @@ impl StreamStore {
                 if x.count as u64 + x.non_finite as u64 > b.samples {
                     return Err(bad(format!("bucket {k}, series {s}: more values than samples")));
                 }
+                // A file from before version 7 keeps no rate's intervals in a bucket: its rates
+                // count as their mean over the time the bucket covers (from the sample before
+                // it where it follows on, its first rate being against that one; else from its
+                // first), so a mean over several buckets weighs each by its time; within a
+                // bucket the mean of its values stands for the time-weighted one.
+                let (area, dur) = if !(x.area.is_nan() || x.dur.is_nan()) {
+                    (x.area, x.dur)
+                } else {
+                    let start = match end {
+                        Some((_, _, et)) if b.gap_before == 0 => et,
+                        _ => b.t_first,
+                    };
+                    let dur = if st.wraps[s].is_some() && x.count > 0 && x.sum.is_finite() {
+                        b.t_last.saturating_sub(start) as f64 * 1e-9
+                    } else {
+                        0.0
+                    };
+                    (if dur > 0.0 { x.sum / x.count as f64 * dur } else { 0.0 }, dur)
+                };
+                if !(dur.is_finite() && dur >= 0.0) {
+                    return Err(bad(format!("bucket {k}, series {s}: a rate's intervals of {dur} s")));
+                }
                 aggs[s] = Agg {
                     min: x.min,
                     max: x.max,
@@ -245,6 +276,8 @@ impl StreamStore {
                     last: x.last.map_or_else(missing, canon),
                     n: x.count,
                     nf: x.non_finite,
+                    area,
+                    dur,
                 };
             }
             let meta = NodeMeta {

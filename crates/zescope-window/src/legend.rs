@@ -33,36 +33,9 @@ pub fn combined_stats(store: &Store, ids: &[SeriesId], t0: i64, t1: i64) -> Opti
         if s.samples == 0 {
             continue;
         }
-        acc = Some(match acc {
-            None => s,
-            Some(a) => {
-                let count = a.count + s.count;
-                let mean = if count == 0 {
-                    f64::NAN
-                } else {
-                    (nz(a.mean) * a.count as f64 + nz(s.mean) * s.count as f64) / count as f64
-                };
-                let later = s.t_last >= a.t_last;
-                RangeStats {
-                    min: a.min.min(s.min),
-                    max: a.max.max(s.max),
-                    mean,
-                    last: if later { s.last.or(a.last) } else { a.last.or(s.last) },
-                    count,
-                    non_finite: a.non_finite + s.non_finite,
-                    samples: a.samples + s.samples,
-                    t_first: a.t_first.min(s.t_first),
-                    t_last: a.t_last.max(s.t_last),
-                    exact: a.exact && s.exact,
-                }
-            }
-        });
+        acc = Some(acc.map_or(s, |a| a.merge(s)));
     }
     acc
-}
-
-fn nz(v: f64) -> f64 {
-    if v.is_finite() { v } else { 0.0 }
 }
 
 /// Column widths of the legend (set from the pane's width, never from the numbers in them, so
@@ -396,6 +369,7 @@ mod tests {
             min: 2.5e5,
             max: 1.2e6,
             mean: 6e5,
+            weight: 10.0,
             last: Some(9.57e5),
             count: 10,
             non_finite: 0,
@@ -427,6 +401,7 @@ mod tests {
             min: v,
             max: v,
             mean: v,
+            weight: 1.0,
             last: Some(v),
             count: 1,
             non_finite: 0,

@@ -320,7 +320,7 @@ fn write_checkpoint(w: Work) -> Result<Vec<Vec<Cached>>, SessionError> {
             f.write_all(&bytes).and_then(|_| f.sync_all()).map_err(io_err(&path, "cannot write"))?;
             files.push(((ord, k), name));
         }
-        let mut file = convert::encode_stream(s, Vec::new(), true);
+        let mut file = convert::encode_stream(s, Vec::new(), super::format::CURRENT_VERSION);
         file.raw.samples = start - raw_first + copied;
         chunk_files.push(files.iter().map(|c| c.1.clone()).collect());
         files_per_stream.push(files);

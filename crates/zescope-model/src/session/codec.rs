@@ -252,9 +252,14 @@ pub fn decode_raw_rows(
     r.finish()
 }
 
-/// Encode coarse buckets of a stream of `n` series as base64 text; `sealed` (version 4) appends
-/// the CRC-32C of the bytes before they are base64-encoded (`crc.rs`).
-pub fn encode_coarse(buckets: &[CoarseBucket], sealed: bool) -> String {
+/// The first version whose coarse buckets carry a counter's intervals (`area`, `dur`).
+pub const INTERVALS_VERSION: u32 = 7;
+
+/// Encode coarse buckets of a stream of `n` series as base64 text, as the session format's
+/// `version` has them: from version 4 the CRC-32C of the bytes
+/// before they are base64-encoded follows them (`crc.rs`); from version 7
+/// ([`INTERVALS_VERSION`]) each series' `area` and `dur` follow its `sum`.
+pub fn encode_coarse(buckets: &[CoarseBucket], version: u32) -> String {
     let mut b = Vec::new();
     put_varint(&mut b, buckets.len() as u64);
     for k in buckets {
@@ -270,6 +275,11 @@ pub fn encode_coarse(buckets: &[CoarseBucket], sealed: bool) -> String {
             for v in [s.min, s.max, s.sum] {
                 b.extend_from_slice(&v.to_le_bytes());
             }
+            if version >= INTERVALS_VERSION {
+                for v in [s.area, s.dur] {
+                    b.extend_from_slice(&v.to_le_bytes());
+                }
+            }
             match s.last {
                 Some(v) => {
                     b.push(1);
@@ -281,7 +291,7 @@ pub fn encode_coarse(buckets: &[CoarseBucket], sealed: bool) -> String {
             put_varint(&mut b, s.non_finite as u64);
         }
     }
-    if sealed {
+    if version >= super::chunks::SEALED_VERSION {
         super::crc::seal(&mut b, 0);
     }
     let mut out = String::new();
@@ -294,9 +304,11 @@ fn min_bucket_bytes(n: usize) -> usize {
     8 + n * 27
 }
 
-/// Decode a coarse chunk of `n` series; `sealed`: it ends with its checksum (version 4), which
-/// must match.
-pub fn decode_coarse(text: &str, n: usize, sealed: bool) -> Result<Vec<CoarseBucket>, CodecError> {
+/// Decode a coarse chunk of `n` series written as the session format's `version` has them
+/// ([`encode_coarse`]): from version 4 it ends with its checksum, which must match; before
+/// version 7 a counter's intervals are not known (NaN `area` and `dur`).
+pub fn decode_coarse(text: &str, n: usize, version: u32) -> Result<Vec<CoarseBucket>, CodecError> {
+    let sealed = version >= super::chunks::SEALED_VERSION;
     let bytes = base64_decode(text)?;
     let bytes = if sealed { super::crc::open(&bytes).map_err(CodecError)? } else { &bytes[..] };
     let mut r = Reader { b: bytes, pos: 0 };
@@ -322,6 +334,7 @@ pub fn decode_coarse(text: &str, n: usize, sealed: bool) -> Result<Vec<CoarseBuc
         let mut series = Vec::with_capacity(n);
         for _ in 0..n {
             let (min, max, sum) = (r.f64()?, r.f64()?, r.f64()?);
+            let (area, dur) = if version >= INTERVALS_VERSION { (r.f64()?, r.f64()?) } else { (f64::NAN, f64::NAN) };
             let last = match r.u8()? {
                 0 => None,
                 1 => Some(r.f64()?),
@@ -330,7 +343,7 @@ pub fn decode_coarse(text: &str, n: usize, sealed: bool) -> Result<Vec<CoarseBuc
             let to_u32 = |v: u64| u32::try_from(v).map_err(|_| CodecError(format!("bucket {k}: count {v} too large")));
             let count = to_u32(r.varint()?)?;
             let non_finite = to_u32(r.varint()?)?;
-            series.push(BucketStats { min, max, sum, last, count, non_finite });
+            series.push(BucketStats { min, max, sum, last, count, non_finite, area, dur });
         }
         out.push(CoarseBucket { level, index, t_first, t_last, first_ordinal, samples, gap_before, max_gap, series });
     }
@@ -395,17 +408,35 @@ mod tests {
             samples: 4096,
             gap_before: 3,
             max_gap: 0,
-            series: vec![BucketStats { min: 1.0, max: 2.0, sum: 3.0, last: None, count: 9, non_finite: 1 }],
+            series: vec![BucketStats {
+                min: 1.0,
+                max: 2.0,
+                sum: 3.0,
+                last: None,
+                count: 9,
+                non_finite: 1,
+                area: 0.25,
+                dur: 0.125,
+            }],
         };
-        let text = encode_coarse(&[b.clone(), b.clone()], false);
-        assert_eq!(decode_coarse(&text, 1, false).unwrap(), vec![b.clone(), b.clone()]);
-        let sealed = encode_coarse(&[b.clone(), b.clone()], true);
-        assert_eq!(decode_coarse(&sealed, 1, true).unwrap(), vec![b.clone(), b]);
-        assert!(decode_coarse(&text, 1, true).unwrap_err().0.contains("checksum"));
+        // Before version 7 a bucket has no intervals: they read back as not known.
+        let unknown = |b: &CoarseBucket| {
+            let series = b.series.iter().map(|s| BucketStats { area: f64::NAN, dur: f64::NAN, ..*s }).collect();
+            CoarseBucket { series, ..b.clone() }
+        };
+        let bits = |v: Vec<CoarseBucket>| format!("{v:?}");
+        let text = encode_coarse(&[b.clone(), b.clone()], 3);
+        assert_eq!(bits(decode_coarse(&text, 1, 3).unwrap()), bits(vec![unknown(&b), unknown(&b)]));
+        let sealed = encode_coarse(&[b.clone(), b.clone()], 6);
+        assert_eq!(bits(decode_coarse(&sealed, 1, 6).unwrap()), bits(vec![unknown(&b), unknown(&b)]));
+        assert!(decode_coarse(&text, 1, 6).unwrap_err().0.contains("checksum"));
+        let current = encode_coarse(&[b.clone(), b.clone()], INTERVALS_VERSION);
+        assert_eq!(decode_coarse(&current, 1, INTERVALS_VERSION).unwrap(), vec![b.clone(), b.clone()]);
+        assert!(decode_coarse(&sealed, 1, INTERVALS_VERSION).is_err(), "a version 6 chunk is short of intervals");
         let mut huge = Vec::new();
         put_varint(&mut huge, u64::MAX / 2);
         let mut s = String::new();
         base64_encode(&huge, &mut s);
-        assert!(decode_coarse(&s, 4, false).unwrap_err().0.contains("more than"));
+        assert!(decode_coarse(&s, 4, 3).unwrap_err().0.contains("more than"));
     }
 }

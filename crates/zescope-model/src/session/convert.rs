@@ -117,14 +117,14 @@ pub(super) fn encode(session: &Session, progress: &Progress) -> Result<SessionFi
     for (k, text) in texts {
         chunks[k].push(text.ok_or(SessionError::Cancelled)?);
     }
-    let streams = session.streams.iter().zip(chunks).map(|(s, chunks)| encode_stream(s, chunks, false)).collect();
+    let streams = session.streams.iter().zip(chunks).map(|(s, chunks)| encode_stream(s, chunks, 1)).collect();
     Ok(file_of(session, 1, streams))
 }
 
 /// A session's file form for the current version: the metadata, with every raw chunk left to
 /// the data section ([`write_chunks`]) and every coarse chunk sealed with its checksum.
 pub(super) fn encode_head(session: &Session) -> SessionFile {
-    let streams = session.streams.iter().map(|s| encode_stream(s, Vec::new(), true)).collect();
+    let streams = session.streams.iter().map(|s| encode_stream(s, Vec::new(), CURRENT_VERSION)).collect();
     file_of(session, CURRENT_VERSION, streams)
 }
 
@@ -188,9 +188,9 @@ fn file_of(session: &Session, version: u32, streams: Vec<StreamFile>) -> Session
     }
 }
 
-/// A stream's file form around its already encoded raw chunks; `sealed`: its coarse chunks carry
-/// their checksums (version 4).
-pub(super) fn encode_stream(s: &SessionStream, chunks: Vec<String>, sealed: bool) -> StreamFile {
+/// A stream's file form around its already encoded raw chunks, its coarse chunks as the format's
+/// `version` has them ([`codec::encode_coarse`]).
+pub(super) fn encode_stream(s: &SessionStream, chunks: Vec<String>, version: u32) -> StreamFile {
     let d = &s.data;
     StreamFile {
         meta: s.meta.clone(),
@@ -198,7 +198,7 @@ pub(super) fn encode_stream(s: &SessionStream, chunks: Vec<String>, sealed: bool
         evicted_samples: d.evicted_samples,
         coarse: CoarseFile {
             buckets: d.coarse.len() as u64,
-            chunks: d.coarse.chunks(COARSE_CHUNK).map(|c| codec::encode_coarse(c, sealed)).collect(),
+            chunks: d.coarse.chunks(COARSE_CHUNK).map(|c| codec::encode_coarse(c, version)).collect(),
         },
         raw: RawFile {
             first_block: d.raw.first_block,
@@ -526,7 +526,7 @@ pub(super) fn check<'a>(
         }
         let mut coarse = Vec::new();
         for (c, text) in s.coarse.chunks.iter().enumerate() {
-            let got = codec::decode_coarse(text, n, sealed)
+            let got = codec::decode_coarse(text, n, f.version)
                 .map_err(|e| SessionError::invalid(format!("{field}.coarse.chunks[{c}]"), e.0))?;
             let full = c + 1 < s.coarse.chunks.len();
             if got.is_empty() || got.len() > COARSE_CHUNK || full && got.len() != COARSE_CHUNK {

@@ -15,10 +15,11 @@ use zescope_sampler::ReadPath;
 
 /// The `format` field of every session file.
 pub(crate) const FORMAT_NAME: &str = "zescope-session";
-/// The version this build writes (6: version 4 with the store's scaled column form; 4 was
-/// version 3 with a CRC-32C after every data chunk; 5 is a recording's journal, not a file of
-/// this shape).
-pub(crate) const CURRENT_VERSION: u32 = 6;
+/// The version this build writes (7: version 6 with a counter's intervals in its coarse
+/// buckets, so the mean of its rates over coarsened history stays time-weighted; 6 was version
+/// 4 with the store's scaled column form; 4 was version 3 with a CRC-32C after every data chunk;
+/// 5 is a recording's journal, not a file of this shape).
+pub(crate) const CURRENT_VERSION: u32 = 7;
 
 /// A whole session file, fields in the order they are written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -342,7 +342,8 @@ pub(super) fn parse(text: &str) -> Result<SessionFile, SessionError> {
         // Version 1 has the same fields; its data chunks are inline (see `convert::decode`).
         // Version 2 is version 3 without the runs and line column forms; version 3 is version 4
         // without the chunks' checksums (`convert::SEALED_VERSION`); version 4 is version 6
-        // without the scaled column form. Version 5 is a recording's journal (`journal.rs`),
+        // without the scaled column form; version 6 is version 7 without a counter's intervals
+        // in its coarse buckets (`codec::INTERVALS_VERSION`). Version 5 is a recording's journal (`journal.rs`),
         // recognised by its whole first line before this: here it is one whose start is damaged.
         5 => Err(SessionError::invalid(
             "version",

@@ -24,7 +24,7 @@
 //! it names and [`COMPACT_MIN`], the next checkpoint writes the file anew the same way, copying
 //! the chunks it keeps as they are (no decoding): the file stays within about twice its session.
 //!
-//! At the end ([`Journal::finish`]) the recording is written as an ordinary version 6 file
+//! At the end ([`Journal::finish`]) the recording is written as an ordinary version 7 file
 //! (atomically, as a save), its chunks copied from the journal as they are and only the samples
 //! since the last checkpoint encoded.
 //!
@@ -274,7 +274,7 @@ impl Journal {
     }
 
     /// Waits for the checkpoint in progress, then writes the whole recording to the path as a
-    /// version 6 file (atomically): the chunks in the journal copied, the rest encoded from the
+    /// version 7 file (atomically): the chunks in the journal copied, the rest encoded from the
     /// store a chunk at a time. Errs with what kept the file from being written.
     pub fn finish(&mut self, store: &Store, ui: Capture<'_>) -> Result<(), SessionError> {
         if let Err(e) = self.join() {

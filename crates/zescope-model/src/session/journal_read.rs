@@ -1,5 +1,5 @@
 //! Reading a recording's journal (version 5, `journal.rs`): its last whole checkpoint, as the
-//! bytes of the version 6 file it stands for, which then goes through every check of a session
+//! bytes of the version 7 file it stands for, which then goes through every check of a session
 //! file.
 //!
 //! The frames are walked from the first: each one's kind, length and checksum are checked, its
@@ -7,7 +7,7 @@
 //! first frame that is cut short, of an unknown kind or does not check — where a recording was
 //! killed, or the file damaged. The last head before that point is the session; it must name
 //! only chunk frames that come before it. Memory: one piece, the head's text and what parsing it
-//! makes, and the version 6 file made of it (its head and the named chunks' bytes: at most the
+//! makes, and the version 7 file made of it (its head and the named chunks' bytes: at most the
 //! journal's size), allocated fallibly after its size is checked against `max`.
 
 use std::collections::HashMap;
@@ -88,7 +88,7 @@ fn frame(src: &(impl Source + ?Sized), at: u64, end: u64, piece: &mut Vec<u8>) -
     (u32::from_le_bytes(stored) == !sum).then_some((kind, len))
 }
 
-/// The version 6 file that the journal in `src` stands for: its frames run from byte `start`
+/// The version 7 file that the journal in `src` stands for: its frames run from byte `start`
 /// to `end`; the result may take at most `max` bytes (module docs).
 pub(super) fn image(src: &(impl Source + ?Sized), start: u64, end: u64, max: u64) -> Result<Vec<u8>, SessionError> {
     // Chunk frames by offset (their payload's length), and the last head.

@@ -216,7 +216,7 @@ fn run(path: &Path, tx: &SyncSender<LoadEvent>, progress: &Progress) -> Result<(
     let (f, size) = io::open_bounded(path, MAX_FILE_BYTES, true)?;
     let head_bytes = io::read_head(&f, size, path)?;
     let (text, data) = io::split(&head_bytes)?;
-    // A recording's journal: its last whole checkpoint, as the version 6 file it stands for, in
+    // A recording's journal: its last whole checkpoint, as the version 7 file it stands for, in
     // memory (`journal_read.rs`).
     let image = match data {
         Some(_) if journal::is_journal(text) => {

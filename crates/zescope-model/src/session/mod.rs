@@ -220,7 +220,7 @@ pub fn from_slice_with_cap(bytes: &[u8], cap: u64) -> Result<Session, SessionErr
     }
     let (text, data) = io::split(bytes)?;
     if data.is_some() && journal::is_journal(text) {
-        // A recording's journal: its last whole checkpoint, as the version 6 file it stands for.
+        // A recording's journal: its last whole checkpoint, as the version 7 file it stands for.
         let max = cap.saturating_sub(bytes.len() as u64);
         let image = journal_read::image(bytes, text.len() as u64, bytes.len() as u64, max)?;
         let (text, data) = io::split(&image)?;

@@ -231,27 +231,6 @@ fn energy_scale(unit: &str) -> Option<f64> {
     }
 }
 
-/// Merges the statistics of several runs of one series.
-fn merge(a: RangeStats, b: RangeStats) -> RangeStats {
-    if b.count == 0 {
-        return RangeStats { exact: a.exact && b.exact, ..a };
-    }
-    if a.count == 0 {
-        return RangeStats { exact: a.exact && b.exact, ..b };
-    }
-    let n = (a.count + b.count) as f64;
-    RangeStats {
-        min: a.min.min(b.min),
-        max: a.max.max(b.max),
-        mean: a.mean * (a.count as f64 / n) + b.mean * (b.count as f64 / n),
-        count: a.count + b.count,
-        non_finite: a.non_finite + b.non_finite,
-        samples: a.samples + b.samples,
-        exact: a.exact && b.exact,
-        ..a
-    }
-}
-
 /// The table for `ranges` over the series of `series` (see the module docs).
 pub fn phase_table(store: &Store, series: &BTreeMap<SeriesKey, SeriesEntry>, ranges: &[PhaseRange]) -> PhaseTable {
     let several = super::series::several_devices(series);
@@ -270,7 +249,7 @@ pub fn phase_table(store: &Store, series: &BTreeMap<SeriesKey, SeriesEntry>, ran
 pub fn phase_row(store: &Store, key: &SeriesKey, entry: &SeriesEntry, r: &PhaseRange) -> PhaseRow {
     let (t0, t1) = (r.start_ns, r.end_ns);
     let per_run: Vec<RangeStats> = entry.ids.iter().map(|&id| store.stats(id, t0, t1)).collect();
-    let stats = per_run.iter().copied().fold(RangeStats::EMPTY, merge);
+    let stats = per_run.iter().copied().fold(RangeStats::EMPTY, RangeStats::merge);
     // What was measured: each run's samples' span in the phase (none between runs, before the
     // first sample or after the last).
     let measured_s: f64 =

@@ -70,7 +70,7 @@ fn checkpoints_are_incremental_and_a_dead_sessions_checkpoint_recovers_it() {
     let first = chunk_files(saver.dir());
     assert_eq!(first.len(), 4, "13000 samples: 3 full chunks and the growing last one, each a file");
     let head = std::fs::read_to_string(saver.dir().join("checkpoint.ron")).unwrap();
-    assert!(head.contains("version: 6,"), "checkpoints are written in the session file's current version: {head}");
+    assert!(head.contains("version: 7,"), "checkpoints are written in the session file's current version: {head}");
     let crc_ok = |bytes: &Vec<u8>| {
         let (data, crc) = bytes.split_at(bytes.len() - 4);
         zescope_model::session::crc32c(data).to_le_bytes() == crc

@@ -15,7 +15,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("truncated.ron", "line "),
     ("wrong_type.ron", "line "),
     ("missing_field.ron", "evicted_samples"),
-    ("newer_version.ron", "version 7 is newer than this zescope reads"),
+    ("newer_version.ron", "version 8 is newer than this zescope reads"),
     ("unknown_version.ron", "version 0 is not a known version"),
     ("not_a_session.ron", "not a zescope session file"),
     ("other_format.ron", "format is \"zescope-layout\""),
@@ -112,7 +112,7 @@ fn varint(b: &[u8], pos: &mut usize) -> u64 {
     v
 }
 
-/// A version 6 file (the example has no coarse history) as version 3 wrote it: the same head
+/// A version 7 file (the example has no coarse history) as version 3 wrote it: the same head
 /// with `version: 3`, and each chunk of the data section without its 4-byte checksum.
 fn unsealed(v4: &[u8], version: u8) -> Vec<u8> {
     let line2 = b"// binary data after the RON text of this many bytes: ";
@@ -121,7 +121,7 @@ fn unsealed(v4: &[u8], version: u8) -> Vec<u8> {
     let len: usize = std::str::from_utf8(&v4[at..at + digits]).unwrap().parse().unwrap();
     let data_at = at + digits + 1 + len;
     let mut head = v4[..data_at].to_vec();
-    let v = head.windows(11).position(|w| w == b"version: 6,").expect("the head names version 6");
+    let v = head.windows(11).position(|w| w == b"version: 7,").expect("the head names version 7");
     head[v + 9] = version;
     let (mut pos, data) = (0, &v4[data_at..]);
     while pos < data.len() {
@@ -157,8 +157,9 @@ fn version_2_3_and_4_files_still_load() {
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&back.streams[0].data.raw.values), bits(&s.streams[0].data.raw.values));
     }
-    // Version 4 is version 6 without the scaled column form: the same head and data section.
-    let v4 = bytes.windows(11).position(|w| w == b"version: 6,").expect("the head names version 6");
+    // Version 4 is version 7 without the scaled column form and a counter's intervals in coarse
+    // buckets (the example has none): the same head and data section.
+    let v4 = bytes.windows(11).position(|w| w == b"version: 7,").expect("the head names version 7");
     let mut relabelled = bytes.clone();
     relabelled[v4 + 9] = b'4';
     let path = dir.path().join("v4.ron");
@@ -208,7 +209,7 @@ fn regenerate_corpus() {
         ("truncated.ron", ex[..ex.len() * 3 / 5].to_owned()),
         ("wrong_type.ron", edit(&ex, "interval_ns: 10000000", "interval_ns: \"fast\"")),
         ("missing_field.ron", edit(&ex, "evicted_samples: 0,", "")),
-        ("newer_version.ron", edit(&ex, "version: 1,", "version: 7,")),
+        ("newer_version.ron", edit(&ex, "version: 1,", "version: 8,")),
         ("unknown_version.ron", edit(&ex, "version: 1,", "version: 0,")),
         ("not_a_session.ron", "(name: \"a layout\", counters: [])".to_owned()),
         ("other_format.ron", edit(&ex, "format: \"zescope-session\"", "format: \"zescope-layout\"")),

@@ -249,7 +249,7 @@ fn the_unmutated_seeds_load() {
             .expect("the checkpoint fixture loads");
     assert_eq!(s.streams[0].data.raw.timestamps.len(), 4200, "4096 samples from the chunk file, 104 inline");
     let (text, chunks) = current_checkpoint_seed();
-    assert!(std::str::from_utf8(&text).unwrap().contains("version: 6,"), "the autosaver writes the current version");
+    assert!(std::str::from_utf8(&text).unwrap().contains("version: 7,"), "the autosaver writes the current version");
     assert_eq!(chunks.len(), 2, "4200 samples: a full chunk and the last one, each a file");
     let again =
         checkpoint_from_text("checkpoint.ron", std::str::from_utf8(&text).unwrap(), |name| Ok(chunks[name].clone()))

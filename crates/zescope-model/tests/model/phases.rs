@@ -79,10 +79,13 @@ struct Direct {
     raw: usize,
     /// Seconds from each run's first sample in the range to its last, summed over the runs.
     measured_s: f64,
+    /// Of a running total's rates: Σ rate × interval and Σ interval (s), its mean's weights.
+    area: f64,
+    dur: f64,
 }
 
 fn direct(runs: &[Run], k: usize, t0: i64, t1: i64) -> Direct {
-    let mut d = Direct { values: vec![], total: 0.0, raw: 0, measured_s: 0.0 };
+    let mut d = Direct { values: vec![], total: 0.0, raw: 0, measured_s: 0.0, area: 0.0, dur: 0.0 };
     let kind = SERIES[k].2;
     let wrap = kind.rate_wrap();
     for r in runs {
@@ -116,11 +119,19 @@ fn direct(runs: &[Run], k: usize, t0: i64, t1: i64) -> Direct {
                     if !inc.is_finite() {
                         continue;
                     }
-                    let per_s = inc / ((r.ts[i] - r.ts[i - 1]) as f64 * 1e-9);
-                    d.values.push(match kind {
+                    let secs = (r.ts[i] - r.ts[i - 1]) as f64 * 1e-9;
+                    let per_s = inc / secs;
+                    let rate = match kind {
                         SeriesKind::BusyTime { unit_s, .. } => (per_s * unit_s * 100.0).clamp(0.0, 100.0),
                         _ => per_s,
-                    });
+                    };
+                    d.values.push(rate);
+                    if rate.is_finite() {
+                        // A rate is the mean over its interval: the mean of rates weighs each
+                        // by its interval.
+                        d.area += rate * secs;
+                        d.dur += secs;
+                    }
                     d.total += inc;
                 }
             }
@@ -149,7 +160,11 @@ fn check(row: &PhaseRow, d: &Direct, k: usize) {
     let n = d.values.len();
     assert_eq!(row.samples, n as u64, "{}: samples", row.series);
     let state = matches!(SERIES[k].2, SeriesKind::State);
-    let mean = if n == 0 || state { f64::NAN } else { d.values.iter().sum::<f64>() / n as f64 };
+    let mean = match (n, state) {
+        (0, _) | (_, true) => f64::NAN,
+        _ if d.dur > 0.0 => d.area / d.dur,
+        _ => d.values.iter().sum::<f64>() / n as f64,
+    };
     let min = d.values.iter().copied().reduce(f64::min).unwrap_or(f64::NAN);
     let max = d.values.iter().copied().reduce(f64::max).unwrap_or(f64::NAN);
     assert!(close(row.mean, mean), "{}: mean {} vs {mean}", row.series, row.mean);

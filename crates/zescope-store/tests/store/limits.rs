@@ -138,7 +138,19 @@ fn corrupt_stream_data_is_rejected_with_a_reason() {
         samples: 256,
         gap_before: 0,
         max_gap: 0,
-        series: vec![BucketStats { min: 0.0, max: 1.0, sum: 1.0, last: Some(1.0), count: 256, non_finite: 0 }; 2],
+        series: vec![
+            BucketStats {
+                min: 0.0,
+                max: 1.0,
+                sum: 1.0,
+                last: Some(1.0),
+                count: 256,
+                non_finite: 0,
+                area: 0.0,
+                dur: 0.0
+            };
+            2
+        ],
     };
     type Corruption<'a> = Box<dyn Fn(&mut StreamData) + 'a>;
     let cases: Vec<(&str, Corruption)> = vec![

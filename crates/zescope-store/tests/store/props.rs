@@ -34,7 +34,7 @@ fn plan() -> impl Strategy<Value = Scenario> {
         batches(50).prop_filter("some data", |b| !b.is_empty()),
         // The smallest cap holds the largest batch with the bound of its pyramid growth
         // (every level's aggregates and drawing bands).
-        prop_oneof![1 => Just(None), 3 => (112u32..500).prop_map(Some)],
+        prop_oneof![1 => Just(None), 3 => (120u32..500).prop_map(Some)],
         prop::collection::vec((-0.1f64..1.1, -0.1f64..1.1, prop_oneof![1u16..10, 10u16..400]), 1..6),
     )
         .prop_map(|(seed, kinds, prior, batches, cap_kib, queries)| Scenario {

@@ -289,3 +289,73 @@ fn a_busy_share_over_the_elapsed_time_is_clamped_and_counted() {
     let max = env.columns().iter().map(|c| c.max).fold(f64::NEG_INFINITY, f64::max);
     assert!(max > 9e9, "cycles are not clamped: {max}");
 }
+
+/// A busy time read at uneven intervals: 1 ms wholly busy, then 9 ms idle, over and over. The
+/// rates are 100 % and 0 %, half and half; the engine was busy a tenth of the time.
+fn uneven_busy(store: &mut Store, cycles: usize) -> (zescope_store::StreamId, i64) {
+    let kind = SeriesKind::BusyTime { wrap: None, unit_s: 1e-9 };
+    let id = store.begin_stream(desc(&[kind]));
+    let (mut ts, mut vals) = (vec![0], vec![0.0]);
+    let (mut t, mut busy) = (0i64, 0.0);
+    for _ in 0..cycles {
+        t += MS;
+        busy += MS as f64;
+        ts.push(t);
+        vals.push(busy);
+        t += 9 * MS;
+        ts.push(t);
+        vals.push(busy);
+    }
+    store.append(id, &ts, &vals).unwrap();
+    (id, t)
+}
+
+#[test]
+fn a_counters_mean_rate_is_its_rise_over_the_time_it_took_not_the_mean_of_its_reads() {
+    let mut store = Store::new(1 << 30);
+    // 2 000 reads: several blocks, so ranges take whole pyramid nodes and scan part blocks.
+    let (id, end) = uneven_busy(&mut store, 1000);
+    let s = sid(&store, id, 0);
+    let busy_share = |st: zescope_store::RangeStats| st.mean;
+    // The whole run, a range in whole cycles cutting blocks on both sides, and one cycle.
+    let whole = store.stats(s, 0, end);
+    assert_eq!((whole.count, whole.min, whole.max), (2000, 0.0, 100.0));
+    assert!((busy_share(whole) - 10.0).abs() < 1e-9, "busy {} % of the run, not 10 %", whole.mean);
+    assert!((whole.weight - 10.0).abs() < 1e-9, "the mean weighs 10 s of intervals: {}", whole.weight);
+    let part = store.stats(s, 300 * MS + 1, 8_300 * MS);
+    assert_eq!(part.count, 1600);
+    assert!((busy_share(part) - 10.0).abs() < 1e-9, "a part of the run: {} %", part.mean);
+    let one = store.stats(s, 10 * MS + 1, 20 * MS);
+    assert!((busy_share(one) - 10.0).abs() < 1e-9, "one cycle: {} %", one.mean);
+    // Two ranges merged weigh each by its time: 1 ms at 100 % and 9 ms at 0 % are 10 %.
+    let (a, b) = (store.stats(s, 10 * MS + 1, 11 * MS), store.stats(s, 11 * MS + 1, 20 * MS));
+    assert_eq!((a.mean, b.mean), (100.0, 0.0));
+    assert!((a.merge(b).mean - 10.0).abs() < 1e-9, "merged: {} %", a.merge(b).mean);
+    // A gauge's mean stays the mean of its values.
+    let g = store.begin_stream(desc(&[GAUGE]));
+    store.append(g, &[0, MS, 10 * MS], &[0.0, 100.0, 50.0]).unwrap();
+    assert_eq!(store.stats(sid(&store, g, 0), 0, 10 * MS).mean, 50.0);
+    // Saved and restored, the same answers.
+    store.end_stream(id);
+    let mut copy = Store::new(1 << 30);
+    let id2 = copy.restore_stream(&store.stream_data(id).unwrap()).unwrap();
+    let s2 = sid(&copy, id2, 0);
+    for (t0, t1) in [(0, end), (300 * MS + 1, 8_300 * MS), (10 * MS + 1, 20 * MS)] {
+        assert_eq!(copy.stats(s2, t0, t1).mean.to_bits(), store.stats(s, t0, t1).mean.to_bits(), "{t0}..{t1}");
+    }
+}
+
+#[test]
+fn a_counters_mean_rate_over_coarsened_history_weighs_each_bucket_by_its_time() {
+    // A cap that coarsens the oldest blocks to their summaries: the mean over the whole run
+    // still weighs rates by time, from the summaries' own sums.
+    let mut store = Store::new(1 << 30);
+    let (id, end) = uneven_busy(&mut store, 20_000);
+    let s = sid(&store, id, 0);
+    let before = store.stats(s, 0, end).mean;
+    store.set_memory_cap(store.memory_used() / 3);
+    let ret = store.retention(id).unwrap();
+    assert!(ret.spans.iter().any(|x| x.level > 0), "some history coarsened: {ret:?}");
+    let after = store.stats(s, 0, end);
+    assert!((before - 10.0).abs() < 1e-9 && (after.mean - 10.0).abs() < 1e-9, "{before} %, then {} %", after.mean);
+}

@@ -86,7 +86,15 @@ fn pieces_rebuild_what_a_one_shot_load_gives_for_both_versions() {
         assert_eq!(store.origin_ns(), whole.origin_ns());
         assert_eq!(span, whole.total_time_range(), "the head knows the whole time range");
         for (a, b) in whole.streams().zip(store.streams()) {
-            assert_eq!(store.stream_data(b.id), whole.stream_data(a.id), "{}", path.display());
+            let (mut got, mut want) = (store.stream_data(b.id).unwrap(), whole.stream_data(a.id).unwrap());
+            if path == &v1 {
+                // Version 1 keeps no counter's intervals in its coarse buckets: they are
+                // estimated from each bucket's time, the rest is the same.
+                for d in [&mut got, &mut want] {
+                    d.coarse.iter_mut().flat_map(|b| &mut b.series).for_each(|x| (x.area, x.dur) = (0.0, 0.0));
+                }
+            }
+            assert!(got == want, "{}: the stream's data differs", path.display());
         }
         // In time order: the streams' chunks alternate (they cover the same time).
         let switches = order.windows(2).filter(|w| w[0] != w[1]).count();
@@ -130,12 +138,29 @@ fn a_chunk_damaged_part_way_ends_the_job_naming_it_after_the_good_ones() {
     let path = dir.path().join("s.ron");
     crate::session::save(&path, &s).unwrap();
     let mut bytes = std::fs::read(&path).unwrap();
-    // Junk three quarters into the data section, over more bytes than a column takes (so a
-    // column's length and mode are hit, not only packed bits that decode to other values);
-    // the chunks' lengths stay as they were.
+    // Junk in the chunk three quarters into the data section, over more bytes than a column
+    // takes where the chunk has them (so a column's length and mode are hit, not only packed
+    // bits that decode to other values); the chunks' lengths (a LEB128 before each chunk's
+    // bytes) stay as they were.
     let (text, data) = io::split(&bytes).unwrap();
-    let at = text.len() + data.unwrap().len() * 3 / 4;
-    bytes[at..at + 8192].fill(0xff);
+    let data = data.unwrap();
+    let mut pos = 0;
+    let payload = loop {
+        let (mut len, mut shift) = (0usize, 0);
+        while data[pos] & 0x80 != 0 {
+            len |= ((data[pos] & 0x7f) as usize) << shift;
+            (pos, shift) = (pos + 1, shift + 7);
+        }
+        len |= (data[pos] as usize) << shift;
+        pos += 1;
+        if pos + len > data.len() * 3 / 4 {
+            break pos..pos + len;
+        }
+        pos += len;
+    };
+    let at = text.len() + payload.start + 16;
+    let end = text.len() + payload.end.min(payload.start + 16 + 8192);
+    bytes[at..end].fill(0xff);
     std::fs::write(&path, &bytes).unwrap();
     let mut job = LoadJob::spawn(path.clone());
     let mut pieces = 0;
@@ -147,7 +172,7 @@ fn a_chunk_damaged_part_way_ends_the_job_naming_it_after_the_good_ones() {
             LoadEvent::Failed(e) => break e.to_string(),
         }
     };
-    assert!(pieces > 10, "the good chunks before it came first: {pieces}");
+    assert!(pieces > 10, "the good chunks before it came first: {pieces} ({e})");
     assert!(e.contains("streams[") && e.contains("].raw.chunks["), "{e}");
     assert!(job.next(Duration::ZERO).is_none() && job.is_over());
     assert!(crate::session::load(&path).is_err(), "the one-shot load refuses it too");

@@ -96,7 +96,7 @@ pub fn check_stats(store: &Store, sid: SeriesId, model: &Model, t0: i64, t1: i64
     assert_eq!((st.t_first, st.t_last), (model.ts[r.start], model.ts[r.end - 1]));
     if m.count > 0 {
         assert_eq!((st.min, st.max), (m.min, m.max));
-        assert!(close(st.mean, m.sum / m.count as f64));
+        assert!(close(st.mean, m.mean()), "mean {} vs {}", st.mean, m.mean());
     }
     assert!(same(st.last, m.last), "last {:?} vs {:?}", st.last, m.last);
 }

@@ -96,6 +96,16 @@ pub struct Summary {
     pub non_finite: u64,
     pub samples: u64,
     pub last: Option<f64>,
+    /// Of a counter's rates: Σ rate × interval (s), and Σ interval.
+    pub area: f64,
+    pub dur: f64,
+}
+
+impl Summary {
+    /// The mean the store must give: of a counter's rates, time-weighted; else of the values.
+    pub fn mean(&self) -> f64 {
+        if self.dur > 0.0 { self.area / self.dur } else { self.sum / self.count as f64 }
+    }
 }
 
 impl Model {
@@ -138,7 +148,10 @@ impl Model {
             non_finite: 0,
             samples: 0,
             last: None,
+            area: 0.0,
+            dur: 0.0,
         };
+        let rate = self.kinds[s].rate_wrap().is_some();
         for i in idx {
             let v = self.value(i, s);
             out.samples += 1;
@@ -149,6 +162,11 @@ impl Model {
                     out.max = out.max.max(x);
                     out.sum += x;
                     out.count += 1;
+                    if rate {
+                        let dt = (self.ts[i] - self.ts[i - 1]) as f64 * 1e-9;
+                        out.area += x * dt;
+                        out.dur += dt;
+                    }
                 }
                 Some(_) => out.non_finite += 1,
                 None => {}
