@@ -146,13 +146,7 @@ fn a_chunk_damaged_part_way_ends_the_job_naming_it_after_the_good_ones() {
     let data = data.unwrap();
     let mut pos = 0;
     let payload = loop {
-        let (mut len, mut shift) = (0usize, 0);
-        while data[pos] & 0x80 != 0 {
-            len |= ((data[pos] & 0x7f) as usize) << shift;
-            (pos, shift) = (pos + 1, shift + 7);
-        }
-        len |= (data[pos] as usize) << shift;
-        pos += 1;
+        let len = zescope_store::bits::checked_varint(data, &mut pos).expect("a chunk's length") as usize;
         if pos + len > data.len() * 3 / 4 {
             break pos..pos + len;
         }
