@@ -35,6 +35,8 @@ mod summary;
 #[cfg(test)]
 mod summary_tests;
 mod triggered;
+#[cfg(test)]
+mod until_tests;
 mod view;
 mod workload;
 use csv_out::CsvOut;
@@ -287,6 +289,15 @@ impl RecordRun<'_> {
     }
 }
 
+/// Where `--duration` (`duration_ns`) ends, given a batch whose first row is stamped
+/// `first_ns`: `until_ns` (its length after the run started, as this thread learnt of it), or
+/// its length after that row where the row came earlier — a streamer opened while the run was
+/// set up reports from then on, and on a loaded machine this thread handles the start later
+/// still (a `--duration 1050ms` of a streamer held 1.063 s of samples).
+fn held_until(until_ns: i64, first_ns: Option<i64>, duration_ns: i64) -> i64 {
+    first_ns.map_or(until_ns, |t| until_ns.min(t.saturating_add(duration_ns)))
+}
+
 /// Drops the rows of `b` stamped after `until_ns` (its rows are in time order); false when
 /// every row was (a batch of none stays: it may carry a gap).
 fn keep_until(b: &mut SampleBatch, until_ns: i64) -> bool {
@@ -327,6 +338,8 @@ impl Handler for RecordRun<'_> {
 
     fn samples(&mut self, mut b: SampleBatch) -> Result<(), String> {
         let Some(info) = &self.run else { return Ok(()) };
+        let duration_ns = i64::try_from(self.args.duration.as_nanos()).unwrap_or(i64::MAX);
+        self.until_ns = held_until(self.until_ns, b.timestamps.first().copied(), duration_ns);
         if !keep_until(&mut b, self.until_ns) {
             return Ok(());
         }
