@@ -259,6 +259,11 @@ struct RecordRun<'a> {
 }
 
 impl RecordRun<'_> {
+    /// `--duration` in ns (`i64::MAX`: until the workload exits or a signal).
+    fn duration_ns(&self) -> i64 {
+        i64::try_from(self.args.duration.as_nanos()).unwrap_or(i64::MAX)
+    }
+
     /// An error writing `--out`, for the user.
     fn written<T>(&self, r: Result<T, String>) -> Result<T, String> {
         let path = self.args.out.as_deref().unwrap_or(std::path::Path::new("the output"));
@@ -330,16 +335,14 @@ impl Handler for RecordRun<'_> {
         }
         self.summary.notices.extend(info.notices.iter().cloned());
         self.run_started = Instant::now();
-        let duration_ns = i64::try_from(self.args.duration.as_nanos()).unwrap_or(i64::MAX);
-        self.until_ns = zescope_sampler::monotonic_ns().saturating_add(duration_ns);
+        self.until_ns = zescope_sampler::monotonic_ns().saturating_add(self.duration_ns());
         self.run = Some(info);
         Ok(if self.workload.is_none() { self.start_workload() } else { Flow::Go })
     }
 
     fn samples(&mut self, mut b: SampleBatch) -> Result<(), String> {
         let Some(info) = &self.run else { return Ok(()) };
-        let duration_ns = i64::try_from(self.args.duration.as_nanos()).unwrap_or(i64::MAX);
-        self.until_ns = held_until(self.until_ns, b.timestamps.first().copied(), duration_ns);
+        self.until_ns = held_until(self.until_ns, b.timestamps.first().copied(), self.duration_ns());
         if !keep_until(&mut b, self.until_ns) {
             return Ok(());
         }
