@@ -478,7 +478,7 @@ pub struct ExportOptions {
     /// after the last is refused.
     #[arg(long, value_parser = crate::commands::export::parse_range)]
     pub range: Option<crate::commands::export::RangeArg>,
-    /// Image size in pixels, WIDTHxHEIGHT. Default: 1600 wide, 320 high per pane (more for a pane whose legend needs it).
+    /// Image size in pixels, WIDTHxHEIGHT, each side 64 to 16384. Default: 1600 wide, 320 high per pane (more for a pane whose legend needs it).
     #[arg(long, value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
     /// One `--KEY FILE` per file format.
@@ -527,10 +527,19 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 /// Parses an image size `WIDTHxHEIGHT` ("1600x900", `X` also accepted) into pixels; the error
-/// names the text that is not a size or not a number.
+/// names the text that is not a size or not a number, or the side outside what an image may be
+/// (refused here, before the session is read, not after).
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    use zescope_model::write::{MAX_SIDE, MIN_SIDE};
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not a size like 1600x900"))?;
-    let side = |v: &str| v.trim().parse::<u32>().map_err(|_| format!("{v:?} in {s:?} is not a number of pixels"));
+    let side = |v: &str| {
+        let px = v.trim().parse::<u32>().map_err(|_| format!("{v:?} in {s:?} is not a number of pixels"))?;
+        if (MIN_SIDE..=MAX_SIDE).contains(&px) {
+            Ok(px)
+        } else {
+            Err(format!("{px} pixels in {s:?}: each side of an image is {MIN_SIDE} to {MAX_SIDE} pixels"))
+        }
+    };
     Ok((side(w)?, side(h)?))
 }
 

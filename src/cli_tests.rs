@@ -207,3 +207,18 @@ fn serve_saves_only_to_a_session_name() {
     assert!(save("run.pftrace").unwrap_err().to_string().contains("--perfetto run.pftrace"));
     assert_eq!(save("run.ron").unwrap().as_deref(), Some(std::path::Path::new("run.ron")));
 }
+
+#[test]
+fn an_image_size_outside_what_an_image_may_be_is_refused_when_parsed() {
+    assert_eq!(parse_size("1600x900"), Ok((1600, 900)));
+    assert_eq!(parse_size("64X16384"), Ok((64, 16384)));
+    let small = parse_size("10x10").unwrap_err();
+    assert!(small.contains("10 pixels") && small.contains("64 to 16384"), "{small}");
+    let big = parse_size("1600x100000").unwrap_err();
+    assert!(big.contains("100000 pixels") && big.contains("\"1600x100000\""), "{big}");
+    assert!(parse_size("1600").unwrap_err().contains("not a size"));
+    assert!(parse_size("ax9").unwrap_err().contains("not a number"));
+    // On the command line, before any file is read.
+    let err = parse(&["export", "no-such.ron", "--size", "10x10", "--png", "x.png"]).unwrap_err().to_string();
+    assert!(err.contains("--size") && err.contains("64 to 16384"), "{err}");
+}

@@ -51,9 +51,10 @@ static REGISTER: Once = Once::new();
 const MARGIN: u32 = 12;
 const X_LABELS: u32 = 44;
 const Y_LABELS: u32 = 110;
-/// Smallest and largest image side accepted.
-pub(super) const MIN_SIDE: u32 = 64;
-pub(super) const MAX_SIDE: u32 = 16384;
+/// Smallest image side accepted, in pixels.
+pub const MIN_SIDE: u32 = 64;
+/// Largest image side accepted, in pixels.
+pub const MAX_SIDE: u32 = 16384;
 /// Smallest height a pane is drawn at: its title, axis labels and margins take
 /// [`PANE_CHROME`] pixels, and a plot needs room left for its lines to read.
 pub(super) const MIN_PANE_HEIGHT: u32 = 150;

@@ -39,7 +39,7 @@ use zescope_store::{SeriesId, Store};
 
 pub use csv::{Csv, CsvShown, CsvWriter, Values, column, csv, csv_of};
 pub use format::{Format, Input, Scope};
-pub use image::{FONT, default_size};
+pub use image::{FONT, MAX_SIDE, MIN_SIDE, default_size};
 pub use image::{Png, Svg, png, svg};
 pub use job::{WriteJob, WriteRequest};
 pub use markers_csv::{markers_path, write_markers_csv};
