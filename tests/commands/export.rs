@@ -61,7 +61,7 @@ fn export_refuses_bad_requests_with_a_reason() {
             "no samples there; the session's samples run from 0.000 s to",
         ),
         (vec!["export", example, "--range", "..-5", "--png", &png], "no samples there"),
-        (vec!["export", example, "--size", "10x10", "--png", &png], "outside"),
+        (vec!["export", example, "--size", "10x10", "--png", &png], "each side of an image is 64 to 16384 pixels"),
         (vec!["export", example, "--size", "900x140", "--png", &png], "fewer than the 150 a pane needs"),
         (vec!["export", example, "--memory-cap", "1K", "--png", &png], "at least 16M"),
         (vec!["export", "/no/such/session.ron", "--png", &png], "cannot open"),
