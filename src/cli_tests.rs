@@ -221,4 +221,11 @@ fn an_image_size_outside_what_an_image_may_be_is_refused_when_parsed() {
     // On the command line, before any file is read.
     let err = parse(&["export", "no-such.ron", "--size", "10x10", "--png", "x.png"]).unwrap_err().to_string();
     assert!(err.contains("--size") && err.contains("64 to 16384"), "{err}");
+    // The help says the range the parser keeps.
+    use clap::CommandFactory;
+    use zescope_model::write::{MAX_SIDE, MIN_SIDE};
+    let cmd = Cli::command();
+    let export = cmd.find_subcommand("export").expect("an export command");
+    let help = export.get_arguments().find(|a| a.get_id() == "size").and_then(|a| a.get_help()).unwrap().to_string();
+    assert!(help.contains(&format!("each side {MIN_SIDE} to {MAX_SIDE}")), "{help}");
 }
