@@ -32,7 +32,6 @@ pub(crate) struct Shared {
     timer_hz: AtomicU64,
     seed: u64,
     period: Duration,
-    start: Instant,
     /// CLOCK_MONOTONIC (ns) when the driver started: `t = 0` of the workload.
     start_ns: u64,
     /// Device clock = CLOCK_MONOTONIC + this (wrapping), then masked to `ts_bits`.
@@ -75,7 +74,6 @@ impl Shared {
             timer_hz: AtomicU64::new(NS_HZ),
             seed: config.seed,
             period: Duration::from_micros(config.update_period_us),
-            start: Instant::now(),
             start_ns: monotonic_ns(),
             ts_offset: AtomicU64::new(unsynced_offset(config.seed)),
             synced: AtomicBool::new(false),
@@ -104,15 +102,8 @@ impl Shared {
         }
     }
 
-    /// The device clock in ns, as written into buffers: it may wrap (valid bits) or have jumped
-    /// back (reset fault).
-    pub(crate) fn device_now_ns(&self) -> u64 {
-        let t = monotonic_ns().wrapping_add(self.ts_offset.load(Ordering::Acquire));
-        let bits = self.ts_bits.load(Ordering::Acquire);
-        if bits >= 64 { t } else { t & ((1u64 << bits) - 1) }
-    }
-
-    /// The device clock at host time `host_ns` (CLOCK_MONOTONIC), as `device_now_ns` reads it.
+    /// The device clock at host time `host_ns` (CLOCK_MONOTONIC), in ns, as written into buffers:
+    /// it may wrap (valid bits) or have jumped back (reset fault).
     pub(crate) fn device_time_at(&self, host_ns: u64) -> u64 {
         let t = host_ns.wrapping_add(self.ts_offset.load(Ordering::Acquire));
         let bits = self.ts_bits.load(Ordering::Acquire);
@@ -143,6 +134,15 @@ impl Shared {
     /// Rate of the global timer in Hz.
     pub(crate) fn timer_hz(&self) -> u64 {
         self.timer_hz.load(Ordering::Acquire)
+    }
+
+    /// A snapshot's device timestamp and workload time (seconds since the driver started), both
+    /// of host time `host_ns`: one clock read for both, so the time between two snapshots is the
+    /// same on the device's clock as in the counters that grew over it (two reads, with the writer
+    /// preempted between them, once stamped a snapshot 3 µs after the one before whose counters
+    /// had grown over 3.4: a busy share of 111 %).
+    pub(crate) fn snapshot_clock(&self, host_ns: u64) -> (u64, f64) {
+        (self.device_time_at(host_ns), self.seconds_at(host_ns))
     }
 
     /// Seconds since the driver started at host time `host_ns`: the workload's `t`.
@@ -202,7 +202,8 @@ impl Shared {
     /// Starts publishing `buf` (writes a first snapshot at once, so an import sees data).
     pub(crate) fn activate(self: &Arc<Self>, buf: Arc<ExportBuffer>) {
         if !self.is_lost() {
-            buf.write_snapshot(self.seed, self.device_now_ns(), self.start.elapsed().as_secs_f64());
+            let (ts, t) = self.snapshot_clock(monotonic_ns());
+            buf.write_snapshot(self.seed, ts, t);
         } else {
             buf.set_lost();
         }
@@ -263,11 +264,61 @@ impl Shared {
                     b.shrink(to);
                 }
             }
-            let t = self.start.elapsed().as_secs_f64();
-            let ts = self.device_now_ns();
+            let (ts, t) = self.snapshot_clock(monotonic_ns());
             for b in &active {
                 b.write_snapshot(self.seed, ts, t);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{DeviceKind, Signal};
+    use crate::export::{Content, CounterSpec};
+
+    /// Snapshots written however close together (a writer late after a preemption writes its
+    /// next ones microseconds apart) have counters that grew over the time their device
+    /// timestamps say: never more busy time than time, never more busy cycles than the clock
+    /// gives over it.
+    #[test]
+    fn snapshots_close_together_grow_their_counters_over_the_time_their_timestamps_say() {
+        let shared = Shared::new(&SimConfig::default());
+        let counters = [Signal::GpuTime, Signal::BusyCycles]
+            .iter()
+            .enumerate()
+            .map(|(index, &signal)| CounterSpec { signal, index })
+            .collect();
+        let clock_mhz = 2100.0;
+        let buf = ExportBuffer::create(Content::Counters(counters), DeviceKind::Gpu, clock_mhz, 1, false, false, false)
+            .expect("a buffer");
+        // Through the workload's phases (a busy one among them), 5 ms apart, each with a snapshot
+        // 1 µs and 3 µs after it.
+        let mut host = shared.start_ns;
+        for _ in 0..4000 {
+            for step in [5_000_000, 1_000, 2_000] {
+                host += step;
+                let (ts, t) = shared.snapshot_clock(host);
+                buf.write_snapshot(shared.seed(), ts, t);
+            }
+        }
+        let history = buf.history();
+        assert!(history.len() > 100, "{} snapshots kept", history.len());
+        let mut busiest = 0.0f64;
+        for w in history.windows(2) {
+            let ((t0, a), (t1, b)) = (&w[0], &w[1]);
+            let dt = t1.wrapping_sub(*t0) as f64;
+            assert!(dt > 0.0, "timestamps grow: {t0} then {t1}");
+            // Counters are written as whole units: a unit either side.
+            let busy = b[0] - a[0];
+            assert!(busy <= dt + 1.0, "{busy} ns busy in {dt} ns between snapshots at {t0} and {t1}");
+            let cycles = b[1] - a[1];
+            assert!(cycles <= dt * clock_mhz / 1e3 + 1.0, "{cycles} cycles in {dt} ns at {clock_mhz} MHz at most");
+            if dt > 1e6 {
+                busiest = busiest.max(busy / dt);
+            }
+        }
+        assert!(busiest > 0.5, "a busy phase was written: the busiest share {busiest}");
     }
 }
