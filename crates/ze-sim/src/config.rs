@@ -451,6 +451,16 @@ impl SimConfig {
         {
             return Err(format!("quirks.timer_hz = {hz} is outside 1 kHz ..= 1 GHz"));
         }
+        if let Some(ppm) = self.quirks.timer_drift_ppm {
+            if !(-1000..=1000).contains(&ppm) {
+                return Err(format!("quirks.timer_drift_ppm = {ppm} is outside -1000 ..= 1000"));
+            }
+            if self.quirks.global_timestamps_host_ns {
+                return Err("quirks.timer_drift_ppm contradicts quirks.global_timestamps_host_ns: a timer \
+                            synchronized with the host does not drift from it"
+                    .into());
+            }
+        }
         if self.faults.shrink_export_after_samples.is_some() && !self.quirks.unsealed_export {
             return Err(
                 "faults.shrink_export_after_samples needs quirks.unsealed_export: a sealed memfd cannot shrink".into(),

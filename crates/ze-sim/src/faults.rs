@@ -198,4 +198,10 @@ pub struct Quirks {
     /// ticks (the 2026-05 specification); metric timestamps stay ticks of the timer (see
     /// `timer_hz`), keeping `timestamp_valid_bits`.
     pub global_timestamps_host_ns: bool,
+    /// The device's timer runs this many parts per million fast (negative: slow) against the
+    /// host's CLOCK_MONOTONIC (-1000 ..= 1000), as two crystals do (an Intel GPU's timer and the
+    /// host's differ by tens of ppm): exported buffers' timestamps, `zeDeviceGetGlobalTimestamps`'
+    /// device value and streamer reports' timestamp metric all drift from the host clock by that
+    /// much since the driver started. Not with `global_timestamps_host_ns` (a synchronized timer).
+    pub timer_drift_ppm: Option<i32>,
 }

@@ -4,7 +4,7 @@
 //! restarts near 0 after `timestamp_reset_after_samples`, and exported files shrink after
 //! `shrink_export_after_samples`. The device clock keeps only `timestamp_valid_bits` bits.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -39,6 +39,8 @@ pub(crate) struct Shared {
     /// The device clock is synchronized with the host (`Quirks::global_timestamps_host_ns`):
     /// `ts_offset` is 0 while it is.
     synced: AtomicBool,
+    /// How fast the device clock runs against the host's, in ppm (`Quirks::timer_drift_ppm`).
+    drift_ppm: AtomicI64,
 }
 
 /// The device clock's offset from CLOCK_MONOTONIC of a driver with this seed (when not synced).
@@ -77,6 +79,7 @@ impl Shared {
             start_ns: monotonic_ns(),
             ts_offset: AtomicU64::new(unsynced_offset(config.seed)),
             synced: AtomicBool::new(false),
+            drift_ppm: AtomicI64::new(0),
         })
         .with_faults(&config.faults, &config.quirks)
     }
@@ -95,6 +98,7 @@ impl Shared {
         self.shrink_to.store(faults.shrink_export_to, Ordering::Release);
         self.ts_bits.store(quirks.timestamp_valid_bits.unwrap_or(64).clamp(1, 64), Ordering::Release);
         self.timer_hz.store(quirks.timer_hz.unwrap_or(NS_HZ).max(1), Ordering::Release);
+        self.drift_ppm.store(quirks.timer_drift_ppm.unwrap_or(0).into(), Ordering::Release);
         let synced = quirks.global_timestamps_host_ns;
         if self.synced.swap(synced, Ordering::AcqRel) != synced {
             let offset = if synced { 0 } else { unsynced_offset(self.seed) };
@@ -102,10 +106,26 @@ impl Shared {
         }
     }
 
+    /// Host time `host_ns` as the device's timer counts it: drifted by `drift_ppm` since the
+    /// driver started.
+    fn drifted(&self, host_ns: u64) -> u64 {
+        let ppm = self.drift_ppm.load(Ordering::Acquire);
+        if ppm == 0 {
+            return host_ns;
+        }
+        let since = i128::from(host_ns) - i128::from(self.start_ns);
+        (i128::from(host_ns) + since * i128::from(ppm) / 1_000_000) as u64
+    }
+
+    /// The device clock at host time `host_ns` in ns, all its bits.
+    fn device_ns_at(&self, host_ns: u64) -> u64 {
+        self.drifted(host_ns).wrapping_add(self.ts_offset.load(Ordering::Acquire))
+    }
+
     /// The device clock at host time `host_ns` (CLOCK_MONOTONIC), in ns, as written into buffers:
     /// it may wrap (valid bits) or have jumped back (reset fault).
     pub(crate) fn device_time_at(&self, host_ns: u64) -> u64 {
-        let t = host_ns.wrapping_add(self.ts_offset.load(Ordering::Acquire));
+        let t = self.device_ns_at(host_ns);
         let bits = self.ts_bits.load(Ordering::Acquire);
         if bits >= 64 { t } else { t & ((1u64 << bits) - 1) }
     }
@@ -117,7 +137,7 @@ impl Shared {
         if hz == NS_HZ {
             return self.device_time_at(host_ns);
         }
-        let ns = host_ns.wrapping_add(self.ts_offset.load(Ordering::Acquire));
+        let ns = self.device_ns_at(host_ns);
         let t = (u128::from(ns) * u128::from(hz) / u128::from(NS_HZ)) as u64;
         let bits = self.ts_bits.load(Ordering::Acquire);
         if bits >= 64 { t } else { t & ((1u64 << bits) - 1) }
@@ -254,7 +274,7 @@ impl Shared {
             }
             if n == self.reset_after.load(Ordering::Acquire) {
                 // The clock restarts at ~1 µs from now on.
-                self.ts_offset.store(1000u64.wrapping_sub(monotonic_ns()), Ordering::Release);
+                self.ts_offset.store(1000u64.wrapping_sub(self.drifted(monotonic_ns())), Ordering::Release);
                 self.reset_after.store(u64::MAX, Ordering::Release);
                 eprintln!("ze-sim: injected fault: device clock reset after {n} snapshots");
             }

@@ -259,4 +259,35 @@ fn every_new_fault_and_quirk_is_reachable_from_ron_and_bad_values_are_named() {
     assert!(e.contains("shrink_export_to"), "{e}");
     let e = err("(quirks: (import_fd: Sometimes))");
     assert!(e.contains("Sometimes"), "{e}");
+    let c = SimConfig::from_ron("(quirks: (timer_drift_ppm: Some(-40)))", "t.ron").unwrap();
+    assert_eq!(c.quirks.timer_drift_ppm, Some(-40));
+    let e = err("(quirks: (timer_drift_ppm: Some(2000)))");
+    assert!(e.contains("timer_drift_ppm = 2000"), "{e}");
+    let e = err("(quirks: (timer_drift_ppm: Some(5), global_timestamps_host_ns: true))");
+    assert!(e.contains("contradicts"), "{e}");
+}
+
+#[test]
+fn a_drifting_timer_runs_its_ppm_fast_against_the_host_clock_in_every_device_time() {
+    // 1000 ppm fast: 1 ms more device time a second of host time.
+    let f = fixture(|c| c.quirks.timer_drift_ppm = Some(1000));
+    let (c, d, _, e) = f.running();
+    let pair = || {
+        let (mut host, mut dev) = (0, 0);
+        // SAFETY: valid out-pointers.
+        assert_eq!(unsafe { (f.raw.api.zeDeviceGetGlobalTimestamps)(d, &mut host, &mut dev) }, ZE_RESULT_SUCCESS);
+        (host as i64, dev as i64)
+    };
+    let (h0, d0) = pair();
+    std::thread::sleep(Duration::from_millis(400));
+    let stamp = read_mapped_u64(e.fd, e.size, export::OFFSET_TIMESTAMP) as i64;
+    let (h1, d1) = pair();
+    let (host, dev) = (h1 - h0, d1 - d0);
+    // The drift is exact in the pairs (both values from one read of the clock): 1000 ppm of the
+    // host's interval, within a nanosecond of rounding.
+    assert!((dev - host - host / 1000).abs() <= 1, "{dev} ns of device time in {host} ns of host time");
+    // The exported buffer's timestamp is the same clock's, written before the pair was read.
+    assert!(stamp <= d1 && d1 - stamp < 50_000_000, "exported stamp {stamp}, the device's clock {d1}");
+    f.clean_teardown(c, d);
+    assert!(f.sim.report().is_clean());
 }

@@ -22,6 +22,19 @@
 //! again every second, and at every read when the timer wraps in less than [`SHORT_WRAP_NS`] (a
 //! report then lies well within half a wrap of its pair).
 //!
+//! The device's timer and the host's clock run on different crystals, tens of parts per million
+//! apart: a second after a pair, a report mapped through it is off by that many µs. Jumping to
+//! each new pair would put that error into one step between two reports — at 100 000 reports a
+//! second, 50 ppm put five reports before the one already placed (refused as out of order) and
+//! their counts into the next, a busy share of 767 %. So the mapping is continuous: a new pair
+//! changes its slope, not its place. The slope is the timer's rate against the host's, measured
+//! between pairs at least [`RATE_SPAN_NS`] apart, plus what makes up the new pair's offset from
+//! the mapping over [`SLEW_NS`]; it stays within [`MAX_SKEW`] of 1. A pair more than [`JUMP_NS`]
+//! off (the timer was reset, the host suspended) is jumped to, as is the first. A pair whose
+//! host time is unsure by more than [`UNSURE_NS`] (the call was held up, and its host value is
+//! of another clock) is passed over, up to [`MAX_PASSED`] times in a row, and the next read
+//! asks again.
+//!
 //! Without a usable pair or unit, or when a mapped time lies more than [`PLAUSIBLE_NS`] from the
 //! read, `map` answers `None` and the caller places reports back from the read time by whole
 //! periods.
@@ -38,6 +51,19 @@ const REFRESH_NS: u64 = 1_000_000_000;
 /// A pair whose device value lies this close to its host value gives the device's global
 /// timestamp in host ns (a synchronized device, the 2026-05 specification).
 pub(crate) const SYNCED_NS: u64 = 1_000_000;
+/// A new pair further than this from the mapping is jumped to instead of slewed to.
+const JUMP_NS: i128 = 1_000_000;
+/// A pair's offset from the mapping is made up over this much time.
+const SLEW_NS: f64 = 1e9;
+/// The mapping's slope stays within this of 1 (a timer off its stated rate by more follows its
+/// pairs by jumps).
+const MAX_SKEW: f64 = 0.01;
+/// The timer's rate against the host's is measured between pairs at least this far apart.
+const RATE_SPAN_NS: i128 = 1_000_000_000;
+/// A pair whose host time is unsure by more than this is passed over…
+const UNSURE_NS: i128 = 100_000;
+/// …at most this many times in a row.
+const MAX_PASSED: u32 = 10;
 
 /// The unit of the device value of `zeDeviceGetGlobalTimestamps`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,8 +92,21 @@ pub(crate) struct ReportClock {
     wrap_ns: Option<i128>,
     /// ns per unit of the report's timestamp metric; `None`: not a time unit.
     unit_ns: Option<u64>,
-    /// (host ns, device ns) of the last pair.
+    /// (host ns, device ns) the mapping passes through: the first pair, then where the mapping
+    /// put the last pair's device time.
     anchor: Option<(i128, i128)>,
+    /// The mapping's slope less 1: host ns per device ns after the anchor, less 1.
+    skew: f64,
+    /// The slope less 1 before the anchor (the line the mapping followed up to it).
+    skew_before: f64,
+    /// The timer's measured rate against the host's, less 1 (0 until measured).
+    rate_skew: f64,
+    /// (host ns, device ns) of the pair the rate is next measured from.
+    base: Option<(i128, i128)>,
+    /// Pairs passed over in a row as unsure.
+    passed: u32,
+    /// The stamp of the newest report placed ([`Self::placed_up_to`]).
+    newest: Option<u64>,
     /// The anchor and unit in `i64`, with half the wrap, where they fit: `map`'s usual case.
     near: Option<Near>,
     anchored_at: u64,
@@ -86,6 +125,12 @@ impl ReportClock {
             wrap_ns,
             unit_ns: unit_ns(unit),
             anchor: None,
+            skew: 0.0,
+            skew_before: 0.0,
+            rate_skew: 0.0,
+            base: None,
+            passed: 0,
+            newest: None,
             near: None,
             anchored_at: 0,
             pairs: true,
@@ -124,12 +169,96 @@ impl ReportClock {
         };
         let host = i128::from(host);
         let (before, after) = (i128::from(before), i128::from(after));
-        let host = if (before..=after).contains(&host) { host } else { (before + after) / 2 };
+        let (host, unsure) =
+            if (before..=after).contains(&host) { (host, 0) } else { ((before + after) / 2, (after - before) / 2) };
         let ticks = if self.timer.valid_bits < 64 { ticks & ((1u64 << self.timer.valid_bits) - 1) } else { ticks };
         let dev = self.timer.ticks_to_ns(ticks);
-        self.anchor = Some((host, dev));
-        self.near = Near::of(host, dev, self.unit_ns, self.wrap_ns);
+        let Some((a_host, a_dev)) = self.anchor else {
+            self.jump(host, dev, now);
+            return;
+        };
+        if unsure > UNSURE_NS && self.passed < MAX_PASSED {
+            self.passed += 1;
+            return;
+        }
+        self.passed = 0;
+        let d = self.within_half_wrap(dev - a_dev);
+        let mapped = a_host + d + slew_wide(d, self.skew_at(d));
+        let off = host - mapped;
+        if off.abs() > JUMP_NS {
+            self.jump(host, dev, now);
+            return;
+        }
+        if let Some((b_host, b_dev)) = self.base
+            && host - b_host >= RATE_SPAN_NS
+        {
+            let span = host - b_host;
+            let dev_span = self.unwound(dev - b_dev, span);
+            if dev_span > 0 {
+                self.rate_skew = (span as f64 / dev_span as f64 - 1.0).clamp(-MAX_SKEW, MAX_SKEW);
+            }
+            self.base = Some((host, dev));
+        }
+        // The new slope starts at the newest report placed (placed by this mapping; at the pair's
+        // device time when none was since a jump): the reports still to come, older than the
+        // pair but newer than those, lie after it, and nothing placed moves. Before it the
+        // mapping stays the line it was there.
+        let newest =
+            self.newest.zip(self.unit_ns).map(|(s, u)| self.within_half_wrap(i128::from(s) * i128::from(u) - a_dev));
+        let from = newest.filter(|&ds| ds <= d && d - ds < PLAUSIBLE_NS).unwrap_or(d);
+        let (host_at, dev_at) = (a_host + from + slew_wide(from, self.skew_at(from)), a_dev + from);
+        let dev_at = self.wrap_ns.map_or(dev_at, |w| dev_at.rem_euclid(w));
+        self.skew_before = self.skew_at(from);
+        self.skew = (self.rate_skew + off as f64 / SLEW_NS).clamp(-MAX_SKEW, MAX_SKEW);
+        self.anchor = Some((host_at, dev_at));
+        self.near = Near::of(host_at, dev_at, self.unit_ns, self.wrap_ns, self.skew, self.skew_before);
         self.anchored_at = now;
+    }
+
+    /// The slope less 1 the mapping follows `d` ns of device time from its anchor.
+    fn skew_at(&self, d: i128) -> f64 {
+        if d < 0 { self.skew_before } else { self.skew }
+    }
+
+    /// Says that reports up to the one stamped `stamp` (in the metric's unit) have been placed:
+    /// a new pair's slope starts there.
+    pub(crate) fn placed_up_to(&mut self, stamp: u64) {
+        self.newest = Some(stamp);
+    }
+
+    /// Anchors the mapping at the pair (`host`, `dev`) itself, at the rate measured so far.
+    fn jump(&mut self, host: i128, dev: i128, now: u64) {
+        self.newest = None;
+        self.skew = self.rate_skew;
+        self.skew_before = self.skew;
+        self.anchor = Some((host, dev));
+        self.base = Some((host, dev));
+        self.passed = 0;
+        self.near = Near::of(host, dev, self.unit_ns, self.wrap_ns, self.skew, self.skew_before);
+        self.anchored_at = now;
+    }
+
+    /// A difference of device times taken nearest to zero modulo the timer's wrap.
+    fn within_half_wrap(&self, d: i128) -> i128 {
+        match self.wrap_ns {
+            Some(w) if !(-w / 2 < d && d <= w / 2) => {
+                let d = d.rem_euclid(w);
+                if d > w / 2 { d - w } else { d }
+            }
+            _ => d,
+        }
+    }
+
+    /// A difference of device times modulo the timer's wrap, taken nearest to `host_span` (the
+    /// host time between the two: the timer may have wrapped in between, more than once).
+    fn unwound(&self, d: i128, host_span: i128) -> i128 {
+        match self.wrap_ns {
+            Some(w) => {
+                let d = d.rem_euclid(w);
+                d + ((host_span - d) as f64 / w as f64).round() as i128 * w
+            }
+            None => d,
+        }
     }
 
     fn lose(&mut self, e: &ZeError, notices: &mut Vec<String>) {
@@ -167,7 +296,7 @@ impl ReportClock {
                 }
             }
         }
-        let t = host + d;
+        let t = host + d + slew_wide(d, self.skew_at(d));
         ((t - i128::from(now)).abs() < PLAUSIBLE_NS).then_some(t as i64)
     }
 
@@ -190,22 +319,27 @@ impl ReportClock {
 /// A pair's anchor in `i64`: most reports lie within half a wrap of it, where their time is
 /// `host + (stamp × unit − dev)` without a remainder, in 64 bits (stamping in 128 bits was
 /// 3.5 % of `record`'s CPU at 100k reports a second).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Near {
     host: i64,
     dev: i64,
     unit: i64,
     /// Half the timer's wrap (`i64::MAX` without one).
     half: i64,
+    /// The mapping's slope less 1, after the anchor and before it.
+    skew: f64,
+    skew_before: f64,
 }
 
 impl Near {
-    fn of(host: i128, dev: i128, unit: Option<u64>, wrap: Option<i128>) -> Option<Near> {
+    fn of(host: i128, dev: i128, unit: Option<u64>, wrap: Option<i128>, skew: f64, skew_before: f64) -> Option<Near> {
         Some(Near {
             host: i64::try_from(host).ok()?,
             dev: i64::try_from(dev).ok()?,
             unit: i64::try_from(unit?).ok()?,
             half: wrap.map_or(Some(i64::MAX), |w| i64::try_from(w / 2).ok())?,
+            skew,
+            skew_before,
         })
     }
 
@@ -216,10 +350,23 @@ impl Near {
         if !(-self.half < d && d <= self.half) {
             return None;
         }
-        let t = self.host.checked_add(d)?;
+        let t = self.host.checked_add(d)?.checked_add(slew(d, if d < 0 { self.skew_before } else { self.skew }))?;
         let off = t.checked_sub(i64::try_from(now).ok()?)?;
         Some((off.unsigned_abs() < PLAUSIBLE_NS as u64).then_some(t))
     }
+}
+
+/// What a slope of `1 + skew` adds over `d` ns of device time, in whole ns toward zero (a
+/// conversion, not a rounding call per report; `d` beyond 2^53 ns, 104 days, is rounded on the
+/// way). It grows with `d`, so mapped times keep the reports' order.
+#[inline(always)]
+fn slew(d: i64, skew: f64) -> i64 {
+    (d as f64 * skew) as i64
+}
+
+/// [`slew`] of a difference in 128 bits.
+fn slew_wide(d: i128, skew: f64) -> i128 {
+    (d as f64 * skew) as i128
 }
 
 #[cfg(test)]
@@ -325,7 +472,13 @@ mod tests {
                 for (host, ticks) in
                     [(5_000_000_000u64, 1_920_000u64), (1 << 40, (1 << 24) - 192), (1 << 62, 7), (3, u64::MAX)]
                 {
-                    let c = clock(timer, unit, host, ticks);
+                    let mut c = clock(timer, unit, host, ticks);
+                    // And with a slope, as a drifting timer's mapping has.
+                    if rnd() % 2 == 0 {
+                        (c.skew, c.skew_before) = (3.7e-5, -2.1e-5);
+                        c.near =
+                            c.anchor.and_then(|(h, d)| Near::of(h, d, c.unit_ns, c.wrap_ns, c.skew, c.skew_before));
+                    }
                     let dev = c.anchor.unwrap().1;
                     for _ in 0..400 {
                         // Around the pair's device time, across wraps, at the edges of u64.
@@ -356,8 +509,104 @@ mod tests {
         let mut c = ReportClock::new(Timer::NS, "ns");
         c.set_pair(1_000, 1_100, 9_999_999, 500, 1_100);
         assert_eq!(c.anchor, Some((1_050, 500)));
+        let mut c = ReportClock::new(Timer::NS, "ns");
         c.set_pair(1_000, 1_100, 1_020, 500, 1_100);
         assert_eq!(c.anchor, Some((1_020, 500)), "a host time between the readings is kept");
+    }
+
+    /// A deterministic jitter in ±`amp` ns.
+    fn jitter(seed: &mut u64, amp: i64) -> i64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        (*seed % (2 * amp as u64 + 1)) as i64 - amp
+    }
+
+    /// Reports every 10 µs for 12 s on a timer running `ppm` fast, read as a streamer's are:
+    /// every 100 ms, in parts of 1 638 reports 0.3 ms apart, a pair taken before a part when one
+    /// is due (every second; before every part for a timer wrapping within [`SHORT_WRAP_NS`]),
+    /// its host time another clock's (the midpoint of a call of 4 µs ± 2 µs): the mapped times,
+    /// and each report's true host time.
+    fn drifting(ppm: i64, timer: Timer) -> Vec<(i64, i64)> {
+        let (host0, dev0) = (50_000_000_000i64, 7_000_000_000i64);
+        let dev_at = |host: i64| dev0 + (host - host0) + (host - host0) * ppm / 1_000_000;
+        let ticks_at = |host: i64| {
+            let ticks = (i128::from(dev_at(host)) * i128::from(timer.hz) / 1_000_000_000) as u64;
+            if timer.valid_bits < 64 { ticks & ((1 << timer.valid_bits) - 1) } else { ticks }
+        };
+        let short = timer.wrap_ns().is_some_and(|w| w < SHORT_WRAP_NS);
+        let mut c = ReportClock::new(timer, "ns");
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut out = Vec::new();
+        let mut paired = i64::MIN / 2;
+        let (mut next, mut read_at) = (host0, host0);
+        while read_at < host0 + 12_000_000_000 {
+            for (part, reports) in (0..).zip((next..read_at).step_by(10_000).collect::<Vec<_>>().chunks(1_638)) {
+                let at = read_at + part * 300_000;
+                if short || at - paired >= 1_000_000_000 {
+                    let before = at - 2_000 + jitter(&mut seed, 1_000);
+                    let after = at + 2_000 + jitter(&mut seed, 1_000);
+                    c.set_pair(before, after, 1, ticks_at(at), at as u64);
+                    paired = at;
+                }
+                for &host in reports {
+                    let stamp = timer.ticks_to_ns(ticks_at(host)) as u64;
+                    out.push((c.map(Some(stamp), at as u64).expect("a report near its pair"), host));
+                }
+                c.placed_up_to(timer.ticks_to_ns(ticks_at(*reports.last().unwrap())) as u64);
+            }
+            next = next.max(read_at);
+            read_at += 100_000_000;
+        }
+        out
+    }
+
+    #[test]
+    fn a_timer_drifting_from_the_host_clock_maps_without_steps_and_follows_the_host() {
+        for timer in [Timer::NS, Timer { hz: 19_200_000, valid_bits: 32 }, Timer { hz: 19_200_000, valid_bits: 24 }] {
+            for ppm in [50, -50, 200] {
+                let mapped = drifting(ppm, timer);
+                // Every step one report period (a tick of a 19.2 MHz timer is 52 ns): no report
+                // placed before the one before it, none with a hole after it.
+                // Until the rate is measured the steps are the device's, `ppm` long.
+                let tick = if timer.hz == 19_200_000 { 53 } else { 2 } + ppm.abs() / 100;
+                let worst = mapped.windows(2).map(|w| (w[1].0 - w[0].0 - 10_000).abs()).max().unwrap();
+                assert!(worst <= tick, "{timer:?} {ppm} ppm: a step off the 10 µs period by {worst} ns");
+                // Within the pairs' jitter of the host's time, once the rate is measured and the
+                // offset made up (a pair a second: at the second pair; pairs 100 ms apart make up
+                // a tenth of it each).
+                let off = mapped[500_000..].iter().map(|(t, host)| (t - host).abs()).max().unwrap();
+                assert!(off < 10_000, "{timer:?} {ppm} ppm: {off} ns from the host's time");
+                let first = mapped[..500_000].iter().map(|(t, host)| (t - host).abs()).max().unwrap();
+                assert!(
+                    first < (ppm.abs() + 5) * 1_000,
+                    "{timer:?} {ppm} ppm: {first} ns off before the rate is known"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_pair_far_off_the_mapping_is_jumped_to_and_an_unsure_one_is_passed_over() {
+        let mut c = ReportClock::new(Timer::NS, "ns");
+        c.set_pair(1_000_000, 1_000_010, 1, 5_000_000, 1_000_010);
+        // A second on, the timer was reset: its device time jumped back to 1 µs.
+        c.set_pair(1_001_000_000, 1_001_000_010, 1, 1_000, 1_001_000_010);
+        assert_eq!(c.anchor, Some((1_001_000_005, 1_000)), "jumped to");
+        assert_eq!(c.map(Some(11_000), 1_001_000_010), Some(1_001_010_005));
+        // A call held up for 3 ms, its host value another clock's: the midpoint is 1.5 ms unsure.
+        let before = c.anchor;
+        c.set_pair(1_002_000_000, 1_005_000_000, 1, 4_500_000, 1_005_000_000);
+        assert_eq!(c.anchor, before, "passed over");
+        assert_eq!(c.anchored_at, 1_001_000_010, "asked again at the next read");
+        // Passed over at most MAX_PASSED times in a row: the next is taken (here 2 ms off the
+        // mapping: jumped to).
+        for _ in 1..MAX_PASSED {
+            c.set_pair(1_002_000_000, 1_005_000_000, 1, 4_500_000, 1_005_000_000);
+        }
+        assert_eq!(c.anchor, before);
+        c.set_pair(1_002_000_000, 1_005_000_000, 1, 4_500_000, 1_005_000_000);
+        assert_eq!(c.anchor, Some((1_003_500_000, 4_500_000)));
     }
 
     #[test]

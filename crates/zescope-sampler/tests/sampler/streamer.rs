@@ -229,6 +229,32 @@ fn report_times_map_through_a_ticking_wrapping_timer() {
 }
 
 #[test]
+fn report_times_of_a_timer_drifting_from_the_host_clock_have_no_step_where_a_new_pair_is_read() {
+    // The device's timer 300 ppm fast against the host's clock: a second after a pair, a report
+    // mapped through it is 300 µs ahead. Jumping to the next pair would put those 300 µs into
+    // one step between two reports (their rate, over a period a quarter short, a quarter high);
+    // the mapping's slope changes instead. Every step is one period, across two new pairs.
+    let sim = sim(|c| c.quirks.timer_drift_ppm = Some(300));
+    let h = sampler_on(&sim);
+    let mut cfg = run_config(&["RenderBasic"]);
+    cfg.interval = Duration::from_millis(10);
+    h.send(Command::Start(cfg));
+    let info = started(&h);
+    assert!(info.notices.is_empty(), "{:?}", info.notices);
+    // 1.28 ms reports for 2.6 s: pairs at the start, a second on and two seconds on.
+    let ts: Vec<i64> = streamed(&h, 2_000).iter().flat_map(|b| b.timestamps.clone()).collect();
+    // Until the rate is measured a step is the device's period (384 ns short), then the offset
+    // is made up over a second (384 ns long).
+    let off: Vec<i64> = ts.windows(2).map(|w| w[1] - w[0] - 1_280_000).filter(|d| d.abs() > 1_000).collect();
+    assert!(off.is_empty(), "steps off the 1.28 ms period by more than 1 µs: {off:?}");
+    let now = zescope_sampler::monotonic_ns();
+    assert!((now - ts.last().unwrap()).abs() < 1_000_000_000, "report times are on the host clock");
+    h.send(Command::Stop);
+    shut_down(&h);
+    assert!(sim.report().is_clean(), "{:?}", sim.report());
+}
+
+#[test]
 fn a_root_device_with_two_sub_devices_gives_one_series_set_each() {
     let sim = sim(|c| {
         let mut tile = c.devices[0].sub_devices[0].clone();

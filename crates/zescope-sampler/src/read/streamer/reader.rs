@@ -287,6 +287,11 @@ impl StreamerReader {
             let back = (reports - 1 - r) as u64 * self.period_ns;
             self.clock.map(device_ts, now).unwrap_or(now.saturating_sub(back) as i64)
         }));
+        let newest =
+            self.time_col.zip(reports.checked_sub(1)).and_then(|(c, r)| self.values.get(first_set + r * n + c));
+        if let Some(newest) = newest.and_then(|v| v.as_u64()) {
+            self.clock.placed_up_to(newest);
+        }
         out.push_rows(pieces, &times, &rows, row_len);
         (self.rows, self.times) = (rows, times);
         self.starts = starts;

@@ -121,6 +121,9 @@ impl TracerReader {
         if let Some(t) = at {
             out.push(pieces, t, &self.row);
         }
+        if let Some(newest) = self.entries.last() {
+            self.clock.placed_up_to(newest.timestamp);
+        }
         Ok(out)
     }
 }
