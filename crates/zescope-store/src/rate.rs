@@ -51,7 +51,14 @@ pub(crate) fn rate_secs(prev: f64, cur: f64, dt_secs: f64, rule: Rule) -> f64 {
     rate_secs_clamped(prev, cur, dt_secs, rule).0
 }
 
-/// [`rate_secs`], and whether a busy share was out of 0–100 % and clamped.
+/// How far over 100 % a busy share is clamped without being told: the device counts its busy
+/// time by its own timer, and a sample's time is the host's, through a mapping whose slope
+/// follows the two clocks' drift (tens of ppm, `zescope-sampler`'s report and export clocks):
+/// a device busy all along reads that much over.
+pub(crate) const SHARE_SLACK: f64 = 1e-3;
+
+/// [`rate_secs`], and whether a busy share was out of 0–100 % (by more than [`SHARE_SLACK`]
+/// over) and clamped.
 #[inline]
 pub(crate) fn rate_secs_clamped(prev: f64, cur: f64, dt_secs: f64, rule: Rule) -> (f64, bool) {
     let delta = delta_raw(prev, cur, rule.wrap);
@@ -60,7 +67,7 @@ pub(crate) fn rate_secs_clamped(prev: f64, cur: f64, dt_secs: f64, rule: Rule) -
     }
     let r = delta / dt_secs * rule.scale;
     if rule.share && !(0.0..=100.0).contains(&r) && !r.is_nan() {
-        return (r.clamp(0.0, 100.0), true);
+        return (r.clamp(0.0, 100.0), !(0.0..=100.0 * (1.0 + SHARE_SLACK)).contains(&r));
     }
     (r, false)
 }
@@ -180,6 +187,9 @@ mod tests {
         let rule = Rule::of(&ns).unwrap();
         assert_eq!(rate_secs_clamped(0.0, 1_070_000.0, 1e-3, rule), (100.0, true));
         assert_eq!(kind_rate_between(0.0, 1_070_000.0, MS, &ns), Some(100.0));
+        // 50 ppm over (a device busy all along, its timer 50 ppm fast): 100 %, not said.
+        assert_eq!(rate_secs_clamped(0.0, 1_000_050.0, 1e-3, rule), (100.0, false));
+        assert_eq!(rate_secs_clamped(0.0, 1_002_000.0, 1e-3, rule), (100.0, true), "0.2 % over is said");
         let (half, clamped) = rate_secs_clamped(0.0, 500_000.0, 1e-3, rule);
         assert!((half - 50.0).abs() < 1e-9 && !clamped, "{half}");
         // A wrap or reset is not a clamp.

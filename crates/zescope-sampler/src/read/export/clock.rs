@@ -15,6 +15,18 @@
 //! snapshot read late, its writer held up, is followed by a long step in a short read interval),
 //! plus a slack — [`SLACK_NS`], or a quarter of the wrap period for narrow timers, whichever is
 //! smaller (snapshots are written before they are read, and ticks jitter).
+//!
+//! The device's timer and the host's clock run on different crystals, tens of ppm apart, so
+//! placed times would drift from the host's by that much of the run (50 ppm: 180 ms an hour,
+//! 4 s a day, against markers and telemetry stamped by the host). A snapshot is read after it
+//! was written, so the least of the reads' lateness (read time less placed time) over a window
+//! of at least [`WINDOW_NS`] and [`WINDOW_SAMPLES`] samples says where the placement stands;
+//! from one window to the next it says how fast the timer runs against the host. At each
+//! window's end the placement's slope becomes the measured rate plus what makes up that offset
+//! over two windows, within [`MAX_SKEW`] of the layout's rate (500 ppm: beyond a crystal's drift,
+//! within what a busy share may read over 100 % untold, `zescope_store`'s `SHARE_SLACK`), from
+//! the sample just placed on: no step. The first read anchors the placement, and a snapshot it
+//! found old is made up for the same way.
 
 use crate::layout::Timestamp;
 
@@ -24,6 +36,15 @@ pub(crate) const SLACK_NS: f64 = 50e6;
 /// How late (written before read) a snapshot may count as, at most: a writer held up longer
 /// gives a gap.
 const MAX_LATE_NS: i64 = 1_000_000_000;
+
+/// Host time a window of lateness spans at least…
+const WINDOW_NS: i64 = 1_000_000_000;
+/// …and samples it holds at least.
+const WINDOW_SAMPLES: u32 = 16;
+/// The placement's slope stays within this of the layout's rate.
+const MAX_SKEW: f64 = 500e-6;
+/// Weight of a window's rate in the rate kept (the rest: the windows before).
+const RATE_WEIGHT: f64 = 0.25;
 
 /// What one snapshot's device timestamp means.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,6 +65,28 @@ pub(crate) struct Clock {
     anchor_host_ns: i64,
     /// Re-anchors after a reset, backwards step or implausible leap of device time.
     pub resets: u64,
+    /// The placement's slope less 1 (host ns per device ns at the layout's rate, less 1).
+    skew: f64,
+    /// The timer's rate against the host's, less 1, as the windows measured it (`None` before
+    /// two windows).
+    rate: Option<f64>,
+    window: Window,
+}
+
+/// The reads' lateness since a window began.
+#[derive(Clone, Copy)]
+struct Window {
+    start_ns: i64,
+    samples: u32,
+    least_late_ns: i64,
+    /// The previous window's least lateness and the slope it was placed with.
+    before: Option<(i64, f64)>,
+}
+
+impl Window {
+    fn new(start_ns: i64) -> Window {
+        Window { start_ns, samples: 0, least_late_ns: i64::MAX, before: None }
+    }
 }
 
 struct Last {
@@ -64,6 +107,9 @@ impl Clock {
             ticks_since_anchor: 0,
             anchor_host_ns: 0,
             resets: 0,
+            skew: 0.0,
+            rate: None,
+            window: Window::new(0),
         }
     }
 
@@ -92,15 +138,42 @@ impl Clock {
             return self.anchor(raw, now_ns.max(last.placed_ns + 1), true);
         }
         self.ticks_since_anchor += step as u128;
-        let host_ns = self.anchor_host_ns + (self.ticks_since_anchor as f64 * self.ns_per_tick) as i64;
+        let host_ns =
+            self.anchor_host_ns + (self.ticks_since_anchor as f64 * self.ns_per_tick * (1.0 + self.skew)) as i64;
         self.last = Some(Last { raw, host_ns: now_ns, placed_ns: host_ns });
+        self.follow_host(host_ns, now_ns);
         Placed::At { host_ns, gap: false }
+    }
+
+    /// Counts a sample placed at `placed_ns` and read at `now_ns` in the window; at its end,
+    /// sets the slope from this sample on.
+    fn follow_host(&mut self, placed_ns: i64, now_ns: i64) {
+        let w = &mut self.window;
+        w.samples += 1;
+        w.least_late_ns = w.least_late_ns.min(now_ns - placed_ns);
+        let span = now_ns - w.start_ns;
+        if span < WINDOW_NS || w.samples < WINDOW_SAMPLES {
+            return;
+        }
+        let late = w.least_late_ns;
+        if let Some((before, skew)) = w.before {
+            // The lateness fell by the timer's rate and the slope placed with, over the window.
+            let rate = (before - late) as f64 / span as f64 - skew;
+            let rate = self.rate.map_or(rate, |r| r + RATE_WEIGHT * (rate - r));
+            self.rate = Some(rate);
+            // Late placed behind the reads: a steeper slope makes it up over two windows.
+            self.skew = (late as f64 / (2.0 * span as f64) - rate).clamp(-MAX_SKEW, MAX_SKEW);
+            self.ticks_since_anchor = 0;
+            self.anchor_host_ns = placed_ns;
+        }
+        self.window = Window { before: Some((late, self.skew)), ..Window::new(now_ns) };
     }
 
     fn anchor(&mut self, raw: u64, host_ns: i64, gap: bool) -> Placed {
         self.ticks_since_anchor = 0;
         self.anchor_host_ns = host_ns;
         self.last = Some(Last { raw, host_ns, placed_ns: host_ns });
+        self.window = Window::new(host_ns);
         Placed::At { host_ns, gap }
     }
 }
@@ -192,6 +265,45 @@ mod tests {
         let (_, gap) = at(c.place(16_000_000, 109_100_000));
         assert!(gap);
         assert_eq!(c.resets, 1);
+    }
+
+    /// Snapshots written every ms by a timer `ppm` fast, read every 10 ms a little late
+    /// (0–3 ms, a deterministic jitter) for two minutes: (placed, written) host times.
+    fn drifting(ppm: i64) -> (Clock, Vec<(i64, i64)>) {
+        let mut c = clock(None);
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut out = Vec::new();
+        let host0 = 1_000_000_000_000i64;
+        for read in 0..12_000i64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let now = host0 + read * 10_000_000 + (x % 3_000_000) as i64;
+            let written = (now - host0) / 1_000_000 * 1_000_000 + host0;
+            let stamp = 5_000_000 + (written - host0) + (written - host0) * ppm / 1_000_000;
+            if let Placed::At { host_ns, .. } = c.place(stamp as u64, now) {
+                out.push((host_ns, written));
+            }
+        }
+        (c, out)
+    }
+
+    #[test]
+    fn placed_times_follow_the_host_clock_when_the_timer_drifts_and_never_step() {
+        for ppm in [50, -80, 150, 0] {
+            let (c, placed) = drifting(ppm);
+            assert_eq!(c.resets, 0);
+            // Each step the device's, within the slope's bound: no step in a rate.
+            for w in placed.windows(2) {
+                let (step, written) = (w[1].0 - w[0].0, w[1].1 - w[0].1);
+                let bound = (written as f64 * (ppm.abs() as f64 * 1e-6 + MAX_SKEW)) as i64 + 2;
+                assert!((step - written).abs() <= bound, "{ppm} ppm: a step of {step} ns for {written} ns");
+            }
+            // Placed within a millisecond of when the snapshots were written, after 20 s (uncorrected,
+            // 50 ppm would be 6 ms off by the end); the first snapshot's read is the anchor.
+            let off = placed[2_000..].iter().map(|(p, w)| (p - w).abs()).max().unwrap();
+            assert!(off < 1_000_000, "{ppm} ppm: placed {off} ns from when they were written");
+        }
     }
 
     #[test]
