@@ -92,8 +92,8 @@ pub(crate) struct ReportClock {
     wrap_ns: Option<i128>,
     /// ns per unit of the report's timestamp metric; `None`: not a time unit.
     unit_ns: Option<u64>,
-    /// (host ns, device ns) the mapping passes through: the first pair, then where the mapping
-    /// put the last pair's device time.
+    /// (host ns, device ns) the mapping passes through: the last pair jumped to, else where the
+    /// mapping put the newest report placed when the last pair came (or that pair's device time).
     anchor: Option<(i128, i128)>,
     /// The mapping's slope less 1: host ns per device ns after the anchor, less 1.
     skew: f64,
