@@ -286,8 +286,9 @@ fn a_drifting_timer_runs_its_ppm_fast_against_the_host_clock_in_every_device_tim
     // The drift is exact in the pairs (both values from one read of the clock): 1000 ppm of the
     // host's interval, within a nanosecond of rounding.
     assert!((dev - host - host / 1000).abs() <= 1, "{dev} ns of device time in {host} ns of host time");
-    // The exported buffer's timestamp is the same clock's, written before the pair was read.
-    assert!(stamp <= d1 && d1 - stamp < 50_000_000, "exported stamp {stamp}, the device's clock {d1}");
+    // The exported buffer's timestamp is the same clock's (its offset from the host's too),
+    // written before the pair was read (within a second, however loaded the machine).
+    assert!(stamp <= d1 && d1 - stamp < 1_000_000_000, "exported stamp {stamp}, the device's clock {d1}");
     f.clean_teardown(c, d);
     assert!(f.sim.report().is_clean());
 }

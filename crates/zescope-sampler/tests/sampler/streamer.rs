@@ -244,9 +244,10 @@ fn report_times_of_a_timer_drifting_from_the_host_clock_have_no_step_where_a_new
     // 1.28 ms reports for 2.6 s: pairs at the start, a second on and two seconds on.
     let ts: Vec<i64> = streamed(&h, 2_000).iter().flat_map(|b| b.timestamps.clone()).collect();
     // Until the rate is measured a step is the device's period (384 ns short), then the offset
-    // is made up over a second (384 ns long).
-    let off: Vec<i64> = ts.windows(2).map(|w| w[1] - w[0] - 1_280_000).filter(|d| d.abs() > 1_000).collect();
-    assert!(off.is_empty(), "steps off the 1.28 ms period by more than 1 µs: {off:?}");
+    // is made up over a second (384 ns long for each second the first new pair came after the
+    // first: reads held up on a loaded machine make that more than one).
+    let off: Vec<i64> = ts.windows(2).map(|w| w[1] - w[0] - 1_280_000).filter(|d| d.abs() > 3_000).collect();
+    assert!(off.is_empty(), "steps off the 1.28 ms period by more than 3 µs: {off:?}");
     let now = zescope_sampler::monotonic_ns();
     assert!((now - ts.last().unwrap()).abs() < 1_000_000_000, "report times are on the host clock");
     h.send(Command::Stop);
