@@ -201,31 +201,41 @@ fn streamed(h: &zescope_sampler::SamplerHandle, want: usize) -> Vec<zescope_samp
     got
 }
 
-#[test]
-fn report_times_map_through_a_ticking_wrapping_timer() {
-    // An Intel-like global timer: 19.2 MHz ticks with 24 valid bits wraps every 874 ms; the
-    // report's timestamp metric is in ns of those ticks. Mapped through the tick pair, every
-    // report lands one period after the one before, across the wraps; placed back from the read
-    // time instead, the steps between reads would be off by up to a period.
-    let sim = sim(|c| {
-        c.quirks.timer_hz = Some(19_200_000);
-        c.quirks.timestamp_valid_bits = Some(24);
-    });
+/// RenderBasic's 1.28 ms reports (a 10 ms interval) on a simulated driver configured by
+/// `quirks` until `want` have come: every step between two reports' times that is off the
+/// period by more than `slack_ns`. The run starts without a notice, its last report is on the
+/// host clock, and it tears down clean.
+fn report_steps_off(quirks: impl FnOnce(&mut ze_sim::config::Quirks), want: usize, slack_ns: i64) -> Vec<i64> {
+    let sim = sim(|c| quirks(&mut c.quirks));
     let h = sampler_on(&sim);
     let mut cfg = run_config(&["RenderBasic"]);
     cfg.interval = Duration::from_millis(10);
     h.send(Command::Start(cfg));
     let info = started(&h);
     assert!(info.notices.is_empty(), "{:?}", info.notices);
-    // 1.28 ms reports for 2.3 s: the timer wraps twice.
-    let ts: Vec<i64> = streamed(&h, 1_800).iter().flat_map(|b| b.timestamps.clone()).collect();
-    let off: Vec<i64> = ts.windows(2).map(|w| w[1] - w[0] - 1_280_000).filter(|d| d.abs() > 5_000).collect();
-    assert!(off.is_empty(), "steps off the 1.28 ms period by more than 5 µs: {off:?}");
+    let ts: Vec<i64> = streamed(&h, want).iter().flat_map(|b| b.timestamps.clone()).collect();
+    let off = ts.windows(2).map(|w| w[1] - w[0] - 1_280_000).filter(|d| d.abs() > slack_ns).collect();
     let now = zescope_sampler::monotonic_ns();
     assert!((now - ts.last().unwrap()).abs() < 1_000_000_000, "report times are on the host clock");
     h.send(Command::Stop);
     shut_down(&h);
     assert!(sim.report().is_clean(), "{:?}", sim.report());
+    off
+}
+
+#[test]
+fn report_times_map_through_a_ticking_wrapping_timer() {
+    // An Intel-like global timer: 19.2 MHz ticks with 24 valid bits wraps every 874 ms; the
+    // report's timestamp metric is in ns of those ticks. Mapped through the tick pair, every
+    // report lands one period after the one before, across the wraps; placed back from the read
+    // time instead, the steps between reads would be off by up to a period. 1.28 ms reports for
+    // 2.3 s: the timer wraps twice.
+    let quirks = |q: &mut ze_sim::config::Quirks| {
+        q.timer_hz = Some(19_200_000);
+        q.timestamp_valid_bits = Some(24);
+    };
+    let off = report_steps_off(quirks, 1_800, 5_000);
+    assert!(off.is_empty(), "steps off the 1.28 ms period by more than 5 µs: {off:?}");
 }
 
 #[test]
@@ -233,26 +243,13 @@ fn report_times_of_a_timer_drifting_from_the_host_clock_have_no_step_where_a_new
     // The device's timer 300 ppm fast against the host's clock: a second after a pair, a report
     // mapped through it is 300 µs ahead. Jumping to the next pair would put those 300 µs into
     // one step between two reports (their rate, over a period a quarter short, a quarter high);
-    // the mapping's slope changes instead. Every step is one period, across two new pairs.
-    let sim = sim(|c| c.quirks.timer_drift_ppm = Some(300));
-    let h = sampler_on(&sim);
-    let mut cfg = run_config(&["RenderBasic"]);
-    cfg.interval = Duration::from_millis(10);
-    h.send(Command::Start(cfg));
-    let info = started(&h);
-    assert!(info.notices.is_empty(), "{:?}", info.notices);
-    // 1.28 ms reports for 2.6 s: pairs at the start, a second on and two seconds on.
-    let ts: Vec<i64> = streamed(&h, 2_000).iter().flat_map(|b| b.timestamps.clone()).collect();
-    // Until the rate is measured a step is the device's period (384 ns short), then the offset
-    // is made up over a second (384 ns long for each second the first new pair came after the
-    // first: reads held up on a loaded machine make that more than one).
-    let off: Vec<i64> = ts.windows(2).map(|w| w[1] - w[0] - 1_280_000).filter(|d| d.abs() > 3_000).collect();
+    // the mapping's slope changes instead. 1.28 ms reports for 2.6 s: pairs at the start, a
+    // second on and two seconds on. Until the rate is measured a step is the device's period
+    // (384 ns short), then the offset is made up over a second (384 ns long for each second the
+    // first new pair came after the first: reads held up on a loaded machine make that more than
+    // one).
+    let off = report_steps_off(|q| q.timer_drift_ppm = Some(300), 2_000, 3_000);
     assert!(off.is_empty(), "steps off the 1.28 ms period by more than 3 µs: {off:?}");
-    let now = zescope_sampler::monotonic_ns();
-    assert!((now - ts.last().unwrap()).abs() < 1_000_000_000, "report times are on the host clock");
-    h.send(Command::Stop);
-    shut_down(&h);
-    assert!(sim.report().is_clean(), "{:?}", sim.report());
 }
 
 #[test]
