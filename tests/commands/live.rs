@@ -62,8 +62,8 @@ impl Serve {
         self.stderr.lock().unwrap().contains(what)
     }
 
-    /// SIGTERM; it must end cleanly within 15 s.
-    pub(crate) fn stop(mut self) {
+    /// SIGTERM; it must end cleanly within 15 s. Returns what it wrote to stderr.
+    pub(crate) fn stop(mut self) -> String {
         assert!(Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().unwrap().success());
         let deadline = Instant::now() + Duration::from_secs(15);
         let status = loop {
@@ -74,6 +74,7 @@ impl Serve {
             std::thread::sleep(Duration::from_millis(50));
         };
         assert!(status.success(), "serve ended with {status}: {}", self.stderr.lock().unwrap());
+        self.stderr.lock().unwrap().clone()
     }
 }
 

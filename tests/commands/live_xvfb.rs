@@ -105,8 +105,16 @@ fn screen_text(display: &str, png: &Path, area: Area) -> String {
 }
 
 /// Screenshots until the text in `area` passes `check` (then that text), or panics after a minute
-/// with every text read (saying whether the X server `x` was still there).
-fn wait_screen(x: &mut Xvfb, png: &Path, area: Area, what: &str, check: impl Fn(&str) -> bool) -> String {
+/// with every text read, whether the X server `x` was still there and what `window` says of
+/// itself.
+fn wait_screen(
+    x: &mut Xvfb,
+    window: &mut Window,
+    png: &Path,
+    area: Area,
+    what: &str,
+    check: impl Fn(&str) -> bool,
+) -> String {
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut read = Vec::new();
     loop {
@@ -117,8 +125,9 @@ fn wait_screen(x: &mut Xvfb, png: &Path, area: Area, what: &str, check: impl Fn(
         read.push(text.trim().replace('\n', " | "));
         assert!(
             Instant::now() < deadline,
-            "the screen never showed {what} ({}); it read, screenshot after screenshot:\n{}",
+            "the screen never showed {what} ({}; {}); it read, screenshot after screenshot:\n{}",
             x.health(),
+            window.state(),
             read.join("\n")
         );
         std::thread::sleep(Duration::from_millis(300));
@@ -130,8 +139,22 @@ fn xdotool(display: &str, args: &[&str]) {
     assert!(status.success(), "xdotool {args:?} failed");
 }
 
-/// Ends the window on drop, whatever the test's outcome.
-struct Window(Child);
+/// The window's process and the file its stderr goes to; ended on drop, whatever the test's
+/// outcome.
+struct Window(Child, PathBuf);
+
+impl Window {
+    /// Whether it still runs (or how it ended) and its log, for a failure's message.
+    fn state(&mut self) -> String {
+        let running = match self.0.try_wait() {
+            Ok(None) => "the window runs".to_owned(),
+            Ok(Some(status)) => format!("the window ended: {status}"),
+            Err(e) => format!("the window's state is unknown: {e}"),
+        };
+        let log = std::fs::read_to_string(&self.1).unwrap_or_else(|e| format!("(no log: {e})"));
+        format!("{running}; its log:\n{log}")
+    }
+}
 
 impl Drop for Window {
     fn drop(&mut self) {
@@ -171,29 +194,30 @@ fn the_remote_window_says_reconnecting_when_the_link_drops_and_holds_every_sampl
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .expect("start zescope --connect");
-    let mut app = Window(app);
+    let mut app = Window(app, log);
     let up = kept("up");
     let port = relay.addr.port().to_string();
     // The status bar names the server with the link's figures once samples flow.
-    let text = wait_screen(&mut x, &up, Area::StatusBar, "REMOTE and the link's figures", |t| {
+    let text = wait_screen(&mut x, &mut app, &up, Area::StatusBar, "REMOTE and the link's figures", |t| {
         t.contains("REMOTE") && t.contains(&port) && t.contains("rtt")
     });
     assert!(!text.contains("reconnecting"), "the link is up: {text}");
     // Mid-run, the link goes down, and stays down a while.
     relay.hold(true);
     let down = kept("down");
-    let text = wait_screen(&mut x, &down, Area::StatusBar, "\"reconnecting\"", |t| t.contains("reconnecting"));
+    let text =
+        wait_screen(&mut x, &mut app, &down, Area::StatusBar, "\"reconnecting\"", |t| t.contains("reconnecting"));
     assert!(text.contains("REMOTE"), "still REMOTE while down: {text}");
     std::thread::sleep(Duration::from_secs(2));
     relay.hold(false);
     // Back: the link's figures again, "reconnecting" gone.
     let back = kept("back");
-    wait_screen(&mut x, &back, Area::StatusBar, "the link back", |t| {
+    wait_screen(&mut x, &mut app, &back, Area::StatusBar, "the link back", |t| {
         t.contains("REMOTE") && t.contains("rtt") && !t.contains("reconnecting")
     });
     std::thread::sleep(Duration::from_secs(1));
-    serve.stop();
-    assert!(app.0.try_wait().unwrap().is_none(), "the window runs: {}", std::fs::read_to_string(&log).unwrap());
+    let served_said = serve.stop();
+    assert!(app.0.try_wait().unwrap().is_none(), "{}", app.state());
 
     // The window saves its session: Ctrl+Shift+S, the path prompt (a file in its folder), Enter.
     let out = Command::new("xdotool").args(["search", "--name", "^zescope"]).env("DISPLAY", &x.display).output();
@@ -202,7 +226,7 @@ fn the_remote_window_says_reconnecting_when_the_link_drops_and_holds_every_sampl
     xdotool(&x.display, &["windowfocus", "--sync", &id]);
     xdotool(&x.display, &["key", "--clearmodifiers", "ctrl+shift+s"]);
     let prompt = kept("save");
-    wait_screen(&mut x, &prompt, Area::Middle, "the save prompt", |t| t.contains("Save the session"));
+    wait_screen(&mut x, &mut app, &prompt, Area::Middle, "the save prompt", |t| t.contains("Save the session"));
     xdotool(&x.display, &["key", "Return"]);
     let deadline = Instant::now() + Duration::from_secs(60);
     let window = loop {
@@ -219,7 +243,19 @@ fn the_remote_window_says_reconnecting_when_the_link_drops_and_holds_every_sampl
     };
     let served = zescope_model::session::load(&saved).unwrap();
     let rows = served.streams.first().map_or(0, |s| s.data.raw.timestamps.len());
-    assert!(rows > 2000, "a run long enough to cut: {rows} rows of its first stream");
+    let streams: Vec<String> = served
+        .streams
+        .iter()
+        .map(|s| {
+            let t = &s.data.raw.timestamps;
+            let span = t.last().zip(t.first()).map_or(0.0, |(l, f)| (l - f) as f64 / 1e9);
+            format!("{} rows over {span:.3} s", t.len())
+        })
+        .collect();
+    assert!(
+        rows > 2000,
+        "a run long enough to cut: {rows} rows of its first stream (streams saved: {streams:?}; the serve said:\n{served_said})"
+    );
     assert_eq!(window.streams.len(), served.streams.len(), "the window holds the run's streams");
     for (i, (w, s)) in window.streams.iter().zip(&served.streams).enumerate() {
         let (w, s) = (&w.data.raw, &s.data.raw);
