@@ -1,6 +1,11 @@
 //! A private X server for a test: Xvfb picks a free display itself and says which
 //! (`-displayfd`), so tests running side by side — in one process or in several — never share one
 //! and never guess. The server ends when the value is dropped.
+//!
+//! Servers start one at a time, across processes (a lock file in the temporary folder), and a
+//! start returns once a client connects: with several Xvfb starting together, a window started on
+//! a freshly named display now and then failed to connect (`XOpenDisplay` failed, while
+//! `xdpyinfo` answered on that display a minute later), seen with three test processes at once.
 #![allow(dead_code)]
 
 use std::io::{BufRead as _, BufReader};
@@ -17,6 +22,14 @@ pub struct Xvfb {
 impl Xvfb {
     /// Starts Xvfb with one screen of `width`x`height` at 24 bits; the error says why not.
     pub fn start(width: u32, height: u32) -> Result<Xvfb, String> {
+        let lock_path = std::env::temp_dir().join("zescope-tests-xvfb.lock");
+        let lock = std::fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| format!("cannot open {}: {e}", lock_path.display()))?;
+        lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
         let mut child = Command::new("Xvfb")
             // fd 1 is the pipe below: Xvfb writes the display it bound there once it accepts
             // connections.
@@ -40,13 +53,29 @@ impl Xvfb {
             Ok(_) => Err("Xvfb ended without naming a display".to_owned()),
             Err(_) => Err("Xvfb named no display within 20 s".to_owned()),
         };
-        match number {
+        match number.and_then(|n| answers_within(&format!(":{n}"), Duration::from_secs(20)).map(|()| n)) {
             Ok(n) => Ok(Xvfb { child, display: format!(":{n}") }),
             Err(e) => {
                 let _ = child.kill();
                 let _ = child.wait();
                 Err(e)
             }
+        }
+    }
+}
+
+/// Waits until a client connects to `display` (`xdpyinfo` answers); `Ok` at once without
+/// `xdpyinfo` (x11-utils).
+fn answers_within(display: &str, limit: Duration) -> Result<(), String> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        match Command::new("xdpyinfo").env("DISPLAY", display).stdout(Stdio::null()).stderr(Stdio::null()).status() {
+            Err(_) => return Ok(()),
+            Ok(s) if s.success() => return Ok(()),
+            Ok(_) if std::time::Instant::now() >= deadline => {
+                return Err(format!("Xvfb named {display}, and no client could connect to it within {limit:?}"));
+            }
+            Ok(_) => std::thread::sleep(Duration::from_millis(50)),
         }
     }
 }
@@ -75,7 +104,14 @@ impl Xvfb {
 }
 
 impl Drop for Xvfb {
+    /// SIGTERM first, so the server removes its socket and lock files (SIGKILL leaves them for
+    /// the next server on that display to find); SIGKILL after 2 s.
     fn drop(&mut self) {
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        while matches!(self.child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
