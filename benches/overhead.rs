@@ -292,7 +292,7 @@ fn zescope(dir: &std::path::Path) -> Command {
 /// A private X server: its process and display, or why not.
 fn xvfb(w: u32, h: u32) -> Result<(Child, String), String> {
     let mut child = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-nolisten", "tcp", "-screen", "0"])
+        .args(["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0"])
         .arg(format!("{w}x{h}x24"))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -7,7 +7,7 @@ D=$(mktemp -d); mkdir -p $D/{c,d,s,r}; chmod 700 $D/r
 export XDG_CONFIG_HOME=$D/c XDG_DATA_HOME=$D/d XDG_STATE_HOME=$D/s XDG_RUNTIME_DIR=$D/r
 $BIN --source sim record --interval 1ms --telemetry --duration 80s --out $D/run.ron >/dev/null 2>&1 &
 RP=$!
-Xvfb :93 -nolisten tcp -screen 0 1600x1000x24 >/dev/null 2>&1 & XP=$!
+Xvfb :93 -nolisten tcp -noreset -screen 0 1600x1000x24 >/dev/null 2>&1 & XP=$!
 sleep 1
 DISPLAY=:93 $BIN --source sim >/dev/null 2>&1 & WP=$!
 sleep 5

@@ -16,7 +16,7 @@ cat > $D/four.ron <<'V'
  (series: [(group: "ComputeBasic", metric: "GpuPower")])], triggers: [])
 V
 sed -i "s/WINDOW/$WIN/" $D/four.ron
-Xvfb :91 -nolisten tcp -screen 0 1600x1000x24 >/dev/null 2>&1 &
+Xvfb :91 -nolisten tcp -noreset -screen 0 1600x1000x24 >/dev/null 2>&1 &
 XPID=$!
 sleep 1
 export DISPLAY=:91
