@@ -27,10 +27,10 @@
 //!   that event) and once it ends the loop waits on events.
 //!
 //! After the loop [`Handler::finish`] runs, then the final shutdown waits for the teardown
-//! within what is left of the same deadline. A handler's `Err` (its output cannot be written)
+//! within the same deadline. A handler's `Err` (its output cannot be written)
 //! ends the loop at once and is `run`'s error, after that shutdown.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::commands::pick::pick_targets;
 use crate::signals::Termination;
@@ -41,7 +41,9 @@ use zescope_sampler::{
 use zescope_sampler::{RunConfig, Target, Via};
 
 /// How long the sampler's teardown may take once the run ends (duration, error, SIGINT or
-/// SIGTERM); a second SIGINT exits at once (`signals`).
+/// SIGTERM), counted in the time the sampler thread could run: on a machine with more runnable
+/// threads than cores its waits for a CPU move the deadline later, by at most nine times this
+/// (`SamplerHandle::begin_shutdown`). A second SIGINT exits at once (`signals`).
 pub const TEARDOWN_DEADLINE: Duration = Duration::from_secs(3);
 /// The longest wait for an event: how often the loop turns when nothing arrives.
 const POLL: Duration = Duration::from_millis(50);
@@ -111,7 +113,7 @@ pub struct Outcome {
 
 /// The error of a teardown that missed [`TEARDOWN_DEADLINE`].
 pub fn teardown_error() -> String {
-    format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?}")
+    format!("the sampler's teardown did not finish within {TEARDOWN_DEADLINE:?} (its waits for a CPU not counted)")
 }
 
 /// Spawns the sampler on `source` (a run read in batches read every `batch` at most:
@@ -160,7 +162,7 @@ pub fn run(
     handler: &mut impl Handler,
 ) -> Result<Outcome, String> {
     h.send(Command::Start(start));
-    let mut l = Loop { h: &h, deadline: None, out: Outcome::default() };
+    let mut l = Loop { h: &mut h, ending: false, out: Outcome::default() };
     let finished = l.turns(markers, stop, handler).and_then(|()| {
         if let Some(listener) = markers {
             std::thread::sleep(MARKERS_GRACE);
@@ -168,10 +170,9 @@ pub fn run(
         }
         handler.finish()
     });
-    let (deadline, mut out) = (l.deadline, l.out);
-    // Within what is left of the same deadline (none, if it has passed).
-    let left = deadline.map_or(TEARDOWN_DEADLINE, |d| d.saturating_duration_since(Instant::now()));
-    if h.shutdown(left).is_err() && !out.errors.contains(&teardown_error()) {
+    let mut out = l.out;
+    // Within the same deadline, when the loop armed it.
+    if h.shutdown(TEARDOWN_DEADLINE).is_err() && !out.errors.contains(&teardown_error()) {
         out.errors.push(teardown_error());
     }
     finished.map(|()| out)
@@ -179,9 +180,9 @@ pub fn run(
 
 /// The loop's own state.
 struct Loop<'h> {
-    h: &'h SamplerHandle,
-    /// Armed when the run ends: the teardown has until then, once.
-    deadline: Option<Instant>,
+    h: &'h mut SamplerHandle,
+    /// The run is ending: the sampler was asked to shut down and the teardown's deadline armed.
+    ending: bool,
     out: Outcome,
 }
 
@@ -197,13 +198,13 @@ impl Loop<'_> {
             if let Some(l) = markers {
                 deliver(l, handler);
             }
-            if self.deadline.is_none() && stop.requested() {
+            if !self.ending && stop.requested() {
                 self.out.interrupted = true;
                 self.end(handler);
             }
             let flow = handler.tick()?;
             self.follow(flow, handler);
-            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.h.shutdown_overdue() {
                 self.out.errors.push(teardown_error());
                 return Ok(());
             }
@@ -254,7 +255,7 @@ impl Loop<'_> {
     fn next_event(&self, handler: &impl Handler) -> Result<Event, crossbeam_channel::RecvTimeoutError> {
         use crossbeam_channel::{RecvTimeoutError, TryRecvError};
         // Not before the run started: a handler counts its time from that event.
-        let Some(pace) = handler.pace().filter(|_| self.out.started && self.deadline.is_none()) else {
+        let Some(pace) = handler.pace().filter(|_| self.out.started && !self.ending) else {
             return self.h.events.recv_timeout(POLL);
         };
         match self.h.events.try_recv() {
@@ -280,9 +281,9 @@ impl Loop<'_> {
 
     /// Asks the sampler to shut down and arms the deadline, the first time only.
     fn end(&mut self, handler: &mut impl Handler) {
-        if self.deadline.is_none() {
-            self.h.send(Command::Shutdown);
-            self.deadline = Some(Instant::now() + TEARDOWN_DEADLINE);
+        if !self.ending {
+            self.ending = true;
+            self.h.begin_shutdown(TEARDOWN_DEADLINE);
             handler.ending();
         }
     }

@@ -9,6 +9,7 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::layout::LayoutSet;
 use zescope_ze::{BuiltIn, Loader, Source};
 
+use super::deadline::{Deadline, ThreadId, record_thread_id};
 use super::protocol::*;
 use super::thread::sampler_main;
 
@@ -91,9 +92,12 @@ pub struct SamplerHandle {
     /// batches, never block).
     pub events: Receiver<Event>,
     thread: Option<JoinHandle<()>>,
-    /// Set by the first `shutdown`: every later wait ends by then too, so quitting is bounded
-    /// by one deadline however many callers wait (the window, its exit hook, `Drop`).
-    deadline: Option<Instant>,
+    /// The sampler thread's id, once it runs (none for a handle [`SamplerHandle::from_parts`]).
+    tid: ThreadId,
+    /// Set by the first `begin_shutdown` or `shutdown`: every later wait ends by then too, so
+    /// quitting is bounded by one deadline however many callers wait (the window, its exit hook,
+    /// `Drop`).
+    deadline: Option<Deadline>,
 }
 
 impl SamplerHandle {
@@ -115,7 +119,7 @@ impl SamplerHandle {
     /// `Event::ShutDown` last, on `Command::Shutdown`), and is `thread`. zescope's window watching
     /// a remote `zescope serve` is fed this way: the window drains it as it drains a sampler.
     pub fn from_parts(commands: Sender<Command>, events: Receiver<Event>, thread: JoinHandle<()>) -> SamplerHandle {
-        SamplerHandle { commands, events, thread: Some(thread), deadline: None }
+        SamplerHandle { commands, events, thread: Some(thread), tid: ThreadId::default(), deadline: None }
     }
 
     /// Sends a command; ignored once the thread has ended.
@@ -123,20 +127,40 @@ impl SamplerHandle {
         let _ = self.commands.send(c);
     }
 
-    /// Asks for shutdown and waits for the teardown to finish, at most until `timeout` after
-    /// the FIRST call. `Err(waited)` if the thread did not finish in time (it keeps running; the
-    /// caller decides what to tell).
+    /// Asks for shutdown and arms the teardown's deadline, `timeout` from now, the first time only
+    /// (later calls change nothing). The deadline counts the time the sampler thread could run: its
+    /// waits for a CPU on a machine with more runnable threads than cores move it later, by at most
+    /// nine timeouts (`deadline.rs`).
+    pub fn begin_shutdown(&mut self, timeout: Duration) {
+        if self.deadline.is_none() {
+            let _ = self.commands.send(Command::Shutdown);
+            self.deadline = Some(Deadline::arm(timeout, self.thread_id()));
+        }
+    }
+
+    /// The sampler thread's id (`gettid`), once it runs; `None` for a handle of another thread.
+    pub(crate) fn thread_id(&self) -> Option<u32> {
+        self.tid.get().copied()
+    }
+
+    /// Whether the deadline armed by the first [`begin_shutdown`](Self::begin_shutdown) or
+    /// [`shutdown`](Self::shutdown) has passed (`false` before one).
+    pub fn shutdown_overdue(&self) -> bool {
+        self.deadline.as_ref().is_some_and(Deadline::passed)
+    }
+
+    /// Asks for shutdown and waits for the teardown to finish, at most until the deadline the
+    /// FIRST call armed ([`begin_shutdown`](Self::begin_shutdown) says how it counts).
+    /// `Err(waited)` if the thread did not finish in time (it keeps running; the caller decides
+    /// what to tell).
     pub fn shutdown(&mut self, timeout: Duration) -> Result<(), Duration> {
         let start = Instant::now();
-        let deadline = *self.deadline.get_or_insert_with(|| {
-            let _ = self.commands.send(Command::Shutdown);
-            start + timeout
-        });
+        self.begin_shutdown(timeout);
         let Some(t) = self.thread.take() else { return Ok(()) };
         while !t.is_finished() {
             // Keep the channel moving so the sampler can deliver its last events.
             let _ = self.events.recv_timeout(Duration::from_millis(5));
-            if Instant::now() >= deadline {
+            if self.shutdown_overdue() && !t.is_finished() {
                 self.thread = Some(t);
                 return Err(start.elapsed());
             }
@@ -170,9 +194,14 @@ pub fn spawn_source(source: Source, built_in: BuiltIn, mut options: Options) -> 
 pub fn spawn(opener: Opener, options: Options) -> SamplerHandle {
     let (ctx, crx) = crossbeam_channel::unbounded();
     let (etx, erx) = crossbeam_channel::bounded(options.event_capacity.max(1));
+    let tid = ThreadId::default();
+    let slot = tid.clone();
     let thread = std::thread::Builder::new()
         .name("zescope-sampler".into())
-        .spawn(move || sampler_main(opener, options, crx, etx))
+        .spawn(move || {
+            record_thread_id(&slot);
+            sampler_main(opener, options, crx, etx)
+        })
         .expect("spawn the sampler thread");
-    SamplerHandle { commands: ctx, events: erx, thread: Some(thread), deadline: None }
+    SamplerHandle { commands: ctx, events: erx, thread: Some(thread), tid, deadline: None }
 }

@@ -16,6 +16,7 @@
 
 pub mod claims;
 mod config_compat;
+mod deadline;
 pub mod direct;
 #[allow(unsafe_code)]
 mod dmabuf;
