@@ -117,13 +117,8 @@ mod tests {
         let ta = std::thread::spawn(spin(a.clone(), go.clone()));
         let tb = std::thread::spawn(spin(b.clone(), go.clone()));
         go.wait();
-        for tid in [*a.get().unwrap(), *b.get().unwrap()] {
-            let pinned = std::process::Command::new("taskset")
-                .args(["-p", "-c", "0", &tid.to_string()])
-                .stdout(std::process::Stdio::null())
-                .status();
-            assert!(pinned.is_ok_and(|s| s.success()), "taskset -p -c 0 {tid} (util-linux) failed");
-        }
+        pin_to_cpu0(*a.get().unwrap());
+        pin_to_cpu0(*b.get().unwrap());
         go.wait();
         let waited = [ta.join().unwrap(), tb.join().unwrap()];
         for w in waited {
@@ -133,13 +128,18 @@ mod tests {
         }
     }
 
-    /// Pins thread `tid` of this process to CPU 0 (`taskset`, util-linux).
-    fn pin_to_cpu0(tid: u32) {
+    /// Pins thread `tid` of this process to CPU 0 (`taskset`, util-linux); whether it could.
+    fn pinned_to_cpu0(tid: u32) -> bool {
         let pinned = std::process::Command::new("taskset")
             .args(["-p", "-c", "0", &tid.to_string()])
             .stdout(std::process::Stdio::null())
             .status();
-        assert!(pinned.is_ok_and(|s| s.success()), "taskset -p -c 0 {tid} (util-linux) failed");
+        pinned.is_ok_and(|s| s.success())
+    }
+
+    /// Pins thread `tid` of this process to CPU 0, or fails the test saying why.
+    fn pin_to_cpu0(tid: u32) {
+        assert!(pinned_to_cpu0(tid), "taskset -p -c 0 {tid} (util-linux) failed");
     }
 
     /// A sampler thread that shares its CPU with three spinning threads needs four times its CPU
@@ -149,12 +149,16 @@ mod tests {
         use std::sync::atomic::{AtomicBool, Ordering};
         let stop = Arc::new(AtomicBool::new(false));
         let go = Arc::new(std::sync::Barrier::new(2));
-        // Three threads spin on CPU 0 until the test ends.
+        // Three threads spin on CPU 0 until the test ends, from when all three are pinned there.
+        let pinned = Arc::new(std::sync::Barrier::new(4));
         let hogs: Vec<_> = (0..3)
             .map(|_| {
-                let stop = stop.clone();
+                let (stop, pinned) = (stop.clone(), pinned.clone());
                 std::thread::spawn(move || {
-                    pin_to_cpu0(rustix::thread::gettid().as_raw_nonzero().get() as u32);
+                    let tid = rustix::thread::gettid().as_raw_nonzero().get() as u32;
+                    let ok = pinned_to_cpu0(tid);
+                    pinned.wait();
+                    assert!(ok, "taskset -p -c 0 {tid} (util-linux) failed");
                     while !stop.load(Ordering::Relaxed) {
                         std::hint::spin_loop();
                     }
@@ -168,6 +172,7 @@ mod tests {
             }
         }
         let _stop = Stop(stop.clone());
+        pinned.wait();
         // The sampler's opener waits until it is pinned beside them, then needs 60 ms of CPU (and
         // finds no driver: the thread then waits for commands, and ends on the shutdown).
         let g = go.clone();
