@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 /// The most the time spent waiting for a CPU can add to a deadline, in timeouts.
 pub(crate) const MAX_GRACE: u32 = 9;
 
-/// The sampler thread's id, set by the thread itself when it starts.
-pub(crate) type ThreadId = Arc<OnceLock<u32>>;
+/// Where the sampler thread puts its kernel thread id (`gettid`) when it starts.
+pub(crate) type TidSlot = Arc<OnceLock<u32>>;
 
 /// Records the calling thread's id in `slot` (the sampler thread does, first thing).
-pub(crate) fn record_thread_id(slot: &ThreadId) {
+pub(crate) fn record_thread_id(slot: &TidSlot) {
     let _ = slot.set(rustix::thread::gettid().as_raw_nonzero().get() as u32);
 }
 
@@ -97,7 +97,7 @@ mod tests {
     /// with schedstat; says so and fails without them (the suite runs where both are).
     #[test]
     fn run_delay_counts_the_time_a_spinning_thread_waits_for_a_cpu_it_shares() {
-        let spin = |slot: ThreadId, go: Arc<std::sync::Barrier>| {
+        let spin = |slot: TidSlot, go: Arc<std::sync::Barrier>| {
             move || {
                 record_thread_id(&slot);
                 go.wait();
@@ -113,7 +113,7 @@ mod tests {
             }
         };
         let go = Arc::new(std::sync::Barrier::new(3));
-        let (a, b) = (ThreadId::default(), ThreadId::default());
+        let (a, b) = (TidSlot::default(), TidSlot::default());
         let ta = std::thread::spawn(spin(a.clone(), go.clone()));
         let tb = std::thread::spawn(spin(b.clone(), go.clone()));
         go.wait();

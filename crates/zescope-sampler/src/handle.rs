@@ -9,7 +9,7 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::layout::LayoutSet;
 use zescope_ze::{BuiltIn, Loader, Source};
 
-use super::deadline::{Deadline, ThreadId, record_thread_id};
+use super::deadline::{Deadline, TidSlot, record_thread_id};
 use super::protocol::*;
 use super::thread::sampler_main;
 
@@ -93,7 +93,7 @@ pub struct SamplerHandle {
     pub events: Receiver<Event>,
     thread: Option<JoinHandle<()>>,
     /// The sampler thread's id, once it runs (none for a handle [`SamplerHandle::from_parts`]).
-    tid: ThreadId,
+    tid: TidSlot,
     /// Set by the first `begin_shutdown` or `shutdown`: every later wait ends by then too, so
     /// quitting is bounded by one deadline however many callers wait (the window, its exit hook,
     /// `Drop`).
@@ -119,7 +119,7 @@ impl SamplerHandle {
     /// `Event::ShutDown` last, on `Command::Shutdown`), and is `thread`. zescope's window watching
     /// a remote `zescope serve` is fed this way: the window drains it as it drains a sampler.
     pub fn from_parts(commands: Sender<Command>, events: Receiver<Event>, thread: JoinHandle<()>) -> SamplerHandle {
-        SamplerHandle { commands, events, thread: Some(thread), tid: ThreadId::default(), deadline: None }
+        SamplerHandle { commands, events, thread: Some(thread), tid: TidSlot::default(), deadline: None }
     }
 
     /// Sends a command; ignored once the thread has ended.
@@ -194,7 +194,7 @@ pub fn spawn_source(source: Source, built_in: BuiltIn, mut options: Options) -> 
 pub fn spawn(opener: Opener, options: Options) -> SamplerHandle {
     let (ctx, crx) = crossbeam_channel::unbounded();
     let (etx, erx) = crossbeam_channel::bounded(options.event_capacity.max(1));
-    let tid = ThreadId::default();
+    let tid = TidSlot::default();
     let slot = tid.clone();
     let thread = std::thread::Builder::new()
         .name("zescope-sampler".into())
