@@ -86,10 +86,15 @@ mod tests {
 
     #[test]
     fn a_deadline_without_a_thread_is_the_wall_clocks() {
-        let d = Deadline::arm(Duration::from_millis(30), None);
-        assert!(!d.passed());
-        std::thread::sleep(Duration::from_millis(40));
-        assert!(d.passed());
+        // Timeouts far from the time a check takes, so a loaded machine cannot tip either.
+        assert!(!Deadline::arm(Duration::from_secs(60), None).passed());
+        let d = Deadline::arm(Duration::from_millis(20), None);
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(d.passed(), "past its 20 ms with nothing to move it");
+        // A thread of this process whose schedstat cannot be read (no such thread): the same.
+        let gone = Deadline::arm(Duration::from_millis(20), Some(u32::MAX));
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(gone.passed());
     }
 
     /// Two threads that spin on one CPU wait for it in turns: the run delay each reads of itself
