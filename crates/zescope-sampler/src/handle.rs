@@ -83,8 +83,8 @@ impl Default for Options {
     }
 }
 
-/// The only way to talk to the sampler thread. Dropping it shuts the thread down (waiting at most 3
-/// s for the teardown).
+/// The only way to talk to the sampler thread. Dropping it shuts the thread down (waiting for the
+/// teardown 3 s of the time the thread could run, [`SamplerHandle::begin_shutdown`]).
 pub struct SamplerHandle {
     /// Commands to the thread (unbounded; never blocks).
     pub commands: Sender<Command>,
